@@ -1,0 +1,3 @@
+export * from './amount.js';
+export * from './pricing.js';
+export * from './ratio.js';

@@ -1,0 +1,69 @@
+/**
+ * Exact non-negative fractions for rates, shares and price comparisons.
+ *
+ * Prices, impacts and guard shares are compared as fractions of big integers so that a limit
+ * such as "10 % of the reserve" is decided exactly; they are turned into decimal strings only at
+ * the edge, with an explicit rounding direction.
+ */
+import { type Amount, AmountRangeError, divide, type Rounding } from './amount.js';
+
+export interface Ratio {
+  readonly numerator: bigint;
+  readonly denominator: bigint;
+}
+
+export function ratio(numerator: bigint, denominator: bigint): Ratio {
+  if (denominator <= 0n) throw new AmountRangeError('ratio denominator must be positive');
+  if (numerator < 0n) throw new AmountRangeError('ratio numerator must be non-negative');
+  return { numerator, denominator };
+}
+
+/** `a / b` for two amounts; `b` must be positive. */
+export function amountRatio(a: Amount, b: Amount): Ratio {
+  return ratio(a.units, b.units);
+}
+
+export function compareRatio(a: Ratio, b: Ratio): -1 | 0 | 1 {
+  const left = a.numerator * b.denominator;
+  const right = b.numerator * a.denominator;
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** A limit given as a JavaScript number (e.g. `0.1`), read exactly to 10 decimals. */
+export function ratioFromNumber(value: number): Ratio {
+  if (!Number.isFinite(value) || value < 0) {
+    throw new AmountRangeError(`not a non-negative finite number: ${value}`);
+  }
+  const fixed = value.toFixed(10);
+  const [integer, fraction = ''] = fixed.split('.');
+  return ratio(BigInt(`${integer}${fraction}`), 10n ** 10n);
+}
+
+/** Basis points (10000 = 1) as a ratio. */
+export function ratioFromBps(bps: number): Ratio {
+  if (!Number.isInteger(bps) || bps < 0) throw new AmountRangeError(`invalid basis points: ${bps}`);
+  return ratio(BigInt(bps), 10_000n);
+}
+
+/**
+ * Decimal string of a ratio with at most `decimals` fractional digits, trailing zeros removed.
+ * `negative` lets callers print signed quantities (a deviation below 1) without signed ratios.
+ */
+export function formatRatio(
+  value: Ratio,
+  rounding: Rounding,
+  decimals = 10,
+  negative = false,
+): string {
+  const scale = 10n ** BigInt(decimals);
+  const scaled = divide(value.numerator * scale, value.denominator, rounding);
+  const integer = scaled / scale;
+  const fraction = (scaled % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
+  const body = fraction.length > 0 ? `${integer}.${fraction}` : `${integer}`;
+  return negative && scaled !== 0n ? `-${body}` : body;
+}
+
+/** A ratio as a JavaScript number, for display fields typed `number` on the wire. */
+export function ratioToNumber(value: Ratio): number {
+  return Number(formatRatio(value, 'down', 12));
+}
