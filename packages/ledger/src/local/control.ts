@@ -1,0 +1,83 @@
+/**
+ * The devnet-only controls of the embedded `local` ledger: what a real participant does through
+ * its own administration (parties, instruments, minting, time) plus fault injection for tests.
+ * Nothing here is part of the ledger port; the engine never calls it.
+ */
+import type { Amount, Instrument } from '@poolparty/core';
+import type { CommandResult, LedgerPort } from '../port.js';
+
+export interface LocalLedgerOptions {
+  /** Folder where the ledger persists its state; omitted: in memory only. */
+  readonly dataDir?: string;
+  /** Clock start; defaults to real time. The clock then runs in real time plus advances. */
+  readonly startTime?: Date;
+  /** Namespace fingerprint of internal parties (pool swap/LP parties, instrument admins). */
+  readonly operatorNamespace?: string;
+  /** Command deduplication period; default 24 h. */
+  readonly deduplicationPeriodMs?: number;
+  /** Default lifetime of a transfer offer when the command gives no `executeBefore`; default 24 h. */
+  readonly offerLifetimeMs?: number;
+  /** Amulet USD price of the first open mining round; default 0.145. */
+  readonly amuletPriceUsd?: Amount;
+}
+
+export interface CreatePartyRequest {
+  readonly hint: string;
+  /**
+   * 32-byte Ed25519 key: an external party `<hint>::<fingerprint(key)>`. Without a key the party
+   * is internal, in the operator namespace.
+   */
+  readonly publicKey?: Uint8Array;
+  /**
+   * Pre-approve incoming transfers of these instruments (`'all'`: every instrument, also those
+   * created later). Default: none.
+   */
+  readonly preapprovals?: readonly Instrument[] | 'all';
+}
+
+/** Fault injection, all off by default. Rates are probabilities in [0, 1]. */
+export interface LedgerFaults {
+  /** Delay added before every submission and every delivered update. */
+  readonly latencyMs?: number;
+  /** Share of submissions refused with `rejected` before they change anything. */
+  readonly rejectRate?: number;
+  /** Share of submissions that commit and then report `timeout`. */
+  readonly timeoutAfterCommitRate?: number;
+  /** Share of delivered updates after which the subscription throws `stream_dropped`. */
+  readonly dropStreamRate?: number;
+  /** Share of delivered updates that are delivered a second time right after. */
+  readonly duplicateDeliveryRate?: number;
+  /** Seed of the fault generator, so a test's faults are reproducible. */
+  readonly seed?: number;
+}
+
+export interface LocalLedgerControl {
+  createParty(request: CreatePartyRequest): Promise<{ readonly partyId: string }>;
+  /** Adds another signing key to a party (a key rotation, or a participant-hosted party). */
+  addSigningKey(partyId: string, rawPublicKey: Uint8Array): Promise<void>;
+  createInstrument(instrument: Instrument): Promise<void>;
+  setPreapproval(receiver: string, instrument: Instrument, enabled: boolean): Promise<void>;
+  /** Creates a holding out of nothing: the faucet. Supply grows only through this. */
+  mint(request: {
+    readonly owner: string;
+    readonly instrument: Instrument;
+    readonly amount: Amount;
+    readonly commandId?: string;
+  }): Promise<CommandResult & { readonly holdingId: string }>;
+  /** Destroys unlocked holdings of the owner; supply shrinks only through this. */
+  burn(request: {
+    readonly owner: string;
+    readonly instrument: Instrument;
+    readonly amount: Amount;
+    readonly commandId?: string;
+  }): Promise<CommandResult>;
+  /** Moves the clock forward; expiries and mining rounds due by then take effect at once. */
+  advanceClock(ms: number): Promise<Date>;
+  /** The price carried by the next open mining round (the last one set wins). */
+  setAmuletPrice(priceUsd: Amount): Promise<void>;
+  setFaults(faults: LedgerFaults): void;
+  /** Flushes state and stops timers and subscriptions; the ledger can be reopened from dataDir. */
+  close(): Promise<void>;
+}
+
+export type LocalLedger = LedgerPort & LocalLedgerControl;

@@ -1,0 +1,227 @@
+/**
+ * The ledger port: everything the swap service needs from Canton, and nothing adapter-specific
+ * (SPEC §9.1). The engine is written against this interface only; the `local` devnet ledger and
+ * the `canton` JSON Ledger API adapter both implement it and pass the same conformance suite.
+ *
+ * Guarantees every adapter gives:
+ * - Updates form one total order. Offsets are positive integers that increase with every update;
+ *   reading from an offset yields every later update exactly once, in order, with no gaps —
+ *   except that a subscription may drop (the iterator throws `LedgerError('stream_dropped')`) and
+ *   may deliver an update twice, so readers checkpoint offsets and tolerate duplicates.
+ * - Commands carry a caller-chosen `commandId`. A command that committed is never applied twice:
+ *   resubmitting the same `commandId` within the deduplication period returns the first outcome
+ *   and changes nothing. A command that was refused did not change anything and may be retried.
+ * - A submission can fail with `timeout` even though the command committed; callers resolve that
+ *   through `lookupCommand` or the update stream, never by submitting a new command id.
+ */
+import type { Amount, Instrument } from '@poolparty/core';
+
+/** The metadata key of the Canton Token Standard that carries a transfer's reason/reference. */
+export const REASON_META_KEY = 'splice.lfdecentralizedtrust.org/reason';
+
+/** Token Standard metadata limits: at most this many entries... */
+export const META_ENTRIES_MAX = 128;
+/** ...and at most this many characters over all keys and values. */
+export const META_CHARS_MAX = 8192;
+
+export type Offset = number;
+export type Meta = Readonly<Record<string, string>>;
+
+export interface PartyInfo {
+  readonly partyId: string;
+  /** `external`: identified by a user's key; `internal`: hosted in the operator's namespace. */
+  readonly kind: 'external' | 'internal';
+}
+
+export interface HoldingLock {
+  /** The transfer offer the holding is locked for. */
+  readonly offerId: string;
+  readonly expiresAt: Date;
+}
+
+/** A UTXO of the Token Standard `Holding` interface. */
+export interface Holding {
+  readonly holdingId: string;
+  readonly owner: string;
+  readonly instrument: Instrument;
+  readonly amount: Amount;
+  readonly lock: HoldingLock | null;
+}
+
+export interface TransferCommand {
+  readonly commandId: string;
+  readonly sender: string;
+  readonly receiver: string;
+  readonly instrument: Instrument;
+  readonly amount: Amount;
+  readonly meta?: Meta;
+  /**
+   * Deadline of a two-step transfer: an offer not accepted by then expires and the sender's
+   * holdings are unlocked. Defaults to the adapter's offer lifetime.
+   */
+  readonly executeBefore?: Date;
+}
+
+/** How `TransferFactory_Transfer` settled: directly (receiver pre-approval) or as an offer. */
+export type TransferOutcome =
+  | { readonly kind: 'direct'; readonly updateId: string; readonly offset: Offset }
+  | {
+      readonly kind: 'offer';
+      readonly updateId: string;
+      readonly offset: Offset;
+      readonly offerId: string;
+    };
+
+export interface OfferCommand {
+  readonly commandId: string;
+  readonly offerId: string;
+  /** The party exercising the choice: the receiver to accept or reject, the sender to withdraw. */
+  readonly actor: string;
+}
+
+export interface CommandResult {
+  readonly updateId: string;
+  readonly offset: Offset;
+}
+
+export interface TransferOffer {
+  readonly offerId: string;
+  readonly sender: string;
+  readonly receiver: string;
+  readonly instrument: Instrument;
+  readonly amount: Amount;
+  readonly meta: Meta;
+  readonly executeBefore: Date;
+}
+
+/** What one update did, as the Token Standard's transfer and instruction events show it. */
+export type LedgerEvent =
+  | {
+      readonly kind: 'transfer';
+      readonly sender: string;
+      readonly receiver: string;
+      readonly instrument: Instrument;
+      readonly amount: Amount;
+      readonly meta: Meta;
+      /** Set when this transfer settles an accepted offer. */
+      readonly offerId: string | null;
+    }
+  | ({ readonly kind: 'offer_created' } & TransferOffer)
+  | ({ readonly kind: 'offer_rejected' } & TransferOffer)
+  | ({ readonly kind: 'offer_withdrawn' } & TransferOffer)
+  | ({ readonly kind: 'offer_expired' } & TransferOffer)
+  | {
+      readonly kind: 'mint';
+      readonly owner: string;
+      readonly instrument: Instrument;
+      readonly amount: Amount;
+    }
+  | {
+      readonly kind: 'burn';
+      readonly owner: string;
+      readonly instrument: Instrument;
+      readonly amount: Amount;
+    }
+  | {
+      readonly kind: 'mining_round_opened';
+      readonly round: number;
+      readonly amuletPriceUsd: Amount;
+    };
+
+export interface LedgerUpdate {
+  readonly offset: Offset;
+  readonly updateId: string;
+  readonly recordTime: Date;
+  /** The command that produced this update; null for updates the ledger made itself (expiry). */
+  readonly commandId: string | null;
+  /** Traffic the transaction consumed, in bytes. */
+  readonly trafficBytes: number;
+  readonly events: readonly LedgerEvent[];
+}
+
+export interface UpdateSubscription {
+  /** Only updates with an event whose sender, receiver or owner is one of these parties. */
+  readonly parties?: readonly string[];
+  readonly signal?: AbortSignal;
+}
+
+export interface MiningRound {
+  readonly round: number;
+  readonly amuletPriceUsd: Amount;
+  readonly opensAt: Date;
+}
+
+export interface TrafficParameters {
+  /** Price of extra traffic in USD per megabyte. */
+  readonly extraTrafficPriceUsdPerMb: Amount;
+  /** Typical traffic of one token-standard transfer, in bytes. */
+  readonly transferBytes: number;
+}
+
+export interface CommandCompletion {
+  readonly commandId: string;
+  readonly updateId: string;
+  readonly offset: Offset;
+  readonly recordTime: Date;
+}
+
+export interface LedgerPort {
+  /** The party, or null when the ledger does not know it. */
+  getParty(partyId: string): Promise<PartyInfo | null>;
+  /** Whether `rawPublicKey` (32-byte Ed25519) is a registered signing key of the party. */
+  isSigningKeyOf(partyId: string, rawPublicKey: Uint8Array): Promise<boolean>;
+  listInstruments(): Promise<readonly Instrument[]>;
+  /** Holdings owned by the party, locked ones included (see `lock`). */
+  getHoldings(partyId: string): Promise<readonly Holding[]>;
+  /** Pending offers where the party is sender or receiver. */
+  getPendingOffers(partyId: string): Promise<readonly TransferOffer[]>;
+
+  /** `TransferFactory_Transfer`: direct when the receiver pre-approves the instrument, else an offer. */
+  submitTransfer(command: TransferCommand): Promise<TransferOutcome>;
+  acceptOffer(command: OfferCommand): Promise<CommandResult>;
+  rejectOffer(command: OfferCommand): Promise<CommandResult>;
+  withdrawOffer(command: OfferCommand): Promise<CommandResult>;
+  /** The committed outcome of a command id, or null when no such command committed. */
+  lookupCommand(commandId: string): Promise<CommandCompletion | null>;
+
+  /** The offset of the latest update (0 before the first). */
+  ledgerEnd(): Promise<Offset>;
+  /** Updates after `fromOffset` (exclusive), then live ones as they commit, until aborted. */
+  updates(fromOffset: Offset, subscription?: UpdateSubscription): AsyncIterable<LedgerUpdate>;
+
+  /** The ledger's current time (record time of the next update). */
+  now(): Promise<Date>;
+  openMiningRound(): Promise<MiningRound>;
+  trafficParameters(): Promise<TrafficParameters>;
+}
+
+export type LedgerErrorCode =
+  | 'unknown_party'
+  | 'unknown_instrument'
+  | 'insufficient_holdings'
+  | 'invalid_amount'
+  | 'metadata_limit_exceeded'
+  | 'offer_not_found'
+  | 'offer_expired'
+  | 'not_authorized'
+  /** The ledger refused the submission; nothing changed. Retrying may succeed. */
+  | 'rejected'
+  /** No answer in time; the command may or may not have committed. */
+  | 'timeout'
+  | 'stream_dropped'
+  | 'closed';
+
+export class LedgerError extends Error {
+  override readonly name = 'LedgerError';
+  constructor(
+    readonly code: LedgerErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  /** Whether the same command may be submitted again with the same `commandId`. */
+  get retryable(): boolean {
+    return this.code === 'rejected' || this.code === 'timeout' || this.code === 'stream_dropped';
+  }
+}
