@@ -1,0 +1,285 @@
+/**
+ * Service settings (SPEC §11): each is an environment variable and also a `--flag`. All are read
+ * and validated at start, and every mistake is reported on its own line naming the setting, so
+ * an operator fixes them in one pass instead of one restart per typo.
+ */
+
+export type Environment = 'devnet' | 'mainnet';
+export type LedgerKind = 'local' | 'canton';
+export type Role = 'all' | 'api' | 'worker';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Settings {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** Unset: the embedded PGlite store in `<dataDir>/db`. */
+  readonly databaseUrl: string | null;
+  readonly environment: Environment;
+  readonly ledger: LedgerKind;
+  /** JSON Ledger API base URL of the participant, for `LEDGER=canton`. */
+  readonly cantonLedgerApiUrl: string | null;
+  /** Token-standard registry base URL, for `LEDGER=canton`. */
+  readonly cantonRegistryUrl: string | null;
+  /** Bearer token for the participant's JSON Ledger API, for `LEDGER=canton`. */
+  readonly cantonAccessToken: string | null;
+  readonly role: Role;
+  /** Fixes the seeded developer key on devnet, for scripts. */
+  readonly devnetApiKey: string | null;
+  readonly logLevel: LogLevel;
+  /** The domain named in the first line of wallet challenges. */
+  readonly serviceDomain: string;
+  /** Origins allowed to call `/v1` from browsers; `*` allows any. */
+  readonly corsOrigins: readonly string[];
+}
+
+interface SettingDefinition<K extends keyof Settings> {
+  readonly key: K;
+  readonly env: string;
+  readonly flag: string;
+  readonly description: string;
+  readonly defaultValue: Settings[K];
+  /** Returns the value, or a sentence saying what is wrong with the text given. */
+  readonly parse: (text: string) => Settings[K] | SettingProblem;
+}
+
+class SettingProblem {
+  constructor(readonly message: string) {}
+}
+
+const oneOf =
+  <T extends string>(...choices: readonly T[]) =>
+  (text: string): T | SettingProblem =>
+    (choices as readonly string[]).includes(text)
+      ? (text as T)
+      : new SettingProblem(`must be one of ${choices.join(', ')}`);
+
+const nonEmpty = (text: string): string | SettingProblem =>
+  text.trim().length > 0 ? text : new SettingProblem('must not be empty');
+
+const nullableUrl =
+  (...protocols: readonly string[]) =>
+  (text: string): string | null | SettingProblem => {
+    if (text === '') return null;
+    try {
+      const url = new URL(text);
+      if (!protocols.includes(url.protocol)) {
+        return new SettingProblem(`must be a ${protocols.join(' or ')} URL`);
+      }
+      return text;
+    } catch {
+      return new SettingProblem('is not a valid URL');
+    }
+  };
+
+const PORT_MAX = 65_535;
+const DEVNET_KEY_PATTERN = /^pp_test_[A-Za-z0-9_-]{24,}$/;
+const DOMAIN_PATTERN = /^[a-z0-9.-]+(:\d+)?$/i;
+
+const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
+  port: {
+    key: 'port',
+    env: 'PORT',
+    flag: 'port',
+    description: 'TCP port to listen on',
+    defaultValue: 8787,
+    parse: (text) => {
+      const port = Number(text);
+      return /^\d+$/.test(text) && port >= 0 && port <= PORT_MAX
+        ? port
+        : new SettingProblem(`must be a whole number from 0 to ${PORT_MAX}`);
+    },
+  },
+  host: {
+    key: 'host',
+    env: 'HOST',
+    flag: 'host',
+    description: 'address to listen on',
+    defaultValue: '127.0.0.1',
+    parse: nonEmpty,
+  },
+  dataDir: {
+    key: 'dataDir',
+    env: 'POOLPARTY_DATA_DIR',
+    flag: 'data-dir',
+    description: 'folder of the embedded store and devnet ledger',
+    defaultValue: './.poolparty',
+    parse: nonEmpty,
+  },
+  databaseUrl: {
+    key: 'databaseUrl',
+    env: 'DATABASE_URL',
+    flag: 'database-url',
+    description: 'PostgreSQL URL; unset: the embedded store in the data folder',
+    defaultValue: null,
+    parse: nullableUrl('postgres:', 'postgresql:'),
+  },
+  environment: {
+    key: 'environment',
+    env: 'POOLPARTY_ENV',
+    flag: 'env',
+    description: 'devnet or mainnet',
+    defaultValue: 'devnet',
+    parse: oneOf('devnet', 'mainnet'),
+  },
+  ledger: {
+    key: 'ledger',
+    env: 'LEDGER',
+    flag: 'ledger',
+    description: 'ledger adapter: local (embedded devnet ledger) or canton',
+    defaultValue: 'local',
+    parse: oneOf('local', 'canton'),
+  },
+  cantonLedgerApiUrl: {
+    key: 'cantonLedgerApiUrl',
+    env: 'CANTON_LEDGER_API_URL',
+    flag: 'canton-ledger-api-url',
+    description: "the participant's JSON Ledger API v2 base URL",
+    defaultValue: null,
+    parse: nullableUrl('http:', 'https:'),
+  },
+  cantonRegistryUrl: {
+    key: 'cantonRegistryUrl',
+    env: 'CANTON_REGISTRY_URL',
+    flag: 'canton-registry-url',
+    description: 'the token-standard registry base URL',
+    defaultValue: null,
+    parse: nullableUrl('http:', 'https:'),
+  },
+  cantonAccessToken: {
+    key: 'cantonAccessToken',
+    env: 'CANTON_ACCESS_TOKEN',
+    flag: 'canton-access-token',
+    description: 'bearer token for the JSON Ledger API',
+    defaultValue: null,
+    parse: (text) => (text === '' ? null : text),
+  },
+  role: {
+    key: 'role',
+    env: 'POOLPARTY_ROLE',
+    flag: 'role',
+    description: 'all, api (HTTP only) or worker (settlement only)',
+    defaultValue: 'all',
+    parse: oneOf('all', 'api', 'worker'),
+  },
+  devnetApiKey: {
+    key: 'devnetApiKey',
+    env: 'POOLPARTY_DEVNET_API_KEY',
+    flag: 'devnet-api-key',
+    description: 'fixes the seeded developer key (pp_test_…)',
+    defaultValue: null,
+    parse: (text) =>
+      DEVNET_KEY_PATTERN.test(text)
+        ? text
+        : new SettingProblem('must be pp_test_ followed by at least 24 of [A-Za-z0-9_-]'),
+  },
+  logLevel: {
+    key: 'logLevel',
+    env: 'LOG_LEVEL',
+    flag: 'log-level',
+    description: 'fatal, error, warn, info, debug, trace or silent',
+    defaultValue: 'info',
+    parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+  },
+  serviceDomain: {
+    key: 'serviceDomain',
+    env: 'POOLPARTY_DOMAIN',
+    flag: 'domain',
+    description: 'domain named in wallet challenges',
+    defaultValue: 'localhost',
+    parse: (text) =>
+      DOMAIN_PATTERN.test(text)
+        ? text
+        : new SettingProblem('must be a host name, e.g. swap.example'),
+  },
+  corsOrigins: {
+    key: 'corsOrigins',
+    env: 'POOLPARTY_CORS_ORIGINS',
+    flag: 'cors-origins',
+    description: 'comma-separated origins allowed to call /v1 from browsers, or *',
+    defaultValue: ['*'],
+    parse: (text) => {
+      const origins = text
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter((origin) => origin.length > 0);
+      const bad = origins.find((origin) => origin !== '*' && !/^https?:\/\/[^/]+$/.test(origin));
+      return bad === undefined
+        ? origins
+        : new SettingProblem(
+            `has ${JSON.stringify(bad)}, which is not an origin like https://app.example`,
+          );
+    },
+  },
+};
+
+export const SETTING_DEFINITIONS = Object.values(definitions) as readonly SettingDefinition<
+  keyof Settings
+>[];
+
+export type SettingsResult =
+  | { readonly ok: true; readonly settings: Settings }
+  | { readonly ok: false; readonly errors: readonly string[] };
+
+/**
+ * Reads settings from flags (by flag name, camel-cased as a CLI library gives them) over the
+ * environment over defaults, then checks the combinations.
+ */
+export function readSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: Readonly<Record<string, string | undefined>> = {},
+): SettingsResult {
+  const errors: string[] = [];
+  const values: Record<string, unknown> = {};
+  for (const definition of SETTING_DEFINITIONS) {
+    const fromFlag = flags[camelCase(definition.flag)];
+    const text = fromFlag ?? env[definition.env];
+    if (text === undefined) {
+      values[definition.key] = definition.defaultValue;
+      continue;
+    }
+    const parsed = definition.parse(text);
+    if (parsed instanceof SettingProblem) {
+      const source = fromFlag !== undefined ? `--${definition.flag}` : definition.env;
+      errors.push(`${source} ${parsed.message} (got ${JSON.stringify(text)})`);
+    } else {
+      values[definition.key] = parsed;
+    }
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  const settings = values as unknown as Settings;
+  const combinationErrors = checkCombinations(settings);
+  return combinationErrors.length > 0
+    ? { ok: false, errors: combinationErrors }
+    : { ok: true, settings };
+}
+
+function checkCombinations(settings: Settings): string[] {
+  const errors: string[] = [];
+  if (settings.ledger === 'canton') {
+    if (settings.cantonLedgerApiUrl === null) {
+      errors.push('CANTON_LEDGER_API_URL is required when LEDGER=canton');
+    }
+    if (settings.cantonRegistryUrl === null) {
+      errors.push('CANTON_REGISTRY_URL is required when LEDGER=canton');
+    }
+  }
+  if (settings.devnetApiKey !== null && settings.environment !== 'devnet') {
+    errors.push('POOLPARTY_DEVNET_API_KEY only applies when POOLPARTY_ENV=devnet');
+  }
+  if (settings.role !== 'all' && settings.databaseUrl === null) {
+    errors.push(
+      `POOLPARTY_ROLE=${settings.role} needs DATABASE_URL: separate processes share work through PostgreSQL`,
+    );
+  }
+  return errors;
+}
+
+function camelCase(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** Whether the devnet endpoints and seed exist: devnet mode on the embedded ledger only. */
+export function devnetEnabled(settings: Settings): boolean {
+  return settings.environment === 'devnet' && settings.ledger === 'local';
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { devnetEnabled, readSettings } from '../src/config.js';
+
+describe('readSettings', () => {
+  it('gives the embedded defaults when nothing is set', () => {
+    const result = readSettings({});
+    expect(result).toEqual({
+      ok: true,
+      settings: expect.objectContaining({
+        port: 8787,
+        host: '127.0.0.1',
+        dataDir: './.poolparty',
+        databaseUrl: null,
+        environment: 'devnet',
+        ledger: 'local',
+        role: 'all',
+        devnetApiKey: null,
+        logLevel: 'info',
+      }),
+    });
+    expect(result.ok && devnetEnabled(result.settings)).toBe(true);
+  });
+
+  it('prefers a flag over the environment variable', () => {
+    const result = readSettings({ PORT: '9000' }, { port: '9001' });
+    expect(result.ok && result.settings.port).toBe(9001);
+  });
+
+  it('reports every mistake on its own line naming the setting', () => {
+    const result = readSettings({
+      PORT: '70000',
+      POOLPARTY_ENV: 'staging',
+      DATABASE_URL: 'mysql://x',
+      LOG_LEVEL: 'loud',
+      POOLPARTY_DEVNET_API_KEY: 'secret',
+    });
+    expect(result.ok).toBe(false);
+    const errors = result.ok ? [] : result.errors;
+    expect(errors).toHaveLength(5);
+    for (const name of [
+      'PORT',
+      'POOLPARTY_ENV',
+      'DATABASE_URL',
+      'LOG_LEVEL',
+      'POOLPARTY_DEVNET_API_KEY',
+    ]) {
+      expect(errors.filter((line) => line.startsWith(`${name} `))).toHaveLength(1);
+    }
+  });
+
+  it('names the flag when the flag was wrong', () => {
+    const result = readSettings({}, { role: 'boss' });
+    expect(result.ok ? [] : result.errors).toEqual([
+      '--role must be one of all, api, worker (got "boss")',
+    ]);
+  });
+
+  it('refuses combinations that cannot work', () => {
+    const canton = readSettings({ LEDGER: 'canton' });
+    expect(canton.ok ? [] : canton.errors).toEqual([
+      'CANTON_LEDGER_API_URL is required when LEDGER=canton',
+      'CANTON_REGISTRY_URL is required when LEDGER=canton',
+    ]);
+    const worker = readSettings({ POOLPARTY_ROLE: 'worker' });
+    expect(worker.ok).toBe(false);
+    const mainnetKey = readSettings({
+      POOLPARTY_ENV: 'mainnet',
+      POOLPARTY_DEVNET_API_KEY: 'pp_test_abcdefghijklmnopqrstuvwxyz',
+    });
+    expect(mainnetKey.ok).toBe(false);
+  });
+
+  it('disables the devnet endpoints on mainnet', () => {
+    const result = readSettings({ POOLPARTY_ENV: 'mainnet' });
+    expect(result.ok && devnetEnabled(result.settings)).toBe(false);
+  });
+
+  it('parses CORS origins', () => {
+    const ok = readSettings({ POOLPARTY_CORS_ORIGINS: 'https://a.example, http://localhost:5173' });
+    expect(ok.ok && ok.settings.corsOrigins).toEqual([
+      'https://a.example',
+      'http://localhost:5173',
+    ]);
+    const bad = readSettings({ POOLPARTY_CORS_ORIGINS: 'a.example' });
+    expect(bad.ok).toBe(false);
+  });
+});
