@@ -1,0 +1,83 @@
+/**
+ * Wallet tokens (SPEC §4.2): EdDSA-signed JWTs naming the authenticated party, verified without
+ * a store round trip. Revocation is by `jti`, checked by the caller against the store.
+ *
+ * The signing key is shared by every process of a deployment (it lives in the store), so a token
+ * issued by one `api` process verifies on any other.
+ */
+import { randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, importJWK, type JWK, jwtVerify, SignJWT } from 'jose';
+import type { Environment } from '../config.js';
+
+export const WALLET_TOKEN_AUDIENCE = 'poolparty-wallet';
+export const WALLET_TOKEN_TTL_MS = 15 * 60_000;
+const ALGORITHM = 'EdDSA';
+
+export interface WalletClaims {
+  readonly partyId: string;
+  readonly jti: string;
+  readonly expiresAt: Date;
+}
+
+export interface IssuedWalletToken extends WalletClaims {
+  readonly token: string;
+}
+
+export type WalletTokenProblem = 'malformed' | 'expired' | 'invalid';
+
+export class WalletTokenSigner {
+  private constructor(
+    private readonly privateKey: CryptoKey,
+    private readonly publicKey: CryptoKey,
+    private readonly environment: Environment,
+  ) {}
+
+  /** A new Ed25519 key pair, as private JWK to keep in the store. */
+  static async generateJwk(): Promise<JWK> {
+    const { privateKey } = await generateKeyPair(ALGORITHM, { crv: 'Ed25519', extractable: true });
+    return exportJWK(privateKey);
+  }
+
+  static async fromJwk(privateJwk: JWK, environment: Environment): Promise<WalletTokenSigner> {
+    const { d: _private, ...publicJwk } = privateJwk;
+    const privateKey = (await importJWK(privateJwk, ALGORITHM)) as CryptoKey;
+    const publicKey = (await importJWK(publicJwk, ALGORITHM)) as CryptoKey;
+    return new WalletTokenSigner(privateKey, publicKey, environment);
+  }
+
+  async issue(partyId: string, now: Date): Promise<IssuedWalletToken> {
+    const jti = randomUUID();
+    const expiresAt = new Date(now.getTime() + WALLET_TOKEN_TTL_MS);
+    const token = await new SignJWT({ env: this.environment })
+      .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+      .setSubject(partyId)
+      .setAudience(WALLET_TOKEN_AUDIENCE)
+      .setJti(jti)
+      .setIssuedAt(Math.floor(now.getTime() / 1000))
+      .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+      .sign(this.privateKey);
+    return { token, partyId, jti, expiresAt };
+  }
+
+  /** The claims of a valid token, or why it is not one. `now` is the service clock. */
+  async verify(token: string, now: Date): Promise<WalletClaims | WalletTokenProblem> {
+    if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) return 'malformed';
+    try {
+      const { payload } = await jwtVerify(token, this.publicKey, {
+        algorithms: [ALGORITHM],
+        audience: WALLET_TOKEN_AUDIENCE,
+        currentDate: now,
+        requiredClaims: ['sub', 'jti', 'exp'],
+      });
+      // A devnet token must not open a mainnet deployment that happens to share the key.
+      if (payload.env !== this.environment) return 'invalid';
+      return {
+        partyId: payload.sub as string,
+        jti: payload.jti as string,
+        expiresAt: new Date((payload.exp as number) * 1000),
+      };
+    } catch (error) {
+      return (error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'expired' : 'invalid';
+    }
+  }
+}
