@@ -5,3 +5,5 @@ export * from './pricing.js';
 export * from './ratio.js';
 export * from './settlement-safety.js';
 export * from './swap-state.js';
+export * from './errors.js';
+export * from './lifecycle.js';

@@ -1,0 +1,308 @@
+/**
+ * The error catalogue: every `code` the HTTP API can answer, with its status, its problem title
+ * and the SDK class a client raises for it (SPEC §2, §10). The server, the OpenAPI document and
+ * the SDK all read this table, so a code cannot mean different things in different places.
+ *
+ * Choices the spec leaves open:
+ * - `price_impact_exceeded` at create time is a `ValidationError`: no swap exists yet, and a smaller
+ *   amount makes the same request succeed. `PriceImpactError` is the outcome of an executed swap
+ *   and carries its final status.
+ * - `pool_paused` is 409: the request is sound but the pool's current state forbids it. A 503 would
+ *   make clients retry with backoff against a pause that may last hours.
+ * - `idempotency_key_reused` is 422 (SPEC §2) and a `ConflictError`: the body is valid on its own;
+ *   it conflicts with the request first stored under that key. `idempotency_key_in_use` (409)
+ *   answers a retry that arrives while the first request with that key is still running.
+ * - `gone` and `devnet_only` are `NotFoundError`s: there is nothing at that path for this client.
+ */
+import type { SettlementSafety } from './settlement-safety.js';
+import type { TerminalState } from './swap-state.js';
+
+/** The SDK's error classes (SPEC §10), base first. */
+export const SDK_ERROR_CLASSES = [
+  'PoolPartyError',
+  'ValidationError',
+  'AuthenticationError',
+  'NotFoundError',
+  'ConflictError',
+  'AmbiguousPoolPairError',
+  'SettlementSafetyError',
+  'RateLimitError',
+  'ServerError',
+  'NetworkError',
+  'TimeoutError',
+  'SwapOutcomeError',
+  'SlippageError',
+  'PriceImpactError',
+  'InsufficientAmountError',
+  'InsufficientLiquidityError',
+  'OutputFailedError',
+  'NoOutputHoldingsError',
+  'SwapFailedError',
+  'RefundFailedError',
+  'ExpiredError',
+  'CancelledError',
+] as const;
+
+export type SdkErrorClass = (typeof SDK_ERROR_CLASSES)[number];
+
+export type SwapOutcomeErrorClass =
+  | 'SlippageError'
+  | 'PriceImpactError'
+  | 'InsufficientAmountError'
+  | 'InsufficientLiquidityError'
+  | 'OutputFailedError'
+  | 'NoOutputHoldingsError'
+  | 'SwapFailedError'
+  | 'RefundFailedError'
+  | 'ExpiredError'
+  | 'CancelledError';
+
+/** The class each SDK error class extends; `null` only for the base. */
+export const SDK_ERROR_PARENT: Readonly<Record<SdkErrorClass, SdkErrorClass | null>> =
+  Object.freeze({
+    PoolPartyError: null,
+    ValidationError: 'PoolPartyError',
+    AuthenticationError: 'PoolPartyError',
+    NotFoundError: 'PoolPartyError',
+    ConflictError: 'PoolPartyError',
+    AmbiguousPoolPairError: 'ConflictError',
+    SettlementSafetyError: 'PoolPartyError',
+    RateLimitError: 'PoolPartyError',
+    ServerError: 'PoolPartyError',
+    NetworkError: 'PoolPartyError',
+    TimeoutError: 'PoolPartyError',
+    SwapOutcomeError: 'PoolPartyError',
+    SlippageError: 'SwapOutcomeError',
+    PriceImpactError: 'SwapOutcomeError',
+    InsufficientAmountError: 'SwapOutcomeError',
+    InsufficientLiquidityError: 'SwapOutcomeError',
+    OutputFailedError: 'SwapOutcomeError',
+    NoOutputHoldingsError: 'SwapOutcomeError',
+    SwapFailedError: 'SwapOutcomeError',
+    RefundFailedError: 'SwapOutcomeError',
+    ExpiredError: 'SwapOutcomeError',
+    CancelledError: 'SwapOutcomeError',
+  });
+
+/** The error `swap.wait()` rejects with at each terminal state but `completed` (SPEC §7.5). */
+export const OUTCOME_ERROR_CLASS: Readonly<
+  Record<Exclude<TerminalState, 'completed'>, SwapOutcomeErrorClass>
+> = Object.freeze({
+  slippage_failed: 'SlippageError',
+  price_impact_exceeded: 'PriceImpactError',
+  insufficient_amount: 'InsufficientAmountError',
+  insufficient_liquidity: 'InsufficientLiquidityError',
+  output_failed: 'OutputFailedError',
+  no_output_holdings: 'NoOutputHoldingsError',
+  failed: 'SwapFailedError',
+  refund_failed: 'RefundFailedError',
+  expired: 'ExpiredError',
+  cancelled: 'CancelledError',
+});
+
+export interface ErrorEntry {
+  readonly status: number;
+  /** Stable per code (RFC 9457 §3.1.4); what went wrong this time goes in `detail`. */
+  readonly title: string;
+  readonly sdkClass: SdkErrorClass;
+}
+
+const catalogue = {
+  validation_error: { status: 400, title: 'Invalid request', sdkClass: 'ValidationError' },
+  amount_below_minimum: {
+    status: 400,
+    title: 'Amount does not cover the network fee',
+    sdkClass: 'ValidationError',
+  },
+  price_impact_exceeded: {
+    status: 400,
+    title: 'Price impact above the cap',
+    sdkClass: 'ValidationError',
+  },
+  settlement_safety: {
+    status: 400,
+    title: 'Blocked by the settlement safety guard',
+    sdkClass: 'SettlementSafetyError',
+  },
+  missing_api_key: { status: 401, title: 'API key missing', sdkClass: 'AuthenticationError' },
+  invalid_api_key: { status: 401, title: 'API key invalid', sdkClass: 'AuthenticationError' },
+  api_key_revoked: { status: 401, title: 'API key revoked', sdkClass: 'AuthenticationError' },
+  wrong_environment: {
+    status: 401,
+    title: 'API key of another environment',
+    sdkClass: 'AuthenticationError',
+  },
+  missing_wallet_token: {
+    status: 401,
+    title: 'Wallet token missing',
+    sdkClass: 'AuthenticationError',
+  },
+  invalid_wallet_token: {
+    status: 401,
+    title: 'Wallet token invalid or expired',
+    sdkClass: 'AuthenticationError',
+  },
+  invalid_signature: {
+    status: 401,
+    title: 'Signature does not prove control of the party',
+    sdkClass: 'AuthenticationError',
+  },
+  invalid_nonce: {
+    status: 401,
+    title: 'Challenge nonce unknown, expired or used',
+    sdkClass: 'AuthenticationError',
+  },
+  invalid_party_signature: {
+    status: 401,
+    title: 'Party signature invalid',
+    sdkClass: 'AuthenticationError',
+  },
+  missing_session: {
+    status: 401,
+    title: 'Developer session missing',
+    sdkClass: 'AuthenticationError',
+  },
+  invalid_session: {
+    status: 401,
+    title: 'Developer session invalid or expired',
+    sdkClass: 'AuthenticationError',
+  },
+  wallet_party_mismatch: {
+    status: 403,
+    title: "Party differs from the wallet token's party",
+    sdkClass: 'AuthenticationError',
+  },
+  not_found: { status: 404, title: 'Not found', sdkClass: 'NotFoundError' },
+  pool_not_found: { status: 404, title: 'Pool not found', sdkClass: 'NotFoundError' },
+  token_not_found: { status: 404, title: 'Token not found', sdkClass: 'NotFoundError' },
+  devnet_only: {
+    status: 404,
+    title: 'Available on devnet only',
+    sdkClass: 'NotFoundError',
+  },
+  active_intent_exists: {
+    status: 409,
+    title: 'A pending intent already exists',
+    sdkClass: 'ConflictError',
+  },
+  ambiguous_pool_pair: {
+    status: 409,
+    title: 'Token pair matches more than one pool',
+    sdkClass: 'AmbiguousPoolPairError',
+  },
+  intent_not_cancellable: {
+    status: 409,
+    title: 'Intent is no longer pending',
+    sdkClass: 'ConflictError',
+  },
+  pool_paused: { status: 409, title: 'Pool is paused', sdkClass: 'ConflictError' },
+  idempotency_key_in_use: {
+    status: 409,
+    title: 'A request with this idempotency key is in progress',
+    sdkClass: 'ConflictError',
+  },
+  gone: { status: 410, title: 'Gone', sdkClass: 'NotFoundError' },
+  payload_too_large: { status: 413, title: 'Request body too large', sdkClass: 'ValidationError' },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    sdkClass: 'ValidationError',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    title: 'Idempotency key reused with a different request',
+    sdkClass: 'ConflictError',
+  },
+  rate_limited: { status: 429, title: 'Rate limit exceeded', sdkClass: 'RateLimitError' },
+  internal_error: { status: 500, title: 'Internal error', sdkClass: 'ServerError' },
+  not_implemented: { status: 501, title: 'Not implemented', sdkClass: 'ServerError' },
+  ledger_unavailable: { status: 503, title: 'Ledger unavailable', sdkClass: 'ServerError' },
+} as const satisfies Record<string, ErrorEntry>;
+
+export type ErrorCode = keyof typeof catalogue;
+
+export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorEntry>> = Object.freeze(catalogue);
+
+export const ERROR_CODES = Object.freeze(Object.keys(catalogue) as ErrorCode[]);
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(catalogue, value);
+}
+
+export function problemType(code: ErrorCode): `urn:poolparty:error:${ErrorCode}` {
+  return `urn:poolparty:error:${code}`;
+}
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CATALOGUE[code].status;
+}
+
+/** A pool an ambiguous pair could mean, with what the caller passes to pick it (seed §4.3). */
+export interface PoolCandidate {
+  readonly poolId: string;
+  readonly fromAdmin: string;
+  readonly toAdmin: string;
+}
+
+/** Members a problem of these codes must carry, so a client can act without parsing `detail`. */
+export interface RequiredProblemExtensions {
+  readonly amount_below_minimum: { readonly minimumAmount: string };
+  readonly active_intent_exists: { readonly intentId: string };
+  readonly ambiguous_pool_pair: { readonly candidates: readonly PoolCandidate[] };
+  /** The body's `code` is `settlement_safety`; the guard's own code travels in here. */
+  readonly settlement_safety: { readonly settlementSafety: SettlementSafety };
+}
+
+type OpenExtensions = Readonly<Record<string, unknown>>;
+
+export type ProblemExtensions<C extends ErrorCode> = C extends keyof RequiredProblemExtensions
+  ? RequiredProblemExtensions[C] & OpenExtensions
+  : OpenExtensions;
+
+/** An RFC 9457 problem body; the server adds `requestId`. */
+export interface ProblemBody<C extends ErrorCode = ErrorCode> {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly code: C;
+  readonly [extension: string]: unknown;
+}
+
+/**
+ * Builds the problem body for `code`. Extensions follow the standard members, which they cannot
+ * override: a stray `status` in an extension must not change what the client is told.
+ */
+export function problemFor<C extends ErrorCode>(
+  code: C,
+  detail: string,
+  ...[extensions]: C extends keyof RequiredProblemExtensions
+    ? [extensions: ProblemExtensions<C>]
+    : [extensions?: OpenExtensions]
+): ProblemBody<C> {
+  const { status, title } = ERROR_CATALOGUE[code];
+  const standard = { type: problemType(code), title, status, detail, code };
+  return { ...standard, ...extensions, ...standard };
+}
+
+/**
+ * The class for a status whose code a client does not know (a newer server): by status class,
+ * falling back to the base class where no narrower one is honest.
+ */
+export function sdkClassForStatus(status: number): SdkErrorClass {
+  if (status === 401 || status === 403) return 'AuthenticationError';
+  if (status === 404 || status === 410) return 'NotFoundError';
+  if (status === 409) return 'ConflictError';
+  if (status === 429) return 'RateLimitError';
+  if (status === 408) return 'TimeoutError';
+  if (status === 400 || status === 413 || status === 415 || status === 422) {
+    return 'ValidationError';
+  }
+  if (status >= 500 && status <= 599) return 'ServerError';
+  return 'PoolPartyError';
+}
+
+/** The class a client raises for a problem body: the catalogue's when it knows the code. */
+export function sdkClassFor(code: string, status: number): SdkErrorClass {
+  return isErrorCode(code) ? ERROR_CATALOGUE[code].sdkClass : sdkClassForStatus(status);
+}
