@@ -7,3 +7,4 @@ export * from './settlement-safety.js';
 export * from './swap-state.js';
 export * from './errors.js';
 export * from './lifecycle.js';
+export * from './guard.js';
