@@ -1,5 +1,6 @@
+import { WALLET_TOKEN_TTL_MS } from '@poolparty/core';
 import { describe, expect, it } from 'vitest';
-import { WALLET_TOKEN_TTL_MS, WalletTokenSigner } from '../src/auth/wallet-token.js';
+import { WalletTokenSigner } from '../src/auth/wallet-token.js';
 
 const PARTY = `alice::1220${'ab'.repeat(32)}`;
 

@@ -6,11 +6,10 @@
  * issued by one `api` process verifies on any other.
  */
 import { randomUUID } from 'node:crypto';
+import { WALLET_TOKEN_AUDIENCE, WALLET_TOKEN_TTL_MS } from '@poolparty/core';
 import { exportJWK, generateKeyPair, importJWK, type JWK, jwtVerify, SignJWT } from 'jose';
 import type { Environment } from '../config.js';
 
-export const WALLET_TOKEN_AUDIENCE = 'poolparty-wallet';
-export const WALLET_TOKEN_TTL_MS = 15 * 60_000;
 const ALGORITHM = 'EdDSA';
 
 export interface WalletClaims {
