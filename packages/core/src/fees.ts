@@ -1,0 +1,184 @@
+/**
+ * The fee breakdown of a deposit (SPEC §5.3, seed §2.6).
+ *
+ * The deposit pays, in order: the payout leg's network fee, then the pool fee on what is left;
+ * the rest is priced into the pool. Every fee rounds up and the priced input takes the remainder,
+ * so `amount = networkFeeAmount + poolFeeAmount + inputAmountAfterPoolFee` holds to the unit.
+ *
+ * Rates in `platformFeePolicy` are numbers like the nominal `fee` (0.003): fractions of
+ * `amount − networkFeeAmount`, the base the pool fee is taken from. With the defaults the full
+ * platform rate is 0.003 × 25 % = 0.00075; a 30 % platform discount charges 0.000525.
+ */
+import { Amount, AmountRangeError } from './amount.js';
+import {
+  type AppliedDiscount,
+  type DiscountTargetType,
+  FULL_CHARGE_BPS,
+  isValidChargeBps,
+  NO_DISCOUNTS,
+  type SelectedDiscounts,
+} from './discounts.js';
+import { ratio, ratioToNumber } from './ratio.js';
+
+/** The nominal pool fee, 0.3 %. */
+export const DEFAULT_POOL_FEE_BPS = 30;
+/** Share of the pool fee that stays in the pool for liquidity providers; the rest is platform. */
+export const DEFAULT_LP_SHARE_BPS = 7_500;
+const BPS = BigInt(FULL_CHARGE_BPS);
+/** The smallest amount step, `0.0000000001`. */
+const ONE_UNIT = Amount.fromUnits(1n);
+
+export interface FeeInputs {
+  /** The exact deposit. */
+  readonly amount: Amount;
+  /** The payout leg's network fee in the input token, before any discount (SPEC §5.4). */
+  readonly estimatedNetworkFee: Amount;
+  readonly poolFeeBps?: number;
+  readonly lpShareBps?: number;
+  readonly discounts?: SelectedDiscounts;
+}
+
+/** Seed §2.5 `networkFeePolicy`, in response form. */
+export interface NetworkFeePolicy {
+  readonly targetType: DiscountTargetType;
+  readonly chargeBps: number;
+  readonly estimatedNetworkFeeAmount: string;
+  readonly chargedNetworkFeeAmount: string;
+}
+
+/** Seed §2.5 `platformFeePolicy`, in response form; rates as described at the top. */
+export interface PlatformFeePolicy {
+  readonly targetType: DiscountTargetType;
+  readonly chargeBps: number;
+  readonly fullPlatformFeeRate: number;
+  readonly chargedPlatformFeeRate: number;
+  readonly discountBps: number;
+}
+
+export interface FeeBreakdown {
+  readonly kind: 'priced';
+  readonly amount: Amount;
+  readonly estimatedNetworkFeeAmount: Amount;
+  /** Charged network fee, after any network discount. */
+  readonly networkFeeAmount: Amount;
+  /** `lpFeeAmount + platformFeeAmount`. */
+  readonly poolFeeAmount: Amount;
+  readonly lpFeeAmount: Amount;
+  /** Charged platform fee, after any platform discount. */
+  readonly platformFeeAmount: Amount;
+  readonly inputAmountAfterPoolFee: Amount;
+  /** The nominal pool fee rate; a discount never changes it. */
+  readonly fee: number;
+  readonly networkFeePolicy: NetworkFeePolicy | null;
+  readonly platformFeePolicy: PlatformFeePolicy | null;
+}
+
+/** The deposit does not cover the network fee: answer `amount_below_minimum`. */
+export interface AmountBelowMinimum {
+  readonly kind: 'amount_below_minimum';
+  readonly amount: Amount;
+  readonly networkFeeAmount: Amount;
+  readonly minimumAmount: Amount;
+  readonly networkFeePolicy: NetworkFeePolicy | null;
+}
+
+/** A deposit must be larger than the network fee; the smallest such deposit. */
+export function minimumAmountFor(networkFeeAmount: Amount): Amount {
+  return networkFeeAmount.add(ONE_UNIT);
+}
+
+export function nominalFeeRate(poolFeeBps: number = DEFAULT_POOL_FEE_BPS): number {
+  return ratioToNumber(ratio(BigInt(checkedBps(poolFeeBps, 'pool fee')), BPS));
+}
+
+export function feeBreakdown(inputs: FeeInputs): FeeBreakdown | AmountBelowMinimum {
+  const poolFeeBps = checkedBps(inputs.poolFeeBps ?? DEFAULT_POOL_FEE_BPS, 'pool fee');
+  const lpShareBps = checkedBps(inputs.lpShareBps ?? DEFAULT_LP_SHARE_BPS, 'LP share');
+  const { network, platform } = inputs.discounts ?? NO_DISCOUNTS;
+  const { amount, estimatedNetworkFee } = inputs;
+
+  const networkFeeAmount = charged(estimatedNetworkFee, network);
+  const networkFeePolicy = network && describeNetworkDiscount(network, inputs, networkFeeAmount);
+  if (amount.lte(networkFeeAmount)) {
+    const minimumAmount = minimumAmountFor(networkFeeAmount);
+    return {
+      kind: 'amount_below_minimum',
+      amount,
+      networkFeeAmount,
+      minimumAmount,
+      networkFeePolicy,
+    };
+  }
+
+  const feeBase = amount.sub(networkFeeAmount);
+  const fullPoolFee = feeBase.mulDiv(BigInt(poolFeeBps), BPS, 'up');
+  const lpFeeAmount = fullPoolFee.mulDiv(BigInt(lpShareBps), BPS, 'up');
+  const platformFeeAmount = charged(fullPoolFee.sub(lpFeeAmount), platform);
+  const poolFeeAmount = lpFeeAmount.add(platformFeeAmount);
+  const inputAmountAfterPoolFee = feeBase.sub(poolFeeAmount);
+  assertConserved(amount, [networkFeeAmount, poolFeeAmount, inputAmountAfterPoolFee]);
+
+  return {
+    kind: 'priced',
+    amount,
+    estimatedNetworkFeeAmount: estimatedNetworkFee,
+    networkFeeAmount,
+    poolFeeAmount,
+    lpFeeAmount,
+    platformFeeAmount,
+    inputAmountAfterPoolFee,
+    fee: nominalFeeRate(poolFeeBps),
+    networkFeePolicy,
+    platformFeePolicy: platform && describePlatformDiscount(platform, poolFeeBps, lpShareBps),
+  };
+}
+
+/** The charged part of a fee under a discount, rounded up. */
+function charged(fee: Amount, discount: AppliedDiscount | null): Amount {
+  if (discount === null) return fee;
+  return fee.mulDiv(BigInt(checkedBps(discount.chargeBps, 'charge')), BPS, 'up');
+}
+
+function describeNetworkDiscount(
+  discount: AppliedDiscount,
+  inputs: FeeInputs,
+  chargedFee: Amount,
+): NetworkFeePolicy {
+  return {
+    targetType: discount.targetType,
+    chargeBps: discount.chargeBps,
+    estimatedNetworkFeeAmount: inputs.estimatedNetworkFee.toString(),
+    chargedNetworkFeeAmount: chargedFee.toString(),
+  };
+}
+
+function describePlatformDiscount(
+  discount: AppliedDiscount,
+  poolFeeBps: number,
+  lpShareBps: number,
+): PlatformFeePolicy {
+  const fullRate = ratio(BigInt(poolFeeBps) * (BPS - BigInt(lpShareBps)), BPS * BPS);
+  const chargedRate = ratio(
+    fullRate.numerator * BigInt(discount.chargeBps),
+    fullRate.denominator * BPS,
+  );
+  return {
+    targetType: discount.targetType,
+    chargeBps: discount.chargeBps,
+    fullPlatformFeeRate: ratioToNumber(fullRate),
+    chargedPlatformFeeRate: ratioToNumber(chargedRate),
+    discountBps: FULL_CHARGE_BPS - discount.chargeBps,
+  };
+}
+
+function checkedBps(value: number, what: string): number {
+  if (!isValidChargeBps(value))
+    throw new AmountRangeError(`invalid ${what} basis points: ${value}`);
+  return value;
+}
+
+function assertConserved(amount: Amount, parts: readonly Amount[]): void {
+  if (!Amount.sum(parts).eq(amount)) {
+    throw new Error(`fee breakdown does not add up to the deposit ${amount.toString()}`);
+  }
+}
