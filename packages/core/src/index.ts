@@ -15,3 +15,4 @@ export * from './ratio.js';
 export * from './settlement-safety.js';
 export * from './signing.js';
 export * from './swap-state.js';
+export * from './schemas/index.js';

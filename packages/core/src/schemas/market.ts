@@ -1,0 +1,154 @@
+/**
+ * Tokens, pools, pool stats and the ticker (SPEC §2.1, §8; seed §2.3, §2.4).
+ *
+ * USD values, APR and APY are decimal strings like every other exact figure on the wire; APR and
+ * APY are fractions (`"0.0412"` is 4.12 %) and `null` when the pool has no USD-priced side
+ * (`aprMeta.supported` false), since a made-up `"0"` would read as a real yield.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import {
+  AmountStringSchema,
+  DecimalStringSchema,
+  inline,
+  nullable,
+  PartyIdSchema,
+  PoolIdSchema,
+  TimestampSchema,
+  TokenSchema,
+  TokenSymbolSchema,
+} from './common.js';
+
+/** The nominal pool fee rate; it stays nominal when a discount applies (seed §2.5). */
+const feeRate = Type.Number({
+  minimum: 0,
+  maximum: 1,
+  description: 'Nominal pool fee rate, e.g. 0.003.',
+});
+
+const usd = (description: string) => inline(DecimalStringSchema, { description });
+
+export const TokenListSchema = Type.Object(
+  { tokens: Type.Array(inline(TokenSchema)) },
+  { $id: 'TokenList', description: 'The tokens that can be swapped.' },
+);
+export type TokenList = Static<typeof TokenListSchema>;
+
+export const PoolSideSchema = Type.Object(
+  {
+    name: inline(TokenSymbolSchema),
+    admin: inline(PartyIdSchema, { description: "The token's admin party." }),
+    reserve: inline(AmountStringSchema, {
+      description: 'Effective reserve: holdings minus amounts committed but not settled.',
+    }),
+  },
+  { $id: 'PoolSide', description: 'One token of a pool with its effective reserve.' },
+);
+export type PoolSide = Static<typeof PoolSideSchema>;
+
+export const PoolSchema = Type.Object(
+  {
+    poolId: inline(PoolIdSchema),
+    tokenA: inline(PoolSideSchema, { description: 'The base token.' }),
+    tokenB: inline(PoolSideSchema, { description: 'The quote token.' }),
+    fee: feeRate,
+    lpSupply: inline(AmountStringSchema, { description: 'Liquidity-provider token supply.' }),
+    swapAddress: inline(PartyIdSchema, { description: 'The pool swap party: deposits go here.' }),
+    lpAddress: inline(PartyIdSchema, { description: 'The liquidity-provider party.' }),
+    status: Type.Union([Type.Literal('active'), Type.Literal('paused')], {
+      description: 'A paused pool quotes but refuses new swaps.',
+    }),
+  },
+  { $id: 'Pool', description: 'A constant-product pool (SPEC §2.1).' },
+);
+export type Pool = Static<typeof PoolSchema>;
+
+export const PoolListSchema = Type.Object(
+  {
+    count: Type.Integer({ minimum: 0, description: 'Number of pools in `pools`.' }),
+    pools: Type.Array(inline(PoolSchema)),
+  },
+  { $id: 'PoolList', description: 'All pools.' },
+);
+export type PoolList = Static<typeof PoolListSchema>;
+
+export const POOL_STATS_DAYS_DEFAULT = 7;
+export const POOL_STATS_DAYS_MAX = 365;
+
+export const PoolStatsQuerySchema = Type.Object(
+  {
+    days: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: POOL_STATS_DAYS_MAX,
+        default: POOL_STATS_DAYS_DEFAULT,
+        description: 'APR lookback in days.',
+      }),
+    ),
+  },
+  {
+    $id: 'PoolStatsQuery',
+    description: 'Query of `GET /v1/pools/{poolId}/stats`.',
+    additionalProperties: false,
+  },
+);
+export type PoolStatsQuery = Static<typeof PoolStatsQuerySchema>;
+
+export const AprMetaSchema = Type.Object(
+  {
+    lookbackDays: Type.Integer({ minimum: 1, description: 'Days of LP fees the APR is from.' }),
+    from: inline(TimestampSchema, { description: 'Start of the lookback window.' }),
+    to: inline(TimestampSchema, { description: 'End of the lookback window.' }),
+    supported: Type.Boolean({ description: 'False when the pool has no USD-priced side.' }),
+    quoteToken: Type.String({
+      description: 'The token USD figures are quoted through, e.g. `USDCx`.',
+    }),
+  },
+  { $id: 'AprMeta', description: 'How `apr` and `apy` were computed.' },
+);
+export type AprMeta = Static<typeof AprMetaSchema>;
+
+export const PoolStatsSchema = Type.Object(
+  {
+    poolId: inline(PoolIdSchema),
+    apr: nullable(DecimalStringSchema, {
+      description: 'lpFees(days) / tvl × 365 / days as a fraction; null when not supported.',
+    }),
+    apy: nullable(DecimalStringSchema, {
+      description: '(1 + apr/365)^365 − 1 as a fraction; null when not supported.',
+    }),
+    volume24h: usd('Swap volume of the last 24 hours, USD.'),
+    fees24h: usd('All fees of the last 24 hours, USD.'),
+    lpFees24h: usd('LP fees of the last 24 hours, USD.'),
+    tvl: usd('Value of the effective reserves, USD.'),
+    swapCount24h: Type.Integer({ minimum: 0, description: 'Swaps executed in 24 hours.' }),
+    aprMeta: inline(AprMetaSchema),
+  },
+  { $id: 'PoolStats', description: 'Pool statistics from fee events and reserves (SPEC §8).' },
+);
+export type PoolStats = Static<typeof PoolStatsSchema>;
+
+export const TickerSchema = Type.Object(
+  {
+    poolId: inline(PoolIdSchema),
+    pair: Type.String({ description: 'Base and quote symbol, e.g. `Amulet/USDCx`.' }),
+    price: usd('USD price of the base token (tokenA) via the canonical Amulet/USDCx pool.'),
+    priceChange24h: nullable(DecimalStringSchema, {
+      description: 'Change of `price` over 24 hours as a fraction; null until 23 h of history.',
+    }),
+    volume24h: usd('Swap volume of the last 24 hours, USD.'),
+    asOf: inline(TimestampSchema, { description: 'When the figures were taken.' }),
+  },
+  { $id: 'Ticker', description: 'Price ticker of a pool (SPEC §8).' },
+);
+export type Ticker = Static<typeof TickerSchema>;
+
+export const MARKET_SCHEMAS = [
+  TokenListSchema,
+  PoolSideSchema,
+  PoolSchema,
+  PoolListSchema,
+  PoolStatsQuerySchema,
+  AprMetaSchema,
+  PoolStatsSchema,
+  TickerSchema,
+] as const;

@@ -1,0 +1,143 @@
+/**
+ * Quotes (seed §2.5, §2.6, §4.3; SPEC §2.1, §5).
+ *
+ * The seed leaves `rate` and `priceImpact` as "number or string"; they are decimal strings here
+ * (SPEC §5.2), exact like the amounts. `fee` and `maxPriceImpact` are configured rates, not
+ * results of arithmetic, and stay numbers. `estimatedTrafficCost` is optional in the seed; this
+ * service always computes it (the network fee depends on it), so it is always present.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import { DISCOUNT_TARGET_TYPES } from '../discounts.js';
+import {
+  AmountStringSchema,
+  DecimalStringSchema,
+  enumOf,
+  inline,
+  nullable,
+  PartyIdSchema,
+  PoolIdSchema,
+  SettlementSafetySchema,
+  TokenSymbolSchema,
+} from './common.js';
+
+const amount = (description: string) => inline(AmountStringSchema, { description });
+const decimal = (description: string) => inline(DecimalStringSchema, { description });
+const bps = (description: string) => Type.Integer({ minimum: 0, maximum: 10_000, description });
+const targetType = enumOf(DISCOUNT_TARGET_TYPES, {
+  description: 'What the discount policy targets: an API key, a wallet party or a pool.',
+});
+
+export const QuoteQuerySchema = Type.Object(
+  {
+    from: inline(TokenSymbolSchema, { description: 'Input token symbol.' }),
+    to: inline(TokenSymbolSchema, { description: 'Output token symbol.' }),
+    amount: amount('Exact deposit amount the user plans to send.'),
+    receiverParty: Type.Optional(
+      inline(PartyIdSchema, { description: 'Receiving party; enables wallet-party discounts.' }),
+    ),
+    poolId: Type.Optional(inline(PoolIdSchema, { description: 'Picks the pool explicitly.' })),
+    fromAdmin: Type.Optional(inline(PartyIdSchema, { description: 'Admin of the input token.' })),
+    toAdmin: Type.Optional(inline(PartyIdSchema, { description: 'Admin of the output token.' })),
+  },
+  {
+    $id: 'QuoteQuery',
+    description:
+      'Query of `GET /v1/quotes`. When a symbol exists under several admins, pass `poolId` or ' +
+      'both `fromAdmin` and `toAdmin`.',
+    additionalProperties: false,
+  },
+);
+export type QuoteQuery = Static<typeof QuoteQuerySchema>;
+
+export const NetworkFeePolicySchema = Type.Object(
+  {
+    targetType,
+    chargeBps: bps('Charged share of the network fee; 5000 is a 50 % discount.'),
+    estimatedNetworkFeeAmount: amount('Network fee before the discount, in the input token.'),
+    chargedNetworkFeeAmount: amount('Network fee charged, in the input token.'),
+  },
+  { $id: 'NetworkFeePolicy', description: 'The network-fee discount that applied.' },
+);
+export type NetworkFeePolicy = Static<typeof NetworkFeePolicySchema>;
+
+export const PlatformFeePolicySchema = Type.Object(
+  {
+    targetType,
+    chargeBps: bps('Charged share of the platform fee; 7000 is a 30 % discount.'),
+    fullPlatformFeeRate: decimal('Platform fee rate without the discount.'),
+    chargedPlatformFeeRate: decimal('Platform fee rate charged.'),
+    discountBps: bps('10000 − chargeBps.'),
+  },
+  { $id: 'PlatformFeePolicy', description: 'The platform-fee discount that applied.' },
+);
+export type PlatformFeePolicy = Static<typeof PlatformFeePolicySchema>;
+
+export const EstimatedTrafficCostSchema = Type.Object(
+  {
+    bytes: Type.Integer({ minimum: 0, description: 'Traffic of the payout transfer.' }),
+    usd: amount('Its cost in USD, rounded up.'),
+    cc: amount('Its cost in Amulet (CC), rounded up.'),
+  },
+  {
+    $id: 'EstimatedTrafficCost',
+    description: 'The estimated traffic cost of the payout leg (SPEC §5.4).',
+  },
+);
+export type EstimatedTrafficCost = Static<typeof EstimatedTrafficCostSchema>;
+
+export const QuoteSchema = Type.Object(
+  {
+    poolId: inline(PoolIdSchema),
+    inputToken: inline(TokenSymbolSchema, { description: 'Input token symbol.' }),
+    inputTokenAdmin: inline(PartyIdSchema, { description: 'Admin of the input token.' }),
+    outputToken: inline(TokenSymbolSchema, { description: 'Output token symbol.' }),
+    outputTokenAdmin: inline(PartyIdSchema, { description: 'Admin of the output token.' }),
+    totalInputAmount: amount('The deposit to send; equals the requested amount.'),
+    networkFeeAmount: amount('Estimated payout-leg network fee, in the input token.'),
+    trafficFeeInInput: amount('Compatibility alias of `networkFeeAmount`.'),
+    poolFeeAmount: amount('The pool fee: `lpFeeAmount` + `platformFeeAmount`.'),
+    lpFeeAmount: amount('The part of the pool fee that stays in the pool.'),
+    platformFeeAmount: amount('The part of the pool fee the platform keeps.'),
+    inputAmountAfterPoolFee: amount('The amount priced into the pool.'),
+    outputAmount: amount('Output of the priced swap, rounded down.'),
+    rate: decimal('outputAmount / inputAmountAfterPoolFee.'),
+    effectiveRate: decimal('outputAmount / totalInputAmount: all fees included.'),
+    priceImpact: decimal('1 − rate / spot price, as a fraction; fees excluded.'),
+    maxPriceImpact: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: 'The server price-impact cap; a swap beyond it is refused.',
+    }),
+    fee: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: 'Nominal pool fee rate (0.003), unchanged by discounts.',
+    }),
+    estimatedTrafficCost: inline(EstimatedTrafficCostSchema),
+    networkFeePolicy: nullable(NetworkFeePolicySchema, {
+      description: 'The network-fee discount applied; null when none.',
+    }),
+    platformFeePolicy: nullable(PlatformFeePolicySchema, {
+      description: 'The platform-fee discount applied; null when none.',
+    }),
+    settlementSafety: nullable(SettlementSafetySchema, {
+      description: 'Null when clear; otherwise a swap of this size or timing would be blocked.',
+    }),
+    expiresIn: Type.Integer({ minimum: 0, description: 'Seconds the quote is indicative for.' }),
+  },
+  {
+    $id: 'Quote',
+    description:
+      'A priced swap (seed §2.5). Identity: totalInputAmount = networkFeeAmount + ' +
+      'poolFeeAmount + inputAmountAfterPoolFee.',
+  },
+);
+export type Quote = Static<typeof QuoteSchema>;
+
+export const QUOTE_SCHEMAS = [
+  QuoteQuerySchema,
+  NetworkFeePolicySchema,
+  PlatformFeePolicySchema,
+  EstimatedTrafficCostSchema,
+  QuoteSchema,
+] as const;

@@ -1,0 +1,257 @@
+/**
+ * Swap intents, their status and tracking (seed §2.7, §4.4; SPEC §7.2, §7.5).
+ *
+ * The idempotency key travels only in the `Idempotency-Key` header (SPEC §2), never in the body:
+ * one place for one fact, and a body that carries it is refused like any unknown field rather
+ * than half-honoured. The SDK's `idempotencyKey` option maps onto the header.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import { SWAP_STATES } from '../swap-state.js';
+import {
+  AmountStringSchema,
+  enumOf,
+  IntentIdSchema,
+  inline,
+  nullable,
+  PartyIdSchema,
+  PoolIdSchema,
+  SlippageToleranceSchema,
+  SwapStateSchema,
+  TimestampSchema,
+  TokenSymbolSchema,
+  UpdateIdSchema,
+} from './common.js';
+
+const amount = (description: string) => inline(AmountStringSchema, { description });
+const at = (description: string) => inline(TimestampSchema, { description });
+
+export const SLIPPAGE_TOLERANCE_DEFAULT = 0.05;
+export const TRACK_LIMIT_DEFAULT = 20;
+export const TRACK_LIMIT_MAX = 100;
+
+export const DepositReferenceSchema = Type.String({
+  $id: 'DepositReference',
+  description: 'Short unguessable reference to pass as the deposit reason, e.g. `pp-7KQ2M9XC`.',
+  pattern: '^[A-Za-z0-9_-]{1,32}$',
+});
+export type DepositReference = Static<typeof DepositReferenceSchema>;
+
+export const IdempotencyKeySchema = Type.String({
+  $id: 'IdempotencyKey',
+  description: 'Client-chosen key that makes a retried create safe: printable ASCII, no spaces.',
+  pattern: '^[\\x21-\\x7E]{1,255}$',
+});
+export type IdempotencyKey = Static<typeof IdempotencyKeySchema>;
+
+export const CreateSwapBodySchema = Type.Object(
+  {
+    fromToken: inline(TokenSymbolSchema, { description: 'Input token symbol.' }),
+    toToken: inline(TokenSymbolSchema, { description: 'Output token symbol.' }),
+    amount: amount("Exact deposit amount; becomes the intent's `expectedAmount`."),
+    slippageTolerance: Type.Optional(
+      inline(SlippageToleranceSchema, { default: SLIPPAGE_TOLERANCE_DEFAULT }),
+    ),
+    walletAddress: Type.Optional(
+      inline(PartyIdSchema, { description: "The sender party; must be the wallet token's." }),
+    ),
+    poolId: Type.Optional(inline(PoolIdSchema, { description: 'Picks the pool explicitly.' })),
+    fromAdmin: Type.Optional(inline(PartyIdSchema, { description: 'Admin of the input token.' })),
+    toAdmin: Type.Optional(inline(PartyIdSchema, { description: 'Admin of the output token.' })),
+    outputAddress: Type.Optional(
+      Type.String({
+        maxLength: 255,
+        deprecated: true,
+        description: 'Deprecated and ignored: output always goes to the depositor party.',
+      }),
+    ),
+  },
+  {
+    $id: 'CreateSwapBody',
+    description: 'Body of `POST /v1/swaps` (seed §4.4).',
+    additionalProperties: false,
+  },
+);
+export type CreateSwapBody = Static<typeof CreateSwapBodySchema>;
+
+/** Header names are lower case as servers see them; other headers pass, so this stays open. */
+export const CreateSwapHeadersSchema = Type.Object(
+  { 'idempotency-key': Type.Optional(inline(IdempotencyKeySchema)) },
+  { $id: 'CreateSwapHeaders', description: 'Headers of `POST /v1/swaps` beyond authentication.' },
+);
+export type CreateSwapHeaders = Static<typeof CreateSwapHeadersSchema>;
+
+export const SwapInstructionsSchema = Type.Object(
+  {
+    transferTo: inline(PartyIdSchema, { description: 'The pool swap party to send to.' }),
+    amount: amount('Exactly this much.'),
+    token: inline(TokenSymbolSchema, { description: 'Of this token.' }),
+    tokenAdmin: inline(PartyIdSchema, { description: 'Under this admin.' }),
+    reason: inline(DepositReferenceSchema, { description: 'As transfer reason, if possible.' }),
+    expiresAt: at('Before this time.'),
+    note: Type.String({ description: 'The same, for people.' }),
+  },
+  { $id: 'SwapInstructions', description: 'What the wallet must do to fund the intent.' },
+);
+export type SwapInstructions = Static<typeof SwapInstructionsSchema>;
+
+const swapTerms = {
+  intentId: inline(IntentIdSchema),
+  poolId: inline(PoolIdSchema),
+  depositAddress: inline(PartyIdSchema, { description: 'The pool swap party.' }),
+  depositReference: inline(DepositReferenceSchema),
+  inputToken: inline(TokenSymbolSchema),
+  inputTokenAdmin: inline(PartyIdSchema),
+  outputToken: inline(TokenSymbolSchema),
+  outputTokenAdmin: inline(PartyIdSchema),
+  expectedAmount: amount('The deposit to send, exactly.'),
+  expectedOutput: amount('Output at the quoted price.'),
+  minOutput: amount('floor(expectedOutput × (1 − slippageTolerance)).'),
+  slippageTolerance: inline(SlippageToleranceSchema),
+  outputAddress: inline(PartyIdSchema, { description: 'Where the output goes: the depositor.' }),
+  expiresAt: at('No deposit after this time.'),
+} as const;
+
+export const SwapIntentSchema = Type.Object(
+  {
+    ...swapTerms,
+    status: inline(SwapStateSchema, { description: '`pending` when created.' }),
+    swapAddress: inline(PartyIdSchema, { description: 'The pool swap party.' }),
+    quotedSwapAmount: amount('The deposit originally requested.'),
+    totalInputAmount: amount('Same as `expectedAmount`.'),
+    poolFeeAmount: amount('The pool fee deducted before pricing.'),
+    lpFeeAmount: amount('The part of the pool fee that stays in the pool.'),
+    platformFeeAmount: amount('The part of the pool fee the platform keeps.'),
+    inputAmountAfterPoolFee: amount('The amount priced into the pool.'),
+    networkFeeAmount: amount('Estimated network fee deducted from the deposit.'),
+    trafficFeeInInput: amount('Compatibility alias of `networkFeeAmount`.'),
+    createdAt: at('When the intent was created.'),
+    instructions: inline(SwapInstructionsSchema),
+  },
+  { $id: 'SwapIntent', description: 'A created swap intent awaiting its deposit (seed §2.7).' },
+);
+export type SwapIntent = Static<typeof SwapIntentSchema>;
+
+export const FailureReasonSchema = Type.Object(
+  {
+    code: Type.String({
+      minLength: 1,
+      description: 'The terminal state, or the guard code when the guard blocked the payout.',
+    }),
+    message: Type.String({ description: 'For people.' }),
+  },
+  { $id: 'FailureReason', description: 'Why a swap ended without a payout.' },
+);
+export type FailureReason = Static<typeof FailureReasonSchema>;
+
+export const DepositFactSchema = Type.Object(
+  {
+    amount: amount('Amount deposited.'),
+    updateId: inline(UpdateIdSchema),
+    receivedAt: at('When the deposit was seen on the ledger.'),
+  },
+  { $id: 'DepositFact', description: 'The deposit attributed to the intent.' },
+);
+export type DepositFact = Static<typeof DepositFactSchema>;
+
+export const PayoutFactSchema = Type.Object(
+  { amount: amount('Output sent.'), updateId: inline(UpdateIdSchema) },
+  { $id: 'PayoutFact', description: 'The payout transfer.' },
+);
+export type PayoutFact = Static<typeof PayoutFactSchema>;
+
+export const RefundFactSchema = Type.Object(
+  {
+    amount: amount('Amount returned: the deposit minus the network fee.'),
+    networkFeeAmount: amount('Network fee kept for the refund transfer.'),
+    updateId: inline(UpdateIdSchema),
+  },
+  { $id: 'RefundFact', description: 'The refund transfer.' },
+);
+export type RefundFact = Static<typeof RefundFactSchema>;
+
+export const HistoryEntrySchema = Type.Object(
+  { status: inline(SwapStateSchema), at: at('When the state was entered.') },
+  { $id: 'HistoryEntry', description: 'One state change.' },
+);
+export type HistoryEntry = Static<typeof HistoryEntrySchema>;
+
+export const SwapStatusSchema = Type.Object(
+  {
+    ...swapTerms,
+    status: inline(SwapStateSchema),
+    terminal: Type.Boolean({ description: 'True once the status can no longer change.' }),
+    actualOutput: nullable(AmountStringSchema, { description: 'Output paid; null until then.' }),
+    createdAt: at('When the intent was created.'),
+    matchedAt: nullable(TimestampSchema, { description: 'When a deposit was attributed.' }),
+    completedAt: nullable(TimestampSchema, { description: 'When the swap reached `completed`.' }),
+    failureReason: nullable(FailureReasonSchema),
+    deposit: nullable(DepositFactSchema),
+    payout: nullable(PayoutFactSchema),
+    refund: nullable(RefundFactSchema),
+    history: Type.Array(inline(HistoryEntrySchema), { description: 'Oldest first.' }),
+  },
+  {
+    $id: 'SwapStatus',
+    description: 'The state of a swap with the facts of each stage; keys are always present.',
+  },
+);
+export type SwapStatus = Static<typeof SwapStatusSchema>;
+
+export const CancelResultSchema = Type.Object(
+  { intentId: inline(IntentIdSchema), status: Type.Literal('cancelled') },
+  { $id: 'CancelResult', description: 'Answer of `POST /v1/swaps/{intentId}/cancel`.' },
+);
+export type CancelResult = Static<typeof CancelResultSchema>;
+
+export const TrackQuerySchema = Type.Object(
+  {
+    status: Type.Optional(enumOf(SWAP_STATES, { description: 'Only swaps in this state.' })),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: TRACK_LIMIT_MAX,
+        default: TRACK_LIMIT_DEFAULT,
+        description: 'Page size.',
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 512, description: '`nextCursor` of the last page.' }),
+    ),
+  },
+  {
+    $id: 'TrackQuery',
+    description: 'Query of `GET /v1/track/{partyId}`.',
+    additionalProperties: false,
+  },
+);
+export type TrackQuery = Static<typeof TrackQuerySchema>;
+
+export const TrackResultSchema = Type.Object(
+  {
+    partyId: inline(PartyIdSchema),
+    swaps: Type.Array(inline(SwapStatusSchema), { description: 'Newest first.' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as `cursor` for the next page; null on the last page.',
+    }),
+  },
+  { $id: 'TrackResult', description: 'One page of the swaps of a party.' },
+);
+export type TrackResult = Static<typeof TrackResultSchema>;
+
+export const SWAP_SCHEMAS = [
+  DepositReferenceSchema,
+  IdempotencyKeySchema,
+  CreateSwapBodySchema,
+  CreateSwapHeadersSchema,
+  SwapInstructionsSchema,
+  SwapIntentSchema,
+  FailureReasonSchema,
+  DepositFactSchema,
+  PayoutFactSchema,
+  RefundFactSchema,
+  HistoryEntrySchema,
+  SwapStatusSchema,
+  CancelResultSchema,
+  TrackQuerySchema,
+  TrackResultSchema,
+] as const;
