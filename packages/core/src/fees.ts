@@ -5,8 +5,8 @@
  * the rest is priced into the pool. Every fee rounds up and the priced input takes the remainder,
  * so `amount = networkFeeAmount + poolFeeAmount + inputAmountAfterPoolFee` holds to the unit.
  *
- * Rates in `platformFeePolicy` are numbers like the nominal `fee` (0.003): fractions of
- * `amount − networkFeeAmount`, the base the pool fee is taken from. With the defaults the full
+ * Rates in `platformFeePolicy` are decimal strings (the nominal `fee` stays a number, 0.003):
+ * fractions of `amount − networkFeeAmount`, the base the pool fee is taken from. With the defaults the full
  * platform rate is 0.003 × 25 % = 0.00075; a 30 % platform discount charges 0.000525.
  */
 import { Amount, AmountRangeError } from './amount.js';
@@ -18,7 +18,8 @@ import {
   NO_DISCOUNTS,
   type SelectedDiscounts,
 } from './discounts.js';
-import { ratio, ratioToNumber } from './ratio.js';
+import { formatRatio, ratio, ratioToNumber } from './ratio.js';
+import type { NetworkFeePolicy, PlatformFeePolicy } from './schemas/quote.js';
 
 /** The nominal pool fee, 0.3 %. */
 export const DEFAULT_POOL_FEE_BPS = 30;
@@ -36,23 +37,6 @@ export interface FeeInputs {
   readonly poolFeeBps?: number;
   readonly lpShareBps?: number;
   readonly discounts?: SelectedDiscounts;
-}
-
-/** Seed §2.5 `networkFeePolicy`, in response form. */
-export interface NetworkFeePolicy {
-  readonly targetType: DiscountTargetType;
-  readonly chargeBps: number;
-  readonly estimatedNetworkFeeAmount: string;
-  readonly chargedNetworkFeeAmount: string;
-}
-
-/** Seed §2.5 `platformFeePolicy`, in response form; rates as described at the top. */
-export interface PlatformFeePolicy {
-  readonly targetType: DiscountTargetType;
-  readonly chargeBps: number;
-  readonly fullPlatformFeeRate: number;
-  readonly chargedPlatformFeeRate: number;
-  readonly discountBps: number;
 }
 
 export interface FeeBreakdown {
@@ -165,8 +149,8 @@ function describePlatformDiscount(
   return {
     targetType: discount.targetType,
     chargeBps: discount.chargeBps,
-    fullPlatformFeeRate: ratioToNumber(fullRate),
-    chargedPlatformFeeRate: ratioToNumber(chargedRate),
+    fullPlatformFeeRate: formatRatio(fullRate, 'up'),
+    chargedPlatformFeeRate: formatRatio(chargedRate, 'up'),
     discountBps: FULL_CHARGE_BPS - discount.chargeBps,
   };
 }

@@ -12,7 +12,7 @@ export * from './party-id.js';
 export * from './pricing.js';
 export * from './quote.js';
 export * from './ratio.js';
+export * from './schemas/index.js';
 export * from './settlement-safety.js';
 export * from './signing.js';
 export * from './swap-state.js';
-export * from './schemas/index.js';

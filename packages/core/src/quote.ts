@@ -36,7 +36,7 @@ const ONE_RATIO = ratio(1n, 1n);
 export type PoolStatus = 'active' | 'paused';
 export type PoolSideName = 'tokenA' | 'tokenB';
 
-export interface PoolSide {
+export interface PoolReserveSide {
   readonly instrument: Instrument;
   /** Effective reserve (SPEC §5.6). */
   readonly reserve: Amount;
@@ -45,8 +45,8 @@ export interface PoolSide {
 /** The pool as read for one quote or swap. Whether a paused pool may quote is the caller's call. */
 export interface PoolSnapshot {
   readonly poolId: string;
-  readonly tokenA: PoolSide;
-  readonly tokenB: PoolSide;
+  readonly tokenA: PoolReserveSide;
+  readonly tokenB: PoolReserveSide;
   readonly feeBps: number;
   readonly status: PoolStatus;
 }

@@ -74,8 +74,8 @@ describe('feeBreakdown', () => {
     expect(fees.platformFeePolicy).toEqual({
       targetType: 'api_key',
       chargeBps: 7000,
-      fullPlatformFeeRate: 0.00075,
-      chargedPlatformFeeRate: 0.000525,
+      fullPlatformFeeRate: '0.00075',
+      chargedPlatformFeeRate: '0.000525',
       discountBps: 3000,
     });
     expect(fees.fee).toBe(0.003);

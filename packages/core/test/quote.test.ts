@@ -143,8 +143,8 @@ describe('a quote on the canonical pool (1 000 000 Amulet / 145 000 USDCx)', () 
     expect(quote.platformFeePolicy).toEqual({
       targetType: 'api_key',
       chargeBps: 7000,
-      fullPlatformFeeRate: 0.00075,
-      chargedPlatformFeeRate: 0.000525,
+      fullPlatformFeeRate: '0.00075',
+      chargedPlatformFeeRate: '0.000525',
       discountBps: 3000,
     });
   });
