@@ -12,7 +12,6 @@
 import { Amount, AmountRangeError } from './amount.js';
 import {
   type AppliedDiscount,
-  type DiscountTargetType,
   FULL_CHARGE_BPS,
   isValidChargeBps,
   NO_DISCOUNTS,
