@@ -53,6 +53,8 @@ export interface LedgerFaults {
 
 export interface LocalLedgerControl {
   createParty(request: CreatePartyRequest): Promise<{ readonly partyId: string }>;
+  /** The party's registered signing keys (raw 32-byte Ed25519); empty for an unknown party. */
+  signingKeysOf(partyId: string): Promise<readonly Uint8Array[]>;
   /** Adds another signing key to a party (a key rotation, or a participant-hosted party). */
   addSigningKey(partyId: string, rawPublicKey: Uint8Array): Promise<void>;
   createInstrument(instrument: Instrument): Promise<void>;

@@ -1,0 +1,2 @@
+export * from './local/index.js';
+export * from './port.js';

@@ -1,0 +1,76 @@
+/**
+ * One entry point for every change: `applyEntry` is what the live ledger runs and what a replay
+ * of the persisted entries runs, so both always agree.
+ */
+import type { ChangeEntry, LedgerEntry } from './entries.js';
+import {
+  applyAddSigningKey,
+  applyCreateInstrument,
+  applyCreateParty,
+  applySetPreapproval,
+} from './parties.js';
+import { applyAdvanceClock, applySetAmuletPrice, applySettle } from './schedule.js';
+import { createLedgerState, type LedgerState, type StoredResult } from './state.js';
+import { applyBurn, applyMint, applyOfferAction, applyTransfer } from './transfers.js';
+
+/** Applies one change; returns the command's result for commands, undefined otherwise. */
+export function applyEntry(state: LedgerState, entry: ChangeEntry): StoredResult | undefined {
+  switch (entry.op) {
+    case 'createParty':
+      applyCreateParty(state, entry);
+      return undefined;
+    case 'addSigningKey':
+      applyAddSigningKey(state, entry);
+      return undefined;
+    case 'createInstrument':
+      applyCreateInstrument(state, entry);
+      return undefined;
+    case 'setPreapproval':
+      applySetPreapproval(state, entry);
+      return undefined;
+    case 'setAmuletPrice':
+      applySetAmuletPrice(state, entry);
+      return undefined;
+    case 'advanceClock':
+      applyAdvanceClock(state, entry);
+      return undefined;
+    case 'settle':
+      applySettle(state, entry);
+      return undefined;
+    case 'transfer':
+      return applyTransfer(state, entry);
+    case 'acceptOffer':
+    case 'rejectOffer':
+    case 'withdrawOffer':
+      return applyOfferAction(state, entry);
+    case 'mint':
+      return applyMint(state, entry);
+    case 'burn':
+      return applyBurn(state, entry);
+  }
+}
+
+export class ReplayError extends Error {
+  override readonly name = 'ReplayError';
+}
+
+/** Rebuilds the state from a genesis entry and the changes after it. */
+export function replayEntries(entries: readonly LedgerEntry[]): LedgerState {
+  const [genesis, ...changes] = entries;
+  if (genesis?.op !== 'genesis') throw new ReplayError('the first entry must be the genesis');
+  const state = createLedgerState(genesis);
+  changes.forEach((entry, index) => {
+    if (entry.op === 'genesis') throw new ReplayError(`entry ${index + 2} is a second genesis`);
+    try {
+      applyEntry(state, entry);
+    } catch (error) {
+      throw new ReplayError(
+        `entry ${index + 2} (${entry.op}) cannot be applied: ${String(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  });
+  return state;
+}

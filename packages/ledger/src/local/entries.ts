@@ -1,0 +1,109 @@
+/**
+ * Every change of the local ledger is one entry: a control operation, a committed command, or a
+ * settlement of what fell due (expiries, mining rounds). Entries are plain JSON (amounts as
+ * decimal strings, times as epoch milliseconds, keys as hex) and carry everything their effect
+ * depends on, including the ledger time they were applied at, so applying the same entries in
+ * the same order always rebuilds the same state. That is how the ledger persists (persistence.ts).
+ */
+import type { Instrument } from '@poolparty/core';
+
+export type AmountText = string;
+export type EpochMs = number;
+
+export interface GenesisEntry {
+  readonly op: 'genesis';
+  readonly operatorNamespace: string;
+  /** Ledger time at creation; mining round 0 opens here. */
+  readonly at: EpochMs;
+  /** Real time at creation: `at − realTime` is the clock's initial skew. */
+  readonly realTime: EpochMs;
+  readonly amuletPriceUsd: AmountText;
+}
+
+export interface CreatePartyEntry {
+  readonly op: 'createParty';
+  readonly partyId: string;
+  /** Hex of the creation key: set for external parties, null for internal ones. */
+  readonly publicKey: string | null;
+  readonly preapprovals: readonly Instrument[] | 'all';
+}
+
+export interface AddSigningKeyEntry {
+  readonly op: 'addSigningKey';
+  readonly partyId: string;
+  readonly publicKey: string;
+}
+
+export interface CreateInstrumentEntry {
+  readonly op: 'createInstrument';
+  readonly instrument: Instrument;
+}
+
+export interface SetPreapprovalEntry {
+  readonly op: 'setPreapproval';
+  readonly receiver: string;
+  readonly instrument: Instrument;
+  readonly enabled: boolean;
+}
+
+export interface SetAmuletPriceEntry {
+  readonly op: 'setAmuletPrice';
+  readonly priceUsd: AmountText;
+}
+
+export interface AdvanceClockEntry {
+  readonly op: 'advanceClock';
+  readonly ms: number;
+}
+
+/** Applies what fell due by `at`: offer expiries and the newest mining round. */
+export interface SettleEntry {
+  readonly op: 'settle';
+  readonly at: EpochMs;
+}
+
+export interface TransferEntry {
+  readonly op: 'transfer';
+  readonly at: EpochMs;
+  readonly commandId: string;
+  readonly sender: string;
+  readonly receiver: string;
+  readonly instrument: Instrument;
+  readonly amount: AmountText;
+  readonly meta: Readonly<Record<string, string>>;
+  /** Resolved: the command's deadline, or `at` + the offer lifetime. */
+  readonly executeBefore: EpochMs;
+}
+
+export interface OfferActionEntry {
+  readonly op: 'acceptOffer' | 'rejectOffer' | 'withdrawOffer';
+  readonly at: EpochMs;
+  readonly commandId: string;
+  readonly offerId: string;
+  readonly actor: string;
+}
+
+export interface SupplyEntry {
+  readonly op: 'mint' | 'burn';
+  readonly at: EpochMs;
+  readonly commandId: string | null;
+  readonly owner: string;
+  readonly instrument: Instrument;
+  readonly amount: AmountText;
+}
+
+export type LedgerEntry =
+  | GenesisEntry
+  | CreatePartyEntry
+  | AddSigningKeyEntry
+  | CreateInstrumentEntry
+  | SetPreapprovalEntry
+  | SetAmuletPriceEntry
+  | AdvanceClockEntry
+  | SettleEntry
+  | TransferEntry
+  | OfferActionEntry
+  | SupplyEntry;
+
+/** Entries after genesis. */
+export type ChangeEntry = Exclude<LedgerEntry, GenesisEntry>;

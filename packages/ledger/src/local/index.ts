@@ -1,0 +1,31 @@
+export { ReplayError } from './apply.js';
+export { MINING_ROUND_MS } from './clock.js';
+export type {
+  CreatePartyRequest,
+  LedgerFaults,
+  LocalLedger,
+  LocalLedgerControl,
+  LocalLedgerOptions,
+} from './control.js';
+export {
+  DEFAULT_AMULET_PRICE_USD,
+  DEFAULT_DEDUPLICATION_PERIOD_MS,
+  DEFAULT_OFFER_LIFETIME_MS,
+  EXTRA_TRAFFIC_PRICE_USD_PER_MB,
+  openLocalLedger,
+} from './ledger.js';
+export { JOURNAL_FILE, JournalError } from './persistence.js';
+export {
+  DEVNET_POOL_FEE_BPS,
+  type DevnetBalance,
+  type DevnetInstruments,
+  type DevnetKeyParty,
+  type DevnetPool,
+  type DevnetSeed,
+  DevnetSeedError,
+  type DevnetSeedOptions,
+  type DevnetUser,
+  isDevnetSeeded,
+  seedDevnet,
+} from './seed.js';
+export { TYPICAL_TRANSFER_BYTES } from './traffic.js';

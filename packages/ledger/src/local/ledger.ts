@@ -1,0 +1,481 @@
+/**
+ * The embedded `local` devnet ledger (SPEC §9.2): the ledger port plus its devnet controls, over
+ * the state of state.ts, persisted by persistence.ts.
+ *
+ * Every call, reads included, runs in one queue, one at a time, and each change is applied
+ * completely (checked, applied, journaled) before the next starts; so concurrent submissions
+ * never interleave. Before each call, whatever fell due by the ledger clock (expiries, mining
+ * rounds) is settled first; a timer does the same when nothing else happens.
+ *
+ * Decisions the port leaves open:
+ * - Deduplication is by `commandId` alone. A resubmission within the deduplication period
+ *   returns the first outcome even when its content differs, as Canton does; after the period
+ *   the id is free again. `lookupCommand` keeps answering after the period (the latest commit).
+ * - Mint and burn deduplicate when given a `commandId`; without one their update carries
+ *   `commandId: null` like the ledger's own updates.
+ * - Faults (latency, rejection, timeout after commit) apply to the port's submissions only,
+ *   never to devnet controls.
+ * - A transfer whose `executeBefore` is not in the future is refused with `offer_expired`
+ *   (the token standard requires the factory to fail then), for direct transfers too.
+ * - A self-transfer is refused with `not_authorized`.
+ * - Malformed control input (a bad hint, a key that is not 32 bytes, an instrument without admin
+ *   or id) throws `RangeError`; the port's refusals throw `LedgerError`.
+ * - `close()` is idempotent; every later call rejects with `LedgerError('closed')`.
+ */
+import { randomBytes } from 'node:crypto';
+import { Amount, fingerprint, type Instrument, instrumentKey } from '@poolparty/core';
+import {
+  type CommandCompletion,
+  type CommandResult,
+  type Holding,
+  LedgerError,
+  type LedgerUpdate,
+  type Meta,
+  type MiningRound,
+  type OfferCommand,
+  type Offset,
+  type PartyInfo,
+  type TrafficParameters,
+  type TransferCommand,
+  type TransferOffer,
+  type TransferOutcome,
+  type UpdateSubscription,
+} from '../port.js';
+import { applyEntry, replayEntries } from './apply.js';
+import { ledgerTimeMs } from './clock.js';
+import type {
+  CreatePartyRequest,
+  LedgerFaults,
+  LocalLedger,
+  LocalLedgerOptions,
+} from './control.js';
+import type {
+  ChangeEntry,
+  EpochMs,
+  GenesisEntry,
+  OfferActionEntry,
+  SupplyEntry,
+  TransferEntry,
+} from './entries.js';
+import { FaultInjector } from './faults.js';
+import { checkInstrument, checkNamespace, checkPublicKey, keyHex, partyIdOf } from './parties.js';
+import { Journal } from './persistence.js';
+import { isDue, nextDueMs } from './schedule.js';
+import {
+  deduplicatedResult,
+  holdingsOf,
+  type LedgerState,
+  lastRecordTimeMs,
+  pendingOffersOf,
+  requireParty,
+  type StoredResult,
+} from './state.js';
+import { TYPICAL_TRANSFER_BYTES } from './traffic.js';
+import { ChangeNotifier, streamUpdates, type UpdateSource } from './update-stream.js';
+
+const DAY_MS = 24 * 60 * 60_000;
+export const DEFAULT_DEDUPLICATION_PERIOD_MS = DAY_MS;
+export const DEFAULT_OFFER_LIFETIME_MS = DAY_MS;
+export const DEFAULT_AMULET_PRICE_USD = Amount.parse('0.145');
+export const EXTRA_TRAFFIC_PRICE_USD_PER_MB = Amount.of(60);
+/** setTimeout's limit; a longer wait just wakes once more. */
+const TIMER_DELAY_MAX_MS = 2 ** 31 - 1;
+
+interface LedgerSettings {
+  readonly deduplicationPeriodMs: number;
+  readonly offerLifetimeMs: number;
+}
+
+function positiveMs(value: number | undefined, fallback: number, name: string): number {
+  const ms = value ?? fallback;
+  if (!(Number.isFinite(ms) && ms > 0)) throw new RangeError(`${name} must be positive, not ${ms}`);
+  return ms;
+}
+
+function amountText(value: unknown): string {
+  if (!(value instanceof Amount))
+    throw new LedgerError('invalid_amount', 'amount must be an Amount');
+  return value.toString();
+}
+
+function epochMs(value: unknown, name: string): EpochMs {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) {
+    throw new TypeError(`${name} must be a valid Date`);
+  }
+  return value.getTime();
+}
+
+function copyMeta(meta: Meta | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(meta ?? {}).map(([key, value]) => [key, String(value)]));
+}
+
+function checkCommandId(commandId: unknown): string {
+  if (typeof commandId !== 'string' || commandId.length === 0) {
+    throw new TypeError('commandId must be a non-empty string');
+  }
+  return commandId;
+}
+
+function genesisEntry(options: LocalLedgerOptions): GenesisEntry {
+  const realTime = Date.now();
+  const price = options.amuletPriceUsd ?? DEFAULT_AMULET_PRICE_USD;
+  if (!(price instanceof Amount) || !price.isPositive()) {
+    throw new RangeError('amuletPriceUsd must be a positive Amount');
+  }
+  return {
+    op: 'genesis',
+    operatorNamespace: checkNamespace(options.operatorNamespace ?? fingerprint(randomBytes(32))),
+    at: options.startTime === undefined ? realTime : epochMs(options.startTime, 'startTime'),
+    realTime,
+    amuletPriceUsd: price.toString(),
+  };
+}
+
+/**
+ * Opens the ledger: from `dataDir` when it holds a journal, else a new one (persisted to
+ * `dataDir` when given). On reopen `startTime` and `amuletPriceUsd` are ignored (the journal
+ * has them); an `operatorNamespace` that differs from the persisted one is refused.
+ */
+export async function openLocalLedger(options: LocalLedgerOptions = {}): Promise<LocalLedger> {
+  const settings: LedgerSettings = {
+    deduplicationPeriodMs: positiveMs(
+      options.deduplicationPeriodMs,
+      DAY_MS,
+      'deduplicationPeriodMs',
+    ),
+    offerLifetimeMs: positiveMs(options.offerLifetimeMs, DAY_MS, 'offerLifetimeMs'),
+  };
+  const opened = options.dataDir === undefined ? null : Journal.open(options.dataDir);
+  const entries = opened?.entries ?? [];
+  const persisted = entries[0];
+  if (persisted === undefined) {
+    const genesis = genesisEntry(options);
+    opened?.journal.append(genesis);
+    entries.push(genesis);
+  } else if (
+    persisted.op === 'genesis' &&
+    options.operatorNamespace !== undefined &&
+    options.operatorNamespace !== persisted.operatorNamespace
+  ) {
+    throw new RangeError(
+      `${options.dataDir} belongs to operator namespace ${persisted.operatorNamespace}, not ${options.operatorNamespace}`,
+    );
+  }
+  return new LocalLedgerImpl(replayEntries(entries), opened?.journal ?? null, settings);
+}
+
+class LocalLedgerImpl implements LocalLedger, UpdateSource {
+  private tail: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly notifier = new ChangeNotifier();
+  private readonly faults = new FaultInjector();
+
+  constructor(
+    private readonly state: LedgerState,
+    private readonly journal: Journal | null,
+    private readonly settings: LedgerSettings,
+  ) {
+    this.schedule();
+  }
+
+  // --- the port: reads ----------------------------------------------------------------------
+
+  getParty(partyId: string): Promise<PartyInfo | null> {
+    return this.run(() => {
+      const party = this.state.parties.get(partyId);
+      return party ? { partyId: party.partyId, kind: party.kind } : null;
+    });
+  }
+
+  isSigningKeyOf(partyId: string, rawPublicKey: Uint8Array): Promise<boolean> {
+    return this.run(() => {
+      const party = this.state.parties.get(partyId);
+      if (party === undefined || !(rawPublicKey instanceof Uint8Array)) return false;
+      return party.signingKeys.has(keyHex(rawPublicKey));
+    });
+  }
+
+  signingKeysOf(partyId: string): Promise<readonly Uint8Array[]> {
+    return this.run(() => {
+      const party = this.state.parties.get(partyId);
+      return party
+        ? [...party.signingKeys].map((hex) => Uint8Array.from(Buffer.from(hex, 'hex')))
+        : [];
+    });
+  }
+
+  listInstruments(): Promise<readonly Instrument[]> {
+    return this.run(() => [...this.state.instruments.values()].map((i) => ({ ...i })));
+  }
+
+  /** Unknown parties hold nothing: an empty list, not an error. */
+  getHoldings(partyId: string): Promise<readonly Holding[]> {
+    return this.run(() => holdingsOf(this.state, partyId));
+  }
+
+  getPendingOffers(partyId: string): Promise<readonly TransferOffer[]> {
+    return this.run(() => pendingOffersOf(this.state, partyId));
+  }
+
+  lookupCommand(commandId: string): Promise<CommandCompletion | null> {
+    return this.run(() => this.state.completions.get(commandId)?.completion ?? null);
+  }
+
+  ledgerEnd(): Promise<Offset> {
+    return this.run(() => this.state.updates.length);
+  }
+
+  updates(fromOffset: Offset, subscription: UpdateSubscription = {}): AsyncIterable<LedgerUpdate> {
+    return streamUpdates(this, fromOffset, subscription, this.faults);
+  }
+
+  now(): Promise<Date> {
+    return this.run(() => new Date(this.nowMs()));
+  }
+
+  openMiningRound(): Promise<MiningRound> {
+    return this.run(() => this.state.miningRound);
+  }
+
+  trafficParameters(): Promise<TrafficParameters> {
+    return this.run(() => ({
+      extraTrafficPriceUsdPerMb: EXTRA_TRAFFIC_PRICE_USD_PER_MB,
+      transferBytes: TYPICAL_TRANSFER_BYTES,
+    }));
+  }
+
+  // --- the port: commands -------------------------------------------------------------------
+
+  submitTransfer(command: TransferCommand): Promise<TransferOutcome> {
+    return this.submit<TransferOutcome>(command.commandId, (at): TransferEntry => {
+      const executeBefore =
+        command.executeBefore === undefined
+          ? at + this.settings.offerLifetimeMs
+          : epochMs(command.executeBefore, 'executeBefore');
+      return {
+        op: 'transfer',
+        at,
+        commandId: command.commandId,
+        sender: command.sender,
+        receiver: command.receiver,
+        instrument: checkInstrument(command.instrument),
+        amount: amountText(command.amount),
+        meta: copyMeta(command.meta),
+        executeBefore,
+      };
+    });
+  }
+
+  acceptOffer(command: OfferCommand): Promise<CommandResult> {
+    return this.submitOfferAction('acceptOffer', command);
+  }
+
+  rejectOffer(command: OfferCommand): Promise<CommandResult> {
+    return this.submitOfferAction('rejectOffer', command);
+  }
+
+  withdrawOffer(command: OfferCommand): Promise<CommandResult> {
+    return this.submitOfferAction('withdrawOffer', command);
+  }
+
+  private submitOfferAction(op: OfferActionEntry['op'], command: OfferCommand) {
+    return this.submit<CommandResult>(command.commandId, (at): OfferActionEntry => {
+      const { commandId, offerId, actor } = command;
+      return { op, at, commandId, offerId, actor };
+    });
+  }
+
+  // --- devnet controls ----------------------------------------------------------------------
+
+  createParty(request: CreatePartyRequest): Promise<{ readonly partyId: string }> {
+    return this.run(() => {
+      const partyId = partyIdOf(request.hint, request.publicKey, this.state.operatorNamespace);
+      const { preapprovals = [] } = request;
+      if (!this.state.parties.has(partyId)) {
+        this.commit({
+          op: 'createParty',
+          partyId,
+          publicKey: request.publicKey ? keyHex(request.publicKey) : null,
+          preapprovals: preapprovals === 'all' ? 'all' : preapprovals.map(checkInstrument),
+        });
+      }
+      return { partyId };
+    });
+  }
+
+  addSigningKey(partyId: string, rawPublicKey: Uint8Array): Promise<void> {
+    return this.run(() => {
+      const publicKey = keyHex(checkPublicKey(rawPublicKey));
+      if (requireParty(this.state, partyId).signingKeys.has(publicKey)) return;
+      this.commit({ op: 'addSigningKey', partyId, publicKey });
+    });
+  }
+
+  createInstrument(instrument: Instrument): Promise<void> {
+    return this.run(() => {
+      const checked = checkInstrument(instrument);
+      if (this.state.instruments.has(instrumentKey(checked))) return;
+      this.commit({ op: 'createInstrument', instrument: checked });
+    });
+  }
+
+  setPreapproval(receiver: string, instrument: Instrument, enabled: boolean): Promise<void> {
+    return this.run(() => {
+      this.commit({
+        op: 'setPreapproval',
+        receiver,
+        instrument: checkInstrument(instrument),
+        enabled,
+      });
+    });
+  }
+
+  mint(request: Parameters<LocalLedger['mint']>[0]) {
+    return this.changeSupply<CommandResult & { readonly holdingId: string }>('mint', request);
+  }
+
+  burn(request: Parameters<LocalLedger['burn']>[0]): Promise<CommandResult> {
+    return this.changeSupply<CommandResult>('burn', request);
+  }
+
+  advanceClock(ms: number): Promise<Date> {
+    return this.run(() => {
+      this.commit({ op: 'advanceClock', ms });
+      this.settleDue();
+      return new Date(this.nowMs());
+    });
+  }
+
+  setAmuletPrice(priceUsd: Amount): Promise<void> {
+    return this.run(() => {
+      this.commit({ op: 'setAmuletPrice', priceUsd: amountText(priceUsd) });
+    });
+  }
+
+  setFaults(faults: LedgerFaults): void {
+    this.assertOpen();
+    this.faults.configure(faults);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.notifier.notify();
+    await this.tail;
+  }
+
+  // --- the update source of the stream ------------------------------------------------------
+
+  updateAt(offset: number): LedgerUpdate | undefined {
+    return this.state.updates[offset - 1];
+  }
+
+  isClosed(): boolean {
+    return this.closed;
+  }
+
+  nextChange(signal?: AbortSignal): Promise<void> {
+    return this.notifier.next(signal);
+  }
+
+  // --- machinery ----------------------------------------------------------------------------
+
+  private changeSupply<T extends CommandResult>(
+    op: SupplyEntry['op'],
+    request: Parameters<LocalLedger['mint']>[0],
+  ): Promise<T> {
+    const commandId = request.commandId === undefined ? null : checkCommandId(request.commandId);
+    return this.run(() => {
+      const at = this.nowMs();
+      const prior = commandId === null ? null : this.deduplicated(commandId, at);
+      if (prior) return prior as T;
+      const { owner } = request;
+      const instrument = checkInstrument(request.instrument);
+      const amount = amountText(request.amount);
+      return this.commit({ op, at, commandId, owner, instrument, amount }) as T;
+    });
+  }
+
+  /** A port submission: faults apply, a committed `commandId` returns its first outcome. */
+  private async submit<T extends StoredResult>(
+    commandId: string,
+    entryAt: (atMs: EpochMs) => ChangeEntry,
+  ): Promise<T> {
+    checkCommandId(commandId);
+    this.assertOpen();
+    await this.faults.delay();
+    return this.run(() => {
+      if (this.faults.rejectsSubmission()) {
+        throw new LedgerError('rejected', 'the ledger refused the submission (injected fault)');
+      }
+      const at = this.nowMs();
+      const result = this.deduplicated(commandId, at) ?? this.commit(entryAt(at));
+      if (this.faults.timesOutAfterCommit()) {
+        throw new LedgerError('timeout', `no answer for ${commandId} in time (injected fault)`);
+      }
+      return result as T;
+    });
+  }
+
+  private deduplicated(commandId: string, atMs: number): StoredResult | null {
+    return deduplicatedResult(this.state, commandId, atMs, this.settings.deduplicationPeriodMs);
+  }
+
+  /** Runs `work` after every earlier call, with due items settled and the timer re-armed. */
+  private run<T>(work: () => T): Promise<T> {
+    const result = this.tail.then(() => {
+      this.assertOpen();
+      try {
+        this.settleDue();
+        return work();
+      } finally {
+        this.schedule();
+      }
+    });
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Applies and journals one change; the journal write completes before anyone hears of it. */
+  private commit(entry: ChangeEntry): StoredResult | undefined {
+    const endBefore = this.state.updates.length;
+    const result = applyEntry(this.state, entry);
+    try {
+      this.journal?.append(entry);
+    } catch (error) {
+      // Memory is now ahead of the journal: stop rather than acknowledge what would be lost.
+      void this.close();
+      throw error;
+    }
+    if (this.state.updates.length > endBefore) this.notifier.notify();
+    return result;
+  }
+
+  private settleDue(): void {
+    const at = this.nowMs();
+    if (isDue(this.state, at)) this.commit({ op: 'settle', at });
+  }
+
+  private nowMs(): EpochMs {
+    return ledgerTimeMs(Date.now(), this.state.clockSkewMs, lastRecordTimeMs(this.state));
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer);
+    if (this.closed) return;
+    const waitMs = Math.max(nextDueMs(this.state) - this.nowMs(), 0) + 1;
+    this.timer = setTimeout(
+      () => {
+        this.run(() => undefined).catch(() => undefined);
+      },
+      Math.min(waitMs, TIMER_DELAY_MAX_MS),
+    );
+    this.timer.unref();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new LedgerError('closed', 'the ledger is closed');
+  }
+}

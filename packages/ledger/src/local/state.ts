@@ -1,0 +1,224 @@
+/**
+ * The in-memory state of the local ledger and the primitives every change is made of. Changes
+ * are applied by the `apply*` functions of the sibling modules, which check everything first and
+ * only then mutate, so a refused change leaves the state as it was.
+ *
+ * Ids are derived from the operator namespace and a sequence number, never from randomness: a
+ * replay of the same entries yields the same ids, and two ledgers (different namespaces) never
+ * share one.
+ */
+import { createHash } from 'node:crypto';
+import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
+import type {
+  CommandCompletion,
+  CommandResult,
+  Holding,
+  HoldingLock,
+  LedgerEvent,
+  LedgerUpdate,
+  MiningRound,
+  TransferOffer,
+  TransferOutcome,
+} from '../port.js';
+import { LedgerError } from '../port.js';
+import type { GenesisEntry } from './entries.js';
+import { trafficBytesOf } from './traffic.js';
+
+export interface PartyRecord {
+  readonly partyId: string;
+  readonly kind: 'external' | 'internal';
+  /** Hex of every registered signing key: the creation key and added ones. */
+  readonly signingKeys: Set<string>;
+  /** Pre-approves every instrument, also later ones, except those in `notPreapproved`. */
+  preapproveAll: boolean;
+  /** Instrument keys pre-approved one by one. */
+  readonly preapproved: Set<string>;
+  readonly notPreapproved: Set<string>;
+}
+
+export interface PendingOffer {
+  readonly offer: TransferOffer;
+  /** The sender's holding of exactly the offered amount, locked until the offer ends. */
+  readonly lockedHoldingId: string;
+}
+
+export type OfferEnding = 'accepted' | 'rejected' | 'withdrawn' | 'expired';
+
+export type StoredResult =
+  | TransferOutcome
+  | CommandResult
+  | (CommandResult & { holdingId: string });
+
+export interface StoredCompletion {
+  readonly completion: CommandCompletion;
+  /** What the first submission returned, returned again to a deduplicated resubmission. */
+  readonly result: StoredResult;
+}
+
+export interface LedgerState {
+  readonly operatorNamespace: string;
+  readonly genesisMs: number;
+  /** Ledger time minus real time: the initial skew plus every advance. */
+  clockSkewMs: number;
+  readonly parties: Map<string, PartyRecord>;
+  /** By `instrumentKey`, in creation order. */
+  readonly instruments: Map<string, Instrument>;
+  /** By holding id, in creation order. */
+  readonly holdings: Map<string, Holding>;
+  readonly pendingOffers: Map<string, PendingOffer>;
+  readonly endedOffers: Map<string, OfferEnding>;
+  readonly completions: Map<string, StoredCompletion>;
+  /** `updates[i]` has offset `i + 1`. */
+  readonly updates: LedgerUpdate[];
+  holdingSeq: number;
+  miningRound: MiningRound;
+  /** Carried by the next mining round that opens. */
+  nextAmuletPriceUsd: Amount;
+}
+
+export function createLedgerState(genesis: GenesisEntry): LedgerState {
+  const price = Amount.parse(genesis.amuletPriceUsd);
+  return {
+    operatorNamespace: genesis.operatorNamespace,
+    genesisMs: genesis.at,
+    clockSkewMs: genesis.at - genesis.realTime,
+    parties: new Map(),
+    instruments: new Map(),
+    holdings: new Map(),
+    pendingOffers: new Map(),
+    endedOffers: new Map(),
+    completions: new Map(),
+    updates: [],
+    holdingSeq: 0,
+    miningRound: { round: 0, amuletPriceUsd: price, opensAt: new Date(genesis.at) },
+    nextAmuletPriceUsd: price,
+  };
+}
+
+// --- queries ------------------------------------------------------------------------------
+
+export function ledgerEnd(state: LedgerState): number {
+  return state.updates.length;
+}
+
+export function lastRecordTimeMs(state: LedgerState): number {
+  return state.updates.at(-1)?.recordTime.getTime() ?? state.genesisMs;
+}
+
+export function requireParty(state: LedgerState, partyId: string): PartyRecord {
+  const party = state.parties.get(partyId);
+  if (!party) throw new LedgerError('unknown_party', `unknown party ${partyId}`);
+  return party;
+}
+
+export function requireInstrument(state: LedgerState, instrument: Instrument): Instrument {
+  const known = state.instruments.get(instrumentKey(instrument));
+  if (!known) {
+    throw new LedgerError(
+      'unknown_instrument',
+      `unknown instrument ${instrument.id} of admin ${instrument.admin}`,
+    );
+  }
+  return known;
+}
+
+export function isPreapproved(party: PartyRecord, instrument: Instrument): boolean {
+  const key = instrumentKey(instrument);
+  return party.preapproved.has(key) || (party.preapproveAll && !party.notPreapproved.has(key));
+}
+
+export function holdingsOf(state: LedgerState, owner: string): Holding[] {
+  return [...state.holdings.values()].filter((holding) => holding.owner === owner);
+}
+
+export function pendingOffersOf(state: LedgerState, partyId: string): TransferOffer[] {
+  return [...state.pendingOffers.values()]
+    .map(({ offer }) => offer)
+    .filter((offer) => offer.sender === partyId || offer.receiver === partyId);
+}
+
+// --- primitives ---------------------------------------------------------------------------
+
+/** A short, deterministic id unique to this ledger: `<kind>-<n>-<hash>`. */
+export function ledgerId(state: LedgerState, kind: string, n: number): string {
+  const hash = createHash('sha256')
+    .update(`${state.operatorNamespace}/${kind}/${n}`)
+    .digest('hex')
+    .slice(0, 16);
+  return `${kind}-${n}-${hash}`;
+}
+
+export function nextOffset(state: LedgerState): number {
+  return state.updates.length + 1;
+}
+
+export function createHolding(
+  state: LedgerState,
+  owner: string,
+  instrument: Instrument,
+  amount: Amount,
+  lock: HoldingLock | null = null,
+): Holding {
+  state.holdingSeq += 1;
+  const holdingId = ledgerId(state, 'holding', state.holdingSeq);
+  const holding: Holding = Object.freeze({ holdingId, owner, instrument, amount, lock });
+  state.holdings.set(holdingId, holding);
+  return holding;
+}
+
+export function archiveHoldings(state: LedgerState, holdingIds: readonly string[]): void {
+  for (const holdingId of holdingIds) state.holdings.delete(holdingId);
+}
+
+export function recordUpdate(
+  state: LedgerState,
+  recordTimeMs: number,
+  commandId: string | null,
+  events: readonly LedgerEvent[],
+): CommandResult {
+  const offset = nextOffset(state);
+  const updateId = ledgerId(state, 'update', offset);
+  const update: LedgerUpdate = Object.freeze({
+    offset,
+    updateId,
+    recordTime: new Date(recordTimeMs),
+    commandId,
+    trafficBytes: trafficBytesOf(events),
+    events: Object.freeze([...events]),
+  });
+  state.updates.push(update);
+  return { updateId, offset };
+}
+
+export function recordCompletion(
+  state: LedgerState,
+  commandId: string | null,
+  result: StoredResult,
+): void {
+  if (commandId === null) return;
+  const update = state.updates[result.offset - 1];
+  if (!update) throw new Error(`no update at offset ${result.offset}`);
+  const completion: CommandCompletion = Object.freeze({
+    commandId,
+    updateId: result.updateId,
+    offset: result.offset,
+    recordTime: update.recordTime,
+  });
+  state.completions.set(commandId, { completion, result: Object.freeze({ ...result }) });
+}
+
+/**
+ * The outcome of an earlier submission of `commandId` when it committed less than
+ * `deduplicationPeriodMs` before `atMs`; null when the command is new (again).
+ */
+export function deduplicatedResult(
+  state: LedgerState,
+  commandId: string,
+  atMs: number,
+  deduplicationPeriodMs: number,
+): StoredResult | null {
+  const stored = state.completions.get(commandId);
+  if (!stored) return null;
+  const ageMs = atMs - stored.completion.recordTime.getTime();
+  return ageMs < deduplicationPeriodMs ? stored.result : null;
+}

@@ -1,0 +1,24 @@
+/**
+ * Deterministic traffic estimate of a local-ledger update. A Canton transaction pays for its
+ * envelope, the signatures and confirmations of every involved participant, and the payloads of
+ * the contracts it creates and archives. The estimate charges a fixed overhead per transaction,
+ * a fixed overhead per event (each event stands for a handful of created/archived contracts:
+ * holdings, change, instruction, locks) and two bytes per character of the event's JSON form
+ * (contract payloads are larger than their JSON summary). Calibrated so that one token-standard
+ * transfer with a short reason costs about 20 000 bytes, the SPEC §5.4 figure.
+ */
+import type { LedgerEvent } from '../port.js';
+
+export const TRANSACTION_OVERHEAD_BYTES = 11_000;
+export const EVENT_OVERHEAD_BYTES = 8_000;
+export const PAYLOAD_BYTES_PER_CHAR = 2;
+/** `trafficParameters().transferBytes`: the typical transfer (SPEC §5.4). */
+export const TYPICAL_TRANSFER_BYTES = 20_000;
+
+export function trafficBytesOf(events: readonly LedgerEvent[]): number {
+  let bytes = TRANSACTION_OVERHEAD_BYTES;
+  for (const event of events) {
+    bytes += EVENT_OVERHEAD_BYTES + PAYLOAD_BYTES_PER_CHAR * JSON.stringify(event).length;
+  }
+  return bytes;
+}

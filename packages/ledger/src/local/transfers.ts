@@ -1,0 +1,240 @@
+/**
+ * Token-standard transfers on UTXO holdings: `TransferFactory_Transfer` (direct or as an offer),
+ * the offer's accept / reject / withdraw, and the faucet's mint and burn.
+ *
+ * Holding selection: the sender's unlocked holdings of the instrument, largest first (ties:
+ * oldest first), until they cover the amount. That spends the fewest holdings; the selected ones
+ * are archived and any excess comes back to the sender as one change holding.
+ *
+ * An offer locks exactly the offered amount: the inputs are archived and the sender receives a
+ * holding of the amount locked for the offer (plus unlocked change), as Amulet's transfer
+ * instructions do. Accepting moves the locked holding to the receiver; rejecting, withdrawing or
+ * expiry gives the sender an unlocked holding of the amount back.
+ */
+import { Amount, type Instrument, sameInstrument } from '@poolparty/core';
+import {
+  type CommandResult,
+  type Holding,
+  LedgerError,
+  type LedgerEvent,
+  META_CHARS_MAX,
+  META_ENTRIES_MAX,
+  type Meta,
+  type TransferOffer,
+  type TransferOutcome,
+} from '../port.js';
+import type { OfferActionEntry, SupplyEntry, TransferEntry } from './entries.js';
+import {
+  archiveHoldings,
+  createHolding,
+  isPreapproved,
+  type LedgerState,
+  ledgerId,
+  nextOffset,
+  type OfferEnding,
+  type PendingOffer,
+  recordCompletion,
+  recordUpdate,
+  requireInstrument,
+  requireParty,
+} from './state.js';
+
+export function checkMeta(meta: Meta): void {
+  const entries = Object.entries(meta);
+  const chars = entries.reduce((total, [key, value]) => total + key.length + value.length, 0);
+  if (entries.length > META_ENTRIES_MAX || chars > META_CHARS_MAX) {
+    throw new LedgerError(
+      'metadata_limit_exceeded',
+      `metadata has ${entries.length} entries and ${chars} characters; at most ${META_ENTRIES_MAX} and ${META_CHARS_MAX}`,
+    );
+  }
+}
+
+export function positiveAmount(text: string): Amount {
+  const amount = Amount.tryParse(text);
+  if (!(amount instanceof Amount) || !amount.isPositive()) {
+    throw new LedgerError('invalid_amount', `amount must be positive, not ${text}`);
+  }
+  return amount;
+}
+
+/** Largest-first selection of unlocked holdings covering `amount`; throws when they cannot. */
+export function selectHoldings(
+  state: LedgerState,
+  owner: string,
+  instrument: Instrument,
+  amount: Amount,
+): { readonly inputs: readonly Holding[]; readonly change: Amount } {
+  const spendable = [...state.holdings.values()]
+    .filter((h) => h.owner === owner && h.lock === null && sameInstrument(h.instrument, instrument))
+    .sort((a, b) => b.amount.compare(a.amount));
+  const inputs: Holding[] = [];
+  let covered = Amount.ZERO;
+  for (const holding of spendable) {
+    if (covered.gte(amount)) break;
+    inputs.push(holding);
+    covered = covered.add(holding.amount);
+  }
+  if (covered.lt(amount)) {
+    throw new LedgerError(
+      'insufficient_holdings',
+      `${owner} holds ${covered} unlocked ${instrument.id}, needs ${amount}`,
+    );
+  }
+  return { inputs, change: covered.sub(amount) };
+}
+
+/** Archives the inputs and returns the change; the caller creates what the amount becomes. */
+function spend(state: LedgerState, owner: string, instrument: Instrument, amount: Amount): void {
+  const { inputs, change } = selectHoldings(state, owner, instrument, amount);
+  archiveHoldings(
+    state,
+    inputs.map((h) => h.holdingId),
+  );
+  if (change.isPositive()) createHolding(state, owner, instrument, change);
+}
+
+function checkTransfer(state: LedgerState, entry: TransferEntry): Amount {
+  const amount = positiveAmount(entry.amount);
+  checkMeta(entry.meta);
+  requireParty(state, entry.sender);
+  requireParty(state, entry.receiver);
+  requireInstrument(state, entry.instrument);
+  if (entry.sender === entry.receiver) {
+    throw new LedgerError('not_authorized', 'a party cannot transfer to itself');
+  }
+  if (entry.executeBefore <= entry.at) {
+    throw new LedgerError('offer_expired', 'executeBefore is not in the future');
+  }
+  selectHoldings(state, entry.sender, entry.instrument, amount);
+  return amount;
+}
+
+export function applyTransfer(state: LedgerState, entry: TransferEntry): TransferOutcome {
+  const amount = checkTransfer(state, entry);
+  const { sender, receiver, instrument } = entry;
+  const meta = Object.freeze({ ...entry.meta });
+  spend(state, sender, instrument, amount);
+  if (isPreapproved(requireParty(state, receiver), instrument)) {
+    createHolding(state, receiver, instrument, amount);
+    const event: LedgerEvent = {
+      kind: 'transfer',
+      sender,
+      receiver,
+      instrument,
+      amount,
+      meta,
+      offerId: null,
+    };
+    const result = recordUpdate(state, entry.at, entry.commandId, [event]);
+    return complete(state, entry.commandId, { kind: 'direct', ...result });
+  }
+  const offerId = ledgerId(state, 'offer', nextOffset(state));
+  const executeBefore = new Date(entry.executeBefore);
+  const offer: TransferOffer = Object.freeze({
+    offerId,
+    sender,
+    receiver,
+    instrument,
+    amount,
+    meta,
+    executeBefore,
+  });
+  const locked = createHolding(state, sender, instrument, amount, {
+    offerId,
+    expiresAt: executeBefore,
+  });
+  state.pendingOffers.set(offerId, { offer, lockedHoldingId: locked.holdingId });
+  const result = recordUpdate(state, entry.at, entry.commandId, [
+    { kind: 'offer_created', ...offer },
+  ]);
+  return complete(state, entry.commandId, { kind: 'offer', ...result, offerId });
+}
+
+function complete<T extends CommandResult>(
+  state: LedgerState,
+  commandId: string | null,
+  result: T,
+): T {
+  recordCompletion(state, commandId, result);
+  return result;
+}
+
+function requirePendingOffer(state: LedgerState, offerId: string): PendingOffer {
+  const pending = state.pendingOffers.get(offerId);
+  if (pending) return pending;
+  if (state.endedOffers.get(offerId) === 'expired') {
+    throw new LedgerError('offer_expired', `offer ${offerId} expired`);
+  }
+  throw new LedgerError('offer_not_found', `no pending offer ${offerId}`);
+}
+
+/** Ends a pending offer: the locked amount goes to the receiver (accepted) or back to the sender. */
+export function endOffer(
+  state: LedgerState,
+  pending: PendingOffer,
+  ending: OfferEnding,
+  atMs: number,
+  commandId: string | null,
+): CommandResult {
+  const { offer } = pending;
+  archiveHoldings(state, [pending.lockedHoldingId]);
+  state.pendingOffers.delete(offer.offerId);
+  state.endedOffers.set(offer.offerId, ending);
+  const owner = ending === 'accepted' ? offer.receiver : offer.sender;
+  createHolding(state, owner, offer.instrument, offer.amount);
+  return recordUpdate(state, atMs, commandId, [offerEndEvent(offer, ending)]);
+}
+
+function offerEndEvent(offer: TransferOffer, ending: OfferEnding): LedgerEvent {
+  if (ending !== 'accepted') return { kind: `offer_${ending}`, ...offer };
+  const { sender, receiver, instrument, amount, meta, offerId } = offer;
+  return { kind: 'transfer', sender, receiver, instrument, amount, meta, offerId };
+}
+
+const OFFER_ACTIONS = {
+  acceptOffer: { ending: 'accepted', actor: 'receiver' },
+  rejectOffer: { ending: 'rejected', actor: 'receiver' },
+  withdrawOffer: { ending: 'withdrawn', actor: 'sender' },
+} as const;
+
+export function applyOfferAction(state: LedgerState, entry: OfferActionEntry): CommandResult {
+  const pending = requirePendingOffer(state, entry.offerId);
+  const action = OFFER_ACTIONS[entry.op];
+  const entitled = pending.offer[action.actor];
+  if (entry.actor !== entitled) {
+    throw new LedgerError('not_authorized', `only the ${action.actor} ${entitled} may do that`);
+  }
+  const result = endOffer(state, pending, action.ending, entry.at, entry.commandId);
+  return complete(state, entry.commandId, result);
+}
+
+function checkSupply(state: LedgerState, entry: SupplyEntry): Amount {
+  const amount = positiveAmount(entry.amount);
+  requireParty(state, entry.owner);
+  requireInstrument(state, entry.instrument);
+  return amount;
+}
+
+export function applyMint(
+  state: LedgerState,
+  entry: SupplyEntry,
+): CommandResult & { readonly holdingId: string } {
+  const amount = checkSupply(state, entry);
+  const { owner, instrument } = entry;
+  const { holdingId } = createHolding(state, owner, instrument, amount);
+  const result = recordUpdate(state, entry.at, entry.commandId, [
+    { kind: 'mint', owner, instrument, amount },
+  ]);
+  return complete(state, entry.commandId, { ...result, holdingId });
+}
+
+export function applyBurn(state: LedgerState, entry: SupplyEntry): CommandResult {
+  const amount = checkSupply(state, entry);
+  const { owner, instrument } = entry;
+  spend(state, owner, instrument, amount);
+  const result = recordUpdate(state, entry.at, entry.commandId, [
+    { kind: 'burn', owner, instrument, amount },
+  ]);
+  return complete(state, entry.commandId, result);
+}

@@ -1,0 +1,59 @@
+/**
+ * The Fastify instance every route module is registered on: TypeBox schemas as the type
+ * provider, request ids, problem+json errors and body limits. The whole service (`app.ts`) and
+ * focused route tests build on this one function, so both see the same HTTP behaviour.
+ */
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import { registerProblemHandlers } from './problem.js';
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** Request bodies are small JSON documents; anything larger is a mistake or an attack. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+export interface FastifyOptions {
+  readonly logLevel?: string;
+}
+
+export function createFastify(options: FastifyOptions = {}): App {
+  const app = Fastify({
+    logger: { level: options.logLevel ?? 'info' },
+    bodyLimit: BODY_LIMIT_BYTES,
+    // A caller's own request id is kept when it is sane, so its logs and ours line up.
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: {
+      customOptions: {
+        // Refuse unknown members instead of silently dropping them: a misspelt optional field
+        // must not be mistaken for an absent one.
+        removeAdditional: false,
+        coerceTypes: 'array',
+        useDefaults: true,
+        allErrors: false,
+      },
+    },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  registerProblemHandlers(app);
+  return app;
+}

@@ -1,0 +1,423 @@
+/**
+ * The devnet endpoints of the local ledger (SPEC §9.3): parties, faucet, signed transfers and
+ * offers, the clock, the Amulet price and fault injection. Registered under `/devnet` only in
+ * devnet mode with the local ledger.
+ *
+ * Calls that act for a party carry `X-Party-Signature`: an Ed25519 signature of the exact request
+ * body bytes, by one of the party's registered signing keys.
+ *
+ * Choices the spec leaves open:
+ * - holdings are summed per instrument; `amount` is what the party can spend, `locked` what is
+ *   held for its pending offers;
+ * - a symbol that exists under several admins, given without `admin`, is a 400 `validation_error`
+ *   listing the admins in `admins` (`ambiguous_pool_pair` speaks of pools and carries pool ids);
+ * - accept and reject derive their command id from offer, party and action, so a retry after a
+ *   timeout is deduplicated by the ledger instead of failing as "offer not found".
+ */
+import { createHash } from 'node:crypto';
+import {
+  Amount,
+  AmountStringSchema,
+  DevnetClockAdvanceSchema,
+  DevnetClockSchema,
+  DevnetCreatePartySchema,
+  DevnetFaucetRequestSchema,
+  DevnetFaucetResultSchema,
+  type DevnetFaults,
+  DevnetFaultsSchema,
+  type DevnetHolding,
+  DevnetHoldingSchema,
+  type DevnetOffer,
+  DevnetOfferActionResultSchema,
+  DevnetOfferActionSchema,
+  DevnetOffersSchema,
+  DevnetOracleSchema,
+  DevnetPartySchema,
+  DevnetTransferRequestSchema,
+  DevnetTransferResultSchema,
+  decodePublicKey,
+  decodeSignature,
+  type ErrorCode,
+  encodeBase64,
+  generateKeyPair,
+  type Instrument,
+  inline,
+  OfferIdParamsSchema,
+  PartyIdParamsSchema,
+  verifyEd25519,
+} from '@poolparty/core';
+import {
+  type Holding,
+  LedgerError,
+  type LedgerErrorCode,
+  type LocalLedger,
+  REASON_META_KEY,
+  type TransferOffer,
+} from '@poolparty/ledger';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { App } from '../fastify.js';
+import { ApiError } from '../problem.js';
+
+export interface DevnetDeps {
+  readonly ledger: LocalLedger;
+  /** Lets the service clock follow the ledger clock after `POST /devnet/clock`. */
+  readonly onClockAdvanced?: () => Promise<void>;
+}
+
+// --- ledger errors ------------------------------------------------------------------------
+
+/**
+ * What each ledger refusal means to a client. `not_authorized` is a well-signed request the
+ * ledger does not allow (a transfer to oneself, accepting someone else's offer): the catalogue has
+ * no 403 for that, and the signature itself is fine, so it is a 400. An expired offer is `gone`.
+ */
+export const LEDGER_ERROR_PROBLEMS: Readonly<Record<LedgerErrorCode, ErrorCode>> = Object.freeze({
+  unknown_party: 'not_found',
+  unknown_instrument: 'token_not_found',
+  insufficient_holdings: 'validation_error',
+  invalid_amount: 'validation_error',
+  metadata_limit_exceeded: 'validation_error',
+  offer_not_found: 'not_found',
+  offer_expired: 'gone',
+  not_authorized: 'validation_error',
+  rejected: 'ledger_unavailable',
+  timeout: 'ledger_unavailable',
+  stream_dropped: 'ledger_unavailable',
+  closed: 'ledger_unavailable',
+});
+
+export function problemOfLedgerError(error: LedgerError): ApiError {
+  const detail =
+    error.code === 'timeout'
+      ? `${error.message}; the command may have committed: retry with the same commandId`
+      : error.message;
+  return new ApiError(LEDGER_ERROR_PROBLEMS[error.code], detail, { ledgerError: error.code });
+}
+
+// --- instruments, holdings, offers ---------------------------------------------------------
+
+/** The instrument a symbol (and optional admin) names, or the problem that it names none or many. */
+export function resolveInstrument(
+  instruments: readonly Instrument[],
+  token: string,
+  admin?: string,
+): Instrument {
+  const matches = instruments.filter((i) => i.id === token && (admin ?? i.admin) === i.admin);
+  const [only] = matches;
+  if (only && matches.length === 1) return only;
+  if (matches.length === 0) {
+    const under = admin === undefined ? '' : ` under admin ${admin}`;
+    throw new ApiError('token_not_found', `No token ${token}${under}.`);
+  }
+  const admins = matches.map((i) => i.admin);
+  throw new ApiError(
+    'validation_error',
+    `Token ${token} exists under several admins; pass admin, one of: ${admins.join(', ')}.`,
+    { admins },
+  );
+}
+
+export interface HoldingBalance extends DevnetHolding {
+  /** Held for the party's own pending offers; not spendable until they end. */
+  readonly locked: string;
+}
+
+/** Balances per instrument, ordered by symbol then admin. */
+export function balancesOf(holdings: readonly Holding[]): HoldingBalance[] {
+  const totals = new Map<string, { instrument: Instrument; free: Amount; locked: Amount }>();
+  for (const { instrument, amount, lock } of holdings) {
+    const key = `${instrument.id}\u0000${instrument.admin}`;
+    const total = totals.get(key) ?? { instrument, free: Amount.ZERO, locked: Amount.ZERO };
+    if (lock) total.locked = total.locked.add(amount);
+    else total.free = total.free.add(amount);
+    totals.set(key, total);
+  }
+  return [...totals.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, { instrument, free, locked }]) => ({
+      token: instrument.id,
+      admin: instrument.admin,
+      amount: free.toString(),
+      locked: locked.toString(),
+    }));
+}
+
+export function offerToWire(offer: TransferOffer): DevnetOffer {
+  return {
+    offerId: offer.offerId,
+    sender: offer.sender,
+    receiver: offer.receiver,
+    token: offer.instrument.id,
+    admin: offer.instrument.admin,
+    amount: offer.amount.toString(),
+    reason: offer.meta[REASON_META_KEY] ?? null,
+    expiresAt: offer.executeBefore.toISOString(),
+  };
+}
+
+// --- fault settings -------------------------------------------------------------------------
+
+/** Every setting but the seed, which stays absent until one is set (the ledger has its own). */
+export type FaultSettings = Required<Omit<DevnetFaults, 'seed'>> & Pick<DevnetFaults, 'seed'>;
+
+export const FAULTS_OFF: FaultSettings = Object.freeze({
+  latencyMs: 0,
+  rejectRate: 0,
+  timeoutAfterCommitRate: 0,
+  dropStreamRate: 0,
+  duplicateDeliveryRate: 0,
+});
+
+/** A request changes the settings it names and keeps the others. */
+export function mergeFaults(current: FaultSettings, change: DevnetFaults): FaultSettings {
+  const named = Object.entries(change).filter(([, value]) => value !== undefined);
+  return { ...current, ...Object.fromEntries(named) };
+}
+
+// --- party signatures -----------------------------------------------------------------------
+
+const SIGNATURE_HEADER = 'x-party-signature';
+
+const SignedHeadersSchema = Type.Object({
+  [SIGNATURE_HEADER]: Type.Optional(
+    Type.String({ description: "Base64 Ed25519 signature of the raw body by the party's key." }),
+  ),
+});
+
+/** Exact body bytes of each request, kept because the signature covers them, not the JSON. */
+const rawBodies = new WeakMap<FastifyRequest, Uint8Array>();
+
+function headerOf(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function refuseSignature(detail: string): ApiError {
+  return new ApiError('invalid_party_signature', detail);
+}
+
+async function requirePartySignature(
+  ledger: LocalLedger,
+  request: FastifyRequest,
+  partyId: string,
+): Promise<void> {
+  const header = headerOf(request, SIGNATURE_HEADER);
+  if (header === undefined) throw refuseSignature('The X-Party-Signature header is missing.');
+  const signature = decodeSignature(header);
+  if (!signature.ok) throw refuseSignature(`X-Party-Signature: ${signature.message}.`);
+  const body = rawBodies.get(request) ?? new Uint8Array();
+  for (const key of await ledger.signingKeysOf(partyId)) {
+    if (verifyEd25519(body, signature.bytes, key)) return;
+  }
+  throw refuseSignature(
+    `X-Party-Signature is not a signature of the request body by a signing key of ${partyId}.`,
+  );
+}
+
+// --- routes -----------------------------------------------------------------------------------
+
+const HoldingBalancesSchema = Type.Object(
+  {
+    holdings: Type.Array(
+      Type.Object({
+        ...DevnetHoldingSchema.properties,
+        amount: inline(AmountStringSchema, { description: 'Spendable: not locked.' }),
+        locked: inline(AmountStringSchema, { description: "Locked for the party's offers." }),
+      }),
+    ),
+  },
+  { description: 'Balances of a party, per instrument.' },
+);
+
+const PendingOffersSchema = inline(DevnetOffersSchema, {
+  description: 'Offers pending to the party (it is the receiver).',
+});
+
+async function requireParty(ledger: LocalLedger, partyId: string): Promise<void> {
+  if (!(await ledger.getParty(partyId))) throw new ApiError('not_found', `No party ${partyId}.`);
+}
+
+function offerCommandId(action: 'accept' | 'reject', offerId: string, partyId: string): string {
+  const digest = createHash('sha256').update(`${action}\n${offerId}\n${partyId}`).digest('hex');
+  return `devnet-${action}-${digest.slice(0, 32)}`;
+}
+
+function registerRawJsonBodies(app: App): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    rawBodies.set(request, new Uint8Array(bytes));
+    parseJson(request, bytes.toString('utf8'), done);
+  });
+}
+
+export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
+  const { ledger } = deps;
+  let faults: FaultSettings = FAULTS_OFF;
+
+  registerRawJsonBodies(app);
+  // Ledger refusals become problems here; the parent handler then answers them.
+  app.setErrorHandler((error) => {
+    throw error instanceof LedgerError ? problemOfLedgerError(error) : error;
+  });
+
+  app.post(
+    '/parties',
+    { schema: { body: DevnetCreatePartySchema, response: { 201: DevnetPartySchema } } },
+    async (request, reply) => {
+      const { partyHint, publicKey, preapproval } = request.body;
+      const generated = publicKey === undefined ? generateKeyPair() : undefined;
+      const key = generated?.publicKey ?? decodeGivenKey(publicKey);
+      const { partyId } = await ledger
+        .createParty({
+          hint: partyHint,
+          publicKey: key,
+          preapprovals: preapproval === false ? [] : 'all',
+        })
+        .catch(refuseRangeError);
+      reply.code(201);
+      return {
+        partyId,
+        publicKey: encodeBase64(key),
+        ...(generated ? { privateKey: encodeBase64(generated.privateKey) } : {}),
+      };
+    },
+  );
+
+  app.post(
+    '/faucet',
+    { schema: { body: DevnetFaucetRequestSchema, response: { 200: DevnetFaucetResultSchema } } },
+    async (request) => {
+      const { partyId, token, admin, amount } = request.body;
+      const instrument = resolveInstrument(await ledger.listInstruments(), token, admin);
+      const minted = Amount.parse(amount);
+      const { holdingId } = await ledger.mint({ owner: partyId, instrument, amount: minted });
+      return { holdingId, amount: minted.toString() };
+    },
+  );
+
+  app.get(
+    '/parties/:partyId/holdings',
+    { schema: { params: PartyIdParamsSchema, response: { 200: HoldingBalancesSchema } } },
+    async (request) => {
+      const { partyId } = request.params;
+      await requireParty(ledger, partyId);
+      return { holdings: balancesOf(await ledger.getHoldings(partyId)) };
+    },
+  );
+
+  app.post(
+    '/transfers',
+    {
+      schema: {
+        body: DevnetTransferRequestSchema,
+        headers: SignedHeadersSchema,
+        response: { 200: DevnetTransferResultSchema },
+      },
+    },
+    async (request) => {
+      const { sender, receiver, token, admin, amount, reason, commandId } = request.body;
+      await requireParty(ledger, sender);
+      await requirePartySignature(ledger, request, sender);
+      const outcome = await ledger.submitTransfer({
+        commandId,
+        sender,
+        receiver,
+        instrument: resolveInstrument(await ledger.listInstruments(), token, admin),
+        amount: Amount.parse(amount),
+        meta: reason === undefined ? {} : { [REASON_META_KEY]: reason },
+      });
+      return outcome.kind === 'offer'
+        ? { updateId: outcome.updateId, kind: outcome.kind, offerId: outcome.offerId }
+        : { updateId: outcome.updateId, kind: outcome.kind };
+    },
+  );
+
+  app.get(
+    '/parties/:partyId/offers',
+    { schema: { params: PartyIdParamsSchema, response: { 200: PendingOffersSchema } } },
+    async (request) => {
+      const { partyId } = request.params;
+      await requireParty(ledger, partyId);
+      const offers = await ledger.getPendingOffers(partyId);
+      return { offers: offers.filter((o) => o.receiver === partyId).map(offerToWire) };
+    },
+  );
+
+  for (const action of ['accept', 'reject'] as const) {
+    app.post(
+      `/offers/:offerId/${action}`,
+      {
+        schema: {
+          params: OfferIdParamsSchema,
+          body: DevnetOfferActionSchema,
+          headers: SignedHeadersSchema,
+          response: { 200: DevnetOfferActionResultSchema },
+        },
+      },
+      async (request) => {
+        const { offerId } = request.params;
+        const { partyId } = request.body;
+        await requireParty(ledger, partyId);
+        await requirePartySignature(ledger, request, partyId);
+        const command = {
+          commandId: offerCommandId(action, offerId, partyId),
+          offerId,
+          actor: partyId,
+        };
+        const result =
+          action === 'accept'
+            ? await ledger.acceptOffer(command)
+            : await ledger.rejectOffer(command);
+        return { offerId, updateId: result.updateId };
+      },
+    );
+  }
+
+  app.post(
+    '/clock',
+    { schema: { body: DevnetClockAdvanceSchema, response: { 200: DevnetClockSchema } } },
+    async (request) => {
+      const now = await ledger.advanceClock(request.body.advanceMs);
+      await deps.onClockAdvanced?.();
+      return { now: now.toISOString() };
+    },
+  );
+
+  app.post(
+    '/oracle',
+    { schema: { body: DevnetOracleSchema, response: { 200: DevnetOracleSchema } } },
+    async (request) => {
+      const price = Amount.parse(request.body.amuletPriceUsd);
+      // Fees are converted through this price; zero would make every conversion divide by zero.
+      if (price.isZero())
+        throw new ApiError('validation_error', 'amuletPriceUsd must be positive.');
+      await ledger.setAmuletPrice(price);
+      return { amuletPriceUsd: price.toString() };
+    },
+  );
+
+  app.post(
+    '/faults',
+    { schema: { body: DevnetFaultsSchema, response: { 200: DevnetFaultsSchema } } },
+    async (request) => {
+      const next = mergeFaults(faults, request.body);
+      ledger.setFaults(next);
+      faults = next;
+      return faults;
+    },
+  );
+}
+
+function decodeGivenKey(publicKey: string | undefined): Uint8Array {
+  const decoded = decodePublicKey(publicKey);
+  if (!decoded.ok) throw new ApiError('validation_error', `publicKey: ${decoded.message}.`);
+  return decoded.bytes;
+}
+
+/** The ledger checks hints more strictly than the wire schema (no `:`); that is still a 400. */
+function refuseRangeError(error: unknown): never {
+  if (error instanceof RangeError) throw new ApiError('validation_error', error.message);
+  throw error;
+}

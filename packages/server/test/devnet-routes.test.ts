@@ -1,0 +1,514 @@
+import type { AddressInfo } from 'node:net';
+import {
+  Amount,
+  decodeBase64,
+  encodeBase64,
+  fingerprint,
+  generateKeyPair,
+  type Instrument,
+  sign,
+} from '@poolparty/core';
+import {
+  LedgerError,
+  type LedgerErrorCode,
+  type LocalLedger,
+  MINING_ROUND_MS,
+  openLocalLedger,
+} from '@poolparty/ledger';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFastify } from '../src/http/fastify.js';
+import { PROBLEM_CONTENT_TYPE } from '../src/http/problem.js';
+import {
+  balancesOf,
+  devnetRoutes,
+  FAULTS_OFF,
+  mergeFaults,
+  problemOfLedgerError,
+  resolveInstrument,
+} from '../src/http/routes/devnet.js';
+
+const admin = (name: string, digit: string) => `${name}::1220${digit.repeat(64)}`;
+const AMULET: Instrument = { admin: admin('DSO', 'a'), id: 'Amulet' };
+const USDCX_A: Instrument = { admin: admin('bankA', 'b'), id: 'USDCx' };
+const USDCX_B: Instrument = { admin: admin('bankB', 'c'), id: 'USDCx' };
+const UNKNOWN_PARTY = admin('nobody', 'd');
+
+interface Answer {
+  readonly status: number;
+  readonly contentType: string;
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
+  readonly body: any;
+}
+
+interface Party {
+  readonly partyId: string;
+  readonly publicKey: string;
+  readonly privateKey: Uint8Array;
+}
+
+let ledger: LocalLedger;
+let base: string;
+let clockAdvances = 0;
+const app = createFastify({ logLevel: 'silent' });
+
+beforeAll(async () => {
+  ledger = await openLocalLedger();
+  for (const instrument of [AMULET, USDCX_A, USDCX_B]) await ledger.createInstrument(instrument);
+  const deps = {
+    ledger,
+    onClockAdvanced: async () => {
+      clockAdvances += 1;
+    },
+  };
+  await app.register(async (scope) => devnetRoutes(scope, deps), { prefix: '/devnet' });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await app.close();
+  await ledger.close();
+});
+
+async function call(
+  method: 'GET' | 'POST',
+  path: string,
+  rawBody?: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: rawBody === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: rawBody,
+  });
+  // Every answer, success or problem, names its request.
+  expect(response.headers.get('x-request-id')).toMatch(/\S{8,}/);
+  const contentType = response.headers.get('content-type') ?? '';
+  return { status: response.status, contentType, body: await response.json() };
+}
+
+const get = (path: string) => call('GET', path);
+const post = (path: string, body: unknown) => call('POST', path, JSON.stringify(body));
+
+/** Posts `body` signed by `signer`, the way a devnet client does: over the exact bytes sent. */
+function signedPost(
+  path: string,
+  body: unknown,
+  signer: Party,
+  extra: Record<string, string> = {},
+) {
+  const raw = JSON.stringify(body);
+  const signature = encodeBase64(sign(raw, signer.privateKey));
+  return call('POST', path, raw, { 'x-party-signature': signature, ...extra });
+}
+
+async function createParty(partyHint: string, preapproval?: boolean): Promise<Party> {
+  const answer = await post('/devnet/parties', { partyHint, preapproval });
+  expect(answer.status).toBe(201);
+  const privateKey = decodeBase64(answer.body.privateKey);
+  if (!privateKey) throw new Error('privateKey is not base64');
+  return { ...answer.body, privateKey };
+}
+
+async function fund(party: Party, token: Instrument, amount: string): Promise<void> {
+  const answer = await post('/devnet/faucet', {
+    partyId: party.partyId,
+    token: token.id,
+    admin: token.admin,
+    amount,
+  });
+  expect(answer.status).toBe(200);
+}
+
+async function balance(
+  party: Party,
+  token: Instrument,
+): Promise<{ amount: string; locked: string }> {
+  const answer = await get(`/devnet/parties/${party.partyId}/holdings`);
+  expect(answer.status).toBe(200);
+  const holding = answer.body.holdings.find(
+    (h: { token: string; admin: string }) => h.token === token.id && h.admin === token.admin,
+  );
+  return { amount: holding?.amount ?? '0', locked: holding?.locked ?? '0' };
+}
+
+function transferBody(sender: Party, receiver: Party, amount: string, commandId: string) {
+  return {
+    sender: sender.partyId,
+    receiver: receiver.partyId,
+    token: 'Amulet',
+    amount,
+    reason: 'for lunch',
+    commandId,
+  };
+}
+
+function expectProblem(answer: Answer, status: number, code: string): void {
+  expect(answer.status).toBe(status);
+  expect(answer.contentType).toContain(PROBLEM_CONTENT_TYPE);
+  expect(answer.body).toMatchObject({ status, code, type: `urn:poolparty:error:${code}` });
+}
+
+describe('POST /devnet/parties', () => {
+  it('generates a key pair and names the party by its fingerprint', async () => {
+    const answer = await post('/devnet/parties', { partyHint: 'alice' });
+    expect(answer.status).toBe(201);
+    const publicKey = decodeBase64(answer.body.publicKey) as Uint8Array;
+    expect(publicKey).toHaveLength(32);
+    expect(answer.body.partyId).toBe(`alice::${fingerprint(publicKey)}`);
+    expect(decodeBase64(answer.body.privateKey)).toHaveLength(32);
+    expect(await ledger.isSigningKeyOf(answer.body.partyId, publicKey)).toBe(true);
+  });
+
+  it('uses a given key (hex accepted), answering it in base64 and no private key', async () => {
+    const { publicKey } = generateKeyPair();
+    const hex = Buffer.from(publicKey).toString('hex');
+    const answer = await post('/devnet/parties', { partyHint: 'bob', publicKey: hex });
+    expect(answer.status).toBe(201);
+    expect(answer.body).toEqual({
+      partyId: `bob::${fingerprint(publicKey)}`,
+      publicKey: encodeBase64(publicKey),
+    });
+  });
+
+  it('refuses a key that is not an Ed25519 key and a hint the ledger cannot use', async () => {
+    const badKey = await post('/devnet/parties', { partyHint: 'carol', publicKey: 'AAAA' });
+    expectProblem(badKey, 400, 'validation_error');
+    const colon = await post('/devnet/parties', { partyHint: 'car:ol' });
+    expectProblem(colon, 400, 'validation_error');
+  });
+});
+
+describe('POST /devnet/faucet and GET holdings', () => {
+  it('mints holdings that the balance sums per instrument', async () => {
+    const party = await createParty('faucet-user');
+    const first = await post('/devnet/faucet', {
+      partyId: party.partyId,
+      token: 'Amulet',
+      amount: '100.50',
+    });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ amount: '100.5', holdingId: expect.any(String) });
+    await fund(party, AMULET, '0.5');
+    await fund(party, USDCX_B, '7');
+    const holdings = await get(`/devnet/parties/${party.partyId}/holdings`);
+    expect(holdings.body.holdings).toEqual([
+      { token: 'Amulet', admin: AMULET.admin, amount: '101', locked: '0' },
+      { token: 'USDCx', admin: USDCX_B.admin, amount: '7', locked: '0' },
+    ]);
+  });
+
+  it('asks for the admin when a symbol exists under several', async () => {
+    const party = await createParty('ambiguous');
+    const answer = await post('/devnet/faucet', {
+      partyId: party.partyId,
+      token: 'USDCx',
+      amount: '1',
+    });
+    expectProblem(answer, 400, 'validation_error');
+    expect(answer.body.admins).toEqual([USDCX_A.admin, USDCX_B.admin]);
+  });
+
+  it('answers 404 for an unknown token or party', async () => {
+    const party = await createParty('lost');
+    const noToken = await post('/devnet/faucet', {
+      partyId: party.partyId,
+      token: 'Dogecoin',
+      amount: '1',
+    });
+    expectProblem(noToken, 404, 'token_not_found');
+    const noParty = await post('/devnet/faucet', {
+      partyId: UNKNOWN_PARTY,
+      token: 'Amulet',
+      amount: '1',
+    });
+    expectProblem(noParty, 404, 'not_found');
+    expectProblem(await get(`/devnet/parties/${UNKNOWN_PARTY}/holdings`), 404, 'not_found');
+  });
+});
+
+describe('POST /devnet/transfers', () => {
+  let sender: Party;
+  let receiver: Party;
+
+  beforeAll(async () => {
+    sender = await createParty('sender');
+    receiver = await createParty('receiver');
+    await fund(sender, AMULET, '50');
+  });
+
+  it('moves a signed transfer directly to a pre-approving receiver, once per command id', async () => {
+    const body = transferBody(sender, receiver, '20', 'direct-1');
+    const first = await signedPost('/devnet/transfers', body, sender);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ updateId: expect.any(String), kind: 'direct' });
+    const again = await signedPost('/devnet/transfers', body, sender);
+    expect(again.body).toEqual(first.body);
+    expect(await balance(sender, AMULET)).toEqual({ amount: '30', locked: '0' });
+    expect(await balance(receiver, AMULET)).toEqual({ amount: '20', locked: '0' });
+  });
+
+  it('verifies the bytes as sent, not a re-serialization of the JSON', async () => {
+    const raw = JSON.stringify(transferBody(sender, receiver, '1', 'pretty'), null, 2);
+    const signature = encodeBase64(sign(raw, sender.privateKey));
+    const answer = await call('POST', '/devnet/transfers', raw, { 'x-party-signature': signature });
+    expect(answer.body.kind).toBe('direct');
+    expect(await balance(sender, AMULET)).toEqual({ amount: '29', locked: '0' });
+  });
+
+  it('refuses more than the sender holds', async () => {
+    const answer = await signedPost(
+      '/devnet/transfers',
+      transferBody(sender, receiver, '1000', 'too-much'),
+      sender,
+    );
+    expectProblem(answer, 400, 'validation_error');
+  });
+
+  it('refuses a missing, malformed, wrong-key or tampered signature with 401', async () => {
+    const body = transferBody(sender, receiver, '1', 'unsigned');
+    const raw = JSON.stringify(body);
+    const mallory = await createParty('mallory');
+    const cases: Record<string, string>[] = [
+      {},
+      { 'x-party-signature': 'not base64!' },
+      { 'x-party-signature': encodeBase64(sign(raw, mallory.privateKey)) },
+      { 'x-party-signature': encodeBase64(sign(`${raw} `, sender.privateKey)) },
+    ];
+    for (const headers of cases) {
+      expectProblem(
+        await call('POST', '/devnet/transfers', raw, headers),
+        401,
+        'invalid_party_signature',
+      );
+    }
+    expect(await balance(sender, AMULET)).toEqual({ amount: '29', locked: '0' });
+  });
+
+  it('checks signatures of parties created on the ledger directly against their registered keys', async () => {
+    const keys = generateKeyPair();
+    const { partyId } = await ledger.createParty({ hint: 'seeded', publicKey: keys.publicKey });
+    const seeded: Party = {
+      partyId,
+      publicKey: encodeBase64(keys.publicKey),
+      privateKey: keys.privateKey,
+    };
+    await fund(seeded, AMULET, '5');
+    const answer = await signedPost(
+      '/devnet/transfers',
+      transferBody(seeded, receiver, '5', 'seeded-1'),
+      seeded,
+    );
+    expect(answer.body.kind).toBe('direct');
+  });
+});
+
+describe('offers', () => {
+  let sender: Party;
+  let wary: Party;
+
+  beforeAll(async () => {
+    sender = await createParty('offerer');
+    wary = await createParty('wary', false);
+    await fund(sender, AMULET, '100');
+  });
+
+  async function offer(amount: string, commandId: string): Promise<string> {
+    const answer = await signedPost(
+      '/devnet/transfers',
+      transferBody(sender, wary, amount, commandId),
+      sender,
+    );
+    expect(answer.body).toMatchObject({ kind: 'offer', offerId: expect.any(String) });
+    return answer.body.offerId;
+  }
+
+  it('lists an offer to a receiver without pre-approval, and accepting it pays the receiver', async () => {
+    const offerId = await offer('40', 'offer-accept');
+    const listed = await get(`/devnet/parties/${wary.partyId}/offers`);
+    expect(listed.body.offers).toEqual([
+      {
+        offerId,
+        sender: sender.partyId,
+        receiver: wary.partyId,
+        token: 'Amulet',
+        admin: AMULET.admin,
+        amount: '40',
+        reason: 'for lunch',
+        expiresAt: expect.stringMatching(/Z$/),
+      },
+    ]);
+    // Offers the sender made are not pending *to* it.
+    expect((await get(`/devnet/parties/${sender.partyId}/offers`)).body.offers).toEqual([]);
+    expect(await balance(sender, AMULET)).toEqual({ amount: '60', locked: '40' });
+
+    const accepted = await signedPost(
+      `/devnet/offers/${offerId}/accept`,
+      { partyId: wary.partyId },
+      wary,
+    );
+    expect(accepted.body).toEqual({ offerId, updateId: expect.any(String) });
+    expect(await balance(wary, AMULET)).toEqual({ amount: '40', locked: '0' });
+    expect(await balance(sender, AMULET)).toEqual({ amount: '60', locked: '0' });
+    expect((await get(`/devnet/parties/${wary.partyId}/offers`)).body.offers).toEqual([]);
+  });
+
+  it('returns a rejected offer to the sender', async () => {
+    const offerId = await offer('10', 'offer-reject');
+    const unsigned = await post(`/devnet/offers/${offerId}/reject`, { partyId: wary.partyId });
+    expectProblem(unsigned, 401, 'invalid_party_signature');
+    const bySender = await signedPost(
+      `/devnet/offers/${offerId}/reject`,
+      { partyId: sender.partyId },
+      sender,
+    );
+    expectProblem(bySender, 400, 'validation_error');
+    const rejected = await signedPost(
+      `/devnet/offers/${offerId}/reject`,
+      { partyId: wary.partyId },
+      wary,
+    );
+    expect(rejected.status).toBe(200);
+    expect(await balance(sender, AMULET)).toEqual({ amount: '60', locked: '0' });
+    const late = await signedPost(
+      `/devnet/offers/${offerId}/accept`,
+      { partyId: wary.partyId },
+      wary,
+    );
+    expectProblem(late, 404, 'not_found');
+  });
+});
+
+describe('POST /devnet/clock and /devnet/oracle', () => {
+  it('advances the ledger clock and lets the service clock follow', async () => {
+    const before = (await ledger.now()).getTime();
+    const calls = clockAdvances;
+    const answer = await post('/devnet/clock', { advanceMs: 3_600_000 });
+    expect(answer.status).toBe(200);
+    expect(Date.parse(answer.body.now)).toBeGreaterThanOrEqual(before + 3_600_000);
+    expect(clockAdvances).toBe(calls + 1);
+  });
+
+  it('sets the Amulet price carried by the next mining round', async () => {
+    const answer = await post('/devnet/oracle', { amuletPriceUsd: '0.2000' });
+    expect(answer.body).toEqual({ amuletPriceUsd: '0.2' });
+    await post('/devnet/clock', { advanceMs: MINING_ROUND_MS });
+    expect((await ledger.openMiningRound()).amuletPriceUsd.toString()).toBe('0.2');
+    expectProblem(await post('/devnet/oracle', { amuletPriceUsd: '0' }), 400, 'validation_error');
+  });
+});
+
+describe('POST /devnet/faults', () => {
+  it('changes the named settings, answers all of them, and the ledger obeys', async () => {
+    const on = await post('/devnet/faults', { rejectRate: 1 });
+    expect(on.body).toEqual({ ...FAULTS_OFF, rejectRate: 1 });
+    const more = await post('/devnet/faults', { dropStreamRate: 0.5 });
+    expect(more.body).toEqual({ ...FAULTS_OFF, rejectRate: 1, dropStreamRate: 0.5 });
+
+    const sender = await createParty('unlucky');
+    const receiver = await createParty('unlucky-receiver');
+    await fund(sender, AMULET, '1');
+    const refused = await signedPost(
+      '/devnet/transfers',
+      transferBody(sender, receiver, '1', 'refused'),
+      sender,
+    );
+    expectProblem(refused, 503, 'ledger_unavailable');
+
+    const off = await post('/devnet/faults', { rejectRate: 0, dropStreamRate: 0 });
+    expect(off.body).toEqual(FAULTS_OFF);
+    const retried = await signedPost(
+      '/devnet/transfers',
+      transferBody(sender, receiver, '1', 'refused'),
+      sender,
+    );
+    expect(retried.body.kind).toBe('direct');
+  });
+
+  it('refuses a rate outside [0, 1]', async () => {
+    expectProblem(await post('/devnet/faults', { rejectRate: 2 }), 400, 'validation_error');
+  });
+});
+
+describe('malformed requests', () => {
+  it('answers 400 validation_error for bad JSON, missing, unknown or ill-formed fields', async () => {
+    const party = await createParty('strict');
+    const bodies = [
+      '{"partyId": ',
+      JSON.stringify({ partyId: party.partyId, token: 'Amulet' }),
+      JSON.stringify({ partyId: party.partyId, token: 'Amulet', amount: '1', colour: 'red' }),
+      JSON.stringify({ partyId: party.partyId, token: 'Amulet', amount: '-1' }),
+      JSON.stringify({ partyId: 'not a party', token: 'Amulet', amount: '1' }),
+    ];
+    for (const raw of bodies) {
+      expectProblem(await call('POST', '/devnet/faucet', raw), 400, 'validation_error');
+    }
+    expectProblem(await post('/devnet/clock', { advanceMs: -1 }), 400, 'validation_error');
+    expectProblem(await get('/devnet/parties/nobody/holdings'), 400, 'validation_error');
+  });
+});
+
+describe('ledger refusals as problems', () => {
+  const expected: Record<LedgerErrorCode, [number, string]> = {
+    unknown_party: [404, 'not_found'],
+    unknown_instrument: [404, 'token_not_found'],
+    insufficient_holdings: [400, 'validation_error'],
+    invalid_amount: [400, 'validation_error'],
+    metadata_limit_exceeded: [400, 'validation_error'],
+    offer_not_found: [404, 'not_found'],
+    offer_expired: [410, 'gone'],
+    not_authorized: [400, 'validation_error'],
+    rejected: [503, 'ledger_unavailable'],
+    timeout: [503, 'ledger_unavailable'],
+    stream_dropped: [503, 'ledger_unavailable'],
+    closed: [503, 'ledger_unavailable'],
+  };
+
+  it.each(Object.entries(expected))('%s → %j', (ledgerCode, [status, code]) => {
+    const problem = problemOfLedgerError(new LedgerError(ledgerCode as LedgerErrorCode, 'why'));
+    expect([problem.status, problem.code]).toEqual([status, code]);
+    expect(problem.extensions).toEqual({ ledgerError: ledgerCode });
+  });
+
+  it('tells a client to retry a timed-out command with the same id', () => {
+    expect(problemOfLedgerError(new LedgerError('timeout', 'slow')).detail).toContain(
+      'same commandId',
+    );
+  });
+});
+
+describe('pure helpers', () => {
+  it('resolves a symbol to its instrument, by admin when it has several', () => {
+    const all = [AMULET, USDCX_A, USDCX_B];
+    expect(resolveInstrument(all, 'Amulet')).toEqual(AMULET);
+    expect(resolveInstrument(all, 'USDCx', USDCX_B.admin)).toEqual(USDCX_B);
+    expect(() => resolveInstrument(all, 'USDCx')).toThrow(/several admins/);
+    expect(() => resolveInstrument(all, 'Amulet', USDCX_A.admin)).toThrow(/No token Amulet/);
+  });
+
+  it('sums free and locked holdings separately, per instrument', () => {
+    const holding = (instrument: Instrument, amount: string, locked: boolean) => ({
+      holdingId: `${instrument.id}-${amount}`,
+      owner: 'x',
+      instrument,
+      amount: Amount.parse(amount),
+      lock: locked ? { offerId: 'o', expiresAt: new Date(0) } : null,
+    });
+    const balances = balancesOf([
+      holding(USDCX_A, '1', false),
+      holding(AMULET, '2.5', false),
+      holding(AMULET, '0.5', true),
+      holding(AMULET, '1', false),
+    ]);
+    expect(balances).toEqual([
+      { token: 'Amulet', admin: AMULET.admin, amount: '3.5', locked: '0.5' },
+      { token: 'USDCx', admin: USDCX_A.admin, amount: '1', locked: '0' },
+    ]);
+  });
+
+  it('merges fault changes, keeping what a change does not name', () => {
+    const merged = mergeFaults({ ...FAULTS_OFF, latencyMs: 5 }, { rejectRate: 0.25, seed: 7 });
+    expect(merged).toEqual({ ...FAULTS_OFF, latencyMs: 5, rejectRate: 0.25, seed: 7 });
+    expect(mergeFaults(merged, { latencyMs: 0 })).toEqual({ ...merged, latencyMs: 0 });
+  });
+});
