@@ -60,3 +60,22 @@ export function reservesAfterTrade(
 ): Reserves {
   return { input: reserves.input.add(inputAdded), output: reserves.output.sub(output) };
 }
+
+/**
+ * LP supply minted when a pool is first funded: `floor(sqrt(x·y))` in 10-decimal units, so the
+ * supply does not depend on which side is called A (as in Uniswap v2).
+ */
+export function initialLpSupply(reserveA: Amount, reserveB: Amount): Amount {
+  return Amount.fromUnits(integerSqrt(reserveA.units * reserveB.units));
+}
+
+function integerSqrt(value: bigint): bigint {
+  if (value < 2n) return value;
+  let x = value;
+  let y = (x + 1n) / 2n;
+  while (y < x) {
+    x = y;
+    y = (x + value / x) / 2n;
+  }
+  return x;
+}

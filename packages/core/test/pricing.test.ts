@@ -4,6 +4,7 @@ import { Amount } from '../src/amount.js';
 import { feeBreakdown } from '../src/fees.js';
 import {
   constantProductOutput,
+  initialLpSupply,
   priceImpact,
   type Reserves,
   reservesAfterTrade,
@@ -104,5 +105,27 @@ describe('priceImpact', () => {
     };
     expect(compareRatio(impactOf(10), impactOf(1_000))).toBe(-1);
     expect(compareRatio(impactOf(1_000), impactOf(100_000))).toBe(-1);
+  });
+});
+
+describe('initialLpSupply', () => {
+  it('is the floor of the geometric mean of the reserves', () => {
+    expect(initialLpSupply(Amount.of(1_000_000), Amount.of(145_000)).toString()).toBe(
+      '380788.6552931954',
+    );
+    expect(initialLpSupply(Amount.of(4), Amount.of(9)).toString()).toBe('6');
+  });
+
+  it('never exceeds the exact root and is within one unit of it', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 30n }),
+        fc.bigInt({ min: 0n, max: 10n ** 30n }),
+        (a, b) => {
+          const supply = initialLpSupply(Amount.fromUnits(a), Amount.fromUnits(b)).units;
+          return supply * supply <= a * b && (supply + 1n) * (supply + 1n) > a * b;
+        },
+      ),
+    );
   });
 });
