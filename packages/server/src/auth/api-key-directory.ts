@@ -1,0 +1,101 @@
+/**
+ * API-key look-ups for every `/v1` request, kept off the database on the hot path: a small cache
+ * of recent look-ups (by key hash) and usage counters flushed in batches.
+ *
+ * A key revoked through this process disappears from its cache at once; other processes notice
+ * within `CACHE_TTL_MS`, the bound on how long a revoked key can still be honoured elsewhere.
+ */
+
+import {
+  type ApiKeyWithDeveloper,
+  findApiKeyByHash,
+  recordApiKeyUsage,
+} from '../store/api-keys.js';
+import type { Database } from '../store/database.js';
+
+export const CACHE_TTL_MS = 10_000;
+export const CACHE_ENTRIES_MAX = 10_000;
+export const USAGE_FLUSH_INTERVAL_MS = 2_000;
+
+interface CacheEntry {
+  readonly key: ApiKeyWithDeveloper | null;
+  readonly loadedAtMs: number;
+}
+
+interface Usage {
+  count: number;
+  lastUsedAt: Date;
+}
+
+export class ApiKeyDirectory {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly pendingLoads = new Map<string, Promise<ApiKeyWithDeveloper | null>>();
+  private readonly usage = new Map<string, Usage>();
+  private readonly flushTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Database,
+    private readonly onFlushError: (error: unknown) => void = () => {},
+  ) {
+    this.flushTimer = setInterval(() => void this.flushUsage(), USAGE_FLUSH_INTERVAL_MS);
+    this.flushTimer.unref();
+  }
+
+  /** The key with this hash, or null; unknown hashes are cached too, so probing costs no query. */
+  async find(keyHash: string): Promise<ApiKeyWithDeveloper | null> {
+    const nowMs = Date.now();
+    const cached = this.cache.get(keyHash);
+    if (cached && nowMs - cached.loadedAtMs < CACHE_TTL_MS) return cached.key;
+    const pending = this.pendingLoads.get(keyHash);
+    if (pending) return pending;
+    const load = findApiKeyByHash(this.db, keyHash).finally(() =>
+      this.pendingLoads.delete(keyHash),
+    );
+    this.pendingLoads.set(keyHash, load);
+    const key = await load;
+    this.remember(keyHash, { key, loadedAtMs: nowMs });
+    return key;
+  }
+
+  /** Forgets every cached look-up: call after revoking or rotating a key. */
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  recordUse(keyId: string, at: Date): void {
+    const usage = this.usage.get(keyId);
+    if (usage) {
+      usage.count++;
+      if (at > usage.lastUsedAt) usage.lastUsedAt = at;
+    } else {
+      this.usage.set(keyId, { count: 1, lastUsedAt: at });
+    }
+  }
+
+  async flushUsage(): Promise<void> {
+    if (this.usage.size === 0) return;
+    const batch = [...this.usage.entries()];
+    this.usage.clear();
+    try {
+      for (const [keyId, usage] of batch) {
+        await recordApiKeyUsage(this.db, keyId, usage.count, usage.lastUsedAt);
+      }
+    } catch (error) {
+      this.onFlushError(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.flushTimer);
+    await this.flushUsage();
+  }
+
+  private remember(keyHash: string, entry: CacheEntry): void {
+    this.cache.delete(keyHash);
+    this.cache.set(keyHash, entry);
+    if (this.cache.size > CACHE_ENTRIES_MAX) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * What the HTTP routes and the settlement engine are given: the settings and the ports. Routes
+ * never reach past these (no driver, no global), so a test can build a service around any store
+ * and ledger.
+ */
+import type { LedgerPort, LocalLedger } from '@poolparty/ledger';
+import type { WalletTokenSigner } from './auth/wallet-token.js';
+import type { ServiceClock } from './clock.js';
+import type { Settings } from './config.js';
+import type { ServiceMetrics } from './http/metrics.js';
+import type { Database } from './store/database.js';
+
+export interface ServiceContext {
+  readonly settings: Settings;
+  readonly db: Database;
+  readonly ledger: LedgerPort;
+  /** The embedded devnet ledger's controls; null unless the devnet endpoints are enabled. */
+  readonly devnetLedger: LocalLedger | null;
+  readonly clock: ServiceClock;
+  readonly walletTokens: WalletTokenSigner;
+  readonly metrics: ServiceMetrics;
+}

@@ -1,0 +1,97 @@
+/**
+ * The HTTP service: every route module registered on one Fastify instance, with the client API
+ * under `/v1` behind the API-key hook, the developer portal under `/api/sdk`, the devnet
+ * endpoints under `/devnet` (devnet mode only), and the operational endpoints at the root.
+ */
+import cors from '@fastify/cors';
+import { ApiKeyDirectory } from '../auth/api-key-directory.js';
+import { devnetEnabled } from '../config.js';
+import type { ServiceContext } from '../context.js';
+import { apiKeyHook, clientAddressLimitHook, DEFAULT_RATE_LIMITS } from './authenticate.js';
+import { type App, createFastify } from './fastify.js';
+import { registerOpenApi } from './openapi.js';
+import { devnetRoutes } from './routes/devnet.js';
+import { healthRoutes } from './routes/health.js';
+import { marketRoutes } from './routes/market.js';
+import { portalRoutes } from './routes/portal.js';
+import { retiredRoutes } from './routes/retired.js';
+import { swapRoutes } from './routes/swaps.js';
+import { walletAuthRoutes } from './routes/wallet-auth.js';
+import { BucketStore } from './token-bucket.js';
+
+export interface HttpDeps {
+  readonly apiKeys: ApiKeyDirectory;
+  readonly buckets: BucketStore;
+}
+
+export async function buildApp(ctx: ServiceContext): Promise<App> {
+  const app = createFastify({ logLevel: ctx.settings.logLevel });
+  const deps: HttpDeps = {
+    apiKeys: new ApiKeyDirectory(ctx.db, (error) => app.log.warn({ err: error }, 'usage flush')),
+    buckets: new BucketStore(),
+  };
+  app.addHook('onClose', async () => deps.apiKeys.close());
+  app.decorateRequest('apiKey', null);
+  app.decorateRequest('walletParty', null);
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    ctx.metrics.httpRequests.inc({ method: request.method, route, status: reply.statusCode });
+    ctx.metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+
+  await registerOpenApi(app);
+  await app.register(async (scope) => healthRoutes(scope, ctx));
+  await app.register(async (scope) => retiredRoutes(scope));
+  await app.register(
+    async (scope) => {
+      scope.addHook(
+        'onRequest',
+        clientAddressLimitHook(deps.buckets, DEFAULT_RATE_LIMITS.loginAttemptsPerMin),
+      );
+      await portalRoutes(scope, ctx, deps);
+    },
+    { prefix: '/api/sdk' },
+  );
+  await app.register(
+    async (v1) => {
+      await v1.register(cors, {
+        origin: ctx.settings.corsOrigins.includes('*') ? true : [...ctx.settings.corsOrigins],
+        exposedHeaders: [
+          'X-Request-Id',
+          'RateLimit-Limit',
+          'RateLimit-Remaining',
+          'RateLimit-Reset',
+          'Retry-After',
+        ],
+        allowedHeaders: [
+          'Content-Type',
+          'X-API-Key',
+          'Authorization',
+          'Idempotency-Key',
+          'Last-Event-ID',
+          'X-Request-Id',
+        ],
+        maxAge: 600,
+      });
+      v1.addHook('onRequest', apiKeyHook(ctx, deps.apiKeys, deps.buckets));
+      await walletAuthRoutes(v1, ctx, deps);
+      await marketRoutes(v1, ctx);
+      await swapRoutes(v1, ctx);
+    },
+    { prefix: '/v1' },
+  );
+  if (devnetEnabled(ctx.settings) && ctx.devnetLedger !== null) {
+    const ledger = ctx.devnetLedger;
+    await app.register(
+      async (scope) =>
+        devnetRoutes(scope, {
+          ledger,
+          onClockAdvanced: async () => {
+            if ('sync' in ctx.clock && typeof ctx.clock.sync === 'function') await ctx.clock.sync();
+          },
+        }),
+      { prefix: '/devnet' },
+    );
+  }
+  return app;
+}

@@ -1,0 +1,136 @@
+/**
+ * Authentication and rate limiting hooks (SPEC §2, §3, §4).
+ * - Every `/v1` request carries `X-API-Key`: a valid, unrevoked key of this environment.
+ * - Wallet-authenticated routes also carry `Authorization: Bearer <wallet token>`.
+ * - Rate limits are token buckets per API key (reads and swap creations apart) and per client
+ *   address on the unauthenticated login steps; every limited response says where it stands in
+ *   `RateLimit-*` headers.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiKeyDirectory } from '../auth/api-key-directory.js';
+import { classifyApiKey, hashApiKey } from '../auth/api-keys.js';
+import type { ServiceContext } from '../context.js';
+import { type ApiKeyWithDeveloper, isApiKeyUsable } from '../store/api-keys.js';
+import { isWalletTokenRevoked } from '../store/revocations.js';
+import { ApiError } from './problem.js';
+import type { BucketStore, RateDecision } from './token-bucket.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated API key, on `/v1` routes. */
+    apiKey: ApiKeyWithDeveloper | null;
+    /** The wallet token's party, on wallet-authenticated routes. */
+    walletParty: string | null;
+  }
+}
+
+const MINUTE_MS = 60_000;
+
+/** Defaults of SPEC §2; a key's own stored limits take precedence. */
+export const DEFAULT_RATE_LIMITS = {
+  readsPerMin: 1_200,
+  swapsPerMin: 60,
+  /** Per client address on the wallet-challenge and portal-login steps. */
+  loginAttemptsPerMin: 30,
+} as const;
+
+export type RateClass = 'reads' | 'swaps';
+
+/** Swap creation has its own, smaller budget; every other `/v1` call counts as a read. */
+export function rateClassOf(method: string, routeUrl: string | undefined): RateClass {
+  return method === 'POST' && routeUrl === '/v1/swaps' ? 'swaps' : 'reads';
+}
+
+export function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision): void {
+  reply.header('RateLimit-Limit', String(decision.limit));
+  reply.header('RateLimit-Remaining', String(decision.remaining));
+  reply.header('RateLimit-Reset', String(decision.resetSeconds));
+}
+
+export function refuseIfLimited(reply: FastifyReply, decision: RateDecision): void {
+  setRateLimitHeaders(reply, decision);
+  if (decision.allowed) return;
+  throw new ApiError(
+    'rate_limited',
+    `Rate limit of ${decision.limit} requests per minute reached; retry in ${decision.retryAfterSeconds} s.`,
+    { retryAfter: decision.retryAfterSeconds },
+    { 'Retry-After': String(decision.retryAfterSeconds) },
+  );
+}
+
+export function apiKeyHook(ctx: ServiceContext, directory: ApiKeyDirectory, buckets: BucketStore) {
+  return async function authenticateApiKey(request: FastifyRequest, reply: FastifyReply) {
+    const presented = request.headers['x-api-key'];
+    if (typeof presented !== 'string' || presented.length === 0) {
+      throw new ApiError('missing_api_key', 'Send your API key in the X-API-Key header.');
+    }
+    const shape = classifyApiKey(presented);
+    if (shape === 'malformed') throw new ApiError('invalid_api_key', 'The API key is not valid.');
+    if (shape.environment !== ctx.settings.environment) {
+      throw new ApiError(
+        'wrong_environment',
+        `This is the ${ctx.settings.environment} service; the key is for ${shape.environment}.`,
+      );
+    }
+    const key = await directory.find(hashApiKey(presented));
+    if (key === null) throw new ApiError('invalid_api_key', 'The API key is not valid.');
+    const now = ctx.clock.now();
+    if (!isApiKeyUsable(key, now))
+      throw new ApiError('api_key_revoked', 'The API key was revoked.');
+    const rateClass = rateClassOf(request.method, request.routeOptions.url);
+    const limit =
+      rateClass === 'swaps'
+        ? (key.swapsPerMin ?? DEFAULT_RATE_LIMITS.swapsPerMin)
+        : (key.readsPerMin ?? DEFAULT_RATE_LIMITS.readsPerMin);
+    refuseIfLimited(reply, buckets.take(`${key.keyId}:${rateClass}`, Date.now(), limit, MINUTE_MS));
+    request.apiKey = key;
+    directory.recordUse(key.keyId, now);
+  };
+}
+
+export function clientAddressLimitHook(buckets: BucketStore, perMin: number) {
+  return async function limitClientAddress(request: FastifyRequest, reply: FastifyReply) {
+    refuseIfLimited(reply, buckets.take(`ip:${request.ip}`, Date.now(), perMin, MINUTE_MS));
+  };
+}
+
+const BEARER = /^Bearer ([^\s]+)$/i;
+
+export function walletTokenHook(ctx: ServiceContext) {
+  return async function authenticateWallet(request: FastifyRequest) {
+    const header = request.headers.authorization;
+    const token = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+    if (token === undefined) {
+      throw new ApiError(
+        'missing_wallet_token',
+        'Send the wallet token as Authorization: Bearer <token>.',
+      );
+    }
+    const claims = await ctx.walletTokens.verify(token, ctx.clock.now());
+    if (typeof claims === 'string') {
+      throw new ApiError('invalid_wallet_token', walletTokenDetail[claims]);
+    }
+    if (await isWalletTokenRevoked(ctx.db, claims.jti)) {
+      throw new ApiError('invalid_wallet_token', 'The wallet token was revoked.');
+    }
+    request.walletParty = claims.partyId;
+  };
+}
+
+const walletTokenDetail = {
+  malformed: 'The wallet token is malformed.',
+  expired: 'The wallet token expired; ask the wallet to sign a new challenge.',
+  invalid: 'The wallet token is not valid for this service.',
+} as const;
+
+/** The wallet party of an authenticated request (routes behind `walletTokenHook` only). */
+export function walletPartyOf(request: FastifyRequest): string {
+  if (request.walletParty === null) throw new Error('route is missing the wallet-token hook');
+  return request.walletParty;
+}
+
+/** The API key of an authenticated request (routes behind `apiKeyHook` only). */
+export function apiKeyOf(request: FastifyRequest): ApiKeyWithDeveloper {
+  if (request.apiKey === null) throw new Error('route is missing the API-key hook');
+  return request.apiKey;
+}

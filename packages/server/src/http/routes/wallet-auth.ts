@@ -1,0 +1,9 @@
+import type { ServiceContext } from '../../context.js';
+import type { HttpDeps } from '../app.js';
+import type { App } from '../fastify.js';
+
+export async function walletAuthRoutes(
+  _app: App,
+  _ctx: ServiceContext,
+  _deps: HttpDeps,
+): Promise<void> {}

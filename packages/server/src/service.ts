@@ -1,0 +1,120 @@
+/**
+ * Starting and stopping the service: open the store (migrating it), open the ledger, choose the
+ * clock, load the deployment's wallet-token key, seed devnet on first start, then serve HTTP.
+ * `poolparty serve` and the tests both start the service through `startService`.
+ */
+import { join } from 'node:path';
+import { type LedgerPort, type LocalLedger, openLocalLedger } from '@poolparty/ledger';
+import type { JWK } from 'jose';
+import { WalletTokenSigner } from './auth/wallet-token.js';
+import { LedgerClock, type ServiceClock, systemClock } from './clock.js';
+import { devnetEnabled, type Settings } from './config.js';
+import type { ServiceContext } from './context.js';
+import { bootstrapDevnet, type DevnetWelcome } from './devnet-bootstrap.js';
+import { buildApp } from './http/app.js';
+import type { App } from './http/fastify.js';
+import { createMetrics } from './http/metrics.js';
+import type { Database } from './store/database.js';
+import { openStore } from './store/index.js';
+import { ensureServiceSecret } from './store/service-secrets.js';
+
+export interface StartOptions {
+  /** PostgreSQL schema to work in (tests isolate themselves this way). */
+  readonly schema?: string;
+  /** Listen on `settings.host:settings.port`; default true. */
+  readonly listen?: boolean;
+}
+
+export interface RunningService {
+  readonly ctx: ServiceContext;
+  readonly app: App;
+  /** Base URL when listening, e.g. `http://127.0.0.1:8787`. */
+  readonly url: string | null;
+  /** The devnet seed's key and parties; null outside devnet mode. */
+  readonly devnet: DevnetWelcome | null;
+  close(): Promise<void>;
+}
+
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}
+
+const WALLET_TOKEN_KEY = 'wallet_token_signing_key';
+
+export async function startService(
+  settings: Settings,
+  options: StartOptions = {},
+): Promise<RunningService> {
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close().catch(() => {});
+  };
+  try {
+    const db = await openStore({
+      dataDir: settings.dataDir,
+      ...(settings.databaseUrl !== null ? { databaseUrl: settings.databaseUrl } : {}),
+      ...(options.schema !== undefined ? { schema: options.schema } : {}),
+    });
+    closers.push(() => db.close());
+    const { ledger, devnetLedger } = await openLedger(settings);
+    closers.push(() => (devnetLedger ? devnetLedger.close() : Promise.resolve()));
+    const clock: ServiceClock = devnetLedger ? await LedgerClock.follow(devnetLedger) : systemClock;
+    const walletTokens = await loadWalletTokenSigner(db, settings, clock);
+    const devnet =
+      devnetLedger && devnetEnabled(settings)
+        ? await bootstrapDevnet(db, devnetLedger, {
+            dataDir: settings.dataDir,
+            apiKey: settings.devnetApiKey,
+            now: clock.now(),
+          })
+        : null;
+    const ctx: ServiceContext = {
+      settings,
+      db,
+      ledger,
+      devnetLedger: devnetEnabled(settings) ? devnetLedger : null,
+      clock,
+      walletTokens,
+      metrics: createMetrics(),
+    };
+    const app = await buildApp(ctx);
+    closers.push(() => app.close());
+    let url: string | null = null;
+    if (options.listen ?? true) {
+      await app.listen({ port: settings.port, host: settings.host });
+      const address = app.server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : settings.port;
+      url = `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
+    }
+    return { ctx, app, url, devnet, close: closeAll };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+async function openLedger(
+  settings: Settings,
+): Promise<{ ledger: LedgerPort; devnetLedger: LocalLedger | null }> {
+  if (settings.ledger === 'canton') {
+    throw new StartupError(
+      'LEDGER=canton: the Canton adapter is not part of this release; use LEDGER=local',
+    );
+  }
+  const local = await openLocalLedger({ dataDir: join(settings.dataDir, 'ledger') });
+  return { ledger: local, devnetLedger: local };
+}
+
+async function loadWalletTokenSigner(
+  db: Database,
+  settings: Settings,
+  clock: ServiceClock,
+): Promise<WalletTokenSigner> {
+  const jwk = await ensureServiceSecret<JWK>(
+    db,
+    `${WALLET_TOKEN_KEY}:${settings.environment}`,
+    () => WalletTokenSigner.generateJwk(),
+    clock.now(),
+  );
+  return WalletTokenSigner.fromJwk(jwk, settings.environment);
+}

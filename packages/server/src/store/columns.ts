@@ -1,0 +1,60 @@
+/**
+ * Reading column values into the store's record types, and writing JSON parameters. Amounts are
+ * returned in their canonical wire form (`"100"`, not `"100.0000000000"`), so a value reads back
+ * exactly as `Amount#toString` wrote it, whatever the column's scale.
+ */
+import { Amount } from '@poolparty/core';
+
+export function readAmount(value: unknown): string {
+  return Amount.parse(value).toString();
+}
+
+export function readAmountOrNull(value: unknown): string | null {
+  return value === null || value === undefined ? null : readAmount(value);
+}
+
+/** Writes an amount parameter; refuses anything `Amount.parse` would refuse, before the SQL runs. */
+export function amountParam(value: string): string {
+  return Amount.parse(value).toString();
+}
+
+export function amountParamOrNull(value: string | null | undefined): string | null {
+  return value === null || value === undefined ? null : amountParam(value);
+}
+
+export function readDate(value: unknown): Date {
+  if (value instanceof Date) return value;
+  throw new TypeError(`expected a timestamp, got ${typeof value}`);
+}
+
+export function readDateOrNull(value: unknown): Date | null {
+  return value === null || value === undefined ? null : readDate(value);
+}
+
+export function readString(value: unknown): string {
+  if (typeof value === 'string') return value;
+  throw new TypeError(`expected text, got ${typeof value}`);
+}
+
+export function readStringOrNull(value: unknown): string | null {
+  return value === null || value === undefined ? null : readString(value);
+}
+
+/** A BIGINT that must fit a JS number exactly (counts, offsets). */
+export function readSafeInteger(value: unknown): number {
+  const parsed = typeof value === 'number' ? value : Number(readString(value));
+  if (!Number.isSafeInteger(parsed)) throw new RangeError(`not a safe integer: ${String(value)}`);
+  return parsed;
+}
+
+export function readIntegerOrNull(value: unknown): number | null {
+  return value === null || value === undefined ? null : readSafeInteger(value);
+}
+
+export function jsonParam(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+export function jsonParamOrNull(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}

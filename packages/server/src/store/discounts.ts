@@ -1,0 +1,106 @@
+/**
+ * Fee discount policies (SPEC §5.5). The store finds the policies that apply to a request at a
+ * moment; choosing the most favourable one per fee is core's decision, not the store's.
+ */
+import {
+  readDate,
+  readDateOrNull,
+  readIntegerOrNull,
+  readSafeInteger,
+  readString,
+} from './columns.js';
+import type { Queryable, Row } from './database.js';
+
+export type DiscountTargetType = 'api_key' | 'wallet_party' | 'pool';
+
+export interface NewDiscountPolicy {
+  readonly targetType: DiscountTargetType;
+  readonly targetId: string;
+  /** Share of the fee still charged, in bps (10000 = full charge); absent = no discount. */
+  readonly networkChargeBps?: number;
+  readonly platformChargeBps?: number;
+  /** Inclusive start; null or absent: since always. */
+  readonly validFrom?: Date | null;
+  /** Exclusive end; null or absent: until further notice. */
+  readonly validUntil?: Date | null;
+}
+
+export interface DiscountPolicyRecord extends NewDiscountPolicy {
+  readonly id: number;
+  readonly validFrom: Date | null;
+  readonly validUntil: Date | null;
+  readonly createdAt: Date;
+}
+
+/** Who is asking; a wallet-party policy applies only when the party is known. */
+export interface DiscountTargets {
+  readonly apiKeyId?: string;
+  readonly walletParty?: string;
+  readonly poolId: string;
+}
+
+const POLICY_COLUMNS = `id, target_type, target_id, network_charge_bps, platform_charge_bps,
+  valid_from, valid_until, created_at`;
+
+function policyFromRow(row: Row): DiscountPolicyRecord {
+  const network = readIntegerOrNull(row.network_charge_bps);
+  const platform = readIntegerOrNull(row.platform_charge_bps);
+  return {
+    id: readSafeInteger(row.id),
+    targetType: readString(row.target_type) as DiscountTargetType,
+    targetId: readString(row.target_id),
+    ...(network === null ? {} : { networkChargeBps: network }),
+    ...(platform === null ? {} : { platformChargeBps: platform }),
+    validFrom: readDateOrNull(row.valid_from),
+    validUntil: readDateOrNull(row.valid_until),
+    createdAt: readDate(row.created_at),
+  };
+}
+
+/** Stores a policy; the schema refuses bps outside 0..10000, no charge at all, or an empty window. */
+export async function insertDiscountPolicy(
+  q: Queryable,
+  policy: NewDiscountPolicy,
+  now: Date,
+): Promise<DiscountPolicyRecord> {
+  const rows = await q.query(
+    `INSERT INTO discount_policies (target_type, target_id, network_charge_bps,
+       platform_charge_bps, valid_from, valid_until, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
+     RETURNING ${POLICY_COLUMNS}`,
+    [
+      policy.targetType,
+      policy.targetId,
+      policy.networkChargeBps ?? null,
+      policy.platformChargeBps ?? null,
+      policy.validFrom ?? null,
+      policy.validUntil ?? null,
+      now,
+    ],
+  );
+  return policyFromRow(rows[0] as Row);
+}
+
+/** The policies that target the request and are valid at `now`, oldest first. */
+export async function listApplicableDiscounts(
+  q: Queryable,
+  targets: DiscountTargets,
+  now: Date,
+): Promise<DiscountPolicyRecord[]> {
+  const rows = await q.query(
+    `SELECT ${POLICY_COLUMNS} FROM discount_policies
+     WHERE ((target_type = 'pool' AND target_id = $1)
+         OR (target_type = 'api_key' AND target_id = $2)
+         OR (target_type = 'wallet_party' AND target_id = $3))
+       AND (valid_from IS NULL OR valid_from <= $4)
+       AND (valid_until IS NULL OR valid_until > $4)
+     ORDER BY created_at, id`,
+    [targets.poolId, targets.apiKeyId ?? null, targets.walletParty ?? null, now],
+  );
+  return rows.map(policyFromRow);
+}
+
+export async function deleteDiscountPolicy(q: Queryable, id: number): Promise<boolean> {
+  const rows = await q.query('DELETE FROM discount_policies WHERE id = $1 RETURNING id', [id]);
+  return rows.length > 0;
+}

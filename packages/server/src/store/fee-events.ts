@@ -1,0 +1,162 @@
+/**
+ * One fee event per executed swap (SPEC §8): the source of pool stats, developer earnings and
+ * the output-velocity guard. An intent has at most one, so a retried execution cannot count twice.
+ */
+import {
+  amountParam,
+  amountParamOrNull,
+  readAmount,
+  readAmountOrNull,
+  readDate,
+  readSafeInteger,
+  readString,
+} from './columns.js';
+import type { Queryable, Row } from './database.js';
+
+export type PoolSide = 'a' | 'b';
+
+export interface NewFeeEvent {
+  readonly poolId: string;
+  readonly intentId: string;
+  readonly apiKeyId: string;
+  readonly inputSide: PoolSide;
+  readonly inputAmount: string;
+  readonly outputAmount: string;
+  readonly lpFeeAmount: string;
+  readonly platformFeeAmount: string;
+  readonly networkFeeAmount: string;
+  readonly developerEarnings: string;
+  /** USD values at execution; null without a USD-priced side. */
+  readonly volumeUsd: string | null;
+  readonly feesUsd: string | null;
+  readonly lpFeesUsd: string | null;
+  readonly at: Date;
+}
+
+export interface FeeEventRecord extends NewFeeEvent {
+  readonly id: number;
+}
+
+export interface FeeSummary {
+  readonly swapCount: number;
+  readonly volumeUsd: string;
+  readonly feesUsd: string;
+  readonly lpFeesUsd: string;
+}
+
+function feeEventFromRow(row: Row): FeeEventRecord {
+  return {
+    id: readSafeInteger(row.id),
+    poolId: readString(row.pool_id),
+    intentId: readString(row.intent_id),
+    apiKeyId: readString(row.api_key_id),
+    inputSide: readString(row.input_side) as PoolSide,
+    inputAmount: readAmount(row.input_amount),
+    outputAmount: readAmount(row.output_amount),
+    lpFeeAmount: readAmount(row.lp_fee_amount),
+    platformFeeAmount: readAmount(row.platform_fee_amount),
+    networkFeeAmount: readAmount(row.network_fee_amount),
+    developerEarnings: readAmount(row.developer_earnings),
+    volumeUsd: readAmountOrNull(row.volume_usd),
+    feesUsd: readAmountOrNull(row.fees_usd),
+    lpFeesUsd: readAmountOrNull(row.lp_fees_usd),
+    at: readDate(row.at),
+  };
+}
+
+export async function insertFeeEvent(q: Queryable, event: NewFeeEvent): Promise<FeeEventRecord> {
+  const rows = await q.query(
+    `INSERT INTO fee_events (pool_id, intent_id, api_key_id, input_side, input_amount,
+       output_amount, lp_fee_amount, platform_fee_amount, network_fee_amount, developer_earnings,
+       volume_usd, fees_usd, lp_fees_usd, at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+     RETURNING *`,
+    [
+      event.poolId,
+      event.intentId,
+      event.apiKeyId,
+      event.inputSide,
+      amountParam(event.inputAmount),
+      amountParam(event.outputAmount),
+      amountParam(event.lpFeeAmount),
+      amountParam(event.platformFeeAmount),
+      amountParam(event.networkFeeAmount),
+      amountParam(event.developerEarnings),
+      amountParamOrNull(event.volumeUsd),
+      amountParamOrNull(event.feesUsd),
+      amountParamOrNull(event.lpFeesUsd),
+      event.at,
+    ],
+  );
+  return feeEventFromRow(rows[0] as Row);
+}
+
+/** The pool's fee events in [from, to), oldest first. */
+export async function listFeeEvents(
+  q: Queryable,
+  poolId: string,
+  from: Date,
+  to: Date,
+): Promise<FeeEventRecord[]> {
+  const rows = await q.query(
+    `SELECT * FROM fee_events WHERE pool_id = $1 AND at >= $2 AND at < $3 ORDER BY at, id`,
+    [poolId, from, to],
+  );
+  return rows.map(feeEventFromRow);
+}
+
+/** Totals of the pool's fee events in [from, to); events without USD values add zero. */
+export async function summarizeFeeEvents(
+  q: Queryable,
+  poolId: string,
+  from: Date,
+  to: Date,
+): Promise<FeeSummary> {
+  const [row] = await q.query(
+    `SELECT count(*) AS swap_count, COALESCE(sum(volume_usd), 0) AS volume_usd,
+       COALESCE(sum(fees_usd), 0) AS fees_usd, COALESCE(sum(lp_fees_usd), 0) AS lp_fees_usd
+     FROM fee_events WHERE pool_id = $1 AND at >= $2 AND at < $3`,
+    [poolId, from, to],
+  );
+  const totals = row as Row;
+  return {
+    swapCount: readSafeInteger(totals.swap_count),
+    volumeUsd: readAmount(totals.volume_usd),
+    feesUsd: readAmount(totals.fees_usd),
+    lpFeesUsd: readAmount(totals.lp_fees_usd),
+  };
+}
+
+/** Output paid from `outputSide` of the pool since `since` (the velocity guard's window). */
+export async function sumOutputsSince(
+  q: Queryable,
+  poolId: string,
+  outputSide: PoolSide,
+  since: Date,
+): Promise<string> {
+  const [row] = await q.query(
+    `SELECT COALESCE(sum(output_amount), 0) AS total FROM fee_events
+     WHERE pool_id = $1 AND input_side <> $2 AND at >= $3`,
+    [poolId, outputSide, since],
+  );
+  return readAmount((row as Row).total);
+}
+
+/** A developer's earnings per input instrument side of each pool, over their keys, since `since`. */
+export async function sumDeveloperEarnings(
+  q: Queryable,
+  apiKeyIds: readonly string[],
+  since: Date,
+): Promise<{ poolId: string; inputSide: PoolSide; earnings: string }[]> {
+  const rows = await q.query(
+    `SELECT pool_id, input_side, sum(developer_earnings) AS earnings FROM fee_events
+     WHERE api_key_id = ANY($1::text[]) AND at >= $2
+     GROUP BY pool_id, input_side ORDER BY pool_id, input_side`,
+    [apiKeyIds, since],
+  );
+  return rows.map((row) => ({
+    poolId: readString(row.pool_id),
+    inputSide: readString(row.input_side) as PoolSide,
+    earnings: readAmount(row.earnings),
+  }));
+}

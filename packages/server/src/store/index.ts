@@ -1,0 +1,52 @@
+/**
+ * The store: PostgreSQL when a database URL is configured, otherwise PGlite in the data folder
+ * (SPEC §1, §11). One set of migrations and one query layer serve both.
+ */
+import { join } from 'node:path';
+import { type Database, openPglite, openPostgres } from './database.js';
+import { migrate } from './migrate.js';
+
+export * from './api-keys.js';
+export * from './database.js';
+export * from './deposits.js';
+export * from './developers.js';
+export * from './discounts.js';
+export * from './fee-events.js';
+export * from './idempotency.js';
+export * from './intents.js';
+export * from './ledger-commands.js';
+export * from './migrate.js';
+export * from './nonces.js';
+export * from './offsets.js';
+export * from './operator-flags.js';
+export * from './pool-snapshots.js';
+export * from './pools.js';
+export * from './reconciliation.js';
+export * from './revocations.js';
+export * from './sessions.js';
+
+export interface StoreSettings {
+  /** `postgres://…`; absent: PGlite at `<dataDir>/db`. */
+  readonly databaseUrl?: string;
+  readonly dataDir: string;
+  /** PostgreSQL schema to use; the server's default search path when absent. */
+  readonly schema?: string;
+  /** Apply pending migrations before returning (default true; safe with concurrent starts). */
+  readonly migrate?: boolean;
+}
+
+export async function openStore(settings: StoreSettings): Promise<Database> {
+  const db = settings.databaseUrl
+    ? openPostgres(settings.databaseUrl, settings.schema ? { schema: settings.schema } : {})
+    : await openPglite(join(settings.dataDir, 'db'));
+  if (settings.migrate ?? true) {
+    try {
+      await migrate(db);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+  }
+  return db;
+}
+export * from './service-secrets.js';

@@ -1,0 +1,554 @@
+/**
+ * Swap intents and their events (SPEC §7). Every state change and its row in `intent_events`
+ * (the outbox) are written by one statement, so neither exists without the other, whichever
+ * `Queryable` the caller passes. Which transitions are allowed is core's lifecycle table; the
+ * store only makes each one a compare-and-set on the current state.
+ */
+import { isTerminal, type SwapState } from '@poolparty/core';
+import {
+  amountParam,
+  amountParamOrNull,
+  jsonParam,
+  jsonParamOrNull,
+  readAmount,
+  readAmountOrNull,
+  readDate,
+  readDateOrNull,
+  readSafeInteger,
+  readString,
+  readStringOrNull,
+} from './columns.js';
+import type { Queryable, Row, SqlParam } from './database.js';
+
+export interface NewIntent {
+  readonly intentId: string;
+  readonly poolId: string;
+  readonly apiKeyId: string;
+  readonly developerParty: string;
+  readonly walletParty: string;
+  /** The pool's swap party, as quoted (seed §2.7 `depositAddress` and `swapAddress`). */
+  readonly depositAddress: string;
+  readonly depositReference: string;
+  readonly inputToken: string;
+  readonly inputTokenAdmin: string;
+  readonly outputToken: string;
+  readonly outputTokenAdmin: string;
+  /** Also `totalInputAmount` on the wire. */
+  readonly expectedAmount: string;
+  readonly quotedSwapAmount: string;
+  /** Also `trafficFeeInInput` on the wire. */
+  readonly networkFeeAmount: string;
+  readonly poolFeeAmount: string;
+  readonly lpFeeAmount: string;
+  readonly platformFeeAmount: string;
+  readonly inputAmountAfterPoolFee: string;
+  readonly expectedOutput: string;
+  readonly minOutput: string;
+  readonly slippageTolerance: number;
+  /** The applied discount policies as quoted (seed §2.5); null when none applied. */
+  readonly networkFeePolicy: unknown;
+  readonly platformFeePolicy: unknown;
+  readonly outputAddress: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+export interface FailureReason {
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface DepositFacts {
+  readonly amount: string;
+  readonly updateId: string;
+  readonly receivedAt: Date;
+}
+
+export interface PayoutFacts {
+  readonly amount: string;
+  readonly updateId: string;
+}
+
+export interface RefundFacts {
+  readonly amount: string;
+  readonly networkFeeAmount: string;
+  /** Null while the refund is owed but not yet committed. */
+  readonly updateId: string | null;
+}
+
+export interface IntentRecord extends NewIntent {
+  readonly status: SwapState;
+  readonly failureReason: FailureReason | null;
+  readonly deposit: DepositFacts | null;
+  /** Known once the swap executed; the payout carries it once committed. */
+  readonly actualOutput: string | null;
+  readonly payout: PayoutFacts | null;
+  readonly refund: RefundFacts | null;
+  readonly matchedAt: Date | null;
+  /** When the intent reached a terminal state, whichever. */
+  readonly completedAt: Date | null;
+  readonly updatedAt: Date;
+}
+
+export interface IntentEventRecord {
+  readonly seq: number;
+  readonly intentId: string;
+  readonly status: SwapState;
+  readonly at: Date;
+  readonly payload: unknown;
+}
+
+/** Another create met the active-intent guard (SPEC §7.2): 409 `active_intent_exists`. */
+export class ActiveIntentExistsError extends Error {
+  override readonly name = 'ActiveIntentExistsError';
+  constructor(readonly intentId: string) {
+    super(`a pending intent already exists for this party, pool and input: ${intentId}`);
+  }
+}
+
+/** Page size bound of party listings. */
+export const INTENT_PAGE_SIZE_MAX = 100;
+/** Bound of one expiry sweep. */
+export const EXPIRY_BATCH_MAX = 500;
+/** Bound of one outbox read. */
+export const EVENT_BATCH_MAX = 1000;
+/**
+ * Insert attempts when the pending intent that blocked an insert is gone by the time it is read
+ * (cancelled or expired in between); past this the guard is reported as a plain error.
+ */
+const ACTIVE_INTENT_RACE_RETRIES_MAX = 3;
+
+function intentFromRow(row: Row): IntentRecord {
+  return {
+    intentId: readString(row.intent_id),
+    poolId: readString(row.pool_id),
+    apiKeyId: readString(row.api_key_id),
+    developerParty: readString(row.developer_party),
+    walletParty: readString(row.wallet_party),
+    depositAddress: readString(row.deposit_address),
+    depositReference: readString(row.deposit_reference),
+    inputToken: readString(row.input_token),
+    inputTokenAdmin: readString(row.input_token_admin),
+    outputToken: readString(row.output_token),
+    outputTokenAdmin: readString(row.output_token_admin),
+    expectedAmount: readAmount(row.expected_amount),
+    quotedSwapAmount: readAmount(row.quoted_swap_amount),
+    networkFeeAmount: readAmount(row.network_fee_amount),
+    poolFeeAmount: readAmount(row.pool_fee_amount),
+    lpFeeAmount: readAmount(row.lp_fee_amount),
+    platformFeeAmount: readAmount(row.platform_fee_amount),
+    inputAmountAfterPoolFee: readAmount(row.input_amount_after_pool_fee),
+    expectedOutput: readAmount(row.expected_output),
+    minOutput: readAmount(row.min_output),
+    slippageTolerance: Number(readString(row.slippage_tolerance)),
+    networkFeePolicy: row.network_fee_policy ?? null,
+    platformFeePolicy: row.platform_fee_policy ?? null,
+    outputAddress: readString(row.output_address),
+    status: readString(row.status) as SwapState,
+    failureReason: failureFromRow(row),
+    deposit: depositFromRow(row),
+    actualOutput: readAmountOrNull(row.actual_output),
+    payout: payoutFromRow(row),
+    refund: refundFromRow(row),
+    createdAt: readDate(row.created_at),
+    matchedAt: readDateOrNull(row.matched_at),
+    completedAt: readDateOrNull(row.completed_at),
+    expiresAt: readDate(row.expires_at),
+    updatedAt: readDate(row.updated_at),
+  };
+}
+
+function failureFromRow(row: Row): FailureReason | null {
+  const code = readStringOrNull(row.failure_code);
+  return code === null ? null : { code, message: readStringOrNull(row.failure_message) ?? '' };
+}
+
+function depositFromRow(row: Row): DepositFacts | null {
+  if (row.deposit_amount === null) return null;
+  return {
+    amount: readAmount(row.deposit_amount),
+    updateId: readString(row.deposit_update_id),
+    receivedAt: readDate(row.deposit_received_at),
+  };
+}
+
+function payoutFromRow(row: Row): PayoutFacts | null {
+  if (row.payout_update_id === null) return null;
+  return { amount: readAmount(row.actual_output), updateId: readString(row.payout_update_id) };
+}
+
+function refundFromRow(row: Row): RefundFacts | null {
+  if (row.refund_amount === null) return null;
+  return {
+    amount: readAmount(row.refund_amount),
+    networkFeeAmount: readAmount(row.refund_network_fee_amount),
+    updateId: readStringOrNull(row.refund_update_id),
+  };
+}
+
+function eventFromRow(row: Row): IntentEventRecord {
+  return {
+    seq: readSafeInteger(row.seq),
+    intentId: readString(row.intent_id),
+    status: readString(row.status) as SwapState,
+    at: readDate(row.at),
+    payload: row.payload,
+  };
+}
+
+const INSERT_INTENT = `
+  WITH created AS (
+    INSERT INTO intents (intent_id, pool_id, api_key_id, developer_party, wallet_party,
+      deposit_address, deposit_reference, input_token, input_token_admin, output_token,
+      output_token_admin, expected_amount, quoted_swap_amount, network_fee_amount,
+      pool_fee_amount, lp_fee_amount, platform_fee_amount, input_amount_after_pool_fee,
+      expected_output, min_output, slippage_tolerance, network_fee_policy, platform_fee_policy,
+      output_address, status, created_at, expires_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+      $19, $20, $21, $22::jsonb, $23::jsonb, $24, 'pending', $25, $26, $25)
+    ON CONFLICT (wallet_party, pool_id, input_token, input_token_admin)
+      WHERE status = 'pending' DO NOTHING
+    RETURNING *
+  ), event AS (
+    INSERT INTO intent_events (intent_id, status, at)
+    SELECT intent_id, status, created_at FROM created
+  )
+  SELECT * FROM created`;
+
+function insertParams(intent: NewIntent): SqlParam[] {
+  if (!Number.isFinite(intent.slippageTolerance)) {
+    throw new RangeError(`slippage tolerance must be finite, got ${intent.slippageTolerance}`);
+  }
+  return [
+    intent.intentId,
+    intent.poolId,
+    intent.apiKeyId,
+    intent.developerParty,
+    intent.walletParty,
+    intent.depositAddress,
+    intent.depositReference,
+    intent.inputToken,
+    intent.inputTokenAdmin,
+    intent.outputToken,
+    intent.outputTokenAdmin,
+    amountParam(intent.expectedAmount),
+    amountParam(intent.quotedSwapAmount),
+    amountParam(intent.networkFeeAmount),
+    amountParam(intent.poolFeeAmount),
+    amountParam(intent.lpFeeAmount),
+    amountParam(intent.platformFeeAmount),
+    amountParam(intent.inputAmountAfterPoolFee),
+    amountParam(intent.expectedOutput),
+    amountParam(intent.minOutput),
+    String(intent.slippageTolerance),
+    jsonParamOrNull(intent.networkFeePolicy),
+    jsonParamOrNull(intent.platformFeePolicy),
+    intent.outputAddress,
+    intent.createdAt,
+    intent.expiresAt,
+  ];
+}
+
+/**
+ * Creates a pending intent and its first event. Throws `ActiveIntentExistsError` with the
+ * existing intent's id when the party already has a pending intent for this pool and input.
+ */
+export async function insertIntent(q: Queryable, intent: NewIntent): Promise<IntentRecord> {
+  const params = insertParams(intent);
+  for (let attempt = 0; attempt < ACTIVE_INTENT_RACE_RETRIES_MAX; attempt++) {
+    const [created] = await q.query(INSERT_INTENT, params);
+    if (created) return intentFromRow(created);
+    const existing = await findPendingIntent(q, {
+      walletParty: intent.walletParty,
+      poolId: intent.poolId,
+      inputToken: intent.inputToken,
+      inputTokenAdmin: intent.inputTokenAdmin,
+    });
+    if (existing) throw new ActiveIntentExistsError(existing.intentId);
+  }
+  throw new Error(`intent ${intent.intentId} kept meeting a vanishing pending intent`);
+}
+
+export async function getIntent(q: Queryable, intentId: string): Promise<IntentRecord | null> {
+  const rows = await q.query('SELECT * FROM intents WHERE intent_id = $1', [intentId]);
+  return rows[0] ? intentFromRow(rows[0]) : null;
+}
+
+/** The intent only if it belongs to `walletParty`: others' intents look absent (404, not 403). */
+export async function getIntentForParty(
+  q: Queryable,
+  intentId: string,
+  walletParty: string,
+): Promise<IntentRecord | null> {
+  const rows = await q.query('SELECT * FROM intents WHERE intent_id = $1 AND wallet_party = $2', [
+    intentId,
+    walletParty,
+  ]);
+  return rows[0] ? intentFromRow(rows[0]) : null;
+}
+
+export async function findIntentByDepositReference(
+  q: Queryable,
+  depositReference: string,
+): Promise<IntentRecord | null> {
+  const rows = await q.query('SELECT * FROM intents WHERE deposit_reference = $1', [
+    depositReference,
+  ]);
+  return rows[0] ? intentFromRow(rows[0]) : null;
+}
+
+export interface PendingIntentKey {
+  readonly walletParty: string;
+  readonly poolId: string;
+  readonly inputToken: string;
+  readonly inputTokenAdmin: string;
+}
+
+/** The party's single pending intent for a pool and input (attribution by sender, §7.3). */
+export async function findPendingIntent(
+  q: Queryable,
+  key: PendingIntentKey,
+): Promise<IntentRecord | null> {
+  const rows = await q.query(
+    `SELECT * FROM intents WHERE wallet_party = $1 AND pool_id = $2 AND input_token = $3
+       AND input_token_admin = $4 AND status = 'pending'`,
+    [key.walletParty, key.poolId, key.inputToken, key.inputTokenAdmin],
+  );
+  return rows[0] ? intentFromRow(rows[0]) : null;
+}
+
+/** Position after the last intent of a page; pages run newest first. */
+export interface IntentCursor {
+  readonly createdAt: Date;
+  readonly intentId: string;
+}
+
+export function encodeIntentCursor(cursor: IntentCursor): string {
+  const text = JSON.stringify([cursor.createdAt.toISOString(), cursor.intentId]);
+  return Buffer.from(text, 'utf8').toString('base64url');
+}
+
+/** Null when the text is not a cursor this store issued. */
+export function decodeIntentCursor(text: string): IntentCursor | null {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    if (!Array.isArray(parsed) || parsed.length !== 2) return null;
+    const [at, intentId] = parsed as unknown[];
+    if (typeof at !== 'string' || typeof intentId !== 'string') return null;
+    const createdAt = new Date(at);
+    return Number.isNaN(createdAt.getTime()) ? null : { createdAt, intentId };
+  } catch {
+    return null;
+  }
+}
+
+export interface PartyIntentQuery {
+  readonly walletParty: string;
+  /** Only intents in these states; all when absent. */
+  readonly statuses?: readonly SwapState[];
+  /** Only intents created through this developer's keys; all when absent. */
+  readonly developerParty?: string;
+  readonly limit: number;
+  readonly cursor?: IntentCursor | null;
+}
+
+export interface IntentPage {
+  readonly intents: IntentRecord[];
+  readonly nextCursor: IntentCursor | null;
+}
+
+/** The party's intents, newest first, `limit` at a time. */
+export async function listIntentsForParty(
+  q: Queryable,
+  query: PartyIntentQuery,
+): Promise<IntentPage> {
+  const { limit, cursor } = query;
+  if (!Number.isInteger(limit) || limit < 1 || limit > INTENT_PAGE_SIZE_MAX) {
+    throw new RangeError(`page size must be 1..${INTENT_PAGE_SIZE_MAX}, got ${limit}`);
+  }
+  const rows = await q.query(
+    `SELECT * FROM intents
+     WHERE wallet_party = $1
+       AND ($2::text[] IS NULL OR status = ANY($2::text[]))
+       AND ($3::text IS NULL OR developer_party = $3::text)
+       AND ($4::timestamptz IS NULL OR (created_at, intent_id) < ($4::timestamptz, $5::text))
+     ORDER BY created_at DESC, intent_id DESC
+     LIMIT $6`,
+    [
+      query.walletParty,
+      query.statuses ?? null,
+      query.developerParty ?? null,
+      cursor?.createdAt ?? null,
+      cursor?.intentId ?? null,
+      limit + 1,
+    ],
+  );
+  const intents = rows.slice(0, limit).map(intentFromRow);
+  const last = intents.at(-1);
+  const nextCursor =
+    rows.length > limit && last ? { createdAt: last.createdAt, intentId: last.intentId } : null;
+  return { intents, nextCursor };
+}
+
+/** Intents in any of `statuses`, least recently changed first (the engine's resume list). */
+export async function listIntentsInStatus(
+  q: Queryable,
+  statuses: readonly SwapState[],
+  limit: number,
+): Promise<IntentRecord[]> {
+  const rows = await q.query(
+    `SELECT * FROM intents WHERE status = ANY($1::text[])
+     ORDER BY updated_at, intent_id LIMIT $2`,
+    [statuses, limit],
+  );
+  return rows.map(intentFromRow);
+}
+
+export interface IntentTransition {
+  readonly intentId: string;
+  /** The state(s) the intent must be in; anything else leaves it untouched. */
+  readonly from: SwapState | readonly SwapState[];
+  readonly to: SwapState;
+  readonly at: Date;
+  readonly failureReason?: FailureReason;
+  readonly deposit?: DepositFacts;
+  readonly actualOutput?: string;
+  readonly payoutUpdateId?: string;
+  readonly refund?: RefundFacts;
+  /** Stored on the event; defaults to `{failureReason}` when one is given. */
+  readonly payload?: unknown;
+}
+
+const TRANSITION_INTENT = `
+  WITH changed AS (
+    UPDATE intents SET
+      status = $2::text,
+      updated_at = $3::timestamptz,
+      matched_at = CASE WHEN $2::text = 'matched' THEN COALESCE(matched_at, $3::timestamptz)
+                   ELSE matched_at END,
+      completed_at = CASE WHEN $4::boolean THEN COALESCE(completed_at, $3::timestamptz)
+                     ELSE completed_at END,
+      failure_code = COALESCE($5::text, failure_code),
+      failure_message = COALESCE($6::text, failure_message),
+      deposit_amount = COALESCE($7::numeric, deposit_amount),
+      deposit_update_id = COALESCE($8::text, deposit_update_id),
+      deposit_received_at = COALESCE($9::timestamptz, deposit_received_at),
+      actual_output = COALESCE($10::numeric, actual_output),
+      payout_update_id = COALESCE($11::text, payout_update_id),
+      refund_amount = COALESCE($12::numeric, refund_amount),
+      refund_network_fee_amount = COALESCE($13::numeric, refund_network_fee_amount),
+      refund_update_id = COALESCE($14::text, refund_update_id)
+    WHERE intent_id = $1 AND status = ANY($15::text[])
+    RETURNING *
+  ), event AS (
+    INSERT INTO intent_events (intent_id, status, at, payload)
+    SELECT intent_id, status, $3::timestamptz, $16::jsonb FROM changed
+  )
+  SELECT * FROM changed`;
+
+/**
+ * Moves the intent from one of `from` to `to`, records the given facts, and writes the event.
+ * Null when the intent is not in a `from` state (someone else moved it first).
+ */
+export async function transitionIntent(
+  q: Queryable,
+  transition: IntentTransition,
+): Promise<IntentRecord | null> {
+  const from: readonly SwapState[] =
+    typeof transition.from === 'string' ? [transition.from] : transition.from;
+  if (from.includes(transition.to)) {
+    throw new RangeError(`a transition must change the state (${transition.to})`);
+  }
+  const { failureReason, deposit, refund } = transition;
+  const payload = transition.payload ?? (failureReason ? { failureReason } : {});
+  const rows = await q.query(TRANSITION_INTENT, [
+    transition.intentId,
+    transition.to,
+    transition.at,
+    isTerminal(transition.to),
+    failureReason?.code ?? null,
+    failureReason?.message ?? null,
+    amountParamOrNull(deposit?.amount),
+    deposit?.updateId ?? null,
+    deposit?.receivedAt ?? null,
+    amountParamOrNull(transition.actualOutput),
+    transition.payoutUpdateId ?? null,
+    amountParamOrNull(refund?.amount),
+    amountParamOrNull(refund?.networkFeeAmount),
+    refund?.updateId ?? null,
+    from,
+    jsonParam(payload),
+  ]);
+  return rows[0] ? intentFromRow(rows[0]) : null;
+}
+
+/** Cancels the party's intent if it is still pending (seed §3); null otherwise. */
+export async function cancelIntent(
+  q: Queryable,
+  input: { readonly intentId: string; readonly walletParty: string; readonly now: Date },
+): Promise<IntentRecord | null> {
+  const owned = await getIntentForParty(q, input.intentId, input.walletParty);
+  if (!owned) return null;
+  return transitionIntent(q, {
+    intentId: input.intentId,
+    from: 'pending',
+    to: 'cancelled',
+    at: input.now,
+  });
+}
+
+/** Expires pending intents whose `expiresAt` is at or before `now`; returns them. */
+export async function expireDueIntents(
+  q: Queryable,
+  now: Date,
+  limit: number = EXPIRY_BATCH_MAX,
+): Promise<IntentRecord[]> {
+  const rows = await q.query(
+    `WITH due AS (
+       SELECT intent_id FROM intents WHERE status = 'pending' AND expires_at <= $1
+       ORDER BY expires_at, intent_id LIMIT $2
+       FOR UPDATE SKIP LOCKED
+     ), expired AS (
+       UPDATE intents i SET status = 'expired', updated_at = $1, completed_at = $1
+       FROM due WHERE i.intent_id = due.intent_id AND i.status = 'pending'
+       RETURNING i.*
+     ), event AS (
+       INSERT INTO intent_events (intent_id, status, at) SELECT intent_id, status, $1 FROM expired
+     )
+     SELECT * FROM expired ORDER BY expires_at, intent_id`,
+    [now, Math.min(limit, EXPIRY_BATCH_MAX)],
+  );
+  return rows.map(intentFromRow);
+}
+
+/** The intent's events in order, after `afterSeq` (SSE `Last-Event-ID`) when given. */
+export async function listIntentEvents(
+  q: Queryable,
+  intentId: string,
+  afterSeq = 0,
+): Promise<IntentEventRecord[]> {
+  const rows = await q.query(
+    `SELECT seq, intent_id, status, at, payload FROM intent_events
+     WHERE intent_id = $1 AND seq > $2 ORDER BY seq`,
+    [intentId, afterSeq],
+  );
+  return rows.map(eventFromRow);
+}
+
+/**
+ * The outbox after `afterSeq`, for publishers. A `seq` is drawn before its transaction commits,
+ * so on PostgreSQL a lower `seq` can become visible after a higher one: a publisher that must
+ * not skip any re-reads a window behind its position (or reads per intent on a wake-up).
+ */
+export async function listEventsAfter(
+  q: Queryable,
+  afterSeq: number,
+  limit: number = EVENT_BATCH_MAX,
+): Promise<IntentEventRecord[]> {
+  const rows = await q.query(
+    `SELECT seq, intent_id, status, at, payload FROM intent_events
+     WHERE seq > $1 ORDER BY seq LIMIT $2`,
+    [afterSeq, Math.min(limit, EVENT_BATCH_MAX)],
+  );
+  return rows.map(eventFromRow);
+}

@@ -1,0 +1,131 @@
+/**
+ * Ledger commands, recorded before submission (SPEC §7.4). The id is deterministic
+ * (`<intentId>:<leg>:<attempt>`) so the ledger deduplicates it, and a command found `recorded` or
+ * `submitted` after a restart is looked up on the ledger before anything else is decided.
+ */
+import { jsonParam, readDate, readSafeInteger, readString, readStringOrNull } from './columns.js';
+import type { Queryable, Row } from './database.js';
+
+export type CommandLeg = 'accept' | 'payout' | 'refund' | 'reject';
+export type CommandStatus = 'recorded' | 'submitted' | 'committed' | 'failed';
+
+export interface NewLedgerCommand {
+  readonly commandId: string;
+  readonly intentId: string | null;
+  readonly depositId: string | null;
+  readonly leg: CommandLeg;
+  readonly attempt: number;
+  /** What was (or will be) submitted, so the command can be resubmitted identically. */
+  readonly payload: unknown;
+  readonly createdAt: Date;
+}
+
+export interface LedgerCommandRecord extends NewLedgerCommand {
+  readonly status: CommandStatus;
+  readonly updateId: string | null;
+  readonly error: string | null;
+  readonly updatedAt: Date;
+}
+
+export function commandIdOf(subjectId: string, leg: CommandLeg, attempt: number): string {
+  return `${subjectId}:${leg}:${attempt}`;
+}
+
+function commandFromRow(row: Row): LedgerCommandRecord {
+  return {
+    commandId: readString(row.command_id),
+    intentId: readStringOrNull(row.intent_id),
+    depositId: readStringOrNull(row.deposit_id),
+    leg: readString(row.leg) as CommandLeg,
+    attempt: readSafeInteger(row.attempt),
+    payload: row.payload,
+    status: readString(row.status) as CommandStatus,
+    updateId: readStringOrNull(row.update_id),
+    error: readStringOrNull(row.error),
+    createdAt: readDate(row.created_at),
+    updatedAt: readDate(row.updated_at),
+  };
+}
+
+/** Records the command as `recorded`; a command already recorded is returned as it is. */
+export async function recordLedgerCommand(
+  q: Queryable,
+  command: NewLedgerCommand,
+): Promise<LedgerCommandRecord> {
+  const rows = await q.query(
+    `INSERT INTO ledger_commands (command_id, intent_id, deposit_id, leg, attempt, status,
+       payload, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, 'recorded', $6::jsonb, $7, $7)
+     ON CONFLICT (command_id) DO NOTHING
+     RETURNING *`,
+    [
+      command.commandId,
+      command.intentId,
+      command.depositId,
+      command.leg,
+      command.attempt,
+      jsonParam(command.payload),
+      command.createdAt,
+    ],
+  );
+  if (rows[0]) return commandFromRow(rows[0]);
+  const existing = await getLedgerCommand(q, command.commandId);
+  if (!existing) throw new Error(`command ${command.commandId} vanished while being recorded`);
+  return existing;
+}
+
+export async function getLedgerCommand(
+  q: Queryable,
+  commandId: string,
+): Promise<LedgerCommandRecord | null> {
+  const rows = await q.query('SELECT * FROM ledger_commands WHERE command_id = $1', [commandId]);
+  return rows[0] ? commandFromRow(rows[0]) : null;
+}
+
+/**
+ * Records the command's progress. A committed or failed command is final: null when the command
+ * is already final (or unknown), so a late duplicate outcome cannot overwrite the first.
+ */
+export async function markLedgerCommand(
+  q: Queryable,
+  input: {
+    readonly commandId: string;
+    readonly status: Exclude<CommandStatus, 'recorded'>;
+    readonly updateId?: string;
+    readonly error?: string;
+    readonly now: Date;
+  },
+): Promise<LedgerCommandRecord | null> {
+  const rows = await q.query(
+    `UPDATE ledger_commands SET status = $2, update_id = COALESCE($3, update_id),
+       error = COALESCE($4, error), updated_at = $5
+     WHERE command_id = $1 AND status IN ('recorded', 'submitted')
+     RETURNING *`,
+    [input.commandId, input.status, input.updateId ?? null, input.error ?? null, input.now],
+  );
+  return rows[0] ? commandFromRow(rows[0]) : null;
+}
+
+/** Commands recorded or submitted but not confirmed, oldest first: the restart work list. */
+export async function listUnconfirmedCommands(
+  q: Queryable,
+  limit: number,
+): Promise<LedgerCommandRecord[]> {
+  const rows = await q.query(
+    `SELECT * FROM ledger_commands WHERE status IN ('recorded', 'submitted')
+     ORDER BY created_at, command_id LIMIT $1`,
+    [limit],
+  );
+  return rows.map(commandFromRow);
+}
+
+export async function listCommandsOfIntent(
+  q: Queryable,
+  intentId: string,
+): Promise<LedgerCommandRecord[]> {
+  const rows = await q.query(
+    'SELECT * FROM ledger_commands WHERE intent_id = $1 ORDER BY created_at, command_id',
+    [intentId],
+  );
+  return rows.map(commandFromRow);
+}

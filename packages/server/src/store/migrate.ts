@@ -1,0 +1,88 @@
+/**
+ * Applies `migrations/*.sql` in file-name order, each in its own transaction together with its
+ * row in `schema_migrations`. Every transaction first takes a transaction-scoped advisory lock,
+ * so processes that start at once on one PostgreSQL database apply each migration exactly once
+ * (the others wait, then find it recorded). The lock is keyed by the current schema, so stores in
+ * different schemas of one server do not wait for each other.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Database, Queryable } from './database.js';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+
+/** First key of the two-part advisory lock: "PPMG" in ASCII, unlikely to collide with others. */
+const MIGRATION_LOCK_NAMESPACE = 0x50504d47;
+const MIGRATION_FILE = /^\d{4}_[a-z0-9_]+\.sql$/;
+
+export interface Migration {
+  readonly name: string;
+  readonly sql: string;
+  readonly checksum: string;
+}
+
+/** An applied migration's file changed afterwards: the schema no longer matches the files. */
+export class MigrationChecksumError extends Error {
+  override readonly name = 'MigrationChecksumError';
+  constructor(readonly migration: string) {
+    super(`migration ${migration} was changed after it was applied`);
+  }
+}
+
+export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((file) => MIGRATION_FILE.test(file))
+    .sort()
+    .map((file) => {
+      const sql = readFileSync(join(dir, file), 'utf8');
+      return { name: file, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+    });
+}
+
+/** Applies what is missing; returns the names it applied (empty when up to date). */
+export async function migrate(
+  db: Database,
+  migrations: readonly Migration[] = loadMigrations(),
+): Promise<string[]> {
+  const applied: string[] = [];
+  for (const migration of migrations) {
+    const didApply = await db.transaction(async (tx) => {
+      await lockMigrations(tx);
+      const recorded = await recordedChecksum(tx, migration.name);
+      if (recorded !== null) {
+        if (recorded !== migration.checksum) throw new MigrationChecksumError(migration.name);
+        return false;
+      }
+      await tx.exec(migration.sql);
+      await tx.query(
+        'INSERT INTO schema_migrations (name, checksum, applied_at) VALUES ($1, $2, $3)',
+        [migration.name, migration.checksum, new Date()],
+      );
+      return true;
+    });
+    if (didApply) applied.push(migration.name);
+  }
+  return applied;
+}
+
+async function lockMigrations(tx: Queryable): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))', [
+    MIGRATION_LOCK_NAMESPACE,
+  ]);
+  // Created under the lock: two concurrent CREATE TABLE IF NOT EXISTS can both fail otherwise.
+  await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    name        TEXT PRIMARY KEY,
+    checksum    TEXT NOT NULL,
+    applied_at  TIMESTAMPTZ NOT NULL
+  )`);
+}
+
+async function recordedChecksum(tx: Queryable, name: string): Promise<string | null> {
+  const rows = await tx.query<{ checksum: string }>(
+    'SELECT checksum FROM schema_migrations WHERE name = $1',
+    [name],
+  );
+  return rows[0]?.checksum ?? null;
+}

@@ -1,0 +1,36 @@
+/**
+ * Ledger offset checkpoints, one per ingested stream. Written in the same transaction as what
+ * was ingested up to that offset, so a restart resumes exactly after the last committed work.
+ */
+import { readSafeInteger } from './columns.js';
+import type { Queryable } from './database.js';
+
+/** The checkpoint of `stream`, or null before its first. */
+export async function getLedgerOffset(q: Queryable, stream: string): Promise<number | null> {
+  const rows = await q.query('SELECT last_offset FROM ledger_offsets WHERE stream = $1', [stream]);
+  return rows[0] ? readSafeInteger(rows[0].last_offset) : null;
+}
+
+/**
+ * Moves the checkpoint to `offset`. Returns false, changing nothing, when the stored checkpoint
+ * is already further: a checkpoint never moves backwards, which would re-ingest settled work.
+ */
+export async function setLedgerOffset(
+  q: Queryable,
+  stream: string,
+  offset: number,
+  now: Date,
+): Promise<boolean> {
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw new RangeError(`offset must be a non-negative integer, got ${offset}`);
+  }
+  const rows = await q.query(
+    `INSERT INTO ledger_offsets (stream, last_offset, updated_at) VALUES ($1, $2, $3)
+     ON CONFLICT (stream) DO UPDATE SET last_offset = EXCLUDED.last_offset,
+       updated_at = EXCLUDED.updated_at
+     WHERE ledger_offsets.last_offset <= EXCLUDED.last_offset
+     RETURNING stream`,
+    [stream, offset, now],
+  );
+  return rows.length > 0;
+}

@@ -1,0 +1,71 @@
+/** Situations only an operator can resolve (e.g. `refund_failed`: funds parked, SPEC §7.1). */
+import {
+  jsonParam,
+  readDate,
+  readDateOrNull,
+  readSafeInteger,
+  readString,
+  readStringOrNull,
+} from './columns.js';
+import type { Queryable, Row } from './database.js';
+
+export interface NewOperatorFlag {
+  readonly intentId: string | null;
+  readonly depositId: string | null;
+  readonly kind: string;
+  readonly details: unknown;
+  readonly createdAt: Date;
+}
+
+export interface OperatorFlag extends NewOperatorFlag {
+  readonly id: number;
+  readonly resolvedAt: Date | null;
+  readonly resolution: string | null;
+}
+
+function flagFromRow(row: Row): OperatorFlag {
+  return {
+    id: readSafeInteger(row.id),
+    intentId: readStringOrNull(row.intent_id),
+    depositId: readStringOrNull(row.deposit_id),
+    kind: readString(row.kind),
+    details: row.details,
+    createdAt: readDate(row.created_at),
+    resolvedAt: readDateOrNull(row.resolved_at),
+    resolution: readStringOrNull(row.resolution),
+  };
+}
+
+export async function raiseOperatorFlag(
+  q: Queryable,
+  flag: NewOperatorFlag,
+): Promise<OperatorFlag> {
+  const rows = await q.query(
+    `INSERT INTO operator_flags (intent_id, deposit_id, kind, details, created_at)
+     VALUES ($1, $2, $3, $4::jsonb, $5) RETURNING *`,
+    [flag.intentId, flag.depositId, flag.kind, jsonParam(flag.details), flag.createdAt],
+  );
+  return flagFromRow(rows[0] as Row);
+}
+
+/** Unresolved flags, oldest first. */
+export async function listOpenOperatorFlags(q: Queryable, limit: number): Promise<OperatorFlag[]> {
+  const rows = await q.query(
+    `SELECT * FROM operator_flags WHERE resolved_at IS NULL ORDER BY created_at, id LIMIT $1`,
+    [limit],
+  );
+  return rows.map(flagFromRow);
+}
+
+/** Marks the flag resolved; null when it does not exist or was resolved already. */
+export async function resolveOperatorFlag(
+  q: Queryable,
+  input: { readonly id: number; readonly resolution: string; readonly now: Date },
+): Promise<OperatorFlag | null> {
+  const rows = await q.query(
+    `UPDATE operator_flags SET resolved_at = $2, resolution = $3
+     WHERE id = $1 AND resolved_at IS NULL RETURNING *`,
+    [input.id, input.now, input.resolution],
+  );
+  return rows[0] ? flagFromRow(rows[0]) : null;
+}

@@ -1,0 +1,66 @@
+/** Hourly pool snapshots (SPEC §8): reserves and the USD price of the pool's base token. */
+import {
+  amountParam,
+  amountParamOrNull,
+  readAmount,
+  readAmountOrNull,
+  readDate,
+  readString,
+} from './columns.js';
+import type { Queryable, Row } from './database.js';
+
+export interface PoolSnapshot {
+  readonly poolId: string;
+  /** Start of the hour (UTC) the snapshot stands for. */
+  readonly hour: Date;
+  readonly reserveA: string;
+  readonly reserveB: string;
+  readonly priceUsd: string | null;
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+
+export function hourOf(at: Date): Date {
+  return new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
+}
+
+function snapshotFromRow(row: Row): PoolSnapshot {
+  return {
+    poolId: readString(row.pool_id),
+    hour: readDate(row.hour),
+    reserveA: readAmount(row.reserve_a),
+    reserveB: readAmount(row.reserve_b),
+    priceUsd: readAmountOrNull(row.price_usd),
+  };
+}
+
+/** Stores the snapshot of its hour; a later snapshot of the same hour replaces it. */
+export async function putPoolSnapshot(q: Queryable, snapshot: PoolSnapshot): Promise<void> {
+  await q.query(
+    `INSERT INTO pool_snapshots (pool_id, hour, reserve_a, reserve_b, price_usd)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (pool_id, hour) DO UPDATE SET reserve_a = EXCLUDED.reserve_a,
+       reserve_b = EXCLUDED.reserve_b, price_usd = EXCLUDED.price_usd`,
+    [
+      snapshot.poolId,
+      hourOf(snapshot.hour),
+      amountParam(snapshot.reserveA),
+      amountParam(snapshot.reserveB),
+      amountParamOrNull(snapshot.priceUsd),
+    ],
+  );
+}
+
+/** Snapshots of hours in [from, to), oldest first. */
+export async function listPoolSnapshots(
+  q: Queryable,
+  poolId: string,
+  from: Date,
+  to: Date,
+): Promise<PoolSnapshot[]> {
+  const rows = await q.query(
+    `SELECT * FROM pool_snapshots WHERE pool_id = $1 AND hour >= $2 AND hour < $3 ORDER BY hour`,
+    [poolId, from, to],
+  );
+  return rows.map(snapshotFromRow);
+}

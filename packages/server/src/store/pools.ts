@@ -1,0 +1,216 @@
+/**
+ * Pools, their parameters, and their accounting (SPEC §5.6). The accounting row is what the
+ * executor changes when a swap moves reserves; it carries a version so a writer that read an
+ * older state cannot overwrite a newer one.
+ */
+import type { Instrument } from '@poolparty/core';
+import {
+  amountParam,
+  jsonParam,
+  readAmount,
+  readAmountOrNull,
+  readDate,
+  readSafeInteger,
+  readString,
+} from './columns.js';
+import type { Queryable, Row } from './database.js';
+
+export type PoolStatus = 'active' | 'paused';
+
+/** Per side: holdings of the swap party are expected to be reserve + inflight + outgoing + fees. */
+export interface PoolBalances {
+  readonly reserveA: string;
+  readonly reserveB: string;
+  readonly inflightA: string;
+  readonly inflightB: string;
+  readonly outgoingA: string;
+  readonly outgoingB: string;
+  readonly feesA: string;
+  readonly feesB: string;
+}
+
+export interface PoolAccounting extends PoolBalances {
+  readonly version: number;
+  readonly updatedAt: Date;
+}
+
+export interface PoolRecord {
+  readonly poolId: string;
+  readonly tokenA: Instrument;
+  readonly tokenB: Instrument;
+  readonly swapParty: string;
+  readonly lpParty: string;
+  readonly feeBps: number;
+  readonly lpSupply: string;
+  readonly status: PoolStatus;
+  /** Overrides of the settlement-safety thresholds; empty means the service defaults. */
+  readonly guard: Readonly<Record<string, unknown>>;
+  /** Null means the service-wide cap. */
+  readonly priceImpactCap: string | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  readonly accounting: PoolAccounting;
+}
+
+export interface NewPool {
+  readonly poolId: string;
+  readonly tokenA: Instrument;
+  readonly tokenB: Instrument;
+  readonly swapParty: string;
+  readonly lpParty: string;
+  readonly feeBps?: number;
+  readonly lpSupply: string;
+  readonly reserveA: string;
+  readonly reserveB: string;
+  readonly guard?: Readonly<Record<string, unknown>>;
+  readonly priceImpactCap?: string | null;
+  readonly createdAt: Date;
+}
+
+const ACCOUNTING_COLUMNS = `a.reserve_a, a.reserve_b, a.inflight_a, a.inflight_b, a.outgoing_a,
+  a.outgoing_b, a.fees_a, a.fees_b, a.version, a.updated_at AS accounting_updated_at`;
+
+const POOL_SELECT = `SELECT p.pool_id, p.token_a_id, p.token_a_admin, p.token_b_id,
+  p.token_b_admin, p.swap_party, p.lp_party, p.fee_bps, p.lp_supply, p.status, p.guard,
+  p.price_impact_cap, p.created_at, p.updated_at, ${ACCOUNTING_COLUMNS}
+  FROM pools p JOIN pool_accounting a ON a.pool_id = p.pool_id`;
+
+function accountingFromRow(row: Row): PoolAccounting {
+  return {
+    reserveA: readAmount(row.reserve_a),
+    reserveB: readAmount(row.reserve_b),
+    inflightA: readAmount(row.inflight_a),
+    inflightB: readAmount(row.inflight_b),
+    outgoingA: readAmount(row.outgoing_a),
+    outgoingB: readAmount(row.outgoing_b),
+    feesA: readAmount(row.fees_a),
+    feesB: readAmount(row.fees_b),
+    version: readSafeInteger(row.version),
+    updatedAt: readDate(row.accounting_updated_at),
+  };
+}
+
+function poolFromRow(row: Row): PoolRecord {
+  return {
+    poolId: readString(row.pool_id),
+    tokenA: { id: readString(row.token_a_id), admin: readString(row.token_a_admin) },
+    tokenB: { id: readString(row.token_b_id), admin: readString(row.token_b_admin) },
+    swapParty: readString(row.swap_party),
+    lpParty: readString(row.lp_party),
+    feeBps: readSafeInteger(row.fee_bps),
+    lpSupply: readAmount(row.lp_supply),
+    status: readString(row.status) as PoolStatus,
+    guard: (row.guard ?? {}) as Record<string, unknown>,
+    priceImpactCap: readAmountOrNull(row.price_impact_cap),
+    createdAt: readDate(row.created_at),
+    updatedAt: readDate(row.updated_at),
+    accounting: accountingFromRow(row),
+  };
+}
+
+/** Creates the pool and its accounting with the initial reserves, in one statement. */
+export async function insertPool(q: Queryable, pool: NewPool): Promise<PoolRecord> {
+  await q.query(
+    `WITH p AS (
+       INSERT INTO pools (pool_id, token_a_id, token_a_admin, token_b_id, token_b_admin,
+         swap_party, lp_party, fee_bps, lp_supply, guard, price_impact_cap, created_at,
+         updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $12)
+       RETURNING pool_id
+     )
+     INSERT INTO pool_accounting (pool_id, reserve_a, reserve_b, updated_at)
+     SELECT pool_id, $13, $14, $12 FROM p`,
+    [
+      pool.poolId,
+      pool.tokenA.id,
+      pool.tokenA.admin,
+      pool.tokenB.id,
+      pool.tokenB.admin,
+      pool.swapParty,
+      pool.lpParty,
+      pool.feeBps ?? 30,
+      amountParam(pool.lpSupply),
+      jsonParam(pool.guard ?? {}),
+      pool.priceImpactCap ?? null,
+      pool.createdAt,
+      amountParam(pool.reserveA),
+      amountParam(pool.reserveB),
+    ],
+  );
+  return (await getPool(q, pool.poolId)) as PoolRecord;
+}
+
+export async function listPools(q: Queryable): Promise<PoolRecord[]> {
+  const rows = await q.query(`${POOL_SELECT} ORDER BY p.created_at, p.pool_id`);
+  return rows.map(poolFromRow);
+}
+
+export async function getPool(q: Queryable, poolId: string): Promise<PoolRecord | null> {
+  const rows = await q.query(`${POOL_SELECT} WHERE p.pool_id = $1`, [poolId]);
+  return rows[0] ? poolFromRow(rows[0]) : null;
+}
+
+export async function setPoolStatus(
+  q: Queryable,
+  poolId: string,
+  status: PoolStatus,
+  now: Date,
+): Promise<PoolRecord | null> {
+  const rows = await q.query(
+    'UPDATE pools SET status = $2, updated_at = $3 WHERE pool_id = $1 RETURNING pool_id',
+    [poolId, status, now],
+  );
+  return rows.length > 0 ? getPool(q, poolId) : null;
+}
+
+/**
+ * The pool's accounting. With `forUpdate`, inside a transaction, the row stays locked until the
+ * transaction ends: the executor's way of being the pool's only writer while it prices a swap.
+ */
+export async function getPoolAccounting(
+  q: Queryable,
+  poolId: string,
+  options: { readonly forUpdate?: boolean } = {},
+): Promise<PoolAccounting | null> {
+  const rows = await q.query(
+    `SELECT ${ACCOUNTING_COLUMNS} FROM pool_accounting a WHERE a.pool_id = $1
+     ${options.forUpdate ? 'FOR UPDATE' : ''}`,
+    [poolId],
+  );
+  return rows[0] ? accountingFromRow(rows[0]) : null;
+}
+
+/**
+ * Replaces the balances if the accounting is still at `expectedVersion`, and bumps the version.
+ * Null when another writer got there first (re-read and decide again). Negative balances are
+ * refused by the schema.
+ */
+export async function updatePoolAccounting(
+  q: Queryable,
+  poolId: string,
+  expectedVersion: number,
+  next: PoolBalances,
+  now: Date,
+): Promise<PoolAccounting | null> {
+  const rows = await q.query(
+    `UPDATE pool_accounting AS a SET reserve_a = $3, reserve_b = $4, inflight_a = $5,
+       inflight_b = $6, outgoing_a = $7, outgoing_b = $8, fees_a = $9, fees_b = $10,
+       version = a.version + 1, updated_at = $11
+     WHERE a.pool_id = $1 AND a.version = $2
+     RETURNING ${ACCOUNTING_COLUMNS}`,
+    [
+      poolId,
+      expectedVersion,
+      amountParam(next.reserveA),
+      amountParam(next.reserveB),
+      amountParam(next.inflightA),
+      amountParam(next.inflightB),
+      amountParam(next.outgoingA),
+      amountParam(next.outgoingB),
+      amountParam(next.feesA),
+      amountParam(next.feesB),
+      now,
+    ],
+  );
+  return rows[0] ? accountingFromRow(rows[0]) : null;
+}

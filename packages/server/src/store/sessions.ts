@@ -1,0 +1,57 @@
+/** Developer portal sessions (SPEC §4.1): stored by the SHA-256 of the session token only. */
+import { readDate, readString } from './columns.js';
+import type { Queryable, Row } from './database.js';
+
+export interface SessionRecord {
+  readonly tokenHash: string;
+  readonly developerParty: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+function sessionFromRow(row: Row): SessionRecord {
+  return {
+    tokenHash: readString(row.token_hash),
+    developerParty: readString(row.developer_party),
+    createdAt: readDate(row.created_at),
+    expiresAt: readDate(row.expires_at),
+  };
+}
+
+export async function insertSession(q: Queryable, session: SessionRecord): Promise<void> {
+  await q.query(
+    `INSERT INTO sessions (token_hash, developer_party, created_at, expires_at)
+     VALUES ($1, $2, $3, $4)`,
+    [session.tokenHash, session.developerParty, session.createdAt, session.expiresAt],
+  );
+}
+
+/** The session if it exists and has not expired at `now`. */
+export async function findValidSession(
+  q: Queryable,
+  tokenHash: string,
+  now: Date,
+): Promise<SessionRecord | null> {
+  const rows = await q.query(
+    `SELECT token_hash, developer_party, created_at, expires_at FROM sessions
+     WHERE token_hash = $1 AND expires_at > $2`,
+    [tokenHash, now],
+  );
+  return rows[0] ? sessionFromRow(rows[0]) : null;
+}
+
+/** Ends a session (log out). Returns whether there was one. */
+export async function deleteSession(q: Queryable, tokenHash: string): Promise<boolean> {
+  const rows = await q.query('DELETE FROM sessions WHERE token_hash = $1 RETURNING token_hash', [
+    tokenHash,
+  ]);
+  return rows.length > 0;
+}
+
+/** Removes sessions expired at `now`; returns how many. */
+export async function purgeExpiredSessions(q: Queryable, now: Date): Promise<number> {
+  const rows = await q.query('DELETE FROM sessions WHERE expires_at <= $1 RETURNING token_hash', [
+    now,
+  ]);
+  return rows.length;
+}

@@ -1,0 +1,734 @@
+/**
+ * One suite, run on PGlite and on PostgreSQL: both must behave the same. Each run migrates once
+ * and works in its own store (a temp data folder, or a fresh PostgreSQL schema), so parallel runs
+ * never see each other's rows; tests use unique ids so they do not depend on their order.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ActiveIntentExistsError,
+  cancelIntent,
+  consumeNonce,
+  type Database,
+  decodeIntentCursor,
+  encodeIntentCursor,
+  expireDueIntents,
+  findApiKeyByHash,
+  findValidSession,
+  getDeveloper,
+  getIdempotencyRecord,
+  getIntent,
+  getIntentForParty,
+  getLedgerOffset,
+  getPool,
+  getPoolAccounting,
+  IN_MEMORY,
+  type IntentCursor,
+  insertApiKey,
+  insertDiscountPolicy,
+  insertIntent,
+  insertNonce,
+  insertPool,
+  insertSession,
+  isApiKeyUsable,
+  isWalletTokenRevoked,
+  listApiKeys,
+  listApplicableDiscounts,
+  listIntentEvents,
+  listIntentsForParty,
+  listUnconfirmedCommands,
+  loadMigrations,
+  MigrationChecksumError,
+  markLedgerCommand,
+  migrate,
+  type NewIntent,
+  openPglite,
+  openPostgres,
+  openStore,
+  purgeIdempotencyRecords,
+  putIdempotencyRecord,
+  type Queryable,
+  ROTATION_GRACE_MS,
+  recordDeposit,
+  recordLedgerCommand,
+  revokeApiKey,
+  revokeWalletToken,
+  rotateApiKey,
+  setLedgerOffset,
+  touchApiKey,
+  transitionIntent,
+  updatePoolAccounting,
+  upsertDeveloper,
+} from '../src/store/index.js';
+
+const ALL_MIGRATIONS = loadMigrations().map((migration) => migration.name);
+const POSTGRES_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const IN_CI = process.env.CI === 'true';
+const PROBE_TIMEOUT_MS = 3_000;
+
+async function postgresProblem(url: string): Promise<string | null> {
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+  });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message || error.name : String(error);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+const unreachable = await postgresProblem(POSTGRES_URL);
+const postgresSkipReason =
+  unreachable !== null && !IN_CI ? `no PostgreSQL at ${POSTGRES_URL} (${unreachable})` : null;
+if (postgresSkipReason) console.warn(`store suite on PostgreSQL skipped: ${postgresSkipReason}`);
+
+interface Backend {
+  readonly name: string;
+  readonly skipReason: string | null;
+  /** The store this run works on; a later call reopens the same one. */
+  open(): Promise<Database>;
+  /** Two handles on one new, empty store. */
+  openEmptyPair(): Promise<readonly [Database, Database]>;
+  dispose(): Promise<void>;
+}
+
+function pgliteBackend(): Backend {
+  let dataDir: string | null = null;
+  const extra: Database[] = [];
+  return {
+    name: 'PGlite',
+    skipReason: null,
+    open: () => {
+      dataDir ??= mkdtempSync(join(tmpdir(), 'pp-store-'));
+      return openStore({ dataDir, migrate: false });
+    },
+    // PGlite has one connection per data folder: the pair shares it, as processes cannot.
+    openEmptyPair: async () => {
+      const db = await openPglite(IN_MEMORY);
+      extra.push(db);
+      return [db, db];
+    },
+    dispose: async () => {
+      for (const db of extra) await db.close();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function postgresBackend(): Backend {
+  const schemas: string[] = [];
+  const extra: Database[] = [];
+  const admin = () => new pg.Client({ connectionString: POSTGRES_URL });
+  async function createSchema(): Promise<string> {
+    if (unreachable !== null) {
+      throw new Error(`PostgreSQL is required with CI=true: ${POSTGRES_URL} (${unreachable})`);
+    }
+    const schema = `pp_test_${randomBytes(6).toString('hex')}`;
+    const client = admin();
+    await client.connect();
+    await client.query(`CREATE SCHEMA ${schema}`);
+    await client.end();
+    schemas.push(schema);
+    return schema;
+  }
+  let mainSchema: string | null = null;
+  return {
+    name: 'PostgreSQL',
+    skipReason: postgresSkipReason,
+    open: async () => {
+      mainSchema ??= await createSchema();
+      return openStore({
+        databaseUrl: POSTGRES_URL,
+        dataDir: tmpdir(),
+        schema: mainSchema,
+        migrate: false,
+      });
+    },
+    openEmptyPair: async () => {
+      const schema = await createSchema();
+      const pair = [
+        openPostgres(POSTGRES_URL, { schema }),
+        openPostgres(POSTGRES_URL, { schema }),
+      ] as const;
+      extra.push(...pair);
+      return pair;
+    },
+    dispose: async () => {
+      for (const db of extra) await db.close();
+      if (schemas.length === 0) return;
+      const client = admin();
+      await client.connect();
+      for (const schema of schemas) await client.query(`DROP SCHEMA ${schema} CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+const T0 = new Date('2026-03-01T12:00:00.000Z');
+const MINUTE_MS = 60_000;
+const DAY_MS = 24 * 60 * MINUTE_MS;
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const uid = () => randomBytes(6).toString('hex');
+const hashOf = () => randomBytes(32).toString('hex');
+const AMULET = { id: 'Amulet', admin: 'DSO::1220aa' };
+const USDCX = { id: 'USDCx', admin: 'circle::1220bb' };
+
+describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) => {
+  if (backend.skipReason !== null) {
+    it.skip(`skipped: ${backend.skipReason}`, () => {});
+    return;
+  }
+
+  let db: Database;
+  let firstMigration: string[];
+
+  beforeAll(async () => {
+    db = await backend.open();
+    firstMigration = await migrate(db);
+  });
+
+  afterAll(async () => {
+    await db?.close();
+    await backend.dispose();
+  });
+
+  async function developerWithKey() {
+    const party = `dev-${uid()}::1220${uid()}`;
+    await upsertDeveloper(db, party, T0);
+    const keyHash = hashOf();
+    const key = await insertApiKey(db, {
+      keyId: `key_${uid()}`,
+      developerParty: party,
+      name: 'main',
+      keyHash,
+      prefix: 'pp_test_abcd',
+      environment: 'devnet',
+      createdAt: T0,
+    });
+    return { party, key, keyHash };
+  }
+
+  async function pool(reserveA = '1000000', reserveB = '145000') {
+    return insertPool(db, {
+      poolId: `pool-${uid()}`,
+      tokenA: AMULET,
+      tokenB: USDCX,
+      swapParty: `swap-${uid()}::1220cc`,
+      lpParty: `lp-${uid()}::1220dd`,
+      lpSupply: '1000',
+      reserveA,
+      reserveB,
+      createdAt: T0,
+    });
+  }
+
+  async function fixture() {
+    const { party: developerParty, key } = await developerWithKey();
+    const { poolId, swapParty } = await pool();
+    const walletParty = `alice-${uid()}::1220ee`;
+    let serial = 0;
+    const intent = (overrides: Partial<NewIntent> = {}): NewIntent => {
+      serial += 1;
+      return {
+        intentId: `int_${uid()}`,
+        poolId,
+        apiKeyId: key.keyId,
+        developerParty,
+        walletParty,
+        depositAddress: swapParty,
+        depositReference: `pp-${uid()}`,
+        inputToken: AMULET.id,
+        inputTokenAdmin: AMULET.admin,
+        outputToken: USDCX.id,
+        outputTokenAdmin: USDCX.admin,
+        expectedAmount: '100',
+        quotedSwapAmount: '100',
+        networkFeeAmount: '1',
+        poolFeeAmount: '0.297',
+        lpFeeAmount: '0.22275',
+        platformFeeAmount: '0.07425',
+        inputAmountAfterPoolFee: '98.703',
+        expectedOutput: '14.3',
+        minOutput: '13.585',
+        slippageTolerance: 0.05,
+        networkFeePolicy: null,
+        platformFeePolicy: null,
+        outputAddress: walletParty,
+        createdAt: at(serial * MINUTE_MS),
+        expiresAt: at(serial * MINUTE_MS + DAY_MS),
+        ...overrides,
+      };
+    };
+    return { walletParty, poolId, intent };
+  }
+
+  describe('migrations', () => {
+    it('apply once, and a second run applies nothing', async () => {
+      expect(firstMigration).toEqual(ALL_MIGRATIONS);
+      expect(firstMigration[0]).toBe('0001_initial.sql');
+      expect(await migrate(db)).toEqual([]);
+      const rows = await db.query('SELECT name FROM schema_migrations ORDER BY name');
+      expect(rows.map((row) => row.name)).toEqual(ALL_MIGRATIONS);
+    });
+
+    it('refuse a migration that changed after it was applied', async () => {
+      const changed = { name: '0001_initial.sql', sql: 'SELECT 1', checksum: 'changed' };
+      await expect(migrate(db, [changed])).rejects.toBeInstanceOf(MigrationChecksumError);
+    });
+
+    it('run concurrently on one empty store, each migration is applied exactly once', async () => {
+      const [first, second] = await backend.openEmptyPair();
+      const applied = await Promise.all([migrate(first), migrate(second)]);
+      expect(applied.flat().sort()).toEqual(ALL_MIGRATIONS);
+      expect(await second.query('SELECT count(*) AS n FROM schema_migrations')).toEqual([
+        { n: String(ALL_MIGRATIONS.length) },
+      ]);
+    });
+  });
+
+  describe('transactions', () => {
+    it('commit what the function wrote, or nothing when it throws', async () => {
+      const kept = `dev-${uid()}::1220aa`;
+      const dropped = `dev-${uid()}::1220aa`;
+      await db.transaction((tx) => upsertDeveloper(tx, kept, T0));
+      const failing = db.transaction(async (tx) => {
+        await upsertDeveloper(tx, dropped, T0);
+        throw new Error('abandon');
+      });
+      await expect(failing).rejects.toThrow('abandon');
+      expect(await getDeveloper(db, kept)).not.toBeNull();
+      expect(await getDeveloper(db, dropped)).toBeNull();
+    });
+
+    it('refuse statements on a transaction that has ended', async () => {
+      let leaked: Queryable | null = null;
+      await db.transaction(async (tx) => {
+        leaked = tx;
+      });
+      await expect((leaked as unknown as Queryable).query('SELECT 1')).rejects.toThrow(/ended/);
+    });
+  });
+
+  describe('API keys', () => {
+    it('are found by hash with their developer, and count their use', async () => {
+      const { party, key, keyHash } = await developerWithKey();
+      await touchApiKey(db, key.keyId, at(5_000));
+      await touchApiKey(db, key.keyId, at(1_000));
+      const found = await findApiKeyByHash(db, keyHash);
+      expect(found?.keyId).toBe(key.keyId);
+      expect(found?.developer.partyId).toBe(party);
+      expect(found?.requestCount).toBe(2);
+      expect(found?.lastUsedAt).toEqual(at(5_000));
+      expect(await findApiKeyByHash(db, hashOf())).toBeNull();
+    });
+
+    it('stop working once revoked, and only their developer can revoke them', async () => {
+      const { party, key, keyHash } = await developerWithKey();
+      const other = await developerWithKey();
+      const byOther = { keyId: key.keyId, developerParty: other.party, now: T0 };
+      expect(await revokeApiKey(db, byOther)).toBeNull();
+      const revoked = await revokeApiKey(db, { keyId: key.keyId, developerParty: party, now: T0 });
+      expect(revoked?.revokedAt).toEqual(T0);
+      const found = await findApiKeyByHash(db, keyHash);
+      expect(found && isApiKeyUsable(found, T0)).toBe(false);
+      expect(await revokeApiKey(db, { keyId: key.keyId, developerParty: party, now: T0 })).toBe(
+        null,
+      );
+    });
+
+    it('keep working for the grace period after a rotation, then stop', async () => {
+      const { party, key, keyHash } = await developerWithKey();
+      const newKey = {
+        keyId: `key_${uid()}`,
+        developerParty: party,
+        name: 'rotated',
+        keyHash: hashOf(),
+        prefix: 'pp_test_wxyz',
+        environment: 'devnet' as const,
+        createdAt: at(MINUTE_MS),
+      };
+      const rotated = await rotateApiKey(db, { oldKeyId: key.keyId, newKey, now: at(MINUTE_MS) });
+      expect(rotated?.keyId).toBe(newKey.keyId);
+      const old = await findApiKeyByHash(db, keyHash);
+      expect(old?.replacedBy).toBe(newKey.keyId);
+      expect(old?.revokesAt).toEqual(at(MINUTE_MS + ROTATION_GRACE_MS));
+      expect(old && isApiKeyUsable(old, at(MINUTE_MS + ROTATION_GRACE_MS - 1))).toBe(true);
+      expect(old && isApiKeyUsable(old, at(MINUTE_MS + ROTATION_GRACE_MS))).toBe(false);
+      const again = { ...newKey, keyId: `key_${uid()}`, keyHash: hashOf() };
+      expect(await rotateApiKey(db, { oldKeyId: key.keyId, newKey: again, now: T0 })).toBeNull();
+      expect((await listApiKeys(db, party)).map((k) => k.keyId)).toEqual([newKey.keyId, key.keyId]);
+    });
+
+    it('refuse anything but a SHA-256 hex hash', async () => {
+      const { party } = await developerWithKey();
+      const plain = {
+        keyId: `key_${uid()}`,
+        developerParty: party,
+        name: '',
+        keyHash: 'pp_test_the-key-itself',
+        prefix: 'pp_test_the-',
+        environment: 'devnet' as const,
+        createdAt: T0,
+      };
+      await expect(insertApiKey(db, plain)).rejects.toThrow();
+    });
+  });
+
+  describe('wallet authentication', () => {
+    it('gives a nonce to exactly one of two concurrent consumers', async () => {
+      const nonce = uid();
+      await insertNonce(db, {
+        nonce,
+        partyId: 'alice::1220ee',
+        purpose: 'swap wallet authentication',
+        message: 'sign me',
+        createdAt: T0,
+        expiresAt: at(5 * MINUTE_MS),
+      });
+      const results = await Promise.all([consumeNonce(db, nonce, T0), consumeNonce(db, nonce, T0)]);
+      expect(results.filter((r) => r !== null)).toHaveLength(1);
+      expect(results.find((r) => r !== null)?.usedAt).toEqual(T0);
+      expect(await consumeNonce(db, nonce, at(1))).toBeNull();
+      expect(await consumeNonce(db, uid(), T0)).toBeNull();
+    });
+
+    it('remembers revoked wallet tokens', async () => {
+      const jti = uid();
+      expect(await isWalletTokenRevoked(db, jti)).toBe(false);
+      await revokeWalletToken(db, { jti, revokedAt: T0, expiresAt: at(15 * MINUTE_MS) });
+      await revokeWalletToken(db, { jti, revokedAt: T0, expiresAt: at(15 * MINUTE_MS) });
+      expect(await isWalletTokenRevoked(db, jti)).toBe(true);
+    });
+
+    it('finds developer sessions only until they expire', async () => {
+      const { party } = await developerWithKey();
+      const tokenHash = hashOf();
+      await insertSession(db, {
+        tokenHash,
+        developerParty: party,
+        createdAt: T0,
+        expiresAt: at(1),
+      });
+      expect((await findValidSession(db, tokenHash, T0))?.developerParty).toBe(party);
+      expect(await findValidSession(db, tokenHash, at(1))).toBeNull();
+    });
+  });
+
+  describe('intents', () => {
+    it('allow one pending intent per party, pool and input, naming the existing one', async () => {
+      const { intent } = await fixture();
+      const first = await insertIntent(db, intent());
+      const blocked = insertIntent(db, intent());
+      await expect(blocked).rejects.toBeInstanceOf(ActiveIntentExistsError);
+      await expect(blocked).rejects.toMatchObject({ intentId: first.intentId });
+      const otherDirection = intent({
+        inputToken: USDCX.id,
+        inputTokenAdmin: USDCX.admin,
+        outputToken: AMULET.id,
+        outputTokenAdmin: AMULET.admin,
+      });
+      await expect(insertIntent(db, otherDirection)).resolves.toMatchObject({ status: 'pending' });
+      await cancelIntent(db, { intentId: first.intentId, walletParty: first.walletParty, now: T0 });
+      await expect(insertIntent(db, intent())).resolves.toMatchObject({ status: 'pending' });
+    });
+
+    it('let exactly one of two concurrent creates through the guard', async () => {
+      const { intent } = await fixture();
+      const results = await Promise.allSettled([
+        insertIntent(db, intent()),
+        insertIntent(db, intent()),
+      ]);
+      const created = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+      expect(created).toHaveLength(1);
+      expect(refused).toEqual([new ActiveIntentExistsError(created[0]?.intentId ?? '')]);
+    });
+
+    it('cancel only from pending, only for their party, with one event', async () => {
+      const { intent, walletParty } = await fixture();
+      const created = await insertIntent(db, intent());
+      const cancel = (party: string) =>
+        cancelIntent(db, { intentId: created.intentId, walletParty: party, now: at(DAY_MS / 2) });
+      expect(await cancel('mallory::1220ff')).toBeNull();
+      expect((await getIntent(db, created.intentId))?.status).toBe('pending');
+      const cancelled = await cancel(walletParty);
+      expect(cancelled).toMatchObject({ status: 'cancelled', completedAt: at(DAY_MS / 2) });
+      expect(await cancel(walletParty)).toBeNull();
+      const events = await listIntentEvents(db, created.intentId);
+      expect(events.map((e) => e.status)).toEqual(['pending', 'cancelled']);
+      expect(events[1]?.at).toEqual(at(DAY_MS / 2));
+    });
+
+    it('hide other parties’ intents', async () => {
+      const { intent, walletParty } = await fixture();
+      const created = await insertIntent(db, intent());
+      expect(await getIntentForParty(db, created.intentId, walletParty)).not.toBeNull();
+      expect(await getIntentForParty(db, created.intentId, 'mallory::1220ff')).toBeNull();
+    });
+
+    it('record each stage’s facts as they move, and refuse moves from the wrong state', async () => {
+      const { intent } = await fixture();
+      const { intentId } = await insertIntent(db, intent());
+      const deposit = { amount: '100', updateId: 'upd-1', receivedAt: at(2 * MINUTE_MS) };
+      const matched = await transitionIntent(db, {
+        intentId,
+        from: 'pending',
+        to: 'matched',
+        at: at(2 * MINUTE_MS),
+        deposit,
+      });
+      expect(matched).toMatchObject({ status: 'matched', matchedAt: at(2 * MINUTE_MS), deposit });
+      const stale = { intentId, from: 'pending' as const, to: 'cancelled' as const, at: T0 };
+      expect(await transitionIntent(db, stale)).toBeNull();
+      const completed = await transitionIntent(db, {
+        intentId,
+        from: ['matched'],
+        to: 'completed',
+        at: at(3 * MINUTE_MS),
+        actualOutput: '14.2999999999',
+        payoutUpdateId: 'upd-2',
+      });
+      expect(completed).toMatchObject({
+        completedAt: at(3 * MINUTE_MS),
+        payout: { amount: '14.2999999999', updateId: 'upd-2' },
+        deposit,
+        failureReason: null,
+        refund: null,
+      });
+      const history = await listIntentEvents(db, intentId);
+      expect(history.map((e) => e.status)).toEqual(['pending', 'matched', 'completed']);
+      expect(await listIntentEvents(db, intentId, history[1]?.seq)).toHaveLength(1);
+    });
+
+    it('expire pending intents that are due, and only those', async () => {
+      const { intent } = await fixture();
+      const due = await insertIntent(db, intent({ expiresAt: at(MINUTE_MS + 1) }));
+      const notDue = await insertIntent(
+        db,
+        intent({ inputToken: USDCX.id, inputTokenAdmin: USDCX.admin, expiresAt: at(DAY_MS) }),
+      );
+      const expired = await expireDueIntents(db, at(2 * MINUTE_MS));
+      const ids = expired.map((i) => i.intentId);
+      expect(ids).toContain(due.intentId);
+      expect(ids).not.toContain(notDue.intentId);
+      expect((await listIntentEvents(db, due.intentId)).map((e) => e.status)).toEqual([
+        'pending',
+        'expired',
+      ]);
+    });
+
+    it('page a party’s intents newest first, each exactly once', async () => {
+      const { intent, walletParty } = await fixture();
+      const ids: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        // Two pairs share a creation time, so the order must fall back on the id.
+        const created = await insertIntent(db, intent({ createdAt: at(Math.floor(i / 2) * 1000) }));
+        ids.push(created.intentId);
+        if (i < 6) {
+          await cancelIntent(db, { intentId: created.intentId, walletParty, now: at(DAY_MS) });
+        }
+      }
+      const seen: string[] = [];
+      let cursor: IntentCursor | null = null;
+      let pages = 0;
+      do {
+        const page = await listIntentsForParty(db, { walletParty, limit: 3, cursor });
+        seen.push(...page.intents.map((i) => i.intentId));
+        cursor = page.nextCursor && decodeIntentCursor(encodeIntentCursor(page.nextCursor));
+        pages += 1;
+      } while (cursor !== null && pages < 10);
+      const records = await Promise.all(ids.map((id) => getIntent(db, id)));
+      const expected = records
+        .map((r) => ({ id: r?.intentId ?? '', t: r?.createdAt.getTime() ?? 0 }))
+        .sort((a, b) => b.t - a.t || (a.id < b.id ? 1 : -1))
+        .map((r) => r.id);
+      expect(seen).toEqual(expected);
+      expect(pages).toBe(3);
+      const pending = await listIntentsForParty(db, {
+        walletParty,
+        statuses: ['pending'],
+        limit: 10,
+      });
+      expect(pending.intents.map((i) => i.intentId)).toEqual([ids[6]]);
+      await expect(listIntentsForParty(db, { walletParty, limit: 0 })).rejects.toThrow(RangeError);
+      expect(decodeIntentCursor('not a cursor')).toBeNull();
+    });
+  });
+
+  describe('amounts', () => {
+    it('round-trip exactly as strings at the extremes of Numeric 10', async () => {
+      const largest = '9999999999999999999999999999.9999999999';
+      const created = await pool(largest, '0.0000000001');
+      const read = await getPool(db, created.poolId);
+      expect(read?.accounting.reserveA).toBe(largest);
+      expect(read?.accounting.reserveB).toBe('0.0000000001');
+      expect(read?.lpSupply).toBe('1000');
+    });
+
+    it('change pool accounting only from the version that was read', async () => {
+      const { poolId } = await pool();
+      const before = await getPoolAccounting(db, poolId);
+      expect(before?.version).toBe(0);
+      const next = {
+        ...(before as NonNullable<typeof before>),
+        reserveA: '1000098.92575',
+        reserveB: '144985.7',
+        outgoingB: '14.3',
+        feesA: '1.07425',
+      };
+      const after = await updatePoolAccounting(db, poolId, 0, next, at(1));
+      expect(after).toMatchObject({ version: 1, reserveA: '1000098.92575', outgoingB: '14.3' });
+      expect(await updatePoolAccounting(db, poolId, 0, next, at(2))).toBeNull();
+    });
+  });
+
+  describe('idempotency records', () => {
+    it('replay the first response for 24 h, then lapse', async () => {
+      const apiKeyId = `key_${uid()}`;
+      const record = {
+        apiKeyId,
+        key: 'retry-1',
+        requestHash: 'h1',
+        responseStatus: 201,
+        responseBody: { intentId: 'int_1', expectedAmount: '100' },
+        createdAt: T0,
+      };
+      expect(await putIdempotencyRecord(db, record)).toEqual(record);
+      const second = {
+        ...record,
+        requestHash: 'h2',
+        responseBody: { other: true },
+        createdAt: at(1),
+      };
+      expect(await putIdempotencyRecord(db, second)).toEqual(record);
+      expect(await getIdempotencyRecord(db, apiKeyId, 'retry-1', at(DAY_MS - 1))).toEqual(record);
+      expect(await getIdempotencyRecord(db, apiKeyId, 'retry-1', at(DAY_MS))).toBeNull();
+      expect(await purgeIdempotencyRecords(db, at(DAY_MS))).toBeGreaterThanOrEqual(1);
+      expect(await getIdempotencyRecord(db, apiKeyId, 'retry-1', T0)).toBeNull();
+    });
+  });
+
+  describe('discount policies', () => {
+    it('list the policies of the request’s targets valid at that moment', async () => {
+      const poolId = (await pool()).poolId;
+      const { key } = await developerWithKey();
+      const walletParty = `bob-${uid()}::1220ee`;
+      const forPool = await insertDiscountPolicy(
+        db,
+        { targetType: 'pool', targetId: poolId, networkChargeBps: 5000 },
+        T0,
+      );
+      const forKey = await insertDiscountPolicy(
+        db,
+        { targetType: 'api_key', targetId: key.keyId, platformChargeBps: 7000, validUntil: at(10) },
+        T0,
+      );
+      const forWallet = await insertDiscountPolicy(
+        db,
+        {
+          targetType: 'wallet_party',
+          targetId: walletParty,
+          platformChargeBps: 0,
+          validFrom: at(5),
+        },
+        T0,
+      );
+      const ids = async (targets: Parameters<typeof listApplicableDiscounts>[1], now: Date) =>
+        (await listApplicableDiscounts(db, targets, now)).map((p) => p.id);
+      expect(await ids({ poolId, apiKeyId: key.keyId, walletParty }, at(5))).toEqual([
+        forPool.id,
+        forKey.id,
+        forWallet.id,
+      ]);
+      expect(await ids({ poolId, apiKeyId: key.keyId }, at(10))).toEqual([forPool.id]);
+      expect(await ids({ poolId, walletParty }, at(4))).toEqual([forPool.id]);
+      await expect(
+        insertDiscountPolicy(
+          db,
+          { targetType: 'pool', targetId: poolId, networkChargeBps: 10001 },
+          T0,
+        ),
+      ).rejects.toThrow();
+    });
+  });
+
+  describe('settlement records', () => {
+    it('keep ledger offsets, never moving them backwards', async () => {
+      const stream = `ingest-${uid()}`;
+      expect(await getLedgerOffset(db, stream)).toBeNull();
+      expect(await setLedgerOffset(db, stream, 5, T0)).toBe(true);
+      expect(await setLedgerOffset(db, stream, 3, T0)).toBe(false);
+      expect(await getLedgerOffset(db, stream)).toBe(5);
+      expect(await setLedgerOffset(db, stream, 2 ** 40, T0)).toBe(true);
+      expect(await getLedgerOffset(db, stream)).toBe(2 ** 40);
+    });
+
+    it('record a deposit once however often the ledger delivers it', async () => {
+      const { poolId, swapParty } = await pool();
+      const deposit = {
+        updateId: `upd-${uid()}`,
+        eventIndex: 0,
+        ledgerOffset: 42,
+        poolId,
+        sender: 'alice::1220ee',
+        receiver: swapParty,
+        instrument: AMULET,
+        amount: '100.5',
+        reference: null,
+        offerId: null,
+        intentId: null,
+        status: 'unmatched' as const,
+        unmatchedReason: 'no_intent',
+        receivedAt: T0,
+      };
+      const first = await recordDeposit(db, deposit);
+      const again = await recordDeposit(db, { ...deposit, amount: '1' });
+      expect(first.inserted).toBe(true);
+      expect(again).toEqual({ inserted: false, deposit: first.deposit });
+      expect(first.deposit.amount).toBe('100.5');
+    });
+
+    it('record ledger commands before submission and settle each once', async () => {
+      const { intent } = await fixture();
+      const { intentId } = await insertIntent(db, intent());
+      const command = {
+        commandId: `${intentId}:payout:0`,
+        intentId,
+        depositId: null,
+        leg: 'payout' as const,
+        attempt: 0,
+        payload: { amount: '14.3' },
+        createdAt: T0,
+      };
+      const recorded = await recordLedgerCommand(db, command);
+      expect(await recordLedgerCommand(db, { ...command, payload: {} })).toEqual(recorded);
+      const unconfirmed = await listUnconfirmedCommands(db, 1000);
+      expect(unconfirmed.map((c) => c.commandId)).toContain(command.commandId);
+      const done = { commandId: command.commandId, status: 'committed' as const, now: at(1) };
+      expect(await markLedgerCommand(db, { ...done, updateId: 'upd-9' })).toMatchObject({
+        status: 'committed',
+        updateId: 'upd-9',
+      });
+      expect(await markLedgerCommand(db, { ...done, status: 'failed' })).toBeNull();
+    });
+  });
+
+  // Last: it closes the suite's store and continues on the reopened one.
+  it('keeps everything across close and reopen', async () => {
+    const party = `dev-${uid()}::1220aa`;
+    await upsertDeveloper(db, party, T0);
+    await db.close();
+    db = await backend.open();
+    expect(await migrate(db)).toEqual([]);
+    expect(await getDeveloper(db, party)).toEqual({ partyId: party, createdAt: T0 });
+  });
+});
