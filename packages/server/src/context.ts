@@ -8,6 +8,7 @@ import type { WalletTokenSigner } from './auth/wallet-token.js';
 import type { ServiceClock } from './clock.js';
 import type { Settings } from './config.js';
 import type { ServiceMetrics } from './http/metrics.js';
+import type { Quoter } from './market/quoter.js';
 import type { Database } from './store/database.js';
 
 export interface ServiceContext {
@@ -19,4 +20,6 @@ export interface ServiceContext {
   readonly clock: ServiceClock;
   readonly walletTokens: WalletTokenSigner;
   readonly metrics: ServiceMetrics;
+  /** Quotes from in-memory pool state; shared by `/v1/quotes` and swap creation. */
+  readonly quoter: Quoter;
 }

@@ -14,6 +14,7 @@ import { bootstrapDevnet, type DevnetWelcome } from './devnet-bootstrap.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/fastify.js';
 import { createMetrics } from './http/metrics.js';
+import { createLiveQuoter } from './market/live-quoter.js';
 import type { Database } from './store/database.js';
 import { openStore } from './store/index.js';
 import { ensureServiceSecret } from './store/service-secrets.js';
@@ -68,6 +69,8 @@ export async function startService(
             now: clock.now(),
           })
         : null;
+    const quoter = await createLiveQuoter({ db, ledger, clock });
+    closers.push(() => quoter.close());
     const ctx: ServiceContext = {
       settings,
       db,
@@ -76,6 +79,7 @@ export async function startService(
       clock,
       walletTokens,
       metrics: createMetrics(),
+      quoter,
     };
     const app = await buildApp(ctx);
     closers.push(() => app.close());

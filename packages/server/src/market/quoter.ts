@@ -1,0 +1,44 @@
+/**
+ * Quoting from live pool state (SPEC §5, §6): resolves the pool of a token pair, prices the
+ * trade with fees and discounts, and runs the settlement-safety guard — without touching the
+ * database on the hot path.
+ */
+import type { PricedTrade, SettlementSafety, WireQuote } from '@poolparty/core';
+import type { PoolRecord } from '../store/pools.js';
+
+export interface QuoteRequest {
+  readonly from: string;
+  readonly to: string;
+  /** The wire amount string, still unparsed. */
+  readonly amount: string;
+  readonly receiverParty?: string;
+  readonly poolId?: string;
+  readonly fromAdmin?: string;
+  readonly toAdmin?: string;
+}
+
+/** Who asks: decides which discount policies apply (SPEC §5.5). */
+export interface QuoteAudience {
+  readonly apiKeyId: string | null;
+  /** The wallet party, when known (a swap) or given as `receiverParty` (a quote). */
+  readonly walletParty: string | null;
+}
+
+export interface PricedQuote {
+  readonly quote: WireQuote;
+  readonly pool: PoolRecord;
+  readonly inputSide: 'tokenA' | 'tokenB';
+  readonly trade: PricedTrade;
+  readonly settlementSafety: SettlementSafety | null;
+}
+
+export interface Quoter {
+  /**
+   * Throws `ApiError` for `validation_error`, `token_not_found`, `pool_not_found`,
+   * `ambiguous_pool_pair` (with candidates), `pool_paused` and `amount_below_minimum`.
+   */
+  quote(request: QuoteRequest, audience: QuoteAudience): Promise<PricedQuote>;
+  /** Forgets cached state of a pool (or all pools) after it changed. */
+  invalidate(poolId?: string): void;
+  close(): Promise<void>;
+}
