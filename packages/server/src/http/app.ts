@@ -7,7 +7,7 @@ import cors from '@fastify/cors';
 import { ApiKeyDirectory } from '../auth/api-key-directory.js';
 import { devnetEnabled } from '../config.js';
 import type { ServiceContext } from '../context.js';
-import { apiKeyHook, clientAddressLimitHook, DEFAULT_RATE_LIMITS } from './authenticate.js';
+import { apiKeyHook } from './authenticate.js';
 import { type App, createFastify } from './fastify.js';
 import { registerOpenApi } from './openapi.js';
 import { devnetRoutes } from './routes/devnet.js';
@@ -44,10 +44,6 @@ export async function buildApp(ctx: ServiceContext): Promise<App> {
   await app.register(async (scope) => retiredRoutes(scope));
   await app.register(
     async (scope) => {
-      scope.addHook(
-        'onRequest',
-        clientAddressLimitHook(deps.buckets, DEFAULT_RATE_LIMITS.loginAttemptsPerMin),
-      );
       await portalRoutes(scope, ctx, deps);
     },
     { prefix: '/api/sdk' },

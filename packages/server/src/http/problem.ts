@@ -68,7 +68,7 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     }
     if (error.validation) {
       const errors = error.validation.map((issue) => ({
-        location: `${error.validationContext ?? 'request'}${issue.instancePath}`,
+        path: `/${error.validationContext ?? 'request'}${issue.instancePath}`,
         message: issue.message ?? 'is invalid',
       }));
       return sendProblem(request, reply, 'validation_error', describeValidation(errors), {
@@ -98,6 +98,6 @@ export function registerProblemHandlers(app: FastifyInstance): void {
   );
 }
 
-function describeValidation(errors: readonly { location: string; message: string }[]): string {
-  return errors.map((e) => `${e.location} ${e.message}`).join('; ');
+function describeValidation(errors: readonly { path: string; message: string }[]): string {
+  return errors.map((e) => `${e.path} ${e.message}`).join('; ');
 }

@@ -1,21 +1,279 @@
+/**
+ * Quotes from live, in-memory state (SPEC §5, §6): the pool book, the ledger's prices and the
+ * discount policies are all read in the background, so pricing a quote never waits on the store.
+ *
+ * Staleness bounds: pools ≤ `POOLS_REFRESH_MS` (1 s), pool history ≤ `HISTORY_REFRESH_MS` (5 s),
+ * ledger prices ≤ `LEDGER_PRICES_REFRESH_MS` (5 s), discount policies ≤ `DISCOUNTS_REFRESH_MS`
+ * (10 s). `invalidate()` re-reads at once, and quotes asked after it wait for that re-read: a
+ * writer that changed a pool (or a policy) and invalidated sees its change in the next quote.
+ *
+ * Choices the spec leaves open:
+ * - an input token with no USD price (neither USDCx nor Amulet, and no pool with Amulet) cannot
+ *   have its network fee computed: 400 `validation_error` naming the token;
+ * - a pool `priceImpactCap` overrides `DEFAULT_MAX_PRICE_IMPACT` (0.15).
+ */
+import {
+  Amount,
+  AmountParseError,
+  AmountRangeError,
+  assembleQuote,
+  DEFAULT_MAX_PRICE_IMPACT,
+  type DiscountPolicy,
+  evaluateSettlementSafety,
+  type Instrument,
+  inputPriceUsd,
+  type PoolSnapshot,
+  priceTrade,
+  type Ratio,
+  selectDiscounts,
+} from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
 import type { ServiceClock } from '../clock.js';
 import { ApiError } from '../http/problem.js';
-import type { Database } from '../store/database.js';
-import type { Quoter } from './quoter.js';
+import type { Database, Queryable } from '../store/database.js';
+import { listDiscountPoliciesInForce } from '../store/discount-catalog.js';
+import type { PoolRecord } from '../store/pools.js';
+import { guardSnapshotOf, referenceOf, thresholdsOf } from './guard-inputs.js';
+import { LedgerPriceCache, type LedgerPrices } from './ledger-prices.js';
+import { type PairRequest, resolvePair } from './pair-resolution.js';
+import { type BookedPool, PoolBook } from './pool-book.js';
+import type { PricedQuote, QuoteAudience, QuoteOptions, QuoteRequest, Quoter } from './quoter.js';
+import { Refreshed } from './refreshed.js';
+import { usdPriceSourceOf } from './usd-prices.js';
+
+export const DISCOUNTS_REFRESH_MS = 10_000;
 
 export interface LiveQuoterDeps {
   readonly db: Database;
   readonly ledger: LedgerPort;
   readonly clock: ServiceClock;
+  /** Completed swaps of a pool with incomplete accounting (SPEC §7.7); zero when absent. */
+  readonly countIncompleteCompletedSwaps?: (q: Queryable, poolId: string) => Promise<number>;
+  /** A background re-read failed; the last good state stays in use. */
+  readonly onError?: (error: unknown) => void;
 }
 
-export async function createLiveQuoter(_deps: LiveQuoterDeps): Promise<Quoter> {
+export async function createLiveQuoter(deps: LiveQuoterDeps): Promise<Quoter> {
+  const onError = deps.onError ?? warnRefreshFailed;
+  const book = await PoolBook.open({
+    db: deps.db,
+    now: () => deps.clock.now(),
+    onError,
+    ...(deps.countIncompleteCompletedSwaps && {
+      countIncompleteCompletedSwaps: deps.countIncompleteCompletedSwaps,
+    }),
+  });
+  const prices = new LedgerPriceCache(deps.ledger, onError);
+  const policies = new Refreshed(() => listDiscountPoliciesInForce(deps.db, deps.clock.now()), {
+    intervalMs: DISCOUNTS_REFRESH_MS,
+    onError,
+  });
+  await Promise.all([prices.start(), policies.start()]);
+  return new LiveQuoter(book, prices, policies, deps.clock);
+}
+
+function warnRefreshFailed(error: unknown): void {
+  process.emitWarning(`quoter state re-read failed: ${String(error)}`);
+}
+
+class LiveQuoter implements Quoter {
+  private readonly invalidations = new Set<Promise<void>>();
+
+  constructor(
+    private readonly book: PoolBook,
+    private readonly prices: LedgerPriceCache,
+    private readonly policies: Refreshed<readonly DiscountPolicy[]>,
+    private readonly clock: ServiceClock,
+  ) {}
+
+  async quote(
+    request: QuoteRequest,
+    audience: QuoteAudience,
+    options: QuoteOptions = {},
+  ): Promise<PricedQuote> {
+    if (this.invalidations.size > 0) await Promise.all(this.invalidations);
+    const amount = parseAmount(request.amount);
+    const { booked, inputSide } = resolveBooked(this.book.list(), request);
+    const pool = booked.record;
+    if (pool.status === 'paused' && !options.allowPaused) {
+      throw new ApiError('pool_paused', `Pool ${pool.poolId} is paused; it takes no new swaps.`);
+    }
+    const now = this.clock.now();
+    const market = await this.marketPrices(now);
+    const snapshot = poolSnapshotOf(booked);
+    const input = snapshot[inputSide].instrument;
+    const output = snapshot[inputSide === 'tokenA' ? 'tokenB' : 'tokenA'].instrument;
+    const trade = priceTrade({
+      pool: snapshot,
+      inputSide,
+      amount,
+      traffic: {
+        bytes: market.traffic.transferBytes,
+        extraTrafficPriceUsdPerMb: market.traffic.extraTrafficPriceUsdPerMb,
+        amuletPriceUsd: market.round.amuletPriceUsd,
+      },
+      inputPriceUsd: this.usdPriceOf(input, market),
+      discounts: selectDiscounts(this.discountPolicies(), {
+        ...(audience.apiKeyId !== null && { apiKeyId: audience.apiKeyId }),
+        ...(audience.walletParty !== null && { walletParty: audience.walletParty }),
+        poolId: pool.poolId,
+        now,
+      }),
+      maxPriceImpact: maxPriceImpactOf(pool),
+    });
+    if (trade.kind === 'amount_below_minimum') {
+      const minimumAmount = trade.minimumAmount.toString();
+      throw new ApiError(
+        'amount_below_minimum',
+        `The amount must be larger than the network fee of ${trade.networkFeeAmount} ${input.id}; send at least ${minimumAmount}.`,
+        { minimumAmount },
+      );
+    }
+    const guardSnapshot = guardSnapshotOf({
+      inputSide,
+      reserves: trade.reserves,
+      reservesLoadedAtMs: this.book.loadedAtMs(),
+      history: this.book.historyOf(pool.poolId),
+      reference: referenceOf(input, output, market.round, now),
+      wallNowMs: Date.now(),
+    });
+    const settlementSafety = evaluateSettlementSafety(
+      guardSnapshot,
+      { output: trade.outputAmount, pricedInput: trade.fees.inputAmountAfterPoolFee },
+      thresholdsOf(pool.guard),
+    );
+    return {
+      quote: assembleQuote(trade, settlementSafety),
+      pool,
+      inputSide,
+      trade,
+      settlementSafety,
+    };
+  }
+
+  pools(): readonly PoolRecord[] {
+    return this.book.list().map((booked) => booked.record);
+  }
+
+  invalidate(poolId?: string): void {
+    const rereads = [this.book.invalidate(poolId)];
+    if (poolId === undefined) rereads.push(this.policies.refresh(), this.prices.refresh());
+    const done = Promise.all(rereads).then(() => {
+      this.invalidations.delete(done);
+    });
+    this.invalidations.add(done);
+  }
+
+  async close(): Promise<void> {
+    this.book.close();
+    this.prices.close();
+    this.policies.close();
+  }
+
+  private async marketPrices(now: Date): Promise<LedgerPrices> {
+    const market = await this.prices.current(now);
+    if (market === null || !market.round.amuletPriceUsd.isPositive()) {
+      throw new ApiError(
+        'ledger_unavailable',
+        'The Amulet price and traffic parameters could not be read from the ledger yet; retry shortly.',
+      );
+    }
+    return market;
+  }
+
+  private discountPolicies(): readonly DiscountPolicy[] {
+    const loaded = this.policies.current();
+    // Pricing without the policies would overcharge discounted callers; refuse instead.
+    if (loaded === null) throw new Error('discount policies have not been read from the store');
+    return loaded.value;
+  }
+
+  private usdPriceOf(instrument: Instrument, market: LedgerPrices): Ratio {
+    const pricing = this.book.list().map((booked) => ({
+      tokenA: booked.record.tokenA,
+      tokenB: booked.record.tokenB,
+      reserveA: booked.reserveA,
+      reserveB: booked.reserveB,
+    }));
+    const source = usdPriceSourceOf(instrument, pricing);
+    try {
+      if (source !== null) return inputPriceUsd(source, market.round.amuletPriceUsd);
+    } catch (error) {
+      if (!(error instanceof AmountRangeError)) throw error;
+    }
+    throw new ApiError(
+      'validation_error',
+      `${instrument.id} has no USD price (no funded pool with Amulet), so the network fee of a swap from it cannot be computed.`,
+    );
+  }
+}
+
+function parseAmount(text: string): Amount {
+  const amount = Amount.tryParse(text);
+  if (amount instanceof AmountParseError) {
+    throw new ApiError(
+      'validation_error',
+      `amount: ${amount.message}; send a plain decimal string with at most 10 decimals.`,
+    );
+  }
+  return amount;
+}
+
+function resolveBooked(
+  pools: readonly BookedPool[],
+  request: PairRequest,
+): { booked: BookedPool; inputSide: 'tokenA' | 'tokenB' } {
+  const pairs = pools.map((booked) => ({ ...booked.record, booked }));
+  const resolution = resolvePair(pairs, request);
+  switch (resolution.kind) {
+    case 'resolved':
+      return { booked: resolution.pool.booked, inputSide: resolution.inputSide };
+    case 'token_not_found': {
+      const under = resolution.admin === null ? '' : ` under admin ${resolution.admin}`;
+      throw new ApiError(
+        'token_not_found',
+        `${resolution.role}: no pool trades a token ${resolution.token}${under}.`,
+      );
+    }
+    case 'pool_not_found':
+      throw new ApiError(
+        'pool_not_found',
+        resolution.poolId === null
+          ? `No pool trades ${describeSide(request.from, request.fromAdmin)} for ${describeSide(request.to, request.toAdmin)}.`
+          : `No pool ${resolution.poolId}.`,
+      );
+    case 'pool_mismatch': {
+      const { poolId, tokenA, tokenB } = resolution.pool;
+      throw new ApiError(
+        'validation_error',
+        `Pool ${poolId} trades ${tokenA.id} (${tokenA.admin}) and ${tokenB.id} (${tokenB.admin}), not ${describeSide(request.from, request.fromAdmin)} for ${describeSide(request.to, request.toAdmin)}.`,
+      );
+    }
+    case 'ambiguous':
+      throw new ApiError(
+        'ambiguous_pool_pair',
+        `${request.from}/${request.to} matches ${resolution.candidates.length} pools; pass poolId, or both fromAdmin and toAdmin.`,
+        { candidates: resolution.candidates },
+      );
+  }
+}
+
+function describeSide(token: string, admin: string | undefined): string {
+  return admin === undefined ? token : `${token} (${admin})`;
+}
+
+function poolSnapshotOf(booked: BookedPool): PoolSnapshot {
+  const { record } = booked;
   return {
-    quote: async () => {
-      throw new ApiError('not_implemented', 'Quotes are not available yet.');
-    },
-    invalidate: () => {},
-    close: async () => {},
+    poolId: record.poolId,
+    tokenA: { instrument: record.tokenA, reserve: booked.reserveA },
+    tokenB: { instrument: record.tokenB, reserve: booked.reserveB },
+    feeBps: record.feeBps,
+    status: record.status,
   };
+}
+
+/** The pool's cap is a configured rate, not money: a number is exact enough here. */
+function maxPriceImpactOf(pool: PoolRecord): number {
+  return pool.priceImpactCap === null ? DEFAULT_MAX_PRICE_IMPACT : Number(pool.priceImpactCap);
 }

@@ -32,12 +32,27 @@ export interface PricedQuote {
   readonly settlementSafety: SettlementSafety | null;
 }
 
+export interface QuoteOptions {
+  /**
+   * `GET /v1/quotes` prices paused pools too (a paused pool quotes but refuses new swaps);
+   * without this a paused pool is `pool_paused`, which is what swap creation needs.
+   */
+  readonly allowPaused?: boolean;
+}
+
 export interface Quoter {
   /**
    * Throws `ApiError` for `validation_error`, `token_not_found`, `pool_not_found`,
-   * `ambiguous_pool_pair` (with candidates), `pool_paused` and `amount_below_minimum`.
+   * `ambiguous_pool_pair` (with candidates), `pool_paused` and `amount_below_minimum`, and
+   * `ledger_unavailable` while the ledger's prices have never been read.
    */
-  quote(request: QuoteRequest, audience: QuoteAudience): Promise<PricedQuote>;
+  quote(
+    request: QuoteRequest,
+    audience: QuoteAudience,
+    options?: QuoteOptions,
+  ): Promise<PricedQuote>;
+  /** The pools as last read (at most a refresh period old), oldest first. */
+  pools(): readonly PoolRecord[];
   /** Forgets cached state of a pool (or all pools) after it changed. */
   invalidate(poolId?: string): void;
   close(): Promise<void>;

@@ -1,9 +1,294 @@
+/**
+ * The developer portal's API (SPEC §4.1; seed §4.1, §5): wallet login, then the developer's API
+ * keys. Registered under `/api/sdk`, where every request counts against the per-client-address
+ * login limit.
+ *
+ * Choices the spec leaves open:
+ * - the session travels as cookie `pp_session` (HttpOnly, SameSite=Strict, Path=/api/sdk, Secure
+ *   over HTTPS) or as `Authorization: Bearer <token>`; the cookie wins when both are sent;
+ * - a key is revoked with `DELETE /api/sdk/keys/{keyId}`; revoking a revoked key answers the key
+ *   as it stands, so a retried revocation is no error;
+ * - a rotation without `name` keeps the old key's name;
+ * - keys of other developers answer 404, exactly like keys that do not exist.
+ */
+import { randomBytes } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import {
+  type ApiKeyCreate,
+  ApiKeyCreatedSchema,
+  ApiKeyCreateSchema,
+  ApiKeyIdSchema,
+  type ApiKeyListEntry,
+  ApiKeyListEntrySchema,
+  ApiKeyListSchema,
+  type ChallengePurpose,
+  type DeveloperSession,
+  inline,
+  WalletLoginRequestSchema,
+  WalletLoginResponseSchema,
+} from '@poolparty/core';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { displayPrefix, generateApiKey, hashApiKey } from '../../auth/api-keys.js';
+import { issueChallenge, type SignedChallenge, verifyChallenge } from '../../auth/challenges.js';
+import {
+  developerOfSession,
+  SESSION_COOKIE,
+  SESSION_TTL_MS,
+  startDeveloperSession,
+} from '../../auth/sessions.js';
 import type { ServiceContext } from '../../context.js';
+import {
+  type ApiKeyRecord,
+  apiKeyEndsAt,
+  getApiKey,
+  insertApiKey,
+  listApiKeys,
+  type NewApiKey,
+  revokeApiKey,
+  rotateApiKey,
+} from '../../store/api-keys.js';
 import type { HttpDeps } from '../app.js';
+import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
 import type { App } from '../fastify.js';
+import { ApiError } from '../problem.js';
 
-export async function portalRoutes(
-  _app: App,
-  _ctx: ServiceContext,
-  _deps: HttpDeps,
-): Promise<void> {}
+const PURPOSE: ChallengePurpose = 'developer portal login';
+const KEY_ID_BYTES = 12;
+const BEARER = /^Bearer ([^\s]+)$/i;
+
+const KeyIdParamsSchema = Type.Object(
+  { keyId: inline(ApiKeyIdSchema) },
+  { description: 'Path parameters naming an API key.', additionalProperties: false },
+);
+
+const sessionSecurity = [{ developerSession: [] }];
+
+export async function portalRoutes(app: App, ctx: ServiceContext, deps: HttpDeps): Promise<void> {
+  await app.register(cookie);
+  loginRoutes(app, ctx, deps);
+  keyRoutes(app, ctx, deps, sessionGuard(ctx));
+}
+
+interface SessionGuard {
+  /** `onRequest` hook: refuses a request without a live developer session. */
+  readonly requireSession: (request: FastifyRequest) => Promise<void>;
+  /** The signed-in developer of a request that passed `requireSession`. */
+  readonly developerOf: (request: FastifyRequest) => string;
+}
+
+function sessionGuard(ctx: ServiceContext): SessionGuard {
+  const developers = new WeakMap<FastifyRequest, string>();
+  return {
+    async requireSession(request) {
+      const token = sessionTokenOf(request);
+      if (token === undefined) {
+        throw new ApiError(
+          'missing_session',
+          `Sign in at POST /api/sdk/wallet-login; send the session as cookie ${SESSION_COOKIE} or as Authorization: Bearer <token>.`,
+        );
+      }
+      const developer = await developerOfSession(ctx.db, token, ctx.clock.now());
+      if (developer === null) {
+        throw new ApiError(
+          'invalid_session',
+          'The session is unknown or has expired; sign in again.',
+        );
+      }
+      developers.set(request, developer);
+    },
+    developerOf(request) {
+      const developer = developers.get(request);
+      if (developer === undefined) throw new Error('route is missing the session hook');
+      return developer;
+    },
+  };
+}
+
+function loginRoutes(app: App, ctx: ServiceContext, deps: HttpDeps): void {
+  app.post(
+    '/wallet-login',
+    {
+      onRequest: clientAddressLimitHook(deps.buckets, DEFAULT_RATE_LIMITS.loginAttemptsPerMin),
+      schema: {
+        summary: 'Sign in to the developer portal with a Canton wallet',
+        description:
+          'Two steps: `{partyId}` answers a challenge; the signed challenge answers a developer ' +
+          'session (also set as the HttpOnly cookie `pp_session`).',
+        tags: ['developer portal'],
+        body: WalletLoginRequestSchema,
+        response: { 200: WalletLoginResponseSchema },
+      },
+    },
+    async (request, reply) => {
+      const { body } = request;
+      if (!('signature' in body)) return issueChallenge(ctx, body.partyId, PURPOSE);
+      return signIn(ctx, request, reply, body);
+    },
+  );
+}
+
+function keyRoutes(app: App, ctx: ServiceContext, deps: HttpDeps, guard: SessionGuard): void {
+  const { requireSession, developerOf } = guard;
+  app.get(
+    '/keys',
+    {
+      onRequest: requireSession,
+      schema: {
+        summary: "List the developer's API keys",
+        tags: ['developer portal'],
+        security: sessionSecurity,
+        response: { 200: ApiKeyListSchema },
+      },
+    },
+    async (request) => {
+      // Counts still buffered in this process would otherwise show up only seconds later.
+      await deps.apiKeys.flushUsage();
+      const keys = await listApiKeys(ctx.db, developerOf(request));
+      return { keys: keys.map(listingOf) };
+    },
+  );
+
+  app.post(
+    '/keys',
+    {
+      onRequest: requireSession,
+      // A bare POST creates an unnamed key, as `{}` does.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        summary: 'Create an API key, or rotate one',
+        description:
+          'The full key is in this answer only. With `rotate`, the old key keeps working for 24 h.',
+        tags: ['developer portal'],
+        security: sessionSecurity,
+        body: ApiKeyCreateSchema,
+        response: { 201: ApiKeyCreatedSchema },
+      },
+    },
+    async (request, reply) => {
+      const created = await createKey(ctx, developerOf(request), request.body);
+      deps.apiKeys.invalidate();
+      reply.code(201);
+      return created;
+    },
+  );
+
+  app.delete(
+    '/keys/:keyId',
+    {
+      onRequest: requireSession,
+      schema: {
+        summary: 'Revoke an API key at once',
+        tags: ['developer portal'],
+        security: sessionSecurity,
+        params: KeyIdParamsSchema,
+        response: { 200: ApiKeyListEntrySchema },
+      },
+    },
+    async (request) => {
+      const revoked = await revokeKey(ctx, developerOf(request), request.params.keyId);
+      deps.apiKeys.invalidate();
+      return listingOf(revoked);
+    },
+  );
+}
+
+async function signIn(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: SignedChallenge,
+): Promise<DeveloperSession> {
+  const partyId = await verifyChallenge(ctx, answer, PURPOSE);
+  const session = await startDeveloperSession(ctx.db, partyId, ctx.clock.now());
+  // Max-Age rather than Expires: the browser's clock need not agree with the service's.
+  reply.setCookie(SESSION_COOKIE, session.token, {
+    httpOnly: true,
+    sameSite: 'strict',
+    path: '/api/sdk',
+    secure: request.protocol === 'https',
+    maxAge: SESSION_TTL_MS / 1000,
+  });
+  return { token: session.token, expiresAt: session.expiresAt.toISOString(), partyId };
+}
+
+function sessionTokenOf(request: FastifyRequest): string | undefined {
+  const fromCookie = request.cookies[SESSION_COOKIE];
+  if (fromCookie !== undefined && fromCookie.length > 0) return fromCookie;
+  const header = request.headers.authorization;
+  return typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+}
+
+async function createKey(
+  ctx: ServiceContext,
+  developer: string,
+  request: ApiKeyCreate,
+): Promise<ApiKeyListEntry & { readonly key: string }> {
+  const key = generateApiKey(ctx.settings.environment);
+  const now = ctx.clock.now();
+  const newKey: NewApiKey = {
+    keyId: `key_${randomBytes(KEY_ID_BYTES).toString('base64url')}`,
+    developerParty: developer,
+    name: request.name ?? '',
+    keyHash: hashApiKey(key),
+    prefix: displayPrefix(key),
+    environment: ctx.settings.environment,
+    createdAt: now,
+  };
+  if (request.rotate === undefined) {
+    return { ...listingOf(await insertApiKey(ctx.db, newKey)), key };
+  }
+  const old = await ownKey(ctx, developer, request.rotate);
+  const rotated = await rotateApiKey(ctx.db, {
+    oldKeyId: old.keyId,
+    newKey: { ...newKey, name: request.name ?? old.name },
+    now,
+  });
+  if (rotated === null) {
+    throw new ApiError('not_found', `Key ${old.keyId} is revoked or was already rotated.`);
+  }
+  return { ...listingOf(rotated), key };
+}
+
+async function revokeKey(
+  ctx: ServiceContext,
+  developer: string,
+  keyId: string,
+): Promise<ApiKeyRecord> {
+  const key = await ownKey(ctx, developer, keyId);
+  if (key.revokedAt !== null) return key;
+  const revoked = await revokeApiKey(ctx.db, {
+    keyId,
+    developerParty: developer,
+    now: ctx.clock.now(),
+  });
+  // A concurrent revocation got there first: the key is revoked either way.
+  return revoked ?? (await ownKey(ctx, developer, keyId));
+}
+
+/** The developer's key; anyone else's answers exactly like a key that does not exist. */
+async function ownKey(
+  ctx: ServiceContext,
+  developer: string,
+  keyId: string,
+): Promise<ApiKeyRecord> {
+  const key = await getApiKey(ctx.db, keyId);
+  if (key === null || key.developerParty !== developer) {
+    throw new ApiError('not_found', `No API key ${keyId}.`);
+  }
+  return key;
+}
+
+function listingOf(key: ApiKeyRecord): ApiKeyListEntry {
+  return {
+    keyId: key.keyId,
+    name: key.name === '' ? null : key.name,
+    prefix: key.prefix,
+    createdAt: key.createdAt.toISOString(),
+    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+    revokedAt: apiKeyEndsAt(key)?.toISOString() ?? null,
+    requestCount: key.requestCount,
+  };
+}

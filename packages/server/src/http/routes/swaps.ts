@@ -1,4 +1,234 @@
+/**
+ * Swap intents (SPEC §2.1, §7; seed §2.7, §4.2, §4.4): create, status, cancel, events and the
+ * party's list. Every route needs the API key (the `/v1` scope) and a wallet token, and concerns
+ * the token's party only: another party's intent answers 404, so ids cannot be probed.
+ *
+ * Choices the spec leaves open:
+ * - `track` lists the intents created through the calling API key's developer (seed §4.2:
+ *   "of that party under the API key"), including keys of that developer since rotated;
+ *   status and cancel serve the party's intent whichever integration created it.
+ * - Cancelling an intent that is no longer pending — including one already cancelled — is 409
+ *   `intent_not_cancellable` with its current state in `intentStatus` (the problem's own
+ *   `status` is the HTTP status).
+ */
+import {
+  CancelResultSchema,
+  CreateSwapBodySchema,
+  CreateSwapHeadersSchema,
+  IntentIdParamsSchema,
+  PartyIdParamsSchema,
+  type SwapIntent,
+  SwapIntentSchema,
+  SwapStatusSchema,
+  TRACK_LIMIT_DEFAULT,
+  TrackQuerySchema,
+  TrackResultSchema,
+} from '@poolparty/core';
+import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
+import { listIntentHistories } from '../../store/intent-history.js';
+import {
+  cancelIntent,
+  decodeIntentCursor,
+  encodeIntentCursor,
+  getIntentForParty,
+  type IntentRecord,
+  listIntentEvents,
+  listIntentsForParty,
+} from '../../store/intents.js';
+import { createSwap } from '../../swaps/create-swap.js';
+import { InFlightKeys } from '../../swaps/idempotency.js';
+import { swapStatusView } from '../../swaps/intent-view.js';
+import { strictValidatorCompiler } from '../../swaps/strict-validation.js';
+import { apiKeyOf, walletPartyOf, walletTokenHook } from '../authenticate.js';
 import type { App } from '../fastify.js';
+import { ApiError } from '../problem.js';
 
-export async function swapRoutes(_app: App, _ctx: ServiceContext): Promise<void> {}
+const TAGS = ['swaps'];
+const SECURITY = [{ apiKey: [], walletToken: [] }];
+
+export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
+  const preHandler = walletTokenHook(ctx);
+  const inFlight = new InFlightKeys();
+
+  app.post(
+    '/swaps',
+    {
+      preHandler,
+      // Exact JSON types: an amount is a string and the slippage tolerance a number, no coercion.
+      validatorCompiler: strictValidatorCompiler,
+      schema: {
+        summary: 'Create a swap intent',
+        description:
+          'Quotes the swap, checks it against the settlement-safety guard and the price-impact ' +
+          'cap, and creates a pending intent: send exactly `expectedAmount` from the wallet party ' +
+          'to `depositAddress` before `expiresAt`. With an `Idempotency-Key`, a retry with the ' +
+          'same body replays the first response (24 h, per API key); another body under the same ' +
+          'key is 422, and a retry while the first is still running is 409 ' +
+          '`idempotency_key_in_use`.',
+        tags: TAGS,
+        security: SECURITY,
+        body: CreateSwapBodySchema,
+        headers: CreateSwapHeadersSchema,
+        response: { 201: SwapIntentSchema },
+      },
+    },
+    async (request, reply) => {
+      const answer = await createSwap(
+        { ctx, inFlight },
+        {
+          body: request.body,
+          walletParty: walletPartyOf(request),
+          apiKey: apiKeyOf(request),
+          idempotencyKey: request.headers['idempotency-key'],
+        },
+      );
+      if (answer.replayed) reply.header('Idempotent-Replayed', 'true');
+      // A replay sends the stored body of the first response, which is a SwapIntent.
+      return reply.code(answer.status as 201).send(answer.body as SwapIntent);
+    },
+  );
+
+  app.get(
+    '/swaps/:intentId',
+    {
+      preHandler,
+      schema: {
+        summary: 'Get the status of a swap',
+        description: 'The intent with the facts of each stage and its state history.',
+        tags: TAGS,
+        security: SECURITY,
+        params: IntentIdParamsSchema,
+        response: { 200: SwapStatusSchema },
+      },
+    },
+    async (request) => {
+      const intent = await ownIntent(ctx, request, request.params.intentId);
+      return swapStatusView(intent, await listIntentEvents(ctx.db, intent.intentId));
+    },
+  );
+
+  app.post(
+    '/swaps/:intentId/cancel',
+    {
+      preHandler,
+      schema: {
+        summary: 'Cancel a pending swap intent',
+        description: 'Only a pending intent (no deposit attributed yet) can be cancelled.',
+        tags: TAGS,
+        security: SECURITY,
+        params: IntentIdParamsSchema,
+        response: { 200: CancelResultSchema },
+      },
+    },
+    async (request) => {
+      const intent = await ownIntent(ctx, request, request.params.intentId);
+      const cancelled = await cancelIntent(ctx.db, {
+        intentId: intent.intentId,
+        walletParty: intent.walletParty,
+        now: ctx.clock.now(),
+      });
+      if (cancelled === null) {
+        const current = await getIntentForParty(ctx.db, intent.intentId, intent.walletParty);
+        const status = current?.status ?? intent.status;
+        throw new ApiError(
+          'intent_not_cancellable',
+          `Intent ${intent.intentId} is ${status}; only a pending intent can be cancelled.`,
+          { intentStatus: status },
+        );
+      }
+      return { intentId: cancelled.intentId, status: 'cancelled' as const };
+    },
+  );
+
+  app.get(
+    '/swaps/:intentId/events',
+    {
+      preHandler,
+      schema: {
+        summary: 'Stream the state changes of a swap (not yet available)',
+        description:
+          'Server-Sent Events of the swap (SPEC §7.6). Not available in this release: it answers ' +
+          '501 `not_implemented`; poll `GET /v1/swaps/{intentId}` instead.',
+        tags: TAGS,
+        security: SECURITY,
+        params: IntentIdParamsSchema,
+      },
+    },
+    async (request) => {
+      await ownIntent(ctx, request, request.params.intentId);
+      throw new ApiError(
+        'not_implemented',
+        'Swap event streams are not available yet; poll GET /v1/swaps/{intentId}.',
+      );
+    },
+  );
+
+  app.get(
+    '/track/:partyId',
+    {
+      preHandler,
+      schema: {
+        summary: "List the party's swaps",
+        description:
+          "The swaps of the wallet party created through this API key's developer, newest " +
+          "first; `partyId` must be the wallet token's party. Pass `nextCursor` as `cursor` " +
+          'for the next page.',
+        tags: TAGS,
+        security: SECURITY,
+        params: PartyIdParamsSchema,
+        querystring: TrackQuerySchema,
+        response: { 200: TrackResultSchema },
+      },
+    },
+    async (request) => {
+      const { partyId } = request.params;
+      if (partyId !== walletPartyOf(request)) {
+        throw new ApiError(
+          'wallet_party_mismatch',
+          "partyId must be the wallet token's party; a wallet sees its own swaps only.",
+        );
+      }
+      const { status, limit, cursor } = request.query;
+      const page = await listIntentsForParty(ctx.db, {
+        walletParty: partyId,
+        developerParty: apiKeyOf(request).developerParty,
+        ...(status !== undefined && { statuses: [status] }),
+        limit: limit ?? TRACK_LIMIT_DEFAULT,
+        cursor: cursor === undefined ? null : cursorOf(cursor),
+      });
+      const histories = await listIntentHistories(
+        ctx.db,
+        page.intents.map((intent) => intent.intentId),
+      );
+      return {
+        partyId,
+        swaps: page.intents.map((intent) =>
+          swapStatusView(intent, histories.get(intent.intentId) ?? []),
+        ),
+        nextCursor: page.nextCursor === null ? null : encodeIntentCursor(page.nextCursor),
+      };
+    },
+  );
+}
+
+/** The wallet party's intent; anyone else's, like an unknown id, is 404. */
+async function ownIntent(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  intentId: string,
+): Promise<IntentRecord> {
+  const intent = await getIntentForParty(ctx.db, intentId, walletPartyOf(request));
+  if (intent === null) throw new ApiError('not_found', `No swap intent ${intentId}.`);
+  return intent;
+}
+
+function cursorOf(text: string) {
+  const cursor = decodeIntentCursor(text);
+  if (cursor === null) {
+    throw new ApiError('validation_error', 'cursor is not a nextCursor this service issued.', {
+      errors: [{ path: '/cursor', message: 'not a cursor of this listing' }],
+    });
+  }
+  return cursor;
+}

@@ -1,9 +1,63 @@
+/**
+ * Wallet authentication (SPEC §4.2; seed §2.2, §5): a party asks for a challenge, its wallet
+ * signs it, and the signed challenge buys a short-lived wallet token. Both steps are behind the
+ * API key (the `/v1` scope) and a per-client-address limit, so nonces cannot be farmed.
+ */
+import {
+  type ChallengePurpose,
+  ChallengeRequestSchema,
+  ChallengeSchema,
+  VerifyRequestSchema,
+  WalletTokenSchema,
+} from '@poolparty/core';
+import { issueChallenge, verifyChallenge } from '../../auth/challenges.js';
 import type { ServiceContext } from '../../context.js';
 import type { HttpDeps } from '../app.js';
+import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
 import type { App } from '../fastify.js';
 
+const PURPOSE: ChallengePurpose = 'swap wallet authentication';
+
 export async function walletAuthRoutes(
-  _app: App,
-  _ctx: ServiceContext,
-  _deps: HttpDeps,
-): Promise<void> {}
+  app: App,
+  ctx: ServiceContext,
+  deps: HttpDeps,
+): Promise<void> {
+  const limitLogins = clientAddressLimitHook(deps.buckets, DEFAULT_RATE_LIMITS.loginAttemptsPerMin);
+
+  app.post(
+    '/wallet-auth/challenge',
+    {
+      onRequest: limitLogins,
+      schema: {
+        summary: 'Request a wallet challenge',
+        description: 'A single-use message for the wallet to sign, valid for 5 minutes.',
+        tags: ['wallet auth'],
+        security: [{ apiKey: [] }],
+        body: ChallengeRequestSchema,
+        response: { 200: ChallengeSchema },
+      },
+    },
+    async (request) => issueChallenge(ctx, request.body.partyId, PURPOSE),
+  );
+
+  app.post(
+    '/wallet-auth/verify',
+    {
+      onRequest: limitLogins,
+      schema: {
+        summary: 'Exchange a signed challenge for a wallet token',
+        description: 'The token is a 15-minute JWT for the party; send it as a bearer token.',
+        tags: ['wallet auth'],
+        security: [{ apiKey: [] }],
+        body: VerifyRequestSchema,
+        response: { 200: WalletTokenSchema },
+      },
+    },
+    async (request) => {
+      const partyId = await verifyChallenge(ctx, request.body, PURPOSE);
+      const issued = await ctx.walletTokens.issue(partyId, ctx.clock.now());
+      return { partyId, token: issued.token, expiresAt: issued.expiresAt.toISOString() };
+    },
+  );
+}

@@ -1,0 +1,152 @@
+/**
+ * Wallet challenges as the service runs them (SPEC §4.2), for wallet authentication and for the
+ * developer portal's login alike: issue a stored single-use challenge, and verify a signed answer.
+ * The rules are core's (`createChallenge`, `checkChallengeResponse`); this module adds the store
+ * and the ledger look-up.
+ *
+ * Choices the spec leaves open:
+ * - a malformed answer (party id, signature or key that cannot be decoded) is refused with 400
+ *   before the nonce is touched: it proves nothing, so it costs the wallet nothing either. Every
+ *   well-formed answer consumes the nonce, whatever the outcome;
+ * - a nonce issued for the other purpose (portal login vs. wallet authentication) is an unknown
+ *   nonce: a signature for one must never open the other.
+ */
+import {
+  type Challenge,
+  type ChallengeCheck,
+  type ChallengePurpose,
+  checkChallengeResponse,
+  createChallenge,
+  parsePartyId,
+  type StoredChallenge,
+} from '@poolparty/core';
+import type { ServiceContext } from '../context.js';
+import { ApiError } from '../http/problem.js';
+import { consumeNonce, insertNonce, type NonceRecord } from '../store/nonces.js';
+
+export type ChallengeDeps = Pick<ServiceContext, 'db' | 'settings' | 'clock' | 'ledger'>;
+
+/** What a wallet sends back: the challenge's nonce, signed. */
+export interface SignedChallenge {
+  readonly partyId: string;
+  readonly nonce: string;
+  readonly signature: string;
+  readonly publicKey: string;
+}
+
+/** Creates and stores a challenge for `partyId`, valid for `CHALLENGE_TTL_MS`. */
+export async function issueChallenge(
+  deps: ChallengeDeps,
+  partyId: string,
+  purpose: ChallengePurpose,
+): Promise<Challenge> {
+  const party = parsePartyId(partyId);
+  if (!party.ok) throw invalidField('partyId', party.reason, party.message);
+  const now = deps.clock.now();
+  const challenge = createChallenge({
+    domain: deps.settings.serviceDomain,
+    environment: deps.settings.environment,
+    partyId,
+    purpose,
+    now,
+  });
+  await insertNonce(deps.db, {
+    nonce: challenge.nonce,
+    partyId,
+    purpose,
+    message: challenge.message,
+    createdAt: now,
+    expiresAt: challenge.expiresAt,
+  });
+  return {
+    partyId,
+    nonce: challenge.nonce,
+    message: challenge.message,
+    expiresAt: challenge.expiresAt.toISOString(),
+  };
+}
+
+/**
+ * Verifies a signed challenge of `purpose` and returns the authenticated party. Throws `ApiError`:
+ * `validation_error`, `invalid_nonce` or `invalid_signature`.
+ */
+export async function verifyChallenge(
+  deps: ChallengeDeps,
+  answer: SignedChallenge,
+  purpose: ChallengePurpose,
+): Promise<string> {
+  const now = deps.clock.now();
+  const shape = checkChallengeResponse({ ...answer, challenge: null, now });
+  if (!shape.ok && shape.code === 'validation_error') throw problemOf(shape);
+  const consumed = await consumeNonce(deps.db, answer.nonce, now);
+  const check = checkChallengeResponse({
+    ...answer,
+    challenge: openChallenge(consumed, purpose),
+    now,
+  });
+  if (!check.ok) throw problemOf(check);
+  if (check.keyCheck === 'fingerprint_mismatch') {
+    await requireRegisteredKey(deps, answer.partyId, check.rawPublicKey);
+  }
+  return answer.partyId;
+}
+
+/**
+ * The challenge as it stood before this answer consumed it (so unused), or null when there is
+ * none to answer for this purpose.
+ */
+function openChallenge(
+  record: NonceRecord | null,
+  purpose: ChallengePurpose,
+): StoredChallenge | null {
+  if (record === null || record.purpose !== purpose) return null;
+  return { ...record, usedAt: null };
+}
+
+/** A party in someone else's namespace: only the ledger knows which keys act for it. */
+async function requireRegisteredKey(
+  deps: ChallengeDeps,
+  partyId: string,
+  rawPublicKey: Uint8Array,
+): Promise<void> {
+  let registered: boolean;
+  try {
+    registered = await deps.ledger.isSigningKeyOf(partyId, rawPublicKey);
+  } catch {
+    throw new ApiError(
+      'ledger_unavailable',
+      'The ledger could not be asked whether this key acts for the party; try again.',
+    );
+  }
+  if (!registered) {
+    throw new ApiError('invalid_signature', 'The public key does not control this party.', {
+      reason: 'key_not_of_party',
+    });
+  }
+}
+
+type FailedCheck = Extract<ChallengeCheck, { ok: false }>;
+
+function problemOf(check: FailedCheck): ApiError {
+  switch (check.code) {
+    case 'validation_error':
+      return invalidField(check.field, check.reason, check.message);
+    case 'invalid_nonce':
+      return new ApiError(
+        'invalid_nonce',
+        `The challenge cannot be answered (${check.message}); request a new challenge.`,
+        { reason: check.reason },
+      );
+    case 'invalid_signature':
+      return new ApiError('invalid_signature', 'The signature does not verify with this key.', {
+        reason: check.reason,
+      });
+  }
+}
+
+function invalidField(field: string, reason: string, message: string): ApiError {
+  return new ApiError('validation_error', `${field}: ${message}.`, {
+    reason,
+    errors: [{ path: `/${field}`, message }],
+  });
+}

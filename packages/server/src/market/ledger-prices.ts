@@ -1,0 +1,66 @@
+/**
+ * The ledger's prices in memory (SPEC §5.4): the open mining round (Amulet USD price) and the
+ * traffic parameters, re-read every `LEDGER_PRICES_REFRESH_MS` so a quote does not wait on the
+ * ledger.
+ *
+ * One exception: a cached round older than a round's lifetime means a newer one should exist
+ * (the devnet clock was advanced, say), so the quote re-reads it first, at most once per
+ * `ROUND_RECHECK_MIN_MS`, rather than judge the reference price stale from an old copy. Prices
+ * never read yet (the ledger was down) are read on the request path too.
+ */
+import type { LedgerPort, MiningRound, TrafficParameters } from '@poolparty/ledger';
+import { Refreshed } from './refreshed.js';
+
+export const LEDGER_PRICES_REFRESH_MS = 5_000;
+/** Open mining rounds advance every 10 minutes of ledger time. */
+export const MINING_ROUND_PERIOD_MS = 10 * 60 * 1000;
+export const ROUND_RECHECK_MIN_MS = 1_000;
+
+export interface LedgerPrices {
+  readonly round: MiningRound;
+  readonly traffic: TrafficParameters;
+}
+
+export class LedgerPriceCache {
+  private readonly round: Refreshed<MiningRound>;
+  private readonly traffic: Refreshed<TrafficParameters>;
+
+  constructor(
+    ledger: Pick<LedgerPort, 'openMiningRound' | 'trafficParameters'>,
+    onError?: (error: unknown) => void,
+  ) {
+    const options = { intervalMs: LEDGER_PRICES_REFRESH_MS, ...(onError && { onError }) };
+    this.round = new Refreshed(() => ledger.openMiningRound(), options);
+    this.traffic = new Refreshed(() => ledger.trafficParameters(), options);
+  }
+
+  /** Reads both once; a ledger that cannot answer yet leaves them unknown, not the service down. */
+  async start(): Promise<void> {
+    await Promise.all([this.round.start(), this.traffic.start()]);
+  }
+
+  /** Both prices, re-reading a round that looks outlived; null while either is unknown. */
+  async current(ledgerNow: Date): Promise<LedgerPrices | null> {
+    const cached = this.round.current();
+    if (cached === null || this.traffic.current() === null) {
+      await this.refresh();
+    } else if (
+      ledgerNow.getTime() - cached.value.opensAt.getTime() > MINING_ROUND_PERIOD_MS &&
+      Date.now() - cached.loadedAtMs > ROUND_RECHECK_MIN_MS
+    ) {
+      await this.round.refresh();
+    }
+    const round = this.round.current()?.value;
+    const traffic = this.traffic.current()?.value;
+    return round && traffic ? { round, traffic } : null;
+  }
+
+  refresh(): Promise<void> {
+    return Promise.all([this.round.refresh(), this.traffic.refresh()]).then(() => {});
+  }
+
+  close(): void {
+    this.round.close();
+    this.traffic.close();
+  }
+}

@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DevnetParty } from '../src/devnet-bootstrap.js';
+import {
+  type JsonResponse,
+  request,
+  signChallenge,
+  startTestService,
+  type TestService,
+} from './support/service.js';
+
+interface CreatedKey {
+  keyId: string;
+  key: string;
+  revokedAt: string | null;
+}
+
+const GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** Starting the store and ledger takes a few seconds, more on a busy machine. */
+const STARTUP_TIMEOUT_MS = 30_000;
+
+function expectProblem(answer: JsonResponse<object>, status: number, code: string): void {
+  expect(answer.status).toBe(status);
+  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(answer.body).toMatchObject({ code, status, type: `urn:poolparty:error:${code}` });
+  expect(answer.body).toHaveProperty('requestId', answer.headers.get('x-request-id'));
+}
+
+describe('API key authentication on /v1', () => {
+  let t: TestService;
+  let alice: DevnetParty;
+  let session: string;
+
+  // The wallet challenge is the probe: any /v1 route sits behind the same API-key check.
+  const probe = (apiKey: string | null) =>
+    request(t.url, 'POST', '/v1/wallet-auth/challenge', {
+      apiKey,
+      body: { partyId: alice.partyId },
+    });
+  const portal = <T>(method: string, path: string, body?: unknown) =>
+    request<T>(t.url, method, `/api/sdk${path}`, {
+      headers: { authorization: `Bearer ${session}` },
+      ...(body === undefined ? {} : { body }),
+    });
+  const createKey = async (body: Record<string, unknown> = {}) => {
+    const created = await portal<CreatedKey>('POST', '/keys', body);
+    expect(created.status).toBe(201);
+    return created.body;
+  };
+
+  beforeAll(async () => {
+    t = await startTestService();
+    const [first] = t.users;
+    if (!first) throw new Error('the devnet seed has no users');
+    alice = first;
+    const started = await request<{ nonce: string; message: string }>(
+      t.url,
+      'POST',
+      '/api/sdk/wallet-login',
+      { body: { partyId: alice.partyId } },
+    );
+    const login = await request<{ token: string }>(t.url, 'POST', '/api/sdk/wallet-login', {
+      body: {
+        partyId: alice.partyId,
+        nonce: started.body.nonce,
+        ...signChallenge(started.body.message, alice),
+      },
+    });
+    session = login.body.token;
+  }, STARTUP_TIMEOUT_MS);
+  afterAll(async () => t?.close());
+
+  it('accepts the seeded devnet key', async () => {
+    expect((await probe(t.apiKey)).status).toBe(200);
+  });
+
+  it('refuses a request without a key', async () => {
+    expectProblem(await probe(null), 401, 'missing_api_key');
+  });
+
+  it('refuses malformed and unknown keys', async () => {
+    expectProblem(await probe('not-a-key'), 401, 'invalid_api_key');
+    expectProblem(await probe(`pp_test_${'x'.repeat(43)}`), 401, 'invalid_api_key');
+  });
+
+  it('refuses a mainnet key on devnet', async () => {
+    const answer = await probe(`pp_live_${'x'.repeat(43)}`);
+    expectProblem(answer, 401, 'wrong_environment');
+  });
+
+  it('refuses a revoked key at once', async () => {
+    const created = await createKey({ name: 'short-lived' });
+    expect((await probe(created.key)).status).toBe(200);
+    const revoked = await portal<CreatedKey>('DELETE', `/keys/${created.keyId}`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revokedAt).not.toBeNull();
+    expectProblem(await probe(created.key), 401, 'api_key_revoked');
+    // Revoking again changes nothing and is no error.
+    const again = await portal<CreatedKey>('DELETE', `/keys/${created.keyId}`);
+    expect(again.body.revokedAt).toBe(revoked.body.revokedAt);
+  });
+
+  it('refuses to rotate a revoked key', async () => {
+    const created = await createKey();
+    await portal('DELETE', `/keys/${created.keyId}`);
+    expectProblem(await portal('POST', '/keys', { rotate: created.keyId }), 404, 'not_found');
+  });
+
+  // Last: it moves the clock a day ahead, past the session too.
+  it('keeps a rotated key working for the 24-hour grace period, then refuses it', async () => {
+    const old = await createKey({ name: 'rotating' });
+    expect((await probe(old.key)).status).toBe(200);
+    const rotated = await portal<CreatedKey & { name: string }>('POST', '/keys', {
+      rotate: old.keyId,
+    });
+    expect(rotated.status).toBe(201);
+    expect(rotated.body.name).toBe('rotating');
+    expect(rotated.body.key).not.toBe(old.key);
+    expect((await probe(old.key)).status).toBe(200);
+    expect((await probe(rotated.body.key)).status).toBe(200);
+    const listed = await portal<{ keys: CreatedKey[] }>('GET', '/keys');
+    const oldEntry = listed.body.keys.find((k) => k.keyId === old.keyId);
+    const endsInMs = Date.parse(oldEntry?.revokedAt ?? '') - t.service.ctx.clock.now().getTime();
+    expect(endsInMs).toBeGreaterThan(GRACE_MS - 60_000);
+    expect(endsInMs).toBeLessThanOrEqual(GRACE_MS);
+    expectProblem(await portal('POST', '/keys', { rotate: old.keyId }), 404, 'not_found');
+
+    const advanced = await request(t.url, 'POST', '/devnet/clock', {
+      body: { advanceMs: GRACE_MS + 1000 },
+    });
+    expect(advanced.status).toBe(200);
+    expectProblem(await probe(old.key), 401, 'api_key_revoked');
+    expect((await probe(rotated.body.key)).status).toBe(200);
+  });
+});

@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../src/auth/api-keys.js';
+import type { DevnetParty } from '../src/devnet-bootstrap.js';
+import {
+  type JsonResponse,
+  request,
+  signChallenge,
+  startTestService,
+  type TestService,
+} from './support/service.js';
+
+interface Session {
+  token: string;
+  expiresAt: string;
+  partyId: string;
+}
+
+interface KeyEntry {
+  keyId: string;
+  name: string | null;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  requestCount: number;
+}
+
+interface CreatedKey extends KeyEntry {
+  key: string;
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** Starting the store and ledger takes a few seconds, more on a busy machine. */
+const STARTUP_TIMEOUT_MS = 30_000;
+
+function expectProblem(answer: JsonResponse<object>, status: number, code: string): void {
+  expect(answer.status).toBe(status);
+  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(answer.body).toMatchObject({ code, status, type: `urn:poolparty:error:${code}` });
+  expect(answer.body).toHaveProperty('requestId', answer.headers.get('x-request-id'));
+}
+
+describe('developer portal', () => {
+  let t: TestService;
+  let alice: DevnetParty;
+  let bob: DevnetParty;
+  let aliceLogin: JsonResponse<Session>;
+  let aliceKey: CreatedKey;
+
+  const signIn = async (party: DevnetParty, signer: DevnetParty = party) => {
+    const started = await request<{ nonce: string; message: string }>(
+      t.url,
+      'POST',
+      '/api/sdk/wallet-login',
+      { body: { partyId: party.partyId } },
+    );
+    expect(started.status).toBe(200);
+    expect(started.body.message).toContain('Purpose: developer portal login');
+    return request<Session>(t.url, 'POST', '/api/sdk/wallet-login', {
+      body: {
+        partyId: party.partyId,
+        nonce: started.body.nonce,
+        ...signChallenge(started.body.message, signer),
+      },
+    });
+  };
+  const asDeveloper = (session: Session) => ({ authorization: `Bearer ${session.token}` });
+  const probe = (apiKey: string) =>
+    request(t.url, 'POST', '/v1/wallet-auth/challenge', {
+      apiKey,
+      body: { partyId: alice.partyId },
+    });
+
+  beforeAll(async () => {
+    t = await startTestService();
+    const [first, second] = t.users;
+    if (!first || !second) throw new Error('the devnet seed has fewer than two users');
+    [alice, bob] = [first, second];
+    aliceLogin = await signIn(alice);
+  }, STARTUP_TIMEOUT_MS);
+  afterAll(async () => t?.close());
+
+  it('signs a developer in with a wallet and returns a 12-hour session', async () => {
+    expect(aliceLogin.status).toBe(200);
+    const { token, expiresAt, partyId } = aliceLogin.body;
+    expect(partyId).toBe(alice.partyId);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43,}$/);
+    const remainingMs = Date.parse(expiresAt) - t.service.ctx.clock.now().getTime();
+    expect(remainingMs).toBeGreaterThan(12 * HOUR_MS - 60_000);
+    expect(remainingMs).toBeLessThanOrEqual(12 * HOUR_MS);
+  });
+
+  it('sets the session as an HttpOnly, SameSite=Strict cookie scoped to /api/sdk', () => {
+    const cookie = aliceLogin.headers.get('set-cookie') ?? '';
+    const [pair, ...attributes] = cookie.split(';').map((part) => part.trim());
+    expect(pair).toBe(`pp_session=${aliceLogin.body.token}`);
+    expect(attributes).toEqual(
+      expect.arrayContaining(['HttpOnly', 'SameSite=Strict', 'Path=/api/sdk']),
+    );
+    // Plain HTTP here: a Secure cookie would never be sent back.
+    expect(attributes).not.toContain('Secure');
+  });
+
+  it('refuses a login whose signature is not by the party', async () => {
+    expectProblem(await signIn(alice, bob), 401, 'invalid_signature');
+  });
+
+  it('refuses a login body that is neither step', async () => {
+    const answer = await request(t.url, 'POST', '/api/sdk/wallet-login', {
+      body: { partyId: alice.partyId, nonce: 'abc' },
+    });
+    expectProblem(answer, 400, 'validation_error');
+  });
+
+  it('creates a key that authenticates /v1 requests', async () => {
+    const created = await request<CreatedKey>(t.url, 'POST', '/api/sdk/keys', {
+      headers: asDeveloper(aliceLogin.body),
+      body: { name: 'ci' },
+    });
+    expect(created.status).toBe(201);
+    aliceKey = created.body;
+    expect(aliceKey.key).toMatch(/^pp_test_[A-Za-z0-9_-]{43}$/);
+    expect(aliceKey).toMatchObject({
+      name: 'ci',
+      prefix: aliceKey.key.slice(0, 12),
+      revokedAt: null,
+      requestCount: 0,
+    });
+    expect((await probe(aliceKey.key)).status).toBe(200);
+  });
+
+  it('creates an unnamed key from a bare POST', async () => {
+    const created = await request<CreatedKey>(t.url, 'POST', '/api/sdk/keys', {
+      headers: asDeveloper(aliceLogin.body),
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.name).toBeNull();
+  });
+
+  it('lists keys by prefix and usage, never the key or its hash (cookie session)', async () => {
+    const listed = await request<{ keys: KeyEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
+      headers: { cookie: `pp_session=${aliceLogin.body.token}` },
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.body.keys).toHaveLength(2);
+    const entry = listed.body.keys.find((k) => k.keyId === aliceKey.keyId);
+    expect(entry).toMatchObject({ name: 'ci', prefix: aliceKey.prefix, revokedAt: null });
+    expect(entry?.prefix).toHaveLength(12);
+    expect(entry?.requestCount).toBe(1);
+    expect(entry?.lastUsedAt).not.toBeNull();
+    const text = JSON.stringify(listed.body);
+    expect(text).not.toContain(aliceKey.key);
+    expect(text).not.toContain(hashApiKey(aliceKey.key));
+    expect(text).not.toContain('"key"');
+  });
+
+  it('answers 401 without a session or with an unknown one', async () => {
+    expectProblem(await request(t.url, 'GET', '/api/sdk/keys'), 401, 'missing_session');
+    const forged = 'A'.repeat(43);
+    expectProblem(
+      await request(t.url, 'GET', '/api/sdk/keys', {
+        headers: { authorization: `Bearer ${forged}` },
+      }),
+      401,
+      'invalid_session',
+    );
+    expectProblem(
+      await request(t.url, 'POST', '/api/sdk/keys', {
+        headers: { cookie: `pp_session=${forged}` },
+        body: {},
+      }),
+      401,
+      'invalid_session',
+    );
+  });
+
+  it("keeps developers' keys apart: another developer's key is not found", async () => {
+    const bobLogin = await signIn(bob);
+    expect(bobLogin.status).toBe(200);
+    const asBob = asDeveloper(bobLogin.body);
+    const listed = await request<{ keys: KeyEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
+      headers: asBob,
+    });
+    expect(listed.body.keys).toEqual([]);
+    expectProblem(
+      await request(t.url, 'POST', '/api/sdk/keys', {
+        headers: asBob,
+        body: { rotate: aliceKey.keyId },
+      }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await request(t.url, 'DELETE', `/api/sdk/keys/${aliceKey.keyId}`, { headers: asBob }),
+      404,
+      'not_found',
+    );
+    expect((await probe(aliceKey.key)).status).toBe(200);
+  });
+
+  // Last: it moves the clock past every session.
+  it('ends a session after 12 hours', async () => {
+    const advanced = await request(t.url, 'POST', '/devnet/clock', {
+      body: { advanceMs: 12 * HOUR_MS + 1000 },
+    });
+    expect(advanced.status).toBe(200);
+    expectProblem(
+      await request(t.url, 'GET', '/api/sdk/keys', { headers: asDeveloper(aliceLogin.body) }),
+      401,
+      'invalid_session',
+    );
+  });
+});
