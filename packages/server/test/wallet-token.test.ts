@@ -34,7 +34,9 @@ describe('WalletTokenSigner', async () => {
       'base64url',
     );
     expect(await signer.verify(`${header}.${forged}.${signature}`, now)).toBe('invalid');
-    expect(await signer.verify(`${header}.${payload}.${signature.slice(0, -2)}AA`, now)).toBe(
+    const flipped = Buffer.from(signature, 'base64url');
+    flipped[0] = (flipped[0] ?? 0) ^ 0xff;
+    expect(await signer.verify(`${header}.${payload}.${flipped.toString('base64url')}`, now)).toBe(
       'invalid',
     );
   });
