@@ -1,4 +1,5 @@
 export * from './amount.js';
+export * from './attribution.js';
 export * from './challenge.js';
 export * from './discounts.js';
 export * from './errors.js';
@@ -14,6 +15,7 @@ export * from './pricing.js';
 export * from './quote.js';
 export * from './ratio.js';
 export * from './schemas/index.js';
+export * from './settlement.js';
 export * from './settlement-safety.js';
 export * from './signing.js';
 export * from './swap-state.js';

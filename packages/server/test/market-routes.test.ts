@@ -130,17 +130,6 @@ describe('tokens, pools and quotes', () => {
   });
 
   describe('stats and ticker', () => {
-    it('answer 501 not_implemented for a known pool', async () => {
-      for (const path of [
-        '/v1/pools/amulet-usdcx/stats?days=30',
-        '/v1/pools/amulet-usdcx/ticker',
-      ]) {
-        const answer = await get(path);
-        expect(answer.status).toBe(501);
-        expect(answer.body).toMatchObject({ code: 'not_implemented', status: 501 });
-      }
-    });
-
     it('check days and the pool first', async () => {
       for (const days of ['0', '366', 'seven']) {
         const answer = await get(`/v1/pools/amulet-usdcx/stats?days=${days}`);

@@ -3,12 +3,12 @@
  * quoter's in-memory state: pools are at most a refresh period (1 s) behind the store.
  *
  * - `GET /v1/tokens` lists the instruments some pool trades (see pool-view.ts).
- * - Pool stats and the ticker are computed from fee events and hourly snapshots by the settlement
- *   engine's stats job; until it runs they answer 501 `not_implemented`, after checking the
- *   request (`days`, the pool) so that a client's mistakes show now rather than later.
+ * - Pool stats and the ticker are computed from fee events, effective reserves and the hourly USD
+ *   snapshots (market/snapshots.ts), kept for a few seconds between requests.
  */
 import {
   inline,
+  POOL_STATS_DAYS_DEFAULT,
   PoolIdParamsSchema,
   PoolListSchema,
   PoolSchema,
@@ -23,6 +23,7 @@ import {
 import { Type } from '@sinclair/typebox';
 import type { ServiceContext } from '../../context.js';
 import { poolToWire, tokensOf } from '../../market/pool-view.js';
+import { PoolFigures } from '../../market/snapshots.js';
 import type { PoolRecord } from '../../store/pools.js';
 import { apiKeyOf } from '../authenticate.js';
 import type { App } from '../fastify.js';
@@ -53,17 +54,17 @@ const validationProblem = (description: string) =>
   );
 
 const notFound = problem('`pool_not_found`: no pool with this id.');
+const unavailable = problem('`ledger_unavailable`: the Amulet price cannot be read yet.');
 const invalid = validationProblem('`validation_error`: a parameter is missing or malformed.');
-const notYet = problem('`not_implemented`: the stats job has not produced figures yet.');
 
 const STATS_DESCRIPTION =
-  'APR, APY, 24-hour volume and fees, TVL (SPEC §8), computed by the settlement engine from fee ' +
-  'events and effective reserves. Answers 501 `not_implemented` until that engine runs; ' +
-  '`days` and the pool are checked first.';
+  'APR, APY, 24-hour volume and fees, TVL (SPEC §8), from fee events and effective reserves, in ' +
+  'USD with Amulet at the ledger price. `apr` and `apy` are null for a pool without a ' +
+  'USD-priced side or without liquidity. Figures may be a few seconds old.';
 const TICKER_DESCRIPTION =
-  'USD price of the base token through the canonical Amulet/USDCx pool, 24-hour change and ' +
-  'volume (SPEC §8), computed by the settlement engine from hourly snapshots. Answers 501 ' +
-  '`not_implemented` until that engine runs; the pool is checked first.';
+  'USD price of the base token through the canonical Amulet/USDCx pool, its change over 24 ' +
+  'hours from hourly snapshots (null until 23 h of them exist), and 24-hour volume (SPEC §8). ' +
+  'A pool with no USD-priced side has no ticker (404 `not_found`).';
 
 export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void> {
   const poolById = (poolId: string): PoolRecord => {
@@ -71,6 +72,12 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
     if (pool === undefined) throw new ApiError('pool_not_found', `No pool ${poolId}.`);
     return pool;
   };
+  const figures = new PoolFigures({
+    db: ctx.db,
+    ledger: ctx.ledger,
+    clock: ctx.clock,
+    pools: () => ctx.quoter.pools(),
+  });
 
   app.get(
     '/tokens',
@@ -120,13 +127,11 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
         security: [{ apiKey: [] }],
         params: PoolIdParamsSchema,
         querystring: PoolStatsQuerySchema,
-        response: { 200: PoolStatsSchema, 400: invalid, 404: notFound, 501: notYet },
+        response: { 200: PoolStatsSchema, 400: invalid, 404: notFound, 503: unavailable },
       },
     },
-    async (request) => {
-      poolById(request.params.poolId);
-      throw new ApiError('not_implemented', 'Pool stats are not available yet.');
-    },
+    async (request) =>
+      figures.stats(poolById(request.params.poolId), request.query.days ?? POOL_STATS_DAYS_DEFAULT),
   );
 
   app.get(
@@ -136,13 +141,15 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
         description: TICKER_DESCRIPTION,
         security: [{ apiKey: [] }],
         params: PoolIdParamsSchema,
-        response: { 200: TickerSchema, 400: invalid, 404: notFound, 501: notYet },
+        response: {
+          200: TickerSchema,
+          400: invalid,
+          404: problem('`pool_not_found`, or `not_found` when the pool has no USD price.'),
+          503: unavailable,
+        },
       },
     },
-    async (request) => {
-      poolById(request.params.poolId);
-      throw new ApiError('not_implemented', 'The pool ticker is not available yet.');
-    },
+    async (request) => figures.ticker(poolById(request.params.poolId)),
   );
 
   app.get(

@@ -1,0 +1,95 @@
+/**
+ * Moving amounts between the buckets of a pool's accounting (SPEC §5.6). Per side, the swap
+ * party's holdings are expected to equal reserve + inflight + outgoing + fees, so every ledger
+ * movement has a matching bucket movement, and a movement between buckets changes no holding:
+ *
+ * - a deposit enters custody:          inflight += deposit
+ * - a swap executes:                   inflight −= deposit; reserve += priced input + LP fee;
+ *                                      fees += platform + network fee; on the output side
+ *                                      reserve −= output, outgoing += output
+ * - a refund is decided:               inflight −= deposit; outgoing += refund; fees += the rest
+ * - a payout or refund commits:        outgoing −= amount (the holdings left with it)
+ * - an unmatched transfer arrives:     outgoing += refund; fees += the fee it pays
+ *
+ * A movement that would make a bucket negative throws: the books are wrong, and nothing is
+ * written on top of them.
+ */
+import { Amount } from '@poolparty/core';
+import type { Queryable } from '../store/database.js';
+import {
+  getPoolAccounting,
+  type PoolAccounting,
+  type PoolBalances,
+  updatePoolAccounting,
+} from '../store/pools.js';
+
+export type Side = 'a' | 'b';
+export type Bucket = 'reserve' | 'inflight' | 'outgoing' | 'fees';
+
+export interface Movement {
+  readonly side: Side;
+  readonly bucket: Bucket;
+  /** Positive adds, negative removes; in units of 10^-10. */
+  readonly units: bigint;
+}
+
+export function credit(side: Side, bucket: Bucket, amount: Amount): Movement {
+  return { side, bucket, units: amount.units };
+}
+
+export function debit(side: Side, bucket: Bucket, amount: Amount): Movement {
+  return { side, bucket, units: -amount.units };
+}
+
+const FIELD: Record<Bucket, Record<Side, keyof PoolBalances>> = {
+  reserve: { a: 'reserveA', b: 'reserveB' },
+  inflight: { a: 'inflightA', b: 'inflightB' },
+  outgoing: { a: 'outgoingA', b: 'outgoingB' },
+  fees: { a: 'feesA', b: 'feesB' },
+};
+
+export class AccountingError extends Error {
+  override readonly name = 'AccountingError';
+}
+
+export function applyMovements(
+  balances: PoolBalances,
+  movements: readonly Movement[],
+): PoolBalances {
+  const next: Record<keyof PoolBalances, string> = { ...balances };
+  for (const { side, bucket, units } of movements) {
+    const field = FIELD[bucket][side];
+    const value = Amount.parse(next[field]).units + units;
+    if (value < 0n) {
+      throw new AccountingError(`${field} would become negative (${next[field]} ${units} units)`);
+    }
+    next[field] = Amount.fromUnits(value).toString();
+  }
+  return next;
+}
+
+/**
+ * Locks the pool's accounting row until the transaction ends. Every transaction that changes a
+ * pool's accounting or its intents' money takes this lock first, always before any intent row,
+ * so two processes serialize on the pool and never deadlock on lock order.
+ */
+export async function lockPool(tx: Queryable, poolId: string): Promise<PoolAccounting> {
+  const accounting = await getPoolAccounting(tx, poolId, { forUpdate: true });
+  if (accounting === null) throw new AccountingError(`pool ${poolId} has no accounting`);
+  return accounting;
+}
+
+/** Applies the movements to the locked row; the caller holds the lock (`lockPool`). */
+export async function moveBalances(
+  tx: Queryable,
+  poolId: string,
+  movements: readonly Movement[],
+  now: Date,
+): Promise<PoolAccounting> {
+  const current = await lockPool(tx, poolId);
+  if (movements.length === 0) return current;
+  const next = applyMovements(current, movements);
+  const updated = await updatePoolAccounting(tx, poolId, current.version, next, now);
+  if (updated === null) throw new AccountingError(`pool ${poolId} changed under its lock`);
+  return updated;
+}

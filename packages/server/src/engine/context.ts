@@ -1,0 +1,32 @@
+/** What every part of the engine is given: the ports, the settings, and the step hook. */
+import type { LedgerPort } from '@poolparty/ledger';
+import type { ServiceClock } from '../clock.js';
+import type { Quoter } from '../market/quoter.js';
+import type { Database } from '../store/database.js';
+import type { EngineLog, EngineSettings, EngineStep } from './settings.js';
+
+export interface EngineContext {
+  readonly db: Database;
+  readonly ledger: LedgerPort;
+  readonly clock: ServiceClock;
+  readonly quoter: Pick<Quoter, 'invalidate'>;
+  readonly log: EngineLog;
+  readonly settings: EngineSettings;
+  /** Marks a step boundary: throws `EngineCrash` once the engine has crashed or is told to. */
+  step(step: EngineStep): void;
+}
+
+/** What a committed transaction asks of the world outside the store. */
+export class Effects {
+  /** Pools whose reserves changed: their quotes must be recomputed. */
+  readonly poolsRepriced = new Set<string>();
+
+  apply(ctx: Pick<EngineContext, 'quoter'>): void {
+    for (const poolId of this.poolsRepriced) ctx.quoter.invalidate(poolId);
+  }
+}
+
+/** Thrown at a step boundary once the engine crashed (injected) or stopped for good. */
+export class EngineCrash extends Error {
+  override readonly name = 'EngineCrash';
+}

@@ -1,0 +1,197 @@
+/**
+ * The engine's schedule, in-process: recovery first, then two loops.
+ *
+ * - The ingest loop follows the ledger's update stream from the stored checkpoint, one update
+ *   per transaction, and reconnects with backoff from the last checkpoint when the stream drops.
+ * - The work loop expires due intents, submits due commands and executes queued intents, each in
+ *   bounded batches; it runs again at once while there is progress, otherwise it waits for a
+ *   `poke()` (an HTTP change, an ingested update), the next backed-off retry, or the idle period.
+ *
+ * Every state change is a conditional update in the store, so a second process running the same
+ * loops can only lose races, never double an effect. `stop()` lets the current step finish. A
+ * crash injected at a step boundary (`faults.crashAt`) halts both loops there, as a killed
+ * process would, so a test can start a fresh engine on the same store and ledger.
+ */
+import { LedgerError } from '@poolparty/ledger';
+import { getLedgerOffset } from '../store/offsets.js';
+import { listPools } from '../store/pools.js';
+import { type EngineContext, EngineCrash } from './context.js';
+import { executeQueued } from './execution.js';
+import { expireDue } from './expiry.js';
+import { ingestUpdate } from './ingest.js';
+import { nextRetryAt } from './queries.js';
+import {
+  backoffMs,
+  type EngineFaults,
+  type EngineLog,
+  type EngineSettings,
+  type EngineStep,
+} from './settings.js';
+import { recoverCommands, submitDueCommands } from './submission.js';
+
+export interface Engine {
+  /** Runs pending work promptly (e.g. after an intent was created or cancelled). */
+  poke(): void;
+  /** Stops after the current step; resolves once both loops have ended. */
+  stop(): Promise<void>;
+  /** True once an injected crash (or an unrecoverable error) halted the engine. */
+  readonly crashed: boolean;
+}
+
+type Ports = Omit<EngineContext, 'step' | 'log' | 'settings'>;
+
+export class SettlementEngine implements Engine {
+  private stopping = false;
+  private failure: unknown = null;
+  private readonly abort = new AbortController();
+  private wakeRequested = false;
+  private readonly sleepers = new Set<{ readonly onPoke: boolean; readonly wake: () => void }>();
+  private loops: Promise<void>[] = [];
+  private readonly ctx: EngineContext;
+
+  constructor(
+    ports: Ports,
+    private readonly settings: EngineSettings,
+    private readonly log: EngineLog,
+    private readonly faults: EngineFaults,
+  ) {
+    this.ctx = { ...ports, settings, log, step: (step) => this.step(step) };
+  }
+
+  get crashed(): boolean {
+    return this.failure !== null;
+  }
+
+  async start(): Promise<void> {
+    try {
+      await recoverCommands(this.ctx);
+    } catch (error) {
+      if (error instanceof EngineCrash) return;
+      throw error;
+    }
+    this.loops = [this.ingestLoop(), this.workLoop()];
+  }
+
+  poke(): void {
+    this.wakeRequested = true;
+    this.wakeSleepers((sleeper) => sleeper.onPoke);
+  }
+
+  private wakeSleepers(which: (sleeper: { readonly onPoke: boolean }) => boolean): void {
+    for (const sleeper of [...this.sleepers]) if (which(sleeper)) sleeper.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.abort.abort();
+    this.wakeSleepers(() => true);
+    await Promise.allSettled(this.loops);
+  }
+
+  private halted(): boolean {
+    return this.stopping || this.failure !== null;
+  }
+
+  private step(step: EngineStep): void {
+    if (this.failure !== null) throw new EngineCrash(`the engine crashed before ${step}`);
+    try {
+      this.faults.crashAt?.(step);
+    } catch (error) {
+      this.failure = error;
+      this.abort.abort();
+      this.wakeSleepers(() => true);
+      throw new EngineCrash(`crash injected at ${step}`);
+    }
+  }
+
+  private async ingestLoop(): Promise<void> {
+    let failures = 0;
+    while (!this.halted()) {
+      try {
+        await this.followStream(() => {
+          failures = 0;
+        });
+      } catch (error) {
+        if (error instanceof EngineCrash || this.halted()) return;
+        failures += 1;
+        const dropped = error instanceof LedgerError && error.code === 'stream_dropped';
+        if (!dropped) this.log.error('update stream failed', { error: String(error) });
+      }
+      if (this.halted()) return;
+      const { streamRetryBaseDelayMs, streamRetryDelayMaxMs } = this.settings;
+      await this.pause(backoffMs(failures, streamRetryBaseDelayMs, streamRetryDelayMaxMs), false);
+    }
+  }
+
+  private async followStream(onProgress: () => void): Promise<void> {
+    const { db, ledger } = this.ctx;
+    const pools = await listPools(db);
+    const from = (await getLedgerOffset(db, this.settings.stream)) ?? this.settings.startOffset;
+    const parties = pools.map((pool) => pool.swapParty);
+    for await (const update of ledger.updates(from, { parties, signal: this.abort.signal })) {
+      if (this.halted()) return;
+      const result = await ingestUpdate(this.ctx, update, pools);
+      onProgress();
+      if (!result.applied) continue;
+      this.ctx.step('update_ingested');
+      this.poke();
+    }
+  }
+
+  private async workLoop(): Promise<void> {
+    let failures = 0;
+    while (!this.halted()) {
+      this.wakeRequested = false;
+      let progressed = false;
+      try {
+        progressed = await this.round();
+        failures = 0;
+      } catch (error) {
+        if (error instanceof EngineCrash || this.halted()) return;
+        failures += 1;
+        this.log.error('settlement work failed', { error: String(error) });
+        const { retryBaseDelayMs, retryDelayMaxMs } = this.settings;
+        await this.pause(backoffMs(failures, retryBaseDelayMs, retryDelayMaxMs), false);
+        continue;
+      }
+      if (!progressed && !this.halted()) await this.idle();
+    }
+  }
+
+  /** One round of work; true when it did something (another round may find more). */
+  private async round(): Promise<boolean> {
+    const ctx = this.ctx;
+    let progressed = (await expireDue(ctx)) > 0;
+    if (this.halted()) return progressed;
+    progressed = (await submitDueCommands(ctx)) > 0 || progressed;
+    if (this.halted()) return progressed;
+    progressed = (await executeQueued(ctx)) > 0 || progressed;
+    return progressed;
+  }
+
+  private async idle(): Promise<void> {
+    let waitMs = this.settings.idleIntervalMs;
+    const retryAt = await nextRetryAt(this.ctx.db);
+    if (retryAt !== null) {
+      waitMs = Math.min(waitMs, Math.max(retryAt.getTime() - this.ctx.clock.now().getTime(), 0));
+    }
+    await this.pause(waitMs, true);
+  }
+
+  /** Waits `ms`, or less when stopped (or, with `onPoke`, when poked). */
+  private pause(ms: number, onPoke: boolean): Promise<void> {
+    if ((onPoke && this.wakeRequested) || this.halted()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const sleeper = {
+        onPoke,
+        wake: () => {
+          clearTimeout(timer);
+          this.sleepers.delete(sleeper);
+          resolve();
+        },
+      };
+      const timer = setTimeout(sleeper.wake, ms);
+      this.sleepers.add(sleeper);
+    });
+  }
+}

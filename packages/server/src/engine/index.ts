@@ -1,0 +1,56 @@
+/**
+ * The settlement engine (SPEC §7): deposits in, outputs or refunds out, exactly once.
+ *
+ * ledger update → ingest (checkpointed offset) → attribution → intent state change (+ event, one
+ * transaction) → execution against the locked pool row → ledger command (recorded before
+ * submission) → confirmation from the update stream → terminal state.
+ */
+import type { LedgerPort } from '@poolparty/ledger';
+import type { ServiceClock } from '../clock.js';
+import type { Quoter } from '../market/quoter.js';
+import type { Database } from '../store/database.js';
+import { type Engine, SettlementEngine } from './engine.js';
+import {
+  DEFAULT_ENGINE_SETTINGS,
+  type EngineFaults,
+  type EngineLog,
+  type EngineSettings,
+  SILENT_LOG,
+} from './settings.js';
+
+export type { Engine } from './engine.js';
+export {
+  DEFAULT_ENGINE_SETTINGS,
+  ENGINE_STEPS,
+  type EngineFaults,
+  type EngineLog,
+  type EngineSettings,
+  type EngineStep,
+} from './settings.js';
+
+export interface EngineDeps {
+  readonly db: Database;
+  readonly ledger: LedgerPort;
+  readonly clock: ServiceClock;
+  /** Told which pool's reserves changed, so quotes are recomputed. */
+  readonly quoter: Pick<Quoter, 'invalidate'>;
+  readonly log?: EngineLog;
+  readonly faults?: EngineFaults;
+  readonly settings?: Partial<EngineSettings>;
+}
+
+/**
+ * Recovers unconfirmed commands (looked up on the ledger; resubmitted under their own ids when
+ * they never committed), then starts ingesting and settling. Resolves once recovery is done.
+ */
+export async function startEngine(deps: EngineDeps): Promise<Engine> {
+  const settings = { ...DEFAULT_ENGINE_SETTINGS, ...deps.settings };
+  const engine = new SettlementEngine(
+    { db: deps.db, ledger: deps.ledger, clock: deps.clock, quoter: deps.quoter },
+    settings,
+    deps.log ?? SILENT_LOG,
+    deps.faults ?? {},
+  );
+  await engine.start();
+  return engine;
+}

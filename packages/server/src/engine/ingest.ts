@@ -1,0 +1,223 @@
+/**
+ * Ingesting one ledger update (ARCHITECTURE: ledger update → ingest → attribution → intent state
+ * change): everything the update means for the service and the stream checkpoint are written in
+ * one store transaction, so an update is applied exactly once however often it is delivered.
+ *
+ * What an update can mean:
+ * - it carries the id of a command the service recorded: the confirmation of that command
+ *   (an accept, a reject, a payout or refund transfer, or the offer a payout or refund became);
+ * - a transfer or offer to a swap party: a deposit;
+ * - a transfer settling an offer a swap party made: the receiver accepted a payout or refund;
+ * - an offer from a swap party rejected, withdrawn or expired: a payout or refund came back;
+ * - an offer to a swap party withdrawn or expired: a deposit offer the sender took back.
+ * Anything else that names a swap party (mints, burns, an operator's own transfers) is not the
+ * engine's business; the reconciler compares holdings with the books.
+ */
+import type { LedgerEvent, LedgerUpdate, TransferOffer } from '@poolparty/ledger';
+import type { Queryable } from '../store/database.js';
+import { setLedgerOffset } from '../store/offsets.js';
+import { raiseOperatorFlag } from '../store/operator-flags.js';
+import type { PoolRecord } from '../store/pools.js';
+import { Effects, type EngineContext } from './context.js';
+import { takeDeposit } from './intake.js';
+import {
+  abandonRefund,
+  failPayout,
+  finishAccept,
+  finishDepositOffer,
+  finishTransfer,
+} from './legs.js';
+import { type PriceBook, readPriceBook } from './prices.js';
+import {
+  commandByOffer,
+  confirmCommand,
+  depositByOffer,
+  type EngineCommand,
+  failCommand,
+  getCommand,
+  lockCheckpoint,
+  openCommandsOfDeposit,
+} from './queries.js';
+
+export interface IngestResult {
+  /** False when the update was at or below the checkpoint (a duplicate delivery). */
+  readonly applied: boolean;
+  readonly effects: Effects;
+}
+
+interface UpdateScope {
+  readonly tx: Queryable;
+  readonly update: LedgerUpdate;
+  readonly pools: readonly PoolRecord[];
+  readonly prices: PriceBook | null;
+  readonly now: Date;
+  readonly effects: Effects;
+}
+
+export async function ingestUpdate(
+  ctx: EngineContext,
+  update: LedgerUpdate,
+  pools: readonly PoolRecord[],
+): Promise<IngestResult> {
+  const effects = new Effects();
+  const prices = bringsDeposit(update, pools) ? await readPriceBook(ctx.ledger, pools) : null;
+  const now = ctx.clock.now();
+  const applied = await ctx.db.transaction(async (tx) => {
+    const checkpoint = await lockCheckpoint(tx, ctx.settings.stream, ctx.settings.startOffset, now);
+    if (update.offset <= checkpoint) return false;
+    await applyUpdate({ tx, update, pools, prices, now, effects });
+    await setLedgerOffset(tx, ctx.settings.stream, update.offset, now);
+    return true;
+  });
+  if (applied) effects.apply(ctx);
+  return { applied, effects };
+}
+
+function poolOfSwapParty(pools: readonly PoolRecord[], party: string): PoolRecord | undefined {
+  return pools.find((pool) => pool.swapParty === party);
+}
+
+function bringsDeposit(update: LedgerUpdate, pools: readonly PoolRecord[]): boolean {
+  return update.events.some(
+    (event) =>
+      (event.kind === 'transfer' || event.kind === 'offer_created') &&
+      poolOfSwapParty(pools, event.receiver) !== undefined,
+  );
+}
+
+async function applyUpdate(scope: UpdateScope): Promise<void> {
+  const { tx, update } = scope;
+  if (update.commandId !== null) {
+    const command = await getCommand(tx, update.commandId);
+    if (command !== null) return applyConfirmation(scope, command);
+  }
+  for (const [index, event] of update.events.entries()) {
+    await applyEvent(scope, index, event);
+  }
+}
+
+/** The update of a command the service recorded. */
+async function applyConfirmation(scope: UpdateScope, command: EngineCommand): Promise<void> {
+  const { tx, update, now } = scope;
+  const event = update.events[0];
+  const offerId = event?.kind === 'offer_created' ? event.offerId : null;
+  const confirmed = await confirmCommand(tx, {
+    commandId: command.commandId,
+    updateId: update.updateId,
+    offerId,
+    now,
+  });
+  if (confirmed === null) return lateConfirmation(scope, command);
+  // An offer made by a payout or refund waits for the receiver; nothing else changes yet.
+  if (offerId !== null) return;
+  switch (command.leg) {
+    case 'accept':
+      return finishAccept(tx, confirmed, update, now);
+    case 'reject':
+      if (confirmed.depositId !== null) {
+        await finishDepositOffer(tx, confirmed.depositId, 'rejected', now);
+      }
+      return;
+    case 'payout':
+    case 'refund':
+      return finishTransfer(tx, confirmed, update.updateId, now);
+  }
+}
+
+/**
+ * A command the engine had given up on committed after all. Its effect is on the ledger and the
+ * books no longer match it: only a person can decide, so it is flagged, never guessed.
+ */
+async function lateConfirmation(scope: UpdateScope, command: EngineCommand): Promise<void> {
+  if (command.status !== 'failed') return;
+  await raiseOperatorFlag(scope.tx, {
+    intentId: command.intentId,
+    depositId: command.depositId,
+    kind: 'late_confirmation',
+    details: { commandId: command.commandId, updateId: scope.update.updateId, leg: command.leg },
+    createdAt: scope.now,
+  });
+}
+
+async function applyEvent(scope: UpdateScope, index: number, event: LedgerEvent): Promise<void> {
+  switch (event.kind) {
+    case 'transfer':
+      if (event.offerId !== null) return offerAccepted(scope, event.offerId, event.sender);
+      return incoming(scope, index, event, null);
+    case 'offer_created':
+      return incoming(scope, index, event, event.offerId);
+    case 'offer_rejected':
+    case 'offer_withdrawn':
+    case 'offer_expired':
+      return offerEnded(scope, event);
+    default:
+      return;
+  }
+}
+
+async function incoming(
+  scope: UpdateScope,
+  index: number,
+  event: Extract<LedgerEvent, { kind: 'transfer' | 'offer_created' }>,
+  offerId: string | null,
+): Promise<void> {
+  const pool = poolOfSwapParty(scope.pools, event.receiver);
+  if (pool === undefined || scope.prices === null) return;
+  const { update } = scope;
+  await takeDeposit(
+    scope.tx,
+    {
+      updateId: update.updateId,
+      eventIndex: index,
+      offset: update.offset,
+      recordTime: update.recordTime,
+      pool,
+      sender: event.sender,
+      instrument: event.instrument,
+      amount: event.amount,
+      meta: event.meta,
+      offerId,
+    },
+    scope.prices,
+    scope.now,
+  );
+}
+
+/** A receiver accepted an offer a swap party made: a payout or refund arrived. */
+async function offerAccepted(scope: UpdateScope, offerId: string, sender: string): Promise<void> {
+  if (poolOfSwapParty(scope.pools, sender) === undefined) return;
+  const command = await commandByOffer(scope.tx, offerId);
+  if (command === null || (command.leg !== 'payout' && command.leg !== 'refund')) return;
+  await finishTransfer(scope.tx, command, scope.update.updateId, scope.now);
+}
+
+async function offerEnded(
+  scope: UpdateScope,
+  event: { readonly kind: string } & TransferOffer,
+): Promise<void> {
+  const ending = event.kind.replace('offer_', '') as 'rejected' | 'withdrawn' | 'expired';
+  const { tx, now, effects } = scope;
+  if (poolOfSwapParty(scope.pools, event.sender) !== undefined) {
+    const command = await commandByOffer(tx, event.offerId);
+    if (command?.leg === 'payout') {
+      const failureReason = {
+        code: 'output_failed',
+        message: `The payout offer was ${ending}; the trade was reversed and the input refunded.`,
+      };
+      return failPayout(tx, command, failureReason, now, effects);
+    }
+    if (command?.leg === 'refund') {
+      return abandonRefund(tx, command, `the refund offer was ${ending}`, now);
+    }
+    return;
+  }
+  if (poolOfSwapParty(scope.pools, event.receiver) === undefined || ending === 'rejected') return;
+  const deposit = await depositByOffer(tx, event.offerId);
+  if (deposit === null) return;
+  for (const leg of ['accept', 'reject'] as const) {
+    for (const open of await openCommandsOfDeposit(tx, deposit.depositId, leg)) {
+      await failCommand(tx, open.commandId, `the offer was ${ending}`, now);
+    }
+  }
+  await finishDepositOffer(tx, deposit.depositId, ending, now);
+}

@@ -1,0 +1,264 @@
+/**
+ * A transfer or offer that reached a pool's swap party, inside the ingest transaction: recorded
+ * as a deposit, attributed (core's `attributeDeposit`), and either claimed together with its
+ * intent or sent back. Nothing is submitted here; commands are recorded for the submitter.
+ *
+ * The claim is a compare-and-set from `pending`: a cancel or expiry that commits first wins and
+ * the deposit is attributed again, now finding no pending intent, and returned.
+ */
+import {
+  Amount,
+  type Attribution,
+  attributeDeposit,
+  type Instrument,
+  type IntentCandidate,
+  returnOfUnmatched,
+  sameInstrument,
+} from '@poolparty/core';
+import { REASON_META_KEY } from '@poolparty/ledger';
+import type { Queryable } from '../store/database.js';
+import { type DepositStatus, depositIdOf, getDeposit, recordDeposit } from '../store/deposits.js';
+import {
+  findIntentByDepositReference,
+  findPendingIntent,
+  type IntentRecord,
+} from '../store/intents.js';
+import { raiseOperatorFlag } from '../store/operator-flags.js';
+import type { PoolRecord } from '../store/pools.js';
+import { credit, lockPool, type Movement, moveBalances } from './accounting.js';
+import { recordOfferAction, recordTransfer, sideOf } from './legs.js';
+import { moveIntent } from './moves.js';
+import type { PriceBook } from './prices.js';
+
+/** Claim attempts when a concurrent cancel or expiry keeps winning; each re-reads the intents. */
+const CLAIM_ATTEMPTS_MAX = 3;
+
+export interface IncomingDeposit {
+  readonly updateId: string;
+  readonly eventIndex: number;
+  readonly offset: number;
+  readonly recordTime: Date;
+  readonly pool: PoolRecord;
+  readonly sender: string;
+  readonly instrument: Instrument;
+  readonly amount: Amount;
+  readonly meta: Readonly<Record<string, string>>;
+  /** Set for a two-step transfer: the offer to accept or reject. */
+  readonly offerId: string | null;
+}
+
+export async function takeDeposit(
+  tx: Queryable,
+  incoming: IncomingDeposit,
+  prices: PriceBook,
+  now: Date,
+): Promise<void> {
+  const depositId = depositIdOf(incoming.updateId, incoming.eventIndex);
+  await lockPool(tx, incoming.pool.poolId);
+  if ((await getDeposit(tx, depositId)) !== null) return;
+  for (let attempt = 0; attempt < CLAIM_ATTEMPTS_MAX; attempt++) {
+    const attribution = await attribute(tx, incoming);
+    if (attribution.kind === 'unmatched') {
+      return returnDeposit(tx, incoming, depositId, attribution, prices, now);
+    }
+    const claimed = await moveIntent(tx, {
+      intentId: attribution.intent.intentId,
+      from: 'pending',
+      to: 'matched',
+      at: now,
+      payload: { depositId, by: attribution.by },
+    });
+    if (claimed) return keepDeposit(tx, incoming, depositId, claimed, now);
+  }
+  throw new Error(`deposit ${depositId} kept losing its intent to concurrent changes`);
+}
+
+function referenceOf(incoming: IncomingDeposit): string | null {
+  const reference = incoming.meta[REASON_META_KEY];
+  return typeof reference === 'string' && reference.length > 0 ? reference : null;
+}
+
+async function attribute(tx: Queryable, incoming: IncomingDeposit): Promise<Attribution> {
+  const reference = referenceOf(incoming);
+  const byReference = reference ? await findIntentByDepositReference(tx, reference) : null;
+  const pendingOfSender = await findPendingIntent(tx, {
+    walletParty: incoming.sender,
+    poolId: incoming.pool.poolId,
+    inputToken: incoming.instrument.id,
+    inputTokenAdmin: incoming.instrument.admin,
+  });
+  return attributeDeposit(
+    {
+      poolId: incoming.pool.poolId,
+      sender: incoming.sender,
+      instrument: incoming.instrument,
+      amount: incoming.amount,
+      reference,
+      receivedAt: incoming.recordTime,
+    },
+    {
+      poolInstruments: [incoming.pool.tokenA, incoming.pool.tokenB],
+      byReference: byReference && candidateOf(byReference),
+      pendingOfSender: pendingOfSender && candidateOf(pendingOfSender),
+    },
+  );
+}
+
+function candidateOf(intent: IntentRecord): IntentCandidate {
+  return {
+    intentId: intent.intentId,
+    poolId: intent.poolId,
+    walletParty: intent.walletParty,
+    input: { id: intent.inputToken, admin: intent.inputTokenAdmin },
+    expectedAmount: Amount.parse(intent.expectedAmount),
+    networkFeeAmount: Amount.parse(intent.networkFeeAmount),
+    status: intent.status,
+    expiresAt: intent.expiresAt,
+  };
+}
+
+function depositRow(
+  incoming: IncomingDeposit,
+  status: DepositStatus,
+  intentId: string | null,
+  unmatchedReason: string | null,
+) {
+  return {
+    updateId: incoming.updateId,
+    eventIndex: incoming.eventIndex,
+    ledgerOffset: incoming.offset,
+    poolId: incoming.pool.poolId,
+    sender: incoming.sender,
+    receiver: incoming.pool.swapParty,
+    instrument: incoming.instrument,
+    amount: incoming.amount.toString(),
+    reference: referenceOf(incoming),
+    offerId: incoming.offerId,
+    intentId,
+    status,
+    unmatchedReason,
+    receivedAt: incoming.recordTime,
+  };
+}
+
+/**
+ * The claimed intent takes the deposit: a one-step transfer is in custody already, so the
+ * intent moves on to `deposit_received` in this transaction; an offer must be accepted first.
+ */
+async function keepDeposit(
+  tx: Queryable,
+  incoming: IncomingDeposit,
+  depositId: string,
+  intent: IntentRecord,
+  now: Date,
+): Promise<void> {
+  await recordDeposit(tx, depositRow(incoming, 'attributed', intent.intentId, null));
+  if (incoming.offerId !== null) {
+    await recordOfferAction(
+      tx,
+      { intentId: intent.intentId, depositId },
+      {
+        kind: 'accept',
+        poolId: incoming.pool.poolId,
+        offerId: incoming.offerId,
+        actor: incoming.pool.swapParty,
+      },
+      now,
+    );
+    return;
+  }
+  const side = sideOf(incoming.pool, incoming.instrument);
+  await moveBalances(tx, incoming.pool.poolId, [credit(side, 'inflight', incoming.amount)], now);
+  await moveIntent(tx, {
+    intentId: intent.intentId,
+    from: 'matched',
+    to: 'deposit_received',
+    at: now,
+    deposit: {
+      amount: incoming.amount.toString(),
+      updateId: incoming.updateId,
+      receivedAt: incoming.recordTime,
+    },
+  });
+}
+
+/**
+ * An unmatched deposit goes back: an offer is rejected; a transfer in custody is refunded minus
+ * the network fee (the one its intent was quoted with, else estimated now), or kept as the fee
+ * with an operator flag when it does not exceed it.
+ */
+async function returnDeposit(
+  tx: Queryable,
+  incoming: IncomingDeposit,
+  depositId: string,
+  attribution: Extract<Attribution, { kind: 'unmatched' }>,
+  prices: PriceBook,
+  now: Date,
+): Promise<void> {
+  const { pool } = incoming;
+  const networkFee =
+    attribution.intent?.networkFeeAmount ?? prices.networkFee(incoming.instrument) ?? Amount.ZERO;
+  const decision = returnOfUnmatched(
+    { amount: incoming.amount, twoStep: incoming.offerId !== null },
+    networkFee,
+  );
+  const status = decision.kind === 'keep_as_fee' ? 'flagged' : 'unmatched';
+  await recordDeposit(tx, depositRow(incoming, status, null, attribution.reason));
+  const side = [pool.tokenA, pool.tokenB].some((i) => sameInstrument(i, incoming.instrument))
+    ? sideOf(pool, incoming.instrument)
+    : null;
+  const book = (movements: Movement[]) =>
+    side === null ? Promise.resolve() : moveBalances(tx, pool.poolId, movements, now);
+  const subject = { intentId: null, depositId };
+  switch (decision.kind) {
+    case 'reject_offer':
+      return recordOfferAction(
+        tx,
+        subject,
+        {
+          kind: 'reject',
+          poolId: pool.poolId,
+          offerId: incoming.offerId as string,
+          actor: pool.swapParty,
+        },
+        now,
+      );
+    case 'keep_as_fee':
+      if (side !== null) await book([credit(side, 'fees', incoming.amount)]);
+      await raiseOperatorFlag(tx, {
+        intentId: null,
+        depositId,
+        kind: 'deposit_kept_as_fee',
+        details: {
+          amount: incoming.amount.toString(),
+          networkFeeAmount: networkFee.toString(),
+          unmatchedReason: attribution.reason,
+        },
+        createdAt: now,
+      });
+      return;
+    case 'refund':
+      if (side !== null) {
+        await book([
+          credit(side, 'outgoing', decision.amount),
+          credit(side, 'fees', decision.networkFeeAmount),
+        ]);
+      }
+      return recordTransfer(
+        tx,
+        subject,
+        'refund',
+        {
+          kind: 'transfer',
+          poolId: side === null ? null : pool.poolId,
+          side,
+          sender: pool.swapParty,
+          receiver: incoming.sender,
+          instrument: incoming.instrument,
+          amount: decision.amount.toString(),
+          reason: `refund:${depositId}`,
+        },
+        now,
+      );
+  }
+}

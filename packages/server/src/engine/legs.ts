@@ -1,0 +1,480 @@
+/**
+ * The ledger legs the engine sends (accept, reject, payout, refund): what each records before it
+ * is submitted, and what its outcome does to intents, deposits and the books.
+ *
+ * Every outcome is applied in the caller's transaction, after the pool's accounting row is
+ * locked, and only if a conditional state change succeeds first (an intent leaving the state the
+ * leg was waiting in, a deposit leaving `unmatched`); a second delivery of the same outcome finds
+ * that state gone and changes nothing, so no amount is ever moved twice.
+ */
+import {
+  Amount,
+  assertTransition,
+  type FailureReason,
+  type Instrument,
+  reversalOf,
+  type SwapState,
+} from '@poolparty/core';
+import { REASON_META_KEY } from '@poolparty/ledger';
+import type { Queryable } from '../store/database.js';
+import { getDeposit, getDepositOfIntent, setDepositStatus } from '../store/deposits.js';
+import { getIntent, type IntentRecord } from '../store/intents.js';
+import { type CommandLeg, commandIdOf, recordLedgerCommand } from '../store/ledger-commands.js';
+import { raiseOperatorFlag } from '../store/operator-flags.js';
+import { getPool } from '../store/pools.js';
+import {
+  AccountingError,
+  credit,
+  debit,
+  lockPool,
+  type Movement,
+  moveBalances,
+  type Side,
+} from './accounting.js';
+import type { Effects } from './context.js';
+import { moveIntent } from './moves.js';
+import { deleteFeeEvent, type EngineCommand, failCommand, setDepositFlagged } from './queries.js';
+
+/** The terminal state an intent refund writes once it commits, and the state it waits in. */
+export interface RefundSettlement {
+  readonly from: 'processing' | 'sending_output';
+  readonly to: SwapState;
+  readonly failureReason: FailureReason;
+  readonly networkFeeAmount: string;
+}
+
+export interface TransferPayload {
+  readonly kind: 'transfer';
+  /** The pool whose books the amount leaves; null for an instrument that is not a pool side. */
+  readonly poolId: string | null;
+  readonly side: Side | null;
+  readonly sender: string;
+  readonly receiver: string;
+  readonly instrument: Instrument;
+  readonly amount: string;
+  readonly reason: string;
+  /** Set on an intent's refund. */
+  readonly settle?: RefundSettlement;
+}
+
+export interface OfferActionPayload {
+  readonly kind: 'accept' | 'reject';
+  readonly poolId: string;
+  readonly offerId: string;
+  readonly actor: string;
+}
+
+export type CommandPayload = TransferPayload | OfferActionPayload;
+
+export function payloadOf(command: EngineCommand): CommandPayload {
+  const payload = command.payload as CommandPayload | null;
+  if (payload === null || typeof payload !== 'object' || !('kind' in payload)) {
+    throw new Error(`command ${command.commandId} has no payload the engine can submit`);
+  }
+  return payload;
+}
+
+export function transferPayloadOf(command: EngineCommand): TransferPayload {
+  const payload = payloadOf(command);
+  if (payload.kind !== 'transfer') throw new Error(`command ${command.commandId} is no transfer`);
+  return payload;
+}
+
+export function transferMeta(payload: TransferPayload): Record<string, string> {
+  return { [REASON_META_KEY]: payload.reason };
+}
+
+// --- recording -------------------------------------------------------------------------------
+
+interface CommandSubject {
+  readonly intentId: string | null;
+  readonly depositId: string | null;
+}
+
+async function record(
+  tx: Queryable,
+  subject: CommandSubject,
+  leg: CommandLeg,
+  payload: CommandPayload,
+  now: Date,
+): Promise<void> {
+  const subjectId = subject.intentId ?? subject.depositId;
+  if (subjectId === null) throw new Error('a command needs an intent or a deposit');
+  await recordLedgerCommand(tx, {
+    commandId: commandIdOf(subjectId, leg, 0),
+    intentId: subject.intentId,
+    depositId: subject.depositId,
+    leg,
+    attempt: 0,
+    payload,
+    createdAt: now,
+  });
+}
+
+export function recordOfferAction(
+  tx: Queryable,
+  subject: CommandSubject,
+  payload: OfferActionPayload,
+  now: Date,
+): Promise<void> {
+  return record(tx, subject, payload.kind, payload, now);
+}
+
+export function recordTransfer(
+  tx: Queryable,
+  subject: CommandSubject,
+  leg: 'payout' | 'refund',
+  payload: TransferPayload,
+  now: Date,
+): Promise<void> {
+  return record(tx, subject, leg, payload, now);
+}
+
+export function sideOf(pool: { tokenA: Instrument }, instrument: Instrument): Side {
+  return pool.tokenA.id === instrument.id && pool.tokenA.admin === instrument.admin ? 'a' : 'b';
+}
+
+/**
+ * Refunds `refund` of the intent's deposit: the refund command is recorded and the intent stays
+ * where it is until the refund commits (SPEC §7.1). With nothing to refund, the terminal state
+ * is written at once. The caller has moved the books.
+ */
+export async function refundIntent(
+  tx: Queryable,
+  input: {
+    readonly intent: IntentRecord;
+    readonly side: Side;
+    readonly settle: RefundSettlement;
+    readonly refund: Amount;
+    readonly now: Date;
+  },
+): Promise<void> {
+  const { intent, settle, refund, now } = input;
+  assertTransition(settle.from, settle.to);
+  if (!refund.isPositive()) {
+    await moveIntent(tx, {
+      intentId: intent.intentId,
+      from: settle.from,
+      to: settle.to,
+      at: now,
+      failureReason: settle.failureReason,
+      refund: { amount: '0', networkFeeAmount: settle.networkFeeAmount, updateId: null },
+    });
+    return;
+  }
+  const deposit = await getDepositOfIntent(tx, intent.intentId);
+  const payload: TransferPayload = {
+    kind: 'transfer',
+    poolId: intent.poolId,
+    side: input.side,
+    sender: intent.depositAddress,
+    receiver: intent.walletParty,
+    instrument: { id: intent.inputToken, admin: intent.inputTokenAdmin },
+    amount: refund.toString(),
+    reason: `refund:${intent.intentId}`,
+    settle,
+  };
+  const subject = { intentId: intent.intentId, depositId: deposit?.depositId ?? null };
+  await recordTransfer(tx, subject, 'refund', payload, now);
+}
+
+// --- outcomes --------------------------------------------------------------------------------
+
+/** The offer the depositor made is accepted: the deposit is in custody. */
+export async function finishAccept(
+  tx: Queryable,
+  command: EngineCommand,
+  update: { readonly updateId: string; readonly recordTime: Date },
+  now: Date,
+): Promise<void> {
+  const deposit = command.depositId ? await getDeposit(tx, command.depositId) : null;
+  if (deposit === null || command.intentId === null) return;
+  const pool = await getPool(tx, deposit.poolId);
+  if (pool === null) throw new Error(`unknown pool ${deposit.poolId}`);
+  await lockPool(tx, deposit.poolId);
+  const moved = await moveIntent(tx, {
+    intentId: command.intentId,
+    from: 'matched',
+    to: 'deposit_received',
+    at: now,
+    deposit: { amount: deposit.amount, updateId: update.updateId, receivedAt: update.recordTime },
+  });
+  const amount = Amount.parse(deposit.amount);
+  const side = sideOf(pool, deposit.instrument);
+  if (moved) {
+    await moveBalances(tx, deposit.poolId, [credit(side, 'inflight', amount)], now);
+    return;
+  }
+  // The holdings arrived although the intent moved on: owed back, and only a person can say how.
+  await moveBalances(tx, deposit.poolId, [credit(side, 'outgoing', amount)], now);
+  await raiseOperatorFlag(tx, {
+    intentId: command.intentId,
+    depositId: deposit.depositId,
+    kind: 'deposit_without_intent',
+    details: { commandId: command.commandId, amount: deposit.amount },
+    createdAt: now,
+  });
+}
+
+/** A deposit offer the service took no part in ended (withdrawn, expired) or it rejected it. */
+export async function finishDepositOffer(
+  tx: Queryable,
+  depositId: string,
+  ending: 'rejected' | 'withdrawn' | 'expired',
+  now: Date,
+): Promise<void> {
+  const deposit = await getDeposit(tx, depositId);
+  if (deposit === null) return;
+  if (deposit.status === 'unmatched' || deposit.status === 'flagged') {
+    await setDepositStatus(tx, { depositId, from: deposit.status, to: 'returned', now });
+    return;
+  }
+  if (deposit.intentId === null || ending === 'rejected') return;
+  await lockPool(tx, deposit.poolId);
+  await moveIntent(tx, {
+    intentId: deposit.intentId,
+    from: 'matched',
+    to: 'failed',
+    at: now,
+    failureReason: {
+      code: `deposit_offer_${ending}`,
+      message: `The deposit offer was ${ending} before the service accepted it; it returned to the sender.`,
+    },
+  });
+}
+
+/** The deposit offer of a matched intent cannot be accepted: the intent fails, nothing is owed. */
+export async function failCustody(
+  tx: Queryable,
+  command: EngineCommand,
+  error: string,
+  offerStillPending: boolean,
+  now: Date,
+): Promise<void> {
+  const deposit = command.depositId ? await getDeposit(tx, command.depositId) : null;
+  if (deposit === null || command.intentId === null) return;
+  await lockPool(tx, deposit.poolId);
+  const failed = await moveIntent(tx, {
+    intentId: command.intentId,
+    from: 'matched',
+    to: 'failed',
+    at: now,
+    failureReason: {
+      code: 'deposit_not_accepted',
+      message: `The service could not accept the deposit offer (${error}); it returns to the sender.`,
+    },
+  });
+  if (failed && offerStillPending && deposit.offerId !== null) {
+    const payload = command.payload as OfferActionPayload;
+    await recordOfferAction(
+      tx,
+      { intentId: command.intentId, depositId: deposit.depositId },
+      { kind: 'reject', poolId: deposit.poolId, offerId: deposit.offerId, actor: payload.actor },
+      now,
+    );
+  }
+}
+
+/** A payout or refund transfer arrived at its receiver (directly, or by accepting the offer). */
+export async function finishTransfer(
+  tx: Queryable,
+  command: EngineCommand,
+  updateId: string,
+  now: Date,
+): Promise<void> {
+  const payload = transferPayloadOf(command);
+  if (payload.poolId !== null) await lockPool(tx, payload.poolId);
+  const done =
+    command.leg === 'payout'
+      ? await completePayout(tx, command, payload, updateId, now)
+      : await completeRefund(tx, command, payload, updateId, now);
+  if (done && payload.poolId !== null && payload.side !== null) {
+    const amount = Amount.parse(payload.amount);
+    await moveBalances(tx, payload.poolId, [debit(payload.side, 'outgoing', amount)], now);
+  }
+}
+
+async function completePayout(
+  tx: Queryable,
+  command: EngineCommand,
+  payload: TransferPayload,
+  updateId: string,
+  now: Date,
+): Promise<boolean> {
+  if (command.intentId === null) return false;
+  const completed = await moveIntent(tx, {
+    intentId: command.intentId,
+    from: 'sending_output',
+    to: 'completed',
+    at: now,
+    actualOutput: payload.amount,
+    payoutUpdateId: updateId,
+  });
+  return completed !== null;
+}
+
+async function completeRefund(
+  tx: Queryable,
+  command: EngineCommand,
+  payload: TransferPayload,
+  updateId: string,
+  now: Date,
+): Promise<boolean> {
+  const { settle } = payload;
+  if (command.intentId === null || settle === undefined) {
+    if (command.depositId === null) return false;
+    const returned = await setDepositStatus(tx, {
+      depositId: command.depositId,
+      from: 'unmatched',
+      to: 'returned',
+      now,
+    });
+    return returned !== null;
+  }
+  const settled = await moveIntent(tx, {
+    intentId: command.intentId,
+    from: settle.from,
+    to: settle.to,
+    at: now,
+    failureReason: settle.failureReason,
+    refund: { amount: payload.amount, networkFeeAmount: settle.networkFeeAmount, updateId },
+  });
+  return settled !== null;
+}
+
+/**
+ * The payout cannot reach the receiver (offer rejected, withdrawn or expired, or the ledger kept
+ * refusing it): the trade is reversed and the input refunded minus the network fee (SPEC §7.1
+ * `output_failed`).
+ */
+export async function failPayout(
+  tx: Queryable,
+  command: EngineCommand,
+  failureReason: FailureReason,
+  now: Date,
+  effects: Effects,
+): Promise<void> {
+  const payload = transferPayloadOf(command);
+  if (command.intentId === null || payload.poolId === null || payload.side === null) return;
+  await lockPool(tx, payload.poolId);
+  const intent = await getIntent(tx, command.intentId);
+  if (intent?.status !== 'sending_output') return;
+  const hasRefund = await tx.query(
+    `SELECT 1 FROM ledger_commands WHERE intent_id = $1 AND leg = 'refund'`,
+    [intent.intentId],
+  );
+  if (hasRefund.length > 0) return;
+  const inputSide = payload.side === 'a' ? 'b' : 'a';
+  const deposit = Amount.parse(intent.deposit?.amount ?? intent.expectedAmount);
+  const reversal = reversalOf(deposit, intentFees(intent), Amount.parse(payload.amount));
+  const movements: Movement[] = [
+    debit(inputSide, 'reserve', reversal.inputReserveRemoved),
+    debit(inputSide, 'fees', reversal.feesReleased),
+    credit(inputSide, 'outgoing', reversal.refund),
+    credit(payload.side, 'reserve', reversal.outputReserveRestored),
+    debit(payload.side, 'outgoing', reversal.outputReserveRestored),
+  ];
+  const settle: RefundSettlement = {
+    from: 'sending_output',
+    to: 'output_failed',
+    failureReason,
+    networkFeeAmount: intent.networkFeeAmount,
+  };
+  try {
+    await moveBalances(tx, payload.poolId, movements, now);
+  } catch (error) {
+    if (!(error instanceof AccountingError)) throw error;
+    await parkIntent(tx, intent, settle, `the trade cannot be reversed: ${error.message}`, now);
+    return;
+  }
+  await deleteFeeEvent(tx, intent.intentId);
+  effects.poolsRepriced.add(payload.poolId);
+  await refundIntent(tx, { intent, side: inputSide, settle, refund: reversal.refund, now });
+}
+
+export function intentFees(intent: IntentRecord) {
+  return {
+    networkFeeAmount: Amount.parse(intent.networkFeeAmount),
+    lpFeeAmount: Amount.parse(intent.lpFeeAmount),
+    platformFeeAmount: Amount.parse(intent.platformFeeAmount),
+    inputAmountAfterPoolFee: Amount.parse(intent.inputAmountAfterPoolFee),
+  };
+}
+
+/**
+ * A refund that could not be committed (or came back): the funds stay parked in `outgoing`, the
+ * intent ends `refund_failed` (or the deposit `flagged`) and an operator is told.
+ */
+export async function abandonRefund(
+  tx: Queryable,
+  command: EngineCommand,
+  error: string,
+  now: Date,
+): Promise<void> {
+  const payload = transferPayloadOf(command);
+  if (payload.poolId !== null) await lockPool(tx, payload.poolId);
+  await failCommand(tx, command.commandId, error, now);
+  const details = { commandId: command.commandId, amount: payload.amount, error };
+  if (command.intentId !== null && payload.settle !== undefined) {
+    const intent = await getIntent(tx, command.intentId);
+    if (intent !== null) await parkIntent(tx, intent, payload.settle, error, now, details);
+    return;
+  }
+  if (command.depositId !== null && (await setDepositFlagged(tx, command.depositId, now))) {
+    await raiseOperatorFlag(tx, {
+      intentId: null,
+      depositId: command.depositId,
+      kind: 'refund_failed',
+      details,
+      createdAt: now,
+    });
+  }
+}
+
+async function parkIntent(
+  tx: Queryable,
+  intent: IntentRecord,
+  settle: RefundSettlement,
+  error: string,
+  now: Date,
+  details: Record<string, unknown> = {},
+): Promise<void> {
+  const parked = await moveIntent(tx, {
+    intentId: intent.intentId,
+    from: settle.from,
+    to: 'refund_failed',
+    at: now,
+    failureReason: {
+      code: 'refund_failed',
+      message: `The refund could not be committed (${error}); an operator will return the funds.`,
+    },
+  });
+  if (parked === null) return;
+  await raiseOperatorFlag(tx, {
+    intentId: intent.intentId,
+    depositId: null,
+    kind: 'refund_failed',
+    details: { ...details, intended: settle.to, error },
+    createdAt: now,
+  });
+}
+
+/** An unmatched deposit offer could not be rejected: it will expire, but an operator is told. */
+export async function abandonReject(
+  tx: Queryable,
+  command: EngineCommand,
+  error: string,
+  now: Date,
+): Promise<void> {
+  await failCommand(tx, command.commandId, error, now);
+  if (command.intentId !== null || command.depositId === null) return;
+  if (await setDepositFlagged(tx, command.depositId, now)) {
+    await raiseOperatorFlag(tx, {
+      intentId: null,
+      depositId: command.depositId,
+      kind: 'offer_not_rejected',
+      details: { commandId: command.commandId, error },
+      createdAt: now,
+    });
+  }
+}

@@ -1,0 +1,295 @@
+/**
+ * The engine's own queries over the store's schema (migrations 0001 and 0003): checkpoints taken
+ * under a row lock, command retries and confirmations, offers, and the figures the guard reads.
+ * Everything else goes through the store's query modules.
+ */
+import {
+  readAmount,
+  readDate,
+  readDateOrNull,
+  readSafeInteger,
+  readString,
+  readStringOrNull,
+} from '../store/columns.js';
+import type { Queryable, Row } from '../store/database.js';
+import type { DepositRecord } from '../store/deposits.js';
+import { getDeposit } from '../store/deposits.js';
+import type { CommandLeg, CommandStatus, LedgerCommandRecord } from '../store/ledger-commands.js';
+
+export interface EngineCommand extends LedgerCommandRecord {
+  readonly submissions: number;
+  readonly retryAt: Date | null;
+  readonly offerId: string | null;
+}
+
+function commandFromRow(row: Row): EngineCommand {
+  return {
+    commandId: readString(row.command_id),
+    intentId: readStringOrNull(row.intent_id),
+    depositId: readStringOrNull(row.deposit_id),
+    leg: readString(row.leg) as CommandLeg,
+    attempt: readSafeInteger(row.attempt),
+    payload: row.payload,
+    status: readString(row.status) as CommandStatus,
+    updateId: readStringOrNull(row.update_id),
+    error: readStringOrNull(row.error),
+    createdAt: readDate(row.created_at),
+    updatedAt: readDate(row.updated_at),
+    submissions: readSafeInteger(row.submissions),
+    retryAt: readDateOrNull(row.retry_at),
+    offerId: readStringOrNull(row.offer_id),
+  };
+}
+
+function commandsFrom(rows: readonly Row[]): EngineCommand[] {
+  return rows.map(commandFromRow);
+}
+
+function firstCommand(rows: readonly Row[]): EngineCommand | null {
+  return rows[0] ? commandFromRow(rows[0]) : null;
+}
+
+export async function getCommand(q: Queryable, commandId: string): Promise<EngineCommand | null> {
+  return firstCommand(
+    await q.query('SELECT * FROM ledger_commands WHERE command_id = $1', [commandId]),
+  );
+}
+
+/**
+ * The checkpoint of `stream`, locked until the transaction ends, so that two ingesters never
+ * apply the same update: the second waits, then sees the first one's checkpoint and skips.
+ */
+export async function lockCheckpoint(
+  tx: Queryable,
+  stream: string,
+  initialOffset: number,
+  now: Date,
+): Promise<number> {
+  await tx.query(
+    `INSERT INTO ledger_offsets (stream, last_offset, updated_at) VALUES ($1, $2, $3)
+     ON CONFLICT (stream) DO NOTHING`,
+    [stream, initialOffset, now],
+  );
+  const rows = await tx.query(
+    'SELECT last_offset FROM ledger_offsets WHERE stream = $1 FOR UPDATE',
+    [stream],
+  );
+  return readSafeInteger(rows[0]?.last_offset);
+}
+
+/**
+ * Marks the command committed by `updateId` (and the offer it created, if any). Null when it was
+ * already final: a confirmation applies its effects exactly once.
+ */
+export async function confirmCommand(
+  tx: Queryable,
+  input: {
+    readonly commandId: string;
+    readonly updateId: string;
+    readonly offerId: string | null;
+    readonly now: Date;
+  },
+): Promise<EngineCommand | null> {
+  const rows = await tx.query(
+    `UPDATE ledger_commands SET status = 'committed', update_id = $2,
+       offer_id = COALESCE($3, offer_id), retry_at = NULL, updated_at = $4
+     WHERE command_id = $1 AND status IN ('recorded', 'submitted')
+     RETURNING *`,
+    [input.commandId, input.updateId, input.offerId, input.now],
+  );
+  return firstCommand(rows);
+}
+
+/** A command that must not be submitted again: given up, or overtaken by the ledger. */
+export async function failCommand(
+  q: Queryable,
+  commandId: string,
+  error: string,
+  now: Date,
+): Promise<EngineCommand | null> {
+  const rows = await q.query(
+    `UPDATE ledger_commands SET status = 'failed', error = $2, retry_at = NULL, updated_at = $3
+     WHERE command_id = $1 AND status IN ('recorded', 'submitted')
+     RETURNING *`,
+    [commandId, error, now],
+  );
+  return firstCommand(rows);
+}
+
+/** The ledger took the submission; its confirmation comes from the update stream. */
+export async function markSubmitted(q: Queryable, commandId: string, now: Date): Promise<void> {
+  await q.query(
+    `UPDATE ledger_commands SET status = 'submitted', submissions = submissions + 1,
+       retry_at = NULL, updated_at = $2
+     WHERE command_id = $1 AND status = 'recorded'`,
+    [commandId, now],
+  );
+}
+
+/** The ledger refused the submission; the same command id is due again at `retryAt`. */
+export async function scheduleRetry(
+  q: Queryable,
+  input: {
+    readonly commandId: string;
+    readonly error: string;
+    readonly retryAt: Date;
+    readonly now: Date;
+  },
+): Promise<number | null> {
+  const rows = await q.query(
+    `UPDATE ledger_commands SET submissions = submissions + 1, error = $2, retry_at = $3,
+       status = 'recorded', updated_at = $4
+     WHERE command_id = $1 AND status IN ('recorded', 'submitted')
+     RETURNING submissions`,
+    [input.commandId, input.error, input.retryAt, input.now],
+  );
+  return rows[0] ? readSafeInteger(rows[0].submissions) : null;
+}
+
+/** Found committed on the ledger during recovery: only the stream's confirmation is missing. */
+export async function markKnownCommitted(
+  q: Queryable,
+  commandId: string,
+  now: Date,
+): Promise<void> {
+  await q.query(
+    `UPDATE ledger_commands SET status = 'submitted', retry_at = NULL, updated_at = $2
+     WHERE command_id = $1 AND status = 'recorded'`,
+    [commandId, now],
+  );
+}
+
+/** Recorded commands whose submission is due, oldest first. */
+export async function dueCommands(
+  q: Queryable,
+  now: Date,
+  limit: number,
+): Promise<EngineCommand[]> {
+  const rows = await q.query(
+    `SELECT * FROM ledger_commands
+     WHERE status = 'recorded' AND (retry_at IS NULL OR retry_at <= $1)
+     ORDER BY created_at, command_id LIMIT $2`,
+    [now, limit],
+  );
+  return commandsFrom(rows);
+}
+
+/** When the next backed-off submission is due; null when none waits. */
+export async function nextRetryAt(q: Queryable): Promise<Date | null> {
+  const rows = await q.query(
+    `SELECT min(retry_at) AS next FROM ledger_commands
+     WHERE status = 'recorded' AND retry_at IS NOT NULL`,
+  );
+  return readDateOrNull(rows[0]?.next);
+}
+
+/** Recorded or submitted commands after `afterId` in id order: the recovery work list. */
+export async function unconfirmedCommands(
+  q: Queryable,
+  afterId: string,
+  limit: number,
+): Promise<EngineCommand[]> {
+  const rows = await q.query(
+    `SELECT * FROM ledger_commands
+     WHERE status IN ('recorded', 'submitted') AND command_id > $1
+     ORDER BY command_id LIMIT $2`,
+    [afterId, limit],
+  );
+  return commandsFrom(rows);
+}
+
+export async function commandByOffer(q: Queryable, offerId: string): Promise<EngineCommand | null> {
+  const rows = await q.query(
+    `SELECT * FROM ledger_commands
+     WHERE offer_id = $1 ORDER BY created_at LIMIT 1`,
+    [offerId],
+  );
+  return firstCommand(rows);
+}
+
+/** The deposit's unfinished commands of `leg` (an accept or reject still to confirm). */
+export async function openCommandsOfDeposit(
+  q: Queryable,
+  depositId: string,
+  leg: CommandLeg,
+): Promise<EngineCommand[]> {
+  const rows = await q.query(
+    `SELECT * FROM ledger_commands
+     WHERE deposit_id = $1 AND leg = $2 AND status IN ('recorded', 'submitted')`,
+    [depositId, leg],
+  );
+  return commandsFrom(rows);
+}
+
+export async function depositByOffer(q: Queryable, offerId: string): Promise<DepositRecord | null> {
+  const rows = await q.query('SELECT deposit_id FROM deposits WHERE offer_id = $1 LIMIT 1', [
+    offerId,
+  ]);
+  const id = rows[0]?.deposit_id;
+  return typeof id === 'string' ? getDeposit(q, id) : null;
+}
+
+/** Marks a deposit the sender's own action took back (a withdrawn or expired offer). */
+export async function setDepositReturned(
+  q: Queryable,
+  depositId: string,
+  now: Date,
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE deposits SET status = 'returned', updated_at = $2
+     WHERE deposit_id = $1 AND status IN ('unmatched', 'flagged') RETURNING deposit_id`,
+    [depositId, now],
+  );
+  return rows.length > 0;
+}
+
+export async function setDepositFlagged(
+  q: Queryable,
+  depositId: string,
+  now: Date,
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE deposits SET status = 'flagged', updated_at = $2
+     WHERE deposit_id = $1 AND status = 'unmatched' RETURNING deposit_id`,
+    [depositId, now],
+  );
+  return rows.length > 0;
+}
+
+/** Completed swaps of the pool whose payout update id or fee event is missing (SPEC §6). */
+export async function countIncompleteCompletedSwaps(q: Queryable, poolId: string): Promise<number> {
+  const rows = await q.query(
+    `SELECT count(*) AS n FROM intents i
+     WHERE i.pool_id = $1 AND i.status = 'completed'
+       AND (i.payout_update_id IS NULL OR i.actual_output IS NULL
+            OR NOT EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = i.intent_id))`,
+    [poolId],
+  );
+  return readSafeInteger(rows[0]?.n ?? '0');
+}
+
+/**
+ * What the pool's swaps since `since` added to one side's reserve (priced input plus LP fee,
+ * i.e. the deposit less network and platform fees) and paid out of it.
+ */
+export async function sideFlowsSince(
+  q: Queryable,
+  poolId: string,
+  side: 'a' | 'b',
+  since: Date,
+): Promise<{ readonly added: string; readonly paid: string }> {
+  const rows = await q.query(
+    `SELECT
+       COALESCE(sum(CASE WHEN input_side = $2
+         THEN input_amount - network_fee_amount - platform_fee_amount END), 0) AS added,
+       COALESCE(sum(CASE WHEN input_side <> $2 THEN output_amount END), 0) AS paid
+     FROM fee_events WHERE pool_id = $1 AND at >= $3`,
+    [poolId, side, since],
+  );
+  return { added: readAmount(rows[0]?.added ?? '0'), paid: readAmount(rows[0]?.paid ?? '0') };
+}
+
+/** A reversed swap did not happen: it leaves stats, earnings and the velocity window. */
+export async function deleteFeeEvent(tx: Queryable, intentId: string): Promise<void> {
+  await tx.query('DELETE FROM fee_events WHERE intent_id = $1', [intentId]);
+}

@@ -1,0 +1,98 @@
+/**
+ * The engine's limits and timings, each named with its unit, and the hooks it accepts: a log and,
+ * for tests, a crash injected at a step boundary.
+ */
+import { DEFAULT_MAX_PRICE_IMPACT, type GuardThresholds } from '@poolparty/core';
+
+export interface EngineSettings {
+  /** Name of the update-stream checkpoint in `ledger_offsets`. */
+  readonly stream: string;
+  /** Where ingestion starts on a store without a checkpoint (0: the ledger's beginning). */
+  readonly startOffset: number;
+  /** Intents executed per round of work. */
+  readonly executionBatchMax: number;
+  /** Command submissions per round of work. */
+  readonly submissionBatchMax: number;
+  /** Unconfirmed commands looked up per page during recovery. */
+  readonly recoveryBatchMax: number;
+  /** Pending intents expired per sweep. */
+  readonly expiryBatchMax: number;
+  /** Failed submissions of a refund before the intent ends `refund_failed` (SPEC §7.1). */
+  readonly refundAttemptsMax: number;
+  /** Failed submissions of a payout before the trade is reversed and refunded. */
+  readonly payoutAttemptsMax: number;
+  /** Failed submissions of an accept or reject before it is given up. */
+  readonly offerActionAttemptsMax: number;
+  /** First backoff after a failed submission; doubles per attempt up to `retryDelayMaxMs`. */
+  readonly retryBaseDelayMs: number;
+  readonly retryDelayMaxMs: number;
+  /** First reconnect delay after the update stream dropped; doubles up to the max. */
+  readonly streamRetryBaseDelayMs: number;
+  readonly streamRetryDelayMaxMs: number;
+  /** Longest idle wait between rounds of work (expiry sweeps need no other wake-up). */
+  readonly idleIntervalMs: number;
+  /** The price-impact cap of pools without their own (SPEC §5.2). */
+  readonly maxPriceImpact: number;
+  /** Service-wide guard thresholds; a pool's `guard` column overrides them. */
+  readonly guardThresholds: Partial<GuardThresholds>;
+  /** The guard's trailing window for output velocity (SPEC §6). */
+  readonly velocityWindowMs: number;
+}
+
+export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
+  stream: 'ledger',
+  startOffset: 0,
+  executionBatchMax: 50,
+  submissionBatchMax: 50,
+  recoveryBatchMax: 200,
+  expiryBatchMax: 500,
+  refundAttemptsMax: 8,
+  payoutAttemptsMax: 8,
+  offerActionAttemptsMax: 8,
+  retryBaseDelayMs: 1_000,
+  retryDelayMaxMs: 5 * 60_000,
+  streamRetryBaseDelayMs: 200,
+  streamRetryDelayMaxMs: 30_000,
+  idleIntervalMs: 1_000,
+  maxPriceImpact: DEFAULT_MAX_PRICE_IMPACT,
+  guardThresholds: {},
+  velocityWindowMs: 60 * 60_000,
+};
+
+/** The boundaries between the engine's steps, where a test may inject a crash. */
+export const ENGINE_STEPS = [
+  /** Recovery finished looking up unconfirmed commands, before ingesting anything new. */
+  'recovered',
+  /** An update's facts and the checkpoint committed (deposits, attribution, confirmations). */
+  'update_ingested',
+  /** An intent was executed: reserves moved and the payout recorded, or the refund decided. */
+  'execution_committed',
+  /** Pending intents past their expiry were expired. */
+  'expiry_committed',
+  /** A command is recorded and about to be submitted. */
+  'command_recorded',
+  /** The ledger answered a submission; its confirmation has not been applied yet. */
+  'command_submitted',
+  /** A submission failure was recorded (a retry scheduled, or the command given up). */
+  'submission_failed',
+] as const;
+
+export type EngineStep = (typeof ENGINE_STEPS)[number];
+
+export interface EngineFaults {
+  /** Called at every step boundary; throwing there stops the engine as a crash would. */
+  readonly crashAt?: (step: EngineStep) => void;
+}
+
+export interface EngineLog {
+  warn(message: string, details?: Record<string, unknown>): void;
+  error(message: string, details?: Record<string, unknown>): void;
+}
+
+export const SILENT_LOG: EngineLog = { warn: () => {}, error: () => {} };
+
+/** Exponential backoff after the `attempt`-th failure (1-based), capped. */
+export function backoffMs(attempt: number, baseMs: number, maxMs: number): number {
+  const exponent = Math.min(Math.max(attempt - 1, 0), 30);
+  return Math.min(baseMs * 2 ** exponent, maxMs);
+}

@@ -1,0 +1,199 @@
+/**
+ * Submitting recorded commands to the ledger (SPEC §7.4), and recovery after a restart.
+ *
+ * - A command is always recorded (with its deterministic id) before it is submitted, and it is
+ *   only ever submitted under that id, so the ledger's deduplication makes a resubmission after a
+ *   crash, a timeout or a refusal harmless.
+ * - The answer of a submission is never taken as the confirmation: the update stream confirms
+ *   (ingest.ts). A success only marks the command `submitted`.
+ * - `timeout`: the command may have committed. The ledger is asked (`lookupCommand`); committed
+ *   means the stream will confirm it, otherwise it is submitted again later under the same id.
+ * - Any other refusal counts as a failed attempt: retried under the same id after an exponential
+ *   backoff, and after the leg's attempt budget given up — an accept fails the intent, a payout is
+ *   reversed and refunded, a refund parks the funds for an operator (`refund_failed`).
+ *   A deposit offer that no longer exists cannot be accepted or rejected: that is final at once.
+ */
+import { Amount } from '@poolparty/core';
+import { LedgerError } from '@poolparty/ledger';
+import { Effects, type EngineContext, EngineCrash } from './context.js';
+import {
+  abandonRefund,
+  abandonReject,
+  failCustody,
+  failPayout,
+  payloadOf,
+  transferMeta,
+} from './legs.js';
+import {
+  dueCommands,
+  type EngineCommand,
+  failCommand,
+  getCommand,
+  markKnownCommitted,
+  markSubmitted,
+  scheduleRetry,
+  unconfirmedCommands,
+} from './queries.js';
+import { backoffMs } from './settings.js';
+
+const OFFER_GONE = new Set(['offer_not_found', 'offer_expired']);
+
+/** Submits the recorded commands that are due; returns how many it handled. */
+export async function submitDueCommands(ctx: EngineContext): Promise<number> {
+  const due = await dueCommands(ctx.db, ctx.clock.now(), ctx.settings.submissionBatchMax);
+  for (const command of due) await submitCommand(ctx, command);
+  return due.length;
+}
+
+export async function submitCommand(ctx: EngineContext, command: EngineCommand): Promise<void> {
+  ctx.step('command_recorded');
+  let failure: unknown = null;
+  try {
+    await send(ctx, command);
+  } catch (error) {
+    if (error instanceof EngineCrash) throw error;
+    failure = error;
+  }
+  if (failure === null || (await committedAnyway(ctx, command, failure))) {
+    await markSubmitted(ctx.db, command.commandId, ctx.clock.now());
+    ctx.step('command_submitted');
+    return;
+  }
+  await recordFailure(ctx, command, failure);
+  ctx.step('submission_failed');
+}
+
+async function send(ctx: EngineContext, command: EngineCommand): Promise<void> {
+  const payload = payloadOf(command);
+  const { commandId } = command;
+  if (payload.kind === 'transfer') {
+    await ctx.ledger.submitTransfer({
+      commandId,
+      sender: payload.sender,
+      receiver: payload.receiver,
+      instrument: payload.instrument,
+      amount: Amount.parse(payload.amount),
+      meta: transferMeta(payload),
+    });
+    return;
+  }
+  const action = { commandId, offerId: payload.offerId, actor: payload.actor };
+  if (payload.kind === 'accept') await ctx.ledger.acceptOffer(action);
+  else await ctx.ledger.rejectOffer(action);
+}
+
+/** A timeout says nothing about the outcome: the ledger's record of the command decides. */
+async function committedAnyway(
+  ctx: EngineContext,
+  command: EngineCommand,
+  failure: unknown,
+): Promise<boolean> {
+  if (!(failure instanceof LedgerError && failure.code === 'timeout')) return false;
+  return (await ctx.ledger.lookupCommand(command.commandId)) !== null;
+}
+
+function describe(failure: unknown): string {
+  if (failure instanceof LedgerError) return `${failure.code}: ${failure.message}`;
+  return failure instanceof Error ? failure.message : String(failure);
+}
+
+function attemptsMax(ctx: EngineContext, command: EngineCommand): number {
+  const { settings } = ctx;
+  if (command.leg === 'refund') return settings.refundAttemptsMax;
+  if (command.leg === 'payout') return settings.payoutAttemptsMax;
+  return settings.offerActionAttemptsMax;
+}
+
+async function recordFailure(
+  ctx: EngineContext,
+  command: EngineCommand,
+  failure: unknown,
+): Promise<void> {
+  const error = describe(failure);
+  const offerGone = failure instanceof LedgerError && OFFER_GONE.has(failure.code);
+  const isOfferAction = command.leg === 'accept' || command.leg === 'reject';
+  const attempts = command.submissions + 1;
+  if (!(isOfferAction && offerGone) && attempts < attemptsMax(ctx, command)) {
+    const now = ctx.clock.now();
+    const delayMs = backoffMs(
+      attempts,
+      ctx.settings.retryBaseDelayMs,
+      ctx.settings.retryDelayMaxMs,
+    );
+    const retryAt = new Date(now.getTime() + delayMs);
+    await scheduleRetry(ctx.db, { commandId: command.commandId, error, retryAt, now });
+    ctx.log.warn('ledger refused a command; retrying', { commandId: command.commandId, error });
+    return;
+  }
+  // Giving up undoes the leg's bookkeeping: only when the ledger has no commit of it at all.
+  if ((await ctx.ledger.lookupCommand(command.commandId)) !== null) {
+    await markSubmitted(ctx.db, command.commandId, ctx.clock.now());
+    return;
+  }
+  ctx.log.error('giving up a ledger command', { commandId: command.commandId, error, attempts });
+  await giveUp(ctx, command, error, offerGone);
+}
+
+/** The leg's attempts are spent (or its offer is gone): what that means for the swap. */
+async function giveUp(
+  ctx: EngineContext,
+  command: EngineCommand,
+  error: string,
+  offerGone: boolean,
+): Promise<void> {
+  const effects = new Effects();
+  await ctx.db.transaction(async (tx) => {
+    const now = ctx.clock.now();
+    const current = await getCommand(tx, command.commandId);
+    if (current === null || current.status === 'committed' || current.status === 'failed') return;
+    switch (command.leg) {
+      case 'accept':
+        await failCommand(tx, command.commandId, error, now);
+        return failCustody(tx, current, error, !offerGone, now);
+      case 'reject':
+        if (offerGone) {
+          // The offer's own withdrawal or expiry update returns the deposit.
+          await failCommand(tx, command.commandId, error, now);
+          return;
+        }
+        return abandonReject(tx, current, error, now);
+      case 'payout':
+        await failCommand(tx, command.commandId, error, now);
+        return failPayout(
+          tx,
+          current,
+          {
+            code: 'output_failed',
+            message: `The payout could not be sent (${error}); the trade was reversed and the input refunded.`,
+          },
+          now,
+          effects,
+        );
+      case 'refund':
+        return abandonRefund(tx, current, error, now);
+    }
+  });
+  effects.apply(ctx);
+}
+
+/**
+ * Recovery (SPEC §7.4): before anything new is ingested or decided, every recorded-but-
+ * unconfirmed command is looked up on the ledger. A committed one is left to the update stream,
+ * which resumes below its offset and confirms it; one that never committed is submitted again
+ * under its own id.
+ */
+export async function recoverCommands(ctx: EngineContext): Promise<void> {
+  let afterId = '';
+  for (;;) {
+    const page = await unconfirmedCommands(ctx.db, afterId, ctx.settings.recoveryBatchMax);
+    for (const command of page) {
+      const completion = await ctx.ledger.lookupCommand(command.commandId);
+      if (completion !== null) await markKnownCommitted(ctx.db, command.commandId, ctx.clock.now());
+      else await submitCommand(ctx, command);
+    }
+    const last = page.at(-1);
+    if (last === undefined || page.length < ctx.settings.recoveryBatchMax) break;
+    afterId = last.commandId;
+  }
+  ctx.step('recovered');
+}
