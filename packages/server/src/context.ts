@@ -7,6 +7,7 @@ import type { LedgerPort, LocalLedger } from '@poolparty/ledger';
 import type { WalletTokenSigner } from './auth/wallet-token.js';
 import type { ServiceClock } from './clock.js';
 import type { Settings } from './config.js';
+import type { IntentEventHub } from './events/intent-event-hub.js';
 import type { ServiceMetrics } from './http/metrics.js';
 import type { Quoter } from './market/quoter.js';
 import type { Database } from './store/database.js';
@@ -22,4 +23,6 @@ export interface ServiceContext {
   readonly metrics: ServiceMetrics;
   /** Quotes from in-memory pool state; shared by `/v1/quotes` and swap creation. */
   readonly quoter: Quoter;
+  /** "Intent X has new events", from any process on the same store (SSE streams). */
+  readonly intentEvents: IntentEventHub;
 }

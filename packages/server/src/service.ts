@@ -11,10 +11,13 @@ import { LedgerClock, type ServiceClock, systemClock } from './clock.js';
 import { devnetEnabled, type Settings } from './config.js';
 import type { ServiceContext } from './context.js';
 import { bootstrapDevnet, type DevnetWelcome } from './devnet-bootstrap.js';
+import { startEngine } from './engine/index.js';
+import { IntentEventHub } from './events/intent-event-hub.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/fastify.js';
 import { createMetrics } from './http/metrics.js';
 import { createLiveQuoter } from './market/live-quoter.js';
+import { SnapshotJob } from './market/snapshots.js';
 import type { Database } from './store/database.js';
 import { openStore } from './store/index.js';
 import { ensureServiceSecret } from './store/service-secrets.js';
@@ -71,6 +74,15 @@ export async function startService(
         : null;
     const quoter = await createLiveQuoter({ db, ledger, clock });
     closers.push(() => quoter.close());
+    const snapshots = new SnapshotJob({ db, ledger, clock });
+    await snapshots.start();
+    closers.push(() => snapshots.stop());
+    // The HTTP logger exists only once the app is built; the listener may break before that.
+    let warnListenerProblem = (_error: Error, _retryInMs: number) => {};
+    const intentEvents = await IntentEventHub.open(db, {
+      onListenerProblem: (error, retryInMs) => warnListenerProblem(error, retryInMs),
+    });
+    closers.push(() => intentEvents.close());
     const ctx: ServiceContext = {
       settings,
       db,
@@ -80,9 +92,27 @@ export async function startService(
       walletTokens,
       metrics: createMetrics(),
       quoter,
+      intentEvents,
     };
     const app = await buildApp(ctx);
+    warnListenerProblem = (error, retryInMs) =>
+      app.log.warn({ err: error, retryInMs }, 'intent event listener lost; listening again');
     closers.push(() => app.close());
+    // The engine starts once the app, and so its logger, exists.
+    if (settings.role !== 'api') {
+      const engine = await startEngine({
+        db,
+        ledger,
+        clock,
+        quoter,
+        log: {
+          warn: (message, details) => app.log.warn(details ?? {}, message),
+          error: (message, details) => app.log.error(details ?? {}, message),
+        },
+      });
+      // Stops before the app, the ledger and the store it works with (closers run in reverse).
+      closers.push(() => engine.stop());
+    }
     let url: string | null = null;
     if (options.listen ?? true) {
       await app.listen({ port: settings.port, host: settings.host });

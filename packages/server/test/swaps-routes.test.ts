@@ -488,11 +488,6 @@ describe('status and cancel', () => {
     );
   });
 
-  it('answers 501 for the event stream of an own intent', async () => {
-    const path = `/v1/swaps/${intentId}/events`;
-    expectProblem(await call('GET', path, { walletToken: owner.token }), 501, 'not_implemented');
-  });
-
   it('cancels a pending intent once; a second cancel is 409', async () => {
     const first = await cancel(owner.token, intentId);
     expect(first.status).toBe(200);

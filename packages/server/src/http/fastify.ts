@@ -50,6 +50,8 @@ export function createFastify(options: FastifyOptions = {}): App {
       },
     },
     return503OnClosing: true,
+    // Open event streams and idle keep-alive sockets must not hold up a shutdown.
+    forceCloseConnections: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);

@@ -30,6 +30,17 @@ export interface Database extends Queryable {
    * database itself would wait for the transaction to end.
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Calls `onPayload` with each notification on `channel` (`LISTEN`), until the returned stop
+   * function runs. On PostgreSQL this holds a connection of its own, outside the pool; if that
+   * connection breaks, `onLost` is called once and nothing more arrives through this listen (the
+   * caller listens again). PGlite delivers in-process and never loses its listener.
+   */
+  listen(
+    channel: string,
+    onPayload: (payload: string) => void,
+    onLost?: (error: Error) => void,
+  ): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -47,6 +58,14 @@ export interface PostgresSettings {
 
 const POSTGRES_CONNECTIONS_MAX = 10;
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+/** Channel names are SQL identifiers spliced into `LISTEN`; the same rule as schema names. */
+const CHANNEL_NAME = SCHEMA_NAME;
+
+function assertChannelName(channel: string): void {
+  if (!CHANNEL_NAME.test(channel)) {
+    throw new RangeError(`invalid notification channel ${JSON.stringify(channel)}`);
+  }
+}
 
 /**
  * Pinned per pool rather than through `pg.types.setTypeParser`, which is process-global: other
@@ -63,20 +82,31 @@ export function openPostgres(url: string, settings: PostgresSettings = {}): Data
   if (settings.schema !== undefined && !SCHEMA_NAME.test(settings.schema)) {
     throw new RangeError(`invalid schema name ${JSON.stringify(settings.schema)}`);
   }
-  const pool = new pg.Pool({
+  const connection: pg.ClientConfig = {
     connectionString: url,
-    max: settings.connectionsMax ?? POSTGRES_CONNECTIONS_MAX,
     types: postgresTypes,
     ...(settings.schema === undefined ? {} : { options: `-c search_path=${settings.schema}` }),
+  };
+  const pool = new pg.Pool({
+    ...connection,
+    max: settings.connectionsMax ?? POSTGRES_CONNECTIONS_MAX,
   });
   pool.on('error', settings.onIdleError ?? (() => {}));
-  return new PostgresDatabase(pool);
+  return new PostgresDatabase(pool, {
+    ...connection,
+    // A listener sits idle for long stretches: keepalive notices a silently dropped link.
+    keepAlive: true,
+    application_name: `poolparty-listen${settings.schema === undefined ? '' : `:${settings.schema}`}`,
+  });
 }
 
 class PostgresDatabase implements Database {
   readonly kind = 'postgres';
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly listenerConnection: pg.ClientConfig,
+  ) {}
 
   async query<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
     const result = await this.pool.query(sql, params as unknown[]);
@@ -107,6 +137,42 @@ class PostgresDatabase implements Database {
     } finally {
       tx.end();
     }
+  }
+
+  async listen(
+    channel: string,
+    onPayload: (payload: string) => void,
+    onLost: (error: Error) => void = () => {},
+  ): Promise<() => Promise<void>> {
+    assertChannelName(channel);
+    const client = new pg.Client(this.listenerConnection);
+    let stopped = false;
+    let listening = false;
+    const stop = async () => {
+      if (stopped) return;
+      stopped = true;
+      await client.end().catch(() => {});
+    };
+    // Before `LISTEN` succeeded, a failure rejects the call instead.
+    const lose = (error: Error) => {
+      if (stopped) return;
+      void stop();
+      if (listening) onLost(error);
+    };
+    client.on('error', lose);
+    client.on('end', () => lose(new Error(`listening connection on ${channel} ended`)));
+    client.on('notification', (message) => {
+      if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${channel}"`);
+      listening = true;
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+    return stop;
   }
 
   async close(): Promise<void> {
@@ -197,6 +263,20 @@ class PgliteDatabase implements Database {
         tx.end();
       }
     });
+  }
+
+  async listen(
+    channel: string,
+    onPayload: (payload: string) => void,
+  ): Promise<() => Promise<void>> {
+    assertChannelName(channel);
+    const unlisten = await this.db.listen(channel, onPayload);
+    let stopped = false;
+    return async () => {
+      if (stopped || this.db.closed) return;
+      stopped = true;
+      await unlisten();
+    };
   }
 
   async close(): Promise<void> {

@@ -17,6 +17,7 @@ import {
   CreateSwapHeadersSchema,
   IntentIdParamsSchema,
   PartyIdParamsSchema,
+  SWAP_EVENT_NAMES,
   type SwapIntent,
   SwapIntentSchema,
   SwapStatusSchema,
@@ -24,8 +25,15 @@ import {
   TrackQuerySchema,
   TrackResultSchema,
 } from '@poolparty/core';
+import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
+import { SubscribersFullError } from '../../events/intent-event-hub.js';
+import {
+  parseLastEventId,
+  SwapEventStream,
+  UnknownLastEventIdError,
+} from '../../events/swap-event-stream.js';
 import { listIntentHistories } from '../../store/intent-history.js';
 import {
   cancelIntent,
@@ -46,6 +54,8 @@ import { ApiError } from '../problem.js';
 
 const TAGS = ['swaps'];
 const SECURITY = [{ apiKey: [], walletToken: [] }];
+/** When the process has no event stream left: by then some stream has likely ended. */
+const STREAMS_FULL_RETRY_AFTER_S = 30;
 
 export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
   const preHandler = walletTokenHook(ctx);
@@ -141,26 +151,44 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
     },
   );
 
+  // Open streams end when the service stops; otherwise closing would wait for every client.
+  const openStreams = new Set<SwapEventStream>();
+  app.addHook('preClose', async () => {
+    for (const stream of openStreams) stream.end();
+  });
+
   app.get(
     '/swaps/:intentId/events',
     {
       preHandler,
       schema: {
-        summary: 'Stream the state changes of a swap (not yet available)',
-        description:
-          'Server-Sent Events of the swap (SPEC §7.6). Not available in this release: it answers ' +
-          '501 `not_implemented`; poll `GET /v1/swaps/{intentId}` instead.',
+        summary: 'Stream the state changes of a swap (Server-Sent Events)',
+        description: EVENTS_DESCRIPTION,
         tags: TAGS,
         security: SECURITY,
         params: IntentIdParamsSchema,
+        headers: EventsHeadersSchema,
+        querystring: EventsQuerySchema,
+        response: {
+          200: {
+            description: 'The event stream.',
+            content: { 'text/event-stream': { schema: EventStreamSchema } },
+          },
+        },
       },
     },
-    async (request) => {
-      await ownIntent(ctx, request, request.params.intentId);
-      throw new ApiError(
-        'not_implemented',
-        'Swap event streams are not available yet; poll GET /v1/swaps/{intentId}.',
-      );
+    async (request, reply) => {
+      const intent = await ownIntent(ctx, request, request.params.intentId);
+      const after = lastEventIdOf(request.headers['last-event-id'], request.query.lastEventId);
+      const stream = await openEventStream(ctx, request, intent.intentId, after);
+      openStreams.add(stream);
+      stream.body.on('close', () => openStreams.delete(stream));
+      reply
+        .header('Cache-Control', 'no-cache')
+        .header('X-Accel-Buffering', 'no')
+        .type('text/event-stream; charset=utf-8');
+      // The schema types the body as the stream's text; Fastify pipes the stream itself.
+      return reply.send(stream.body as unknown as string);
     },
   );
 
@@ -221,6 +249,92 @@ async function ownIntent(
   const intent = await getIntentForParty(ctx.db, intentId, walletPartyOf(request));
   if (intent === null) throw new ApiError('not_found', `No swap intent ${intentId}.`);
   return intent;
+}
+
+const EVENTS_DESCRIPTION =
+  'A `text/event-stream` of the swap (SPEC §7.6). It sends the current state first, then one ' +
+  'event per state change in lifecycle order, and ends after a terminal event. Each event has ' +
+  '`event:` = the state name (`pending` for the current state of an intent still awaiting its ' +
+  'deposit, then ' +
+  SWAP_EVENT_NAMES.map((name) => `\`${name}\``).join(', ') +
+  '), `id:` = its sequence number, and `data:` = the SwapStatus JSON as of that event. Resume ' +
+  'with `Last-Event-ID` (or the `lastEventId` query parameter where headers cannot be set): only ' +
+  'later events follow, none twice. A `: heartbeat` comment arrives every 15 s. When the ' +
+  'process has no stream left it answers 429 `rate_limited`; poll `GET /v1/swaps/{intentId}`.';
+
+const EVENT_ID_PATTERN = '^[0-9]{1,15}$';
+
+const EventsHeadersSchema = Type.Object({
+  'last-event-id': Type.Optional(
+    Type.String({
+      pattern: EVENT_ID_PATTERN,
+      description: 'The `id` of the last event received; the stream resumes after it.',
+    }),
+  ),
+});
+
+const EventsQuerySchema = Type.Object(
+  {
+    lastEventId: Type.Optional(
+      Type.String({
+        pattern: EVENT_ID_PATTERN,
+        description: 'As the `Last-Event-ID` header, for clients that cannot set headers.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const EventStreamSchema = Type.String({
+  description:
+    'Server-Sent Events: `event: <state>`, `id: <sequence number>`, `data: <SwapStatus JSON>`.',
+});
+
+/** The header wins over the query parameter; both are validated by the route's schema. */
+function lastEventIdOf(header: string | undefined, query: string | undefined): number | null {
+  const after = parseLastEventId(header ?? query);
+  if (after === 'invalid') {
+    throw new ApiError('validation_error', 'Last-Event-ID must be an event id of this stream.');
+  }
+  return after;
+}
+
+async function openEventStream(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  intentId: string,
+  after: number | null,
+): Promise<SwapEventStream> {
+  try {
+    return await SwapEventStream.open(
+      {
+        db: ctx.db,
+        hub: ctx.intentEvents,
+        onReadError: (error) => request.log.warn({ err: error }, 'swap event stream ended'),
+      },
+      intentId,
+      after,
+    );
+  } catch (error) {
+    if (error instanceof SubscribersFullError) {
+      throw new ApiError(
+        'rate_limited',
+        `This server has no event stream left (${error.subscribersMax} open); poll GET /v1/swaps/${intentId} or retry in ${STREAMS_FULL_RETRY_AFTER_S} s.`,
+        { retryAfter: STREAMS_FULL_RETRY_AFTER_S },
+        { 'Retry-After': String(STREAMS_FULL_RETRY_AFTER_S) },
+      );
+    }
+    if (error instanceof UnknownLastEventIdError) {
+      throw new ApiError(
+        'validation_error',
+        `Last-Event-ID ${error.lastEventId} is not an event of this swap.`,
+        {
+          errors: [{ path: '/headers/last-event-id', message: 'not an event of this swap' }],
+        },
+      );
+    }
+    throw error;
+  }
 }
 
 function cursorOf(text: string) {

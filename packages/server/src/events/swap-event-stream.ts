@@ -1,0 +1,255 @@
+/**
+ * One client's Server-Sent Events stream of one swap (SPEC §7.6): the current state first, then
+ * one event per state change in lifecycle order, a comment heartbeat, and the end after a
+ * terminal event.
+ *
+ * The SSE `id` is the event's `seq` in `intent_events`. Within one intent that order is commit
+ * order: every event is written by the statement that moves the intent's row, and that row stays
+ * locked until the transaction commits, so a later event of the same intent always has a higher,
+ * already visible `seq`. Resuming after `Last-Event-ID` is therefore exact: the events with a
+ * higher `seq`, none twice, none skipped.
+ *
+ * An event's `data` is the SwapStatus at that event: its state, the history up to it, and the
+ * facts (deposit, payout, refund) known when it is sent.
+ */
+import { PassThrough } from 'node:stream';
+import { isTerminal, type SwapStatus } from '@poolparty/core';
+import type { Queryable } from '../store/database.js';
+import {
+  type FailureReason,
+  getIntent,
+  type IntentEventRecord,
+  type IntentRecord,
+  listIntentEvents,
+} from '../store/intents.js';
+import { swapStatusView } from '../swaps/intent-view.js';
+import type { IntentEventHub } from './intent-event-hub.js';
+
+export const HEARTBEAT_MS_DEFAULT = 15_000;
+/** The reconnect delay the stream suggests to EventSource clients (`retry:`). */
+export const CLIENT_RETRY_MS = 3_000;
+export const SSE_HEARTBEAT = ': heartbeat\n\n';
+
+let heartbeatMs = HEARTBEAT_MS_DEFAULT;
+
+/** Changes the heartbeat interval of streams opened from now on; returns the undo. */
+export function setSwapEventHeartbeatMs(ms: number): () => void {
+  if (!Number.isInteger(ms) || ms < 1) throw new RangeError(`heartbeat must be ≥ 1 ms, got ${ms}`);
+  const previous = heartbeatMs;
+  heartbeatMs = ms;
+  return () => {
+    heartbeatMs = previous;
+  };
+}
+
+export interface SseMessage {
+  readonly event: string;
+  readonly id: string;
+  /** One line: JSON without indentation never contains a raw line break. */
+  readonly data: string;
+}
+
+export function formatSseMessage(message: SseMessage): string {
+  return `event: ${message.event}\nid: ${message.id}\ndata: ${message.data}\n\n`;
+}
+
+const EVENT_ID = /^\d{1,15}$/;
+
+/** The `seq` a client resumes after; null when it sent none, `'invalid'` for anything else. */
+export function parseLastEventId(text: string | undefined): number | null | 'invalid' {
+  if (text === undefined || text === '') return null;
+  return EVENT_ID.test(text) ? Number(text) : 'invalid';
+}
+
+/** Without a position, only the latest event (the current state); else every later one. */
+export function eventsToSend(
+  events: readonly IntentEventRecord[],
+  after: number | null,
+): IntentEventRecord[] {
+  if (after === null) return events.slice(-1);
+  return events.filter((event) => event.seq > after);
+}
+
+/** Whether nothing can follow `after`: the intent's last event is terminal and already sent. */
+export function streamFinished(events: readonly IntentEventRecord[], after: number | null) {
+  const last = events.at(-1);
+  return last !== undefined && isTerminal(last.status) && after !== null && after >= last.seq;
+}
+
+function failureOfPayload(payload: unknown): FailureReason | null {
+  if (typeof payload !== 'object' || payload === null) return null;
+  const { failureReason } = payload as { failureReason?: unknown };
+  if (typeof failureReason !== 'object' || failureReason === null) return null;
+  const { code, message } = failureReason as { code?: unknown; message?: unknown };
+  return typeof code === 'string'
+    ? { code, message: typeof message === 'string' ? message : '' }
+    : null;
+}
+
+/** The SwapStatus as of `event`, one of `events` (the intent's events, in order). */
+export function statusAtEvent(
+  intent: IntentRecord,
+  events: readonly IntentEventRecord[],
+  event: IntentEventRecord,
+): SwapStatus {
+  const history = events.filter((earlier) => earlier.seq <= event.seq);
+  const current = events.at(-1)?.seq === event.seq && intent.status === event.status;
+  const record: IntentRecord = current
+    ? intent
+    : { ...intent, status: event.status, failureReason: failureOfPayload(event.payload) };
+  return swapStatusView(record, history);
+}
+
+export function sseMessageOf(
+  intent: IntentRecord,
+  events: readonly IntentEventRecord[],
+  event: IntentEventRecord,
+): SseMessage {
+  return {
+    event: event.status,
+    id: String(event.seq),
+    data: JSON.stringify(statusAtEvent(intent, events, event)),
+  };
+}
+
+/** `Last-Event-ID` names no event of this swap: the client mixed up its streams. */
+export class UnknownLastEventIdError extends Error {
+  override readonly name = 'UnknownLastEventIdError';
+  constructor(readonly lastEventId: number) {
+    super(`event ${lastEventId} is not an event of this swap`);
+  }
+}
+
+interface Snapshot {
+  readonly events: readonly IntentEventRecord[];
+  readonly intent: IntentRecord | null;
+}
+
+export interface SwapEventStreamDeps {
+  readonly db: Queryable;
+  readonly hub: IntentEventHub;
+  /** Told when the store failed mid-stream; the stream ends and the client resumes. */
+  readonly onReadError?: (error: unknown) => void;
+}
+
+export class SwapEventStream {
+  /** The response body: send it as a `text/event-stream`. */
+  readonly body = new PassThrough();
+  private closed = false;
+  private woken = false;
+  private resolveWake: (() => void) | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private unsubscribe: () => void = () => {};
+
+  private constructor(
+    private readonly deps: SwapEventStreamDeps,
+    private readonly intentId: string,
+    private after: number | null,
+  ) {}
+
+  /**
+   * Subscribes, reads the intent's events, and starts streaming them. Throws
+   * `SubscribersFullError` when the process has no subscription left and
+   * `UnknownLastEventIdError` when `after` is not one of the intent's events.
+   */
+  static async open(
+    deps: SwapEventStreamDeps,
+    intentId: string,
+    after: number | null,
+  ): Promise<SwapEventStream> {
+    const stream = new SwapEventStream(deps, intentId, after);
+    stream.unsubscribe = deps.hub.subscribe(intentId, () => stream.wake());
+    try {
+      const first = await stream.read();
+      if (after !== null && !first.events.some((event) => event.seq === after)) {
+        throw new UnknownLastEventIdError(after);
+      }
+      stream.start(first);
+      return stream;
+    } catch (error) {
+      stream.stop();
+      throw error;
+    }
+  }
+
+  /** Ends the stream as a server shutdown does; the client resumes elsewhere. */
+  end(): void {
+    if (!this.closed) this.body.end();
+    this.stop();
+  }
+
+  private start(first: Snapshot): void {
+    this.body.on('close', () => this.stop());
+    // Something goes out at once, so the client has the response headers even before an event.
+    this.write(`retry: ${CLIENT_RETRY_MS}\n\n`);
+    this.heartbeat = setInterval(() => this.write(SSE_HEARTBEAT), heartbeatMs);
+    this.heartbeat.unref();
+    void this.run(first);
+  }
+
+  private async run(first: Snapshot): Promise<void> {
+    let snapshot = first;
+    try {
+      while (!this.closed) {
+        if (this.send(snapshot)) {
+          this.end();
+          return;
+        }
+        await this.nextWake();
+        if (this.closed) return;
+        snapshot = await this.read();
+      }
+    } catch (error) {
+      this.deps.onReadError?.(error);
+      this.end();
+    }
+  }
+
+  /** Sends what the client has not seen; true once nothing more can follow. */
+  private send({ events, intent }: Snapshot): boolean {
+    if (intent === null) return true;
+    for (const event of eventsToSend(events, this.after)) {
+      this.write(formatSseMessage(sseMessageOf(intent, events, event)));
+      this.after = event.seq;
+    }
+    return streamFinished(events, this.after);
+  }
+
+  /** Events before the intent: its facts are then at least as new as the last event. */
+  private async read(): Promise<Snapshot> {
+    const events = await listIntentEvents(this.deps.db, this.intentId);
+    return { events, intent: await getIntent(this.deps.db, this.intentId) };
+  }
+
+  private wake(): void {
+    this.woken = true;
+    this.resolveWake?.();
+  }
+
+  private nextWake(): Promise<void> {
+    if (this.woken || this.closed) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.resolveWake = () => {
+        this.resolveWake = null;
+        this.woken = false;
+        resolve();
+      };
+    });
+  }
+
+  private write(text: string): void {
+    if (!this.closed && !this.body.writableEnded) this.body.write(text);
+  }
+
+  private stop(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.heartbeat !== null) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+    this.unsubscribe();
+    this.resolveWake?.();
+  }
+}

@@ -1,0 +1,769 @@
+/**
+ * `GET /v1/swaps/{intentId}/events` (SPEC §7.6) as an SSE client sees it, against the real seeded
+ * service: the current state first, every later state change once and in order, the end after a
+ * terminal event, exact resume from `Last-Event-ID`, heartbeats, and refusals. The intent event
+ * hub on its own: who is woken, the subscriber bound, listening again after a lost listener. And
+ * on PostgreSQL, a stream served by one process hears of changes written through another.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SwapState } from '@poolparty/core';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSettings } from '../src/config.js';
+import type { ServiceContext } from '../src/context.js';
+import type { DevnetParty } from '../src/devnet-bootstrap.js';
+import {
+  IntentEventHub,
+  type NotificationSource,
+  SubscribersFullError,
+} from '../src/events/intent-event-hub.js';
+import { setSwapEventHeartbeatMs } from '../src/events/swap-event-stream.js';
+import { buildApp } from '../src/http/app.js';
+import { type RunningService, startService } from '../src/service.js';
+import { type Database, openPostgres } from '../src/store/database.js';
+import { type IntentTransition, transitionIntent } from '../src/store/intents.js';
+import {
+  type JsonResponse,
+  request,
+  signChallenge,
+  startTestService,
+  type TestService,
+} from './support/service.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
+type Body = any;
+
+/** Migrating a fresh store and seeding the devnet ledger takes seconds on a busy machine. */
+const SERVICE_START_TIMEOUT_MS = 60_000;
+/** A guard against a hang, not a timing assertion: events normally arrive at once. */
+const EVENT_WAIT_MS = 10_000;
+
+// --- a small SSE client ---------------------------------------------------------------------
+
+interface SseBlock {
+  readonly event?: string;
+  readonly id?: string;
+  readonly data?: string;
+  readonly retry?: string;
+  readonly comments: readonly string[];
+}
+
+interface SseEvent {
+  readonly event: string;
+  readonly id: string;
+  readonly data: Body;
+}
+
+function parseBlock(text: string): SseBlock {
+  const fields: Record<string, string> = {};
+  const comments: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line.startsWith(':')) {
+      comments.push(line.slice(1).trim());
+      continue;
+    }
+    const colon = line.indexOf(':');
+    const name = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    fields[name] =
+      name === 'data' && fields.data !== undefined ? `${fields.data}\n${value}` : value;
+  }
+  return { ...fields, comments };
+}
+
+function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no ${what} within ${EVENT_WAIT_MS} ms`)),
+      EVENT_WAIT_MS,
+    );
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+class SseStream {
+  private buffer = '';
+  private ended = false;
+
+  constructor(
+    readonly response: IncomingMessage,
+    private readonly chunks: AsyncIterator<string>,
+    private readonly request: ClientRequest,
+  ) {}
+
+  /** The next block (event, comment or `retry:`); null once the server ended the stream. */
+  async nextBlock(): Promise<SseBlock | null> {
+    for (;;) {
+      const end = this.buffer.indexOf('\n\n');
+      if (end >= 0) {
+        const block = this.buffer.slice(0, end);
+        this.buffer = this.buffer.slice(end + 2);
+        return parseBlock(block);
+      }
+      if (this.ended) return null;
+      const chunk = await within(this.chunks.next(), 'data');
+      if (chunk.done) this.ended = true;
+      else this.buffer += chunk.value.replace(/\r\n/g, '\n');
+    }
+  }
+
+  /** The next event, skipping comments and `retry:`; null once the stream ended. */
+  async nextEvent(): Promise<SseEvent | null> {
+    for (;;) {
+      const block = await this.nextBlock();
+      if (block === null) return null;
+      if (block.event === undefined && block.data === undefined) continue;
+      return {
+        event: block.event ?? 'message',
+        id: block.id ?? '',
+        data: JSON.parse(block.data ?? ''),
+      };
+    }
+  }
+
+  async events(count: number): Promise<SseEvent[]> {
+    const events: SseEvent[] = [];
+    for (let i = 0; i < count; i++) {
+      const event = await this.nextEvent();
+      if (event === null) throw new Error(`stream ended after ${events.length} of ${count} events`);
+      events.push(event);
+    }
+    return events;
+  }
+
+  /** Every remaining event until the server ends the stream. */
+  async rest(): Promise<SseEvent[]> {
+    const events: SseEvent[] = [];
+    for (let event = await this.nextEvent(); event !== null; event = await this.nextEvent()) {
+      events.push(event);
+    }
+    return events;
+  }
+
+  /** Goes away as a browser tab does: the connection closes. */
+  close(): void {
+    this.request.destroy();
+  }
+}
+
+/**
+ * Over `node:http` without connection reuse: `fetch` opens a spare connection after an abort,
+ * which would keep the server from closing until it times out.
+ */
+async function openSse(
+  base: string,
+  path: string,
+  options: {
+    readonly apiKey: string;
+    readonly walletToken: string;
+    readonly lastEventId?: string;
+    readonly origin?: string;
+  },
+): Promise<SseStream> {
+  const request = httpRequest(`${base}${path}`, {
+    agent: false,
+    headers: {
+      accept: 'text/event-stream',
+      ...(options.origin !== undefined ? { origin: options.origin } : {}),
+      'x-api-key': options.apiKey,
+      authorization: `Bearer ${options.walletToken}`,
+      ...(options.lastEventId !== undefined ? { 'last-event-id': options.lastEventId } : {}),
+    },
+  });
+  const response = await within(
+    new Promise<IncomingMessage>((resolve, reject) => {
+      request.on('response', resolve).on('error', reject).end();
+    }),
+    'response',
+  );
+  response.setEncoding('utf8');
+  if (response.statusCode !== 200) {
+    let text = '';
+    for await (const chunk of response) text += chunk;
+    throw new Error(`stream answered ${response.statusCode}: ${text}`);
+  }
+  return new SseStream(response, response[Symbol.asyncIterator](), request);
+}
+
+// --- the service as a client sees it ----------------------------------------------------------
+
+interface Client {
+  readonly base: string;
+  readonly apiKey: string;
+  call(
+    method: string,
+    path: string,
+    options?: {
+      walletToken?: string;
+      body?: unknown;
+      apiKey?: string | null;
+      headers?: Record<string, string>;
+    },
+  ): Promise<JsonResponse<Body>>;
+}
+
+function clientOf(base: string, apiKey: string): Client {
+  return {
+    base,
+    apiKey,
+    call: (method, path, options = {}) => request<Body>(base, method, path, { apiKey, ...options }),
+  };
+}
+
+async function walletTokenOf(client: Client, party: DevnetParty): Promise<string> {
+  const challenge = await client.call('POST', '/v1/wallet-auth/challenge', {
+    body: { partyId: party.partyId },
+  });
+  expect(challenge.status).toBe(200);
+  const verified = await client.call('POST', '/v1/wallet-auth/verify', {
+    body: {
+      partyId: party.partyId,
+      nonce: challenge.body.nonce,
+      ...signChallenge(challenge.body.message, party),
+    },
+  });
+  expect(verified.status).toBe(200);
+  return verified.body.token;
+}
+
+/** A party of its own, so one test's pending intent never meets another's guard. */
+async function newParty(
+  client: Client,
+  hint: string,
+): Promise<{ party: DevnetParty; token: string }> {
+  const created = await client.call('POST', '/devnet/parties', {
+    apiKey: null,
+    body: { partyHint: hint },
+  });
+  expect(created.status).toBe(201);
+  const hex = (base64: string) => Buffer.from(base64, 'base64').toString('hex');
+  const party: DevnetParty = {
+    partyId: created.body.partyId,
+    publicKey: hex(created.body.publicKey),
+    privateKey: hex(created.body.privateKey),
+  };
+  return { party, token: await walletTokenOf(client, party) };
+}
+
+async function createIntent(client: Client, token: string): Promise<Body> {
+  const created = await client.call('POST', '/v1/swaps', {
+    walletToken: token,
+    body: { fromToken: 'Amulet', toToken: 'USDCx', amount: '10', poolId: 'amulet-usdcx' },
+  });
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
+const eventsPath = (intentId: string) => `/v1/swaps/${intentId}/events`;
+
+/** The successful path after `pending`, each step with the facts the engine records there. */
+function happyPath(intent: Body, now: Date): Omit<IntentTransition, 'intentId'>[] {
+  return [
+    { from: 'pending', to: 'matched', at: now },
+    {
+      from: 'matched',
+      to: 'deposit_received',
+      at: now,
+      deposit: { amount: intent.expectedAmount, updateId: 'upd-deposit', receivedAt: now },
+    },
+    { from: 'deposit_received', to: 'forwarded', at: now },
+    { from: 'forwarded', to: 'processing', at: now },
+    { from: 'processing', to: 'sending_output', at: now, actualOutput: intent.expectedOutput },
+    { from: 'sending_output', to: 'completed', at: now, payoutUpdateId: 'upd-payout' },
+  ];
+}
+
+async function move(db: Database, intentId: string, step: Omit<IntentTransition, 'intentId'>) {
+  expect(
+    await transitionIntent(db, { intentId, ...step }),
+    `${step.from} → ${step.to}`,
+  ).not.toBeNull();
+}
+
+/** Each event is named by its state and carries the SwapStatus as of that state. */
+function expectConsistent(events: readonly SseEvent[]): void {
+  const ids = events.map((event) => Number(event.id));
+  expect(
+    ids.every((id, i) => Number.isSafeInteger(id) && (i === 0 || id > (ids[i - 1] ?? 0))),
+  ).toBe(true);
+  for (const event of events) expect(event.data.status).toBe(event.event);
+}
+
+const names = (events: readonly SseEvent[]) => events.map((event) => event.event);
+const historyOf = (event: SseEvent | undefined) =>
+  (event?.data.history ?? []).map((change: Body) => change.status as SwapState);
+
+// --- PGlite: one process -----------------------------------------------------------------------
+
+describe('swap event stream', () => {
+  let t: TestService;
+  let client: Client;
+  let ctx: ServiceContext;
+
+  beforeAll(async () => {
+    t = await startTestService();
+    client = clientOf(t.url, t.apiKey);
+    ctx = t.service.ctx;
+  }, SERVICE_START_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('sends the current state first, as the status endpoint shows it', async () => {
+    const { token } = await newParty(client, 'first');
+    const intent = await createIntent(client, token);
+    const stream = await openSse(t.url, eventsPath(intent.intentId), {
+      apiKey: t.apiKey,
+      walletToken: token,
+      origin: 'https://app.example',
+    });
+    try {
+      const { headers } = stream.response;
+      expect(headers['content-type']).toMatch(/^text\/event-stream/);
+      expect(headers['cache-control']).toBe('no-cache');
+      expect(headers['x-accel-buffering']).toBe('no');
+      expect(headers['x-request-id']).toBeTruthy();
+      // Browser apps read the stream directly (SPEC §2: CORS on /v1).
+      expect(headers['access-control-allow-origin']).toBeTruthy();
+      expect(headers['access-control-expose-headers']).toMatch(/X-Request-Id/i);
+      const [first] = await stream.events(1);
+      const status = await client.call('GET', `/v1/swaps/${intent.intentId}`, {
+        walletToken: token,
+      });
+      expect(first?.event).toBe('pending');
+      expect(first?.data).toEqual(status.body);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('sends every state change once, in order, and ends after the terminal one', async () => {
+    const { token } = await newParty(client, 'ordered');
+    const intent = await createIntent(client, token);
+    const stream = await openSse(t.url, eventsPath(intent.intentId), {
+      apiKey: t.apiKey,
+      walletToken: token,
+    });
+    const steps = happyPath(intent, ctx.clock.now());
+    const [matched, received, forwarded, processing, sending, completed] = steps;
+    if (!matched || !received || !forwarded || !processing || !sending || !completed)
+      throw new Error('six steps');
+    expect(names(await stream.events(1))).toEqual(['pending']);
+    await move(ctx.db, intent.intentId, matched);
+    expect(names(await stream.events(1))).toEqual(['matched']);
+    // Several changes in one transaction arrive as separate events all the same.
+    await ctx.db.transaction(async (tx) => {
+      for (const step of [received, forwarded, processing]) {
+        expect(await transitionIntent(tx, { intentId: intent.intentId, ...step })).not.toBeNull();
+      }
+    });
+    await move(ctx.db, intent.intentId, sending);
+    await move(ctx.db, intent.intentId, completed);
+    const all = await stream.rest();
+    expect(names(all)).toEqual([
+      'deposit_received',
+      'forwarded',
+      'processing',
+      'sending_output',
+      'completed',
+    ]);
+    expectConsistent(all);
+    expect(historyOf(all.at(-1))).toEqual([
+      'pending',
+      'matched',
+      'deposit_received',
+      'forwarded',
+      'processing',
+      'sending_output',
+      'completed',
+    ]);
+    expect(historyOf(all[0])).toEqual(['pending', 'matched', 'deposit_received']);
+    expect(all[0]?.data).toMatchObject({ terminal: false, deposit: { updateId: 'upd-deposit' } });
+    const status = await client.call('GET', `/v1/swaps/${intent.intentId}`, { walletToken: token });
+    expect(all.at(-1)?.data).toEqual(status.body);
+    expect(all.at(-1)?.data).toMatchObject({ terminal: true, payout: { updateId: 'upd-payout' } });
+  });
+
+  it('resumes after Last-Event-ID with exactly the events missed', async () => {
+    const { token } = await newParty(client, 'resume');
+    const intent = await createIntent(client, token);
+    const id = intent.intentId;
+    const [matched, received, forwarded, processing, sending, completed] = happyPath(
+      intent,
+      ctx.clock.now(),
+    );
+    if (!matched || !received || !forwarded || !processing || !sending || !completed)
+      throw new Error('six steps');
+    const auth = { apiKey: t.apiKey, walletToken: token };
+
+    const first = await openSse(t.url, eventsPath(id), auth);
+    await first.events(1);
+    await move(ctx.db, id, matched);
+    const [seen] = await first.events(1);
+    first.close();
+    await move(ctx.db, id, received);
+    await move(ctx.db, id, forwarded);
+
+    const second = await openSse(t.url, eventsPath(id), { ...auth, lastEventId: seen?.id ?? '' });
+    const missed = await second.events(2);
+    expect(names(missed)).toEqual(['deposit_received', 'forwarded']);
+    expect(Number(missed[0]?.id)).toBeGreaterThan(Number(seen?.id));
+    await move(ctx.db, id, processing);
+    expect(names(await second.events(1))).toEqual(['processing']);
+    second.close();
+
+    // The query parameter, for clients that cannot set headers.
+    const viaQuery = await openSse(t.url, `${eventsPath(id)}?lastEventId=${missed[0]?.id}`, auth);
+    expect(names(await viaQuery.events(2))).toEqual(['forwarded', 'processing']);
+    await move(ctx.db, id, sending);
+    await move(ctx.db, id, completed);
+    const ending = await viaQuery.rest();
+    expect(names(ending)).toEqual(['sending_output', 'completed']);
+
+    // Resuming after the terminal event: nothing to send, and the stream ends at once.
+    const after = await openSse(t.url, eventsPath(id), {
+      ...auth,
+      lastEventId: ending.at(-1)?.id ?? '',
+    });
+    expect(await after.rest()).toEqual([]);
+  });
+
+  it('refuses a Last-Event-ID that is not an event of this swap', async () => {
+    const { token } = await newParty(client, 'badid');
+    const intent = await createIntent(client, token);
+    const path = eventsPath(intent.intentId);
+    for (const lastEventId of ['abc', '999999999']) {
+      const answer = await client.call('GET', path, {
+        walletToken: token,
+        headers: { 'last-event-id': lastEventId },
+      });
+      expect({ status: answer.status, code: answer.body.code }).toEqual({
+        status: 400,
+        code: 'validation_error',
+      });
+    }
+  });
+
+  it('streams a cancel and ends; a cancelled intent streams its state and ends', async () => {
+    const { token } = await newParty(client, 'cancel');
+    const intent = await createIntent(client, token);
+    const auth = { apiKey: t.apiKey, walletToken: token };
+    const live = await openSse(t.url, eventsPath(intent.intentId), auth);
+    expect(names(await live.events(1))).toEqual(['pending']);
+    const cancelled = await client.call('POST', `/v1/swaps/${intent.intentId}/cancel`, {
+      walletToken: token,
+    });
+    expect(cancelled.status).toBe(200);
+    const rest = await live.rest();
+    expect(names(rest)).toEqual(['cancelled']);
+    expect(rest[0]?.data).toMatchObject({ status: 'cancelled', terminal: true });
+
+    const later = await openSse(t.url, eventsPath(intent.intentId), auth);
+    const replay = await later.rest();
+    expect(names(replay)).toEqual(['cancelled']);
+    expect(replay[0]?.id).toBe(rest[0]?.id);
+  });
+
+  it("answers 404 for another party's intent and 401 without a wallet token or API key", async () => {
+    const owner = await newParty(client, 'owner');
+    const stranger = await newParty(client, 'stranger');
+    const intent = await createIntent(client, owner.token);
+    const path = eventsPath(intent.intentId);
+    const foreign = await client.call('GET', path, { walletToken: stranger.token });
+    expect({ status: foreign.status, code: foreign.body.code }).toEqual({
+      status: 404,
+      code: 'not_found',
+    });
+    const anonymous = await client.call('GET', path);
+    expect({ status: anonymous.status, code: anonymous.body.code }).toEqual({
+      status: 401,
+      code: 'missing_wallet_token',
+    });
+    const keyless = await client.call('GET', path, { apiKey: null, walletToken: owner.token });
+    expect({ status: keyless.status, code: keyless.body.code }).toEqual({
+      status: 401,
+      code: 'missing_api_key',
+    });
+  });
+
+  it('sends a heartbeat comment while nothing happens', async () => {
+    const restore = setSwapEventHeartbeatMs(20);
+    const { token } = await newParty(client, 'heartbeat');
+    const intent = await createIntent(client, token);
+    const stream = await openSse(t.url, eventsPath(intent.intentId), {
+      apiKey: t.apiKey,
+      walletToken: token,
+    });
+    restore();
+    try {
+      let block = await stream.nextBlock();
+      while (block !== null && !block.comments.includes('heartbeat'))
+        block = await stream.nextBlock();
+      expect(block?.comments).toContain('heartbeat');
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('answers 429 rate_limited when the process has no stream left, and streams once one frees', async () => {
+    const { token } = await newParty(client, 'full');
+    const intent = await createIntent(client, token);
+    const hub = ctx.intentEvents;
+    const held: (() => void)[] = [];
+    while (hub.subscriberCount < hub.subscribersMax)
+      held.push(hub.subscribe('swp_placeholder', () => {}));
+    try {
+      const refused = await client.call('GET', eventsPath(intent.intentId), { walletToken: token });
+      expect({ status: refused.status, code: refused.body.code }).toEqual({
+        status: 429,
+        code: 'rate_limited',
+      });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      held.pop()?.();
+      const stream = await openSse(t.url, eventsPath(intent.intentId), {
+        apiKey: t.apiKey,
+        walletToken: token,
+      });
+      expect(names(await stream.events(1))).toEqual(['pending']);
+      stream.close();
+    } finally {
+      for (const release of held) release();
+    }
+  });
+
+  it('frees the subscription when the client goes away', async () => {
+    const { token } = await newParty(client, 'leave');
+    const intent = await createIntent(client, token);
+    const before = ctx.intentEvents.subscriberCount;
+    const stream = await openSse(t.url, eventsPath(intent.intentId), {
+      apiKey: t.apiKey,
+      walletToken: token,
+    });
+    await stream.events(1);
+    expect(ctx.intentEvents.subscriberCount).toBe(before + 1);
+    stream.close();
+    await within(
+      (async () => {
+        while (ctx.intentEvents.subscriberCount !== before)
+          await new Promise((r) => setTimeout(r, 10));
+      })(),
+      'unsubscribe after disconnect',
+    );
+    expect(ctx.intentEvents.subscriberCount).toBe(before);
+  });
+});
+
+// --- the hub on its own ------------------------------------------------------------------------
+
+/** A notification source whose listener can be broken and whose next listens can fail. */
+class FakeSource implements NotificationSource {
+  listens = 0;
+  failuresAhead = 0;
+  private onPayload: ((payload: string) => void) | null = null;
+  private onLost: ((error: Error) => void) | null = null;
+
+  async listen(
+    _channel: string,
+    onPayload: (payload: string) => void,
+    onLost?: (error: Error) => void,
+  ): Promise<() => Promise<void>> {
+    this.listens++;
+    if (this.failuresAhead > 0) {
+      this.failuresAhead--;
+      throw new Error('connection refused');
+    }
+    this.onPayload = onPayload;
+    this.onLost = onLost ?? null;
+    return async () => {
+      this.onPayload = null;
+    };
+  }
+
+  notify(intentId: string): void {
+    this.onPayload?.(JSON.stringify({ seq: 1, intentId, status: 'matched' }));
+  }
+
+  raw(payload: string): void {
+    this.onPayload?.(payload);
+  }
+
+  breakListener(): void {
+    const lost = this.onLost;
+    this.onPayload = null;
+    this.onLost = null;
+    lost?.(new Error('connection reset'));
+  }
+}
+
+describe('intent event hub', () => {
+  it('wakes the subscribers of the intent named, and nobody for anything else', async () => {
+    const source = new FakeSource();
+    const hub = await IntentEventHub.open(source);
+    const woken: string[] = [];
+    const stopA = hub.subscribe('swp_a', () => woken.push('a1'));
+    hub.subscribe('swp_a', () => woken.push('a2'));
+    hub.subscribe('swp_b', () => woken.push('b'));
+    source.notify('swp_a');
+    source.raw('not json');
+    source.raw(JSON.stringify({ seq: 2 }));
+    expect(woken).toEqual(['a1', 'a2']);
+    stopA();
+    stopA();
+    source.notify('swp_a');
+    expect(woken).toEqual(['a1', 'a2', 'a2']);
+    expect(hub.subscriberCount).toBe(2);
+    await hub.close();
+  });
+
+  it('refuses a subscription past its bound until one ends', async () => {
+    const hub = await IntentEventHub.open(new FakeSource(), { subscribersMax: 2 });
+    const stop = hub.subscribe('swp_a', () => {});
+    hub.subscribe('swp_b', () => {});
+    expect(() => hub.subscribe('swp_c', () => {})).toThrow(SubscribersFullError);
+    stop();
+    expect(() => hub.subscribe('swp_c', () => {})).not.toThrow();
+    await hub.close();
+  });
+
+  it('listens again after the listener broke, retrying failures, then wakes everyone', async () => {
+    const source = new FakeSource();
+    const problems: number[] = [];
+    let wokenUp: () => void = () => {};
+    const everyoneWoken = new Promise<void>((resolve) => {
+      wokenUp = resolve;
+    });
+    const hub = await IntentEventHub.open(source, {
+      relistenDelayMsMin: 1,
+      relistenDelayMsMax: 4,
+      onListenerProblem: (_error, retryInMs) => problems.push(retryInMs),
+    });
+    const woken = new Set<string>();
+    hub.subscribe('swp_a', () => woken.add('a'));
+    hub.subscribe('swp_b', () => {
+      woken.add('b');
+      wokenUp();
+    });
+    source.failuresAhead = 3;
+    source.breakListener();
+    await within(everyoneWoken, 'wake-up after listening again');
+    expect([...woken].sort()).toEqual(['a', 'b']);
+    expect(source.listens).toBe(5);
+    expect(problems).toEqual([1, 2, 4, 4]);
+    woken.clear();
+    source.notify('swp_a');
+    expect([...woken]).toEqual(['a']);
+    await hub.close();
+  });
+});
+
+// --- PostgreSQL: two processes on one store ----------------------------------------------------
+
+const POSTGRES_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const IN_CI = process.env.CI === 'true';
+const PROBE_TIMEOUT_MS = 3_000;
+
+async function postgresProblem(url: string): Promise<string | null> {
+  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
+  try {
+    await probe.connect();
+    await probe.query('SELECT 1');
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message || error.name : String(error);
+  } finally {
+    await probe.end().catch(() => {});
+  }
+}
+
+const unreachable = await postgresProblem(POSTGRES_URL);
+const postgresSkipReason =
+  unreachable !== null && !IN_CI ? `no PostgreSQL at ${POSTGRES_URL} (${unreachable})` : null;
+if (postgresSkipReason) console.warn(`swap events on PostgreSQL skipped: ${postgresSkipReason}`);
+
+async function adminQuery(sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  try {
+    return await admin.query(sql, params);
+  } finally {
+    await admin.end();
+  }
+}
+
+describe.skipIf(postgresSkipReason !== null)('swap events across processes on PostgreSQL', () => {
+  const schema = `pp_test_${randomBytes(6).toString('hex')}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'poolparty-events-pg-'));
+  let a: RunningService;
+  let aClient: Client;
+  let bDb: Database;
+  let bHub: IntentEventHub;
+  let bApp: Awaited<ReturnType<typeof buildApp>>;
+  let bUrl: string;
+
+  beforeAll(async () => {
+    if (unreachable !== null) {
+      throw new Error(`PostgreSQL is required with CI=true: ${POSTGRES_URL} (${unreachable})`);
+    }
+    await adminQuery(`CREATE SCHEMA ${schema}`);
+    const settings = readSettings({
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      POOLPARTY_DATA_DIR: dataDir,
+      DATABASE_URL: POSTGRES_URL,
+    });
+    if (!settings.ok) throw new Error(settings.errors.join('\n'));
+    a = await startService(settings.settings, { schema });
+    if (a.url === null || a.devnet === null) throw new Error('instance A not listening');
+    aClient = clientOf(a.url, a.devnet.apiKey);
+    // Instance B: the HTTP API over its own connections (pool and LISTEN) to the same schema.
+    // It shares A's signing key and ledger objects, as processes share them through the store.
+    bDb = openPostgres(POSTGRES_URL, { schema });
+    bHub = await IntentEventHub.open(bDb, { relistenDelayMsMin: 10, relistenDelayMsMax: 100 });
+    bApp = await buildApp({ ...a.ctx, db: bDb, intentEvents: bHub });
+    bUrl = await bApp.listen({ port: 0, host: '127.0.0.1' });
+  }, SERVICE_START_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await bApp?.close();
+    await bHub?.close();
+    await bDb?.close();
+    await a?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    if (unreachable === null) await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  });
+
+  it("streams on B what is written through A's store, also after B's listener was cut", async () => {
+    const { token } = await newParty(aClient, 'crossproc');
+    const intent = await createIntent(aClient, token);
+    const id = intent.intentId;
+    const [matched, received] = happyPath(intent, a.ctx.clock.now());
+    if (!matched || !received) throw new Error('steps');
+    const stream = await openSse(bUrl, eventsPath(id), {
+      apiKey: aClient.apiKey,
+      walletToken: token,
+    });
+    expect(names(await stream.events(1))).toEqual(['pending']);
+
+    await move(a.ctx.db, id, matched);
+    expect(names(await stream.events(1))).toEqual(['matched']);
+
+    const cut = await adminQuery(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+       WHERE application_name = $1 AND query LIKE 'LISTEN%'`,
+      [`poolparty-listen:${schema}`],
+    );
+    expect(cut.rowCount).toBeGreaterThanOrEqual(2);
+    await move(a.ctx.db, id, received);
+    expect(names(await stream.events(1))).toEqual(['deposit_received']);
+
+    // B shutting down ends its open streams rather than waiting for the client.
+    await bApp.close();
+    expect(await stream.rest()).toEqual([]);
+  });
+});
