@@ -31,7 +31,7 @@ import type { LedgerPort } from '@poolparty/ledger';
 import type { ServiceClock } from '../clock.js';
 import { ApiError } from '../http/problem.js';
 import type { Database, Queryable } from '../store/database.js';
-import { listDiscountPoliciesInForce } from '../store/discount-catalog.js';
+import { listDiscountPoliciesInForce } from '../store/discounts.js';
 import type { PoolRecord } from '../store/pools.js';
 import { guardSnapshotOf, referenceOf, thresholdsOf } from './guard-inputs.js';
 import { LedgerPriceCache, type LedgerPrices } from './ledger-prices.js';

@@ -104,3 +104,25 @@ export async function deleteDiscountPolicy(q: Queryable, id: number): Promise<bo
   const rows = await q.query('DELETE FROM discount_policies WHERE id = $1 RETURNING id', [id]);
   return rows.length > 0;
 }
+
+/** Policies are few (operator-made); this bounds the memory a misuse could take. */
+export const DISCOUNT_CATALOG_SIZE_MAX = 10_000;
+
+/**
+ * Every policy whose validity has not ended at `now`, oldest first, at most the catalogue bound:
+ * what the quoter keeps in memory so that a quote never waits on the store. Which one applies is
+ * core's decision (`selectDiscounts`), made per request at that request's moment.
+ */
+export async function listDiscountPoliciesInForce(
+  q: Queryable,
+  now: Date,
+): Promise<DiscountPolicyRecord[]> {
+  const rows = await q.query(
+    `SELECT ${POLICY_COLUMNS} FROM discount_policies
+     WHERE valid_until IS NULL OR valid_until > $1
+     ORDER BY created_at, id
+     LIMIT $2`,
+    [now, DISCOUNT_CATALOG_SIZE_MAX],
+  );
+  return rows.map(policyFromRow);
+}
