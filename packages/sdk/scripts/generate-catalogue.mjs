@@ -1,0 +1,61 @@
+/**
+ * Writes src/catalogue.ts: the few tables the SDK shares with the service (error codes and their
+ * classes, swap states, outcome errors, amount and slippage limits), copied from
+ * @poolparty/core. The SDK cannot import core at run time (core pulls TypeBox and @noble), so the
+ * tables are copied here and `test/catalogue.test.ts` fails when the copy falls behind.
+ *
+ * Run: `node --import tsx packages/sdk/scripts/generate-catalogue.mjs` (then format with biome).
+ */
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const core = join(here, '../../core/src');
+
+const errors = await import(join(core, 'errors.ts'));
+const states = await import(join(core, 'swap-state.ts'));
+const safety = await import(join(core, 'settlement-safety.ts'));
+const amount = await import(join(core, 'amount.ts'));
+const discounts = await import(join(core, 'discounts.ts'));
+
+const json = (value) => JSON.stringify(value, null, 2);
+const classByCode = Object.fromEntries(
+  Object.entries(errors.ERROR_CATALOGUE).map(([code, entry]) => [code, entry.sdkClass]),
+);
+
+const source = `/**
+ * Tables shared with the service, generated from @poolparty/core by
+ * scripts/generate-catalogue.mjs. Do not edit by hand; test/catalogue.test.ts checks them.
+ */
+
+/** The states a swap passes through before it ends, in lifecycle order (SPEC §7.1). */
+export const IN_PROGRESS_STATES = ${json(states.IN_PROGRESS_STATES)} as const;
+
+/** The states a swap ends in; \`completed\` is the only successful one. */
+export const TERMINAL_STATES = ${json(states.TERMINAL_STATES)} as const;
+
+/** The SDK's error classes, base first. */
+export const SDK_ERROR_CLASSES = ${json(errors.SDK_ERROR_CLASSES)} as const;
+
+/** The error class a client raises for each error code the service answers. */
+export const ERROR_CLASS_BY_CODE = ${json(classByCode)} as const;
+
+/** The error \`swap.wait()\` rejects with at each terminal state but \`completed\`. */
+export const OUTCOME_ERROR_CLASS = ${json(errors.OUTCOME_ERROR_CLASS)} as const;
+
+/** The settlement-safety guard's codes (seed §7). */
+export const SETTLEMENT_SAFETY_CODES = ${json(safety.SETTLEMENT_SAFETY_CODES)} as const;
+
+/** What a fee discount policy targets (seed §2.5). */
+export const DISCOUNT_TARGET_TYPES = ${json(discounts.DISCOUNT_TARGET_TYPES)} as const;
+
+/** Amounts are Daml Numeric 10: at most this many integer digits… */
+export const AMOUNT_INTEGER_DIGITS_MAX = ${amount.AMOUNT_INTEGER_DIGITS_MAX};
+/** …and this many fractional digits. */
+export const AMOUNT_DECIMALS = ${amount.AMOUNT_DECIMALS};
+`;
+
+const target = join(here, '../src/catalogue.ts');
+writeFileSync(target, source);
+console.log(`wrote ${target}`);

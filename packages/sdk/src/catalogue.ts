@@ -1,0 +1,126 @@
+/**
+ * Tables shared with the service, generated from @poolparty/core by
+ * scripts/generate-catalogue.mjs. Do not edit by hand; test/catalogue.test.ts checks them.
+ */
+
+/** The states a swap passes through before it ends, in lifecycle order (SPEC §7.1). */
+export const IN_PROGRESS_STATES = [
+  'pending',
+  'matched',
+  'deposit_received',
+  'forwarded',
+  'processing',
+  'sending_output',
+] as const;
+
+/** The states a swap ends in; `completed` is the only successful one. */
+export const TERMINAL_STATES = [
+  'completed',
+  'slippage_failed',
+  'price_impact_exceeded',
+  'insufficient_amount',
+  'insufficient_liquidity',
+  'output_failed',
+  'no_output_holdings',
+  'failed',
+  'refund_failed',
+  'expired',
+  'cancelled',
+] as const;
+
+/** The SDK's error classes, base first. */
+export const SDK_ERROR_CLASSES = [
+  'PoolPartyError',
+  'ValidationError',
+  'AuthenticationError',
+  'NotFoundError',
+  'ConflictError',
+  'AmbiguousPoolPairError',
+  'SettlementSafetyError',
+  'RateLimitError',
+  'ServerError',
+  'NetworkError',
+  'TimeoutError',
+  'SwapOutcomeError',
+  'SlippageError',
+  'PriceImpactError',
+  'InsufficientAmountError',
+  'InsufficientLiquidityError',
+  'OutputFailedError',
+  'NoOutputHoldingsError',
+  'SwapFailedError',
+  'RefundFailedError',
+  'ExpiredError',
+  'CancelledError',
+] as const;
+
+/** The error class a client raises for each error code the service answers. */
+export const ERROR_CLASS_BY_CODE = {
+  validation_error: 'ValidationError',
+  amount_below_minimum: 'ValidationError',
+  price_impact_exceeded: 'ValidationError',
+  settlement_safety: 'SettlementSafetyError',
+  missing_api_key: 'AuthenticationError',
+  invalid_api_key: 'AuthenticationError',
+  api_key_revoked: 'AuthenticationError',
+  wrong_environment: 'AuthenticationError',
+  missing_wallet_token: 'AuthenticationError',
+  invalid_wallet_token: 'AuthenticationError',
+  invalid_signature: 'AuthenticationError',
+  invalid_nonce: 'AuthenticationError',
+  invalid_party_signature: 'AuthenticationError',
+  missing_session: 'AuthenticationError',
+  invalid_session: 'AuthenticationError',
+  wallet_party_mismatch: 'AuthenticationError',
+  not_found: 'NotFoundError',
+  pool_not_found: 'NotFoundError',
+  token_not_found: 'NotFoundError',
+  devnet_only: 'NotFoundError',
+  active_intent_exists: 'ConflictError',
+  ambiguous_pool_pair: 'AmbiguousPoolPairError',
+  intent_not_cancellable: 'ConflictError',
+  pool_paused: 'ConflictError',
+  idempotency_key_in_use: 'ConflictError',
+  gone: 'NotFoundError',
+  payload_too_large: 'ValidationError',
+  unsupported_media_type: 'ValidationError',
+  idempotency_key_reused: 'ConflictError',
+  rate_limited: 'RateLimitError',
+  internal_error: 'ServerError',
+  not_implemented: 'ServerError',
+  ledger_unavailable: 'ServerError',
+} as const;
+
+/** The error `swap.wait()` rejects with at each terminal state but `completed`. */
+export const OUTCOME_ERROR_CLASS = {
+  slippage_failed: 'SlippageError',
+  price_impact_exceeded: 'PriceImpactError',
+  insufficient_amount: 'InsufficientAmountError',
+  insufficient_liquidity: 'InsufficientLiquidityError',
+  output_failed: 'OutputFailedError',
+  no_output_holdings: 'NoOutputHoldingsError',
+  failed: 'SwapFailedError',
+  refund_failed: 'RefundFailedError',
+  expired: 'ExpiredError',
+  cancelled: 'CancelledError',
+} as const;
+
+/** The settlement-safety guard's codes (seed §7). */
+export const SETTLEMENT_SAFETY_CODES = [
+  'output_reserve_share_exceeded',
+  'output_velocity_exceeded',
+  'reserve_price_deviation_exceeded',
+  'reference_price_deviation_exceeded',
+  'incomplete_completed_accounting',
+  'invalid_output_reserve',
+  'invalid_execution_price',
+  'settlement_safety_guard_unavailable',
+] as const;
+
+/** What a fee discount policy targets (seed §2.5). */
+export const DISCOUNT_TARGET_TYPES = ['api_key', 'wallet_party', 'pool'] as const;
+
+/** Amounts are Daml Numeric 10: at most this many integer digits… */
+export const AMOUNT_INTEGER_DIGITS_MAX = 28;
+/** …and this many fractional digits. */
+export const AMOUNT_DECIMALS = 10;

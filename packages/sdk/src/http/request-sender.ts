@@ -1,0 +1,234 @@
+/**
+ * The one place requests are sent from: authentication headers, JSON, the timeout joined with the
+ * caller's `AbortSignal`, retries with backoff, idempotency keys and the mapping of failures to
+ * typed errors. Resources describe a request; this sends it.
+ */
+import { errorFromResponse } from '../error-mapping.js';
+import { AuthenticationError, NetworkError, PoolPartyError, TimeoutError } from '../errors.js';
+import { deadline, type Sleep } from './abort.js';
+import { type AttemptFailure, parseRetryAfterMs, retryDelayMs, shouldRetry } from './retry.js';
+
+/** The `fetch` the SDK calls: the platform's, or one passed in the client options. */
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+/** A wallet token, or a getter read on every wallet-authenticated request. */
+export type WalletTokenSource =
+  | string
+  | (() => string | undefined | null | Promise<string | undefined | null>);
+
+/** Per-call options every operation accepts. */
+export interface CallOptions {
+  /** Aborts the call; the call then rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /** Overrides the client's `timeout` (ms) for each attempt of this call. */
+  readonly timeout?: number;
+}
+
+export interface SenderSettings {
+  readonly apiKey: string;
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly retriesMax: number;
+  readonly fetch: FetchLike;
+  readonly walletToken: WalletTokenSource | undefined;
+  readonly sleep: Sleep;
+  readonly random: () => number;
+  readonly now: () => number;
+}
+
+type QueryValue = string | number | undefined;
+
+/** A request as a resource describes it. */
+export interface ApiRequest {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly query?: Readonly<Record<string, QueryValue>>;
+  readonly body?: unknown;
+  /** Needs the wallet token as well as the API key. */
+  readonly wallet?: boolean;
+  /** Sending it twice does no harm, so failures may be retried. */
+  readonly retrySafe: boolean;
+  readonly idempotencyKey?: string;
+  readonly options?: CallOptions;
+}
+
+type Attempt<T> =
+  | { readonly ok: true; readonly value: T }
+  | {
+      readonly ok: false;
+      readonly error: PoolPartyError;
+      readonly failure: AttemptFailure;
+      readonly retryAfterMs: number | null;
+    };
+
+const REQUEST_ID_HEADER = 'x-request-id';
+
+export class RequestSender {
+  constructor(private readonly settings: SenderSettings) {}
+
+  /** Sends `request`, retrying where safe, and returns the parsed JSON answer. */
+  async send<T>(request: ApiRequest): Promise<T> {
+    const headers = await this.headersFor(request);
+    const init = this.initFor(request, headers);
+    const url = this.url(request.path, request.query);
+    const signal = request.options?.signal;
+    for (let retriesMade = 0; ; retriesMade += 1) {
+      const attempt = await this.attempt<T>(url, init, request.options);
+      if (attempt.ok) return attempt.value;
+      const retry = shouldRetry({
+        retrySafe: request.retrySafe,
+        retriesMade,
+        retriesMax: this.settings.retriesMax,
+        failure: attempt.failure,
+        retryAfterMs: attempt.retryAfterMs,
+      });
+      if (!retry) throw attempt.error;
+      const waitMs = retryDelayMs(retriesMade, attempt.retryAfterMs, this.settings.random);
+      await this.settings.sleep(waitMs, signal);
+    }
+  }
+
+  /**
+   * Opens a streaming GET (Server-Sent Events): the timeout covers the wait for the response
+   * head only, and nothing is retried here — the caller reconnects or falls back.
+   */
+  async openStream(
+    path: string,
+    extraHeaders: Readonly<Record<string, string>>,
+    signal: AbortSignal,
+  ): Promise<Response> {
+    const headers = { ...(await this.headersFor({ wallet: true })), ...extraHeaders };
+    const limit = deadline(signal, this.settings.timeoutMs);
+    try {
+      const response = await this.settings.fetch(this.url(path), {
+        method: 'GET',
+        headers,
+        signal: limit.signal,
+      });
+      if (!response.ok) throw await this.failure(response);
+      return response;
+    } catch (error) {
+      throw this.thrownError(error, limit.timedOut(), signal);
+    } finally {
+      limit.dispose();
+    }
+  }
+
+  /** The absolute URL of a path under the base URL. */
+  url(path: string, query?: Readonly<Record<string, QueryValue>>): string {
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) search.set(name, String(value));
+    }
+    const encoded = search.toString();
+    const suffix = encoded.length > 0 ? `?${encoded}` : '';
+    return `${this.settings.baseUrl}${path}${suffix}`;
+  }
+
+  private async headersFor(request: Pick<ApiRequest, 'wallet' | 'body' | 'idempotencyKey'>) {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'x-api-key': this.settings.apiKey,
+    };
+    if (request.wallet) headers.authorization = `Bearer ${await this.walletToken()}`;
+    if (request.body !== undefined) headers['content-type'] = 'application/json';
+    if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
+    return headers;
+  }
+
+  /** The wallet token as it is now; a getter is asked on every call, so it can refresh. */
+  private async walletToken(): Promise<string> {
+    const source = this.settings.walletToken;
+    const token = typeof source === 'function' ? await source() : source;
+    if (typeof token !== 'string' || token.length === 0) {
+      throw new AuthenticationError('A wallet token is required for this call', {
+        code: 'missing_wallet_token',
+        details:
+          'Pass `walletToken` to the client (a string, or a function returning one); get it from ' +
+          'walletAuth.requestChallenge and walletAuth.verifyChallenge.',
+      });
+    }
+    return token;
+  }
+
+  private initFor(request: ApiRequest, headers: Record<string, string>): RequestInit {
+    return {
+      method: request.method,
+      headers,
+      ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
+    };
+  }
+
+  private async attempt<T>(
+    url: string,
+    init: RequestInit,
+    options: CallOptions | undefined,
+  ): Promise<Attempt<T>> {
+    if (options?.signal?.aborted) throw options.signal.reason;
+    const limit = deadline(options?.signal, options?.timeout ?? this.settings.timeoutMs);
+    try {
+      const response = await this.settings.fetch(url, { ...init, signal: limit.signal });
+      if (response.ok) return { ok: true, value: (await readBody(response)) as T };
+      const error = await this.failure(response);
+      const code = typeof error.code === 'string' ? error.code : null;
+      return {
+        ok: false,
+        error,
+        failure: { kind: 'status', status: response.status, code },
+        retryAfterMs: parseRetryAfterMs(response.headers.get('retry-after'), this.settings.now()),
+      };
+    } catch (thrown) {
+      const error = this.thrownError(thrown, limit.timedOut(), options?.signal);
+      const kind = error instanceof TimeoutError ? 'timeout' : 'network';
+      return { ok: false, error, failure: { kind }, retryAfterMs: null };
+    } finally {
+      limit.dispose();
+    }
+  }
+
+  /** A typed error for what `fetch` (or reading the body) threw; a caller's abort stays as is. */
+  private thrownError(thrown: unknown, timedOut: boolean, signal?: AbortSignal): PoolPartyError {
+    if (signal?.aborted) throw signal.reason;
+    if (thrown instanceof PoolPartyError) return thrown;
+    if (timedOut) {
+      return new TimeoutError('The request timed out', { code: 'timeout', cause: thrown });
+    }
+    return new NetworkError('The request failed before a response arrived', {
+      code: 'network_error',
+      cause: thrown,
+      ...(thrown instanceof Error && { details: thrown.message }),
+    });
+  }
+
+  private async failure(response: Response): Promise<PoolPartyError> {
+    const body = await readBody(response).catch(() => undefined);
+    const retryAfterMs = parseRetryAfterMs(
+      response.headers.get('retry-after'),
+      this.settings.now(),
+    );
+    return errorFromResponse({
+      status: response.status,
+      body,
+      requestId: response.headers.get(REQUEST_ID_HEADER),
+      retryAfter: retryAfterMs === null ? null : Math.ceil(retryAfterMs / 1000),
+    });
+  }
+}
+
+/** The body as JSON when it says it is JSON, else as text; nothing for an empty body. */
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text.length === 0) return undefined;
+  const type = response.headers.get('content-type') ?? '';
+  if (!/json/i.test(type)) return text;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new PoolPartyError('The service answered with malformed JSON', {
+      code: 'invalid_response',
+      status: response.status,
+      requestId: response.headers.get(REQUEST_ID_HEADER),
+      cause: error,
+    });
+  }
+}

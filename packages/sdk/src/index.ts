@@ -1,0 +1,78 @@
+/**
+ * @poolparty/sdk: token swaps for Canton Network apps, in browsers and Node ≥ 20, without
+ * dependencies.
+ *
+ * @example
+ * const pp = new PoolParty({ apiKey, environment: 'devnet', baseUrl, walletToken: () => token });
+ * const quote = await pp.quotes.get({ from: 'Amulet', to: 'USDCx', amount: '100', poolId });
+ * const swap = await pp.swaps.create({ fromToken: 'Amulet', toToken: 'USDCx', amount: '100', poolId });
+ * // the wallet sends swap.expectedAmount to swap.depositAddress
+ * const { actualOutput } = await swap.wait();
+ */
+export {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_TIMEOUT_MS,
+  PoolParty,
+  type PoolPartyOptions,
+} from './client.js';
+export { DEFAULT_BASE_URLS, type Environment } from './environments.js';
+export { errorClassFor, errorClassForStatus, outcomeErrorFor } from './error-mapping.js';
+export {
+  AmbiguousPoolPairError,
+  AuthenticationError,
+  CancelledError,
+  ConflictError,
+  ExpiredError,
+  InsufficientAmountError,
+  InsufficientLiquidityError,
+  NetworkError,
+  NoOutputHoldingsError,
+  NotFoundError,
+  OutputFailedError,
+  PoolPartyError,
+  type PoolPartyErrorOptions,
+  PriceImpactError,
+  RateLimitError,
+  RefundFailedError,
+  type SdkErrorClassName,
+  ServerError,
+  SettlementSafetyError,
+  SlippageError,
+  SwapFailedError,
+  SwapOutcomeError,
+  TimeoutError,
+  ValidationError,
+} from './errors.js';
+export type { Sleep } from './http/abort.js';
+export type { CallOptions, FetchLike, WalletTokenSource } from './http/request-sender.js';
+export { type AttemptFailure, type RetryQuestion, shouldRetry } from './http/retry.js';
+export type { PoolStatsParams, Pools } from './resources/pools.js';
+export type { QuoteParams, Quotes } from './resources/quotes.js';
+export type { CreateSwapParams, Swaps } from './resources/swaps.js';
+export type { Tokens } from './resources/tokens.js';
+export type { TrackList, TrackParams } from './resources/track.js';
+export type { VerifyChallengeParams, WalletAuth } from './resources/wallet-auth.js';
+export {
+  IN_PROGRESS_STATES,
+  isTerminal,
+  SWAP_EVENT_NAMES,
+  SWAP_STATES,
+  TERMINAL_STATES,
+} from './states.js';
+export type { ProgressEvent as SwapEvent } from './swap/progress.js';
+export type {
+  Swap,
+  SwapErrorHandler,
+  SwapEventHandler,
+  SwapHandle,
+  SwapResult,
+  WaitOptions,
+} from './swap/swap.js';
+export type * from './types.js';
+export {
+  AMOUNT_PATTERN,
+  SLIPPAGE_TOLERANCE_DEFAULT,
+  SLIPPAGE_TOLERANCE_MAX,
+  SLIPPAGE_TOLERANCE_MIN,
+} from './validation.js';

@@ -1,0 +1,156 @@
+/** Swap intents: create, status, cancel (seed §2.7, §4.2, §4.4; SPEC §7). */
+import { ConflictError, ValidationError } from '../errors.js';
+import type { Sleep } from '../http/abort.js';
+import { newIdempotencyKey } from '../http/idempotency-key.js';
+import type { CallOptions, RequestSender } from '../http/request-sender.js';
+import { createSwapObject, type Swap, type SwapServices } from '../swap/swap.js';
+import type { CancelResult, SwapIntent, SwapStatus } from '../types.js';
+import {
+  checkAmount,
+  checkOptionalText,
+  checkSlippageTolerance,
+  checkText,
+} from '../validation.js';
+import { segment } from './path.js';
+
+/** Parameters of `swaps.create` (seed §4.4). */
+export interface CreateSwapParams {
+  /** Input token symbol. */
+  readonly fromToken: string;
+  /** Output token symbol. */
+  readonly toToken: string;
+  /** Exact deposit amount, as a decimal string; becomes the intent's `expectedAmount`. */
+  readonly amount: string;
+  /** Accepted output shortfall, 0.001 to 0.05 inclusive; default 0.05. Checked before sending. */
+  readonly slippageTolerance?: number;
+  /** The sender party; when given it must be the wallet token's party. */
+  readonly walletAddress?: string;
+  /** Picks the pool when a symbol exists under several admins. */
+  readonly poolId?: string;
+  /** Admin of the input token. */
+  readonly fromAdmin?: string;
+  /** Admin of the output token. */
+  readonly toAdmin?: string;
+  /**
+   * Makes retries safe: the same key and body replay the first intent (24 h). One is generated
+   * per call when absent; every retry of the call reuses it.
+   */
+  readonly idempotencyKey?: string;
+  /** @deprecated Ignored: the output always goes to the depositor party. */
+  readonly outputAddress?: string;
+}
+
+/** How a swap object follows its swap. */
+export interface SwapFollowSettings {
+  readonly pollIntervalMs: number;
+  readonly sleep: Sleep;
+  readonly now: () => number;
+}
+
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
+
+/** `client.swaps`. */
+export class Swaps {
+  readonly #sender: RequestSender;
+  readonly #services: SwapServices;
+
+  /**
+   * @param sender - The client's request sender.
+   * @param follow - Polling interval, sleep and clock for swap objects.
+   */
+  constructor(sender: RequestSender, follow: SwapFollowSettings) {
+    this.#sender = sender;
+    this.#services = {
+      ...follow,
+      openStream: (intentId, headers, signal) =>
+        sender.openStream(`/v1/swaps/${segment('intentId', intentId)}/events`, headers, signal),
+      getStatus: (intentId, signal) => this.getStatus(intentId, { signal }),
+      getStatusOnce: (intentId, options) => this.getStatus(intentId, options),
+      cancel: (intentId, options) => this.cancel(intentId, options),
+    };
+  }
+
+  /**
+   * Creates a swap intent (API key and wallet token). Send exactly `expectedAmount` of the input
+   * token from the wallet party to `depositAddress` before `expiresAt`, with `depositReference`
+   * as the transfer reason where the wallet supports one; then `await swap.wait()`.
+   *
+   * Throws before any request: `ValidationError` (slippage, amount), `AuthenticationError` (no
+   * wallet token). From the service: `SettlementSafetyError`, `AmbiguousPoolPairError`,
+   * `ConflictError` (a pending intent exists), `AuthenticationError` (403 for a `walletAddress`
+   * of another party), `ValidationError`.
+   */
+  async create(params: CreateSwapParams, options?: CallOptions): Promise<Swap> {
+    const body = createBody(params);
+    const idempotencyKey = params.idempotencyKey ?? newIdempotencyKey();
+    if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+      throw new ValidationError('Invalid idempotencyKey: 1 to 255 printable ASCII characters', {
+        code: 'validation_error',
+      });
+    }
+    const intent = await this.#sender.send<SwapIntent>({
+      method: 'POST',
+      path: '/v1/swaps',
+      body,
+      wallet: true,
+      // Safe to send twice only because the key makes the service replay the first answer.
+      retrySafe: true,
+      idempotencyKey,
+      options,
+    });
+    return createSwapObject(intent, this.#services);
+  }
+
+  /** The status of a swap of the wallet party (another party's answers `NotFoundError`). */
+  async getStatus(intentId: string, options?: CallOptions): Promise<SwapStatus> {
+    const path = `/v1/swaps/${segment('intentId', intentId)}`;
+    return this.#sender.send({ method: 'GET', path, wallet: true, retrySafe: true, options });
+  }
+
+  /**
+   * Cancels a pending intent of the wallet party. Cancelling one that is already cancelled
+   * resolves as well; one past pending (a deposit arrived) throws `ConflictError`.
+   */
+  async cancel(intentId: string, options?: CallOptions): Promise<CancelResult> {
+    const path = `/v1/swaps/${segment('intentId', intentId)}/cancel`;
+    try {
+      return await this.#sender.send({
+        method: 'POST',
+        path,
+        wallet: true,
+        retrySafe: true,
+        options,
+      });
+    } catch (error) {
+      if (error instanceof ConflictError && isAlreadyCancelled(error.body)) {
+        return { intentId, status: 'cancelled' };
+      }
+      throw error;
+    }
+  }
+}
+
+function createBody(params: CreateSwapParams): Record<string, unknown> {
+  checkText('fromToken', params.fromToken);
+  checkText('toToken', params.toToken);
+  checkAmount('amount', params.amount);
+  checkSlippageTolerance(params.slippageTolerance);
+  const optional = ['walletAddress', 'poolId', 'fromAdmin', 'toAdmin'] as const;
+  for (const field of optional) checkOptionalText(field, params[field]);
+  const body: Record<string, unknown> = {
+    fromToken: params.fromToken,
+    toToken: params.toToken,
+    amount: params.amount,
+  };
+  if (params.slippageTolerance !== undefined) body.slippageTolerance = params.slippageTolerance;
+  for (const field of optional) if (params[field] !== undefined) body[field] = params[field];
+  return body;
+}
+
+function isAlreadyCancelled(body: unknown): boolean {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    (body as { intentStatus?: unknown }).intentStatus === 'cancelled'
+  );
+}

@@ -1,0 +1,185 @@
+/**
+ * Follows a swap's status until it ends (SPEC §7.6): from the event stream
+ * `GET /v1/swaps/{id}/events`, reconnecting with `Last-Event-ID` when it drops, and by polling
+ * `GET /v1/swaps/{id}` when streaming is unavailable (an error answer, a service without streams,
+ * a network that buffers them). Observations go to a sink that decides what they mean.
+ */
+
+import { NetworkError, RateLimitError, ServerError, TimeoutError } from '../errors.js';
+import type { Sleep } from '../http/abort.js';
+import type { SwapStatus } from '../types.js';
+import { SseParser } from './sse-parser.js';
+
+/** What the watcher reads from. */
+export interface StatusSource {
+  /** Opens the event stream; rejects when the service refuses it. */
+  openStream(
+    intentId: string,
+    headers: Readonly<Record<string, string>>,
+    signal: AbortSignal,
+  ): Promise<Response>;
+  getStatus(intentId: string, signal: AbortSignal): Promise<SwapStatus>;
+  readonly sleep: Sleep;
+  readonly pollIntervalMs: number;
+}
+
+/** Where observations go. */
+export interface StatusSink {
+  /** Takes an observed status; returns true when the swap has ended and watching can stop. */
+  onStatus(status: SwapStatus): boolean;
+  /** Watching failed for good (the wallet token expired, the intent is unknown). */
+  onError(error: unknown): void;
+}
+
+/** Reconnections in a row that bring no event before the watcher falls back to polling. */
+export const STREAM_RECONNECTS_MAX = 3;
+/** Wait before reconnecting when the service did not set `retry:`. */
+export const STREAM_RECONNECT_DELAY_MS = 1_000;
+/** Three missed heartbeats (every 15 s): the connection is dead even if it is still open. */
+export const STREAM_IDLE_MS = 45_000;
+
+type StreamOutcome = 'ended' | 'progressed' | 'quiet';
+
+export class StatusWatcher {
+  private controller: AbortController | null = null;
+  private lastEventId: string | null = null;
+
+  constructor(
+    private readonly intentId: string,
+    private readonly source: StatusSource,
+    private readonly sink: StatusSink,
+  ) {}
+
+  /** True while watching. */
+  get running(): boolean {
+    return this.controller !== null;
+  }
+
+  /** Starts watching unless already watching. */
+  start(): void {
+    if (this.controller !== null) return;
+    const controller = new AbortController();
+    this.controller = controller;
+    void this.run(controller.signal).finally(() => {
+      if (this.controller === controller) this.controller = null;
+    });
+  }
+
+  /** Stops watching; an open stream is closed. */
+  stop(): void {
+    this.controller?.abort();
+    this.controller = null;
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    try {
+      if (await this.stream(signal)) return;
+      await this.poll(signal);
+    } catch (error) {
+      if (!signal.aborted) this.sink.onError(error);
+    }
+  }
+
+  /** Follows the stream; false when streaming failed and polling should take over. */
+  private async stream(signal: AbortSignal): Promise<boolean> {
+    let quietReconnects = 0;
+    while (quietReconnects <= STREAM_RECONNECTS_MAX) {
+      const parser = new SseParser();
+      let response: Response;
+      try {
+        response = await this.source.openStream(this.intentId, this.resumeHeaders(), signal);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        return false;
+      }
+      if (!isEventStream(response)) {
+        await response.body?.cancel().catch(() => {});
+        return false;
+      }
+      const outcome = await this.read(response, parser, signal);
+      if (outcome === 'ended') return true;
+      quietReconnects = outcome === 'progressed' ? 0 : quietReconnects + 1;
+      await this.source.sleep(parser.retryMs ?? STREAM_RECONNECT_DELAY_MS, signal);
+    }
+    return false;
+  }
+
+  private resumeHeaders(): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.lastEventId !== null) headers['last-event-id'] = this.lastEventId;
+    return headers;
+  }
+
+  /** Reads one connection to its end: the swap ended, or it dropped with or without news. */
+  private async read(
+    response: Response,
+    parser: SseParser,
+    signal: AbortSignal,
+  ): Promise<StreamOutcome> {
+    const body = response.body;
+    if (body === null) return 'quiet';
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
+    let idle = setTimeout(() => void reader.cancel().catch(() => {}), STREAM_IDLE_MS);
+    let progressed = false;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        clearTimeout(idle);
+        if (done) return progressed ? 'progressed' : 'quiet';
+        idle = setTimeout(() => void reader.cancel().catch(() => {}), STREAM_IDLE_MS);
+        for (const event of parser.push(decoder.decode(value, { stream: true }))) {
+          if (event.id !== null) this.lastEventId = event.id;
+          const status = parseStatus(event.data);
+          if (status === null) continue;
+          progressed = true;
+          if (this.sink.onStatus(status)) return 'ended';
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) throw error;
+      return progressed ? 'progressed' : 'quiet';
+    } finally {
+      clearTimeout(idle);
+      reader.cancel().catch(() => {});
+    }
+  }
+
+  private async poll(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      try {
+        if (this.sink.onStatus(await this.source.getStatus(this.intentId, signal))) return;
+      } catch (error) {
+        if (signal.aborted || !isPassing(error)) throw error;
+      }
+      await this.source.sleep(this.source.pollIntervalMs, signal);
+    }
+  }
+}
+
+function isEventStream(response: Response): boolean {
+  return /^text\/event-stream/i.test(response.headers.get('content-type') ?? '');
+}
+
+function parseStatus(data: string): SwapStatus | null {
+  try {
+    const value: unknown = JSON.parse(data);
+    if (typeof value !== 'object' || value === null) return null;
+    const status = value as Partial<SwapStatus>;
+    return typeof status.status === 'string' && Array.isArray(status.history)
+      ? (value as SwapStatus)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Failures a later poll may not meet: the request sender has already retried them. */
+function isPassing(error: unknown): boolean {
+  return (
+    error instanceof NetworkError ||
+    error instanceof TimeoutError ||
+    error instanceof ServerError ||
+    error instanceof RateLimitError
+  );
+}

@@ -1,0 +1,248 @@
+/**
+ * The swap object `swaps.create` returns (seed §2.7, §4.2, §6; SPEC §7.5, §7.6, §10): every
+ * SwapIntent field, plus events, `wait()`, `cancel()` and `refresh()`.
+ *
+ * Nothing is watched until it is asked for: the first `on()` or `wait()` starts following the
+ * swap, and it stops when the swap ends or nobody listens or waits any more. Each state event fires
+ * at most once per swap object, in lifecycle order (see progress.ts).
+ */
+import { outcomeErrorFor } from '../error-mapping.js';
+import { TimeoutError, ValidationError } from '../errors.js';
+import type { CallOptions } from '../http/request-sender.js';
+import { isTerminal, SWAP_EVENT_NAMES } from '../states.js';
+import type { CancelResult, SwapEventName, SwapIntent, SwapStatus } from '../types.js';
+import { advance, INITIAL_PROGRESS, lifecycleRank, type ProgressEvent } from './progress.js';
+import { type StatusSource, StatusWatcher } from './status-watcher.js';
+
+/** Called with the swap's status when it enters a state; `event` says which state and when. */
+export type SwapEventHandler = (status: SwapStatus, event: ProgressEvent) => void;
+/** Called when following the swap failed for good (e.g. the wallet token expired). */
+export type SwapErrorHandler = (error: unknown) => void;
+
+/** Options of `swap.wait()`. */
+export interface WaitOptions {
+  /** Stops waiting; `wait()` then rejects with the signal's reason. The swap itself goes on. */
+  readonly signal?: AbortSignal;
+  /**
+   * Milliseconds to wait before rejecting with `TimeoutError`. Default: until the intent's
+   * `expiresAt`, plus a grace period for a deposit that arrived just in time.
+   */
+  readonly timeout?: number;
+}
+
+/** What `swap.wait()` resolves with: the final status of a completed swap. */
+export type SwapResult = SwapStatus & {
+  readonly status: 'completed';
+  /** Output paid to the depositor party. */
+  readonly actualOutput: string;
+  /** The token paid out. */
+  readonly outputToken: string;
+};
+
+/** What a swap object needs from the client. */
+export interface SwapServices extends StatusSource {
+  cancel(intentId: string, options?: CallOptions): Promise<CancelResult>;
+  getStatusOnce(intentId: string, options?: CallOptions): Promise<SwapStatus>;
+  now(): number;
+}
+
+/** How long `wait()` keeps going past `expiresAt` by default: execution after a late deposit. */
+export const WAIT_GRACE_MS = 10 * 60_000;
+/** `setTimeout` cannot wait longer than this (about 24.8 days). */
+const TIMER_MS_MAX = 2 ** 31 - 1;
+
+interface Waiter {
+  readonly settle: (status: SwapStatus) => void;
+  readonly fail: (error: unknown) => void;
+}
+
+/** The methods of a swap object; its data are the SwapIntent fields. */
+export class SwapHandle {
+  readonly #intentId: string;
+  readonly #expiresAt: string;
+  readonly #services: SwapServices;
+  readonly #watcher: StatusWatcher;
+  readonly #handlers = new Map<string, Set<SwapEventHandler | SwapErrorHandler>>();
+  readonly #waiters = new Set<Waiter>();
+  #progress = INITIAL_PROGRESS;
+  #latest: SwapStatus | null = null;
+
+  /**
+   * @param intent - The created intent.
+   * @param services - How to read, follow and cancel it.
+   */
+  constructor(intent: Pick<SwapIntent, 'intentId' | 'expiresAt'>, services: SwapServices) {
+    this.#intentId = intent.intentId;
+    this.#expiresAt = intent.expiresAt;
+    this.#services = services;
+    this.#watcher = new StatusWatcher(intent.intentId, services, {
+      onStatus: (status) => this.#observe(status),
+      onError: (error) => this.#fail(error),
+    });
+  }
+
+  /** The latest status observed (by events, `wait()` or `refresh()`); null before the first. */
+  get latestStatus(): SwapStatus | null {
+    return this.#latest;
+  }
+
+  /**
+   * Registers `handler` for a state event (`matched`, …, `completed`, `slippage_failed`, …) or
+   * for `error`. Starts following the swap.
+   */
+  on(event: SwapEventName, handler: SwapEventHandler): this;
+  on(event: 'error', handler: SwapErrorHandler): this;
+  on(event: SwapEventName | 'error', handler: SwapEventHandler | SwapErrorHandler): this {
+    checkEventName(event);
+    let handlers = this.#handlers.get(event);
+    if (!handlers) {
+      handlers = new Set();
+      this.#handlers.set(event, handlers);
+    }
+    handlers.add(handler);
+    this.#follow();
+    return this;
+  }
+
+  /** Removes a handler registered with `on`; following stops when nobody listens or waits. */
+  off(event: SwapEventName | 'error', handler: SwapEventHandler | SwapErrorHandler): this {
+    this.#handlers.get(event)?.delete(handler);
+    this.#unfollowIfIdle();
+    return this;
+  }
+
+  /**
+   * Resolves when the swap completes, with its final status, `actualOutput` and `outputToken`.
+   * Rejects at any other terminal state with the matching `SwapOutcomeError` (`SlippageError`,
+   * `CancelledError`, …) carrying the final status, with `TimeoutError` when `timeout` passes, or
+   * with the signal's reason when aborted.
+   */
+  wait(options: WaitOptions = {}): Promise<SwapResult> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#latest !== null && isTerminal(this.#latest.status)) {
+      return settled(this.#latest);
+    }
+    return new Promise<SwapResult>((resolve, reject) => {
+      const timeoutMs = Math.min(options.timeout ?? this.#defaultWaitMs(), TIMER_MS_MAX);
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.#waiters.delete(waiter);
+        this.#unfollowIfIdle();
+      };
+      const waiter: Waiter = {
+        settle: (status) => {
+          done();
+          settled(status).then(resolve, reject);
+        },
+        fail: (error) => {
+          done();
+          reject(error);
+        },
+      };
+      const onAbort = () => waiter.fail(signal?.reason);
+      const timer = setTimeout(
+        () => waiter.fail(waitTimeout(this.#intentId, timeoutMs)),
+        Math.max(0, timeoutMs),
+      );
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiters.add(waiter);
+      this.#follow();
+    });
+  }
+
+  /** Cancels the pending intent (before a deposit). Waiters then reject with `CancelledError`. */
+  cancel(options?: CallOptions): Promise<CancelResult> {
+    return this.#services.cancel(this.#intentId, options);
+  }
+
+  /** Reads the status now; state events it reveals fire before it resolves. */
+  async refresh(options?: CallOptions): Promise<SwapStatus> {
+    const status = await this.#services.getStatusOnce(this.#intentId, options);
+    this.#observe(status);
+    return status;
+  }
+
+  #defaultWaitMs(): number {
+    const expiresAt = Date.parse(this.#expiresAt);
+    const untilExpiry = Number.isNaN(expiresAt) ? 0 : expiresAt - this.#services.now();
+    return Math.max(0, untilExpiry) + WAIT_GRACE_MS;
+  }
+
+  #follow(): void {
+    if (this.#latest !== null && isTerminal(this.#latest.status)) return;
+    this.#watcher.start();
+  }
+
+  #unfollowIfIdle(): void {
+    const listening = [...this.#handlers.values()].some((handlers) => handlers.size > 0);
+    if (!listening && this.#waiters.size === 0) this.#watcher.stop();
+  }
+
+  /** Takes a status from any source; returns true when the swap has ended. */
+  #observe(status: SwapStatus): boolean {
+    const latestRank = this.#latest === null ? -1 : lifecycleRank(this.#latest.status);
+    if (lifecycleRank(status.status) >= latestRank) this.#latest = status;
+    const step = advance(this.#progress, status);
+    this.#progress = step.progress;
+    for (const event of step.events) this.#emit(event.name, status, event);
+    if (!isTerminal(status.status)) return false;
+    this.#watcher.stop();
+    for (const waiter of [...this.#waiters]) waiter.settle(status);
+    return true;
+  }
+
+  #fail(error: unknown): void {
+    for (const handler of [...(this.#handlers.get('error') ?? [])]) {
+      callSafely(() => (handler as SwapErrorHandler)(error));
+    }
+    for (const waiter of [...this.#waiters]) waiter.fail(error);
+  }
+
+  #emit(name: SwapEventName, status: SwapStatus, event: ProgressEvent): void {
+    for (const handler of [...(this.#handlers.get(name) ?? [])]) {
+      callSafely(() => (handler as SwapEventHandler)(status, event));
+    }
+  }
+}
+
+/** A swap object: the SwapIntent's fields and the methods of `SwapHandle`. */
+export type Swap = SwapHandle & Readonly<SwapIntent>;
+
+/** Makes the swap object for a created intent. */
+export function createSwapObject(intent: SwapIntent, services: SwapServices): Swap {
+  return Object.assign(new SwapHandle(intent, services), intent);
+}
+
+function settled(status: SwapStatus): Promise<SwapResult> {
+  if (status.status !== 'completed') return Promise.reject(outcomeErrorFor(status));
+  const actualOutput = status.actualOutput ?? status.payout?.amount ?? '0';
+  return Promise.resolve({ ...status, status: 'completed', actualOutput });
+}
+
+function waitTimeout(intentId: string, timeoutMs: number): TimeoutError {
+  return new TimeoutError(`Swap ${intentId} did not end within ${timeoutMs} ms`, {
+    code: 'wait_timeout',
+    details: 'The swap goes on; call wait() again or read its status with refresh().',
+  });
+}
+
+function checkEventName(event: string): void {
+  if (event === 'error' || (SWAP_EVENT_NAMES as readonly string[]).includes(event)) return;
+  throw new ValidationError(`Unknown swap event "${event}"`, {
+    code: 'validation_error',
+    details: `Events are: ${SWAP_EVENT_NAMES.join(', ')}, error.`,
+  });
+}
+
+/** A handler that throws must not stop the others or the swap: its error is rethrown apart. */
+function callSafely(call: () => void): void {
+  try {
+    call();
+  } catch (error) {
+    queueMicrotask(() => {
+      throw error;
+    });
+  }
+}

@@ -1,0 +1,452 @@
+/**
+ * The wire types of the client API (SPEC §2.1, §7.5; seed §2). They are declared here rather than
+ * imported so that the published declarations stand alone; `test/wire-types.test-d.ts` proves each
+ * one equal to the service's schema type in @poolparty/core.
+ *
+ * Amounts are decimal strings (Daml Numeric 10), rates and USD values exact decimal strings, and
+ * times ISO 8601 strings.
+ */
+import type {
+  DISCOUNT_TARGET_TYPES,
+  IN_PROGRESS_STATES,
+  SETTLEMENT_SAFETY_CODES,
+  TERMINAL_STATES,
+} from './catalogue.js';
+
+/** A swap state that is not final. */
+export type InProgressState = (typeof IN_PROGRESS_STATES)[number];
+/** A final swap state: `completed` or one of the refund and failure outcomes. */
+export type TerminalState = (typeof TERMINAL_STATES)[number];
+/** Any swap state (SPEC §7.1). */
+export type SwapState = InProgressState | TerminalState;
+/** The events a swap object emits: every state but `pending`, where a swap starts (seed §6). */
+export type SwapEventName = Exclude<SwapState, 'pending'>;
+/** A settlement-safety guard code (seed §7). */
+export type SettlementSafetyCode = (typeof SETTLEMENT_SAFETY_CODES)[number];
+/** What a fee discount policy targets. */
+export type DiscountTargetType = (typeof DISCOUNT_TARGET_TYPES)[number];
+
+/** A token: a symbol can exist under more than one admin. */
+export interface Token {
+  /** Token symbol, e.g. `Amulet`, `USDCx`. */
+  name: string;
+  /** The token's admin party. */
+  admin: string;
+}
+
+/** Answer of `tokens.list()`. */
+export interface TokenList {
+  /** The tokens that can be swapped. */
+  tokens: Token[];
+}
+
+/** One token of a pool with its effective reserve. */
+export interface PoolSide {
+  /** Token symbol. */
+  name: string;
+  /** The token's admin party. */
+  admin: string;
+  /** Effective reserve: holdings minus amounts committed but not settled. */
+  reserve: string;
+}
+
+/** A constant-product pool. */
+export interface Pool {
+  /** The pool id; pass it as `poolId` to pick this pool. */
+  poolId: string;
+  /** The base token. */
+  tokenA: PoolSide;
+  /** The quote token. */
+  tokenB: PoolSide;
+  /** Nominal pool fee rate, e.g. 0.003. */
+  fee: number;
+  /** Liquidity-provider token supply. */
+  lpSupply: string;
+  /** The pool swap party: deposits go here. */
+  swapAddress: string;
+  /** The liquidity-provider party. */
+  lpAddress: string;
+  /** A paused pool quotes but refuses new swaps. */
+  status: 'active' | 'paused';
+}
+
+/** Answer of `pools.list()`. */
+export interface PoolList {
+  /** Number of pools in `pools`. */
+  count: number;
+  /** All pools. */
+  pools: Pool[];
+}
+
+/** How `apr` and `apy` were computed. */
+export interface AprMeta {
+  /** Days of LP fees the APR is from. */
+  lookbackDays: number;
+  /** Start of the lookback window. */
+  from: string;
+  /** End of the lookback window. */
+  to: string;
+  /** False when the pool has no USD-priced side. */
+  supported: boolean;
+  /** The token USD figures are quoted through, e.g. `USDCx`. */
+  quoteToken: string;
+}
+
+/** Pool statistics from fee events and reserves (SPEC §8). USD values are decimal strings. */
+export interface PoolStats {
+  /** The pool. */
+  poolId: string;
+  /** APR as a fraction; null when the pool has no USD-priced side. */
+  apr: string | null;
+  /** APY as a fraction; null when the pool has no USD-priced side. */
+  apy: string | null;
+  /** Swap volume of the last 24 hours, USD. */
+  volume24h: string;
+  /** All fees of the last 24 hours, USD. */
+  fees24h: string;
+  /** LP fees of the last 24 hours, USD. */
+  lpFees24h: string;
+  /** Value of the effective reserves, USD. */
+  tvl: string;
+  /** Swaps executed in 24 hours. */
+  swapCount24h: number;
+  /** How `apr` and `apy` were computed. */
+  aprMeta: AprMeta;
+}
+
+/** Price ticker of a pool (SPEC §8). */
+export interface Ticker {
+  /** The pool. */
+  poolId: string;
+  /** Base and quote symbol, e.g. `Amulet/USDCx`. */
+  pair: string;
+  /** USD price of the base token (tokenA). */
+  price: string;
+  /** Change of `price` over 24 hours as a fraction; null until about 24 h of history exist. */
+  priceChange24h: string | null;
+  /** Swap volume of the last 24 hours, USD. */
+  volume24h: string;
+  /** When the figures were taken. */
+  asOf: string;
+}
+
+/** Why a swap of this size or timing would be blocked at settlement (seed §7). */
+export interface SettlementSafety {
+  /** The guard rule that blocks. */
+  code: SettlementSafetyCode;
+  /** Stable machine-readable detail, e.g. `share=0.1432 limit=0.1`. */
+  reason: string;
+  /** For people. */
+  message: string;
+}
+
+/** The network-fee discount that applied to a quote. */
+export interface NetworkFeePolicy {
+  /** What the policy targets. */
+  targetType: DiscountTargetType;
+  /** Charged share in basis points; 5000 is a 50 % discount. */
+  chargeBps: number;
+  /** Network fee before the discount, in the input token. */
+  estimatedNetworkFeeAmount: string;
+  /** Network fee charged, in the input token. */
+  chargedNetworkFeeAmount: string;
+}
+
+/** The platform-fee discount that applied to a quote. */
+export interface PlatformFeePolicy {
+  /** What the policy targets. */
+  targetType: DiscountTargetType;
+  /** Charged share in basis points; 7000 is a 30 % discount. */
+  chargeBps: number;
+  /** Platform fee rate without the discount. */
+  fullPlatformFeeRate: string;
+  /** Platform fee rate charged. */
+  chargedPlatformFeeRate: string;
+  /** 10000 − chargeBps. */
+  discountBps: number;
+}
+
+/** The estimated traffic cost of the payout leg. */
+export interface EstimatedTrafficCost {
+  /** Traffic of the payout transfer. */
+  bytes: number;
+  /** Its cost in USD. */
+  usd: string;
+  /** Its cost in Amulet (CC). */
+  cc: string;
+}
+
+/**
+ * A priced swap (seed §2.5). Identity: `totalInputAmount = networkFeeAmount + poolFeeAmount +
+ * inputAmountAfterPoolFee`.
+ */
+export interface Quote {
+  /** The pool that priced the swap. */
+  poolId: string;
+  /** Input token symbol. */
+  inputToken: string;
+  /** Admin of the input token. */
+  inputTokenAdmin: string;
+  /** Output token symbol. */
+  outputToken: string;
+  /** Admin of the output token. */
+  outputTokenAdmin: string;
+  /** The deposit to send; equals the requested amount. */
+  totalInputAmount: string;
+  /** Estimated payout-leg network fee, in the input token. */
+  networkFeeAmount: string;
+  /** Compatibility alias of `networkFeeAmount`. */
+  trafficFeeInInput: string;
+  /** The pool fee: `lpFeeAmount` + `platformFeeAmount`. */
+  poolFeeAmount: string;
+  /** The part of the pool fee that stays in the pool. */
+  lpFeeAmount: string;
+  /** The part of the pool fee the platform keeps. */
+  platformFeeAmount: string;
+  /** The amount priced into the pool. */
+  inputAmountAfterPoolFee: string;
+  /** Output of the priced swap, rounded down. */
+  outputAmount: string;
+  /** outputAmount / inputAmountAfterPoolFee, a decimal string. */
+  rate: string;
+  /** outputAmount / totalInputAmount: all fees included. */
+  effectiveRate: string;
+  /** 1 − rate / spot price, as a fraction; fees excluded. */
+  priceImpact: string;
+  /** The server's price-impact cap; a swap beyond it is refused. */
+  maxPriceImpact: number;
+  /** Nominal pool fee rate (0.003), unchanged by discounts. */
+  fee: number;
+  /** The estimated traffic cost of the payout leg. */
+  estimatedTrafficCost: EstimatedTrafficCost;
+  /** The network-fee discount applied; null when none. */
+  networkFeePolicy: NetworkFeePolicy | null;
+  /** The platform-fee discount applied; null when none. */
+  platformFeePolicy: PlatformFeePolicy | null;
+  /** Null when clear; otherwise a swap of this size or timing would be blocked. Check it first. */
+  settlementSafety: SettlementSafety | null;
+  /** Seconds the quote is indicative for. */
+  expiresIn: number;
+}
+
+/** What the wallet must do to fund an intent. */
+export interface SwapInstructions {
+  /** The pool swap party to send to. */
+  transferTo: string;
+  /** Exactly this much. */
+  amount: string;
+  /** Of this token. */
+  token: string;
+  /** Under this admin. */
+  tokenAdmin: string;
+  /** As transfer reason, if the wallet supports one. */
+  reason: string;
+  /** Before this time. */
+  expiresAt: string;
+  /** The same, for people. */
+  note: string;
+}
+
+/** A created swap intent awaiting its deposit (seed §2.7). */
+export interface SwapIntent {
+  /** The intent id. */
+  intentId: string;
+  /** The pool that will execute the swap. */
+  poolId: string;
+  /** The pool swap party: send the deposit here. Not the user's party. */
+  depositAddress: string;
+  /** Pass as the transfer's reason/reference where the wallet supports it. */
+  depositReference: string;
+  /** Input token symbol. */
+  inputToken: string;
+  /** Admin of the input token. */
+  inputTokenAdmin: string;
+  /** Output token symbol. */
+  outputToken: string;
+  /** Admin of the output token. */
+  outputTokenAdmin: string;
+  /** The deposit to send, exactly. */
+  expectedAmount: string;
+  /** Output at the quoted price. */
+  expectedOutput: string;
+  /** floor(expectedOutput × (1 − slippageTolerance)). */
+  minOutput: string;
+  /** Accepted shortfall of the output, as a fraction. */
+  slippageTolerance: number;
+  /** Where the output goes: the depositor party. */
+  outputAddress: string;
+  /** No deposit after this time; use it rather than a fixed timeout. */
+  expiresAt: string;
+  /** `pending` when created. */
+  status: SwapState;
+  /** The pool swap party. */
+  swapAddress: string;
+  /** The deposit originally requested. */
+  quotedSwapAmount: string;
+  /** Same as `expectedAmount`. */
+  totalInputAmount: string;
+  /** The pool fee deducted before pricing. */
+  poolFeeAmount: string;
+  /** The part of the pool fee that stays in the pool. */
+  lpFeeAmount: string;
+  /** The part of the pool fee the platform keeps. */
+  platformFeeAmount: string;
+  /** The amount priced into the pool. */
+  inputAmountAfterPoolFee: string;
+  /** Estimated network fee deducted from the deposit. */
+  networkFeeAmount: string;
+  /** Compatibility alias of `networkFeeAmount`. */
+  trafficFeeInInput: string;
+  /** When the intent was created. */
+  createdAt: string;
+  /** What the wallet must do to fund the intent. */
+  instructions: SwapInstructions;
+}
+
+/** Why a swap ended without a payout. */
+export interface FailureReason {
+  /** The terminal state, or the guard code when the guard blocked the payout. */
+  code: string;
+  /** For people. */
+  message: string;
+}
+
+/** The deposit attributed to an intent. */
+export interface DepositFact {
+  /** Amount deposited. */
+  amount: string;
+  /** The ledger update that carried it. */
+  updateId: string;
+  /** When it was seen on the ledger. */
+  receivedAt: string;
+}
+
+/** The payout transfer. */
+export interface PayoutFact {
+  /** Output sent. */
+  amount: string;
+  /** The ledger update that carried it. */
+  updateId: string;
+}
+
+/** The refund transfer. */
+export interface RefundFact {
+  /** Amount returned: the deposit minus the network fee. */
+  amount: string;
+  /** Network fee kept for the refund transfer. */
+  networkFeeAmount: string;
+  /** The ledger update that carried it. */
+  updateId: string;
+}
+
+/** One state change of a swap. */
+export interface HistoryEntry {
+  /** The state entered. */
+  status: SwapState;
+  /** When. */
+  at: string;
+}
+
+/** The state of a swap with the facts of each stage (SPEC §7.5); keys are always present. */
+export interface SwapStatus {
+  /** The intent id. */
+  intentId: string;
+  /** The pool. */
+  poolId: string;
+  /** The pool swap party. */
+  depositAddress: string;
+  /** The deposit reference. */
+  depositReference: string;
+  /** Input token symbol. */
+  inputToken: string;
+  /** Admin of the input token. */
+  inputTokenAdmin: string;
+  /** Output token symbol. */
+  outputToken: string;
+  /** Admin of the output token. */
+  outputTokenAdmin: string;
+  /** The deposit to send, exactly. */
+  expectedAmount: string;
+  /** Output at the quoted price. */
+  expectedOutput: string;
+  /** The least output the swap may pay. */
+  minOutput: string;
+  /** Accepted shortfall of the output, as a fraction. */
+  slippageTolerance: number;
+  /** Where the output goes: the depositor party. */
+  outputAddress: string;
+  /** No deposit after this time. */
+  expiresAt: string;
+  /** The current state. */
+  status: SwapState;
+  /** True once the status can no longer change. */
+  terminal: boolean;
+  /** Output paid; null until then. */
+  actualOutput: string | null;
+  /** When the intent was created. */
+  createdAt: string;
+  /** When a deposit was attributed. */
+  matchedAt: string | null;
+  /** When the swap reached `completed`. */
+  completedAt: string | null;
+  /** Why the swap ended without a payout; null otherwise. */
+  failureReason: FailureReason | null;
+  /** The deposit; null until one is attributed. */
+  deposit: DepositFact | null;
+  /** The payout; null until sent. */
+  payout: PayoutFact | null;
+  /** The refund; null unless one was sent. */
+  refund: RefundFact | null;
+  /** Every state change, oldest first. */
+  history: HistoryEntry[];
+}
+
+/** Answer of `swaps.cancel()`. */
+export interface CancelResult {
+  /** The intent. */
+  intentId: string;
+  /** Always `cancelled`. */
+  status: 'cancelled';
+}
+
+/** One page of the swaps of a party. */
+export interface TrackResult {
+  /** The wallet party. */
+  partyId: string;
+  /** Newest first. */
+  swaps: SwapStatus[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** A challenge for the wallet to sign (seed §2.2). */
+export interface Challenge {
+  /** The party that is to sign. */
+  partyId: string;
+  /** Send back with the signature. */
+  nonce: string;
+  /** The text the wallet signs, as UTF-8 bytes. */
+  message: string;
+  /** The nonce is refused after this time. */
+  expiresAt: string;
+}
+
+/** A short-lived wallet token for one party. */
+export interface WalletToken {
+  /** The party the token speaks for. */
+  partyId: string;
+  /** Pass as the client's `walletToken`. */
+  token: string;
+  /** The token is refused after this time. */
+  expiresAt: string;
+}
+
+/** A pool an ambiguous token pair could mean, with what to pass to pick it. */
+export interface AmbiguousCandidate {
+  /** Pass as `poolId`… */
+  poolId: string;
+  /** …or pass this as `fromAdmin`… */
+  fromAdmin: string;
+  /** …and this as `toAdmin`. */
+  toAdmin: string;
+}

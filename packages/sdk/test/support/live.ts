@@ -1,0 +1,116 @@
+/**
+ * The SDK against a real PoolParty service (devnet mode, embedded store and ledger): fresh funded
+ * parties with their keys, wallet tokens obtained through the SDK's own challenge flow, and
+ * deposits sent the way a wallet sends them, through the devnet ledger's signed transfers.
+ */
+import { randomUUID } from 'node:crypto';
+import { encodeBase64, sign } from '@poolparty/core';
+import type { DevnetParty, DevnetPoolInfo } from '../../../server/src/devnet-bootstrap.js';
+import {
+  request,
+  signChallenge,
+  startTestService,
+  type TestService,
+} from '../../../server/test/support/service.js';
+import { PoolParty, type PoolPartyOptions, type SwapIntent } from '../../src/index.js';
+
+export type { DevnetParty, TestService };
+
+export interface Live {
+  readonly t: TestService;
+  /** The canonical Amulet/USDCx pool and its twin under the second USDCx admin. */
+  readonly canonical: DevnetPoolInfo;
+  client(options?: Partial<PoolPartyOptions>): PoolParty;
+  /** A new party holding `amuletAmount` Amulet (none when '0'). */
+  newParty(hint: string, amuletAmount?: string): Promise<DevnetParty>;
+  /** A wallet token for `party`, through requestChallenge, the wallet's signature and verify. */
+  walletToken(party: DevnetParty): Promise<string>;
+  /** Sends the intent's deposit from `party`, as its wallet would. */
+  deposit(party: DevnetParty, intent: SwapIntent): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startLive(env: Readonly<Record<string, string>> = {}): Promise<Live> {
+  const t = await startTestService(env);
+  const canonical = t.service.devnet?.pools.find(
+    (pool) => pool.tokenA.id === 'Amulet' && pool.tokenB.id === 'USDCx',
+  );
+  if (!canonical) throw new Error('the devnet seed has no Amulet/USDCx pool');
+  const client = (options: Partial<PoolPartyOptions> = {}) =>
+    new PoolParty({ apiKey: t.apiKey, environment: 'devnet', baseUrl: t.url, ...options });
+
+  const live: Live = {
+    t,
+    canonical,
+    client,
+    close: () => t.close(),
+    async newParty(hint, amuletAmount = '1000') {
+      const created = await request<{ partyId: string; publicKey: string; privateKey: string }>(
+        t.url,
+        'POST',
+        '/devnet/parties',
+        { body: { partyHint: `${hint}-${randomUUID().slice(0, 8)}` } },
+      );
+      if (created.status !== 201) throw new Error(`party: ${JSON.stringify(created.body)}`);
+      const hex = (base64: string) => Buffer.from(base64, 'base64').toString('hex');
+      const party = {
+        partyId: created.body.partyId,
+        publicKey: hex(created.body.publicKey),
+        privateKey: hex(created.body.privateKey),
+      };
+      if (amuletAmount !== '0') {
+        const funded = await request(t.url, 'POST', '/devnet/faucet', {
+          body: { partyId: party.partyId, token: 'Amulet', amount: amuletAmount },
+        });
+        if (funded.status !== 200) throw new Error(`faucet: ${JSON.stringify(funded.body)}`);
+      }
+      return party;
+    },
+    async walletToken(party) {
+      const pp = client();
+      const challenge = await pp.walletAuth.requestChallenge(party.partyId);
+      const signed = signChallenge(challenge.message, party);
+      const verified = await pp.walletAuth.verifyChallenge({
+        partyId: party.partyId,
+        nonce: challenge.nonce,
+        ...signed,
+      });
+      return verified.token;
+    },
+    async deposit(party, intent) {
+      const answer = await devnetTransfer(t.url, party, intent);
+      if (answer.status !== 200) throw new Error(`deposit: ${JSON.stringify(answer.body)}`);
+    },
+  };
+  return live;
+}
+
+/** The body and `X-Party-Signature` of a devnet transfer funding `intent`. */
+export function signedDeposit(
+  party: DevnetParty,
+  intent: Pick<
+    SwapIntent,
+    'depositAddress' | 'inputToken' | 'inputTokenAdmin' | 'expectedAmount' | 'depositReference'
+  >,
+): { body: string; signature: string } {
+  const body = JSON.stringify({
+    sender: party.partyId,
+    receiver: intent.depositAddress,
+    token: intent.inputToken,
+    admin: intent.inputTokenAdmin,
+    amount: intent.expectedAmount,
+    reason: intent.depositReference,
+    commandId: `deposit-${randomUUID()}`,
+  });
+  const privateKey = Uint8Array.from(Buffer.from(party.privateKey, 'hex'));
+  return { body, signature: encodeBase64(sign(body, privateKey)) };
+}
+
+function devnetTransfer(base: string, party: DevnetParty, intent: SwapIntent) {
+  const { body, signature } = signedDeposit(party, intent);
+  return request(base, 'POST', '/devnet/transfers', {
+    apiKey: null,
+    body,
+    headers: { 'x-party-signature': signature },
+  });
+}

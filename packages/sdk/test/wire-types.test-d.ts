@@ -1,0 +1,44 @@
+/**
+ * Type test, checked by `tsc -p tsconfig.json` at the repository root: each wire type the SDK
+ * declares is exactly the type of the service's schema, so the published declarations need
+ * nothing from @poolparty/core and still cannot drift from it.
+ */
+import type * as core from '@poolparty/core';
+import type { Static } from '@sinclair/typebox';
+import { expectTypeOf } from 'vitest';
+import type * as sdk from '../src/index.js';
+
+expectTypeOf<sdk.Token>().toEqualTypeOf<core.Token>();
+expectTypeOf<sdk.TokenList>().toEqualTypeOf<core.TokenList>();
+expectTypeOf<sdk.PoolSide>().toEqualTypeOf<core.PoolSide>();
+expectTypeOf<sdk.Pool>().toEqualTypeOf<core.Pool>();
+expectTypeOf<sdk.PoolList>().toEqualTypeOf<core.PoolList>();
+expectTypeOf<sdk.AprMeta>().toEqualTypeOf<core.AprMeta>();
+expectTypeOf<sdk.PoolStats>().toEqualTypeOf<core.PoolStats>();
+expectTypeOf<sdk.Ticker>().toEqualTypeOf<core.Ticker>();
+expectTypeOf<sdk.SettlementSafety>().toEqualTypeOf<Static<typeof core.SettlementSafetySchema>>();
+expectTypeOf<sdk.NetworkFeePolicy>().toEqualTypeOf<core.NetworkFeePolicy>();
+expectTypeOf<sdk.PlatformFeePolicy>().toEqualTypeOf<core.PlatformFeePolicy>();
+expectTypeOf<sdk.EstimatedTrafficCost>().toEqualTypeOf<core.EstimatedTrafficCost>();
+expectTypeOf<sdk.Quote>().toEqualTypeOf<core.Quote>();
+expectTypeOf<sdk.SwapInstructions>().toEqualTypeOf<core.SwapInstructions>();
+expectTypeOf<sdk.SwapIntent>().toEqualTypeOf<core.SwapIntent>();
+expectTypeOf<sdk.FailureReason>().toEqualTypeOf<core.FailureReason>();
+expectTypeOf<sdk.DepositFact>().toEqualTypeOf<core.DepositFact>();
+expectTypeOf<sdk.PayoutFact>().toEqualTypeOf<core.PayoutFact>();
+expectTypeOf<sdk.RefundFact>().toEqualTypeOf<core.RefundFact>();
+expectTypeOf<sdk.HistoryEntry>().toEqualTypeOf<core.HistoryEntry>();
+expectTypeOf<sdk.SwapStatus>().toEqualTypeOf<core.SwapStatus>();
+expectTypeOf<sdk.CancelResult>().toEqualTypeOf<core.CancelResult>();
+expectTypeOf<sdk.TrackResult>().toEqualTypeOf<core.TrackResult>();
+expectTypeOf<sdk.Challenge>().toEqualTypeOf<core.Challenge>();
+expectTypeOf<sdk.WalletToken>().toEqualTypeOf<core.WalletToken>();
+expectTypeOf<sdk.AmbiguousCandidate>().toEqualTypeOf<core.AmbiguousCandidate>();
+expectTypeOf<sdk.SwapState>().toEqualTypeOf<core.SwapState>();
+expectTypeOf<sdk.TerminalState>().toEqualTypeOf<core.TerminalState>();
+expectTypeOf<sdk.SettlementSafetyCode>().toEqualTypeOf<core.SettlementSafetyCode>();
+
+// The parameters the SDK sends fit the server's request schemas.
+expectTypeOf<Omit<sdk.CreateSwapParams, 'idempotencyKey'>>().toExtend<core.CreateSwapBody>();
+expectTypeOf<sdk.QuoteParams>().toEqualTypeOf<Readonly<core.QuoteQuery>>();
+expectTypeOf<sdk.VerifyChallengeParams>().toEqualTypeOf<Readonly<core.VerifyRequest>>();
