@@ -1,8 +1,10 @@
 /**
- * The `poolparty` command: `serve` runs the service, `migrate` brings a store's schema up to date.
+ * The `poolparty` command: `serve` runs the service, `migrate` brings a store's schema up to date,
+ * `admin` carries the operator's actions (admin/commands.ts).
  * Every setting of SPEC §11 is an environment variable and also a `--flag` of these commands.
  */
 import { Command, Option } from 'commander';
+import { adminCommand, type CommandFlags } from './admin/commands.js';
 import { startupBanner } from './banner.js';
 import { readSettings, SETTING_DEFINITIONS, type Settings } from './config.js';
 import { type RunningService, StartupError, startService } from './service.js';
@@ -69,6 +71,19 @@ async function migrateStore(flags: Record<string, string | undefined>): Promise<
   }
 }
 
+/** The store `serve` works on (migrated, as `serve` would). */
+function openAdminStore(flags: CommandFlags) {
+  const settingFlags: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(flags)) {
+    if (typeof value === 'string') settingFlags[key] = value;
+  }
+  const settings = settingsOrExit(settingFlags);
+  return openStore({
+    dataDir: settings.dataDir,
+    ...(settings.databaseUrl !== null ? { databaseUrl: settings.databaseUrl } : {}),
+  });
+}
+
 export function buildCli(): Command {
   const program = new Command('poolparty').description(
     'PoolParty: non-custodial token swaps for Canton Network parties',
@@ -76,6 +91,18 @@ export function buildCli(): Command {
   withSettingFlags(program.command('serve').description('run the swap service')).action(serve);
   withSettingFlags(program.command('migrate').description("apply the store's migrations")).action(
     migrateStore,
+  );
+  program.addCommand(
+    adminCommand({
+      open: (flags) => openAdminStore(flags),
+      withSettingFlags,
+      print: (line) => console.log(line),
+      fail: (message) => {
+        console.error(`poolparty: ${message}`);
+        process.exitCode = 1;
+      },
+      now: () => new Date(),
+    }),
   );
   return program;
 }

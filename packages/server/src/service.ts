@@ -11,11 +11,17 @@ import { LedgerClock, type ServiceClock, systemClock } from './clock.js';
 import { devnetEnabled, type Settings } from './config.js';
 import type { ServiceContext } from './context.js';
 import { bootstrapDevnet, type DevnetWelcome } from './devnet-bootstrap.js';
-import { startEngine } from './engine/index.js';
+import {
+  advisoryLockLeadership,
+  countIncompleteCompletedSwaps,
+  type StreamLeadership,
+  startEngine,
+} from './engine/index.js';
 import { IntentEventHub } from './events/intent-event-hub.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/fastify.js';
 import { createMetrics } from './http/metrics.js';
+import { buildOperationalApp } from './http/operational-app.js';
 import { createLiveQuoter } from './market/live-quoter.js';
 import { SnapshotJob } from './market/snapshots.js';
 import type { Database } from './store/database.js';
@@ -72,11 +78,15 @@ export async function startService(
             now: clock.now(),
           })
         : null;
-    const quoter = await createLiveQuoter({ db, ledger, clock });
+    const quoter = await createLiveQuoter({ db, ledger, clock, countIncompleteCompletedSwaps });
     closers.push(() => quoter.close());
-    const snapshots = new SnapshotJob({ db, ledger, clock });
-    await snapshots.start();
-    closers.push(() => snapshots.stop());
+    // Roles (SPEC §11): `api` serves HTTP only; a `worker` settles (engine, snapshots,
+    // reconciliation) and answers only the operational endpoints; `all` does both.
+    if (settings.role !== 'api') {
+      const snapshots = new SnapshotJob({ db, ledger, clock });
+      await snapshots.start();
+      closers.push(() => snapshots.stop());
+    }
     // The HTTP logger exists only once the app is built; the listener may break before that.
     let warnListenerProblem = (_error: Error, _retryInMs: number) => {};
     const intentEvents = await IntentEventHub.open(db, {
@@ -94,7 +104,7 @@ export async function startService(
       quoter,
       intentEvents,
     };
-    const app = await buildApp(ctx);
+    const app = settings.role === 'worker' ? await buildOperationalApp(ctx) : await buildApp(ctx);
     warnListenerProblem = (error, retryInMs) =>
       app.log.warn({ err: error, retryInMs }, 'intent event listener lost; listening again');
     closers.push(() => app.close());
@@ -109,6 +119,9 @@ export async function startService(
           warn: (message, details) => app.log.warn(details ?? {}, message),
           error: (message, details) => app.log.error(details ?? {}, message),
         },
+        ...(settings.databaseUrl !== null && {
+          leadership: ingestLeadership(settings.databaseUrl, options.schema, app),
+        }),
       });
       // Stops before the app, the ledger and the store it works with (closers run in reverse).
       closers.push(() => engine.stop());
@@ -125,6 +138,15 @@ export async function startService(
     await closeAll();
     throw error;
   }
+}
+
+/** Workers on one PostgreSQL take turns at ingesting through an advisory lock (leadership.ts). */
+function ingestLeadership(url: string, schema: string | undefined, app: App): StreamLeadership {
+  return advisoryLockLeadership({
+    url,
+    ...(schema !== undefined && { schema }),
+    onProblem: (error) => app.log.warn({ err: error }, 'ingest leadership connection problem'),
+  });
 }
 
 async function openLedger(

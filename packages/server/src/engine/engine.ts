@@ -1,16 +1,22 @@
 /**
- * The engine's schedule, in-process: recovery first, then two loops.
+ * The engine's schedule, in-process: recovery first, then three loops.
  *
- * - The ingest loop follows the ledger's update stream from the stored checkpoint, one update
- *   per transaction, and reconnects with backoff from the last checkpoint when the stream drops.
+ * - The ingest loop, while this engine leads the stream (leadership.ts), follows the ledger's
+ *   update stream from the stored checkpoint, one update per transaction, and reconnects with
+ *   backoff from the last checkpoint when the stream drops. Losing the lead stops it; the engine
+ *   then queues for the lead again.
  * - The work loop expires due intents, submits due commands and executes queued intents, each in
  *   bounded batches; it runs again at once while there is progress, otherwise it waits for a
  *   `poke()` (an HTTP change, an ingested update), the next backed-off retry, or the idle period.
+ * - The reconcile loop, while this engine leads the stream, compares the swap parties' holdings
+ *   with the books every `reconcileIntervalMs` (reconciler.ts).
  *
- * Every state change is a conditional update in the store, so a second process running the same
- * loops can only lose races, never double an effect. `stop()` lets the current step finish. A
- * crash injected at a step boundary (`faults.crashAt`) halts both loops there, as a killed
- * process would, so a test can start a fresh engine on the same store and ledger.
+ * Several workers on one store: only the leader ingests and reconciles; every worker expires,
+ * submits and executes. Every state change is a conditional update in the store and a command is
+ * claimed before it is submitted, so a second process running the same loops can only lose
+ * races, never double an effect. `stop()` lets the current step finish. A crash injected at a
+ * step boundary (`faults.crashAt`) halts every loop there, as a killed process would, so a test
+ * can start a fresh engine on the same store and ledger.
  */
 import { LedgerError } from '@poolparty/ledger';
 import { getLedgerOffset } from '../store/offsets.js';
@@ -19,7 +25,9 @@ import { type EngineContext, EngineCrash } from './context.js';
 import { executeQueued } from './execution.js';
 import { expireDue } from './expiry.js';
 import { ingestUpdate } from './ingest.js';
+import type { LeaderTerm, StreamLeadership } from './leadership.js';
 import { nextRetryAt } from './queries.js';
+import { type ReconciliationReport, reconcile } from './reconciler.js';
 import {
   backoffMs,
   type EngineFaults,
@@ -36,6 +44,13 @@ export interface Engine {
   stop(): Promise<void>;
   /** True once an injected crash (or an unrecoverable error) halted the engine. */
   readonly crashed: boolean;
+  /** True while this engine leads the ledger stream: it ingests and reconciles. */
+  readonly leading: boolean;
+  /**
+   * Runs a reconciliation now (as the schedule would); a run of an engine that does not lead the
+   * stream is skipped and says so.
+   */
+  reconcileNow(): Promise<ReconciliationReport>;
 }
 
 type Ports = Omit<EngineContext, 'step' | 'log' | 'settings'>;
@@ -48,18 +63,26 @@ export class SettlementEngine implements Engine {
   private readonly sleepers = new Set<{ readonly onPoke: boolean; readonly wake: () => void }>();
   private loops: Promise<void>[] = [];
   private readonly ctx: EngineContext;
+  private term: LeaderTerm | null = null;
+  /** Runs of this engine follow one another, whether scheduled or asked for. */
+  private reconciling: Promise<unknown> = Promise.resolve();
 
   constructor(
     ports: Ports,
     private readonly settings: EngineSettings,
     private readonly log: EngineLog,
     private readonly faults: EngineFaults,
+    private readonly leadership: StreamLeadership,
   ) {
     this.ctx = { ...ports, settings, log, step: (step) => this.step(step) };
   }
 
   get crashed(): boolean {
     return this.failure !== null;
+  }
+
+  get leading(): boolean {
+    return this.term !== null && !this.term.lost.aborted && !this.halted();
   }
 
   async start(): Promise<void> {
@@ -69,7 +92,7 @@ export class SettlementEngine implements Engine {
       if (error instanceof EngineCrash) return;
       throw error;
     }
-    this.loops = [this.ingestLoop(), this.workLoop()];
+    this.loops = [this.leadLoop(), this.workLoop(), this.reconcileLoop()];
   }
 
   poke(): void {
@@ -104,32 +127,54 @@ export class SettlementEngine implements Engine {
     }
   }
 
-  private async ingestLoop(): Promise<void> {
-    let failures = 0;
+  /** Queues for leadership of the stream, ingests while it lasts, and queues again once lost. */
+  private async leadLoop(): Promise<void> {
     while (!this.halted()) {
+      const term = await this.leadership.acquire(this.settings.stream, this.abort.signal);
+      if (term === null) return;
+      this.term = term;
       try {
-        await this.followStream(() => {
+        await this.ingestLoop(term);
+      } finally {
+        this.term = null;
+        await term.release();
+      }
+      if (!this.halted()) this.log.warn('lost the lead of the update stream; queueing again');
+    }
+  }
+
+  private async ingestLoop(term: LeaderTerm): Promise<void> {
+    const signal = AbortSignal.any([this.abort.signal, term.lost]);
+    const ended = () => this.halted() || term.lost.aborted;
+    let failures = 0;
+    while (!ended()) {
+      try {
+        await this.followStream(signal, ended, () => {
           failures = 0;
         });
       } catch (error) {
-        if (error instanceof EngineCrash || this.halted()) return;
+        if (error instanceof EngineCrash || ended()) return;
         failures += 1;
         const dropped = error instanceof LedgerError && error.code === 'stream_dropped';
         if (!dropped) this.log.error('update stream failed', { error: String(error) });
       }
-      if (this.halted()) return;
+      if (ended()) return;
       const { streamRetryBaseDelayMs, streamRetryDelayMaxMs } = this.settings;
       await this.pause(backoffMs(failures, streamRetryBaseDelayMs, streamRetryDelayMaxMs), false);
     }
   }
 
-  private async followStream(onProgress: () => void): Promise<void> {
+  private async followStream(
+    signal: AbortSignal,
+    ended: () => boolean,
+    onProgress: () => void,
+  ): Promise<void> {
     const { db, ledger } = this.ctx;
     const pools = await listPools(db);
     const from = (await getLedgerOffset(db, this.settings.stream)) ?? this.settings.startOffset;
     const parties = pools.map((pool) => pool.swapParty);
-    for await (const update of ledger.updates(from, { parties, signal: this.abort.signal })) {
-      if (this.halted()) return;
+    for await (const update of ledger.updates(from, { parties, signal })) {
+      if (ended()) return;
       const result = await ingestUpdate(this.ctx, update, pools);
       onProgress();
       if (!result.applied) continue;
@@ -167,6 +212,29 @@ export class SettlementEngine implements Engine {
     if (this.halted()) return progressed;
     progressed = (await executeQueued(ctx)) > 0 || progressed;
     return progressed;
+  }
+
+  private async reconcileLoop(): Promise<void> {
+    while (!this.halted()) {
+      await this.pause(this.settings.reconcileIntervalMs, false);
+      if (this.halted()) return;
+      try {
+        await this.reconcileNow();
+      } catch (error) {
+        if (error instanceof EngineCrash || this.halted()) return;
+        this.log.error('reconciliation failed', { error: String(error) });
+      }
+    }
+  }
+
+  reconcileNow(): Promise<ReconciliationReport> {
+    const run = this.reconciling.then(() =>
+      this.leading
+        ? reconcile(this.ctx, this.abort.signal)
+        : { runs: [], deferred: [], skipped: 'not_leading' as const },
+    );
+    this.reconciling = run.catch(() => {});
+    return run;
   }
 
   private async idle(): Promise<void> {

@@ -10,6 +10,7 @@ import type { ServiceClock } from '../clock.js';
 import type { Quoter } from '../market/quoter.js';
 import type { Database } from '../store/database.js';
 import { type Engine, SettlementEngine } from './engine.js';
+import { type StreamLeadership, soleLeadership } from './leadership.js';
 import {
   DEFAULT_ENGINE_SETTINGS,
   type EngineFaults,
@@ -19,6 +20,18 @@ import {
 } from './settings.js';
 
 export type { Engine } from './engine.js';
+export {
+  type AdvisoryLockSettings,
+  advisoryLockLeadership,
+  type LeaderTerm,
+  type StreamLeadership,
+  soleLeadership,
+} from './leadership.js';
+export { countIncompleteCompletedSwaps } from './queries.js';
+export {
+  RECONCILIATION_MISMATCH,
+  type ReconciliationReport,
+} from './reconciler.js';
 export {
   DEFAULT_ENGINE_SETTINGS,
   ENGINE_STEPS,
@@ -37,6 +50,11 @@ export interface EngineDeps {
   readonly log?: EngineLog;
   readonly faults?: EngineFaults;
   readonly settings?: Partial<EngineSettings>;
+  /**
+   * Who ingests the stream when several workers share the store; default: this process alone
+   * (PGlite, or a single worker).
+   */
+  readonly leadership?: StreamLeadership;
 }
 
 /**
@@ -50,6 +68,7 @@ export async function startEngine(deps: EngineDeps): Promise<Engine> {
     settings,
     deps.log ?? SILENT_LOG,
     deps.faults ?? {},
+    deps.leadership ?? soleLeadership,
   );
   await engine.start();
   return engine;

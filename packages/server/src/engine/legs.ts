@@ -20,7 +20,7 @@ import type { Queryable } from '../store/database.js';
 import { getDeposit, getDepositOfIntent, setDepositStatus } from '../store/deposits.js';
 import { getIntent, type IntentRecord } from '../store/intents.js';
 import { type CommandLeg, commandIdOf, recordLedgerCommand } from '../store/ledger-commands.js';
-import { raiseOperatorFlag } from '../store/operator-flags.js';
+import { raiseOperatorFlag, resolveOperatorFlag } from '../store/operator-flags.js';
 import { getPool } from '../store/pools.js';
 import {
   AccountingError,
@@ -33,7 +33,13 @@ import {
 } from './accounting.js';
 import type { Effects } from './context.js';
 import { moveIntent } from './moves.js';
-import { deleteFeeEvent, type EngineCommand, failCommand, setDepositFlagged } from './queries.js';
+import {
+  deleteFeeEvent,
+  type EngineCommand,
+  failCommand,
+  recordLateRefund,
+  setDepositFlagged,
+} from './queries.js';
 
 /** The terminal state an intent refund writes once it commits, and the state it waits in. */
 export interface RefundSettlement {
@@ -55,6 +61,16 @@ export interface TransferPayload {
   readonly reason: string;
   /** Set on an intent's refund. */
   readonly settle?: RefundSettlement;
+  /**
+   * Set on an operator's new attempt at a refund that ended `refund_failed` (admin/refunds.ts);
+   * it takes precedence over `settle`, which it keeps for the record.
+   */
+  readonly operatorRetry?: OperatorRetry;
+}
+
+/** Which operator flag an operator's refund attempt answers. */
+export interface OperatorRetry {
+  readonly flagId: number;
 }
 
 export interface OfferActionPayload {
@@ -321,6 +337,10 @@ async function completeRefund(
   now: Date,
 ): Promise<boolean> {
   const { settle } = payload;
+  if (payload.operatorRetry !== undefined) {
+    await completeOperatorRefund(tx, command, payload, updateId, now);
+    return true;
+  }
   if (command.intentId === null || settle === undefined) {
     if (command.depositId === null) return false;
     const returned = await setDepositStatus(tx, {
@@ -340,6 +360,42 @@ async function completeRefund(
     refund: { amount: payload.amount, networkFeeAmount: settle.networkFeeAmount, updateId },
   });
   return settled !== null;
+}
+
+/**
+ * An operator's refund attempt committed. The intent stays `refund_failed` (a terminal state,
+ * SPEC §7.1): the refund's facts are recorded on it, the deposit of an unmatched transfer is
+ * returned, and the operator flag is resolved. The amount left the swap party, so the caller
+ * takes it out of `outgoing` in any case; the confirmation applies once (`confirmCommand`).
+ */
+async function completeOperatorRefund(
+  tx: Queryable,
+  command: EngineCommand,
+  payload: TransferPayload,
+  updateId: string,
+  now: Date,
+): Promise<void> {
+  if (command.intentId !== null) {
+    await recordLateRefund(tx, {
+      intentId: command.intentId,
+      amount: payload.amount,
+      networkFeeAmount: payload.settle?.networkFeeAmount ?? '0',
+      updateId,
+      now,
+    });
+  } else if (command.depositId !== null) {
+    await setDepositStatus(tx, {
+      depositId: command.depositId,
+      from: 'flagged',
+      to: 'returned',
+      now,
+    });
+  }
+  await resolveOperatorFlag(tx, {
+    id: payload.operatorRetry?.flagId ?? -1,
+    resolution: `refunded by ${command.commandId} in update ${updateId}`,
+    now,
+  });
 }
 
 /**
@@ -414,6 +470,8 @@ export async function abandonRefund(
   const payload = transferPayloadOf(command);
   if (payload.poolId !== null) await lockPool(tx, payload.poolId);
   await failCommand(tx, command.commandId, error, now);
+  // An operator's attempt failed: the funds stay parked and its flag stays open for the next.
+  if (payload.operatorRetry !== undefined) return;
   const details = { commandId: command.commandId, amount: payload.amount, error };
   if (command.intentId !== null && payload.settle !== undefined) {
     const intent = await getIntent(tx, command.intentId);

@@ -159,6 +159,23 @@ export async function markKnownCommitted(
   );
 }
 
+/**
+ * Claims a due command for one submission: its `retry_at` moves to `until`, so other workers do
+ * not see it due meanwhile. False when another worker claimed it first (or it moved on).
+ */
+export async function claimCommand(
+  q: Queryable,
+  input: { readonly commandId: string; readonly now: Date; readonly until: Date },
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE ledger_commands SET retry_at = $3
+     WHERE command_id = $1 AND status = 'recorded' AND (retry_at IS NULL OR retry_at <= $2)
+     RETURNING command_id`,
+    [input.commandId, input.now, input.until],
+  );
+  return rows.length > 0;
+}
+
 /** Recorded commands whose submission is due, oldest first. */
 export async function dueCommands(
   q: Queryable,
@@ -252,6 +269,30 @@ export async function setDepositFlagged(
     `UPDATE deposits SET status = 'flagged', updated_at = $2
      WHERE deposit_id = $1 AND status = 'unmatched' RETURNING deposit_id`,
     [depositId, now],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Records the facts of a refund that committed after the intent ended `refund_failed` (an
+ * operator's attempt); the state stays. False when the intent is elsewhere or already has them.
+ */
+export async function recordLateRefund(
+  tx: Queryable,
+  input: {
+    readonly intentId: string;
+    readonly amount: string;
+    readonly networkFeeAmount: string;
+    readonly updateId: string;
+    readonly now: Date;
+  },
+): Promise<boolean> {
+  const rows = await tx.query(
+    `UPDATE intents SET refund_amount = $2, refund_network_fee_amount = $3, refund_update_id = $4,
+       updated_at = $5
+     WHERE intent_id = $1 AND status = 'refund_failed' AND refund_update_id IS NULL
+     RETURNING intent_id`,
+    [input.intentId, input.amount, input.networkFeeAmount, input.updateId, input.now],
   );
   return rows.length > 0;
 }

@@ -37,6 +37,18 @@ export interface EngineSettings {
   readonly guardThresholds: Partial<GuardThresholds>;
   /** The guard's trailing window for output velocity (SPEC §6). */
   readonly velocityWindowMs: number;
+  /**
+   * How long a worker's claim on a command it is submitting keeps other workers off it. A claim
+   * of a worker that died runs out after this; a slower submission risks only a duplicate
+   * submission under the same id, which the ledger deduplicates.
+   */
+  readonly commandClaimMs: number;
+  /** Wall time between reconciliation runs of the ingest leader (SPEC §7.7). */
+  readonly reconcileIntervalMs: number;
+  /** Updates after the checkpoint a reconciliation reads back at most; more defers the run. */
+  readonly reconcileWindowUpdatesMax: number;
+  /** Reads of the swap parties' holdings tried until none races a commit; then the run defers. */
+  readonly holdingsReadAttemptsMax: number;
 }
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
@@ -57,6 +69,10 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   maxPriceImpact: DEFAULT_MAX_PRICE_IMPACT,
   guardThresholds: {},
   velocityWindowMs: 60 * 60_000,
+  commandClaimMs: 60_000,
+  reconcileIntervalMs: 60_000,
+  reconcileWindowUpdatesMax: 10_000,
+  holdingsReadAttemptsMax: 5,
 };
 
 /** The boundaries between the engine's steps, where a test may inject a crash. */
@@ -75,6 +91,8 @@ export const ENGINE_STEPS = [
   'command_submitted',
   /** A submission failure was recorded (a retry scheduled, or the command given up). */
   'submission_failed',
+  /** A reconciliation run was recorded. */
+  'reconciliation_recorded',
 ] as const;
 
 export type EngineStep = (typeof ENGINE_STEPS)[number];

@@ -25,6 +25,7 @@ import {
   transferMeta,
 } from './legs.js';
 import {
+  claimCommand,
   dueCommands,
   type EngineCommand,
   failCommand,
@@ -38,10 +39,19 @@ import { backoffMs } from './settings.js';
 
 const OFFER_GONE = new Set(['offer_not_found', 'offer_expired']);
 
-/** Submits the recorded commands that are due; returns how many it handled. */
+/**
+ * Submits the recorded commands that are due, each once claimed, so two workers do not both send
+ * it; returns how many it looked at.
+ */
 export async function submitDueCommands(ctx: EngineContext): Promise<number> {
   const due = await dueCommands(ctx.db, ctx.clock.now(), ctx.settings.submissionBatchMax);
-  for (const command of due) await submitCommand(ctx, command);
+  for (const command of due) {
+    const now = ctx.clock.now();
+    const until = new Date(now.getTime() + ctx.settings.commandClaimMs);
+    if (await claimCommand(ctx.db, { commandId: command.commandId, now, until })) {
+      await submitCommand(ctx, command);
+    }
+  }
   return due.length;
 }
 
@@ -180,7 +190,9 @@ async function giveUp(
  * Recovery (SPEC §7.4): before anything new is ingested or decided, every recorded-but-
  * unconfirmed command is looked up on the ledger. A committed one is left to the update stream,
  * which resumes below its offset and confirms it; one that never committed is submitted again
- * under its own id.
+ * under its own id. Recovery ignores claims: the claim of a process that crashed must not hold up
+ * its restart, and should another worker be sending the same command at that moment, the ledger
+ * deduplicates the id.
  */
 export async function recoverCommands(ctx: EngineContext): Promise<void> {
   let afterId = '';

@@ -1,0 +1,355 @@
+/**
+ * Reconciliation (SPEC §7.7): per pool and instrument, the swap party's ledger holdings against
+ * the books (reserve + inflight + outgoing + fees, SPEC §5.6), and every completed swap's
+ * accounting. A mismatch raises an operator flag and records a failed run; the guard blocks the
+ * pool (`incomplete_completed_accounting`) while the latest run failed, and every run fails while
+ * the flag is open, so the block lasts until an operator resolves the flag and a run finds the
+ * books right again.
+ *
+ * Comparing at one offset, so that work in flight never looks like a mismatch:
+ * - the books and the ingest checkpoint C are read in one statement (one snapshot): the books as
+ *   of offset C, since every change of a side's total is written with the checkpoint of the
+ *   update that caused it (executions only move amounts between buckets);
+ * - the ledger end E and the holdings are read until no commit falls between them, so the
+ *   holdings are those at E;
+ * - the updates in (C, E] are read back and their transfers of the swap party undone, which
+ *   gives the holdings at C.
+ * Commands recorded but not yet committed, payouts committed but not yet ingested, deposits in
+ * flight: all of them are on the same side of C in both figures. A mint or burn of a swap party
+ * after C defers that pool's run: such changes are not flows the books follow, and they are
+ * judged once the checkpoint has passed them (the devnet seed funds pools this way before their
+ * books exist). A swap party serves one pool.
+ */
+import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
+import { type Holding, LedgerError, type LedgerUpdate } from '@poolparty/ledger';
+import { readAmount, readSafeInteger, readString } from '../store/columns.js';
+import type { Queryable, Row } from '../store/database.js';
+import { raiseOperatorFlag } from '../store/operator-flags.js';
+import {
+  insertReconciliationRun,
+  latestReconciliationRun,
+  type ReconciliationRun,
+} from '../store/reconciliation.js';
+import { lockPool, type Side } from './accounting.js';
+import type { EngineContext } from './context.js';
+
+/** The operator flag a mismatch raises; `details.poolId` names the pool. */
+export const RECONCILIATION_MISMATCH = 'reconciliation_mismatch';
+/** Completed swaps with broken accounting named in a run's details, at most. */
+const INCOMPLETE_SAMPLE_MAX = 20;
+
+export interface ReconciliationReport {
+  /** The runs recorded, one per pool that could be compared. */
+  readonly runs: readonly ReconciliationRun[];
+  /** Pools not compared this time, and why; the next run tries again. */
+  readonly deferred: readonly { readonly poolId: string; readonly reason: string }[];
+  /** Set when nothing was compared because this engine does not lead the stream. */
+  readonly skipped?: 'not_leading';
+}
+
+interface PoolBooks {
+  readonly poolId: string;
+  readonly swapParty: string;
+  readonly sides: readonly {
+    readonly side: Side;
+    readonly instrument: Instrument;
+    books: bigint;
+  }[];
+}
+
+interface BooksAtCheckpoint {
+  readonly checkpoint: number | null;
+  readonly pools: readonly PoolBooks[];
+}
+
+export interface SideComparison {
+  readonly side: Side;
+  readonly instrument: Instrument;
+  /** Units (10^-10) held by the swap party at the checkpoint. */
+  readonly holdings: bigint;
+  /** Units the books say it holds. */
+  readonly books: bigint;
+}
+
+export interface PoolVerdict {
+  readonly ok: boolean;
+  /** A mismatch found now with no flag open for it yet: one is raised. */
+  readonly raiseFlag: boolean;
+}
+
+/** Decides a pool's run from its comparison; a run never passes while a mismatch flag is open. */
+export function judgePool(input: {
+  readonly sides: readonly SideComparison[];
+  readonly incompleteSwaps: number;
+  readonly openFlag: boolean;
+}): PoolVerdict {
+  const mismatch =
+    input.incompleteSwaps > 0 || input.sides.some((side) => side.holdings !== side.books);
+  return { ok: !mismatch && !input.openFlag, raiseFlag: mismatch && !input.openFlag };
+}
+
+export async function reconcile(
+  ctx: EngineContext,
+  signal?: AbortSignal,
+): Promise<ReconciliationReport> {
+  const books = await readBooksAtCheckpoint(ctx.db, ctx.settings.stream);
+  const all = (reason: string) => ({
+    runs: [],
+    deferred: books.pools.map((pool) => ({ poolId: pool.poolId, reason })),
+  });
+  if (books.pools.length === 0) return { runs: [], deferred: [] };
+  if (books.checkpoint === null) return all('the update stream has not been ingested yet');
+  const parties = new Set(books.pools.map((pool) => pool.swapParty));
+  const ledger = await readHoldings(ctx, parties);
+  if (ledger === null) return all('the ledger kept committing while its holdings were read');
+  const window = await readWindow(ctx, books.checkpoint, ledger.end, parties, signal);
+  if ('deferred' in window) return all(window.deferred);
+  const runs: ReconciliationRun[] = [];
+  const deferred: { poolId: string; reason: string }[] = [];
+  for (const pool of books.pools) {
+    if (window.minted.has(pool.swapParty)) {
+      deferred.push({ poolId: pool.poolId, reason: 'a mint or burn after the checkpoint' });
+      continue;
+    }
+    const sides = pool.sides.map((side) => {
+      const key = `${pool.swapParty}|${instrumentKey(side.instrument)}`;
+      const now = unitsOf(ledger.holdings.get(pool.swapParty) ?? [], side.instrument);
+      return { ...side, holdings: now - (window.deltas.get(key) ?? 0n) };
+    });
+    const where = { checkpoint: books.checkpoint, ledgerEnd: ledger.end };
+    runs.push(await recordRun(ctx, pool.poolId, sides, where));
+  }
+  return { runs, deferred };
+}
+
+// --- the store side -------------------------------------------------------------------------
+
+async function readBooksAtCheckpoint(q: Queryable, stream: string): Promise<BooksAtCheckpoint> {
+  // One statement, one snapshot: the books exactly as of the checkpoint read beside them.
+  const rows = await q.query(
+    `SELECT p.pool_id, p.swap_party, p.token_a_id, p.token_a_admin, p.token_b_id,
+       p.token_b_admin,
+       a.reserve_a + a.inflight_a + a.outgoing_a + a.fees_a AS books_a,
+       a.reserve_b + a.inflight_b + a.outgoing_b + a.fees_b AS books_b,
+       (SELECT o.last_offset FROM ledger_offsets o WHERE o.stream = $1) AS checkpoint
+     FROM pools p JOIN pool_accounting a ON a.pool_id = p.pool_id
+     ORDER BY p.pool_id`,
+    [stream],
+  );
+  const first = rows[0];
+  const checkpoint =
+    first === undefined || first.checkpoint === null ? null : readSafeInteger(first.checkpoint);
+  return { checkpoint, pools: rows.map(poolBooksFromRow) };
+}
+
+function poolBooksFromRow(row: Row): PoolBooks {
+  return {
+    poolId: readString(row.pool_id),
+    swapParty: readString(row.swap_party),
+    sides: [
+      {
+        side: 'a',
+        instrument: { id: readString(row.token_a_id), admin: readString(row.token_a_admin) },
+        books: Amount.parse(readAmount(row.books_a)).units,
+      },
+      {
+        side: 'b',
+        instrument: { id: readString(row.token_b_id), admin: readString(row.token_b_admin) },
+        books: Amount.parse(readAmount(row.books_b)).units,
+      },
+    ],
+  };
+}
+
+/**
+ * Completed swaps of the pool whose accounting is incomplete: no payout update id or output, no
+ * fee event, a fee event that disagrees with the deposit or the output, or no committed payout.
+ */
+export async function incompleteCompletedSwaps(
+  q: Queryable,
+  poolId: string,
+  sampleMax = INCOMPLETE_SAMPLE_MAX,
+): Promise<{ readonly count: number; readonly intentIds: readonly string[] }> {
+  const rows = await q.query(
+    `SELECT i.intent_id, count(*) OVER () AS total FROM intents i
+     LEFT JOIN fee_events f ON f.intent_id = i.intent_id
+     WHERE i.pool_id = $1 AND i.status = 'completed'
+       AND (i.payout_update_id IS NULL OR i.actual_output IS NULL OR f.id IS NULL
+            OR f.output_amount <> i.actual_output OR f.input_amount <> i.deposit_amount
+            OR NOT EXISTS (SELECT 1 FROM ledger_commands c
+                           WHERE c.intent_id = i.intent_id AND c.leg = 'payout'
+                             AND c.status = 'committed' AND c.update_id = i.payout_update_id))
+     ORDER BY i.intent_id LIMIT $2`,
+    [poolId, sampleMax],
+  );
+  return {
+    count: rows[0] ? readSafeInteger(rows[0].total) : 0,
+    intentIds: rows.map((row) => readString(row.intent_id)),
+  };
+}
+
+/** The open mismatch flag of the pool, if any. */
+export async function openMismatchFlagId(q: Queryable, poolId: string): Promise<number | null> {
+  const rows = await q.query(
+    `SELECT id FROM operator_flags
+     WHERE kind = $1 AND resolved_at IS NULL AND details ->> 'poolId' = $2
+     ORDER BY id LIMIT 1`,
+    [RECONCILIATION_MISMATCH, poolId],
+  );
+  return rows[0] ? readSafeInteger(rows[0].id) : null;
+}
+
+async function recordRun(
+  ctx: EngineContext,
+  poolId: string,
+  sides: readonly SideComparison[],
+  where: { readonly checkpoint: number; readonly ledgerEnd: number },
+): Promise<ReconciliationRun> {
+  const { run, changed } = await ctx.db.transaction(async (tx) => {
+    // Under the pool's lock, so two runs (an old and a new leader) never both raise a flag.
+    await lockPool(tx, poolId);
+    const now = ctx.clock.now();
+    const incomplete = await incompleteCompletedSwaps(tx, poolId);
+    let flagId = await openMismatchFlagId(tx, poolId);
+    const verdict = judgePool({
+      sides,
+      incompleteSwaps: incomplete.count,
+      openFlag: flagId !== null,
+    });
+    const details = {
+      ...where,
+      sides: sides.map(describeSide),
+      incompleteSwaps: incomplete,
+      openFlagId: flagId,
+    };
+    if (verdict.raiseFlag) {
+      const flag = await raiseOperatorFlag(tx, {
+        intentId: null,
+        depositId: null,
+        kind: RECONCILIATION_MISMATCH,
+        details: { poolId, ...details },
+        createdAt: now,
+      });
+      flagId = flag.id;
+    }
+    const previous = await latestReconciliationRun(tx, poolId);
+    const run = await insertReconciliationRun(tx, {
+      poolId,
+      ok: verdict.ok,
+      details: { ...details, openFlagId: flagId },
+      at: now,
+    });
+    return { run, changed: previous?.ok !== run.ok };
+  });
+  if (!run.ok) ctx.log.error('reconciliation found a mismatch', { poolId, details: run.details });
+  // Quotes see the new verdict at once, not after their next re-read.
+  if (changed) ctx.quoter.invalidate(poolId);
+  ctx.step('reconciliation_recorded');
+  return run;
+}
+
+function describeSide(side: SideComparison) {
+  return {
+    side: side.side,
+    instrument: side.instrument,
+    holdings: signedAmount(side.holdings),
+    books: signedAmount(side.books),
+    difference: signedAmount(side.holdings - side.books),
+  };
+}
+
+function signedAmount(units: bigint): string {
+  const text = Amount.fromUnits(units < 0n ? -units : units).toString();
+  return units < 0n ? `-${text}` : text;
+}
+
+// --- the ledger side ------------------------------------------------------------------------
+
+function unitsOf(holdings: readonly Holding[], instrument: Instrument): bigint {
+  const key = instrumentKey(instrument);
+  let units = 0n;
+  for (const holding of holdings) {
+    if (instrumentKey(holding.instrument) === key) units += holding.amount.units;
+  }
+  return units;
+}
+
+/** The swap parties' holdings (locked ones too) and the ledger end they are the holdings at. */
+async function readHoldings(
+  ctx: EngineContext,
+  parties: ReadonlySet<string>,
+): Promise<{ end: number; holdings: Map<string, readonly Holding[]> } | null> {
+  for (let attempt = 0; attempt < ctx.settings.holdingsReadAttemptsMax; attempt += 1) {
+    const end = await ctx.ledger.ledgerEnd();
+    const holdings = new Map<string, readonly Holding[]>();
+    for (const party of parties) holdings.set(party, await ctx.ledger.getHoldings(party));
+    if ((await ctx.ledger.ledgerEnd()) === end) return { end, holdings };
+  }
+  return null;
+}
+
+interface Window {
+  /** Per `party|instrument`, the units the updates after the checkpoint added (negative: took). */
+  readonly deltas: Map<string, bigint>;
+  /** Swap parties minted to or burnt from after the checkpoint. */
+  readonly minted: Set<string>;
+}
+
+/** What the updates in (from, to] did to the swap parties' holdings. */
+async function readWindow(
+  ctx: EngineContext,
+  from: number,
+  to: number,
+  parties: ReadonlySet<string>,
+  signal: AbortSignal | undefined,
+): Promise<Window | { readonly deferred: string }> {
+  const window: Window = { deltas: new Map(), minted: new Set() };
+  if (to <= from) return window;
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  signal?.addEventListener('abort', stop, { once: true });
+  let seen = from;
+  let count = 0;
+  try {
+    // Unfiltered, so the update at `to` itself arrives and ends the read.
+    for await (const update of ctx.ledger.updates(from, { signal: controller.signal })) {
+      if (update.offset <= seen) continue;
+      if (update.offset > to) break;
+      seen = update.offset;
+      count += 1;
+      if (count > ctx.settings.reconcileWindowUpdatesMax) {
+        return {
+          deferred: `more than ${ctx.settings.reconcileWindowUpdatesMax} updates to ingest`,
+        };
+      }
+      addUpdate(window, update, parties);
+      if (update.offset >= to) break;
+    }
+  } catch (error) {
+    if (error instanceof LedgerError && error.code === 'stream_dropped') {
+      return { deferred: 'the update stream dropped while the window was read' };
+    }
+    throw error;
+  } finally {
+    signal?.removeEventListener('abort', stop);
+    controller.abort();
+  }
+  if (seen < to) return { deferred: 'reading the window was stopped' };
+  return window;
+}
+
+function addUpdate(window: Window, update: LedgerUpdate, parties: ReadonlySet<string>): void {
+  const add = (party: string, instrument: Instrument, units: bigint) => {
+    if (!parties.has(party)) return;
+    const key = `${party}|${instrumentKey(instrument)}`;
+    window.deltas.set(key, (window.deltas.get(key) ?? 0n) + units);
+  };
+  for (const event of update.events) {
+    if (event.kind === 'transfer') {
+      add(event.receiver, event.instrument, event.amount.units);
+      add(event.sender, event.instrument, -event.amount.units);
+    } else if ((event.kind === 'mint' || event.kind === 'burn') && parties.has(event.owner)) {
+      window.minted.add(event.owner);
+    }
+  }
+}

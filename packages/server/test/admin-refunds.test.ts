@@ -1,0 +1,242 @@
+/**
+ * `poolparty admin refunds` (SPEC §7.1 `refund_failed`): an operator lists the refunds the engine
+ * gave up on, retries one (a new attempt id, submitted and confirmed by the engine) or resolves
+ * it with a note. The intent keeps its terminal state; the refund's facts and the flag say what
+ * happened, and the books follow the funds.
+ */
+import { Amount } from '@poolparty/core';
+import {
+  LedgerError,
+  type LedgerPort,
+  REASON_META_KEY,
+  type TransferCommand,
+} from '@poolparty/ledger';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { adminCommand } from '../src/admin/commands.js';
+import { AdminError, resolveRefund } from '../src/admin/refunds.js';
+import type { Database } from '../src/store/database.js';
+import {
+  getPool,
+  type IntentRecord,
+  listCommandsOfIntent,
+  listOpenOperatorFlags,
+} from '../src/store/index.js';
+import { EngineHarness, openTestDatabase, waitFor } from './support/engine.js';
+
+let db: Database;
+let h: EngineHarness;
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+}, 60_000);
+afterAll(async () => {
+  await db.close();
+});
+afterEach(async () => {
+  await h?.close();
+});
+
+/** A ledger that refuses refunds while `refusing.refunds` is set. */
+function refundGate(ledger: LedgerPort, refusing: { refunds: boolean }): LedgerPort {
+  return new Proxy(ledger, {
+    get(target, property, receiver) {
+      if (property === 'submitTransfer') {
+        return async (command: TransferCommand) => {
+          const refund = command.meta?.[REASON_META_KEY]?.startsWith('refund:') ?? false;
+          if (refund && refusing.refunds) throw new LedgerError('rejected', 'refunds are refused');
+          return target.submitTransfer(command);
+        };
+      }
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** Runs `poolparty admin …` against the harness's store; returns what it printed. */
+async function admin(...args: string[]) {
+  const out: string[] = [];
+  const errors: string[] = [];
+  const store: Database = {
+    kind: h.db.kind,
+    query: (sql, params) => h.db.query(sql, params),
+    exec: (sql) => h.db.exec(sql),
+    transaction: (fn) => h.db.transaction(fn),
+    listen: (channel, onPayload, onLost) => h.db.listen(channel, onPayload, onLost),
+    // The test owns the store; the command must not close it.
+    close: async () => {},
+  };
+  await adminCommand({
+    open: async () => store,
+    print: (line) => out.push(line),
+    fail: (message) => errors.push(message),
+    now: () => h.clock.now(),
+  }).parseAsync(args, { from: 'user' });
+  return { out, errors };
+}
+
+/** A swap refused at execution (price impact) whose refund the ledger keeps refusing. */
+async function parkedRefund(refusing: { refunds: boolean }): Promise<IntentRecord> {
+  await h.startEngine({ ledger: refundGate(h.ledger, refusing) });
+  const intent = await h.createIntent(h.alice, h.amulet, '1000');
+  await h.db.query(`UPDATE pools SET price_impact_cap = 0.00001 WHERE pool_id = 'amulet-usdcx'`);
+  await h.deposit(h.alice, h.amulet, '1000', { reference: intent.depositReference });
+  return h.waitForStatus(intent.intentId, 'refund_failed');
+}
+
+const refundOf = (intent: IntentRecord) =>
+  Amount.parse('1000').sub(Amount.parse(intent.networkFeeAmount)).toString();
+
+async function outgoingA(): Promise<string | undefined> {
+  return (await getPool(h.db, 'amulet-usdcx'))?.accounting.outgoingA;
+}
+
+describe('admin refunds list', () => {
+  it('shows each parked refund with its amount, pool, state and last attempt', async () => {
+    h = await EngineHarness.create(db);
+    const intent = await parkedRefund({ refunds: true });
+
+    const { out } = await admin('refunds', 'list');
+
+    expect(out).toHaveLength(1);
+    const columns = out[0]?.split('\t') ?? [];
+    expect(columns.slice(1, 6)).toEqual([
+      intent.intentId,
+      'refund_failed',
+      'amulet-usdcx',
+      `${refundOf(intent)} ${h.amulet.id} (${h.amulet.admin}) to ${h.alice.partyId}`,
+      `${intent.intentId}:refund:0 failed`,
+    ]);
+  });
+});
+
+describe('admin refunds retry', () => {
+  it('sends the refund under the next attempt id; the intent stays refund_failed with its facts', async () => {
+    h = await EngineHarness.create(db);
+    const refusing = { refunds: true };
+    const intent = await parkedRefund(refusing);
+    const aliceBefore = await h.balance(h.alice, h.amulet);
+    expect(await outgoingA()).toBe(refundOf(intent));
+    refusing.refunds = false;
+
+    const { out, errors } = await admin('refunds', 'retry', intent.intentId);
+
+    expect(errors).toEqual([]);
+    expect(out).toEqual([
+      `recorded ${intent.intentId}:refund:1: ${refundOf(intent)} to ${h.alice.partyId}`,
+    ]);
+    const done = await waitFor(async () => {
+      const current = await h.intent(intent.intentId);
+      return current.refund?.updateId ? current : null;
+    }, 'the retried refund to commit');
+    expect(done.status).toBe('refund_failed');
+    expect(done.refund).toMatchObject({
+      amount: refundOf(intent),
+      networkFeeAmount: intent.networkFeeAmount,
+    });
+    expect(await h.balance(h.alice, h.amulet)).toEqual(
+      aliceBefore.add(Amount.parse(refundOf(intent))),
+    );
+    expect(await h.transfersWithReason(`refund:${intent.intentId}`)).toBe(1);
+    const commands = await listCommandsOfIntent(h.db, intent.intentId);
+    expect(commands.map((c) => [c.commandId, c.status])).toEqual([
+      [`${intent.intentId}:refund:0`, 'failed'],
+      [`${intent.intentId}:refund:1`, 'committed'],
+    ]);
+    expect(await listOpenOperatorFlags(h.db, 10)).toEqual([]);
+    expect(await outgoingA()).toBe('0');
+    await h.booksMatchLedger();
+    expect((await admin('refunds', 'list')).out).toEqual(['no open refund cases']);
+  });
+
+  it('keeps the funds parked and the case open when the new attempt fails too', async () => {
+    h = await EngineHarness.create(db);
+    const refusing = { refunds: true };
+    const intent = await parkedRefund(refusing);
+
+    await admin('refunds', 'retry', intent.intentId);
+    await waitFor(async () => {
+      const commands = await listCommandsOfIntent(h.db, intent.intentId);
+      return commands.find((c) => c.attempt === 1)?.status === 'failed';
+    }, 'the retried refund to be given up');
+
+    expect(await outgoingA()).toBe(refundOf(intent));
+    expect(await listOpenOperatorFlags(h.db, 10)).toMatchObject([
+      { intentId: intent.intentId, kind: 'refund_failed' },
+    ]);
+    refusing.refunds = false;
+    await admin('refunds', 'retry', intent.intentId);
+    await waitFor(
+      async () => (await h.intent(intent.intentId)).refund?.updateId ?? null,
+      'the second retry to commit',
+    );
+    expect(await h.transfersWithReason(`refund:${intent.intentId}`)).toBe(1);
+    await h.booksMatchLedger();
+  });
+
+  it('refuses while an attempt is in flight, and for an intent with no open case', async () => {
+    h = await EngineHarness.create(db);
+    const intent = await parkedRefund({ refunds: true });
+    await h.stopEngine();
+    await admin('refunds', 'retry', intent.intentId);
+
+    const again = await admin('refunds', 'retry', intent.intentId);
+    const unknown = await admin('refunds', 'retry', 'swp_unknown');
+
+    expect(again.errors).toEqual([
+      `refund attempt ${intent.intentId}:refund:1 of ${intent.intentId} is still recorded; wait for its outcome`,
+    ]);
+    expect(unknown.errors).toEqual(['no open refund_failed flag for swp_unknown']);
+    const commands = await listCommandsOfIntent(h.db, intent.intentId);
+    expect(commands).toHaveLength(2);
+  });
+});
+
+describe('admin refunds resolve', () => {
+  it('closes the case with the note and leaves the amount parked in the books', async () => {
+    h = await EngineHarness.create(db);
+    const intent = await parkedRefund({ refunds: true });
+
+    const { out } = await admin('refunds', 'resolve', intent.intentId, '--note', 'paid by bank');
+
+    expect(out).toEqual([expect.stringMatching(/^resolved flag \d+: paid by bank$/)]);
+    expect(await listOpenOperatorFlags(h.db, 10)).toEqual([]);
+    expect((await h.intent(intent.intentId)).status).toBe('refund_failed');
+    expect(await outgoingA()).toBe(refundOf(intent));
+    await h.booksMatchLedger();
+  });
+
+  it('with --release, takes off the books an amount the operator moved out of the swap party', async () => {
+    h = await EngineHarness.create(db);
+    const intent = await parkedRefund({ refunds: true });
+    await h.ledger.submitTransfer({
+      commandId: 'operator-refund',
+      sender: h.pool().swapParty,
+      receiver: h.alice.partyId,
+      instrument: h.amulet,
+      amount: Amount.parse(refundOf(intent)),
+    });
+
+    const { out } = await admin(
+      'refunds',
+      'resolve',
+      intent.intentId,
+      '--note',
+      'sent by hand',
+      '--release',
+    );
+
+    expect(out[0]).toContain(`released ${refundOf(intent)} from the books of amulet-usdcx`);
+    expect(await outgoingA()).toBe('0');
+    await h.booksMatchLedger();
+  });
+
+  it('requires a note', async () => {
+    h = await EngineHarness.create(db);
+    const intent = await parkedRefund({ refunds: true });
+    await expect(
+      resolveRefund(h.db, intent.intentId, { note: ' ', release: false, now: h.clock.now() }),
+    ).rejects.toThrow(AdminError);
+    expect(await listOpenOperatorFlags(h.db, 10)).toHaveLength(1);
+  });
+});

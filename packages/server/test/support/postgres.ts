@@ -1,0 +1,81 @@
+/**
+ * PostgreSQL for the scale-out suites: the server of `DATABASE_URL` (or the local default), one
+ * fresh schema per suite. Outside CI an unreachable server skips the suite with a printed reason;
+ * with `CI=true` the suite fails instead.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export const POSTGRES_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const IN_CI = process.env.CI === 'true';
+const PROBE_TIMEOUT_MS = 3_000;
+
+async function postgresProblem(url: string): Promise<string | null> {
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+  });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message || error.name : String(error);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Why the suite cannot run here, or null; throws with `CI=true` when PostgreSQL is missing. */
+export async function postgresSkipReason(suite: string): Promise<string | null> {
+  const problem = await postgresProblem(POSTGRES_URL);
+  if (problem === null) return null;
+  if (IN_CI) throw new Error(`PostgreSQL is required with CI=true: ${POSTGRES_URL} (${problem})`);
+  const reason = `no PostgreSQL at ${POSTGRES_URL} (${problem})`;
+  console.warn(`${suite} skipped: ${reason}`);
+  return reason;
+}
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createSchema(prefix: string): Promise<string> {
+  const schema = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await admin((client) => client.query(`CREATE SCHEMA ${schema}`));
+  return schema;
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  await admin((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+}
+
+/** The server's URL with the schema as the session's search path, as a process would be given. */
+export function schemaUrl(schema: string): string {
+  const url = new URL(POSTGRES_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}
+
+/** Ends the session holding the schema's ingest lock (as a dropped connection would). */
+export async function terminateIngestLockHolder(
+  schema: string,
+  stream = 'ledger',
+): Promise<number> {
+  return admin(async (client) => {
+    // The lock's second key is hashtext('<schema>:<stream>'); pg_locks shows it unsigned.
+    const result = await client.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_locks
+       WHERE locktype = 'advisory' AND granted AND objsubid = 2
+         AND objid::bigint = (hashtext($1)::bigint + 4294967296) % 4294967296`,
+      [`${schema}:${stream}`],
+    );
+    return result.rowCount ?? 0;
+  });
+}
