@@ -4,17 +4,25 @@
  */
 import type { RunningService } from './service.js';
 
+const ROLE_NAMES = {
+  all: 'service',
+  api: 'API',
+  worker: 'settlement worker',
+} as const;
+
 export function startupBanner(service: RunningService): string {
   const url = service.url ?? '(not listening)';
   const { settings } = service.ctx;
+  const store = settings.databaseUrl === null ? `PGlite in ${settings.dataDir}/db` : 'PostgreSQL';
   const lines = [
-    `PoolParty ${settings.environment} service listening on ${url}`,
-    `  API docs:  ${url}/docs`,
-    `  store:     ${settings.databaseUrl === null ? `PGlite in ${settings.dataDir}/db` : 'PostgreSQL'}`,
+    `PoolParty ${settings.environment} ${ROLE_NAMES[settings.role]} listening on ${url}`,
+    ...(settings.role === 'worker' ? [] : [`  API docs:  ${url}/docs`]),
+    `  store:     ${store}`,
     `  ledger:    ${settings.ledger}`,
   ];
   const devnet = service.devnet;
-  if (devnet === null) return lines.join('\n');
+  // A worker serves only health and metrics: the first-call guide belongs to the API.
+  if (devnet === null || settings.role === 'worker') return lines.join('\n');
   const alice = devnet.users[0];
   lines.push(
     '',
