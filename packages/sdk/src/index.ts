@@ -18,32 +18,8 @@ export {
 } from './client.js';
 export { DEFAULT_BASE_URLS, type Environment } from './environments.js';
 export { errorClassFor, errorClassForStatus, outcomeErrorFor } from './error-mapping.js';
-export {
-  AmbiguousPoolPairError,
-  AuthenticationError,
-  CancelledError,
-  ConflictError,
-  ExpiredError,
-  InsufficientAmountError,
-  InsufficientLiquidityError,
-  NetworkError,
-  NoOutputHoldingsError,
-  NotFoundError,
-  OutputFailedError,
-  PoolPartyError,
-  type PoolPartyErrorOptions,
-  PriceImpactError,
-  RateLimitError,
-  RefundFailedError,
-  type SdkErrorClassName,
-  ServerError,
-  SettlementSafetyError,
-  SlippageError,
-  SwapFailedError,
-  SwapOutcomeError,
-  TimeoutError,
-  ValidationError,
-} from './errors.js';
+// Every error class and its options type: the module is the SDK's error catalogue (SPEC §10).
+export * from './errors.js';
 export type { Sleep } from './http/abort.js';
 export type { CallOptions, FetchLike, WalletTokenSource } from './http/request-sender.js';
 export { type AttemptFailure, type RetryQuestion, shouldRetry } from './http/retry.js';

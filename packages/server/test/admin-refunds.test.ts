@@ -11,7 +11,7 @@ import {
   REASON_META_KEY,
   type TransferCommand,
 } from '@poolparty/ledger';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { adminCommand } from '../src/admin/commands.js';
 import { AdminError, resolveRefund } from '../src/admin/refunds.js';
 import type { Database } from '../src/store/database.js';
@@ -21,20 +21,10 @@ import {
   listCommandsOfIntent,
   listOpenOperatorFlags,
 } from '../src/store/index.js';
-import { EngineHarness, openTestDatabase, waitFor } from './support/engine.js';
+import { type EngineHarness, useEngineWorld, waitFor } from './support/engine.js';
 
-let db: Database;
+const world = useEngineWorld();
 let h: EngineHarness;
-
-beforeAll(async () => {
-  db = await openTestDatabase();
-}, 60_000);
-afterAll(async () => {
-  await db.close();
-});
-afterEach(async () => {
-  await h?.close();
-});
 
 /** A ledger that refuses refunds while `refusing.refunds` is set. */
 function refundGate(ledger: LedgerPort, refusing: { refunds: boolean }): LedgerPort {
@@ -93,7 +83,7 @@ async function outgoingA(): Promise<string | undefined> {
 
 describe('admin refunds list', () => {
   it('shows each parked refund with its amount, pool, state and last attempt', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     const intent = await parkedRefund({ refunds: true });
 
     const { out } = await admin('refunds', 'list');
@@ -112,7 +102,7 @@ describe('admin refunds list', () => {
 
 describe('admin refunds retry', () => {
   it('sends the refund under the next attempt id; the intent stays refund_failed with its facts', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     const refusing = { refunds: true };
     const intent = await parkedRefund(refusing);
     const aliceBefore = await h.balance(h.alice, h.amulet);
@@ -150,7 +140,7 @@ describe('admin refunds retry', () => {
   });
 
   it('keeps the funds parked and the case open when the new attempt fails too', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     const refusing = { refunds: true };
     const intent = await parkedRefund(refusing);
 
@@ -175,7 +165,7 @@ describe('admin refunds retry', () => {
   });
 
   it('refuses while an attempt is in flight, and for an intent with no open case', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     const intent = await parkedRefund({ refunds: true });
     await h.stopEngine();
     await admin('refunds', 'retry', intent.intentId);
@@ -194,7 +184,7 @@ describe('admin refunds retry', () => {
 
 describe('admin refunds resolve', () => {
   it('closes the case with the note and leaves the amount parked in the books', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     const intent = await parkedRefund({ refunds: true });
 
     const { out } = await admin('refunds', 'resolve', intent.intentId, '--note', 'paid by bank');
@@ -207,7 +197,7 @@ describe('admin refunds resolve', () => {
   });
 
   it('with --release, takes off the books an amount the operator moved out of the swap party', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     const intent = await parkedRefund({ refunds: true });
     await h.ledger.submitTransfer({
       commandId: 'operator-refund',
@@ -232,7 +222,7 @@ describe('admin refunds resolve', () => {
   });
 
   it('requires a note', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     const intent = await parkedRefund({ refunds: true });
     await expect(
       resolveRefund(h.db, intent.intentId, { note: ' ', release: false, now: h.clock.now() }),

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
 import {
-  type JsonResponse,
+  expectProblem,
+  portalLogin,
   request,
-  signChallenge,
+  STARTUP_TIMEOUT_MS,
   startTestService,
   type TestService,
 } from './support/service.js';
@@ -15,16 +16,6 @@ interface CreatedKey {
 }
 
 const GRACE_MS = 24 * 60 * 60 * 1000;
-
-/** Starting the store and ledger takes a few seconds, more on a busy machine. */
-const STARTUP_TIMEOUT_MS = 30_000;
-
-function expectProblem(answer: JsonResponse<object>, status: number, code: string): void {
-  expect(answer.status).toBe(status);
-  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(answer.body).toMatchObject({ code, status, type: `urn:poolparty:error:${code}` });
-  expect(answer.body).toHaveProperty('requestId', answer.headers.get('x-request-id'));
-}
 
 describe('API key authentication on /v1', () => {
   let t: TestService;
@@ -53,19 +44,7 @@ describe('API key authentication on /v1', () => {
     const [first] = t.users;
     if (!first) throw new Error('the devnet seed has no users');
     alice = first;
-    const started = await request<{ nonce: string; message: string }>(
-      t.url,
-      'POST',
-      '/api/sdk/wallet-login',
-      { body: { partyId: alice.partyId } },
-    );
-    const login = await request<{ token: string }>(t.url, 'POST', '/api/sdk/wallet-login', {
-      body: {
-        partyId: alice.partyId,
-        nonce: started.body.nonce,
-        ...signChallenge(started.body.message, alice),
-      },
-    });
+    const { login } = await portalLogin(t.url, alice);
     session = login.body.token;
   }, STARTUP_TIMEOUT_MS);
   afterAll(async () => t?.close());

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DevnetWelcome } from '../src/devnet-bootstrap.js';
-import { request, signChallenge } from './support/service.js';
+import { request, walletTokenFor } from './support/service.js';
 
 const CLI = join(import.meta.dirname, '../src/cli.ts');
 const STARTUP_WAIT_MS = 30_000;
@@ -54,24 +54,6 @@ function stop(served: Served): Promise<number | null> {
   });
 }
 
-async function walletToken(served: Served, party: DevnetWelcome['users'][number]): Promise<string> {
-  const challenge = await request<{ nonce: string; message: string }>(
-    served.url,
-    'POST',
-    '/v1/wallet-auth/challenge',
-    { apiKey: served.apiKey, body: { partyId: party.partyId } },
-  );
-  const verified = await request<{ token: string }>(served.url, 'POST', '/v1/wallet-auth/verify', {
-    apiKey: served.apiKey,
-    body: {
-      partyId: party.partyId,
-      nonce: challenge.body.nonce,
-      ...signChallenge(challenge.body.message, party),
-    },
-  });
-  return verified.body.token;
-}
-
 describe('poolparty serve', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'poolparty-cli-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -90,7 +72,7 @@ describe('poolparty serve', () => {
     const welcome = JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8')) as DevnetWelcome;
     const alice = welcome.users[0];
     if (!alice) throw new Error('no seeded user');
-    const token = await walletToken(first, alice);
+    const token = await walletTokenFor(first, alice);
     const created = await request<{ intentId: string }>(first.url, 'POST', '/v1/swaps', {
       apiKey: first.apiKey,
       walletToken: token,
@@ -110,7 +92,7 @@ describe('poolparty serve', () => {
       second.url,
       'GET',
       `/v1/swaps/${created.body.intentId}`,
-      { apiKey: second.apiKey, walletToken: await walletToken(second, alice) },
+      { apiKey: second.apiKey, walletToken: await walletTokenFor(second, alice) },
     );
     expect(status.status).toBe(200);
     expect(status.body.status).toBe('pending');

@@ -9,28 +9,17 @@ import {
   REASON_META_KEY,
   type TransferCommand,
 } from '@poolparty/ledger';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../src/store/database.js';
+import { describe, expect, it } from 'vitest';
 import {
   cancelIntent,
   getPool,
   listCommandsOfIntent,
   listOpenOperatorFlags,
 } from '../src/store/index.js';
-import { EngineHarness, openTestDatabase, waitFor } from './support/engine.js';
+import { type EngineHarness, useEngineWorld, waitFor } from './support/engine.js';
 
-let db: Database;
+const world = useEngineWorld();
 let h: EngineHarness;
-
-beforeAll(async () => {
-  db = await openTestDatabase();
-}, 60_000);
-afterAll(async () => {
-  await db.close();
-});
-afterEach(async () => {
-  await h?.close();
-});
 
 const amount = (text: string) => Amount.parse(text);
 
@@ -63,7 +52,7 @@ async function refundedOutcome(
   state: Parameters<EngineHarness['waitForStatus']>[1],
   options: { slippageTolerance?: number; checkBooks?: boolean } = {},
 ) {
-  h = await EngineHarness.create(db);
+  h = await world.harness();
   await h.startEngine();
   const intent = await h.createIntent(h.alice, h.amulet, '1000', options);
   await prepare(h);
@@ -99,7 +88,9 @@ describe('refunded before the payout', () => {
 
   it('price_impact_exceeded: the pool has a lower cap at execution', async () => {
     const ended = await refundedOutcome(async () => {
-      await db.query(`UPDATE pools SET price_impact_cap = 0.00001 WHERE pool_id = 'amulet-usdcx'`);
+      await world.db.query(
+        `UPDATE pools SET price_impact_cap = 0.00001 WHERE pool_id = 'amulet-usdcx'`,
+      );
     }, 'price_impact_exceeded');
     expect(ended.failureReason?.code).toBe('price_impact_exceeded');
   });
@@ -107,7 +98,7 @@ describe('refunded before the payout', () => {
   it('insufficient_liquidity: the output reserve cannot cover any output', async () => {
     await refundedOutcome(async () => {
       // The reserve moves to fees: the books still add up to the holdings.
-      await db.query(
+      await world.db.query(
         `UPDATE pool_accounting SET fees_b = fees_b + reserve_b - 0.0000000001,
            reserve_b = 0.0000000001 WHERE pool_id = 'amulet-usdcx'`,
       );
@@ -130,7 +121,7 @@ describe('refunded before the payout', () => {
 
   it('failed: the settlement-safety guard blocks the payout, and says which check', async () => {
     const ended = await refundedOutcome(async () => {
-      await db.query(
+      await world.db.query(
         `UPDATE pools SET guard = '{"outputReserveShareMax": 0.000001}' WHERE pool_id = 'amulet-usdcx'`,
       );
     }, 'failed');
@@ -138,7 +129,7 @@ describe('refunded before the payout', () => {
   });
 
   it('insufficient_amount: the network fee at execution swallows the deposit; nothing is sent', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     await h.startEngine();
     const intent = await h.createIntent(h.alice, h.amulet, '100');
     // Amulet at 0.01 USD makes one transfer cost 120 Amulet, from the next mining round on.
@@ -151,14 +142,14 @@ describe('refunded before the payout', () => {
     expect(after.aliceAmulet).toEqual(before.aliceAmulet.sub(amount('100')));
     expect(after.poolAmulet).toEqual(before.poolAmulet.add(amount('100')));
     expect(ended.refund).toEqual({ amount: '0', networkFeeAmount: '100', updateId: null });
-    expect(await listCommandsOfIntent(db, intent.intentId)).toEqual([]);
+    expect(await listCommandsOfIntent(world.db, intent.intentId)).toEqual([]);
     await h.booksMatchLedger();
   });
 });
 
 describe('refunded after the payout failed', () => {
   it('output_failed: the receiver rejects the payout offer; the trade is reversed', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     await h.startEngine();
     const { amulet, usdcx } = h;
     const carol = await h.newParty('carol', [amulet], [[amulet, '1000']]);
@@ -181,7 +172,7 @@ describe('refunded after the payout failed', () => {
       amount('1000').sub(amount(intent.networkFeeAmount)),
     );
     expect(await h.balance(carol, usdcx)).toEqual(Amount.ZERO);
-    const pool = await getPool(db, 'amulet-usdcx');
+    const pool = await getPool(world.db, 'amulet-usdcx');
     expect(pool?.accounting).toMatchObject({
       reserveA: '1000000',
       reserveB: '145000',
@@ -190,7 +181,9 @@ describe('refunded after the payout failed', () => {
       outgoingB: '0',
     });
     await h.booksMatchLedger();
-    const rows = await db.query('SELECT 1 FROM fee_events WHERE intent_id = $1', [intent.intentId]);
+    const rows = await world.db.query('SELECT 1 FROM fee_events WHERE intent_id = $1', [
+      intent.intentId,
+    ]);
     expect(rows).toEqual([]);
   });
 });
@@ -230,10 +223,12 @@ function refusingAccepts(ledger: LedgerPort): LedgerPort {
 
 describe('ending without a refund transfer', () => {
   it('refund_failed: every refund submission is refused; the funds are parked and flagged', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     await h.startEngine({ ledger: refusingRefunds(h.ledger) });
     const intent = await h.createIntent(h.alice, h.amulet, '1000');
-    await db.query(`UPDATE pools SET price_impact_cap = 0.00001 WHERE pool_id = 'amulet-usdcx'`);
+    await world.db.query(
+      `UPDATE pools SET price_impact_cap = 0.00001 WHERE pool_id = 'amulet-usdcx'`,
+    );
     const before = await snapshot(h);
     await h.deposit(h.alice, h.amulet, '1000');
     const ended = await h.waitForStatus(intent.intentId, 'refund_failed');
@@ -241,11 +236,11 @@ describe('ending without a refund transfer', () => {
     const after = await snapshot(h);
     expect(after.aliceAmulet).toEqual(before.aliceAmulet.sub(amount('1000')));
     expect(after.poolAmulet).toEqual(before.poolAmulet.add(amount('1000')));
-    const [refund] = await listCommandsOfIntent(db, intent.intentId);
+    const [refund] = await listCommandsOfIntent(world.db, intent.intentId);
     expect(refund).toMatchObject({ leg: 'refund', status: 'failed' });
-    const flags = await listOpenOperatorFlags(db, 10);
+    const flags = await listOpenOperatorFlags(world.db, 10);
     expect(flags).toMatchObject([{ intentId: intent.intentId, kind: 'refund_failed' }]);
-    const pool = await getPool(db, 'amulet-usdcx');
+    const pool = await getPool(world.db, 'amulet-usdcx');
     expect(pool?.accounting.outgoingA).toBe(
       amount('1000').sub(amount(intent.networkFeeAmount)).toString(),
     );
@@ -253,7 +248,7 @@ describe('ending without a refund transfer', () => {
   });
 
   it('failed from matched: the deposit offer cannot be accepted, so it is rejected back', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     await h.startEngine({ ledger: refusingAccepts(h.ledger) });
     const usdcxBefore = await h.balance(h.alice, h.usdcx);
     const intent = await h.createIntent(h.alice, h.usdcx, '100');
@@ -269,7 +264,7 @@ describe('ending without a refund transfer', () => {
   });
 
   it('failed from matched: the sender withdraws the deposit offer before it was accepted', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     await h.startEngine({
       ledger: refusingAccepts(h.ledger),
       settings: { offerActionAttemptsMax: 1_000_000 },
@@ -287,13 +282,13 @@ describe('ending without a refund transfer', () => {
     const ended = await h.waitForStatus(intent.intentId, 'failed');
     expect(ended.failureReason?.code).toBe('deposit_offer_withdrawn');
     expect(await h.balance(h.alice, h.usdcx)).toEqual(usdcxBefore);
-    const [accept] = await listCommandsOfIntent(db, intent.intentId);
+    const [accept] = await listCommandsOfIntent(world.db, intent.intentId);
     expect(accept).toMatchObject({ leg: 'accept', status: 'failed' });
     await h.booksMatchLedger();
   });
 
   it('expired: no deposit before expiresAt; a later deposit is refunded minus the fee', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     await h.startEngine();
     const intent = await h.createIntent(h.alice, h.amulet, '1000');
     await h.advanceClock(24 * 60 * 60_000);
@@ -311,10 +306,10 @@ describe('ending without a refund transfer', () => {
   });
 
   it('cancelled: a deposit after the cancel is refunded minus the fee', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     await h.startEngine();
     const intent = await h.createIntent(h.alice, h.amulet, '1000');
-    const cancelled = await cancelIntent(db, {
+    const cancelled = await cancelIntent(world.db, {
       intentId: intent.intentId,
       walletParty: h.alice.partyId,
       now: h.clock.now(),
@@ -334,7 +329,7 @@ describe('ending without a refund transfer', () => {
 
 /** The network fee of an unmatched Amulet deposit with no intent to take it from: estimated. */
 async function unmatchedFee(): Promise<string> {
-  const rows = await db.query<{ amount: string }>(
+  const rows = await world.db.query<{ amount: string }>(
     `SELECT c.payload->>'amount' AS amount FROM ledger_commands c WHERE c.leg = 'refund'`,
   );
   const refunded = amount(rows[0]?.amount ?? '0');

@@ -5,24 +5,13 @@
  */
 import { Amount } from '@poolparty/core';
 import { LedgerError, type TransferCommand } from '@poolparty/ledger';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EngineStep } from '../src/engine/index.js';
-import type { Database } from '../src/store/database.js';
 import { listDepositsInStatus, listIntentEvents } from '../src/store/index.js';
-import { EngineHarness, openTestDatabase, waitFor } from './support/engine.js';
+import { type EngineHarness, useEngineWorld, waitFor } from './support/engine.js';
 
-let db: Database;
+const world = useEngineWorld();
 let h: EngineHarness;
-
-beforeAll(async () => {
-  db = await openTestDatabase();
-}, 60_000);
-afterAll(async () => {
-  await db.close();
-});
-afterEach(async () => {
-  await h?.close();
-});
 
 const amount = (text: string) => Amount.parse(text);
 
@@ -117,7 +106,7 @@ const unmatchedDeposit: Scenario = {
 };
 
 async function expectEachStateOnce(intentId: string): Promise<void> {
-  const history = (await listIntentEvents(db, intentId)).map((event) => event.status);
+  const history = (await listIntentEvents(world.db, intentId)).map((event) => event.status);
   expect(new Set(history).size).toBe(history.length);
 }
 
@@ -127,7 +116,7 @@ async function expectEachStateOnce(intentId: string): Promise<void> {
  * seed, so occurrences count the scenario's own steps.
  */
 async function crashThenRecover(scenario: Scenario, step: EngineStep, occurrence: number) {
-  h = await EngineHarness.create(db);
+  h = await world.harness();
   let armed = false;
   let passed = 0;
   const first = await h.startEngine({
@@ -158,7 +147,7 @@ describe('a crash at any step boundary, then a restart: the swap ends once, paid
   }
 
   it('a crash during recovery itself is recovered by the next start', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     let armed = false;
     const first = await h.startEngine({
       faults: {
@@ -205,7 +194,7 @@ async function depositThroughFaults(
 
 describe('ledger faults', () => {
   it('duplicate deliveries, dropped streams, refusals and timeouts after commit pay once', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     h.ledger.setFaults({
       duplicateDeliveryRate: 0.5,
       dropStreamRate: 0.2,
@@ -254,7 +243,7 @@ describe('ledger faults', () => {
   });
 
   it('every submission times out after committing: confirmed from the stream, sent once', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     await h.startEngine();
     await h.caughtUp();
     const { alice, amulet, usdcx } = h;

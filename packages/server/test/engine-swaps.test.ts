@@ -4,29 +4,18 @@
  * party's, and the store's books of the pool.
  */
 import { Amount } from '@poolparty/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../src/store/database.js';
+import { describe, expect, it } from 'vitest';
 import { listCommandsOfIntent, listIntentEvents } from '../src/store/index.js';
-import { EngineHarness, openTestDatabase } from './support/engine.js';
+import { type EngineHarness, useEngineWorld } from './support/engine.js';
 
-let db: Database;
+const world = useEngineWorld();
 let h: EngineHarness;
-
-beforeAll(async () => {
-  db = await openTestDatabase();
-}, 60_000);
-afterAll(async () => {
-  await db.close();
-});
-afterEach(async () => {
-  await h?.close();
-});
 
 const amount = (text: string) => Amount.parse(text);
 
 describe('a swap that completes', () => {
   it('takes a one-step Amulet deposit and pays USDCx directly to a pre-approving user', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     await h.startEngine();
     const { alice, amulet, usdcx } = h;
     const swapParty = h.pool().swapParty;
@@ -49,7 +38,7 @@ describe('a swap that completes', () => {
     expect(await h.balance(swapParty, usdcx)).toEqual(before.poolUsdcx.sub(output));
     await h.booksMatchLedger();
 
-    const history = (await listIntentEvents(db, intent.intentId)).map((e) => e.status);
+    const history = (await listIntentEvents(world.db, intent.intentId)).map((e) => e.status);
     expect(history).toEqual([
       'pending',
       'matched',
@@ -64,7 +53,7 @@ describe('a swap that completes', () => {
   });
 
   it('accepts a two-step USDCx deposit offer, then pays Amulet', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     await h.startEngine();
     const { alice, amulet, usdcx } = h;
     const swapParty = h.pool().swapParty;
@@ -83,7 +72,10 @@ describe('a swap that completes', () => {
     expect(await h.balance(swapParty, usdcx)).toEqual(amount('145250'));
     expect(await h.balance(swapParty, amulet)).toEqual(amount('1000000').sub(output));
     await h.booksMatchLedger();
-    const legs = (await listCommandsOfIntent(db, intent.intentId)).map((c) => [c.leg, c.status]);
+    const legs = (await listCommandsOfIntent(world.db, intent.intentId)).map((c) => [
+      c.leg,
+      c.status,
+    ]);
     expect(legs).toEqual([
       ['accept', 'committed'],
       ['payout', 'committed'],
@@ -91,7 +83,7 @@ describe('a swap that completes', () => {
   });
 
   it('completes when a receiver without pre-approval accepts the payout offer', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     await h.startEngine();
     const { amulet, usdcx } = h;
     const carol = await h.newParty('carol', [amulet], [[amulet, '500']]);

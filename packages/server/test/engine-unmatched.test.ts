@@ -4,30 +4,19 @@
  * operator flag. None is lost: every deposit ends returned, attributed or flagged.
  */
 import { Amount } from '@poolparty/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../src/store/database.js';
+import { describe, expect, it } from 'vitest';
 import { listDepositsInStatus, listOpenOperatorFlags } from '../src/store/index.js';
-import { EngineHarness, openTestDatabase, type Party, waitFor } from './support/engine.js';
+import { type EngineHarness, type Party, useEngineWorld, waitFor } from './support/engine.js';
 
-let db: Database;
+const world = useEngineWorld();
 let h: EngineHarness;
-
-beforeAll(async () => {
-  db = await openTestDatabase();
-}, 60_000);
-afterAll(async () => {
-  await db.close();
-});
-afterEach(async () => {
-  await h?.close();
-});
 
 const amount = (text: string) => Amount.parse(text);
 /** 1.2 USD of traffic at 0.145 USD per Amulet, rounded up (SPEC §5.4). */
 const ESTIMATED_AMULET_FEE = amount('8.275862069');
 
 async function started(): Promise<EngineHarness> {
-  h = await EngineHarness.create(db);
+  h = await world.harness();
   await h.startEngine();
   return h;
 }
@@ -42,7 +31,7 @@ async function allSettled(harness: EngineHarness): Promise<void> {
 }
 
 async function deposits(status: 'attributed' | 'returned' | 'flagged') {
-  return listDepositsInStatus(db, status, 100);
+  return listDepositsInStatus(world.db, status, 100);
 }
 
 async function expectAmuletRefund(party: Party, before: Amount, sent: string, fee: Amount) {
@@ -154,7 +143,7 @@ describe('an unmatched deposit that is not refunded as a transfer', () => {
     expect(await deposits('flagged')).toMatchObject([
       { amount: '5', unmatchedReason: 'no_intent' },
     ]);
-    expect(await listOpenOperatorFlags(db, 10)).toMatchObject([
+    expect(await listOpenOperatorFlags(world.db, 10)).toMatchObject([
       { kind: 'deposit_kept_as_fee', details: { amount: '5' } },
     ]);
     await h.booksMatchLedger();

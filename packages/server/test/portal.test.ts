@@ -2,9 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
 import {
+  expectProblem,
   type JsonResponse,
+  portalLogin,
   request,
-  signChallenge,
+  STARTUP_TIMEOUT_MS,
   startTestService,
   type TestService,
 } from './support/service.js';
@@ -31,16 +33,6 @@ interface CreatedKey extends KeyEntry {
 
 const HOUR_MS = 60 * 60 * 1000;
 
-/** Starting the store and ledger takes a few seconds, more on a busy machine. */
-const STARTUP_TIMEOUT_MS = 30_000;
-
-function expectProblem(answer: JsonResponse<object>, status: number, code: string): void {
-  expect(answer.status).toBe(status);
-  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(answer.body).toMatchObject({ code, status, type: `urn:poolparty:error:${code}` });
-  expect(answer.body).toHaveProperty('requestId', answer.headers.get('x-request-id'));
-}
-
 describe('developer portal', () => {
   let t: TestService;
   let alice: DevnetParty;
@@ -49,21 +41,10 @@ describe('developer portal', () => {
   let aliceKey: CreatedKey;
 
   const signIn = async (party: DevnetParty, signer: DevnetParty = party) => {
-    const started = await request<{ nonce: string; message: string }>(
-      t.url,
-      'POST',
-      '/api/sdk/wallet-login',
-      { body: { partyId: party.partyId } },
-    );
+    const { started, login } = await portalLogin<Session>(t.url, party, signer);
     expect(started.status).toBe(200);
     expect(started.body.message).toContain('Purpose: developer portal login');
-    return request<Session>(t.url, 'POST', '/api/sdk/wallet-login', {
-      body: {
-        partyId: party.partyId,
-        nonce: started.body.nonce,
-        ...signChallenge(started.body.message, signer),
-      },
-    });
+    return login;
   };
   const asDeveloper = (session: Session) => ({ authorization: `Bearer ${session.token}` });
   const probe = (apiKey: string) =>

@@ -8,17 +8,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../src/config.js';
 import { type LeaderTerm, type StreamLeadership, startEngine } from '../src/engine/index.js';
 import { claimCommand } from '../src/engine/queries.js';
 import { type RunningService, startService } from '../src/service.js';
-import type { Database } from '../src/store/database.js';
 import { getLedgerCommand, recordLedgerCommand } from '../src/store/index.js';
 import {
-  EngineHarness,
-  openTestDatabase,
+  type EngineHarness,
   TEST_ENGINE_SETTINGS,
+  useEngineWorld,
   waitFor,
 } from './support/engine.js';
 import { createSchema, dropSchema, POSTGRES_URL, postgresSkipReason } from './support/postgres.js';
@@ -147,21 +146,11 @@ class HandedLeadership implements StreamLeadership {
 }
 
 describe('leading the ledger stream', () => {
-  let db: Database;
+  const world = useEngineWorld();
   let h: EngineHarness;
 
-  beforeAll(async () => {
-    db = await openTestDatabase();
-  }, 60_000);
-  afterAll(async () => {
-    await db.close();
-  });
-  afterEach(async () => {
-    await h?.close();
-  });
-
   it('a worker ingests and reconciles only while it leads, and queues again when it loses the lead', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     const leadership = new HandedLeadership();
     const worker = await startEngine({
       db: h.db,
@@ -195,7 +184,7 @@ describe('leading the ledger stream', () => {
   });
 
   it('a command is claimed by one worker at a time, until its claim runs out', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     const intent = await h.createIntent(h.alice, h.amulet, '100');
     const now = h.clock.now();
     await recordLedgerCommand(h.db, {

@@ -6,7 +6,7 @@
 import { Amount, encodeBase64, sign } from '@poolparty/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
-import { request, signChallenge, startTestService, type TestService } from './support/service.js';
+import { request, startTestService, type TestService, walletTokenFor } from './support/service.js';
 
 const STATUS_WAIT_MS = 20_000;
 
@@ -18,21 +18,7 @@ describe('a swap through the running service', () => {
   beforeAll(async () => {
     t = await startTestService();
     alice = t.users[0] as DevnetParty;
-    const challenge = await request<{ nonce: string; message: string }>(
-      t.url,
-      'POST',
-      '/v1/wallet-auth/challenge',
-      { apiKey: t.apiKey, body: { partyId: alice.partyId } },
-    );
-    const verified = await request<{ token: string }>(t.url, 'POST', '/v1/wallet-auth/verify', {
-      apiKey: t.apiKey,
-      body: {
-        partyId: alice.partyId,
-        nonce: challenge.body.nonce,
-        ...signChallenge(challenge.body.message, alice),
-      },
-    });
-    token = verified.body.token;
+    token = await walletTokenFor(t, alice);
   });
   afterAll(async () => t?.close());
 

@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ActiveIntentExistsError,
@@ -64,32 +63,15 @@ import {
   updatePoolAccounting,
   upsertDeveloper,
 } from '../src/store/index.js';
+import { createSchema, dropSchema, POSTGRES_URL, postgresSkipReason } from './support/postgres.js';
 
 const ALL_MIGRATIONS = loadMigrations().map((migration) => migration.name);
-const POSTGRES_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const IN_CI = process.env.CI === 'true';
-const PROBE_TIMEOUT_MS = 3_000;
-
-async function postgresProblem(url: string): Promise<string | null> {
-  const client = new pg.Client({
-    connectionString: url,
-    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
-  });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message || error.name : String(error);
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-const unreachable = await postgresProblem(POSTGRES_URL);
-const postgresSkipReason =
-  unreachable !== null && !IN_CI ? `no PostgreSQL at ${POSTGRES_URL} (${unreachable})` : null;
-if (postgresSkipReason) console.warn(`store suite on PostgreSQL skipped: ${postgresSkipReason}`);
+// With CI=true an unreachable PostgreSQL fails the PostgreSQL run only; PGlite still runs.
+let postgresRequired: unknown = null;
+const postgresSkip = await postgresSkipReason('store suite on PostgreSQL').catch((error) => {
+  postgresRequired = error;
+  return null;
+});
 
 interface Backend {
   readonly name: string;
@@ -127,25 +109,18 @@ function pgliteBackend(): Backend {
 function postgresBackend(): Backend {
   const schemas: string[] = [];
   const extra: Database[] = [];
-  const admin = () => new pg.Client({ connectionString: POSTGRES_URL });
-  async function createSchema(): Promise<string> {
-    if (unreachable !== null) {
-      throw new Error(`PostgreSQL is required with CI=true: ${POSTGRES_URL} (${unreachable})`);
-    }
-    const schema = `pp_test_${randomBytes(6).toString('hex')}`;
-    const client = admin();
-    await client.connect();
-    await client.query(`CREATE SCHEMA ${schema}`);
-    await client.end();
+  async function freshSchema(): Promise<string> {
+    if (postgresRequired !== null) throw postgresRequired;
+    const schema = await createSchema('pp_test');
     schemas.push(schema);
     return schema;
   }
   let mainSchema: string | null = null;
   return {
     name: 'PostgreSQL',
-    skipReason: postgresSkipReason,
+    skipReason: postgresSkip,
     open: async () => {
-      mainSchema ??= await createSchema();
+      mainSchema ??= await freshSchema();
       return openStore({
         databaseUrl: POSTGRES_URL,
         dataDir: tmpdir(),
@@ -154,7 +129,7 @@ function postgresBackend(): Backend {
       });
     },
     openEmptyPair: async () => {
-      const schema = await createSchema();
+      const schema = await freshSchema();
       const pair = [
         openPostgres(POSTGRES_URL, { schema }),
         openPostgres(POSTGRES_URL, { schema }),
@@ -164,11 +139,7 @@ function postgresBackend(): Backend {
     },
     dispose: async () => {
       for (const db of extra) await db.close();
-      if (schemas.length === 0) return;
-      const client = admin();
-      await client.connect();
-      for (const schema of schemas) await client.query(`DROP SCHEMA ${schema} CASCADE`);
-      await client.end();
+      for (const schema of schemas) await dropSchema(schema);
     },
   };
 }

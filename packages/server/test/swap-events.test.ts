@@ -15,7 +15,6 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../src/config.js';
 import type { ServiceContext } from '../src/context.js';
-import type { DevnetParty } from '../src/devnet-bootstrap.js';
 import {
   IntentEventHub,
   type NotificationSource,
@@ -28,8 +27,8 @@ import { type Database, openPostgres } from '../src/store/database.js';
 import { type IntentTransition, transitionIntent } from '../src/store/intents.js';
 import {
   type JsonResponse,
+  newDevnetParty,
   request,
-  signChallenge,
   startTestService,
   type TestService,
 } from './support/service.js';
@@ -215,40 +214,9 @@ function clientOf(base: string, apiKey: string): Client {
   };
 }
 
-async function walletTokenOf(client: Client, party: DevnetParty): Promise<string> {
-  const challenge = await client.call('POST', '/v1/wallet-auth/challenge', {
-    body: { partyId: party.partyId },
-  });
-  expect(challenge.status).toBe(200);
-  const verified = await client.call('POST', '/v1/wallet-auth/verify', {
-    body: {
-      partyId: party.partyId,
-      nonce: challenge.body.nonce,
-      ...signChallenge(challenge.body.message, party),
-    },
-  });
-  expect(verified.status).toBe(200);
-  return verified.body.token;
-}
-
 /** A party of its own, so one test's pending intent never meets another's guard. */
-async function newParty(
-  client: Client,
-  hint: string,
-): Promise<{ party: DevnetParty; token: string }> {
-  const created = await client.call('POST', '/devnet/parties', {
-    apiKey: null,
-    body: { partyHint: hint },
-  });
-  expect(created.status).toBe(201);
-  const hex = (base64: string) => Buffer.from(base64, 'base64').toString('hex');
-  const party: DevnetParty = {
-    partyId: created.body.partyId,
-    publicKey: hex(created.body.publicKey),
-    privateKey: hex(created.body.privateKey),
-  };
-  return { party, token: await walletTokenOf(client, party) };
-}
+const newParty = (client: Client, hint: string) =>
+  newDevnetParty({ url: client.base, apiKey: client.apiKey }, hint);
 
 async function createIntent(client: Client, token: string): Promise<Body> {
   const created = await client.call('POST', '/v1/swaps', {

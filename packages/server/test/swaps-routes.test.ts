@@ -14,10 +14,12 @@ import { createSwap as createSwapIntent } from '../src/swaps/create-swap.js';
 import { InFlightKeys } from '../src/swaps/idempotency.js';
 import {
   type JsonResponse,
+  newDevnetParty,
+  type RequestOptions,
   request,
-  signChallenge,
   startTestService,
   type TestService,
+  walletTokenFor,
 } from './support/service.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
@@ -37,45 +39,13 @@ let canonical: DevnetPoolInfo;
 let bridged: DevnetPoolInfo;
 let cbtcPool: DevnetPoolInfo;
 
-/** A wallet token through the challenge flow, as a wallet gets one. */
-async function walletTokenOf(party: DevnetParty): Promise<string> {
-  const challenge = await call('POST', '/v1/wallet-auth/challenge', {
-    body: { partyId: party.partyId },
-  });
-  expect(challenge.status).toBe(200);
-  const signed = signChallenge(challenge.body.message, party);
-  const verified = await call('POST', '/v1/wallet-auth/verify', {
-    body: { partyId: party.partyId, nonce: challenge.body.nonce, ...signed },
-  });
-  expect(verified.status).toBe(200);
-  return verified.body.token;
-}
-
 /** A new funded-or-not party of its own, so a test's listing is not shared with another's. */
-async function newParty(hint: string): Promise<{ party: DevnetParty; token: string }> {
-  const created = await call('POST', '/devnet/parties', {
-    apiKey: null,
-    body: { partyHint: hint },
-  });
-  expect(created.status).toBe(201);
-  const hex = (base64: string) => Buffer.from(base64, 'base64').toString('hex');
-  const party: DevnetParty = {
-    partyId: created.body.partyId,
-    publicKey: hex(created.body.publicKey),
-    privateKey: hex(created.body.privateKey),
-  };
-  return { party, token: await walletTokenOf(party) };
-}
+const newParty = (hint: string) => newDevnetParty(t, hint);
 
 function call(
   method: string,
   path: string,
-  options: {
-    readonly apiKey?: string | null;
-    readonly walletToken?: string;
-    readonly body?: unknown;
-    readonly headers?: Record<string, string>;
-  } = {},
+  options: RequestOptions = {},
 ): Promise<JsonResponse<Body>> {
   return request<Body>(t.url, method, path, { apiKey: t.apiKey, ...options });
 }
@@ -134,7 +104,7 @@ beforeAll(async () => {
   canonical = byId('amulet-usdcx');
   bridged = byId('amulet-usdcx-bridge');
   cbtcPool = byId('amulet-cbtc');
-  [aliceToken, bobToken] = await Promise.all([walletTokenOf(alice), walletTokenOf(bob)]);
+  [aliceToken, bobToken] = await Promise.all([walletTokenFor(t, alice), walletTokenFor(t, bob)]);
 }, SERVICE_START_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -432,7 +402,7 @@ describe('POST /v1/swaps: Idempotency-Key', () => {
       answer instanceof ApiError ? answer.code : answer.status,
     );
     expect(codes.sort()).toEqual([201, 'idempotency_key_reused'].sort());
-    const listed = await trackAll(await walletTokenOf(party), party.partyId, 100);
+    const listed = await trackAll(await walletTokenFor(t, party), party.partyId, 100);
     expect(listed).toHaveLength(2);
   });
 

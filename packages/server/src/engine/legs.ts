@@ -18,7 +18,7 @@ import {
 import { REASON_META_KEY } from '@poolparty/ledger';
 import type { Queryable } from '../store/database.js';
 import { getDeposit, getDepositOfIntent, setDepositStatus } from '../store/deposits.js';
-import { getIntent, type IntentRecord } from '../store/intents.js';
+import { getIntent, type IntentRecord, type IntentTransition } from '../store/intents.js';
 import { type CommandLeg, commandIdOf, recordLedgerCommand } from '../store/ledger-commands.js';
 import { raiseOperatorFlag, resolveOperatorFlag } from '../store/operator-flags.js';
 import { getPool } from '../store/pools.js';
@@ -207,10 +207,8 @@ export async function finishAccept(
   if (deposit === null || command.intentId === null) return;
   const pool = await getPool(tx, deposit.poolId);
   if (pool === null) throw new Error(`unknown pool ${deposit.poolId}`);
-  await lockPool(tx, deposit.poolId);
-  const moved = await moveIntent(tx, {
+  const moved = await leaveMatched(tx, deposit.poolId, {
     intentId: command.intentId,
-    from: 'matched',
     to: 'deposit_received',
     at: now,
     deposit: { amount: deposit.amount, updateId: update.updateId, receivedAt: update.recordTime },
@@ -246,10 +244,8 @@ export async function finishDepositOffer(
     return;
   }
   if (deposit.intentId === null || ending === 'rejected') return;
-  await lockPool(tx, deposit.poolId);
-  await moveIntent(tx, {
+  await leaveMatched(tx, deposit.poolId, {
     intentId: deposit.intentId,
-    from: 'matched',
     to: 'failed',
     at: now,
     failureReason: {
@@ -269,10 +265,8 @@ export async function failCustody(
 ): Promise<void> {
   const deposit = command.depositId ? await getDeposit(tx, command.depositId) : null;
   if (deposit === null || command.intentId === null) return;
-  await lockPool(tx, deposit.poolId);
-  const failed = await moveIntent(tx, {
+  const failed = await leaveMatched(tx, deposit.poolId, {
     intentId: command.intentId,
-    from: 'matched',
     to: 'failed',
     at: now,
     failureReason: {
@@ -289,6 +283,16 @@ export async function failCustody(
       now,
     );
   }
+}
+
+/** Moves an intent on from `matched` once its pool is locked; null when it had moved already. */
+async function leaveMatched(
+  tx: Queryable,
+  poolId: string,
+  move: Omit<IntentTransition, 'from'>,
+): Promise<IntentRecord | null> {
+  await lockPool(tx, poolId);
+  return moveIntent(tx, { ...move, from: 'matched' });
 }
 
 /** A payout or refund transfer arrived at its receiver (directly, or by accepting the offer). */

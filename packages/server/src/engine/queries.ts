@@ -3,18 +3,12 @@
  * under a row lock, command retries and confirmations, offers, and the figures the guard reads.
  * Everything else goes through the store's query modules.
  */
-import {
-  readAmount,
-  readDate,
-  readDateOrNull,
-  readSafeInteger,
-  readString,
-  readStringOrNull,
-} from '../store/columns.js';
+import { readAmount, readDateOrNull, readSafeInteger, readStringOrNull } from '../store/columns.js';
 import type { Queryable, Row } from '../store/database.js';
 import type { DepositRecord } from '../store/deposits.js';
 import { getDeposit } from '../store/deposits.js';
-import type { CommandLeg, CommandStatus, LedgerCommandRecord } from '../store/ledger-commands.js';
+import type { CommandLeg, LedgerCommandRecord } from '../store/ledger-commands.js';
+import { commandFromRow } from '../store/ledger-commands.js';
 
 export interface EngineCommand extends LedgerCommandRecord {
   readonly submissions: number;
@@ -22,19 +16,9 @@ export interface EngineCommand extends LedgerCommandRecord {
   readonly offerId: string | null;
 }
 
-function commandFromRow(row: Row): EngineCommand {
+function engineCommandFromRow(row: Row): EngineCommand {
   return {
-    commandId: readString(row.command_id),
-    intentId: readStringOrNull(row.intent_id),
-    depositId: readStringOrNull(row.deposit_id),
-    leg: readString(row.leg) as CommandLeg,
-    attempt: readSafeInteger(row.attempt),
-    payload: row.payload,
-    status: readString(row.status) as CommandStatus,
-    updateId: readStringOrNull(row.update_id),
-    error: readStringOrNull(row.error),
-    createdAt: readDate(row.created_at),
-    updatedAt: readDate(row.updated_at),
+    ...commandFromRow(row),
     submissions: readSafeInteger(row.submissions),
     retryAt: readDateOrNull(row.retry_at),
     offerId: readStringOrNull(row.offer_id),
@@ -42,11 +26,11 @@ function commandFromRow(row: Row): EngineCommand {
 }
 
 function commandsFrom(rows: readonly Row[]): EngineCommand[] {
-  return rows.map(commandFromRow);
+  return rows.map(engineCommandFromRow);
 }
 
 function firstCommand(rows: readonly Row[]): EngineCommand | null {
-  return rows[0] ? commandFromRow(rows[0]) : null;
+  return rows[0] ? engineCommandFromRow(rows[0]) : null;
 }
 
 export async function getCommand(q: Queryable, commandId: string): Promise<EngineCommand | null> {

@@ -31,7 +31,8 @@ export function commandIdOf(subjectId: string, leg: CommandLeg, attempt: number)
   return `${subjectId}:${leg}:${attempt}`;
 }
 
-function commandFromRow(row: Row): LedgerCommandRecord {
+/** The store's reading of a `ledger_commands` row; the engine extends it with its own columns. */
+export function commandFromRow(row: Row): LedgerCommandRecord {
   return {
     commandId: readString(row.command_id),
     intentId: readStringOrNull(row.intent_id),

@@ -6,27 +6,18 @@
  * Intents are inserted directly, with the amounts core's `priceTrade` gives for the pool as it is.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  Amount,
-  type Instrument,
-  instrumentKey,
-  minOutput,
-  type PoolSideName,
-  priceTrade,
-  type SwapState,
-  sameInstrument,
-} from '@poolparty/core';
+import { Amount, type Instrument, type SwapState } from '@poolparty/core';
 import {
   type DevnetPool,
   type DevnetSeed,
   type LedgerPort,
-  type LedgerUpdate,
   type LocalLedger,
   openLocalLedger,
   REASON_META_KEY,
   seedDevnet,
   type TransferOutcome,
 } from '@poolparty/ledger';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { LedgerClock } from '../../src/clock.js';
 import {
   type Engine,
@@ -34,21 +25,22 @@ import {
   type EngineSettings,
   startEngine,
 } from '../../src/engine/index.js';
-import { readPriceBook } from '../../src/engine/prices.js';
 import {
   type Database,
   getIntent,
-  getPool,
   IN_MEMORY,
   type IntentRecord,
-  insertApiKey,
-  insertIntent,
-  insertPool,
-  listPools,
   migrate,
   openPglite,
-  upsertDeveloper,
 } from '../../src/store/index.js';
+import {
+  allUpdates,
+  balanceOf,
+  booksAndHoldings,
+  createPricedIntent,
+  registerSeed,
+  transfersByReason,
+} from './scale-out.js';
 
 export const TEST_ENGINE_SETTINGS: Partial<EngineSettings> = {
   retryBaseDelayMs: 5,
@@ -70,6 +62,41 @@ export function openTestDatabase(): Promise<Database> {
   return openPglite(IN_MEMORY);
 }
 
+/** One database for a test file (or a describe block), and a fresh harness in it per test. */
+export interface EngineWorld {
+  /** The shared database, open from the first test to the last. */
+  readonly db: Database;
+  /** A harness in its own schema of `db`; it is closed once the test ends. */
+  harness(): Promise<EngineHarness>;
+}
+
+/** Registers the hooks that open and close the database and each test's harnesses. */
+export function useEngineWorld(): EngineWorld {
+  let db: Database | null = null;
+  const open: EngineHarness[] = [];
+  beforeAll(async () => {
+    db = await openTestDatabase();
+  }, 60_000);
+  afterAll(async () => {
+    await db?.close();
+  });
+  afterEach(async () => {
+    for (const harness of open.splice(0)) await harness.close();
+  });
+  const world: EngineWorld = {
+    get db(): Database {
+      if (!db) throw new Error('the engine test database is not open');
+      return db;
+    },
+    async harness() {
+      const harness = await EngineHarness.create(world.db);
+      open.push(harness);
+      return harness;
+    },
+  };
+  return world;
+}
+
 export interface Party {
   readonly partyId: string;
 }
@@ -88,7 +115,6 @@ export class EngineHarness {
     readonly ledger: LocalLedger,
     readonly clock: LedgerClock,
     readonly seed: DevnetSeed,
-    readonly apiKeyId: string,
   ) {}
 
   /** A fresh schema in `db`, a freshly seeded ledger, and the pools registered in the store. */
@@ -100,33 +126,8 @@ export class EngineHarness {
     const ledger = await openLocalLedger({});
     const seed = await seedDevnet(ledger);
     const clock = await LedgerClock.follow(ledger);
-    const now = clock.now();
-    for (const pool of seed.pools) {
-      await insertPool(db, {
-        poolId: pool.poolId,
-        tokenA: pool.tokenA,
-        tokenB: pool.tokenB,
-        swapParty: pool.swapParty,
-        lpParty: pool.lpParty,
-        feeBps: pool.feeBps,
-        lpSupply: '1',
-        reserveA: pool.reserves.tokenA.toString(),
-        reserveB: pool.reserves.tokenB.toString(),
-        createdAt: now,
-      });
-    }
-    await upsertDeveloper(db, seed.developer.partyId, now);
-    const apiKeyId = 'key_engine_test';
-    await insertApiKey(db, {
-      keyId: apiKeyId,
-      developerParty: seed.developer.partyId,
-      name: 'engine tests',
-      keyHash: 'a'.repeat(64),
-      prefix: 'pp_test_aaaa',
-      environment: 'devnet',
-      createdAt: now,
-    });
-    return new EngineHarness(db, ledger, clock, seed, apiKeyId);
+    await registerSeed(db, seed, clock.now());
+    return new EngineHarness(db, ledger, clock, seed);
   }
 
   get alice(): Party {
@@ -205,63 +206,14 @@ export class EngineHarness {
     amount: string,
     options: IntentOptions & { poolId?: string } = {},
   ): Promise<IntentRecord> {
-    const record = await getPool(this.db, options.poolId ?? 'amulet-usdcx');
-    if (!record) throw new Error('pool missing');
-    const inputSide: PoolSideName = sameInstrument(record.tokenA, input) ? 'tokenA' : 'tokenB';
-    const output = inputSide === 'tokenA' ? record.tokenB : record.tokenA;
-    const round = await this.ledger.openMiningRound();
-    const traffic = await this.ledger.trafficParameters();
-    const prices = await readPriceBook(this.ledger, await listPools(this.db));
-    const inputPriceUsd = prices.usdPrice(input);
-    if (!inputPriceUsd) throw new Error('no USD price');
-    const trade = priceTrade({
-      pool: {
-        poolId: record.poolId,
-        tokenA: { instrument: record.tokenA, reserve: Amount.parse(record.accounting.reserveA) },
-        tokenB: { instrument: record.tokenB, reserve: Amount.parse(record.accounting.reserveB) },
-        feeBps: record.feeBps,
-        status: record.status,
-      },
-      inputSide,
-      amount: Amount.parse(amount),
-      traffic: {
-        bytes: traffic.transferBytes,
-        extraTrafficPriceUsdPerMb: traffic.extraTrafficPriceUsdPerMb,
-        amuletPriceUsd: round.amuletPriceUsd,
-      },
-      inputPriceUsd,
-    });
-    if (trade.kind !== 'priced') throw new Error(`amount ${amount} is below the minimum`);
-    const tolerance = options.slippageTolerance ?? 0.05;
-    const now = this.clock.now();
-    const intentId = `swp_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
-    return insertIntent(this.db, {
-      intentId,
-      poolId: record.poolId,
-      apiKeyId: this.apiKeyId,
+    return createPricedIntent(this.db, this.ledger, {
+      ...options,
+      poolId: options.poolId ?? 'amulet-usdcx',
+      party: party.partyId,
+      input,
+      amount,
       developerParty: this.seed.developer.partyId,
-      walletParty: party.partyId,
-      depositAddress: record.swapParty,
-      depositReference: `pp-${intentId.slice(4, 17)}`,
-      inputToken: input.id,
-      inputTokenAdmin: input.admin,
-      outputToken: output.id,
-      outputTokenAdmin: output.admin,
-      expectedAmount: trade.fees.amount.toString(),
-      quotedSwapAmount: trade.fees.amount.toString(),
-      networkFeeAmount: trade.fees.networkFeeAmount.toString(),
-      poolFeeAmount: trade.fees.poolFeeAmount.toString(),
-      lpFeeAmount: trade.fees.lpFeeAmount.toString(),
-      platformFeeAmount: trade.fees.platformFeeAmount.toString(),
-      inputAmountAfterPoolFee: trade.fees.inputAmountAfterPoolFee.toString(),
-      expectedOutput: trade.outputAmount.toString(),
-      minOutput: minOutput(trade.outputAmount, tolerance).toString(),
-      slippageTolerance: tolerance,
-      networkFeePolicy: null,
-      platformFeePolicy: null,
-      outputAddress: party.partyId,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + (options.validityMs ?? 24 * 60 * 60_000)),
+      now: this.clock.now(),
     });
   }
 
@@ -301,12 +253,7 @@ export class EngineHarness {
 
   /** Every holding of the party, locked ones included, per instrument. */
   async balance(party: Party | string, instrument: Instrument): Promise<Amount> {
-    const partyId = typeof party === 'string' ? party : party.partyId;
-    const holdings = await this.ledger.getHoldings(partyId);
-    const key = instrumentKey(instrument);
-    return Amount.sum(
-      holdings.filter((h) => instrumentKey(h.instrument) === key).map((h) => h.amount),
-    );
+    return balanceOf(this.ledger, typeof party === 'string' ? party : party.partyId, instrument);
   }
 
   /** Moves the ledger clock and the service clock that follows it. */
@@ -319,14 +266,14 @@ export class EngineHarness {
   async caughtUp(): Promise<void> {
     const swapParties = new Set(this.seed.pools.map((pool) => pool.swapParty));
     let target = 0;
-    await this.eachUpdate((update) => {
+    for (const update of await allUpdates(this.ledger)) {
       const named = update.events.some((event) =>
         'owner' in event
           ? swapParties.has(event.owner)
           : 'sender' in event && (swapParties.has(event.sender) || swapParties.has(event.receiver)),
       );
       if (named) target = update.offset;
-    });
+    }
     await waitFor(async () => {
       const rows = await this.db.query<{ last_offset: string }>(
         'SELECT last_offset FROM ledger_offsets',
@@ -335,44 +282,19 @@ export class EngineHarness {
     }, `the engine to ingest up to offset ${target}`);
   }
 
-  /** Every committed update so far, in order. */
-  private async eachUpdate(visit: (update: LedgerUpdate) => void): Promise<void> {
-    const end = await this.ledger.ledgerEnd();
-    if (end === 0) return;
-    const controller = new AbortController();
-    for await (const update of this.ledger.updates(0, { signal: controller.signal })) {
-      visit(update);
-      if (update.offset >= end) break;
-    }
-    controller.abort();
-  }
-
   /** The swap party's holdings per side equal reserve + inflight + outgoing + fees (SPEC §5.6). */
   async booksMatchLedger(poolId = 'amulet-usdcx'): Promise<void> {
-    const pool = await getPool(this.db, poolId);
-    if (!pool) throw new Error('pool missing');
-    const { accounting: a } = pool;
-    const expected = (parts: string[]) => Amount.sum(parts.map((p) => Amount.parse(p))).toString();
-    const holdingsA = (await this.balance(pool.swapParty, pool.tokenA)).toString();
-    const holdingsB = (await this.balance(pool.swapParty, pool.tokenB)).toString();
-    const booksA = expected([a.reserveA, a.inflightA, a.outgoingA, a.feesA]);
-    const booksB = expected([a.reserveB, a.inflightB, a.outgoingB, a.feesB]);
-    if (holdingsA !== booksA || holdingsB !== booksB) {
+    const { books, holdings } = await booksAndHoldings(this.db, this.ledger, poolId);
+    if (holdings.a !== books.a || holdings.b !== books.b) {
       throw new Error(
-        `books differ from the ledger: A ${booksA} vs ${holdingsA}, B ${booksB} vs ${holdingsB}`,
+        `books differ from the ledger: A ${books.a} vs ${holdings.a}, B ${books.b} vs ${holdings.b}`,
       );
     }
   }
 
   /** How many transfers on the ledger carry `reason` (e.g. `payout:<id>`). */
   async transfersWithReason(reason: string): Promise<number> {
-    let count = 0;
-    await this.eachUpdate((update) => {
-      for (const event of update.events) {
-        if (event.kind === 'transfer' && event.meta[REASON_META_KEY] === reason) count += 1;
-      }
-    });
-    return count;
+    return transfersByReason(await allUpdates(this.ledger)).get(reason) ?? 0;
   }
 }
 

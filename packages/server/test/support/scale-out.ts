@@ -1,6 +1,7 @@
 /**
  * Many swaps against one store, for the scale-out suites: the devnet pools registered in a store,
  * funded parties, and pending intents priced against the pool's books as `POST /v1/swaps` would.
+ * The engine harness stands on the same pieces.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -93,9 +94,13 @@ export interface IntentRequest {
   readonly amount: string;
   readonly developerParty: string;
   readonly now: Date;
+  /** 5 % unless given. */
+  readonly slippageTolerance?: number;
+  /** A day unless given. */
+  readonly validityMs?: number;
 }
 
-/** A pending intent priced against the pool's current books (5 % slippage tolerance). */
+/** A pending intent priced against the pool's current books, as `POST /v1/swaps` would. */
 export async function createPricedIntent(
   q: Queryable,
   ledger: LedgerPort,
@@ -130,6 +135,7 @@ export async function createPricedIntent(
     inputPriceUsd,
   });
   if (trade.kind !== 'priced') throw new Error(`amount ${request.amount} is below the minimum`);
+  const tolerance = request.slippageTolerance ?? 0.05;
   const intentId = `swp_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
   return insertIntent(q, {
     intentId,
@@ -151,13 +157,13 @@ export async function createPricedIntent(
     platformFeeAmount: trade.fees.platformFeeAmount.toString(),
     inputAmountAfterPoolFee: trade.fees.inputAmountAfterPoolFee.toString(),
     expectedOutput: trade.outputAmount.toString(),
-    minOutput: minOutput(trade.outputAmount, 0.05).toString(),
-    slippageTolerance: 0.05,
+    minOutput: minOutput(trade.outputAmount, tolerance).toString(),
+    slippageTolerance: tolerance,
     networkFeePolicy: null,
     platformFeePolicy: null,
     outputAddress: request.party,
     createdAt: request.now,
-    expiresAt: new Date(request.now.getTime() + 24 * 60 * 60_000),
+    expiresAt: new Date(request.now.getTime() + (request.validityMs ?? 24 * 60 * 60_000)),
   });
 }
 

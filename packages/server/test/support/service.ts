@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeBase64, sign } from '@poolparty/core';
+import { expect } from 'vitest';
 import { readSettings, type Settings } from '../../src/config.js';
 import type { DevnetParty } from '../../src/devnet-bootstrap.js';
 import { type RunningService, startService } from '../../src/service.js';
@@ -53,17 +54,19 @@ export interface JsonResponse<T = Record<string, unknown>> {
   readonly body: T;
 }
 
+export interface RequestOptions {
+  readonly apiKey?: string | null;
+  readonly walletToken?: string;
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+}
+
 /** A small JSON client for tests: sends the API key unless told otherwise. */
 export async function request<T = Record<string, unknown>>(
   base: string,
   method: string,
   path: string,
-  options: {
-    readonly apiKey?: string | null;
-    readonly walletToken?: string;
-    readonly body?: unknown;
-    readonly headers?: Record<string, string>;
-  } = {},
+  options: RequestOptions = {},
 ): Promise<JsonResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.apiKey) headers['x-api-key'] = options.apiKey;
@@ -95,4 +98,78 @@ export function signChallenge(
     signature: encodeBase64(sign(message, privateKey)),
     publicKey: encodeBase64(Uint8Array.from(Buffer.from(party.publicKey, 'hex'))),
   };
+}
+
+/** Starting the store and ledger takes a few seconds, more on a busy machine. */
+export const STARTUP_TIMEOUT_MS = 30_000;
+
+/** The answer is the problem document (RFC 9457) of `code`, tied to its request id. */
+export function expectProblem(answer: JsonResponse<object>, status: number, code: string): void {
+  expect(answer.status).toBe(status);
+  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(answer.body).toMatchObject({ code, status, type: `urn:poolparty:error:${code}` });
+  expect(answer.body).toHaveProperty('requestId', answer.headers.get('x-request-id'));
+}
+
+/** A developer portal login: the challenge for `party`, then its answer signed by `signer`. */
+export async function portalLogin<T = { token: string }>(
+  base: string,
+  party: DevnetParty,
+  signer: DevnetParty = party,
+): Promise<{ readonly started: JsonResponse<Challenge>; readonly login: JsonResponse<T> }> {
+  const started = await request<Challenge>(base, 'POST', '/api/sdk/wallet-login', {
+    body: { partyId: party.partyId },
+  });
+  const login = await request<T>(base, 'POST', '/api/sdk/wallet-login', {
+    body: {
+      partyId: party.partyId,
+      nonce: started.body.nonce,
+      ...signChallenge(started.body.message, signer),
+    },
+  });
+  return { started, login };
+}
+
+/** A wallet token through the `/v1/wallet-auth` challenge, as a wallet gets one. */
+export async function walletTokenFor(
+  server: { readonly url: string; readonly apiKey: string },
+  party: DevnetParty,
+): Promise<string> {
+  const call = <T>(path: string, body: unknown) =>
+    request<T>(server.url, 'POST', `/v1/wallet-auth/${path}`, { apiKey: server.apiKey, body });
+  const challenge = await call<Challenge>('challenge', { partyId: party.partyId });
+  if (challenge.status !== 200) throw new Error(`wallet challenge answered ${challenge.status}`);
+  const verified = await call<{ token: string }>('verify', {
+    partyId: party.partyId,
+    nonce: challenge.body.nonce,
+    ...signChallenge(challenge.body.message, party),
+  });
+  if (verified.status !== 200) throw new Error(`wallet verify answered ${verified.status}`);
+  return verified.body.token;
+}
+
+/** A party of its own from `POST /devnet/parties`, with its wallet token. */
+export async function newDevnetParty(
+  server: { readonly url: string; readonly apiKey: string },
+  hint: string,
+): Promise<{ party: DevnetParty; token: string }> {
+  const created = await request<{ partyId: string; publicKey: string; privateKey: string }>(
+    server.url,
+    'POST',
+    '/devnet/parties',
+    { body: { partyHint: hint } },
+  );
+  expect(created.status).toBe(201);
+  const hex = (base64: string) => Buffer.from(base64, 'base64').toString('hex');
+  const party: DevnetParty = {
+    partyId: created.body.partyId,
+    publicKey: hex(created.body.publicKey),
+    privateKey: hex(created.body.privateKey),
+  };
+  return { party, token: await walletTokenFor(server, party) };
+}
+
+interface Challenge {
+  readonly nonce: string;
+  readonly message: string;
 }
