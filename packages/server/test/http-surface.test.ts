@@ -74,6 +74,22 @@ describe('HTTP surface', () => {
     expect(pools.headers.get('access-control-expose-headers')).toContain('X-Request-Id');
   });
 
+  it('lets the configured browser origin make signed devnet deposits', async () => {
+    const preflight = await fetch(`${t.url}/devnet/transfers`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-party-signature',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
+      'x-party-signature',
+    );
+  });
+
   it('does not open /v1 to other origins', async () => {
     const pools = await fetch(`${t.url}/v1/pools`, {
       headers: { origin: 'https://evil.example', 'x-api-key': t.apiKey },

@@ -24,6 +24,22 @@ export interface HttpDeps {
   readonly buckets: BucketStore;
 }
 
+/** CORS for browser apps on the configured origins, exposing what a client needs to read. */
+function corsOptions(ctx: ServiceContext, requestHeaders: readonly string[]) {
+  return {
+    origin: ctx.settings.corsOrigins.includes('*') ? true : [...ctx.settings.corsOrigins],
+    exposedHeaders: [
+      'X-Request-Id',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'Retry-After',
+    ],
+    allowedHeaders: ['Content-Type', 'X-Request-Id', ...requestHeaders],
+    maxAge: 600,
+  };
+}
+
 export async function buildApp(ctx: ServiceContext): Promise<App> {
   const app = createFastify({ logLevel: ctx.settings.logLevel });
   const deps: HttpDeps = {
@@ -50,25 +66,10 @@ export async function buildApp(ctx: ServiceContext): Promise<App> {
   );
   await app.register(
     async (v1) => {
-      await v1.register(cors, {
-        origin: ctx.settings.corsOrigins.includes('*') ? true : [...ctx.settings.corsOrigins],
-        exposedHeaders: [
-          'X-Request-Id',
-          'RateLimit-Limit',
-          'RateLimit-Remaining',
-          'RateLimit-Reset',
-          'Retry-After',
-        ],
-        allowedHeaders: [
-          'Content-Type',
-          'X-API-Key',
-          'Authorization',
-          'Idempotency-Key',
-          'Last-Event-ID',
-          'X-Request-Id',
-        ],
-        maxAge: 600,
-      });
+      await v1.register(
+        cors,
+        corsOptions(ctx, ['X-API-Key', 'Authorization', 'Idempotency-Key', 'Last-Event-ID']),
+      );
       v1.addHook('onRequest', apiKeyHook(ctx, deps.apiKeys, deps.buckets));
       await walletAuthRoutes(v1, ctx, deps);
       await marketRoutes(v1, ctx);
@@ -79,13 +80,16 @@ export async function buildApp(ctx: ServiceContext): Promise<App> {
   if (devnetEnabled(ctx.settings) && ctx.devnetLedger !== null) {
     const ledger = ctx.devnetLedger;
     await app.register(
-      async (scope) =>
-        devnetRoutes(scope, {
+      async (scope) => {
+        // Browser demos on devnet make their deposits through these endpoints too.
+        await scope.register(cors, corsOptions(ctx, ['X-Party-Signature']));
+        await devnetRoutes(scope, {
           ledger,
           onClockAdvanced: async () => {
             if ('sync' in ctx.clock && typeof ctx.clock.sync === 'function') await ctx.clock.sync();
           },
-        }),
+        });
+      },
       { prefix: '/devnet' },
     );
   }
