@@ -4,7 +4,7 @@
  * `incomplete_completed_accounting` (quotes and the pre-payout guard) until an operator resolves it.
  */
 import { Amount } from '@poolparty/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { EngineContext } from '../src/engine/context.js';
 import {
   countIncompleteCompletedSwaps,
@@ -14,28 +14,21 @@ import {
 import { judgePool, reconcile, type SideComparison } from '../src/engine/reconciler.js';
 import { createLiveQuoter } from '../src/market/live-quoter.js';
 import type { Quoter } from '../src/market/quoter.js';
-import type { Database } from '../src/store/database.js';
 import {
   listOpenOperatorFlags,
   type ReconciliationRun,
   resolveOperatorFlag,
 } from '../src/store/index.js';
-import { EngineHarness, openTestDatabase, type Party, waitFor } from './support/engine.js';
+import { type EngineHarness, type Party, useEngineWorld, waitFor } from './support/engine.js';
 
-let db: Database;
+const world = useEngineWorld();
 let h: EngineHarness;
 let quoter: Quoter | null = null;
 
-beforeAll(async () => {
-  db = await openTestDatabase();
-}, 60_000);
-afterAll(async () => {
-  await db.close();
-});
+// Registered after the world's hook, so it runs first: the quoter closes before the harness.
 afterEach(async () => {
   await quoter?.close();
   quoter = null;
-  await h?.close();
 });
 
 /** What a reconciliation sees, without an engine: the store, the ledger, the checkpoint. */
@@ -99,7 +92,7 @@ async function amuletQuoteSafety(live: Quoter) {
 
 describe('a reconciliation run', () => {
   it('passes every pool once the books and the holdings agree', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     const engine = await leadingEngine(h);
     await swap(h, h.alice);
     await h.caughtUp();
@@ -118,7 +111,7 @@ describe('a reconciliation run', () => {
   });
 
   it('finds no mismatch in work in flight: a payout recorded but unsent, a deposit not ingested', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     await h.startEngine({
       faults: {
         crashAt: (step) => {
@@ -147,7 +140,7 @@ describe('a reconciliation run', () => {
   });
 
   it('fails for a completed swap whose accounting is incomplete', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     const engine = await leadingEngine(h);
     const intentId = await swap(h, h.alice);
     await h.caughtUp();
@@ -163,7 +156,7 @@ describe('a reconciliation run', () => {
 
 describe('a transfer the service did not make', () => {
   it('is judged once the checkpoint passes it, and blocks the pool until an operator resolves it', async () => {
-    h = await EngineHarness.create(db);
+    h = await world.harness();
     const engine = await leadingEngine(h);
     await swap(h, h.alice);
     await h.stopEngine();

@@ -2,8 +2,10 @@ import { encodeBase64, generateKeyPair, sign } from '@poolparty/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
 import {
+  expectProblem,
   type JsonResponse,
   request,
+  STARTUP_TIMEOUT_MS,
   signChallenge,
   startTestService,
   type TestService,
@@ -14,16 +16,6 @@ interface Challenge {
   nonce: string;
   message: string;
   expiresAt: string;
-}
-
-/** Starting the store and ledger takes a few seconds, more on a busy machine. */
-const STARTUP_TIMEOUT_MS = 30_000;
-
-function expectProblem(answer: JsonResponse<object>, status: number, code: string): void {
-  expect(answer.status).toBe(status);
-  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(answer.body).toMatchObject({ code, status, type: `urn:poolparty:error:${code}` });
-  expect(answer.body).toHaveProperty('requestId', answer.headers.get('x-request-id'));
 }
 
 function jwtPayload(token: string): Record<string, unknown> {

@@ -18,14 +18,15 @@
 import { Amount, type Instrument } from '@poolparty/core';
 import { debit, lockPool, moveBalances } from '../engine/accounting.js';
 import type { OperatorRetry, TransferPayload } from '../engine/legs.js';
-import { readDate, readSafeInteger, readString, readStringOrNull } from '../store/columns.js';
+import { readStringOrNull } from '../store/columns.js';
 import type { Database, Queryable } from '../store/database.js';
 import {
+  commandFromRow,
   commandIdOf,
   type LedgerCommandRecord,
   recordLedgerCommand,
 } from '../store/ledger-commands.js';
-import { type OperatorFlag, resolveOperatorFlag } from '../store/operator-flags.js';
+import { flagFromRow, type OperatorFlag, resolveOperatorFlag } from '../store/operator-flags.js';
 
 /** A request the store's state does not allow; the message says why, for the operator. */
 export class AdminError extends Error {
@@ -71,19 +72,7 @@ async function refundAttempts(q: Queryable, subjectId: string): Promise<RefundAt
      ORDER BY attempt DESC`,
     [subjectId],
   );
-  return rows.map((row) => ({
-    commandId: readString(row.command_id),
-    intentId: readStringOrNull(row.intent_id),
-    depositId: readStringOrNull(row.deposit_id),
-    leg: 'refund',
-    attempt: readSafeInteger(row.attempt),
-    payload: row.payload as TransferPayload,
-    status: readString(row.status) as LedgerCommandRecord['status'],
-    updateId: readStringOrNull(row.update_id),
-    error: readStringOrNull(row.error),
-    createdAt: readDate(row.created_at),
-    updatedAt: readDate(row.updated_at),
-  }));
+  return rows.map((row) => ({ ...commandFromRow(row), payload: row.payload as TransferPayload }));
 }
 
 async function openRefundFlags(q: Queryable, subjectId: string | null): Promise<OperatorFlag[]> {
@@ -94,16 +83,7 @@ async function openRefundFlags(q: Queryable, subjectId: string | null): Promise<
      ORDER BY created_at, id LIMIT $3`,
     [REFUND_FAILED, subjectId, REFUND_CASES_MAX],
   );
-  return rows.map((row) => ({
-    id: readSafeInteger(row.id),
-    intentId: readStringOrNull(row.intent_id),
-    depositId: readStringOrNull(row.deposit_id),
-    kind: readString(row.kind),
-    details: row.details,
-    createdAt: readDate(row.created_at),
-    resolvedAt: null,
-    resolution: null,
-  }));
+  return rows.map(flagFromRow);
 }
 
 async function statusOf(q: Queryable, flag: OperatorFlag): Promise<string | null> {

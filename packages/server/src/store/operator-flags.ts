@@ -23,7 +23,8 @@ export interface OperatorFlag extends NewOperatorFlag {
   readonly resolution: string | null;
 }
 
-function flagFromRow(row: Row): OperatorFlag {
+/** The store's reading of an `operator_flags` row. */
+export function flagFromRow(row: Row): OperatorFlag {
   return {
     id: readSafeInteger(row.id),
     intentId: readStringOrNull(row.intent_id),
