@@ -1,0 +1,97 @@
+/**
+ * Quote throughput against a bare Fastify route on the same machine, in the same run: the
+ * performance note asks for quotes at ≥ 40 % of the bare route, since quotes must not touch the
+ * database on the hot path.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { hashApiKey } from '../packages/server/src/auth/api-keys.js';
+import { readSettings } from '../packages/server/src/config.js';
+import { type RunningService, startService } from '../packages/server/src/service.js';
+import { findApiKeyByHash, setApiKeyRateLimits } from '../packages/server/src/store/index.js';
+import { DEFAULT_LOAD, type LoadResult, type LoadSettings, measureLoad } from './load.js';
+import { isMain, ratioLine } from './report.js';
+
+export const QUOTE_TARGET_RATIO = 0.4;
+export const QUOTE_PATH = '/v1/quotes?from=Amulet&to=USDCx&amount=100&poolId=amulet-usdcx';
+/** Far above any rate the bench reaches (the column is a 32-bit integer). */
+export const BENCH_READS_PER_MIN = 1_000_000_000;
+
+export interface QuoteBench {
+  readonly load: LoadSettings;
+  readonly baseline: LoadResult;
+  readonly quotes: LoadResult;
+  readonly ratio: number;
+  readonly meetsTarget: boolean;
+}
+
+/** A route doing nothing but answer small JSON: what Fastify itself costs per request. */
+async function startBareRoute(): Promise<{ url: string; close(): Promise<void> }> {
+  const app = Fastify({ logger: false });
+  app.get('/bare', async () => ({ ok: true }));
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { url: `${url}/bare`, close: () => app.close() };
+}
+
+async function startQuietService(dataDir: string): Promise<RunningService> {
+  const read = readSettings({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    POOLPARTY_DATA_DIR: dataDir,
+  });
+  if (!read.ok) throw new Error(read.errors.join('\n'));
+  return startService(read.settings);
+}
+
+/** Lifts the bench key's read limit, so the rate measured is the service's, not its limiter's. */
+async function unthrottle(service: RunningService, apiKey: string): Promise<void> {
+  const key = await findApiKeyByHash(service.ctx.db, hashApiKey(apiKey));
+  if (key === null) throw new Error('the devnet API key is not in the store');
+  await setApiKeyRateLimits(service.ctx.db, key.keyId, {
+    readsPerMin: BENCH_READS_PER_MIN,
+    swapsPerMin: null,
+  });
+}
+
+export async function benchQuotes(load: LoadSettings = DEFAULT_LOAD): Promise<QuoteBench> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'poolparty-bench-'));
+  const bare = await startBareRoute();
+  let service: RunningService | null = null;
+  try {
+    service = await startQuietService(dataDir);
+    if (service.url === null || service.devnet === null) throw new Error('service not listening');
+    const apiKey = service.devnet.apiKey;
+    await unthrottle(service, apiKey);
+    const quoteUrl = `${service.url}${QUOTE_PATH}`;
+    const probe = await fetch(quoteUrl, { headers: { 'x-api-key': apiKey } });
+    if (probe.status !== 200) throw new Error(`quote probe answered ${probe.status}`);
+    const baseline = await measureLoad(bare.url, {}, load);
+    const quotes = await measureLoad(quoteUrl, { 'x-api-key': apiKey }, load);
+    const ratio = quotes.requestsPerS / baseline.requestsPerS;
+    return { load, baseline, quotes, ratio, meetsTarget: ratio >= QUOTE_TARGET_RATIO };
+  } finally {
+    await service?.close();
+    await bare.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export function printQuoteBench(result: QuoteBench): void {
+  const { load } = result;
+  const rate = (r: LoadResult) =>
+    `${Math.round(r.requestsPerS)} req/s (p99 ${r.latencyP99Ms} ms, ${r.requests} requests)`;
+  console.log(
+    `quotes: ${load.connections} connections, ${load.warmUpS} s warm-up then ${load.durationS} s each`,
+  );
+  console.log(`  bench key readsPerMin raised to ${BENCH_READS_PER_MIN} (no 429s in the run)`);
+  console.log(`  bare Fastify route  ${rate(result.baseline)}`);
+  console.log(`  GET ${QUOTE_PATH}  ${rate(result.quotes)}`);
+  console.log(
+    `  ${ratioLine('quote / bare', result.ratio, QUOTE_TARGET_RATIO, result.meetsTarget)}`,
+  );
+}
+
+if (isMain(import.meta.url)) printQuoteBench(await benchQuotes());

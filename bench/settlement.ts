@@ -1,0 +1,284 @@
+/**
+ * End-to-end settlement at zero ledger latency (the in-memory devnet ledger): N wallets deposit
+ * into one pool at an offered rate, the engine attributes, executes and pays each out, and every
+ * swap's deposit → completed latency is read from the store's `intent_events`.
+ *
+ * The baseline is PGlite with one engine; when PostgreSQL answers, the same load runs on it with
+ * two engines, each with its own connection pool, sharing the stream through the advisory lock
+ * as two workers of a deployment do (test/multi-worker.test.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Amount } from '@poolparty/core';
+import {
+  type DevnetSeed,
+  type LocalLedger,
+  openLocalLedger,
+  REASON_META_KEY,
+  seedDevnet,
+} from '@poolparty/ledger';
+import { LedgerClock } from '../packages/server/src/clock.js';
+import {
+  advisoryLockLeadership,
+  type Engine,
+  startEngine,
+} from '../packages/server/src/engine/index.js';
+import {
+  type Database,
+  type IntentRecord,
+  migrate,
+  openPglite,
+  openPostgres,
+} from '../packages/server/src/store/index.js';
+import {
+  createSchema,
+  dropSchema,
+  POSTGRES_URL,
+  postgresSkipReason,
+} from '../packages/server/test/support/postgres.js';
+import {
+  createPricedIntent,
+  fundedParties,
+  registerSeed,
+} from '../packages/server/test/support/scale-out.js';
+import { isMain, percentile, table } from './report.js';
+
+export const SWAPS = 300;
+/** Deposits arrive at the target rate: a service that keeps up settles them as fast, with low latency. */
+export const OFFERED_SWAPS_PER_S = 300;
+export const TARGET_SWAPS_PER_S = 300;
+export const TARGET_P99_MS = 250;
+const DEPOSIT = '50';
+const POOL_ID = 'amulet-usdcx';
+/** Each run stops waiting this long after its first deposit, settled or not. */
+const SETTLE_WAIT_MS = 20_000;
+const POLL_INTERVAL_MS = 100;
+const LOCK_RECONNECT_DELAY_MS = 50;
+
+export interface SettlementRun {
+  readonly label: string;
+  readonly engines: number;
+  readonly swaps: number;
+  readonly completed: number;
+  /** The deposit rate reached: below the offered one when the engine shares the thread (PGlite). */
+  readonly depositsPerS: number;
+  readonly swapsPerS: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+export interface SettlementBench {
+  readonly baseline: SettlementRun;
+  /** Null when no PostgreSQL answered; `skipped` says why. */
+  readonly postgres: SettlementRun | null;
+  readonly skipped: string | null;
+}
+
+interface World {
+  readonly stores: readonly Database[];
+  readonly ledger: LocalLedger;
+  readonly clock: LedgerClock;
+  readonly seed: DevnetSeed;
+}
+
+async function openWorld(stores: readonly Database[]): Promise<World> {
+  const [first] = stores;
+  if (!first) throw new Error('no store');
+  await migrate(first);
+  const ledger = await openLocalLedger({});
+  const seed = await seedDevnet(ledger);
+  const clock = await LedgerClock.follow(ledger);
+  await registerSeed(first, seed, clock.now());
+  return { stores, ledger, clock, seed };
+}
+
+async function pricedIntents(world: World, count: number): Promise<IntentRecord[]> {
+  const { amulet, usdcx } = world.seed.instruments;
+  const parties = await fundedParties(world.ledger, count, [amulet, usdcx], amulet, DEPOSIT);
+  const intents: IntentRecord[] = [];
+  for (const party of parties) {
+    intents.push(
+      await createPricedIntent(world.stores[0] as Database, world.ledger, {
+        poolId: POOL_ID,
+        party,
+        input: amulet,
+        amount: DEPOSIT,
+        developerParty: world.seed.developer.partyId,
+        now: world.clock.now(),
+      }),
+    );
+  }
+  return intents;
+}
+
+/** Sends the deposits evenly spaced at the offered rate; the submit time of each, by intent. */
+async function depositPaced(world: World, intents: readonly IntentRecord[]) {
+  const submittedAt = new Map<string, number>();
+  const startMs = Date.now();
+  for (const [i, intent] of intents.entries()) {
+    const dueInMs = startMs + (i * 1000) / OFFERED_SWAPS_PER_S - Date.now();
+    if (dueInMs > 1) await sleep(dueInMs);
+    submittedAt.set(intent.intentId, world.clock.now().getTime());
+    await world.ledger.submitTransfer({
+      commandId: `bench-deposit-${randomUUID()}`,
+      sender: intent.walletParty,
+      receiver: intent.depositAddress,
+      instrument: world.seed.instruments.amulet,
+      amount: Amount.parse(intent.expectedAmount),
+      meta: { [REASON_META_KEY]: intent.depositReference },
+    });
+  }
+  return submittedAt;
+}
+
+async function completedAt(db: Database): Promise<Map<string, number>> {
+  const rows = await db.query<{ intent_id: string; at: Date | string }>(
+    `SELECT intent_id, at FROM intent_events WHERE status = 'completed'`,
+  );
+  return new Map(rows.map((row) => [row.intent_id, new Date(row.at).getTime()]));
+}
+
+async function waitForSettlement(db: Database, count: number, deadlineMs: number) {
+  for (;;) {
+    const rows = await db.query<{ n: string | number }>(
+      `SELECT count(*) AS n FROM intents WHERE status = 'completed'`,
+    );
+    if (Number(rows[0]?.n) >= count || Date.now() > deadlineMs) return;
+    await sleep(POLL_INTERVAL_MS);
+  }
+}
+
+async function settle(label: string, world: World, engines: readonly Engine[]) {
+  const intents = await pricedIntents(world, SWAPS);
+  const startedMs = Date.now();
+  const submittedAt = await depositPaced(world, intents);
+  const db = world.stores[0] as Database;
+  await waitForSettlement(db, intents.length, startedMs + SETTLE_WAIT_MS);
+  return summarise(label, engines.length, submittedAt, await completedAt(db));
+}
+
+/** Rates and latencies from each swap's deposit time and completion time (ledger clock, ms). */
+export function summarise(
+  label: string,
+  engines: number,
+  submittedAt: ReadonlyMap<string, number>,
+  completedAt: ReadonlyMap<string, number>,
+): SettlementRun {
+  const latencies: number[] = [];
+  let lastDoneMs = 0;
+  for (const [intentId, submitMs] of submittedAt) {
+    const doneMs = completedAt.get(intentId);
+    if (doneMs === undefined) continue;
+    latencies.push(doneMs - submitMs);
+    lastDoneMs = Math.max(lastDoneMs, doneMs);
+  }
+  const firstMs = Math.min(...submittedAt.values());
+  const lastSubmitMs = Math.max(...submittedAt.values());
+  return {
+    label,
+    engines,
+    swaps: submittedAt.size,
+    completed: latencies.length,
+    depositsPerS: (submittedAt.size - 1) / ((lastSubmitMs - firstMs) / 1000),
+    swapsPerS: latencies.length / ((lastDoneMs - firstMs) / 1000),
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+  };
+}
+
+async function runOnPglite(): Promise<SettlementRun> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'poolparty-bench-'));
+  const db = await openPglite(dataDir);
+  let engine: Engine | null = null;
+  let ledger: LocalLedger | null = null;
+  try {
+    const world = await openWorld([db]);
+    ledger = world.ledger;
+    engine = await startEngine({ ...engineDeps(world), db });
+    return await settle('PGlite, 1 engine', world, [engine]);
+  } finally {
+    await engine?.stop();
+    await ledger?.close();
+    await db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function runOnPostgres(): Promise<SettlementRun> {
+  const schema = await createSchema('pp_bench');
+  const stores = [openPostgres(POSTGRES_URL, { schema }), openPostgres(POSTGRES_URL, { schema })];
+  const engines: Engine[] = [];
+  let ledger: LocalLedger | null = null;
+  try {
+    const world = await openWorld(stores);
+    ledger = world.ledger;
+    for (const db of stores) {
+      const leadership = advisoryLockLeadership({
+        url: POSTGRES_URL,
+        schema,
+        reconnectDelayMs: LOCK_RECONNECT_DELAY_MS,
+      });
+      engines.push(await startEngine({ ...engineDeps(world), db, leadership }));
+    }
+    return await settle('PostgreSQL, 2 engines', world, engines);
+  } finally {
+    await Promise.all(engines.map((engine) => engine.stop()));
+    await ledger?.close();
+    await Promise.all(stores.map((db) => db.close()));
+    await dropSchema(schema);
+  }
+}
+
+function engineDeps(world: World) {
+  return { ledger: world.ledger, clock: world.clock, quoter: { invalidate: () => {} } };
+}
+
+export async function benchSettlement(): Promise<SettlementBench> {
+  const baseline = await runOnPglite();
+  const skipped = await postgresSkipReason('settlement bench on PostgreSQL');
+  const postgres = skipped === null ? await runOnPostgres() : null;
+  return { baseline, postgres, skipped };
+}
+
+export function meetsSettlementTargets(run: SettlementRun): boolean {
+  return (
+    run.completed === run.swaps && run.swapsPerS >= TARGET_SWAPS_PER_S && run.p99Ms <= TARGET_P99_MS
+  );
+}
+
+export function printSettlementBench(result: SettlementBench): void {
+  console.log(
+    `settlement: ${SWAPS} swaps of ${DEPOSIT} Amulet on ${POOL_ID}, deposits offered at ${OFFERED_SWAPS_PER_S}/s, zero ledger latency`,
+  );
+  const runs = [result.baseline, ...(result.postgres ? [result.postgres] : [])];
+  const rows = runs.map((run) => [
+    run.label,
+    `${run.completed}/${run.swaps}`,
+    run.depositsPerS.toFixed(0),
+    run.swapsPerS.toFixed(0),
+    run.p50Ms.toFixed(0),
+    run.p99Ms.toFixed(0),
+  ]);
+  const header = ['run', 'completed', 'deposits/s', 'swaps/s', 'p50 ms', 'p99 ms'];
+  console.log(indent(table([header, ...rows])));
+  console.log(
+    `  targets: ≥ ${TARGET_SWAPS_PER_S} swaps/s and deposit → completed p99 ≤ ${TARGET_P99_MS} ms with 2 workers on PostgreSQL`,
+  );
+  if (result.postgres === null) {
+    console.log(`  PostgreSQL run skipped: ${result.skipped}`);
+    return;
+  }
+  const ratio = result.postgres.swapsPerS / result.baseline.swapsPerS;
+  console.log(`  PostgreSQL / PGlite swaps/s = ${ratio.toFixed(2)}×`);
+  const met = meetsSettlementTargets(result.postgres);
+  console.log(`  PostgreSQL run: targets ${met ? 'met' : 'NOT met'}`);
+}
+
+function indent(text: string): string {
+  return text.replace(/^/gm, '  ');
+}
+
+if (isMain(import.meta.url)) printSettlementBench(await benchSettlement());
