@@ -70,8 +70,15 @@ export function minimumAmountFor(networkFeeAmount: Amount): Amount {
   return networkFeeAmount.add(ONE_UNIT);
 }
 
+/** Valid basis points are few (0 to 10 000), so each rate is worked out once. */
+const nominalFeeRates = new Map<number, number>();
+
 export function nominalFeeRate(poolFeeBps: number = DEFAULT_POOL_FEE_BPS): number {
-  return ratioToNumber(ratio(BigInt(checkedBps(poolFeeBps, 'pool fee')), BPS));
+  const known = nominalFeeRates.get(poolFeeBps);
+  if (known !== undefined) return known;
+  const rate = ratioToNumber(ratio(BigInt(checkedBps(poolFeeBps, 'pool fee')), BPS));
+  nominalFeeRates.set(poolFeeBps, rate);
+  return rate;
 }
 
 export function feeBreakdown(inputs: FeeInputs): FeeBreakdown | AmountBelowMinimum {

@@ -164,14 +164,12 @@ function unavailable(reason: string): SettlementSafety {
 }
 
 function resolveLimits(overrides: Partial<GuardThresholds>): Limits | SettlementSafety {
-  const given = (key: keyof GuardThresholds): number =>
-    overrides[key] ?? DEFAULT_GUARD_THRESHOLDS[key];
-  const ageMs = given('referencePriceAgeMaxMs');
+  const ageMs = given(overrides, 'referencePriceAgeMaxMs');
   if (!Number.isFinite(ageMs) || ageMs < 0) return unavailable('threshold=referencePriceAgeMaxMs');
-  const outputReserveShare = readLimit(given('outputReserveShareMax'));
-  const outputVelocityShare = readLimit(given('outputVelocityShareMax'));
-  const reservePriceDeviation = readLimit(given('reservePriceDeviationMax'));
-  const referencePriceDeviation = readLimit(given('referencePriceDeviationMax'));
+  const outputReserveShare = readLimit(given(overrides, 'outputReserveShareMax'));
+  const outputVelocityShare = readLimit(given(overrides, 'outputVelocityShareMax'));
+  const reservePriceDeviation = readLimit(given(overrides, 'reservePriceDeviationMax'));
+  const referencePriceDeviation = readLimit(given(overrides, 'referencePriceDeviationMax'));
   if (!outputReserveShare) return unavailable('threshold=outputReserveShareMax');
   if (!outputVelocityShare) return unavailable('threshold=outputVelocityShareMax');
   if (!reservePriceDeviation) return unavailable('threshold=reservePriceDeviationMax');
@@ -183,6 +181,11 @@ function resolveLimits(overrides: Partial<GuardThresholds>): Limits | Settlement
     referencePriceDeviation,
     referencePriceAgeMs: ageMs,
   };
+}
+
+// A module-level function rather than a closure: this runs for every quote.
+function given(overrides: Partial<GuardThresholds>, key: keyof GuardThresholds): number {
+  return overrides[key] ?? DEFAULT_GUARD_THRESHOLDS[key];
 }
 
 /** A misconfigured limit must not throw on the payout path; it fails closed instead. */
@@ -296,17 +299,24 @@ function velocityExceeded(
   const base = snapshot.outputReserveAtWindowStart?.units ?? 0n;
   // Plain integers: the sum may leave the Numeric 10 range, which must not throw here.
   const moved = snapshot.trailingHourOutputs.units + output.units;
-  const message = `Outputs of this pool in the last hour, this swap included, would exceed ${percent(limit)} of its output reserve; try a smaller amount or later.`;
   if (base === 0n) {
     return verdict(
       'output_velocity_exceeded',
       `windowStartReserve=0 limit=${limitText(limit)}`,
-      message,
+      velocityMessage(limit),
     );
   }
   const share = ratio(moved, base);
   if (compareRatio(share, limit) <= 0) return null;
-  return verdict('output_velocity_exceeded', exceeded('share', share, limit), message);
+  return verdict(
+    'output_velocity_exceeded',
+    exceeded('share', share, limit),
+    velocityMessage(limit),
+  );
+}
+
+function velocityMessage(limit: Ratio): string {
+  return `Outputs of this pool in the last hour, this swap included, would exceed ${percent(limit)} of its output reserve; try a smaller amount or later.`;
 }
 
 function reservePriceDeviation(

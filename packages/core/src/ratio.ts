@@ -29,14 +29,26 @@ export function compareRatio(a: Ratio, b: Ratio): -1 | 0 | 1 {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
-/** A limit given as a JavaScript number (e.g. `0.1`), read exactly to 10 decimals. */
+/** Limits come from a handful of configured values; beyond this many the memo starts over. */
+const NUMBER_RATIOS_MAX = 1_024;
+const numberRatios = new Map<number, Ratio>();
+
+/**
+ * A limit given as a JavaScript number (e.g. `0.1`), read exactly to 10 decimals. The same few
+ * limits are read for every quote, so readings are remembered (ratios are never mutated).
+ */
 export function ratioFromNumber(value: number): Ratio {
+  const known = numberRatios.get(value);
+  if (known !== undefined) return known;
   if (!Number.isFinite(value) || value < 0) {
     throw new AmountRangeError(`not a non-negative finite number: ${value}`);
   }
   const fixed = value.toFixed(10);
   const [integer, fraction = ''] = fixed.split('.');
-  return ratio(BigInt(`${integer}${fraction}`), 10n ** 10n);
+  const read = Object.freeze(ratio(BigInt(`${integer}${fraction}`), 10n ** 10n));
+  if (numberRatios.size >= NUMBER_RATIOS_MAX) numberRatios.clear();
+  numberRatios.set(value, read);
+  return read;
 }
 
 /** Basis points (10000 = 1) as a ratio. */
@@ -55,12 +67,24 @@ export function formatRatio(
   decimals = 10,
   negative = false,
 ): string {
-  const scale = 10n ** BigInt(decimals);
+  const scale = decimalScale(decimals);
   const scaled = divide(value.numerator * scale, value.denominator, rounding);
   const integer = scaled / scale;
-  const fraction = (scaled % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
+  const fraction = withoutTrailingZeros((scaled % scale).toString().padStart(decimals, '0'));
   const body = fraction.length > 0 ? `${integer}.${fraction}` : `${integer}`;
   return negative && scaled !== 0n ? `-${body}` : body;
+}
+
+const DECIMAL_SCALES = Array.from({ length: 19 }, (_, decimals) => 10n ** BigInt(decimals));
+
+function decimalScale(decimals: number): bigint {
+  return DECIMAL_SCALES[decimals] ?? 10n ** BigInt(decimals);
+}
+
+function withoutTrailingZeros(digits: string): string {
+  let end = digits.length;
+  while (end > 0 && digits.charCodeAt(end - 1) === 48) end--;
+  return digits.slice(0, end);
 }
 
 /** A ratio as a JavaScript number, for display fields typed `number` on the wire. */

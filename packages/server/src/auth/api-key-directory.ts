@@ -12,6 +12,7 @@ import {
   recordApiKeyUsage,
 } from '../store/api-keys.js';
 import type { Database } from '../store/database.js';
+import { hashApiKey } from './api-keys.js';
 
 export const CACHE_TTL_MS = 10_000;
 export const CACHE_ENTRIES_MAX = 10_000;
@@ -29,6 +30,8 @@ interface Usage {
 
 export class ApiKeyDirectory {
   private readonly cache = new Map<string, CacheEntry>();
+  /** Presented key → its hash; a pure function, so entries never go stale. */
+  private readonly hashes = new Map<string, string>();
   private readonly pendingLoads = new Map<string, Promise<ApiKeyWithDeveloper | null>>();
   private readonly usage = new Map<string, Usage>();
   private readonly flushTimer: NodeJS.Timeout;
@@ -39,6 +42,23 @@ export class ApiKeyDirectory {
   ) {
     this.flushTimer = setInterval(() => void this.flushUsage(), USAGE_FLUSH_INTERVAL_MS);
     this.flushTimer.unref();
+  }
+
+  /**
+   * The key presented as `rawKey`, or null. Its hash is remembered in memory only (never stored),
+   * so a client sending the same key on every request pays for hashing once.
+   */
+  async findPresented(rawKey: string): Promise<ApiKeyWithDeveloper | null> {
+    return this.find(this.hashOf(rawKey));
+  }
+
+  /**
+   * The key presented as `rawKey` when a fresh look-up of it is cached (null: known not to
+   * exist), else undefined: lets the common case answer without waiting on a promise.
+   */
+  cachedPresented(rawKey: string): ApiKeyWithDeveloper | null | undefined {
+    const cached = this.cache.get(this.hashOf(rawKey));
+    return cached && Date.now() - cached.loadedAtMs < CACHE_TTL_MS ? cached.key : undefined;
   }
 
   /** The key with this hash, or null; unknown hashes are cached too, so probing costs no query. */
@@ -88,6 +108,16 @@ export class ApiKeyDirectory {
   async close(): Promise<void> {
     clearInterval(this.flushTimer);
     await this.flushUsage();
+  }
+
+  private hashOf(rawKey: string): string {
+    let keyHash = this.hashes.get(rawKey);
+    if (keyHash === undefined) {
+      keyHash = hashApiKey(rawKey);
+      if (this.hashes.size >= CACHE_ENTRIES_MAX) this.hashes.clear();
+      this.hashes.set(rawKey, keyHash);
+    }
+    return keyHash;
   }
 
   private remember(keyHash: string, entry: CacheEntry): void {

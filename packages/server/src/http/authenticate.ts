@@ -8,7 +8,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyDirectory } from '../auth/api-key-directory.js';
-import { classifyApiKey, hashApiKey } from '../auth/api-keys.js';
+import { classifyApiKey } from '../auth/api-keys.js';
 import type { ServiceContext } from '../context.js';
 import { type ApiKeyWithDeveloper, isApiKeyUsable } from '../store/api-keys.js';
 import { isWalletTokenRevoked } from '../store/revocations.js';
@@ -72,7 +72,8 @@ export function apiKeyHook(ctx: ServiceContext, directory: ApiKeyDirectory, buck
         `This is the ${ctx.settings.environment} service; the key is for ${shape.environment}.`,
       );
     }
-    const key = await directory.find(hashApiKey(presented));
+    const cached = directory.cachedPresented(presented);
+    const key = cached === undefined ? await directory.findPresented(presented) : cached;
     if (key === null) throw new ApiError('invalid_api_key', 'The API key is not valid.');
     const now = ctx.clock.now();
     if (!isApiKeyUsable(key, now))

@@ -53,8 +53,10 @@ export function createFastify(options: FastifyOptions = {}): App {
     // Open event streams and idle keep-alive sockets must not hold up a shutdown.
     forceCloseConnections: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: no promise per request for one header.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
   registerProblemHandlers(app);
   return app;

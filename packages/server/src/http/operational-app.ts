@@ -5,15 +5,12 @@
  */
 import type { ServiceContext } from '../context.js';
 import { type App, createFastify } from './fastify.js';
+import { httpMetricsHook } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
 
 export async function buildOperationalApp(ctx: ServiceContext): Promise<App> {
   const app = createFastify({ logLevel: ctx.settings.logLevel });
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    ctx.metrics.httpRequests.inc({ method: request.method, route, status: reply.statusCode });
-    ctx.metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
-  });
+  app.addHook('onResponse', httpMetricsHook(ctx.metrics));
   await app.register(async (scope) => healthRoutes(scope, ctx));
   return app;
 }

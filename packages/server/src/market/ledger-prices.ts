@@ -9,7 +9,7 @@
  * never read yet (the ledger was down) are read on the request path too.
  */
 import type { LedgerPort, MiningRound, TrafficParameters } from '@poolparty/ledger';
-import { Refreshed } from './refreshed.js';
+import { type Loaded, Refreshed } from './refreshed.js';
 
 export const LEDGER_PRICES_REFRESH_MS = 5_000;
 /** Open mining rounds advance every 10 minutes of ledger time. */
@@ -39,15 +39,23 @@ export class LedgerPriceCache {
     await Promise.all([this.round.start(), this.traffic.start()]);
   }
 
+  /**
+   * Both prices when neither needs a re-read (the usual case), else null: then `current` waits
+   * for the re-read. Lets a quote answer without waiting on a promise.
+   */
+  settled(ledgerNow: Date): LedgerPrices | null {
+    const round = this.round.current();
+    const traffic = this.traffic.current();
+    if (round === null || traffic === null || this.outlived(round, ledgerNow)) return null;
+    return { round: round.value, traffic: traffic.value };
+  }
+
   /** Both prices, re-reading a round that looks outlived; null while either is unknown. */
   async current(ledgerNow: Date): Promise<LedgerPrices | null> {
     const cached = this.round.current();
     if (cached === null || this.traffic.current() === null) {
       await this.refresh();
-    } else if (
-      ledgerNow.getTime() - cached.value.opensAt.getTime() > MINING_ROUND_PERIOD_MS &&
-      Date.now() - cached.loadedAtMs > ROUND_RECHECK_MIN_MS
-    ) {
+    } else if (this.outlived(cached, ledgerNow)) {
       await this.round.refresh();
     }
     const round = this.round.current()?.value;
@@ -57,6 +65,14 @@ export class LedgerPriceCache {
 
   refresh(): Promise<void> {
     return Promise.all([this.round.refresh(), this.traffic.refresh()]).then(() => {});
+  }
+
+  /** A round past its period is re-read, but at most once per `ROUND_RECHECK_MIN_MS`. */
+  private outlived(round: Loaded<MiningRound>, ledgerNow: Date): boolean {
+    return (
+      ledgerNow.getTime() - round.value.opensAt.getTime() > MINING_ROUND_PERIOD_MS &&
+      Date.now() - round.loadedAtMs > ROUND_RECHECK_MIN_MS
+    );
   }
 
   close(): void {

@@ -17,12 +17,10 @@ import {
   AmountParseError,
   AmountRangeError,
   assembleQuote,
-  DEFAULT_MAX_PRICE_IMPACT,
   type DiscountPolicy,
   evaluateSettlementSafety,
   type Instrument,
   inputPriceUsd,
-  type PoolSnapshot,
   priceTrade,
   type Ratio,
   selectDiscounts,
@@ -33,7 +31,7 @@ import { ApiError } from '../http/problem.js';
 import type { Database, Queryable } from '../store/database.js';
 import { listDiscountPoliciesInForce } from '../store/discounts.js';
 import type { PoolRecord } from '../store/pools.js';
-import { guardSnapshotOf, referenceOf, thresholdsOf } from './guard-inputs.js';
+import { guardSnapshotOf, referenceOf } from './guard-inputs.js';
 import { LedgerPriceCache, type LedgerPrices } from './ledger-prices.js';
 import { type PairRequest, resolvePair } from './pair-resolution.js';
 import { type BookedPool, PoolBook } from './pool-book.js';
@@ -99,8 +97,9 @@ class LiveQuoter implements Quoter {
       throw new ApiError('pool_paused', `Pool ${pool.poolId} is paused; it takes no new swaps.`);
     }
     const now = this.clock.now();
-    const market = await this.marketPrices(now);
-    const snapshot = poolSnapshotOf(booked);
+    const settled = this.prices.settled(now);
+    const market = settled === null ? await this.marketPrices(now) : usableMarket(settled);
+    const { snapshot } = booked;
     const input = snapshot[inputSide].instrument;
     const output = snapshot[inputSide === 'tokenA' ? 'tokenB' : 'tokenA'].instrument;
     const trade = priceTrade({
@@ -119,7 +118,7 @@ class LiveQuoter implements Quoter {
         poolId: pool.poolId,
         now,
       }),
-      maxPriceImpact: maxPriceImpactOf(pool),
+      maxPriceImpact: booked.maxPriceImpact,
     });
     if (trade.kind === 'amount_below_minimum') {
       const minimumAmount = trade.minimumAmount.toString();
@@ -140,7 +139,7 @@ class LiveQuoter implements Quoter {
     const settlementSafety = evaluateSettlementSafety(
       guardSnapshot,
       { output: trade.outputAmount, pricedInput: trade.fees.inputAmountAfterPoolFee },
-      thresholdsOf(pool.guard),
+      booked.thresholds,
     );
     return {
       quote: assembleQuote(trade, settlementSafety),
@@ -171,14 +170,7 @@ class LiveQuoter implements Quoter {
   }
 
   private async marketPrices(now: Date): Promise<LedgerPrices> {
-    const market = await this.prices.current(now);
-    if (market === null || !market.round.amuletPriceUsd.isPositive()) {
-      throw new ApiError(
-        'ledger_unavailable',
-        'The Amulet price and traffic parameters could not be read from the ledger yet; retry shortly.',
-      );
-    }
-    return market;
+    return usableMarket(await this.prices.current(now));
   }
 
   private discountPolicies(): readonly DiscountPolicy[] {
@@ -189,13 +181,7 @@ class LiveQuoter implements Quoter {
   }
 
   private usdPriceOf(instrument: Instrument, market: LedgerPrices): Ratio {
-    const pricing = this.book.list().map((booked) => ({
-      tokenA: booked.record.tokenA,
-      tokenB: booked.record.tokenB,
-      reserveA: booked.reserveA,
-      reserveB: booked.reserveB,
-    }));
-    const source = usdPriceSourceOf(instrument, pricing);
+    const source = usdPriceSourceOf(instrument, this.book.list());
     try {
       if (source !== null) return inputPriceUsd(source, market.round.amuletPriceUsd);
     } catch (error) {
@@ -206,6 +192,16 @@ class LiveQuoter implements Quoter {
       `${instrument.id} has no USD price (no funded pool with Amulet), so the network fee of a swap from it cannot be computed.`,
     );
   }
+}
+
+function usableMarket(market: LedgerPrices | null): LedgerPrices {
+  if (market === null || !market.round.amuletPriceUsd.isPositive()) {
+    throw new ApiError(
+      'ledger_unavailable',
+      'The Amulet price and traffic parameters could not be read from the ledger yet; retry shortly.',
+    );
+  }
+  return market;
 }
 
 function parseAmount(text: string): Amount {
@@ -223,11 +219,10 @@ function resolveBooked(
   pools: readonly BookedPool[],
   request: PairRequest,
 ): { booked: BookedPool; inputSide: 'tokenA' | 'tokenB' } {
-  const pairs = pools.map((booked) => ({ ...booked.record, booked }));
-  const resolution = resolvePair(pairs, request);
+  const resolution = resolvePair(pools, request);
   switch (resolution.kind) {
     case 'resolved':
-      return { booked: resolution.pool.booked, inputSide: resolution.inputSide };
+      return { booked: resolution.pool, inputSide: resolution.inputSide };
     case 'token_not_found': {
       const under = resolution.admin === null ? '' : ` under admin ${resolution.admin}`;
       throw new ApiError(
@@ -260,20 +255,4 @@ function resolveBooked(
 
 function describeSide(token: string, admin: string | undefined): string {
   return admin === undefined ? token : `${token} (${admin})`;
-}
-
-function poolSnapshotOf(booked: BookedPool): PoolSnapshot {
-  const { record } = booked;
-  return {
-    poolId: record.poolId,
-    tokenA: { instrument: record.tokenA, reserve: booked.reserveA },
-    tokenB: { instrument: record.tokenB, reserve: booked.reserveB },
-    feeBps: record.feeBps,
-    status: record.status,
-  };
-}
-
-/** The pool's cap is a configured rate, not money: a number is exact enough here. */
-function maxPriceImpactOf(pool: PoolRecord): number {
-  return pool.priceImpactCap === null ? DEFAULT_MAX_PRICE_IMPACT : Number(pool.priceImpactCap);
 }

@@ -7,24 +7,36 @@
  * `HISTORY_REFRESH_MS`. A writer that changes a pool calls `invalidate(poolId)`; the next read
  * through `settled()` then sees the change. Without that call a change shows within one period.
  */
-import { Amount } from '@poolparty/core';
+import {
+  Amount,
+  DEFAULT_MAX_PRICE_IMPACT,
+  type GuardThresholds,
+  type PoolSnapshot,
+} from '@poolparty/core';
 import type { Queryable } from '../store/database.js';
 import { sumOutputsSince } from '../store/fee-events.js';
 import { hourOf, listPoolSnapshots } from '../store/pool-snapshots.js';
 import { listPools, type PoolRecord } from '../store/pools.js';
 import { latestReconciliationRun } from '../store/reconciliation.js';
-import type { PoolHistory } from './guard-inputs.js';
+import { type PoolHistory, thresholdsOf } from './guard-inputs.js';
+import type { TradedPair } from './pair-resolution.js';
 import { type Loaded, Refreshed } from './refreshed.js';
+import type { PricingPool } from './usd-prices.js';
 
 export const POOLS_REFRESH_MS = 1_000;
 export const HISTORY_REFRESH_MS = 5_000;
 const HOUR_MS = 60 * 60 * 1000;
 
-/** A pool with its effective reserves parsed once, not per quote. */
-export interface BookedPool {
+/**
+ * A pool with what every quote reads of it worked out once per read of the store, not per quote:
+ * its effective reserves, the pricing snapshot, its guard thresholds and price-impact cap. It is a
+ * `TradedPair` and a `PricingPool` itself, so pair resolution and USD pricing take the book as is.
+ */
+export interface BookedPool extends TradedPair, PricingPool {
   readonly record: PoolRecord;
-  readonly reserveA: Amount;
-  readonly reserveB: Amount;
+  readonly snapshot: PoolSnapshot;
+  readonly thresholds: Partial<GuardThresholds>;
+  readonly maxPriceImpact: number;
 }
 
 export interface PoolBookDeps {
@@ -96,11 +108,7 @@ export class PoolBook {
 
   private async loadPools(): Promise<readonly BookedPool[]> {
     const records = await listPools(this.deps.db);
-    const booked = records.map((record) => ({
-      record,
-      reserveA: Amount.parse(record.accounting.reserveA),
-      reserveB: Amount.parse(record.accounting.reserveB),
-    }));
+    const booked = records.map(bookPool);
     for (const { record } of booked) this.track(record.poolId);
     return booked;
   }
@@ -144,4 +152,31 @@ export class PoolBook {
       incompleteCompletedSwaps: incomplete,
     };
   }
+}
+
+export function bookPool(record: PoolRecord): BookedPool {
+  const reserveA = Amount.parse(record.accounting.reserveA);
+  const reserveB = Amount.parse(record.accounting.reserveB);
+  return {
+    record,
+    poolId: record.poolId,
+    tokenA: record.tokenA,
+    tokenB: record.tokenB,
+    reserveA,
+    reserveB,
+    snapshot: {
+      poolId: record.poolId,
+      tokenA: { instrument: record.tokenA, reserve: reserveA },
+      tokenB: { instrument: record.tokenB, reserve: reserveB },
+      feeBps: record.feeBps,
+      status: record.status,
+    },
+    thresholds: thresholdsOf(record.guard),
+    maxPriceImpact: maxPriceImpactOf(record),
+  };
+}
+
+/** The pool's cap is a configured rate, not money: a number is exact enough here. */
+function maxPriceImpactOf(pool: PoolRecord): number {
+  return pool.priceImpactCap === null ? DEFAULT_MAX_PRICE_IMPACT : Number(pool.priceImpactCap);
 }
