@@ -247,11 +247,11 @@ export interface SwapInstructions {
   note: string;
 }
 
-/** A created swap intent awaiting its deposit (seed §2.7). */
-export interface SwapIntent {
+/** What an intent and its status both say about a swap: the pair, the deposit and the price. */
+export interface SwapTerms {
   /** The intent id. */
   intentId: string;
-  /** The pool that will execute the swap. */
+  /** The pool that executes the swap. */
   poolId: string;
   /** The pool swap party: send the deposit here. Not the user's party. */
   depositAddress: string;
@@ -269,7 +269,7 @@ export interface SwapIntent {
   expectedAmount: string;
   /** Output at the quoted price. */
   expectedOutput: string;
-  /** floor(expectedOutput × (1 − slippageTolerance)). */
+  /** floor(expectedOutput × (1 − slippageTolerance)): the least output the swap may pay. */
   minOutput: string;
   /** Accepted shortfall of the output, as a fraction. */
   slippageTolerance: number;
@@ -277,8 +277,14 @@ export interface SwapIntent {
   outputAddress: string;
   /** No deposit after this time; use it rather than a fixed timeout. */
   expiresAt: string;
-  /** `pending` when created. */
+  /** The state: `pending` when created. */
   status: SwapState;
+  /** When the intent was created. */
+  createdAt: string;
+}
+
+/** A created swap intent awaiting its deposit (seed §2.7). */
+export interface SwapIntent extends SwapTerms {
   /** The pool swap party. */
   swapAddress: string;
   /** The deposit originally requested. */
@@ -297,8 +303,6 @@ export interface SwapIntent {
   networkFeeAmount: string;
   /** Compatibility alias of `networkFeeAmount`. */
   trafficFeeInInput: string;
-  /** When the intent was created. */
-  createdAt: string;
   /** What the wallet must do to fund the intent. */
   instructions: SwapInstructions;
 }
@@ -348,43 +352,11 @@ export interface HistoryEntry {
 }
 
 /** The state of a swap with the facts of each stage (SPEC §7.5); keys are always present. */
-export interface SwapStatus {
-  /** The intent id. */
-  intentId: string;
-  /** The pool. */
-  poolId: string;
-  /** The pool swap party. */
-  depositAddress: string;
-  /** The deposit reference. */
-  depositReference: string;
-  /** Input token symbol. */
-  inputToken: string;
-  /** Admin of the input token. */
-  inputTokenAdmin: string;
-  /** Output token symbol. */
-  outputToken: string;
-  /** Admin of the output token. */
-  outputTokenAdmin: string;
-  /** The deposit to send, exactly. */
-  expectedAmount: string;
-  /** Output at the quoted price. */
-  expectedOutput: string;
-  /** The least output the swap may pay. */
-  minOutput: string;
-  /** Accepted shortfall of the output, as a fraction. */
-  slippageTolerance: number;
-  /** Where the output goes: the depositor party. */
-  outputAddress: string;
-  /** No deposit after this time. */
-  expiresAt: string;
-  /** The current state. */
-  status: SwapState;
+export interface SwapStatus extends SwapTerms {
   /** True once the status can no longer change. */
   terminal: boolean;
   /** Output paid; null until then. */
   actualOutput: string | null;
-  /** When the intent was created. */
-  createdAt: string;
   /** When a deposit was attributed. */
   matchedAt: string | null;
   /** When the swap reached `completed`. */

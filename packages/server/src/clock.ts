@@ -7,6 +7,8 @@ import type { LedgerPort } from '@poolparty/ledger';
 
 export interface ServiceClock {
   now(): Date;
+  /** Re-reads the clock it follows, after that clock was moved; absent where nothing moves it. */
+  sync?(): Promise<void>;
 }
 
 export const systemClock: ServiceClock = { now: () => new Date() };

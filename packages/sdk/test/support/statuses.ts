@@ -1,5 +1,5 @@
 /** SwapIntent and SwapStatus fixtures shaped like the service's answers. */
-import type { SwapIntent, SwapState, SwapStatus } from '../../src/index.js';
+import { isTerminal, type SwapIntent, type SwapState, type SwapStatus } from '../../src/index.js';
 
 const PARTY = `alice::1220${'a'.repeat(64)}`;
 const POOL_PARTY = `pool::1220${'b'.repeat(64)}`;
@@ -50,20 +50,6 @@ export function intentFixture(overrides: Partial<SwapIntent> = {}): SwapIntent {
   };
 }
 
-const TERMINAL = new Set([
-  'completed',
-  'slippage_failed',
-  'price_impact_exceeded',
-  'insufficient_amount',
-  'insufficient_liquidity',
-  'output_failed',
-  'no_output_holdings',
-  'failed',
-  'refund_failed',
-  'expired',
-  'cancelled',
-]);
-
 /** The status after passing through `path` (pending first is implied). */
 export function statusAfter(path: readonly SwapState[]): SwapStatus {
   const states: SwapState[] = ['pending', ...path];
@@ -73,7 +59,7 @@ export function statusAfter(path: readonly SwapState[]): SwapStatus {
     intentId: 'int_1',
     poolId: 'amulet-usdcx',
     status: current,
-    terminal: TERMINAL.has(current),
+    terminal: isTerminal(current),
     inputToken: 'Amulet',
     inputTokenAdmin: ADMIN,
     outputToken: 'USDCx',
@@ -91,7 +77,7 @@ export function statusAfter(path: readonly SwapState[]): SwapStatus {
     completedAt: completed ? at(6) : null,
     expiresAt: at(24 * 60),
     failureReason:
-      TERMINAL.has(current) && !completed ? { code: current, message: `ended ${current}` } : null,
+      isTerminal(current) && !completed ? { code: current, message: `ended ${current}` } : null,
     deposit: null,
     payout: completed ? { amount: '13.1', updateId: 'u-payout' } : null,
     refund: null,

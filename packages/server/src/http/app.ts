@@ -84,7 +84,7 @@ export async function buildApp(ctx: ServiceContext): Promise<App> {
         await devnetRoutes(scope, {
           ledger,
           onClockAdvanced: async () => {
-            if ('sync' in ctx.clock && typeof ctx.clock.sync === 'function') await ctx.clock.sync();
+            await ctx.clock.sync?.();
           },
         });
       },
