@@ -19,6 +19,8 @@ export function startupBanner(service: RunningService): string {
     ...(settings.role === 'worker' ? [] : [`  API docs:  ${url}/docs`]),
     `  store:     ${store}`,
     `  ledger:    ${settings.ledger}`,
+    // The project brings its own Node (the `node` dev dependency); naming it shows which one runs.
+    `  runtime:   Node.js ${process.version}`,
   ];
   const devnet = service.devnet;
   // A worker serves only health and metrics: the first-call guide belongs to the API.
