@@ -3,7 +3,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['packages/*/test/**/*.test.ts'],
-    testTimeout: 20_000,
+    // Tests that start the service as a process of its own (`poolparty serve`, `npm start`) do that
+    // inside the test, twice in the restart test; on a loaded two-core machine one start alone can
+    // take 20 s.
+    testTimeout: 60_000,
     // Starting a whole service (embedded database, migrations, devnet seed) on a busy two-core
     // machine can take a while; it is set-up, not the behaviour under test.
     hookTimeout: 60_000,
