@@ -172,7 +172,7 @@ const legFields = {
   expiresAt: nullable(TimestampSchema, {
     description: 'When the offer expires unanswered; null for a direct transfer.',
   }),
-} as const;
+};
 
 export const LegSchema = Type.Object(legFields, {
   $id: 'Leg',
