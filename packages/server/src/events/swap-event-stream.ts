@@ -124,13 +124,10 @@ function failureOfPayload(payload: unknown): FailureReason | null {
     : null;
 }
 
+type LegFacts = Omit<Leg, 'amount'>;
+
 /** The leg facts a leg event's payload recorded (the leg as the event left it). */
-function legOfPayload(payload: unknown): {
-  readonly state: LegState;
-  readonly updateId: string;
-  readonly offerId: string;
-  readonly expiresAt: string;
-} | null {
+function legOfPayload(payload: unknown): LegFacts | null {
   if (typeof payload !== 'object' || payload === null) return null;
   const { state, updateId, offerId, expiresAt } = payload as Record<string, unknown>;
   if (
@@ -146,22 +143,18 @@ function legOfPayload(payload: unknown): {
 }
 
 /**
- * A leg as of `seq`: the state its latest leg event at or before `seq` left it in; null when its
- * offer came later. A leg without leg events (direct, or not sent) is shown as it is now.
+ * A leg as of `seq`: the facts its latest leg event at or before `seq` recorded, null when its
+ * offer came later, or `'as_now'` for a leg without leg events (direct, or not sent).
  */
-function legAsOf<T extends Leg>(
+function legFactsAsOf(
   leg: SwapLeg,
-  now: T | null,
-  amounts: Omit<T, keyof Leg | 'amount'> & { amount: string | null },
   events: readonly IntentEventRecord[],
   seq: number,
-): T | null {
+): LegFacts | null | 'as_now' {
   const ofLeg = events.filter((event) => event.legEvent?.startsWith(`${leg}_`));
-  if (ofLeg.length === 0) return now;
+  if (ofLeg.length === 0) return 'as_now';
   const latest = ofLeg.findLast((event) => event.seq <= seq);
-  const facts = latest === undefined ? null : legOfPayload(latest.payload);
-  if (facts === null || amounts.amount === null) return null;
-  return { ...amounts, ...facts, amount: amounts.amount } as T;
+  return latest === undefined ? null : legOfPayload(latest.payload);
 }
 
 /** The SwapStatus as of `event`, one of `events` (the intent's events, in order). */
@@ -177,16 +170,22 @@ export function statusAtEvent(
     ? intent
     : { ...intent, status: state.status, failureReason: failureOfPayload(state.payload) };
   const view = swapStatusView(record, history);
+  const payout = legFactsAsOf('payout', events, event.seq);
+  const refund = legFactsAsOf('refund', events, event.seq);
   const payoutAmount = intent.payout?.amount ?? intent.actualOutput;
-  const refundAmounts = {
-    amount: intent.refund?.amount ?? null,
-    networkFeeAmount: intent.refund?.networkFeeAmount ?? '0',
-  };
-  return {
-    ...view,
-    payout: legAsOf('payout', view.payout, { amount: payoutAmount }, events, event.seq),
-    refund: legAsOf('refund', view.refund, refundAmounts, events, event.seq),
-  };
+  const owed = intent.refund;
+  const asOf = { ...view };
+  if (payout !== 'as_now') {
+    asOf.payout =
+      payout === null || payoutAmount === null ? null : { amount: payoutAmount, ...payout };
+  }
+  if (refund !== 'as_now') {
+    asOf.refund =
+      refund === null || owed === null
+        ? null
+        : { amount: owed.amount, networkFeeAmount: owed.networkFeeAmount, ...refund };
+  }
+  return asOf;
 }
 
 export function sseMessageOf(
