@@ -78,7 +78,7 @@ export function lockDataFolder(dataDir: string, command: string): () => void {
       const holder = readOwner(file);
       if (holder !== null && holder.pid !== process.pid && isAlive(holder.pid)) {
         throw new StoreProblem(
-          `the embedded store in ${dataDir} is in use by \`poolparty ${holder.command}\` (pid ${holder.pid}) since ${holder.since}; stop it first, or run the service on PostgreSQL (DATABASE_URL) to act while it runs`,
+          `the embedded store in ${dataDir} is in use by \`poolparty ${holder.command}\` (pid ${holder.pid}) since ${holder.since}; stop it first, or run the service on PostgreSQL (DATABASE_URL) to act while it runs (if no such process is PoolParty, remove ${file})`,
         );
       }
       if (holder !== null && holder.pid === process.pid) {
