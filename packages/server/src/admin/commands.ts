@@ -116,15 +116,17 @@ export function adminCommand(io: AdminIo): Command {
       options.actor !== undefined ? actorOf(options.actor) : (io.actor?.() ?? actorOf(undefined)),
     now: io.now(),
   });
-  /** Records a change its store function made in a transaction of its own. */
+  /**
+   * Records a change its store function made in a transaction of its own; `who` is worked out
+   * before the change, so a bad `--actor` refuses the command instead of leaving it unrecorded.
+   */
   const audit = async (
     db: Database,
-    options: Audited,
+    who: { actor: string; now: Date },
     action: string,
     subject: string,
     details: Record<string, unknown>,
   ) => {
-    const who = by(options);
     await recordAdminAction(db, { actor: who.actor, action, subject, details, at: who.now });
   };
 
@@ -142,8 +144,9 @@ export function adminCommand(io: AdminIo): Command {
     .description('record a new attempt of the refund; a running worker submits it')
     .action(
       run(async (db, subject: string, options: Audited) => {
-        const retried = await retryRefund(db, subject, io.now());
-        await audit(db, options, 'refunds.retry', subject, { commandId: retried.commandId });
+        const who = by(options);
+        const retried = await retryRefund(db, subject, who.now);
+        await audit(db, who, 'refunds.retry', subject, { commandId: retried.commandId });
         io.print(`recorded ${retried.commandId}: ${retried.amount} to ${retried.receiver}`);
       }),
     );
@@ -153,12 +156,13 @@ export function adminCommand(io: AdminIo): Command {
     .option('--release', 'the parked amount left the swap party off-band: take it off the books')
     .action(
       run(async (db, subject: string, options: { note: string; release?: boolean } & Audited) => {
+        const who = by(options);
         const flag = await resolveRefund(db, subject, {
           note: options.note,
           release: options.release === true,
-          now: io.now(),
+          now: who.now,
         });
-        await audit(db, options, 'refunds.resolve', subject, {
+        await audit(db, who, 'refunds.resolve', subject, {
           flagId: flag.id,
           note: options.note,
           release: options.release === true,
@@ -189,13 +193,14 @@ export function adminCommand(io: AdminIo): Command {
       run(async (db, id: string, options: { note: string } & Audited) => {
         const flagId = parseId('flag', id);
         if (options.note.trim().length === 0) throw new AdminError('a note is required');
+        const who = by(options);
         const flag = await resolveOperatorFlag(db, {
           id: flagId,
           resolution: options.note,
           now: io.now(),
         });
         if (flag === null) throw new AdminError(`no open flag ${flagId}`);
-        await audit(db, options, 'flags.resolve', `flag ${flag.id}`, {
+        await audit(db, who, 'flags.resolve', `flag ${flag.id}`, {
           kind: flag.kind,
           note: options.note,
         });
