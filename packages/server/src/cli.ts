@@ -1,21 +1,48 @@
 /**
  * The `poolparty` command: `serve` runs the service, `migrate` brings a store's schema up to date,
  * `admin` carries the operator's actions (admin/commands.ts).
- * Every setting of SPEC §11 is an environment variable and also a `--flag` of these commands.
+ *
+ * Every setting of SPEC §11 is an environment variable and also a `--flag` of `serve`. `migrate`
+ * and `admin` read only where the store is (`--data-dir`, `--database-url`), list only those in
+ * their help, and never create a store by accident (store/presence.ts). An unknown flag is an
+ * error, not silently ignored.
+ *
+ * The store, the ledger and the HTTP stack take a second or more to load, so they are imported
+ * only by the command that needs them, after its settings are checked: a wrong setting or a port
+ * in use is reported at once, and `--version` or `--help` answer without loading them.
  */
+import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { adminCommand, type CommandFlags } from './admin/commands.js';
-import { startupBanner } from './banner.js';
-import { readSettings, SETTING_DEFINITIONS, type Settings } from './config.js';
-import { type RunningService, StartupError, startService } from './service.js';
-import { openStore } from './store/index.js';
-import { migrate } from './store/migrate.js';
+import type { CommandFlags } from './admin/commands.js';
+import {
+  effectiveLogFormat,
+  readSettings,
+  readStoreLocation,
+  SETTING_DEFINITIONS,
+  type SettingDefinition,
+  type Settings,
+  STORE_SETTING_KEYS,
+  type StoreLocation,
+  settingDefinitionsOf,
+} from './config.js';
+import { probeListen } from './preflight.js';
+import type { RunningService } from './service.js';
 
 /** How long a graceful shutdown may take before the process gives up waiting. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
-function withSettingFlags(command: Command): Command {
-  for (const definition of SETTING_DEFINITIONS) {
+/** The version operators see: the server package's. */
+export const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
+function withSettingFlags(
+  command: Command,
+  definitions: readonly SettingDefinition<keyof Settings>[],
+): Command {
+  for (const definition of definitions) {
     command.addOption(
       new Option(`--${definition.flag} <value>`, `${definition.description} [${definition.env}]`),
     );
@@ -23,23 +50,57 @@ function withSettingFlags(command: Command): Command {
   return command;
 }
 
+const withStoreFlags = (command: Command) =>
+  withSettingFlags(command, settingDefinitionsOf(STORE_SETTING_KEYS));
+
+function stringFlags(flags: CommandFlags): Record<string, string | undefined> {
+  const strings: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(flags)) {
+    if (typeof value === 'string') strings[key] = value;
+  }
+  return strings;
+}
+
+function exitWithErrors(errors: readonly string[]): never {
+  for (const line of errors) console.error(`poolparty: ${line}`);
+  process.exit(2);
+}
+
 function settingsOrExit(flags: Record<string, string | undefined>): Settings {
   const result = readSettings(process.env, flags);
   if (result.ok) return result.settings;
-  for (const line of result.errors) console.error(`poolparty: ${line}`);
-  process.exit(2);
+  exitWithErrors(result.errors);
+}
+
+function storeLocationOrExit(flags: CommandFlags): StoreLocation {
+  const result = readStoreLocation(process.env, stringFlags(flags));
+  if (result.ok) return result.settings;
+  exitWithErrors(result.errors);
 }
 
 async function serve(flags: Record<string, string | undefined>): Promise<void> {
   const settings = settingsOrExit(flags);
+  // With JSON logs on stdout (a collector reads it), the human text goes to stderr instead.
+  const jsonLogs = effectiveLogFormat(settings.logFormat, process.stdout.isTTY === true) === 'json';
+  const say = (text: string) => (jsonLogs ? console.error(text) : console.log(text));
+  // Before anything is loaded or created: a port in use costs the operator a moment, not a seed.
+  const portProblem = await probeListen(settings.host, settings.port);
+  if (portProblem !== null) {
+    console.error(`poolparty: ${portProblem}`);
+    process.exit(1);
+  }
+  const [{ StartupError, startService }, { startupBanner }] = await Promise.all([
+    import('./service.js'),
+    import('./banner.js'),
+  ]);
   let service: RunningService;
   try {
-    service = await startService(settings);
+    service = await startService(settings, { onProgress: (line) => console.error(line) });
   } catch (error) {
     console.error(`poolparty: ${error instanceof StartupError ? error.message : String(error)}`);
     process.exit(1);
   }
-  console.log(startupBanner(service));
+  say(startupBanner(service));
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -56,55 +117,65 @@ async function serve(flags: Record<string, string | undefined>): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-async function migrateStore(flags: Record<string, string | undefined>): Promise<void> {
-  const settings = settingsOrExit(flags);
-  const db = await openStore({
-    dataDir: settings.dataDir,
-    ...(settings.databaseUrl !== null ? { databaseUrl: settings.databaseUrl } : {}),
-    migrate: false,
-  });
+async function migrateStore(flags: CommandFlags): Promise<void> {
+  const location = storeLocationOrExit(flags);
+  const { migrateStoreAt, StoreProblem } = await import('./store/presence.js');
   try {
-    const applied = await migrate(db);
+    const { created, applied } = await migrateStoreAt(location, { create: flags.create === true });
+    if (created) console.log('created a new store');
     console.log(applied.length > 0 ? `applied ${applied.join(', ')}` : 'the store is up to date');
-  } finally {
-    await db.close();
+  } catch (error) {
+    if (!(error instanceof StoreProblem)) throw error;
+    console.error(`poolparty: ${error.message}`);
+    process.exitCode = 1;
   }
 }
 
-/** The store `serve` works on (migrated, as `serve` would). */
-function openAdminStore(flags: CommandFlags) {
-  const settingFlags: Record<string, string | undefined> = {};
-  for (const [key, value] of Object.entries(flags)) {
-    if (typeof value === 'string') settingFlags[key] = value;
-  }
-  const settings = settingsOrExit(settingFlags);
-  return openStore({
-    dataDir: settings.dataDir,
-    ...(settings.databaseUrl !== null ? { databaseUrl: settings.databaseUrl } : {}),
+/** The `admin` tree, loaded only when the command line asks for it. */
+async function loadAdminCommand(): Promise<Command> {
+  const [{ adminCommand }, { openStoreForAdmin }] = await Promise.all([
+    import('./admin/commands.js'),
+    import('./store/presence.js'),
+  ]);
+  return adminCommand({
+    open: (flags) => openStoreForAdmin(storeLocationOrExit(flags)),
+    withSettingFlags: withStoreFlags,
+    print: (line) => console.log(line),
+    fail: (message) => {
+      console.error(`poolparty: ${message}`);
+      process.exitCode = 1;
+    },
+    now: () => new Date(),
   });
 }
 
-export function buildCli(): Command {
-  const program = new Command('poolparty').description(
-    'PoolParty: non-custodial token swaps for Canton Network parties',
-  );
-  withSettingFlags(program.command('serve').description('run the swap service')).action(serve);
-  withSettingFlags(program.command('migrate').description("apply the store's migrations")).action(
-    migrateStore,
-  );
-  program.addCommand(
-    adminCommand({
-      open: (flags) => openAdminStore(flags),
-      withSettingFlags,
-      print: (line) => console.log(line),
-      fail: (message) => {
-        console.error(`poolparty: ${message}`);
-        process.exitCode = 1;
-      },
-      now: () => new Date(),
-    }),
-  );
+export async function buildCli(argv: readonly string[]): Promise<Command> {
+  const program = new Command('poolparty')
+    .description('PoolParty: non-custodial token swaps for Canton Network parties')
+    .version(VERSION, '-V, --version', 'print the version')
+    .showHelpAfterError('(add --help for the flags of this command)');
+  withSettingFlags(
+    program.command('serve').description('run the swap service (creates its store on first start)'),
+    SETTING_DEFINITIONS,
+  ).action(serve);
+  withStoreFlags(
+    program
+      .command('migrate')
+      .description(
+        "apply the store's pending migrations; refuses a location without a store unless --create",
+      )
+      .option('--create', 'create a new, empty store where there is none'),
+  ).action(migrateStore);
+  if (argv[2] === 'admin' || (argv[2] === 'help' && argv[3] === 'admin')) {
+    program.addCommand(await loadAdminCommand());
+  } else {
+    // Listed in `poolparty --help`; its own help and actions load with it.
+    program.command('admin').description(ADMIN_DESCRIPTION);
+  }
   return program;
 }
 
-await buildCli().parseAsync(process.argv);
+const ADMIN_DESCRIPTION =
+  'operator actions on the store: refunds, flags, discounts, keys, pools, audit';
+
+await (await buildCli(process.argv)).parseAsync(process.argv);

@@ -8,6 +8,8 @@ export type Environment = 'devnet' | 'mainnet';
 export type LedgerKind = 'local' | 'canton';
 export type Role = 'all' | 'api' | 'worker';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** `auto`: human-readable lines on a terminal, JSON lines otherwise (a file, a pipe, a collector). */
+export type LogFormat = 'auto' | 'pretty' | 'json';
 
 export interface Settings {
   readonly port: number;
@@ -27,13 +29,14 @@ export interface Settings {
   /** Fixes the seeded developer key on devnet, for scripts. */
   readonly devnetApiKey: string | null;
   readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
   /** The domain named in the first line of wallet challenges. */
   readonly serviceDomain: string;
   /** Origins allowed to call `/v1` from browsers; `*` allows any. */
   readonly corsOrigins: readonly string[];
 }
 
-interface SettingDefinition<K extends keyof Settings> {
+export interface SettingDefinition<K extends keyof Settings> {
   readonly key: K;
   readonly env: string;
   readonly flag: string;
@@ -181,6 +184,14 @@ const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
     defaultValue: 'info',
     parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
   },
+  logFormat: {
+    key: 'logFormat',
+    env: 'LOG_FORMAT',
+    flag: 'log-format',
+    description: 'auto (pretty on a terminal, JSON otherwise), pretty or json',
+    defaultValue: 'auto',
+    parse: oneOf('auto', 'pretty', 'json'),
+  },
   serviceDomain: {
     key: 'serviceDomain',
     env: 'POOLPARTY_DOMAIN',
@@ -222,6 +233,28 @@ export type SettingsResult =
   | { readonly ok: false; readonly errors: readonly string[] };
 
 /**
+ * The settings a command that works on the store alone (`migrate`, `admin …`) reads: where the
+ * store is. Nothing else is read, so a `PORT` or `LEDGER` meant for `serve` cannot stop them.
+ */
+export const STORE_SETTING_KEYS = [
+  'dataDir',
+  'databaseUrl',
+] as const satisfies readonly (keyof Settings)[];
+
+export type StoreLocation = Pick<Settings, (typeof STORE_SETTING_KEYS)[number]>;
+
+export type StoreLocationResult =
+  | { readonly ok: true; readonly settings: StoreLocation }
+  | { readonly ok: false; readonly errors: readonly string[] };
+
+/** The definitions of `keys`, in the order of `SETTING_DEFINITIONS` (for help texts). */
+export function settingDefinitionsOf(
+  keys: readonly (keyof Settings)[],
+): readonly SettingDefinition<keyof Settings>[] {
+  return SETTING_DEFINITIONS.filter((definition) => keys.includes(definition.key));
+}
+
+/**
  * Reads settings from flags (by flag name, camel-cased as a CLI library gives them) over the
  * environment over defaults, then checks the combinations.
  */
@@ -229,9 +262,32 @@ export function readSettings(
   env: Readonly<Record<string, string | undefined>>,
   flags: Readonly<Record<string, string | undefined>> = {},
 ): SettingsResult {
+  const read = readDefinitions(SETTING_DEFINITIONS, env, flags);
+  if (!read.ok) return read;
+  const settings = read.values as unknown as Settings;
+  const combinationErrors = checkCombinations(settings);
+  return combinationErrors.length > 0
+    ? { ok: false, errors: combinationErrors }
+    : { ok: true, settings };
+}
+
+/** Reads only where the store is: `POOLPARTY_DATA_DIR` and `DATABASE_URL`. */
+export function readStoreLocation(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: Readonly<Record<string, string | undefined>> = {},
+): StoreLocationResult {
+  const read = readDefinitions(settingDefinitionsOf(STORE_SETTING_KEYS), env, flags);
+  return read.ok ? { ok: true, settings: read.values as unknown as StoreLocation } : read;
+}
+
+function readDefinitions(
+  definitions: readonly SettingDefinition<keyof Settings>[],
+  env: Readonly<Record<string, string | undefined>>,
+  flags: Readonly<Record<string, string | undefined>>,
+): { ok: true; values: Record<string, unknown> } | { ok: false; errors: string[] } {
   const errors: string[] = [];
   const values: Record<string, unknown> = {};
-  for (const definition of SETTING_DEFINITIONS) {
+  for (const definition of definitions) {
     const fromFlag = flags[camelCase(definition.flag)];
     const text = fromFlag ?? env[definition.env];
     if (text === undefined) {
@@ -246,12 +302,7 @@ export function readSettings(
       values[definition.key] = parsed;
     }
   }
-  if (errors.length > 0) return { ok: false, errors };
-  const settings = values as unknown as Settings;
-  const combinationErrors = checkCombinations(settings);
-  return combinationErrors.length > 0
-    ? { ok: false, errors: combinationErrors }
-    : { ok: true, settings };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, values };
 }
 
 function checkCombinations(settings: Settings): string[] {
@@ -282,4 +333,24 @@ function camelCase(flag: string): string {
 /** Whether the devnet endpoints and seed exist: devnet mode on the embedded ledger only. */
 export function devnetEnabled(settings: Settings): boolean {
   return settings.environment === 'devnet' && settings.ledger === 'local';
+}
+
+/** What `LOG_FORMAT=auto` means for this process: pretty lines for a person at a terminal. */
+export function effectiveLogFormat(format: LogFormat, stdoutIsTty: boolean): 'pretty' | 'json' {
+  if (format !== 'auto') return format;
+  return stdoutIsTty ? 'pretty' : 'json';
+}
+
+/**
+ * A PostgreSQL URL fit to print: the password replaced by `****`, so an error message or a
+ * log line naming `DATABASE_URL` never leaks it.
+ */
+export function maskDatabaseUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    if (url.password !== '') url.password = '****';
+    return url.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
 }

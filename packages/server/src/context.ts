@@ -4,6 +4,7 @@
  * and ledger.
  */
 import type { LedgerPort, LocalLedger } from '@poolparty/ledger';
+import type { AdminChangeFeed } from './admin/change-feed.js';
 import type { WalletTokenSigner } from './auth/wallet-token.js';
 import type { ServiceClock } from './clock.js';
 import type { Settings } from './config.js';
@@ -25,4 +26,6 @@ export interface ServiceContext {
   readonly quoter: Quoter;
   /** "Intent X has new events", from any process on the same store (SSE streams). */
   readonly intentEvents: IntentEventHub;
+  /** "An operator changed discounts, key limits or a pool", from `poolparty admin` anywhere. */
+  readonly adminChanges: AdminChangeFeed;
 }

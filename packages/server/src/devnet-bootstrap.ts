@@ -9,7 +9,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Amount, type Instrument, initialLpSupply } from '@poolparty/core';
-import { isDevnetSeeded, type LocalLedger, seedDevnet } from '@poolparty/ledger';
+import {
+  type DevnetSeedStep,
+  isDevnetSeeded,
+  type LocalLedger,
+  seedDevnet,
+} from '@poolparty/ledger';
 import { displayPrefix, generateApiKey, hashApiKey } from './auth/api-keys.js';
 import { findApiKeyByHash, insertApiKey } from './store/api-keys.js';
 import type { Database } from './store/database.js';
@@ -43,20 +48,30 @@ export interface DevnetWelcome {
   readonly pools: readonly DevnetPoolInfo[];
 }
 
+export interface BootstrapOptions {
+  readonly dataDir: string;
+  readonly apiKey: string | null;
+  readonly now: Date;
+  /** One line per step of a first-start seed, e.g. "seeding devnet: pools 2/3". */
+  readonly onProgress?: (line: string) => void;
+}
+
+/** The progress line of a seed step, as `serve` prints it. */
+export function seedProgressLine(step: DevnetSeedStep, done: number, total: number): string {
+  return `seeding devnet: ${step} ${done}/${total}`;
+}
+
 export async function bootstrapDevnet(
   db: Database,
   ledger: LocalLedger,
-  options: { readonly dataDir: string; readonly apiKey: string | null; readonly now: Date },
+  options: BootstrapOptions,
 ): Promise<DevnetWelcome> {
   const welcome = await loadOrSeed(ledger, options);
   await registerInStore(db, welcome, options.now);
   return welcome;
 }
 
-async function loadOrSeed(
-  ledger: LocalLedger,
-  options: { readonly dataDir: string; readonly apiKey: string | null },
-): Promise<DevnetWelcome> {
+async function loadOrSeed(ledger: LocalLedger, options: BootstrapOptions): Promise<DevnetWelcome> {
   const file = join(options.dataDir, DEVNET_FILE);
   if (existsSync(file)) {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as DevnetWelcome;
@@ -67,7 +82,12 @@ async function loadOrSeed(
       `the devnet ledger in ${options.dataDir} is seeded but ${DEVNET_FILE} is missing; remove the data folder to start afresh`,
     );
   }
-  const seed = await seedDevnet(ledger);
+  const report = options.onProgress;
+  const seed = await seedDevnet(ledger, {
+    ...(report && {
+      onProgress: (step, done, total) => report(seedProgressLine(step, done, total)),
+    }),
+  });
   const welcome: DevnetWelcome = {
     apiKey: options.apiKey ?? generateApiKey('devnet'),
     developer: keyParty(seed.developer),

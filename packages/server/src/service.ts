@@ -1,11 +1,18 @@
 /**
- * Starting and stopping the service: open the store (migrating it), open the ledger, choose the
- * clock, load the deployment's wallet-token key, seed devnet on first start, then serve HTTP.
- * `poolparty serve` and the tests both start the service through `startService`.
+ * Starting and stopping the service: check that it can listen and reach its database, open the
+ * store (migrating it), open the ledger, choose the clock, load the deployment's wallet-token
+ * key, seed devnet on first start, then serve HTTP. `poolparty serve` and the tests both start
+ * the service through `startService`.
+ *
+ * The checks come first so that a wrong setting (a port in use, an unreachable `DATABASE_URL`)
+ * fails in a moment, naming the setting, before anything is created; and a start that fails
+ * after creating the data folder removes it again, so a retry starts from the same place.
  */
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type LedgerPort, type LocalLedger, openLocalLedger } from '@poolparty/ledger';
 import type { JWK } from 'jose';
+import { AdminChangeFeed } from './admin/change-feed.js';
 import { WalletTokenSigner } from './auth/wallet-token.js';
 import { LedgerClock, type ServiceClock, systemClock } from './clock.js';
 import { devnetEnabled, type Settings } from './config.js';
@@ -24,8 +31,12 @@ import { createMetrics } from './http/metrics.js';
 import { buildOperationalApp } from './http/operational-app.js';
 import { createLiveQuoter } from './market/live-quoter.js';
 import { SnapshotJob } from './market/snapshots.js';
+import { probeListen } from './preflight.js';
 import type { Database } from './store/database.js';
 import { openStore } from './store/index.js';
+import { migrate } from './store/migrate.js';
+import { checkPostgresReachable, openEmbeddedStore } from './store/presence.js';
+import { StoreProblem } from './store/problems.js';
 import { ensureServiceSecret } from './store/service-secrets.js';
 
 export interface StartOptions {
@@ -33,6 +44,8 @@ export interface StartOptions {
   readonly schema?: string;
   /** Listen on `settings.host:settings.port`; default true. */
   readonly listen?: boolean;
+  /** Told each step of a first-start devnet seed, as a line for a person to read. */
+  readonly onProgress?: (line: string) => void;
 }
 
 export interface RunningService {
@@ -55,16 +68,18 @@ export async function startService(
   settings: Settings,
   options: StartOptions = {},
 ): Promise<RunningService> {
+  const listen = options.listen ?? true;
+  if (listen) {
+    const problem = await probeListen(settings.host, settings.port);
+    if (problem !== null) throw new StartupError(problem);
+  }
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close().catch(() => {});
   };
+  const freshDataDir = !existsSync(settings.dataDir);
   try {
-    const db = await openStore({
-      dataDir: settings.dataDir,
-      ...(settings.databaseUrl !== null ? { databaseUrl: settings.databaseUrl } : {}),
-      ...(options.schema !== undefined ? { schema: options.schema } : {}),
-    });
+    const db = await openServiceStore(settings, options.schema);
     closers.push(() => db.close());
     const { ledger, devnetLedger } = await openLedger(settings);
     closers.push(() => (devnetLedger ? devnetLedger.close() : Promise.resolve()));
@@ -76,10 +91,18 @@ export async function startService(
             dataDir: settings.dataDir,
             apiKey: settings.devnetApiKey,
             now: clock.now(),
+            ...(options.onProgress && { onProgress: options.onProgress }),
           })
         : null;
     const quoter = await createLiveQuoter({ db, ledger, clock, countIncompleteCompletedSwaps });
     closers.push(() => quoter.close());
+    // Discounts, key limits and pool status changed by `poolparty admin` in another process.
+    let warnAdminListenerProblem = (_error: Error, _retryInMs: number) => {};
+    const adminChanges = await AdminChangeFeed.open(db, {
+      onListenerProblem: (error, retryInMs) => warnAdminListenerProblem(error, retryInMs),
+    });
+    closers.push(() => adminChanges.close());
+    adminChanges.subscribe(() => quoter.invalidate());
     // Roles (SPEC §11): `api` serves HTTP only; a `worker` settles (engine, snapshots,
     // reconciliation) and answers only the operational endpoints; `all` does both.
     if (settings.role !== 'api') {
@@ -103,10 +126,13 @@ export async function startService(
       metrics: createMetrics(),
       quoter,
       intentEvents,
+      adminChanges,
     };
     const app = settings.role === 'worker' ? await buildOperationalApp(ctx) : await buildApp(ctx);
     warnListenerProblem = (error, retryInMs) =>
       app.log.warn({ err: error, retryInMs }, 'intent event listener lost; listening again');
+    warnAdminListenerProblem = (error, retryInMs) =>
+      app.log.warn({ err: error, retryInMs }, 'admin change listener lost; listening again');
     closers.push(() => app.close());
     // The engine starts once the app, and so its logger, exists.
     if (settings.role !== 'api') {
@@ -127,7 +153,7 @@ export async function startService(
       closers.push(() => engine.stop());
     }
     let url: string | null = null;
-    if (options.listen ?? true) {
+    if (listen) {
       await app.listen({ port: settings.port, host: settings.host });
       const address = app.server.address();
       const port = typeof address === 'object' && address !== null ? address.port : settings.port;
@@ -136,8 +162,45 @@ export async function startService(
     return { ctx, app, url, devnet, close: closeAll };
   } catch (error) {
     await closeAll();
+    // Nothing half-made stays behind: the next start finds the folder as the operator left it.
+    if (freshDataDir) rmSync(settings.dataDir, { recursive: true, force: true });
+    if (error instanceof StoreProblem) throw new StartupError(error.message);
+    if (isAddressProblem(error)) {
+      throw new StartupError(
+        `cannot listen on HOST ${settings.host} PORT ${settings.port}: ${(error as Error).message}`,
+      );
+    }
     throw error;
   }
+}
+
+function isAddressProblem(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL';
+}
+
+/**
+ * The store `serve` works on, created on first start and brought up to date. PostgreSQL is
+ * reached once first, with a timeout, so an unreachable `DATABASE_URL` is reported by name; the
+ * embedded store is held by this process alone while it runs (store/data-folder-lock.ts).
+ */
+async function openServiceStore(settings: Settings, schema: string | undefined): Promise<Database> {
+  if (settings.databaseUrl === null) {
+    const db = await openEmbeddedStore(settings.dataDir, 'serve');
+    try {
+      await migrate(db);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+    return db;
+  }
+  await checkPostgresReachable(settings.databaseUrl);
+  return openStore({
+    dataDir: settings.dataDir,
+    databaseUrl: settings.databaseUrl,
+    ...(schema !== undefined && { schema }),
+  });
 }
 
 /** Workers on one PostgreSQL take turns at ingesting through an advisory lock (leadership.ts). */

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { devnetEnabled, readSettings } from '../src/config.js';
+import {
+  devnetEnabled,
+  effectiveLogFormat,
+  maskDatabaseUrl,
+  readSettings,
+  readStoreLocation,
+} from '../src/config.js';
 
 describe('readSettings', () => {
   it('gives the embedded defaults when nothing is set', () => {
@@ -16,6 +22,7 @@ describe('readSettings', () => {
         role: 'all',
         devnetApiKey: null,
         logLevel: 'info',
+        logFormat: 'auto',
       }),
     });
     expect(result.ok && devnetEnabled(result.settings)).toBe(true);
@@ -83,5 +90,52 @@ describe('readSettings', () => {
     ]);
     const bad = readSettings({ POOLPARTY_CORS_ORIGINS: 'a.example' });
     expect(bad.ok).toBe(false);
+  });
+});
+
+describe('LOG_FORMAT', () => {
+  it('is pretty on a terminal and JSON otherwise, unless set', () => {
+    expect(effectiveLogFormat('auto', true)).toBe('pretty');
+    expect(effectiveLogFormat('auto', false)).toBe('json');
+    expect(effectiveLogFormat('json', true)).toBe('json');
+    expect(effectiveLogFormat('pretty', false)).toBe('pretty');
+  });
+
+  it('is read from --log-format and refused by name when unknown', () => {
+    const flagged = readSettings({ LOG_FORMAT: 'json' }, { logFormat: 'pretty' });
+    expect(flagged.ok && flagged.settings.logFormat).toBe('pretty');
+    expect(readSettings({}, { logFormat: 'yaml' })).toEqual({
+      ok: false,
+      errors: ['--log-format must be one of auto, pretty, json (got "yaml")'],
+    });
+  });
+});
+
+describe('readStoreLocation', () => {
+  it('reads where the store is and nothing meant for serve', () => {
+    const result = readStoreLocation(
+      { PORT: 'not-a-port', POOLPARTY_ROLE: 'boss', DATABASE_URL: 'postgres://db/pp' },
+      { dataDir: '/srv/pp' },
+    );
+    expect(result).toEqual({
+      ok: true,
+      settings: { dataDir: '/srv/pp', databaseUrl: 'postgres://db/pp' },
+    });
+  });
+
+  it('still refuses a wrong location by name', () => {
+    expect(readStoreLocation({ DATABASE_URL: 'mysql://db' })).toEqual({
+      ok: false,
+      errors: ['DATABASE_URL must be a postgres: or postgresql: URL (got "mysql://db")'],
+    });
+  });
+});
+
+describe('maskDatabaseUrl', () => {
+  it('hides the password and keeps the rest', () => {
+    expect(maskDatabaseUrl('postgres://ops:hunter2@db.internal:5432/pp?sslmode=require')).toBe(
+      'postgres://ops:****@db.internal:5432/pp?sslmode=require',
+    );
+    expect(maskDatabaseUrl('postgres://ops@db/pp')).toBe('postgres://ops@db/pp');
   });
 });

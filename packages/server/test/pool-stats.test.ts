@@ -106,7 +106,6 @@ describe('pool stats, ticker and hourly snapshots', () => {
     await quoter.quote(
       { from: 'Amulet', to: 'USDCx', amount: '1000', poolId: 'amulet-usdcx' },
       { apiKeyId: null, walletParty: null },
-      { allowPaused: true },
     );
   }
 

@@ -73,17 +73,17 @@ function startWorker(dataDir: string, schema: string): Promise<Worker> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no banner:\n${output}`)), STARTUP_WAIT_MS);
     void exited.then((code) => reject(new Error(`exited with ${code}:\n${output}`)));
-    child.stderr?.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stdout?.on('data', (chunk) => {
+    // The banner is on stderr when stdout carries JSON logs (not a terminal), else on stdout.
+    const read = (chunk: Buffer) => {
       output += chunk;
       const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
       if (url) {
         clearTimeout(timer);
         resolve({ child, url, exited, output: () => output });
       }
-    });
+    };
+    child.stderr?.on('data', read);
+    child.stdout?.on('data', read);
   });
 }
 

@@ -24,6 +24,7 @@ export {
   type DevnetSeed,
   DevnetSeedError,
   type DevnetSeedOptions,
+  type DevnetSeedStep,
   type DevnetUser,
   isDevnetSeeded,
   seedDevnet,

@@ -61,7 +61,11 @@ export interface DevnetSeedOptions {
   readonly developerHint?: string;
   /** Hints of the funded user parties; default `alice`, `bob`. */
   readonly userHints?: readonly string[];
+  /** Told after each step, e.g. `('pools', 2, 3)`: seeding takes seconds, a person watches. */
+  readonly onProgress?: (step: DevnetSeedStep, done: number, total: number) => void;
 }
+
+export type DevnetSeedStep = 'instruments' | 'pools' | 'parties';
 
 export class DevnetSeedError extends Error {
   override readonly name = 'DevnetSeedError';
@@ -109,13 +113,22 @@ export async function seedDevnet(
       'the ledger is already seeded; use the seed data stored at first start (or start from an empty data folder)',
     );
   }
+  const progress = options.onProgress ?? (() => {});
   const instruments = await createInstruments(ledger);
+  progress('instruments', 4, 4);
   const pools: DevnetPool[] = [];
-  for (const spec of POOLS) pools.push(await createPool(ledger, instruments, spec));
+  for (const spec of POOLS) {
+    pools.push(await createPool(ledger, instruments, spec));
+    progress('pools', pools.length, POOLS.length);
+  }
+  const userHints = options.userHints ?? ['alice', 'bob'];
+  const partiesTotal = 1 + userHints.length;
   const developer = await createKeyParty(ledger, options.developerHint ?? 'developer');
+  progress('parties', 1, partiesTotal);
   const users: DevnetUser[] = [];
-  for (const hint of options.userHints ?? ['alice', 'bob']) {
+  for (const hint of userHints) {
     users.push(await createUser(ledger, instruments, hint));
+    progress('parties', 1 + users.length, partiesTotal);
   }
   return { instruments, pools, developer, users };
 }

@@ -6,13 +6,44 @@
  *   admin refunds resolve <intentId> --note "…" [--release]
  *   admin flags list                                     every open operator flag
  *   admin flags resolve <flagId> --note "…"              e.g. a reconciliation mismatch
+ *   admin discounts add --pool <id> | --api-key <id> | --wallet-party <party>
+ *                [--network-charge-bps N] [--platform-charge-bps N] [--from T] [--until T]
+ *   admin discounts list [--all]                         policies in force (or every one)
+ *   admin discounts remove <discountId>
+ *   admin keys list                                      every developer key and its limits
+ *   admin keys limits <keyId|prefix> [--read N] [--create N]   shows, or sets (N or "default")
+ *   admin pools list | pause <poolId> [--reason "…"] | resume <poolId>
+ *   admin audit list [--limit N] [--since T]             what operators changed
+ *
+ * Every change is recorded in `admin_audit` (who: `--actor` or the OS user; when; what), in the
+ * transaction of the change where the command makes it itself. Running services hear of it
+ * through that record (admin/change-feed.ts) and apply it within moments.
  *
  * A resolved `reconciliation_mismatch` flag lets the pool's next reconciliation run pass, if the
  * books and the ledger agree by then; until that run the pool stays blocked.
  */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { listAdminActions, recordAdminAction } from '../store/admin-audit.js';
 import type { Database } from '../store/database.js';
 import { listOpenOperatorFlags, resolveOperatorFlag } from '../store/operator-flags.js';
+import { StoreProblem } from '../store/problems.js';
+import {
+  addDiscount,
+  type DiscountRequest,
+  describeDiscount,
+  listDiscounts,
+  removeDiscount,
+} from './discounts.js';
+import {
+  actorOf,
+  parseChargeBps,
+  parseCount,
+  parseId,
+  parseMoment,
+  parseRateLimit,
+} from './inputs.js';
+import { changeKeyLimits, describeKey, describeLimits, findKey, listKeys } from './keys.js';
+import { describePool, listAllPools, setPoolStatusAudited } from './pools.js';
 import {
   AdminError,
   listRefundCases,
@@ -23,6 +54,9 @@ import {
 
 /** Open flags listed at most by `admin flags list`. */
 export const FLAGS_LIST_MAX = 500;
+/** Audit entries listed by default, and at most, by `admin audit list`. */
+export const AUDIT_LIST_DEFAULT = 50;
+export const AUDIT_LIST_MAX = 10_000;
 
 export type CommandFlags = Record<string, string | boolean | undefined>;
 
@@ -35,10 +69,18 @@ export interface AdminIo {
   /** Reports a refused request; the command then exits non-zero. */
   fail(message: string): void;
   now(): Date;
+  /** Who changes are attributed to without `--actor`; the OS user when absent. */
+  actor?(): string;
+}
+
+interface Audited {
+  readonly actor?: string;
 }
 
 export function adminCommand(io: AdminIo): Command {
-  const admin = new Command('admin').description('operator actions on the store');
+  const admin = new Command('admin').description(
+    'operator actions on the store: refunds, flags, discounts, keys, pools, audit',
+  );
   const leaf = (parent: Command, name: string) => {
     const command = parent.command(name);
     return io.withSettingFlags ? io.withSettingFlags(command) : command;
@@ -47,7 +89,14 @@ export function adminCommand(io: AdminIo): Command {
     <A extends unknown[]>(work: (db: Database, ...args: A) => Promise<void>) =>
     async (...args: A) => {
       const command = args.at(-1) as Command;
-      const db = await io.open(command.opts<CommandFlags>());
+      let db: Database;
+      try {
+        db = await io.open(command.opts<CommandFlags>());
+      } catch (error) {
+        if (!(error instanceof StoreProblem)) throw error;
+        io.fail(error.message);
+        return;
+      }
       try {
         await work(db, ...args);
       } catch (error) {
@@ -57,6 +106,29 @@ export function adminCommand(io: AdminIo): Command {
         await db.close();
       }
     };
+  /** A command that changes something: it says who did, for the audit. */
+  const changing = (parent: Command, name: string) =>
+    leaf(parent, name).addOption(
+      new Option('--actor <name>', 'who the change is recorded as made by (default: the OS user)'),
+    );
+  const by = (options: Audited) => ({
+    actor:
+      options.actor !== undefined ? actorOf(options.actor) : (io.actor?.() ?? actorOf(undefined)),
+    now: io.now(),
+  });
+  /**
+   * Records a change its store function made in a transaction of its own; `who` is worked out
+   * before the change, so a bad `--actor` refuses the command instead of leaving it unrecorded.
+   */
+  const audit = async (
+    db: Database,
+    who: { actor: string; now: Date },
+    action: string,
+    subject: string,
+    details: Record<string, unknown>,
+  ) => {
+    await recordAdminAction(db, { actor: who.actor, action, subject, details, at: who.now });
+  };
 
   const refunds = admin.command('refunds').description('refunds parked for an operator');
   leaf(refunds, 'list')
@@ -68,24 +140,32 @@ export function adminCommand(io: AdminIo): Command {
         for (const refund of cases) io.print(describeCase(refund));
       }),
     );
-  leaf(refunds, 'retry <intentId>')
+  changing(refunds, 'retry <intentId>')
     .description('record a new attempt of the refund; a running worker submits it')
     .action(
-      run(async (db, subject: string) => {
-        const retried = await retryRefund(db, subject, io.now());
+      run(async (db, subject: string, options: Audited) => {
+        const who = by(options);
+        const retried = await retryRefund(db, subject, who.now);
+        await audit(db, who, 'refunds.retry', subject, { commandId: retried.commandId });
         io.print(`recorded ${retried.commandId}: ${retried.amount} to ${retried.receiver}`);
       }),
     );
-  leaf(refunds, 'resolve <intentId>')
+  changing(refunds, 'resolve <intentId>')
     .description('close the case: the funds were handled off-band')
     .requiredOption('--note <text>', 'what was done, for the record')
     .option('--release', 'the parked amount left the swap party off-band: take it off the books')
     .action(
-      run(async (db, subject: string, options: { note: string; release?: boolean }) => {
+      run(async (db, subject: string, options: { note: string; release?: boolean } & Audited) => {
+        const who = by(options);
         const flag = await resolveRefund(db, subject, {
           note: options.note,
           release: options.release === true,
-          now: io.now(),
+          now: who.now,
+        });
+        await audit(db, who, 'refunds.resolve', subject, {
+          flagId: flag.id,
+          note: options.note,
+          release: options.release === true,
         });
         io.print(`resolved flag ${flag.id}: ${flag.resolution ?? ''}`);
       }),
@@ -106,24 +186,234 @@ export function adminCommand(io: AdminIo): Command {
         }
       }),
     );
-  leaf(flags, 'resolve <flagId>')
+  changing(flags, 'resolve <flagId>')
     .description('mark a flag resolved')
     .requiredOption('--note <text>', 'what was done, for the record')
     .action(
-      run(async (db, id: string, options: { note: string }) => {
-        const flagId = Number(id);
-        if (!Number.isSafeInteger(flagId)) throw new AdminError(`not a flag id: ${id}`);
+      run(async (db, id: string, options: { note: string } & Audited) => {
+        const flagId = parseId('flag', id);
         if (options.note.trim().length === 0) throw new AdminError('a note is required');
+        const who = by(options);
         const flag = await resolveOperatorFlag(db, {
           id: flagId,
           resolution: options.note,
           now: io.now(),
         });
         if (flag === null) throw new AdminError(`no open flag ${flagId}`);
+        await audit(db, who, 'flags.resolve', `flag ${flag.id}`, {
+          kind: flag.kind,
+          note: options.note,
+        });
         io.print(`resolved flag ${flag.id} (${flag.kind})`);
       }),
     );
+
+  discountCommands(admin, { leaf, changing, run, by, io });
+  keyCommands(admin, { leaf, changing, run, by, io });
+  poolCommands(admin, { leaf, changing, run, by, io });
+
+  const auditLog = admin.command('audit').description('what operators changed, and who');
+  leaf(auditLog, 'list')
+    .description('the latest changes, oldest of them first')
+    .option('--limit <n>', `how many (default ${AUDIT_LIST_DEFAULT})`)
+    .option('--since <time>', 'only changes from this ISO 8601 time on')
+    .action(
+      run(async (db, options: { limit?: string; since?: string }) => {
+        const limit =
+          options.limit === undefined
+            ? AUDIT_LIST_DEFAULT
+            : parseCount('--limit', options.limit, AUDIT_LIST_MAX);
+        const since =
+          options.since === undefined ? undefined : parseMoment('--since', options.since);
+        const actions = await listAdminActions(db, limit, since === undefined ? {} : { since });
+        if (actions.length === 0) io.print('no recorded changes');
+        for (const action of actions) {
+          io.print(
+            [
+              action.at.toISOString(),
+              action.actor,
+              action.action,
+              action.subject,
+              JSON.stringify(action.details),
+            ].join('\t'),
+          );
+        }
+      }),
+    );
   return admin;
+}
+
+type Run = <A extends unknown[]>(
+  work: (db: Database, ...args: A) => Promise<void>,
+) => (...args: A) => Promise<void>;
+
+interface Builders {
+  readonly leaf: (parent: Command, name: string) => Command;
+  readonly changing: (parent: Command, name: string) => Command;
+  readonly run: Run;
+  readonly by: (options: Audited) => { actor: string; now: Date };
+  readonly io: AdminIo;
+}
+
+interface DiscountOptions extends Audited {
+  readonly pool?: string;
+  readonly apiKey?: string;
+  readonly walletParty?: string;
+  readonly networkChargeBps?: string;
+  readonly platformChargeBps?: string;
+  readonly from?: string;
+  readonly until?: string;
+}
+
+/** The policy an operator asked for, checked before the store is touched. */
+export function discountRequestOf(options: DiscountOptions): DiscountRequest {
+  const targets = [
+    ['pool', options.pool],
+    ['api_key', options.apiKey],
+    ['wallet_party', options.walletParty],
+  ] as const;
+  const given = targets.filter(([, value]) => value !== undefined);
+  const [chosen] = given;
+  if (chosen === undefined || given.length > 1) {
+    throw new AdminError(
+      'give exactly one target: --pool <poolId>, --api-key <keyId> or --wallet-party <party>',
+    );
+  }
+  const network =
+    options.networkChargeBps === undefined
+      ? undefined
+      : parseChargeBps('--network-charge-bps', options.networkChargeBps);
+  const platform =
+    options.platformChargeBps === undefined
+      ? undefined
+      : parseChargeBps('--platform-charge-bps', options.platformChargeBps);
+  if (network === undefined && platform === undefined) {
+    throw new AdminError('give --network-charge-bps and/or --platform-charge-bps');
+  }
+  return {
+    targetType: chosen[0],
+    target: chosen[1] as string,
+    ...(network !== undefined && { networkChargeBps: network }),
+    ...(platform !== undefined && { platformChargeBps: platform }),
+    ...(options.from !== undefined && { validFrom: parseMoment('--from', options.from) }),
+    ...(options.until !== undefined && { validUntil: parseMoment('--until', options.until) }),
+  };
+}
+
+function discountCommands(admin: Command, { leaf, changing, run, by, io }: Builders): void {
+  const discounts = admin.command('discounts').description('fee discount policies (SPEC §5.5)');
+  changing(discounts, 'add')
+    .description(
+      'add a policy: the share of a fee still charged, in basis points (10000 = full fee; network 50 % off = 5000, platform 30 % off = 7000)',
+    )
+    .option('--pool <poolId>', 'for every swap on this pool')
+    .option('--api-key <keyId>', "for this developer key's swaps (key id or display prefix)")
+    .option('--wallet-party <partyId>', "for this wallet party's swaps")
+    .option('--network-charge-bps <bps>', 'share of the network fee charged, 0…10000')
+    .option('--platform-charge-bps <bps>', 'share of the platform fee charged, 0…10000')
+    .option('--from <time>', 'valid from this ISO 8601 time (default: now on)')
+    .option('--until <time>', 'valid until this ISO 8601 time, exclusive (default: no end)')
+    .action(
+      run(async (db, options: DiscountOptions) => {
+        const request = discountRequestOf(options);
+        const stored = await addDiscount(db, request, by(options));
+        io.print(`added ${describeDiscount(stored)}`);
+      }),
+    );
+  leaf(discounts, 'list')
+    .description('policies in force or yet to start, oldest first')
+    .option('--all', 'also those whose validity ended')
+    .action(
+      run(async (db, options: { all?: boolean }) => {
+        const policies = await listDiscounts(db, {
+          now: io.now(),
+          includeEnded: options.all === true,
+        });
+        if (policies.length === 0) io.print('no discounts');
+        for (const policy of policies) io.print(describeDiscount(policy));
+      }),
+    );
+  changing(discounts, 'remove <discountId>')
+    .description('delete a policy; its fees are charged in full again')
+    .action(
+      run(async (db, id: string, options: Audited) => {
+        const removed = await removeDiscount(db, parseId('discount', id), by(options));
+        io.print(`removed ${describeDiscount(removed)}`);
+      }),
+    );
+}
+
+function keyCommands(admin: Command, { leaf, changing, run, by, io }: Builders): void {
+  const keys = admin.command('keys').description("developer API keys' rate limits");
+  leaf(keys, 'list')
+    .description('every key, oldest first, with its state and limits')
+    .action(
+      run(async (db) => {
+        const all = await listKeys(db);
+        if (all.length === 0) io.print('no API keys');
+        for (const key of all) io.print(describeKey(key, io.now()));
+      }),
+    );
+  changing(keys, 'limits <key>')
+    .description(
+      'show a key\'s per-minute rate limits, or set them (key id or display prefix; N or "default")',
+    )
+    .option('--read <n>', 'requests per minute other than swap creation')
+    .option('--create <n>', 'swap creations per minute')
+    .action(
+      run(async (db, text: string, options: { read?: string; create?: string } & Audited) => {
+        if (options.read === undefined && options.create === undefined) {
+          const key = await findKey(db, text);
+          io.print(`${key.keyId} (${key.prefix}…): ${describeLimits(key)}`);
+          return;
+        }
+        const changed = await changeKeyLimits(
+          db,
+          text,
+          {
+            ...(options.read !== undefined && {
+              readsPerMin: parseRateLimit('--read', options.read),
+            }),
+            ...(options.create !== undefined && {
+              swapsPerMin: parseRateLimit('--create', options.create),
+            }),
+          },
+          by(options),
+        );
+        io.print(`${changed.keyId} (${changed.prefix}…): ${describeLimits(changed)}`);
+      }),
+    );
+}
+
+function poolCommands(admin: Command, { leaf, changing, run, by, io }: Builders): void {
+  const pools = admin.command('pools').description('pausing and resuming pools');
+  leaf(pools, 'list')
+    .description('every pool with its status and reserves')
+    .action(
+      run(async (db) => {
+        for (const pool of await listAllPools(db)) io.print(describePool(pool));
+      }),
+    );
+  changing(pools, 'pause <poolId>')
+    .description('refuse quotes and new swaps on the pool (409 pool_paused) until resumed')
+    .option('--reason <text>', 'why, for the record')
+    .action(
+      run(async (db, poolId: string, options: { reason?: string } & Audited) => {
+        await setPoolStatusAudited(db, poolId, 'paused', {
+          ...by(options),
+          ...(options.reason !== undefined && { reason: options.reason }),
+        });
+        io.print(`paused pool ${poolId}`);
+      }),
+    );
+  changing(pools, 'resume <poolId>')
+    .description('take quotes and swaps on the pool again')
+    .action(
+      run(async (db, poolId: string, options: Audited) => {
+        await setPoolStatusAudited(db, poolId, 'active', by(options));
+        io.print(`resumed pool ${poolId}`);
+      }),
+    );
 }
 
 function describeCase(refund: RefundCase): string {

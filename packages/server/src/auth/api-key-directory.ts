@@ -4,6 +4,8 @@
  *
  * A key revoked through this process disappears from its cache at once; other processes notice
  * within `CACHE_TTL_MS`, the bound on how long a revoked key can still be honoured elsewhere.
+ * Rate limits an operator sets with `poolparty admin keys limits` apply at once: the service
+ * calls `invalidate()` when the store announces an admin change (admin/change-feed.ts).
  */
 
 import {

@@ -8,7 +8,7 @@ import { ApiKeyDirectory } from '../auth/api-key-directory.js';
 import { devnetEnabled } from '../config.js';
 import type { ServiceContext } from '../context.js';
 import { apiKeyHook } from './authenticate.js';
-import { type App, createFastify } from './fastify.js';
+import { type App, createFastify, loggingOf } from './fastify.js';
 import { httpMetricsHook } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { devnetRoutes } from './routes/devnet.js';
@@ -43,12 +43,17 @@ function corsOptions(ctx: ServiceContext, requestHeaders: readonly string[]) {
 }
 
 export async function buildApp(ctx: ServiceContext): Promise<App> {
-  const app = createFastify({ logLevel: ctx.settings.logLevel });
+  const app = createFastify(loggingOf(ctx.settings));
   const deps: HttpDeps = {
     apiKeys: new ApiKeyDirectory(ctx.db, (error) => app.log.warn({ err: error }, 'usage flush')),
     buckets: new BucketStore(),
   };
-  app.addHook('onClose', async () => deps.apiKeys.close());
+  // Key limits changed by an operator apply at once, not after the look-up cache's TTL.
+  const stopHearingAdmin = ctx.adminChanges.subscribe(() => deps.apiKeys.invalidate());
+  app.addHook('onClose', async () => {
+    stopHearingAdmin();
+    await deps.apiKeys.close();
+  });
   app.decorateRequest('apiKey', null);
   app.decorateRequest('walletParty', null);
   app.addHook('onResponse', httpMetricsHook(ctx.metrics));

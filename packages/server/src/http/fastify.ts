@@ -12,6 +12,8 @@ import Fastify, {
   type RawRequestDefaultExpression,
   type RawServerDefault,
 } from 'fastify';
+import pretty from 'pino-pretty';
+import { effectiveLogFormat, type Settings } from '../config.js';
 import { registerProblemHandlers } from './problem.js';
 
 export type App = FastifyInstance<
@@ -28,11 +30,37 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 export interface FastifyOptions {
   readonly logLevel?: string;
+  /** JSON lines (the default: for collectors), or human-readable lines for a terminal. */
+  readonly logFormat?: 'json' | 'pretty';
+}
+
+/** The service's logging settings, `LOG_FORMAT=auto` decided by whether stdout is a terminal. */
+export function loggingOf(settings: Pick<Settings, 'logLevel' | 'logFormat'>): FastifyOptions {
+  return {
+    logLevel: settings.logLevel,
+    logFormat: effectiveLogFormat(settings.logFormat, process.stdout.isTTY === true),
+  };
+}
+
+function loggerOf(options: FastifyOptions) {
+  const level = options.logLevel ?? 'info';
+  if (options.logFormat !== 'pretty') return { level };
+  return {
+    level,
+    stream: pretty({
+      colorize: process.stdout.isTTY === true,
+      singleLine: true,
+      translateTime: 'SYS:HH:MM:ss',
+      ignore: 'pid,hostname',
+      // Written in this thread, in order with the banner and the seeding lines.
+      sync: true,
+    }),
+  };
 }
 
 export function createFastify(options: FastifyOptions = {}): App {
   const app = Fastify({
-    logger: { level: options.logLevel ?? 'info' },
+    logger: loggerOf(options),
     bodyLimit: BODY_LIMIT_BYTES,
     // A caller's own request id is kept when it is sane, so its logs and ours line up.
     genReqId: (request) => {

@@ -4,12 +4,12 @@
  * the client API, the portal and the devnet endpoints are served by `api` (or `all`) processes.
  */
 import type { ServiceContext } from '../context.js';
-import { type App, createFastify } from './fastify.js';
+import { type App, createFastify, loggingOf } from './fastify.js';
 import { httpMetricsHook } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
 
 export async function buildOperationalApp(ctx: ServiceContext): Promise<App> {
-  const app = createFastify({ logLevel: ctx.settings.logLevel });
+  const app = createFastify(loggingOf(ctx.settings));
   app.addHook('onResponse', httpMetricsHook(ctx.metrics));
   await app.register(async (scope) => healthRoutes(scope, ctx));
   return app;

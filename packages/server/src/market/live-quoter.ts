@@ -35,7 +35,7 @@ import { guardSnapshotOf, referenceOf } from './guard-inputs.js';
 import { LedgerPriceCache, type LedgerPrices } from './ledger-prices.js';
 import { type PairRequest, resolvePair } from './pair-resolution.js';
 import { type BookedPool, PoolBook } from './pool-book.js';
-import type { PricedQuote, QuoteAudience, QuoteOptions, QuoteRequest, Quoter } from './quoter.js';
+import type { PricedQuote, QuoteAudience, QuoteRequest, Quoter } from './quoter.js';
 import { Refreshed } from './refreshed.js';
 import { usdPriceSourceOf } from './usd-prices.js';
 
@@ -84,17 +84,16 @@ class LiveQuoter implements Quoter {
     private readonly clock: ServiceClock,
   ) {}
 
-  async quote(
-    request: QuoteRequest,
-    audience: QuoteAudience,
-    options: QuoteOptions = {},
-  ): Promise<PricedQuote> {
+  async quote(request: QuoteRequest, audience: QuoteAudience): Promise<PricedQuote> {
     if (this.invalidations.size > 0) await Promise.all(this.invalidations);
     const amount = parseAmount(request.amount);
     const { booked, inputSide } = resolveBooked(this.book.list(), request);
     const pool = booked.record;
-    if (pool.status === 'paused' && !options.allowPaused) {
-      throw new ApiError('pool_paused', `Pool ${pool.poolId} is paused; it takes no new swaps.`);
+    if (pool.status === 'paused') {
+      throw new ApiError(
+        'pool_paused',
+        `Pool ${pool.poolId} is paused by its operator; it neither quotes nor takes swaps until resumed.`,
+      );
     }
     const now = this.clock.now();
     const settled = this.prices.settled(now);

@@ -32,25 +32,14 @@ export interface PricedQuote {
   readonly settlementSafety: SettlementSafety | null;
 }
 
-export interface QuoteOptions {
-  /**
-   * `GET /v1/quotes` prices paused pools too (a paused pool quotes but refuses new swaps);
-   * without this a paused pool is `pool_paused`, which is what swap creation needs.
-   */
-  readonly allowPaused?: boolean;
-}
-
 export interface Quoter {
   /**
    * Throws `ApiError` for `validation_error`, `token_not_found`, `pool_not_found`,
-   * `ambiguous_pool_pair` (with candidates), `pool_paused` and `amount_below_minimum`, and
+   * `ambiguous_pool_pair` (with candidates), `pool_paused` (a paused pool neither quotes nor
+   * takes swaps: a price it will not honour is no use to a caller) and `amount_below_minimum`, and
    * `ledger_unavailable` while the ledger's prices have never been read.
    */
-  quote(
-    request: QuoteRequest,
-    audience: QuoteAudience,
-    options?: QuoteOptions,
-  ): Promise<PricedQuote>;
+  quote(request: QuoteRequest, audience: QuoteAudience): Promise<PricedQuote>;
   /** The pools as last read (at most a refresh period old), oldest first. */
   pools(): readonly PoolRecord[];
   /** Forgets cached state of a pool (or all pools) after it changed. */

@@ -239,3 +239,32 @@ export async function setApiKeyRateLimits(
   );
   return rows[0] ? apiKeyFromRow(rows[0]) : null;
 }
+
+/**
+ * Keys an operator names by key id or by the displayed prefix (`pp_test_abcd`, or the start of
+ * one): the exact key id if there is one, otherwise every key whose prefix starts with `text`.
+ */
+export async function findApiKeysByIdOrPrefix(
+  q: Queryable,
+  text: string,
+  limit: number,
+): Promise<ApiKeyRecord[]> {
+  const exact = await getApiKey(q, text);
+  if (exact !== null) return [exact];
+  const rows = await q.query(
+    `SELECT ${KEY_COLUMNS} FROM api_keys k
+     WHERE starts_with(k.prefix, $1) OR starts_with($1, k.prefix)
+     ORDER BY k.created_at, k.key_id LIMIT $2`,
+    [text, limit],
+  );
+  return rows.map(apiKeyFromRow);
+}
+
+/** Every key, oldest first, at most `limit`: the operator's list. */
+export async function listAllApiKeys(q: Queryable, limit: number): Promise<ApiKeyRecord[]> {
+  const rows = await q.query(
+    `SELECT ${KEY_COLUMNS} FROM api_keys k ORDER BY k.created_at, k.key_id LIMIT $1`,
+    [limit],
+  );
+  return rows.map(apiKeyFromRow);
+}

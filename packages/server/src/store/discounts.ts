@@ -101,8 +101,37 @@ export async function listApplicableDiscounts(
 }
 
 export async function deleteDiscountPolicy(q: Queryable, id: number): Promise<boolean> {
-  const rows = await q.query('DELETE FROM discount_policies WHERE id = $1 RETURNING id', [id]);
-  return rows.length > 0;
+  return (await removeDiscountPolicy(q, id)) !== null;
+}
+
+/** Deletes the policy; returns what it was, or null when there was none. */
+export async function removeDiscountPolicy(
+  q: Queryable,
+  id: number,
+): Promise<DiscountPolicyRecord | null> {
+  const rows = await q.query(
+    `DELETE FROM discount_policies WHERE id = $1 RETURNING ${POLICY_COLUMNS}`,
+    [id],
+  );
+  return rows[0] ? policyFromRow(rows[0]) : null;
+}
+
+/**
+ * Policies for an operator's list, oldest first: those not ended at `now`, or with `includeEnded`
+ * every one, at most `limit`.
+ */
+export async function listDiscountPolicies(
+  q: Queryable,
+  options: { readonly now: Date; readonly includeEnded: boolean; readonly limit: number },
+): Promise<DiscountPolicyRecord[]> {
+  const rows = await q.query(
+    `SELECT ${POLICY_COLUMNS} FROM discount_policies
+     WHERE $1 OR valid_until IS NULL OR valid_until > $2
+     ORDER BY created_at, id
+     LIMIT $3`,
+    [options.includeEnded, options.now, options.limit],
+  );
+  return rows.map(policyFromRow);
 }
 
 /** Policies are few (operator-made); this bounds the memory a misuse could take. */

@@ -169,18 +169,19 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
               'amount does not cover the network fee.',
           ),
           404: problem('`token_not_found` or `pool_not_found`.'),
-          409: problem('`ambiguous_pool_pair` (with `candidates`).'),
+          409: problem(
+            '`ambiguous_pool_pair` (with `candidates`), or `pool_paused` while the operator has paused the pool.',
+          ),
           503: problem('`ledger_unavailable`: the ledger prices cannot be read yet.'),
         },
       },
     },
     async (request) => {
       const { receiverParty } = request.query;
-      const priced = await ctx.quoter.quote(
-        request.query,
-        { apiKeyId: apiKeyOf(request).keyId, walletParty: receiverParty ?? null },
-        { allowPaused: true },
-      );
+      const priced = await ctx.quoter.quote(request.query, {
+        apiKeyId: apiKeyOf(request).keyId,
+        walletParty: receiverParty ?? null,
+      });
       return priced.quote;
     },
   );
