@@ -76,7 +76,7 @@ export interface Pool {
   swapAddress: string;
   /** The liquidity-provider party. */
   lpAddress: string;
-  /** A paused pool quotes but refuses new swaps. */
+  /** A paused pool refuses quotes and new swaps (409 `pool_paused`). */
   status: 'active' | 'paused';
 }
 

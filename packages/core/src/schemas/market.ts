@@ -55,7 +55,7 @@ export const PoolSchema = Type.Object(
     swapAddress: inline(PartyIdSchema, { description: 'The pool swap party: deposits go here.' }),
     lpAddress: inline(PartyIdSchema, { description: 'The liquidity-provider party.' }),
     status: Type.Union([Type.Literal('active'), Type.Literal('paused')], {
-      description: 'A paused pool quotes but refuses new swaps.',
+      description: 'A paused pool refuses quotes and new swaps (409 `pool_paused`).',
     }),
   },
   { $id: 'Pool', description: 'A constant-product pool (SPEC §2.1).' },
