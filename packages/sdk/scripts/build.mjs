@@ -1,6 +1,8 @@
 /**
  * Builds the published files of @poolparty/sdk into dist/:
  * - index.js (ESM) and index.cjs (CommonJS) for Node and bundlers;
+ * - devnet.js and devnet.cjs: the optional `@poolparty/sdk/devnet` entry (devnet wallet helpers and
+ *   the Ed25519 signer), kept out of the main bundles so apps that do not use it do not carry it;
  * - poolparty.browser.js: one minified ES module for a <script type="module"> or an import map;
  * - declarations: index.d.ts and one per module from `tsc -p tsconfig.build.json`, and a copy
  *   under cjs/ marked CommonJS, so TypeScript reads the right module kind for `require`.
@@ -16,26 +18,43 @@ import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(root, 'src/index.ts');
+const devnetEntry = join(root, 'src/devnet/index.ts');
 
 /** Browsers with fetch streams, private class fields and WebCrypto; Node ≥ 20. */
 const TARGET = ['es2022', 'chrome105', 'firefox110', 'safari16', 'node20'];
 
 const common = {
-  entryPoints: [entry],
   bundle: true,
   target: TARGET,
   legalComments: 'none',
   logLevel: 'warning',
 };
 
-/** The three JavaScript bundles, written to `outdir`. */
+/** The JavaScript bundles, written to `outdir`. */
 export async function buildBundles(outdir = join(root, 'dist')) {
   mkdirSync(outdir, { recursive: true });
-  await Promise.all([
-    build({ ...common, platform: 'neutral', format: 'esm', outfile: join(outdir, 'index.js') }),
-    build({ ...common, platform: 'node', format: 'cjs', outfile: join(outdir, 'index.cjs') }),
+  const moduleBuilds = (entryPoint, name) => [
     build({
       ...common,
+      entryPoints: [entryPoint],
+      platform: 'neutral',
+      format: 'esm',
+      outfile: join(outdir, `${name}.js`),
+    }),
+    build({
+      ...common,
+      entryPoints: [entryPoint],
+      platform: 'node',
+      format: 'cjs',
+      outfile: join(outdir, `${name}.cjs`),
+    }),
+  ];
+  await Promise.all([
+    ...moduleBuilds(entry, 'index'),
+    ...moduleBuilds(devnetEntry, 'devnet'),
+    build({
+      ...common,
+      entryPoints: [entry],
       platform: 'browser',
       format: 'esm',
       minify: true,
