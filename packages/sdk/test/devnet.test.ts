@@ -121,7 +121,7 @@ describe('the devnet wallet', () => {
   });
 
   it('answers a party that does not exist with NotFoundError', async () => {
-    const error = await devnet.holdings('nobody::1220' + '0'.repeat(64)).catch((e: unknown) => e);
+    const error = await devnet.holdings(`nobody::1220${'0'.repeat(64)}`).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error).toMatchObject({ code: 'not_found', requestId: expect.any(String) });
   });
