@@ -70,7 +70,8 @@ export function runExample(name: string, main: () => Promise<string>): void {
     },
     (error: unknown) => {
       console.error(error);
-      const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
+      // An SDK error's message is its short message, a blank line, then `Details: …`.
+      const why = error instanceof Error ? error.message.replace(/\n+/g, ' ') : String(error);
       console.log(`${name}: failed — ${why}`);
       process.exit(1);
     },
