@@ -52,7 +52,7 @@ export function startupBanner(service: RunningService): string {
       `  const swap = await pp.swaps.create({ fromToken: 'Amulet', toToken: 'USDCx', amount: '100', poolId: '${poolId}' });`,
       '  await wallet.deposit(swap);',
       '  const { actualOutput } = await swap.wait();',
-      '  console.log(`swapped ${swap.expectedAmount} Amulet for ${actualOutput} USDCx`);',
+      "  console.log('swapped', swap.expectedAmount, 'Amulet for', actualOutput, 'USDCx');",
     );
   return lines.join('\n');
 }
