@@ -10,9 +10,17 @@
  * `node scripts/build.mjs` builds everything; `buildBundles` is also used by the browser test.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -66,7 +74,8 @@ export async function buildBundles(outdir = join(root, 'dist')) {
 /** Declarations via tsc, plus their CommonJS twin under dist/cjs. */
 export function buildDeclarations(outdir = join(root, 'dist')) {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], {
+  const project = join(root, 'tsconfig.build.json');
+  const result = spawnSync(process.execPath, [tsc, '-p', project, '--outDir', outdir], {
     stdio: 'inherit',
   });
   if (result.status !== 0) throw new Error('tsc failed to emit declarations');
@@ -79,12 +88,43 @@ export function buildDeclarations(outdir = join(root, 'dist')) {
   writeFileSync(join(cjs, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 }
 
+/** Where a build is staged inside dist/, so moving its files into place is a rename. */
+const STAGING_PREFIX = '.staging-';
+
+function filesUnder(dir) {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .filter((file) => !file.startsWith(STAGING_PREFIX));
+}
+
+/**
+ * Moves each staged file over its old copy in dist/ (a rename: atomic), then drops the files this
+ * build no longer makes. The build runs on install (`prepare`), on `npm pack`, and in tests,
+ * sometimes at once: a reader of dist/ sees the old file or the new one, never a missing or
+ * half-written one.
+ */
+function publish(staging, dist) {
+  const built = new Set(filesUnder(staging));
+  for (const file of built) {
+    mkdirSync(dirname(join(dist, file)), { recursive: true });
+    renameSync(join(staging, file), join(dist, file));
+  }
+  for (const file of filesUnder(dist)) if (!built.has(file)) rmSync(join(dist, file));
+}
+
 async function main() {
-  const outdir = join(root, 'dist');
-  rmSync(outdir, { recursive: true, force: true });
-  await buildBundles(outdir);
-  buildDeclarations(outdir);
-  console.log(`built ${outdir}`);
+  const dist = join(root, 'dist');
+  mkdirSync(dist, { recursive: true });
+  const staging = mkdtempSync(join(dist, STAGING_PREFIX));
+  try {
+    await buildBundles(staging);
+    buildDeclarations(staging);
+    publish(staging, dist);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  console.log(`built ${dist}`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
