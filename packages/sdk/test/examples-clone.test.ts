@@ -27,6 +27,14 @@ let banner = '';
 /** What both README commands and the examples see: the port and the data folder. */
 let env: NodeJS.ProcessEnv;
 
+/**
+ * A command at low CPU priority where `nice` exists: the clone's install, build and service
+ * should not starve the test files running beside this one on a small machine.
+ */
+function niced(command: string, args: string[]): [string, string[]] {
+  return process.platform === 'win32' ? [command, args] : ['nice', ['-n', '10', command, ...args]];
+}
+
 /** This process's environment without npm's own variables, which would steer the clone's npm. */
 function cleanEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
@@ -49,7 +57,7 @@ function freePort(): Promise<number> {
 
 /** `npm start`, resolved once it printed the whole banner (the snippet is its last part). */
 function start(): Promise<ChildProcess> {
-  const child = spawn('npm', ['start'], { cwd: clone, env, detached: true });
+  const child = spawn(...niced('npm', ['start']), { cwd: clone, env, detached: true });
   child.stdout.on('data', (chunk) => {
     banner += chunk;
   });
@@ -94,11 +102,14 @@ beforeAll(async () => {
     PORT: String(await freePort()),
     POOLPARTY_DATA_DIR: join(workDir, 'data'),
   };
-  const install = await promisify(execFile)('npm', ['install', '--no-audit', '--no-fund'], {
-    cwd: clone,
-    env,
-    timeout: INSTALL_TIMEOUT_MS,
-  }).catch((error: { stdout?: string; stderr?: string }) => {
+  const install = await promisify(execFile)(
+    ...niced('npm', ['install', '--no-audit', '--no-fund']),
+    {
+      cwd: clone,
+      env,
+      timeout: INSTALL_TIMEOUT_MS,
+    },
+  ).catch((error: { stdout?: string; stderr?: string }) => {
     throw new Error(`npm install failed:\n${error.stdout}\n${error.stderr}`);
   });
   expect(install.stdout).toMatch(/added \d+ packages/);
@@ -117,7 +128,7 @@ interface Run {
 }
 
 async function run(command: string, args: string[]): Promise<Run> {
-  const result = await promisify(execFile)(command, args, {
+  const result = await promisify(execFile)(...niced(command, args), {
     cwd: clone,
     env,
     timeout: EXAMPLE_TIMEOUT_MS,
