@@ -257,3 +257,109 @@ export function refundPolicy(from: SwapState, to: SwapState): RefundPolicy {
   if (edge === undefined) throw new IllegalTransitionError(from, to);
   return edge.refund;
 }
+
+// --- pending legs ------------------------------------------------------------------------------
+
+/**
+ * The two transfers the service sends the depositor (SPEC §7.5). Each is a "leg" of the swap; a
+ * leg to a party without a transfer pre-approval for the token is a two-step offer the party must
+ * accept, and while it waits the swap stays in the state that sent it.
+ */
+export const SWAP_LEGS = ['payout', 'refund'] as const;
+export type SwapLeg = (typeof SWAP_LEGS)[number];
+
+/**
+ * Where a leg is (SPEC §7.5 `Leg.state`): `offered` waits for the receiver; `committed` arrived
+ * (directly, or the receiver accepted the offer); `rejected` the receiver refused the offer;
+ * `expired` the offer ran out (or was withdrawn) unanswered. Only `offered` can still change.
+ */
+export const LEG_STATES = ['offered', 'committed', 'rejected', 'expired'] as const;
+export type LegState = (typeof LEG_STATES)[number];
+
+/** What happened to a leg's offer: the ledger event, in the leg's own words. */
+export const OFFER_OUTCOMES = ['offered', 'accepted', 'rejected', 'expired'] as const;
+export type OfferOutcome = (typeof OFFER_OUTCOMES)[number];
+
+/** A leg event's name: `<leg>_<outcome>`, e.g. `payout_offered`, `refund_accepted`. */
+export type LegEventName = `${SwapLeg}_${OfferOutcome}`;
+
+export interface LegEvent {
+  readonly name: LegEventName;
+  readonly leg: SwapLeg;
+  readonly outcome: OfferOutcome;
+  /** The leg's state once the event happened. */
+  readonly legState: LegState;
+  /** The swap states the intent can be in when it happens (the leg waits there). */
+  readonly during: readonly InProgressState[];
+  readonly why: string;
+}
+
+/** The leg state each offer outcome leaves the leg in. */
+export const LEG_STATE_AFTER: Readonly<Record<OfferOutcome, LegState>> = Object.freeze({
+  offered: 'offered',
+  accepted: 'committed',
+  rejected: 'rejected',
+  expired: 'expired',
+});
+
+/**
+ * The payout is sent from `sending_output`; a refund from `processing` (refused before payout) or
+ * `sending_output` (the payout failed). A refund never leaves a terminal state's intent through
+ * the engine, so no leg event follows a terminal one (an operator's later refund after
+ * `refund_failed` shows in the status only; the event stream has ended by then).
+ */
+const legWaitsIn: Readonly<Record<SwapLeg, readonly InProgressState[]>> = {
+  payout: ['sending_output'],
+  refund: ['processing', 'sending_output'],
+};
+
+const legWhy: Readonly<Record<OfferOutcome, string>> = {
+  offered: 'the transfer became a two-step offer: the receiver must accept it in their wallet',
+  accepted: 'the receiver accepted the offer and the transfer committed',
+  rejected: 'the receiver rejected the offer; its holdings returned to the swap party',
+  expired: 'the offer expired (or was withdrawn) before the receiver answered',
+};
+
+/**
+ * Every leg event, payout first, each leg in the order its events can happen: an offer, then at
+ * most one outcome. Leg events describe offers only: a transfer that committed directly (the
+ * receiver pre-approves the token) is told by the state event alone (`completed`, or the refund's
+ * terminal state). They are events of the same stream as the state events (SPEC §7.6) and keep
+ * the lifecycle's order: a leg's events come after the state it waits in and before the state
+ * its outcome leads to (`completed`, `output_failed` with a refund, a refunded failure, or
+ * `refund_failed`).
+ */
+export const LEG_EVENTS: readonly LegEvent[] = Object.freeze(
+  SWAP_LEGS.flatMap((leg) =>
+    OFFER_OUTCOMES.map((outcome) =>
+      Object.freeze({
+        name: `${leg}_${outcome}` as LegEventName,
+        leg,
+        outcome,
+        legState: LEG_STATE_AFTER[outcome],
+        during: legWaitsIn[leg],
+        why: legWhy[outcome],
+      }),
+    ),
+  ),
+);
+
+export const LEG_EVENT_NAMES: readonly LegEventName[] = Object.freeze(
+  LEG_EVENTS.map((event) => event.name),
+);
+
+export function isLegEventName(value: unknown): value is LegEventName {
+  return typeof value === 'string' && (LEG_EVENT_NAMES as readonly string[]).includes(value);
+}
+
+export function legEventName(leg: SwapLeg, outcome: OfferOutcome): LegEventName {
+  return `${leg}_${outcome}`;
+}
+
+/**
+ * Whether a leg in `from` (null: not offered yet) may take `outcome`: an offer is made once, and
+ * an offered leg ends once. Anything else is a repeated or stale observation to ignore.
+ */
+export function canTakeOfferOutcome(from: LegState | null, outcome: OfferOutcome): boolean {
+  return outcome === 'offered' ? from === null : from === 'offered';
+}

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   assertTransition,
+  canTakeOfferOutcome,
   canTransition,
   EDGES,
   IllegalTransitionError,
+  isLegEventName,
+  LEG_EVENT_NAMES,
+  LEG_EVENTS,
+  LEG_STATES,
+  legEventName,
   nextStates,
   refundPolicy,
   stateAfter,
@@ -254,5 +260,63 @@ describe('refundPolicy', () => {
 
   it('rejects a pair that is not an edge', () => {
     expect(() => refundPolicy('pending', 'completed')).toThrow(IllegalTransitionError);
+  });
+});
+
+describe('leg events (SPEC §7.5)', () => {
+  it('names every event <leg>_<outcome>, payout first, each offer before its outcomes', () => {
+    expect(LEG_EVENT_NAMES).toEqual([
+      'payout_offered',
+      'payout_accepted',
+      'payout_rejected',
+      'payout_expired',
+      'refund_offered',
+      'refund_accepted',
+      'refund_rejected',
+      'refund_expired',
+    ]);
+    for (const event of LEG_EVENTS) {
+      expect(legEventName(event.leg, event.outcome)).toBe(event.name);
+      expect(isLegEventName(event.name)).toBe(true);
+      // A leg event is never a state name, so one stream can carry both.
+      expect((SWAP_STATES as readonly string[]).includes(event.name)).toBe(false);
+    }
+    expect(isLegEventName('completed')).toBe(false);
+  });
+
+  it('leaves the leg in the state SPEC §7.5 names: accepted is committed', () => {
+    const states = Object.fromEntries(LEG_EVENTS.map((event) => [event.name, event.legState]));
+    expect(states).toMatchObject({
+      payout_offered: 'offered',
+      payout_accepted: 'committed',
+      refund_rejected: 'rejected',
+      refund_expired: 'expired',
+    });
+    for (const event of LEG_EVENTS) expect(LEG_STATES).toContain(event.legState);
+  });
+
+  it('happens only while the intent waits in a state that sent the leg', () => {
+    for (const event of LEG_EVENTS) {
+      for (const state of event.during) expect(isTerminal(state)).toBe(false);
+    }
+    const during = (name: string) => LEG_EVENTS.find((event) => event.name === name)?.during;
+    expect(during('payout_offered')).toEqual(['sending_output']);
+    expect(during('refund_offered')).toEqual(['processing', 'sending_output']);
+    // The payout leg's outcomes lead out of sending_output along listed edges.
+    expect(stateAfter('sending_output', 'payout_committed')).toBe('completed');
+    expect(stateAfter('sending_output', 'payout_failed')).toBe('output_failed');
+  });
+
+  it('takes an offer once and one outcome after it, never another', () => {
+    expect(canTakeOfferOutcome(null, 'offered')).toBe(true);
+    for (const outcome of ['accepted', 'rejected', 'expired'] as const) {
+      expect(canTakeOfferOutcome(null, outcome)).toBe(false);
+      expect(canTakeOfferOutcome('offered', outcome)).toBe(true);
+      for (const ended of ['committed', 'rejected', 'expired'] as const) {
+        expect(canTakeOfferOutcome(ended, outcome)).toBe(false);
+        expect(canTakeOfferOutcome(ended, 'offered')).toBe(false);
+      }
+    }
+    expect(canTakeOfferOutcome('offered', 'offered')).toBe(false);
   });
 });

@@ -171,7 +171,13 @@ const completedStatus = {
   completedAt: NOW,
   failureReason: null,
   deposit: { amount: '1000', updateId: '1220abcd', receivedAt: NOW },
-  payout: { amount: '143.2295417521', updateId: '1220abce' },
+  payout: {
+    amount: '143.2295417521',
+    state: 'committed',
+    updateId: '1220abce',
+    offerId: null,
+    expiresAt: null,
+  },
   refund: null,
   history: [
     { status: 'pending', at: NOW },
@@ -561,8 +567,44 @@ describe('SwapStatus', () => {
       completedAt: null,
       failureReason: { code: 'slippage_failed', message: 'Output fell below minOutput.' },
       payout: null,
-      refund: { amount: '991.724137931', networkFeeAmount: '8.275862069', updateId: '1220abcf' },
+      refund: {
+        amount: '991.724137931',
+        networkFeeAmount: '8.275862069',
+        state: 'committed',
+        updateId: '1220abcf',
+        offerId: null,
+        expiresAt: null,
+      },
     });
+  });
+
+  it('describes a payout offer waiting for the receiver, and refuses leg states outside SPEC §7.5', () => {
+    const offered = {
+      ...completedStatus,
+      status: 'sending_output',
+      terminal: false,
+      completedAt: null,
+      payout: {
+        amount: '143.2295417521',
+        state: 'offered',
+        updateId: '1220abce',
+        offerId: 'offer-17',
+        expiresAt: NOW,
+      },
+    };
+    expectValid(SwapStatusSchema, offered);
+    for (const state of ['pending', 'accepted', 'withdrawn', '']) {
+      const payout = { ...offered.payout, state };
+      expect(Value.Check(SwapStatusSchema, { ...offered, payout }), state).toBe(false);
+    }
+    for (const key of ['state', 'offerId', 'expiresAt', 'updateId']) {
+      const payout = without(offered.payout, key);
+      expect(Value.Check(SwapStatusSchema, { ...offered, payout }), key).toBe(false);
+    }
+    const refund = { ...offered.payout, amount: '991', networkFeeAmount: '9' };
+    expectValid(SwapStatusSchema, { ...offered, refund });
+    const { networkFeeAmount: _fee, ...refundWithoutFee } = refund;
+    expect(Value.Check(SwapStatusSchema, { ...offered, refund: refundWithoutFee })).toBe(false);
   });
 
   it('refuses state names outside SPEC §7.1', () => {

@@ -1,6 +1,6 @@
 /**
  * Writes src/catalogue.ts: the few tables the SDK shares with the service (error codes and their
- * classes, swap states, outcome errors, amount and slippage limits), copied from
+ * classes, swap states, leg states and events, outcome errors, amount and slippage limits), copied from
  * @poolparty/core. The SDK cannot import core at run time (core pulls TypeBox and @noble), so the
  * tables are copied here and `test/catalogue.test.ts` fails when the copy falls behind.
  *
@@ -15,6 +15,7 @@ const core = join(here, '../../core/src');
 
 const errors = await import(join(core, 'errors.ts'));
 const states = await import(join(core, 'swap-state.ts'));
+const lifecycle = await import(join(core, 'lifecycle.ts'));
 const safety = await import(join(core, 'settlement-safety.ts'));
 const amount = await import(join(core, 'amount.ts'));
 const discounts = await import(join(core, 'discounts.ts'));
@@ -34,6 +35,15 @@ export const IN_PROGRESS_STATES = ${json(states.IN_PROGRESS_STATES)} as const;
 
 /** The states a swap ends in; \`completed\` is the only successful one. */
 export const TERMINAL_STATES = ${json(states.TERMINAL_STATES)} as const;
+
+/** Where a payout or refund is (SPEC §7.5 \`Leg.state\`). */
+export const LEG_STATES = ${json(lifecycle.LEG_STATES)} as const;
+
+/**
+ * The leg events: what happened to a payout or refund offer, \`<leg>_<outcome>\`, payout first,
+ * each offer before its outcome. They fire only for a leg that became an offer.
+ */
+export const LEG_EVENT_NAMES = ${json(lifecycle.LEG_EVENT_NAMES)} as const;
 
 /** The SDK's error classes, base first. */
 export const SDK_ERROR_CLASSES = ${json(errors.SDK_ERROR_CLASSES)} as const;

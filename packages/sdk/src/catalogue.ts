@@ -28,6 +28,24 @@ export const TERMINAL_STATES = [
   'cancelled',
 ] as const;
 
+/** Where a payout or refund is (SPEC §7.5 `Leg.state`). */
+export const LEG_STATES = ['offered', 'committed', 'rejected', 'expired'] as const;
+
+/**
+ * The leg events: what happened to a payout or refund offer, `<leg>_<outcome>`, payout first,
+ * each offer before its outcome. They fire only for a leg that became an offer.
+ */
+export const LEG_EVENT_NAMES = [
+  'payout_offered',
+  'payout_accepted',
+  'payout_rejected',
+  'payout_expired',
+  'refund_offered',
+  'refund_accepted',
+  'refund_rejected',
+  'refund_expired',
+] as const;
+
 /** The SDK's error classes, base first. */
 export const SDK_ERROR_CLASSES = [
   'PoolPartyError',

@@ -25,24 +25,27 @@ export type { CallOptions, FetchLike, WalletTokenSource } from './http/request-s
 export { type AttemptFailure, type RetryQuestion, shouldRetry } from './http/retry.js';
 export type { PoolStatsParams, Pools } from './resources/pools.js';
 export type { QuoteParams, Quotes } from './resources/quotes.js';
-export type { CreateSwapParams, Swaps } from './resources/swaps.js';
+export type { CreateSwapParams, GetSwapOptions, Swaps } from './resources/swaps.js';
 export type { Tokens } from './resources/tokens.js';
 export type { TrackList, TrackParams } from './resources/track.js';
 export type { VerifyChallengeParams, WalletAuth } from './resources/wallet-auth.js';
 export {
   IN_PROGRESS_STATES,
   isTerminal,
+  LEG_EVENT_NAMES,
+  LEG_STATES,
   SWAP_EVENT_NAMES,
   SWAP_STATES,
   TERMINAL_STATES,
 } from './states.js';
-export type { ProgressEvent as SwapEvent } from './swap/progress.js';
+export type { ProgressEvent as SwapEvent, SwapObjectEventName } from './swap/progress.js';
 export type {
   Swap,
   SwapErrorHandler,
   SwapEventHandler,
   SwapHandle,
   SwapResult,
+  SwapResume,
   WaitOptions,
 } from './swap/swap.js';
 export type * from './types.js';

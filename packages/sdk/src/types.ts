@@ -9,6 +9,8 @@
 import type {
   DISCOUNT_TARGET_TYPES,
   IN_PROGRESS_STATES,
+  LEG_EVENT_NAMES,
+  LEG_STATES,
   SETTLEMENT_SAFETY_CODES,
   TERMINAL_STATES,
 } from './catalogue.js';
@@ -21,6 +23,14 @@ export type TerminalState = (typeof TERMINAL_STATES)[number];
 export type SwapState = InProgressState | TerminalState;
 /** The events a swap object emits: every state but `pending`, where a swap starts (seed §6). */
 export type SwapEventName = Exclude<SwapState, 'pending'>;
+/** Where a payout or refund is: `offered` waits for the user to accept it (SPEC §7.5). */
+export type LegState = (typeof LEG_STATES)[number];
+/**
+ * What happened to a payout or refund offer: `payout_offered`, `payout_accepted`,
+ * `payout_rejected`, `payout_expired`, and the same for `refund_…`. Only legs that became offers
+ * have these events.
+ */
+export type LegEventName = (typeof LEG_EVENT_NAMES)[number];
 /** A settlement-safety guard code (seed §7). */
 export type SettlementSafetyCode = (typeof SETTLEMENT_SAFETY_CODES)[number];
 /** What a fee discount policy targets. */
@@ -325,22 +335,28 @@ export interface DepositFact {
   receivedAt: string;
 }
 
-/** The payout transfer. */
-export interface PayoutFact {
-  /** Output sent. */
+/**
+ * A transfer to the depositor: the payout or the refund (SPEC §7.5). To a party without a transfer
+ * pre-approval for the token it is an offer the user must accept in their wallet; the swap waits
+ * while it is `offered`.
+ */
+export interface Leg {
+  /** Amount sent (or offered). */
   amount: string;
-  /** The ledger update that carried it. */
-  updateId: string;
+  /** `offered`: waiting for the user; `committed`: arrived; `rejected`; `expired` unanswered. */
+  state: LegState;
+  /** The ledger update that last moved the leg (the offer, then its acceptance or end). */
+  updateId: string | null;
+  /** The offer to accept; null for a transfer that arrived directly. */
+  offerId: string | null;
+  /** When the offer expires unanswered; null for a direct transfer. */
+  expiresAt: string | null;
 }
 
-/** The refund transfer. */
-export interface RefundFact {
-  /** Amount returned: the deposit minus the network fee. */
-  amount: string;
+/** The refund transfer: a `Leg` with the network fee it kept. */
+export interface RefundLeg extends Leg {
   /** Network fee kept for the refund transfer. */
   networkFeeAmount: string;
-  /** The ledger update that carried it. */
-  updateId: string;
 }
 
 /** One state change of a swap. */
@@ -365,10 +381,10 @@ export interface SwapStatus extends SwapTerms {
   failureReason: FailureReason | null;
   /** The deposit; null until one is attributed. */
   deposit: DepositFact | null;
-  /** The payout; null until sent. */
-  payout: PayoutFact | null;
-  /** The refund; null unless one was sent. */
-  refund: RefundFact | null;
+  /** The payout; null until offered or sent. */
+  payout: Leg | null;
+  /** The refund; null until offered or sent, or when none is owed. */
+  refund: RefundLeg | null;
   /** Every state change, oldest first. */
   history: HistoryEntry[];
 }

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
   ConflictError,
+  type FetchLike,
   NetworkError,
   PoolParty,
   type PoolPartyOptions,
@@ -242,6 +243,49 @@ describe('timeouts and aborts', () => {
     const error = await pp.tokens.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(requests[0]?.signal?.aborted).toBe(true);
+  });
+
+  it('times out a fetch that ignores the signal and never settles', async () => {
+    let calls = 0;
+    const deaf: FetchLike = () => {
+      calls += 1;
+      return new Promise<Response>(() => {});
+    };
+    const { pp } = client([], { fetch: deaf, timeout: 5, maxRetries: 1 });
+    const error = await pp.tokens.list().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    // Retried once, the retry timed out the same way.
+    expect(calls).toBe(2);
+  });
+
+  it('times out a response whose body never ends, the same way', async () => {
+    const endless = new Response(new ReadableStream({ start() {} }), {
+      headers: { 'content-type': 'application/json' },
+    });
+    const { pp } = client([], { fetch: async () => endless, timeout: 5, maxRetries: 0 });
+    await expect(pp.tokens.list()).rejects.toBeInstanceOf(TimeoutError);
+  });
+
+  it('leaves no unhandled rejection when such a fetch fails after the timeout', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let failLater: (error: Error) => void = () => {};
+      const late: FetchLike = () =>
+        new Promise<Response>((_, reject) => {
+          failLater = reject;
+        });
+      const { pp } = client([], { fetch: late, timeout: 5, maxRetries: 0 });
+      await expect(pp.tokens.list()).rejects.toBeInstanceOf(TimeoutError);
+      failLater(new TypeError('connection reset'));
+      // Unhandled rejections are reported after the microtask queue drains.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 
   it('retries a timed-out GET, each attempt with the full timeout', async () => {

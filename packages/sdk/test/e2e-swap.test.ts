@@ -6,10 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FetchLike,
+  LEG_EVENT_NAMES,
+  type Leg,
   SlippageError,
   SWAP_EVENT_NAMES,
   type Swap,
   type SwapEventName,
+  type SwapHandle,
+  type SwapObjectEventName,
 } from '../src/index.js';
 import { scaled } from './support/amounts.js';
 import { type DevnetParty, type Live, startLive } from './support/live.js';
@@ -132,5 +136,119 @@ describe('a full swap', () => {
     expect(final.actualOutput).toBeNull();
     expect(fired.at(-1)).toBe('slippage_failed');
     expect(fired.filter((name) => name === 'slippage_failed')).toHaveLength(1);
+  });
+});
+
+const ALL_EVENTS: SwapObjectEventName[] = [...SWAP_EVENT_NAMES, ...LEG_EVENT_NAMES];
+
+/** Every state and leg event the swap fires, in order, until `stop()`. */
+function recordAll(swap: SwapHandle): SwapObjectEventName[] & { stop(): void } {
+  const fired: SwapObjectEventName[] = [];
+  const handlers = ALL_EVENTS.map((name) => {
+    const handler = () => fired.push(name);
+    swap.on(name, handler);
+    return [name, handler] as const;
+  });
+  const stop = () => {
+    for (const [name, handler] of handlers) swap.off(name, handler);
+  };
+  // Not enumerable, so the list compares as a plain list.
+  return Object.defineProperty(fired, 'stop', { value: stop }) as SwapObjectEventName[] & {
+    stop(): void;
+  };
+}
+
+/** Resolves with the payout offer once `payout_offered` fires. */
+function payoutOffered(swap: SwapHandle): Promise<Leg> {
+  return new Promise((resolve, reject) => {
+    const handler = (status: { payout: Leg | null }) => {
+      swap.off('payout_offered', handler);
+      if (status.payout?.offerId) resolve(status.payout);
+      else reject(new Error('payout_offered without an offer'));
+    };
+    swap.on('payout_offered', handler);
+  });
+}
+
+describe('a payout the user must accept', () => {
+  it('fires payout_offered with the offer; once accepted, payout_accepted and completed', async () => {
+    const user = await live.newParty('acceptor', '1000', { preapproval: false });
+    const pp = live.client({ walletToken: await live.walletToken(user), pollInterval: 50 });
+    const swap = await pp.swaps.create({
+      fromToken: 'Amulet',
+      toToken: 'USDCx',
+      amount: '100',
+      poolId: live.canonical.poolId,
+    });
+    const fired = recordAll(swap);
+    const offered = payoutOffered(swap);
+    const before = await usdcxHeld(user);
+    await live.deposit(user, swap);
+
+    const offer = await offered;
+    expect(offer).toMatchObject({ state: 'offered', amount: swap.expectedOutput });
+    expect(Date.parse(offer.expiresAt ?? '')).toBeGreaterThan(Date.now());
+    expect(swap.payout).toEqual(offer);
+    // Nothing has arrived yet: the user must accept.
+    expect(await usdcxHeld(user)).toBe(before);
+    await live.acceptOffer(user, offer.offerId as string);
+
+    const result = await swap.wait({ timeout: 30_000 });
+    expect(result.payout).toMatchObject({ state: 'committed', offerId: offer.offerId });
+    expect((await usdcxHeld(user)) - before).toBe(scaled(result.actualOutput));
+    expect(fired).toEqual([
+      'matched',
+      'deposit_received',
+      'forwarded',
+      'processing',
+      'sending_output',
+      'payout_offered',
+      'payout_accepted',
+      'completed',
+    ]);
+  });
+
+  it('swaps.get after a reload resumes the swap: no event twice, the same wait() result', async () => {
+    const user = await live.newParty('reloader', '1000', { preapproval: false });
+    const token = await live.walletToken(user);
+    const first = live.client({ walletToken: token, pollInterval: 50 });
+    const original = await first.swaps.create({
+      fromToken: 'Amulet',
+      toToken: 'USDCx',
+      amount: '100',
+      poolId: live.canonical.poolId,
+    });
+    const firedBefore = recordAll(original);
+    const offered = payoutOffered(original);
+    await live.deposit(user, original);
+    const offer = await offered;
+    // The page reloads: the app kept the intent id and the last event id; the object is dropped.
+    const stored = { intentId: original.intentId, lastEventId: original.lastEventId };
+    expect(stored.lastEventId).toMatch(/^\d+$/);
+    firedBefore.stop();
+
+    const second = live.client({ walletToken: token, pollInterval: 50 });
+    const resumed = await second.swaps.get(stored.intentId, {
+      lastEventId: stored.lastEventId ?? undefined,
+    });
+    expect(resumed.payout).toMatchObject({ state: 'offered', offerId: offer.offerId });
+    const firedAfter = recordAll(resumed);
+    await live.acceptOffer(user, offer.offerId as string);
+    const result = await resumed.wait({ timeout: 30_000 });
+
+    expect(firedAfter).toEqual(['payout_accepted', 'completed']);
+    expect([...firedBefore, ...firedAfter]).toEqual([
+      'matched',
+      'deposit_received',
+      'forwarded',
+      'processing',
+      'sending_output',
+      'payout_offered',
+      'payout_accepted',
+      'completed',
+    ]);
+    // What the original object resolves with, had it been kept.
+    expect(result).toEqual(await original.wait({ timeout: 30_000 }));
+    expect(result).toMatchObject({ status: 'completed', outputToken: 'USDCx' });
   });
 });

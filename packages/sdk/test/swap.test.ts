@@ -228,19 +228,30 @@ describe('wait()', () => {
   });
 
   it('times out with TimeoutError, and the swap can be waited for again', async () => {
-    let release: (() => void) | undefined;
+    const opened: RecordedRequest[] = [];
+    const answers: (() => void)[] = [];
+    let reopened: () => void = () => {};
+    const secondOpen = new Promise<void>((resolve) => {
+      reopened = resolve;
+    });
     const { pp } = service({
-      events: () =>
-        new Promise<Response>((resolve) => {
-          release = () => resolve(eventStream(framesFor(LIFECYCLE)));
-        }),
+      events: (request) => {
+        opened.push(request);
+        if (opened.length === 2) reopened();
+        return new Promise<Response>((resolve) => {
+          answers.push(() => resolve(eventStream(framesFor(LIFECYCLE))));
+        });
+      },
     });
     const swap = await pp.swaps.create(CREATE);
     const error = await swap.wait({ timeout: 1 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(sdk.TimeoutError);
     expect((error as sdk.TimeoutError).code).toBe('wait_timeout');
     const again = swap.wait();
-    release?.();
+    await secondOpen;
+    // Nobody waited any more, so the first stream request was given up.
+    expect(opened[0]?.signal?.aborted).toBe(true);
+    for (const answer of answers) answer();
     await expect(again).resolves.toMatchObject({ status: 'completed' });
   });
 

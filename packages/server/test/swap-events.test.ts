@@ -26,6 +26,9 @@ import { type RunningService, startService } from '../src/service.js';
 import { type Database, openPostgres } from '../src/store/database.js';
 import { type IntentTransition, transitionIntent } from '../src/store/intents.js';
 import {
+  answerDevnetOffer,
+  depositFor,
+  fundDevnetParty,
   type JsonResponse,
   newDevnetParty,
   request,
@@ -524,6 +527,92 @@ describe('swap event stream', () => {
       'unsubscribe after disconnect',
     );
     expect(ctx.intentEvents.subscriberCount).toBe(before);
+  });
+
+  it('carries a payout offer and its acceptance between the states, and resumes across them', async () => {
+    const server = { url: t.url, apiKey: t.apiKey };
+    const { party, token } = await newDevnetParty(server, 'offeree', { preapproval: false });
+    await fundDevnetParty(server, party, 'Amulet', '100');
+    // The engine really executes this one, last, on the second pool: the other tests here write
+    // states directly, and a completed swap without its fee event blocks a pool's new intents.
+    const created = await client.call('POST', '/v1/swaps', {
+      walletToken: token,
+      body: { fromToken: 'Amulet', toToken: 'USDCx', amount: '10', poolId: 'amulet-usdcx-bridge' },
+    });
+    expect(created.status).toBe(201);
+    const intent: Body = created.body;
+    const open = (lastEventId?: string) =>
+      openSse(t.url, eventsPath(intent.intentId), {
+        apiKey: t.apiKey,
+        walletToken: token,
+        ...(lastEventId !== undefined && { lastEventId }),
+      });
+    const stream = await open();
+    try {
+      await depositFor(server, party, intent);
+      const seen: SseEvent[] = [];
+      while (seen.at(-1)?.event !== 'payout_offered') {
+        const event = await stream.nextEvent();
+        if (event === null) throw new Error(`the stream ended after ${names(seen)}`);
+        seen.push(event);
+      }
+      expect(names(seen)).toEqual([
+        'pending',
+        'matched',
+        'deposit_received',
+        'forwarded',
+        'processing',
+        'sending_output',
+        'payout_offered',
+      ]);
+      const offered = seen.at(-1) as SseEvent;
+      const offerId: string = offered.data.payout.offerId;
+      expect(offered.data).toMatchObject({
+        status: 'sending_output',
+        terminal: false,
+        payout: { amount: intent.expectedOutput, state: 'offered', offerId: expect.any(String) },
+      });
+      expect(offered.data.payout.expiresAt).toEqual(expect.any(String));
+      expect(historyOf(offered).at(-1)).toBe('sending_output');
+      // The status endpoint says the same while the offer waits.
+      const status = await client.call('GET', `/v1/swaps/${intent.intentId}`, {
+        walletToken: token,
+      });
+      expect(status.body.payout).toEqual(offered.data.payout);
+
+      // A client without a position learns the state and the offer that waits in it.
+      const late = await open();
+      try {
+        const now = await late.events(2);
+        expect(names(now)).toEqual(['sending_output', 'payout_offered']);
+        expect(now.map((event) => event.id)).toEqual(seen.slice(-2).map((event) => event.id));
+      } finally {
+        late.close();
+      }
+
+      await answerDevnetOffer(server, party, offerId, 'accept');
+      const rest = await stream.rest();
+      expect(names(rest)).toEqual(['payout_accepted', 'completed']);
+      expect(rest[0]?.data).toMatchObject({
+        status: 'sending_output',
+        payout: { state: 'committed', offerId, updateId: expect.any(String) },
+      });
+      expect(rest[1]?.data).toMatchObject({ terminal: true, payout: { state: 'committed' } });
+
+      // Resuming after the offer sends exactly what followed it, once, and ends.
+      const resumed = await open(offered.id);
+      expect(await resumed.rest()).toEqual(rest);
+      // Replayed from the start, each event shows the leg as it was then.
+      const replay = await open(seen[0]?.id);
+      const all = await replay.rest();
+      expect(names(all)).toEqual([...names(seen.slice(1)), ...names(rest)]);
+      expect(all.find((event) => event.event === 'sending_output')?.data.payout).toBeNull();
+      expect(all.find((event) => event.event === 'payout_offered')?.data.payout.state).toBe(
+        'offered',
+      );
+    } finally {
+      stream.close();
+    }
   });
 });
 

@@ -97,6 +97,8 @@ function recordOf(amount = '100'): IntentRecord {
     actualOutput: null,
     payout: null,
     refund: null,
+    payoutOffer: null,
+    refundOffer: null,
     matchedAt: null,
     completedAt: null,
     updatedAt: NOW,
@@ -281,6 +283,61 @@ describe('intent views', () => {
     });
     const completed = { ...refunded, status: 'completed' as const, refund: null };
     expect(swapStatusView(completed, []).completedAt).toBe(NOW.toISOString());
+  });
+
+  it('shows a leg waiting as an offer, then as the offer ended, and a direct one as committed', () => {
+    const expiresAt = new Date(NOW.getTime() + 86_400_000);
+    const offer = { offerId: 'offer-9', state: 'offered' as const, expiresAt, updateId: 'u-3' };
+    const waiting = {
+      ...recordOf(),
+      status: 'sending_output' as const,
+      actualOutput: '13.5',
+      payoutOffer: offer,
+    };
+    expect(swapStatusView(waiting, []).payout).toEqual({
+      amount: '13.5',
+      state: 'offered',
+      updateId: 'u-3',
+      offerId: 'offer-9',
+      expiresAt: expiresAt.toISOString(),
+    });
+    const accepted = {
+      ...waiting,
+      status: 'completed' as const,
+      payout: { amount: '13.5', updateId: 'u-4' },
+      payoutOffer: { ...offer, state: 'committed' as const, updateId: 'u-4' },
+    };
+    expect(swapStatusView(accepted, []).payout).toMatchObject({
+      state: 'committed',
+      updateId: 'u-4',
+      offerId: 'offer-9',
+    });
+    const direct = { ...accepted, payoutOffer: null };
+    expect(swapStatusView(direct, []).payout).toEqual({
+      amount: '13.5',
+      state: 'committed',
+      updateId: 'u-4',
+      offerId: null,
+      expiresAt: null,
+    });
+    const refundOffered = {
+      ...recordOf(),
+      status: 'processing' as const,
+      refund: { amount: '90', networkFeeAmount: '10', updateId: null },
+      refundOffer: { ...offer, state: 'rejected' as const },
+    };
+    expect(swapStatusView(refundOffered, []).refund).toMatchObject({
+      amount: '90',
+      networkFeeAmount: '10',
+      state: 'rejected',
+      offerId: 'offer-9',
+    });
+    // Leg events are not state changes: they stay out of the history.
+    const history = swapStatusView(waiting, [
+      { status: 'sending_output', at: NOW },
+      { status: 'sending_output', at: NOW, legEvent: 'payout_offered' },
+    ]).history;
+    expect(history).toEqual([{ status: 'sending_output', at: NOW.toISOString() }]);
   });
 });
 

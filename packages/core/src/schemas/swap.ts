@@ -6,6 +6,7 @@
  * than half-honoured. The SDK's `idempotencyKey` option maps onto the header.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import { LEG_STATES } from '../lifecycle.js';
 import { SWAP_STATES } from '../swap-state.js';
 import {
   AmountStringSchema,
@@ -153,21 +154,43 @@ export const DepositFactSchema = Type.Object(
 );
 export type DepositFact = Static<typeof DepositFactSchema>;
 
-export const PayoutFactSchema = Type.Object(
-  { amount: amount('Output sent.'), updateId: inline(UpdateIdSchema) },
-  { $id: 'PayoutFact', description: 'The payout transfer.' },
-);
-export type PayoutFact = Static<typeof PayoutFactSchema>;
+const legFields = {
+  amount: amount('Amount sent (or offered).'),
+  state: enumOf(LEG_STATES, {
+    description:
+      '`offered`: a two-step offer the receiver must accept in their wallet; `committed`: it ' +
+      'arrived; `rejected`: the receiver refused the offer; `expired`: the offer ran out unanswered.',
+  }),
+  updateId: nullable(UpdateIdSchema, {
+    description:
+      'The ledger update that last moved the leg: the one that made the offer, then the one that ' +
+      'committed, rejected or expired it.',
+  }),
+  offerId: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+    description: 'The offer to accept; null for a transfer that committed directly.',
+  }),
+  expiresAt: nullable(TimestampSchema, {
+    description: 'When the offer expires unanswered; null for a direct transfer.',
+  }),
+};
 
-export const RefundFactSchema = Type.Object(
+export const LegSchema = Type.Object(legFields, {
+  $id: 'Leg',
+  description:
+    'A transfer to the depositor (SPEC §7.5). To a party without a transfer pre-approval it is an ' +
+    'offer the party must accept; the swap waits while it is `offered`.',
+});
+export type Leg = Static<typeof LegSchema>;
+
+export const RefundLegSchema = Type.Object(
   {
+    ...legFields,
     amount: amount('Amount returned: the deposit minus the network fee.'),
     networkFeeAmount: amount('Network fee kept for the refund transfer.'),
-    updateId: inline(UpdateIdSchema),
   },
-  { $id: 'RefundFact', description: 'The refund transfer.' },
+  { $id: 'RefundLeg', description: 'The refund transfer: a `Leg` with the fee it kept.' },
 );
-export type RefundFact = Static<typeof RefundFactSchema>;
+export type RefundLeg = Static<typeof RefundLegSchema>;
 
 export const HistoryEntrySchema = Type.Object(
   { status: inline(SwapStateSchema), at: at('When the state was entered.') },
@@ -186,8 +209,10 @@ export const SwapStatusSchema = Type.Object(
     completedAt: nullable(TimestampSchema, { description: 'When the swap reached `completed`.' }),
     failureReason: nullable(FailureReasonSchema),
     deposit: nullable(DepositFactSchema),
-    payout: nullable(PayoutFactSchema),
-    refund: nullable(RefundFactSchema),
+    payout: nullable(LegSchema, { description: 'The payout; null until offered or sent.' }),
+    refund: nullable(RefundLegSchema, {
+      description: 'The refund; null until offered or sent, or when none is owed.',
+    }),
     history: Type.Array(inline(HistoryEntrySchema), { description: 'Oldest first.' }),
   },
   {
@@ -247,8 +272,8 @@ export const SWAP_SCHEMAS = [
   SwapIntentSchema,
   FailureReasonSchema,
   DepositFactSchema,
-  PayoutFactSchema,
-  RefundFactSchema,
+  LegSchema,
+  RefundLegSchema,
   HistoryEntrySchema,
   SwapStatusSchema,
   CancelResultSchema,

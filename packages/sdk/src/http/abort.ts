@@ -54,3 +54,30 @@ export function deadline(parent: AbortSignal | undefined, timeoutMs: number): De
     },
   };
 }
+
+/**
+ * Settles as `work` does, or rejects with the signal's reason as soon as it aborts, whichever
+ * comes first. A `fetch` passed in by the app may ignore its signal and never settle; the
+ * timeout must fire all the same. `work` keeps a handler either way, so its late rejection is
+ * never reported as unhandled.
+ */
+export function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

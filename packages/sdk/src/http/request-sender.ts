@@ -5,7 +5,7 @@
  */
 import { errorFromResponse } from '../error-mapping.js';
 import { AuthenticationError, NetworkError, PoolPartyError, TimeoutError } from '../errors.js';
-import { deadline, type Sleep } from './abort.js';
+import { deadline, raceAbort, type Sleep } from './abort.js';
 import { type AttemptFailure, parseRetryAfterMs, retryDelayMs, shouldRetry } from './retry.js';
 
 /** The `fetch` the SDK calls: the platform's, or one passed in the client options. */
@@ -100,12 +100,13 @@ export class RequestSender {
     const headers = { ...(await this.headersFor({ wallet: true })), ...extraHeaders };
     const limit = deadline(signal, this.settings.timeoutMs);
     try {
-      const response = await this.settings.fetch(this.url(path), {
+      const opened = this.settings.fetch(this.url(path), {
         method: 'GET',
         headers,
         signal: limit.signal,
       });
-      if (!response.ok) throw await this.failure(response);
+      const response = await raceAbort(opened, limit.signal);
+      if (!response.ok) throw await raceAbort(this.failure(response), limit.signal);
       return response;
     } catch (error) {
       throw this.thrownError(error, limit.timedOut(), signal);
@@ -166,7 +167,7 @@ export class RequestSender {
   ): Promise<Attempt<T>> {
     if (options?.signal?.aborted) throw options.signal.reason;
     const limit = deadline(options?.signal, options?.timeout ?? this.settings.timeoutMs);
-    try {
+    const exchange = async (): Promise<Attempt<T>> => {
       const response = await this.settings.fetch(url, { ...init, signal: limit.signal });
       if (response.ok) return { ok: true, value: (await readBody(response)) as T };
       const error = await this.failure(response);
@@ -177,6 +178,11 @@ export class RequestSender {
         failure: { kind: 'status', status: response.status, code },
         retryAfterMs: parseRetryAfterMs(response.headers.get('retry-after'), this.settings.now()),
       };
+    };
+    try {
+      // Raced, not only signalled: the timeout holds even for a fetch that ignores the signal,
+      // and it covers reading the body as well as the response head.
+      return await raceAbort(exchange(), limit.signal);
     } catch (thrown) {
       const error = this.thrownError(thrown, limit.timedOut(), options?.signal);
       const kind = error instanceof TimeoutError ? 'timeout' : 'network';

@@ -4,7 +4,7 @@ import type { Sleep } from '../http/abort.js';
 import { newIdempotencyKey } from '../http/idempotency-key.js';
 import type { CallOptions, RequestSender } from '../http/request-sender.js';
 import { createSwapObject, type Swap, type SwapServices } from '../swap/swap.js';
-import type { CancelResult, SwapIntent, SwapStatus } from '../types.js';
+import type { CancelResult, SwapIntent, SwapStatus, SwapTerms } from '../types.js';
 import {
   checkAmount,
   checkOptionalText,
@@ -38,6 +38,16 @@ export interface CreateSwapParams {
   readonly idempotencyKey?: string;
   /** @deprecated Ignored: the output always goes to the depositor party. */
   readonly outputAddress?: string;
+}
+
+/** Options of `swaps.get`. */
+export interface GetSwapOptions extends CallOptions {
+  /**
+   * The last event id the swap's previous object saw (`swap.lastEventId`): the new object resumes
+   * the event stream after it and fires only what came later. Without it, everything the status
+   * shows now counts as seen and only later changes fire.
+   */
+  readonly lastEventId?: string;
 }
 
 /** How a swap object follows its swap. */
@@ -101,6 +111,26 @@ export class Swaps {
     return createSwapObject(intent, this.#services);
   }
 
+  /**
+   * A live swap object for an existing intent of the wallet party, e.g. after a page reload:
+   * events, `wait()`, `cancel()` and `refresh()` as on the object `create` returned, with the
+   * swap's terms as data. Pass the previous object's `lastEventId` so events it already fired
+   * are not fired again (see `GetSwapOptions`). Another party's intent answers `NotFoundError`.
+   */
+  async get(intentId: string, options: GetSwapOptions = {}): Promise<Swap<SwapTerms>> {
+    const { lastEventId, ...call } = options;
+    if (lastEventId !== undefined && !/^\d{1,15}$/.test(lastEventId)) {
+      throw new ValidationError("Invalid lastEventId: pass a swap object's lastEventId", {
+        code: 'validation_error',
+      });
+    }
+    const status = await this.getStatus(intentId, call);
+    return createSwapObject(termsOf(status), this.#services, {
+      status,
+      lastEventId: lastEventId ?? null,
+    });
+  }
+
   /** The status of a swap of the wallet party (another party's answers `NotFoundError`). */
   async getStatus(intentId: string, options?: CallOptions): Promise<SwapStatus> {
     const path = `/v1/swaps/${segment('intentId', intentId)}`;
@@ -145,6 +175,28 @@ function createBody(params: CreateSwapParams): Record<string, unknown> {
   if (params.slippageTolerance !== undefined) body.slippageTolerance = params.slippageTolerance;
   for (const field of optional) if (params[field] !== undefined) body[field] = params[field];
   return body;
+}
+
+/** The terms of a swap, as the status shows them: the data of a rebuilt swap object. */
+function termsOf(status: SwapStatus): SwapTerms {
+  return {
+    intentId: status.intentId,
+    poolId: status.poolId,
+    depositAddress: status.depositAddress,
+    depositReference: status.depositReference,
+    inputToken: status.inputToken,
+    inputTokenAdmin: status.inputTokenAdmin,
+    outputToken: status.outputToken,
+    outputTokenAdmin: status.outputTokenAdmin,
+    expectedAmount: status.expectedAmount,
+    expectedOutput: status.expectedOutput,
+    minOutput: status.minOutput,
+    slippageTolerance: status.slippageTolerance,
+    outputAddress: status.outputAddress,
+    expiresAt: status.expiresAt,
+    status: status.status,
+    createdAt: status.createdAt,
+  };
 }
 
 function isAlreadyCancelled(body: unknown): boolean {

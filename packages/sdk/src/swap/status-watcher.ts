@@ -23,10 +23,18 @@ export interface StatusSource {
   readonly pollIntervalMs: number;
 }
 
+/** Where an observation came from: an event of the stream, or a status read. */
+export type StatusOrigin = 'stream' | 'poll';
+
 /** Where observations go. */
 export interface StatusSink {
   /** Takes an observed status; returns true when the swap has ended and watching can stop. */
-  onStatus(status: SwapStatus): boolean;
+  onStatus(status: SwapStatus, origin: StatusOrigin): boolean;
+  /**
+   * The service ended a stream without sending anything after `Last-Event-ID`: true when the sink
+   * knows that means the swap has ended (it resumed after the last event of an ended swap).
+   */
+  onStreamEndedQuietly?(): boolean;
   /** Watching failed for good (the wallet token expired, the intent is unknown). */
   onError(error: unknown): void;
 }
@@ -38,17 +46,29 @@ export const STREAM_RECONNECT_DELAY_MS = 1_000;
 /** Three missed heartbeats (every 15 s): the connection is dead even if it is still open. */
 export const STREAM_IDLE_MS = 45_000;
 
-type StreamOutcome = 'ended' | 'progressed' | 'quiet';
+/** `closed`: the service ended the connection with nothing new; `quiet`: it dropped. */
+type StreamOutcome = 'ended' | 'progressed' | 'closed' | 'quiet';
 
 export class StatusWatcher {
   private controller: AbortController | null = null;
-  private lastEventId: string | null = null;
+  #lastEventId: string | null;
 
+  /**
+   * @param lastEventId - Resume after this event of the stream (an id a previous watcher saw).
+   */
   constructor(
     private readonly intentId: string,
     private readonly source: StatusSource,
     private readonly sink: StatusSink,
-  ) {}
+    lastEventId: string | null = null,
+  ) {
+    this.#lastEventId = lastEventId;
+  }
+
+  /** The id of the latest stream event seen (or the one resumed after); null before any. */
+  get lastEventId(): string | null {
+    return this.#lastEventId;
+  }
 
   /** True while watching. */
   get running(): boolean {
@@ -98,6 +118,7 @@ export class StatusWatcher {
       }
       const outcome = await this.read(response, parser, signal);
       if (outcome === 'ended') return true;
+      if (outcome === 'closed' && this.sink.onStreamEndedQuietly?.() === true) return true;
       quietReconnects = outcome === 'progressed' ? 0 : quietReconnects + 1;
       await this.source.sleep(parser.retryMs ?? STREAM_RECONNECT_DELAY_MS, signal);
     }
@@ -106,7 +127,7 @@ export class StatusWatcher {
 
   private resumeHeaders(): Record<string, string> {
     const headers: Record<string, string> = { accept: 'text/event-stream' };
-    if (this.lastEventId !== null) headers['last-event-id'] = this.lastEventId;
+    if (this.#lastEventId !== null) headers['last-event-id'] = this.#lastEventId;
     return headers;
   }
 
@@ -126,14 +147,14 @@ export class StatusWatcher {
       for (;;) {
         const { done, value } = await reader.read();
         clearTimeout(idle);
-        if (done) return progressed ? 'progressed' : 'quiet';
+        if (done) return progressed ? 'progressed' : 'closed';
         idle = setTimeout(() => void reader.cancel().catch(() => {}), STREAM_IDLE_MS);
         for (const event of parser.push(decoder.decode(value, { stream: true }))) {
-          if (event.id !== null) this.lastEventId = event.id;
+          if (event.id !== null) this.#lastEventId = event.id;
           const status = parseStatus(event.data);
           if (status === null) continue;
           progressed = true;
-          if (this.sink.onStatus(status)) return 'ended';
+          if (this.sink.onStatus(status, 'stream')) return 'ended';
         }
       }
     } catch (error) {
@@ -148,7 +169,7 @@ export class StatusWatcher {
   private async poll(signal: AbortSignal): Promise<void> {
     for (;;) {
       try {
-        if (this.sink.onStatus(await this.source.getStatus(this.intentId, signal))) return;
+        if (this.sink.onStatus(await this.source.getStatus(this.intentId, signal), 'poll')) return;
       } catch (error) {
         if (signal.aborted || !isPassing(error)) throw error;
       }

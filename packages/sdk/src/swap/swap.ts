@@ -1,20 +1,40 @@
 /**
  * The swap object `swaps.create` returns (seed §2.7, §4.2, §6; SPEC §7.5, §7.6, §10): every
- * SwapIntent field, plus events, `wait()`, `cancel()` and `refresh()`.
+ * SwapIntent field, plus events, `wait()`, `cancel()` and `refresh()`. `swaps.get(intentId)`
+ * rebuilds one for an existing swap (after a page reload, in another process) from its status.
  *
  * Nothing is watched until it is asked for: the first `on()` or `wait()` starts following the
- * swap, and it stops when the swap ends or nobody listens or waits any more. Each state event fires
- * at most once per swap object, in lifecycle order (see progress.ts).
+ * swap, and it stops when the swap ends or nobody listens or waits any more. Each state event and
+ * each leg event (`payout_offered`, …) fires at most once per swap object, in lifecycle order
+ * (see progress.ts).
+ *
+ * A rebuilt object does not fire again what its predecessor saw: given the last event id the
+ * predecessor saw (`swap.lastEventId`, stored by the app), the stream resumes after it and what
+ * precedes the first event it sends counts as seen; without one, everything the status showed
+ * when it was rebuilt counts as seen. If the stream is unavailable and polling takes over before
+ * any event arrived, the status at rebuild time is the baseline either way (events between the
+ * stored id and the rebuild then do not fire; `wait()` still settles as it would have).
  */
 import { outcomeErrorFor } from '../error-mapping.js';
 import { TimeoutError, ValidationError } from '../errors.js';
 import type { CallOptions } from '../http/request-sender.js';
-import { isTerminal, SWAP_EVENT_NAMES } from '../states.js';
-import type { CancelResult, SwapEventName, SwapIntent, SwapStatus } from '../types.js';
-import { advance, INITIAL_PROGRESS, lifecycleRank, type ProgressEvent } from './progress.js';
-import { type StatusSource, StatusWatcher } from './status-watcher.js';
+import { isTerminal, LEG_EVENT_NAMES, SWAP_EVENT_NAMES } from '../states.js';
+import type { CancelResult, Leg, RefundLeg, SwapIntent, SwapStatus, SwapTerms } from '../types.js';
+import {
+  advance,
+  INITIAL_PROGRESS,
+  lifecycleRank,
+  type ProgressEvent,
+  type SwapObjectEventName,
+  seenBefore,
+  seenThrough,
+} from './progress.js';
+import { type StatusOrigin, type StatusSource, StatusWatcher } from './status-watcher.js';
 
-/** Called with the swap's status when it enters a state; `event` says which state and when. */
+/**
+ * Called with the swap's status when it enters a state or a leg event happens; `event` says which
+ * and when. For a leg event the status shows the leg as the event left it (e.g. `payout.offerId`).
+ */
 export type SwapEventHandler = (status: SwapStatus, event: ProgressEvent) => void;
 /** Called when following the swap failed for good (e.g. the wallet token expired). */
 export type SwapErrorHandler = (error: unknown) => void;
@@ -51,6 +71,14 @@ export const WAIT_GRACE_MS = 10 * 60_000;
 /** `setTimeout` cannot wait longer than this (about 24.8 days). */
 const TIMER_MS_MAX = 2 ** 31 - 1;
 
+/** Where a rebuilt swap object picks up (see the module comment). */
+export interface SwapResume {
+  /** The status read when the object was rebuilt. */
+  readonly status: SwapStatus;
+  /** The last event id a previous object saw; null to take `status` as seen. */
+  readonly lastEventId: string | null;
+}
+
 interface Waiter {
   readonly settle: (status: SwapStatus) => void;
   readonly fail: (error: unknown) => void;
@@ -66,33 +94,72 @@ export class SwapHandle {
   readonly #waiters = new Set<Waiter>();
   #progress = INITIAL_PROGRESS;
   #latest: SwapStatus | null = null;
+  /** Set while a resumed object waits for its first observation to fix what counts as seen. */
+  #resumedAfterEvent: SwapStatus | null = null;
 
   /**
-   * @param intent - The created intent.
+   * @param intent - The created intent (or the terms of a rebuilt one).
    * @param services - How to read, follow and cancel it.
+   * @param resume - For an object rebuilt from an intent id: where it picks up.
    */
-  constructor(intent: Pick<SwapIntent, 'intentId' | 'expiresAt'>, services: SwapServices) {
+  constructor(
+    intent: Pick<SwapTerms, 'intentId' | 'expiresAt'>,
+    services: SwapServices,
+    resume?: SwapResume,
+  ) {
     this.#intentId = intent.intentId;
     this.#expiresAt = intent.expiresAt;
     this.#services = services;
-    this.#watcher = new StatusWatcher(intent.intentId, services, {
-      onStatus: (status) => this.#observe(status),
-      onError: (error) => this.#fail(error),
-    });
+    this.#watcher = new StatusWatcher(
+      intent.intentId,
+      services,
+      {
+        onStatus: (status, origin) => this.#observe(status, origin),
+        onStreamEndedQuietly: () => this.#endedBeforeResume(),
+        onError: (error) => this.#fail(error),
+      },
+      resume?.lastEventId ?? null,
+    );
+    if (resume === undefined) return;
+    if (resume.lastEventId === null) {
+      this.#latest = resume.status;
+      this.#progress = seenThrough(resume.status);
+    } else {
+      this.#resumedAfterEvent = resume.status;
+    }
   }
 
   /** The latest status observed (by events, `wait()` or `refresh()`); null before the first. */
   get latestStatus(): SwapStatus | null {
-    return this.#latest;
+    return this.#latest ?? this.#resumedAfterEvent;
+  }
+
+  /** The payout as last observed: `state: 'offered'` waits for the user to accept `offerId`. */
+  get payout(): Leg | null {
+    return this.latestStatus?.payout ?? null;
+  }
+
+  /** The refund as last observed; `state: 'offered'` waits for the user to accept `offerId`. */
+  get refund(): RefundLeg | null {
+    return this.latestStatus?.refund ?? null;
   }
 
   /**
-   * Registers `handler` for a state event (`matched`, …, `completed`, `slippage_failed`, …) or
-   * for `error`. Starts following the swap.
+   * The id of the last stream event this object saw. Store it (e.g. with the intent id) and pass
+   * it to `swaps.get(intentId, { lastEventId })` so a rebuilt object fires only what came after.
    */
-  on(event: SwapEventName, handler: SwapEventHandler): this;
+  get lastEventId(): string | null {
+    return this.#watcher.lastEventId;
+  }
+
+  /**
+   * Registers `handler` for a state event (`matched`, …, `completed`, `slippage_failed`, …), a
+   * leg event (`payout_offered`, `payout_accepted`, `refund_offered`, …) or `error`. Starts
+   * following the swap.
+   */
+  on(event: SwapObjectEventName, handler: SwapEventHandler): this;
   on(event: 'error', handler: SwapErrorHandler): this;
-  on(event: SwapEventName | 'error', handler: SwapEventHandler | SwapErrorHandler): this {
+  on(event: SwapObjectEventName | 'error', handler: SwapEventHandler | SwapErrorHandler): this {
     checkEventName(event);
     let handlers = this.#handlers.get(event);
     if (!handlers) {
@@ -105,7 +172,7 @@ export class SwapHandle {
   }
 
   /** Removes a handler registered with `on`; following stops when nobody listens or waits. */
-  off(event: SwapEventName | 'error', handler: SwapEventHandler | SwapErrorHandler): this {
+  off(event: SwapObjectEventName | 'error', handler: SwapEventHandler | SwapErrorHandler): this {
     this.#handlers.get(event)?.delete(handler);
     this.#unfollowIfIdle();
     return this;
@@ -160,7 +227,7 @@ export class SwapHandle {
   /** Reads the status now; state events it reveals fire before it resolves. */
   async refresh(options?: CallOptions): Promise<SwapStatus> {
     const status = await this.#services.getStatusOnce(this.#intentId, options);
-    this.#observe(status);
+    this.#observe(status, 'poll');
     return status;
   }
 
@@ -180,8 +247,27 @@ export class SwapHandle {
     if (!listening && this.#waiters.size === 0) this.#watcher.stop();
   }
 
+  /**
+   * A resumed object's stream ended at once, with nothing after the stored event: the swap had
+   * ended by then and the stored event was its last. Nothing more fires; waiters settle.
+   */
+  #endedBeforeResume(): boolean {
+    const resumed = this.#resumedAfterEvent;
+    if (resumed === null || !isTerminal(resumed.status)) return false;
+    this.#resumedAfterEvent = null;
+    this.#progress = seenThrough(resumed);
+    return this.#observe(resumed, 'poll');
+  }
+
   /** Takes a status from any source; returns true when the swap has ended. */
-  #observe(status: SwapStatus): boolean {
+  #observe(status: SwapStatus, origin: StatusOrigin): boolean {
+    const resumed = this.#resumedAfterEvent;
+    if (resumed !== null) {
+      // The first event after the stored id is the first one not seen; without a stream there
+      // is no telling, so the status at rebuild time counts as seen.
+      this.#resumedAfterEvent = null;
+      this.#progress = origin === 'stream' ? seenBefore(status) : seenThrough(resumed);
+    }
     const latestRank = this.#latest === null ? -1 : lifecycleRank(this.#latest.status);
     if (lifecycleRank(status.status) >= latestRank) this.#latest = status;
     const step = advance(this.#progress, status);
@@ -200,19 +286,27 @@ export class SwapHandle {
     for (const waiter of [...this.#waiters]) waiter.fail(error);
   }
 
-  #emit(name: SwapEventName, status: SwapStatus, event: ProgressEvent): void {
+  #emit(name: SwapObjectEventName, status: SwapStatus, event: ProgressEvent): void {
     for (const handler of [...(this.#handlers.get(name) ?? [])]) {
       callSafely(() => (handler as SwapEventHandler)(status, event));
     }
   }
 }
 
-/** A swap object: the SwapIntent's fields and the methods of `SwapHandle`. */
-export type Swap = SwapHandle & Readonly<SwapIntent>;
+/**
+ * A swap object: the methods of `SwapHandle` and the data it was made from — every SwapIntent
+ * field for `swaps.create`, the swap's terms (`SwapTerms`, as of the rebuild) for `swaps.get`.
+ * The data fields are a snapshot; `latestStatus`, `payout` and `refund` follow the swap.
+ */
+export type Swap<Data extends SwapTerms = SwapIntent> = SwapHandle & Readonly<Data>;
 
-/** Makes the swap object for a created intent. */
-export function createSwapObject(intent: SwapIntent, services: SwapServices): Swap {
-  return Object.assign(new SwapHandle(intent, services), intent);
+/** Makes the swap object for a created intent, or for an existing one to resume. */
+export function createSwapObject<Data extends SwapTerms>(
+  data: Data,
+  services: SwapServices,
+  resume?: SwapResume,
+): Swap<Data> {
+  return Object.assign(new SwapHandle(data, services, resume), data);
 }
 
 function settled(status: SwapStatus): Promise<SwapResult> {
@@ -228,11 +322,13 @@ function waitTimeout(intentId: string, timeoutMs: number): TimeoutError {
   });
 }
 
+const EVENT_NAMES: readonly string[] = [...SWAP_EVENT_NAMES, ...LEG_EVENT_NAMES, 'error'];
+
 function checkEventName(event: string): void {
-  if (event === 'error' || (SWAP_EVENT_NAMES as readonly string[]).includes(event)) return;
+  if (EVENT_NAMES.includes(event)) return;
   throw new ValidationError(`Unknown swap event "${event}"`, {
     code: 'validation_error',
-    details: `Events are: ${SWAP_EVENT_NAMES.join(', ')}, error.`,
+    details: `Events are: ${EVENT_NAMES.join(', ')}.`,
   });
 }
 

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { encodeBase64, sign } from '@poolparty/core';
 import type { DevnetParty, DevnetPoolInfo } from '../../../server/src/devnet-bootstrap.js';
 import {
+  answerDevnetOffer,
   request,
   signChallenge,
   startTestService,
@@ -21,8 +22,17 @@ export interface Live {
   /** The canonical Amulet/USDCx pool and its twin under the second USDCx admin. */
   readonly canonical: DevnetPoolInfo;
   client(options?: Partial<PoolPartyOptions>): PoolParty;
-  /** A new party holding `amuletAmount` Amulet (none when '0'). */
-  newParty(hint: string, amuletAmount?: string): Promise<DevnetParty>;
+  /**
+   * A new party holding `amuletAmount` Amulet (none when '0'). With `preapproval: false` it
+   * pre-approves nothing, so payouts and refunds to it are offers it must accept.
+   */
+  newParty(
+    hint: string,
+    amuletAmount?: string,
+    options?: { readonly preapproval?: boolean },
+  ): Promise<DevnetParty>;
+  /** Accepts an offer to `party`, as its wallet would (`POST /devnet/offers/{offerId}/accept`). */
+  acceptOffer(party: DevnetParty, offerId: string): Promise<void>;
   /** A wallet token for `party`, through requestChallenge, the wallet's signature and verify. */
   walletToken(party: DevnetParty): Promise<string>;
   /** Sends the intent's deposit from `party`, as its wallet would. */
@@ -44,12 +54,17 @@ export async function startLive(env: Readonly<Record<string, string>> = {}): Pro
     canonical,
     client,
     close: () => t.close(),
-    async newParty(hint, amuletAmount = '1000') {
+    async newParty(hint, amuletAmount = '1000', options = {}) {
       const created = await request<{ partyId: string; publicKey: string; privateKey: string }>(
         t.url,
         'POST',
         '/devnet/parties',
-        { body: { partyHint: `${hint}-${randomUUID().slice(0, 8)}` } },
+        {
+          body: {
+            partyHint: `${hint}-${randomUUID().slice(0, 8)}`,
+            ...(options.preapproval !== undefined && { preapproval: options.preapproval }),
+          },
+        },
       );
       if (created.status !== 201) throw new Error(`party: ${JSON.stringify(created.body)}`);
       const hex = (base64: string) => Buffer.from(base64, 'base64').toString('hex');
@@ -76,6 +91,9 @@ export async function startLive(env: Readonly<Record<string, string>> = {}): Pro
         ...signed,
       });
       return verified.token;
+    },
+    async acceptOffer(party, offerId) {
+      await answerDevnetOffer(t, party, offerId, 'accept');
     },
     async deposit(party, intent) {
       const answer = await devnetTransfer(t.url, party, intent);

@@ -79,7 +79,9 @@ export function statusAfter(path: readonly SwapState[]): SwapStatus {
     failureReason:
       isTerminal(current) && !completed ? { code: current, message: `ended ${current}` } : null,
     deposit: null,
-    payout: completed ? { amount: '13.1', updateId: 'u-payout' } : null,
+    payout: completed
+      ? { amount: '13.1', state: 'committed', updateId: 'u-payout', offerId: null, expiresAt: null }
+      : null,
     refund: null,
     history: states.map((status, index) => ({ status, at: at(index) })),
   };

@@ -26,6 +26,8 @@ import {
   finishAccept,
   finishDepositOffer,
   finishTransfer,
+  recordOfferMade,
+  recordOfferOutcome,
 } from './legs.js';
 import { type PriceBook, readPriceBook } from './prices.js';
 import {
@@ -100,7 +102,8 @@ async function applyUpdate(scope: UpdateScope): Promise<void> {
 async function applyConfirmation(scope: UpdateScope, command: EngineCommand): Promise<void> {
   const { tx, update, now } = scope;
   const event = update.events[0];
-  const offerId = event?.kind === 'offer_created' ? event.offerId : null;
+  const offer = event?.kind === 'offer_created' ? event : null;
+  const offerId = offer?.offerId ?? null;
   const confirmed = await confirmCommand(tx, {
     commandId: command.commandId,
     updateId: update.updateId,
@@ -108,8 +111,11 @@ async function applyConfirmation(scope: UpdateScope, command: EngineCommand): Pr
     now,
   });
   if (confirmed === null) return lateConfirmation(scope, command);
-  // An offer made by a payout or refund waits for the receiver; nothing else changes yet.
-  if (offerId !== null) return;
+  // An offer made by a payout or refund waits for the receiver: the status says so, the state stays.
+  if (offer !== null) {
+    const made = { offerId: offer.offerId, expiresAt: offer.executeBefore };
+    return recordOfferMade(tx, confirmed, made, update.updateId, now);
+  }
   switch (command.leg) {
     case 'accept':
       return finishAccept(tx, confirmed, update, now);
@@ -188,7 +194,9 @@ async function offerAccepted(scope: UpdateScope, offerId: string, sender: string
   if (poolOfSwapParty(scope.pools, sender) === undefined) return;
   const command = await commandByOffer(scope.tx, offerId);
   if (command === null || (command.leg !== 'payout' && command.leg !== 'refund')) return;
-  await finishTransfer(scope.tx, command, scope.update.updateId, scope.now);
+  const { tx, update, now } = scope;
+  await recordOfferOutcome(tx, command, offerId, 'accepted', update.updateId, now);
+  await finishTransfer(tx, command, update.updateId, now);
 }
 
 async function offerEnded(
@@ -199,6 +207,11 @@ async function offerEnded(
   const { tx, now, effects } = scope;
   if (poolOfSwapParty(scope.pools, event.sender) !== undefined) {
     const command = await commandByOffer(tx, event.offerId);
+    if (command !== null) {
+      // The service never withdraws its own offers; one withdrawn by hand ended unanswered.
+      const outcome = ending === 'rejected' ? 'rejected' : 'expired';
+      await recordOfferOutcome(tx, command, event.offerId, outcome, scope.update.updateId, now);
+    }
     if (command?.leg === 'payout') {
       const failureReason = {
         code: 'output_failed',

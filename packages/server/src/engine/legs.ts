@@ -18,6 +18,7 @@ import {
 import { REASON_META_KEY } from '@poolparty/ledger';
 import type { Queryable } from '../store/database.js';
 import { getDeposit, getDepositOfIntent, setDepositStatus } from '../store/deposits.js';
+import { recordLegOffer, settleLegOffer } from '../store/intent-legs.js';
 import { getIntent, type IntentRecord, type IntentTransition } from '../store/intents.js';
 import { type CommandLeg, commandIdOf, recordLedgerCommand } from '../store/ledger-commands.js';
 import { raiseOperatorFlag, resolveOperatorFlag } from '../store/operator-flags.js';
@@ -192,6 +193,64 @@ export async function refundIntent(
   };
   const subject = { intentId: intent.intentId, depositId: deposit?.depositId ?? null };
   await recordTransfer(tx, subject, 'refund', payload, now);
+}
+
+// --- pending legs (SPEC §7.5) ---------------------------------------------------------------
+
+/**
+ * A payout or refund became a two-step offer: the receiver has no transfer pre-approval for the
+ * token and must accept it. The intent stays where it is; its status and a leg event
+ * (`payout_offered`, `refund_offered`) tell the wallet what to accept, and by when.
+ */
+export async function recordOfferMade(
+  tx: Queryable,
+  command: EngineCommand,
+  offer: { readonly offerId: string; readonly expiresAt: Date },
+  updateId: string,
+  now: Date,
+): Promise<void> {
+  if (command.intentId === null || (command.leg !== 'payout' && command.leg !== 'refund')) return;
+  const payload = transferPayloadOf(command);
+  if (payload.poolId !== null) await lockPool(tx, payload.poolId);
+  await recordLegOffer(tx, {
+    intentId: command.intentId,
+    leg: command.leg,
+    offerId: offer.offerId,
+    expiresAt: offer.expiresAt,
+    updateId,
+    at: now,
+    ...(command.leg === 'refund' && {
+      refund: {
+        amount: payload.amount,
+        networkFeeAmount: payload.settle?.networkFeeAmount ?? '0',
+      },
+    }),
+  });
+}
+
+/**
+ * What became of a payout or refund offer, recorded (with its leg event) before the state it
+ * leads to, so the event stream tells the offer's outcome first and then the swap's.
+ */
+export async function recordOfferOutcome(
+  tx: Queryable,
+  command: EngineCommand,
+  offerId: string,
+  outcome: 'accepted' | 'rejected' | 'expired',
+  updateId: string,
+  now: Date,
+): Promise<void> {
+  if (command.intentId === null || (command.leg !== 'payout' && command.leg !== 'refund')) return;
+  const payload = transferPayloadOf(command);
+  if (payload.poolId !== null) await lockPool(tx, payload.poolId);
+  await settleLegOffer(tx, {
+    intentId: command.intentId,
+    leg: command.leg,
+    offerId,
+    outcome,
+    updateId,
+    at: now,
+  });
 }
 
 // --- outcomes --------------------------------------------------------------------------------

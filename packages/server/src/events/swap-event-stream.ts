@@ -9,11 +9,25 @@
  * already visible `seq`. Resuming after `Last-Event-ID` is therefore exact: the events with a
  * higher `seq`, none twice, none skipped.
  *
- * An event's `data` is the SwapStatus at that event: its state, the history up to it, and the
- * facts (deposit, payout, refund) known when it is sent.
+ * An event's `data` is the SwapStatus at that event: its state, the history up to it, the legs as
+ * of it, and the other facts (deposit, a direct payout or refund) known when it is sent.
+ *
+ * Leg events (`payout_offered`, `refund_accepted`, … — core's `LEG_EVENTS`) are rows of the same
+ * outbox, so they interleave with state events in commit order under the same `id` sequence and
+ * resume exactly like them. Their `event:` is the leg event's name, never a state name; their
+ * `data` is the SwapStatus in the state the intent was in, with the leg as the event left it
+ * (`payout.state = 'offered'` and its `offerId`, …). A client without a position gets the current
+ * state and the leg events since it, so an offer that waits is never missed.
  */
 import { PassThrough } from 'node:stream';
-import { isTerminal, type SwapStatus } from '@poolparty/core';
+import {
+  isTerminal,
+  LEG_STATES,
+  type Leg,
+  type LegState,
+  type SwapLeg,
+  type SwapStatus,
+} from '@poolparty/core';
 import type { Queryable } from '../store/database.js';
 import {
   type FailureReason,
@@ -61,19 +75,43 @@ export function parseLastEventId(text: string | undefined): number | null | 'inv
   return EVENT_ID.test(text) ? Number(text) : 'invalid';
 }
 
-/** Without a position, only the latest event (the current state); else every later one. */
+/** The latest state change at or before `seq` (all of them when `seq` is absent). */
+function stateEventAt(
+  events: readonly IntentEventRecord[],
+  seq = Number.POSITIVE_INFINITY,
+): IntentEventRecord | undefined {
+  return events.findLast((event) => event.legEvent === null && event.seq <= seq);
+}
+
+/**
+ * Without a position, the current state (its latest state change) and the leg events after it;
+ * else every later event.
+ */
 export function eventsToSend(
   events: readonly IntentEventRecord[],
   after: number | null,
 ): IntentEventRecord[] {
-  if (after === null) return events.slice(-1);
+  if (after === null) {
+    const current = stateEventAt(events);
+    return current === undefined ? [] : events.filter((event) => event.seq >= current.seq);
+  }
   return events.filter((event) => event.seq > after);
 }
 
-/** Whether nothing can follow `after`: the intent's last event is terminal and already sent. */
+/**
+ * Whether nothing can follow `after`: the intent is in a terminal state and every event was sent
+ * (no leg event is written after a terminal state).
+ */
 export function streamFinished(events: readonly IntentEventRecord[], after: number | null) {
   const last = events.at(-1);
-  return last !== undefined && isTerminal(last.status) && after !== null && after >= last.seq;
+  const state = stateEventAt(events);
+  return (
+    last !== undefined &&
+    state !== undefined &&
+    isTerminal(state.status) &&
+    after !== null &&
+    after >= last.seq
+  );
 }
 
 function failureOfPayload(payload: unknown): FailureReason | null {
@@ -86,6 +124,39 @@ function failureOfPayload(payload: unknown): FailureReason | null {
     : null;
 }
 
+type LegFacts = Omit<Leg, 'amount'>;
+
+/** The leg facts a leg event's payload recorded (the leg as the event left it). */
+function legOfPayload(payload: unknown): LegFacts | null {
+  if (typeof payload !== 'object' || payload === null) return null;
+  const { state, updateId, offerId, expiresAt } = payload as Record<string, unknown>;
+  if (
+    typeof state !== 'string' ||
+    !(LEG_STATES as readonly string[]).includes(state) ||
+    typeof updateId !== 'string' ||
+    typeof offerId !== 'string' ||
+    typeof expiresAt !== 'string'
+  ) {
+    return null;
+  }
+  return { state: state as LegState, updateId, offerId, expiresAt };
+}
+
+/**
+ * A leg as of `seq`: the facts its latest leg event at or before `seq` recorded, null when its
+ * offer came later, or `'as_now'` for a leg without leg events (direct, or not sent).
+ */
+function legFactsAsOf(
+  leg: SwapLeg,
+  events: readonly IntentEventRecord[],
+  seq: number,
+): LegFacts | null | 'as_now' {
+  const ofLeg = events.filter((event) => event.legEvent?.startsWith(`${leg}_`));
+  if (ofLeg.length === 0) return 'as_now';
+  const latest = ofLeg.findLast((event) => event.seq <= seq);
+  return latest === undefined ? null : legOfPayload(latest.payload);
+}
+
 /** The SwapStatus as of `event`, one of `events` (the intent's events, in order). */
 export function statusAtEvent(
   intent: IntentRecord,
@@ -93,11 +164,28 @@ export function statusAtEvent(
   event: IntentEventRecord,
 ): SwapStatus {
   const history = events.filter((earlier) => earlier.seq <= event.seq);
-  const current = events.at(-1)?.seq === event.seq && intent.status === event.status;
+  const state = stateEventAt(events, event.seq) ?? event;
+  const current = stateEventAt(events)?.seq === state.seq && intent.status === state.status;
   const record: IntentRecord = current
     ? intent
-    : { ...intent, status: event.status, failureReason: failureOfPayload(event.payload) };
-  return swapStatusView(record, history);
+    : { ...intent, status: state.status, failureReason: failureOfPayload(state.payload) };
+  const view = swapStatusView(record, history);
+  const payout = legFactsAsOf('payout', events, event.seq);
+  const refund = legFactsAsOf('refund', events, event.seq);
+  const payoutAmount = intent.payout?.amount ?? intent.actualOutput;
+  const owed = intent.refund;
+  const asOf = { ...view };
+  if (payout !== 'as_now') {
+    asOf.payout =
+      payout === null || payoutAmount === null ? null : { amount: payoutAmount, ...payout };
+  }
+  if (refund !== 'as_now') {
+    asOf.refund =
+      refund === null || owed === null
+        ? null
+        : { amount: owed.amount, networkFeeAmount: owed.networkFeeAmount, ...refund };
+  }
+  return asOf;
 }
 
 export function sseMessageOf(
@@ -106,7 +194,7 @@ export function sseMessageOf(
   event: IntentEventRecord,
 ): SseMessage {
   return {
-    event: event.status,
+    event: event.legEvent ?? event.status,
     id: String(event.seq),
     data: JSON.stringify(statusAtEvent(intent, events, event)),
   };

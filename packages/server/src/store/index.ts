@@ -13,6 +13,7 @@ export * from './developers.js';
 export * from './discounts.js';
 export * from './fee-events.js';
 export * from './idempotency.js';
+export * from './intent-legs.js';
 export * from './intents.js';
 export * from './ledger-commands.js';
 export * from './migrate.js';

@@ -14,7 +14,10 @@ export interface HistoryStep {
 /** Bound of one read: a listing page is at most `INTENT_PAGE_SIZE_MAX` intents. */
 export const HISTORY_INTENTS_MAX = 100;
 
-/** Each intent's state changes, oldest first; an intent without events maps to `[]`. */
+/**
+ * Each intent's state changes, oldest first (leg events are not state changes); an intent without
+ * events maps to `[]`.
+ */
 export async function listIntentHistories(
   q: Queryable,
   intentIds: readonly string[],
@@ -28,7 +31,7 @@ export async function listIntentHistories(
   if (intentIds.length === 0) return histories;
   const rows = await q.query(
     `SELECT intent_id, status, at FROM intent_events
-     WHERE intent_id = ANY($1::text[]) ORDER BY intent_id, seq`,
+     WHERE intent_id = ANY($1::text[]) AND leg_event IS NULL ORDER BY intent_id, seq`,
     [intentIds],
   );
   for (const row of rows) {

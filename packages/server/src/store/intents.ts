@@ -4,7 +4,13 @@
  * `Queryable` the caller passes. Which transitions are allowed is core's lifecycle table; the
  * store only makes each one a compare-and-set on the current state.
  */
-import { isTerminal, type SwapState } from '@poolparty/core';
+import {
+  isTerminal,
+  LEG_STATES,
+  type LegEventName,
+  type LegState,
+  type SwapState,
+} from '@poolparty/core';
 import {
   amountParam,
   amountParamOrNull,
@@ -76,6 +82,19 @@ export interface RefundFacts {
   readonly updateId: string | null;
 }
 
+/**
+ * A payout or refund that became a two-step offer (SPEC §7.5): the receiver has no transfer
+ * pre-approval for the token and must accept it. Null for a leg that committed directly.
+ */
+export interface LegOffer {
+  readonly offerId: string;
+  readonly state: LegState;
+  /** When the ledger expires the offer unanswered. */
+  readonly expiresAt: Date;
+  /** The update that last moved the offer: its creation, acceptance, rejection or expiry. */
+  readonly updateId: string;
+}
+
 export interface IntentRecord extends NewIntent {
   readonly status: SwapState;
   readonly failureReason: FailureReason | null;
@@ -84,6 +103,10 @@ export interface IntentRecord extends NewIntent {
   readonly actualOutput: string | null;
   readonly payout: PayoutFacts | null;
   readonly refund: RefundFacts | null;
+  /** The payout's offer, when it was one. */
+  readonly payoutOffer: LegOffer | null;
+  /** The refund's offer, when it was one (the latest, should an operator send it again). */
+  readonly refundOffer: LegOffer | null;
   readonly matchedAt: Date | null;
   /** When the intent reached a terminal state, whichever. */
   readonly completedAt: Date | null;
@@ -93,7 +116,10 @@ export interface IntentRecord extends NewIntent {
 export interface IntentEventRecord {
   readonly seq: number;
   readonly intentId: string;
+  /** The state entered; for a leg event, the state the intent was in when it happened. */
   readonly status: SwapState;
+  /** Null for a state change; else what happened to a payout or refund offer. */
+  readonly legEvent: LegEventName | null;
   readonly at: Date;
   readonly payload: unknown;
 }
@@ -118,7 +144,7 @@ export const EVENT_BATCH_MAX = 1000;
  */
 const ACTIVE_INTENT_RACE_RETRIES_MAX = 3;
 
-function intentFromRow(row: Row): IntentRecord {
+export function intentFromRow(row: Row): IntentRecord {
   return {
     intentId: readString(row.intent_id),
     poolId: readString(row.pool_id),
@@ -150,6 +176,8 @@ function intentFromRow(row: Row): IntentRecord {
     actualOutput: readAmountOrNull(row.actual_output),
     payout: payoutFromRow(row),
     refund: refundFromRow(row),
+    payoutOffer: offerFromRow(row, 'payout'),
+    refundOffer: offerFromRow(row, 'refund'),
     createdAt: readDate(row.created_at),
     matchedAt: readDateOrNull(row.matched_at),
     completedAt: readDateOrNull(row.completed_at),
@@ -186,11 +214,27 @@ function refundFromRow(row: Row): RefundFacts | null {
   };
 }
 
+function offerFromRow(row: Row, leg: 'payout' | 'refund'): LegOffer | null {
+  const offerId = readStringOrNull(row[`${leg}_offer_id`]);
+  if (offerId === null) return null;
+  const state = readString(row[`${leg}_offer_state`]);
+  if (!(LEG_STATES as readonly string[]).includes(state)) {
+    throw new TypeError(`unknown ${leg} offer state ${state}`);
+  }
+  return {
+    offerId,
+    state: state as LegState,
+    expiresAt: readDate(row[`${leg}_offer_expires_at`]),
+    updateId: readString(row[`${leg}_offer_update_id`]),
+  };
+}
+
 function eventFromRow(row: Row): IntentEventRecord {
   return {
     seq: readSafeInteger(row.seq),
     intentId: readString(row.intent_id),
     status: readString(row.status) as SwapState,
+    legEvent: readStringOrNull(row.leg_event) as LegEventName | null,
     at: readDate(row.at),
     payload: row.payload,
   };
@@ -521,14 +565,17 @@ export async function expireDueIntents(
   return rows.map(intentFromRow);
 }
 
-/** The intent's events in order, after `afterSeq` (SSE `Last-Event-ID`) when given. */
+/**
+ * The intent's events in order, after `afterSeq` (SSE `Last-Event-ID`) when given: its state
+ * changes and its leg events (`legEvent` set), in one sequence.
+ */
 export async function listIntentEvents(
   q: Queryable,
   intentId: string,
   afterSeq = 0,
 ): Promise<IntentEventRecord[]> {
   const rows = await q.query(
-    `SELECT seq, intent_id, status, at, payload FROM intent_events
+    `SELECT seq, intent_id, status, leg_event, at, payload FROM intent_events
      WHERE intent_id = $1 AND seq > $2 ORDER BY seq`,
     [intentId, afterSeq],
   );
@@ -546,7 +593,7 @@ export async function listEventsAfter(
   limit: number = EVENT_BATCH_MAX,
 ): Promise<IntentEventRecord[]> {
   const rows = await q.query(
-    `SELECT seq, intent_id, status, at, payload FROM intent_events
+    `SELECT seq, intent_id, status, leg_event, at, payload FROM intent_events
      WHERE seq > $1 ORDER BY seq LIMIT $2`,
     [afterSeq, Math.min(limit, EVENT_BATCH_MAX)],
   );

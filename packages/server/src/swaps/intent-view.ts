@@ -3,23 +3,66 @@
  * a status query or track listing (SPEC §7.5). Every key is always present; facts of a stage
  * that has not happened are `null`.
  *
- * A refund appears once its transfer committed (it has an update id); while it is owed the
+ * A payout or refund appears once its transfer committed, or as soon as it became an offer the
+ * depositor must accept (SPEC §7.5 `Leg`, state `offered`), so a wallet can ask its user to accept
+ * while the swap waits. A refund that is owed but neither committed nor offered is not shown: the
  * intent is still in progress and says so through its status.
  */
 import {
   isTerminal,
+  type Leg,
+  type RefundLeg,
   type SwapInstructions,
   type SwapIntent,
   type SwapState,
   type SwapStatus,
 } from '@poolparty/core';
 import { REASON_META_KEY } from '@poolparty/ledger';
-import type { IntentRecord } from '../store/intents.js';
+import type { IntentRecord, LegOffer } from '../store/intents.js';
 
 /** One state change, as the store's events and histories both carry it. */
 export interface StateChange {
   readonly status: SwapState;
   readonly at: Date;
+  /** Set on a leg event, which is no state change and stays out of `history`. */
+  readonly legEvent?: string | null;
+}
+
+type LegFacts = Omit<Leg, 'amount'>;
+
+function offerLeg(offer: LegOffer): LegFacts {
+  return {
+    state: offer.state,
+    updateId: offer.updateId,
+    offerId: offer.offerId,
+    expiresAt: offer.expiresAt.toISOString(),
+  };
+}
+
+/**
+ * The leg from its offer (when it was one) and its committed update: an offer shows until a
+ * committed transfer other than its own acceptance supersedes it (an operator's direct refund
+ * after a rejected offer).
+ */
+function legFacts(offer: LegOffer | null, committedUpdateId: string | null): LegFacts | null {
+  if (offer !== null && (committedUpdateId === null || offer.state === 'committed')) {
+    return offerLeg(offer);
+  }
+  if (committedUpdateId === null) return null;
+  return { state: 'committed', updateId: committedUpdateId, offerId: null, expiresAt: null };
+}
+
+export function payoutLegView(intent: IntentRecord): Leg | null {
+  const facts = legFacts(intent.payoutOffer, intent.payout?.updateId ?? null);
+  const amount = intent.payout?.amount ?? intent.actualOutput;
+  return facts === null || amount === null ? null : { amount, ...facts };
+}
+
+export function refundLegView(intent: IntentRecord): RefundLeg | null {
+  const { refund } = intent;
+  const facts = legFacts(intent.refundOffer, refund?.updateId ?? null);
+  if (facts === null || refund === null) return null;
+  return { amount: refund.amount, networkFeeAmount: refund.networkFeeAmount, ...facts };
 }
 
 /** What the wallet must do to fund the intent, for programs and for people. */
@@ -73,9 +116,12 @@ export function swapIntentView(intent: IntentRecord): SwapIntent {
   };
 }
 
-/** `history` is the intent's own state changes, oldest first, as the store lists them. */
+/**
+ * `history` is the intent's own events, oldest first, as the store lists them; leg events among
+ * them are left out (they are not state changes).
+ */
 export function swapStatusView(intent: IntentRecord, history: readonly StateChange[]): SwapStatus {
-  const { deposit, payout, refund } = intent;
+  const { deposit } = intent;
   return {
     intentId: intent.intentId,
     poolId: intent.poolId,
@@ -99,15 +145,10 @@ export function swapStatusView(intent: IntentRecord, history: readonly StateChan
     expiresAt: intent.expiresAt.toISOString(),
     failureReason: intent.failureReason,
     deposit: deposit && { ...deposit, receivedAt: deposit.receivedAt.toISOString() },
-    payout,
-    refund:
-      refund?.updateId == null
-        ? null
-        : {
-            amount: refund.amount,
-            networkFeeAmount: refund.networkFeeAmount,
-            updateId: refund.updateId,
-          },
-    history: history.map((change) => ({ status: change.status, at: change.at.toISOString() })),
+    payout: payoutLegView(intent),
+    refund: refundLegView(intent),
+    history: history
+      .filter((change) => change.legEvent == null)
+      .map((change) => ({ status: change.status, at: change.at.toISOString() })),
   };
 }

@@ -148,16 +148,25 @@ export async function walletTokenFor(
   return verified.body.token;
 }
 
-/** A party of its own from `POST /devnet/parties`, with its wallet token. */
+/**
+ * A party of its own from `POST /devnet/parties`, with its wallet token. With `preapproval:
+ * false` it pre-approves nothing, so payouts and refunds to it are offers it must accept.
+ */
 export async function newDevnetParty(
   server: { readonly url: string; readonly apiKey: string },
   hint: string,
+  options: { readonly preapproval?: boolean } = {},
 ): Promise<{ party: DevnetParty; token: string }> {
   const created = await request<{ partyId: string; publicKey: string; privateKey: string }>(
     server.url,
     'POST',
     '/devnet/parties',
-    { body: { partyHint: hint } },
+    {
+      body: {
+        partyHint: hint,
+        ...(options.preapproval !== undefined && { preapproval: options.preapproval }),
+      },
+    },
   );
   expect(created.status).toBe(201);
   const hex = (base64: string) => Buffer.from(base64, 'base64').toString('hex');
@@ -172,4 +181,66 @@ export async function newDevnetParty(
 interface Challenge {
   readonly nonce: string;
   readonly message: string;
+}
+
+/** A body signed by the party's key, as `X-Party-Signature` carries it (SPEC §9.3). */
+function signedBody(
+  party: DevnetParty,
+  body: unknown,
+): { body: string; headers: Record<string, string> } {
+  const raw = JSON.stringify(body);
+  const privateKey = Uint8Array.from(Buffer.from(party.privateKey, 'hex'));
+  return { body: raw, headers: { 'x-party-signature': encodeBase64(sign(raw, privateKey)) } };
+}
+
+/** Funds `party` through the devnet faucet. */
+export async function fundDevnetParty(
+  server: { readonly url: string },
+  party: DevnetParty,
+  token: string,
+  amount: string,
+): Promise<void> {
+  const funded = await request(server.url, 'POST', '/devnet/faucet', {
+    body: { partyId: party.partyId, token, amount },
+  });
+  if (funded.status !== 200) throw new Error(`faucet answered ${funded.status}`);
+}
+
+/** Sends the intent's deposit from `party`, as its wallet would, through `POST /devnet/transfers`. */
+export async function depositFor(
+  server: { readonly url: string },
+  party: DevnetParty,
+  intent: {
+    readonly intentId: string;
+    readonly depositAddress: string;
+    readonly inputToken: string;
+    readonly inputTokenAdmin: string;
+    readonly expectedAmount: string;
+    readonly depositReference: string;
+  },
+): Promise<void> {
+  const signed = signedBody(party, {
+    sender: party.partyId,
+    receiver: intent.depositAddress,
+    token: intent.inputToken,
+    admin: intent.inputTokenAdmin,
+    amount: intent.expectedAmount,
+    reason: intent.depositReference,
+    commandId: `deposit-${intent.intentId}`,
+  });
+  const answer = await request(server.url, 'POST', '/devnet/transfers', signed);
+  if (answer.status !== 200) throw new Error(`deposit answered ${answer.status}`);
+}
+
+/** Accepts or rejects an offer to `party`, as its wallet would (`POST /devnet/offers/{id}/…`). */
+export async function answerDevnetOffer(
+  server: { readonly url: string },
+  party: DevnetParty,
+  offerId: string,
+  action: 'accept' | 'reject',
+): Promise<void> {
+  const signed = signedBody(party, { partyId: party.partyId });
+  const path = `/devnet/offers/${encodeURIComponent(offerId)}/${action}`;
+  const answer = await request(server.url, 'POST', path, signed);
+  if (answer.status !== 200) throw new Error(`${action} answered ${answer.status}`);
 }
