@@ -4,17 +4,13 @@
  *
  *   npm run example:two-step
  *
- * A new devnet party is made with `preapproval: false` and funded from the faucet. Its wallet
- * finds the payout offer among the offers pending to it (the reason names the intent:
- * `payout:<intentId>`) and accepts it.
+ * A new devnet party is made with `preapproval: false` and funded from the faucet. The swap
+ * object's `payout_offered` event carries the offer (`status.payout.offerId`); the party's wallet
+ * accepts it, `payout_accepted` follows, and `wait()` resolves at `completed`.
  */
 import { PoolParty } from '@poolparty/sdk';
-import { Devnet, type DevnetOffer, type DevnetWallet } from '@poolparty/sdk/devnet';
+import { Devnet } from '@poolparty/sdk/devnet';
 import { exampleEnv, runExample } from './env.js';
-
-/** How long to look for the payout offer before giving up. */
-const OFFER_WAIT_MS = 60_000;
-const POLL_MS = 250;
 
 runExample('two-step', async () => {
   const { baseUrl, apiKey } = exampleEnv();
@@ -41,25 +37,27 @@ runExample('two-step', async () => {
     amount: '50',
     poolId: 'amulet-usdcx',
   });
+
+  // The payout is an offer: the status names it, and the wallet accepts it for the party.
+  let offered: string | undefined;
+  const acceptance = new Promise<never>((_, reject) => {
+    swap.on('payout_offered', (status) => {
+      const offer = status.payout;
+      if (!offer?.offerId) return reject(new Error('payout_offered without an offer id'));
+      console.log(
+        `payout offered: ${offer.amount} ${status.outputToken} until ${offer.expiresAt}; accepting`,
+      );
+      offered = offer.offerId;
+      wallet.acceptOffer(offer.offerId).catch(reject);
+    });
+  });
+  swap.on('payout_accepted', () => console.log('payout accepted'));
+
   await wallet.deposit(swap);
   console.log(`intent ${swap.intentId}: deposited ${swap.expectedAmount} Amulet`);
 
-  const offer = await payoutOffer(wallet, swap.intentId);
-  console.log(`payout offered: ${offer.amount} ${offer.token} until ${offer.expiresAt}; accepting`);
-  await wallet.acceptOffer(offer.offerId);
-
-  const result = await swap.wait({ timeout: 60_000 });
+  const result = await Promise.race([swap.wait({ timeout: 60_000 }), acceptance]);
+  if (offered === undefined) throw new Error('the payout arrived without an offer to accept');
   const held = await wallet.balance('USDCx', swap.outputTokenAdmin);
-  return `${result.status} — accepted the payout offer ${offer.offerId}; ${wallet.partyId} holds ${held} USDCx`;
+  return `${result.status} — accepted the payout offer ${offered}; ${wallet.partyId} holds ${held} USDCx`;
 });
-
-/** The offer of this intent's payout, once the service has sent it. */
-async function payoutOffer(wallet: DevnetWallet, intentId: string): Promise<DevnetOffer> {
-  const deadline = Date.now() + OFFER_WAIT_MS;
-  while (Date.now() < deadline) {
-    const offer = (await wallet.offers()).find((o) => o.reason === `payout:${intentId}`);
-    if (offer) return offer;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-  throw new Error(`no payout offer for ${intentId} within ${OFFER_WAIT_MS / 1000} s`);
-}
