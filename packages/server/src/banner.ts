@@ -35,13 +35,26 @@ export function startupBanner(service: RunningService): string {
     '',
     'Try it:',
     `  curl -H 'X-API-Key: ${devnet.apiKey}' '${url}/v1/quotes?from=Amulet&to=USDCx&amount=100&poolId=${devnet.pools[0]?.poolId ?? ''}'`,
-    '',
-    'With the SDK:',
-    "  import { PoolParty } from '@poolparty/sdk';",
-    `  const pp = new PoolParty({ apiKey: '${devnet.apiKey}', environment: 'devnet', baseUrl: '${url}' });`,
-    `  const quote = await pp.quotes.get({ from: 'Amulet', to: 'USDCx', amount: '100', poolId: '${devnet.pools[0]?.poolId ?? ''}' });`,
   );
+  const poolId = devnet.pools[0]?.poolId ?? '';
+  // A whole swap to paste: the seeded user's key from devnet.json signs as its wallet would.
   if (alice)
-    lines.push(`  // sign pp.walletAuth.requestChallenge('${alice.partyId}') with the party's key`);
+    lines.push(
+      '',
+      'With the SDK (save as swap.mjs in this folder, run `node swap.mjs`; or `npm run example:quickstart`):',
+      "  import { readFileSync } from 'node:fs';",
+      "  import { PoolParty } from '@poolparty/sdk';",
+      "  import { Devnet } from '@poolparty/sdk/devnet';",
+      `  const baseUrl = '${url}';`,
+      `  const { users: [alice] } = JSON.parse(readFileSync('${settings.dataDir}/devnet.json', 'utf8'));`,
+      '  const wallet = await new Devnet(baseUrl).wallet(alice.partyId, alice.privateKey);',
+      '  let walletToken;',
+      `  const pp = new PoolParty({ apiKey: '${devnet.apiKey}', environment: 'devnet', baseUrl, walletToken: () => walletToken });`,
+      '  ({ token: walletToken } = await wallet.authenticate(pp));',
+      `  const swap = await pp.swaps.create({ fromToken: 'Amulet', toToken: 'USDCx', amount: '100', poolId: '${poolId}' });`,
+      '  await wallet.deposit(swap);',
+      '  const { actualOutput } = await swap.wait();',
+      "  console.log('swapped', swap.expectedAmount, 'Amulet for', actualOutput, 'USDCx');",
+    );
   return lines.join('\n');
 }

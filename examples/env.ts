@@ -1,0 +1,79 @@
+/**
+ * Where the examples find the service and the keys: environment variables, with the defaults of
+ * `npm start` (http://127.0.0.1:8787, the seed file `.poolparty/devnet.json`).
+ *
+ * | variable                  | default                                              |
+ * | ------------------------- | ---------------------------------------------------- |
+ * | `POOLPARTY_URL`           | `http://$HOST:$PORT`, i.e. `http://127.0.0.1:8787`   |
+ * | `POOLPARTY_API_KEY`       | `POOLPARTY_DEVNET_API_KEY`, else devnet.json's key   |
+ * | `POOLPARTY_PARTY_ID`      | the first seeded user in devnet.json                 |
+ * | `POOLPARTY_PRIVATE_KEY`   | that user's key (hex, base64, PKCS#8 PEM or a JWK)   |
+ * | `POOLPARTY_DATA_DIR`      | `./.poolparty`, where `npm start` keeps devnet.json  |
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** A party and its private key, as devnet.json lists them (hex of the raw keys). */
+export interface KeyedParty {
+  readonly partyId: string;
+  readonly privateKey: string;
+}
+
+/** The part of `.poolparty/devnet.json` the examples read. */
+interface DevnetFile {
+  readonly apiKey: string;
+  readonly developer: KeyedParty;
+  readonly users: readonly KeyedParty[];
+}
+
+export interface ExampleEnv {
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  /** The user who swaps. */
+  readonly user: KeyedParty;
+  /** The developer who signs in to the portal: the seeded developer, else the user. */
+  readonly developer: KeyedParty;
+}
+
+export function exampleEnv(env: NodeJS.ProcessEnv = process.env): ExampleEnv {
+  const dataDir = resolve(env.POOLPARTY_DATA_DIR ?? '.poolparty');
+  const seed = readSeed(join(dataDir, 'devnet.json'));
+  const baseUrl = env.POOLPARTY_URL ?? `http://${env.HOST ?? '127.0.0.1'}:${env.PORT ?? '8787'}`;
+  const apiKey = env.POOLPARTY_API_KEY ?? env.POOLPARTY_DEVNET_API_KEY ?? seed?.apiKey;
+  const firstUser = seed?.users[0];
+  const user =
+    env.POOLPARTY_PARTY_ID && env.POOLPARTY_PRIVATE_KEY
+      ? { partyId: env.POOLPARTY_PARTY_ID, privateKey: env.POOLPARTY_PRIVATE_KEY }
+      : firstUser;
+  if (!apiKey || !user) {
+    throw new Error(
+      `no ${join(dataDir, 'devnet.json')}: start the service with \`npm start\` (or set POOLPARTY_DATA_DIR to its data folder)`,
+    );
+  }
+  return { baseUrl, apiKey, user, developer: seed?.developer ?? user };
+}
+
+function readSeed(file: string): DevnetFile | null {
+  if (!existsSync(file)) return null;
+  return JSON.parse(readFileSync(file, 'utf8')) as DevnetFile;
+}
+
+/**
+ * Runs an example: its result is the last line printed, `<name>: <result>`, and the exit code is
+ * 0; a failure prints `<name>: failed — <why>` and exits 1.
+ */
+export function runExample(name: string, main: () => Promise<string>): void {
+  main().then(
+    (result) => {
+      console.log(`${name}: ${result}`);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      // An SDK error's message is its short message, a blank line, then `Details: …`.
+      const why = error instanceof Error ? error.message.replace(/\n+/g, ' ') : String(error);
+      console.log(`${name}: failed — ${why}`);
+      process.exit(1);
+    },
+  );
+}

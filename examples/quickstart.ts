@@ -1,0 +1,92 @@
+/**
+ * A whole swap against `npm start`'s devnet, as an app does it: quote → wallet authentication →
+ * swap intent → the wallet's deposit → wait for the payout.
+ *
+ *   npm run example:quickstart
+ *
+ * The user is the first seeded party of `.poolparty/devnet.json`; its hex private key signs the
+ * wallet challenge and the deposit, standing in for the user's Canton wallet.
+ */
+import { ConflictError, PoolParty, SwapOutcomeError } from '@poolparty/sdk';
+import { Devnet } from '@poolparty/sdk/devnet';
+import { exampleEnv, runExample } from './env.js';
+
+const POOL_ID = 'amulet-usdcx';
+const AMOUNT = '100';
+
+runExample('quickstart', async () => {
+  const { baseUrl, apiKey, user } = exampleEnv();
+  const wallet = await new Devnet({ baseUrl }).wallet(user.partyId, user.privateKey);
+
+  let walletToken: string | undefined;
+  const pp = new PoolParty({
+    apiKey,
+    environment: 'devnet',
+    baseUrl,
+    walletToken: () => walletToken,
+  });
+
+  // 1. Quote. A non-null settlementSafety means a swap of this size would be blocked.
+  const quote = await pp.quotes.get({
+    from: 'Amulet',
+    to: 'USDCx',
+    amount: AMOUNT,
+    poolId: POOL_ID,
+    receiverParty: wallet.partyId,
+  });
+  if (quote.settlementSafety) throw new Error(quote.settlementSafety.message);
+  console.log(`quote: ${AMOUNT} Amulet → about ${quote.outputAmount} USDCx`);
+
+  // 2. Wallet authentication: the wallet signs the challenge message.
+  const challenge = await pp.walletAuth.requestChallenge(wallet.partyId);
+  const { signature, publicKey } = await wallet.signMessage(challenge.message);
+  ({ token: walletToken } = await pp.walletAuth.verifyChallenge({
+    partyId: wallet.partyId,
+    nonce: challenge.nonce,
+    signature,
+    publicKey,
+  }));
+  console.log(`signed in as ${wallet.partyId}`);
+
+  // 3. The swap intent.
+  const terms = {
+    fromToken: 'Amulet',
+    toToken: 'USDCx',
+    amount: quote.totalInputAmount,
+    poolId: quote.poolId,
+    slippageTolerance: 0.01,
+  };
+  const swap = await pp.swaps.create(terms).catch(async (error: unknown) => {
+    // A run stopped before its deposit leaves a pending intent; cancel it and start afresh.
+    const pending = pendingIntentOf(error);
+    if (pending === null) throw error;
+    await pp.swaps.cancel(pending);
+    console.log(`cancelled the pending intent ${pending}`);
+    return pp.swaps.create(terms);
+  });
+  swap.on('deposit_received', () => console.log('deposit received'));
+  swap.on('sending_output', () => console.log('sending the output'));
+  console.log(`intent ${swap.intentId}: send ${swap.expectedAmount} Amulet`);
+
+  // 4. The wallet sends exactly expectedAmount to depositAddress, with depositReference as reason.
+  await wallet.deposit(swap);
+
+  // 5. Wait for the outcome.
+  try {
+    const result = await swap.wait({ timeout: 60_000 });
+    return `${result.status} — ${swap.expectedAmount} Amulet → ${result.actualOutput} ${result.outputToken} (intent ${swap.intentId})`;
+  } catch (error) {
+    if (error instanceof SwapOutcomeError) {
+      throw new Error(
+        `the swap ended ${error.state}; refund: ${JSON.stringify(error.swapStatus.refund)}`,
+      );
+    }
+    throw error;
+  }
+});
+
+function pendingIntentOf(error: unknown): string | null {
+  if (!(error instanceof ConflictError) || error.code !== 'active_intent_exists') return null;
+  const body = error.body as { intentId?: unknown } | undefined;
+  return typeof body?.intentId === 'string' ? body.intentId : null;
+}

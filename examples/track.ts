@@ -1,0 +1,44 @@
+/**
+ * A party's swaps under this API key, as an app's "activity" view shows them: the newest page,
+ * then every swap across all pages, counted by state.
+ *
+ *   npm run example:track
+ *
+ * Tracking needs the party's wallet token: only the party itself may list its swaps.
+ */
+import { isTerminal, PoolParty, type SwapState } from '@poolparty/sdk';
+import { Devnet } from '@poolparty/sdk/devnet';
+import { exampleEnv, runExample } from './env.js';
+
+runExample('track', async () => {
+  const { baseUrl, apiKey, user } = exampleEnv();
+  const wallet = await new Devnet({ baseUrl }).wallet(user.partyId, user.privateKey);
+  let walletToken: string | undefined;
+  const pp = new PoolParty({
+    apiKey,
+    environment: 'devnet',
+    baseUrl,
+    walletToken: () => walletToken,
+  });
+  ({ token: walletToken } = await wallet.authenticate(pp));
+
+  // `await` gives the first page…
+  const page = await pp.track(wallet.partyId, { limit: 5 });
+  console.log(`newest ${page.swaps.length} swaps of ${page.partyId}:`);
+  for (const swap of page.swaps) {
+    const output = swap.actualOutput ?? swap.expectedOutput;
+    console.log(
+      `  ${swap.createdAt}  ${swap.intentId}  ${swap.expectedAmount} ${swap.inputToken} → ${output} ${swap.outputToken}  ${swap.status}${isTerminal(swap.status) ? '' : ' (in progress)'}`,
+    );
+  }
+
+  // …and `for await` walks every page.
+  const byState = new Map<SwapState, number>();
+  let total = 0;
+  for await (const swap of pp.track(wallet.partyId, { limit: 20 })) {
+    byState.set(swap.status, (byState.get(swap.status) ?? 0) + 1);
+    total += 1;
+  }
+  const counts = [...byState].map(([state, count]) => `${count} ${state}`).join(', ');
+  return `${total} swap${total === 1 ? '' : 's'} of ${wallet.partyId}${total > 0 ? ` (${counts})` : ''}`;
+});

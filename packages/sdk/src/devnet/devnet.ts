@@ -1,0 +1,189 @@
+/**
+ * The devnet endpoints of a PoolParty service in devnet mode (SPEC §9.3): parties, the faucet,
+ * holdings, signed transfers and the offers a party without pre-approval accepts or rejects. They
+ * stand in for a Canton wallet on the local devnet; they take no API key.
+ *
+ * Calls that act for a party are signed by its key (`X-Party-Signature`); `devnetSigningMessage`
+ * says over which bytes.
+ */
+import { errorFromResponse } from '../error-mapping.js';
+import { NetworkError, PoolPartyError } from '../errors.js';
+import type { FetchLike } from '../http/request-sender.js';
+import { toBase64 } from './encoding.js';
+import { createSigner, generatePrivateKey, type Signer, type SigningKey } from './signer.js';
+import { devnetSigningMessage } from './signing-message.js';
+import type {
+  DevnetBalance,
+  DevnetCreateParty,
+  DevnetFaucetRequest,
+  DevnetFaucetResult,
+  DevnetOffer,
+  DevnetOfferActionResult,
+  DevnetParty,
+  DevnetTransferRequest,
+  DevnetTransferResult,
+} from './types.js';
+import { DevnetWallet } from './wallet.js';
+
+/** Options of `new Devnet(...)`. */
+export interface DevnetOptions {
+  /** The service's origin, e.g. `http://127.0.0.1:8787` (what `npm start` prints). */
+  readonly baseUrl: string;
+  /** The `fetch` to use. Default: the platform's `fetch`. */
+  readonly fetch?: FetchLike;
+}
+
+/** A transfer to sign: the sender is the signer's party; `commandId` defaults to a new one. */
+export type TransferParams = Omit<DevnetTransferRequest, 'commandId'> & {
+  readonly commandId?: string;
+};
+
+/** Parameters of `devnet.createWallet`. */
+export interface CreateWalletParams {
+  /** The readable part of the party id, before `::`. */
+  readonly partyHint: string;
+  /** False: the party pre-approves nothing, so payouts to it are offers it must accept. */
+  readonly preapproval?: boolean;
+  /** The party's key, in any form `createSigner` reads; omitted, a new one is made locally. */
+  readonly key?: SigningKey;
+}
+
+const REQUEST_ID_HEADER = 'x-request-id';
+
+/** The devnet endpoints of one service. */
+export class Devnet {
+  /** The service's origin. */
+  readonly baseUrl: string;
+  readonly #fetch: FetchLike;
+
+  /** @param options - The service's origin (or the options). */
+  constructor(options: DevnetOptions | string) {
+    const { baseUrl, fetch } = typeof options === 'string' ? { baseUrl: options } : options;
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.#fetch = fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  /** Registers a party; without `publicKey` the ledger generates the key pair and returns it. */
+  createParty(params: DevnetCreateParty): Promise<DevnetParty> {
+    return this.#call('POST', '/devnet/parties', JSON.stringify(params));
+  }
+
+  /**
+   * A new party controlled by a key kept here (made locally unless `key` is given; the private
+   * key never travels), as a wallet to sign with.
+   */
+  async createWallet(params: CreateWalletParams): Promise<DevnetWallet> {
+    const signer = await createSigner(params.key ?? generatePrivateKey());
+    const { partyId } = await this.createParty({
+      partyHint: params.partyHint,
+      publicKey: signer.publicKey,
+      ...(params.preapproval !== undefined && { preapproval: params.preapproval }),
+    });
+    return new DevnetWallet(this, partyId, signer);
+  }
+
+  /** A wallet for an existing party, e.g. a seeded one: its id and the hex key of devnet.json. */
+  async wallet(partyId: string, key: SigningKey): Promise<DevnetWallet> {
+    return new DevnetWallet(this, partyId, await createSigner(key));
+  }
+
+  /** Mints a holding for a party. */
+  faucet(params: DevnetFaucetRequest): Promise<DevnetFaucetResult> {
+    return this.#call('POST', '/devnet/faucet', JSON.stringify(params));
+  }
+
+  /** A party's balances, one per instrument. */
+  async holdings(partyId: string): Promise<DevnetBalance[]> {
+    const path = `/devnet/parties/${encodeURIComponent(partyId)}/holdings`;
+    const { holdings } = await this.#call<{ holdings: DevnetBalance[] }>('GET', path);
+    return holdings;
+  }
+
+  /** The offers pending to a party (it is the receiver). */
+  async offers(partyId: string): Promise<DevnetOffer[]> {
+    const path = `/devnet/parties/${encodeURIComponent(partyId)}/offers`;
+    const { offers } = await this.#call<{ offers: DevnetOffer[] }>('GET', path);
+    return offers;
+  }
+
+  /** A transfer from `sender`, signed by `signer` (the sender's key). */
+  transfer(
+    signer: Signer,
+    params: TransferParams & { readonly sender: string },
+  ): Promise<DevnetTransferResult> {
+    const body: DevnetTransferRequest = {
+      ...params,
+      commandId: params.commandId ?? `devnet-${globalThis.crypto.randomUUID()}`,
+    };
+    return this.#signed(signer, '/devnet/transfers', body);
+  }
+
+  /** Accepts an offer to `partyId`, signed by `signer` (the receiver's key). */
+  acceptOffer(signer: Signer, offerId: string, partyId: string): Promise<DevnetOfferActionResult> {
+    return this.#signed(signer, `/devnet/offers/${encodeURIComponent(offerId)}/accept`, {
+      partyId,
+    });
+  }
+
+  /** Rejects an offer to `partyId`: the tokens go back to the sender. */
+  rejectOffer(signer: Signer, offerId: string, partyId: string): Promise<DevnetOfferActionResult> {
+    return this.#signed(signer, `/devnet/offers/${encodeURIComponent(offerId)}/reject`, {
+      partyId,
+    });
+  }
+
+  /** Sends `payload` as the exact body that was signed. */
+  async #signed<T>(signer: Signer, path: string, payload: object): Promise<T> {
+    const body = JSON.stringify(payload);
+    const signature = await signer.sign(devnetSigningMessage({ method: 'POST', path, body }));
+    return this.#call('POST', path, body, { 'x-party-signature': toBase64(signature) });
+  }
+
+  async #call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: string,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
+    let response: Response;
+    try {
+      response = await this.#fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+        ...(body !== undefined && { body }),
+      });
+    } catch (error) {
+      throw new NetworkError('The request failed before a response arrived', {
+        code: 'network_error',
+        cause: error,
+        ...(error instanceof Error && { details: `${method} ${path}: ${error.message}` }),
+      });
+    }
+    const text = await response.text();
+    const parsed = parseJson(text, response);
+    if (!response.ok) {
+      throw errorFromResponse({
+        status: response.status,
+        body: parsed,
+        requestId: response.headers.get(REQUEST_ID_HEADER),
+        retryAfter: null,
+      });
+    }
+    return parsed as T;
+  }
+}
+
+function parseJson(text: string, response: Response): unknown {
+  if (text.length === 0) return undefined;
+  if (!/json/i.test(response.headers.get('content-type') ?? '')) return text;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new PoolPartyError('The service answered with malformed JSON', {
+      code: 'invalid_response',
+      status: response.status,
+      requestId: response.headers.get(REQUEST_ID_HEADER),
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The devnet entry against a real service: a wallet made here (its key never leaves) is funded,
+ * authenticates, swaps and deposits; a seeded party signs with the hex key of devnet.json; offers
+ * to a party without pre-approval are listed, accepted and rejected; a wrong key is refused.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Devnet, type DevnetWallet, generatePrivateKey } from '../src/devnet/index.js';
+import { AuthenticationError, NotFoundError } from '../src/index.js';
+import { scaled } from './support/amounts.js';
+import { type Live, startLive } from './support/live.js';
+
+let live: Live;
+let devnet: Devnet;
+
+beforeAll(async () => {
+  live = await startLive();
+  devnet = new Devnet({ baseUrl: live.t.url });
+});
+
+afterAll(() => live?.close());
+
+const hint = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}`;
+
+async function swapAmulet(wallet: DevnetWallet, amount: string) {
+  let token: string | undefined;
+  const pp = live.client({ walletToken: () => token, pollInterval: 50 });
+  ({ token } = await wallet.authenticate(pp));
+  const swap = await pp.swaps.create({
+    fromToken: 'Amulet',
+    toToken: 'USDCx',
+    amount,
+    poolId: live.canonical.poolId,
+  });
+  await wallet.deposit(swap);
+  return { swap, result: await swap.wait({ timeout: 30_000 }) };
+}
+
+describe('the devnet wallet', () => {
+  it('is created from a local key, funded, authenticated, and deposits for a swap that completes', async () => {
+    const wallet = await devnet.createWallet({ partyHint: hint('maker') });
+    expect(wallet.partyId).toMatch(/^maker-[a-z0-9]+::1220[0-9a-f]{64}$/);
+    await wallet.fund('Amulet', '1000');
+    expect(await wallet.balance('Amulet')).toBe('1000');
+
+    const { swap, result } = await swapAmulet(wallet, '100');
+    expect(result.status).toBe('completed');
+    expect(await wallet.balance('Amulet')).toBe('900');
+    const usdcx = await wallet.balance('USDCx', live.canonical.tokenB.admin);
+    expect(scaled(usdcx)).toBe(scaled(result.actualOutput));
+    expect(scaled(usdcx)).toBeGreaterThanOrEqual(scaled(swap.minOutput));
+  });
+
+  it('signs for a seeded party with the hex private key of devnet.json', async () => {
+    const [seeded] = live.t.users;
+    if (!seeded) throw new Error('no seeded user');
+    const wallet = await devnet.wallet(seeded.partyId, seeded.privateKey);
+    expect(wallet.signer.publicKeyHex).toBe(seeded.publicKey);
+    const { partyId, token } = await wallet.authenticate(live.client());
+    expect(partyId).toBe(seeded.partyId);
+    expect(token.length).toBeGreaterThan(20);
+  });
+
+  it('takes the key it was created with, in any accepted form', async () => {
+    const key = generatePrivateKey();
+    const wallet = await devnet.createWallet({ partyHint: hint('keyed'), key });
+    const again = await devnet.wallet(wallet.partyId, Buffer.from(key, 'hex').toString('base64'));
+    expect(again.publicKey).toBe(wallet.publicKey);
+    await expect(again.authenticate(live.client())).resolves.toMatchObject({
+      partyId: wallet.partyId,
+    });
+  });
+
+  it('lists offers to a party without pre-approval, and accepts and rejects them', async () => {
+    const sender = await devnet.createWallet({ partyHint: hint('sender') });
+    await sender.fund('Amulet', '50');
+    const receiver = await devnet.createWallet({ partyHint: hint('receiver'), preapproval: false });
+
+    const first = await sender.transfer({
+      receiver: receiver.partyId,
+      token: 'Amulet',
+      amount: '20',
+      reason: 'first',
+    });
+    expect(first).toMatchObject({ kind: 'offer', offerId: expect.any(String) });
+    const second = await sender.transfer({
+      receiver: receiver.partyId,
+      token: 'Amulet',
+      amount: '5',
+    });
+    const offers = await receiver.offers();
+    expect(offers.map((o) => [o.offerId, o.amount, o.reason])).toEqual(
+      expect.arrayContaining([
+        [first.offerId, '20', 'first'],
+        [second.offerId, '5', null],
+      ]),
+    );
+    // Offered tokens stay the sender's, locked, until the receiver decides.
+    expect(await sender.holdings()).toEqual([
+      expect.objectContaining({ token: 'Amulet', amount: '25', locked: '25' }),
+    ]);
+
+    await receiver.acceptOffer(first.offerId ?? '');
+    await receiver.rejectOffer(second.offerId ?? '');
+    expect(await receiver.balance('Amulet')).toBe('20');
+    expect(await receiver.offers()).toEqual([]);
+    expect(await sender.holdings()).toEqual([
+      expect.objectContaining({ token: 'Amulet', amount: '30', locked: '0' }),
+    ]);
+  });
+
+  it('is refused with invalid_party_signature when the key is not the party’s', async () => {
+    const owner = await devnet.createWallet({ partyHint: hint('owner') });
+    await owner.fund('Amulet', '10');
+    const impostor = await devnet.wallet(owner.partyId, generatePrivateKey());
+    const error = await impostor
+      .transfer({ receiver: live.canonical.swapParty, token: 'Amulet', amount: '1' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error).toMatchObject({ code: 'invalid_party_signature', status: 401 });
+    expect(await owner.balance('Amulet')).toBe('10');
+  });
+
+  it('answers a party that does not exist with NotFoundError', async () => {
+    const error = await devnet.holdings(`nobody::1220${'0'.repeat(64)}`).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error).toMatchObject({ code: 'not_found', requestId: expect.any(String) });
+  });
+});

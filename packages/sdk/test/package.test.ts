@@ -1,0 +1,175 @@
+/**
+ * The SDK as an integrator gets it before it is published: `npm pack -w @poolparty/sdk` (which
+ * builds through `prepare`) makes a tarball of the built files; installed into an empty folder,
+ * it completes a whole swap against a running service from an ES module and from a CommonJS
+ * script, with the devnet entry standing in for the wallet, and its declarations type-check both.
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Live, startLive } from './support/live.js';
+
+const REPOSITORY = join(import.meta.dirname, '../../..');
+/** Packing builds the SDK; installing a tarball with no dependencies only unpacks it. */
+const NPM_TIMEOUT_MS = 120_000;
+
+let live: Live;
+let workDir: string;
+let consumerDir: string;
+let packed: { filename: string; files: { path: string }[] };
+
+function npm(args: string[], cwd: string) {
+  const result = spawnSync('npm', args, { cwd, encoding: 'utf8', timeout: NPM_TIMEOUT_MS });
+  if (result.status !== 0) {
+    throw new Error(`npm ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
+  }
+  return result.stdout;
+}
+
+beforeAll(async () => {
+  workDir = mkdtempSync(join(tmpdir(), 'poolparty-pack-'));
+  consumerDir = mkdtempSync(join(tmpdir(), 'poolparty-integrator-'));
+  live = await startLive();
+  const output = npm(
+    ['pack', '-w', '@poolparty/sdk', '--pack-destination', workDir, '--json'],
+    REPOSITORY,
+  );
+  // The build's own output comes first; the JSON report is the last thing printed.
+  [packed] = JSON.parse(output.slice(output.search(/^\[/m)));
+  npm(['install', '--no-audit', '--no-fund', join(workDir, packed.filename)], consumerDir);
+}, 240_000);
+
+afterAll(async () => {
+  await live?.close();
+  for (const dir of [workDir, consumerDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The swap each script makes: a fresh funded party, wallet auth, intent, deposit, wait. */
+const SWAP = `
+  const devnet = new Devnet(process.env.BASE_URL);
+  const wallet = await devnet.createWallet({ partyHint: process.env.HINT });
+  await wallet.fund('Amulet', '100');
+  let walletToken;
+  const pp = new PoolParty({
+    apiKey: process.env.API_KEY,
+    environment: 'devnet',
+    baseUrl: process.env.BASE_URL,
+    walletToken: () => walletToken,
+  });
+  ({ token: walletToken } = await wallet.authenticate(pp));
+  const swap = await pp.swaps.create({
+    fromToken: 'Amulet', toToken: 'USDCx', amount: '10', poolId: process.env.POOL_ID,
+  });
+  await wallet.deposit(swap);
+  const result = await swap.wait({ timeout: 60000 });
+  const usdcx = await wallet.balance('USDCx', swap.outputTokenAdmin);
+  console.log(JSON.stringify({ status: result.status, actualOutput: result.actualOutput, usdcx }));
+`;
+
+/** Runs a script of the integrator's folder; asynchronously, as the service shares this process. */
+async function runScript(file: string, hint: string) {
+  const result = await promisify(execFile)(process.execPath, [file], {
+    cwd: consumerDir,
+    encoding: 'utf8',
+    timeout: 90_000,
+    env: {
+      ...process.env,
+      BASE_URL: live.t.url,
+      API_KEY: live.t.apiKey,
+      POOL_ID: live.canonical.poolId,
+      HINT: `${hint}-${Date.now().toString(36)}`,
+    },
+  });
+  expect(result.stderr).toBe('');
+  return JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '') as Record<string, string>;
+}
+
+describe('the packed SDK', () => {
+  it('holds the built files and the guide, and no sources', () => {
+    const files = packed.files.map((file) => file.path);
+    for (const file of [
+      'package.json',
+      'README.md',
+      'dist/index.js',
+      'dist/index.cjs',
+      'dist/index.d.ts',
+      'dist/cjs/index.d.ts',
+      'dist/devnet.js',
+      'dist/devnet.cjs',
+      'dist/devnet/index.d.ts',
+      'dist/cjs/devnet/index.d.ts',
+      'dist/poolparty.browser.js',
+    ]) {
+      expect(files).toContain(file);
+    }
+    expect(files.filter((file) => !file.startsWith('dist/'))).toEqual([
+      'README.md',
+      'package.json',
+    ]);
+  });
+
+  it('completes a swap from an ES module', async () => {
+    writeFileSync(
+      join(consumerDir, 'swap.mjs'),
+      `import { PoolParty } from '@poolparty/sdk';\nimport { Devnet } from '@poolparty/sdk/devnet';\n${SWAP}`,
+    );
+    const outcome = await runScript('swap.mjs', 'esm');
+    expect(outcome.status).toBe('completed');
+    expect(outcome.usdcx).toBe(outcome.actualOutput);
+  });
+
+  it('completes a swap from a CommonJS script', async () => {
+    writeFileSync(
+      join(consumerDir, 'swap.cjs'),
+      `const { PoolParty } = require('@poolparty/sdk');\nconst { Devnet } = require('@poolparty/sdk/devnet');\n(async () => {${SWAP}})().catch((error) => { console.error(error); process.exit(1); });\n`,
+    );
+    const outcome = await runScript('swap.cjs', 'cjs');
+    expect(outcome.status).toBe('completed');
+    expect(outcome.usdcx).toBe(outcome.actualOutput);
+  });
+
+  it('type-checks both entries for import and require consumers', () => {
+    const use = [
+      "const wallet: DevnetWallet = await new Devnet('http://127.0.0.1:8787').wallet('a::1', 'ab');",
+      "const pp = new PoolParty({ apiKey: 'k' });",
+      'const token: string = (await wallet.authenticate(pp)).token;',
+      "const signer = await createSigner({ kty: 'OKP', crv: 'Ed25519', d: 'x' });",
+      "const signed: { signature: string; publicKey: string } = await signer.signMessage('m');",
+    ].join('\n');
+    const imports = [
+      "import { PoolParty } from '@poolparty/sdk';",
+      "import { createSigner, Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';",
+    ].join('\n');
+    writeFileSync(join(consumerDir, 'esm.mts'), `${imports}\n${use}\nexport { token, signed };\n`);
+    writeFileSync(
+      join(consumerDir, 'cjs.cts'),
+      `${imports}\nasync function main() {\n${use}\nreturn [token, signed];\n}\nexport = main;\n`,
+    );
+    writeFileSync(
+      join(consumerDir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          lib: ['es2022', 'dom'],
+          types: [],
+        },
+        files: ['esm.mts', 'cjs.cts'],
+      }),
+    );
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    const result = spawnSync(process.execPath, [tsc, '-p', consumerDir], {
+      encoding: 'utf8',
+      cwd: consumerDir,
+    });
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  }, 60_000);
+});
