@@ -110,6 +110,31 @@ describe('a reconciliation run', () => {
     expect(details.incompleteSwaps.count).toBe(0);
   });
 
+  it('passes a completed swap whose payout was an offer the receiver accepted', async () => {
+    h = await world.harness();
+    const engine = await leadingEngine(h);
+    const carol = await h.newParty('carol', [], [[h.amulet, '1000']]);
+    const intent = await h.createIntent(carol, h.amulet, '100');
+    await h.deposit(carol, h.amulet, '100', { reference: intent.depositReference });
+    const offer = await waitFor(
+      async () => (await h.ledger.getPendingOffers(carol.partyId))[0] ?? null,
+      'the payout offer to carol',
+    );
+    await h.ledger.acceptOffer({
+      commandId: 'carol-accepts',
+      offerId: offer.offerId,
+      actor: carol.partyId,
+    });
+    await h.waitForStatus(intent.intentId, 'completed');
+    await h.caughtUp();
+
+    const { ok, details } = runOf((await engine.reconcileNow()).runs);
+
+    expect(details.incompleteSwaps).toEqual({ count: 0, intentIds: [] });
+    expect(ok).toBe(true);
+    expect(await mismatchFlags()).toEqual([]);
+  });
+
   it('finds no mismatch in work in flight: a payout recorded but unsent, a deposit not ingested', async () => {
     h = await world.harness();
     await h.startEngine({

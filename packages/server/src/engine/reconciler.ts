@@ -164,6 +164,8 @@ function poolBooksFromRow(row: Row): PoolBooks {
 /**
  * Completed swaps of the pool whose accounting is incomplete: no payout update id or output, no
  * fee event, a fee event that disagrees with the deposit or the output, or no committed payout.
+ * A payout made as an offer commits in two updates: the command's (the offer) and the receiver's
+ * acceptance, which is the one the intent records; the offer links the two.
  */
 export async function incompleteCompletedSwaps(
   q: Queryable,
@@ -178,7 +180,11 @@ export async function incompleteCompletedSwaps(
             OR f.output_amount <> i.actual_output OR f.input_amount <> i.deposit_amount
             OR NOT EXISTS (SELECT 1 FROM ledger_commands c
                            WHERE c.intent_id = i.intent_id AND c.leg = 'payout'
-                             AND c.status = 'committed' AND c.update_id = i.payout_update_id))
+                             AND c.status = 'committed'
+                             AND (c.update_id = i.payout_update_id
+                                  OR (c.offer_id = i.payout_offer_id
+                                      AND i.payout_offer_state = 'committed'
+                                      AND i.payout_offer_update_id = i.payout_update_id))))
      ORDER BY i.intent_id LIMIT $2`,
     [poolId, sampleMax],
   );
