@@ -1,10 +1,48 @@
 /**
  * `GET /openapi.json` (OpenAPI 3.1) and `/docs`, generated from the routes' schemas, which come
- * from the one wire-schema source in core.
+ * from the one wire-schema source in core, and from what each route declares through
+ * route-docs.ts (operation id, tag, security, problem responses, examples).
+ *
+ * - `servers` is the relative URL `/`: the document is served by the service it describes, so
+ *   its own origin is the base URL whatever host name, port or proxy a client reached it through.
+ * - The tags are listed with their descriptions, but only those some operation uses: the devnet
+ *   tag disappears with the devnet operations outside devnet mode.
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App } from './fastify.js';
+import { SECURITY_SCHEMES, TAG, TAG_DESCRIPTIONS, type Tag } from './route-docs.js';
+
+const DESCRIPTION = [
+  'Non-custodial token swaps for Canton Network parties.',
+  '',
+  '- The client API is under `/v1`: every call sends the developer key as `X-API-Key`; swap ' +
+    'calls also send a wallet token as `Authorization: Bearer <token>` (see Wallet auth).',
+  '- Errors are RFC 9457 `application/problem+json` documents with a stable `code`; switch on ' +
+    'it, not on `detail`.',
+  '- Every response carries `X-Request-Id`; send your own to correlate logs.',
+  '- Rate limits are per API key (reads, swap creations) and per client address on the login ' +
+    'steps; a 429 says when to retry in `Retry-After` and `RateLimit-*` headers.',
+  '- Amounts are decimal strings; fields are only added within `/v1`.',
+].join('\n');
+
+interface OpenApiDocument {
+  readonly tags?: readonly { readonly name: string }[];
+  readonly paths?: Record<string, Record<string, { readonly tags?: readonly string[] }>>;
+}
+
+/** The document's tags, in `TAG` order, limited to those its operations use. */
+function usedTags(document: OpenApiDocument): { name: Tag; description: string }[] {
+  const used = new Set<string>();
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const tag of operation.tags ?? []) used.add(tag);
+    }
+  }
+  return Object.values(TAG)
+    .filter((tag) => used.has(tag))
+    .map((tag) => ({ name: tag, description: TAG_DESCRIPTIONS[tag] }));
+}
 
 export async function registerOpenApi(app: App): Promise<void> {
   await app.register(swagger, {
@@ -13,16 +51,23 @@ export async function registerOpenApi(app: App): Promise<void> {
       info: {
         title: 'PoolParty API',
         version: '1.0.0',
-        description:
-          'Non-custodial token swaps for Canton Network parties. Errors are RFC 9457 problem documents with a stable `code`.',
+        description: DESCRIPTION,
+        // The project has no licence file: it is not published for reuse.
+        license: { name: 'Proprietary' },
       },
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          walletToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-          developerSession: { type: 'http', scheme: 'bearer' },
-        },
-      },
+      servers: [{ url: '/', description: 'The service that serves this document.' }],
+      components: { securitySchemes: SECURITY_SCHEMES },
+    },
+    // Shared schemas (the problem document) keep their own names under `components.schemas`.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject;
+      const { openapi, info, servers, tags: _unused, ...rest } = document.openapiObject;
+      const tags = usedTags(document.openapiObject as OpenApiDocument);
+      return { openapi, info, servers, tags, ...rest } as typeof document.openapiObject;
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
