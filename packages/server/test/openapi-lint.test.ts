@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,11 @@ import { request, startTestService, type TestService } from './support/service.j
 
 const run = promisify(execFile);
 const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url));
-const REDOCLY = join(SERVER_DIR, '../../node_modules/.bin/redocly');
+/** The `redocly` binary of the installed @redocly/cli, wherever npm placed the package. */
+const REDOCLY = join(
+  createRequire(import.meta.url).resolve('@redocly/cli/package.json'),
+  '../bin/cli.js',
+);
 /** Linting the whole document takes a few seconds, more on a busy machine. */
 const LINT_TIMEOUT_MS = 120_000;
 const CAMEL_CASE = /^[a-z][a-zA-Z0-9]*$/;
@@ -70,8 +75,8 @@ async function lint(document: OpenApiDocument): Promise<LintReport> {
     );
     // Exit status 1 means problems were found; the report says which.
     const { stdout } = await run(
-      REDOCLY,
-      ['lint', 'openapi.json', '--config', 'redocly.yaml', '--format', 'json'],
+      process.execPath,
+      [REDOCLY, 'lint', 'openapi.json', '--config', 'redocly.yaml', '--format', 'json'],
       {
         cwd: dir,
         env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },

@@ -36,7 +36,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<Tag, string>> = {
   Quotes: 'The price of a swap before it is made: fees, output, price impact and safety verdict.',
   Swaps:
     "Swap intents of the wallet token's party: create, follow (status or Server-Sent Events), " +
-    'cancel and list. Another party’s intent answers 404, so intent ids cannot be probed.',
+    "cancel and list. Another party's intent answers 404, so intent ids cannot be probed.",
   'Developer portal':
     "Developer sign-in with a Canton wallet, and the developer's API keys (SPEC §4.1).",
   Operations:
