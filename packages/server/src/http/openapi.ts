@@ -10,8 +10,16 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { ProblemSchema } from '@poolparty/core';
+import type { FastifySchema } from 'fastify';
 import type { App } from './fastify.js';
-import { SECURITY_SCHEMES, TAG, TAG_DESCRIPTIONS, type Tag } from './route-docs.js';
+import {
+  PROBLEM_SCHEMA_ID,
+  SECURITY_SCHEMES,
+  TAG,
+  TAG_DESCRIPTIONS,
+  type Tag,
+} from './route-docs.js';
 
 const DESCRIPTION = [
   'Non-custodial token swaps for Canton Network parties.',
@@ -44,7 +52,26 @@ function usedTags(document: OpenApiDocument): { name: Tag; description: string }
     .map((tag) => ({ name: tag, description: TAG_DESCRIPTIONS[tag] }));
 }
 
+/**
+ * The problem schema every documented error refers to, explicitly open: RFC 9457 extension
+ * members (such as `intentStatus` or `ledgerError`) are part of the contract.
+ */
+const SharedProblemSchema = {
+  ...ProblemSchema,
+  $id: PROBLEM_SCHEMA_ID,
+  additionalProperties: true,
+};
+
+/** A route's schema as documented: its `problems` (route-docs.ts) among its responses. */
+function documentedSchema(schema: FastifySchema | undefined): FastifySchema | undefined {
+  if (schema?.problems === undefined) return schema;
+  const { problems, response, ...rest } = schema;
+  return { ...rest, response: { ...(response as object | undefined), ...problems } };
+}
+
 export async function registerOpenApi(app: App): Promise<void> {
+  // Referenced by the document only; no route validates or serializes with it.
+  app.addSchema(SharedProblemSchema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -63,6 +90,7 @@ export async function registerOpenApi(app: App): Promise<void> {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
+    transform: ({ schema, url }) => ({ schema: documentedSchema(schema) as never, url }),
     transformObject: (document) => {
       if (!('openapiObject' in document)) return document.swaggerObject;
       const { openapi, info, servers, tags: _unused, ...rest } = document.openapiObject;

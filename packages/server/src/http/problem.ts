@@ -6,7 +6,6 @@
 import {
   type ErrorCode,
   type ProblemExtensions,
-  ProblemSchema,
   problemFor,
   type RequiredProblemExtensions,
   statusOf,
@@ -14,20 +13,6 @@ import {
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-
-/** The `$id` of the shared problem schema that routes' error responses refer to. */
-export const PROBLEM_SCHEMA_ID = 'Problem';
-
-/**
- * The problem schema as registered: explicitly open, because the serializer writes only the
- * members a schema declares unless told otherwise, and RFC 9457 extension members (such as
- * `intentStatus` or `ledgerError`) must reach the client.
- */
-const SharedProblemSchema = {
-  ...ProblemSchema,
-  $id: PROBLEM_SCHEMA_ID,
-  additionalProperties: true,
-};
 
 export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
   override readonly name = 'ApiError';
@@ -76,7 +61,6 @@ const FRAMEWORK_ERRORS: Readonly<Record<string, ErrorCode>> = {
 };
 
 export function registerProblemHandlers(app: FastifyInstance): void {
-  app.addSchema(SharedProblemSchema);
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
       reply.headers(error.headers);

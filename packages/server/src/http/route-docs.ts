@@ -4,12 +4,24 @@
  * that every operation documents the same things the same way, and `openapi.ts` lists the tags
  * and security schemes they refer to.
  *
- * Problem responses are part of each route's `response` schema, so Fastify serializes problem
- * bodies through the shared `Problem` schema (problem.ts registers it, open to extension members).
+ * A route's problem responses go in `schema.problems`, not in `schema.response`: Fastify compiles
+ * a serializer for every response schema when the route is registered, and a few hundred of them
+ * (one per status and route) cost the service about a second of start-up for no gain. Problem
+ * bodies are serialized as they are; `openapi.ts` merges `problems` into the documented responses.
  */
 import { ERROR_CATALOGUE, type ErrorCode } from '@poolparty/core';
 import { problemExample } from './openapi-examples.js';
-import { PROBLEM_CONTENT_TYPE, PROBLEM_SCHEMA_ID } from './problem.js';
+import { PROBLEM_CONTENT_TYPE } from './problem.js';
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** The operation's problem responses by status, for the OpenAPI document only. */
+    problems?: ProblemResponses;
+  }
+}
+
+/** The `$id` of the shared problem schema, `components.schemas.Problem` in the document. */
+export const PROBLEM_SCHEMA_ID = 'Problem';
 
 // --- tags -------------------------------------------------------------------------------------
 
@@ -213,6 +225,8 @@ export function problemResponses(
   return responses;
 }
 
+export type ProblemResponses = Readonly<Record<number | 'default', ProblemResponse>>;
+
 /**
  * Any other failure: the service's own fault (500 `internal_error`). Every operation declares it
  * as its `default` response, so clients know the body of an error they did not plan for.
@@ -238,8 +252,11 @@ export function unexpectedProblem(): { default: ProblemResponse } {
   };
 }
 
-/** `problemResponses` plus the `default` response: what a route spreads into `response`. */
-export function errorResponses(codes: readonly ErrorCode[], notes: ProblemNotes = {}) {
+/** `problemResponses` plus the `default` response: a route's `schema.problems`. */
+export function errorResponses(
+  codes: readonly ErrorCode[],
+  notes: ProblemNotes = {},
+): ProblemResponses {
   return { ...problemResponses(codes, notes), ...unexpectedProblem() };
 }
 

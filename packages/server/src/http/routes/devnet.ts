@@ -318,8 +318,8 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
         body: withExamples(DevnetCreatePartySchema, DEVNET_CREATE_PARTY_EXAMPLE),
         response: {
           201: withExamples(DevnetPartySchema, DEVNET_PARTY_EXAMPLE),
-          ...devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
         },
+        problems: devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
       },
     },
     async (request, reply) => {
@@ -352,8 +352,13 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
         body: withExamples(DevnetFaucetRequestSchema, DEVNET_FAUCET_EXAMPLE),
         response: {
           200: withExamples(DevnetFaucetResultSchema, DEVNET_FAUCET_RESULT_EXAMPLE),
-          ...devnetErrors([...BODY_PROBLEMS, 'not_found', 'token_not_found', 'ledger_unavailable']),
         },
+        problems: devnetErrors([
+          ...BODY_PROBLEMS,
+          'not_found',
+          'token_not_found',
+          'ledger_unavailable',
+        ]),
       },
     },
     async (request) => {
@@ -375,8 +380,8 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
         params: PartyIdParamsSchema,
         response: {
           200: withExamples(HoldingBalancesSchema, DEVNET_HOLDINGS_EXAMPLE),
-          ...devnetErrors(['validation_error', 'not_found', 'ledger_unavailable']),
         },
+        problems: devnetErrors(['validation_error', 'not_found', 'ledger_unavailable']),
       },
     },
     async (request) => {
@@ -400,14 +405,14 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
         headers: SignedHeadersSchema,
         response: {
           200: withExamples(DevnetTransferResultSchema, DEVNET_TRANSFER_RESULT_EXAMPLE),
-          ...devnetErrors([
-            ...BODY_PROBLEMS,
-            'invalid_party_signature',
-            'not_found',
-            'token_not_found',
-            'ledger_unavailable',
-          ]),
         },
+        problems: devnetErrors([
+          ...BODY_PROBLEMS,
+          'invalid_party_signature',
+          'not_found',
+          'token_not_found',
+          'ledger_unavailable',
+        ]),
       },
     },
     async (request) => {
@@ -438,8 +443,8 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
         params: PartyIdParamsSchema,
         response: {
           200: withExamples(PendingOffersSchema, DEVNET_OFFERS_EXAMPLE),
-          ...devnetErrors(['validation_error', 'not_found', 'ledger_unavailable']),
         },
+        problems: devnetErrors(['validation_error', 'not_found', 'ledger_unavailable']),
       },
     },
     async (request) => {
@@ -463,14 +468,14 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
           headers: SignedHeadersSchema,
           response: {
             200: withExamples(DevnetOfferActionResultSchema, DEVNET_OFFER_ACTION_RESULT_EXAMPLE),
-            ...devnetErrors([
-              ...BODY_PROBLEMS,
-              'invalid_party_signature',
-              'not_found',
-              'gone',
-              'ledger_unavailable',
-            ]),
           },
+          problems: devnetErrors([
+            ...BODY_PROBLEMS,
+            'invalid_party_signature',
+            'not_found',
+            'gone',
+            'ledger_unavailable',
+          ]),
         },
       },
       async (request) => {
@@ -503,8 +508,8 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
         body: withExamples(DevnetClockAdvanceSchema, DEVNET_CLOCK_ADVANCE_EXAMPLE),
         response: {
           200: withExamples(DevnetClockSchema, DEVNET_CLOCK_EXAMPLE),
-          ...devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
         },
+        problems: devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
       },
     },
     async (request) => {
@@ -525,8 +530,8 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
         body: withExamples(DevnetOracleSchema, DEVNET_ORACLE_EXAMPLE),
         response: {
           200: withExamples(DevnetOracleSchema, DEVNET_ORACLE_EXAMPLE),
-          ...devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
         },
+        problems: devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
       },
     },
     async (request) => {
@@ -552,8 +557,8 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
         body: withExamples(DevnetFaultsSchema, DEVNET_FAULTS_EXAMPLE),
         response: {
           200: withExamples(DevnetFaultsSchema, DEVNET_FAULTS_IN_FORCE_EXAMPLE),
-          ...devnetErrors(BODY_PROBLEMS),
         },
+        problems: devnetErrors(BODY_PROBLEMS),
       },
     },
     async (request) => {

@@ -81,8 +81,8 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
         security: SECURITY.apiKey,
         response: {
           200: withExamples(TokenListSchema, TOKEN_LIST_EXAMPLE),
-          ...errorResponses(TOKENS_PROBLEMS),
         },
+        problems: errorResponses(TOKENS_PROBLEMS),
       },
     },
     async () => ({ tokens: tokensOf(ctx.quoter.pools()) }),
@@ -99,8 +99,8 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
         security: SECURITY.apiKey,
         response: {
           200: withExamples(PoolListSchema, POOL_LIST_EXAMPLE),
-          ...errorResponses(TOKENS_PROBLEMS),
         },
+        problems: errorResponses(TOKENS_PROBLEMS),
       },
     },
     async () => {
@@ -121,8 +121,8 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
         params: PoolIdParamsSchema,
         response: {
           200: withExamples(PoolSchema, POOL_EXAMPLE),
-          ...errorResponses(POOL_PROBLEMS),
         },
+        problems: errorResponses(POOL_PROBLEMS),
       },
     },
     async (request) => poolToWire(poolById(request.params.poolId)),
@@ -141,10 +141,10 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
         querystring: PoolStatsQuerySchema,
         response: {
           200: withExamples(PoolStatsSchema, POOL_STATS_EXAMPLE),
-          ...errorResponses(FIGURES_PROBLEMS, {
-            ledger_unavailable: 'the Amulet price cannot be read from the ledger yet',
-          }),
         },
+        problems: errorResponses(FIGURES_PROBLEMS, {
+          ledger_unavailable: 'the Amulet price cannot be read from the ledger yet',
+        }),
       },
     },
     async (request) =>
@@ -163,11 +163,11 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
         params: PoolIdParamsSchema,
         response: {
           200: withExamples(TickerSchema, TICKER_EXAMPLE),
-          ...errorResponses([...FIGURES_PROBLEMS, 'not_found'], {
-            not_found: 'the pool has no USD-priced side, so it has no ticker',
-            ledger_unavailable: 'the Amulet price cannot be read from the ledger yet',
-          }),
         },
+        problems: errorResponses([...FIGURES_PROBLEMS, 'not_found'], {
+          not_found: 'the pool has no USD-priced side, so it has no ticker',
+          ledger_unavailable: 'the Amulet price cannot be read from the ledger yet',
+        }),
       },
     },
     async (request) => figures.ticker(poolById(request.params.poolId)),
@@ -188,13 +188,13 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
         querystring: QuoteQuerySchema,
         response: {
           200: withExamples(QuoteSchema, QUOTE_EXAMPLE),
-          ...errorResponses(QUOTE_PROBLEMS, {
-            amount_below_minimum:
-              'the amount does not cover the network fee; `minimumAmount` is the smallest accepted',
-            ambiguous_pool_pair: 'the pair matches several pools; `candidates` lists them',
-            ledger_unavailable: 'the ledger prices cannot be read yet',
-          }),
         },
+        problems: errorResponses(QUOTE_PROBLEMS, {
+          amount_below_minimum:
+            'the amount does not cover the network fee; `minimumAmount` is the smallest accepted',
+          ambiguous_pool_pair: 'the pair matches several pools; `candidates` lists them',
+          ledger_unavailable: 'the ledger prices cannot be read yet',
+        }),
       },
     },
     async (request) => {

@@ -147,21 +147,21 @@ function loginRoutes(app: App, ctx: ServiceContext, deps: HttpDeps): void {
             challengeExample(PURPOSE),
             DEVELOPER_SESSION_EXAMPLE,
           ),
-          ...errorResponses(
-            [
-              ...BODY_PROBLEMS,
-              'invalid_nonce',
-              'invalid_signature',
-              'rate_limited',
-              'ledger_unavailable',
-            ],
-            {
-              rate_limited: 'too many login attempts from this client address',
-              ledger_unavailable:
-                "the ledger could not be asked whether the key acts for the party (a party in a participant's namespace)",
-            },
-          ),
         },
+        problems: errorResponses(
+          [
+            ...BODY_PROBLEMS,
+            'invalid_nonce',
+            'invalid_signature',
+            'rate_limited',
+            'ledger_unavailable',
+          ],
+          {
+            rate_limited: 'too many login attempts from this client address',
+            ledger_unavailable:
+              "the ledger could not be asked whether the key acts for the party (a party in a participant's namespace)",
+          },
+        ),
       },
     },
     async (request, reply) => {
@@ -186,8 +186,8 @@ function keyRoutes(app: App, ctx: ServiceContext, deps: HttpDeps, guard: Session
         security: SECURITY.developerSession,
         response: {
           200: withExamples(ApiKeyListSchema, API_KEY_LIST_EXAMPLE),
-          ...errorResponses(SESSION_PROBLEMS),
         },
+        problems: errorResponses(SESSION_PROBLEMS),
       },
     },
     async (request) => {
@@ -217,10 +217,10 @@ function keyRoutes(app: App, ctx: ServiceContext, deps: HttpDeps, guard: Session
         body: withExamples(ApiKeyCreateSchema, API_KEY_CREATE_EXAMPLE),
         response: {
           201: withExamples(ApiKeyCreatedSchema, API_KEY_CREATED_EXAMPLE),
-          ...errorResponses([...SESSION_PROBLEMS, ...BODY_PROBLEMS, 'not_found'], {
-            not_found: 'the key to `rotate` does not exist, is not yours, or is already revoked',
-          }),
         },
+        problems: errorResponses([...SESSION_PROBLEMS, ...BODY_PROBLEMS, 'not_found'], {
+          not_found: 'the key to `rotate` does not exist, is not yours, or is already revoked',
+        }),
       },
     },
     async (request, reply) => {
@@ -244,10 +244,10 @@ function keyRoutes(app: App, ctx: ServiceContext, deps: HttpDeps, guard: Session
         params: KeyIdParamsSchema,
         response: {
           200: withExamples(ApiKeyListEntrySchema, API_KEY_REVOKED_EXAMPLE),
-          ...errorResponses([...SESSION_PROBLEMS, 'validation_error', 'not_found'], {
-            not_found: 'no key with this id among yours',
-          }),
         },
+        problems: errorResponses([...SESSION_PROBLEMS, 'validation_error', 'not_found'], {
+          not_found: 'no key with this id among yours',
+        }),
       },
     },
     async (request) => {

@@ -38,7 +38,7 @@ export async function retiredRoutes(app: App): Promise<void> {
           tags: [TAG.portal],
           deprecated: true,
           security: SECURITY.none,
-          response: errorResponses(['gone']),
+          problems: errorResponses(['gone']),
         },
       },
       async () => {

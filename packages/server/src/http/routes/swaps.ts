@@ -119,19 +119,18 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
         headers: CreateSwapHeadersSchema,
         response: {
           201: withExamples(SwapIntentSchema, SWAP_INTENT_EXAMPLE),
-          ...errorResponses(CREATE_PROBLEMS, {
-            amount_below_minimum:
-              'the amount does not cover the network fee; `minimumAmount` is the smallest accepted',
-            settlement_safety: 'the guard blocks this trade; `settlementSafety` says why',
-            wallet_party_mismatch: "`walletAddress` is not the wallet token's party",
-            active_intent_exists:
-              'an intent of this party, pool and input token is still pending; `intentId` names it',
-            ambiguous_pool_pair: 'the pair matches several pools; `candidates` lists them',
-            idempotency_key_in_use:
-              'the first request with this `Idempotency-Key` is still running',
-            idempotency_key_reused: 'this `Idempotency-Key` was used with another body',
-          }),
         },
+        problems: errorResponses(CREATE_PROBLEMS, {
+          amount_below_minimum:
+            'the amount does not cover the network fee; `minimumAmount` is the smallest accepted',
+          settlement_safety: 'the guard blocks this trade; `settlementSafety` says why',
+          wallet_party_mismatch: "`walletAddress` is not the wallet token's party",
+          active_intent_exists:
+            'an intent of this party, pool and input token is still pending; `intentId` names it',
+          ambiguous_pool_pair: 'the pair matches several pools; `candidates` lists them',
+          idempotency_key_in_use: 'the first request with this `Idempotency-Key` is still running',
+          idempotency_key_reused: 'this `Idempotency-Key` was used with another body',
+        }),
       },
     },
     async (request, reply) => {
@@ -163,10 +162,10 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
         params: IntentIdParamsSchema,
         response: {
           200: withExamples(SwapStatusSchema, SWAP_STATUS_EXAMPLE),
-          ...errorResponses(INTENT_PROBLEMS, {
-            not_found: "no intent with this id for the wallet token's party",
-          }),
         },
+        problems: errorResponses(INTENT_PROBLEMS, {
+          not_found: "no intent with this id for the wallet token's party",
+        }),
       },
     },
     async (request) => {
@@ -188,12 +187,12 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
         params: IntentIdParamsSchema,
         response: {
           200: withExamples(CancelResultSchema, CANCEL_RESULT_EXAMPLE),
-          ...errorResponses([...INTENT_PROBLEMS, 'intent_not_cancellable'], {
-            not_found: "no intent with this id for the wallet token's party",
-            intent_not_cancellable:
-              'the intent is no longer pending; `intentStatus` is its current state',
-          }),
         },
+        problems: errorResponses([...INTENT_PROBLEMS, 'intent_not_cancellable'], {
+          not_found: "no intent with this id for the wallet token's party",
+          intent_not_cancellable:
+            'the intent is no longer pending; `intentStatus` is its current state',
+        }),
       },
     },
     async (request) => {
@@ -242,14 +241,14 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
               'text/event-stream': { schema: EventStreamSchema, example: SWAP_EVENTS_EXAMPLE },
             },
           },
-          ...errorResponses(INTENT_PROBLEMS, {
-            validation_error: '`Last-Event-ID` is not an event id of this swap',
-            not_found: "no intent with this id for the wallet token's party",
-            rate_limited:
-              'the API key is over its rate limit, or this server has no event stream left ' +
-              '(poll `GET /v1/swaps/{intentId}` meanwhile)',
-          }),
         },
+        problems: errorResponses(INTENT_PROBLEMS, {
+          validation_error: '`Last-Event-ID` is not an event id of this swap',
+          not_found: "no intent with this id for the wallet token's party",
+          rate_limited:
+            'the API key is over its rate limit, or this server has no event stream left ' +
+            '(poll `GET /v1/swaps/{intentId}` meanwhile)',
+        }),
       },
     },
     async (request, reply) => {
@@ -284,11 +283,11 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
         querystring: TrackQuerySchema,
         response: {
           200: withExamples(TrackResultSchema, TRACK_RESULT_EXAMPLE),
-          ...errorResponses([...AUTH_PROBLEMS, 'validation_error', 'wallet_party_mismatch'], {
-            validation_error: 'a query parameter is malformed, or `cursor` is not one we issued',
-            wallet_party_mismatch: "`partyId` is not the wallet token's party",
-          }),
         },
+        problems: errorResponses([...AUTH_PROBLEMS, 'validation_error', 'wallet_party_mismatch'], {
+          validation_error: 'a query parameter is malformed, or `cursor` is not one we issued',
+          wallet_party_mismatch: "`partyId` is not the wallet token's party",
+        }),
       },
     },
     async (request) => {

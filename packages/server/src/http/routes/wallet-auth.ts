@@ -54,8 +54,8 @@ export async function walletAuthRoutes(
         body: withExamples(ChallengeRequestSchema, CHALLENGE_REQUEST_EXAMPLE),
         response: {
           200: withExamples(ChallengeSchema, challengeExample(PURPOSE)),
-          ...errorResponses([...API_KEY_PROBLEMS, ...BODY_PROBLEMS]),
         },
+        problems: errorResponses([...API_KEY_PROBLEMS, ...BODY_PROBLEMS]),
       },
     },
     async (request) => issueChallenge(ctx, request.body.partyId, PURPOSE),
@@ -76,20 +76,20 @@ export async function walletAuthRoutes(
         body: withExamples(VerifyRequestSchema, SIGNED_CHALLENGE_EXAMPLE),
         response: {
           200: withExamples(WalletTokenSchema, WALLET_TOKEN_EXAMPLE),
-          ...errorResponses(
-            [
-              ...API_KEY_PROBLEMS,
-              ...BODY_PROBLEMS,
-              'invalid_nonce',
-              'invalid_signature',
-              'ledger_unavailable',
-            ],
-            {
-              ledger_unavailable:
-                "the ledger could not be asked whether the key acts for the party (a party in a participant's namespace)",
-            },
-          ),
         },
+        problems: errorResponses(
+          [
+            ...API_KEY_PROBLEMS,
+            ...BODY_PROBLEMS,
+            'invalid_nonce',
+            'invalid_signature',
+            'ledger_unavailable',
+          ],
+          {
+            ledger_unavailable:
+              "the ledger could not be asked whether the key acts for the party (a party in a participant's namespace)",
+          },
+        ),
       },
     },
     async (request) => {
