@@ -57,7 +57,32 @@ import {
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../fastify.js';
+import {
+  DEVNET_CLOCK_ADVANCE_EXAMPLE,
+  DEVNET_CLOCK_EXAMPLE,
+  DEVNET_CREATE_PARTY_EXAMPLE,
+  DEVNET_FAUCET_EXAMPLE,
+  DEVNET_FAUCET_RESULT_EXAMPLE,
+  DEVNET_FAULTS_EXAMPLE,
+  DEVNET_FAULTS_IN_FORCE_EXAMPLE,
+  DEVNET_HOLDINGS_EXAMPLE,
+  DEVNET_OFFER_ACTION_EXAMPLE,
+  DEVNET_OFFER_ACTION_RESULT_EXAMPLE,
+  DEVNET_OFFERS_EXAMPLE,
+  DEVNET_ORACLE_EXAMPLE,
+  DEVNET_PARTY_EXAMPLE,
+  DEVNET_TRANSFER_EXAMPLE,
+  DEVNET_TRANSFER_RESULT_EXAMPLE,
+} from '../openapi-examples.js';
 import { ApiError } from '../problem.js';
+import {
+  BODY_PROBLEMS,
+  errorResponses,
+  type ProblemNotes,
+  SECURITY,
+  TAG,
+  withExamples,
+} from '../route-docs.js';
 
 export interface DevnetDeps {
   readonly ledger: LocalLedger;
@@ -217,6 +242,23 @@ async function requirePartySignature(
 
 // --- routes -----------------------------------------------------------------------------------
 
+/** Every devnet operation: public (devnet only), in the devnet tag. */
+const DEVNET = { tags: [TAG.devnet], security: SECURITY.none } as const;
+
+/** How the ledger's refusals read in the devnet operations' problem responses. */
+const LEDGER_NOTES: ProblemNotes = {
+  validation_error:
+    'a malformed request, or one the ledger refuses (insufficient holdings, a transfer to oneself, an ambiguous token symbol: `admins` lists its admins)',
+  not_found: 'no such party (or offer)',
+  token_not_found: 'no such token under this admin',
+  ledger_unavailable:
+    'the ledger refused or timed out (fault injection); retry with the same command',
+  gone: 'the offer expired',
+  invalid_party_signature: '`X-Party-Signature` is missing or not by a key of the acting party',
+};
+
+const devnetErrors = (codes: readonly ErrorCode[]) => errorResponses(codes, LEDGER_NOTES);
+
 const HoldingBalancesSchema = Type.Object(
   {
     holdings: Type.Array(
@@ -264,7 +306,22 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
 
   app.post(
     '/parties',
-    { schema: { body: DevnetCreatePartySchema, response: { 201: DevnetPartySchema } } },
+    {
+      schema: {
+        operationId: 'createDevnetParty',
+        summary: 'Create a party',
+        description:
+          'A new external party with an Ed25519 key: the given public key, or a generated pair ' +
+          'whose private key is in this answer only. It pre-approves incoming transfers unless ' +
+          '`preapproval` is false.',
+        ...DEVNET,
+        body: withExamples(DevnetCreatePartySchema, DEVNET_CREATE_PARTY_EXAMPLE),
+        response: {
+          201: withExamples(DevnetPartySchema, DEVNET_PARTY_EXAMPLE),
+        },
+        problems: devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
+      },
+    },
     async (request, reply) => {
       const { partyHint, publicKey, preapproval } = request.body;
       const generated = publicKey === undefined ? generateKeyPair() : undefined;
@@ -287,7 +344,23 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
 
   app.post(
     '/faucet',
-    { schema: { body: DevnetFaucetRequestSchema, response: { 200: DevnetFaucetResultSchema } } },
+    {
+      schema: {
+        operationId: 'mintDevnetTokens',
+        summary: 'Mint tokens to a party (faucet)',
+        ...DEVNET,
+        body: withExamples(DevnetFaucetRequestSchema, DEVNET_FAUCET_EXAMPLE),
+        response: {
+          200: withExamples(DevnetFaucetResultSchema, DEVNET_FAUCET_RESULT_EXAMPLE),
+        },
+        problems: devnetErrors([
+          ...BODY_PROBLEMS,
+          'not_found',
+          'token_not_found',
+          'ledger_unavailable',
+        ]),
+      },
+    },
     async (request) => {
       const { partyId, token, admin, amount } = request.body;
       const instrument = resolveInstrument(await ledger.listInstruments(), token, admin);
@@ -299,7 +372,18 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
 
   app.get(
     '/parties/:partyId/holdings',
-    { schema: { params: PartyIdParamsSchema, response: { 200: HoldingBalancesSchema } } },
+    {
+      schema: {
+        operationId: 'getDevnetHoldings',
+        summary: "Get a party's balances",
+        ...DEVNET,
+        params: PartyIdParamsSchema,
+        response: {
+          200: withExamples(HoldingBalancesSchema, DEVNET_HOLDINGS_EXAMPLE),
+        },
+        problems: devnetErrors(['validation_error', 'not_found', 'ledger_unavailable']),
+      },
+    },
     async (request) => {
       const { partyId } = request.params;
       await requireParty(ledger, partyId);
@@ -311,9 +395,24 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
     '/transfers',
     {
       schema: {
-        body: DevnetTransferRequestSchema,
+        operationId: 'submitDevnetTransfer',
+        summary: 'Transfer tokens, signed by the sender',
+        description:
+          'A token-standard transfer: `direct` when the receiver pre-approved the token, else an ' +
+          'offer the receiver accepts or rejects. `commandId` deduplicates retries.',
+        ...DEVNET,
+        body: withExamples(DevnetTransferRequestSchema, DEVNET_TRANSFER_EXAMPLE),
         headers: SignedHeadersSchema,
-        response: { 200: DevnetTransferResultSchema },
+        response: {
+          200: withExamples(DevnetTransferResultSchema, DEVNET_TRANSFER_RESULT_EXAMPLE),
+        },
+        problems: devnetErrors([
+          ...BODY_PROBLEMS,
+          'invalid_party_signature',
+          'not_found',
+          'token_not_found',
+          'ledger_unavailable',
+        ]),
       },
     },
     async (request) => {
@@ -336,7 +435,18 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
 
   app.get(
     '/parties/:partyId/offers',
-    { schema: { params: PartyIdParamsSchema, response: { 200: PendingOffersSchema } } },
+    {
+      schema: {
+        operationId: 'listDevnetOffers',
+        summary: 'List the offers pending to a party',
+        ...DEVNET,
+        params: PartyIdParamsSchema,
+        response: {
+          200: withExamples(PendingOffersSchema, DEVNET_OFFERS_EXAMPLE),
+        },
+        problems: devnetErrors(['validation_error', 'not_found', 'ledger_unavailable']),
+      },
+    },
     async (request) => {
       const { partyId } = request.params;
       await requireParty(ledger, partyId);
@@ -350,10 +460,22 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
       `/offers/:offerId/${action}`,
       {
         schema: {
+          operationId: `${action}DevnetOffer`,
+          summary: `${action === 'accept' ? 'Accept' : 'Reject'} a transfer offer, signed by the receiver`,
+          ...DEVNET,
           params: OfferIdParamsSchema,
-          body: DevnetOfferActionSchema,
+          body: withExamples(DevnetOfferActionSchema, DEVNET_OFFER_ACTION_EXAMPLE),
           headers: SignedHeadersSchema,
-          response: { 200: DevnetOfferActionResultSchema },
+          response: {
+            200: withExamples(DevnetOfferActionResultSchema, DEVNET_OFFER_ACTION_RESULT_EXAMPLE),
+          },
+          problems: devnetErrors([
+            ...BODY_PROBLEMS,
+            'invalid_party_signature',
+            'not_found',
+            'gone',
+            'ledger_unavailable',
+          ]),
         },
       },
       async (request) => {
@@ -377,7 +499,19 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
 
   app.post(
     '/clock',
-    { schema: { body: DevnetClockAdvanceSchema, response: { 200: DevnetClockSchema } } },
+    {
+      schema: {
+        operationId: 'advanceDevnetClock',
+        summary: 'Move the ledger clock forward',
+        description: 'Mining rounds advance with it; the service clock follows.',
+        ...DEVNET,
+        body: withExamples(DevnetClockAdvanceSchema, DEVNET_CLOCK_ADVANCE_EXAMPLE),
+        response: {
+          200: withExamples(DevnetClockSchema, DEVNET_CLOCK_EXAMPLE),
+        },
+        problems: devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
+      },
+    },
     async (request) => {
       const now = await ledger.advanceClock(request.body.advanceMs);
       await deps.onClockAdvanced?.();
@@ -387,7 +521,19 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
 
   app.post(
     '/oracle',
-    { schema: { body: DevnetOracleSchema, response: { 200: DevnetOracleSchema } } },
+    {
+      schema: {
+        operationId: 'setDevnetAmuletPrice',
+        summary: 'Set the Amulet USD price',
+        description: 'The price the next mining rounds carry; it must be positive.',
+        ...DEVNET,
+        body: withExamples(DevnetOracleSchema, DEVNET_ORACLE_EXAMPLE),
+        response: {
+          200: withExamples(DevnetOracleSchema, DEVNET_ORACLE_EXAMPLE),
+        },
+        problems: devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
+      },
+    },
     async (request) => {
       const price = Amount.parse(request.body.amuletPriceUsd);
       // Fees are converted through this price; zero would make every conversion divide by zero.
@@ -400,7 +546,21 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
 
   app.post(
     '/faults',
-    { schema: { body: DevnetFaultsSchema, response: { 200: DevnetFaultsSchema } } },
+    {
+      schema: {
+        operationId: 'setDevnetFaults',
+        summary: 'Set fault injection',
+        description:
+          'Changes the settings named in the body and keeps the others; answers the settings now ' +
+          'in force.',
+        ...DEVNET,
+        body: withExamples(DevnetFaultsSchema, DEVNET_FAULTS_EXAMPLE),
+        response: {
+          200: withExamples(DevnetFaultsSchema, DEVNET_FAULTS_IN_FORCE_EXAMPLE),
+        },
+        problems: devnetErrors(BODY_PROBLEMS),
+      },
+    },
     async (request) => {
       const next = mergeFaults(faults, request.body);
       ledger.setFaults(next);

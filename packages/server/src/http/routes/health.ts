@@ -6,24 +6,72 @@
 import { Type } from '@sinclair/typebox';
 import type { ServiceContext } from '../../context.js';
 import type { App } from '../fastify.js';
+import {
+  HEALTH_EXAMPLE,
+  METRICS_EXAMPLE,
+  NOT_READY_EXAMPLE,
+  READY_EXAMPLE,
+} from '../openapi-examples.js';
+import { errorResponses, SECURITY, TAG, withExamples } from '../route-docs.js';
 
 /** A dependency that does not answer within this is reported as not ready. */
 export const READINESS_CHECK_TIMEOUT_MS = 2_000;
 
-const HealthSchema = Type.Object({ status: Type.Literal('ok') });
-const ReadinessSchema = Type.Object({
-  status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
-  checks: Type.Object({ store: Type.Boolean(), ledger: Type.Boolean() }),
-});
+const HealthSchema = Type.Object(
+  { status: Type.Literal('ok') },
+  { description: 'The process answers.' },
+);
+const ReadinessSchema = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
+    checks: Type.Object(
+      {
+        store: Type.Boolean({ description: 'The store answered a query.' }),
+        ledger: Type.Boolean({ description: 'The ledger reported its end offset.' }),
+      },
+      { description: 'Each dependency, reachable or not.' },
+    ),
+  },
+  { description: 'Whether this instance can serve traffic.' },
+);
+const MetricsSchema = Type.String({ description: 'Prometheus text exposition format.' });
 
 export async function healthRoutes(app: App, ctx: ServiceContext): Promise<void> {
-  app.get('/healthz', { schema: { hide: true, response: { 200: HealthSchema } } }, async () => ({
-    status: 'ok' as const,
-  }));
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        operationId: 'getLiveness',
+        summary: 'Liveness',
+        description: 'Answers while the process runs; it checks no dependency.',
+        tags: [TAG.operations],
+        security: SECURITY.none,
+        response: { 200: withExamples(HealthSchema, HEALTH_EXAMPLE) },
+        problems: errorResponses([]),
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
 
   app.get(
     '/readyz',
-    { schema: { hide: true, response: { 200: ReadinessSchema, 503: ReadinessSchema } } },
+    {
+      schema: {
+        operationId: 'getReadiness',
+        summary: 'Readiness',
+        description: `Ready when the store and the ledger both answer within ${READINESS_CHECK_TIMEOUT_MS} ms; a load balancer should send no traffic to an instance that is not.`,
+        tags: [TAG.operations],
+        security: SECURITY.none,
+        response: {
+          200: withExamples(ReadinessSchema, READY_EXAMPLE),
+          503: withExamples(
+            { ...ReadinessSchema, description: 'A dependency did not answer.' },
+            NOT_READY_EXAMPLE,
+          ),
+        },
+        problems: errorResponses([]),
+      },
+    },
     async (_request, reply) => {
       const [store, ledger] = await Promise.all([
         answers(() => ctx.db.query('SELECT 1')),
@@ -38,10 +86,29 @@ export async function healthRoutes(app: App, ctx: ServiceContext): Promise<void>
     },
   );
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    reply.type(ctx.metrics.registry.contentType);
-    return ctx.metrics.registry.metrics();
-  });
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        operationId: 'getMetrics',
+        summary: 'Prometheus metrics',
+        description: 'HTTP, settlement and process metrics of this process, for scraping.',
+        tags: [TAG.operations],
+        security: SECURITY.none,
+        response: {
+          200: {
+            description: 'The metrics.',
+            content: { 'text/plain': { schema: MetricsSchema, example: METRICS_EXAMPLE } },
+          },
+        },
+        problems: errorResponses([]),
+      },
+    },
+    async (_request, reply) => {
+      reply.type(ctx.metrics.registry.contentType);
+      return ctx.metrics.registry.metrics();
+    },
+  );
 }
 
 async function answers(check: () => Promise<unknown>): Promise<boolean> {

@@ -7,55 +7,47 @@
  *   snapshots (market/snapshots.ts), kept for a few seconds between requests.
  */
 import {
-  inline,
   POOL_STATS_DAYS_DEFAULT,
   PoolIdParamsSchema,
   PoolListSchema,
   PoolSchema,
   PoolStatsQuerySchema,
   PoolStatsSchema,
-  ProblemSchema,
   QuoteQuerySchema,
   QuoteSchema,
   TickerSchema,
   TokenListSchema,
 } from '@poolparty/core';
-import { Type } from '@sinclair/typebox';
 import type { ServiceContext } from '../../context.js';
 import { poolToWire, tokensOf } from '../../market/pool-view.js';
 import { PoolFigures } from '../../market/snapshots.js';
 import type { PoolRecord } from '../../store/pools.js';
 import { apiKeyOf } from '../authenticate.js';
 import type { App } from '../fastify.js';
+import {
+  POOL_EXAMPLE,
+  POOL_LIST_EXAMPLE,
+  POOL_STATS_EXAMPLE,
+  QUOTE_EXAMPLE,
+  TICKER_EXAMPLE,
+  TOKEN_LIST_EXAMPLE,
+} from '../openapi-examples.js';
 import { ApiError } from '../problem.js';
+import { API_KEY_PROBLEMS, errorResponses, SECURITY, TAG, withExamples } from '../route-docs.js';
 
-const problem = (description: string) => inline(ProblemSchema, { description });
-
-/**
- * 400 bodies carry the request validator's issues, which the error handler spells
- * `{location, message}` while core's `ValidationIssue` says `{path, message}`; a strict item
- * schema would make the serializer fail on one of them, so items here accept either.
- */
-const validationProblem = (description: string) =>
-  Type.Object(
-    {
-      ...ProblemSchema.properties,
-      errors: Type.Optional(
-        Type.Array(
-          Type.Object({
-            path: Type.Optional(Type.String()),
-            location: Type.Optional(Type.String()),
-            message: Type.String(),
-          }),
-        ),
-      ),
-    },
-    { description },
-  );
-
-const notFound = problem('`pool_not_found`: no pool with this id.');
-const unavailable = problem('`ledger_unavailable`: the Amulet price cannot be read yet.');
-const invalid = validationProblem('`validation_error`: a parameter is missing or malformed.');
+const TOKENS_PROBLEMS = [...API_KEY_PROBLEMS];
+const POOL_PROBLEMS = [...API_KEY_PROBLEMS, 'validation_error', 'pool_not_found'] as const;
+const FIGURES_PROBLEMS = [...POOL_PROBLEMS, 'ledger_unavailable'] as const;
+const QUOTE_PROBLEMS = [
+  ...API_KEY_PROBLEMS,
+  'validation_error',
+  'amount_below_minimum',
+  'token_not_found',
+  'pool_not_found',
+  'ambiguous_pool_pair',
+  'pool_paused',
+  'ledger_unavailable',
+] as const;
 
 const STATS_DESCRIPTION =
   'APR, APY, 24-hour volume and fees, TVL (SPEC §8), from fee events and effective reserves, in ' +
@@ -83,9 +75,15 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
     '/tokens',
     {
       schema: {
+        operationId: 'listTokens',
+        summary: 'List the tradable tokens',
         description: 'The tokens some pool trades; a symbol can appear under several admins.',
-        security: [{ apiKey: [] }],
-        response: { 200: TokenListSchema },
+        tags: [TAG.tokens],
+        security: SECURITY.apiKey,
+        response: {
+          200: withExamples(TokenListSchema, TOKEN_LIST_EXAMPLE),
+        },
+        problems: errorResponses(TOKENS_PROBLEMS),
       },
     },
     async () => ({ tokens: tokensOf(ctx.quoter.pools()) }),
@@ -95,9 +93,15 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
     '/pools',
     {
       schema: {
+        operationId: 'listPools',
+        summary: 'List the pools',
         description: 'Every pool with its effective reserves, fee and LP supply.',
-        security: [{ apiKey: [] }],
-        response: { 200: PoolListSchema },
+        tags: [TAG.pools],
+        security: SECURITY.apiKey,
+        response: {
+          200: withExamples(PoolListSchema, POOL_LIST_EXAMPLE),
+        },
+        problems: errorResponses(TOKENS_PROBLEMS),
       },
     },
     async () => {
@@ -110,10 +114,16 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
     '/pools/:poolId',
     {
       schema: {
+        operationId: 'getPool',
+        summary: 'Get a pool',
         description: 'One pool, with its swap and LP addresses.',
-        security: [{ apiKey: [] }],
+        tags: [TAG.pools],
+        security: SECURITY.apiKey,
         params: PoolIdParamsSchema,
-        response: { 200: PoolSchema, 400: invalid, 404: notFound },
+        response: {
+          200: withExamples(PoolSchema, POOL_EXAMPLE),
+        },
+        problems: errorResponses(POOL_PROBLEMS),
       },
     },
     async (request) => poolToWire(poolById(request.params.poolId)),
@@ -123,11 +133,19 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
     '/pools/:poolId/stats',
     {
       schema: {
+        operationId: 'getPoolStats',
+        summary: "Get a pool's APR, volume, fees and TVL",
         description: STATS_DESCRIPTION,
-        security: [{ apiKey: [] }],
+        tags: [TAG.pools],
+        security: SECURITY.apiKey,
         params: PoolIdParamsSchema,
         querystring: PoolStatsQuerySchema,
-        response: { 200: PoolStatsSchema, 400: invalid, 404: notFound, 503: unavailable },
+        response: {
+          200: withExamples(PoolStatsSchema, POOL_STATS_EXAMPLE),
+        },
+        problems: errorResponses(FIGURES_PROBLEMS, {
+          ledger_unavailable: 'the Amulet price cannot be read from the ledger yet',
+        }),
       },
     },
     async (request) =>
@@ -138,15 +156,19 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
     '/pools/:poolId/ticker',
     {
       schema: {
+        operationId: 'getPoolTicker',
+        summary: "Get a pool's USD ticker",
         description: TICKER_DESCRIPTION,
-        security: [{ apiKey: [] }],
+        tags: [TAG.pools],
+        security: SECURITY.apiKey,
         params: PoolIdParamsSchema,
         response: {
-          200: TickerSchema,
-          400: invalid,
-          404: problem('`pool_not_found`, or `not_found` when the pool has no USD price.'),
-          503: unavailable,
+          200: withExamples(TickerSchema, TICKER_EXAMPLE),
         },
+        problems: errorResponses([...FIGURES_PROBLEMS, 'not_found'], {
+          not_found: 'the pool has no USD-priced side, so it has no ticker',
+          ledger_unavailable: 'the Amulet price cannot be read from the ledger yet',
+        }),
       },
     },
     async (request) => figures.ticker(poolById(request.params.poolId)),
@@ -156,24 +178,25 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
     '/quotes',
     {
       schema: {
+        operationId: 'getQuote',
+        summary: 'Quote a swap',
         description:
           'Prices a deposit of `amount` `from` → `to`: fees, output, rate, price impact and the ' +
           'settlement-safety verdict. A symbol under several admins needs `poolId`, or both ' +
           '`fromAdmin` and `toAdmin` (409 `ambiguous_pool_pair` lists the candidates).',
-        security: [{ apiKey: [] }],
+        tags: [TAG.quotes],
+        security: SECURITY.apiKey,
         querystring: QuoteQuerySchema,
         response: {
-          200: QuoteSchema,
-          400: validationProblem(
-            '`validation_error`, or `amount_below_minimum` (with `minimumAmount`) when the ' +
-              'amount does not cover the network fee.',
-          ),
-          404: problem('`token_not_found` or `pool_not_found`.'),
-          409: problem(
-            '`ambiguous_pool_pair` (with `candidates`), or `pool_paused` while the operator has paused the pool.',
-          ),
-          503: problem('`ledger_unavailable`: the ledger prices cannot be read yet.'),
+          200: withExamples(QuoteSchema, QUOTE_EXAMPLE),
         },
+        problems: errorResponses(QUOTE_PROBLEMS, {
+          amount_below_minimum:
+            'the amount does not cover the network fee; `minimumAmount` is the smallest accepted',
+          ambiguous_pool_pair: 'the pair matches several pools; `candidates` lists them',
+          pool_paused: 'the operator has paused the pool',
+          ledger_unavailable: 'the ledger prices cannot be read yet',
+        }),
       },
     },
     async (request) => {

@@ -51,7 +51,25 @@ import {
 import type { HttpDeps } from '../app.js';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
 import type { App } from '../fastify.js';
+import {
+  API_KEY_CREATE_EXAMPLE,
+  API_KEY_CREATED_EXAMPLE,
+  API_KEY_LIST_EXAMPLE,
+  API_KEY_REVOKED_EXAMPLE,
+  CHALLENGE_REQUEST_EXAMPLE,
+  challengeExample,
+  DEVELOPER_SESSION_EXAMPLE,
+  SIGNED_CHALLENGE_EXAMPLE,
+} from '../openapi-examples.js';
 import { ApiError } from '../problem.js';
+import {
+  BODY_PROBLEMS,
+  errorResponses,
+  SECURITY,
+  SESSION_PROBLEMS,
+  TAG,
+  withExamples,
+} from '../route-docs.js';
 
 const PURPOSE: ChallengePurpose = 'developer portal login';
 const KEY_ID_BYTES = 12;
@@ -62,7 +80,7 @@ const KeyIdParamsSchema = Type.Object(
   { description: 'Path parameters naming an API key.', additionalProperties: false },
 );
 
-const sessionSecurity = [{ developerSession: [] }];
+const TAGS = [TAG.portal];
 
 export async function portalRoutes(app: App, ctx: ServiceContext, deps: HttpDeps): Promise<void> {
   await app.register(cookie);
@@ -111,13 +129,39 @@ function loginRoutes(app: App, ctx: ServiceContext, deps: HttpDeps): void {
     {
       onRequest: clientAddressLimitHook(deps.buckets, DEFAULT_RATE_LIMITS.loginAttemptsPerMin),
       schema: {
+        operationId: 'developerWalletLogin',
         summary: 'Sign in to the developer portal with a Canton wallet',
         description:
           'Two steps: `{partyId}` answers a challenge; the signed challenge answers a developer ' +
-          'session (also set as the HttpOnly cookie `pp_session`).',
-        tags: ['developer portal'],
-        body: WalletLoginRequestSchema,
-        response: { 200: WalletLoginResponseSchema },
+          'session (also set as the HttpOnly cookie `pp_session`). Limited per client address.',
+        tags: TAGS,
+        security: SECURITY.none,
+        body: withExamples(
+          WalletLoginRequestSchema,
+          CHALLENGE_REQUEST_EXAMPLE,
+          SIGNED_CHALLENGE_EXAMPLE,
+        ),
+        response: {
+          200: withExamples(
+            WalletLoginResponseSchema,
+            challengeExample(PURPOSE),
+            DEVELOPER_SESSION_EXAMPLE,
+          ),
+        },
+        problems: errorResponses(
+          [
+            ...BODY_PROBLEMS,
+            'invalid_nonce',
+            'invalid_signature',
+            'rate_limited',
+            'ledger_unavailable',
+          ],
+          {
+            rate_limited: 'too many login attempts from this client address',
+            ledger_unavailable:
+              "the ledger could not be asked whether the key acts for the party (a party in a participant's namespace)",
+          },
+        ),
       },
     },
     async (request, reply) => {
@@ -135,10 +179,15 @@ function keyRoutes(app: App, ctx: ServiceContext, deps: HttpDeps, guard: Session
     {
       onRequest: requireSession,
       schema: {
+        operationId: 'listApiKeys',
         summary: "List the developer's API keys",
-        tags: ['developer portal'],
-        security: sessionSecurity,
-        response: { 200: ApiKeyListSchema },
+        description: 'Every key of the signed-in developer, revoked ones included, with its usage.',
+        tags: TAGS,
+        security: SECURITY.developerSession,
+        response: {
+          200: withExamples(ApiKeyListSchema, API_KEY_LIST_EXAMPLE),
+        },
+        problems: errorResponses(SESSION_PROBLEMS),
       },
     },
     async (request) => {
@@ -158,13 +207,20 @@ function keyRoutes(app: App, ctx: ServiceContext, deps: HttpDeps, guard: Session
         request.body ??= {};
       },
       schema: {
+        operationId: 'createApiKey',
         summary: 'Create an API key, or rotate one',
         description:
-          'The full key is in this answer only. With `rotate`, the old key keeps working for 24 h.',
-        tags: ['developer portal'],
-        security: sessionSecurity,
-        body: ApiKeyCreateSchema,
-        response: { 201: ApiKeyCreatedSchema },
+          'The full key is in this answer only. With `rotate`, the old key keeps working for 24 h. ' +
+          'An empty body creates an unnamed key.',
+        tags: TAGS,
+        security: SECURITY.developerSession,
+        body: withExamples(ApiKeyCreateSchema, API_KEY_CREATE_EXAMPLE),
+        response: {
+          201: withExamples(ApiKeyCreatedSchema, API_KEY_CREATED_EXAMPLE),
+        },
+        problems: errorResponses([...SESSION_PROBLEMS, ...BODY_PROBLEMS, 'not_found'], {
+          not_found: 'the key to `rotate` does not exist, is not yours, or is already revoked',
+        }),
       },
     },
     async (request, reply) => {
@@ -180,11 +236,18 @@ function keyRoutes(app: App, ctx: ServiceContext, deps: HttpDeps, guard: Session
     {
       onRequest: requireSession,
       schema: {
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key at once',
-        tags: ['developer portal'],
-        security: sessionSecurity,
+        description: 'Revoking a revoked key answers the key as it stands, so a retry is no error.',
+        tags: TAGS,
+        security: SECURITY.developerSession,
         params: KeyIdParamsSchema,
-        response: { 200: ApiKeyListEntrySchema },
+        response: {
+          200: withExamples(ApiKeyListEntrySchema, API_KEY_REVOKED_EXAMPLE),
+        },
+        problems: errorResponses([...SESSION_PROBLEMS, 'validation_error', 'not_found'], {
+          not_found: 'no key with this id among yours',
+        }),
       },
     },
     async (request) => {

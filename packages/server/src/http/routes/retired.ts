@@ -4,18 +4,46 @@
  */
 import type { App } from '../fastify.js';
 import { ApiError } from '../problem.js';
+import { errorResponses, SECURITY, TAG } from '../route-docs.js';
 
-const RETIRED = {
-  '/api/sdk/register':
-    'Developer registration is retired: sign in with your wallet at POST /api/sdk/wallet-login.',
-  '/api/sdk/login':
-    'Password login is retired: sign in with your wallet at POST /api/sdk/wallet-login.',
-} as const;
+interface RetiredEndpoint {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly detail: string;
+}
+
+const RETIRED: Readonly<Record<string, RetiredEndpoint>> = {
+  '/api/sdk/register': {
+    operationId: 'registerDeveloper',
+    summary: 'Developer registration (retired)',
+    detail:
+      'Developer registration is retired: sign in with your wallet at POST /api/sdk/wallet-login.',
+  },
+  '/api/sdk/login': {
+    operationId: 'loginDeveloperWithPassword',
+    summary: 'Password login (retired)',
+    detail: 'Password login is retired: sign in with your wallet at POST /api/sdk/wallet-login.',
+  },
+};
 
 export async function retiredRoutes(app: App): Promise<void> {
-  for (const [path, detail] of Object.entries(RETIRED)) {
-    app.post(path, { schema: { hide: true } }, async () => {
-      throw new ApiError('gone', detail);
-    });
+  for (const [path, { operationId, summary, detail }] of Object.entries(RETIRED)) {
+    app.post(
+      path,
+      {
+        schema: {
+          operationId,
+          summary,
+          description: `Always answers 410 \`gone\`: ${detail}`,
+          tags: [TAG.portal],
+          deprecated: true,
+          security: SECURITY.none,
+          problems: errorResponses(['gone']),
+        },
+      },
+      async () => {
+        throw new ApiError('gone', detail);
+      },
+    );
   }
 }

@@ -50,10 +50,46 @@ import { swapStatusView } from '../../swaps/intent-view.js';
 import { strictValidatorCompiler } from '../../swaps/strict-validation.js';
 import { apiKeyOf, walletPartyOf, walletTokenHook } from '../authenticate.js';
 import type { App } from '../fastify.js';
+import {
+  CANCEL_RESULT_EXAMPLE,
+  CREATE_SWAP_EXAMPLE,
+  SWAP_EVENTS_EXAMPLE,
+  SWAP_INTENT_EXAMPLE,
+  SWAP_STATUS_PAYOUT_OFFERED_EXAMPLE,
+  TRACK_RESULT_EXAMPLE,
+} from '../openapi-examples.js';
 import { ApiError } from '../problem.js';
+import {
+  API_KEY_PROBLEMS,
+  BODY_PROBLEMS,
+  errorResponses,
+  SECURITY as SECURITY_OF,
+  TAG,
+  WALLET_TOKEN_PROBLEMS,
+  withExamples,
+} from '../route-docs.js';
 
-const TAGS = ['swaps'];
-const SECURITY = [{ apiKey: [], walletToken: [] }];
+const TAGS = [TAG.swaps];
+const SECURITY = SECURITY_OF.apiKeyAndWalletToken;
+/** What every route here can answer before it looks at the swap. */
+const AUTH_PROBLEMS = [...API_KEY_PROBLEMS, ...WALLET_TOKEN_PROBLEMS] as const;
+const INTENT_PROBLEMS = [...AUTH_PROBLEMS, 'validation_error', 'not_found'] as const;
+const CREATE_PROBLEMS = [
+  ...AUTH_PROBLEMS,
+  ...BODY_PROBLEMS,
+  'amount_below_minimum',
+  'price_impact_exceeded',
+  'settlement_safety',
+  'wallet_party_mismatch',
+  'token_not_found',
+  'pool_not_found',
+  'active_intent_exists',
+  'ambiguous_pool_pair',
+  'pool_paused',
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
+  'ledger_unavailable',
+] as const;
 /** When the process has no event stream left: by then some stream has likely ended. */
 const STREAMS_FULL_RETRY_AFTER_S = 30;
 
@@ -68,6 +104,7 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
       // Exact JSON types: an amount is a string and the slippage tolerance a number, no coercion.
       validatorCompiler: strictValidatorCompiler,
       schema: {
+        operationId: 'createSwap',
         summary: 'Create a swap intent',
         description:
           'Quotes the swap, checks it against the settlement-safety guard and the price-impact ' +
@@ -78,9 +115,22 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
           '`idempotency_key_in_use`.',
         tags: TAGS,
         security: SECURITY,
-        body: CreateSwapBodySchema,
+        body: withExamples(CreateSwapBodySchema, CREATE_SWAP_EXAMPLE),
         headers: CreateSwapHeadersSchema,
-        response: { 201: SwapIntentSchema },
+        response: {
+          201: withExamples(SwapIntentSchema, SWAP_INTENT_EXAMPLE),
+        },
+        problems: errorResponses(CREATE_PROBLEMS, {
+          amount_below_minimum:
+            'the amount does not cover the network fee; `minimumAmount` is the smallest accepted',
+          settlement_safety: 'the guard blocks this trade; `settlementSafety` says why',
+          wallet_party_mismatch: "`walletAddress` is not the wallet token's party",
+          active_intent_exists:
+            'an intent of this party, pool and input token is still pending; `intentId` names it',
+          ambiguous_pool_pair: 'the pair matches several pools; `candidates` lists them',
+          idempotency_key_in_use: 'the first request with this `Idempotency-Key` is still running',
+          idempotency_key_reused: 'this `Idempotency-Key` was used with another body',
+        }),
       },
     },
     async (request, reply) => {
@@ -104,12 +154,18 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
     {
       preHandler,
       schema: {
+        operationId: 'getSwapStatus',
         summary: 'Get the status of a swap',
         description: 'The intent with the facts of each stage and its state history.',
         tags: TAGS,
         security: SECURITY,
         params: IntentIdParamsSchema,
-        response: { 200: SwapStatusSchema },
+        response: {
+          200: withExamples(SwapStatusSchema, SWAP_STATUS_PAYOUT_OFFERED_EXAMPLE),
+        },
+        problems: errorResponses(INTENT_PROBLEMS, {
+          not_found: "no intent with this id for the wallet token's party",
+        }),
       },
     },
     async (request) => {
@@ -123,12 +179,20 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
     {
       preHandler,
       schema: {
+        operationId: 'cancelSwap',
         summary: 'Cancel a pending swap intent',
         description: 'Only a pending intent (no deposit attributed yet) can be cancelled.',
         tags: TAGS,
         security: SECURITY,
         params: IntentIdParamsSchema,
-        response: { 200: CancelResultSchema },
+        response: {
+          200: withExamples(CancelResultSchema, CANCEL_RESULT_EXAMPLE),
+        },
+        problems: errorResponses([...INTENT_PROBLEMS, 'intent_not_cancellable'], {
+          not_found: "no intent with this id for the wallet token's party",
+          intent_not_cancellable:
+            'the intent is no longer pending; `intentStatus` is its current state',
+        }),
       },
     },
     async (request) => {
@@ -162,6 +226,7 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
     {
       preHandler,
       schema: {
+        operationId: 'streamSwapEvents',
         summary: 'Stream the state changes of a swap (Server-Sent Events)',
         description: EVENTS_DESCRIPTION,
         tags: TAGS,
@@ -172,9 +237,18 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
         response: {
           200: {
             description: 'The event stream.',
-            content: { 'text/event-stream': { schema: EventStreamSchema } },
+            content: {
+              'text/event-stream': { schema: EventStreamSchema, example: SWAP_EVENTS_EXAMPLE },
+            },
           },
         },
+        problems: errorResponses(INTENT_PROBLEMS, {
+          validation_error: '`Last-Event-ID` is not an event id of this swap',
+          not_found: "no intent with this id for the wallet token's party",
+          rate_limited:
+            'the API key is over its rate limit, or this server has no event stream left ' +
+            '(poll `GET /v1/swaps/{intentId}` meanwhile)',
+        }),
       },
     },
     async (request, reply) => {
@@ -197,6 +271,7 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
     {
       preHandler,
       schema: {
+        operationId: 'listPartySwaps',
         summary: "List the party's swaps",
         description:
           "The swaps of the wallet party created through this API key's developer, newest " +
@@ -206,7 +281,13 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
         security: SECURITY,
         params: PartyIdParamsSchema,
         querystring: TrackQuerySchema,
-        response: { 200: TrackResultSchema },
+        response: {
+          200: withExamples(TrackResultSchema, TRACK_RESULT_EXAMPLE),
+        },
+        problems: errorResponses([...AUTH_PROBLEMS, 'validation_error', 'wallet_party_mismatch'], {
+          validation_error: 'a query parameter is malformed, or `cursor` is not one we issued',
+          wallet_party_mismatch: "`partyId` is not the wallet token's party",
+        }),
       },
     },
     async (request) => {

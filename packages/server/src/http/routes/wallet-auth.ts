@@ -15,6 +15,20 @@ import type { ServiceContext } from '../../context.js';
 import type { HttpDeps } from '../app.js';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
 import type { App } from '../fastify.js';
+import {
+  CHALLENGE_REQUEST_EXAMPLE,
+  challengeExample,
+  SIGNED_CHALLENGE_EXAMPLE,
+  WALLET_TOKEN_EXAMPLE,
+} from '../openapi-examples.js';
+import {
+  API_KEY_PROBLEMS,
+  BODY_PROBLEMS,
+  errorResponses,
+  SECURITY,
+  TAG,
+  withExamples,
+} from '../route-docs.js';
 
 const PURPOSE: ChallengePurpose = 'swap wallet authentication';
 
@@ -30,12 +44,18 @@ export async function walletAuthRoutes(
     {
       onRequest: limitLogins,
       schema: {
+        operationId: 'requestWalletChallenge',
         summary: 'Request a wallet challenge',
-        description: 'A single-use message for the wallet to sign, valid for 5 minutes.',
-        tags: ['wallet auth'],
-        security: [{ apiKey: [] }],
-        body: ChallengeRequestSchema,
-        response: { 200: ChallengeSchema },
+        description:
+          'A single-use message for the wallet to sign, valid for 5 minutes. Limited per client ' +
+          'address as well as per API key.',
+        tags: [TAG.walletAuth],
+        security: SECURITY.apiKey,
+        body: withExamples(ChallengeRequestSchema, CHALLENGE_REQUEST_EXAMPLE),
+        response: {
+          200: withExamples(ChallengeSchema, challengeExample(PURPOSE)),
+        },
+        problems: errorResponses([...API_KEY_PROBLEMS, ...BODY_PROBLEMS]),
       },
     },
     async (request) => issueChallenge(ctx, request.body.partyId, PURPOSE),
@@ -46,12 +66,30 @@ export async function walletAuthRoutes(
     {
       onRequest: limitLogins,
       schema: {
+        operationId: 'verifyWalletChallenge',
         summary: 'Exchange a signed challenge for a wallet token',
-        description: 'The token is a 15-minute JWT for the party; send it as a bearer token.',
-        tags: ['wallet auth'],
-        security: [{ apiKey: [] }],
-        body: VerifyRequestSchema,
-        response: { 200: WalletTokenSchema },
+        description:
+          'The token is a 15-minute JWT for the party; send it as a bearer token. The nonce is ' +
+          'consumed by this call, also when it fails.',
+        tags: [TAG.walletAuth],
+        security: SECURITY.apiKey,
+        body: withExamples(VerifyRequestSchema, SIGNED_CHALLENGE_EXAMPLE),
+        response: {
+          200: withExamples(WalletTokenSchema, WALLET_TOKEN_EXAMPLE),
+        },
+        problems: errorResponses(
+          [
+            ...API_KEY_PROBLEMS,
+            ...BODY_PROBLEMS,
+            'invalid_nonce',
+            'invalid_signature',
+            'ledger_unavailable',
+          ],
+          {
+            ledger_unavailable:
+              "the ledger could not be asked whether the key acts for the party (a party in a participant's namespace)",
+          },
+        ),
       },
     },
     async (request) => {

@@ -1,0 +1,455 @@
+/**
+ * Example requests and answers for the OpenAPI document, taken from a devnet service (ids and
+ * keys shortened to stay readable, but every value valid for its schema: the document lint
+ * checks each example against the schema it illustrates).
+ */
+import { type ErrorCode, problemFor } from '@poolparty/core';
+
+const FINGERPRINT = '1220035a791d845bbb8195615e7eccd7a57c2ec4075c2e88695f194bab4e0194a889';
+const party = (hint: string) => `${hint}::${FINGERPRINT}`;
+
+const ALICE = party('alice');
+const BOB = party('bob');
+const AMULET_ADMIN = party('DSO');
+const USDCX_ADMIN = party('circle');
+const USDCX_BRIDGE_ADMIN = party('usdx-bridge');
+const POOL_ID = 'amulet-usdcx';
+const INTENT_ID = 'swp_BAWB7Q3QWKX3FVSWGTWA536VN4';
+const DEPOSIT_REFERENCE = 'pp-S3C31GRTTW9ND';
+const SWAP_ADDRESS = party('amulet-usdcx-swap');
+const CREATED_AT = '2026-11-22T13:40:00.000Z';
+const EXPIRES_AT = '2026-11-23T13:40:00.000Z';
+const REQUEST_ID = '3607b78d-8f70-4a42-97a2-3bde44fae88f';
+const NONCE = '09-Z3p8rd-tNeEg7q-sMy6E_r3AmviwPaytePMxVbyA';
+const SIGNATURE =
+  'e0ALHGQDV/2bkpRylrugaTi+vR3vYYh6CnlluvVrPsVweAZu5NiuWmII/jkaxgH5KpTIhom0LvliyaL9bINCBQ==';
+const PUBLIC_KEY = '11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=';
+
+// --- market ---------------------------------------------------------------------------------
+
+export const POOL_EXAMPLE = {
+  poolId: POOL_ID,
+  tokenA: { name: 'Amulet', admin: AMULET_ADMIN, reserve: '1000000' },
+  tokenB: { name: 'USDCx', admin: USDCX_ADMIN, reserve: '145000' },
+  fee: 0.003,
+  lpSupply: '380788.6552931954',
+  swapAddress: SWAP_ADDRESS,
+  lpAddress: party('amulet-usdcx-lp'),
+  status: 'active',
+};
+
+export const TOKEN_LIST_EXAMPLE = {
+  tokens: [
+    { name: 'Amulet', admin: AMULET_ADMIN },
+    { name: 'USDCx', admin: USDCX_ADMIN },
+    { name: 'USDCx', admin: USDCX_BRIDGE_ADMIN },
+  ],
+};
+
+export const POOL_LIST_EXAMPLE = { count: 1, pools: [POOL_EXAMPLE] };
+
+export const POOL_STATS_EXAMPLE = {
+  poolId: POOL_ID,
+  apr: '0.0412',
+  apy: '0.042',
+  volume24h: '18250.5',
+  fees24h: '54.75',
+  lpFees24h: '41.06',
+  tvl: '290000',
+  swapCount24h: 37,
+  aprMeta: {
+    lookbackDays: 7,
+    from: '2026-11-15T13:40:00.000Z',
+    to: CREATED_AT,
+    supported: true,
+    quoteToken: 'USDCx',
+  },
+};
+
+export const TICKER_EXAMPLE = {
+  poolId: POOL_ID,
+  pair: 'Amulet/USDCx',
+  price: '0.145',
+  priceChange24h: '0.0123',
+  volume24h: '18250.5',
+  asOf: CREATED_AT,
+};
+
+export const QUOTE_EXAMPLE = {
+  poolId: POOL_ID,
+  inputToken: 'Amulet',
+  inputTokenAdmin: AMULET_ADMIN,
+  outputToken: 'USDCx',
+  outputTokenAdmin: USDCX_ADMIN,
+  totalInputAmount: '100',
+  networkFeeAmount: '8.275862069',
+  trafficFeeInInput: '8.275862069',
+  poolFeeAmount: '0.2751724138',
+  lpFeeAmount: '0.2063793104',
+  platformFeeAmount: '0.0687931034',
+  inputAmountAfterPoolFee: '91.4489655172',
+  outputAmount: '13.2588874884',
+  rate: '0.1449867411',
+  effectiveRate: '0.1325888748',
+  priceImpact: '0.0000914407',
+  maxPriceImpact: 0.15,
+  fee: 0.003,
+  estimatedTrafficCost: { bytes: 20000, usd: '1.2', cc: '8.275862069' },
+  networkFeePolicy: null,
+  platformFeePolicy: null,
+  settlementSafety: null,
+  expiresIn: 30,
+};
+
+// --- swaps ----------------------------------------------------------------------------------
+
+export const CREATE_SWAP_EXAMPLE = {
+  fromToken: 'Amulet',
+  toToken: 'USDCx',
+  amount: '100',
+  slippageTolerance: 0.01,
+  poolId: POOL_ID,
+};
+
+const intentTerms = {
+  intentId: INTENT_ID,
+  poolId: POOL_ID,
+  depositAddress: SWAP_ADDRESS,
+  depositReference: DEPOSIT_REFERENCE,
+  inputToken: 'Amulet',
+  inputTokenAdmin: AMULET_ADMIN,
+  outputToken: 'USDCx',
+  outputTokenAdmin: USDCX_ADMIN,
+  expectedAmount: '100',
+  expectedOutput: '13.2588874884',
+  minOutput: '13.1262986135',
+  slippageTolerance: 0.01,
+  outputAddress: ALICE,
+  expiresAt: EXPIRES_AT,
+};
+
+export const SWAP_INTENT_EXAMPLE = {
+  ...intentTerms,
+  status: 'pending',
+  swapAddress: SWAP_ADDRESS,
+  quotedSwapAmount: '100',
+  totalInputAmount: '100',
+  poolFeeAmount: '0.2751724138',
+  lpFeeAmount: '0.2063793104',
+  platformFeeAmount: '0.0687931034',
+  inputAmountAfterPoolFee: '91.4489655172',
+  networkFeeAmount: '8.275862069',
+  trafficFeeInInput: '8.275862069',
+  createdAt: CREATED_AT,
+  instructions: {
+    transferTo: SWAP_ADDRESS,
+    amount: '100',
+    token: 'Amulet',
+    tokenAdmin: AMULET_ADMIN,
+    reason: DEPOSIT_REFERENCE,
+    expiresAt: EXPIRES_AT,
+    note:
+      `Send exactly 100 Amulet (admin ${AMULET_ADMIN}) from ${ALICE} to ${SWAP_ADDRESS} before ` +
+      `${EXPIRES_AT}. If the wallet supports transfer reasons, set ${DEPOSIT_REFERENCE} as the ` +
+      'reason (metadata splice.lfdecentralizedtrust.org/reason); without it the deposit is ' +
+      'matched by sender, pool and token. Any other amount or sender is refunded minus the ' +
+      'network fee.',
+  },
+};
+
+export const SWAP_STATUS_EXAMPLE = {
+  ...intentTerms,
+  status: 'pending',
+  terminal: false,
+  actualOutput: null,
+  createdAt: CREATED_AT,
+  matchedAt: null,
+  completedAt: null,
+  failureReason: null,
+  deposit: null,
+  payout: null,
+  refund: null,
+  history: [{ status: 'pending', at: CREATED_AT }],
+};
+
+/** A payout waiting as an offer: the receiver has no pre-approval and must accept it. */
+export const SWAP_STATUS_PAYOUT_OFFERED_EXAMPLE = {
+  ...SWAP_STATUS_EXAMPLE,
+  status: 'sending_output',
+  matchedAt: '2026-11-22T13:41:02.000Z',
+  deposit: { amount: '100', updateId: 'update-000412', receivedAt: '2026-11-22T13:41:02.000Z' },
+  payout: {
+    amount: '13.2588874884',
+    state: 'offered',
+    updateId: 'update-000415',
+    offerId: 'offer-000415-0',
+    expiresAt: '2026-11-23T13:41:03.000Z',
+  },
+  history: [
+    { status: 'pending', at: CREATED_AT },
+    { status: 'matched', at: '2026-11-22T13:41:02.000Z' },
+    { status: 'deposit_received', at: '2026-11-22T13:41:02.000Z' },
+    { status: 'forwarded', at: '2026-11-22T13:41:02.000Z' },
+    { status: 'processing', at: '2026-11-22T13:41:03.000Z' },
+    { status: 'sending_output', at: '2026-11-22T13:41:03.000Z' },
+  ],
+};
+
+export const CANCEL_RESULT_EXAMPLE = { intentId: INTENT_ID, status: 'cancelled' };
+
+export const TRACK_RESULT_EXAMPLE = {
+  partyId: ALICE,
+  swaps: [SWAP_STATUS_EXAMPLE],
+  nextCursor: null,
+};
+
+export const SWAP_EVENTS_EXAMPLE = `event: pending\nid: 1\ndata: ${JSON.stringify(SWAP_STATUS_EXAMPLE)}\n\n: heartbeat\n\n`;
+
+// --- wallet auth and portal -----------------------------------------------------------------
+
+const challengeMessage = (purpose: string) =>
+  `poolparty.example wants you to authenticate your Canton party:\n${ALICE}\n\n` +
+  `Purpose: ${purpose}\nEnvironment: devnet\nNonce: ${NONCE}\n` +
+  'Issued At: 2026-11-22T13:40:00.000Z\nExpiration Time: 2026-11-22T13:45:00.000Z';
+
+export const CHALLENGE_REQUEST_EXAMPLE = { partyId: ALICE };
+
+export const challengeExample = (purpose: string) => ({
+  partyId: ALICE,
+  nonce: NONCE,
+  message: challengeMessage(purpose),
+  expiresAt: '2026-11-22T13:45:00.000Z',
+});
+
+export const SIGNED_CHALLENGE_EXAMPLE = {
+  partyId: ALICE,
+  nonce: NONCE,
+  signature: SIGNATURE,
+  publicKey: PUBLIC_KEY,
+};
+
+export const WALLET_TOKEN_EXAMPLE = {
+  partyId: ALICE,
+  token:
+    'eyJhbGciOiJFZERTQSIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhbGljZTo6MTIyMCJ9.pNBkFcDak5dY_TKw3isbRKcZXIoSeS0VaK1Fd-1a8aC3MSxBMPEshde2VZ9VW1mQgpqB2CRWAUc6nVdV-y4RCA',
+  expiresAt: '2026-11-22T13:55:00.000Z',
+};
+
+export const DEVELOPER_SESSION_EXAMPLE = {
+  token: 'bLfH4L5LLEaVyaifhfjJne9lNb5n23Ibf6GhEyT-aBc',
+  expiresAt: '2026-11-23T01:40:00.000Z',
+  partyId: ALICE,
+};
+
+export const API_KEY_CREATE_EXAMPLE = { name: 'web shop' };
+
+export const API_KEY_ENTRY_EXAMPLE = {
+  keyId: 'key_qxb8fe5GLL_DG5jU',
+  name: 'web shop',
+  prefix: 'pp_test_qEoK',
+  createdAt: CREATED_AT,
+  lastUsedAt: '2026-11-22T14:02:11.318Z',
+  revokedAt: null,
+  requestCount: 412,
+};
+
+export const API_KEY_CREATED_EXAMPLE = {
+  ...API_KEY_ENTRY_EXAMPLE,
+  lastUsedAt: null,
+  requestCount: 0,
+  key: 'pp_test_qEoKy8VPF6yiXyBlO0oufC9TqO1Jke-CxIIU_idYimY',
+};
+
+export const API_KEY_LIST_EXAMPLE = { keys: [API_KEY_ENTRY_EXAMPLE] };
+
+export const API_KEY_REVOKED_EXAMPLE = {
+  ...API_KEY_ENTRY_EXAMPLE,
+  revokedAt: '2026-11-22T15:00:00.000Z',
+};
+
+// --- operations -----------------------------------------------------------------------------
+
+export const HEALTH_EXAMPLE = { status: 'ok' };
+export const READY_EXAMPLE = { status: 'ready', checks: { store: true, ledger: true } };
+export const NOT_READY_EXAMPLE = { status: 'not_ready', checks: { store: true, ledger: false } };
+export const METRICS_EXAMPLE =
+  '# HELP poolparty_http_requests_total HTTP requests answered, by route and status\n' +
+  '# TYPE poolparty_http_requests_total counter\n' +
+  'poolparty_http_requests_total{method="GET",route="/v1/pools",status="200"} 42\n';
+
+// --- devnet ---------------------------------------------------------------------------------
+
+export const DEVNET_CREATE_PARTY_EXAMPLE = { partyHint: 'carol' };
+export const DEVNET_PARTY_EXAMPLE = {
+  partyId: party('carol'),
+  publicKey: 'd+4Y55SbOcYp0euDIObUWkvxUn/hSmvLNAmu0c1KHLE=',
+  privateKey: 'VYwU+fohjOSE4FR3s+3ixNkvCfmX0ltvcs7KYeN9Bx8=',
+};
+export const DEVNET_FAUCET_EXAMPLE = { partyId: ALICE, token: 'Amulet', amount: '1000' };
+export const DEVNET_FAUCET_RESULT_EXAMPLE = {
+  holdingId: 'holding-15-cbe8dbf819e02bc7',
+  amount: '1000',
+};
+export const DEVNET_HOLDINGS_EXAMPLE = {
+  holdings: [
+    { token: 'Amulet', admin: AMULET_ADMIN, amount: '900', locked: '100' },
+    { token: 'USDCx', admin: USDCX_ADMIN, amount: '13.2588874884', locked: '0' },
+  ],
+};
+export const DEVNET_TRANSFER_EXAMPLE = {
+  sender: ALICE,
+  receiver: SWAP_ADDRESS,
+  token: 'Amulet',
+  amount: '100',
+  reason: DEPOSIT_REFERENCE,
+  commandId: 'deposit-swp_BAWB7Q3QWKX3FVSWGTWA536VN4',
+};
+export const DEVNET_TRANSFER_RESULT_EXAMPLE = { updateId: 'update-000042', kind: 'direct' };
+export const DEVNET_OFFERS_EXAMPLE = {
+  offers: [
+    {
+      offerId: 'offer-17',
+      sender: SWAP_ADDRESS,
+      receiver: BOB,
+      token: 'USDCx',
+      admin: USDCX_ADMIN,
+      amount: '13.2588874884',
+      reason: 'pp-payout-S3C31GRTTW9ND',
+      expiresAt: EXPIRES_AT,
+    },
+  ],
+};
+export const DEVNET_OFFER_ACTION_EXAMPLE = { partyId: BOB };
+export const DEVNET_OFFER_ACTION_RESULT_EXAMPLE = {
+  offerId: 'offer-17',
+  updateId: 'update-000043',
+};
+export const DEVNET_CLOCK_ADVANCE_EXAMPLE = { advanceMs: 600000 };
+export const DEVNET_CLOCK_EXAMPLE = { now: '2026-11-22T13:50:00.000Z' };
+export const DEVNET_ORACLE_EXAMPLE = { amuletPriceUsd: '0.145' };
+export const DEVNET_FAULTS_EXAMPLE = { latencyMs: 250, rejectRate: 0.1, seed: 7 };
+export const DEVNET_FAULTS_IN_FORCE_EXAMPLE = {
+  latencyMs: 250,
+  rejectRate: 0.1,
+  timeoutAfterCommitRate: 0,
+  dropStreamRate: 0,
+  duplicateDeliveryRate: 0,
+  seed: 7,
+};
+
+// --- problems -------------------------------------------------------------------------------
+
+interface ProblemCase {
+  readonly detail: string;
+  readonly extensions?: Readonly<Record<string, unknown>>;
+}
+
+/** A realistic `detail` (and the extension members that come with it) for every code. */
+const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
+  validation_error: {
+    detail: '/querystring/amount must match pattern "^\\d{1,28}(\\.\\d{1,10})?$"',
+    extensions: {
+      errors: [{ path: '/querystring/amount', message: 'must match pattern' }],
+    },
+  },
+  amount_below_minimum: {
+    detail:
+      'The amount must be larger than the network fee of 8.275862069 Amulet; send at least 8.2758620691.',
+    extensions: { minimumAmount: '8.2758620691' },
+  },
+  price_impact_exceeded: {
+    detail: 'The price impact of this swap is above the cap of 0.15; swap a smaller amount.',
+    extensions: { maxPriceImpact: 0.15 },
+  },
+  settlement_safety: {
+    detail: "The output is more than 10% of the pool's output reserve; try a smaller amount.",
+    extensions: {
+      settlementSafety: {
+        code: 'output_reserve_share_exceeded',
+        reason: 'share=0.14>0.1',
+        message: "The output is more than 10% of the pool's output reserve; try a smaller amount.",
+      },
+    },
+  },
+  missing_api_key: { detail: 'Send your API key in the X-API-Key header.' },
+  invalid_api_key: { detail: 'The API key is not valid.' },
+  api_key_revoked: { detail: 'The API key was revoked.' },
+  wrong_environment: { detail: 'This is the devnet service; the key is for mainnet.' },
+  missing_wallet_token: { detail: 'Send the wallet token as Authorization: Bearer <token>.' },
+  invalid_wallet_token: {
+    detail: 'The wallet token expired; ask the wallet to sign a new challenge.',
+  },
+  invalid_signature: {
+    detail: 'The signature does not verify with this key.',
+    extensions: { reason: 'bad_signature' },
+  },
+  invalid_nonce: {
+    detail:
+      'The challenge cannot be answered (the nonce was already used); request a new challenge.',
+    extensions: { reason: 'used' },
+  },
+  invalid_party_signature: {
+    detail: `X-Party-Signature is not a signature of the request body by a signing key of ${ALICE}.`,
+  },
+  missing_session: {
+    detail:
+      'Sign in at POST /api/sdk/wallet-login; send the session as cookie pp_session or as Authorization: Bearer <token>.',
+  },
+  invalid_session: { detail: 'The session is unknown or has expired; sign in again.' },
+  wallet_party_mismatch: {
+    detail: "partyId must be the wallet token's party; a wallet sees its own swaps only.",
+  },
+  not_found: { detail: `No swap intent ${INTENT_ID}.` },
+  pool_not_found: { detail: 'No pool amulet-doge.' },
+  token_not_found: { detail: 'to: no pool trades a token DOGE.' },
+  devnet_only: { detail: 'This endpoint exists on devnet only.' },
+  active_intent_exists: {
+    detail: `Intent ${INTENT_ID} of this party, pool and input token is still pending; fund or cancel it first.`,
+    extensions: { intentId: INTENT_ID },
+  },
+  ambiguous_pool_pair: {
+    detail: 'Amulet/USDCx matches 2 pools; pass poolId, or both fromAdmin and toAdmin.',
+    extensions: {
+      candidates: [
+        { poolId: POOL_ID, fromAdmin: AMULET_ADMIN, toAdmin: USDCX_ADMIN },
+        { poolId: 'amulet-usdcx-bridge', fromAdmin: AMULET_ADMIN, toAdmin: USDCX_BRIDGE_ADMIN },
+      ],
+    },
+  },
+  intent_not_cancellable: {
+    detail: `Intent ${INTENT_ID} is completed; only a pending intent can be cancelled.`,
+    extensions: { intentStatus: 'completed' },
+  },
+  pool_paused: { detail: `Pool ${POOL_ID} is paused; it takes no new swaps.` },
+  idempotency_key_in_use: {
+    detail: 'A request with this Idempotency-Key is still running; retry after it finished.',
+  },
+  gone: {
+    detail:
+      'Developer registration is retired: sign in with your wallet at POST /api/sdk/wallet-login.',
+  },
+  payload_too_large: { detail: 'Request body is too large' },
+  unsupported_media_type: { detail: 'Unsupported Media Type: text/plain' },
+  idempotency_key_reused: {
+    detail:
+      'This Idempotency-Key was used for a different request; use a new key for a new request.',
+  },
+  rate_limited: {
+    detail: 'Rate limit of 1200 requests per minute reached; retry in 3 s.',
+    extensions: { retryAfter: 3 },
+  },
+  internal_error: { detail: 'The service failed to handle this request.' },
+  not_implemented: { detail: 'This operation is not implemented by this service.' },
+  ledger_unavailable: {
+    detail:
+      'The Amulet price and traffic parameters could not be read from the ledger yet; retry shortly.',
+  },
+};
+
+const problemOf = problemFor as (code: ErrorCode, detail: string, extensions?: object) => object;
+
+/** The body the service answers for `code`, as the example of a problem response. */
+export function problemExample(code: ErrorCode): object {
+  const { detail, extensions } = PROBLEM_CASES[code];
+  return { ...problemOf(code, detail, extensions), requestId: REQUEST_ID };
+}
