@@ -9,39 +9,37 @@
  * bound the delay when a hint is lost (the listener reconnecting, say). After a reconnect every
  * subscriber is told, since changes made while nobody listened were not announced.
  */
+import { ADMIN_CHANGES_CHANNEL } from '../store/admin-audit.js';
 import {
   type NotificationSource,
-  nextRelistenDelayMs,
-  RELISTEN_DELAY_MS_MAX,
-  RELISTEN_DELAY_MS_MIN,
-} from '../events/intent-event-hub.js';
-import { ADMIN_CHANGES_CHANNEL } from '../store/admin-audit.js';
+  ResilientListener,
+  type ResilientListenerOptions,
+} from '../store/resilient-listener.js';
 
 export type OnAdminChange = () => void;
 
-export interface AdminChangeFeedOptions {
-  readonly onListenerProblem?: (error: Error, retryInMs: number) => void;
-}
+export type AdminChangeFeedOptions = Pick<ResilientListenerOptions, 'onListenerProblem'>;
 
 export class AdminChangeFeed {
   private readonly subscribers = new Set<OnAdminChange>();
-  private stopListening: (() => Promise<void>) | null = null;
-  private relistenTimer: NodeJS.Timeout | null = null;
-  private relistenDelayMs: number | null = null;
-  private closed = false;
+  private listener: ResilientListener | null = null;
 
-  private constructor(
-    private readonly source: NotificationSource,
-    private readonly options: AdminChangeFeedOptions,
-  ) {}
+  private constructor() {}
 
   /** Listening before it returns. */
   static async open(
     source: NotificationSource,
     options: AdminChangeFeedOptions = {},
   ): Promise<AdminChangeFeed> {
-    const feed = new AdminChangeFeed(source, options);
-    feed.stopListening = await feed.listen();
+    const feed = new AdminChangeFeed();
+    const announce = () => feed.announce();
+    feed.listener = await ResilientListener.open(
+      source,
+      ADMIN_CHANGES_CHANNEL,
+      // After a break every subscriber is told: changes made meanwhile were not announced.
+      { onNotification: announce, onListeningAgain: announce },
+      options,
+    );
     return feed;
   }
 
@@ -55,60 +53,11 @@ export class AdminChangeFeed {
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.relistenTimer !== null) clearTimeout(this.relistenTimer);
-    this.relistenTimer = null;
-    const stop = this.stopListening;
-    this.stopListening = null;
-    await stop?.();
+    await this.listener?.close();
     this.subscribers.clear();
-  }
-
-  private listen(): Promise<() => Promise<void>> {
-    return this.source.listen(
-      ADMIN_CHANGES_CHANNEL,
-      () => this.announce(),
-      (error) => this.listenerLost(error),
-    );
   }
 
   private announce(): void {
     for (const onChange of [...this.subscribers]) onChange();
-  }
-
-  private listenerLost(error: Error): void {
-    this.stopListening = null;
-    this.scheduleRelisten(error);
-  }
-
-  private scheduleRelisten(error: Error): void {
-    if (this.closed) return;
-    const delayMs = nextRelistenDelayMs(
-      this.relistenDelayMs,
-      RELISTEN_DELAY_MS_MIN,
-      RELISTEN_DELAY_MS_MAX,
-    );
-    this.relistenDelayMs = delayMs;
-    this.options.onListenerProblem?.(error, delayMs);
-    this.relistenTimer = setTimeout(() => void this.relisten(), delayMs);
-    this.relistenTimer.unref();
-  }
-
-  private async relisten(): Promise<void> {
-    this.relistenTimer = null;
-    if (this.closed) return;
-    try {
-      const stop = await this.listen();
-      if (this.closed) {
-        await stop();
-        return;
-      }
-      this.stopListening = stop;
-      this.relistenDelayMs = null;
-      this.announce();
-    } catch (error) {
-      this.scheduleRelisten(error instanceof Error ? error : new Error(String(error)));
-    }
   }
 }

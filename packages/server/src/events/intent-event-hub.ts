@@ -12,7 +12,13 @@
  * The channel is per database, not per schema: processes on other schemas of the same database
  * wake this one for intents it does not know, which costs a lookup and nothing else.
  */
-import type { Database } from '../store/database.js';
+import {
+  type NotificationSource,
+  ResilientListener,
+  type ResilientListenerOptions,
+} from '../store/resilient-listener.js';
+
+export type { NotificationSource } from '../store/resilient-listener.js';
 
 export const INTENT_EVENTS_CHANNEL = 'intent_events';
 
@@ -21,18 +27,9 @@ export const INTENT_EVENTS_CHANNEL = 'intent_events';
  * refused (429 `rate_limited`) and the SDK polls `GET /v1/swaps/{intentId}` instead.
  */
 export const EVENT_SUBSCRIBERS_MAX = 1_000;
-export const RELISTEN_DELAY_MS_MIN = 250;
-export const RELISTEN_DELAY_MS_MAX = 30_000;
 
-/** What the hub listens through: a `Database`, or a stand-in in tests. */
-export type NotificationSource = Pick<Database, 'listen'>;
-
-export interface IntentEventHubOptions {
+export interface IntentEventHubOptions extends ResilientListenerOptions {
   readonly subscribersMax?: number;
-  readonly relistenDelayMsMin?: number;
-  readonly relistenDelayMsMax?: number;
-  /** Told when the listener broke or could not be restored; the hub keeps trying. */
-  readonly onListenerProblem?: (error: Error, retryInMs: number) => void;
 }
 
 export class SubscribersFullError extends Error {
@@ -57,31 +54,30 @@ export function intentIdOfNotification(payload: string): string | null {
   }
 }
 
-/** The wait before the next attempt to listen again: doubling, within bounds. */
-export function nextRelistenDelayMs(previousMs: number | null, minMs: number, maxMs: number) {
-  return previousMs === null ? minMs : Math.min(maxMs, previousMs * 2);
-}
-
 export class IntentEventHub {
   private readonly subscribers = new Map<string, Set<WakeUp>>();
   private count = 0;
-  private stopListening: (() => Promise<void>) | null = null;
-  private relistenTimer: NodeJS.Timeout | null = null;
-  private relistenDelayMs: number | null = null;
+  private listener: ResilientListener | null = null;
   private closed = false;
 
-  private constructor(
-    private readonly source: NotificationSource,
-    private readonly options: IntentEventHubOptions,
-  ) {}
+  private constructor(private readonly options: IntentEventHubOptions) {}
 
   /** Listening before it returns, so nothing written after `open` goes unannounced. */
   static async open(
     source: NotificationSource,
     options: IntentEventHubOptions = {},
   ): Promise<IntentEventHub> {
-    const hub = new IntentEventHub(source, options);
-    hub.stopListening = await hub.listen();
+    const hub = new IntentEventHub(options);
+    hub.listener = await ResilientListener.open(
+      source,
+      INTENT_EVENTS_CHANNEL,
+      {
+        onNotification: (payload) => hub.deliver(payload),
+        // Listening again before the wake-up: whatever was written while deaf is in the store now.
+        onListeningAgain: () => hub.wakeEveryone(),
+      },
+      options,
+    );
     return hub;
   }
 
@@ -125,21 +121,9 @@ export class IntentEventHub {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.relistenTimer !== null) clearTimeout(this.relistenTimer);
-    this.relistenTimer = null;
-    const stop = this.stopListening;
-    this.stopListening = null;
-    await stop?.();
+    await this.listener?.close();
     this.subscribers.clear();
     this.count = 0;
-  }
-
-  private listen(): Promise<() => Promise<void>> {
-    return this.source.listen(
-      INTENT_EVENTS_CHANNEL,
-      (payload) => this.deliver(payload),
-      (error) => this.listenerLost(error),
-    );
   }
 
   private deliver(payload: string): void {
@@ -151,42 +135,6 @@ export class IntentEventHub {
   private wakeEveryone(): void {
     for (const wakeUps of [...this.subscribers.values()]) {
       for (const wakeUp of [...wakeUps]) wakeUp();
-    }
-  }
-
-  private listenerLost(error: Error): void {
-    this.stopListening = null;
-    this.scheduleRelisten(error);
-  }
-
-  private scheduleRelisten(error: Error): void {
-    if (this.closed) return;
-    const delayMs = nextRelistenDelayMs(
-      this.relistenDelayMs,
-      this.options.relistenDelayMsMin ?? RELISTEN_DELAY_MS_MIN,
-      this.options.relistenDelayMsMax ?? RELISTEN_DELAY_MS_MAX,
-    );
-    this.relistenDelayMs = delayMs;
-    this.options.onListenerProblem?.(error, delayMs);
-    this.relistenTimer = setTimeout(() => void this.relisten(), delayMs);
-    this.relistenTimer.unref();
-  }
-
-  private async relisten(): Promise<void> {
-    this.relistenTimer = null;
-    if (this.closed) return;
-    try {
-      const stop = await this.listen();
-      if (this.closed) {
-        await stop();
-        return;
-      }
-      this.stopListening = stop;
-      this.relistenDelayMs = null;
-      // Listening again before the wake-up: whatever was written while deaf is in the store now.
-      this.wakeEveryone();
-    } catch (error) {
-      this.scheduleRelisten(error instanceof Error ? error : new Error(String(error)));
     }
   }
 }
