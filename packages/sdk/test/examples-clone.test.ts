@@ -67,12 +67,15 @@ function start(): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no banner:\n${banner}`)), START_TIMEOUT_MS);
     child.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${banner}`)));
-    child.stdout.on('data', () => {
+    // The banner goes to stderr when logs are JSON (stdout is not a terminal here).
+    const check = () => {
       if (/^ {2}console\.log\(/m.test(banner)) {
         clearTimeout(timer);
         resolve(child);
       }
-    });
+    };
+    child.stdout.on('data', check);
+    child.stderr.on('data', check);
   });
 }
 

@@ -71,14 +71,17 @@ describe('npm start', () => {
       const banner = await new Promise<{ url: string; runtime: string }>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no banner:\n${output}`)), STARTUP_WAIT_MS);
         child.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
-        child.stdout.on('data', () => {
+        // The banner goes to stderr when logs are JSON (stdout is not a terminal here).
+        const check = () => {
           const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
           const runtime = /runtime: +Node\.js (\S+)/.exec(output)?.[1];
           if (url && runtime) {
             clearTimeout(timer);
             resolve({ url, runtime });
           }
-        });
+        };
+        child.stdout.on('data', check);
+        child.stderr.on('data', check);
       });
       expect(banner.runtime).toBe(`v${PINNED}`);
       expect((await request(banner.url, 'GET', '/healthz')).body).toEqual({ status: 'ok' });
