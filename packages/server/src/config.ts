@@ -265,7 +265,14 @@ export const STORE_SETTING_KEYS = [
   'databaseUrl',
 ] as const satisfies readonly (keyof Settings)[];
 
-export type StoreLocation = Pick<Settings, (typeof STORE_SETTING_KEYS)[number]>;
+export type StoreLocation = Pick<Settings, (typeof STORE_SETTING_KEYS)[number]> & {
+  /**
+   * The environment the operator says the store belongs to (`POOLPARTY_ENV` / `--env`), only
+   * when given: then a store of the other environment is refused. Absent, the command works on
+   * whichever store it is pointed at.
+   */
+  readonly environment?: Environment;
+};
 
 export type StoreLocationResult =
   | { readonly ok: true; readonly settings: StoreLocation }
@@ -302,13 +309,31 @@ export function readSettings(
     : { ok: true, settings };
 }
 
-/** Reads only where the store is: `POOLPARTY_DATA_DIR` and `DATABASE_URL`. */
+/**
+ * Reads only where the store is (`POOLPARTY_DATA_DIR`, `DATABASE_URL`) and, when given, which
+ * environment it must belong to (`POOLPARTY_ENV`).
+ */
 export function readStoreLocation(
   env: Readonly<Record<string, string | undefined>>,
   flags: Readonly<Record<string, string | undefined>> = {},
 ): StoreLocationResult {
   const read = readDefinitions(settingDefinitionsOf(STORE_SETTING_KEYS), env, flags);
-  return read.ok ? { ok: true, settings: read.values as unknown as StoreLocation } : read;
+  const environmentGiven =
+    flags[camelCase(definitions.environment.flag)] ?? env[definitions.environment.env];
+  if (environmentGiven === undefined) {
+    return read.ok ? { ok: true, settings: read.values as unknown as StoreLocation } : read;
+  }
+  const environment = readDefinitions([definitions.environment], env, flags);
+  if (!read.ok || !environment.ok) {
+    return {
+      ok: false,
+      errors: [...(read.ok ? [] : read.errors), ...(environment.ok ? [] : environment.errors)],
+    };
+  }
+  return {
+    ok: true,
+    settings: { ...read.values, ...environment.values } as unknown as StoreLocation,
+  };
 }
 
 function readDefinitions(
