@@ -172,6 +172,17 @@ const catalogue = {
     title: "Party differs from the wallet token's party",
     sdkClass: 'AuthenticationError',
   },
+  // Devnet boundaries (SPEC §9.3): replay-bounded party signatures and control endpoints.
+  signature_expired: {
+    status: 401,
+    title: 'Party signature expired',
+    sdkClass: 'AuthenticationError',
+  },
+  origin_not_allowed: {
+    status: 403,
+    title: 'Origin not allowed for this endpoint',
+    sdkClass: 'AuthenticationError',
+  },
   not_found: { status: 404, title: 'Not found', sdkClass: 'NotFoundError' },
   pool_not_found: { status: 404, title: 'Pool not found', sdkClass: 'NotFoundError' },
   token_not_found: { status: 404, title: 'Token not found', sdkClass: 'NotFoundError' },

@@ -1,6 +1,7 @@
 export * from './amount.js';
 export * from './attribution.js';
 export * from './challenge.js';
+export * from './devnet-signing.js';
 export * from './discounts.js';
 export * from './errors.js';
 export * from './fees.js';

@@ -22,6 +22,7 @@ import {
   DevnetFaucetRequestSchema,
   DevnetFaultsSchema,
   DevnetHoldingsSchema,
+  DevnetOfferActionSchema,
   DevnetOffersSchema,
   DevnetOracleSchema,
   DevnetTransferRequestSchema,
@@ -740,8 +741,10 @@ describe('devnet', () => {
       token: 'Amulet',
       amount: '1',
       commandId: 'c1',
+      validUntil: LATER,
     };
     expectValid(DevnetTransferRequestSchema, { ...transfer, reason: 'pp-7KQ2M9XC' });
+    expectValid(DevnetOfferActionSchema, { partyId: ALICE, validUntil: LATER });
     expectValid(DevnetTransferResultSchema, { updateId: 'u1', kind: 'offer', offerId: 'o1' });
     expectValid(DevnetOffersSchema, {
       offers: [
@@ -765,6 +768,9 @@ describe('devnet', () => {
       seed: 7,
     });
     expect(Value.Check(DevnetTransferRequestSchema, without(transfer, 'commandId'))).toBe(false);
+    // validUntil bounds replay of a signed body: it is required.
+    expect(Value.Check(DevnetTransferRequestSchema, without(transfer, 'validUntil'))).toBe(false);
+    expect(Value.Check(DevnetOfferActionSchema, { partyId: ALICE })).toBe(false);
   });
 
   it('refuse out-of-range settings and party hints that cannot form a party id', () => {

@@ -90,6 +90,8 @@ export const ERROR_CLASS_BY_CODE = {
   missing_session: 'AuthenticationError',
   invalid_session: 'AuthenticationError',
   wallet_party_mismatch: 'AuthenticationError',
+  signature_expired: 'AuthenticationError',
+  origin_not_allowed: 'AuthenticationError',
   not_found: 'NotFoundError',
   pool_not_found: 'NotFoundError',
   token_not_found: 'NotFoundError',

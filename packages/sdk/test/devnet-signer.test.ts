@@ -6,6 +6,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, webcrypto } from 'node:crypto';
 import {
   checkChallengeResponse,
+  devnetSigningMessage as coreSigningMessage,
   createChallenge,
   decodePublicKey,
   decodeSignature,
@@ -161,14 +162,38 @@ describe('createSigner', () => {
 });
 
 describe('devnetSigningMessage', () => {
-  it('is the UTF-8 bytes of the exact body, which the devnet ledger verifies', async () => {
+  it('is METHOD, path and the exact body, as the service verifies them', async () => {
     const body = JSON.stringify({ sender: 'a::1220', amount: '1.5', reason: 'pp-Ü' });
-    const message = devnetSigningMessage({ method: 'POST', path: '/devnet/transfers', body });
-    expect(Buffer.from(message).toString('utf8')).toBe(body);
+    const message = devnetSigningMessage({ method: 'post', path: '/devnet/transfers', body });
+    expect(Buffer.from(message).toString('utf8')).toBe(`POST /devnet/transfers\n${body}`);
     const signer = await createSigner(hex(seed));
-    expect(
-      verifyEd25519(new TextEncoder().encode(body), await signer.sign(message), publicKey),
-    ).toBe(true);
+    const signature = await signer.sign(message);
+    const served = coreSigningMessage('POST', '/devnet/transfers', body);
+    expect(verifyEd25519(served, signature, publicKey)).toBe(true);
+  });
+
+  it('agrees with the service on every part: method, path without query, body', () => {
+    const cases = [
+      { method: 'POST', path: '/devnet/offers/offer-1/accept', body: '{"partyId":"a"}' },
+      { method: 'POST', path: '/devnet/offers/offer%3A1/reject?x=1', body: '{}' },
+      { method: 'put', path: '/devnet/transfers', body: '{ "a" : 1 }\n' },
+    ];
+    for (const { method, path, body } of cases) {
+      expect(devnetSigningMessage({ method, path, body })).toEqual(
+        coreSigningMessage(method, path, body),
+      );
+    }
+    const one = devnetSigningMessage({
+      method: 'POST',
+      path: '/devnet/offers/a/accept',
+      body: '{}',
+    });
+    const other = devnetSigningMessage({
+      method: 'POST',
+      path: '/devnet/offers/b/accept',
+      body: '{}',
+    });
+    expect(one).not.toEqual(other);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Devnet, type DevnetWallet, generatePrivateKey } from '../src/devnet/index.js';
-import { AuthenticationError, NotFoundError } from '../src/index.js';
+import { AuthenticationError, NotFoundError, ValidationError } from '../src/index.js';
 import { scaled } from './support/amounts.js';
 import { type Live, startLive } from './support/live.js';
 
@@ -118,6 +118,42 @@ describe('the devnet wallet', () => {
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error).toMatchObject({ code: 'invalid_party_signature', status: 401 });
     expect(await owner.balance('Amulet')).toBe('10');
+  });
+
+  it('sets validUntil by the ledger clock, and a copy used after it is refused', async () => {
+    const sender = await devnet.createWallet({ partyHint: hint('timely') });
+    await sender.fund('Amulet', '10');
+    const { partyId: receiver } = await devnet.createWallet({ partyHint: hint('payee') });
+    const past = new Date((await devnet.clock()).getTime() - 1000).toISOString();
+    const late = await sender
+      .transfer({ receiver, token: 'Amulet', amount: '1', validUntil: past })
+      .catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(AuthenticationError);
+    expect(late).toMatchObject({ code: 'signature_expired', status: 401 });
+    const tooFar = new Date((await devnet.clock()).getTime() + 2 * 3_600_000).toISOString();
+    const ahead = await sender
+      .transfer({ receiver, token: 'Amulet', amount: '1', validUntil: tooFar })
+      .catch((e: unknown) => e);
+    expect(ahead).toMatchObject({ code: 'validation_error', status: 400 });
+    expect(await sender.balance('Amulet')).toBe('10');
+
+    // Two hours ahead of real time: a validUntil from the local clock would already be past.
+    const moved = await fetch(`${live.t.url}/devnet/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ advanceMs: 2 * 3_600_000 }),
+    });
+    expect(moved.status).toBe(200);
+    await sender.transfer({ receiver, token: 'Amulet', amount: '1' });
+    expect(await sender.balance('Amulet')).toBe('9');
+  });
+
+  it('refuses a signature validity the service would not accept', () => {
+    for (const signatureValidityMs of [0, 3_600_001, 1.5]) {
+      expect(() => new Devnet({ baseUrl: live.t.url, signatureValidityMs })).toThrow(
+        ValidationError,
+      );
+    }
   });
 
   it('answers a party that does not exist with NotFoundError', async () => {

@@ -50,8 +50,9 @@ function withSettingFlags(
   return command;
 }
 
+/** Where the store is, and the environment it must belong to when the operator names it. */
 const withStoreFlags = (command: Command) =>
-  withSettingFlags(command, settingDefinitionsOf(STORE_SETTING_KEYS));
+  withSettingFlags(command, settingDefinitionsOf([...STORE_SETTING_KEYS, 'environment']));
 
 function stringFlags(flags: CommandFlags): Record<string, string | undefined> {
   const strings: Record<string, string | undefined> = {};

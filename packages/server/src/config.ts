@@ -34,6 +34,11 @@ export interface Settings {
   readonly serviceDomain: string;
   /** Origins allowed to call `/v1` from browsers; `*` allows any. */
   readonly corsOrigins: readonly string[];
+  /**
+   * Browser origins, besides the service's own, that may call the devnet control endpoints
+   * (`POST /devnet/clock`, `/oracle`, `/faults`). Never `*`: those calls move the devnet for all.
+   */
+  readonly devnetControlOrigins: readonly string[];
 }
 
 export interface SettingDefinition<K extends keyof Settings> {
@@ -78,6 +83,27 @@ const nullableUrl =
 const PORT_MAX = 65_535;
 const DEVNET_KEY_PATTERN = /^pp_test_[A-Za-z0-9_-]{24,}$/;
 const DOMAIN_PATTERN = /^[a-z0-9.-]+(:\d+)?$/i;
+
+const ORIGIN_PATTERN = /^https?:\/\/[^/]+$/;
+
+/** A comma-separated list of origins; `*` only where `allowAny`. */
+const originList =
+  (allowAny: boolean) =>
+  (text: string): readonly string[] | SettingProblem => {
+    const origins = text
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter((origin) => origin.length > 0);
+    if (!allowAny && origins.includes('*')) {
+      return new SettingProblem('must list origins; * is not accepted here');
+    }
+    const bad = origins.find((origin) => origin !== '*' && !ORIGIN_PATTERN.test(origin));
+    return bad === undefined
+      ? origins
+      : new SettingProblem(
+          `has ${JSON.stringify(bad)}, which is not an origin like https://app.example`,
+        );
+  };
 
 const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
   port: {
@@ -209,18 +235,16 @@ const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
     flag: 'cors-origins',
     description: 'comma-separated origins allowed to call /v1 from browsers, or *',
     defaultValue: ['*'],
-    parse: (text) => {
-      const origins = text
-        .split(',')
-        .map((origin) => origin.trim())
-        .filter((origin) => origin.length > 0);
-      const bad = origins.find((origin) => origin !== '*' && !/^https?:\/\/[^/]+$/.test(origin));
-      return bad === undefined
-        ? origins
-        : new SettingProblem(
-            `has ${JSON.stringify(bad)}, which is not an origin like https://app.example`,
-          );
-    },
+    parse: originList(true),
+  },
+  devnetControlOrigins: {
+    key: 'devnetControlOrigins',
+    env: 'POOLPARTY_DEVNET_CONTROL_ORIGINS',
+    flag: 'devnet-control-origins',
+    description:
+      "comma-separated browser origins, besides the service's own, allowed to call /devnet/clock, /oracle and /faults",
+    defaultValue: [],
+    parse: originList(false),
   },
 };
 
@@ -241,7 +265,14 @@ export const STORE_SETTING_KEYS = [
   'databaseUrl',
 ] as const satisfies readonly (keyof Settings)[];
 
-export type StoreLocation = Pick<Settings, (typeof STORE_SETTING_KEYS)[number]>;
+export type StoreLocation = Pick<Settings, (typeof STORE_SETTING_KEYS)[number]> & {
+  /**
+   * The environment the operator says the store belongs to (`POOLPARTY_ENV` / `--env`), only
+   * when given: then a store of the other environment is refused. Absent, the command works on
+   * whichever store it is pointed at.
+   */
+  readonly environment?: Environment;
+};
 
 export type StoreLocationResult =
   | { readonly ok: true; readonly settings: StoreLocation }
@@ -266,18 +297,43 @@ export function readSettings(
   if (!read.ok) return read;
   const settings = read.values as unknown as Settings;
   const combinationErrors = checkCombinations(settings);
+  // LEDGER defaults to the embedded devnet ledger; mainnet must name its ledger on purpose.
+  const ledgerGiven = flags[camelCase(definitions.ledger.flag)] ?? env[definitions.ledger.env];
+  if (settings.environment === 'mainnet' && ledgerGiven === undefined) {
+    combinationErrors.unshift(
+      'POOLPARTY_ENV=mainnet needs LEDGER set (canton for a participant): unset, it would run on the embedded devnet ledger',
+    );
+  }
   return combinationErrors.length > 0
     ? { ok: false, errors: combinationErrors }
     : { ok: true, settings };
 }
 
-/** Reads only where the store is: `POOLPARTY_DATA_DIR` and `DATABASE_URL`. */
+/**
+ * Reads only where the store is (`POOLPARTY_DATA_DIR`, `DATABASE_URL`) and, when given, which
+ * environment it must belong to (`POOLPARTY_ENV`).
+ */
 export function readStoreLocation(
   env: Readonly<Record<string, string | undefined>>,
   flags: Readonly<Record<string, string | undefined>> = {},
 ): StoreLocationResult {
   const read = readDefinitions(settingDefinitionsOf(STORE_SETTING_KEYS), env, flags);
-  return read.ok ? { ok: true, settings: read.values as unknown as StoreLocation } : read;
+  const environmentGiven =
+    flags[camelCase(definitions.environment.flag)] ?? env[definitions.environment.env];
+  if (environmentGiven === undefined) {
+    return read.ok ? { ok: true, settings: read.values as unknown as StoreLocation } : read;
+  }
+  const environment = readDefinitions([definitions.environment], env, flags);
+  if (!read.ok || !environment.ok) {
+    return {
+      ok: false,
+      errors: [...(read.ok ? [] : read.errors), ...(environment.ok ? [] : environment.errors)],
+    };
+  }
+  return {
+    ok: true,
+    settings: { ...read.values, ...environment.values } as unknown as StoreLocation,
+  };
 }
 
 function readDefinitions(

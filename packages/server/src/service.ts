@@ -35,9 +35,10 @@ import { probeListen } from './preflight.js';
 import type { Database } from './store/database.js';
 import { openStore } from './store/index.js';
 import { migrate } from './store/migrate.js';
-import { checkPostgresReachable, openEmbeddedStore } from './store/presence.js';
+import { checkPostgresReachable, describeStore, openEmbeddedStore } from './store/presence.js';
 import { StoreProblem } from './store/problems.js';
 import { ensureServiceSecret } from './store/service-secrets.js';
+import { requireStoreEnvironment, WrongEnvironmentProblem } from './store/store-environment.js';
 
 export interface StartOptions {
   /** PostgreSQL schema to work in (tests isolate themselves this way). */
@@ -185,6 +186,23 @@ function isAddressProblem(error: unknown): boolean {
  * embedded store is held by this process alone while it runs (store/data-folder-lock.ts).
  */
 async function openServiceStore(settings: Settings, schema: string | undefined): Promise<Database> {
+  const db = await openMigratedStore(settings, schema);
+  try {
+    await requireStoreEnvironment(db, describeStore(settings), settings.environment, {
+      claim: true,
+      now: new Date(),
+    });
+  } catch (error) {
+    await db.close();
+    throw error instanceof WrongEnvironmentProblem ? new StartupError(error.message) : error;
+  }
+  return db;
+}
+
+async function openMigratedStore(
+  settings: Settings,
+  schema: string | undefined,
+): Promise<Database> {
   if (settings.databaseUrl === null) {
     const db = await openEmbeddedStore(settings.dataDir, 'serve');
     try {

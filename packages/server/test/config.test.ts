@@ -72,14 +72,58 @@ describe('readSettings', () => {
     expect(worker.ok).toBe(false);
     const mainnetKey = readSettings({
       POOLPARTY_ENV: 'mainnet',
+      LEDGER: 'local',
       POOLPARTY_DEVNET_API_KEY: 'pp_test_abcdefghijklmnopqrstuvwxyz',
     });
     expect(mainnetKey.ok).toBe(false);
   });
 
   it('disables the devnet endpoints on mainnet', () => {
-    const result = readSettings({ POOLPARTY_ENV: 'mainnet' });
+    const result = readSettings({ POOLPARTY_ENV: 'mainnet', LEDGER: 'local' });
     expect(result.ok && devnetEnabled(result.settings)).toBe(false);
+  });
+
+  it('refuses mainnet without an explicit LEDGER, in one line', () => {
+    expect(readSettings({ POOLPARTY_ENV: 'mainnet' })).toEqual({
+      ok: false,
+      errors: [
+        'POOLPARTY_ENV=mainnet needs LEDGER set (canton for a participant): unset, it would run on the embedded devnet ledger',
+      ],
+    });
+    expect(readSettings({}, { env: 'mainnet' }).ok).toBe(false);
+    expect(readSettings({ POOLPARTY_ENV: 'mainnet' }, { ledger: 'local' }).ok).toBe(true);
+    const canton = readSettings({
+      POOLPARTY_ENV: 'mainnet',
+      LEDGER: 'canton',
+      CANTON_LEDGER_API_URL: 'https://participant.example/api',
+      CANTON_REGISTRY_URL: 'https://registry.example',
+    });
+    expect(canton.ok && canton.settings.ledger).toBe('canton');
+  });
+
+  it('parses the devnet control origins, refusing * and non-origins by name', () => {
+    const none = readSettings({});
+    expect(none.ok && none.settings.devnetControlOrigins).toEqual([]);
+    const ok = readSettings(
+      {},
+      { devnetControlOrigins: 'https://console.example,http://localhost:5173' },
+    );
+    expect(ok.ok && ok.settings.devnetControlOrigins).toEqual([
+      'https://console.example',
+      'http://localhost:5173',
+    ]);
+    expect(readSettings({ POOLPARTY_DEVNET_CONTROL_ORIGINS: '*' })).toEqual({
+      ok: false,
+      errors: [
+        'POOLPARTY_DEVNET_CONTROL_ORIGINS must list origins; * is not accepted here (got "*")',
+      ],
+    });
+    expect(readSettings({}, { devnetControlOrigins: 'https://a.example/path' })).toEqual({
+      ok: false,
+      errors: [
+        '--devnet-control-origins has "https://a.example/path", which is not an origin like https://app.example (got "https://a.example/path")',
+      ],
+    });
   });
 
   it('parses CORS origins', () => {

@@ -1,7 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import {
   Amount,
+  DEVNET_SIGNATURE_MAX_VALIDITY_MS,
   decodeBase64,
+  devnetSigningMessage,
   encodeBase64,
   fingerprint,
   generateKeyPair,
@@ -32,6 +34,9 @@ const AMULET: Instrument = { admin: admin('DSO', 'a'), id: 'Amulet' };
 const USDCX_A: Instrument = { admin: admin('bankA', 'b'), id: 'USDCx' };
 const USDCX_B: Instrument = { admin: admin('bankB', 'c'), id: 'USDCx' };
 const UNKNOWN_PARTY = admin('nobody', 'd');
+const DEMO_ORIGIN = 'https://demo.example';
+const TEN_MINUTES = 10 * 60 * 1000;
+const DAY = 24 * 60 * 60 * 1000;
 
 interface Answer {
   readonly status: number;
@@ -56,6 +61,7 @@ beforeAll(async () => {
   for (const instrument of [AMULET, USDCX_A, USDCX_B]) await ledger.createInstrument(instrument);
   const deps = {
     ledger,
+    controlOrigins: [DEMO_ORIGIN],
     onClockAdvanced: async () => {
       clockAdvances += 1;
     },
@@ -90,16 +96,28 @@ async function call(
 const get = (path: string) => call('GET', path);
 const post = (path: string, body: unknown) => call('POST', path, JSON.stringify(body));
 
-/** Posts `body` signed by `signer`, the way a devnet client does: over the exact bytes sent. */
-function signedPost(
+/** `validUntil` `ms` after the ledger clock. */
+async function ledgerTimePlus(ms: number): Promise<string> {
+  return new Date((await ledger.now()).getTime() + ms).toISOString();
+}
+
+/** The signature a devnet client sends: over method, path and the exact body text. */
+function signatureOf(path: string, raw: string, signer: Party, method = 'POST'): string {
+  return encodeBase64(sign(devnetSigningMessage(method, path, raw), signer.privateKey));
+}
+
+/**
+ * Posts `body` signed by `signer`, the way a devnet client does: over the exact bytes sent, with
+ * `validUntil` ten minutes ahead of the ledger clock unless the body sets it.
+ */
+async function signedPost(
   path: string,
-  body: unknown,
+  body: Record<string, unknown>,
   signer: Party,
   extra: Record<string, string> = {},
 ) {
-  const raw = JSON.stringify(body);
-  const signature = encodeBase64(sign(raw, signer.privateKey));
-  return call('POST', path, raw, { 'x-party-signature': signature, ...extra });
+  const raw = JSON.stringify({ validUntil: await ledgerTimePlus(TEN_MINUTES), ...body });
+  return call('POST', path, raw, { 'x-party-signature': signatureOf(path, raw, signer), ...extra });
 }
 
 async function createParty(partyHint: string, preapproval?: boolean): Promise<Party> {
@@ -249,8 +267,9 @@ describe('POST /devnet/transfers', () => {
   });
 
   it('verifies the bytes as sent, not a re-serialization of the JSON', async () => {
-    const raw = JSON.stringify(transferBody(sender, receiver, '1', 'pretty'), null, 2);
-    const signature = encodeBase64(sign(raw, sender.privateKey));
+    const body = { ...transferBody(sender, receiver, '1', 'pretty') };
+    const raw = JSON.stringify({ ...body, validUntil: await ledgerTimePlus(TEN_MINUTES) }, null, 2);
+    const signature = signatureOf('/devnet/transfers', raw, sender);
     const answer = await call('POST', '/devnet/transfers', raw, { 'x-party-signature': signature });
     expect(answer.body.kind).toBe('direct');
     expect(await balance(sender, AMULET)).toEqual({ amount: '29', locked: '0' });
@@ -267,13 +286,18 @@ describe('POST /devnet/transfers', () => {
 
   it('refuses a missing, malformed, wrong-key or tampered signature with 401', async () => {
     const body = transferBody(sender, receiver, '1', 'unsigned');
-    const raw = JSON.stringify(body);
+    const raw = JSON.stringify({ ...body, validUntil: await ledgerTimePlus(TEN_MINUTES) });
     const mallory = await createParty('mallory');
+    const path = '/devnet/transfers';
     const cases: Record<string, string>[] = [
       {},
       { 'x-party-signature': 'not base64!' },
-      { 'x-party-signature': encodeBase64(sign(raw, mallory.privateKey)) },
-      { 'x-party-signature': encodeBase64(sign(`${raw} `, sender.privateKey)) },
+      { 'x-party-signature': signatureOf(path, raw, mallory) },
+      { 'x-party-signature': signatureOf(path, `${raw} `, sender) },
+      // The body alone, as signatures were before they covered method and path.
+      { 'x-party-signature': encodeBase64(sign(raw, sender.privateKey)) },
+      { 'x-party-signature': signatureOf('/devnet/transfer', raw, sender) },
+      { 'x-party-signature': signatureOf(path, raw, sender, 'PUT') },
     ];
     for (const headers of cases) {
       expectProblem(
@@ -283,6 +307,39 @@ describe('POST /devnet/transfers', () => {
       );
     }
     expect(await balance(sender, AMULET)).toEqual({ amount: '29', locked: '0' });
+  });
+
+  it('signs the path without its query string', async () => {
+    const body = transferBody(sender, receiver, '1', 'with-query');
+    const raw = JSON.stringify({ ...body, validUntil: await ledgerTimePlus(TEN_MINUTES) });
+    const signature = signatureOf('/devnet/transfers', raw, sender);
+    const answer = await call('POST', '/devnet/transfers?via=proxy', raw, {
+      'x-party-signature': signature,
+    });
+    expect(answer.body.kind).toBe('direct');
+    expect(await balance(sender, AMULET)).toEqual({ amount: '28', locked: '0' });
+  });
+
+  it('requires validUntil, at most 1 h ahead of the ledger clock', async () => {
+    const body = transferBody(sender, receiver, '1', 'far-ahead');
+    const path = '/devnet/transfers';
+    const missing = JSON.stringify(body);
+    expectProblem(
+      await call('POST', path, missing, {
+        'x-party-signature': signatureOf(path, missing, sender),
+      }),
+      400,
+      'validation_error',
+    );
+    const ahead = DEVNET_SIGNATURE_MAX_VALIDITY_MS + 60_000;
+    const farAhead = await signedPost(
+      path,
+      { ...body, validUntil: await ledgerTimePlus(ahead) },
+      sender,
+    );
+    expectProblem(farAhead, 400, 'validation_error');
+    expect(farAhead.body.detail).toMatch(/more than 1 h after the ledger clock/);
+    expect(await balance(sender, AMULET)).toEqual({ amount: '28', locked: '0' });
   });
 
   it('checks signatures of parties created on the ledger directly against their registered keys', async () => {
@@ -355,7 +412,10 @@ describe('offers', () => {
 
   it('returns a rejected offer to the sender', async () => {
     const offerId = await offer('10', 'offer-reject');
-    const unsigned = await post(`/devnet/offers/${offerId}/reject`, { partyId: wary.partyId });
+    const unsigned = await post(`/devnet/offers/${offerId}/reject`, {
+      partyId: wary.partyId,
+      validUntil: await ledgerTimePlus(TEN_MINUTES),
+    });
     expectProblem(unsigned, 401, 'invalid_party_signature');
     const bySender = await signedPost(
       `/devnet/offers/${offerId}/reject`,
@@ -376,6 +436,97 @@ describe('offers', () => {
       wary,
     );
     expectProblem(late, 404, 'not_found');
+  });
+});
+
+describe('replay', () => {
+  it('refuses a signature made for one offer on another offer of the same party', async () => {
+    const sender = await createParty('replay-offerer');
+    const wary = await createParty('replay-wary', false);
+    await fund(sender, AMULET, '10');
+    const offerIds: string[] = [];
+    for (const commandId of ['replay-offer-1', 'replay-offer-2']) {
+      const answer = await signedPost(
+        '/devnet/transfers',
+        transferBody(sender, wary, '5', commandId),
+        sender,
+      );
+      offerIds.push(answer.body.offerId);
+    }
+    const [first, second] = offerIds;
+    const raw = JSON.stringify({
+      partyId: wary.partyId,
+      validUntil: await ledgerTimePlus(TEN_MINUTES),
+    });
+    const signature = signatureOf(`/devnet/offers/${first}/reject`, raw, wary);
+    const elsewhere = await call('POST', `/devnet/offers/${second}/reject`, raw, {
+      'x-party-signature': signature,
+    });
+    expectProblem(elsewhere, 401, 'invalid_party_signature');
+    const otherAction = await call('POST', `/devnet/offers/${first}/accept`, raw, {
+      'x-party-signature': signature,
+    });
+    expectProblem(otherAction, 401, 'invalid_party_signature');
+    expect((await get(`/devnet/parties/${wary.partyId}/offers`)).body.offers).toHaveLength(2);
+    const meant = await call('POST', `/devnet/offers/${first}/reject`, raw, {
+      'x-party-signature': signature,
+    });
+    expect(meant.status).toBe(200);
+  });
+
+  it('refuses a signed transfer after its validUntil, even once the clock is past deduplication', async () => {
+    const sender = await createParty('replay-sender');
+    const receiver = await createParty('replay-receiver');
+    await fund(sender, AMULET, '10');
+    const path = '/devnet/transfers';
+    const validUntil = await ledgerTimePlus(TEN_MINUTES);
+    const raw = JSON.stringify({ ...transferBody(sender, receiver, '4', 'replayed'), validUntil });
+    const headers = { 'x-party-signature': signatureOf(path, raw, sender) };
+    const first = await call('POST', path, raw, headers);
+    expect(first.body.kind).toBe('direct');
+    // Past the ledger's 24 h command deduplication: only validUntil stops a second transfer now.
+    expect((await post('/devnet/clock', { advanceMs: DAY + TEN_MINUTES })).status).toBe(200);
+    const replayed = await call('POST', path, raw, headers);
+    expectProblem(replayed, 401, 'signature_expired');
+    expect(Date.parse(replayed.body.ledgerTime)).toBeGreaterThan(Date.parse(validUntil) + DAY);
+    expect(await balance(sender, AMULET)).toEqual({ amount: '6', locked: '0' });
+    expect(await balance(receiver, AMULET)).toEqual({ amount: '4', locked: '0' });
+  });
+});
+
+describe('control endpoints and browser origins', () => {
+  const control = (path: string, body: unknown, origin?: string) =>
+    call('POST', path, JSON.stringify(body), origin === undefined ? {} : { origin });
+
+  it("refuse a browser origin other than the service's own or a configured one", async () => {
+    for (const [path, body] of [
+      ['/devnet/clock', { advanceMs: 0 }],
+      ['/devnet/oracle', { amuletPriceUsd: '0.2' }],
+      ['/devnet/faults', {}],
+    ] as const) {
+      const foreign = await control(path, body, 'https://evil.example');
+      expectProblem(foreign, 403, 'origin_not_allowed');
+      expect(foreign.body.detail).toContain('https://evil.example');
+      expect((await control(path, body)).status).toBe(200);
+      expect((await control(path, body, base)).status).toBe(200);
+      expect((await control(path, body, DEMO_ORIGIN)).status).toBe(200);
+    }
+  });
+
+  it('refuse a foreign origin before reading the body', async () => {
+    const answer = await call('POST', '/devnet/clock', 'not json', { origin: 'null' });
+    expectProblem(answer, 403, 'origin_not_allowed');
+  });
+
+  it('leave the party calls and reads open to browser pages', async () => {
+    const before = (await ledger.now()).getTime();
+    const answer = await call('GET', '/devnet/clock', undefined, {
+      origin: 'https://evil.example',
+    });
+    const after = (await ledger.now()).getTime();
+    expect(answer.status).toBe(200);
+    expect(Date.parse(answer.body.now)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(answer.body.now)).toBeLessThanOrEqual(after);
   });
 });
 

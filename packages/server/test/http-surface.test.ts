@@ -3,8 +3,10 @@
  * browser apps, and per-key rate limits.
  */
 import { validate } from '@readme/openapi-parser';
+import type { FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-keys.js';
+import { devnetCorsDelegator } from '../src/http/devnet-cors.js';
 import { insertApiKey, setApiKeyRateLimits } from '../src/store/api-keys.js';
 import { request, startTestService, type TestService } from './support/service.js';
 
@@ -36,7 +38,10 @@ const SPEC_ENDPOINTS = [
 describe('HTTP surface', () => {
   let t: TestService;
   beforeAll(async () => {
-    t = await startTestService({ POOLPARTY_CORS_ORIGINS: 'https://app.example' });
+    t = await startTestService({
+      POOLPARTY_CORS_ORIGINS: 'https://app.example',
+      POOLPARTY_DEVNET_CONTROL_ORIGINS: 'https://console.example',
+    });
   });
   afterAll(async () => t?.close());
 
@@ -90,6 +95,45 @@ describe('HTTP surface', () => {
     );
   });
 
+  it('answers CORS for the devnet controls only to their own origins, never *', async () => {
+    const preflight = (origin: string) =>
+      fetch(`${t.url}/devnet/clock`, {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
+      });
+    const allowOrigin = async (origin: string) =>
+      (await preflight(origin)).headers.get('access-control-allow-origin');
+    // The /v1 origin may deposit, but not move the clock.
+    expect(await allowOrigin('https://app.example')).toBeNull();
+    expect(await allowOrigin('https://evil.example')).toBeNull();
+    expect(await allowOrigin('https://console.example')).toBe('https://console.example');
+    expect(await allowOrigin(t.url)).toBe(t.url);
+
+    const move = (headers: Record<string, string>) =>
+      fetch(`${t.url}/devnet/clock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ advanceMs: 0 }),
+      });
+    const foreign = await move({ origin: 'https://app.example' });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    expect(await foreign.json()).toMatchObject({ code: 'origin_not_allowed' });
+    expect((await move({})).status).toBe(200);
+    const configured = await move({ origin: 'https://console.example' });
+    expect(configured.status).toBe(200);
+    expect(configured.headers.get('access-control-allow-origin')).toBe('https://console.example');
+    // Reading the clock stays open like the other reads: signed requests need it.
+    const read = await fetch(`${t.url}/devnet/clock`, {
+      headers: { origin: 'https://app.example' },
+    });
+    expect(read.headers.get('access-control-allow-origin')).toBe('https://app.example');
+  });
+
   it('does not open /v1 to other origins', async () => {
     const pools = await fetch(`${t.url}/v1/pools`, {
       headers: { origin: 'https://evil.example', 'x-api-key': t.apiKey },
@@ -124,5 +168,36 @@ describe('HTTP surface', () => {
     expect(Number(refused.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
     // Another key is not affected.
     expect((await request(t.url, 'GET', '/v1/tokens', { apiKey: t.apiKey })).status).toBe(200);
+  });
+});
+
+describe('CORS of the devnet controls with POOLPARTY_CORS_ORIGINS=*', () => {
+  it('reflects only allowed origins for the controls while other devnet routes answer any', () => {
+    const general = { origin: true as const };
+    const delegate = devnetCorsDelegator({ general, controlOrigins: ['https://console.example'] });
+    const optionsFor = (url: string, method: string, origin: string) => {
+      let chosen: Record<string, unknown> = {};
+      const request = {
+        url,
+        method,
+        protocol: 'http',
+        host: '127.0.0.1:8787',
+        headers: { origin },
+      } as unknown as FastifyRequest;
+      delegate(request, (_error, options) => {
+        chosen = options;
+      });
+      return chosen.origin;
+    };
+    expect(optionsFor('/devnet/clock', 'POST', 'https://evil.example')).toBe(false);
+    expect(optionsFor('/devnet/faults?x=1', 'POST', 'https://evil.example')).toBe(false);
+    expect(optionsFor('/devnet/oracle', 'POST', 'https://console.example')).toBe(
+      'https://console.example',
+    );
+    expect(optionsFor('/devnet/clock', 'POST', 'http://127.0.0.1:8787')).toBe(
+      'http://127.0.0.1:8787',
+    );
+    expect(optionsFor('/devnet/transfers', 'POST', 'https://evil.example')).toBe(true);
+    expect(optionsFor('/devnet/clock', 'GET', 'https://evil.example')).toBe(true);
   });
 });

@@ -3,10 +3,16 @@
  * wallet login, quote, intent, a signed deposit through the devnet endpoint, and the engine
  * paying out — checked on the ledger to the last unit.
  */
-import { Amount, encodeBase64, sign } from '@poolparty/core';
+import { Amount } from '@poolparty/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
-import { request, startTestService, type TestService, walletTokenFor } from './support/service.js';
+import {
+  request,
+  signedDevnetPost,
+  startTestService,
+  type TestService,
+  walletTokenFor,
+} from './support/service.js';
 
 const STATUS_WAIT_MS = 20_000;
 
@@ -33,7 +39,7 @@ describe('a swap through the running service', () => {
   }
 
   async function deposit(intent: Intent, commandId: string): Promise<void> {
-    const raw = JSON.stringify({
+    const signed = await signedDevnetPost(t, alice, '/devnet/transfers', {
       sender: alice.partyId,
       receiver: intent.depositAddress,
       token: intent.inputToken,
@@ -42,13 +48,7 @@ describe('a swap through the running service', () => {
       reason: intent.depositReference,
       commandId,
     });
-    const signature = encodeBase64(
-      sign(raw, Uint8Array.from(Buffer.from(alice.privateKey, 'hex'))),
-    );
-    const answer = await request(t.url, 'POST', '/devnet/transfers', {
-      body: raw,
-      headers: { 'x-party-signature': signature },
-    });
+    const answer = await request(t.url, 'POST', '/devnet/transfers', signed);
     expect(answer.status).toBe(200);
   }
 

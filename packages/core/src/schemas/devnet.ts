@@ -24,6 +24,11 @@ const closed = (id: string, description: string) =>
   ({ $id: id, description, additionalProperties: false }) as const;
 const admin = (description: string) => inline(PartyIdSchema, { description });
 const offerId = Type.String({ pattern: '^[A-Za-z0-9:_-]{1,255}$', description: 'An offer id.' });
+/** Bounds replay of a signed body (SPEC §9.3): refused once past, or when more than 1 h ahead. */
+const validUntil = inline(TimestampSchema, {
+  description:
+    'Until when this signed request may be used, on the ledger clock: not past, at most 1 h ahead.',
+});
 const rate = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
 
 export const DevnetCreatePartySchema = Type.Object(
@@ -95,6 +100,7 @@ export const DevnetTransferRequestSchema = Type.Object(
     amount: inline(AmountStringSchema),
     reason: Type.Optional(Type.String({ maxLength: 8192, description: 'The transfer reason.' })),
     commandId: Type.String({ minLength: 1, maxLength: 255, description: 'Deduplication key.' }),
+    validUntil,
   },
   closed('DevnetTransferRequest', 'Body of `POST /devnet/transfers`, signed by the sender.'),
 );
@@ -104,7 +110,8 @@ export type DevnetTransferRequest = Static<typeof DevnetTransferRequestSchema>;
 export const DevnetSignedHeadersSchema = Type.Object(
   {
     'x-party-signature': inline(SignatureSchema, {
-      description: "Ed25519 signature of the raw body by the acting party's key.",
+      description:
+        "Base64 Ed25519 signature, by the acting party's key, of `METHOD + ' ' + path + '\\n' + rawBody`.",
     }),
   },
   { $id: 'DevnetSignedHeaders', description: 'Headers of devnet calls that act for a party.' },
@@ -151,7 +158,10 @@ export const OfferIdParamsSchema = Type.Object(
 export type OfferIdParams = Static<typeof OfferIdParamsSchema>;
 
 export const DevnetOfferActionSchema = Type.Object(
-  { partyId: inline(PartyIdSchema, { description: 'The receiver acting on the offer.' }) },
+  {
+    partyId: inline(PartyIdSchema, { description: 'The receiver acting on the offer.' }),
+    validUntil,
+  },
   closed('DevnetOfferAction', 'Body of `POST /devnet/offers/{offerId}/accept` or `/reject`.'),
 );
 export type DevnetOfferAction = Static<typeof DevnetOfferActionSchema>;

@@ -4,16 +4,20 @@
  * stand in for a Canton wallet on the local devnet; they take no API key.
  *
  * Calls that act for a party are signed by its key (`X-Party-Signature`); `devnetSigningMessage`
- * says over which bytes.
+ * says over which bytes. Their body carries `validUntil`: unless the caller sets it, it is the
+ * ledger clock as the service reports it (`GET /devnet/clock`) plus `signatureValidityMs`. The
+ * ledger clock, not the local one, because a devnet clock that was moved forward runs ahead of
+ * real time, and the service judges `validUntil` by it.
  */
 import { errorFromResponse } from '../error-mapping.js';
-import { NetworkError, PoolPartyError } from '../errors.js';
+import { NetworkError, PoolPartyError, ValidationError } from '../errors.js';
 import type { FetchLike } from '../http/request-sender.js';
 import { toBase64 } from './encoding.js';
 import { createSigner, generatePrivateKey, type Signer, type SigningKey } from './signer.js';
 import { devnetSigningMessage } from './signing-message.js';
 import type {
   DevnetBalance,
+  DevnetClock,
   DevnetCreateParty,
   DevnetFaucetRequest,
   DevnetFaucetResult,
@@ -31,12 +35,32 @@ export interface DevnetOptions {
   readonly baseUrl: string;
   /** The `fetch` to use. Default: the platform's `fetch`. */
   readonly fetch?: FetchLike;
+  /**
+   * How long a signed request stays usable after the ledger clock at signing, when the call does
+   * not set `validUntil`. Default 10 minutes; the service accepts at most 1 hour.
+   */
+  readonly signatureValidityMs?: number;
 }
 
-/** A transfer to sign: the sender is the signer's party; `commandId` defaults to a new one. */
-export type TransferParams = Omit<DevnetTransferRequest, 'commandId'> & {
+/** Options of a signed call. */
+export interface SignedCallOptions {
+  /** ISO time until which the signed request may be used; default: see `signatureValidityMs`. */
+  readonly validUntil?: string;
+}
+
+/**
+ * A transfer to sign: the sender is the signer's party; `commandId` defaults to a new one and
+ * `validUntil` to the ledger clock plus `signatureValidityMs`.
+ */
+export type TransferParams = Omit<DevnetTransferRequest, 'commandId' | 'validUntil'> & {
   readonly commandId?: string;
+  readonly validUntil?: string;
 };
+
+/** Default `signatureValidityMs`: long enough for a slow network, far below the 1 h limit. */
+export const DEFAULT_SIGNATURE_VALIDITY_MS = 10 * 60 * 1000;
+/** The longest validity the service accepts (SPEC §9.3). */
+export const MAX_SIGNATURE_VALIDITY_MS = 60 * 60 * 1000;
 
 /** Parameters of `devnet.createWallet`. */
 export interface CreateWalletParams {
@@ -55,12 +79,32 @@ export class Devnet {
   /** The service's origin. */
   readonly baseUrl: string;
   readonly #fetch: FetchLike;
+  readonly #validityMs: number;
 
   /** @param options - The service's origin (or the options). */
   constructor(options: DevnetOptions | string) {
-    const { baseUrl, fetch } = typeof options === 'string' ? { baseUrl: options } : options;
+    const { baseUrl, fetch, signatureValidityMs } =
+      typeof options === 'string' ? ({ baseUrl: options } as DevnetOptions) : options;
+    const validityMs = signatureValidityMs ?? DEFAULT_SIGNATURE_VALIDITY_MS;
+    if (
+      !Number.isInteger(validityMs) ||
+      validityMs <= 0 ||
+      validityMs > MAX_SIGNATURE_VALIDITY_MS
+    ) {
+      throw new ValidationError('Invalid signatureValidityMs', {
+        code: 'validation_error',
+        details: `signatureValidityMs must be a whole number of milliseconds from 1 to ${MAX_SIGNATURE_VALIDITY_MS} (1 hour); got ${String(signatureValidityMs)}.`,
+      });
+    }
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.#fetch = fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#validityMs = validityMs;
+  }
+
+  /** The ledger clock, which signed requests' `validUntil` is judged by. */
+  async clock(): Promise<Date> {
+    const { now } = await this.#call<DevnetClock>('GET', '/devnet/clock');
+    return new Date(now);
   }
 
   /** Registers a party; without `publicKey` the ledger generates the key pair and returns it. */
@@ -111,30 +155,46 @@ export class Devnet {
     signer: Signer,
     params: TransferParams & { readonly sender: string },
   ): Promise<DevnetTransferResult> {
-    const body: DevnetTransferRequest = {
-      ...params,
+    const { validUntil, ...rest } = params;
+    const body: Omit<DevnetTransferRequest, 'validUntil'> = {
+      ...rest,
       commandId: params.commandId ?? `devnet-${globalThis.crypto.randomUUID()}`,
     };
-    return this.#signed(signer, '/devnet/transfers', body);
+    return this.#signed(signer, '/devnet/transfers', body, validUntil);
   }
 
   /** Accepts an offer to `partyId`, signed by `signer` (the receiver's key). */
-  acceptOffer(signer: Signer, offerId: string, partyId: string): Promise<DevnetOfferActionResult> {
-    return this.#signed(signer, `/devnet/offers/${encodeURIComponent(offerId)}/accept`, {
-      partyId,
-    });
+  acceptOffer(
+    signer: Signer,
+    offerId: string,
+    partyId: string,
+    options: SignedCallOptions = {},
+  ): Promise<DevnetOfferActionResult> {
+    const path = `/devnet/offers/${encodeURIComponent(offerId)}/accept`;
+    return this.#signed(signer, path, { partyId }, options.validUntil);
   }
 
   /** Rejects an offer to `partyId`: the tokens go back to the sender. */
-  rejectOffer(signer: Signer, offerId: string, partyId: string): Promise<DevnetOfferActionResult> {
-    return this.#signed(signer, `/devnet/offers/${encodeURIComponent(offerId)}/reject`, {
-      partyId,
-    });
+  rejectOffer(
+    signer: Signer,
+    offerId: string,
+    partyId: string,
+    options: SignedCallOptions = {},
+  ): Promise<DevnetOfferActionResult> {
+    const path = `/devnet/offers/${encodeURIComponent(offerId)}/reject`;
+    return this.#signed(signer, path, { partyId }, options.validUntil);
   }
 
-  /** Sends `payload` as the exact body that was signed. */
-  async #signed<T>(signer: Signer, path: string, payload: object): Promise<T> {
-    const body = JSON.stringify(payload);
+  /** Sends `payload` with its `validUntil` as the exact body that was signed. */
+  async #signed<T>(
+    signer: Signer,
+    path: string,
+    payload: object,
+    validUntil: string | undefined,
+  ): Promise<T> {
+    const until =
+      validUntil ?? new Date((await this.clock()).getTime() + this.#validityMs).toISOString();
+    const body = JSON.stringify({ ...payload, validUntil: until });
     const signature = await signer.sign(devnetSigningMessage({ method: 'POST', path, body }));
     return this.#call('POST', path, body, { 'x-party-signature': toBase64(signature) });
   }

@@ -14,8 +14,11 @@
  */
 export {
   type CreateWalletParams,
+  DEFAULT_SIGNATURE_VALIDITY_MS,
   Devnet,
   type DevnetOptions,
+  MAX_SIGNATURE_VALIDITY_MS,
+  type SignedCallOptions,
   type TransferParams,
 } from './devnet.js';
 export {

@@ -63,6 +63,24 @@ export interface DevnetTransferRequest {
   reason?: string;
   /** Deduplication key: a retry with the same id is the same transfer. */
   commandId: string;
+  /**
+   * Until when the signed request may be used (ISO time on the ledger clock, at most 1 h ahead
+   * of it): a copy sent later is refused with `signature_expired`.
+   */
+  validUntil: string;
+}
+
+/** Body of `POST /devnet/offers/{offerId}/accept` or `/reject`, signed by the receiver. */
+export interface DevnetOfferAction {
+  partyId: string;
+  /** As in `DevnetTransferRequest`. */
+  validUntil: string;
+}
+
+/** The ledger clock, as `GET /devnet/clock` answers it. */
+export interface DevnetClock {
+  /** ISO time; it runs ahead of real time once the clock has been moved. */
+  now: string;
 }
 
 /** Outcome of a devnet transfer. */

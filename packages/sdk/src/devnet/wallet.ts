@@ -5,7 +5,7 @@
 import type { CallOptions } from '../http/request-sender.js';
 import type { VerifyChallengeParams } from '../resources/wallet-auth.js';
 import type { Challenge, SwapIntent, WalletToken } from '../types.js';
-import type { Devnet, TransferParams } from './devnet.js';
+import type { Devnet, SignedCallOptions, TransferParams } from './devnet.js';
 import type { SignedMessage, Signer } from './signer.js';
 import type {
   DevnetBalance,
@@ -110,12 +110,12 @@ export class DevnetWallet {
   }
 
   /** Accepts an offer to this party: the tokens become its holdings. */
-  acceptOffer(offerId: string): Promise<DevnetOfferActionResult> {
-    return this.#devnet.acceptOffer(this.signer, offerId, this.partyId);
+  acceptOffer(offerId: string, options?: SignedCallOptions): Promise<DevnetOfferActionResult> {
+    return this.#devnet.acceptOffer(this.signer, offerId, this.partyId, options);
   }
 
   /** Rejects an offer to this party: the tokens go back to the sender. */
-  rejectOffer(offerId: string): Promise<DevnetOfferActionResult> {
-    return this.#devnet.rejectOffer(this.signer, offerId, this.partyId);
+  rejectOffer(offerId: string, options?: SignedCallOptions): Promise<DevnetOfferActionResult> {
+    return this.#devnet.rejectOffer(this.signer, offerId, this.partyId, options);
   }
 }

@@ -4,12 +4,12 @@
  * deposits sent the way a wallet sends them, through the devnet ledger's signed transfers.
  */
 import { randomUUID } from 'node:crypto';
-import { encodeBase64, sign } from '@poolparty/core';
 import type { DevnetParty, DevnetPoolInfo } from '../../../server/src/devnet-bootstrap.js';
 import {
   answerDevnetOffer,
   request,
   signChallenge,
+  signedDevnetPost,
   startTestService,
   type TestService,
 } from '../../../server/test/support/service.js';
@@ -96,22 +96,16 @@ export async function startLive(env: Readonly<Record<string, string>> = {}): Pro
       await answerDevnetOffer(t, party, offerId, 'accept');
     },
     async deposit(party, intent) {
-      const answer = await devnetTransfer(t.url, party, intent);
+      const answer = await devnetTransfer(t, party, intent);
       if (answer.status !== 200) throw new Error(`deposit: ${JSON.stringify(answer.body)}`);
     },
   };
   return live;
 }
 
-/** The body and `X-Party-Signature` of a devnet transfer funding `intent`. */
-export function signedDeposit(
-  party: DevnetParty,
-  intent: Pick<
-    SwapIntent,
-    'depositAddress' | 'inputToken' | 'inputTokenAdmin' | 'expectedAmount' | 'depositReference'
-  >,
-): { body: string; signature: string } {
-  const body = JSON.stringify({
+/** A devnet transfer funding `intent`, signed by `party` as its wallet would sign it. */
+async function devnetTransfer(t: TestService, party: DevnetParty, intent: SwapIntent) {
+  const signed = await signedDevnetPost(t, party, '/devnet/transfers', {
     sender: party.partyId,
     receiver: intent.depositAddress,
     token: intent.inputToken,
@@ -120,15 +114,5 @@ export function signedDeposit(
     reason: intent.depositReference,
     commandId: `deposit-${randomUUID()}`,
   });
-  const privateKey = Uint8Array.from(Buffer.from(party.privateKey, 'hex'));
-  return { body, signature: encodeBase64(sign(body, privateKey)) };
-}
-
-function devnetTransfer(base: string, party: DevnetParty, intent: SwapIntent) {
-  const { body, signature } = signedDeposit(party, intent);
-  return request(base, 'POST', '/devnet/transfers', {
-    apiKey: null,
-    body,
-    headers: { 'x-party-signature': signature },
-  });
+  return request(t.url, 'POST', '/devnet/transfers', { apiKey: null, ...signed });
 }

@@ -8,6 +8,7 @@ import { ApiKeyDirectory } from '../auth/api-key-directory.js';
 import { devnetEnabled } from '../config.js';
 import type { ServiceContext } from '../context.js';
 import { apiKeyHook } from './authenticate.js';
+import { devnetCorsDelegator } from './devnet-cors.js';
 import { type App, createFastify, loggingOf } from './fastify.js';
 import { httpMetricsHook } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
@@ -84,10 +85,17 @@ export async function buildApp(ctx: ServiceContext): Promise<App> {
     const ledger = ctx.devnetLedger;
     await app.register(
       async (scope) => {
-        // Browser demos on devnet make their deposits through these endpoints too.
-        await scope.register(cors, corsOptions(ctx, ['X-Party-Signature']));
+        // Browser demos on devnet make their deposits through these endpoints too; the control
+        // endpoints answer only their own origins (devnet-cors.ts).
+        await scope.register(cors, {
+          delegator: devnetCorsDelegator({
+            general: corsOptions(ctx, ['X-Party-Signature']),
+            controlOrigins: ctx.settings.devnetControlOrigins,
+          }),
+        });
         await devnetRoutes(scope, {
           ledger,
+          controlOrigins: ctx.settings.devnetControlOrigins,
           onClockAdvanced: async () => {
             await ctx.clock.sync?.();
           },

@@ -303,6 +303,7 @@ export const DEVNET_TRANSFER_EXAMPLE = {
   amount: '100',
   reason: DEPOSIT_REFERENCE,
   commandId: 'deposit-swp_BAWB7Q3QWKX3FVSWGTWA536VN4',
+  validUntil: '2026-11-22T13:50:00.000Z',
 };
 export const DEVNET_TRANSFER_RESULT_EXAMPLE = { updateId: 'update-000042', kind: 'direct' };
 export const DEVNET_OFFERS_EXAMPLE = {
@@ -319,7 +320,7 @@ export const DEVNET_OFFERS_EXAMPLE = {
     },
   ],
 };
-export const DEVNET_OFFER_ACTION_EXAMPLE = { partyId: BOB };
+export const DEVNET_OFFER_ACTION_EXAMPLE = { partyId: BOB, validUntil: '2026-11-22T13:50:00.000Z' };
 export const DEVNET_OFFER_ACTION_RESULT_EXAMPLE = {
   offerId: 'offer-17',
   updateId: 'update-000043',
@@ -389,7 +390,7 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
     extensions: { reason: 'used' },
   },
   invalid_party_signature: {
-    detail: `X-Party-Signature is not a signature of the request body by a signing key of ${ALICE}.`,
+    detail: `X-Party-Signature is not a signature of POST /devnet/transfers and its body by a signing key of ${ALICE}.`,
   },
   missing_session: {
     detail:
@@ -398,6 +399,15 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
   invalid_session: { detail: 'The session is unknown or has expired; sign in again.' },
   wallet_party_mismatch: {
     detail: "partyId must be the wallet token's party; a wallet sees its own swaps only.",
+  },
+  signature_expired: {
+    detail:
+      'The signed request was valid until 2026-11-22T13:40:00.000Z; the ledger clock is at 2026-11-22T13:41:00.000Z. Sign it again with a later validUntil.',
+    extensions: { ledgerTime: '2026-11-22T13:41:00.000Z' },
+  },
+  origin_not_allowed: {
+    detail:
+      'POST /devnet/clock does not take requests from the browser origin https://evil.example; list it in POOLPARTY_DEVNET_CONTROL_ORIGINS to allow it.',
   },
   not_found: { detail: `No swap intent ${INTENT_ID}.` },
   pool_not_found: { detail: 'No pool amulet-doge.' },

@@ -17,6 +17,7 @@ import { lockDataFolder } from './data-folder-lock.js';
 import { type Database, openPglite, openPostgres } from './database.js';
 import { loadMigrations, migrate } from './migrate.js';
 import { NoStoreProblem, StoreProblem } from './problems.js';
+import { requireStoreEnvironment } from './store-environment.js';
 
 export { NoStoreProblem, StoreProblem } from './problems.js';
 
@@ -131,6 +132,14 @@ async function holdsStore(db: Database): Promise<boolean> {
   return rows[0]?.present === true;
 }
 
+/** Whether the store has migration 0006's record of its environment. */
+async function holdsEnvironment(db: Database): Promise<boolean> {
+  const rows = await db.query<{ present: boolean }>(
+    "SELECT to_regclass('store_environment') IS NOT NULL AS present",
+  );
+  return rows[0]?.present === true;
+}
+
 /** Names of the migrations this version has that the store has not applied. */
 export async function pendingMigrations(db: Database): Promise<string[]> {
   const applied = new Set(
@@ -219,6 +228,17 @@ export async function openStoreForAdmin(
       `${describeStore(location)} holds a store older than this version (missing ${pending.join(', ')}); run \`poolparty migrate\` first`,
     );
   }
+  if (location.environment !== undefined) {
+    try {
+      await requireStoreEnvironment(db, describeStore(location), location.environment, {
+        claim: false,
+        now: new Date(),
+      });
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+  }
   return db;
 }
 
@@ -255,7 +275,23 @@ export async function migrateStoreAt(
     created = true;
   }
   try {
-    return { created, applied: await migrate(db) };
+    // A store that already records another environment is refused before anything changes.
+    if (location.environment !== undefined && !created && (await holdsEnvironment(db))) {
+      await requireStoreEnvironment(db, describeStore(location), location.environment, {
+        claim: false,
+        now: new Date(),
+      });
+    }
+    const applied = await migrate(db);
+    // The operator named the environment: a store of the other one is refused, an unrecorded
+    // one (new, or made before stores recorded it) now belongs to it.
+    if (location.environment !== undefined) {
+      await requireStoreEnvironment(db, describeStore(location), location.environment, {
+        claim: true,
+        now: new Date(),
+      });
+    }
+    return { created, applied };
   } finally {
     await db.close();
   }

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeBase64, sign } from '@poolparty/core';
+import { devnetSigningMessage, encodeBase64, sign } from '@poolparty/core';
 import { expect } from 'vitest';
 import { readSettings, type Settings } from '../../src/config.js';
 import type { DevnetParty } from '../../src/devnet-bootstrap.js';
@@ -183,14 +183,27 @@ interface Challenge {
   readonly message: string;
 }
 
-/** A body signed by the party's key, as `X-Party-Signature` carries it (SPEC §9.3). */
-function signedBody(
+/** Ten minutes after the ledger clock as the service reports it: a signed request's `validUntil`. */
+export async function devnetValidUntil(server: { readonly url: string }): Promise<string> {
+  const answer = await request<{ now: string }>(server.url, 'GET', '/devnet/clock');
+  if (answer.status !== 200) throw new Error(`GET /devnet/clock answered ${answer.status}`);
+  return new Date(Date.parse(answer.body.now) + 10 * 60 * 1000).toISOString();
+}
+
+/**
+ * A `POST path` body signed by the party's key, as `X-Party-Signature` carries it (SPEC §9.3):
+ * over method, path and the exact body, which gets a `validUntil` from the ledger clock.
+ */
+export async function signedDevnetPost(
+  server: { readonly url: string },
   party: DevnetParty,
-  body: unknown,
-): { body: string; headers: Record<string, string> } {
-  const raw = JSON.stringify(body);
+  path: string,
+  body: Record<string, unknown>,
+): Promise<{ body: string; headers: Record<string, string> }> {
+  const raw = JSON.stringify({ ...body, validUntil: await devnetValidUntil(server) });
   const privateKey = Uint8Array.from(Buffer.from(party.privateKey, 'hex'));
-  return { body: raw, headers: { 'x-party-signature': encodeBase64(sign(raw, privateKey)) } };
+  const signature = sign(devnetSigningMessage('POST', path, raw), privateKey);
+  return { body: raw, headers: { 'x-party-signature': encodeBase64(signature) } };
 }
 
 /** Funds `party` through the devnet faucet. */
@@ -219,7 +232,7 @@ export async function depositFor(
     readonly depositReference: string;
   },
 ): Promise<void> {
-  const signed = signedBody(party, {
+  const signed = await signedDevnetPost(server, party, '/devnet/transfers', {
     sender: party.partyId,
     receiver: intent.depositAddress,
     token: intent.inputToken,
@@ -239,8 +252,8 @@ export async function answerDevnetOffer(
   offerId: string,
   action: 'accept' | 'reject',
 ): Promise<void> {
-  const signed = signedBody(party, { partyId: party.partyId });
   const path = `/devnet/offers/${encodeURIComponent(offerId)}/${action}`;
+  const signed = await signedDevnetPost(server, party, path, { partyId: party.partyId });
   const answer = await request(server.url, 'POST', path, signed);
   if (answer.status !== 200) throw new Error(`${action} answered ${answer.status}`);
 }

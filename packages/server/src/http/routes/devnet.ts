@@ -3,8 +3,14 @@
  * offers, the clock, the Amulet price and fault injection. Registered under `/devnet` only in
  * devnet mode with the local ledger.
  *
- * Calls that act for a party carry `X-Party-Signature`: an Ed25519 signature of the exact request
- * body bytes, by one of the party's registered signing keys.
+ * Calls that act for a party carry `X-Party-Signature`: an Ed25519 signature, by one of the
+ * party's registered signing keys, of `METHOD + " " + path + "\n" + rawBody` (core
+ * devnet-signing.ts), and their body carries `validUntil`, checked against the ledger clock.
+ *
+ * The control endpoints (`POST /devnet/clock`, `/oracle`, `/faults`) move the whole devnet for
+ * everyone, so a browser page of another site must not drive them: a request with an `Origin`
+ * other than the service's own or a configured one is refused 403 `origin_not_allowed`, and their
+ * CORS answers name only those origins. Requests without `Origin` (curl, scripts, Node) pass.
  *
  * Choices the spec leaves open:
  * - holdings are summed per instrument; `amount` is what the party can spend, `locked` what is
@@ -18,6 +24,7 @@ import { createHash } from 'node:crypto';
 import {
   Amount,
   AmountStringSchema,
+  checkValidUntil,
   DevnetClockAdvanceSchema,
   DevnetClockSchema,
   DevnetCreatePartySchema,
@@ -37,6 +44,7 @@ import {
   DevnetTransferResultSchema,
   decodePublicKey,
   decodeSignature,
+  devnetSigningMessage,
   type ErrorCode,
   encodeBase64,
   generateKeyPair,
@@ -56,6 +64,7 @@ import {
 } from '@poolparty/ledger';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { controlOriginAllowed, ownOrigin } from '../devnet-cors.js';
 import type { App } from '../fastify.js';
 import {
   DEVNET_CLOCK_ADVANCE_EXAMPLE,
@@ -86,6 +95,8 @@ import {
 
 export interface DevnetDeps {
   readonly ledger: LocalLedger;
+  /** Browser origins besides the service's own that may call the control endpoints. */
+  readonly controlOrigins: readonly string[];
   /** Lets the service clock follow the ledger clock after `POST /devnet/clock`. */
   readonly onClockAdvanced?: () => Promise<void>;
 }
@@ -206,7 +217,10 @@ const SIGNATURE_HEADER = 'x-party-signature';
 
 const SignedHeadersSchema = Type.Object({
   [SIGNATURE_HEADER]: Type.Optional(
-    Type.String({ description: "Base64 Ed25519 signature of the raw body by the party's key." }),
+    Type.String({
+      description:
+        "Base64 Ed25519 signature, by the acting party's key, of `METHOD + ' ' + path + '\\n' + rawBody`.",
+    }),
   ),
 });
 
@@ -222,21 +236,46 @@ function refuseSignature(detail: string): ApiError {
   return new ApiError('invalid_party_signature', detail);
 }
 
+/**
+ * The request is signed by a key of `partyId` over its method, path and body, and its
+ * `validUntil` has not passed on the ledger clock nor lies more than 1 h ahead of it.
+ */
 async function requirePartySignature(
   ledger: LocalLedger,
   request: FastifyRequest,
   partyId: string,
+  validUntil: string,
 ): Promise<void> {
   const header = headerOf(request, SIGNATURE_HEADER);
   if (header === undefined) throw refuseSignature('The X-Party-Signature header is missing.');
   const signature = decodeSignature(header);
   if (!signature.ok) throw refuseSignature(`X-Party-Signature: ${signature.message}.`);
-  const body = rawBodies.get(request) ?? new Uint8Array();
-  for (const key of await ledger.signingKeysOf(partyId)) {
-    if (verifyEd25519(body, signature.bytes, key)) return;
+  const body = new TextDecoder().decode(rawBodies.get(request) ?? new Uint8Array());
+  const message = devnetSigningMessage(request.method, request.url, body);
+  const keys = await ledger.signingKeysOf(partyId);
+  if (!keys.some((key) => verifyEd25519(message, signature.bytes, key))) {
+    const target = `${request.method} ${request.url.split('?')[0]}`;
+    throw refuseSignature(
+      `X-Party-Signature is not a signature of ${target} and its body by a signing key of ${partyId}.`,
+    );
   }
-  throw refuseSignature(
-    `X-Party-Signature is not a signature of the request body by a signing key of ${partyId}.`,
+  const now = await ledger.now();
+  const check = checkValidUntil(new Date(validUntil), now);
+  if (check.ok) return;
+  if (check.reason === 'expired') {
+    throw new ApiError('signature_expired', check.detail, { ledgerTime: now.toISOString() });
+  }
+  throw new ApiError('validation_error', check.detail, { ledgerTime: now.toISOString() });
+}
+
+// --- control endpoints ------------------------------------------------------------------------
+
+function requireControlOrigin(request: FastifyRequest, allowed: readonly string[]): void {
+  const origin = headerOf(request, 'origin');
+  if (controlOriginAllowed(origin, ownOrigin(request), allowed)) return;
+  throw new ApiError(
+    'origin_not_allowed',
+    `${request.method} ${request.url.split('?')[0]} does not take requests from the browser origin ${origin}; list it in POOLPARTY_DEVNET_CONTROL_ORIGINS to allow it.`,
   );
 }
 
@@ -254,7 +293,11 @@ const LEDGER_NOTES: ProblemNotes = {
   ledger_unavailable:
     'the ledger refused or timed out (fault injection); retry with the same command',
   gone: 'the offer expired',
-  invalid_party_signature: '`X-Party-Signature` is missing or not by a key of the acting party',
+  invalid_party_signature:
+    '`X-Party-Signature` is missing, or not a signature of this method, path and body by a key of the acting party',
+  signature_expired: '`validUntil` has passed on the ledger clock; sign the request again',
+  origin_not_allowed:
+    "a browser page of another origin (only the service's own and `POOLPARTY_DEVNET_CONTROL_ORIGINS` may)",
 };
 
 const devnetErrors = (codes: readonly ErrorCode[]) => errorResponses(codes, LEDGER_NOTES);
@@ -296,6 +339,10 @@ function registerRawJsonBodies(app: App): void {
 
 export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
   const { ledger } = deps;
+  const controlOnly = {
+    onRequest: async (request: FastifyRequest) =>
+      requireControlOrigin(request, deps.controlOrigins),
+  };
   let faults: FaultSettings = FAULTS_OFF;
 
   registerRawJsonBodies(app);
@@ -409,6 +456,7 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
         problems: devnetErrors([
           ...BODY_PROBLEMS,
           'invalid_party_signature',
+          'signature_expired',
           'not_found',
           'token_not_found',
           'ledger_unavailable',
@@ -416,9 +464,10 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
       },
     },
     async (request) => {
-      const { sender, receiver, token, admin, amount, reason, commandId } = request.body;
+      const { sender, receiver, token, admin, amount, reason, commandId, validUntil } =
+        request.body;
       await requireParty(ledger, sender);
-      await requirePartySignature(ledger, request, sender);
+      await requirePartySignature(ledger, request, sender, validUntil);
       const outcome = await ledger.submitTransfer({
         commandId,
         sender,
@@ -472,6 +521,7 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
           problems: devnetErrors([
             ...BODY_PROBLEMS,
             'invalid_party_signature',
+            'signature_expired',
             'not_found',
             'gone',
             'ledger_unavailable',
@@ -480,9 +530,9 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
       },
       async (request) => {
         const { offerId } = request.params;
-        const { partyId } = request.body;
+        const { partyId, validUntil } = request.body;
         await requireParty(ledger, partyId);
-        await requirePartySignature(ledger, request, partyId);
+        await requirePartySignature(ledger, request, partyId, validUntil);
         const command = {
           commandId: offerCommandId(action, offerId, partyId),
           offerId,
@@ -497,9 +547,32 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
     );
   }
 
+  app.get(
+    '/clock',
+    {
+      schema: {
+        operationId: 'getDevnetClock',
+        summary: 'Read the ledger clock',
+        description:
+          'Signed requests set `validUntil` from this time: at most 1 h ahead of it. It differs ' +
+          'from real time once the clock has been moved.',
+        ...DEVNET,
+        response: {
+          200: withExamples(
+            inline(DevnetClockSchema, { description: 'The ledger clock now.' }),
+            DEVNET_CLOCK_EXAMPLE,
+          ),
+        },
+        problems: devnetErrors(['ledger_unavailable']),
+      },
+    },
+    async () => ({ now: (await ledger.now()).toISOString() }),
+  );
+
   app.post(
     '/clock',
     {
+      ...controlOnly,
       schema: {
         operationId: 'advanceDevnetClock',
         summary: 'Move the ledger clock forward',
@@ -509,7 +582,7 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
         response: {
           200: withExamples(DevnetClockSchema, DEVNET_CLOCK_EXAMPLE),
         },
-        problems: devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
+        problems: devnetErrors([...BODY_PROBLEMS, 'origin_not_allowed', 'ledger_unavailable']),
       },
     },
     async (request) => {
@@ -522,6 +595,7 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
   app.post(
     '/oracle',
     {
+      ...controlOnly,
       schema: {
         operationId: 'setDevnetAmuletPrice',
         summary: 'Set the Amulet USD price',
@@ -531,7 +605,7 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
         response: {
           200: withExamples(DevnetOracleSchema, DEVNET_ORACLE_EXAMPLE),
         },
-        problems: devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
+        problems: devnetErrors([...BODY_PROBLEMS, 'origin_not_allowed', 'ledger_unavailable']),
       },
     },
     async (request) => {
@@ -547,6 +621,7 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
   app.post(
     '/faults',
     {
+      ...controlOnly,
       schema: {
         operationId: 'setDevnetFaults',
         summary: 'Set fault injection',
@@ -558,7 +633,7 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
         response: {
           200: withExamples(DevnetFaultsSchema, DEVNET_FAULTS_IN_FORCE_EXAMPLE),
         },
-        problems: devnetErrors(BODY_PROBLEMS),
+        problems: devnetErrors([...BODY_PROBLEMS, 'origin_not_allowed']),
       },
     },
     async (request) => {

@@ -1,0 +1,66 @@
+/**
+ * CORS for `/devnet`: browser demos make deposits and accept offers there, so those answer the
+ * configured `POOLPARTY_CORS_ORIGINS` like `/v1`. The control endpoints (`POST /devnet/clock`,
+ * `/oracle`, `/faults`) move the devnet for everyone: their CORS answers name only the service's
+ * own origin and `POOLPARTY_DEVNET_CONTROL_ORIGINS`, never `*` (the routes also refuse other
+ * origins with 403, since a simple cross-site POST needs no preflight).
+ */
+import type { FastifyRequest } from 'fastify';
+
+/** Paths under `/devnet` whose POST controls the devnet itself. */
+export const CONTROL_PATHS: readonly string[] = [
+  '/devnet/clock',
+  '/devnet/oracle',
+  '/devnet/faults',
+];
+
+/** The origin a browser sends for pages of this service itself, e.g. `http://127.0.0.1:8787`. */
+export function ownOrigin(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
+
+/**
+ * Whether a control request may come from `origin`: none (not a browser page), the service's own
+ * origin, or one configured.
+ */
+export function controlOriginAllowed(
+  origin: string | undefined,
+  own: string,
+  allowed: readonly string[],
+): boolean {
+  return origin === undefined || origin === own || allowed.includes(origin);
+}
+
+/** Whether the request is a control call, or the preflight of one. */
+export function isControlRequest(request: FastifyRequest): boolean {
+  const path = request.url.split('?')[0] ?? '';
+  if (!CONTROL_PATHS.includes(path)) return false;
+  const method =
+    request.method === 'OPTIONS'
+      ? request.headers['access-control-request-method']
+      : request.method;
+  return typeof method === 'string' && method.toUpperCase() === 'POST';
+}
+
+export interface DevnetCorsSettings {
+  /** The plugin options of every other `/devnet` route. */
+  readonly general: Record<string, unknown> & { readonly origin: boolean | readonly string[] };
+  readonly controlOrigins: readonly string[];
+}
+
+/** A `@fastify/cors` delegator choosing the options per request. */
+export function devnetCorsDelegator({ general, controlOrigins }: DevnetCorsSettings) {
+  return (
+    request: FastifyRequest,
+    callback: (error: Error | null, options: Record<string, unknown>) => void,
+  ): void => {
+    if (!isControlRequest(request)) {
+      callback(null, general);
+      return;
+    }
+    const origin = request.headers.origin;
+    const allowed = controlOriginAllowed(origin, ownOrigin(request), controlOrigins);
+    // A reflected origin rather than `*`, and only for origins that may call.
+    callback(null, { ...general, origin: allowed && origin !== undefined ? origin : false });
+  };
+}
