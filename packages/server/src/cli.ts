@@ -90,6 +90,20 @@ async function serve(flags: Record<string, string | undefined>): Promise<void> {
     console.error(`poolparty: ${portProblem}`);
     process.exit(1);
   }
+  // Signals are handled from here on, not only once the banner is out: a supervisor (or a test)
+  // that stops the service the moment it sees the banner must never catch the process before its
+  // handlers exist, which would kill it without a graceful close. A signal during the start is
+  // honoured as soon as the service is up.
+  let stopGracefully: ((signal: string) => void) | null = null;
+  let stopRequested: string | null = null;
+  const onSignal = (signal: string) => {
+    if (stopGracefully !== null) return stopGracefully(signal);
+    if (stopRequested === null)
+      console.error(`poolparty: ${signal}: stopping once the start completes`);
+    stopRequested ??= signal;
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
   const [{ StartupError, startService }, { startupBanner }] = await Promise.all([
     import('./service.js'),
     import('./banner.js'),
@@ -101,9 +115,8 @@ async function serve(flags: Record<string, string | undefined>): Promise<void> {
     console.error(`poolparty: ${error instanceof StartupError ? error.message : String(error)}`);
     process.exit(1);
   }
-  say(startupBanner(service));
   let stopping = false;
-  const stop = (signal: string) => {
+  stopGracefully = (signal: string) => {
     if (stopping) return;
     stopping = true;
     service.app.log.info({ signal }, 'shutting down');
@@ -114,8 +127,8 @@ async function serve(flags: Record<string, string | undefined>): Promise<void> {
       () => process.exit(1),
     );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  if (stopRequested !== null) return stopGracefully(stopRequested);
+  say(startupBanner(service));
 }
 
 async function migrateStore(flags: CommandFlags): Promise<void> {

@@ -148,6 +148,40 @@ describe('poolparty serve', () => {
   );
 
   it(
+    'stops gracefully on a SIGTERM that arrives while it is still starting',
+    async () => {
+      const fresh = mkdtempSync(join(tmpdir(), 'poolparty-cli-early-'));
+      try {
+        const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0'], {
+          env: { ...process.env, POOLPARTY_DATA_DIR: fresh },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let output = '';
+        let signalled = false;
+        const onData = (chunk: Buffer) => {
+          output += chunk;
+          // Mid-seed: the process is up, the service is not.
+          if (!signalled && output.includes('seeding devnet')) {
+            signalled = true;
+            child.kill('SIGTERM');
+          }
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>(
+          (resolve) => child.on('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal])),
+        );
+        expect({ code, signal }).toEqual({ code: 0, signal: null });
+        expect(output).toContain('SIGTERM: stopping once the start completes');
+        expect(output).not.toContain('Developer API key');
+      } finally {
+        rmSync(fresh, { recursive: true, force: true });
+      }
+    },
+    PROCESSES_TIMEOUT_MS,
+  );
+
+  it(
     'writes human-readable log lines with LOG_FORMAT=pretty',
     async () => {
       const served = await serve(dataDir, { LOG_FORMAT: 'pretty' });
