@@ -110,6 +110,9 @@ export function createFastify(options: FastifyOptions = {}): App {
         : API_SECURITY_HEADERS;
       answerClientError(error, socket, headers, app.log);
     },
+    // Node would refuse an HTTP/1.1 request without Host with a bare 400 of its own; the hook
+    // below refuses it as a problem instead (RFC 9112 §3.2 still holds).
+    http: { requireHostHeader: false },
     return503OnClosing: true,
     // Open event streams and idle keep-alive sockets must not hold up a shutdown.
     forceCloseConnections: true,
@@ -118,6 +121,10 @@ export function createFastify(options: FastifyOptions = {}): App {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     applySecurityHeaders(request.raw, reply);
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      sendProblem(request, reply, 'malformed_request', 'An HTTP/1.1 request needs a Host header.');
+      return;
+    }
     done();
   });
   registerProblemHandlers(app);
