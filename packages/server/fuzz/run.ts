@@ -187,7 +187,8 @@ function describe(c: FuzzCase): string {
   if (c.kind === 'raw')
     return JSON.stringify(c.bytes.length > 200 ? `${c.bytes.slice(0, 200)}…` : c.bytes);
   const path = c.path.length > 200 ? `${c.path.slice(0, 200)}…` : c.path;
-  return `${c.method} ${path}`;
+  const body = c.body === undefined ? '' : ` ${JSON.stringify(c.body.slice(0, 160))}`;
+  return `${c.method} ${path}${body}`;
 }
 
 export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {

@@ -67,6 +67,17 @@ describe('HTTP hardening', () => {
     );
   });
 
+  it('refuses non-finite numbers in a query string or a JSON body instead of failing on them', async () => {
+    for (const days of ['Infinity', '-Infinity', '1e400']) {
+      const stats = await request(t.url, 'GET', `/v1/pools/amulet-usdcx/stats?days=${days}`, {
+        apiKey: t.apiKey,
+      });
+      expectProblem(stats, 400, 'validation_error');
+    }
+    const clock = await request(t.url, 'POST', '/devnet/clock', { body: '{"advanceMs":1e400}' });
+    expectProblem(clock, 400, 'validation_error');
+  });
+
   it('answers an OPTIONS that is no proper preflight as a problem', async () => {
     const noMethod = await request(t.url, 'OPTIONS', '/v1/pools', {
       headers: { origin: 'https://app.example' },

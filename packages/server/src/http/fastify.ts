@@ -15,6 +15,7 @@ import Fastify, {
 } from 'fastify';
 import pretty from 'pino-pretty';
 import { effectiveLogFormat, type Settings } from '../config.js';
+import { refuseNonFiniteNumbers } from './finite-numbers.js';
 import {
   answerClientError,
   clientErrorCode,
@@ -84,6 +85,9 @@ export function createFastify(options: FastifyOptions = {}): App {
         // must not be mistaken for an absent one.
         removeAdditional: false,
         coerceTypes: 'array',
+        // Numbers must be finite: `1e400` in a JSON body and `Infinity` in a query string both
+        // read as Infinity, which passes a bare type check and then breaks arithmetic and dates.
+        strictNumbers: true,
         useDefaults: true,
         allErrors: false,
       },
@@ -127,6 +131,7 @@ export function createFastify(options: FastifyOptions = {}): App {
     }
     done();
   });
+  app.addHook('preHandler', refuseNonFiniteNumbers);
   registerProblemHandlers(app);
   return app;
 }
