@@ -1,8 +1,9 @@
 /**
- * Refuses `Infinity`, `-Infinity` and `1e400` in number members of the query string and path.
- * Ajv coerces those strings to ±Infinity and, with `strictNumbers`, then skips the range checks
- * for a non-finite value, so `?days=Infinity` would reach the route and break its date
- * arithmetic. JSON bodies need nothing: a non-finite number there fails the type check.
+ * Refuses `Infinity`, `-Infinity` and `1e400` as strings in number members of the query string,
+ * the path and a JSON body's top level. Ajv coerces those strings to ±Infinity and, with
+ * `strictNumbers`, then skips the range checks for a non-finite value, so `?days=Infinity` would
+ * reach the route and break its date arithmetic. A non-finite JSON number (`1e400` unquoted)
+ * already fails the type check.
  */
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { sendProblem } from './problem.js';
@@ -39,6 +40,7 @@ export function refuseNonFiniteNumbers(
   for (const [part, values, partSchema] of [
     ['querystring', request.query, schema.querystring],
     ['params', request.params, schema.params],
+    ['body', request.body, schema.body],
   ] as const) {
     const name = nonFiniteMember(partSchema, values);
     if (name !== null) {
