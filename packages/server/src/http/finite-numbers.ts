@@ -36,7 +36,10 @@ export function refuseNonFiniteNumbers(
   done: HookHandlerDoneFunction,
 ): void {
   const schema = request.routeOptions.schema;
-  if (schema === undefined) return done();
+  if (schema === undefined) {
+    done();
+    return;
+  }
   for (const [part, values, partSchema] of [
     ['querystring', request.query, schema.querystring],
     ['params', request.params, schema.params],
