@@ -13,6 +13,9 @@
  *   it conflicts with the request first stored under that key. `idempotency_key_in_use` (409)
  *   answers a retry that arrives while the first request with that key is still running.
  * - `gone` and `devnet_only` are `NotFoundError`s: there is nothing at that path for this client.
+ * - The HTTP layer's own refusals have codes of their own (`malformed_request`, `forbidden`,
+ *   `request_timeout`, `precondition_failed`, `uri_too_long`, `range_not_satisfiable`,
+ *   `headers_too_large`), so every error the service answers, framework or route, has a code.
  */
 import type { SettlementSafety } from './settlement-safety.js';
 import type { TerminalState } from './swap-state.js';
@@ -109,6 +112,11 @@ export interface ErrorEntry {
 
 const catalogue = {
   validation_error: { status: 400, title: 'Invalid request', sdkClass: 'ValidationError' },
+  malformed_request: {
+    status: 400,
+    title: 'Malformed HTTP request',
+    sdkClass: 'ValidationError',
+  },
   amount_below_minimum: {
     status: 400,
     title: 'Amount does not cover the network fee',
@@ -183,6 +191,7 @@ const catalogue = {
     title: 'Origin not allowed for this endpoint',
     sdkClass: 'AuthenticationError',
   },
+  forbidden: { status: 403, title: 'Forbidden', sdkClass: 'AuthenticationError' },
   not_found: { status: 404, title: 'Not found', sdkClass: 'NotFoundError' },
   pool_not_found: { status: 404, title: 'Pool not found', sdkClass: 'NotFoundError' },
   token_not_found: { status: 404, title: 'Token not found', sdkClass: 'NotFoundError' },
@@ -190,6 +199,13 @@ const catalogue = {
     status: 404,
     title: 'Available on devnet only',
     sdkClass: 'NotFoundError',
+  },
+  // The client's own request was too slow: not the SDK's TimeoutError, which is a wait that
+  // ran out on the client's side.
+  request_timeout: {
+    status: 408,
+    title: 'Request not received in time',
+    sdkClass: 'ValidationError',
   },
   active_intent_exists: {
     status: 409,
@@ -213,10 +229,17 @@ const catalogue = {
     sdkClass: 'ConflictError',
   },
   gone: { status: 410, title: 'Gone', sdkClass: 'NotFoundError' },
+  precondition_failed: { status: 412, title: 'Precondition failed', sdkClass: 'ValidationError' },
   payload_too_large: { status: 413, title: 'Request body too large', sdkClass: 'ValidationError' },
+  uri_too_long: { status: 414, title: 'Request URL too long', sdkClass: 'ValidationError' },
   unsupported_media_type: {
     status: 415,
     title: 'Unsupported media type',
+    sdkClass: 'ValidationError',
+  },
+  range_not_satisfiable: {
+    status: 416,
+    title: 'Range not satisfiable',
     sdkClass: 'ValidationError',
   },
   idempotency_key_reused: {
@@ -225,6 +248,11 @@ const catalogue = {
     sdkClass: 'ConflictError',
   },
   rate_limited: { status: 429, title: 'Rate limit exceeded', sdkClass: 'RateLimitError' },
+  headers_too_large: {
+    status: 431,
+    title: 'Request headers too large',
+    sdkClass: 'ValidationError',
+  },
   internal_error: { status: 500, title: 'Internal error', sdkClass: 'ServerError' },
   not_implemented: { status: 501, title: 'Not implemented', sdkClass: 'ServerError' },
   ledger_unavailable: { status: 503, title: 'Ledger unavailable', sdkClass: 'ServerError' },
@@ -306,9 +334,7 @@ export function sdkClassForStatus(status: number): SdkErrorClass {
   if (status === 409) return 'ConflictError';
   if (status === 429) return 'RateLimitError';
   if (status === 408) return 'TimeoutError';
-  if (status === 400 || status === 413 || status === 415 || status === 422) {
-    return 'ValidationError';
-  }
+  if ([400, 412, 413, 414, 415, 416, 422, 431].includes(status)) return 'ValidationError';
   if (status >= 500 && status <= 599) return 'ServerError';
   return 'PoolPartyError';
 }

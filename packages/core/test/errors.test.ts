@@ -47,6 +47,7 @@ describe('error catalogue', () => {
 
   it.each([
     ['validation_error', 400, 'ValidationError'],
+    ['malformed_request', 400, 'ValidationError'],
     ['amount_below_minimum', 400, 'ValidationError'],
     ['price_impact_exceeded', 400, 'ValidationError'],
     ['settlement_safety', 400, 'SettlementSafetyError'],
@@ -62,19 +63,25 @@ describe('error catalogue', () => {
     ['missing_session', 401, 'AuthenticationError'],
     ['invalid_session', 401, 'AuthenticationError'],
     ['wallet_party_mismatch', 403, 'AuthenticationError'],
+    ['forbidden', 403, 'AuthenticationError'],
     ['not_found', 404, 'NotFoundError'],
     ['pool_not_found', 404, 'NotFoundError'],
     ['token_not_found', 404, 'NotFoundError'],
     ['devnet_only', 404, 'NotFoundError'],
+    ['request_timeout', 408, 'ValidationError'],
     ['active_intent_exists', 409, 'ConflictError'],
     ['ambiguous_pool_pair', 409, 'AmbiguousPoolPairError'],
     ['intent_not_cancellable', 409, 'ConflictError'],
     ['pool_paused', 409, 'ConflictError'],
     ['gone', 410, 'NotFoundError'],
+    ['precondition_failed', 412, 'ValidationError'],
     ['payload_too_large', 413, 'ValidationError'],
+    ['uri_too_long', 414, 'ValidationError'],
     ['unsupported_media_type', 415, 'ValidationError'],
+    ['range_not_satisfiable', 416, 'ValidationError'],
     ['idempotency_key_reused', 422, 'ConflictError'],
     ['rate_limited', 429, 'RateLimitError'],
+    ['headers_too_large', 431, 'ValidationError'],
     ['internal_error', 500, 'ServerError'],
     ['not_implemented', 501, 'ServerError'],
     ['ledger_unavailable', 503, 'ServerError'],
@@ -189,6 +196,8 @@ describe('sdkClassForStatus', () => {
   it.each([
     [400, 'ValidationError'],
     [422, 'ValidationError'],
+    [414, 'ValidationError'],
+    [431, 'ValidationError'],
     [401, 'AuthenticationError'],
     [403, 'AuthenticationError'],
     [404, 'NotFoundError'],
@@ -209,6 +218,7 @@ describe('sdkClassForStatus', () => {
       'settlement_safety',
       'ambiguous_pool_pair',
       'idempotency_key_reused',
+      'request_timeout',
     ]);
     for (const code of ERROR_CODES) {
       if (special.has(code)) continue;

@@ -49,9 +49,7 @@ export function errorClassForStatus(status: number): SdkErrorClassName {
   if (status === 409) return 'ConflictError';
   if (status === 429) return 'RateLimitError';
   if (status === 408) return 'TimeoutError';
-  if (status === 400 || status === 413 || status === 415 || status === 422) {
-    return 'ValidationError';
-  }
+  if ([400, 412, 413, 414, 415, 416, 422, 431].includes(status)) return 'ValidationError';
   if (status >= 500 && status <= 599) return 'ServerError';
   return 'PoolPartyError';
 }

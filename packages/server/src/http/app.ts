@@ -4,6 +4,7 @@
  * endpoints under `/devnet` (devnet mode only), and the operational endpoints at the root.
  */
 import cors from '@fastify/cors';
+import type { onRequestHookHandler } from 'fastify';
 import { ApiKeyDirectory } from '../auth/api-key-directory.js';
 import { devnetEnabled } from '../config.js';
 import type { ServiceContext } from '../context.js';
@@ -12,6 +13,7 @@ import { devnetCorsDelegator } from './devnet-cors.js';
 import { type App, createFastify, loggingOf } from './fastify.js';
 import { httpMetricsHook } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
+import { sendProblem } from './problem.js';
 import { devnetRoutes } from './routes/devnet.js';
 import { healthRoutes } from './routes/health.js';
 import { marketRoutes } from './routes/market.js';
@@ -43,6 +45,29 @@ function corsOptions(ctx: ServiceContext, requestHeaders: readonly string[]) {
   };
 }
 
+/**
+ * Refuses an `OPTIONS` request that is no CORS preflight (no `Origin` or no
+ * `Access-Control-Request-Method`) as a problem; registered before the CORS plugin, whose own
+ * refusal is a bare text 400. A preflight from an origin that is not allowed is still answered
+ * by the plugin, without CORS headers, which is how a browser is told no.
+ */
+const refuseMalformedPreflight: onRequestHookHandler = (request, reply, done) => {
+  const { origin } = request.headers;
+  if (
+    request.method === 'OPTIONS' &&
+    (!origin || !request.headers['access-control-request-method'])
+  ) {
+    sendProblem(
+      request,
+      reply,
+      'validation_error',
+      'A CORS preflight request needs the Origin and Access-Control-Request-Method headers.',
+    );
+    return;
+  }
+  done();
+};
+
 export async function buildApp(ctx: ServiceContext): Promise<App> {
   const app = createFastify(loggingOf(ctx.settings));
   const deps: HttpDeps = {
@@ -70,6 +95,7 @@ export async function buildApp(ctx: ServiceContext): Promise<App> {
   );
   await app.register(
     async (v1) => {
+      v1.addHook('onRequest', refuseMalformedPreflight);
       await v1.register(
         cors,
         corsOptions(ctx, ['X-API-Key', 'Authorization', 'Idempotency-Key', 'Last-Event-ID']),
@@ -87,6 +113,7 @@ export async function buildApp(ctx: ServiceContext): Promise<App> {
       async (scope) => {
         // Browser demos on devnet make their deposits through these endpoints too; the control
         // endpoints answer only their own origins (devnet-cors.ts).
+        scope.addHook('onRequest', refuseMalformedPreflight);
         await scope.register(cors, {
           delegator: devnetCorsDelegator({
             general: corsOptions(ctx, ['X-Party-Signature']),

@@ -1,6 +1,7 @@
 /**
  * The Fastify instance every route module is registered on: TypeBox schemas as the type
- * provider, request ids, problem+json errors and body limits. The whole service (`app.ts`) and
+ * provider, request ids, security headers, problem+json errors (also for what fails before
+ * routing or before there is a request at all) and body limits. The whole service (`app.ts`) and
  * focused route tests build on this one function, so both see the same HTTP behaviour.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,7 +15,18 @@ import Fastify, {
 } from 'fastify';
 import pretty from 'pino-pretty';
 import { effectiveLogFormat, type Settings } from '../config.js';
-import { registerProblemHandlers } from './problem.js';
+import { refuseNonFiniteNumbers } from './finite-numbers.js';
+import {
+  answerClientError,
+  clientErrorCode,
+  registerProblemHandlers,
+  sendProblem,
+} from './problem.js';
+import {
+  API_SECURITY_HEADERS,
+  applySecurityHeaders,
+  STRICT_TRANSPORT_SECURITY,
+} from './security-headers.js';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -73,19 +85,53 @@ export function createFastify(options: FastifyOptions = {}): App {
         // must not be mistaken for an absent one.
         removeAdditional: false,
         coerceTypes: 'array',
+        // Numbers must be finite: `1e400` in a JSON body and `Infinity` in a query string both
+        // read as Infinity, which passes a bare type check and then breaks arithmetic and dates.
+        strictNumbers: true,
         useDefaults: true,
         allErrors: false,
       },
     },
+    // Failures found before routing (bad percent-encoding, an overlong path segment) skip the
+    // hooks, so the request id and security headers are set here.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('X-Request-Id', request.id);
+      applySecurityHeaders(request.raw, reply);
+      const code = clientErrorCode(error);
+      if (code === null) request.log.error({ err: error }, 'unhandled framework error');
+      return sendProblem(
+        request,
+        reply,
+        code ?? 'internal_error',
+        code === null ? 'The service failed to handle this request.' : error.message,
+      );
+    },
+    // Unparseable HTTP and oversized headers never become a request: answered on the socket.
+    clientErrorHandler(error, socket) {
+      const tls = (socket as { encrypted?: boolean }).encrypted === true;
+      const headers = tls
+        ? { ...API_SECURITY_HEADERS, 'Strict-Transport-Security': STRICT_TRANSPORT_SECURITY }
+        : API_SECURITY_HEADERS;
+      answerClientError(error, socket, headers, app.log);
+    },
+    // Node would refuse an HTTP/1.1 request without Host with a bare 400 of its own; the hook
+    // below refuses it as a problem instead (RFC 9112 §3.2 still holds).
+    http: { requireHostHeader: false },
     return503OnClosing: true,
     // Open event streams and idle keep-alive sockets must not hold up a shutdown.
     forceCloseConnections: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
-  // A callback hook, not an async one: no promise per request for one header.
+  // A callback hook, not an async one: no promise per request for a few headers.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    applySecurityHeaders(request.raw, reply);
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      sendProblem(request, reply, 'malformed_request', 'An HTTP/1.1 request needs a Host header.');
+      return;
+    }
     done();
   });
+  app.addHook('preHandler', refuseNonFiniteNumbers);
   registerProblemHandlers(app);
   return app;
 }

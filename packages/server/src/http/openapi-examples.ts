@@ -353,6 +353,7 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
       errors: [{ path: '/querystring/amount', message: 'must match pattern' }],
     },
   },
+  malformed_request: { detail: "'/v1/pools/%E0%A4%A' is not a valid url component" },
   amount_below_minimum: {
     detail:
       'The amount must be larger than the network fee of 8.275862069 Amulet; send at least 8.2758620691.',
@@ -409,10 +410,12 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
     detail:
       'POST /devnet/clock does not take requests from the browser origin https://evil.example; list it in POOLPARTY_DEVNET_CONTROL_ORIGINS to allow it.',
   },
+  forbidden: { detail: 'Forbidden' },
   not_found: { detail: `No swap intent ${INTENT_ID}.` },
   pool_not_found: { detail: 'No pool amulet-doge.' },
   token_not_found: { detail: 'to: no pool trades a token DOGE.' },
   devnet_only: { detail: 'This endpoint exists on devnet only.' },
+  request_timeout: { detail: 'The request was not received in time.' },
   active_intent_exists: {
     detail: `Intent ${INTENT_ID} of this party, pool and input token is still pending; fund or cancel it first.`,
     extensions: { intentId: INTENT_ID },
@@ -438,8 +441,11 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
     detail:
       'Developer registration is retired: sign in with your wallet at POST /api/sdk/wallet-login.',
   },
+  precondition_failed: { detail: 'Precondition Failed' },
   payload_too_large: { detail: 'Request body is too large' },
+  uri_too_long: { detail: "'/v1/pools/aaaa…' is exceeding the max param length" },
   unsupported_media_type: { detail: 'Unsupported Media Type: text/plain' },
+  range_not_satisfiable: { detail: 'Range Not Satisfiable' },
   idempotency_key_reused: {
     detail:
       'This Idempotency-Key was used for a different request; use a new key for a new request.',
@@ -448,6 +454,7 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
     detail: 'Rate limit of 1200 requests per minute reached; retry in 3 s.',
     extensions: { retryAfter: 3 },
   },
+  headers_too_large: { detail: 'The request line and headers exceed the size the service reads.' },
   internal_error: { detail: 'The service failed to handle this request.' },
   not_implemented: { detail: 'This operation is not implemented by this service.' },
   ledger_unavailable: {

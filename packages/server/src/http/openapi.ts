@@ -20,6 +20,7 @@ import {
   TAG_DESCRIPTIONS,
   type Tag,
 } from './route-docs.js';
+import { DOCS_CONTENT_SECURITY_POLICY } from './security-headers.js';
 
 const DESCRIPTION = [
   'Non-custodial token swaps for Canton Network parties.',
@@ -98,6 +99,12 @@ export async function registerOpenApi(app: App): Promise<void> {
       return { openapi, info, servers, tags, ...rest } as typeof document.openapiObject;
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // The pages' own policy replaces the API's (security-headers.ts) on everything under /docs.
+    staticCSP: DOCS_CONTENT_SECURITY_POLICY,
+    // No badge from the public validator: the page talks to this origin only.
+    uiConfig: { validatorUrl: null },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

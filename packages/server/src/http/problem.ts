@@ -3,14 +3,24 @@
  * code; everything else a route can throw is mapped here too, so a client never sees a bare 500
  * page or a stack trace.
  */
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import {
+  ERROR_CATALOGUE,
   type ErrorCode,
   type ProblemExtensions,
   problemFor,
   type RequiredProblemExtensions,
   statusOf,
 } from '@poolparty/core';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -58,7 +68,43 @@ const FRAMEWORK_ERRORS: Readonly<Record<string, ErrorCode>> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'validation_error',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'validation_error',
   FST_ERR_VALIDATION: 'validation_error',
+  // Raised before routing (through `frameworkErrors`): bad percent-encoding, an overlong segment.
+  FST_ERR_BAD_URL: 'malformed_request',
+  FST_ERR_MAX_PARAM_LENGTH: 'uri_too_long',
 };
+
+/**
+ * The code for a plugin's 4xx error that has no code of its own above, by its status: the static
+ * files under `/docs` refuse odd paths with 403 and answer conditional and range requests with
+ * 412 and 416. A 4xx status with no code here is answered as the 400 it is closest to.
+ */
+const CLIENT_ERROR_BY_STATUS: Readonly<Record<number, ErrorCode>> = {
+  400: 'validation_error',
+  403: 'forbidden',
+  404: 'not_found',
+  408: 'request_timeout',
+  412: 'precondition_failed',
+  413: 'payload_too_large',
+  414: 'uri_too_long',
+  415: 'unsupported_media_type',
+  416: 'range_not_satisfiable',
+  431: 'headers_too_large',
+};
+
+/**
+ * What a thrown error means for the client: its catalogue code, or `null` when it is the
+ * service's own failure (logged, answered as `internal_error`).
+ */
+export function clientErrorCode(error: {
+  readonly code?: string;
+  readonly statusCode?: number;
+}): ErrorCode | null {
+  const mapped = error.code === undefined ? undefined : FRAMEWORK_ERRORS[error.code];
+  if (mapped !== undefined) return mapped;
+  const status = error.statusCode;
+  if (status === undefined || status < 400 || status > 499) return null;
+  return CLIENT_ERROR_BY_STATUS[status] ?? 'validation_error';
+}
 
 export function registerProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
@@ -75,11 +121,10 @@ export function registerProblemHandlers(app: FastifyInstance): void {
         errors,
       });
     }
-    const mapped = error.code === undefined ? undefined : FRAMEWORK_ERRORS[error.code];
-    if (mapped) return sendProblem(request, reply, mapped, error.message);
-    // Malformed JSON surfaces as a SyntaxError with status 400.
-    if (error.statusCode === 400)
-      return sendProblem(request, reply, 'validation_error', error.message);
+    // Malformed JSON surfaces as a SyntaxError with status 400; the static plugin's refusals
+    // carry their 4xx status.
+    const code = clientErrorCode(error);
+    if (code !== null) return sendProblem(request, reply, code, error.message);
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(
       request,
@@ -100,4 +145,63 @@ export function registerProblemHandlers(app: FastifyInstance): void {
 
 function describeValidation(errors: readonly { path: string; message: string }[]): string {
   return errors.map((e) => `${e.path} ${e.message}`).join('; ');
+}
+
+/** What a connection-level failure (`clientError`) means for the client. */
+export function connectionErrorCode(errorCode: string | undefined): ErrorCode {
+  if (errorCode === 'HPE_HEADER_OVERFLOW') return 'headers_too_large';
+  if (errorCode === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';
+  return 'malformed_request';
+}
+
+const CONNECTION_ERROR_DETAIL: Partial<Record<ErrorCode, string>> = {
+  headers_too_large: 'The request line and headers exceed the size the service reads.',
+  request_timeout: 'The request was not received in time.',
+  malformed_request: 'The request is not well-formed HTTP/1.1.',
+};
+
+/**
+ * A whole HTTP/1.1 problem response as bytes for the socket, for failures Node reports before
+ * there is a request to reply to: nothing of Fastify runs, so the headers are written here.
+ */
+export function rawProblemResponse(
+  code: ErrorCode,
+  requestId: string,
+  headers: Readonly<Record<string, string>>,
+): string {
+  const detail = CONNECTION_ERROR_DETAIL[code] ?? ERROR_CATALOGUE[code].title;
+  const body = JSON.stringify({ ...problemFor(code as 'validation_error', detail), requestId });
+  const lines = [
+    `HTTP/1.1 ${statusOf(code)} ${STATUS_CODES[statusOf(code)] ?? 'Error'}`,
+    `Content-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${requestId}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    'Connection: close',
+  ];
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
+}
+
+/**
+ * Answers a `clientError` (unparseable HTTP, headers too large, a request too slow to arrive)
+ * with a problem document and closes the connection. Nothing is written when the client is gone
+ * or a response to an earlier request on the connection is already under way: bytes of ours in
+ * the middle of it would corrupt it.
+ */
+export function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Duplex,
+  headers: Readonly<Record<string, string>>,
+  log: FastifyBaseLogger,
+): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  const code = connectionErrorCode(error.code);
+  const requestId = randomUUID();
+  log.debug({ reqId: requestId, err: error }, `client error: ${code}`);
+  socket.end(rawProblemResponse(code, requestId, headers), () => socket.destroy());
 }
