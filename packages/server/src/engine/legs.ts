@@ -198,6 +198,18 @@ export async function refundIntent(
 // --- pending legs (SPEC §7.5) ---------------------------------------------------------------
 
 /**
+ * The intent's payout or refund leg a command sent, with its pool locked as every intent write
+ * takes it; null for a command that is no such leg (an accept, a reject, an unmatched return).
+ */
+async function lockedLegOf(tx: Queryable, command: EngineCommand) {
+  const { intentId, leg } = command;
+  if (intentId === null || (leg !== 'payout' && leg !== 'refund')) return null;
+  const payload = transferPayloadOf(command);
+  if (payload.poolId !== null) await lockPool(tx, payload.poolId);
+  return { intentId, leg, payload };
+}
+
+/**
  * A payout or refund became a two-step offer: the receiver has no transfer pre-approval for the
  * token and must accept it. The intent stays where it is; its status and a leg event
  * (`payout_offered`, `refund_offered`) tell the wallet what to accept, and by when.
@@ -209,17 +221,17 @@ export async function recordOfferMade(
   updateId: string,
   now: Date,
 ): Promise<void> {
-  if (command.intentId === null || (command.leg !== 'payout' && command.leg !== 'refund')) return;
-  const payload = transferPayloadOf(command);
-  if (payload.poolId !== null) await lockPool(tx, payload.poolId);
+  const leg = await lockedLegOf(tx, command);
+  if (leg === null) return;
+  const { payload } = leg;
   await recordLegOffer(tx, {
-    intentId: command.intentId,
-    leg: command.leg,
+    intentId: leg.intentId,
+    leg: leg.leg,
     offerId: offer.offerId,
     expiresAt: offer.expiresAt,
     updateId,
     at: now,
-    ...(command.leg === 'refund' && {
+    ...(leg.leg === 'refund' && {
       refund: {
         amount: payload.amount,
         networkFeeAmount: payload.settle?.networkFeeAmount ?? '0',
@@ -240,12 +252,11 @@ export async function recordOfferOutcome(
   updateId: string,
   now: Date,
 ): Promise<void> {
-  if (command.intentId === null || (command.leg !== 'payout' && command.leg !== 'refund')) return;
-  const payload = transferPayloadOf(command);
-  if (payload.poolId !== null) await lockPool(tx, payload.poolId);
+  const leg = await lockedLegOf(tx, command);
+  if (leg === null) return;
   await settleLegOffer(tx, {
-    intentId: command.intentId,
-    leg: command.leg,
+    intentId: leg.intentId,
+    leg: leg.leg,
     offerId,
     outcome,
     updateId,
