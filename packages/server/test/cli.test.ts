@@ -2,17 +2,16 @@
  * `poolparty` as an operator runs it: a separate process on the embedded defaults, stopped with
  * SIGTERM and started again on the same data folder; and what it says when a setting is wrong.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DevnetWelcome } from '../src/devnet-bootstrap.js';
-import { CLI, runCli } from './support/cli.js';
+import { CLI, runCli, serveCli as serve, stopServed as stop } from './support/cli.js';
 import { request, walletTokenFor } from './support/service.js';
 
-const STARTUP_WAIT_MS = 30_000;
 /** Tests that start the service or run the CLI several times; each run loads a whole process. */
 const PROCESSES_TIMEOUT_MS = 120_000;
 const SERVER_VERSION = (
@@ -21,45 +20,6 @@ const SERVER_VERSION = (
   }
 ).version;
 
-interface Served {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly apiKey: string;
-  /** Everything printed, both streams. */
-  readonly output: () => string;
-  readonly stdout: () => string;
-}
-
-function serve(dataDir: string, env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0'], {
-    env: { ...process.env, POOLPARTY_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  let stdout = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner:\n${output}`)), STARTUP_WAIT_MS);
-    child.on('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
-    const check = () => {
-      const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
-      const apiKey = /Developer API key \(devnet\): (\S+)/.exec(output)?.[1];
-      if (url && apiKey) {
-        clearTimeout(timer);
-        resolve({ child, url, apiKey, output: () => output, stdout: () => stdout });
-      }
-    };
-    child.stdout?.on('data', check);
-    child.stderr?.on('data', check);
-  });
-}
-
 /** A port some other process holds, as an operator's busy port would be. */
 async function occupiedPort(): Promise<{ port: number; server: Server }> {
   const server = createServer();
@@ -67,14 +27,6 @@ async function occupiedPort(): Promise<{ port: number; server: Server }> {
   const address = server.address();
   if (typeof address !== 'object' || address === null) throw new Error('no port');
   return { port: address.port, server };
-}
-
-function stop(served: Served): Promise<number | null> {
-  return new Promise((resolve) => {
-    served.child.removeAllListeners('exit');
-    served.child.on('exit', (code) => resolve(code));
-    served.child.kill('SIGTERM');
-  });
 }
 
 describe('poolparty serve', () => {

@@ -1,62 +1,13 @@
-/**
- * The embedded store as an operator keeps it: a stopped service's data folder copied elsewhere
- * starts with the same keys, pools and intents (docs/operations.md); a store belongs to the
- * environment that first served it, and a process of the other one is refused with one line;
- * mainnet must name its ledger.
- */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DevnetWelcome } from '../src/devnet-bootstrap.js';
 import { LOCK_FILE } from '../src/store/data-folder-lock.js';
-import { CLI, runCli } from './support/cli.js';
+import { runCli, serveCli as serve, stopServed as stop } from './support/cli.js';
 import { request, walletTokenFor } from './support/service.js';
 
-const STARTUP_WAIT_MS = 30_000;
 const PROCESSES_TIMEOUT_MS = 180_000;
-
-interface Served {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly apiKey: string;
-}
-
-function serve(dataDir: string): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0'], {
-    env: { ...process.env, POOLPARTY_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output += chunk;
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner:\n${output}`)), STARTUP_WAIT_MS);
-    child.on('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
-    const check = () => {
-      const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
-      const apiKey = /Developer API key \(devnet\): (\S+)/.exec(output)?.[1];
-      if (url && apiKey) {
-        clearTimeout(timer);
-        resolve({ child, url, apiKey });
-      }
-    };
-    child.stdout?.on('data', check);
-    child.stderr?.on('data', check);
-  });
-}
-
-function stop(served: Served): Promise<number | null> {
-  return new Promise((resolve) => {
-    served.child.removeAllListeners('exit');
-    served.child.on('exit', (code) => resolve(code));
-    served.child.kill('SIGTERM');
-  });
-}
 
 describe('the embedded store across a backup and between environments', () => {
   const root = mkdtempSync(join(tmpdir(), 'poolparty-boundaries-'));
@@ -67,7 +18,7 @@ describe('the embedded store across a backup and between environments', () => {
   it(
     'starts from a copy of a stopped service’s folder with the same keys, pools and intents',
     async () => {
-      const first = await serve(original);
+      const first = await serve(original, { LOG_LEVEL: 'warn' });
       const welcome = JSON.parse(
         readFileSync(join(original, 'devnet.json'), 'utf8'),
       ) as DevnetWelcome;
@@ -85,7 +36,7 @@ describe('the embedded store across a backup and between environments', () => {
       expect(existsSync(join(original, LOCK_FILE))).toBe(false);
 
       cpSync(original, restored, { recursive: true });
-      const copy = await serve(restored);
+      const copy = await serve(restored, { LOG_LEVEL: 'warn' });
       try {
         expect(copy.apiKey).toBe(first.apiKey);
         const pools = await request(copy.url, 'GET', '/v1/pools', { apiKey: copy.apiKey });

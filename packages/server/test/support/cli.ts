@@ -1,10 +1,13 @@
 /**
  * `poolparty` run as an operator runs it: a separate process, its output and exit code.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 export const CLI = join(import.meta.dirname, '../../src/cli.ts');
+
+/** How long `poolparty serve` may take to print its banner (a first start seeds the devnet). */
+const STARTUP_WAIT_MS = 30_000;
 
 export interface CliRun {
   readonly code: number | null;
@@ -36,5 +39,54 @@ export function runCli(args: readonly string[], env: Record<string, string> = {}
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export interface Served {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly apiKey: string;
+  /** Everything printed, both streams. */
+  readonly output: () => string;
+  readonly stdout: () => string;
+}
+
+/** `poolparty serve --port 0` on `dataDir`, resolved once its banner is out. */
+export function serveCli(dataDir: string, env: Record<string, string> = {}): Promise<Served> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0'], {
+    env: { ...process.env, POOLPARTY_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let stdout = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+    stdout += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner:\n${output}`)), STARTUP_WAIT_MS);
+    child.on('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+    const check = () => {
+      const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+      const apiKey = /Developer API key \(devnet\): (\S+)/.exec(output)?.[1];
+      if (url && apiKey) {
+        clearTimeout(timer);
+        resolve({ child, url, apiKey, output: () => output, stdout: () => stdout });
+      }
+    };
+    child.stdout?.on('data', check);
+    child.stderr?.on('data', check);
+  });
+}
+
+/** SIGTERM, resolved with the exit code (0 for a graceful stop). */
+export function stopServed(served: Served): Promise<number | null> {
+  return new Promise((resolve) => {
+    served.child.removeAllListeners('exit');
+    served.child.on('exit', (code) => resolve(code));
+    served.child.kill('SIGTERM');
   });
 }
