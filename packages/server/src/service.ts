@@ -33,8 +33,7 @@ import { createLiveQuoter } from './market/live-quoter.js';
 import { SnapshotJob } from './market/snapshots.js';
 import { probeListen } from './preflight.js';
 import type { Database } from './store/database.js';
-import { openStore } from './store/index.js';
-import { migrate } from './store/migrate.js';
+import { migrated, openStore } from './store/index.js';
 import { checkPostgresReachable, describeStore, openEmbeddedStore } from './store/presence.js';
 import { StoreProblem } from './store/problems.js';
 import { ensureServiceSecret } from './store/service-secrets.js';
@@ -204,14 +203,7 @@ async function openMigratedStore(
   schema: string | undefined,
 ): Promise<Database> {
   if (settings.databaseUrl === null) {
-    const db = await openEmbeddedStore(settings.dataDir, 'serve');
-    try {
-      await migrate(db);
-    } catch (error) {
-      await db.close();
-      throw error;
-    }
-    return db;
+    return migrated(await openEmbeddedStore(settings.dataDir, 'serve'));
   }
   await checkPostgresReachable(settings.databaseUrl);
   return openStore({

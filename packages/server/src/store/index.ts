@@ -2,9 +2,9 @@
  * The store: PostgreSQL when a database URL is configured, otherwise PGlite in the data folder
  * (SPEC §1, §11). One set of migrations and one query layer serve both.
  */
-import { join } from 'node:path';
 import { type Database, openPglite, openPostgres } from './database.js';
 import { migrate } from './migrate.js';
+import { pgliteDirOf } from './presence.js';
 
 export * from './api-keys.js';
 export * from './database.js';
@@ -39,14 +39,17 @@ export interface StoreSettings {
 export async function openStore(settings: StoreSettings): Promise<Database> {
   const db = settings.databaseUrl
     ? openPostgres(settings.databaseUrl, settings.schema ? { schema: settings.schema } : {})
-    : await openPglite(join(settings.dataDir, 'db'));
-  if (settings.migrate ?? true) {
-    try {
-      await migrate(db);
-    } catch (error) {
-      await db.close();
-      throw error;
-    }
+    : await openPglite(pgliteDirOf(settings.dataDir));
+  return (settings.migrate ?? true) ? migrated(db) : db;
+}
+
+/** The store brought up to this version's schema; closed when that fails. */
+export async function migrated(db: Database): Promise<Database> {
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.close();
+    throw error;
   }
   return db;
 }

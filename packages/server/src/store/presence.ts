@@ -124,21 +124,20 @@ export async function checkPostgresReachable(url: string): Promise<void> {
   }
 }
 
-/** Whether the database's search path (or PGlite) holds PoolParty's migrations table. */
-async function holdsStore(db: Database): Promise<boolean> {
+/** Whether the database's search path (or PGlite) has the table. */
+async function holdsTable(db: Database, table: string): Promise<boolean> {
   const rows = await db.query<{ present: boolean }>(
-    "SELECT to_regclass('schema_migrations') IS NOT NULL AS present",
+    'SELECT to_regclass($1) IS NOT NULL AS present',
+    [table],
   );
   return rows[0]?.present === true;
 }
 
+/** Whether the database holds a PoolParty store: its migrations table. */
+const holdsStore = (db: Database) => holdsTable(db, 'schema_migrations');
+
 /** Whether the store has migration 0006's record of its environment. */
-async function holdsEnvironment(db: Database): Promise<boolean> {
-  const rows = await db.query<{ present: boolean }>(
-    "SELECT to_regclass('store_environment') IS NOT NULL AS present",
-  );
-  return rows[0]?.present === true;
-}
+const holdsEnvironment = (db: Database) => holdsTable(db, 'store_environment');
 
 /** Names of the migrations this version has that the store has not applied. */
 export async function pendingMigrations(db: Database): Promise<string[]> {
