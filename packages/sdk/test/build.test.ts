@@ -3,21 +3,14 @@
  * declarations that stand alone for `import` and `require` consumers, and the size budget.
  */
 import { spawnSync } from 'node:child_process';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { typecheckConsumer } from './support/consumer.js';
 
 const PACKAGE = join(import.meta.dirname, '..');
 const DIST = join(PACKAGE, 'dist');
@@ -96,35 +89,11 @@ describe('the build', () => {
       'const result: string = (await swap.wait()).actualOutput;',
       'export { quote, result };',
     ].join('\n');
-    writeFileSync(
-      join(consumerDir, 'esm.mts'),
-      `import { PoolParty, type Quote } from '@poolparty/sdk';\n${use}\n`,
-    );
-    writeFileSync(
-      join(consumerDir, 'cjs.cts'),
-      `import { PoolParty, type Quote } from '@poolparty/sdk';\nasync function main() {\n${use.replace('export { quote, result };', 'return [quote, result];')}\n}\nexport = main;\n`,
-    );
-    writeFileSync(
-      join(consumerDir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          noEmit: true,
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2022',
-          lib: ['es2022', 'dom'],
-          types: [],
-        },
-        files: ['esm.mts', 'cjs.cts'],
-      }),
-    );
-    const tsc = require.resolve('typescript/bin/tsc');
-    const result = spawnSync(process.execPath, [tsc, '-p', consumerDir], {
-      encoding: 'utf8',
-      cwd: consumerDir,
+    const result = typecheckConsumer(consumerDir, {
+      esm: `import { PoolParty, type Quote } from '@poolparty/sdk';\n${use}\n`,
+      cjs: `import { PoolParty, type Quote } from '@poolparty/sdk';\nasync function main() {\n${use.replace('export { quote, result };', 'return [quote, result];')}\n}\nexport = main;\n`,
     });
-    expect(result.stdout + result.stderr).toBe('');
+    expect(result.output).toBe('');
     expect(result.status).toBe(0);
   }, 30_000);
 });

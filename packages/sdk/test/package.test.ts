@@ -6,11 +6,11 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { typecheckConsumer } from './support/consumer.js';
 import { type Live, startLive } from './support/live.js';
 
 const REPOSITORY = join(import.meta.dirname, '../../..');
@@ -144,32 +144,11 @@ describe('the packed SDK', () => {
       "import { PoolParty } from '@poolparty/sdk';",
       "import { createSigner, Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';",
     ].join('\n');
-    writeFileSync(join(consumerDir, 'esm.mts'), `${imports}\n${use}\nexport { token, signed };\n`);
-    writeFileSync(
-      join(consumerDir, 'cjs.cts'),
-      `${imports}\nasync function main() {\n${use}\nreturn [token, signed];\n}\nexport = main;\n`,
-    );
-    writeFileSync(
-      join(consumerDir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          noEmit: true,
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2022',
-          lib: ['es2022', 'dom'],
-          types: [],
-        },
-        files: ['esm.mts', 'cjs.cts'],
-      }),
-    );
-    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-    const result = spawnSync(process.execPath, [tsc, '-p', consumerDir], {
-      encoding: 'utf8',
-      cwd: consumerDir,
+    const result = typecheckConsumer(consumerDir, {
+      esm: `${imports}\n${use}\nexport { token, signed };\n`,
+      cjs: `${imports}\nasync function main() {\n${use}\nreturn [token, signed];\n}\nexport = main;\n`,
     });
-    expect(result.stdout + result.stderr).toBe('');
+    expect(result.output).toBe('');
     expect(result.status).toBe(0);
   }, 60_000);
 });
