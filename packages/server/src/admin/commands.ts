@@ -26,6 +26,7 @@ import { Command, Option } from 'commander';
 import { listAdminActions, recordAdminAction } from '../store/admin-audit.js';
 import type { Database } from '../store/database.js';
 import { listOpenOperatorFlags, resolveOperatorFlag } from '../store/operator-flags.js';
+import { listPools } from '../store/pools.js';
 import { StoreProblem } from '../store/problems.js';
 import {
   addDiscount,
@@ -43,7 +44,7 @@ import {
   parseRateLimit,
 } from './inputs.js';
 import { changeKeyLimits, describeKey, describeLimits, findKey, listKeys } from './keys.js';
-import { describePool, listAllPools, setPoolStatusAudited } from './pools.js';
+import { describePool, setPoolStatusAudited } from './pools.js';
 import {
   AdminError,
   listRefundCases,
@@ -391,7 +392,7 @@ function poolCommands(admin: Command, { leaf, changing, run, by, io }: Builders)
     .description('every pool with its status and reserves')
     .action(
       run(async (db) => {
-        for (const pool of await listAllPools(db)) io.print(describePool(pool));
+        for (const pool of await listPools(db)) io.print(describePool(pool));
       }),
     );
   changing(pools, 'pause <poolId>')

@@ -7,13 +7,7 @@
  */
 import { recordAdminAction } from '../store/admin-audit.js';
 import type { Database } from '../store/database.js';
-import {
-  getPool,
-  listPools,
-  type PoolRecord,
-  type PoolStatus,
-  setPoolStatus,
-} from '../store/pools.js';
+import { getPool, type PoolRecord, type PoolStatus, setPoolStatus } from '../store/pools.js';
 import type { Attribution } from './discounts.js';
 import { AdminError } from './refunds.js';
 
@@ -42,10 +36,6 @@ export async function setPoolStatusAudited(
     });
     return after;
   });
-}
-
-export function listAllPools(db: Database): Promise<PoolRecord[]> {
-  return listPools(db);
 }
 
 export function describePool(pool: PoolRecord): string {
