@@ -6,6 +6,7 @@
  * origins with 403, since a simple cross-site POST needs no preflight).
  */
 import type { FastifyRequest } from 'fastify';
+import { requestPath } from './problem.js';
 
 /** Paths under `/devnet` whose POST controls the devnet itself. */
 export const CONTROL_PATHS: readonly string[] = [
@@ -33,8 +34,7 @@ export function controlOriginAllowed(
 
 /** Whether the request is a control call, or the preflight of one. */
 export function isControlRequest(request: FastifyRequest): boolean {
-  const path = request.url.split('?')[0] ?? '';
-  if (!CONTROL_PATHS.includes(path)) return false;
+  if (!CONTROL_PATHS.includes(requestPath(request))) return false;
   const method =
     request.method === 'OPTIONS'
       ? request.headers['access-control-request-method']

@@ -47,6 +47,16 @@ export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
   }
 }
 
+/** The request's path, without its query string. */
+export function requestPath(request: FastifyRequest): string {
+  return request.url.split('?')[0] ?? '';
+}
+
+/** `METHOD /path`, as problem details name the request they refuse. */
+export function requestTarget(request: FastifyRequest): string {
+  return `${request.method} ${requestPath(request)}`;
+}
+
 export function sendProblem(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -134,12 +144,7 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     );
   });
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(
-      request,
-      reply,
-      'not_found',
-      `No route for ${request.method} ${request.url.split('?')[0]}.`,
-    ),
+    sendProblem(request, reply, 'not_found', `No route for ${requestTarget(request)}.`),
   );
 }
 

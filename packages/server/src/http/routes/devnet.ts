@@ -83,7 +83,7 @@ import {
   DEVNET_TRANSFER_EXAMPLE,
   DEVNET_TRANSFER_RESULT_EXAMPLE,
 } from '../openapi-examples.js';
-import { ApiError } from '../problem.js';
+import { ApiError, requestTarget } from '../problem.js';
 import {
   BODY_PROBLEMS,
   errorResponses,
@@ -254,7 +254,7 @@ async function requirePartySignature(
   const message = devnetSigningMessage(request.method, request.url, body);
   const keys = await ledger.signingKeysOf(partyId);
   if (!keys.some((key) => verifyEd25519(message, signature.bytes, key))) {
-    const target = `${request.method} ${request.url.split('?')[0]}`;
+    const target = requestTarget(request);
     throw refuseSignature(
       `X-Party-Signature is not a signature of ${target} and its body by a signing key of ${partyId}.`,
     );
@@ -275,7 +275,7 @@ function requireControlOrigin(request: FastifyRequest, allowed: readonly string[
   if (controlOriginAllowed(origin, ownOrigin(request), allowed)) return;
   throw new ApiError(
     'origin_not_allowed',
-    `${request.method} ${request.url.split('?')[0]} does not take requests from the browser origin ${origin}; list it in POOLPARTY_DEVNET_CONTROL_ORIGINS to allow it.`,
+    `${requestTarget(request)} does not take requests from the browser origin ${origin}; list it in POOLPARTY_DEVNET_CONTROL_ORIGINS to allow it.`,
   );
 }
 
