@@ -45,6 +45,9 @@ export const LEG_STATES = ${json(lifecycle.LEG_STATES)} as const;
  */
 export const LEG_EVENT_NAMES = ${json(lifecycle.LEG_EVENT_NAMES)} as const;
 
+/** The leg's state after each offer outcome (\`accepted\` leaves it \`committed\`). */
+export const LEG_STATE_AFTER = ${json(lifecycle.LEG_STATE_AFTER)} as const;
+
 /** The SDK's error classes, base first. */
 export const SDK_ERROR_CLASSES = ${json(errors.SDK_ERROR_CLASSES)} as const;
 

@@ -46,6 +46,14 @@ export const LEG_EVENT_NAMES = [
   'refund_expired',
 ] as const;
 
+/** The leg's state after each offer outcome (`accepted` leaves it `committed`). */
+export const LEG_STATE_AFTER = {
+  offered: 'offered',
+  accepted: 'committed',
+  rejected: 'rejected',
+  expired: 'expired',
+} as const;
+
 /** The SDK's error classes, base first. */
 export const SDK_ERROR_CLASSES = [
   'PoolPartyError',

@@ -12,7 +12,7 @@
  * legs (payout first, each offer before its outcome), then a terminal state — the order in which
  * the service writes them.
  */
-import { IN_PROGRESS_STATES, TERMINAL_STATES } from '../catalogue.js';
+import { IN_PROGRESS_STATES, LEG_STATE_AFTER, TERMINAL_STATES } from '../catalogue.js';
 import type { LegEventName, LegState, SwapEventName, SwapStatus } from '../types.js';
 
 /** Any event a swap object emits: a state (but `pending`) or a leg event. */
@@ -44,11 +44,10 @@ export function lifecycleRank(state: string): number {
   return (TERMINAL_STATES as readonly string[]).includes(state) ? TERMINAL_RANK : -1;
 }
 
-const OUTCOME_OF: Readonly<Record<Exclude<LegState, 'offered'>, string>> = {
-  committed: 'accepted',
-  rejected: 'rejected',
-  expired: 'expired',
-};
+/** The offer outcome that leaves a leg in each state: `LEG_STATE_AFTER` read backwards. */
+const OUTCOME_OF = Object.fromEntries(
+  Object.entries(LEG_STATE_AFTER).map(([outcome, state]) => [state, outcome]),
+) as Readonly<Record<LegState, string>>;
 
 /** The leg events a status shows happened, in the order they happened. */
 export function legEventsOf(status: Pick<SwapStatus, 'payout' | 'refund'>): LegEventName[] {
