@@ -10,8 +10,9 @@
  * real time, and the service judges `validUntil` by it.
  */
 import { errorFromResponse } from '../error-mapping.js';
-import { NetworkError, PoolPartyError, ValidationError } from '../errors.js';
+import { NetworkError, ValidationError } from '../errors.js';
 import type { FetchLike } from '../http/request-sender.js';
+import { REQUEST_ID_HEADER, readBody } from '../http/response-body.js';
 import { toBase64 } from './encoding.js';
 import { createSigner, generatePrivateKey, type Signer, type SigningKey } from './signer.js';
 import { devnetSigningMessage } from './signing-message.js';
@@ -71,8 +72,6 @@ export interface CreateWalletParams {
   /** The party's key, in any form `createSigner` reads; omitted, a new one is made locally. */
   readonly key?: SigningKey;
 }
-
-const REQUEST_ID_HEADER = 'x-request-id';
 
 /** The devnet endpoints of one service. */
 export class Devnet {
@@ -219,8 +218,7 @@ export class Devnet {
         ...(error instanceof Error && { details: `${method} ${path}: ${error.message}` }),
       });
     }
-    const text = await response.text();
-    const parsed = parseJson(text, response);
+    const parsed = await readBody(response);
     if (!response.ok) {
       throw errorFromResponse({
         status: response.status,
@@ -230,20 +228,5 @@ export class Devnet {
       });
     }
     return parsed as T;
-  }
-}
-
-function parseJson(text: string, response: Response): unknown {
-  if (text.length === 0) return undefined;
-  if (!/json/i.test(response.headers.get('content-type') ?? '')) return text;
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new PoolPartyError('The service answered with malformed JSON', {
-      code: 'invalid_response',
-      status: response.status,
-      requestId: response.headers.get(REQUEST_ID_HEADER),
-      cause: error,
-    });
   }
 }

@@ -6,6 +6,7 @@
 import { errorFromResponse } from '../error-mapping.js';
 import { AuthenticationError, NetworkError, PoolPartyError, TimeoutError } from '../errors.js';
 import { deadline, raceAbort, type Sleep } from './abort.js';
+import { REQUEST_ID_HEADER, readBody } from './response-body.js';
 import { type AttemptFailure, parseRetryAfterMs, retryDelayMs, shouldRetry } from './retry.js';
 
 /** The `fetch` the SDK calls: the platform's, or one passed in the client options. */
@@ -60,8 +61,6 @@ type Attempt<T> =
       readonly failure: AttemptFailure;
       readonly retryAfterMs: number | null;
     };
-
-const REQUEST_ID_HEADER = 'x-request-id';
 
 export class RequestSender {
   constructor(private readonly settings: SenderSettings) {}
@@ -217,24 +216,6 @@ export class RequestSender {
       body,
       requestId: response.headers.get(REQUEST_ID_HEADER),
       retryAfter: retryAfterMs === null ? null : Math.ceil(retryAfterMs / 1000),
-    });
-  }
-}
-
-/** The body as JSON when it says it is JSON, else as text; nothing for an empty body. */
-async function readBody(response: Response): Promise<unknown> {
-  const text = await response.text();
-  if (text.length === 0) return undefined;
-  const type = response.headers.get('content-type') ?? '';
-  if (!/json/i.test(type)) return text;
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new PoolPartyError('The service answered with malformed JSON', {
-      code: 'invalid_response',
-      status: response.status,
-      requestId: response.headers.get(REQUEST_ID_HEADER),
-      cause: error,
     });
   }
 }
