@@ -135,11 +135,6 @@ export type LedgerEvent =
       readonly owner: string;
       readonly instrument: Instrument;
       readonly amount: Amount;
-    }
-  | {
-      readonly kind: 'mining_round_opened';
-      readonly round: number;
-      readonly amuletPriceUsd: Amount;
     };
 
 export interface LedgerUpdate {
