@@ -11,18 +11,20 @@ import {
   sameEntity,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
 } from './ids.js';
-import { instrumentId, metaValues, optionalText, record, text } from './json.js';
+import { instrumentId, isRecord, list, metaValues, optionalText, record, text } from './json.js';
 import type { CreatedEvent } from './types.js';
 
 /** The value of the event's view of `interfaceId`, or undefined when it has none. */
 export function interfaceViewValue(event: CreatedEvent, interfaceId: string): unknown {
-  for (const view of event.interfaceViews ?? []) {
+  const views = record(event, 'created event').interfaceViews;
+  if (views === undefined || views === null) return undefined;
+  for (const [index, item] of list(views, 'interfaceViews').entries()) {
+    const view = record(item, `interfaceViews[${index}]`);
+    const status = view.viewStatus;
     if (
-      view !== null &&
-      typeof view === 'object' &&
-      typeof view.interfaceId === 'string' &&
-      sameEntity(view.interfaceId, interfaceId) &&
-      view.viewStatus?.code === 0 &&
+      sameEntity(text(view.interfaceId, `interfaceViews[${index}].interfaceId`), interfaceId) &&
+      isRecord(status) &&
+      status.code === 0 &&
       view.viewValue !== null &&
       view.viewValue !== undefined
     ) {
