@@ -16,6 +16,7 @@ import {
   encodeTransaction,
   encodeTransactionItem,
   exercisedOfferIds,
+  instructionInputHoldingIds,
   type JsGetUpdatesResponse,
 } from '../src/canton/wire/index.js';
 import type { TransferOffer } from '../src/port.js';
@@ -147,6 +148,7 @@ describe('decoding damaged Canton JSON', () => {
         for (const event of createdEventsIn(item)) {
           decodesOrRefuses(() => decodeHolding(event as CreatedEvent));
           decodesOrRefuses(() => decodeTransferInstruction(event as CreatedEvent));
+          decodesOrRefuses(() => instructionInputHoldingIds(event as CreatedEvent));
         }
       }),
       { numRuns: 3000 },

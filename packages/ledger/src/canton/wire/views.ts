@@ -91,3 +91,17 @@ export function decodeTransferInstruction(event: CreatedEvent): TransferOffer | 
     `${path}.transfer`,
   );
 }
+
+/**
+ * The holdings a transfer instruction names as its inputs (`transfer.inputHoldingCids` of its
+ * view); null when the event has no such view. Amulet names the holding it locked for the
+ * instruction there, which is how a reader finds the offer a locked holding belongs to when the
+ * lock itself does not say.
+ */
+export function instructionInputHoldingIds(event: CreatedEvent): string[] | null {
+  const value = interfaceViewValue(event, TRANSFER_INSTRUCTION_INTERFACE_ID);
+  if (value === undefined) return null;
+  const path = `TransferInstruction view of ${event.contractId}.transfer.inputHoldingCids`;
+  const transfer = record(record(value, 'TransferInstruction view').transfer, 'transfer');
+  return list(transfer.inputHoldingCids, path).map((cid, i) => text(cid, `${path}[${i}]`));
+}
