@@ -1,0 +1,7 @@
+export function SwapPage() {
+  return (
+    <section>
+      <h1>Swap</h1>
+    </section>
+  );
+}
