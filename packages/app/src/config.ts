@@ -9,6 +9,11 @@ export interface AppConfig {
   readonly apiKey: string | null;
   /** True when the service answers `/devnet/*`: the built-in devnet wallet works. */
   readonly devnet: boolean;
+  /**
+   * The Token Standard registry a Canton wallet's transfers are built with (the transfer factory
+   * and offer contexts); null when the service names none.
+   */
+  readonly cantonRegistryUrl: string | null;
 }
 
 export async function loadAppConfig(): Promise<AppConfig> {

@@ -6,9 +6,10 @@
 import { PoolParty } from '@poolparty/sdk';
 import { Devnet } from '@poolparty/sdk/devnet';
 import { type ComponentChildren, createContext } from 'preact';
-import { useContext, useMemo, useState } from 'preact/hooks';
+import { useContext, useEffect, useMemo, useState } from 'preact/hooks';
 import type { AppConfig } from './config.js';
 import { WalletSession } from './wallet-session.js';
+import { BrowserDevnetWallet, storedKeyFile } from './wallets/devnet-wallet.js';
 import type { Wallet } from './wallets/wallet.js';
 
 export interface Services {
@@ -19,6 +20,8 @@ export interface Services {
   readonly devnet: Devnet | null;
   readonly session: WalletSession;
   readonly wallet: Wallet | null;
+  /** True while a wallet kept from an earlier visit is being reconnected. */
+  readonly walletRestoring: boolean;
   /** Connects (or, with null, forgets) the wallet the swap app uses. */
   setWallet(wallet: Wallet | null): void;
 }
@@ -54,18 +57,36 @@ export function ServicesProvider(props: { config: AppConfig; children: Component
     [props.config, session],
   );
   const [wallet, setWalletState] = useState<Wallet | null>(null);
+  const [walletRestoring, setWalletRestoring] = useState(
+    () => clients.devnet !== null && storedKeyFile() !== null,
+  );
+  // The devnet party kept in this browser reconnects by itself, so a reload resumes at once.
+  useEffect(() => {
+    const keyFile = storedKeyFile();
+    if (clients.devnet === null || keyFile === null) return;
+    const restored = new BrowserDevnetWallet(clients.devnet, keyFile);
+    restored.connect().then(
+      () => {
+        session.use(restored);
+        setWalletState(restored);
+        setWalletRestoring(false);
+      },
+      () => setWalletRestoring(false),
+    );
+  }, [clients.devnet, session]);
   const value = useMemo<Services>(
     () => ({
       config: props.config,
       ...clients,
       session,
       wallet,
+      walletRestoring,
       setWallet(next) {
         session.use(next);
         setWalletState(next);
       },
     }),
-    [props.config, clients, session, wallet],
+    [props.config, clients, session, wallet, walletRestoring],
   );
   return <ServicesContext.Provider value={value}>{props.children}</ServicesContext.Provider>;
 }

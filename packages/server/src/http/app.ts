@@ -102,6 +102,7 @@ export async function buildApp(ctx: ServiceContext, options: BuildAppOptions = {
         environment: ctx.settings.environment,
         apiKey: options.webAppApiKey ?? null,
         devnet: devnetEnabled(ctx.settings) && ctx.devnetLedger !== null,
+        cantonRegistryUrl: ctx.settings.cantonRegistryUrl,
       },
       options.webAppDist,
     ),

@@ -11,7 +11,8 @@
  *   per request, so no request path can reach outside the build.
  * - `/app-config.json` tells the pages the environment and the key they call `/v1` with.
  * - The pages' content security policy allows only this origin's scripts, styles, images and
- *   connections: the build has no inline script or style.
+ *   connections (and the token registry's origin, which a Canton wallet's deposit is built
+ *   from): the build has no inline script or style.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -39,6 +40,8 @@ export interface WebAppConfig {
   readonly environment: 'devnet' | 'mainnet';
   readonly apiKey: string | null;
   readonly devnet: boolean;
+  /** The Token Standard registry Canton wallets build transfers with; the pages may call it. */
+  readonly cantonRegistryUrl: string | null;
 }
 
 interface BuiltFile {
@@ -66,7 +69,6 @@ const REVALIDATE = 'no-cache';
 const WEB_APP_DIRECTIVES = {
   'default-src': ["'self'"],
   'base-uri': ["'self'"],
-  'connect-src': ["'self'"],
   'font-src': ["'self'"],
   'form-action': ["'self'"],
   'frame-ancestors': ["'none'"],
@@ -77,7 +79,8 @@ const WEB_APP_DIRECTIVES = {
   'style-src': ["'self'"],
 };
 
-export const WEB_APP_CONTENT_SECURITY_POLICY = (() => {
+/** The pages' content security policy, for a service whose pages may call `connectTo` too. */
+export function webAppContentSecurityPolicy(connectTo: readonly string[] = []): string {
   let policy = '';
   const sink = {
     setHeader(name: string, value: string) {
@@ -85,13 +88,14 @@ export const WEB_APP_CONTENT_SECURITY_POLICY = (() => {
     },
     removeHeader() {},
   };
-  helmet({ contentSecurityPolicy: { useDefaults: false, directives: WEB_APP_DIRECTIVES } })(
+  const directives = { ...WEB_APP_DIRECTIVES, 'connect-src': ["'self'", ...connectTo] };
+  helmet({ contentSecurityPolicy: { useDefaults: false, directives } })(
     {} as never,
     sink as never,
     () => {},
   );
   return policy;
-})();
+}
 
 function builtFile(path: string): BuiltFile {
   const body = readFileSync(path);
@@ -147,6 +151,9 @@ function send(
  */
 export function webAppRoutes(app: App, config: WebAppConfig, dist: string = WEB_APP_DIST): void {
   const build = loadWebApp(dist);
+  const policy = webAppContentSecurityPolicy(
+    config.cantonRegistryUrl === null ? [] : [new URL(config.cantonRegistryUrl).origin],
+  );
   const hide = { schema: { hide: true } };
   app.get('/app-config.json', hide, async (_request, reply) => {
     reply.header('Cache-Control', 'no-store');
@@ -160,7 +167,7 @@ export function webAppRoutes(app: App, config: WebAppConfig, dist: string = WEB_
           'The web app is not built: run `npm install` (or `npm run build -w @poolparty/app`).',
         );
       }
-      reply.header('Content-Security-Policy', WEB_APP_CONTENT_SECURITY_POLICY);
+      reply.header('Content-Security-Policy', policy);
       return send(request, reply, build.index, REVALIDATE);
     });
   }
