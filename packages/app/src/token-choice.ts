@@ -60,6 +60,19 @@ export function poolFor(pools: readonly Pool[], from: TokenChoice, to: TokenChoi
 
 /** The option's text: the symbol, and its admin when another admin has the same symbol. */
 export function choiceLabel(token: TokenChoice, all: readonly TokenChoice[]): string {
-  const namesake = all.some((other) => other.name === token.name && other.admin !== token.admin);
-  return namesake ? `${token.name} (issued by ${shortParty(token.admin)})` : token.name;
+  const issuer = issuerLabel(token, all);
+  return issuer === null ? token.name : `${token.name} (issued by ${issuer})`;
+}
+
+/** The admin to name beside the symbol; null when no other admin has the symbol. */
+export function issuerLabel(token: TokenChoice, all: readonly TokenChoice[]): string | null {
+  const namesakes = all.filter((other) => other.name === token.name && other.admin !== token.admin);
+  if (namesakes.length === 0) return null;
+  // The admin's readable hint tells them apart unless two admins share it too.
+  const hint = hintOf(token.admin);
+  return namesakes.some((other) => hintOf(other.admin) === hint) ? shortParty(token.admin) : hint;
+}
+
+function hintOf(party: string): string {
+  return party.split('::')[0] ?? party;
 }

@@ -47,7 +47,7 @@ export function SwapHistory(props: { partyId: string; refreshKey?: string }) {
                 {formatAmount(swap.expectedAmount)} {swap.inputToken} → {swap.outputToken}
               </a>{' '}
               <span data-state={swap.status}>{stateText(swap.status).title}</span>
-              {swap.actualOutput !== null && (
+              {swap.status === 'completed' && swap.actualOutput !== null && (
                 <span>
                   {' '}
                   · received {formatAmount(swap.actualOutput)} {swap.outputToken}

@@ -6,8 +6,9 @@
 import type { DevnetBalance } from '@poolparty/sdk/devnet';
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import { describeError } from '../describe-error.js';
-import { formatAmount, shortParty } from '../format.js';
+import { formatAmount } from '../format.js';
 import { useServices } from '../services.js';
+import { issuerLabel } from '../token-choice.js';
 import { BrowserDevnetWallet, parseKeyFile } from '../wallets/devnet-wallet.js';
 
 /** What the faucet buttons mint: enough for a few swaps of any listed token. */
@@ -199,8 +200,6 @@ function DevnetWalletTools(props: { wallet: BrowserDevnetWallet; balancesVersion
     );
   }, [pp]);
 
-  const ambiguous = (name: string) => tokens.filter((token) => token.name === name).length > 1;
-
   return (
     <>
       <h3 id="balances-heading">Balances</h3>
@@ -214,8 +213,11 @@ function DevnetWalletTools(props: { wallet: BrowserDevnetWallet; balancesVersion
             <li key={`${balance.token}|${balance.admin}`} data-token={balance.token}>
               <span data-testid={`balance-${balance.token}`}>{formatAmount(balance.amount)}</span>{' '}
               {balance.token}
-              {ambiguous(balance.token) && (
-                <span class="muted"> ({shortParty(balance.admin)})</span>
+              {issuerLabel({ name: balance.token, admin: balance.admin }, tokens) !== null && (
+                <span class="muted">
+                  {' '}
+                  ({issuerLabel({ name: balance.token, admin: balance.admin }, tokens)})
+                </span>
               )}
               {balance.locked !== '0' && balance.locked !== '0.0' && (
                 <span class="muted"> · {formatAmount(balance.locked)} locked</span>
@@ -246,7 +248,7 @@ function DevnetWalletTools(props: { wallet: BrowserDevnetWallet; balancesVersion
             }}
           >
             Get {FAUCET_AMOUNT} {token.name}
-            {ambiguous(token.name) ? ` (${shortParty(token.admin)})` : ''}
+            {issuerLabel(token, tokens) === null ? '' : ` (${issuerLabel(token, tokens)})`}
           </button>
         ))}
       </div>
