@@ -90,6 +90,7 @@ describe('the web app in a browser', () => {
       const row = await page.locator('tr[data-pool="amulet-usdcx"]').textContent();
       expect(row).toContain('1,000,000 Amulet');
       expect(row).toContain('145,000 USDCx');
+      expect(row).toContain('1 Amulet = 0.145 USDCx');
       expect(row).toMatch(/\$\d/); // a USD price from the ticker
       for (const link of ['/swap', '/developer', '/docs', '/developer/sdk']) {
         expect(await page.locator(`main a[href="${link}"]`).count()).toBeGreaterThan(0);

@@ -91,7 +91,7 @@ export function LandingPage() {
                   <tr>
                     <th scope="col">Pool</th>
                     <th scope="col">Reserves</th>
-                    <th scope="col">Price (USD)</th>
+                    <th scope="col">Price</th>
                     <th scope="col">24 h change</th>
                     <th scope="col">24 h volume</th>
                     <th scope="col">24 h swaps</th>
@@ -112,7 +112,10 @@ export function LandingPage() {
                         <br />
                         {formatAmount(pool.tokenB.reserve, 2)} {pool.tokenB.name}
                       </td>
-                      <td>{ticker ? formatUsd(ticker.price) : '—'}</td>
+                      <td>
+                        1 {pool.tokenA.name} = {poolPrice(pool)} {pool.tokenB.name}
+                        {ticker && <span class="muted"> ({formatUsd(ticker.price)})</span>}
+                      </td>
                       <td>
                         {ticker?.priceChange24h == null
                           ? '—'
@@ -153,4 +156,11 @@ export function LandingPage() {
       </section>
     </>
   );
+}
+
+/** The pool's spot price, tokenB per tokenA, from its reserves: for reading, not for sums. */
+function poolPrice(pool: Pool): string {
+  const price = Number(pool.tokenB.reserve) / Number(pool.tokenA.reserve);
+  if (!Number.isFinite(price) || price === 0) return '—';
+  return price.toPrecision(4).replace(/\.?0+$/, '');
 }
