@@ -107,8 +107,18 @@ describe('the web app in a browser', () => {
 
   it('takes a newcomer from a new party to a completed swap and shows the balance change', async () => {
     const { page, csp } = await newPage();
-    await createParty(page, 'newcomer');
-    await fundAmulet(page);
+    // By keyboard alone: the first Tab reaches the skip link, Enter submits each form.
+    await page.goto(`${t.url}/swap`);
+    await page.getByLabel('Party name').waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.getByLabel('Party name').focus();
+    await page.keyboard.type('newcomer');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('party-id').waitFor();
+    await page.getByRole('button', { name: 'Get 1000 Amulet' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('balance-Amulet').textContent()).toBe('1,000');
     await fillSwap(page, '100');
     const quote = await page.getByTestId('quote').textContent();
     for (const line of [
@@ -121,7 +131,9 @@ describe('the web app in a browser', () => {
       expect(quote).toContain(line);
     }
     expect(await seriousAxeViolations(page)).toEqual([]);
-    await swapAndOpenProgress(page);
+    await page.getByLabel(/^Amount/).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/swaps\/[^/]+$/, { timeout: SETTLE_MS });
     await statusCard(page, 'completed').waitFor({ timeout: SETTLE_MS });
     for (const state of IN_PROGRESS_STATES) {
       expect(
