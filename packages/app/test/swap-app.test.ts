@@ -105,6 +105,18 @@ describe('the web app in a browser', () => {
     }
   });
 
+  it('serves the developer entry and the SDK guide accessibly, under the CSP', async () => {
+    const { page, csp } = await newPage(390);
+    await page.goto(`${t.url}/developer`);
+    await page.getByRole('heading', { name: 'Developers' }).waitFor();
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: 'SDK guide' }).click();
+    await page.getByRole('heading', { name: 'SDK guide' }).waitFor();
+    expect(await page.locator('pre').textContent()).toContain('# @poolparty/sdk');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    expect(csp).toEqual([]);
+  });
+
   it('takes a newcomer from a new party to a completed swap and shows the balance change', async () => {
     const { page, csp } = await newPage();
     // By keyboard alone: the first Tab reaches the skip link, Enter submits each form.
@@ -147,6 +159,28 @@ describe('the web app in a browser', () => {
     expect(await page.getByTestId('history').textContent()).toContain('Completed');
     expect(await seriousAxeViolations(page)).toEqual([]);
     expect(csp).toEqual([]);
+  });
+
+  it("says why a swap the settlement-safety guard blocks cannot be made, and won't start it", async () => {
+    const { page } = await newPage();
+    await createParty(page, 'whale-to-be');
+    await page.getByLabel('You receive').selectOption({ label: 'CBTC' });
+    await page.getByLabel(/^Amount/).fill('150000');
+    const guard = page.getByTestId('settlement-safety');
+    await guard.waitFor();
+    expect(await guard.textContent()).toContain("more than 10% of the pool's output reserve");
+    expect(await page.getByRole('button', { name: 'Swap', exact: true }).isDisabled()).toBe(true);
+    await page.getByLabel(/^Amount/).fill('1000');
+    await guard.waitFor({ state: 'detached' });
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Swap', exact: true }).isDisabled())
+      .toBe(false);
+    expect(await guard.count()).toBe(0);
+    await page.getByLabel('Slippage limit (%)').fill('7');
+    expect(
+      await page.getByRole('alert').filter({ hasText: 'Slippage must be' }).textContent(),
+    ).toBe('Slippage must be between 0.1 % and 5 %.');
+    expect(await page.getByRole('button', { name: 'Swap', exact: true }).isDisabled()).toBe(true);
   });
 
   it('shows a swap the price moved past the slippage limit as refunded', async () => {
