@@ -217,6 +217,27 @@ describe('the web app in a browser', () => {
     expect(await seriousAxeViolations(page)).toEqual([]);
   });
 
+  it('resumes a swap whose deposit failed: the progress page sends it, after a reload', async () => {
+    const { page } = await newPage();
+    await createParty(page, 'retry');
+    await fundAmulet(page);
+    await fillSwap(page, '100');
+    await page.route('**/devnet/transfers', (route) => route.abort('connectionreset'), {
+      times: 1,
+    });
+    await page.getByRole('button', { name: 'Swap', exact: true }).click();
+    await page.getByRole('link', { name: 'Open the swap to send the deposit again' }).click();
+    await statusCard(page, 'pending').waitFor();
+    await page.reload();
+    await statusCard(page, 'pending').waitFor({ timeout: SETTLE_MS });
+    expect(
+      await page.locator('ol.states li[data-state="matched"]').getAttribute('data-reached'),
+    ).toBe('false');
+    await page.getByRole('button', { name: 'Send the deposit' }).click();
+    await statusCard(page, 'completed').waitFor({ timeout: SETTLE_MS });
+    await expect.poll(() => page.getByTestId('balance-Amulet').textContent()).toBe('900');
+  });
+
   it('lets a party without pre-approval accept its payout offer, after a reload mid-swap', async () => {
     for (const width of [1280, 390]) {
       const { page, csp } = await newPage(width);
