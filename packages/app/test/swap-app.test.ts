@@ -8,6 +8,7 @@ import { IN_PROGRESS_STATES, PoolParty } from '@poolparty/sdk';
 import { Devnet } from '@poolparty/sdk/devnet';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDiscount } from '../../server/src/admin/discounts.js';
 import { startTestService, type TestService } from '../../server/test/support/service.js';
 import {
   buildApp,
@@ -181,6 +182,32 @@ describe('the web app in a browser', () => {
       await page.getByRole('alert').filter({ hasText: 'Slippage must be' }).textContent(),
     ).toBe('Slippage must be between 0.1 % and 5 %.');
     expect(await page.getByRole('button', { name: 'Swap', exact: true }).isDisabled()).toBe(true);
+  });
+
+  it('shows fee discounts in the quote: what each fee would be and what is charged', async () => {
+    await addDiscount(
+      t.service.ctx.db,
+      {
+        targetType: 'pool',
+        target: 'amulet-cbtc',
+        networkChargeBps: 5000,
+        platformChargeBps: 7000,
+      },
+      { actor: 'web-app test', now: t.service.ctx.clock.now() },
+    );
+    const { page } = await newPage();
+    await createParty(page, 'discounted');
+    await page.getByLabel('You receive').selectOption({ label: 'CBTC' });
+    await page.getByLabel(/^Amount/).fill('1000');
+    const quote = page.getByTestId('quote');
+    // The running service hears of the new policy through the admin change feed.
+    await expect
+      .poll(async () => (await quote.textContent().catch(() => '')) ?? '', { timeout: 20_000 })
+      .toContain('50 % off');
+    const text = (await quote.textContent()) ?? '';
+    expect(text).toContain('30 % off');
+    expect(await page.getByTestId('network-fee').locator('s').count()).toBe(1);
+    expect(await seriousAxeViolations(page)).toEqual([]);
   });
 
   it('shows a swap the price moved past the slippage limit as refunded', async () => {
