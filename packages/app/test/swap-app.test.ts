@@ -271,7 +271,10 @@ describe('the web app in a browser', () => {
       await createParty(page, `offer${width}`, false);
       await fundAmulet(page);
       await fillSwap(page, '50');
-      if (width === 1280) await screenshot(page, 'swap-quote-1280');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        width,
+      );
+      await screenshot(page, `swap-quote-${width}`);
       const intentId = await swapAndOpenProgress(page);
       const offer = page.getByTestId('offer');
       await offer.waitFor({ timeout: SETTLE_MS });
