@@ -4,6 +4,7 @@
  * page must sign exactly the service's challenge text, and hand the wallet exactly one
  * `TransferFactory_Transfer` exercise built from the registry's factory, the party's holdings and
  * the intent; the wallet then makes that transfer on the devnet ledger and the swap completes.
+ * A payout offer is accepted with `TransferInstruction_Accept` and the registry's accept context.
  */
 import { PoolParty } from '@poolparty/sdk';
 import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
@@ -19,6 +20,7 @@ import {
 
 const REGISTRY = 'http://registry.test:7575';
 const FACTORY_CONTEXT = { values: { 'amulet-rules': { tag: 'AV_ContractId', value: 'rules-1' } } };
+const ACCEPT_CONTEXT = { values: { 'expire-lock': { tag: 'AV_Bool', value: true } } };
 const DISCLOSED = [
   {
     templateId: '#splice-amulet:Splice.AmuletRules:AmuletRules',
@@ -55,8 +57,12 @@ describe('a Canton wallet through the dApp API', () => {
     await t?.close();
   });
 
-  /** The scripted wallet: answers each dApp API request as a wallet holding `wallet`'s party would. */
-  async function scriptWallet(page: Page, calls: WalletCall[]): Promise<void> {
+  /** The scripted wallet: answers each dApp API request as a wallet holding `holder`'s party would. */
+  async function scriptWallet(
+    page: Page,
+    calls: WalletCall[],
+    holder: DevnetWallet,
+  ): Promise<void> {
     await page.exposeFunction('scriptedWallet', async (method: string, params: unknown) => {
       calls.push({ method, params });
       switch (method) {
@@ -71,18 +77,18 @@ describe('a Canton wallet through the dApp API', () => {
           return [
             {
               primary: true,
-              partyId: wallet.partyId,
+              partyId: holder.partyId,
               status: 'allocated',
               hint: 'dapp-user',
-              publicKey: wallet.publicKey,
-              namespace: wallet.partyId.split('::')[1],
+              publicKey: holder.publicKey,
+              namespace: holder.partyId.split('::')[1],
               networkId: 'canton:devnet',
               signingProviderId: 'participant',
             },
           ];
         case 'signMessage': {
           const { message } = params as { message: string };
-          return { signature: (await wallet.signMessage(message)).signature };
+          return { signature: (await holder.signMessage(message)).signature };
         }
         case 'ledgerApi': {
           const { requestMethod, resource } = params as { requestMethod: string; resource: string };
@@ -100,7 +106,7 @@ describe('a Canton wallet through the dApp API', () => {
                         interfaceId:
                           '718a0f77e505a8de22f188bd4c87fe74101274e9d4cb1bfac7d09aec7158d35b:Splice.Api.Token.HoldingV1:Holding',
                         viewValue: {
-                          owner: wallet.partyId,
+                          owner: holder.partyId,
                           instrumentId: { admin: amuletAdmin, id: 'Amulet' },
                           amount,
                           lock,
@@ -123,6 +129,22 @@ describe('a Canton wallet through the dApp API', () => {
           throw new Error(`unscripted ledgerApi ${requestMethod} ${resource}`);
         }
         case 'prepareExecuteAndWait': {
+          const handed = params as {
+            commandId: string;
+            commands: { ExerciseCommand: { contractId: string; choice: string } }[];
+          };
+          if (handed.commands[0]?.ExerciseCommand.choice === 'TransferInstruction_Accept') {
+            const accepted = await holder.acceptOffer(
+              handed.commands[0].ExerciseCommand.contractId,
+            );
+            return {
+              tx: {
+                status: 'executed',
+                commandId: handed.commandId,
+                payload: { updateId: accepted.updateId, completionOffset: 44 },
+              },
+            };
+          }
           // The wallet executes what it was handed: the transfer the exercise describes.
           interface ScriptedTransfer {
             receiver: string;
@@ -137,7 +159,7 @@ describe('a Canton wallet through the dApp API', () => {
           ).commands;
           if (exercise === undefined) throw new Error('no command to execute');
           const command = exercise.ExerciseCommand.choiceArgument.transfer;
-          const result = await wallet.transfer({
+          const result = await holder.transfer({
             receiver: command.receiver,
             token: command.instrumentId.id,
             admin: command.instrumentId.admin,
@@ -171,26 +193,35 @@ describe('a Canton wallet through the dApp API', () => {
     });
   }
 
-  it('signs the exact challenge and sends one TransferFactory_Transfer built from the registry', async () => {
-    const page = await browser.newPage();
-    const csp = await watchCspViolations(page);
-    const calls: WalletCall[] = [];
-    await scriptWallet(page, calls);
-    const registryRequests: { path: string; body: unknown }[] = [];
+  /** The token registry: a transfer factory and an accept context, each request recorded. */
+  async function scriptRegistry(page: Page): Promise<{ path: string; body: unknown }[]> {
+    const requests: { path: string; body: unknown }[] = [];
     await page.route(`${REGISTRY}/**`, async (route) => {
       const path = new URL(route.request().url()).pathname;
-      registryRequests.push({ path, body: route.request().postDataJSON() });
+      requests.push({ path, body: route.request().postDataJSON() });
+      const answer = path.endsWith('/transfer-factory')
+        ? {
+            factoryId: 'factory-1',
+            transferKind: 'direct',
+            choiceContext: { choiceContextData: FACTORY_CONTEXT, disclosedContracts: DISCLOSED },
+          }
+        : { choiceContextData: ACCEPT_CONTEXT, disclosedContracts: DISCLOSED };
       await route.fulfill({
         status: 200,
         headers: { 'access-control-allow-origin': '*' },
         contentType: 'application/json',
-        body: JSON.stringify({
-          factoryId: 'factory-1',
-          transferKind: 'direct',
-          choiceContext: { choiceContextData: FACTORY_CONTEXT, disclosedContracts: DISCLOSED },
-        }),
+        body: JSON.stringify(answer),
       });
     });
+    return requests;
+  }
+
+  it('signs the exact challenge and sends one TransferFactory_Transfer built from the registry', async () => {
+    const page = await browser.newPage();
+    const csp = await watchCspViolations(page);
+    const calls: WalletCall[] = [];
+    await scriptWallet(page, calls, wallet);
+    const registryRequests = await scriptRegistry(page);
 
     await page.goto(`${t.url}/swap`);
     // Connecting signs in at once: the party's history needs the wallet token.
@@ -294,6 +325,63 @@ describe('a Canton wallet through the dApp API', () => {
     // interpreted validators; the policy blocks the probe, which it catches, and the swap above
     // completed under the policy, so nothing needed eval. Any other violation fails.
     expect(csp.filter((violation) => !/script-src eval$/.test(violation))).toEqual([]);
+    await page.close();
+  });
+
+  it("accepts a payout offer with TransferInstruction_Accept and the registry's context", async () => {
+    const holder = await new Devnet(t.url).createWallet({
+      partyHint: 'dapp-offers',
+      preapproval: false,
+    });
+    await holder.fund('Amulet', '1000');
+    const page = await browser.newPage();
+    const calls: WalletCall[] = [];
+    await scriptWallet(page, calls, holder);
+    const registryRequests = await scriptRegistry(page);
+    await page.goto(`${t.url}/swap`);
+    await page.getByRole('button', { name: 'Connect a Canton wallet' }).click();
+    await page.getByTestId('party-id').waitFor();
+    const pool = await new PoolParty({
+      apiKey: t.apiKey,
+      environment: 'devnet',
+      baseUrl: t.url,
+    }).pools.get('amulet-usdcx');
+    await page.getByLabel('You receive').selectOption(`USDCx|${pool.tokenB.admin}`);
+    await page.getByLabel(/^Amount/).fill('40');
+    await page.getByTestId('output-amount').waitFor();
+    await page.getByRole('button', { name: 'Swap', exact: true }).click();
+    const offer = page.getByTestId('offer');
+    await offer.waitFor({ timeout: 45_000 });
+    const [pending] = await holder.offers();
+    expect(pending).toBeDefined();
+    const offerId = (pending as { offerId: string }).offerId;
+    await offer.getByRole('button', { name: /^Accept/ }).click();
+    await page
+      .locator('[data-testid="swap-status"][data-state="completed"]')
+      .waitFor({ timeout: 45_000 });
+    expect(registryRequests.at(-1)).toEqual({
+      path: `/registry/transfer-instruction/v1/${offerId}/choice-contexts/accept`,
+      body: { meta: {} },
+    });
+    expect(calls.filter((c) => c.method === 'prepareExecuteAndWait').at(-1)).toEqual({
+      method: 'prepareExecuteAndWait',
+      params: {
+        commandId: `accept-${offerId}`,
+        actAs: [holder.partyId],
+        commands: [
+          {
+            ExerciseCommand: {
+              templateId:
+                '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction',
+              contractId: offerId,
+              choice: 'TransferInstruction_Accept',
+              choiceArgument: { extraArgs: { context: ACCEPT_CONTEXT, meta: { values: {} } } },
+            },
+          },
+        ],
+        disclosedContracts: DISCLOSED,
+      },
+    });
     await page.close();
   });
 });
