@@ -156,6 +156,9 @@ export async function startService(
       });
       // Stops before the app, the ledger and the store it works with (closers run in reverse).
       closers.push(() => engine.stop());
+      // A pool added by `poolparty admin pools add` joins the stream this engine follows.
+      const unsubscribe = adminChanges.subscribe(() => engine.poolsChanged());
+      closers.push(async () => unsubscribe());
     }
     let url: string | null = null;
     if (listen) {
