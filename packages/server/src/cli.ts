@@ -16,6 +16,9 @@ import { Command, Option } from 'commander';
 import type { CommandFlags } from './admin/commands.js';
 import {
   effectiveLogFormat,
+  LEDGER_SETTING_KEYS,
+  type LedgerLocation,
+  readLedgerLocation,
   readSettings,
   readStoreLocation,
   SETTING_DEFINITIONS,
@@ -145,15 +148,26 @@ async function migrateStore(flags: CommandFlags): Promise<void> {
   }
 }
 
+function ledgerLocationOrExit(flags: CommandFlags): LedgerLocation {
+  const result = readLedgerLocation(process.env, stringFlags(flags));
+  if (result.ok) return result.settings;
+  exitWithErrors(result.errors);
+}
+
 /** The `admin` tree, loaded only when the command line asks for it. */
 async function loadAdminCommand(): Promise<Command> {
-  const [{ adminCommand }, { openStoreForAdmin }] = await Promise.all([
+  const [{ adminCommand }, { openStoreForAdmin }, { openAdminLedger }] = await Promise.all([
     import('./admin/commands.js'),
     import('./store/presence.js'),
+    import('./admin/ledger-access.js'),
   ]);
   return adminCommand({
     open: (flags) => openStoreForAdmin(storeLocationOrExit(flags)),
+    openLedger: (flags) =>
+      openAdminLedger(ledgerLocationOrExit(flags), storeLocationOrExit(flags).dataDir),
     withSettingFlags: withStoreFlags,
+    withLedgerSettingFlags: (command) =>
+      withSettingFlags(command, settingDefinitionsOf(LEDGER_SETTING_KEYS)),
     print: (line) => console.log(line),
     fail: (message) => {
       console.error(`poolparty: ${message}`);

@@ -410,6 +410,45 @@ export type StoreLocationResult =
   | { readonly ok: true; readonly settings: StoreLocation }
   | { readonly ok: false; readonly errors: readonly string[] };
 
+/**
+ * The settings a command that reads the ledger besides the store (`admin pools add`) reads:
+ * which ledger, and on a participant where and as whom.
+ */
+export const LEDGER_SETTING_KEYS = [
+  'ledger',
+  'cantonLedgerApiUrl',
+  'cantonRegistryUrl',
+  'cantonRegistryUrls',
+  'cantonScanProxyUrl',
+  'cantonUserId',
+  'cantonAccessToken',
+  'cantonAuthSecret',
+  'cantonAuthAudience',
+  'cantonOauthTokenUrl',
+  'cantonOauthClientId',
+  'cantonOauthClientSecret',
+  'cantonOauthScope',
+  'cantonOauthAudience',
+] as const satisfies readonly (keyof Settings)[];
+
+export type LedgerLocation = Pick<Settings, (typeof LEDGER_SETTING_KEYS)[number]>;
+
+export type LedgerLocationResult =
+  | { readonly ok: true; readonly settings: LedgerLocation }
+  | { readonly ok: false; readonly errors: readonly string[] };
+
+/** Reads which ledger to reach, checking the Canton settings as `serve` does. */
+export function readLedgerLocation(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: Readonly<Record<string, string | undefined>> = {},
+): LedgerLocationResult {
+  const read = readDefinitions(settingDefinitionsOf(LEDGER_SETTING_KEYS), env, flags);
+  if (!read.ok) return read;
+  const settings = read.values as unknown as LedgerLocation;
+  const errors = settings.ledger === 'canton' ? cantonSettingProblems(settings) : [];
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, settings };
+}
+
 /** The definitions of `keys`, in the order of `SETTING_DEFINITIONS` (for help texts). */
 export function settingDefinitionsOf(
   keys: readonly (keyof Settings)[],
