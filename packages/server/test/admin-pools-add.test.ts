@@ -6,14 +6,21 @@
  * Every mistake is refused with one line before anything is written.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Amount, type Instrument } from '@poolparty/core';
 import { LedgerError, type LedgerPort, REASON_META_KEY } from '@poolparty/ledger';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { adminCommand } from '../src/admin/commands.js';
 import { listAdminActions } from '../src/store/admin-audit.js';
 import type { Database } from '../src/store/database.js';
 import { getPool, listPools } from '../src/store/index.js';
+import { runCli } from './support/cli.js';
 import { type EngineHarness, type Party, useEngineWorld } from './support/engine.js';
+
+/** Three CLI runs, each a whole process loading the store modules. */
+const CLI_TIMEOUT_MS = 120_000;
 
 const world = useEngineWorld();
 let h: EngineHarness;
@@ -250,4 +257,51 @@ describe('admin pools add', () => {
     ]);
     expect(await getPool(h.db, 'usdcx-cbtc')).toBeNull();
   });
+});
+
+describe('poolparty admin pools add, as an operator runs it', () => {
+  const root = mkdtempSync(join(tmpdir(), 'pp-pools-add-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const args = [
+    'admin',
+    'pools',
+    'add',
+    '--swap-party',
+    'swap::1220aa',
+    '--lp-party',
+    'lp::1220bb',
+    '--base',
+    'DSO::1220cc:Amulet',
+    '--quote',
+    'issuer::1220dd:USDCx',
+  ];
+
+  it(
+    'refuses the embedded ledger, and names the missing Canton settings, in one line each',
+    async () => {
+      const dataDir = join(root, 'store');
+      expect((await runCli(['migrate', '--create', '--data-dir', dataDir])).code).toBe(0);
+
+      const local = await runCli([...args, '--data-dir', dataDir]);
+      expect(local).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr:
+          'poolparty: admin pools add reads the swap party on a participant: set LEDGER=canton and the CANTON_* settings (the embedded devnet ledger seeds its own pools)\n',
+      });
+      const canton = await runCli([...args, '--data-dir', dataDir, '--ledger', 'canton'], {
+        CANTON_USER_ID: 'poolparty',
+      });
+      expect(canton).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr:
+          'poolparty: LEDGER=canton needs CANTON_LEDGER_API_URL, CANTON_REGISTRY_URL, CANTON_SCAN_PROXY_URL (or their --canton-… flags)\n',
+      });
+      expect((await runCli(['admin', 'audit', 'list', '--data-dir', dataDir])).stdout).toBe(
+        'no recorded changes\n',
+      );
+    },
+    CLI_TIMEOUT_MS,
+  );
 });
