@@ -166,6 +166,7 @@ async function loadAdminCommand(): Promise<Command> {
     openLedger: (flags) =>
       openAdminLedger(ledgerLocationOrExit(flags), storeLocationOrExit(flags).dataDir),
     withSettingFlags: withStoreFlags,
+    ledgerApiUrl: (flags) => ledgerLocationOrExit(flags).cantonLedgerApiUrl,
     withLedgerSettingFlags: (command) =>
       withSettingFlags(command, settingDefinitionsOf(LEDGER_SETTING_KEYS)),
     print: (line) => console.log(line),

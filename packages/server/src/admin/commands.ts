@@ -15,6 +15,7 @@
  *   admin pools list | pause <poolId> [--reason "…"] | resume <poolId>
  *   admin pools add --swap-party P --lp-party Q --base ADMIN:ID --quote ADMIN:ID
  *                [--fee-bps N] [--pool-id ID]                 reserves: P's holdings on the ledger
+ *   admin pools import-devnet [--from URL]               the pools `poolparty devnet-ledger` seeded
  *   admin audit list [--limit N] [--since T]             what operators changed
  *
  * Every change is recorded in `admin_audit` (who: `--actor` or the OS user; when; what), in the
@@ -29,8 +30,9 @@ import { Command, Option } from 'commander';
 import { listAdminActions, recordAdminAction } from '../store/admin-audit.js';
 import type { Database } from '../store/database.js';
 import { listOpenOperatorFlags, resolveOperatorFlag } from '../store/operator-flags.js';
-import { listPools } from '../store/pools.js';
+import { getPool, listPools } from '../store/pools.js';
 import { StoreProblem } from '../store/problems.js';
+import { DEVNET_POOLS_PATH, readDevnetPoolManifest } from './devnet-pools.js';
 import {
   addDiscount,
   type DiscountRequest,
@@ -80,6 +82,8 @@ export interface AdminIo {
   openLedger?(flags: CommandFlags): Promise<{ ledger: LedgerPort; close(): Promise<void> }>;
   /** Adds the ledger's setting flags (`--ledger`, `--canton-…`) to a command. */
   withLedgerSettingFlags?(command: Command): Command;
+  /** The participant's JSON Ledger API URL the settings name, if any. */
+  ledgerApiUrl?(flags: CommandFlags): string | null;
   print(line: string): void;
   /** Reports a refused request; the command then exits non-zero. */
   fail(message: string): void;
@@ -465,6 +469,50 @@ function poolCommands(admin: Command, { leaf, changing, run, by, io }: Builders)
       }),
     );
   if (io.withLedgerSettingFlags) io.withLedgerSettingFlags(add);
+  const importDevnet = changing(pools, 'import-devnet')
+    .description(
+      `add the pools a \`poolparty devnet-ledger\` seeded (its ${DEVNET_POOLS_PATH}), as pools add would; pools in the store already stay as they are`,
+    )
+    .option('--from <url>', 'the devnet ledger server (default: CANTON_LEDGER_API_URL)')
+    .action(
+      run(async (db, options: { from?: string } & Audited, command: Command) => {
+        const who = by(options);
+        if (io.openLedger === undefined) throw new AdminError('no ledger to read the pools from');
+        const flags = command.opts<CommandFlags>();
+        const from = options.from ?? io.ledgerApiUrl?.(flags) ?? null;
+        if (from === null) throw new AdminError('give --from <url> of the devnet ledger server');
+        const entries = await readDevnetPoolManifest(from);
+        const { ledger, close } = await io.openLedger(flags);
+        try {
+          for (const entry of entries) {
+            if ((await getPool(db, entry.poolId)) !== null) {
+              io.print(`${entry.poolId}\tin the store already`);
+              continue;
+            }
+            const pool = await openPool(
+              db,
+              ledger,
+              {
+                poolId: entry.poolId,
+                swapParty: entry.swapParty,
+                lpParty: entry.lpParty,
+                base: entry.tokenA,
+                quote: entry.tokenB,
+                feeBps: entry.feeBps,
+              },
+              who,
+            );
+            io.print(`added ${describePool(pool)}`);
+          }
+        } catch (error) {
+          if (!(error instanceof LedgerError)) throw error;
+          throw new AdminError(`the ledger answered ${error.code}: ${error.message}`);
+        } finally {
+          await close();
+        }
+      }),
+    );
+  if (io.withLedgerSettingFlags) io.withLedgerSettingFlags(importDevnet);
   leaf(pools, 'list')
     .description('every pool with its status and reserves')
     .action(
