@@ -1,2 +1,3 @@
 export * from './local/index.js';
 export * from './port.js';
+export * from './canton/index.js';
