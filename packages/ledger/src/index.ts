@@ -1,3 +1,3 @@
+export * from './canton/index.js';
 export * from './local/index.js';
 export * from './port.js';
-export * from './canton/index.js';

@@ -14,8 +14,8 @@ import {
 import type { ChoiceContext, InstructionChoice } from './registry.js';
 import {
   type Command,
-  damlDecimal,
   type DisclosedContract,
+  damlDecimal,
   type JsCommands,
   TRANSFER_FACTORY_INTERFACE_ID,
   TRANSFER_FACTORY_TRANSFER_CHOICE,
@@ -43,7 +43,9 @@ export function selectInputHoldings(
   instrument: Instrument,
 ): { readonly holdingIds: readonly string[]; readonly total: Amount } {
   const spendable = holdings
-    .filter((h) => h.owner === sender && h.lock === null && sameInstrument(h.instrument, instrument))
+    .filter(
+      (h) => h.owner === sender && h.lock === null && sameInstrument(h.instrument, instrument),
+    )
     .sort((a, b) => b.amount.compare(a.amount))
     .slice(0, INPUT_HOLDINGS_MAX);
   const total = spendable.reduce((sum, h) => sum.add(h.amount), Amount.ZERO);

@@ -11,8 +11,8 @@ import {
   type GetUpdatesRequest,
   HOLDING_INTERFACE_ID,
   type ListUserRightsResponse,
-  type TransactionFormat,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
+  type TransactionFormat,
 } from './wire/index.js';
 
 /** Whose contracts and events a request covers. */

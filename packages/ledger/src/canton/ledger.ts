@@ -183,7 +183,10 @@ class CantonLedgerImpl implements CantonLedger {
     );
     const namespace = typeof participantId === 'string' ? namespaceOf(participantId) : null;
     if (namespace === null) {
-      throw new LedgerError('rejected', `the participant id ${String(participantId)} is unreadable`);
+      throw new LedgerError(
+        'rejected',
+        `the participant id ${String(participantId)} is unreadable`,
+      );
     }
     this.participantNamespace = namespace;
   }
@@ -341,7 +344,10 @@ class CantonLedgerImpl implements CantonLedger {
     const update = await this.submitCommand({
       commandId,
       party: sender,
-      command: transferCommand(factory.factoryId, withChoiceContext(argument, factory.choiceContext)),
+      command: transferCommand(
+        factory.factoryId,
+        withChoiceContext(argument, factory.choiceContext),
+      ),
       disclosedContracts: disclosedContractsOf(factory.choiceContext),
       kind: 'submit',
     });
@@ -384,7 +390,10 @@ class CantonLedgerImpl implements CantonLedger {
     // Canton does not archive an expired instruction; accepting it fails in the registry's
     // code. The adapter knows the deadline and says so before submitting.
     if (choice === 'accept' && (await this.now()).getTime() >= offer.executeBefore.getTime()) {
-      throw new LedgerError('offer_expired', `offer ${offerId} expired at ${offer.executeBefore.toISOString()}`);
+      throw new LedgerError(
+        'offer_expired',
+        `offer ${offerId} expired at ${offer.executeBefore.toISOString()}`,
+      );
     }
     const context = await this.registry.choiceContext(offer.instrument.admin, offerId, choice);
     const update = await this.submitCommand({
@@ -696,7 +705,8 @@ class CantonLedgerImpl implements CantonLedger {
   }
 
   private assertOpen(): void {
-    if (this.closing.signal.aborted) throw new LedgerError('closed', 'the ledger adapter is closed');
+    if (this.closing.signal.aborted)
+      throw new LedgerError('closed', 'the ledger adapter is closed');
   }
 }
 

@@ -80,8 +80,9 @@ export function extraTrafficPriceOf(amuletRules: unknown, now: Date): Amount {
       config = entry._2;
     }
   }
-  const fees = (config as { decentralizedSynchronizer?: { fees?: { extraTrafficPrice?: unknown } } })
-    ?.decentralizedSynchronizer?.fees;
+  const fees = (
+    config as { decentralizedSynchronizer?: { fees?: { extraTrafficPrice?: unknown } } }
+  )?.decentralizedSynchronizer?.fees;
   return decimal(fees?.extraTrafficPrice, 'extra traffic price');
 }
 

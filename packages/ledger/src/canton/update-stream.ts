@@ -12,7 +12,7 @@ import { LedgerError, type LedgerUpdate, type Offset } from '../port.js';
 import { isCantonErrorBody, ledgerErrorOf } from './errors.js';
 import { concernsParties, type PartyScope, updatesRequest } from './filters.js';
 import { type JsonHttpClient, joinUrl } from './http.js';
-import { type DecodedUpdatesItem, decodeUpdatesItem, type JsGetUpdatesResponse } from './wire/index.js';
+import type { DecodedUpdatesItem, JsGetUpdatesResponse } from './wire/index.js';
 
 /** Marks the WebSocket request as authenticated by a subprotocol (Canton's convention). */
 export const WS_AUTH_PROTOCOL = 'daml.ws.auth';
