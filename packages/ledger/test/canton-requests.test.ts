@@ -85,7 +85,11 @@ describe('filters', () => {
   });
 
   it('active contracts are read at an offset for one party and one interface', () => {
-    const request = activeContractsRequest(7, 'alice::1', HOLDING_INTERFACE_ID);
+    const request = activeContractsRequest(
+      7,
+      { kind: 'parties', parties: ['alice::1'] },
+      HOLDING_INTERFACE_ID,
+    );
     expect(request.activeAtOffset).toBe(7);
     const filters = request.eventFormat.filtersByParty?.['alice::1']?.cumulative;
     expect(filters).toHaveLength(1);

@@ -70,13 +70,10 @@ export function updatesRequest(
 
 export function activeContractsRequest(
   activeAtOffset: number,
-  party: string,
+  scope: PartyScope,
   interfaceId: string,
 ): GetActiveContractsRequest {
-  return {
-    activeAtOffset,
-    eventFormat: eventFormat({ kind: 'parties', parties: [party] }, [interfaceFilter(interfaceId)]),
-  };
+  return { activeAtOffset, eventFormat: eventFormat(scope, [interfaceFilter(interfaceId)]) };
 }
 
 /** What a user's rights let it see: every party, or the parties it may act or read as. */

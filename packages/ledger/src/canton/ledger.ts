@@ -234,7 +234,7 @@ class CantonLedgerImpl implements CantonLedger {
 
   /** Unknown parties hold nothing: an empty list, not an error. */
   async getHoldings(partyId: string): Promise<readonly Holding[]> {
-    const events = await this.activeContracts(partyId, HOLDING_INTERFACE_ID);
+    const events = await this.partyContracts(partyId, HOLDING_INTERFACE_ID);
     return events.flatMap((event) => {
       const holding = decodeHolding(event);
       return holding !== null && holding.owner === partyId ? [holding] : [];
@@ -243,13 +243,10 @@ class CantonLedgerImpl implements CantonLedger {
 
   /** Instructions stay pending past their deadline on Canton; expired ones are listed too. */
   async getPendingOffers(partyId: string): Promise<readonly TransferOffer[]> {
-    const events = await this.activeContracts(partyId, TRANSFER_INSTRUCTION_INTERFACE_ID);
-    return events.flatMap((event) => {
-      const offer = decodeTransferInstruction(event);
-      if (offer === null || (offer.sender !== partyId && offer.receiver !== partyId)) return [];
-      this.offers.set(offer.offerId, offer);
-      return [offer];
-    });
+    const events = await this.partyContracts(partyId, TRANSFER_INSTRUCTION_INTERFACE_ID);
+    return this.offersOf(events).filter(
+      (offer) => offer.sender === partyId || offer.receiver === partyId,
+    );
   }
 
   async lookupCommand(commandId: string): Promise<CommandCompletion | null> {
@@ -380,7 +377,7 @@ class CantonLedgerImpl implements CantonLedger {
     const prior = this.submitted.get(commandId)?.result;
     if (prior !== undefined) return prior;
     const { offerId, actor } = command;
-    const offer = await this.pendingOffer(offerId);
+    const offer = await this.pendingOffer(offerId, actor);
     if (offer === null) throw new LedgerError('offer_not_found', `no pending offer ${offerId}`);
     const entitled = choice === 'withdraw' ? offer.sender : offer.receiver;
     if (actor !== entitled) {
@@ -551,22 +548,31 @@ class CantonLedgerImpl implements CantonLedger {
   }
 
   /** The created events of active contracts of `interfaceId` with `partyId` as stakeholder. */
-  private async activeContracts(partyId: string, interfaceId: string): Promise<CreatedEvent[]> {
+  private async partyContracts(partyId: string, interfaceId: string): Promise<CreatedEvent[]> {
     this.assertOpen();
     if (typeof partyId !== 'string' || namespaceOf(partyId) === null) return [];
-    const end = await this.ledgerEnd();
-    if (end === 0) return [];
-    let answer: JsGetActiveContractsResponse[];
+    const scope: PartyScope = { kind: 'parties', parties: [partyId] };
     try {
-      answer = await this.http.post<JsGetActiveContractsResponse[]>(
-        this.url('/v2/state/active-contracts'),
-        activeContractsRequest(end, partyId, interfaceId),
-        { kind: 'read' },
-      );
+      return await this.activeContracts(await this.ledgerEnd(), scope, interfaceId);
     } catch (error) {
       if (error instanceof LedgerError && (await this.getParty(partyId)) === null) return [];
       throw error;
     }
+  }
+
+  /** The created events of the contracts of `interfaceId` active at `offset` in `scope`. */
+  private async activeContracts(
+    offset: Offset,
+    scope: PartyScope,
+    interfaceId: string,
+  ): Promise<CreatedEvent[]> {
+    // Offset zero is the empty ledger, and a scope without parties sees nothing.
+    if (offset === 0 || (scope.kind === 'parties' && scope.parties.length === 0)) return [];
+    const answer = await this.http.post<JsGetActiveContractsResponse[]>(
+      this.url('/v2/state/active-contracts'),
+      activeContractsRequest(offset, scope, interfaceId),
+      { kind: 'read' },
+    );
     return (Array.isArray(answer) ? answer : []).flatMap((item) => {
       const entry = item.contractEntry as { JsActiveContract?: { createdEvent?: CreatedEvent } };
       const event = entry?.JsActiveContract?.createdEvent;
@@ -574,20 +580,36 @@ class CantonLedgerImpl implements CantonLedger {
     });
   }
 
-  /** The offer if its instruction is still active, as any party the user reads as sees it. */
-  private async pendingOffer(offerId: string): Promise<TransferOffer | null> {
-    if (typeof offerId !== 'string' || offerId.length === 0) return null;
-    const found = await this.instructionEvents(offerId);
-    if (found === null || found.archived !== undefined) return null;
-    const event = found.created?.createdEvent;
-    const offer = event === undefined ? null : decodeTransferInstruction(event);
-    if (offer !== null) this.offers.set(offerId, offer);
-    return offer;
+  /** The offers of instruction events, remembered for decoding their accept / reject / withdraw. */
+  private offersOf(events: readonly CreatedEvent[]): TransferOffer[] {
+    return events.flatMap((event) => {
+      const offer = decodeTransferInstruction(event);
+      if (offer === null) return [];
+      this.offers.set(offer.offerId, offer);
+      return [offer];
+    });
   }
 
-  private async instructionEvents(offerId: string) {
+  /**
+   * The offer if its instruction is still active: as the actor sees it, else as any party the
+   * user reads as sees it (then the actor is not a party to it).
+   */
+  private async pendingOffer(offerId: string, actor: string): Promise<TransferOffer | null> {
+    if (typeof offerId !== 'string' || offerId.length === 0) return null;
+    const mine = await this.getPendingOffers(actor);
+    const own = mine.find((offer) => offer.offerId === offerId);
+    if (own !== undefined) return own;
+    const end = await this.ledgerEnd();
+    const all = this.offersOf(
+      await this.activeContracts(end, await this.readScope(), TRANSFER_INSTRUCTION_INTERFACE_ID),
+    );
+    return all.find((offer) => offer.offerId === offerId) ?? null;
+  }
+
+  /** An instruction's created event by contract id (archived ones too), when the user sees it. */
+  private async instructionEvent(offerId: string): Promise<CreatedEvent | undefined> {
     try {
-      return await this.http.post<JsGetEventsByContractIdResponse>(
+      const answer = await this.http.post<JsGetEventsByContractIdResponse>(
         this.url('/v2/events/events-by-contract-id'),
         {
           contractId: offerId,
@@ -597,8 +619,9 @@ class CantonLedgerImpl implements CantonLedger {
         },
         { kind: 'read' },
       );
+      return answer.created?.createdEvent;
     } catch (error) {
-      if (isNotFound(error)) return null;
+      if (isNotFound(error)) return undefined;
       throw error;
     }
   }
@@ -620,12 +643,12 @@ class CantonLedgerImpl implements CantonLedger {
     return decoded;
   }
 
+  /** Fetches the offers not seen yet (created before anything this adapter read). */
   private async learnOffers(offerIds: readonly string[]): Promise<void> {
     for (const offerId of offerIds) {
       if (this.offers.has(offerId)) continue;
-      const event = (await this.instructionEvents(offerId))?.created?.createdEvent;
-      const offer = event === undefined ? null : decodeTransferInstruction(event);
-      if (offer !== null) this.offers.set(offerId, offer);
+      const event = await this.instructionEvent(offerId);
+      if (event !== undefined) this.offersOf([event]);
     }
   }
 
@@ -656,6 +679,14 @@ class CantonLedgerImpl implements CantonLedger {
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       return;
     }
+    // The offers pending where the stream starts: their accept / reject / withdraw may follow.
+    this.offersOf(
+      await this.activeContracts(
+        Math.min(fromOffset, await this.ledgerEnd()),
+        scope,
+        TRANSFER_INSTRUCTION_INTERFACE_ID,
+      ),
+    );
     const context: StreamContext = {
       http: this.http,
       ledgerApiUrl: this.ledgerApiUrl,
