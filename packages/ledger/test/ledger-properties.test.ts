@@ -400,10 +400,12 @@ async function checkInvariants(scene: Scene): Promise<void> {
       const key = instrumentKey(holding.instrument);
       supply.set(key, (supply.get(key) ?? 0n) + holding.amount.units);
       if (holding.lock) {
-        const offer = model.offers.get(holding.lock.offerId);
-        expect(offer?.sender, `lock for a settled offer ${holding.lock.offerId}`).toBe(owner);
-        expect(offer && sameInstrument(offer.instrument, holding.instrument)).toBe(true);
+        // The local ledger always knows which offer a lock is for.
         const id = holding.lock.offerId;
+        if (id === null) throw new Error(`lock of ${holding.holdingId} names no offer`);
+        const offer = model.offers.get(id);
+        expect(offer?.sender, `lock for a settled offer ${id}`).toBe(owner);
+        expect(offer && sameInstrument(offer.instrument, holding.instrument)).toBe(true);
         lockedByOffer.set(id, (lockedByOffer.get(id) ?? 0n) + holding.amount.units);
       }
     }

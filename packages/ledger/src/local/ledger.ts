@@ -63,6 +63,7 @@ import { Journal } from './persistence.js';
 import { isDue, nextDueMs } from './schedule.js';
 import {
   deduplicatedResult,
+  type HoldingChanges,
   holdingsOf,
   isPreapproved,
   type LedgerState,
@@ -384,6 +385,10 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
 
   updateAt(offset: number): LedgerUpdate | undefined {
     return this.state.updates[offset - 1];
+  }
+
+  holdingChangesAt(offset: Offset): HoldingChanges | undefined {
+    return this.state.holdingChanges[offset - 1];
   }
 
   isClosed(): boolean {

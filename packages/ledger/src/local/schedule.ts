@@ -2,11 +2,13 @@
  * What happens by the passing of ledger time: offers expire once the clock reaches their
  * `executeBefore`, and a new mining round opens at every 10-minute boundary.
  *
- * When the clock jumps over several round boundaries at once (an advance, or a ledger that was
- * closed for a while), only the newest round opens, in one `mining_round_opened` update: the
- * rounds in between were never observable, and a day's advance should not flood the stream with
- * 144 updates. Each expiry is its own update. Due items apply in time order, each recorded at the
- * time it fell due (never before the previous update), with `commandId: null`.
+ * A round opening is no update: on Canton the round is a contract of the DSO party, which no
+ * party's update stream shows, and readers see it through `openMiningRound()`. So it takes no
+ * offset and leaves ledger time alone. When the clock jumps over several round boundaries at once
+ * (an advance, or a ledger that was closed for a while), only the newest round opens: the rounds
+ * in between were never observable. Each expiry is its own update. Due items apply in time order,
+ * each recorded at the time it fell due (never before the previous update), with
+ * `commandId: null`.
  */
 import { miningRoundAt, miningRoundOpensAtMs } from './clock.js';
 import type { AdvanceClockEntry, SetAmuletPriceEntry, SettleEntry } from './entries.js';
@@ -40,12 +42,9 @@ function dueMiningRound(state: LedgerState, atMs: number): DueItem[] {
     {
       dueMs: opensAtMs,
       rank: 1,
-      apply: (recordTimeMs: number) => {
+      apply: () => {
         const amuletPriceUsd = state.nextAmuletPriceUsd;
         state.miningRound = Object.freeze({ round, amuletPriceUsd, opensAt: new Date(opensAtMs) });
-        recordUpdate(state, recordTimeMs, null, [
-          { kind: 'mining_round_opened', round, amuletPriceUsd },
-        ]);
       },
     },
   ];

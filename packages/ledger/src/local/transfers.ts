@@ -125,6 +125,7 @@ export function applyTransfer(state: LedgerState, entry: TransferEntry): Transfe
       amount,
       meta,
       offerId: null,
+      feesBurned: Amount.ZERO,
     };
     const result = recordUpdate(state, entry.at, entry.commandId, [event]);
     return complete(state, entry.commandId, { kind: 'direct', ...result });
@@ -143,12 +144,18 @@ export function applyTransfer(state: LedgerState, entry: TransferEntry): Transfe
   const locked = createHolding(state, sender, instrument, amount, {
     offerId,
     expiresAt: executeBefore,
+    context: lockContext(offer),
   });
   state.pendingOffers.set(offerId, { offer, lockedHoldingId: locked.holdingId });
   const result = recordUpdate(state, entry.at, entry.commandId, [
     { kind: 'offer_created', ...offer },
   ]);
   return complete(state, entry.commandId, { kind: 'offer', ...result, offerId });
+}
+
+/** The context a lock shows a wallet: what the locked amount waits for. */
+function lockContext(offer: TransferOffer): string {
+  return `transfer offer to ${offer.receiver}`;
 }
 
 function complete<T extends CommandResult>(
@@ -189,7 +196,16 @@ export function endOffer(
 function offerEndEvent(offer: TransferOffer, ending: OfferEnding): LedgerEvent {
   if (ending !== 'accepted') return { kind: `offer_${ending}`, ...offer };
   const { sender, receiver, instrument, amount, meta, offerId } = offer;
-  return { kind: 'transfer', sender, receiver, instrument, amount, meta, offerId };
+  return {
+    kind: 'transfer',
+    sender,
+    receiver,
+    instrument,
+    amount,
+    meta,
+    offerId,
+    feesBurned: Amount.ZERO,
+  };
 }
 
 const OFFER_ACTIONS = {
