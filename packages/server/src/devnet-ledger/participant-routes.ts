@@ -73,7 +73,10 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
     '/v2/parties/:party',
     async (request) => {
       const extra = request.query.parties;
-      const wanted = [request.params.party, ...(Array.isArray(extra) ? extra : extra ? [extra] : [])];
+      const wanted = [
+        request.params.party,
+        ...(Array.isArray(extra) ? extra : extra ? [extra] : []),
+      ];
       const known: PartyInfo[] = [];
       for (const partyId of new Set(wanted)) {
         const party = await ledger.getParty(partyId);

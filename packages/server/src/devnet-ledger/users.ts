@@ -124,6 +124,14 @@ export class UserDirectory {
     }
   }
 
+  /** Refuses unless the user may read as any party (`filtersForAnyParty`). */
+  async requireReadAsAnyParty(userId: string): Promise<void> {
+    const rights = await this.rightsOrDenied(userId);
+    if (!rights.has(rightKey(CAN_READ_AS_ANY_PARTY))) {
+      throw permissionDenied(`user ${userId} may not read as any party`);
+    }
+  }
+
   /** A user the token names but the participant does not know has no rights at all. */
   private async rightsOrDenied(userId: string): Promise<ReadonlySet<string>> {
     if (!this.exists(userId)) throw permissionDenied(`unknown user ${userId}`);
