@@ -84,7 +84,10 @@ export interface LocalLedgerControl {
     readonly amount: Amount;
     readonly commandId?: string;
   }): Promise<CommandResult>;
-  /** Moves the clock forward; expiries and mining rounds due by then take effect at once. */
+  /**
+   * Moves the clock forward; a mining round due by then opens at once. Offers past their deadline
+   * stay pending (no longer acceptable) until withdrawn or rejected.
+   */
   advanceClock(ms: number): Promise<Date>;
   /** The price carried by the next open mining round (the last one set wins). */
   setAmuletPrice(priceUsd: Amount): Promise<void>;
