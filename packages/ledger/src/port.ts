@@ -100,6 +100,10 @@ export interface TransferOffer {
   readonly instrument: Instrument;
   readonly amount: Amount;
   readonly meta: Meta;
+  /**
+   * From this time on the offer can no longer be accepted. Nothing ends it then: it stays
+   * pending, its holding locked, until the sender withdraws it or the receiver rejects it.
+   */
   readonly executeBefore: Date;
 }
 
@@ -123,7 +127,6 @@ export type LedgerEvent =
   | ({ readonly kind: 'offer_created' } & TransferOffer)
   | ({ readonly kind: 'offer_rejected' } & TransferOffer)
   | ({ readonly kind: 'offer_withdrawn' } & TransferOffer)
-  | ({ readonly kind: 'offer_expired' } & TransferOffer)
   | {
       readonly kind: 'mint';
       readonly owner: string;
@@ -190,8 +193,11 @@ export interface LedgerPort {
 
   /** `TransferFactory_Transfer`: direct when the receiver pre-approves the instrument, else an offer. */
   submitTransfer(command: TransferCommand): Promise<TransferOutcome>;
+  /** Refused with `offer_expired` once ledger time has reached the offer's `executeBefore`. */
   acceptOffer(command: OfferCommand): Promise<CommandResult>;
+  /** The receiver's refusal; also the way to end an expired offer sent to the party. */
   rejectOffer(command: OfferCommand): Promise<CommandResult>;
+  /** The sender takes the offer back, expired or not; the locked amount returns unlocked. */
   withdrawOffer(command: OfferCommand): Promise<CommandResult>;
   /** The committed outcome of a command id, or null when no such command committed. */
   lookupCommand(commandId: string): Promise<CommandCompletion | null>;

@@ -42,7 +42,7 @@ export interface PendingOffer {
   readonly lockedHoldingId: string;
 }
 
-export type OfferEnding = 'accepted' | 'rejected' | 'withdrawn' | 'expired';
+export type OfferEnding = 'accepted' | 'rejected' | 'withdrawn';
 
 export type StoredResult =
   | TransferOutcome
@@ -71,8 +71,8 @@ export interface LedgerState {
   readonly instruments: Map<string, Instrument>;
   /** By holding id, in creation order. */
   readonly holdings: Map<string, Holding>;
+  /** Every offer not yet accepted, rejected or withdrawn, expired ones included. */
   readonly pendingOffers: Map<string, PendingOffer>;
-  readonly endedOffers: Map<string, OfferEnding>;
   readonly completions: Map<string, StoredCompletion>;
   /** `updates[i]` has offset `i + 1`. */
   readonly updates: LedgerUpdate[];
@@ -96,7 +96,6 @@ export function createLedgerState(genesis: GenesisEntry): LedgerState {
     instruments: new Map(),
     holdings: new Map(),
     pendingOffers: new Map(),
-    endedOffers: new Map(),
     completions: new Map(),
     updates: [],
     holdingChanges: [],

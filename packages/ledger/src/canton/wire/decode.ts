@@ -249,7 +249,11 @@ function acceptedTransfer(
   if (first === undefined) throw unknownOffer(exercise, 'no receiver holdings');
   const sender = metas.find((meta) => meta[SENDER_META_KEY] !== undefined)?.[SENDER_META_KEY];
   if (sender === undefined) throw unknownOffer(exercise, 'no sender annotation');
-  const meta: Meta = Object.assign({}, ...metas.toReversed().map(withoutAnnotations));
+  // The accept's own result metadata wins over its children's; entries, not assignment, so a
+  // key like `__proto__` stays data.
+  const meta: Meta = Object.fromEntries(
+    metas.toReversed().flatMap((m) => Object.entries(withoutAnnotations(m))),
+  );
   return [
     {
       kind: 'transfer',

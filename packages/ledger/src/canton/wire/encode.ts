@@ -650,8 +650,11 @@ function renderEvent(event: LedgerEvent, context: RenderContext): void {
     case 'burn':
       supplyChange(event, context);
       return;
-    default:
-      throw new RangeError(`no Canton rendering for a ${event.kind} event`);
+    default: {
+      // Every kind is rendered; this answers a caller that bypassed the types.
+      const unknown: { readonly kind: string } = event;
+      throw new RangeError(`no Canton rendering for a ${unknown.kind} event`);
+    }
   }
 }
 
