@@ -4,7 +4,7 @@
  * every combination an operator can type is checked by a table test, and `readSettings` reports
  * a wrong one before anything starts.
  */
-import type { CantonAuth, CantonLedgerOptions } from './canton-adapter-types.js';
+import type { CantonAuth, CantonLedgerOptions } from '@poolparty/ledger';
 import type { Settings } from './config.js';
 
 export type CantonSettings = Pick<

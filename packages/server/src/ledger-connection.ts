@@ -4,7 +4,13 @@
  * (`canton`) — the same on a real Canton network and on `poolparty devnet-ledger`.
  */
 import { join } from 'node:path';
-import { type LedgerPort, type LocalLedger, openLocalLedger } from '@poolparty/ledger';
+import {
+  LedgerError,
+  type LedgerPort,
+  type LocalLedger,
+  openCantonLedger,
+  openLocalLedger,
+} from '@poolparty/ledger';
 import { cantonLedgerOptionsOf } from './canton-options.js';
 import type { Settings } from './config.js';
 
@@ -40,11 +46,17 @@ export type LedgerSettings = Pick<
 
 export async function openLedgerConnection(settings: LedgerSettings): Promise<LedgerConnection> {
   if (settings.ledger === 'canton') {
-    // Checked by readSettings already; computed here so a wrong setting cannot slip through.
-    cantonLedgerOptionsOf(settings);
-    throw new LedgerUnavailable(
-      'LEDGER=canton: the Canton adapter is not part of this release; use LEDGER=local',
-    );
+    const options = cantonLedgerOptionsOf(settings);
+    try {
+      const canton = await openCantonLedger(options);
+      return { ledger: canton, local: null, close: () => canton.close() };
+    } catch (error) {
+      if (!(error instanceof LedgerError)) throw error;
+      // The participant is the first thing reached: a wrong URL, user or token shows here.
+      throw new LedgerUnavailable(
+        `cannot use the participant at CANTON_LEDGER_API_URL ${options.ledgerApiUrl} as user ${options.userId}: ${error.message} (${error.code})`,
+      );
+    }
   }
   const local = await openLocalLedger({ dataDir: join(settings.dataDir, 'ledger') });
   return { ledger: local, local, close: () => local.close() };

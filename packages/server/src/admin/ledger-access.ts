@@ -3,7 +3,7 @@
  * and the `CANTON_*` settings say. The embedded devnet ledger is refused: it belongs to the one
  * `serve` process that opened it, and its pools are seeded at its first start.
  */
-import { LedgerError, type LedgerPort } from '@poolparty/ledger';
+import type { LedgerPort } from '@poolparty/ledger';
 import type { LedgerLocation } from '../config.js';
 import { LedgerUnavailable, openLedgerConnection } from '../ledger-connection.js';
 import { AdminError } from './refunds.js';
@@ -21,11 +21,6 @@ export async function openAdminLedger(
     return await openLedgerConnection({ ...location, dataDir });
   } catch (error) {
     if (error instanceof LedgerUnavailable) throw new AdminError(error.message);
-    if (error instanceof LedgerError) {
-      throw new AdminError(
-        `cannot use the participant at CANTON_LEDGER_API_URL ${location.cantonLedgerApiUrl ?? ''}: ${error.message}`,
-      );
-    }
     throw error;
   }
 }
