@@ -672,21 +672,27 @@ class CantonLedgerImpl implements CantonLedger {
     if (subscription.signal) signals.push(subscription.signal);
     const signal = AbortSignal.any(signals);
     const parties = subscription.parties === undefined ? undefined : [...subscription.parties];
-    const scope: PartyScope =
-      parties === undefined ? await this.readScope() : { kind: 'parties', parties };
+    let scope: PartyScope;
+    try {
+      scope = parties === undefined ? await this.readScope() : { kind: 'parties', parties };
+      // The offers pending where the stream starts: their accept / reject / withdraw may follow.
+      this.offersOf(
+        await this.activeContracts(
+          Math.min(fromOffset, await this.ledgerEnd()),
+          scope,
+          TRANSFER_INSTRUCTION_INTERFACE_ID,
+        ),
+      );
+    } catch (error) {
+      // Stopped (or the adapter closed) while starting: end quietly, as a running stream does.
+      if (signal.aborted) return;
+      throw error;
+    }
     if (scope.kind === 'parties' && scope.parties.length === 0) {
       // Nobody to read for: nothing will ever come, until the subscriber stops.
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       return;
     }
-    // The offers pending where the stream starts: their accept / reject / withdraw may follow.
-    this.offersOf(
-      await this.activeContracts(
-        Math.min(fromOffset, await this.ledgerEnd()),
-        scope,
-        TRANSFER_INSTRUCTION_INTERFACE_ID,
-      ),
-    );
     const context: StreamContext = {
       http: this.http,
       ledgerApiUrl: this.ledgerApiUrl,
