@@ -76,6 +76,7 @@ export async function runDevnetLedger(settings: DevnetLedgerSettings): Promise<v
       host: settings.host,
       port: settings.port,
       authSecret: settings.authSecret,
+      pools: welcome.pools,
     });
     console.log(devnetLedgerBanner(server, welcome, settings));
   } catch (error) {

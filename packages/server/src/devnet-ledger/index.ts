@@ -20,6 +20,7 @@ import { contractRoutes } from './contracts.js';
 import { interactiveSubmissionRoutes } from './interactive-submission.js';
 import { CommandRunner } from './ledger-commands.js';
 import { participantRoutes } from './participant-routes.js';
+import { type DevnetPoolListing, poolManifestRoutes } from './pool-manifest.js';
 import { PER_ADMIN_REGISTRY_PREFIX, registryRoutes } from './registry.js';
 import { SCAN_PROXY_PREFIX, scanProxyRoutes } from './scan-proxy.js';
 import { updateRoutes } from './updates.js';
@@ -37,6 +38,8 @@ export interface DevnetLedgerServerOptions {
   /** Default https://canton.network.global. */
   readonly audience?: string;
   readonly logger?: boolean | object;
+  /** The pools the ledger was seeded with, listed at `/devnet/pools`; default none. */
+  readonly pools?: readonly DevnetPoolListing[];
 }
 
 export interface DevnetLedgerServer {
@@ -147,6 +150,7 @@ export async function startDevnetLedgerServer(
       registerProblemHandlers(devnet);
       // devnetRoutes sets its own error handler, which hands problems to this scope's.
       await devnet.register(async (routes) => devnetRoutes(routes, { ledger, controlOrigins: [] }));
+      await poolManifestRoutes(devnet, options.pools ?? []);
     },
     { prefix: '/devnet' },
   );
