@@ -186,10 +186,6 @@ describe('admin pools add', () => {
       [addArgs(funded, '--swap-party', ghost), `--swap-party: the ledger knows no party ${ghost}`],
       [addArgs(funded, '--lp-party', ghost), `--lp-party: the ledger knows no party ${ghost}`],
       [
-        addArgs(funded, '--swap-party', h.alice.partyId),
-        `--swap-party: ${h.alice.partyId} is an external party; the service must act for the swap party itself (a party hosted on its participant, with CanActAs for its user)`,
-      ],
-      [
         addArgs(funded, '--quote', `${funded.cbtc.admin}:WBTC`),
         `--quote: the ledger's registries know no instrument WBTC (${funded.cbtc.admin})`,
       ],

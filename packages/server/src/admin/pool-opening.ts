@@ -4,8 +4,7 @@
  * pool; its reserves are what the swap party holds, read at one ledger offset, and its books
  * begin there (migration 0007): the funding transfers are in the reserves, not deposits.
  *
- * Everything is checked against the ledger before the store is touched: both parties exist and
- * the service can act for the swap party (it is not an external, key-identified party), both
+ * Everything is checked against the ledger before the store is touched: both parties exist, both
  * instruments are known to the ledger's registries, the swap party holds both and has no transfer
  * in flight, and neither the pool id, nor the swap party, nor the pair is taken.
  */
@@ -112,12 +111,11 @@ async function requireParties(ledger: LedgerPort, opening: PoolOpening): Promise
     ['--swap-party', opening.swapParty],
     ['--lp-party', opening.lpParty],
   ] as const) {
-    const party = await ledger.getParty(partyId);
-    if (party === null) throw new AdminError(`${option}: the ledger knows no party ${partyId}`);
-    if (option === '--swap-party' && party.kind === 'external') {
-      throw new AdminError(
-        `--swap-party: ${partyId} is an external party; the service must act for the swap party itself (a party hosted on its participant, with CanActAs for its user)`,
-      );
+    // Whether the service may act for the swap party is the participant's to say (its user's
+    // CanActAs right), and the first payout shows it; a party's kind, as the port derives it
+    // from the namespace, is no reliable sign of that.
+    if ((await ledger.getParty(partyId)) === null) {
+      throw new AdminError(`${option}: the ledger knows no party ${partyId}`);
     }
   }
 }

@@ -35,6 +35,7 @@ export async function serveSeededDevnet(options: LocalLedgerOptions = {}): Promi
     port: 0,
     authSecret: DEVNET_AUTH_SECRET,
     audience: DEVNET_AUDIENCE,
+    pools: seed.pools,
   });
   return {
     ledger,
@@ -43,7 +44,9 @@ export async function serveSeededDevnet(options: LocalLedgerOptions = {}): Promi
     env: {
       LEDGER: 'canton',
       CANTON_LEDGER_API_URL: server.ledgerApiUrl,
+      // The default registry is Canton Coin's (the scan proxy); every other admin runs its own.
       CANTON_REGISTRY_URL: server.registryUrl,
+      CANTON_REGISTRY_URLS: registriesByAdmin(seed, server),
       CANTON_SCAN_PROXY_URL: server.scanProxyUrl,
       CANTON_USER_ID: 'poolparty',
       CANTON_AUTH_SECRET: DEVNET_AUTH_SECRET,
@@ -54,6 +57,16 @@ export async function serveSeededDevnet(options: LocalLedgerOptions = {}): Promi
       await ledger.close();
     },
   };
+}
+
+function registriesByAdmin(seed: DevnetSeed, server: DevnetLedgerServer): string {
+  const amulet = seed.instruments.amulet.admin;
+  const admins = new Set(
+    Object.values(seed.instruments)
+      .map((instrument) => instrument.admin)
+      .filter((admin) => admin !== amulet),
+  );
+  return [...admins].map((admin) => `${admin}=${server.registryUrlOf(admin)}`).join(',');
 }
 
 /** A developer and a live `pp_test_` key of theirs; returns the key as a client sends it. */
