@@ -2,7 +2,7 @@
  * `poolparty admin pools add`: a pool on a ledger that already holds its liquidity. The operator
  * funds the swap party with both instruments (a transfer from the LP party, say), then adds the
  * pool; its reserves are what the swap party holds, read at one ledger offset, and its books
- * begin there (migration 0007): the funding transfers are in the reserves, not deposits.
+ * begin there (migration 0008): the funding transfers are in the reserves, not deposits.
  *
  * Everything is checked against the ledger before the store is touched: both parties exist, both
  * instruments are known to the ledger's registries, the swap party holds both and has no transfer
