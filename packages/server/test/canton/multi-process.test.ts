@@ -1,8 +1,8 @@
 /**
  * The devnet as separate processes on PostgreSQL, the way an operator runs a deployment:
- * `poolparty devnet-ledger` (the seeded ledger at Canton's paths), its pools registered with
- * `poolparty admin pools import-devnet`, one `POOLPARTY_ROLE=api` and two `POOLPARTY_ROLE=worker`
- * processes, all with `LEDGER=canton` against it. Wallets swap through @poolparty/sdk in both
+ * `poolparty devnet-ledger` (the seeded ledger at Canton's paths), one `POOLPARTY_ROLE=api` and
+ * two `POOLPARTY_ROLE=worker` processes, all with `LEDGER=canton` against it, and the seeded pools
+ * registered while they run with `poolparty admin pools import-devnet`. Wallets swap through @poolparty/sdk in both
  * directions — Amulet deposits settle in one step (the swap party pre-approves Amulet), USDCx
  * deposits arrive as offers the service accepts, and parties without pre-approval accept their
  * payout offers — while one worker is SIGKILLed mid-run. In the end every swap completed, each
@@ -28,6 +28,7 @@ import {
 } from '../../src/store/index.js';
 import { runCli } from '../support/cli.js';
 import { issueApiKey } from '../support/devnet-ledger.js';
+import { waitFor } from '../support/engine.js';
 import {
   createSchema,
   dropSchema,
@@ -141,18 +142,10 @@ describe.skipIf(skipReason !== null)('api and workers as processes on a Canton l
       CANTON_AUTH_AUDIENCE: 'https://canton.network.global',
     };
 
-    // The store: created, the seeded pools imported from the devnet ledger, a developer key.
+    // The store: created, with a developer key.
     schema = await createSchema('pp_canton_procs');
     const storeEnv = { DATABASE_URL: schemaUrl(schema) };
     expect((await runCli(['migrate', '--create'], storeEnv)).code).toBe(0);
-    const imported = await runCli(['admin', 'pools', 'import-devnet'], {
-      ...storeEnv,
-      ...ledgerEnv,
-    });
-    expect(imported.stderr).toBe('');
-    expect(imported.stdout.split('\n').filter((line) => line.startsWith('added '))).toHaveLength(
-      welcome.pools.length,
-    );
     db = openPostgres(POSTGRES_URL, { schema });
     const apiKey = await issueApiKey(db, welcome.developer.partyId, new Date());
     // An integrator with this much traffic has its key's limits raised by the operator.
@@ -180,6 +173,23 @@ describe.skipIf(skipReason !== null)('api and workers as processes on a Canton l
       serve('worker'),
     ]);
     running.push(api, victim, survivor);
+
+    // The seeded pools, added while the deployment runs: the workers follow their swap parties and
+    // the API quotes them as soon as the audit rows announce them.
+    const imported = await runCli(['admin', 'pools', 'import-devnet'], {
+      ...storeEnv,
+      ...ledgerEnv,
+    });
+    expect(imported.stderr).toBe('');
+    expect(imported.stdout.split('\n').filter((line) => line.startsWith('added '))).toHaveLength(
+      welcome.pools.length,
+    );
+
+    await waitFor(async () => {
+      const answer = await fetch(`${api.url}/v1/pools`, { headers: { 'X-API-Key': apiKey } });
+      const body = (await answer.json()) as { pools?: { poolId: string }[] };
+      return body.pools?.length === welcome.pools.length || null;
+    }, 'the API to list the pools added');
 
     // Wallets: funded by the devnet ledger's faucet; some pre-approve nothing.
     const devnet = new Devnet({ baseUrl: devnetLedger.url });
