@@ -3,7 +3,14 @@
  * and rights, and bearer authentication when a secret is set.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectCantonError, expectSchema, startWorld, tokenFor, type World } from './support/server.js';
+import {
+  call,
+  expectCantonError,
+  expectSchema,
+  startWorld,
+  tokenFor,
+  type World,
+} from './support/server.js';
 
 describe('devnet ledger server without auth', () => {
   let world: World;
@@ -29,7 +36,9 @@ describe('devnet ledger server without auth', () => {
   it('is connected to one synchronizer with submission permission', async () => {
     const answer = await call(world.server.url, 'GET', '/v2/state/connected-synchronizers');
     expect(answer.body.connectedSynchronizers).toHaveLength(1);
-    expect(answer.body.connectedSynchronizers[0].permission).toBe('PARTICIPANT_PERMISSION_SUBMISSION');
+    expect(answer.body.connectedSynchronizers[0].permission).toBe(
+      'PARTICIPANT_PERMISSION_SUBMISSION',
+    );
     expectSchema('ledger', 'GetConnectedSynchronizersResponse', answer.body);
   });
 
@@ -43,7 +52,11 @@ describe('devnet ledger server without auth', () => {
   });
 
   it('answers a known party and leaves an unknown one out', async () => {
-    const known = await call(world.server.url, 'GET', `/v2/parties/${encodeURIComponent(world.pool)}`);
+    const known = await call(
+      world.server.url,
+      'GET',
+      `/v2/parties/${encodeURIComponent(world.pool)}`,
+    );
     expect(known.body.partyDetails.map((p: { party: string }) => p.party)).toEqual([world.pool]);
     expectSchema('ledger', 'GetPartiesResponse', known.body);
     const unknown = await call(world.server.url, 'GET', '/v2/parties/nobody%3A%3A1220ab');
@@ -64,7 +77,9 @@ describe('devnet ledger server without auth', () => {
     expectSchema('ledger', 'ListUserRightsResponse', rights.body);
     const actAs = rights.body.rights
       .filter((r: { kind: { CanActAs?: unknown } }) => r.kind.CanActAs)
-      .map((r: { kind: { CanActAs: { value: { party: string } } } }) => r.kind.CanActAs.value.party);
+      .map(
+        (r: { kind: { CanActAs: { value: { party: string } } } }) => r.kind.CanActAs.value.party,
+      );
     expect(actAs).toContain(world.pool);
     expect(actAs).toContain(world.treasury);
     expect(actAs).not.toContain(world.wallet.partyId);
@@ -84,7 +99,11 @@ describe('devnet ledger server without auth', () => {
   });
 
   it('refuses unknown users and malformed rights with Canton codes', async () => {
-    expectCantonError(await call(world.server.url, 'GET', '/v2/users/nobody'), 404, 'USER_NOT_FOUND');
+    expectCantonError(
+      await call(world.server.url, 'GET', '/v2/users/nobody'),
+      404,
+      'USER_NOT_FOUND',
+    );
     expectCantonError(
       await call(world.server.url, 'POST', '/v2/users/poolparty/rights', {
         userId: 'poolparty',
@@ -104,7 +123,11 @@ describe('devnet ledger server with auth', () => {
   afterAll(() => world.close());
 
   it('refuses a request without a token as UNAUTHENTICATED', async () => {
-    expectCantonError(await call(world.server.url, 'GET', '/v2/state/ledger-end'), 401, 'UNAUTHENTICATED');
+    expectCantonError(
+      await call(world.server.url, 'GET', '/v2/state/ledger-end'),
+      401,
+      'UNAUTHENTICATED',
+    );
   });
 
   it('refuses a token for another audience or signed with another secret', async () => {
@@ -119,21 +142,37 @@ describe('devnet ledger server with auth', () => {
   it('serves a request with a valid token as the token subject', async () => {
     const end = await call(world.server.url, 'GET', '/v2/state/ledger-end', undefined, world.token);
     expect(end.body.offset).toBe(await world.ledger.ledgerEnd());
-    const me = await call(world.server.url, 'GET', '/v2/authenticated-user', undefined, world.token);
+    const me = await call(
+      world.server.url,
+      'GET',
+      '/v2/authenticated-user',
+      undefined,
+      world.token,
+    );
     expect(me.body.user.id).toBe('poolparty');
   });
 
   it('gives a user the participant does not know no rights', async () => {
     const stranger = await tokenFor('stranger');
-    const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
-      activeAtOffset: 0,
-      eventFormat: { filtersByParty: { [world.pool]: {} } },
-    }, stranger);
+    const answer = await call(
+      world.server.url,
+      'POST',
+      '/v2/state/active-contracts',
+      {
+        activeAtOffset: 0,
+        eventFormat: { filtersByParty: { [world.pool]: {} } },
+      },
+      stranger,
+    );
     expectCantonError(answer, 403, 'PERMISSION_DENIED');
   });
 
   it('keeps the registry and scan proxy open, as a validator does', async () => {
-    const rounds = await call(world.server.url, 'GET', '/api/validator/v0/scan-proxy/open-and-issuing-mining-rounds');
+    const rounds = await call(
+      world.server.url,
+      'GET',
+      '/api/validator/v0/scan-proxy/open-and-issuing-mining-rounds',
+    );
     expect(rounds.status).toBe(200);
   });
 });

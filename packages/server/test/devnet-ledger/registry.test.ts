@@ -28,16 +28,26 @@ describe('scan proxy', () => {
   it('reports the extra traffic price in the Amulet rules', async () => {
     const answer = await call(world.server.url, 'GET', `${SCAN}/amulet-rules`);
     expectSchema('scan', 'GetAmuletRulesProxyResponse', answer.body);
-    const fees = answer.body.amulet_rules.contract.payload.configSchedule.initialValue.decentralizedSynchronizer.fees;
+    const fees =
+      answer.body.amulet_rules.contract.payload.configSchedule.initialValue
+        .decentralizedSynchronizer.fees;
     const traffic = await world.ledger.trafficParameters();
     expect(Amount.parse(fees.extraTrafficPrice).eq(traffic.extraTrafficPriceUsdPerMb)).toBe(true);
   });
 
   it('finds the pre-approval of a party that pre-approves Amulet, and 404s otherwise', async () => {
-    const found = await call(world.server.url, 'GET', `${SCAN}/transfer-preapprovals/by-party/${encodeURIComponent(world.pool)}`);
+    const found = await call(
+      world.server.url,
+      'GET',
+      `${SCAN}/transfer-preapprovals/by-party/${encodeURIComponent(world.pool)}`,
+    );
     expectSchema('scan', 'LookupTransferPreapprovalByPartyResponse', found.body);
     expect(found.body.transfer_preapproval.contract.payload.receiver).toBe(world.pool);
-    const missing = await call(world.server.url, 'GET', `${SCAN}/transfer-preapprovals/by-party/${encodeURIComponent(world.treasury)}`);
+    const missing = await call(
+      world.server.url,
+      'GET',
+      `${SCAN}/transfer-preapprovals/by-party/${encodeURIComponent(world.treasury)}`,
+    );
     expect(missing.status).toBe(404);
     expectSchema('scan', 'ErrorResponse', missing.body);
   });
@@ -84,18 +94,34 @@ describe('registries', () => {
     const base = new URL(world.server.registryUrlOf(world.usdcx.admin)).pathname;
     const info = await call(world.server.url, 'GET', `${base}/registry/metadata/v1/info`);
     expect(info.body.adminId).toBe(world.usdcx.admin);
-    const one = await call(world.server.url, 'GET', `${base}/registry/metadata/v1/instruments/USDCx`);
+    const one = await call(
+      world.server.url,
+      'GET',
+      `${base}/registry/metadata/v1/instruments/USDCx`,
+    );
     expectSchema('metadata', 'Instrument', one.body);
-    const other = await call(world.server.url, 'GET', `${base}/registry/metadata/v1/instruments/Amulet`);
+    const other = await call(
+      world.server.url,
+      'GET',
+      `${base}/registry/metadata/v1/instruments/Amulet`,
+    );
     expect(other.status).toBe(404);
     expectSchema('metadata', 'ErrorResponse', other.body);
   });
 
   it('pages the instrument list', async () => {
     const base = new URL(world.server.registryUrl).pathname;
-    const first = await call(world.server.url, 'GET', `${base}/registry/metadata/v1/instruments?pageSize=1`);
+    const first = await call(
+      world.server.url,
+      'GET',
+      `${base}/registry/metadata/v1/instruments?pageSize=1`,
+    );
     expect(first.body.instruments).toHaveLength(1);
-    const second = await call(world.server.url, 'GET', `${base}/registry/metadata/v1/instruments?pageSize=1&pageToken=${first.body.nextPageToken}`);
+    const second = await call(
+      world.server.url,
+      'GET',
+      `${base}/registry/metadata/v1/instruments?pageSize=1&pageToken=${first.body.nextPageToken}`,
+    );
     expect(second.body.instruments.map((i: { id: string }) => i.id)).toEqual(['USDCx']);
     expect(second.body.nextPageToken).toBeUndefined();
   });
@@ -106,10 +132,19 @@ describe('registries', () => {
     const direct = await call(world.server.url, 'POST', path, factoryRequest(world, world.pool));
     expectSchema('transfer', 'TransferFactoryWithChoiceContext', direct.body);
     expect(direct.body.transferKind).toBe('direct');
-    expect(Object.keys(direct.body.choiceContext.choiceContextData.values)).toContain('transfer-preapproval');
-    const ids = direct.body.choiceContext.disclosedContracts.map((c: { contractId: string }) => c.contractId);
+    expect(Object.keys(direct.body.choiceContext.choiceContextData.values)).toContain(
+      'transfer-preapproval',
+    );
+    const ids = direct.body.choiceContext.disclosedContracts.map(
+      (c: { contractId: string }) => c.contractId,
+    );
     expect(ids).toContain(direct.body.factoryId);
-    const offer = await call(world.server.url, 'POST', path, factoryRequest(world, world.wallet.partyId));
+    const offer = await call(
+      world.server.url,
+      'POST',
+      path,
+      factoryRequest(world, world.wallet.partyId),
+    );
     expect(offer.body.transferKind).toBe('offer');
     expect(offer.body.factoryId).toBe(direct.body.factoryId);
     const self = await call(world.server.url, 'POST', path, factoryRequest(world, world.treasury));
@@ -136,12 +171,26 @@ describe('registries', () => {
     })) as { offerId: string };
     const base = new URL(world.server.registryUrl).pathname;
     for (const action of ['accept', 'reject', 'withdraw']) {
-      const answer = await call(world.server.url, 'POST', `${base}/registry/transfer-instruction/v1/${offerId}/choice-contexts/${action}`, {});
+      const answer = await call(
+        world.server.url,
+        'POST',
+        `${base}/registry/transfer-instruction/v1/${offerId}/choice-contexts/${action}`,
+        {},
+      );
       expect(answer.status).toBe(200);
       expectSchema('transfer', 'ChoiceContext', answer.body);
     }
-    await world.ledger.withdrawOffer({ commandId: 'registry-withdraw', offerId, actor: world.treasury });
-    const gone = await call(world.server.url, 'POST', `${base}/registry/transfer-instruction/v1/${offerId}/choice-contexts/accept`, {});
+    await world.ledger.withdrawOffer({
+      commandId: 'registry-withdraw',
+      offerId,
+      actor: world.treasury,
+    });
+    const gone = await call(
+      world.server.url,
+      'POST',
+      `${base}/registry/transfer-instruction/v1/${offerId}/choice-contexts/accept`,
+      {},
+    );
     expect(gone.status).toBe(404);
     expectSchema('transfer', 'ErrorResponse', gone.body);
   });

@@ -3,8 +3,8 @@
  * API's OpenAPI document, the AsyncAPI document, or a Splice API (registry, scan proxy).
  */
 import { readFileSync } from 'node:fs';
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import { Ajv, type ValidateFunction } from 'ajv';
+import formatsPlugin from 'ajv-formats';
 import { parse } from 'yaml';
 
 const CANTON = '/work/shared/canton';
@@ -18,6 +18,9 @@ const DOCUMENTS = {
 export type CantonDocument = keyof typeof DOCUMENTS;
 
 const ajv = new Ajv({ strict: false, allErrors: true });
+// The plugin is CommonJS: its default export arrives wrapped when imported from ESM.
+const addFormats = ((formatsPlugin as unknown as { default?: unknown }).default ??
+  formatsPlugin) as (ajv: Ajv) => Ajv;
 addFormats(ajv);
 ajv.addFormat('int8', {
   type: 'number',

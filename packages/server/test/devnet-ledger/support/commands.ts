@@ -58,11 +58,17 @@ export function submission(commandId: string, actAs: string[], command: unknown)
 
 /** The offer id a `TransferFactory_Transfer` exercise result names when it made an offer. */
 export function pendingInstructionOf(transaction: { events: unknown[] }): string | undefined {
-  for (const event of transaction.events as { ExercisedEvent?: { choice: string; exerciseResult?: { output?: { tag?: string; value?: { transferInstructionCid?: string } } } } }[]) {
+  for (const event of transaction.events as {
+    ExercisedEvent?: {
+      choice: string;
+      exerciseResult?: { output?: { tag?: string; value?: { transferInstructionCid?: string } } };
+    };
+  }[]) {
     const exercised = event.ExercisedEvent;
     if (exercised?.choice !== 'TransferFactory_Transfer') continue;
     const output = exercised.exerciseResult?.output;
-    if (output?.tag === 'TransferInstructionResult_Pending') return output.value?.transferInstructionCid;
+    if (output?.tag === 'TransferInstructionResult_Pending')
+      return output.value?.transferInstructionCid;
   }
   return undefined;
 }

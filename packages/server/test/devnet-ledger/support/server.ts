@@ -6,7 +6,10 @@ import { Amount, generateKeyPair, type Instrument } from '@poolparty/core';
 import { type LocalLedger, openLocalLedger } from '@poolparty/ledger';
 import { SignJWT } from 'jose';
 import { expect } from 'vitest';
-import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../../src/devnet-ledger/index.js';
+import {
+  type DevnetLedgerServer,
+  startDevnetLedgerServer,
+} from '../../../src/devnet-ledger/index.js';
 import { type CantonDocument, schemaErrors } from './canton-schemas.js';
 
 export const SECRET = 'unsafe';
@@ -22,7 +25,11 @@ export interface World {
   /** Internal, pre-approves nothing. */
   readonly treasury: string;
   /** External (key-identified), pre-approves nothing. */
-  readonly wallet: { readonly partyId: string; readonly publicKey: Uint8Array; readonly privateKey: Uint8Array };
+  readonly wallet: {
+    readonly partyId: string;
+    readonly publicKey: Uint8Array;
+    readonly privateKey: Uint8Array;
+  };
   /** A bearer token of the default user (when the server requires auth). */
   readonly token: string;
   close(): Promise<void>;
