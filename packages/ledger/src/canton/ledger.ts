@@ -52,6 +52,7 @@ import {
   transactionFormat,
   updatesRequest,
 } from './filters.js';
+import { needsLockOffers, withLockOffers } from './holdings.js';
 import { JsonHttpClient, joinUrl } from './http.js';
 import { submitExternally } from './interactive-submission.js';
 import type { CantonLedger, CantonLedgerOptions } from './options.js';
@@ -233,18 +234,31 @@ class CantonLedgerImpl implements CantonLedger {
     return this.registry.instruments();
   }
 
-  /** Unknown parties hold nothing: an empty list, not an error. */
+  /**
+   * Unknown parties hold nothing: an empty list, not an error. A lock that does not name its
+   * offer gets it from the party's pending instructions (read at the same offset).
+   */
   async getHoldings(partyId: string): Promise<readonly Holding[]> {
-    const events = await this.partyContracts(partyId, HOLDING_INTERFACE_ID);
-    return events.flatMap((event) => {
+    this.assertOpen();
+    if (typeof partyId !== 'string' || namespaceOf(partyId) === null) return [];
+    const end = await this.ledgerEnd();
+    const events = await this.partyContracts(partyId, HOLDING_INTERFACE_ID, end);
+    const holdings = events.flatMap((event) => {
       const holding = decodeHolding(event);
       return holding !== null && holding.owner === partyId ? [holding] : [];
     });
+    if (!needsLockOffers(holdings)) return holdings;
+    return withLockOffers(
+      holdings,
+      await this.partyContracts(partyId, TRANSFER_INSTRUCTION_INTERFACE_ID, end),
+    );
   }
 
   /** Instructions stay pending past their deadline on Canton; expired ones are listed too. */
   async getPendingOffers(partyId: string): Promise<readonly TransferOffer[]> {
-    const events = await this.partyContracts(partyId, TRANSFER_INSTRUCTION_INTERFACE_ID);
+    this.assertOpen();
+    const end = await this.ledgerEnd();
+    const events = await this.partyContracts(partyId, TRANSFER_INSTRUCTION_INTERFACE_ID, end);
     return this.offersOf(events).filter(
       (offer) => offer.sender === partyId || offer.receiver === partyId,
     );
@@ -570,12 +584,15 @@ class CantonLedgerImpl implements CantonLedger {
   }
 
   /** The created events of active contracts of `interfaceId` with `partyId` as stakeholder. */
-  private async partyContracts(partyId: string, interfaceId: string): Promise<CreatedEvent[]> {
-    this.assertOpen();
+  private async partyContracts(
+    partyId: string,
+    interfaceId: string,
+    offset: Offset,
+  ): Promise<CreatedEvent[]> {
     if (typeof partyId !== 'string' || namespaceOf(partyId) === null) return [];
     const scope: PartyScope = { kind: 'parties', parties: [partyId] };
     try {
-      return await this.activeContracts(await this.ledgerEnd(), scope, interfaceId);
+      return await this.activeContracts(offset, scope, interfaceId);
     } catch (error) {
       if (error instanceof LedgerError && (await this.getParty(partyId)) === null) return [];
       throw error;
