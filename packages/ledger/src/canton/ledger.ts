@@ -42,6 +42,7 @@ import {
   transferOutcomeOf,
   withChoiceContext,
 } from './commands.js';
+import { CompletionIndex } from './completions.js';
 import { CantonRequestError, isDuplicateCommand } from './errors.js';
 import {
   activeContractsRequest,
@@ -153,6 +154,10 @@ class CantonLedgerImpl implements CantonLedger {
   private readonly knownParties = new Set<string>();
   /** Offers seen created or fetched: what an accept / reject / withdraw is decoded against. */
   private readonly offers = new Map<string, TransferOffer>();
+  private readonly completions = new CompletionIndex(
+    (beginExclusive, parties) => this.completionsPage(beginExclusive, parties),
+    COMPLETIONS_PAGE_SIZE,
+  );
 
   constructor(private readonly options: CantonLedgerOptions) {
     this.ledgerApiUrl = checkUrl(options.ledgerApiUrl, 'ledgerApiUrl');
@@ -269,7 +274,7 @@ class CantonLedgerImpl implements CantonLedger {
     checkCommandId(commandId);
     const known = this.submitted.get(commandId);
     if (known !== undefined) return known.completion;
-    return this.scanCompletions(commandId, await this.completionParties());
+    return this.completions.lookup(commandId, await this.completionParties());
   }
 
   async ledgerEnd(): Promise<Offset> {
@@ -488,7 +493,11 @@ class CantonLedgerImpl implements CantonLedger {
 
   /** The transaction of a command Canton refused as a duplicate: its first commit. */
   private async firstOutcome(commandId: string, party: string): Promise<LedgerUpdate> {
-    const completion = await this.scanCompletions(commandId, [party]);
+    const parties = await this.completionParties();
+    const completion = await this.completions.lookup(
+      commandId,
+      parties.includes(party) ? parties : [...parties, party],
+    );
     const transaction =
       completion === null ? null : await this.transactionAt(completion.offset, party);
     if (transaction === null) {
@@ -514,45 +523,14 @@ class CantonLedgerImpl implements CantonLedger {
     return null;
   }
 
-  /** The latest successful completion of `commandId` submitted by this user for `parties`. */
-  private async scanCompletions(
-    commandId: string,
-    parties: readonly string[],
-  ): Promise<CommandCompletion | null> {
-    if (parties.length === 0) return null;
-    let found: CommandCompletion | null = null;
-    let cursor = 0;
+  private async completionsPage(beginExclusive: Offset, parties: readonly string[]) {
     const query = `limit=${COMPLETIONS_PAGE_SIZE}&stream_idle_timeout_ms=${COMPLETIONS_IDLE_MS}`;
-    while (true) {
-      const page = await this.http.post<CompletionStreamResponse[]>(
-        this.url(`/v2/commands/completions?${query}`),
-        { userId: this.userId, parties: [...parties], beginExclusive: cursor },
-        { kind: 'read' },
-      );
-      const items = Array.isArray(page) ? page : [];
-      let last = cursor;
-      for (const item of items) {
-        const response = item.completionResponse as Record<string, { value?: unknown }> | undefined;
-        const completion = response?.Completion?.value as CompletionFields | undefined;
-        const checkpoint = response?.OffsetCheckpoint?.value as { offset?: number } | undefined;
-        const offset = completion?.offset ?? checkpoint?.offset;
-        if (typeof offset === 'number') last = Math.max(last, offset);
-        if (completion === undefined || completion.commandId !== commandId) continue;
-        const succeeded = (completion.status?.code ?? 0) === 0;
-        const recordTime = completion.synchronizerTime?.recordTime;
-        if (!succeeded || typeof completion.updateId !== 'string' || recordTime === undefined) {
-          continue;
-        }
-        found = {
-          commandId,
-          updateId: completion.updateId,
-          offset: completion.offset,
-          recordTime: new Date(recordTime),
-        };
-      }
-      if (items.length < COMPLETIONS_PAGE_SIZE || last === cursor) return found;
-      cursor = last;
-    }
+    const page = await this.http.post<CompletionStreamResponse[]>(
+      this.url(`/v2/commands/completions?${query}`),
+      { userId: this.userId, parties: [...parties], beginExclusive },
+      { kind: 'read' },
+    );
+    return Array.isArray(page) ? page : [];
   }
 
   /** The parties whose completions the user can read: its rights, or every party it sees. */
@@ -784,14 +762,6 @@ class CantonLedgerImpl implements CantonLedger {
     if (this.closing.signal.aborted)
       throw new LedgerError('closed', 'the ledger adapter is closed');
   }
-}
-
-interface CompletionFields {
-  readonly commandId?: string;
-  readonly updateId?: string;
-  readonly offset: number;
-  readonly status?: { readonly code?: number };
-  readonly synchronizerTime?: { readonly recordTime?: string };
 }
 
 /** A 404 or Canton's "resource missing" category: the thing asked for does not exist. */
