@@ -353,6 +353,11 @@ class CantonLedgerImpl implements CantonLedger {
     // The registry first: it is what knows whether the instrument exists.
     const factory = await this.registry.transferFactory(instrument.admin, argument);
     if (inputs.total.lt(amount)) {
+      // Spent, perhaps by this very command's earlier commit (before a restart).
+      const first = await this.committed(commandId, sender);
+      if (first !== null) {
+        return this.remember(first, commandId, { transfer: transferOutcomeOf(first) }).transfer;
+      }
       throw new LedgerError(
         'insufficient_holdings',
         `${sender} holds ${inputs.total} unlocked ${instrument.id}, needs ${amount}`,
@@ -368,9 +373,7 @@ class CantonLedgerImpl implements CantonLedger {
       disclosedContracts: disclosedContractsOf(factory.choiceContext),
       kind: 'submit',
     });
-    const outcome = transferOutcomeOf(update);
-    this.remember(update, commandId, { transfer: outcome });
-    return outcome;
+    return this.remember(update, commandId, { transfer: transferOutcomeOf(update) }).transfer;
   }
 
   acceptOffer(command: OfferCommand): Promise<CommandResult> {
@@ -398,7 +401,13 @@ class CantonLedgerImpl implements CantonLedger {
     if (prior !== undefined) return prior;
     const { offerId, actor } = command;
     const offer = await this.pendingOffer(offerId, actor);
-    if (offer === null) throw new LedgerError('offer_not_found', `no pending offer ${offerId}`);
+    if (offer === null) {
+      // Gone, perhaps by this very command's earlier commit (before a restart).
+      const first = await this.committed(commandId, actor);
+      if (first !== null)
+        return this.remember(first, commandId, { result: resultOf(first) }).result;
+      throw new LedgerError('offer_not_found', `no pending offer ${offerId}`);
+    }
     const entitled = choice === 'withdraw' ? offer.sender : offer.receiver;
     if (actor !== entitled) {
       const role = choice === 'withdraw' ? 'sender' : 'receiver';
@@ -420,9 +429,7 @@ class CantonLedgerImpl implements CantonLedger {
       disclosedContracts: disclosedContractsOf(context),
       kind: 'offer',
     });
-    const result: CommandResult = { updateId: update.updateId, offset: update.offset };
-    this.remember(update, commandId, { result });
-    return result;
+    return this.remember(update, commandId, { result: resultOf(update) }).result;
   }
 
   /** Submits one command for `party` and answers its transaction, decoded. */
@@ -493,6 +500,18 @@ class CantonLedgerImpl implements CantonLedger {
 
   /** The transaction of a command Canton refused as a duplicate: its first commit. */
   private async firstOutcome(commandId: string, party: string): Promise<LedgerUpdate> {
+    const first = await this.committed(commandId, party);
+    if (first === null) {
+      throw new LedgerError(
+        'timeout',
+        `${commandId} is a duplicate, but its first commit is not readable yet; see lookupCommand`,
+      );
+    }
+    return first;
+  }
+
+  /** The update an earlier submission of `commandId` for `party` committed, or null. */
+  private async committed(commandId: string, party: string): Promise<LedgerUpdate | null> {
     const parties = await this.completionParties();
     const completion = await this.completions.lookup(
       commandId,
@@ -500,13 +519,7 @@ class CantonLedgerImpl implements CantonLedger {
     );
     const transaction =
       completion === null ? null : await this.transactionAt(completion.offset, party);
-    if (transaction === null) {
-      throw new LedgerError(
-        'timeout',
-        `${commandId} is a duplicate, but its first commit is not readable yet; see lookupCommand`,
-      );
-    }
-    return this.decodeCommitted(commandId, transaction);
+    return transaction === null ? null : this.decodeCommitted(commandId, transaction);
   }
 
   private async transactionAt(offset: Offset, party: string): Promise<JsTransaction | null> {
@@ -733,16 +746,17 @@ class CantonLedgerImpl implements CantonLedger {
     }
   }
 
-  private remember(
+  private remember<A extends Pick<Submitted, 'transfer' | 'result'>>(
     update: LedgerUpdate,
     commandId: string,
-    answer: Pick<Submitted, 'transfer' | 'result'>,
-  ): void {
+    answer: A,
+  ): A {
     const { updateId, offset, recordTime } = update;
     this.submitted.set(commandId, {
       completion: { commandId, updateId, offset, recordTime },
       ...answer,
     });
+    return answer;
   }
 
   private noteTime(time: Date | null): void {
@@ -762,6 +776,10 @@ class CantonLedgerImpl implements CantonLedger {
     if (this.closing.signal.aborted)
       throw new LedgerError('closed', 'the ledger adapter is closed');
   }
+}
+
+function resultOf(update: LedgerUpdate): CommandResult {
+  return { updateId: update.updateId, offset: update.offset };
 }
 
 /** A 404 or Canton's "resource missing" category: the thing asked for does not exist. */
