@@ -250,8 +250,9 @@ class CantonLedgerImpl implements CantonLedger {
   async now(): Promise<Date> {
     this.assertOpen();
     const end = await this.ledgerEnd();
-    if (end > 0) {
-      const scope = await this.participant.readScope();
+    const scope = await this.participant.readScope();
+    const readsSomeone = scope.kind === 'any' || scope.parties.length > 0;
+    if (end > 0 && readsSomeone) {
       const items = await this.participant.updatesBetween(end - 1, end, scope);
       for (const item of items) this.noteTime(recordTimeOf(item));
     }

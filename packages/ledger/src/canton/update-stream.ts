@@ -19,6 +19,8 @@ export const WS_AUTH_PROTOCOL = 'daml.ws.auth';
 export const WS_TOKEN_PROTOCOL_PREFIX = 'jwt.token.';
 /** A handshake not answered by then counts as a dropped stream. */
 export const WS_HANDSHAKE_TIMEOUT_MS = 30_000;
+/** Items buffered from the socket before it is paused until the reader catches up. */
+const WS_BUFFER_HIGH = 1_000;
 /** Items one HTTP page asks for. */
 export const HTTP_PAGE_SIZE = 200;
 /** How often HTTP polling looks for a new ledger end once it has caught up. */
@@ -100,6 +102,8 @@ export async function* webSocketUpdates(
   let wake: (() => void) | null = null;
   const push = (incoming: Incoming) => {
     queue.push(incoming);
+    // A slow reader slows the participant down (TCP backpressure) instead of filling memory.
+    if (queue.length >= WS_BUFFER_HIGH && !socket.isPaused) socket.pause();
     wake?.();
     wake = null;
   };
@@ -139,6 +143,7 @@ export async function* webSocketUpdates(
   try {
     while (true) {
       const next = queue.shift();
+      if (socket.isPaused && queue.length < WS_BUFFER_HIGH / 2) socket.resume();
       if (next === undefined) {
         await new Promise<void>((resolve) => {
           wake = resolve;
