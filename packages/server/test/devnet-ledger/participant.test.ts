@@ -3,6 +3,7 @@
  * and rights, and bearer authentication when a secret is set.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { submission, transferCommand } from './support/commands.js';
 import {
   call,
   expectCantonError,
@@ -165,6 +166,37 @@ describe('devnet ledger server with auth', () => {
       stranger,
     );
     expectCantonError(answer, 403, 'PERMISSION_DENIED');
+  });
+
+  it('refuses a submission naming another user than the token’s', async () => {
+    const body = submission(
+      'other-user',
+      [world.treasury],
+      transferCommand({
+        sender: world.treasury,
+        receiver: world.pool,
+        instrument: world.amulet,
+        amount: '1',
+      }),
+    );
+    const answer = await call(
+      world.server.url,
+      'POST',
+      '/v2/commands/submit-and-wait-for-transaction',
+      {
+        commands: { ...body.commands, userId: 'someone-else' },
+      },
+      world.token,
+    );
+    expectCantonError(answer, 403, 'PERMISSION_DENIED');
+    const own = await call(
+      world.server.url,
+      'POST',
+      '/v2/commands/submit-and-wait-for-transaction',
+      body,
+      world.token,
+    );
+    expect(own.status).toBe(200);
   });
 
   it('keeps the registry and scan proxy open, as a validator does', async () => {
