@@ -143,6 +143,7 @@ export async function interactiveSubmissionRoutes(
         `the transaction was prepared for user ${prepared.userId}, not ${user}`,
       );
     }
+    await users.requireExecuteAs(user, prepared.actAs);
     const signed = await signingParties(ctx, body.partySignatures, hash);
     const unsigned = prepared.actAs.filter((party) => !signed.has(party));
     if (unsigned.length > 0) {
