@@ -64,7 +64,12 @@ export function actingParty(event: LedgerEvent): string {
   }
 }
 
-function completionOf(update: LedgerUpdate, party: string, userId: string) {
+function completionOf(
+  update: LedgerUpdate,
+  party: string,
+  userId: string,
+  submissionId: string | undefined,
+) {
   return {
     completionResponse: {
       Completion: {
@@ -73,6 +78,7 @@ function completionOf(update: LedgerUpdate, party: string, userId: string) {
           status: { code: 0, message: '' },
           updateId: update.updateId,
           userId,
+          ...(submissionId !== undefined && { submissionId }),
           actAs: [party],
           offset: update.offset,
           synchronizerTime: {
@@ -95,11 +101,14 @@ export async function commandRoutes(app: FastifyInstance, ctx: ServerContext): P
     const user = actingUser(ctx, request, optionalStringAt(commands.userId, 'commands.userId'));
     const command = parseLedgerCommand(commands.commands);
     await users.requireActAs(user, actAs);
+    const submissionId = optionalStringAt(commands.submissionId, 'commands.submissionId');
     const result = await ctx.commands.submit({
       commandId,
       actAs,
       command,
       deduplication: parseDeduplication(commands.deduplicationPeriod),
+      userId: user,
+      ...(submissionId !== undefined && { submissionId }),
     });
     return { result, actAs };
   };
@@ -132,7 +141,11 @@ export async function commandRoutes(app: FastifyInstance, ctx: ServerContext): P
       const first = update?.events[0];
       if (update === undefined || update.commandId === null || first === undefined) continue;
       const party = actingParty(first);
-      if (parties.includes(party)) items.push(completionOf(update, party, userId ?? user));
+      // Commands that did not come through this server count as the administrator's.
+      const origin = ctx.commands.originOf(update.commandId);
+      const submitter = origin?.userId ?? users.defaultUser;
+      if (!parties.includes(party) || submitter !== (userId ?? user)) continue;
+      items.push(completionOf(update, party, submitter, origin?.submissionId));
     }
     return items;
   });

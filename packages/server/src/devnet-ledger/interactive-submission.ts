@@ -157,6 +157,8 @@ export async function interactiveSubmissionRoutes(
       actAs: prepared.actAs,
       command: parseLedgerCommand(prepared.commands),
       deduplication: parseDeduplication(body.deduplicationPeriod),
+      userId: user,
+      submissionId: stringAt(body.submissionId, 'submissionId'),
     });
     return { ...result, actAs: prepared.actAs };
   };
