@@ -46,8 +46,7 @@ export function userOf(request: FastifyRequest): string {
  * token's (Canton refuses acting for another user); without auth every request is the default
  * user, whatever it names, as a participant without auth checks no rights.
  */
-export function actingUser(ctx: ServerContext, request: FastifyRequest, named: string | undefined) {
-  const user = userOf(request);
+export function actingUser(ctx: ServerContext, user: string, named: string | undefined) {
   if (ctx.auth.secret !== null && named !== undefined && named !== user) {
     throw permissionDenied(`the request names user ${named}, the token user ${user}`);
   }

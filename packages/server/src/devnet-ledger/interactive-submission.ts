@@ -24,7 +24,7 @@ import type { CommandResult } from '@poolparty/ledger';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidArgument } from './canton-errors.js';
 import { submittedTransaction } from './commands.js';
-import { actingUser, type ServerContext } from './context.js';
+import { actingUser, type ServerContext, userOf } from './context.js';
 import { actAsOf, parseDeduplication, parseLedgerCommand } from './ledger-commands.js';
 import { arrayAt, type Json, objectAt, optionalStringAt, stringAt } from './request-body.js';
 
@@ -102,7 +102,7 @@ export async function interactiveSubmissionRoutes(
 
   app.post('/v2/interactive-submission/prepare', async (request) => {
     const body = objectAt(request.body, 'body');
-    const user = actingUser(ctx, request, optionalStringAt(body.userId, 'userId'));
+    const user = actingUser(ctx, userOf(request), optionalStringAt(body.userId, 'userId'));
     const commandId = stringAt(body.commandId, 'commandId');
     const actAs = actAsOf(body.actAs);
     parseLedgerCommand(body.commands);
@@ -137,7 +137,7 @@ export async function interactiveSubmissionRoutes(
       throw invalidArgument(`hashingSchemeVersion must be ${HASHING_SCHEME_VERSION}`);
     }
     const { prepared, hash } = decodePrepared(body.preparedTransaction);
-    const user = actingUser(ctx, request, optionalStringAt(body.userId, 'userId'));
+    const user = actingUser(ctx, userOf(request), optionalStringAt(body.userId, 'userId'));
     if (prepared.userId !== user) {
       throw invalidArgument(
         `the transaction was prepared for user ${prepared.userId}, not ${user}`,
