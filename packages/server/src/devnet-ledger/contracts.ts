@@ -12,6 +12,7 @@ import { SYNCHRONIZER_ID } from './identity.js';
 import { objectAt, offsetAt, optionalOffsetAt, stringAt } from './request-body.js';
 import { transactionAt } from './transactions.js';
 import { encodeHoldingCreated, encodeTransferInstructionCreated } from './wire.js';
+import { streamList, streamRoute } from './ws-streams.js';
 
 export function offsetAfterLedgerEnd(offset: number, end: number): CantonApiError {
   return new CantonApiError(
@@ -100,56 +101,73 @@ export async function contractRoutes(app: FastifyInstance, ctx: ServerContext): 
     };
   });
 
-  app.post<{ Querystring: { limit?: string } }>('/v2/state/active-contracts', async (request) => {
-    const body = objectAt(request.body, 'body');
-    const filter = requestFilter(body, 'body');
-    await requireRead(ctx, userOf(request), filter);
-    const end = await ctx.ledger.ledgerEnd();
-    const offset = offsetAt(body.activeAtOffset, 'activeAtOffset');
-    if (offset > end) throw offsetAfterLedgerEnd(offset, end);
-    const limit = optionalOffsetAt(request.query.limit, 'limit');
-    const active = ctx.history.activeAt(offset);
-    const createdAt = (at: number) => ({ createdAt: ctx.ledger.updateAt(at)?.recordTime });
-    const lockedFor = (offerId: string) =>
-      active.holdings
-        .filter((h) => h.contract.lock?.offerId === offerId)
-        .map((h) => h.contract.holdingId);
-    const events = [
-      ...active.holdings.map((h) => ({
-        at: h.createdAt,
-        event: encodeHoldingCreated(
-          h.contract,
-          h.createdAt,
-          SYNCHRONIZER_ID,
-          createdAt(h.createdAt),
-        ),
-      })),
-      ...active.instructions.map((i) => ({
-        at: i.createdAt,
-        event: encodeTransferInstructionCreated(i.contract, i.createdAt, SYNCHRONIZER_ID, {
-          ...createdAt(i.createdAt),
-          lockedHoldingIds: lockedFor(i.contract.offerId),
-        }),
-      })),
-    ]
-      .sort((a, b) => a.at - b.at)
-      .map(({ event }) => event);
-    const answers = [];
-    for (const event of events) {
-      const shaped = shapeCreated(filter, event);
-      if (shaped === null) continue;
-      answers.push({
-        workflowId: '',
-        contractEntry: {
-          JsActiveContract: {
-            createdEvent: shaped,
-            synchronizerId: SYNCHRONIZER_ID,
-            reassignmentCounter: 0,
-          },
+  app.post<{ Querystring: { limit?: string } }>('/v2/state/active-contracts', async (request) =>
+    activeContracts(
+      ctx,
+      userOf(request),
+      request.body,
+      optionalOffsetAt(request.query.limit, 'limit'),
+    ),
+  );
+
+  streamRoute(
+    app,
+    '/v2/state/active-contracts',
+    'GetActiveContractsRequest',
+    (user, message) => activeContracts(ctx, user, message, undefined),
+    (socket, items) => streamList(socket, items),
+  );
+}
+
+/** The answer to a GetActiveContractsRequest: the contracts the filter shows, by creation. */
+async function activeContracts(
+  ctx: ServerContext,
+  user: string,
+  value: unknown,
+  limit: number | undefined,
+): Promise<unknown[]> {
+  const body = objectAt(value, 'GetActiveContractsRequest');
+  const filter = requestFilter(body, 'GetActiveContractsRequest');
+  await requireRead(ctx, user, filter);
+  const end = await ctx.ledger.ledgerEnd();
+  const offset = offsetAt(body.activeAtOffset, 'activeAtOffset');
+  if (offset > end) throw offsetAfterLedgerEnd(offset, end);
+  const active = ctx.history.activeAt(offset);
+  const createdAt = (at: number) => ({ createdAt: ctx.ledger.updateAt(at)?.recordTime });
+  const lockedFor = (offerId: string) =>
+    active.holdings
+      .filter((h) => h.contract.lock?.offerId === offerId)
+      .map((h) => h.contract.holdingId);
+  const events = [
+    ...active.holdings.map((h) => ({
+      at: h.createdAt,
+      event: encodeHoldingCreated(h.contract, h.createdAt, SYNCHRONIZER_ID, createdAt(h.createdAt)),
+    })),
+    ...active.instructions.map((i) => ({
+      at: i.createdAt,
+      event: encodeTransferInstructionCreated(i.contract, i.createdAt, SYNCHRONIZER_ID, {
+        ...createdAt(i.createdAt),
+        lockedHoldingIds: lockedFor(i.contract.offerId),
+      }),
+    })),
+  ]
+    .sort((a, b) => a.at - b.at)
+    .map(({ event }) => event);
+  const answers = [];
+  for (const event of events) {
+    const shaped = shapeCreated(filter, event);
+    if (shaped === null) continue;
+    answers.push({
+      workflowId: '',
+      contractEntry: {
+        JsActiveContract: {
+          createdEvent: shaped,
+          synchronizerId: SYNCHRONIZER_ID,
+          reassignmentCounter: 0,
         },
-      });
-      if (limit !== undefined && answers.length >= limit) break;
-    }
-    return answers;
-  });
+      },
+    });
+    if (limit !== undefined && answers.length >= limit) break;
+  }
+  return answers;
 }

@@ -13,11 +13,9 @@
  * later (a participant would wait for the idle timeout); `limit` caps the number of items.
  * Reassignments and topology events never happen on a one-synchronizer devnet.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Offset } from '@poolparty/ledger';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { WebSocket } from 'ws';
-import { asCantonError, CantonApiError, invalidArgument } from './canton-errors.js';
+import type { FastifyInstance } from 'fastify';
+import { invalidArgument } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
 import { offsetAfterLedgerEnd, requestFilter, requireRead } from './contracts.js';
 import type { EventFilter } from './event-filter.js';
@@ -31,6 +29,7 @@ import {
 } from './request-body.js';
 import { visibleTransactionAt } from './transactions.js';
 import { encodeCheckpoint } from './wire.js';
+import { streamOffsets, streamRoute } from './ws-streams.js';
 
 export interface UpdatesRequest {
   readonly beginExclusive: Offset;
@@ -96,89 +95,17 @@ export async function updateRoutes(app: FastifyInstance, ctx: ServerContext): Pr
     return items;
   });
 
-  app.get('/v2/updates', { websocket: true }, (socket: WebSocket, request: FastifyRequest) => {
-    const user = userOf(request);
-    socket.once('message', (data) => {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(data.toString());
-      } catch {
-        return failStream(
-          socket,
-          invalidArgument('the first message is not a JSON GetUpdatesRequest'),
-        );
-      }
-      checkedRequest(ctx, user, parsed).then(
-        (updates) => streamUpdates(ctx, socket, updates),
-        (error: unknown) => failStream(socket, error),
-      );
-    });
-  });
-}
-
-/** Sends the error as Canton does on a stream (one JsCantonError message), then closes. */
-function failStream(socket: WebSocket, error: unknown): void {
-  const canton =
-    asCantonError(error) ??
-    new CantonApiError('INTERNAL_ERROR', 'SystemInternalAssumptionViolated', 'the stream failed');
-  if (socket.readyState === socket.OPEN) {
-    socket.send(JSON.stringify(canton.body()), () => socket.close(1011, canton.code));
-  }
-}
-
-function send(socket: WebSocket, item: unknown): Promise<void> {
-  return new Promise((resolve, reject) =>
-    socket.send(JSON.stringify(item), (error) => (error ? reject(error) : resolve())),
+  streamRoute(
+    app,
+    '/v2/updates',
+    'GetUpdatesRequest',
+    (user, message) => checkedRequest(ctx, user, message),
+    (socket, updates) =>
+      streamOffsets(ctx, socket, {
+        beginExclusive: updates.beginExclusive,
+        endInclusive: updates.endInclusive,
+        itemAt: (offset) => transactionItem(ctx, offset, updates.filter),
+        checkpoint: (offset, recordTime) => encodeCheckpoint(offset, recordTime, SYNCHRONIZER_ID),
+      }),
   );
-}
-
-async function streamUpdates(
-  ctx: ServerContext,
-  socket: WebSocket,
-  updates: UpdatesRequest,
-): Promise<void> {
-  const { ledger } = ctx;
-  const stop = new AbortController();
-  socket.once('close', () => stop.abort());
-  let next = updates.beginExclusive + 1;
-  let checkpointedAt: Offset | null = null;
-  try {
-    while (!stop.signal.aborted) {
-      if (ledger.isClosed()) {
-        throw new CantonApiError(
-          'SERVICE_NOT_RUNNING',
-          'TransientServerFailure',
-          'the ledger closed',
-        );
-      }
-      if (updates.endInclusive !== undefined && next > updates.endInclusive) {
-        socket.close(1000);
-        return;
-      }
-      if (ledger.updateAt(next) !== undefined) {
-        const item = transactionItem(ctx, next, updates.filter);
-        if (item !== null) await send(socket, item);
-        next += 1;
-        continue;
-      }
-      // Caught up: say so at once, then every interval while nothing commits.
-      if (checkpointedAt !== next - 1) {
-        await send(socket, encodeCheckpoint(next - 1, await ledger.now(), SYNCHRONIZER_ID));
-        checkpointedAt = next - 1;
-      }
-      const wait = new AbortController();
-      const abortWait = () => wait.abort();
-      stop.signal.addEventListener('abort', abortWait, { once: true });
-      const committed = ledger.nextChange(wait.signal).then(() => 'change' as const);
-      const idle = sleep(ctx.checkpointIntervalMs, 'idle' as const, { signal: wait.signal }).catch(
-        () => 'aborted' as const,
-      );
-      const woke = await Promise.race([committed, idle]);
-      wait.abort();
-      stop.signal.removeEventListener('abort', abortWait);
-      if (woke === 'idle') checkpointedAt = null;
-    }
-  } catch (error) {
-    if (!stop.signal.aborted) failStream(socket, error);
-  }
 }
