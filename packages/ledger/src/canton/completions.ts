@@ -53,7 +53,7 @@ export function successfulCompletions(items: readonly CompletionStreamResponse[]
   return { completions, lastOffset };
 }
 
-/** Reads the completions after `beginExclusive` (one page, up to `pageSize` items). */
+/** Reads one page of the completions after `beginExclusive`. */
 export type CompletionPageReader = (
   beginExclusive: Offset,
   parties: readonly string[],
@@ -65,10 +65,7 @@ export class CompletionIndex {
   private readonly latest = new Map<string, CommandCompletion>();
   private catchingUp: Promise<void> | null = null;
 
-  constructor(
-    private readonly readPage: CompletionPageReader,
-    private readonly pageSize: number,
-  ) {}
+  constructor(private readonly readPage: CompletionPageReader) {}
 
   /** The latest successful completion of `commandId` for `parties`, reading what is new first. */
   async lookup(commandId: string, parties: readonly string[]): Promise<CommandCompletion | null> {
@@ -101,9 +98,10 @@ export class CompletionIndex {
       const items = await this.readPage(this.cursor, parties);
       const { completions, lastOffset } = successfulCompletions(items);
       for (const completion of completions) this.record(completion);
-      const advanced = lastOffset !== null && lastOffset > this.cursor;
-      if (advanced) this.cursor = lastOffset;
-      if (items.length < this.pageSize || !advanced) return;
+      // The participant may cut a page shorter than asked (its own list limit): only a page that
+      // covers nothing new says the stream is read to its end.
+      if (lastOffset === null || lastOffset <= this.cursor) return;
+      this.cursor = lastOffset;
     }
   }
 }

@@ -49,13 +49,7 @@ import { needsLockOffers, withLockOffers } from './holdings.js';
 import { JsonHttpClient } from './http.js';
 import { OfferBook } from './offer-book.js';
 import type { CantonLedger, CantonLedgerOptions } from './options.js';
-import {
-  COMPLETIONS_PAGE_SIZE,
-  namespaceOf,
-  ParticipantClient,
-  recordTimeOf,
-  transactionOf,
-} from './participant.js';
+import { namespaceOf, ParticipantClient, recordTimeOf, transactionOf } from './participant.js';
 import {
   disclosedContractsOf,
   type InstructionChoice,
@@ -159,9 +153,8 @@ class CantonLedgerImpl implements CantonLedger {
     this.offers = new OfferBook(async (offerId) =>
       participant.instructionEvent(offerId, await participant.readScope()),
     );
-    this.completions = new CompletionIndex(
-      (beginExclusive, parties) => participant.completionsPage(beginExclusive, parties),
-      COMPLETIONS_PAGE_SIZE,
+    this.completions = new CompletionIndex((beginExclusive, parties) =>
+      participant.completionsPage(beginExclusive, parties),
     );
   }
 

@@ -219,7 +219,9 @@ export async function* httpUpdates(
       if (signal.aborted) return;
       if (update !== null) yield update;
     }
-    // A short page reached the end it was bounded by; a full one continues after its last item.
-    cursor = items.length < HTTP_PAGE_SIZE ? end : Math.max(last, cursor + 1);
+    // An empty answer means nothing in the range is visible. Otherwise the next page starts
+    // after the last offset the answer covered: the participant may have cut the page shorter
+    // than asked (its own list limit), so its length says nothing about reaching `end`.
+    cursor = items.length === 0 ? end : last;
   }
 }
