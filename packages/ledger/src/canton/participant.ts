@@ -28,6 +28,7 @@ import {
   TRANSFER_INSTRUCTION_INTERFACE_ID,
   type TransactionFormat,
 } from './wire/index.js';
+import { webSocketList } from './ws-list.js';
 
 /** Completions one page of the completions stream asks for. */
 export const COMPLETIONS_PAGE_SIZE = 500;
@@ -46,6 +47,15 @@ export function isNotFound(error: unknown): boolean {
   const { status, body } = error.failure;
   const category = (body as { errorCategory?: unknown } | undefined)?.errorCategory;
   return status === 404 || category === 11 || error.code === 'unknown_party';
+}
+
+/** A list larger than the participant's HTTP list limit (`413 Content Too Large`). */
+export function isTooLarge(error: unknown): boolean {
+  return (
+    error instanceof CantonRequestError &&
+    error.failure.kind === 'status' &&
+    error.failure.status === 413
+  );
 }
 
 /** The record time an updates item reports: its transaction's, or its checkpoint's latest. */
@@ -157,11 +167,24 @@ export class ParticipantClient {
   ): Promise<CreatedEvent[]> {
     // Offset zero is the empty ledger, and a scope without parties sees nothing.
     if (offset === 0 || (scope.kind === 'parties' && scope.parties.length === 0)) return [];
-    const answer = await this.http.post<JsGetActiveContractsResponse[]>(
-      this.url('/v2/state/active-contracts'),
-      activeContractsRequest(offset, scope, interfaceId),
-      { kind: 'read' },
-    );
+    const request = activeContractsRequest(offset, scope, interfaceId);
+    let answer: JsGetActiveContractsResponse[];
+    try {
+      answer = await this.http.post<JsGetActiveContractsResponse[]>(
+        this.url('/v2/state/active-contracts'),
+        request,
+        { kind: 'read' },
+      );
+    } catch (error) {
+      if (!isTooLarge(error)) throw error;
+      // More contracts than the participant lists over HTTP: the WebSocket streams them all.
+      answer = await webSocketList<JsGetActiveContractsResponse>({
+        ledgerApiUrl: this.ledgerApiUrl,
+        path: '/v2/state/active-contracts',
+        token: await this.http.token(),
+        request,
+      });
+    }
     return (Array.isArray(answer) ? answer : []).flatMap((item) => {
       const entry = item.contractEntry as { JsActiveContract?: { createdEvent?: CreatedEvent } };
       const event = entry?.JsActiveContract?.createdEvent;

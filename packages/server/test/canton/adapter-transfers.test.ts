@@ -2,7 +2,10 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { Amount } from '@poolparty/core';
 import { LedgerError, type LedgerErrorCode, REASON_META_KEY } from '@poolparty/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AdapterWorld, amount, balance, startAdapterWorld } from './adapter-world.js';
+import { activeContractsRequest } from '../../../ledger/src/canton/filters.js';
+import { HOLDING_INTERFACE_ID } from '../../../ledger/src/canton/wire/index.js';
+import { webSocketList } from '../../../ledger/src/canton/ws-list.js';
+import { type AdapterWorld, amount, balance, startAdapterWorld, tokenOf } from './adapter-world.js';
 
 let w: AdapterWorld;
 let sequence = 0;
@@ -297,6 +300,27 @@ describe('the canton adapter against a devnet ledger server', () => {
       () => restarted.acceptOffer({ ...accept, commandId: cmd('accept-again') }),
       'offer_not_found',
     );
+  });
+
+  it('the active-contracts channel (for lists beyond the HTTP limit) lists what HTTP lists', async () => {
+    const holdings = await w.canton.getHoldings(w.alice);
+    const streamed = await webSocketList<{
+      contractEntry?: { JsActiveContract?: { createdEvent: { contractId: string } } };
+    }>({
+      ledgerApiUrl: w.server.ledgerApiUrl,
+      path: '/v2/state/active-contracts',
+      token: await tokenOf('poolparty'),
+      request: activeContractsRequest(
+        await w.canton.ledgerEnd(),
+        { kind: 'parties', parties: [w.alice] },
+        HOLDING_INTERFACE_ID,
+      ),
+    });
+    const ids = streamed.flatMap((item) => {
+      const id = item.contractEntry?.JsActiveContract?.createdEvent.contractId;
+      return id === undefined ? [] : [id];
+    });
+    expect(ids.sort()).toEqual(holdings.map((h) => h.holdingId).sort());
   });
 
   it('reads the open mining round and the traffic price from the scan proxy', async () => {
