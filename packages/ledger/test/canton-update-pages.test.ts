@@ -17,12 +17,21 @@ afterEach(async () => {
  * A participant whose POST /v2/updates answers at most `cap` items of the requested range,
  * whatever `limit` asks, with transactions at `offsets` (the others are not visible).
  */
-async function participant(offsets: readonly number[], cap: number) {
+async function participant(offsets: readonly number[], cap: number, listLimit = Infinity) {
   const requests: { beginExclusive: number; endInclusive: number }[] = [];
+  const limits: number[] = [];
   const server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
+      const limit = Number(new URL(request.url ?? '', 'http://x').searchParams.get('limit'));
+      limits.push(limit);
+      // Like Canton: a limit above the list limit is ignored, and the list is then refused.
+      if (limit > listLimit) {
+        response.writeHead(413, { 'content-type': 'text/plain' });
+        response.end('Content Too Large');
+        return;
+      }
       const { beginExclusive, endInclusive } = JSON.parse(body);
       requests.push({ beginExclusive, endInclusive });
       const items = offsets
@@ -35,7 +44,7 @@ async function participant(offsets: readonly number[], cap: number) {
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, limits };
 }
 
 function context(url: string, signal: AbortSignal): StreamContext {
@@ -85,5 +94,17 @@ describe('HTTP update pages', () => {
       { beginExclusive: 3, endInclusive: 10 },
       { beginExclusive: 8, endInclusive: 10 },
     ]);
+  });
+
+  it('a participant refusing the page size as too large is asked for fewer items', async () => {
+    const { url, limits } = await participant([2, 3], 10, 60);
+    const stop = new AbortController();
+    const seen: number[] = [];
+    for await (const update of httpUpdates(context(url, stop.signal), 1, async () => 4)) {
+      seen.push(update.offset);
+      if (seen.length === 2) stop.abort();
+    }
+    expect(seen).toEqual([2, 3]);
+    expect(limits.slice(0, 3)).toEqual([200, 100, 50]);
   });
 });

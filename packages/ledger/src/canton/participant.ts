@@ -16,6 +16,7 @@ import {
 import { type JsonHttpClient, joinUrl } from './http.js';
 import { submitExternally } from './interactive-submission.js';
 import type { ExternalSigner } from './options.js';
+import { isTooLarge } from './update-stream.js';
 import {
   type CompletionStreamResponse,
   type CreatedEvent,
@@ -49,15 +50,6 @@ export function isNotFound(error: unknown): boolean {
   return status === 404 || category === 11 || error.code === 'unknown_party';
 }
 
-/** A list larger than the participant's HTTP list limit (`413 Content Too Large`). */
-export function isTooLarge(error: unknown): boolean {
-  return (
-    error instanceof CantonRequestError &&
-    error.failure.kind === 'status' &&
-    error.failure.status === 413
-  );
-}
-
 /** The record time an updates item reports: its transaction's, or its checkpoint's latest. */
 export function recordTimeOf(item: JsGetUpdatesResponse): Date | null {
   const update = (item?.update ?? {}) as Record<string, { value?: Record<string, unknown> }>;
@@ -83,6 +75,7 @@ export function transactionOf(item: JsGetUpdatesResponse): JsTransaction | undef
 
 export class ParticipantClient {
   private readsAnyParty = false;
+  private completionsLimit = COMPLETIONS_PAGE_SIZE;
 
   constructor(
     readonly http: JsonHttpClient,
@@ -224,13 +217,21 @@ export class ParticipantClient {
     beginExclusive: Offset,
     parties: readonly string[],
   ): Promise<CompletionStreamResponse[]> {
-    const query = `limit=${COMPLETIONS_PAGE_SIZE}&stream_idle_timeout_ms=${COMPLETIONS_IDLE_MS}`;
-    const page = await this.http.post<CompletionStreamResponse[]>(
-      this.url(`/v2/commands/completions?${query}`),
-      { userId: this.userId, parties: [...parties], beginExclusive },
-      { kind: 'read' },
-    );
-    return Array.isArray(page) ? page : [];
+    while (true) {
+      const query = `limit=${this.completionsLimit}&stream_idle_timeout_ms=${COMPLETIONS_IDLE_MS}`;
+      try {
+        const page = await this.http.post<CompletionStreamResponse[]>(
+          this.url(`/v2/commands/completions?${query}`),
+          { userId: this.userId, parties: [...parties], beginExclusive },
+          { kind: 'read' },
+        );
+        return Array.isArray(page) ? page : [];
+      } catch (error) {
+        // A participant ignores a limit above its own list limit and then refuses the list.
+        if (!isTooLarge(error) || this.completionsLimit === 1) throw error;
+        this.completionsLimit = Math.floor(this.completionsLimit / 2);
+      }
+    }
   }
 
   /** An instruction's created event by contract id (archived ones too), when `scope` sees it. */

@@ -9,7 +9,7 @@
  */
 import WebSocket from 'ws';
 import { LedgerError, type LedgerUpdate, type Offset } from '../port.js';
-import { isCantonErrorBody, ledgerErrorOf } from './errors.js';
+import { CantonRequestError, isCantonErrorBody, ledgerErrorOf } from './errors.js';
 import { concernsParties, type PartyScope, updatesRequest } from './filters.js';
 import { type JsonHttpClient, joinUrl } from './http.js';
 import type { DecodedUpdatesItem, JsGetUpdatesResponse } from './wire/index.js';
@@ -165,6 +165,15 @@ export async function* webSocketUpdates(
   }
 }
 
+/** A list larger than the participant's HTTP list limit (`413 Content Too Large`). */
+export function isTooLarge(error: unknown): boolean {
+  return (
+    error instanceof CantonRequestError &&
+    error.failure.kind === 'status' &&
+    error.failure.status === 413
+  );
+}
+
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
@@ -190,7 +199,7 @@ export async function* httpUpdates(
 ): AsyncGenerator<LedgerUpdate, void, undefined> {
   const { signal } = context;
   let cursor = fromOffset;
-  const url = joinUrl(context.ledgerApiUrl, `/v2/updates?limit=${HTTP_PAGE_SIZE}`);
+  let pageSize = HTTP_PAGE_SIZE;
   while (!signal.aborted) {
     let items: JsGetUpdatesResponse[];
     let end: Offset;
@@ -201,12 +210,18 @@ export async function* httpUpdates(
         continue;
       }
       items = await context.http.post<JsGetUpdatesResponse[]>(
-        url,
+        joinUrl(context.ledgerApiUrl, `/v2/updates?limit=${pageSize}`),
         updatesRequest(cursor, context.scope, end),
         { kind: 'read', what: 'POST /v2/updates', signal },
       );
     } catch (error) {
       if (signal.aborted) return;
+      if (isTooLarge(error) && pageSize > 1) {
+        // A participant ignores a limit above its own list limit and then refuses the list:
+        // ask for fewer.
+        pageSize = Math.floor(pageSize / 2);
+        continue;
+      }
       throw error instanceof LedgerError ? streamError(error) : error;
     }
     if (!Array.isArray(items)) throw dropped('POST /v2/updates answered something not a list');
