@@ -276,6 +276,9 @@ class CantonLedgerImpl implements CantonLedger {
       Object.entries(command.meta ?? {}).map(([key, value]) => [key, String(value)]),
     );
     checkMeta(meta);
+    if (!isInstrument(instrument)) {
+      throw new LedgerError('unknown_instrument', 'an instrument has a non-empty admin and id');
+    }
     await this.requireParty(sender);
     await this.requireParty(receiver);
     if (sender === receiver) {
@@ -579,6 +582,11 @@ class CantonLedgerImpl implements CantonLedger {
     if (this.closing.signal.aborted)
       throw new LedgerError('closed', 'the ledger adapter is closed');
   }
+}
+
+function isInstrument(value: unknown): value is Instrument {
+  const { admin, id } = (value ?? {}) as Partial<Record<keyof Instrument, unknown>>;
+  return typeof admin === 'string' && admin.length > 0 && typeof id === 'string' && id.length > 0;
 }
 
 function resultOf(update: LedgerUpdate): CommandResult {

@@ -92,7 +92,13 @@ export async function* webSocketUpdates(
 ): AsyncGenerator<LedgerUpdate, void, undefined> {
   const { signal } = context;
   if (signal.aborted) return;
-  const token = await context.http.token();
+  let token: string | null;
+  try {
+    token = await context.http.token();
+  } catch (error) {
+    // A token endpoint that is down is a stream to retry; refused credentials stay refused.
+    throw error instanceof LedgerError ? streamError(error) : error;
+  }
   const socket = new WebSocket(
     webSocketUrl(context.ledgerApiUrl, '/v2/updates'),
     webSocketProtocols(token),

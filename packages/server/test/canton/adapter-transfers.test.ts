@@ -201,6 +201,7 @@ describe('the canton adapter against a devnet ledger server', () => {
       () => send({ instrument: { admin: w.usd.admin, id: 'NOPE' } }),
       'unknown_instrument',
     );
+    await expectRefused(() => send({ instrument: { admin: '', id: 'USD' } }), 'unknown_instrument');
     await expectRefused(() => send({ amount: amount('1000000') }), 'insufficient_holdings');
     await expectRefused(() => send({ executeBefore: new Date(0) }), 'offer_expired');
     await expectRefused(
