@@ -56,6 +56,16 @@ describe('the canton adapter against a devnet ledger server', () => {
     const instruments = await w.canton.listInstruments();
     expect(instruments).toContainEqual(w.usd);
     expect(instruments).toContainEqual(w.eur);
+
+    // A registry that is not there lists nothing; the others still answer.
+    const base = w.options().registries;
+    const withMissing = await w.open({
+      registries: {
+        ...base,
+        byAdmin: { ...base.byAdmin, [`nobody::1220${'1'.repeat(64)}`]: `${w.server.url}/nowhere` },
+      },
+    });
+    expect(await withMissing.listInstruments()).toEqual(expect.arrayContaining([w.usd, w.eur]));
   });
 
   it('settles a transfer to a pre-approving receiver directly, with its reason', async () => {
