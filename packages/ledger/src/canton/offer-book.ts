@@ -16,8 +16,17 @@ import {
   type JsTransaction,
 } from './wire/index.js';
 
+/**
+ * Ended offers (accepted, rejected, withdrawn) kept for other readers of the same transactions
+ * (several subscriptions, a resubscription); beyond this many, the oldest are forgotten and
+ * fetched again should they be needed.
+ */
+export const ENDED_OFFERS_KEPT = 10_000;
+
 export class OfferBook {
   private readonly offers = new Map<string, TransferOffer>();
+  /** Ids of ended offers still in `offers`, oldest first. */
+  private readonly ended = new Set<string>();
 
   constructor(
     /** Fetches an instruction's created event the book does not know (undefined: not visible). */
@@ -66,7 +75,21 @@ export class OfferBook {
       if (event.kind === 'offer_created') {
         const { kind: _kind, ...offer } = event;
         this.offers.set(offer.offerId, offer);
+      } else if (event.kind === 'offer_rejected' || event.kind === 'offer_withdrawn') {
+        this.end(event.offerId);
+      } else if (event.kind === 'transfer' && event.offerId !== null) {
+        this.end(event.offerId);
       }
+    }
+  }
+
+  private end(offerId: string): void {
+    if (!this.offers.has(offerId) || this.ended.has(offerId)) return;
+    this.ended.add(offerId);
+    for (const oldest of this.ended) {
+      if (this.ended.size <= ENDED_OFFERS_KEPT) break;
+      this.ended.delete(oldest);
+      this.offers.delete(oldest);
     }
   }
 }
