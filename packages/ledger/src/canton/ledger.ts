@@ -106,7 +106,7 @@ function originOf(url: string): string {
   return new URL(url).origin;
 }
 
-/** Opens the adapter; reads the participant id, so a wrong URL or credential fails here. */
+/** Opens the adapter; reads the participant id and the user's rights, so a wrong URL, credential or user fails here. */
 export async function openCantonLedger(options: CantonLedgerOptions): Promise<CantonLedger> {
   const ledger = new CantonLedgerImpl(options);
   await ledger.start();
@@ -160,6 +160,9 @@ class CantonLedgerImpl implements CantonLedger {
 
   async start(): Promise<void> {
     this.participantNamespace = await this.participant.namespace();
+    // The user's rights: an unknown user, or a token for another one, fails here and not at the
+    // first submission.
+    await this.participant.readScope();
   }
 
   // --- reads ---------------------------------------------------------------------------------

@@ -98,6 +98,12 @@ describe('the canton adapter authenticates', () => {
     expect((wrongClient as LedgerError).code).toBe('not_authorized');
     expect((wrongClient as LedgerError).message).toContain('invalid_client');
 
+    const unknownUser = await openCantonLedger(
+      w.options({ userId: 'nobody', auth: { kind: 'hs256', secret: SECRET, audience: AUDIENCE } }),
+    ).catch((e: unknown) => e);
+    expect(unknownUser).toBeInstanceOf(LedgerError);
+    expect((unknownUser as LedgerError).message).toContain('nobody');
+
     const noAuth = await openCantonLedger(w.options({ auth: { kind: 'none' } })).catch(
       (e: unknown) => e,
     );
