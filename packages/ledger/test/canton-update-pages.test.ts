@@ -6,7 +6,7 @@ import { tokenSource } from '../src/canton/auth.js';
 import { JsonHttpClient } from '../src/canton/http.js';
 import { httpUpdates, type StreamContext } from '../src/canton/update-stream.js';
 import type { JsGetUpdatesResponse } from '../src/canton/wire/index.js';
-import type { LedgerUpdate } from '../src/port.js';
+import { LedgerError, type LedgerUpdate } from '../src/port.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -106,5 +106,32 @@ describe('HTTP update pages', () => {
     }
     expect(seen).toEqual([2, 3]);
     expect(limits.slice(0, 3)).toEqual([200, 100, 50]);
+  });
+
+  it('a failed page ends the subscription with stream_dropped; refused credentials stay refused', async () => {
+    const failing = async (status: number) => {
+      const server = createServer((_request, response) => {
+        response.writeHead(status, { 'content-type': 'text/plain' });
+        response.end('no');
+      });
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const stop = new AbortController();
+      try {
+        for await (const _update of httpUpdates(context(url, stop.signal), 0, async () => 3)) {
+          // nothing arrives
+        }
+      } catch (error) {
+        return error as LedgerError;
+      } finally {
+        stop.abort();
+      }
+      throw new Error('the subscription ended without an error');
+    };
+    const dropped = await failing(503);
+    expect(dropped).toBeInstanceOf(LedgerError);
+    expect(dropped.code).toBe('stream_dropped');
+    expect((await failing(401)).code).toBe('not_authorized');
   });
 });
