@@ -16,6 +16,7 @@
  * Anything else that names a swap party (mints, burns, an operator's own transfers) is not the
  * engine's business; the reconciler compares holdings with the books.
  */
+import { Amount } from '@poolparty/core';
 import type { LedgerEvent, LedgerUpdate } from '@poolparty/ledger';
 import type { Queryable } from '../store/database.js';
 import { setLedgerOffset } from '../store/offsets.js';
@@ -135,7 +136,7 @@ async function applyConfirmation(scope: UpdateScope, command: EngineCommand): Pr
       return;
     case 'payout':
     case 'refund':
-      return finishTransfer(tx, confirmed, update.updateId, now);
+      return finishTransfer(tx, confirmed, transferFacts(update), now);
   }
 }
 
@@ -157,7 +158,7 @@ async function lateConfirmation(scope: UpdateScope, command: EngineCommand): Pro
 async function applyEvent(scope: UpdateScope, index: number, event: LedgerEvent): Promise<void> {
   switch (event.kind) {
     case 'transfer':
-      if (event.offerId !== null) return offerAccepted(scope, event.offerId, event.sender);
+      if (event.offerId !== null) return offerAccepted(scope, event, event.offerId);
       return incoming(scope, index, event, null);
     case 'offer_created':
       return incoming(scope, index, event, event.offerId);
@@ -199,14 +200,25 @@ async function incoming(
 }
 
 /** A receiver accepted an offer a swap party made: a payout or refund arrived. */
-async function offerAccepted(scope: UpdateScope, offerId: string, sender: string): Promise<void> {
-  if (poolOfSwapParty(scope.pools, sender) === undefined) return;
+async function offerAccepted(
+  scope: UpdateScope,
+  event: Extract<LedgerEvent, { kind: 'transfer' }>,
+  offerId: string,
+): Promise<void> {
+  if (poolOfSwapParty(scope.pools, event.sender) === undefined) return;
   await endCommandOffer(scope.tx, offerId);
   const command = await commandByOffer(scope.tx, offerId);
   if (command === null || (command.leg !== 'payout' && command.leg !== 'refund')) return;
   const { tx, update, now } = scope;
   await recordOfferOutcome(tx, command, offerId, 'accepted', update.updateId, now);
-  await finishTransfer(tx, command, update.updateId, now);
+  const transfer = { updateId: update.updateId, feesBurned: event.feesBurned };
+  await finishTransfer(tx, command, transfer, now);
+}
+
+/** The facts of a payout or refund transfer the update of its command committed. */
+function transferFacts(update: LedgerUpdate): { updateId: string; feesBurned: Amount } {
+  const transfer = update.events.find((event) => event.kind === 'transfer');
+  return { updateId: update.updateId, feesBurned: transfer?.feesBurned ?? Amount.ZERO };
 }
 
 /** An offer ended unaccepted: the receiver rejected it, or its sender withdrew it. */

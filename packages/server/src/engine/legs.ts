@@ -31,6 +31,7 @@ import {
   lockPool,
   type Movement,
   moveBalances,
+  networkCost,
   type Side,
 } from './accounting.js';
 import type { Effects } from './context.js';
@@ -413,13 +414,18 @@ async function leaveMatched(
   return moveIntent(tx, { ...move, from: 'matched' });
 }
 
-/** A payout or refund transfer arrived at its receiver (directly, or by accepting the offer). */
+/**
+ * A payout or refund transfer arrived at its receiver (directly, or by accepting the offer).
+ * `feesBurned`: what the swap party paid beyond the amount (Amulet's transfer fees), a network
+ * cost of this leg that left its holdings too.
+ */
 export async function finishTransfer(
   tx: Queryable,
   command: EngineCommand,
-  updateId: string,
+  transfer: { readonly updateId: string; readonly feesBurned: Amount },
   now: Date,
 ): Promise<void> {
+  const { updateId } = transfer;
   const payload = transferPayloadOf(command);
   if (payload.poolId !== null) await lockPool(tx, payload.poolId);
   const done =
@@ -427,8 +433,14 @@ export async function finishTransfer(
       ? await completePayout(tx, command, payload, updateId, now)
       : await completeRefund(tx, command, payload, updateId, now);
   if (done && payload.poolId !== null && payload.side !== null) {
+    const { poolId, side } = payload;
     const amount = Amount.parse(payload.amount);
-    await moveBalances(tx, payload.poolId, [debit(payload.side, 'outgoing', amount)], now);
+    const books = await lockPool(tx, poolId);
+    const movements = [
+      debit(side, 'outgoing', amount),
+      ...networkCost(books, side, transfer.feesBurned),
+    ];
+    await moveBalances(tx, poolId, movements, now);
   }
 }
 
