@@ -16,6 +16,7 @@ import {
   decodeTransferInstruction,
   decodeUpdatesItem,
   exercisedOfferIds,
+  instructionInputHoldingIds,
   type JsGetUpdatesResponse,
   type JsTransaction,
   parseDamlDecimal,
@@ -141,6 +142,10 @@ describe('golden: transfer-instruction-create.json', () => {
     if (event === undefined) throw new Error('no created event');
     expect(decodeTransferInstruction(event)).toEqual(expectedOffer);
     expect(decodeHolding(event)).toBeNull();
+    // Amulet names the locked holding (`lockedAmulet`) as the instruction's input.
+    expect(instructionInputHoldingIds(event)).toEqual([
+      '004ef3ae401af384aa37391f3a975647b1ca3d9ca3dc97f7b1e19c47d013ed4956ca11122015cac2e81f6d2e2735ed64c16326230234cc374c85ed42657b7801bf62233ddc',
+    ]);
   });
 });
 

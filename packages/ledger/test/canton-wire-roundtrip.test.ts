@@ -14,6 +14,7 @@ import {
   encodeHoldingCreated,
   encodeTransaction,
   encodeTransferInstructionCreated,
+  instructionInputHoldingIds,
   projectTransaction,
   REASON_META_KEY,
 } from '../src/canton/wire/index.js';
@@ -216,6 +217,18 @@ describe('Canton wire round trip over the local ledger', () => {
                 if (seen === null) continue;
                 const own = update.events.filter((event) => partiesOf(event).includes(reader));
                 expect(decodeTransaction(seen, { offerOf }).events).toEqual(own);
+              }
+
+              // An instruction names the holding it locked, as Amulet's do.
+              for (const event of tx.events) {
+                if (!('CreatedEvent' in event)) continue;
+                const offer = decodeTransferInstruction(event.CreatedEvent);
+                if (offer === null) continue;
+                const locked = changes.created.filter((h) => h.lock?.offerId === offer.offerId);
+                expect(locked).toHaveLength(1);
+                expect(instructionInputHoldingIds(event.CreatedEvent)).toEqual(
+                  locked.map((h) => h.holdingId),
+                );
               }
 
               for (const holding of changes.created) {

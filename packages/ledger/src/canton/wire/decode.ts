@@ -26,7 +26,7 @@
  * Metadata annotations (`tx-kind`, `sender`, `burned`) describe the node, not the transfer, so
  * they are not part of a decoded transfer's `meta`; `burned` becomes `feesBurned`.
  */
-import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
+import { Amount, AmountRangeError, type Instrument, instrumentKey } from '@poolparty/core';
 import type { LedgerEvent, LedgerUpdate, Meta, Offset, TransferOffer } from '../../port.js';
 import { parseDamlDecimal, parseDamlTime } from './daml.js';
 import { CantonWireError } from './errors.js';
@@ -46,7 +46,7 @@ import {
   TRANSFER_RESULT_PENDING,
   TX_KIND_META_KEY,
 } from './ids.js';
-import { integer, isRecord, type JsonRecord, list, record, text } from './json.js';
+import { integer, isRecord, type JsonRecord, list, optionalText, record, text } from './json.js';
 import type {
   ArchivedEvent,
   CreatedEvent,
@@ -78,7 +78,7 @@ type Node =
 /** The transaction's events in `nodeId` order; kinds this codec does not know are left out. */
 function nodesOf(tx: JsTransaction): Node[] {
   const nodes: Node[] = [];
-  list(tx.events, 'events').forEach((item, index) => {
+  list(record(tx, 'transaction').events, 'events').forEach((item, index) => {
     const wrapper = record(item, `events[${index}]`);
     const path = (kind: string) => `events[${index}].${kind}`;
     if (wrapper.CreatedEvent !== undefined) {
@@ -140,6 +140,19 @@ function withoutAnnotations(meta: Meta): Meta {
   return Object.fromEntries(Object.entries(meta).filter(([key]) => !ANNOTATION_META_KEYS.has(key)));
 }
 
+/** Holdings' sum; beyond `Numeric 10`'s range only for data no real ledger writes. */
+function sum(amounts: readonly Amount[]): Amount {
+  try {
+    return Amount.sum(amounts);
+  } catch (error) {
+    if (!(error instanceof AmountRangeError)) throw error;
+    throw new CantonWireError(
+      'invalid_decimal',
+      `holdings add up beyond Numeric 10: ${error.message}`,
+    );
+  }
+}
+
 function burnedOf(metas: readonly Meta[]): Amount {
   for (const meta of metas) {
     const burned = meta[BURNED_META_KEY];
@@ -149,11 +162,15 @@ function burnedOf(metas: readonly Meta[]): Amount {
 }
 
 function isInterfaceChoice(exercise: ExercisedEvent, interfaceId: string): boolean {
-  const exercisedVia = exercise.interfaceId;
+  const exercisedVia = optionalText(exercise.interfaceId, `${exercise.choice}: interfaceId`);
   // Absent: exercised on the template directly, which the Token Standard choice names identify.
-  return (
-    exercisedVia === undefined || exercisedVia === null || sameEntity(exercisedVia, interfaceId)
-  );
+  return exercisedVia === null || sameEntity(exercisedVia, interfaceId);
+}
+
+/** The first acting party: who spent when no `sender` annotation says. */
+function firstActor(exercise: ExercisedEvent): string | undefined {
+  const actors = list(exercise.actingParties, `${exercise.choice}: actingParties`);
+  return actors.length === 0 ? undefined : text(actors[0], `${exercise.choice}: actingParties[0]`);
 }
 
 function transferOutput(exercise: ExercisedEvent): { tag: string; value: JsonRecord } {
@@ -178,7 +195,7 @@ function createdHoldingTotals(nodes: readonly Node[], include: (owner: string) =
     totals.set(key, {
       owner: holding.owner,
       instrument: holding.instrument,
-      amount: total === undefined ? holding.amount : total.amount.add(holding.amount),
+      amount: total === undefined ? holding.amount : sum([total.amount, holding.amount]),
     });
   }
   return [...totals.values()];
@@ -260,7 +277,7 @@ function acceptedTransfer(
       sender,
       receiver: first.owner,
       instrument: first.instrument,
-      amount: Amount.sum(received.map((holding) => holding.amount)),
+      amount: sum(received.map((holding) => holding.amount)),
       meta,
       offerId,
       feesBurned,
@@ -281,7 +298,7 @@ function endedOffer(
 /** The receiver's view of a one-step transfer: what the parties other than the sender got. */
 function annotatedTransfer(exercise: ExercisedEvent, tree: TransactionTree): LedgerEvent[] {
   const annotations = resultMeta(exercise);
-  const sender = annotations[SENDER_META_KEY] ?? exercise.actingParties?.[0];
+  const sender = annotations[SENDER_META_KEY] ?? firstActor(exercise);
   if (sender === undefined) return [];
   const meta = withoutAnnotations(annotations);
   const feesBurned = burnedOf([annotations]);
@@ -308,7 +325,7 @@ function minted(exercise: ExercisedEvent, tree: TransactionTree): LedgerEvent[] 
 function burned(exercise: ExercisedEvent, tree: TransactionTree): LedgerEvent[] {
   const annotations = resultMeta(exercise);
   const amountText = annotations[BURNED_META_KEY];
-  const owner = annotations[SENDER_META_KEY] ?? exercise.actingParties?.[0];
+  const owner = annotations[SENDER_META_KEY] ?? firstActor(exercise);
   if (amountText === undefined || owner === undefined) return [];
   const argument = isRecord(exercise.choiceArgument) ? exercise.choiceArgument : {};
   const named = isRecord(argument.instrumentId) ? argument.instrumentId : null;
@@ -367,7 +384,6 @@ function decodeExercise(
 
 /** The port's update for a transaction; throws `CantonWireError` on what it cannot read. */
 export function decodeTransaction(tx: JsTransaction, options: DecodeOptions = {}): LedgerUpdate {
-  record(tx, 'transaction');
   const tree = new TransactionTree(nodesOf(tx));
   const events: LedgerEvent[] = [];
   let coveredUntil = Number.NEGATIVE_INFINITY;

@@ -25,4 +25,9 @@ export {
 export { CantonWireError, type CantonWireErrorCode } from './errors.js';
 export * from './ids.js';
 export type * from './types.js';
-export { decodeHolding, decodeTransferInstruction, interfaceViewValue } from './views.js';
+export {
+  decodeHolding,
+  decodeTransferInstruction,
+  instructionInputHoldingIds,
+  interfaceViewValue,
+} from './views.js';

@@ -11,18 +11,20 @@ import {
   sameEntity,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
 } from './ids.js';
-import { instrumentId, metaValues, optionalText, record, text } from './json.js';
+import { instrumentId, isRecord, list, metaValues, optionalText, record, text } from './json.js';
 import type { CreatedEvent } from './types.js';
 
 /** The value of the event's view of `interfaceId`, or undefined when it has none. */
 export function interfaceViewValue(event: CreatedEvent, interfaceId: string): unknown {
-  for (const view of event.interfaceViews ?? []) {
+  const views = record(event, 'created event').interfaceViews;
+  if (views === undefined || views === null) return undefined;
+  for (const [index, item] of list(views, 'interfaceViews').entries()) {
+    const view = record(item, `interfaceViews[${index}]`);
+    const status = view.viewStatus;
     if (
-      view !== null &&
-      typeof view === 'object' &&
-      typeof view.interfaceId === 'string' &&
-      sameEntity(view.interfaceId, interfaceId) &&
-      view.viewStatus?.code === 0 &&
+      sameEntity(text(view.interfaceId, `interfaceViews[${index}].interfaceId`), interfaceId) &&
+      isRecord(status) &&
+      status.code === 0 &&
       view.viewValue !== null &&
       view.viewValue !== undefined
     ) {
@@ -88,4 +90,18 @@ export function decodeTransferInstruction(event: CreatedEvent): TransferOffer | 
     view.transfer,
     `${path}.transfer`,
   );
+}
+
+/**
+ * The holdings a transfer instruction names as its inputs (`transfer.inputHoldingCids` of its
+ * view); null when the event has no such view. Amulet names the holding it locked for the
+ * instruction there, which is how a reader finds the offer a locked holding belongs to when the
+ * lock itself does not say.
+ */
+export function instructionInputHoldingIds(event: CreatedEvent): string[] | null {
+  const value = interfaceViewValue(event, TRANSFER_INSTRUCTION_INTERFACE_ID);
+  if (value === undefined) return null;
+  const path = `TransferInstruction view of ${event.contractId}.transfer.inputHoldingCids`;
+  const transfer = record(record(value, 'TransferInstruction view').transfer, 'transfer');
+  return list(transfer.inputHoldingCids, path).map((cid, i) => text(cid, `${path}[${i}]`));
 }
