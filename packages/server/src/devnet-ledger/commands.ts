@@ -8,6 +8,7 @@ import { invalidArgument } from './canton-errors.js';
 import { actingUser, type ServerContext, userOf } from './context.js';
 import { offsetAfterLedgerEnd } from './contracts.js';
 import { type EventFilter, parseEventFormat } from './event-filter.js';
+import { boundedList, listCap } from './http-lists.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import { actAsOf, parseDeduplication, parseLedgerCommand } from './ledger-commands.js';
 import {
@@ -134,13 +135,17 @@ export async function commandRoutes(app: FastifyInstance, ctx: ServerContext): P
     const completions = await completionsRequest(ctx, userOf(request), request.body);
     const limit = optionalOffsetAt(request.query.limit, 'limit');
     const end = await ledger.ledgerEnd();
+    const cap = listCap(limit);
     const items: unknown[] = [];
-    for (let offset = completions.beginExclusive + 1; offset <= end; offset += 1) {
-      if (limit !== undefined && items.length >= limit) break;
+    for (
+      let offset = completions.beginExclusive + 1;
+      offset <= end && items.length < cap;
+      offset += 1
+    ) {
       const item = completions.itemAt(offset);
       if (item !== null) items.push(item);
     }
-    return items;
+    return boundedList(items, limit);
   });
 
   streamRoute(

@@ -10,7 +10,7 @@
  * with one checkpoint at the last offset it covers.
  *
  * Devnet choices: the HTTP form answers up to the ledger end when `endInclusive` is absent or
- * later (a participant would wait for the idle timeout); `limit` caps the number of items.
+ * later (a participant would wait for the idle timeout); its length is bounded as http-lists.ts says.
  * Reassignments and topology events never happen on a one-synchronizer devnet.
  */
 import type { Offset } from '@poolparty/ledger';
@@ -19,6 +19,7 @@ import { invalidArgument } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
 import { offsetAfterLedgerEnd, requestFilter, requireRead } from './contracts.js';
 import type { EventFilter } from './event-filter.js';
+import { boundedList, listCap } from './http-lists.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import {
   type Json,
@@ -83,16 +84,16 @@ export async function updateRoutes(app: FastifyInstance, ctx: ServerContext): Pr
     const limit = optionalOffsetAt(request.query.limit, 'limit');
     const end = await ledger.ledgerEnd();
     const last = Math.min(updates.endInclusive ?? end, end);
+    const cap = listCap(limit);
     const items: unknown[] = [];
-    for (let offset = updates.beginExclusive + 1; offset <= last; offset += 1) {
-      if (limit !== undefined && items.length >= limit) return items;
+    let offset = updates.beginExclusive + 1;
+    for (; offset <= last && items.length < cap; offset += 1) {
       const item = transactionItem(ctx, offset, updates.filter);
       if (item !== null) items.push(item);
     }
-    if (limit === undefined || items.length < limit) {
-      items.push(encodeCheckpoint(last, await ledger.now(), SYNCHRONIZER_ID));
-    }
-    return items;
+    // A list that reached the end says so with a checkpoint there, as the stream would.
+    if (offset > last) items.push(encodeCheckpoint(last, await ledger.now(), SYNCHRONIZER_ID));
+    return boundedList(items, limit);
   });
 
   streamRoute(
