@@ -430,6 +430,28 @@ describe('active contracts and the HTTP update stream', () => {
     expectCantonError(foreign, 404, 'CONTRACT_EVENTS_NOT_FOUND');
   });
 
+  it('reads every party’s transactions with filtersForAnyParty', async () => {
+    const end = await world.ledger.ledgerEnd();
+    const answer = await call(world.server.url, 'POST', '/v2/updates', {
+      beginExclusive: 0,
+      endInclusive: end,
+      updateFormat: {
+        includeTransactions: {
+          eventFormat: { filtersForAnyParty: HOLDING_FILTER },
+          transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+        },
+      },
+    });
+    expect(answer.status).toBe(200);
+    const offsets = answer.body
+      .filter((i: { update: { Transaction?: unknown } }) => i.update.Transaction)
+      .map(
+        (i: { update: { Transaction: { value: { offset: number } } } }) =>
+          i.update.Transaction.value.offset,
+      );
+    expect(offsets).toEqual(Array.from({ length: end }, (_, n) => n + 1));
+  });
+
   it('refuses an offset after the ledger end', async () => {
     const end = await world.ledger.ledgerEnd();
     const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {

@@ -280,6 +280,15 @@ describe('devnet ledger server with auth', () => {
     expect((await call(world.server.url, 'POST', SUBMIT, body('app-2'), appToken)).status).toBe(
       200,
     );
+    // Reading for any party needs its own right.
+    const anyParty = await call(
+      world.server.url,
+      'POST',
+      '/v2/state/active-contracts',
+      { activeAtOffset: 0, eventFormat: { filtersForAnyParty: {} } },
+      appToken,
+    );
+    expectCantonError(anyParty, 403, 'PERMISSION_DENIED');
     // A user manages neither other users nor rights.
     expectCantonError(
       await call(world.server.url, 'GET', '/v2/users', undefined, appToken),
