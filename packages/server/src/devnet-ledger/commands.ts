@@ -19,7 +19,7 @@ import {
   stringAt,
   stringsAt,
 } from './request-body.js';
-import { shapeTransaction, transactionAt } from './transactions.js';
+import { parseTransactionShape, shapeTransaction, transactionAt } from './transactions.js';
 import type { JsTransaction } from './wire.js';
 import { streamOffsets, streamRoute } from './ws-streams.js';
 
@@ -44,12 +44,16 @@ export function submittedTransaction(
   const transaction = transactionAt(ctx.ledger, ctx.history, result.offset);
   if (transaction === undefined) throw new Error(`no transaction at offset ${result.offset}`);
   const format = optionalObjectAt(transactionFormat, 'transactionFormat');
-  const filter =
-    format?.eventFormat === undefined
-      ? actAsFilter(actAs)
-      : parseEventFormat(format.eventFormat, 'transactionFormat.eventFormat');
-  // The submitters witness their own transaction, so a projection to them is never empty.
-  return shapeTransaction(transaction, filter) ?? transaction;
+  // Without a format Canton answers the ACS delta the submitting parties see.
+  if (format === undefined) {
+    return shapeTransaction(ctx.history, transaction, actAsFilter(actAs), 'acs-delta');
+  }
+  return shapeTransaction(
+    ctx.history,
+    transaction,
+    parseEventFormat(format.eventFormat, 'transactionFormat.eventFormat'),
+    parseTransactionShape(format.transactionShape, 'transactionFormat.transactionShape'),
+  );
 }
 
 /** The party whose command an update's first event records (who exercised the choice). */

@@ -11,7 +11,7 @@ import { type EventFilter, parseEventFormat, partiesOf, shapeCreated } from './e
 import { boundedList, listCap } from './http-lists.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import { objectAt, offsetAt, optionalOffsetAt, stringAt } from './request-body.js';
-import { transactionAt } from './transactions.js';
+import { archivedEventOf, transactionAt } from './transactions.js';
 import { encodeHoldingCreated, encodeTransferInstructionCreated } from './wire.js';
 import { streamList, streamRoute } from './ws-streams.js';
 
@@ -57,23 +57,13 @@ function createdEventOf(ctx: ServerContext, record: ContractRecord, lockedHoldin
 }
 
 /** The archive of a contract: the consuming exercise on it in the transaction that archived it. */
-function archivedEventOf(ctx: ServerContext, contractId: string, offset: number) {
+function archiveOf(ctx: ServerContext, contractId: string, offset: number) {
   const transaction = transactionAt(ctx.ledger, ctx.history, offset);
   for (const event of transaction?.events ?? []) {
     if (!('ExercisedEvent' in event)) continue;
     const exercised = event.ExercisedEvent;
     if (exercised.contractId !== contractId || !exercised.consuming) continue;
-    return {
-      offset: exercised.offset,
-      nodeId: exercised.nodeId,
-      contractId,
-      templateId: exercised.templateId,
-      witnessParties: exercised.witnessParties,
-      packageName: exercised.packageName,
-      ...(exercised.implementedInterfaces !== undefined && {
-        implementedInterfaces: exercised.implementedInterfaces,
-      }),
-    };
+    return archivedEventOf(exercised);
   }
   return undefined;
 }
@@ -93,7 +83,7 @@ export async function contractRoutes(app: FastifyInstance, ctx: ServerContext): 
     );
     if (shaped === null) throw contractEventsNotFound(contractId);
     const archived =
-      found.archivedAt === null ? undefined : archivedEventOf(ctx, contractId, found.archivedAt);
+      found.archivedAt === null ? undefined : archiveOf(ctx, contractId, found.archivedAt);
     return {
       created: { createdEvent: shaped, synchronizerId: SYNCHRONIZER_ID },
       ...(archived !== undefined && {

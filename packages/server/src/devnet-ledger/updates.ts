@@ -28,7 +28,11 @@ import {
   optionalObjectAt,
   optionalOffsetAt,
 } from './request-body.js';
-import { visibleTransactionAt } from './transactions.js';
+import {
+  parseTransactionShape,
+  type TransactionShape,
+  visibleTransactionAt,
+} from './transactions.js';
 import { encodeCheckpoint } from './wire.js';
 import { streamOffsets, streamRoute } from './ws-streams.js';
 
@@ -37,6 +41,7 @@ export interface UpdatesRequest {
   readonly endInclusive: Offset | undefined;
   /** null: the request asks for no transactions (only checkpoints). */
   readonly filter: EventFilter | null;
+  readonly shape: TransactionShape;
 }
 
 export function parseUpdatesRequest(value: unknown): UpdatesRequest {
@@ -49,22 +54,33 @@ export function parseUpdatesRequest(value: unknown): UpdatesRequest {
     );
   }
   const format = optionalObjectAt(body.updateFormat, 'updateFormat');
-  let filter: EventFilter | null;
   if (format === undefined) {
-    filter = requestFilter(body as Json, 'GetUpdatesRequest');
-  } else {
-    const transactions = optionalObjectAt(
-      format.includeTransactions,
-      'updateFormat.includeTransactions',
-    );
-    filter = transactions === undefined ? null : requestFilter(transactions, 'includeTransactions');
+    // The deprecated `filter` asks for flat transactions: the ACS delta.
+    const filter = requestFilter(body as Json, 'GetUpdatesRequest');
+    return { beginExclusive, endInclusive, filter, shape: 'acs-delta' };
   }
-  return { beginExclusive, endInclusive, filter };
+  const transactions = optionalObjectAt(
+    format.includeTransactions,
+    'updateFormat.includeTransactions',
+  );
+  if (transactions === undefined) {
+    return { beginExclusive, endInclusive, filter: null, shape: 'ledger-effects' };
+  }
+  return {
+    beginExclusive,
+    endInclusive,
+    filter: requestFilter(transactions, 'includeTransactions'),
+    shape: parseTransactionShape(
+      transactions.transactionShape,
+      'includeTransactions.transactionShape',
+    ),
+  };
 }
 
-function transactionItem(ctx: ServerContext, offset: Offset, filter: EventFilter | null) {
+function transactionItem(ctx: ServerContext, offset: Offset, updates: UpdatesRequest) {
+  const { filter, shape } = updates;
   if (filter === null) return null;
-  const transaction = visibleTransactionAt(ctx.ledger, ctx.history, offset, filter);
+  const transaction = visibleTransactionAt(ctx.ledger, ctx.history, offset, filter, shape);
   return transaction === null ? null : { update: { Transaction: { value: transaction } } };
 }
 
@@ -88,7 +104,7 @@ export async function updateRoutes(app: FastifyInstance, ctx: ServerContext): Pr
     const items: unknown[] = [];
     let offset = updates.beginExclusive + 1;
     for (; offset <= last && items.length < cap; offset += 1) {
-      const item = transactionItem(ctx, offset, updates.filter);
+      const item = transactionItem(ctx, offset, updates);
       if (item !== null) items.push(item);
     }
     // A list that reached the end says so with a checkpoint there, as the stream would.
@@ -105,7 +121,7 @@ export async function updateRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       streamOffsets(ctx, socket, {
         beginExclusive: updates.beginExclusive,
         endInclusive: updates.endInclusive,
-        itemAt: (offset) => transactionItem(ctx, offset, updates.filter),
+        itemAt: (offset) => transactionItem(ctx, offset, updates),
         checkpoint: (offset, recordTime) => encodeCheckpoint(offset, recordTime, SYNCHRONIZER_ID),
       }),
   );

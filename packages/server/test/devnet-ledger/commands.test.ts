@@ -85,6 +85,32 @@ describe('command submission', () => {
     expect(answer.body.transaction.offset).toBe(await world.ledger.ledgerEnd());
   });
 
+  it('answers the ACS delta the submitters see when the request names no format', async () => {
+    const { commands } = submission(
+      'direct-delta',
+      [world.treasury],
+      transferCommand({
+        sender: world.treasury,
+        receiver: world.pool,
+        instrument: world.amulet,
+        amount: '2',
+      }),
+    );
+    const answer = await call(world.server.url, 'POST', SUBMIT, { commands });
+    expect(answer.status).toBe(200);
+    expectSchema('ledger', 'JsSubmitAndWaitForTransactionResponse', answer.body);
+    const kinds = answer.body.transaction.events.map((event: object) => Object.keys(event)[0]);
+    expect(kinds).not.toContain('ExercisedEvent');
+    expect(kinds).toContain('ArchivedEvent');
+    expect(kinds).toContain('CreatedEvent');
+    // The treasury sees its spent holding archived and its change created, not the pool's holding.
+    const created = answer.body.transaction.events.flatMap(
+      (event: { CreatedEvent?: { signatories: string[] } }) =>
+        event.CreatedEvent ? [event.CreatedEvent] : [],
+    );
+    for (const event of created) expect(event.signatories).toContain(world.treasury);
+  });
+
   it('makes an offer to a receiver without pre-approval, which the receiver accepts', async () => {
     const offered = await call(
       world.server.url,
