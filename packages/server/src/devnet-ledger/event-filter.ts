@@ -157,7 +157,7 @@ export function shapeCreated(filter: EventFilter, event: CreatedEvent): CreatedE
   return {
     ...rest,
     ...(wantsView && interfaceViews !== undefined && { interfaceViews }),
-    ...(wantsBlob && createdEventBlob !== undefined && { createdEventBlob }),
+    ...(wantsBlob && { createdEventBlob: createdEventBlob || blobOf(event) }),
   } as CreatedEvent;
 }
 
@@ -169,6 +169,15 @@ export function holdingStakeholders(holding: Holding): string[] {
 /** An instruction's stakeholders: sender and admin sign, the receiver observes. */
 export function instructionStakeholders(offer: TransferOffer): string[] {
   return [offer.instrument.admin, offer.sender, offer.receiver];
+}
+
+/**
+ * An opaque created-event blob for a client to disclose the contract with: what a participant
+ * would serialize, here the contract's identity and arguments (the devnet reads nothing back).
+ */
+function blobOf(event: CreatedEvent): string {
+  const { templateId, contractId, createArgument } = event;
+  return Buffer.from(JSON.stringify({ templateId, contractId, createArgument })).toString('base64');
 }
 
 /** Whether a filter reads any of these parties' transactions. */

@@ -408,6 +408,40 @@ describe('active contracts and the HTTP update stream', () => {
     expect(owners).toEqual([world.wallet.partyId]);
   });
 
+  it('includes created-event blobs only when a filter asks for them', async () => {
+    const end = await world.ledger.ledgerEnd();
+    const withBlobs = {
+      cumulative: [
+        {
+          identifierFilter: {
+            InterfaceFilter: {
+              value: {
+                interfaceId: '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding',
+                includeInterfaceView: true,
+                includeCreatedEventBlob: true,
+              },
+            },
+          },
+        },
+      ],
+    };
+    const events = async (filters: unknown) => {
+      const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
+        activeAtOffset: end,
+        eventFormat: { filtersByParty: { [world.wallet.partyId]: filters } },
+      });
+      return answer.body.map(
+        (i: {
+          contractEntry: { JsActiveContract: { createdEvent: { createdEventBlob?: string } } };
+        }) => i.contractEntry.JsActiveContract.createdEvent,
+      );
+    };
+    for (const event of await events(withBlobs))
+      expect(event.createdEventBlob).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    for (const event of await events(HOLDING_FILTER))
+      expect(event.createdEventBlob).toBeUndefined();
+  });
+
   it('answers the contracts as they were at an earlier offset', async () => {
     const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
       activeAtOffset: 0,
