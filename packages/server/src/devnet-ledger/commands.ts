@@ -8,6 +8,7 @@ import { invalidArgument } from './canton-errors.js';
 import { actingUser, type ServerContext, userOf } from './context.js';
 import { offsetAfterLedgerEnd } from './contracts.js';
 import { type EventFilter, parseEventFormat } from './event-filter.js';
+import { boundedList, listCap } from './http-lists.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import { actAsOf, parseDeduplication, parseLedgerCommand } from './ledger-commands.js';
 import {
@@ -18,7 +19,7 @@ import {
   stringAt,
   stringsAt,
 } from './request-body.js';
-import { shapeTransaction, transactionAt } from './transactions.js';
+import { parseTransactionShape, shapeTransaction, transactionAt } from './transactions.js';
 import type { JsTransaction } from './wire.js';
 import { streamOffsets, streamRoute } from './ws-streams.js';
 
@@ -43,12 +44,16 @@ export function submittedTransaction(
   const transaction = transactionAt(ctx.ledger, ctx.history, result.offset);
   if (transaction === undefined) throw new Error(`no transaction at offset ${result.offset}`);
   const format = optionalObjectAt(transactionFormat, 'transactionFormat');
-  const filter =
-    format?.eventFormat === undefined
-      ? actAsFilter(actAs)
-      : parseEventFormat(format.eventFormat, 'transactionFormat.eventFormat');
-  // The submitters witness their own transaction, so a projection to them is never empty.
-  return shapeTransaction(transaction, filter) ?? transaction;
+  // Without a format Canton answers the ACS delta the submitting parties see.
+  if (format === undefined) {
+    return shapeTransaction(ctx.history, transaction, actAsFilter(actAs), 'acs-delta');
+  }
+  return shapeTransaction(
+    ctx.history,
+    transaction,
+    parseEventFormat(format.eventFormat, 'transactionFormat.eventFormat'),
+    parseTransactionShape(format.transactionShape, 'transactionFormat.transactionShape'),
+  );
 }
 
 /** The party whose command an update's first event records (who exercised the choice). */
@@ -134,13 +139,17 @@ export async function commandRoutes(app: FastifyInstance, ctx: ServerContext): P
     const completions = await completionsRequest(ctx, userOf(request), request.body);
     const limit = optionalOffsetAt(request.query.limit, 'limit');
     const end = await ledger.ledgerEnd();
+    const cap = listCap(limit);
     const items: unknown[] = [];
-    for (let offset = completions.beginExclusive + 1; offset <= end; offset += 1) {
-      if (limit !== undefined && items.length >= limit) break;
+    for (
+      let offset = completions.beginExclusive + 1;
+      offset <= end && items.length < cap;
+      offset += 1
+    ) {
       const item = completions.itemAt(offset);
       if (item !== null) items.push(item);
     }
-    return items;
+    return boundedList(items, limit);
   });
 
   streamRoute(

@@ -1,16 +1,17 @@
 /**
  * `POST /v2/state/active-contracts`: the Holding and TransferInstruction contracts active at an
- * offset, as the event format shows them. Answered as one JSON array (the HTTP form of the
- * stream); `limit` caps it.
+ * offset, as the event format shows them: one JSON list over HTTP (bounded as http-lists.ts says),
+ * a stream over WebSocket.
  */
 import type { FastifyInstance } from 'fastify';
 import { CantonApiError } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
 import type { ContractRecord } from './contract-history.js';
 import { type EventFilter, parseEventFormat, partiesOf, shapeCreated } from './event-filter.js';
+import { boundedList, listCap } from './http-lists.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import { objectAt, offsetAt, optionalOffsetAt, stringAt } from './request-body.js';
-import { transactionAt } from './transactions.js';
+import { archivedEventOf, transactionAt } from './transactions.js';
 import { encodeHoldingCreated, encodeTransferInstructionCreated } from './wire.js';
 import { streamList, streamRoute } from './ws-streams.js';
 
@@ -56,23 +57,13 @@ function createdEventOf(ctx: ServerContext, record: ContractRecord, lockedHoldin
 }
 
 /** The archive of a contract: the consuming exercise on it in the transaction that archived it. */
-function archivedEventOf(ctx: ServerContext, contractId: string, offset: number) {
+function archiveOf(ctx: ServerContext, contractId: string, offset: number) {
   const transaction = transactionAt(ctx.ledger, ctx.history, offset);
   for (const event of transaction?.events ?? []) {
     if (!('ExercisedEvent' in event)) continue;
     const exercised = event.ExercisedEvent;
     if (exercised.contractId !== contractId || !exercised.consuming) continue;
-    return {
-      offset: exercised.offset,
-      nodeId: exercised.nodeId,
-      contractId,
-      templateId: exercised.templateId,
-      witnessParties: exercised.witnessParties,
-      packageName: exercised.packageName,
-      ...(exercised.implementedInterfaces !== undefined && {
-        implementedInterfaces: exercised.implementedInterfaces,
-      }),
-    };
+    return archivedEventOf(exercised);
   }
   return undefined;
 }
@@ -92,7 +83,7 @@ export async function contractRoutes(app: FastifyInstance, ctx: ServerContext): 
     );
     if (shaped === null) throw contractEventsNotFound(contractId);
     const archived =
-      found.archivedAt === null ? undefined : archivedEventOf(ctx, contractId, found.archivedAt);
+      found.archivedAt === null ? undefined : archiveOf(ctx, contractId, found.archivedAt);
     return {
       created: { createdEvent: shaped, synchronizerId: SYNCHRONIZER_ID },
       ...(archived !== undefined && {
@@ -101,20 +92,19 @@ export async function contractRoutes(app: FastifyInstance, ctx: ServerContext): 
     };
   });
 
-  app.post<{ Querystring: { limit?: string } }>('/v2/state/active-contracts', async (request) =>
-    activeContracts(
-      ctx,
-      userOf(request),
-      request.body,
-      optionalOffsetAt(request.query.limit, 'limit'),
-    ),
-  );
+  app.post<{ Querystring: { limit?: string } }>('/v2/state/active-contracts', async (request) => {
+    const limit = optionalOffsetAt(request.query.limit, 'limit');
+    return boundedList(
+      await activeContracts(ctx, userOf(request), request.body, listCap(limit)),
+      limit,
+    );
+  });
 
   streamRoute(
     app,
     '/v2/state/active-contracts',
     'GetActiveContractsRequest',
-    (user, message) => activeContracts(ctx, user, message, undefined),
+    (user, message) => activeContracts(ctx, user, message, Number.POSITIVE_INFINITY),
     (socket, items) => streamList(socket, items),
   );
 }
@@ -124,7 +114,8 @@ async function activeContracts(
   ctx: ServerContext,
   user: string,
   value: unknown,
-  limit: number | undefined,
+  /** How many to collect at most. */
+  cap: number,
 ): Promise<unknown[]> {
   const body = objectAt(value, 'GetActiveContractsRequest');
   const filter = requestFilter(body, 'GetActiveContractsRequest');
@@ -167,7 +158,7 @@ async function activeContracts(
         },
       },
     });
-    if (limit !== undefined && answers.length >= limit) break;
+    if (answers.length >= cap) break;
   }
   return answers;
 }

@@ -150,7 +150,13 @@ export async function startDevnetLedgerServer(
     },
     { prefix: '/devnet' },
   );
-  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  try {
+    await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  } catch (error) {
+    // A port in use must not leave a half-started server holding the ledger's listeners.
+    await app.close();
+    throw error;
+  }
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

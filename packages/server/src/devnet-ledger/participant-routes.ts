@@ -11,7 +11,7 @@ import {
   SYNCHRONIZER_ALIAS,
   SYNCHRONIZER_ID,
 } from './identity.js';
-import { arrayAt, objectAt, stringAt } from './request-body.js';
+import { arrayAt, objectAt, optionalStringAt, stringAt } from './request-body.js';
 import { parseRight, type Right, userNotFound } from './users.js';
 
 const PAGE_SIZE_MAX = 10_000;
@@ -100,6 +100,30 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
       return { partyDetails: known.map(partyDetails) };
     },
   );
+
+  // Allocates an internal party (hosted with the participant's keys), as `POST /v2/parties`
+  // does; a hint already taken answers the existing party, as the local ledger does.
+  app.post('/v2/parties', async (request) => {
+    if (userOf(request) !== users.defaultUser) {
+      throw permissionDenied('only the participant administrator allocates parties');
+    }
+    const body = objectAt(request.body, 'body');
+    const hint = stringAt(body.partyIdHint, 'partyIdHint');
+    const userId = optionalStringAt(body.userId, 'userId');
+    if (userId !== undefined && !users.exists(userId)) throw userNotFound(userId);
+    let partyId: string;
+    try {
+      ({ partyId } = await ledger.createParty({ hint }));
+    } catch (error) {
+      if (error instanceof RangeError)
+        throw invalidArgument(error.message, { field: 'partyIdHint' });
+      throw error;
+    }
+    if (userId !== undefined) {
+      await users.grant(userId, [{ kind: { CanActAs: { value: { party: partyId } } } }]);
+    }
+    return { partyDetails: partyDetails({ partyId, kind: 'internal' }) };
+  });
 
   app.get('/v2/authenticated-user', async (request) => ({ user: userJson(userOf(request)) }));
 

@@ -10,7 +10,7 @@
  * with one checkpoint at the last offset it covers.
  *
  * Devnet choices: the HTTP form answers up to the ledger end when `endInclusive` is absent or
- * later (a participant would wait for the idle timeout); `limit` caps the number of items.
+ * later (a participant would wait for the idle timeout); its length is bounded as http-lists.ts says.
  * Reassignments and topology events never happen on a one-synchronizer devnet.
  */
 import type { Offset } from '@poolparty/ledger';
@@ -19,6 +19,7 @@ import { invalidArgument } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
 import { offsetAfterLedgerEnd, requestFilter, requireRead } from './contracts.js';
 import type { EventFilter } from './event-filter.js';
+import { boundedList, listCap } from './http-lists.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import {
   type Json,
@@ -27,7 +28,11 @@ import {
   optionalObjectAt,
   optionalOffsetAt,
 } from './request-body.js';
-import { visibleTransactionAt } from './transactions.js';
+import {
+  parseTransactionShape,
+  type TransactionShape,
+  visibleTransactionAt,
+} from './transactions.js';
 import { encodeCheckpoint } from './wire.js';
 import { streamOffsets, streamRoute } from './ws-streams.js';
 
@@ -36,6 +41,7 @@ export interface UpdatesRequest {
   readonly endInclusive: Offset | undefined;
   /** null: the request asks for no transactions (only checkpoints). */
   readonly filter: EventFilter | null;
+  readonly shape: TransactionShape;
 }
 
 export function parseUpdatesRequest(value: unknown): UpdatesRequest {
@@ -48,22 +54,33 @@ export function parseUpdatesRequest(value: unknown): UpdatesRequest {
     );
   }
   const format = optionalObjectAt(body.updateFormat, 'updateFormat');
-  let filter: EventFilter | null;
   if (format === undefined) {
-    filter = requestFilter(body as Json, 'GetUpdatesRequest');
-  } else {
-    const transactions = optionalObjectAt(
-      format.includeTransactions,
-      'updateFormat.includeTransactions',
-    );
-    filter = transactions === undefined ? null : requestFilter(transactions, 'includeTransactions');
+    // The deprecated `filter` asks for flat transactions: the ACS delta.
+    const filter = requestFilter(body as Json, 'GetUpdatesRequest');
+    return { beginExclusive, endInclusive, filter, shape: 'acs-delta' };
   }
-  return { beginExclusive, endInclusive, filter };
+  const transactions = optionalObjectAt(
+    format.includeTransactions,
+    'updateFormat.includeTransactions',
+  );
+  if (transactions === undefined) {
+    return { beginExclusive, endInclusive, filter: null, shape: 'ledger-effects' };
+  }
+  return {
+    beginExclusive,
+    endInclusive,
+    filter: requestFilter(transactions, 'includeTransactions'),
+    shape: parseTransactionShape(
+      transactions.transactionShape,
+      'includeTransactions.transactionShape',
+    ),
+  };
 }
 
-function transactionItem(ctx: ServerContext, offset: Offset, filter: EventFilter | null) {
+function transactionItem(ctx: ServerContext, offset: Offset, updates: UpdatesRequest) {
+  const { filter, shape } = updates;
   if (filter === null) return null;
-  const transaction = visibleTransactionAt(ctx.ledger, ctx.history, offset, filter);
+  const transaction = visibleTransactionAt(ctx.ledger, ctx.history, offset, filter, shape);
   return transaction === null ? null : { update: { Transaction: { value: transaction } } };
 }
 
@@ -83,16 +100,16 @@ export async function updateRoutes(app: FastifyInstance, ctx: ServerContext): Pr
     const limit = optionalOffsetAt(request.query.limit, 'limit');
     const end = await ledger.ledgerEnd();
     const last = Math.min(updates.endInclusive ?? end, end);
+    const cap = listCap(limit);
     const items: unknown[] = [];
-    for (let offset = updates.beginExclusive + 1; offset <= last; offset += 1) {
-      if (limit !== undefined && items.length >= limit) return items;
-      const item = transactionItem(ctx, offset, updates.filter);
+    let offset = updates.beginExclusive + 1;
+    for (; offset <= last && items.length < cap; offset += 1) {
+      const item = transactionItem(ctx, offset, updates);
       if (item !== null) items.push(item);
     }
-    if (limit === undefined || items.length < limit) {
-      items.push(encodeCheckpoint(last, await ledger.now(), SYNCHRONIZER_ID));
-    }
-    return items;
+    // A list that reached the end says so with a checkpoint there, as the stream would.
+    if (offset > last) items.push(encodeCheckpoint(last, await ledger.now(), SYNCHRONIZER_ID));
+    return boundedList(items, limit);
   });
 
   streamRoute(
@@ -104,7 +121,7 @@ export async function updateRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       streamOffsets(ctx, socket, {
         beginExclusive: updates.beginExclusive,
         endInclusive: updates.endInclusive,
-        itemAt: (offset) => transactionItem(ctx, offset, updates.filter),
+        itemAt: (offset) => transactionItem(ctx, offset, updates),
         checkpoint: (offset, recordTime) => encodeCheckpoint(offset, recordTime, SYNCHRONIZER_ID),
       }),
   );

@@ -85,6 +85,32 @@ describe('command submission', () => {
     expect(answer.body.transaction.offset).toBe(await world.ledger.ledgerEnd());
   });
 
+  it('answers the ACS delta the submitters see when the request names no format', async () => {
+    const { commands } = submission(
+      'direct-delta',
+      [world.treasury],
+      transferCommand({
+        sender: world.treasury,
+        receiver: world.pool,
+        instrument: world.amulet,
+        amount: '2',
+      }),
+    );
+    const answer = await call(world.server.url, 'POST', SUBMIT, { commands });
+    expect(answer.status).toBe(200);
+    expectSchema('ledger', 'JsSubmitAndWaitForTransactionResponse', answer.body);
+    const kinds = answer.body.transaction.events.map((event: object) => Object.keys(event)[0]);
+    expect(kinds).not.toContain('ExercisedEvent');
+    expect(kinds).toContain('ArchivedEvent');
+    expect(kinds).toContain('CreatedEvent');
+    // The treasury sees its spent holding archived and its change created, not the pool's holding.
+    const created = answer.body.transaction.events.flatMap(
+      (event: { CreatedEvent?: { signatories: string[] } }) =>
+        event.CreatedEvent ? [event.CreatedEvent] : [],
+    );
+    for (const event of created) expect(event.signatories).toContain(world.treasury);
+  });
+
   it('makes an offer to a receiver without pre-approval, which the receiver accepts', async () => {
     const offered = await call(
       world.server.url,
@@ -382,6 +408,40 @@ describe('active contracts and the HTTP update stream', () => {
     expect(owners).toEqual([world.wallet.partyId]);
   });
 
+  it('includes created-event blobs only when a filter asks for them', async () => {
+    const end = await world.ledger.ledgerEnd();
+    const withBlobs = {
+      cumulative: [
+        {
+          identifierFilter: {
+            InterfaceFilter: {
+              value: {
+                interfaceId: '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding',
+                includeInterfaceView: true,
+                includeCreatedEventBlob: true,
+              },
+            },
+          },
+        },
+      ],
+    };
+    const events = async (filters: unknown) => {
+      const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
+        activeAtOffset: end,
+        eventFormat: { filtersByParty: { [world.wallet.partyId]: filters } },
+      });
+      return answer.body.map(
+        (i: {
+          contractEntry: { JsActiveContract: { createdEvent: { createdEventBlob?: string } } };
+        }) => i.contractEntry.JsActiveContract.createdEvent,
+      );
+    };
+    for (const event of await events(withBlobs))
+      expect(event.createdEventBlob).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    for (const event of await events(HOLDING_FILTER))
+      expect(event.createdEventBlob).toBeUndefined();
+  });
+
   it('answers the contracts as they were at an earlier offset', async () => {
     const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
       activeAtOffset: 0,
@@ -428,6 +488,28 @@ describe('active contracts and the HTTP update stream', () => {
       eventFormat: { filtersByParty: { [world.wallet.partyId]: INSTRUCTION_FILTER } },
     });
     expectCantonError(foreign, 404, 'CONTRACT_EVENTS_NOT_FOUND');
+  });
+
+  it('reads every party’s transactions with filtersForAnyParty', async () => {
+    const end = await world.ledger.ledgerEnd();
+    const answer = await call(world.server.url, 'POST', '/v2/updates', {
+      beginExclusive: 0,
+      endInclusive: end,
+      updateFormat: {
+        includeTransactions: {
+          eventFormat: { filtersForAnyParty: HOLDING_FILTER },
+          transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+        },
+      },
+    });
+    expect(answer.status).toBe(200);
+    const offsets = answer.body
+      .filter((i: { update: { Transaction?: unknown } }) => i.update.Transaction)
+      .map(
+        (i: { update: { Transaction: { value: { offset: number } } } }) =>
+          i.update.Transaction.value.offset,
+      );
+    expect(offsets).toEqual(Array.from({ length: end }, (_, n) => n + 1));
   });
 
   it('refuses an offset after the ledger end', async () => {

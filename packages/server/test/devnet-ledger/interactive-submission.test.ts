@@ -6,7 +6,7 @@
 import { encodeBase64, fingerprint, generateKeyPair, sign } from '@poolparty/core';
 import { decodeTransaction } from '@poolparty/ledger/canton/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { submission, transferCommand } from './support/commands.js';
+import { ledgerEffects, submission, transferCommand } from './support/commands.js';
 import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
@@ -49,6 +49,7 @@ describe('interactive submission', () => {
     hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
     submissionId,
     userId: 'poolparty',
+    transactionFormat: ledgerEffects([world.wallet.partyId]),
     partySignatures: {
       signatures: [
         {

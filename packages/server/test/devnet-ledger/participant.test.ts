@@ -64,6 +64,25 @@ describe('devnet ledger server without auth', () => {
     expect(unknown.body).toEqual({ partyDetails: [] });
   });
 
+  it('allocates an internal party the default user may then act as', async () => {
+    const answer = await call(world.server.url, 'POST', '/v2/parties', {
+      partyIdHint: 'market-maker',
+      identityProviderId: '',
+      userId: 'poolparty',
+    });
+    expect(answer.status).toBe(200);
+    expectSchema('ledger', 'AllocatePartyResponse', answer.body);
+    const { party, isLocal } = answer.body.partyDetails;
+    expect(isLocal).toBe(true);
+    expect(await world.ledger.getParty(party)).toEqual({ partyId: party, kind: 'internal' });
+    const rights = await call(world.server.url, 'GET', '/v2/users/poolparty/rights');
+    expect(rights.body.rights).toContainEqual({ kind: { CanActAs: { value: { party } } } });
+    const bad = await call(world.server.url, 'POST', '/v2/parties', {
+      partyIdHint: 'no spaces allowed',
+    });
+    expectCantonError(bad, 400, 'INVALID_ARGUMENT');
+  });
+
   it('names its participant id', async () => {
     const answer = await call(world.server.url, 'GET', '/v2/parties/participant-id');
     expect(answer.body.participantId).toMatch(/^PAR::devnet::1220[0-9a-f]{64}$/);
@@ -261,6 +280,15 @@ describe('devnet ledger server with auth', () => {
     expect((await call(world.server.url, 'POST', SUBMIT, body('app-2'), appToken)).status).toBe(
       200,
     );
+    // Reading for any party needs its own right.
+    const anyParty = await call(
+      world.server.url,
+      'POST',
+      '/v2/state/active-contracts',
+      { activeAtOffset: 0, eventFormat: { filtersForAnyParty: {} } },
+      appToken,
+    );
+    expectCantonError(anyParty, 403, 'PERMISSION_DENIED');
     // A user manages neither other users nor rights.
     expectCantonError(
       await call(world.server.url, 'GET', '/v2/users', undefined, appToken),
