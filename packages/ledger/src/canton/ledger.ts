@@ -57,7 +57,7 @@ import {
   registryUrls,
 } from './registry.js';
 import { ScanProxyClient } from './scan.js';
-import { httpUpdates, type StreamContext, webSocketUpdates } from './update-stream.js';
+import { httpUpdates, type StreamContext, streamError, webSocketUpdates } from './update-stream.js';
 import {
   type Command,
   type CreatedEvent,
@@ -529,7 +529,7 @@ class CantonLedgerImpl implements CantonLedger {
     } catch (error) {
       // Stopped (or the adapter closed) while starting: end quietly, as a running stream does.
       if (signal.aborted) return;
-      throw error;
+      throw error instanceof LedgerError ? streamError(error) : error;
     }
     if (scope.kind === 'parties' && scope.parties.length === 0) {
       // Nobody to read for: nothing will ever come, until the subscriber stops.

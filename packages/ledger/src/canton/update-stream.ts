@@ -75,7 +75,7 @@ function dropped(detail: string): LedgerError {
 }
 
 /** A stream error the reader cannot fix by resubscribing keeps its own code. */
-function streamError(error: LedgerError): LedgerError {
+export function streamError(error: LedgerError): LedgerError {
   if (error.code === 'not_authorized' || error.code === 'unknown_party') return error;
   return error.code === 'stream_dropped' ? error : dropped(error.message);
 }
