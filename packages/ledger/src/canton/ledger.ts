@@ -69,6 +69,8 @@ import {
 } from './wire/index.js';
 
 export const DEFAULT_SUBMIT_TIMEOUT_MS = 30_000;
+/** Commands of this process answered without asking the ledger: the latest this many. */
+const SUBMITTED_KEPT = 100_000;
 /** Lifetime of an offer whose command gives no `executeBefore`. */
 export const DEFAULT_OFFER_LIFETIME_MS = 24 * 60 * 60_000;
 
@@ -565,6 +567,11 @@ class CantonLedgerImpl implements CantonLedger {
     answer: A,
   ): A {
     const { updateId, offset, recordTime } = update;
+    // Bounded: older commands are answered from the completions, as after a restart.
+    if (this.submitted.size >= SUBMITTED_KEPT) {
+      const oldest = this.submitted.keys().next().value;
+      if (oldest !== undefined) this.submitted.delete(oldest);
+    }
     this.submitted.set(commandId, {
       completion: { commandId, updateId, offset, recordTime },
       ...answer,
