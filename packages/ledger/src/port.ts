@@ -4,10 +4,12 @@
  * the `canton` JSON Ledger API adapter both implement it and pass the same conformance suite.
  *
  * Guarantees every adapter gives:
- * - Updates form one total order. Offsets are positive integers that increase with every update;
- *   reading from an offset yields every later update exactly once, in order, with no gaps —
- *   except that a subscription may drop (the iterator throws `LedgerError('stream_dropped')`) and
- *   may deliver an update twice, so readers checkpoint offsets and tolerate duplicates.
+ * - Updates form one total order. Offsets are positive integers that increase with every update
+ *   and are global to the participant: a subscription filtered to some parties skips the offsets
+ *   of updates it does not see, so consecutive updates may have gaps between their offsets.
+ *   Reading from an offset yields every later visible update exactly once, in order — except
+ *   that a subscription may drop (the iterator throws `LedgerError('stream_dropped')`) and may
+ *   deliver an update twice, so readers checkpoint offsets and tolerate duplicates.
  * - Commands carry a caller-chosen `commandId`. A command that committed is never applied twice:
  *   resubmitting the same `commandId` within the deduplication period returns the first outcome
  *   and changes nothing. A command that was refused did not change anything and may be retried.
@@ -34,9 +36,15 @@ export interface PartyInfo {
 }
 
 export interface HoldingLock {
-  /** The transfer offer the holding is locked for. */
-  readonly offerId: string;
-  readonly expiresAt: Date;
+  /**
+   * The transfer offer the holding is locked for; null when the adapter cannot derive it (a lock
+   * names holders and a context, not the instruction that made it).
+   */
+  readonly offerId: string | null;
+  /** When the lock lapses (an offer's `executeBefore`); null: until released. */
+  readonly expiresAt: Date | null;
+  /** The lock's human-readable context, when it has one. */
+  readonly context: string | null;
 }
 
 /** A UTXO of the Token Standard `Holding` interface. */
@@ -56,8 +64,9 @@ export interface TransferCommand {
   readonly amount: Amount;
   readonly meta?: Meta;
   /**
-   * Deadline of a two-step transfer: an offer not accepted by then expires and the sender's
-   * holdings are unlocked. Defaults to the adapter's offer lifetime.
+   * Deadline of a two-step transfer: an offer can no longer be accepted from then on. It stays
+   * pending (and the sender's holding locked) until the sender withdraws it or the receiver
+   * rejects it. Defaults to the adapter's offer lifetime.
    */
   readonly executeBefore?: Date;
 }
@@ -91,6 +100,10 @@ export interface TransferOffer {
   readonly instrument: Instrument;
   readonly amount: Amount;
   readonly meta: Meta;
+  /**
+   * From this time on the offer can no longer be accepted. Nothing ends it then: it stays
+   * pending, its holding locked, until the sender withdraws it or the receiver rejects it.
+   */
   readonly executeBefore: Date;
 }
 
@@ -105,11 +118,15 @@ export type LedgerEvent =
       readonly meta: Meta;
       /** Set when this transfer settles an accepted offer. */
       readonly offerId: string | null;
+      /**
+       * What the sender paid beyond `amount` in fees the instrument burned (Amulet's transfer
+       * fees); zero when none.
+       */
+      readonly feesBurned: Amount;
     }
   | ({ readonly kind: 'offer_created' } & TransferOffer)
   | ({ readonly kind: 'offer_rejected' } & TransferOffer)
   | ({ readonly kind: 'offer_withdrawn' } & TransferOffer)
-  | ({ readonly kind: 'offer_expired' } & TransferOffer)
   | {
       readonly kind: 'mint';
       readonly owner: string;
@@ -121,21 +138,19 @@ export type LedgerEvent =
       readonly owner: string;
       readonly instrument: Instrument;
       readonly amount: Amount;
-    }
-  | {
-      readonly kind: 'mining_round_opened';
-      readonly round: number;
-      readonly amuletPriceUsd: Amount;
     };
 
 export interface LedgerUpdate {
   readonly offset: Offset;
   readonly updateId: string;
   readonly recordTime: Date;
-  /** The command that produced this update; null for updates the ledger made itself (expiry). */
+  /**
+   * The command that produced this update; null when the reader cannot know it (another user's
+   * or participant's command, or an update the ledger made without one).
+   */
   readonly commandId: string | null;
-  /** Traffic the transaction consumed, in bytes. */
-  readonly trafficBytes: number;
+  /** Traffic the transaction consumed, in bytes; null when unknown (e.g. another participant's). */
+  readonly trafficBytes: number | null;
   readonly events: readonly LedgerEvent[];
 }
 
@@ -178,8 +193,11 @@ export interface LedgerPort {
 
   /** `TransferFactory_Transfer`: direct when the receiver pre-approves the instrument, else an offer. */
   submitTransfer(command: TransferCommand): Promise<TransferOutcome>;
+  /** Refused with `offer_expired` once ledger time has reached the offer's `executeBefore`. */
   acceptOffer(command: OfferCommand): Promise<CommandResult>;
+  /** The receiver's refusal; also the way to end an expired offer sent to the party. */
   rejectOffer(command: OfferCommand): Promise<CommandResult>;
+  /** The sender takes the offer back, expired or not; the locked amount returns unlocked. */
   withdrawOffer(command: OfferCommand): Promise<CommandResult>;
   /** The committed outcome of a command id, or null when no such command committed. */
   lookupCommand(commandId: string): Promise<CommandCompletion | null>;
@@ -189,8 +207,12 @@ export interface LedgerPort {
   /** Updates after `fromOffset` (exclusive), then live ones as they commit, until aborted. */
   updates(fromOffset: Offset, subscription?: UpdateSubscription): AsyncIterable<LedgerUpdate>;
 
-  /** The ledger's current time (record time of the next update). */
+  /**
+   * The ledger's current time: the record time of the latest update or offset checkpoint the
+   * ledger has reported (the next update's record time is not earlier).
+   */
   now(): Promise<Date>;
+  /** The open mining round; rounds are not on a party's update stream, so this is how to see one. */
   openMiningRound(): Promise<MiningRound>;
   trafficParameters(): Promise<TrafficParameters>;
 }

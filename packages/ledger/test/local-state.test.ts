@@ -170,7 +170,7 @@ describe('transfers', () => {
 });
 
 describe('ledger time', () => {
-  it('an offer expires when the clock passes executeBefore, in an update of its own', async () => {
+  it('an offer at executeBefore can no longer be accepted, and stays pending until withdrawn', async () => {
     const { ledger, instrument, sender, receiver } = await funded();
     const now = await ledger.now();
     const executeBefore = new Date(now.getTime() + 60_000);
@@ -184,10 +184,8 @@ describe('ledger time', () => {
     });
     if (outcome.kind !== 'offer') throw new Error('expected an offer');
     await ledger.advanceClock(2 * 60_000);
-    const [expiry] = await updatesBetween(ledger, outcome.offset);
-    expect(expiry?.commandId).toBeNull();
-    expect(expiry?.recordTime).toEqual(executeBefore);
-    expect(expiry?.events.map((e) => e.kind)).toEqual(['offer_expired']);
+    expect(await updatesBetween(ledger, outcome.offset)).toEqual([]);
+    expect(await amountsOf(ledger, sender)).toEqual(['10', '20', '25', '5 locked']);
     const accepting = ledger.acceptOffer({
       commandId: 'c2',
       offerId: outcome.offerId,
@@ -195,18 +193,36 @@ describe('ledger time', () => {
     });
     await expect(accepting).rejects.toMatchObject({ code: 'offer_expired' });
     await expect(accepting).rejects.toBeInstanceOf(LedgerError);
-    expect(await amountsOf(ledger, sender)).toContain('5');
+    expect((await ledger.getPendingOffers(receiver)).map((o) => o.offerId)).toEqual([
+      outcome.offerId,
+    ]);
+
+    const withdrawn = await ledger.withdrawOffer({
+      commandId: 'c3',
+      offerId: outcome.offerId,
+      actor: sender,
+    });
+    const [update] = await updatesBetween(ledger, withdrawn.offset - 1);
+    expect(update?.events.map((e) => e.kind)).toEqual(['offer_withdrawn']);
+    expect(await amountsOf(ledger, sender)).toEqual(['10', '20', '25', '5']);
+    const changes = ledger.holdingChangesAt(withdrawn.offset);
+    expect(changes?.archived.map((h) => h.lock?.expiresAt)).toEqual([executeBefore]);
+    expect(changes?.created.map((h) => [h.amount.toString(), h.lock])).toEqual([['5', null]]);
   });
 
-  it('a jump over several round boundaries opens only the newest round', async () => {
+  it('a jump over several round boundaries opens only the newest round, with no update', async () => {
     const ledger = await open();
     const start = await ledger.ledgerEnd();
+    const timeBefore = await ledger.now();
     await ledger.advanceClock(3 * MINING_ROUND_MS + 60_000);
-    const updates = await updatesBetween(ledger, start);
-    expect(updates.flatMap((u) => u.events)).toEqual([
-      { kind: 'mining_round_opened', round: 3, amuletPriceUsd: Amount.parse('0.145') },
-    ]);
-    expect((await ledger.openMiningRound()).round).toBe(3);
+    expect(await ledger.ledgerEnd()).toBe(start);
+    expect(await updatesBetween(ledger, start)).toEqual([]);
+    expect(await ledger.openMiningRound()).toEqual({
+      round: 3,
+      amuletPriceUsd: Amount.parse('0.145'),
+      opensAt: new Date(START.getTime() + 3 * MINING_ROUND_MS),
+    });
+    expect((await ledger.now()).getTime()).toBeGreaterThan(timeBefore.getTime());
   });
 
   it('a new Amulet price is carried by the next round, not the open one', async () => {

@@ -643,7 +643,7 @@ describe('pure helpers', () => {
       owner: 'x',
       instrument,
       amount: Amount.parse(amount),
-      lock: locked ? { offerId: 'o', expiresAt: new Date(0) } : null,
+      lock: locked ? { offerId: 'o', expiresAt: new Date(0), context: null } : null,
     });
     const balances = balancesOf([
       holding(USDCX_A, '1', false),

@@ -7,7 +7,11 @@
  */
 import { Amount } from '@poolparty/core';
 import { describe, expect, it } from 'vitest';
-import { listIntentEvents, listOpenOperatorFlags } from '../src/store/index.js';
+import {
+  listCommandsOfIntent,
+  listIntentEvents,
+  listOpenOperatorFlags,
+} from '../src/store/index.js';
 import { swapStatusView } from '../src/swaps/intent-view.js';
 import { type EngineHarness, type Party, useEngineWorld, waitFor } from './support/engine.js';
 
@@ -164,6 +168,15 @@ describe('a payout to a party without a transfer pre-approval', () => {
     await h.deposit(dave, h.amulet, '1000');
     const { offer } = await offerTo(h, dave, 'payout');
     await h.advanceClock(offer.executeBefore.getTime() - h.clock.now().getTime() + 1);
+    // The ledger leaves an expired offer pending: the receiver can no longer accept it...
+    await expect(
+      h.ledger.acceptOffer({
+        commandId: 'dave-too-late',
+        offerId: offer.offerId,
+        actor: dave.partyId,
+      }),
+    ).rejects.toMatchObject({ code: 'offer_expired' });
+    // ...and the service withdraws it, which ends the leg expired.
     await h.waitForStatus(intent.intentId, 'output_failed');
     const ended = await statusOf(h, intent.intentId);
     expect(ended.payout).toMatchObject({ state: 'expired', offerId: offer.offerId });
@@ -174,6 +187,19 @@ describe('a payout to a party without a transfer pre-approval', () => {
       'payout_expired',
       'output_failed',
     ]);
+    expect(await h.ledger.getPendingOffers(dave.partyId)).toEqual([]);
+    const withdrawal = (await listCommandsOfIntent(h.db, intent.intentId)).find(
+      (command) => command.leg === 'withdraw',
+    );
+    expect(withdrawal).toMatchObject({
+      commandId: `${offer.offerId}:withdraw:0`,
+      status: 'committed',
+      payload: { kind: 'withdraw', offerId: offer.offerId, actor: h.pool().swapParty },
+    });
+    expect(await h.ledger.lookupCommand(withdrawal?.commandId ?? '')).toMatchObject({
+      updateId: withdrawal?.updateId,
+    });
+    expect(ended.payout?.updateId).toBe(withdrawal?.updateId);
     await h.booksMatchLedger();
   });
 });
@@ -253,5 +279,32 @@ describe('a refund to a party without a transfer pre-approval', () => {
     ]);
     const flags = await listOpenOperatorFlags(h.db, 10);
     expect(flags).toMatchObject([{ intentId: intent.intentId, kind: 'refund_failed' }]);
+  });
+
+  it('ends refund_failed, flagged for an operator, when the refund offer expires unanswered', async () => {
+    const h = await world.harness();
+    await h.startEngine();
+    const carol = await withoutPreapproval(h, 'carol');
+    const intent = await h.createIntent(carol, h.amulet, '1000');
+    await world.db.query(
+      `UPDATE pools SET price_impact_cap = 0.00001 WHERE pool_id = 'amulet-usdcx'`,
+    );
+    await h.deposit(carol, h.amulet, '1000');
+    const { offer } = await offerTo(h, carol, 'refund');
+    await h.advanceClock(offer.executeBefore.getTime() - h.clock.now().getTime() + 1);
+    await h.waitForStatus(intent.intentId, 'refund_failed');
+    const ended = await statusOf(h, intent.intentId);
+    expect(ended.refund).toMatchObject({ state: 'expired', offerId: offer.offerId });
+    expect((await eventNames(h, intent.intentId)).slice(4)).toEqual([
+      'processing',
+      'refund_offered',
+      'refund_expired',
+      'refund_failed',
+    ]);
+    const flags = await listOpenOperatorFlags(h.db, 10);
+    expect(flags).toMatchObject([{ intentId: intent.intentId, kind: 'refund_failed' }]);
+    // The withdrawn amount is back with the swap party, unlocked and parked for the operator.
+    expect(await h.ledger.getPendingOffers(carol.partyId)).toEqual([]);
+    await h.booksMatchLedger();
   });
 });

@@ -287,6 +287,39 @@ describe('ending without a refund transfer', () => {
     await h.booksMatchLedger();
   });
 
+  it('failed from matched: the deposit offer expired before the service accepted it, so it is rejected back', async () => {
+    h = await world.harness();
+    const usdcxBefore = await h.balance(h.alice, h.usdcx);
+    const intent = await h.createIntent(h.alice, h.usdcx, '100', {
+      validityMs: 3 * 24 * 60 * 60_000,
+    });
+    const sent = await h.deposit(h.alice, h.usdcx, '100');
+    if (sent.kind !== 'offer') throw new Error('expected an offer');
+    // The service is not running until the offer's deadline has passed.
+    const [offer] = await h.ledger.getPendingOffers(h.alice.partyId);
+    if (offer === undefined) throw new Error('the deposit offer is not pending');
+    await h.advanceClock(offer.executeBefore.getTime() - h.clock.now().getTime() + 1);
+    await h.startEngine();
+    const ended = await h.waitForStatus(intent.intentId, 'failed');
+    expect(ended.failureReason).toEqual({
+      code: 'deposit_offer_expired',
+      message:
+        'The deposit offer was expired before the service accepted it; it returned to the sender.',
+    });
+    // The expired offer stays pending on the ledger until the service rejects it back.
+    await waitFor(async () => {
+      const offers = await h.ledger.getPendingOffers(h.alice.partyId);
+      return offers.length === 0;
+    }, 'the expired deposit offer to be rejected');
+    expect(await h.balance(h.alice, h.usdcx)).toEqual(usdcxBefore);
+    const commands = await listCommandsOfIntent(world.db, intent.intentId);
+    expect(commands.map((c) => [c.leg, c.status])).toEqual([
+      ['accept', 'failed'],
+      ['reject', 'committed'],
+    ]);
+    await h.booksMatchLedger();
+  });
+
   it('expired: no deposit before expiresAt; a later deposit is refunded minus the fee', async () => {
     h = await world.harness();
     await h.startEngine();

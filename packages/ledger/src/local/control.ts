@@ -4,7 +4,7 @@
  * Nothing here is part of the ledger port; the engine never calls it.
  */
 import type { Amount, Instrument } from '@poolparty/core';
-import type { CommandResult, LedgerPort } from '../port.js';
+import type { CommandResult, Holding, LedgerPort, LedgerUpdate, Offset } from '../port.js';
 
 export interface LocalLedgerOptions {
   /** Folder where the ledger persists its state; omitted: in memory only. */
@@ -73,11 +73,27 @@ export interface LocalLedgerControl {
     readonly amount: Amount;
     readonly commandId?: string;
   }): Promise<CommandResult>;
-  /** Moves the clock forward; expiries and mining rounds due by then take effect at once. */
+  /**
+   * Moves the clock forward; a mining round due by then opens at once. Offers past their deadline
+   * stay pending (no longer acceptable) until withdrawn or rejected.
+   */
   advanceClock(ms: number): Promise<Date>;
   /** The price carried by the next open mining round (the last one set wins). */
   setAmuletPrice(priceUsd: Amount): Promise<void>;
   setFaults(faults: LedgerFaults): void;
+  /** The committed update at `offset`; undefined when none committed there (yet). */
+  updateAt(offset: Offset): LedgerUpdate | undefined;
+  /**
+   * The holdings (with their ids, as they were) that the update at `offset` created and
+   * archived; undefined when no update committed there. What a participant shows as the
+   * transaction's created and archived Holding contracts.
+   */
+  holdingChangesAt(
+    offset: Offset,
+  ): { readonly created: readonly Holding[]; readonly archived: readonly Holding[] } | undefined;
+  /** Resolves at the next commit, at close, or when the signal aborts. */
+  nextChange(signal?: AbortSignal): Promise<void>;
+  isClosed(): boolean;
   /** Flushes state and stops timers and subscriptions; the ledger can be reopened from dataDir. */
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 /**
  * Every change of the local ledger is one entry: a control operation, a committed command, or a
- * settlement of what fell due (expiries, mining rounds). Entries are plain JSON (amounts as
+ * settlement of what fell due (the opening of a mining round). Entries are plain JSON (amounts as
  * decimal strings, times as epoch milliseconds, keys as hex) and carry everything their effect
  * depends on, including the ledger time they were applied at, so applying the same entries in
  * the same order always rebuilds the same state. That is how the ledger persists (persistence.ts).
@@ -56,7 +56,10 @@ export interface AdvanceClockEntry {
   readonly ms: number;
 }
 
-/** Applies what fell due by `at`: offer expiries and the newest mining round. */
+/**
+ * Applies what fell due by `at`: the newest mining round. (Journals written before offers stopped
+ * expiring by themselves replay with the offers left pending.)
+ */
 export interface SettleEntry {
   readonly op: 'settle';
   readonly at: EpochMs;

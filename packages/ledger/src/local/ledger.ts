@@ -4,20 +4,22 @@
  *
  * Every call, reads included, runs in one queue, one at a time, and each change is applied
  * completely (checked, applied, journaled) before the next starts; so concurrent submissions
- * never interleave. Before each call, whatever fell due by the ledger clock (expiries, mining
- * rounds) is settled first; a timer does the same when nothing else happens.
+ * never interleave. Before each call, whatever fell due by the ledger clock (the opening of a
+ * mining round) is settled first; a timer does the same when nothing else happens.
  *
  * Decisions the port leaves open:
  * - Deduplication is by `commandId` alone. A resubmission within the deduplication period
  *   returns the first outcome even when its content differs, as Canton does; after the period
  *   the id is free again. `lookupCommand` keeps answering after the period (the latest commit).
  * - Mint and burn deduplicate when given a `commandId`; without one their update carries
- *   `commandId: null` like the ledger's own updates.
+ *   `commandId: null`. Every other update comes from a port command and carries its id.
  * - Faults (latency, rejection, timeout after commit) apply to the port's submissions only,
  *   never to devnet controls.
  * - A transfer whose `executeBefore` is not in the future is refused with `offer_expired`
  *   (the token standard requires the factory to fail then), for direct transfers too.
  * - A self-transfer is refused with `not_authorized`.
+ * - Accepting an offer at or after its `executeBefore` is refused with `offer_expired`; the offer
+ *   stays pending and can still be rejected or withdrawn.
  * - Malformed control input (a bad hint, a key that is not 32 bytes, an instrument without admin
  *   or id) throws `RangeError`; the port's refusals throw `LedgerError`.
  * - `close()` is idempotent; every later call rejects with `LedgerError('closed')`.
@@ -63,6 +65,7 @@ import { Journal } from './persistence.js';
 import { isDue, nextDueMs } from './schedule.js';
 import {
   deduplicatedResult,
+  type HoldingChanges,
   holdingsOf,
   type LedgerState,
   lastRecordTimeMs,
@@ -370,6 +373,10 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
 
   updateAt(offset: number): LedgerUpdate | undefined {
     return this.state.updates[offset - 1];
+  }
+
+  holdingChangesAt(offset: Offset): HoldingChanges | undefined {
+    return this.state.holdingChanges[offset - 1];
   }
 
   isClosed(): boolean {

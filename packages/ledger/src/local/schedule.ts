@@ -1,80 +1,42 @@
 /**
- * What happens by the passing of ledger time: offers expire once the clock reaches their
- * `executeBefore`, and a new mining round opens at every 10-minute boundary.
+ * What happens by the passing of ledger time: a new mining round opens at every 10-minute
+ * boundary. Nothing else does: an offer past its `executeBefore` stays pending (Canton does not
+ * archive an expired transfer instruction; accepting it fails, and its sender or receiver ends it).
  *
- * When the clock jumps over several round boundaries at once (an advance, or a ledger that was
- * closed for a while), only the newest round opens, in one `mining_round_opened` update: the
- * rounds in between were never observable, and a day's advance should not flood the stream with
- * 144 updates. Each expiry is its own update. Due items apply in time order, each recorded at the
- * time it fell due (never before the previous update), with `commandId: null`.
+ * A round opening is no update: on Canton the round is a contract of the DSO party, which no
+ * party's update stream shows, and readers see it through `openMiningRound()`. So it takes no
+ * offset and leaves ledger time alone. When the clock jumps over several round boundaries at once
+ * (an advance, or a ledger that was closed for a while), only the newest round opens: the rounds
+ * in between were never observable.
  */
 import { miningRoundAt, miningRoundOpensAtMs } from './clock.js';
 import type { AdvanceClockEntry, SetAmuletPriceEntry, SettleEntry } from './entries.js';
-import { type LedgerState, lastRecordTimeMs, recordUpdate } from './state.js';
-import { endOffer, positiveAmount } from './transfers.js';
+import type { LedgerState } from './state.js';
+import { positiveAmount } from './transfers.js';
 
-interface DueItem {
-  readonly dueMs: number;
-  /** Orders items due at the same time: expiries first, then the round. */
-  readonly rank: number;
-  readonly apply: (recordTimeMs: number) => void;
-}
-
-function dueExpiries(state: LedgerState, atMs: number): DueItem[] {
-  return [...state.pendingOffers.values()]
-    .filter(({ offer }) => offer.executeBefore.getTime() <= atMs)
-    .map((pending) => ({
-      dueMs: pending.offer.executeBefore.getTime(),
-      rank: 0,
-      apply: (recordTimeMs: number) => {
-        endOffer(state, pending, 'expired', recordTimeMs, null);
-      },
-    }));
-}
-
-function dueMiningRound(state: LedgerState, atMs: number): DueItem[] {
+/** The round that should be open at `atMs`, when it is newer than the open one. */
+function dueRound(state: LedgerState, atMs: number): number | null {
   const round = miningRoundAt(state.genesisMs, atMs);
-  if (round <= state.miningRound.round) return [];
-  const opensAtMs = miningRoundOpensAtMs(state.genesisMs, round);
-  return [
-    {
-      dueMs: opensAtMs,
-      rank: 1,
-      apply: (recordTimeMs: number) => {
-        const amuletPriceUsd = state.nextAmuletPriceUsd;
-        state.miningRound = Object.freeze({ round, amuletPriceUsd, opensAt: new Date(opensAtMs) });
-        recordUpdate(state, recordTimeMs, null, [
-          { kind: 'mining_round_opened', round, amuletPriceUsd },
-        ]);
-      },
-    },
-  ];
-}
-
-function dueItems(state: LedgerState, atMs: number): DueItem[] {
-  return [...dueExpiries(state, atMs), ...dueMiningRound(state, atMs)].sort(
-    (a, b) => a.dueMs - b.dueMs || a.rank - b.rank,
-  );
+  return round > state.miningRound.round ? round : null;
 }
 
 export function isDue(state: LedgerState, atMs: number): boolean {
-  return dueItems(state, atMs).length > 0;
+  return dueRound(state, atMs) !== null;
 }
 
-/** The ledger time at which something next falls due (the next round at the latest). */
+/** The ledger time at which the next round opens. */
 export function nextDueMs(state: LedgerState): number {
-  const nextRoundMs = miningRoundOpensAtMs(state.genesisMs, state.miningRound.round + 1);
-  let next = nextRoundMs;
-  for (const { offer } of state.pendingOffers.values()) {
-    next = Math.min(next, offer.executeBefore.getTime());
-  }
-  return next;
+  return miningRoundOpensAtMs(state.genesisMs, state.miningRound.round + 1);
 }
 
 export function applySettle(state: LedgerState, entry: SettleEntry): void {
-  for (const item of dueItems(state, entry.at)) {
-    item.apply(Math.max(item.dueMs, lastRecordTimeMs(state)));
-  }
+  const round = dueRound(state, entry.at);
+  if (round === null) return;
+  state.miningRound = Object.freeze({
+    round,
+    amuletPriceUsd: state.nextAmuletPriceUsd,
+    opensAt: new Date(miningRoundOpensAtMs(state.genesisMs, round)),
+  });
 }
 
 export function applyAdvanceClock(state: LedgerState, entry: AdvanceClockEntry): void {

@@ -42,7 +42,7 @@ export interface PendingOffer {
   readonly lockedHoldingId: string;
 }
 
-export type OfferEnding = 'accepted' | 'rejected' | 'withdrawn' | 'expired';
+export type OfferEnding = 'accepted' | 'rejected' | 'withdrawn';
 
 export type StoredResult =
   | TransferOutcome
@@ -55,6 +55,12 @@ export interface StoredCompletion {
   readonly result: StoredResult;
 }
 
+/** The holdings one update created and archived, as they were then (locks included). */
+export interface HoldingChanges {
+  readonly created: readonly Holding[];
+  readonly archived: readonly Holding[];
+}
+
 export interface LedgerState {
   readonly operatorNamespace: string;
   readonly genesisMs: number;
@@ -65,11 +71,15 @@ export interface LedgerState {
   readonly instruments: Map<string, Instrument>;
   /** By holding id, in creation order. */
   readonly holdings: Map<string, Holding>;
+  /** Every offer not yet accepted, rejected or withdrawn, expired ones included. */
   readonly pendingOffers: Map<string, PendingOffer>;
-  readonly endedOffers: Map<string, OfferEnding>;
   readonly completions: Map<string, StoredCompletion>;
   /** `updates[i]` has offset `i + 1`. */
   readonly updates: LedgerUpdate[];
+  /** `holdingChanges[i]`: what the update at offset `i + 1` created and archived. */
+  readonly holdingChanges: HoldingChanges[];
+  /** Holdings created and archived since the last recorded update: the next update's changes. */
+  unrecorded: { created: Holding[]; archived: Holding[] };
   holdingSeq: number;
   miningRound: MiningRound;
   /** Carried by the next mining round that opens. */
@@ -86,9 +96,10 @@ export function createLedgerState(genesis: GenesisEntry): LedgerState {
     instruments: new Map(),
     holdings: new Map(),
     pendingOffers: new Map(),
-    endedOffers: new Map(),
     completions: new Map(),
     updates: [],
+    holdingChanges: [],
+    unrecorded: { created: [], archived: [] },
     holdingSeq: 0,
     miningRound: { round: 0, amuletPriceUsd: price, opensAt: new Date(genesis.at) },
     nextAmuletPriceUsd: price,
@@ -163,11 +174,17 @@ export function createHolding(
   const holdingId = ledgerId(state, 'holding', state.holdingSeq);
   const holding: Holding = Object.freeze({ holdingId, owner, instrument, amount, lock });
   state.holdings.set(holdingId, holding);
+  state.unrecorded.created.push(holding);
   return holding;
 }
 
 export function archiveHoldings(state: LedgerState, holdingIds: readonly string[]): void {
-  for (const holdingId of holdingIds) state.holdings.delete(holdingId);
+  for (const holdingId of holdingIds) {
+    const holding = state.holdings.get(holdingId);
+    if (holding === undefined) throw new Error(`no holding ${holdingId} to archive`);
+    state.holdings.delete(holdingId);
+    state.unrecorded.archived.push(holding);
+  }
 }
 
 export function recordUpdate(
@@ -187,6 +204,11 @@ export function recordUpdate(
     events: Object.freeze([...events]),
   });
   state.updates.push(update);
+  const { created, archived } = state.unrecorded;
+  state.holdingChanges.push(
+    Object.freeze({ created: Object.freeze(created), archived: Object.freeze(archived) }),
+  );
+  state.unrecorded = { created: [], archived: [] };
   return { updateId, offset };
 }
 

@@ -8,8 +8,10 @@
  *
  * An offer locks exactly the offered amount: the inputs are archived and the sender receives a
  * holding of the amount locked for the offer (plus unlocked change), as Amulet's transfer
- * instructions do. Accepting moves the locked holding to the receiver; rejecting, withdrawing or
- * expiry gives the sender an unlocked holding of the amount back.
+ * instructions do; the lock expires at the offer's `executeBefore`. Accepting moves the locked
+ * holding to the receiver; rejecting or withdrawing gives the sender an unlocked holding of the
+ * amount back. An offer past its deadline stays pending and its holding locked: it can no longer
+ * be accepted, only rejected or withdrawn, as on Canton.
  */
 import { Amount, type Instrument, sameInstrument } from '@poolparty/core';
 import {
@@ -125,6 +127,7 @@ export function applyTransfer(state: LedgerState, entry: TransferEntry): Transfe
       amount,
       meta,
       offerId: null,
+      feesBurned: Amount.ZERO,
     };
     const result = recordUpdate(state, entry.at, entry.commandId, [event]);
     return complete(state, entry.commandId, { kind: 'direct', ...result });
@@ -143,12 +146,18 @@ export function applyTransfer(state: LedgerState, entry: TransferEntry): Transfe
   const locked = createHolding(state, sender, instrument, amount, {
     offerId,
     expiresAt: executeBefore,
+    context: lockContext(offer),
   });
   state.pendingOffers.set(offerId, { offer, lockedHoldingId: locked.holdingId });
   const result = recordUpdate(state, entry.at, entry.commandId, [
     { kind: 'offer_created', ...offer },
   ]);
   return complete(state, entry.commandId, { kind: 'offer', ...result, offerId });
+}
+
+/** The context a lock shows a wallet: what the locked amount waits for. */
+function lockContext(offer: TransferOffer): string {
+  return `transfer offer to ${offer.receiver}`;
 }
 
 function complete<T extends CommandResult>(
@@ -163,14 +172,11 @@ function complete<T extends CommandResult>(
 function requirePendingOffer(state: LedgerState, offerId: string): PendingOffer {
   const pending = state.pendingOffers.get(offerId);
   if (pending) return pending;
-  if (state.endedOffers.get(offerId) === 'expired') {
-    throw new LedgerError('offer_expired', `offer ${offerId} expired`);
-  }
   throw new LedgerError('offer_not_found', `no pending offer ${offerId}`);
 }
 
 /** Ends a pending offer: the locked amount goes to the receiver (accepted) or back to the sender. */
-export function endOffer(
+function endOffer(
   state: LedgerState,
   pending: PendingOffer,
   ending: OfferEnding,
@@ -180,7 +186,6 @@ export function endOffer(
   const { offer } = pending;
   archiveHoldings(state, [pending.lockedHoldingId]);
   state.pendingOffers.delete(offer.offerId);
-  state.endedOffers.set(offer.offerId, ending);
   const owner = ending === 'accepted' ? offer.receiver : offer.sender;
   createHolding(state, owner, offer.instrument, offer.amount);
   return recordUpdate(state, atMs, commandId, [offerEndEvent(offer, ending)]);
@@ -189,7 +194,16 @@ export function endOffer(
 function offerEndEvent(offer: TransferOffer, ending: OfferEnding): LedgerEvent {
   if (ending !== 'accepted') return { kind: `offer_${ending}`, ...offer };
   const { sender, receiver, instrument, amount, meta, offerId } = offer;
-  return { kind: 'transfer', sender, receiver, instrument, amount, meta, offerId };
+  return {
+    kind: 'transfer',
+    sender,
+    receiver,
+    instrument,
+    amount,
+    meta,
+    offerId,
+    feesBurned: Amount.ZERO,
+  };
 }
 
 const OFFER_ACTIONS = {
@@ -204,6 +218,13 @@ export function applyOfferAction(state: LedgerState, entry: OfferActionEntry): C
   const entitled = pending.offer[action.actor];
   if (entry.actor !== entitled) {
     throw new LedgerError('not_authorized', `only the ${action.actor} ${entitled} may do that`);
+  }
+  // Only acceptance has a deadline; the sender and receiver can end an expired offer.
+  if (action.ending === 'accepted' && pending.offer.executeBefore.getTime() <= entry.at) {
+    throw new LedgerError(
+      'offer_expired',
+      `offer ${entry.offerId} expired at ${pending.offer.executeBefore.toISOString()}`,
+    );
   }
   const result = endOffer(state, pending, action.ending, entry.at, entry.commandId);
   return complete(state, entry.commandId, result);

@@ -4,8 +4,8 @@
  * aborts or the ledger closes; starting one on a closed ledger throws `closed`.
  *
  * Filtering keeps whole updates: an update is delivered when one of its events names a
- * subscribed party as sender, receiver or owner (mining rounds name none, so only unfiltered
- * subscriptions see them).
+ * subscribed party as sender, receiver or owner. A filtered subscription skips the offsets of the
+ * updates it does not deliver, as a participant's party-filtered stream does.
  */
 import {
   LedgerError,
@@ -55,8 +55,6 @@ function partiesOf(event: LedgerEvent): readonly string[] {
     case 'mint':
     case 'burn':
       return [event.owner];
-    case 'mining_round_opened':
-      return [];
     default:
       return [event.sender, event.receiver];
   }

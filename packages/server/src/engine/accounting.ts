@@ -8,7 +8,9 @@
  *                                      fees += platform + network fee; on the output side
  *                                      reserve −= output, outgoing += output
  * - a refund is decided:               inflight −= deposit; outgoing += refund; fees += the rest
- * - a payout or refund commits:        outgoing −= amount (the holdings left with it)
+ * - a payout or refund commits:        outgoing −= amount (the holdings left with it); fees −= what
+ *                                      the transfer burned beyond the amount (Amulet's fees),
+ *                                      any shortfall taken from reserve
  * - an unmatched transfer arrives:     outgoing += refund; fees += the fee it pays
  *
  * A movement that would make a bucket negative throws: the books are wrong, and nothing is
@@ -47,6 +49,20 @@ const FIELD: Record<Bucket, Record<Side, keyof PoolBalances>> = {
   outgoing: { a: 'outgoingA', b: 'outgoingB' },
   fees: { a: 'feesA', b: 'feesB' },
 };
+
+/**
+ * A network cost the swap party paid out of its holdings (fees an Amulet transfer burned): it is
+ * paid from the network fees the side collected, and what they cannot cover from its reserve,
+ * so the books keep equalling the holdings whatever the cost.
+ */
+export function networkCost(balances: PoolBalances, side: Side, cost: Amount): Movement[] {
+  if (!cost.isPositive()) return [];
+  const collected = Amount.parse(balances[FIELD.fees[side]]);
+  const fromFees = cost.lte(collected) ? cost : collected;
+  const shortfall = cost.sub(fromFees);
+  const movements = fromFees.isPositive() ? [debit(side, 'fees', fromFees)] : [];
+  return shortfall.isPositive() ? [...movements, debit(side, 'reserve', shortfall)] : movements;
+}
 
 export class AccountingError extends Error {
   override readonly name = 'AccountingError';

@@ -5,8 +5,8 @@
  *   update stream from the stored checkpoint, one update per transaction, and reconnects with
  *   backoff from the last checkpoint when the stream drops. Losing the lead stops it; the engine
  *   then queues for the lead again.
- * - The work loop expires due intents, submits due commands and executes queued intents, each in
- *   bounded batches; it runs again at once while there is progress, otherwise it waits for a
+ * - The work loop expires due intents, records the withdrawal of the service's own offers past
+ *   their deadline, submits due commands and executes queued intents, each in bounded batches; it runs again at once while there is progress, otherwise it waits for a
  *   `poke()` (an HTTP change, an ingested update), the next backed-off retry, or the idle period.
  * - The reconcile loop, while this engine leads the stream, compares the swap parties' holdings
  *   with the books every `reconcileIntervalMs` (reconciler.ts).
@@ -26,6 +26,7 @@ import { executeQueued } from './execution.js';
 import { expireDue } from './expiry.js';
 import { ingestUpdate } from './ingest.js';
 import type { LeaderTerm, StreamLeadership } from './leadership.js';
+import { withdrawExpiredOffers } from './offer-withdrawal.js';
 import { nextRetryAt } from './queries.js';
 import { type ReconciliationReport, reconcile } from './reconciler.js';
 import {
@@ -207,6 +208,8 @@ export class SettlementEngine implements Engine {
   private async round(): Promise<boolean> {
     const ctx = this.ctx;
     let progressed = (await expireDue(ctx)) > 0;
+    if (this.halted()) return progressed;
+    progressed = (await withdrawExpiredOffers(ctx)) > 0 || progressed;
     if (this.halted()) return progressed;
     progressed = (await submitDueCommands(ctx)) > 0 || progressed;
     if (this.halted()) return progressed;

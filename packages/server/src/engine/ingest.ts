@@ -5,15 +5,19 @@
  *
  * What an update can mean:
  * - it carries the id of a command the service recorded: the confirmation of that command
- *   (an accept, a reject, a payout or refund transfer, or the offer a payout or refund became);
+ *   (an accept, a reject, a payout or refund transfer, the offer a payout or refund became, or
+ *   the service's withdrawal of such an offer after its deadline, which ends the leg `expired`);
  * - a transfer or offer to a swap party: a deposit;
  * - a transfer settling an offer a swap party made: the receiver accepted a payout or refund;
- * - an offer from a swap party rejected, withdrawn or expired: a payout or refund came back;
- * - an offer to a swap party withdrawn or expired: a deposit offer the sender took back.
+ * - an offer from a swap party rejected or withdrawn: a payout or refund came back;
+ * - an offer to a swap party withdrawn: a deposit offer the sender took back.
+ * Offers do not end by themselves on the ledger: one past its deadline stays pending until its
+ * sender withdraws it or its receiver rejects it (offer-withdrawal.ts).
  * Anything else that names a swap party (mints, burns, an operator's own transfers) is not the
  * engine's business; the reconciler compares holdings with the books.
  */
-import type { LedgerEvent, LedgerUpdate, TransferOffer } from '@poolparty/ledger';
+import { Amount } from '@poolparty/core';
+import type { LedgerEvent, LedgerUpdate } from '@poolparty/ledger';
 import type { Queryable } from '../store/database.js';
 import { setLedgerOffset } from '../store/offsets.js';
 import { raiseOperatorFlag } from '../store/operator-flags.js';
@@ -26,6 +30,7 @@ import {
   finishAccept,
   finishDepositOffer,
   finishTransfer,
+  offerActionPayloadOf,
   recordOfferMade,
   recordOfferOutcome,
 } from './legs.js';
@@ -35,6 +40,7 @@ import {
   confirmCommand,
   depositByOffer,
   type EngineCommand,
+  endCommandOffer,
   failCommand,
   getCommand,
   lockCheckpoint,
@@ -103,13 +109,17 @@ async function applyConfirmation(scope: UpdateScope, command: EngineCommand): Pr
   const { tx, update, now } = scope;
   const event = update.events[0];
   const offer = event?.kind === 'offer_created' ? event : null;
-  const offerId = offer?.offerId ?? null;
   const confirmed = await confirmCommand(tx, {
     commandId: command.commandId,
     updateId: update.updateId,
-    offerId,
+    offer: offer && { offerId: offer.offerId, withdrawAt: offer.executeBefore },
     now,
   });
+  // The offer came back to the swap party whether or not the engine still waited for it; ending
+  // its leg is guarded by the leg's and the intent's states, so it applies once.
+  if (command.leg === 'withdraw') {
+    return swapPartyOfferEnded(scope, offerActionPayloadOf(command).offerId, 'expired');
+  }
   if (confirmed === null) return lateConfirmation(scope, command);
   // An offer made by a payout or refund waits for the receiver: the status says so, the state stays.
   if (offer !== null) {
@@ -126,7 +136,7 @@ async function applyConfirmation(scope: UpdateScope, command: EngineCommand): Pr
       return;
     case 'payout':
     case 'refund':
-      return finishTransfer(tx, confirmed, update.updateId, now);
+      return finishTransfer(tx, confirmed, transferFacts(update), now);
   }
 }
 
@@ -148,14 +158,14 @@ async function lateConfirmation(scope: UpdateScope, command: EngineCommand): Pro
 async function applyEvent(scope: UpdateScope, index: number, event: LedgerEvent): Promise<void> {
   switch (event.kind) {
     case 'transfer':
-      if (event.offerId !== null) return offerAccepted(scope, event.offerId, event.sender);
+      if (event.offerId !== null) return offerAccepted(scope, event, event.offerId);
       return incoming(scope, index, event, null);
     case 'offer_created':
       return incoming(scope, index, event, event.offerId);
     case 'offer_rejected':
+      return offerEnded(scope, event, 'rejected');
     case 'offer_withdrawn':
-    case 'offer_expired':
-      return offerEnded(scope, event);
+      return offerEnded(scope, event, 'withdrawn');
     default:
       return;
   }
@@ -190,39 +200,36 @@ async function incoming(
 }
 
 /** A receiver accepted an offer a swap party made: a payout or refund arrived. */
-async function offerAccepted(scope: UpdateScope, offerId: string, sender: string): Promise<void> {
-  if (poolOfSwapParty(scope.pools, sender) === undefined) return;
+async function offerAccepted(
+  scope: UpdateScope,
+  event: Extract<LedgerEvent, { kind: 'transfer' }>,
+  offerId: string,
+): Promise<void> {
+  if (poolOfSwapParty(scope.pools, event.sender) === undefined) return;
+  await endCommandOffer(scope.tx, offerId);
   const command = await commandByOffer(scope.tx, offerId);
   if (command === null || (command.leg !== 'payout' && command.leg !== 'refund')) return;
   const { tx, update, now } = scope;
   await recordOfferOutcome(tx, command, offerId, 'accepted', update.updateId, now);
-  await finishTransfer(tx, command, update.updateId, now);
+  const transfer = { updateId: update.updateId, feesBurned: event.feesBurned };
+  await finishTransfer(tx, command, transfer, now);
 }
 
+/** The facts of a payout or refund transfer the update of its command committed. */
+function transferFacts(update: LedgerUpdate): { updateId: string; feesBurned: Amount } {
+  const transfer = update.events.find((event) => event.kind === 'transfer');
+  return { updateId: update.updateId, feesBurned: transfer?.feesBurned ?? Amount.ZERO };
+}
+
+/** An offer ended unaccepted: the receiver rejected it, or its sender withdrew it. */
 async function offerEnded(
   scope: UpdateScope,
-  event: { readonly kind: string } & TransferOffer,
+  event: Extract<LedgerEvent, { kind: 'offer_rejected' | 'offer_withdrawn' }>,
+  ending: 'rejected' | 'withdrawn',
 ): Promise<void> {
-  const ending = event.kind.replace('offer_', '') as 'rejected' | 'withdrawn' | 'expired';
-  const { tx, now, effects } = scope;
+  const { tx, now } = scope;
   if (poolOfSwapParty(scope.pools, event.sender) !== undefined) {
-    const command = await commandByOffer(tx, event.offerId);
-    if (command !== null) {
-      // The service never withdraws its own offers; one withdrawn by hand ended unanswered.
-      const outcome = ending === 'rejected' ? 'rejected' : 'expired';
-      await recordOfferOutcome(tx, command, event.offerId, outcome, scope.update.updateId, now);
-    }
-    if (command?.leg === 'payout') {
-      const failureReason = {
-        code: 'output_failed',
-        message: `The payout offer was ${ending}; the trade was reversed and the input refunded.`,
-      };
-      return failPayout(tx, command, failureReason, now, effects);
-    }
-    if (command?.leg === 'refund') {
-      return abandonRefund(tx, command, `the refund offer was ${ending}`, now);
-    }
-    return;
+    return swapPartyOfferEnded(scope, event.offerId, ending);
   }
   if (poolOfSwapParty(scope.pools, event.receiver) === undefined || ending === 'rejected') return;
   const deposit = await depositByOffer(tx, event.offerId);
@@ -233,4 +240,32 @@ async function offerEnded(
     }
   }
   await finishDepositOffer(tx, deposit.depositId, ending, now);
+}
+
+/**
+ * A payout or refund offer came back to the swap party unaccepted. `expired`: the service withdrew
+ * it after its deadline (a withdrawal by anyone else's hand also means it went unanswered).
+ */
+async function swapPartyOfferEnded(
+  scope: UpdateScope,
+  offerId: string,
+  ending: 'rejected' | 'withdrawn' | 'expired',
+): Promise<void> {
+  const { tx, now, effects } = scope;
+  await endCommandOffer(tx, offerId);
+  const command = await commandByOffer(tx, offerId);
+  if (command !== null) {
+    const outcome = ending === 'rejected' ? 'rejected' : 'expired';
+    await recordOfferOutcome(tx, command, offerId, outcome, scope.update.updateId, now);
+  }
+  if (command?.leg === 'payout') {
+    const failureReason = {
+      code: 'output_failed',
+      message: `The payout offer was ${ending}; the trade was reversed and the input refunded.`,
+    };
+    return failPayout(tx, command, failureReason, now, effects);
+  }
+  if (command?.leg === 'refund') {
+    return abandonRefund(tx, command, `the refund offer was ${ending}`, now);
+  }
 }

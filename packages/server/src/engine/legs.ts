@@ -1,6 +1,7 @@
 /**
- * The ledger legs the engine sends (accept, reject, payout, refund): what each records before it
- * is submitted, and what its outcome does to intents, deposits and the books.
+ * The ledger legs the engine sends (accept, reject, payout, refund, and the withdrawal of its own
+ * offer after its deadline): what each records before it is submitted, and what its outcome does
+ * to intents, deposits and the books.
  *
  * Every outcome is applied in the caller's transaction, after the pool's accounting row is
  * locked, and only if a conditional state change succeeds first (an intent leaving the state the
@@ -30,6 +31,7 @@ import {
   lockPool,
   type Movement,
   moveBalances,
+  networkCost,
   type Side,
 } from './accounting.js';
 import type { Effects } from './context.js';
@@ -75,8 +77,9 @@ export interface OperatorRetry {
 }
 
 export interface OfferActionPayload {
-  readonly kind: 'accept' | 'reject';
-  readonly poolId: string;
+  /** `accept`, `reject`: a deposit offer to a swap party; `withdraw`: a swap party's own offer. */
+  readonly kind: 'accept' | 'reject' | 'withdraw';
+  readonly poolId: string | null;
   readonly offerId: string;
   readonly actor: string;
 }
@@ -94,6 +97,12 @@ export function payloadOf(command: EngineCommand): CommandPayload {
 export function transferPayloadOf(command: EngineCommand): TransferPayload {
   const payload = payloadOf(command);
   if (payload.kind !== 'transfer') throw new Error(`command ${command.commandId} is no transfer`);
+  return payload;
+}
+
+export function offerActionPayloadOf(command: EngineCommand): OfferActionPayload {
+  const payload = payloadOf(command);
+  if (payload.kind === 'transfer') throw new Error(`command ${command.commandId} is a transfer`);
   return payload;
 }
 
@@ -117,8 +126,10 @@ async function record(
 ): Promise<void> {
   const subjectId = subject.intentId ?? subject.depositId;
   if (subjectId === null) throw new Error('a command needs an intent or a deposit');
+  // An intent may make several offers (a payout, then a refund): a withdrawal is the offer's own.
+  const commandSubject = payload.kind === 'withdraw' ? payload.offerId : subjectId;
   await recordLedgerCommand(tx, {
-    commandId: commandIdOf(subjectId, leg, 0),
+    commandId: commandIdOf(commandSubject, leg, 0),
     intentId: subject.intentId,
     depositId: subject.depositId,
     leg,
@@ -135,6 +146,28 @@ export function recordOfferAction(
   now: Date,
 ): Promise<void> {
   return record(tx, subject, payload.kind, payload, now);
+}
+
+/**
+ * Records the withdrawal of the offer a payout or refund made (SPEC §7.5: an offer unanswered by
+ * its deadline ends `expired`). Canton leaves an expired offer pending with the amount locked,
+ * so the sender, the swap party, takes it back; the withdrawal's confirmation then ends the leg
+ * as the ledger's expiry used to. The command id is the offer's, so it is recorded once.
+ */
+export function recordOfferWithdrawal(
+  tx: Queryable,
+  offerCommand: EngineCommand,
+  offerId: string,
+  now: Date,
+): Promise<void> {
+  const payload = transferPayloadOf(offerCommand);
+  return record(
+    tx,
+    offerCommand,
+    'withdraw',
+    { kind: 'withdraw', poolId: payload.poolId, offerId, actor: payload.sender },
+    now,
+  );
 }
 
 export function recordTransfer(
@@ -300,11 +333,30 @@ export async function finishAccept(
   });
 }
 
-/** A deposit offer the service took no part in ended (withdrawn, expired) or it rejected it. */
+/** Why a matched intent failed when its deposit offer ended before the service accepted it. */
+function depositOfferEnded(ending: 'withdrawn' | 'expired'): FailureReason {
+  return {
+    code: `deposit_offer_${ending}`,
+    message: `The deposit offer was ${ending} before the service accepted it; it returned to the sender.`,
+  };
+}
+
+/** The deposit offer lapsed before the service accepted it (the ledger refused the accept). */
+export const DEPOSIT_OFFER_EXPIRED: FailureReason = depositOfferEnded('expired');
+
+/** The service could not accept the deposit offer for another reason. */
+export function notAccepted(error: string): FailureReason {
+  return {
+    code: 'deposit_not_accepted',
+    message: `The service could not accept the deposit offer (${error}); it returns to the sender.`,
+  };
+}
+
+/** A deposit offer the sender withdrew, or the service rejected. */
 export async function finishDepositOffer(
   tx: Queryable,
   depositId: string,
-  ending: 'rejected' | 'withdrawn' | 'expired',
+  ending: 'rejected' | 'withdrawn',
   now: Date,
 ): Promise<void> {
   const deposit = await getDeposit(tx, depositId);
@@ -318,18 +370,18 @@ export async function finishDepositOffer(
     intentId: deposit.intentId,
     to: 'failed',
     at: now,
-    failureReason: {
-      code: `deposit_offer_${ending}`,
-      message: `The deposit offer was ${ending} before the service accepted it; it returned to the sender.`,
-    },
+    failureReason: depositOfferEnded(ending),
   });
 }
 
-/** The deposit offer of a matched intent cannot be accepted: the intent fails, nothing is owed. */
+/**
+ * The deposit offer of a matched intent cannot be accepted: the intent fails, nothing is owed.
+ * An offer still pending (expired ones included) is rejected, which returns it to its sender.
+ */
 export async function failCustody(
   tx: Queryable,
   command: EngineCommand,
-  error: string,
+  failureReason: FailureReason,
   offerStillPending: boolean,
   now: Date,
 ): Promise<void> {
@@ -339,10 +391,7 @@ export async function failCustody(
     intentId: command.intentId,
     to: 'failed',
     at: now,
-    failureReason: {
-      code: 'deposit_not_accepted',
-      message: `The service could not accept the deposit offer (${error}); it returns to the sender.`,
-    },
+    failureReason,
   });
   if (failed && offerStillPending && deposit.offerId !== null) {
     const payload = command.payload as OfferActionPayload;
@@ -365,13 +414,18 @@ async function leaveMatched(
   return moveIntent(tx, { ...move, from: 'matched' });
 }
 
-/** A payout or refund transfer arrived at its receiver (directly, or by accepting the offer). */
+/**
+ * A payout or refund transfer arrived at its receiver (directly, or by accepting the offer).
+ * `feesBurned`: what the swap party paid beyond the amount (Amulet's transfer fees), a network
+ * cost of this leg that left its holdings too.
+ */
 export async function finishTransfer(
   tx: Queryable,
   command: EngineCommand,
-  updateId: string,
+  transfer: { readonly updateId: string; readonly feesBurned: Amount },
   now: Date,
 ): Promise<void> {
+  const { updateId } = transfer;
   const payload = transferPayloadOf(command);
   if (payload.poolId !== null) await lockPool(tx, payload.poolId);
   const done =
@@ -379,8 +433,14 @@ export async function finishTransfer(
       ? await completePayout(tx, command, payload, updateId, now)
       : await completeRefund(tx, command, payload, updateId, now);
   if (done && payload.poolId !== null && payload.side !== null) {
+    const { poolId, side } = payload;
     const amount = Amount.parse(payload.amount);
-    await moveBalances(tx, payload.poolId, [debit(payload.side, 'outgoing', amount)], now);
+    const books = await lockPool(tx, poolId);
+    const movements = [
+      debit(side, 'outgoing', amount),
+      ...networkCost(books, side, transfer.feesBurned),
+    ];
+    await moveBalances(tx, poolId, movements, now);
   }
 }
 
@@ -591,7 +651,10 @@ async function parkIntent(
   });
 }
 
-/** An unmatched deposit offer could not be rejected: it will expire, but an operator is told. */
+/**
+ * An unmatched deposit offer could not be rejected: it stays pending until its sender withdraws
+ * it (or a later reject succeeds), and an operator is told.
+ */
 export async function abandonReject(
   tx: Queryable,
   command: EngineCommand,
@@ -609,4 +672,29 @@ export async function abandonReject(
       createdAt: now,
     });
   }
+}
+
+/**
+ * The withdrawal of an expired payout or refund offer was given up. When the offer is gone it
+ * ended otherwise (the receiver rejected it), and that ending, on the stream, ends the leg.
+ * Otherwise the offer is still pending with the swap party's amount locked, and the leg stays
+ * `offered`: only an operator can resolve it, so one is told.
+ */
+export async function abandonWithdrawal(
+  tx: Queryable,
+  command: EngineCommand,
+  error: string,
+  offerGone: boolean,
+  now: Date,
+): Promise<void> {
+  await failCommand(tx, command.commandId, error, now);
+  if (offerGone) return;
+  const { offerId } = offerActionPayloadOf(command);
+  await raiseOperatorFlag(tx, {
+    intentId: command.intentId,
+    depositId: command.depositId,
+    kind: 'offer_not_withdrawn',
+    details: { commandId: command.commandId, offerId, error },
+    createdAt: now,
+  });
 }

@@ -62,26 +62,80 @@ export async function lockCheckpoint(
 }
 
 /**
- * Marks the command committed by `updateId` (and the offer it created, if any). Null when it was
- * already final: a confirmation applies its effects exactly once.
+ * Marks the command committed by `updateId` (and the offer it created, if any, with the time
+ * the service withdraws that offer unless it ends before). Null when it was already final: a
+ * confirmation applies its effects exactly once.
  */
 export async function confirmCommand(
   tx: Queryable,
   input: {
     readonly commandId: string;
     readonly updateId: string;
-    readonly offerId: string | null;
+    readonly offer: { readonly offerId: string; readonly withdrawAt: Date } | null;
     readonly now: Date;
   },
 ): Promise<EngineCommand | null> {
   const rows = await tx.query(
     `UPDATE ledger_commands SET status = 'committed', update_id = $2,
-       offer_id = COALESCE($3, offer_id), retry_at = NULL, updated_at = $4
+       offer_id = COALESCE($3, offer_id),
+       offer_withdraw_due_at = COALESCE($5, offer_withdraw_due_at),
+       retry_at = NULL, updated_at = $4
      WHERE command_id = $1 AND status IN ('recorded', 'submitted')
      RETURNING *`,
-    [input.commandId, input.updateId, input.offerId, input.now],
+    [
+      input.commandId,
+      input.updateId,
+      input.offer?.offerId ?? null,
+      input.now,
+      input.offer?.withdrawAt ?? null,
+    ],
   );
   return firstCommand(rows);
+}
+
+/** The offer ended (accepted, rejected, withdrawn): no withdrawal of it is due any more. */
+export async function endCommandOffer(q: Queryable, offerId: string): Promise<void> {
+  await q.query(
+    `UPDATE ledger_commands SET offer_withdraw_due_at = NULL
+     WHERE offer_id = $1 AND offer_withdraw_due_at IS NOT NULL`,
+    [offerId],
+  );
+}
+
+/** When the next withdrawal of an offer past its deadline falls due; null when none waits. */
+export async function nextOfferWithdrawalAt(q: Queryable): Promise<Date | null> {
+  const rows = await q.query(
+    `SELECT min(offer_withdraw_due_at) AS next FROM ledger_commands
+     WHERE offer_withdraw_due_at IS NOT NULL`,
+  );
+  return readDateOrNull(rows[0]?.next);
+}
+
+/** Payouts and refunds whose offer is due to be withdrawn by `ledgerNow`, earliest first. */
+export async function dueOfferWithdrawals(
+  q: Queryable,
+  ledgerNow: Date,
+  limit: number,
+): Promise<EngineCommand[]> {
+  const rows = await q.query(
+    `SELECT * FROM ledger_commands WHERE offer_withdraw_due_at <= $1
+     ORDER BY offer_withdraw_due_at, command_id LIMIT $2`,
+    [ledgerNow, limit],
+  );
+  return commandsFrom(rows);
+}
+
+/**
+ * Takes the due withdrawal of the command's offer, so that it is recorded once: false when
+ * another worker took it, or the offer ended meanwhile.
+ */
+export async function takeOfferWithdrawal(q: Queryable, commandId: string): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE ledger_commands SET offer_withdraw_due_at = NULL
+     WHERE command_id = $1 AND offer_withdraw_due_at IS NOT NULL RETURNING command_id`,
+    [commandId],
+  );
+  return rows.length > 0;
 }
 
 /** A command that must not be submitted again: given up, or overtaken by the ledger. */

@@ -353,7 +353,8 @@ function addUpdate(window: Window, update: LedgerUpdate, parties: ReadonlySet<st
   for (const event of update.events) {
     if (event.kind === 'transfer') {
       add(event.receiver, event.instrument, event.amount.units);
-      add(event.sender, event.instrument, -event.amount.units);
+      // The sender's holdings also paid the fees the instrument burned.
+      add(event.sender, event.instrument, -(event.amount.units + event.feesBurned.units));
     } else if ((event.kind === 'mint' || event.kind === 'burn') && parties.has(event.owner)) {
       window.minted.add(event.owner);
     }

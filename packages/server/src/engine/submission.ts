@@ -10,8 +10,12 @@
  *   means the stream will confirm it, otherwise it is submitted again later under the same id.
  * - Any other refusal counts as a failed attempt: retried under the same id after an exponential
  *   backoff, and after the leg's attempt budget given up — an accept fails the intent, a payout is
- *   reversed and refunded, a refund parks the funds for an operator (`refund_failed`).
- *   A deposit offer that no longer exists cannot be accepted or rejected: that is final at once.
+ *   reversed and refunded, a refund parks the funds for an operator (`refund_failed`), a
+ *   withdrawal of an expired offer is left to an operator.
+ * - An offer that no longer exists cannot be accepted, rejected or withdrawn: that is final at
+ *   once, and the offer's own ending on the stream says what became of it. A deposit offer past
+ *   its deadline can no longer be accepted (`offer_expired`), also final at once: the intent
+ *   fails as the offer expired, and the offer, still pending, is rejected back to its sender.
  */
 import { Amount } from '@poolparty/core';
 import { LedgerError } from '@poolparty/ledger';
@@ -19,8 +23,11 @@ import { Effects, type EngineContext, EngineCrash } from './context.js';
 import {
   abandonRefund,
   abandonReject,
+  abandonWithdrawal,
+  DEPOSIT_OFFER_EXPIRED,
   failCustody,
   failPayout,
+  notAccepted,
   payloadOf,
   transferMeta,
 } from './legs.js';
@@ -37,7 +44,14 @@ import {
 } from './queries.js';
 import { backoffMs } from './settings.js';
 
-const OFFER_GONE = new Set(['offer_not_found', 'offer_expired']);
+/** Why an offer action can never succeed: its offer ended, or is past its deadline. */
+type OfferRefusal = 'gone' | 'expired';
+
+function offerRefusalOf(failure: unknown): OfferRefusal | null {
+  if (!(failure instanceof LedgerError)) return null;
+  if (failure.code === 'offer_not_found') return 'gone';
+  return failure.code === 'offer_expired' ? 'expired' : null;
+}
 
 /**
  * Submits the recorded commands that are due, each once claimed, so two workers do not both send
@@ -89,6 +103,7 @@ async function send(ctx: EngineContext, command: EngineCommand): Promise<void> {
   }
   const action = { commandId, offerId: payload.offerId, actor: payload.actor };
   if (payload.kind === 'accept') await ctx.ledger.acceptOffer(action);
+  else if (payload.kind === 'withdraw') await ctx.ledger.withdrawOffer(action);
   else await ctx.ledger.rejectOffer(action);
 }
 
@@ -120,10 +135,11 @@ async function recordFailure(
   failure: unknown,
 ): Promise<void> {
   const error = describe(failure);
-  const offerGone = failure instanceof LedgerError && OFFER_GONE.has(failure.code);
-  const isOfferAction = command.leg === 'accept' || command.leg === 'reject';
+  const isOfferAction =
+    command.leg === 'accept' || command.leg === 'reject' || command.leg === 'withdraw';
+  const offerRefusal = isOfferAction ? offerRefusalOf(failure) : null;
   const attempts = command.submissions + 1;
-  if (!(isOfferAction && offerGone) && attempts < attemptsMax(ctx, command)) {
+  if (offerRefusal === null && attempts < attemptsMax(ctx, command)) {
     const now = ctx.clock.now();
     const delayMs = backoffMs(
       attempts,
@@ -141,15 +157,15 @@ async function recordFailure(
     return;
   }
   ctx.log.error('giving up a ledger command', { commandId: command.commandId, error, attempts });
-  await giveUp(ctx, command, error, offerGone);
+  await giveUp(ctx, command, error, offerRefusal);
 }
 
-/** The leg's attempts are spent (or its offer is gone): what that means for the swap. */
+/** The leg's attempts are spent (or its offer refuses it for good): what that means for the swap. */
 async function giveUp(
   ctx: EngineContext,
   command: EngineCommand,
   error: string,
-  offerGone: boolean,
+  offerRefusal: OfferRefusal | null,
 ): Promise<void> {
   const effects = new Effects();
   await ctx.db.transaction(async (tx) => {
@@ -159,14 +175,20 @@ async function giveUp(
     switch (command.leg) {
       case 'accept':
         await failCommand(tx, command.commandId, error, now);
-        return failCustody(tx, current, error, !offerGone, now);
+        if (offerRefusal === 'expired') {
+          // As if the ledger had expired it: the sender's offer lapsed before the service took it.
+          return failCustody(tx, current, DEPOSIT_OFFER_EXPIRED, true, now);
+        }
+        return failCustody(tx, current, notAccepted(error), offerRefusal === null, now);
       case 'reject':
-        if (offerGone) {
-          // The offer's own withdrawal or expiry update returns the deposit.
+        if (offerRefusal === 'gone') {
+          // The offer's own withdrawal update returns the deposit.
           await failCommand(tx, command.commandId, error, now);
           return;
         }
         return abandonReject(tx, current, error, now);
+      case 'withdraw':
+        return abandonWithdrawal(tx, current, error, offerRefusal === 'gone', now);
       case 'payout':
         await failCommand(tx, command.commandId, error, now);
         return failPayout(

@@ -1,12 +1,14 @@
 /**
  * Ledger commands, recorded before submission (SPEC §7.4). The id is deterministic
- * (`<intentId>:<leg>:<attempt>`) so the ledger deduplicates it, and a command found `recorded` or
- * `submitted` after a restart is looked up on the ledger before anything else is decided.
+ * (`<intentId>:<leg>:<attempt>`; a withdrawal's `<offerId>:withdraw:0`, one per offer) so the
+ * ledger deduplicates it, and a command found `recorded` or `submitted` after a restart is looked
+ * up on the ledger before anything else is decided.
  */
 import { jsonParam, readDate, readSafeInteger, readString, readStringOrNull } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
-export type CommandLeg = 'accept' | 'payout' | 'refund' | 'reject';
+/** `withdraw`: the service takes back its own payout or refund offer after its deadline. */
+export type CommandLeg = 'accept' | 'payout' | 'refund' | 'reject' | 'withdraw';
 export type CommandStatus = 'recorded' | 'submitted' | 'committed' | 'failed';
 
 export interface NewLedgerCommand {
