@@ -1,0 +1,142 @@
+/**
+ * Command submission (`/v2/commands/submit-and-wait[-for-transaction]`) for the parties the
+ * user may act as, and the completions of committed commands (`/v2/commands/completions`).
+ */
+import type { CommandResult, LedgerEvent, LedgerUpdate } from '@poolparty/ledger';
+import type { FastifyInstance } from 'fastify';
+import { invalidArgument } from './canton-errors.js';
+import { type ServerContext, userOf } from './context.js';
+import { type EventFilter, parseEventFormat } from './event-filter.js';
+import { SYNCHRONIZER_ID } from './identity.js';
+import { actAsOf, parseDeduplication, parseLedgerCommand } from './ledger-commands.js';
+import {
+  objectAt,
+  optionalObjectAt,
+  optionalOffsetAt,
+  optionalStringAt,
+  stringAt,
+  stringsAt,
+} from './request-body.js';
+import { shapeTransaction, transactionAt } from './transactions.js';
+import type { JsTransaction } from './wire.js';
+
+/** What the submitting parties see when the request names no transaction format. */
+function actAsFilter(actAs: readonly string[]): EventFilter {
+  const wildcard = {
+    wildcard: true,
+    interfaces: new Map(),
+    templates: new Set<string>(),
+    blobs: false,
+  };
+  return { byParty: new Map(actAs.map((party) => [party, wildcard])), anyParty: null };
+}
+
+/** The committed transaction of a submission, as its transaction format shows it. */
+export function submittedTransaction(
+  ctx: ServerContext,
+  result: CommandResult,
+  transactionFormat: unknown,
+  actAs: readonly string[],
+): JsTransaction {
+  const transaction = transactionAt(ctx.ledger, ctx.history, result.offset);
+  if (transaction === undefined) throw new Error(`no transaction at offset ${result.offset}`);
+  const format = optionalObjectAt(transactionFormat, 'transactionFormat');
+  const filter =
+    format?.eventFormat === undefined
+      ? actAsFilter(actAs)
+      : parseEventFormat(format.eventFormat, 'transactionFormat.eventFormat');
+  // The submitters witness their own transaction, so a projection to them is never empty.
+  return shapeTransaction(transaction, filter) ?? transaction;
+}
+
+/** The party whose command an update's first event records (who exercised the choice). */
+export function actingParty(event: LedgerEvent): string {
+  switch (event.kind) {
+    case 'mint':
+    case 'burn':
+      return event.owner;
+    case 'transfer':
+      return event.offerId === null ? event.sender : event.receiver;
+    case 'offer_rejected':
+      return event.receiver;
+    default:
+      return event.sender;
+  }
+}
+
+function completionOf(update: LedgerUpdate, party: string, userId: string) {
+  return {
+    completionResponse: {
+      Completion: {
+        value: {
+          commandId: update.commandId as string,
+          status: { code: 0, message: '' },
+          updateId: update.updateId,
+          userId,
+          actAs: [party],
+          offset: update.offset,
+          synchronizerTime: {
+            synchronizerId: SYNCHRONIZER_ID,
+            recordTime: update.recordTime.toISOString(),
+          },
+        },
+      },
+    },
+  };
+}
+
+export async function commandRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  const { ledger, users } = ctx;
+
+  const submit = async (user: string, commandsValue: unknown) => {
+    const commands = objectAt(commandsValue, 'commands');
+    const commandId = stringAt(commands.commandId, 'commands.commandId');
+    const actAs = actAsOf(commands.actAs);
+    const userId = optionalStringAt(commands.userId, 'commands.userId');
+    if (userId !== undefined && userId !== user) {
+      throw invalidArgument(`commands.userId ${userId} is not the authenticated user ${user}`);
+    }
+    const command = parseLedgerCommand(commands.commands);
+    await users.requireActAs(user, actAs);
+    const result = await ctx.commands.submit({
+      commandId,
+      actAs,
+      command,
+      deduplication: parseDeduplication(commands.deduplicationPeriod),
+    });
+    return { result, actAs };
+  };
+
+  app.post('/v2/commands/submit-and-wait-for-transaction', async (request) => {
+    const body = objectAt(request.body, 'body');
+    const { result, actAs } = await submit(userOf(request), body.commands);
+    return { transaction: submittedTransaction(ctx, result, body.transactionFormat, actAs) };
+  });
+
+  app.post('/v2/commands/submit-and-wait', async (request) => {
+    const { result } = await submit(userOf(request), request.body);
+    return { updateId: result.updateId, completionOffset: result.offset };
+  });
+
+  app.post<{ Querystring: { limit?: string } }>('/v2/commands/completions', async (request) => {
+    const body = objectAt(request.body, 'body');
+    const user = userOf(request);
+    const userId = optionalStringAt(body.userId, 'userId') ?? user;
+    const parties = stringsAt(body.parties, 'parties');
+    if (parties.length === 0) throw invalidArgument('parties names no party');
+    await users.requireReadAs(user, parties);
+    const begin = optionalOffsetAt(body.beginExclusive, 'beginExclusive') ?? 0;
+    const limit = optionalOffsetAt(request.query.limit, 'limit');
+    const end = await ledger.ledgerEnd();
+    const items: unknown[] = [];
+    for (let offset = begin + 1; offset <= end; offset += 1) {
+      if (limit !== undefined && items.length >= limit) break;
+      const update = ledger.updateAt(offset);
+      const first = update?.events[0];
+      if (update === undefined || update.commandId === null || first === undefined) continue;
+      const party = actingParty(first);
+      if (parties.includes(party)) items.push(completionOf(update, party, userId));
+    }
+    return items;
+  });
+}

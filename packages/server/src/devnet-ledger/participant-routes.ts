@@ -1,0 +1,134 @@
+/**
+ * The participant's administrative reads: version, ledger end, synchronizers, parties and users.
+ */
+import type { PartyInfo } from '@poolparty/ledger';
+import type { FastifyInstance } from 'fastify';
+import { CantonApiError, invalidArgument, permissionDenied } from './canton-errors.js';
+import { type ServerContext, userOf } from './context.js';
+import {
+  LEDGER_API_VERSION,
+  PARTICIPANT_ID,
+  SYNCHRONIZER_ALIAS,
+  SYNCHRONIZER_ID,
+} from './identity.js';
+import { arrayAt, objectAt } from './request-body.js';
+import { parseRight, type Right, userNotFound } from './users.js';
+
+const PAGE_SIZE_MAX = 10_000;
+
+/** What a party looks like in `PartyDetails`: local when this participant hosts it. */
+function partyDetails(party: PartyInfo) {
+  return { party: party.partyId, isLocal: party.kind === 'internal', identityProviderId: '' };
+}
+
+function userJson(userId: string) {
+  return { id: userId, primaryParty: '', isDeactivated: false, identityProviderId: '' };
+}
+
+export async function participantRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  const { ledger, users } = ctx;
+
+  app.get('/v2/version', async () => ({
+    version: LEDGER_API_VERSION,
+    features: {
+      experimental: {
+        staticTime: { supported: false },
+        commandInspectionService: { supported: false },
+      },
+      userManagement: { supported: true, maxRightsPerUser: 1000, maxUsersPageSize: 1000 },
+      partyManagement: { maxPartiesPageSize: PAGE_SIZE_MAX },
+      offsetCheckpoint: {
+        maxOffsetCheckpointEmissionDelay: {
+          seconds: Math.floor(ctx.checkpointIntervalMs / 1000),
+          nanos: (ctx.checkpointIntervalMs % 1000) * 1_000_000,
+        },
+      },
+      packageFeature: { maxVettedPackagesPageSize: 100 },
+    },
+  }));
+
+  app.get('/v2/state/ledger-end', async () => ({ offset: await ledger.ledgerEnd() }));
+
+  app.get('/v2/state/connected-synchronizers', async () => ({
+    connectedSynchronizers: [
+      {
+        synchronizerAlias: SYNCHRONIZER_ALIAS,
+        synchronizerId: SYNCHRONIZER_ID,
+        permission: 'PARTICIPANT_PERMISSION_SUBMISSION',
+      },
+    ],
+  }));
+
+  app.get('/v2/parties/participant-id', async () => ({ participantId: PARTICIPANT_ID }));
+
+  app.get<{ Querystring: { 'filter-party'?: string } }>('/v2/parties', async (request) => {
+    const filter = request.query['filter-party'];
+    const parties = await ledger.listParties();
+    const listed = filter ? parties.filter((p) => p.partyId.startsWith(filter)) : parties;
+    return { partyDetails: listed.map(partyDetails), nextPageToken: '' };
+  });
+
+  // Canton answers the known ones among `party` and the `parties` query, and leaves out the rest.
+  app.get<{ Params: { party: string }; Querystring: { parties?: string | string[] } }>(
+    '/v2/parties/:party',
+    async (request) => {
+      const extra = request.query.parties;
+      const wanted = [
+        request.params.party,
+        ...(Array.isArray(extra) ? extra : extra ? [extra] : []),
+      ];
+      const known: PartyInfo[] = [];
+      for (const partyId of new Set(wanted)) {
+        const party = await ledger.getParty(partyId);
+        if (party) known.push(party);
+      }
+      return { partyDetails: known.map(partyDetails) };
+    },
+  );
+
+  app.get('/v2/authenticated-user', async (request) => ({ user: userJson(userOf(request)) }));
+
+  /** Only the user itself reads itself; the default user administers the participant. */
+  const requireUserAccess = (request: Parameters<typeof userOf>[0], userId: string) => {
+    const caller = userOf(request);
+    if (caller !== userId && caller !== users.defaultUser) {
+      throw permissionDenied(`user ${caller} may not read or change user ${userId}`);
+    }
+    if (!users.exists(userId)) throw userNotFound(userId);
+  };
+
+  app.get<{ Params: { userId: string } }>('/v2/users/:userId', async (request) => {
+    requireUserAccess(request, request.params.userId);
+    return { user: userJson(request.params.userId) };
+  });
+
+  app.get<{ Params: { userId: string } }>('/v2/users/:userId/rights', async (request) => {
+    requireUserAccess(request, request.params.userId);
+    return { rights: await users.rightsOf(request.params.userId) };
+  });
+
+  app.post<{ Params: { userId: string } }>('/v2/users/:userId/rights', async (request) => {
+    const { userId } = request.params;
+    if (userOf(request) !== users.defaultUser) {
+      throw permissionDenied('only the participant administrator grants rights');
+    }
+    const body = objectAt(request.body, 'body');
+    if (body.userId !== undefined && body.userId !== userId) {
+      throw invalidArgument(`userId ${String(body.userId)} differs from the path's ${userId}`);
+    }
+    const rights: Right[] = [];
+    for (const [index, input] of arrayAt(body.rights ?? [], 'rights').entries()) {
+      const right = parseRight(input);
+      if (right === null) {
+        throw new CantonApiError(
+          'INVALID_ARGUMENT',
+          'InvalidIndependentOfSystemState',
+          `rights[${index}] is not a right this participant grants (CanActAs, CanReadAs, CanReadAsAnyParty)`,
+        );
+      }
+      rights.push(right);
+    }
+    if (!users.exists(userId)) throw userNotFound(userId);
+    return { newlyGrantedRights: await users.grant(userId, rights) };
+  });
+}

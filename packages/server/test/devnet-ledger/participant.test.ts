@@ -1,0 +1,178 @@
+/**
+ * The participant's reads and its user model: version, ledger end, synchronizers, parties, users
+ * and rights, and bearer authentication when a secret is set.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  call,
+  expectCantonError,
+  expectSchema,
+  startWorld,
+  tokenFor,
+  type World,
+} from './support/server.js';
+
+describe('devnet ledger server without auth', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld();
+  });
+  afterAll(() => world.close());
+
+  it('reports its version and features', async () => {
+    const answer = await call(world.server.url, 'GET', '/v2/version');
+    expect(answer.status).toBe(200);
+    expect(answer.body.version).toBe('3.4.12');
+    expectSchema('ledger', 'GetLedgerApiVersionResponse', answer.body);
+  });
+
+  it('reports the ledger end as the offset of the latest update', async () => {
+    const answer = await call(world.server.url, 'GET', '/v2/state/ledger-end');
+    expect(answer.body).toEqual({ offset: await world.ledger.ledgerEnd() });
+    expect(answer.body.offset).toBeGreaterThan(0);
+    expectSchema('ledger', 'GetLedgerEndResponse', answer.body);
+  });
+
+  it('is connected to one synchronizer with submission permission', async () => {
+    const answer = await call(world.server.url, 'GET', '/v2/state/connected-synchronizers');
+    expect(answer.body.connectedSynchronizers).toHaveLength(1);
+    expect(answer.body.connectedSynchronizers[0].permission).toBe(
+      'PARTICIPANT_PERMISSION_SUBMISSION',
+    );
+    expectSchema('ledger', 'GetConnectedSynchronizersResponse', answer.body);
+  });
+
+  it('lists parties, internal ones as local', async () => {
+    const answer = await call(world.server.url, 'GET', '/v2/parties');
+    expectSchema('ledger', 'ListKnownPartiesResponse', answer.body);
+    const byId = new Map(answer.body.partyDetails.map((p: { party: string }) => [p.party, p]));
+    expect(byId.get(world.pool)).toMatchObject({ isLocal: true });
+    expect(byId.get(world.wallet.partyId)).toMatchObject({ isLocal: false });
+    expect(byId.size).toBe((await world.ledger.listParties()).length);
+  });
+
+  it('answers a known party and leaves an unknown one out', async () => {
+    const known = await call(
+      world.server.url,
+      'GET',
+      `/v2/parties/${encodeURIComponent(world.pool)}`,
+    );
+    expect(known.body.partyDetails.map((p: { party: string }) => p.party)).toEqual([world.pool]);
+    expectSchema('ledger', 'GetPartiesResponse', known.body);
+    const unknown = await call(world.server.url, 'GET', '/v2/parties/nobody%3A%3A1220ab');
+    expect(unknown.body).toEqual({ partyDetails: [] });
+  });
+
+  it('names its participant id', async () => {
+    const answer = await call(world.server.url, 'GET', '/v2/parties/participant-id');
+    expect(answer.body.participantId).toMatch(/^PAR::devnet::1220[0-9a-f]{64}$/);
+    expectSchema('ledger', 'GetParticipantIdResponse', answer.body);
+  });
+
+  it('acts as the default user, who may act as every internal party and read as any', async () => {
+    const me = await call(world.server.url, 'GET', '/v2/authenticated-user');
+    expect(me.body.user.id).toBe('poolparty');
+    expectSchema('ledger', 'GetUserResponse', me.body);
+    const rights = await call(world.server.url, 'GET', '/v2/users/poolparty/rights');
+    expectSchema('ledger', 'ListUserRightsResponse', rights.body);
+    const actAs = rights.body.rights
+      .filter((r: { kind: { CanActAs?: unknown } }) => r.kind.CanActAs)
+      .map(
+        (r: { kind: { CanActAs: { value: { party: string } } } }) => r.kind.CanActAs.value.party,
+      );
+    expect(actAs).toContain(world.pool);
+    expect(actAs).toContain(world.treasury);
+    expect(actAs).not.toContain(world.wallet.partyId);
+    expect(rights.body.rights).toContainEqual({ kind: { CanReadAsAnyParty: { value: {} } } });
+  });
+
+  it('grants a right once and reports only what is new', async () => {
+    const grant = {
+      userId: 'poolparty',
+      rights: [{ kind: { CanReadAs: { value: { party: world.wallet.partyId } } } }],
+    };
+    const first = await call(world.server.url, 'POST', '/v2/users/poolparty/rights', grant);
+    expect(first.body.newlyGrantedRights).toEqual(grant.rights);
+    expectSchema('ledger', 'GrantUserRightsResponse', first.body);
+    const again = await call(world.server.url, 'POST', '/v2/users/poolparty/rights', grant);
+    expect(again.body.newlyGrantedRights).toEqual([]);
+  });
+
+  it('refuses unknown users and malformed rights with Canton codes', async () => {
+    expectCantonError(
+      await call(world.server.url, 'GET', '/v2/users/nobody'),
+      404,
+      'USER_NOT_FOUND',
+    );
+    expectCantonError(
+      await call(world.server.url, 'POST', '/v2/users/poolparty/rights', {
+        userId: 'poolparty',
+        rights: [{ kind: { ParticipantAdmin: { value: {} } } }],
+      }),
+      400,
+      'INVALID_ARGUMENT',
+    );
+  });
+});
+
+describe('devnet ledger server with auth', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld({ auth: true });
+  });
+  afterAll(() => world.close());
+
+  it('refuses a request without a token as UNAUTHENTICATED', async () => {
+    expectCantonError(
+      await call(world.server.url, 'GET', '/v2/state/ledger-end'),
+      401,
+      'UNAUTHENTICATED',
+    );
+  });
+
+  it('refuses a token for another audience or signed with another secret', async () => {
+    const otherAudience = await tokenFor('poolparty', { audience: 'https://elsewhere.example' });
+    const otherSecret = await tokenFor('poolparty', { secret: 'not-the-secret' });
+    for (const token of [otherAudience, otherSecret, 'not.a.jwt']) {
+      const answer = await call(world.server.url, 'GET', '/v2/state/ledger-end', undefined, token);
+      expectCantonError(answer, 401, 'UNAUTHENTICATED');
+    }
+  });
+
+  it('serves a request with a valid token as the token subject', async () => {
+    const end = await call(world.server.url, 'GET', '/v2/state/ledger-end', undefined, world.token);
+    expect(end.body.offset).toBe(await world.ledger.ledgerEnd());
+    const me = await call(
+      world.server.url,
+      'GET',
+      '/v2/authenticated-user',
+      undefined,
+      world.token,
+    );
+    expect(me.body.user.id).toBe('poolparty');
+  });
+
+  it('gives a user the participant does not know no rights', async () => {
+    const stranger = await tokenFor('stranger');
+    const answer = await call(
+      world.server.url,
+      'POST',
+      '/v2/state/active-contracts',
+      {
+        activeAtOffset: 0,
+        eventFormat: { filtersByParty: { [world.pool]: {} } },
+      },
+      stranger,
+    );
+    expectCantonError(answer, 403, 'PERMISSION_DENIED');
+  });
+
+  it('keeps the registry and scan proxy open, as a validator does', async () => {
+    const rounds = await call(
+      world.server.url,
+      'GET',
+      '/api/validator/v0/scan-proxy/open-and-issuing-mining-rounds',
+    );
+    expect(rounds.status).toBe(200);
+  });
+});
