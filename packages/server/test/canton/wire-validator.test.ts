@@ -349,3 +349,15 @@ describe('HTTP requests and answers', () => {
     expect(v.documentFor('/devnet/parties')).toBeNull();
   });
 });
+
+describe('answers named by reference', () => {
+  it('a registry 404 is an ErrorResponse from the shared responses', () => {
+    const path = '/registry/transfer-instruction/v1/transfer-factory';
+    expect(
+      texts(validateResponse('registry', 'POST', path, 404, { error: 'no such admin' })),
+    ).toEqual([]);
+    expect(texts(validateResponse('registry', 'POST', path, 404, { message: 'x' }))).toEqual([
+      `POST ${path} response 404: body must have required member 'error'`,
+    ]);
+  });
+});

@@ -148,6 +148,7 @@ export class WireProxy {
   readonly #failures: FailRule[] = [];
   readonly #duplicates: FrameRule[] = [];
   #dropAfter: number | null = null;
+  #dropAfterFrame: ((message: unknown) => boolean) | null = null;
   #url = '';
   /** Every mismatch seen since the last `takeMismatches`. */
   readonly mismatches: WireMismatch[] = [];
@@ -217,6 +218,21 @@ export class WireProxy {
     this.#dropAfter = frames;
   }
 
+  /**
+   * Every stream (until cleared) is dropped right after a server frame `match` selects has
+   * reached the client.
+   */
+  dropStreamsAfter(match: (message: unknown) => boolean): void {
+    this.#dropAfterFrame = match;
+  }
+
+  /** Ends the stream faults (drops and duplicates) not yet used up. */
+  clearStreamFaults(): void {
+    this.#duplicates.length = 0;
+    this.#dropAfter = null;
+    this.#dropAfterFrame = null;
+  }
+
   /** The next `count` server frames `match` selects (any when omitted) reach the client twice. */
   duplicateServerFrames(count: number, match?: (message: unknown) => boolean): void {
     this.#duplicates.push({ match, remaining: count });
@@ -239,8 +255,7 @@ export class WireProxy {
   clearFaults(): void {
     this.#delays.length = 0;
     this.#failures.length = 0;
-    this.#duplicates.length = 0;
-    this.#dropAfter = null;
+    this.clearStreamFaults();
   }
 
   // ---- HTTP ---------------------------------------------------------------------------------
@@ -446,15 +461,20 @@ export class WireProxy {
       if (record.dropped || client.readyState !== WebSocket.OPEN) return;
       record.fromServer++;
       const message = this.#checkFrame(path, 'fromServer', data);
-      client.send(data, { binary: isBinary });
       const duplicate = this.#duplicates.find(
         (rule) => rule.remaining > 0 && (rule.match === undefined || rule.match(message)),
       );
-      if (duplicate) {
-        duplicate.remaining--;
-        client.send(data, { binary: isBinary });
+      if (duplicate) duplicate.remaining--;
+      const dropNow =
+        (dropAfter !== null && record.fromServer >= dropAfter) ||
+        (this.#dropAfterFrame?.(message) ?? false);
+      if (dropNow) record.dropped = true; // nothing after this frame reaches the client
+      const copies = duplicate ? 2 : 1;
+      for (let copy = 1; copy <= copies; copy++) {
+        // The drop waits for the last copy to be written: a cut after a frame, not through it.
+        const last = copy === copies;
+        client.send(data, { binary: isBinary }, last && dropNow ? () => drop() : undefined);
       }
-      if (dropAfter !== null && record.fromServer >= dropAfter) drop();
     });
     client.on('close', (code, reason) => {
       this.#sockets.delete(client);

@@ -58,7 +58,11 @@ interface Operation {
 interface OpenApiDocument {
   readonly paths: Record<string, Record<string, Operation>>;
   readonly servers?: readonly { readonly url: string }[];
-  readonly components?: { readonly schemas?: Record<string, SchemaObject> };
+  readonly components?: {
+    readonly schemas?: Record<string, SchemaObject>;
+    readonly responses?: Record<string, ResponseObject>;
+    readonly requestBodies?: Record<string, RequestBody>;
+  };
 }
 
 interface AsyncApiDocument {
@@ -81,6 +85,7 @@ interface Route {
   readonly template: string;
   readonly segments: readonly string[];
   readonly operations: Record<string, Operation>;
+  readonly document: OpenApiDocument;
 }
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
@@ -271,6 +276,7 @@ export class WireValidator {
             template,
             segments: pathSegments(template),
             operations: item,
+            document: doc,
           });
         }
       }
@@ -346,7 +352,7 @@ export class WireValidator {
     const found = this.#route(document, method, path);
     if (typeof found === 'string') return [mismatch(subject, '', found)];
     const { route, operation } = found;
-    const requestBody = operation.requestBody;
+    const requestBody = resolved(route.document, 'requestBodies', operation.requestBody);
     if (!requestBody) {
       return body === undefined
         ? []
@@ -373,8 +379,11 @@ export class WireValidator {
     if (typeof found === 'string') return [mismatch(subject, '', found)];
     const { route, operation } = found;
     const responses = operation.responses ?? {};
-    const response =
-      responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
+    const response = resolved(
+      route.document,
+      'responses',
+      responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default,
+    );
     if (!response) return [mismatch(subject, '', `status ${status} is not documented`)];
     const content = response.content;
     if (!content) {
@@ -424,6 +433,19 @@ export class WireValidator {
       mismatch(subject, location, message),
     );
   }
+}
+
+/** A response or request body the operation names by `$ref` into the document's components. */
+function resolved<T extends { readonly $ref?: string }>(
+  document: OpenApiDocument,
+  kind: 'responses' | 'requestBodies',
+  value: T | undefined,
+): T | undefined {
+  if (!value?.$ref) return value;
+  const name = refName(value.$ref);
+  const target = name ? (document.components?.[kind]?.[name] as T | undefined) : undefined;
+  if (!target) throw new Error(`unresolvable ${kind} reference ${value.$ref}`);
+  return target;
 }
 
 function stripQuery(path: string): string {

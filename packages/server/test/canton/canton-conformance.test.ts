@@ -1,0 +1,207 @@
+/**
+ * The ledger port conformance suite on the `canton` adapter talking to the devnet ledger server
+ * over real HTTP and WebSocket, every request, answer and stream frame checked against Canton's
+ * documents by the wire proxy in between; then the network's faults, injected by the proxy.
+ */
+import { type LedgerUpdate, REASON_META_KEY } from '@poolparty/ledger';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  amount,
+  balanceOf,
+  expectRefused,
+  ledgerConformanceSuite,
+  publicKeyFor,
+  readToEnd,
+  SAFETY_NET_MS,
+} from '../../../ledger/test/conformance.js';
+import {
+  type CantonHarnessLedger,
+  type CantonWorld,
+  openCantonHarnessLedger,
+  startCantonWorld,
+} from './support/canton-harness.js';
+import { assertNoWireMismatches } from './support/wire-proxy.js';
+
+/** Worlds opened by the current test; closed, and their traffic judged, after it. */
+const worlds: CantonWorld[] = [];
+
+afterEach(async () => {
+  const opened = worlds.splice(0);
+  try {
+    for (const world of opened) assertNoWireMismatches(world.proxy);
+  } finally {
+    await Promise.all(opened.map((world) => world.close()));
+  }
+});
+
+async function openWorld(...args: Parameters<typeof startCantonWorld>): Promise<CantonWorld> {
+  const world = await startCantonWorld(...args);
+  worlds.push(world);
+  return world;
+}
+
+ledgerConformanceSuite({
+  name: 'canton adapter -> wire proxy -> devnet ledger server',
+  open: async () => openCantonHarnessLedger(await openWorld()),
+  // A restart of the service's process: a new adapter, the same participant.
+  reopen: (previous) => openCantonHarnessLedger((previous as CantonHarnessLedger).world),
+  faults: true,
+  soleWriter: true,
+});
+
+/** A short submit timeout, so a held completion outlasts it without a long test. */
+const SUBMIT_TIMEOUT_MS = 1_500;
+
+describe('wire faults between the canton adapter and the participant', () => {
+  async function funded(adapter: Parameters<typeof startCantonWorld>[0] = {}) {
+    const world = await openWorld(adapter);
+    const ledger = await openCantonHarnessLedger(world);
+    const hint = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}`;
+    const admin = (await ledger.createParty({ hint: hint('registry') })).partyId;
+    const usd = { admin, id: 'USD' };
+    await ledger.createInstrument(usd);
+    // The sender is external: its submissions go through prepare + execute, signed.
+    const alice = (await ledger.createParty({ hint: hint('alice'), publicKey: publicKeyFor(3) }))
+      .partyId;
+    const bob = (await ledger.createParty({ hint: hint('bob'), preapprovals: [usd] })).partyId;
+    await ledger.mint({ owner: alice, instrument: usd, amount: amount('100') });
+    let sequence = 0;
+    const pay = (commandId = `pay-${++sequence}`, wire = '1') =>
+      ledger.submitTransfer({
+        commandId,
+        sender: alice,
+        receiver: bob,
+        instrument: usd,
+        amount: amount(wire),
+        meta: { [REASON_META_KEY]: commandId },
+      });
+    return { world, ledger, usd, alice, bob, pay };
+  }
+
+  it('a socket dropped mid-stream: the reader resumes from its checkpoint and sees every update once', async () => {
+    const { world, ledger, pay } = await funded();
+    const before = await ledger.ledgerEnd();
+    for (let i = 0; i < 4; i++) await pay();
+    const expected = await readToEnd(ledger, before);
+    expect(expected).toHaveLength(4);
+    const end = await ledger.ledgerEnd();
+
+    world.proxy.dropNextStreamAfter(2);
+    const seen = new Map<number, LedgerUpdate>();
+    const drops: unknown[] = [];
+    let checkpoint = before;
+    for (let attempt = 0; checkpoint < end && attempt < 5; attempt++) {
+      try {
+        for await (const update of ledger.updates(checkpoint, {
+          signal: AbortSignal.timeout(SAFETY_NET_MS),
+        })) {
+          seen.set(update.offset, update);
+          checkpoint = update.offset;
+          if (checkpoint >= end) break;
+        }
+      } catch (error) {
+        drops.push(error);
+      }
+    }
+    expect(drops.map((e) => (e as { code?: string }).code)).toEqual(['stream_dropped']);
+    expect([...seen.values()]).toEqual(expected);
+    expect(
+      world.proxy.streams.filter((s) => s.path.startsWith('/v2/updates')).map((s) => s.dropped),
+    ).toContain(true);
+  });
+
+  it('a frame delivered twice: deduplicating by offset sees each update once', async () => {
+    const { world, ledger, pay } = await funded();
+    const before = await ledger.ledgerEnd();
+    for (let i = 0; i < 3; i++) await pay();
+    const expected = await readToEnd(ledger, before);
+    world.proxy.duplicateServerFrames(1, (message) => {
+      const tx = (message as { update?: { Transaction?: { value: { offset: number } } } }).update
+        ?.Transaction;
+      return tx?.value.offset === expected[1]?.offset;
+    });
+    const deliveries: LedgerUpdate[] = [];
+    for await (const update of ledger.updates(before, {
+      signal: AbortSignal.timeout(SAFETY_NET_MS),
+    })) {
+      deliveries.push(update);
+      if (deliveries.length === expected.length + 1) break;
+    }
+    expect(deliveries.map((u) => u.offset)).toEqual([
+      expected[0]?.offset,
+      expected[1]?.offset,
+      expected[1]?.offset,
+      expected[2]?.offset,
+    ]);
+    expect([...new Map(deliveries.map((u) => [u.offset, u])).values()]).toEqual(expected);
+  });
+
+  it('a completion held past the submit timeout: timeout, and lookupCommand then finds it', async () => {
+    const { world, ledger, pay, bob, usd } = await funded({
+      adapter: { submitTimeoutMs: SUBMIT_TIMEOUT_MS },
+    });
+    const before = await ledger.ledgerEnd();
+    // The submission (external party: the execute step) commits; its answer comes too late.
+    world.proxy.delayAnswers(
+      {
+        method: 'POST',
+        path: /^\/v2\/(commands\/submit-and-wait|interactive-submission\/execute)/,
+      },
+      SUBMIT_TIMEOUT_MS * 10,
+    );
+    const timedOut = await expectRefused(pay('held', '7'), 'timeout');
+    expect(timedOut.retryable).toBe(true);
+    world.proxy.clearFaults();
+    const completion = await ledger.lookupCommand('held');
+    expect(completion).not.toBeNull();
+    const updates = await readToEnd(ledger, before);
+    expect(updates.filter((u) => u.commandId === 'held').map((u) => u.updateId)).toEqual([
+      completion?.updateId,
+    ]);
+    expect((await balanceOf(ledger, bob, usd)).total).toBe('7');
+  });
+
+  it('the same command id twice: the second answer is the first outcome, nothing moves again', async () => {
+    const { world, ledger, pay, alice, bob, usd } = await funded();
+    const first = await pay('twice', '5');
+    expect(await pay('twice', '5')).toEqual(first);
+    // A restarted adapter remembers nothing: the participant's deduplication answers.
+    const restarted = await openCantonHarnessLedger(world);
+    try {
+      const again = await restarted.submitTransfer({
+        commandId: 'twice',
+        sender: alice,
+        receiver: bob,
+        instrument: usd,
+        amount: amount('5'),
+        meta: { [REASON_META_KEY]: 'twice' },
+      });
+      expect(again).toEqual(first);
+    } finally {
+      await restarted.close();
+    }
+    expect((await balanceOf(ledger, bob, usd)).total).toBe('5');
+    expect((await readToEnd(ledger, 0)).filter((u) => u.commandId === 'twice')).toHaveLength(1);
+  });
+
+  it('a 5xx on submit: a retryable refusal that changes nothing, and the retry commits once', async () => {
+    const { world, ledger, pay, bob, usd } = await funded();
+    const before = await ledger.ledgerEnd();
+    world.proxy.failRequests(
+      {
+        method: 'POST',
+        path: /^\/v2\/(commands\/submit-and-wait|interactive-submission\/execute)/,
+      },
+      1,
+      503,
+    );
+    const refused = await expectRefused(pay('unavailable', '3'), 'rejected');
+    expect(refused.retryable).toBe(true);
+    expect(await ledger.ledgerEnd()).toBe(before);
+    expect(await ledger.lookupCommand('unavailable')).toBeNull();
+    const retried = await pay('unavailable', '3');
+    expect(retried.kind).toBe('direct');
+    expect((await balanceOf(ledger, bob, usd)).total).toBe('3');
+    expect(world.proxy.exchanges.filter((e) => e.injected)).toHaveLength(1);
+  });
+});
