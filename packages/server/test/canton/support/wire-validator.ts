@@ -47,12 +47,20 @@ interface MediaType {
   readonly schema?: SchemaObject;
 }
 
+interface RequestBody {
+  readonly $ref?: string;
+  readonly required?: boolean;
+  readonly content?: Record<string, MediaType>;
+}
+
+interface ResponseObject {
+  readonly $ref?: string;
+  readonly content?: Record<string, MediaType>;
+}
+
 interface Operation {
-  readonly requestBody?: {
-    readonly required?: boolean;
-    readonly content?: Record<string, MediaType>;
-  };
-  readonly responses?: Record<string, { readonly content?: Record<string, MediaType> }>;
+  readonly requestBody?: RequestBody;
+  readonly responses?: Record<string, ResponseObject>;
 }
 
 interface OpenApiDocument {
