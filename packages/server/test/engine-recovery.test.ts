@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { EngineStep } from '../src/engine/index.js';
 import { listDepositsInStatus, listIntentEvents } from '../src/store/index.js';
 import { type EngineHarness, useEngineWorld, waitFor } from './support/engine.js';
+import { allUpdates } from './support/scale-out.js';
 
 const world = useEngineWorld();
 let h: EngineHarness;
@@ -191,6 +192,53 @@ async function depositThroughFaults(
     }
   }
 }
+
+describe('an expired payout offer the engine withdraws, with a crash on the way', () => {
+  for (const step of ['command_recorded', 'command_submitted'] as const) {
+    it(`a crash at ${step} of the withdrawal: withdrawn once, the leg expired once`, async () => {
+      h = await world.harness();
+      await h.startEngine();
+      // Dave pre-approves Amulet only: the USDCx payout is an offer he leaves unanswered.
+      const dave = await h.newParty('dave', [h.amulet], [[h.amulet, '1000']]);
+      const intent = await h.createIntent(dave, h.amulet, '1000');
+      await h.deposit(dave, h.amulet, '1000');
+      const [offer] = await waitFor(async () => {
+        const offers = await h.ledger.getPendingOffers(dave.partyId);
+        const { payoutOffer } = await h.intent(intent.intentId);
+        return offers.length > 0 && payoutOffer?.state === 'offered' ? offers : null;
+      }, 'the payout offer');
+      if (offer === undefined) throw new Error('no payout offer');
+      await h.stopEngine();
+
+      const first = await h.startEngine({
+        faults: {
+          crashAt: (at) => {
+            if (at === step) throw new Error(`crash at ${at}`);
+          },
+        },
+      });
+      await h.advanceClock(offer.executeBefore.getTime() - h.clock.now().getTime() + 1);
+      await waitFor(async () => first.crashed, `a crash at ${step}`);
+      await h.stopEngine();
+      await h.startEngine();
+
+      await h.waitForStatus(intent.intentId, 'output_failed');
+      expect(await h.ledger.getPendingOffers(dave.partyId)).toEqual([]);
+      const withdrawals = (await allUpdates(h.ledger)).filter((update) =>
+        update.events.some((e) => e.kind === 'offer_withdrawn' && e.offerId === offer.offerId),
+      );
+      expect(withdrawals).toHaveLength(1);
+      const events = await listIntentEvents(world.db, intent.intentId);
+      expect(events.map((e) => e.legEvent ?? e.status).slice(5)).toEqual([
+        'sending_output',
+        'payout_offered',
+        'payout_expired',
+        'output_failed',
+      ]);
+      await h.booksMatchLedger();
+    });
+  }
+});
 
 describe('ledger faults', () => {
   it('duplicate deliveries, dropped streams, refusals and timeouts after commit pay once', async () => {

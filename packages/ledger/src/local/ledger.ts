@@ -20,6 +20,8 @@
  * - A self-transfer is refused with `not_authorized`.
  * - Accepting an offer at or after its `executeBefore` is refused with `offer_expired`; the offer
  *   stays pending and can still be rejected or withdrawn.
+ * - `now()` reads the ledger clock itself, as if an offset checkpoint were taken at every read:
+ *   never before the latest record time, and the next update's record time is not earlier.
  * - Malformed control input (a bad hint, a key that is not 32 bytes, an instrument without admin
  *   or id) throws `RangeError`; the port's refusals throw `LedgerError`.
  * - `close()` is idempotent; every later call rejects with `LedgerError('closed')`.

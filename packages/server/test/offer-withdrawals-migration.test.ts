@@ -1,0 +1,161 @@
+/**
+ * Migration 0007: the engine withdraws its own payout and refund offers after their deadline, so
+ * a store migrated while such offers are pending must know when to withdraw them, and must accept
+ * `withdraw` commands.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type Database,
+  IN_MEMORY,
+  insertApiKey,
+  insertIntent,
+  insertPool,
+  loadMigrations,
+  migrate,
+  openPglite,
+  recordLedgerCommand,
+  recordLegOffer,
+  upsertDeveloper,
+} from '../src/store/index.js';
+
+const T0 = new Date('2026-03-01T12:00:00.000Z');
+const DAY_MS = 24 * 60 * 60_000;
+const AMULET = { id: 'Amulet', admin: 'DSO::1220aa' };
+const USDCX = { id: 'USDCx', admin: 'circle::1220bb' };
+const open: Database[] = [];
+
+afterEach(async () => {
+  for (const db of open.splice(0)) await db.close();
+});
+
+/** A store at the schema before 0007 with one intent whose payout is a pending offer. */
+async function storeWithPendingPayoutOffer() {
+  const db = await openPglite(IN_MEMORY);
+  open.push(db);
+  const all = loadMigrations();
+  await migrate(
+    db,
+    all.filter((m) => m.name < '0007'),
+  );
+  const developerParty = 'dev::1220dd';
+  await upsertDeveloper(db, developerParty, T0);
+  const key = await insertApiKey(db, {
+    keyId: 'key_1',
+    developerParty,
+    name: 'main',
+    keyHash: 'ab'.repeat(32),
+    prefix: 'pp_test_abcd',
+    environment: 'devnet',
+    createdAt: T0,
+  });
+  const { poolId, swapParty } = await insertPool(db, {
+    poolId: 'amulet-usdcx',
+    tokenA: AMULET,
+    tokenB: USDCX,
+    swapParty: 'swap::1220cc',
+    lpParty: 'lp::1220cc',
+    lpSupply: '1000',
+    reserveA: '1000000',
+    reserveB: '145000',
+    createdAt: T0,
+  });
+  const intent = await insertIntent(db, {
+    intentId: 'int_1',
+    poolId,
+    apiKeyId: key.keyId,
+    developerParty,
+    walletParty: 'carol::1220ee',
+    depositAddress: swapParty,
+    depositReference: 'pp-1',
+    inputToken: AMULET.id,
+    inputTokenAdmin: AMULET.admin,
+    outputToken: USDCX.id,
+    outputTokenAdmin: USDCX.admin,
+    expectedAmount: '100',
+    quotedSwapAmount: '100',
+    networkFeeAmount: '1',
+    poolFeeAmount: '0.297',
+    lpFeeAmount: '0.22275',
+    platformFeeAmount: '0.07425',
+    inputAmountAfterPoolFee: '98.703',
+    expectedOutput: '14.3',
+    minOutput: '13.585',
+    slippageTolerance: 0.05,
+    networkFeePolicy: null,
+    platformFeePolicy: null,
+    outputAddress: 'carol::1220ee',
+    createdAt: T0,
+    expiresAt: new Date(T0.getTime() + DAY_MS),
+  });
+  const expiresAt = new Date(T0.getTime() + 2 * DAY_MS);
+  for (const [leg, offerId] of [
+    ['payout', 'offer-pending'],
+    ['refund', 'offer-answered'],
+  ] as const) {
+    await recordLedgerCommand(db, {
+      commandId: `int_1:${leg}:0`,
+      intentId: intent.intentId,
+      depositId: null,
+      leg,
+      attempt: 0,
+      payload: {},
+      createdAt: T0,
+    });
+    await db.query(
+      `UPDATE ledger_commands SET status = 'committed', update_id = $2, offer_id = $3
+       WHERE command_id = $1`,
+      [`int_1:${leg}:0`, `update-${leg}`, offerId],
+    );
+    await recordLegOffer(db, {
+      intentId: intent.intentId,
+      leg,
+      offerId,
+      expiresAt,
+      updateId: `update-${leg}`,
+      at: T0,
+    });
+  }
+  // The refund's offer was answered already: nothing to withdraw.
+  await db.query(`UPDATE intents SET refund_offer_state = 'committed' WHERE intent_id = 'int_1'`);
+  return { db, all, expiresAt };
+}
+
+describe('migration 0007 (offer withdrawals)', () => {
+  it('schedules the withdrawal of offers pending at migration time, at their deadline', async () => {
+    const { db, all, expiresAt } = await storeWithPendingPayoutOffer();
+    await migrate(db, all);
+    const rows = await db.query<{ leg: string; offer_withdraw_due_at: Date | null }>(
+      'SELECT leg, offer_withdraw_due_at FROM ledger_commands ORDER BY leg',
+    );
+    expect(rows).toEqual([
+      { leg: 'payout', offer_withdraw_due_at: expiresAt },
+      { leg: 'refund', offer_withdraw_due_at: null },
+    ]);
+  });
+
+  it('accepts withdraw commands, and still no other leg', async () => {
+    const { db, all } = await storeWithPendingPayoutOffer();
+    await migrate(db, all);
+    const command = {
+      intentId: 'int_1',
+      depositId: null,
+      attempt: 0,
+      payload: {},
+      createdAt: T0,
+    };
+    await expect(
+      recordLedgerCommand(db, {
+        ...command,
+        commandId: 'offer-pending:withdraw:0',
+        leg: 'withdraw',
+      }),
+    ).resolves.toMatchObject({ leg: 'withdraw', status: 'recorded' });
+    await expect(
+      db.query(
+        `INSERT INTO ledger_commands (command_id, intent_id, leg, attempt, status, created_at,
+           updated_at) VALUES ('x', 'int_1', 'expire', 0, 'recorded', $1, $1)`,
+        [T0],
+      ),
+    ).rejects.toThrow(/ledger_commands_leg_check/);
+  });
+});
