@@ -185,7 +185,11 @@ function holdingCreated(holding: Holding, offset: Offset, nodeId: number, create
   );
 }
 
-/** A holding's created event, with its `Holding` view (for the ACS and the update stream). */
+/**
+ * A holding's created event, with its `Holding` view (for the ACS and the update stream). The
+ * synchronizer is not part of a created event (the active-contract entry around it names it);
+ * the parameter keeps the signature the same as for the contracts' other renderings.
+ */
 export function encodeHoldingCreated(
   holding: Holding,
   offset: Offset,
