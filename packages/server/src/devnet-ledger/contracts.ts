@@ -6,9 +6,11 @@
 import type { FastifyInstance } from 'fastify';
 import { CantonApiError } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
+import type { ContractRecord } from './contract-history.js';
 import { type EventFilter, parseEventFormat, partiesOf, shapeCreated } from './event-filter.js';
 import { SYNCHRONIZER_ID } from './identity.js';
-import { objectAt, offsetAt, optionalOffsetAt } from './request-body.js';
+import { objectAt, offsetAt, optionalOffsetAt, stringAt } from './request-body.js';
+import { transactionAt } from './transactions.js';
 import { encodeHoldingCreated, encodeTransferInstructionCreated } from './wire.js';
 
 export function offsetAfterLedgerEnd(offset: number, end: number): CantonApiError {
@@ -32,7 +34,72 @@ export async function requireRead(ctx: ServerContext, user: string, filter: Even
   if (filter.anyParty !== null) await ctx.users.requireReadAsAnyParty(user);
 }
 
+const contractEventsNotFound = (contractId: string) =>
+  new CantonApiError(
+    'CONTRACT_EVENTS_NOT_FOUND',
+    'InvalidGivenCurrentSystemStateResourceMissing',
+    'Contract events not found, or not visible.',
+    { contract_id: contractId },
+  );
+
+/** The created event of a contract the ledger created, as on the update that created it. */
+function createdEventOf(ctx: ServerContext, record: ContractRecord, lockedHoldingIds: string[]) {
+  const createdAt = ctx.ledger.updateAt(record.createdAt)?.recordTime;
+  const options = createdAt === undefined ? {} : { createdAt };
+  return record.kind === 'holding'
+    ? encodeHoldingCreated(record.contract, record.createdAt, SYNCHRONIZER_ID, options)
+    : encodeTransferInstructionCreated(record.contract, record.createdAt, SYNCHRONIZER_ID, {
+        ...options,
+        lockedHoldingIds,
+      });
+}
+
+/** The archive of a contract: the consuming exercise on it in the transaction that archived it. */
+function archivedEventOf(ctx: ServerContext, contractId: string, offset: number) {
+  const transaction = transactionAt(ctx.ledger, ctx.history, offset);
+  for (const event of transaction?.events ?? []) {
+    if (!('ExercisedEvent' in event)) continue;
+    const exercised = event.ExercisedEvent;
+    if (exercised.contractId !== contractId || !exercised.consuming) continue;
+    return {
+      offset: exercised.offset,
+      nodeId: exercised.nodeId,
+      contractId,
+      templateId: exercised.templateId,
+      witnessParties: exercised.witnessParties,
+      packageName: exercised.packageName,
+      ...(exercised.implementedInterfaces !== undefined && {
+        implementedInterfaces: exercised.implementedInterfaces,
+      }),
+    };
+  }
+  return undefined;
+}
+
 export async function contractRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  // A contract's created event (and its archive, once archived) as the event format shows it.
+  app.post('/v2/events/events-by-contract-id', async (request) => {
+    const body = objectAt(request.body, 'body');
+    const contractId = stringAt(body.contractId, 'contractId');
+    const filter = requestFilter(body, 'body');
+    await requireRead(ctx, userOf(request), filter);
+    const found = ctx.history.contractUpTo(contractId, await ctx.ledger.ledgerEnd());
+    if (found === undefined) throw contractEventsNotFound(contractId);
+    const shaped = shapeCreated(
+      filter,
+      createdEventOf(ctx, found.record, ctx.history.lockedHoldingsOf(contractId)),
+    );
+    if (shaped === null) throw contractEventsNotFound(contractId);
+    const archived =
+      found.archivedAt === null ? undefined : archivedEventOf(ctx, contractId, found.archivedAt);
+    return {
+      created: { createdEvent: shaped, synchronizerId: SYNCHRONIZER_ID },
+      ...(archived !== undefined && {
+        archived: { archivedEvent: archived, synchronizerId: SYNCHRONIZER_ID },
+      }),
+    };
+  });
+
   app.post<{ Querystring: { limit?: string } }>('/v2/state/active-contracts', async (request) => {
     const body = objectAt(request.body, 'body');
     const filter = requestFilter(body, 'body');

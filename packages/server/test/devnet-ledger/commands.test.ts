@@ -390,6 +390,46 @@ describe('active contracts and the HTTP update stream', () => {
     expect(answer.body).toEqual([]);
   });
 
+  it('finds an instruction by contract id, with its archive once it ended', async () => {
+    const eventFormat = { filtersByParty: { [world.pool]: INSTRUCTION_FILTER } };
+    const pending = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+      contractId: offerId,
+      eventFormat,
+    });
+    expect(pending.status).toBe(200);
+    expectSchema('ledger', 'JsGetEventsByContractIdResponse', pending.body);
+    expect(decodeTransferInstruction(pending.body.created.createdEvent)?.offerId).toBe(offerId);
+    expect(pending.body.archived).toBeUndefined();
+    const { offerId: ended } = (await world.ledger.submitTransfer({
+      commandId: 'acs-offer-2',
+      sender: world.treasury,
+      receiver: world.pool,
+      instrument: world.usdcx,
+      amount: Amount.of(1),
+    })) as { offerId: string };
+    await world.ledger.rejectOffer({
+      commandId: 'acs-reject-2',
+      offerId: ended,
+      actor: world.pool,
+    });
+    const archived = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+      contractId: ended,
+      eventFormat,
+    });
+    expectSchema('ledger', 'JsGetEventsByContractIdResponse', archived.body);
+    expect(archived.body.archived.archivedEvent.contractId).toBe(ended);
+    const missing = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+      contractId: 'no-such-contract',
+      eventFormat,
+    });
+    expectCantonError(missing, 404, 'CONTRACT_EVENTS_NOT_FOUND');
+    const foreign = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+      contractId: offerId,
+      eventFormat: { filtersByParty: { [world.wallet.partyId]: INSTRUCTION_FILTER } },
+    });
+    expectCantonError(foreign, 404, 'CONTRACT_EVENTS_NOT_FOUND');
+  });
+
   it('refuses an offset after the ledger end', async () => {
     const end = await world.ledger.ledgerEnd();
     const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {

@@ -19,7 +19,12 @@ describe('interactive submission', () => {
   afterAll(() => world.close());
 
   const prepare = async (commandId: string, amount = '4') => {
-    const command = transferCommand({ sender: world.wallet.partyId, receiver: world.pool, instrument: world.amulet, amount });
+    const command = transferCommand({
+      sender: world.wallet.partyId,
+      receiver: world.pool,
+      instrument: world.amulet,
+      amount,
+    });
     const answer = await call(world.server.url, 'POST', PREPARE, {
       userId: 'poolparty',
       commandId,
@@ -28,7 +33,11 @@ describe('interactive submission', () => {
     });
     expect(answer.status).toBe(200);
     expectSchema('ledger', 'JsPrepareSubmissionResponse', answer.body);
-    return answer.body as { preparedTransaction: string; preparedTransactionHash: string; hashingSchemeVersion: string };
+    return answer.body as {
+      preparedTransaction: string;
+      preparedTransactionHash: string;
+      hashingSchemeVersion: string;
+    };
   };
 
   const executeBody = (
@@ -47,7 +56,9 @@ describe('interactive submission', () => {
           signatures: [
             {
               format: 'SIGNATURE_FORMAT_CONCAT',
-              signature: encodeBase64(sign(Buffer.from(prepared.preparedTransactionHash, 'base64'), signer.privateKey)),
+              signature: encodeBase64(
+                sign(Buffer.from(prepared.preparedTransactionHash, 'base64'), signer.privateKey),
+              ),
               signedBy: fingerprint(signer.publicKey),
               signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_ED25519',
             },
@@ -61,21 +72,38 @@ describe('interactive submission', () => {
     const prepared = await prepare('ext-transfer-1');
     const body = executeBody(prepared, world.wallet, 'sub-1');
     expectSchema('ledger', 'JsExecuteSubmissionAndWaitForTransactionRequest', body);
-    const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/executeAndWaitForTransaction', body);
+    const answer = await call(
+      world.server.url,
+      'POST',
+      '/v2/interactive-submission/executeAndWaitForTransaction',
+      body,
+    );
     expect(answer.status).toBe(200);
     expectSchema('ledger', 'JsExecuteSubmissionAndWaitForTransactionResponse', answer.body);
     expect(decodeTransaction(answer.body.transaction).events).toMatchObject([
       { kind: 'transfer', sender: world.wallet.partyId, receiver: world.pool },
     ]);
-    expect((await world.ledger.lookupCommand('ext-transfer-1'))?.offset).toBe(answer.body.transaction.offset);
+    expect((await world.ledger.lookupCommand('ext-transfer-1'))?.offset).toBe(
+      answer.body.transaction.offset,
+    );
   });
 
   it('answers executeAndWait with the update id and offset, and refuses the same command again', async () => {
     const prepared = await prepare('ext-transfer-2');
-    const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/executeAndWait', executeBody(prepared, world.wallet, 'sub-2'));
+    const answer = await call(
+      world.server.url,
+      'POST',
+      '/v2/interactive-submission/executeAndWait',
+      executeBody(prepared, world.wallet, 'sub-2'),
+    );
     expectSchema('ledger', 'ExecuteSubmissionAndWaitResponse', answer.body);
     expect(answer.body.completionOffset).toBe(await world.ledger.ledgerEnd());
-    const again = await call(world.server.url, 'POST', '/v2/interactive-submission/execute', executeBody(prepared, world.wallet, 'sub-3'));
+    const again = await call(
+      world.server.url,
+      'POST',
+      '/v2/interactive-submission/execute',
+      executeBody(prepared, world.wallet, 'sub-3'),
+    );
     expectCantonError(again, 409, 'DUPLICATE_COMMAND');
     expect(again.body.context.completion_offset).toBe(String(answer.body.completionOffset));
   });
@@ -83,7 +111,12 @@ describe('interactive submission', () => {
   it('refuses a signature by another key and submits nothing', async () => {
     const prepared = await prepare('ext-wrong-key');
     const end = await world.ledger.ledgerEnd();
-    const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/execute', executeBody(prepared, generateKeyPair(), 'sub-4'));
+    const answer = await call(
+      world.server.url,
+      'POST',
+      '/v2/interactive-submission/execute',
+      executeBody(prepared, generateKeyPair(), 'sub-4'),
+    );
     expectCantonError(answer, 400, 'INVALID_ARGUMENT');
     expect(await world.ledger.ledgerEnd()).toBe(end);
     expect(await world.ledger.lookupCommand('ext-wrong-key')).toBeNull();
@@ -95,22 +128,41 @@ describe('interactive submission', () => {
     const original = Buffer.from(prepared.preparedTransaction, 'base64').toString('utf8');
     const tampered = Buffer.from(original.replace('"1"', '"90"')).toString('base64');
     expect(tampered).not.toBe(prepared.preparedTransaction);
-    const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/execute', { ...signedBody, preparedTransaction: tampered });
+    const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/execute', {
+      ...signedBody,
+      preparedTransaction: tampered,
+    });
     expectCantonError(answer, 400, 'INVALID_ARGUMENT');
     expect(await world.ledger.lookupCommand('ext-tampered')).toBeNull();
   });
 
   it('refuses a prepared transaction it did not prepare', async () => {
     const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/execute', {
-      ...executeBody({ preparedTransaction: 'bm90IG91cnM=', preparedTransactionHash: 'AAAA' }, world.wallet, 'sub-6'),
+      ...executeBody(
+        { preparedTransaction: 'bm90IG91cnM=', preparedTransactionHash: 'AAAA' },
+        world.wallet,
+        'sub-6',
+      ),
     });
     expectCantonError(answer, 400, 'INVALID_ARGUMENT');
   });
 
   it('still refuses the external party on the plain submission path', async () => {
-    const answer = await call(world.server.url, 'POST', '/v2/commands/submit-and-wait-for-transaction', submission('ext-direct', [world.wallet.partyId], transferCommand({
-      sender: world.wallet.partyId, receiver: world.pool, instrument: world.amulet, amount: '1',
-    })));
+    const answer = await call(
+      world.server.url,
+      'POST',
+      '/v2/commands/submit-and-wait-for-transaction',
+      submission(
+        'ext-direct',
+        [world.wallet.partyId],
+        transferCommand({
+          sender: world.wallet.partyId,
+          receiver: world.pool,
+          instrument: world.amulet,
+          amount: '1',
+        }),
+      ),
+    );
     expectCantonError(answer, 403, 'PERMISSION_DENIED');
   });
 });
