@@ -147,6 +147,7 @@ class CantonLedgerImpl implements CantonLedger {
   private readonly closing = new AbortController();
   private participantNamespace = '';
   private latestRecordTimeMs: number | null = null;
+  private readsAnyParty = false;
   private readonly submitted = new Map<string, Submitted>();
   private readonly knownParties = new Set<string>();
   /** Offers seen created or fetched: what an accept / reject / withdraw is decoded against. */
@@ -452,7 +453,23 @@ class CantonLedgerImpl implements CantonLedger {
       }
       throw error;
     }
-    return this.decode(transaction);
+    return this.decodeCommitted(commandId, transaction);
+  }
+
+  /**
+   * A committed transaction the codec cannot read: the command took effect but its outcome is
+   * unknown to the caller, who resolves it like any other timeout.
+   */
+  private async decodeCommitted(commandId: string, transaction: JsTransaction) {
+    try {
+      return await this.decode(transaction);
+    } catch (error) {
+      if (error instanceof LedgerError) throw error;
+      throw new LedgerError(
+        'timeout',
+        `${commandId} committed as ${transaction.updateId}, but its transaction is unreadable: ${(error as Error).message}`,
+      );
+    }
   }
 
   /** The transaction of a command Canton refused as a duplicate: its first commit. */
@@ -466,7 +483,7 @@ class CantonLedgerImpl implements CantonLedger {
         `${commandId} is a duplicate, but its first commit is not readable yet; see lookupCommand`,
       );
     }
-    return this.decode(transaction);
+    return this.decodeCommitted(commandId, transaction);
   }
 
   private async transactionAt(offset: Offset, party: string): Promise<JsTransaction | null> {
@@ -541,10 +558,15 @@ class CantonLedgerImpl implements CantonLedger {
    * on the participant (`filtersForAnyParty`) when the user may read as any party.
    */
   private async readScope(): Promise<PartyScope> {
+    if (this.readsAnyParty) return { kind: 'any' };
     const rights = await this.http.get<ListUserRightsResponse>(
       this.url(`/v2/users/${encodeURIComponent(this.userId)}/rights`),
     );
-    return readScopeOfRights(rights);
+    const scope = readScopeOfRights(rights);
+    // Party rights grow as parties are added, so they are read each time; the right to read as
+    // any party covers those too and is kept.
+    this.readsAnyParty = scope.kind === 'any';
+    return scope;
   }
 
   /** The created events of active contracts of `interfaceId` with `partyId` as stakeholder. */
@@ -672,21 +694,27 @@ class CantonLedgerImpl implements CantonLedger {
     if (subscription.signal) signals.push(subscription.signal);
     const signal = AbortSignal.any(signals);
     const parties = subscription.parties === undefined ? undefined : [...subscription.parties];
-    const scope: PartyScope =
-      parties === undefined ? await this.readScope() : { kind: 'parties', parties };
+    let scope: PartyScope;
+    try {
+      scope = parties === undefined ? await this.readScope() : { kind: 'parties', parties };
+      // The offers pending where the stream starts: their accept / reject / withdraw may follow.
+      this.offersOf(
+        await this.activeContracts(
+          Math.min(fromOffset, await this.ledgerEnd()),
+          scope,
+          TRANSFER_INSTRUCTION_INTERFACE_ID,
+        ),
+      );
+    } catch (error) {
+      // Stopped (or the adapter closed) while starting: end quietly, as a running stream does.
+      if (signal.aborted) return;
+      throw error;
+    }
     if (scope.kind === 'parties' && scope.parties.length === 0) {
       // Nobody to read for: nothing will ever come, until the subscriber stops.
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       return;
     }
-    // The offers pending where the stream starts: their accept / reject / withdraw may follow.
-    this.offersOf(
-      await this.activeContracts(
-        Math.min(fromOffset, await this.ledgerEnd()),
-        scope,
-        TRANSFER_INSTRUCTION_INTERFACE_ID,
-      ),
-    );
     const context: StreamContext = {
       http: this.http,
       ledgerApiUrl: this.ledgerApiUrl,

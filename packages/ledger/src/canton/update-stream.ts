@@ -17,6 +17,8 @@ import type { DecodedUpdatesItem, JsGetUpdatesResponse } from './wire/index.js';
 /** Marks the WebSocket request as authenticated by a subprotocol (Canton's convention). */
 export const WS_AUTH_PROTOCOL = 'daml.ws.auth';
 export const WS_TOKEN_PROTOCOL_PREFIX = 'jwt.token.';
+/** A handshake not answered by then counts as a dropped stream. */
+export const WS_HANDSHAKE_TIMEOUT_MS = 30_000;
 /** Items one HTTP page asks for. */
 export const HTTP_PAGE_SIZE = 200;
 /** How often HTTP polling looks for a new ledger end once it has caught up. */
@@ -92,6 +94,7 @@ export async function* webSocketUpdates(
   const socket = new WebSocket(
     webSocketUrl(context.ledgerApiUrl, '/v2/updates'),
     webSocketProtocols(token),
+    { handshakeTimeout: WS_HANDSHAKE_TIMEOUT_MS },
   );
   const queue: Incoming[] = [];
   let wake: (() => void) | null = null;
