@@ -361,3 +361,44 @@ describe('answers named by reference', () => {
     ]);
   });
 });
+
+describe("the documents' own allowances", () => {
+  const filter = { filtersByParty: { 'alice::1220': { cumulative: [] } } };
+  const updateFormat = {
+    includeTransactions: {
+      eventFormat: filter,
+      transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+    },
+  };
+
+  it('a GetUpdatesRequest has updateFormat or the legacy filter, never both nor neither', () => {
+    for (const channel of ['/v2/updates', '/v2/updates/flats']) {
+      expect(
+        texts(validateStreamMessage(channel, 'fromClient', { filter, verbose: true })),
+      ).toEqual([]);
+      expect(texts(validateStreamMessage(channel, 'fromClient', { updateFormat }))).toEqual([]);
+    }
+    expect(
+      texts(validateStreamMessage('/v2/updates', 'fromClient', { filter, updateFormat })),
+    ).toEqual([
+      "ws /v2/updates fromClient: body must not have 'updateFormat' together with the legacy 'filter'",
+    ]);
+    expect(
+      texts(validateRequest('ledger-api', 'POST', '/v2/updates', { beginExclusive: 0 })),
+    ).toEqual(["POST /v2/updates request: body must have required member 'updateFormat'"]);
+  });
+
+  it('a 400 is the decoder text or a JsCantonError', () => {
+    const path = '/v2/state/active-contracts';
+    expect(
+      texts(validateResponse('ledger-api', 'POST', path, 400, 'Invalid value for: body')),
+    ).toEqual([]);
+    const refusal = { code: 'INVALID_ARGUMENT', cause: 'bad', context: {}, errorCategory: 8 };
+    expect(texts(validateResponse('ledger-api', 'POST', path, 400, refusal))).toEqual([]);
+    expect(texts(validateResponse('ledger-api', 'POST', path, 400, { cause: 'bad' }))).toEqual([
+      `POST ${path} response 400: body must have required member 'code'`,
+      `POST ${path} response 400: body must have required member 'context'`,
+      `POST ${path} response 400: body must have required member 'errorCategory'`,
+    ]);
+  });
+});

@@ -109,8 +109,12 @@ async function readAll(stream: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * Whether a body is read as JSON: a JSON media type, or none at all (a participant reads a
+ * request body without Content-Type as JSON, and Canton's own TypeScript client sends none).
+ */
 function isJson(contentType: string | undefined): boolean {
-  return contentType !== undefined && /[/+]json\b/i.test(contentType);
+  return contentType === undefined || /[/+]json\b/i.test(contentType);
 }
 
 function frameText(data: RawData): string {

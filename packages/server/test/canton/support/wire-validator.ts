@@ -184,6 +184,40 @@ function prepare(schema: unknown): unknown {
 }
 
 /**
+ * The requests whose legacy members the documents keep "for backwards compatibility" while
+ * still requiring their replacement: the member descriptions say the legacy one is used *instead*
+ * (`filter` (+ `verbose`): "if defined update_format must be unset"), and Canton's own
+ * core-asyncapi-client 1.8.0 sends exactly that. So either the replacement or the legacy member,
+ * never both.
+ */
+const LEGACY_ALTERNATIVES: Record<string, { readonly legacy: string; readonly current: string }> = {
+  GetUpdatesRequest: { legacy: 'filter', current: 'updateFormat' },
+  GetActiveContractsRequest: { legacy: 'filter', current: 'eventFormat' },
+};
+const MESSAGE_KEYWORD = 'x-mismatch-message';
+
+function withErrata(schemas: Record<string, SchemaObject>): Record<string, SchemaObject> {
+  const out = { ...schemas };
+  for (const [name, { legacy, current }] of Object.entries(LEGACY_ALTERNATIVES)) {
+    const schema = out[name];
+    const required = schema?.required;
+    if (!schema || !Array.isArray(required) || !required.includes(current)) continue;
+    out[name] = {
+      ...schema,
+      required: required.filter((member) => member !== current),
+      if: { required: [legacy] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
+      then: {
+        not: { required: [current] },
+        [MESSAGE_KEYWORD]: `must not have '${current}' together with the legacy '${legacy}'`,
+      },
+      else: { required: [current] },
+    };
+  }
+  return out;
+}
+
+/**
  * A copy of `value` without the object members that are `null`, and the pointers of those
  * members (so a required one can be reported as null rather than missing).
  */
@@ -295,7 +329,7 @@ export class WireValidator {
 
   #addSchemas(file: string, schemas: Record<string, SchemaObject>): void {
     const id = schemaIdOf(file);
-    this.#ajv.addSchema({ $id: id, components: { schemas: prepare(schemas) } });
+    this.#ajv.addSchema({ $id: id, components: { schemas: prepare(withErrata(schemas)) } });
   }
 
   /** A validator for `schema` as written in document `schemaId` (its `$ref`s resolve there). */
@@ -406,6 +440,15 @@ export class WireValidator {
     }
     const text = content['text/plain']?.schema;
     if (text && typeof body !== 'string') {
+      // The text/plain 400 is the answer to a body the participant could not decode; a request
+      // it decoded and refuses (INVALID_ARGUMENT) gets a JsCantonError under the same status,
+      // which the document lists only as the default answer.
+      const fallback = resolved(route.document, 'responses', responses.default)?.content?.[
+        'application/json'
+      ]?.schema;
+      if (fallback && body !== undefined) {
+        return this.#check(subject, route.schemaId, fallback, body);
+      }
       return [mismatch(subject, '', 'must be text/plain')];
     }
     return [];
@@ -490,6 +533,8 @@ function readableErrors(
       message = nulls.has(at)
         ? `member '${missing}' is null; it is required`
         : `must have required member '${missing}'`;
+    } else if (error.keyword === 'not' && parent && typeof parent[MESSAGE_KEYWORD] === 'string') {
+      message = parent[MESSAGE_KEYWORD] as string;
     } else if (error.keyword === 'enum') {
       const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
       message = `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
