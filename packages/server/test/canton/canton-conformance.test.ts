@@ -182,6 +182,8 @@ describe('wire faults between the canton adapter and the participant', () => {
     }
     expect((await balanceOf(ledger, bob, usd)).total).toBe('5');
     expect((await readToEnd(ledger, 0)).filter((u) => u.commandId === 'twice')).toHaveLength(1);
+    // The participant refused the resubmission as a duplicate (409); the answer is its first commit.
+    expect(world.proxy.exchanges.filter((e) => e.status === 409).length).toBeGreaterThan(0);
   });
 
   it('a 5xx on submit: a retryable refusal that changes nothing, and the retry commits once', async () => {
@@ -203,5 +205,57 @@ describe('wire faults between the canton adapter and the participant', () => {
     expect(retried.kind).toBe('direct');
     expect((await balanceOf(ledger, bob, usd)).total).toBe('3');
     expect(world.proxy.exchanges.filter((e) => e.injected)).toHaveLength(1);
+  });
+
+  it('the HTTP transport: paging POST /v2/updates reads what the WebSocket reads', async () => {
+    const { world, ledger, pay } = await funded();
+    const before = await ledger.ledgerEnd();
+    for (let i = 0; i < 3; i++) await pay();
+    const overWebSocket = await readToEnd(ledger, before);
+    const streamsBefore = world.proxy.streams.length;
+    const pagesBefore = world.proxy.exchanges.filter((e) =>
+      e.path.startsWith('/v2/updates'),
+    ).length;
+    const http = await openCantonHarnessLedger(world, { transport: 'http' });
+    try {
+      expect(await readToEnd(http, before)).toEqual(overWebSocket);
+    } finally {
+      await http.close();
+    }
+    expect(world.proxy.streams).toHaveLength(streamsBefore);
+    const pages = world.proxy.exchanges.filter((e) => e.path.startsWith('/v2/updates'));
+    expect(pages.length).toBeGreaterThan(pagesBefore);
+  });
+
+  it('the HTTP transport: a 5xx page drops the stream, and resuming reads every update once', async () => {
+    const { world, ledger, pay } = await funded();
+    const before = await ledger.ledgerEnd();
+    for (let i = 0; i < 3; i++) await pay();
+    const expected = await readToEnd(ledger, before);
+    const end = await ledger.ledgerEnd();
+    const http = await openCantonHarnessLedger(world, { transport: 'http' });
+    try {
+      world.proxy.failRequests({ method: 'POST', path: '/v2/updates' }, 1, 503);
+      const seen = new Map<number, LedgerUpdate>();
+      const drops: unknown[] = [];
+      let checkpoint = before;
+      for (let attempt = 0; checkpoint < end && attempt < 3; attempt++) {
+        try {
+          for await (const update of http.updates(checkpoint, {
+            signal: AbortSignal.timeout(SAFETY_NET_MS),
+          })) {
+            seen.set(update.offset, update);
+            checkpoint = update.offset;
+            if (checkpoint >= end) break;
+          }
+        } catch (error) {
+          drops.push(error);
+        }
+      }
+      expect(drops.map((e) => (e as { code?: string }).code)).toEqual(['stream_dropped']);
+      expect([...seen.values()]).toEqual(expected);
+    } finally {
+      await http.close();
+    }
   });
 });
