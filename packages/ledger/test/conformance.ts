@@ -92,10 +92,16 @@ export async function balanceOf(
   };
 }
 
-/** The sum of `party`'s holdings locked for `offerId`. */
+/**
+ * The sum of `party`'s holdings locked for `offerId`. A lock that names no offer (an adapter need
+ * not be able to derive it) counts too, so use this where `offerId` is the party's only pending
+ * offer; a lock naming another offer never counts.
+ */
 export async function lockedFor(port: LedgerPort, party: string, offerId: string): Promise<string> {
   const holdings = await port.getHoldings(party);
-  const locked = holdings.filter((h) => h.lock?.offerId === offerId).map((h) => h.amount);
+  const locked = holdings
+    .filter((h) => h.lock !== null && (h.lock.offerId === offerId || h.lock.offerId === null))
+    .map((h) => h.amount);
   return Amount.sum(locked).toString();
 }
 

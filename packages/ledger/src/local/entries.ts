@@ -56,10 +56,7 @@ export interface AdvanceClockEntry {
   readonly ms: number;
 }
 
-/**
- * Applies what fell due by `at`: the newest mining round. (Journals written before offers stopped
- * expiring by themselves replay with the offers left pending.)
- */
+/** Applies what fell due by `at`: the newest mining round. */
 export interface SettleEntry {
   readonly op: 'settle';
   readonly at: EpochMs;
