@@ -3,9 +3,9 @@
  * user may act as, and the completions of committed commands (`/v2/commands/completions`).
  */
 import type { CommandResult, LedgerEvent, LedgerUpdate } from '@poolparty/ledger';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidArgument } from './canton-errors.js';
-import { type ServerContext, userOf } from './context.js';
+import { actingUser, type ServerContext } from './context.js';
 import { type EventFilter, parseEventFormat } from './event-filter.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import { actAsOf, parseDeduplication, parseLedgerCommand } from './ledger-commands.js';
@@ -64,7 +64,12 @@ export function actingParty(event: LedgerEvent): string {
   }
 }
 
-function completionOf(update: LedgerUpdate, party: string, userId: string) {
+function completionOf(
+  update: LedgerUpdate,
+  party: string,
+  userId: string,
+  submissionId: string | undefined,
+) {
   return {
     completionResponse: {
       Completion: {
@@ -73,6 +78,7 @@ function completionOf(update: LedgerUpdate, party: string, userId: string) {
           status: { code: 0, message: '' },
           updateId: update.updateId,
           userId,
+          ...(submissionId !== undefined && { submissionId }),
           actAs: [party],
           offset: update.offset,
           synchronizerTime: {
@@ -88,40 +94,40 @@ function completionOf(update: LedgerUpdate, party: string, userId: string) {
 export async function commandRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   const { ledger, users } = ctx;
 
-  const submit = async (user: string, commandsValue: unknown) => {
+  const submit = async (request: FastifyRequest, commandsValue: unknown) => {
     const commands = objectAt(commandsValue, 'commands');
     const commandId = stringAt(commands.commandId, 'commands.commandId');
     const actAs = actAsOf(commands.actAs);
-    const userId = optionalStringAt(commands.userId, 'commands.userId');
-    if (userId !== undefined && userId !== user) {
-      throw invalidArgument(`commands.userId ${userId} is not the authenticated user ${user}`);
-    }
+    const user = actingUser(ctx, request, optionalStringAt(commands.userId, 'commands.userId'));
     const command = parseLedgerCommand(commands.commands);
     await users.requireActAs(user, actAs);
+    const submissionId = optionalStringAt(commands.submissionId, 'commands.submissionId');
     const result = await ctx.commands.submit({
       commandId,
       actAs,
       command,
       deduplication: parseDeduplication(commands.deduplicationPeriod),
+      userId: user,
+      ...(submissionId !== undefined && { submissionId }),
     });
     return { result, actAs };
   };
 
   app.post('/v2/commands/submit-and-wait-for-transaction', async (request) => {
     const body = objectAt(request.body, 'body');
-    const { result, actAs } = await submit(userOf(request), body.commands);
+    const { result, actAs } = await submit(request, body.commands);
     return { transaction: submittedTransaction(ctx, result, body.transactionFormat, actAs) };
   });
 
   app.post('/v2/commands/submit-and-wait', async (request) => {
-    const { result } = await submit(userOf(request), request.body);
+    const { result } = await submit(request, request.body);
     return { updateId: result.updateId, completionOffset: result.offset };
   });
 
   app.post<{ Querystring: { limit?: string } }>('/v2/commands/completions', async (request) => {
     const body = objectAt(request.body, 'body');
-    const user = userOf(request);
-    const userId = optionalStringAt(body.userId, 'userId') ?? user;
+    const userId = optionalStringAt(body.userId, 'userId');
+    const user = actingUser(ctx, request, userId);
     const parties = stringsAt(body.parties, 'parties');
     if (parties.length === 0) throw invalidArgument('parties names no party');
     await users.requireReadAs(user, parties);
@@ -135,7 +141,11 @@ export async function commandRoutes(app: FastifyInstance, ctx: ServerContext): P
       const first = update?.events[0];
       if (update === undefined || update.commandId === null || first === undefined) continue;
       const party = actingParty(first);
-      if (parties.includes(party)) items.push(completionOf(update, party, userId));
+      // Commands that did not come through this server count as the administrator's.
+      const origin = ctx.commands.originOf(update.commandId);
+      const submitter = origin?.userId ?? users.defaultUser;
+      if (!parties.includes(party) || submitter !== (userId ?? user)) continue;
+      items.push(completionOf(update, party, submitter, origin?.submissionId));
     }
     return items;
   });

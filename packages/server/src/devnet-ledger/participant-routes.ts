@@ -3,7 +3,7 @@
  */
 import type { PartyInfo } from '@poolparty/ledger';
 import type { FastifyInstance } from 'fastify';
-import { CantonApiError, invalidArgument, permissionDenied } from './canton-errors.js';
+import { invalidArgument, permissionDenied } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
 import {
   LEDGER_API_VERSION,
@@ -11,7 +11,7 @@ import {
   SYNCHRONIZER_ALIAS,
   SYNCHRONIZER_ID,
 } from './identity.js';
-import { arrayAt, objectAt } from './request-body.js';
+import { arrayAt, objectAt, stringAt } from './request-body.js';
 import { parseRight, type Right, userNotFound } from './users.js';
 
 const PAGE_SIZE_MAX = 10_000;
@@ -23,6 +23,21 @@ function partyDetails(party: PartyInfo) {
 
 function userJson(userId: string) {
   return { id: userId, primaryParty: '', isDeactivated: false, identityProviderId: '' };
+}
+
+function parseRights(value: unknown): Right[] {
+  const rights: Right[] = [];
+  for (const [index, input] of arrayAt(value ?? [], 'rights').entries()) {
+    const right = parseRight(input);
+    if (right === null) {
+      throw invalidArgument(
+        `rights[${index}] is not a right this participant grants (CanActAs, CanReadAs, CanExecuteAs, CanReadAsAnyParty, CanExecuteAsAnyParty)`,
+        { field: `rights[${index}]` },
+      );
+    }
+    rights.push(right);
+  }
+  return rights;
 }
 
 export async function participantRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
@@ -97,6 +112,27 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
     if (!users.exists(userId)) throw userNotFound(userId);
   };
 
+  app.get('/v2/users', async (request) => {
+    if (userOf(request) !== users.defaultUser) {
+      throw permissionDenied('only the participant administrator lists users');
+    }
+    return { users: users.list().map(userJson), nextPageToken: '' };
+  });
+
+  app.post('/v2/users', async (request) => {
+    if (userOf(request) !== users.defaultUser) {
+      throw permissionDenied('only the participant administrator creates users');
+    }
+    const body = objectAt(request.body, 'body');
+    const user = objectAt(body.user, 'user');
+    const userId = stringAt(user.id, 'user.id');
+    if (!/^[a-zA-Z0-9@^$.!`\-#+'~_|:()]{1,128}$/.test(userId)) {
+      throw invalidArgument(`user.id ${userId} is not a valid user id`, { field: 'user.id' });
+    }
+    await users.create(userId, parseRights(body.rights));
+    return { user: userJson(userId) };
+  });
+
   app.get<{ Params: { userId: string } }>('/v2/users/:userId', async (request) => {
     requireUserAccess(request, request.params.userId);
     return { user: userJson(request.params.userId) };
@@ -116,18 +152,7 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
     if (body.userId !== undefined && body.userId !== userId) {
       throw invalidArgument(`userId ${String(body.userId)} differs from the path's ${userId}`);
     }
-    const rights: Right[] = [];
-    for (const [index, input] of arrayAt(body.rights ?? [], 'rights').entries()) {
-      const right = parseRight(input);
-      if (right === null) {
-        throw new CantonApiError(
-          'INVALID_ARGUMENT',
-          'InvalidIndependentOfSystemState',
-          `rights[${index}] is not a right this participant grants (CanActAs, CanReadAs, CanReadAsAnyParty)`,
-        );
-      }
-      rights.push(right);
-    }
+    const rights = parseRights(body.rights);
     if (!users.exists(userId)) throw userNotFound(userId);
     return { newlyGrantedRights: await users.grant(userId, rights) };
   });

@@ -108,6 +108,30 @@ describe('interactive submission', () => {
     expect(again.body.context.completion_offset).toBe(String(answer.body.completionOffset));
   });
 
+  it('reports the completion with its submission id to the submitting user only', async () => {
+    const completions = (userId: string) =>
+      call(world.server.url, 'POST', '/v2/commands/completions', {
+        userId,
+        parties: [world.wallet.partyId],
+        beginExclusive: 0,
+      });
+    const mine = await completions('poolparty');
+    const values = mine.body.map(
+      (item: { completionResponse: { Completion: { value: unknown } } }) =>
+        item.completionResponse.Completion.value,
+    );
+    expect(values).toContainEqual(
+      expect.objectContaining({
+        commandId: 'ext-transfer-2',
+        submissionId: 'sub-2',
+        userId: 'poolparty',
+        actAs: [world.wallet.partyId],
+      }),
+    );
+    for (const item of mine.body) expectSchema('ledger', 'CompletionStreamResponse', item);
+    expect((await completions('someone-else')).body).toEqual([]);
+  });
+
   it('refuses a signature by another key and submits nothing', async () => {
     const prepared = await prepare('ext-wrong-key');
     const end = await world.ledger.ledgerEnd();
