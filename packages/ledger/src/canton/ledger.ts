@@ -42,6 +42,7 @@ import {
   transferOutcomeOf,
   withChoiceContext,
 } from './commands.js';
+import { CompletionIndex } from './completions.js';
 import { CantonRequestError, isDuplicateCommand } from './errors.js';
 import {
   activeContractsRequest,
@@ -52,6 +53,7 @@ import {
   transactionFormat,
   updatesRequest,
 } from './filters.js';
+import { needsLockOffers, withLockOffers } from './holdings.js';
 import { JsonHttpClient, joinUrl } from './http.js';
 import { submitExternally } from './interactive-submission.js';
 import type { CantonLedger, CantonLedgerOptions } from './options.js';
@@ -152,6 +154,10 @@ class CantonLedgerImpl implements CantonLedger {
   private readonly knownParties = new Set<string>();
   /** Offers seen created or fetched: what an accept / reject / withdraw is decoded against. */
   private readonly offers = new Map<string, TransferOffer>();
+  private readonly completions = new CompletionIndex(
+    (beginExclusive, parties) => this.completionsPage(beginExclusive, parties),
+    COMPLETIONS_PAGE_SIZE,
+  );
 
   constructor(private readonly options: CantonLedgerOptions) {
     this.ledgerApiUrl = checkUrl(options.ledgerApiUrl, 'ledgerApiUrl');
@@ -233,18 +239,31 @@ class CantonLedgerImpl implements CantonLedger {
     return this.registry.instruments();
   }
 
-  /** Unknown parties hold nothing: an empty list, not an error. */
+  /**
+   * Unknown parties hold nothing: an empty list, not an error. A lock that does not name its
+   * offer gets it from the party's pending instructions (read at the same offset).
+   */
   async getHoldings(partyId: string): Promise<readonly Holding[]> {
-    const events = await this.partyContracts(partyId, HOLDING_INTERFACE_ID);
-    return events.flatMap((event) => {
+    this.assertOpen();
+    if (typeof partyId !== 'string' || namespaceOf(partyId) === null) return [];
+    const end = await this.ledgerEnd();
+    const events = await this.partyContracts(partyId, HOLDING_INTERFACE_ID, end);
+    const holdings = events.flatMap((event) => {
       const holding = decodeHolding(event);
       return holding !== null && holding.owner === partyId ? [holding] : [];
     });
+    if (!needsLockOffers(holdings)) return holdings;
+    return withLockOffers(
+      holdings,
+      await this.partyContracts(partyId, TRANSFER_INSTRUCTION_INTERFACE_ID, end),
+    );
   }
 
   /** Instructions stay pending past their deadline on Canton; expired ones are listed too. */
   async getPendingOffers(partyId: string): Promise<readonly TransferOffer[]> {
-    const events = await this.partyContracts(partyId, TRANSFER_INSTRUCTION_INTERFACE_ID);
+    this.assertOpen();
+    const end = await this.ledgerEnd();
+    const events = await this.partyContracts(partyId, TRANSFER_INSTRUCTION_INTERFACE_ID, end);
     return this.offersOf(events).filter(
       (offer) => offer.sender === partyId || offer.receiver === partyId,
     );
@@ -255,7 +274,7 @@ class CantonLedgerImpl implements CantonLedger {
     checkCommandId(commandId);
     const known = this.submitted.get(commandId);
     if (known !== undefined) return known.completion;
-    return this.scanCompletions(commandId, await this.completionParties());
+    return this.completions.lookup(commandId, await this.completionParties());
   }
 
   async ledgerEnd(): Promise<Offset> {
@@ -334,6 +353,11 @@ class CantonLedgerImpl implements CantonLedger {
     // The registry first: it is what knows whether the instrument exists.
     const factory = await this.registry.transferFactory(instrument.admin, argument);
     if (inputs.total.lt(amount)) {
+      // Spent, perhaps by this very command's earlier commit (before a restart).
+      const first = await this.committed(commandId, sender);
+      if (first !== null) {
+        return this.remember(first, commandId, { transfer: transferOutcomeOf(first) }).transfer;
+      }
       throw new LedgerError(
         'insufficient_holdings',
         `${sender} holds ${inputs.total} unlocked ${instrument.id}, needs ${amount}`,
@@ -349,9 +373,7 @@ class CantonLedgerImpl implements CantonLedger {
       disclosedContracts: disclosedContractsOf(factory.choiceContext),
       kind: 'submit',
     });
-    const outcome = transferOutcomeOf(update);
-    this.remember(update, commandId, { transfer: outcome });
-    return outcome;
+    return this.remember(update, commandId, { transfer: transferOutcomeOf(update) }).transfer;
   }
 
   acceptOffer(command: OfferCommand): Promise<CommandResult> {
@@ -379,7 +401,13 @@ class CantonLedgerImpl implements CantonLedger {
     if (prior !== undefined) return prior;
     const { offerId, actor } = command;
     const offer = await this.pendingOffer(offerId, actor);
-    if (offer === null) throw new LedgerError('offer_not_found', `no pending offer ${offerId}`);
+    if (offer === null) {
+      // Gone, perhaps by this very command's earlier commit (before a restart).
+      const first = await this.committed(commandId, actor);
+      if (first !== null)
+        return this.remember(first, commandId, { result: resultOf(first) }).result;
+      throw new LedgerError('offer_not_found', `no pending offer ${offerId}`);
+    }
     const entitled = choice === 'withdraw' ? offer.sender : offer.receiver;
     if (actor !== entitled) {
       const role = choice === 'withdraw' ? 'sender' : 'receiver';
@@ -401,9 +429,7 @@ class CantonLedgerImpl implements CantonLedger {
       disclosedContracts: disclosedContractsOf(context),
       kind: 'offer',
     });
-    const result: CommandResult = { updateId: update.updateId, offset: update.offset };
-    this.remember(update, commandId, { result });
-    return result;
+    return this.remember(update, commandId, { result: resultOf(update) }).result;
   }
 
   /** Submits one command for `party` and answers its transaction, decoded. */
@@ -474,16 +500,26 @@ class CantonLedgerImpl implements CantonLedger {
 
   /** The transaction of a command Canton refused as a duplicate: its first commit. */
   private async firstOutcome(commandId: string, party: string): Promise<LedgerUpdate> {
-    const completion = await this.scanCompletions(commandId, [party]);
-    const transaction =
-      completion === null ? null : await this.transactionAt(completion.offset, party);
-    if (transaction === null) {
+    const first = await this.committed(commandId, party);
+    if (first === null) {
       throw new LedgerError(
         'timeout',
         `${commandId} is a duplicate, but its first commit is not readable yet; see lookupCommand`,
       );
     }
-    return this.decodeCommitted(commandId, transaction);
+    return first;
+  }
+
+  /** The update an earlier submission of `commandId` for `party` committed, or null. */
+  private async committed(commandId: string, party: string): Promise<LedgerUpdate | null> {
+    const parties = await this.completionParties();
+    const completion = await this.completions.lookup(
+      commandId,
+      parties.includes(party) ? parties : [...parties, party],
+    );
+    const transaction =
+      completion === null ? null : await this.transactionAt(completion.offset, party);
+    return transaction === null ? null : this.decodeCommitted(commandId, transaction);
   }
 
   private async transactionAt(offset: Offset, party: string): Promise<JsTransaction | null> {
@@ -500,45 +536,14 @@ class CantonLedgerImpl implements CantonLedger {
     return null;
   }
 
-  /** The latest successful completion of `commandId` submitted by this user for `parties`. */
-  private async scanCompletions(
-    commandId: string,
-    parties: readonly string[],
-  ): Promise<CommandCompletion | null> {
-    if (parties.length === 0) return null;
-    let found: CommandCompletion | null = null;
-    let cursor = 0;
+  private async completionsPage(beginExclusive: Offset, parties: readonly string[]) {
     const query = `limit=${COMPLETIONS_PAGE_SIZE}&stream_idle_timeout_ms=${COMPLETIONS_IDLE_MS}`;
-    while (true) {
-      const page = await this.http.post<CompletionStreamResponse[]>(
-        this.url(`/v2/commands/completions?${query}`),
-        { userId: this.userId, parties: [...parties], beginExclusive: cursor },
-        { kind: 'read' },
-      );
-      const items = Array.isArray(page) ? page : [];
-      let last = cursor;
-      for (const item of items) {
-        const response = item.completionResponse as Record<string, { value?: unknown }> | undefined;
-        const completion = response?.Completion?.value as CompletionFields | undefined;
-        const checkpoint = response?.OffsetCheckpoint?.value as { offset?: number } | undefined;
-        const offset = completion?.offset ?? checkpoint?.offset;
-        if (typeof offset === 'number') last = Math.max(last, offset);
-        if (completion === undefined || completion.commandId !== commandId) continue;
-        const succeeded = (completion.status?.code ?? 0) === 0;
-        const recordTime = completion.synchronizerTime?.recordTime;
-        if (!succeeded || typeof completion.updateId !== 'string' || recordTime === undefined) {
-          continue;
-        }
-        found = {
-          commandId,
-          updateId: completion.updateId,
-          offset: completion.offset,
-          recordTime: new Date(recordTime),
-        };
-      }
-      if (items.length < COMPLETIONS_PAGE_SIZE || last === cursor) return found;
-      cursor = last;
-    }
+    const page = await this.http.post<CompletionStreamResponse[]>(
+      this.url(`/v2/commands/completions?${query}`),
+      { userId: this.userId, parties: [...parties], beginExclusive },
+      { kind: 'read' },
+    );
+    return Array.isArray(page) ? page : [];
   }
 
   /** The parties whose completions the user can read: its rights, or every party it sees. */
@@ -570,12 +575,15 @@ class CantonLedgerImpl implements CantonLedger {
   }
 
   /** The created events of active contracts of `interfaceId` with `partyId` as stakeholder. */
-  private async partyContracts(partyId: string, interfaceId: string): Promise<CreatedEvent[]> {
-    this.assertOpen();
+  private async partyContracts(
+    partyId: string,
+    interfaceId: string,
+    offset: Offset,
+  ): Promise<CreatedEvent[]> {
     if (typeof partyId !== 'string' || namespaceOf(partyId) === null) return [];
     const scope: PartyScope = { kind: 'parties', parties: [partyId] };
     try {
-      return await this.activeContracts(await this.ledgerEnd(), scope, interfaceId);
+      return await this.activeContracts(offset, scope, interfaceId);
     } catch (error) {
       if (error instanceof LedgerError && (await this.getParty(partyId)) === null) return [];
       throw error;
@@ -738,16 +746,17 @@ class CantonLedgerImpl implements CantonLedger {
     }
   }
 
-  private remember(
+  private remember<A extends Pick<Submitted, 'transfer' | 'result'>>(
     update: LedgerUpdate,
     commandId: string,
-    answer: Pick<Submitted, 'transfer' | 'result'>,
-  ): void {
+    answer: A,
+  ): A {
     const { updateId, offset, recordTime } = update;
     this.submitted.set(commandId, {
       completion: { commandId, updateId, offset, recordTime },
       ...answer,
     });
+    return answer;
   }
 
   private noteTime(time: Date | null): void {
@@ -769,12 +778,8 @@ class CantonLedgerImpl implements CantonLedger {
   }
 }
 
-interface CompletionFields {
-  readonly commandId?: string;
-  readonly updateId?: string;
-  readonly offset: number;
-  readonly status?: { readonly code?: number };
-  readonly synchronizerTime?: { readonly recordTime?: string };
+function resultOf(update: LedgerUpdate): CommandResult {
+  return { updateId: update.updateId, offset: update.offset };
 }
 
 /** A 404 or Canton's "resource missing" category: the thing asked for does not exist. */

@@ -272,6 +272,33 @@ describe('the canton adapter against a devnet ledger server', () => {
     expect(await restarted.lookupCommand(cmd('never-sent'))).toBeNull();
   });
 
+  it('after a restart, a committed command is answered even when its own commit now refuses it', async () => {
+    // Everything alice holds of EUR, to carol as an offer, then accepted.
+    const all = (await balance(w.canton, w.alice, w.eur)).total;
+    const transfer = {
+      commandId: cmd('all-of-it'),
+      sender: w.alice,
+      receiver: w.carol,
+      instrument: w.eur,
+      amount: amount(all),
+    };
+    const offered = await w.canton.submitTransfer(transfer);
+    if (offered.kind !== 'offer') throw new Error('expected an offer');
+    const accept = { commandId: cmd('accept-all'), offerId: offered.offerId, actor: w.carol };
+    const accepted = await w.canton.acceptOffer(accept);
+    const end = await w.canton.ledgerEnd();
+
+    const restarted = await w.open();
+    // Nothing left to spend and no offer left to accept: only the completions tell.
+    expect(await restarted.submitTransfer(transfer)).toEqual(offered);
+    expect(await restarted.acceptOffer(accept)).toEqual(accepted);
+    expect(await w.canton.ledgerEnd()).toBe(end);
+    await expectRefused(
+      () => restarted.acceptOffer({ ...accept, commandId: cmd('accept-again') }),
+      'offer_not_found',
+    );
+  });
+
   it('reads the open mining round and the traffic price from the scan proxy', async () => {
     const round = await w.canton.openMiningRound();
     const local = await w.local.openMiningRound();
