@@ -1,12 +1,13 @@
 /**
  * Canton's own TypeScript clients (`@canton-network/core-ledger-client` and
- * `core-asyncapi-client` 1.8.0) against the devnet ledger server, through the wire proxy: they
+ * `core-asyncapi-client`, `core-splice-client` 1.8.0) against the devnet ledger server, through the wire proxy: they
  * read the ledger end, the active contracts and the updates without error, and what they read is
  * what the local ledger holds. A client written by Canton's authors is the second opinion on
  * whether the server speaks the protocol, beyond our own adapter.
  */
 import { WebSocketClient } from '@canton-network/core-asyncapi-client';
 import { LedgerClient } from '@canton-network/core-ledger-client';
+import { ScanProxyClient } from '@canton-network/core-splice-client';
 import { Amount, type Instrument } from '@poolparty/core';
 import { type LocalLedger, openLocalLedger, type TransferOffer } from '@poolparty/ledger';
 import { SignJWT } from 'jose';
@@ -184,6 +185,69 @@ describe('core-ledger-client against the devnet ledger server', () => {
     expect(transactions.map((tx) => decodeTransaction(tx).events)).toEqual(
       expected.map((u) => u.events),
     );
+    assertNoWireMismatches(proxy);
+  });
+});
+
+describe('core-ledger-client: synchronizer and users', () => {
+  it('names the synchronizer the transactions were committed on', async () => {
+    const synchronizerId = await client.getSynchronizerId();
+    const items = await client.post('/v2/updates', {
+      beginExclusive: 0,
+      endInclusive: await local.ledgerEnd(),
+      updateFormat: {
+        includeTransactions: {
+          eventFormat: eventFormat([alice]),
+          transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+        },
+      },
+    });
+    const transactions = transactionsOf(items);
+    expect(transactions.length).toBeGreaterThan(0);
+    for (const tx of transactions) expect(tx.synchronizerId).toBe(synchronizerId);
+    assertNoWireMismatches(proxy);
+  });
+
+  it('creates a user and grants it rights, as a wallet provider onboards one', async () => {
+    const user = await client.createUser('wallet-user', alice);
+    expect(user.id).toBe('wallet-user');
+    expect(user.primaryParty).toBe(alice);
+    await client.grantRights('wallet-user', { actAs: [alice], readAs: [carol] });
+    const { rights } = await client.get('/v2/users/{user-id}/rights', {
+      path: { 'user-id': 'wallet-user' },
+    });
+    const kinds = (rights ?? []).map((right) => right.kind as Record<string, unknown>);
+    expect(kinds).toContainEqual({ CanActAs: { value: { party: alice } } });
+    expect(kinds).toContainEqual({ CanReadAs: { value: { party: carol } } });
+    assertNoWireMismatches(proxy);
+  });
+});
+
+describe('core-splice-client ScanProxyClient against the devnet validator', () => {
+  it('reads the open mining round and the amulet rules with the prices the local ledger set', async () => {
+    const scan = new ScanProxyClient(
+      new URL(proxy.proxied(server.scanProxyUrl)),
+      pino({ level: 'silent' }),
+      tokens,
+    );
+    const rounds = await scan.getOpenMiningRounds();
+    expect(rounds.length).toBeGreaterThan(0);
+    const round = await local.openMiningRound();
+    const latest = rounds
+      .map((contract) => contract.payload as { round: { number: string }; amuletPrice: string })
+      .sort((a, b) => Number(b.round.number) - Number(a.round.number))[0];
+    expect(Amount.parse(String(latest?.amuletPrice)).eq(round.amuletPriceUsd)).toBe(true);
+    expect(await scan.isDevNet()).toBe(true);
+    const rules = await scan.getAmuletRules();
+    const fees = (
+      rules.payload as {
+        configSchedule: {
+          initialValue: { decentralizedSynchronizer: { fees: { extraTrafficPrice: string } } };
+        };
+      }
+    ).configSchedule.initialValue.decentralizedSynchronizer.fees;
+    const traffic = await local.trafficParameters();
+    expect(Amount.parse(fees.extraTrafficPrice).eq(traffic.extraTrafficPriceUsdPerMb)).toBe(true);
     assertNoWireMismatches(proxy);
   });
 });
