@@ -402,3 +402,65 @@ describe("the documents' own allowances", () => {
     ]);
   });
 });
+
+describe('path and query parameters', () => {
+  const body = {
+    beginExclusive: 0,
+    updateFormat: {
+      includeTransactions: {
+        eventFormat: { filtersByParty: { 'alice::1220': { cumulative: [] } } },
+        transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+      },
+    },
+  };
+
+  it('documented query parameters of the right type pass', () => {
+    expect(texts(validateRequest('ledger-api', 'POST', '/v2/updates?limit=200', body))).toEqual([]);
+    expect(
+      texts(
+        validateRequest(
+          'ledger-api',
+          'GET',
+          '/v2/parties/a::1?parties=b::1&parties=c::1',
+          undefined,
+        ),
+      ),
+    ).toEqual([]);
+  });
+
+  it('a query parameter of the wrong type or unknown name is named', () => {
+    expect(texts(validateRequest('ledger-api', 'POST', '/v2/updates?limit=lots', body))).toEqual([
+      "POST /v2/updates request: query parameter 'limit' must be integer",
+    ]);
+    expect(texts(validateRequest('ledger-api', 'POST', '/v2/updates?limt=5', body))).toEqual([
+      "POST /v2/updates request: query parameter 'limt' is not a parameter of the operation",
+    ]);
+  });
+
+  it('a required query parameter and a typed path parameter are checked', () => {
+    expect(
+      texts(
+        validateRequest(
+          'ledger-api',
+          'GET',
+          '/v2/interactive-submission/preferred-package-version',
+          undefined,
+        ),
+      ),
+    ).toEqual([
+      "GET /v2/interactive-submission/preferred-package-version request: query parameter 'package-name' is required and missing",
+    ]);
+    expect(
+      texts(
+        validateRequest(
+          'ledger-api',
+          'GET',
+          '/v2/updates/transaction-tree-by-offset/x12',
+          undefined,
+        ),
+      ),
+    ).toEqual([
+      "GET /v2/updates/transaction-tree-by-offset/x12 request: path parameter 'offset' must be integer",
+    ]);
+  });
+});

@@ -58,7 +58,16 @@ interface ResponseObject {
   readonly content?: Record<string, MediaType>;
 }
 
+interface Parameter {
+  readonly $ref?: string;
+  readonly name: string;
+  readonly in: string;
+  readonly required?: boolean;
+  readonly schema?: SchemaObject;
+}
+
 interface Operation {
+  readonly parameters?: readonly Parameter[];
   readonly requestBody?: RequestBody;
   readonly responses?: Record<string, ResponseObject>;
 }
@@ -70,6 +79,7 @@ interface OpenApiDocument {
     readonly schemas?: Record<string, SchemaObject>;
     readonly responses?: Record<string, ResponseObject>;
     readonly requestBodies?: Record<string, RequestBody>;
+    readonly parameters?: Record<string, Parameter>;
   };
 }
 
@@ -394,6 +404,18 @@ export class WireValidator {
     const found = this.#route(document, method, path);
     if (typeof found === 'string') return [mismatch(subject, '', found)];
     const { route, operation } = found;
+    return [
+      ...this.#checkParameters(subject, route, operation, path),
+      ...this.#checkRequestBody(subject, route, operation, body),
+    ];
+  }
+
+  #checkRequestBody(
+    subject: string,
+    route: Route,
+    operation: Operation,
+    body: unknown,
+  ): WireMismatch[] {
     const requestBody = resolved(route.document, 'requestBodies', operation.requestBody);
     if (!requestBody) {
       return body === undefined
@@ -407,6 +429,63 @@ export class WireValidator {
     if (!schema)
       return [mismatch(subject, '', 'has a JSON body; the operation takes another type')];
     return this.#check(subject, route.schemaId, schema, body);
+  }
+
+  /**
+   * The path and query parameters: each documented one present has its type (query strings
+   * read as the schema's type, repeated names as an array), required ones are there, and the
+   * query names nothing the operation does not document (a typo a participant would ignore).
+   */
+  #checkParameters(
+    subject: string,
+    route: Route,
+    operation: Operation,
+    path: string,
+  ): WireMismatch[] {
+    const shared = (route.operations as { parameters?: readonly Parameter[] }).parameters ?? [];
+    const parameters = [...shared, ...(operation.parameters ?? [])].map(
+      (parameter) => resolved(route.document, 'parameters', parameter) as Parameter,
+    );
+    const url = new URL(path, 'http://wire.invalid');
+    const segments = pathSegments(path);
+    const offset = segments.length - route.segments.length;
+    const found: WireMismatch[] = [];
+    const check = (parameter: Parameter, raw: string | string[]) => {
+      const part = `${parameter.in} parameter '${parameter.name}'`;
+      const schema = parameter.schema ?? {};
+      const value = Array.isArray(raw)
+        ? schema.type === 'array'
+          ? raw.map((item) => asTyped(item, (schema.items as SchemaObject | undefined)?.type))
+          : asTyped(raw[0] ?? '', schema.type)
+        : asTyped(raw, schema.type);
+      for (const m of this.#check(subject, route.schemaId, schema, value)) {
+        found.push(mismatch(subject, m.location, m.message, part));
+      }
+    };
+    for (const parameter of parameters) {
+      if (parameter.in === 'path') {
+        const index = route.segments.indexOf(`{${parameter.name}}`);
+        const actual = index < 0 ? undefined : segments[offset + index];
+        if (actual !== undefined) check(parameter, actual);
+      } else if (parameter.in === 'query') {
+        const values = url.searchParams.getAll(parameter.name);
+        if (values.length > 0) check(parameter, values);
+        else if (parameter.required) {
+          found.push(
+            mismatch(subject, '', 'is required and missing', `query parameter '${parameter.name}'`),
+          );
+        }
+      }
+    }
+    const documented = new Set(parameters.filter((p) => p.in === 'query').map((p) => p.name));
+    for (const name of new Set(url.searchParams.keys())) {
+      if (!documented.has(name)) {
+        found.push(
+          mismatch(subject, '', 'is not a parameter of the operation', `query parameter '${name}'`),
+        );
+      }
+    }
+    return found;
   }
 
   validateResponse(
@@ -489,7 +568,7 @@ export class WireValidator {
 /** A response or request body the operation names by `$ref` into the document's components. */
 function resolved<T extends { readonly $ref?: string }>(
   document: OpenApiDocument,
-  kind: 'responses' | 'requestBodies',
+  kind: 'responses' | 'requestBodies' | 'parameters',
   value: T | undefined,
 ): T | undefined {
   if (!value?.$ref) return value;
@@ -504,8 +583,18 @@ function stripQuery(path: string): string {
   return index < 0 ? path : path.slice(0, index);
 }
 
-function mismatch(subject: string, location: string, message: string): WireMismatch {
-  return { subject, location, message, text: `${subject}: body${location} ${message}` };
+/** `part` names what was checked: the body (with `location` into it) or a parameter. */
+function mismatch(subject: string, location: string, message: string, part = 'body'): WireMismatch {
+  const where = part === 'body' ? `body${location}` : `${part}${location}`;
+  return { subject, location, message, text: `${subject}: ${where} ${message}` };
+}
+
+/** A path or query string as the schema's type reads it; left a string when it is not one. */
+function asTyped(text: string, type: unknown): unknown {
+  if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(text))
+    return Number(text);
+  if (type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
+  return text;
 }
 
 /**
