@@ -12,9 +12,11 @@ import {
   ledgerConformanceSuite,
   publicKeyFor,
   readToEnd,
+  refusal,
   SAFETY_NET_MS,
 } from '../../../ledger/test/conformance.js';
 import {
+  AUDIENCE,
   type CantonHarnessLedger,
   type CantonWorld,
   openCantonHarnessLedger,
@@ -50,7 +52,7 @@ ledgerConformanceSuite({
 });
 
 /** A short submit timeout, so a held completion outlasts it without a long test. */
-const SUBMIT_TIMEOUT_MS = 1_500;
+const SUBMIT_TIMEOUT_MS = 3_000;
 
 describe('wire faults between the canton adapter and the participant', () => {
   async function funded(adapter: Parameters<typeof startCantonWorld>[0] = {}) {
@@ -151,6 +153,9 @@ describe('wire faults between the canton adapter and the participant', () => {
     );
     const timedOut = await expectRefused(pay('held', '7'), 'timeout');
     expect(timedOut.retryable).toBe(true);
+    // The participant did answer (it committed); only the answer never reached the adapter.
+    const held = world.proxy.exchanges.filter((e) => e.serverStatus !== null && e.status === null);
+    expect(held.map((e) => e.serverStatus)).toEqual([200]);
     world.proxy.clearFaults();
     const completion = await ledger.lookupCommand('held');
     expect(completion).not.toBeNull();
@@ -257,5 +262,25 @@ describe('wire faults between the canton adapter and the participant', () => {
     } finally {
       await http.close();
     }
+  });
+
+  it('a token the participant refuses: not_authorized, answered in Canton error shapes', async () => {
+    const world = await openWorld();
+    const auth = {
+      kind: 'hs256',
+      secret: 'not-the-participant-secret',
+      audience: AUDIENCE,
+    } as const;
+    const refused = await refusal(
+      openCantonHarnessLedger(world, { auth }).then(async (ledger) => {
+        try {
+          return await ledger.ledgerEnd();
+        } finally {
+          await ledger.close();
+        }
+      }),
+    );
+    expect(refused.code).toBe('not_authorized');
+    expect(world.proxy.exchanges.map((e) => e.status)).toContain(401);
   });
 });

@@ -149,7 +149,13 @@ describe('HTTP through the proxy', () => {
     expect(await answer.json()).toEqual({ offset: 5 });
     expect(echo.seen).toEqual(['GET /v2/state/ledger-end']);
     expect(proxy.exchanges).toEqual([
-      { method: 'GET', path: '/v2/state/ledger-end', status: 200, injected: false },
+      {
+        method: 'GET',
+        path: '/v2/state/ledger-end',
+        status: 200,
+        serverStatus: 200,
+        injected: false,
+      },
     ]);
     expect(() => assertNoWireMismatches(proxy)).not.toThrow();
   });
@@ -221,6 +227,7 @@ describe('HTTP through the proxy', () => {
     await expect(held).rejects.toThrow(/aborted|timeout/i);
     expect(echo.seen).toEqual(['GET /v2/state/ledger-end']);
     expect(proxy.exchanges[0]?.status).toBeNull();
+    expect(proxy.exchanges[0]?.serverStatus).toBe(200);
     const next = await fetch(`${proxy.url}/v2/state/ledger-end`);
     expect(await next.json()).toEqual({ offset: 5 });
     expect(() => assertNoWireMismatches(proxy)).not.toThrow();

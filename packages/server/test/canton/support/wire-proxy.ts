@@ -33,6 +33,8 @@ export interface ExchangeRecord {
   readonly path: string;
   /** The status the client saw; null when the client went away before an answer. */
   status: number | null;
+  /** The status the server answered with (null: injected, or not answered yet). */
+  serverStatus: number | null;
   /** Whether the answer was injected by the proxy (the server never saw the request). */
   readonly injected: boolean;
 }
@@ -351,7 +353,13 @@ export class WireProxy {
     if (failure) {
       const body = Buffer.from(JSON.stringify(unavailableError(failure.status)));
       this.#checkHttp('response', method, path, failure.status, 'application/json', body);
-      this.exchanges.push({ method, path, status: failure.status, injected: true });
+      this.exchanges.push({
+        method,
+        path,
+        status: failure.status,
+        serverStatus: null,
+        injected: true,
+      });
       res.writeHead(failure.status, {
         'content-type': 'application/json',
         'content-length': body.length,
@@ -359,7 +367,13 @@ export class WireProxy {
       res.end(body);
       return;
     }
-    const exchange: ExchangeRecord = { method, path, status: null, injected: false };
+    const exchange: ExchangeRecord = {
+      method,
+      path,
+      status: null,
+      serverStatus: null,
+      injected: false,
+    };
     this.exchanges.push(exchange);
     const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
       const forward = httpRequest(
@@ -372,6 +386,7 @@ export class WireProxy {
     });
     const answer = await readAll(upstream);
     const status = upstream.statusCode ?? 502;
+    exchange.serverStatus = status;
     this.#checkHttp('response', method, path, status, upstream.headers['content-type'], answer);
     const deliver = () => {
       if (clientGone) return; // the client gave up waiting
