@@ -19,6 +19,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
+import { UpdatesStreamChecker } from './stream-invariants.js';
 import { type WireMismatch, type WireValidator, wireValidator } from './wire-validator.js';
 
 /** Which requests a fault applies to: a method (any when omitted) and a path test. */
@@ -123,6 +124,12 @@ function frameText(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
   return data.toString('utf8');
+}
+
+/** `/v2/updates` and its deprecated flat and tree forms: the update streams. */
+function isUpdatesPath(path: string): boolean {
+  const pathname = path.split('?')[0] ?? path;
+  return /^\/v2\/updates(\/flats|\/trees)?$/.test(pathname);
 }
 
 /** A WebSocket close code that may be sent on the wire (1005 and 1006 only describe closes). */
@@ -388,6 +395,9 @@ export class WireProxy {
     const status = upstream.statusCode ?? 502;
     exchange.serverStatus = status;
     this.#checkHttp('response', method, path, status, upstream.headers['content-type'], answer);
+    if (method === 'POST' && status === 200 && isUpdatesPath(path)) {
+      this.#checkUpdatesAnswer(`${method} ${path.split('?')[0]} response`, raw, answer);
+    }
     const deliver = () => {
       if (clientGone) return; // the client gave up waiting
       exchange.status = status;
@@ -397,6 +407,23 @@ export class WireProxy {
     const delay = this.#take(this.#delays, method, path);
     if (delay) this.#later(delay.ms, deliver);
     else deliver();
+  }
+
+  /** The stream promises of an HTTP `/v2/updates` answer, item by item. */
+  #checkUpdatesAnswer(subject: string, request: Buffer, answer: Buffer): void {
+    let items: unknown;
+    let body: unknown;
+    try {
+      body = JSON.parse(request.toString('utf8'));
+      items = JSON.parse(answer.toString('utf8'));
+    } catch {
+      return; // not JSON: already reported by the document check
+    }
+    if (!Array.isArray(items)) return;
+    const checker = new UpdatesStreamChecker(subject, body);
+    items.forEach((item, index) => {
+      this.#record(checker.check(item, `body/${index}`));
+    });
   }
 
   // ---- WebSocket ----------------------------------------------------------------------------
@@ -471,15 +498,20 @@ export class WireProxy {
       drop();
       return;
     }
+    let invariants: UpdatesStreamChecker | null = null;
     client.on('message', (data, isBinary) => {
       record.fromClient++;
-      this.#checkFrame(path, 'fromClient', data);
+      const request = this.#checkFrame(path, 'fromClient', data);
+      if (invariants === null && isUpdatesPath(path)) {
+        invariants = new UpdatesStreamChecker(`ws ${path.split('?')[0]} fromServer`, request);
+      }
       if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary: isBinary });
     });
     upstream.on('message', (data, isBinary) => {
       if (record.dropped || client.readyState !== WebSocket.OPEN) return;
       record.fromServer++;
       const message = this.#checkFrame(path, 'fromServer', data);
+      if (invariants) this.#record(invariants.check(message, `frame ${record.fromServer} `));
       const duplicate = this.#duplicates.find(
         (rule) => rule.remaining > 0 && (rule.match === undefined || rule.match(message)),
       );
