@@ -51,20 +51,34 @@ ledgerConformanceSuite({
   soleWriter: true,
 });
 
+type SenderKind = 'external' | 'internal';
+const SENDER_KINDS: readonly SenderKind[] = ['external', 'internal'];
+/** The request that carries a submission and waits for its outcome, per sender kind. */
+const SUBMISSION: Record<SenderKind, RegExp> = {
+  external: /^\/v2\/interactive-submission\/execute/,
+  internal: /^\/v2\/commands\/submit-and-wait/,
+};
+
 /** A short submit timeout, so a held completion outlasts it without a long test. */
 const SUBMIT_TIMEOUT_MS = 3_000;
 
 describe('wire faults between the canton adapter and the participant', () => {
-  async function funded(adapter: Parameters<typeof startCantonWorld>[0] = {}) {
+  /**
+   * Alice holds 100 USD; Bob pre-approves USD. An external Alice submits through prepare and
+   * execute (signed), an internal one through submit-and-wait.
+   */
+  async function funded(
+    sender: SenderKind = 'external',
+    adapter: Parameters<typeof startCantonWorld>[0] = {},
+  ) {
     const world = await openWorld(adapter);
     const ledger = await openCantonHarnessLedger(world);
     const hint = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}`;
     const admin = (await ledger.createParty({ hint: hint('registry') })).partyId;
     const usd = { admin, id: 'USD' };
     await ledger.createInstrument(usd);
-    // The sender is external: its submissions go through prepare + execute, signed.
-    const alice = (await ledger.createParty({ hint: hint('alice'), publicKey: publicKeyFor(3) }))
-      .partyId;
+    const key = sender === 'external' ? { publicKey: publicKeyFor(3) } : {};
+    const alice = (await ledger.createParty({ hint: hint('alice'), ...key })).partyId;
     const bob = (await ledger.createParty({ hint: hint('bob'), preapprovals: [usd] })).partyId;
     await ledger.mint({ owner: alice, instrument: usd, amount: amount('100') });
     let sequence = 0;
@@ -138,79 +152,82 @@ describe('wire faults between the canton adapter and the participant', () => {
     expect([...new Map(deliveries.map((u) => [u.offset, u])).values()]).toEqual(expected);
   });
 
-  it('a completion held past the submit timeout: timeout, and lookupCommand then finds it', async () => {
-    const { world, ledger, pay, bob, usd } = await funded({
-      adapter: { submitTimeoutMs: SUBMIT_TIMEOUT_MS },
-    });
-    const before = await ledger.ledgerEnd();
-    // The submission (external party: the execute step) commits; its answer comes too late.
-    world.proxy.delayAnswers(
-      {
-        method: 'POST',
-        path: /^\/v2\/(commands\/submit-and-wait|interactive-submission\/execute)/,
-      },
-      SUBMIT_TIMEOUT_MS * 10,
-    );
-    const timedOut = await expectRefused(pay('held', '7'), 'timeout');
-    expect(timedOut.retryable).toBe(true);
-    // The participant did answer (it committed); only the answer never reached the adapter.
-    const held = world.proxy.exchanges.filter((e) => e.serverStatus !== null && e.status === null);
-    expect(held.map((e) => e.serverStatus)).toEqual([200]);
-    world.proxy.clearFaults();
-    const completion = await ledger.lookupCommand('held');
-    expect(completion).not.toBeNull();
-    const updates = await readToEnd(ledger, before);
-    expect(updates.filter((u) => u.commandId === 'held').map((u) => u.updateId)).toEqual([
-      completion?.updateId,
-    ]);
-    expect((await balanceOf(ledger, bob, usd)).total).toBe('7');
-  });
-
-  it('the same command id twice: the second answer is the first outcome, nothing moves again', async () => {
-    const { world, ledger, pay, alice, bob, usd } = await funded();
-    const first = await pay('twice', '5');
-    expect(await pay('twice', '5')).toEqual(first);
-    // A restarted adapter remembers nothing: the participant's deduplication answers.
-    const restarted = await openCantonHarnessLedger(world);
-    try {
-      const again = await restarted.submitTransfer({
-        commandId: 'twice',
-        sender: alice,
-        receiver: bob,
-        instrument: usd,
-        amount: amount('5'),
-        meta: { [REASON_META_KEY]: 'twice' },
+  it.each(SENDER_KINDS)(
+    'a completion held past the submit timeout (%s sender): timeout, and lookupCommand then finds it',
+    async (sender) => {
+      const { world, ledger, pay, bob, usd } = await funded(sender, {
+        adapter: { submitTimeoutMs: SUBMIT_TIMEOUT_MS },
       });
-      expect(again).toEqual(first);
-    } finally {
-      await restarted.close();
-    }
-    expect((await balanceOf(ledger, bob, usd)).total).toBe('5');
-    expect((await readToEnd(ledger, 0)).filter((u) => u.commandId === 'twice')).toHaveLength(1);
-    // The participant refused the resubmission as a duplicate (409); the answer is its first commit.
-    expect(world.proxy.exchanges.filter((e) => e.status === 409).length).toBeGreaterThan(0);
-  });
+      const before = await ledger.ledgerEnd();
+      // The submission commits; its answer comes too late.
+      world.proxy.delayAnswers(
+        { method: 'POST', path: SUBMISSION[sender] },
+        SUBMIT_TIMEOUT_MS * 10,
+      );
+      const timedOut = await expectRefused(pay('held', '7'), 'timeout');
+      expect(timedOut.retryable).toBe(true);
+      // The participant did answer (it committed); only the answer never reached the adapter.
+      const held = world.proxy.exchanges.filter(
+        (e) => e.serverStatus !== null && e.status === null,
+      );
+      expect(held.map((e) => [SUBMISSION[sender].test(e.path), e.serverStatus])).toEqual([
+        [true, 200],
+      ]);
+      world.proxy.clearFaults();
+      const completion = await ledger.lookupCommand('held');
+      expect(completion).not.toBeNull();
+      const updates = await readToEnd(ledger, before);
+      expect(updates.filter((u) => u.commandId === 'held').map((u) => u.updateId)).toEqual([
+        completion?.updateId,
+      ]);
+      expect((await balanceOf(ledger, bob, usd)).total).toBe('7');
+    },
+  );
 
-  it('a 5xx on submit: a retryable refusal that changes nothing, and the retry commits once', async () => {
-    const { world, ledger, pay, bob, usd } = await funded();
-    const before = await ledger.ledgerEnd();
-    world.proxy.failRequests(
-      {
-        method: 'POST',
-        path: /^\/v2\/(commands\/submit-and-wait|interactive-submission\/execute)/,
-      },
-      1,
-      503,
-    );
-    const refused = await expectRefused(pay('unavailable', '3'), 'rejected');
-    expect(refused.retryable).toBe(true);
-    expect(await ledger.ledgerEnd()).toBe(before);
-    expect(await ledger.lookupCommand('unavailable')).toBeNull();
-    const retried = await pay('unavailable', '3');
-    expect(retried.kind).toBe('direct');
-    expect((await balanceOf(ledger, bob, usd)).total).toBe('3');
-    expect(world.proxy.exchanges.filter((e) => e.injected)).toHaveLength(1);
-  });
+  it.each(SENDER_KINDS)(
+    'the same command id twice (%s sender): the second answer is the first outcome, nothing moves again',
+    async (sender) => {
+      const { world, ledger, pay, alice, bob, usd } = await funded(sender);
+      const first = await pay('twice', '5');
+      expect(await pay('twice', '5')).toEqual(first);
+      // A restarted adapter remembers nothing: the participant's deduplication answers.
+      const restarted = await openCantonHarnessLedger(world);
+      try {
+        const again = await restarted.submitTransfer({
+          commandId: 'twice',
+          sender: alice,
+          receiver: bob,
+          instrument: usd,
+          amount: amount('5'),
+          meta: { [REASON_META_KEY]: 'twice' },
+        });
+        expect(again).toEqual(first);
+      } finally {
+        await restarted.close();
+      }
+      expect((await balanceOf(ledger, bob, usd)).total).toBe('5');
+      expect((await readToEnd(ledger, 0)).filter((u) => u.commandId === 'twice')).toHaveLength(1);
+      // The participant refused the resubmission as a duplicate (409); the answer is its first commit.
+      expect(world.proxy.exchanges.filter((e) => e.status === 409).length).toBeGreaterThan(0);
+    },
+  );
+
+  it.each(SENDER_KINDS)(
+    'a 5xx on submit (%s sender): a retryable refusal that changes nothing, and the retry commits once',
+    async (sender) => {
+      const { world, ledger, pay, bob, usd } = await funded(sender);
+      const before = await ledger.ledgerEnd();
+      world.proxy.failRequests({ method: 'POST', path: SUBMISSION[sender] }, 1, 503);
+      const refused = await expectRefused(pay('unavailable', '3'), 'rejected');
+      expect(refused.retryable).toBe(true);
+      expect(await ledger.ledgerEnd()).toBe(before);
+      expect(await ledger.lookupCommand('unavailable')).toBeNull();
+      const retried = await pay('unavailable', '3');
+      expect(retried.kind).toBe('direct');
+      expect((await balanceOf(ledger, bob, usd)).total).toBe('3');
+      expect(world.proxy.exchanges.filter((e) => e.injected)).toHaveLength(1);
+    },
+  );
 
   it('the HTTP transport: paging POST /v2/updates reads what the WebSocket reads', async () => {
     const { world, ledger, pay } = await funded();
