@@ -105,6 +105,19 @@ function isClientError(error: unknown): error is FastifyError {
   return typeof status === 'number' && status >= 400 && status < 500;
 }
 
+/**
+ * Reads a request body as JSON whatever its Content-Type says, as a participant and a validator
+ * do: Canton's own TypeScript client (core-ledger-client 1.8.0) sends its POST bodies with no
+ * Content-Type at all (its token-adding fetch wrapper replaces the request's headers).
+ */
+function readBodiesAsJson(scope: FastifyInstance): void {
+  scope.addContentTypeParser(
+    '*',
+    { parseAs: 'string' },
+    scope.getDefaultJsonParser('error', 'error'),
+  );
+}
+
 export async function startDevnetLedgerServer(
   options: DevnetLedgerServerOptions,
 ): Promise<DevnetLedgerServer> {
@@ -130,6 +143,7 @@ export async function startDevnetLedgerServer(
   });
   await app.register(async (participant: FastifyInstance) => {
     participant.setErrorHandler(answerCantonError);
+    readBodiesAsJson(participant);
     participant.addHook('onRequest', async (request) => authenticate(ctx, request));
     await participantRoutes(participant, ctx);
     await contractRoutes(participant, ctx);
@@ -139,6 +153,7 @@ export async function startDevnetLedgerServer(
   });
   await app.register(async (validator: FastifyInstance) => {
     validator.setErrorHandler(answerRegistryError);
+    readBodiesAsJson(validator);
     await scanProxyRoutes(validator, ledger);
     await registryRoutes(validator, { ledger, history: ctx.history });
   });

@@ -21,8 +21,8 @@ function partyDetails(party: PartyInfo) {
   return { party: party.partyId, isLocal: party.kind === 'internal', identityProviderId: '' };
 }
 
-function userJson(userId: string) {
-  return { id: userId, primaryParty: '', isDeactivated: false, identityProviderId: '' };
+function userJson(userId: string, primaryParty = '') {
+  return { id: userId, primaryParty, isDeactivated: false, identityProviderId: '' };
 }
 
 function parseRights(value: unknown): Right[] {
@@ -31,7 +31,7 @@ function parseRights(value: unknown): Right[] {
     const right = parseRight(input);
     if (right === null) {
       throw invalidArgument(
-        `rights[${index}] is not a right this participant grants (CanActAs, CanReadAs, CanExecuteAs, CanReadAsAnyParty, CanExecuteAsAnyParty)`,
+        `rights[${index}] is not a right this participant grants (CanActAs, CanReadAs, CanExecuteAs, CanReadAsAnyParty, CanExecuteAsAnyParty, ParticipantAdmin, IdentityProviderAdmin)`,
         { field: `rights[${index}]` },
       );
     }
@@ -42,6 +42,9 @@ function parseRights(value: unknown): Right[] {
 
 export async function participantRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   const { ledger, users } = ctx;
+  /** The primary party each created user was given (wallet providers read it back). */
+  const primaryParties = new Map<string, string>();
+  const user = (userId: string) => userJson(userId, primaryParties.get(userId));
 
   app.get('/v2/version', async () => ({
     version: LEDGER_API_VERSION,
@@ -125,7 +128,7 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
     return { partyDetails: partyDetails({ partyId, kind: 'internal' }) };
   });
 
-  app.get('/v2/authenticated-user', async (request) => ({ user: userJson(userOf(request)) }));
+  app.get('/v2/authenticated-user', async (request) => ({ user: user(userOf(request)) }));
 
   /** Only the user itself reads itself; the default user administers the participant. */
   const requireUserAccess = (request: Parameters<typeof userOf>[0], userId: string) => {
@@ -140,7 +143,7 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
     if (userOf(request) !== users.defaultUser) {
       throw permissionDenied('only the participant administrator lists users');
     }
-    return { users: users.list().map(userJson), nextPageToken: '' };
+    return { users: users.list().map(user), nextPageToken: '' };
   });
 
   app.post('/v2/users', async (request) => {
@@ -148,18 +151,25 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
       throw permissionDenied('only the participant administrator creates users');
     }
     const body = objectAt(request.body, 'body');
-    const user = objectAt(body.user, 'user');
-    const userId = stringAt(user.id, 'user.id');
+    const created = objectAt(body.user, 'user');
+    const userId = stringAt(created.id, 'user.id');
     if (!/^[a-zA-Z0-9@^$.!`\-#+'~_|:()]{1,128}$/.test(userId)) {
       throw invalidArgument(`user.id ${userId} is not a valid user id`, { field: 'user.id' });
     }
+    const primaryParty = created.primaryParty ?? '';
+    if (typeof primaryParty !== 'string') {
+      throw invalidArgument('user.primaryParty must be a party id or empty', {
+        field: 'user.primaryParty',
+      });
+    }
     await users.create(userId, parseRights(body.rights));
-    return { user: userJson(userId) };
+    if (primaryParty !== '') primaryParties.set(userId, primaryParty);
+    return { user: user(userId) };
   });
 
   app.get<{ Params: { userId: string } }>('/v2/users/:userId', async (request) => {
     requireUserAccess(request, request.params.userId);
-    return { user: userJson(request.params.userId) };
+    return { user: user(request.params.userId) };
   });
 
   app.get<{ Params: { userId: string } }>('/v2/users/:userId/rights', async (request) => {

@@ -19,11 +19,22 @@ export type Right =
   | { readonly kind: { readonly CanReadAs: PartyRight } }
   | { readonly kind: { readonly CanExecuteAs: PartyRight } }
   | { readonly kind: { readonly CanReadAsAnyParty: AnyPartyRight } }
-  | { readonly kind: { readonly CanExecuteAsAnyParty: AnyPartyRight } };
+  | { readonly kind: { readonly CanExecuteAsAnyParty: AnyPartyRight } }
+  | { readonly kind: { readonly ParticipantAdmin: AnyPartyRight } }
+  | { readonly kind: { readonly IdentityProviderAdmin: AnyPartyRight } };
 
 /** The rights a user of this participant can hold, by their name in `Right.kind`. */
 const PARTY_RIGHTS = new Set(['CanActAs', 'CanReadAs', 'CanExecuteAs']);
-const ANY_PARTY_RIGHTS = new Set(['CanReadAsAnyParty', 'CanExecuteAsAnyParty']);
+/**
+ * Rights without a party. The admin rights are kept and listed but give no reading or acting:
+ * Canton's core-ledger-client grants ParticipantAdmin to every user it creates.
+ */
+const ANY_PARTY_RIGHTS = new Set([
+  'CanReadAsAnyParty',
+  'CanExecuteAsAnyParty',
+  'ParticipantAdmin',
+  'IdentityProviderAdmin',
+]);
 
 export const DEFAULT_USER = 'poolparty';
 

@@ -545,3 +545,50 @@ describe('active contracts and the HTTP update stream', () => {
     expect(answer.body.at(-1).update.OffsetCheckpoint.value.offset).toBe(end);
   });
 });
+
+describe('ledger faults as Canton reports them', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld();
+  });
+  afterAll(() => world.close());
+
+  const transfer = (commandId: string) =>
+    submission(
+      commandId,
+      [world.treasury],
+      transferCommand({
+        sender: world.treasury,
+        receiver: world.pool,
+        instrument: world.amulet,
+        amount: '1',
+      }),
+    );
+
+  it('a refused submission is a retryable PARTICIPANT_BACKPRESSURE that changed nothing', async () => {
+    world.ledger.setFaults({ rejectRate: 1, seed: 1 });
+    const end = await world.ledger.ledgerEnd();
+    const answer = await call(world.server.url, 'POST', SUBMIT, transfer('fault-reject'));
+    world.ledger.setFaults({});
+    expectCantonError(answer, 409, 'PARTICIPANT_BACKPRESSURE');
+    expect(answer.body.errorCategory).toBe(2);
+    expect(answer.body.retryInfo).toBeDefined();
+    expect(await world.ledger.ledgerEnd()).toBe(end);
+    expect((await call(world.server.url, 'POST', SUBMIT, transfer('fault-reject'))).status).toBe(
+      200,
+    );
+  });
+
+  it('a timeout after commit is REQUEST_TIME_OUT without a definite answer; the retry finds the commit', async () => {
+    world.ledger.setFaults({ timeoutAfterCommitRate: 1, seed: 2 });
+    const answer = await call(world.server.url, 'POST', SUBMIT, transfer('fault-timeout'));
+    world.ledger.setFaults({});
+    expectCantonError(answer, 504, 'REQUEST_TIME_OUT');
+    expect(answer.body).toMatchObject({ errorCategory: 3, definiteAnswer: false });
+    const committed = await world.ledger.lookupCommand('fault-timeout');
+    expect(committed).not.toBeNull();
+    const retry = await call(world.server.url, 'POST', SUBMIT, transfer('fault-timeout'));
+    expectCantonError(retry, 409, 'DUPLICATE_COMMAND');
+    expect(retry.body.context.completion_offset).toBe(String(committed?.offset));
+  });
+});

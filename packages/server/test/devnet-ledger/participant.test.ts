@@ -127,7 +127,7 @@ describe('devnet ledger server without auth', () => {
     expectCantonError(
       await call(world.server.url, 'POST', '/v2/users/poolparty/rights', {
         userId: 'poolparty',
-        rights: [{ kind: { ParticipantAdmin: { value: {} } } }],
+        rights: [{ kind: { CanActAs: { value: {} } } }],
       }),
       400,
       'INVALID_ARGUMENT',

@@ -169,6 +169,24 @@ describe('WebSocket update stream', () => {
   });
 });
 
+describe('WebSocket update stream when the ledger closes', () => {
+  it('reports SERVICE_NOT_RUNNING and closes the stream', async () => {
+    const world = await startWorld();
+    try {
+      const end = await world.ledger.ledgerEnd();
+      const stream = await openStream(world.server.url, request(world.treasury, end));
+      await stream.next(isCheckpointAt(end));
+      await world.ledger.close();
+      const failure = await stream.next((item) => (item as { code?: string }).code !== undefined);
+      expect(failure).toMatchObject({ code: 'SERVICE_NOT_RUNNING', errorCategory: 1 });
+      expectSchema('async', 'JsCantonError', failure);
+      expect((await stream.closed).code).toBe(1011);
+    } finally {
+      await world.server.close();
+    }
+  });
+});
+
 describe('WebSocket active contracts and completions', () => {
   let world: World;
   beforeAll(async () => {
