@@ -18,6 +18,7 @@ import {
   readScopeOfRights,
   updatesRequest,
 } from '../src/canton/filters.js';
+import { needsLockOffers, withLockOffers } from '../src/canton/holdings.js';
 import { joinUrl } from '../src/canton/http.js';
 import {
   executeRequest,
@@ -25,11 +26,12 @@ import {
   SIGNATURE_FORMAT,
   SIGNING_ALGORITHM,
 } from '../src/canton/interactive-submission.js';
-import { namespaceOf, recordTimeOf } from '../src/canton/ledger.js';
+import { namespaceOf, recordTimeOf } from '../src/canton/participant.js';
 import { registryUrlOf, registryUrls } from '../src/canton/registry.js';
 import { currentOpenRound, extraTrafficPriceOf } from '../src/canton/scan.js';
 import { webSocketProtocols, webSocketUrl } from '../src/canton/update-stream.js';
 import {
+  encodeTransferInstructionCreated,
   HOLDING_INTERFACE_ID,
   TRANSFER_FACTORY_INTERFACE_ID,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
@@ -458,5 +460,39 @@ describe('addresses', () => {
       }),
     ).toEqual(new Date('2030-01-01T00:00:03Z'));
     expect(recordTimeOf({})).toBeNull();
+  });
+});
+
+describe('locked holdings', () => {
+  it('a lock that does not name its offer gets it from the instruction naming the holding', () => {
+    const locked = (id: string, offerId: string | null) => ({
+      ...holding(id, 'alice::1', '5'),
+      lock: { offerId, expiresAt: null, context: 'transfer to bob' },
+    });
+    const holdings = [
+      holding('free', 'alice::1', '1'),
+      locked('h-locked', null),
+      locked('h-named', 'o-0'),
+    ];
+    expect(needsLockOffers(holdings)).toBe(true);
+    expect(needsLockOffers([holdings[0] as Holding, holdings[2] as Holding])).toBe(false);
+    const instruction = encodeTransferInstructionCreated(
+      {
+        offerId: 'o-1',
+        sender: 'alice::1',
+        receiver: 'bob::2',
+        instrument: usd,
+        amount: amount('5'),
+        meta: {},
+        executeBefore: new Date('2030-01-02T00:00:00Z'),
+      },
+      3,
+      'sync::1',
+      { lockedHoldingIds: ['h-locked'] },
+    );
+    const filled = withLockOffers(holdings, [instruction]);
+    expect(filled.map((h) => h.lock?.offerId ?? null)).toEqual([null, 'o-1', 'o-0']);
+    expect(filled[1]?.lock?.context).toBe('transfer to bob');
+    expect(withLockOffers(holdings, [])[1]?.lock?.offerId).toBeNull();
   });
 });

@@ -128,6 +128,8 @@ export function cantonErrorOfLedgerError(error: LedgerError): CantonApiError {
 export function asCantonError(error: unknown): CantonApiError | null {
   if (error instanceof CantonApiError) return error;
   if (error instanceof LedgerError) return cantonErrorOfLedgerError(error);
+  // The local ledger refuses malformed control input (a bad party hint, key or instrument) so.
+  if (error instanceof RangeError) return invalidArgument(error.message);
   return null;
 }
 

@@ -2,11 +2,13 @@
  * Command submission (`/v2/commands/submit-and-wait[-for-transaction]`) for the parties the
  * user may act as, and the completions of committed commands (`/v2/commands/completions`).
  */
-import type { CommandResult, LedgerEvent, LedgerUpdate } from '@poolparty/ledger';
-import type { FastifyInstance } from 'fastify';
+import type { CommandResult, LedgerEvent, LedgerUpdate, Offset } from '@poolparty/ledger';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidArgument } from './canton-errors.js';
-import { type ServerContext, userOf } from './context.js';
+import { actingUser, type ServerContext, userOf } from './context.js';
+import { offsetAfterLedgerEnd } from './contracts.js';
 import { type EventFilter, parseEventFormat } from './event-filter.js';
+import { boundedList, listCap } from './http-lists.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import { actAsOf, parseDeduplication, parseLedgerCommand } from './ledger-commands.js';
 import {
@@ -17,8 +19,9 @@ import {
   stringAt,
   stringsAt,
 } from './request-body.js';
-import { shapeTransaction, transactionAt } from './transactions.js';
+import { parseTransactionShape, shapeTransaction, transactionAt } from './transactions.js';
 import type { JsTransaction } from './wire.js';
+import { streamOffsets, streamRoute } from './ws-streams.js';
 
 /** What the submitting parties see when the request names no transaction format. */
 function actAsFilter(actAs: readonly string[]): EventFilter {
@@ -41,12 +44,16 @@ export function submittedTransaction(
   const transaction = transactionAt(ctx.ledger, ctx.history, result.offset);
   if (transaction === undefined) throw new Error(`no transaction at offset ${result.offset}`);
   const format = optionalObjectAt(transactionFormat, 'transactionFormat');
-  const filter =
-    format?.eventFormat === undefined
-      ? actAsFilter(actAs)
-      : parseEventFormat(format.eventFormat, 'transactionFormat.eventFormat');
-  // The submitters witness their own transaction, so a projection to them is never empty.
-  return shapeTransaction(transaction, filter) ?? transaction;
+  // Without a format Canton answers the ACS delta the submitting parties see.
+  if (format === undefined) {
+    return shapeTransaction(ctx.history, transaction, actAsFilter(actAs), 'acs-delta');
+  }
+  return shapeTransaction(
+    ctx.history,
+    transaction,
+    parseEventFormat(format.eventFormat, 'transactionFormat.eventFormat'),
+    parseTransactionShape(format.transactionShape, 'transactionFormat.transactionShape'),
+  );
 }
 
 /** The party whose command an update's first event records (who exercised the choice). */
@@ -64,7 +71,12 @@ export function actingParty(event: LedgerEvent): string {
   }
 }
 
-function completionOf(update: LedgerUpdate, party: string, userId: string) {
+function completionOf(
+  update: LedgerUpdate,
+  party: string,
+  userId: string,
+  submissionId: string | undefined,
+) {
   return {
     completionResponse: {
       Completion: {
@@ -73,6 +85,7 @@ function completionOf(update: LedgerUpdate, party: string, userId: string) {
           status: { code: 0, message: '' },
           updateId: update.updateId,
           userId,
+          ...(submissionId !== undefined && { submissionId }),
           actAs: [party],
           offset: update.offset,
           synchronizerTime: {
@@ -88,55 +101,101 @@ function completionOf(update: LedgerUpdate, party: string, userId: string) {
 export async function commandRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   const { ledger, users } = ctx;
 
-  const submit = async (user: string, commandsValue: unknown) => {
+  const submit = async (request: FastifyRequest, commandsValue: unknown) => {
     const commands = objectAt(commandsValue, 'commands');
     const commandId = stringAt(commands.commandId, 'commands.commandId');
     const actAs = actAsOf(commands.actAs);
-    const userId = optionalStringAt(commands.userId, 'commands.userId');
-    if (userId !== undefined && userId !== user) {
-      throw invalidArgument(`commands.userId ${userId} is not the authenticated user ${user}`);
-    }
+    const user = actingUser(
+      ctx,
+      userOf(request),
+      optionalStringAt(commands.userId, 'commands.userId'),
+    );
     const command = parseLedgerCommand(commands.commands);
     await users.requireActAs(user, actAs);
+    const submissionId = optionalStringAt(commands.submissionId, 'commands.submissionId');
     const result = await ctx.commands.submit({
       commandId,
       actAs,
       command,
       deduplication: parseDeduplication(commands.deduplicationPeriod),
+      userId: user,
+      ...(submissionId !== undefined && { submissionId }),
     });
     return { result, actAs };
   };
 
   app.post('/v2/commands/submit-and-wait-for-transaction', async (request) => {
     const body = objectAt(request.body, 'body');
-    const { result, actAs } = await submit(userOf(request), body.commands);
+    const { result, actAs } = await submit(request, body.commands);
     return { transaction: submittedTransaction(ctx, result, body.transactionFormat, actAs) };
   });
 
   app.post('/v2/commands/submit-and-wait', async (request) => {
-    const { result } = await submit(userOf(request), request.body);
+    const { result } = await submit(request, request.body);
     return { updateId: result.updateId, completionOffset: result.offset };
   });
 
   app.post<{ Querystring: { limit?: string } }>('/v2/commands/completions', async (request) => {
-    const body = objectAt(request.body, 'body');
-    const user = userOf(request);
-    const userId = optionalStringAt(body.userId, 'userId') ?? user;
-    const parties = stringsAt(body.parties, 'parties');
-    if (parties.length === 0) throw invalidArgument('parties names no party');
-    await users.requireReadAs(user, parties);
-    const begin = optionalOffsetAt(body.beginExclusive, 'beginExclusive') ?? 0;
+    const completions = await completionsRequest(ctx, userOf(request), request.body);
     const limit = optionalOffsetAt(request.query.limit, 'limit');
     const end = await ledger.ledgerEnd();
+    const cap = listCap(limit);
     const items: unknown[] = [];
-    for (let offset = begin + 1; offset <= end; offset += 1) {
-      if (limit !== undefined && items.length >= limit) break;
-      const update = ledger.updateAt(offset);
-      const first = update?.events[0];
-      if (update === undefined || update.commandId === null || first === undefined) continue;
-      const party = actingParty(first);
-      if (parties.includes(party)) items.push(completionOf(update, party, userId));
+    for (
+      let offset = completions.beginExclusive + 1;
+      offset <= end && items.length < cap;
+      offset += 1
+    ) {
+      const item = completions.itemAt(offset);
+      if (item !== null) items.push(item);
     }
-    return items;
+    return boundedList(items, limit);
   });
+
+  streamRoute(
+    app,
+    '/v2/commands/completions',
+    'CompletionStreamRequest',
+    (user, message) => completionsRequest(ctx, user, message),
+    (socket, completions) =>
+      streamOffsets(ctx, socket, { ...completions, endInclusive: undefined }),
+  );
+}
+
+/** A CompletionStreamRequest, checked, as the completion items it selects. */
+async function completionsRequest(ctx: ServerContext, authenticated: string, value: unknown) {
+  const { ledger, users } = ctx;
+  const body = objectAt(value, 'CompletionStreamRequest');
+  const named = optionalStringAt(body.userId, 'userId');
+  const user = actingUser(ctx, authenticated, named);
+  const parties = stringsAt(body.parties, 'parties');
+  if (parties.length === 0) throw invalidArgument('parties names no party');
+  await users.requireReadAs(user, parties);
+  const beginExclusive = optionalOffsetAt(body.beginExclusive, 'beginExclusive') ?? 0;
+  const end = await ledger.ledgerEnd();
+  if (beginExclusive > end) throw offsetAfterLedgerEnd(beginExclusive, end);
+  const itemAt = (offset: Offset) => {
+    const update = ledger.updateAt(offset);
+    const first = update?.events[0];
+    if (update === undefined || update.commandId === null || first === undefined) return null;
+    const party = actingParty(first);
+    // Commands that did not come through this server count as the administrator's.
+    const origin = ctx.commands.originOf(update.commandId);
+    const submitter = origin?.userId ?? users.defaultUser;
+    if (!parties.includes(party) || submitter !== (named ?? user)) return null;
+    return completionOf(update, party, submitter, origin?.submissionId);
+  };
+  const checkpoint = (offset: Offset, recordTime: Date) => ({
+    completionResponse: {
+      OffsetCheckpoint: {
+        value: {
+          offset,
+          synchronizerTimes: [
+            { synchronizerId: SYNCHRONIZER_ID, recordTime: recordTime.toISOString() },
+          ],
+        },
+      },
+    },
+  });
+  return { beginExclusive, itemAt, checkpoint };
 }

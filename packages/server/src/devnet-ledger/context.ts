@@ -5,6 +5,7 @@
 import type { LocalLedger } from '@poolparty/ledger';
 import type { FastifyRequest } from 'fastify';
 import { type AuthSettings, authenticatedUser, bearerToken, subprotocolToken } from './auth.js';
+import { permissionDenied } from './canton-errors.js';
 import type { ContractHistory } from './contract-history.js';
 import type { CommandRunner } from './ledger-commands.js';
 import type { UserDirectory } from './users.js';
@@ -37,5 +38,17 @@ export async function authenticate(ctx: ServerContext, request: FastifyRequest):
 export function userOf(request: FastifyRequest): string {
   const user = requestUsers.get(request);
   if (user === undefined) throw new Error('the request was not authenticated');
+  return user;
+}
+
+/**
+ * The user a request acts as, given the `userId` it names. With auth, a named user must be the
+ * token's (Canton refuses acting for another user); without auth every request is the default
+ * user, whatever it names, as a participant without auth checks no rights.
+ */
+export function actingUser(ctx: ServerContext, user: string, named: string | undefined) {
+  if (ctx.auth.secret !== null && named !== undefined && named !== user) {
+    throw permissionDenied(`the request names user ${named}, the token user ${user}`);
+  }
   return user;
 }

@@ -21,30 +21,56 @@ export interface ActiveSet {
   readonly instructions: readonly ActiveContract<TransferOffer>[];
 }
 
+/** A contract the ledger ever created, with where it was created and (once) archived. */
+export type ContractRecord =
+  | { readonly kind: 'holding'; readonly contract: Holding; readonly createdAt: Offset }
+  | { readonly kind: 'instruction'; readonly contract: TransferOffer; readonly createdAt: Offset };
+
+interface Ever {
+  readonly created: Map<string, ContractRecord>;
+  readonly archivedAt: Map<string, Offset>;
+  readonly instructions: Map<string, TransferOffer>;
+}
+
 class Walk {
   offset = 0;
   readonly holdings = new Map<string, ActiveContract<Holding>>();
   readonly instructions = new Map<string, ActiveContract<TransferOffer>>();
 
-  advance(ledger: LocalLedger, to: Offset, created: Map<string, TransferOffer>): void {
+  advance(ledger: LocalLedger, to: Offset, ever: Ever): void {
     while (this.offset < to) {
       const offset = this.offset + 1;
       const update = ledger.updateAt(offset);
       const changes = ledger.holdingChangesAt(offset);
       if (update === undefined || changes === undefined) return;
-      for (const holding of changes.archived) this.holdings.delete(holding.holdingId);
+      for (const holding of changes.archived) {
+        this.holdings.delete(holding.holdingId);
+        ever.archivedAt.set(holding.holdingId, offset);
+      }
       for (const holding of changes.created) {
         this.holdings.set(holding.holdingId, { contract: holding, createdAt: offset });
+        ever.created.set(holding.holdingId, {
+          kind: 'holding',
+          contract: holding,
+          createdAt: offset,
+        });
       }
       for (const event of update.events) {
         if (event.kind === 'offer_created') {
           const { kind: _kind, ...offer } = event;
-          created.set(offer.offerId, offer);
+          ever.instructions.set(offer.offerId, offer);
+          ever.created.set(offer.offerId, {
+            kind: 'instruction',
+            contract: offer,
+            createdAt: offset,
+          });
           this.instructions.set(offer.offerId, { contract: offer, createdAt: offset });
         } else if (event.kind === 'offer_rejected' || event.kind === 'offer_withdrawn') {
           this.instructions.delete(event.offerId);
+          ever.archivedAt.set(event.offerId, offset);
         } else if (event.kind === 'transfer' && event.offerId !== null) {
           this.instructions.delete(event.offerId);
+          ever.archivedAt.set(event.offerId, offset);
         }
       }
       this.offset = offset;
@@ -54,7 +80,11 @@ class Walk {
 
 export class ContractHistory {
   private walk = new Walk();
-  private readonly instructionsById = new Map<string, TransferOffer>();
+  private readonly ever: Ever = {
+    created: new Map(),
+    archivedAt: new Map(),
+    instructions: new Map(),
+  };
 
   constructor(private readonly ledger: LocalLedger) {}
 
@@ -62,17 +92,41 @@ export class ContractHistory {
   activeAt(offset: Offset): ActiveSet {
     if (offset < this.walk.offset) {
       const fresh = new Walk();
-      fresh.advance(this.ledger, offset, this.instructionsById);
+      fresh.advance(this.ledger, offset, this.ever);
       return snapshot(fresh);
     }
-    this.walk.advance(this.ledger, offset, this.instructionsById);
+    this.walk.advance(this.ledger, offset, this.ever);
     return snapshot(this.walk);
   }
 
   /** Every instruction created up to `offset`, pending or not, by offer id. */
   instructionsUpTo(offset: Offset): ReadonlyMap<string, TransferOffer> {
-    if (offset > this.walk.offset) this.walk.advance(this.ledger, offset, this.instructionsById);
-    return this.instructionsById;
+    if (offset > this.walk.offset) this.walk.advance(this.ledger, offset, this.ever);
+    return this.ever.instructions;
+  }
+
+  /** The holdings ever locked for an offer (the sender's holding of the offered amount). */
+  lockedHoldingsOf(offerId: string): string[] {
+    return [...this.ever.created.values()].flatMap((record) =>
+      record.kind === 'holding' && record.contract.lock?.offerId === offerId
+        ? [record.contract.holdingId]
+        : [],
+    );
+  }
+
+  /** A contract created up to `offset`, with the offset that archived it (if one did by then). */
+  contractUpTo(
+    contractId: string,
+    offset: Offset,
+  ): { readonly record: ContractRecord; readonly archivedAt: Offset | null } | undefined {
+    if (offset > this.walk.offset) this.walk.advance(this.ledger, offset, this.ever);
+    const record = this.ever.created.get(contractId);
+    if (record === undefined || record.createdAt > offset) return undefined;
+    const archivedAt = this.ever.archivedAt.get(contractId);
+    return {
+      record,
+      archivedAt: archivedAt !== undefined && archivedAt <= offset ? archivedAt : null,
+    };
   }
 
   /** The instruction with this id if it is pending at `offset`. */

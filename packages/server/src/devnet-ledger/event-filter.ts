@@ -10,7 +10,7 @@
  * Devnet choice: a transaction is shown whole when one of its contracts is shown (every devnet
  * transaction is between the parties it names, who witness all of it).
  */
-import type { LedgerEvent } from '@poolparty/ledger';
+import type { Holding, LedgerEvent, TransferOffer } from '@poolparty/ledger';
 import { invalidArgument } from './canton-errors.js';
 import { arrayAt, type Json, objectAt, optionalObjectAt, stringAt } from './request-body.js';
 import {
@@ -157,8 +157,27 @@ export function shapeCreated(filter: EventFilter, event: CreatedEvent): CreatedE
   return {
     ...rest,
     ...(wantsView && interfaceViews !== undefined && { interfaceViews }),
-    ...(wantsBlob && createdEventBlob !== undefined && { createdEventBlob }),
+    ...(wantsBlob && { createdEventBlob: createdEventBlob || blobOf(event) }),
   } as CreatedEvent;
+}
+
+/** A holding's stakeholders: its owner and its instrument's admin. */
+export function holdingStakeholders(holding: Holding): string[] {
+  return [holding.instrument.admin, holding.owner];
+}
+
+/** An instruction's stakeholders: sender and admin sign, the receiver observes. */
+export function instructionStakeholders(offer: TransferOffer): string[] {
+  return [offer.instrument.admin, offer.sender, offer.receiver];
+}
+
+/**
+ * An opaque created-event blob for a client to disclose the contract with: what a participant
+ * would serialize, here the contract's identity and arguments (the devnet reads nothing back).
+ */
+function blobOf(event: CreatedEvent): string {
+  const { templateId, contractId, createArgument } = event;
+  return Buffer.from(JSON.stringify({ templateId, contractId, createArgument })).toString('base64');
 }
 
 /** Whether a filter reads any of these parties' transactions. */

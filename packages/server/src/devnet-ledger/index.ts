@@ -108,6 +108,19 @@ function isClientError(error: unknown): error is FastifyError {
   return typeof status === 'number' && status >= 400 && status < 500;
 }
 
+/**
+ * Reads a request body as JSON whatever its Content-Type says, as a participant and a validator
+ * do: Canton's own TypeScript client (core-ledger-client 1.8.0) sends its POST bodies with no
+ * Content-Type at all (its token-adding fetch wrapper replaces the request's headers).
+ */
+function readBodiesAsJson(scope: FastifyInstance): void {
+  scope.addContentTypeParser(
+    '*',
+    { parseAs: 'string' },
+    scope.getDefaultJsonParser('error', 'error'),
+  );
+}
+
 export async function startDevnetLedgerServer(
   options: DevnetLedgerServerOptions,
 ): Promise<DevnetLedgerServer> {
@@ -133,6 +146,7 @@ export async function startDevnetLedgerServer(
   });
   await app.register(async (participant: FastifyInstance) => {
     participant.setErrorHandler(answerCantonError);
+    readBodiesAsJson(participant);
     participant.addHook('onRequest', async (request) => authenticate(ctx, request));
     await participantRoutes(participant, ctx);
     await contractRoutes(participant, ctx);
@@ -142,6 +156,7 @@ export async function startDevnetLedgerServer(
   });
   await app.register(async (validator: FastifyInstance) => {
     validator.setErrorHandler(answerRegistryError);
+    readBodiesAsJson(validator);
     await scanProxyRoutes(validator, ledger);
     await registryRoutes(validator, { ledger, history: ctx.history });
   });
@@ -154,7 +169,13 @@ export async function startDevnetLedgerServer(
     },
     { prefix: '/devnet' },
   );
-  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  try {
+    await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  } catch (error) {
+    // A port in use must not leave a half-started server holding the ledger's listeners.
+    await app.close();
+    throw error;
+  }
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -21,10 +21,10 @@
 import { createHash } from 'node:crypto';
 import { decodeBase64, fingerprint, verifyEd25519 } from '@poolparty/core';
 import type { CommandResult } from '@poolparty/ledger';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidArgument } from './canton-errors.js';
 import { submittedTransaction } from './commands.js';
-import { type ServerContext, userOf } from './context.js';
+import { actingUser, type ServerContext, userOf } from './context.js';
 import { actAsOf, parseDeduplication, parseLedgerCommand } from './ledger-commands.js';
 import { arrayAt, type Json, objectAt, optionalStringAt, stringAt } from './request-body.js';
 
@@ -102,9 +102,7 @@ export async function interactiveSubmissionRoutes(
 
   app.post('/v2/interactive-submission/prepare', async (request) => {
     const body = objectAt(request.body, 'body');
-    const user = userOf(request);
-    const userId = optionalStringAt(body.userId, 'userId') ?? user;
-    if (userId !== user) throw invalidArgument(`userId ${userId} is not the authenticated user`);
+    const user = actingUser(ctx, userOf(request), optionalStringAt(body.userId, 'userId'));
     const commandId = stringAt(body.commandId, 'commandId');
     const actAs = actAsOf(body.actAs);
     parseLedgerCommand(body.commands);
@@ -118,7 +116,7 @@ export async function interactiveSubmissionRoutes(
       format: PREPARED_FORMAT,
       commandId,
       actAs,
-      userId,
+      userId: user,
       commands: arrayAt(body.commands, 'commands'),
       preparedAt: (await ledger.now()).toISOString(),
     };
@@ -131,7 +129,7 @@ export async function interactiveSubmissionRoutes(
   });
 
   const execute = async (
-    user: string,
+    request: FastifyRequest,
     body: Json,
   ): Promise<CommandResult & { actAs: readonly string[] }> => {
     stringAt(body.submissionId, 'submissionId');
@@ -139,12 +137,13 @@ export async function interactiveSubmissionRoutes(
       throw invalidArgument(`hashingSchemeVersion must be ${HASHING_SCHEME_VERSION}`);
     }
     const { prepared, hash } = decodePrepared(body.preparedTransaction);
-    const userId = optionalStringAt(body.userId, 'userId') ?? user;
-    if (userId !== user || prepared.userId !== user) {
+    const user = actingUser(ctx, userOf(request), optionalStringAt(body.userId, 'userId'));
+    if (prepared.userId !== user) {
       throw invalidArgument(
         `the transaction was prepared for user ${prepared.userId}, not ${user}`,
       );
     }
+    await users.requireExecuteAs(user, prepared.actAs);
     const signed = await signingParties(ctx, body.partySignatures, hash);
     const unsigned = prepared.actAs.filter((party) => !signed.has(party));
     if (unsigned.length > 0) {
@@ -158,23 +157,25 @@ export async function interactiveSubmissionRoutes(
       actAs: prepared.actAs,
       command: parseLedgerCommand(prepared.commands),
       deduplication: parseDeduplication(body.deduplicationPeriod),
+      userId: user,
+      submissionId: stringAt(body.submissionId, 'submissionId'),
     });
     return { ...result, actAs: prepared.actAs };
   };
 
   app.post('/v2/interactive-submission/execute', async (request) => {
-    await execute(userOf(request), objectAt(request.body, 'body'));
+    await execute(request, objectAt(request.body, 'body'));
     return {};
   });
 
   app.post('/v2/interactive-submission/executeAndWait', async (request) => {
-    const result = await execute(userOf(request), objectAt(request.body, 'body'));
+    const result = await execute(request, objectAt(request.body, 'body'));
     return { updateId: result.updateId, completionOffset: result.offset };
   });
 
   app.post('/v2/interactive-submission/executeAndWaitForTransaction', async (request) => {
     const body = objectAt(request.body, 'body');
-    const result = await execute(userOf(request), body);
+    const result = await execute(request, body);
     return { transaction: submittedTransaction(ctx, result, body.transactionFormat, result.actAs) };
   });
 }

@@ -19,6 +19,7 @@ import type { Amount, Instrument } from '@poolparty/core';
 import {
   type CommandResult,
   DEFAULT_DEDUPLICATION_PERIOD_MS,
+  LedgerError,
   type LocalLedger,
   type Meta,
 } from '@poolparty/ledger';
@@ -190,15 +191,29 @@ export interface Submission {
   readonly actAs: readonly string[];
   readonly command: LedgerCommand;
   readonly deduplication: Deduplication;
-  /** Canton's submission id, echoed in refusals. */
+  /** The user submitting: completions are reported to it. */
+  readonly userId: string;
+  /** Canton's submission id, reported in the completion. */
   readonly submissionId?: string;
+}
+
+/** Who submitted a committed command, for its completion. */
+export interface CommandOrigin {
+  readonly userId: string;
+  readonly submissionId: string | undefined;
 }
 
 /** Runs submissions one command id at a time and refuses duplicates the way Canton does. */
 export class CommandRunner {
   private readonly inFlight = new Set<string>();
+  /** Kept for the life of the server; commands from elsewhere (the devnet routes) have none. */
+  private readonly origins = new Map<string, CommandOrigin>();
 
   constructor(private readonly ledger: LocalLedger) {}
+
+  originOf(commandId: string): CommandOrigin | undefined {
+    return this.origins.get(commandId);
+  }
 
   async submit(submission: Submission): Promise<CommandResult> {
     const { commandId } = submission;
@@ -213,10 +228,20 @@ export class CommandRunner {
     this.inFlight.add(commandId);
     try {
       await this.refuseDuplicate(submission);
-      return await this.run(submission);
+      const result = await this.run(submission).catch((error: unknown) => {
+        // A timeout may hide a commit: its completion still belongs to this submission.
+        if (error instanceof LedgerError && error.code === 'timeout') this.remember(submission);
+        throw error;
+      });
+      this.remember(submission);
+      return result;
     } finally {
       this.inFlight.delete(commandId);
     }
+  }
+
+  private remember({ commandId, userId, submissionId }: Submission): void {
+    this.origins.set(commandId, { userId, submissionId });
   }
 
   private async refuseDuplicate({ commandId, deduplication }: Submission): Promise<void> {

@@ -3,7 +3,7 @@
  */
 import type { PartyInfo } from '@poolparty/ledger';
 import type { FastifyInstance } from 'fastify';
-import { CantonApiError, invalidArgument, permissionDenied } from './canton-errors.js';
+import { invalidArgument, permissionDenied } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
 import {
   LEDGER_API_VERSION,
@@ -11,7 +11,7 @@ import {
   SYNCHRONIZER_ALIAS,
   SYNCHRONIZER_ID,
 } from './identity.js';
-import { arrayAt, objectAt } from './request-body.js';
+import { arrayAt, objectAt, optionalStringAt, stringAt } from './request-body.js';
 import { parseRight, type Right, userNotFound } from './users.js';
 
 const PAGE_SIZE_MAX = 10_000;
@@ -21,12 +21,30 @@ function partyDetails(party: PartyInfo) {
   return { party: party.partyId, isLocal: party.kind === 'internal', identityProviderId: '' };
 }
 
-function userJson(userId: string) {
-  return { id: userId, primaryParty: '', isDeactivated: false, identityProviderId: '' };
+function userJson(userId: string, primaryParty = '') {
+  return { id: userId, primaryParty, isDeactivated: false, identityProviderId: '' };
+}
+
+function parseRights(value: unknown): Right[] {
+  const rights: Right[] = [];
+  for (const [index, input] of arrayAt(value ?? [], 'rights').entries()) {
+    const right = parseRight(input);
+    if (right === null) {
+      throw invalidArgument(
+        `rights[${index}] is not a right this participant grants (CanActAs, CanReadAs, CanExecuteAs, CanReadAsAnyParty, CanExecuteAsAnyParty, ParticipantAdmin, IdentityProviderAdmin)`,
+        { field: `rights[${index}]` },
+      );
+    }
+    rights.push(right);
+  }
+  return rights;
 }
 
 export async function participantRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   const { ledger, users } = ctx;
+  /** The primary party each created user was given (wallet providers read it back). */
+  const primaryParties = new Map<string, string>();
+  const user = (userId: string) => userJson(userId, primaryParties.get(userId));
 
   app.get('/v2/version', async () => ({
     version: LEDGER_API_VERSION,
@@ -86,7 +104,31 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
     },
   );
 
-  app.get('/v2/authenticated-user', async (request) => ({ user: userJson(userOf(request)) }));
+  // Allocates an internal party (hosted with the participant's keys), as `POST /v2/parties`
+  // does; a hint already taken answers the existing party, as the local ledger does.
+  app.post('/v2/parties', async (request) => {
+    if (userOf(request) !== users.defaultUser) {
+      throw permissionDenied('only the participant administrator allocates parties');
+    }
+    const body = objectAt(request.body, 'body');
+    const hint = stringAt(body.partyIdHint, 'partyIdHint');
+    const userId = optionalStringAt(body.userId, 'userId');
+    if (userId !== undefined && !users.exists(userId)) throw userNotFound(userId);
+    let partyId: string;
+    try {
+      ({ partyId } = await ledger.createParty({ hint }));
+    } catch (error) {
+      if (error instanceof RangeError)
+        throw invalidArgument(error.message, { field: 'partyIdHint' });
+      throw error;
+    }
+    if (userId !== undefined) {
+      await users.grant(userId, [{ kind: { CanActAs: { value: { party: partyId } } } }]);
+    }
+    return { partyDetails: partyDetails({ partyId, kind: 'internal' }) };
+  });
+
+  app.get('/v2/authenticated-user', async (request) => ({ user: user(userOf(request)) }));
 
   /** Only the user itself reads itself; the default user administers the participant. */
   const requireUserAccess = (request: Parameters<typeof userOf>[0], userId: string) => {
@@ -97,9 +139,37 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
     if (!users.exists(userId)) throw userNotFound(userId);
   };
 
+  app.get('/v2/users', async (request) => {
+    if (userOf(request) !== users.defaultUser) {
+      throw permissionDenied('only the participant administrator lists users');
+    }
+    return { users: users.list().map(user), nextPageToken: '' };
+  });
+
+  app.post('/v2/users', async (request) => {
+    if (userOf(request) !== users.defaultUser) {
+      throw permissionDenied('only the participant administrator creates users');
+    }
+    const body = objectAt(request.body, 'body');
+    const created = objectAt(body.user, 'user');
+    const userId = stringAt(created.id, 'user.id');
+    if (!/^[a-zA-Z0-9@^$.!`\-#+'~_|:()]{1,128}$/.test(userId)) {
+      throw invalidArgument(`user.id ${userId} is not a valid user id`, { field: 'user.id' });
+    }
+    const primaryParty = created.primaryParty ?? '';
+    if (typeof primaryParty !== 'string') {
+      throw invalidArgument('user.primaryParty must be a party id or empty', {
+        field: 'user.primaryParty',
+      });
+    }
+    await users.create(userId, parseRights(body.rights));
+    if (primaryParty !== '') primaryParties.set(userId, primaryParty);
+    return { user: user(userId) };
+  });
+
   app.get<{ Params: { userId: string } }>('/v2/users/:userId', async (request) => {
     requireUserAccess(request, request.params.userId);
-    return { user: userJson(request.params.userId) };
+    return { user: user(request.params.userId) };
   });
 
   app.get<{ Params: { userId: string } }>('/v2/users/:userId/rights', async (request) => {
@@ -116,18 +186,7 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
     if (body.userId !== undefined && body.userId !== userId) {
       throw invalidArgument(`userId ${String(body.userId)} differs from the path's ${userId}`);
     }
-    const rights: Right[] = [];
-    for (const [index, input] of arrayAt(body.rights ?? [], 'rights').entries()) {
-      const right = parseRight(input);
-      if (right === null) {
-        throw new CantonApiError(
-          'INVALID_ARGUMENT',
-          'InvalidIndependentOfSystemState',
-          `rights[${index}] is not a right this participant grants (CanActAs, CanReadAs, CanReadAsAnyParty)`,
-        );
-      }
-      rights.push(right);
-    }
+    const rights = parseRights(body.rights);
     if (!users.exists(userId)) throw userNotFound(userId);
     return { newlyGrantedRights: await users.grant(userId, rights) };
   });

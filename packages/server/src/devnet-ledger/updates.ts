@@ -10,17 +10,16 @@
  * with one checkpoint at the last offset it covers.
  *
  * Devnet choices: the HTTP form answers up to the ledger end when `endInclusive` is absent or
- * later (a participant would wait for the idle timeout); `limit` caps the number of items.
+ * later (a participant would wait for the idle timeout); its length is bounded as http-lists.ts says.
  * Reassignments and topology events never happen on a one-synchronizer devnet.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Offset } from '@poolparty/ledger';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { WebSocket } from 'ws';
-import { asCantonError, CantonApiError, invalidArgument } from './canton-errors.js';
+import type { FastifyInstance } from 'fastify';
+import { invalidArgument } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
 import { offsetAfterLedgerEnd, requestFilter, requireRead } from './contracts.js';
 import type { EventFilter } from './event-filter.js';
+import { boundedList, listCap } from './http-lists.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import {
   type Json,
@@ -29,14 +28,20 @@ import {
   optionalObjectAt,
   optionalOffsetAt,
 } from './request-body.js';
-import { visibleTransactionAt } from './transactions.js';
+import {
+  parseTransactionShape,
+  type TransactionShape,
+  visibleTransactionAt,
+} from './transactions.js';
 import { encodeCheckpoint } from './wire.js';
+import { streamOffsets, streamRoute } from './ws-streams.js';
 
 export interface UpdatesRequest {
   readonly beginExclusive: Offset;
   readonly endInclusive: Offset | undefined;
   /** null: the request asks for no transactions (only checkpoints). */
   readonly filter: EventFilter | null;
+  readonly shape: TransactionShape;
 }
 
 export function parseUpdatesRequest(value: unknown): UpdatesRequest {
@@ -49,22 +54,33 @@ export function parseUpdatesRequest(value: unknown): UpdatesRequest {
     );
   }
   const format = optionalObjectAt(body.updateFormat, 'updateFormat');
-  let filter: EventFilter | null;
   if (format === undefined) {
-    filter = requestFilter(body as Json, 'GetUpdatesRequest');
-  } else {
-    const transactions = optionalObjectAt(
-      format.includeTransactions,
-      'updateFormat.includeTransactions',
-    );
-    filter = transactions === undefined ? null : requestFilter(transactions, 'includeTransactions');
+    // The deprecated `filter` asks for flat transactions: the ACS delta.
+    const filter = requestFilter(body as Json, 'GetUpdatesRequest');
+    return { beginExclusive, endInclusive, filter, shape: 'acs-delta' };
   }
-  return { beginExclusive, endInclusive, filter };
+  const transactions = optionalObjectAt(
+    format.includeTransactions,
+    'updateFormat.includeTransactions',
+  );
+  if (transactions === undefined) {
+    return { beginExclusive, endInclusive, filter: null, shape: 'ledger-effects' };
+  }
+  return {
+    beginExclusive,
+    endInclusive,
+    filter: requestFilter(transactions, 'includeTransactions'),
+    shape: parseTransactionShape(
+      transactions.transactionShape,
+      'includeTransactions.transactionShape',
+    ),
+  };
 }
 
-function transactionItem(ctx: ServerContext, offset: Offset, filter: EventFilter | null) {
+function transactionItem(ctx: ServerContext, offset: Offset, updates: UpdatesRequest) {
+  const { filter, shape } = updates;
   if (filter === null) return null;
-  const transaction = visibleTransactionAt(ctx.ledger, ctx.history, offset, filter);
+  const transaction = visibleTransactionAt(ctx.ledger, ctx.history, offset, filter, shape);
   return transaction === null ? null : { update: { Transaction: { value: transaction } } };
 }
 
@@ -84,101 +100,29 @@ export async function updateRoutes(app: FastifyInstance, ctx: ServerContext): Pr
     const limit = optionalOffsetAt(request.query.limit, 'limit');
     const end = await ledger.ledgerEnd();
     const last = Math.min(updates.endInclusive ?? end, end);
+    const cap = listCap(limit);
     const items: unknown[] = [];
-    for (let offset = updates.beginExclusive + 1; offset <= last; offset += 1) {
-      if (limit !== undefined && items.length >= limit) return items;
-      const item = transactionItem(ctx, offset, updates.filter);
+    let offset = updates.beginExclusive + 1;
+    for (; offset <= last && items.length < cap; offset += 1) {
+      const item = transactionItem(ctx, offset, updates);
       if (item !== null) items.push(item);
     }
-    if (limit === undefined || items.length < limit) {
-      items.push(encodeCheckpoint(last, await ledger.now(), SYNCHRONIZER_ID));
-    }
-    return items;
+    // A list that reached the end says so with a checkpoint there, as the stream would.
+    if (offset > last) items.push(encodeCheckpoint(last, await ledger.now(), SYNCHRONIZER_ID));
+    return boundedList(items, limit);
   });
 
-  app.get('/v2/updates', { websocket: true }, (socket: WebSocket, request: FastifyRequest) => {
-    const user = userOf(request);
-    socket.once('message', (data) => {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(data.toString());
-      } catch {
-        return failStream(
-          socket,
-          invalidArgument('the first message is not a JSON GetUpdatesRequest'),
-        );
-      }
-      checkedRequest(ctx, user, parsed).then(
-        (updates) => streamUpdates(ctx, socket, updates),
-        (error: unknown) => failStream(socket, error),
-      );
-    });
-  });
-}
-
-/** Sends the error as Canton does on a stream (one JsCantonError message), then closes. */
-function failStream(socket: WebSocket, error: unknown): void {
-  const canton =
-    asCantonError(error) ??
-    new CantonApiError('INTERNAL_ERROR', 'SystemInternalAssumptionViolated', 'the stream failed');
-  if (socket.readyState === socket.OPEN) {
-    socket.send(JSON.stringify(canton.body()), () => socket.close(1011, canton.code));
-  }
-}
-
-function send(socket: WebSocket, item: unknown): Promise<void> {
-  return new Promise((resolve, reject) =>
-    socket.send(JSON.stringify(item), (error) => (error ? reject(error) : resolve())),
+  streamRoute(
+    app,
+    '/v2/updates',
+    'GetUpdatesRequest',
+    (user, message) => checkedRequest(ctx, user, message),
+    (socket, updates) =>
+      streamOffsets(ctx, socket, {
+        beginExclusive: updates.beginExclusive,
+        endInclusive: updates.endInclusive,
+        itemAt: (offset) => transactionItem(ctx, offset, updates),
+        checkpoint: (offset, recordTime) => encodeCheckpoint(offset, recordTime, SYNCHRONIZER_ID),
+      }),
   );
-}
-
-async function streamUpdates(
-  ctx: ServerContext,
-  socket: WebSocket,
-  updates: UpdatesRequest,
-): Promise<void> {
-  const { ledger } = ctx;
-  const stop = new AbortController();
-  socket.once('close', () => stop.abort());
-  let next = updates.beginExclusive + 1;
-  let checkpointedAt: Offset | null = null;
-  try {
-    while (!stop.signal.aborted) {
-      if (ledger.isClosed()) {
-        throw new CantonApiError(
-          'SERVICE_NOT_RUNNING',
-          'TransientServerFailure',
-          'the ledger closed',
-        );
-      }
-      if (updates.endInclusive !== undefined && next > updates.endInclusive) {
-        socket.close(1000);
-        return;
-      }
-      if (ledger.updateAt(next) !== undefined) {
-        const item = transactionItem(ctx, next, updates.filter);
-        if (item !== null) await send(socket, item);
-        next += 1;
-        continue;
-      }
-      // Caught up: say so at once, then every interval while nothing commits.
-      if (checkpointedAt !== next - 1) {
-        await send(socket, encodeCheckpoint(next - 1, await ledger.now(), SYNCHRONIZER_ID));
-        checkpointedAt = next - 1;
-      }
-      const wait = new AbortController();
-      const abortWait = () => wait.abort();
-      stop.signal.addEventListener('abort', abortWait, { once: true });
-      const committed = ledger.nextChange(wait.signal).then(() => 'change' as const);
-      const idle = sleep(ctx.checkpointIntervalMs, 'idle' as const, { signal: wait.signal }).catch(
-        () => 'aborted' as const,
-      );
-      const woke = await Promise.race([committed, idle]);
-      wait.abort();
-      stop.signal.removeEventListener('abort', abortWait);
-      if (woke === 'idle') checkpointedAt = null;
-    }
-  } catch (error) {
-    if (!stop.signal.aborted) failStream(socket, error);
-  }
 }

@@ -1,7 +1,8 @@
 /**
- * Ledger API users and their rights. The devnet has one user, the service's (`poolparty` unless
+ * Ledger API users and their rights. The devnet starts with one user, the service's (`poolparty` unless
  * configured otherwise): it may act as every internal party (those the participant hosts with
- * its own keys) and read as any party. External parties are never acted for directly: they
+ * its own keys), read as any party and execute prepared transactions for any party. More users
+ * can be created (`POST /v2/users`), with the rights granted to them. External parties are never acted for directly: they
  * sign their own submissions (interactive submission), as on Canton.
  *
  * Rights granted through `POST /v2/users/{id}/rights` are kept in memory for the life of the
@@ -10,10 +11,30 @@
 import type { LocalLedger, PartyInfo } from '@poolparty/ledger';
 import { CantonApiError, permissionDenied } from './canton-errors.js';
 
+type PartyRight = { readonly value: { readonly party: string } };
+type AnyPartyRight = { readonly value: Record<string, never> };
+
 export type Right =
-  | { readonly kind: { readonly CanActAs: { readonly value: { readonly party: string } } } }
-  | { readonly kind: { readonly CanReadAs: { readonly value: { readonly party: string } } } }
-  | { readonly kind: { readonly CanReadAsAnyParty: { readonly value: Record<string, never> } } };
+  | { readonly kind: { readonly CanActAs: PartyRight } }
+  | { readonly kind: { readonly CanReadAs: PartyRight } }
+  | { readonly kind: { readonly CanExecuteAs: PartyRight } }
+  | { readonly kind: { readonly CanReadAsAnyParty: AnyPartyRight } }
+  | { readonly kind: { readonly CanExecuteAsAnyParty: AnyPartyRight } }
+  | { readonly kind: { readonly ParticipantAdmin: AnyPartyRight } }
+  | { readonly kind: { readonly IdentityProviderAdmin: AnyPartyRight } };
+
+/** The rights a user of this participant can hold, by their name in `Right.kind`. */
+const PARTY_RIGHTS = new Set(['CanActAs', 'CanReadAs', 'CanExecuteAs']);
+/**
+ * Rights without a party. The admin rights are kept and listed but give no reading or acting:
+ * Canton's core-ledger-client grants ParticipantAdmin to every user it creates.
+ */
+const ANY_PARTY_RIGHTS = new Set([
+  'CanReadAsAnyParty',
+  'CanExecuteAsAnyParty',
+  'ParticipantAdmin',
+  'IdentityProviderAdmin',
+]);
 
 export const DEFAULT_USER = 'poolparty';
 
@@ -26,7 +47,18 @@ export const userNotFound = (userId: string) =>
   );
 
 const canActAs = (party: string): Right => ({ kind: { CanActAs: { value: { party } } } });
+const canReadAs = (party: string): Right => ({ kind: { CanReadAs: { value: { party } } } });
+const canExecuteAs = (party: string): Right => ({ kind: { CanExecuteAs: { value: { party } } } });
 const CAN_READ_AS_ANY_PARTY: Right = { kind: { CanReadAsAnyParty: { value: {} } } };
+const CAN_EXECUTE_AS_ANY_PARTY: Right = { kind: { CanExecuteAsAnyParty: { value: {} } } };
+
+export const userAlreadyExists = (userId: string) =>
+  new CantonApiError(
+    'USER_ALREADY_EXISTS',
+    'InvalidGivenCurrentSystemStateResourceExists',
+    `user ${userId} already exists`,
+    { user_id: userId },
+  );
 
 function rightKey(right: Right): string {
   return JSON.stringify(right.kind);
@@ -40,11 +72,10 @@ export function parseRight(input: unknown): Right | null {
   if (entries.length !== 1) return null;
   const [name, body] = entries[0] as [string, { value?: { party?: unknown } }];
   const party = body?.value?.party;
-  if (name === 'CanActAs' && typeof party === 'string') return canActAs(party);
-  if (name === 'CanReadAs' && typeof party === 'string') {
-    return { kind: { CanReadAs: { value: { party } } } };
+  if (PARTY_RIGHTS.has(name) && typeof party === 'string') {
+    return { kind: { [name]: { value: { party } } } } as Right;
   }
-  if (name === 'CanReadAsAnyParty') return CAN_READ_AS_ANY_PARTY;
+  if (ANY_PARTY_RIGHTS.has(name)) return { kind: { [name]: { value: {} } } } as Right;
   return null;
 }
 
@@ -62,6 +93,18 @@ export class UserDirectory {
     return this.granted.has(userId);
   }
 
+  /** Every user, in the order they were created (the default user first). */
+  list(): readonly string[] {
+    return [...this.granted.keys()];
+  }
+
+  /** Creates a user with these rights; an existing id is USER_ALREADY_EXISTS. */
+  async create(userId: string, rights: readonly Right[]): Promise<void> {
+    if (this.granted.has(userId)) throw userAlreadyExists(userId);
+    this.granted.set(userId, new Map());
+    await this.grant(userId, rights);
+  }
+
   /** Every right of the user: the implicit ones, then those granted since. */
   async rightsOf(userId: string): Promise<readonly Right[]> {
     const granted = this.granted.get(userId);
@@ -72,7 +115,7 @@ export class UserDirectory {
       for (const party of parties) {
         if (party.kind === 'internal') implicit.push(canActAs(party.partyId));
       }
-      implicit.push(CAN_READ_AS_ANY_PARTY);
+      implicit.push(CAN_READ_AS_ANY_PARTY, CAN_EXECUTE_AS_ANY_PARTY);
     }
     const keys = new Set(implicit.map(rightKey));
     return [...implicit, ...[...granted.values()].filter((right) => !keys.has(rightKey(right)))];
@@ -117,10 +160,22 @@ export class UserDirectory {
     const rights = await this.rightsOrDenied(userId);
     if (rights.has(rightKey(CAN_READ_AS_ANY_PARTY))) return;
     for (const party of parties) {
-      const reads =
-        rights.has(rightKey(canActAs(party))) ||
-        rights.has(rightKey({ kind: { CanReadAs: { value: { party } } } }));
+      const reads = rights.has(rightKey(canActAs(party))) || rights.has(rightKey(canReadAs(party)));
       if (!reads) throw permissionDenied(`user ${userId} may not read as ${party}`);
+    }
+  }
+
+  /**
+   * Refuses unless the user may execute a prepared transaction for every party: CanExecuteAs or
+   * CanActAs it, or CanExecuteAsAnyParty.
+   */
+  async requireExecuteAs(userId: string, parties: readonly string[]): Promise<void> {
+    const rights = await this.rightsOrDenied(userId);
+    if (rights.has(rightKey(CAN_EXECUTE_AS_ANY_PARTY))) return;
+    for (const party of parties) {
+      if (!rights.has(rightKey(canExecuteAs(party))) && !rights.has(rightKey(canActAs(party)))) {
+        throw permissionDenied(`user ${userId} may not execute as ${party}`);
+      }
     }
   }
 

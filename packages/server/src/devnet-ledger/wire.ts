@@ -12,9 +12,11 @@ import {
 } from '@poolparty/ledger/canton/wire';
 
 export {
+  type ArchivedEvent,
   type CreatedEvent,
   damlDecimal,
   type Event,
+  type ExercisedEvent,
   encodeCheckpoint,
   encodeHoldingCreated,
   encodeTransaction,

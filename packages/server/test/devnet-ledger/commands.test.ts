@@ -85,6 +85,32 @@ describe('command submission', () => {
     expect(answer.body.transaction.offset).toBe(await world.ledger.ledgerEnd());
   });
 
+  it('answers the ACS delta the submitters see when the request names no format', async () => {
+    const { commands } = submission(
+      'direct-delta',
+      [world.treasury],
+      transferCommand({
+        sender: world.treasury,
+        receiver: world.pool,
+        instrument: world.amulet,
+        amount: '2',
+      }),
+    );
+    const answer = await call(world.server.url, 'POST', SUBMIT, { commands });
+    expect(answer.status).toBe(200);
+    expectSchema('ledger', 'JsSubmitAndWaitForTransactionResponse', answer.body);
+    const kinds = answer.body.transaction.events.map((event: object) => Object.keys(event)[0]);
+    expect(kinds).not.toContain('ExercisedEvent');
+    expect(kinds).toContain('ArchivedEvent');
+    expect(kinds).toContain('CreatedEvent');
+    // The treasury sees its spent holding archived and its change created, not the pool's holding.
+    const created = answer.body.transaction.events.flatMap(
+      (event: { CreatedEvent?: { signatories: string[] } }) =>
+        event.CreatedEvent ? [event.CreatedEvent] : [],
+    );
+    for (const event of created) expect(event.signatories).toContain(world.treasury);
+  });
+
   it('makes an offer to a receiver without pre-approval, which the receiver accepts', async () => {
     const offered = await call(
       world.server.url,
@@ -382,12 +408,108 @@ describe('active contracts and the HTTP update stream', () => {
     expect(owners).toEqual([world.wallet.partyId]);
   });
 
+  it('includes created-event blobs only when a filter asks for them', async () => {
+    const end = await world.ledger.ledgerEnd();
+    const withBlobs = {
+      cumulative: [
+        {
+          identifierFilter: {
+            InterfaceFilter: {
+              value: {
+                interfaceId: '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding',
+                includeInterfaceView: true,
+                includeCreatedEventBlob: true,
+              },
+            },
+          },
+        },
+      ],
+    };
+    const events = async (filters: unknown) => {
+      const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
+        activeAtOffset: end,
+        eventFormat: { filtersByParty: { [world.wallet.partyId]: filters } },
+      });
+      return answer.body.map(
+        (i: {
+          contractEntry: { JsActiveContract: { createdEvent: { createdEventBlob?: string } } };
+        }) => i.contractEntry.JsActiveContract.createdEvent,
+      );
+    };
+    for (const event of await events(withBlobs))
+      expect(event.createdEventBlob).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    for (const event of await events(HOLDING_FILTER))
+      expect(event.createdEventBlob).toBeUndefined();
+  });
+
   it('answers the contracts as they were at an earlier offset', async () => {
     const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
       activeAtOffset: 0,
       eventFormat: { filtersByParty: { [world.treasury]: HOLDING_FILTER } },
     });
     expect(answer.body).toEqual([]);
+  });
+
+  it('finds an instruction by contract id, with its archive once it ended', async () => {
+    const eventFormat = { filtersByParty: { [world.pool]: INSTRUCTION_FILTER } };
+    const pending = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+      contractId: offerId,
+      eventFormat,
+    });
+    expect(pending.status).toBe(200);
+    expectSchema('ledger', 'JsGetEventsByContractIdResponse', pending.body);
+    expect(decodeTransferInstruction(pending.body.created.createdEvent)?.offerId).toBe(offerId);
+    expect(pending.body.archived).toBeUndefined();
+    const { offerId: ended } = (await world.ledger.submitTransfer({
+      commandId: 'acs-offer-2',
+      sender: world.treasury,
+      receiver: world.pool,
+      instrument: world.usdcx,
+      amount: Amount.of(1),
+    })) as { offerId: string };
+    await world.ledger.rejectOffer({
+      commandId: 'acs-reject-2',
+      offerId: ended,
+      actor: world.pool,
+    });
+    const archived = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+      contractId: ended,
+      eventFormat,
+    });
+    expectSchema('ledger', 'JsGetEventsByContractIdResponse', archived.body);
+    expect(archived.body.archived.archivedEvent.contractId).toBe(ended);
+    const missing = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+      contractId: 'no-such-contract',
+      eventFormat,
+    });
+    expectCantonError(missing, 404, 'CONTRACT_EVENTS_NOT_FOUND');
+    const foreign = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+      contractId: offerId,
+      eventFormat: { filtersByParty: { [world.wallet.partyId]: INSTRUCTION_FILTER } },
+    });
+    expectCantonError(foreign, 404, 'CONTRACT_EVENTS_NOT_FOUND');
+  });
+
+  it('reads every party’s transactions with filtersForAnyParty', async () => {
+    const end = await world.ledger.ledgerEnd();
+    const answer = await call(world.server.url, 'POST', '/v2/updates', {
+      beginExclusive: 0,
+      endInclusive: end,
+      updateFormat: {
+        includeTransactions: {
+          eventFormat: { filtersForAnyParty: HOLDING_FILTER },
+          transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+        },
+      },
+    });
+    expect(answer.status).toBe(200);
+    const offsets = answer.body
+      .filter((i: { update: { Transaction?: unknown } }) => i.update.Transaction)
+      .map(
+        (i: { update: { Transaction: { value: { offset: number } } } }) =>
+          i.update.Transaction.value.offset,
+      );
+    expect(offsets).toEqual(Array.from({ length: end }, (_, n) => n + 1));
   });
 
   it('refuses an offset after the ledger end', async () => {
@@ -421,5 +543,52 @@ describe('active contracts and the HTTP update stream', () => {
       { kind: 'mint', owner: world.wallet.partyId },
     ]);
     expect(answer.body.at(-1).update.OffsetCheckpoint.value.offset).toBe(end);
+  });
+});
+
+describe('ledger faults as Canton reports them', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld();
+  });
+  afterAll(() => world.close());
+
+  const transfer = (commandId: string) =>
+    submission(
+      commandId,
+      [world.treasury],
+      transferCommand({
+        sender: world.treasury,
+        receiver: world.pool,
+        instrument: world.amulet,
+        amount: '1',
+      }),
+    );
+
+  it('a refused submission is a retryable PARTICIPANT_BACKPRESSURE that changed nothing', async () => {
+    world.ledger.setFaults({ rejectRate: 1, seed: 1 });
+    const end = await world.ledger.ledgerEnd();
+    const answer = await call(world.server.url, 'POST', SUBMIT, transfer('fault-reject'));
+    world.ledger.setFaults({});
+    expectCantonError(answer, 409, 'PARTICIPANT_BACKPRESSURE');
+    expect(answer.body.errorCategory).toBe(2);
+    expect(answer.body.retryInfo).toBeDefined();
+    expect(await world.ledger.ledgerEnd()).toBe(end);
+    expect((await call(world.server.url, 'POST', SUBMIT, transfer('fault-reject'))).status).toBe(
+      200,
+    );
+  });
+
+  it('a timeout after commit is REQUEST_TIME_OUT without a definite answer; the retry finds the commit', async () => {
+    world.ledger.setFaults({ timeoutAfterCommitRate: 1, seed: 2 });
+    const answer = await call(world.server.url, 'POST', SUBMIT, transfer('fault-timeout'));
+    world.ledger.setFaults({});
+    expectCantonError(answer, 504, 'REQUEST_TIME_OUT');
+    expect(answer.body).toMatchObject({ errorCategory: 3, definiteAnswer: false });
+    const committed = await world.ledger.lookupCommand('fault-timeout');
+    expect(committed).not.toBeNull();
+    const retry = await call(world.server.url, 'POST', SUBMIT, transfer('fault-timeout'));
+    expectCantonError(retry, 409, 'DUPLICATE_COMMAND');
+    expect(retry.body.context.completion_offset).toBe(String(committed?.offset));
   });
 });

@@ -6,7 +6,7 @@
 import { encodeBase64, fingerprint, generateKeyPair, sign } from '@poolparty/core';
 import { decodeTransaction } from '@poolparty/ledger/canton/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { submission, transferCommand } from './support/commands.js';
+import { ledgerEffects, submission, transferCommand } from './support/commands.js';
 import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
@@ -49,6 +49,7 @@ describe('interactive submission', () => {
     hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
     submissionId,
     userId: 'poolparty',
+    transactionFormat: ledgerEffects([world.wallet.partyId]),
     partySignatures: {
       signatures: [
         {
@@ -106,6 +107,30 @@ describe('interactive submission', () => {
     );
     expectCantonError(again, 409, 'DUPLICATE_COMMAND');
     expect(again.body.context.completion_offset).toBe(String(answer.body.completionOffset));
+  });
+
+  it('reports the completion with its submission id to the submitting user only', async () => {
+    const completions = (userId: string) =>
+      call(world.server.url, 'POST', '/v2/commands/completions', {
+        userId,
+        parties: [world.wallet.partyId],
+        beginExclusive: 0,
+      });
+    const mine = await completions('poolparty');
+    const values = mine.body.map(
+      (item: { completionResponse: { Completion: { value: unknown } } }) =>
+        item.completionResponse.Completion.value,
+    );
+    expect(values).toContainEqual(
+      expect.objectContaining({
+        commandId: 'ext-transfer-2',
+        submissionId: 'sub-2',
+        userId: 'poolparty',
+        actAs: [world.wallet.partyId],
+      }),
+    );
+    for (const item of mine.body) expectSchema('ledger', 'CompletionStreamResponse', item);
+    expect((await completions('someone-else')).body).toEqual([]);
   });
 
   it('refuses a signature by another key and submits nothing', async () => {

@@ -3,6 +3,7 @@
  * and rights, and bearer authentication when a secret is set.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { submission, transferCommand } from './support/commands.js';
 import {
   call,
   expectCantonError,
@@ -63,6 +64,25 @@ describe('devnet ledger server without auth', () => {
     expect(unknown.body).toEqual({ partyDetails: [] });
   });
 
+  it('allocates an internal party the default user may then act as', async () => {
+    const answer = await call(world.server.url, 'POST', '/v2/parties', {
+      partyIdHint: 'market-maker',
+      identityProviderId: '',
+      userId: 'poolparty',
+    });
+    expect(answer.status).toBe(200);
+    expectSchema('ledger', 'AllocatePartyResponse', answer.body);
+    const { party, isLocal } = answer.body.partyDetails;
+    expect(isLocal).toBe(true);
+    expect(await world.ledger.getParty(party)).toEqual({ partyId: party, kind: 'internal' });
+    const rights = await call(world.server.url, 'GET', '/v2/users/poolparty/rights');
+    expect(rights.body.rights).toContainEqual({ kind: { CanActAs: { value: { party } } } });
+    const bad = await call(world.server.url, 'POST', '/v2/parties', {
+      partyIdHint: 'no spaces allowed',
+    });
+    expectCantonError(bad, 400, 'INVALID_ARGUMENT');
+  });
+
   it('names its participant id', async () => {
     const answer = await call(world.server.url, 'GET', '/v2/parties/participant-id');
     expect(answer.body.participantId).toMatch(/^PAR::devnet::1220[0-9a-f]{64}$/);
@@ -107,7 +127,7 @@ describe('devnet ledger server without auth', () => {
     expectCantonError(
       await call(world.server.url, 'POST', '/v2/users/poolparty/rights', {
         userId: 'poolparty',
-        rights: [{ kind: { ParticipantAdmin: { value: {} } } }],
+        rights: [{ kind: { CanActAs: { value: {} } } }],
       }),
       400,
       'INVALID_ARGUMENT',
@@ -165,6 +185,121 @@ describe('devnet ledger server with auth', () => {
       stranger,
     );
     expectCantonError(answer, 403, 'PERMISSION_DENIED');
+  });
+
+  it('refuses a submission naming another user than the token’s', async () => {
+    const body = submission(
+      'other-user',
+      [world.treasury],
+      transferCommand({
+        sender: world.treasury,
+        receiver: world.pool,
+        instrument: world.amulet,
+        amount: '1',
+      }),
+    );
+    const answer = await call(
+      world.server.url,
+      'POST',
+      '/v2/commands/submit-and-wait-for-transaction',
+      {
+        commands: { ...body.commands, userId: 'someone-else' },
+      },
+      world.token,
+    );
+    expectCantonError(answer, 403, 'PERMISSION_DENIED');
+    const own = await call(
+      world.server.url,
+      'POST',
+      '/v2/commands/submit-and-wait-for-transaction',
+      body,
+      world.token,
+    );
+    expect(own.status).toBe(200);
+  });
+
+  it('creates users, who may act only as granted', async () => {
+    const created = await call(
+      world.server.url,
+      'POST',
+      '/v2/users',
+      {
+        user: { id: 'wallet-app', primaryParty: '', isDeactivated: false, identityProviderId: '' },
+        rights: [{ kind: { CanReadAs: { value: { party: world.treasury } } } }],
+      },
+      world.token,
+    );
+    expect(created.status).toBe(200);
+    expectSchema('ledger', 'CreateUserResponse', created.body);
+    const again = await call(
+      world.server.url,
+      'POST',
+      '/v2/users',
+      { user: { id: 'wallet-app' } },
+      world.token,
+    );
+    expectCantonError(again, 409, 'USER_ALREADY_EXISTS');
+    const listed = await call(world.server.url, 'GET', '/v2/users', undefined, world.token);
+    expectSchema('ledger', 'ListUsersResponse', listed.body);
+    expect(listed.body.users.map((u: { id: string }) => u.id)).toEqual(['poolparty', 'wallet-app']);
+
+    const appToken = await tokenFor('wallet-app');
+    const body = (commandId: string) => {
+      const { commands } = submission(
+        commandId,
+        [world.treasury],
+        transferCommand({
+          sender: world.treasury,
+          receiver: world.pool,
+          instrument: world.amulet,
+          amount: '1',
+        }),
+      );
+      return { commands: { ...commands, userId: 'wallet-app' } };
+    };
+    const SUBMIT = '/v2/commands/submit-and-wait-for-transaction';
+    expectCantonError(
+      await call(world.server.url, 'POST', SUBMIT, body('app-1'), appToken),
+      403,
+      'PERMISSION_DENIED',
+    );
+    const grant = await call(
+      world.server.url,
+      'POST',
+      '/v2/users/wallet-app/rights',
+      {
+        userId: 'wallet-app',
+        rights: [
+          { kind: { CanActAs: { value: { party: world.treasury } } } },
+          { kind: { CanExecuteAsAnyParty: { value: {} } } },
+        ],
+      },
+      world.token,
+    );
+    expect(grant.body.newlyGrantedRights).toHaveLength(2);
+    expect((await call(world.server.url, 'POST', SUBMIT, body('app-2'), appToken)).status).toBe(
+      200,
+    );
+    // Reading for any party needs its own right.
+    const anyParty = await call(
+      world.server.url,
+      'POST',
+      '/v2/state/active-contracts',
+      { activeAtOffset: 0, eventFormat: { filtersForAnyParty: {} } },
+      appToken,
+    );
+    expectCantonError(anyParty, 403, 'PERMISSION_DENIED');
+    // A user manages neither other users nor rights.
+    expectCantonError(
+      await call(world.server.url, 'GET', '/v2/users', undefined, appToken),
+      403,
+      'PERMISSION_DENIED',
+    );
+    expectCantonError(
+      await call(world.server.url, 'GET', '/v2/users/poolparty', undefined, appToken),
+      403,
+      'PERMISSION_DENIED',
+    );
   });
 
   it('keeps the registry and scan proxy open, as a validator does', async () => {

@@ -21,8 +21,9 @@ function openStream(
   url: string,
   request: unknown,
   protocols: string[] = ['daml.ws.auth'],
+  path = '/v2/updates',
 ): Promise<Stream> {
-  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/v2/updates`, protocols);
+  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}${path}`, protocols);
   const items: unknown[] = [];
   const waiters: { test: (item: unknown) => boolean; resolve: (item: unknown) => void }[] = [];
   socket.on('message', (data) => {
@@ -165,6 +166,91 @@ describe('WebSocket update stream', () => {
     expect(stream.items).toHaveLength(1);
     expect(stream.items[0]).toMatchObject({ code: 'INVALID_ARGUMENT' });
     expectSchema('async', 'JsCantonError', stream.items[0]);
+  });
+});
+
+describe('WebSocket update stream when the ledger closes', () => {
+  it('reports SERVICE_NOT_RUNNING and closes the stream', async () => {
+    const world = await startWorld();
+    try {
+      const end = await world.ledger.ledgerEnd();
+      const stream = await openStream(world.server.url, request(world.treasury, end));
+      await stream.next(isCheckpointAt(end));
+      await world.ledger.close();
+      const failure = await stream.next((item) => (item as { code?: string }).code !== undefined);
+      expect(failure).toMatchObject({ code: 'SERVICE_NOT_RUNNING', errorCategory: 1 });
+      expectSchema('async', 'JsCantonError', failure);
+      expect((await stream.closed).code).toBe(1011);
+    } finally {
+      await world.server.close();
+    }
+  });
+});
+
+describe('WebSocket active contracts and completions', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld();
+  });
+  afterAll(() => world.close());
+
+  it('streams the active contracts, then closes', async () => {
+    const end = await world.ledger.ledgerEnd();
+    const stream = await openStream(
+      world.server.url,
+      {
+        activeAtOffset: end,
+        eventFormat: { filtersByParty: { [world.treasury]: HOLDING_FILTER } },
+      },
+      ['daml.ws.auth'],
+      '/v2/state/active-contracts',
+    );
+    expect((await stream.closed).code).toBe(1000);
+    for (const item of stream.items) {
+      expectSchema('async', 'Either_JsCantonError_JsGetActiveContractsResponse', item);
+    }
+    const ids = stream.items.map(
+      (item) =>
+        (item as { contractEntry: { JsActiveContract: { createdEvent: { contractId: string } } } })
+          .contractEntry.JsActiveContract.createdEvent.contractId,
+    );
+    expect(ids.sort()).toEqual(
+      (await world.ledger.getHoldings(world.treasury)).map((h) => h.holdingId).sort(),
+    );
+  });
+
+  it('streams completions of the party’s commands as they commit, with checkpoints', async () => {
+    const end = await world.ledger.ledgerEnd();
+    const stream = await openStream(
+      world.server.url,
+      { userId: 'poolparty', parties: [world.treasury], beginExclusive: end },
+      ['daml.ws.auth'],
+      '/v2/commands/completions',
+    );
+    const isCompletionCheckpoint = (offset: number) => (item: unknown) =>
+      (item as { completionResponse?: { OffsetCheckpoint?: { value: { offset: number } } } })
+        .completionResponse?.OffsetCheckpoint?.value.offset === offset;
+    await stream.next(isCompletionCheckpoint(end));
+    const minted = await world.ledger.mint({
+      owner: world.treasury,
+      instrument: world.amulet,
+      amount: Amount.of(2),
+      commandId: 'ws-completion-mint',
+    });
+    const completion = await stream.next(
+      (item) =>
+        (item as { completionResponse?: { Completion?: unknown } }).completionResponse
+          ?.Completion !== undefined,
+    );
+    expect(completion).toMatchObject({
+      completionResponse: {
+        Completion: { value: { commandId: 'ws-completion-mint', offset: minted.offset } },
+      },
+    });
+    for (const item of stream.items) {
+      expectSchema('async', 'Either_JsCantonError_CompletionStreamResponse', item);
+    }
+    stream.close();
   });
 });
 

@@ -2,6 +2,7 @@
 import type { Instrument } from '@poolparty/core';
 import {
   DEVNET_TRANSFER_FACTORY_TEMPLATE_ID,
+  HOLDING_INTERFACE_ID,
   TRANSFER_FACTORY_INTERFACE_ID,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
   transferFactoryContractId,
@@ -52,8 +53,30 @@ export function instructionCommand(choice: 'Accept' | 'Reject' | 'Withdraw', off
 
 export const DEVNET_FACTORY_TEMPLATE = DEVNET_TRANSFER_FACTORY_TEMPLATE_ID;
 
+/** The Token Standard interfaces with their views: what a token-standard reader asks for. */
+export const TOKEN_STANDARD_FILTERS = {
+  cumulative: [HOLDING_INTERFACE_ID, TRANSFER_INSTRUCTION_INTERFACE_ID].map((interfaceId) => ({
+    identifierFilter: {
+      InterfaceFilter: { value: { interfaceId, includeInterfaceView: true } },
+    },
+  })),
+};
+
+/** Ledger effects for these parties: the shape the codec decodes. */
+export function ledgerEffects(parties: readonly string[]) {
+  return {
+    eventFormat: {
+      filtersByParty: Object.fromEntries(parties.map((p) => [p, TOKEN_STANDARD_FILTERS])),
+    },
+    transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+  };
+}
+
 export function submission(commandId: string, actAs: string[], command: unknown) {
-  return { commands: { commands: [command], commandId, actAs, userId: 'poolparty' } };
+  return {
+    commands: { commands: [command], commandId, actAs, userId: 'poolparty' },
+    transactionFormat: ledgerEffects(actAs),
+  };
 }
 
 /** The offer id a `TransferFactory_Transfer` exercise result names when it made an offer. */
