@@ -5,24 +5,10 @@
  * a wrong one before anything starts.
  */
 import type { CantonAuth, CantonLedgerOptions } from '@poolparty/ledger';
-import type { Settings } from './config.js';
+import type { LedgerLocation } from './config.js';
 
-export type CantonSettings = Pick<
-  Settings,
-  | 'cantonLedgerApiUrl'
-  | 'cantonRegistryUrl'
-  | 'cantonRegistryUrls'
-  | 'cantonScanProxyUrl'
-  | 'cantonUserId'
-  | 'cantonAccessToken'
-  | 'cantonAuthSecret'
-  | 'cantonAuthAudience'
-  | 'cantonOauthTokenUrl'
-  | 'cantonOauthClientId'
-  | 'cantonOauthClientSecret'
-  | 'cantonOauthScope'
-  | 'cantonOauthAudience'
->;
+/** The `CANTON_*` settings (config.ts `LEDGER_SETTING_KEYS` but `LEDGER` itself). */
+export type CantonSettings = Omit<LedgerLocation, 'ledger'>;
 
 /** The settings `LEDGER=canton` cannot do without, by environment variable. */
 const REQUIRED: readonly (readonly [keyof CantonSettings, string])[] = [

@@ -11,8 +11,6 @@ export interface ServiceClock {
   sync?(): Promise<void>;
 }
 
-export const systemClock: ServiceClock = { now: () => new Date() };
-
 export interface LedgerClockOptions {
   /** Re-read the ledger's time this often, for a ledger moved by another process. */
   readonly resyncEveryMs?: number;

@@ -12,7 +12,7 @@ import {
   openLocalLedger,
 } from '@poolparty/ledger';
 import { cantonLedgerOptionsOf } from './canton-options.js';
-import type { Settings } from './config.js';
+import type { LedgerLocation, Settings } from './config.js';
 
 export interface LedgerConnection {
   readonly ledger: LedgerPort;
@@ -25,24 +25,8 @@ export class LedgerUnavailable extends Error {
   override readonly name = 'LedgerUnavailable';
 }
 
-export type LedgerSettings = Pick<
-  Settings,
-  | 'dataDir'
-  | 'ledger'
-  | 'cantonLedgerApiUrl'
-  | 'cantonRegistryUrl'
-  | 'cantonRegistryUrls'
-  | 'cantonScanProxyUrl'
-  | 'cantonUserId'
-  | 'cantonAccessToken'
-  | 'cantonAuthSecret'
-  | 'cantonAuthAudience'
-  | 'cantonOauthTokenUrl'
-  | 'cantonOauthClientId'
-  | 'cantonOauthClientSecret'
-  | 'cantonOauthScope'
-  | 'cantonOauthAudience'
->;
+/** Which ledger (`LEDGER`, `CANTON_*`) and where the embedded one lives (the data folder). */
+export type LedgerSettings = LedgerLocation & Pick<Settings, 'dataDir'>;
 
 export async function openLedgerConnection(settings: LedgerSettings): Promise<LedgerConnection> {
   if (settings.ledger === 'canton') {
