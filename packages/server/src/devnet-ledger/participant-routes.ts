@@ -67,6 +67,12 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
 
   app.get('/v2/state/ledger-end', async () => ({ offset: await ledger.ledgerEnd() }));
 
+  // The devnet never prunes.
+  app.get('/v2/state/latest-pruned-offsets', async () => ({
+    participantPrunedUpToInclusive: 0,
+    allDivulgedContractsPrunedUpToInclusive: 0,
+  }));
+
   app.get('/v2/state/connected-synchronizers', async () => ({
     connectedSynchronizers: [
       {

@@ -34,6 +34,12 @@ describe('devnet ledger server without auth', () => {
     expectSchema('ledger', 'GetLedgerEndResponse', answer.body);
   });
 
+  it('has pruned nothing', async () => {
+    const answer = await call(world.server.url, 'GET', '/v2/state/latest-pruned-offsets');
+    expectSchema('ledger', 'GetLatestPrunedOffsetsResponse', answer.body);
+    expect(answer.body.participantPrunedUpToInclusive).toBe(0);
+  });
+
   it('is connected to one synchronizer with submission permission', async () => {
     const answer = await call(world.server.url, 'GET', '/v2/state/connected-synchronizers');
     expect(answer.body.connectedSynchronizers).toHaveLength(1);
