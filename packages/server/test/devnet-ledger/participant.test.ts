@@ -89,6 +89,19 @@ describe('devnet ledger server without auth', () => {
     expectCantonError(bad, 400, 'INVALID_ARGUMENT');
   });
 
+  it('answers an unknown participant path with a JsCantonError', async () => {
+    expectCantonError(
+      await call(world.server.url, 'GET', '/v2/no-such-endpoint'),
+      404,
+      'NOT_FOUND',
+    );
+    expectCantonError(
+      await call(world.server.url, 'POST', '/v2/state/ledger-end', {}),
+      404,
+      'NOT_FOUND',
+    );
+  });
+
   it('names its participant id', async () => {
     const answer = await call(world.server.url, 'GET', '/v2/parties/participant-id');
     expect(answer.body.participantId).toMatch(/^PAR::devnet::1220[0-9a-f]{64}$/);
