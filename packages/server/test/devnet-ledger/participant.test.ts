@@ -58,6 +58,26 @@ describe('devnet ledger server without auth', () => {
     expect(byId.size).toBe((await world.ledger.listParties()).length);
   });
 
+  it('pages the party list and filters it by prefix', async () => {
+    const all = (await world.ledger.listParties()).map((p) => p.partyId);
+    const seen: string[] = [];
+    let token = '';
+    do {
+      const page = await call(
+        world.server.url,
+        'GET',
+        `/v2/parties?pageSize=2${token ? `&pageToken=${token}` : ''}`,
+      );
+      expectSchema('ledger', 'ListKnownPartiesResponse', page.body);
+      expect(page.body.partyDetails.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.partyDetails.map((p: { party: string }) => p.party));
+      token = page.body.nextPageToken;
+    } while (token !== '');
+    expect(seen).toEqual(all);
+    const filtered = await call(world.server.url, 'GET', '/v2/parties?filter-party=pool%3A%3A');
+    expect(filtered.body.partyDetails.map((p: { party: string }) => p.party)).toEqual([world.pool]);
+  });
+
   it('answers a known party and leaves an unknown one out', async () => {
     const known = await call(
       world.server.url,
