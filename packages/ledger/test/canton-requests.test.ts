@@ -26,7 +26,7 @@ import {
   SIGNATURE_FORMAT,
   SIGNING_ALGORITHM,
 } from '../src/canton/interactive-submission.js';
-import { namespaceOf, recordTimeOf } from '../src/canton/ledger.js';
+import { namespaceOf, recordTimeOf } from '../src/canton/participant.js';
 import { registryUrlOf, registryUrls } from '../src/canton/registry.js';
 import { currentOpenRound, extraTrafficPriceOf } from '../src/canton/scan.js';
 import { webSocketProtocols, webSocketUrl } from '../src/canton/update-stream.js';

@@ -4,6 +4,7 @@
  * only what is new, keeping the latest successful completion of every command id it has seen.
  */
 import type { CommandCompletion, Offset } from '../port.js';
+import { timeOrNull } from './time.js';
 import type { CompletionStreamResponse } from './wire/index.js';
 
 interface CompletionFields {
@@ -33,13 +34,13 @@ export function successfulCompletions(items: readonly CompletionStreamResponse[]
     if (completion === undefined) continue;
     // A failed command also completes: with a status whose code is not OK, and no update.
     const succeeded = (completion.status?.code ?? 0) === 0;
-    const recordTime = new Date(completion.synchronizerTime?.recordTime ?? Number.NaN);
+    const recordTime = timeOrNull(completion.synchronizerTime?.recordTime);
     if (
       !succeeded ||
       typeof completion.commandId !== 'string' ||
       typeof completion.updateId !== 'string' ||
       typeof completion.offset !== 'number' ||
-      Number.isNaN(recordTime.getTime())
+      recordTime === null
     ) {
       continue;
     }
@@ -53,7 +54,7 @@ export function successfulCompletions(items: readonly CompletionStreamResponse[]
   return { completions, lastOffset };
 }
 
-/** Reads the completions after `beginExclusive` (one page, up to `pageSize` items). */
+/** Reads one page of the completions after `beginExclusive`. */
 export type CompletionPageReader = (
   beginExclusive: Offset,
   parties: readonly string[],
@@ -65,10 +66,7 @@ export class CompletionIndex {
   private readonly latest = new Map<string, CommandCompletion>();
   private catchingUp: Promise<void> | null = null;
 
-  constructor(
-    private readonly readPage: CompletionPageReader,
-    private readonly pageSize: number,
-  ) {}
+  constructor(private readonly readPage: CompletionPageReader) {}
 
   /** The latest successful completion of `commandId` for `parties`, reading what is new first. */
   async lookup(commandId: string, parties: readonly string[]): Promise<CommandCompletion | null> {
@@ -101,9 +99,10 @@ export class CompletionIndex {
       const items = await this.readPage(this.cursor, parties);
       const { completions, lastOffset } = successfulCompletions(items);
       for (const completion of completions) this.record(completion);
-      const advanced = lastOffset !== null && lastOffset > this.cursor;
-      if (advanced) this.cursor = lastOffset;
-      if (items.length < this.pageSize || !advanced) return;
+      // The participant may cut a page shorter than asked (its own list limit): only a page that
+      // covers nothing new says the stream is read to its end.
+      if (lastOffset === null || lastOffset <= this.cursor) return;
+      this.cursor = lastOffset;
     }
   }
 }

@@ -44,19 +44,12 @@ import {
 } from './commands.js';
 import { CompletionIndex } from './completions.js';
 import { CantonRequestError, isDuplicateCommand } from './errors.js';
-import {
-  activeContractsRequest,
-  eventFormat,
-  interfaceFilter,
-  type PartyScope,
-  readScopeOfRights,
-  transactionFormat,
-  updatesRequest,
-} from './filters.js';
+import { type PartyScope, transactionFormat } from './filters.js';
 import { needsLockOffers, withLockOffers } from './holdings.js';
-import { JsonHttpClient, joinUrl } from './http.js';
-import { submitExternally } from './interactive-submission.js';
+import { JsonHttpClient } from './http.js';
+import { OfferBook } from './offer-book.js';
 import type { CantonLedger, CantonLedgerOptions } from './options.js';
+import { namespaceOf, ParticipantClient, recordTimeOf, transactionOf } from './participant.js';
 import {
   disclosedContractsOf,
   type InstructionChoice,
@@ -64,33 +57,22 @@ import {
   registryUrls,
 } from './registry.js';
 import { ScanProxyClient } from './scan.js';
-import { httpUpdates, type StreamContext, webSocketUpdates } from './update-stream.js';
+import { httpUpdates, type StreamContext, streamError, webSocketUpdates } from './update-stream.js';
 import {
   type Command,
-  type CompletionStreamResponse,
   type CreatedEvent,
   type DisclosedContract,
   decodeHolding,
-  decodeTransaction,
-  decodeTransferInstruction,
-  decodeUpdatesItem,
-  exercisedOfferIds,
   HOLDING_INTERFACE_ID,
-  type JsGetActiveContractsResponse,
-  type JsGetEventsByContractIdResponse,
-  type JsGetUpdatesResponse,
   type JsTransaction,
-  type ListUserRightsResponse,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
 } from './wire/index.js';
 
 export const DEFAULT_SUBMIT_TIMEOUT_MS = 30_000;
+/** Commands of this process answered without asking the ledger: the latest this many. */
+const SUBMITTED_KEPT = 100_000;
 /** Lifetime of an offer whose command gives no `executeBefore`. */
 export const DEFAULT_OFFER_LIFETIME_MS = 24 * 60 * 60_000;
-/** Completions one page of the completions scan asks for. */
-const COMPLETIONS_PAGE_SIZE = 500;
-/** How long the participant waits for more completions before answering a page. */
-const COMPLETIONS_IDLE_MS = 200;
 
 /** A command this process committed, with what the port answered for it. */
 interface Submitted {
@@ -122,17 +104,11 @@ function checkUrl(value: unknown, name: string): string {
   throw new RangeError(`${name} must be an http(s) URL, not ${String(value)}`);
 }
 
-/** The namespace of a party or participant id: what follows its last `::`. */
-export function namespaceOf(id: string): string | null {
-  const at = id.lastIndexOf('::');
-  return at < 0 ? null : id.slice(at + 2);
-}
-
 function originOf(url: string): string {
   return new URL(url).origin;
 }
 
-/** Opens the adapter; reads the participant id, so a wrong URL or credential fails here. */
+/** Opens the adapter; reads the participant id and the user's rights, so a wrong URL, credential or user fails here. */
 export async function openCantonLedger(options: CantonLedgerOptions): Promise<CantonLedger> {
   const ledger = new CantonLedgerImpl(options);
   await ledger.start();
@@ -140,27 +116,21 @@ export async function openCantonLedger(options: CantonLedgerOptions): Promise<Ca
 }
 
 class CantonLedgerImpl implements CantonLedger {
-  private readonly http: JsonHttpClient;
+  private readonly participant: ParticipantClient;
   private readonly registry: RegistryClient;
   private readonly scan: ScanProxyClient;
-  private readonly ledgerApiUrl: string;
   private readonly userId: string;
   private readonly submitTimeoutMs: number;
   private readonly closing = new AbortController();
   private participantNamespace = '';
   private latestRecordTimeMs: number | null = null;
-  private readsAnyParty = false;
   private readonly submitted = new Map<string, Submitted>();
   private readonly knownParties = new Set<string>();
-  /** Offers seen created or fetched: what an accept / reject / withdraw is decoded against. */
-  private readonly offers = new Map<string, TransferOffer>();
-  private readonly completions = new CompletionIndex(
-    (beginExclusive, parties) => this.completionsPage(beginExclusive, parties),
-    COMPLETIONS_PAGE_SIZE,
-  );
+  private readonly offers: OfferBook;
+  private readonly completions: CompletionIndex;
 
   constructor(private readonly options: CantonLedgerOptions) {
-    this.ledgerApiUrl = checkUrl(options.ledgerApiUrl, 'ledgerApiUrl');
+    const ledgerApiUrl = checkUrl(options.ledgerApiUrl, 'ledgerApiUrl');
     checkUrl(options.scanProxyUrl, 'scanProxyUrl');
     for (const url of registryUrls(options.registries ?? { defaultUrl: '' })) {
       checkUrl(url, 'a registry URL');
@@ -174,28 +144,27 @@ class CantonLedgerImpl implements CantonLedger {
       throw new RangeError(`submitTimeoutMs must be positive, not ${timeout}`);
     }
     this.submitTimeoutMs = timeout;
-    this.http = new JsonHttpClient(tokenSource(options.auth, options.userId));
+    const http = new JsonHttpClient(tokenSource(options.auth, options.userId));
+    const participant = new ParticipantClient(http, ledgerApiUrl, options.userId);
+    this.participant = participant;
     // The ledger token goes only to this participant's own services, never to a third party's
     // registry.
     const own = new Set([originOf(options.ledgerApiUrl), originOf(options.scanProxyUrl)]);
-    this.registry = new RegistryClient(this.http, options.registries, (base) =>
-      own.has(originOf(base)),
+    this.registry = new RegistryClient(http, options.registries, (base) => own.has(originOf(base)));
+    this.scan = new ScanProxyClient(http, options.scanProxyUrl);
+    this.offers = new OfferBook(async (offerId) =>
+      participant.instructionEvent(offerId, await participant.readScope()),
     );
-    this.scan = new ScanProxyClient(this.http, options.scanProxyUrl);
+    this.completions = new CompletionIndex((beginExclusive, parties) =>
+      participant.completionsPage(beginExclusive, parties),
+    );
   }
 
   async start(): Promise<void> {
-    const { participantId } = await this.http.get<{ participantId?: unknown }>(
-      this.url('/v2/parties/participant-id'),
-    );
-    const namespace = typeof participantId === 'string' ? namespaceOf(participantId) : null;
-    if (namespace === null) {
-      throw new LedgerError(
-        'rejected',
-        `the participant id ${String(participantId)} is unreadable`,
-      );
-    }
-    this.participantNamespace = namespace;
+    this.participantNamespace = await this.participant.namespace();
+    // The user's rights: an unknown user, or a token for another one, fails here and not at the
+    // first submission.
+    await this.participant.readScope();
   }
 
   // --- reads ---------------------------------------------------------------------------------
@@ -203,17 +172,7 @@ class CantonLedgerImpl implements CantonLedger {
   async getParty(partyId: string): Promise<PartyInfo | null> {
     this.assertOpen();
     if (typeof partyId !== 'string' || namespaceOf(partyId) === null) return null;
-    let details: { party?: unknown }[];
-    try {
-      const answer = await this.http.get<{ partyDetails?: { party?: unknown }[] }>(
-        this.url(`/v2/parties/${encodeURIComponent(partyId)}`),
-      );
-      details = Array.isArray(answer.partyDetails) ? answer.partyDetails : [];
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
-    if (!details.some((detail) => detail.party === partyId)) return null;
+    if (!(await this.participant.knowsParty(partyId))) return null;
     this.knownParties.add(partyId);
     // External parties live in the namespace of their own key, internal ones in the
     // participant's.
@@ -264,9 +223,9 @@ class CantonLedgerImpl implements CantonLedger {
     this.assertOpen();
     const end = await this.ledgerEnd();
     const events = await this.partyContracts(partyId, TRANSFER_INSTRUCTION_INTERFACE_ID, end);
-    return this.offersOf(events).filter(
-      (offer) => offer.sender === partyId || offer.receiver === partyId,
-    );
+    return this.offers
+      .learn(events)
+      .filter((offer) => offer.sender === partyId || offer.receiver === partyId);
   }
 
   async lookupCommand(commandId: string): Promise<CommandCompletion | null> {
@@ -279,8 +238,7 @@ class CantonLedgerImpl implements CantonLedger {
 
   async ledgerEnd(): Promise<Offset> {
     this.assertOpen();
-    const { offset } = await this.http.get<{ offset?: unknown }>(this.url('/v2/state/ledger-end'));
-    return typeof offset === 'number' ? offset : 0;
+    return this.participant.ledgerEnd();
   }
 
   updates(fromOffset: Offset, subscription: UpdateSubscription = {}): AsyncIterable<LedgerUpdate> {
@@ -290,13 +248,11 @@ class CantonLedgerImpl implements CantonLedger {
   async now(): Promise<Date> {
     this.assertOpen();
     const end = await this.ledgerEnd();
-    if (end > 0) {
-      const items = await this.http.post<JsGetUpdatesResponse[]>(
-        this.url('/v2/updates'),
-        updatesRequest(end - 1, await this.readScope(), end),
-        { kind: 'read', what: 'ledger time' },
-      );
-      for (const item of Array.isArray(items) ? items : []) this.noteTime(recordTimeOf(item));
+    const scope = await this.participant.readScope();
+    const readsSomeone = scope.kind === 'any' || scope.parties.length > 0;
+    if (end > 0 && readsSomeone) {
+      const items = await this.participant.updatesBetween(end - 1, end, scope);
+      for (const item of items) this.noteTime(recordTimeOf(item));
     }
     // A participant that reported nothing yet has no time of its own to tell.
     return new Date(this.latestRecordTimeMs ?? Date.now());
@@ -325,6 +281,9 @@ class CantonLedgerImpl implements CantonLedger {
       Object.entries(command.meta ?? {}).map(([key, value]) => [key, String(value)]),
     );
     checkMeta(meta);
+    if (!isInstrument(instrument)) {
+      throw new LedgerError('unknown_instrument', 'an instrument has a non-empty admin and id');
+    }
     await this.requireParty(sender);
     await this.requireParty(receiver);
     if (sender === receiver) {
@@ -448,31 +407,15 @@ class CantonLedgerImpl implements CantonLedger {
       userId: this.userId,
       disclosedContracts: input.disclosedContracts,
     });
-    const format = transactionFormat({ kind: 'parties', parties: [party] });
-    const signer = this.options.externalSigners?.(party);
     let transaction: JsTransaction;
     try {
-      if (signer !== undefined) {
-        transaction = await submitExternally(this.http, this.ledgerApiUrl, {
-          commands,
-          party,
-          signer,
-          userId: this.userId,
-          transactionFormat: format,
-          timeoutMs: this.submitTimeoutMs,
-          kind,
-        });
-      } else {
-        const answer = await this.http.post<{ transaction?: JsTransaction }>(
-          this.url('/v2/commands/submit-and-wait-for-transaction'),
-          { commands, transactionFormat: format },
-          { kind, timeoutMs: this.submitTimeoutMs },
-        );
-        if (answer.transaction === undefined) {
-          throw new LedgerError('timeout', `${commandId} committed without its transaction`);
-        }
-        transaction = answer.transaction;
-      }
+      transaction = await this.participant.submitAndWaitForTransaction({
+        commands,
+        transactionFormat: transactionFormat({ kind: 'parties', parties: [party] }),
+        kind,
+        timeoutMs: this.submitTimeoutMs,
+        externalSigner: this.options.externalSigners?.(party),
+      });
     } catch (error) {
       if (error instanceof CantonRequestError && isDuplicateCommand(error.failure)) {
         return this.firstOutcome(commandId, party);
@@ -488,7 +431,9 @@ class CantonLedgerImpl implements CantonLedger {
    */
   private async decodeCommitted(commandId: string, transaction: JsTransaction) {
     try {
-      return await this.decode(transaction);
+      const update = await this.offers.decodeTransaction(transaction);
+      this.noteTime(update.recordTime);
+      return update;
     } catch (error) {
       if (error instanceof LedgerError) throw error;
       throw new LedgerError(
@@ -518,60 +463,14 @@ class CantonLedgerImpl implements CantonLedger {
       parties.includes(party) ? parties : [...parties, party],
     );
     const transaction =
-      completion === null ? null : await this.transactionAt(completion.offset, party);
+      completion === null ? null : await this.participant.transactionAt(completion.offset, party);
     return transaction === null ? null : this.decodeCommitted(commandId, transaction);
-  }
-
-  private async transactionAt(offset: Offset, party: string): Promise<JsTransaction | null> {
-    const items = await this.http.post<JsGetUpdatesResponse[]>(
-      this.url('/v2/updates'),
-      updatesRequest(offset - 1, { kind: 'parties', parties: [party] }, offset),
-      { kind: 'read' },
-    );
-    for (const item of items) {
-      const transaction = (item.update as { Transaction?: { value?: JsTransaction } } | undefined)
-        ?.Transaction?.value;
-      if (transaction?.offset === offset) return transaction;
-    }
-    return null;
-  }
-
-  private async completionsPage(beginExclusive: Offset, parties: readonly string[]) {
-    const query = `limit=${COMPLETIONS_PAGE_SIZE}&stream_idle_timeout_ms=${COMPLETIONS_IDLE_MS}`;
-    const page = await this.http.post<CompletionStreamResponse[]>(
-      this.url(`/v2/commands/completions?${query}`),
-      { userId: this.userId, parties: [...parties], beginExclusive },
-      { kind: 'read' },
-    );
-    return Array.isArray(page) ? page : [];
   }
 
   /** The parties whose completions the user can read: its rights, or every party it sees. */
   private async completionParties(): Promise<readonly string[]> {
-    const scope = await this.readScope();
-    if (scope.kind === 'parties') return scope.parties;
-    const answer = await this.http.get<{ partyDetails?: { party?: unknown }[] }>(
-      this.url('/v2/parties'),
-    );
-    return (answer.partyDetails ?? []).flatMap((detail) =>
-      typeof detail.party === 'string' ? [detail.party] : [],
-    );
-  }
-
-  /**
-   * Whom the user may read as. A subscription without parties covers all of them: every party
-   * on the participant (`filtersForAnyParty`) when the user may read as any party.
-   */
-  private async readScope(): Promise<PartyScope> {
-    if (this.readsAnyParty) return { kind: 'any' };
-    const rights = await this.http.get<ListUserRightsResponse>(
-      this.url(`/v2/users/${encodeURIComponent(this.userId)}/rights`),
-    );
-    const scope = readScopeOfRights(rights);
-    // Party rights grow as parties are added, so they are read each time; the right to read as
-    // any party covers those too and is kept.
-    this.readsAnyParty = scope.kind === 'any';
-    return scope;
+    const scope = await this.participant.readScope();
+    return scope.kind === 'parties' ? scope.parties : this.participant.parties();
   }
 
   /** The created events of active contracts of `interfaceId` with `partyId` as stakeholder. */
@@ -583,41 +482,11 @@ class CantonLedgerImpl implements CantonLedger {
     if (typeof partyId !== 'string' || namespaceOf(partyId) === null) return [];
     const scope: PartyScope = { kind: 'parties', parties: [partyId] };
     try {
-      return await this.activeContracts(offset, scope, interfaceId);
+      return await this.participant.activeContracts(offset, scope, interfaceId);
     } catch (error) {
       if (error instanceof LedgerError && (await this.getParty(partyId)) === null) return [];
       throw error;
     }
-  }
-
-  /** The created events of the contracts of `interfaceId` active at `offset` in `scope`. */
-  private async activeContracts(
-    offset: Offset,
-    scope: PartyScope,
-    interfaceId: string,
-  ): Promise<CreatedEvent[]> {
-    // Offset zero is the empty ledger, and a scope without parties sees nothing.
-    if (offset === 0 || (scope.kind === 'parties' && scope.parties.length === 0)) return [];
-    const answer = await this.http.post<JsGetActiveContractsResponse[]>(
-      this.url('/v2/state/active-contracts'),
-      activeContractsRequest(offset, scope, interfaceId),
-      { kind: 'read' },
-    );
-    return (Array.isArray(answer) ? answer : []).flatMap((item) => {
-      const entry = item.contractEntry as { JsActiveContract?: { createdEvent?: CreatedEvent } };
-      const event = entry?.JsActiveContract?.createdEvent;
-      return event === undefined ? [] : [event];
-    });
-  }
-
-  /** The offers of instruction events, remembered for decoding their accept / reject / withdraw. */
-  private offersOf(events: readonly CreatedEvent[]): TransferOffer[] {
-    return events.flatMap((event) => {
-      const offer = decodeTransferInstruction(event);
-      if (offer === null) return [];
-      this.offers.set(offer.offerId, offer);
-      return [offer];
-    });
   }
 
   /**
@@ -630,66 +499,11 @@ class CantonLedgerImpl implements CantonLedger {
     const own = mine.find((offer) => offer.offerId === offerId);
     if (own !== undefined) return own;
     const end = await this.ledgerEnd();
-    const all = this.offersOf(
-      await this.activeContracts(end, await this.readScope(), TRANSFER_INSTRUCTION_INTERFACE_ID),
+    const scope = await this.participant.readScope();
+    const all = this.offers.learn(
+      await this.participant.activeContracts(end, scope, TRANSFER_INSTRUCTION_INTERFACE_ID),
     );
     return all.find((offer) => offer.offerId === offerId) ?? null;
-  }
-
-  /** An instruction's created event by contract id (archived ones too), when the user sees it. */
-  private async instructionEvent(offerId: string): Promise<CreatedEvent | undefined> {
-    try {
-      const answer = await this.http.post<JsGetEventsByContractIdResponse>(
-        this.url('/v2/events/events-by-contract-id'),
-        {
-          contractId: offerId,
-          eventFormat: eventFormat(await this.readScope(), [
-            interfaceFilter(TRANSFER_INSTRUCTION_INTERFACE_ID),
-          ]),
-        },
-        { kind: 'read' },
-      );
-      return answer.created?.createdEvent;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
-  }
-
-  /** Decodes a transaction, first fetching the offers its instruction choices act on. */
-  private async decode(transaction: JsTransaction): Promise<LedgerUpdate> {
-    await this.learnOffers(exercisedOfferIds(transaction));
-    const update = decodeTransaction(transaction, { offerOf: (id) => this.offers.get(id) });
-    this.afterDecode(update);
-    return update;
-  }
-
-  private async decodeItem(item: JsGetUpdatesResponse) {
-    const transaction = (item.update as { Transaction?: { value?: JsTransaction } } | undefined)
-      ?.Transaction?.value;
-    if (transaction !== undefined) await this.learnOffers(exercisedOfferIds(transaction));
-    const decoded = decodeUpdatesItem(item, { offerOf: (id) => this.offers.get(id) });
-    if (decoded.kind === 'transaction') this.afterDecode(decoded.update);
-    return decoded;
-  }
-
-  /** Fetches the offers not seen yet (created before anything this adapter read). */
-  private async learnOffers(offerIds: readonly string[]): Promise<void> {
-    for (const offerId of offerIds) {
-      if (this.offers.has(offerId)) continue;
-      const event = await this.instructionEvent(offerId);
-      if (event !== undefined) this.offersOf([event]);
-    }
-  }
-
-  private afterDecode(update: LedgerUpdate): void {
-    this.noteTime(update.recordTime);
-    for (const event of update.events) {
-      if (event.kind === 'offer_created') {
-        const { kind: _kind, ...offer } = event;
-        this.offers.set(offer.offerId, offer);
-      }
-    }
   }
 
   private async *stream(
@@ -704,10 +518,11 @@ class CantonLedgerImpl implements CantonLedger {
     const parties = subscription.parties === undefined ? undefined : [...subscription.parties];
     let scope: PartyScope;
     try {
-      scope = parties === undefined ? await this.readScope() : { kind: 'parties', parties };
+      scope =
+        parties === undefined ? await this.participant.readScope() : { kind: 'parties', parties };
       // The offers pending where the stream starts: their accept / reject / withdraw may follow.
-      this.offersOf(
-        await this.activeContracts(
+      this.offers.learn(
+        await this.participant.activeContracts(
           Math.min(fromOffset, await this.ledgerEnd()),
           scope,
           TRANSFER_INSTRUCTION_INTERFACE_ID,
@@ -716,7 +531,7 @@ class CantonLedgerImpl implements CantonLedger {
     } catch (error) {
       // Stopped (or the adapter closed) while starting: end quietly, as a running stream does.
       if (signal.aborted) return;
-      throw error;
+      throw error instanceof LedgerError ? streamError(error) : error;
     }
     if (scope.kind === 'parties' && scope.parties.length === 0) {
       // Nobody to read for: nothing will ever come, until the subscriber stops.
@@ -724,12 +539,12 @@ class CantonLedgerImpl implements CantonLedger {
       return;
     }
     const context: StreamContext = {
-      http: this.http,
-      ledgerApiUrl: this.ledgerApiUrl,
+      http: this.participant.http,
+      ledgerApiUrl: this.participant.ledgerApiUrl,
       scope,
       parties,
       signal,
-      decode: (item) => this.decodeItem(item),
+      decode: (item) => this.offers.decodeItem(item, transactionOf(item)),
       onRecordTime: (time) => this.noteTime(time),
     };
     if (this.options.transport === 'http') {
@@ -752,6 +567,11 @@ class CantonLedgerImpl implements CantonLedger {
     answer: A,
   ): A {
     const { updateId, offset, recordTime } = update;
+    // Bounded: older commands are answered from the completions, as after a restart.
+    if (this.submitted.size >= SUBMITTED_KEPT) {
+      const oldest = this.submitted.keys().next().value;
+      if (oldest !== undefined) this.submitted.delete(oldest);
+    }
     this.submitted.set(commandId, {
       completion: { commandId, updateId, offset, recordTime },
       ...answer,
@@ -768,41 +588,17 @@ class CantonLedgerImpl implements CantonLedger {
     }
   }
 
-  private url(path: string): string {
-    return joinUrl(this.ledgerApiUrl, path);
-  }
-
   private assertOpen(): void {
     if (this.closing.signal.aborted)
       throw new LedgerError('closed', 'the ledger adapter is closed');
   }
 }
 
+function isInstrument(value: unknown): value is Instrument {
+  const { admin, id } = (value ?? {}) as Partial<Record<keyof Instrument, unknown>>;
+  return typeof admin === 'string' && admin.length > 0 && typeof id === 'string' && id.length > 0;
+}
+
 function resultOf(update: LedgerUpdate): CommandResult {
   return { updateId: update.updateId, offset: update.offset };
-}
-
-/** A 404 or Canton's "resource missing" category: the thing asked for does not exist. */
-function isNotFound(error: unknown): boolean {
-  if (!(error instanceof CantonRequestError) || error.failure.kind !== 'status') return false;
-  const { status, body } = error.failure;
-  const category = (body as { errorCategory?: unknown } | undefined)?.errorCategory;
-  return status === 404 || category === 11 || error.code === 'unknown_party';
-}
-
-/** The record time an updates item reports: its transaction's, or its checkpoint's latest. */
-export function recordTimeOf(item: JsGetUpdatesResponse): Date | null {
-  const update = (item?.update ?? {}) as Record<string, { value?: Record<string, unknown> }>;
-  const transactionTime = update.Transaction?.value?.recordTime;
-  if (typeof transactionTime === 'string') return new Date(transactionTime);
-  const times = update.OffsetCheckpoint?.value?.synchronizerTimes;
-  let latest: Date | null = null;
-  for (const entry of Array.isArray(times) ? times : []) {
-    const text = (entry as { recordTime?: unknown }).recordTime;
-    const time = typeof text === 'string' ? new Date(text) : null;
-    if (time !== null && !Number.isNaN(time.getTime()) && (latest === null || time > latest)) {
-      latest = time;
-    }
-  }
-  return latest;
 }

@@ -73,14 +73,15 @@ function checkChoiceContext(value: unknown, what: string): ChoiceContext {
  * instrument (or its admin) of a transfer factory.
  */
 function notFoundAs(error: unknown, code: 'offer_not_found' | 'unknown_instrument'): unknown {
-  if (
+  return isStatus(error, 404) ? new LedgerError(code, (error as Error).message) : error;
+}
+
+function isStatus(error: unknown, status: number): boolean {
+  return (
     error instanceof CantonRequestError &&
     error.failure.kind === 'status' &&
-    error.failure.status === 404
-  ) {
-    return new LedgerError(code, error.message);
-  }
-  return error;
+    error.failure.status === status
+  );
 }
 
 export class RegistryClient {
@@ -146,10 +147,17 @@ export class RegistryClient {
 
   private async instrumentsOf(base: string): Promise<Instrument[]> {
     const authenticated = this.trusted(base);
-    const info = await this.http.get<{ adminId?: unknown }>(
-      joinUrl(base, '/registry/metadata/v1/info'),
-      { kind: 'read', authenticated },
-    );
+    let info: { adminId?: unknown };
+    try {
+      info = await this.http.get<{ adminId?: unknown }>(
+        joinUrl(base, '/registry/metadata/v1/info'),
+        { kind: 'read', authenticated },
+      );
+    } catch (error) {
+      // A registry that is not (yet) there lists nothing; the others still count.
+      if (isStatus(error, 404)) return [];
+      throw error;
+    }
     if (typeof info.adminId !== 'string') {
       throw new LedgerError('rejected', `the registry at ${base} names no adminId`);
     }

@@ -9,7 +9,7 @@
  */
 import WebSocket from 'ws';
 import { LedgerError, type LedgerUpdate, type Offset } from '../port.js';
-import { isCantonErrorBody, ledgerErrorOf } from './errors.js';
+import { CantonRequestError, isCantonErrorBody, ledgerErrorOf } from './errors.js';
 import { concernsParties, type PartyScope, updatesRequest } from './filters.js';
 import { type JsonHttpClient, joinUrl } from './http.js';
 import type { DecodedUpdatesItem, JsGetUpdatesResponse } from './wire/index.js';
@@ -19,6 +19,8 @@ export const WS_AUTH_PROTOCOL = 'daml.ws.auth';
 export const WS_TOKEN_PROTOCOL_PREFIX = 'jwt.token.';
 /** A handshake not answered by then counts as a dropped stream. */
 export const WS_HANDSHAKE_TIMEOUT_MS = 30_000;
+/** Items buffered from the socket before it is paused until the reader catches up. */
+const WS_BUFFER_HIGH = 1_000;
 /** Items one HTTP page asks for. */
 export const HTTP_PAGE_SIZE = 200;
 /** How often HTTP polling looks for a new ledger end once it has caught up. */
@@ -73,7 +75,7 @@ function dropped(detail: string): LedgerError {
 }
 
 /** A stream error the reader cannot fix by resubscribing keeps its own code. */
-function streamError(error: LedgerError): LedgerError {
+export function streamError(error: LedgerError): LedgerError {
   if (error.code === 'not_authorized' || error.code === 'unknown_party') return error;
   return error.code === 'stream_dropped' ? error : dropped(error.message);
 }
@@ -90,7 +92,13 @@ export async function* webSocketUpdates(
 ): AsyncGenerator<LedgerUpdate, void, undefined> {
   const { signal } = context;
   if (signal.aborted) return;
-  const token = await context.http.token();
+  let token: string | null;
+  try {
+    token = await context.http.token();
+  } catch (error) {
+    // A token endpoint that is down is a stream to retry; refused credentials stay refused.
+    throw error instanceof LedgerError ? streamError(error) : error;
+  }
   const socket = new WebSocket(
     webSocketUrl(context.ledgerApiUrl, '/v2/updates'),
     webSocketProtocols(token),
@@ -100,6 +108,8 @@ export async function* webSocketUpdates(
   let wake: (() => void) | null = null;
   const push = (incoming: Incoming) => {
     queue.push(incoming);
+    // A slow reader slows the participant down (TCP backpressure) instead of filling memory.
+    if (queue.length >= WS_BUFFER_HIGH && !socket.isPaused) socket.pause();
     wake?.();
     wake = null;
   };
@@ -139,6 +149,7 @@ export async function* webSocketUpdates(
   try {
     while (true) {
       const next = queue.shift();
+      if (socket.isPaused && queue.length < WS_BUFFER_HIGH / 2) socket.resume();
       if (next === undefined) {
         await new Promise<void>((resolve) => {
           wake = resolve;
@@ -158,6 +169,15 @@ export async function* webSocketUpdates(
     socket.on('error', () => undefined);
     socket.terminate();
   }
+}
+
+/** A list larger than the participant's HTTP list limit (`413 Content Too Large`). */
+export function isTooLarge(error: unknown): boolean {
+  return (
+    error instanceof CantonRequestError &&
+    error.failure.kind === 'status' &&
+    error.failure.status === 413
+  );
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
@@ -185,7 +205,7 @@ export async function* httpUpdates(
 ): AsyncGenerator<LedgerUpdate, void, undefined> {
   const { signal } = context;
   let cursor = fromOffset;
-  const url = joinUrl(context.ledgerApiUrl, `/v2/updates?limit=${HTTP_PAGE_SIZE}`);
+  let pageSize = HTTP_PAGE_SIZE;
   while (!signal.aborted) {
     let items: JsGetUpdatesResponse[];
     let end: Offset;
@@ -196,12 +216,18 @@ export async function* httpUpdates(
         continue;
       }
       items = await context.http.post<JsGetUpdatesResponse[]>(
-        url,
+        joinUrl(context.ledgerApiUrl, `/v2/updates?limit=${pageSize}`),
         updatesRequest(cursor, context.scope, end),
         { kind: 'read', what: 'POST /v2/updates', signal },
       );
     } catch (error) {
       if (signal.aborted) return;
+      if (isTooLarge(error) && pageSize > 1) {
+        // A participant ignores a limit above its own list limit and then refuses the list:
+        // ask for fewer.
+        pageSize = Math.floor(pageSize / 2);
+        continue;
+      }
       throw error instanceof LedgerError ? streamError(error) : error;
     }
     if (!Array.isArray(items)) throw dropped('POST /v2/updates answered something not a list');
@@ -214,7 +240,9 @@ export async function* httpUpdates(
       if (signal.aborted) return;
       if (update !== null) yield update;
     }
-    // A short page reached the end it was bounded by; a full one continues after its last item.
-    cursor = items.length < HTTP_PAGE_SIZE ? end : Math.max(last, cursor + 1);
+    // An empty answer means nothing in the range is visible. Otherwise the next page starts
+    // after the last offset the answer covered: the participant may have cut the page shorter
+    // than asked (its own list limit), so its length says nothing about reaching `end`.
+    cursor = items.length === 0 ? end : last;
   }
 }

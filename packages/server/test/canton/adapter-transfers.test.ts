@@ -2,7 +2,10 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { Amount } from '@poolparty/core';
 import { LedgerError, type LedgerErrorCode, REASON_META_KEY } from '@poolparty/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AdapterWorld, amount, balance, startAdapterWorld } from './adapter-world.js';
+import { activeContractsRequest } from '../../../ledger/src/canton/filters.js';
+import { HOLDING_INTERFACE_ID } from '../../../ledger/src/canton/wire/index.js';
+import { webSocketList } from '../../../ledger/src/canton/ws-list.js';
+import { type AdapterWorld, amount, balance, startAdapterWorld, tokenOf } from './adapter-world.js';
 
 let w: AdapterWorld;
 let sequence = 0;
@@ -53,6 +56,16 @@ describe('the canton adapter against a devnet ledger server', () => {
     const instruments = await w.canton.listInstruments();
     expect(instruments).toContainEqual(w.usd);
     expect(instruments).toContainEqual(w.eur);
+
+    // A registry that is not there lists nothing; the others still answer.
+    const base = w.options().registries;
+    const withMissing = await w.open({
+      registries: {
+        ...base,
+        byAdmin: { ...base.byAdmin, [`nobody::1220${'1'.repeat(64)}`]: `${w.server.url}/nowhere` },
+      },
+    });
+    expect(await withMissing.listInstruments()).toEqual(expect.arrayContaining([w.usd, w.eur]));
   });
 
   it('settles a transfer to a pre-approving receiver directly, with its reason', async () => {
@@ -198,6 +211,7 @@ describe('the canton adapter against a devnet ledger server', () => {
       () => send({ instrument: { admin: w.usd.admin, id: 'NOPE' } }),
       'unknown_instrument',
     );
+    await expectRefused(() => send({ instrument: { admin: '', id: 'USD' } }), 'unknown_instrument');
     await expectRefused(() => send({ amount: amount('1000000') }), 'insufficient_holdings');
     await expectRefused(() => send({ executeBefore: new Date(0) }), 'offer_expired');
     await expectRefused(
@@ -297,6 +311,27 @@ describe('the canton adapter against a devnet ledger server', () => {
       () => restarted.acceptOffer({ ...accept, commandId: cmd('accept-again') }),
       'offer_not_found',
     );
+  });
+
+  it('the active-contracts channel (for lists beyond the HTTP limit) lists what HTTP lists', async () => {
+    const holdings = await w.canton.getHoldings(w.alice);
+    const streamed = await webSocketList<{
+      contractEntry?: { JsActiveContract?: { createdEvent: { contractId: string } } };
+    }>({
+      ledgerApiUrl: w.server.ledgerApiUrl,
+      path: '/v2/state/active-contracts',
+      token: await tokenOf('poolparty'),
+      request: activeContractsRequest(
+        await w.canton.ledgerEnd(),
+        { kind: 'parties', parties: [w.alice] },
+        HOLDING_INTERFACE_ID,
+      ),
+    });
+    const ids = streamed.flatMap((item) => {
+      const id = item.contractEntry?.JsActiveContract?.createdEvent.contractId;
+      return id === undefined ? [] : [id];
+    });
+    expect(ids.sort()).toEqual(holdings.map((h) => h.holdingId).sort());
   });
 
   it('reads the open mining round and the traffic price from the scan proxy', async () => {

@@ -12,6 +12,7 @@ import {
   openCantonLedger,
   openLocalLedger,
 } from '@poolparty/ledger';
+import { SignJWT } from 'jose';
 import { PARTICIPANT_ID } from '../../src/devnet-ledger/identity.js';
 import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../src/devnet-ledger/index.js';
 
@@ -103,6 +104,16 @@ export async function startAdapterWorld(
       await local.close();
     },
   };
+}
+
+/** A user token of the participant, as the HS256 auth mode mints it. */
+export function tokenOf(userId: string): Promise<string> {
+  return new SignJWT({ scope: 'daml_ledger_api' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(userId)
+    .setAudience(AUDIENCE)
+    .setExpirationTime('10m')
+    .sign(new TextEncoder().encode(SECRET));
 }
 
 export function amount(text: string): Amount {
