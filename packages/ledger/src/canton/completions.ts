@@ -4,6 +4,7 @@
  * only what is new, keeping the latest successful completion of every command id it has seen.
  */
 import type { CommandCompletion, Offset } from '../port.js';
+import { timeOrNull } from './time.js';
 import type { CompletionStreamResponse } from './wire/index.js';
 
 interface CompletionFields {
@@ -33,13 +34,13 @@ export function successfulCompletions(items: readonly CompletionStreamResponse[]
     if (completion === undefined) continue;
     // A failed command also completes: with a status whose code is not OK, and no update.
     const succeeded = (completion.status?.code ?? 0) === 0;
-    const recordTime = new Date(completion.synchronizerTime?.recordTime ?? Number.NaN);
+    const recordTime = timeOrNull(completion.synchronizerTime?.recordTime);
     if (
       !succeeded ||
       typeof completion.commandId !== 'string' ||
       typeof completion.updateId !== 'string' ||
       typeof completion.offset !== 'number' ||
-      Number.isNaN(recordTime.getTime())
+      recordTime === null
     ) {
       continue;
     }

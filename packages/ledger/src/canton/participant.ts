@@ -16,6 +16,7 @@ import {
 import { type JsonHttpClient, joinUrl } from './http.js';
 import { submitExternally } from './interactive-submission.js';
 import type { ExternalSigner } from './options.js';
+import { timeOrNull } from './time.js';
 import { isTooLarge } from './update-stream.js';
 import {
   type CompletionStreamResponse,
@@ -53,16 +54,13 @@ export function isNotFound(error: unknown): boolean {
 /** The record time an updates item reports: its transaction's, or its checkpoint's latest. */
 export function recordTimeOf(item: JsGetUpdatesResponse): Date | null {
   const update = (item?.update ?? {}) as Record<string, { value?: Record<string, unknown> }>;
-  const transactionTime = update.Transaction?.value?.recordTime;
-  if (typeof transactionTime === 'string') return new Date(transactionTime);
+  const transactionTime = timeOrNull(update.Transaction?.value?.recordTime);
+  if (transactionTime !== null) return transactionTime;
   const times = update.OffsetCheckpoint?.value?.synchronizerTimes;
   let latest: Date | null = null;
   for (const entry of Array.isArray(times) ? times : []) {
-    const text = (entry as { recordTime?: unknown }).recordTime;
-    const time = typeof text === 'string' ? new Date(text) : null;
-    if (time !== null && !Number.isNaN(time.getTime()) && (latest === null || time > latest)) {
-      latest = time;
-    }
+    const time = timeOrNull((entry as { recordTime?: unknown }).recordTime);
+    if (time !== null && (latest === null || time > latest)) latest = time;
   }
   return latest;
 }

@@ -7,6 +7,7 @@ import type { Amount } from '@poolparty/core';
 import { TYPICAL_TRANSFER_BYTES } from '../local/traffic.js';
 import { LedgerError, type MiningRound, type TrafficParameters } from '../port.js';
 import { type JsonHttpClient, joinUrl } from './http.js';
+import { timeOrNull } from './time.js';
 import { parseDamlDecimal } from './wire/index.js';
 
 /** A `ContractWithState` of the scan proxy: only what is read here. */
@@ -28,8 +29,8 @@ function decimal(value: unknown, what: string): Amount {
 }
 
 function time(value: unknown, what: string): Date {
-  const date = typeof value === 'string' ? new Date(value) : null;
-  if (date === null || Number.isNaN(date.getTime())) throw invalid(what);
+  const date = timeOrNull(value);
+  if (date === null) throw invalid(what);
   return date;
 }
 

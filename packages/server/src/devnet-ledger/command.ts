@@ -3,9 +3,12 @@
  * exactly as `serve` seeds the devnet (the same `devnet.json`), serves it as a participant and
  * validator would, and prints where. SIGINT and SIGTERM close the server and then the ledger.
  */
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openLocalLedger } from '@poolparty/ledger';
 import { type DevnetWelcome, loadOrSeed } from '../devnet-bootstrap.js';
+import { lockDataFolder } from '../store/data-folder-lock.js';
+import { StoreProblem } from '../store/problems.js';
 import { type DevnetLedgerServer, startDevnetLedgerServer } from './index.js';
 import type { DevnetLedgerSettings } from './settings.js';
 import { DEFAULT_USER } from './users.js';
@@ -41,7 +44,24 @@ export function devnetLedgerBanner(
 /** How long closing may take before the process gives up waiting. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
+/**
+ * Takes the data folder, as `serve` takes its own: two processes appending to one journal would
+ * corrupt it, and `serve` on the same folder would seed a second ledger beside this one.
+ */
+function lockOrExit(dataDir: string): () => void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    return lockDataFolder(dataDir, 'devnet-ledger');
+  } catch (error) {
+    if (!(error instanceof StoreProblem)) throw error;
+    console.error(`poolparty devnet-ledger: ${error.message}`);
+    process.exit(1);
+  }
+}
+
 export async function runDevnetLedger(settings: DevnetLedgerSettings): Promise<void> {
+  const release = lockOrExit(settings.dataDir);
+  process.on('exit', release);
   const ledger = await openLocalLedger({ dataDir: join(settings.dataDir, 'ledger') });
   let server: DevnetLedgerServer | null = null;
   let starting = true;

@@ -19,7 +19,12 @@ import {
   stringAt,
   stringsAt,
 } from './request-body.js';
-import { parseTransactionShape, shapeTransaction, transactionAt } from './transactions.js';
+import {
+  parseTransactionShape,
+  shapeTransaction,
+  type TransactionShape,
+  transactionAt,
+} from './transactions.js';
 import type { JsTransaction } from './wire.js';
 import { streamOffsets, streamRoute } from './ws-streams.js';
 
@@ -34,26 +39,37 @@ function actAsFilter(actAs: readonly string[]): EventFilter {
   return { byParty: new Map(actAs.map((party) => [party, wildcard])), anyParty: null };
 }
 
+/** How a submission's transaction is to be shown; null: Canton's default for the submitters. */
+export interface TransactionView {
+  readonly filter: EventFilter;
+  readonly shape: TransactionShape;
+}
+
+/**
+ * A request's `transactionFormat`, read before anything is submitted: a malformed one must be
+ * refused while nothing has happened yet.
+ */
+export function parseTransactionFormat(value: unknown): TransactionView | null {
+  const format = optionalObjectAt(value, 'transactionFormat');
+  if (format === undefined) return null;
+  return {
+    filter: parseEventFormat(format.eventFormat, 'transactionFormat.eventFormat'),
+    shape: parseTransactionShape(format.transactionShape, 'transactionFormat.transactionShape'),
+  };
+}
+
 /** The committed transaction of a submission, as its transaction format shows it. */
 export function submittedTransaction(
   ctx: ServerContext,
   result: CommandResult,
-  transactionFormat: unknown,
+  view: TransactionView | null,
   actAs: readonly string[],
 ): JsTransaction {
   const transaction = transactionAt(ctx.ledger, ctx.history, result.offset);
   if (transaction === undefined) throw new Error(`no transaction at offset ${result.offset}`);
-  const format = optionalObjectAt(transactionFormat, 'transactionFormat');
   // Without a format Canton answers the ACS delta the submitting parties see.
-  if (format === undefined) {
-    return shapeTransaction(ctx.history, transaction, actAsFilter(actAs), 'acs-delta');
-  }
-  return shapeTransaction(
-    ctx.history,
-    transaction,
-    parseEventFormat(format.eventFormat, 'transactionFormat.eventFormat'),
-    parseTransactionShape(format.transactionShape, 'transactionFormat.transactionShape'),
-  );
+  const { filter, shape } = view ?? { filter: actAsFilter(actAs), shape: 'acs-delta' as const };
+  return shapeTransaction(ctx.history, transaction, filter, shape);
 }
 
 /** The party whose command an update's first event records (who exercised the choice). */
@@ -126,8 +142,9 @@ export async function commandRoutes(app: FastifyInstance, ctx: ServerContext): P
 
   app.post('/v2/commands/submit-and-wait-for-transaction', async (request) => {
     const body = objectAt(request.body, 'body');
+    const view = parseTransactionFormat(body.transactionFormat);
     const { result, actAs } = await submit(request, body.commands);
-    return { transaction: submittedTransaction(ctx, result, body.transactionFormat, actAs) };
+    return { transaction: submittedTransaction(ctx, result, view, actAs) };
   });
 
   app.post('/v2/commands/submit-and-wait', async (request) => {

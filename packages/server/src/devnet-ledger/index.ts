@@ -154,6 +154,20 @@ export async function startDevnetLedgerServer(
     await commandRoutes(participant, ctx);
     await interactiveSubmissionRoutes(participant, ctx);
   });
+  // Unknown participant paths answer in the participant's error shape too.
+  await app.register(
+    async (unknown: FastifyInstance) => {
+      unknown.setNotFoundHandler((request, reply) => {
+        const error = new CantonApiError(
+          'NOT_FOUND',
+          'InvalidGivenCurrentSystemStateResourceMissing',
+          `No endpoint ${request.method} ${request.url.split('?')[0]}`,
+        );
+        return reply.status(error.status).send(error.body(request.id));
+      });
+    },
+    { prefix: '/v2' },
+  );
   await app.register(async (validator: FastifyInstance) => {
     validator.setErrorHandler(answerRegistryError);
     readBodiesAsJson(validator);

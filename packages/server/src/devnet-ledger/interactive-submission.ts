@@ -23,7 +23,7 @@ import { decodeBase64, fingerprint, verifyEd25519 } from '@poolparty/core';
 import type { CommandResult } from '@poolparty/ledger';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidArgument } from './canton-errors.js';
-import { submittedTransaction } from './commands.js';
+import { parseTransactionFormat, submittedTransaction } from './commands.js';
 import { actingUser, type ServerContext, userOf } from './context.js';
 import { actAsOf, parseDeduplication, parseLedgerCommand } from './ledger-commands.js';
 import { arrayAt, type Json, objectAt, optionalStringAt, stringAt } from './request-body.js';
@@ -175,7 +175,8 @@ export async function interactiveSubmissionRoutes(
 
   app.post('/v2/interactive-submission/executeAndWaitForTransaction', async (request) => {
     const body = objectAt(request.body, 'body');
+    const view = parseTransactionFormat(body.transactionFormat);
     const result = await execute(request, body);
-    return { transaction: submittedTransaction(ctx, result, body.transactionFormat, result.actAs) };
+    return { transaction: submittedTransaction(ctx, result, view, result.actAs) };
   });
 }

@@ -11,7 +11,14 @@ import {
   SYNCHRONIZER_ALIAS,
   SYNCHRONIZER_ID,
 } from './identity.js';
-import { arrayAt, objectAt, optionalStringAt, stringAt } from './request-body.js';
+import {
+  arrayAt,
+  objectAt,
+  offsetAt,
+  optionalOffsetAt,
+  optionalStringAt,
+  stringAt,
+} from './request-body.js';
 import { parseRight, type Right, userNotFound } from './users.js';
 
 const PAGE_SIZE_MAX = 10_000;
@@ -67,6 +74,12 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
 
   app.get('/v2/state/ledger-end', async () => ({ offset: await ledger.ledgerEnd() }));
 
+  // The devnet never prunes.
+  app.get('/v2/state/latest-pruned-offsets', async () => ({
+    participantPrunedUpToInclusive: 0,
+    allDivulgedContractsPrunedUpToInclusive: 0,
+  }));
+
   app.get('/v2/state/connected-synchronizers', async () => ({
     connectedSynchronizers: [
       {
@@ -79,11 +92,21 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
 
   app.get('/v2/parties/participant-id', async () => ({ participantId: PARTICIPANT_ID }));
 
-  app.get<{ Querystring: { 'filter-party'?: string } }>('/v2/parties', async (request) => {
-    const filter = request.query['filter-party'];
+  // `filter-party` keeps the parties whose id starts with it; pages are by position, the token
+  // being the next position (empty on the last page).
+  app.get<{
+    Querystring: { 'filter-party'?: string; pageSize?: string; pageToken?: string };
+  }>('/v2/parties', async (request) => {
+    const { 'filter-party': filter, pageSize, pageToken } = request.query;
+    const size = optionalOffsetAt(pageSize, 'pageSize') || PAGE_SIZE_MAX;
+    const start = pageToken ? offsetAt(pageToken, 'pageToken') : 0;
     const parties = await ledger.listParties();
     const listed = filter ? parties.filter((p) => p.partyId.startsWith(filter)) : parties;
-    return { partyDetails: listed.map(partyDetails), nextPageToken: '' };
+    const next = start + Math.min(size, PAGE_SIZE_MAX);
+    return {
+      partyDetails: listed.slice(start, next).map(partyDetails),
+      nextPageToken: next < listed.length ? String(next) : '',
+    };
   });
 
   // Canton answers the known ones among `party` and the `parties` query, and leaves out the rest.

@@ -1,6 +1,7 @@
 /**
- * The validator's scan proxy (`/api/validator/v0/scan-proxy/...`): the open mining round with the
- * Amulet price, Amulet's rules with the extra traffic price, and transfer pre-approvals.
+ * The validator's scan proxy (`/api/validator/v0/scan-proxy/...`): the DSO party, the open mining
+ * round with the Amulet price, Amulet's rules with the extra traffic price, and transfer
+ * pre-approvals.
  *
  * Devnet choices: there is one open round (the local ledger's) and no issuing rounds; the Amulet
  * instrument is the ledger's `Amulet` of the first admin that has one, and its admin plays the
@@ -34,6 +35,8 @@ export async function genesisTime(ledger: LocalLedger): Promise<Date> {
 }
 
 export async function scanProxyRoutes(app: FastifyInstance, ledger: LocalLedger): Promise<void> {
+  app.get(`${SCAN_PROXY_PREFIX}/dso-party-id`, async () => ({ dso_party_id: await dsoOf(ledger) }));
+
   app.get(`${SCAN_PROXY_PREFIX}/open-and-issuing-mining-rounds`, async () => {
     const round = await ledger.openMiningRound();
     const contract = openMiningRoundContract(await dsoOf(ledger), round, MINING_ROUND_MS);

@@ -67,17 +67,21 @@ describe('poolparty devnet-ledger', () => {
       const seed = JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8'));
       expect(first.output()).toContain(seed.users[0].partyId);
       expect(first.output()).toContain(`${first.url}/api/validator`);
+      // One process per data folder: a second one would append to the same journal.
+      const second = await runCli(['devnet-ledger', '--port', '0', '--data-dir', dataDir]);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain('in use by `poolparty devnet-ledger`');
       expect(await stop(first)).toBe(0);
 
-      const second = await start(dataDir);
-      expect((await call(second.url, 'GET', '/v2/state/ledger-end')).body).toEqual(end.body);
+      const again = await start(dataDir);
+      expect((await call(again.url, 'GET', '/v2/state/ledger-end')).body).toEqual(end.body);
       const party = await call(
-        second.url,
+        again.url,
         'GET',
         `/v2/parties/${encodeURIComponent(seed.users[0].partyId)}`,
       );
       expect(party.body.partyDetails).toHaveLength(1);
-      expect(await stop(second)).toBe(0);
+      expect(await stop(again)).toBe(0);
     },
     PROCESS_TIMEOUT_MS,
   );

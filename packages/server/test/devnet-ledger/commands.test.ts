@@ -219,6 +219,28 @@ describe('command submission', () => {
     expect(await world.ledger.ledgerEnd()).toBe(endBefore);
   });
 
+  it('refuses a malformed transaction format before submitting anything', async () => {
+    const body = submission(
+      'bad-format',
+      [world.treasury],
+      transferCommand({
+        sender: world.treasury,
+        receiver: world.pool,
+        instrument: world.amulet,
+        amount: '1',
+      }),
+    );
+    const answer = await call(world.server.url, 'POST', SUBMIT, {
+      ...body,
+      transactionFormat: {
+        ...body.transactionFormat,
+        transactionShape: 'TRANSACTION_SHAPE_UNSPECIFIED',
+      },
+    });
+    expectCantonError(answer, 400, 'INVALID_ARGUMENT');
+    expect(await world.ledger.lookupCommand('bad-format')).toBeNull();
+  });
+
   it('refuses acting as an external party, or as a party the submission does not transfer from', async () => {
     const external = await call(
       world.server.url,

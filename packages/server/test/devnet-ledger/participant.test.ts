@@ -34,6 +34,12 @@ describe('devnet ledger server without auth', () => {
     expectSchema('ledger', 'GetLedgerEndResponse', answer.body);
   });
 
+  it('has pruned nothing', async () => {
+    const answer = await call(world.server.url, 'GET', '/v2/state/latest-pruned-offsets');
+    expectSchema('ledger', 'GetLatestPrunedOffsetsResponse', answer.body);
+    expect(answer.body.participantPrunedUpToInclusive).toBe(0);
+  });
+
   it('is connected to one synchronizer with submission permission', async () => {
     const answer = await call(world.server.url, 'GET', '/v2/state/connected-synchronizers');
     expect(answer.body.connectedSynchronizers).toHaveLength(1);
@@ -50,6 +56,26 @@ describe('devnet ledger server without auth', () => {
     expect(byId.get(world.pool)).toMatchObject({ isLocal: true });
     expect(byId.get(world.wallet.partyId)).toMatchObject({ isLocal: false });
     expect(byId.size).toBe((await world.ledger.listParties()).length);
+  });
+
+  it('pages the party list and filters it by prefix', async () => {
+    const all = (await world.ledger.listParties()).map((p) => p.partyId);
+    const seen: string[] = [];
+    let token = '';
+    do {
+      const page = await call(
+        world.server.url,
+        'GET',
+        `/v2/parties?pageSize=2${token ? `&pageToken=${token}` : ''}`,
+      );
+      expectSchema('ledger', 'ListKnownPartiesResponse', page.body);
+      expect(page.body.partyDetails.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.partyDetails.map((p: { party: string }) => p.party));
+      token = page.body.nextPageToken;
+    } while (token !== '');
+    expect(seen).toEqual(all);
+    const filtered = await call(world.server.url, 'GET', '/v2/parties?filter-party=pool%3A%3A');
+    expect(filtered.body.partyDetails.map((p: { party: string }) => p.party)).toEqual([world.pool]);
   });
 
   it('answers a known party and leaves an unknown one out', async () => {
@@ -81,6 +107,19 @@ describe('devnet ledger server without auth', () => {
       partyIdHint: 'no spaces allowed',
     });
     expectCantonError(bad, 400, 'INVALID_ARGUMENT');
+  });
+
+  it('answers an unknown participant path with a JsCantonError', async () => {
+    expectCantonError(
+      await call(world.server.url, 'GET', '/v2/no-such-endpoint'),
+      404,
+      'NOT_FOUND',
+    );
+    expectCantonError(
+      await call(world.server.url, 'POST', '/v2/state/ledger-end', {}),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   it('names its participant id', async () => {

@@ -25,6 +25,12 @@ describe('scan proxy', () => {
     expect(payload.opensAt).toBe(round.opensAt.toISOString());
   });
 
+  it('names the DSO party: the Amulet admin', async () => {
+    const answer = await call(world.server.url, 'GET', `${SCAN}/dso-party-id`);
+    expectSchema('scan', 'GetDsoPartyIdResponse', answer.body);
+    expect(answer.body.dso_party_id).toBe(world.amulet.admin);
+  });
+
   it('reports the extra traffic price in the Amulet rules', async () => {
     const answer = await call(world.server.url, 'GET', `${SCAN}/amulet-rules`);
     expectSchema('scan', 'GetAmuletRulesProxyResponse', answer.body);
