@@ -10,10 +10,13 @@ export interface AppConfig {
   /** True when the service answers `/devnet/*`: the built-in devnet wallet works. */
   readonly devnet: boolean;
   /**
-   * The Token Standard registry a Canton wallet's transfers are built with (the transfer factory
-   * and offer contexts); null when the service names none.
+   * The Token Standard registries a Canton wallet's transfers are built with (the transfer
+   * factory and offer contexts): an instrument admin's own, else the default; none when null.
    */
-  readonly cantonRegistryUrl: string | null;
+  readonly cantonRegistries: {
+    readonly defaultUrl: string | null;
+    readonly byAdmin: Readonly<Record<string, string>>;
+  };
 }
 
 export async function loadAppConfig(): Promise<AppConfig> {

@@ -153,6 +153,7 @@ export type RequiredAction =
       readonly offerId: string;
       readonly amount: string;
       readonly token: string;
+      readonly tokenAdmin: string;
       readonly expiresAt: string | null;
     }
   | null;
@@ -165,6 +166,7 @@ export function requiredAction(status: SwapStatus): RequiredAction {
       offerId: status.payout.offerId,
       amount: status.payout.amount,
       token: status.outputToken,
+      tokenAdmin: status.outputTokenAdmin,
       expiresAt: status.payout.expiresAt,
     };
   }
@@ -175,6 +177,7 @@ export function requiredAction(status: SwapStatus): RequiredAction {
       offerId: status.refund.offerId,
       amount: status.refund.amount,
       token: status.inputToken,
+      tokenAdmin: status.inputTokenAdmin,
       expiresAt: status.refund.expiresAt,
     };
   }

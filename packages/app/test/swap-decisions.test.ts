@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { minOutputOf, parseSlippagePercent } from '../src/decimal.js';
 import { requiredAction, timelineOf } from '../src/lifecycle.js';
 import { choiceLabel, counterparts, poolFor, tradableTokens } from '../src/token-choice.js';
-import { holdingsOf, selectInputHoldings } from '../src/wallets/token-standard.js';
+import { holdingsOf, registryUrlFor, selectInputHoldings } from '../src/wallets/token-standard.js';
 
 describe('minOutputOf', () => {
   it('floors output × (1 − slippage) at ten decimals', () => {
@@ -167,6 +167,7 @@ describe('the action asked of the user', () => {
       offerId: 'o1',
       amount: '12',
       token: 'USDCx',
+      tokenAdmin: 'circle::1220',
       expiresAt: 'e',
     });
     expect(
@@ -226,5 +227,19 @@ describe("a Canton wallet's input holdings", () => {
   });
   it('answers null when the unlocked holdings do not cover the amount', () => {
     expect(selectInputHoldings(holdings, me, amulet, '80.0000000001')).toBeNull();
+  });
+});
+
+describe('the registry a Canton wallet asks', () => {
+  const registries = {
+    defaultUrl: 'https://scan.example/api/validator/v0/scan-proxy/',
+    byAdmin: { 'circle::1220': 'https://circle.example/registry' },
+  };
+  it("is the admin's own registry, else the default one", () => {
+    expect(registryUrlFor(registries, 'circle::1220')).toBe('https://circle.example/registry');
+    expect(registryUrlFor(registries, 'DSO::1220')).toBe(
+      'https://scan.example/api/validator/v0/scan-proxy',
+    );
+    expect(registryUrlFor({ defaultUrl: null, byAdmin: {} }, 'DSO::1220')).toBeNull();
   });
 });

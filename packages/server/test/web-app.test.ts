@@ -33,7 +33,13 @@ describe('the web pages', () => {
     environment: 'devnet' as const,
     apiKey: 'pp_test_abcdefghijklmnopqrstuvwxyz',
     devnet: true,
-    cantonRegistryUrl: 'https://registry.example:8443/api/validator/v0/scan-proxy',
+    cantonRegistries: {
+      defaultUrl: 'https://registry.example:8443/api/validator/v0/scan-proxy',
+      byAdmin: {
+        'circle::1220ab': 'https://circle.example/registry',
+        'bridge::1220ab': 'https://registry.example:8443/bridge',
+      },
+    },
   };
   beforeAll(async () => {
     await app.register(async (scope) => webAppRoutes(scope, config, dist));
@@ -52,7 +58,7 @@ describe('the web pages', () => {
       expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(answer.headers['cache-control']).toBe('no-cache');
       expect(answer.headers['content-security-policy']).toBe(
-        webAppContentSecurityPolicy(['https://registry.example:8443']),
+        webAppContentSecurityPolicy(['https://registry.example:8443', 'https://circle.example']),
       );
     }
   });
@@ -132,7 +138,7 @@ describe('the web pages in the running service', () => {
       environment: 'devnet',
       apiKey: t.apiKey,
       devnet: true,
-      cantonRegistryUrl: null,
+      cantonRegistries: { defaultUrl: null, byAdmin: {} },
     });
     expect(startupBanner(t.service)).toContain(`web app:   ${t.url}/`);
   });

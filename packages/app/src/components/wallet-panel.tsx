@@ -83,7 +83,7 @@ function ConnectWallet() {
   const connectCanton = () =>
     run('Connecting to your Canton wallet…', async () => {
       const { connectCantonWallet } = await import('../wallets/canton-wallet.js');
-      setWallet(await connectCantonWallet(config.cantonRegistryUrl));
+      setWallet(await connectCantonWallet(config.cantonRegistries));
     });
 
   return (

@@ -185,7 +185,7 @@ function SwapStatusView(props: {
             type="button"
             class="primary"
             disabled={busy || wallet === null}
-            onClick={() => act(async () => wallet?.acceptOffer(action.offerId))}
+            onClick={() => act(async () => wallet?.acceptOffer(action.offerId, action.tokenAdmin))}
           >
             Accept {formatAmount(action.amount, 10)} {action.token}
           </button>

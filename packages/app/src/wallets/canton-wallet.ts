@@ -11,11 +11,13 @@
  * - Offers: `TransferInstruction_Accept` with the registry's accept context.
  */
 import { DappClient, type dappAPI, dappSDK } from '@canton-network/dapp-sdk';
+import type { AppConfig } from '../config.js';
 import {
   activeHoldingsRequest,
   depositChoiceArguments,
   depositCommands,
   holdingsOf,
+  registryUrlFor,
   selectInputHoldings,
   TRANSFER_INSTRUCTION_ACCEPT_CHOICE,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
@@ -35,12 +37,16 @@ export class CantonWallet implements Wallet {
   readonly kind = 'canton' as const;
   readonly label: string;
   readonly #client: DappClient;
-  readonly #registryUrl: string | null;
+  readonly #registries: AppConfig['cantonRegistries'];
   #account: dappAPI.Wallet | null = null;
 
-  constructor(client: DappClient, registryUrl: string | null, label = 'Canton wallet') {
+  constructor(
+    client: DappClient,
+    registries: AppConfig['cantonRegistries'],
+    label = 'Canton wallet',
+  ) {
     this.#client = client;
-    this.#registryUrl = registryUrl?.replace(/\/+$/, '') ?? null;
+    this.#registries = registries;
     this.label = label;
   }
 
@@ -106,6 +112,7 @@ export class CantonWallet implements Wallet {
     }
     const requestedAt = new Date().toISOString();
     const factory = await this.#registry<TransferFactoryAnswer>(
+      terms.inputTokenAdmin,
       '/registry/transfer-instruction/v1/transfer-factory',
       {
         choiceArguments: depositChoiceArguments(party, terms, inputs, requestedAt),
@@ -117,9 +124,10 @@ export class CantonWallet implements Wallet {
     );
   }
 
-  async acceptOffer(offerId: string): Promise<void> {
+  async acceptOffer(offerId: string, tokenAdmin: string): Promise<void> {
     const party = this.#connected().partyId;
     const context = await this.#registry<TransferFactoryAnswer['choiceContext']>(
+      tokenAdmin,
       `/registry/transfer-instruction/v1/${encodeURIComponent(offerId)}/choice-contexts/accept`,
       { meta: {} },
     );
@@ -147,13 +155,13 @@ export class CantonWallet implements Wallet {
     await this.#client.disconnect().catch(() => {});
   }
 
-  async #registry<T>(path: string, body: unknown): Promise<T> {
-    if (this.#registryUrl === null) {
-      throw new Error(
-        "This service names no token registry, so a Canton wallet can't transfer here.",
-      );
+  /** Asks the registry of `admin`'s instruments: the admin's own, else the default one. */
+  async #registry<T>(admin: string, path: string, body: unknown): Promise<T> {
+    const base = registryUrlFor(this.#registries, admin);
+    if (base === null) {
+      throw new Error(`This service names no token registry for ${admin}'s tokens.`);
     }
-    const response = await fetch(`${this.#registryUrl}${path}`, {
+    const response = await fetch(`${base}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify(body),
@@ -168,7 +176,9 @@ export class CantonWallet implements Wallet {
  * Connects the wallet the page has: an injected CIP-0103 provider (`window.canton`), else the one
  * the user picks in the dApp SDK's picker (which then injects its provider there too).
  */
-export async function connectCantonWallet(registryUrl: string | null): Promise<CantonWallet> {
+export async function connectCantonWallet(
+  registries: AppConfig['cantonRegistries'],
+): Promise<CantonWallet> {
   if (window.canton === undefined) {
     const picked = await dappSDK.connect();
     if (!picked.isConnected) {
@@ -177,7 +187,7 @@ export async function connectCantonWallet(registryUrl: string | null): Promise<C
   }
   const provider = window.canton;
   if (provider === undefined) throw new Error('No Canton wallet was found in this browser.');
-  const wallet = new CantonWallet(new DappClient(provider, { injectGlobal: false }), registryUrl);
+  const wallet = new CantonWallet(new DappClient(provider, { injectGlobal: false }), registries);
   await wallet.connect();
   return wallet;
 }

@@ -125,7 +125,8 @@ export class BrowserDevnetWallet implements Wallet {
     await this.#connected().deposit(terms);
   }
 
-  async acceptOffer(offerId: string): Promise<void> {
+  /** On devnet the service's own endpoint accepts any token's offer. */
+  async acceptOffer(offerId: string, _tokenAdmin?: string): Promise<void> {
     await this.#connected().acceptOffer(offerId);
   }
 

@@ -201,3 +201,12 @@ export function depositCommands(
     })),
   };
 }
+
+/** The registry base URL for an instrument admin: its own, else the default; null when none. */
+export function registryUrlFor(
+  registries: { defaultUrl: string | null; byAdmin: Readonly<Record<string, string>> },
+  admin: string,
+): string | null {
+  const url = registries.byAdmin[admin] ?? registries.defaultUrl;
+  return url === null ? null : url.replace(/\/+$/, '');
+}

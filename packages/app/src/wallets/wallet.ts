@@ -37,8 +37,11 @@ export interface Wallet {
   signMessage(message: string): Promise<SignedChallenge>;
   /** Sends a swap's deposit from the party. */
   sendDeposit(terms: DepositTerms): Promise<void>;
-  /** Accepts a payout or refund offer made to the party. */
-  acceptOffer(offerId: string): Promise<void>;
+  /**
+   * Accepts a payout or refund offer made to the party; `tokenAdmin` is the offered token's
+   * admin, whose registry gives the accept context on Canton.
+   */
+  acceptOffer(offerId: string, tokenAdmin: string): Promise<void>;
   /** Forgets the connection. */
   disconnect(): Promise<void>;
 }

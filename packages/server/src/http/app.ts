@@ -102,7 +102,10 @@ export async function buildApp(ctx: ServiceContext, options: BuildAppOptions = {
         environment: ctx.settings.environment,
         apiKey: options.webAppApiKey ?? null,
         devnet: devnetEnabled(ctx.settings) && ctx.devnetLedger !== null,
-        cantonRegistryUrl: ctx.settings.cantonRegistryUrl,
+        cantonRegistries: {
+          defaultUrl: ctx.settings.cantonRegistryUrl,
+          byAdmin: ctx.settings.cantonRegistryUrls,
+        },
       },
       options.webAppDist,
     ),

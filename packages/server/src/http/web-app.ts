@@ -11,7 +11,7 @@
  *   per request, so no request path can reach outside the build.
  * - `/app-config.json` tells the pages the environment and the key they call `/v1` with.
  * - The pages' content security policy allows only this origin's scripts, styles, images and
- *   connections (and the token registry's origin, which a Canton wallet's deposit is built
+ *   connections (and the token registries' origins, which a Canton wallet's deposit is built
  *   from): the build has no inline script or style.
  */
 import { createHash } from 'node:crypto';
@@ -40,8 +40,14 @@ export interface WebAppConfig {
   readonly environment: 'devnet' | 'mainnet';
   readonly apiKey: string | null;
   readonly devnet: boolean;
-  /** The Token Standard registry Canton wallets build transfers with; the pages may call it. */
-  readonly cantonRegistryUrl: string | null;
+  /**
+   * The Token Standard registries Canton wallets build transfers with (the pages may call them):
+   * the registry of each instrument admin that runs its own, and the one of all other admins.
+   */
+  readonly cantonRegistries: {
+    readonly defaultUrl: string | null;
+    readonly byAdmin: Readonly<Record<string, string>>;
+  };
 }
 
 interface BuiltFile {
@@ -151,9 +157,15 @@ function send(
  */
 export function webAppRoutes(app: App, config: WebAppConfig, dist: string = WEB_APP_DIST): void {
   const build = loadWebApp(dist);
-  const policy = webAppContentSecurityPolicy(
-    config.cantonRegistryUrl === null ? [] : [new URL(config.cantonRegistryUrl).origin],
-  );
+  const { defaultUrl, byAdmin } = config.cantonRegistries;
+  const registryOrigins = [
+    ...new Set(
+      [...(defaultUrl === null ? [] : [defaultUrl]), ...Object.values(byAdmin)].map(
+        (url) => new URL(url).origin,
+      ),
+    ),
+  ];
+  const policy = webAppContentSecurityPolicy(registryOrigins);
   const hide = { schema: { hide: true } };
   app.get('/app-config.json', hide, async (_request, reply) => {
     reply.header('Cache-Control', 'no-store');
