@@ -9,7 +9,7 @@ import { type ComponentChildren, createContext } from 'preact';
 import { useContext, useEffect, useMemo, useState } from 'preact/hooks';
 import type { AppConfig } from './config.js';
 import { WalletSession } from './wallet-session.js';
-import { BrowserDevnetWallet, storedKeyFile } from './wallets/devnet-wallet.js';
+import { hasWalletToRestore, rememberWallet, restoreWallet } from './wallets/restore.js';
 import type { Wallet } from './wallets/wallet.js';
 
 export interface Services {
@@ -57,23 +57,20 @@ export function ServicesProvider(props: { config: AppConfig; children: Component
     [props.config, session],
   );
   const [wallet, setWalletState] = useState<Wallet | null>(null);
-  const [walletRestoring, setWalletRestoring] = useState(
-    () => clients.devnet !== null && storedKeyFile() !== null,
-  );
-  // The devnet party kept in this browser reconnects by itself, so a reload resumes at once.
+  const [walletRestoring, setWalletRestoring] = useState(() => hasWalletToRestore(clients.devnet));
+  // The wallet of an earlier visit reconnects by itself, so a reload resumes at once.
   useEffect(() => {
-    const keyFile = storedKeyFile();
-    if (clients.devnet === null || keyFile === null) return;
-    const restored = new BrowserDevnetWallet(clients.devnet, keyFile);
-    restored.connect().then(
-      () => {
-        session.use(restored);
-        setWalletState(restored);
+    restoreWallet(props.config, clients.devnet).then(
+      (restored) => {
+        if (restored !== null) {
+          session.use(restored);
+          setWalletState(restored);
+        }
         setWalletRestoring(false);
       },
       () => setWalletRestoring(false),
     );
-  }, [clients.devnet, session]);
+  }, [props.config, clients.devnet, session]);
   const value = useMemo<Services>(
     () => ({
       config: props.config,
@@ -83,6 +80,7 @@ export function ServicesProvider(props: { config: AppConfig; children: Component
       walletRestoring,
       setWallet(next) {
         session.use(next);
+        rememberWallet(next);
         setWalletState(next);
       },
     }),

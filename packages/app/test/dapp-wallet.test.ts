@@ -352,6 +352,12 @@ describe('a Canton wallet through the dApp API', () => {
     await page.getByRole('button', { name: 'Swap', exact: true }).click();
     const offer = page.getByTestId('offer');
     await offer.waitFor({ timeout: 45_000 });
+    // A reload reconnects the same wallet through the provider and resumes the swap.
+    const connectsBefore = calls.filter((c) => c.method === 'connect').length;
+    await page.reload();
+    await offer.waitFor({ timeout: 45_000 });
+    expect(await page.getByTestId('party-id').textContent()).toBe(holder.partyId);
+    expect(calls.filter((c) => c.method === 'connect').length).toBe(connectsBefore + 1);
     const [pending] = await holder.offers();
     expect(pending).toBeDefined();
     const offerId = (pending as { offerId: string }).offerId;

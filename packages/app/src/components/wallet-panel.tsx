@@ -19,7 +19,7 @@ export function WalletPanel(props: { balancesVersion?: number }) {
   return (
     <section class="card" aria-labelledby="wallet-heading">
       <h2 id="wallet-heading">Wallet</h2>
-      {walletRestoring && <p role="status">Reconnecting your devnet party…</p>}
+      {walletRestoring && <p role="status">Reconnecting your wallet…</p>}
       {!walletRestoring && wallet === null && <ConnectWallet />}
       {wallet !== null && (
         <>
