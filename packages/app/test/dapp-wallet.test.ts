@@ -38,13 +38,14 @@ interface WalletCall {
 describe('a Canton wallet through the dApp API', () => {
   let t: TestService;
   let browser: Browser;
+  let app: Awaited<ReturnType<typeof buildApp>>;
   let wallet: DevnetWallet;
   let amuletAdmin: string;
 
   beforeAll(async () => {
-    await buildApp();
+    app = await buildApp();
     [t, browser] = await Promise.all([
-      startTestService({ CANTON_REGISTRY_URL: REGISTRY }),
+      startTestService({ CANTON_REGISTRY_URL: REGISTRY }, { webAppDist: app.dist }),
       launchChromium(),
     ]);
     wallet = await new Devnet(t.url).createWallet({ partyHint: 'dapp-user' });
@@ -55,6 +56,7 @@ describe('a Canton wallet through the dApp API', () => {
   afterAll(async () => {
     await browser?.close();
     await t?.close();
+    app?.remove();
   });
 
   /** The scripted wallet: answers each dApp API request as a wallet holding `holder`'s party would. */

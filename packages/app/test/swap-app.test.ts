@@ -23,12 +23,16 @@ const SETTLE_MS = 45_000;
 describe('the web app in a browser', () => {
   let t: TestService;
   let browser: Browser;
+  let app: Awaited<ReturnType<typeof buildApp>>;
   let usdcxCircle: string;
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    await buildApp();
-    [t, browser] = await Promise.all([startTestService(), launchChromium()]);
+    app = await buildApp();
+    [t, browser] = await Promise.all([
+      startTestService({}, { webAppDist: app.dist }),
+      launchChromium(),
+    ]);
     const pp = new PoolParty({ apiKey: t.apiKey, environment: 'devnet', baseUrl: t.url });
     const pool = await pp.pools.get('amulet-usdcx');
     usdcxCircle = `${pool.tokenB.name}|${pool.tokenB.admin}`;
@@ -37,6 +41,7 @@ describe('the web app in a browser', () => {
     for (const context of contexts) await context.close();
     await browser?.close();
     await t?.close();
+    app?.remove();
   });
 
   /** A fresh browser profile (its own localStorage: a newcomer) at a given width. */

@@ -50,6 +50,8 @@ export interface StartOptions {
   readonly listen?: boolean;
   /** Told each step of a first-start devnet seed, as a line for a person to read. */
   readonly onProgress?: (line: string) => void;
+  /** The built web pages to serve; the workspace's `packages/app/dist` by default. */
+  readonly webAppDist?: string;
 }
 
 export interface RunningService {
@@ -136,7 +138,10 @@ export async function startService(
     const app =
       settings.role === 'worker'
         ? await buildOperationalApp(ctx)
-        : await buildApp(ctx, { webAppApiKey: settings.appApiKey ?? devnet?.apiKey ?? null });
+        : await buildApp(ctx, {
+            webAppApiKey: settings.appApiKey ?? devnet?.apiKey ?? null,
+            ...(options.webAppDist !== undefined && { webAppDist: options.webAppDist }),
+          });
     warnListenerProblem = (error, retryInMs) =>
       app.log.warn({ err: error, retryInMs }, 'intent event listener lost; listening again');
     warnAdminListenerProblem = (error, retryInMs) =>

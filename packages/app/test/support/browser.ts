@@ -3,8 +3,9 @@
  * it), Chromium through playwright-core, axe-core run inside a page, and screenshots written to
  * `packages/app/test-output/` (gitignored) for people to look at.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -13,9 +14,19 @@ import { build } from 'vite';
 export const APP_DIR = join(dirname(fileURLToPath(import.meta.url)), '../..');
 export const SCREENSHOT_DIR = join(APP_DIR, 'test-output');
 
-/** Builds `packages/app/dist`, which the service serves. */
-export async function buildApp(): Promise<void> {
-  await build({ root: APP_DIR, configFile: join(APP_DIR, 'vite.config.ts'), logLevel: 'error' });
+/**
+ * Builds the app from its sources, as `npm install` does, into a folder of this test file's own
+ * (test files run in parallel; one shared `dist` would be emptied under another's service).
+ */
+export async function buildApp(): Promise<{ dist: string; remove(): void }> {
+  const dist = mkdtempSync(join(tmpdir(), 'poolparty-app-dist-'));
+  await build({
+    root: APP_DIR,
+    configFile: join(APP_DIR, 'vite.config.ts'),
+    logLevel: 'error',
+    build: { outDir: dist, emptyOutDir: true },
+  });
+  return { dist, remove: () => rmSync(dist, { recursive: true, force: true }) };
 }
 
 export function launchChromium(): Promise<Browser> {

@@ -9,7 +9,7 @@ import { devnetSigningMessage, encodeBase64, sign } from '@poolparty/core';
 import { expect } from 'vitest';
 import { readSettings, type Settings } from '../../src/config.js';
 import type { DevnetParty } from '../../src/devnet-bootstrap.js';
-import { type RunningService, startService } from '../../src/service.js';
+import { type RunningService, type StartOptions, startService } from '../../src/service.js';
 
 export interface TestService {
   readonly service: RunningService;
@@ -23,6 +23,7 @@ export interface TestService {
 
 export async function startTestService(
   env: Readonly<Record<string, string>> = {},
+  options: Pick<StartOptions, 'webAppDist'> = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'poolparty-test-'));
   const result = readSettings({
@@ -32,7 +33,7 @@ export async function startTestService(
     ...env,
   });
   if (!result.ok) throw new Error(result.errors.join('\n'));
-  const service = await startService(result.settings);
+  const service = await startService(result.settings, options);
   if (service.url === null || service.devnet === null)
     throw new Error('test service not listening');
   return {
