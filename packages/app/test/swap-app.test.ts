@@ -149,6 +149,13 @@ describe('the web app in a browser', () => {
       expect(quote).toContain(line);
     }
     expect(await seriousAxeViolations(page)).toEqual([]);
+    // The progress page opens before the deposit and follows the swap's event stream.
+    const streamed: string[] = [];
+    page.on('request', (request) => {
+      if (/\/v1\/swaps\/[^/]+\/events$/.test(new URL(request.url()).pathname)) {
+        streamed.push(request.url());
+      }
+    });
     await page.getByLabel(/^Amount/).focus();
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/swaps\/[^/]+$/, { timeout: SETTLE_MS });
@@ -159,6 +166,7 @@ describe('the web app in a browser', () => {
       ).toBe('true');
     }
     expect(await page.getByTestId('payout').textContent()).toContain('arrived in your party');
+    expect(streamed.length).toBeGreaterThan(0);
     await expect.poll(() => page.getByTestId('balance-Amulet').textContent()).toBe('900');
     const usdcx = await page.getByTestId('balance-USDCx').textContent();
     expect(Number(usdcx?.replace(/,/g, ''))).toBeGreaterThan(10);
@@ -257,9 +265,10 @@ describe('the web app in a browser', () => {
     await page.route('**/devnet/transfers', (route) => route.abort('connectionreset'), {
       times: 1,
     });
-    await page.getByRole('button', { name: 'Swap', exact: true }).click();
-    await page.getByRole('link', { name: 'Open the swap to send the deposit again' }).click();
+    await swapAndOpenProgress(page);
     await statusCard(page, 'pending').waitFor();
+    // The deposit the progress page sent failed: it says so and offers to send it again.
+    await page.getByTestId('swap-status').getByRole('alert').waitFor();
     await page.reload();
     await statusCard(page, 'pending').waitFor({ timeout: SETTLE_MS });
     expect(
@@ -280,6 +289,13 @@ describe('the web app in a browser', () => {
         width,
       );
       await screenshot(page, `swap-quote-${width}`);
+      // The progress view follows the swap's event stream, not only polls of its status.
+      const streamed: string[] = [];
+      page.on('request', (request) => {
+        if (/\/v1\/swaps\/[^/]+\/events$/.test(new URL(request.url()).pathname)) {
+          streamed.push(request.url());
+        }
+      });
       const intentId = await swapAndOpenProgress(page);
       const offer = page.getByTestId('offer');
       await offer.waitFor({ timeout: SETTLE_MS });
@@ -298,6 +314,7 @@ describe('the web app in a browser', () => {
       await screenshot(page, `swap-in-progress-${width}`);
       await offer.getByRole('button', { name: /^Accept/ }).click();
       await statusCard(page, 'completed').waitFor({ timeout: SETTLE_MS });
+      expect(streamed.length).toBeGreaterThan(0);
       expect(await page.getByTestId('payout').textContent()).toContain('arrived in your party');
       expect(csp).toEqual([]);
     }

@@ -15,6 +15,7 @@ import {
 import { useEffect, useState } from 'preact/hooks';
 import { SwapHistory } from '../components/swap-history.js';
 import { WalletPanel } from '../components/wallet-panel.js';
+import { takeDepositRequest } from '../deposit-request.js';
 import { describeError } from '../describe-error.js';
 import { formatAmount, formatTime } from '../format.js';
 import { requiredAction, stateText, timelineOf } from '../lifecycle.js';
@@ -119,13 +120,13 @@ function SwapStatusView(props: {
 }) {
   const { status } = props;
   const { wallet } = useServices();
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const outcome = stateText(status.status);
   const action = requiredAction(status);
 
-  const act = async (work: () => Promise<void>) => {
-    setBusy(true);
+  const act = async (doing: string, work: () => Promise<void>) => {
+    setBusy(doing);
     setActionError(null);
     try {
       await work();
@@ -133,9 +134,18 @@ function SwapStatusView(props: {
     } catch (caught) {
       setActionError(describeError(caught));
     } finally {
-      setBusy(false);
+      setBusy(null);
     }
   };
+
+  // A swap just created on the swap page: send its deposit now, once.
+  const depositDue = action?.kind === 'deposit' && wallet?.partyId === status.outputAddress;
+  useEffect(() => {
+    if (!depositDue || wallet === null || !takeDepositRequest(status.intentId)) return;
+    void act('Sending your deposit: confirm in your wallet if it asks…', () =>
+      wallet.sendDeposit(status),
+    );
+  }, [depositDue, wallet, status.intentId]);
 
   return (
     <section
@@ -162,8 +172,8 @@ function SwapStatusView(props: {
           <button
             type="button"
             class="primary"
-            disabled={busy || wallet === null}
-            onClick={() => act(async () => wallet?.sendDeposit(status))}
+            disabled={busy !== null || wallet === null}
+            onClick={() => act('Sending your deposit…', async () => wallet?.sendDeposit(status))}
           >
             Send the deposit
           </button>
@@ -184,12 +194,21 @@ function SwapStatusView(props: {
           <button
             type="button"
             class="primary"
-            disabled={busy || wallet === null}
-            onClick={() => act(async () => wallet?.acceptOffer(action.offerId, action.tokenAdmin))}
+            disabled={busy !== null || wallet === null}
+            onClick={() =>
+              act('Accepting the offer…', async () =>
+                wallet?.acceptOffer(action.offerId, action.tokenAdmin),
+              )
+            }
           >
             Accept {formatAmount(action.amount, 10)} {action.token}
           </button>
         </section>
+      )}
+      {busy && (
+        <p role="status" data-testid="action-busy">
+          {busy}
+        </p>
       )}
       {actionError && (
         <p role="alert" class="error">

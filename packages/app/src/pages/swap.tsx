@@ -10,6 +10,7 @@ import { QuoteView } from '../components/quote-view.js';
 import { SwapHistory } from '../components/swap-history.js';
 import { WalletPanel } from '../components/wallet-panel.js';
 import { parseSlippagePercent, SLIPPAGE_PERCENT_MAX, SLIPPAGE_PERCENT_MIN } from '../decimal.js';
+import { requestDeposit } from '../deposit-request.js';
 import { describeError } from '../describe-error.js';
 import { useServices } from '../services.js';
 import {
@@ -47,7 +48,6 @@ export function SwapPage() {
   const [quoteError, setQuoteError] = useState<string | null>(null);
   const [phase, setPhase] = useState<string | null>(null);
   const [swapError, setSwapError] = useState<string | null>(null);
-  const [failedIntent, setFailedIntent] = useState<string | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -131,8 +131,6 @@ export function SwapPage() {
   const startSwap = async () => {
     if (!canSwap || from === null || to === null || pool === null || !slippage.ok) return;
     setSwapError(null);
-    setFailedIntent(null);
-    let intentId: string | null = null;
     try {
       setPhase('Confirm in your wallet: signing in…');
       await session.token();
@@ -146,13 +144,11 @@ export function SwapPage() {
         amount,
         slippageTolerance: slippage.bps / 10_000,
       });
-      intentId = swap.intentId;
-      setPhase('Confirm in your wallet: sending the deposit…');
-      await wallet.sendDeposit(swap);
+      // The progress page sends the deposit, so the user watches the swap from its first state.
+      requestDeposit(swap.intentId);
       route(`/swaps/${encodeURIComponent(swap.intentId)}`);
     } catch (caught) {
       setSwapError(describeError(caught));
-      setFailedIntent(intentId);
     } finally {
       setPhase(null);
     }
@@ -268,14 +264,6 @@ export function SwapPage() {
             {swapError && (
               <p role="alert" class="error" data-testid="swap-error">
                 {swapError}
-                {failedIntent && (
-                  <>
-                    {' '}
-                    <a href={`/swaps/${encodeURIComponent(failedIntent)}`}>
-                      Open the swap to send the deposit again
-                    </a>
-                  </>
-                )}
               </p>
             )}
           </form>
