@@ -45,15 +45,22 @@ export function WalletPanel(props: { balancesVersion?: number }) {
 function DisconnectButton() {
   const { wallet, setWallet } = useServices();
   return (
-    <button
-      type="button"
-      onClick={async () => {
-        await wallet?.disconnect();
-        setWallet(null);
-      }}
-    >
-      {wallet?.kind === 'devnet' ? 'Forget this party' : 'Disconnect'}
-    </button>
+    <>
+      {wallet?.kind === 'devnet' && (
+        <p class="hint">
+          Forgetting removes the party's key from this browser: export it first to keep the party.
+        </p>
+      )}
+      <button
+        type="button"
+        onClick={async () => {
+          await wallet?.disconnect();
+          setWallet(null);
+        }}
+      >
+        {wallet?.kind === 'devnet' ? 'Forget this party' : 'Disconnect'}
+      </button>
+    </>
   );
 }
 
