@@ -34,6 +34,9 @@ export function SwapProgressPage(props: { intentId?: string; params?: { intentId
   useEffect(() => {
     if (pp === null || wallet?.partyId == null) return;
     setError(null);
+    setFollowError(null);
+    setSwap(null);
+    setStatus(null);
     let live = true;
     let current: Swap<SwapTerms> | null = null;
     const onChange = () => {
