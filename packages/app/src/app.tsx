@@ -3,7 +3,9 @@
  * service answers with index.html (packages/server/src/http/web-app.ts); anything else under
  * them is this app's own "not found" page.
  */
-import { ErrorBoundary, LocationProvider, lazy, Route, Router } from 'preact-iso';
+
+import { useEffect, useRef } from 'preact/hooks';
+import { ErrorBoundary, LocationProvider, lazy, Route, Router, useLocation } from 'preact-iso';
 import type { AppConfig } from './config.js';
 import { DeveloperPage } from './pages/developer.js';
 import { LandingPage } from './pages/landing.js';
@@ -44,6 +46,7 @@ export function App(props: { config: AppConfig }) {
             {props.config.environment}
           </span>
         </header>
+        <FocusOnNavigation />
         <main id="main" tabIndex={-1}>
           <ErrorBoundary>
             <Router>
@@ -66,4 +69,22 @@ export function App(props: { config: AppConfig }) {
       </ServicesProvider>
     </LocationProvider>
   );
+}
+
+/**
+ * After an in-app navigation, focus moves to the main content, so keyboard and screen-reader
+ * users start at the new page instead of the link they left; the first load keeps the browser's
+ * own focus.
+ */
+function FocusOnNavigation() {
+  const { path } = useLocation();
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    document.getElementById('main')?.focus();
+  }, [path]);
+  return null;
 }

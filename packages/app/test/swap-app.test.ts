@@ -159,6 +159,8 @@ describe('the web app in a browser', () => {
     await page.getByLabel(/^Amount/).focus();
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/swaps\/[^/]+$/, { timeout: SETTLE_MS });
+    // The keyboard user lands on the new page's content.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('main');
     await statusCard(page, 'completed').waitFor({ timeout: SETTLE_MS });
     for (const state of IN_PROGRESS_STATES) {
       expect(
