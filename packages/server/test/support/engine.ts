@@ -122,6 +122,14 @@ export class EngineHarness {
     schemaCount += 1;
     const schema = `engine_${process.pid}_${schemaCount}`;
     await db.exec(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}`);
+    return EngineHarness.createIn(db);
+  }
+
+  /**
+   * The same in a database already scoped to an empty schema of its own (a PostgreSQL pool whose
+   * every connection has its search path), where `SET search_path` would reach one connection.
+   */
+  static async createIn(db: Database): Promise<EngineHarness> {
     await migrate(db);
     const ledger = await openLocalLedger({});
     const seed = await seedDevnet(ledger);
