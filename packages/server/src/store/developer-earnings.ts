@@ -120,12 +120,12 @@ export interface EarningsPoint {
   readonly earned: string;
 }
 
-export type Bucket = 'hour' | 'day' | 'month';
+export type SeriesBucket = 'hour' | 'day' | 'month';
 
 export async function earningsSeries(
   q: Queryable,
   scope: EarningsScope,
-  bucket: Bucket,
+  bucket: SeriesBucket,
   since: Date | null,
 ): Promise<EarningsPoint[]> {
   const rows = await q.query(
@@ -160,7 +160,7 @@ export interface UsagePoint {
 export async function usageSeries(
   q: Queryable,
   scope: EarningsScope,
-  bucket: Bucket,
+  bucket: SeriesBucket,
   from: Date,
   to: Date,
 ): Promise<UsagePoint[]> {

@@ -1,6 +1,6 @@
 /**
  * The developer portal's API (SPEC §4.1; seed §4.1, §5): wallet login, then the developer's API
- * keys. Registered under `/api/sdk`, where every request counts against the per-client-address
+ * keys (here) and earnings, usage and collections (portal-earnings.ts). Registered under `/api/sdk`, where every request counts against the per-client-address
  * login limit.
  *
  * Choices the spec leaves open:
@@ -70,6 +70,7 @@ import {
   TAG,
   withExamples,
 } from '../route-docs.js';
+import { earningsRoutes } from './portal-earnings.js';
 
 const PURPOSE: ChallengePurpose = 'developer portal login';
 const KEY_ID_BYTES = 12;
@@ -85,7 +86,9 @@ const TAGS = [TAG.portal];
 export async function portalRoutes(app: App, ctx: ServiceContext, deps: HttpDeps): Promise<void> {
   await app.register(cookie);
   loginRoutes(app, ctx, deps);
-  keyRoutes(app, ctx, deps, sessionGuard(ctx));
+  const guard = sessionGuard(ctx);
+  keyRoutes(app, ctx, deps, guard);
+  earningsRoutes(app, ctx, deps, guard);
 }
 
 interface SessionGuard {
