@@ -97,6 +97,9 @@ describe('developer earnings and collections', () => {
     expect(await h.transfersWithReason(`collect:${collection.collectionId}`)).toBe(1);
     await h.caughtUp();
     await h.booksMatchLedger();
+    // The reconciler agrees: the collected amount left the books with the holdings.
+    const report = await h.engine?.reconcileNow();
+    expect(report?.runs.find((run) => run.poolId === POOL)?.ok).toBe(true);
 
     await expectRefused(collect(h), 'nothing_to_collect');
     expect(await collectable(h)).toEqual(Amount.ZERO);
