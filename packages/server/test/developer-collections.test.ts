@@ -171,6 +171,87 @@ describe('developer earnings and collections', () => {
   });
 });
 
+describe('collections through offers and ledger faults', () => {
+  it('an offer the developer leaves unanswered is withdrawn, and the amount is collectable again', async () => {
+    const h = await world.harness();
+    await h.startEngine();
+    await h.caughtUp();
+    // Dana pre-approves nothing: a collection to her is an offer she must accept.
+    const dana = await h.newParty('dana', []);
+    await h.db.query('INSERT INTO developers (party_id, created_at) VALUES ($1, $2)', [
+      dana.partyId,
+      h.clock.now(),
+    ]);
+    const intent = await h.createIntent(h.alice, h.amulet, '1000', {
+      developerParty: dana.partyId,
+    });
+    await h.deposit(h.alice, h.amulet, '1000', { reference: intent.depositReference });
+    await h.waitForStatus(intent.intentId, 'completed');
+    const accrued = halfOf(intent.platformFeeAmount);
+    const toDana = () =>
+      recordCollection(h.db, {
+        developerParty: dana.partyId,
+        poolId: POOL,
+        instrument: h.amulet,
+        now: h.clock.now(),
+      });
+    const offeredOf = (collectionId: string) =>
+      waitFor(async () => {
+        const found = await getCollection(h.db, collectionId);
+        return found?.status === 'offered' ? found : null;
+      }, 'the collection offer');
+
+    const first = await toDana();
+    const offered = await offeredOf(first.collectionId);
+    if (offered.offerExpiresAt === null) throw new Error('an offer without a deadline');
+    await expectRefused(toDana(), 'nothing_to_collect');
+    await h.advanceClock(offered.offerExpiresAt.getTime() - h.clock.now().getTime() + 1);
+    const returned = await settled(h, first.collectionId);
+    expect(returned.status).toBe('returned');
+    expect(await h.ledger.getPendingOffers(dana.partyId)).toEqual([]);
+    expect(await h.balance(dana, h.amulet)).toEqual(Amount.ZERO);
+    await h.caughtUp();
+    await h.booksMatchLedger();
+
+    // Collectable again: this time she accepts.
+    const second = await toDana();
+    expect(second.amount).toBe(accrued.toString());
+    const again = await offeredOf(second.collectionId);
+    await h.ledger.acceptOffer({
+      commandId: `dana-accepts-${second.collectionId}`,
+      offerId: again.offerId ?? '',
+      actor: dana.partyId,
+    });
+    expect((await settled(h, second.collectionId)).status).toBe('collected');
+    expect(await h.balance(dana, h.amulet)).toEqual(accrued);
+    await h.caughtUp();
+    await h.booksMatchLedger();
+  });
+
+  it('duplicate deliveries, dropped streams, refusals and timeouts after commit pay once', async () => {
+    const h = await world.harness();
+    await h.startEngine({ settings: { payoutAttemptsMax: 50 } });
+    await h.caughtUp();
+    const intent = await completedSwap(h);
+    const accrued = halfOf(intent.platformFeeAmount);
+    const before = await h.balance(h.seed.developer, h.amulet);
+    h.ledger.setFaults({
+      duplicateDeliveryRate: 0.5,
+      dropStreamRate: 0.2,
+      rejectRate: 0.3,
+      timeoutAfterCommitRate: 0.5,
+      seed: 7,
+    });
+    const collection = await collect(h);
+    expect((await settled(h, collection.collectionId)).status).toBe('collected');
+    h.ledger.setFaults({});
+    expect(await h.balance(h.seed.developer, h.amulet)).toEqual(before.add(accrued));
+    expect(await h.transfersWithReason(`collect:${collection.collectionId}`)).toBe(1);
+    await h.caughtUp();
+    await h.booksMatchLedger();
+  });
+});
+
 describe('a crash between recording a collection and its confirmation: paid once', () => {
   const steps: readonly EngineStep[] = ['command_recorded', 'command_submitted', 'update_ingested'];
   for (const step of steps) {

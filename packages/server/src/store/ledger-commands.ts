@@ -61,22 +61,31 @@ export async function recordLedgerCommand(
   q: Queryable,
   command: NewLedgerCommand,
 ): Promise<LedgerCommandRecord> {
+  const params = [
+    command.commandId,
+    command.intentId,
+    command.depositId,
+    command.leg,
+    command.attempt,
+    jsonParam(command.payload),
+    command.createdAt,
+  ];
+  const collectionId = command.collectionId ?? null;
+  // Only a collection's command names `collection_id` (migration 0009), so recording any other
+  // command still works on a store at an earlier schema, as the migration tests build them.
   const rows = await q.query(
-    `INSERT INTO ledger_commands (command_id, intent_id, deposit_id, leg, attempt, status,
-       payload, created_at, updated_at, collection_id)
-     VALUES ($1, $2, $3, $4, $5, 'recorded', $6::jsonb, $7, $7, $8)
-     ON CONFLICT (command_id) DO NOTHING
-     RETURNING *`,
-    [
-      command.commandId,
-      command.intentId,
-      command.depositId,
-      command.leg,
-      command.attempt,
-      jsonParam(command.payload),
-      command.createdAt,
-      command.collectionId ?? null,
-    ],
+    collectionId === null
+      ? `INSERT INTO ledger_commands (command_id, intent_id, deposit_id, leg, attempt, status,
+           payload, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, 'recorded', $6::jsonb, $7, $7)
+         ON CONFLICT (command_id) DO NOTHING
+         RETURNING *`
+      : `INSERT INTO ledger_commands (command_id, intent_id, deposit_id, leg, attempt, status,
+           payload, created_at, updated_at, collection_id)
+         VALUES ($1, $2, $3, $4, $5, 'recorded', $6::jsonb, $7, $7, $8)
+         ON CONFLICT (command_id) DO NOTHING
+         RETURNING *`,
+    collectionId === null ? params : [...params, collectionId],
   );
   if (rows[0]) return commandFromRow(rows[0]);
   const existing = await getLedgerCommand(q, command.commandId);

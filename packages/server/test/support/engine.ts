@@ -212,7 +212,7 @@ export class EngineHarness {
     party: Party,
     input: Instrument,
     amount: string,
-    options: IntentOptions & { poolId?: string } = {},
+    options: IntentOptions & { poolId?: string; developerParty?: string } = {},
   ): Promise<IntentRecord> {
     return createPricedIntent(this.db, this.ledger, {
       ...options,
@@ -220,7 +220,7 @@ export class EngineHarness {
       party: party.partyId,
       input,
       amount,
-      developerParty: this.seed.developer.partyId,
+      developerParty: options.developerParty ?? this.seed.developer.partyId,
       now: this.clock.now(),
     });
   }
