@@ -16,7 +16,7 @@ export function startupBanner(service: RunningService): string {
   const store = settings.databaseUrl === null ? `PGlite in ${settings.dataDir}/db` : 'PostgreSQL';
   const lines = [
     `PoolParty ${settings.environment} ${ROLE_NAMES[settings.role]} listening on ${url}`,
-    ...(settings.role === 'worker' ? [] : [`  API docs:  ${url}/docs`]),
+    ...(settings.role === 'worker' ? [] : [`  web app:   ${url}/`, `  API docs:  ${url}/docs`]),
     `  store:     ${store}`,
     `  ledger:    ${settings.ledger}`,
     // The project brings its own Node (the `node` dev dependency); naming it shows which one runs.

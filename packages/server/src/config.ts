@@ -28,6 +28,11 @@ export interface Settings {
   readonly role: Role;
   /** Fixes the seeded developer key on devnet, for scripts. */
   readonly devnetApiKey: string | null;
+  /**
+   * The developer key the service's own web pages call `/v1` with (public: every visitor's
+   * browser sends it). Unset on devnet: the seeded developer key.
+   */
+  readonly appApiKey: string | null;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
   /** The domain named in the first line of wallet challenges. */
@@ -82,6 +87,7 @@ const nullableUrl =
 
 const PORT_MAX = 65_535;
 const DEVNET_KEY_PATTERN = /^pp_test_[A-Za-z0-9_-]{24,}$/;
+const APP_KEY_PATTERN = /^pp_(live|test)_[A-Za-z0-9_-]{24,}$/;
 const DOMAIN_PATTERN = /^[a-z0-9.-]+(:\d+)?$/i;
 
 const ORIGIN_PATTERN = /^https?:\/\/[^/]+$/;
@@ -201,6 +207,19 @@ const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
       DEVNET_KEY_PATTERN.test(text)
         ? text
         : new SettingProblem('must be pp_test_ followed by at least 24 of [A-Za-z0-9_-]'),
+  },
+  appApiKey: {
+    key: 'appApiKey',
+    env: 'POOLPARTY_APP_API_KEY',
+    flag: 'app-api-key',
+    description: "the developer key the service's web pages call /v1 with (devnet: the seeded key)",
+    defaultValue: null,
+    parse: (text) =>
+      APP_KEY_PATTERN.test(text)
+        ? text
+        : new SettingProblem(
+            'must be pp_live_ or pp_test_ followed by at least 24 of [A-Za-z0-9_-]',
+          ),
   },
   logLevel: {
     key: 'logLevel',
@@ -373,6 +392,14 @@ function checkCombinations(settings: Settings): string[] {
   }
   if (settings.devnetApiKey !== null && settings.environment !== 'devnet') {
     errors.push('POOLPARTY_DEVNET_API_KEY only applies when POOLPARTY_ENV=devnet');
+  }
+  if (
+    settings.appApiKey !== null &&
+    settings.appApiKey.startsWith('pp_test_') !== (settings.environment === 'devnet')
+  ) {
+    errors.push(
+      `POOLPARTY_APP_API_KEY must be a key of this environment (${settings.environment === 'devnet' ? 'pp_test_' : 'pp_live_'}…)`,
+    );
   }
   if (settings.role !== 'all' && settings.databaseUrl === null) {
     errors.push(

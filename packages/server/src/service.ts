@@ -128,7 +128,10 @@ export async function startService(
       intentEvents,
       adminChanges,
     };
-    const app = settings.role === 'worker' ? await buildOperationalApp(ctx) : await buildApp(ctx);
+    const app =
+      settings.role === 'worker'
+        ? await buildOperationalApp(ctx)
+        : await buildApp(ctx, { webAppApiKey: settings.appApiKey ?? devnet?.apiKey ?? null });
     warnListenerProblem = (error, retryInMs) =>
       app.log.warn({ err: error, retryInMs }, 'intent event listener lost; listening again');
     warnAdminListenerProblem = (error, retryInMs) =>

@@ -22,6 +22,7 @@ import { retiredRoutes } from './routes/retired.js';
 import { swapRoutes } from './routes/swaps.js';
 import { walletAuthRoutes } from './routes/wallet-auth.js';
 import { BucketStore } from './token-bucket.js';
+import { webAppRoutes } from './web-app.js';
 
 export interface HttpDeps {
   readonly apiKeys: ApiKeyDirectory;
@@ -68,7 +69,14 @@ const refuseMalformedPreflight: onRequestHookHandler = (request, reply, done) =>
   done();
 };
 
-export async function buildApp(ctx: ServiceContext): Promise<App> {
+export interface BuildAppOptions {
+  /** The developer key the web pages call `/v1` with; null: the pages cannot call it. */
+  readonly webAppApiKey?: string | null;
+  /** Where the built web app is; the workspace's `packages/app/dist` by default. */
+  readonly webAppDist?: string;
+}
+
+export async function buildApp(ctx: ServiceContext, options: BuildAppOptions = {}): Promise<App> {
   const app = createFastify(loggingOf(ctx.settings));
   const deps: HttpDeps = {
     apiKeys: new ApiKeyDirectory(ctx.db, (error) => app.log.warn({ err: error }, 'usage flush')),
@@ -87,6 +95,18 @@ export async function buildApp(ctx: ServiceContext): Promise<App> {
   await registerOpenApi(app);
   await app.register(async (scope) => healthRoutes(scope, ctx));
   await app.register(async (scope) => retiredRoutes(scope));
+  await app.register(async (scope) =>
+    webAppRoutes(
+      scope,
+      {
+        environment: ctx.settings.environment,
+        apiKey: options.webAppApiKey ?? null,
+        devnet: devnetEnabled(ctx.settings) && ctx.devnetLedger !== null,
+        cantonRegistryUrl: ctx.settings.cantonRegistryUrl,
+      },
+      options.webAppDist,
+    ),
+  );
   await app.register(
     async (scope) => {
       await portalRoutes(scope, ctx, deps);

@@ -1,0 +1,69 @@
+/**
+ * The shell: header with the navigation, the routes, and the footer. Routes are the paths the
+ * service answers with index.html (packages/server/src/http/web-app.ts); anything else under
+ * them is this app's own "not found" page.
+ */
+import { ErrorBoundary, LocationProvider, lazy, Route, Router } from 'preact-iso';
+import type { AppConfig } from './config.js';
+import { DeveloperPage } from './pages/developer.js';
+import { LandingPage } from './pages/landing.js';
+import { NotFoundPage } from './pages/not-found.js';
+import { SwapPage } from './pages/swap.js';
+import { SwapProgressPage } from './pages/swap-progress.js';
+import { ServicesProvider } from './services.js';
+
+const SdkGuidePage = lazy(() => import('./pages/sdk-guide.js'));
+
+export function App(props: { config: AppConfig }) {
+  return (
+    <LocationProvider>
+      <ServicesProvider config={props.config}>
+        <a class="skip-link" href="#main">
+          Skip to content
+        </a>
+        <header class="site-header">
+          <a class="brand" href="/">
+            PoolParty
+          </a>
+          <nav aria-label="Main">
+            <ul>
+              <li>
+                <a href="/swap">Swap</a>
+              </li>
+              <li>
+                <a href="/developer">Developers</a>
+              </li>
+              <li>
+                <a href="/docs" target="_self">
+                  API docs
+                </a>
+              </li>
+            </ul>
+          </nav>
+          <span class="env-badge" title="The network this service runs on">
+            {props.config.environment}
+          </span>
+        </header>
+        <main id="main" tabIndex={-1}>
+          <ErrorBoundary>
+            <Router>
+              <Route path="/" component={LandingPage} />
+              <Route path="/swap" component={SwapPage} />
+              <Route path="/swaps/:intentId" component={SwapProgressPage} />
+              <Route path="/developer/sdk" component={SdkGuidePage} />
+              <Route path="/developer/*" component={DeveloperPage} />
+              <Route path="/developer" component={DeveloperPage} />
+              <Route default component={NotFoundPage} />
+            </Router>
+          </ErrorBoundary>
+        </main>
+        <footer class="site-footer">
+          <p>
+            PoolParty: non-custodial token swaps for Canton Network parties. Your tokens leave your
+            party only as the deposit you send, and the output comes back to the same party.
+          </p>
+        </footer>
+      </ServicesProvider>
+    </LocationProvider>
+  );
+}

@@ -1,0 +1,271 @@
+/**
+ * Connecting a wallet: the built-in devnet wallet (create or import a party, faucet, export the
+ * key) on a devnet service, or a Canton wallet through the dApp API (CIP-0103). Once connected,
+ * the party and, for the devnet wallet, its balances.
+ */
+import type { DevnetBalance } from '@poolparty/sdk/devnet';
+import { useCallback, useEffect, useId, useState } from 'preact/hooks';
+import { describeError } from '../describe-error.js';
+import { formatAmount } from '../format.js';
+import { useServices } from '../services.js';
+import { issuerLabel } from '../token-choice.js';
+import { BrowserDevnetWallet, parseKeyFile } from '../wallets/devnet-wallet.js';
+
+/** What the faucet buttons mint: enough for a few swaps of any listed token. */
+const FAUCET_AMOUNT = '1000';
+
+export function WalletPanel(props: { balancesVersion?: number }) {
+  const { wallet, walletRestoring, config } = useServices();
+  return (
+    <section class="card" aria-labelledby="wallet-heading">
+      <h2 id="wallet-heading">Wallet</h2>
+      {walletRestoring && <p role="status">Reconnecting your devnet party…</p>}
+      {!walletRestoring && wallet === null && <ConnectWallet />}
+      {wallet !== null && (
+        <>
+          <p>
+            Connected with {wallet.label}:{' '}
+            <span class="party" data-testid="party-id">
+              {wallet.partyId}
+            </span>
+          </p>
+          {wallet instanceof BrowserDevnetWallet && (
+            <DevnetWalletTools wallet={wallet} balancesVersion={props.balancesVersion ?? 0} />
+          )}
+          <DisconnectButton />
+        </>
+      )}
+      {!config.devnet && wallet === null && (
+        <p class="hint">This service runs on {config.environment}: use your Canton wallet.</p>
+      )}
+    </section>
+  );
+}
+
+function DisconnectButton() {
+  const { wallet, setWallet } = useServices();
+  return (
+    <button
+      type="button"
+      onClick={async () => {
+        await wallet?.disconnect();
+        setWallet(null);
+      }}
+    >
+      {wallet?.kind === 'devnet' ? 'Forget this party' : 'Disconnect'}
+    </button>
+  );
+}
+
+function ConnectWallet() {
+  const { devnet, setWallet, config } = useServices();
+  const nameId = useId();
+  const preapprovalId = useId();
+  const importId = useId();
+  const [name, setName] = useState('');
+  const [preapproval, setPreapproval] = useState(true);
+  const [keyText, setKeyText] = useState('');
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const run = async (what: string, action: () => Promise<void>) => {
+    setBusy(what);
+    setError(null);
+    try {
+      await action();
+    } catch (caught) {
+      setError(describeError(caught));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const connectCanton = () =>
+    run('Connecting to your Canton wallet…', async () => {
+      const { connectCantonWallet } = await import('../wallets/canton-wallet.js');
+      setWallet(await connectCantonWallet(config.cantonRegistryUrl));
+    });
+
+  return (
+    <>
+      {devnet !== null && (
+        <>
+          <h3>Devnet wallet</h3>
+          <p class="hint">
+            A devnet party whose key stays in this browser. Export the key to keep the party.
+          </p>
+          <form
+            onSubmit={(event) => {
+              event.preventDefault();
+              void run('Creating your party…', async () => {
+                setWallet(await BrowserDevnetWallet.create(devnet, { name, preapproval }));
+              });
+            }}
+          >
+            <label for={nameId}>Party name</label>
+            <input
+              id={nameId}
+              value={name}
+              onInput={(event) => setName(event.currentTarget.value)}
+              placeholder="e.g. alice"
+              autocomplete="off"
+            />
+            <p class="checkbox">
+              <input
+                id={preapprovalId}
+                type="checkbox"
+                checked={preapproval}
+                onChange={(event) => setPreapproval(event.currentTarget.checked)}
+              />
+              <label for={preapprovalId}>
+                Accept incoming transfers automatically (pre-approval). Without it, payouts and
+                refunds are offers you accept here.
+              </label>
+            </p>
+            <button type="submit" class="primary" disabled={busy !== null}>
+              Create a devnet party
+            </button>
+          </form>
+          <details>
+            <summary>Import a devnet party</summary>
+            <form
+              onSubmit={(event) => {
+                event.preventDefault();
+                const keyFile = parseKeyFile(keyText);
+                if (keyFile === null) {
+                  setError(
+                    'That is not an exported key: paste the whole {"partyId", "privateKey"} text.',
+                  );
+                  return;
+                }
+                void run('Importing your party…', async () => {
+                  setWallet(await BrowserDevnetWallet.import(devnet, keyFile));
+                });
+              }}
+            >
+              <label for={importId}>Exported key</label>
+              <textarea
+                id={importId}
+                rows={3}
+                value={keyText}
+                onInput={(event) => setKeyText(event.currentTarget.value)}
+              />
+              <button type="submit" disabled={busy !== null}>
+                Import
+              </button>
+            </form>
+          </details>
+        </>
+      )}
+      <h3>Canton wallet</h3>
+      <p class="hint">A wallet that speaks the Canton dApp API (CIP-0103).</p>
+      <button type="button" onClick={connectCanton} disabled={busy !== null}>
+        Connect a Canton wallet
+      </button>
+      {busy && <p role="status">{busy}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
+function DevnetWalletTools(props: { wallet: BrowserDevnetWallet; balancesVersion: number }) {
+  const { pp } = useServices();
+  const { wallet, balancesVersion } = props;
+  const [balances, setBalances] = useState<DevnetBalance[] | null>(null);
+  const [tokens, setTokens] = useState<{ name: string; admin: string }[]>([]);
+  const [message, setMessage] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const reload = useCallback(async () => {
+    try {
+      setBalances(await wallet.holdings());
+    } catch (caught) {
+      setError(describeError(caught));
+    }
+  }, [wallet]);
+
+  useEffect(() => {
+    void reload();
+  }, [reload, balancesVersion]);
+
+  useEffect(() => {
+    pp?.tokens.list().then(
+      ({ tokens: listed }) => setTokens(listed),
+      (caught: unknown) => setError(describeError(caught)),
+    );
+  }, [pp]);
+
+  return (
+    <>
+      <h3 id="balances-heading">Balances</h3>
+      {balances === null ? (
+        <p role="status">Loading balances…</p>
+      ) : balances.length === 0 ? (
+        <p>No tokens yet: use the faucet below.</p>
+      ) : (
+        <ul aria-labelledby="balances-heading" data-testid="balances">
+          {balances.map((balance) => (
+            <li key={`${balance.token}|${balance.admin}`} data-token={balance.token}>
+              <span data-testid={`balance-${balance.token}`}>{formatAmount(balance.amount)}</span>{' '}
+              {balance.token}
+              {issuerLabel({ name: balance.token, admin: balance.admin }, tokens) !== null && (
+                <span class="muted">
+                  {' '}
+                  ({issuerLabel({ name: balance.token, admin: balance.admin }, tokens)})
+                </span>
+              )}
+              {balance.locked !== '0' && balance.locked !== '0.0' && (
+                <span class="muted"> · {formatAmount(balance.locked)} locked</span>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <h3>Faucet</h3>
+      <div class="row">
+        {tokens.map((token) => (
+          <button
+            type="button"
+            key={`${token.name}|${token.admin}`}
+            disabled={busy}
+            onClick={async () => {
+              setBusy(true);
+              setError(null);
+              try {
+                await wallet.fund(token.name, FAUCET_AMOUNT, token.admin);
+                setMessage(`Added ${FAUCET_AMOUNT} ${token.name}.`);
+                await reload();
+              } catch (caught) {
+                setError(describeError(caught));
+              } finally {
+                setBusy(false);
+              }
+            }}
+          >
+            Get {FAUCET_AMOUNT} {token.name}
+            {issuerLabel(token, tokens) === null ? '' : ` (${issuerLabel(token, tokens)})`}
+          </button>
+        ))}
+      </div>
+      {message && <p role="status">{message}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <details>
+        <summary>Export this party's key</summary>
+        <p class="hint">
+          Anyone with this text controls the party. Paste it into "Import a devnet party" elsewhere.
+        </p>
+        <label for="exported-key">Exported key</label>
+        <textarea id="exported-key" readOnly rows={3} value={JSON.stringify(wallet.keyFile)} />
+      </details>
+    </>
+  );
+}

@@ -1,0 +1,201 @@
+/**
+ * The Canton Token Standard pieces a browser wallet deposit needs: the interface and choice names
+ * (the same strings as packages/ledger/src/canton/wire/ids.ts, copied because that module needs
+ * Node's crypto), choosing the input holdings, and the `TransferFactory_Transfer` exercise built
+ * from the registry's transfer factory (splice-0.6.1/transfer-instruction-v1.yaml). Pure: the
+ * wallet module does the I/O.
+ */
+import { toUnits } from '../decimal.js';
+import type { DepositTerms } from './wallet.js';
+
+export const HOLDING_INTERFACE_ID =
+  '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding';
+export const TRANSFER_FACTORY_INTERFACE_ID =
+  '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory';
+export const TRANSFER_INSTRUCTION_INTERFACE_ID =
+  '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction';
+export const TRANSFER_FACTORY_TRANSFER_CHOICE = 'TransferFactory_Transfer';
+export const TRANSFER_INSTRUCTION_ACCEPT_CHOICE = 'TransferInstruction_Accept';
+/** Where a Token Standard transfer carries its reason: the deposit reference goes here. */
+export const REASON_META_KEY = 'splice.lfdecentralizedtrust.org/reason';
+
+/** A holding of the party as the Holding interface view shows it. */
+export interface HoldingView {
+  readonly contractId: string;
+  readonly owner: string;
+  readonly admin: string;
+  readonly id: string;
+  readonly amount: string;
+  readonly locked: boolean;
+}
+
+/** The registry's answer to `POST /registry/transfer-instruction/v1/transfer-factory`. */
+export interface TransferFactoryAnswer {
+  readonly factoryId: string;
+  readonly transferKind: 'self' | 'direct' | 'offer';
+  readonly choiceContext: {
+    readonly choiceContextData: Record<string, unknown>;
+    readonly disclosedContracts: readonly {
+      readonly templateId?: string;
+      readonly contractId?: string;
+      readonly createdEventBlob: string;
+      readonly synchronizerId?: string;
+    }[];
+  };
+}
+
+/** The request body for the ledger's active contracts of `party` through the Holding interface. */
+export function activeHoldingsRequest(party: string, activeAtOffset: number) {
+  return {
+    activeAtOffset,
+    verbose: false,
+    eventFormat: {
+      filtersByParty: {
+        [party]: {
+          cumulative: [
+            {
+              identifierFilter: {
+                InterfaceFilter: {
+                  value: {
+                    interfaceId: HOLDING_INTERFACE_ID,
+                    includeInterfaceView: true,
+                    includeCreatedEventBlob: false,
+                  },
+                },
+              },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** The holdings in an active-contracts answer (JSON Ledger API v2), ignoring other entries. */
+export function holdingsOf(answer: unknown): HoldingView[] {
+  if (!Array.isArray(answer)) return [];
+  const holdings: HoldingView[] = [];
+  for (const item of answer) {
+    const created = item?.contractEntry?.JsActiveContract?.createdEvent;
+    const views: unknown[] = Array.isArray(created?.interfaceViews) ? created.interfaceViews : [];
+    for (const view of views as { interfaceId?: string; viewValue?: Record<string, unknown> }[]) {
+      if (!view.interfaceId?.endsWith(':Splice.Api.Token.HoldingV1:Holding')) continue;
+      const value = view.viewValue as
+        | {
+            owner?: string;
+            instrumentId?: { admin?: string; id?: string };
+            amount?: string;
+            lock?: unknown;
+          }
+        | undefined;
+      if (
+        typeof created?.contractId !== 'string' ||
+        typeof value?.owner !== 'string' ||
+        typeof value.instrumentId?.admin !== 'string' ||
+        typeof value.instrumentId.id !== 'string' ||
+        typeof value.amount !== 'string'
+      ) {
+        continue;
+      }
+      holdings.push({
+        contractId: created.contractId,
+        owner: value.owner,
+        admin: value.instrumentId.admin,
+        id: value.instrumentId.id,
+        amount: value.amount,
+        locked: value.lock !== null && value.lock !== undefined,
+      });
+    }
+  }
+  return holdings;
+}
+
+/**
+ * The unlocked holdings of the instrument to spend for `amount`: largest first, as few as cover
+ * it, so the transfer touches few contracts. Null when the party does not hold enough.
+ */
+export function selectInputHoldings(
+  holdings: readonly HoldingView[],
+  party: string,
+  instrument: { admin: string; id: string },
+  amount: string,
+): string[] | null {
+  const needed = toUnits(amount);
+  if (needed === null) return null;
+  const usable = holdings
+    .filter(
+      (h) =>
+        h.owner === party && !h.locked && h.admin === instrument.admin && h.id === instrument.id,
+    )
+    .map((h) => ({ id: h.contractId, units: toUnits(h.amount) ?? 0n }))
+    .sort((a, b) => (a.units === b.units ? 0 : a.units > b.units ? -1 : 1));
+  const chosen: string[] = [];
+  let sum = 0n;
+  for (const holding of usable) {
+    if (sum >= needed) break;
+    chosen.push(holding.id);
+    sum += holding.units;
+  }
+  return sum >= needed ? chosen : null;
+}
+
+/** The `TransferFactory_Transfer` choice argument of a deposit (context and meta filled later). */
+export function depositChoiceArguments(
+  party: string,
+  terms: DepositTerms,
+  inputHoldingCids: readonly string[],
+  requestedAt: string,
+  extraArgs: { context: Record<string, unknown>; meta: { values: Record<string, string> } } = {
+    context: { values: {} },
+    meta: { values: {} },
+  },
+) {
+  return {
+    expectedAdmin: terms.inputTokenAdmin,
+    transfer: {
+      sender: party,
+      receiver: terms.depositAddress,
+      amount: terms.expectedAmount,
+      instrumentId: { admin: terms.inputTokenAdmin, id: terms.inputToken },
+      requestedAt,
+      // The intent refuses a deposit after it expires: the transfer must not execute later.
+      executeBefore: terms.expiresAt,
+      inputHoldingCids: [...inputHoldingCids],
+      meta: { values: { [REASON_META_KEY]: terms.depositReference } },
+    },
+    extraArgs,
+  };
+}
+
+/** The commands to hand the wallet for the deposit, with the registry's context. */
+export function depositCommands(
+  party: string,
+  terms: DepositTerms,
+  inputHoldingCids: readonly string[],
+  requestedAt: string,
+  factory: TransferFactoryAnswer,
+) {
+  return {
+    commandId: `deposit-${terms.intentId}`,
+    actAs: [party],
+    commands: [
+      {
+        ExerciseCommand: {
+          templateId: TRANSFER_FACTORY_INTERFACE_ID,
+          contractId: factory.factoryId,
+          choice: TRANSFER_FACTORY_TRANSFER_CHOICE,
+          choiceArgument: depositChoiceArguments(party, terms, inputHoldingCids, requestedAt, {
+            context: factory.choiceContext.choiceContextData,
+            meta: { values: {} },
+          }),
+        },
+      },
+    ],
+    disclosedContracts: factory.choiceContext.disclosedContracts.map((contract) => ({
+      createdEventBlob: contract.createdEventBlob,
+      ...(contract.templateId !== undefined && { templateId: contract.templateId }),
+      ...(contract.contractId !== undefined && { contractId: contract.contractId }),
+      ...(contract.synchronizerId !== undefined && { synchronizerId: contract.synchronizerId }),
+    })),
+  };
+}

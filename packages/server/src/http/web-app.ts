@@ -1,0 +1,179 @@
+/**
+ * The web pages (packages/app, built to `packages/app/dist` by `npm install`): the landing page,
+ * the swap app and the developer portal, one single-page app.
+ *
+ * - `index.html` answers the app's own paths only (`/`, `/swap`, `/swaps/:intentId`,
+ *   `/developer` and below); every other path keeps its API meaning, so an unknown API path is
+ *   still a JSON 404 problem, not a page.
+ * - `index.html` is `no-cache` (revalidated with its ETag), so a new build is picked up at once;
+ *   the files under `/assets/` have content hashes in their names and are `immutable` for a year.
+ * - The files are read once at start-up, with a gzip copy of each: nothing on disk is looked up
+ *   per request, so no request path can reach outside the build.
+ * - `/app-config.json` tells the pages the environment and the key they call `/v1` with.
+ * - The pages' content security policy allows only this origin's scripts, styles, images and
+ *   connections (and the token registry's origin, which a Canton wallet's deposit is built
+ *   from): the build has no inline script or style.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import helmet from 'helmet';
+import type { App } from './fastify.js';
+import { ApiError } from './problem.js';
+
+/** Where `npm install` builds the app. */
+export const WEB_APP_DIST = fileURLToPath(new URL('../../../app/dist/', import.meta.url));
+
+/** The paths that are pages of the app (the router's routes, packages/app/src/app.tsx). */
+export const WEB_APP_PAGE_PATHS = [
+  '/',
+  '/swap',
+  '/swaps/:intentId',
+  '/developer',
+  '/developer/*',
+] as const;
+
+export interface WebAppConfig {
+  readonly environment: 'devnet' | 'mainnet';
+  readonly apiKey: string | null;
+  readonly devnet: boolean;
+  /** The Token Standard registry Canton wallets build transfers with; the pages may call it. */
+  readonly cantonRegistryUrl: string | null;
+}
+
+interface BuiltFile {
+  readonly body: Buffer;
+  readonly gzipped: Buffer;
+  readonly type: string;
+  readonly etag: string;
+}
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const REVALIDATE = 'no-cache';
+
+/** The pages' policy: this origin only, no inline code, no framing. */
+const WEB_APP_DIRECTIVES = {
+  'default-src': ["'self'"],
+  'base-uri': ["'self'"],
+  'font-src': ["'self'"],
+  'form-action': ["'self'"],
+  'frame-ancestors': ["'none'"],
+  'img-src': ["'self'", 'data:'],
+  'object-src': ["'none'"],
+  'script-src': ["'self'"],
+  'script-src-attr': ["'none'"],
+  'style-src': ["'self'"],
+};
+
+/** The pages' content security policy, for a service whose pages may call `connectTo` too. */
+export function webAppContentSecurityPolicy(connectTo: readonly string[] = []): string {
+  let policy = '';
+  const sink = {
+    setHeader(name: string, value: string) {
+      if (name === 'Content-Security-Policy') policy = value;
+    },
+    removeHeader() {},
+  };
+  const directives = { ...WEB_APP_DIRECTIVES, 'connect-src': ["'self'", ...connectTo] };
+  helmet({ contentSecurityPolicy: { useDefaults: false, directives } })(
+    {} as never,
+    sink as never,
+    () => {},
+  );
+  return policy;
+}
+
+function builtFile(path: string): BuiltFile {
+  const body = readFileSync(path);
+  return {
+    body,
+    gzipped: gzipSync(body, { level: 9 }),
+    type: CONTENT_TYPES[extname(path)] ?? 'application/octet-stream',
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+  };
+}
+
+/** The build, or null when the app has not been built. */
+export function loadWebApp(dist: string = WEB_APP_DIST): {
+  index: BuiltFile;
+  assets: ReadonlyMap<string, BuiltFile>;
+} | null {
+  const indexPath = join(dist, 'index.html');
+  if (!existsSync(indexPath)) return null;
+  const assets = new Map<string, BuiltFile>();
+  const assetsDir = join(dist, 'assets');
+  if (existsSync(assetsDir)) {
+    for (const name of readdirSync(assetsDir)) assets.set(name, builtFile(join(assetsDir, name)));
+  }
+  return { index: builtFile(indexPath), assets };
+}
+
+function acceptsGzip(request: FastifyRequest): boolean {
+  const accepted = request.headers['accept-encoding'];
+  return typeof accepted === 'string' && /\bgzip\b/.test(accepted);
+}
+
+function send(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  file: BuiltFile,
+  cacheControl: string,
+): FastifyReply {
+  reply.header('Cache-Control', cacheControl);
+  reply.header('ETag', file.etag);
+  reply.header('Vary', 'Accept-Encoding');
+  reply.type(file.type);
+  if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+  if (acceptsGzip(request)) {
+    reply.header('Content-Encoding', 'gzip');
+    return reply.send(file.gzipped);
+  }
+  return reply.send(file.body);
+}
+
+/**
+ * Serves the built app. Without a build the page paths answer 503 with how to build it, so a
+ * checkout that skipped `npm install`'s scripts says so instead of showing a blank page.
+ */
+export function webAppRoutes(app: App, config: WebAppConfig, dist: string = WEB_APP_DIST): void {
+  const build = loadWebApp(dist);
+  const policy = webAppContentSecurityPolicy(
+    config.cantonRegistryUrl === null ? [] : [new URL(config.cantonRegistryUrl).origin],
+  );
+  const hide = { schema: { hide: true } };
+  app.get('/app-config.json', hide, async (_request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    return config;
+  });
+  for (const path of WEB_APP_PAGE_PATHS) {
+    app.get(path, hide, async (request, reply) => {
+      if (build === null) {
+        throw new ApiError(
+          'not_implemented',
+          'The web app is not built: run `npm install` (or `npm run build -w @poolparty/app`).',
+        );
+      }
+      reply.header('Content-Security-Policy', policy);
+      return send(request, reply, build.index, REVALIDATE);
+    });
+  }
+  app.get<{ Params: { file: string } }>('/assets/:file', hide, async (request, reply) => {
+    const file = build?.assets.get(request.params.file);
+    if (file === undefined) throw new ApiError('not_found', 'No such file.');
+    return send(request, reply, file, IMMUTABLE);
+  });
+}
