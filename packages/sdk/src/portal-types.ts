@@ -157,3 +157,10 @@ export interface Collection {
 export interface CollectionList {
   collections: Collection[];
 }
+
+/** Answer of `portal.signOut()`. */
+export interface SignedOut {
+  /** The developer whose session ended. */
+  partyId: string;
+  signedOut: true;
+}

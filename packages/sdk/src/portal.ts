@@ -26,6 +26,7 @@ import type {
   DeveloperSession,
   Earnings,
   PortalPeriod,
+  SignedOut,
   Usage,
 } from './portal-types.js';
 import { segment } from './resources/path.js';
@@ -79,7 +80,7 @@ export class PortalKeys {
   }
 
   /** Every key of the signed-in developer, revoked ones included, with its request count. */
-  list(options?: CallOptions): Promise<ApiKeyList> {
+  async list(options?: CallOptions): Promise<ApiKeyList> {
     return this.#sender.send({
       method: 'GET',
       path: '/api/sdk/keys',
@@ -90,7 +91,10 @@ export class PortalKeys {
   }
 
   /** Creates a key; the full key is in this answer only. Not retried: a retry makes a second key. */
-  create(params: { readonly name?: string } = {}, options?: CallOptions): Promise<ApiKeyCreated> {
+  async create(
+    params: { readonly name?: string } = {},
+    options?: CallOptions,
+  ): Promise<ApiKeyCreated> {
     if (params.name !== undefined) checkText('name', params.name);
     return this.#sender.send({
       method: 'POST',
@@ -103,7 +107,7 @@ export class PortalKeys {
   }
 
   /** Replaces a key: the old one keeps working for the grace period (`revokedAt`), then stops. */
-  rotate(
+  async rotate(
     keyId: string,
     params: { readonly name?: string } = {},
     options?: CallOptions,
@@ -121,7 +125,7 @@ export class PortalKeys {
   }
 
   /** Revokes a key at once; revoking a revoked key answers it as it stands. */
-  revoke(keyId: string, options?: CallOptions): Promise<ApiKeyListEntry> {
+  async revoke(keyId: string, options?: CallOptions): Promise<ApiKeyListEntry> {
     return this.#sender.send({
       method: 'DELETE',
       path: `/api/sdk/keys/${segment('keyId', keyId)}`,
@@ -142,7 +146,7 @@ export class PortalCollections {
   }
 
   /** Your collections, newest first. */
-  list(options?: CallOptions): Promise<CollectionList> {
+  async list(options?: CallOptions): Promise<CollectionList> {
     return this.#sender.send({
       method: 'GET',
       path: '/api/sdk/collections',
@@ -157,7 +161,7 @@ export class PortalCollections {
    * `get` until `collected` (with the ledger's update id). Retrying is safe: a second request
    * finds nothing left (`ConflictError`, code `nothing_to_collect`) and pays nothing.
    */
-  create(params: CollectParams, options?: CallOptions): Promise<Collection> {
+  async create(params: CollectParams, options?: CallOptions): Promise<Collection> {
     for (const field of ['poolId', 'token', 'tokenAdmin'] as const) checkText(field, params[field]);
     const { poolId, token, tokenAdmin } = params;
     return this.#sender.send({
@@ -171,7 +175,7 @@ export class PortalCollections {
   }
 
   /** One collection as it stands. */
-  get(collectionId: string, options?: CallOptions): Promise<Collection> {
+  async get(collectionId: string, options?: CallOptions): Promise<Collection> {
     return this.#sender.send({
       method: 'GET',
       path: `/api/sdk/collections/${segment('collectionId', collectionId)}`,
@@ -222,13 +226,23 @@ export class DeveloperPortal {
     return this.#session;
   }
 
-  /** Forgets the session here (it stays valid until it expires). */
-  signOut(): void {
-    this.#session = null;
+  /** Ends the session on the service (and its cookie), then forgets it here. */
+  async signOut(options?: CallOptions): Promise<SignedOut> {
+    try {
+      return await this.#sender.send<SignedOut>({
+        method: 'DELETE',
+        path: '/api/sdk/session',
+        session: true,
+        retrySafe: true,
+        options,
+      });
+    } finally {
+      this.#session = null;
+    }
   }
 
   /** Step one of the wallet sign-in: the challenge the developer's wallet signs. */
-  requestChallenge(partyId: string, options?: CallOptions): Promise<Challenge> {
+  async requestChallenge(partyId: string, options?: CallOptions): Promise<Challenge> {
     checkText('partyId', partyId);
     return this.#sender.send({
       method: 'POST',
@@ -258,7 +272,7 @@ export class DeveloperPortal {
   }
 
   /** Earnings per pool and token over the period, with a series for charts. */
-  earnings(params: PortalReportParams = {}, options?: CallOptions): Promise<Earnings> {
+  async earnings(params: PortalReportParams = {}, options?: CallOptions): Promise<Earnings> {
     return this.#sender.send({
       method: 'GET',
       path: '/api/sdk/earnings',
@@ -270,7 +284,7 @@ export class DeveloperPortal {
   }
 
   /** Swaps, failures and volume over time, and request counts per key. */
-  usage(params: PortalReportParams = {}, options?: CallOptions): Promise<Usage> {
+  async usage(params: PortalReportParams = {}, options?: CallOptions): Promise<Usage> {
     return this.#sender.send({
       method: 'GET',
       path: '/api/sdk/usage',

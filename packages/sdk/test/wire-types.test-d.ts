@@ -57,3 +57,4 @@ expectTypeOf<sdk.KeyUsage>().toEqualTypeOf<core.KeyUsage>();
 expectTypeOf<sdk.Usage>().toEqualTypeOf<core.Usage>();
 expectTypeOf<sdk.Collection>().toEqualTypeOf<core.Collection>();
 expectTypeOf<sdk.CollectionList>().toEqualTypeOf<core.CollectionList>();
+expectTypeOf<sdk.SignedOut>().toEqualTypeOf<core.SignedOut>();

@@ -209,7 +209,20 @@ export const CollectionListSchema = Type.Object(
 );
 export type CollectionList = Static<typeof CollectionListSchema>;
 
+export const SignedOutSchema = Type.Object(
+  {
+    partyId: inline(PartyIdSchema, { description: 'The developer whose session ended.' }),
+    signedOut: Type.Literal(true),
+  },
+  {
+    $id: 'SignedOut',
+    description: 'Answer of `DELETE /api/sdk/session`: the session no longer signs anything in.',
+  },
+);
+export type SignedOut = Static<typeof SignedOutSchema>;
+
 export const PORTAL_SCHEMAS = [
+  SignedOutSchema,
   PortalQuerySchema,
   EarningsLineSchema,
   EarningsPointSchema,

@@ -241,6 +241,8 @@ export const DEVELOPER_SESSION_EXAMPLE = {
   partyId: ALICE,
 };
 
+export const SIGNED_OUT_EXAMPLE = { partyId: ALICE, signedOut: true };
+
 export const API_KEY_CREATE_EXAMPLE = { name: 'web shop' };
 
 export const API_KEY_ENTRY_EXAMPLE = {
