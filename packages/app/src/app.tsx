@@ -5,7 +5,10 @@
  */
 import { ErrorBoundary, LocationProvider, lazy, Route, Router } from 'preact-iso';
 import type { AppConfig } from './config.js';
-import { DeveloperPage } from './pages/developer.js';
+import { AnalyticsPage } from './pages/developer/analytics.js';
+import { EarningsPage } from './pages/developer/earnings.js';
+import { KeysPage } from './pages/developer/keys.js';
+import { PortalHomePage } from './pages/developer/portal-home.js';
 import { LandingPage } from './pages/landing.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { SwapPage } from './pages/swap.js';
@@ -51,8 +54,11 @@ export function App(props: { config: AppConfig }) {
               <Route path="/swap" component={SwapPage} />
               <Route path="/swaps/:intentId" component={SwapProgressPage} />
               <Route path="/developer/sdk" component={SdkGuidePage} />
-              <Route path="/developer/*" component={DeveloperPage} />
-              <Route path="/developer" component={DeveloperPage} />
+              <Route path="/developer/keys" component={KeysPage} />
+              <Route path="/developer/earnings" component={EarningsPage} />
+              <Route path="/developer/analytics" component={AnalyticsPage} />
+              <Route path="/developer" component={PortalHomePage} />
+              <Route path="/developer/*" component={NotFoundPage} />
               <Route default component={NotFoundPage} />
             </Router>
           </ErrorBoundary>
