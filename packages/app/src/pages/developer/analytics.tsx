@@ -11,6 +11,7 @@ import { BarChart } from './bar-chart.js';
 import { PeriodPicker } from './period-picker.js';
 import { PortalPage } from './portal-layout.js';
 import { markSignedOut, sessionEnded, usePortal } from './portal-session.js';
+import { ScrollBox } from './scroll-box.js';
 
 export function AnalyticsPage() {
   return (
@@ -111,7 +112,7 @@ function UsageReport() {
           </div>
           <section aria-labelledby="requests-heading">
             <h2 id="requests-heading">Requests per key</h2>
-            <div class="table-scroll">
+            <ScrollBox label="Requests per key">
               <table data-testid="key-usage">
                 <thead>
                   <tr>
@@ -140,7 +141,7 @@ function UsageReport() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollBox>
           </section>
         </>
       )}

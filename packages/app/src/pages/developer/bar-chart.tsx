@@ -6,6 +6,7 @@
 
 import type { PortalBucket } from '@poolparty/sdk';
 import { useId } from 'preact/hooks';
+import { ScrollBox } from './scroll-box.js';
 
 export interface ChartPoint {
   readonly start: string;
@@ -79,7 +80,7 @@ export function BarChart(props: {
       )}
       <details>
         <summary>Figures of “{props.title}”</summary>
-        <div class="table-scroll">
+        <ScrollBox label={`Figures of ${props.title}`}>
           <table>
             <thead>
               <tr>
@@ -98,7 +99,7 @@ export function BarChart(props: {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       </details>
     </figure>
   );

@@ -12,6 +12,7 @@ import { BarChart } from './bar-chart.js';
 import { PeriodPicker } from './period-picker.js';
 import { PortalPage } from './portal-layout.js';
 import { markSignedOut, sessionEnded, usePortal } from './portal-session.js';
+import { ScrollBox } from './scroll-box.js';
 import { bucketStarts } from './series.js';
 
 /** How often a collection on its way is read again. */
@@ -119,7 +120,7 @@ function EarningsReport() {
               No earnings yet: they appear once a swap made with one of your keys completes.
             </p>
           ) : (
-            <div class="table-scroll">
+            <ScrollBox label="Earnings per pool and token">
               <table data-testid="earnings">
                 <caption class="visually-hidden">Earnings per pool and token</caption>
                 <thead>
@@ -171,7 +172,7 @@ function EarningsReport() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollBox>
           )}
           {chartedLine !== undefined && (
             <section class="card" aria-labelledby={`${chartId}-heading`}>
@@ -274,7 +275,7 @@ function CollectionHistory(props: { collections: Collection[] | null }) {
   return (
     <section aria-labelledby="collections-heading">
       <h2 id="collections-heading">Your collections</h2>
-      <div class="table-scroll">
+      <ScrollBox label="Your collections">
         <table data-testid="collections">
           <thead>
             <tr>
@@ -301,7 +302,7 @@ function CollectionHistory(props: { collections: Collection[] | null }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
     </section>
   );
 }

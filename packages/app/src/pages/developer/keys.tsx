@@ -10,6 +10,7 @@ import { formatTime } from '../../format.js';
 import { useServices } from '../../services.js';
 import { PortalPage } from './portal-layout.js';
 import { markSignedOut, sessionEnded, usePortal } from './portal-session.js';
+import { ScrollBox } from './scroll-box.js';
 
 /** A key just made: shown in full this once. `replaced` is the key a rotation replaced. */
 interface Revealed {
@@ -138,7 +139,7 @@ function Keys() {
         {keys === null && <p role="status">Loading your keys…</p>}
         {keys !== null && keys.length === 0 && <p>No keys yet: create one above.</p>}
         {keys !== null && keys.length > 0 && (
-          <div class="table-scroll">
+          <ScrollBox label="Your API keys">
             <table data-testid="keys">
               <caption class="visually-hidden">Your API keys</caption>
               <thead>
@@ -215,7 +216,7 @@ function Keys() {
                 })}
               </tbody>
             </table>
-          </div>
+          </ScrollBox>
         )}
       </section>
     </>
