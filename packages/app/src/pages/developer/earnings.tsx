@@ -121,7 +121,7 @@ function EarningsReport() {
             </p>
           ) : (
             <ScrollBox label="Earnings per pool and token">
-              <table data-testid="earnings">
+              <table class="stack-on-phone" data-testid="earnings">
                 <caption class="visually-hidden">Earnings per pool and token</caption>
                 <thead>
                   <tr>
@@ -142,19 +142,29 @@ function EarningsReport() {
                   {lines.map((line) => (
                     <tr key={lineKey(line)} data-line={`${line.poolId}|${line.token}`}>
                       <th scope="row">{line.poolId}</th>
-                      <td>
-                        {line.token} <span class="muted">{shortParty(line.tokenAdmin)}</span>
+                      <td data-label="Token">
+                        <span>
+                          {line.token} <span class="muted">{shortParty(line.tokenAdmin)}</span>
+                        </span>
                       </td>
-                      <td data-testid="earned" data-value={line.earned}>
+                      <td data-label="Earned" data-testid="earned" data-value={line.earned}>
                         {formatAmount(line.earned, 10)}
                       </td>
-                      <td>{line.swapCount}</td>
-                      <td>{formatAmount(line.unsettled, 10)}</td>
-                      <td data-testid="collected" data-value={line.collected}>
+                      <td data-label="Swaps">{line.swapCount}</td>
+                      <td data-label="Not yet settled">{formatAmount(line.unsettled, 10)}</td>
+                      <td
+                        data-label="Collected"
+                        data-testid="collected"
+                        data-value={line.collected}
+                      >
                         {formatAmount(line.collected, 10)}
                       </td>
-                      <td>{formatAmount(line.collecting, 10)}</td>
-                      <td data-testid="collectable" data-value={line.collectable}>
+                      <td data-label="On its way">{formatAmount(line.collecting, 10)}</td>
+                      <td
+                        data-label="To collect"
+                        data-testid="collectable"
+                        data-value={line.collectable}
+                      >
                         {formatAmount(line.collectable, 10)}
                       </td>
                       <td>
@@ -233,7 +243,7 @@ function CollectionProgress(props: { collection: Collection | null }) {
   const amount = `${formatAmount(collection.amount, 10)} ${collection.token}`;
   return (
     <div
-      class={collection.status === 'returned' ? 'warning' : 'card'}
+      class={`collection-note ${collection.status === 'returned' ? 'warning' : 'card'}`}
       role="status"
       data-testid="collection-progress"
       data-status={collection.status}
@@ -276,7 +286,7 @@ function CollectionHistory(props: { collections: Collection[] | null }) {
     <section aria-labelledby="collections-heading">
       <h2 id="collections-heading">Your collections</h2>
       <ScrollBox label="Your collections">
-        <table data-testid="collections">
+        <table class="stack-on-phone" data-testid="collections">
           <thead>
             <tr>
               <th scope="col">Requested</th>
@@ -289,13 +299,13 @@ function CollectionHistory(props: { collections: Collection[] | null }) {
           <tbody>
             {collections.map((collection) => (
               <tr key={collection.collectionId}>
-                <td>{formatTime(collection.createdAt)}</td>
-                <td>{collection.poolId}</td>
-                <td>
+                <td data-label="Requested">{formatTime(collection.createdAt)}</td>
+                <td data-label="Pool">{collection.poolId}</td>
+                <td data-label="Amount">
                   {formatAmount(collection.amount, 10)} {collection.token}
                 </td>
-                <td>{STATUS_LABELS[collection.status]}</td>
-                <td class="update-id">
+                <td data-label="Status">{STATUS_LABELS[collection.status]}</td>
+                <td data-label="Ledger update" class="update-id">
                   {collection.updateId === null ? '—' : <code>{collection.updateId}</code>}
                 </td>
               </tr>

@@ -140,7 +140,7 @@ function Keys() {
         {keys !== null && keys.length === 0 && <p>No keys yet: create one above.</p>}
         {keys !== null && keys.length > 0 && (
           <ScrollBox label="Your API keys">
-            <table data-testid="keys">
+            <table class="stack-on-phone" data-testid="keys">
               <caption class="visually-hidden">Your API keys</caption>
               <thead>
                 <tr>
@@ -161,14 +161,20 @@ function Keys() {
                   const active = key.revokedAt === null;
                   return (
                     <tr key={key.keyId} data-key={key.keyId}>
-                      <td>{key.name ?? <span class="muted">unnamed</span>}</td>
-                      <td>
+                      <td data-label="Name">{key.name ?? <span class="muted">unnamed</span>}</td>
+                      <td data-label="Prefix">
                         <code>{key.prefix}…</code>
                       </td>
-                      <td>{formatTime(key.createdAt)}</td>
-                      <td>{key.lastUsedAt === null ? 'never' : formatTime(key.lastUsedAt)}</td>
-                      <td data-testid="request-count">{key.requestCount}</td>
-                      <td data-testid="key-status">{keyStatus(key, now)}</td>
+                      <td data-label="Created">{formatTime(key.createdAt)}</td>
+                      <td data-label="Last used">
+                        {key.lastUsedAt === null ? 'never' : formatTime(key.lastUsedAt)}
+                      </td>
+                      <td data-label="Requests" data-testid="request-count">
+                        {key.requestCount}
+                      </td>
+                      <td data-label="Status" data-testid="key-status">
+                        {keyStatus(key, now)}
+                      </td>
                       <td class="key-actions">
                         {active && confirming !== key.keyId && (
                           <>
