@@ -319,4 +319,18 @@ describe('developer earnings, usage and collections', () => {
       collectable: '0',
     });
   });
+
+  it('signs out: the session ends and its cookie is cleared', async () => {
+    const leaving = await signUp('leaving');
+    const ended = await portal<{ partyId: string; signedOut: boolean }>(
+      leaving,
+      'DELETE',
+      '/session',
+    );
+    expect(ended.status).toBe(200);
+    expect(ended.body).toEqual({ partyId: leaving.party.partyId, signedOut: true });
+    expect(ended.headers.get('set-cookie')).toMatch(/^pp_session=;.*Path=\/api\/sdk/);
+    expectProblem(await portal(leaving, 'GET', '/earnings'), 401, 'invalid_session');
+    expectProblem(await portal(leaving, 'DELETE', '/session'), 401, 'invalid_session');
+  });
 });
