@@ -336,3 +336,36 @@ describe('two collections requested at once on PostgreSQL: one pays', () => {
     await h.booksMatchLedger();
   });
 });
+
+describe('migration 0009 (developer collections)', () => {
+  const insertCommand = (h: EngineHarness, id: string, collectionId: string | null) =>
+    h.db.query(
+      `INSERT INTO ledger_commands (command_id, leg, attempt, status, created_at, updated_at,
+         collection_id) VALUES ($1, 'collect', 0, 'recorded', $2, $2, $3)`,
+      [id, h.clock.now(), collectionId],
+    );
+
+  it('refuses a command with no intent, deposit or collection as its subject', async () => {
+    const h = await world.harness();
+    await expect(insertCommand(h, 'orphan:collect:0', null)).rejects.toThrow(
+      /ledger_commands_subject_check/,
+    );
+  });
+
+  it('refuses a command naming a collection that does not exist', async () => {
+    const h = await world.harness();
+    await expect(insertCommand(h, 'col_none:collect:0', 'col_none')).rejects.toThrow(/foreign key/);
+  });
+
+  it('refuses a collection of nothing', async () => {
+    const h = await world.harness();
+    await expect(
+      h.db.query(
+        `INSERT INTO developer_collections (collection_id, developer_party, pool_id, side,
+           instrument_id, instrument_admin, amount, status, command_id, created_at)
+         VALUES ('col_zero', $1, $2, 'a', 'Amulet', $3, 0, 'pending', 'col_zero:collect:0', $4)`,
+        [h.seed.developer.partyId, POOL, h.amulet.admin, h.clock.now()],
+      ),
+    ).rejects.toThrow(/developer_collections_amount_check/);
+  });
+});
