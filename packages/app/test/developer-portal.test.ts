@@ -116,14 +116,21 @@ describe('the developer portal in a browser', () => {
     expect(await page.getByTestId('developer-party').textContent()).toBe(developerParty);
   });
 
-  it('creates a key shown once with a copy button, with no requests yet', async () => {
-    await page.getByLabel('Key name (optional)').fill('shop');
-    await page.getByRole('button', { name: 'Create key' }).click();
+  it('creates a key shown once with a copy button, with no requests yet, from the keyboard', async () => {
+    await page.getByLabel('Key name (optional)').focus();
+    await page.keyboard.type('shop');
+    await page.keyboard.press('Enter');
     const shown = page.getByTestId('new-key');
     await shown.waitFor();
     apiKey = (await shown.textContent()) ?? '';
     expect(apiKey).toMatch(/^pp_test_[A-Za-z0-9_-]{43}$/);
-    await page.getByRole('button', { name: 'Copy key' }).click();
+    // The new key takes the focus, and the next stop copies it.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.id))
+      .toBe('revealed-heading');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Copy key');
+    await page.keyboard.press('Enter');
     await page.getByText('Copied to the clipboard.').waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(apiKey);
     const row = page.locator('table[data-testid="keys"] tbody tr', { hasText: 'shop' });
@@ -239,7 +246,11 @@ describe('the developer portal in a browser', () => {
     // The rotated key's successor is active; revoke it, confirming first.
     const active = page.locator('table[data-testid="keys"] tbody tr', { hasText: 'Active' });
     await active.getByRole('button', { name: /^Revoke / }).click();
-    await active.getByRole('button', { name: /now$/ }).click();
+    // The confirmation focuses its safe choice; the revocation is one stop back.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Keep');
+    await page.keyboard.press('Shift+Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Revoke now');
+    await page.keyboard.press('Enter');
     await page.getByText(/is revoked: requests with it are refused/).waitFor();
     expect(await page.getByTestId('key-status').allTextContents()).toContain('Revoked');
     const refused = await new PoolParty({

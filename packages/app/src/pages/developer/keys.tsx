@@ -4,7 +4,7 @@
  * and request count.
  */
 import type { ApiKeyCreated, ApiKeyListEntry, DeveloperPortal } from '@poolparty/sdk';
-import { useCallback, useEffect, useId, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { describeError } from '../../describe-error.js';
 import { formatTime } from '../../format.js';
 import { useServices } from '../../services.js';
@@ -207,13 +207,12 @@ function Keys() {
                             >
                               Revoke now
                             </button>
-                            <button
-                              type="button"
-                              aria-label={`Keep ${label}`}
+                            <FocusedButton
+                              label={`Keep ${label}`}
                               onClick={() => setConfirming(null)}
                             >
                               Keep
-                            </button>
+                            </FocusedButton>
                           </>
                         )}
                       </td>
@@ -229,9 +228,26 @@ function Keys() {
   );
 }
 
+/**
+ * The confirmation's safe choice, focused when it appears: the button the keyboard was on is
+ * gone, and Enter must not revoke by accident.
+ */
+function FocusedButton(props: { label: string; onClick: () => void; children: string }) {
+  const ref = useRef<HTMLButtonElement>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return (
+    <button ref={ref} type="button" aria-label={props.label} onClick={props.onClick}>
+      {props.children}
+    </button>
+  );
+}
+
 function RevealedKey(props: { revealed: Revealed; onDone: () => void }) {
   const { created, replaced } = props.revealed;
   const [copied, setCopied] = useState<string | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  // The key appears above the form: reading and keyboard go there, so it is not missed.
+  useEffect(() => heading.current?.focus(), [created.keyId]);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(created.key);
@@ -242,7 +258,7 @@ function RevealedKey(props: { revealed: Revealed; onDone: () => void }) {
   };
   return (
     <section class="card revealed" aria-labelledby="revealed-heading" data-testid="revealed-key">
-      <h2 id="revealed-heading">
+      <h2 id="revealed-heading" ref={heading} tabIndex={-1}>
         {replaced === null ? 'Your new key' : `Rotated: the new key for ${replaced.prefix}…`}
       </h2>
       <p>
