@@ -8,6 +8,7 @@ import { IN_PROGRESS_STATES, PoolParty } from '@poolparty/sdk';
 import { Devnet } from '@poolparty/sdk/devnet';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDiscount } from '../../server/src/admin/discounts.js';
 import { startTestService, type TestService } from '../../server/test/support/service.js';
 import {
   buildApp,
@@ -90,6 +91,7 @@ describe('the web app in a browser', () => {
       const row = await page.locator('tr[data-pool="amulet-usdcx"]').textContent();
       expect(row).toContain('1,000,000 Amulet');
       expect(row).toContain('145,000 USDCx');
+      expect(row).toContain('1 Amulet = 0.145 USDCx');
       expect(row).toMatch(/\$\d/); // a USD price from the ticker
       for (const link of ['/swap', '/developer', '/docs', '/developer/sdk']) {
         expect(await page.locator(`main a[href="${link}"]`).count()).toBeGreaterThan(0);
@@ -104,10 +106,32 @@ describe('the web app in a browser', () => {
     }
   });
 
+  it('serves the developer entry and the SDK guide accessibly, under the CSP', async () => {
+    const { page, csp } = await newPage(390);
+    await page.goto(`${t.url}/developer`);
+    await page.getByRole('heading', { name: 'Developers' }).waitFor();
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: 'SDK guide' }).click();
+    await page.getByRole('heading', { name: 'SDK guide' }).waitFor();
+    expect(await page.locator('pre').textContent()).toContain('# @poolparty/sdk');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    expect(csp).toEqual([]);
+  });
+
   it('takes a newcomer from a new party to a completed swap and shows the balance change', async () => {
     const { page, csp } = await newPage();
-    await createParty(page, 'newcomer');
-    await fundAmulet(page);
+    // By keyboard alone: the first Tab reaches the skip link, Enter submits each form.
+    await page.goto(`${t.url}/swap`);
+    await page.getByLabel('Party name').waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.getByLabel('Party name').focus();
+    await page.keyboard.type('newcomer');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('party-id').waitFor();
+    await page.getByRole('button', { name: 'Get 1000 Amulet' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('balance-Amulet').textContent()).toBe('1,000');
     await fillSwap(page, '100');
     const quote = await page.getByTestId('quote').textContent();
     for (const line of [
@@ -120,7 +144,9 @@ describe('the web app in a browser', () => {
       expect(quote).toContain(line);
     }
     expect(await seriousAxeViolations(page)).toEqual([]);
-    await swapAndOpenProgress(page);
+    await page.getByLabel(/^Amount/).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/swaps\/[^/]+$/, { timeout: SETTLE_MS });
     await statusCard(page, 'completed').waitFor({ timeout: SETTLE_MS });
     for (const state of IN_PROGRESS_STATES) {
       expect(
@@ -134,6 +160,54 @@ describe('the web app in a browser', () => {
     expect(await page.getByTestId('history').textContent()).toContain('Completed');
     expect(await seriousAxeViolations(page)).toEqual([]);
     expect(csp).toEqual([]);
+  });
+
+  it("says why a swap the settlement-safety guard blocks cannot be made, and won't start it", async () => {
+    const { page } = await newPage();
+    await createParty(page, 'whale-to-be');
+    await page.getByLabel('You receive').selectOption({ label: 'CBTC' });
+    await page.getByLabel(/^Amount/).fill('150000');
+    const guard = page.getByTestId('settlement-safety');
+    await guard.waitFor();
+    expect(await guard.textContent()).toContain("more than 10% of the pool's output reserve");
+    expect(await page.getByRole('button', { name: 'Swap', exact: true }).isDisabled()).toBe(true);
+    await page.getByLabel(/^Amount/).fill('1000');
+    await guard.waitFor({ state: 'detached' });
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Swap', exact: true }).isDisabled())
+      .toBe(false);
+    expect(await guard.count()).toBe(0);
+    await page.getByLabel('Slippage limit (%)').fill('7');
+    expect(
+      await page.getByRole('alert').filter({ hasText: 'Slippage must be' }).textContent(),
+    ).toBe('Slippage must be between 0.1 % and 5 %.');
+    expect(await page.getByRole('button', { name: 'Swap', exact: true }).isDisabled()).toBe(true);
+  });
+
+  it('shows fee discounts in the quote: what each fee would be and what is charged', async () => {
+    await addDiscount(
+      t.service.ctx.db,
+      {
+        targetType: 'pool',
+        target: 'amulet-cbtc',
+        networkChargeBps: 5000,
+        platformChargeBps: 7000,
+      },
+      { actor: 'web-app test', now: t.service.ctx.clock.now() },
+    );
+    const { page } = await newPage();
+    await createParty(page, 'discounted');
+    await page.getByLabel('You receive').selectOption({ label: 'CBTC' });
+    await page.getByLabel(/^Amount/).fill('1000');
+    const quote = page.getByTestId('quote');
+    // The running service hears of the new policy through the admin change feed.
+    await expect
+      .poll(async () => (await quote.textContent().catch(() => '')) ?? '', { timeout: 20_000 })
+      .toContain('50 % off');
+    const text = (await quote.textContent()) ?? '';
+    expect(text).toContain('30 % off');
+    expect(await page.getByTestId('network-fee').locator('s').count()).toBe(1);
+    expect(await seriousAxeViolations(page)).toEqual([]);
   });
 
   it('shows a swap the price moved past the slippage limit as refunded', async () => {
@@ -170,13 +244,37 @@ describe('the web app in a browser', () => {
     expect(await seriousAxeViolations(page)).toEqual([]);
   });
 
+  it('resumes a swap whose deposit failed: the progress page sends it, after a reload', async () => {
+    const { page } = await newPage();
+    await createParty(page, 'retry');
+    await fundAmulet(page);
+    await fillSwap(page, '100');
+    await page.route('**/devnet/transfers', (route) => route.abort('connectionreset'), {
+      times: 1,
+    });
+    await page.getByRole('button', { name: 'Swap', exact: true }).click();
+    await page.getByRole('link', { name: 'Open the swap to send the deposit again' }).click();
+    await statusCard(page, 'pending').waitFor();
+    await page.reload();
+    await statusCard(page, 'pending').waitFor({ timeout: SETTLE_MS });
+    expect(
+      await page.locator('ol.states li[data-state="matched"]').getAttribute('data-reached'),
+    ).toBe('false');
+    await page.getByRole('button', { name: 'Send the deposit' }).click();
+    await statusCard(page, 'completed').waitFor({ timeout: SETTLE_MS });
+    await expect.poll(() => page.getByTestId('balance-Amulet').textContent()).toBe('900');
+  });
+
   it('lets a party without pre-approval accept its payout offer, after a reload mid-swap', async () => {
     for (const width of [1280, 390]) {
       const { page, csp } = await newPage(width);
       await createParty(page, `offer${width}`, false);
       await fundAmulet(page);
       await fillSwap(page, '50');
-      if (width === 1280) await screenshot(page, 'swap-quote-1280');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        width,
+      );
+      await screenshot(page, `swap-quote-${width}`);
       const intentId = await swapAndOpenProgress(page);
       const offer = page.getByTestId('offer');
       await offer.waitFor({ timeout: SETTLE_MS });

@@ -1,2 +1,3 @@
+export * from './canton/index.js';
 export * from './local/index.js';
 export * from './port.js';

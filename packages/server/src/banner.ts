@@ -2,6 +2,8 @@
  * What `poolparty serve` prints when it is up: where it listens and, on devnet, everything needed
  * to make a first call — the developer key, the seeded parties and an SDK snippet to paste.
  */
+import { cantonAuthOf, describeCantonAuth } from './canton-options.js';
+import type { Settings } from './config.js';
 import type { RunningService } from './service.js';
 
 const ROLE_NAMES = {
@@ -18,7 +20,7 @@ export function startupBanner(service: RunningService): string {
     `PoolParty ${settings.environment} ${ROLE_NAMES[settings.role]} listening on ${url}`,
     ...(settings.role === 'worker' ? [] : [`  web app:   ${url}/`, `  API docs:  ${url}/docs`]),
     `  store:     ${store}`,
-    `  ledger:    ${settings.ledger}`,
+    `  ledger:    ${describeLedger(settings)}`,
     // The project brings its own Node (the `node` dev dependency); naming it shows which one runs.
     `  runtime:   Node.js ${process.version}`,
   ];
@@ -57,4 +59,12 @@ export function startupBanner(service: RunningService): string {
       "  console.log('swapped', swap.expectedAmount, 'Amulet for', actualOutput, 'USDCx');",
     );
   return lines.join('\n');
+}
+
+/** Which ledger, and on a participant as whom and how authenticated (never the secret). */
+function describeLedger(settings: Settings): string {
+  if (settings.ledger === 'local') return 'local (embedded devnet ledger)';
+  const auth = cantonAuthOf(settings);
+  const how = 'error' in auth ? auth.error : describeCantonAuth(auth);
+  return `canton at ${settings.cantonLedgerApiUrl ?? '?'} as user ${settings.cantonUserId ?? '?'}, ${how}`;
 }

@@ -16,6 +16,9 @@ import { Command, Option } from 'commander';
 import type { CommandFlags } from './admin/commands.js';
 import {
   effectiveLogFormat,
+  LEDGER_SETTING_KEYS,
+  type LedgerLocation,
+  readLedgerLocation,
   readSettings,
   readStoreLocation,
   SETTING_DEFINITIONS,
@@ -25,6 +28,7 @@ import {
   type StoreLocation,
   settingDefinitionsOf,
 } from './config.js';
+import { DEVNET_LEDGER_SETTINGS, readDevnetLedgerSettings } from './devnet-ledger/settings.js';
 import { probeListen } from './preflight.js';
 import type { RunningService } from './service.js';
 
@@ -145,15 +149,40 @@ async function migrateStore(flags: CommandFlags): Promise<void> {
   }
 }
 
+function ledgerLocationOrExit(flags: CommandFlags): LedgerLocation {
+  const result = readLedgerLocation(process.env, stringFlags(flags));
+  if (result.ok) return result.settings;
+  exitWithErrors(result.errors);
+}
+
+/** `poolparty devnet-ledger`: settings checked first, the server loaded only then. */
+async function serveDevnetLedger(flags: Record<string, string | undefined>): Promise<void> {
+  const result = readDevnetLedgerSettings(process.env, flags);
+  if (!result.ok) exitWithErrors(result.errors);
+  const portProblem = await probeListen(result.settings.host, result.settings.port);
+  if (portProblem !== null) {
+    console.error(`poolparty: ${portProblem}`);
+    process.exit(1);
+  }
+  const { runDevnetLedger } = await import('./devnet-ledger/command.js');
+  await runDevnetLedger(result.settings);
+}
+
 /** The `admin` tree, loaded only when the command line asks for it. */
 async function loadAdminCommand(): Promise<Command> {
-  const [{ adminCommand }, { openStoreForAdmin }] = await Promise.all([
+  const [{ adminCommand }, { openStoreForAdmin }, { openAdminLedger }] = await Promise.all([
     import('./admin/commands.js'),
     import('./store/presence.js'),
+    import('./admin/ledger-access.js'),
   ]);
   return adminCommand({
     open: (flags) => openStoreForAdmin(storeLocationOrExit(flags)),
+    openLedger: (flags) =>
+      openAdminLedger(ledgerLocationOrExit(flags), storeLocationOrExit(flags).dataDir),
     withSettingFlags: withStoreFlags,
+    ledgerApiUrl: (flags) => ledgerLocationOrExit(flags).cantonLedgerApiUrl,
+    withLedgerSettingFlags: (command) =>
+      withSettingFlags(command, settingDefinitionsOf(LEDGER_SETTING_KEYS)),
     print: (line) => console.log(line),
     fail: (message) => {
       console.error(`poolparty: ${message}`);
@@ -180,6 +209,17 @@ export async function buildCli(argv: readonly string[]): Promise<Command> {
       )
       .option('--create', 'create a new, empty store where there is none'),
   ).action(migrateStore);
+  const devnetLedger = program
+    .command('devnet-ledger')
+    .description(
+      'serve the embedded devnet ledger as a Canton participant and validator would (JSON Ledger API, registries, scan proxy)',
+    );
+  for (const setting of DEVNET_LEDGER_SETTINGS) {
+    devnetLedger.addOption(
+      new Option(`--${setting.flag} <value>`, `${setting.description} [${setting.env}]`),
+    );
+  }
+  devnetLedger.action(serveDevnetLedger);
   if (argv[2] === 'admin' || (argv[2] === 'help' && argv[3] === 'admin')) {
     program.addCommand(await loadAdminCommand());
   } else {

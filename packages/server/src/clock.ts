@@ -1,7 +1,7 @@
 /**
- * The service clock: what "now" means for nonces, tokens, intent expiry and discounts. On mainnet
- * it is the system clock. In devnet mode it follows the devnet ledger's clock, which tests and
- * demos advance, so an intent expires when the ledger says a day has passed.
+ * The service clock: what "now" means for nonces, tokens, intent expiry and discounts. It follows
+ * the ledger's clock, which devnet tests and demos advance, so an intent expires when the ledger
+ * says a day has passed.
  */
 import type { LedgerPort } from '@poolparty/ledger';
 
@@ -11,7 +11,12 @@ export interface ServiceClock {
   sync?(): Promise<void>;
 }
 
-export const systemClock: ServiceClock = { now: () => new Date() };
+export interface LedgerClockOptions {
+  /** Re-read the ledger's time this often, for a ledger moved by another process. */
+  readonly resyncEveryMs?: number;
+  /** Never report a time before the system clock's (a ledger whose time stands still when idle). */
+  readonly notBehindSystemClock?: boolean;
+}
 
 /**
  * Runs at the ledger's pace: real time plus the ledger's offset, re-read after every advance.
@@ -20,21 +25,40 @@ export const systemClock: ServiceClock = { now: () => new Date() };
  */
 export class LedgerClock implements ServiceClock {
   private offsetMs = 0;
+  private timer: NodeJS.Timeout | null = null;
 
-  private constructor(private readonly ledger: Pick<LedgerPort, 'now'>) {}
+  private constructor(
+    private readonly ledger: Pick<LedgerPort, 'now'>,
+    private readonly options: LedgerClockOptions,
+  ) {}
 
-  static async follow(ledger: Pick<LedgerPort, 'now'>): Promise<LedgerClock> {
-    const clock = new LedgerClock(ledger);
+  static async follow(
+    ledger: Pick<LedgerPort, 'now'>,
+    options: LedgerClockOptions = {},
+  ): Promise<LedgerClock> {
+    const clock = new LedgerClock(ledger, options);
     await clock.sync();
+    if (options.resyncEveryMs !== undefined) {
+      // A failed read keeps the last offset: the ledger being away for a moment does not move time.
+      clock.timer = setInterval(() => void clock.sync().catch(() => {}), options.resyncEveryMs);
+      clock.timer.unref();
+    }
     return clock;
   }
 
   async sync(): Promise<void> {
     const ledgerNow = await this.ledger.now();
-    this.offsetMs = ledgerNow.getTime() - Date.now();
+    const offsetMs = ledgerNow.getTime() - Date.now();
+    this.offsetMs = this.options.notBehindSystemClock ? Math.max(0, offsetMs) : offsetMs;
   }
 
   now(): Date {
     return new Date(Date.now() + this.offsetMs);
+  }
+
+  /** Stops re-reading the ledger. */
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
   }
 }

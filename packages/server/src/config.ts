@@ -4,6 +4,8 @@
  * an operator fixes them in one pass instead of one restart per typo.
  */
 
+import { cantonSettingProblems } from './canton-options.js';
+
 export type Environment = 'devnet' | 'mainnet';
 export type LedgerKind = 'local' | 'canton';
 export type Role = 'all' | 'api' | 'worker';
@@ -21,10 +23,25 @@ export interface Settings {
   readonly ledger: LedgerKind;
   /** JSON Ledger API base URL of the participant, for `LEDGER=canton`. */
   readonly cantonLedgerApiUrl: string | null;
-  /** Token-standard registry base URL, for `LEDGER=canton`. */
+  /** Token-standard registry base URL of instruments without their own, for `LEDGER=canton`. */
   readonly cantonRegistryUrl: string | null;
-  /** Bearer token for the participant's JSON Ledger API, for `LEDGER=canton`. */
+  /** Registry base URLs by instrument admin party, where an admin runs its own registry. */
+  readonly cantonRegistryUrls: Readonly<Record<string, string>>;
+  /** The validator's API base URL (scan proxy: mining rounds, Amulet rules), for `LEDGER=canton`. */
+  readonly cantonScanProxyUrl: string | null;
+  /** The ledger API user the service acts as; its rights say for which parties. */
+  readonly cantonUserId: string | null;
+  /** A fixed bearer token for the JSON Ledger API (one of three ways to authenticate). */
   readonly cantonAccessToken: string | null;
+  /** HS256 secret to sign the service's own tokens with, as LocalNet accepts them. */
+  readonly cantonAuthSecret: string | null;
+  readonly cantonAuthAudience: string | null;
+  /** OAuth 2.0 client-credentials grant at the identity provider of the participant. */
+  readonly cantonOauthTokenUrl: string | null;
+  readonly cantonOauthClientId: string | null;
+  readonly cantonOauthClientSecret: string | null;
+  readonly cantonOauthScope: string | null;
+  readonly cantonOauthAudience: string | null;
   readonly role: Role;
   /** Fixes the seeded developer key on devnet, for scripts. */
   readonly devnetApiKey: string | null;
@@ -84,6 +101,40 @@ const nullableUrl =
       return new SettingProblem('is not a valid URL');
     }
   };
+
+const optionalText = (text: string): string | null => (text === '' ? null : text);
+
+/**
+ * `admin=url,admin=url`: the registry of each instrument admin that runs its own. A party id
+ * holds neither `=` nor `,`, so both can separate.
+ */
+const registryMap = (text: string): Readonly<Record<string, string>> | SettingProblem => {
+  const registries: Record<string, string> = {};
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+  for (const entry of entries) {
+    const split = entry.indexOf('=');
+    const admin = split > 0 ? entry.slice(0, split).trim() : '';
+    const url = split > 0 ? entry.slice(split + 1).trim() : '';
+    if (admin === '' || url === '') {
+      return new SettingProblem(
+        `has ${JSON.stringify(entry)}, which is not admin=url (e.g. DSO::1220…=https://registry.example)`,
+      );
+    }
+    if (nullableUrl('http:', 'https:')(url) instanceof SettingProblem) {
+      return new SettingProblem(
+        `has ${JSON.stringify(entry)}, whose URL is not an http or https URL`,
+      );
+    }
+    if (registries[admin] !== undefined) {
+      return new SettingProblem(`names ${JSON.stringify(admin)} twice`);
+    }
+    registries[admin] = url;
+  }
+  return registries;
+};
 
 const PORT_MAX = 65_535;
 const DEVNET_KEY_PATTERN = /^pp_test_[A-Za-z0-9_-]{24,}$/;
@@ -177,17 +228,98 @@ const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
     key: 'cantonRegistryUrl',
     env: 'CANTON_REGISTRY_URL',
     flag: 'canton-registry-url',
-    description: 'the token-standard registry base URL',
+    description:
+      'the token-standard registry base URL (instruments whose admin has none of its own)',
     defaultValue: null,
     parse: nullableUrl('http:', 'https:'),
+  },
+  cantonRegistryUrls: {
+    key: 'cantonRegistryUrls',
+    env: 'CANTON_REGISTRY_URLS',
+    flag: 'canton-registry-urls',
+    description: 'registries by instrument admin: admin=url,admin=url',
+    defaultValue: {},
+    parse: registryMap,
+  },
+  cantonScanProxyUrl: {
+    key: 'cantonScanProxyUrl',
+    env: 'CANTON_SCAN_PROXY_URL',
+    flag: 'canton-scan-proxy-url',
+    description: 'the validator API base URL, e.g. http://localhost:2000/api/validator',
+    defaultValue: null,
+    parse: nullableUrl('http:', 'https:'),
+  },
+  cantonUserId: {
+    key: 'cantonUserId',
+    env: 'CANTON_USER_ID',
+    flag: 'canton-user-id',
+    description: 'the ledger API user the service acts as',
+    defaultValue: null,
+    parse: optionalText,
   },
   cantonAccessToken: {
     key: 'cantonAccessToken',
     env: 'CANTON_ACCESS_TOKEN',
     flag: 'canton-access-token',
-    description: 'bearer token for the JSON Ledger API',
+    description: 'a fixed bearer token for the JSON Ledger API',
     defaultValue: null,
-    parse: (text) => (text === '' ? null : text),
+    parse: optionalText,
+  },
+  cantonAuthSecret: {
+    key: 'cantonAuthSecret',
+    env: 'CANTON_AUTH_SECRET',
+    flag: 'canton-auth-secret',
+    description: 'HS256 secret to sign ledger API tokens with (LocalNet: unsafe)',
+    defaultValue: null,
+    parse: optionalText,
+  },
+  cantonAuthAudience: {
+    key: 'cantonAuthAudience',
+    env: 'CANTON_AUTH_AUDIENCE',
+    flag: 'canton-auth-audience',
+    description: 'audience of the HS256 tokens (LocalNet: https://canton.network.global)',
+    defaultValue: null,
+    parse: optionalText,
+  },
+  cantonOauthTokenUrl: {
+    key: 'cantonOauthTokenUrl',
+    env: 'CANTON_OAUTH_TOKEN_URL',
+    flag: 'canton-oauth-token-url',
+    description: "the identity provider's OAuth 2.0 token endpoint (client credentials)",
+    defaultValue: null,
+    parse: nullableUrl('http:', 'https:'),
+  },
+  cantonOauthClientId: {
+    key: 'cantonOauthClientId',
+    env: 'CANTON_OAUTH_CLIENT_ID',
+    flag: 'canton-oauth-client-id',
+    description: 'OAuth 2.0 client id',
+    defaultValue: null,
+    parse: optionalText,
+  },
+  cantonOauthClientSecret: {
+    key: 'cantonOauthClientSecret',
+    env: 'CANTON_OAUTH_CLIENT_SECRET',
+    flag: 'canton-oauth-client-secret',
+    description: 'OAuth 2.0 client secret',
+    defaultValue: null,
+    parse: optionalText,
+  },
+  cantonOauthScope: {
+    key: 'cantonOauthScope',
+    env: 'CANTON_OAUTH_SCOPE',
+    flag: 'canton-oauth-scope',
+    description: 'scope to request with the OAuth 2.0 token (optional)',
+    defaultValue: null,
+    parse: optionalText,
+  },
+  cantonOauthAudience: {
+    key: 'cantonOauthAudience',
+    env: 'CANTON_OAUTH_AUDIENCE',
+    flag: 'canton-oauth-audience',
+    description: 'audience to request with the OAuth 2.0 token (optional)',
+    defaultValue: null,
+    parse: optionalText,
   },
   role: {
     key: 'role',
@@ -297,6 +429,45 @@ export type StoreLocationResult =
   | { readonly ok: true; readonly settings: StoreLocation }
   | { readonly ok: false; readonly errors: readonly string[] };
 
+/**
+ * The settings a command that reads the ledger besides the store (`admin pools add`) reads:
+ * which ledger, and on a participant where and as whom.
+ */
+export const LEDGER_SETTING_KEYS = [
+  'ledger',
+  'cantonLedgerApiUrl',
+  'cantonRegistryUrl',
+  'cantonRegistryUrls',
+  'cantonScanProxyUrl',
+  'cantonUserId',
+  'cantonAccessToken',
+  'cantonAuthSecret',
+  'cantonAuthAudience',
+  'cantonOauthTokenUrl',
+  'cantonOauthClientId',
+  'cantonOauthClientSecret',
+  'cantonOauthScope',
+  'cantonOauthAudience',
+] as const satisfies readonly (keyof Settings)[];
+
+export type LedgerLocation = Pick<Settings, (typeof LEDGER_SETTING_KEYS)[number]>;
+
+export type LedgerLocationResult =
+  | { readonly ok: true; readonly settings: LedgerLocation }
+  | { readonly ok: false; readonly errors: readonly string[] };
+
+/** Reads which ledger to reach, checking the Canton settings as `serve` does. */
+export function readLedgerLocation(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: Readonly<Record<string, string | undefined>> = {},
+): LedgerLocationResult {
+  const read = readDefinitions(settingDefinitionsOf(LEDGER_SETTING_KEYS), env, flags);
+  if (!read.ok) return read;
+  const settings = read.values as unknown as LedgerLocation;
+  const errors = settings.ledger === 'canton' ? cantonSettingProblems(settings) : [];
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, settings };
+}
+
 /** The definitions of `keys`, in the order of `SETTING_DEFINITIONS` (for help texts). */
 export function settingDefinitionsOf(
   keys: readonly (keyof Settings)[],
@@ -315,14 +486,8 @@ export function readSettings(
   const read = readDefinitions(SETTING_DEFINITIONS, env, flags);
   if (!read.ok) return read;
   const settings = read.values as unknown as Settings;
-  const combinationErrors = checkCombinations(settings);
-  // LEDGER defaults to the embedded devnet ledger; mainnet must name its ledger on purpose.
   const ledgerGiven = flags[camelCase(definitions.ledger.flag)] ?? env[definitions.ledger.env];
-  if (settings.environment === 'mainnet' && ledgerGiven === undefined) {
-    combinationErrors.unshift(
-      'POOLPARTY_ENV=mainnet needs LEDGER set (canton for a participant): unset, it would run on the embedded devnet ledger',
-    );
-  }
+  const combinationErrors = checkCombinations(settings, ledgerGiven !== undefined);
   return combinationErrors.length > 0
     ? { ok: false, errors: combinationErrors }
     : { ok: true, settings };
@@ -380,16 +545,19 @@ function readDefinitions(
   return errors.length > 0 ? { ok: false, errors } : { ok: true, values };
 }
 
-function checkCombinations(settings: Settings): string[] {
+function checkCombinations(settings: Settings, ledgerGiven: boolean): string[] {
   const errors: string[] = [];
-  if (settings.ledger === 'canton') {
-    if (settings.cantonLedgerApiUrl === null) {
-      errors.push('CANTON_LEDGER_API_URL is required when LEDGER=canton');
-    }
-    if (settings.cantonRegistryUrl === null) {
-      errors.push('CANTON_REGISTRY_URL is required when LEDGER=canton');
-    }
+  if (settings.environment === 'mainnet' && !ledgerGiven) {
+    // LEDGER defaults to the embedded devnet ledger; mainnet must name its ledger on purpose.
+    errors.push(
+      'POOLPARTY_ENV=mainnet needs LEDGER set (canton for a participant): unset, it would run on the embedded devnet ledger',
+    );
+  } else if (settings.environment === 'mainnet' && settings.ledger === 'local') {
+    errors.push(
+      'POOLPARTY_ENV=mainnet runs on a participant (LEDGER=canton): LEDGER=local is the embedded devnet ledger, whose tokens are not real',
+    );
   }
+  if (settings.ledger === 'canton') errors.push(...cantonSettingProblems(settings));
   if (settings.devnetApiKey !== null && settings.environment !== 'devnet') {
     errors.push('POOLPARTY_DEVNET_API_KEY only applies when POOLPARTY_ENV=devnet');
   }
@@ -404,6 +572,12 @@ function checkCombinations(settings: Settings): string[] {
   if (settings.role !== 'all' && settings.databaseUrl === null) {
     errors.push(
       `POOLPARTY_ROLE=${settings.role} needs DATABASE_URL: separate processes share work through PostgreSQL`,
+    );
+  } else if (settings.role !== 'all' && settings.ledger === 'local') {
+    // The embedded ledger is a journal one process at a time may open: an api and a worker
+    // would each have their own ledger, and see different worlds.
+    errors.push(
+      `POOLPARTY_ROLE=${settings.role} needs a ledger every process reaches: LEDGER=canton, against a participant or \`poolparty devnet-ledger\` (the embedded ledger belongs to one process)`,
     );
   }
   return errors;

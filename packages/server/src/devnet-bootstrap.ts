@@ -71,7 +71,14 @@ export async function bootstrapDevnet(
   return welcome;
 }
 
-async function loadOrSeed(ledger: LocalLedger, options: BootstrapOptions): Promise<DevnetWelcome> {
+/**
+ * The devnet seed of `dataDir`: what `devnet.json` holds, or a fresh seed of the ledger (stored
+ * there). Shared by `serve` and `devnet-ledger`, so both see the same parties and keys.
+ */
+export async function loadOrSeed(
+  ledger: LocalLedger,
+  options: Omit<BootstrapOptions, 'now'>,
+): Promise<DevnetWelcome> {
   const file = join(options.dataDir, DEVNET_FILE);
   if (existsSync(file)) {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as DevnetWelcome;

@@ -9,12 +9,11 @@
  * after creating the data folder removes it again, so a retry starts from the same place.
  */
 import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { type LedgerPort, type LocalLedger, openLocalLedger } from '@poolparty/ledger';
+import type { LedgerPort } from '@poolparty/ledger';
 import type { JWK } from 'jose';
 import { AdminChangeFeed } from './admin/change-feed.js';
 import { WalletTokenSigner } from './auth/wallet-token.js';
-import { LedgerClock, type ServiceClock, systemClock } from './clock.js';
+import { LedgerClock, type ServiceClock } from './clock.js';
 import { devnetEnabled, type Settings } from './config.js';
 import type { ServiceContext } from './context.js';
 import { bootstrapDevnet, type DevnetWelcome } from './devnet-bootstrap.js';
@@ -29,6 +28,11 @@ import { buildApp } from './http/app.js';
 import type { App } from './http/fastify.js';
 import { createMetrics } from './http/metrics.js';
 import { buildOperationalApp } from './http/operational-app.js';
+import {
+  type LedgerConnection,
+  LedgerUnavailable,
+  openLedgerConnection,
+} from './ledger-connection.js';
 import { createLiveQuoter } from './market/live-quoter.js';
 import { SnapshotJob } from './market/snapshots.js';
 import { probeListen } from './preflight.js';
@@ -81,9 +85,10 @@ export async function startService(
   try {
     const db = await openServiceStore(settings, options.schema);
     closers.push(() => db.close());
-    const { ledger, devnetLedger } = await openLedger(settings);
-    closers.push(() => (devnetLedger ? devnetLedger.close() : Promise.resolve()));
-    const clock: ServiceClock = devnetLedger ? await LedgerClock.follow(devnetLedger) : systemClock;
+    const { ledger, local: devnetLedger, close: closeLedger } = await openLedger(settings);
+    closers.push(closeLedger);
+    const clock = await serviceClock(settings, ledger);
+    closers.push(async () => clock.stop());
     const walletTokens = await loadWalletTokenSigner(db, settings, clock);
     const devnet =
       devnetLedger && devnetEnabled(settings)
@@ -154,6 +159,9 @@ export async function startService(
       });
       // Stops before the app, the ledger and the store it works with (closers run in reverse).
       closers.push(() => engine.stop());
+      // A pool added by `poolparty admin pools add` joins the stream this engine follows.
+      const unsubscribe = adminChanges.subscribe(() => engine.poolsChanged());
+      closers.push(async () => unsubscribe());
     }
     let url: string | null = null;
     if (listen) {
@@ -225,17 +233,32 @@ function ingestLeadership(url: string, schema: string | undefined, app: App): St
   });
 }
 
-async function openLedger(
-  settings: Settings,
-): Promise<{ ledger: LedgerPort; devnetLedger: LocalLedger | null }> {
-  if (settings.ledger === 'canton') {
-    throw new StartupError(
-      'LEDGER=canton: the Canton adapter is not part of this release; use LEDGER=local',
-    );
+async function openLedger(settings: Settings): Promise<LedgerConnection> {
+  try {
+    return await openLedgerConnection(settings);
+  } catch (error) {
+    if (error instanceof LedgerUnavailable) throw new StartupError(error.message);
+    throw error;
   }
-  const local = await openLocalLedger({ dataDir: join(settings.dataDir, 'ledger') });
-  return { ledger: local, devnetLedger: local };
 }
+
+/**
+ * What "now" is for the service: the ledger's clock. The embedded ledger's moves only through
+ * `/devnet/clock`, whose routes re-read it. A participant's is re-read every few seconds, since
+ * whoever moves it (a `poolparty devnet-ledger` clock advance) does so in another process; and it
+ * never runs behind the system clock, because a participant's time is the record time of its
+ * latest update or checkpoint, which stands still while the ledger is idle.
+ */
+async function serviceClock(settings: Settings, ledger: LedgerPort): Promise<LedgerClock> {
+  if (settings.ledger === 'local') return LedgerClock.follow(ledger);
+  return LedgerClock.follow(ledger, {
+    resyncEveryMs: LEDGER_CLOCK_RESYNC_MS,
+    notBehindSystemClock: true,
+  });
+}
+
+/** How often a service on a participant re-reads the ledger's time. */
+const LEDGER_CLOCK_RESYNC_MS = 5_000;
 
 async function loadWalletTokenSigner(
   db: Database,

@@ -7,6 +7,15 @@ import {
   readStoreLocation,
 } from '../src/config.js';
 
+/** The least a process on a participant is given. */
+const CANTON = {
+  LEDGER: 'canton',
+  CANTON_LEDGER_API_URL: 'https://participant.example/api',
+  CANTON_REGISTRY_URL: 'https://registry.example',
+  CANTON_SCAN_PROXY_URL: 'https://validator.example/api/validator',
+  CANTON_USER_ID: 'poolparty',
+};
+
 describe('readSettings', () => {
   it('gives the embedded defaults when nothing is set', () => {
     const result = readSettings({});
@@ -65,40 +74,37 @@ describe('readSettings', () => {
   it('refuses combinations that cannot work', () => {
     const canton = readSettings({ LEDGER: 'canton' });
     expect(canton.ok ? [] : canton.errors).toEqual([
-      'CANTON_LEDGER_API_URL is required when LEDGER=canton',
-      'CANTON_REGISTRY_URL is required when LEDGER=canton',
+      'LEDGER=canton needs CANTON_LEDGER_API_URL, CANTON_REGISTRY_URL, CANTON_SCAN_PROXY_URL, CANTON_USER_ID (or their --canton-… flags)',
     ]);
     const worker = readSettings({ POOLPARTY_ROLE: 'worker' });
     expect(worker.ok).toBe(false);
     const mainnetKey = readSettings({
       POOLPARTY_ENV: 'mainnet',
-      LEDGER: 'local',
+      ...CANTON,
       POOLPARTY_DEVNET_API_KEY: 'pp_test_abcdefghijklmnopqrstuvwxyz',
     });
-    expect(mainnetKey.ok).toBe(false);
+    expect(mainnetKey.ok ? [] : mainnetKey.errors).toEqual([
+      'POOLPARTY_DEVNET_API_KEY only applies when POOLPARTY_ENV=devnet',
+    ]);
   });
 
-  it('disables the devnet endpoints on mainnet', () => {
-    const result = readSettings({ POOLPARTY_ENV: 'mainnet', LEDGER: 'local' });
-    expect(result.ok && devnetEnabled(result.settings)).toBe(false);
-  });
-
-  it('refuses mainnet without an explicit LEDGER, in one line', () => {
-    expect(readSettings({ POOLPARTY_ENV: 'mainnet' })).toEqual({
-      ok: false,
-      errors: [
-        'POOLPARTY_ENV=mainnet needs LEDGER set (canton for a participant): unset, it would run on the embedded devnet ledger',
-      ],
+  it('refuses an api or worker process on the embedded ledger, in one line', () => {
+    for (const role of ['api', 'worker']) {
+      expect(
+        readSettings({ POOLPARTY_ROLE: role, DATABASE_URL: 'postgres://db/pp', LEDGER: 'local' }),
+      ).toEqual({
+        ok: false,
+        errors: [
+          `POOLPARTY_ROLE=${role} needs a ledger every process reaches: LEDGER=canton, against a participant or \`poolparty devnet-ledger\` (the embedded ledger belongs to one process)`,
+        ],
+      });
+    }
+    const onCanton = readSettings({
+      POOLPARTY_ROLE: 'worker',
+      DATABASE_URL: 'postgres://db/pp',
+      ...CANTON,
     });
-    expect(readSettings({}, { env: 'mainnet' }).ok).toBe(false);
-    expect(readSettings({ POOLPARTY_ENV: 'mainnet' }, { ledger: 'local' }).ok).toBe(true);
-    const canton = readSettings({
-      POOLPARTY_ENV: 'mainnet',
-      LEDGER: 'canton',
-      CANTON_LEDGER_API_URL: 'https://participant.example/api',
-      CANTON_REGISTRY_URL: 'https://registry.example',
-    });
-    expect(canton.ok && canton.settings.ledger).toBe('canton');
+    expect(onCanton.ok && onCanton.settings.role).toBe('worker');
   });
 
   it('parses the devnet control origins, refusing * and non-origins by name', () => {

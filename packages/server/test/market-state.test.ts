@@ -154,6 +154,7 @@ describe('pool view', () => {
     status: 'paused',
     guard: {},
     priceImpactCap: null,
+    booksFromOffset: null,
     createdAt: new Date(0),
     updatedAt: new Date(0),
     accounting: {

@@ -9,7 +9,6 @@ import {
   IN_MEMORY,
   insertApiKey,
   insertIntent,
-  insertPool,
   loadMigrations,
   migrate,
   openPglite,
@@ -48,17 +47,20 @@ async function storeWithPendingPayoutOffer() {
     environment: 'devnet',
     createdAt: T0,
   });
-  const { poolId, swapParty } = await insertPool(db, {
-    poolId: 'amulet-usdcx',
-    tokenA: AMULET,
-    tokenB: USDCX,
-    swapParty: 'swap::1220cc',
-    lpParty: 'lp::1220cc',
-    lpSupply: '1000',
-    reserveA: '1000000',
-    reserveB: '145000',
-    createdAt: T0,
-  });
+  // Written as that schema has it: today's insertPool writes columns added after 0007.
+  const poolId = 'amulet-usdcx';
+  const swapParty = 'swap::1220cc';
+  await db.query(
+    `INSERT INTO pools (pool_id, token_a_id, token_a_admin, token_b_id, token_b_admin, swap_party,
+       lp_party, lp_supply, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, 'lp::1220cc', 1000, $7, $7)`,
+    [poolId, AMULET.id, AMULET.admin, USDCX.id, USDCX.admin, swapParty, T0],
+  );
+  await db.query(
+    `INSERT INTO pool_accounting (pool_id, reserve_a, reserve_b, updated_at)
+     VALUES ($1, 1000000, 145000, $2)`,
+    [poolId, T0],
+  );
   const intent = await insertIntent(db, {
     intentId: 'int_1',
     poolId,

@@ -2,18 +2,25 @@
  * Roles (SPEC §11): an `api` process serves HTTP and settles nothing; a `worker` settles (engine,
  * snapshots, reconciliation) and answers only the operational endpoints; among workers one at a
  * time leads the ledger stream, ingesting and reconciling, and a command is claimed before it is
- * sent so that two workers do not both send it.
+ * sent so that two workers do not both send it. Processes in roles reach their ledger over the
+ * network: here the devnet ledger server, with `LEDGER=canton`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../src/config.js';
 import { type LeaderTerm, type StreamLeadership, startEngine } from '../src/engine/index.js';
 import { claimCommand } from '../src/engine/queries.js';
 import { type RunningService, startService } from '../src/service.js';
-import { getLedgerCommand, recordLedgerCommand } from '../src/store/index.js';
+import {
+  getLedgerCommand,
+  insertPool,
+  openStore,
+  recordLedgerCommand,
+} from '../src/store/index.js';
+import { issueApiKey, type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
 import {
   type EngineHarness,
   TEST_ENGINE_SETTINGS,
@@ -35,12 +42,19 @@ interface Started {
 describe.skipIf(skipReason !== null)('a process started in a role, on PostgreSQL', () => {
   const started: Started[] = [];
   const dataDirs: string[] = [];
+  // Processes in roles share a ledger they reach over the network: the devnet ledger server.
+  let devnet: ServedDevnet;
+
+  beforeAll(async () => {
+    devnet = await serveSeededDevnet();
+  });
 
   afterAll(async () => {
     for (const { service, schema } of started) {
       await service.close();
       await dropSchema(schema);
     }
+    await devnet?.close();
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -48,7 +62,31 @@ describe.skipIf(skipReason !== null)('a process started in a role, on PostgreSQL
     const dataDir = mkdtempSync(join(tmpdir(), `pp-role-${role}-`));
     dataDirs.push(dataDir);
     const schema = await createSchema(`pp_role_${role}`);
+    // The store an operator prepares: migrated, with the seeded pools and a developer key.
+    const store = await openStore({ dataDir, databaseUrl: POSTGRES_URL, schema });
+    const now = await devnet.ledger.now();
+    let apiKey: string;
+    try {
+      for (const pool of devnet.seed.pools) {
+        await insertPool(store, {
+          poolId: pool.poolId,
+          tokenA: pool.tokenA,
+          tokenB: pool.tokenB,
+          swapParty: pool.swapParty,
+          lpParty: pool.lpParty,
+          feeBps: pool.feeBps,
+          lpSupply: '1',
+          reserveA: pool.reserves.tokenA.toString(),
+          reserveB: pool.reserves.tokenB.toString(),
+          createdAt: now,
+        });
+      }
+      apiKey = await issueApiKey(store, devnet.seed.developer.partyId, now);
+    } finally {
+      await store.close();
+    }
     const result = readSettings({
+      ...devnet.env,
       PORT: '0',
       LOG_LEVEL: 'silent',
       POOLPARTY_DATA_DIR: dataDir,
@@ -57,12 +95,7 @@ describe.skipIf(skipReason !== null)('a process started in a role, on PostgreSQL
     });
     if (!result.ok) throw new Error(result.errors.join('\n'));
     const service = await startService(result.settings, { schema });
-    const entry = {
-      service,
-      url: service.url ?? '',
-      apiKey: service.devnet?.apiKey ?? '',
-      schema,
-    };
+    const entry = { service, url: service.url ?? '', apiKey, schema };
     started.push(entry);
     return entry;
   }

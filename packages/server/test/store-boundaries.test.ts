@@ -60,10 +60,15 @@ describe('the embedded store across a backup and between environments', () => {
     'refuses to open the devnet store as mainnet, in serve, migrate and admin, with one line',
     async () => {
       const line = `poolparty: the data folder ${restored} belongs to devnet, not mainnet (POOLPARTY_ENV=mainnet): a store serves one environment; point this process at a mainnet store\n`;
+      // Mainnet runs on a participant; the store is checked before the participant is reached.
       const served = await runCli(['serve', '--port', '0'], {
         POOLPARTY_DATA_DIR: restored,
         POOLPARTY_ENV: 'mainnet',
-        LEDGER: 'local',
+        LEDGER: 'canton',
+        CANTON_LEDGER_API_URL: 'http://127.0.0.1:9',
+        CANTON_REGISTRY_URL: 'http://127.0.0.1:9',
+        CANTON_SCAN_PROXY_URL: 'http://127.0.0.1:9/api/validator',
+        CANTON_USER_ID: 'poolparty',
       });
       expect(served).toMatchObject({ code: 1, stdout: '' });
       expect(served.stderr).toBe(line);

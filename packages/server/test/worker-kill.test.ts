@@ -1,28 +1,27 @@
 /**
  * A worker killed mid-settlement (SPEC §7.4, §11): `poolparty serve` with `POOLPARTY_ROLE=worker`
- * on PostgreSQL is SIGKILLed while swaps are settling, and a fresh worker on the same store and
- * data folder finishes them: every swap ends once and is paid once.
+ * on PostgreSQL is SIGKILLed while swaps are settling, and a fresh worker on the same store
+ * finishes them: every swap ends once and is paid once.
  *
- * The worker process owns the local devnet ledger (a journal in its data folder, which one
- * process at a time may open), so the swaps are set up while no worker runs: this test opens the
- * ledger, creates the intents and makes the deposits, and closes it again before a worker starts;
- * the final balances are read from the journal after the last worker stopped.
+ * The workers reach the seeded devnet ledger over the network (`LEDGER=canton` against the devnet
+ * ledger server this test serves), as they would a participant. The swaps are set up before the
+ * first worker starts, so that it finds them all in flight; the final balances are read from the
+ * served ledger.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Amount } from '@poolparty/core';
-import { openLocalLedger } from '@poolparty/ledger';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { DevnetWelcome } from '../src/devnet-bootstrap.js';
 import {
   type Database,
   getIntent,
   type IntentRecord,
   listIntentEvents,
-  openPostgres,
+  openStore,
 } from '../src/store/index.js';
+import { type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
 import { waitFor } from './support/engine.js';
 import {
   createSchema,
@@ -38,7 +37,7 @@ import {
   createPricedIntent,
   depositFor,
   fundedParties,
-  registerApiKey,
+  registerSeed,
   transfersByReason,
 } from './support/scale-out.js';
 
@@ -57,10 +56,11 @@ interface Worker {
   readonly output: () => string;
 }
 
-function startWorker(dataDir: string, schema: string): Promise<Worker> {
+function startWorker(dataDir: string, schema: string, ledgerEnv: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0'], {
     env: {
       ...process.env,
+      ...ledgerEnv,
       POOLPARTY_DATA_DIR: dataDir,
       POOLPARTY_ROLE: 'worker',
       DATABASE_URL: schemaUrl(schema),
@@ -70,7 +70,7 @@ function startWorker(dataDir: string, schema: string): Promise<Worker> {
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return new Promise((resolve, reject) => {
+  return new Promise<Worker>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no banner:\n${output}`)), STARTUP_WAIT_MS);
     void exited.then((code) => reject(new Error(`exited with ${code}:\n${output}`)));
     // The banner is on stderr when stdout carries JSON logs (not a terminal), else on stdout.
@@ -104,48 +104,42 @@ describe.skipIf(skipReason !== null)('a worker killed mid-settlement', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'pp-worker-kill-'));
   let schema: string | null = null;
   let db: Database | null = null;
+  let devnet: ServedDevnet | null = null;
   const running: Worker[] = [];
 
   afterAll(async () => {
     for (const worker of running) worker.child.kill('SIGKILL');
     await db?.close();
+    await devnet?.close();
     if (schema) await dropSchema(schema);
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('is replaced by a fresh worker that settles every swap once, paid once', async () => {
     schema = await createSchema('pp_kill');
-    db = openPostgres(POSTGRES_URL, { schema });
+    devnet = await serveSeededDevnet();
+    const { ledger, seed } = devnet;
+    db = await openStore({ dataDir, databaseUrl: POSTGRES_URL, schema });
 
-    // First start: seeds the devnet ledger and registers its pools; a worker answers probes only.
-    const seeding = await startWorker(dataDir, schema);
-    running.push(seeding);
-    expect((await fetch(`${seeding.url}/healthz`)).status).toBe(200);
-    expect((await fetch(`${seeding.url}/v1/pools`)).status).toBe(404);
-    expect(await stopWorker(seeding, 'SIGTERM')).toBe(0);
-
-    const welcome = JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8')) as DevnetWelcome;
-    const pool = welcome.pools.find((p) => p.poolId === POOL_ID);
+    const pool = seed.pools.find((p) => p.poolId === POOL_ID);
     if (!pool) throw new Error(`no ${POOL_ID} in the seed`);
     const { tokenA: amulet, tokenB: usdcx } = pool;
+    const now = await ledger.now();
+    await registerSeed(db, seed, now);
     const intents: IntentRecord[] = [];
-    const ledger = await openLocalLedger({ dataDir: join(dataDir, 'ledger') });
-    try {
-      const now = await ledger.now();
-      await registerApiKey(db, welcome.developer.partyId, now);
-      const parties = await fundedParties(ledger, SWAPS, [amulet, usdcx], amulet, '60');
-      for (const party of parties) {
-        const request = { poolId: POOL_ID, party, input: amulet, amount: '60' };
-        const developerParty = welcome.developer.partyId;
-        intents.push(await createPricedIntent(db, ledger, { ...request, developerParty, now }));
-      }
-      for (const intent of intents) await depositFor(ledger, intent, amulet);
-    } finally {
-      await ledger.close();
+    const parties = await fundedParties(ledger, SWAPS, [amulet, usdcx], amulet, '60');
+    for (const party of parties) {
+      const request = { poolId: POOL_ID, party, input: amulet, amount: '60' };
+      const developerParty = seed.developer.partyId;
+      intents.push(await createPricedIntent(db, ledger, { ...request, developerParty, now }));
     }
+    for (const intent of intents) await depositFor(ledger, intent, amulet);
 
-    const victim = await startWorker(dataDir, schema);
+    // A worker answers probes only, and settles.
+    const victim = await startWorker(dataDir, schema, devnet.env);
     running.push(victim);
+    expect((await fetch(`${victim.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${victim.url}/v1/pools`)).status).toBe(404);
     const atKill = await waitFor(
       async () => {
         const seen = await progress(db as Database);
@@ -157,7 +151,7 @@ describe.skipIf(skipReason !== null)('a worker killed mid-settlement', () => {
     expect(await victim.exited).toBeNull();
     expect(atKill.done).toBeLessThan(SWAPS);
 
-    const successor = await startWorker(dataDir, schema);
+    const successor = await startWorker(dataDir, schema, devnet.env);
     running.push(successor);
     await waitFor(
       async () => (await progress(db as Database)).done === SWAPS,
@@ -166,24 +160,19 @@ describe.skipIf(skipReason !== null)('a worker killed mid-settlement', () => {
     );
     expect(await stopWorker(successor, 'SIGTERM')).toBe(0);
 
-    const settled = await openLocalLedger({ dataDir: join(dataDir, 'ledger') });
-    try {
-      const byReason = transfersByReason(await allUpdates(settled));
-      for (const intent of intents) {
-        const done = await getIntent(db, intent.intentId);
-        expect(done?.status).toBe('completed');
-        expect(byReason.get(`payout:${intent.intentId}`)).toBe(1);
-        expect(byReason.has(`refund:${intent.intentId}`)).toBe(false);
-        expect(await balanceOf(settled, intent.walletParty, usdcx)).toEqual(
-          Amount.parse(done?.actualOutput ?? ''),
-        );
-        const states = (await listIntentEvents(db, intent.intentId)).map((event) => event.status);
-        expect(new Set(states).size).toBe(states.length);
-      }
-      const { books, holdings } = await booksAndHoldings(db, settled, POOL_ID);
-      expect(holdings).toEqual(books);
-    } finally {
-      await settled.close();
+    const byReason = transfersByReason(await allUpdates(ledger));
+    for (const intent of intents) {
+      const done = await getIntent(db, intent.intentId);
+      expect(done?.status).toBe('completed');
+      expect(byReason.get(`payout:${intent.intentId}`)).toBe(1);
+      expect(byReason.has(`refund:${intent.intentId}`)).toBe(false);
+      expect(await balanceOf(ledger, intent.walletParty, usdcx)).toEqual(
+        Amount.parse(done?.actualOutput ?? ''),
+      );
+      const states = (await listIntentEvents(db, intent.intentId)).map((event) => event.status);
+      expect(new Set(states).size).toBe(states.length);
     }
+    const { books, holdings } = await booksAndHoldings(db, ledger, POOL_ID);
+    expect(holdings).toEqual(books);
   }, 90_000);
 });

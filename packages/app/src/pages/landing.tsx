@@ -91,7 +91,7 @@ export function LandingPage() {
                   <tr>
                     <th scope="col">Pool</th>
                     <th scope="col">Reserves</th>
-                    <th scope="col">Price (USD)</th>
+                    <th scope="col">Price</th>
                     <th scope="col">24 h change</th>
                     <th scope="col">24 h volume</th>
                     <th scope="col">24 h swaps</th>
@@ -107,21 +107,26 @@ export function LandingPage() {
                         <span class="muted"> {pool.poolId}</span>
                         {pool.status === 'paused' && <span class="badge">paused</span>}
                       </th>
-                      <td>
+                      <td data-label="Reserves">
                         {formatAmount(pool.tokenA.reserve, 2)} {pool.tokenA.name}
                         <br />
                         {formatAmount(pool.tokenB.reserve, 2)} {pool.tokenB.name}
                       </td>
-                      <td>{ticker ? formatUsd(ticker.price) : '—'}</td>
-                      <td>
+                      <td data-label="Price">
+                        1 {pool.tokenA.name} = {poolPrice(pool)} {pool.tokenB.name}
+                        {ticker && <span class="muted"> ({formatUsd(ticker.price)})</span>}
+                      </td>
+                      <td data-label="24 h change">
                         {ticker?.priceChange24h == null
                           ? '—'
                           : formatPercent(ticker.priceChange24h)}
                       </td>
-                      <td>{stats ? formatUsd(stats.volume24h) : '—'}</td>
-                      <td>{stats ? stats.swapCount24h : '—'}</td>
-                      <td>{stats ? formatUsd(stats.tvl) : '—'}</td>
-                      <td>{stats?.apr == null ? '—' : formatPercent(stats.apr)}</td>
+                      <td data-label="24 h volume">{stats ? formatUsd(stats.volume24h) : '—'}</td>
+                      <td data-label="24 h swaps">{stats ? stats.swapCount24h : '—'}</td>
+                      <td data-label="TVL">{stats ? formatUsd(stats.tvl) : '—'}</td>
+                      <td data-label="APR">
+                        {stats?.apr == null ? '—' : formatPercent(stats.apr)}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -153,4 +158,11 @@ export function LandingPage() {
       </section>
     </>
   );
+}
+
+/** The pool's spot price, tokenB per tokenA, from its reserves: for reading, not for sums. */
+function poolPrice(pool: Pool): string {
+  const price = Number(pool.tokenB.reserve) / Number(pool.tokenA.reserve);
+  if (!Number.isFinite(price) || price === 0) return '—';
+  return price.toPrecision(4).replace(/\.?0+$/, '');
 }

@@ -6,6 +6,7 @@
  */
 import {
   LEG_EVENT_NAMES,
+  NotFoundError,
   SWAP_EVENT_NAMES,
   type Swap,
   type SwapStatus,
@@ -31,6 +32,7 @@ export function SwapProgressPage(props: { intentId?: string; params?: { intentId
   // Rebuild the swap object for this intent once a wallet can authenticate the reads.
   useEffect(() => {
     if (pp === null || wallet?.partyId == null) return;
+    setError(null);
     let live = true;
     let current: Swap<SwapTerms> | null = null;
     const onChange = () => {
@@ -50,7 +52,13 @@ export function SwapProgressPage(props: { intentId?: string; params?: { intentId
         for (const name of [...SWAP_EVENT_NAMES, ...LEG_EVENT_NAMES]) current.on(name, onChange);
         current.on('error', onError);
       } catch (caught) {
-        if (live) setError(describeError(caught));
+        if (!live) return;
+        // Another party's swap reads as not found: say which wallet can follow it.
+        setError(
+          caught instanceof NotFoundError
+            ? `This swap is not one of ${wallet?.partyId}'s: connect the wallet that made it.`
+            : describeError(caught),
+        );
       }
     })();
     return () => {

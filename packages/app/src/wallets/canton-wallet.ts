@@ -13,6 +13,7 @@
 import { DappClient, type dappAPI, dappSDK } from '@canton-network/dapp-sdk';
 import {
   activeHoldingsRequest,
+  depositChoiceArguments,
   depositCommands,
   holdingsOf,
   selectInputHoldings,
@@ -104,15 +105,10 @@ export class CantonWallet implements Wallet {
       );
     }
     const requestedAt = new Date().toISOString();
-    const probe = depositCommands(party, terms, inputs, requestedAt, {
-      factoryId: '',
-      transferKind: 'direct',
-      choiceContext: { choiceContextData: {}, disclosedContracts: [] },
-    });
     const factory = await this.#registry<TransferFactoryAnswer>(
       '/registry/transfer-instruction/v1/transfer-factory',
       {
-        choiceArguments: probe.commands[0]?.ExerciseCommand.choiceArgument,
+        choiceArguments: depositChoiceArguments(party, terms, inputs, requestedAt),
         excludeDebugFields: true,
       },
     );

@@ -145,9 +145,11 @@ export function depositChoiceArguments(
   terms: DepositTerms,
   inputHoldingCids: readonly string[],
   requestedAt: string,
-  extraArgs: { context: Record<string, unknown>; meta: { values: Record<string, string> } } = {
-    context: { values: {} },
-    meta: { values: {} },
+  // The registry is asked with both left empty (transfer-instruction-v1.yaml, GetFactoryRequest);
+  // the command carries the registry's context.
+  extraArgs: { context: Record<string, unknown>; meta: Record<string, unknown> } = {
+    context: {},
+    meta: {},
   },
 ) {
   return {

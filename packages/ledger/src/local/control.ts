@@ -4,7 +4,14 @@
  * Nothing here is part of the ledger port; the engine never calls it.
  */
 import type { Amount, Instrument } from '@poolparty/core';
-import type { CommandResult, Holding, LedgerPort, LedgerUpdate, Offset } from '../port.js';
+import type {
+  CommandResult,
+  Holding,
+  LedgerPort,
+  LedgerUpdate,
+  Offset,
+  PartyInfo,
+} from '../port.js';
 
 export interface LocalLedgerOptions {
   /** Folder where the ledger persists its state; omitted: in memory only. */
@@ -53,6 +60,10 @@ export interface LedgerFaults {
 
 export interface LocalLedgerControl {
   createParty(request: CreatePartyRequest): Promise<{ readonly partyId: string }>;
+  /** Every party the ledger knows, in the order they were created (a participant's party list). */
+  listParties(): Promise<readonly PartyInfo[]>;
+  /** Whether the receiver pre-approves incoming transfers of the instrument (false if unknown). */
+  preapproves(receiver: string, instrument: Instrument): Promise<boolean>;
   /** The party's registered signing keys (raw 32-byte Ed25519); empty for an unknown party. */
   signingKeysOf(partyId: string): Promise<readonly Uint8Array[]>;
   /** Adds another signing key to a party (a key rotation, or a participant-hosted party). */

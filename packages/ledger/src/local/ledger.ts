@@ -69,6 +69,7 @@ import {
   deduplicatedResult,
   type HoldingChanges,
   holdingsOf,
+  isPreapproved,
   type LedgerState,
   lastRecordTimeMs,
   pendingOffersOf,
@@ -306,6 +307,19 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
         });
       }
       return { partyId };
+    });
+  }
+
+  listParties(): Promise<readonly PartyInfo[]> {
+    return this.run(() =>
+      [...this.state.parties.values()].map(({ partyId, kind }) => ({ partyId, kind })),
+    );
+  }
+
+  preapproves(receiver: string, instrument: Instrument): Promise<boolean> {
+    return this.run(() => {
+      const party = this.state.parties.get(receiver);
+      return party !== undefined && isPreapproved(party, instrument);
     });
   }
 

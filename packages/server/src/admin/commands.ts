@@ -13,6 +13,9 @@
  *   admin keys list                                      every developer key and its limits
  *   admin keys limits <keyId|prefix> [--read N] [--create N]   shows, or sets (N or "default")
  *   admin pools list | pause <poolId> [--reason "…"] | resume <poolId>
+ *   admin pools add --swap-party P --lp-party Q --base ADMIN:ID --quote ADMIN:ID
+ *                [--fee-bps N] [--pool-id ID]                 reserves: P's holdings on the ledger
+ *   admin pools import-devnet [--from URL]               the pools `poolparty devnet-ledger` seeded
  *   admin audit list [--limit N] [--since T]             what operators changed
  *
  * Every change is recorded in `admin_audit` (who: `--actor` or the OS user; when; what), in the
@@ -22,12 +25,14 @@
  * A resolved `reconciliation_mismatch` flag lets the pool's next reconciliation run pass, if the
  * books and the ledger agree by then; until that run the pool stays blocked.
  */
+import { LedgerError, type LedgerPort } from '@poolparty/ledger';
 import { Command, Option } from 'commander';
 import { listAdminActions, recordAdminAction } from '../store/admin-audit.js';
 import type { Database } from '../store/database.js';
 import { listOpenOperatorFlags, resolveOperatorFlag } from '../store/operator-flags.js';
-import { listPools } from '../store/pools.js';
+import { getPool, listPools } from '../store/pools.js';
 import { StoreProblem } from '../store/problems.js';
+import { DEVNET_POOLS_PATH, readDevnetPoolManifest } from './devnet-pools.js';
 import {
   addDiscount,
   type DiscountRequest,
@@ -39,11 +44,15 @@ import {
   actorOf,
   parseChargeBps,
   parseCount,
+  parseFeeBps,
   parseId,
+  parseInstrument,
   parseMoment,
+  parsePoolId,
   parseRateLimit,
 } from './inputs.js';
 import { changeKeyLimits, describeKey, describeLimits, findKey, listKeys } from './keys.js';
+import { defaultPoolId, openPool, type PoolOpening } from './pool-opening.js';
 import { describePool, setPoolStatusAudited } from './pools.js';
 import {
   AdminError,
@@ -66,6 +75,15 @@ export interface AdminIo {
   open(flags: CommandFlags): Promise<Database>;
   /** Adds the service's setting flags (`--database-url`, …) to a command. */
   withSettingFlags?(command: Command): Command;
+  /**
+   * Opens the ledger a command reads (`admin pools add`), from the `LEDGER` and `CANTON_*`
+   * settings; refused with an `AdminError` where there is none to read.
+   */
+  openLedger?(flags: CommandFlags): Promise<{ ledger: LedgerPort; close(): Promise<void> }>;
+  /** Adds the ledger's setting flags (`--ledger`, `--canton-…`) to a command. */
+  withLedgerSettingFlags?(command: Command): Command;
+  /** The participant's JSON Ledger API URL the settings name, if any. */
+  ledgerApiUrl?(flags: CommandFlags): string | null;
   print(line: string): void;
   /** Reports a refused request; the command then exits non-zero. */
   fail(message: string): void;
@@ -386,8 +404,115 @@ function keyCommands(admin: Command, { leaf, changing, run, by, io }: Builders):
     );
 }
 
+interface PoolAddOptions extends Audited {
+  readonly swapParty: string;
+  readonly lpParty: string;
+  readonly base: string;
+  readonly quote: string;
+  readonly feeBps?: string;
+  readonly poolId?: string;
+}
+
+/** The pool an operator asked for, checked before the ledger or the store is reached. */
+export function poolOpeningOf(options: PoolAddOptions): PoolOpening {
+  const base = parseInstrument('--base', options.base);
+  const quote = parseInstrument('--quote', options.quote);
+  return {
+    poolId:
+      options.poolId === undefined
+        ? defaultPoolId(base, quote)
+        : parsePoolId('--pool-id', options.poolId),
+    swapParty: options.swapParty,
+    lpParty: options.lpParty,
+    base,
+    quote,
+    feeBps:
+      options.feeBps === undefined
+        ? POOL_FEE_BPS_DEFAULT
+        : parseFeeBps('--fee-bps', options.feeBps),
+  };
+}
+
+/** A new pool's fee unless `--fee-bps` says otherwise: the devnet pools' 0.3 %. */
+export const POOL_FEE_BPS_DEFAULT = 30;
+
 function poolCommands(admin: Command, { leaf, changing, run, by, io }: Builders): void {
-  const pools = admin.command('pools').description('pausing and resuming pools');
+  const pools = admin.command('pools').description('adding, pausing and resuming pools');
+  const add = changing(pools, 'add')
+    .description(
+      "add a pool whose liquidity the swap party holds on the ledger: its reserves are the swap party's holdings of both instruments",
+    )
+    .requiredOption('--swap-party <partyId>', 'the party that holds the reserves and settles swaps')
+    .requiredOption('--lp-party <partyId>', "the liquidity provider's party")
+    .requiredOption(
+      '--base <admin:id>',
+      "side A, e.g. DSO::1220…:Amulet (the admin's party id, then the symbol)",
+    )
+    .requiredOption('--quote <admin:id>', 'side B, e.g. USDCxIssuer::1220…:USDCx')
+    .option('--fee-bps <bps>', `the pool's fee in basis points (default ${POOL_FEE_BPS_DEFAULT})`)
+    .option('--pool-id <id>', 'the pool id (default: the two symbols, e.g. amulet-usdcx)')
+    .action(
+      run(async (db, options: PoolAddOptions, command: Command) => {
+        const opening = poolOpeningOf(options);
+        const who = by(options);
+        if (io.openLedger === undefined) throw new AdminError('no ledger to read the pool from');
+        const { ledger, close } = await io.openLedger(command.opts<CommandFlags>());
+        try {
+          const pool = await openPool(db, ledger, opening, who);
+          io.print(`added ${describePool(pool)}`);
+        } catch (error) {
+          if (!(error instanceof LedgerError)) throw error;
+          throw new AdminError(`the ledger answered ${error.code}: ${error.message}`);
+        } finally {
+          await close();
+        }
+      }),
+    );
+  if (io.withLedgerSettingFlags) io.withLedgerSettingFlags(add);
+  const importDevnet = changing(pools, 'import-devnet')
+    .description(
+      `add the pools a \`poolparty devnet-ledger\` seeded (its ${DEVNET_POOLS_PATH}), as pools add would; pools in the store already stay as they are`,
+    )
+    .option('--from <url>', 'the devnet ledger server (default: CANTON_LEDGER_API_URL)')
+    .action(
+      run(async (db, options: { from?: string } & Audited, command: Command) => {
+        const who = by(options);
+        if (io.openLedger === undefined) throw new AdminError('no ledger to read the pools from');
+        const flags = command.opts<CommandFlags>();
+        const from = options.from ?? io.ledgerApiUrl?.(flags) ?? null;
+        if (from === null) throw new AdminError('give --from <url> of the devnet ledger server');
+        const entries = await readDevnetPoolManifest(from);
+        const { ledger, close } = await io.openLedger(flags);
+        try {
+          for (const entry of entries) {
+            if ((await getPool(db, entry.poolId)) !== null) {
+              io.print(`${entry.poolId}\tin the store already`);
+              continue;
+            }
+            const pool = await openPool(
+              db,
+              ledger,
+              {
+                poolId: entry.poolId,
+                swapParty: entry.swapParty,
+                lpParty: entry.lpParty,
+                base: entry.tokenA,
+                quote: entry.tokenB,
+                feeBps: entry.feeBps,
+              },
+              who,
+            );
+            io.print(`added ${describePool(pool)}`);
+          }
+        } catch (error) {
+          if (!(error instanceof LedgerError)) throw error;
+          throw new AdminError(`the ledger answered ${error.code}: ${error.message}`);
+        } finally {
+          await close();
+        }
+      }),
+    );
+  if (io.withLedgerSettingFlags) io.withLedgerSettingFlags(importDevnet);
   leaf(pools, 'list')
     .description('every pool with its status and reserves')
     .action(

@@ -3,6 +3,7 @@
  * sentence naming the option, so a typo is refused before anything is written.
  */
 import { userInfo } from 'node:os';
+import type { Instrument } from '@poolparty/core';
 import { AdminError } from './refunds.js';
 
 export const BPS_FULL = 10_000;
@@ -74,4 +75,43 @@ export function actorOf(given: string | undefined): string {
   } catch {
     return process.env.USER ?? 'unknown';
   }
+}
+
+/**
+ * An instrument as `ADMIN:ID`, e.g. `DSO::1220…:Amulet`. A party id holds `::` but never ends in
+ * `:`, and a symbol holds no `:`, so the last `:` separates them.
+ */
+export function parseInstrument(option: string, text: string): Instrument {
+  const split = text.lastIndexOf(':');
+  const admin = split > 0 ? text.slice(0, split) : '';
+  const id = split > 0 ? text.slice(split + 1) : '';
+  if (admin === '' || id === '' || admin.endsWith(':') || !admin.includes('::')) {
+    throw new AdminError(
+      `${option} must be ADMIN:ID, the admin's party id and the symbol, e.g. DSO::1220…:Amulet (got ${JSON.stringify(text)})`,
+    );
+  }
+  return { admin, id };
+}
+
+/** A pool's fee in basis points: a whole number 0…9999 (the schema refuses a 100 % fee). */
+export function parseFeeBps(option: string, text: string): number {
+  const bps = Number(text);
+  if (!/^\d+$/.test(text) || bps >= BPS_FULL) {
+    throw new AdminError(
+      `${option} must be a whole number of basis points from 0 to ${BPS_FULL - 1} (got ${JSON.stringify(text)})`,
+    );
+  }
+  return bps;
+}
+
+const POOL_ID = /^[A-Za-z0-9._~-]{1,128}$/;
+
+/** A pool id as the API carries it: URL-safe, at most 128 characters. */
+export function parsePoolId(option: string, text: string): string {
+  if (!POOL_ID.test(text)) {
+    throw new AdminError(
+      `${option} must be 1 to 128 of A-Z a-z 0-9 . _ ~ - (got ${JSON.stringify(text)})`,
+    );
+  }
+  return text;
 }

@@ -41,6 +41,11 @@ import { recoverCommands, submitDueCommands } from './submission.js';
 export interface Engine {
   /** Runs pending work promptly (e.g. after an intent was created or cancelled). */
   poke(): void;
+  /**
+   * The store's pools may have changed (`admin pools add` in another process): a stream that
+   * does not follow every swap party is followed again, from the checkpoint, with all of them.
+   */
+  poolsChanged(): void;
   /** Stops after the current step; resolves once both loops have ended. */
   stop(): Promise<void>;
   /** True once an injected crash (or an unrecoverable error) halted the engine. */
@@ -65,6 +70,10 @@ export class SettlementEngine implements Engine {
   private loops: Promise<void>[] = [];
   private readonly ctx: EngineContext;
   private term: LeaderTerm | null = null;
+  /** Ends the stream followed now, so that it is followed again with the pools of the store. */
+  private streamRestart: AbortController | null = null;
+  /** The swap parties the stream followed now is filtered to. */
+  private streamParties: ReadonlySet<string> = new Set();
   /** Runs of this engine follow one another, whether scheduled or asked for. */
   private reconciling: Promise<unknown> = Promise.resolve();
 
@@ -94,6 +103,20 @@ export class SettlementEngine implements Engine {
       throw error;
     }
     this.loops = [this.leadLoop(), this.workLoop(), this.reconcileLoop()];
+  }
+
+  poolsChanged(): void {
+    void listPools(this.ctx.db).then(
+      (pools) => {
+        const parties = new Set(pools.map((pool) => pool.swapParty));
+        const same =
+          parties.size === this.streamParties.size &&
+          [...parties].every((party) => this.streamParties.has(party));
+        if (!same) this.streamRestart?.abort();
+      },
+      // The next change, or the next reconnect of the stream, reads the pools again.
+      (error: unknown) => this.log.warn('could not re-read the pools', { error: String(error) }),
+    );
   }
 
   poke(): void {
@@ -149,12 +172,17 @@ export class SettlementEngine implements Engine {
     const ended = () => this.halted() || term.lost.aborted;
     let failures = 0;
     while (!ended()) {
+      const restart = new AbortController();
+      this.streamRestart = restart;
       try {
-        await this.followStream(signal, ended, () => {
+        await this.followStream(AbortSignal.any([signal, restart.signal]), ended, () => {
           failures = 0;
         });
+        // Ended to take in new pools: follow again at once, from the checkpoint.
+        if (restart.signal.aborted) continue;
       } catch (error) {
         if (error instanceof EngineCrash || ended()) return;
+        if (restart.signal.aborted) continue;
         failures += 1;
         const dropped = error instanceof LedgerError && error.code === 'stream_dropped';
         if (!dropped) this.log.error('update stream failed', { error: String(error) });
@@ -172,10 +200,11 @@ export class SettlementEngine implements Engine {
   ): Promise<void> {
     const { db, ledger } = this.ctx;
     const pools = await listPools(db);
+    this.streamParties = new Set(pools.map((pool) => pool.swapParty));
     const from = (await getLedgerOffset(db, this.settings.stream)) ?? this.settings.startOffset;
     const parties = pools.map((pool) => pool.swapParty);
     for await (const update of ledger.updates(from, { parties, signal })) {
-      if (ended()) return;
+      if (ended() || signal.aborted) return;
       const result = await ingestUpdate(this.ctx, update, pools);
       onProgress();
       if (!result.applied) continue;

@@ -67,9 +67,14 @@ interface UpdateScope {
 export async function ingestUpdate(
   ctx: EngineContext,
   update: LedgerUpdate,
-  pools: readonly PoolRecord[],
+  allPools: readonly PoolRecord[],
 ): Promise<IngestResult> {
   const effects = new Effects();
+  // A pool added with reserves read at offset B has every update up to B in its books already:
+  // the transfers that funded it there are not deposits.
+  const pools = allPools.filter(
+    (pool) => pool.booksFromOffset === null || update.offset > pool.booksFromOffset,
+  );
   const prices = bringsDeposit(update, pools) ? await readPriceBook(ctx.ledger, pools) : null;
   const now = ctx.clock.now();
   const applied = await ctx.db.transaction(async (tx) => {

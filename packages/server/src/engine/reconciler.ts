@@ -18,11 +18,12 @@
  * flight: all of them are on the same side of C in both figures. A mint or burn of a swap party
  * after C defers that pool's run: such changes are not flows the books follow, and they are
  * judged once the checkpoint has passed them (the devnet seed funds pools this way before their
- * books exist). A swap party serves one pool.
+ * books exist). A pool added to a running ledger (`admin pools add`) is judged once the
+ * checkpoint has passed the offset its reserves were read at. A swap party serves one pool.
  */
 import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
 import { type Holding, LedgerError, type LedgerUpdate } from '@poolparty/ledger';
-import { readAmount, readSafeInteger, readString } from '../store/columns.js';
+import { readAmount, readIntegerOrNull, readSafeInteger, readString } from '../store/columns.js';
 import type { Queryable, Row } from '../store/database.js';
 import { raiseOperatorFlag } from '../store/operator-flags.js';
 import {
@@ -50,6 +51,8 @@ export interface ReconciliationReport {
 interface PoolBooks {
   readonly poolId: string;
   readonly swapParty: string;
+  /** The offset the pool's books begin after (`admin pools add`); null: the ledger's start. */
+  readonly booksFromOffset: number | null;
   readonly sides: readonly {
     readonly side: Side;
     readonly instrument: Instrument;
@@ -107,6 +110,10 @@ export async function reconcile(
   const runs: ReconciliationRun[] = [];
   const deferred: { poolId: string; reason: string }[] = [];
   for (const pool of books.pools) {
+    if (pool.booksFromOffset !== null && books.checkpoint < pool.booksFromOffset) {
+      deferred.push({ poolId: pool.poolId, reason: 'its books begin after the checkpoint' });
+      continue;
+    }
     if (window.minted.has(pool.swapParty)) {
       deferred.push({ poolId: pool.poolId, reason: 'a mint or burn after the checkpoint' });
       continue;
@@ -128,7 +135,7 @@ async function readBooksAtCheckpoint(q: Queryable, stream: string): Promise<Book
   // One statement, one snapshot: the books exactly as of the checkpoint read beside them.
   const rows = await q.query(
     `SELECT p.pool_id, p.swap_party, p.token_a_id, p.token_a_admin, p.token_b_id,
-       p.token_b_admin,
+       p.token_b_admin, p.books_from_offset,
        a.reserve_a + a.inflight_a + a.outgoing_a + a.fees_a AS books_a,
        a.reserve_b + a.inflight_b + a.outgoing_b + a.fees_b AS books_b,
        (SELECT o.last_offset FROM ledger_offsets o WHERE o.stream = $1) AS checkpoint
@@ -146,6 +153,7 @@ function poolBooksFromRow(row: Row): PoolBooks {
   return {
     poolId: readString(row.pool_id),
     swapParty: readString(row.swap_party),
+    booksFromOffset: readIntegerOrNull(row.books_from_offset),
     sides: [
       {
         side: 'a',

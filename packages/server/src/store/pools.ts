@@ -10,6 +10,7 @@ import {
   readAmount,
   readAmountOrNull,
   readDate,
+  readIntegerOrNull,
   readSafeInteger,
   readString,
 } from './columns.js';
@@ -47,6 +48,11 @@ export interface PoolRecord {
   readonly guard: Readonly<Record<string, unknown>>;
   /** Null means the service-wide cap. */
   readonly priceImpactCap: string | null;
+  /**
+   * The ledger offset the reserves were read at: updates up to it are in the books already.
+   * Null: the books begin with the ledger.
+   */
+  readonly booksFromOffset: number | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
   readonly accounting: PoolAccounting;
@@ -64,6 +70,7 @@ export interface NewPool {
   readonly reserveB: string;
   readonly guard?: Readonly<Record<string, unknown>>;
   readonly priceImpactCap?: string | null;
+  readonly booksFromOffset?: number | null;
   readonly createdAt: Date;
 }
 
@@ -72,7 +79,7 @@ const ACCOUNTING_COLUMNS = `a.reserve_a, a.reserve_b, a.inflight_a, a.inflight_b
 
 const POOL_SELECT = `SELECT p.pool_id, p.token_a_id, p.token_a_admin, p.token_b_id,
   p.token_b_admin, p.swap_party, p.lp_party, p.fee_bps, p.lp_supply, p.status, p.guard,
-  p.price_impact_cap, p.created_at, p.updated_at, ${ACCOUNTING_COLUMNS}
+  p.price_impact_cap, p.books_from_offset, p.created_at, p.updated_at, ${ACCOUNTING_COLUMNS}
   FROM pools p JOIN pool_accounting a ON a.pool_id = p.pool_id`;
 
 function accountingFromRow(row: Row): PoolAccounting {
@@ -102,6 +109,7 @@ function poolFromRow(row: Row): PoolRecord {
     status: readString(row.status) as PoolStatus,
     guard: (row.guard ?? {}) as Record<string, unknown>,
     priceImpactCap: readAmountOrNull(row.price_impact_cap),
+    booksFromOffset: readIntegerOrNull(row.books_from_offset),
     createdAt: readDate(row.created_at),
     updatedAt: readDate(row.updated_at),
     accounting: accountingFromRow(row),
@@ -114,8 +122,8 @@ export async function insertPool(q: Queryable, pool: NewPool): Promise<PoolRecor
     `WITH p AS (
        INSERT INTO pools (pool_id, token_a_id, token_a_admin, token_b_id, token_b_admin,
          swap_party, lp_party, fee_bps, lp_supply, guard, price_impact_cap, created_at,
-         updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $12)
+         updated_at, books_from_offset)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $12, $15)
        RETURNING pool_id
      )
      INSERT INTO pool_accounting (pool_id, reserve_a, reserve_b, updated_at)
@@ -135,6 +143,7 @@ export async function insertPool(q: Queryable, pool: NewPool): Promise<PoolRecor
       pool.createdAt,
       amountParam(pool.reserveA),
       amountParam(pool.reserveB),
+      pool.booksFromOffset ?? null,
     ],
   );
   return (await getPool(q, pool.poolId)) as PoolRecord;

@@ -1,0 +1,230 @@
+/**
+ * The pure decisions behind the swap pages: the least output a slippage setting allows, reading
+ * the slippage field, the token pickers, the progress timeline and the action asked of the user,
+ * and which holdings a Canton wallet's deposit spends.
+ */
+import type { Pool, SwapStatus } from '@poolparty/sdk';
+import { describe, expect, it } from 'vitest';
+import { minOutputOf, parseSlippagePercent } from '../src/decimal.js';
+import { requiredAction, timelineOf } from '../src/lifecycle.js';
+import { choiceLabel, counterparts, poolFor, tradableTokens } from '../src/token-choice.js';
+import { holdingsOf, selectInputHoldings } from '../src/wallets/token-standard.js';
+
+describe('minOutputOf', () => {
+  it('floors output × (1 − slippage) at ten decimals', () => {
+    expect(minOutputOf('100', 100)).toBe('99');
+    expect(minOutputOf('5.7968690183', 100)).toBe('5.7389003281');
+    expect(minOutputOf('0.0000000001', 10)).toBe('0');
+  });
+  it('refuses what is not an amount or a slippage', () => {
+    expect(minOutputOf('1e3', 100)).toBeNull();
+    expect(minOutputOf('10', 10.5)).toBeNull();
+  });
+});
+
+describe('parseSlippagePercent', () => {
+  it('reads 0.1 to 5 percent as basis points', () => {
+    expect(parseSlippagePercent('0.1')).toEqual({ ok: true, bps: 10 });
+    expect(parseSlippagePercent(' 5 ')).toEqual({ ok: true, bps: 500 });
+    expect(parseSlippagePercent('0.25')).toEqual({ ok: true, bps: 25 });
+  });
+  it('says why anything else cannot be used', () => {
+    expect(parseSlippagePercent('0.05')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('between 0.1 % and 5 %'),
+    });
+    expect(parseSlippagePercent('5.5')).toMatchObject({ ok: false });
+    expect(parseSlippagePercent('0.125')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('two decimals'),
+    });
+    expect(parseSlippagePercent('1%')).toMatchObject({ ok: false });
+  });
+});
+
+const side = (name: string, admin: string) => ({ name, admin, reserve: '1' });
+const pool = (
+  poolId: string,
+  a: ReturnType<typeof side>,
+  b: ReturnType<typeof side>,
+  status: Pool['status'] = 'active',
+): Pool => ({
+  poolId,
+  tokenA: a,
+  tokenB: b,
+  fee: 0.003,
+  lpSupply: '1',
+  swapAddress: `${poolId}-swap::1220`,
+  lpAddress: `${poolId}-lp::1220`,
+  status,
+});
+const AMULET = side('Amulet', 'DSO::1220aa');
+const USDCX = side('USDCx', 'circle::1220aa');
+const USDCX_BRIDGE = side('USDCx', 'bridge::1220aa');
+const CBTC = side('CBTC', 'bitsafe::1220aa');
+const POOLS = [
+  pool('amulet-usdcx', AMULET, USDCX),
+  pool('amulet-usdcx-bridge', AMULET, USDCX_BRIDGE),
+  pool('usdcx-cbtc', USDCX, CBTC, 'paused'),
+];
+
+describe('token pickers', () => {
+  const token = (s: ReturnType<typeof side>) => ({ name: s.name, admin: s.admin });
+  it('offers each token of an active pool once, and names admins only for shared symbols', () => {
+    const tokens = tradableTokens(POOLS);
+    expect(tokens.map((t) => choiceLabel(t, tokens))).toEqual([
+      'Amulet',
+      'USDCx (issued by bridge)',
+      'USDCx (issued by circle)',
+    ]);
+  });
+  it('names the short party when two admins share a hint', () => {
+    const all = [token(USDCX), { name: 'USDCx', admin: 'circle::1220bbbbbbbbbbbb' }];
+    expect(choiceLabel(all[1] as { name: string; admin: string }, all)).toBe(
+      'USDCx (issued by circle::1220bbbb…)',
+    );
+  });
+  it('pairs a token with the other side of its active pools, and finds the pool', () => {
+    expect(counterparts(POOLS, token(USDCX))).toEqual([token(AMULET)]);
+    expect(poolFor(POOLS, token(USDCX_BRIDGE), token(AMULET))?.poolId).toBe('amulet-usdcx-bridge');
+    expect(poolFor(POOLS, token(USDCX), token(CBTC))).toBeNull();
+  });
+});
+
+function status(partial: Partial<SwapStatus>): SwapStatus {
+  return {
+    intentId: 'swp_1',
+    poolId: 'amulet-usdcx',
+    depositAddress: 'amulet-usdcx-swap::1220',
+    depositReference: 'ref',
+    inputToken: 'Amulet',
+    inputTokenAdmin: 'DSO::1220',
+    outputToken: 'USDCx',
+    outputTokenAdmin: 'circle::1220',
+    expectedAmount: '100',
+    expectedOutput: '12',
+    minOutput: '11.88',
+    slippageTolerance: 0.01,
+    outputAddress: 'me::1220',
+    expiresAt: '2026-11-23T10:00:00.000Z',
+    status: 'pending',
+    createdAt: '2026-11-23T09:00:00.000Z',
+    terminal: false,
+    actualOutput: null,
+    matchedAt: null,
+    completedAt: null,
+    failureReason: null,
+    deposit: null,
+    payout: null,
+    refund: null,
+    history: [{ status: 'pending', at: '2026-11-23T09:00:00.000Z' }],
+    ...partial,
+  };
+}
+
+describe('the progress timeline', () => {
+  it('draws every in-progress state, reached or not, then the outcome', () => {
+    const steps = timelineOf(
+      status({
+        status: 'slippage_failed',
+        history: [
+          { status: 'pending', at: 't0' },
+          { status: 'matched', at: 't1' },
+          { status: 'deposit_received', at: 't2' },
+          { status: 'processing', at: 't3' },
+          { status: 'slippage_failed', at: 't4' },
+        ],
+      }),
+    );
+    expect(steps.map((s) => [s.state, s.at, s.current])).toEqual([
+      ['pending', 't0', false],
+      ['matched', 't1', false],
+      ['deposit_received', 't2', false],
+      ['forwarded', null, false],
+      ['processing', 't3', false],
+      ['sending_output', null, false],
+      ['slippage_failed', 't4', true],
+    ]);
+    expect(steps.at(-1)?.text.title).toBe('Refunded: the price moved');
+  });
+});
+
+describe('the action asked of the user', () => {
+  it('is the deposit while pending without one', () => {
+    expect(requiredAction(status({}))).toEqual({ kind: 'deposit' });
+  });
+  it('is accepting a payout offer, then nothing once it is committed', () => {
+    const payout = {
+      amount: '12',
+      state: 'offered' as const,
+      updateId: 'u',
+      offerId: 'o1',
+      expiresAt: 'e',
+    };
+    expect(requiredAction(status({ status: 'sending_output', payout }))).toEqual({
+      kind: 'accept',
+      leg: 'payout',
+      offerId: 'o1',
+      amount: '12',
+      token: 'USDCx',
+      expiresAt: 'e',
+    });
+    expect(
+      requiredAction(status({ status: 'completed', payout: { ...payout, state: 'committed' } })),
+    ).toBeNull();
+  });
+  it('is accepting a refund offer, in the input token', () => {
+    const refund = {
+      amount: '99',
+      state: 'offered' as const,
+      updateId: 'u',
+      offerId: 'r1',
+      expiresAt: null,
+      networkFeeAmount: '1',
+    };
+    expect(requiredAction(status({ status: 'processing', refund }))).toMatchObject({
+      leg: 'refund',
+      token: 'Amulet',
+    });
+  });
+});
+
+describe("a Canton wallet's input holdings", () => {
+  const me = 'me::1220';
+  const entry = (contractId: string, amount: string, extra: Record<string, unknown> = {}) => ({
+    contractEntry: {
+      JsActiveContract: {
+        createdEvent: {
+          contractId,
+          interfaceViews: [
+            {
+              interfaceId: 'abc:Splice.Api.Token.HoldingV1:Holding',
+              viewValue: {
+                owner: me,
+                instrumentId: { admin: 'DSO::1220', id: 'Amulet' },
+                amount,
+                lock: null,
+                ...extra,
+              },
+            },
+          ],
+        },
+      },
+    },
+  });
+  const holdings = holdingsOf([
+    entry('a', '30.0'),
+    entry('b', '50.0'),
+    entry('locked', '500.0', { lock: { holders: ['DSO::1220'] } }),
+    entry('other', '500.0', { instrumentId: { admin: 'DSO::1220', id: 'Other' } }),
+    { contractEntry: { JsIncompleteAssigned: {} } },
+  ]);
+  const amulet = { admin: 'DSO::1220', id: 'Amulet' };
+  it('spends the fewest unlocked holdings of the instrument, largest first', () => {
+    expect(selectInputHoldings(holdings, me, amulet, '40')).toEqual(['b']);
+    expect(selectInputHoldings(holdings, me, amulet, '80')).toEqual(['b', 'a']);
+  });
+  it('answers null when the unlocked holdings do not cover the amount', () => {
+    expect(selectInputHoldings(holdings, me, amulet, '80.0000000001')).toBeNull();
+  });
+});

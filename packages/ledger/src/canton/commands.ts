@@ -1,0 +1,168 @@
+/**
+ * The commands the adapter submits, built as pure data: `TransferFactory_Transfer` with its
+ * inputs, the transfer instruction's accept / reject / withdraw, and the `JsCommands` envelope;
+ * and what a committed transaction says about the outcome.
+ */
+import { Amount, type Instrument, sameInstrument } from '@poolparty/core';
+import {
+  type Holding,
+  LedgerError,
+  type LedgerUpdate,
+  type Meta,
+  type TransferOutcome,
+} from '../port.js';
+import type { ChoiceContext, InstructionChoice } from './registry.js';
+import {
+  type Command,
+  type DisclosedContract,
+  damlDecimal,
+  damlTime,
+  type JsCommands,
+  TRANSFER_FACTORY_INTERFACE_ID,
+  TRANSFER_FACTORY_TRANSFER_CHOICE,
+  TRANSFER_INSTRUCTION_ACCEPT_CHOICE,
+  TRANSFER_INSTRUCTION_INTERFACE_ID,
+  TRANSFER_INSTRUCTION_REJECT_CHOICE,
+  TRANSFER_INSTRUCTION_WITHDRAW_CHOICE,
+} from './wire/index.js';
+
+/** Most holdings one transfer spends; a wallet with more merges over several transfers. */
+export const INPUT_HOLDINGS_MAX = 100;
+
+/** Token Standard `Metadata` and `ChoiceContext` are records of one text map, `values`. */
+const EMPTY_VALUES = { values: {} } as const;
+
+/**
+ * The inputs of a transfer: the sender's unlocked holdings of the instrument, largest first, up
+ * to `INPUT_HOLDINGS_MAX`. All of them, not just enough for the amount: an instrument may charge
+ * fees on top (Amulet burns them from the inputs), and the registry returns the rest as change.
+ * The caller compares `total` with the amount.
+ */
+export function selectInputHoldings(
+  holdings: readonly Holding[],
+  sender: string,
+  instrument: Instrument,
+): { readonly holdingIds: readonly string[]; readonly total: Amount } {
+  const spendable = holdings
+    .filter(
+      (h) => h.owner === sender && h.lock === null && sameInstrument(h.instrument, instrument),
+    )
+    .sort((a, b) => b.amount.compare(a.amount))
+    .slice(0, INPUT_HOLDINGS_MAX);
+  const total = spendable.reduce((sum, h) => sum.add(h.amount), Amount.ZERO);
+  return { holdingIds: spendable.map((h) => h.holdingId), total };
+}
+
+export interface TransferRequest {
+  readonly sender: string;
+  readonly receiver: string;
+  readonly instrument: Instrument;
+  readonly amount: Amount;
+  readonly meta: Meta;
+  readonly requestedAt: Date;
+  readonly executeBefore: Date;
+  readonly inputHoldingIds: readonly string[];
+}
+
+/**
+ * `TransferFactory_Transfer`'s argument in the JSON API's Daml encoding (numerics as strings,
+ * times as ISO text, text maps as objects). Sent to the registry with an empty context first;
+ * the registry's context then goes into `extraArgs.context` (`withChoiceContext`).
+ */
+export function transferChoiceArgument(request: TransferRequest): Record<string, unknown> {
+  const { instrument } = request;
+  return {
+    expectedAdmin: instrument.admin,
+    transfer: {
+      sender: request.sender,
+      receiver: request.receiver,
+      amount: damlDecimal(request.amount),
+      instrumentId: { admin: instrument.admin, id: instrument.id },
+      requestedAt: damlTime(request.requestedAt),
+      executeBefore: damlTime(request.executeBefore),
+      inputHoldingCids: [...request.inputHoldingIds],
+      meta: { values: { ...request.meta } },
+    },
+    extraArgs: { context: EMPTY_VALUES, meta: EMPTY_VALUES },
+  };
+}
+
+export function withChoiceContext(
+  choiceArgument: Readonly<Record<string, unknown>>,
+  context: ChoiceContext,
+): Record<string, unknown> {
+  return {
+    ...choiceArgument,
+    extraArgs: { context: context.choiceContextData, meta: EMPTY_VALUES },
+  };
+}
+
+export function exerciseCommand(
+  interfaceId: string,
+  contractId: string,
+  choice: string,
+  choiceArgument: unknown,
+): Command {
+  return { ExerciseCommand: { templateId: interfaceId, contractId, choice, choiceArgument } };
+}
+
+export function transferCommand(factoryId: string, choiceArgument: unknown): Command {
+  return exerciseCommand(
+    TRANSFER_FACTORY_INTERFACE_ID,
+    factoryId,
+    TRANSFER_FACTORY_TRANSFER_CHOICE,
+    choiceArgument,
+  );
+}
+
+const INSTRUCTION_CHOICES: Readonly<Record<InstructionChoice, string>> = {
+  accept: TRANSFER_INSTRUCTION_ACCEPT_CHOICE,
+  reject: TRANSFER_INSTRUCTION_REJECT_CHOICE,
+  withdraw: TRANSFER_INSTRUCTION_WITHDRAW_CHOICE,
+};
+
+export function instructionCommand(
+  offerId: string,
+  choice: InstructionChoice,
+  context: ChoiceContext,
+): Command {
+  return exerciseCommand(TRANSFER_INSTRUCTION_INTERFACE_ID, offerId, INSTRUCTION_CHOICES[choice], {
+    extraArgs: { context: context.choiceContextData, meta: EMPTY_VALUES },
+  });
+}
+
+export function jsCommands(input: {
+  readonly command: Command;
+  readonly commandId: string;
+  readonly actAs: string;
+  readonly userId: string;
+  readonly disclosedContracts: readonly DisclosedContract[];
+}): JsCommands {
+  return {
+    commands: [input.command],
+    commandId: input.commandId,
+    actAs: [input.actAs],
+    userId: input.userId,
+    disclosedContracts: [...input.disclosedContracts],
+  };
+}
+
+/**
+ * How a committed `TransferFactory_Transfer` settled: an offer when it created a transfer
+ * instruction (its contract id is the offer id), else directly.
+ */
+export function transferOutcomeOf(update: LedgerUpdate): TransferOutcome {
+  const { updateId, offset } = update;
+  for (const event of update.events) {
+    if (event.kind === 'offer_created') {
+      return { kind: 'offer', updateId, offset, offerId: event.offerId };
+    }
+  }
+  if (update.events.some((event) => event.kind === 'transfer')) {
+    return { kind: 'direct', updateId, offset };
+  }
+  throw new LedgerError(
+    'timeout',
+    `update ${updateId} at offset ${offset} shows neither a transfer nor an offer; see lookupCommand`,
+  );
+}

@@ -1,0 +1,125 @@
+/**
+ * JSON over HTTP to the participant, the registries and the scan proxy: bearer auth where the
+ * token belongs, a time limit per request, and every failure turned into a `LedgerError`
+ * (errors.ts decides which).
+ */
+import type { TokenSource } from './auth.js';
+import { CantonRequestError, type RequestFailure, type RequestKind } from './errors.js';
+
+/** Time limit of a read; submissions use the adapter's `submitTimeoutMs`. */
+export const READ_TIMEOUT_MS = 30_000;
+
+/** Connection errors that prove the request never reached the server. */
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** How a rejected `fetch` failed: before anything was sent, or after. */
+export function classifyFetchError(error: unknown): RequestFailure {
+  const detail = error instanceof Error ? error.message : String(error);
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+    return { kind: 'lost', detail: `no answer in time (${detail})` };
+  }
+  let cause: unknown = error;
+  for (let depth = 0; depth < 4 && cause instanceof Error; depth += 1) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) {
+      return { kind: 'unreachable', detail: `${code}: ${cause.message}` };
+    }
+    cause = cause.cause;
+  }
+  const causeDetail = cause instanceof Error && cause !== error ? ` (${cause.message})` : '';
+  return { kind: 'lost', detail: `${detail}${causeDetail}` };
+}
+
+export interface RequestOptions {
+  readonly kind: RequestKind;
+  /** Names the request in error messages, e.g. "GET /v2/state/ledger-end". */
+  readonly what?: string;
+  readonly body?: unknown;
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+  /** Whether to send the bearer token (not to third parties, e.g. other admins' registries). */
+  readonly authenticated?: boolean;
+}
+
+export class JsonHttpClient {
+  constructor(
+    private readonly tokens: TokenSource,
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {}
+
+  get<T>(url: string, options: Omit<RequestOptions, 'body'> = { kind: 'read' }): Promise<T> {
+    return this.request<T>('GET', url, options);
+  }
+
+  post<T>(url: string, body: unknown, options: Omit<RequestOptions, 'body'>): Promise<T> {
+    return this.request<T>('POST', url, { ...options, body });
+  }
+
+  /** The current bearer token (for the WebSocket, which carries it as a subprotocol). */
+  token(): Promise<string | null> {
+    return this.tokens.token();
+  }
+
+  async request<T>(method: 'GET' | 'POST', url: string, options: RequestOptions): Promise<T> {
+    const what = options.what ?? `${method} ${new URL(url).pathname}`;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (options.authenticated !== false) {
+      const token = await this.tokens.token();
+      if (token !== null) headers.authorization = `Bearer ${token}`;
+    }
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? READ_TIMEOUT_MS);
+    const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.fetchImpl(url, {
+        method,
+        headers,
+        signal,
+        ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
+      });
+      text = await response.text();
+    } catch (error) {
+      throw new CantonRequestError(classifyFetchError(error), options.kind, what);
+    }
+    const body = parseJson(text);
+    if (!response.ok) {
+      throw new CantonRequestError(
+        { kind: 'status', status: response.status, body },
+        options.kind,
+        what,
+      );
+    }
+    if (body === undefined) {
+      throw new CantonRequestError(
+        { kind: 'lost', detail: `the answer is not JSON: ${text.slice(0, 120)}` },
+        // An unreadable 2xx to a submission still means it was accepted or is unknown.
+        options.kind,
+        what,
+      );
+    }
+    return body as T;
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `base` and `path` joined with exactly one slash, the base's own path kept. */
+export function joinUrl(base: string, path: string): string {
+  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}

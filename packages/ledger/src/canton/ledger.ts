@@ -1,0 +1,604 @@
+/**
+ * The `canton` ledger adapter: the ledger port over a participant's JSON Ledger API v2, the
+ * Token Standard registries and the validator's scan proxy.
+ *
+ * Decisions Canton's truth forced (docs/decisions.md, "Canton adapter"):
+ * - Deduplication is Canton's: (userId, actAs, commandId). A resubmission that reaches the
+ *   participant is refused as DUPLICATE_COMMAND and resolved to the first outcome through the
+ *   completion and its transaction. Commands this process committed are also answered from a
+ *   local index without asking the ledger again.
+ * - Refusals the adapter can see coming (amount, metadata, unknown party, a self-transfer, a
+ *   deadline already passed, not enough holdings, an offer that is gone, the wrong actor) are
+ *   decided before anything is submitted, so they provably changed nothing.
+ * - Ledger time is the latest record time the participant reported: of a transaction or of an
+ *   offset checkpoint. `now()` asks for the update range ending at the ledger end, which ends
+ *   with the checkpoint that carries the current time.
+ */
+import { Amount, fingerprint, type Instrument } from '@poolparty/core';
+import { checkMeta } from '../local/transfers.js';
+import {
+  type CommandCompletion,
+  type CommandResult,
+  type Holding,
+  LedgerError,
+  type LedgerUpdate,
+  type MiningRound,
+  type OfferCommand,
+  type Offset,
+  type PartyInfo,
+  type TrafficParameters,
+  type TransferCommand,
+  type TransferOffer,
+  type TransferOutcome,
+  type UpdateSubscription,
+} from '../port.js';
+import { tokenSource } from './auth.js';
+import {
+  instructionCommand,
+  jsCommands,
+  selectInputHoldings,
+  transferChoiceArgument,
+  transferCommand,
+  transferOutcomeOf,
+  withChoiceContext,
+} from './commands.js';
+import { CompletionIndex } from './completions.js';
+import { CantonRequestError, isDuplicateCommand } from './errors.js';
+import { type PartyScope, transactionFormat } from './filters.js';
+import { needsLockOffers, withLockOffers } from './holdings.js';
+import { JsonHttpClient } from './http.js';
+import { OfferBook } from './offer-book.js';
+import type { CantonLedger, CantonLedgerOptions } from './options.js';
+import { namespaceOf, ParticipantClient, recordTimeOf, transactionOf } from './participant.js';
+import {
+  disclosedContractsOf,
+  type InstructionChoice,
+  RegistryClient,
+  registryUrls,
+} from './registry.js';
+import { ScanProxyClient } from './scan.js';
+import { httpUpdates, type StreamContext, streamError, webSocketUpdates } from './update-stream.js';
+import {
+  type Command,
+  type CreatedEvent,
+  type DisclosedContract,
+  decodeHolding,
+  HOLDING_INTERFACE_ID,
+  type JsTransaction,
+  TRANSFER_INSTRUCTION_INTERFACE_ID,
+} from './wire/index.js';
+
+export const DEFAULT_SUBMIT_TIMEOUT_MS = 30_000;
+/** Commands of this process answered without asking the ledger: the latest this many. */
+const SUBMITTED_KEPT = 100_000;
+/** Lifetime of an offer whose command gives no `executeBefore`. */
+export const DEFAULT_OFFER_LIFETIME_MS = 24 * 60 * 60_000;
+
+/** A command this process committed, with what the port answered for it. */
+interface Submitted {
+  readonly completion: CommandCompletion;
+  readonly transfer?: TransferOutcome;
+  readonly result?: CommandResult;
+}
+
+function checkCommandId(commandId: unknown): string {
+  if (typeof commandId !== 'string' || commandId.length === 0) {
+    throw new TypeError('commandId must be a non-empty string');
+  }
+  return commandId;
+}
+
+function checkOffset(offset: unknown): void {
+  if (!(typeof offset === 'number' && Number.isSafeInteger(offset) && offset >= 0)) {
+    throw new RangeError(`an offset is a non-negative integer, not ${String(offset)}`);
+  }
+}
+
+function checkUrl(value: unknown, name: string): string {
+  try {
+    const url = new URL(String(value));
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.toString();
+  } catch {
+    // refused below
+  }
+  throw new RangeError(`${name} must be an http(s) URL, not ${String(value)}`);
+}
+
+function originOf(url: string): string {
+  return new URL(url).origin;
+}
+
+/** Opens the adapter; reads the participant id and the user's rights, so a wrong URL, credential or user fails here. */
+export async function openCantonLedger(options: CantonLedgerOptions): Promise<CantonLedger> {
+  const ledger = new CantonLedgerImpl(options);
+  await ledger.start();
+  return ledger;
+}
+
+class CantonLedgerImpl implements CantonLedger {
+  private readonly participant: ParticipantClient;
+  private readonly registry: RegistryClient;
+  private readonly scan: ScanProxyClient;
+  private readonly userId: string;
+  private readonly submitTimeoutMs: number;
+  private readonly closing = new AbortController();
+  private participantNamespace = '';
+  private latestRecordTimeMs: number | null = null;
+  private readonly submitted = new Map<string, Submitted>();
+  private readonly knownParties = new Set<string>();
+  private readonly offers: OfferBook;
+  private readonly completions: CompletionIndex;
+
+  constructor(private readonly options: CantonLedgerOptions) {
+    const ledgerApiUrl = checkUrl(options.ledgerApiUrl, 'ledgerApiUrl');
+    checkUrl(options.scanProxyUrl, 'scanProxyUrl');
+    for (const url of registryUrls(options.registries ?? { defaultUrl: '' })) {
+      checkUrl(url, 'a registry URL');
+    }
+    if (typeof options.userId !== 'string' || options.userId.length === 0) {
+      throw new RangeError('userId must be a non-empty string');
+    }
+    this.userId = options.userId;
+    const timeout = options.submitTimeoutMs ?? DEFAULT_SUBMIT_TIMEOUT_MS;
+    if (!(Number.isFinite(timeout) && timeout > 0)) {
+      throw new RangeError(`submitTimeoutMs must be positive, not ${timeout}`);
+    }
+    this.submitTimeoutMs = timeout;
+    const http = new JsonHttpClient(tokenSource(options.auth, options.userId));
+    const participant = new ParticipantClient(http, ledgerApiUrl, options.userId);
+    this.participant = participant;
+    // The ledger token goes only to this participant's own services, never to a third party's
+    // registry.
+    const own = new Set([originOf(options.ledgerApiUrl), originOf(options.scanProxyUrl)]);
+    this.registry = new RegistryClient(http, options.registries, (base) => own.has(originOf(base)));
+    this.scan = new ScanProxyClient(http, options.scanProxyUrl);
+    this.offers = new OfferBook(async (offerId) =>
+      participant.instructionEvent(offerId, await participant.readScope()),
+    );
+    this.completions = new CompletionIndex((beginExclusive, parties) =>
+      participant.completionsPage(beginExclusive, parties),
+    );
+  }
+
+  async start(): Promise<void> {
+    this.participantNamespace = await this.participant.namespace();
+    // The user's rights: an unknown user, or a token for another one, fails here and not at the
+    // first submission.
+    await this.participant.readScope();
+  }
+
+  // --- reads ---------------------------------------------------------------------------------
+
+  async getParty(partyId: string): Promise<PartyInfo | null> {
+    this.assertOpen();
+    if (typeof partyId !== 'string' || namespaceOf(partyId) === null) return null;
+    if (!(await this.participant.knowsParty(partyId))) return null;
+    this.knownParties.add(partyId);
+    // External parties live in the namespace of their own key, internal ones in the
+    // participant's.
+    const kind = namespaceOf(partyId) === this.participantNamespace ? 'internal' : 'external';
+    return { partyId, kind };
+  }
+
+  /**
+   * Whether the key's fingerprint is the party's namespace: true for the key an external party
+   * was created with. A party whose namespace delegates to further keys is not seen through.
+   */
+  async isSigningKeyOf(partyId: string, rawPublicKey: Uint8Array): Promise<boolean> {
+    this.assertOpen();
+    if (!(rawPublicKey instanceof Uint8Array) || rawPublicKey.length !== 32) return false;
+    if (typeof partyId !== 'string' || namespaceOf(partyId) !== fingerprint(rawPublicKey)) {
+      return false;
+    }
+    return (await this.getParty(partyId)) !== null;
+  }
+
+  listInstruments(): Promise<readonly Instrument[]> {
+    this.assertOpen();
+    return this.registry.instruments();
+  }
+
+  /**
+   * Unknown parties hold nothing: an empty list, not an error. A lock that does not name its
+   * offer gets it from the party's pending instructions (read at the same offset).
+   */
+  async getHoldings(partyId: string): Promise<readonly Holding[]> {
+    this.assertOpen();
+    if (typeof partyId !== 'string' || namespaceOf(partyId) === null) return [];
+    const end = await this.ledgerEnd();
+    const events = await this.partyContracts(partyId, HOLDING_INTERFACE_ID, end);
+    const holdings = events.flatMap((event) => {
+      const holding = decodeHolding(event);
+      return holding !== null && holding.owner === partyId ? [holding] : [];
+    });
+    if (!needsLockOffers(holdings)) return holdings;
+    return withLockOffers(
+      holdings,
+      await this.partyContracts(partyId, TRANSFER_INSTRUCTION_INTERFACE_ID, end),
+    );
+  }
+
+  /** Instructions stay pending past their deadline on Canton; expired ones are listed too. */
+  async getPendingOffers(partyId: string): Promise<readonly TransferOffer[]> {
+    this.assertOpen();
+    const end = await this.ledgerEnd();
+    const events = await this.partyContracts(partyId, TRANSFER_INSTRUCTION_INTERFACE_ID, end);
+    return this.offers
+      .learn(events)
+      .filter((offer) => offer.sender === partyId || offer.receiver === partyId);
+  }
+
+  async lookupCommand(commandId: string): Promise<CommandCompletion | null> {
+    this.assertOpen();
+    checkCommandId(commandId);
+    const known = this.submitted.get(commandId);
+    if (known !== undefined) return known.completion;
+    return this.completions.lookup(commandId, await this.completionParties());
+  }
+
+  async ledgerEnd(): Promise<Offset> {
+    this.assertOpen();
+    return this.participant.ledgerEnd();
+  }
+
+  updates(fromOffset: Offset, subscription: UpdateSubscription = {}): AsyncIterable<LedgerUpdate> {
+    return this.stream(fromOffset, subscription);
+  }
+
+  async now(): Promise<Date> {
+    this.assertOpen();
+    const end = await this.ledgerEnd();
+    const scope = await this.participant.readScope();
+    const readsSomeone = scope.kind === 'any' || scope.parties.length > 0;
+    if (end > 0 && readsSomeone) {
+      const items = await this.participant.updatesBetween(end - 1, end, scope);
+      for (const item of items) this.noteTime(recordTimeOf(item));
+    }
+    // A participant that reported nothing yet has no time of its own to tell.
+    return new Date(this.latestRecordTimeMs ?? Date.now());
+  }
+
+  async openMiningRound(): Promise<MiningRound> {
+    return this.scan.openMiningRound(await this.now());
+  }
+
+  async trafficParameters(): Promise<TrafficParameters> {
+    return this.scan.trafficParameters(await this.now());
+  }
+
+  // --- commands ------------------------------------------------------------------------------
+
+  async submitTransfer(command: TransferCommand): Promise<TransferOutcome> {
+    this.assertOpen();
+    const commandId = checkCommandId(command.commandId);
+    const prior = this.submitted.get(commandId)?.transfer;
+    if (prior !== undefined) return prior;
+    const { sender, receiver, instrument, amount } = command;
+    if (!(amount instanceof Amount) || !amount.isPositive()) {
+      throw new LedgerError('invalid_amount', `amount must be a positive Amount, not ${amount}`);
+    }
+    const meta = Object.fromEntries(
+      Object.entries(command.meta ?? {}).map(([key, value]) => [key, String(value)]),
+    );
+    checkMeta(meta);
+    if (!isInstrument(instrument)) {
+      throw new LedgerError('unknown_instrument', 'an instrument has a non-empty admin and id');
+    }
+    await this.requireParty(sender);
+    await this.requireParty(receiver);
+    if (sender === receiver) {
+      throw new LedgerError('not_authorized', 'a party cannot transfer to itself');
+    }
+    const requestedAt = await this.now();
+    const executeBefore =
+      command.executeBefore ?? new Date(requestedAt.getTime() + DEFAULT_OFFER_LIFETIME_MS);
+    if (!(executeBefore instanceof Date) || Number.isNaN(executeBefore.getTime())) {
+      throw new TypeError('executeBefore must be a valid Date');
+    }
+    if (executeBefore.getTime() <= requestedAt.getTime()) {
+      throw new LedgerError('offer_expired', 'executeBefore is not in the future');
+    }
+    const inputs = selectInputHoldings(await this.getHoldings(sender), sender, instrument);
+    const argument = transferChoiceArgument({
+      sender,
+      receiver,
+      instrument,
+      amount,
+      meta,
+      requestedAt,
+      executeBefore,
+      inputHoldingIds: inputs.holdingIds,
+    });
+    // The registry first: it is what knows whether the instrument exists.
+    const factory = await this.registry.transferFactory(instrument.admin, argument);
+    if (inputs.total.lt(amount)) {
+      // Spent, perhaps by this very command's earlier commit (before a restart).
+      const first = await this.committed(commandId, sender);
+      if (first !== null) {
+        return this.remember(first, commandId, { transfer: transferOutcomeOf(first) }).transfer;
+      }
+      throw new LedgerError(
+        'insufficient_holdings',
+        `${sender} holds ${inputs.total} unlocked ${instrument.id}, needs ${amount}`,
+      );
+    }
+    const update = await this.submitCommand({
+      commandId,
+      party: sender,
+      command: transferCommand(
+        factory.factoryId,
+        withChoiceContext(argument, factory.choiceContext),
+      ),
+      disclosedContracts: disclosedContractsOf(factory.choiceContext),
+      kind: 'submit',
+    });
+    return this.remember(update, commandId, { transfer: transferOutcomeOf(update) }).transfer;
+  }
+
+  acceptOffer(command: OfferCommand): Promise<CommandResult> {
+    return this.offerChoice(command, 'accept');
+  }
+
+  rejectOffer(command: OfferCommand): Promise<CommandResult> {
+    return this.offerChoice(command, 'reject');
+  }
+
+  withdrawOffer(command: OfferCommand): Promise<CommandResult> {
+    return this.offerChoice(command, 'withdraw');
+  }
+
+  async close(): Promise<void> {
+    this.closing.abort();
+  }
+
+  // --- machinery -----------------------------------------------------------------------------
+
+  private async offerChoice(command: OfferCommand, choice: InstructionChoice) {
+    this.assertOpen();
+    const commandId = checkCommandId(command.commandId);
+    const prior = this.submitted.get(commandId)?.result;
+    if (prior !== undefined) return prior;
+    const { offerId, actor } = command;
+    const offer = await this.pendingOffer(offerId, actor);
+    if (offer === null) {
+      // Gone, perhaps by this very command's earlier commit (before a restart).
+      const first = await this.committed(commandId, actor);
+      if (first !== null)
+        return this.remember(first, commandId, { result: resultOf(first) }).result;
+      throw new LedgerError('offer_not_found', `no pending offer ${offerId}`);
+    }
+    const entitled = choice === 'withdraw' ? offer.sender : offer.receiver;
+    if (actor !== entitled) {
+      const role = choice === 'withdraw' ? 'sender' : 'receiver';
+      throw new LedgerError('not_authorized', `only the ${role} may ${choice} offer ${offerId}`);
+    }
+    // Canton does not archive an expired instruction; accepting it fails in the registry's
+    // code. The adapter knows the deadline and says so before submitting.
+    if (choice === 'accept' && (await this.now()).getTime() >= offer.executeBefore.getTime()) {
+      throw new LedgerError(
+        'offer_expired',
+        `offer ${offerId} expired at ${offer.executeBefore.toISOString()}`,
+      );
+    }
+    const context = await this.registry.choiceContext(offer.instrument.admin, offerId, choice);
+    const update = await this.submitCommand({
+      commandId,
+      party: actor,
+      command: instructionCommand(offerId, choice, context),
+      disclosedContracts: disclosedContractsOf(context),
+      kind: 'offer',
+    });
+    return this.remember(update, commandId, { result: resultOf(update) }).result;
+  }
+
+  /** Submits one command for `party` and answers its transaction, decoded. */
+  private async submitCommand(input: {
+    readonly commandId: string;
+    readonly party: string;
+    readonly command: Command;
+    readonly disclosedContracts: readonly DisclosedContract[];
+    readonly kind: 'submit' | 'offer';
+  }): Promise<LedgerUpdate> {
+    const { commandId, party, kind } = input;
+    const commands = jsCommands({
+      command: input.command,
+      commandId,
+      actAs: party,
+      userId: this.userId,
+      disclosedContracts: input.disclosedContracts,
+    });
+    let transaction: JsTransaction;
+    try {
+      transaction = await this.participant.submitAndWaitForTransaction({
+        commands,
+        transactionFormat: transactionFormat({ kind: 'parties', parties: [party] }),
+        kind,
+        timeoutMs: this.submitTimeoutMs,
+        externalSigner: this.options.externalSigners?.(party),
+      });
+    } catch (error) {
+      if (error instanceof CantonRequestError && isDuplicateCommand(error.failure)) {
+        return this.firstOutcome(commandId, party);
+      }
+      throw error;
+    }
+    return this.decodeCommitted(commandId, transaction);
+  }
+
+  /**
+   * A committed transaction the codec cannot read: the command took effect but its outcome is
+   * unknown to the caller, who resolves it like any other timeout.
+   */
+  private async decodeCommitted(commandId: string, transaction: JsTransaction) {
+    try {
+      const update = await this.offers.decodeTransaction(transaction);
+      this.noteTime(update.recordTime);
+      return update;
+    } catch (error) {
+      if (error instanceof LedgerError) throw error;
+      throw new LedgerError(
+        'timeout',
+        `${commandId} committed as ${transaction.updateId}, but its transaction is unreadable: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /** The transaction of a command Canton refused as a duplicate: its first commit. */
+  private async firstOutcome(commandId: string, party: string): Promise<LedgerUpdate> {
+    const first = await this.committed(commandId, party);
+    if (first === null) {
+      throw new LedgerError(
+        'timeout',
+        `${commandId} is a duplicate, but its first commit is not readable yet; see lookupCommand`,
+      );
+    }
+    return first;
+  }
+
+  /** The update an earlier submission of `commandId` for `party` committed, or null. */
+  private async committed(commandId: string, party: string): Promise<LedgerUpdate | null> {
+    const parties = await this.completionParties();
+    const completion = await this.completions.lookup(
+      commandId,
+      parties.includes(party) ? parties : [...parties, party],
+    );
+    const transaction =
+      completion === null ? null : await this.participant.transactionAt(completion.offset, party);
+    return transaction === null ? null : this.decodeCommitted(commandId, transaction);
+  }
+
+  /** The parties whose completions the user can read: its rights, or every party it sees. */
+  private async completionParties(): Promise<readonly string[]> {
+    const scope = await this.participant.readScope();
+    return scope.kind === 'parties' ? scope.parties : this.participant.parties();
+  }
+
+  /** The created events of active contracts of `interfaceId` with `partyId` as stakeholder. */
+  private async partyContracts(
+    partyId: string,
+    interfaceId: string,
+    offset: Offset,
+  ): Promise<CreatedEvent[]> {
+    if (typeof partyId !== 'string' || namespaceOf(partyId) === null) return [];
+    const scope: PartyScope = { kind: 'parties', parties: [partyId] };
+    try {
+      return await this.participant.activeContracts(offset, scope, interfaceId);
+    } catch (error) {
+      if (error instanceof LedgerError && (await this.getParty(partyId)) === null) return [];
+      throw error;
+    }
+  }
+
+  /**
+   * The offer if its instruction is still active: as the actor sees it, else as any party the
+   * user reads as sees it (then the actor is not a party to it).
+   */
+  private async pendingOffer(offerId: string, actor: string): Promise<TransferOffer | null> {
+    if (typeof offerId !== 'string' || offerId.length === 0) return null;
+    const mine = await this.getPendingOffers(actor);
+    const own = mine.find((offer) => offer.offerId === offerId);
+    if (own !== undefined) return own;
+    const end = await this.ledgerEnd();
+    const scope = await this.participant.readScope();
+    const all = this.offers.learn(
+      await this.participant.activeContracts(end, scope, TRANSFER_INSTRUCTION_INTERFACE_ID),
+    );
+    return all.find((offer) => offer.offerId === offerId) ?? null;
+  }
+
+  private async *stream(
+    fromOffset: Offset,
+    subscription: UpdateSubscription,
+  ): AsyncGenerator<LedgerUpdate, void, undefined> {
+    checkOffset(fromOffset);
+    this.assertOpen();
+    const signals = [this.closing.signal];
+    if (subscription.signal) signals.push(subscription.signal);
+    const signal = AbortSignal.any(signals);
+    const parties = subscription.parties === undefined ? undefined : [...subscription.parties];
+    let scope: PartyScope;
+    try {
+      scope =
+        parties === undefined ? await this.participant.readScope() : { kind: 'parties', parties };
+      // The offers pending where the stream starts: their accept / reject / withdraw may follow.
+      this.offers.learn(
+        await this.participant.activeContracts(
+          Math.min(fromOffset, await this.ledgerEnd()),
+          scope,
+          TRANSFER_INSTRUCTION_INTERFACE_ID,
+        ),
+      );
+    } catch (error) {
+      // Stopped (or the adapter closed) while starting: end quietly, as a running stream does.
+      if (signal.aborted) return;
+      throw error instanceof LedgerError ? streamError(error) : error;
+    }
+    if (scope.kind === 'parties' && scope.parties.length === 0) {
+      // Nobody to read for: nothing will ever come, until the subscriber stops.
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      return;
+    }
+    const context: StreamContext = {
+      http: this.participant.http,
+      ledgerApiUrl: this.participant.ledgerApiUrl,
+      scope,
+      parties,
+      signal,
+      decode: (item) => this.offers.decodeItem(item, transactionOf(item)),
+      onRecordTime: (time) => this.noteTime(time),
+    };
+    if (this.options.transport === 'http') {
+      yield* httpUpdates(context, fromOffset, () => this.ledgerEnd());
+    } else {
+      yield* webSocketUpdates(context, fromOffset);
+    }
+  }
+
+  private async requireParty(partyId: string): Promise<void> {
+    if (this.knownParties.has(partyId)) return;
+    if ((await this.getParty(partyId)) === null) {
+      throw new LedgerError('unknown_party', `the ledger does not know party ${partyId}`);
+    }
+  }
+
+  private remember<A extends Pick<Submitted, 'transfer' | 'result'>>(
+    update: LedgerUpdate,
+    commandId: string,
+    answer: A,
+  ): A {
+    const { updateId, offset, recordTime } = update;
+    // Bounded: older commands are answered from the completions, as after a restart.
+    if (this.submitted.size >= SUBMITTED_KEPT) {
+      const oldest = this.submitted.keys().next().value;
+      if (oldest !== undefined) this.submitted.delete(oldest);
+    }
+    this.submitted.set(commandId, {
+      completion: { commandId, updateId, offset, recordTime },
+      ...answer,
+    });
+    return answer;
+  }
+
+  private noteTime(time: Date | null): void {
+    if (time === null) return;
+    const ms = time.getTime();
+    if (Number.isNaN(ms)) return;
+    if (this.latestRecordTimeMs === null || ms > this.latestRecordTimeMs) {
+      this.latestRecordTimeMs = ms;
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closing.signal.aborted)
+      throw new LedgerError('closed', 'the ledger adapter is closed');
+  }
+}
+
+function isInstrument(value: unknown): value is Instrument {
+  const { admin, id } = (value ?? {}) as Partial<Record<keyof Instrument, unknown>>;
+  return typeof admin === 'string' && admin.length > 0 && typeof id === 'string' && id.length > 0;
+}
+
+function resultOf(update: LedgerUpdate): CommandResult {
+  return { updateId: update.updateId, offset: update.offset };
+}

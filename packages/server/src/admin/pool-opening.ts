@@ -1,0 +1,181 @@
+/**
+ * `poolparty admin pools add`: a pool on a ledger that already holds its liquidity. The operator
+ * funds the swap party with both instruments (a transfer from the LP party, say), then adds the
+ * pool; its reserves are what the swap party holds, read at one ledger offset, and its books
+ * begin there (migration 0008): the funding transfers are in the reserves, not deposits.
+ *
+ * Everything is checked against the ledger before the store is touched: both parties exist, both
+ * instruments are known to the ledger's registries, the swap party holds both and has no transfer
+ * in flight, and neither the pool id, nor the swap party, nor the pair is taken.
+ */
+import { Amount, type Instrument, initialLpSupply, sameInstrument } from '@poolparty/core';
+import type { Holding, LedgerPort } from '@poolparty/ledger';
+import { recordAdminAction } from '../store/admin-audit.js';
+import type { Database, Queryable } from '../store/database.js';
+import { getPool, insertPool, listPools, type PoolRecord } from '../store/pools.js';
+import type { Attribution } from './discounts.js';
+import { AdminError } from './refunds.js';
+
+export interface PoolOpening {
+  readonly poolId: string;
+  readonly swapParty: string;
+  readonly lpParty: string;
+  /** Side A of the pool. */
+  readonly base: Instrument;
+  /** Side B of the pool. */
+  readonly quote: Instrument;
+  readonly feeBps: number;
+}
+
+/** Reads of the holdings retried while the ledger keeps committing between two ledger ends. */
+const HOLDINGS_READ_ATTEMPTS = 5;
+
+export async function openPool(
+  db: Database,
+  ledger: LedgerPort,
+  opening: PoolOpening,
+  by: Attribution,
+): Promise<PoolRecord> {
+  if (opening.swapParty === opening.lpParty) {
+    throw new AdminError('--swap-party and --lp-party must be two parties');
+  }
+  if (sameInstrument(opening.base, opening.quote)) {
+    throw new AdminError('--base and --quote must be two instruments');
+  }
+  await refuseTaken(db, opening);
+  await requireParties(ledger, opening);
+  await requireInstruments(ledger, opening);
+  const { offset, holdings } = await holdingsAtOneOffset(ledger, opening.swapParty);
+  const reserveA = reserveOf(holdings, opening, opening.base, '--base');
+  const reserveB = reserveOf(holdings, opening, opening.quote, '--quote');
+  return db.transaction(async (tx) => {
+    // Checked again inside the transaction: another operator may have added it meanwhile.
+    await refuseTaken(tx, opening);
+    const pool = await insertPool(tx, {
+      poolId: opening.poolId,
+      tokenA: opening.base,
+      tokenB: opening.quote,
+      swapParty: opening.swapParty,
+      lpParty: opening.lpParty,
+      feeBps: opening.feeBps,
+      lpSupply: initialLpSupply(reserveA, reserveB).toString(),
+      reserveA: reserveA.toString(),
+      reserveB: reserveB.toString(),
+      booksFromOffset: offset,
+      createdAt: by.now,
+    });
+    await recordAdminAction(tx, {
+      actor: by.actor,
+      action: 'pools.add',
+      subject: opening.poolId,
+      details: {
+        swapParty: opening.swapParty,
+        lpParty: opening.lpParty,
+        base: opening.base,
+        quote: opening.quote,
+        feeBps: opening.feeBps,
+        reserveA: pool.accounting.reserveA,
+        reserveB: pool.accounting.reserveB,
+        booksFromOffset: offset,
+      },
+      at: by.now,
+    });
+    return pool;
+  });
+}
+
+async function refuseTaken(q: Queryable, opening: PoolOpening): Promise<void> {
+  if ((await getPool(q, opening.poolId)) !== null) {
+    throw new AdminError(`pool ${opening.poolId} exists already (choose another --pool-id)`);
+  }
+  for (const pool of await listPools(q)) {
+    // The books of a pool are the whole holdings of its swap party: two pools cannot share one.
+    if (pool.swapParty === opening.swapParty) {
+      throw new AdminError(
+        `${opening.swapParty} is the swap party of pool ${pool.poolId} already: a swap party serves one pool`,
+      );
+    }
+    const samePair =
+      (sameInstrument(pool.tokenA, opening.base) && sameInstrument(pool.tokenB, opening.quote)) ||
+      (sameInstrument(pool.tokenA, opening.quote) && sameInstrument(pool.tokenB, opening.base));
+    if (samePair) {
+      throw new AdminError(
+        `pool ${pool.poolId} trades ${describeInstrument(opening.base)} and ${describeInstrument(opening.quote)} already`,
+      );
+    }
+  }
+}
+
+async function requireParties(ledger: LedgerPort, opening: PoolOpening): Promise<void> {
+  for (const [option, partyId] of [
+    ['--swap-party', opening.swapParty],
+    ['--lp-party', opening.lpParty],
+  ] as const) {
+    // Whether the service may act for the swap party is the participant's to say (its user's
+    // CanActAs right), and the first payout shows it; a party's kind, as the port derives it
+    // from the namespace, is no reliable sign of that.
+    if ((await ledger.getParty(partyId)) === null) {
+      throw new AdminError(`${option}: the ledger knows no party ${partyId}`);
+    }
+  }
+}
+
+async function requireInstruments(ledger: LedgerPort, opening: PoolOpening): Promise<void> {
+  const known = await ledger.listInstruments();
+  for (const [option, instrument] of [
+    ['--base', opening.base],
+    ['--quote', opening.quote],
+  ] as const) {
+    if (!known.some((each) => sameInstrument(each, instrument))) {
+      throw new AdminError(
+        `${option}: the ledger's registries know no instrument ${describeInstrument(instrument)}`,
+      );
+    }
+  }
+}
+
+/** The party's holdings and the ledger end they are the holdings at (no commit in between). */
+async function holdingsAtOneOffset(
+  ledger: LedgerPort,
+  party: string,
+): Promise<{ offset: number; holdings: readonly Holding[] }> {
+  for (let attempt = 0; attempt < HOLDINGS_READ_ATTEMPTS; attempt += 1) {
+    const offset = await ledger.ledgerEnd();
+    const holdings = await ledger.getHoldings(party);
+    if ((await ledger.ledgerEnd()) === offset) return { offset, holdings };
+  }
+  throw new AdminError(
+    `the ledger kept committing while the holdings of ${party} were read; try again`,
+  );
+}
+
+function reserveOf(
+  holdings: readonly Holding[],
+  opening: PoolOpening,
+  instrument: Instrument,
+  option: string,
+): Amount {
+  const of = holdings.filter((holding) => sameInstrument(holding.instrument, instrument));
+  // A locked holding is a transfer in flight: it may come back or leave, so no reserve is known.
+  if (of.some((holding) => holding.lock !== null)) {
+    throw new AdminError(
+      `${opening.swapParty} has ${describeInstrument(instrument)} locked in a pending transfer; settle or withdraw it first`,
+    );
+  }
+  const total = Amount.sum(of.map((holding) => holding.amount));
+  if (total.units === 0n) {
+    throw new AdminError(
+      `${option}: ${opening.swapParty} holds no ${describeInstrument(instrument)}; fund the swap party with both instruments first`,
+    );
+  }
+  return total;
+}
+
+export function describeInstrument(instrument: Instrument): string {
+  return `${instrument.id} (${instrument.admin})`;
+}
+
+/** The default pool id: the two symbols, e.g. `amulet-usdcx`. */
+export function defaultPoolId(base: Instrument, quote: Instrument): string {
+  return `${base.id}-${quote.id}`.toLowerCase().replace(/[^a-z0-9._~-]/g, '-');
+}

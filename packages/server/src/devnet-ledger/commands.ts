@@ -1,0 +1,218 @@
+/**
+ * Command submission (`/v2/commands/submit-and-wait[-for-transaction]`) for the parties the
+ * user may act as, and the completions of committed commands (`/v2/commands/completions`).
+ */
+import type { CommandResult, LedgerEvent, LedgerUpdate, Offset } from '@poolparty/ledger';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { invalidArgument } from './canton-errors.js';
+import { actingUser, type ServerContext, userOf } from './context.js';
+import { offsetAfterLedgerEnd } from './contracts.js';
+import { type EventFilter, parseEventFormat } from './event-filter.js';
+import { boundedList, listCap } from './http-lists.js';
+import { SYNCHRONIZER_ID } from './identity.js';
+import { actAsOf, parseDeduplication, parseLedgerCommand } from './ledger-commands.js';
+import {
+  objectAt,
+  optionalObjectAt,
+  optionalOffsetAt,
+  optionalStringAt,
+  stringAt,
+  stringsAt,
+} from './request-body.js';
+import {
+  parseTransactionShape,
+  shapeTransaction,
+  type TransactionShape,
+  transactionAt,
+} from './transactions.js';
+import type { JsTransaction } from './wire.js';
+import { streamOffsets, streamRoute } from './ws-streams.js';
+
+/** What the submitting parties see when the request names no transaction format. */
+function actAsFilter(actAs: readonly string[]): EventFilter {
+  const wildcard = {
+    wildcard: true,
+    interfaces: new Map(),
+    templates: new Set<string>(),
+    blobs: false,
+  };
+  return { byParty: new Map(actAs.map((party) => [party, wildcard])), anyParty: null };
+}
+
+/** How a submission's transaction is to be shown; null: Canton's default for the submitters. */
+export interface TransactionView {
+  readonly filter: EventFilter;
+  readonly shape: TransactionShape;
+}
+
+/**
+ * A request's `transactionFormat`, read before anything is submitted: a malformed one must be
+ * refused while nothing has happened yet.
+ */
+export function parseTransactionFormat(value: unknown): TransactionView | null {
+  const format = optionalObjectAt(value, 'transactionFormat');
+  if (format === undefined) return null;
+  return {
+    filter: parseEventFormat(format.eventFormat, 'transactionFormat.eventFormat'),
+    shape: parseTransactionShape(format.transactionShape, 'transactionFormat.transactionShape'),
+  };
+}
+
+/** The committed transaction of a submission, as its transaction format shows it. */
+export function submittedTransaction(
+  ctx: ServerContext,
+  result: CommandResult,
+  view: TransactionView | null,
+  actAs: readonly string[],
+): JsTransaction {
+  const transaction = transactionAt(ctx.ledger, ctx.history, result.offset);
+  if (transaction === undefined) throw new Error(`no transaction at offset ${result.offset}`);
+  // Without a format Canton answers the ACS delta the submitting parties see.
+  const { filter, shape } = view ?? { filter: actAsFilter(actAs), shape: 'acs-delta' as const };
+  return shapeTransaction(ctx.history, transaction, filter, shape);
+}
+
+/** The party whose command an update's first event records (who exercised the choice). */
+export function actingParty(event: LedgerEvent): string {
+  switch (event.kind) {
+    case 'mint':
+    case 'burn':
+      return event.owner;
+    case 'transfer':
+      return event.offerId === null ? event.sender : event.receiver;
+    case 'offer_rejected':
+      return event.receiver;
+    default:
+      return event.sender;
+  }
+}
+
+function completionOf(
+  update: LedgerUpdate,
+  party: string,
+  userId: string,
+  submissionId: string | undefined,
+) {
+  return {
+    completionResponse: {
+      Completion: {
+        value: {
+          commandId: update.commandId as string,
+          status: { code: 0, message: '' },
+          updateId: update.updateId,
+          userId,
+          ...(submissionId !== undefined && { submissionId }),
+          actAs: [party],
+          offset: update.offset,
+          synchronizerTime: {
+            synchronizerId: SYNCHRONIZER_ID,
+            recordTime: update.recordTime.toISOString(),
+          },
+        },
+      },
+    },
+  };
+}
+
+export async function commandRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  const { ledger, users } = ctx;
+
+  const submit = async (request: FastifyRequest, commandsValue: unknown) => {
+    const commands = objectAt(commandsValue, 'commands');
+    const commandId = stringAt(commands.commandId, 'commands.commandId');
+    const actAs = actAsOf(commands.actAs);
+    const user = actingUser(
+      ctx,
+      userOf(request),
+      optionalStringAt(commands.userId, 'commands.userId'),
+    );
+    const command = parseLedgerCommand(commands.commands);
+    await users.requireActAs(user, actAs);
+    const submissionId = optionalStringAt(commands.submissionId, 'commands.submissionId');
+    const result = await ctx.commands.submit({
+      commandId,
+      actAs,
+      command,
+      deduplication: parseDeduplication(commands.deduplicationPeriod),
+      userId: user,
+      ...(submissionId !== undefined && { submissionId }),
+    });
+    return { result, actAs };
+  };
+
+  app.post('/v2/commands/submit-and-wait-for-transaction', async (request) => {
+    const body = objectAt(request.body, 'body');
+    const view = parseTransactionFormat(body.transactionFormat);
+    const { result, actAs } = await submit(request, body.commands);
+    return { transaction: submittedTransaction(ctx, result, view, actAs) };
+  });
+
+  app.post('/v2/commands/submit-and-wait', async (request) => {
+    const { result } = await submit(request, request.body);
+    return { updateId: result.updateId, completionOffset: result.offset };
+  });
+
+  app.post<{ Querystring: { limit?: string } }>('/v2/commands/completions', async (request) => {
+    const completions = await completionsRequest(ctx, userOf(request), request.body);
+    const limit = optionalOffsetAt(request.query.limit, 'limit');
+    const end = await ledger.ledgerEnd();
+    const cap = listCap(limit);
+    const items: unknown[] = [];
+    for (
+      let offset = completions.beginExclusive + 1;
+      offset <= end && items.length < cap;
+      offset += 1
+    ) {
+      const item = completions.itemAt(offset);
+      if (item !== null) items.push(item);
+    }
+    return boundedList(items, limit);
+  });
+
+  streamRoute(
+    app,
+    '/v2/commands/completions',
+    'CompletionStreamRequest',
+    (user, message) => completionsRequest(ctx, user, message),
+    (socket, completions) =>
+      streamOffsets(ctx, socket, { ...completions, endInclusive: undefined }),
+  );
+}
+
+/** A CompletionStreamRequest, checked, as the completion items it selects. */
+async function completionsRequest(ctx: ServerContext, authenticated: string, value: unknown) {
+  const { ledger, users } = ctx;
+  const body = objectAt(value, 'CompletionStreamRequest');
+  const named = optionalStringAt(body.userId, 'userId');
+  const user = actingUser(ctx, authenticated, named);
+  const parties = stringsAt(body.parties, 'parties');
+  if (parties.length === 0) throw invalidArgument('parties names no party');
+  await users.requireReadAs(user, parties);
+  const beginExclusive = optionalOffsetAt(body.beginExclusive, 'beginExclusive') ?? 0;
+  const end = await ledger.ledgerEnd();
+  if (beginExclusive > end) throw offsetAfterLedgerEnd(beginExclusive, end);
+  const itemAt = (offset: Offset) => {
+    const update = ledger.updateAt(offset);
+    const first = update?.events[0];
+    if (update === undefined || update.commandId === null || first === undefined) return null;
+    const party = actingParty(first);
+    // Commands that did not come through this server count as the administrator's.
+    const origin = ctx.commands.originOf(update.commandId);
+    const submitter = origin?.userId ?? users.defaultUser;
+    if (!parties.includes(party) || submitter !== (named ?? user)) return null;
+    return completionOf(update, party, submitter, origin?.submissionId);
+  };
+  const checkpoint = (offset: Offset, recordTime: Date) => ({
+    completionResponse: {
+      OffsetCheckpoint: {
+        value: {
+          offset,
+          synchronizerTimes: [
+            { synchronizerId: SYNCHRONIZER_ID, recordTime: recordTime.toISOString() },
+          ],
+        },
+      },
+    },
+  });
+  return { beginExclusive, itemAt, checkpoint };
+}

@@ -1,0 +1,164 @@
+/**
+ * `POST /v2/state/active-contracts`: the Holding and TransferInstruction contracts active at an
+ * offset, as the event format shows them: one JSON list over HTTP (bounded as http-lists.ts says),
+ * a stream over WebSocket.
+ */
+import type { FastifyInstance } from 'fastify';
+import { CantonApiError } from './canton-errors.js';
+import { type ServerContext, userOf } from './context.js';
+import type { ContractRecord } from './contract-history.js';
+import { type EventFilter, parseEventFormat, partiesOf, shapeCreated } from './event-filter.js';
+import { boundedList, listCap } from './http-lists.js';
+import { SYNCHRONIZER_ID } from './identity.js';
+import { objectAt, offsetAt, optionalOffsetAt, stringAt } from './request-body.js';
+import { archivedEventOf, transactionAt } from './transactions.js';
+import { encodeHoldingCreated, encodeTransferInstructionCreated } from './wire.js';
+import { streamList, streamRoute } from './ws-streams.js';
+
+export function offsetAfterLedgerEnd(offset: number, end: number): CantonApiError {
+  return new CantonApiError(
+    'OFFSET_AFTER_LEDGER_END',
+    'InvalidGivenCurrentSystemStateSeekAfterEnd',
+    `Offset ${offset} is after the ledger end ${end}`,
+    { offset: String(offset), ledger_end: String(end) },
+  );
+}
+
+/** The event format of a request: `eventFormat`, or the deprecated `filter` + `verbose`. */
+export function requestFilter(body: Record<string, unknown>, path: string): EventFilter {
+  if (body.eventFormat !== undefined)
+    return parseEventFormat(body.eventFormat, `${path}.eventFormat`);
+  return parseEventFormat(body.filter, `${path}.filter`);
+}
+
+export async function requireRead(ctx: ServerContext, user: string, filter: EventFilter) {
+  await ctx.users.requireReadAs(user, partiesOf(filter));
+  if (filter.anyParty !== null) await ctx.users.requireReadAsAnyParty(user);
+}
+
+const contractEventsNotFound = (contractId: string) =>
+  new CantonApiError(
+    'CONTRACT_EVENTS_NOT_FOUND',
+    'InvalidGivenCurrentSystemStateResourceMissing',
+    'Contract events not found, or not visible.',
+    { contract_id: contractId },
+  );
+
+/** The created event of a contract the ledger created, as on the update that created it. */
+function createdEventOf(ctx: ServerContext, record: ContractRecord, lockedHoldingIds: string[]) {
+  const createdAt = ctx.ledger.updateAt(record.createdAt)?.recordTime;
+  const options = createdAt === undefined ? {} : { createdAt };
+  return record.kind === 'holding'
+    ? encodeHoldingCreated(record.contract, record.createdAt, SYNCHRONIZER_ID, options)
+    : encodeTransferInstructionCreated(record.contract, record.createdAt, SYNCHRONIZER_ID, {
+        ...options,
+        lockedHoldingIds,
+      });
+}
+
+/** The archive of a contract: the consuming exercise on it in the transaction that archived it. */
+function archiveOf(ctx: ServerContext, contractId: string, offset: number) {
+  const transaction = transactionAt(ctx.ledger, ctx.history, offset);
+  for (const event of transaction?.events ?? []) {
+    if (!('ExercisedEvent' in event)) continue;
+    const exercised = event.ExercisedEvent;
+    if (exercised.contractId !== contractId || !exercised.consuming) continue;
+    return archivedEventOf(exercised);
+  }
+  return undefined;
+}
+
+export async function contractRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  // A contract's created event (and its archive, once archived) as the event format shows it.
+  app.post('/v2/events/events-by-contract-id', async (request) => {
+    const body = objectAt(request.body, 'body');
+    const contractId = stringAt(body.contractId, 'contractId');
+    const filter = requestFilter(body, 'body');
+    await requireRead(ctx, userOf(request), filter);
+    const found = ctx.history.contractUpTo(contractId, await ctx.ledger.ledgerEnd());
+    if (found === undefined) throw contractEventsNotFound(contractId);
+    const shaped = shapeCreated(
+      filter,
+      createdEventOf(ctx, found.record, ctx.history.lockedHoldingsOf(contractId)),
+    );
+    if (shaped === null) throw contractEventsNotFound(contractId);
+    const archived =
+      found.archivedAt === null ? undefined : archiveOf(ctx, contractId, found.archivedAt);
+    return {
+      created: { createdEvent: shaped, synchronizerId: SYNCHRONIZER_ID },
+      ...(archived !== undefined && {
+        archived: { archivedEvent: archived, synchronizerId: SYNCHRONIZER_ID },
+      }),
+    };
+  });
+
+  app.post<{ Querystring: { limit?: string } }>('/v2/state/active-contracts', async (request) => {
+    const limit = optionalOffsetAt(request.query.limit, 'limit');
+    return boundedList(
+      await activeContracts(ctx, userOf(request), request.body, listCap(limit)),
+      limit,
+    );
+  });
+
+  streamRoute(
+    app,
+    '/v2/state/active-contracts',
+    'GetActiveContractsRequest',
+    (user, message) => activeContracts(ctx, user, message, Number.POSITIVE_INFINITY),
+    (socket, items) => streamList(socket, items),
+  );
+}
+
+/** The answer to a GetActiveContractsRequest: the contracts the filter shows, by creation. */
+async function activeContracts(
+  ctx: ServerContext,
+  user: string,
+  value: unknown,
+  /** How many to collect at most. */
+  cap: number,
+): Promise<unknown[]> {
+  const body = objectAt(value, 'GetActiveContractsRequest');
+  const filter = requestFilter(body, 'GetActiveContractsRequest');
+  await requireRead(ctx, user, filter);
+  const end = await ctx.ledger.ledgerEnd();
+  const offset = offsetAt(body.activeAtOffset, 'activeAtOffset');
+  if (offset > end) throw offsetAfterLedgerEnd(offset, end);
+  const active = ctx.history.activeAt(offset);
+  const createdAt = (at: number) => ({ createdAt: ctx.ledger.updateAt(at)?.recordTime });
+  const lockedFor = (offerId: string) =>
+    active.holdings
+      .filter((h) => h.contract.lock?.offerId === offerId)
+      .map((h) => h.contract.holdingId);
+  const events = [
+    ...active.holdings.map((h) => ({
+      at: h.createdAt,
+      event: encodeHoldingCreated(h.contract, h.createdAt, SYNCHRONIZER_ID, createdAt(h.createdAt)),
+    })),
+    ...active.instructions.map((i) => ({
+      at: i.createdAt,
+      event: encodeTransferInstructionCreated(i.contract, i.createdAt, SYNCHRONIZER_ID, {
+        ...createdAt(i.createdAt),
+        lockedHoldingIds: lockedFor(i.contract.offerId),
+      }),
+    })),
+  ]
+    .sort((a, b) => a.at - b.at)
+    .map(({ event }) => event);
+  const answers = [];
+  for (const event of events) {
+    const shaped = shapeCreated(filter, event);
+    if (shaped === null) continue;
+    answers.push({
+      workflowId: '',
+      contractEntry: {
+        JsActiveContract: {
+          createdEvent: shaped,
+          synchronizerId: SYNCHRONIZER_ID,
+          reassignmentCounter: 0,
+        },
+      },
+    });
+    if (answers.length >= cap) break;
+  }
+  return answers;
+}

@@ -1,0 +1,297 @@
+/**
+ * Token Standard commands as the local ledger's submissions: an `ExerciseCommand` of
+ * `TransferFactory_Transfer` on a transfer factory, or of `TransferInstruction_Accept`,
+ * `_Reject` or `_Withdraw` on a pending instruction (whose contract id is the offer id).
+ *
+ * Decisions:
+ * - one command per submission (what the Token Standard flows send); more is INVALID_ARGUMENT;
+ * - the template may be named by the interface or by the devnet template, by package id or
+ *   `#name`: only the qualified name is compared;
+ * - `inputHoldingCids` are not honoured: the local ledger picks the sender's holdings itself;
+ * - the acting party of an instruction choice is the first `actAs` party.
+ *
+ * Deduplication as Canton does it: a command id that committed within the deduplication period
+ * is refused with DUPLICATE_COMMAND naming the completion offset, and one still being submitted
+ * with SUBMISSION_ALREADY_IN_FLIGHT. (The local ledger itself would return the first outcome
+ * again; a participant does not.)
+ */
+import type { Amount, Instrument } from '@poolparty/core';
+import {
+  type CommandResult,
+  DEFAULT_DEDUPLICATION_PERIOD_MS,
+  LedgerError,
+  type LocalLedger,
+  type Meta,
+} from '@poolparty/ledger';
+import { CantonApiError, invalidArgument, permissionDenied } from './canton-errors.js';
+import {
+  arrayAt,
+  type Json,
+  objectAt,
+  offsetAt,
+  optionalObjectAt,
+  stringAt,
+} from './request-body.js';
+import {
+  parseDamlDecimal,
+  parseDamlTime,
+  qualifiedName,
+  TEMPLATE_IDS,
+  TRANSFER_FACTORY_INTERFACE_ID,
+  TRANSFER_FACTORY_TRANSFER_CHOICE,
+  TRANSFER_INSTRUCTION_ACCEPT_CHOICE,
+  TRANSFER_INSTRUCTION_INTERFACE_ID,
+  TRANSFER_INSTRUCTION_REJECT_CHOICE,
+  TRANSFER_INSTRUCTION_WITHDRAW_CHOICE,
+  transferFactoryContractId,
+} from './wire.js';
+
+export type LedgerCommand =
+  | {
+      readonly kind: 'transfer';
+      readonly factoryId: string;
+      readonly sender: string;
+      readonly receiver: string;
+      readonly instrument: Instrument;
+      readonly amount: Amount;
+      readonly meta: Meta;
+      readonly executeBefore: Date;
+    }
+  | { readonly kind: 'accept' | 'reject' | 'withdraw'; readonly offerId: string };
+
+const INSTRUCTION_CHOICES: Readonly<Record<string, 'accept' | 'reject' | 'withdraw'>> = {
+  [TRANSFER_INSTRUCTION_ACCEPT_CHOICE]: 'accept',
+  [TRANSFER_INSTRUCTION_REJECT_CHOICE]: 'reject',
+  [TRANSFER_INSTRUCTION_WITHDRAW_CHOICE]: 'withdraw',
+};
+
+const FACTORY_NAMES = new Set(
+  [TRANSFER_FACTORY_INTERFACE_ID, TEMPLATE_IDS.transferFactory].map(qualifiedName),
+);
+const INSTRUCTION_NAMES = new Set(
+  [TRANSFER_INSTRUCTION_INTERFACE_ID, TEMPLATE_IDS.transferInstruction].map(qualifiedName),
+);
+
+function metaOf(value: unknown, path: string): Meta {
+  const meta = optionalObjectAt(value, path);
+  const values = optionalObjectAt(meta?.values, `${path}.values`) ?? {};
+  const result: Record<string, string> = {};
+  for (const [key, text] of Object.entries(values)) result[key] = stringAt(text, `${path}.${key}`);
+  return result;
+}
+
+function decimalAt(value: unknown, path: string): Amount {
+  try {
+    return parseDamlDecimal(stringAt(value, path));
+  } catch {
+    throw invalidArgument(`${path} must be a Daml decimal`, { field: path });
+  }
+}
+
+function timeAt(value: unknown, path: string): Date {
+  try {
+    return parseDamlTime(stringAt(value, path));
+  } catch {
+    throw invalidArgument(`${path} must be a timestamp`, { field: path });
+  }
+}
+
+/** The one ExerciseCommand of a `commands` list, as the ledger command it stands for. */
+export function parseLedgerCommand(commands: unknown): LedgerCommand {
+  const list = arrayAt(commands, 'commands');
+  if (list.length !== 1) {
+    throw invalidArgument(`exactly one command per submission, not ${list.length}`);
+  }
+  const wrapper = objectAt(list[0], 'commands[0]');
+  const exercise = objectAt(wrapper.ExerciseCommand, 'commands[0].ExerciseCommand');
+  const templateId = stringAt(exercise.templateId, 'ExerciseCommand.templateId');
+  const contractId = stringAt(exercise.contractId, 'ExerciseCommand.contractId');
+  const choice = stringAt(exercise.choice, 'ExerciseCommand.choice');
+  const argument = objectAt(exercise.choiceArgument, 'ExerciseCommand.choiceArgument');
+  const entity = qualifiedName(templateId);
+  if (choice === TRANSFER_FACTORY_TRANSFER_CHOICE && FACTORY_NAMES.has(entity)) {
+    return transferCommand(contractId, argument);
+  }
+  const action = INSTRUCTION_CHOICES[choice];
+  if (action !== undefined && INSTRUCTION_NAMES.has(entity)) {
+    return { kind: action, offerId: contractId };
+  }
+  throw invalidArgument(`choice ${choice} of ${templateId} is not one this participant runs`, {
+    template_id: templateId,
+    choice,
+  });
+}
+
+function transferCommand(factoryId: string, argument: Json): LedgerCommand {
+  const transfer = objectAt(argument.transfer, 'choiceArgument.transfer');
+  const instrumentId = objectAt(transfer.instrumentId, 'transfer.instrumentId');
+  const instrument = {
+    admin: stringAt(instrumentId.admin, 'transfer.instrumentId.admin'),
+    id: stringAt(instrumentId.id, 'transfer.instrumentId.id'),
+  };
+  if (argument.expectedAdmin !== undefined && argument.expectedAdmin !== instrument.admin) {
+    throw invalidArgument("expectedAdmin differs from the instrument's admin");
+  }
+  return {
+    kind: 'transfer',
+    factoryId,
+    sender: stringAt(transfer.sender, 'transfer.sender'),
+    receiver: stringAt(transfer.receiver, 'transfer.receiver'),
+    instrument,
+    amount: decimalAt(transfer.amount, 'transfer.amount'),
+    meta: metaOf(transfer.meta, 'transfer.meta'),
+    executeBefore: timeAt(transfer.executeBefore, 'transfer.executeBefore'),
+  };
+}
+
+/** Checks that do not need the ledger's state: who may act, and on which factory. */
+export function checkActors(command: LedgerCommand, actAs: readonly string[]): void {
+  if (actAs.length === 0) throw invalidArgument('actAs names no party');
+  if (command.kind !== 'transfer') return;
+  if (!actAs.includes(command.sender)) {
+    throw new CantonApiError(
+      'DAML_AUTHORIZATION_ERROR',
+      'InvalidIndependentOfSystemState',
+      `the transfer's sender ${command.sender} is not among the submitting parties`,
+    );
+  }
+  if (command.factoryId !== transferFactoryContractId(command.instrument.admin)) {
+    throw new CantonApiError(
+      'CONTRACT_NOT_FOUND',
+      'InvalidGivenCurrentSystemStateResourceMissing',
+      `no transfer factory ${command.factoryId} for instruments of ${command.instrument.admin}`,
+      { contract_id: command.factoryId },
+    );
+  }
+}
+
+/** The deduplication period a submission asks for (ms), or an offset after which to look. */
+export type Deduplication = { readonly ms: number } | { readonly afterOffset: number };
+
+export function parseDeduplication(value: unknown): Deduplication {
+  const period = optionalObjectAt(value, 'deduplicationPeriod');
+  if (period?.DeduplicationDuration !== undefined) {
+    const duration = objectAt(
+      objectAt(period.DeduplicationDuration, 'DeduplicationDuration').value,
+      'DeduplicationDuration.value',
+    );
+    const seconds = offsetAt(duration.seconds ?? 0, 'DeduplicationDuration.value.seconds');
+    const nanos = offsetAt(duration.nanos ?? 0, 'DeduplicationDuration.value.nanos');
+    return { ms: seconds * 1000 + Math.floor(nanos / 1_000_000) };
+  }
+  if (period?.DeduplicationOffset !== undefined) {
+    const offset = objectAt(period.DeduplicationOffset, 'DeduplicationOffset').value;
+    return { afterOffset: offsetAt(offset, 'DeduplicationOffset.value') };
+  }
+  return { ms: DEFAULT_DEDUPLICATION_PERIOD_MS };
+}
+
+export interface Submission {
+  readonly commandId: string;
+  readonly actAs: readonly string[];
+  readonly command: LedgerCommand;
+  readonly deduplication: Deduplication;
+  /** The user submitting: completions are reported to it. */
+  readonly userId: string;
+  /** Canton's submission id, reported in the completion. */
+  readonly submissionId?: string;
+}
+
+/** Who submitted a committed command, for its completion. */
+export interface CommandOrigin {
+  readonly userId: string;
+  readonly submissionId: string | undefined;
+}
+
+/** Runs submissions one command id at a time and refuses duplicates the way Canton does. */
+export class CommandRunner {
+  private readonly inFlight = new Set<string>();
+  /** Kept for the life of the server; commands from elsewhere (the devnet routes) have none. */
+  private readonly origins = new Map<string, CommandOrigin>();
+
+  constructor(private readonly ledger: LocalLedger) {}
+
+  originOf(commandId: string): CommandOrigin | undefined {
+    return this.origins.get(commandId);
+  }
+
+  async submit(submission: Submission): Promise<CommandResult> {
+    const { commandId } = submission;
+    if (this.inFlight.has(commandId)) {
+      throw new CantonApiError(
+        'SUBMISSION_ALREADY_IN_FLIGHT',
+        'ContentionOnSharedResources',
+        'The submission with the same command id is already being processed',
+        { command_id: commandId },
+      );
+    }
+    this.inFlight.add(commandId);
+    try {
+      await this.refuseDuplicate(submission);
+      const result = await this.run(submission).catch((error: unknown) => {
+        // A timeout may hide a commit: its completion still belongs to this submission.
+        if (error instanceof LedgerError && error.code === 'timeout') this.remember(submission);
+        throw error;
+      });
+      this.remember(submission);
+      return result;
+    } finally {
+      this.inFlight.delete(commandId);
+    }
+  }
+
+  private remember({ commandId, userId, submissionId }: Submission): void {
+    this.origins.set(commandId, { userId, submissionId });
+  }
+
+  private async refuseDuplicate({ commandId, deduplication }: Submission): Promise<void> {
+    const prior = await this.ledger.lookupCommand(commandId);
+    if (prior === null) return;
+    const duplicate =
+      'ms' in deduplication
+        ? (await this.ledger.now()).getTime() - prior.recordTime.getTime() < deduplication.ms
+        : prior.offset > deduplication.afterOffset;
+    if (!duplicate) return;
+    throw new CantonApiError(
+      'DUPLICATE_COMMAND',
+      'InvalidGivenCurrentSystemStateResourceExists',
+      'A command with the given command id has already been successfully processed',
+      {
+        command_id: commandId,
+        completion_offset: String(prior.offset),
+        existing_update_id: prior.updateId,
+      },
+      true,
+    );
+  }
+
+  private run({ commandId, actAs, command }: Submission): Promise<CommandResult> {
+    checkActors(command, actAs);
+    const actor = actAs[0] as string;
+    switch (command.kind) {
+      case 'transfer':
+        return this.ledger.submitTransfer({
+          commandId,
+          sender: command.sender,
+          receiver: command.receiver,
+          instrument: command.instrument,
+          amount: command.amount,
+          meta: command.meta,
+          executeBefore: command.executeBefore,
+        });
+      case 'accept':
+        return this.ledger.acceptOffer({ commandId, offerId: command.offerId, actor });
+      case 'reject':
+        return this.ledger.rejectOffer({ commandId, offerId: command.offerId, actor });
+      case 'withdraw':
+        return this.ledger.withdrawOffer({ commandId, offerId: command.offerId, actor });
+    }
+  }
+}
+
+/** `actAs` of a request: at least one party. */
+export function actAsOf(value: unknown): string[] {
+  const actAs = arrayAt(value, 'actAs').map((p, i) => stringAt(p, `actAs[${i}]`));
+  if (actAs.length === 0) throw permissionDenied('actAs names no party');
+  return actAs;
+}

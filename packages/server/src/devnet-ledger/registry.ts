@@ -1,0 +1,279 @@
+/**
+ * Token Standard registries: metadata (`/registry/metadata/v1/...`) and the transfer-instruction
+ * API (`/registry/transfer-instruction/v1/...`) that hands out the transfer factory and the
+ * choice contexts of pending instructions.
+ *
+ * Two kinds of registry base are served:
+ * - the default one, at the scan proxy (`/api/validator/v0/scan-proxy`), where a validator serves
+ *   Canton Coin's registry; on the devnet it serves every admin's instruments;
+ * - one per instrument admin, at `/registries/<admin>`, serving only that admin's instruments.
+ *
+ * Devnet choices: instruments have 10 decimals (Daml's `Decimal`); `totalSupply` is the sum of the
+ * active holdings; on the default registry an instrument id that several admins use resolves to
+ * the Amulet admin's, else to the first admin's. A factory request for an instrument the registry
+ * does not serve is a 404, a malformed one a 400.
+ */
+import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
+import { type LocalLedger, MINING_ROUND_MS, type TransferOffer } from '@poolparty/ledger';
+import type { FastifyInstance } from 'fastify';
+import { RegistryError } from './canton-errors.js';
+import type { ContractHistory } from './contract-history.js';
+import {
+  amuletRulesContract,
+  type DevnetContract,
+  disclosedContract,
+  openMiningRoundContract,
+  transferFactoryContract,
+  transferPreapprovalContract,
+} from './devnet-contracts.js';
+import { SYNCHRONIZER_ID } from './identity.js';
+import { amuletOf, genesisTime, SCAN_PROXY_PREFIX } from './scan-proxy.js';
+import { damlDecimal } from './wire.js';
+
+export const REGISTRY_DECIMALS = 10;
+export const PER_ADMIN_REGISTRY_PREFIX = '/registries';
+const PAGE_SIZE_DEFAULT = 100;
+const SUPPORTED_APIS = {
+  'splice-api-token-metadata-v1': 1,
+  'splice-api-token-transfer-instruction-v1': 1,
+};
+
+type Json = Readonly<Record<string, unknown>>;
+
+function objectOrError(value: unknown, name: string): Json {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new RegistryError(400, `${name} must be an object`);
+  }
+  return value as Json;
+}
+
+function stringOrError(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new RegistryError(400, `${name} must be a non-empty string`);
+  }
+  return value;
+}
+
+function excludeDebug(body: unknown): boolean {
+  return (body as { excludeDebugFields?: unknown } | null)?.excludeDebugFields === true;
+}
+
+const contractIdValue = (contract: DevnetContract) => ({
+  tag: 'AV_ContractId',
+  value: contract.contractId,
+});
+
+interface RegistryDeps {
+  readonly ledger: LocalLedger;
+  readonly history: ContractHistory;
+}
+
+/** The instruments a registry serves: one admin's, or (admin null) every admin's. */
+async function instrumentsOf(ledger: LocalLedger, admin: string | null): Promise<Instrument[]> {
+  const all = await ledger.listInstruments();
+  return admin === null ? [...all] : all.filter((i) => i.admin === admin);
+}
+
+async function registryAdmin(ledger: LocalLedger, admin: string | null): Promise<string> {
+  if (admin !== null) return admin;
+  const amulet = await amuletOf(ledger);
+  const first = (await ledger.listInstruments())[0];
+  const fallback = amulet ?? first;
+  if (fallback === undefined) throw new RegistryError(404, 'this registry has no instruments yet');
+  return fallback.admin;
+}
+
+async function findInstrument(
+  ledger: LocalLedger,
+  admin: string | null,
+  id: string,
+): Promise<Instrument | undefined> {
+  const matching = (await instrumentsOf(ledger, admin)).filter((i) => i.id === id);
+  const amulet = await amuletOf(ledger);
+  return matching.find((i) => i.admin === amulet?.admin) ?? matching[0];
+}
+
+function supplyByInstrument(deps: RegistryDeps, end: number): Map<string, Amount> {
+  const supply = new Map<string, Amount>();
+  for (const { contract } of deps.history.activeAt(end).holdings) {
+    const key = instrumentKey(contract.instrument);
+    supply.set(key, (supply.get(key) ?? Amount.ZERO).add(contract.amount));
+  }
+  return supply;
+}
+
+async function instrumentJson(deps: RegistryDeps, instrument: Instrument) {
+  const end = await deps.ledger.ledgerEnd();
+  const supply = supplyByInstrument(deps, end).get(instrumentKey(instrument)) ?? Amount.ZERO;
+  return {
+    id: instrument.id,
+    name: instrument.id,
+    symbol: instrument.id,
+    totalSupply: damlDecimal(supply),
+    totalSupplyAsOf: (await deps.ledger.now()).toISOString(),
+    decimals: REGISTRY_DECIMALS,
+    supportedApis: SUPPORTED_APIS,
+  };
+}
+
+/** The Amulet configuration contracts a transfer of Amulet reads, for the choice context. */
+async function amuletContext(ledger: LocalLedger, instrument: Instrument) {
+  const amulet = await amuletOf(ledger);
+  if (amulet === null || instrumentKey(amulet) !== instrumentKey(instrument)) return [];
+  const traffic = await ledger.trafficParameters();
+  const created = await genesisTime(ledger);
+  return [
+    ['amulet-rules', amuletRulesContract(amulet.admin, traffic.extraTrafficPriceUsdPerMb, created)],
+    [
+      'open-round',
+      openMiningRoundContract(amulet.admin, await ledger.openMiningRound(), MINING_ROUND_MS),
+    ],
+  ] as const;
+}
+
+function choiceContext(entries: readonly (readonly [string, DevnetContract])[], debug: boolean) {
+  return {
+    choiceContextData: {
+      values: Object.fromEntries(
+        entries.map(([key, contract]) => [key, contractIdValue(contract)]),
+      ),
+    },
+    disclosedContracts: entries.map(([, contract]) =>
+      disclosedContract(contract, SYNCHRONIZER_ID, !debug),
+    ),
+  };
+}
+
+function registerRegistry(
+  app: FastifyInstance,
+  base: string,
+  deps: RegistryDeps,
+  adminOf: (params: Record<string, string>) => string | null,
+): void {
+  const { ledger, history } = deps;
+  const params = (request: { params: unknown }) => request.params as Record<string, string>;
+
+  app.get(`${base}/registry/metadata/v1/info`, async (request) => ({
+    adminId: await registryAdmin(ledger, adminOf(params(request))),
+    supportedApis: SUPPORTED_APIS,
+  }));
+
+  app.get(`${base}/registry/metadata/v1/instruments`, async (request) => {
+    const query = request.query as { pageSize?: string; pageToken?: string };
+    const pageSize = Number(query.pageSize ?? PAGE_SIZE_DEFAULT);
+    const start = Number(query.pageToken ?? 0);
+    if (!(Number.isSafeInteger(pageSize) && pageSize > 0)) {
+      throw new RegistryError(400, 'pageSize must be a positive integer');
+    }
+    if (!(Number.isSafeInteger(start) && start >= 0)) {
+      throw new RegistryError(400, 'pageToken is not one this registry issued');
+    }
+    const all = await instrumentsOf(ledger, adminOf(params(request)));
+    const page = all.slice(start, start + pageSize);
+    const instruments = [];
+    for (const instrument of page) instruments.push(await instrumentJson(deps, instrument));
+    const next = start + pageSize;
+    return { instruments, ...(next < all.length && { nextPageToken: String(next) }) };
+  });
+
+  app.get(`${base}/registry/metadata/v1/instruments/:instrumentId`, async (request) => {
+    const { instrumentId } = params(request);
+    const instrument = await findInstrument(
+      ledger,
+      adminOf(params(request)),
+      instrumentId as string,
+    );
+    if (instrument === undefined) {
+      throw new RegistryError(404, `Instrument ${instrumentId} not found`);
+    }
+    return instrumentJson(deps, instrument);
+  });
+
+  app.post(`${base}/registry/transfer-instruction/v1/transfer-factory`, async (request) => {
+    const body = objectOrError(request.body, 'the request body');
+    const args = objectOrError(body.choiceArguments, 'choiceArguments');
+    const transfer = objectOrError(args.transfer, 'choiceArguments.transfer');
+    const sender = stringOrError(transfer.sender, 'transfer.sender');
+    const receiver = stringOrError(transfer.receiver, 'transfer.receiver');
+    const instrumentId = objectOrError(transfer.instrumentId, 'transfer.instrumentId');
+    const wanted: Instrument = {
+      admin: stringOrError(instrumentId.admin, 'transfer.instrumentId.admin'),
+      id: stringOrError(instrumentId.id, 'transfer.instrumentId.id'),
+    };
+    if (args.expectedAdmin !== undefined && args.expectedAdmin !== wanted.admin) {
+      throw new RegistryError(400, `expectedAdmin differs from the instrument's admin`);
+    }
+    const servedAdmin = adminOf(params(request));
+    const served = await instrumentsOf(ledger, servedAdmin);
+    const instrument = served.find((i) => instrumentKey(i) === instrumentKey(wanted));
+    if (instrument === undefined) {
+      throw new RegistryError(
+        404,
+        `this registry has no instrument ${wanted.id} of ${wanted.admin}`,
+      );
+    }
+    const created = await genesisTime(ledger);
+    const factory = transferFactoryContract(instrument.admin, created);
+    const preapproved = sender !== receiver && (await ledger.preapproves(receiver, instrument));
+    const entries: (readonly [string, DevnetContract])[] = [
+      ...(await amuletContext(ledger, instrument)),
+    ];
+    if (preapproved) {
+      const preapproval = transferPreapprovalContract(
+        instrument.admin,
+        receiver,
+        instrument,
+        created,
+      );
+      entries.push(['transfer-preapproval', preapproval]);
+    }
+    const context = choiceContext(entries, !excludeDebug(body));
+    return {
+      factoryId: factory.contractId,
+      transferKind: sender === receiver ? 'self' : preapproved ? 'direct' : 'offer',
+      choiceContext: {
+        ...context,
+        // The factory itself is disclosed too: the caller exercises it without seeing it.
+        disclosedContracts: [
+          disclosedContract(factory, SYNCHRONIZER_ID, excludeDebug(body)),
+          ...context.disclosedContracts,
+        ],
+      },
+    };
+  });
+
+  for (const action of ['accept', 'reject', 'withdraw'] as const) {
+    app.post(
+      `${base}/registry/transfer-instruction/v1/:transferInstructionId/choice-contexts/${action}`,
+      async (request) => {
+        const body = request.body === undefined ? {} : objectOrError(request.body, 'the body');
+        const { transferInstructionId } = params(request);
+        const end = await ledger.ledgerEnd();
+        const instruction: TransferOffer | undefined = history.pendingInstruction(
+          transferInstructionId as string,
+          end,
+        );
+        const servedAdmin = adminOf(params(request));
+        if (
+          instruction === undefined ||
+          (servedAdmin !== null && instruction.instrument.admin !== servedAdmin)
+        ) {
+          throw new RegistryError(
+            404,
+            `No pending transfer instruction ${transferInstructionId} in this registry`,
+          );
+        }
+        // Only accepting moves the holding (and for Amulet reads the round); rejecting and
+        // withdrawing just unlock it.
+        const entries =
+          action === 'accept' ? await amuletContext(ledger, instruction.instrument) : [];
+        return choiceContext(entries, !excludeDebug(body));
+      },
+    );
+  }
+}
+
+export async function registryRoutes(app: FastifyInstance, deps: RegistryDeps): Promise<void> {
+  registerRegistry(app, SCAN_PROXY_PREFIX, deps, () => null);
+  registerRegistry(app, `${PER_ADMIN_REGISTRY_PREFIX}/:admin`, deps, (p) => p.admin ?? null);
+}

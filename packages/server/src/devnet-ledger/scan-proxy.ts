@@ -1,0 +1,76 @@
+/**
+ * The validator's scan proxy (`/api/validator/v0/scan-proxy/...`): the DSO party, the open mining
+ * round with the Amulet price, Amulet's rules with the extra traffic price, and transfer
+ * pre-approvals.
+ *
+ * Devnet choices: there is one open round (the local ledger's) and no issuing rounds; the Amulet
+ * instrument is the ledger's `Amulet` of the first admin that has one, and its admin plays the
+ * DSO (the fixed DSO party when there is no Amulet yet).
+ */
+import type { Instrument } from '@poolparty/core';
+import { type LocalLedger, MINING_ROUND_MS } from '@poolparty/ledger';
+import type { FastifyInstance } from 'fastify';
+import { RegistryError } from './canton-errors.js';
+import {
+  amuletRulesContract,
+  contractWithState,
+  openMiningRoundContract,
+  transferPreapprovalContract,
+} from './devnet-contracts.js';
+import { DSO_PARTY, SYNCHRONIZER_ID } from './identity.js';
+
+export const SCAN_PROXY_PREFIX = '/api/validator/v0/scan-proxy';
+
+export async function amuletOf(ledger: LocalLedger): Promise<Instrument | null> {
+  return (await ledger.listInstruments()).find((i) => i.id === 'Amulet') ?? null;
+}
+
+export async function dsoOf(ledger: LocalLedger): Promise<string> {
+  return (await amuletOf(ledger))?.admin ?? DSO_PARTY;
+}
+
+/** When the devnet's configuration contracts count as created: the ledger's first record time. */
+export async function genesisTime(ledger: LocalLedger): Promise<Date> {
+  return ledger.updateAt(1)?.recordTime ?? (await ledger.now());
+}
+
+export async function scanProxyRoutes(app: FastifyInstance, ledger: LocalLedger): Promise<void> {
+  app.get(`${SCAN_PROXY_PREFIX}/dso-party-id`, async () => ({ dso_party_id: await dsoOf(ledger) }));
+
+  app.get(`${SCAN_PROXY_PREFIX}/open-and-issuing-mining-rounds`, async () => {
+    const round = await ledger.openMiningRound();
+    const contract = openMiningRoundContract(await dsoOf(ledger), round, MINING_ROUND_MS);
+    return {
+      open_mining_rounds: [contractWithState(contract, SYNCHRONIZER_ID)],
+      issuing_mining_rounds: [],
+    };
+  });
+
+  app.get(`${SCAN_PROXY_PREFIX}/amulet-rules`, async () => {
+    const traffic = await ledger.trafficParameters();
+    const contract = amuletRulesContract(
+      await dsoOf(ledger),
+      traffic.extraTrafficPriceUsdPerMb,
+      await genesisTime(ledger),
+    );
+    return { amulet_rules: contractWithState(contract, SYNCHRONIZER_ID) };
+  });
+
+  app.get<{ Params: { party: string } }>(
+    `${SCAN_PROXY_PREFIX}/transfer-preapprovals/by-party/:party`,
+    async (request) => {
+      const { party } = request.params;
+      const amulet = await amuletOf(ledger);
+      if (amulet === null || !(await ledger.preapproves(party, amulet))) {
+        throw new RegistryError(404, `No transfer preapproval found for party ${party}`);
+      }
+      const contract = transferPreapprovalContract(
+        amulet.admin,
+        party,
+        amulet,
+        await genesisTime(ledger),
+      );
+      return { transfer_preapproval: contractWithState(contract, SYNCHRONIZER_ID) };
+    },
+  );
+}

@@ -1,0 +1,50 @@
+/**
+ * The Canton wire codec this server renders with (the ledger package's `canton/wire`), in one
+ * place, plus the template ids of the devnet's configuration contracts.
+ */
+import {
+  DEVNET_HOLDING_TEMPLATE_ID,
+  DEVNET_MINING_ROUND_TEMPLATE_ID,
+  DEVNET_PACKAGE_ID,
+  DEVNET_PREAPPROVAL_TEMPLATE_ID,
+  DEVNET_TRANSFER_FACTORY_TEMPLATE_ID,
+  DEVNET_TRANSFER_INSTRUCTION_TEMPLATE_ID,
+} from '@poolparty/ledger/canton/wire';
+
+export {
+  type ArchivedEvent,
+  type CreatedEvent,
+  damlDecimal,
+  type Event,
+  type ExercisedEvent,
+  encodeCheckpoint,
+  encodeHoldingCreated,
+  encodeTransaction,
+  encodeTransactionItem,
+  encodeTransferInstructionCreated,
+  HOLDING_INTERFACE_ID,
+  type JsGetUpdatesResponse,
+  type JsTransaction,
+  parseDamlDecimal,
+  parseDamlTime,
+  preapprovalContractId,
+  projectTransaction,
+  qualifiedName,
+  TRANSFER_FACTORY_INTERFACE_ID,
+  TRANSFER_FACTORY_TRANSFER_CHOICE,
+  TRANSFER_INSTRUCTION_ACCEPT_CHOICE,
+  TRANSFER_INSTRUCTION_INTERFACE_ID,
+  TRANSFER_INSTRUCTION_REJECT_CHOICE,
+  TRANSFER_INSTRUCTION_WITHDRAW_CHOICE,
+  transferFactoryContractId,
+} from '@poolparty/ledger/canton/wire';
+
+export const TEMPLATE_IDS = {
+  holding: DEVNET_HOLDING_TEMPLATE_ID,
+  transferInstruction: DEVNET_TRANSFER_INSTRUCTION_TEMPLATE_ID,
+  transferFactory: DEVNET_TRANSFER_FACTORY_TEMPLATE_ID,
+  transferPreapproval: DEVNET_PREAPPROVAL_TEMPLATE_ID,
+  openMiningRound: DEVNET_MINING_ROUND_TEMPLATE_ID,
+  /** Only the scan proxy hands this one out, so the codec has no id for it. */
+  amuletRules: `${DEVNET_PACKAGE_ID}:PoolParty.Devnet.Rounds:AmuletRules`,
+} as const;

@@ -1,0 +1,47 @@
+/**
+ * The ledger a process works against, as `LEDGER` says: the embedded devnet ledger in the data
+ * folder (`local`), or a participant's JSON Ledger API with its registries and validator
+ * (`canton`) — the same on a real Canton network and on `poolparty devnet-ledger`.
+ */
+import { join } from 'node:path';
+import {
+  LedgerError,
+  type LedgerPort,
+  type LocalLedger,
+  openCantonLedger,
+  openLocalLedger,
+} from '@poolparty/ledger';
+import { cantonLedgerOptionsOf } from './canton-options.js';
+import type { LedgerLocation, Settings } from './config.js';
+
+export interface LedgerConnection {
+  readonly ledger: LedgerPort;
+  /** The embedded ledger's controls (devnet seed, `/devnet` routes); null on a participant. */
+  readonly local: LocalLedger | null;
+  close(): Promise<void>;
+}
+
+export class LedgerUnavailable extends Error {
+  override readonly name = 'LedgerUnavailable';
+}
+
+/** Which ledger (`LEDGER`, `CANTON_*`) and where the embedded one lives (the data folder). */
+export type LedgerSettings = LedgerLocation & Pick<Settings, 'dataDir'>;
+
+export async function openLedgerConnection(settings: LedgerSettings): Promise<LedgerConnection> {
+  if (settings.ledger === 'canton') {
+    const options = cantonLedgerOptionsOf(settings);
+    try {
+      const canton = await openCantonLedger(options);
+      return { ledger: canton, local: null, close: () => canton.close() };
+    } catch (error) {
+      if (!(error instanceof LedgerError)) throw error;
+      // The participant is the first thing reached: a wrong URL, user or token shows here.
+      throw new LedgerUnavailable(
+        `cannot use the participant at CANTON_LEDGER_API_URL ${options.ledgerApiUrl} as user ${options.userId}: ${error.message} (${error.code})`,
+      );
+    }
+  }
+  const local = await openLocalLedger({ dataDir: join(settings.dataDir, 'ledger') });
+  return { ledger: local, local, close: () => local.close() };
+}

@@ -1,0 +1,303 @@
+/**
+ * `poolparty admin pools add`: a pool whose liquidity is on the ledger already. The LP funds the
+ * swap party by transfers, the operator adds the pool, and its reserves are the swap party's
+ * holdings; a running engine takes the new swap party into its stream, settles swaps on the pool
+ * without taking the funding transfers for deposits, and reconciliation finds the books right.
+ * Every mistake is refused with one line before anything is written.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Amount, type Instrument } from '@poolparty/core';
+import { LedgerError, type LedgerPort, REASON_META_KEY } from '@poolparty/ledger';
+import { afterAll, describe, expect, it } from 'vitest';
+import { adminCommand } from '../src/admin/commands.js';
+import { listAdminActions } from '../src/store/admin-audit.js';
+import type { Database } from '../src/store/database.js';
+import { getPool, listPools } from '../src/store/index.js';
+import { runCli } from './support/cli.js';
+import { type EngineHarness, type Party, useEngineWorld } from './support/engine.js';
+
+/** Three CLI runs, each a whole process loading the store modules. */
+const CLI_TIMEOUT_MS = 120_000;
+
+const world = useEngineWorld();
+let h: EngineHarness;
+
+/** Runs `poolparty admin …` against the harness's store and `ledger`; returns what it printed. */
+async function admin(ledger: LedgerPort | null, ...args: string[]) {
+  const out: string[] = [];
+  const errors: string[] = [];
+  const store: Database = {
+    kind: h.db.kind,
+    query: (sql, params) => h.db.query(sql, params),
+    exec: (sql) => h.db.exec(sql),
+    transaction: (fn) => h.db.transaction(fn),
+    listen: (channel, onPayload, onLost) => h.db.listen(channel, onPayload, onLost),
+    close: async () => {},
+  };
+  await adminCommand({
+    open: async () => store,
+    ...(ledger !== null && { openLedger: async () => ({ ledger, close: async () => {} }) }),
+    print: (line) => out.push(line),
+    fail: (message) => errors.push(message),
+    now: () => h.clock.now(),
+    actor: () => 'ops',
+  }).parseAsync(args, { from: 'user' });
+  return { out, errors };
+}
+
+const spec = (instrument: Instrument) => `${instrument.admin}:${instrument.id}`;
+
+interface Funded {
+  readonly swap: Party;
+  readonly lp: Party;
+  readonly usdcx: Instrument;
+  readonly cbtc: Instrument;
+}
+
+/** An LP that sends 10 000 USDCx and 0.1 CBTC to a fresh swap party, as a real pool is funded. */
+async function fundedSwapParty(): Promise<Funded> {
+  const usdcx = h.usdcx;
+  const cbtc = h.seed.instruments.cbtc;
+  const lp = await h.newParty(
+    'new-pool-lp',
+    [],
+    [
+      [usdcx, '10000'],
+      [cbtc, '0.1'],
+    ],
+  );
+  const swap = await h.newParty('new-pool-swap', [usdcx, cbtc]);
+  for (const [instrument, amount] of [
+    [usdcx, '10000'],
+    [cbtc, '0.1'],
+  ] as const) {
+    await h.ledger.submitTransfer({
+      commandId: `funding-${randomUUID()}`,
+      sender: lp.partyId,
+      receiver: swap.partyId,
+      instrument,
+      amount: Amount.parse(amount),
+    });
+  }
+  return { swap, lp, usdcx, cbtc };
+}
+
+function addArgs(funded: Funded, ...extra: string[]): string[] {
+  return [
+    'pools',
+    'add',
+    '--swap-party',
+    funded.swap.partyId,
+    '--lp-party',
+    funded.lp.partyId,
+    '--base',
+    spec(funded.usdcx),
+    '--quote',
+    spec(funded.cbtc),
+    ...extra,
+  ];
+}
+
+describe('admin pools add', () => {
+  it('adds a pool with the swap party’s holdings as reserves; swaps settle on it and the books match', async () => {
+    h = await world.harness();
+    const engine = await h.startEngine();
+    const funded = await fundedSwapParty();
+    const endAtAdd = await h.ledger.ledgerEnd();
+
+    const { out, errors } = await admin(h.ledger, ...addArgs(funded, '--fee-bps', '25'));
+
+    expect(errors).toEqual([]);
+    expect(out).toEqual([
+      `added usdcx-cbtc\tactive\tUSDCx (${funded.usdcx.admin}) / CBTC (${funded.cbtc.admin})\treserves 10000 / 0.1\tfee 25 bps`,
+    ]);
+    const pool = await getPool(h.db, 'usdcx-cbtc');
+    expect(pool).toMatchObject({
+      swapParty: funded.swap.partyId,
+      lpParty: funded.lp.partyId,
+      feeBps: 25,
+      booksFromOffset: endAtAdd,
+      accounting: { reserveA: '10000', reserveB: '0.1', inflightA: '0', feesA: '0' },
+    });
+    expect(pool?.lpSupply).toBe('31.6227766016'); // √(10000 × 0.1), the first LP supply
+    const [audit] = await listAdminActions(h.db, 10);
+    expect(audit).toMatchObject({ actor: 'ops', action: 'pools.add', subject: 'usdcx-cbtc' });
+    expect(audit?.details).toMatchObject({ reserveA: '10000', reserveB: '0.1', feeBps: 25 });
+
+    // A running engine hears of the pool (from the audit row's notification, in a service).
+    engine.poolsChanged();
+    const intent = await h.createIntent(h.alice, funded.usdcx, '100', { poolId: 'usdcx-cbtc' });
+    await h.ledger.submitTransfer({
+      commandId: `wallet-${randomUUID()}`,
+      sender: h.alice.partyId,
+      receiver: funded.swap.partyId,
+      instrument: funded.usdcx,
+      amount: Amount.parse('100'),
+      meta: { [REASON_META_KEY]: intent.depositReference },
+    });
+    const done = await h.waitForStatus(intent.intentId, 'completed');
+
+    // The funding transfers came before the books began: neither was taken for a deposit.
+    const deposits = await h.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM deposits WHERE pool_id = 'usdcx-cbtc'`,
+    );
+    expect(deposits[0]?.n).toBe(1);
+    expect(await h.transfersWithReason(`refund:${intent.intentId}`)).toBe(0);
+    expect(await h.balance(funded.lp, funded.usdcx)).toEqual(Amount.parse('0'));
+    expect(await h.balance(h.alice, funded.cbtc)).toEqual(
+      Amount.parse('0.05').add(Amount.parse(done.actualOutput ?? '')),
+    );
+    await h.booksMatchLedger('usdcx-cbtc');
+    const report = await engine.reconcileNow();
+    expect(report.runs.find((run) => run.poolId === 'usdcx-cbtc')?.ok).toBe(true);
+  });
+
+  it('refuses every mistake in one line, writing nothing', async () => {
+    h = await world.harness();
+    const funded = await fundedSwapParty();
+    const seeded = h.pool('amulet-usdcx');
+    const unfunded = await h.newParty('unfunded-swap', [funded.usdcx]);
+    const amulet = h.amulet;
+    const ghost = 'ghost::1220aaaa';
+    const cases: readonly [readonly string[], string][] = [
+      [
+        addArgs(funded, '--base', 'USDCx'),
+        '--base must be ADMIN:ID, the admin\'s party id and the symbol, e.g. DSO::1220…:Amulet (got "USDCx")',
+      ],
+      [
+        addArgs(funded, '--fee-bps', '10000'),
+        '--fee-bps must be a whole number of basis points from 0 to 9999 (got "10000")',
+      ],
+      [
+        addArgs(funded, '--pool-id', 'no spaces'),
+        '--pool-id must be 1 to 128 of A-Z a-z 0-9 . _ ~ - (got "no spaces")',
+      ],
+      [
+        addArgs(funded, '--quote', spec(funded.usdcx)),
+        '--base and --quote must be two instruments',
+      ],
+      [
+        addArgs(funded, '--lp-party', funded.swap.partyId),
+        '--swap-party and --lp-party must be two parties',
+      ],
+      [addArgs(funded, '--swap-party', ghost), `--swap-party: the ledger knows no party ${ghost}`],
+      [addArgs(funded, '--lp-party', ghost), `--lp-party: the ledger knows no party ${ghost}`],
+      [
+        addArgs(funded, '--quote', `${funded.cbtc.admin}:WBTC`),
+        `--quote: the ledger's registries know no instrument WBTC (${funded.cbtc.admin})`,
+      ],
+      [
+        addArgs(funded, '--swap-party', unfunded.partyId),
+        `--base: ${unfunded.partyId} holds no USDCx (${funded.usdcx.admin}); fund the swap party with both instruments first`,
+      ],
+      [
+        addArgs(funded, '--pool-id', 'amulet-usdcx'),
+        'pool amulet-usdcx exists already (choose another --pool-id)',
+      ],
+      [
+        addArgs(funded, '--swap-party', seeded.swapParty),
+        `${seeded.swapParty} is the swap party of pool amulet-usdcx already: a swap party serves one pool`,
+      ],
+      [
+        addArgs(funded, '--base', spec(funded.usdcx), '--quote', spec(amulet)),
+        `pool amulet-usdcx trades USDCx (${funded.usdcx.admin}) and Amulet (${amulet.admin}) already`,
+      ],
+    ];
+    const poolsBefore = await listPools(h.db);
+    for (const [args, message] of cases) {
+      expect(await admin(h.ledger, ...args)).toEqual({ out: [], errors: [message] });
+    }
+    expect(await listPools(h.db)).toEqual(poolsBefore);
+    expect(await listAdminActions(h.db, 10)).toEqual([]);
+  });
+
+  it('refuses a swap party with a transfer in flight: its reserves are not known', async () => {
+    h = await world.harness();
+    const funded = await fundedSwapParty();
+    // An offer to a party without pre-approval locks the swap party's holding until it settles.
+    const stranger = await h.newParty('stranger', []);
+    await h.ledger.submitTransfer({
+      commandId: `offer-${randomUUID()}`,
+      sender: funded.swap.partyId,
+      receiver: stranger.partyId,
+      instrument: funded.cbtc,
+      amount: Amount.parse('0.01'),
+    });
+
+    expect((await admin(h.ledger, ...addArgs(funded))).errors).toEqual([
+      `${funded.swap.partyId} has CBTC (${funded.cbtc.admin}) locked in a pending transfer; settle or withdraw it first`,
+    ]);
+    expect(await getPool(h.db, 'usdcx-cbtc')).toBeNull();
+  });
+
+  it('turns a ledger that fails into one line, not a crash', async () => {
+    h = await world.harness();
+    const funded = await fundedSwapParty();
+    const down = new Proxy(h.ledger, {
+      get(target, property, receiver) {
+        if (property === 'getHoldings') {
+          return async () => {
+            throw new LedgerError('timeout', 'no answer from the participant in 30 s');
+          };
+        }
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+
+    expect((await admin(down, ...addArgs(funded))).errors).toEqual([
+      'the ledger answered timeout: no answer from the participant in 30 s',
+    ]);
+    expect(await getPool(h.db, 'usdcx-cbtc')).toBeNull();
+  });
+});
+
+describe('poolparty admin pools add, as an operator runs it', () => {
+  const root = mkdtempSync(join(tmpdir(), 'pp-pools-add-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const args = [
+    'admin',
+    'pools',
+    'add',
+    '--swap-party',
+    'swap::1220aa',
+    '--lp-party',
+    'lp::1220bb',
+    '--base',
+    'DSO::1220cc:Amulet',
+    '--quote',
+    'issuer::1220dd:USDCx',
+  ];
+
+  it(
+    'refuses the embedded ledger, and names the missing Canton settings, in one line each',
+    async () => {
+      const dataDir = join(root, 'store');
+      expect((await runCli(['migrate', '--create', '--data-dir', dataDir])).code).toBe(0);
+
+      const local = await runCli([...args, '--data-dir', dataDir]);
+      expect(local).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr:
+          'poolparty: admin pools add reads the swap party on a participant: set LEDGER=canton and the CANTON_* settings (the embedded devnet ledger seeds its own pools)\n',
+      });
+      const canton = await runCli([...args, '--data-dir', dataDir, '--ledger', 'canton'], {
+        CANTON_USER_ID: 'poolparty',
+      });
+      expect(canton).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr:
+          'poolparty: LEDGER=canton needs CANTON_LEDGER_API_URL, CANTON_REGISTRY_URL, CANTON_SCAN_PROXY_URL (or their --canton-… flags)\n',
+      });
+      expect((await runCli(['admin', 'audit', 'list', '--data-dir', dataDir])).stdout).toBe(
+        'no recorded changes\n',
+      );
+    },
+    CLI_TIMEOUT_MS,
+  );
+});

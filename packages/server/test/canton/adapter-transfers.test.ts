@@ -1,0 +1,354 @@
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { Amount } from '@poolparty/core';
+import { LedgerError, type LedgerErrorCode, REASON_META_KEY } from '@poolparty/ledger';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activeContractsRequest } from '../../../ledger/src/canton/filters.js';
+import { HOLDING_INTERFACE_ID } from '../../../ledger/src/canton/wire/index.js';
+import { webSocketList } from '../../../ledger/src/canton/ws-list.js';
+import { type AdapterWorld, amount, balance, startAdapterWorld, tokenOf } from './adapter-world.js';
+
+let w: AdapterWorld;
+let sequence = 0;
+function cmd(label: string): string {
+  sequence += 1;
+  return `${label}-${sequence}`;
+}
+
+beforeAll(async () => {
+  w = await startAdapterWorld();
+});
+afterAll(async () => {
+  await w.close();
+});
+
+async function refusal(attempt: Promise<unknown>): Promise<LedgerError> {
+  try {
+    await attempt;
+  } catch (error) {
+    expect(error).toBeInstanceOf(LedgerError);
+    return error as LedgerError;
+  }
+  throw new Error('the adapter accepted what it should have refused');
+}
+
+async function expectRefused(attempt: () => Promise<unknown>, code: LedgerErrorCode) {
+  const end = await w.canton.ledgerEnd();
+  const error = await refusal(attempt());
+  expect(error.code, error.message).toBe(code);
+  // A refusal changed nothing.
+  expect(await w.canton.ledgerEnd()).toBe(end);
+  return error;
+}
+
+describe('the canton adapter against a devnet ledger server', () => {
+  it('reads parties: internal in the participant namespace, external by key, unknown as null', async () => {
+    expect(await w.canton.getParty(w.alice)).toEqual({ partyId: w.alice, kind: 'internal' });
+    expect(await w.canton.getParty(w.wallet)).toEqual({ partyId: w.wallet, kind: 'external' });
+    expect(await w.canton.getParty(`ghost::1220${'0'.repeat(64)}`)).toBeNull();
+    expect(await w.canton.getParty('not a party id')).toBeNull();
+    const key = ed25519.getPublicKey(w.walletSecret);
+    expect(await w.canton.isSigningKeyOf(w.wallet, key)).toBe(true);
+    expect(await w.canton.isSigningKeyOf(w.alice, key)).toBe(false);
+    expect(await w.canton.isSigningKeyOf(w.wallet, new Uint8Array(32))).toBe(false);
+  });
+
+  it('lists the instruments of the admins’ registries', async () => {
+    const instruments = await w.canton.listInstruments();
+    expect(instruments).toContainEqual(w.usd);
+    expect(instruments).toContainEqual(w.eur);
+
+    // A registry that is not there lists nothing; the others still answer.
+    const base = w.options().registries;
+    const withMissing = await w.open({
+      registries: {
+        ...base,
+        byAdmin: { ...base.byAdmin, [`nobody::1220${'1'.repeat(64)}`]: `${w.server.url}/nowhere` },
+      },
+    });
+    expect(await withMissing.listInstruments()).toEqual(expect.arrayContaining([w.usd, w.eur]));
+  });
+
+  it('settles a transfer to a pre-approving receiver directly, with its reason', async () => {
+    const before = await balance(w.canton, w.alice, w.usd);
+    const bobBefore = await balance(w.canton, w.bob, w.usd);
+    const end = await w.canton.ledgerEnd();
+    const outcome = await w.canton.submitTransfer({
+      commandId: cmd('direct'),
+      sender: w.alice,
+      receiver: w.bob,
+      instrument: w.usd,
+      amount: amount('12.3456789012'),
+      meta: { [REASON_META_KEY]: 'invoice 42' },
+    });
+    expect(outcome.kind).toBe('direct');
+    expect(outcome.offset).toBeGreaterThan(end);
+    expect(Amount.parse((await balance(w.canton, w.alice, w.usd)).total)).toEqual(
+      Amount.parse(before.total).sub(amount('12.3456789012')),
+    );
+    expect(Amount.parse((await balance(w.canton, w.bob, w.usd)).total)).toEqual(
+      Amount.parse(bobBefore.total).add(amount('12.3456789012')),
+    );
+  });
+
+  it('makes an offer to a receiver without pre-approval; the receiver accepts it', async () => {
+    const outcome = await w.canton.submitTransfer({
+      commandId: cmd('offer'),
+      sender: w.alice,
+      receiver: w.carol,
+      instrument: w.eur,
+      amount: amount('5'),
+    });
+    if (outcome.kind !== 'offer') throw new Error(`expected an offer, got ${outcome.kind}`);
+    const pending = await w.canton.getPendingOffers(w.carol);
+    expect(pending.map((o) => o.offerId)).toContain(outcome.offerId);
+    expect((await w.canton.getPendingOffers(w.alice)).map((o) => o.offerId)).toContain(
+      outcome.offerId,
+    );
+    expect((await balance(w.canton, w.alice, w.eur)).locked).toBe('5');
+
+    const accepted = await w.canton.acceptOffer({
+      commandId: cmd('accept'),
+      offerId: outcome.offerId,
+      actor: w.carol,
+    });
+    expect(accepted.offset).toBeGreaterThan(outcome.offset);
+    expect((await balance(w.canton, w.carol, w.eur)).total).toBe('5');
+    expect((await balance(w.canton, w.alice, w.eur)).locked).toBe('0');
+    expect(await w.canton.getPendingOffers(w.carol)).toEqual([]);
+    await expectRefused(
+      () =>
+        w.canton.acceptOffer({ commandId: cmd('again'), offerId: outcome.offerId, actor: w.carol }),
+      'offer_not_found',
+    );
+  });
+
+  it('a rejected or withdrawn offer gives the sender its holdings back; only the right party may act', async () => {
+    const offer = async () => {
+      const outcome = await w.canton.submitTransfer({
+        commandId: cmd('offer'),
+        sender: w.alice,
+        receiver: w.carol,
+        instrument: w.eur,
+        amount: amount('2'),
+      });
+      if (outcome.kind !== 'offer') throw new Error('expected an offer');
+      return outcome.offerId;
+    };
+    const before = await balance(w.canton, w.alice, w.eur);
+
+    const first = await offer();
+    for (const [choice, actor] of [
+      [w.canton.acceptOffer, w.alice],
+      [w.canton.acceptOffer, w.bob],
+      [w.canton.rejectOffer, w.alice],
+      [w.canton.withdrawOffer, w.carol],
+    ] as const) {
+      await expectRefused(
+        () => choice.call(w.canton, { commandId: cmd('intruder'), offerId: first, actor }),
+        'not_authorized',
+      );
+    }
+    await w.canton.rejectOffer({ commandId: cmd('reject'), offerId: first, actor: w.carol });
+    expect(await balance(w.canton, w.alice, w.eur)).toEqual(before);
+
+    const second = await offer();
+    await w.canton.withdrawOffer({ commandId: cmd('withdraw'), offerId: second, actor: w.alice });
+    expect(await balance(w.canton, w.alice, w.eur)).toEqual(before);
+    expect(await w.canton.getPendingOffers(w.alice)).toEqual([]);
+  });
+
+  it('an expired offer stays pending, cannot be accepted, and can be withdrawn', async () => {
+    const now = await w.canton.now();
+    const executeBefore = new Date(now.getTime() + 60 * 60_000);
+    const outcome = await w.canton.submitTransfer({
+      commandId: cmd('short-offer'),
+      sender: w.alice,
+      receiver: w.carol,
+      instrument: w.eur,
+      amount: amount('1'),
+      executeBefore,
+    });
+    if (outcome.kind !== 'offer') throw new Error('expected an offer');
+    const offered = (await w.canton.getPendingOffers(w.carol)).find(
+      (o) => o.offerId === outcome.offerId,
+    );
+    expect(offered?.executeBefore).toEqual(executeBefore);
+    await w.local.advanceClock(2 * 60 * 60_000);
+    expect((await w.canton.now()).getTime()).toBeGreaterThanOrEqual(executeBefore.getTime());
+    expect((await w.canton.getPendingOffers(w.carol)).map((o) => o.offerId)).toContain(
+      outcome.offerId,
+    );
+    await expectRefused(
+      () =>
+        w.canton.acceptOffer({ commandId: cmd('late'), offerId: outcome.offerId, actor: w.carol }),
+      'offer_expired',
+    );
+    await w.canton.withdrawOffer({
+      commandId: cmd('withdraw-expired'),
+      offerId: outcome.offerId,
+      actor: w.alice,
+    });
+    expect((await balance(w.canton, w.alice, w.eur)).locked).toBe('0');
+  });
+
+  it('refuses what it can tell before submitting, changing nothing', async () => {
+    const send = (over: Record<string, unknown>) =>
+      w.canton.submitTransfer({
+        commandId: cmd('refused'),
+        sender: w.alice,
+        receiver: w.bob,
+        instrument: w.usd,
+        amount: amount('1'),
+        ...over,
+      });
+    const ghost = `ghost::1220${'0'.repeat(64)}`;
+    await expectRefused(() => send({ amount: Amount.ZERO }), 'invalid_amount');
+    await expectRefused(() => send({ meta: { k: 'x'.repeat(9000) } }), 'metadata_limit_exceeded');
+    await expectRefused(() => send({ sender: ghost }), 'unknown_party');
+    await expectRefused(() => send({ receiver: ghost }), 'unknown_party');
+    await expectRefused(() => send({ receiver: w.alice }), 'not_authorized');
+    await expectRefused(
+      () => send({ instrument: { admin: w.usd.admin, id: 'NOPE' } }),
+      'unknown_instrument',
+    );
+    await expectRefused(() => send({ instrument: { admin: '', id: 'USD' } }), 'unknown_instrument');
+    await expectRefused(() => send({ amount: amount('1000000') }), 'insufficient_holdings');
+    await expectRefused(() => send({ executeBefore: new Date(0) }), 'offer_expired');
+    await expectRefused(
+      () =>
+        w.canton.acceptOffer({
+          commandId: cmd('no-offer'),
+          offerId: 'no-such-offer',
+          actor: w.bob,
+        }),
+      'offer_not_found',
+    );
+  });
+
+  it('an external party submits with its own signature; without its key it is not authorized', async () => {
+    const withoutKey = await refusal(
+      w.canton.submitTransfer({
+        commandId: cmd('external-unsigned'),
+        sender: w.wallet,
+        receiver: w.bob,
+        instrument: w.usd,
+        amount: amount('1'),
+      }),
+    );
+    expect(withoutKey.code).toBe('not_authorized');
+
+    const signing = await w.open({
+      externalSigners: (party) =>
+        party === w.wallet
+          ? {
+              publicKey: ed25519.getPublicKey(w.walletSecret),
+              sign: async (message) => ed25519.sign(message, w.walletSecret),
+            }
+          : undefined,
+    });
+    const outcome = await signing.submitTransfer({
+      commandId: cmd('external'),
+      sender: w.wallet,
+      receiver: w.bob,
+      instrument: w.usd,
+      amount: amount('3'),
+    });
+    expect(outcome.kind).toBe('direct');
+    expect((await balance(signing, w.wallet, w.usd)).total).toBe('17');
+  });
+
+  it('a resubmitted command returns its first outcome, in this process and in another one', async () => {
+    const command = {
+      commandId: cmd('dedup'),
+      sender: w.alice,
+      receiver: w.carol,
+      instrument: w.usd,
+      amount: amount('4'),
+    };
+    const first = await w.canton.submitTransfer(command);
+    const end = await w.canton.ledgerEnd();
+    expect(await w.canton.submitTransfer(command)).toEqual(first);
+
+    // A new process knows nothing of the command: Canton refuses the duplicate, and the adapter
+    // answers the first outcome from the completion.
+    const restarted = await w.open();
+    expect(await restarted.submitTransfer(command)).toEqual(first);
+    expect(await w.canton.ledgerEnd()).toBe(end);
+    expect(await w.canton.getPendingOffers(w.carol)).toHaveLength(1);
+
+    const completion = await restarted.lookupCommand(command.commandId);
+    expect(completion).toMatchObject({
+      commandId: command.commandId,
+      updateId: first.updateId,
+      offset: first.offset,
+    });
+    expect(await w.canton.lookupCommand(command.commandId)).toEqual(completion);
+    expect(await restarted.lookupCommand(cmd('never-sent'))).toBeNull();
+  });
+
+  it('after a restart, a committed command is answered even when its own commit now refuses it', async () => {
+    // Everything alice holds of EUR, to carol as an offer, then accepted.
+    const all = (await balance(w.canton, w.alice, w.eur)).total;
+    const transfer = {
+      commandId: cmd('all-of-it'),
+      sender: w.alice,
+      receiver: w.carol,
+      instrument: w.eur,
+      amount: amount(all),
+    };
+    const offered = await w.canton.submitTransfer(transfer);
+    if (offered.kind !== 'offer') throw new Error('expected an offer');
+    const accept = { commandId: cmd('accept-all'), offerId: offered.offerId, actor: w.carol };
+    const accepted = await w.canton.acceptOffer(accept);
+    const end = await w.canton.ledgerEnd();
+
+    const restarted = await w.open();
+    // Nothing left to spend and no offer left to accept: only the completions tell.
+    expect(await restarted.submitTransfer(transfer)).toEqual(offered);
+    expect(await restarted.acceptOffer(accept)).toEqual(accepted);
+    expect(await w.canton.ledgerEnd()).toBe(end);
+    await expectRefused(
+      () => restarted.acceptOffer({ ...accept, commandId: cmd('accept-again') }),
+      'offer_not_found',
+    );
+  });
+
+  it('the active-contracts channel (for lists beyond the HTTP limit) lists what HTTP lists', async () => {
+    const holdings = await w.canton.getHoldings(w.alice);
+    const streamed = await webSocketList<{
+      contractEntry?: { JsActiveContract?: { createdEvent: { contractId: string } } };
+    }>({
+      ledgerApiUrl: w.server.ledgerApiUrl,
+      path: '/v2/state/active-contracts',
+      token: await tokenOf('poolparty'),
+      request: activeContractsRequest(
+        await w.canton.ledgerEnd(),
+        { kind: 'parties', parties: [w.alice] },
+        HOLDING_INTERFACE_ID,
+      ),
+    });
+    const ids = streamed.flatMap((item) => {
+      const id = item.contractEntry?.JsActiveContract?.createdEvent.contractId;
+      return id === undefined ? [] : [id];
+    });
+    expect(ids.sort()).toEqual(holdings.map((h) => h.holdingId).sort());
+  });
+
+  it('reads the open mining round and the traffic price from the scan proxy', async () => {
+    const round = await w.canton.openMiningRound();
+    const local = await w.local.openMiningRound();
+    expect(round.round).toBe(local.round);
+    expect(round.amuletPriceUsd).toEqual(local.amuletPriceUsd);
+    const traffic = await w.canton.trafficParameters();
+    expect(traffic.extraTrafficPriceUsdPerMb).toEqual(
+      (await w.local.trafficParameters()).extraTrafficPriceUsdPerMb,
+    );
+    expect(traffic.transferBytes).toBeGreaterThan(0);
+  });
+
+  it('after close every call is refused with closed', async () => {
+    const other = await w.open();
+    await other.close();
+    expect((await refusal(other.ledgerEnd())).code).toBe('closed');
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * The canton adapter against a real devnet ledger server on port 0: a local ledger with two
+ * instrument admins, parties with and without pre-approvals and an external (key-identified)
+ * party, served over HTTP/WebSocket with HS256 bearer auth.
+ */
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { Amount, type Instrument } from '@poolparty/core';
+import {
+  type CantonLedger,
+  type CantonLedgerOptions,
+  type LocalLedger,
+  openCantonLedger,
+  openLocalLedger,
+} from '@poolparty/ledger';
+import { SignJWT } from 'jose';
+import { PARTICIPANT_ID } from '../../src/devnet-ledger/identity.js';
+import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../src/devnet-ledger/index.js';
+
+export const SECRET = 'unsafe';
+export const AUDIENCE = 'https://canton.network.global';
+
+export interface AdapterWorld {
+  readonly local: LocalLedger;
+  readonly server: DevnetLedgerServer;
+  readonly canton: CantonLedger;
+  readonly usd: Instrument;
+  readonly eur: Instrument;
+  /** Internal, holds USD and EUR. */
+  readonly alice: string;
+  /** Internal, pre-approves USD: transfers of USD to bob settle directly. */
+  readonly bob: string;
+  /** Internal, pre-approves nothing: transfers to carol are offers. */
+  readonly carol: string;
+  /** External: submits only with its own signature. */
+  readonly wallet: string;
+  readonly walletSecret: Uint8Array;
+  /** Another adapter on the same participant (a restarted process: no memory of commands). */
+  open(overrides?: Partial<CantonLedgerOptions>): Promise<CantonLedger>;
+  options(overrides?: Partial<CantonLedgerOptions>): CantonLedgerOptions;
+  close(): Promise<void>;
+}
+
+export async function startAdapterWorld(
+  overrides: Partial<CantonLedgerOptions> = {},
+): Promise<AdapterWorld> {
+  // Internal parties live in the participant's namespace, as on Canton.
+  const operatorNamespace = PARTICIPANT_ID.slice(PARTICIPANT_ID.lastIndexOf('::') + 2);
+  const local = await openLocalLedger({ operatorNamespace });
+  const party = async (hint: string, extra: { preapprovals?: Instrument[] } = {}) =>
+    (await local.createParty({ hint, ...extra })).partyId;
+  const usd = { admin: await party('bank'), id: 'USD' };
+  const eur = { admin: await party('ecb'), id: 'EUR' };
+  await local.createInstrument(usd);
+  await local.createInstrument(eur);
+  const alice = await party('alice');
+  const bob = await party('bob', { preapprovals: [usd] });
+  const carol = await party('carol');
+  const walletSecret = new Uint8Array(32).fill(9);
+  const wallet = (
+    await local.createParty({ hint: 'wallet', publicKey: ed25519.getPublicKey(walletSecret) })
+  ).partyId;
+  await local.mint({ owner: alice, instrument: usd, amount: Amount.of(100) });
+  await local.mint({ owner: alice, instrument: eur, amount: Amount.of(50) });
+  await local.mint({ owner: wallet, instrument: usd, amount: Amount.of(20) });
+  const server = await startDevnetLedgerServer({ ledger: local, port: 0, authSecret: SECRET });
+  const opened: CantonLedger[] = [];
+  const options = (more: Partial<CantonLedgerOptions> = {}): CantonLedgerOptions => ({
+    ledgerApiUrl: server.ledgerApiUrl,
+    userId: 'poolparty',
+    auth: { kind: 'hs256', secret: SECRET, audience: AUDIENCE },
+    registries: {
+      defaultUrl: server.registryUrl,
+      byAdmin: {
+        [usd.admin]: server.registryUrlOf(usd.admin),
+        [eur.admin]: server.registryUrlOf(eur.admin),
+      },
+    },
+    scanProxyUrl: server.scanProxyUrl,
+    ...overrides,
+    ...more,
+  });
+  const open = async (more: Partial<CantonLedgerOptions> = {}) => {
+    const ledger = await openCantonLedger(options(more));
+    opened.push(ledger);
+    return ledger;
+  };
+  const canton = await open();
+  return {
+    local,
+    server,
+    canton,
+    usd,
+    eur,
+    alice,
+    bob,
+    carol,
+    wallet,
+    walletSecret,
+    open,
+    options,
+    close: async () => {
+      await Promise.all(opened.map((ledger) => ledger.close()));
+      await server.close();
+      await local.close();
+    },
+  };
+}
+
+/** A user token of the participant, as the HS256 auth mode mints it. */
+export function tokenOf(userId: string): Promise<string> {
+  return new SignJWT({ scope: 'daml_ledger_api' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(userId)
+    .setAudience(AUDIENCE)
+    .setExpirationTime('10m')
+    .sign(new TextEncoder().encode(SECRET));
+}
+
+export function amount(text: string): Amount {
+  return Amount.parse(text);
+}
+
+/** Total and locked amounts of what `party` holds of `instrument`, as wire strings. */
+export async function balance(ledger: CantonLedger, party: string, instrument: Instrument) {
+  let total = Amount.ZERO;
+  let locked = Amount.ZERO;
+  for (const holding of await ledger.getHoldings(party)) {
+    if (holding.instrument.admin !== instrument.admin || holding.instrument.id !== instrument.id) {
+      continue;
+    }
+    total = total.add(holding.amount);
+    if (holding.lock !== null) locked = locked.add(holding.amount);
+  }
+  return { total: total.toString(), locked: locked.toString() };
+}

@@ -1,0 +1,616 @@
+/**
+ * Submitting Token Standard commands as the service's user, Canton's deduplication and
+ * refusals, completions, the active contracts and the HTTP update stream.
+ */
+import { Amount } from '@poolparty/core';
+import type { TransferOffer } from '@poolparty/ledger';
+import {
+  decodeHolding,
+  decodeTransaction,
+  decodeTransferInstruction,
+} from '@poolparty/ledger/canton/wire';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  instructionCommand,
+  pendingInstructionOf,
+  submission,
+  transferCommand,
+} from './support/commands.js';
+import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+
+const SUBMIT = '/v2/commands/submit-and-wait-for-transaction';
+const HOLDING_FILTER = {
+  cumulative: [
+    {
+      identifierFilter: {
+        InterfaceFilter: {
+          value: {
+            interfaceId: '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding',
+            includeInterfaceView: true,
+            includeCreatedEventBlob: false,
+          },
+        },
+      },
+    },
+  ],
+};
+const INSTRUCTION_FILTER = {
+  cumulative: [
+    {
+      identifierFilter: {
+        InterfaceFilter: {
+          value: {
+            interfaceId:
+              '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction',
+            includeInterfaceView: true,
+          },
+        },
+      },
+    },
+  ],
+};
+
+describe('command submission', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld();
+  });
+  afterAll(() => world.close());
+
+  it('transfers directly to a receiver that pre-approves, answering the transaction', async () => {
+    const answer = await call(
+      world.server.url,
+      'POST',
+      SUBMIT,
+      submission(
+        'direct-1',
+        [world.treasury],
+        transferCommand({
+          sender: world.treasury,
+          receiver: world.pool,
+          instrument: world.amulet,
+          amount: '25.0000000000',
+        }),
+      ),
+    );
+    expect(answer.status).toBe(200);
+    expectSchema('ledger', 'JsSubmitAndWaitForTransactionResponse', answer.body);
+    const update = decodeTransaction(answer.body.transaction);
+    expect(update.events).toMatchObject([
+      { kind: 'transfer', sender: world.treasury, receiver: world.pool, offerId: null },
+    ]);
+    expect((await world.ledger.getHoldings(world.pool)).map((h) => h.amount.toString())).toEqual([
+      '25',
+    ]);
+    expect(answer.body.transaction.offset).toBe(await world.ledger.ledgerEnd());
+  });
+
+  it('answers the ACS delta the submitters see when the request names no format', async () => {
+    const { commands } = submission(
+      'direct-delta',
+      [world.treasury],
+      transferCommand({
+        sender: world.treasury,
+        receiver: world.pool,
+        instrument: world.amulet,
+        amount: '2',
+      }),
+    );
+    const answer = await call(world.server.url, 'POST', SUBMIT, { commands });
+    expect(answer.status).toBe(200);
+    expectSchema('ledger', 'JsSubmitAndWaitForTransactionResponse', answer.body);
+    const kinds = answer.body.transaction.events.map((event: object) => Object.keys(event)[0]);
+    expect(kinds).not.toContain('ExercisedEvent');
+    expect(kinds).toContain('ArchivedEvent');
+    expect(kinds).toContain('CreatedEvent');
+    // The treasury sees its spent holding archived and its change created, not the pool's holding.
+    const created = answer.body.transaction.events.flatMap(
+      (event: { CreatedEvent?: { signatories: string[] } }) =>
+        event.CreatedEvent ? [event.CreatedEvent] : [],
+    );
+    for (const event of created) expect(event.signatories).toContain(world.treasury);
+  });
+
+  it('makes an offer to a receiver without pre-approval, which the receiver accepts', async () => {
+    const offered = await call(
+      world.server.url,
+      'POST',
+      SUBMIT,
+      submission(
+        'offer-1',
+        [world.treasury],
+        transferCommand({
+          sender: world.treasury,
+          receiver: world.pool,
+          instrument: world.usdcx,
+          amount: '7.5',
+        }),
+      ),
+    );
+    expect(offered.status).toBe(200);
+    const offerId = pendingInstructionOf(offered.body.transaction);
+    expect(offerId).toBeDefined();
+    const pending = await world.ledger.getPendingOffers(world.pool);
+    expect(pending.map((o) => o.offerId)).toEqual([offerId]);
+    const accepted = await call(
+      world.server.url,
+      'POST',
+      SUBMIT,
+      submission('accept-1', [world.pool], instructionCommand('Accept', offerId as string)),
+    );
+    expect(accepted.status).toBe(200);
+    const offerOf = (id: string) => pending.find((o) => o.offerId === id);
+    expect(decodeTransaction(accepted.body.transaction, { offerOf }).events).toMatchObject([
+      { kind: 'transfer', offerId, receiver: world.pool },
+    ]);
+    expect(await world.ledger.getPendingOffers(world.pool)).toEqual([]);
+  });
+
+  it('rejects and withdraws offers for the receiver and the sender', async () => {
+    const offer = async (commandId: string) => {
+      const answer = await call(
+        world.server.url,
+        'POST',
+        SUBMIT,
+        submission(
+          commandId,
+          [world.treasury],
+          transferCommand({
+            sender: world.treasury,
+            receiver: world.pool,
+            instrument: world.usdcx,
+            amount: '1',
+          }),
+        ),
+      );
+      return pendingInstructionOf(answer.body.transaction) as string;
+    };
+    const offerOf = (id: string) => offers.get(id);
+    const offers = new Map<string, TransferOffer>();
+    const remember = async (offerId: string) => {
+      for (const o of await world.ledger.getPendingOffers(world.pool)) offers.set(o.offerId, o);
+      return offerId;
+    };
+    const rejected = await call(
+      world.server.url,
+      'POST',
+      SUBMIT,
+      submission(
+        'reject-1',
+        [world.pool],
+        instructionCommand('Reject', await remember(await offer('offer-r'))),
+      ),
+    );
+    expect(decodeTransaction(rejected.body.transaction, { offerOf }).events).toMatchObject([
+      { kind: 'offer_rejected' },
+    ]);
+    const withdrawn = await call(
+      world.server.url,
+      'POST',
+      SUBMIT,
+      submission(
+        'withdraw-1',
+        [world.treasury],
+        instructionCommand('Withdraw', await remember(await offer('offer-w'))),
+      ),
+    );
+    expect(decodeTransaction(withdrawn.body.transaction, { offerOf }).events).toMatchObject([
+      { kind: 'offer_withdrawn' },
+    ]);
+  });
+
+  it('refuses a resubmitted command id as DUPLICATE_COMMAND with the completion offset', async () => {
+    const body = submission(
+      'dedup-1',
+      [world.treasury],
+      transferCommand({
+        sender: world.treasury,
+        receiver: world.pool,
+        instrument: world.amulet,
+        amount: '1',
+      }),
+    );
+    const first = await call(world.server.url, 'POST', SUBMIT, body);
+    expect(first.status).toBe(200);
+    const endBefore = await world.ledger.ledgerEnd();
+    const again = await call(world.server.url, 'POST', SUBMIT, body);
+    expectCantonError(again, 409, 'DUPLICATE_COMMAND');
+    expect(again.body.context.completion_offset).toBe(String(first.body.transaction.offset));
+    expect(await world.ledger.ledgerEnd()).toBe(endBefore);
+  });
+
+  it('refuses a malformed transaction format before submitting anything', async () => {
+    const body = submission(
+      'bad-format',
+      [world.treasury],
+      transferCommand({
+        sender: world.treasury,
+        receiver: world.pool,
+        instrument: world.amulet,
+        amount: '1',
+      }),
+    );
+    const answer = await call(world.server.url, 'POST', SUBMIT, {
+      ...body,
+      transactionFormat: {
+        ...body.transactionFormat,
+        transactionShape: 'TRANSACTION_SHAPE_UNSPECIFIED',
+      },
+    });
+    expectCantonError(answer, 400, 'INVALID_ARGUMENT');
+    expect(await world.ledger.lookupCommand('bad-format')).toBeNull();
+  });
+
+  it('refuses acting as an external party, or as a party the submission does not transfer from', async () => {
+    const external = await call(
+      world.server.url,
+      'POST',
+      SUBMIT,
+      submission(
+        'ext-1',
+        [world.wallet.partyId],
+        transferCommand({
+          sender: world.wallet.partyId,
+          receiver: world.pool,
+          instrument: world.amulet,
+          amount: '1',
+        }),
+      ),
+    );
+    expectCantonError(external, 403, 'PERMISSION_DENIED');
+    const notSender = await call(
+      world.server.url,
+      'POST',
+      SUBMIT,
+      submission(
+        'not-sender',
+        [world.pool],
+        transferCommand({
+          sender: world.treasury,
+          receiver: world.pool,
+          instrument: world.amulet,
+          amount: '1',
+        }),
+      ),
+    );
+    expectCantonError(notSender, 400, 'DAML_AUTHORIZATION_ERROR');
+  });
+
+  it('answers the ledger’s refusals with Canton codes', async () => {
+    const tooMuch = await call(
+      world.server.url,
+      'POST',
+      SUBMIT,
+      submission(
+        'too-much',
+        [world.treasury],
+        transferCommand({
+          sender: world.treasury,
+          receiver: world.pool,
+          instrument: world.amulet,
+          amount: '1000000',
+        }),
+      ),
+    );
+    expectCantonError(tooMuch, 400, 'DAML_FAILURE');
+    expect(tooMuch.body.context.error_id).toBe('insufficient_holdings');
+    const noOffer = await call(
+      world.server.url,
+      'POST',
+      SUBMIT,
+      submission('no-offer', [world.pool], instructionCommand('Accept', 'no-such-offer')),
+    );
+    expectCantonError(noOffer, 404, 'CONTRACT_NOT_FOUND');
+    const wrongFactory = await call(
+      world.server.url,
+      'POST',
+      SUBMIT,
+      submission(
+        'bad-factory',
+        [world.treasury],
+        transferCommand({
+          sender: world.treasury,
+          receiver: world.pool,
+          instrument: world.amulet,
+          amount: '1',
+          factoryId: 'not-a-factory',
+        }),
+      ),
+    );
+    expectCantonError(wrongFactory, 404, 'CONTRACT_NOT_FOUND');
+    const malformed = await call(world.server.url, 'POST', SUBMIT, {
+      commands: { commandId: 'x', actAs: [world.treasury], commands: [] },
+    });
+    expectCantonError(malformed, 400, 'INVALID_ARGUMENT');
+  });
+
+  it('refuses accepting an expired offer, which stays pending', async () => {
+    const offered = await call(
+      world.server.url,
+      'POST',
+      SUBMIT,
+      submission(
+        'offer-exp',
+        [world.treasury],
+        transferCommand({
+          sender: world.treasury,
+          receiver: world.pool,
+          instrument: world.usdcx,
+          amount: '2',
+          executeBefore: new Date((await world.ledger.now()).getTime() + 60_000),
+        }),
+      ),
+    );
+    const offerId = pendingInstructionOf(offered.body.transaction) as string;
+    await world.ledger.advanceClock(120_000);
+    const late = await call(
+      world.server.url,
+      'POST',
+      SUBMIT,
+      submission('accept-late', [world.pool], instructionCommand('Accept', offerId)),
+    );
+    expectCantonError(late, 400, 'DAML_FAILURE');
+    expect(late.body.context.error_id).toBe('offer_expired');
+    expect((await world.ledger.getPendingOffers(world.pool)).map((o) => o.offerId)).toContain(
+      offerId,
+    );
+  });
+
+  it('reports completions of the parties’ commands', async () => {
+    const answer = await call(world.server.url, 'POST', '/v2/commands/completions', {
+      userId: 'poolparty',
+      parties: [world.pool],
+      beginExclusive: 0,
+    });
+    expect(answer.status).toBe(200);
+    for (const item of answer.body) expectSchema('ledger', 'CompletionStreamResponse', item);
+    const ids = answer.body.map(
+      (i: { completionResponse: { Completion: { value: { commandId: string } } } }) =>
+        i.completionResponse.Completion.value.commandId,
+    );
+    expect(ids).toContain('accept-1');
+    expect(ids).toContain('reject-1');
+    expect(ids).not.toContain('direct-1');
+  });
+});
+
+describe('active contracts and the HTTP update stream', () => {
+  let world: World;
+  let offerId: string;
+  beforeAll(async () => {
+    world = await startWorld();
+    const outcome = await world.ledger.submitTransfer({
+      commandId: 'acs-offer',
+      sender: world.treasury,
+      receiver: world.pool,
+      instrument: world.usdcx,
+      amount: Amount.of(3),
+    });
+    offerId = (outcome as { offerId: string }).offerId;
+  });
+  afterAll(() => world.close());
+
+  it('lists a party’s holdings and pending instructions with their interface views', async () => {
+    const end = await world.ledger.ledgerEnd();
+    const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
+      activeAtOffset: end,
+      eventFormat: {
+        filtersByParty: {
+          [world.treasury]: {
+            cumulative: [...HOLDING_FILTER.cumulative, ...INSTRUCTION_FILTER.cumulative],
+          },
+        },
+      },
+    });
+    expect(answer.status).toBe(200);
+    for (const item of answer.body) expectSchema('ledger', 'JsGetActiveContractsResponse', item);
+    const events = answer.body.map(
+      (i: { contractEntry: { JsActiveContract: { createdEvent: never } } }) =>
+        i.contractEntry.JsActiveContract.createdEvent,
+    );
+    const holdings = events.map(decodeHolding).filter((h: unknown) => h !== null);
+    const expected = await world.ledger.getHoldings(world.treasury);
+    expect(holdings.map((h: { holdingId: string }) => h.holdingId).sort()).toEqual(
+      expected.map((h) => h.holdingId).sort(),
+    );
+    const instructions = events.map(decodeTransferInstruction).filter((o: unknown) => o !== null);
+    expect(instructions.map((o: { offerId: string }) => o.offerId)).toEqual([offerId]);
+  });
+
+  it('shows only what the interface filter asks for, and nothing of other parties', async () => {
+    const end = await world.ledger.ledgerEnd();
+    const holdingsOnly = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
+      activeAtOffset: end,
+      eventFormat: { filtersByParty: { [world.wallet.partyId]: HOLDING_FILTER } },
+    });
+    const owners = holdingsOnly.body.map(
+      (i: { contractEntry: { JsActiveContract: { createdEvent: never } } }) =>
+        decodeHolding(i.contractEntry.JsActiveContract.createdEvent)?.owner,
+    );
+    expect(owners).toEqual([world.wallet.partyId]);
+  });
+
+  it('includes created-event blobs only when a filter asks for them', async () => {
+    const end = await world.ledger.ledgerEnd();
+    const withBlobs = {
+      cumulative: [
+        {
+          identifierFilter: {
+            InterfaceFilter: {
+              value: {
+                interfaceId: '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding',
+                includeInterfaceView: true,
+                includeCreatedEventBlob: true,
+              },
+            },
+          },
+        },
+      ],
+    };
+    const events = async (filters: unknown) => {
+      const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
+        activeAtOffset: end,
+        eventFormat: { filtersByParty: { [world.wallet.partyId]: filters } },
+      });
+      return answer.body.map(
+        (i: {
+          contractEntry: { JsActiveContract: { createdEvent: { createdEventBlob?: string } } };
+        }) => i.contractEntry.JsActiveContract.createdEvent,
+      );
+    };
+    for (const event of await events(withBlobs))
+      expect(event.createdEventBlob).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    for (const event of await events(HOLDING_FILTER))
+      expect(event.createdEventBlob).toBeUndefined();
+  });
+
+  it('answers the contracts as they were at an earlier offset', async () => {
+    const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
+      activeAtOffset: 0,
+      eventFormat: { filtersByParty: { [world.treasury]: HOLDING_FILTER } },
+    });
+    expect(answer.body).toEqual([]);
+  });
+
+  it('finds an instruction by contract id, with its archive once it ended', async () => {
+    const eventFormat = { filtersByParty: { [world.pool]: INSTRUCTION_FILTER } };
+    const pending = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+      contractId: offerId,
+      eventFormat,
+    });
+    expect(pending.status).toBe(200);
+    expectSchema('ledger', 'JsGetEventsByContractIdResponse', pending.body);
+    expect(decodeTransferInstruction(pending.body.created.createdEvent)?.offerId).toBe(offerId);
+    expect(pending.body.archived).toBeUndefined();
+    const { offerId: ended } = (await world.ledger.submitTransfer({
+      commandId: 'acs-offer-2',
+      sender: world.treasury,
+      receiver: world.pool,
+      instrument: world.usdcx,
+      amount: Amount.of(1),
+    })) as { offerId: string };
+    await world.ledger.rejectOffer({
+      commandId: 'acs-reject-2',
+      offerId: ended,
+      actor: world.pool,
+    });
+    const archived = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+      contractId: ended,
+      eventFormat,
+    });
+    expectSchema('ledger', 'JsGetEventsByContractIdResponse', archived.body);
+    expect(archived.body.archived.archivedEvent.contractId).toBe(ended);
+    const missing = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+      contractId: 'no-such-contract',
+      eventFormat,
+    });
+    expectCantonError(missing, 404, 'CONTRACT_EVENTS_NOT_FOUND');
+    const foreign = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+      contractId: offerId,
+      eventFormat: { filtersByParty: { [world.wallet.partyId]: INSTRUCTION_FILTER } },
+    });
+    expectCantonError(foreign, 404, 'CONTRACT_EVENTS_NOT_FOUND');
+  });
+
+  it('reads every party’s transactions with filtersForAnyParty', async () => {
+    const end = await world.ledger.ledgerEnd();
+    const answer = await call(world.server.url, 'POST', '/v2/updates', {
+      beginExclusive: 0,
+      endInclusive: end,
+      updateFormat: {
+        includeTransactions: {
+          eventFormat: { filtersForAnyParty: HOLDING_FILTER },
+          transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+        },
+      },
+    });
+    expect(answer.status).toBe(200);
+    const offsets = answer.body
+      .filter((i: { update: { Transaction?: unknown } }) => i.update.Transaction)
+      .map(
+        (i: { update: { Transaction: { value: { offset: number } } } }) =>
+          i.update.Transaction.value.offset,
+      );
+    expect(offsets).toEqual(Array.from({ length: end }, (_, n) => n + 1));
+  });
+
+  it('refuses an offset after the ledger end', async () => {
+    const end = await world.ledger.ledgerEnd();
+    const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
+      activeAtOffset: end + 5,
+      eventFormat: { filtersByParty: { [world.treasury]: HOLDING_FILTER } },
+    });
+    expectCantonError(answer, 400, 'OFFSET_AFTER_LEDGER_END');
+  });
+
+  it('streams a party’s transactions over HTTP with gaps, then a checkpoint at the end', async () => {
+    const end = await world.ledger.ledgerEnd();
+    const answer = await call(world.server.url, 'POST', '/v2/updates', {
+      beginExclusive: 0,
+      endInclusive: end,
+      updateFormat: {
+        includeTransactions: {
+          eventFormat: { filtersByParty: { [world.wallet.partyId]: HOLDING_FILTER } },
+          transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+        },
+      },
+    });
+    expect(answer.status).toBe(200);
+    for (const item of answer.body) expectSchema('ledger', 'JsGetUpdatesResponse', item);
+    const transactions = answer.body.filter(
+      (i: { update: { Transaction?: unknown } }) => i.update.Transaction,
+    );
+    expect(transactions).toHaveLength(1);
+    expect(decodeTransaction(transactions[0].update.Transaction.value).events).toMatchObject([
+      { kind: 'mint', owner: world.wallet.partyId },
+    ]);
+    expect(answer.body.at(-1).update.OffsetCheckpoint.value.offset).toBe(end);
+  });
+});
+
+describe('ledger faults as Canton reports them', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld();
+  });
+  afterAll(() => world.close());
+
+  const transfer = (commandId: string) =>
+    submission(
+      commandId,
+      [world.treasury],
+      transferCommand({
+        sender: world.treasury,
+        receiver: world.pool,
+        instrument: world.amulet,
+        amount: '1',
+      }),
+    );
+
+  it('a refused submission is a retryable PARTICIPANT_BACKPRESSURE that changed nothing', async () => {
+    world.ledger.setFaults({ rejectRate: 1, seed: 1 });
+    const end = await world.ledger.ledgerEnd();
+    const answer = await call(world.server.url, 'POST', SUBMIT, transfer('fault-reject'));
+    world.ledger.setFaults({});
+    expectCantonError(answer, 409, 'PARTICIPANT_BACKPRESSURE');
+    expect(answer.body.errorCategory).toBe(2);
+    expect(answer.body.retryInfo).toBeDefined();
+    expect(await world.ledger.ledgerEnd()).toBe(end);
+    expect((await call(world.server.url, 'POST', SUBMIT, transfer('fault-reject'))).status).toBe(
+      200,
+    );
+  });
+
+  it('a timeout after commit is REQUEST_TIME_OUT without a definite answer; the retry finds the commit', async () => {
+    world.ledger.setFaults({ timeoutAfterCommitRate: 1, seed: 2 });
+    const answer = await call(world.server.url, 'POST', SUBMIT, transfer('fault-timeout'));
+    world.ledger.setFaults({});
+    expectCantonError(answer, 504, 'REQUEST_TIME_OUT');
+    expect(answer.body).toMatchObject({ errorCategory: 3, definiteAnswer: false });
+    const committed = await world.ledger.lookupCommand('fault-timeout');
+    expect(committed).not.toBeNull();
+    const retry = await call(world.server.url, 'POST', SUBMIT, transfer('fault-timeout'));
+    expectCantonError(retry, 409, 'DUPLICATE_COMMAND');
+    expect(retry.body.context.completion_offset).toBe(String(committed?.offset));
+  });
+});

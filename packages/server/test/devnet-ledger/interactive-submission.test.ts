@@ -1,0 +1,193 @@
+/**
+ * External parties submit through interactive submission: prepare, sign the hash with the
+ * party's key, execute. A wrong signature, a signature by another key or a changed prepared
+ * transaction submits nothing.
+ */
+import { encodeBase64, fingerprint, generateKeyPair, sign } from '@poolparty/core';
+import { decodeTransaction } from '@poolparty/ledger/canton/wire';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ledgerEffects, submission, transferCommand } from './support/commands.js';
+import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+
+const PREPARE = '/v2/interactive-submission/prepare';
+
+describe('interactive submission', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld();
+  });
+  afterAll(() => world.close());
+
+  const prepare = async (commandId: string, amount = '4') => {
+    const command = transferCommand({
+      sender: world.wallet.partyId,
+      receiver: world.pool,
+      instrument: world.amulet,
+      amount,
+    });
+    const answer = await call(world.server.url, 'POST', PREPARE, {
+      userId: 'poolparty',
+      commandId,
+      commands: [command],
+      actAs: [world.wallet.partyId],
+    });
+    expect(answer.status).toBe(200);
+    expectSchema('ledger', 'JsPrepareSubmissionResponse', answer.body);
+    return answer.body as {
+      preparedTransaction: string;
+      preparedTransactionHash: string;
+      hashingSchemeVersion: string;
+    };
+  };
+
+  const executeBody = (
+    prepared: { preparedTransaction: string; preparedTransactionHash: string },
+    signer: { publicKey: Uint8Array; privateKey: Uint8Array },
+    submissionId: string,
+  ) => ({
+    preparedTransaction: prepared.preparedTransaction,
+    hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
+    submissionId,
+    userId: 'poolparty',
+    transactionFormat: ledgerEffects([world.wallet.partyId]),
+    partySignatures: {
+      signatures: [
+        {
+          party: world.wallet.partyId,
+          signatures: [
+            {
+              format: 'SIGNATURE_FORMAT_CONCAT',
+              signature: encodeBase64(
+                sign(Buffer.from(prepared.preparedTransactionHash, 'base64'), signer.privateKey),
+              ),
+              signedBy: fingerprint(signer.publicKey),
+              signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_ED25519',
+            },
+          ],
+        },
+      ],
+    },
+  });
+
+  it('executes a transfer signed by the party’s key and answers the transaction', async () => {
+    const prepared = await prepare('ext-transfer-1');
+    const body = executeBody(prepared, world.wallet, 'sub-1');
+    expectSchema('ledger', 'JsExecuteSubmissionAndWaitForTransactionRequest', body);
+    const answer = await call(
+      world.server.url,
+      'POST',
+      '/v2/interactive-submission/executeAndWaitForTransaction',
+      body,
+    );
+    expect(answer.status).toBe(200);
+    expectSchema('ledger', 'JsExecuteSubmissionAndWaitForTransactionResponse', answer.body);
+    expect(decodeTransaction(answer.body.transaction).events).toMatchObject([
+      { kind: 'transfer', sender: world.wallet.partyId, receiver: world.pool },
+    ]);
+    expect((await world.ledger.lookupCommand('ext-transfer-1'))?.offset).toBe(
+      answer.body.transaction.offset,
+    );
+  });
+
+  it('answers executeAndWait with the update id and offset, and refuses the same command again', async () => {
+    const prepared = await prepare('ext-transfer-2');
+    const answer = await call(
+      world.server.url,
+      'POST',
+      '/v2/interactive-submission/executeAndWait',
+      executeBody(prepared, world.wallet, 'sub-2'),
+    );
+    expectSchema('ledger', 'ExecuteSubmissionAndWaitResponse', answer.body);
+    expect(answer.body.completionOffset).toBe(await world.ledger.ledgerEnd());
+    const again = await call(
+      world.server.url,
+      'POST',
+      '/v2/interactive-submission/execute',
+      executeBody(prepared, world.wallet, 'sub-3'),
+    );
+    expectCantonError(again, 409, 'DUPLICATE_COMMAND');
+    expect(again.body.context.completion_offset).toBe(String(answer.body.completionOffset));
+  });
+
+  it('reports the completion with its submission id to the submitting user only', async () => {
+    const completions = (userId: string) =>
+      call(world.server.url, 'POST', '/v2/commands/completions', {
+        userId,
+        parties: [world.wallet.partyId],
+        beginExclusive: 0,
+      });
+    const mine = await completions('poolparty');
+    const values = mine.body.map(
+      (item: { completionResponse: { Completion: { value: unknown } } }) =>
+        item.completionResponse.Completion.value,
+    );
+    expect(values).toContainEqual(
+      expect.objectContaining({
+        commandId: 'ext-transfer-2',
+        submissionId: 'sub-2',
+        userId: 'poolparty',
+        actAs: [world.wallet.partyId],
+      }),
+    );
+    for (const item of mine.body) expectSchema('ledger', 'CompletionStreamResponse', item);
+    expect((await completions('someone-else')).body).toEqual([]);
+  });
+
+  it('refuses a signature by another key and submits nothing', async () => {
+    const prepared = await prepare('ext-wrong-key');
+    const end = await world.ledger.ledgerEnd();
+    const answer = await call(
+      world.server.url,
+      'POST',
+      '/v2/interactive-submission/execute',
+      executeBody(prepared, generateKeyPair(), 'sub-4'),
+    );
+    expectCantonError(answer, 400, 'INVALID_ARGUMENT');
+    expect(await world.ledger.ledgerEnd()).toBe(end);
+    expect(await world.ledger.lookupCommand('ext-wrong-key')).toBeNull();
+  });
+
+  it('refuses a prepared transaction changed after signing', async () => {
+    const prepared = await prepare('ext-tampered', '1');
+    const signedBody = executeBody(prepared, world.wallet, 'sub-5');
+    const original = Buffer.from(prepared.preparedTransaction, 'base64').toString('utf8');
+    const tampered = Buffer.from(original.replace('"1"', '"90"')).toString('base64');
+    expect(tampered).not.toBe(prepared.preparedTransaction);
+    const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/execute', {
+      ...signedBody,
+      preparedTransaction: tampered,
+    });
+    expectCantonError(answer, 400, 'INVALID_ARGUMENT');
+    expect(await world.ledger.lookupCommand('ext-tampered')).toBeNull();
+  });
+
+  it('refuses a prepared transaction it did not prepare', async () => {
+    const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/execute', {
+      ...executeBody(
+        { preparedTransaction: 'bm90IG91cnM=', preparedTransactionHash: 'AAAA' },
+        world.wallet,
+        'sub-6',
+      ),
+    });
+    expectCantonError(answer, 400, 'INVALID_ARGUMENT');
+  });
+
+  it('still refuses the external party on the plain submission path', async () => {
+    const answer = await call(
+      world.server.url,
+      'POST',
+      '/v2/commands/submit-and-wait-for-transaction',
+      submission(
+        'ext-direct',
+        [world.wallet.partyId],
+        transferCommand({
+          sender: world.wallet.partyId,
+          receiver: world.pool,
+          instrument: world.amulet,
+          amount: '1',
+        }),
+      ),
+    );
+    expectCantonError(answer, 403, 'PERMISSION_DENIED');
+  });
+});

@@ -1,0 +1,97 @@
+/** Token Standard commands as a Canton client sends them. */
+import type { Instrument } from '@poolparty/core';
+import {
+  DEVNET_TRANSFER_FACTORY_TEMPLATE_ID,
+  HOLDING_INTERFACE_ID,
+  TRANSFER_FACTORY_INTERFACE_ID,
+  TRANSFER_INSTRUCTION_INTERFACE_ID,
+  transferFactoryContractId,
+} from '@poolparty/ledger/canton/wire';
+
+export function transferCommand(transfer: {
+  sender: string;
+  receiver: string;
+  instrument: Instrument;
+  amount: string;
+  executeBefore?: Date;
+  meta?: Record<string, string>;
+  factoryId?: string;
+}) {
+  return {
+    ExerciseCommand: {
+      templateId: TRANSFER_FACTORY_INTERFACE_ID,
+      contractId: transfer.factoryId ?? transferFactoryContractId(transfer.instrument.admin),
+      choice: 'TransferFactory_Transfer',
+      choiceArgument: {
+        expectedAdmin: transfer.instrument.admin,
+        transfer: {
+          sender: transfer.sender,
+          receiver: transfer.receiver,
+          amount: transfer.amount,
+          instrumentId: transfer.instrument,
+          requestedAt: new Date().toISOString(),
+          executeBefore: (transfer.executeBefore ?? new Date(Date.now() + 3_600_000)).toISOString(),
+          inputHoldingCids: [],
+          meta: { values: transfer.meta ?? {} },
+        },
+        extraArgs: { context: { values: {} }, meta: { values: {} } },
+      },
+    },
+  };
+}
+
+export function instructionCommand(choice: 'Accept' | 'Reject' | 'Withdraw', offerId: string) {
+  return {
+    ExerciseCommand: {
+      templateId: TRANSFER_INSTRUCTION_INTERFACE_ID,
+      contractId: offerId,
+      choice: `TransferInstruction_${choice}`,
+      choiceArgument: { extraArgs: { context: { values: {} }, meta: { values: {} } } },
+    },
+  };
+}
+
+export const DEVNET_FACTORY_TEMPLATE = DEVNET_TRANSFER_FACTORY_TEMPLATE_ID;
+
+/** The Token Standard interfaces with their views: what a token-standard reader asks for. */
+export const TOKEN_STANDARD_FILTERS = {
+  cumulative: [HOLDING_INTERFACE_ID, TRANSFER_INSTRUCTION_INTERFACE_ID].map((interfaceId) => ({
+    identifierFilter: {
+      InterfaceFilter: { value: { interfaceId, includeInterfaceView: true } },
+    },
+  })),
+};
+
+/** Ledger effects for these parties: the shape the codec decodes. */
+export function ledgerEffects(parties: readonly string[]) {
+  return {
+    eventFormat: {
+      filtersByParty: Object.fromEntries(parties.map((p) => [p, TOKEN_STANDARD_FILTERS])),
+    },
+    transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+  };
+}
+
+export function submission(commandId: string, actAs: string[], command: unknown) {
+  return {
+    commands: { commands: [command], commandId, actAs, userId: 'poolparty' },
+    transactionFormat: ledgerEffects(actAs),
+  };
+}
+
+/** The offer id a `TransferFactory_Transfer` exercise result names when it made an offer. */
+export function pendingInstructionOf(transaction: { events: unknown[] }): string | undefined {
+  for (const event of transaction.events as {
+    ExercisedEvent?: {
+      choice: string;
+      exerciseResult?: { output?: { tag?: string; value?: { transferInstructionCid?: string } } };
+    };
+  }[]) {
+    const exercised = event.ExercisedEvent;
+    if (exercised?.choice !== 'TransferFactory_Transfer') continue;
+    const output = exercised.exerciseResult?.output;
+    if (output?.tag === 'TransferInstructionResult_Pending')
+      return output.value?.transferInstructionCid;
+  }
+  return undefined;
+}

@@ -1,0 +1,91 @@
+/**
+ * The seeded devnet ledger served at Canton's paths, in the test's own process: the ledger that
+ * service processes with `LEDGER=canton` share, as they would share a participant. The test
+ * keeps the `LocalLedger` to set up parties and deposits and to read the final holdings.
+ */
+import {
+  type DevnetSeed,
+  type LocalLedger,
+  type LocalLedgerOptions,
+  openLocalLedger,
+  seedDevnet,
+} from '@poolparty/ledger';
+import { displayPrefix, generateApiKey, hashApiKey } from '../../src/auth/api-keys.js';
+import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../src/devnet-ledger/index.js';
+import { insertApiKey, type Queryable, upsertDeveloper } from '../../src/store/index.js';
+
+/** LocalNet's HS256 secret and audience: the services sign their tokens as on LocalNet. */
+export const DEVNET_AUTH_SECRET = 'unsafe';
+export const DEVNET_AUDIENCE = 'https://canton.network.global';
+
+export interface ServedDevnet {
+  readonly ledger: LocalLedger;
+  readonly seed: DevnetSeed;
+  readonly server: DevnetLedgerServer;
+  /** The settings of a service process on this ledger (`LEDGER=canton` and `CANTON_*`). */
+  readonly env: Readonly<Record<string, string>>;
+  close(): Promise<void>;
+}
+
+export async function serveSeededDevnet(options: LocalLedgerOptions = {}): Promise<ServedDevnet> {
+  const ledger = await openLocalLedger(options);
+  const seed = await seedDevnet(ledger);
+  const server = await startDevnetLedgerServer({
+    ledger,
+    port: 0,
+    authSecret: DEVNET_AUTH_SECRET,
+    audience: DEVNET_AUDIENCE,
+    pools: seed.pools,
+  });
+  return {
+    ledger,
+    seed,
+    server,
+    env: {
+      LEDGER: 'canton',
+      CANTON_LEDGER_API_URL: server.ledgerApiUrl,
+      // The default registry is Canton Coin's (the scan proxy); every other admin runs its own.
+      CANTON_REGISTRY_URL: server.registryUrl,
+      CANTON_REGISTRY_URLS: registriesByAdmin(seed, server),
+      CANTON_SCAN_PROXY_URL: server.scanProxyUrl,
+      CANTON_USER_ID: 'poolparty',
+      CANTON_AUTH_SECRET: DEVNET_AUTH_SECRET,
+      CANTON_AUTH_AUDIENCE: DEVNET_AUDIENCE,
+    },
+    close: async () => {
+      await server.close();
+      await ledger.close();
+    },
+  };
+}
+
+function registriesByAdmin(seed: DevnetSeed, server: DevnetLedgerServer): string {
+  const amulet = seed.instruments.amulet.admin;
+  const admins = new Set(
+    Object.values(seed.instruments)
+      .map((instrument) => instrument.admin)
+      .filter((admin) => admin !== amulet),
+  );
+  return [...admins].map((admin) => `${admin}=${server.registryUrlOf(admin)}`).join(',');
+}
+
+/** A developer and a live `pp_test_` key of theirs; returns the key as a client sends it. */
+export async function issueApiKey(
+  q: Queryable,
+  developerParty: string,
+  now: Date,
+): Promise<string> {
+  const apiKey = generateApiKey('devnet');
+  const keyHash = hashApiKey(apiKey);
+  await upsertDeveloper(q, developerParty, now);
+  await insertApiKey(q, {
+    keyId: `key_${keyHash.slice(0, 16)}`,
+    developerParty,
+    name: 'tests',
+    keyHash,
+    prefix: displayPrefix(apiKey),
+    environment: 'devnet',
+    createdAt: now,
+  });
+  return apiKey;
+}
