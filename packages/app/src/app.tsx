@@ -5,10 +5,6 @@
  */
 import { ErrorBoundary, LocationProvider, lazy, Route, Router } from 'preact-iso';
 import type { AppConfig } from './config.js';
-import { AnalyticsPage } from './pages/developer/analytics.js';
-import { EarningsPage } from './pages/developer/earnings.js';
-import { KeysPage } from './pages/developer/keys.js';
-import { PortalHomePage } from './pages/developer/portal-home.js';
 import { LandingPage } from './pages/landing.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { SwapPage } from './pages/swap.js';
@@ -16,6 +12,17 @@ import { SwapProgressPage } from './pages/swap-progress.js';
 import { ServicesProvider } from './services.js';
 
 const SdkGuidePage = lazy(() => import('./pages/sdk-guide.js'));
+// The developer portal is a chunk of its own: swap users never download it.
+const PortalHomePage = lazy(() =>
+  import('./pages/developer/portal-home.js').then((m) => m.PortalHomePage),
+);
+const KeysPage = lazy(() => import('./pages/developer/keys.js').then((m) => m.KeysPage));
+const EarningsPage = lazy(() =>
+  import('./pages/developer/earnings.js').then((m) => m.EarningsPage),
+);
+const AnalyticsPage = lazy(() =>
+  import('./pages/developer/analytics.js').then((m) => m.AnalyticsPage),
+);
 
 export function App(props: { config: AppConfig }) {
   return (
