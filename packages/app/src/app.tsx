@@ -7,7 +7,6 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { ErrorBoundary, LocationProvider, lazy, Route, Router, useLocation } from 'preact-iso';
 import type { AppConfig } from './config.js';
-import { DeveloperPage } from './pages/developer.js';
 import { LandingPage } from './pages/landing.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { SwapPage } from './pages/swap.js';
@@ -15,6 +14,17 @@ import { SwapProgressPage } from './pages/swap-progress.js';
 import { ServicesProvider } from './services.js';
 
 const SdkGuidePage = lazy(() => import('./pages/sdk-guide.js'));
+// The developer portal is a chunk of its own: swap users never download it.
+const PortalHomePage = lazy(() =>
+  import('./pages/developer/portal-home.js').then((m) => m.PortalHomePage),
+);
+const KeysPage = lazy(() => import('./pages/developer/keys.js').then((m) => m.KeysPage));
+const EarningsPage = lazy(() =>
+  import('./pages/developer/earnings.js').then((m) => m.EarningsPage),
+);
+const AnalyticsPage = lazy(() =>
+  import('./pages/developer/analytics.js').then((m) => m.AnalyticsPage),
+);
 
 export function App(props: { config: AppConfig }) {
   return (
@@ -54,8 +64,11 @@ export function App(props: { config: AppConfig }) {
               <Route path="/swap" component={SwapPage} />
               <Route path="/swaps/:intentId" component={SwapProgressPage} />
               <Route path="/developer/sdk" component={SdkGuidePage} />
-              <Route path="/developer/*" component={DeveloperPage} />
-              <Route path="/developer" component={DeveloperPage} />
+              <Route path="/developer/keys" component={KeysPage} />
+              <Route path="/developer/earnings" component={EarningsPage} />
+              <Route path="/developer/analytics" component={AnalyticsPage} />
+              <Route path="/developer" component={PortalHomePage} />
+              <Route path="/developer/*" component={NotFoundPage} />
               <Route default component={NotFoundPage} />
             </Router>
           </ErrorBoundary>

@@ -223,6 +223,17 @@ const catalogue = {
     sdkClass: 'ConflictError',
   },
   pool_paused: { status: 409, title: 'Pool is paused', sdkClass: 'ConflictError' },
+  // Developer collections (portal): nothing left, or the pool's set-aside fees cannot pay it now.
+  nothing_to_collect: {
+    status: 409,
+    title: 'No accrued earnings left to collect',
+    sdkClass: 'ConflictError',
+  },
+  collection_unavailable: {
+    status: 409,
+    title: 'Earnings cannot be collected from this pool now',
+    sdkClass: 'ConflictError',
+  },
   idempotency_key_in_use: {
     status: 409,
     title: 'A request with this idempotency key is in progress',

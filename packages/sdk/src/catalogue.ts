@@ -111,6 +111,8 @@ export const ERROR_CLASS_BY_CODE = {
   ambiguous_pool_pair: 'AmbiguousPoolPairError',
   intent_not_cancellable: 'ConflictError',
   pool_paused: 'ConflictError',
+  nothing_to_collect: 'ConflictError',
+  collection_unavailable: 'ConflictError',
   idempotency_key_in_use: 'ConflictError',
   gone: 'NotFoundError',
   precondition_failed: 'ValidationError',

@@ -23,6 +23,15 @@ export * from './errors.js';
 export type { Sleep } from './http/abort.js';
 export type { CallOptions, FetchLike, WalletTokenSource } from './http/request-sender.js';
 export { type AttemptFailure, type RetryQuestion, shouldRetry } from './http/retry.js';
+export {
+  type CollectParams,
+  DeveloperPortal,
+  type DeveloperPortalOptions,
+  type PortalCollections,
+  type PortalKeys,
+  type PortalReportParams,
+} from './portal.js';
+export type * from './portal-types.js';
 export type { PoolStatsParams, Pools } from './resources/pools.js';
 export type { QuoteParams, Quotes } from './resources/quotes.js';
 export type { CreateSwapParams, GetSwapOptions, Swaps } from './resources/swaps.js';

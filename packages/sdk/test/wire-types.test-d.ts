@@ -44,3 +44,17 @@ expectTypeOf<sdk.SettlementSafetyCode>().toEqualTypeOf<core.SettlementSafetyCode
 expectTypeOf<Omit<sdk.CreateSwapParams, 'idempotencyKey'>>().toExtend<core.CreateSwapBody>();
 expectTypeOf<sdk.QuoteParams>().toEqualTypeOf<Readonly<core.QuoteQuery>>();
 expectTypeOf<sdk.VerifyChallengeParams>().toEqualTypeOf<Readonly<core.VerifyRequest>>();
+expectTypeOf<sdk.DeveloperSession>().toEqualTypeOf<core.DeveloperSession>();
+expectTypeOf<sdk.ApiKeyListEntry>().toEqualTypeOf<core.ApiKeyListEntry>();
+expectTypeOf<sdk.ApiKeyCreated>().toEqualTypeOf<core.ApiKeyCreated>();
+expectTypeOf<sdk.ApiKeyList>().toEqualTypeOf<core.ApiKeyList>();
+expectTypeOf<sdk.PortalPeriod>().toEqualTypeOf<core.PortalPeriod>();
+expectTypeOf<sdk.EarningsLine>().toEqualTypeOf<core.EarningsLine>();
+expectTypeOf<sdk.EarningsPoint>().toEqualTypeOf<core.EarningsPoint>();
+expectTypeOf<sdk.Earnings>().toEqualTypeOf<core.Earnings>();
+expectTypeOf<sdk.UsagePoint>().toEqualTypeOf<core.UsagePoint>();
+expectTypeOf<sdk.KeyUsage>().toEqualTypeOf<core.KeyUsage>();
+expectTypeOf<sdk.Usage>().toEqualTypeOf<core.Usage>();
+expectTypeOf<sdk.Collection>().toEqualTypeOf<core.Collection>();
+expectTypeOf<sdk.CollectionList>().toEqualTypeOf<core.CollectionList>();
+expectTypeOf<sdk.SignedOut>().toEqualTypeOf<core.SignedOut>();

@@ -7,6 +7,7 @@ import { AUTH_SCHEMAS } from './auth.js';
 import { COMMON_SCHEMAS } from './common.js';
 import { DEVNET_SCHEMAS } from './devnet.js';
 import { MARKET_SCHEMAS } from './market.js';
+import { PORTAL_SCHEMAS } from './portal.js';
 import { PROBLEM_SCHEMAS } from './problem.js';
 import { QUOTE_SCHEMAS } from './quote.js';
 import { SWAP_SCHEMAS } from './swap.js';
@@ -15,6 +16,7 @@ export * from './auth.js';
 export * from './common.js';
 export * from './devnet.js';
 export * from './market.js';
+export * from './portal.js';
 export * from './problem.js';
 export * from './quote.js';
 export * from './swap.js';
@@ -29,6 +31,7 @@ export const WIRE_SCHEMAS: readonly WireSchema[] = [
   ...QUOTE_SCHEMAS,
   ...SWAP_SCHEMAS,
   ...AUTH_SCHEMAS,
+  ...PORTAL_SCHEMAS,
   ...PROBLEM_SCHEMAS,
   ...DEVNET_SCHEMAS,
 ] as readonly WireSchema[];

@@ -26,7 +26,10 @@ export interface CallOptions {
 }
 
 export interface SenderSettings {
-  readonly apiKey: string;
+  /** Null for the developer portal's calls, which a session authenticates instead. */
+  readonly apiKey: string | null;
+  /** The developer session sent as a bearer token on `session` requests, when there is one. */
+  readonly sessionToken?: () => string | null;
   readonly baseUrl: string;
   readonly timeoutMs: number;
   readonly retriesMax: number;
@@ -41,12 +44,14 @@ type QueryValue = string | number | undefined;
 
 /** A request as a resource describes it. */
 export interface ApiRequest {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   readonly path: string;
   readonly query?: Readonly<Record<string, QueryValue>>;
   readonly body?: unknown;
   /** Needs the wallet token as well as the API key. */
   readonly wallet?: boolean;
+  /** A developer portal call: sends the session (a browser also sends its session cookie). */
+  readonly session?: boolean;
   /** Sending it twice does no harm, so failures may be retried. */
   readonly retrySafe: boolean;
   readonly idempotencyKey?: string;
@@ -125,12 +130,16 @@ export class RequestSender {
     return `${this.settings.baseUrl}${path}${suffix}`;
   }
 
-  private async headersFor(request: Pick<ApiRequest, 'wallet' | 'body' | 'idempotencyKey'>) {
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'x-api-key': this.settings.apiKey,
-    };
+  private async headersFor(
+    request: Pick<ApiRequest, 'wallet' | 'session' | 'body' | 'idempotencyKey'>,
+  ) {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.settings.apiKey !== null) headers['x-api-key'] = this.settings.apiKey;
     if (request.wallet) headers.authorization = `Bearer ${await this.walletToken()}`;
+    const session = request.session ? this.settings.sessionToken?.() : null;
+    if (typeof session === 'string' && session.length > 0) {
+      headers.authorization = `Bearer ${session}`;
+    }
     if (request.body !== undefined) headers['content-type'] = 'application/json';
     if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
     return headers;

@@ -6,7 +6,8 @@
  * What an update can mean:
  * - it carries the id of a command the service recorded: the confirmation of that command
  *   (an accept, a reject, a payout or refund transfer, the offer a payout or refund became, or
- *   the service's withdrawal of such an offer after its deadline, which ends the leg `expired`);
+ *   the service's withdrawal of such an offer after its deadline, which ends the leg `expired`,
+ *   or a developer's collection of earnings, collections.ts);
  * - a transfer or offer to a swap party: a deposit;
  * - a transfer settling an offer a swap party made: the receiver accepted a payout or refund;
  * - an offer from a swap party rejected or withdrawn: a payout or refund came back;
@@ -22,6 +23,7 @@ import type { Queryable } from '../store/database.js';
 import { setLedgerOffset } from '../store/offsets.js';
 import { raiseOperatorFlag } from '../store/operator-flags.js';
 import type { PoolRecord } from '../store/pools.js';
+import { collectionOffered, finishCollection, returnCollection } from './collections.js';
 import { Effects, type EngineContext } from './context.js';
 import { takeDeposit } from './intake.js';
 import {
@@ -129,6 +131,7 @@ async function applyConfirmation(scope: UpdateScope, command: EngineCommand): Pr
   // An offer made by a payout or refund waits for the receiver: the status says so, the state stays.
   if (offer !== null) {
     const made = { offerId: offer.offerId, expiresAt: offer.executeBefore };
+    if (command.leg === 'collect') return collectionOffered(tx, confirmed, made, now);
     return recordOfferMade(tx, confirmed, made, update.updateId, now);
   }
   switch (command.leg) {
@@ -142,6 +145,8 @@ async function applyConfirmation(scope: UpdateScope, command: EngineCommand): Pr
     case 'payout':
     case 'refund':
       return finishTransfer(tx, confirmed, transferFacts(update), now);
+    case 'collect':
+      return finishCollection(tx, confirmed, transferFacts(update), now);
   }
 }
 
@@ -213,8 +218,16 @@ async function offerAccepted(
   if (poolOfSwapParty(scope.pools, event.sender) === undefined) return;
   await endCommandOffer(scope.tx, offerId);
   const command = await commandByOffer(scope.tx, offerId);
-  if (command === null || (command.leg !== 'payout' && command.leg !== 'refund')) return;
   const { tx, update, now } = scope;
+  if (command?.leg === 'collect') {
+    return finishCollection(
+      tx,
+      command,
+      { updateId: update.updateId, feesBurned: event.feesBurned },
+      now,
+    );
+  }
+  if (command === null || (command.leg !== 'payout' && command.leg !== 'refund')) return;
   await recordOfferOutcome(tx, command, offerId, 'accepted', update.updateId, now);
   const transfer = { updateId: update.updateId, feesBurned: event.feesBurned };
   await finishTransfer(tx, command, transfer, now);
@@ -272,5 +285,8 @@ async function swapPartyOfferEnded(
   }
   if (command?.leg === 'refund') {
     return abandonRefund(tx, command, `the refund offer was ${ending}`, now);
+  }
+  if (command?.leg === 'collect') {
+    return returnCollection(tx, command, `the collection offer was ${ending}`, now);
   }
 }

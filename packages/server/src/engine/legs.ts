@@ -112,9 +112,10 @@ export function transferMeta(payload: TransferPayload): Record<string, string> {
 
 // --- recording -------------------------------------------------------------------------------
 
-interface CommandSubject {
+export interface CommandSubject {
   readonly intentId: string | null;
   readonly depositId: string | null;
+  readonly collectionId?: string | null;
 }
 
 async function record(
@@ -124,14 +125,15 @@ async function record(
   payload: CommandPayload,
   now: Date,
 ): Promise<void> {
-  const subjectId = subject.intentId ?? subject.depositId;
-  if (subjectId === null) throw new Error('a command needs an intent or a deposit');
+  const subjectId = subject.intentId ?? subject.depositId ?? subject.collectionId ?? null;
+  if (subjectId === null) throw new Error('a command needs an intent, a deposit or a collection');
   // An intent may make several offers (a payout, then a refund): a withdrawal is the offer's own.
   const commandSubject = payload.kind === 'withdraw' ? payload.offerId : subjectId;
   await recordLedgerCommand(tx, {
     commandId: commandIdOf(commandSubject, leg, 0),
     intentId: subject.intentId,
     depositId: subject.depositId,
+    collectionId: subject.collectionId ?? null,
     leg,
     attempt: 0,
     payload,
@@ -173,7 +175,7 @@ export function recordOfferWithdrawal(
 export function recordTransfer(
   tx: Queryable,
   subject: CommandSubject,
-  leg: 'payout' | 'refund',
+  leg: 'payout' | 'refund' | 'collect',
   payload: TransferPayload,
   now: Date,
 ): Promise<void> {

@@ -19,6 +19,7 @@
  */
 import { Amount } from '@poolparty/core';
 import { LedgerError } from '@poolparty/ledger';
+import { returnCollection } from './collections.js';
 import { Effects, type EngineContext, EngineCrash } from './context.js';
 import {
   abandonRefund,
@@ -125,7 +126,7 @@ function describe(failure: unknown): string {
 function attemptsMax(ctx: EngineContext, command: EngineCommand): number {
   const { settings } = ctx;
   if (command.leg === 'refund') return settings.refundAttemptsMax;
-  if (command.leg === 'payout') return settings.payoutAttemptsMax;
+  if (command.leg === 'payout' || command.leg === 'collect') return settings.payoutAttemptsMax;
   return settings.offerActionAttemptsMax;
 }
 
@@ -203,6 +204,9 @@ async function giveUp(
         );
       case 'refund':
         return abandonRefund(tx, current, error, now);
+      case 'collect':
+        await failCommand(tx, command.commandId, error, now);
+        return returnCollection(tx, current, `the collection could not be sent (${error})`, now);
     }
   });
   effects.apply(ctx);

@@ -241,6 +241,8 @@ export const DEVELOPER_SESSION_EXAMPLE = {
   partyId: ALICE,
 };
 
+export const SIGNED_OUT_EXAMPLE = { partyId: ALICE, signedOut: true };
+
 export const API_KEY_CREATE_EXAMPLE = { name: 'web shop' };
 
 export const API_KEY_ENTRY_EXAMPLE = {
@@ -266,6 +268,81 @@ export const API_KEY_REVOKED_EXAMPLE = {
   ...API_KEY_ENTRY_EXAMPLE,
   revokedAt: '2026-11-22T15:00:00.000Z',
 };
+
+const DEVELOPER = party('developer');
+const COLLECTION_ID = 'col_3nq0Zb1hVxJk2mTq';
+const AMULET_FEES = { poolId: POOL_ID, token: 'Amulet', tokenAdmin: AMULET_ADMIN };
+
+export const PORTAL_QUERY_EXAMPLE = { period: '7d' };
+
+export const EARNINGS_EXAMPLE = {
+  period: '7d',
+  bucket: 'day',
+  from: '2026-11-15T13:40:00.000Z',
+  to: CREATED_AT,
+  receiverParty: DEVELOPER,
+  lines: [
+    {
+      ...AMULET_FEES,
+      earned: '0.748875',
+      unsettled: '0',
+      swapCount: 2,
+      collected: '0.3744375',
+      collecting: '0',
+      collectable: '0.3744375',
+    },
+  ],
+  series: [
+    { start: '2026-11-21T00:00:00.000Z', ...AMULET_FEES, earned: '0.3744375' },
+    { start: '2026-11-22T00:00:00.000Z', ...AMULET_FEES, earned: '0.3744375' },
+  ],
+};
+
+export const USAGE_EXAMPLE = {
+  period: '24h',
+  bucket: 'hour',
+  from: '2026-11-21T13:00:00.000Z',
+  to: CREATED_AT,
+  series: [
+    { start: '2026-11-21T13:00:00.000Z', swaps: 0, failures: 0, volumeUsd: '0' },
+    { start: '2026-11-22T13:00:00.000Z', swaps: 2, failures: 1, volumeUsd: '290' },
+  ],
+  keys: [
+    {
+      keyId: API_KEY_ENTRY_EXAMPLE.keyId,
+      name: 'web shop',
+      prefix: 'pp_test_qEoK',
+      requestCount: 42,
+      lastUsedAt: '2026-11-22T14:02:11.318Z',
+      revokedAt: null,
+    },
+  ],
+};
+
+export const COLLECTION_CREATE_EXAMPLE = { ...AMULET_FEES };
+
+export const COLLECTION_PENDING_EXAMPLE = {
+  collectionId: COLLECTION_ID,
+  ...AMULET_FEES,
+  amount: '0.3744375',
+  status: 'pending',
+  receiverParty: DEVELOPER,
+  updateId: null,
+  offerId: null,
+  offerExpiresAt: null,
+  createdAt: CREATED_AT,
+  settledAt: null,
+  error: null,
+};
+
+export const COLLECTION_COLLECTED_EXAMPLE = {
+  ...COLLECTION_PENDING_EXAMPLE,
+  status: 'collected',
+  updateId: '1220f00dc0ffee54e1a4b2d9a1c3e5f7a9b0c2d4e6f8091a2b3c4d5e6f708192a3b4',
+  settledAt: '2026-11-22T13:40:01.250Z',
+};
+
+export const COLLECTION_LIST_EXAMPLE = { collections: [COLLECTION_COLLECTED_EXAMPLE] };
 
 // --- operations -----------------------------------------------------------------------------
 
@@ -434,6 +511,12 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
     extensions: { intentStatus: 'completed' },
   },
   pool_paused: { detail: `Pool ${POOL_ID} is paused; it takes no new swaps.` },
+  nothing_to_collect: {
+    detail: `No earnings of Amulet in pool ${POOL_ID} are left to collect.`,
+  },
+  collection_unavailable: {
+    detail: `The fees pool ${POOL_ID} set aside in Amulet do not cover 0.375 now; an operator can tell why.`,
+  },
   idempotency_key_in_use: {
     detail: 'A request with this Idempotency-Key is still running; retry after it finished.',
   },

@@ -50,7 +50,8 @@ export const TAG_DESCRIPTIONS: Readonly<Record<Tag, string>> = {
     "Swap intents of the wallet token's party: create, follow (status or Server-Sent Events), " +
     "cancel and list. Another party's intent answers 404, so intent ids cannot be probed.",
   'Developer portal':
-    "Developer sign-in with a Canton wallet, and the developer's API keys (SPEC §4.1).",
+    "Developer sign-in with a Canton wallet, the developer's API keys (SPEC §4.1), and their " +
+    'earnings, usage and collections of earnings.',
   Operations:
     'Liveness, readiness and Prometheus metrics for orchestrators and monitoring; served without ' +
     'authentication, also by worker processes.',

@@ -7,8 +7,10 @@ import { migrate } from './migrate.js';
 import { pgliteDirOf } from './presence.js';
 
 export * from './api-keys.js';
+export * from './collections.js';
 export * from './database.js';
 export * from './deposits.js';
+export * from './developer-earnings.js';
 export * from './developers.js';
 export * from './discounts.js';
 export * from './fee-events.js';

@@ -7,14 +7,19 @@
 import { jsonParam, readDate, readSafeInteger, readString, readStringOrNull } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
-/** `withdraw`: the service takes back its own payout or refund offer after its deadline. */
-export type CommandLeg = 'accept' | 'payout' | 'refund' | 'reject' | 'withdraw';
+/**
+ * `withdraw`: the service takes back its own payout or refund offer after its deadline;
+ * `collect`: a developer's accrued earnings leave a swap party (engine/collections.ts).
+ */
+export type CommandLeg = 'accept' | 'payout' | 'refund' | 'reject' | 'withdraw' | 'collect';
 export type CommandStatus = 'recorded' | 'submitted' | 'committed' | 'failed';
 
 export interface NewLedgerCommand {
   readonly commandId: string;
   readonly intentId: string | null;
   readonly depositId: string | null;
+  /** The developer collection a `collect` command (or the withdrawal of its offer) serves. */
+  readonly collectionId?: string | null;
   readonly leg: CommandLeg;
   readonly attempt: number;
   /** What was (or will be) submitted, so the command can be resubmitted identically. */
@@ -39,6 +44,7 @@ export function commandFromRow(row: Row): LedgerCommandRecord {
     commandId: readString(row.command_id),
     intentId: readStringOrNull(row.intent_id),
     depositId: readStringOrNull(row.deposit_id),
+    collectionId: readStringOrNull(row.collection_id),
     leg: readString(row.leg) as CommandLeg,
     attempt: readSafeInteger(row.attempt),
     payload: row.payload,
@@ -55,21 +61,31 @@ export async function recordLedgerCommand(
   q: Queryable,
   command: NewLedgerCommand,
 ): Promise<LedgerCommandRecord> {
+  const params = [
+    command.commandId,
+    command.intentId,
+    command.depositId,
+    command.leg,
+    command.attempt,
+    jsonParam(command.payload),
+    command.createdAt,
+  ];
+  const collectionId = command.collectionId ?? null;
+  // Only a collection's command names `collection_id` (migration 0009), so recording any other
+  // command still works on a store at an earlier schema, as the migration tests build them.
   const rows = await q.query(
-    `INSERT INTO ledger_commands (command_id, intent_id, deposit_id, leg, attempt, status,
-       payload, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, 'recorded', $6::jsonb, $7, $7)
-     ON CONFLICT (command_id) DO NOTHING
-     RETURNING *`,
-    [
-      command.commandId,
-      command.intentId,
-      command.depositId,
-      command.leg,
-      command.attempt,
-      jsonParam(command.payload),
-      command.createdAt,
-    ],
+    collectionId === null
+      ? `INSERT INTO ledger_commands (command_id, intent_id, deposit_id, leg, attempt, status,
+           payload, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, 'recorded', $6::jsonb, $7, $7)
+         ON CONFLICT (command_id) DO NOTHING
+         RETURNING *`
+      : `INSERT INTO ledger_commands (command_id, intent_id, deposit_id, leg, attempt, status,
+           payload, created_at, updated_at, collection_id)
+         VALUES ($1, $2, $3, $4, $5, 'recorded', $6::jsonb, $7, $7, $8)
+         ON CONFLICT (command_id) DO NOTHING
+         RETURNING *`,
+    collectionId === null ? params : [...params, collectionId],
   );
   if (rows[0]) return commandFromRow(rows[0]);
   const existing = await getLedgerCommand(q, command.commandId);

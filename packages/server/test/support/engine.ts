@@ -122,6 +122,14 @@ export class EngineHarness {
     schemaCount += 1;
     const schema = `engine_${process.pid}_${schemaCount}`;
     await db.exec(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}`);
+    return EngineHarness.createIn(db);
+  }
+
+  /**
+   * The same in a database already scoped to an empty schema of its own (a PostgreSQL pool whose
+   * every connection has its search path), where `SET search_path` would reach one connection.
+   */
+  static async createIn(db: Database): Promise<EngineHarness> {
     await migrate(db);
     const ledger = await openLocalLedger({});
     const seed = await seedDevnet(ledger);
@@ -204,7 +212,7 @@ export class EngineHarness {
     party: Party,
     input: Instrument,
     amount: string,
-    options: IntentOptions & { poolId?: string } = {},
+    options: IntentOptions & { poolId?: string; developerParty?: string } = {},
   ): Promise<IntentRecord> {
     return createPricedIntent(this.db, this.ledger, {
       ...options,
@@ -212,7 +220,7 @@ export class EngineHarness {
       party: party.partyId,
       input,
       amount,
-      developerParty: this.seed.developer.partyId,
+      developerParty: options.developerParty ?? this.seed.developer.partyId,
       now: this.clock.now(),
     });
   }

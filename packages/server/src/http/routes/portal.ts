@@ -1,6 +1,6 @@
 /**
  * The developer portal's API (SPEC §4.1; seed §4.1, §5): wallet login, then the developer's API
- * keys. Registered under `/api/sdk`, where every request counts against the per-client-address
+ * keys (here) and earnings, usage and collections (portal-earnings.ts). Registered under `/api/sdk`, where every request counts against the per-client-address
  * login limit.
  *
  * Choices the spec leaves open:
@@ -24,6 +24,7 @@ import {
   type ChallengePurpose,
   type DeveloperSession,
   inline,
+  SignedOutSchema,
   WalletLoginRequestSchema,
   WalletLoginResponseSchema,
 } from '@poolparty/core';
@@ -33,6 +34,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from '../../auth/api-keys.j
 import { issueChallenge, type SignedChallenge, verifyChallenge } from '../../auth/challenges.js';
 import {
   developerOfSession,
+  hashSessionToken,
   SESSION_COOKIE,
   SESSION_TTL_MS,
   startDeveloperSession,
@@ -48,6 +50,7 @@ import {
   revokeApiKey,
   rotateApiKey,
 } from '../../store/api-keys.js';
+import { deleteSession } from '../../store/sessions.js';
 import type { HttpDeps } from '../app.js';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
 import type { App } from '../fastify.js';
@@ -60,6 +63,7 @@ import {
   challengeExample,
   DEVELOPER_SESSION_EXAMPLE,
   SIGNED_CHALLENGE_EXAMPLE,
+  SIGNED_OUT_EXAMPLE,
 } from '../openapi-examples.js';
 import { ApiError } from '../problem.js';
 import {
@@ -70,6 +74,7 @@ import {
   TAG,
   withExamples,
 } from '../route-docs.js';
+import { earningsRoutes } from './portal-earnings.js';
 
 const PURPOSE: ChallengePurpose = 'developer portal login';
 const KEY_ID_BYTES = 12;
@@ -85,7 +90,35 @@ const TAGS = [TAG.portal];
 export async function portalRoutes(app: App, ctx: ServiceContext, deps: HttpDeps): Promise<void> {
   await app.register(cookie);
   loginRoutes(app, ctx, deps);
-  keyRoutes(app, ctx, deps, sessionGuard(ctx));
+  const guard = sessionGuard(ctx);
+  keyRoutes(app, ctx, deps, guard);
+  signOutRoute(app, ctx, guard);
+  earningsRoutes(app, ctx, deps, guard);
+}
+
+function signOutRoute(app: App, ctx: ServiceContext, guard: SessionGuard): void {
+  app.delete(
+    '/session',
+    {
+      onRequest: guard.requireSession,
+      schema: {
+        operationId: 'developerSignOut',
+        summary: 'Sign out of the developer portal',
+        description:
+          'Ends the session presented (cookie or bearer token) and clears the session cookie.',
+        tags: TAGS,
+        security: SECURITY.developerSession,
+        response: { 200: withExamples(SignedOutSchema, SIGNED_OUT_EXAMPLE) },
+        problems: errorResponses(SESSION_PROBLEMS),
+      },
+    },
+    async (request, reply) => {
+      const token = sessionTokenOf(request);
+      if (token !== undefined) await deleteSession(ctx.db, hashSessionToken(token));
+      reply.clearCookie(SESSION_COOKIE, { path: '/api/sdk' });
+      return { partyId: guard.developerOf(request), signedOut: true as const };
+    },
+  );
 }
 
 interface SessionGuard {

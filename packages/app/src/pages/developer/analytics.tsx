@@ -1,0 +1,150 @@
+/**
+ * `/developer/analytics`: the swaps made with your keys, their USD volume and the failed ones,
+ * over time, for all keys or one; and each key's request count.
+ */
+import type { ApiKeyListEntry, PortalPeriod, Usage } from '@poolparty/sdk';
+import { useCallback, useEffect, useId, useState } from 'preact/hooks';
+import { describeError } from '../../describe-error.js';
+import { formatTime, formatUsd } from '../../format.js';
+import { useServices } from '../../services.js';
+import { BarChart } from './bar-chart.js';
+import { PeriodPicker } from './period-picker.js';
+import { PortalPage } from './portal-layout.js';
+import { markSignedOut, sessionEnded, usePortal } from './portal-session.js';
+import { ScrollBox } from './scroll-box.js';
+
+export function AnalyticsPage() {
+  return (
+    <PortalPage
+      title="Analytics"
+      intro="The swaps your app made with your keys: how many executed, their volume in USD, and how many failed (refunded), over time."
+    >
+      {() => <UsageReport />}
+    </PortalPage>
+  );
+}
+
+function UsageReport() {
+  const { config } = useServices();
+  const { portal } = usePortal(config.environment);
+  const keyFilterId = useId();
+  const [period, setPeriod] = useState<PortalPeriod>('7d');
+  const [keyId, setKeyId] = useState('');
+  const [keys, setKeys] = useState<ApiKeyListEntry[]>([]);
+  const [usage, setUsage] = useState<Usage | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const fail = useCallback((caught: unknown) => {
+    if (sessionEnded(caught)) markSignedOut();
+    else setError(describeError(caught));
+  }, []);
+
+  useEffect(() => {
+    portal.keys.list().then(({ keys: listed }) => setKeys(listed), fail);
+  }, [portal, fail]);
+
+  useEffect(() => {
+    setError(null);
+    portal.usage({ period, ...(keyId !== '' && { keyId }) }).then(setUsage, fail);
+  }, [portal, period, keyId, fail]);
+
+  const points = (pick: (point: Usage['series'][number]) => { label: string; value: number }) =>
+    (usage?.series ?? []).map((point) => ({ start: point.start, ...pick(point) }));
+  const totals = (usage?.series ?? []).reduce(
+    (sum, point) => ({ swaps: sum.swaps + point.swaps, failures: sum.failures + point.failures }),
+    { swaps: 0, failures: 0 },
+  );
+
+  return (
+    <>
+      <div class="report-controls">
+        <PeriodPicker value={period} onChange={setPeriod} />
+        <div>
+          <label for={keyFilterId}>Key</label>
+          <select
+            id={keyFilterId}
+            value={keyId}
+            onChange={(event) => setKeyId(event.currentTarget.value)}
+          >
+            <option value="">All your keys</option>
+            {keys.map((key) => (
+              <option key={key.keyId} value={key.keyId}>
+                {key.name ?? 'unnamed'} ({key.prefix}…)
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {error !== null && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {usage === null && error === null && <p role="status">Loading your usage…</p>}
+      {usage !== null && (
+        <>
+          <p data-testid="usage-totals">
+            {totals.swaps} {totals.swaps === 1 ? 'swap' : 'swaps'} executed, {totals.failures}{' '}
+            failed, from {formatTime(usage.from)} to {formatTime(usage.to)}.
+          </p>
+          <div class="charts">
+            <BarChart
+              title="Swaps executed"
+              bucket={usage.bucket}
+              testId="swaps-chart"
+              points={points((p) => ({ label: String(p.swaps), value: p.swaps }))}
+            />
+            <BarChart
+              title="Volume (USD)"
+              bucket={usage.bucket}
+              testId="volume-chart"
+              points={points((p) => ({
+                label: formatUsd(p.volumeUsd),
+                value: Number(p.volumeUsd),
+              }))}
+            />
+            <BarChart
+              title="Failed swaps"
+              bucket={usage.bucket}
+              testId="failures-chart"
+              points={points((p) => ({ label: String(p.failures), value: p.failures }))}
+            />
+          </div>
+          <section aria-labelledby="requests-heading">
+            <h2 id="requests-heading">Requests per key</h2>
+            <ScrollBox label="Requests per key">
+              <table data-testid="key-usage">
+                <thead>
+                  <tr>
+                    <th scope="col">Key</th>
+                    <th scope="col">Requests</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">Status</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {usage.keys.map((key) => (
+                    <tr key={key.keyId}>
+                      <th scope="row">
+                        {key.name ?? 'unnamed'} <code>{key.prefix}…</code>
+                      </th>
+                      <td>{key.requestCount}</td>
+                      <td>{key.lastUsedAt === null ? 'never' : formatTime(key.lastUsedAt)}</td>
+                      <td>
+                        {key.revokedAt === null
+                          ? 'Active'
+                          : Date.parse(key.revokedAt) > Date.now()
+                            ? `Until ${formatTime(key.revokedAt)}`
+                            : 'Revoked'}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </ScrollBox>
+          </section>
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,34 @@
+/** The period of a report: radio buttons, so the choice is one keyboard stop with arrow keys. */
+import type { PortalPeriod } from '@poolparty/sdk';
+import { useId } from 'preact/hooks';
+
+export const PERIOD_LABELS: Readonly<Record<PortalPeriod, string>> = {
+  '24h': 'Last 24 hours',
+  '7d': 'Last 7 days',
+  '30d': 'Last 30 days',
+  all: 'All time',
+};
+
+export function PeriodPicker(props: {
+  value: PortalPeriod;
+  onChange: (period: PortalPeriod) => void;
+}) {
+  const name = useId();
+  return (
+    <fieldset class="period-picker">
+      <legend>Period</legend>
+      {(Object.keys(PERIOD_LABELS) as PortalPeriod[]).map((period) => (
+        <label key={period} class="period-option">
+          <input
+            type="radio"
+            name={name}
+            value={period}
+            checked={props.value === period}
+            onChange={() => props.onChange(period)}
+          />
+          {PERIOD_LABELS[period]}
+        </label>
+      ))}
+    </fieldset>
+  );
+}

@@ -1,0 +1,225 @@
+/**
+ * Developer collections: the developer's accrued earnings (half of each charged platform fee,
+ * SPEC §5.3) of one pool and instrument leave the pool's swap party for the developer's party,
+ * as a `collect` ledger command under the rules of every other leg (SPEC §7.4).
+ *
+ * Exactly once:
+ * - one transaction takes the pool's lock, reads what is collectable (earnings of completed swaps
+ *   less every collection not returned), and records the collection, its command and the books'
+ *   move (`fees` → `outgoing`, the amount is promised away but still held) — before anything is
+ *   submitted. A concurrent collect of the same pool waits for the lock and then finds nothing
+ *   left, so two requests can never both pay, and no collection exceeds what accrued;
+ * - the command id is `<collectionId>:collect:0`, submitted by the engine like a payout, so the
+ *   ledger deduplicates a resubmission after a crash, and recovery looks it up before anything;
+ * - the update stream confirms it (ingest.ts): the collection ends `collected` with the update
+ *   id, and `outgoing` gives the amount up as the holdings left with it. A transfer that became
+ *   an offer waits for the developer (`offered`); an offer rejected, withdrawn or expired, or a
+ *   command the ledger kept refusing, returns the amount to `fees` and to what is collectable.
+ * Every outcome applies under the pool's lock and only if the collection leaves the state it
+ * waited in, so a second delivery moves nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import { Amount, type Instrument } from '@poolparty/core';
+import { type CollectionRecord, insertCollection, moveCollection } from '../store/collections.js';
+import type { Database, Queryable } from '../store/database.js';
+import { collectableEarnings } from '../store/developer-earnings.js';
+import { commandIdOf } from '../store/ledger-commands.js';
+import { getPool } from '../store/pools.js';
+import {
+  AccountingError,
+  credit,
+  debit,
+  lockPool,
+  moveBalances,
+  networkCost,
+} from './accounting.js';
+import { recordTransfer, sideOf, type TransferPayload, transferPayloadOf } from './legs.js';
+import type { EngineCommand } from './queries.js';
+
+const COLLECTION_ID_BYTES = 12;
+
+/** Why a collection cannot be recorded; `code` is the problem code the portal answers. */
+export class CollectionRefused extends Error {
+  override readonly name = 'CollectionRefused';
+  constructor(
+    readonly code:
+      | 'pool_not_found'
+      | 'token_not_found'
+      | 'nothing_to_collect'
+      | 'collection_unavailable',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The transfer reason a collection carries on the ledger. */
+export function collectionReason(collectionId: string): string {
+  return `collect:${collectionId}`;
+}
+
+/**
+ * Records a collection of everything the developer can collect from the pool's `instrument`.
+ * The engine submits it; its confirmation on the update stream settles it.
+ */
+export async function recordCollection(
+  db: Database,
+  input: {
+    readonly developerParty: string;
+    readonly poolId: string;
+    readonly instrument: Instrument;
+    readonly now: Date;
+  },
+): Promise<CollectionRecord> {
+  const { developerParty, poolId, instrument, now } = input;
+  return db.transaction(async (tx) => {
+    const pool = await getPool(tx, poolId);
+    if (pool === null) throw new CollectionRefused('pool_not_found', `No pool ${poolId}.`);
+    const matches = (side: Instrument) =>
+      side.id === instrument.id && side.admin === instrument.admin;
+    if (!matches(pool.tokenA) && !matches(pool.tokenB)) {
+      throw new CollectionRefused(
+        'token_not_found',
+        `Pool ${poolId} does not trade ${instrument.id} of ${instrument.admin}.`,
+      );
+    }
+    const side = sideOf(pool, instrument);
+    // The lock first, then the reading: whoever reads after us sees our collection.
+    await lockPool(tx, poolId);
+    const amount = Amount.parse(await collectableEarnings(tx, developerParty, poolId, side));
+    if (!amount.isPositive()) {
+      throw new CollectionRefused(
+        'nothing_to_collect',
+        `No earnings of ${instrument.id} in pool ${poolId} are left to collect.`,
+      );
+    }
+    const collectionId = `col_${randomBytes(COLLECTION_ID_BYTES).toString('base64url')}`;
+    const commandId = commandIdOf(collectionId, 'collect', 0);
+    try {
+      await moveBalances(
+        tx,
+        poolId,
+        [debit(side, 'fees', amount), credit(side, 'outgoing', amount)],
+        now,
+      );
+    } catch (error) {
+      if (!(error instanceof AccountingError)) throw error;
+      throw new CollectionRefused(
+        'collection_unavailable',
+        `The fees pool ${poolId} set aside in ${instrument.id} do not cover ${amount} now; an operator can tell why.`,
+      );
+    }
+    const collection = await insertCollection(tx, {
+      collectionId,
+      developerParty,
+      poolId,
+      side,
+      instrument,
+      amount: amount.toString(),
+      commandId,
+      createdAt: now,
+    });
+    const payload: TransferPayload = {
+      kind: 'transfer',
+      poolId,
+      side,
+      sender: pool.swapParty,
+      receiver: developerParty,
+      instrument,
+      amount: amount.toString(),
+      reason: collectionReason(collectionId),
+    };
+    await recordTransfer(
+      tx,
+      { intentId: null, depositId: null, collectionId },
+      'collect',
+      payload,
+      now,
+    );
+    return collection;
+  });
+}
+
+/** The collect transfer became an offer: the developer accepts it in their wallet. */
+export async function collectionOffered(
+  tx: Queryable,
+  command: EngineCommand,
+  offer: { readonly offerId: string; readonly expiresAt: Date },
+  now: Date,
+): Promise<void> {
+  if (command.collectionId === null || command.collectionId === undefined) return;
+  const payload = transferPayloadOf(command);
+  if (payload.poolId !== null) await lockPool(tx, payload.poolId);
+  await moveCollection(tx, {
+    collectionId: command.collectionId,
+    from: ['pending'],
+    to: 'offered',
+    offer,
+    now,
+  });
+}
+
+/**
+ * The collected amount arrived at the developer's party. `feesBurned`: what the swap party paid
+ * beyond the amount (Amulet's transfer fees), paid from the fees it set aside.
+ */
+export async function finishCollection(
+  tx: Queryable,
+  command: EngineCommand,
+  transfer: { readonly updateId: string; readonly feesBurned: Amount },
+  now: Date,
+): Promise<void> {
+  if (command.collectionId === null || command.collectionId === undefined) return;
+  const payload = transferPayloadOf(command);
+  if (payload.poolId === null || payload.side === null) return;
+  const books = await lockPool(tx, payload.poolId);
+  const collected = await moveCollection(tx, {
+    collectionId: command.collectionId,
+    from: ['pending', 'offered'],
+    to: 'collected',
+    updateId: transfer.updateId,
+    now,
+  });
+  if (collected === null) return;
+  const amount = Amount.parse(payload.amount);
+  await moveBalances(
+    tx,
+    payload.poolId,
+    [
+      debit(payload.side, 'outgoing', amount),
+      ...networkCost(books, payload.side, transfer.feesBurned),
+    ],
+    now,
+  );
+}
+
+/**
+ * The amount never reached the developer (the ledger kept refusing the command, or the offer was
+ * rejected, withdrawn or expired): it is back among the fees, and collectable again.
+ */
+export async function returnCollection(
+  tx: Queryable,
+  command: EngineCommand,
+  error: string,
+  now: Date,
+): Promise<void> {
+  if (command.collectionId === null || command.collectionId === undefined) return;
+  const payload = transferPayloadOf(command);
+  if (payload.poolId === null || payload.side === null) return;
+  await lockPool(tx, payload.poolId);
+  const returned = await moveCollection(tx, {
+    collectionId: command.collectionId,
+    from: ['pending', 'offered'],
+    to: 'returned',
+    error,
+    now,
+  });
+  if (returned === null) return;
+  const amount = Amount.parse(payload.amount);
+  await moveBalances(
+    tx,
+    payload.poolId,
+    [debit(payload.side, 'outgoing', amount), credit(payload.side, 'fees', amount)],
+    now,
+  );
+}
