@@ -49,6 +49,7 @@ ledgerConformanceSuite({
   reopen: (previous) => openCantonHarnessLedger((previous as CantonHarnessLedger).world),
   faults: true,
   soleWriter: true,
+  addedKeysVisible: false,
 });
 
 type SenderKind = 'external' | 'internal';
