@@ -13,7 +13,6 @@ import {
 } from '../src/canton/commands.js';
 import {
   activeContractsRequest,
-  concernsParties,
   eventFormat,
   readScopeOfRights,
   updatesRequest,
@@ -37,6 +36,7 @@ import {
   TRANSFER_INSTRUCTION_INTERFACE_ID,
 } from '../src/canton/wire/index.js';
 import type { Holding, LedgerUpdate } from '../src/port.js';
+import { concernsParties } from '../src/subscription.js';
 
 const usd = { admin: 'bank::1220aa', id: 'USD' };
 const eur = { admin: 'bank::1220aa', id: 'EUR' };

@@ -3,7 +3,6 @@
  * TransferInstruction interfaces (with their views, which is all the decoder reads), for the
  * parties a request concerns, or for every party the user may read as.
  */
-import type { LedgerEvent, LedgerUpdate } from '../port.js';
 import {
   type CumulativeFilter,
   type EventFormat,
@@ -86,27 +85,4 @@ export function readScopeOfRights(rights: ListUserRightsResponse): PartyScope {
     if (typeof party === 'string') parties.add(party);
   }
   return { kind: 'parties', parties: [...parties].sort() };
-}
-
-function partiesOf(event: LedgerEvent): readonly string[] {
-  switch (event.kind) {
-    case 'mint':
-    case 'burn':
-      return [event.owner];
-    default:
-      return [event.sender, event.receiver];
-  }
-}
-
-/**
- * The port's subscription rule: an update concerns the parties when one of its events names one
- * as sender, receiver or owner. Canton's own filter is wider (an instrument admin is a
- * stakeholder of every holding), so the adapter applies this one on top.
- */
-export function concernsParties(
-  update: LedgerUpdate,
-  parties: readonly string[] | undefined,
-): boolean {
-  if (parties === undefined) return true;
-  return update.events.some((event) => partiesOf(event).some((party) => parties.includes(party)));
 }

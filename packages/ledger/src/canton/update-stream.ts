@@ -9,8 +9,9 @@
  */
 import WebSocket from 'ws';
 import { LedgerError, type LedgerUpdate, type Offset } from '../port.js';
+import { concernsParties } from '../subscription.js';
 import { CantonRequestError, isCantonErrorBody, ledgerErrorOf } from './errors.js';
-import { concernsParties, type PartyScope, updatesRequest } from './filters.js';
+import { type PartyScope, updatesRequest } from './filters.js';
 import { type JsonHttpClient, joinUrl } from './http.js';
 import type { DecodedUpdatesItem, JsGetUpdatesResponse } from './wire/index.js';
 

@@ -13,6 +13,7 @@ import {
   type LedgerUpdate,
   type UpdateSubscription,
 } from '../port.js';
+import { concernsParties } from '../subscription.js';
 import type { FaultInjector } from './faults.js';
 
 export interface UpdateSource {
@@ -48,24 +49,6 @@ export class ChangeNotifier {
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
-}
-
-function partiesOf(event: LedgerEvent): readonly string[] {
-  switch (event.kind) {
-    case 'mint':
-    case 'burn':
-      return [event.owner];
-    default:
-      return [event.sender, event.receiver];
-  }
-}
-
-export function concernsParties(
-  update: LedgerUpdate,
-  parties: readonly string[] | undefined,
-): boolean {
-  if (parties === undefined) return true;
-  return update.events.some((event) => partiesOf(event).some((party) => parties.includes(party)));
 }
 
 function checkOffset(fromOffset: number): void {
