@@ -47,6 +47,11 @@ function Keys() {
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
+  const fail = useCallback((caught: unknown) => {
+    if (sessionEnded(caught)) markSignedOut();
+    else setError(describeError(caught));
+  }, []);
+
   const run = useCallback(
     async (action: (p: DeveloperPortal) => Promise<void>) => {
       setBusy(true);
@@ -54,19 +59,20 @@ function Keys() {
       try {
         await action(portal);
       } catch (caught) {
-        if (sessionEnded(caught)) markSignedOut();
-        else setError(describeError(caught));
+        fail(caught);
       } finally {
         setBusy(false);
       }
     },
-    [portal],
+    [portal, fail],
   );
 
-  const reload = useCallback(() => run(async (p) => setKeys((await p.keys.list()).keys)), [run]);
+  // The first listing does not hold the buttons: a key can be made while it loads (a disabled
+  // submit button would silently swallow Enter in the name field). A listing an action already
+  // replaced is newer than this one, so this one only fills an empty table.
   useEffect(() => {
-    void reload();
-  }, [reload]);
+    portal.keys.list().then((listed) => setKeys((shown) => shown ?? listed.keys), fail);
+  }, [portal, fail]);
 
   const create = () =>
     run(async (p) => {
