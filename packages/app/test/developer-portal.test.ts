@@ -56,6 +56,7 @@ function wideElements(page: Page, width: number): Promise<string[]> {
 
 describe('the developer portal in a browser', () => {
   let t: TestService;
+  let app: Awaited<ReturnType<typeof buildApp>>;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -66,8 +67,12 @@ describe('the developer portal in a browser', () => {
   let platformFee = '';
 
   beforeAll(async () => {
-    await buildApp();
-    [t, browser] = await Promise.all([startTestService(), launchChromium()]);
+    // The pages as built from the sources now, not whatever `npm install` built earlier.
+    app = await buildApp();
+    [t, browser] = await Promise.all([
+      startTestService({}, { webAppDist: app.dist }),
+      launchChromium(),
+    ]);
     devnet = new Devnet(t.url);
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
@@ -78,6 +83,7 @@ describe('the developer portal in a browser', () => {
     await context?.close();
     await browser?.close();
     await t?.close();
+    app?.remove();
   });
 
   async function amuletHeld(party: string): Promise<bigint> {
@@ -273,6 +279,64 @@ describe('the developer portal in a browser', () => {
     await page.goto(`${t.url}/developer/earnings`);
     await page.getByText('You are not signed in.').waitFor();
     expect(await seriousAxeViolations(page)).toEqual([]);
+    expect(csp).toEqual([]);
+  });
+
+  it('a developer whose party accepts nothing automatically accepts the collection from the page', async () => {
+    // A second developer, whose party has no pre-approval: collections come as offers.
+    await page.goto(`${t.url}/developer`);
+    await page.getByRole('button', { name: 'Forget this party' }).click();
+    await page.getByLabel('Party name').fill('maker');
+    await page.getByLabel(/Accept incoming transfers automatically/).uncheck();
+    await page.getByRole('button', { name: 'Create a devnet party' }).click();
+    await page.getByTestId('party-id').first().waitFor();
+    const maker = (await page.getByTestId('party-id').first().textContent()) ?? '';
+    expect(maker).toMatch(/^maker::1220[0-9a-f]{64}$/);
+    await page.getByRole('button', { name: 'Sign in with this wallet' }).click();
+    await page.waitForURL(`${t.url}/developer/keys`);
+    await page.getByLabel('Key name (optional)').fill('maker-app');
+    await page.getByLabel('Key name (optional)').press('Enter');
+    const makerKey = (await page.getByTestId('new-key').textContent()) ?? '';
+    await page.getByRole('button', { name: 'I have stored the key' }).click();
+
+    const trader = await devnet.createWallet({ partyHint: 'trader' });
+    await trader.fund('Amulet', '1000');
+    let token = '';
+    const pp = new PoolParty({
+      apiKey: makerKey,
+      environment: 'devnet',
+      baseUrl: t.url,
+      walletToken: () => token,
+    });
+    ({ token } = await trader.authenticate(pp));
+    const swap = await pp.swaps.create({
+      fromToken: 'Amulet',
+      toToken: 'USDCx',
+      amount: '300',
+      poolId: POOL,
+    });
+    await trader.deposit(swap);
+    expect((await swap.wait()).status).toBe('completed');
+    const half = halfOf(swap.platformFeeAmount);
+
+    await page.getByRole('link', { name: 'Earnings' }).click();
+    await page.waitForURL(`${t.url}/developer/earnings`);
+    const line = page.locator(`tr[data-line="${POOL}|Amulet"]`);
+    await expect.poll(() => line.getByTestId('collectable').getAttribute('data-value')).toBe(half);
+    const before = await amuletHeld(maker);
+    await line.getByRole('button', { name: /^Collect / }).click();
+    const offered = page.locator('[data-testid="collection-progress"][data-status="offered"]');
+    await offered.waitFor({ timeout: SETTLE_MS });
+    // Offered, not paid: the party holds what it held until it accepts.
+    expect(await amuletHeld(maker)).toBe(before);
+    await checkBothWidths('developer-earnings-offered');
+    await offered.getByRole('button', { name: /^Accept / }).click();
+    await page
+      .locator('[data-testid="collection-progress"][data-status="collected"]')
+      .waitFor({ timeout: SETTLE_MS });
+    expect(await amuletHeld(maker)).toBe(before + units(half));
+    await expect.poll(() => line.getByTestId('collected').getAttribute('data-value')).toBe(half);
+    expect(await line.getByTestId('collectable').getAttribute('data-value')).toBe('0');
     expect(csp).toEqual([]);
   });
 });

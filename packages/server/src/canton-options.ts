@@ -5,10 +5,31 @@
  * a wrong one before anything starts.
  */
 import type { CantonAuth, CantonLedgerOptions } from '@poolparty/ledger';
-import type { LedgerLocation } from './config.js';
 
-/** The `CANTON_*` settings (config.ts `LEDGER_SETTING_KEYS` but `LEDGER` itself). */
-export type CantonSettings = Omit<LedgerLocation, 'ledger'>;
+/** The `CANTON_*` settings (part of config.ts `Settings`; each is a variable and a flag). */
+export interface CantonSettings {
+  /** JSON Ledger API base URL of the participant, for `LEDGER=canton`. */
+  readonly cantonLedgerApiUrl: string | null;
+  /** Token-standard registry base URL of instruments without their own, for `LEDGER=canton`. */
+  readonly cantonRegistryUrl: string | null;
+  /** Registry base URLs by instrument admin party, where an admin runs its own registry. */
+  readonly cantonRegistryUrls: Readonly<Record<string, string>>;
+  /** The validator's API base URL (scan proxy: mining rounds, Amulet rules), for `LEDGER=canton`. */
+  readonly cantonScanProxyUrl: string | null;
+  /** The ledger API user the service acts as; its rights say for which parties. */
+  readonly cantonUserId: string | null;
+  /** A fixed bearer token for the JSON Ledger API (one of three ways to authenticate). */
+  readonly cantonAccessToken: string | null;
+  /** HS256 secret to sign the service's own tokens with, as LocalNet accepts them. */
+  readonly cantonAuthSecret: string | null;
+  readonly cantonAuthAudience: string | null;
+  /** OAuth 2.0 client-credentials grant at the identity provider of the participant. */
+  readonly cantonOauthTokenUrl: string | null;
+  readonly cantonOauthClientId: string | null;
+  readonly cantonOauthClientSecret: string | null;
+  readonly cantonOauthScope: string | null;
+  readonly cantonOauthAudience: string | null;
+}
 
 /** The settings `LEDGER=canton` cannot do without, by environment variable. */
 const REQUIRED: readonly (readonly [keyof CantonSettings, string])[] = [

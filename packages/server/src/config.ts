@@ -4,7 +4,7 @@
  * an operator fixes them in one pass instead of one restart per typo.
  */
 
-import { cantonSettingProblems } from './canton-options.js';
+import { type CantonSettings, cantonSettingProblems } from './canton-options.js';
 
 export type Environment = 'devnet' | 'mainnet';
 export type LedgerKind = 'local' | 'canton';
@@ -13,7 +13,7 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 /** `auto`: human-readable lines on a terminal, JSON lines otherwise (a file, a pipe, a collector). */
 export type LogFormat = 'auto' | 'pretty' | 'json';
 
-export interface Settings {
+export interface Settings extends CantonSettings {
   readonly port: number;
   readonly host: string;
   readonly dataDir: string;
@@ -21,27 +21,6 @@ export interface Settings {
   readonly databaseUrl: string | null;
   readonly environment: Environment;
   readonly ledger: LedgerKind;
-  /** JSON Ledger API base URL of the participant, for `LEDGER=canton`. */
-  readonly cantonLedgerApiUrl: string | null;
-  /** Token-standard registry base URL of instruments without their own, for `LEDGER=canton`. */
-  readonly cantonRegistryUrl: string | null;
-  /** Registry base URLs by instrument admin party, where an admin runs its own registry. */
-  readonly cantonRegistryUrls: Readonly<Record<string, string>>;
-  /** The validator's API base URL (scan proxy: mining rounds, Amulet rules), for `LEDGER=canton`. */
-  readonly cantonScanProxyUrl: string | null;
-  /** The ledger API user the service acts as; its rights say for which parties. */
-  readonly cantonUserId: string | null;
-  /** A fixed bearer token for the JSON Ledger API (one of three ways to authenticate). */
-  readonly cantonAccessToken: string | null;
-  /** HS256 secret to sign the service's own tokens with, as LocalNet accepts them. */
-  readonly cantonAuthSecret: string | null;
-  readonly cantonAuthAudience: string | null;
-  /** OAuth 2.0 client-credentials grant at the identity provider of the participant. */
-  readonly cantonOauthTokenUrl: string | null;
-  readonly cantonOauthClientId: string | null;
-  readonly cantonOauthClientSecret: string | null;
-  readonly cantonOauthScope: string | null;
-  readonly cantonOauthAudience: string | null;
   readonly role: Role;
   /** Fixes the seeded developer key on devnet, for scripts. */
   readonly devnetApiKey: string | null;

@@ -436,6 +436,27 @@ export function poolOpeningOf(options: PoolAddOptions): PoolOpening {
 /** A new pool's fee unless `--fee-bps` says otherwise: the devnet pools' 0.3 %. */
 export const POOL_FEE_BPS_DEFAULT = 30;
 
+/**
+ * Runs `use` with a ledger opened from the command's flags, closed afterwards; a ledger's refusal
+ * becomes the command's one-line error rather than a stack trace.
+ */
+async function withLedger(
+  io: AdminIo,
+  flags: CommandFlags,
+  use: (ledger: LedgerPort) => Promise<void>,
+): Promise<void> {
+  if (io.openLedger === undefined) throw new AdminError('no ledger to read the pools from');
+  const { ledger, close } = await io.openLedger(flags);
+  try {
+    await use(ledger);
+  } catch (error) {
+    if (!(error instanceof LedgerError)) throw error;
+    throw new AdminError(`the ledger answered ${error.code}: ${error.message}`);
+  } finally {
+    await close();
+  }
+}
+
 function poolCommands(admin: Command, { leaf, changing, run, by, io }: Builders): void {
   const pools = admin.command('pools').description('adding, pausing and resuming pools');
   const add = changing(pools, 'add')
@@ -455,17 +476,10 @@ function poolCommands(admin: Command, { leaf, changing, run, by, io }: Builders)
       run(async (db, options: PoolAddOptions, command: Command) => {
         const opening = poolOpeningOf(options);
         const who = by(options);
-        if (io.openLedger === undefined) throw new AdminError('no ledger to read the pool from');
-        const { ledger, close } = await io.openLedger(command.opts<CommandFlags>());
-        try {
+        await withLedger(io, command.opts<CommandFlags>(), async (ledger) => {
           const pool = await openPool(db, ledger, opening, who);
           io.print(`added ${describePool(pool)}`);
-        } catch (error) {
-          if (!(error instanceof LedgerError)) throw error;
-          throw new AdminError(`the ledger answered ${error.code}: ${error.message}`);
-        } finally {
-          await close();
-        }
+        });
       }),
     );
   if (io.withLedgerSettingFlags) io.withLedgerSettingFlags(add);
@@ -482,8 +496,7 @@ function poolCommands(admin: Command, { leaf, changing, run, by, io }: Builders)
         const from = options.from ?? io.ledgerApiUrl?.(flags) ?? null;
         if (from === null) throw new AdminError('give --from <url> of the devnet ledger server');
         const entries = await readDevnetPoolManifest(from);
-        const { ledger, close } = await io.openLedger(flags);
-        try {
+        await withLedger(io, flags, async (ledger) => {
           for (const entry of entries) {
             if ((await getPool(db, entry.poolId)) !== null) {
               io.print(`${entry.poolId}\tin the store already`);
@@ -504,12 +517,7 @@ function poolCommands(admin: Command, { leaf, changing, run, by, io }: Builders)
             );
             io.print(`added ${describePool(pool)}`);
           }
-        } catch (error) {
-          if (!(error instanceof LedgerError)) throw error;
-          throw new AdminError(`the ledger answered ${error.code}: ${error.message}`);
-        } finally {
-          await close();
-        }
+        });
       }),
     );
   if (io.withLedgerSettingFlags) io.withLedgerSettingFlags(importDevnet);

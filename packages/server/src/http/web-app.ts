@@ -19,6 +19,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import type { AppConfig } from '@poolparty/app/config';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import type { App } from './fastify.js';
@@ -36,19 +37,8 @@ export const WEB_APP_PAGE_PATHS = [
   '/developer/*',
 ] as const;
 
-export interface WebAppConfig {
-  readonly environment: 'devnet' | 'mainnet';
-  readonly apiKey: string | null;
-  readonly devnet: boolean;
-  /**
-   * The Token Standard registries Canton wallets build transfers with (the pages may call them):
-   * the registry of each instrument admin that runs its own, and the one of all other admins.
-   */
-  readonly cantonRegistries: {
-    readonly defaultUrl: string | null;
-    readonly byAdmin: Readonly<Record<string, string>>;
-  };
-}
+/** What `/app-config.json` tells the pages (declared beside the pages that read it). */
+export type WebAppConfig = AppConfig;
 
 interface BuiltFile {
   readonly body: Buffer;

@@ -33,7 +33,7 @@ const lineKey = (line: { poolId: string; token: string; tokenAdmin: string }) =>
   `${line.poolId}|${line.token}|${line.tokenAdmin}`;
 
 function EarningsReport() {
-  const { config } = useServices();
+  const { config, wallet } = useServices();
   const { portal } = usePortal(config.environment);
   const chartId = useId();
   const [period, setPeriod] = useState<PortalPeriod>('30d');
@@ -97,6 +97,24 @@ function EarningsReport() {
     }
   };
 
+  // An offered collection is accepted with the wallet of the party it is offered to.
+  const acceptOffered = async (offered: Collection) => {
+    if (wallet === null || offered.offerId === null) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await wallet.acceptOffer(offered.offerId, offered.tokenAdmin);
+      setFollowing(await portal.collections.get(offered.collectionId));
+      await load();
+    } catch (caught) {
+      fail(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const canAccept =
+    following !== null && wallet !== null && wallet.partyId === following.receiverParty;
+
   const lines = report?.lines ?? [];
   const chartedLine = lines.find((line) => lineKey(line) === charted) ?? lines[0];
 
@@ -108,7 +126,11 @@ function EarningsReport() {
           {error}
         </p>
       )}
-      <CollectionProgress collection={following} />
+      <CollectionProgress
+        collection={following}
+        onAccept={canAccept ? acceptOffered : null}
+        busy={busy}
+      />
       {report === null && error === null && <p role="status">Loading your earnings…</p>}
       {report !== null && (
         <>
@@ -237,8 +259,13 @@ function EarningsChart(props: { report: Earnings; line: EarningsLine }) {
   );
 }
 
-function CollectionProgress(props: { collection: Collection | null }) {
-  const { collection } = props;
+function CollectionProgress(props: {
+  collection: Collection | null;
+  /** Null when the connected wallet is not the receiving party's. */
+  onAccept: ((collection: Collection) => void) | null;
+  busy: boolean;
+}) {
+  const { collection, onAccept, busy } = props;
   if (collection === null) return null;
   const amount = `${formatAmount(collection.amount, 10)} ${collection.token}`;
   return (
@@ -250,11 +277,25 @@ function CollectionProgress(props: { collection: Collection | null }) {
     >
       {collection.status === 'pending' && <p>Collecting {amount} to your party…</p>}
       {collection.status === 'offered' && (
-        <p>
-          {amount} is offered to your party: accept transfer offer <code>{collection.offerId}</code>{' '}
-          in your wallet
-          {collection.offerExpiresAt !== null && ` by ${formatTime(collection.offerExpiresAt)}`}.
-        </p>
+        <>
+          <p>
+            Your party does not accept transfers automatically, so {amount} is offered to it. Accept
+            transfer offer <code>{collection.offerId}</code>
+            {collection.offerExpiresAt !== null && ` by ${formatTime(collection.offerExpiresAt)}`}.
+            Unanswered, the offer lapses and the amount is collectable again.
+          </p>
+          <button
+            type="button"
+            class="primary"
+            disabled={onAccept === null || busy}
+            onClick={() => onAccept?.(collection)}
+          >
+            Accept {amount}
+          </button>
+          {onAccept === null && (
+            <p class="muted">Connect the wallet of the receiving party to accept it here.</p>
+          )}
+        </>
       )}
       {collection.status === 'collected' && (
         <p class="success">
@@ -274,7 +315,7 @@ function CollectionProgress(props: { collection: Collection | null }) {
 
 const STATUS_LABELS: Readonly<Record<Collection['status'], string>> = {
   pending: 'On its way',
-  offered: 'Offered: accept in your wallet',
+  offered: 'Offered: accept it to receive it',
   collected: 'Collected',
   returned: 'Returned: collectable again',
 };
