@@ -251,8 +251,14 @@ class CantonLedgerImpl implements CantonLedger {
     const scope = await this.participant.readScope();
     const readsSomeone = scope.kind === 'any' || scope.parties.length > 0;
     if (end > 0 && readsSomeone) {
-      const items = await this.participant.updatesBetween(end - 1, end, scope);
-      for (const item of items) this.noteTime(recordTimeOf(item));
+      try {
+        const items = await this.participant.updatesBetween(end - 1, end, scope);
+        for (const item of items) this.noteTime(recordTimeOf(item));
+      } catch (error) {
+        // The clock is read from the latest record time seen; a participant briefly unable to
+        // answer (a 5xx, a timeout) leaves that reading as it was rather than failing the caller.
+        if (!(error instanceof LedgerError && error.retryable)) throw error;
+      }
     }
     // A participant that reported nothing yet has no time of its own to tell.
     return new Date(this.latestRecordTimeMs ?? Date.now());

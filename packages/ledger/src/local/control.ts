@@ -58,6 +58,29 @@ export interface LedgerFaults {
   readonly seed?: number;
 }
 
+/** How many times each fault fired. */
+export interface InjectedFaults {
+  readonly rejections: number;
+  readonly timeoutsAfterCommit: number;
+  readonly droppedStreams: number;
+  readonly duplicateDeliveries: number;
+}
+
+/**
+ * The delivery half of fault injection (latency, duplicate delivery, dropped streams), for a
+ * server that streams this ledger's updates to its own clients: the faults set by `setFaults`
+ * then reach them as they reach the port's own subscriptions. Each call draws from the same
+ * seeded generator as the port's submissions.
+ */
+export interface DeliveryFaults {
+  /** Waits the configured latency before an update is delivered. */
+  delay(): Promise<void>;
+  /** Whether the update just delivered is to be delivered a second time. */
+  duplicatesDelivery(): boolean;
+  /** Whether the stream is to break after the update just delivered. */
+  dropsStream(): boolean;
+}
+
 export interface LocalLedgerControl {
   createParty(request: CreatePartyRequest): Promise<{ readonly partyId: string }>;
   /** Every party the ledger knows, in the order they were created (a participant's party list). */
@@ -92,6 +115,10 @@ export interface LocalLedgerControl {
   /** The price carried by the next open mining round (the last one set wins). */
   setAmuletPrice(priceUsd: Amount): Promise<void>;
   setFaults(faults: LedgerFaults): void;
+  /** The faults in force, as they apply to delivering updates. */
+  deliveryFaults(): DeliveryFaults;
+  /** How many times each fault fired since the ledger opened. */
+  faultsInjected(): InjectedFaults;
   /** The committed update at `offset`; undefined when none committed there (yet). */
   updateAt(offset: Offset): LedgerUpdate | undefined;
   /**

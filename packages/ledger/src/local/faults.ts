@@ -3,7 +3,7 @@
  * seeded generator, so a test that sets a seed sees the same faults in the same places each run
  * (given the same sequence of calls).
  */
-import type { LedgerFaults } from './control.js';
+import type { InjectedFaults, LedgerFaults } from './control.js';
 
 export const DEFAULT_FAULT_SEED = 0x5eed;
 
@@ -43,6 +43,17 @@ export function checkFaults(faults: LedgerFaults): void {
 export class FaultInjector {
   private faults: LedgerFaults = {};
   private random = seededRandom(DEFAULT_FAULT_SEED);
+  private readonly counts = {
+    rejections: 0,
+    timeoutsAfterCommit: 0,
+    droppedStreams: 0,
+    duplicateDeliveries: 0,
+  };
+
+  /** How many of each fault fired since the ledger opened (reconfiguring keeps the counts). */
+  injected(): InjectedFaults {
+    return { ...this.counts };
+  }
 
   /** Replaces all settings and restarts the generator from the given (or default) seed. */
   configure(faults: LedgerFaults): void {
@@ -57,19 +68,24 @@ export class FaultInjector {
   }
 
   rejectsSubmission(): boolean {
-    return this.draw(this.faults.rejectRate);
+    return this.count('rejections', this.draw(this.faults.rejectRate));
   }
 
   timesOutAfterCommit(): boolean {
-    return this.draw(this.faults.timeoutAfterCommitRate);
+    return this.count('timeoutsAfterCommit', this.draw(this.faults.timeoutAfterCommitRate));
   }
 
   dropsStream(): boolean {
-    return this.draw(this.faults.dropStreamRate);
+    return this.count('droppedStreams', this.draw(this.faults.dropStreamRate));
   }
 
   duplicatesDelivery(): boolean {
-    return this.draw(this.faults.duplicateDeliveryRate);
+    return this.count('duplicateDeliveries', this.draw(this.faults.duplicateDeliveryRate));
+  }
+
+  private count(kind: keyof InjectedFaults, fired: boolean): boolean {
+    if (fired) this.counts[kind] += 1;
+    return fired;
   }
 
   // A rate of 0 (or unset) draws nothing, so turning one fault on does not shift the others.

@@ -2,11 +2,14 @@ export { ReplayError } from './apply.js';
 export { MINING_ROUND_MS } from './clock.js';
 export type {
   CreatePartyRequest,
+  DeliveryFaults,
+  InjectedFaults,
   LedgerFaults,
   LocalLedger,
   LocalLedgerControl,
   LocalLedgerOptions,
 } from './control.js';
+export { seededRandom } from './faults.js';
 export {
   DEFAULT_AMULET_PRICE_USD,
   DEFAULT_DEDUPLICATION_PERIOD_MS,

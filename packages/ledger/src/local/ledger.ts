@@ -14,7 +14,8 @@
  * - Mint and burn deduplicate when given a `commandId`; without one their update carries
  *   `commandId: null`. Every other update comes from a port command and carries its id.
  * - Faults (latency, rejection, timeout after commit) apply to the port's submissions only,
- *   never to devnet controls.
+ *   never to devnet controls; delivery faults (latency, duplicates, drops) to its subscriptions
+ *   and, through `deliveryFaults()`, to a server streaming its updates.
  * - A transfer whose `executeBefore` is not in the future is refused with `offer_expired`
  *   (the token standard requires the factory to fail then), for direct transfers too.
  * - A self-transfer is refused with `not_authorized`.
@@ -49,6 +50,8 @@ import { applyEntry, replayEntries } from './apply.js';
 import { ledgerTimeMs } from './clock.js';
 import type {
   CreatePartyRequest,
+  DeliveryFaults,
+  InjectedFaults,
   LedgerFaults,
   LocalLedger,
   LocalLedgerOptions,
@@ -375,6 +378,14 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
   setFaults(faults: LedgerFaults): void {
     this.assertOpen();
     this.faults.configure(faults);
+  }
+
+  deliveryFaults(): DeliveryFaults {
+    return this.faults;
+  }
+
+  faultsInjected(): InjectedFaults {
+    return this.faults.injected();
   }
 
   async close(): Promise<void> {

@@ -7,12 +7,7 @@
  * subscribed party as sender, receiver or owner. A filtered subscription skips the offsets of the
  * updates it does not deliver, as a participant's party-filtered stream does.
  */
-import {
-  LedgerError,
-  type LedgerEvent,
-  type LedgerUpdate,
-  type UpdateSubscription,
-} from '../port.js';
+import { LedgerError, type LedgerUpdate, type UpdateSubscription } from '../port.js';
 import { concernsParties } from '../subscription.js';
 import type { FaultInjector } from './faults.js';
 

@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openLocalLedger } from '@poolparty/ledger';
+import { type InjectedFaults, openLocalLedger } from '@poolparty/ledger';
 import { type DevnetWelcome, loadOrSeed } from '../devnet-bootstrap.js';
 import { lockDataFolder } from '../store/data-folder-lock.js';
 import { StoreProblem } from '../store/problems.js';
@@ -59,6 +59,15 @@ function lockOrExit(dataDir: string): () => void {
   }
 }
 
+/** The line a stopping devnet ledger prints when faults fired, so a test run can count them. */
+export function faultsInjectedLine(fired: InjectedFaults): string {
+  return (
+    `poolparty devnet-ledger: faults injected: ${fired.rejections} rejections, ` +
+    `${fired.timeoutsAfterCommit} timeouts after commit, ${fired.droppedStreams} dropped streams, ` +
+    `${fired.duplicateDeliveries} duplicate deliveries`
+  );
+}
+
 export async function runDevnetLedger(settings: DevnetLedgerSettings): Promise<void> {
   const release = lockOrExit(settings.dataDir);
   process.on('exit', release);
@@ -68,6 +77,8 @@ export async function runDevnetLedger(settings: DevnetLedgerSettings): Promise<v
   let stopRequested: string | null = null;
   const shutDown = (signal: string) => {
     console.error(`poolparty devnet-ledger: ${signal}: closing`);
+    const fired = ledger.faultsInjected();
+    if (Object.values(fired).some((n) => n > 0)) console.error(faultsInjectedLine(fired));
     setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
     (async () => {
       await server?.close();

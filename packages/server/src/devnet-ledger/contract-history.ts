@@ -5,7 +5,9 @@
  * one archives it, and rendering that exercise needs the instruction as it was.
  *
  * Built by walking the ledger's updates in offset order; updates never change once committed,
- * so the walk only ever moves forward, and an older offset is answered by walking afresh.
+ * so the walk only ever moves forward. An older offset (a stream resuming a little behind the end)
+ * is answered by taking back, from the active set, what the offsets after it created and archived:
+ * the cost is the distance back and the contracts active, not the length of the ledger's history.
  */
 import type { Holding, LocalLedger, Offset, TransferOffer } from '@poolparty/ledger';
 
@@ -30,6 +32,19 @@ interface Ever {
   readonly created: Map<string, ContractRecord>;
   readonly archivedAt: Map<string, Offset>;
   readonly instructions: Map<string, TransferOffer>;
+  /** The contract ids each offset archived, to take an active set back to an earlier offset. */
+  readonly archivedBy: Map<Offset, string[]>;
+  /** The holdings ever locked for an offer, by offer id. */
+  readonly lockedFor: Map<string, string[]>;
+  /** Each contract's place in creation order (several may share an offset). */
+  readonly rank: Map<string, number>;
+}
+
+function noteArchived(ever: Ever, contractId: string, offset: Offset): void {
+  ever.archivedAt.set(contractId, offset);
+  const archived = ever.archivedBy.get(offset);
+  if (archived === undefined) ever.archivedBy.set(offset, [contractId]);
+  else archived.push(contractId);
 }
 
 class Walk {
@@ -45,20 +60,25 @@ class Walk {
       if (update === undefined || changes === undefined) return;
       for (const holding of changes.archived) {
         this.holdings.delete(holding.holdingId);
-        ever.archivedAt.set(holding.holdingId, offset);
+        noteArchived(ever, holding.holdingId, offset);
       }
       for (const holding of changes.created) {
         this.holdings.set(holding.holdingId, { contract: holding, createdAt: offset });
+        ever.rank.set(holding.holdingId, ever.rank.size);
         ever.created.set(holding.holdingId, {
           kind: 'holding',
           contract: holding,
           createdAt: offset,
         });
+        const offerId = holding.lock?.offerId;
+        if (offerId != null)
+          ever.lockedFor.set(offerId, [...(ever.lockedFor.get(offerId) ?? []), holding.holdingId]);
       }
       for (const event of update.events) {
         if (event.kind === 'offer_created') {
           const { kind: _kind, ...offer } = event;
           ever.instructions.set(offer.offerId, offer);
+          ever.rank.set(offer.offerId, ever.rank.size);
           ever.created.set(offer.offerId, {
             kind: 'instruction',
             contract: offer,
@@ -67,10 +87,10 @@ class Walk {
           this.instructions.set(offer.offerId, { contract: offer, createdAt: offset });
         } else if (event.kind === 'offer_rejected' || event.kind === 'offer_withdrawn') {
           this.instructions.delete(event.offerId);
-          ever.archivedAt.set(event.offerId, offset);
+          noteArchived(ever, event.offerId, offset);
         } else if (event.kind === 'transfer' && event.offerId !== null) {
           this.instructions.delete(event.offerId);
-          ever.archivedAt.set(event.offerId, offset);
+          noteArchived(ever, event.offerId, offset);
         }
       }
       this.offset = offset;
@@ -84,19 +104,43 @@ export class ContractHistory {
     created: new Map(),
     archivedAt: new Map(),
     instructions: new Map(),
+    archivedBy: new Map(),
+    lockedFor: new Map(),
+    rank: new Map(),
   };
 
   constructor(private readonly ledger: LocalLedger) {}
 
   /** The contracts active right after `offset` (which must not be past the ledger end). */
   activeAt(offset: Offset): ActiveSet {
-    if (offset < this.walk.offset) {
-      const fresh = new Walk();
-      fresh.advance(this.ledger, offset, this.ever);
-      return snapshot(fresh);
+    if (offset >= this.walk.offset) {
+      this.walk.advance(this.ledger, offset, this.ever);
+      return snapshot(this.walk);
     }
-    this.walk.advance(this.ledger, offset, this.ever);
-    return snapshot(this.walk);
+    return this.takenBack(offset);
+  }
+
+  /**
+   * The walk's active set as it was at an earlier `offset`: without what was created after it,
+   * with what was archived after it (and created at or before it).
+   */
+  private takenBack(offset: Offset): ActiveSet {
+    const holdings = new Map(this.walk.holdings);
+    const instructions = new Map(this.walk.instructions);
+    for (const [id, active] of holdings) if (active.createdAt > offset) holdings.delete(id);
+    for (const [id, active] of instructions) if (active.createdAt > offset) instructions.delete(id);
+    for (let at = offset + 1; at <= this.walk.offset; at++) {
+      for (const id of this.ever.archivedBy.get(at) ?? []) {
+        const record = this.ever.created.get(id);
+        if (record === undefined || record.createdAt > offset) continue;
+        if (record.kind === 'holding') holdings.set(id, record);
+        else instructions.set(id, record);
+      }
+    }
+    const rank = (id: string) => this.ever.rank.get(id) ?? 0;
+    const inOrder = <T>(active: Map<string, ActiveContract<T>>) =>
+      [...active.entries()].sort(([a], [b]) => rank(a) - rank(b)).map(([, contract]) => contract);
+    return { offset, holdings: inOrder(holdings), instructions: inOrder(instructions) };
   }
 
   /** Every instruction created up to `offset`, pending or not, by offer id. */
@@ -107,11 +151,7 @@ export class ContractHistory {
 
   /** The holdings ever locked for an offer (the sender's holding of the offered amount). */
   lockedHoldingsOf(offerId: string): string[] {
-    return [...this.ever.created.values()].flatMap((record) =>
-      record.kind === 'holding' && record.contract.lock?.offerId === offerId
-        ? [record.contract.holdingId]
-        : [],
-    );
+    return [...(this.ever.lockedFor.get(offerId) ?? [])];
   }
 
   /** A contract created up to `offset`, with the offset that archived it (if one did by then). */

@@ -7,7 +7,15 @@ import type { FastifyInstance } from 'fastify';
 import { CantonApiError } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
 import type { ContractRecord } from './contract-history.js';
-import { type EventFilter, parseEventFormat, partiesOf, shapeCreated } from './event-filter.js';
+import {
+  type EventFilter,
+  holdingStakeholders,
+  instructionStakeholders,
+  parseEventFormat,
+  partiesOf,
+  readsAnyOf,
+  shapeCreated,
+} from './event-filter.js';
 import { boundedList, listCap } from './http-lists.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import { objectAt, offsetAt, optionalOffsetAt, stringAt } from './request-body.js';
@@ -125,22 +133,35 @@ async function activeContracts(
   if (offset > end) throw offsetAfterLedgerEnd(offset, end);
   const active = ctx.history.activeAt(offset);
   const createdAt = (at: number) => ({ createdAt: ctx.ledger.updateAt(at)?.recordTime });
-  const lockedFor = (offerId: string) =>
-    active.holdings
-      .filter((h) => h.contract.lock?.offerId === offerId)
-      .map((h) => h.contract.holdingId);
+  // Only what the filter's parties see is rendered: the rest of the ledger costs a lookup each.
+  const seen = (stakeholders: string[]) => readsAnyOf(filter, stakeholders);
+  const lockedByOffer = new Map<string, string[]>();
+  for (const { contract } of active.holdings) {
+    const offerId = contract.lock?.offerId;
+    if (offerId == null) continue;
+    lockedByOffer.set(offerId, [...(lockedByOffer.get(offerId) ?? []), contract.holdingId]);
+  }
   const events = [
-    ...active.holdings.map((h) => ({
-      at: h.createdAt,
-      event: encodeHoldingCreated(h.contract, h.createdAt, SYNCHRONIZER_ID, createdAt(h.createdAt)),
-    })),
-    ...active.instructions.map((i) => ({
-      at: i.createdAt,
-      event: encodeTransferInstructionCreated(i.contract, i.createdAt, SYNCHRONIZER_ID, {
-        ...createdAt(i.createdAt),
-        lockedHoldingIds: lockedFor(i.contract.offerId),
-      }),
-    })),
+    ...active.holdings
+      .filter((h) => seen(holdingStakeholders(h.contract)))
+      .map((h) => ({
+        at: h.createdAt,
+        event: encodeHoldingCreated(
+          h.contract,
+          h.createdAt,
+          SYNCHRONIZER_ID,
+          createdAt(h.createdAt),
+        ),
+      })),
+    ...active.instructions
+      .filter((i) => seen(instructionStakeholders(i.contract)))
+      .map((i) => ({
+        at: i.createdAt,
+        event: encodeTransferInstructionCreated(i.contract, i.createdAt, SYNCHRONIZER_ID, {
+          ...createdAt(i.createdAt),
+          lockedHoldingIds: lockedByOffer.get(i.contract.offerId) ?? [],
+        }),
+      })),
   ]
     .sort((a, b) => a.at - b.at)
     .map(({ event }) => event);

@@ -9,6 +9,10 @@
  * learns that time moved and that offsets it did not see were not for it. The HTTP answer ends
  * with one checkpoint at the last offset it covers.
  *
+ * Fault injection (`/devnet/faults`) reaches both forms through the ledger's delivery faults:
+ * each delivered transaction may be delayed, sent twice, or be the last before the stream breaks
+ * (the WebSocket sends a transient JsCantonError and closes; the HTTP answer is a 503).
+ *
  * Devnet choices: the HTTP form answers up to the ledger end when `endInclusive` is absent or
  * later (a participant would wait for the idle timeout); its length is bounded as http-lists.ts says.
  * Reassignments and topology events never happen on a one-synchronizer devnet.
@@ -34,7 +38,7 @@ import {
   visibleTransactionAt,
 } from './transactions.js';
 import { encodeCheckpoint } from './wire.js';
-import { streamOffsets, streamRoute } from './ws-streams.js';
+import { droppedStream, streamOffsets, streamRoute } from './ws-streams.js';
 
 export interface UpdatesRequest {
   readonly beginExclusive: Offset;
@@ -101,11 +105,16 @@ export async function updateRoutes(app: FastifyInstance, ctx: ServerContext): Pr
     const end = await ledger.ledgerEnd();
     const last = Math.min(updates.endInclusive ?? end, end);
     const cap = listCap(limit);
+    const faults = ledger.deliveryFaults();
     const items: unknown[] = [];
     let offset = updates.beginExclusive + 1;
     for (; offset <= last && items.length < cap; offset += 1) {
       const item = transactionItem(ctx, offset, updates);
-      if (item !== null) items.push(item);
+      if (item === null) continue;
+      await faults.delay();
+      items.push(item);
+      if (faults.duplicatesDelivery() && items.length < cap) items.push(item);
+      if (faults.dropsStream()) throw droppedStream(offset);
     }
     // A list that reached the end says so with a checkpoint there, as the stream would.
     if (offset > last) items.push(encodeCheckpoint(last, await ledger.now(), SYNCHRONIZER_ID));
@@ -122,6 +131,7 @@ export async function updateRoutes(app: FastifyInstance, ctx: ServerContext): Pr
         beginExclusive: updates.beginExclusive,
         endInclusive: updates.endInclusive,
         itemAt: (offset) => transactionItem(ctx, offset, updates),
+        faults: ledger.deliveryFaults(),
         checkpoint: (offset, recordTime) => encodeCheckpoint(offset, recordTime, SYNCHRONIZER_ID),
       }),
   );

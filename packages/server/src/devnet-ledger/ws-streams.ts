@@ -9,7 +9,7 @@
  * after `endInclusive`, and end when the client closes.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Offset } from '@poolparty/ledger';
+import type { DeliveryFaults, Offset } from '@poolparty/ledger';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { asCantonError, CantonApiError, invalidArgument } from './canton-errors.js';
@@ -67,6 +67,17 @@ export interface OffsetStream {
   /** The item for the update at `offset`, or null when this reader does not see it. */
   itemAt(offset: Offset): unknown | null;
   checkpoint(offset: Offset, recordTime: Date): unknown;
+  /** The ledger's delivery faults, applied to each item delivered; none when absent. */
+  readonly faults?: DeliveryFaults;
+}
+
+/** The refusal of a stream the delivery faults broke: transient, so a reader resubscribes. */
+export function droppedStream(offset: Offset): CantonApiError {
+  return new CantonApiError(
+    'SERVICE_NOT_RUNNING',
+    'TransientServerFailure',
+    `the update stream dropped after offset ${offset} (injected fault)`,
+  );
 }
 
 export async function streamOffsets(
@@ -94,7 +105,12 @@ export async function streamOffsets(
       }
       if (ledger.updateAt(next) !== undefined) {
         const item = stream.itemAt(next);
-        if (item !== null) await send(socket, item);
+        if (item !== null) {
+          await stream.faults?.delay();
+          await send(socket, item);
+          if (stream.faults?.duplicatesDelivery()) await send(socket, item);
+          if (stream.faults?.dropsStream()) throw droppedStream(next);
+        }
         next += 1;
         continue;
       }

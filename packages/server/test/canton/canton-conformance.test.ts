@@ -282,6 +282,17 @@ describe('wire faults between the canton adapter and the participant', () => {
     }
   });
 
+  it('a 5xx on the read behind the ledger clock: the clock keeps its last reading', async () => {
+    const { world, ledger, pay } = await funded();
+    await pay();
+    const reading = await ledger.now();
+    world.proxy.failRequests({ method: 'POST', path: '/v2/updates' }, 1, 503);
+    expect((await ledger.now()).getTime()).toBe(reading.getTime());
+    // The participant answers again: the clock reads the ledger's latest record time again.
+    await pay();
+    expect((await ledger.now()).getTime()).toBeGreaterThanOrEqual(reading.getTime());
+  });
+
   it('a token the participant refuses: not_authorized, answered in Canton error shapes', async () => {
     const world = await openWorld();
     const auth = {

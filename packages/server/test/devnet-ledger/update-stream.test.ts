@@ -4,9 +4,10 @@
  * `jwt.token.<JWT>` subprotocol when the server requires tokens.
  */
 import { Amount } from '@poolparty/core';
-import { decodeUpdatesItem, HOLDING_INTERFACE_ID } from '@poolparty/ledger/canton/wire';
+import { decodeUpdatesItem } from '@poolparty/ledger/canton/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { HOLDING_FILTER, holdingUpdatesRequest } from './support/commands.js';
 import { expectSchema, startWorld, type World } from './support/server.js';
 
 interface Stream {
@@ -58,29 +59,7 @@ function openStream(
   });
 }
 
-const HOLDING_FILTER = {
-  cumulative: [
-    {
-      identifierFilter: {
-        InterfaceFilter: {
-          value: { interfaceId: HOLDING_INTERFACE_ID, includeInterfaceView: true },
-        },
-      },
-    },
-  ],
-};
-
-const request = (party: string, beginExclusive: number, endInclusive?: number) => ({
-  beginExclusive,
-  ...(endInclusive !== undefined && { endInclusive }),
-  updateFormat: {
-    includeTransactions: {
-      // Views come only with interface filters; the codec reads holdings from their view.
-      eventFormat: { filtersByParty: { [party]: HOLDING_FILTER } },
-      transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
-    },
-  },
-});
+const request = holdingUpdatesRequest;
 
 const decoded = (item: unknown) => decodeUpdatesItem(item as never);
 const isTransactionAt = (offset: number) => (item: unknown) => {

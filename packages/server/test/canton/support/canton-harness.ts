@@ -192,6 +192,8 @@ export async function openCantonHarnessLedger(
         );
       }
     },
+    deliveryFaults: () => local.deliveryFaults(),
+    faultsInjected: () => local.faultsInjected(),
     updateAt: (offset) => local.updateAt(offset),
     holdingChangesAt: (offset) => local.holdingChangesAt(offset),
     nextChange: (signal) => local.nextChange(signal),

@@ -62,6 +62,37 @@ export const TOKEN_STANDARD_FILTERS = {
   })),
 };
 
+/** The Holding interface with its view (the codec reads holdings from their view). */
+export const HOLDING_FILTER = {
+  cumulative: [
+    {
+      identifierFilter: {
+        InterfaceFilter: {
+          value: { interfaceId: HOLDING_INTERFACE_ID, includeInterfaceView: true },
+        },
+      },
+    },
+  ],
+};
+
+/** A GetUpdatesRequest for one party's holdings, with ledger effects. */
+export function holdingUpdatesRequest(
+  party: string,
+  beginExclusive: number,
+  endInclusive?: number,
+) {
+  return {
+    beginExclusive,
+    ...(endInclusive !== undefined && { endInclusive }),
+    updateFormat: {
+      includeTransactions: {
+        eventFormat: { filtersByParty: { [party]: HOLDING_FILTER } },
+        transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+      },
+    },
+  };
+}
+
 /** Ledger effects for these parties: the shape the codec decodes. */
 export function ledgerEffects(parties: readonly string[]) {
   return {
