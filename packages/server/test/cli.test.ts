@@ -40,6 +40,7 @@ describe('poolparty serve', () => {
       expect((await request(first.url, 'GET', '/healthz')).body).toEqual({ status: 'ok' });
       expect(first.output()).toContain("import { PoolParty } from '@poolparty/sdk'");
       // First start seeds the devnet, and says so as it goes.
+      expect(first.output()).toMatch(/^first start: creating the store in .*$/m);
       expect(first.output()).toMatch(/^seeding devnet: pools 3\/3$/m);
       // Not a terminal: stdout carries JSON log lines only; the banner went to stderr.
       const logLines = first.stdout().trim().split('\n');
@@ -77,6 +78,9 @@ describe('poolparty serve', () => {
 
       const second = await serve(dataDir);
       expect(second.apiKey).toBe(first.apiKey);
+      // The same devnet, not a second one: no store to create, nothing seeded again.
+      expect(second.output()).not.toContain('first start');
+      expect(second.output()).not.toContain('seeding devnet');
       const pools = await request<{ count: number }>(second.url, 'GET', '/v1/pools', {
         apiKey: second.apiKey,
       });

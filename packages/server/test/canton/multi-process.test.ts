@@ -9,36 +9,14 @@
  * intent was paid exactly once and refunded never, every deposit belongs to a completed swap, and
  * each pool's books equal its swap party's holdings on the ledger.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type LedgerPort, type LedgerUpdate, REASON_META_KEY } from '@poolparty/ledger';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Devnet, type DevnetWallet } from '../../../sdk/src/devnet/index.js';
 import { PoolParty } from '../../../sdk/src/index.js';
-import { readLedgerLocation } from '../../src/config.js';
-import type { DevnetWelcome } from '../../src/devnet-bootstrap.js';
-import { type LedgerConnection, openLedgerConnection } from '../../src/ledger-connection.js';
-import {
-  type Database,
-  listApiKeys,
-  openPostgres,
-  setApiKeyRateLimits,
-} from '../../src/store/index.js';
-import { runCli } from '../support/cli.js';
-import { issueApiKey } from '../support/devnet-ledger.js';
-import { waitFor } from '../support/engine.js';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-  schemaUrl,
-} from '../support/postgres.js';
+import { type Cluster, startCluster } from '../../chaos/cluster.js';
+import { POSTGRES_URL, postgresSkipReason } from '../support/postgres.js';
 import { booksAndHoldings } from '../support/scale-out.js';
 
-const CLI = join(import.meta.dirname, '../../src/cli.ts');
 const SWAPS = 200;
 /** Wallet sign-ins are limited per client address (30 a minute): the parties stay below that. */
 const PARTIES = 10;
@@ -47,43 +25,9 @@ const WITHOUT_PREAPPROVAL = 3;
 /** The worker is killed once this many swaps completed. */
 const KILL_AFTER = 40;
 const POOL_ID = 'amulet-usdcx';
-const AUTH_SECRET = 'unsafe';
-const STARTUP_WAIT_MS = 60_000;
 const SWAP_WAIT_MS = 120_000;
 
 const skipReason = await postgresSkipReason('multi-process Canton suite');
-
-interface Proc {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly output: () => string;
-  readonly exited: Promise<number | null>;
-}
-
-/** `poolparty <args>` running until stopped; resolved once its banner names its URL. */
-function start(args: readonly string[], env: Record<string, string>, banner: RegExp) {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return new Promise<Proc>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner:\n${output}`)), STARTUP_WAIT_MS);
-    void exited.then((code) => reject(new Error(`exited with ${code}:\n${output}`)));
-    // The banner is on stderr when stdout carries JSON logs, else on stdout: read both.
-    const read = (chunk: Buffer) => {
-      output += chunk;
-      const url = banner.exec(output)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ child, url, exited, output: () => output });
-      }
-    };
-    child.stdout?.on('data', read);
-    child.stderr?.on('data', read);
-  });
-}
 
 /** The swap party's updates from the ledger's start to its end now, through the adapter. */
 async function updatesOf(ledger: LedgerPort, party: string): Promise<LedgerUpdate[]> {
@@ -99,97 +43,25 @@ async function updatesOf(ledger: LedgerPort, party: string): Promise<LedgerUpdat
 }
 
 describe.skipIf(skipReason !== null)('api and workers as processes on a Canton ledger', () => {
-  const root = mkdtempSync(join(tmpdir(), 'pp-canton-processes-'));
-  const running: Proc[] = [];
-  let schema: string | null = null;
-  let db: Database | null = null;
-  let connection: LedgerConnection | null = null;
+  let cluster: Cluster | null = null;
 
   afterAll(async () => {
-    for (const proc of running) proc.child.kill('SIGKILL');
-    await connection?.close();
-    await db?.close();
-    if (schema) await dropSchema(schema);
-    rmSync(root, { recursive: true, force: true });
+    await cluster?.dispose();
   });
 
   it('settles every swap once through a worker SIGKILLed mid-run; the books equal the ledger', async () => {
     const began = Date.now();
-    const ledgerDir = join(root, 'devnet-ledger');
-    const devnetLedger = await start(
-      ['devnet-ledger', '--port', '0', '--data-dir', ledgerDir, '--auth-secret', AUTH_SECRET],
-      {},
-      /devnet ledger listening on (http:\/\/\S+)/,
-    );
-    running.push(devnetLedger);
-    const welcome = JSON.parse(
-      readFileSync(join(ledgerDir, 'devnet.json'), 'utf8'),
-    ) as DevnetWelcome;
+    // The devnet ledger server, the api and two workers, the pools imported while they run.
+    cluster = await startCluster({
+      workers: 2,
+      postgresUrl: POSTGRES_URL,
+      schemaPrefix: 'pp_canton_procs',
+    });
+    const { welcome, api, devnetLedger, apiKey, db } = cluster;
+    const [victim, survivor] = cluster.workers;
+    if (!victim || !survivor) throw new Error('two workers expected');
     const pool = welcome.pools.find((p) => p.poolId === POOL_ID);
     if (!pool) throw new Error(`no ${POOL_ID} in the seed`);
-    // The registries the banner names, one per admin besides Canton Coin's (the scan proxy's).
-    const registries = [...devnetLedger.output().matchAll(/^ {4}of (\S+): (\S+)$/gm)]
-      .filter(([, admin]) => admin !== pool.tokenA.admin)
-      .map(([, admin, url]) => `${admin}=${url}`);
-    const ledgerEnv = {
-      LEDGER: 'canton',
-      CANTON_LEDGER_API_URL: devnetLedger.url,
-      CANTON_SCAN_PROXY_URL: `${devnetLedger.url}/api/validator`,
-      CANTON_REGISTRY_URL: `${devnetLedger.url}/api/validator/v0/scan-proxy`,
-      CANTON_REGISTRY_URLS: registries.join(','),
-      CANTON_USER_ID: 'poolparty',
-      CANTON_AUTH_SECRET: AUTH_SECRET,
-      CANTON_AUTH_AUDIENCE: 'https://canton.network.global',
-    };
-
-    // The store: created, with a developer key.
-    schema = await createSchema('pp_canton_procs');
-    const storeEnv = { DATABASE_URL: schemaUrl(schema) };
-    expect((await runCli(['migrate', '--create'], storeEnv)).code).toBe(0);
-    db = openPostgres(POSTGRES_URL, { schema });
-    const apiKey = await issueApiKey(db, welcome.developer.partyId, new Date());
-    // An integrator with this much traffic has its key's limits raised by the operator.
-    const [key] = await listApiKeys(db, welcome.developer.partyId);
-    const raised = await setApiKeyRateLimits(db, key?.keyId ?? '', {
-      readsPerMin: 100_000,
-      swapsPerMin: 10_000,
-    });
-    expect(raised?.swapsPerMin).toBe(10_000);
-
-    const serve = (role: 'api' | 'worker') =>
-      start(
-        ['serve', '--port', '0'],
-        {
-          ...ledgerEnv,
-          ...storeEnv,
-          POOLPARTY_ROLE: role,
-          POOLPARTY_DATA_DIR: join(root, `${role}-${running.length}`),
-        },
-        /listening on (http:\/\/\S+)/,
-      );
-    const [api, victim, survivor] = await Promise.all([
-      serve('api'),
-      serve('worker'),
-      serve('worker'),
-    ]);
-    running.push(api, victim, survivor);
-
-    // The seeded pools, added while the deployment runs: the workers follow their swap parties and
-    // the API quotes them as soon as the audit rows announce them.
-    const imported = await runCli(['admin', 'pools', 'import-devnet'], {
-      ...storeEnv,
-      ...ledgerEnv,
-    });
-    expect(imported.stderr).toBe('');
-    expect(imported.stdout.split('\n').filter((line) => line.startsWith('added '))).toHaveLength(
-      welcome.pools.length,
-    );
-
-    await waitFor(async () => {
-      const answer = await fetch(`${api.url}/v1/pools`, { headers: { 'X-API-Key': apiKey } });
-      const body = (await answer.json()) as { pools?: { poolId: string }[] };
-      return body.pools?.length === welcome.pools.length || null;
-    }, 'the API to list the pools added');
 
     // Wallets: funded by the devnet ledger's faucet; some pre-approve nothing.
     const devnet = new Devnet({ baseUrl: devnetLedger.url });
@@ -255,9 +127,7 @@ describe.skipIf(skipReason !== null)('api and workers as processes on a Canton l
     const seconds = (Date.now() - began) / 1000;
 
     // Every intent paid exactly once, none refunded; every deposit belongs to a completed swap.
-    const location = readLedgerLocation(ledgerEnv);
-    if (!location.ok) throw new Error(location.errors.join('\n'));
-    connection = await openLedgerConnection({ ...location.settings, dataDir: root });
+    const connection = await cluster.openLedger();
     const reasons = new Map<string, number>();
     for (const update of await updatesOf(connection.ledger, pool.swapParty)) {
       for (const event of update.events) {

@@ -3,44 +3,21 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { runPoolparty } from '../../chaos/cluster.js';
 
 export const CLI = join(import.meta.dirname, '../../src/cli.ts');
 
 /** How long `poolparty serve` may take to print its banner (a first start seeds the devnet). */
 const STARTUP_WAIT_MS = 30_000;
 
-export interface CliRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type { CliRun } from '../../chaos/cluster.js';
 
 /**
  * Runs `poolparty <args>` to its end. The environment is the test's, minus the settings a
  * developer's shell may carry, plus `env`.
  */
-export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
-  const base = { ...process.env };
-  for (const name of ['DATABASE_URL', 'POOLPARTY_DATA_DIR', 'PORT', 'HOST', 'LOG_FORMAT']) {
-    delete base[name];
-  }
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    env: { ...base, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+export const runCli = (args: readonly string[], env: Record<string, string> = {}) =>
+  runPoolparty(args, env);
 
 export interface Served {
   readonly child: ChildProcess;

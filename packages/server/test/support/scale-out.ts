@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import {
   Amount,
   type Instrument,
-  instrumentKey,
   minOutput,
   type PoolSideName,
   priceTrade,
@@ -205,33 +204,4 @@ export function transfersByReason(updates: readonly LedgerUpdate[]): Map<string,
   return counts;
 }
 
-/** The party's holdings of `instrument`, locked ones included. */
-export async function balanceOf(
-  ledger: LedgerPort,
-  party: string,
-  instrument: Instrument,
-): Promise<Amount> {
-  const key = instrumentKey(instrument);
-  const holdings = await ledger.getHoldings(party);
-  return Amount.sum(
-    holdings.filter((h) => instrumentKey(h.instrument) === key).map((h) => h.amount),
-  );
-}
-
-/** Per side, the swap party's holdings and the books (reserve + inflight + outgoing + fees). */
-export async function booksAndHoldings(q: Queryable, ledger: LedgerPort, poolId: string) {
-  const pool = await getPool(q, poolId);
-  if (!pool) throw new Error(`no pool ${poolId}`);
-  const a = pool.accounting;
-  const sum = (parts: string[]) => Amount.sum(parts.map((p) => Amount.parse(p))).toString();
-  return {
-    books: {
-      a: sum([a.reserveA, a.inflightA, a.outgoingA, a.feesA]),
-      b: sum([a.reserveB, a.inflightB, a.outgoingB, a.feesB]),
-    },
-    holdings: {
-      a: (await balanceOf(ledger, pool.swapParty, pool.tokenA)).toString(),
-      b: (await balanceOf(ledger, pool.swapParty, pool.tokenB)).toString(),
-    },
-  };
-}
+export { balanceOf, booksAndHoldings } from '../../chaos/evidence.js';

@@ -1,0 +1,90 @@
+/**
+ * What a chaos run does and when, decided up front from one seed: which swaps go through which
+ * pool in which direction and how each is set up, and after how many finished swaps a worker is
+ * killed. Pure: the same seed and sizes give the same plan, so a failing run can be repeated.
+ */
+import { seededRandom } from '@poolparty/ledger';
+
+/**
+ * How a swap is set up:
+ * - `exact`: the deposit is exactly the quoted amount, with room for the usual slippage;
+ * - `tight`: the least slippage tolerance a client may ask (0.1 %), so a pool that moved in
+ *   between refunds it;
+ * - `wrong-amount`: the wallet sends 1 % more than quoted, which no
+ *   intent takes: the deposit must come back (a refund, or the offer rejected), and the trader
+ *   cancels the intent it left unfunded.
+ */
+export type SwapSetup = 'exact' | 'tight' | 'wrong-amount';
+
+export interface PlannedSwap {
+  readonly index: number;
+  /** Index into the pools. */
+  readonly pool: number;
+  /** True: token A (Amulet, a one-step deposit) in; false: token B (an offer) in. */
+  readonly aIn: boolean;
+  readonly setup: SwapSetup;
+  /** Multiplies the base amount, so that amounts differ (1 to 2). */
+  readonly size: number;
+}
+
+/** Shares of the setups; the rest are `exact`. */
+export const TIGHT_SHARE = 0.04;
+export const WRONG_AMOUNT_SHARE = 0.02;
+
+/** `swaps` swaps spread evenly over the pools and both directions, setups drawn by share. */
+export function planSwaps(swaps: number, pools: number, seed: number): PlannedSwap[] {
+  const random = seededRandom(seed ^ 0x5a5a);
+  const plan: PlannedSwap[] = [];
+  for (let index = 0; index < swaps; index += 1) {
+    const draw = random();
+    const setup: SwapSetup =
+      draw < WRONG_AMOUNT_SHARE
+        ? 'wrong-amount'
+        : draw < WRONG_AMOUNT_SHARE + TIGHT_SHARE
+          ? 'tight'
+          : 'exact';
+    plan.push({
+      index,
+      // Round-robin over pools and directions keeps every pair covered even in a small run.
+      pool: Math.floor(index / 2) % pools,
+      aIn: index % 2 === 0,
+      setup,
+      size: 1 + Math.round(random() * 100) / 100,
+    });
+  }
+  return plan;
+}
+
+export interface PlannedKill {
+  /** The kill happens once this many swaps have ended. */
+  readonly afterSwaps: number;
+  /** Index of the worker process to kill. */
+  readonly worker: number;
+}
+
+/**
+ * `kills` kills spread over the run: the run is cut into `kills` equal stretches and each kill
+ * falls at a random point of its own stretch (none in the last 2 % of the run, so that the
+ * restarted worker still has work to recover). The points are distinct and ascending.
+ */
+export function planKills(
+  swaps: number,
+  kills: number,
+  workers: number,
+  seed: number,
+): PlannedKill[] {
+  if (kills === 0) return [];
+  const random = seededRandom(seed ^ 0xc0ffee);
+  const span = Math.max(1, Math.floor(swaps * 0.98));
+  const stretch = span / kills;
+  const plan: PlannedKill[] = [];
+  let previous = 0;
+  for (let k = 0; k < kills; k += 1) {
+    const from = Math.floor(k * stretch);
+    const to = Math.floor((k + 1) * stretch);
+    const point = Math.max(previous + 1, from + 1 + Math.floor(random() * Math.max(1, to - from)));
+    plan.push({ afterSwaps: point, worker: Math.floor(random() * workers) });
+    previous = point;
+  }
+  return plan;
+}

@@ -1,0 +1,91 @@
+/**
+ * `npm run chaos` at CI size: 150 swaps by wallets through the SDK across every pool, both
+ * directions, one-step and two-step deposits, some set up to be refunded, against the devnet
+ * ledger server, an api and two worker processes on PostgreSQL, with every kind of ledger fault
+ * on and three workers SIGKILLed and restarted along the way. Once settled, every deposit has
+ * exactly one outcome, nothing was paid twice or lost, and each pool's books equal its holdings.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { markdownReport, writeReport } from '../../chaos/report.js';
+import { parseChaosArgs, runChaos, runPassed } from '../../chaos/run.js';
+import { postgresSkipReason } from '../support/postgres.js';
+
+const skipReason = await postgresSkipReason('chaos suite');
+
+describe.skipIf(skipReason !== null)('chaos at CI size', () => {
+  const out = mkdtempSync(join(tmpdir(), 'pp-chaos-'));
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('keeps every invariant through ledger faults and worker kills', async () => {
+    const options = parseChaosArgs([
+      '--swaps',
+      '150',
+      '--kills',
+      '3',
+      '--seed',
+      '11',
+      '--out',
+      out,
+    ]);
+    const lines: string[] = [];
+    const report = await runChaos({ ...options, quiesceMaxMs: 90_000 }, (line) => lines.push(line));
+    const { verdict } = report;
+    if (!verdict.passed) console.error(markdownReport(report));
+
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.passed).toBe(true);
+    expect(verdict.deposits).toBe(Object.values(verdict.outcomes).reduce((sum, n) => sum + n, 0));
+    expect(verdict.doublePayouts).toBe(0);
+    expect(verdict.lostDeposits).toBe(0);
+    expect(verdict.poolsBalanced).toBe(3);
+    // Every swap made its deposit; the ones set up with the wrong amount came back.
+    expect(report.swapsByOutcome.completed).toBeGreaterThan(0);
+    expect(verdict.deposits).toBe(150);
+    expect(verdict.outcomes.refund).toBeGreaterThanOrEqual(
+      report.swapsBySetup['wrong-amount'] ?? 0,
+    );
+    expect(report.swapsBySetup['wrong-amount']).toBeGreaterThan(0);
+    // The kills happened, and the faults did fire.
+    expect(report.kills).toHaveLength(3);
+    expect(runPassed(report)).toBe(true);
+    const injected = report.faults.injected;
+    expect(injected).not.toBeNull();
+    expect(
+      (injected?.rejections ?? 0) +
+        (injected?.timeoutsAfterCommit ?? 0) +
+        (injected?.droppedStreams ?? 0) +
+        (injected?.duplicateDeliveries ?? 0),
+    ).toBeGreaterThan(0);
+    expect(lines.some((line) => line.includes('faults on'))).toBe(true);
+
+    // The report as the command writes it.
+    const written = writeReport(out, report);
+    expect(JSON.parse(readFileSync(written.json, 'utf8')).verdict.passed).toBe(true);
+    expect(readFileSync(written.markdown, 'utf8')).toContain('Every invariant holds.');
+  }, 240_000);
+});
+
+describe('chaos options', () => {
+  it('defaults to 10 000 swaps and 25 kills on two workers', () => {
+    expect(parseChaosArgs([])).toMatchObject({ swaps: 10_000, kills: 25, workers: 2, seed: 1 });
+  });
+
+  it('scales the default kills with the swaps', () => {
+    expect(parseChaosArgs(['--swaps', '2000']).kills).toBe(5);
+  });
+
+  it.each([
+    [['--swaps', '0'], '--swaps must be a whole number of at least 1, not "0"'],
+    [['--swaps', '1.5'], '--swaps must be a whole number of at least 1, not "1.5"'],
+    [['--kills=-1'], '--kills must be a whole number of at least 0, not "-1"'],
+    [['--workers', '1'], '--workers must be a whole number of at least 2, not "1"'],
+    [['--swaps', '10', '--kills', '6'], '--kills 6 is more than half of --swaps 10'],
+    [['--out', ''], '--out needs a folder'],
+    [['--swaps'], "Option '--swaps <value>' argument missing"],
+  ])('refuses %j with one clear line', (args, message) => {
+    expect(() => parseChaosArgs(args)).toThrow(message);
+  });
+});
