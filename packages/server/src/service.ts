@@ -19,7 +19,7 @@ import type { ServiceContext } from './context.js';
 import { bootstrapDevnet, type DevnetWelcome } from './devnet-bootstrap.js';
 import {
   advisoryLockLeadership,
-  countIncompleteCompletedSwaps,
+  countIncompleteCompletedSwapsByPool,
   type StreamLeadership,
   startEngine,
 } from './engine/index.js';
@@ -38,7 +38,13 @@ import { SnapshotJob } from './market/snapshots.js';
 import { probeListen } from './preflight.js';
 import type { Database } from './store/database.js';
 import { migrated, openStore } from './store/index.js';
-import { checkPostgresReachable, describeStore, openEmbeddedStore } from './store/presence.js';
+import { holdsCluster } from './store/pglite-template.js';
+import {
+  checkPostgresReachable,
+  describeStore,
+  openEmbeddedStore,
+  pgliteDirOf,
+} from './store/presence.js';
 import { StoreProblem } from './store/problems.js';
 import { ensureServiceSecret } from './store/service-secrets.js';
 import { requireStoreEnvironment, WrongEnvironmentProblem } from './store/store-environment.js';
@@ -48,7 +54,7 @@ export interface StartOptions {
   readonly schema?: string;
   /** Listen on `settings.host:settings.port`; default true. */
   readonly listen?: boolean;
-  /** Told each step of a first-start devnet seed, as a line for a person to read. */
+  /** Told each step of a first start (the store, the devnet seed), as a line for a person to read. */
   readonly onProgress?: (line: string) => void;
   /** The built web pages to serve; the workspace's `packages/app/dist` by default. */
   readonly webAppDist?: string;
@@ -85,6 +91,10 @@ export async function startService(
   };
   const freshDataDir = !existsSync(settings.dataDir);
   try {
+    // Making the embedded store is the longest step of a first start: say what is happening.
+    if (settings.databaseUrl === null && !holdsCluster(pgliteDirOf(settings.dataDir))) {
+      options.onProgress?.(`first start: creating the store in ${settings.dataDir}`);
+    }
     const db = await openServiceStore(settings, options.schema);
     closers.push(() => db.close());
     const { ledger, local: devnetLedger, close: closeLedger } = await openLedger(settings);
@@ -101,7 +111,12 @@ export async function startService(
             ...(options.onProgress && { onProgress: options.onProgress }),
           })
         : null;
-    const quoter = await createLiveQuoter({ db, ledger, clock, countIncompleteCompletedSwaps });
+    const quoter = await createLiveQuoter({
+      db,
+      ledger,
+      clock,
+      countIncompleteCompletedSwaps: countIncompleteCompletedSwapsByPool,
+    });
     closers.push(() => quoter.close());
     // Discounts, key limits and pool status changed by `poolparty admin` in another process.
     let warnAdminListenerProblem = (_error: Error, _retryInMs: number) => {};

@@ -7,7 +7,7 @@ import { Amount } from '@poolparty/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EngineContext } from '../src/engine/context.js';
 import {
-  countIncompleteCompletedSwaps,
+  countIncompleteCompletedSwapsByPool,
   DEFAULT_ENGINE_SETTINGS,
   RECONCILIATION_MISMATCH,
 } from '../src/engine/index.js';
@@ -216,7 +216,7 @@ describe('a transfer the service did not make', () => {
       db: h.db,
       ledger: h.ledger,
       clock: h.clock,
-      countIncompleteCompletedSwaps,
+      countIncompleteCompletedSwaps: countIncompleteCompletedSwapsByPool,
     });
     expect(await amuletQuoteSafety(quoter)).toBe('incomplete_completed_accounting');
     const blocked = await h.createIntent(h.alice, h.amulet, '100');

@@ -19,10 +19,11 @@
 import { Amount } from '@poolparty/core';
 import type { Queryable } from '../store/database.js';
 import {
+  addToPoolAccounting,
+  type BalanceDeltas,
   getPoolAccounting,
   type PoolAccounting,
   type PoolBalances,
-  updatePoolAccounting,
 } from '../store/pools.js';
 
 export type Side = 'a' | 'b';
@@ -95,17 +96,26 @@ export async function lockPool(tx: Queryable, poolId: string): Promise<PoolAccou
   return accounting;
 }
 
-/** Applies the movements to the locked row; the caller holds the lock (`lockPool`). */
+/**
+ * Applies the movements to the pool's row in one statement. The caller holds the lock already
+ * (`lockPool`, taken before any intent row); the update needs no read of the row first, and
+ * refuses, changing nothing, a movement that would make a bucket negative.
+ */
 export async function moveBalances(
   tx: Queryable,
   poolId: string,
   movements: readonly Movement[],
   now: Date,
 ): Promise<PoolAccounting> {
-  const current = await lockPool(tx, poolId);
-  if (movements.length === 0) return current;
-  const next = applyMovements(current, movements);
-  const updated = await updatePoolAccounting(tx, poolId, current.version, next, now);
-  if (updated === null) throw new AccountingError(`pool ${poolId} changed under its lock`);
-  return updated;
+  if (movements.length === 0) return lockPool(tx, poolId);
+  const deltas: BalanceDeltas = {};
+  for (const { side, bucket, units } of movements) {
+    const field = FIELD[bucket][side];
+    deltas[field] = (deltas[field] ?? 0n) + units;
+  }
+  const updated = await addToPoolAccounting(tx, poolId, deltas, now);
+  if (updated !== null) return updated;
+  // Refused: say which bucket, as `applyMovements` would have.
+  applyMovements(await lockPool(tx, poolId), movements);
+  throw new AccountingError(`pool ${poolId} refused the movements`);
 }

@@ -2,11 +2,13 @@
  * The engine's schedule, in-process: recovery first, then three loops.
  *
  * - The ingest loop, while this engine leads the stream (leadership.ts), follows the ledger's
- *   update stream from the stored checkpoint, one update per transaction, and reconnects with
- *   backoff from the last checkpoint when the stream drops. Losing the lead stops it; the engine
- *   then queues for the lead again.
+ *   update stream from the stored checkpoint and reconnects with backoff from the last checkpoint
+ *   when the stream drops. It applies every update the stream has already delivered (up to
+ *   `ingestBatchMax`) in one transaction with the checkpoint, and never waits to fill a batch.
+ *   Losing the lead stops it; the engine then queues for the lead again.
  * - The work loop expires due intents, records the withdrawal of the service's own offers past
- *   their deadline, submits due commands and executes queued intents, each in bounded batches; it runs again at once while there is progress, otherwise it waits for a
+ *   their deadline, executes queued intents (one batch per pool) and submits due commands, each
+ *   in bounded batches; it runs again at once while there is progress, otherwise it waits for a
  *   `poke()` (an HTTP change, an ingested update), the next backed-off retry, or the idle period.
  * - The reconcile loop, while this engine leads the stream, compares the swap parties' holdings
  *   with the books every `reconcileIntervalMs` (reconciler.ts).
@@ -18,13 +20,13 @@
  * step boundary (`faults.crashAt`) halts every loop there, as a killed process would, so a test
  * can start a fresh engine on the same store and ledger.
  */
-import { LedgerError } from '@poolparty/ledger';
+import { LedgerError, type LedgerUpdate } from '@poolparty/ledger';
 import { getLedgerOffset } from '../store/offsets.js';
-import { listPools } from '../store/pools.js';
+import { listPools, type PoolRecord } from '../store/pools.js';
 import { type EngineContext, EngineCrash } from './context.js';
 import { executeQueued } from './execution.js';
 import { expireDue } from './expiry.js';
-import { ingestUpdate } from './ingest.js';
+import { ingestUpdates } from './ingest.js';
 import type { LeaderTerm, StreamLeadership } from './leadership.js';
 import { withdrawExpiredOffers } from './offer-withdrawal.js';
 import { nextRetryAt } from './queries.js';
@@ -37,6 +39,7 @@ import {
   type EngineStep,
 } from './settings.js';
 import { recoverCommands, submitDueCommands } from './submission.js';
+import { batchesOf } from './update-batches.js';
 
 export interface Engine {
   /** Runs pending work promptly (e.g. after an intent was created or cancelled). */
@@ -203,14 +206,49 @@ export class SettlementEngine implements Engine {
     this.streamParties = new Set(pools.map((pool) => pool.swapParty));
     const from = (await getLedgerOffset(db, this.settings.stream)) ?? this.settings.startOffset;
     const parties = pools.map((pool) => pool.swapParty);
-    for await (const update of ledger.updates(from, { parties, signal })) {
-      if (ended() || signal.aborted) return;
-      const result = await ingestUpdate(this.ctx, update, pools);
-      onProgress();
-      if (!result.applied) continue;
-      this.ctx.step('update_ingested');
-      this.poke();
+    // Ends the subscription however this returns: a read may be pending ahead of the batch.
+    const following = new AbortController();
+    const stream = ledger.updates(from, {
+      parties,
+      signal: AbortSignal.any([signal, following.signal]),
+    });
+    try {
+      for await (const batch of batchesOf(stream, this.settings.ingestBatchMax)) {
+        if (ended() || signal.aborted) return;
+        const applied = await this.ingestBatch(batch, pools);
+        onProgress();
+        if (applied === 0) continue;
+        this.ctx.step('update_ingested');
+        this.poke();
+      }
+    } finally {
+      following.abort();
     }
+  }
+
+  /**
+   * Applies a batch in one transaction. Should it fail, its updates are applied one by one, so
+   * every update before the one that fails still commits and the stream resumes at that one, as
+   * it would without batches.
+   */
+  private async ingestBatch(
+    batch: readonly LedgerUpdate[],
+    pools: readonly PoolRecord[],
+  ): Promise<number> {
+    try {
+      return (await ingestUpdates(this.ctx, batch, pools)).applied;
+    } catch (error) {
+      if (batch.length === 1 || error instanceof EngineCrash) throw error;
+      this.log.warn('an ingest batch failed; applying its updates one by one', {
+        updates: batch.length,
+        error: String(error),
+      });
+    }
+    let applied = 0;
+    for (const update of batch) {
+      applied += (await ingestUpdates(this.ctx, [update], pools)).applied;
+    }
+    return applied;
   }
 
   private async workLoop(): Promise<void> {
@@ -240,9 +278,10 @@ export class SettlementEngine implements Engine {
     if (this.halted()) return progressed;
     progressed = (await withdrawExpiredOffers(ctx)) > 0 || progressed;
     if (this.halted()) return progressed;
-    progressed = (await submitDueCommands(ctx)) > 0 || progressed;
-    if (this.halted()) return progressed;
+    // Execution before submission: the payouts and refunds it records go out in the same round.
     progressed = (await executeQueued(ctx)) > 0 || progressed;
+    if (this.halted()) return progressed;
+    progressed = (await submitDueCommands(ctx)) > 0 || progressed;
     return progressed;
   }
 

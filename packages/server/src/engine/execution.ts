@@ -1,80 +1,132 @@
 /**
  * Executing swaps (SPEC §7.1): deposit_received → forwarded → processing, then the decision of
- * core's `decideExecution` against the reserves of the moment, all in one transaction that holds
- * the pool's accounting row locked — so one pool executes one swap at a time across processes,
- * and a second executor that waited for the lock finds the intent moved on and does nothing.
+ * core's `decideExecution` against the reserves of the moment. Queued swaps execute in batches,
+ * one transaction per pool holding the pool's accounting row locked — so one pool executes one
+ * batch at a time across processes, and a second executor that waited for the lock finds the
+ * intents moved on and does nothing. Each batch is read → decide → write:
+ *
+ * - read, before the transaction: the pools and the ledger's prices once per round, the swap
+ *   party's holdings once per pool, so no ledger call runs while the pool is locked; then under
+ *   the lock: the books, which of the intents are still queued, and the guard's figures;
+ * - decide, in memory (execution-plan.ts): the swaps one after the other, each against the books
+ *   as the swaps before it left them, exactly as if each had executed alone;
+ * - write, set-based: every intent's state changes and events in one statement, the books in
+ *   one, the fee events in one, the payout and refund commands in one.
  *
  * Success: the reserves move, a fee event is written, the payout command is recorded and the
  * intent reaches `sending_output`; the payout is submitted after the commit. Failure: the refund
- * is decided and recorded, and the intent stays in `processing` until it commits.
+ * is decided and recorded, and the intent stays in `processing` until it commits (or, with
+ * nothing to refund, ends at once).
  *
- * Ledger facts the decision needs (the swap party's holdings, the open mining round) are read
- * before the transaction, so no ledger call runs while the pool is locked.
+ * A batch that fails (books that cannot hold a movement) is retried swap by swap, so the swaps
+ * before the one that fails still execute, as they would have without batches.
  */
-import {
-  Amount,
-  decideExecution,
-  type ExecutionDecision,
-  type Instrument,
-  priceImpactCapRatio,
-} from '@poolparty/core';
+import { assertTransition, type SwapState } from '@poolparty/core';
+import type { Holding } from '@poolparty/ledger';
 import type { Queryable } from '../store/database.js';
-import { insertFeeEvent } from '../store/fee-events.js';
-import { getIntent, type IntentRecord, listIntentsInStatus } from '../store/intents.js';
-import { listPools, type PoolAccounting, type PoolRecord } from '../store/pools.js';
-import { credit, debit, lockPool, moveBalances, type Side } from './accounting.js';
-import { Effects, type EngineContext } from './context.js';
-import { guardSnapshot, poolThresholds } from './guard-inputs.js';
-import { intentFees, recordTransfer, refundIntent, sideOf } from './legs.js';
-import { moveIntent } from './moves.js';
-import { networkChargeBps, type PriceBook, readPriceBook, usdValue } from './prices.js';
+import { insertFeeEvents, type NewFeeEvent } from '../store/fee-events.js';
+import {
+  getIntentsInStatus,
+  type IntentPath,
+  type IntentRecord,
+  listIntentsInStatus,
+  moveIntentsAlong,
+} from '../store/intents.js';
+import {
+  commandIdOf,
+  type NewLedgerCommand,
+  recordLedgerCommands,
+} from '../store/ledger-commands.js';
+import { listPools, type PoolRecord, updatePoolAccounting } from '../store/pools.js';
+import { AccountingError, lockPool } from './accounting.js';
+import { Effects, type EngineContext, EngineCrash } from './context.js';
+import {
+  instrumentsOf,
+  type PoolBatchPlan,
+  planPoolBatch,
+  type SwapPlan,
+} from './execution-plan.js';
+import { readGuardFigures } from './guard-inputs.js';
+import { intentFees, type TransferPayload } from './legs.js';
+import { type PriceBook, readPriceBook, usdValue } from './prices.js';
 
 const QUEUED = ['deposit_received', 'forwarded'] as const;
 
-/** Executes queued intents, oldest first; returns how many it looked at. */
+/** Executes queued intents, oldest first, in one batch per pool; returns how many it looked at. */
 export async function executeQueued(ctx: EngineContext): Promise<number> {
   const queued = await listIntentsInStatus(ctx.db, QUEUED, ctx.settings.executionBatchMax);
-  for (const intent of queued) await executeIntent(ctx, intent.intentId);
+  if (queued.length === 0) return 0;
+  const pools = await listPools(ctx.db);
+  const prices = await readPriceBook(ctx.ledger, pools);
+  for (const [poolId, intents] of byPool(queued)) {
+    const pool = pools.find((p) => p.poolId === poolId);
+    if (pool === undefined) throw new Error(`intents name unknown pool ${poolId}`);
+    await executeBatch(ctx, pool, intents, prices);
+  }
   return queued.length;
 }
 
-interface LedgerFacts {
-  readonly pools: readonly PoolRecord[];
-  readonly prices: PriceBook;
-  readonly outputHoldings: Amount;
+function byPool(intents: readonly IntentRecord[]): Map<string, IntentRecord[]> {
+  const groups = new Map<string, IntentRecord[]>();
+  for (const intent of intents) {
+    const group = groups.get(intent.poolId);
+    if (group === undefined) groups.set(intent.poolId, [intent]);
+    else group.push(intent);
+  }
+  return groups;
 }
 
-async function readLedgerFacts(ctx: EngineContext, intent: IntentRecord): Promise<LedgerFacts> {
-  const pools = await listPools(ctx.db);
-  const prices = await readPriceBook(ctx.ledger, pools);
-  const holdings = await ctx.ledger.getHoldings(intent.depositAddress);
-  const usable = holdings.filter(
-    (h) =>
-      h.lock === null &&
-      h.instrument.id === intent.outputToken &&
-      h.instrument.admin === intent.outputTokenAdmin,
-  );
-  return { pools, prices, outputHoldings: Amount.sum(usable.map((h) => h.amount)) };
+async function executeBatch(
+  ctx: EngineContext,
+  pool: PoolRecord,
+  intents: readonly IntentRecord[],
+  prices: PriceBook,
+): Promise<void> {
+  try {
+    await executePoolBatch(ctx, pool, intents, prices);
+  } catch (error) {
+    if (intents.length === 1 || error instanceof EngineCrash) throw error;
+    ctx.log.warn('an execution batch failed; executing its swaps one by one', {
+      poolId: pool.poolId,
+      swaps: intents.length,
+      error: String(error),
+    });
+    for (const intent of intents) await executePoolBatch(ctx, pool, [intent], prices);
+  }
 }
 
-export async function executeIntent(ctx: EngineContext, intentId: string): Promise<void> {
-  const intent = await getIntent(ctx.db, intentId);
-  if (intent === null || !isQueued(intent)) return;
-  const facts = await readLedgerFacts(ctx, intent);
+async function executePoolBatch(
+  ctx: EngineContext,
+  pool: PoolRecord,
+  intents: readonly IntentRecord[],
+  prices: PriceBook,
+): Promise<void> {
+  const holdings = await holdingsOf(ctx, intents);
   const effects = new Effects();
   const executed = await ctx.db.transaction(async (tx) => {
-    const accounting = await lockPool(tx, intent.poolId);
-    const current = await getIntent(tx, intentId);
-    if (current === null || !isQueued(current)) return false;
+    const accounting = await lockPool(tx, pool.poolId);
+    const ids = intents.map((intent) => intent.intentId);
+    const stillQueued = await getIntentsInStatus(tx, ids, QUEUED);
+    if (stillQueued.length === 0) return false;
+    const current = new Map(stillQueued.map((intent) => [intent.intentId, intent]));
+    const ordered = ids.flatMap((id) => current.get(id) ?? []);
     const now = ctx.clock.now();
-    await enterProcessing(tx, current, now);
-    const pool = facts.pools.find((p) => p.poolId === current.poolId);
-    if (pool === undefined)
-      throw new Error(`intent ${intentId} names unknown pool ${current.poolId}`);
-    const scope = { tx, ctx, intent: current, pool, accounting, facts, now, effects };
-    const decision = await decide(scope);
-    if (decision.kind === 'execute') await applyTrade(scope, decision);
-    else await applyRefund(scope, decision);
+    const since = new Date(now.getTime() - ctx.settings.velocityWindowMs);
+    const plan = planPoolBatch({
+      pool,
+      balances: accounting,
+      intents: ordered,
+      prices,
+      holdings: holdings.get(pool.swapParty) ?? [],
+      guard: await readGuardFigures(tx, pool.poolId, since),
+      now,
+      maxPriceImpact: ctx.settings.maxPriceImpact,
+      guardThresholds: ctx.settings.guardThresholds,
+    });
+    await writePlan(tx, { pool, plan, prices, now, version: accounting.version });
+    if (plan.swaps.some((swap) => swap.decision.kind === 'execute')) {
+      effects.poolsRepriced.add(pool.poolId);
+    }
     return true;
   });
   if (!executed) return;
@@ -82,152 +134,90 @@ export async function executeIntent(ctx: EngineContext, intentId: string): Promi
   ctx.step('execution_committed');
 }
 
-function isQueued(intent: IntentRecord): boolean {
-  return (QUEUED as readonly string[]).includes(intent.status);
-}
-
-async function enterProcessing(tx: Queryable, intent: IntentRecord, now: Date): Promise<void> {
-  if (intent.status === 'deposit_received') {
-    await moveIntent(tx, {
-      intentId: intent.intentId,
-      from: 'deposit_received',
-      to: 'forwarded',
-      at: now,
-    });
+/** The holdings of the parties the intents deposited with (the pool's swap party). */
+async function holdingsOf(
+  ctx: EngineContext,
+  intents: readonly IntentRecord[],
+): Promise<Map<string, readonly Holding[]>> {
+  const holdings = new Map<string, readonly Holding[]>();
+  for (const party of new Set(intents.map((intent) => intent.depositAddress))) {
+    holdings.set(party, await ctx.ledger.getHoldings(party));
   }
-  const processing = await moveIntent(tx, {
-    intentId: intent.intentId,
-    from: 'forwarded',
-    to: 'processing',
-    at: now,
-  });
-  if (processing === null)
-    throw new Error(`intent ${intent.intentId} left the queue under the pool lock`);
+  return holdings;
 }
 
-interface ExecutionScope {
-  readonly tx: Queryable;
-  readonly ctx: EngineContext;
-  readonly intent: IntentRecord;
+interface Writing {
   readonly pool: PoolRecord;
-  readonly accounting: PoolAccounting;
-  readonly facts: LedgerFacts;
+  readonly plan: PoolBatchPlan;
+  readonly prices: PriceBook;
   readonly now: Date;
-  readonly effects: Effects;
+  readonly version: number;
 }
 
-function instruments(intent: IntentRecord): { input: Instrument; output: Instrument } {
+async function writePlan(tx: Queryable, writing: Writing): Promise<void> {
+  const { pool, plan, now } = writing;
+  const paths = plan.swaps.map(pathOf);
+  const moved = await moveIntentsAlong(tx, paths, now);
+  if (moved.length !== paths.length) {
+    throw new Error(`intents of pool ${pool.poolId} left the queue under the pool lock`);
+  }
+  const updated = await updatePoolAccounting(tx, pool.poolId, writing.version, plan.balances, now);
+  if (updated === null) throw new AccountingError(`pool ${pool.poolId} changed under its lock`);
+  const trades = plan.swaps.filter((swap) => swap.decision.kind === 'execute');
+  await insertFeeEvents(
+    tx,
+    trades.map((swap) => feeEventOf(swap, writing.prices, now)),
+  );
+  const refunds = plan.swaps.filter(
+    (swap) => swap.decision.kind === 'refund' && swap.decision.refund.isPositive(),
+  );
+  const deposits = refunds.length > 0 ? await depositIdsOf(tx, refunds) : new Map();
+  await recordLedgerCommands(tx, [
+    ...trades.map((swap) => payoutOf(swap, pool, now)),
+    ...refunds.map((swap) => refundOf(swap, deposits.get(swap.intent.intentId) ?? null, now)),
+  ]);
+}
+
+/** Every state the intent passes through in its execution, as `moveIntent` would write them. */
+function pathOf(swap: SwapPlan): IntentPath {
+  const { intent, decision } = swap;
+  const from = intent.status;
+  const through: SwapState[] = from === 'deposit_received' ? ['forwarded'] : [];
+  through.push('processing');
+  if (decision.kind === 'execute') through.push('sending_output');
+  else if (!decision.refund.isPositive()) through.push(decision.outcome);
+  // Every edge is one of core's lifecycle: an unlisted one is a bug and throws before writing.
+  let state: SwapState = from;
+  for (const next of through) {
+    assertTransition(state, next);
+    state = next;
+  }
+  if (decision.kind === 'execute') {
+    return { intentId: intent.intentId, from, through, actualOutput: decision.output.toString() };
+  }
+  if (decision.refund.isPositive()) return { intentId: intent.intentId, from, through };
   return {
-    input: { id: intent.inputToken, admin: intent.inputTokenAdmin },
-    output: { id: intent.outputToken, admin: intent.outputTokenAdmin },
+    intentId: intent.intentId,
+    from,
+    through,
+    failureReason: decision.failureReason,
+    refund: { amount: '0', networkFeeAmount: decision.kept.toString(), updateId: null },
   };
 }
 
-function sides(scope: ExecutionScope): { inputSide: Side; outputSide: Side } {
-  const inputSide = sideOf(scope.pool, instruments(scope.intent).input);
-  return { inputSide, outputSide: inputSide === 'a' ? 'b' : 'a' };
-}
-
-function depositOf(intent: IntentRecord): Amount {
-  if (intent.deposit === null) throw new Error(`intent ${intent.intentId} has no deposit facts`);
-  return Amount.parse(intent.deposit.amount);
-}
-
-async function decide(scope: ExecutionScope): Promise<ExecutionDecision> {
-  const { tx, ctx, intent, pool, accounting, facts, now } = scope;
-  const { input, output } = instruments(intent);
-  const { inputSide, outputSide } = sides(scope);
-  const reserveOf = (side: Side) =>
-    Amount.parse(side === 'a' ? accounting.reserveA : accounting.reserveB);
-  const reserves = { input: reserveOf(inputSide), output: reserveOf(outputSide) };
+function feeEventOf(swap: SwapPlan, prices: PriceBook, now: Date): NewFeeEvent {
+  const { intent, decision, deposit } = swap;
+  if (decision.kind !== 'execute') throw new Error('a fee event is an executed swap’s');
   const fees = intentFees(intent);
-  const snapshot = await guardSnapshot(tx, {
-    poolId: pool.poolId,
-    outputSide,
-    reserves,
-    input,
-    output,
-    prices: facts.prices,
-    now,
-    windowMs: ctx.settings.velocityWindowMs,
-  });
-  const feeNow = facts.prices.networkFee(input, networkChargeBps(intent.networkFeePolicy));
-  return decideExecution({
-    deposit: depositOf(intent),
-    fees,
-    networkFeeAtExecution: feeNow ?? fees.networkFeeAmount,
-    minOutput: Amount.parse(intent.minOutput),
-    reserves,
-    maxPriceImpact: priceImpactCapRatio(pool.priceImpactCap ?? ctx.settings.maxPriceImpact),
-    outputHoldings: facts.outputHoldings,
-    poolActive: pool.status === 'active',
-    guard: { snapshot, thresholds: poolThresholds(ctx.settings.guardThresholds, pool.guard) },
-  });
-}
-
-async function applyTrade(
-  scope: ExecutionScope,
-  decision: Extract<ExecutionDecision, { kind: 'execute' }>,
-): Promise<void> {
-  const { tx, intent, pool, now, effects } = scope;
-  const { inputSide, outputSide } = sides(scope);
-  const deposit = depositOf(intent);
-  await moveBalances(
-    tx,
-    pool.poolId,
-    [
-      debit(inputSide, 'inflight', deposit),
-      credit(inputSide, 'reserve', decision.inputReserveAdded),
-      credit(inputSide, 'fees', decision.feesCollected),
-      debit(outputSide, 'reserve', decision.output),
-      credit(outputSide, 'outgoing', decision.output),
-    ],
-    now,
-  );
-  await writeFeeEvent(scope, inputSide, decision.output);
-  await recordTransfer(
-    tx,
-    { intentId: intent.intentId, depositId: null },
-    'payout',
-    {
-      kind: 'transfer',
-      poolId: pool.poolId,
-      side: outputSide,
-      sender: pool.swapParty,
-      receiver: intent.outputAddress,
-      instrument: instruments(intent).output,
-      amount: decision.output.toString(),
-      reason: `payout:${intent.intentId}`,
-    },
-    now,
-  );
-  await moveIntent(tx, {
-    intentId: intent.intentId,
-    from: 'processing',
-    to: 'sending_output',
-    at: now,
-    actualOutput: decision.output.toString(),
-  });
-  effects.poolsRepriced.add(pool.poolId);
-}
-
-async function writeFeeEvent(
-  scope: ExecutionScope,
-  inputSide: Side,
-  output: Amount,
-): Promise<void> {
-  const { intent, facts, now } = scope;
-  const fees = intentFees(intent);
-  const price = facts.prices.usdPrice(instruments(intent).input);
-  const deposit = depositOf(intent);
+  const price = prices.usdPrice(instrumentsOf(intent).input);
   const charged = fees.lpFeeAmount.add(fees.platformFeeAmount).add(fees.networkFeeAmount);
-  await insertFeeEvent(scope.tx, {
+  return {
     poolId: intent.poolId,
     intentId: intent.intentId,
     apiKeyId: intent.apiKeyId,
-    inputSide,
+    inputSide: swap.inputSide,
     inputAmount: deposit.toString(),
-    outputAmount: output.toString(),
+    outputAmount: decision.output.toString(),
     lpFeeAmount: fees.lpFeeAmount.toString(),
     platformFeeAmount: fees.platformFeeAmount.toString(),
     networkFeeAmount: fees.networkFeeAmount.toString(),
@@ -237,35 +227,72 @@ async function writeFeeEvent(
     feesUsd: usdValue(charged, price)?.toString() ?? null,
     lpFeesUsd: usdValue(fees.lpFeeAmount, price)?.toString() ?? null,
     at: now,
-  });
+  };
 }
 
-async function applyRefund(
-  scope: ExecutionScope,
-  decision: Extract<ExecutionDecision, { kind: 'refund' }>,
-): Promise<void> {
-  const { tx, intent, pool, now } = scope;
-  const { inputSide } = sides(scope);
-  await moveBalances(
-    tx,
-    pool.poolId,
-    [
-      debit(inputSide, 'inflight', depositOf(intent)),
-      credit(inputSide, 'outgoing', decision.refund),
-      credit(inputSide, 'fees', decision.kept),
-    ],
-    now,
-  );
-  await refundIntent(tx, {
-    intent,
-    side: inputSide,
+function payoutOf(swap: SwapPlan, pool: PoolRecord, now: Date): NewLedgerCommand {
+  const { intent, decision } = swap;
+  if (decision.kind !== 'execute') throw new Error('a payout is an executed swap’s');
+  const payload: TransferPayload = {
+    kind: 'transfer',
+    poolId: pool.poolId,
+    side: swap.outputSide,
+    sender: pool.swapParty,
+    receiver: intent.outputAddress,
+    instrument: instrumentsOf(intent).output,
+    amount: decision.output.toString(),
+    reason: `payout:${intent.intentId}`,
+  };
+  return command({ intentId: intent.intentId, depositId: null }, 'payout', payload, now);
+}
+
+/** As `refundIntent` records it: the intent waits in `processing` until the refund commits. */
+function refundOf(swap: SwapPlan, depositId: string | null, now: Date): NewLedgerCommand {
+  const { intent, decision } = swap;
+  if (decision.kind !== 'refund') throw new Error('a refund is a refused swap’s');
+  const payload: TransferPayload = {
+    kind: 'transfer',
+    poolId: intent.poolId,
+    side: swap.inputSide,
+    sender: intent.depositAddress,
+    receiver: intent.walletParty,
+    instrument: instrumentsOf(intent).input,
+    amount: decision.refund.toString(),
+    reason: `refund:${intent.intentId}`,
     settle: {
       from: 'processing',
       to: decision.outcome,
       failureReason: decision.failureReason,
       networkFeeAmount: decision.kept.toString(),
     },
-    refund: decision.refund,
-    now,
-  });
+  };
+  return command({ intentId: intent.intentId, depositId }, 'refund', payload, now);
+}
+
+function command(
+  subject: { readonly intentId: string; readonly depositId: string | null },
+  leg: 'payout' | 'refund',
+  payload: TransferPayload,
+  now: Date,
+): NewLedgerCommand {
+  return {
+    commandId: commandIdOf(subject.intentId, leg, 0),
+    intentId: subject.intentId,
+    depositId: subject.depositId,
+    leg,
+    attempt: 0,
+    payload,
+    createdAt: now,
+  };
+}
+
+async function depositIdsOf(
+  tx: Queryable,
+  swaps: readonly SwapPlan[],
+): Promise<Map<string, string>> {
+  const rows = await tx.query<{ deposit_id: string; intent_id: string }>(
+    'SELECT deposit_id, intent_id FROM deposits WHERE intent_id = ANY($1::text[])',
+    [swaps.map((swap) => swap.intent.intentId)],
+  );
+  return new Map(rows.map((row) => [row.intent_id, row.deposit_id]));
 }

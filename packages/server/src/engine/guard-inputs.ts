@@ -1,6 +1,7 @@
 /**
  * What the settlement-safety guard reads at execution (SPEC §6), gathered inside the executor's
- * transaction while the pool is locked, so it sees the same books the trade will change.
+ * transaction while the pool is locked, so it sees the same books the trade will change. The
+ * count of completed swaps missing a fact is the same as `countIncompleteCompletedSwaps`'.
  *
  * - The output reserve at the start of the velocity window is the reserve now with the window's
  *   swaps undone (their outputs added back, what they added to that side taken off); when that
@@ -8,6 +9,10 @@
  * - The 1-hour time-weighted price is not kept by the store yet: it is reported as unknown, which
  *   the guard treats as a pool without history (the check is skipped).
  * - The USD reference applies to pools whose sides are Amulet and USDCx.
+ *
+ * A batch of swaps reads the pool's figures once (`readGuardFigures`) and carries them forward
+ * in memory (`withSwap`): each swap's fee event falls inside the window it is decided in, so the
+ * next swap of the batch sees exactly the figures it would have read had it settled alone.
  */
 import {
   Amount,
@@ -16,46 +21,19 @@ import {
   type Instrument,
   type Reserves,
 } from '@poolparty/core';
+import { readSafeInteger } from '../store/columns.js';
 import type { Queryable } from '../store/database.js';
-import { latestReconciliationRun } from '../store/reconciliation.js';
 import type { Side } from './accounting.js';
 import { type PriceBook, referencePrice } from './prices.js';
-import { countIncompleteCompletedSwaps, sideFlowsSince } from './queries.js';
 
+/** What a swap's guard snapshot is taken for. */
 export interface GuardScope {
-  readonly poolId: string;
   readonly outputSide: Side;
   readonly reserves: Reserves;
   readonly input: Instrument;
   readonly output: Instrument;
   readonly prices: PriceBook;
   readonly now: Date;
-  readonly windowMs: number;
-}
-
-export async function guardSnapshot(tx: Queryable, scope: GuardScope): Promise<GuardSnapshot> {
-  const since = new Date(scope.now.getTime() - scope.windowMs);
-  const flows = await sideFlowsSince(tx, scope.poolId, scope.outputSide, since);
-  const paid = Amount.parse(flows.paid);
-  const startUnits = scope.reserves.output.units + paid.units - Amount.parse(flows.added).units;
-  const latest = await latestReconciliationRun(tx, scope.poolId);
-  const price = referencePrice(scope.prices, scope.input, scope.output);
-  return {
-    inputReserve: scope.reserves.input,
-    outputReserve: scope.reserves.output,
-    trailingHourOutputs: paid,
-    outputReserveAtWindowStart:
-      startUnits > 0n ? Amount.fromUnits(startUnits) : scope.reserves.output,
-    timeWeightedPrice: null,
-    reference:
-      price === null
-        ? null
-        : { price, observedAtMs: scope.prices.observedAt.getTime(), nowMs: scope.now.getTime() },
-    accounting: {
-      incompleteCompletedSwaps: await countIncompleteCompletedSwaps(tx, scope.poolId),
-      lastReconciliationMismatch: latest !== null && !latest.ok,
-    },
-  };
 }
 
 const THRESHOLD_KEYS = [
@@ -78,4 +56,86 @@ export function poolThresholds(
     if (value !== undefined) merged[key] = typeof value === 'number' ? value : Number.NaN;
   }
   return merged;
+}
+
+/** What the guard reads from the store for one pool, per input side of its recent swaps. */
+export interface GuardFigures {
+  /** Per input side, what the window's swaps added to that side's reserve. */
+  readonly added: Readonly<Record<Side, Amount>>;
+  /** Per input side, what the window's swaps paid out of the other side. */
+  readonly paidOut: Readonly<Record<Side, Amount>>;
+  readonly incompleteCompletedSwaps: number;
+  readonly lastReconciliationMismatch: boolean;
+}
+
+/** The pool's guard figures for the window starting at `since`, in one round trip. */
+export async function readGuardFigures(
+  tx: Queryable,
+  poolId: string,
+  since: Date,
+): Promise<GuardFigures> {
+  const rows = await tx.query(
+    `SELECT
+       COALESCE(sum(input_amount - network_fee_amount - platform_fee_amount)
+         FILTER (WHERE input_side = 'a'), 0) AS added_a,
+       COALESCE(sum(input_amount - network_fee_amount - platform_fee_amount)
+         FILTER (WHERE input_side = 'b'), 0) AS added_b,
+       COALESCE(sum(output_amount) FILTER (WHERE input_side = 'a'), 0) AS paid_a,
+       COALESCE(sum(output_amount) FILTER (WHERE input_side = 'b'), 0) AS paid_b,
+       (SELECT count(*) FROM intents i
+        WHERE i.pool_id = $1 AND i.status = 'completed'
+          AND (i.payout_update_id IS NULL OR i.actual_output IS NULL
+               OR NOT EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = i.intent_id))
+       ) AS incomplete,
+       (SELECT NOT r.ok FROM reconciliation_runs r WHERE r.pool_id = $1
+        ORDER BY r.at DESC, r.id DESC LIMIT 1) AS mismatch
+     FROM fee_events WHERE pool_id = $1 AND at >= $2`,
+    [poolId, since],
+  );
+  const row = rows[0] ?? {};
+  const amount = (value: unknown) => Amount.parse(value ?? '0');
+  return {
+    added: { a: amount(row.added_a), b: amount(row.added_b) },
+    paidOut: { a: amount(row.paid_a), b: amount(row.paid_b) },
+    incompleteCompletedSwaps: readSafeInteger(row.incomplete ?? '0'),
+    lastReconciliationMismatch: row.mismatch === true,
+  };
+}
+
+/** The figures once a swap with this input side executed (its fee event is in the window). */
+export function withSwap(
+  figures: GuardFigures,
+  swap: { readonly inputSide: Side; readonly reserveAdded: Amount; readonly output: Amount },
+): GuardFigures {
+  const side = swap.inputSide;
+  return {
+    ...figures,
+    added: { ...figures.added, [side]: figures.added[side].add(swap.reserveAdded) },
+    paidOut: { ...figures.paidOut, [side]: figures.paidOut[side].add(swap.output) },
+  };
+}
+
+/** The guard's snapshot for a swap paying out of `scope.outputSide`, from figures in memory. */
+export function guardSnapshotFrom(figures: GuardFigures, scope: GuardScope): GuardSnapshot {
+  const inputSide: Side = scope.outputSide === 'a' ? 'b' : 'a';
+  const paid = figures.paidOut[inputSide];
+  const added = figures.added[scope.outputSide];
+  const startUnits = scope.reserves.output.units + paid.units - added.units;
+  const price = referencePrice(scope.prices, scope.input, scope.output);
+  return {
+    inputReserve: scope.reserves.input,
+    outputReserve: scope.reserves.output,
+    trailingHourOutputs: paid,
+    outputReserveAtWindowStart:
+      startUnits > 0n ? Amount.fromUnits(startUnits) : scope.reserves.output,
+    timeWeightedPrice: null,
+    reference:
+      price === null
+        ? null
+        : { price, observedAtMs: scope.prices.observedAt.getTime(), nowMs: scope.now.getTime() },
+    accounting: {
+      incompleteCompletedSwaps: figures.incompleteCompletedSwaps,
+      lastReconciliationMismatch: figures.lastReconciliationMismatch,
+    },
+  };
 }

@@ -27,7 +27,7 @@ export {
   type StreamLeadership,
   soleLeadership,
 } from './leadership.js';
-export { countIncompleteCompletedSwaps } from './queries.js';
+export { countIncompleteCompletedSwaps, countIncompleteCompletedSwapsByPool } from './queries.js';
 export {
   RECONCILIATION_MISMATCH,
   type ReconciliationReport,

@@ -45,13 +45,14 @@ import {
   endCommandOffer,
   failCommand,
   getCommand,
+  getCommands,
   lockCheckpoint,
   openCommandsOfDeposit,
 } from './queries.js';
 
 export interface IngestResult {
-  /** False when the update was at or below the checkpoint (a duplicate delivery). */
-  readonly applied: boolean;
+  /** How many updates were applied; 0 when all were at or below the checkpoint (duplicates). */
+  readonly applied: number;
   readonly effects: Effects;
 }
 
@@ -62,30 +63,82 @@ interface UpdateScope {
   readonly prices: PriceBook | null;
   readonly now: Date;
   readonly effects: Effects;
+  /** The service's commands the batch's updates name, read once for the batch. */
+  readonly commands: ReadonlyMap<string, EngineCommand>;
 }
 
-export async function ingestUpdate(
+/**
+ * Applies `updates` (in stream order) in one store transaction, with the checkpoint moved to the
+ * last one applied in the same transaction: their effects and the offset commit together or not
+ * at all. Updates at or below the checkpoint, or not above one applied before them in the batch
+ * (a duplicate delivery), are skipped. The ledger's prices are read once, before the transaction,
+ * when some update may bring a deposit.
+ */
+export async function ingestUpdates(
+  ctx: EngineContext,
+  updates: readonly LedgerUpdate[],
+  allPools: readonly PoolRecord[],
+): Promise<IngestResult> {
+  const effects = new Effects();
+  const scoped = updates.map((update) => ({ update, pools: poolsBooking(allPools, update) }));
+  const prices = scoped.some(({ update, pools }) => bringsDeposit(update, pools))
+    ? await readPriceBook(ctx.ledger, allPools)
+    : null;
+  const now = ctx.clock.now();
+  const applied = await ctx.db.transaction(async (tx) => {
+    const checkpoint = await lockCheckpoint(tx, ctx.settings.stream, ctx.settings.startOffset, now);
+    const fresh = scoped.filter(({ update }) => update.offset > checkpoint);
+    const commands = await commandsNamed(
+      tx,
+      fresh.flatMap(({ update }) => (update.commandId === null ? [] : [update.commandId])),
+    );
+    let last = checkpoint;
+    let count = 0;
+    for (const { update, pools } of scoped) {
+      if (update.offset <= last) continue;
+      await applyUpdate({ tx, update, pools, prices, now, effects, commands });
+      last = update.offset;
+      count += 1;
+    }
+    if (count > 0) await setLedgerOffset(tx, ctx.settings.stream, last, now);
+    return count;
+  });
+  if (applied > 0) effects.apply(ctx);
+  return { applied, effects };
+}
+
+/** One update in its own transaction: `ingestUpdates` with a batch of one. */
+export function ingestUpdate(
   ctx: EngineContext,
   update: LedgerUpdate,
   allPools: readonly PoolRecord[],
 ): Promise<IngestResult> {
-  const effects = new Effects();
-  // A pool added with reserves read at offset B has every update up to B in its books already:
-  // the transfers that funded it there are not deposits.
-  const pools = allPools.filter(
+  return ingestUpdates(ctx, [update], allPools);
+}
+
+/**
+ * The pools whose books the update belongs to. A pool added with reserves read at offset B has
+ * every update up to B in its books already: the transfers that funded it there are not deposits.
+ */
+function poolsBooking(pools: readonly PoolRecord[], update: LedgerUpdate): readonly PoolRecord[] {
+  return pools.filter(
     (pool) => pool.booksFromOffset === null || update.offset > pool.booksFromOffset,
   );
-  const prices = bringsDeposit(update, pools) ? await readPriceBook(ctx.ledger, pools) : null;
-  const now = ctx.clock.now();
-  const applied = await ctx.db.transaction(async (tx) => {
-    const checkpoint = await lockCheckpoint(tx, ctx.settings.stream, ctx.settings.startOffset, now);
-    if (update.offset <= checkpoint) return false;
-    await applyUpdate({ tx, update, pools, prices, now, effects });
-    await setLedgerOffset(tx, ctx.settings.stream, update.offset, now);
-    return true;
-  });
-  if (applied) effects.apply(ctx);
-  return { applied, effects };
+}
+
+/**
+ * The service's commands among `commandIds` (other ids are the wallets' own). Read once per
+ * batch: a command is recorded before it is submitted, and submitted only after the transaction
+ * that recorded it committed, so no update of a batch confirms a command recorded in that batch.
+ * What changes of a command meanwhile (its status) is re-checked by `confirmCommand`.
+ */
+async function commandsNamed(
+  tx: Queryable,
+  commandIds: readonly string[],
+): Promise<Map<string, EngineCommand>> {
+  if (commandIds.length === 0) return new Map();
+  const commands = await getCommands(tx, commandIds);
+  return new Map(commands.map((command) => [command.commandId, command]));
 }
 
 function poolOfSwapParty(pools: readonly PoolRecord[], party: string): PoolRecord | undefined {
@@ -101,10 +154,10 @@ function bringsDeposit(update: LedgerUpdate, pools: readonly PoolRecord[]): bool
 }
 
 async function applyUpdate(scope: UpdateScope): Promise<void> {
-  const { tx, update } = scope;
+  const { update } = scope;
   if (update.commandId !== null) {
-    const command = await getCommand(tx, update.commandId);
-    if (command !== null) return applyConfirmation(scope, command);
+    const command = scope.commands.get(update.commandId);
+    if (command !== undefined) return applyConfirmation(scope, command);
   }
   for (const [index, event] of update.events.entries()) {
     await applyEvent(scope, index, event);
@@ -155,7 +208,9 @@ async function applyConfirmation(scope: UpdateScope, command: EngineCommand): Pr
  * books no longer match it: only a person can decide, so it is flagged, never guessed.
  */
 async function lateConfirmation(scope: UpdateScope, command: EngineCommand): Promise<void> {
-  if (command.status !== 'failed') return;
+  // Read again: the batch's copy may predate an earlier update of the batch that ended it.
+  const current = await getCommand(scope.tx, command.commandId);
+  if (current?.status !== 'failed') return;
   await raiseOperatorFlag(scope.tx, {
     intentId: command.intentId,
     depositId: command.depositId,

@@ -17,18 +17,15 @@ import {
 } from '@poolparty/core';
 import { REASON_META_KEY } from '@poolparty/ledger';
 import type { Queryable } from '../store/database.js';
-import { type DepositStatus, depositIdOf, getDeposit, recordDeposit } from '../store/deposits.js';
-import {
-  findIntentByDepositReference,
-  findPendingIntent,
-  type IntentRecord,
-} from '../store/intents.js';
+import { type DepositStatus, depositIdOf, recordDeposit } from '../store/deposits.js';
+import { findAttributionCandidates, type IntentRecord } from '../store/intents.js';
 import { raiseOperatorFlag } from '../store/operator-flags.js';
 import type { PoolRecord } from '../store/pools.js';
-import { credit, lockPool, type Movement, moveBalances } from './accounting.js';
+import { credit, type Movement, moveBalances } from './accounting.js';
 import { recordOfferAction, recordTransfer, sideOf } from './legs.js';
 import { moveIntent } from './moves.js';
 import type { PriceBook } from './prices.js';
+import { lockPoolForDeposit } from './queries.js';
 
 /** Claim attempts when a concurrent cancel or expiry keeps winning; each re-reads the intents. */
 const CLAIM_ATTEMPTS_MAX = 3;
@@ -54,8 +51,7 @@ export async function takeDeposit(
   now: Date,
 ): Promise<void> {
   const depositId = depositIdOf(incoming.updateId, incoming.eventIndex);
-  await lockPool(tx, incoming.pool.poolId);
-  if ((await getDeposit(tx, depositId)) !== null) return;
+  if (await lockPoolForDeposit(tx, incoming.pool.poolId, depositId)) return;
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS_MAX; attempt++) {
     const attribution = await attribute(tx, incoming);
     if (attribution.kind === 'unmatched') {
@@ -80,8 +76,7 @@ function referenceOf(incoming: IncomingDeposit): string | null {
 
 async function attribute(tx: Queryable, incoming: IncomingDeposit): Promise<Attribution> {
   const reference = referenceOf(incoming);
-  const byReference = reference ? await findIntentByDepositReference(tx, reference) : null;
-  const pendingOfSender = await findPendingIntent(tx, {
+  const { byReference, pendingOfSender } = await findAttributionCandidates(tx, reference, {
     walletParty: incoming.sender,
     poolId: incoming.pool.poolId,
     inputToken: incoming.instrument.id,

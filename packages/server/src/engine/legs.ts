@@ -429,15 +429,15 @@ export async function finishTransfer(
 ): Promise<void> {
   const { updateId } = transfer;
   const payload = transferPayloadOf(command);
-  if (payload.poolId !== null) await lockPool(tx, payload.poolId);
+  // Completing the leg changes no balance, so the books read with the lock are still current.
+  const books = payload.poolId !== null ? await lockPool(tx, payload.poolId) : null;
   const done =
     command.leg === 'payout'
       ? await completePayout(tx, command, payload, updateId, now)
       : await completeRefund(tx, command, payload, updateId, now);
-  if (done && payload.poolId !== null && payload.side !== null) {
+  if (done && books !== null && payload.poolId !== null && payload.side !== null) {
     const { poolId, side } = payload;
     const amount = Amount.parse(payload.amount);
-    const books = await lockPool(tx, poolId);
     const movements = [
       debit(side, 'outgoing', amount),
       ...networkCost(books, side, transfer.feesBurned),

@@ -3,12 +3,13 @@
  * under a row lock, command retries and confirmations, offers, and the figures the guard reads.
  * Everything else goes through the store's query modules.
  */
-import { readAmount, readDateOrNull, readSafeInteger, readStringOrNull } from '../store/columns.js';
+import { readDateOrNull, readSafeInteger, readString, readStringOrNull } from '../store/columns.js';
 import type { Queryable, Row } from '../store/database.js';
 import type { DepositRecord } from '../store/deposits.js';
 import { getDeposit } from '../store/deposits.js';
 import type { CommandLeg, LedgerCommandRecord } from '../store/ledger-commands.js';
 import { commandFromRow } from '../store/ledger-commands.js';
+import { AccountingError } from './accounting.js';
 
 export interface EngineCommand extends LedgerCommandRecord {
   readonly submissions: number;
@@ -39,6 +40,33 @@ export async function getCommand(q: Queryable, commandId: string): Promise<Engin
   );
 }
 
+export async function getCommands(
+  q: Queryable,
+  commandIds: readonly string[],
+): Promise<EngineCommand[]> {
+  return commandsFrom(
+    await q.query('SELECT * FROM ledger_commands WHERE command_id = ANY($1::text[])', [commandIds]),
+  );
+}
+
+/**
+ * Locks the pool's accounting row (as `lockPool`, before any intent row) and says, in the same
+ * round trip, whether the deposit is recorded already (a ledger event seen before).
+ */
+export async function lockPoolForDeposit(
+  tx: Queryable,
+  poolId: string,
+  depositId: string,
+): Promise<boolean> {
+  const rows = await tx.query(
+    `SELECT EXISTS (SELECT 1 FROM deposits WHERE deposit_id = $2) AS recorded
+     FROM pool_accounting WHERE pool_id = $1 FOR UPDATE`,
+    [poolId, depositId],
+  );
+  if (rows.length === 0) throw new AccountingError(`pool ${poolId} has no accounting`);
+  return rows[0]?.recorded === true;
+}
+
 /**
  * The checkpoint of `stream`, locked until the transaction ends, so that two ingesters never
  * apply the same update: the second waits, then sees the first one's checkpoint and skips.
@@ -49,14 +77,13 @@ export async function lockCheckpoint(
   initialOffset: number,
   now: Date,
 ): Promise<number> {
-  await tx.query(
-    `INSERT INTO ledger_offsets (stream, last_offset, updated_at) VALUES ($1, $2, $3)
-     ON CONFLICT (stream) DO NOTHING`,
-    [stream, initialOffset, now],
-  );
+  // One statement: the row is created if missing, and either way locked and read (a conflict's
+  // no-op update takes the row lock and returns the stored offset).
   const rows = await tx.query(
-    'SELECT last_offset FROM ledger_offsets WHERE stream = $1 FOR UPDATE',
-    [stream],
+    `INSERT INTO ledger_offsets (stream, last_offset, updated_at) VALUES ($1, $2, $3)
+     ON CONFLICT (stream) DO UPDATE SET last_offset = ledger_offsets.last_offset
+     RETURNING last_offset`,
+    [stream, initialOffset, now],
   );
   return readSafeInteger(rows[0]?.last_offset);
 }
@@ -214,6 +241,34 @@ export async function claimCommand(
   return rows.length > 0;
 }
 
+/**
+ * Claims up to `limit` due commands in one statement, oldest first: each one's `retry_at` moves
+ * to `until`, so other workers do not see it due meanwhile; rows another worker is claiming at
+ * this moment are skipped, not waited for.
+ */
+export async function claimDueCommands(
+  q: Queryable,
+  input: { readonly now: Date; readonly until: Date; readonly limit: number },
+): Promise<EngineCommand[]> {
+  const rows = await q.query(
+    `WITH due AS (
+       SELECT command_id FROM ledger_commands
+       WHERE status = 'recorded' AND (retry_at IS NULL OR retry_at <= $1)
+       ORDER BY created_at, command_id LIMIT $3
+       FOR UPDATE SKIP LOCKED
+     )
+     UPDATE ledger_commands c SET retry_at = $2 FROM due
+     WHERE c.command_id = due.command_id
+     RETURNING c.*`,
+    [input.now, input.until, input.limit],
+  );
+  return commandsFrom(rows).sort(
+    (x, y) =>
+      x.createdAt.getTime() - y.createdAt.getTime() ||
+      (x.commandId < y.commandId ? -1 : x.commandId > y.commandId ? 1 : 0),
+  );
+}
+
 /** Recorded commands whose submission is due, oldest first. */
 export async function dueCommands(
   q: Queryable,
@@ -347,25 +402,20 @@ export async function countIncompleteCompletedSwaps(q: Queryable, poolId: string
   return readSafeInteger(rows[0]?.n ?? '0');
 }
 
-/**
- * What the pool's swaps since `since` added to one side's reserve (priced input plus LP fee,
- * i.e. the deposit less network and platform fees) and paid out of it.
- */
-export async function sideFlowsSince(
+/** `countIncompleteCompletedSwaps` of each of `poolIds` in one statement; pools with none are absent. */
+export async function countIncompleteCompletedSwapsByPool(
   q: Queryable,
-  poolId: string,
-  side: 'a' | 'b',
-  since: Date,
-): Promise<{ readonly added: string; readonly paid: string }> {
+  poolIds: readonly string[],
+): Promise<Map<string, number>> {
   const rows = await q.query(
-    `SELECT
-       COALESCE(sum(CASE WHEN input_side = $2
-         THEN input_amount - network_fee_amount - platform_fee_amount END), 0) AS added,
-       COALESCE(sum(CASE WHEN input_side <> $2 THEN output_amount END), 0) AS paid
-     FROM fee_events WHERE pool_id = $1 AND at >= $3`,
-    [poolId, side, since],
+    `SELECT i.pool_id, count(*) AS n FROM intents i
+     WHERE i.pool_id = ANY($1::text[]) AND i.status = 'completed'
+       AND (i.payout_update_id IS NULL OR i.actual_output IS NULL
+            OR NOT EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = i.intent_id))
+     GROUP BY i.pool_id`,
+    [poolIds],
   );
-  return { added: readAmount(rows[0]?.added ?? '0'), paid: readAmount(rows[0]?.paid ?? '0') };
+  return new Map(rows.map((row) => [readString(row.pool_id), readSafeInteger(row.n)]));
 }
 
 /** A reversed swap did not happen: it leaves stats, earnings and the velocity window. */

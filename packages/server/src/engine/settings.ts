@@ -9,10 +9,17 @@ export interface EngineSettings {
   readonly stream: string;
   /** Where ingestion starts on a store without a checkpoint (0: the ledger's beginning). */
   readonly startOffset: number;
+  /**
+   * Ledger updates applied in one store transaction at most: those the stream has delivered
+   * already, never waited for. Bounds the transaction's length and the pool locks it holds.
+   */
+  readonly ingestBatchMax: number;
   /** Intents executed per round of work. */
   readonly executionBatchMax: number;
   /** Command submissions per round of work. */
   readonly submissionBatchMax: number;
+  /** Submissions of one round waiting on the ledger at once. */
+  readonly submissionConcurrencyMax: number;
   /** Unconfirmed commands looked up per page during recovery. */
   readonly recoveryBatchMax: number;
   /** Pending intents expired per sweep. */
@@ -54,8 +61,10 @@ export interface EngineSettings {
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   stream: 'ledger',
   startOffset: 0,
+  ingestBatchMax: 256,
   executionBatchMax: 50,
   submissionBatchMax: 50,
+  submissionConcurrencyMax: 16,
   recoveryBatchMax: 200,
   expiryBatchMax: 500,
   refundAttemptsMax: 8,
@@ -79,9 +88,9 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
 export const ENGINE_STEPS = [
   /** Recovery finished looking up unconfirmed commands, before ingesting anything new. */
   'recovered',
-  /** An update's facts and the checkpoint committed (deposits, attribution, confirmations). */
+  /** A batch of updates' facts and the checkpoint committed (deposits, attribution, confirmations). */
   'update_ingested',
-  /** An intent was executed: reserves moved and the payout recorded, or the refund decided. */
+  /** A pool's batch of intents executed: reserves moved and payouts recorded, or refunds decided. */
   'execution_committed',
   /** Pending intents past their expiry were expired. */
   'expiry_committed',

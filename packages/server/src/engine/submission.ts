@@ -33,8 +33,7 @@ import {
   transferMeta,
 } from './legs.js';
 import {
-  claimCommand,
-  dueCommands,
+  claimDueCommands,
   type EngineCommand,
   failCommand,
   getCommand,
@@ -56,18 +55,31 @@ function offerRefusalOf(failure: unknown): OfferRefusal | null {
 
 /**
  * Submits the recorded commands that are due, each once claimed, so two workers do not both send
- * it; returns how many it looked at.
+ * it; all due commands are claimed in one statement, then sent concurrently (at most
+ * `submissionConcurrencyMax` at once), since each waits on the ledger, not on the others. Returns
+ * how many it claimed.
  */
 export async function submitDueCommands(ctx: EngineContext): Promise<number> {
-  const due = await dueCommands(ctx.db, ctx.clock.now(), ctx.settings.submissionBatchMax);
-  for (const command of due) {
-    const now = ctx.clock.now();
-    const until = new Date(now.getTime() + ctx.settings.commandClaimMs);
-    if (await claimCommand(ctx.db, { commandId: command.commandId, now, until })) {
+  const now = ctx.clock.now();
+  const until = new Date(now.getTime() + ctx.settings.commandClaimMs);
+  const claimed = await claimDueCommands(ctx.db, {
+    now,
+    until,
+    limit: ctx.settings.submissionBatchMax,
+  });
+  let next = 0;
+  const sender = async () => {
+    for (let command = claimed[next++]; command !== undefined; command = claimed[next++]) {
       await submitCommand(ctx, command);
     }
-  }
-  return due.length;
+  };
+  const senders = Math.min(ctx.settings.submissionConcurrencyMax, claimed.length);
+  const results = await Promise.allSettled(Array.from({ length: senders }, sender));
+  // A crash stops the engine whatever else failed; otherwise the first failure is reported.
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+  const crash = failures.find((failure) => failure instanceof EngineCrash);
+  if (crash !== undefined || failures.length > 0) throw crash ?? failures[0];
+  return claimed.length;
 }
 
 export async function submitCommand(ctx: EngineContext, command: EngineCommand): Promise<void> {

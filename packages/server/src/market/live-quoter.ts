@@ -5,7 +5,8 @@
  * Staleness bounds: pools ≤ `POOLS_REFRESH_MS` (1 s), pool history ≤ `HISTORY_REFRESH_MS` (5 s),
  * ledger prices ≤ `LEDGER_PRICES_REFRESH_MS` (5 s), discount policies ≤ `DISCOUNTS_REFRESH_MS`
  * (10 s). `invalidate()` re-reads at once, and quotes asked after it wait for that re-read: a
- * writer that changed a pool (or a policy) and invalidated sees its change in the next quote.
+ * writer that changed a pool (or a policy) and invalidated sees its change in the next quote. A
+ * quote waits only for re-reads of its own pool or of everything, never for another pool's.
  *
  * Choices the spec leaves open:
  * - an input token with no USD price (neither USDCx nor Amulet, and no pool with Amulet) cannot
@@ -28,13 +29,13 @@ import {
 import type { LedgerPort } from '@poolparty/ledger';
 import type { ServiceClock } from '../clock.js';
 import { ApiError } from '../http/problem.js';
-import type { Database, Queryable } from '../store/database.js';
+import type { Database } from '../store/database.js';
 import { listDiscountPoliciesInForce } from '../store/discounts.js';
 import type { PoolRecord } from '../store/pools.js';
 import { guardSnapshotOf, referenceOf } from './guard-inputs.js';
 import { LedgerPriceCache, type LedgerPrices } from './ledger-prices.js';
 import { type PairRequest, resolvePair } from './pair-resolution.js';
-import { type BookedPool, PoolBook } from './pool-book.js';
+import { type BookedPool, type IncompleteSwapCounter, PoolBook } from './pool-book.js';
 import type { PricedQuote, QuoteAudience, QuoteRequest, Quoter } from './quoter.js';
 import { Refreshed } from './refreshed.js';
 import { usdPriceSourceOf } from './usd-prices.js';
@@ -45,8 +46,8 @@ export interface LiveQuoterDeps {
   readonly db: Database;
   readonly ledger: LedgerPort;
   readonly clock: ServiceClock;
-  /** Completed swaps of a pool with incomplete accounting (SPEC §7.7); zero when absent. */
-  readonly countIncompleteCompletedSwaps?: (q: Queryable, poolId: string) => Promise<number>;
+  /** Completed swaps with incomplete accounting of each pool (SPEC §7.7); zero when absent. */
+  readonly countIncompleteCompletedSwaps?: IncompleteSwapCounter;
   /** A background re-read failed; the last good state stays in use. */
   readonly onError?: (error: unknown) => void;
 }
@@ -74,8 +75,12 @@ function warnRefreshFailed(error: unknown): void {
   process.emitWarning(`quoter state re-read failed: ${String(error)}`);
 }
 
+/** Invalidations not yet re-read, by pool; `ALL_POOLS` for those that name none. */
+const ALL_POOLS = Symbol('all pools');
+type InvalidationScope = string | typeof ALL_POOLS;
+
 class LiveQuoter implements Quoter {
-  private readonly invalidations = new Set<Promise<void>>();
+  private readonly invalidations = new Map<InvalidationScope, Set<Promise<void>>>();
 
   constructor(
     private readonly book: PoolBook,
@@ -85,9 +90,15 @@ class LiveQuoter implements Quoter {
   ) {}
 
   async quote(request: QuoteRequest, audience: QuoteAudience): Promise<PricedQuote> {
-    if (this.invalidations.size > 0) await Promise.all(this.invalidations);
+    // A quote waits for re-reads it could see the result of: of every pool, or of its own pool;
+    // never for a re-read of another pool.
+    await this.invalidated(ALL_POOLS);
     const amount = parseAmount(request.amount);
-    const { booked, inputSide } = resolveBooked(this.book.list(), request);
+    let resolved = resolveBooked(this.book.list(), request);
+    if (await this.invalidated(resolved.booked.poolId)) {
+      resolved = resolveBooked(this.book.list(), request);
+    }
+    const { booked, inputSide } = resolved;
     const pool = booked.record;
     if (pool.status === 'paused') {
       throw new ApiError(
@@ -156,16 +167,30 @@ class LiveQuoter implements Quoter {
   invalidate(poolId?: string): void {
     const rereads = [this.book.invalidate(poolId)];
     if (poolId === undefined) rereads.push(this.policies.refresh(), this.prices.refresh());
-    const done = Promise.all(rereads).then(() => {
-      this.invalidations.delete(done);
+    const scope = poolId ?? ALL_POOLS;
+    const pending = this.invalidations.get(scope) ?? new Set<Promise<void>>();
+    this.invalidations.set(scope, pending);
+    const done: Promise<void> = Promise.all(rereads).then(() => {
+      pending.delete(done);
+      if (pending.size === 0 && this.invalidations.get(scope) === pending) {
+        this.invalidations.delete(scope);
+      }
     });
-    this.invalidations.add(done);
+    pending.add(done);
   }
 
   async close(): Promise<void> {
     this.book.close();
     this.prices.close();
     this.policies.close();
+  }
+
+  /** Waits for the re-reads pending for `scope`; true when there were any. */
+  private async invalidated(scope: InvalidationScope): Promise<boolean> {
+    const pending = this.invalidations.get(scope);
+    if (pending === undefined || pending.size === 0) return false;
+    await Promise.all(pending);
+    return true;
   }
 
   private async marketPrices(now: Date): Promise<LedgerPrices> {

@@ -2,10 +2,16 @@
  * The pools in memory: what `/v1/pools`, `/v1/tokens` and every quote read, so that none of them
  * waits on the store.
  *
- * Staleness bound: pool rows (status, reserves) are re-read every `POOLS_REFRESH_MS`, and each
+ * Staleness bound: pool rows (status, reserves) are re-read every `POOLS_REFRESH_MS`, and every
  * pool's history (trailing-hour outputs, hourly snapshots, reconciliation) every
  * `HISTORY_REFRESH_MS`. A writer that changes a pool calls `invalidate(poolId)`; the next read
  * through `settled()` then sees the change. Without that call a change shows within one period.
+ *
+ * Histories are read set-based: one statement per kind of history for all the pools asked about,
+ * never one per pool, so a book of thousands of pools costs a handful of statements per re-read.
+ * A re-read of one pool's history (its writer invalidated it) reads that pool alone. Reads may
+ * overlap; a pool keeps the history of the read that started last, so a slow re-read of every
+ * pool cannot put back what a newer re-read of one pool replaced.
  */
 import {
   Amount,
@@ -14,10 +20,10 @@ import {
   type PoolSnapshot,
 } from '@poolparty/core';
 import type { Queryable } from '../store/database.js';
-import { sumOutputsSince } from '../store/fee-events.js';
-import { hourOf, listPoolSnapshots } from '../store/pool-snapshots.js';
+import { sumOutputsSinceByPool } from '../store/fee-events.js';
+import { hourOf, listPoolSnapshotsByPool } from '../store/pool-snapshots.js';
 import { listPools, type PoolRecord } from '../store/pools.js';
-import { latestReconciliationRun } from '../store/reconciliation.js';
+import { latestReconciliationRunByPool } from '../store/reconciliation.js';
 import { type PoolHistory, thresholdsOf } from './guard-inputs.js';
 import type { TradedPair } from './pair-resolution.js';
 import { type Loaded, Refreshed } from './refreshed.js';
@@ -39,25 +45,54 @@ export interface BookedPool extends TradedPair, PricingPool {
   readonly maxPriceImpact: number;
 }
 
+/** Completed swaps with incomplete accounting of each pool asked about; a pool with none may be absent. */
+export type IncompleteSwapCounter = (
+  q: Queryable,
+  poolIds: readonly string[],
+) => Promise<ReadonlyMap<string, number>>;
+
 export interface PoolBookDeps {
   readonly db: Queryable;
   /** The service clock: the trailing hour is the ledger's hour on devnet. */
   readonly now: () => Date;
-  /** Completed swaps of the pool with incomplete accounting; zero when none are recorded. */
-  readonly countIncompleteCompletedSwaps?: (q: Queryable, poolId: string) => Promise<number>;
+  /** Zero for every pool when absent (nothing records swaps). */
+  readonly countIncompleteCompletedSwaps?: IncompleteSwapCounter;
   readonly onError?: (error: unknown) => void;
 }
 
+interface PoolList {
+  readonly pools: readonly BookedPool[];
+  readonly byId: ReadonlyMap<string, BookedPool>;
+}
+
+interface KeptHistory {
+  readonly loaded: Loaded<PoolHistory>;
+  /** Which read it came from: a later-started read replaces it, an earlier one does not. */
+  readonly readNo: number;
+}
+
 export class PoolBook {
-  private readonly pools: Refreshed<readonly BookedPool[]>;
-  private readonly histories = new Map<string, Refreshed<PoolHistory>>();
-  private historyTimer: NodeJS.Timeout | null = null;
+  private readonly pools: Refreshed<PoolList>;
+  /** Re-reads every pool's history at once (periodically, or after `invalidate()`). */
+  private readonly everyHistory: Refreshed<void>;
+  private readonly histories = new Map<string, KeptHistory>();
+  /** Pools whose history has been asked for at least once (read, or being read). */
+  private readonly tracked = new Set<string>();
+  /** Reads of the histories of pools just seen, not yet ended. */
+  private readonly firstReads = new Set<Promise<void>>();
+  private reads = 0;
+  private opened = false;
 
   private constructor(private readonly deps: PoolBookDeps) {
+    const onError = deps.onError && { onError: deps.onError };
     this.pools = new Refreshed(() => this.loadPools(), {
       intervalMs: POOLS_REFRESH_MS,
-      ...(deps.onError && { onError: deps.onError }),
+      ...onError,
     });
+    this.everyHistory = new Refreshed(
+      () => this.loadHistories(this.list().map((pool) => pool.poolId)),
+      { intervalMs: HISTORY_REFRESH_MS, ...onError },
+    );
   }
 
   /** Loads every pool and its history; throws when the pools cannot be read at all. */
@@ -68,18 +103,17 @@ export class PoolBook {
       book.close();
       throw new Error('the pool book could not read the pools from the store');
     }
-    await Promise.all([...book.histories.values()].map((history) => history.refresh()));
-    book.historyTimer = setInterval(() => book.refreshHistories(), HISTORY_REFRESH_MS);
-    book.historyTimer.unref();
+    await book.everyHistory.start();
+    book.opened = true;
     return book;
   }
 
   list(): readonly BookedPool[] {
-    return this.pools.current()?.value ?? [];
+    return this.pools.current()?.value.pools ?? [];
   }
 
   get(poolId: string): BookedPool | null {
-    return this.list().find((pool) => pool.record.poolId === poolId) ?? null;
+    return this.pools.current()?.value.byId.get(poolId) ?? null;
   }
 
   /** Wall-clock time of the last successful read of the pools. */
@@ -88,69 +122,90 @@ export class PoolBook {
   }
 
   historyOf(poolId: string): Loaded<PoolHistory> | null {
-    return this.histories.get(poolId)?.current() ?? null;
+    return this.histories.get(poolId)?.loaded ?? null;
   }
 
-  /** Re-reads the pools and the history of one pool (or of all); resolves when both are read. */
+  /**
+   * Re-reads the pools and the history of one pool; resolves when both are read. Without a pool
+   * (something changed, nobody says which: an operator's change in another process) it resolves
+   * once the pools and the histories of pools added since are read, and every other history is
+   * re-read behind it: operators change pool rows, not histories, so nothing should wait for
+   * thousands of histories. A failed read is reported to `onError`; the last good state stays.
+   */
   async invalidate(poolId?: string): Promise<void> {
     await this.pools.refresh();
-    const histories =
-      poolId === undefined ? [...this.histories.values()] : [this.histories.get(poolId)];
-    await Promise.all(histories.map((history) => history?.refresh()));
+    if (poolId === undefined) {
+      void this.everyHistory.refresh();
+      await Promise.all(this.firstReads);
+      return;
+    }
+    await this.loadHistories([poolId]).catch((error: unknown) => this.deps.onError?.(error));
+  }
+
+  /** Resolves once a re-read of every pool's history that started after this call has ended. */
+  refreshHistories(): Promise<void> {
+    return this.everyHistory.refresh();
   }
 
   close(): void {
     this.pools.close();
-    for (const history of this.histories.values()) history.close();
-    if (this.historyTimer !== null) clearInterval(this.historyTimer);
-    this.historyTimer = null;
+    this.everyHistory.close();
   }
 
-  private async loadPools(): Promise<readonly BookedPool[]> {
+  private async loadPools(): Promise<PoolList> {
     const records = await listPools(this.deps.db);
-    const booked = records.map(bookPool);
-    for (const { record } of booked) this.track(record.poolId);
-    return booked;
+    const pools = records.map(bookPool);
+    // A pool seen for the first time gets its history read now (the ones seen at opening are
+    // read by `open`), then with the others.
+    const unseen = pools.map((pool) => pool.poolId).filter((id) => !this.tracked.has(id));
+    if (this.opened && unseen.length > 0) {
+      const read = this.loadHistories(unseen)
+        .catch((error: unknown) => this.deps.onError?.(error))
+        .finally(() => this.firstReads.delete(read));
+      this.firstReads.add(read);
+    }
+    return { pools, byId: new Map(pools.map((pool) => [pool.poolId, pool])) };
   }
 
-  /** A pool seen for the first time gets its history read now, then with the others. */
-  private track(poolId: string): void {
-    if (this.histories.has(poolId)) return;
-    const history = new Refreshed(() => this.loadHistory(poolId), {
-      ...(this.deps.onError && { onError: this.deps.onError }),
-    });
-    this.histories.set(poolId, history);
-    void history.refresh();
-  }
-
-  private refreshHistories(): void {
-    for (const history of this.histories.values()) void history.refresh();
-  }
-
-  private async loadHistory(poolId: string): Promise<PoolHistory> {
+  /** Reads the histories of `poolIds` with one statement per kind, whatever their number. */
+  private async loadHistories(poolIds: readonly string[]): Promise<void> {
+    for (const poolId of poolIds) this.tracked.add(poolId);
+    if (poolIds.length === 0) return;
+    this.reads += 1;
+    const readNo = this.reads;
     const { db } = this.deps;
     const now = this.deps.now();
     const since = new Date(now.getTime() - HOUR_MS);
-    const outputsA = await sumOutputsSince(db, poolId, 'a', since);
-    const outputsB = await sumOutputsSince(db, poolId, 'b', since);
+    const outputs = await sumOutputsSinceByPool(db, poolIds, since);
     // Snapshots are hourly: the current and the previous hour cover the trailing hour.
-    const snapshots = await listPoolSnapshots(
+    const snapshots = await listPoolSnapshotsByPool(
       db,
-      poolId,
+      poolIds,
       hourOf(since),
       new Date(now.getTime() + 1),
     );
-    const run = await latestReconciliationRun(db, poolId);
-    const incomplete = (await this.deps.countIncompleteCompletedSwaps?.(db, poolId)) ?? 0;
-    return {
-      trailingOutputs: { tokenA: Amount.parse(outputsA), tokenB: Amount.parse(outputsB) },
-      snapshots: snapshots.map((s) => ({
-        reserveA: Amount.parse(s.reserveA),
-        reserveB: Amount.parse(s.reserveB),
-      })),
-      lastReconciliationOk: run === null ? null : run.ok,
-      incompleteCompletedSwaps: incomplete,
-    };
+    const runs = await latestReconciliationRunByPool(db, poolIds);
+    const incomplete = (await this.deps.countIncompleteCompletedSwaps?.(db, poolIds)) ?? null;
+    const loadedAtMs = Date.now();
+    for (const poolId of poolIds) {
+      const kept = this.histories.get(poolId);
+      if (kept !== undefined && kept.readNo > readNo) continue;
+      const output = outputs.get(poolId);
+      const run = runs.get(poolId);
+      const value: PoolHistory = {
+        trailingOutputs: {
+          tokenA: Amount.parse(output?.a ?? '0'),
+          tokenB: Amount.parse(output?.b ?? '0'),
+        },
+        snapshots: (snapshots.get(poolId) ?? []).map((s) => ({
+          reserveA: Amount.parse(s.reserveA),
+          reserveB: Amount.parse(s.reserveB),
+        })),
+        lastReconciliationOk: run === undefined ? null : run.ok,
+        incompleteCompletedSwaps: incomplete?.get(poolId) ?? 0,
+      };
+      this.histories.set(poolId, { loaded: { value, loadedAtMs }, readNo });
+    }
   }
 }
 

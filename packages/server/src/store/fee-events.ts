@@ -5,6 +5,7 @@
 import {
   amountParam,
   amountParamOrNull,
+  jsonParam,
   readAmount,
   readAmountOrNull,
   readDate,
@@ -91,6 +92,41 @@ export async function insertFeeEvent(q: Queryable, event: NewFeeEvent): Promise<
   return feeEventFromRow(rows[0] as Row);
 }
 
+/** Inserts the fee events of several executed swaps in one statement. */
+export async function insertFeeEvents(q: Queryable, events: readonly NewFeeEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map((event) => ({
+    pool_id: event.poolId,
+    intent_id: event.intentId,
+    api_key_id: event.apiKeyId,
+    input_side: event.inputSide,
+    input_amount: amountParam(event.inputAmount),
+    output_amount: amountParam(event.outputAmount),
+    lp_fee_amount: amountParam(event.lpFeeAmount),
+    platform_fee_amount: amountParam(event.platformFeeAmount),
+    network_fee_amount: amountParam(event.networkFeeAmount),
+    developer_earnings: amountParam(event.developerEarnings),
+    volume_usd: amountParamOrNull(event.volumeUsd),
+    fees_usd: amountParamOrNull(event.feesUsd),
+    lp_fees_usd: amountParamOrNull(event.lpFeesUsd),
+    at: event.at.toISOString(),
+  }));
+  await q.query(
+    `INSERT INTO fee_events (pool_id, intent_id, api_key_id, input_side, input_amount,
+       output_amount, lp_fee_amount, platform_fee_amount, network_fee_amount, developer_earnings,
+       volume_usd, fees_usd, lp_fees_usd, at)
+     SELECT pool_id, intent_id, api_key_id, input_side, input_amount::numeric,
+       output_amount::numeric, lp_fee_amount::numeric, platform_fee_amount::numeric,
+       network_fee_amount::numeric, developer_earnings::numeric, volume_usd::numeric,
+       fees_usd::numeric, lp_fees_usd::numeric, at::timestamptz
+     FROM jsonb_to_recordset($1::jsonb) AS f(pool_id text, intent_id text, api_key_id text,
+       input_side text, input_amount text, output_amount text, lp_fee_amount text,
+       platform_fee_amount text, network_fee_amount text, developer_earnings text,
+       volume_usd text, fees_usd text, lp_fees_usd text, at text)`,
+    [jsonParam(rows)],
+  );
+}
+
 /** The pool's fee events in [from, to), oldest first. */
 export async function listFeeEvents(
   q: Queryable,
@@ -140,6 +176,31 @@ export async function sumOutputsSince(
     [poolId, outputSide, since],
   );
   return readAmount((row as Row).total);
+}
+
+/**
+ * Output paid from each side of each of `poolIds` since `since`, in one statement: the same sums
+ * as `sumOutputsSince`, for a whole book of pools. Pools without fee events in the window are
+ * absent from the map.
+ */
+export async function sumOutputsSinceByPool(
+  q: Queryable,
+  poolIds: readonly string[],
+  since: Date,
+): Promise<Map<string, Record<PoolSide, string>>> {
+  const rows = await q.query(
+    `SELECT pool_id,
+       COALESCE(sum(output_amount) FILTER (WHERE input_side <> 'a'), 0) AS output_a,
+       COALESCE(sum(output_amount) FILTER (WHERE input_side <> 'b'), 0) AS output_b
+     FROM fee_events WHERE pool_id = ANY($1::text[]) AND at >= $2 GROUP BY pool_id`,
+    [poolIds, since],
+  );
+  return new Map(
+    rows.map((row) => [
+      readString(row.pool_id),
+      { a: readAmount(row.output_a), b: readAmount(row.output_b) },
+    ]),
+  );
 }
 
 /** A developer's earnings per input instrument side of each pool, over their keys, since `since`. */

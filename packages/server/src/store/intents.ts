@@ -361,6 +361,38 @@ export async function findPendingIntent(
   return rows[0] ? intentFromRow(rows[0]) : null;
 }
 
+/**
+ * What attribution looks at (§7.3), in one round trip: the intent carrying `depositReference`
+ * (when given) and the party's single pending intent for the pool and input.
+ */
+export async function findAttributionCandidates(
+  q: Queryable,
+  depositReference: string | null,
+  key: PendingIntentKey,
+): Promise<{ byReference: IntentRecord | null; pendingOfSender: IntentRecord | null }> {
+  const rows = await q.query(
+    `SELECT * FROM intents
+     WHERE ($1::text IS NOT NULL AND deposit_reference = $1::text)
+        OR (wallet_party = $2 AND pool_id = $3 AND input_token = $4
+            AND input_token_admin = $5 AND status = 'pending')`,
+    [depositReference, key.walletParty, key.poolId, key.inputToken, key.inputTokenAdmin],
+  );
+  const intents = rows.map(intentFromRow);
+  const pendingOfSender = (intent: IntentRecord) =>
+    intent.walletParty === key.walletParty &&
+    intent.poolId === key.poolId &&
+    intent.inputToken === key.inputToken &&
+    intent.inputTokenAdmin === key.inputTokenAdmin &&
+    intent.status === 'pending';
+  return {
+    byReference:
+      depositReference === null
+        ? null
+        : (intents.find((intent) => intent.depositReference === depositReference) ?? null),
+    pendingOfSender: intents.find(pendingOfSender) ?? null,
+  };
+}
+
 /** Position after the last intent of a page; pages run newest first. */
 export interface IntentCursor {
   readonly createdAt: Date;
@@ -524,6 +556,103 @@ export async function transitionIntent(
     jsonParam(payload),
   ]);
   return rows[0] ? intentFromRow(rows[0]) : null;
+}
+
+/**
+ * One intent's path through several states in one step of a batch: its row ends in the last
+ * state, and every state on the way gets its event row, in order.
+ */
+export interface IntentPath {
+  readonly intentId: string;
+  /** The state the intent must be in; anything else leaves it untouched. */
+  readonly from: SwapState;
+  /** The states entered, in order; the last is where the intent ends. */
+  readonly through: readonly SwapState[];
+  readonly failureReason?: FailureReason;
+  readonly actualOutput?: string;
+  readonly refund?: RefundFacts;
+}
+
+/**
+ * Moves every intent along its path in one statement, each a compare-and-set on its `from`
+ * state, with its event rows (payload `{failureReason}` on the state that carries one, else
+ * `{}`) written in path order, intent after intent. Returns the ids of the intents moved.
+ */
+export async function moveIntentsAlong(
+  q: Queryable,
+  paths: readonly IntentPath[],
+  at: Date,
+): Promise<string[]> {
+  if (paths.length === 0) return [];
+  const moves = paths.map((path, ord) => {
+    const last = path.through.at(-1);
+    if (last === undefined || path.through.includes(path.from)) {
+      throw new RangeError(`intent ${path.intentId}: a path must leave ${path.from}`);
+    }
+    const { failureReason, refund } = path;
+    return {
+      ord,
+      intent_id: path.intentId,
+      from_status: path.from,
+      to_status: last,
+      terminal: isTerminal(last),
+      failure_code: failureReason?.code ?? null,
+      failure_message: failureReason?.message ?? null,
+      actual_output: amountParamOrNull(path.actualOutput),
+      refund_amount: amountParamOrNull(refund?.amount),
+      refund_network_fee_amount: amountParamOrNull(refund?.networkFeeAmount),
+      refund_update_id: refund?.updateId ?? null,
+      events: path.through.map((status) => ({
+        status,
+        payload: status === last && failureReason ? { failureReason } : {},
+      })),
+    };
+  });
+  const rows = await q.query<{ intent_id: string }>(
+    `WITH moves AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS m(ord int, intent_id text,
+         from_status text, to_status text, terminal boolean, failure_code text,
+         failure_message text, actual_output text, refund_amount text,
+         refund_network_fee_amount text, refund_update_id text, events jsonb)
+     ), changed AS (
+       UPDATE intents i SET
+         status = m.to_status,
+         updated_at = $2::timestamptz,
+         completed_at = CASE WHEN m.terminal THEN COALESCE(i.completed_at, $2::timestamptz)
+                        ELSE i.completed_at END,
+         failure_code = COALESCE(m.failure_code, i.failure_code),
+         failure_message = COALESCE(m.failure_message, i.failure_message),
+         actual_output = COALESCE(m.actual_output::numeric, i.actual_output),
+         refund_amount = COALESCE(m.refund_amount::numeric, i.refund_amount),
+         refund_network_fee_amount =
+           COALESCE(m.refund_network_fee_amount::numeric, i.refund_network_fee_amount),
+         refund_update_id = COALESCE(m.refund_update_id, i.refund_update_id)
+       FROM moves m
+       WHERE i.intent_id = m.intent_id AND i.status = m.from_status
+       RETURNING i.intent_id, m.ord, m.events
+     ), event AS (
+       INSERT INTO intent_events (intent_id, status, at, payload)
+       SELECT c.intent_id, e.value->>'status', $2::timestamptz, e.value->'payload'
+       FROM changed c CROSS JOIN LATERAL jsonb_array_elements(c.events) WITH ORDINALITY AS e(value, n)
+       ORDER BY c.ord, e.n
+     )
+     SELECT intent_id FROM changed ORDER BY ord`,
+    [jsonParam(moves), at],
+  );
+  return rows.map((row) => row.intent_id);
+}
+
+/** Intents among `intentIds` that are in one of `statuses`. */
+export async function getIntentsInStatus(
+  q: Queryable,
+  intentIds: readonly string[],
+  statuses: readonly SwapState[],
+): Promise<IntentRecord[]> {
+  const rows = await q.query(
+    'SELECT * FROM intents WHERE intent_id = ANY($1::text[]) AND status = ANY($2::text[])',
+    [intentIds, statuses],
+  );
+  return rows.map(intentFromRow);
 }
 
 /** Cancels the party's intent if it is still pending (seed §3); null otherwise. */

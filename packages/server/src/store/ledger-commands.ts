@@ -93,6 +93,42 @@ export async function recordLedgerCommand(
   return existing;
 }
 
+/**
+ * Records several commands as `recorded` in one statement (none of them a collection's); one
+ * already recorded stays as it is.
+ */
+export async function recordLedgerCommands(
+  q: Queryable,
+  commands: readonly NewLedgerCommand[],
+): Promise<void> {
+  if (commands.length === 0) return;
+  const rows = commands.map((command) => {
+    if ((command.collectionId ?? null) !== null) {
+      throw new RangeError(`command ${command.commandId}: a collection's is recorded alone`);
+    }
+    return {
+      command_id: command.commandId,
+      intent_id: command.intentId,
+      deposit_id: command.depositId,
+      leg: command.leg,
+      attempt: command.attempt,
+      payload: command.payload,
+      created_at: command.createdAt.toISOString(),
+    };
+  });
+  await q.query(
+    `INSERT INTO ledger_commands (command_id, intent_id, deposit_id, leg, attempt, status,
+       payload, created_at, updated_at)
+     SELECT command_id, intent_id, deposit_id, leg, attempt, 'recorded', payload,
+       created_at::timestamptz, created_at::timestamptz
+     FROM jsonb_to_recordset($1::jsonb) AS c(command_id text, intent_id text, deposit_id text,
+       leg text, attempt int, payload jsonb, created_at text)
+     ORDER BY command_id
+     ON CONFLICT (command_id) DO NOTHING`,
+    [jsonParam(rows)],
+  );
+}
+
 export async function getLedgerCommand(
   q: Queryable,
   commandId: string,

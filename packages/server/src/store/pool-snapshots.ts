@@ -64,3 +64,25 @@ export async function listPoolSnapshots(
   );
   return rows.map(snapshotFromRow);
 }
+
+/** Snapshots of hours in [from, to) of each of `poolIds`, in one statement, oldest first. */
+export async function listPoolSnapshotsByPool(
+  q: Queryable,
+  poolIds: readonly string[],
+  from: Date,
+  to: Date,
+): Promise<Map<string, PoolSnapshot[]>> {
+  const rows = await q.query(
+    `SELECT * FROM pool_snapshots WHERE pool_id = ANY($1::text[]) AND hour >= $2 AND hour < $3
+     ORDER BY pool_id, hour`,
+    [poolIds, from, to],
+  );
+  const byPool = new Map<string, PoolSnapshot[]>();
+  for (const row of rows) {
+    const snapshot = snapshotFromRow(row);
+    const list = byPool.get(snapshot.poolId);
+    if (list) list.push(snapshot);
+    else byPool.set(snapshot.poolId, [snapshot]);
+  }
+  return byPool;
+}

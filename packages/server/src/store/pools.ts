@@ -189,6 +189,57 @@ export async function getPoolAccounting(
   return rows[0] ? accountingFromRow(rows[0]) : null;
 }
 
+/** A signed change per balance, in units of 10^-10; a missing one is zero. */
+export type BalanceDeltas = Partial<Record<keyof PoolBalances, bigint>>;
+
+const BALANCE_COLUMNS: Record<keyof PoolBalances, string> = {
+  reserveA: 'reserve_a',
+  reserveB: 'reserve_b',
+  inflightA: 'inflight_a',
+  inflightB: 'inflight_b',
+  outgoingA: 'outgoing_a',
+  outgoingB: 'outgoing_b',
+  feesA: 'fees_a',
+  feesB: 'fees_b',
+};
+
+/** `units / 10^10` as a signed decimal literal for a NUMERIC parameter. */
+function signedDecimal(units: bigint): string {
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(11, '0');
+  return `${negative ? '-' : ''}${digits.slice(0, -10)}.${digits.slice(-10)}`;
+}
+
+/**
+ * Adds the deltas to the balances in one statement (which also locks the row) and bumps the
+ * version. Null, changing nothing, when the pool has no accounting or a balance would become
+ * negative: the caller reads the row to say which.
+ */
+export async function addToPoolAccounting(
+  q: Queryable,
+  poolId: string,
+  deltas: BalanceDeltas,
+  now: Date,
+): Promise<PoolAccounting | null> {
+  const fields = Object.keys(BALANCE_COLUMNS) as (keyof PoolBalances)[];
+  const params = fields.map((field) => signedDecimal(deltas[field] ?? 0n));
+  const sets = fields
+    .map(
+      (field, i) => `${BALANCE_COLUMNS[field]} = a.${BALANCE_COLUMNS[field]} + $${i + 3}::numeric`,
+    )
+    .join(', ');
+  const guards = fields
+    .map((field, i) => `a.${BALANCE_COLUMNS[field]} + $${i + 3}::numeric >= 0`)
+    .join(' AND ');
+  const rows = await q.query(
+    `UPDATE pool_accounting AS a SET ${sets}, version = a.version + 1, updated_at = $2
+     WHERE a.pool_id = $1 AND ${guards}
+     RETURNING ${ACCOUNTING_COLUMNS}`,
+    [poolId, now, ...params],
+  );
+  return rows[0] ? accountingFromRow(rows[0]) : null;
+}
+
 /**
  * Replaces the balances if the accounting is still at `expectedVersion`, and bumps the version.
  * Null when another writer got there first (re-read and decide again). Negative balances are

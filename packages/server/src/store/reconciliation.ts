@@ -42,3 +42,16 @@ export async function latestReconciliationRun(
   );
   return rows[0] ? runFromRow(rows[0]) : null;
 }
+
+/** The latest run of each of `poolIds` that has one, in one statement. */
+export async function latestReconciliationRunByPool(
+  q: Queryable,
+  poolIds: readonly string[],
+): Promise<Map<string, ReconciliationRun>> {
+  const rows = await q.query(
+    `SELECT DISTINCT ON (pool_id) * FROM reconciliation_runs WHERE pool_id = ANY($1::text[])
+     ORDER BY pool_id, at DESC, id DESC`,
+    [poolIds],
+  );
+  return new Map(rows.map((row) => [readString(row.pool_id), runFromRow(row)]));
+}

@@ -1,0 +1,156 @@
+/**
+ * Deciding a batch of queued swaps of one pool, in memory and without I/O: each swap is priced
+ * with core's `decideExecution` against the books as the swaps before it in the batch left them
+ * (reserves, guard figures, the swap party's usable holdings), so each ends exactly as it would
+ * have had it executed alone at that point. What to write follows from the plan (execution.ts).
+ *
+ * - A trade moves: inflight −= deposit; input reserve += priced input + LP fee; input fees +=
+ *   platform + network fee; output reserve −= output; output outgoing += output.
+ * - A refund moves: inflight −= deposit; outgoing += refund; fees += what is kept.
+ * - The payout of an earlier trade in the batch has not left the swap party yet, but will: it is
+ *   taken off the usable holdings a later swap of the batch is checked against.
+ */
+import {
+  Amount,
+  decideExecution,
+  type ExecutionDecision,
+  type GuardThresholds,
+  type Instrument,
+  priceImpactCapRatio,
+} from '@poolparty/core';
+import type { Holding } from '@poolparty/ledger';
+import type { IntentRecord } from '../store/intents.js';
+import type { PoolBalances, PoolRecord } from '../store/pools.js';
+import { applyMovements, credit, debit, type Movement, type Side } from './accounting.js';
+import { type GuardFigures, guardSnapshotFrom, poolThresholds, withSwap } from './guard-inputs.js';
+import { intentFees, sideOf } from './legs.js';
+import { networkChargeBps, type PriceBook } from './prices.js';
+
+export interface SwapPlan {
+  readonly intent: IntentRecord;
+  readonly inputSide: Side;
+  readonly outputSide: Side;
+  readonly deposit: Amount;
+  readonly decision: ExecutionDecision;
+}
+
+export interface PoolBatchPlan {
+  readonly swaps: readonly SwapPlan[];
+  /** The books once every swap of the batch moved them. */
+  readonly balances: PoolBalances;
+}
+
+export interface PoolBatchInput {
+  readonly pool: PoolRecord;
+  /** The pool's books under its lock, before the batch. */
+  readonly balances: PoolBalances;
+  /** The queued intents, in the order they execute. */
+  readonly intents: readonly IntentRecord[];
+  readonly prices: PriceBook;
+  /** The swap party's holdings as the ledger reported them before the batch. */
+  readonly holdings: readonly Holding[];
+  readonly guard: GuardFigures;
+  readonly now: Date;
+  readonly maxPriceImpact: number;
+  readonly guardThresholds: Partial<GuardThresholds>;
+}
+
+export function instrumentsOf(intent: IntentRecord): { input: Instrument; output: Instrument } {
+  return {
+    input: { id: intent.inputToken, admin: intent.inputTokenAdmin },
+    output: { id: intent.outputToken, admin: intent.outputTokenAdmin },
+  };
+}
+
+export function depositOf(intent: IntentRecord): Amount {
+  if (intent.deposit === null) throw new Error(`intent ${intent.intentId} has no deposit facts`);
+  return Amount.parse(intent.deposit.amount);
+}
+
+function usableHoldings(holdings: readonly Holding[], instrument: Instrument): Amount {
+  const usable = holdings.filter(
+    (h) =>
+      h.lock === null &&
+      h.instrument.id === instrument.id &&
+      h.instrument.admin === instrument.admin,
+  );
+  return Amount.sum(usable.map((h) => h.amount));
+}
+
+const RESERVE: Record<Side, keyof PoolBalances> = { a: 'reserveA', b: 'reserveB' };
+
+/** The movements of the swap's decision, as accounting.ts lists them. */
+export function movementsOf(swap: SwapPlan): Movement[] {
+  const { decision, inputSide, outputSide, deposit } = swap;
+  if (decision.kind === 'execute') {
+    return [
+      debit(inputSide, 'inflight', deposit),
+      credit(inputSide, 'reserve', decision.inputReserveAdded),
+      credit(inputSide, 'fees', decision.feesCollected),
+      debit(outputSide, 'reserve', decision.output),
+      credit(outputSide, 'outgoing', decision.output),
+    ];
+  }
+  return [
+    debit(inputSide, 'inflight', deposit),
+    credit(inputSide, 'outgoing', decision.refund),
+    credit(inputSide, 'fees', decision.kept),
+  ];
+}
+
+/** Decides every swap of the batch in order; throws (AccountingError) when the books cannot hold. */
+export function planPoolBatch(input: PoolBatchInput): PoolBatchPlan {
+  const { pool, prices, now } = input;
+  let balances = input.balances;
+  let guard = input.guard;
+  /** Output already promised to earlier payouts of the batch, per instrument. */
+  const promised = new Map<string, Amount>();
+  const swaps: SwapPlan[] = [];
+  for (const intent of input.intents) {
+    const { input: inputInstrument, output } = instrumentsOf(intent);
+    const inputSide = sideOf(pool, inputInstrument);
+    const outputSide: Side = inputSide === 'a' ? 'b' : 'a';
+    const reserves = {
+      input: Amount.parse(balances[RESERVE[inputSide]]),
+      output: Amount.parse(balances[RESERVE[outputSide]]),
+    };
+    const fees = intentFees(intent);
+    const outputKey = `${output.admin}::${output.id}`;
+    const held = usableHoldings(input.holdings, output);
+    const promisedNow = promised.get(outputKey) ?? Amount.ZERO;
+    const outputHoldings = held.gt(promisedNow) ? held.sub(promisedNow) : Amount.ZERO;
+    const snapshot = guardSnapshotFrom(guard, {
+      outputSide,
+      reserves,
+      input: inputInstrument,
+      output,
+      prices,
+      now,
+    });
+    const feeNow = prices.networkFee(inputInstrument, networkChargeBps(intent.networkFeePolicy));
+    const deposit = depositOf(intent);
+    const decision = decideExecution({
+      deposit,
+      fees,
+      networkFeeAtExecution: feeNow ?? fees.networkFeeAmount,
+      minOutput: Amount.parse(intent.minOutput),
+      reserves,
+      maxPriceImpact: priceImpactCapRatio(pool.priceImpactCap ?? input.maxPriceImpact),
+      outputHoldings,
+      poolActive: pool.status === 'active',
+      guard: { snapshot, thresholds: poolThresholds(input.guardThresholds, pool.guard) },
+    });
+    const swap: SwapPlan = { intent, inputSide, outputSide, deposit, decision };
+    balances = applyMovements(balances, movementsOf(swap));
+    if (decision.kind === 'execute') {
+      promised.set(outputKey, promisedNow.add(decision.output));
+      guard = withSwap(guard, {
+        inputSide,
+        reserveAdded: deposit.sub(fees.networkFeeAmount).sub(fees.platformFeeAmount),
+        output: decision.output,
+      });
+    }
+    swaps.push(swap);
+  }
+  return { swaps, balances };
+}
