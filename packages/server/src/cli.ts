@@ -30,6 +30,7 @@ import {
 } from './config.js';
 import { DEVNET_LEDGER_SETTINGS, readDevnetLedgerSettings } from './devnet-ledger/settings.js';
 import { probeListen } from './preflight.js';
+import { progressLine } from './progress-line.js';
 import type { RunningService } from './service.js';
 
 /** How long a graceful shutdown may take before the process gives up waiting. */
@@ -113,12 +114,15 @@ async function serve(flags: Record<string, string | undefined>): Promise<void> {
     import('./banner.js'),
   ]);
   let service: RunningService;
+  const progress = progressLine(process.stderr);
   try {
-    service = await startService(settings, { onProgress: (line) => console.error(line) });
+    service = await startService(settings, { onProgress: progress.report });
   } catch (error) {
+    progress.end();
     console.error(`poolparty: ${error instanceof StartupError ? error.message : String(error)}`);
     process.exit(1);
   }
+  progress.end();
   let stopping = false;
   stopGracefully = (signal: string) => {
     if (stopping) return;

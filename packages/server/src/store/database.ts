@@ -9,6 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { holdsCluster, pgliteTemplate, unpackTemplate } from './pglite-template.js';
 
 /** What a query parameter may be; JSON goes in as text with an explicit `::jsonb` cast. */
 export type SqlParam = string | number | boolean | Date | null | readonly string[];
@@ -229,9 +230,15 @@ export const IN_MEMORY = 'memory://';
  * never interleave, and plain queries wait for the running transaction to finish.
  */
 export async function openPglite(dataDir: string): Promise<Database> {
-  if (dataDir !== IN_MEMORY) mkdirSync(dataDir, { recursive: true });
+  // A new store starts from the empty-cluster template rather than from initdb, which is most
+  // of a first start (pglite-template.ts); without a template for this PGlite, initdb it is.
+  const inMemory = dataDir === IN_MEMORY;
+  const template = inMemory || !holdsCluster(dataDir) ? pgliteTemplate() : null;
+  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  if (!inMemory && template !== null) unpackTemplate(template, dataDir);
   const db = await PGlite.create(dataDir, {
     parsers: { [PG_INT8_OID]: keepText, [PG_NUMERIC_OID]: keepText },
+    ...(inMemory && template !== null && { loadDataDir: new Blob([new Uint8Array(template)]) }),
   });
   return new PgliteDatabase(db);
 }
