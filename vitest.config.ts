@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['packages/*/test/**/*.test.ts'],
+    // bench/test holds unit tests of the benchmarks' pure helpers; the benchmarks never run here.
+    include: ['packages/*/test/**/*.test.ts', 'bench/test/**/*.test.ts'],
     // Tests that start the service as a process of its own (`poolparty serve`, `npm start`) do that
     // inside the test, twice in the restart test; on a loaded two-core machine one start alone can
     // take 20 s.

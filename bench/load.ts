@@ -16,6 +16,7 @@ export const DEFAULT_LOAD: LoadSettings = { connections: 10, durationS: 5, warmU
 
 export interface LoadResult {
   readonly requestsPerS: number;
+  readonly latencyP50Ms: number;
   readonly latencyP99Ms: number;
   readonly requests: number;
 }
@@ -39,6 +40,7 @@ export async function measureLoad(
   }
   return {
     requestsPerS: result.requests.average,
+    latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
     requests: result['2xx'],
   };

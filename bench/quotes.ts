@@ -35,7 +35,8 @@ async function startBareRoute(): Promise<{ url: string; close(): Promise<void> }
   return { url: `${url}/bare`, close: () => app.close() };
 }
 
-async function startQuietService(dataDir: string): Promise<RunningService> {
+/** The real service on embedded PGlite and the devnet ledger, logging nothing. */
+export async function startQuietService(dataDir: string): Promise<RunningService> {
   const read = readSettings({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -47,7 +48,7 @@ async function startQuietService(dataDir: string): Promise<RunningService> {
 }
 
 /** Lifts the bench key's read limit, so the rate measured is the service's, not its limiter's. */
-async function unthrottle(service: RunningService, apiKey: string): Promise<void> {
+export async function unthrottle(service: RunningService, apiKey: string): Promise<void> {
   const key = await findApiKeyByHash(service.ctx.db, hashApiKey(apiKey));
   if (key === null) throw new Error('the devnet API key is not in the store');
   await setApiKeyRateLimits(service.ctx.db, key.keyId, {

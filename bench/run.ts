@@ -1,30 +1,70 @@
 /**
- * `npm run bench`: quote throughput, end-to-end settlement and the SDK's browser bundle size, one
- * after the other (never concurrently: they would measure each other), then a summary.
+ * `npm run bench`: every benchmark one after the other (never concurrently: they would measure
+ * each other), then the cost curves as tables and SVG plots, then one table with each target of
+ * the performance work beside its figure and "met" / "NOT met".
+ *
+ *   npm run bench                      full run (about ten minutes on two cores)
+ *   npm run bench -- --quick           smaller sizes and shorter loads, for a fast pass
+ *   npm run bench -- --out <folder>    where the plots go (default bench/results/)
  */
 import { spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchFirstStart, FIRST_START_TARGET_S, printFirstStartBench } from './first-start.js';
+import {
+  benchIntentsScale,
+  FLAT_FACTOR,
+  INTENT_COUNTS,
+  printIntentsBench,
+  QUICK_INTENT_COUNTS,
+} from './intents-scale.js';
+import {
+  benchQuotePools,
+  POOL_COUNTS,
+  printQuotePoolsBench,
+  QUICK_QUOTE_CURVE_SAMPLES,
+  QUOTE_CURVE_SAMPLES,
+} from './quote-pools.js';
 import { benchQuotes, printQuoteBench, QUOTE_TARGET_RATIO } from './quotes.js';
-import { percent, table } from './report.js';
+import { percent } from './report.js';
 import {
   benchSettlement,
+  benchSettlementCurve,
   meetsSettlementTargets,
   printSettlementBench,
-  type SettlementRun,
   TARGET_P99_MS,
   TARGET_SWAPS_PER_S,
 } from './settlement.js';
+import {
+  benchSse,
+  printSseBench,
+  SSE_QUICK_ROUNDS,
+  SSE_TARGET_P99_MS,
+  SSE_TARGET_STREAMS,
+  STREAM_COUNTS,
+} from './sse.js';
+import { lineChart } from './svg.js';
+import { type TargetRow, targetTable, verdictOf } from './targets.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const QUOTE_TARGET_P99_MS = 10;
+const CURVE_WORKERS = [1, 2, 4];
+const CURVE_POOLS = [1, 3];
+const CURVE_SWAPS = 300;
+const QUICK_CURVE_SWAPS = 100;
 
-interface SizeCheck {
-  readonly line: string;
-  readonly withinBudget: boolean;
+function flag(name: string): boolean {
+  return process.argv.includes(name);
+}
+
+function option(name: string): string | null {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? null : (process.argv[at + 1] ?? null);
 }
 
 /** What `npm run size` does: build the SDK, then its size script (exit 1 above the budget). */
-function sdkSize(): SizeCheck {
+function sdkSize(): { line: string; withinBudget: boolean } {
   const build = spawnSync('npm', ['run', 'build', '-w', '@poolparty/sdk'], {
     cwd: ROOT,
     encoding: 'utf8',
@@ -39,18 +79,14 @@ function sdkSize(): SizeCheck {
   return { line: `${size.stdout}${size.stderr}`.trim(), withinBudget: size.status === 0 };
 }
 
-const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
-
-function settlementRow(run: SettlementRun, baseline: SettlementRun, target: string): string[] {
-  const ratio =
-    run === baseline ? 'baseline' : `${(run.swapsPerS / baseline.swapsPerS).toFixed(2)}×`;
-  return [
-    `settlement, ${run.label}`,
-    `${run.swapsPerS.toFixed(0)} swaps/s, p99 ${run.p99Ms.toFixed(0)} ms`,
-    ratio,
-    target,
-  ];
-}
+const quick = flag('--quick');
+const out = resolve(option('--out') ?? join(ROOT, 'bench/results'));
+mkdirSync(out, { recursive: true });
+const plot = (file: string, svg: string) => {
+  writeFileSync(join(out, file), svg);
+  console.log(`  plot: ${join(out, file)}`);
+};
+console.log(`bench${quick ? ' (--quick)' : ''}: plots into ${out}\n`);
 
 const quotes = await benchQuotes();
 printQuoteBench(quotes);
@@ -58,27 +94,157 @@ console.log();
 const settlement = await benchSettlement();
 printSettlementBench(settlement);
 console.log();
-const size = sdkSize();
-console.log(`sdk: ${size.line}`);
+const firstStart = await benchFirstStart(quick ? 1 : 3);
+printFirstStartBench(firstStart);
 console.log();
 
-const settlementTarget = `≥ ${TARGET_SWAPS_PER_S}/s, p99 ≤ ${TARGET_P99_MS} ms`;
-const rows = [
-  ['benchmark', 'measured', 'ratio', 'target'],
-  [
-    'quotes vs bare Fastify',
-    `${Math.round(quotes.quotes.requestsPerS)} vs ${Math.round(quotes.baseline.requestsPerS)} req/s`,
-    percent(quotes.ratio),
-    `≥ ${percent(QUOTE_TARGET_RATIO)}: ${verdict(quotes.meetsTarget)}`,
-  ],
-  settlementRow(settlement.baseline, settlement.baseline, '(reference)'),
-  settlement.postgres
-    ? settlementRow(
-        settlement.postgres,
-        settlement.baseline,
-        `${settlementTarget}: ${verdict(meetsSettlementTargets(settlement.postgres))}`,
-      )
-    : ['settlement, PostgreSQL', 'skipped', '-', settlementTarget],
-  ['SDK browser bundle', size.line.split(': ').at(-1) ?? '', '-', verdict(size.withinBudget)],
+const quotePools = await benchQuotePools(
+  POOL_COUNTS,
+  quick ? QUICK_QUOTE_CURVE_SAMPLES : QUOTE_CURVE_SAMPLES,
+);
+printQuotePoolsBench(quotePools);
+plot(
+  'quote-latency-vs-pools.svg',
+  lineChart({
+    title: 'Quote latency vs pools in the store',
+    xLabel: 'pools',
+    yLabel: 'latency (ms)',
+    logX: true,
+    series: [
+      { name: 'p50', points: quotePools.map((p) => ({ x: p.pools, y: p.p50Ms })) },
+      { name: 'p99', points: quotePools.map((p) => ({ x: p.pools, y: p.p99Ms })) },
+    ],
+  }),
+);
+console.log();
+
+const intents = await benchIntentsScale(quick ? QUICK_INTENT_COUNTS : INTENT_COUNTS);
+printIntentsBench(intents);
+if (intents.points.length > 0) {
+  plot(
+    'status-track-vs-intents.svg',
+    lineChart({
+      title: 'Status and track latency vs intents stored (PostgreSQL)',
+      xLabel: 'intents stored',
+      yLabel: 'latency (ms)',
+      logX: true,
+      series: [
+        {
+          name: 'status p50',
+          points: intents.points.map((p) => ({ x: p.intents, y: p.statusP50Ms })),
+        },
+        {
+          name: 'status p99',
+          points: intents.points.map((p) => ({ x: p.intents, y: p.statusP99Ms })),
+        },
+        {
+          name: 'track p50',
+          points: intents.points.map((p) => ({ x: p.intents, y: p.trackP50Ms })),
+        },
+        {
+          name: 'track p99',
+          points: intents.points.map((p) => ({ x: p.intents, y: p.trackP99Ms })),
+        },
+      ],
+    }),
+  );
+}
+console.log();
+
+const sse = await benchSse(STREAM_COUNTS, quick ? SSE_QUICK_ROUNDS : undefined);
+printSseBench(sse);
+plot(
+  'sse-latency-vs-streams.svg',
+  lineChart({
+    title: 'SSE delivery latency vs open streams',
+    xLabel: 'open streams',
+    yLabel: 'state change → event (ms)',
+    logX: true,
+    series: [
+      { name: 'p50', points: sse.map((p) => ({ x: p.streams, y: p.p50Ms })) },
+      { name: 'p99', points: sse.map((p) => ({ x: p.streams, y: p.p99Ms })) },
+    ],
+  }),
+);
+console.log();
+
+const curve = await benchSettlementCurve(
+  CURVE_WORKERS,
+  CURVE_POOLS,
+  quick ? QUICK_CURVE_SWAPS : CURVE_SWAPS,
+);
+console.log('settlement throughput vs workers and pools (PostgreSQL, deposits offered at 300/s)');
+if (curve.skipped !== null) console.log(`  skipped: ${curve.skipped}`);
+else {
+  for (const point of curve.points) {
+    const { run } = point;
+    console.log(
+      `  ${point.workers} workers, ${point.pools} pools: ${run.completed}/${run.swaps} completed, ${run.swapsPerS.toFixed(0)} swaps/s, p99 ${run.p99Ms.toFixed(0)} ms`,
+    );
+  }
+  plot(
+    'settlement-vs-workers.svg',
+    lineChart({
+      title: 'Settlement throughput vs workers (PostgreSQL)',
+      xLabel: 'workers',
+      yLabel: 'swaps/s',
+      series: CURVE_POOLS.map((pools) => ({
+        name: `${pools} pool${pools === 1 ? '' : 's'}`,
+        points: curve.points
+          .filter((p) => p.pools === pools)
+          .map((p) => ({ x: p.workers, y: p.run.swapsPerS })),
+      })),
+    }),
+  );
+}
+console.log();
+
+const size = sdkSize();
+console.log(`sdk: ${size.line}\n`);
+
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+const atTargetStreams = sse.find((p) => p.streams === SSE_TARGET_STREAMS);
+const pgRun = settlement.postgres;
+const statusP99s = intents.points.map((p) => p.statusP99Ms);
+const firstIntents = intents.points[0];
+const lastIntents = intents.points.at(-1);
+const rows: TargetRow[] = [
+  {
+    target: `quotes ≥ ${percent(QUOTE_TARGET_RATIO)} of bare Fastify, p99 ≤ ${QUOTE_TARGET_P99_MS} ms`,
+    measured: `${percent(quotes.ratio)} (${Math.round(quotes.quotes.requestsPerS)} vs ${Math.round(quotes.baseline.requestsPerS)} req/s), p99 ${quotes.quotes.latencyP99Ms} ms`,
+    verdict: verdictOf(quotes.meetsTarget && quotes.quotes.latencyP99Ms <= QUOTE_TARGET_P99_MS),
+  },
+  {
+    target: `≥ ${TARGET_SWAPS_PER_S} swaps/s, p99 ≤ ${TARGET_P99_MS} ms (PostgreSQL, 2 workers, 300/s offered)`,
+    measured: pgRun
+      ? `${pgRun.swapsPerS.toFixed(0)} swaps/s, p99 ${pgRun.p99Ms.toFixed(0)} ms, ${pgRun.completed}/${pgRun.swaps} completed`
+      : `skipped: ${settlement.skipped}`,
+    verdict: verdictOf(pgRun ? meetsSettlementTargets(pgRun) : null),
+  },
+  {
+    target: `SSE p99 ≤ ${SSE_TARGET_P99_MS} ms at ${SSE_TARGET_STREAMS} streams`,
+    measured: atTargetStreams ? `p99 ${ms(atTargetStreams.p99Ms)}` : 'not measured',
+    verdict: verdictOf(atTargetStreams ? atTargetStreams.p99Ms <= SSE_TARGET_P99_MS : null),
+  },
+  {
+    target: `first start ≤ ${FIRST_START_TARGET_S} s (fresh data folder, seeded)`,
+    measured: `median ${firstStart.medianHealthyS.toFixed(2)} s of ${firstStart.starts.length}, slowest ${firstStart.slowestHealthyS.toFixed(2)} s`,
+    verdict: verdictOf(firstStart.meetsTarget),
+  },
+  {
+    target: `status p99 within ${FLAT_FACTOR}× from ${INTENT_COUNTS[0] / 1000}k to ${(INTENT_COUNTS.at(-1) ?? 0) / 1_000_000}M intents`,
+    measured:
+      firstIntents && lastIntents
+        ? `${ms(firstIntents.statusP99Ms)} at ${firstIntents.intents}, ${ms(lastIntents.statusP99Ms)} at ${lastIntents.intents} (${statusP99s.map((v) => v.toFixed(1)).join(' / ')})`
+        : `skipped: ${intents.skipped}`,
+    // A --quick pass stops short of a million: its verdict is about the sizes it measured.
+    verdict: verdictOf(intents.points.length > 0 ? intents.statusFlat : null),
+  },
+  {
+    target: 'SDK browser bundle within budget',
+    measured: size.line.split(': ').at(-1) ?? '',
+    verdict: verdictOf(size.withinBudget),
+  },
 ];
-console.log(table(rows));
+console.log(`targets${quick ? ' (--quick: smaller sizes, fewer rounds)' : ''}`);
+console.log(targetTable(rows));

@@ -51,8 +51,8 @@ export const SWAPS = 300;
 export const OFFERED_SWAPS_PER_S = 300;
 export const TARGET_SWAPS_PER_S = 300;
 export const TARGET_P99_MS = 250;
-const DEPOSIT = '50';
-const POOL_ID = 'amulet-usdcx';
+export const DEPOSIT = '50';
+export const POOL_ID = 'amulet-usdcx';
 /** Each run stops waiting this long after its first deposit, settled or not. */
 const SETTLE_WAIT_MS = 20_000;
 const POLL_INTERVAL_MS = 100;
@@ -77,14 +77,15 @@ export interface SettlementBench {
   readonly skipped: string | null;
 }
 
-interface World {
+/** The ledger, its clock and seed, and the stores engines settle on (the first is set up). */
+export interface World {
   readonly stores: readonly Database[];
   readonly ledger: LocalLedger;
   readonly clock: LedgerClock;
   readonly seed: DevnetSeed;
 }
 
-async function openWorld(stores: readonly Database[]): Promise<World> {
+export async function openWorld(stores: readonly Database[]): Promise<World> {
   const [first] = stores;
   if (!first) throw new Error('no store');
   await migrate(first);
@@ -95,14 +96,24 @@ async function openWorld(stores: readonly Database[]): Promise<World> {
   return { stores, ledger, clock, seed };
 }
 
-async function pricedIntents(world: World, count: number): Promise<IntentRecord[]> {
-  const { amulet, usdcx } = world.seed.instruments;
-  const parties = await fundedParties(world.ledger, count, [amulet, usdcx], amulet, DEPOSIT);
+/** The seeded pools, in the order a curve adds them; each takes Amulet in. */
+export const SEEDED_POOL_IDS = ['amulet-usdcx', 'amulet-usdcx-bridge', 'amulet-cbtc'] as const;
+
+/** `count` funded parties, each with an intent to swap `DEPOSIT` Amulet on one of `poolIds`. */
+export async function pricedIntents(
+  world: World,
+  count: number,
+  poolIds: readonly string[],
+): Promise<IntentRecord[]> {
+  const { amulet, usdcx, usdcxBridged, cbtc } = world.seed.instruments;
+  // Every output pre-approved, so each payout settles at once rather than as an offer.
+  const preapproved = [amulet, usdcx, usdcxBridged, cbtc];
+  const parties = await fundedParties(world.ledger, count, preapproved, amulet, DEPOSIT);
   const intents: IntentRecord[] = [];
-  for (const party of parties) {
+  for (const [i, party] of parties.entries()) {
     intents.push(
       await createPricedIntent(world.stores[0] as Database, world.ledger, {
-        poolId: POOL_ID,
+        poolId: poolIds[i % poolIds.length] as string,
         party,
         input: amulet,
         amount: DEPOSIT,
@@ -122,16 +133,21 @@ async function depositPaced(world: World, intents: readonly IntentRecord[]) {
     const dueInMs = startMs + (i * 1000) / OFFERED_SWAPS_PER_S - Date.now();
     if (dueInMs > 1) await sleep(dueInMs);
     submittedAt.set(intent.intentId, world.clock.now().getTime());
-    await world.ledger.submitTransfer({
-      commandId: `bench-deposit-${randomUUID()}`,
-      sender: intent.walletParty,
-      receiver: intent.depositAddress,
-      instrument: world.seed.instruments.amulet,
-      amount: Amount.parse(intent.expectedAmount),
-      meta: { [REASON_META_KEY]: intent.depositReference },
-    });
+    await deposit(world, intent);
   }
   return submittedAt;
+}
+
+/** The intent's wallet sends its Amulet deposit, as a wallet would. */
+export function deposit(world: World, intent: IntentRecord) {
+  return world.ledger.submitTransfer({
+    commandId: `bench-deposit-${randomUUID()}`,
+    sender: intent.walletParty,
+    receiver: intent.depositAddress,
+    instrument: world.seed.instruments.amulet,
+    amount: Amount.parse(intent.expectedAmount),
+    meta: { [REASON_META_KEY]: intent.depositReference },
+  });
 }
 
 async function completedAt(db: Database): Promise<Map<string, number>> {
@@ -151,8 +167,15 @@ async function waitForSettlement(db: Database, count: number, deadlineMs: number
   }
 }
 
-async function settle(label: string, world: World, engines: readonly Engine[]) {
-  const intents = await pricedIntents(world, SWAPS);
+interface Load {
+  readonly swaps: number;
+  readonly poolIds: readonly string[];
+}
+
+const DEFAULT_SETTLEMENT_LOAD: Load = { swaps: SWAPS, poolIds: [POOL_ID] };
+
+async function settle(label: string, world: World, engines: readonly Engine[], load: Load) {
+  const intents = await pricedIntents(world, load.swaps, load.poolIds);
   const startedMs = Date.now();
   const submittedAt = await depositPaced(world, intents);
   const db = world.stores[0] as Database;
@@ -198,7 +221,7 @@ async function runOnPglite(): Promise<SettlementRun> {
     const world = await openWorld([db]);
     ledger = world.ledger;
     engine = await startEngine({ ...engineDeps(world), db });
-    return await settle('PGlite, 1 engine', world, [engine]);
+    return await settle('PGlite, 1 engine', world, [engine], DEFAULT_SETTLEMENT_LOAD);
   } finally {
     await engine?.stop();
     await ledger?.close();
@@ -207,9 +230,12 @@ async function runOnPglite(): Promise<SettlementRun> {
   }
 }
 
-async function runOnPostgres(): Promise<SettlementRun> {
+async function runOnPostgres(
+  workers = 2,
+  load: Load = DEFAULT_SETTLEMENT_LOAD,
+): Promise<SettlementRun> {
   const schema = await createSchema('pp_bench');
-  const stores = [openPostgres(POSTGRES_URL, { schema }), openPostgres(POSTGRES_URL, { schema })];
+  const stores = Array.from({ length: workers }, () => openPostgres(POSTGRES_URL, { schema }));
   const engines: Engine[] = [];
   let ledger: LocalLedger | null = null;
   try {
@@ -223,7 +249,8 @@ async function runOnPostgres(): Promise<SettlementRun> {
       });
       engines.push(await startEngine({ ...engineDeps(world), db, leadership }));
     }
-    return await settle('PostgreSQL, 2 engines', world, engines);
+    const pools = load.poolIds.length === 1 ? '' : `, ${load.poolIds.length} pools`;
+    return await settle(`PostgreSQL, ${workers} engines${pools}`, world, engines, load);
   } finally {
     await Promise.all(engines.map((engine) => engine.stop()));
     await ledger?.close();
@@ -241,6 +268,33 @@ export async function benchSettlement(): Promise<SettlementBench> {
   const skipped = await postgresSkipReason('settlement bench on PostgreSQL');
   const postgres = skipped === null ? await runOnPostgres() : null;
   return { baseline, postgres, skipped };
+}
+
+export interface SettlementPoint {
+  readonly workers: number;
+  readonly pools: number;
+  readonly run: SettlementRun;
+}
+
+/**
+ * Settlement throughput as workers and pools grow, on PostgreSQL (each worker an engine with its
+ * own connection pool); `swaps` deposits at the offered rate, spread round-robin over the pools.
+ */
+export async function benchSettlementCurve(
+  workerCounts: readonly number[],
+  poolCounts: readonly number[],
+  swaps: number,
+): Promise<{ points: SettlementPoint[]; skipped: string | null }> {
+  const skipped = await postgresSkipReason('settlement curve on PostgreSQL');
+  if (skipped !== null) return { points: [], skipped };
+  const points: SettlementPoint[] = [];
+  for (const pools of poolCounts) {
+    for (const workers of workerCounts) {
+      const poolIds = SEEDED_POOL_IDS.slice(0, pools);
+      points.push({ workers, pools, run: await runOnPostgres(workers, { swaps, poolIds }) });
+    }
+  }
+  return { points, skipped: null };
 }
 
 export function meetsSettlementTargets(run: SettlementRun): boolean {

@@ -1,0 +1,198 @@
+/**
+ * Status and track cost as intents pile up, on PostgreSQL: one real intent is created as
+ * `POST /v1/swaps` would, then cloned with `generate_series` (each clone completed, with its
+ * `completed` event, ten per wallet party) into a fresh schema, dropped afterwards. At each size
+ * the store queries behind `GET /v1/swaps/{intentId}` (the party's intent and its history) and
+ * `GET /v1/track/{partyId}` (the party's first page and its histories) are timed for random
+ * intents and parties. HTTP, auth and JSON cost the same at every size and are left out.
+ */
+
+import { TRACK_LIMIT_DEFAULT } from '@poolparty/core';
+import { type LocalLedger, openLocalLedger, seedDevnet } from '@poolparty/ledger';
+import {
+  getIntentForParty,
+  listIntentsForParty,
+  migrate,
+  openPostgres,
+} from '../packages/server/src/store/index.js';
+import { listIntentHistories } from '../packages/server/src/store/intent-history.js';
+import {
+  createSchema,
+  dropSchema,
+  POSTGRES_URL,
+  postgresSkipReason,
+} from '../packages/server/test/support/postgres.js';
+import {
+  createPricedIntent,
+  fundedParties,
+  registerSeed,
+} from '../packages/server/test/support/scale-out.js';
+import { isMain, percentile, table } from './report.js';
+import { flatWithin } from './targets.js';
+
+export const INTENT_COUNTS = [10_000, 100_000, 1_000_000] as const;
+export const QUICK_INTENT_COUNTS = [1_000, 10_000, 100_000] as const;
+export const INTENTS_PER_PARTY = 10;
+export const FLAT_FACTOR = 2;
+const SAMPLES = 300;
+/** Rows cloned per statement: big enough to be quick, small enough not to hold one huge txn. */
+const CLONE_CHUNK = 100_000;
+
+export interface IntentsPoint {
+  readonly intents: number;
+  readonly statusP50Ms: number;
+  readonly statusP99Ms: number;
+  readonly trackP50Ms: number;
+  readonly trackP99Ms: number;
+  /** Seconds spent inserting the rows that reached this size (set-up, shown for scale). */
+  readonly fillS: number;
+}
+
+export interface IntentsBench {
+  readonly points: readonly IntentsPoint[];
+  readonly skipped: string | null;
+  /** Status p99 within 2× from the smallest to the largest size. */
+  readonly statusFlat: boolean;
+}
+
+const CLONE_SQL = `
+  INSERT INTO intents
+  SELECT clone.*
+  FROM intents i, generate_series($2::int, $3::int) g,
+  -- In FROM, not as (f(...)).* in the select list, which would call it once per column.
+  LATERAL jsonb_populate_record(NULL::intents, to_jsonb(i) || jsonb_build_object(
+    'intent_id', 'swp_bench' || g,
+    'deposit_reference', 'pp-bench-' || g,
+    'wallet_party', 'bench-party-' || (g / ${INTENTS_PER_PARTY}),
+    'status', 'completed',
+    'created_at', i.created_at + g * interval '1 millisecond'
+  )) clone
+  WHERE i.intent_id = $1`;
+
+const EVENTS_SQL = `
+  INSERT INTO intent_events (intent_id, status, at)
+  SELECT 'swp_bench' || g, 'completed', now() FROM generate_series($1::int, $2::int) g`;
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await work();
+  return performance.now() - start;
+}
+
+export async function benchIntentsScale(
+  counts: readonly number[] = INTENT_COUNTS,
+): Promise<IntentsBench> {
+  const skipped = await postgresSkipReason('intents-scale bench');
+  if (skipped !== null) return { points: [], skipped, statusFlat: false };
+  const schema = await createSchema('pp_bench_intents');
+  const db = openPostgres(POSTGRES_URL, { schema });
+  let ledger: LocalLedger | null = null;
+  try {
+    await migrate(db);
+    ledger = await openLocalLedger({});
+    const seed = await seedDevnet(ledger);
+    const now = new Date();
+    await registerSeed(db, seed, now);
+    const { amulet, usdcx } = seed.instruments;
+    const [party] = await fundedParties(ledger, 1, [amulet, usdcx], amulet, '100');
+    const base = await createPricedIntent(db, ledger, {
+      poolId: 'amulet-usdcx',
+      party: party as string,
+      input: amulet,
+      amount: '50',
+      developerParty: seed.developer.partyId,
+      now,
+    });
+    // Synthetic history wakes no one: without this, each cloned event sends a NOTIFY, and one
+    // transaction's queue of a hundred thousand of them costs minutes to commit.
+    await db.query('ALTER TABLE intent_events DISABLE TRIGGER intent_events_notify');
+    const points: IntentsPoint[] = [];
+    let filled = 0;
+    for (const count of counts) {
+      const fillStart = performance.now();
+      for (let from = filled + 1; from <= count; from += CLONE_CHUNK) {
+        const to = Math.min(count, from + CLONE_CHUNK - 1);
+        await db.query(CLONE_SQL, [base.intentId, from, to]);
+        await db.query(EVENTS_SQL, [from, to]);
+      }
+      await db.query('ANALYZE intents');
+      await db.query('ANALYZE intent_events');
+      filled = count;
+      const fillS = (performance.now() - fillStart) / 1000;
+      const status: number[] = [];
+      const track: number[] = [];
+      for (let i = 0; i < SAMPLES; i++) {
+        const g = 1 + Math.floor(Math.random() * count);
+        const walletParty = `bench-party-${Math.floor(g / INTENTS_PER_PARTY)}`;
+        status.push(
+          await timed(async () => {
+            const intent = await getIntentForParty(db, `swp_bench${g}`, walletParty);
+            if (intent === null) throw new Error(`swp_bench${g} not found`);
+            await listIntentHistories(db, [intent.intentId]);
+          }),
+        );
+        track.push(
+          await timed(async () => {
+            const page = await listIntentsForParty(db, {
+              walletParty,
+              developerParty: seed.developer.partyId,
+              limit: TRACK_LIMIT_DEFAULT,
+              cursor: null,
+            });
+            if (page.intents.length === 0) throw new Error(`${walletParty} has no intents`);
+            await listIntentHistories(
+              db,
+              page.intents.map((intent) => intent.intentId),
+            );
+          }),
+        );
+      }
+      points.push({
+        intents: count,
+        statusP50Ms: percentile(status, 50),
+        statusP99Ms: percentile(status, 99),
+        trackP50Ms: percentile(track, 50),
+        trackP99Ms: percentile(track, 99),
+        fillS,
+      });
+    }
+    const statusFlat = flatWithin(
+      points.map((p) => p.statusP99Ms),
+      FLAT_FACTOR,
+    );
+    return { points, skipped: null, statusFlat };
+  } finally {
+    await ledger?.close();
+    await db.close();
+    await dropSchema(schema);
+  }
+}
+
+export function printIntentsBench(result: IntentsBench): void {
+  console.log(
+    `status and track vs intents stored (PostgreSQL, ${INTENTS_PER_PARTY} intents per party, ${SAMPLES} samples each)`,
+  );
+  if (result.skipped !== null) {
+    console.log(`  skipped: ${result.skipped}`);
+    return;
+  }
+  const ms = (n: number) => n.toFixed(2);
+  console.log(
+    table([
+      ['  intents', 'status p50 ms', 'status p99 ms', 'track p50 ms', 'track p99 ms', 'fill s'],
+      ...result.points.map((p) => [
+        `  ${p.intents}`,
+        ms(p.statusP50Ms),
+        ms(p.statusP99Ms),
+        ms(p.trackP50Ms),
+        ms(p.trackP99Ms),
+        p.fillS.toFixed(1),
+      ]),
+    ]),
+  );
+}
+
+if (isMain(import.meta.url)) {
+  const quick = process.argv.includes('--quick');
+  printIntentsBench(await benchIntentsScale(quick ? QUICK_INTENT_COUNTS : INTENT_COUNTS));
+}

@@ -1,0 +1,188 @@
+/**
+ * Store round trips per swap: N swaps settled end to end (deposit → attribution → execution →
+ * payout → confirmation) by one engine on PGlite in a temporary data folder, at zero ledger
+ * latency, with every statement the engine sends counted by a wrapper around the store.
+ *
+ * Two loads:
+ * - one at a time: each deposit is made once the previous swap completed, so nothing can share a
+ *   transaction with anything else: the cost of a swap on a quiet service;
+ * - burst: every deposit is made at once, so the engine finds many updates and many queued swaps
+ *   per round: the cost of a swap under load.
+ *
+ * Counted: every `query` and `exec` on the store or inside a transaction, and the transactions
+ * themselves (their BEGIN and COMMIT are not in the statement count). Setup (pools, funded
+ * parties, priced intents) goes through the store directly and is not counted.
+ *
+ *   node --import tsx bench/queries-per-swap.ts [swaps]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { LocalLedger } from '@poolparty/ledger';
+import { type Engine, startEngine } from '../packages/server/src/engine/index.js';
+import {
+  type Database,
+  openPglite,
+  type Queryable,
+  type Row,
+  type SqlParam,
+} from '../packages/server/src/store/index.js';
+import { isMain, table } from './report.js';
+import { DEPOSIT, deposit, openWorld, POOL_ID, pricedIntents } from './settlement.js';
+
+const DEFAULT_SWAPS = 200;
+const POLL_INTERVAL_MS = 5;
+/** A run stops waiting this long after its last deposit, settled or not (the output shows it). */
+const SETTLE_WAIT_MS = 60_000;
+
+/** What the engine asked of the store. */
+export interface StoreCounts {
+  statements: number;
+  transactions: number;
+}
+
+/** The store, with every statement and transaction sent through it counted. */
+class CountingDatabase implements Database {
+  readonly counts: StoreCounts = { statements: 0, transactions: 0 };
+
+  constructor(private readonly inner: Database) {}
+
+  get kind() {
+    return this.inner.kind;
+  }
+
+  query<T = Row>(sql: string, params?: readonly SqlParam[]): Promise<T[]> {
+    this.counts.statements += 1;
+    return this.inner.query<T>(sql, params);
+  }
+
+  exec(script: string): Promise<void> {
+    this.counts.statements += 1;
+    return this.inner.exec(script);
+  }
+
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    this.counts.transactions += 1;
+    return this.inner.transaction((tx) =>
+      fn({
+        query: <R = Row>(sql: string, params?: readonly SqlParam[]) => {
+          this.counts.statements += 1;
+          return tx.query<R>(sql, params);
+        },
+        exec: (script: string) => {
+          this.counts.statements += 1;
+          return tx.exec(script);
+        },
+      }),
+    );
+  }
+
+  listen(
+    channel: string,
+    onPayload: (payload: string) => void,
+    onLost?: (error: Error) => void,
+  ): Promise<() => Promise<void>> {
+    return this.inner.listen(channel, onPayload, onLost);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+export interface QueriesRun {
+  readonly load: string;
+  readonly swaps: number;
+  readonly completed: number;
+  readonly counts: StoreCounts;
+  /** Wall time from the first deposit to the last swap completed. */
+  readonly elapsedMs: number;
+}
+
+async function completedCount(db: Database): Promise<number> {
+  const rows = await db.query<{ n: string | number }>(
+    `SELECT count(*) AS n FROM intents WHERE status = 'completed'`,
+  );
+  return Number(rows[0]?.n);
+}
+
+async function waitForCompleted(db: Database, count: number, deadlineMs: number): Promise<void> {
+  while ((await completedCount(db)) < count && Date.now() < deadlineMs) {
+    await sleep(POLL_INTERVAL_MS);
+  }
+}
+
+async function run(load: 'one at a time' | 'burst', swaps: number): Promise<QueriesRun> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'poolparty-queries-'));
+  const db = await openPglite(dataDir);
+  let engine: Engine | null = null;
+  let ledger: LocalLedger | null = null;
+  try {
+    const world = await openWorld([db]);
+    ledger = world.ledger;
+    const counting = new CountingDatabase(db);
+    engine = await startEngine({
+      db: counting,
+      ledger,
+      clock: world.clock,
+      quoter: { invalidate: () => {} },
+    });
+    const intents = await pricedIntents(world, swaps, [POOL_ID]);
+    // Let the engine take in the seed and the set-up before counting starts.
+    await sleep(500);
+    counting.counts.statements = 0;
+    counting.counts.transactions = 0;
+    const startedMs = Date.now();
+    if (load === 'burst') {
+      await Promise.all(intents.map((intent) => deposit(world, intent)));
+      await waitForCompleted(db, intents.length, Date.now() + SETTLE_WAIT_MS);
+    } else {
+      for (const [i, intent] of intents.entries()) {
+        await deposit(world, intent);
+        await waitForCompleted(db, i + 1, Date.now() + SETTLE_WAIT_MS);
+      }
+    }
+    const counts = { ...counting.counts };
+    const elapsedMs = Date.now() - startedMs;
+    return { load, swaps, completed: await completedCount(db), counts, elapsedMs };
+  } finally {
+    await engine?.stop();
+    await ledger?.close();
+    await db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function benchQueriesPerSwap(swaps = DEFAULT_SWAPS): Promise<QueriesRun[]> {
+  return [await run('one at a time', swaps), await run('burst', swaps)];
+}
+
+export function printQueriesPerSwap(runs: readonly QueriesRun[]): void {
+  console.log(
+    `store round trips per swap: ${runs[0]?.swaps} swaps of ${DEPOSIT} Amulet on ${POOL_ID}, one engine, PGlite, zero ledger latency`,
+  );
+  const rows = runs.map((r) => [
+    r.load,
+    `${r.completed}/${r.swaps}`,
+    String(r.counts.statements),
+    (r.counts.statements / r.swaps).toFixed(1),
+    (r.counts.transactions / r.swaps).toFixed(2),
+    (r.elapsedMs / r.swaps).toFixed(1),
+  ]);
+  const header = [
+    'load',
+    'completed',
+    'statements',
+    'statements/swap',
+    'transactions/swap',
+    'ms/swap',
+  ];
+  console.log(table([header, ...rows]).replace(/^/gm, '  '));
+}
+
+if (isMain(import.meta.url)) {
+  const swaps = Number(process.argv[2] ?? DEFAULT_SWAPS);
+  if (!Number.isSafeInteger(swaps) || swaps < 1) throw new RangeError(`swaps: ${process.argv[2]}`);
+  printQueriesPerSwap(await benchQueriesPerSwap(swaps));
+}
