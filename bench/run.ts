@@ -13,6 +13,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchFirstStart, FIRST_START_TARGET_S, printFirstStartBench } from './first-start.js';
 import {
+  benchIdleSwap,
+  IDLE_SWAP_TARGET_MS,
+  meetsIdleSwapTarget,
+  printIdleSwapBench,
+} from './idle-swap.js';
+import {
   benchIntentsScale,
   FLAT_FACTOR,
   INTENT_COUNTS,
@@ -93,6 +99,9 @@ printQuoteBench(quotes);
 console.log();
 const settlement = await benchSettlement();
 printSettlementBench(settlement);
+console.log();
+const idleSwap = await benchIdleSwap(quick);
+printIdleSwapBench(idleSwap);
 console.log();
 const firstStart = await benchFirstStart(quick ? 1 : 3);
 printFirstStartBench(firstStart);
@@ -220,6 +229,13 @@ const rows: TargetRow[] = [
       ? `${pgRun.swapsPerS.toFixed(0)} swaps/s, p99 ${pgRun.p99Ms.toFixed(0)} ms, ${pgRun.completed}/${pgRun.swaps} completed`
       : `skipped: ${settlement.skipped}`,
     verdict: verdictOf(pgRun ? meetsSettlementTargets(pgRun) : null),
+  },
+  {
+    target: `a lone swap completes ≤ ${IDLE_SWAP_TARGET_MS} ms after its deposit (p99, zero ledger latency)`,
+    measured: idleSwap.runs
+      .map((r) => `${r.store}: p99 ${ms(r.p99Ms)}, ${r.completed}/${r.swaps}`)
+      .join('; '),
+    verdict: verdictOf(meetsIdleSwapTarget(idleSwap)),
   },
   {
     target: `SSE p99 ≤ ${SSE_TARGET_P99_MS} ms at ${SSE_TARGET_STREAMS} streams`,
