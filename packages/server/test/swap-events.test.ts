@@ -1,9 +1,10 @@
 /**
  * `GET /v1/swaps/{intentId}/events` (SPEC §7.6) as an SSE client sees it, against the real seeded
  * service: the current state first, every later state change once and in order, the end after a
- * terminal event, exact resume from `Last-Event-ID`, heartbeats, and refusals. The intent event
- * hub on its own: who is woken, the subscriber bound, listening again after a lost listener. And
- * on PostgreSQL, a stream served by one process hears of changes written through another.
+ * terminal event, exact resume from `Last-Event-ID`, heartbeats, refusals, and one store read per
+ * change however many streams follow the swap. The intent event hub on its own: who is woken,
+ * the subscriber bound, listening again after a lost listener. And on PostgreSQL, a stream served
+ * by one process hears of changes written through another.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -403,6 +404,60 @@ describe('swap event stream', () => {
       lastEventId: ending.at(-1)?.id ?? '',
     });
     expect(await after.rest()).toEqual([]);
+  });
+
+  it('serves streams at different positions on one swap from one store read per change', async () => {
+    const { token } = await newParty(client, 'fanout');
+    const intent = await createIntent(client, token);
+    const id = intent.intentId;
+    const [matched, received, ...toTheEnd] = happyPath(intent, ctx.clock.now());
+    if (!matched || !received) throw new Error('two steps');
+    // The same service over a store that counts reads of the outbox.
+    let outboxReads = 0;
+    const counting: Database = new Proxy(ctx.db, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (key !== 'query' || typeof value !== 'function') return value;
+        return (sql: string, params?: readonly unknown[]) => {
+          if (/FROM intent_events/.test(sql)) outboxReads++;
+          return value.call(target, sql, params);
+        };
+      },
+    });
+    const app = await buildApp({ ...ctx, db: counting });
+    try {
+      const url = await app.listen({ port: 0, host: '127.0.0.1' });
+      const auth = { apiKey: t.apiKey, walletToken: token };
+      const fresh = await Promise.all(
+        Array.from({ length: 5 }, () => openSse(url, eventsPath(id), auth)),
+      );
+      const [pending] = (await fresh[0]?.events(1)) ?? [];
+      for (const stream of fresh.slice(1))
+        expect(names(await stream.events(1))).toEqual(['pending']);
+      await move(ctx.db, id, matched);
+      for (const stream of fresh) expect(names(await stream.events(1))).toEqual(['matched']);
+      // One stream behind the others: it still gets only what it has not seen.
+      const behind = await openSse(url, eventsPath(id), {
+        ...auth,
+        lastEventId: pending?.id ?? '',
+      });
+      expect(names(await behind.events(1))).toEqual(['matched']);
+
+      outboxReads = 0;
+      await move(ctx.db, id, received);
+      const received6 = await Promise.all([...fresh, behind].map((stream) => stream.events(1)));
+      expect(received6.map(names)).toEqual(Array(6).fill(['deposit_received']));
+      expect(new Set(received6.map(([event]) => event?.id)).size).toBe(1);
+      expect(outboxReads).toBe(1);
+
+      // To the end, so the engine is left no half-settled swap.
+      for (const step of toTheEnd) await move(ctx.db, id, step);
+      for (const stream of [...fresh, behind]) {
+        expect(names(await stream.rest()).at(-1)).toBe('completed');
+      }
+    } finally {
+      await app.close();
+    }
   });
 
   it('refuses a Last-Event-ID that is not an event of this swap', async () => {

@@ -38,6 +38,7 @@ import {
 } from '../store/intents.js';
 import { swapStatusView } from '../swaps/intent-view.js';
 import type { IntentEventHub } from './intent-event-hub.js';
+import { IntentSnapshots, type SnapshotSubscription } from './intent-snapshots.js';
 
 export const HEARTBEAT_MS_DEFAULT = 15_000;
 /** The reconnect delay the stream suggests to EventSource clients (`retry:`). */
@@ -208,14 +209,50 @@ export class UnknownLastEventIdError extends Error {
   }
 }
 
-interface Snapshot {
+/** One read of an intent's events and facts, shared by every stream of the intent it answers. */
+export interface SwapEventSnapshot {
   readonly events: readonly IntentEventRecord[];
   readonly intent: IntentRecord | null;
+  /**
+   * The SSE message of each event, formatted from this snapshot on first use, so the streams
+   * sharing it write the same string instead of each building the SwapStatus JSON again.
+   */
+  readonly messages: Map<number, string>;
+}
+
+/** Events before the intent: its facts are then at least as new as the last event. */
+export async function readSwapEventSnapshot(
+  db: Queryable,
+  intentId: string,
+): Promise<SwapEventSnapshot> {
+  const events = await listIntentEvents(db, intentId);
+  return { events, intent: await getIntent(db, intentId), messages: new Map() };
+}
+
+/** The formatted message of `event`, one of the snapshot's events (`intent` not null). */
+export function snapshotMessage(
+  snapshot: SwapEventSnapshot,
+  intent: IntentRecord,
+  event: IntentEventRecord,
+): string {
+  let text = snapshot.messages.get(event.seq);
+  if (text === undefined) {
+    text = formatSseMessage(sseMessageOf(intent, snapshot.events, event));
+    snapshot.messages.set(event.seq, text);
+  }
+  return text;
+}
+
+export type SwapEventSnapshots = IntentSnapshots<SwapEventSnapshot>;
+
+/** The shared reads of one process's event streams (one per HTTP app). */
+export function swapEventSnapshots(db: Queryable, hub: IntentEventHub): SwapEventSnapshots {
+  return new IntentSnapshots(hub, (intentId) => readSwapEventSnapshot(db, intentId));
 }
 
 export interface SwapEventStreamDeps {
-  readonly db: Queryable;
-  readonly hub: IntentEventHub;
+  /** Wake-ups and store reads, shared with the other streams of the same intent. */
+  readonly snapshots: SwapEventSnapshots;
   /** Told when the store failed mid-stream; the stream ends and the client resumes. */
   readonly onReadError?: (error: unknown) => void;
 }
@@ -227,11 +264,10 @@ export class SwapEventStream {
   private woken = false;
   private resolveWake: (() => void) | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
-  private unsubscribe: () => void = () => {};
+  private subscription: SnapshotSubscription<SwapEventSnapshot> | null = null;
 
   private constructor(
     private readonly deps: SwapEventStreamDeps,
-    private readonly intentId: string,
     private after: number | null,
   ) {}
 
@@ -245,10 +281,11 @@ export class SwapEventStream {
     intentId: string,
     after: number | null,
   ): Promise<SwapEventStream> {
-    const stream = new SwapEventStream(deps, intentId, after);
-    stream.unsubscribe = deps.hub.subscribe(intentId, () => stream.wake());
+    const stream = new SwapEventStream(deps, after);
+    const subscription = deps.snapshots.subscribe(intentId, () => stream.wake());
+    stream.subscription = subscription;
     try {
-      const first = await stream.read();
+      const first = await subscription.read();
       if (after !== null && !first.events.some((event) => event.seq === after)) {
         throw new UnknownLastEventIdError(after);
       }
@@ -266,7 +303,7 @@ export class SwapEventStream {
     this.stop();
   }
 
-  private start(first: Snapshot): void {
+  private start(first: SwapEventSnapshot): void {
     this.body.on('close', () => this.stop());
     // Something goes out at once, so the client has the response headers even before an event.
     this.write(`retry: ${CLIENT_RETRY_MS}\n\n`);
@@ -275,7 +312,7 @@ export class SwapEventStream {
     void this.run(first);
   }
 
-  private async run(first: Snapshot): Promise<void> {
+  private async run(first: SwapEventSnapshot): Promise<void> {
     let snapshot = first;
     try {
       while (!this.closed) {
@@ -284,8 +321,8 @@ export class SwapEventStream {
           return;
         }
         await this.nextWake();
-        if (this.closed) return;
-        snapshot = await this.read();
+        if (this.closed || this.subscription === null) return;
+        snapshot = await this.subscription.read();
       }
     } catch (error) {
       this.deps.onReadError?.(error);
@@ -294,19 +331,14 @@ export class SwapEventStream {
   }
 
   /** Sends what the client has not seen; true once nothing more can follow. */
-  private send({ events, intent }: Snapshot): boolean {
+  private send(snapshot: SwapEventSnapshot): boolean {
+    const { events, intent } = snapshot;
     if (intent === null) return true;
     for (const event of eventsToSend(events, this.after)) {
-      this.write(formatSseMessage(sseMessageOf(intent, events, event)));
+      this.write(snapshotMessage(snapshot, intent, event));
       this.after = event.seq;
     }
     return streamFinished(events, this.after);
-  }
-
-  /** Events before the intent: its facts are then at least as new as the last event. */
-  private async read(): Promise<Snapshot> {
-    const events = await listIntentEvents(this.deps.db, this.intentId);
-    return { events, intent: await getIntent(this.deps.db, this.intentId) };
   }
 
   private wake(): void {
@@ -337,7 +369,7 @@ export class SwapEventStream {
     this.closed = true;
     if (this.heartbeat !== null) clearInterval(this.heartbeat);
     this.heartbeat = null;
-    this.unsubscribe();
+    this.subscription?.close();
     this.resolveWake?.();
   }
 }

@@ -31,7 +31,9 @@ import type { ServiceContext } from '../../context.js';
 import { SubscribersFullError } from '../../events/intent-event-hub.js';
 import {
   parseLastEventId,
+  type SwapEventSnapshots,
   SwapEventStream,
+  swapEventSnapshots,
   UnknownLastEventIdError,
 } from '../../events/swap-event-stream.js';
 import { listIntentHistories } from '../../store/intent-history.js';
@@ -217,6 +219,8 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
 
   // Open streams end when the service stops; otherwise closing would wait for every client.
   const openStreams = new Set<SwapEventStream>();
+  // One store read per intent per change, whatever the number of streams following it.
+  const snapshots = swapEventSnapshots(ctx.db, ctx.intentEvents);
   app.addHook('preClose', async () => {
     for (const stream of openStreams) stream.end();
   });
@@ -254,7 +258,7 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
     async (request, reply) => {
       const intent = await ownIntent(ctx, request, request.params.intentId);
       const after = lastEventIdOf(request.headers['last-event-id'], request.query.lastEventId);
-      const stream = await openEventStream(ctx, request, intent.intentId, after);
+      const stream = await openEventStream(snapshots, request, intent.intentId, after);
       openStreams.add(stream);
       stream.body.on('close', () => openStreams.delete(stream));
       reply
@@ -381,7 +385,7 @@ function lastEventIdOf(header: string | undefined, query: string | undefined): n
 }
 
 async function openEventStream(
-  ctx: ServiceContext,
+  snapshots: SwapEventSnapshots,
   request: FastifyRequest,
   intentId: string,
   after: number | null,
@@ -389,8 +393,7 @@ async function openEventStream(
   try {
     return await SwapEventStream.open(
       {
-        db: ctx.db,
-        hub: ctx.intentEvents,
+        snapshots,
         onReadError: (error) => request.log.warn({ err: error }, 'swap event stream ended'),
       },
       intentId,
