@@ -98,17 +98,35 @@ class LiveQuoter implements Quoter {
     if (await this.invalidated(resolved.booked.poolId)) {
       resolved = resolveBooked(this.book.list(), request);
     }
-    const { booked, inputSide } = resolved;
-    const pool = booked.record;
-    if (pool.status === 'paused') {
-      throw new ApiError(
-        'pool_paused',
-        `Pool ${pool.poolId} is paused by its operator; it neither quotes nor takes swaps until resumed.`,
-      );
-    }
+    refuseIfPaused(resolved.booked.record);
     const now = this.clock.now();
     const settled = this.prices.settled(now);
     const market = settled === null ? await this.marketPrices(now) : usableMarket(settled);
+    return this.price(resolved, amount, market, audience, now);
+  }
+
+  quoteSettled(request: QuoteRequest, audience: QuoteAudience): PricedQuote | null {
+    // The same steps as `quote` when nothing is pending: no invalidation to wait for (of any
+    // pool: the map is empty) and ledger prices that need no re-read.
+    if (this.invalidations.size > 0) return null;
+    const amount = parseAmount(request.amount);
+    const resolved = resolveBooked(this.book.list(), request);
+    refuseIfPaused(resolved.booked.record);
+    const now = this.clock.now();
+    const settled = this.prices.settled(now);
+    if (settled === null) return null;
+    return this.price(resolved, amount, usableMarket(settled), audience, now);
+  }
+
+  /** Prices a resolved, unpaused pool's trade: no waiting, everything is in memory. */
+  private price(
+    { booked, inputSide }: ResolvedPool,
+    amount: Amount,
+    market: LedgerPrices,
+    audience: QuoteAudience,
+    now: Date,
+  ): PricedQuote {
+    const pool = booked.record;
     const { snapshot } = booked;
     const input = snapshot[inputSide].instrument;
     const output = snapshot[inputSide === 'tokenA' ? 'tokenB' : 'tokenA'].instrument;
@@ -239,10 +257,21 @@ function parseAmount(text: string): Amount {
   return amount;
 }
 
-function resolveBooked(
-  pools: readonly BookedPool[],
-  request: PairRequest,
-): { booked: BookedPool; inputSide: 'tokenA' | 'tokenB' } {
+interface ResolvedPool {
+  readonly booked: BookedPool;
+  readonly inputSide: 'tokenA' | 'tokenB';
+}
+
+function refuseIfPaused(pool: PoolRecord): void {
+  if (pool.status === 'paused') {
+    throw new ApiError(
+      'pool_paused',
+      `Pool ${pool.poolId} is paused by its operator; it neither quotes nor takes swaps until resumed.`,
+    );
+  }
+}
+
+function resolveBooked(pools: readonly BookedPool[], request: PairRequest): ResolvedPool {
   const resolution = resolvePair(pools, request);
   switch (resolution.kind) {
     case 'resolved':
