@@ -3,9 +3,11 @@
  * from a separate autocannon process, with the server's CPU time per answer (process CPU over
  * answers: on a shared machine a steadier figure than requests/s, since it does not count the
  * time spent waiting for a core) and a CPU profile of the quote run for DevTools.
+ * First, quotes injected in process (no sockets, one at a time): the CPU the service's own
+ * per-request work costs, the steadiest figure on a machine shared with other work.
  * Not part of `npm run bench`.
  *
- *   node --import tsx bench/quote-profile.ts [out.cpuprofile]
+ *   node --import tsx bench/quote-profile.ts [out.cpuprofile]   (no profile without a file name)
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Fastify from 'fastify';
+import type { RunningService } from '../packages/server/src/service.js';
 import { QUOTE_PATH, startQuietService, unthrottle } from './quotes.js';
 
 const run = promisify(execFile);
@@ -50,22 +53,32 @@ async function measure(url: string, headers: Record<string, string>): Promise<Me
   };
 }
 
+/** CPU per quote through `app.inject`: Fastify, hooks and the quote, without the network. */
+async function injectQuotes(
+  service: RunningService,
+  headers: Record<string, string>,
+  count: number,
+): Promise<number> {
+  const ask = async () => {
+    const answer = await service.app.inject({ method: 'GET', url: QUOTE_PATH, headers });
+    if (answer.statusCode !== 200) throw new Error(`injected quote answered ${answer.statusCode}`);
+  };
+  for (let i = 0; i < count / 4; i++) await ask();
+  const before = process.cpuUsage();
+  for (let i = 0; i < count; i++) await ask();
+  const cpu = process.cpuUsage(before);
+  return (cpu.user + cpu.system) / count;
+}
+
 const show = (name: string, m: Measured) =>
   console.log(
     `${name.padEnd(6)} ${Math.round(m.requestsPerS)} req/s, p99 ${m.p99Ms} ms, ${m.cpuUsPerAnswer.toFixed(1)} µs CPU per answer`,
   );
 
-const out = process.argv[2] ?? 'quote.cpuprofile';
+const out = process.argv[2];
 const dataDir = mkdtempSync(join(tmpdir(), 'poolparty-profile-'));
-const bare = Fastify({ logger: false });
-bare.get('/bare', async () => ({ ok: true }));
-const bareUrl = `${await bare.listen({ host: '127.0.0.1', port: 0 })}/bare`;
-const service = await startQuietService(dataDir);
-try {
-  if (service.url === null || service.devnet === null) throw new Error('service not listening');
-  await unthrottle(service, service.devnet.apiKey);
-  const quoteUrl = `${service.url}${QUOTE_PATH}`;
-  const headers = { 'x-api-key': service.devnet.apiKey };
+/** The bare route and the service under the same load, then a profile of the quote load. */
+async function underLoad(bareUrl: string, quoteUrl: string, headers: Record<string, string>) {
   const b = await measure(bareUrl, {});
   const q = await measure(quoteUrl, headers);
   show('bare', b);
@@ -73,6 +86,7 @@ try {
   console.log(
     `ratio ${((100 * q.requestsPerS) / b.requestsPerS).toFixed(1)} % by req/s, ${((100 * b.cpuUsPerAnswer) / q.cpuUsPerAnswer).toFixed(1)} % by CPU per answer`,
   );
+  if (out === undefined) return;
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
@@ -88,6 +102,22 @@ try {
     const bareProfile = await session.post('Profiler.stop');
     writeFileSync(`${out}.bare`, JSON.stringify(bareProfile.profile));
     console.log(`profile of ${bareProfiled['2xx']} bare answers in ${out}.bare`);
+  }
+}
+
+const bare = Fastify({ logger: false });
+bare.get('/bare', async () => ({ ok: true }));
+const bareUrl = `${await bare.listen({ host: '127.0.0.1', port: 0 })}/bare`;
+const service = await startQuietService(dataDir);
+try {
+  if (service.url === null || service.devnet === null) throw new Error('service not listening');
+  await unthrottle(service, service.devnet.apiKey);
+  const headers = { 'x-api-key': service.devnet.apiKey };
+  const injected = await injectQuotes(service, headers, 20_000);
+  console.log(`inject ${injected.toFixed(1)} µs CPU per quote (in process, no sockets)`);
+  // INJECT_ONLY=1: the in-process figure alone, for quick before/after comparisons.
+  if (process.env.INJECT_ONLY !== '1') {
+    await underLoad(bareUrl, `${service.url}${QUOTE_PATH}`, headers);
   }
 } finally {
   await service.close();

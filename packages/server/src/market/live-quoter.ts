@@ -22,9 +22,11 @@ import {
   evaluateSettlementSafety,
   type Instrument,
   inputPriceUsd,
+  type PricedTrade,
   priceTrade,
   type Ratio,
   selectDiscounts,
+  type WireQuote,
 } from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
 import type { ServiceClock } from '../clock.js';
@@ -38,6 +40,7 @@ import { type PairRequest, resolvePair } from './pair-resolution.js';
 import { type BookedPool, type IncompleteSwapCounter, PoolBook } from './pool-book.js';
 import type { PricedQuote, QuoteAudience, QuoteRequest, Quoter } from './quoter.js';
 import { Refreshed } from './refreshed.js';
+import { TradeMemo } from './trade-memo.js';
 import { usdPriceSourceOf } from './usd-prices.js';
 
 export const DISCOUNTS_REFRESH_MS = 10_000;
@@ -81,6 +84,7 @@ type InvalidationScope = string | typeof ALL_POOLS;
 
 class LiveQuoter implements Quoter {
   private readonly invalidations = new Map<InvalidationScope, Set<Promise<void>>>();
+  private readonly trades = new TradeMemo();
 
   constructor(
     private readonly book: PoolBook,
@@ -102,7 +106,7 @@ class LiveQuoter implements Quoter {
     const now = this.clock.now();
     const settled = this.prices.settled(now);
     const market = settled === null ? await this.marketPrices(now) : usableMarket(settled);
-    return this.price(resolved, amount, market, audience, now);
+    return this.price(resolved, request.amount, amount, market, audience, now);
   }
 
   quoteSettled(request: QuoteRequest, audience: QuoteAudience): PricedQuote | null {
@@ -115,12 +119,17 @@ class LiveQuoter implements Quoter {
     const now = this.clock.now();
     const settled = this.prices.settled(now);
     if (settled === null) return null;
-    return this.price(resolved, amount, usableMarket(settled), audience, now);
+    return this.price(resolved, request.amount, amount, usableMarket(settled), audience, now);
   }
 
-  /** Prices a resolved, unpaused pool's trade: no waiting, everything is in memory. */
+  /**
+   * Prices a resolved, unpaused pool's trade: no waiting, everything is in memory. The trade is
+   * priced once per read of the book and of the ledger's prices (trade-memo.ts); the discounts in
+   * force and the settlement-safety guard are worked out for this moment.
+   */
   private price(
     { booked, inputSide }: ResolvedPool,
+    amountText: string,
     amount: Amount,
     market: LedgerPrices,
     audience: QuoteAudience,
@@ -130,23 +139,38 @@ class LiveQuoter implements Quoter {
     const { snapshot } = booked;
     const input = snapshot[inputSide].instrument;
     const output = snapshot[inputSide === 'tokenA' ? 'tokenB' : 'tokenA'].instrument;
-    const trade = priceTrade({
-      pool: snapshot,
+    const discounts = selectDiscounts(this.discountPolicies(), {
+      ...(audience.apiKeyId !== null && { apiKeyId: audience.apiKeyId }),
+      ...(audience.walletParty !== null && { walletParty: audience.walletParty }),
+      poolId: pool.poolId,
+      now,
+    });
+    const book = this.book.list();
+    const inputs = {
+      book,
+      snapshot,
+      poolId: pool.poolId,
       inputSide,
-      amount,
-      traffic: {
-        bytes: market.traffic.transferBytes,
-        extraTrafficPriceUsdPerMb: market.traffic.extraTrafficPriceUsdPerMb,
-        amuletPriceUsd: market.round.amuletPriceUsd,
-      },
-      inputPriceUsd: this.usdPriceOf(input, market),
-      discounts: selectDiscounts(this.discountPolicies(), {
-        ...(audience.apiKeyId !== null && { apiKeyId: audience.apiKeyId }),
-        ...(audience.walletParty !== null && { walletParty: audience.walletParty }),
-        poolId: pool.poolId,
-        now,
-      }),
-      maxPriceImpact: booked.maxPriceImpact,
+      amountText,
+      traffic: market.traffic,
+      round: market.round,
+      discounts,
+    };
+    const { trade, wire } = this.trades.priced(inputs, () => {
+      const priced = priceTrade({
+        pool: snapshot,
+        inputSide,
+        amount,
+        traffic: {
+          bytes: market.traffic.transferBytes,
+          extraTrafficPriceUsdPerMb: market.traffic.extraTrafficPriceUsdPerMb,
+          amuletPriceUsd: market.round.amuletPriceUsd,
+        },
+        inputPriceUsd: this.usdPriceOf(input, book, market),
+        discounts,
+        maxPriceImpact: booked.maxPriceImpact,
+      });
+      return { trade: priced, wire: priced.kind === 'priced' ? frozenWire(priced) : null };
     });
     if (trade.kind === 'amount_below_minimum') {
       const minimumAmount = trade.minimumAmount.toString();
@@ -170,7 +194,8 @@ class LiveQuoter implements Quoter {
       booked.thresholds,
     );
     return {
-      quote: assembleQuote(trade, settlementSafety),
+      // The remembered wire fields with this moment's verdict in its place (same member order).
+      quote: wire === null ? assembleQuote(trade, settlementSafety) : { ...wire, settlementSafety },
       pool,
       inputSide,
       trade,
@@ -222,8 +247,12 @@ class LiveQuoter implements Quoter {
     return loaded.value;
   }
 
-  private usdPriceOf(instrument: Instrument, market: LedgerPrices): Ratio {
-    const source = usdPriceSourceOf(instrument, this.book.list());
+  private usdPriceOf(
+    instrument: Instrument,
+    book: readonly BookedPool[],
+    market: LedgerPrices,
+  ): Ratio {
+    const source = usdPriceSourceOf(instrument, book);
     try {
       if (source !== null) return inputPriceUsd(source, market.round.amuletPriceUsd);
     } catch (error) {
@@ -234,6 +263,13 @@ class LiveQuoter implements Quoter {
       `${instrument.id} has no USD price (no funded pool with Amulet), so the network fee of a swap from it cannot be computed.`,
     );
   }
+}
+
+/** A trade's wire fields, shared by the quotes that reuse it: frozen, so none can alter another's. */
+function frozenWire(trade: PricedTrade): WireQuote {
+  const wire = assembleQuote(trade, null);
+  Object.freeze(wire.estimatedTrafficCost);
+  return Object.freeze(wire);
 }
 
 function usableMarket(market: LedgerPrices | null): LedgerPrices {
