@@ -41,10 +41,11 @@ export function rateClassOf(method: string, routeUrl: string | undefined): RateC
   return method === 'POST' && routeUrl === '/v1/swaps' ? 'swaps' : 'reads';
 }
 
+/** Names in lower case, as the reply keeps them (see security-headers.ts). */
 export function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision): void {
-  reply.header('RateLimit-Limit', String(decision.limit));
-  reply.header('RateLimit-Remaining', String(decision.remaining));
-  reply.header('RateLimit-Reset', String(decision.resetSeconds));
+  reply.header('ratelimit-limit', String(decision.limit));
+  reply.header('ratelimit-remaining', String(decision.remaining));
+  reply.header('ratelimit-reset', String(decision.resetSeconds));
 }
 
 export function refuseIfLimited(reply: FastifyReply, decision: RateDecision): void {
