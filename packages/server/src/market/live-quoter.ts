@@ -282,7 +282,14 @@ function usableMarket(market: LedgerPrices | null): LedgerPrices {
   return market;
 }
 
+/** Callers ask for the same few amounts over and over; beyond this many the memo starts over. */
+const PARSED_AMOUNTS_MAX = 1_024;
+const parsedAmounts = new Map<string, Amount>();
+
+/** Amounts are immutable and parsing is a pure function: valid readings are remembered. */
 function parseAmount(text: string): Amount {
+  const known = parsedAmounts.get(text);
+  if (known !== undefined) return known;
   const amount = Amount.tryParse(text);
   if (amount instanceof AmountParseError) {
     throw new ApiError(
@@ -290,6 +297,8 @@ function parseAmount(text: string): Amount {
       `amount: ${amount.message}; send a plain decimal string with at most 10 decimals.`,
     );
   }
+  if (parsedAmounts.size >= PARSED_AMOUNTS_MAX) parsedAmounts.clear();
+  parsedAmounts.set(text, amount);
   return amount;
 }
 
