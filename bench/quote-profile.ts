@@ -28,8 +28,12 @@ interface Measured {
   readonly cpuUsPerAnswer: number;
 }
 
+/** Requests per second offered (PACED_RATE): below saturation, every quote is answered alone. */
+const pacedRate = process.env.PACED_RATE;
+
 async function load(url: string, headers: Record<string, string>, seconds: number) {
   const args = ['--json', '-c', '10', '-d', String(seconds), url];
+  if (pacedRate !== undefined) args.push('-R', pacedRate);
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}=${value}`);
   const { stdout } = await run(AUTOCANNON, args, { maxBuffer: 1 << 24 });
   return JSON.parse(stdout) as {
