@@ -3,8 +3,6 @@
  * from a separate autocannon process, with the server's CPU time per answer (process CPU over
  * answers: on a shared machine a steadier figure than requests/s, since it does not count the
  * time spent waiting for a core) and a CPU profile of the quote run for DevTools.
- * First, quotes injected in process (no sockets, one at a time): the CPU the service's own
- * per-request work costs, the steadiest figure on a machine shared with other work.
  * Not part of `npm run bench`.
  *
  *   node --import tsx bench/quote-profile.ts [out.cpuprofile]   (no profile without a file name)
@@ -16,7 +14,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Fastify from 'fastify';
-import type { RunningService } from '../packages/server/src/service.js';
 import { QUOTE_PATH, startQuietService, unthrottle } from './quotes.js';
 
 const run = promisify(execFile);
@@ -55,23 +52,6 @@ async function measure(url: string, headers: Record<string, string>): Promise<Me
     p99Ms: result.latency.p99,
     cpuUsPerAnswer: (cpu.user + cpu.system) / result['2xx'],
   };
-}
-
-/** CPU per quote through `app.inject`: Fastify, hooks and the quote, without the network. */
-async function injectQuotes(
-  service: RunningService,
-  headers: Record<string, string>,
-  count: number,
-): Promise<number> {
-  const ask = async () => {
-    const answer = await service.app.inject({ method: 'GET', url: QUOTE_PATH, headers });
-    if (answer.statusCode !== 200) throw new Error(`injected quote answered ${answer.statusCode}`);
-  };
-  for (let i = 0; i < count / 4; i++) await ask();
-  const before = process.cpuUsage();
-  for (let i = 0; i < count; i++) await ask();
-  const cpu = process.cpuUsage(before);
-  return (cpu.user + cpu.system) / count;
 }
 
 const show = (name: string, m: Measured) =>
@@ -117,12 +97,7 @@ try {
   if (service.url === null || service.devnet === null) throw new Error('service not listening');
   await unthrottle(service, service.devnet.apiKey);
   const headers = { 'x-api-key': service.devnet.apiKey };
-  const injected = await injectQuotes(service, headers, 20_000);
-  console.log(`inject ${injected.toFixed(1)} µs CPU per quote (in process, no sockets)`);
-  // INJECT_ONLY=1: the in-process figure alone, for quick before/after comparisons.
-  if (process.env.INJECT_ONLY !== '1') {
-    await underLoad(bareUrl, `${service.url}${QUOTE_PATH}`, headers);
-  }
+  await underLoad(bareUrl, `${service.url}${QUOTE_PATH}`, headers);
 } finally {
   await service.close();
   await bare.close();
