@@ -25,6 +25,7 @@ import {
   type PricedTrade,
   priceTrade,
   type Ratio,
+  type SelectedDiscounts,
   selectDiscounts,
   type WireQuote,
 } from '@poolparty/core';
@@ -139,13 +140,21 @@ class LiveQuoter implements Quoter {
     const { snapshot } = booked;
     const input = snapshot[inputSide].instrument;
     const output = snapshot[inputSide === 'tokenA' ? 'tokenB' : 'tokenA'].instrument;
-    const discounts = selectDiscounts(this.discountPolicies(), {
-      ...(audience.apiKeyId !== null && { apiKeyId: audience.apiKeyId }),
-      ...(audience.walletParty !== null && { walletParty: audience.walletParty }),
-      poolId: pool.poolId,
-      now,
-    });
     const book = this.book.list();
+    let discounts: SelectedDiscounts;
+    try {
+      discounts = selectDiscounts(this.discountPolicies(), {
+        ...(audience.apiKeyId !== null && { apiKeyId: audience.apiKeyId }),
+        ...(audience.walletParty !== null && { walletParty: audience.walletParty }),
+        poolId: pool.poolId,
+        now,
+      });
+    } catch (error) {
+      // An input without a USD price is refused first, as when it was priced before the
+      // discounts were selected; only then does a discount failure answer.
+      this.usdPriceOf(input, book, market);
+      throw error;
+    }
     const inputs = {
       book,
       snapshot,
