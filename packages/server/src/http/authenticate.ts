@@ -70,7 +70,9 @@ export function apiKeyHook(ctx: ServiceContext, directory: ApiKeyDirectory, buck
     const now = ctx.clock.now();
     if (!isApiKeyUsable(key, now))
       throw new ApiError('api_key_revoked', 'The API key was revoked.');
-    const rateClass = rateClassOf(request.method, request.routeOptions.url);
+    // Only a POST can be a swap creation; `routeOptions` builds a new object on every read.
+    const rateClass =
+      request.method === 'POST' ? rateClassOf('POST', request.routeOptions.url) : 'reads';
     const limit =
       rateClass === 'swaps'
         ? (key.swapsPerMin ?? DEFAULT_RATE_LIMITS.swapsPerMin)
