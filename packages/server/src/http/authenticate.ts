@@ -6,7 +6,7 @@
  *   address on the unauthenticated login steps; every limited response says where it stands in
  *   `RateLimit-*` headers.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { ApiKeyDirectory } from '../auth/api-key-directory.js';
 import { classifyApiKey } from '../auth/api-keys.js';
 import type { ServiceContext } from '../context.js';
@@ -41,10 +41,11 @@ export function rateClassOf(method: string, routeUrl: string | undefined): RateC
   return method === 'POST' && routeUrl === '/v1/swaps' ? 'swaps' : 'reads';
 }
 
+/** Names in lower case, as the reply keeps them (see security-headers.ts). */
 export function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision): void {
-  reply.header('RateLimit-Limit', String(decision.limit));
-  reply.header('RateLimit-Remaining', String(decision.remaining));
-  reply.header('RateLimit-Reset', String(decision.resetSeconds));
+  reply.header('ratelimit-limit', String(decision.limit));
+  reply.header('ratelimit-remaining', String(decision.remaining));
+  reply.header('ratelimit-reset', String(decision.resetSeconds));
 }
 
 export function refuseIfLimited(reply: FastifyReply, decision: RateDecision): void {
@@ -59,7 +60,34 @@ export function refuseIfLimited(reply: FastifyReply, decision: RateDecision): vo
 }
 
 export function apiKeyHook(ctx: ServiceContext, directory: ApiKeyDirectory, buckets: BucketStore) {
-  return async function authenticateApiKey(request: FastifyRequest, reply: FastifyReply) {
+  /** Every check after the look-up: revocation, then the key's rate limit. */
+  const admit = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: ApiKeyWithDeveloper | null,
+  ): void => {
+    if (key === null) throw new ApiError('invalid_api_key', 'The API key is not valid.');
+    const now = ctx.clock.now();
+    if (!isApiKeyUsable(key, now))
+      throw new ApiError('api_key_revoked', 'The API key was revoked.');
+    // Only a POST can be a swap creation; `routeOptions` builds a new object on every read.
+    const rateClass =
+      request.method === 'POST' ? rateClassOf('POST', request.routeOptions.url) : 'reads';
+    const limit =
+      rateClass === 'swaps'
+        ? (key.swapsPerMin ?? DEFAULT_RATE_LIMITS.swapsPerMin)
+        : (key.readsPerMin ?? DEFAULT_RATE_LIMITS.readsPerMin);
+    refuseIfLimited(reply, buckets.take(`${key.keyId}:${rateClass}`, Date.now(), limit, MINUTE_MS));
+    request.apiKey = key;
+    directory.recordUse(key.keyId, now);
+  };
+  // A callback hook, not an async one: a key whose look-up is cached (nearly every request) is
+  // checked without a promise; only a look-up in the store waits.
+  return function authenticateApiKey(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+  ): void {
     const presented = request.headers['x-api-key'];
     if (typeof presented !== 'string' || presented.length === 0) {
       throw new ApiError('missing_api_key', 'Send your API key in the X-API-Key header.');
@@ -73,19 +101,15 @@ export function apiKeyHook(ctx: ServiceContext, directory: ApiKeyDirectory, buck
       );
     }
     const cached = directory.cachedPresented(presented);
-    const key = cached === undefined ? await directory.findPresented(presented) : cached;
-    if (key === null) throw new ApiError('invalid_api_key', 'The API key is not valid.');
-    const now = ctx.clock.now();
-    if (!isApiKeyUsable(key, now))
-      throw new ApiError('api_key_revoked', 'The API key was revoked.');
-    const rateClass = rateClassOf(request.method, request.routeOptions.url);
-    const limit =
-      rateClass === 'swaps'
-        ? (key.swapsPerMin ?? DEFAULT_RATE_LIMITS.swapsPerMin)
-        : (key.readsPerMin ?? DEFAULT_RATE_LIMITS.readsPerMin);
-    refuseIfLimited(reply, buckets.take(`${key.keyId}:${rateClass}`, Date.now(), limit, MINUTE_MS));
-    request.apiKey = key;
-    directory.recordUse(key.keyId, now);
+    if (cached !== undefined) {
+      admit(request, reply, cached);
+      done();
+      return;
+    }
+    directory
+      .findPresented(presented)
+      .then((key) => admit(request, reply, key))
+      .then(() => done(), done);
   };
 }
 

@@ -123,7 +123,7 @@ export function createFastify(options: FastifyOptions = {}): App {
   }).withTypeProvider<TypeBoxTypeProvider>();
   // A callback hook, not an async one: no promise per request for a few headers.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('X-Request-Id', request.id);
+    reply.header('x-request-id', request.id);
     applySecurityHeaders(request.raw, reply);
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
       sendProblem(request, reply, 'malformed_request', 'An HTTP/1.1 request needs a Host header.');

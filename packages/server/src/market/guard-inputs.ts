@@ -81,6 +81,27 @@ export function timeWeightedPrice(
   return sum === null ? null : ratio(sum.numerator, sum.denominator * count);
 }
 
+/** Time-weighted prices by history read: a history only changes when it is read again. */
+const timeWeightedPrices = new WeakMap<
+  PoolHistory,
+  Record<PoolSideName, Ratio | null | undefined>
+>();
+
+/** `timeWeightedPrice` of a history's snapshots, worked out once per read of that history. */
+function rememberedTimeWeightedPrice(history: PoolHistory, inputSide: PoolSideName): Ratio | null {
+  let prices = timeWeightedPrices.get(history);
+  if (prices === undefined) {
+    prices = { tokenA: undefined, tokenB: undefined };
+    timeWeightedPrices.set(history, prices);
+  }
+  let price = prices[inputSide];
+  if (price === undefined) {
+    price = timeWeightedPrice(history.snapshots, inputSide);
+    prices[inputSide] = price;
+  }
+  return price;
+}
+
 function addRatios(sum: Ratio, numerator: Amount, denominator: Amount): Ratio {
   return ratio(
     sum.numerator * denominator.units + numerator.units * sum.denominator,
@@ -129,7 +150,7 @@ export function guardSnapshotOf(view: GuardView): GuardSnapshot {
     outputReserve: view.reserves.output,
     trailingHourOutputs: history?.trailingOutputs[otherSide(view.inputSide)] ?? Amount.ZERO,
     outputReserveAtWindowStart: view.reserves.output,
-    timeWeightedPrice: history ? timeWeightedPrice(history.snapshots, view.inputSide) : null,
+    timeWeightedPrice: history ? rememberedTimeWeightedPrice(history, view.inputSide) : null,
     reference: view.reference,
     accounting: {
       incompleteCompletedSwaps: history?.incompleteCompletedSwaps ?? 0,

@@ -22,9 +22,12 @@ import {
   evaluateSettlementSafety,
   type Instrument,
   inputPriceUsd,
+  type PricedTrade,
   priceTrade,
   type Ratio,
+  type SelectedDiscounts,
   selectDiscounts,
+  type WireQuote,
 } from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
 import type { ServiceClock } from '../clock.js';
@@ -38,6 +41,7 @@ import { type PairRequest, resolvePair } from './pair-resolution.js';
 import { type BookedPool, type IncompleteSwapCounter, PoolBook } from './pool-book.js';
 import type { PricedQuote, QuoteAudience, QuoteRequest, Quoter } from './quoter.js';
 import { Refreshed } from './refreshed.js';
+import { TradeMemo } from './trade-memo.js';
 import { usdPriceSourceOf } from './usd-prices.js';
 
 export const DISCOUNTS_REFRESH_MS = 10_000;
@@ -81,6 +85,7 @@ type InvalidationScope = string | typeof ALL_POOLS;
 
 class LiveQuoter implements Quoter {
   private readonly invalidations = new Map<InvalidationScope, Set<Promise<void>>>();
+  private readonly trades = new TradeMemo();
 
   constructor(
     private readonly book: PoolBook,
@@ -98,37 +103,83 @@ class LiveQuoter implements Quoter {
     if (await this.invalidated(resolved.booked.poolId)) {
       resolved = resolveBooked(this.book.list(), request);
     }
-    const { booked, inputSide } = resolved;
-    const pool = booked.record;
-    if (pool.status === 'paused') {
-      throw new ApiError(
-        'pool_paused',
-        `Pool ${pool.poolId} is paused by its operator; it neither quotes nor takes swaps until resumed.`,
-      );
-    }
+    refuseIfPaused(resolved.booked.record);
     const now = this.clock.now();
     const settled = this.prices.settled(now);
     const market = settled === null ? await this.marketPrices(now) : usableMarket(settled);
+    return this.price(resolved, request.amount, amount, market, audience, now);
+  }
+
+  quoteSettled(request: QuoteRequest, audience: QuoteAudience): PricedQuote | null {
+    // The same steps as `quote` when nothing is pending: no invalidation to wait for (of any
+    // pool: the map is empty) and ledger prices that need no re-read.
+    if (this.invalidations.size > 0) return null;
+    const amount = parseAmount(request.amount);
+    const resolved = resolveBooked(this.book.list(), request);
+    refuseIfPaused(resolved.booked.record);
+    const now = this.clock.now();
+    const settled = this.prices.settled(now);
+    if (settled === null) return null;
+    return this.price(resolved, request.amount, amount, usableMarket(settled), audience, now);
+  }
+
+  /**
+   * Prices a resolved, unpaused pool's trade: no waiting, everything is in memory. The trade is
+   * priced once per read of the book and of the ledger's prices (trade-memo.ts); the discounts in
+   * force and the settlement-safety guard are worked out for this moment.
+   */
+  private price(
+    { booked, inputSide }: ResolvedPool,
+    amountText: string,
+    amount: Amount,
+    market: LedgerPrices,
+    audience: QuoteAudience,
+    now: Date,
+  ): PricedQuote {
+    const pool = booked.record;
     const { snapshot } = booked;
     const input = snapshot[inputSide].instrument;
     const output = snapshot[inputSide === 'tokenA' ? 'tokenB' : 'tokenA'].instrument;
-    const trade = priceTrade({
-      pool: snapshot,
-      inputSide,
-      amount,
-      traffic: {
-        bytes: market.traffic.transferBytes,
-        extraTrafficPriceUsdPerMb: market.traffic.extraTrafficPriceUsdPerMb,
-        amuletPriceUsd: market.round.amuletPriceUsd,
-      },
-      inputPriceUsd: this.usdPriceOf(input, market),
-      discounts: selectDiscounts(this.discountPolicies(), {
+    const book = this.book.list();
+    let discounts: SelectedDiscounts;
+    try {
+      discounts = selectDiscounts(this.discountPolicies(), {
         ...(audience.apiKeyId !== null && { apiKeyId: audience.apiKeyId }),
         ...(audience.walletParty !== null && { walletParty: audience.walletParty }),
         poolId: pool.poolId,
         now,
-      }),
-      maxPriceImpact: booked.maxPriceImpact,
+      });
+    } catch (error) {
+      // An input without a USD price is refused first, as when it was priced before the
+      // discounts were selected; only then does a discount failure answer.
+      this.usdPriceOf(input, book, market);
+      throw error;
+    }
+    const inputs = {
+      book,
+      snapshot,
+      poolId: pool.poolId,
+      inputSide,
+      amountText,
+      traffic: market.traffic,
+      round: market.round,
+      discounts,
+    };
+    const { trade, wire } = this.trades.priced(inputs, () => {
+      const priced = priceTrade({
+        pool: snapshot,
+        inputSide,
+        amount,
+        traffic: {
+          bytes: market.traffic.transferBytes,
+          extraTrafficPriceUsdPerMb: market.traffic.extraTrafficPriceUsdPerMb,
+          amuletPriceUsd: market.round.amuletPriceUsd,
+        },
+        inputPriceUsd: this.usdPriceOf(input, book, market),
+        discounts,
+        maxPriceImpact: booked.maxPriceImpact,
+      });
+      return { trade: priced, wire: priced.kind === 'priced' ? frozenWire(priced) : null };
     });
     if (trade.kind === 'amount_below_minimum') {
       const minimumAmount = trade.minimumAmount.toString();
@@ -152,7 +203,8 @@ class LiveQuoter implements Quoter {
       booked.thresholds,
     );
     return {
-      quote: assembleQuote(trade, settlementSafety),
+      // The remembered wire fields with this moment's verdict in its place (same member order).
+      quote: wire === null ? assembleQuote(trade, settlementSafety) : { ...wire, settlementSafety },
       pool,
       inputSide,
       trade,
@@ -204,8 +256,12 @@ class LiveQuoter implements Quoter {
     return loaded.value;
   }
 
-  private usdPriceOf(instrument: Instrument, market: LedgerPrices): Ratio {
-    const source = usdPriceSourceOf(instrument, this.book.list());
+  private usdPriceOf(
+    instrument: Instrument,
+    book: readonly BookedPool[],
+    market: LedgerPrices,
+  ): Ratio {
+    const source = usdPriceSourceOf(instrument, book);
     try {
       if (source !== null) return inputPriceUsd(source, market.round.amuletPriceUsd);
     } catch (error) {
@@ -218,6 +274,13 @@ class LiveQuoter implements Quoter {
   }
 }
 
+/** A trade's wire fields, shared by the quotes that reuse it: frozen, so none can alter another's. */
+function frozenWire(trade: PricedTrade): WireQuote {
+  const wire = assembleQuote(trade, null);
+  Object.freeze(wire.estimatedTrafficCost);
+  return Object.freeze(wire);
+}
+
 function usableMarket(market: LedgerPrices | null): LedgerPrices {
   if (market === null || !market.round.amuletPriceUsd.isPositive()) {
     throw new ApiError(
@@ -228,7 +291,14 @@ function usableMarket(market: LedgerPrices | null): LedgerPrices {
   return market;
 }
 
+/** Callers ask for the same few amounts over and over; beyond this many the memo starts over. */
+const PARSED_AMOUNTS_MAX = 1_024;
+const parsedAmounts = new Map<string, Amount>();
+
+/** Amounts are immutable and parsing is a pure function: valid readings are remembered. */
 function parseAmount(text: string): Amount {
+  const known = parsedAmounts.get(text);
+  if (known !== undefined) return known;
   const amount = Amount.tryParse(text);
   if (amount instanceof AmountParseError) {
     throw new ApiError(
@@ -236,13 +306,26 @@ function parseAmount(text: string): Amount {
       `amount: ${amount.message}; send a plain decimal string with at most 10 decimals.`,
     );
   }
+  if (parsedAmounts.size >= PARSED_AMOUNTS_MAX) parsedAmounts.clear();
+  parsedAmounts.set(text, amount);
   return amount;
 }
 
-function resolveBooked(
-  pools: readonly BookedPool[],
-  request: PairRequest,
-): { booked: BookedPool; inputSide: 'tokenA' | 'tokenB' } {
+interface ResolvedPool {
+  readonly booked: BookedPool;
+  readonly inputSide: 'tokenA' | 'tokenB';
+}
+
+function refuseIfPaused(pool: PoolRecord): void {
+  if (pool.status === 'paused') {
+    throw new ApiError(
+      'pool_paused',
+      `Pool ${pool.poolId} is paused by its operator; it neither quotes nor takes swaps until resumed.`,
+    );
+  }
+}
+
+function resolveBooked(pools: readonly BookedPool[], request: PairRequest): ResolvedPool {
   const resolution = resolvePair(pools, request);
   switch (resolution.kind) {
     case 'resolved':

@@ -40,6 +40,11 @@ export interface Quoter {
    * `ledger_unavailable` while the ledger's prices have never been read.
    */
   quote(request: QuoteRequest, audience: QuoteAudience): Promise<PricedQuote>;
+  /**
+   * The same quote without a promise when nothing has to be re-read first (the usual case), else
+   * null: then `quote` waits for the re-read. Throws as `quote` does.
+   */
+  quoteSettled(request: QuoteRequest, audience: QuoteAudience): PricedQuote | null;
   /** The pools as last read (at most a refresh period old), oldest first. */
   pools(): readonly PoolRecord[];
   /** Forgets cached state of a pool (or all pools) after it changed. */

@@ -199,13 +199,15 @@ export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void>
         }),
       },
     },
-    async (request) => {
-      const { receiverParty } = request.query;
-      const priced = await ctx.quoter.quote(request.query, {
+    // Not an async handler: the usual quote is answered without a promise on the way.
+    (request) => {
+      const audience = {
         apiKeyId: apiKeyOf(request).keyId,
-        walletParty: receiverParty ?? null,
-      });
-      return priced.quote;
+        walletParty: request.query.receiverParty ?? null,
+      };
+      const settled = ctx.quoter.quoteSettled(request.query, audience);
+      if (settled !== null) return settled.quote;
+      return ctx.quoter.quote(request.query, audience).then((priced) => priced.quote);
     },
   );
 }
