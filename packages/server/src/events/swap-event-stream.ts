@@ -317,7 +317,9 @@ export class SwapEventStream {
     try {
       while (!this.closed) {
         if (this.send(snapshot)) {
-          this.end();
+          // Ended on the next turn: the streams woken by the same read then all have their last
+          // event on the wire before any pays for closing its response (hooks, metrics, logs).
+          setImmediate(() => this.end());
           return;
         }
         await this.nextWake();
