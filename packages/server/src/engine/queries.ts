@@ -183,11 +183,24 @@ export async function failCommand(
 
 /** The ledger took the submission; its confirmation comes from the update stream. */
 export async function markSubmitted(q: Queryable, commandId: string, now: Date): Promise<void> {
+  await markAllSubmitted(q, [commandId], now);
+}
+
+/**
+ * `markSubmitted` for every command of a round in one statement: the rows an ingest transaction
+ * is confirming at that moment are waited for once, not once per command.
+ */
+export async function markAllSubmitted(
+  q: Queryable,
+  commandIds: readonly string[],
+  now: Date,
+): Promise<void> {
+  if (commandIds.length === 0) return;
   await q.query(
     `UPDATE ledger_commands SET status = 'submitted', submissions = submissions + 1,
        retry_at = NULL, updated_at = $2
-     WHERE command_id = $1 AND status = 'recorded'`,
-    [commandId, now],
+     WHERE command_id = ANY($1::text[]) AND status = 'recorded'`,
+    [commandIds, now],
   );
 }
 
