@@ -335,4 +335,26 @@ function indent(text: string): string {
   return text.replace(/^/gm, '  ');
 }
 
-if (isMain(import.meta.url)) printSettlementBench(await benchSettlement());
+if (isMain(import.meta.url)) {
+  // `--postgres-only`: the PostgreSQL run alone, for profiling the target's configuration.
+  if (process.argv.includes('--postgres-only')) {
+    const run = await runOnPostgres();
+    console.log(
+      indent(
+        table([
+          ['run', 'completed', 'deposits/s', 'swaps/s', 'p50 ms', 'p99 ms'],
+          [
+            run.label,
+            `${run.completed}/${run.swaps}`,
+            run.depositsPerS.toFixed(0),
+            run.swapsPerS.toFixed(0),
+            run.p50Ms.toFixed(0),
+            run.p99Ms.toFixed(0),
+          ],
+        ]),
+      ),
+    );
+  } else {
+    printSettlementBench(await benchSettlement());
+  }
+}

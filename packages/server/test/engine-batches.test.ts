@@ -11,7 +11,13 @@
 import type { Instrument } from '@poolparty/core';
 import { describe, expect, it } from 'vitest';
 import type { EngineStep } from '../src/engine/index.js';
-import { type Database, getPool, listIntentEvents, openPostgres } from '../src/store/index.js';
+import {
+  cancelIntent,
+  type Database,
+  getPool,
+  listIntentEvents,
+  openPostgres,
+} from '../src/store/index.js';
 import { EngineHarness, type Party, useEngineWorld, waitFor } from './support/engine.js';
 import { createSchema, dropSchema, POSTGRES_URL, postgresSkipReason } from './support/postgres.js';
 
@@ -244,6 +250,54 @@ describe('batched ingest', () => {
     expect(ingestCommits).toBeLessThan(24);
     const deposits = await h.db.query('SELECT deposit_id FROM deposits');
     expect(deposits).toHaveLength(12);
+    await h.booksMatchLedger();
+  });
+
+  it('returns what no intent takes from a backlog, and settles the rest once', async () => {
+    const h: EngineHarness = await world.harness();
+    const { amulet, usdcx } = h;
+    const intents = [];
+    const parties: Party[] = [];
+    for (let i = 0; i < 6; i++) {
+      const party = await h.newParty(`mixed-${i}`, [amulet, usdcx], [[amulet, '200']]);
+      parties.push(party);
+      intents.push(await h.createIntent(party, amulet, '100'));
+    }
+    const [cancelled, twice] = [intents[1], intents[3]];
+    if (cancelled === undefined || twice === undefined) throw new Error('no intents');
+    // Cancelled before its deposit is taken in: the deposit finds no pending intent.
+    await cancelIntent(h.db, {
+      intentId: cancelled.intentId,
+      walletParty: cancelled.walletParty,
+      now: h.clock.now(),
+    });
+    for (const [i, intent] of intents.entries()) {
+      await h.deposit(parties[i] as Party, amulet, '100', { reference: intent.depositReference });
+    }
+    // The same wallet sends its deposit a second time: only the first is the intent's.
+    await h.deposit(parties[3] as Party, amulet, '100', { reference: twice.depositReference });
+    await h.startEngine();
+    for (const intent of intents) {
+      if (intent === cancelled) continue;
+      await h.waitForStatus(intent.intentId, 'completed');
+      expect(await h.transfersWithReason(`payout:${intent.intentId}`)).toBe(1);
+    }
+    const returned = await waitFor(async () => {
+      const rows = await h.db.query<{ deposit_id: string; sender: string }>(
+        `SELECT deposit_id, sender FROM deposits WHERE status = 'returned' ORDER BY sender`,
+      );
+      return rows.length === 2 ? rows : null;
+    }, 'both unmatched deposits returned');
+    expect(returned.map((row) => row.sender).sort()).toEqual(
+      [cancelled.walletParty, twice.walletParty].sort(),
+    );
+    for (const row of returned) {
+      expect(await h.transfersWithReason(`refund:${row.deposit_id}`)).toBe(1);
+    }
+    expect((await h.intent(cancelled.intentId)).status).toBe('cancelled');
+    const attributed = await h.db.query(`SELECT 1 FROM deposits WHERE status = 'attributed'`);
+    expect(attributed).toHaveLength(5);
+    await h.caughtUp();
     await h.booksMatchLedger();
   });
 });

@@ -25,12 +25,13 @@ import { raiseOperatorFlag } from '../store/operator-flags.js';
 import type { PoolRecord } from '../store/pools.js';
 import { collectionOffered, finishCollection, returnCollection } from './collections.js';
 import { Effects, type EngineContext } from './context.js';
-import { takeDeposit } from './intake.js';
+import { type IncomingDeposit, takeDeposit, takeDeposits } from './intake.js';
 import {
   abandonRefund,
   failPayout,
   finishAccept,
   finishDepositOffer,
+  finishPayouts,
   finishTransfer,
   offerActionPayloadOf,
   recordOfferMade,
@@ -40,6 +41,7 @@ import { type PriceBook, readPriceBook } from './prices.js';
 import {
   commandByOffer,
   confirmCommand,
+  confirmCommands,
   depositByOffer,
   type EngineCommand,
   endCommandOffer,
@@ -94,12 +96,37 @@ export async function ingestUpdates(
     );
     let last = checkpoint;
     let count = 0;
+    // Consecutive plain deposits, and consecutive plain payout confirmations, are each applied
+    // together (`takeDeposits`, `confirmPayouts`); anything else is applied on its own. A run ends
+    // before an update of another kind, so stream order holds between them.
+    let deposits: IncomingDeposit[] = [];
+    let payouts: PayoutConfirmation[] = [];
+    const flush = async () => {
+      if (deposits.length > 0 && prices !== null) await takeDeposits(tx, deposits, prices, now);
+      deposits = [];
+      if (payouts.length > 0) {
+        await confirmPayouts({ tx, pools: allPools, prices, now, effects, commands }, payouts);
+      }
+      payouts = [];
+    };
     for (const { update, pools } of scoped) {
       if (update.offset <= last) continue;
-      await applyUpdate({ tx, update, pools, prices, now, effects, commands });
+      const payout = plainPayout(update, commands);
+      const incoming = prices === null ? null : plainDeposits(update, pools, commands);
+      if (payout !== null) {
+        if (deposits.length > 0) await flush();
+        payouts.push(payout);
+      } else if (incoming !== null) {
+        if (payouts.length > 0) await flush();
+        deposits.push(...incoming);
+      } else {
+        await flush();
+        await applyUpdate({ tx, update, pools, prices, now, effects, commands });
+      }
       last = update.offset;
       count += 1;
     }
+    await flush();
     if (count > 0) await setLedgerOffset(tx, ctx.settings.stream, last, now);
     return count;
   });
@@ -151,6 +178,91 @@ function bringsDeposit(update: LedgerUpdate, pools: readonly PoolRecord[]): bool
       (event.kind === 'transfer' || event.kind === 'offer_created') &&
       poolOfSwapParty(pools, event.receiver) !== undefined,
   );
+}
+
+/** The update of a payout command that committed as a plain transfer (not an offer). */
+interface PayoutConfirmation {
+  readonly update: LedgerUpdate;
+  readonly command: EngineCommand;
+}
+
+function plainPayout(
+  update: LedgerUpdate,
+  commands: ReadonlyMap<string, EngineCommand>,
+): PayoutConfirmation | null {
+  if (update.commandId === null) return null;
+  const command = commands.get(update.commandId);
+  if (command?.leg !== 'payout' || update.events[0]?.kind !== 'transfer') return null;
+  return { update, command };
+}
+
+/**
+ * `applyConfirmation` for a run of plain payout confirmations: the commands confirmed in one
+ * statement, the payouts finished together (`finishPayouts`); a command confirmed or given up
+ * before is a late confirmation, as it would be alone.
+ */
+async function confirmPayouts(
+  scope: Omit<UpdateScope, 'update'>,
+  run: readonly PayoutConfirmation[],
+): Promise<void> {
+  const { tx, now } = scope;
+  const confirmations = run.map(({ update, command }) => ({
+    commandId: command.commandId,
+    updateId: update.updateId,
+  }));
+  const confirmed = new Map(
+    (await confirmCommands(tx, confirmations, now)).map((command) => [command.commandId, command]),
+  );
+  const committed = run.flatMap(({ update, command }) => {
+    const current = confirmed.get(command.commandId);
+    return current === undefined ? [] : [{ command: current, transfer: transferFacts(update) }];
+  });
+  await finishPayouts(tx, committed, now);
+  for (const { update, command } of run) {
+    if (!confirmed.has(command.commandId)) await lateConfirmation({ ...scope, update }, command);
+  }
+}
+
+/**
+ * The deposits of an update that is nothing but one-step transfers to swap parties (what a
+ * wallet's deposit is); null for any other update, which `applyUpdate` takes on its own.
+ */
+function plainDeposits(
+  update: LedgerUpdate,
+  pools: readonly PoolRecord[],
+  commands: ReadonlyMap<string, EngineCommand>,
+): IncomingDeposit[] | null {
+  if (update.commandId !== null && commands.has(update.commandId)) return null;
+  if (update.events.length === 0) return null;
+  const deposits: IncomingDeposit[] = [];
+  for (const [index, event] of update.events.entries()) {
+    if (event.kind !== 'transfer' || event.offerId !== null) return null;
+    const pool = poolOfSwapParty(pools, event.receiver);
+    if (pool === undefined) return null;
+    deposits.push(incomingOf(update, index, event, pool, null));
+  }
+  return deposits;
+}
+
+function incomingOf(
+  update: LedgerUpdate,
+  index: number,
+  event: Extract<LedgerEvent, { kind: 'transfer' | 'offer_created' }>,
+  pool: PoolRecord,
+  offerId: string | null,
+): IncomingDeposit {
+  return {
+    updateId: update.updateId,
+    eventIndex: index,
+    offset: update.offset,
+    recordTime: update.recordTime,
+    pool,
+    sender: event.sender,
+    instrument: event.instrument,
+    amount: event.amount,
+    meta: event.meta,
+    offerId,
+  };
 }
 
 async function applyUpdate(scope: UpdateScope): Promise<void> {
@@ -244,24 +356,8 @@ async function incoming(
 ): Promise<void> {
   const pool = poolOfSwapParty(scope.pools, event.receiver);
   if (pool === undefined || scope.prices === null) return;
-  const { update } = scope;
-  await takeDeposit(
-    scope.tx,
-    {
-      updateId: update.updateId,
-      eventIndex: index,
-      offset: update.offset,
-      recordTime: update.recordTime,
-      pool,
-      sender: event.sender,
-      instrument: event.instrument,
-      amount: event.amount,
-      meta: event.meta,
-      offerId,
-    },
-    scope.prices,
-    scope.now,
-  );
+  const incoming = incomingOf(scope.update, index, event, pool, offerId);
+  await takeDeposit(scope.tx, incoming, scope.prices, scope.now);
 }
 
 /** A receiver accepted an offer a swap party made: a payout or refund arrived. */

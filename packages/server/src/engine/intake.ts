@@ -17,15 +17,30 @@ import {
 } from '@poolparty/core';
 import { REASON_META_KEY } from '@poolparty/ledger';
 import type { Queryable } from '../store/database.js';
-import { type DepositStatus, depositIdOf, recordDeposit } from '../store/deposits.js';
-import { findAttributionCandidates, type IntentRecord } from '../store/intents.js';
+import {
+  type DepositStatus,
+  depositIdOf,
+  recordDeposit,
+  recordDeposits,
+} from '../store/deposits.js';
+import {
+  type AttributionCandidateIntents,
+  attributionCandidatesAmong,
+  claimIntentsForDeposits,
+  type DepositClaim,
+  findAttributionCandidates,
+  findAttributionCandidatesOfMany,
+  type IntentRecord,
+  isPendingOf,
+  type PendingIntentKey,
+} from '../store/intents.js';
 import { raiseOperatorFlag } from '../store/operator-flags.js';
 import type { PoolRecord } from '../store/pools.js';
 import { credit, type Movement, moveBalances } from './accounting.js';
 import { recordOfferAction, recordTransfer, sideOf } from './legs.js';
 import { moveIntent } from './moves.js';
 import type { PriceBook } from './prices.js';
-import { lockPoolForDeposit } from './queries.js';
+import { lockPoolForDeposit, lockPoolsForDeposits } from './queries.js';
 
 /** Claim attempts when a concurrent cancel or expiry keeps winning; each re-reads the intents. */
 const CLAIM_ATTEMPTS_MAX = 3;
@@ -69,6 +84,114 @@ export async function takeDeposit(
   throw new Error(`deposit ${depositId} kept losing its intent to concurrent changes`);
 }
 
+/**
+ * A run of one-step transfers (consecutive updates of a batch, in stream order) taken in a few
+ * statements instead of several per deposit: the pools locked and the deposits already recorded
+ * read once, every candidate intent read once, each deposit attributed in memory, then the
+ * intents claimed, the deposits recorded and each pool's books moved, one statement each.
+ *
+ * The result is the one `takeDeposit` gives applied deposit after deposit, and where that could
+ * differ the run is taken deposit after deposit instead:
+ * - a deposit that would be returned (unmatched), or any two deposits sharing a candidate intent
+ *   (one's claim would change what the other finds): the whole run goes one by one;
+ * - an intent a cancel or an expiry took between the read and the claim: that deposit alone is
+ *   taken afterwards by `takeDeposit`, which attributes it again and returns it. It claimed
+ *   nothing the others claimed, so taking it last changes nothing for them.
+ */
+export async function takeDeposits(
+  tx: Queryable,
+  incomings: readonly IncomingDeposit[],
+  prices: PriceBook,
+  now: Date,
+): Promise<void> {
+  if (incomings.some((incoming) => incoming.offerId !== null)) {
+    throw new Error('a run of deposits takes one-step transfers only');
+  }
+  if (incomings.length <= 1) {
+    for (const incoming of incomings) await takeDeposit(tx, incoming, prices, now);
+    return;
+  }
+  const withIds = incomings.map((incoming) => ({
+    incoming,
+    depositId: depositIdOf(incoming.updateId, incoming.eventIndex),
+  }));
+  const poolIds = [...new Set(incomings.map((incoming) => incoming.pool.poolId))].sort();
+  const recorded = await lockPoolsForDeposits(
+    tx,
+    poolIds,
+    withIds.map(({ depositId }) => depositId),
+  );
+  const fresh = withIds.filter(({ depositId }) => !recorded.has(depositId));
+  if (fresh.length === 0) return;
+  const plan = await planRun(tx, fresh);
+  if (plan === null) {
+    for (const { incoming } of fresh) await takeDeposit(tx, incoming, prices, now);
+    return;
+  }
+  const claimed = new Set(
+    await claimIntentsForDeposits(
+      tx,
+      plan.map(({ claim }) => claim),
+      now,
+    ),
+  );
+  const kept = plan.filter(({ claim }) => claimed.has(claim.intentId));
+  await recordDeposits(
+    tx,
+    kept.map(({ incoming, claim }) => depositRow(incoming, 'attributed', claim.intentId, null)),
+  );
+  for (const poolId of poolIds) {
+    const movements = kept
+      .filter(({ incoming }) => incoming.pool.poolId === poolId)
+      .map(({ incoming }) =>
+        credit(sideOf(incoming.pool, incoming.instrument), 'inflight', incoming.amount),
+      );
+    if (movements.length > 0) await moveBalances(tx, poolId, movements, now);
+  }
+  for (const { incoming, claim } of plan) {
+    if (!claimed.has(claim.intentId)) await takeDeposit(tx, incoming, prices, now);
+  }
+}
+
+/**
+ * Each deposit's claim, decided in memory from one read of the candidates; null when one would be
+ * returned or two share a candidate, so the run must go deposit by deposit.
+ */
+async function planRun(
+  tx: Queryable,
+  run: readonly { readonly incoming: IncomingDeposit; readonly depositId: string }[],
+): Promise<{ readonly incoming: IncomingDeposit; readonly claim: DepositClaim }[] | null> {
+  const references = run.flatMap(({ incoming }) => referenceOf(incoming) ?? []);
+  const senders = [...new Set(run.map(({ incoming }) => incoming.sender))];
+  const intents = await findAttributionCandidatesOfMany(tx, references, senders);
+  const seen = new Set<string>();
+  const claims: { readonly incoming: IncomingDeposit; readonly claim: DepositClaim }[] = [];
+  for (const { incoming, depositId } of run) {
+    const reference = referenceOf(incoming);
+    const key = pendingKeyOf(incoming);
+    // Every intent this deposit's attribution could look at, to see no other deposit shares one.
+    const looked = intents.filter(
+      (intent) =>
+        (reference !== null && intent.depositReference === reference) || isPendingOf(intent, key),
+    );
+    if (looked.some((intent) => seen.has(intent.intentId))) return null;
+    for (const intent of looked) seen.add(intent.intentId);
+    const attribution = attributeAmong(
+      incoming,
+      attributionCandidatesAmong(intents, reference, key),
+    );
+    if (attribution.kind !== 'matched') return null;
+    const deposit = {
+      amount: incoming.amount.toString(),
+      updateId: incoming.updateId,
+      receivedAt: incoming.recordTime,
+    };
+    const claim = { intentId: attribution.intent.intentId, depositId, by: attribution.by, deposit };
+    claims.push({ incoming, claim });
+  }
+  return claims;
+}
+
 function referenceOf(incoming: IncomingDeposit): string | null {
   const reference = incoming.meta[REASON_META_KEY];
   return typeof reference === 'string' && reference.length > 0 ? reference : null;
@@ -76,19 +199,30 @@ function referenceOf(incoming: IncomingDeposit): string | null {
 
 async function attribute(tx: Queryable, incoming: IncomingDeposit): Promise<Attribution> {
   const reference = referenceOf(incoming);
-  const { byReference, pendingOfSender } = await findAttributionCandidates(tx, reference, {
+  const candidates = await findAttributionCandidates(tx, reference, pendingKeyOf(incoming));
+  return attributeAmong(incoming, candidates);
+}
+
+function pendingKeyOf(incoming: IncomingDeposit): PendingIntentKey {
+  return {
     walletParty: incoming.sender,
     poolId: incoming.pool.poolId,
     inputToken: incoming.instrument.id,
     inputTokenAdmin: incoming.instrument.admin,
-  });
+  };
+}
+
+function attributeAmong(
+  incoming: IncomingDeposit,
+  { byReference, pendingOfSender }: AttributionCandidateIntents,
+): Attribution {
   return attributeDeposit(
     {
       poolId: incoming.pool.poolId,
       sender: incoming.sender,
       instrument: incoming.instrument,
       amount: incoming.amount,
-      reference,
+      reference: referenceOf(incoming),
       receivedAt: incoming.recordTime,
     },
     {

@@ -20,12 +20,19 @@ import { REASON_META_KEY } from '@poolparty/ledger';
 import type { Queryable } from '../store/database.js';
 import { getDeposit, getDepositOfIntent, setDepositStatus } from '../store/deposits.js';
 import { recordLegOffer, settleLegOffer } from '../store/intent-legs.js';
-import { getIntent, type IntentRecord, type IntentTransition } from '../store/intents.js';
+import {
+  getIntent,
+  type IntentPath,
+  type IntentRecord,
+  type IntentTransition,
+  moveIntentsAlong,
+} from '../store/intents.js';
 import { type CommandLeg, commandIdOf, recordLedgerCommand } from '../store/ledger-commands.js';
 import { raiseOperatorFlag, resolveOperatorFlag } from '../store/operator-flags.js';
-import { getPool } from '../store/pools.js';
+import { getPool, type PoolBalances } from '../store/pools.js';
 import {
   AccountingError,
+  applyMovements,
   credit,
   debit,
   lockPool,
@@ -444,6 +451,68 @@ export async function finishTransfer(
     ];
     await moveBalances(tx, poolId, movements, now);
   }
+}
+
+/** A payout whose command committed as a plain transfer, with that transfer's facts. */
+export interface CommittedPayout {
+  readonly command: EngineCommand;
+  readonly transfer: { readonly updateId: string; readonly feesBurned: Amount };
+}
+
+/**
+ * `finishTransfer` for payouts committed one after the other (stream order), set-based: the
+ * pools locked first, then every intent completed in one statement, then each pool's books moved
+ * in one. Each payout's network cost is taken from the books as the payouts before it left them,
+ * and a movement that would make a bucket negative throws before anything is written, as it
+ * would one payout at a time. Two payouts of one intent (only one can complete it) are taken one
+ * by one.
+ */
+export async function finishPayouts(
+  tx: Queryable,
+  payouts: readonly CommittedPayout[],
+  now: Date,
+): Promise<void> {
+  const intentIds = payouts.flatMap(({ command }) => command.intentId ?? []);
+  if (payouts.length <= 1 || new Set(intentIds).size !== intentIds.length) {
+    for (const { command, transfer } of payouts) await finishTransfer(tx, command, transfer, now);
+    return;
+  }
+  const legs = payouts.map((payout) => ({ ...payout, payload: transferPayloadOf(payout.command) }));
+  if (legs.some(({ command }) => command.leg !== 'payout')) {
+    throw new Error('finishPayouts takes payouts only');
+  }
+  const poolIds = [...new Set(legs.flatMap(({ payload }) => payload.poolId ?? []))].sort();
+  const books = new Map<string, PoolBalances>();
+  for (const poolId of poolIds) books.set(poolId, await lockPool(tx, poolId));
+  assertTransition('sending_output', 'completed');
+  const paths = legs.flatMap(({ command, payload, transfer }): IntentPath[] =>
+    command.intentId === null
+      ? []
+      : [
+          {
+            intentId: command.intentId,
+            from: 'sending_output',
+            through: ['completed'],
+            actualOutput: payload.amount,
+            payoutUpdateId: transfer.updateId,
+          },
+        ],
+  );
+  const completed = new Set(await moveIntentsAlong(tx, paths, now));
+  const movements = new Map<string, Movement[]>();
+  for (const { command, payload, transfer } of legs) {
+    const { poolId, side } = payload;
+    if (command.intentId === null || !completed.has(command.intentId)) continue;
+    if (poolId === null || side === null) continue;
+    const before = books.get(poolId) as PoolBalances;
+    const moves = [
+      debit(side, 'outgoing', Amount.parse(payload.amount)),
+      ...networkCost(before, side, transfer.feesBurned),
+    ];
+    books.set(poolId, applyMovements(before, moves));
+    movements.set(poolId, [...(movements.get(poolId) ?? []), ...moves]);
+  }
+  for (const [poolId, moves] of movements) await moveBalances(tx, poolId, moves, now);
 }
 
 async function completePayout(

@@ -68,6 +68,28 @@ export async function lockPoolForDeposit(
 }
 
 /**
+ * `lockPoolForDeposit` for several deposits: the pools' accounting rows locked (in one order, so
+ * two such locks never wait on each other) and which of the deposits are recorded already.
+ */
+export async function lockPoolsForDeposits(
+  tx: Queryable,
+  poolIds: readonly string[],
+  depositIds: readonly string[],
+): Promise<Set<string>> {
+  const locked = await tx.query<{ pool_id: string }>(
+    'SELECT pool_id FROM pool_accounting WHERE pool_id = ANY($1::text[]) ORDER BY pool_id FOR UPDATE',
+    [poolIds],
+  );
+  const missing = poolIds.find((poolId) => !locked.some((row) => row.pool_id === poolId));
+  if (missing !== undefined) throw new AccountingError(`pool ${missing} has no accounting`);
+  const recorded = await tx.query<{ deposit_id: string }>(
+    'SELECT deposit_id FROM deposits WHERE deposit_id = ANY($1::text[])',
+    [depositIds],
+  );
+  return new Set(recorded.map((row) => row.deposit_id));
+}
+
+/**
  * The checkpoint of `stream`, locked until the transaction ends, so that two ingesters never
  * apply the same update: the second waits, then sees the first one's checkpoint and skips.
  */
@@ -118,6 +140,35 @@ export async function confirmCommand(
     ],
   );
   return firstCommand(rows);
+}
+
+/**
+ * `confirmCommand` for several commands committed by plain transfers (no offer), in one
+ * statement; the commands it confirmed (one confirmed or given up before is left out).
+ */
+export async function confirmCommands(
+  tx: Queryable,
+  confirmations: readonly { readonly commandId: string; readonly updateId: string }[],
+  now: Date,
+): Promise<EngineCommand[]> {
+  if (confirmations.length === 0) return [];
+  const rows = await tx.query(
+    `UPDATE ledger_commands c SET status = 'committed', update_id = k.update_id,
+       retry_at = NULL, updated_at = $2
+     FROM jsonb_to_recordset($1::jsonb) AS k(command_id text, update_id text)
+     WHERE c.command_id = k.command_id AND c.status IN ('recorded', 'submitted')
+     RETURNING c.*`,
+    [
+      JSON.stringify(
+        confirmations.map(({ commandId, updateId }) => ({
+          command_id: commandId,
+          update_id: updateId,
+        })),
+      ),
+      now,
+    ],
+  );
+  return commandsFrom(rows);
 }
 
 /** The offer ended (accepted, rejected, withdrawn): no withdrawal of it is due any more. */
@@ -183,11 +234,24 @@ export async function failCommand(
 
 /** The ledger took the submission; its confirmation comes from the update stream. */
 export async function markSubmitted(q: Queryable, commandId: string, now: Date): Promise<void> {
+  await markAllSubmitted(q, [commandId], now);
+}
+
+/**
+ * `markSubmitted` for every command of a round in one statement: the rows an ingest transaction
+ * is confirming at that moment are waited for once, not once per command.
+ */
+export async function markAllSubmitted(
+  q: Queryable,
+  commandIds: readonly string[],
+  now: Date,
+): Promise<void> {
+  if (commandIds.length === 0) return;
   await q.query(
     `UPDATE ledger_commands SET status = 'submitted', submissions = submissions + 1,
        retry_at = NULL, updated_at = $2
-     WHERE command_id = $1 AND status = 'recorded'`,
-    [commandId, now],
+     WHERE command_id = ANY($1::text[]) AND status = 'recorded'`,
+    [commandIds, now],
   );
 }
 

@@ -37,6 +37,7 @@ import {
   type EngineCommand,
   failCommand,
   getCommand,
+  markAllSubmitted,
   markKnownCommitted,
   markSubmitted,
   scheduleRetry,
@@ -56,8 +57,9 @@ function offerRefusalOf(failure: unknown): OfferRefusal | null {
 /**
  * Submits the recorded commands that are due, each once claimed, so two workers do not both send
  * it; all due commands are claimed in one statement, then sent concurrently (at most
- * `submissionConcurrencyMax` at once), since each waits on the ledger, not on the others. Returns
- * how many it claimed.
+ * `submissionConcurrencyMax` at once), since each waits on the ledger, not on the others. The
+ * ones the ledger took are marked `submitted` together, in one statement. Returns how many it
+ * claimed.
  */
 export async function submitDueCommands(ctx: EngineContext): Promise<number> {
   const now = ctx.clock.now();
@@ -67,10 +69,11 @@ export async function submitDueCommands(ctx: EngineContext): Promise<number> {
     until,
     limit: ctx.settings.submissionBatchMax,
   });
+  const sent: string[] = [];
   let next = 0;
   const sender = async () => {
     for (let command = claimed[next++]; command !== undefined; command = claimed[next++]) {
-      await submitCommand(ctx, command);
+      if (await sendCommand(ctx, command)) sent.push(command.commandId);
     }
   };
   const senders = Math.min(ctx.settings.submissionConcurrencyMax, claimed.length);
@@ -78,11 +81,25 @@ export async function submitDueCommands(ctx: EngineContext): Promise<number> {
   // A crash stops the engine whatever else failed; otherwise the first failure is reported.
   const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
   const crash = failures.find((failure) => failure instanceof EngineCrash);
-  if (crash !== undefined || failures.length > 0) throw crash ?? failures[0];
+  if (crash !== undefined) throw crash;
+  // Marked even when another send failed: those the ledger took are submitted all the same.
+  await markAllSubmitted(ctx.db, sent, ctx.clock.now());
+  for (const _ of sent) ctx.step('command_submitted');
+  if (failures.length > 0) throw failures[0];
   return claimed.length;
 }
 
 export async function submitCommand(ctx: EngineContext, command: EngineCommand): Promise<void> {
+  if (!(await sendCommand(ctx, command))) return;
+  await markSubmitted(ctx.db, command.commandId, ctx.clock.now());
+  ctx.step('command_submitted');
+}
+
+/**
+ * Sends one command; true when the ledger took it (the caller marks it `submitted`), false when
+ * its failure was recorded (a retry scheduled, or the leg given up).
+ */
+async function sendCommand(ctx: EngineContext, command: EngineCommand): Promise<boolean> {
   ctx.step('command_recorded');
   let failure: unknown = null;
   try {
@@ -91,13 +108,10 @@ export async function submitCommand(ctx: EngineContext, command: EngineCommand):
     if (error instanceof EngineCrash) throw error;
     failure = error;
   }
-  if (failure === null || (await committedAnyway(ctx, command, failure))) {
-    await markSubmitted(ctx.db, command.commandId, ctx.clock.now());
-    ctx.step('command_submitted');
-    return;
-  }
+  if (failure === null || (await committedAnyway(ctx, command, failure))) return true;
   await recordFailure(ctx, command, failure);
   ctx.step('submission_failed');
+  return false;
 }
 
 async function send(ctx: EngineContext, command: EngineCommand): Promise<void> {

@@ -369,7 +369,7 @@ export async function findAttributionCandidates(
   q: Queryable,
   depositReference: string | null,
   key: PendingIntentKey,
-): Promise<{ byReference: IntentRecord | null; pendingOfSender: IntentRecord | null }> {
+): Promise<AttributionCandidateIntents> {
   const rows = await q.query(
     `SELECT * FROM intents
      WHERE ($1::text IS NOT NULL AND deposit_reference = $1::text)
@@ -377,20 +377,57 @@ export async function findAttributionCandidates(
             AND input_token_admin = $5 AND status = 'pending')`,
     [depositReference, key.walletParty, key.poolId, key.inputToken, key.inputTokenAdmin],
   );
-  const intents = rows.map(intentFromRow);
-  const pendingOfSender = (intent: IntentRecord) =>
-    intent.walletParty === key.walletParty &&
-    intent.poolId === key.poolId &&
-    intent.inputToken === key.inputToken &&
-    intent.inputTokenAdmin === key.inputTokenAdmin &&
-    intent.status === 'pending';
+  return attributionCandidatesAmong(rows.map(intentFromRow), depositReference, key);
+}
+
+export interface AttributionCandidateIntents {
+  readonly byReference: IntentRecord | null;
+  readonly pendingOfSender: IntentRecord | null;
+}
+
+/**
+ * Every intent attribution may look at for several deposits, in one round trip: those carrying
+ * one of `depositReferences` and the pending ones of the `senders`. Each deposit's own candidates
+ * are then picked from them with `attributionCandidatesAmong`.
+ */
+export async function findAttributionCandidatesOfMany(
+  q: Queryable,
+  depositReferences: readonly string[],
+  senders: readonly string[],
+): Promise<IntentRecord[]> {
+  const rows = await q.query(
+    `SELECT * FROM intents
+     WHERE deposit_reference = ANY($1::text[])
+        OR (wallet_party = ANY($2::text[]) AND status = 'pending')`,
+    [depositReferences, senders],
+  );
+  return rows.map(intentFromRow);
+}
+
+/** A deposit's candidates among `intents`, as `findAttributionCandidates` picks them. */
+export function attributionCandidatesAmong(
+  intents: readonly IntentRecord[],
+  depositReference: string | null,
+  key: PendingIntentKey,
+): AttributionCandidateIntents {
   return {
     byReference:
       depositReference === null
         ? null
         : (intents.find((intent) => intent.depositReference === depositReference) ?? null),
-    pendingOfSender: intents.find(pendingOfSender) ?? null,
+    pendingOfSender: intents.find((intent) => isPendingOf(intent, key)) ?? null,
   };
+}
+
+/** Whether `intent` is the party's pending intent for the key's pool and input. */
+export function isPendingOf(intent: IntentRecord, key: PendingIntentKey): boolean {
+  return (
+    intent.walletParty === key.walletParty &&
+    intent.poolId === key.poolId &&
+    intent.inputToken === key.inputToken &&
+    intent.inputTokenAdmin === key.inputTokenAdmin &&
+    intent.status === 'pending'
+  );
 }
 
 /** Position after the last intent of a page; pages run newest first. */
@@ -558,6 +595,64 @@ export async function transitionIntent(
   return rows[0] ? intentFromRow(rows[0]) : null;
 }
 
+/** A one-step deposit an intent takes at intake: its facts, and how it was attributed. */
+export interface DepositClaim {
+  readonly intentId: string;
+  readonly depositId: string;
+  readonly by: 'reference' | 'sender';
+  readonly deposit: DepositFacts;
+}
+
+/**
+ * Moves every claimed intent from `pending` through `matched` to `deposit_received` in one
+ * statement, each a compare-and-set on `pending`, with the deposit's facts and both event rows
+ * (`matched` with `{depositId, by}`, then `deposit_received` with `{}`), as the two
+ * `transitionIntent` calls of a single deposit write them. Returns the ids of the intents moved:
+ * one a cancel or an expiry took first is left out.
+ */
+export async function claimIntentsForDeposits(
+  q: Queryable,
+  claims: readonly DepositClaim[],
+  at: Date,
+): Promise<string[]> {
+  if (claims.length === 0) return [];
+  const rows = claims.map((claim, ord) => ({
+    ord,
+    intent_id: claim.intentId,
+    deposit_amount: amountParam(claim.deposit.amount),
+    deposit_update_id: claim.deposit.updateId,
+    deposit_received_at: claim.deposit.receivedAt.toISOString(),
+    matched: { depositId: claim.depositId, by: claim.by },
+  }));
+  const moved = await q.query<{ intent_id: string }>(
+    `WITH claims AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS c(ord int, intent_id text,
+         deposit_amount text, deposit_update_id text, deposit_received_at timestamptz,
+         matched jsonb)
+     ), changed AS (
+       UPDATE intents i SET
+         status = 'deposit_received',
+         updated_at = $2::timestamptz,
+         matched_at = COALESCE(i.matched_at, $2::timestamptz),
+         deposit_amount = c.deposit_amount::numeric,
+         deposit_update_id = c.deposit_update_id,
+         deposit_received_at = c.deposit_received_at
+       FROM claims c
+       WHERE i.intent_id = c.intent_id AND i.status = 'pending'
+       RETURNING i.intent_id, c.ord, c.matched
+     ), event AS (
+       INSERT INTO intent_events (intent_id, status, at, payload)
+       SELECT ch.intent_id, e.status, $2::timestamptz, e.payload
+       FROM changed ch CROSS JOIN LATERAL (VALUES (1, 'matched', ch.matched),
+         (2, 'deposit_received', '{}'::jsonb)) AS e(n, status, payload)
+       ORDER BY ch.ord, e.n
+     )
+     SELECT intent_id FROM changed ORDER BY ord`,
+    [jsonParam(rows), at],
+  );
+  return moved.map((row) => row.intent_id);
+}
+
 /**
  * One intent's path through several states in one step of a batch: its row ends in the last
  * state, and every state on the way gets its event row, in order.
@@ -570,6 +665,7 @@ export interface IntentPath {
   readonly through: readonly SwapState[];
   readonly failureReason?: FailureReason;
   readonly actualOutput?: string;
+  readonly payoutUpdateId?: string;
   readonly refund?: RefundFacts;
 }
 
@@ -599,6 +695,7 @@ export async function moveIntentsAlong(
       failure_code: failureReason?.code ?? null,
       failure_message: failureReason?.message ?? null,
       actual_output: amountParamOrNull(path.actualOutput),
+      payout_update_id: path.payoutUpdateId ?? null,
       refund_amount: amountParamOrNull(refund?.amount),
       refund_network_fee_amount: amountParamOrNull(refund?.networkFeeAmount),
       refund_update_id: refund?.updateId ?? null,
@@ -612,7 +709,7 @@ export async function moveIntentsAlong(
     `WITH moves AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS m(ord int, intent_id text,
          from_status text, to_status text, terminal boolean, failure_code text,
-         failure_message text, actual_output text, refund_amount text,
+         failure_message text, actual_output text, payout_update_id text, refund_amount text,
          refund_network_fee_amount text, refund_update_id text, events jsonb)
      ), changed AS (
        UPDATE intents i SET
@@ -623,6 +720,7 @@ export async function moveIntentsAlong(
          failure_code = COALESCE(m.failure_code, i.failure_code),
          failure_message = COALESCE(m.failure_message, i.failure_message),
          actual_output = COALESCE(m.actual_output::numeric, i.actual_output),
+         payout_update_id = COALESCE(m.payout_update_id, i.payout_update_id),
          refund_amount = COALESCE(m.refund_amount::numeric, i.refund_amount),
          refund_network_fee_amount =
            COALESCE(m.refund_network_fee_amount::numeric, i.refund_network_fee_amount),
