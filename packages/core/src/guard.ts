@@ -163,7 +163,24 @@ function unavailable(reason: string): SettlementSafety {
   );
 }
 
+/**
+ * The limits of each thresholds object, worked out once: a pool's thresholds are read with the
+ * pool and judged against on every quote of it, and turning four numbers into ratios each time
+ * was a measurable share of a quote. Keyed by the object, so a new reading is worked out anew;
+ * thresholds are never changed in place (they are readonly, replaced on each read).
+ */
+const resolvedLimits = new WeakMap<Partial<GuardThresholds>, Limits | SettlementSafety>();
+
 function resolveLimits(overrides: Partial<GuardThresholds>): Limits | SettlementSafety {
+  let resolved = resolvedLimits.get(overrides);
+  if (resolved === undefined) {
+    resolved = limitsOf(overrides);
+    resolvedLimits.set(overrides, resolved);
+  }
+  return resolved;
+}
+
+function limitsOf(overrides: Partial<GuardThresholds>): Limits | SettlementSafety {
   const ageMs = given(overrides, 'referencePriceAgeMaxMs');
   if (!Number.isFinite(ageMs) || ageMs < 0) return unavailable('threshold=referencePriceAgeMaxMs');
   const outputReserveShare = readLimit(given(overrides, 'outputReserveShareMax'));
