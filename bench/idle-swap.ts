@@ -20,7 +20,7 @@ import {
   postgresSkipReason,
 } from '../packages/server/test/support/postgres.js';
 import { isMain, percentile, table } from './report.js';
-import { deposit, openWorld, POOL_ID, pricedIntents } from './settlement.js';
+import { deposit, engineDeps, openWorld, POOL_ID, pricedIntents } from './settlement.js';
 
 export const IDLE_SWAP_TARGET_MS = 100;
 const SWAPS = 40;
@@ -59,12 +59,7 @@ async function oneAtATime(label: string, db: Database, swaps: number): Promise<I
   try {
     const world = await openWorld([db]);
     ledger = world.ledger;
-    engine = await startEngine({
-      db,
-      ledger,
-      clock: world.clock,
-      quoter: { invalidate: () => {} },
-    });
+    engine = await startEngine({ ...engineDeps(world), db });
     const intents = await pricedIntents(world, swaps, [POOL_ID]);
     // The engine takes in the seed and the set-up first: the swaps then meet an idle engine.
     await sleep(500);

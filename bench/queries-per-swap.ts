@@ -29,7 +29,7 @@ import {
   type SqlParam,
 } from '../packages/server/src/store/index.js';
 import { isMain, table } from './report.js';
-import { DEPOSIT, deposit, openWorld, POOL_ID, pricedIntents } from './settlement.js';
+import { DEPOSIT, deposit, engineDeps, openWorld, POOL_ID, pricedIntents } from './settlement.js';
 
 const DEFAULT_SWAPS = 200;
 const POLL_INTERVAL_MS = 5;
@@ -122,12 +122,7 @@ async function run(load: 'one at a time' | 'burst', swaps: number): Promise<Quer
     const world = await openWorld([db]);
     ledger = world.ledger;
     const counting = new CountingDatabase(db);
-    engine = await startEngine({
-      db: counting,
-      ledger,
-      clock: world.clock,
-      quoter: { invalidate: () => {} },
-    });
+    engine = await startEngine({ ...engineDeps(world), db: counting });
     const intents = await pricedIntents(world, swaps, [POOL_ID]);
     // Let the engine take in the seed and the set-up before counting starts.
     await sleep(500);

@@ -288,7 +288,8 @@ async function runOnPostgres(
   }
 }
 
-function engineDeps(world: World) {
+/** What an engine needs of the world besides its store; the bench has no quoter to refresh. */
+export function engineDeps(world: World) {
   return { ledger: world.ledger, clock: world.clock, quoter: { invalidate: () => {} } };
 }
 
@@ -351,16 +352,7 @@ export function printSettlementBench(result: SettlementBench): void {
     ...(result.postgres ? [result.postgres] : []),
     ...(result.capacity ? [result.capacity] : []),
   ];
-  const rows = runs.map((run) => [
-    run.label,
-    `${run.completed}/${run.swaps}`,
-    run.depositsPerS.toFixed(0),
-    run.swapsPerS.toFixed(0),
-    run.p50Ms.toFixed(0),
-    run.p99Ms.toFixed(0),
-  ]);
-  const header = ['run', 'completed', 'deposits/s', 'swaps/s', 'p50 ms', 'p99 ms'];
-  console.log(indent(table([header, ...rows])));
+  console.log(runsTable(runs));
   console.log(
     `  targets: deposit → completed p99 ≤ ${TARGET_P99_MS} ms at ${OFFERED_SWAPS_PER_S}/s offered, and ≥ ${TARGET_SWAPS_PER_S} swaps/s at ${CAPACITY_OFFERED_PER_S}/s offered, 2 workers on PostgreSQL`,
   );
@@ -374,8 +366,18 @@ export function printSettlementBench(result: SettlementBench): void {
   console.log(`  PostgreSQL run: targets ${met ? 'met' : 'NOT met'}`);
 }
 
-function indent(text: string): string {
-  return text.replace(/^/gm, '  ');
+/** One row per run, indented under its heading. */
+function runsTable(runs: readonly SettlementRun[]): string {
+  const rows = runs.map((run) => [
+    run.label,
+    `${run.completed}/${run.swaps}`,
+    run.depositsPerS.toFixed(0),
+    run.swapsPerS.toFixed(0),
+    run.p50Ms.toFixed(0),
+    run.p99Ms.toFixed(0),
+  ]);
+  const header = ['run', 'completed', 'deposits/s', 'swaps/s', 'p50 ms', 'p99 ms'];
+  return table([header, ...rows]).replace(/^/gm, '  ');
 }
 
 if (isMain(import.meta.url)) {
@@ -384,21 +386,7 @@ if (isMain(import.meta.url)) {
   const capacity = process.argv.includes('--capacity');
   if (capacity || process.argv.includes('--postgres-only')) {
     const run = await runOnPostgres(2, capacity ? CAPACITY_LOAD : DEFAULT_SETTLEMENT_LOAD);
-    console.log(
-      indent(
-        table([
-          ['run', 'completed', 'deposits/s', 'swaps/s', 'p50 ms', 'p99 ms'],
-          [
-            run.label,
-            `${run.completed}/${run.swaps}`,
-            run.depositsPerS.toFixed(0),
-            run.swapsPerS.toFixed(0),
-            run.p50Ms.toFixed(0),
-            run.p99Ms.toFixed(0),
-          ],
-        ]),
-      ),
-    );
+    console.log(runsTable([run]));
   } else {
     printSettlementBench(await benchSettlement());
   }
