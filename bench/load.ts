@@ -30,7 +30,7 @@ export async function measureLoad(
   settings: LoadSettings = DEFAULT_LOAD,
 ): Promise<LoadResult> {
   const base = { url, headers, connections: settings.connections, workers: LOAD_WORKERS };
-  await autocannon({ ...base, duration: settings.warmUpS });
+  if (settings.warmUpS > 0) await autocannon({ ...base, duration: settings.warmUpS });
   const result = await autocannon({ ...base, duration: settings.durationS });
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > 0) {
@@ -43,5 +43,83 @@ export async function measureLoad(
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
     requests: result['2xx'],
+  };
+}
+
+/** Two routes loaded in turns, so a busy moment of the machine falls on both alike. */
+export interface PairedLoadSettings {
+  readonly connections: number;
+  /** Discarded run of each route before the measured rounds. */
+  readonly warmUpS: number;
+  /** Each round loads the baseline, then the subject, this long each. */
+  readonly roundS: number;
+  readonly rounds: number;
+}
+
+export const DEFAULT_PAIRED_LOAD: PairedLoadSettings = {
+  connections: 10,
+  warmUpS: 2,
+  roundS: 2,
+  rounds: 5,
+};
+
+export interface LoadTarget {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+}
+
+export interface PairedRound {
+  readonly baseline: LoadResult;
+  readonly subject: LoadResult;
+}
+
+/** Warms both routes up, then measures baseline and subject back to back, `rounds` times. */
+export async function measurePaired(
+  baseline: LoadTarget,
+  subject: LoadTarget,
+  settings: PairedLoadSettings = DEFAULT_PAIRED_LOAD,
+): Promise<PairedRound[]> {
+  const once = (target: LoadTarget, durationS: number) =>
+    measureLoad(target.url, target.headers, {
+      connections: settings.connections,
+      warmUpS: 0,
+      durationS,
+    });
+  await once(baseline, settings.warmUpS);
+  await once(subject, settings.warmUpS);
+  const rounds: PairedRound[] = [];
+  for (let i = 0; i < settings.rounds; i++) {
+    rounds.push({
+      baseline: await once(baseline, settings.roundS),
+      subject: await once(subject, settings.roundS),
+    });
+  }
+  return rounds;
+}
+
+/**
+ * The subject's rate as a share of the baseline's: the median of the rounds' ratios, each taken
+ * from two loads seconds apart, so one slow moment moves one round, not the figure.
+ */
+export function pairedRatio(rounds: readonly PairedRound[]): number {
+  const ratios = rounds
+    .map((round) => round.subject.requestsPerS / round.baseline.requestsPerS)
+    .sort((a, b) => a - b);
+  if (ratios.length === 0) return Number.NaN;
+  const middle = Math.floor(ratios.length / 2);
+  return ratios.length % 2 === 1
+    ? (ratios[middle] as number)
+    : ((ratios[middle - 1] as number) + (ratios[middle] as number)) / 2;
+}
+
+/** One side's rounds as one result: its mean rate, median p50 and worst p99. */
+export function combinedLoad(results: readonly LoadResult[]): LoadResult {
+  const requests = results.reduce((sum, r) => sum + r.requests, 0);
+  const p50s = results.map((r) => r.latencyP50Ms).sort((a, b) => a - b);
+  return {
+    requestsPerS: results.reduce((sum, r) => sum + r.requestsPerS, 0) / results.length,
+    latencyP50Ms: p50s[Math.floor(p50s.length / 2)] ?? Number.NaN,
+    latencyP99Ms: Math.max(...results.map((r) => r.latencyP99Ms)),
+    requests,
   };
 }

@@ -11,8 +11,16 @@ import { hashApiKey } from '../packages/server/src/auth/api-keys.js';
 import { readSettings } from '../packages/server/src/config.js';
 import { type RunningService, startService } from '../packages/server/src/service.js';
 import { findApiKeyByHash, setApiKeyRateLimits } from '../packages/server/src/store/index.js';
-import { DEFAULT_LOAD, type LoadResult, type LoadSettings, measureLoad } from './load.js';
-import { isMain, ratioLine } from './report.js';
+import {
+  combinedLoad,
+  DEFAULT_PAIRED_LOAD,
+  type LoadResult,
+  measurePaired,
+  type PairedLoadSettings,
+  type PairedRound,
+  pairedRatio,
+} from './load.js';
+import { isMain, percent, ratioLine } from './report.js';
 
 export const QUOTE_TARGET_RATIO = 0.4;
 export const QUOTE_PATH = '/v1/quotes?from=Amulet&to=USDCx&amount=100&poolId=amulet-usdcx';
@@ -20,9 +28,12 @@ export const QUOTE_PATH = '/v1/quotes?from=Amulet&to=USDCx&amount=100&poolId=amu
 export const BENCH_READS_PER_MIN = 1_000_000_000;
 
 export interface QuoteBench {
-  readonly load: LoadSettings;
+  readonly load: PairedLoadSettings;
+  readonly rounds: readonly PairedRound[];
+  /** Each side's rounds together: mean rate, worst p99. */
   readonly baseline: LoadResult;
   readonly quotes: LoadResult;
+  /** The median of the rounds' quote / bare ratios. */
   readonly ratio: number;
   readonly meetsTarget: boolean;
 }
@@ -57,7 +68,9 @@ export async function unthrottle(service: RunningService, apiKey: string): Promi
   });
 }
 
-export async function benchQuotes(load: LoadSettings = DEFAULT_LOAD): Promise<QuoteBench> {
+export async function benchQuotes(
+  load: PairedLoadSettings = DEFAULT_PAIRED_LOAD,
+): Promise<QuoteBench> {
   const dataDir = mkdtempSync(join(tmpdir(), 'poolparty-bench-'));
   const bare = await startBareRoute();
   let service: RunningService | null = null;
@@ -69,10 +82,20 @@ export async function benchQuotes(load: LoadSettings = DEFAULT_LOAD): Promise<Qu
     const quoteUrl = `${service.url}${QUOTE_PATH}`;
     const probe = await fetch(quoteUrl, { headers: { 'x-api-key': apiKey } });
     if (probe.status !== 200) throw new Error(`quote probe answered ${probe.status}`);
-    const baseline = await measureLoad(bare.url, {}, load);
-    const quotes = await measureLoad(quoteUrl, { 'x-api-key': apiKey }, load);
-    const ratio = quotes.requestsPerS / baseline.requestsPerS;
-    return { load, baseline, quotes, ratio, meetsTarget: ratio >= QUOTE_TARGET_RATIO };
+    const rounds = await measurePaired(
+      { url: bare.url, headers: {} },
+      { url: quoteUrl, headers: { 'x-api-key': apiKey } },
+      load,
+    );
+    const ratio = pairedRatio(rounds);
+    return {
+      load,
+      rounds,
+      baseline: combinedLoad(rounds.map((round) => round.baseline)),
+      quotes: combinedLoad(rounds.map((round) => round.subject)),
+      ratio,
+      meetsTarget: ratio >= QUOTE_TARGET_RATIO,
+    };
   } finally {
     await service?.close();
     await bare.close();
@@ -85,11 +108,15 @@ export function printQuoteBench(result: QuoteBench): void {
   const rate = (r: LoadResult) =>
     `${Math.round(r.requestsPerS)} req/s (p99 ${r.latencyP99Ms} ms, ${r.requests} requests)`;
   console.log(
-    `quotes: ${load.connections} connections, ${load.warmUpS} s warm-up then ${load.durationS} s each`,
+    `quotes: ${load.connections} connections, ${load.warmUpS} s warm-up each, then ${load.rounds} rounds of ${load.roundS} s bare + ${load.roundS} s quotes`,
   );
   console.log(`  bench key readsPerMin raised to ${BENCH_READS_PER_MIN} (no 429s in the run)`);
   console.log(`  bare Fastify route  ${rate(result.baseline)}`);
   console.log(`  GET ${QUOTE_PATH}  ${rate(result.quotes)}`);
+  const perRound = result.rounds.map((round) =>
+    percent(round.subject.requestsPerS / round.baseline.requestsPerS),
+  );
+  console.log(`  rounds: ${perRound.join(', ')} (the median is the figure)`);
   console.log(
     `  ${ratioLine('quote / bare', result.ratio, QUOTE_TARGET_RATIO, result.meetsTarget)}`,
   );
