@@ -22,6 +22,7 @@ import {
   getIdempotencyRecord,
   getIntent,
   getIntentForParty,
+  getIntentWithEventsForParty,
   getLedgerOffset,
   getPool,
   getPoolAccounting,
@@ -478,6 +479,32 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
       const history = await listIntentEvents(db, intentId);
       expect(history.map((e) => e.status)).toEqual(['pending', 'matched', 'completed']);
       expect(await listIntentEvents(db, intentId, history[1]?.seq)).toHaveLength(1);
+    });
+
+    it('read an intent with its events in one go, as the two reads would, for its party only', async () => {
+      const { intent, walletParty } = await fixture();
+      const { intentId } = await insertIntent(db, intent());
+      await transitionIntent(db, { intentId, from: 'pending', to: 'matched', at: at(MINUTE_MS) });
+      await transitionIntent(db, {
+        intentId,
+        from: 'matched',
+        to: 'cancelled',
+        at: at(2 * MINUTE_MS),
+      });
+      const found = await getIntentWithEventsForParty(db, intentId, walletParty);
+      expect(found).toEqual({
+        intent: await getIntentForParty(db, intentId, walletParty),
+        events: await listIntentEvents(db, intentId),
+      });
+      expect(found?.events.map((e) => e.status)).toEqual(['pending', 'matched', 'cancelled']);
+      expect(await getIntentWithEventsForParty(db, intentId, 'mallory::1220ff')).toBeNull();
+      expect(await getIntentWithEventsForParty(db, 'swp_missing', walletParty)).toBeNull();
+      // An intent whose events are gone still reads, with none.
+      await db.query('DELETE FROM intent_events WHERE intent_id = $1', [intentId]);
+      expect(await getIntentWithEventsForParty(db, intentId, walletParty)).toMatchObject({
+        intent: { intentId, status: 'cancelled' },
+        events: [],
+      });
     });
 
     it('expire pending intents that are due, and only those', async () => {

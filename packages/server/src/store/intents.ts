@@ -331,6 +331,41 @@ export async function getIntentForParty(
   return rows[0] ? intentFromRow(rows[0]) : null;
 }
 
+/**
+ * The intent with its events in seq order, only if it belongs to `walletParty`: what a status
+ * read answers, in one round trip instead of two (one row per event, the intent's columns on
+ * each; an intent without events still gives one row, its event columns null).
+ */
+export async function getIntentWithEventsForParty(
+  q: Queryable,
+  intentId: string,
+  walletParty: string,
+): Promise<{ readonly intent: IntentRecord; readonly events: IntentEventRecord[] } | null> {
+  const rows = await q.query(
+    `SELECT i.*, e.seq AS event_seq, e.status AS event_status, e.leg_event AS event_leg_event,
+       e.at AS event_at, e.payload AS event_payload
+     FROM intents i LEFT JOIN intent_events e ON e.intent_id = i.intent_id
+     WHERE i.intent_id = $1 AND i.wallet_party = $2
+     ORDER BY e.seq`,
+    [intentId, walletParty],
+  );
+  const [first] = rows;
+  if (first === undefined) return null;
+  const events = rows
+    .filter((row) => row.event_seq !== null)
+    .map((row) =>
+      eventFromRow({
+        seq: row.event_seq,
+        intent_id: row.intent_id,
+        status: row.event_status,
+        leg_event: row.event_leg_event,
+        at: row.event_at,
+        payload: row.event_payload,
+      }),
+    );
+  return { intent: intentFromRow(first), events };
+}
+
 export async function findIntentByDepositReference(
   q: Queryable,
   depositReference: string,

@@ -42,8 +42,8 @@ import {
   decodeIntentCursor,
   encodeIntentCursor,
   getIntentForParty,
+  getIntentWithEventsForParty,
   type IntentRecord,
-  listIntentEvents,
   listIntentsForParty,
 } from '../../store/intents.js';
 import { createSwap } from '../../swaps/create-swap.js';
@@ -171,8 +171,10 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
       },
     },
     async (request) => {
-      const intent = await ownIntent(ctx, request, request.params.intentId);
-      return swapStatusView(intent, await listIntentEvents(ctx.db, intent.intentId));
+      const { intentId } = request.params;
+      const found = await getIntentWithEventsForParty(ctx.db, intentId, walletPartyOf(request));
+      if (found === null) throw noSuchIntent(intentId);
+      return swapStatusView(found.intent, found.events);
     },
   );
 
@@ -332,8 +334,12 @@ async function ownIntent(
   intentId: string,
 ): Promise<IntentRecord> {
   const intent = await getIntentForParty(ctx.db, intentId, walletPartyOf(request));
-  if (intent === null) throw new ApiError('not_found', `No swap intent ${intentId}.`);
+  if (intent === null) throw noSuchIntent(intentId);
   return intent;
+}
+
+function noSuchIntent(intentId: string): ApiError {
+  return new ApiError('not_found', `No swap intent ${intentId}.`);
 }
 
 const EVENTS_DESCRIPTION =
