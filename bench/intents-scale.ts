@@ -1,11 +1,11 @@
 /**
- * Status and track cost as intents pile up, on PostgreSQL: one real intent is created as
- * `POST /v1/swaps` would, then cloned with `generate_series` (each clone completed, with its
- * `completed` event, ten per wallet party) into a fresh schema, dropped afterwards. At each size
- * the store queries behind `GET /v1/swaps/{intentId}` (the party's intent with its events, one
- * statement) and
- * `GET /v1/track/{partyId}` (the party's first page and its histories) are timed for random
- * intents and parties. HTTP, auth and JSON cost the same at every size and are left out.
+ * Status and track cost as intents pile up, on PostgreSQL: for each size, a fresh schema (dropped
+ * afterwards) gets one real intent created as `POST /v1/swaps` would, then cloned with
+ * `generate_series` (each clone completed, with its `completed` event, ten per wallet party).
+ * Then the store queries behind `GET /v1/swaps/{intentId}` (the party's intent with its events,
+ * one statement) and `GET /v1/track/{partyId}` (the party's first page and its histories) are
+ * timed for random intents and parties, the sizes taken in turns. HTTP, auth and JSON cost the
+ * same at every size and are left out.
  */
 
 import { TRACK_LIMIT_DEFAULT } from '@poolparty/core';
@@ -43,6 +43,8 @@ export const FLAT_FACTOR = 2;
 const SAMPLES = 2_000;
 /** Unmeasured samples first at each size: plan cache, buffer cache and JIT warm. */
 const WARM_UP_SAMPLES = 200;
+/** The samples are taken in this many rounds, each visiting every size in turn. */
+const SAMPLE_ROUNDS = 10;
 /** Rows cloned per statement: big enough to be quick, small enough not to hold one huge txn. */
 const CLONE_CHUNK = 100_000;
 
@@ -52,7 +54,7 @@ export interface IntentsPoint {
   readonly statusP99Ms: number;
   readonly trackP50Ms: number;
   readonly trackP99Ms: number;
-  /** Seconds spent inserting the rows that reached this size (set-up, shown for scale). */
+  /** Seconds spent filling this size's store (set-up, shown for scale). */
   readonly fillS: number;
 }
 
@@ -99,26 +101,32 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-export async function benchIntentsScale(
-  counts: readonly number[] = INTENT_COUNTS,
-): Promise<IntentsBench> {
-  const skipped = await postgresSkipReason('intents-scale bench');
-  if (skipped !== null) return { points: [], skipped, statusFlat: false };
-  const schema = await createSchema('pp_bench_intents');
+/** A store holding `count` intents, filled and settled before anything is timed. */
+interface FilledStore {
+  readonly count: number;
+  readonly schema: string;
+  readonly db: Database;
+  readonly developerParty: string;
+  readonly fillS: number;
+}
+
+async function fillStore(
+  ledger: LocalLedger,
+  seed: Awaited<ReturnType<typeof seedDevnet>>,
+  party: string,
+  count: number,
+): Promise<FilledStore> {
+  const fillStart = performance.now();
+  const schema = await createSchema(`pp_bench_intents_${count}`);
   const db = openPostgres(POSTGRES_URL, { schema });
-  let ledger: LocalLedger | null = null;
   try {
     await migrate(db);
-    ledger = await openLocalLedger({});
-    const seed = await seedDevnet(ledger);
     const now = new Date();
     await registerSeed(db, seed, now);
-    const { amulet, usdcx } = seed.instruments;
-    const [party] = await fundedParties(ledger, 1, [amulet, usdcx], amulet, '100');
     const base = await createPricedIntent(db, ledger, {
       poolId: 'amulet-usdcx',
-      party: party as string,
-      input: amulet,
+      party,
+      input: seed.instruments.amulet,
       amount: '50',
       developerParty: seed.developer.partyId,
       now,
@@ -126,66 +134,99 @@ export async function benchIntentsScale(
     // Synthetic history wakes no one: without this, each cloned event sends a NOTIFY, and one
     // transaction's queue of a hundred thousand of them costs minutes to commit.
     await db.query('ALTER TABLE intent_events DISABLE TRIGGER intent_events_notify');
-    const points: IntentsPoint[] = [];
-    let filled = 0;
-    for (const count of counts) {
-      const fillStart = performance.now();
-      for (let from = filled + 1; from <= count; from += CLONE_CHUNK) {
-        const to = Math.min(count, from + CLONE_CHUNK - 1);
-        await db.query(CLONE_SQL, [base.intentId, from, to]);
-        await db.query(EVENTS_SQL, [from, to]);
-      }
-      // VACUUM as well as ANALYZE: a table that has just taken a million rows is otherwise
-      // vacuumed by autovacuum while it is measured, which a live store has long done by then.
-      await db.query('VACUUM ANALYZE intents');
-      await db.query('VACUUM ANALYZE intent_events');
-      await flushDirtyPages(db);
-      filled = count;
-      const fillS = (performance.now() - fillStart) / 1000;
-      const status: number[] = [];
-      const track: number[] = [];
-      for (let i = 0; i < WARM_UP_SAMPLES + SAMPLES; i++) {
-        const g = 1 + Math.floor(Math.random() * count);
-        const walletParty = `bench-party-${Math.floor(g / INTENTS_PER_PARTY)}`;
-        const statusMs = await timed(async () => {
-          const found = await getIntentWithEventsForParty(db, `swp_bench${g}`, walletParty);
-          if (found === null) throw new Error(`swp_bench${g} not found`);
-        });
-        const trackMs = await timed(async () => {
-          const page = await listIntentsForParty(db, {
-            walletParty,
-            developerParty: seed.developer.partyId,
-            limit: TRACK_LIMIT_DEFAULT,
-            cursor: null,
-          });
-          if (page.intents.length === 0) throw new Error(`${walletParty} has no intents`);
-          await listIntentHistories(
-            db,
-            page.intents.map((intent) => intent.intentId),
-          );
-        });
-        if (i < WARM_UP_SAMPLES) continue;
-        status.push(statusMs);
-        track.push(trackMs);
-      }
-      points.push({
-        intents: count,
-        statusP50Ms: percentile(status, 50),
-        statusP99Ms: percentile(status, 99),
-        trackP50Ms: percentile(track, 50),
-        trackP99Ms: percentile(track, 99),
-        fillS,
-      });
+    for (let from = 1; from <= count; from += CLONE_CHUNK) {
+      const to = Math.min(count, from + CLONE_CHUNK - 1);
+      await db.query(CLONE_SQL, [base.intentId, from, to]);
+      await db.query(EVENTS_SQL, [from, to]);
     }
+    // VACUUM as well as ANALYZE: a table that has just taken a million rows is otherwise
+    // vacuumed by autovacuum while it is measured, which a live store has long done by then.
+    await db.query('VACUUM ANALYZE intents');
+    await db.query('VACUUM ANALYZE intent_events');
+    await flushDirtyPages(db);
+  } catch (error) {
+    await db.close();
+    await dropSchema(schema);
+    throw error;
+  }
+  const fillS = (performance.now() - fillStart) / 1000;
+  return { count, schema, db, developerParty: seed.developer.partyId, fillS };
+}
+
+interface Samples {
+  readonly status: number[];
+  readonly track: number[];
+}
+
+/** Times `n` status reads and `n` track reads of random intents and parties of `store`. */
+async function sample(store: FilledStore, n: number, into: Samples | null): Promise<void> {
+  const { db, count } = store;
+  for (let i = 0; i < n; i++) {
+    const g = 1 + Math.floor(Math.random() * count);
+    const walletParty = `bench-party-${Math.floor(g / INTENTS_PER_PARTY)}`;
+    const statusMs = await timed(async () => {
+      const found = await getIntentWithEventsForParty(db, `swp_bench${g}`, walletParty);
+      if (found === null) throw new Error(`swp_bench${g} not found`);
+    });
+    const trackMs = await timed(async () => {
+      const page = await listIntentsForParty(db, {
+        walletParty,
+        developerParty: store.developerParty,
+        limit: TRACK_LIMIT_DEFAULT,
+        cursor: null,
+      });
+      if (page.intents.length === 0) throw new Error(`${walletParty} has no intents`);
+      await listIntentHistories(
+        db,
+        page.intents.map((intent) => intent.intentId),
+      );
+    });
+    into?.status.push(statusMs);
+    into?.track.push(trackMs);
+  }
+}
+
+export async function benchIntentsScale(
+  counts: readonly number[] = INTENT_COUNTS,
+): Promise<IntentsBench> {
+  const skipped = await postgresSkipReason('intents-scale bench');
+  if (skipped !== null) return { points: [], skipped, statusFlat: false };
+  const stores: FilledStore[] = [];
+  const ledger = await openLocalLedger({});
+  try {
+    const seed = await seedDevnet(ledger);
+    const { amulet, usdcx } = seed.instruments;
+    const [party] = await fundedParties(ledger, 1, [amulet, usdcx], amulet, '100');
+    for (const count of counts) stores.push(await fillStore(ledger, seed, party as string, count));
+    const samples = stores.map((): Samples => ({ status: [], track: [] }));
+    for (const store of stores) await sample(store, WARM_UP_SAMPLES, null);
+    // Every size a slice per round, so a busy moment of the machine falls on all sizes alike.
+    for (let round = 0; round < SAMPLE_ROUNDS; round++) {
+      for (const [i, store] of stores.entries()) {
+        await sample(store, SAMPLES / SAMPLE_ROUNDS, samples[i] as Samples);
+      }
+    }
+    const points = stores.map(
+      (store, i): IntentsPoint => ({
+        intents: store.count,
+        statusP50Ms: percentile(samples[i]?.status ?? [], 50),
+        statusP99Ms: percentile(samples[i]?.status ?? [], 99),
+        trackP50Ms: percentile(samples[i]?.track ?? [], 50),
+        trackP99Ms: percentile(samples[i]?.track ?? [], 99),
+        fillS: store.fillS,
+      }),
+    );
     const statusFlat = flatWithin(
       points.map((p) => p.statusP99Ms),
       FLAT_FACTOR,
     );
     return { points, skipped: null, statusFlat };
   } finally {
-    await ledger?.close();
-    await db.close();
-    await dropSchema(schema);
+    await ledger.close();
+    for (const store of stores) {
+      await store.db.close();
+      await dropSchema(store.schema);
+    }
   }
 }
 
