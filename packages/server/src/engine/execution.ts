@@ -2,8 +2,10 @@
  * Executing swaps (SPEC §7.1): deposit_received → forwarded → processing, then the decision of
  * core's `decideExecution` against the reserves of the moment. Queued swaps execute in batches,
  * one transaction per pool holding the pool's accounting row locked — so one pool executes one
- * batch at a time across processes, and a second executor that waited for the lock finds the
- * intents moved on and does nothing. Each batch is read → decide → write:
+ * batch at a time across processes. Engines list the same queued swaps; one that finds another
+ * already executing a pool (`claimPoolExecution`) leaves that pool to it instead of waiting for
+ * its whole batch, and goes on to the next pool; the pool is looked at again next round, should
+ * the holder not have taken every swap. Each batch is read → decide → write:
  *
  * - read, before the transaction: the pools and the ledger's prices once per round, the swap
  *   party's holdings once per pool, so no ledger call runs while the pool is locked; then under
@@ -49,22 +51,33 @@ import {
 import { readGuardFigures } from './guard-inputs.js';
 import { intentFees, type TransferPayload } from './legs.js';
 import { type PriceBook, readPriceBook, usdValue } from './prices.js';
+import { claimPoolExecution } from './queries.js';
 
 const QUEUED = ['deposit_received', 'forwarded'] as const;
 
-/** Executes queued intents, oldest first, in one batch per pool; returns how many it looked at. */
+/**
+ * Executes queued intents, oldest first, in one batch per pool; returns how many it looked at.
+ * The intents of a pool left to another engine are not counted: a round that only found pools
+ * busy made no progress, so the work loop waits before listing them again rather than spinning.
+ */
 export async function executeQueued(ctx: EngineContext): Promise<number> {
   const queued = await listIntentsInStatus(ctx.db, QUEUED, ctx.settings.executionBatchMax);
   if (queued.length === 0) return 0;
   const pools = await listPools(ctx.db);
   const prices = await readPriceBook(ctx.ledger, pools);
+  let lookedAt = 0;
   for (const [poolId, intents] of byPool(queued)) {
     const pool = pools.find((p) => p.poolId === poolId);
     if (pool === undefined) throw new Error(`intents name unknown pool ${poolId}`);
-    await executeBatch(ctx, pool, intents, prices);
+    if ((await executeBatch(ctx, pool, intents, prices)) !== 'left_to_another') {
+      lookedAt += intents.length;
+    }
   }
-  return queued.length;
+  return lookedAt;
 }
+
+/** What became of a pool's batch: executed, found moved on, or left to the engine executing it. */
+type BatchOutcome = 'executed' | 'moved_on' | 'left_to_another';
 
 function byPool(intents: readonly IntentRecord[]): Map<string, IntentRecord[]> {
   const groups = new Map<string, IntentRecord[]>();
@@ -81,9 +94,9 @@ async function executeBatch(
   pool: PoolRecord,
   intents: readonly IntentRecord[],
   prices: PriceBook,
-): Promise<void> {
+): Promise<BatchOutcome> {
   try {
-    await executePoolBatch(ctx, pool, intents, prices);
+    return await executePoolBatch(ctx, pool, intents, prices);
   } catch (error) {
     if (intents.length === 1 || error instanceof EngineCrash) throw error;
     ctx.log.warn('an execution batch failed; executing its swaps one by one', {
@@ -92,6 +105,7 @@ async function executeBatch(
       error: String(error),
     });
     for (const intent of intents) await executePoolBatch(ctx, pool, [intent], prices);
+    return 'executed';
   }
 }
 
@@ -100,14 +114,17 @@ async function executePoolBatch(
   pool: PoolRecord,
   intents: readonly IntentRecord[],
   prices: PriceBook,
-): Promise<void> {
+): Promise<BatchOutcome> {
   const holdings = await holdingsOf(ctx, intents);
   const effects = new Effects();
-  const executed = await ctx.db.transaction(async (tx) => {
+  const outcome = await ctx.db.transaction(async (tx): Promise<BatchOutcome> => {
+    // Another engine is executing this pool: waiting for its batch would mostly find these swaps
+    // moved on, and any it did not list are looked at again next round.
+    if (!(await claimPoolExecution(tx, pool.poolId))) return 'left_to_another';
     const accounting = await lockPool(tx, pool.poolId);
     const ids = intents.map((intent) => intent.intentId);
     const stillQueued = await getIntentsInStatus(tx, ids, QUEUED);
-    if (stillQueued.length === 0) return false;
+    if (stillQueued.length === 0) return 'moved_on';
     const current = new Map(stillQueued.map((intent) => [intent.intentId, intent]));
     const ordered = ids.flatMap((id) => current.get(id) ?? []);
     const now = ctx.clock.now();
@@ -127,11 +144,12 @@ async function executePoolBatch(
     if (plan.swaps.some((swap) => swap.decision.kind === 'execute')) {
       effects.poolsRepriced.add(pool.poolId);
     }
-    return true;
+    return 'executed';
   });
-  if (!executed) return;
+  if (outcome !== 'executed') return outcome;
   effects.apply(ctx);
   ctx.step('execution_committed');
+  return outcome;
 }
 
 /** The holdings of the parties the intents deposited with (the pool's swap party). */

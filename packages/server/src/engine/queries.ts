@@ -89,6 +89,25 @@ export async function lockPoolsForDeposits(
   return new Set(recorded.map((row) => row.deposit_id));
 }
 
+/** The first half of the execution lock's key: "PPEX" in ASCII, apart from the other locks. */
+const EXECUTION_LOCK_SPACE = 0x50504558;
+
+/**
+ * Takes the right to execute the pool's queued swaps until the transaction ends, unless another
+ * transaction holds it: false then, at once, without waiting. Only executions take it (before the
+ * pool's accounting row), so it tells an engine that another one is executing the pool's batch,
+ * while a deposit or a confirmation holding the accounting row is still waited for, as before.
+ * The key is the pool qualified by the connection's schema (tests run many in one database); two
+ * pools whose keys collide would only have one left for a round while the other executes.
+ */
+export async function claimPoolExecution(tx: Queryable, poolId: string): Promise<boolean> {
+  const rows = await tx.query<{ claimed: boolean }>(
+    `SELECT pg_try_advisory_xact_lock($1, hashtext(current_schema() || ':' || $2::text)) AS claimed`,
+    [EXECUTION_LOCK_SPACE, poolId],
+  );
+  return rows[0]?.claimed === true;
+}
+
 /**
  * The checkpoint of `stream`, locked until the transaction ends, so that two ingesters never
  * apply the same update: the second waits, then sees the first one's checkpoint and skips.
