@@ -5,11 +5,21 @@
  * `GET /v1/swaps/{id}/events`, sends the cancel and times each stream's `cancelled` event from
  * the moment the cancel was sent, on this thread's clock.
  */
-import { Agent, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 
 const EVENT_WAIT_MS = 30_000;
+
+setFlagsFromString('--expose-gc');
+/**
+ * This thread's garbage collector, run just before each cancel is sent: opening and closing a
+ * thousand streams per round leaves garbage, and a collection of it landing between the cancel
+ * and the last event would be counted as the service's delay.
+ */
+const collectGarbage = runInNewContext('gc') as () => void;
 
 /** What the bench hands the worker. */
 export interface SseClientsJob {
@@ -29,11 +39,6 @@ interface Client {
   readonly url: string;
   readonly apiKey: string;
   readonly walletToken: string;
-  /**
-   * Keeps connections open between rounds, as `fetch` and browsers do: a stream that ends leaves
-   * its connection for the next one instead of closing it.
-   */
-  readonly agent: Agent;
 }
 
 async function call<T>(client: Client, method: string, path: string, body?: unknown): Promise<T> {
@@ -59,72 +64,102 @@ interface OpenStream {
 
 /** The line that starts the awaited event; SSE puts every field at the start of a line. */
 const CANCELLED_LINE = Buffer.from('\nevent: cancelled\n');
+/** The end of the first block (`retry:`), which the server sends as soon as the stream opens. */
 const BLOCK_END = Buffer.from('\n\n');
+const STATUS_OK = Buffer.from('HTTP/1.1 200 ');
+const STATUS_BUSY = Buffer.from('HTTP/1.1 429 ');
 
 /**
- * Opens one event stream; resolves once its first event (the current state) has arrived.
+ * One buffer every socket reads into: each read is searched before the next one lands in it,
+ * so nothing is allocated per read.
+ */
+const READ_BUFFER = Buffer.alloc(64 * 1024);
+
+/**
+ * Opens one event stream; resolves once its first block (the `retry:` line) has arrived.
  *
- * A thousand of these run in the service's own process, so each costs as little as a client can:
- * plain `node:http` rather than `fetch` and web streams, bytes never decoded, and each chunk
- * searched once for the `cancelled` line (with the end of the previous chunk, in case the line
- * was split between them) rather than the whole text parsed again.
+ * A thousand of these share one thread, and that thread's time per stream is added to the
+ * latency of every stream it reads after it, a cost real clients (one per browser) never pay
+ * for each other. So each stream is a plain TCP socket that sends the request bytes itself and
+ * reads with `onread` (no HTTP parser, no response stream, no buffer per read), never decodes
+ * what comes back, and searches each read once for the `cancelled` line (with the end of the
+ * previous read, in case the line was split). Chunked transfer framing puts `\r\n` before each
+ * event, so the line's leading `\n` is there whichever read the event
+ * arrives in. The status line is checked before anything else.
  */
 function openStream(client: Client, intentId: string): Promise<OpenStream> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(`${client.url}/v1/swaps/${intentId}/events`, {
-      agent: client.agent,
-      headers: { 'x-api-key': client.apiKey, authorization: `Bearer ${client.walletToken}` },
+    const target = new URL(`${client.url}/v1/swaps/${intentId}/events`);
+    let status: 'unknown' | 'ok' | 'done' = 'unknown';
+    let opened = false;
+    let tail: Buffer = Buffer.alloc(0);
+    let arrived: (at: number) => void = () => {};
+    let failed: (error: Error) => void = () => {};
+    const cancelledAt = new Promise<number>((resolveAt, rejectAt) => {
+      arrived = resolveAt;
+      failed = rejectAt;
     });
-    request.on('error', reject);
-    request.on('response', (response) => {
-      // The previous round's streams may still be counted while the server notices they closed.
-      if (response.statusCode === 429) {
-        response.resume();
-        request.destroy();
-        void sleep(50).then(() => openStream(client, intentId).then(resolve, reject));
-        return;
-      }
-      if (response.statusCode !== 200) {
-        request.destroy();
-        reject(new Error(`event stream answered ${response.statusCode}`));
-        return;
-      }
-      let opened = false;
-      let tail: Buffer = Buffer.alloc(0);
-      let arrived: (at: number) => void = () => {};
-      let failed: (error: Error) => void = () => {};
-      const cancelledAt = new Promise<number>((resolveAt, rejectAt) => {
-        arrived = resolveAt;
-        failed = rejectAt;
-      });
-      cancelledAt.catch(() => {});
-      const stream = { cancelledAt, close: () => request.destroy() };
-      response.on('data', (chunk: Buffer) => {
-        const seen = tail.length === 0 ? chunk : Buffer.concat([tail, chunk]);
-        if (seen.includes(CANCELLED_LINE)) {
-          arrived(performance.now());
-          response.removeAllListeners('data');
-          response.resume();
-          return;
+    cancelledAt.catch(() => {});
+    const onRead = (length: number, buffer: Uint8Array): boolean => {
+      if (status === 'done') return true;
+      const at = performance.now();
+      const read = Buffer.from(buffer.buffer, buffer.byteOffset, length);
+      const seen = tail.length === 0 ? read : Buffer.concat([tail, read]);
+      if (status === 'unknown') {
+        if (seen.length < STATUS_OK.length) {
+          tail = Buffer.from(seen);
+          return true;
         }
-        if (!opened && seen.includes(BLOCK_END)) {
-          opened = true;
-          resolve(stream);
+        // The previous round's streams may still be counted while the server notices they closed.
+        if (seen.subarray(0, STATUS_BUSY.length).equals(STATUS_BUSY)) {
+          status = 'done';
+          socket.destroy();
+          void sleep(50).then(() => openStream(client, intentId).then(resolve, reject));
+          return true;
         }
-        // Enough to find the line across this chunk's end and the next chunk's start.
-        tail = seen.subarray(Math.max(0, seen.length - CANCELLED_LINE.length + 1));
-      });
-      response.on('end', () => {
-        const error = new Error('event stream ended without a cancelled event');
-        if (!opened) reject(error);
-        failed(error);
-      });
-      response.on('error', (error) => {
-        if (!opened) reject(error);
-        failed(error);
-      });
+        if (!seen.subarray(0, STATUS_OK.length).equals(STATUS_OK)) {
+          status = 'done';
+          socket.destroy();
+          reject(new Error(`event stream answered ${seen.subarray(0, 40).toString()}`));
+          return true;
+        }
+        status = 'ok';
+      }
+      if (seen.includes(CANCELLED_LINE)) {
+        status = 'done';
+        arrived(at);
+        return true;
+      }
+      if (!opened && seen.includes(BLOCK_END)) {
+        opened = true;
+        resolve(stream);
+      }
+      // Enough to find the line across this read's end and the next read's start; copied, as
+      // the next read overwrites the shared buffer.
+      tail = Buffer.from(seen.subarray(Math.max(0, seen.length - CANCELLED_LINE.length + 1)));
+      // Returning false would pause the socket.
+      return true;
+    };
+    const socket = connect({
+      host: target.hostname,
+      port: Number(target.port),
+      noDelay: true,
+      onread: { buffer: READ_BUFFER, callback: onRead },
     });
-    request.end();
+    const stream = { cancelledAt, close: () => socket.destroy() };
+    socket.on('error', (error) => {
+      if (!opened) reject(error);
+      failed(error);
+    });
+    socket.on('close', () => {
+      const error = new Error('event stream closed without a cancelled event');
+      if (!opened) reject(error);
+      failed(error);
+    });
+    socket.write(
+      `GET ${target.pathname} HTTP/1.1\r\nhost: ${target.host}\r\nx-api-key: ${client.apiKey}\r\n` +
+        `authorization: Bearer ${client.walletToken}\r\naccept: text/event-stream\r\n\r\n`,
+    );
   });
 }
 
@@ -145,6 +180,7 @@ async function measureRound(client: Client, streams: number): Promise<number[]> 
         )),
       );
     }
+    collectGarbage();
     const sentAt = performance.now();
     await call(client, 'POST', `/v1/swaps/${swap.intentId}/cancel`);
     const timeout = sleep(EVENT_WAIT_MS).then(() => {
@@ -158,20 +194,15 @@ async function measureRound(client: Client, streams: number): Promise<number[]> 
 }
 
 async function run(job: SseClientsJob): Promise<SseClientsResult> {
-  const agent = new Agent({ keepAlive: true });
-  const client: Client = { ...job, agent };
-  try {
-    const result: SseClientsResult = [];
-    for (const streams of job.counts) {
-      for (let r = 0; r < job.warmUpRounds; r++) await measureRound(client, streams);
-      const latencies: number[] = [];
-      for (let r = 0; r < job.rounds; r++) latencies.push(...(await measureRound(client, streams)));
-      result.push({ streams, latencies });
-    }
-    return result;
-  } finally {
-    agent.destroy();
+  const client: Client = job;
+  const result: SseClientsResult = [];
+  for (const streams of job.counts) {
+    for (let r = 0; r < job.warmUpRounds; r++) await measureRound(client, streams);
+    const latencies: number[] = [];
+    for (let r = 0; r < job.rounds; r++) latencies.push(...(await measureRound(client, streams)));
+    result.push({ streams, latencies });
   }
+  return result;
 }
 
 if (parentPort !== null) {
