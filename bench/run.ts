@@ -97,17 +97,35 @@ const plot = (file: string, svg: string) => {
 };
 console.log(`bench${quick ? ' (--quick)' : ''}: plots into ${out}\n`);
 
+// The lighter benchmarks first, those that load PostgreSQL hard last: the background writing a
+// heavy one leaves behind (checkpoints after a million-intent fill or a few thousand settled
+// swaps) took a core from whatever ran next, e.g. first start 3.7 s alone against 5.2 s right
+// after the settlement runs, on the same machine.
+const firstStart = await benchFirstStart(quick ? 1 : 3);
+printFirstStartBench(firstStart);
+console.log();
+
 const quotes = await benchQuotes();
 printQuoteBench(quotes);
-console.log();
-const settlement = await benchSettlement();
-printSettlementBench(settlement);
 console.log();
 const idleSwap = await benchIdleSwap(quick);
 printIdleSwapBench(idleSwap);
 console.log();
-const firstStart = await benchFirstStart(quick ? 1 : 3);
-printFirstStartBench(firstStart);
+const sse = await benchSse(STREAM_COUNTS, quick ? SSE_QUICK_ROUNDS : undefined);
+printSseBench(sse);
+plot(
+  'sse-latency-vs-streams.svg',
+  lineChart({
+    title: 'SSE delivery latency vs open streams',
+    xLabel: 'open streams',
+    yLabel: 'state change → event (ms)',
+    logX: true,
+    series: [
+      { name: 'p50', points: sse.map((p) => ({ x: p.streams, y: p.p50Ms })) },
+      { name: 'p99', points: sse.map((p) => ({ x: p.streams, y: p.p99Ms })) },
+    ],
+  }),
+);
 console.log();
 
 const quotePools = await benchQuotePools(
@@ -130,56 +148,9 @@ plot(
 );
 console.log();
 
-const intents = await benchIntentsScale(quick ? QUICK_INTENT_COUNTS : INTENT_COUNTS);
-printIntentsBench(intents);
-if (intents.points.length > 0) {
-  plot(
-    'status-track-vs-intents.svg',
-    lineChart({
-      title: 'Status and track latency vs intents stored (PostgreSQL)',
-      xLabel: 'intents stored',
-      yLabel: 'latency (ms)',
-      logX: true,
-      series: [
-        {
-          name: 'status p50',
-          points: intents.points.map((p) => ({ x: p.intents, y: p.statusP50Ms })),
-        },
-        {
-          name: 'status p99',
-          points: intents.points.map((p) => ({ x: p.intents, y: p.statusP99Ms })),
-        },
-        {
-          name: 'track p50',
-          points: intents.points.map((p) => ({ x: p.intents, y: p.trackP50Ms })),
-        },
-        {
-          name: 'track p99',
-          points: intents.points.map((p) => ({ x: p.intents, y: p.trackP99Ms })),
-        },
-      ],
-    }),
-  );
-}
+const settlement = await benchSettlement();
+printSettlementBench(settlement);
 console.log();
-
-const sse = await benchSse(STREAM_COUNTS, quick ? SSE_QUICK_ROUNDS : undefined);
-printSseBench(sse);
-plot(
-  'sse-latency-vs-streams.svg',
-  lineChart({
-    title: 'SSE delivery latency vs open streams',
-    xLabel: 'open streams',
-    yLabel: 'state change → event (ms)',
-    logX: true,
-    series: [
-      { name: 'p50', points: sse.map((p) => ({ x: p.streams, y: p.p50Ms })) },
-      { name: 'p99', points: sse.map((p) => ({ x: p.streams, y: p.p99Ms })) },
-    ],
-  }),
-);
-console.log();
-
 const curve = await benchSettlementCurve(
   CURVE_WORKERS,
   CURVE_POOLS,
@@ -208,6 +179,38 @@ else {
           .filter((p) => p.pools === pools)
           .map((p) => ({ x: p.workers, y: p.run.swapsPerS })),
       })),
+    }),
+  );
+}
+console.log();
+const intents = await benchIntentsScale(quick ? QUICK_INTENT_COUNTS : INTENT_COUNTS);
+printIntentsBench(intents);
+if (intents.points.length > 0) {
+  plot(
+    'status-track-vs-intents.svg',
+    lineChart({
+      title: 'Status and track latency vs intents stored (PostgreSQL)',
+      xLabel: 'intents stored',
+      yLabel: 'latency (ms)',
+      logX: true,
+      series: [
+        {
+          name: 'status p50',
+          points: intents.points.map((p) => ({ x: p.intents, y: p.statusP50Ms })),
+        },
+        {
+          name: 'status p99',
+          points: intents.points.map((p) => ({ x: p.intents, y: p.statusP99Ms })),
+        },
+        {
+          name: 'track p50',
+          points: intents.points.map((p) => ({ x: p.intents, y: p.trackP50Ms })),
+        },
+        {
+          name: 'track p99',
+          points: intents.points.map((p) => ({ x: p.intents, y: p.trackP99Ms })),
+        },
+      ],
     }),
   );
 }
