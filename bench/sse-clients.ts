@@ -90,7 +90,8 @@ const READ_BUFFER = Buffer.alloc(64 * 1024);
 function openStream(client: Client, intentId: string): Promise<OpenStream> {
   return new Promise((resolve, reject) => {
     const target = new URL(`${client.url}/v1/swaps/${intentId}/events`);
-    let status: 'unknown' | 'ok' | 'done' = 'unknown';
+    /** `retrying`: answered 429; this socket is closed and a new stream is opened in its place. */
+    let status: 'unknown' | 'ok' | 'retrying' | 'done' = 'unknown';
     let opened = false;
     let tail: Buffer = Buffer.alloc(0);
     let arrived: (at: number) => void = () => {};
@@ -101,7 +102,7 @@ function openStream(client: Client, intentId: string): Promise<OpenStream> {
     });
     cancelledAt.catch(() => {});
     const onRead = (length: number, buffer: Uint8Array): boolean => {
-      if (status === 'done') return true;
+      if (status === 'done' || status === 'retrying') return true;
       const at = performance.now();
       const read = Buffer.from(buffer.buffer, buffer.byteOffset, length);
       const seen = tail.length === 0 ? read : Buffer.concat([tail, read]);
@@ -112,7 +113,7 @@ function openStream(client: Client, intentId: string): Promise<OpenStream> {
         }
         // The previous round's streams may still be counted while the server notices they closed.
         if (seen.subarray(0, STATUS_BUSY.length).equals(STATUS_BUSY)) {
-          status = 'done';
+          status = 'retrying';
           socket.destroy();
           void sleep(50).then(() => openStream(client, intentId).then(resolve, reject));
           return true;
@@ -152,6 +153,8 @@ function openStream(client: Client, intentId: string): Promise<OpenStream> {
       failed(error);
     });
     socket.on('close', () => {
+      // The stream opened in its place settles this promise.
+      if (status === 'retrying') return;
       const error = new Error('event stream closed without a cancelled event');
       if (!opened) reject(error);
       failed(error);
