@@ -198,21 +198,23 @@ export async function benchIntentsScale(
     const { amulet, usdcx } = seed.instruments;
     const [party] = await fundedParties(ledger, 1, [amulet, usdcx], amulet, '100');
     for (const count of counts) stores.push(await fillStore(ledger, seed, party as string, count));
-    const samples = stores.map((): Samples => ({ status: [], track: [] }));
+    const measured = stores.map((store) => ({
+      store,
+      status: [] as number[],
+      track: [] as number[],
+    }));
     for (const store of stores) await sample(store, WARM_UP_SAMPLES, null);
     // Every size a slice per round, so a busy moment of the machine falls on all sizes alike.
     for (let round = 0; round < SAMPLE_ROUNDS; round++) {
-      for (const [i, store] of stores.entries()) {
-        await sample(store, SAMPLES / SAMPLE_ROUNDS, samples[i] as Samples);
-      }
+      for (const taken of measured) await sample(taken.store, SAMPLES / SAMPLE_ROUNDS, taken);
     }
-    const points = stores.map(
-      (store, i): IntentsPoint => ({
+    const points = measured.map(
+      ({ store, status, track }): IntentsPoint => ({
         intents: store.count,
-        statusP50Ms: percentile(samples[i]?.status ?? [], 50),
-        statusP99Ms: percentile(samples[i]?.status ?? [], 99),
-        trackP50Ms: percentile(samples[i]?.track ?? [], 50),
-        trackP99Ms: percentile(samples[i]?.track ?? [], 99),
+        statusP50Ms: percentile(status, 50),
+        statusP99Ms: percentile(status, 99),
+        trackP50Ms: percentile(track, 50),
+        trackP99Ms: percentile(track, 99),
         fillS: store.fillS,
       }),
     );
