@@ -1,24 +1,51 @@
 /**
- * Writes the empty-cluster template for the installed PGlite (store/pglite-template.ts). Run
- * after upgrading PGlite: `node --import tsx packages/server/scripts/pglite-template.ts`.
+ * Writes the templates for the installed PGlite (store/pglite-template.ts): the empty cluster,
+ * kept when there is one already, and the migrated one with the migrations it holds. Run after
+ * upgrading PGlite or adding a migration: `node --import tsx packages/server/scripts/pglite-template.ts`.
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pgliteStore } from '../src/store/database.js';
+import { loadMigrations, migrate } from '../src/store/migrate.js';
 import {
+  buildMigratedTemplate,
   buildPgliteTemplate,
   installedPgliteVersion,
   TEMPLATE_DIR,
   templateFile,
+  templateMigrationsFile,
 } from '../src/store/pglite-template.js';
 
 const version = installedPgliteVersion();
-const file = templateFile(version);
+const migrations = loadMigrations();
+const files = [
+  templateFile(version),
+  templateFile(version, TEMPLATE_DIR, 'migrated'),
+  templateMigrationsFile(version),
+];
+const [emptyFile, migratedFile, migrationsFile] = files as [string, string, string];
 mkdirSync(TEMPLATE_DIR, { recursive: true });
-writeFileSync(file, await buildPgliteTemplate());
-// Only the installed version's template is of use; older ones would only weigh on the checkout.
-for (const name of readdirSync(TEMPLATE_DIR)) {
-  if (name.endsWith('.tar.br') && join(TEMPLATE_DIR, name) !== file) {
-    rmSync(join(TEMPLATE_DIR, name));
-  }
+// initdb never writes the same bytes twice: the empty cluster is kept while it serves this PGlite,
+// so adding a migration changes only the migrated template.
+let empty: Buffer;
+if (existsSync(emptyFile)) {
+  empty = readFileSync(emptyFile);
+  console.log(`kept ${emptyFile}`);
+} else {
+  empty = await buildPgliteTemplate();
+  writeFileSync(emptyFile, empty);
+  console.log(`wrote ${emptyFile}`);
 }
-console.log(`wrote ${file}`);
+writeFileSync(
+  migratedFile,
+  await buildMigratedTemplate(empty, async (pg) => {
+    await migrate(pgliteStore(pg), migrations);
+  }),
+);
+const held = migrations.map(({ name, checksum }) => ({ name, checksum }));
+writeFileSync(migrationsFile, `${JSON.stringify(held, null, 2)}\n`);
+// Only the installed version's templates are of use; older ones would only weigh on the checkout.
+for (const name of readdirSync(TEMPLATE_DIR)) {
+  if (!files.includes(join(TEMPLATE_DIR, name))) rmSync(join(TEMPLATE_DIR, name));
+}
+for (const file of [migratedFile, migrationsFile]) console.log(`wrote ${file}`);

@@ -298,7 +298,8 @@ describe('admin and migrate on a folder without a store', () => {
 
       const created = await runCli(['migrate', '--create', '--data-dir', target]);
       expect(created.code).toBe(0);
-      expect(created.stdout).toMatch(/^created a new store\napplied 0001_initial\.sql, /);
+      // A new data folder starts from the migrated template: nothing is left to apply.
+      expect(created.stdout).toBe('created a new store\nthe store is up to date\n');
       expect(await runCli(['migrate', '--data-dir', target])).toMatchObject({
         code: 0,
         stdout: 'the store is up to date\n',

@@ -3,17 +3,24 @@
  * exists for the installed PGlite, a store made from it is a working PostgreSQL that keeps its
  * data across a reopen, and unpacking never writes outside the data folder.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openPglite } from '../src/store/database.js';
-import { migrate } from '../src/store/migrate.js';
+import { IN_MEMORY, openPglite } from '../src/store/database.js';
+import { loadMigrations, migrate } from '../src/store/migrate.js';
 import {
+  heldMigrationsFit,
   holdsCluster,
   installedPgliteVersion,
+  lengthBeforeZeros,
+  migratedTemplateMigrations,
+  newStoreTemplate,
+  pgliteTemplate,
   readTar,
+  TEMPLATE_DIR,
   templateFile,
+  unpackTemplate,
 } from '../src/store/pglite-template.js';
 
 function ustarHeader(name: string, size: number, type: string): Buffer {
@@ -47,6 +54,64 @@ describe('the empty-cluster template', () => {
     // Opening it again applies nothing: the migrations were recorded in the unpacked cluster.
     expect(await migrate(again)).toEqual([]);
     await again.close();
+  });
+
+  it('starts a new data folder with every current migration applied (after adding one, run scripts/pglite-template.ts)', async () => {
+    const current = loadMigrations();
+    expect(migratedTemplateMigrations()).toEqual(
+      current.map(({ name, checksum }) => ({ name, checksum })),
+    );
+    const db = await openPglite(join(dir, 'migrated'));
+    const recorded = await db.query<{ name: string; checksum: string }>(
+      'SELECT name, checksum FROM schema_migrations ORDER BY name',
+    );
+    expect(recorded).toEqual(current.map(({ name, checksum }) => ({ name, checksum })));
+    expect(await migrate(db)).toEqual([]);
+    await db.close();
+  });
+
+  it('starts memory stores from the empty cluster, so a test can apply part of the migrations', async () => {
+    const db = await openPglite(IN_MEMORY);
+    expect(await migrate(db)).toEqual(loadMigrations().map((migration) => migration.name));
+    await db.close();
+  });
+
+  it('uses the migrated cluster only while the migrations it holds are the first current ones, unchanged', () => {
+    const a = { name: '0001_a.sql', checksum: 'aa' };
+    const b = { name: '0002_b.sql', checksum: 'bb' };
+    expect(heldMigrationsFit([a, b], [a, b])).toBe(true);
+    expect(heldMigrationsFit([a], [a, b])).toBe(true);
+    expect(heldMigrationsFit([], [a])).toBe(true);
+    expect(heldMigrationsFit([a, b], [a])).toBe(false);
+    expect(heldMigrationsFit([b], [a, b])).toBe(false);
+    expect(heldMigrationsFit([{ ...a, checksum: 'changed' }], [a, b])).toBe(false);
+    // A store whose template no longer fits starts from the empty cluster and migrates in full.
+    const edited = loadMigrations().map((migration, i) =>
+      i === 0 ? { ...migration, checksum: 'edited' } : migration,
+    );
+    expect(newStoreTemplate(edited)).toBe(pgliteTemplate());
+    expect(newStoreTemplate(loadMigrations())).not.toBe(pgliteTemplate());
+  });
+
+  it('unpacks every file byte for byte, its trailing zeros left to the file length', () => {
+    const tar = newStoreTemplate(loadMigrations());
+    if (tar === null) throw new Error('no template');
+    const target = join(dir, 'unpacked');
+    unpackTemplate(tar, target);
+    let trimmed = 0;
+    for (const entry of readTar(tar)) {
+      const path = join(target, entry.path);
+      if (entry.kind === 'directory') {
+        expect(statSync(path).isDirectory()).toBe(true);
+        continue;
+      }
+      if (lengthBeforeZeros(entry.data) < entry.data.length) trimmed++;
+      expect(readFileSync(path).equals(entry.data), entry.path).toBe(true);
+    }
+    expect(trimmed).toBeGreaterThan(0);
+    expect(lengthBeforeZeros(Uint8Array.of(1, 0, 2, 0, 0))).toBe(3);
+    expect(lengthBeforeZeros(new Uint8Array(4))).toBe(0);
+    expect(existsSync(TEMPLATE_DIR)).toBe(true);
   });
 
   it('reads files and folders, and refuses an entry that would leave the data folder', () => {

@@ -9,7 +9,13 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { holdsCluster, pgliteTemplate, unpackTemplate } from './pglite-template.js';
+import { loadMigrations } from './migrate.js';
+import {
+  holdsCluster,
+  newStoreTemplate,
+  pgliteTemplate,
+  unpackTemplate,
+} from './pglite-template.js';
 
 /** What a query parameter may be; JSON goes in as text with an explicit `::jsonb` cast. */
 export type SqlParam = string | number | boolean | Date | null | readonly string[];
@@ -230,16 +236,29 @@ export const IN_MEMORY = 'memory://';
  * never interleave, and plain queries wait for the running transaction to finish.
  */
 export async function openPglite(dataDir: string): Promise<Database> {
-  // A new store starts from the empty-cluster template rather than from initdb, which is most
-  // of a first start (pglite-template.ts); without a template for this PGlite, initdb it is.
+  // A new store starts from a template rather than from initdb, which is most of a first start
+  // (pglite-template.ts): a new data folder from the migrated cluster while its migrations fit
+  // the current ones, memory from the empty one; without a template for this PGlite, initdb.
   const inMemory = dataDir === IN_MEMORY;
-  const template = inMemory || !holdsCluster(dataDir) ? pgliteTemplate() : null;
+  const template = inMemory
+    ? pgliteTemplate()
+    : holdsCluster(dataDir)
+      ? null
+      : newStoreTemplate(loadMigrations());
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
   if (!inMemory && template !== null) unpackTemplate(template, dataDir);
   const db = await PGlite.create(dataDir, {
     parsers: { [PG_INT8_OID]: keepText, [PG_NUMERIC_OID]: keepText },
     ...(inMemory && template !== null && { loadDataDir: new Blob([new Uint8Array(template)]) }),
   });
+  return new PgliteDatabase(db);
+}
+
+/**
+ * A PGlite instance opened elsewhere, as a store (the template script migrates one). Its
+ * results are parsed as that instance was told, not as `openPglite` tells its own.
+ */
+export function pgliteStore(db: PGlite): Database {
   return new PgliteDatabase(db);
 }
 

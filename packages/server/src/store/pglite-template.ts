@@ -5,6 +5,13 @@
  * and brotli-compressed (`pglite-template/pglite-<version>.tar.br`, about 1.5 MB; the three near
  * identical databases of a cluster compress to one with a 16 MB window).
  *
+ * A new data folder starts one step further, from the same cluster with the migrations already
+ * applied (`pglite-<version>-migrated.tar.br`, and beside it the migrations it holds, by name and
+ * checksum): applying them inside WASM was most of a second of a first start. It is used only
+ * while the migrations it holds are the first of the current ones, unchanged, and `migrate` then
+ * applies those added since. In-memory stores (tests) start from the empty cluster, since some
+ * apply only part of the migrations.
+ *
  * It is tied to the exact PGlite version that wrote it: the catalog belongs to that build. When
  * the installed PGlite is another version there is no template for it, and a new store is made
  * by `initdb` as before — correct, only slower; the template test says to write a new one
@@ -13,7 +20,7 @@
  * Every store made from it shares the cluster's system identifier, which only replication uses;
  * an embedded store is never replicated.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
@@ -34,21 +41,79 @@ export function installedPgliteVersion(): string {
     .version;
 }
 
-export function templateFile(version: string, dir: string = TEMPLATE_DIR): string {
-  return join(dir, `pglite-${version}.tar.br`);
+export type TemplateKind = 'empty' | 'migrated';
+
+export function templateFile(
+  version: string,
+  dir: string = TEMPLATE_DIR,
+  kind: TemplateKind = 'empty',
+): string {
+  return join(dir, `pglite-${version}${kind === 'migrated' ? '-migrated' : ''}.tar.br`);
 }
 
-let cached: Buffer | null | undefined;
+/** Where the migrated template lists the migrations it holds. */
+export function templateMigrationsFile(version: string, dir: string = TEMPLATE_DIR): string {
+  return join(dir, `pglite-${version}-migrated.json`);
+}
+
+/** A migration as a template records it. */
+export interface TemplateMigration {
+  readonly name: string;
+  readonly checksum: string;
+}
 
 /**
- * The empty cluster for the installed PGlite as a tar; null when none was written for this
- * version. Decompressed once per process (tests open many stores).
+ * Whether a cluster holding `held` can be brought to `current` by applying what is missing:
+ * every migration it holds is, in order, the same (name and checksum) as the first current ones.
  */
+export function heldMigrationsFit(
+  held: readonly TemplateMigration[],
+  current: readonly TemplateMigration[],
+): boolean {
+  return (
+    held.length <= current.length &&
+    held.every(
+      (migration, i) =>
+        migration.name === current[i]?.name && migration.checksum === current[i]?.checksum,
+    )
+  );
+}
+
+const decompressed = new Map<string, Buffer | null>();
+
+/** A template file as a tar, decompressed once per process (tests open many stores). */
+function readTemplate(file: string): Buffer | null {
+  let tar = decompressed.get(file);
+  if (tar === undefined) {
+    tar = existsSync(file) ? brotliDecompressSync(readFileSync(file)) : null;
+    decompressed.set(file, tar);
+  }
+  return tar;
+}
+
+/** The empty cluster for the installed PGlite as a tar; null when none was written for it. */
 export function pgliteTemplate(): Buffer | null {
-  if (cached !== undefined) return cached;
-  const file = templateFile(installedPgliteVersion());
-  cached = existsSync(file) ? brotliDecompressSync(readFileSync(file)) : null;
-  return cached;
+  return readTemplate(templateFile(installedPgliteVersion()));
+}
+
+/** The migrations the installed PGlite's migrated template holds; null when there is none. */
+export function migratedTemplateMigrations(dir: string = TEMPLATE_DIR): TemplateMigration[] | null {
+  const file = templateMigrationsFile(installedPgliteVersion(), dir);
+  if (!existsSync(file)) return null;
+  return JSON.parse(readFileSync(file, 'utf8')) as TemplateMigration[];
+}
+
+/**
+ * The cluster a new data folder starts from, as a tar: the migrated one while its migrations fit
+ * `current`, else the empty one; null when there is neither for the installed PGlite.
+ */
+export function newStoreTemplate(current: readonly TemplateMigration[]): Buffer | null {
+  const held = migratedTemplateMigrations();
+  if (held !== null && heldMigrationsFit(held, current)) {
+    const migrated = readTemplate(templateFile(installedPgliteVersion(), TEMPLATE_DIR, 'migrated'));
+    if (migrated !== null) return migrated;
+  }
+  return pgliteTemplate();
 }
 
 export interface TarEntry {
@@ -101,10 +166,19 @@ export function readTar(tar: Buffer): TarEntry[] {
   return entries;
 }
 
+/** The length of `data` without its trailing zero bytes. */
+export function lengthBeforeZeros(data: Uint8Array): number {
+  let end = data.length;
+  while (end > 0 && data[end - 1] === 0) end--;
+  return end;
+}
+
 /**
  * Writes the template's cluster into `dataDir` (which holds none yet) with the file system's
  * own calls: several times faster than handing the archive to PGlite, which unpacks it inside
- * WASM. Modes are PostgreSQL's own: directories 0700, files 0600.
+ * WASM. Modes are PostgreSQL's own: directories 0700, files 0600. A file's trailing zeros are
+ * not written but left to the file's length (they read back as zeros): the write-ahead log's
+ * 16 MB segment is mostly zeros, and so are the free ends of many catalog pages.
  */
 export function unpackTemplate(tar: Buffer, dataDir: string): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -113,7 +187,9 @@ export function unpackTemplate(tar: Buffer, dataDir: string): void {
     if (entry.kind === 'directory') mkdirSync(target, { recursive: true, mode: 0o700 });
     else {
       mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
-      writeFileSync(target, entry.data, { mode: 0o600 });
+      const written = lengthBeforeZeros(entry.data);
+      writeFileSync(target, entry.data.subarray(0, written), { mode: 0o600 });
+      if (written < entry.data.length) truncateSync(target, entry.data.length);
     }
   }
 }
@@ -123,19 +199,44 @@ export function holdsCluster(dataDir: string): boolean {
   return existsSync(join(dataDir, 'PG_VERSION'));
 }
 
+/** A cluster as the template file holds it. */
+async function compressedCluster(pg: PGlite): Promise<Buffer> {
+  const tar = Buffer.from(await (await pg.dumpDataDir('none')).arrayBuffer());
+  return brotliCompressSync(tar, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: 9,
+      // Wide enough to see one database's pages while writing the next (each about 7.5 MB).
+      [constants.BROTLI_PARAM_LGWIN]: 24,
+      [constants.BROTLI_PARAM_SIZE_HINT]: tar.length,
+    },
+  });
+}
+
 /** Runs `initdb` in memory and returns the cluster, compressed as the template file holds it. */
 export async function buildPgliteTemplate(): Promise<Buffer> {
   const pg = await PGlite.create();
   try {
-    const tar = Buffer.from(await (await pg.dumpDataDir('none')).arrayBuffer());
-    return brotliCompressSync(tar, {
-      params: {
-        [constants.BROTLI_PARAM_QUALITY]: 9,
-        // Wide enough to see one database's pages while writing the next (each about 7.5 MB).
-        [constants.BROTLI_PARAM_LGWIN]: 24,
-        [constants.BROTLI_PARAM_SIZE_HINT]: tar.length,
-      },
-    });
+    return await compressedCluster(pg);
+  } finally {
+    await pg.close();
+  }
+}
+
+/**
+ * The migrated template: the empty cluster (`empty`, compressed) with `applyMigrations` run on
+ * it, checkpointed so the pages hold the schema and the log has little left to replay.
+ */
+export async function buildMigratedTemplate(
+  empty: Buffer,
+  applyMigrations: (pg: PGlite) => Promise<void>,
+): Promise<Buffer> {
+  const pg = await PGlite.create({
+    loadDataDir: new Blob([new Uint8Array(brotliDecompressSync(empty))]),
+  });
+  try {
+    await applyMigrations(pg);
+    await pg.exec('CHECKPOINT');
+    return await compressedCluster(pg);
   } finally {
     await pg.close();
   }
