@@ -315,6 +315,58 @@ describe('swap event stream', () => {
     }
   });
 
+  it('counts a stream in the request metrics once it ends, as any response', async () => {
+    const streamsServed = async () => {
+      const { values } = await ctx.metrics.httpRequests.get();
+      return values
+        .filter(
+          ({ labels }) =>
+            labels.method === 'GET' &&
+            labels.route === '/v1/swaps/:intentId/events' &&
+            String(labels.status) === '200',
+        )
+        .reduce((sum, { value }) => sum + value, 0);
+    };
+    const before = await streamsServed();
+    const { token } = await newParty(client, 'counted');
+    const intent = await createIntent(client, token);
+    const stream = await openSse(t.url, eventsPath(intent.intentId), {
+      apiKey: t.apiKey,
+      walletToken: token,
+    });
+    expect(names(await stream.events(1))).toEqual(['pending']);
+    expect(await streamsServed()).toBe(before);
+    const cancelled = await client.call('POST', `/v1/swaps/${intent.intentId}/cancel`, {
+      walletToken: token,
+    });
+    expect(cancelled.status).toBe(200);
+    expect(names(await stream.rest())).toEqual(['cancelled']);
+    await within(
+      (async () => {
+        while ((await streamsServed()) === before) await new Promise((r) => setTimeout(r, 10));
+      })(),
+      'metrics',
+    );
+    expect(await streamsServed()).toBe(before + 1);
+  });
+
+  it('answers HEAD with the stream headers and no body, and keeps no stream open', async () => {
+    const { token } = await newParty(client, 'head');
+    const intent = await createIntent(client, token);
+    const subscribers = ctx.intentEvents.subscriberCount;
+    const head = await within(
+      fetch(`${t.url}${eventsPath(intent.intentId)}`, {
+        method: 'HEAD',
+        headers: { 'x-api-key': t.apiKey, authorization: `Bearer ${token}` },
+      }),
+      'HEAD answer',
+    );
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(await head.text()).toBe('');
+    expect(ctx.intentEvents.subscriberCount).toBe(subscribers);
+  });
+
   it('sends every state change once, in order, and ends after the terminal one', async () => {
     const { token } = await newParty(client, 'ordered');
     const intent = await createIntent(client, token);

@@ -19,7 +19,6 @@
  * (`payout.state = 'offered'` and its `offerId`, …). A client without a position gets the current
  * state and the leg events since it, so an offer that waits is never missed.
  */
-import { PassThrough } from 'node:stream';
 import {
   isTerminal,
   LEG_STATES,
@@ -214,10 +213,11 @@ export interface SwapEventSnapshot {
   readonly events: readonly IntentEventRecord[];
   readonly intent: IntentRecord | null;
   /**
-   * The SSE message of each event, formatted from this snapshot on first use, so the streams
-   * sharing it write the same string instead of each building the SwapStatus JSON again.
+   * The SSE message of each event, formatted and encoded from this snapshot on first use, so the
+   * streams sharing it write the same bytes instead of each building the SwapStatus JSON again
+   * (and each socket encoding it again).
    */
-  readonly messages: Map<number, string>;
+  readonly messages: Map<number, Buffer>;
 }
 
 /** Events before the intent: its facts are then at least as new as the last event. */
@@ -234,13 +234,13 @@ export function snapshotMessage(
   snapshot: SwapEventSnapshot,
   intent: IntentRecord,
   event: IntentEventRecord,
-): string {
-  let text = snapshot.messages.get(event.seq);
-  if (text === undefined) {
-    text = formatSseMessage(sseMessageOf(intent, snapshot.events, event));
-    snapshot.messages.set(event.seq, text);
+): Buffer {
+  let bytes = snapshot.messages.get(event.seq);
+  if (bytes === undefined) {
+    bytes = Buffer.from(formatSseMessage(sseMessageOf(intent, snapshot.events, event)));
+    snapshot.messages.set(event.seq, bytes);
   }
-  return text;
+  return bytes;
 }
 
 export type SwapEventSnapshots = IntentSnapshots<SwapEventSnapshot>;
@@ -257,9 +257,20 @@ export interface SwapEventStreamDeps {
   readonly onReadError?: (error: unknown) => void;
 }
 
+/**
+ * Where a stream writes: the HTTP response itself. Writing there directly, instead of through a
+ * stream piped into it, keeps a thousand streams' share of one change to the sockets' own sends.
+ */
+export interface EventSink {
+  write(chunk: Buffer | string): unknown;
+  end(): unknown;
+  readonly writableEnded: boolean;
+  once(event: 'close', listener: () => void): unknown;
+}
+
 export class SwapEventStream {
-  /** The response body: send it as a `text/event-stream`. */
-  readonly body = new PassThrough();
+  private sink: EventSink | null = null;
+  private first: SwapEventSnapshot | null = null;
   private closed = false;
   private woken = false;
   private resolveWake: (() => void) | null = null;
@@ -272,9 +283,10 @@ export class SwapEventStream {
   ) {}
 
   /**
-   * Subscribes, reads the intent's events, and starts streaming them. Throws
+   * Subscribes and reads the intent's events; `start` then streams them. Throws
    * `SubscribersFullError` when the process has no subscription left and
-   * `UnknownLastEventIdError` when `after` is not one of the intent's events.
+   * `UnknownLastEventIdError` when `after` is not one of the intent's events, before anything
+   * is written, so the request can still be answered with a problem.
    */
   static async open(
     deps: SwapEventStreamDeps,
@@ -289,7 +301,7 @@ export class SwapEventStream {
       if (after !== null && !first.events.some((event) => event.seq === after)) {
         throw new UnknownLastEventIdError(after);
       }
-      stream.start(first);
+      stream.first = first;
       return stream;
     } catch (error) {
       stream.stop();
@@ -299,12 +311,21 @@ export class SwapEventStream {
 
   /** Ends the stream as a server shutdown does; the client resumes elsewhere. */
   end(): void {
-    if (!this.closed) this.body.end();
+    if (!this.closed) this.sink?.end();
     this.stop();
   }
 
-  private start(first: SwapEventSnapshot): void {
-    this.body.on('close', () => this.stop());
+  /** Streams into `sink`, the response whose headers are written; ends when `sink` closes. */
+  start(sink: EventSink): void {
+    const first = this.first;
+    if (first === null || this.sink !== null) throw new Error('a stream starts once, after open');
+    this.sink = sink;
+    this.first = null;
+    if (this.closed) {
+      sink.end();
+      return;
+    }
+    sink.once('close', () => this.stop());
     // Something goes out at once, so the client has the response headers even before an event.
     this.write(`retry: ${CLIENT_RETRY_MS}\n\n`);
     this.heartbeat = setInterval(() => this.write(SSE_HEARTBEAT), heartbeatMs);
@@ -362,8 +383,8 @@ export class SwapEventStream {
     });
   }
 
-  private write(text: string): void {
-    if (!this.closed && !this.body.writableEnded) this.body.write(text);
+  private write(chunk: Buffer | string): void {
+    if (!this.closed && this.sink !== null && !this.sink.writableEnded) this.sink.write(chunk);
   }
 
   private stop(): void {

@@ -262,13 +262,24 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
       const after = lastEventIdOf(request.headers['last-event-id'], request.query.lastEventId);
       const stream = await openEventStream(snapshots, request, intent.intentId, after);
       openStreams.add(stream);
-      stream.body.on('close', () => openStreams.delete(stream));
+      reply.raw.once('close', () => openStreams.delete(stream));
       reply
         .header('Cache-Control', 'no-cache')
         .header('X-Accel-Buffering', 'no')
         .type('text/event-stream; charset=utf-8');
-      // The schema types the body as the stream's text; Fastify pipes the stream itself.
-      return reply.send(stream.body as unknown as string);
+      // The stream writes to the response itself (swap-event-stream.ts says why), so Fastify
+      // steps aside once the headers it gathered (request id, security, CORS) are written; its
+      // onResponse hooks (metrics, the request log) still run when the response finishes.
+      reply.hijack();
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) reply.raw.setHeader(name, value);
+      }
+      reply.raw.writeHead(200);
+      if (request.method === 'HEAD') {
+        // The answer a GET would start with, and nothing to follow.
+        stream.end();
+        reply.raw.end();
+      } else stream.start(reply.raw);
     },
   );
 
