@@ -56,6 +56,14 @@ export async function dropSchema(schema: string): Promise<void> {
   await admin((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
 }
 
+/**
+ * Writes out every dirty page now and waits for it (`CHECKPOINT`), so the writing a big fill or
+ * drop left behind is not done later, in the background, while something else is measured.
+ */
+export async function checkpoint(): Promise<void> {
+  await admin((client) => client.query('CHECKPOINT'));
+}
+
 /** The server's URL with the schema as the session's search path, as a process would be given. */
 export function schemaUrl(schema: string): string {
   const url = new URL(POSTGRES_URL);
