@@ -244,7 +244,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
     ? pgliteTemplate()
     : holdsCluster(dataDir)
       ? null
-      : newStoreTemplate(loadMigrations());
+      : await newStoreTemplate(loadMigrations());
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
   if (!inMemory && template !== null) unpackTemplate(template, dataDir);
   const db = await PGlite.create(dataDir, {

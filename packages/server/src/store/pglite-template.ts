@@ -21,10 +21,11 @@
  * an embedded store is never replicated.
  */
 import { existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import { PGlite } from '@electric-sql/pglite';
+import { promisify } from 'node:util';
+import { brotliDecompress, brotliDecompressSync } from 'node:zlib';
 
 export const TEMPLATE_DIR = fileURLToPath(new URL('../../pglite-template/', import.meta.url));
 
@@ -91,6 +92,16 @@ function readTemplate(file: string): Buffer | null {
   return tar;
 }
 
+const decompressAsync = promisify(brotliDecompress);
+
+/**
+ * A template file as a tar, read and decompressed on Node's thread pool. Not kept: a data
+ * folder's store unpacks it once, and the service has no use for the 40 MB afterwards.
+ */
+async function takeTemplate(file: string): Promise<Buffer | null> {
+  return existsSync(file) ? await decompressAsync(await readFile(file)) : null;
+}
+
 /** The empty cluster for the installed PGlite as a tar; null when none was written for it. */
 export function pgliteTemplate(): Buffer | null {
   return readTemplate(templateFile(installedPgliteVersion()));
@@ -104,16 +115,23 @@ export function migratedTemplateMigrations(dir: string = TEMPLATE_DIR): Template
 }
 
 /**
- * The cluster a new data folder starts from, as a tar: the migrated one while its migrations fit
- * `current`, else the empty one; null when there is neither for the installed PGlite.
+ * The template file a new data folder starts from: the migrated cluster while its migrations fit
+ * `current`, else the empty one.
  */
-export function newStoreTemplate(current: readonly TemplateMigration[]): Buffer | null {
+function newStoreTemplateFile(current: readonly TemplateMigration[]): string {
   const held = migratedTemplateMigrations();
-  if (held !== null && heldMigrationsFit(held, current)) {
-    const migrated = readTemplate(templateFile(installedPgliteVersion(), TEMPLATE_DIR, 'migrated'));
-    if (migrated !== null) return migrated;
-  }
-  return pgliteTemplate();
+  const migrated = templateFile(installedPgliteVersion(), TEMPLATE_DIR, 'migrated');
+  return held !== null && heldMigrationsFit(held, current) && existsSync(migrated)
+    ? migrated
+    : templateFile(installedPgliteVersion());
+}
+
+/**
+ * The cluster a new data folder starts from, as a tar (`newStoreTemplateFile`); null when there
+ * is no template for the installed PGlite.
+ */
+export function newStoreTemplate(current: readonly TemplateMigration[]): Promise<Buffer | null> {
+  return takeTemplate(newStoreTemplateFile(current));
 }
 
 export interface TarEntry {
@@ -197,47 +215,4 @@ export function unpackTemplate(tar: Buffer, dataDir: string): void {
 /** Whether `dataDir` already holds a cluster (PostgreSQL writes `PG_VERSION` first). */
 export function holdsCluster(dataDir: string): boolean {
   return existsSync(join(dataDir, 'PG_VERSION'));
-}
-
-/** A cluster as the template file holds it. */
-async function compressedCluster(pg: PGlite): Promise<Buffer> {
-  const tar = Buffer.from(await (await pg.dumpDataDir('none')).arrayBuffer());
-  return brotliCompressSync(tar, {
-    params: {
-      [constants.BROTLI_PARAM_QUALITY]: 9,
-      // Wide enough to see one database's pages while writing the next (each about 7.5 MB).
-      [constants.BROTLI_PARAM_LGWIN]: 24,
-      [constants.BROTLI_PARAM_SIZE_HINT]: tar.length,
-    },
-  });
-}
-
-/** Runs `initdb` in memory and returns the cluster, compressed as the template file holds it. */
-export async function buildPgliteTemplate(): Promise<Buffer> {
-  const pg = await PGlite.create();
-  try {
-    return await compressedCluster(pg);
-  } finally {
-    await pg.close();
-  }
-}
-
-/**
- * The migrated template: the empty cluster (`empty`, compressed) with `applyMigrations` run on
- * it, checkpointed so the pages hold the schema and the log has little left to replay.
- */
-export async function buildMigratedTemplate(
-  empty: Buffer,
-  applyMigrations: (pg: PGlite) => Promise<void>,
-): Promise<Buffer> {
-  const pg = await PGlite.create({
-    loadDataDir: new Blob([new Uint8Array(brotliDecompressSync(empty))]),
-  });
-  try {
-    await applyMigrations(pg);
-    await pg.exec('CHECKPOINT');
-    return await compressedCluster(pg);
-  } finally {
-    await pg.close();
-  }
 }
