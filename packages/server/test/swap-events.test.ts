@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import type { SwapState } from '@poolparty/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +22,11 @@ import {
   type NotificationSource,
   SubscribersFullError,
 } from '../src/events/intent-event-hub.js';
-import { setSwapEventHeartbeatMs } from '../src/events/swap-event-stream.js';
+import {
+  SwapEventStream,
+  setSwapEventHeartbeatMs,
+  swapEventSnapshots,
+} from '../src/events/swap-event-stream.js';
 import { buildApp } from '../src/http/app.js';
 import { type RunningService, startService } from '../src/service.js';
 import { type Database, openPostgres } from '../src/store/database.js';
@@ -348,6 +353,21 @@ describe('swap event stream', () => {
       'metrics',
     );
     expect(await streamsServed()).toBe(before + 1);
+  });
+
+  it('lets go of its subscription when the client left before the stream started', async () => {
+    const { token } = await newParty(client, 'gone');
+    const intent = await createIntent(client, token);
+    const snapshots = swapEventSnapshots(ctx.db, ctx.intentEvents);
+    const subscribers = ctx.intentEvents.subscriberCount;
+    const stream = await SwapEventStream.open({ snapshots }, intent.intentId, null);
+    expect(ctx.intentEvents.subscriberCount).toBe(subscribers + 1);
+    // A response whose connection closed during the first read: it will never emit `close` again.
+    const response = new PassThrough();
+    response.destroy();
+    await new Promise((resolve) => setImmediate(resolve));
+    stream.start(response);
+    expect(ctx.intentEvents.subscriberCount).toBe(subscribers);
   });
 
   it('answers HEAD with the stream headers and no body, and keeps no stream open', async () => {

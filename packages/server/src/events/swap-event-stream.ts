@@ -265,6 +265,8 @@ export interface EventSink {
   write(chunk: Buffer | string): unknown;
   end(): unknown;
   readonly writableEnded: boolean;
+  /** True once the client is gone (its connection closed). */
+  readonly destroyed: boolean;
   once(event: 'close', listener: () => void): unknown;
 }
 
@@ -323,6 +325,11 @@ export class SwapEventStream {
     this.first = null;
     if (this.closed) {
       sink.end();
+      return;
+    }
+    // A client that left during the first read closed the response before anyone listened.
+    if (sink.destroyed) {
+      this.stop();
       return;
     }
     sink.once('close', () => this.stop());
