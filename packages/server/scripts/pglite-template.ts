@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { pgliteStore } from '../src/store/database.js';
-import { loadMigrations, migrate } from '../src/store/migrate.js';
+import { loadMigrations, type Migration, migrate } from '../src/store/migrate.js';
 import {
   installedPgliteVersion,
   TEMPLATE_DIR,
@@ -40,18 +40,18 @@ async function buildPgliteTemplate(): Promise<Buffer> {
 }
 
 /**
- * The migrated template: the empty cluster (`empty`, compressed) with `applyMigrations` run on
- * it, checkpointed so the pages hold the schema and the log has little left to replay.
+ * The migrated template: the empty cluster (`empty`, compressed) with `migrations` applied,
+ * checkpointed so the pages hold the schema and the log has little left to replay.
  */
 async function buildMigratedTemplate(
   empty: Buffer,
-  applyMigrations: (pg: PGlite) => Promise<void>,
+  migrations: readonly Migration[],
 ): Promise<Buffer> {
   const pg = await PGlite.create({
     loadDataDir: new Blob([new Uint8Array(brotliDecompressSync(empty))]),
   });
   try {
-    await applyMigrations(pg);
+    await migrate(pgliteStore(pg), migrations);
     await pg.exec('CHECKPOINT');
     return await compressedCluster(pg);
   } finally {
@@ -79,12 +79,7 @@ if (existsSync(emptyFile)) {
   writeFileSync(emptyFile, empty);
   console.log(`wrote ${emptyFile}`);
 }
-writeFileSync(
-  migratedFile,
-  await buildMigratedTemplate(empty, async (pg) => {
-    await migrate(pgliteStore(pg), migrations);
-  }),
-);
+writeFileSync(migratedFile, await buildMigratedTemplate(empty, migrations));
 const held = migrations.map(({ name, checksum }) => ({ name, checksum }));
 writeFileSync(migrationsFile, `${JSON.stringify(held, null, 2)}\n`);
 // Only the installed version's templates are of use; older ones would only weigh on the checkout.
