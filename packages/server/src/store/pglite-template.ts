@@ -26,11 +26,22 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliDecompress, brotliDecompressSync } from 'node:zlib';
+import type { Migration } from './migrate.js';
 
 export const TEMPLATE_DIR = fileURLToPath(new URL('../../pglite-template/', import.meta.url));
 
-/** The installed PGlite's version, from its package.json (the package does not export it). */
+let pgliteVersion: string | undefined;
+
+/**
+ * The installed PGlite's version, from its package.json (the package does not export it). Read
+ * once per process: it cannot change while the process runs.
+ */
 export function installedPgliteVersion(): string {
+  pgliteVersion ??= readPgliteVersion();
+  return pgliteVersion;
+}
+
+function readPgliteVersion(): string {
   const entry = fileURLToPath(import.meta.resolve('@electric-sql/pglite'));
   let dir = dirname(entry);
   while (!existsSync(join(dir, 'package.json'))) {
@@ -58,10 +69,7 @@ export function templateMigrationsFile(version: string, dir: string = TEMPLATE_D
 }
 
 /** A migration as a template records it. */
-export interface TemplateMigration {
-  readonly name: string;
-  readonly checksum: string;
-}
+export type TemplateMigration = Pick<Migration, 'name' | 'checksum'>;
 
 /**
  * Whether a cluster holding `held` can be brought to `current` by applying what is missing:
@@ -119,11 +127,12 @@ export function migratedTemplateMigrations(dir: string = TEMPLATE_DIR): Template
  * `current`, else the empty one.
  */
 function newStoreTemplateFile(current: readonly TemplateMigration[]): string {
+  const version = installedPgliteVersion();
   const held = migratedTemplateMigrations();
-  const migrated = templateFile(installedPgliteVersion(), TEMPLATE_DIR, 'migrated');
+  const migrated = templateFile(version, TEMPLATE_DIR, 'migrated');
   return held !== null && heldMigrationsFit(held, current) && existsSync(migrated)
     ? migrated
-    : templateFile(installedPgliteVersion());
+    : templateFile(version);
 }
 
 /**
