@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { IN_MEMORY, openPglite } from '../src/store/database.js';
+import { IN_MEMORY, openPglite, PGLITE_SHARED_BUFFERS } from '../src/store/database.js';
 import { loadMigrations, migrate } from '../src/store/migrate.js';
 import {
   heldMigrationsFit,
@@ -51,6 +51,10 @@ describe('the empty-cluster template', () => {
     await db.close();
     const again = await openPglite(dataDir);
     expect(await again.query('SELECT n FROM kept')).toEqual([{ n: 42 }]);
+    // PostgreSQL's default buffer cache (128 MB) would be cleared at every open.
+    expect(await again.query('SHOW shared_buffers')).toEqual([
+      { shared_buffers: PGLITE_SHARED_BUFFERS },
+    ]);
     // Opening it again applies nothing: the migrations were recorded in the unpacked cluster.
     expect(await migrate(again)).toEqual([]);
     await again.close();
@@ -73,6 +77,9 @@ describe('the empty-cluster template', () => {
   it('starts memory stores from the empty cluster, so a test can apply part of the migrations', async () => {
     const db = await openPglite(IN_MEMORY);
     expect(await migrate(db)).toEqual(loadMigrations().map((migration) => migration.name));
+    expect(await db.query('SHOW shared_buffers')).toEqual([
+      { shared_buffers: PGLITE_SHARED_BUFFERS },
+    ]);
     await db.close();
   });
 
