@@ -29,6 +29,7 @@ import {
   settingDefinitionsOf,
 } from './config.js';
 import { DEVNET_LEDGER_SETTINGS, readDevnetLedgerSettings } from './devnet-ledger/settings.js';
+import { serverPackagePath } from './package-dir.js';
 import { probeListen } from './preflight.js';
 import { progressLine } from './progress-line.js';
 import type { RunningService } from './service.js';
@@ -38,7 +39,7 @@ export const SHUTDOWN_GRACE_MS = 10_000;
 
 /** The version operators see: the server package's. */
 export const VERSION = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  JSON.parse(readFileSync(serverPackagePath('package.json'), 'utf8')) as {
     version: string;
   }
 ).version;

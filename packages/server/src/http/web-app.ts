@@ -17,16 +17,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { AppConfig } from '@poolparty/app/config';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
+import { serverPackagePath } from '../package-dir.js';
 import type { App } from './fastify.js';
 import { ApiError } from './problem.js';
 
 /** Where `npm install` builds the app. */
-export const WEB_APP_DIST = fileURLToPath(new URL('../../../app/dist/', import.meta.url));
+export const WEB_APP_DIST = serverPackagePath('..', 'app', 'dist');
 
 /** The paths that are pages of the app (the router's routes, packages/app/src/app.tsx). */
 export const WEB_APP_PAGE_PATHS = [

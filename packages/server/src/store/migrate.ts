@@ -8,10 +8,10 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { serverPackagePath } from '../package-dir.js';
 import type { Database, Queryable } from './database.js';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+export const MIGRATIONS_DIR = serverPackagePath('migrations');
 
 /** First key of the two-part advisory lock: "PPMG" in ASCII, unlikely to collide with others. */
 const MIGRATION_LOCK_NAMESPACE = 0x50504d47;

@@ -26,9 +26,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliDecompress, brotliDecompressSync } from 'node:zlib';
+import { serverPackagePath } from '../package-dir.js';
 import type { Migration } from './migrate.js';
 
-export const TEMPLATE_DIR = fileURLToPath(new URL('../../pglite-template/', import.meta.url));
+export const TEMPLATE_DIR = serverPackagePath('pglite-template');
 
 let pgliteVersion: string | undefined;
 
