@@ -6,6 +6,12 @@ import { join } from 'node:path';
 import { runPoolparty } from '../../chaos/cluster.js';
 
 export const CLI = join(import.meta.dirname, '../../src/cli.ts');
+/** The CLI from its sources, as the tests run it. */
+export const SOURCE_CLI: readonly string[] = ['--import', 'tsx', CLI];
+/** The CLI as `npm start` runs it: the bundle, built first when stale (`scripts/bundle.mjs`). */
+export const BUNDLED_CLI: readonly string[] = [
+  join(import.meta.dirname, '../../bin/poolparty.mjs'),
+];
 
 /** How long `poolparty serve` may take to print its banner (a first start seeds the devnet). */
 const STARTUP_WAIT_MS = 30_000;
@@ -29,8 +35,12 @@ export interface Served {
 }
 
 /** `poolparty serve --port 0` on `dataDir`, resolved once its banner is out. */
-export function serveCli(dataDir: string, env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0'], {
+export function serveCli(
+  dataDir: string,
+  env: Record<string, string> = {},
+  cli: readonly string[] = SOURCE_CLI,
+): Promise<Served> {
+  const child = spawn(process.execPath, [...cli, 'serve', '--port', '0'], {
     env: { ...process.env, POOLPARTY_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
