@@ -81,6 +81,9 @@ const installedPackagesStayExternal = {
   },
 };
 
+/** @param {unknown} error */
+const errorCode = (error) => /** @type {{ code?: string }} */ (error).code;
+
 /**
  * Builds the bundle into a folder of its own, then puts it in place of the old one: a process
  * starting meanwhile finds either the old bundle or the new one, never half of one.
@@ -111,8 +114,20 @@ export async function buildBundle() {
   const inputs = Object.keys(result.metafile.inputs);
   writeFileSync(join(staging, 'inputs.json'), `${JSON.stringify({ builtAtMs, inputs })}\n`);
   const previous = `${DIST_DIR}.${process.pid}.old`;
-  if (existsSync(DIST_DIR)) renameSync(DIST_DIR, previous);
-  renameSync(staging, DIST_DIR);
+  // Processes started together on changed sources (workers restarted after an update) each
+  // build: whichever puts its bundle in place last wins, and all are built from the same files.
+  try {
+    renameSync(DIST_DIR, previous);
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT') throw error;
+  }
+  try {
+    renameSync(staging, DIST_DIR);
+  } catch (error) {
+    // Another start's bundle took the place between the two renames: it is as current as ours.
+    if (errorCode(error) !== 'ENOTEMPTY' && errorCode(error) !== 'EEXIST') throw error;
+    rmSync(staging, { recursive: true, force: true });
+  }
   rmSync(previous, { recursive: true, force: true });
   return { inputs: inputs.length };
 }

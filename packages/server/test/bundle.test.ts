@@ -4,7 +4,7 @@
  * its migrations, store template, version and web app from `dist/` as from `src/`.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,6 +18,9 @@ import {
 import { BUNDLED_CLI, serveCli, stopServed } from './support/cli.js';
 
 const run = promisify(execFile);
+const version = () =>
+  (JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8')) as { version: string })
+    .version;
 const QUOTE_PATH = '/v1/quotes?from=Amulet&to=USDCx&amount=100&poolId=amulet-usdcx';
 
 describe('which inputs changed since a build', () => {
@@ -56,12 +59,28 @@ describe('the bundled CLI', { timeout: 60_000 }, () => {
     expect(bundleNeedsBuilding()).toBeNull();
   });
 
+  it('runs every one of several starts that find it stale at once, each rebuilding it', async () => {
+    const source = join(PACKAGE_DIR, 'src', 'package-dir.ts');
+    const { atime, mtime } = statSync(source);
+    try {
+      const later = new Date(Date.now() + 1_000);
+      utimesSync(source, later, later);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect(bundleNeedsBuilding()).not.toBeNull();
+      const runs = await Promise.all(
+        [1, 2, 3, 4].map(() => run(process.execPath, [...BUNDLED_CLI, '--version'])),
+      );
+      expect(runs.map(({ stdout }) => stdout.trim())).toEqual(Array(4).fill(version()));
+      expect(bundleNeedsBuilding()).toBeNull();
+    } finally {
+      utimesSync(source, atime, mtime);
+    }
+    expect(readdirSync(PACKAGE_DIR).filter((name) => name.startsWith('dist'))).toEqual(['dist']);
+  });
+
   it('prints the server package version', async () => {
-    const { version } = JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8')) as {
-      version: string;
-    };
     const { stdout } = await run(process.execPath, [...BUNDLED_CLI, '--version']);
-    expect(stdout.trim()).toBe(version);
+    expect(stdout.trim()).toBe(version());
   });
 
   it('serves a first start: store from the template, devnet seeded, quotes, web app and docs', async () => {
