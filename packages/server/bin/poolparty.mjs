@@ -10,20 +10,4 @@ import { BUNDLE_ENTRY, buildBundle, bundleNeedsBuilding } from '../scripts/bundl
 if (bundleNeedsBuilding() !== null) await buildBundle();
 // Stack traces in logs name the source files and lines, not the bundle's (about 50 ms a start).
 process.setSourceMapsEnabled(true);
-await importBundle();
-
-/**
- * Imports the bundle's entry. Another start rebuilding at this moment swaps the bundle's folder
- * with two renames; between them the entry is missing for an instant, so that is retried.
- */
-async function importBundle() {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await import(pathToFileURL(BUNDLE_ENTRY).href);
-    } catch (error) {
-      const code = /** @type {{ code?: string }} */ (error).code;
-      if (code !== 'ERR_MODULE_NOT_FOUND' || attempt === 20) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
+await import(pathToFileURL(BUNDLE_ENTRY).href);

@@ -10,8 +10,18 @@
  *
  *   node packages/server/scripts/bundle.mjs
  */
-import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('../', import.meta.url));
@@ -81,23 +91,42 @@ const installedPackagesStayExternal = {
   },
 };
 
-/** @param {unknown} error */
-const errorCode = (error) => /** @type {{ code?: string }} */ (error).code;
+/**
+ * How long a file of an earlier bundle stays after a build no longer needs it: a process
+ * started from that bundle may still import its lazily loaded chunks for a moment.
+ */
+const EARLIER_BUNDLE_GRACE_MS = 10 * 60_000;
 
 /**
- * Builds the bundle into a folder of its own, then puts it in place of the old one: a process
- * starting meanwhile finds either the old bundle or the new one, never half of one.
+ * Writes a file whole or not at all: a reader sees the old content or the new, never a part.
+ *
+ * @param {string} path
+ * @param {string | Uint8Array} contents
+ */
+function replaceFile(path, contents) {
+  const partial = `${path}.${process.pid}.tmp`;
+  writeFileSync(partial, contents);
+  renameSync(partial, path);
+}
+
+/**
+ * Builds the bundle into `dist/` without ever taking away a file a starting process may load:
+ * - chunks are named by their content, so a chunk already there is the one being built, and a
+ *   new one is written beside the old ones;
+ * - the entry, which names the chunks, is replaced after them, and the record of inputs last;
+ * - every file is written to a temporary name and renamed into place.
+ * Processes started together on changed sources (workers restarted after an update) each
+ * build, from the same files, into the same names. Files only earlier bundles used are removed
+ * once they are ten minutes old.
  */
 export async function buildBundle() {
   const { build } = await import('esbuild');
   // Taken before reading the sources: a file saved during the build counts as changed after it.
   const builtAtMs = Date.now();
-  const staging = `${DIST_DIR}.${process.pid}.new`;
-  rmSync(staging, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: PACKAGE_DIR,
     entryPoints: { poolparty: 'src/cli.ts' },
-    outdir: staging,
+    outdir: DIST_DIR,
     // Flat: `src/package-dir.ts` finds the package one step above whichever file it lands in.
     chunkNames: 'chunk-[hash]',
     outExtension: { '.js': '.mjs' },
@@ -108,27 +137,34 @@ export async function buildBundle() {
     target: 'node24',
     sourcemap: 'linked',
     metafile: true,
+    write: false,
     logLevel: 'warning',
     plugins: [installedPackagesStayExternal],
   });
+  mkdirSync(DIST_DIR, { recursive: true });
+  const isEntry = (/** @type {string} */ path) => basename(path).startsWith('poolparty.');
+  const chunks = result.outputFiles.filter((file) => !isEntry(file.path));
+  for (const file of chunks) {
+    // One already there is kept, its time renewed so that no build prunes it as an earlier one's.
+    if (existsSync(file.path)) utimesSync(file.path, new Date(), new Date());
+    else replaceFile(file.path, file.contents);
+  }
+  for (const file of result.outputFiles.filter((output) => isEntry(output.path))) {
+    replaceFile(file.path, file.contents);
+  }
   const inputs = Object.keys(result.metafile.inputs);
-  writeFileSync(join(staging, 'inputs.json'), `${JSON.stringify({ builtAtMs, inputs })}\n`);
-  const previous = `${DIST_DIR}.${process.pid}.old`;
-  // Processes started together on changed sources (workers restarted after an update) each
-  // build: whichever puts its bundle in place last wins, and all are built from the same files.
-  try {
-    renameSync(DIST_DIR, previous);
-  } catch (error) {
-    if (errorCode(error) !== 'ENOENT') throw error;
+  replaceFile(BUILD_RECORD, `${JSON.stringify({ builtAtMs, inputs })}\n`);
+  const current = new Set([
+    ...result.outputFiles.map((file) => basename(file.path)),
+    basename(BUILD_RECORD),
+  ]);
+  for (const name of readdirSync(DIST_DIR)) {
+    const path = join(DIST_DIR, name);
+    // Gone already when another build renamed its temporary file meanwhile.
+    const file = statSync(path, { throwIfNoEntry: false });
+    if (file === undefined || current.has(name)) continue;
+    if (Date.now() - file.mtimeMs >= EARLIER_BUNDLE_GRACE_MS) rmSync(path, { force: true });
   }
-  try {
-    renameSync(staging, DIST_DIR);
-  } catch (error) {
-    // Another start's bundle took the place between the two renames: it is as current as ours.
-    if (errorCode(error) !== 'ENOTEMPTY' && errorCode(error) !== 'EEXIST') throw error;
-    rmSync(staging, { recursive: true, force: true });
-  }
-  rmSync(previous, { recursive: true, force: true });
   return { inputs: inputs.length };
 }
 

@@ -4,7 +4,16 @@
  * its migrations, store template, version and web app from `dist/` as from `src/`.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +22,7 @@ import {
   buildBundle,
   bundleNeedsBuilding,
   changedInputs,
+  DIST_DIR,
   PACKAGE_DIR,
 } from '../scripts/bundle.mjs';
 import { BUNDLED_CLI, serveCli, stopServed } from './support/cli.js';
@@ -67,15 +77,34 @@ describe('the bundled CLI', { timeout: 60_000 }, () => {
       utimesSync(source, later, later);
       await new Promise((resolve) => setTimeout(resolve, 1_100));
       expect(bundleNeedsBuilding()).not.toBeNull();
-      const runs = await Promise.all(
-        [1, 2, 3, 4].map(() => run(process.execPath, [...BUNDLED_CLI, '--version'])),
-      );
+      const starts = [1, 2, 3, 4].map(() => run(process.execPath, [...BUNDLED_CLI, '--version']));
+      const pids = starts.map((start) => start.child.pid);
+      const runs = await Promise.all(starts);
       expect(runs.map(({ stdout }) => stdout.trim())).toEqual(Array(4).fill(version()));
       expect(bundleNeedsBuilding()).toBeNull();
+      // None of them left a file half written (`<name>.<pid>.tmp`); other test files may be
+      // starting the CLI meanwhile, so only these four are looked at.
+      const leftBehind = readdirSync(DIST_DIR).filter((name) =>
+        pids.some((pid) => name.endsWith(`.${pid}.tmp`)),
+      );
+      expect(leftBehind).toEqual([]);
     } finally {
       utimesSync(source, atime, mtime);
     }
-    expect(readdirSync(PACKAGE_DIR).filter((name) => name.startsWith('dist'))).toEqual(['dist']);
+  });
+
+  it('keeps a file of an earlier bundle ten minutes after a rebuild no longer needs it', async () => {
+    const recent = join(DIST_DIR, 'chunk-EARLIER1.mjs');
+    const old = join(DIST_DIR, 'chunk-EARLIER2.mjs');
+    writeFileSync(recent, '');
+    writeFileSync(old, '');
+    const elevenMinutesAgo = new Date(Date.now() - 11 * 60_000);
+    utimesSync(old, elevenMinutesAgo, elevenMinutesAgo);
+    await buildBundle();
+    // A process started from the earlier bundle may still be importing its chunks.
+    expect(existsSync(recent)).toBe(true);
+    expect(existsSync(old)).toBe(false);
+    rmSync(recent);
   });
 
   it('prints the server package version', async () => {
