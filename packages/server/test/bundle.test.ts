@@ -48,6 +48,21 @@ describe('which inputs changed since a build', () => {
   });
 });
 
+/**
+ * Runs `work` with a source the bundle is built from marked as saved at `when`, then gives the
+ * file its own times back: no content changes, only what the staleness check reads.
+ */
+async function asIfSourceSavedAt(when: Date, work: () => Promise<void>): Promise<void> {
+  const source = join(PACKAGE_DIR, 'src', 'package-dir.ts');
+  const { atime, mtime } = statSync(source);
+  utimesSync(source, when, when);
+  try {
+    await work();
+  } finally {
+    utimesSync(source, atime, mtime);
+  }
+}
+
 describe('the bundled CLI', { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'poolparty-bundle-'));
   beforeAll(async () => {
@@ -55,26 +70,17 @@ describe('the bundled CLI', { timeout: 60_000 }, () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('is current after a build, and stale once a file it was built from is saved again', () => {
+  it('is current after a build, and stale once a file it was built from is saved again', async () => {
     expect(bundleNeedsBuilding()).toBeNull();
-    const source = join(PACKAGE_DIR, 'src', 'package-dir.ts');
-    const { atime, mtime } = statSync(source);
-    try {
-      const later = new Date(Date.now() + 60_000);
-      utimesSync(source, later, later);
+    await asIfSourceSavedAt(new Date(Date.now() + 60_000), async () => {
       expect(bundleNeedsBuilding()).toBe('changed since the last build: src/package-dir.ts');
-    } finally {
-      utimesSync(source, atime, mtime);
-    }
+    });
     expect(bundleNeedsBuilding()).toBeNull();
   });
 
   it('runs every one of several starts that find it stale at once, each rebuilding it', async () => {
-    const source = join(PACKAGE_DIR, 'src', 'package-dir.ts');
-    const { atime, mtime } = statSync(source);
-    try {
-      const later = new Date(Date.now() + 1_000);
-      utimesSync(source, later, later);
+    await asIfSourceSavedAt(new Date(Date.now() + 1_000), async () => {
+      // Built after that moment, so the rebuilt bundle is current again.
       await new Promise((resolve) => setTimeout(resolve, 1_100));
       expect(bundleNeedsBuilding()).not.toBeNull();
       const starts = [1, 2, 3, 4].map(() => run(process.execPath, [...BUNDLED_CLI, '--version']));
@@ -88,9 +94,7 @@ describe('the bundled CLI', { timeout: 60_000 }, () => {
         pids.some((pid) => name.endsWith(`.${pid}.tmp`)),
       );
       expect(leftBehind).toEqual([]);
-    } finally {
-      utimesSync(source, atime, mtime);
-    }
+    });
   });
 
   it('keeps a file of an earlier bundle ten minutes after a rebuild no longer needs it', async () => {
