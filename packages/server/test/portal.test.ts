@@ -7,6 +7,7 @@ import {
   portalLogin,
   request,
   STARTUP_TIMEOUT_MS,
+  signChallenge,
   startTestService,
   type TestService,
 } from './support/service.js';
@@ -85,6 +86,20 @@ describe('developer portal', () => {
 
   it('refuses a login whose signature is not by the party', async () => {
     expectProblem(await signIn(alice, bob), 401, 'invalid_signature');
+  });
+
+  it('refuses a replayed login answer as a used nonce', async () => {
+    const { started, login } = await portalLogin<Session>(t.url, bob);
+    expect(login.status).toBe(200);
+    const replayed = await request(t.url, 'POST', '/api/sdk/wallet-login', {
+      body: {
+        partyId: bob.partyId,
+        nonce: started.body.nonce,
+        ...signChallenge(started.body.message, bob),
+      },
+    });
+    expectProblem(replayed, 401, 'invalid_nonce');
+    expect(replayed.body.reason).toBe('nonce_used');
   });
 
   it('refuses a login body that is neither step', async () => {

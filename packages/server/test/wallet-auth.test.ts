@@ -84,17 +84,28 @@ describe('wallet authentication', () => {
     expect(verified).toMatchObject({ partyId: alice.partyId });
   });
 
-  it('refuses a replayed answer', async () => {
+  const expectNonceProblem = (answer: JsonResponse, reason: string) => {
+    expectProblem(answer, 401, 'invalid_nonce');
+    expect(answer.body.reason).toBe(reason);
+  };
+
+  it('refuses a replayed answer as a used nonce', async () => {
     const signed = answerAs(await challenge(alice.partyId), alice);
     expect((await verify(signed)).status).toBe(200);
-    expectProblem(await verify(signed), 401, 'invalid_nonce');
+    expectNonceProblem(await verify(signed), 'nonce_used');
+  });
+
+  it('refuses a nonce that was never issued as unknown', async () => {
+    const issued = await challenge(alice.partyId);
+    const made = { ...answerAs(issued, alice), nonce: 'A'.repeat(43) };
+    expectNonceProblem(await verify(made), 'unknown_nonce');
   });
 
   it('refuses a bad signature, and the nonce is spent by the attempt', async () => {
     const issued = await challenge(alice.partyId);
     const forged = { ...answerAs(issued, alice), ...signChallenge(`${issued.message} `, alice) };
     expectProblem(await verify(forged), 401, 'invalid_signature');
-    expectProblem(await verify(answerAs(issued, alice)), 401, 'invalid_nonce');
+    expectNonceProblem(await verify(answerAs(issued, alice)), 'nonce_used');
   });
 
   it('refuses a valid signature by a key that does not control the party', async () => {
@@ -124,7 +135,9 @@ describe('wallet authentication', () => {
       body: { partyId: alice.partyId },
     });
     expect(portal.status).toBe(200);
-    expectProblem(await verify(answerAs(portal.body, alice)), 401, 'invalid_nonce');
+    // Unknown here, also once the first attempt spent it: nothing says it exists elsewhere.
+    expectNonceProblem(await verify(answerAs(portal.body, alice)), 'unknown_nonce');
+    expectNonceProblem(await verify(answerAs(portal.body, alice)), 'unknown_nonce');
   });
 
   it('refuses malformed input with validation_error, leaving the nonce usable', async () => {

@@ -9,7 +9,11 @@
  *   before the nonce is touched: it proves nothing, so it costs the wallet nothing either. Every
  *   well-formed answer consumes the nonce, whatever the outcome;
  * - a nonce issued for the other purpose (portal login vs. wallet authentication) is an unknown
- *   nonce: a signature for one must never open the other.
+ *   nonce: a signature for one must never open the other, and the answer does not say that such
+ *   a nonce exists, also once it is spent;
+ * - a nonce that was issued for this purpose and already spent answers `nonce_used` (told apart
+ *   from an unknown one by reading the stored nonce after the consuming update found nothing to
+ *   consume). Spent nonces are purged once they expire, so a very old one is `unknown_nonce`.
  */
 import {
   type Challenge,
@@ -22,7 +26,7 @@ import {
 } from '@poolparty/core';
 import type { ServiceContext } from '../context.js';
 import { ApiError } from '../http/problem.js';
-import { consumeNonce, insertNonce, type NonceRecord } from '../store/nonces.js';
+import { consumeNonce, findNonce, insertNonce, type NonceRecord } from '../store/nonces.js';
 
 export type ChallengeDeps = Pick<ServiceContext, 'db' | 'settings' | 'clock' | 'ledger'>;
 
@@ -79,11 +83,11 @@ export async function verifyChallenge(
   const shape = checkChallengeResponse({ ...answer, challenge: null, now });
   if (!shape.ok && shape.code === 'validation_error') throw problemOf(shape);
   const consumed = await consumeNonce(deps.db, answer.nonce, now);
-  const check = checkChallengeResponse({
-    ...answer,
-    challenge: openChallenge(consumed, purpose),
-    now,
-  });
+  const challenge =
+    consumed === null
+      ? spentChallenge(await findNonce(deps.db, answer.nonce), purpose, now)
+      : openChallenge(consumed, purpose);
+  const check = checkChallengeResponse({ ...answer, challenge, now });
   if (!check.ok) throw problemOf(check);
   if (check.keyCheck === 'fingerprint_mismatch') {
     await requireRegisteredKey(deps, answer.partyId, check.rawPublicKey);
@@ -101,6 +105,19 @@ function openChallenge(
 ): StoredChallenge | null {
   if (record === null || record.purpose !== purpose) return null;
   return { ...record, usedAt: null };
+}
+
+/**
+ * The challenge behind a nonce this answer could not consume: spent before (by an earlier
+ * answer, or by one running at the same time), or null when there is none for this purpose.
+ */
+function spentChallenge(
+  record: NonceRecord | null,
+  purpose: ChallengePurpose,
+  now: Date,
+): StoredChallenge | null {
+  if (record === null || record.purpose !== purpose) return null;
+  return { ...record, usedAt: record.usedAt ?? now };
 }
 
 /** A party in someone else's namespace: only the ledger knows which keys act for it. */

@@ -58,6 +58,16 @@ export async function consumeNonce(
   return rows[0] ? nonceFromRow(rows[0]) : null;
 }
 
+/**
+ * The nonce as stored, used or not, or null when there is none (never issued, or purged after it
+ * expired). Read after `consumeNonce` found nothing to consume, to tell a spent nonce from an
+ * unknown one.
+ */
+export async function findNonce(q: Queryable, nonce: string): Promise<NonceRecord | null> {
+  const rows = await q.query(`SELECT ${NONCE_COLUMNS} FROM nonces WHERE nonce = $1`, [nonce]);
+  return rows[0] ? nonceFromRow(rows[0]) : null;
+}
+
 /** Removes nonces that expired before `now`, used or not; returns how many. */
 export async function purgeExpiredNonces(q: Queryable, now: Date): Promise<number> {
   const rows = await q.query('DELETE FROM nonces WHERE expires_at <= $1 RETURNING nonce', [now]);
