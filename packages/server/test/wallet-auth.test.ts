@@ -1,4 +1,5 @@
 import { encodeBase64, generateKeyPair, sign } from '@poolparty/core';
+import { importJWK, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
 import {
@@ -106,6 +107,33 @@ describe('wallet authentication', () => {
     const forged = { ...answerAs(issued, alice), ...signChallenge(`${issued.message} `, alice) };
     expectProblem(await verify(forged), 401, 'invalid_signature');
     expectNonceProblem(await verify(answerAs(issued, alice)), 'nonce_used');
+  });
+
+  it('refuses a wallet token of the service key with a longer life or from the future', async () => {
+    const track = (token: string) =>
+      request(t.url, 'GET', `/v1/track/${alice.partyId}`, { apiKey: t.apiKey, walletToken: token });
+    const now = t.service.ctx.clock.now();
+    const [secret] = await t.service.ctx.db.query<{ value: JWK }>(
+      "SELECT value FROM service_secrets WHERE name = 'wallet_token_signing_key:devnet'",
+    );
+    if (!secret) throw new Error('the wallet-token key is not in the store');
+    const seconds = Math.floor(now.getTime() / 1000);
+    const tenYears = await new SignJWT({ env: 'devnet' })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })
+      .setSubject(alice.partyId)
+      .setAudience('poolparty-wallet')
+      .setJti(crypto.randomUUID())
+      .setIssuedAt(seconds)
+      .setExpirationTime(seconds + 10 * 365 * 24 * 60 * 60)
+      .sign(await importJWK(secret.value, 'EdDSA'));
+    expectProblem(await track(tenYears), 401, 'invalid_wallet_token');
+    const ahead = await t.service.ctx.walletTokens.issue(
+      alice.partyId,
+      new Date(now.getTime() + 60 * 60 * 1000),
+    );
+    expectProblem(await track(ahead.token), 401, 'invalid_wallet_token');
+    const fresh = await t.service.ctx.walletTokens.issue(alice.partyId, now);
+    expect((await track(fresh.token)).status).toBe(200);
   });
 
   it('refuses a valid signature by a key that does not control the party', async () => {

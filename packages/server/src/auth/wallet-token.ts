@@ -11,6 +11,22 @@ import { exportJWK, generateKeyPair, importJWK, type JWK, jwtVerify, SignJWT } f
 import type { Environment } from '../config.js';
 
 const ALGORITHM = 'EdDSA';
+const MS_PER_SECOND = 1000;
+
+/**
+ * How far `exp - iat` may exceed the lifetime this service issues. `iat` and `exp` are whole
+ * seconds, each rounded down on its own; one second covers that and nothing more, so a token
+ * carrying a longer life than the service ever gives was not issued by it as it runs now.
+ */
+export const WALLET_TOKEN_LIFETIME_SLACK_SECONDS = 1;
+/**
+ * How far ahead of this process's clock a token's `iat` may lie: processes of one deployment
+ * issue and verify on their own clocks, which can disagree by a few seconds. Beyond that, a
+ * token from the future was not issued by a process running now.
+ */
+export const WALLET_TOKEN_CLOCK_SKEW_SECONDS = 30;
+const WALLET_TOKEN_LIFETIME_MAX_SECONDS =
+  WALLET_TOKEN_TTL_MS / MS_PER_SECOND + WALLET_TOKEN_LIFETIME_SLACK_SECONDS;
 
 export interface WalletClaims {
   readonly partyId: string;
@@ -52,8 +68,8 @@ export class WalletTokenSigner {
       .setSubject(partyId)
       .setAudience(WALLET_TOKEN_AUDIENCE)
       .setJti(jti)
-      .setIssuedAt(Math.floor(now.getTime() / 1000))
-      .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+      .setIssuedAt(Math.floor(now.getTime() / MS_PER_SECOND))
+      .setExpirationTime(Math.floor(expiresAt.getTime() / MS_PER_SECOND))
       .sign(this.privateKey);
     return { token, partyId, jti, expiresAt };
   }
@@ -66,10 +82,13 @@ export class WalletTokenSigner {
         algorithms: [ALGORITHM],
         audience: WALLET_TOKEN_AUDIENCE,
         currentDate: now,
-        requiredClaims: ['sub', 'jti', 'exp'],
+        requiredClaims: ['sub', 'jti', 'exp', 'iat'],
       });
       // A devnet token must not open a mainnet deployment that happens to share the key.
       if (payload.env !== this.environment) return 'invalid';
+      if (!withinIssuedLifetime(payload.iat as number, payload.exp as number, now)) {
+        return 'invalid';
+      }
       return {
         partyId: payload.sub as string,
         jti: payload.jti as string,
@@ -79,4 +98,16 @@ export class WalletTokenSigner {
       return (error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'expired' : 'invalid';
     }
   }
+}
+
+/**
+ * Whether a token's `iat`/`exp` (seconds) are ones this service could have issued: a life no
+ * longer than it gives, and an issue time not ahead of `now` beyond the clock-skew allowance. A
+ * token signed with the service's key but outside these (a leaked key, a tampered issuer) is
+ * refused like any invalid one.
+ */
+export function withinIssuedLifetime(iat: number, exp: number, now: Date): boolean {
+  const nowSeconds = now.getTime() / MS_PER_SECOND;
+  if (iat > nowSeconds + WALLET_TOKEN_CLOCK_SKEW_SECONDS) return false;
+  return exp - iat <= WALLET_TOKEN_LIFETIME_MAX_SECONDS;
 }
