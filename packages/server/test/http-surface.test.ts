@@ -165,7 +165,9 @@ describe('HTTP surface', () => {
     expect(refused.body).toMatchObject({ code: 'rate_limited', status: 429 });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+    // The quota is back when the client may retry, not when the bucket is full (60 s here).
     expect(Number(refused.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
+    expect(refused.headers.get('ratelimit-reset')).toBe(refused.headers.get('retry-after'));
     // Another key is not affected.
     expect((await request(t.url, 'GET', '/v1/tokens', { apiKey: t.apiKey })).status).toBe(200);
   });

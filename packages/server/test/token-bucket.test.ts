@@ -12,7 +12,8 @@ describe('takeToken', () => {
     expect(refused.allowed).toBe(false);
     expect(refused.remaining).toBe(0);
     expect(refused.retryAfterSeconds).toBe(1);
-    expect(refused.resetSeconds).toBe(60);
+    // When the quota grows again, as Retry-After says: not when the bucket is full (60 s).
+    expect(refused.resetSeconds).toBe(1);
   });
 
   it('refills at the steady rate', () => {
@@ -49,6 +50,63 @@ describe('takeToken', () => {
           return allowed <= limit + Math.floor((now * limit) / MINUTE_MS);
         },
       ),
+    );
+  });
+
+  /** A limit, a window, and a run of requests as gaps in ms between them. */
+  const runs = fc.record({
+    limit: fc.integer({ min: 1, max: 2_000 }),
+    windowMs: fc.constantFrom(1_000, MINUTE_MS, 60 * MINUTE_MS),
+    gaps: fc.array(fc.integer({ min: 0, max: 5_000 }), { maxLength: 200 }),
+  });
+
+  /** Every decision of the run, with the bucket it left and its time. */
+  function decisionsOf(limit: number, windowMs: number, gaps: readonly number[]) {
+    let bucket: ReturnType<typeof takeToken>['bucket'] | undefined;
+    let now = 0;
+    return gaps.map((gap) => {
+      now += gap;
+      const decision = takeToken(bucket, now, limit, windowMs);
+      bucket = decision.bucket;
+      return { decision, now };
+    });
+  }
+
+  it('answers a refusal with RateLimit-Reset equal to Retry-After, and keeps that promise', () => {
+    fc.assert(
+      fc.property(runs, ({ limit, windowMs, gaps }) => {
+        for (const { decision, now } of decisionsOf(limit, windowMs, gaps)) {
+          if (decision.allowed) continue;
+          expect(decision.remaining).toBe(0);
+          expect(decision.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+          expect(decision.resetSeconds).toBe(decision.retryAfterSeconds);
+          const later = now + decision.retryAfterSeconds * 1000;
+          expect(takeToken(decision.bucket, later, limit, windowMs).allowed).toBe(true);
+        }
+      }),
+    );
+  });
+
+  it('says in RateLimit-Reset when the quota grows by one, never later than one token takes', () => {
+    fc.assert(
+      fc.property(runs, ({ limit, windowMs, gaps }) => {
+        const tokenSeconds = Math.max(1, Math.ceil(windowMs / limit / 1000));
+        for (const { decision, now } of decisionsOf(limit, windowMs, gaps)) {
+          expect(decision.resetSeconds).toBeGreaterThanOrEqual(0);
+          expect(decision.resetSeconds).toBeLessThanOrEqual(tokenSeconds);
+          expect(decision.resetSeconds === 0).toBe(decision.remaining >= limit);
+          if (decision.resetSeconds === 0) continue;
+          // One more request than RateLimit-Remaining said: the one taken here leaves as many.
+          const later = takeToken(
+            decision.bucket,
+            now + decision.resetSeconds * 1000,
+            limit,
+            windowMs,
+          );
+          expect(later.allowed).toBe(true);
+          expect(later.remaining).toBeGreaterThanOrEqual(decision.remaining);
+        }
+      }),
     );
   });
 

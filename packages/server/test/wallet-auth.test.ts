@@ -218,5 +218,6 @@ describe('wallet authentication', () => {
     expect(limited.headers.get('ratelimit-limit')).toBe('30');
     expect(limited.headers.get('ratelimit-remaining')).toBe('0');
     expect(Number(limited.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
+    expect(limited.headers.get('ratelimit-reset')).toBe(limited.headers.get('retry-after'));
   });
 });

@@ -183,7 +183,8 @@ const RATE_LIMIT_HEADERS: Readonly<Record<string, HeaderDoc>> = {
     minimum: 0,
   },
   'RateLimit-Reset': {
-    description: 'Seconds until the bucket is full again.',
+    description:
+      'Seconds until the quota grows by one request (0: the bucket is full); on a 429 the same as `Retry-After`.',
     type: 'integer',
     minimum: 0,
   },

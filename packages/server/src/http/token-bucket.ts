@@ -3,6 +3,11 @@
  * `limit` per window, so a client may burst to its limit and then proceeds at the steady rate.
  * The decision is a pure function of the bucket, the time and the limit; the caller keeps the
  * buckets.
+ *
+ * `RateLimit-Reset` is the seconds until the quota grows again: until the next whole token, so
+ * `RateLimit-Remaining` goes up by one (0 when the bucket is full). A bucket refills a token at a
+ * time, never all at once, so this is when a client waiting on its quota can send again; on a
+ * refusal it is exactly `Retry-After`.
  */
 
 export interface Bucket {
@@ -17,10 +22,41 @@ export interface RateDecision {
   readonly limit: number;
   /** Whole tokens left after this request, for `RateLimit-Remaining`. */
   readonly remaining: number;
-  /** Seconds until the bucket is full again, for `RateLimit-Reset`. */
+  /**
+   * Seconds until the next whole token, for `RateLimit-Reset`; 0 when the bucket is full. Equals
+   * `retryAfterSeconds` when refused.
+   */
   readonly resetSeconds: number;
   /** Seconds until one token is available; set when refused, for `Retry-After`. */
   readonly retryAfterSeconds: number;
+}
+
+const MS_PER_SECOND = 1000;
+
+interface Refill {
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+/** The tokens a bucket holds `elapsedMs` after it held `tokens`, before the cap at the limit. */
+function refilled(tokens: number, elapsedMs: number, { limit, windowMs }: Refill): number {
+  return tokens + (elapsedMs * limit) / windowMs;
+}
+
+/**
+ * The fewest whole seconds, at least one, after which `tokens` has refilled to `target`, by the
+ * same arithmetic `takeToken` refills with: a client that waits this long is never refused for
+ * a rounding error, and never told to wait a second longer than it must.
+ */
+function secondsUntil(target: number, tokens: number, refill: Refill): number {
+  const reached = (seconds: number) => refilled(tokens, seconds * MS_PER_SECOND, refill) >= target;
+  let seconds = Math.max(
+    1,
+    Math.ceil(((target - tokens) * refill.windowMs) / refill.limit / MS_PER_SECOND),
+  );
+  while (!reached(seconds)) seconds += 1;
+  while (seconds > 1 && reached(seconds - 1)) seconds -= 1;
+  return seconds;
 }
 
 export function takeToken(
@@ -29,20 +65,23 @@ export function takeToken(
   limit: number,
   windowMs: number,
 ): RateDecision {
-  const refillPerMs = limit / windowMs;
+  const refill = { limit, windowMs };
   const previous = bucket ?? { tokens: limit, updatedAtMs: nowMs };
   const elapsedMs = Math.max(0, nowMs - previous.updatedAtMs);
-  const available = Math.min(limit, previous.tokens + elapsedMs * refillPerMs);
+  const available = Math.min(limit, refilled(previous.tokens, elapsedMs, refill));
   const allowed = available >= 1;
   const tokens = allowed ? available - 1 : available;
   const next = { tokens, updatedAtMs: nowMs };
+  const remaining = Math.floor(tokens);
+  const resetSeconds = remaining >= limit ? 0 : secondsUntil(remaining + 1, tokens, refill);
   return {
     allowed,
     bucket: next,
     limit,
-    remaining: Math.floor(tokens),
-    resetSeconds: Math.ceil((limit - tokens) / refillPerMs / 1000),
-    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / refillPerMs / 1000)),
+    remaining,
+    resetSeconds,
+    // Refused means fewer than one token, so the next whole token is the first one.
+    retryAfterSeconds: allowed ? 0 : resetSeconds,
   };
 }
 
