@@ -267,6 +267,8 @@ const catalogue = {
   internal_error: { status: 500, title: 'Internal error', sdkClass: 'ServerError' },
   not_implemented: { status: 501, title: 'Not implemented', sdkClass: 'ServerError' },
   ledger_unavailable: { status: 503, title: 'Ledger unavailable', sdkClass: 'ServerError' },
+  // The store's connection was lost (a failover, a restarted pooler): retry after `Retry-After`.
+  store_unavailable: { status: 503, title: 'Store unavailable', sdkClass: 'ServerError' },
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof catalogue;

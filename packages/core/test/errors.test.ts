@@ -85,6 +85,7 @@ describe('error catalogue', () => {
     ['internal_error', 500, 'ServerError'],
     ['not_implemented', 501, 'ServerError'],
     ['ledger_unavailable', 503, 'ServerError'],
+    ['store_unavailable', 503, 'ServerError'],
   ] as const)('answers %s with %i as %s (SPEC §2–§10)', (code, status, sdkClass) => {
     expect(ERROR_CATALOGUE[code]).toMatchObject({ status, sdkClass });
   });

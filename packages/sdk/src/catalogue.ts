@@ -126,6 +126,7 @@ export const ERROR_CLASS_BY_CODE = {
   internal_error: 'ServerError',
   not_implemented: 'ServerError',
   ledger_unavailable: 'ServerError',
+  store_unavailable: 'ServerError',
 } as const;
 
 /** The error `swap.wait()` rejects with at each terminal state but `completed`. */

@@ -31,6 +31,7 @@ import {
 import { DEVNET_LEDGER_SETTINGS, readDevnetLedgerSettings } from './devnet-ledger/settings.js';
 import { serverPackagePath } from './package-dir.js';
 import { probeListen } from './preflight.js';
+import { type GuardLog, guardAgainstStoreLoss } from './process-guard.js';
 import { progressLine } from './progress-line.js';
 import type { RunningService } from './service.js';
 
@@ -114,7 +115,8 @@ async function serve(flags: Record<string, string | undefined>): Promise<void> {
     import('./service.js'),
     import('./banner.js'),
   ]);
-  let service: RunningService;
+  let service: RunningService | null = null;
+  guardAgainstStoreLoss(() => service?.app.log ?? consoleGuardLog);
   const progress = progressLine(process.stderr);
   try {
     service = await startService(settings, { onProgress: progress.report });
@@ -124,21 +126,28 @@ async function serve(flags: Record<string, string | undefined>): Promise<void> {
     process.exit(1);
   }
   progress.end();
+  const running = service;
   let stopping = false;
   stopGracefully = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    service.app.log.info({ signal }, 'shutting down');
+    running.app.log.info({ signal }, 'shutting down');
     const forced = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
     forced.unref();
-    service.close().then(
+    running.close().then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
   if (stopRequested !== null) return stopGracefully(stopRequested);
-  say(startupBanner(service));
+  say(startupBanner(running));
 }
+
+/** Where the process guard writes before the service, and so its logger, exists. */
+const consoleGuardLog: GuardLog = {
+  warn: ({ err }, message) => console.error(`poolparty: ${message}: ${String(err)}`),
+  fatal: ({ err }, message) => console.error(`poolparty: ${message}:`, err),
+};
 
 async function migrateStore(flags: CommandFlags): Promise<void> {
   const location = storeLocationOrExit(flags);

@@ -9,6 +9,7 @@
  * after creating the data folder removes it again, so a retry starts from the same place.
  */
 import { existsSync, rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { LedgerPort } from '@poolparty/ledger';
 import type { JWK } from 'jose';
 import { AdminChangeFeed } from './admin/change-feed.js';
@@ -48,6 +49,7 @@ import {
 import { StoreProblem } from './store/problems.js';
 import { ensureServiceSecret } from './store/service-secrets.js';
 import { requireStoreEnvironment, WrongEnvironmentProblem } from './store/store-environment.js';
+import { causedByConnectionLoss } from './store/unavailable.js';
 
 export interface StartOptions {
   /** PostgreSQL schema to work in (tests isolate themselves this way). */
@@ -76,10 +78,35 @@ export class StartupError extends Error {
 
 const WALLET_TOKEN_KEY = 'wallet_token_signing_key';
 
+/**
+ * Starts the service; a start that loses its store connection part-way (a failover, a restarted
+ * pooler) closes what it opened and starts again, up to `STARTUP_ATTEMPTS` times, saying so.
+ * Every step of a start is safe to repeat: migrations and the devnet seed check what is there.
+ */
 export async function startService(
   settings: Settings,
   options: StartOptions = {},
 ): Promise<RunningService> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnce(settings, options);
+    } catch (error) {
+      if (!causedByConnectionLoss(error) || attempt >= STARTUP_ATTEMPTS) throw error;
+      options.onProgress?.(
+        `the store connection was lost while starting (${(error as Error).message}); ` +
+          `starting again in ${STARTUP_RETRY_DELAY_MS / 1000} s (attempt ${attempt + 1} of ${STARTUP_ATTEMPTS})`,
+      );
+      await sleep(STARTUP_RETRY_DELAY_MS);
+    }
+  }
+}
+
+/** Starts made before a start that keeps losing its store connection gives up. */
+export const STARTUP_ATTEMPTS = 5;
+/** Wait between starts: long enough for a restarted pooler or a promoted replica to answer. */
+const STARTUP_RETRY_DELAY_MS = 1_000;
+
+async function startOnce(settings: Settings, options: StartOptions): Promise<RunningService> {
   const listen = options.listen ?? true;
   if (listen) {
     const problem = await probeListen(settings.host, settings.port);

@@ -23,6 +23,7 @@
 import { LedgerError, type LedgerUpdate } from '@poolparty/ledger';
 import { getLedgerOffset } from '../store/offsets.js';
 import { listPools, type PoolRecord } from '../store/pools.js';
+import { isConnectionLoss } from '../store/unavailable.js';
 import { type EngineContext, EngineCrash } from './context.js';
 import { executeQueued } from './execution.js';
 import { expireDue } from './expiry.js';
@@ -188,11 +189,11 @@ export class SettlementEngine implements Engine {
         if (restart.signal.aborted) continue;
         failures += 1;
         const dropped = error instanceof LedgerError && error.code === 'stream_dropped';
-        if (!dropped) this.log.error('update stream failed', { error: String(error) });
+        if (!dropped)
+          this.reportFailure('update stream failed', error, this.streamRetryMs(failures));
       }
       if (ended()) return;
-      const { streamRetryBaseDelayMs, streamRetryDelayMaxMs } = this.settings;
-      await this.pause(backoffMs(failures, streamRetryBaseDelayMs, streamRetryDelayMaxMs), false);
+      await this.pause(this.streamRetryMs(failures), false);
     }
   }
 
@@ -238,7 +239,10 @@ export class SettlementEngine implements Engine {
     try {
       return (await ingestUpdates(this.ctx, batch, pools)).applied;
     } catch (error) {
-      if (batch.length === 1 || error instanceof EngineCrash) throw error;
+      // Without the store, one by one fails as the batch did: the stream waits and resumes.
+      if (batch.length === 1 || error instanceof EngineCrash || isConnectionLoss(error)) {
+        throw error;
+      }
       this.log.warn('an ingest batch failed; applying its updates one by one', {
         updates: batch.length,
         error: String(error),
@@ -255,19 +259,19 @@ export class SettlementEngine implements Engine {
     let failures = 0;
     while (!this.halted()) {
       this.wakeRequested = false;
-      let progressed = false;
       try {
-        progressed = await this.round();
+        const progressed = await this.round();
         failures = 0;
+        // Inside the try: choosing how long to idle reads the store, which may be out of reach.
+        if (!progressed && !this.halted()) await this.idle();
       } catch (error) {
         if (error instanceof EngineCrash || this.halted()) return;
         failures += 1;
-        this.log.error('settlement work failed', { error: String(error) });
         const { retryBaseDelayMs, retryDelayMaxMs } = this.settings;
-        await this.pause(backoffMs(failures, retryBaseDelayMs, retryDelayMaxMs), false);
-        continue;
+        const retryInMs = backoffMs(failures, retryBaseDelayMs, retryDelayMaxMs);
+        this.reportFailure('settlement work failed', error, retryInMs);
+        await this.pause(retryInMs, false);
       }
-      if (!progressed && !this.halted()) await this.idle();
     }
   }
 
@@ -293,9 +297,29 @@ export class SettlementEngine implements Engine {
         await this.reconcileNow();
       } catch (error) {
         if (error instanceof EngineCrash || this.halted()) return;
-        this.log.error('reconciliation failed', { error: String(error) });
+        this.reportFailure('reconciliation failed', error, this.settings.reconcileIntervalMs);
       }
     }
+  }
+
+  private streamRetryMs(failures: number): number {
+    const { streamRetryBaseDelayMs, streamRetryDelayMaxMs } = this.settings;
+    return backoffMs(failures, streamRetryBaseDelayMs, streamRetryDelayMaxMs);
+  }
+
+  /**
+   * A lost store connection is a wait, not a fault of the engine's: it is said as what the
+   * engine waits for, at warn. Anything else is an error.
+   */
+  private reportFailure(what: string, error: unknown, retryInMs: number): void {
+    if (isConnectionLoss(error)) {
+      this.log.warn(`${what}: waiting for the store connection`, {
+        error: String(error),
+        retryInMs,
+      });
+      return;
+    }
+    this.log.error(what, { error: String(error), retryInMs });
   }
 
   reconcileNow(): Promise<ReconciliationReport> {

@@ -17,6 +17,7 @@
  * PGlite is one process by construction, so that process always leads (`soleLeadership`).
  */
 import pg from 'pg';
+import { applicationName } from '../store/database.js';
 
 export interface LeaderTerm {
   /** Aborted once leadership is lost; ingestion under this term must stop. */
@@ -56,7 +57,7 @@ export function advisoryLockLeadership(settings: AdvisoryLockSettings): StreamLe
     connectionString: settings.url,
     keepAlive: true,
     keepAliveInitialDelayMillis: LOCK_KEEPALIVE_DELAY_MS,
-    application_name: 'poolparty-ingest-leader',
+    application_name: applicationName('poolparty-ingest-leader', settings.schema),
     ...(settings.schema === undefined ? {} : { options: `-c search_path=${settings.schema}` }),
   };
   const reconnectDelayMs = settings.reconnectDelayMs ?? LEADER_RECONNECT_DELAY_MS;

@@ -544,6 +544,10 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
     detail:
       'The Amulet price and traffic parameters could not be read from the ledger yet; retry shortly.',
   },
+  store_unavailable: {
+    detail: 'The service lost its connection to its store and is reconnecting. Retry shortly.',
+    extensions: { retryAfterSeconds: 2 },
+  },
 };
 
 const problemOf = problemFor as (code: ErrorCode, detail: string, extensions?: object) => object;

@@ -21,6 +21,7 @@ import type {
   FastifyReply,
   FastifyRequest,
 } from 'fastify';
+import { causedByConnectionLoss } from '../store/unavailable.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -118,6 +119,17 @@ export function clientErrorCode(error: {
 
 export function registerProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (causedByConnectionLoss(error)) {
+      request.log.warn({ err: error }, 'store connection lost; answered 503');
+      reply.header('Retry-After', String(STORE_RETRY_AFTER_S));
+      return sendProblem(
+        request,
+        reply,
+        'store_unavailable',
+        'The service lost its connection to its store and is reconnecting. Retry shortly.',
+        { retryAfterSeconds: STORE_RETRY_AFTER_S },
+      );
+    }
     if (error instanceof ApiError) {
       reply.headers(error.headers);
       return sendProblem(request, reply, error.code, error.detail, error.extensions);
@@ -148,6 +160,12 @@ export function registerProblemHandlers(app: FastifyInstance): void {
   );
 }
 
+/**
+ * Seconds a client waits before retrying after the store's connection was lost: the pool opens
+ * a new connection at the next statement, so a failover or a pooler restart is usually over
+ * within a second or two.
+ */
+export const STORE_RETRY_AFTER_S = 2;
 function describeValidation(errors: readonly { path: string; message: string }[]): string {
   return errors.map((e) => `${e.path} ${e.message}`).join('; ');
 }

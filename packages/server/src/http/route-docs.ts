@@ -230,15 +230,17 @@ export function problemResponses(
 export type ProblemResponses = Readonly<Record<number | 'default', ProblemResponse>>;
 
 /**
- * Any other failure: the service's own fault (500 `internal_error`). Every operation declares it
- * as its `default` response, so clients know the body of an error they did not plan for.
+ * Any other failure: the service's own fault (500 `internal_error`), or its store out of reach
+ * for a moment (503 `store_unavailable`, which any operation can meet). Every operation declares
+ * it as its `default` response, so clients know the body of an error they did not plan for.
  */
 export function unexpectedProblem(): { default: ProblemResponse } {
   return {
     default: {
       description:
         'Any other error, such as `internal_error` (500): the service failed to handle the ' +
-        'request. The body is a problem document like every error.',
+        'request; or `store_unavailable` (503, with `Retry-After`): the service lost its ' +
+        'store connection and is reconnecting. The body is a problem document like every error.',
       content: {
         [PROBLEM_CONTENT_TYPE]: {
           schema: PROBLEM_REF,
@@ -246,6 +248,10 @@ export function unexpectedProblem(): { default: ProblemResponse } {
             internal_error: {
               summary: ERROR_CATALOGUE.internal_error.title,
               value: problemExample('internal_error'),
+            },
+            store_unavailable: {
+              summary: ERROR_CATALOGUE.store_unavailable.title,
+              value: problemExample('store_unavailable'),
             },
           },
         },

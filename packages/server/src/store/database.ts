@@ -16,6 +16,7 @@ import {
   pgliteTemplate,
   unpackTemplate,
 } from './pglite-template.js';
+import { isConnectionLoss, isReadOnlyStatement, StoreUnavailable } from './unavailable.js';
 
 /** What a query parameter may be; JSON goes in as text with an explicit `::jsonb` cast. */
 export type SqlParam = string | number | boolean | Date | null | readonly string[];
@@ -92,19 +93,28 @@ export function openPostgres(url: string, settings: PostgresSettings = {}): Data
   const connection: pg.ClientConfig = {
     connectionString: url,
     types: postgresTypes,
+    // A link dropped without a reset (a failover, a NAT timeout) is noticed rather than waited on.
+    keepAlive: true,
     ...(settings.schema === undefined ? {} : { options: `-c search_path=${settings.schema}` }),
   };
   const pool = new pg.Pool({
     ...connection,
+    application_name: applicationName('poolparty', settings.schema),
     max: settings.connectionsMax ?? POSTGRES_CONNECTIONS_MAX,
   });
   pool.on('error', settings.onIdleError ?? (() => {}));
   return new PostgresDatabase(pool, {
     ...connection,
-    // A listener sits idle for long stretches: keepalive notices a silently dropped link.
-    keepAlive: true,
-    application_name: `poolparty-listen${settings.schema === undefined ? '' : `:${settings.schema}`}`,
+    application_name: applicationName('poolparty-listen', settings.schema),
   });
+}
+
+/**
+ * How the service's sessions show in `pg_stat_activity`: which part of PoolParty, and for which
+ * schema when several deployments share one database, so an operator can tell them apart.
+ */
+export function applicationName(part: string, schema: string | undefined): string {
+  return schema === undefined ? part : `${part}:${schema}`;
 }
 
 class PostgresDatabase implements Database {
@@ -116,16 +126,36 @@ class PostgresDatabase implements Database {
   ) {}
 
   async query<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
-    const result = await this.pool.query(sql, params as unknown[]);
-    return result.rows as T[];
+    try {
+      return (await this.pool.query(sql, params as unknown[])).rows as T[];
+    } catch (error) {
+      if (!isConnectionLoss(error)) throw error;
+      // A read met a lost connection: the pool has dropped it, so once more on a fresh one.
+      if (!isReadOnlyStatement(sql)) throw new StoreUnavailable(error);
+    }
+    try {
+      return (await this.pool.query(sql, params as unknown[])).rows as T[];
+    } catch (error) {
+      throw isConnectionLoss(error) ? new StoreUnavailable(error) : error;
+    }
   }
 
   async exec(script: string): Promise<void> {
-    await this.pool.query(script);
+    try {
+      await this.pool.query(script);
+    } catch (error) {
+      throw isConnectionLoss(error) ? new StoreUnavailable(error) : error;
+    }
   }
 
+  /**
+   * The client is held outside the pool for the whole transaction, where the pool no longer
+   * listens for its errors: a connection lost between two statements would otherwise be an
+   * unhandled `error` event, which ends the process. It is caught here, and the transaction
+   * fails as `StoreUnavailable`.
+   */
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const { client, lost } = await this.begin();
     const tx = new ScopedQueryable({
       query: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
       exec: async (script) => {
@@ -133,16 +163,41 @@ class PostgresDatabase implements Database {
       },
     });
     try {
-      await client.query('BEGIN');
       const result = await fn(tx);
       await client.query('COMMIT');
       client.release();
       return result;
     } catch (error) {
-      await rollbackAndRelease(client);
-      throw error;
+      const lostWith = lost.error ?? (isConnectionLoss(error) ? error : null);
+      await rollbackAndRelease(client, lostWith);
+      throw lostWith === null ? error : new StoreUnavailable(lostWith);
     } finally {
       tx.end();
+      // Released clients are listened to by the pool again; ours would pile up on reused ones.
+      client.removeListener('error', lost.listener);
+    }
+  }
+
+  /**
+   * A client with a transaction begun and an error listener on it. A connection that is lost
+   * before `BEGIN` was answered ran nothing, so that is tried again on another connection.
+   */
+  private async begin(): Promise<{ client: pg.PoolClient; lost: LostConnection }> {
+    for (let attempt = 1; ; attempt += 1) {
+      const client = await this.pool.connect().catch((error: unknown) => {
+        throw isConnectionLoss(error) ? new StoreUnavailable(error) : error;
+      });
+      const lost = new LostConnection();
+      client.on('error', lost.listener);
+      try {
+        await client.query('BEGIN');
+        return { client, lost };
+      } catch (error) {
+        client.release(error instanceof Error ? error : true);
+        client.removeListener('error', lost.listener);
+        if (!isConnectionLoss(error)) throw error;
+        if (attempt >= BEGIN_ATTEMPTS) throw new StoreUnavailable(error);
+      }
     }
   }
 
@@ -187,7 +242,23 @@ class PostgresDatabase implements Database {
   }
 }
 
-async function rollbackAndRelease(client: pg.PoolClient): Promise<void> {
+/** Connections tried for one transaction whose `BEGIN` met a lost connection. */
+const BEGIN_ATTEMPTS = 2;
+
+/** The first error a held client reported, kept until the transaction looks at it. */
+class LostConnection {
+  error: unknown = null;
+  readonly listener = (error: Error) => {
+    this.error ??= error;
+  };
+}
+
+async function rollbackAndRelease(client: pg.PoolClient, lost: unknown): Promise<void> {
+  // A lost connection has nothing to roll back: the server ended the transaction with it.
+  if (lost !== null) {
+    client.release(lost instanceof Error ? lost : true);
+    return;
+  }
   try {
     await client.query('ROLLBACK');
     client.release();

@@ -56,3 +56,4 @@ export async function migrated(db: Database): Promise<Database> {
   return db;
 }
 export * from './service-secrets.js';
+export * from './unavailable.js';

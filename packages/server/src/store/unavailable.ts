@@ -1,0 +1,94 @@
+/**
+ * When the store cannot be reached: a PostgreSQL connection terminated by an administrator, a
+ * failover, a restarted connection pooler, an idle-session timeout, a network reset. None of
+ * these says anything about the request that met it, and all of them pass: the caller retries
+ * (the engine's next round, a client after `Retry-After`), and the process stays up.
+ *
+ * A statement that failed this way may or may not have been applied (a COMMIT whose answer was
+ * lost was applied), so only statements that change nothing are retried here; a transaction is
+ * failed as a whole and its work is redone from a fresh read by whoever ran it.
+ */
+
+/** The store could not be reached; nothing about the request itself is wrong. */
+export class StoreUnavailable extends Error {
+  override readonly name = 'StoreUnavailable';
+
+  constructor(cause: unknown) {
+    super(`the store connection was lost: ${messageOf(cause)}`, { cause });
+  }
+}
+
+/**
+ * SQLSTATE classes and codes that mean the connection, not the statement, failed: class 08
+ * (connection exception), 57P01–57P03 (administrator / crash shutdown, cannot connect now) and
+ * 53300 (too many connections, which passes as other sessions end).
+ */
+const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const CONNECTION_SQLSTATE_CLASS = '08';
+
+/** Socket errors of a link that broke or could not be made. */
+const CONNECTION_ERRNOS = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/** What node-postgres says, without a code, when a connection ended under a query or a client. */
+const CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'connection timeout',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'timeout exceeded when trying to connect',
+];
+
+/** Whether `error` is the store's connection failing rather than the statement. */
+export function isConnectionLoss(error: unknown): boolean {
+  if (error instanceof StoreUnavailable) return true;
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (CONNECTION_SQLSTATES.has(code) || CONNECTION_ERRNOS.has(code)) return true;
+    if (code.length === 5 && code.startsWith(CONNECTION_SQLSTATE_CLASS)) return true;
+  }
+  return CONNECTION_MESSAGES.some((message) => error.message.includes(message));
+}
+
+/** Causes followed to find a lost connection under an error that wraps it. */
+const CAUSE_DEPTH_MAX = 5;
+
+/** Whether the error, or one of the causes it wraps, is the store's connection failing. */
+export function causedByConnectionLoss(error: unknown): boolean {
+  let current = error;
+  for (let depth = 0; depth < CAUSE_DEPTH_MAX && current instanceof Error; depth += 1) {
+    if (isConnectionLoss(current)) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+/**
+ * A statement that reads and writes nothing, and so may be sent again after its connection was
+ * lost. Judged from the text: a SELECT (or WITH … SELECT) that names no write, no row lock, no
+ * sequence step, no notification and no advisory lock. A statement this misjudges as a write is
+ * only not retried.
+ */
+const READ_STATEMENT = /^\s*(SELECT|WITH)\b/i;
+const SIDE_EFFECT =
+  /\b(INSERT|UPDATE|DELETE|MERGE|FOR\s+(UPDATE|SHARE|NO\s+KEY\s+UPDATE|KEY\s+SHARE)|nextval|setval|pg_notify|pg_(try_)?advisory\w*)\b/i;
+
+export function isReadOnlyStatement(sql: string): boolean {
+  return READ_STATEMENT.test(sql) && !SIDE_EFFECT.test(sql);
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? `${error.message} (${code})` : error.message;
+  }
+  return String(error);
+}
