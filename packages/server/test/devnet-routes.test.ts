@@ -189,6 +189,22 @@ describe('POST /devnet/parties', () => {
     });
   });
 
+  it('answers 200 with the same body for a party that exists already, 201 only when it creates', async () => {
+    const { publicKey } = generateKeyPair();
+    const body = { partyHint: 'dora', publicKey: encodeBase64(publicKey) };
+    const first = await post('/devnet/parties', body);
+    expect(first.status).toBe(201);
+    const again = await post('/devnet/parties', body);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.body).toEqual({
+      partyId: `dora::${fingerprint(publicKey)}`,
+      publicKey: encodeBase64(publicKey),
+    });
+    // Another hint with the same key is another party.
+    expect((await post('/devnet/parties', { ...body, partyHint: 'dora2' })).status).toBe(201);
+  });
+
   it('refuses a key that is not an Ed25519 key and a hint the ledger cannot use', async () => {
     const badKey = await post('/devnet/parties', { partyHint: 'carol', publicKey: 'AAAA' });
     expectProblem(badKey, 400, 'validation_error');

@@ -42,6 +42,13 @@ export interface CreatePartyRequest {
   readonly preapprovals?: readonly Instrument[] | 'all';
 }
 
+/** What `createParty` answers: the party, and whether this call created it. */
+export interface CreatedParty {
+  readonly partyId: string;
+  /** False when the party existed already (the same hint and key, or hint alone, before). */
+  readonly created: boolean;
+}
+
 /** Fault injection, all off by default. Rates are probabilities in [0, 1]. */
 export interface LedgerFaults {
   /** Delay added before every submission and every delivered update. */
@@ -82,7 +89,8 @@ export interface DeliveryFaults {
 }
 
 export interface LocalLedgerControl {
-  createParty(request: CreatePartyRequest): Promise<{ readonly partyId: string }>;
+  /** Creates the party, or finds the one the same request created before (`created: false`). */
+  createParty(request: CreatePartyRequest): Promise<CreatedParty>;
   /** Every party the ledger knows, in the order they were created (a participant's party list). */
   listParties(): Promise<readonly PartyInfo[]>;
   /** Whether the receiver pre-approves incoming transfers of the instrument (false if unknown). */

@@ -1,6 +1,7 @@
 export { ReplayError } from './apply.js';
 export { MINING_ROUND_MS } from './clock.js';
 export type {
+  CreatedParty,
   CreatePartyRequest,
   DeliveryFaults,
   InjectedFaults,

@@ -49,6 +49,7 @@ import {
 import { applyEntry, replayEntries } from './apply.js';
 import { ledgerTimeMs } from './clock.js';
 import type {
+  CreatedParty,
   CreatePartyRequest,
   DeliveryFaults,
   InjectedFaults,
@@ -297,19 +298,18 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
 
   // --- devnet controls ----------------------------------------------------------------------
 
-  createParty(request: CreatePartyRequest): Promise<{ readonly partyId: string }> {
+  createParty(request: CreatePartyRequest): Promise<CreatedParty> {
     return this.run(() => {
       const partyId = partyIdOf(request.hint, request.publicKey, this.state.operatorNamespace);
       const { preapprovals = [] } = request;
-      if (!this.state.parties.has(partyId)) {
-        this.commit({
-          op: 'createParty',
-          partyId,
-          publicKey: request.publicKey ? keyHex(request.publicKey) : null,
-          preapprovals: preapprovals === 'all' ? 'all' : preapprovals.map(checkInstrument),
-        });
-      }
-      return { partyId };
+      if (this.state.parties.has(partyId)) return { partyId, created: false };
+      this.commit({
+        op: 'createParty',
+        partyId,
+        publicKey: request.publicKey ? keyHex(request.publicKey) : null,
+        preapprovals: preapprovals === 'all' ? 'all' : preapprovals.map(checkInstrument),
+      });
+      return { partyId, created: true };
     });
   }
 

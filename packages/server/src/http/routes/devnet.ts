@@ -281,6 +281,9 @@ function requireControlOrigin(request: FastifyRequest, allowed: readonly string[
 
 // --- routes -----------------------------------------------------------------------------------
 
+/** A party asked for again: only a given key can name an existing party, so no private key. */
+const { privateKey: _generatedOnly, ...EXISTING_PARTY_EXAMPLE } = DEVNET_PARTY_EXAMPLE;
+
 /** Every devnet operation: public (devnet only), in the devnet tag. */
 const DEVNET = { tags: [TAG.devnet], security: SECURITY.none } as const;
 
@@ -360,10 +363,18 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
         description:
           'A new external party with an Ed25519 key: the given public key, or a generated pair ' +
           'whose private key is in this answer only. It pre-approves incoming transfers unless ' +
-          '`preapproval` is false.',
+          '`preapproval` is false. 201 when this request created the party; 200, with the same ' +
+          'body, when the party of this hint and key exists already (a retried request), and ' +
+          'then as it was created: `preapproval` is not changed.',
         ...DEVNET,
         body: withExamples(DevnetCreatePartySchema, DEVNET_CREATE_PARTY_EXAMPLE),
         response: {
+          200: withExamples(
+            inline(DevnetPartySchema, {
+              description: 'The party existed already: the same hint and public key.',
+            }),
+            EXISTING_PARTY_EXAMPLE,
+          ),
           201: withExamples(DevnetPartySchema, DEVNET_PARTY_EXAMPLE),
         },
         problems: devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
@@ -373,14 +384,14 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
       const { partyHint, publicKey, preapproval } = request.body;
       const generated = publicKey === undefined ? generateKeyPair() : undefined;
       const key = generated?.publicKey ?? decodeGivenKey(publicKey);
-      const { partyId } = await ledger
+      const { partyId, created } = await ledger
         .createParty({
           hint: partyHint,
           publicKey: key,
           preapprovals: preapproval === false ? [] : 'all',
         })
         .catch(refuseRangeError);
-      reply.code(201);
+      reply.code(created ? 201 : 200);
       return {
         partyId,
         publicKey: encodeBase64(key),
