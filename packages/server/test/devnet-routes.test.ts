@@ -18,6 +18,7 @@ import {
   openLocalLedger,
 } from '@poolparty/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RATE_LIMITS } from '../src/http/authenticate.js';
 import { createFastify } from '../src/http/fastify.js';
 import { PROBLEM_CONTENT_TYPE } from '../src/http/problem.js';
 import {
@@ -28,6 +29,7 @@ import {
   problemOfLedgerError,
   resolveInstrument,
 } from '../src/http/routes/devnet.js';
+import { BucketStore } from '../src/http/token-bucket.js';
 
 const admin = (name: string, digit: string) => `${name}::1220${digit.repeat(64)}`;
 const AMULET: Instrument = { admin: admin('DSO', 'a'), id: 'Amulet' };
@@ -258,6 +260,45 @@ describe('POST /devnet/faucet and GET holdings', () => {
     });
     expectProblem(noParty, 404, 'not_found');
     expectProblem(await get(`/devnet/parties/${UNKNOWN_PARTY}/holdings`), 404, 'not_found');
+  });
+});
+
+describe('POST /devnet/faucet rate limit', () => {
+  it('limits mints per client address: 429 rate_limited with Retry-After and RateLimit headers', async () => {
+    const limited = createFastify({ logLevel: 'silent' });
+    const deps = { ledger, controlOrigins: [], buckets: new BucketStore() };
+    await limited.register(async (scope) => devnetRoutes(scope, deps), { prefix: '/devnet' });
+    await limited.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const url = `http://127.0.0.1:${(limited.server.address() as AddressInfo).port}`;
+      const party = await createParty('faucet-limit');
+      const mint = () =>
+        fetch(`${url}/devnet/faucet`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ partyId: party.partyId, token: 'Amulet', amount: '1' }),
+        });
+      const limit = DEFAULT_RATE_LIMITS.faucetMintsPerMin;
+      // The bucket refills a little while the mints run: twice the limit is sure to meet it.
+      let refused: Response | undefined;
+      for (let i = 0; i < 2 * limit && refused === undefined; i++) {
+        const answer = await mint();
+        if (answer.status === 429) refused = answer;
+        else expect(answer.headers.get('ratelimit-limit')).toBe(String(limit));
+      }
+      if (refused === undefined) throw new Error(`${2 * limit} mints were not limited`);
+      const body = await refused.json();
+      expect(refused.headers.get('content-type')).toContain(PROBLEM_CONTENT_TYPE);
+      expect(body).toMatchObject({ status: 429, code: 'rate_limited' });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(refused.headers.get('ratelimit-limit')).toBe(String(limit));
+      expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+      expect(refused.headers.get('ratelimit-reset')).toBe(refused.headers.get('retry-after'));
+      // Only the faucet: the other devnet calls of this address still answer.
+      expect((await fetch(`${url}/devnet/clock`)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
   });
 });
 

@@ -145,6 +145,7 @@ export async function buildApp(ctx: ServiceContext, options: BuildAppOptions = {
         });
         await devnetRoutes(scope, {
           ledger,
+          buckets: deps.buckets,
           controlOrigins: ctx.settings.devnetControlOrigins,
           onClockAdvanced: async () => {
             await ctx.clock.sync?.();

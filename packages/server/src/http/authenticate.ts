@@ -3,8 +3,8 @@
  * - Every `/v1` request carries `X-API-Key`: a valid, unrevoked key of this environment.
  * - Wallet-authenticated routes also carry `Authorization: Bearer <wallet token>`.
  * - Rate limits are token buckets per API key (reads and swap creations apart) and per client
- *   address on the unauthenticated login steps; every limited response says where it stands in
- *   `RateLimit-*` headers.
+ *   address on the unauthenticated login steps and the devnet faucet; every limited response
+ *   says where it stands in `RateLimit-*` headers.
  */
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { ApiKeyDirectory } from '../auth/api-key-directory.js';
@@ -32,7 +32,19 @@ export const DEFAULT_RATE_LIMITS = {
   swapsPerMin: 60,
   /** Per client address on the wallet-challenge and portal-login steps. */
   loginAttemptsPerMin: 30,
+  /**
+   * Per client address on the devnet faucet. Every mint is a ledger write and a journal line
+   * kept for good; a person, a demo or a test suite funds a few parties at a time, so a burst of
+   * 30 and then one every 2 s is room enough, while a loop minting without end is stopped.
+   */
+  faucetMintsPerMin: 30,
 } as const;
+
+/**
+ * What a per-client-address bucket counts: each has its own budget, so funding wallets never
+ * spends the login attempts, nor the other way round.
+ */
+export type ClientAddressBucket = 'login' | 'faucet';
 
 export type RateClass = 'reads' | 'swaps';
 
@@ -113,9 +125,14 @@ export function apiKeyHook(ctx: ServiceContext, directory: ApiKeyDirectory, buck
   };
 }
 
-export function clientAddressLimitHook(buckets: BucketStore, perMin: number) {
+export function clientAddressLimitHook(
+  buckets: BucketStore,
+  perMin: number,
+  bucket: ClientAddressBucket = 'login',
+) {
   return async function limitClientAddress(request: FastifyRequest, reply: FastifyReply) {
-    refuseIfLimited(reply, buckets.take(`ip:${request.ip}`, Date.now(), perMin, MINUTE_MS));
+    const key = `${bucket}:ip:${request.ip}`;
+    refuseIfLimited(reply, buckets.take(key, Date.now(), perMin, MINUTE_MS));
   };
 }
 

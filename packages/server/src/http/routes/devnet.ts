@@ -12,6 +12,10 @@
  * other than the service's own or a configured one is refused 403 `origin_not_allowed`, and their
  * CORS answers name only those origins. Requests without `Origin` (curl, scripts, Node) pass.
  *
+ * The faucet is limited per client address (`DEFAULT_RATE_LIMITS.faucetMintsPerMin`, a bucket of
+ * its own beside the login attempts' one): it mints out of nothing, and every mint stays in the
+ * ledger's journal.
+ *
  * Choices the spec leaves open:
  * - holdings are summed per instrument; `amount` is what the party can spend, `locked` what is
  *   held for its pending offers;
@@ -64,6 +68,7 @@ import {
 } from '@poolparty/ledger';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
 import { controlOriginAllowed, ownOrigin } from '../devnet-cors.js';
 import type { App } from '../fastify.js';
 import {
@@ -92,9 +97,16 @@ import {
   TAG,
   withExamples,
 } from '../route-docs.js';
+import type { BucketStore } from '../token-bucket.js';
 
 export interface DevnetDeps {
   readonly ledger: LocalLedger;
+  /**
+   * Per-client-address buckets that limit the faucet to `DEFAULT_RATE_LIMITS.faucetMintsPerMin`.
+   * Absent: not limited (the devnet ledger server, which stands in for a participant on the
+   * operator's own machine and funds whole test clusters from one address).
+   */
+  readonly buckets?: BucketStore;
   /** Browser origins besides the service's own that may call the control endpoints. */
   readonly controlOrigins: readonly string[];
   /** Lets the service clock follow the ledger clock after `POST /devnet/clock`. */
@@ -301,6 +313,7 @@ const LEDGER_NOTES: ProblemNotes = {
   signature_expired: '`validUntil` has passed on the ledger clock; sign the request again',
   origin_not_allowed:
     "a browser page of another origin (only the service's own and `POOLPARTY_DEVNET_CONTROL_ORIGINS` may)",
+  rate_limited: 'too many mints from this client address',
 };
 
 const devnetErrors = (codes: readonly ErrorCode[]) => errorResponses(codes, LEDGER_NOTES);
@@ -400,12 +413,17 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
     },
   );
 
+  const faucetPerMin = DEFAULT_RATE_LIMITS.faucetMintsPerMin;
   app.post(
     '/faucet',
     {
+      ...(deps.buckets && {
+        onRequest: clientAddressLimitHook(deps.buckets, faucetPerMin, 'faucet'),
+      }),
       schema: {
         operationId: 'mintDevnetTokens',
         summary: 'Mint tokens to a party (faucet)',
+        description: `Limited per client address: ${faucetPerMin} mints at once, then one every ${60 / faucetPerMin} s.`,
         ...DEVNET,
         body: withExamples(DevnetFaucetRequestSchema, DEVNET_FAUCET_EXAMPLE),
         response: {
@@ -415,6 +433,7 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
           ...BODY_PROBLEMS,
           'not_found',
           'token_not_found',
+          'rate_limited',
           'ledger_unavailable',
         ]),
       },
