@@ -3,7 +3,7 @@
  * and worker processes are SIGKILLed, then a check that no money went astray.
  *
  *   npm run chaos -- [--swaps 10000] [--kills 25] [--seed 1] [--workers 2] [--out chaos-report]
- *                    [--keep]
+ *                    [--keep] [--help]
  *
  * It starts the cluster (cluster.ts: devnet ledger server, one api, `--workers` workers, a fresh
  * PostgreSQL schema), funds traders (traders.ts) and turns on random ledger faults through the
@@ -72,6 +72,37 @@ export class ChaosUsageError extends Error {
   override readonly name = 'ChaosUsageError';
 }
 
+/** What `npm run chaos -- --help` prints: the command line of this file's header, explained. */
+export const CHAOS_USAGE = `usage: npm run chaos -- [--swaps N] [--kills N] [--seed N] [--workers N] [--out DIR] [--keep]
+
+Many swaps against a multi-process deployment (devnet ledger server, one api, workers on
+PostgreSQL) while the ledger misbehaves and workers are SIGKILLed, then a check that no money
+went astray. Exit code 0 only when every invariant holds and every planned kill happened.
+
+  --swaps N     swaps to run (default ${DEFAULT_SWAPS})
+  --kills N     worker kills along the way, at most half the swaps (default 25 per 10 000 swaps)
+  --seed N      seed of the swap and kill plan, 0 to 2^32 - 1 (default 1)
+  --workers N   worker processes, 2 to 8 (default 2)
+  --out DIR     folder for the JSON and markdown report (default chaos-report)
+  --keep        keep the PostgreSQL schema afterwards
+  -h, --help    print this and exit`;
+
+const CHAOS_FLAGS = {
+  swaps: { type: 'string' },
+  kills: { type: 'string' },
+  seed: { type: 'string' },
+  workers: { type: 'string' },
+  out: { type: 'string' },
+  keep: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Whether the command line asks for the usage (`--help` or `-h`), whatever else it says. */
+export function wantsChaosHelp(argv: readonly string[]): boolean {
+  const { values } = parseArgs({ args: [...argv], strict: false, options: CHAOS_FLAGS });
+  return values.help === true;
+}
+
 function integerFlag(name: string, text: string | undefined, min: number, fallback: number) {
   if (text === undefined) return fallback;
   const value = Number(text);
@@ -89,14 +120,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptions {
       args: [...argv],
       strict: true,
       allowPositionals: false,
-      options: {
-        swaps: { type: 'string' },
-        kills: { type: 'string' },
-        seed: { type: 'string' },
-        workers: { type: 'string' },
-        out: { type: 'string' },
-        keep: { type: 'boolean' },
-      },
+      options: CHAOS_FLAGS,
     }));
   } catch (error) {
     throw new ChaosUsageError(error instanceof Error ? error.message : String(error));
@@ -353,15 +377,18 @@ export function runPassed(report: ChaosReport): boolean {
 }
 
 async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  if (wantsChaosHelp(argv)) {
+    console.log(CHAOS_USAGE);
+    return 0;
+  }
   let options: ChaosOptions;
   try {
-    options = parseChaosArgs(process.argv.slice(2));
+    options = parseChaosArgs(argv);
   } catch (error) {
     if (!(error instanceof ChaosUsageError)) throw error;
     console.error(`chaos: ${error.message}`);
-    console.error(
-      'usage: npm run chaos -- [--swaps N] [--kills N] [--seed N] [--workers N] [--out DIR] [--keep]',
-    );
+    console.error(CHAOS_USAGE.split('\n')[0]);
     return 2;
   }
   const report = await runChaos(options);

@@ -5,12 +5,14 @@
  * on and three workers SIGKILLed and restarted along the way. Once settled, every deposit has
  * exactly one outcome, nothing was paid twice or lost, and each pool's books equal its holdings.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { markdownReport, writeReport } from '../../chaos/report.js';
-import { parseChaosArgs, runChaos, runPassed } from '../../chaos/run.js';
+import { CHAOS_USAGE, parseChaosArgs, runChaos, runPassed } from '../../chaos/run.js';
 import { postgresSkipReason } from '../support/postgres.js';
 
 const skipReason = await postgresSkipReason('chaos suite');
@@ -88,4 +90,44 @@ describe('chaos options', () => {
   ])('refuses %j with one clear line', (args, message) => {
     expect(() => parseChaosArgs(args)).toThrow(message);
   });
+});
+
+describe('npm run chaos -- --help', () => {
+  const RUN = join(import.meta.dirname, '../../chaos/run.ts');
+  /** The command as npm runs it: its own process, its output and exit code. */
+  const chaos = async (args: readonly string[]) => {
+    try {
+      const { stdout, stderr } = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', RUN, ...args],
+        { cwd: join(import.meta.dirname, '../../../..') },
+      );
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code?: number; stdout?: string; stderr?: string };
+      return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+    }
+  };
+
+  it.each([[['--help']], [['-h']], [['--swaps', '5', '--help']]])(
+    'prints the usage for %j and exits 0 without running',
+    async (args) => {
+      const { code, stdout, stderr } = await chaos(args);
+      expect(code).toBe(0);
+      expect(stdout.trim()).toBe(CHAOS_USAGE);
+      expect(stdout).toContain('usage: npm run chaos -- [--swaps N]');
+      for (const flag of ['--kills', '--seed', '--workers', '--out', '--keep', '--help']) {
+        expect(stdout).toContain(flag);
+      }
+      expect(stderr).not.toContain('Unknown option');
+    },
+    30_000,
+  );
+
+  it('still refuses an unknown option with exit code 2 and the usage line', async () => {
+    const { code, stderr } = await chaos(['--bogus']);
+    expect(code).toBe(2);
+    expect(stderr).toContain("Unknown option '--bogus'");
+    expect(stderr).toContain('usage: npm run chaos --');
+  }, 30_000);
 });
