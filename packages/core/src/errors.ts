@@ -234,6 +234,12 @@ const catalogue = {
     title: 'Earnings cannot be collected from this pool now',
     sdkClass: 'ConflictError',
   },
+  // Developer portal: a developer holds a bounded number of active API keys.
+  api_key_limit_reached: {
+    status: 409,
+    title: 'Active API key limit reached',
+    sdkClass: 'ConflictError',
+  },
   idempotency_key_in_use: {
     status: 409,
     title: 'A request with this idempotency key is in progress',

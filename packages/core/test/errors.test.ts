@@ -73,6 +73,7 @@ describe('error catalogue', () => {
     ['ambiguous_pool_pair', 409, 'AmbiguousPoolPairError'],
     ['intent_not_cancellable', 409, 'ConflictError'],
     ['pool_paused', 409, 'ConflictError'],
+    ['api_key_limit_reached', 409, 'ConflictError'],
     ['gone', 410, 'NotFoundError'],
     ['precondition_failed', 412, 'ValidationError'],
     ['payload_too_large', 413, 'ValidationError'],

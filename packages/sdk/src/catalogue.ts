@@ -113,6 +113,7 @@ export const ERROR_CLASS_BY_CODE = {
   pool_paused: 'ConflictError',
   nothing_to_collect: 'ConflictError',
   collection_unavailable: 'ConflictError',
+  api_key_limit_reached: 'ConflictError',
   idempotency_key_in_use: 'ConflictError',
   gone: 'NotFoundError',
   precondition_failed: 'ValidationError',

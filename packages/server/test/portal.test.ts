@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
+import { ACTIVE_API_KEYS_MAX } from '../src/http/routes/portal.js';
 import {
   expectProblem,
   type JsonResponse,
@@ -48,6 +49,22 @@ describe('developer portal', () => {
     return login;
   };
   const asDeveloper = (session: Session) => ({ authorization: `Bearer ${session.token}` });
+  /** A party of its own, with a generated key, so it starts without keys or sessions. */
+  const partyOfOwn = async (hint: string): Promise<DevnetParty> => {
+    const created = await request<{ partyId: string; publicKey: string; privateKey: string }>(
+      t.url,
+      'POST',
+      '/devnet/parties',
+      { body: { partyHint: hint } },
+    );
+    expect(created.status).toBe(201);
+    const hex = (base64: string) => Buffer.from(base64, 'base64').toString('hex');
+    return {
+      partyId: created.body.partyId,
+      publicKey: hex(created.body.publicKey),
+      privateKey: hex(created.body.privateKey),
+    };
+  };
   const probe = (apiKey: string) =>
     request(t.url, 'POST', '/v1/wallet-auth/challenge', {
       apiKey,
@@ -193,6 +210,41 @@ describe('developer portal', () => {
       'not_found',
     );
     expect((await probe(aliceKey.key)).status).toBe(200);
+  });
+
+  it('caps active keys per developer at 25: 409 api_key_limit_reached until one is revoked', async () => {
+    const carol = await partyOfOwn('carol');
+    const login = await signIn(carol);
+    expect(login.status).toBe(200);
+    const create = (body: Record<string, unknown> = {}) =>
+      request<CreatedKey>(t.url, 'POST', '/api/sdk/keys', {
+        headers: asDeveloper(login.body),
+        body,
+      });
+    const created: CreatedKey[] = [];
+    for (let i = 0; i < ACTIVE_API_KEYS_MAX; i++) {
+      const answer = await create({ name: `key ${i}` });
+      expect(answer.status).toBe(201);
+      created.push(answer.body);
+    }
+    const over = await create({ name: 'one too many' });
+    expectProblem(over, 409, 'api_key_limit_reached');
+    expect(over.body).toMatchObject({ title: 'Active API key limit reached', limit: 25 });
+    expect(String((over.body as { detail?: string }).detail)).toMatch(/25 active API keys.*revoke/);
+    // A rotation at the cap still works: the successor takes the old key's place.
+    const [first, second] = created;
+    if (!first || !second) throw new Error('no keys created');
+    const rotated = await create({ rotate: first.keyId });
+    expect(rotated.status).toBe(201);
+    expect((await probe(rotated.body.key)).status).toBe(200);
+    expectProblem(await create(), 409, 'api_key_limit_reached');
+    // Revoking frees a place, for exactly one more key.
+    const revoked = await request(t.url, 'DELETE', `/api/sdk/keys/${second.keyId}`, {
+      headers: asDeveloper(login.body),
+    });
+    expect(revoked.status).toBe(200);
+    expect((await create({ name: 'in the freed place' })).status).toBe(201);
+    expectProblem(await create(), 409, 'api_key_limit_reached');
   });
 
   // Last: it moves the clock past every session.

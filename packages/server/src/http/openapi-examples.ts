@@ -517,6 +517,11 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
   collection_unavailable: {
     detail: `The fees pool ${POOL_ID} set aside in Amulet do not cover 0.375 now; an operator can tell why.`,
   },
+  api_key_limit_reached: {
+    detail:
+      'You have 25 active API keys, the most a developer may hold; revoke one (DELETE /api/sdk/keys/{keyId}) to free a place, or rotate an existing key.',
+    extensions: { limit: 25 },
+  },
   idempotency_key_in_use: {
     detail: 'A request with this Idempotency-Key is still running; retry after it finished.',
   },

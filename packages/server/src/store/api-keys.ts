@@ -12,7 +12,7 @@ import {
   readString,
   readStringOrNull,
 } from './columns.js';
-import type { Queryable, Row } from './database.js';
+import type { Database, Queryable, Row } from './database.js';
 import { type DeveloperRecord, developerFromRow } from './developers.js';
 
 /** How long a rotated key keeps working (SPEC §4.1 default). */
@@ -102,6 +102,38 @@ export async function insertApiKey(q: Queryable, key: NewApiKey): Promise<ApiKey
     ],
   );
   return apiKeyFromRow(rows[0] as Row);
+}
+
+/**
+ * How many of the developer's keys are active: neither revoked nor rotated. A rotated key still
+ * works through its grace period, but its successor holds its place.
+ */
+export async function countActiveApiKeys(q: Queryable, developerParty: string): Promise<number> {
+  const rows = await q.query(
+    `SELECT count(*) AS active FROM api_keys
+     WHERE developer_party = $1 AND revoked_at IS NULL AND revokes_at IS NULL`,
+    [developerParty],
+  );
+  return Number(rows[0]?.active ?? 0);
+}
+
+/**
+ * Creates `key` unless its developer already has `activeMax` active keys; null then. The
+ * developer's row is locked first, so concurrent creations are counted one after the other and
+ * never pass the cap together.
+ */
+export async function insertApiKeyWithinCap(
+  db: Database,
+  key: NewApiKey,
+  activeMax: number,
+): Promise<ApiKeyRecord | null> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT party_id FROM developers WHERE party_id = $1 FOR UPDATE', [
+      key.developerParty,
+    ]);
+    if ((await countActiveApiKeys(tx, key.developerParty)) >= activeMax) return null;
+    return insertApiKey(tx, key);
+  });
 }
 
 /** The key with this hash and its developer, whatever its state; check `isApiKeyUsable`. */

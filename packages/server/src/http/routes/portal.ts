@@ -9,7 +9,10 @@
  * - a key is revoked with `DELETE /api/sdk/keys/{keyId}`; revoking a revoked key answers the key
  *   as it stands, so a retried revocation is no error;
  * - a rotation without `name` keeps the old key's name;
- * - keys of other developers answer 404, exactly like keys that do not exist.
+ * - keys of other developers answer 404, exactly like keys that do not exist;
+ * - a developer has at most `ACTIVE_API_KEYS_MAX` active keys (neither revoked nor rotated); one
+ *   more is refused with 409 `api_key_limit_reached`. A rotation is always allowed: the
+ *   successor takes the old key's place.
  */
 import { randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
@@ -44,7 +47,7 @@ import {
   type ApiKeyRecord,
   apiKeyEndsAt,
   getApiKey,
-  insertApiKey,
+  insertApiKeyWithinCap,
   listApiKeys,
   type NewApiKey,
   revokeApiKey,
@@ -78,6 +81,12 @@ import { earningsRoutes } from './portal-earnings.js';
 
 const PURPOSE: ChallengePurpose = 'developer portal login';
 const KEY_ID_BYTES = 12;
+/**
+ * Active keys (neither revoked nor rotated) a developer may hold. One per app, environment or CI
+ * job is a handful; 25 leaves room for that and for the fuzzer's 20, while a script creating keys
+ * in a loop stops here instead of filling the store and the key cache.
+ */
+export const ACTIVE_API_KEYS_MAX = 25;
 const BEARER = /^Bearer ([^\s]+)$/i;
 
 const KeyIdParamsSchema = Type.Object(
@@ -244,16 +253,21 @@ function keyRoutes(app: App, ctx: ServiceContext, deps: HttpDeps, guard: Session
         summary: 'Create an API key, or rotate one',
         description:
           'The full key is in this answer only. With `rotate`, the old key keeps working for 24 h. ' +
-          'An empty body creates an unnamed key.',
+          `An empty body creates an unnamed key. At most ${ACTIVE_API_KEYS_MAX} active keys ` +
+          '(neither revoked nor rotated) per developer; a rotation is always allowed.',
         tags: TAGS,
         security: SECURITY.developerSession,
         body: withExamples(ApiKeyCreateSchema, API_KEY_CREATE_EXAMPLE),
         response: {
           201: withExamples(ApiKeyCreatedSchema, API_KEY_CREATED_EXAMPLE),
         },
-        problems: errorResponses([...SESSION_PROBLEMS, ...BODY_PROBLEMS, 'not_found'], {
-          not_found: 'the key to `rotate` does not exist, is not yours, or is already revoked',
-        }),
+        problems: errorResponses(
+          [...SESSION_PROBLEMS, ...BODY_PROBLEMS, 'not_found', 'api_key_limit_reached'],
+          {
+            not_found: 'the key to `rotate` does not exist, is not yours, or is already revoked',
+            api_key_limit_reached: `you have ${ACTIVE_API_KEYS_MAX} active keys already; revoke one first (a rotation is always allowed)`,
+          },
+        ),
       },
     },
     async (request, reply) => {
@@ -334,7 +348,15 @@ async function createKey(
     createdAt: now,
   };
   if (request.rotate === undefined) {
-    return { ...listingOf(await insertApiKey(ctx.db, newKey)), key };
+    const created = await insertApiKeyWithinCap(ctx.db, newKey, ACTIVE_API_KEYS_MAX);
+    if (created === null) {
+      throw new ApiError(
+        'api_key_limit_reached',
+        `You have ${ACTIVE_API_KEYS_MAX} active API keys, the most a developer may hold; revoke one (DELETE /api/sdk/keys/{keyId}) to free a place, or rotate an existing key.`,
+        { limit: ACTIVE_API_KEYS_MAX },
+      );
+    }
+    return { ...listingOf(created), key };
   }
   const old = await ownKey(ctx, developer, request.rotate);
   const rotated = await rotateApiKey(ctx.db, {
