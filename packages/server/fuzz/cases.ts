@@ -1,7 +1,8 @@
 /**
  * The requests the fuzzer sends, generated from the service's OpenAPI document: every operation
  * with valid and invalid parameters and bodies, attacks on paths and headers that no schema
- * describes, and raw bytes that are not well-formed HTTP at all.
+ * describes, raw bytes that are not well-formed HTTP at all, and header floods. What slow
+ * clients send (requests that never finish) is in slow-cases.ts.
  */
 import fc from 'fast-check';
 import {
@@ -41,7 +42,7 @@ interface Parameter {
   readonly schema?: JsonSchema;
 }
 
-interface Operation {
+export interface Operation {
   readonly parameters?: readonly Parameter[];
   readonly requestBody?: { readonly content?: Record<string, { readonly schema?: JsonSchema }> };
   readonly security?: readonly Record<string, unknown>[];
@@ -488,6 +489,78 @@ function rawCases(): fc.Arbitrary<RawCase> {
     .map(([label, bytes]) => ({ kind: 'raw', label: `raw ${label}`, bytes: bytes as string }));
 }
 
+/** How many headers (or cookies) a flood sends: below Node's 2 000 headers, at it, far past it. */
+export const FLOOD_COUNTS: readonly number[] = [100, 500, 1_000, 2_000, 5_000];
+
+/** Lengths of one long header value: under the 16 KiB header limit, at its edge, past it. */
+export const LONG_VALUE_LENGTHS: readonly number[] = [4_000, 16_000, 16_300, 60_000];
+
+/** The header lines of a flood, by kind. */
+function floodLines(): fc.Arbitrary<readonly [string, string[]]> {
+  const count = fc.constantFrom(...FLOOD_COUNTS);
+  const many = count.map((n): [string, string[]] => [
+    `${n} headers`,
+    Array.from({ length: n }, (_, i) => `X-Flood-${i}: ${i}`),
+  ]);
+  const repeated = fc
+    .tuple(
+      count,
+      fc.constantFrom(
+        'X-Same: a',
+        'X-Request-Id: fuzz',
+        'X-Api-Key: pp_test_nope',
+        'Authorization: Bearer a.b.c',
+        'Content-Type: application/json',
+        'Accept: */*',
+        'Origin: https://app.example',
+        'Host: fuzz',
+      ),
+    )
+    .map(([n, line]): [string, string[]] => [`${line.split(':')[0]} ×${n}`, Array(n).fill(line)]);
+  const long = fc
+    .tuple(
+      fc.constantFrom(...LONG_VALUE_LENGTHS),
+      fc.constantFrom('X-Long', 'Cookie', 'Authorization', 'X-Api-Key', 'User-Agent'),
+    )
+    .map(([n, name]): [string, string[]] => [
+      `${name} of ${n} bytes`,
+      [`${name}: ${'v'.repeat(n)}`],
+    ]);
+  const cookies = fc.tuple(count, fc.boolean()).map(([n, separate]): [string, string[]] => {
+    const pairs = Array.from({ length: n }, (_, i) => `c${i}=v${i}`);
+    return separate
+      ? [`${n} Cookie headers`, pairs.map((p) => `Cookie: ${p}`)]
+      : [`${n} cookies`, [`Cookie: ${pairs.join('; ')}`]];
+  });
+  return fc.oneof(many, repeated, long, cookies);
+}
+
+/**
+ * Header floods: hundreds to thousands of small headers, one header many times, one very long
+ * value, many cookies. Each is a whole request (a short body on POST), so nothing waits for more.
+ */
+export function headerFloods(credentials: Credentials): fc.Arbitrary<RawCase> {
+  const [key] = credentials.apiKeys;
+  const target = fc.constantFrom(
+    ['GET', '/healthz', []],
+    ['GET', '/v1/pools', key === undefined ? [] : [`X-Api-Key: ${key}`]],
+    ['GET', '/api/sdk/keys', []],
+    ['POST', '/devnet/clock', ['Content-Type: application/json', 'Content-Length: 2']],
+  ) as fc.Arbitrary<readonly [string, string, readonly string[]]>;
+  return fc.tuple(target, floodLines()).map(([[method, path, extra], [kind, lines]]) => ({
+    kind: 'raw',
+    label: `raw header flood (${kind}) ${method} ${path}`,
+    bytes: [
+      `${method} ${path} HTTP/1.1`,
+      'Host: fuzz',
+      ...extra,
+      ...lines,
+      '',
+      method === 'POST' ? '{}' : '',
+    ].join('\r\n'),
+  }));
+}
+
 /** Every request kind, weighted towards the operations. */
 export function fuzzCases(
   document: OpenApiDocument,
@@ -505,5 +578,6 @@ export function fuzzCases(
     { weight: 2, arbitrary: pathAttacks() },
     { weight: 1, arbitrary: preflights() },
     { weight: 1, arbitrary: rawCases() },
+    { weight: 1, arbitrary: headerFloods(credentials) },
   );
 }
