@@ -36,3 +36,56 @@ export function findingOf(answer: Answer): string | null {
   if (problem.requestId !== requestId) return `error ${answer.status} with another requestId`;
   return null;
 }
+
+/**
+ * What came of a slow case (slow-cases.ts): the socket stays open after the last piece, so the
+ * server has to end it, with an answer or by closing, once the request timeout has passed.
+ */
+export type SlowOutcome =
+  | { readonly kind: 'answer'; readonly answer: Answer; readonly ms: number }
+  /** The server closed the connection (or reset it) without an answer. */
+  | { readonly kind: 'closed'; readonly reason: string; readonly ms: number }
+  /** Still open, unanswered, when the fuzzer gave up on it. */
+  | { readonly kind: 'held-open'; readonly ms: number }
+  | { readonly kind: 'refused' };
+
+/** The report's outcome label for a slow case, apart from the normal cases' statuses. */
+export function slowOutcomeLabel(outcome: SlowOutcome): string {
+  switch (outcome.kind) {
+    case 'answer':
+      return outcome.answer.status === 408 ? 'timeout-408' : `slow-${outcome.answer.status}`;
+    case 'closed':
+      return 'closed-by-server';
+    case 'held-open':
+      return 'held-open';
+    case 'refused':
+      return 'refused';
+  }
+}
+
+/**
+ * Why a slow case's outcome is a finding, or `null` when it is fine. Any answer is judged as a
+ * normal one (no 5xx, errors as problems), and a 408 must say `request_timeout`; closing the
+ * connection is the server's right with a client this slow. Only holding it open is not: the
+ * sender gives up at the request timeout plus a margin, so `held-open` is always past it.
+ */
+export function slowFindingOf(outcome: SlowOutcome, requestTimeoutMs: number): string | null {
+  switch (outcome.kind) {
+    case 'closed':
+      return null;
+    case 'refused':
+      return 'connection refused: the service is down';
+    case 'held-open': {
+      const past = Math.max(0, outcome.ms - requestTimeoutMs) / 1000;
+      return `held open ${past.toFixed(1)} s past the request timeout (${requestTimeoutMs / 1000} s)`;
+    }
+    case 'answer': {
+      const finding = findingOf(outcome.answer);
+      if (finding !== null || outcome.answer.status !== 408 || outcome.answer.body === null) {
+        return finding;
+      }
+      const { code } = JSON.parse(outcome.answer.body) as { code?: unknown };
+      return code === 'request_timeout' ? null : `408 with code ${JSON.stringify(code)}`;
+    }
+  }
+}
