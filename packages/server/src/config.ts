@@ -5,6 +5,7 @@
  */
 
 import { type CantonSettings, cantonSettingProblems } from './canton-options.js';
+import { EVENT_SUBSCRIBERS_MAX } from './events/intent-event-hub.js';
 
 export type Environment = 'devnet' | 'mainnet';
 export type LedgerKind = 'local' | 'canton';
@@ -16,6 +17,20 @@ export type LogFormat = 'auto' | 'pretty' | 'json';
 export interface Settings extends CantonSettings {
   readonly port: number;
   readonly host: string;
+  /** Time to receive a request's headers; a client sending them slower is answered 408. */
+  readonly headersTimeoutMs: number;
+  /** Time to receive a whole request, body included; not the time to answer it. */
+  readonly requestTimeoutMs: number;
+  /** An idle kept-alive connection is closed after this. */
+  readonly keepAliveTimeoutMs: number;
+  /** Open connections of the process; further ones are closed at once. */
+  readonly connectionsMax: number;
+  /** Open connections from one client address; behind a reverse proxy every client shares one. */
+  readonly connectionsPerAddressMax: number;
+  /** Concurrent event streams of one wallet party. */
+  readonly streamsPerPartyMax: number;
+  /** Concurrent event streams opened with one API key. */
+  readonly streamsPerKeyMax: number;
   readonly dataDir: string;
   /** Unset: the embedded PGlite store in `<dataDir>/db`. */
   readonly databaseUrl: string | null;
@@ -122,6 +137,25 @@ const DOMAIN_PATTERN = /^[a-z0-9.-]+(:\d+)?$/i;
 
 const ORIGIN_PATTERN = /^https?:\/\/[^/]+$/;
 
+/**
+ * Bounds of the HTTP timeouts: under a second cuts off honest clients on a slow link, and over
+ * ten minutes would let slow clients hold connections for nearly as long as with no timeout.
+ */
+const TIMEOUT_MS_MIN = 1_000;
+const TIMEOUT_MS_MAX = 600_000;
+/** Far above any file-descriptor limit a process gets; a bound only to refuse nonsense. */
+const CONNECTIONS_MAX_BOUND = 1_000_000;
+
+/** A whole number from `min` to `max`, written in plain digits. */
+const wholeNumber =
+  (min: number, max: number) =>
+  (text: string): number | SettingProblem => {
+    const value = Number(text);
+    return /^\d+$/.test(text) && value >= min && value <= max
+      ? value
+      : new SettingProblem(`must be a whole number from ${min} to ${max}`);
+  };
+
 /** A comma-separated list of origins; `*` only where `allowAny`. */
 const originList =
   (allowAny: boolean) =>
@@ -162,6 +196,64 @@ const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
     description: 'address to listen on',
     defaultValue: '127.0.0.1',
     parse: nonEmpty,
+  },
+  headersTimeoutMs: {
+    key: 'headersTimeoutMs',
+    env: 'POOLPARTY_HEADERS_TIMEOUT_MS',
+    flag: 'headers-timeout-ms',
+    description: "ms to receive a request's headers; slower clients are answered 408",
+    defaultValue: 10_000,
+    parse: wholeNumber(TIMEOUT_MS_MIN, TIMEOUT_MS_MAX),
+  },
+  requestTimeoutMs: {
+    key: 'requestTimeoutMs',
+    env: 'POOLPARTY_REQUEST_TIMEOUT_MS',
+    flag: 'request-timeout-ms',
+    description:
+      'ms to receive a whole request, body included (at least the headers timeout); slower: 408',
+    defaultValue: 30_000,
+    parse: wholeNumber(TIMEOUT_MS_MIN, TIMEOUT_MS_MAX),
+  },
+  keepAliveTimeoutMs: {
+    key: 'keepAliveTimeoutMs',
+    env: 'POOLPARTY_KEEP_ALIVE_TIMEOUT_MS',
+    flag: 'keep-alive-timeout-ms',
+    description: 'ms an idle kept-alive connection stays open',
+    defaultValue: 5_000,
+    parse: wholeNumber(TIMEOUT_MS_MIN, TIMEOUT_MS_MAX),
+  },
+  connectionsMax: {
+    key: 'connectionsMax',
+    env: 'POOLPARTY_CONNECTIONS_MAX',
+    flag: 'connections-max',
+    description: 'open connections per process; further ones are closed at once',
+    defaultValue: 10_000,
+    parse: wholeNumber(1, CONNECTIONS_MAX_BOUND),
+  },
+  connectionsPerAddressMax: {
+    key: 'connectionsPerAddressMax',
+    env: 'POOLPARTY_CONNECTIONS_PER_ADDRESS_MAX',
+    flag: 'connections-per-address-max',
+    description:
+      "open connections per client address (behind a reverse proxy all share the proxy's: raise it)",
+    defaultValue: 2_500,
+    parse: wholeNumber(1, CONNECTIONS_MAX_BOUND),
+  },
+  streamsPerPartyMax: {
+    key: 'streamsPerPartyMax',
+    env: 'POOLPARTY_STREAMS_PER_PARTY_MAX',
+    flag: 'streams-per-party-max',
+    description: `concurrent event streams per wallet party (the process serves ${EVENT_SUBSCRIBERS_MAX})`,
+    defaultValue: 50,
+    parse: wholeNumber(1, EVENT_SUBSCRIBERS_MAX),
+  },
+  streamsPerKeyMax: {
+    key: 'streamsPerKeyMax',
+    env: 'POOLPARTY_STREAMS_PER_KEY_MAX',
+    flag: 'streams-per-key-max',
+    description: `concurrent event streams per API key (the process serves ${EVENT_SUBSCRIBERS_MAX})`,
+    defaultValue: 200,
+    parse: wholeNumber(1, EVENT_SUBSCRIBERS_MAX),
   },
   dataDir: {
     key: 'dataDir',
@@ -537,6 +629,12 @@ function checkCombinations(settings: Settings, ledgerGiven: boolean): string[] {
     );
   }
   if (settings.ledger === 'canton') errors.push(...cantonSettingProblems(settings));
+  if (settings.requestTimeoutMs < settings.headersTimeoutMs) {
+    // The headers are part of the request: the shorter request timeout would cut them off first.
+    errors.push(
+      `POOLPARTY_REQUEST_TIMEOUT_MS (${settings.requestTimeoutMs}) must be at least POOLPARTY_HEADERS_TIMEOUT_MS (${settings.headersTimeoutMs}): the headers are part of the request`,
+    );
+  }
   if (settings.devnetApiKey !== null && settings.environment !== 'devnet') {
     errors.push('POOLPARTY_DEVNET_API_KEY only applies when POOLPARTY_ENV=devnet');
   }

@@ -189,3 +189,89 @@ describe('maskDatabaseUrl', () => {
     expect(maskDatabaseUrl('postgres://ops@db/pp')).toBe('postgres://ops@db/pp');
   });
 });
+
+describe('HTTP timeouts, connection caps and stream caps', () => {
+  it('defaults to bounds that end an unfinished request within a minute', () => {
+    const result = readSettings({});
+    expect(result).toEqual({
+      ok: true,
+      settings: expect.objectContaining({
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
+        keepAliveTimeoutMs: 5_000,
+        connectionsMax: 10_000,
+        connectionsPerAddressMax: 2_500,
+        streamsPerPartyMax: 50,
+        streamsPerKeyMax: 200,
+      }),
+    });
+  });
+
+  it('reads each from its variable, a flag winning over it', () => {
+    const result = readSettings(
+      {
+        POOLPARTY_HEADERS_TIMEOUT_MS: '2000',
+        POOLPARTY_REQUEST_TIMEOUT_MS: '4000',
+        POOLPARTY_KEEP_ALIVE_TIMEOUT_MS: '1000',
+        POOLPARTY_CONNECTIONS_MAX: '50000',
+        POOLPARTY_CONNECTIONS_PER_ADDRESS_MAX: '50000',
+        POOLPARTY_STREAMS_PER_PARTY_MAX: '5',
+        POOLPARTY_STREAMS_PER_KEY_MAX: '1000',
+      },
+      { requestTimeoutMs: '6000', streamsPerPartyMax: '7' },
+    );
+    expect(result.ok && result.settings).toMatchObject({
+      headersTimeoutMs: 2_000,
+      requestTimeoutMs: 6_000,
+      keepAliveTimeoutMs: 1_000,
+      connectionsMax: 50_000,
+      connectionsPerAddressMax: 50_000,
+      streamsPerPartyMax: 7,
+      streamsPerKeyMax: 1_000,
+    });
+  });
+
+  it('refuses values out of range or not whole numbers, one line each naming the setting', () => {
+    const result = readSettings({
+      POOLPARTY_HEADERS_TIMEOUT_MS: '999',
+      POOLPARTY_REQUEST_TIMEOUT_MS: '600001',
+      POOLPARTY_KEEP_ALIVE_TIMEOUT_MS: '5s',
+      POOLPARTY_CONNECTIONS_MAX: '0',
+      POOLPARTY_CONNECTIONS_PER_ADDRESS_MAX: '-1',
+      POOLPARTY_STREAMS_PER_PARTY_MAX: '1001',
+      POOLPARTY_STREAMS_PER_KEY_MAX: '1e2',
+    });
+    expect(result.ok ? [] : result.errors).toEqual([
+      'POOLPARTY_HEADERS_TIMEOUT_MS must be a whole number from 1000 to 600000 (got "999")',
+      'POOLPARTY_REQUEST_TIMEOUT_MS must be a whole number from 1000 to 600000 (got "600001")',
+      'POOLPARTY_KEEP_ALIVE_TIMEOUT_MS must be a whole number from 1000 to 600000 (got "5s")',
+      'POOLPARTY_CONNECTIONS_MAX must be a whole number from 1 to 1000000 (got "0")',
+      'POOLPARTY_CONNECTIONS_PER_ADDRESS_MAX must be a whole number from 1 to 1000000 (got "-1")',
+      'POOLPARTY_STREAMS_PER_PARTY_MAX must be a whole number from 1 to 1000 (got "1001")',
+      'POOLPARTY_STREAMS_PER_KEY_MAX must be a whole number from 1 to 1000 (got "1e2")',
+    ]);
+  });
+
+  it('names the flag when the flag was wrong', () => {
+    expect(readSettings({}, { connectionsPerAddressMax: '' })).toEqual({
+      ok: false,
+      errors: ['--connections-per-address-max must be a whole number from 1 to 1000000 (got "")'],
+    });
+  });
+
+  it('refuses a request timeout shorter than the headers timeout', () => {
+    expect(
+      readSettings({
+        POOLPARTY_HEADERS_TIMEOUT_MS: '20000',
+        POOLPARTY_REQUEST_TIMEOUT_MS: '15000',
+      }),
+    ).toEqual({
+      ok: false,
+      errors: [
+        'POOLPARTY_REQUEST_TIMEOUT_MS (15000) must be at least POOLPARTY_HEADERS_TIMEOUT_MS (20000): the headers are part of the request',
+      ],
+    });
+    const equal = readSettings({ POOLPARTY_REQUEST_TIMEOUT_MS: '10000' });
+    expect(equal.ok && equal.settings.requestTimeoutMs).toBe(10_000);
+  });
+});
