@@ -10,7 +10,7 @@ import { devnetEnabled } from '../config.js';
 import type { ServiceContext } from '../context.js';
 import { apiKeyHook } from './authenticate.js';
 import { devnetCorsDelegator } from './devnet-cors.js';
-import { type App, createFastify, loggingOf } from './fastify.js';
+import { type App, createFastify, httpOptionsOf } from './fastify.js';
 import { httpMetricsHook } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { sendProblem } from './problem.js';
@@ -77,7 +77,7 @@ export interface BuildAppOptions {
 }
 
 export async function buildApp(ctx: ServiceContext, options: BuildAppOptions = {}): Promise<App> {
-  const app = createFastify(loggingOf(ctx.settings));
+  const app = createFastify(httpOptionsOf(ctx.settings));
   const deps: HttpDeps = {
     apiKeys: new ApiKeyDirectory(ctx.db, (error) => app.log.warn({ err: error }, 'usage flush')),
     buckets: new BucketStore(),

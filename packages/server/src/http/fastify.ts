@@ -1,8 +1,10 @@
 /**
  * The Fastify instance every route module is registered on: TypeBox schemas as the type
  * provider, request ids, security headers, problem+json errors (also for what fails before
- * routing or before there is a request at all) and body limits. The whole service (`app.ts`) and
- * focused route tests build on this one function, so both see the same HTTP behaviour.
+ * routing or before there is a request at all), body limits, and the timeouts and connection caps
+ * that keep slow or greedy clients from holding the process's connections. The whole service
+ * (`app.ts`) and focused route tests build on this one function, so both see the same HTTP
+ * behaviour.
  */
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -14,7 +16,8 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify';
 import pretty from 'pino-pretty';
-import { effectiveLogFormat, type Settings } from '../config.js';
+import { effectiveLogFormat, type Settings, settingDefinitionsOf } from '../config.js';
+import { capConnections } from './connection-caps.js';
 import { refuseNonFiniteNumbers } from './finite-numbers.js';
 import {
   answerClientError,
@@ -40,10 +43,39 @@ export type App = FastifyInstance<
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
+/** The settings bounding how long a request may take to arrive and how many connections stay open. */
+export const HTTP_LIMIT_KEYS = [
+  'headersTimeoutMs',
+  'requestTimeoutMs',
+  'keepAliveTimeoutMs',
+  'connectionsMax',
+  'connectionsPerAddressMax',
+] as const satisfies readonly (keyof Settings)[];
+
+export type HttpLimits = Pick<Settings, (typeof HTTP_LIMIT_KEYS)[number]>;
+
+/** The settings' defaults: an app built without settings (a tool, a test) is bounded the same. */
+export const DEFAULT_HTTP_LIMITS = Object.fromEntries(
+  settingDefinitionsOf(HTTP_LIMIT_KEYS).map((definition) => [
+    definition.key,
+    definition.defaultValue,
+  ]),
+) as unknown as HttpLimits;
+
+/**
+ * How often Node looks for requests past their headers or request timeout. Node checks only at
+ * this interval (30 s by default), so a timeout would fire up to that long late; at half a second
+ * it fires within a second of its setting, and each check walks only the connections that are
+ * receiving a request.
+ */
+export const CONNECTIONS_CHECKING_INTERVAL_MS = 500;
+
 export interface FastifyOptions {
   readonly logLevel?: string;
   /** JSON lines (the default: for collectors), or human-readable lines for a terminal. */
   readonly logFormat?: 'json' | 'pretty';
+  /** Timeouts and connection caps; `DEFAULT_HTTP_LIMITS` when absent. */
+  readonly limits?: HttpLimits;
 }
 
 /** The service's logging settings, `LOG_FORMAT=auto` decided by whether stdout is a terminal. */
@@ -51,6 +83,32 @@ export function loggingOf(settings: Pick<Settings, 'logLevel' | 'logFormat'>): F
   return {
     logLevel: settings.logLevel,
     logFormat: effectiveLogFormat(settings.logFormat, process.stdout.isTTY === true),
+  };
+}
+
+/** The service's HTTP options: its logging, timeouts and connection caps. */
+export function httpOptionsOf(settings: Settings): FastifyOptions {
+  const limits = Object.fromEntries(
+    HTTP_LIMIT_KEYS.map((key) => [key, settings[key]]),
+  ) as unknown as HttpLimits;
+  return { ...loggingOf(settings), limits };
+}
+
+/**
+ * Node's timeouts for receiving a request. A request past one is answered 408 by the
+ * `clientError` handler below (or closed when an answer is already under way); a request that
+ * has fully arrived is never cut off, so an event stream lasts as long as it needs.
+ */
+function timeoutOptions(limits: HttpLimits) {
+  return {
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      // Given here too: Node checks at creation that the headers timeout is not the longer one.
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
+    },
   };
 }
 
@@ -70,28 +128,31 @@ function loggerOf(options: FastifyOptions) {
   };
 }
 
+const AJV_OPTIONS = {
+  // Refuse unknown members instead of silently dropping them: a misspelt optional field must not
+  // be mistaken for an absent one.
+  removeAdditional: false,
+  coerceTypes: 'array',
+  // Numbers must be finite: `1e400` in a JSON body and `Infinity` in a query string both read as
+  // Infinity, which passes a bare type check and then breaks arithmetic and dates.
+  strictNumbers: true,
+  useDefaults: true,
+  allErrors: false,
+} as const;
+
 export function createFastify(options: FastifyOptions = {}): App {
+  const limits = options.limits ?? DEFAULT_HTTP_LIMITS;
+  const { http: nodeTimeouts, ...timeouts } = timeoutOptions(limits);
   const app = Fastify({
     logger: loggerOf(options),
+    ...timeouts,
     bodyLimit: BODY_LIMIT_BYTES,
     // A caller's own request id is kept when it is sane, so its logs and ours line up.
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
     },
-    ajv: {
-      customOptions: {
-        // Refuse unknown members instead of silently dropping them: a misspelt optional field
-        // must not be mistaken for an absent one.
-        removeAdditional: false,
-        coerceTypes: 'array',
-        // Numbers must be finite: `1e400` in a JSON body and `Infinity` in a query string both
-        // read as Infinity, which passes a bare type check and then breaks arithmetic and dates.
-        strictNumbers: true,
-        useDefaults: true,
-        allErrors: false,
-      },
-    },
+    ajv: { customOptions: AJV_OPTIONS },
     // Failures found before routing (bad percent-encoding, an overlong path segment) skip the
     // hooks, so the request id and security headers are set here.
     frameworkErrors: (error, request, reply) => {
@@ -116,11 +177,16 @@ export function createFastify(options: FastifyOptions = {}): App {
     },
     // Node would refuse an HTTP/1.1 request without Host with a bare 400 of its own; the hook
     // below refuses it as a problem instead (RFC 9112 §3.2 still holds).
-    http: { requireHostHeader: false },
+    http: { ...nodeTimeouts, requireHostHeader: false },
     return503OnClosing: true,
     // Open event streams and idle keep-alive sockets must not hold up a shutdown.
     forceCloseConnections: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  capConnections(
+    app.server,
+    { total: limits.connectionsMax, perAddress: limits.connectionsPerAddressMax },
+    () => app.log,
+  );
   // A callback hook, not an async one: no promise per request for a few headers.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

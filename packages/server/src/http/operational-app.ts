@@ -4,12 +4,13 @@
  * the client API, the portal and the devnet endpoints are served by `api` (or `all`) processes.
  */
 import type { ServiceContext } from '../context.js';
-import { type App, createFastify, loggingOf } from './fastify.js';
+import { type App, createFastify, httpOptionsOf } from './fastify.js';
 import { httpMetricsHook } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
 
 export async function buildOperationalApp(ctx: ServiceContext): Promise<App> {
-  const app = createFastify(loggingOf(ctx.settings));
+  // The same timeouts and connection caps as the API: a worker's port is as reachable.
+  const app = createFastify(httpOptionsOf(ctx.settings));
   app.addHook('onResponse', httpMetricsHook(ctx.metrics));
   await app.register(async (scope) => healthRoutes(scope, ctx));
   return app;
