@@ -46,13 +46,20 @@ async function startBareRoute(): Promise<{ url: string; close(): Promise<void> }
   return { url: `${url}/bare`, close: () => app.close() };
 }
 
-/** The real service on embedded PGlite and the devnet ledger, logging nothing. */
-export async function startQuietService(dataDir: string): Promise<RunningService> {
+/**
+ * The real service on embedded PGlite and the devnet ledger, logging nothing; `env` sets more
+ * settings (the SSE bench's stream caps).
+ */
+export async function startQuietService(
+  dataDir: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<RunningService> {
   const read = readSettings({
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     POOLPARTY_DATA_DIR: dataDir,
+    ...env,
   });
   if (!read.ok) throw new Error(read.errors.join('\n'));
   return startService(read.settings);

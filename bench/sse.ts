@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { encodeBase64, sign } from '@poolparty/core';
 import type { DevnetParty } from '../packages/server/src/devnet-bootstrap.js';
+import { EVENT_SUBSCRIBERS_MAX } from '../packages/server/src/events/intent-event-hub.js';
 import type { RunningService } from '../packages/server/src/service.js';
 import { startQuietService, unthrottle } from './quotes.js';
 import { isMain, percentile, table } from './report.js';
@@ -23,6 +24,15 @@ const ROUNDS = 5;
 const QUICK_ROUNDS = 2;
 /** Unmeasured rounds per size before the measured ones. */
 const WARM_UP_ROUNDS = 1;
+/**
+ * Every stream follows one swap, so one wallet party and one API key hold them all: the caps per
+ * party and per key are raised to the process's whole share, and the bench measures fan-out, not
+ * the caps (which refuse such a caller in service).
+ */
+const ONE_CALLER_STREAMS = {
+  POOLPARTY_STREAMS_PER_PARTY_MAX: String(EVENT_SUBSCRIBERS_MAX),
+  POOLPARTY_STREAMS_PER_KEY_MAX: String(EVENT_SUBSCRIBERS_MAX),
+};
 
 export interface SsePoint {
   readonly streams: number;
@@ -62,7 +72,7 @@ export async function benchSse(
   const dataDir = mkdtempSync(join(tmpdir(), 'poolparty-bench-sse-'));
   let service: RunningService | null = null;
   try {
-    service = await startQuietService(dataDir);
+    service = await startQuietService(dataDir, ONE_CALLER_STREAMS);
     const { url, devnet } = service;
     if (url === null || devnet === null) throw new Error('service not listening');
     const alice = devnet.users[0];

@@ -21,12 +21,15 @@ import { portalRoutes } from './routes/portal.js';
 import { retiredRoutes } from './routes/retired.js';
 import { swapRoutes } from './routes/swaps.js';
 import { walletAuthRoutes } from './routes/wallet-auth.js';
+import { StreamCaps } from './stream-caps.js';
 import { BucketStore } from './token-bucket.js';
 import { webAppRoutes } from './web-app.js';
 
 export interface HttpDeps {
   readonly apiKeys: ApiKeyDirectory;
   readonly buckets: BucketStore;
+  /** The event streams each wallet party and API key holds, against their caps. */
+  readonly streamCaps: StreamCaps;
 }
 
 /** CORS for browser apps on the configured origins, exposing what a client needs to read. */
@@ -74,14 +77,26 @@ export interface BuildAppOptions {
   readonly webAppApiKey?: string | null;
   /** Where the built web app is; the workspace's `packages/app/dist` by default. */
   readonly webAppDist?: string;
+  /** The event-stream slots; new ones capped by the settings by default (a test watches its own). */
+  readonly streamCaps?: StreamCaps;
+}
+
+function httpDepsOf(ctx: ServiceContext, app: App, options: BuildAppOptions): HttpDeps {
+  return {
+    apiKeys: new ApiKeyDirectory(ctx.db, (error) => app.log.warn({ err: error }, 'usage flush')),
+    buckets: new BucketStore(),
+    streamCaps:
+      options.streamCaps ??
+      new StreamCaps({
+        perParty: ctx.settings.streamsPerPartyMax,
+        perKey: ctx.settings.streamsPerKeyMax,
+      }),
+  };
 }
 
 export async function buildApp(ctx: ServiceContext, options: BuildAppOptions = {}): Promise<App> {
   const app = createFastify(httpOptionsOf(ctx.settings));
-  const deps: HttpDeps = {
-    apiKeys: new ApiKeyDirectory(ctx.db, (error) => app.log.warn({ err: error }, 'usage flush')),
-    buckets: new BucketStore(),
-  };
+  const deps = httpDepsOf(ctx, app, options);
   // Key limits changed by an operator apply at once, not after the look-up cache's TTL.
   const stopHearingAdmin = ctx.adminChanges.subscribe(() => deps.apiKeys.invalidate());
   app.addHook('onClose', async () => {
@@ -126,7 +141,7 @@ export async function buildApp(ctx: ServiceContext, options: BuildAppOptions = {
       v1.addHook('onRequest', apiKeyHook(ctx, deps.apiKeys, deps.buckets));
       await walletAuthRoutes(v1, ctx, deps);
       await marketRoutes(v1, ctx);
-      await swapRoutes(v1, ctx);
+      await swapRoutes(v1, ctx, deps.streamCaps);
     },
     { prefix: '/v1' },
   );

@@ -26,7 +26,7 @@ import {
   TrackResultSchema,
 } from '@poolparty/core';
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { SubscribersFullError } from '../../events/intent-event-hub.js';
 import {
@@ -70,6 +70,7 @@ import {
   WALLET_TOKEN_PROBLEMS,
   withExamples,
 } from '../route-docs.js';
+import { StreamCapReachedError, type StreamCaps } from '../stream-caps.js';
 
 const TAGS = [TAG.swaps];
 const SECURITY = SECURITY_OF.apiKeyAndWalletToken;
@@ -92,10 +93,18 @@ const CREATE_PROBLEMS = [
   'idempotency_key_reused',
   'ledger_unavailable',
 ] as const;
-/** When the process has no event stream left: by then some stream has likely ended. */
+/**
+ * When the process, or the caller's share of it, has no event stream left: by then some stream
+ * has likely ended (a swap's stream ends with the swap).
+ */
 const STREAMS_FULL_RETRY_AFTER_S = 30;
 
-export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
+/** @param streamCaps - The event streams each wallet party and API key may hold. */
+export async function swapRoutes(
+  app: App,
+  ctx: ServiceContext,
+  streamCaps: StreamCaps,
+): Promise<void> {
   const preHandler = walletTokenHook(ctx);
   const inFlight = new InFlightKeys();
 
@@ -252,15 +261,22 @@ export async function swapRoutes(app: App, ctx: ServiceContext): Promise<void> {
           validation_error: '`Last-Event-ID` is not an event id of this swap',
           not_found: "no intent with this id for the wallet token's party",
           rate_limited:
-            'the API key is over its rate limit, or this server has no event stream left ' +
-            '(poll `GET /v1/swaps/{intentId}` meanwhile)',
+            'the API key is over its rate limit, the wallet party or the API key holds as many ' +
+            'streams as it may (`limit` names which, `max` its number), or this server has no ' +
+            'event stream left (poll `GET /v1/swaps/{intentId}` meanwhile)',
         }),
       },
     },
     async (request, reply) => {
       const intent = await ownIntent(ctx, request, request.params.intentId);
       const after = lastEventIdOf(request.headers['last-event-id'], request.query.lastEventId);
-      const stream = await openEventStream(snapshots, request, intent.intentId, after);
+      const release = holdStreamSlot(streamCaps, request, reply, intent.intentId);
+      const stream = await openEventStream(snapshots, request, intent.intentId, after).catch(
+        (error: unknown) => {
+          release();
+          throw error;
+        },
+      );
       openStreams.add(stream);
       reply.raw.once('close', () => openStreams.delete(stream));
       reply
@@ -362,7 +378,8 @@ const EVENTS_DESCRIPTION =
   '), `id:` = its sequence number, and `data:` = the SwapStatus JSON as of that event. Resume ' +
   'with `Last-Event-ID` (or the `lastEventId` query parameter where headers cannot be set): only ' +
   'later events follow, none twice. A `: heartbeat` comment arrives every 15 s. When the ' +
-  'process has no stream left it answers 429 `rate_limited`; poll `GET /v1/swaps/{intentId}`.';
+  'process has no stream left, or the wallet party or the API key already holds as many streams ' +
+  'as it may, it answers 429 `rate_limited`; poll `GET /v1/swaps/{intentId}`.';
 
 const EVENT_ID_PATTERN = '^[0-9]{1,15}$';
 
@@ -401,6 +418,37 @@ function lastEventIdOf(header: string | undefined, query: string | undefined): n
   return after;
 }
 
+/**
+ * Holds a stream slot of the caller's wallet party and API key until the response closes: the
+ * client leaving, the stream finishing and the service stopping all close it. Over a cap, 429
+ * `rate_limited` naming the limit.
+ */
+function holdStreamSlot(
+  caps: StreamCaps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  intentId: string,
+): () => void {
+  let release: () => void;
+  try {
+    release = caps.take(walletPartyOf(request), apiKeyOf(request).keyId);
+  } catch (error) {
+    if (!(error instanceof StreamCapReachedError)) throw error;
+    const holder = error.limit === 'streams_per_party' ? 'This wallet party' : 'This API key';
+    throw new ApiError(
+      'rate_limited',
+      `${holder} already holds ${error.max} open event streams, its limit (${error.limit}); close one, poll GET /v1/swaps/${intentId} or retry in ${STREAMS_FULL_RETRY_AFTER_S} s.`,
+      { limit: error.limit, max: error.max, retryAfter: STREAMS_FULL_RETRY_AFTER_S },
+      { 'Retry-After': String(STREAMS_FULL_RETRY_AFTER_S) },
+    );
+  }
+  // A response that closed while the intent was looked up (the client left) emits no more
+  // 'close': its slot is given back at once, and the stream sees the closed response.
+  if (reply.raw.destroyed) release();
+  else reply.raw.once('close', release);
+  return release;
+}
+
 async function openEventStream(
   snapshots: SwapEventSnapshots,
   request: FastifyRequest,
@@ -421,7 +469,11 @@ async function openEventStream(
       throw new ApiError(
         'rate_limited',
         `This server has no event stream left (${error.subscribersMax} open); poll GET /v1/swaps/${intentId} or retry in ${STREAMS_FULL_RETRY_AFTER_S} s.`,
-        { retryAfter: STREAMS_FULL_RETRY_AFTER_S },
+        {
+          limit: 'streams_per_process',
+          max: error.subscribersMax,
+          retryAfter: STREAMS_FULL_RETRY_AFTER_S,
+        },
         { 'Retry-After': String(STREAMS_FULL_RETRY_AFTER_S) },
       );
     }
