@@ -18,6 +18,7 @@ import { type Database, openPglite, openPostgres } from './database.js';
 import { loadMigrations, migrate } from './migrate.js';
 import { NoStoreProblem, StoreProblem } from './problems.js';
 import { requireStoreEnvironment } from './store-environment.js';
+import { isConnectionLoss } from './unavailable.js';
 
 export { NoStoreProblem, StoreProblem } from './problems.js';
 
@@ -108,21 +109,37 @@ export function connectionProblem(url: string, error: unknown): StoreProblem {
   return new StoreProblem(`cannot use DATABASE_URL ${maskDatabaseUrl(url)}: ${cause}`);
 }
 
-/** Connects once, with a timeout, so an unreachable server fails fast and by name. */
+/**
+ * Connects once, with a timeout, so an unreachable server fails fast and by name. A server that
+ * answered and then dropped the connection (a failover under way) is reachable: that is tried
+ * once more rather than reported as a wrong `DATABASE_URL`.
+ */
 export async function checkPostgresReachable(url: string): Promise<void> {
-  const client = new pg.Client({
-    connectionString: url,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-  });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-  } catch (error) {
-    throw connectionProblem(url, error);
-  } finally {
-    await client.end().catch(() => {});
+  for (let attempt = 1; ; attempt += 1) {
+    const client = new pg.Client({
+      connectionString: url,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+    // Errors arrive through the rejected calls below; an event after them must not end the process.
+    client.on('error', () => {});
+    let connected = false;
+    try {
+      await client.connect();
+      connected = true;
+      await client.query('SELECT 1');
+      return;
+    } catch (error) {
+      if (!connected || !isConnectionLoss(error) || attempt >= REACHABLE_CHECKS) {
+        throw connectionProblem(url, error);
+      }
+    } finally {
+      await client.end().catch(() => {});
+    }
   }
 }
+
+/** Checks of a server that answered and then dropped the connection. */
+const REACHABLE_CHECKS = 2;
 
 /** Whether the database's search path (or PGlite) has the table. */
 async function holdsTable(db: Database, table: string): Promise<boolean> {
