@@ -55,6 +55,11 @@ export interface Settings extends CantonSettings {
    * (`POST /devnet/clock`, `/oracle`, `/faults`). Never `*`: those calls move the devnet for all.
    */
   readonly devnetControlOrigins: readonly string[];
+  /**
+   * Browser origins, besides the service's own, whose pages may write to the developer portal
+   * with the session cookie (create or revoke keys, collect, sign out). Never `*`.
+   */
+  readonly portalOrigins: readonly string[];
 }
 
 export interface SettingDefinition<K extends keyof Settings> {
@@ -465,6 +470,15 @@ const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
     flag: 'devnet-control-origins',
     description:
       "comma-separated browser origins, besides the service's own, allowed to call /devnet/clock, /oracle and /faults",
+    defaultValue: [],
+    parse: originList(false),
+  },
+  portalOrigins: {
+    key: 'portalOrigins',
+    env: 'POOLPARTY_PORTAL_ORIGINS',
+    flag: 'portal-origins',
+    description:
+      "comma-separated browser origins, besides the service's own, whose pages may write to the developer portal with its session cookie",
     defaultValue: [],
     parse: originList(false),
   },

@@ -132,6 +132,34 @@ describe('readSettings', () => {
     });
   });
 
+  it('parses the portal origins, refusing * and non-origins by name', () => {
+    const none = readSettings({});
+    expect(none.ok && none.settings.portalOrigins).toEqual([]);
+    const ok = readSettings({
+      POOLPARTY_PORTAL_ORIGINS: 'https://console.example, http://localhost:5173',
+    });
+    expect(ok.ok && ok.settings.portalOrigins).toEqual([
+      'https://console.example',
+      'http://localhost:5173',
+    ]);
+    expect(readSettings({}, { portalOrigins: 'https://a.example' })).toMatchObject({
+      ok: true,
+      settings: { portalOrigins: ['https://a.example'] },
+    });
+    expect(readSettings({ POOLPARTY_PORTAL_ORIGINS: 'https://a.example,*' })).toEqual({
+      ok: false,
+      errors: [
+        'POOLPARTY_PORTAL_ORIGINS must list origins; * is not accepted here (got "https://a.example,*")',
+      ],
+    });
+    expect(readSettings({}, { portalOrigins: 'console.example' })).toEqual({
+      ok: false,
+      errors: [
+        '--portal-origins has "console.example", which is not an origin like https://app.example (got "console.example")',
+      ],
+    });
+  });
+
   it('parses CORS origins', () => {
     const ok = readSettings({ POOLPARTY_CORS_ORIGINS: 'https://a.example, http://localhost:5173' });
     expect(ok.ok && ok.settings.corsOrigins).toEqual([

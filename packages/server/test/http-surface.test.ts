@@ -8,7 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-keys.js';
 import { devnetCorsDelegator } from '../src/http/devnet-cors.js';
 import { insertApiKey, setApiKeyRateLimits } from '../src/store/api-keys.js';
-import { request, startTestService, type TestService } from './support/service.js';
+import {
+  expectProblem,
+  portalLogin,
+  request,
+  startTestService,
+  type TestService,
+} from './support/service.js';
 
 interface OpenApiDocument {
   readonly openapi: string;
@@ -41,6 +47,7 @@ describe('HTTP surface', () => {
     t = await startTestService({
       POOLPARTY_CORS_ORIGINS: 'https://app.example',
       POOLPARTY_DEVNET_CONTROL_ORIGINS: 'https://console.example',
+      POOLPARTY_PORTAL_ORIGINS: 'https://console.example',
     });
   });
   afterAll(async () => t?.close());
@@ -141,6 +148,25 @@ describe('HTTP surface', () => {
     expect(pools.headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  it('takes portal writes with the session cookie from POOLPARTY_PORTAL_ORIGINS and its own https pages', async () => {
+    const [developer] = t.users;
+    if (!developer) throw new Error('the devnet seed has no users');
+    const { login } = await portalLogin<{ token: string }>(t.url, developer);
+    expect(login.status).toBe(200);
+    const create = (headers: Record<string, string>) =>
+      request(t.url, 'POST', '/api/sdk/keys', {
+        headers: { cookie: `pp_session=${login.body.token}`, ...headers },
+        body: {},
+      });
+    expect((await create({ origin: 'https://console.example' })).status).toBe(201);
+    // A /v1 CORS origin is not a portal origin.
+    expectProblem(await create({ origin: 'https://app.example' }), 403, 'origin_not_allowed');
+    // Behind a TLS-ending proxy the service's own pages are https.
+    const own = `https://${new URL(t.url).host}`;
+    expect((await create({ origin: own, 'x-forwarded-proto': 'https' })).status).toBe(201);
+    expectProblem(await create({ origin: own }), 403, 'origin_not_allowed');
+  });
+
   it('limits reads per API key with the limit stored on the key', async () => {
     const { db, clock } = t.service.ctx;
     const key = generateApiKey('devnet');
@@ -185,6 +211,7 @@ describe('CORS of the devnet controls with POOLPARTY_CORS_ORIGINS=*', () => {
         protocol: 'http',
         host: '127.0.0.1:8787',
         headers: { origin },
+        raw: { headers: { origin }, socket: {} },
       } as unknown as FastifyRequest;
       delegate(request, (_error, options) => {
         chosen = options;

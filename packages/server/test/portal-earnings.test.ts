@@ -186,6 +186,22 @@ describe('developer earnings, usage and collections', () => {
     );
   });
 
+  it('takes a collection with the session cookie only from pages of its own origin', async () => {
+    const pool = await request<{ tokenA: { admin: string } }>(t.url, 'GET', `/v1/pools/${POOL}`, {
+      apiKey: dev.key.key,
+    });
+    const body = { poolId: POOL, token: 'Amulet', tokenAdmin: pool.body.tokenA.admin };
+    const collect = (headers: Record<string, string>) =>
+      request(t.url, 'POST', '/api/sdk/collections', {
+        headers: { cookie: `pp_session=${dev.session}`, ...headers },
+        body,
+      });
+    expectProblem(await collect({ origin: 'https://evil.example' }), 403, 'origin_not_allowed');
+    expectProblem(await collect({}), 403, 'origin_not_allowed');
+    // Past the origin check: the route's own answer.
+    expectProblem(await collect({ origin: t.url }), 409, 'nothing_to_collect');
+  });
+
   it("moves earnings by exactly half the swap's platform fee, and collects exactly that once", async () => {
     const intent = await swapThrough(dev, '1000');
     const half = Amount.parse(intent.platformFeeAmount).mulDiv(1n, 2n, 'down');

@@ -180,12 +180,74 @@ describe('developer portal', () => {
     );
     expectProblem(
       await request(t.url, 'POST', '/api/sdk/keys', {
-        headers: { cookie: `pp_session=${forged}` },
+        headers: { cookie: `pp_session=${forged}`, origin: t.url },
         body: {},
       }),
       401,
       'invalid_session',
     );
+  });
+
+  describe('cookie-authenticated writes and the Origin of the page', () => {
+    const EVIL = 'https://evil.example';
+    const withCookie = (extra: Record<string, string> = {}) => ({
+      cookie: `pp_session=${aliceLogin.body.token}`,
+      ...extra,
+    });
+    const keyCount = async () =>
+      (
+        await request<{ keys: KeyEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
+          headers: asDeveloper(aliceLogin.body),
+        })
+      ).body.keys.length;
+    const createWith = (headers: Record<string, string>) =>
+      request<CreatedKey>(t.url, 'POST', '/api/sdk/keys', { headers, body: { name: 'origin' } });
+
+    it("accepts a write from the service's own pages, by Origin or else by Referer", async () => {
+      expect((await createWith(withCookie({ origin: t.url }))).status).toBe(201);
+      expect((await createWith(withCookie({ referer: `${t.url}/developer/keys` }))).status).toBe(
+        201,
+      );
+    });
+
+    it('refuses a write from another origin, or naming none, with 403 origin_not_allowed', async () => {
+      const before = await keyCount();
+      for (const headers of [
+        withCookie({ origin: EVIL }),
+        withCookie({ origin: 'null' }),
+        withCookie({ referer: `${EVIL}/page` }),
+        withCookie({ origin: EVIL, referer: `${t.url}/developer/keys` }),
+        withCookie(),
+      ]) {
+        const refused = await createWith(headers);
+        expectProblem(refused, 403, 'origin_not_allowed');
+        expect(String((refused.body as { detail?: string }).detail)).toContain(
+          'POOLPARTY_PORTAL_ORIGINS',
+        );
+      }
+      const [key] = (
+        await request<{ keys: KeyEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
+          headers: asDeveloper(aliceLogin.body),
+        })
+      ).body.keys;
+      const revoke = await request(t.url, 'DELETE', `/api/sdk/keys/${key?.keyId}`, {
+        headers: withCookie({ origin: EVIL }),
+      });
+      expectProblem(revoke, 403, 'origin_not_allowed');
+      const signOut = await request(t.url, 'DELETE', '/api/sdk/session', {
+        headers: withCookie({ origin: EVIL }),
+      });
+      expectProblem(signOut, 403, 'origin_not_allowed');
+      expect(await keyCount()).toBe(before);
+    });
+
+    it('leaves reads with the cookie and writes with a bearer token alone', async () => {
+      const read = await request(t.url, 'GET', '/api/sdk/keys', {
+        headers: withCookie({ origin: EVIL }),
+      });
+      expect(read.status).toBe(200);
+      expect((await createWith(asDeveloper(aliceLogin.body))).status).toBe(201);
+    });
   });
 
   it("keeps developers' keys apart: another developer's key is not found", async () => {

@@ -6,6 +6,7 @@
  * origins with 403, since a simple cross-site POST needs no preflight).
  */
 import type { FastifyRequest } from 'fastify';
+import { originAllowed, ownOrigin } from './origins.js';
 import { requestPath } from './problem.js';
 
 /** Paths under `/devnet` whose POST controls the devnet itself. */
@@ -14,11 +15,6 @@ export const CONTROL_PATHS: readonly string[] = [
   '/devnet/oracle',
   '/devnet/faults',
 ];
-
-/** The origin a browser sends for pages of this service itself, e.g. `http://127.0.0.1:8787`. */
-export function ownOrigin(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
-}
 
 /**
  * Whether a control request may come from `origin`: none (not a browser page), the service's own
@@ -29,7 +25,7 @@ export function controlOriginAllowed(
   own: string,
   allowed: readonly string[],
 ): boolean {
-  return origin === undefined || origin === own || allowed.includes(origin);
+  return origin === undefined || originAllowed(origin, own, allowed);
 }
 
 /** Whether the request is a control call, or the preflight of one. */

@@ -94,7 +94,9 @@ export const SECURITY_SCHEMES = {
     name: 'pp_session',
     description:
       'The same developer session as the HttpOnly cookie the login sets; browsers send it by ' +
-      'themselves. It wins when both the cookie and a bearer token are sent.',
+      'themselves. It wins when both the cookie and a bearer token are sent. A write with it ' +
+      "(POST, DELETE) must name, in `Origin` or else `Referer`, the service's own origin or one " +
+      'of `POOLPARTY_PORTAL_ORIGINS`; otherwise 403 `origin_not_allowed`.',
   },
 } as const;
 
@@ -130,6 +132,18 @@ export const SESSION_PROBLEMS = [
   'missing_session',
   'invalid_session',
 ] as const satisfies readonly ErrorCode[];
+
+/** A portal write behind the session: also the origin check of a cookie-authenticated one. */
+export const SESSION_WRITE_PROBLEMS = [
+  ...SESSION_PROBLEMS,
+  'origin_not_allowed',
+] as const satisfies readonly ErrorCode[];
+
+/** What `origin_not_allowed` means on a portal write. */
+export const SESSION_WRITE_NOTES: ProblemNotes = {
+  origin_not_allowed:
+    "sent with the session cookie from a page of another origin, or naming no `Origin` (nor `Referer`): only the service's own pages and `POOLPARTY_PORTAL_ORIGINS` may; a bearer token is not checked",
+};
 
 /** What any operation with a JSON request body can answer about the body itself. */
 export const BODY_PROBLEMS = [

@@ -69,7 +69,7 @@ import {
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
-import { controlOriginAllowed, ownOrigin } from '../devnet-cors.js';
+import { controlOriginAllowed } from '../devnet-cors.js';
 import type { App } from '../fastify.js';
 import {
   DEVNET_CLOCK_ADVANCE_EXAMPLE,
@@ -88,6 +88,7 @@ import {
   DEVNET_TRANSFER_EXAMPLE,
   DEVNET_TRANSFER_RESULT_EXAMPLE,
 } from '../openapi-examples.js';
+import { ownOrigin } from '../origins.js';
 import { ApiError, requestTarget } from '../problem.js';
 import {
   BODY_PROBLEMS,

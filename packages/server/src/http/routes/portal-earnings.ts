@@ -9,7 +9,9 @@
  *   answers 404 like a key that does not exist. Collections are the developer's, not a key's:
  *   `collected`, `collecting` and `collectable` are always developer-wide;
  * - a collection takes everything accrued in one pool and token (no partial amounts), so a
- *   retried request finds nothing left (409 `nothing_to_collect`) instead of paying again.
+ *   retried request finds nothing left (409 `nothing_to_collect`) instead of paying again;
+ * - `POST /collections` with the session cookie is a write like the key routes': it must come
+ *   from a page of the service's own origin or of `POOLPARTY_PORTAL_ORIGINS` (portal.ts).
  */
 import {
   type Collection,
@@ -62,6 +64,8 @@ import {
   errorResponses,
   SECURITY,
   SESSION_PROBLEMS,
+  SESSION_WRITE_NOTES,
+  SESSION_WRITE_PROBLEMS,
   TAG,
   withExamples,
 } from '../route-docs.js';
@@ -204,7 +208,7 @@ export function earningsRoutes(
         response: { 201: withExamples(CollectionSchema, COLLECTION_PENDING_EXAMPLE) },
         problems: errorResponses(
           [
-            ...SESSION_PROBLEMS,
+            ...SESSION_WRITE_PROBLEMS,
             ...BODY_PROBLEMS,
             'pool_not_found',
             'token_not_found',
@@ -212,6 +216,7 @@ export function earningsRoutes(
             'collection_unavailable',
           ],
           {
+            ...SESSION_WRITE_NOTES,
             token_not_found: 'the pool does not trade this token',
             nothing_to_collect: 'no earnings of this pool and token are left to collect',
             collection_unavailable:

@@ -6,6 +6,14 @@
  * Choices the spec leaves open:
  * - the session travels as cookie `pp_session` (HttpOnly, SameSite=Strict, Path=/api/sdk, Secure
  *   over HTTPS) or as `Authorization: Bearer <token>`; the cookie wins when both are sent;
+ * - a write (any method but GET, HEAD, OPTIONS) authenticated by the cookie must come from a page
+ *   of the service's own origin or of `POOLPARTY_PORTAL_ORIGINS`: its `Origin`, or when that is
+ *   absent its `Referer`, names one. A write naming neither is refused too: browsers send
+ *   `Origin` on every write of a page's `fetch`, so only a non-browser client sends the cookie
+ *   without it, and such a client sends the session as a bearer token instead (not checked: a
+ *   browser never attaches one by itself). Refused with 403 `origin_not_allowed` before the
+ *   session is looked up. SameSite=Strict already keeps the cookie off other sites' requests;
+ *   this also covers browsers or subdomains where it does not;
  * - a key is revoked with `DELETE /api/sdk/keys/{keyId}`; revoking a revoked key answers the key
  *   as it stands, so a retried revocation is no error;
  * - a rotation without `name` keeps the old key's name;
@@ -68,12 +76,15 @@ import {
   SIGNED_CHALLENGE_EXAMPLE,
   SIGNED_OUT_EXAMPLE,
 } from '../openapi-examples.js';
-import { ApiError } from '../problem.js';
+import { originAllowed, ownOrigin, requestOrigin } from '../origins.js';
+import { ApiError, requestTarget } from '../problem.js';
 import {
   BODY_PROBLEMS,
   errorResponses,
   SECURITY,
   SESSION_PROBLEMS,
+  SESSION_WRITE_NOTES,
+  SESSION_WRITE_PROBLEMS,
   TAG,
   withExamples,
 } from '../route-docs.js';
@@ -88,6 +99,8 @@ const KEY_ID_BYTES = 12;
  */
 export const ACTIVE_API_KEYS_MAX = 25;
 const BEARER = /^Bearer ([^\s]+)$/i;
+/** Methods that change nothing: a cookie may come with them from anywhere. */
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const KeyIdParamsSchema = Type.Object(
   { keyId: inline(ApiKeyIdSchema) },
@@ -118,11 +131,11 @@ function signOutRoute(app: App, ctx: ServiceContext, guard: SessionGuard): void 
         tags: TAGS,
         security: SECURITY.developerSession,
         response: { 200: withExamples(SignedOutSchema, SIGNED_OUT_EXAMPLE) },
-        problems: errorResponses(SESSION_PROBLEMS),
+        problems: errorResponses(SESSION_WRITE_PROBLEMS, SESSION_WRITE_NOTES),
       },
     },
     async (request, reply) => {
-      const token = sessionTokenOf(request);
+      const token = sessionOf(request)?.token;
       if (token !== undefined) await deleteSession(ctx.db, hashSessionToken(token));
       reply.clearCookie(SESSION_COOKIE, { path: '/api/sdk' });
       return { partyId: guard.developerOf(request), signedOut: true as const };
@@ -141,14 +154,17 @@ function sessionGuard(ctx: ServiceContext): SessionGuard {
   const developers = new WeakMap<FastifyRequest, string>();
   return {
     async requireSession(request) {
-      const token = sessionTokenOf(request);
-      if (token === undefined) {
+      const session = sessionOf(request);
+      if (session === undefined) {
         throw new ApiError(
           'missing_session',
           `Sign in at POST /api/sdk/wallet-login; send the session as cookie ${SESSION_COOKIE} or as Authorization: Bearer <token>.`,
         );
       }
-      const developer = await developerOfSession(ctx.db, token, ctx.clock.now());
+      if (session.from === 'cookie' && !READ_METHODS.has(request.method)) {
+        requirePortalOrigin(request, ctx.settings.portalOrigins);
+      }
+      const developer = await developerOfSession(ctx.db, session.token, ctx.clock.now());
       if (developer === null) {
         throw new ApiError(
           'invalid_session',
@@ -240,6 +256,39 @@ function keyRoutes(app: App, ctx: ServiceContext, deps: HttpDeps, guard: Session
     },
   );
 
+  createKeyRoute(app, ctx, deps, guard);
+
+  app.delete(
+    '/keys/:keyId',
+    {
+      onRequest: requireSession,
+      schema: {
+        operationId: 'revokeApiKey',
+        summary: 'Revoke an API key at once',
+        description: 'Revoking a revoked key answers the key as it stands, so a retry is no error.',
+        tags: TAGS,
+        security: SECURITY.developerSession,
+        params: KeyIdParamsSchema,
+        response: {
+          200: withExamples(ApiKeyListEntrySchema, API_KEY_REVOKED_EXAMPLE),
+        },
+        problems: errorResponses([...SESSION_WRITE_PROBLEMS, 'validation_error', 'not_found'], {
+          ...SESSION_WRITE_NOTES,
+          not_found: 'no key with this id among yours',
+        }),
+      },
+    },
+    async (request) => {
+      const revoked = await revokeKey(ctx, developerOf(request), request.params.keyId);
+      deps.apiKeys.invalidate();
+      return listingOf(revoked);
+    },
+  );
+}
+
+/** `POST /keys`: a new key, or the successor of a rotated one. */
+function createKeyRoute(app: App, ctx: ServiceContext, deps: HttpDeps, guard: SessionGuard): void {
+  const { requireSession, developerOf } = guard;
   app.post(
     '/keys',
     {
@@ -262,8 +311,9 @@ function keyRoutes(app: App, ctx: ServiceContext, deps: HttpDeps, guard: Session
           201: withExamples(ApiKeyCreatedSchema, API_KEY_CREATED_EXAMPLE),
         },
         problems: errorResponses(
-          [...SESSION_PROBLEMS, ...BODY_PROBLEMS, 'not_found', 'api_key_limit_reached'],
+          [...SESSION_WRITE_PROBLEMS, ...BODY_PROBLEMS, 'not_found', 'api_key_limit_reached'],
           {
+            ...SESSION_WRITE_NOTES,
             not_found: 'the key to `rotate` does not exist, is not yours, or is already revoked',
             api_key_limit_reached: `you have ${ACTIVE_API_KEYS_MAX} active keys already; revoke one first (a rotation is always allowed)`,
           },
@@ -275,32 +325,6 @@ function keyRoutes(app: App, ctx: ServiceContext, deps: HttpDeps, guard: Session
       deps.apiKeys.invalidate();
       reply.code(201);
       return created;
-    },
-  );
-
-  app.delete(
-    '/keys/:keyId',
-    {
-      onRequest: requireSession,
-      schema: {
-        operationId: 'revokeApiKey',
-        summary: 'Revoke an API key at once',
-        description: 'Revoking a revoked key answers the key as it stands, so a retry is no error.',
-        tags: TAGS,
-        security: SECURITY.developerSession,
-        params: KeyIdParamsSchema,
-        response: {
-          200: withExamples(ApiKeyListEntrySchema, API_KEY_REVOKED_EXAMPLE),
-        },
-        problems: errorResponses([...SESSION_PROBLEMS, 'validation_error', 'not_found'], {
-          not_found: 'no key with this id among yours',
-        }),
-      },
-    },
-    async (request) => {
-      const revoked = await revokeKey(ctx, developerOf(request), request.params.keyId);
-      deps.apiKeys.invalidate();
-      return listingOf(revoked);
     },
   );
 }
@@ -324,11 +348,30 @@ async function signIn(
   return { token: session.token, expiresAt: session.expiresAt.toISOString(), partyId };
 }
 
-function sessionTokenOf(request: FastifyRequest): string | undefined {
+interface PresentedSession {
+  readonly token: string;
+  /** The cookie a browser attaches by itself, or a bearer token a client sets on purpose. */
+  readonly from: 'cookie' | 'bearer';
+}
+
+function sessionOf(request: FastifyRequest): PresentedSession | undefined {
   const fromCookie = request.cookies[SESSION_COOKIE];
-  if (fromCookie !== undefined && fromCookie.length > 0) return fromCookie;
+  if (fromCookie !== undefined && fromCookie.length > 0)
+    return { token: fromCookie, from: 'cookie' };
   const header = request.headers.authorization;
-  return typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+  const bearer = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+  return bearer === undefined ? undefined : { token: bearer, from: 'bearer' };
+}
+
+/** A cookie-authenticated write comes from a page of this service or of `portalOrigins`. */
+function requirePortalOrigin(request: FastifyRequest, allowed: readonly string[]): void {
+  const origin = requestOrigin(request);
+  if (origin !== undefined && originAllowed(origin, ownOrigin(request), allowed)) return;
+  const from = origin === undefined ? 'a request naming no Origin' : `the browser origin ${origin}`;
+  throw new ApiError(
+    'origin_not_allowed',
+    `${requestTarget(request)} with the session cookie does not take ${from}: only pages of this service (${ownOrigin(request)}) and POOLPARTY_PORTAL_ORIGINS may. Scripts send the session as Authorization: Bearer <token> instead of the cookie.`,
+  );
 }
 
 async function createKey(
