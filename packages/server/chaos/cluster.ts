@@ -134,6 +134,26 @@ export function schemaUrl(postgresUrl: string, schema: string): string {
   return url.toString();
 }
 
+/**
+ * The application name every session of the deployment's processes carries (through their
+ * `DATABASE_URL`), so that its sessions, and no one else's on the same server, can be ended.
+ */
+export function clusterApplicationName(schema: string): string {
+  return `${schema}_service`;
+}
+
+/** Ends every store session of the deployment's processes; answers how many were ended. */
+async function terminateSessions(postgresUrl: string, schema: string): Promise<number> {
+  return onPostgres(postgresUrl, async (client) => {
+    const ended = await client.query<{ ended: boolean }>(
+      `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+       WHERE application_name = $1 AND pid <> pg_backend_pid()`,
+      [clusterApplicationName(schema)],
+    );
+    return ended.rows.filter((row) => row.ended).length;
+  });
+}
+
 async function waitFor<T>(
   check: () => Promise<T | null>,
   what: string,
@@ -179,6 +199,13 @@ export interface Cluster {
   readonly storeEnv: Readonly<Record<string, string>>;
   /** SIGKILLs worker `index` and waits until it is gone; answers its exit code (null). */
   killWorker(index: number): Promise<number | null>;
+  /**
+   * Ends every PostgreSQL session of the api and the workers at once, as a failover or a
+   * restarted connection pooler would; answers how many were ended.
+   */
+  dropStoreSessions(): Promise<number>;
+  /** Processes that exited without being killed or stopped, with their exit codes. */
+  unexpectedExits(): readonly string[];
   /** Starts worker `index` again on its data folder. */
   restartWorker(index: number): Promise<ClusterProcess>;
   /** A ledger connection as the service opens one (through the Canton JSON API). */
@@ -197,6 +224,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const root = mkdtempSync(join(tmpdir(), 'pp-cluster-'));
   const schema = `${options.schemaPrefix ?? 'pp_cluster'}_${randomBytes(6).toString('hex')}`;
   const running = new Set<ClusterProcess>();
+  // Processes this code kills or stops; any other exit is the deployment failing.
+  const expectedExits = new Set<ClusterProcess>();
+  const unexpected: string[] = [];
   const connections: LedgerConnection[] = [];
   let db: Database | null = null;
   let schemaCreated = false;
@@ -208,6 +238,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   process.on('exit', killOnExit);
   const dispose = async () => {
     process.off('exit', killOnExit);
+    for (const proc of running) expectedExits.add(proc);
     for (const proc of running) proc.child.kill('SIGKILL');
     await Promise.all([...running].map((proc) => proc.exited));
     running.clear();
@@ -254,14 +285,16 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     // The store: a schema of its own, migrated, with a developer key.
     await onPostgres(postgresUrl, (client) => client.query(`CREATE SCHEMA ${schema}`));
     schemaCreated = true;
-    const storeEnv = { DATABASE_URL: schemaUrl(postgresUrl, schema) };
+    const storeUrl = new URL(schemaUrl(postgresUrl, schema));
+    storeUrl.searchParams.set('application_name', clusterApplicationName(schema));
+    const storeEnv = { DATABASE_URL: storeUrl.toString() };
     const migrated = await runPoolparty(['migrate', '--create'], storeEnv);
     if (migrated.code !== 0) throw new Error(`migrate failed:\n${migrated.stderr}`);
     db = openPostgres(postgresUrl, { schema });
     const apiKey = await issueRaisedApiKey(db, welcome.developer.partyId);
 
-    const serve = (role: 'api' | 'worker', dataDir: string) =>
-      startPoolparty(
+    const serve = async (role: 'api' | 'worker', dataDir: string) => {
+      const proc = await startPoolparty(
         role,
         ['serve', '--port', '0'],
         {
@@ -273,6 +306,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         },
         /listening on (http:\/\/\S+)/,
       );
+      void proc.exited.then((code) => {
+        if (!expectedExits.has(proc)) unexpected.push(`${role} ${dataDir} exited with ${code}`);
+      });
+      return proc;
+    };
     const workerDir = (index: number) => `worker-${index}`;
     const [api, ...workers] = await Promise.all([
       serve('api', 'api'),
@@ -318,11 +356,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       async killWorker(index) {
         const victim = workers[index];
         if (!victim) throw new RangeError(`no worker ${index}`);
+        expectedExits.add(victim);
         victim.child.kill('SIGKILL');
         const code = await victim.exited;
         running.delete(victim);
         return code;
       },
+      dropStoreSessions: () => terminateSessions(postgresUrl, schema),
+      unexpectedExits: () => [...unexpected],
       async restartWorker(index) {
         const worker = await serve('worker', workerDir(index));
         workers[index] = worker;
@@ -339,6 +380,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       async stop() {
         const codes: Record<string, number | null> = {};
         const stopping = [api, ...workers, devnetLedger];
+        for (const proc of stopping) expectedExits.add(proc);
         for (const proc of [api, ...workers]) proc.child.kill('SIGTERM');
         await Promise.all([api, ...workers].map((proc) => proc.exited));
         devnetLedger.child.kill('SIGTERM');

@@ -15,6 +15,14 @@ export interface KillRecord {
   readonly restartMs: number;
 }
 
+export interface DropRecord {
+  readonly afterSwaps: number;
+  /** Seconds into the run. */
+  readonly atSeconds: number;
+  /** PostgreSQL sessions of the api and the workers that were ended. */
+  readonly sessions: number;
+}
+
 export interface FaultsSeen {
   /** The rates turned on for the run. */
   readonly settings: Readonly<Record<string, number>>;
@@ -33,6 +41,7 @@ export interface ChaosReport {
   readonly options: {
     readonly swaps: number;
     readonly kills: number;
+    readonly drops: number;
     readonly seed: number;
     readonly workers: number;
     readonly parties: number;
@@ -46,6 +55,13 @@ export interface ChaosReport {
   /** Swaps by setup (exact, tight, wrong-amount). */
   readonly swapsBySetup: Readonly<Record<string, number>>;
   readonly kills: readonly KillRecord[];
+  /** Moments every store session of the deployment was ended. */
+  readonly drops: readonly DropRecord[];
+  /**
+   * Processes of the deployment that exited without being killed or stopped, and those that did
+   * not stop cleanly when asked: the service was not up throughout when any is listed.
+   */
+  readonly processFailures: readonly string[];
   readonly faults: FaultsSeen;
   /** Deposit sent to the swap's end, over the swaps that ended. */
   readonly depositToTerminalMs: {
@@ -82,7 +98,7 @@ export function markdownReport(report: ChaosReport): string {
   const injected = report.faults.injected;
   return `# Chaos run — ${verdict.passed ? 'PASSED' : 'FAILED'}
 
-${options.swaps} swaps by ${options.parties} parties over every pool, ${options.workers} worker processes, ${report.kills.length} SIGKILLs (asked ${options.kills}), seed ${options.seed}; started ${report.startedAt}.
+${options.swaps} swaps by ${options.parties} parties over every pool, ${options.workers} worker processes, ${report.kills.length} SIGKILLs (asked ${options.kills}), ${report.drops.length} drops of every store session (asked ${options.drops}), seed ${options.seed}; started ${report.startedAt}.
 
 | Figure | Value |
 | --- | --- |
@@ -95,6 +111,8 @@ ${options.swaps} swaps by ${options.parties} parties over every pool, ${options.
 | Double payouts | ${verdict.doublePayouts} |
 | Lost deposits | ${verdict.lostDeposits} |
 | Pools whose books equal the ledger holdings | ${verdict.poolsBalanced} of ${verdict.pools} |
+| Store sessions ended by drops | ${report.drops.reduce((sum, drop) => sum + drop.sessions, 0)} |
+| Processes that exited unasked or stopped uncleanly | ${report.processFailures.length} |
 | Deposit → end, p50 | ${ms(t.p50)} |
 | Deposit → end, p99 | ${ms(t.p99)} |
 | Deposit → end, max | ${ms(t.max)} |
@@ -135,6 +153,16 @@ Trader call errors by code: ${
 | # | After swaps | Worker | At | Restart |
 | --- | --- | --- | --- | --- |
 ${report.kills.map((k, i) => `| ${i + 1} | ${k.afterSwaps} | ${k.worker} | ${k.atSeconds.toFixed(0)} s | ${(k.restartMs / 1000).toFixed(1)} s |`).join('\n')}
+
+## Store session drops
+
+| # | After swaps | At | Sessions ended |
+| --- | --- | --- | --- |
+${report.drops.map((d, i) => `| ${i + 1} | ${d.afterSwaps} | ${d.atSeconds.toFixed(0)} s | ${d.sessions} |`).join('\n')}
+
+## Processes
+
+${report.processFailures.length === 0 ? 'Every process stayed up until stopped, and stopped cleanly.' : report.processFailures.map((line) => `- ${line}`).join('\n')}
 
 ## Verdict
 

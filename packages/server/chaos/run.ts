@@ -1,40 +1,38 @@
 /**
- * `npm run chaos`: many swaps against a real multi-process deployment while the ledger misbehaves
- * and worker processes are SIGKILLed, then a check that no money went astray.
+ * `npm run chaos`: many swaps against a real multi-process deployment while the ledger misbehaves,
+ * worker processes are SIGKILLed and the store's sessions are ended under the service, then a
+ * check that no money went astray and that the service stayed up.
  *
- *   npm run chaos -- [--swaps 10000] [--kills 25] [--seed 1] [--workers 2] [--out chaos-report]
- *                    [--keep] [--help]
+ *   npm run chaos -- [--swaps 10000] [--kills 25] [--drops 25] [--seed 1] [--workers 2]
+ *                    [--out chaos-report] [--keep] [--help]
  *
  * It starts the cluster (cluster.ts: devnet ledger server, one api, `--workers` workers, a fresh
  * PostgreSQL schema), funds traders (traders.ts) and turns on random ledger faults through the
  * ledger server's `/devnet/faults`. The traders run the planned swaps (schedule.ts) across every
  * pool, both directions; after the planned numbers of finished swaps a worker is SIGKILLed and
- * started again. Then the faults go off, the system is left to settle, and the store and the
+ * started again, or every PostgreSQL session of the api and the workers is ended at once
+ * (disruptions.ts). Then the faults go off, the system is left to settle, and the store and the
  * ledger are read (evidence.ts) and judged (verdict.ts). The report (report.ts) is printed and
- * written to `--out` as JSON and markdown. The exit code is 0 only when every invariant holds and
- * every planned kill happened.
+ * written to `--out` as JSON and markdown. The exit code is 0 only when every invariant holds,
+ * every planned kill and drop happened, and no process exited unasked or stopped uncleanly.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FAULTS_OFF } from '../src/http/routes/devnet.js';
 import { type Cluster, startCluster } from './cluster.js';
+import { Disruptions } from './disruptions.js';
 import { assembleEvidence, booksAndHoldings, readLedger, readStore } from './evidence.js';
-import {
-  type ChaosReport,
-  type KillRecord,
-  markdownReport,
-  quantile,
-  tally,
-  writeReport,
-} from './report.js';
-import { planKills, planSwaps } from './schedule.js';
+import { type ChaosReport, markdownReport, quantile, tally, writeReport } from './report.js';
+import { planDrops, planKills, planSwaps } from './schedule.js';
 import { makeTraders, type SwapRecord, type TraderFaults } from './traders.js';
 import { judge, type Verdict } from './verdict.js';
 
 export interface ChaosOptions {
   readonly swaps: number;
   readonly kills: number;
+  /** Moments every store session of the api and the workers is ended. */
+  readonly drops: number;
   readonly seed: number;
   readonly workers: number;
   /** Folder for the report; null: not written. */
@@ -48,6 +46,8 @@ export interface ChaosOptions {
 export const DEFAULT_SWAPS = 10_000;
 /** Kills per swap when `--kills` is not given: 25 for 10 000 swaps. */
 const KILLS_PER_SWAP = 25 / 10_000;
+/** Drops of every store session per swap when `--drops` is not given: 25 for 10 000 swaps. */
+const DROPS_PER_SWAP = 25 / 10_000;
 /** Traders; odd, so that each one's swaps alternate direction under the round-robin plan. */
 export const PARTIES = 15;
 /** Of the traders, these many pre-approve nothing: payouts and refunds come as offers. */
@@ -73,14 +73,17 @@ export class ChaosUsageError extends Error {
 }
 
 /** What `npm run chaos -- --help` prints: the command line of this file's header, explained. */
-export const CHAOS_USAGE = `usage: npm run chaos -- [--swaps N] [--kills N] [--seed N] [--workers N] [--out DIR] [--keep]
+export const CHAOS_USAGE = `usage: npm run chaos -- [--swaps N] [--kills N] [--drops N] [--seed N] [--workers N] [--out DIR] [--keep]
 
 Many swaps against a multi-process deployment (devnet ledger server, one api, workers on
-PostgreSQL) while the ledger misbehaves and workers are SIGKILLed, then a check that no money
-went astray. Exit code 0 only when every invariant holds and every planned kill happened.
+PostgreSQL) while the ledger misbehaves, workers are SIGKILLed and the store's sessions are
+ended under the service, then a check that no money went astray. Exit code 0 only when every
+invariant holds, every planned kill and drop happened and no process exited unasked.
 
   --swaps N     swaps to run (default ${DEFAULT_SWAPS})
   --kills N     worker kills along the way, at most half the swaps (default 25 per 10 000 swaps)
+  --drops N     moments every store session of the api and workers is ended (pg_terminate_backend),
+                at most half the swaps (default 25 per 10 000 swaps)
   --seed N      seed of the swap and kill plan, 0 to 2^32 - 1 (default 1)
   --workers N   worker processes, 2 to 8 (default 2)
   --out DIR     folder for the JSON and markdown report (default chaos-report)
@@ -90,6 +93,7 @@ went astray. Exit code 0 only when every invariant holds and every planned kill 
 const CHAOS_FLAGS = {
   swaps: { type: 'string' },
   kills: { type: 'string' },
+  drops: { type: 'string' },
   seed: { type: 'string' },
   workers: { type: 'string' },
   out: { type: 'string' },
@@ -131,13 +135,25 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptions {
   if (kills > Math.floor(swaps / 2)) {
     throw new ChaosUsageError(`--kills ${kills} is more than half of --swaps ${swaps}`);
   }
+  const drops = integerFlag('drops', text('drops'), 0, Math.round(swaps * DROPS_PER_SWAP));
+  if (drops > Math.floor(swaps / 2)) {
+    throw new ChaosUsageError(`--drops ${drops} is more than half of --swaps ${swaps}`);
+  }
   const seed = integerFlag('seed', text('seed'), 0, 1);
   if (seed > 0xffffffff) throw new ChaosUsageError(`--seed must fit 32 bits, not ${seed}`);
   const workers = integerFlag('workers', text('workers'), 2, 2);
   if (workers > 8) throw new ChaosUsageError(`--workers ${workers} is more than 8`);
   const out = text('out');
   if (out !== undefined && out.trim() === '') throw new ChaosUsageError('--out needs a folder');
-  return { swaps, kills, seed, workers, out: out ?? 'chaos-report', keep: values.keep === true };
+  return {
+    swaps,
+    kills,
+    drops,
+    seed,
+    workers,
+    out: out ?? 'chaos-report',
+    keep: values.keep === true,
+  };
 }
 
 async function setFaults(cluster: Cluster, faults: object): Promise<void> {
@@ -235,42 +251,26 @@ export async function runChaos(
     const killPlan = planKills(options.swaps, options.kills, options.workers, options.seed);
     log(
       `chaos: ${options.swaps} swaps by ${traders.length} traders over ${pools.length} pools, ` +
-        `${killPlan.length} kills planned, seed ${options.seed}; faults on`,
+        `${killPlan.length} kills and ${options.drops} store session drops planned, seed ${options.seed}; faults on`,
     );
     await setFaults(cluster, { ...FAULT_RATES, seed: options.seed });
 
     const records: SwapRecord[] = [];
-    const kills: KillRecord[] = [];
-    let killing: Promise<void> = Promise.resolve();
-    let killFailure: unknown = null;
-    let nextKill = 0;
-    const killAndRestart = async (afterSwaps: number, worker: number) => {
-      const atSeconds = seconds();
-      await cluster.killWorker(worker);
-      const restarting = Date.now();
-      await cluster.restartWorker(worker);
-      kills.push({ afterSwaps, worker, atSeconds, restartMs: Date.now() - restarting });
-    };
+    const disruptions = new Disruptions(
+      cluster,
+      killPlan,
+      planDrops(options.swaps, options.drops, options.seed),
+      seconds,
+    );
     const ended = (record: SwapRecord) => {
       records.push(record);
-      while (
-        nextKill < killPlan.length &&
-        records.length >= (killPlan[nextKill]?.afterSwaps ?? 0)
-      ) {
-        const kill = killPlan[nextKill];
-        nextKill += 1;
-        if (!kill) break;
-        killing = killing
-          .then(() => killAndRestart(kill.afterSwaps, kill.worker))
-          .catch((error: unknown) => {
-            killFailure ??= error;
-          });
-      }
+      disruptions.swapsEnded(records.length);
     };
     const progress = setInterval(() => {
       log(
-        `chaos: ${records.length}/${options.swaps} swaps done, ${kills.length}/${killPlan.length} kills, ` +
-          `${seconds().toFixed(0)} s`,
+        `chaos: ${records.length}/${options.swaps} swaps done, ` +
+          `${disruptions.kills.length}/${killPlan.length} kills, ` +
+          `${disruptions.drops.length}/${options.drops} drops, ${seconds().toFixed(0)} s`,
       );
     }, PROGRESS_EVERY_MS);
     try {
@@ -283,11 +283,10 @@ export async function runChaos(
           }
         }),
       );
-      await killing;
+      await disruptions.done();
     } finally {
       clearInterval(progress);
     }
-    if (killFailure !== null) throw killFailure;
     // Offers the traders' own waiting missed (a return seen late) are accepted as a wallet would.
     const swapParties = new Set(pools.map((p) => p.swapParty));
     let lateOffers = 0;
@@ -323,6 +322,7 @@ export async function runChaos(
       options: {
         swaps: options.swaps,
         kills: options.kills,
+        drops: options.drops,
         seed: options.seed,
         workers: options.workers,
         parties: traders.length,
@@ -332,7 +332,14 @@ export async function runChaos(
       quiesceSeconds,
       swapsByOutcome: tally(records.map((r) => r.outcome)),
       swapsBySetup: tally(records.map((r) => r.setup)),
-      kills,
+      kills: disruptions.kills,
+      drops: disruptions.drops,
+      processFailures: [
+        ...cluster.unexpectedExits(),
+        ...Object.entries(stopped)
+          .filter(([, code]) => code !== 0)
+          .map(([name, code]) => `${name} stopped with ${code}`),
+      ],
       faults: {
         settings: FAULT_RATES,
         injected: fired
@@ -356,12 +363,6 @@ export async function runChaos(
       },
       verdict,
     };
-    const unclean = Object.entries(stopped).filter(([, code]) => code !== 0);
-    if (unclean.length > 0) {
-      log(
-        `chaos: processes that did not stop cleanly: ${JSON.stringify(Object.fromEntries(unclean))}`,
-      );
-    }
     return report;
   } finally {
     process.off('SIGINT', interrupted);
@@ -371,9 +372,17 @@ export async function runChaos(
   }
 }
 
-/** Whether the run counts as a pass: every invariant holds and every planned kill happened. */
+/**
+ * Whether the run counts as a pass: every invariant holds, every planned kill and drop happened,
+ * and no process of the deployment exited unasked or failed to stop cleanly.
+ */
 export function runPassed(report: ChaosReport): boolean {
-  return report.verdict.passed && report.kills.length === report.options.kills;
+  return (
+    report.verdict.passed &&
+    report.kills.length === report.options.kills &&
+    report.drops.length === report.options.drops &&
+    report.processFailures.length === 0
+  );
 }
 
 async function main(): Promise<number> {

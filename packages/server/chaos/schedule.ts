@@ -73,17 +73,40 @@ export function planKills(
   workers: number,
   seed: number,
 ): PlannedKill[] {
-  if (kills === 0) return [];
   const random = seededRandom(seed ^ 0xc0ffee);
+  return spreadOver(swaps, kills, random, () => ({ worker: Math.floor(random() * workers) }));
+}
+
+export interface PlannedDrop {
+  /** Every store session of the deployment is ended once this many swaps have ended. */
+  readonly afterSwaps: number;
+}
+
+/** `drops` moments to end the deployment's store sessions, spread over the run as kills are. */
+export function planDrops(swaps: number, drops: number, seed: number): PlannedDrop[] {
+  return spreadOver(swaps, drops, seededRandom(seed ^ 0xd0d0), () => ({}));
+}
+
+/**
+ * `count` points of a run of `swaps`, each at a random place in its own equal stretch, none in
+ * the last 2 % of the run; distinct and ascending. `extra` adds what each point carries.
+ */
+function spreadOver<T extends object>(
+  swaps: number,
+  count: number,
+  random: () => number,
+  extra: () => T,
+): (T & { readonly afterSwaps: number })[] {
+  if (count === 0) return [];
   const span = Math.max(1, Math.floor(swaps * 0.98));
-  const stretch = span / kills;
-  const plan: PlannedKill[] = [];
+  const stretch = span / count;
+  const plan: (T & { afterSwaps: number })[] = [];
   let previous = 0;
-  for (let k = 0; k < kills; k += 1) {
+  for (let k = 0; k < count; k += 1) {
     const from = Math.floor(k * stretch);
     const to = Math.floor((k + 1) * stretch);
     const point = Math.max(previous + 1, from + 1 + Math.floor(random() * Math.max(1, to - from)));
-    plan.push({ afterSwaps: point, worker: Math.floor(random() * workers) });
+    plan.push({ afterSwaps: point, ...extra() });
     previous = point;
   }
   return plan;

@@ -2,8 +2,9 @@
  * `npm run chaos` at CI size: 150 swaps by wallets through the SDK across every pool, both
  * directions, one-step and two-step deposits, some set up to be refunded, against the devnet
  * ledger server, an api and two worker processes on PostgreSQL, with every kind of ledger fault
- * on and three workers SIGKILLed and restarted along the way. Once settled, every deposit has
- * exactly one outcome, nothing was paid twice or lost, and each pool's books equal its holdings.
+ * on, three workers SIGKILLed and restarted and every store session of the deployment ended three
+ * times along the way. Once settled, every deposit has exactly one outcome, nothing was paid twice
+ * or lost, each pool's books equal its holdings, and no process exited unasked.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -26,6 +27,8 @@ describe.skipIf(skipReason !== null)('chaos at CI size', () => {
       '--swaps',
       '150',
       '--kills',
+      '3',
+      '--drops',
       '3',
       '--seed',
       '11',
@@ -52,6 +55,11 @@ describe.skipIf(skipReason !== null)('chaos at CI size', () => {
     expect(report.swapsBySetup['wrong-amount']).toBeGreaterThan(0);
     // The kills happened, and the faults did fire.
     expect(report.kills).toHaveLength(3);
+    // Every store session of the api and the workers was ended three times, and every process
+    // of the deployment stayed up until stopped.
+    expect(report.drops).toHaveLength(3);
+    expect(report.drops.every((drop) => drop.sessions > 0)).toBe(true);
+    expect(report.processFailures).toEqual([]);
     expect(runPassed(report)).toBe(true);
     const injected = report.faults.injected;
     expect(injected).not.toBeNull();
@@ -71,12 +79,18 @@ describe.skipIf(skipReason !== null)('chaos at CI size', () => {
 });
 
 describe('chaos options', () => {
-  it('defaults to 10 000 swaps and 25 kills on two workers', () => {
-    expect(parseChaosArgs([])).toMatchObject({ swaps: 10_000, kills: 25, workers: 2, seed: 1 });
+  it('defaults to 10 000 swaps, 25 kills and 25 store session drops on two workers', () => {
+    expect(parseChaosArgs([])).toMatchObject({
+      swaps: 10_000,
+      kills: 25,
+      drops: 25,
+      workers: 2,
+      seed: 1,
+    });
   });
 
-  it('scales the default kills with the swaps', () => {
-    expect(parseChaosArgs(['--swaps', '2000']).kills).toBe(5);
+  it('scales the default kills and drops with the swaps', () => {
+    expect(parseChaosArgs(['--swaps', '2000'])).toMatchObject({ kills: 5, drops: 5 });
   });
 
   it.each([
@@ -85,6 +99,8 @@ describe('chaos options', () => {
     [['--kills=-1'], '--kills must be a whole number of at least 0, not "-1"'],
     [['--workers', '1'], '--workers must be a whole number of at least 2, not "1"'],
     [['--swaps', '10', '--kills', '6'], '--kills 6 is more than half of --swaps 10'],
+    [['--drops=-1'], '--drops must be a whole number of at least 0, not "-1"'],
+    [['--swaps', '10', '--drops', '6'], '--drops 6 is more than half of --swaps 10'],
     [['--out', ''], '--out needs a folder'],
     [['--swaps'], "Option '--swaps <value>' argument missing"],
   ])('refuses %j with one clear line', (args, message) => {
@@ -116,7 +132,15 @@ describe('npm run chaos -- --help', () => {
       expect(code).toBe(0);
       expect(stdout.trim()).toBe(CHAOS_USAGE);
       expect(stdout).toContain('usage: npm run chaos -- [--swaps N]');
-      for (const flag of ['--kills', '--seed', '--workers', '--out', '--keep', '--help']) {
+      for (const flag of [
+        '--kills',
+        '--drops',
+        '--seed',
+        '--workers',
+        '--out',
+        '--keep',
+        '--help',
+      ]) {
         expect(stdout).toContain(flag);
       }
       expect(stderr).not.toContain('Unknown option');

@@ -3,7 +3,7 @@
  * run in order, and the same seed giving the same plan.
  */
 import { describe, expect, it } from 'vitest';
-import { planKills, planSwaps } from '../../chaos/schedule.js';
+import { planDrops, planKills, planSwaps } from '../../chaos/schedule.js';
 
 describe('chaos plan', () => {
   it('covers every pool in both directions and each setup', () => {
@@ -49,5 +49,18 @@ describe('chaos plan', () => {
 
   it('plans no kills when none are asked', () => {
     expect(planKills(100, 0, 2, 1)).toEqual([]);
+  });
+
+  it('spreads the store session drops over the run as it does kills, at other points', () => {
+    const drops = planDrops(10_000, 25, 1);
+    expect(drops).toHaveLength(25);
+    drops.forEach((drop, k) => {
+      expect(drop.afterSwaps).toBeGreaterThan(k * 392);
+      expect(drop.afterSwaps).toBeLessThanOrEqual((k + 1) * 392);
+    });
+    expect(drops).toEqual(planDrops(10_000, 25, 1));
+    const kills = planKills(10_000, 25, 2, 1).map((kill) => kill.afterSwaps);
+    expect(drops.map((drop) => drop.afterSwaps)).not.toEqual(kills);
+    expect(planDrops(100, 0, 1)).toEqual([]);
   });
 });
