@@ -9,20 +9,12 @@
  * `application_name` of this test's own (set in its `DATABASE_URL`), so that only they are ended
  * and not those of suites running beside it on the same server.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Amount } from '@poolparty/core';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  type Database,
-  getIntent,
-  type IntentRecord,
-  listIntentEvents,
-  openStore,
-} from '../src/store/index.js';
+import { type Database, openStore } from '../src/store/index.js';
 import { type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
 import { waitFor } from './support/engine.js';
 import {
@@ -33,18 +25,14 @@ import {
   schemaUrl,
 } from './support/postgres.js';
 import {
-  allUpdates,
-  balanceOf,
-  booksAndHoldings,
-  createPricedIntent,
-  depositFor,
-  fundedParties,
-  registerSeed,
-  transfersByReason,
-} from './support/scale-out.js';
+  depositedSwaps,
+  expectEachPaidOnce,
+  settlementProgress,
+  startWorkerProcess,
+  WORKER_STARTUP_WAIT_MS,
+  type WorkerProcess,
+} from './support/worker-process.js';
 
-const CLI = join(import.meta.dirname, '../src/cli.ts');
-const STARTUP_WAIT_MS = 60_000;
 const SETTLE_WAIT_MS = 60_000;
 const SWAPS = 40;
 const POOL_ID = 'amulet-usdcx';
@@ -56,42 +44,8 @@ const POLL_MS = 10;
 
 const skipReason = await postgresSkipReason('store connection drops suite');
 
-interface Worker {
-  readonly child: ChildProcess;
-  readonly exits: number[];
-  readonly output: () => string;
-  readonly banner: Promise<string>;
-}
-
-function startWorker(dataDir: string, databaseUrl: string, ledgerEnv: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0'], {
-    env: {
-      ...process.env,
-      ...ledgerEnv,
-      POOLPARTY_DATA_DIR: dataDir,
-      POOLPARTY_ROLE: 'worker',
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exits: number[] = [];
-  child.on('exit', (code, signal) => exits.push(code ?? (signal === null ? -1 : -2)));
-  const banner = new Promise<string>((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
-    const read = (chunk: Buffer) => {
-      output += chunk;
-      const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
-      if (url) resolve(url);
-    };
-    child.stderr?.on('data', read);
-    child.stdout?.on('data', read);
-  });
-  // Awaited only after the start's sessions were ended; an exit before that shows in `exits`.
-  banner.catch(() => {});
-  return { child, exits, output: () => output, banner } satisfies Worker;
-}
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const gap = () => DROP_GAP_MS.min + Math.random() * (DROP_GAP_MS.max - DROP_GAP_MS.min);
 
 /** The worker's sessions, found by the application name its `DATABASE_URL` gives them all. */
 class SessionKiller {
@@ -109,7 +63,7 @@ class SessionKiller {
   }
 
   /** Waits for the worker's first sessions, polling closely, and ends them. */
-  async firstSessionsEnded(worker: Worker, timeoutMs: number): Promise<number> {
+  async firstSessionsEnded(worker: WorkerProcess, timeoutMs: number): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (worker.exits.length > 0) throw new Error(`the worker exited:\n${worker.output()}`);
@@ -131,23 +85,12 @@ class SessionKiller {
   }
 }
 
-async function progress(db: Database): Promise<{ done: number; total: number }> {
-  const rows = await db.query<{ done: number; total: number }>(
-    `SELECT count(*) FILTER (WHERE status = 'completed')::int AS done, count(*)::int AS total
-     FROM intents`,
-  );
-  return rows[0] ?? { done: 0, total: 0 };
-}
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const gap = () => DROP_GAP_MS.min + Math.random() * (DROP_GAP_MS.max - DROP_GAP_MS.min);
-
 describe.skipIf(skipReason !== null)('a worker whose store sessions keep being terminated', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'pp-store-drops-'));
   let schema: string | null = null;
   let db: Database | null = null;
   let devnet: ServedDevnet | null = null;
-  let worker: Worker | null = null;
+  let worker: WorkerProcess | null = null;
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
 
   afterAll(async () => {
@@ -163,38 +106,24 @@ describe.skipIf(skipReason !== null)('a worker whose store sessions keep being t
     schema = await createSchema('pp_drops');
     devnet = await serveSeededDevnet();
     await admin.connect();
-    const { ledger, seed } = devnet;
     db = await openStore({ dataDir, databaseUrl: POSTGRES_URL, schema });
-    const pool = seed.pools.find((p) => p.poolId === POOL_ID);
-    if (!pool) throw new Error(`no ${POOL_ID} in the seed`);
-    const { tokenA: amulet, tokenB: usdcx } = pool;
-    const now = await ledger.now();
-    await registerSeed(db, seed, now);
-    const intents: IntentRecord[] = [];
-    const parties = await fundedParties(ledger, SWAPS, [amulet, usdcx], amulet, '60');
-    for (const party of parties) {
-      const request = { poolId: POOL_ID, party, input: amulet, amount: '60' };
-      const developerParty = seed.developer.partyId;
-      intents.push(await createPricedIntent(db, ledger, { ...request, developerParty, now }));
-    }
-    for (const intent of intents) await depositFor(ledger, intent, amulet);
+    const swaps = await depositedSwaps(db, devnet, POOL_ID, SWAPS, '60');
 
     const applicationName = `${schema}_worker`;
     const url = new URL(schemaUrl(schema));
     url.searchParams.set('application_name', applicationName);
     const killer = new SessionKiller(admin, applicationName);
-    worker = startWorker(dataDir, url.toString(), devnet.env);
+    worker = startWorkerProcess(dataDir, url.toString(), devnet.env);
 
     // Once during the start: as soon as the worker has sessions open, all of them end.
-    const endedAtStart = await killer.firstSessionsEnded(worker, STARTUP_WAIT_MS);
-    expect(endedAtStart).toBeGreaterThan(0);
-    await worker.banner;
+    expect(await killer.firstSessionsEnded(worker, WORKER_STARTUP_WAIT_MS)).toBeGreaterThan(0);
+    await worker.url;
 
     // Then pass after pass while the swaps settle.
     let ended = 0;
     let passesInFlight = 0;
     for (let pass = 0; pass < DROP_PASSES; pass += 1) {
-      const seen = await progress(db);
+      const seen = await settlementProgress(db);
       if (seen.done < seen.total) passesInFlight += 1;
       ended += await killer.terminateAll();
       await pause(gap());
@@ -203,30 +132,15 @@ describe.skipIf(skipReason !== null)('a worker whose store sessions keep being t
     expect(passesInFlight).toBeGreaterThan(0);
 
     await waitFor(
-      async () => (await progress(db as Database)).done === SWAPS,
+      async () => (await settlementProgress(db as Database)).done === SWAPS,
       'every swap to settle',
       SETTLE_WAIT_MS,
     );
     expect(worker.exits).toEqual([]);
     expect(worker.output()).not.toMatch(/unhandled|uncaught/i);
-
-    const byReason = transfersByReason(await allUpdates(ledger));
-    for (const intent of intents) {
-      const done = await getIntent(db, intent.intentId);
-      expect(done?.status).toBe('completed');
-      expect(byReason.get(`payout:${intent.intentId}`)).toBe(1);
-      expect(byReason.has(`refund:${intent.intentId}`)).toBe(false);
-      expect(await balanceOf(ledger, intent.walletParty, usdcx)).toEqual(
-        Amount.parse(done?.actualOutput ?? ''),
-      );
-      const states = (await listIntentEvents(db, intent.intentId)).map((event) => event.status);
-      expect(new Set(states).size).toBe(states.length);
-    }
-    const { books, holdings } = await booksAndHoldings(db, ledger, POOL_ID);
-    expect(holdings).toEqual(books);
+    await expectEachPaidOnce(db, devnet, POOL_ID, swaps);
 
     worker.child.kill('SIGTERM');
-    await waitFor(async () => worker?.exits.length === 1, 'the worker to stop', SETTLE_WAIT_MS);
-    expect(worker.exits).toEqual([0]);
+    expect(await worker.exited).toBe(0);
   }, 180_000);
 });
