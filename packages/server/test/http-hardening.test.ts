@@ -9,6 +9,11 @@ import { runFuzz } from '../fuzz/run.js';
 import { parseHead } from '../fuzz/send.js';
 import { expectProblem, request, startTestService, type TestService } from './support/service.js';
 
+const FUZZ_HEADERS_TIMEOUT_MS = 1_000;
+const FUZZ_REQUEST_TIMEOUT_MS = 2_000;
+/** Of the short fuzz run's requests, these are slow or unfinished bodies, headers and chunks. */
+const FUZZ_SLOW_REQUESTS = 40;
+
 /** Writes `bytes` to the service's socket and reads the answer until the server closes. */
 function rawExchange(url: string, bytes: string): Promise<string> {
   const { hostname, port } = new URL(url);
@@ -36,7 +41,12 @@ function expectRawProblem(answer: string, status: number, code: string): void {
 describe('HTTP hardening', () => {
   let t: TestService;
   beforeAll(async () => {
-    t = await startTestService({ POOLPARTY_CORS_ORIGINS: 'https://app.example' });
+    t = await startTestService({
+      POOLPARTY_CORS_ORIGINS: 'https://app.example',
+      // Short, so the fuzz run's slow clients are answered or cut off within seconds.
+      POOLPARTY_HEADERS_TIMEOUT_MS: String(FUZZ_HEADERS_TIMEOUT_MS),
+      POOLPARTY_REQUEST_TIMEOUT_MS: String(FUZZ_REQUEST_TIMEOUT_MS),
+    });
   });
   afterAll(async () => t?.close());
 
@@ -142,11 +152,21 @@ describe('HTTP hardening', () => {
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
-  it('survives a short fuzz run with no finding', async () => {
-    const report = await runFuzz({ url: t.url, requests: 2_000, seed: 20261123, concurrency: 8 });
+  it('survives a short fuzz run, slow clients included, with no finding', async () => {
+    const report = await runFuzz({
+      url: t.url,
+      requests: 2_000,
+      seed: 20261123,
+      concurrency: 8,
+      slowRequests: FUZZ_SLOW_REQUESTS,
+      requestTimeoutMs: FUZZ_REQUEST_TIMEOUT_MS,
+    });
     expect(report.findings).toEqual([]);
     expect(report.serviceDied).toBe(false);
     expect(report.requests).toBe(2_000);
+    expect(report.slowRequests).toBe(FUZZ_SLOW_REQUESTS);
+    // Unfinished requests were cut off by the request timeout, answered as problems.
+    expect(report.byOutcome['timeout-408'] ?? 0).toBeGreaterThan(0);
     // The run reached past validation and authentication, not only refusals.
     expect(report.byOutcome['200'] ?? 0).toBeGreaterThan(0);
   });
