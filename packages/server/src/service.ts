@@ -25,6 +25,7 @@ import {
   startEngine,
 } from './engine/index.js';
 import { IntentEventHub } from './events/intent-event-hub.js';
+import { Housekeeping } from './housekeeping.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/fastify.js';
 import { createMetrics } from './http/metrics.js';
@@ -189,27 +190,9 @@ async function startOnce(settings: Settings, options: StartOptions): Promise<Run
     warnAdminListenerProblem = (error, retryInMs) =>
       app.log.warn({ err: error, retryInMs }, 'admin change listener lost; listening again');
     closers.push(() => app.close());
-    // The engine starts once the app, and so its logger, exists.
-    if (settings.role !== 'api') {
-      const engine = await startEngine({
-        db,
-        ledger,
-        clock,
-        quoter,
-        log: {
-          warn: (message, details) => app.log.warn(details ?? {}, message),
-          error: (message, details) => app.log.error(details ?? {}, message),
-        },
-        ...(settings.databaseUrl !== null && {
-          leadership: ingestLeadership(settings.databaseUrl, options.schema, app),
-        }),
-      });
-      // Stops before the app, the ledger and the store it works with (closers run in reverse).
-      closers.push(() => engine.stop());
-      // A pool added by `poolparty admin pools add` joins the stream this engine follows.
-      const unsubscribe = adminChanges.subscribe(() => engine.poolsChanged());
-      closers.push(async () => unsubscribe());
-    }
+    // The worker's jobs start once the app, and so its logger, exists; they stop before the
+    // app, the ledger and the store they work with (closers run in reverse).
+    if (settings.role !== 'api') closers.push(...(await startWorkerJobs(ctx, app, options.schema)));
     let url: string | null = null;
     if (listen) {
       await app.listen({ port: settings.port, host: settings.host });
@@ -230,6 +213,38 @@ async function startOnce(settings: Settings, options: StartOptions): Promise<Run
     }
     throw error;
   }
+}
+
+/** The settlement engine and the housekeeping of a worker; answers what stops them, in order. */
+async function startWorkerJobs(
+  ctx: ServiceContext,
+  app: App,
+  schema: string | undefined,
+): Promise<(() => Promise<void>)[]> {
+  const { settings, db, ledger, clock, quoter, adminChanges } = ctx;
+  const engine = await startEngine({
+    db,
+    ledger,
+    clock,
+    quoter,
+    log: {
+      warn: (message, details) => app.log.warn(details ?? {}, message),
+      error: (message, details) => app.log.error(details ?? {}, message),
+    },
+    ...(settings.databaseUrl !== null && {
+      leadership: ingestLeadership(settings.databaseUrl, schema, app),
+    }),
+  });
+  // A pool added by `poolparty admin pools add` joins the stream this engine follows.
+  const unsubscribe = adminChanges.subscribe(() => engine.poolsChanged());
+  const housekeeping = new Housekeeping({
+    db,
+    clock,
+    onError: (error) =>
+      app.log.warn({ err: error }, 'purging expired rows failed; trying again at the next run'),
+  });
+  housekeeping.start();
+  return [() => engine.stop(), async () => unsubscribe(), () => housekeeping.stop()];
 }
 
 function isAddressProblem(error: unknown): boolean {

@@ -80,11 +80,18 @@ export async function putIdempotencyRecord(
   return live;
 }
 
-/** Deletes records past retention at `now`; returns how many. */
-export async function purgeIdempotencyRecords(q: Queryable, now: Date): Promise<number> {
+/** Deletes up to `limit` records past retention at `now`; returns how many. */
+export async function purgeIdempotencyRecords(
+  q: Queryable,
+  now: Date,
+  limit: number,
+): Promise<number> {
   const rows = await q.query(
-    'DELETE FROM idempotency_records WHERE created_at <= $1 RETURNING key',
-    [retainedSince(now)],
+    `DELETE FROM idempotency_records WHERE (api_key_id, key) IN (
+       SELECT api_key_id, key FROM idempotency_records WHERE created_at <= $1
+       ORDER BY created_at LIMIT $2
+     ) RETURNING key`,
+    [retainedSince(now), limit],
   );
   return rows.length;
 }

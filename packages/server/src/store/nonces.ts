@@ -68,8 +68,13 @@ export async function findNonce(q: Queryable, nonce: string): Promise<NonceRecor
   return rows[0] ? nonceFromRow(rows[0]) : null;
 }
 
-/** Removes nonces that expired before `now`, used or not; returns how many. */
-export async function purgeExpiredNonces(q: Queryable, now: Date): Promise<number> {
-  const rows = await q.query('DELETE FROM nonces WHERE expires_at <= $1 RETURNING nonce', [now]);
+/** Removes up to `limit` nonces that expired by `now`, used or not; returns how many. */
+export async function purgeExpiredNonces(q: Queryable, now: Date, limit: number): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM nonces WHERE nonce IN (
+       SELECT nonce FROM nonces WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2
+     ) RETURNING nonce`,
+    [now, limit],
+  );
   return rows.length;
 }

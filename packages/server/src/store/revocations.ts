@@ -28,11 +28,18 @@ export async function isWalletTokenRevoked(q: Queryable, jti: string): Promise<b
   return rows.length > 0;
 }
 
-/** Drops revocations of tokens that have expired by `now`; returns how many. */
-export async function purgeExpiredRevocations(q: Queryable, now: Date): Promise<number> {
+/** Drops up to `limit` revocations of tokens that have expired by `now`; returns how many. */
+export async function purgeExpiredRevocations(
+  q: Queryable,
+  now: Date,
+  limit: number,
+): Promise<number> {
   const rows = await q.query(
-    'DELETE FROM wallet_token_revocations WHERE expires_at <= $1 RETURNING jti',
-    [now],
+    `DELETE FROM wallet_token_revocations WHERE jti IN (
+       SELECT jti FROM wallet_token_revocations WHERE expires_at <= $1
+       ORDER BY expires_at LIMIT $2
+     ) RETURNING jti`,
+    [now, limit],
   );
   return rows.length;
 }

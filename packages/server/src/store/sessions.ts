@@ -48,10 +48,17 @@ export async function deleteSession(q: Queryable, tokenHash: string): Promise<bo
   return rows.length > 0;
 }
 
-/** Removes sessions expired at `now`; returns how many. */
-export async function purgeExpiredSessions(q: Queryable, now: Date): Promise<number> {
-  const rows = await q.query('DELETE FROM sessions WHERE expires_at <= $1 RETURNING token_hash', [
-    now,
-  ]);
+/** Removes up to `limit` sessions expired at `now`; returns how many. */
+export async function purgeExpiredSessions(
+  q: Queryable,
+  now: Date,
+  limit: number,
+): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM sessions WHERE token_hash IN (
+       SELECT token_hash FROM sessions WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2
+     ) RETURNING token_hash`,
+    [now, limit],
+  );
   return rows.length;
 }

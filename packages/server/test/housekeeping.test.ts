@@ -1,0 +1,166 @@
+/**
+ * Housekeeping: expired nonces, sessions, wallet-token revocations and idempotency records past
+ * retention are removed in bounded batches; what is still live stays; a run stops at its batch
+ * budget and the next run goes on from there; a failing run is reported and the job goes on.
+ */
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Housekeeping, PURGES, purgeExpired } from '../src/housekeeping.js';
+import {
+  type Database,
+  findNonce,
+  findValidSession,
+  getIdempotencyRecord,
+  insertNonce,
+  insertSession,
+  isWalletTokenRevoked,
+  migrate,
+  putIdempotencyRecord,
+  revokeWalletToken,
+  upsertDeveloper,
+} from '../src/store/index.js';
+import { openTestDatabase, waitFor } from './support/engine.js';
+
+const T0 = new Date('2026-11-01T00:00:00Z');
+const MINUTE_MS = 60_000;
+const DAY_MS = 24 * 60 * MINUTE_MS;
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const DEVELOPER = 'developer::1220aa';
+/** Rows of each kind made expired, and made live, per test. */
+const EXPIRED = 7;
+const LIVE = 3;
+
+/** A session's token hash: 64 hex digits, as the table requires. */
+const sessionHash = (id: string) => createHash('sha256').update(id).digest('hex');
+
+let made = 0;
+const next = () => {
+  made += 1;
+  return made;
+};
+
+/** `count` rows of every purged kind, each expiring (or leaving retention) at `expiry`. */
+async function rows(db: Database, count: number, expiry: Date): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const id = `row-${next()}`;
+    const created = new Date(expiry.getTime() - DAY_MS);
+    await insertNonce(db, {
+      nonce: id,
+      partyId: 'alice::1220bb',
+      purpose: 'wallet_auth',
+      message: 'sign me',
+      createdAt: created,
+      expiresAt: expiry,
+    });
+    await insertSession(db, {
+      tokenHash: sessionHash(id),
+      developerParty: DEVELOPER,
+      createdAt: created,
+      expiresAt: expiry,
+    });
+    await revokeWalletToken(db, { jti: id, revokedAt: created, expiresAt: expiry });
+    await putIdempotencyRecord(db, {
+      apiKeyId: 'key_housekeeping',
+      key: id,
+      requestHash: 'h',
+      responseStatus: 201,
+      responseBody: { id },
+      // Retention is a day from creation.
+      createdAt: created,
+    });
+    ids.push(id);
+  }
+  return ids;
+}
+
+/** Whether each kind of row made for `id` is still stored. */
+async function present(db: Database, id: string): Promise<Record<string, boolean>> {
+  return {
+    nonces: (await findNonce(db, id)) !== null,
+    sessions: (await findValidSession(db, sessionHash(id), at(-DAY_MS))) !== null,
+    wallet_token_revocations: await isWalletTokenRevoked(db, id),
+    idempotency_records:
+      (await getIdempotencyRecord(db, 'key_housekeeping', id, at(-DAY_MS))) !== null,
+  };
+}
+
+describe('housekeeping', () => {
+  let db: Database;
+
+  beforeAll(async () => {
+    db = await openTestDatabase();
+    await migrate(db);
+    await upsertDeveloper(db, DEVELOPER, T0);
+  });
+
+  afterAll(async () => {
+    await db.close();
+  });
+
+  it('removes every expired row and keeps every live one', async () => {
+    const expired = await rows(db, EXPIRED, at(MINUTE_MS));
+    const live = await rows(db, LIVE, at(10 * MINUTE_MS));
+    const removed = await purgeExpired(db, at(5 * MINUTE_MS), { batchRows: 2, batchesPerRun: 10 });
+    expect(removed).toEqual(
+      Object.fromEntries(Object.keys(PURGES).map((table) => [table, EXPIRED])),
+    );
+    for (const id of expired) {
+      expect(Object.values(await present(db, id))).toEqual([false, false, false, false]);
+    }
+    for (const id of live) {
+      expect(Object.values(await present(db, id))).toEqual([true, true, true, true]);
+    }
+    // The live ones go once they expire too.
+    await purgeExpired(db, at(11 * MINUTE_MS));
+    for (const id of live) {
+      expect(Object.values(await present(db, id))).toEqual([false, false, false, false]);
+    }
+  });
+
+  it('stops at its batch budget, and the next run goes on from there', async () => {
+    await rows(db, EXPIRED, at(20 * MINUTE_MS));
+    const limits = { batchRows: 2, batchesPerRun: 2 };
+    const first = await purgeExpired(db, at(30 * MINUTE_MS), limits);
+    expect(Object.values(first)).toEqual([4, 4, 4, 4]);
+    const second = await purgeExpired(db, at(30 * MINUTE_MS), limits);
+    expect(Object.values(second)).toEqual([3, 3, 3, 3]);
+    const third = await purgeExpired(db, at(30 * MINUTE_MS), limits);
+    expect(Object.values(third)).toEqual([0, 0, 0, 0]);
+  });
+
+  it('runs on its own, reports a failed run and goes on', async () => {
+    const ids = await rows(db, 2, at(40 * MINUTE_MS));
+    let now = at(0);
+    const errors: unknown[] = [];
+    let failNext = true;
+    const job = new Housekeeping({
+      db: {
+        ...db,
+        kind: db.kind,
+        query: (sql, params) => {
+          if (failNext) {
+            failNext = false;
+            return Promise.reject(new Error('store hiccup'));
+          }
+          return db.query(sql, params);
+        },
+        exec: (script) => db.exec(script),
+        transaction: (fn) => db.transaction(fn),
+        listen: (...args) => db.listen(...args),
+        close: async () => {},
+      },
+      clock: { now: () => now },
+      onError: (error) => errors.push(error),
+    });
+    job.start(20);
+    try {
+      await waitFor(async () => errors.length === 1, 'the failed run to be reported');
+      now = at(50 * MINUTE_MS);
+      await waitFor(async () => !(await present(db, ids[1] ?? '')).nonces, 'a later run');
+    } finally {
+      await job.stop();
+    }
+    expect(Object.values(await present(db, ids[0] ?? ''))).toEqual([false, false, false, false]);
+  });
+});
