@@ -5,7 +5,8 @@
  * banner's SDK snippet, pasted into a file and run as printed.
  *
  * Slow (a real `npm install` in the clone), so it runs once for all examples, on the committed
- * HEAD of this repository.
+ * HEAD of this repository. The same install shows that `npm install` leaves a fresh clone as it
+ * was checked out: the lock already lists whatever npm would add to it.
  */
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,8 @@ let workDir: string;
 let clone: string;
 let service: ChildProcess | undefined;
 let banner = '';
+/** `git status --porcelain` of the clone right after `npm install`, before anything ran in it. */
+let statusAfterInstall = '';
 /** What both README commands and the examples see: the port and the data folder. */
 let env: NodeJS.ProcessEnv;
 
@@ -116,6 +119,10 @@ beforeAll(async () => {
     throw new Error(`npm install failed:\n${error.stdout}\n${error.stderr}`);
   });
   expect(install.stdout).toMatch(/added \d+ packages/);
+  statusAfterInstall = spawnSync('git', ['status', '--porcelain'], {
+    cwd: clone,
+    encoding: 'utf8',
+  }).stdout;
   service = await start();
 }, INSTALL_TIMEOUT_MS + START_TIMEOUT_MS);
 
@@ -155,6 +162,10 @@ const PARTY = '[A-Za-z0-9_-]+::1220[0-9a-f]{64}';
 const DECIMAL = String.raw`\d+(?:\.\d+)?`;
 
 describe('a fresh clone', () => {
+  it('is unchanged by `npm install`: no tracked file rewritten, nothing untracked left', () => {
+    expect(statusAfterInstall).toBe('');
+  });
+
   it('starts with `npm install && npm start`, printing the URL on the chosen port', () => {
     expect(banner).toContain(`listening on http://127.0.0.1:${env.PORT}`);
   });
