@@ -10,7 +10,8 @@
  * real time, and the service judges `validUntil` by it.
  */
 import { errorFromResponse } from '../error-mapping.js';
-import { NetworkError, ValidationError } from '../errors.js';
+import { ValidationError } from '../errors.js';
+import { noResponse } from '../http/no-response.js';
 import type { FetchLike } from '../http/request-sender.js';
 import { REQUEST_ID_HEADER, readBody } from '../http/response-body.js';
 import { toBase64 } from './encoding.js';
@@ -212,11 +213,7 @@ export class Devnet {
         ...(body !== undefined && { body }),
       });
     } catch (error) {
-      throw new NetworkError('The request failed before a response arrived', {
-        code: 'network_error',
-        cause: error,
-        ...(error instanceof Error && { details: `${method} ${path}: ${error.message}` }),
-      });
+      throw noResponse(method, `${this.baseUrl}${path}`, error);
     }
     const parsed = await readBody(response);
     if (!response.ok) {

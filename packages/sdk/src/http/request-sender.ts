@@ -4,8 +4,9 @@
  * typed errors. Resources describe a request; this sends it.
  */
 import { errorFromResponse } from '../error-mapping.js';
-import { AuthenticationError, NetworkError, PoolPartyError, TimeoutError } from '../errors.js';
+import { AuthenticationError, PoolPartyError, TimeoutError } from '../errors.js';
 import { deadline, raceAbort, type Sleep } from './abort.js';
+import { noResponse, timedOut } from './no-response.js';
 import { REQUEST_ID_HEADER, readBody } from './response-body.js';
 import { type AttemptFailure, parseRetryAfterMs, retryDelayMs, shouldRetry } from './retry.js';
 
@@ -103,8 +104,9 @@ export class RequestSender {
   ): Promise<Response> {
     const headers = { ...(await this.headersFor({ wallet: true })), ...extraHeaders };
     const limit = deadline(signal, this.settings.timeoutMs);
+    const url = this.url(path);
     try {
-      const opened = this.settings.fetch(this.url(path), {
+      const opened = this.settings.fetch(url, {
         method: 'GET',
         headers,
         signal: limit.signal,
@@ -113,7 +115,8 @@ export class RequestSender {
       if (!response.ok) throw await raceAbort(this.failure(response), limit.signal);
       return response;
     } catch (error) {
-      throw this.thrownError(error, limit.timedOut(), signal);
+      const sent = { method: 'GET', url, timeoutMs: this.settings.timeoutMs };
+      throw this.thrownError(error, limit.timedOut(), sent, signal);
     } finally {
       limit.dispose();
     }
@@ -174,7 +177,8 @@ export class RequestSender {
     options: CallOptions | undefined,
   ): Promise<Attempt<T>> {
     if (options?.signal?.aborted) throw options.signal.reason;
-    const limit = deadline(options?.signal, options?.timeout ?? this.settings.timeoutMs);
+    const timeoutMs = options?.timeout ?? this.settings.timeoutMs;
+    const limit = deadline(options?.signal, timeoutMs);
     const exchange = async (): Promise<Attempt<T>> => {
       const response = await this.settings.fetch(url, { ...init, signal: limit.signal });
       if (response.ok) return { ok: true, value: (await readBody(response)) as T };
@@ -192,7 +196,8 @@ export class RequestSender {
       // and it covers reading the body as well as the response head.
       return await raceAbort(exchange(), limit.signal);
     } catch (thrown) {
-      const error = this.thrownError(thrown, limit.timedOut(), options?.signal);
+      const sent = { method: init.method ?? 'GET', url, timeoutMs };
+      const error = this.thrownError(thrown, limit.timedOut(), sent, options?.signal);
       const kind = error instanceof TimeoutError ? 'timeout' : 'network';
       return { ok: false, error, failure: { kind }, retryAfterMs: null };
     } finally {
@@ -200,18 +205,20 @@ export class RequestSender {
     }
   }
 
-  /** A typed error for what `fetch` (or reading the body) threw; a caller's abort stays as is. */
-  private thrownError(thrown: unknown, timedOut: boolean, signal?: AbortSignal): PoolPartyError {
+  /**
+   * A typed error for what `fetch` (or reading the body) threw, naming the request; a caller's
+   * abort stays as is.
+   */
+  private thrownError(
+    thrown: unknown,
+    wasTimedOut: boolean,
+    sent: { readonly method: string; readonly url: string; readonly timeoutMs: number },
+    signal?: AbortSignal,
+  ): PoolPartyError {
     if (signal?.aborted) throw signal.reason;
     if (thrown instanceof PoolPartyError) return thrown;
-    if (timedOut) {
-      return new TimeoutError('The request timed out', { code: 'timeout', cause: thrown });
-    }
-    return new NetworkError('The request failed before a response arrived', {
-      code: 'network_error',
-      cause: thrown,
-      ...(thrown instanceof Error && { details: thrown.message }),
-    });
+    if (wasTimedOut) return timedOut(sent.method, sent.url, sent.timeoutMs, thrown);
+    return noResponse(sent.method, sent.url, thrown);
   }
 
   private async failure(response: Response): Promise<PoolPartyError> {
