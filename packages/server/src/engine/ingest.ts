@@ -134,15 +134,6 @@ export async function ingestUpdates(
   return { applied, effects };
 }
 
-/** One update in its own transaction: `ingestUpdates` with a batch of one. */
-export function ingestUpdate(
-  ctx: EngineContext,
-  update: LedgerUpdate,
-  allPools: readonly PoolRecord[],
-): Promise<IngestResult> {
-  return ingestUpdates(ctx, [update], allPools);
-}
-
 /**
  * The pools whose books the update belongs to. A pool added with reserves read at offset B has
  * every update up to B in its books already: the transfers that funded it there are not deposits.

@@ -352,21 +352,6 @@ export async function claimDueCommands(
   );
 }
 
-/** Recorded commands whose submission is due, oldest first. */
-export async function dueCommands(
-  q: Queryable,
-  now: Date,
-  limit: number,
-): Promise<EngineCommand[]> {
-  const rows = await q.query(
-    `SELECT * FROM ledger_commands
-     WHERE status = 'recorded' AND (retry_at IS NULL OR retry_at <= $1)
-     ORDER BY created_at, command_id LIMIT $2`,
-    [now, limit],
-  );
-  return commandsFrom(rows);
-}
-
 /** When the next backed-off submission is due; null when none waits. */
 export async function nextRetryAt(q: Queryable): Promise<Date | null> {
   const rows = await q.query(
@@ -420,20 +405,6 @@ export async function depositByOffer(q: Queryable, offerId: string): Promise<Dep
   ]);
   const id = rows[0]?.deposit_id;
   return typeof id === 'string' ? getDeposit(q, id) : null;
-}
-
-/** Marks a deposit the sender's own action took back (a withdrawn or expired offer). */
-export async function setDepositReturned(
-  q: Queryable,
-  depositId: string,
-  now: Date,
-): Promise<boolean> {
-  const rows = await q.query(
-    `UPDATE deposits SET status = 'returned', updated_at = $2
-     WHERE deposit_id = $1 AND status IN ('unmatched', 'flagged') RETURNING deposit_id`,
-    [depositId, now],
-  );
-  return rows.length > 0;
 }
 
 export async function setDepositFlagged(

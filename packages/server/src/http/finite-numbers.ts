@@ -36,11 +36,6 @@ function firstNonFinite(names: readonly string[], values: unknown): string | nul
   return null;
 }
 
-/** The first number member of `values` (by `schema`) whose text reads as a non-finite number. */
-export function nonFiniteMember(schema: unknown, values: unknown): string | null {
-  return firstNonFinite(numberMembersOf(schema), values);
-}
-
 type Part = 'querystring' | 'params' | 'body';
 
 /** Which members of which parts of a route's request can hold a number; empty for most routes. */

@@ -127,20 +127,6 @@ export async function insertFeeEvents(q: Queryable, events: readonly NewFeeEvent
   );
 }
 
-/** The pool's fee events in [from, to), oldest first. */
-export async function listFeeEvents(
-  q: Queryable,
-  poolId: string,
-  from: Date,
-  to: Date,
-): Promise<FeeEventRecord[]> {
-  const rows = await q.query(
-    `SELECT * FROM fee_events WHERE pool_id = $1 AND at >= $2 AND at < $3 ORDER BY at, id`,
-    [poolId, from, to],
-  );
-  return rows.map(feeEventFromRow);
-}
-
 /** Totals of the pool's fee events in [from, to); events without USD values add zero. */
 export async function summarizeFeeEvents(
   q: Queryable,
@@ -201,23 +187,4 @@ export async function sumOutputsSinceByPool(
       { a: readAmount(row.output_a), b: readAmount(row.output_b) },
     ]),
   );
-}
-
-/** A developer's earnings per input instrument side of each pool, over their keys, since `since`. */
-export async function sumDeveloperEarnings(
-  q: Queryable,
-  apiKeyIds: readonly string[],
-  since: Date,
-): Promise<{ poolId: string; inputSide: PoolSide; earnings: string }[]> {
-  const rows = await q.query(
-    `SELECT pool_id, input_side, sum(developer_earnings) AS earnings FROM fee_events
-     WHERE api_key_id = ANY($1::text[]) AND at >= $2
-     GROUP BY pool_id, input_side ORDER BY pool_id, input_side`,
-    [apiKeyIds, since],
-  );
-  return rows.map((row) => ({
-    poolId: readString(row.pool_id),
-    inputSide: readString(row.input_side) as PoolSide,
-    earnings: readAmount(row.earnings),
-  }));
 }

@@ -366,16 +366,6 @@ export async function getIntentWithEventsForParty(
   return { intent: intentFromRow(first), events };
 }
 
-export async function findIntentByDepositReference(
-  q: Queryable,
-  depositReference: string,
-): Promise<IntentRecord | null> {
-  const rows = await q.query('SELECT * FROM intents WHERE deposit_reference = $1', [
-    depositReference,
-  ]);
-  return rows[0] ? intentFromRow(rows[0]) : null;
-}
-
 export interface PendingIntentKey {
   readonly walletParty: string;
   readonly poolId: string;
@@ -840,24 +830,6 @@ export async function listIntentEvents(
     `SELECT seq, intent_id, status, leg_event, at, payload FROM intent_events
      WHERE intent_id = $1 AND seq > $2 ORDER BY seq`,
     [intentId, afterSeq],
-  );
-  return rows.map(eventFromRow);
-}
-
-/**
- * The outbox after `afterSeq`, for publishers. A `seq` is drawn before its transaction commits,
- * so on PostgreSQL a lower `seq` can become visible after a higher one: a publisher that must
- * not skip any re-reads a window behind its position (or reads per intent on a wake-up).
- */
-export async function listEventsAfter(
-  q: Queryable,
-  afterSeq: number,
-  limit: number = EVENT_BATCH_MAX,
-): Promise<IntentEventRecord[]> {
-  const rows = await q.query(
-    `SELECT seq, intent_id, status, leg_event, at, payload FROM intent_events
-     WHERE seq > $1 ORDER BY seq LIMIT $2`,
-    [afterSeq, Math.min(limit, EVENT_BATCH_MAX)],
   );
   return rows.map(eventFromRow);
 }
