@@ -60,7 +60,9 @@ function readSeed(file: string): DevnetFile | null {
 
 /**
  * Runs an example: its result is the last line printed, `<name>: <result>`, and the exit code is
- * 0; a failure prints `<name>: failed — <why>` and exits 1.
+ * 0; a failure prints one line, `<name>: failed — <why>`, on stderr and exits 1. One line and no
+ * stack: an SDK error's message already names what failed (for a service that cannot be reached,
+ * the URL and the reason), and a stack trace and an object dump above it hid that line.
  */
 export function runExample(name: string, main: () => Promise<string>): void {
   main().then(
@@ -69,10 +71,9 @@ export function runExample(name: string, main: () => Promise<string>): void {
       process.exit(0);
     },
     (error: unknown) => {
-      console.error(error);
-      // An SDK error's message is its short message, a blank line, then `Details: …`.
-      const why = error instanceof Error ? error.message.replace(/\n+/g, ' ') : String(error);
-      console.log(`${name}: failed — ${why}`);
+      // An SDK error's message is its short message, then a blank line and `Details: …` if any.
+      const why = error instanceof Error ? error.message.replace(/\s*\n+\s*/g, ' ') : String(error);
+      console.error(`${name}: failed — ${why}`);
       process.exit(1);
     },
   );

@@ -92,10 +92,15 @@ async function call<T>(
   body?: object,
   headers: Record<string, string> = {},
 ): Promise<T> {
-  const response = await fetch(`${baseUrl}${path}`, {
+  const url = `${baseUrl}${path}`;
+  const response = await fetch(url, {
     method,
     headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
     ...(body !== undefined && { body: JSON.stringify(body) }),
+  }).catch((error: Error) => {
+    // Node's "fetch failed" keeps the reason (ECONNREFUSED, …) in its cause: name both, as the SDK does.
+    const reason = error.cause instanceof Error ? error.cause.message : error.message;
+    throw new Error(`No response from ${method} ${url}: ${reason}`);
   });
   const answer = await response.json();
   if (!response.ok)
