@@ -9,6 +9,7 @@ import { ApiKeyDirectory } from '../auth/api-key-directory.js';
 import { devnetEnabled } from '../config.js';
 import type { ServiceContext } from '../context.js';
 import { apiKeyHook } from './authenticate.js';
+import type { HttpDeps } from './deps.js';
 import { devnetCorsDelegator } from './devnet-cors.js';
 import { type App, createFastify, httpOptionsOf } from './fastify.js';
 import { httpMetricsHook } from './metrics.js';
@@ -24,13 +25,6 @@ import { walletAuthRoutes } from './routes/wallet-auth.js';
 import { StreamCaps } from './stream-caps.js';
 import { BucketStore } from './token-bucket.js';
 import { webAppRoutes } from './web-app.js';
-
-export interface HttpDeps {
-  readonly apiKeys: ApiKeyDirectory;
-  readonly buckets: BucketStore;
-  /** The event streams each wallet party and API key holds, against their caps. */
-  readonly streamCaps: StreamCaps;
-}
 
 /** CORS for browser apps on the configured origins, exposing what a client needs to read. */
 function corsOptions(ctx: ServiceContext, requestHeaders: readonly string[]) {

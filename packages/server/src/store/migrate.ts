@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serverPackagePath } from '../package-dir.js';
-import type { Database, Queryable } from './database.js';
+import type { Database, Queryable } from './sql.js';
 
 export const MIGRATIONS_DIR = serverPackagePath('migrations');
 

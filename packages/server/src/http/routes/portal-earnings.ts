@@ -47,7 +47,7 @@ import {
 } from '../../store/developer-earnings.js';
 import type { PoolSide } from '../../store/fee-events.js';
 import { listPools, type PoolRecord } from '../../store/pools.js';
-import type { HttpDeps } from '../app.js';
+import type { HttpDeps } from '../deps.js';
 import type { App } from '../fastify.js';
 import {
   COLLECTION_COLLECTED_EXAMPLE,

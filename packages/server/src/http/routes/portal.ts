@@ -62,8 +62,8 @@ import {
   rotateApiKey,
 } from '../../store/api-keys.js';
 import { deleteSession } from '../../store/sessions.js';
-import type { HttpDeps } from '../app.js';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
+import type { HttpDeps } from '../deps.js';
 import type { App } from '../fastify.js';
 import {
   API_KEY_CREATE_EXAMPLE,

@@ -12,8 +12,8 @@ import {
 } from '@poolparty/core';
 import { issueChallenge, verifyChallenge } from '../../auth/challenges.js';
 import type { ServiceContext } from '../../context.js';
-import type { HttpDeps } from '../app.js';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
+import type { HttpDeps } from '../deps.js';
 import type { App } from '../fastify.js';
 import {
   CHALLENGE_REQUEST_EXAMPLE,
