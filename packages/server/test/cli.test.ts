@@ -14,6 +14,11 @@ import { request, walletTokenFor } from './support/service.js';
 
 /** Tests that start the service or run the CLI several times; each run loads a whole process. */
 const PROCESSES_TIMEOUT_MS = 120_000;
+/** A terminal's height, and the requests the web app makes in about eight minutes (one per 10 s). */
+const SCREEN_LINES = 40;
+const REQUESTS_ON_SCREEN = 50;
+/** Time for the child's last log lines to arrive through its stdout pipe. */
+const LOG_SETTLE_MS = 500;
 const SERVER_VERSION = (
   JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')) as {
     version: string;
@@ -75,6 +80,9 @@ describe('poolparty serve', () => {
       });
       expect(created.status).toBe(201);
       expect(await stop(first)).toBe(0);
+      // JSON logs keep Fastify's two request lines at info, for collectors.
+      expect(first.stdout()).toContain('"msg":"incoming request"');
+      expect(first.stdout()).toContain('"msg":"request completed"');
 
       const second = await serve(dataDir);
       expect(second.apiKey).toBe(first.apiKey);
@@ -145,6 +153,28 @@ describe('poolparty serve', () => {
         expect(served.stdout()).toMatch(/INFO: Server listening at http:\/\//);
         expect(served.stdout()).toContain('Developer API key (devnet)');
         expect(served.stdout()).not.toMatch(/^\{"level"/m);
+      } finally {
+        expect(await stop(served)).toBe(0);
+      }
+    },
+    PROCESSES_TIMEOUT_MS,
+  );
+
+  it(
+    'keeps the banner’s key on a terminal’s screen through 50 requests (LOG_FORMAT=pretty)',
+    async () => {
+      const served = await serve(dataDir, { LOG_FORMAT: 'pretty' });
+      try {
+        const quote = '/v1/quotes?from=Amulet&to=USDCx&amount=100&poolId=amulet-usdcx';
+        for (let sent = 0; sent < REQUESTS_ON_SCREEN; sent += 1) {
+          expect((await request(served.url, 'GET', quote, { apiKey: served.apiKey })).status).toBe(
+            200,
+          );
+        }
+        // Logged before each answer is sent; a moment for the pipe to carry the last lines.
+        await new Promise((resolve) => setTimeout(resolve, LOG_SETTLE_MS));
+        const screen = served.output().trimEnd().split('\n').slice(-SCREEN_LINES);
+        expect(screen.join('\n')).toContain(served.apiKey);
       } finally {
         expect(await stop(served)).toBe(0);
       }

@@ -11,6 +11,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
   type RawServerDefault,
@@ -128,6 +131,45 @@ function loggerOf(options: FastifyOptions) {
   };
 }
 
+/**
+ * Answers from this status on are the service's own failures: their request line is a warning,
+ * shown at the default `LOG_LEVEL=info` beside the error the problem handler logs.
+ */
+const SERVER_ERROR_STATUS_MIN = 500;
+
+/**
+ * Request logging for a person at a terminal (`LOG_FORMAT=pretty`): one line per request, at
+ * `debug`, instead of Fastify's two at `info`. The web app alone refreshes its quotes every
+ * ~10 s, so two info lines per request scrolled the banner (the developer key, the first swap)
+ * off the screen within a minute. A request the service failed (5xx) is still a `warn` line, so
+ * `LOG_LEVEL=info` shows every failure and `LOG_LEVEL=debug` every request. JSON logs, for
+ * collectors, keep Fastify's request lines as they are.
+ */
+export class TerminalLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    const failed = error != null || reply.statusCode >= SERVER_ERROR_STATUS_MIN;
+    const line = `${request.method} ${request.url} ${reply.statusCode} ${Math.round(reply.elapsedTime)} ms`;
+    if (failed) reply.log.warn({ err: error ?? undefined }, line);
+    else reply.log.debug(line);
+  }
+
+  /** A client that leaves an event stream is routine, not news for the terminal. */
+  override streamError(
+    error: Error & { code?: string },
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') reply.log.debug('stream closed by the client');
+    else super.streamError(error, request, reply);
+  }
+}
+
 const AJV_OPTIONS = {
   // Refuse unknown members instead of silently dropping them: a misspelt optional field must not
   // be mistaken for an absent one.
@@ -145,6 +187,7 @@ export function createFastify(options: FastifyOptions = {}): App {
   const { http: nodeTimeouts, ...timeouts } = timeoutOptions(limits);
   const app = Fastify({
     logger: loggerOf(options),
+    ...(options.logFormat === 'pretty' && { logController: new TerminalLogController() }),
     ...timeouts,
     bodyLimit: BODY_LIMIT_BYTES,
     // A caller's own request id is kept when it is sane, so its logs and ours line up.
