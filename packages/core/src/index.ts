@@ -1,4 +1,5 @@
 export * from './amount.js';
+export * from './app-config.js';
 export * from './attribution.js';
 export * from './challenge.js';
 export * from './devnet-signing.js';

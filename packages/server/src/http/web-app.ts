@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { AppConfig } from '@poolparty/app/config';
+import type { AppConfig } from '@poolparty/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import { serverPackagePath } from '../package-dir.js';
@@ -37,7 +37,7 @@ export const WEB_APP_PAGE_PATHS = [
   '/developer/*',
 ] as const;
 
-/** What `/app-config.json` tells the pages (declared beside the pages that read it). */
+/** What `/app-config.json` tells the pages (declared in core, beside the wire schemas). */
 export type WebAppConfig = AppConfig;
 
 interface BuiltFile {

@@ -1,0 +1,21 @@
+/**
+ * What the service tells its own web pages at `/app-config.json`: which environment it is and the
+ * API key the pages call `/v1` with. The key is the operator's key for these pages, public by
+ * nature: every visitor's browser sends it, so it identifies the app for rate limits and usage,
+ * not a user. Declared here, between the server that writes it and the pages that read it.
+ */
+export interface AppConfig {
+  readonly environment: 'devnet' | 'mainnet';
+  /** Null when the operator configured no key for the pages: the swap app cannot call `/v1`. */
+  readonly apiKey: string | null;
+  /** True when the service answers `/devnet/*`: the built-in devnet wallet works. */
+  readonly devnet: boolean;
+  /**
+   * The Token Standard registries a Canton wallet's transfers are built with (the transfer
+   * factory and offer contexts): an instrument admin's own, else the default; none when null.
+   */
+  readonly cantonRegistries: {
+    readonly defaultUrl: string | null;
+    readonly byAdmin: Readonly<Record<string, string>>;
+  };
+}
