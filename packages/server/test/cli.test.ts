@@ -63,7 +63,7 @@ describe('poolparty serve', () => {
       const parties = await request<{ holdings: unknown[] }>(
         first.url,
         'GET',
-        `/devnet/parties/${encodeURIComponent(/\n {2}(alice::\S+)/.exec(first.output())?.[1] ?? '')}/holdings`,
+        `/devnet/parties/${encodeURIComponent(/\n {2}user +(alice::\S+)/.exec(first.output())?.[1] ?? '')}/holdings`,
       );
       expect(parties.status).toBe(200);
       expect(parties.body.holdings.length).toBeGreaterThan(0);
