@@ -20,7 +20,10 @@ const WELCOME: DevnetWelcome = {
   apiKey: `pp_test_${'k'.repeat(32)}`,
   developer: party('developer'),
   users: [party('alice'), party('bob')],
-  pools: [{ poolId: 'amulet-usdcx' }, { poolId: 'amulet-cbtc' }] as DevnetWelcome['pools'],
+  pools: [
+    { poolId: 'amulet-usdcx' },
+    { poolId: 'amulet-cbtc' },
+  ] as unknown as DevnetWelcome['pools'],
 };
 
 function settingsWith(env: Record<string, string>): Settings {
