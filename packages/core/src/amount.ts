@@ -1,5 +1,5 @@
 /**
- * Exact token amounts with Daml `Numeric 10` semantics (SPEC §5.1).
+ * Exact token amounts with Daml `Numeric 10` semantics (docs/spec/amounts-and-fees.md#amounts).
  *
  * An amount is a non-negative scaled integer: `units / 10^10`. Money never passes through
  * floating point; every operation that can lose precision takes an explicit `Rounding`, and the
@@ -60,7 +60,7 @@ export class Amount {
     return units === 0n ? Amount.ZERO : new Amount(units);
   }
 
-  /** Parses the wire form strictly (SPEC §5.1). Throws `AmountParseError`. */
+  /** Parses the wire form strictly. Throws `AmountParseError`. */
   static parse(input: unknown): Amount {
     const result = Amount.tryParse(input);
     if (result instanceof AmountParseError) throw result;

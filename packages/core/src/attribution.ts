@@ -1,6 +1,6 @@
 /**
- * Deposit attribution (SPEC §7.3): which pending intent, if any, a transfer to a pool's swap party
- * pays for, and what happens to a deposit no intent takes.
+ * Deposit attribution (docs/spec/lifecycle.md#deposit-attribution): which pending intent, if any, a
+ * transfer to a pool's swap party pays for, and what happens to a deposit no intent takes.
  *
  * Order of attribution:
  * 1. the transfer's reason names a pending intent's `depositReference`, and the sender is that

@@ -1,7 +1,8 @@
 /**
- * The wallet challenge (SPEC §4.2): a human-readable message that binds the service, the party,
- * the purpose, the environment, a single-use nonce and its validity window, and the pure check
- * of a wallet's answer. Storing and consuming nonces and asking the ledger are the caller's part.
+ * The wallet challenge (docs/spec/auth.md#wallet-challenge): a human-readable message that binds
+ * the service, the party, the purpose, the environment, a single-use nonce and its validity window,
+ * and the pure check of a wallet's answer. Storing and consuming nonces and asking the ledger are
+ * the caller's part.
  */
 import type { PartyIdProblemReason } from './party-id.js';
 import { parsePartyId } from './party-id.js';
@@ -17,7 +18,7 @@ import {
 export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 export const WALLET_TOKEN_TTL_MS = 15 * 60 * 1000;
 export const WALLET_TOKEN_AUDIENCE = 'poolparty-wallet';
-/** 256 bits: twice the 128 the spec asks for, 43 base64url characters. */
+/** 256 bits, 43 base64url characters: twice what makes a nonce unguessable. */
 export const NONCE_BYTES = 32;
 
 export const CHALLENGE_PURPOSES = ['swap wallet authentication', 'developer portal login'] as const;
@@ -49,7 +50,10 @@ export interface StoredChallenge {
 const NONCE_PATTERN = /^[A-Za-z0-9_-]+$/;
 const DOMAIN_PATTERN = /^[A-Za-z0-9.-]+(?::\d+)?$/;
 
-/** The exact text of SPEC §4.2. Throws `RangeError` for values that cannot appear in it. */
+/**
+ * The message's text (docs/spec/auth.md#challenge-message). Throws `RangeError` for values that
+ * cannot appear in it.
+ */
 export function challengeMessage(params: ChallengeMessageParams): string {
   if (!DOMAIN_PATTERN.test(params.domain)) throw new RangeError('invalid service domain');
   if (!parsePartyId(params.partyId).ok) throw new RangeError('invalid party id');

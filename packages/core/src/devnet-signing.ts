@@ -1,6 +1,6 @@
 /**
- * What a party signs for a devnet call that acts for it (`X-Party-Signature`, SPEC §9.3), and how
- * long that signature may be used.
+ * What a party signs for a devnet call that acts for it (`X-Party-Signature`,
+ * docs/spec/ledger.md#devnet-signatures), and how long that signature may be used.
  *
  * The signed bytes are `METHOD + " " + path + "\n" + rawBody` (UTF-8):
  * - the method and path bind the signature to one operation on one resource, so a signed

@@ -1,5 +1,5 @@
 /**
- * Fee discount policies (SPEC §5.5, seed §2.5).
+ * Fee discount policies (docs/spec/amounts-and-fees.md#discounts).
  *
  * A policy targets an API key, a wallet party or a pool and says which share of the network fee
  * and/or the platform fee is still charged, in basis points (10000 = full charge). The network
@@ -39,7 +39,7 @@ export const NO_DISCOUNTS: SelectedDiscounts = { network: null, platform: null }
 
 /**
  * Who is asking. `walletParty` is only known for swaps and for quotes that pass
- * `receiverParty` (seed §2.6.6); without it wallet-party policies do not apply.
+ * `receiverParty`; without it wallet-party policies do not apply.
  */
 export interface DiscountContext {
   readonly apiKeyId?: string;

@@ -1,15 +1,16 @@
 /**
- * The error catalogue: every `code` the HTTP API can answer, with its status, its problem title
- * and the SDK class a client raises for it (SPEC §2, §10). The server, the OpenAPI document and
- * the SDK all read this table, so a code cannot mean different things in different places.
+ * The error catalogue: every `code` the HTTP API can answer, with its status, its problem title and
+ * the SDK class a client raises for it (docs/spec/protocol.md#errors). The server, the OpenAPI
+ * document and the SDK all read this table, so a code cannot mean different things in different
+ * places.
  *
- * Choices the spec leaves open:
+ * Choices made here:
  * - `price_impact_exceeded` at create time is a `ValidationError`: no swap exists yet, and a smaller
  *   amount makes the same request succeed. `PriceImpactError` is the outcome of an executed swap
  *   and carries its final status.
  * - `pool_paused` is 409: the request is sound but the pool's current state forbids it. A 503 would
  *   make clients retry with backoff against a pause that may last hours.
- * - `idempotency_key_reused` is 422 (SPEC §2) and a `ConflictError`: the body is valid on its own;
+ * - `idempotency_key_reused` is 422 and a `ConflictError`: the body is valid on its own;
  *   it conflicts with the request first stored under that key. `idempotency_key_in_use` (409)
  *   answers a retry that arrives while the first request with that key is still running.
  * - `gone` and `devnet_only` are `NotFoundError`s: there is nothing at that path for this client.
@@ -20,7 +21,7 @@
 import type { SettlementSafety } from './settlement-safety.js';
 import type { TerminalState } from './swap-state.js';
 
-/** The SDK's error classes (SPEC §10), base first. */
+/** The SDK's error classes (docs/spec/sdk.md#errors), base first. */
 export const SDK_ERROR_CLASSES = [
   'PoolPartyError',
   'ValidationError',
@@ -87,7 +88,7 @@ export const SDK_ERROR_PARENT: Readonly<Record<SdkErrorClass, SdkErrorClass | nu
     CancelledError: 'SwapOutcomeError',
   });
 
-/** The error `swap.wait()` rejects with at each terminal state but `completed` (SPEC §7.5). */
+/** The error `swap.wait()` rejects with at each terminal state but `completed`. */
 export const OUTCOME_ERROR_CLASS: Readonly<
   Record<Exclude<TerminalState, 'completed'>, SwapOutcomeErrorClass>
 > = Object.freeze({
@@ -180,7 +181,8 @@ const catalogue = {
     title: "Party differs from the wallet token's party",
     sdkClass: 'AuthenticationError',
   },
-  // Devnet boundaries (SPEC §9.3): replay-bounded party signatures and control endpoints.
+  // Devnet boundaries (docs/spec/ledger.md#devnet-signatures): replay-bounded party signatures and
+  // control endpoints.
   signature_expired: {
     status: 401,
     title: 'Party signature expired',
@@ -295,7 +297,7 @@ export function statusOf(code: ErrorCode): number {
   return ERROR_CATALOGUE[code].status;
 }
 
-/** A pool an ambiguous pair could mean, with what the caller passes to pick it (seed §4.3). */
+/** A pool an ambiguous pair could mean, with what the caller passes to pick it. */
 export interface PoolCandidate {
   readonly poolId: string;
   readonly fromAdmin: string;

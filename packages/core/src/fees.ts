@@ -1,5 +1,5 @@
 /**
- * The fee breakdown of a deposit (SPEC §5.3, seed §2.6).
+ * The fee breakdown of a deposit (docs/spec/amounts-and-fees.md#fee-calculation).
  *
  * The deposit pays, in order: the payout leg's network fee, then the pool fee on what is left;
  * the rest is priced into the pool. Every fee rounds up and the priced input takes the remainder,
@@ -31,7 +31,7 @@ const ONE_UNIT = Amount.fromUnits(1n);
 export interface FeeInputs {
   /** The exact deposit. */
   readonly amount: Amount;
-  /** The payout leg's network fee in the input token, before any discount (SPEC §5.4). */
+  /** The payout leg's network fee in the input token, before any discount. */
   readonly estimatedNetworkFee: Amount;
   readonly poolFeeBps?: number;
   readonly lpShareBps?: number;

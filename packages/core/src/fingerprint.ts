@@ -1,5 +1,6 @@
 /**
- * Canton key fingerprints (SPEC §4.2): the namespace part of an external party id.
+ * Canton key fingerprints (docs/spec/auth.md#key-fingerprints): the namespace part of an external
+ * party id.
  *
  * `fingerprint = "1220" + hex(sha256(0x0000000C ‖ rawKey))`: Canton prefixes the hashed bytes
  * with the hash purpose (12, public-key fingerprint) as a 4-byte big-endian integer, and writes

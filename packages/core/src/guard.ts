@@ -1,6 +1,6 @@
 /**
- * The settlement-safety guard (SPEC §6): one pure decision over plain data, evaluated for quotes,
- * at swap creation and again right before the payout.
+ * The settlement-safety guard (docs/spec/guard.md): one pure decision over plain data, evaluated
+ * for quotes, at swap creation and again right before the payout.
  *
  * Checks run in a fixed order and the first failing one is the verdict:
  *
@@ -11,7 +11,8 @@
  * 2. `invalid_output_reserve`: the output reserve is missing, zero or below the output.
  * 3. `invalid_execution_price`: zero output or priced input, no positive input reserve (no spot
  *    price), or an execution rate that is zero or too large at Numeric 10.
- * 4. `incomplete_completed_accounting`: a pool-wide hold until an operator resolves it (§7.7).
+ * 4. `incomplete_completed_accounting`: a pool-wide hold until an operator resolves it
+ *    (docs/spec/lifecycle.md#reconciliation).
  * 5. `output_reserve_share_exceeded`, then 6. `output_velocity_exceeded`: the size of this trade,
  *    then its size together with the trailing hour.
  * 7. `reserve_price_deviation_exceeded`, then 8. `reference_price_deviation_exceeded`.
@@ -66,7 +67,7 @@ export type ReferencePrice = ReferencePriceAge & {
   readonly price: Ratio | null;
 };
 
-/** What the store knows about the pool's books (SPEC §7.7). */
+/** What the store knows about the pool's books (docs/spec/lifecycle.md#reconciliation). */
 export interface AccountingStatus {
   /** Completed swaps whose payout update id, fee entries or reserve movements are missing. */
   readonly incompleteCompletedSwaps: number;
@@ -76,7 +77,7 @@ export interface AccountingStatus {
 
 /** Everything the guard reads about the pool, gathered by the caller at one moment. */
 export interface GuardSnapshot {
-  /** Effective reserve of the input instrument (SPEC §5.6); null when missing. */
+  /** Effective reserve of the input instrument; null when missing. */
   readonly inputReserve: Amount | null;
   /** Effective reserve of the output instrument; null when missing. */
   readonly outputReserve: Amount | null;
@@ -102,7 +103,7 @@ export interface GuardSnapshot {
   readonly unavailable?: string;
 }
 
-/** The trade being judged, as priced by SPEC §5.2. */
+/** The trade being judged, as priced by pricing.ts. */
 export interface GuardTrade {
   /** The output the swap would pay, rounded down. */
   readonly output: Amount;

@@ -1,15 +1,16 @@
 /**
- * The swap lifecycle as data (SPEC §7.1, seed §3): every edge the engine may take, what takes it,
- * and what must be returned to the depositor before the target state is written. The engine can
- * only move an intent along an edge listed here; the states themselves live in `swap-state.ts`.
+ * The swap lifecycle as data (docs/spec/lifecycle.md#transitions): every edge the engine may take,
+ * what takes it, and what must be returned to the depositor before the target state is written. The
+ * engine can only move an intent along an edge listed here; the states themselves live in
+ * `swap-state.ts`.
  *
  * Design decisions:
- * - Edges never skip a state, so clients see every event once, in lifecycle order (SPEC §7.6).
+ * - Edges never skip a state, so clients see every event once, in lifecycle order.
  *   A one-step deposit that arrives in custody takes pending → matched → deposit_received in one
  *   store transaction.
  * - Whether a deposit is refunded is decided in exactly two places: `processing` (before payout)
  *   and `sending_output` (payout failed). The refund is submitted while the intent stays there and
- *   the terminal state is written only after the refund commits (SPEC §7.1), so a crash between
+ *   the terminal state is written only after the refund commits, so a crash between
  *   the two leaves an in-progress intent that reconciliation finishes, never a terminal state that
  *   claims a refund which did not happen.
  * - `deposit_received` and `forwarded` have no failure edges: a deposit in custody is only judged
@@ -50,7 +51,7 @@ export type Trigger = (typeof TRIGGERS)[number];
  * - `none`: nothing was deposited, or the payout completed.
  * - `offer_returned`: the deposit never entered custody; its offer goes back at no cost.
  * - `deposit_minus_network_fee`: a transfer of `deposit − networkFeeAmount` with reason
- *   `refund:<intentId>`; nothing is sent when that is not positive (SPEC §7.1 `insufficient_amount`).
+ *   `refund:<intentId>`; nothing is sent when that is not positive (`insufficient_amount`).
  * - `reversal`: the trade's reserve movements are undone, then `deposit − networkFeeAmount` is refunded.
  * - `operator`: the refund could not commit after retries; the funds stay parked and flagged.
  */
@@ -75,14 +76,14 @@ const edges: readonly Transition[] = [
     to: 'matched',
     trigger: 'deposit_attributed',
     refund: 'none',
-    why: 'a ledger deposit was attributed to this intent (SPEC §7.3) and the pair is claimed',
+    why: 'a ledger deposit was attributed to this intent and the pair is claimed',
   },
   {
     from: 'pending',
     to: 'cancelled',
     trigger: 'cancel',
     refund: 'none',
-    why: 'the wallet party cancelled before any deposit was attributed (seed §3)',
+    why: 'the wallet party cancelled before any deposit was attributed',
   },
   {
     from: 'pending',
@@ -261,7 +262,8 @@ export function refundPolicy(from: SwapState, to: SwapState): RefundPolicy {
 // --- pending legs ------------------------------------------------------------------------------
 
 /**
- * The two transfers the service sends the depositor (SPEC §7.5). Each is a "leg" of the swap; a
+ * The two transfers the service sends the depositor
+ * (docs/spec/lifecycle.md#payout-and-refund-legs). Each is a "leg" of the swap; a
  * leg to a party without a transfer pre-approval for the token is a two-step offer the party must
  * accept, and while it waits the swap stays in the state that sent it.
  */
@@ -269,7 +271,7 @@ export const SWAP_LEGS = ['payout', 'refund'] as const;
 export type SwapLeg = (typeof SWAP_LEGS)[number];
 
 /**
- * Where a leg is (SPEC §7.5 `Leg.state`): `offered` waits for the receiver; `committed` arrived
+ * Where a leg is (`Leg.state`): `offered` waits for the receiver; `committed` arrived
  * (directly, or the receiver accepted the offer); `rejected` the receiver refused the offer;
  * `expired` the offer ran out (or was withdrawn) unanswered. Only `offered` can still change.
  */
@@ -324,7 +326,7 @@ const legWhy: Readonly<Record<OfferOutcome, string>> = {
  * Every leg event, payout first, each leg in the order its events can happen: an offer, then at
  * most one outcome. Leg events describe offers only: a transfer that committed directly (the
  * receiver pre-approves the token) is told by the state event alone (`completed`, or the refund's
- * terminal state). They are events of the same stream as the state events (SPEC §7.6) and keep
+ * terminal state). They are events of the same stream as the state events and keep
  * the lifecycle's order: a leg's events come after the state it waits in and before the state
  * its outcome leads to (`completed`, `output_failed` with a refund, a refunded failure, or
  * `refund_failed`).

@@ -1,5 +1,5 @@
 /**
- * The payout leg's network fee (SPEC §5.4).
+ * The payout leg's network fee (docs/spec/amounts-and-fees.md#network-fee).
  *
  * The payout is one token-standard transfer from the swap party; its traffic is bought at the
  * extra-traffic price in USD per MB and paid in Amulet (CC). The deposit's input token pays for
@@ -83,7 +83,7 @@ export function usdPriceThroughAmuletPool(
   return ratio(amulet.numerator * reserves.amulet.units, amulet.denominator * reserves.token.units);
 }
 
-/** Where the input token's USD price comes from (SPEC §5.4). */
+/** Where the input token's USD price comes from (docs/spec/amounts-and-fees.md#usd-prices). */
 export type InputPriceSource =
   | { readonly kind: 'usdcx' }
   | { readonly kind: 'amulet' }

@@ -1,5 +1,5 @@
 /**
- * Canton party ids (SPEC §4.2): `<hint>::<fingerprint>`, e.g.
+ * Canton party ids (docs/spec/auth.md#party-ids): `<hint>::<fingerprint>`, e.g.
  * `alice::1220035a791d845bbb8195615e7eccd7a57c2ec4075c2e88695f194bab4e0194a889`.
  *
  * Like Canton, the id is split at the first `::`; so a hint never contains `::` and never ends

@@ -1,8 +1,8 @@
 /**
- * Pool statistics and the ticker (SPEC §8; seed §2.4): pure formulas over fee-event totals,
+ * Pool statistics and the ticker (docs/spec/stats.md): pure formulas over fee-event totals,
  * effective reserves, USD prices and hourly price snapshots.
  *
- * Choices the spec leaves open:
+ * Choices made here:
  * - USD figures, APR, APY and the price change are decimal strings cut to 10 decimals (rounded
  *   towards zero), so a figure never overstates.
  * - TVL values each side at its USD price. A side without one is valued through the pool's spot
@@ -28,7 +28,7 @@ import type { PoolStats, Ticker } from './schemas/market.js';
 export const HOUR_MS = 60 * 60 * 1000;
 export const DAY_MS = 24 * HOUR_MS;
 export const DAYS_PER_YEAR = 365;
-/** How much snapshot history `priceChange24h` needs (seed §8: "about 24 hours"). */
+/** How much snapshot history `priceChange24h` needs (docs/spec/stats.md#ticker). */
 export const PRICE_HISTORY_MIN_MS = 23 * HOUR_MS;
 export const APY_PRECISION_DECIMALS = 60;
 /** Integer digits a wire decimal string may have (core's `DecimalStringSchema`). */

@@ -1,5 +1,5 @@
 /**
- * Constant-product pricing (SPEC §5.2).
+ * Constant-product pricing (docs/spec/amounts-and-fees.md#constant-product-pricing).
  *
  * `x` is the reserve of the input side, `y` of the output side, `a` the priced input
  * (`inputAmountAfterPoolFee`). The output is rounded down so the pool never pays out more than

@@ -1,5 +1,5 @@
 /**
- * Quotes (SPEC §2.1, §5, §7.2; seed §2.5).
+ * Quotes (docs/spec/protocol.md#quotes).
  *
  * A quote is built in two steps so the settlement-safety guard can sit between them:
  * `priceTrade` prices the deposit (fees, output, rate, impact), the caller runs the guard on that
@@ -22,7 +22,10 @@ import type { SettlementSafety } from './settlement-safety.js';
 
 /** How long a client may treat a quote as current. */
 export const QUOTE_EXPIRES_IN_SECONDS = 30;
-/** Server price-impact cap (SPEC §5.2); swaps beyond it are refused, quotes still answer. */
+/**
+ * Server price-impact cap (docs/spec/amounts-and-fees.md#price-impact-cap); swaps beyond it are
+ * refused, quotes still answer.
+ */
 export const DEFAULT_MAX_PRICE_IMPACT = 0.15;
 export const SLIPPAGE_TOLERANCE_MIN = 0.001;
 export const SLIPPAGE_TOLERANCE_MAX = 0.05;
@@ -38,7 +41,7 @@ export type PoolSideName = 'tokenA' | 'tokenB';
 
 export interface PoolReserveSide {
   readonly instrument: Instrument;
-  /** Effective reserve (SPEC §5.6). */
+  /** Effective reserve (docs/spec/amounts-and-fees.md#effective-reserves). */
   readonly reserve: Amount;
 }
 
@@ -57,7 +60,7 @@ export interface TradeRequest {
   /** The exact deposit. */
   readonly amount: Amount;
   readonly traffic: TrafficPricing;
-  /** USD per input token (SPEC §5.4: USDCx 1, Amulet the round price, others via their pool). */
+  /** USD per input token (USDCx 1, Amulet the round price, others via their pool). */
   readonly inputPriceUsd: UsdPrice;
   readonly discounts?: SelectedDiscounts;
   /** Defaults to `DEFAULT_MAX_PRICE_IMPACT`. */
@@ -144,7 +147,7 @@ function priceImpactCap(maxPriceImpact: number): Ratio {
   return ratioFromNumber(maxPriceImpact);
 }
 
-/** The quote object on the wire: seed §2.5 plus SPEC §2.1's additions. */
+/** The quote object on the wire (docs/spec/protocol.md#quotes). */
 export interface WireQuote {
   readonly poolId: string;
   readonly inputToken: string;
@@ -233,7 +236,7 @@ export type SlippageCheck =
   | { readonly ok: true; readonly slippageTolerance: number }
   | { readonly ok: false; readonly problem: SlippageProblem };
 
-/** Seed §4.4: absent means the default; anything else must be a finite number in range. */
+/** Absent means the default; anything else must be a finite number in range. */
 export function validateSlippage(value: unknown): SlippageCheck {
   if (value === undefined) return { ok: true, slippageTolerance: DEFAULT_SLIPPAGE_TOLERANCE };
   const reason =

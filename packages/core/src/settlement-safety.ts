@@ -1,6 +1,6 @@
 /**
- * The settlement-safety verdict shared by quotes, swap creation and execution (SPEC §6).
- * The codes are a closed set: clients switch on them.
+ * The settlement-safety verdict shared by quotes, swap creation and execution
+ * (docs/spec/guard.md#verdict). The codes are a closed set: clients switch on them.
  */
 export const SETTLEMENT_SAFETY_CODES = [
   'output_reserve_share_exceeded',

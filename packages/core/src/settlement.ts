@@ -1,6 +1,7 @@
 /**
- * The execution decision (SPEC §6, §7.1): once a deposit is in custody and the pool is locked,
- * whether the swap pays out, and if not, which terminal state it ends in and what is refunded.
+ * The execution decision (docs/spec/lifecycle.md#execution): once a deposit is in custody and the
+ * pool is locked, whether the swap pays out, and if not, which terminal state it ends in and what
+ * is refunded.
  *
  * The fee amounts are the intent's, fixed when it was created; only the output is priced again,
  * against the reserves at execution. Checks run in a fixed order, the first failing one decides:
@@ -183,7 +184,7 @@ export function priceImpactCapRatio(cap: string | number): Ratio {
 }
 
 /**
- * How a committed trade is undone when its payout fails (SPEC §7.1 `output_failed`): the input
+ * How a committed trade is undone when its payout fails (`output_failed`): the input
  * reserve gives back what the trade added, the output returns to the output reserve, the platform
  * fee is no longer collected, and `deposit − networkFeeAmount` is owed to the depositor. The
  * network fee stays collected: it pays for the failed payout and the refund.

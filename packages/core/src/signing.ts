@@ -1,6 +1,6 @@
 /**
- * Ed25519 keys and signatures as wallets send them (SPEC §4.2), and the check that a key
- * controls a party. Runs in browsers too: no Node `Buffer`.
+ * Ed25519 keys and signatures as wallets send them (docs/spec/auth.md#signatures-and-keys), and the
+ * check that a key controls a party. Runs in browsers too: no Node `Buffer`.
  *
  * Accepted encodings:
  * - public key: hex of the raw 32-byte key; base64 (standard or url-safe, padded or not) of the

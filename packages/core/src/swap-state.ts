@@ -1,6 +1,6 @@
 /**
- * The states a swap intent passes through (SPEC §7.1, seed §3). The transition table that
- * connects them lives in `lifecycle.ts`.
+ * The states a swap intent passes through (docs/spec/lifecycle.md#states). The transition table
+ * that connects them lives in `lifecycle.ts`.
  */
 export const IN_PROGRESS_STATES = [
   'pending',

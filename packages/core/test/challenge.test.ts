@@ -57,7 +57,7 @@ function outcome(response: ChallengeResponse): string {
 }
 
 describe('challengeMessage', () => {
-  it('lays out the text of SPEC §4.2 exactly', () => {
+  it('lays out the message of docs/spec/auth.md#challenge-message exactly', () => {
     const message = challengeMessage({
       domain: 'poolparty.example',
       partyId: RFC_PARTY,
@@ -285,7 +285,7 @@ describe('checkChallengeResponse', () => {
 });
 
 describe('token constants', () => {
-  it('match SPEC §4.2', () => {
+  it('match docs/spec/auth.md: 5-minute challenges, 15-minute wallet tokens', () => {
     expect(CHALLENGE_TTL_MS).toBe(5 * 60_000);
     expect(WALLET_TOKEN_TTL_MS).toBe(15 * 60_000);
     expect(WALLET_TOKEN_AUDIENCE).toBe('poolparty-wallet');

@@ -87,7 +87,7 @@ describe('error catalogue', () => {
     ['not_implemented', 501, 'ServerError'],
     ['ledger_unavailable', 503, 'ServerError'],
     ['store_unavailable', 503, 'ServerError'],
-  ] as const)('answers %s with %i as %s (SPEC §2–§10)', (code, status, sdkClass) => {
+  ] as const)('answers %s with %i as %s', (code, status, sdkClass) => {
     expect(ERROR_CATALOGUE[code]).toMatchObject({ status, sdkClass });
   });
 
@@ -155,7 +155,7 @@ describe('problem bodies', () => {
 });
 
 describe('SDK classes', () => {
-  it('lists the classes of SPEC §10, each once, base first', () => {
+  it('lists the SDK error classes, each once, base first', () => {
     expect(SDK_ERROR_CLASSES[0]).toBe('PoolPartyError');
     expect(new Set(SDK_ERROR_CLASSES).size).toBe(SDK_ERROR_CLASSES.length);
     expect(SDK_ERROR_CLASSES).toHaveLength(22);
@@ -177,7 +177,7 @@ describe('SDK classes', () => {
     for (const name of classes) expect(ancestors(name)).toContain('SwapOutcomeError');
   });
 
-  it('maps the outcome states as SPEC §10 names them', () => {
+  it('maps each failed terminal state to its outcome class', () => {
     expect(OUTCOME_ERROR_CLASS.slippage_failed).toBe('SlippageError');
     expect(OUTCOME_ERROR_CLASS.failed).toBe('SwapFailedError');
     expect(OUTCOME_ERROR_CLASS.refund_failed).toBe('RefundFailedError');

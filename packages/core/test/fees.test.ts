@@ -48,7 +48,7 @@ describe('feeBreakdown', () => {
     expect(fees.platformFeePolicy).toBeNull();
   });
 
-  it('reports the seed discount examples: network 50 %, platform 30 %', () => {
+  it('reports the discount examples: network 50 %, platform 30 %', () => {
     const fees = priced(
       feeBreakdown({
         amount: Amount.of(100),

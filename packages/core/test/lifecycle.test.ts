@@ -72,7 +72,7 @@ describe('transition table', () => {
     ['sending_output', 'completed'],
     ['sending_output', 'output_failed'],
     ['sending_output', 'refund_failed'],
-  ] as const)('allows %s → %s (SPEC §7.1)', (from, to) => {
+  ] as const)('allows %s → %s', (from, to) => {
     expect(canTransition(from, to)).toBe(true);
   });
 
@@ -92,7 +92,7 @@ describe('transition table', () => {
     ['sending_output', 'processing'],
     ['forwarded', 'deposit_received'],
     ['deposit_received', 'refund_failed'],
-  ] as const)('refuses %s → %s (SPEC §7.1)', (from, to) => {
+  ] as const)('refuses %s → %s', (from, to) => {
     expect(canTransition(from, to)).toBe(false);
   });
 
@@ -263,7 +263,7 @@ describe('refundPolicy', () => {
   });
 });
 
-describe('leg events (SPEC §7.5)', () => {
+describe('leg events', () => {
   it('names every event <leg>_<outcome>, payout first, each offer before its outcomes', () => {
     expect(LEG_EVENT_NAMES).toEqual([
       'payout_offered',
@@ -284,7 +284,7 @@ describe('leg events (SPEC §7.5)', () => {
     expect(isLegEventName('completed')).toBe(false);
   });
 
-  it('leaves the leg in the state SPEC §7.5 names: accepted is committed', () => {
+  it('leaves the leg in the state its outcome names: accepted is committed', () => {
     const states = Object.fromEntries(LEG_EVENTS.map((event) => [event.name, event.legState]));
     expect(states).toMatchObject({
       payout_offered: 'offered',

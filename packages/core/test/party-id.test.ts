@@ -12,7 +12,7 @@ import {
   partyIdFor,
 } from '../src/party-id.js';
 
-// RFC 8032 §7.1 test 1 public key and its Canton fingerprint (SPEC §4.2).
+// RFC 8032 §7.1 test 1 public key and its Canton fingerprint (docs/spec/auth.md#key-fingerprints).
 const RFC8032_KEY = hexToBytes('d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a');
 const RFC8032_FINGERPRINT = '1220035a791d845bbb8195615e7eccd7a57c2ec4075c2e88695f194bab4e0194a889';
 
@@ -32,7 +32,7 @@ const anyHint = fc.string({
 const anyKey = fc.uint8Array({ minLength: 32, maxLength: 32 });
 
 describe('partyIdFor', () => {
-  it('names an external party by the fingerprint of its key (SPEC §4.2 test vector)', () => {
+  it('names an external party by the fingerprint of its key (RFC 8032 test key)', () => {
     const id = partyIdFor('alice', RFC8032_KEY);
     expect(id).toBe(`alice::${RFC8032_FINGERPRINT}`);
     expect(parsePartyId(id)).toEqual({ ok: true, hint: 'alice', fingerprint: RFC8032_FINGERPRINT });

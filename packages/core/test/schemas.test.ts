@@ -246,7 +246,7 @@ describe('the schema catalogue', () => {
 });
 
 describe('AmountString', () => {
-  it('accepts the wire decimals of SPEC §5.1', () => {
+  it('accepts the wire decimals of docs/spec/amounts-and-fees.md#amounts', () => {
     for (const amount of [
       '0',
       '100',
@@ -377,7 +377,7 @@ describe('market schemas', () => {
 });
 
 describe('quotes', () => {
-  it('accept the query of seed §4.3 and refuse unknown parameters', () => {
+  it('accept the quote query and refuse unknown parameters', () => {
     expectValid(QuoteQuerySchema, { from: 'Amulet', to: 'USDCx', amount: '1000' });
     const full = {
       from: 'Amulet',
@@ -395,7 +395,7 @@ describe('quotes', () => {
     expect(Value.Check(QuoteQuerySchema, without(full, 'amount'))).toBe(false);
   });
 
-  it('require every field of seed §2.5 and SPEC §2.1', () => {
+  it('require every field of docs/spec/protocol.md#quotes', () => {
     const seedFields = [
       'outputAmount',
       'rate',
@@ -430,7 +430,7 @@ describe('quotes', () => {
     }
   });
 
-  it('carry discount policies and a guard verdict in the shapes of seed §2.5', () => {
+  it('carry discount policies and a guard verdict in their wire shapes', () => {
     const platformFeePolicy = {
       targetType: 'wallet_party',
       chargeBps: 7000,
@@ -449,7 +449,7 @@ describe('quotes', () => {
 describe('swap creation', () => {
   const body = { fromToken: 'Amulet', toToken: 'USDCx', amount: '1000' };
 
-  it('accepts the params of seed §4.4, the deprecated outputAddress included', () => {
+  it('accepts the swap creation params, the deprecated outputAddress included', () => {
     expectValid(CreateSwapBodySchema, body);
     expectValid(CreateSwapBodySchema, {
       ...body,
@@ -487,7 +487,7 @@ describe('swap creation', () => {
     expect(Value.Check(CreateSwapBodySchema, { ...body, walletAddress: 'alice' })).toBe(false);
   });
 
-  it('answers with every property of seed §2.7, plus status and createdAt', () => {
+  it('answers with every property of a SwapIntent, status and createdAt included', () => {
     const seedProperties = [
       'intentId',
       'poolId',
@@ -524,7 +524,7 @@ describe('swap creation', () => {
 });
 
 describe('SwapStatus', () => {
-  it('has exactly the keys of SPEC §7.5, each always present', () => {
+  it('has exactly the keys of docs/spec/lifecycle.md#swapstatus, each always present', () => {
     const specKeys = [
       'intentId',
       'poolId',
@@ -579,7 +579,7 @@ describe('SwapStatus', () => {
     });
   });
 
-  it('describes a payout offer waiting for the receiver, and refuses leg states outside SPEC §7.5', () => {
+  it('describes a payout offer waiting for the receiver, and refuses other leg states', () => {
     const offered = {
       ...completedStatus,
       status: 'sending_output',
@@ -608,7 +608,7 @@ describe('SwapStatus', () => {
     expect(Value.Check(SwapStatusSchema, { ...offered, refund: refundWithoutFee })).toBe(false);
   });
 
-  it('refuses state names outside SPEC §7.1', () => {
+  it('refuses state names outside docs/spec/lifecycle.md#states', () => {
     for (const status of ['done', 'Completed', 'refunded', '']) {
       expect(Value.Check(SwapStatusSchema, { ...completedStatus, status }), status).toBe(false);
       const history = [{ status, at: NOW }];
@@ -729,7 +729,7 @@ describe('Problem', () => {
 });
 
 describe('devnet', () => {
-  it('accept the bodies and answers of SPEC §9.3', () => {
+  it('accept the bodies and answers of docs/spec/ledger.md#devnet-endpoints', () => {
     expectValid(DevnetCreatePartySchema, { partyHint: 'alice' });
     expectValid(DevnetFaucetRequestSchema, { partyId: ALICE, token: 'USDCx', amount: '500' });
     expectValid(DevnetHoldingsSchema, {

@@ -1,5 +1,5 @@
 /**
- * Wallet authentication and the developer portal's login and keys (SPEC §4; seed §2.2, §5).
+ * Wallet authentication and the developer portal's login and keys (docs/spec/auth.md).
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { inline, nullable, PartyIdSchema, TimestampSchema } from './common.js';
@@ -45,7 +45,10 @@ export const ChallengeSchema = Type.Object(
     message: Type.String({ description: 'The text the wallet signs, as UTF-8 bytes.' }),
     expiresAt: at('The nonce is refused after this time.'),
   },
-  { $id: 'Challenge', description: 'A challenge for the wallet to sign (SPEC §4.2).' },
+  {
+    $id: 'Challenge',
+    description: 'A challenge for the wallet to sign (docs/spec/auth.md#wallet-challenge).',
+  },
 );
 export type Challenge = Static<typeof ChallengeSchema>;
 
@@ -109,7 +112,10 @@ export const DeveloperSessionSchema = Type.Object(
     expiresAt: at('The session ends at this time.'),
     partyId: inline(PartyIdSchema, { description: "The developer's party." }),
   },
-  { $id: 'DeveloperSession', description: 'A developer portal session (SPEC §4.1).' },
+  {
+    $id: 'DeveloperSession',
+    description: 'A developer portal session (docs/spec/auth.md#developer-portal-sessions).',
+  },
 );
 export type DeveloperSession = Static<typeof DeveloperSessionSchema>;
 

@@ -7,9 +7,10 @@
  * - every exported schema has a PascalCase `$id` and a `description`;
  * - request bodies, query strings and path parameters are closed (`additionalProperties: false`),
  *   so a misspelt parameter is a 400 instead of being silently ignored;
- * - responses are open (no `additionalProperties`): `/v1` only ever adds fields (SPEC §2), and a
- *   client validating a response must accept a newer server's additions. The server's serializer
- *   emits declared properties only, so internal fields still cannot leak;
+ * - responses are open (no `additionalProperties`): `/v1` only ever adds fields
+ *   (docs/spec/protocol.md#versioning), and a client validating a response must accept a newer
+ *   server's additions. The server's serializer emits declared properties only, so internal fields
+ *   still cannot leak;
  * - a schema used inside another is embedded with `inline()`, without its `$id`, so that each
  *   wire schema is self-contained and no `$id` appears twice in one document (Ajv refuses that).
  */
@@ -170,7 +171,8 @@ export type SlippageTolerance = Static<typeof SlippageToleranceSchema>;
 /** The type is `SwapState` of swap-state.ts; no second name is exported for it. */
 export const SwapStateSchema = enumOf(SWAP_STATES, {
   $id: 'SwapState',
-  description: 'A swap state (SPEC §7.1); the event names are the same strings.',
+  description:
+    'A swap state (docs/spec/lifecycle.md#states); the event names are the same strings.',
 });
 
 /** The type is `SettlementSafety` of settlement-safety.ts; no second name is exported for it. */
@@ -182,7 +184,8 @@ export const SettlementSafetySchema = Type.Object(
   },
   {
     $id: 'SettlementSafety',
-    description: 'Why a swap of this size or timing would be blocked at settlement (SPEC §6).',
+    description:
+      'Why a swap of this size or timing would be blocked at settlement (docs/spec/guard.md).',
   },
 );
 

@@ -1,5 +1,6 @@
 /**
- * The devnet endpoints of the local ledger (SPEC §9.3), for demos and end-to-end tests.
+ * The devnet endpoints of the local ledger (docs/spec/ledger.md#devnet-endpoints), for demos and
+ * end-to-end tests.
  *
  * Fault settings mirror `LedgerFaults` of the local ledger. A request replaces the whole set (an
  * absent setting is off); the answer is the set now in force. Rates are probabilities (0 to 1).
@@ -24,7 +25,7 @@ const closed = (id: string, description: string) =>
   ({ $id: id, description, additionalProperties: false }) as const;
 const admin = (description: string) => inline(PartyIdSchema, { description });
 const offerId = Type.String({ pattern: '^[A-Za-z0-9:_-]{1,255}$', description: 'An offer id.' });
-/** Bounds replay of a signed body (SPEC §9.3): refused once past, or when more than 1 h ahead. */
+/** Bounds replay of a signed body: refused once past, or when more than 1 h ahead. */
 const validUntil = inline(TimestampSchema, {
   description:
     'Until when this signed request may be used, on the ledger clock: not past, at most 1 h ahead.',

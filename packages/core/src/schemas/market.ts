@@ -1,5 +1,6 @@
 /**
- * Tokens, pools, pool stats and the ticker (SPEC §2.1, §8; seed §2.3, §2.4).
+ * Tokens, pools, pool stats and the ticker (docs/spec/protocol.md#tokens-and-pools,
+ * docs/spec/stats.md).
  *
  * USD values, APR and APY are decimal strings like every other exact figure on the wire; APR and
  * APY are fractions (`"0.0412"` is 4.12 %) and `null` when the pool has no USD-priced side
@@ -18,7 +19,7 @@ import {
   TokenSymbolSchema,
 } from './common.js';
 
-/** The nominal pool fee rate; it stays nominal when a discount applies (seed §2.5). */
+/** The nominal pool fee rate; it stays nominal when a discount applies. */
 const feeRate = Type.Number({
   minimum: 0,
   maximum: 1,
@@ -58,7 +59,7 @@ export const PoolSchema = Type.Object(
       description: 'A paused pool refuses quotes and new swaps (409 `pool_paused`).',
     }),
   },
-  { $id: 'Pool', description: 'A constant-product pool (SPEC §2.1).' },
+  { $id: 'Pool', description: 'A constant-product pool (docs/spec/protocol.md#tokens-and-pools).' },
 );
 export type Pool = Static<typeof PoolSchema>;
 
@@ -123,7 +124,10 @@ export const PoolStatsSchema = Type.Object(
     swapCount24h: Type.Integer({ minimum: 0, description: 'Swaps executed in 24 hours.' }),
     aprMeta: inline(AprMetaSchema),
   },
-  { $id: 'PoolStats', description: 'Pool statistics from fee events and reserves (SPEC §8).' },
+  {
+    $id: 'PoolStats',
+    description: 'Pool statistics from fee events and reserves (docs/spec/stats.md#pool-stats).',
+  },
 );
 export type PoolStats = Static<typeof PoolStatsSchema>;
 
@@ -138,7 +142,7 @@ export const TickerSchema = Type.Object(
     volume24h: usd('Swap volume of the last 24 hours, USD.'),
     asOf: inline(TimestampSchema, { description: 'When the figures were taken.' }),
   },
-  { $id: 'Ticker', description: 'Price ticker of a pool (SPEC §8).' },
+  { $id: 'Ticker', description: 'Price ticker of a pool (docs/spec/stats.md#ticker).' },
 );
 export type Ticker = Static<typeof TickerSchema>;
 

@@ -1,8 +1,9 @@
 /**
  * The developer portal's earnings, usage and collections (`/api/sdk/…`, session-authenticated).
- * Earnings are half of each charged platform fee of the developer's swaps (SPEC §5.3), in the
- * fee's token: the swap's input token. They count as accrued once the swap completed; a
- * collection takes everything accrued of one pool and token to the developer's party.
+ * Earnings are half of each charged platform fee of the developer's swaps
+ * (docs/spec/portal.md#earnings), in the fee's token: the swap's input token. They count as accrued
+ * once the swap completed; a collection takes everything accrued of one pool and token to the
+ * developer's party.
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { ApiKeyIdSchema } from './auth.js';

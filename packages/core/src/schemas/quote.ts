@@ -1,10 +1,10 @@
 /**
- * Quotes (seed §2.5, §2.6, §4.3; SPEC §2.1, §5).
+ * Quotes (docs/spec/protocol.md#quotes).
  *
- * The seed leaves `rate` and `priceImpact` as "number or string"; they are decimal strings here
- * (SPEC §5.2), exact like the amounts. `fee` and `maxPriceImpact` are configured rates, not
- * results of arithmetic, and stay numbers. `estimatedTrafficCost` is optional in the seed; this
- * service always computes it (the network fee depends on it), so it is always present.
+ * `rate` and `priceImpact` are decimal strings, exact like the amounts
+ * (docs/spec/amounts-and-fees.md#constant-product-pricing). `fee` and `maxPriceImpact` are
+ * configured rates, not results of arithmetic, and stay numbers. `estimatedTrafficCost` is always
+ * present: the network fee is computed from it.
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { DISCOUNT_TARGET_TYPES } from '../discounts.js';
@@ -80,7 +80,8 @@ export const EstimatedTrafficCostSchema = Type.Object(
   },
   {
     $id: 'EstimatedTrafficCost',
-    description: 'The estimated traffic cost of the payout leg (SPEC §5.4).',
+    description:
+      'The estimated traffic cost of the payout leg (docs/spec/amounts-and-fees.md#network-fee).',
   },
 );
 export type EstimatedTrafficCost = Static<typeof EstimatedTrafficCostSchema>;
@@ -128,8 +129,8 @@ export const QuoteSchema = Type.Object(
   {
     $id: 'Quote',
     description:
-      'A priced swap (seed §2.5). Identity: totalInputAmount = networkFeeAmount + ' +
-      'poolFeeAmount + inputAmountAfterPoolFee.',
+      'A priced swap (docs/spec/protocol.md#quotes). Identity: totalInputAmount = ' +
+      'networkFeeAmount + poolFeeAmount + inputAmountAfterPoolFee.',
   },
 );
 export type Quote = Static<typeof QuoteSchema>;

@@ -1,9 +1,11 @@
 /**
- * Swap intents, their status and tracking (seed §2.7, §4.4; SPEC §7.2, §7.5).
+ * Swap intents, their status and tracking (docs/spec/lifecycle.md#intents,
+ * docs/spec/lifecycle.md#swapstatus).
  *
- * The idempotency key travels only in the `Idempotency-Key` header (SPEC §2), never in the body:
- * one place for one fact, and a body that carries it is refused like any unknown field rather
- * than half-honoured. The SDK's `idempotencyKey` option maps onto the header.
+ * The idempotency key travels only in the `Idempotency-Key` header
+ * (docs/spec/protocol.md#idempotency), never in the body: one place for one fact, and a body that
+ * carries it is refused like any unknown field rather than half-honoured. The SDK's
+ * `idempotencyKey` option maps onto the header.
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { LEG_STATES } from '../lifecycle.js';
@@ -68,7 +70,7 @@ export const CreateSwapBodySchema = Type.Object(
   },
   {
     $id: 'CreateSwapBody',
-    description: 'Body of `POST /v1/swaps` (seed §4.4).',
+    description: 'Body of `POST /v1/swaps` (docs/spec/lifecycle.md#intents).',
     additionalProperties: false,
   },
 );
@@ -128,7 +130,10 @@ export const SwapIntentSchema = Type.Object(
     createdAt: at('When the intent was created.'),
     instructions: inline(SwapInstructionsSchema),
   },
-  { $id: 'SwapIntent', description: 'A created swap intent awaiting its deposit (seed §2.7).' },
+  {
+    $id: 'SwapIntent',
+    description: 'A created swap intent awaiting its deposit (docs/spec/lifecycle.md#intents).',
+  },
 );
 export type SwapIntent = Static<typeof SwapIntentSchema>;
 
@@ -177,8 +182,9 @@ const legFields = {
 export const LegSchema = Type.Object(legFields, {
   $id: 'Leg',
   description:
-    'A transfer to the depositor (SPEC §7.5). To a party without a transfer pre-approval it is an ' +
-    'offer the party must accept; the swap waits while it is `offered`.',
+    'A transfer to the depositor (docs/spec/lifecycle.md#payout-and-refund-legs). To a party ' +
+    'without a transfer pre-approval it is an offer the party must accept; the swap waits while ' +
+    'it is `offered`.',
 });
 export type Leg = Static<typeof LegSchema>;
 
