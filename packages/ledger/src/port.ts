@@ -1,7 +1,8 @@
 /**
  * The ledger port: everything the swap service needs from Canton, and nothing adapter-specific
- * (SPEC §9.1). The engine is written against this interface only; the `local` devnet ledger and
- * the `canton` JSON Ledger API adapter both implement it and pass the same conformance suite.
+ * (docs/spec/ledger.md#ledger-port). The engine is written against this interface only; the `local`
+ * devnet ledger and the `canton` JSON Ledger API adapter both implement it and pass the same
+ * conformance suite.
  *
  * Guarantees every adapter gives:
  * - Updates form one total order. Offsets are positive integers that increase with every update

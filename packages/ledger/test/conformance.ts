@@ -1,6 +1,6 @@
 /**
- * The ledger-port conformance suite (SPEC §9.1, ARCHITECTURE "a second adapter must pass the same
- * test suite"). Every adapter runs it through a `LedgerHarness`; it asserts only what `port.ts`
+ * The ledger-port conformance suite (docs/spec/ledger.md#adapters: every adapter passes the same
+ * suite). Every adapter runs it through a `LedgerHarness`; it asserts only what `port.ts`
  * and `local/control.ts` document, so a `canton` harness can run it unchanged.
  */
 import { randomUUID } from 'node:crypto';

@@ -55,7 +55,7 @@ async function updatesBetween(ledger: LocalLedger, from: number): Promise<Ledger
 }
 
 describe('parties', () => {
-  it('names an external party by the fingerprint of its key (SPEC §4.2 test vector)', async () => {
+  it('names an external party by the fingerprint of its key (RFC 8032 test key)', async () => {
     const ledger = await open();
     const publicKey = Buffer.from(RFC8032_TEST1_KEY, 'hex');
     const { partyId } = await ledger.createParty({ hint: 'alice', publicKey });

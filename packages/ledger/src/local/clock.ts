@@ -6,7 +6,10 @@
  * Mining rounds are aligned to the ledger's genesis: round `n` opens at `genesis + n × 10 min`.
  */
 
-/** Open mining rounds advance every 10 minutes of ledger time (SPEC §9.2). */
+/**
+ * Open mining rounds advance every 10 minutes of ledger time
+ * (docs/spec/ledger.md#local-devnet-ledger).
+ */
 export const MINING_ROUND_MS = 10 * 60_000;
 
 /**

@@ -1,6 +1,6 @@
 /**
- * The embedded `local` devnet ledger (SPEC §9.2): the ledger port plus its devnet controls, over
- * the state of state.ts, persisted by persistence.ts.
+ * The embedded `local` devnet ledger (docs/spec/ledger.md#local-devnet-ledger): the ledger port
+ * plus its devnet controls, over the state of state.ts, persisted by persistence.ts.
  *
  * Every call, reads included, runs in one queue, one at a time, and each change is applied
  * completely (checked, applied, journaled) before the next starts; so concurrent submissions

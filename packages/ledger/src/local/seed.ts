@@ -1,5 +1,5 @@
 /**
- * The devnet seed (SPEC §9.3, "Seeded on first start"): instruments, three pools with their swap
+ * The devnet seed (docs/spec/ledger.md#devnet-seed): instruments, three pools with their swap
  * and LP parties and reserves, a developer party and two funded user parties.
  *
  * Prices: Amulet at 0.145 USD, USDCx at 1 USD, CBTC at 100 000 USD. Both Amulet/USDCx pools sit
