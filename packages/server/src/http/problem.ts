@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
+  DomainError,
+  type DomainErrorDetails,
   ERROR_CATALOGUE,
   type ErrorCode,
   type ProblemExtensions,
@@ -25,27 +27,42 @@ import { causedByConnectionLoss } from '../store/unavailable.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
-  override readonly name = 'ApiError';
-  readonly extensions: Readonly<Record<string, unknown>>;
+/**
+ * A refusal of the HTTP layer itself (a missing API key, a rate limit, a capped stream), which may
+ * set response headers. The domain throws core's `DomainError`, of which this is one kind; both
+ * are answered as problem documents by the handler below.
+ */
+export class ApiError<C extends ErrorCode = ErrorCode> extends DomainError<C> {
+  override name = 'ApiError';
   /** Extra response headers, e.g. `Retry-After`. */
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(
-    readonly code: C,
-    readonly detail: string,
+    code: C,
+    detail: string,
     ...[extensions, headers]: C extends keyof RequiredProblemExtensions
       ? [extensions: ProblemExtensions<C>, headers?: Record<string, string>]
       : [extensions?: Readonly<Record<string, unknown>>, headers?: Record<string, string>]
   ) {
-    super(detail);
-    this.extensions = extensions ?? {};
+    super(code, detail, ...([extensions] as unknown as DomainErrorDetails<C>));
     this.headers = headers ?? {};
+  }
+
+  get detail(): string {
+    return this.shortMessage;
   }
 
   get status(): number {
     return statusOf(this.code);
   }
+}
+
+/** The response headers a domain refusal asks for: `Retry-After` when a retry can succeed. */
+function headersOf(error: DomainError): Readonly<Record<string, string>> {
+  const own = error instanceof ApiError ? error.headers : {};
+  return error.retryAfterSeconds === undefined
+    ? own
+    : { 'Retry-After': String(error.retryAfterSeconds), ...own };
 }
 
 /** The request's path, without its query string. */
@@ -130,9 +147,9 @@ export function registerProblemHandlers(app: FastifyInstance): void {
         { retryAfterSeconds: STORE_RETRY_AFTER_S },
       );
     }
-    if (error instanceof ApiError) {
-      reply.headers(error.headers);
-      return sendProblem(request, reply, error.code, error.detail, error.extensions);
+    if (error instanceof DomainError) {
+      reply.headers(headersOf(error));
+      return sendProblem(request, reply, error.code, error.shortMessage, error.extensions);
     }
     if (error.validation) {
       const errors = error.validation.map((issue) => ({
