@@ -2,10 +2,11 @@
  * The `poolparty` command: `serve` runs the service, `migrate` brings a store's schema up to date,
  * `admin` carries the operator's actions (admin/commands.ts).
  *
- * Every setting of SPEC §11 is an environment variable and also a `--flag` of `serve`. `migrate`
- * and `admin` read only where the store is (`--data-dir`, `--database-url`), list only those in
- * their help, and never create a store by accident (store/presence.ts). An unknown flag is an
- * error, not silently ignored.
+ * Every setting (config.ts; the README's table) is an environment variable and also a `--flag` of
+ * `serve`, and its help names both and the default. `migrate` and `admin` read only where the
+ * store is (`--data-dir`, `--database-url`) and, when given, the environment it must belong to
+ * (`--env`), list only those in their help, and never create a store by accident
+ * (store/presence.ts). An unknown flag is an error, not silently ignored.
  *
  * The store, the ledger and the HTTP stack take a second or more to load, so they are imported
  * only by the command that needs them, after its settings are checked: a wrong setting or a port
@@ -27,6 +28,7 @@ import {
   STORE_SETTING_KEYS,
   type StoreLocation,
   settingDefinitionsOf,
+  settingHelp,
 } from './config.js';
 import { DEVNET_LEDGER_SETTINGS, readDevnetLedgerSettings } from './devnet-ledger/settings.js';
 import { serverPackagePath } from './package-dir.js';
@@ -45,21 +47,31 @@ export const VERSION = (
   }
 ).version;
 
-function withSettingFlags(
-  command: Command,
-  definitions: readonly SettingDefinition<keyof Settings>[],
-): Command {
+/** What a flag's help needs of a setting. */
+type FlagHelp = Pick<SettingDefinition<keyof Settings>, 'flag' | 'env' | 'description'> & {
+  readonly defaultValue: unknown;
+};
+
+function withSettingFlags(command: Command, definitions: readonly FlagHelp[]): Command {
   for (const definition of definitions) {
-    command.addOption(
-      new Option(`--${definition.flag} <value>`, `${definition.description} [${definition.env}]`),
-    );
+    command.addOption(new Option(`--${definition.flag} <value>`, settingHelp(definition)));
   }
   return command;
 }
 
-/** Where the store is, and the environment it must belong to when the operator names it. */
+/**
+ * Where the store is, and the environment it must belong to when the operator names it: unset,
+ * a store command works on whichever store it is pointed at (config.ts, `readStoreLocation`).
+ */
 const withStoreFlags = (command: Command) =>
-  withSettingFlags(command, settingDefinitionsOf([...STORE_SETTING_KEYS, 'environment']));
+  withSettingFlags(command, [
+    ...settingDefinitionsOf(STORE_SETTING_KEYS),
+    ...settingDefinitionsOf(['environment']).map((definition) => ({
+      ...definition,
+      description: 'devnet or mainnet: refuse a store of the other environment',
+      defaultValue: null,
+    })),
+  ]);
 
 function stringFlags(flags: CommandFlags): Record<string, string | undefined> {
   const strings: Record<string, string | undefined> = {};
@@ -229,9 +241,7 @@ export async function buildCli(argv: readonly string[]): Promise<Command> {
       'serve the embedded devnet ledger as a Canton participant and validator would (JSON Ledger API, registries, scan proxy)',
     );
   for (const setting of DEVNET_LEDGER_SETTINGS) {
-    devnetLedger.addOption(
-      new Option(`--${setting.flag} <value>`, `${setting.description} [${setting.env}]`),
-    );
+    devnetLedger.addOption(new Option(`--${setting.flag} <value>`, settingHelp(setting)));
   }
   devnetLedger.action(serveDevnetLedger);
   if (argv[2] === 'admin' || (argv[2] === 'help' && argv[3] === 'admin')) {

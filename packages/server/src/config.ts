@@ -1,7 +1,7 @@
 /**
- * Service settings (SPEC §11): each is an environment variable and also a `--flag`. All are read
- * and validated at start, and every mistake is reported on its own line naming the setting, so
- * an operator fixes them in one pass instead of one restart per typo.
+ * Service settings (the README's table lists them): each is an environment variable and also a
+ * `--flag`. All are read and validated at start, and every mistake is reported on its own line
+ * naming the setting, so an operator fixes them in one pass instead of one restart per typo.
  */
 
 import { type CantonSettings, cantonSettingProblems } from './canton-options.js';
@@ -487,6 +487,30 @@ const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
 export const SETTING_DEFINITIONS = Object.values(definitions) as readonly SettingDefinition<
   keyof Settings
 >[];
+
+/**
+ * A default as help texts show it: `8787`, `*`, or `unset` / `none` where the setting is off
+ * until given (its description says what that means).
+ */
+export function defaultLabel(value: unknown): string {
+  if (value === null || value === '') return 'unset';
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(',');
+  if (typeof value === 'object') return Object.keys(value).length === 0 ? 'none' : 'set';
+  return String(value);
+}
+
+/**
+ * A flag's help: what it does, its environment variable and its default. The default is shown in
+ * the text, not given to commander as the option's value: a flag's value wins over the
+ * environment, so a commander default would hide every environment variable.
+ */
+export function settingHelp(setting: {
+  readonly description: string;
+  readonly env: string;
+  readonly defaultValue: unknown;
+}): string {
+  return `${setting.description} [${setting.env}; default: ${defaultLabel(setting.defaultValue)}]`;
+}
 
 export type SettingsResult =
   | { readonly ok: true; readonly settings: Settings }
