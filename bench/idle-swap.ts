@@ -11,14 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LocalLedger } from '@poolparty/ledger';
-import { type Engine, startEngine } from '../packages/server/src/engine/index.js';
-import { type Database, openPglite, openPostgres } from '../packages/server/src/store/index.js';
+import { type Database, openPglite, openPostgres } from '@poolparty/store';
 import {
   createSchema,
   dropSchema,
   POSTGRES_URL,
   postgresSkipReason,
-} from '../packages/server/test/support/postgres.js';
+} from '@poolparty/store/testing';
+import { type Engine, startEngine } from '../packages/server/src/engine/index.js';
 import { isMain, percentile, table } from './report.js';
 import { deposit, engineDeps, openWorld, POOL_ID, pricedIntents } from './settlement.js';
 

@@ -13,17 +13,17 @@ import { type LocalLedger, openLocalLedger, seedDevnet } from '@poolparty/ledger
 import {
   type Database,
   getIntentWithEventsForParty,
+  listIntentHistories,
   listIntentsForParty,
   migrate,
   openPostgres,
-} from '../packages/server/src/store/index.js';
-import { listIntentHistories } from '../packages/server/src/store/intent-history.js';
+} from '@poolparty/store';
 import {
   createSchema,
   dropSchema,
   POSTGRES_URL,
   postgresSkipReason,
-} from '../packages/server/test/support/postgres.js';
+} from '@poolparty/store/testing';
 import {
   createPricedIntent,
   fundedParties,

@@ -20,14 +20,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LocalLedger } from '@poolparty/ledger';
-import { type Engine, startEngine } from '../packages/server/src/engine/index.js';
 import {
   type Database,
   openPglite,
   type Queryable,
   type Row,
   type SqlParam,
-} from '../packages/server/src/store/index.js';
+} from '@poolparty/store';
+import { type Engine, startEngine } from '../packages/server/src/engine/index.js';
 import { isMain, table } from './report.js';
 import { DEPOSIT, deposit, engineDeps, openWorld, POOL_ID, pricedIntents } from './settlement.js';
 

@@ -6,11 +6,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { findApiKeyByHash, setApiKeyRateLimits } from '@poolparty/store';
 import Fastify from 'fastify';
 import { hashApiKey } from '../packages/server/src/auth/api-keys.js';
 import { readSettings } from '../packages/server/src/config.js';
 import { type RunningService, startService } from '../packages/server/src/service.js';
-import { findApiKeyByHash, setApiKeyRateLimits } from '../packages/server/src/store/index.js';
 import {
   combinedLoad,
   DEFAULT_PAIRED_LOAD,

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkpoint, postgresSkipReason } from '../packages/server/test/support/postgres.js';
+import { checkpoint, postgresSkipReason } from '@poolparty/store/testing';
 import { benchFirstStart, FIRST_START_TARGET_S, printFirstStartBench } from './first-start.js';
 import {
   benchIdleSwap,

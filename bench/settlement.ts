@@ -20,25 +20,25 @@ import {
   REASON_META_KEY,
   seedDevnet,
 } from '@poolparty/ledger';
-import { LedgerClock } from '../packages/server/src/clock.js';
-import {
-  advisoryLockLeadership,
-  type Engine,
-  startEngine,
-} from '../packages/server/src/engine/index.js';
 import {
   type Database,
   type IntentRecord,
   migrate,
   openPglite,
   openPostgres,
-} from '../packages/server/src/store/index.js';
+} from '@poolparty/store';
 import {
   createSchema,
   dropSchema,
   POSTGRES_URL,
   postgresSkipReason,
-} from '../packages/server/test/support/postgres.js';
+} from '@poolparty/store/testing';
+import { LedgerClock } from '../packages/server/src/clock.js';
+import {
+  advisoryLockLeadership,
+  type Engine,
+  startEngine,
+} from '../packages/server/src/engine/index.js';
 import {
   createPricedIntent,
   fundedParties,

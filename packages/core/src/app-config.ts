@@ -4,8 +4,10 @@
  * nature: every visitor's browser sends it, so it identifies the app for rate limits and usage,
  * not a user. Declared here, between the server that writes it and the pages that read it.
  */
+import type { Environment } from './environment.js';
+
 export interface AppConfig {
-  readonly environment: 'devnet' | 'mainnet';
+  readonly environment: Environment;
   /** Null when the operator configured no key for the pages: the swap app cannot call `/v1`. */
   readonly apiKey: string | null;
   /** True when the service answers `/devnet/*`: the built-in devnet wallet works. */

@@ -5,6 +5,7 @@ export * from './challenge.js';
 export * from './devnet-signing.js';
 export * from './discounts.js';
 export * from './domain-error.js';
+export * from './environment.js';
 export * from './errors.js';
 export * from './fees.js';
 export * from './fingerprint.js';

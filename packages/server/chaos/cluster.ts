@@ -13,18 +13,18 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-keys.js';
-import { readLedgerLocation } from '../src/config.js';
-import type { DevnetWelcome } from '../src/devnet-bootstrap.js';
-import { type LedgerConnection, openLedgerConnection } from '../src/ledger-connection.js';
 import {
   type Database,
   insertApiKey,
   openPostgres,
   setApiKeyRateLimits,
   upsertDeveloper,
-} from '../src/store/index.js';
+} from '@poolparty/store';
+import pg from 'pg';
+import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-keys.js';
+import { readLedgerLocation } from '../src/config.js';
+import type { DevnetWelcome } from '../src/devnet-bootstrap.js';
+import { type LedgerConnection, openLedgerConnection } from '../src/ledger-connection.js';
 
 export const CLI = join(import.meta.dirname, '../src/cli.ts');
 export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';

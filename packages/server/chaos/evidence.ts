@@ -8,7 +8,7 @@
  */
 import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
 import { type LedgerPort, type LedgerUpdate, REASON_META_KEY } from '@poolparty/ledger';
-import { getPool, type Queryable } from '../src/store/index.js';
+import { getPool, type Queryable } from '@poolparty/store';
 
 /** A deposit as the store recorded it. */
 export interface StoredDeposit {

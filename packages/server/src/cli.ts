@@ -163,7 +163,7 @@ const consoleGuardLog: GuardLog = {
 
 async function migrateStore(flags: CommandFlags): Promise<void> {
   const location = storeLocationOrExit(flags);
-  const { migrateStoreAt, StoreProblem } = await import('./store/presence.js');
+  const { migrateStoreAt, StoreProblem } = await import('@poolparty/store');
   try {
     const { created, applied } = await migrateStoreAt(location, { create: flags.create === true });
     if (created) console.log('created a new store');
@@ -198,7 +198,7 @@ async function serveDevnetLedger(flags: Record<string, string | undefined>): Pro
 async function loadAdminCommand(): Promise<Command> {
   const [{ adminCommand }, { openStoreForAdmin }, { openAdminLedger }] = await Promise.all([
     import('./admin/commands.js'),
-    import('./store/presence.js'),
+    import('@poolparty/store'),
     import('./admin/ledger-access.js'),
   ]);
   return adminCommand({

@@ -4,10 +4,15 @@
  * naming the setting, so an operator fixes them in one pass instead of one restart per typo.
  */
 
+import type { Environment } from '@poolparty/core';
+import type { StoreLocation } from '@poolparty/store';
 import { type CantonSettings, cantonSettingProblems } from './canton-options.js';
+
+export { maskDatabaseUrl } from '@poolparty/store';
+export type { Environment };
+
 import { EVENT_SUBSCRIBERS_MAX } from './events/intent-event-hub.js';
 
-export type Environment = 'devnet' | 'mainnet';
 export type LedgerKind = 'local' | 'canton';
 export type Role = 'all' | 'api' | 'worker';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -525,14 +530,7 @@ export const STORE_SETTING_KEYS = [
   'databaseUrl',
 ] as const satisfies readonly (keyof Settings)[];
 
-export type StoreLocation = Pick<Settings, (typeof STORE_SETTING_KEYS)[number]> & {
-  /**
-   * The environment the operator says the store belongs to (`POOLPARTY_ENV` / `--env`), only
-   * when given: then a store of the other environment is refused. Absent, the command works on
-   * whichever store it is pointed at.
-   */
-  readonly environment?: Environment;
-};
+export type { StoreLocation };
 
 export type StoreLocationResult =
   | { readonly ok: true; readonly settings: StoreLocation }
@@ -711,18 +709,4 @@ export function devnetEnabled(settings: Settings): boolean {
 export function effectiveLogFormat(format: LogFormat, stdoutIsTty: boolean): 'pretty' | 'json' {
   if (format !== 'auto') return format;
   return stdoutIsTty ? 'pretty' : 'json';
-}
-
-/**
- * A PostgreSQL URL fit to print: the password replaced by `****`, so an error message or a
- * log line naming `DATABASE_URL` never leaks it.
- */
-export function maskDatabaseUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    if (url.password !== '') url.password = '****';
-    return url.toString();
-  } catch {
-    return '(unparsable URL)';
-  }
 }

@@ -4,6 +4,7 @@
  * and ledger.
  */
 import type { LedgerPort, LocalLedger } from '@poolparty/ledger';
+import type { Database } from '@poolparty/store';
 import type { AdminChangeFeed } from './admin/change-feed.js';
 import type { WalletTokenSigner } from './auth/wallet-token.js';
 import type { ServiceClock } from './clock.js';
@@ -11,7 +12,6 @@ import type { Settings } from './config.js';
 import type { IntentEventHub } from './events/intent-event-hub.js';
 import type { ServiceMetrics } from './http/metrics.js';
 import type { Quoter } from './market/quoter.js';
-import type { Database } from './store/database.js';
 
 export interface ServiceContext {
   readonly settings: Settings;

@@ -15,11 +15,15 @@ import {
   type LocalLedger,
   seedDevnet,
 } from '@poolparty/ledger';
+import type { Database } from '@poolparty/store';
+import {
+  findApiKeyByHash,
+  getPool,
+  insertApiKey,
+  insertPool,
+  upsertDeveloper,
+} from '@poolparty/store';
 import { displayPrefix, generateApiKey, hashApiKey } from './auth/api-keys.js';
-import { findApiKeyByHash, insertApiKey } from './store/api-keys.js';
-import type { Database } from './store/database.js';
-import { upsertDeveloper } from './store/developers.js';
-import { getPool, insertPool } from './store/pools.js';
 
 export const DEVNET_FILE = 'devnet.json';
 

@@ -11,12 +11,15 @@
  * commands, fee events, snapshots, the admin audit) and is kept: it is what reconciliation, stats
  * and an operator's questions read.
  */
+
+import type { Database, Queryable } from '@poolparty/store';
+import {
+  purgeExpiredNonces,
+  purgeExpiredRevocations,
+  purgeExpiredSessions,
+  purgeIdempotencyRecords,
+} from '@poolparty/store';
 import type { ServiceClock } from './clock.js';
-import type { Database, Queryable } from './store/database.js';
-import { purgeIdempotencyRecords } from './store/idempotency.js';
-import { purgeExpiredNonces } from './store/nonces.js';
-import { purgeExpiredRevocations } from './store/revocations.js';
-import { purgeExpiredSessions } from './store/sessions.js';
 
 /** How often expired rows are looked for: they are small, and nothing reads them once expired. */
 export const HOUSEKEEPING_INTERVAL_MS = 60_000;

@@ -9,7 +9,7 @@
  * would, so that a supervisor restarts it from the store instead of it running on in a state no
  * one planned for.
  */
-import { causedByConnectionLoss } from './store/unavailable.js';
+import { causedByConnectionLoss } from '@poolparty/store';
 
 export interface GuardLog {
   warn(details: { err: unknown }, message: string): void;

@@ -11,6 +11,21 @@
 import { existsSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LedgerPort } from '@poolparty/ledger';
+import type { Database } from '@poolparty/store';
+import {
+  causedByConnectionLoss,
+  checkPostgresReachable,
+  describeStore,
+  ensureServiceSecret,
+  holdsCluster,
+  migrated,
+  openEmbeddedStore,
+  openStore,
+  pgliteDirOf,
+  requireStoreEnvironment,
+  StoreProblem,
+  WrongEnvironmentProblem,
+} from '@poolparty/store';
 import type { JWK } from 'jose';
 import { AdminChangeFeed } from './admin/change-feed.js';
 import { WalletTokenSigner } from './auth/wallet-token.js';
@@ -38,19 +53,6 @@ import {
 import { createLiveQuoter } from './market/live-quoter.js';
 import { SnapshotJob } from './market/snapshots.js';
 import { probeListen } from './preflight.js';
-import type { Database } from './store/database.js';
-import { migrated, openStore } from './store/index.js';
-import { holdsCluster } from './store/pglite-template.js';
-import {
-  checkPostgresReachable,
-  describeStore,
-  openEmbeddedStore,
-  pgliteDirOf,
-} from './store/presence.js';
-import { StoreProblem } from './store/problems.js';
-import { ensureServiceSecret } from './store/service-secrets.js';
-import { requireStoreEnvironment, WrongEnvironmentProblem } from './store/store-environment.js';
-import { causedByConnectionLoss } from './store/unavailable.js';
 
 export interface StartOptions {
   /** PostgreSQL schema to work in (tests isolate themselves this way). */

@@ -7,19 +7,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSettings } from '../src/config.js';
-import { type RunningService, startService } from '../src/service.js';
-import { type CliRun, runCli } from './support/cli.js';
-import { waitFor } from './support/engine.js';
 import {
   createSchema,
   dropSchema,
   POSTGRES_URL,
   postgresSkipReason,
   schemaUrl,
-} from './support/postgres.js';
+} from '@poolparty/store/testing';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSettings } from '../src/config.js';
+import { type RunningService, startService } from '../src/service.js';
+import { type CliRun, runCli } from './support/cli.js';
+import { waitFor } from './support/engine.js';
 import {
   expectProblem,
   type JsonResponse,

@@ -11,11 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Amount, type Instrument } from '@poolparty/core';
 import { LedgerError, type LedgerPort, REASON_META_KEY } from '@poolparty/ledger';
+import type { Database } from '@poolparty/store';
+import { getPool, listAdminActions, listPools } from '@poolparty/store';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adminCommand } from '../src/admin/commands.js';
-import { listAdminActions } from '../src/store/admin-audit.js';
-import type { Database } from '../src/store/database.js';
-import { getPool, listPools } from '../src/store/index.js';
 import { runCli } from './support/cli.js';
 import { type EngineHarness, type Party, useEngineWorld } from './support/engine.js';
 

@@ -4,12 +4,18 @@
  * party's holdings through the Canton adapter — and importing again changes nothing.
  */
 import { Amount } from '@poolparty/core';
+import {
+  type Database,
+  IN_MEMORY,
+  listAdminActions,
+  listPools,
+  migrate,
+  openPglite,
+} from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCommand } from '../src/admin/commands.js';
 import { readLedgerLocation } from '../src/config.js';
 import { type LedgerConnection, openLedgerConnection } from '../src/ledger-connection.js';
-import { listAdminActions } from '../src/store/admin-audit.js';
-import { type Database, IN_MEMORY, listPools, migrate, openPglite } from '../src/store/index.js';
 import { type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
 
 let devnet: ServedDevnet;

@@ -11,16 +11,16 @@ import {
   REASON_META_KEY,
   type TransferCommand,
 } from '@poolparty/ledger';
-import { describe, expect, it } from 'vitest';
-import { adminCommand } from '../src/admin/commands.js';
-import { AdminError, resolveRefund } from '../src/admin/refunds.js';
-import type { Database } from '../src/store/database.js';
+import type { Database } from '@poolparty/store';
 import {
   getPool,
   type IntentRecord,
   listCommandsOfIntent,
   listOpenOperatorFlags,
-} from '../src/store/index.js';
+} from '@poolparty/store';
+import { describe, expect, it } from 'vitest';
+import { adminCommand } from '../src/admin/commands.js';
+import { AdminError, resolveRefund } from '../src/admin/refunds.js';
 import { type EngineHarness, useEngineWorld, waitFor } from './support/engine.js';
 
 const world = useEngineWorld();

@@ -6,15 +6,23 @@
  */
 import { Amount } from '@poolparty/core';
 import { LedgerError, type LedgerPort } from '@poolparty/ledger';
+import type { Database } from '@poolparty/store';
+import {
+  type CollectionRecord,
+  collectableEarnings,
+  getCollection,
+  openPostgres,
+} from '@poolparty/store';
+import {
+  createSchema,
+  dropSchema,
+  POSTGRES_URL,
+  postgresSkipReason,
+} from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CollectionRefused, recordCollection } from '../src/engine/collections.js';
 import type { EngineStep } from '../src/engine/index.js';
-import { type CollectionRecord, getCollection } from '../src/store/collections.js';
-import type { Database } from '../src/store/database.js';
-import { openPostgres } from '../src/store/database.js';
-import { collectableEarnings } from '../src/store/developer-earnings.js';
 import { EngineHarness, useEngineWorld, waitFor } from './support/engine.js';
-import { createSchema, dropSchema, POSTGRES_URL, postgresSkipReason } from './support/postgres.js';
 
 const world = useEngineWorld();
 

@@ -9,17 +9,22 @@
  * applied once. The batched run is repeated on PostgreSQL when one answers.
  */
 import type { Instrument } from '@poolparty/core';
-import { describe, expect, it } from 'vitest';
-import type { EngineStep } from '../src/engine/index.js';
 import {
   cancelIntent,
   type Database,
   getPool,
   listIntentEvents,
   openPostgres,
-} from '../src/store/index.js';
+} from '@poolparty/store';
+import {
+  createSchema,
+  dropSchema,
+  POSTGRES_URL,
+  postgresSkipReason,
+} from '@poolparty/store/testing';
+import { describe, expect, it } from 'vitest';
+import type { EngineStep } from '../src/engine/index.js';
 import { EngineHarness, type Party, useEngineWorld, waitFor } from './support/engine.js';
-import { createSchema, dropSchema, POSTGRES_URL, postgresSkipReason } from './support/postgres.js';
 
 const world = useEngineWorld();
 

@@ -8,19 +8,20 @@
  * loops would run them; the holder is paused inside its batch's transaction, just after it locked
  * the pool, until the other round has returned.
  */
+
+import type { Queryable } from '@poolparty/store';
+import { type Database, type IntentRecord, listIntentEvents, openPostgres } from '@poolparty/store';
+import {
+  createSchema,
+  dropSchema,
+  POSTGRES_URL,
+  postgresSkipReason,
+} from '@poolparty/store/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EngineContext } from '../src/engine/context.js';
 import { executeQueued } from '../src/engine/execution.js';
 import { DEFAULT_ENGINE_SETTINGS, SILENT_LOG } from '../src/engine/settings.js';
-import type { Queryable } from '../src/store/database.js';
-import {
-  type Database,
-  type IntentRecord,
-  listIntentEvents,
-  openPostgres,
-} from '../src/store/index.js';
 import { EngineHarness, type Party, TEST_ENGINE_SETTINGS } from './support/engine.js';
-import { createSchema, dropSchema, POSTGRES_URL, postgresSkipReason } from './support/postgres.js';
 
 const HELD = 'amulet-usdcx';
 const FREE = 'amulet-usdcx-bridge';

@@ -6,12 +6,8 @@
  * sent the leg and the state its outcome leads to.
  */
 import { Amount } from '@poolparty/core';
+import { listCommandsOfIntent, listIntentEvents, listOpenOperatorFlags } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
-import {
-  listCommandsOfIntent,
-  listIntentEvents,
-  listOpenOperatorFlags,
-} from '../src/store/index.js';
 import { swapStatusView } from '../src/swaps/intent-view.js';
 import { type EngineHarness, type Party, useEngineWorld, waitFor } from './support/engine.js';
 

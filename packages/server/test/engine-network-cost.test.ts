@@ -9,8 +9,8 @@
  */
 import { Amount, sameInstrument } from '@poolparty/core';
 import type { LedgerPort, LedgerUpdate, UpdateSubscription } from '@poolparty/ledger';
+import { getPool } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
-import { getPool } from '../src/store/index.js';
 import { type EngineHarness, useEngineWorld } from './support/engine.js';
 
 const world = useEngineWorld();

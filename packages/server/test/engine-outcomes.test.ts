@@ -9,13 +9,13 @@ import {
   REASON_META_KEY,
   type TransferCommand,
 } from '@poolparty/ledger';
-import { describe, expect, it } from 'vitest';
 import {
   cancelIntent,
   getPool,
   listCommandsOfIntent,
   listOpenOperatorFlags,
-} from '../src/store/index.js';
+} from '@poolparty/store';
+import { describe, expect, it } from 'vitest';
 import { type EngineHarness, useEngineWorld, waitFor } from './support/engine.js';
 
 const world = useEngineWorld();

@@ -5,9 +5,9 @@
  */
 import { Amount } from '@poolparty/core';
 import { LedgerError, type TransferCommand } from '@poolparty/ledger';
+import { listDepositsInStatus, listIntentEvents } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
 import type { EngineStep } from '../src/engine/index.js';
-import { listDepositsInStatus, listIntentEvents } from '../src/store/index.js';
 import { type EngineHarness, useEngineWorld, waitFor } from './support/engine.js';
 import { allUpdates } from './support/scale-out.js';
 

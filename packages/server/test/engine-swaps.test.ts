@@ -4,8 +4,8 @@
  * party's, and the store's books of the pool.
  */
 import { Amount } from '@poolparty/core';
+import { listCommandsOfIntent, listIntentEvents } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
-import { listCommandsOfIntent, listIntentEvents } from '../src/store/index.js';
 import { type EngineHarness, useEngineWorld } from './support/engine.js';
 
 const world = useEngineWorld();

@@ -4,8 +4,8 @@
  * operator flag. None is lost: every deposit ends returned, attributed or flagged.
  */
 import { Amount } from '@poolparty/core';
+import { listDepositsInStatus, listOpenOperatorFlags } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
-import { listDepositsInStatus, listOpenOperatorFlags } from '../src/store/index.js';
 import { type EngineHarness, type Party, useEngineWorld, waitFor } from './support/engine.js';
 
 const world = useEngineWorld();

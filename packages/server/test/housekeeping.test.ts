@@ -4,8 +4,6 @@
  * budget and the next run goes on from there; a failing run is reported and the job goes on.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Housekeeping, PURGES, purgeExpired } from '../src/housekeeping.js';
 import {
   type Database,
   findNonce,
@@ -18,7 +16,9 @@ import {
   putIdempotencyRecord,
   revokeWalletToken,
   upsertDeveloper,
-} from '../src/store/index.js';
+} from '@poolparty/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Housekeeping, PURGES, purgeExpired } from '../src/housekeeping.js';
 import { openTestDatabase, waitFor } from './support/engine.js';
 
 const T0 = new Date('2026-11-01T00:00:00Z');

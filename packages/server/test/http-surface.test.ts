@@ -2,12 +2,13 @@
  * The HTTP surface as a client sees it before any business logic: the OpenAPI document, CORS for
  * browser apps, and per-key rate limits.
  */
+
+import { insertApiKey, setApiKeyRateLimits } from '@poolparty/store';
 import { validate } from '@readme/openapi-parser';
 import type { FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-keys.js';
 import { devnetCorsDelegator } from '../src/http/devnet-cors.js';
-import { insertApiKey, setApiKeyRateLimits } from '../src/store/api-keys.js';
 import {
   expectProblem,
   portalLogin,

@@ -10,10 +10,7 @@
  */
 import { Amount } from '@poolparty/core';
 import { REASON_META_KEY } from '@poolparty/ledger';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type IncomingDeposit, takeDeposits } from '../src/engine/intake.js';
-import { type PriceBook, readPriceBook } from '../src/engine/prices.js';
-import type { Queryable, SqlParam } from '../src/store/database.js';
+import type { Queryable, SqlParam } from '@poolparty/store';
 import {
   cancelIntent,
   type Database,
@@ -22,9 +19,17 @@ import {
   listIntentEvents,
   listPools,
   openPostgres,
-} from '../src/store/index.js';
+} from '@poolparty/store';
+import {
+  createSchema,
+  dropSchema,
+  POSTGRES_URL,
+  postgresSkipReason,
+} from '@poolparty/store/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type IncomingDeposit, takeDeposits } from '../src/engine/intake.js';
+import { type PriceBook, readPriceBook } from '../src/engine/prices.js';
 import { EngineHarness, type Party, useEngineWorld, waitFor } from './support/engine.js';
-import { createSchema, dropSchema, POSTGRES_URL, postgresSkipReason } from './support/postgres.js';
 
 const world = useEngineWorld();
 

@@ -1,9 +1,9 @@
+import type { Database } from '@poolparty/store';
+import { listPools, type PoolRecord } from '@poolparty/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countIncompleteCompletedSwapsByPool } from '../src/engine/index.js';
 import { createLiveQuoter } from '../src/market/live-quoter.js';
 import type { QuoteRequest, Quoter } from '../src/market/quoter.js';
-import type { Database } from '../src/store/database.js';
-import { listPools, type PoolRecord } from '../src/store/pools.js';
 import { useEngineWorld, waitFor } from './support/engine.js';
 
 const world = useEngineWorld();

@@ -1,10 +1,14 @@
 import { Amount, constantProductOutput, initialLpSupply } from '@poolparty/core';
+import {
+  deleteDiscountPolicy,
+  findApiKeyByHash,
+  getPoolAccounting,
+  insertDiscountPolicy,
+  updatePoolAccounting,
+} from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import type { DevnetPoolInfo } from '../src/devnet-bootstrap.js';
-import { findApiKeyByHash } from '../src/store/api-keys.js';
-import { deleteDiscountPolicy, insertDiscountPolicy } from '../src/store/discounts.js';
-import { getPoolAccounting, updatePoolAccounting } from '../src/store/pools.js';
 import { request, startTestService, type TestService } from './support/service.js';
 
 type Body = Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { Amount, compareRatio, evaluateSettlementSafety, ratio } from '@poolparty/core';
+import type { PoolRecord } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
 import {
   guardSnapshotOf,
@@ -12,7 +13,6 @@ import {
 import { poolToWire, tokensOf } from '../src/market/pool-view.js';
 import { Refreshed } from '../src/market/refreshed.js';
 import { usdPriceSourceOf } from '../src/market/usd-prices.js';
-import type { PoolRecord } from '../src/store/pools.js';
 
 const amulet = { id: 'Amulet', admin: 'DSO::1220aa' };
 const usdcx = { id: 'USDCx', admin: 'circle::1220bb' };

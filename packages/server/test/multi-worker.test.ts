@@ -9,24 +9,18 @@
  */
 import { Amount, constantProductOutput } from '@poolparty/core';
 import { type LocalLedger, openLocalLedger, seedDevnet } from '@poolparty/ledger';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LedgerClock } from '../src/clock.js';
-import { advisoryLockLeadership, type Engine, startEngine } from '../src/engine/index.js';
-import {
-  type Database,
-  getPool,
-  type IntentRecord,
-  migrate,
-  openPostgres,
-} from '../src/store/index.js';
-import { TEST_ENGINE_SETTINGS, waitFor } from './support/engine.js';
+import { type Database, getPool, type IntentRecord, migrate, openPostgres } from '@poolparty/store';
 import {
   createSchema,
   dropSchema,
   POSTGRES_URL,
   postgresSkipReason,
   terminateIngestLockHolder,
-} from './support/postgres.js';
+} from '@poolparty/store/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LedgerClock } from '../src/clock.js';
+import { advisoryLockLeadership, type Engine, startEngine } from '../src/engine/index.js';
+import { TEST_ENGINE_SETTINGS, waitFor } from './support/engine.js';
 import {
   allUpdates,
   balanceOf,

@@ -3,7 +3,7 @@
  * a store migrated while such offers are pending must know when to withdraw them, and must accept
  * `withdraw` commands.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+
 import {
   type Database,
   IN_MEMORY,
@@ -15,7 +15,8 @@ import {
   recordLedgerCommand,
   recordLegOffer,
   upsertDeveloper,
-} from '../src/store/index.js';
+} from '@poolparty/store';
+import { afterEach, describe, expect, it } from 'vitest';
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 const DAY_MS = 24 * 60 * 60_000;

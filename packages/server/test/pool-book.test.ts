@@ -1,18 +1,25 @@
+import type { Database, Queryable } from '@poolparty/store';
+import {
+  hourOf,
+  insertApiKey,
+  insertFeeEvent,
+  insertIntent,
+  insertPool,
+  insertReconciliationRun,
+  latestReconciliationRun,
+  listPoolSnapshots,
+  migrate,
+  type PoolSide,
+  putPoolSnapshot,
+  sumOutputsSince,
+  upsertDeveloper,
+} from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   countIncompleteCompletedSwaps,
   countIncompleteCompletedSwapsByPool,
 } from '../src/engine/index.js';
 import { PoolBook } from '../src/market/pool-book.js';
-import { insertApiKey } from '../src/store/api-keys.js';
-import type { Database, Queryable } from '../src/store/database.js';
-import { upsertDeveloper } from '../src/store/developers.js';
-import { insertFeeEvent, type PoolSide, sumOutputsSince } from '../src/store/fee-events.js';
-import { insertIntent } from '../src/store/intents.js';
-import { migrate } from '../src/store/migrate.js';
-import { hourOf, listPoolSnapshots, putPoolSnapshot } from '../src/store/pool-snapshots.js';
-import { insertPool } from '../src/store/pools.js';
-import { insertReconciliationRun, latestReconciliationRun } from '../src/store/reconciliation.js';
 import { openTestDatabase } from './support/engine.js';
 
 const HOUR_MS = 60 * 60 * 1000;

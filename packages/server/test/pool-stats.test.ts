@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import type { Row } from '@poolparty/store';
+import {
+  getPool,
+  getPoolAccounting,
+  hourOf,
+  insertFeeEvent,
+  insertIntent,
+  listPoolSnapshots,
+  updatePoolAccounting,
+} from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SnapshotJob } from '../src/market/snapshots.js';
-import type { Row } from '../src/store/database.js';
-import { insertFeeEvent } from '../src/store/fee-events.js';
-import { insertIntent } from '../src/store/intents.js';
-import { hourOf, listPoolSnapshots } from '../src/store/pool-snapshots.js';
-import { getPool, getPoolAccounting, updatePoolAccounting } from '../src/store/pools.js';
 import { request, startTestService, type TestService } from './support/service.js';
 
 type Body = Record<string, unknown>;

@@ -4,6 +4,11 @@
  * `incomplete_completed_accounting` (quotes and the pre-payout guard) until an operator resolves it.
  */
 import { Amount } from '@poolparty/core';
+import {
+  listOpenOperatorFlags,
+  type ReconciliationRun,
+  resolveOperatorFlag,
+} from '@poolparty/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EngineContext } from '../src/engine/context.js';
 import {
@@ -14,11 +19,6 @@ import {
 import { judgePool, reconcile, type SideComparison } from '../src/engine/reconciler.js';
 import { createLiveQuoter } from '../src/market/live-quoter.js';
 import type { Quoter } from '../src/market/quoter.js';
-import {
-  listOpenOperatorFlags,
-  type ReconciliationRun,
-  resolveOperatorFlag,
-} from '../src/store/index.js';
 import { type EngineHarness, type Party, useEngineWorld, waitFor } from './support/engine.js';
 
 const world = useEngineWorld();

@@ -8,18 +8,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getLedgerCommand, insertPool, openStore, recordLedgerCommand } from '@poolparty/store';
+import {
+  createSchema,
+  dropSchema,
+  POSTGRES_URL,
+  postgresSkipReason,
+} from '@poolparty/store/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../src/config.js';
 import { type LeaderTerm, type StreamLeadership, startEngine } from '../src/engine/index.js';
 import { claimCommand } from '../src/engine/queries.js';
 import { type RunningService, startService } from '../src/service.js';
-import {
-  getLedgerCommand,
-  insertPool,
-  openStore,
-  recordLedgerCommand,
-} from '../src/store/index.js';
 import { issueApiKey, type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
 import {
   type EngineHarness,
@@ -27,7 +28,6 @@ import {
   useEngineWorld,
   waitFor,
 } from './support/engine.js';
-import { createSchema, dropSchema, POSTGRES_URL, postgresSkipReason } from './support/postgres.js';
 import { request } from './support/service.js';
 
 const skipReason = await postgresSkipReason('roles suite on PostgreSQL');

@@ -8,11 +8,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Amount } from '@poolparty/core';
+import { listPools } from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startupBanner } from '../src/banner.js';
 import { readSettings, type Settings } from '../src/config.js';
 import { type RunningService, StartupError, startService } from '../src/service.js';
-import { listPools } from '../src/store/index.js';
 import { type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
 import { request } from './support/service.js';
 

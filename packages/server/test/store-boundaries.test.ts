@@ -1,9 +1,9 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LOCK_FILE } from '@poolparty/store';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DevnetWelcome } from '../src/devnet-bootstrap.js';
-import { LOCK_FILE } from '../src/store/data-folder-lock.js';
 import { runCli, serveCli as serve, stopServed as stop } from './support/cli.js';
 import { request, walletTokenFor } from './support/service.js';
 

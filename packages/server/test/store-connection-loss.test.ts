@@ -7,15 +7,16 @@
  * The connections are cut by a TCP proxy in front of PostgreSQL (support/tcp-proxy.ts), so the
  * test decides exactly when, and can refuse new connections for as long as an outage lasts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import {
   type Database,
   isConnectionLoss,
   isReadOnlyStatement,
   openPostgres,
   StoreUnavailable,
-} from '../src/store/index.js';
-import { createSchema, dropSchema, postgresSkipReason } from './support/postgres.js';
+} from '@poolparty/store';
+import { createSchema, dropSchema, postgresSkipReason } from '@poolparty/store/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   expectProblem,
   request,

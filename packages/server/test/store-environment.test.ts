@@ -3,19 +3,23 @@
  * later ones read it; the other environment is refused with one line; a store made before the
  * record existed gets it from its API keys when they agree.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-keys.js';
-import { insertApiKey } from '../src/store/api-keys.js';
-import { type Database, IN_MEMORY, openPglite } from '../src/store/database.js';
-import { upsertDeveloper } from '../src/store/developers.js';
-import { loadMigrations, migrate } from '../src/store/migrate.js';
+
 import {
   claimStoreEnvironment,
+  type Database,
   environmentMismatch,
+  IN_MEMORY,
+  insertApiKey,
+  loadMigrations,
+  migrate,
+  openPglite,
   recordedEnvironment,
   requireStoreEnvironment,
+  upsertDeveloper,
   WrongEnvironmentProblem,
-} from '../src/store/store-environment.js';
+} from '@poolparty/store';
+import { afterEach, describe, expect, it } from 'vitest';
+import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-keys.js';
 
 const NOW = new Date('2026-11-23T08:00:00.000Z');
 const DEVELOPER = `dev::1220${'e'.repeat(64)}`;

@@ -8,11 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { findApiKeyByHash, insertApiKey } from '@poolparty/store';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-keys.js';
 import { buildApp } from '../src/http/app.js';
 import { StreamCaps } from '../src/http/stream-caps.js';
-import { findApiKeyByHash, insertApiKey } from '../src/store/api-keys.js';
 import {
   newDevnetParty,
   request,

@@ -13,6 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { SwapState } from '@poolparty/core';
+import {
+  type Database,
+  type IntentTransition,
+  openPostgres,
+  transitionIntent,
+} from '@poolparty/store';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../src/config.js';
@@ -29,8 +35,6 @@ import {
 } from '../src/events/swap-event-stream.js';
 import { buildApp } from '../src/http/app.js';
 import { type RunningService, startService } from '../src/service.js';
-import { type Database, openPostgres } from '../src/store/database.js';
-import { type IntentTransition, transitionIntent } from '../src/store/intents.js';
 import {
   answerDevnetOffer,
   depositFor,

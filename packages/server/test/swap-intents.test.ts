@@ -11,10 +11,10 @@ import {
   priceTrade,
   ratio,
 } from '@poolparty/core';
+import type { IntentRecord } from '@poolparty/store';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/http/problem.js';
-import type { IntentRecord } from '../src/store/intents.js';
 import {
   INTENT_VALIDITY_MS,
   newIntentFrom,

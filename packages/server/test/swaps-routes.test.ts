@@ -3,13 +3,17 @@
  * idempotency, and every refusal a client can meet.
  */
 import { Amount } from '@poolparty/core';
+import {
+  findApiKeyByHash,
+  insertApiKey,
+  insertIntent,
+  transitionIntent,
+  upsertDeveloper,
+} from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import type { DevnetParty, DevnetPoolInfo } from '../src/devnet-bootstrap.js';
 import { ApiError } from '../src/http/problem.js';
-import { findApiKeyByHash, insertApiKey } from '../src/store/api-keys.js';
-import { upsertDeveloper } from '../src/store/developers.js';
-import { insertIntent, transitionIntent } from '../src/store/intents.js';
 import { createSwap as createSwapIntent } from '../src/swaps/create-swap.js';
 import { InFlightKeys } from '../src/swaps/idempotency.js';
 import {

@@ -11,17 +11,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { type Database, openStore } from '../src/store/index.js';
-import { type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
-import { waitFor } from './support/engine.js';
+import { type Database, openStore } from '@poolparty/store';
 import {
   createSchema,
   dropSchema,
   POSTGRES_URL,
   postgresSkipReason,
   schemaUrl,
-} from './support/postgres.js';
+} from '@poolparty/store/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
+import { waitFor } from './support/engine.js';
 import {
   depositedSwaps,
   expectEachPaidOnce,

@@ -9,12 +9,12 @@
  * bound the delay when a hint is lost (the listener reconnecting, say). After a reconnect every
  * subscriber is told, since changes made while nobody listened were not announced.
  */
-import { ADMIN_CHANGES_CHANNEL } from '../store/admin-audit.js';
 import {
+  ADMIN_CHANGES_CHANNEL,
   type NotificationSource,
   ResilientListener,
   type ResilientListenerOptions,
-} from '../store/resilient-listener.js';
+} from '@poolparty/store';
 
 export type OnAdminChange = () => void;
 

@@ -26,12 +26,17 @@
  * books and the ledger agree by then; until that run the pool stays blocked.
  */
 import { LedgerError, type LedgerPort } from '@poolparty/ledger';
+import type { Database } from '@poolparty/store';
+import {
+  getPool,
+  listAdminActions,
+  listOpenOperatorFlags,
+  listPools,
+  recordAdminAction,
+  resolveOperatorFlag,
+  StoreProblem,
+} from '@poolparty/store';
 import { Command, Option } from 'commander';
-import { listAdminActions, recordAdminAction } from '../store/admin-audit.js';
-import type { Database } from '../store/database.js';
-import { listOpenOperatorFlags, resolveOperatorFlag } from '../store/operator-flags.js';
-import { getPool, listPools } from '../store/pools.js';
-import { StoreProblem } from '../store/problems.js';
 import { DEVNET_POOLS_PATH, readDevnetPoolManifest } from './devnet-pools.js';
 import {
   addDiscount,

@@ -14,16 +14,16 @@ import {
   FULL_CHARGE_BPS,
   parsePartyId,
 } from '@poolparty/core';
-import { recordAdminAction } from '../store/admin-audit.js';
-import { findApiKeysByIdOrPrefix } from '../store/api-keys.js';
-import type { Database, Queryable } from '../store/database.js';
+import type { Database, Queryable } from '@poolparty/store';
 import {
   type DiscountPolicyRecord,
+  findApiKeysByIdOrPrefix,
+  getPool,
   insertDiscountPolicy,
   listDiscountPolicies,
+  recordAdminAction,
   removeDiscountPolicy,
-} from '../store/discounts.js';
-import { getPool } from '../store/pools.js';
+} from '@poolparty/store';
 import { AdminError } from './refunds.js';
 
 /** Policies listed at most by `admin discounts list`. */

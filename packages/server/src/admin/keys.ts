@@ -3,15 +3,16 @@
  * the service defaults; `default` removes the override. The API-key directory of every running
  * process re-reads the key when told of the change (admin/change-feed.ts).
  */
-import { DEFAULT_RATE_LIMITS } from '../http/authenticate.js';
-import { recordAdminAction } from '../store/admin-audit.js';
+
+import type { Database, Queryable } from '@poolparty/store';
 import {
   type ApiKeyRecord,
   findApiKeysByIdOrPrefix,
   listAllApiKeys,
+  recordAdminAction,
   setApiKeyRateLimits,
-} from '../store/api-keys.js';
-import type { Database, Queryable } from '../store/database.js';
+} from '@poolparty/store';
+import { DEFAULT_RATE_LIMITS } from '../http/authenticate.js';
 import type { Attribution } from './discounts.js';
 import { AdminError } from './refunds.js';
 

@@ -10,9 +10,14 @@
  */
 import { Amount, type Instrument, initialLpSupply, sameInstrument } from '@poolparty/core';
 import type { Holding, LedgerPort } from '@poolparty/ledger';
-import { recordAdminAction } from '../store/admin-audit.js';
-import type { Database, Queryable } from '../store/database.js';
-import { getPool, insertPool, listPools, type PoolRecord } from '../store/pools.js';
+import type { Database, Queryable } from '@poolparty/store';
+import {
+  getPool,
+  insertPool,
+  listPools,
+  type PoolRecord,
+  recordAdminAction,
+} from '@poolparty/store';
 import type { Attribution } from './discounts.js';
 import { AdminError } from './refunds.js';
 

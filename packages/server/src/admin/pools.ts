@@ -5,9 +5,15 @@
  * process re-reads the pool when told of the change (admin/change-feed.ts), and within a second
  * anyway (the pool book's refresh).
  */
-import { recordAdminAction } from '../store/admin-audit.js';
-import type { Database } from '../store/database.js';
-import { getPool, type PoolRecord, type PoolStatus, setPoolStatus } from '../store/pools.js';
+
+import type { Database } from '@poolparty/store';
+import {
+  getPool,
+  type PoolRecord,
+  type PoolStatus,
+  recordAdminAction,
+  setPoolStatus,
+} from '@poolparty/store';
 import type { Attribution } from './discounts.js';
 import { AdminError } from './refunds.js';
 

@@ -16,17 +16,19 @@
  * The subject is an intent id, or the deposit id of an unmatched transfer whose refund failed.
  */
 import { Amount, type Instrument } from '@poolparty/core';
-import { debit, lockPool, moveBalances } from '../engine/accounting.js';
-import type { OperatorRetry, TransferPayload } from '../engine/legs.js';
-import { readStringOrNull } from '../store/columns.js';
-import type { Database, Queryable } from '../store/database.js';
+import type { Database, Queryable } from '@poolparty/store';
 import {
   commandFromRow,
   commandIdOf,
+  flagFromRow,
   type LedgerCommandRecord,
+  type OperatorFlag,
+  readStringOrNull,
   recordLedgerCommand,
-} from '../store/ledger-commands.js';
-import { flagFromRow, type OperatorFlag, resolveOperatorFlag } from '../store/operator-flags.js';
+  resolveOperatorFlag,
+} from '@poolparty/store';
+import { debit, lockPool, moveBalances } from '../engine/accounting.js';
+import type { OperatorRetry, TransferPayload } from '../engine/legs.js';
 
 /** A request the store's state does not allow; the message says why, for the operator. */
 export class AdminError extends Error {

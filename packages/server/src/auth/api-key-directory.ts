@@ -8,12 +8,8 @@
  * calls `invalidate()` when the store announces an admin change (admin/change-feed.ts).
  */
 
-import {
-  type ApiKeyWithDeveloper,
-  findApiKeyByHash,
-  recordApiKeyUsage,
-} from '../store/api-keys.js';
-import type { Database } from '../store/database.js';
+import type { Database } from '@poolparty/store';
+import { type ApiKeyWithDeveloper, findApiKeyByHash, recordApiKeyUsage } from '@poolparty/store';
 import { hashApiKey } from './api-keys.js';
 
 export const CACHE_TTL_MS = 10_000;

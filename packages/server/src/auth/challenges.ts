@@ -24,9 +24,9 @@ import {
   parsePartyId,
   type StoredChallenge,
 } from '@poolparty/core';
+import { consumeNonce, findNonce, insertNonce, type NonceRecord } from '@poolparty/store';
 import type { ServiceContext } from '../context.js';
 import { ApiError } from '../http/problem.js';
-import { consumeNonce, findNonce, insertNonce, type NonceRecord } from '../store/nonces.js';
 
 export type ChallengeDeps = Pick<ServiceContext, 'db' | 'settings' | 'clock' | 'ledger'>;
 

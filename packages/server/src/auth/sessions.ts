@@ -4,9 +4,8 @@
  * leaked store does not hand out sessions.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Database } from '../store/database.js';
-import { upsertDeveloper } from '../store/developers.js';
-import { findValidSession, insertSession } from '../store/sessions.js';
+import type { Database } from '@poolparty/store';
+import { findValidSession, insertSession, upsertDeveloper } from '@poolparty/store';
 
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 export const SESSION_COOKIE = 'pp_session';

@@ -6,9 +6,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type InjectedFaults, openLocalLedger } from '@poolparty/ledger';
+import { lockDataFolder, StoreProblem } from '@poolparty/store';
 import { type DevnetWelcome, loadOrSeed } from '../devnet-bootstrap.js';
-import { lockDataFolder } from '../store/data-folder-lock.js';
-import { StoreProblem } from '../store/problems.js';
 import { type DevnetLedgerServer, startDevnetLedgerServer } from './index.js';
 import type { DevnetLedgerSettings } from './settings.js';
 import { DEFAULT_USER } from './users.js';

@@ -17,14 +17,14 @@
  * written on top of them.
  */
 import { Amount } from '@poolparty/core';
-import type { Queryable } from '../store/database.js';
+import type { Queryable } from '@poolparty/store';
 import {
   addToPoolAccounting,
   type BalanceDeltas,
   getPoolAccounting,
   type PoolAccounting,
   type PoolBalances,
-} from '../store/pools.js';
+} from '@poolparty/store';
 
 export type Side = 'a' | 'b';
 export type Bucket = 'reserve' | 'inflight' | 'outgoing' | 'fees';

@@ -20,11 +20,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Amount, type Instrument } from '@poolparty/core';
-import { type CollectionRecord, insertCollection, moveCollection } from '../store/collections.js';
-import type { Database, Queryable } from '../store/database.js';
-import { collectableEarnings } from '../store/developer-earnings.js';
-import { commandIdOf } from '../store/ledger-commands.js';
-import { getPool } from '../store/pools.js';
+import type { Database, Queryable } from '@poolparty/store';
+import {
+  type CollectionRecord,
+  collectableEarnings,
+  commandIdOf,
+  getPool,
+  insertCollection,
+  moveCollection,
+} from '@poolparty/store';
 import {
   AccountingError,
   credit,

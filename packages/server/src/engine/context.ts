@@ -1,8 +1,8 @@
 /** What every part of the engine is given: the ports, the settings, and the step hook. */
 import type { LedgerPort } from '@poolparty/ledger';
+import type { Database } from '@poolparty/store';
 import type { ServiceClock } from '../clock.js';
 import type { Quoter } from '../market/quoter.js';
-import type { Database } from '../store/database.js';
 import type { EngineLog, EngineSettings, EngineStep } from './settings.js';
 
 export interface EngineContext {

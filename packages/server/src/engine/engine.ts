@@ -21,9 +21,7 @@
  * can start a fresh engine on the same store and ledger.
  */
 import { LedgerError, type LedgerUpdate } from '@poolparty/ledger';
-import { getLedgerOffset } from '../store/offsets.js';
-import { listPools, type PoolRecord } from '../store/pools.js';
-import { isConnectionLoss } from '../store/unavailable.js';
+import { getLedgerOffset, isConnectionLoss, listPools, type PoolRecord } from '@poolparty/store';
 import { type EngineContext, EngineCrash } from './context.js';
 import { executeQueued } from './execution.js';
 import { expireDue } from './expiry.js';

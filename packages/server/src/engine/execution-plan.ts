@@ -19,8 +19,7 @@ import {
   priceImpactCapRatio,
 } from '@poolparty/core';
 import type { Holding } from '@poolparty/ledger';
-import type { IntentRecord } from '../store/intents.js';
-import type { PoolBalances, PoolRecord } from '../store/pools.js';
+import type { IntentRecord, PoolBalances, PoolRecord } from '@poolparty/store';
 import { applyMovements, credit, debit, type Movement, type Side } from './accounting.js';
 import { type GuardFigures, guardSnapshotFrom, poolThresholds, withSwap } from './guard-inputs.js';
 import { intentFees, sideOf } from './legs.js';

@@ -25,21 +25,22 @@
  */
 import { assertTransition, type SwapState } from '@poolparty/core';
 import type { Holding } from '@poolparty/ledger';
-import type { Queryable } from '../store/database.js';
-import { insertFeeEvents, type NewFeeEvent } from '../store/fee-events.js';
+import type { Queryable } from '@poolparty/store';
 import {
+  commandIdOf,
   getIntentsInStatus,
   type IntentPath,
   type IntentRecord,
+  insertFeeEvents,
   listIntentsInStatus,
+  listPools,
   moveIntentsAlong,
-} from '../store/intents.js';
-import {
-  commandIdOf,
+  type NewFeeEvent,
   type NewLedgerCommand,
+  type PoolRecord,
   recordLedgerCommands,
-} from '../store/ledger-commands.js';
-import { listPools, type PoolRecord, updatePoolAccounting } from '../store/pools.js';
+  updatePoolAccounting,
+} from '@poolparty/store';
 import { AccountingError, lockPool } from './accounting.js';
 import { Effects, type EngineContext, EngineCrash } from './context.js';
 import {

@@ -3,7 +3,7 @@
  * A deposit that arrives later finds no pending intent and is returned as unmatched; one whose
  * ledger record time is past `expiresAt` is unmatched even before this sweep runs (attribution).
  */
-import { expireDueIntents } from '../store/intents.js';
+import { expireDueIntents } from '@poolparty/store';
 import type { EngineContext } from './context.js';
 
 /** Expires one bounded batch; returns how many intents expired. */

@@ -21,8 +21,8 @@ import {
   type Instrument,
   type Reserves,
 } from '@poolparty/core';
-import { readSafeInteger } from '../store/columns.js';
-import type { Queryable } from '../store/database.js';
+import type { Queryable } from '@poolparty/store';
+import { readSafeInteger } from '@poolparty/store';
 import type { Side } from './accounting.js';
 import { type PriceBook, referencePrice } from './prices.js';
 

@@ -6,9 +6,9 @@
  * submission) → confirmation from the update stream → terminal state.
  */
 import type { LedgerPort } from '@poolparty/ledger';
+import type { Database } from '@poolparty/store';
 import type { ServiceClock } from '../clock.js';
 import type { Quoter } from '../market/quoter.js';
-import type { Database } from '../store/database.js';
 import { type Engine, SettlementEngine } from './engine.js';
 import { type StreamLeadership, soleLeadership } from './leadership.js';
 import {

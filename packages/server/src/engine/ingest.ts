@@ -19,10 +19,8 @@
  */
 import { Amount } from '@poolparty/core';
 import type { LedgerEvent, LedgerUpdate } from '@poolparty/ledger';
-import type { Queryable } from '../store/database.js';
-import { setLedgerOffset } from '../store/offsets.js';
-import { raiseOperatorFlag } from '../store/operator-flags.js';
-import type { PoolRecord } from '../store/pools.js';
+import type { PoolRecord, Queryable } from '@poolparty/store';
+import { raiseOperatorFlag, setLedgerOffset } from '@poolparty/store';
 import { collectionOffered, finishCollection, returnCollection } from './collections.js';
 import { Effects, type EngineContext } from './context.js';
 import { type IncomingDeposit, takeDeposit, takeDeposits } from './intake.js';

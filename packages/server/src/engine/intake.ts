@@ -16,26 +16,23 @@ import {
   sameInstrument,
 } from '@poolparty/core';
 import { REASON_META_KEY } from '@poolparty/ledger';
-import type { Queryable } from '../store/database.js';
-import {
-  type DepositStatus,
-  depositIdOf,
-  recordDeposit,
-  recordDeposits,
-} from '../store/deposits.js';
+import type { PoolRecord, Queryable } from '@poolparty/store';
 import {
   type AttributionCandidateIntents,
   attributionCandidatesAmong,
   claimIntentsForDeposits,
   type DepositClaim,
+  type DepositStatus,
+  depositIdOf,
   findAttributionCandidates,
   findAttributionCandidatesOfMany,
   type IntentRecord,
   isPendingOf,
   type PendingIntentKey,
-} from '../store/intents.js';
-import { raiseOperatorFlag } from '../store/operator-flags.js';
-import type { PoolRecord } from '../store/pools.js';
+  raiseOperatorFlag,
+  recordDeposit,
+  recordDeposits,
+} from '@poolparty/store';
 import { credit, type Movement, moveBalances } from './accounting.js';
 import { recordOfferAction, recordTransfer, sideOf } from './legs.js';
 import { moveIntent } from './moves.js';

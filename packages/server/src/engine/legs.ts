@@ -17,19 +17,26 @@ import {
   type SwapState,
 } from '@poolparty/core';
 import { REASON_META_KEY } from '@poolparty/ledger';
-import type { Queryable } from '../store/database.js';
-import { getDeposit, getDepositOfIntent, setDepositStatus } from '../store/deposits.js';
-import { recordLegOffer, settleLegOffer } from '../store/intent-legs.js';
+import type { Queryable } from '@poolparty/store';
 import {
+  type CommandLeg,
+  commandIdOf,
+  getDeposit,
+  getDepositOfIntent,
   getIntent,
+  getPool,
   type IntentPath,
   type IntentRecord,
   type IntentTransition,
   moveIntentsAlong,
-} from '../store/intents.js';
-import { type CommandLeg, commandIdOf, recordLedgerCommand } from '../store/ledger-commands.js';
-import { raiseOperatorFlag, resolveOperatorFlag } from '../store/operator-flags.js';
-import { getPool, type PoolBalances } from '../store/pools.js';
+  type PoolBalances,
+  raiseOperatorFlag,
+  recordLedgerCommand,
+  recordLegOffer,
+  resolveOperatorFlag,
+  setDepositStatus,
+  settleLegOffer,
+} from '@poolparty/store';
 import {
   AccountingError,
   applyMovements,

@@ -5,8 +5,8 @@
  * intent first).
  */
 import { assertTransition, type SwapState } from '@poolparty/core';
-import type { Queryable } from '../store/database.js';
-import { type IntentRecord, type IntentTransition, transitionIntent } from '../store/intents.js';
+import type { Queryable } from '@poolparty/store';
+import { type IntentRecord, type IntentTransition, transitionIntent } from '@poolparty/store';
 
 export function moveIntent(tx: Queryable, move: IntentTransition): Promise<IntentRecord | null> {
   const from: readonly SwapState[] = typeof move.from === 'string' ? [move.from] : move.from;

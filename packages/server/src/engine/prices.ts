@@ -19,7 +19,7 @@ import {
   usdPriceThroughAmuletPool,
 } from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
-import type { PoolRecord } from '../store/pools.js';
+import type { PoolRecord } from '@poolparty/store';
 
 const AMULET_ID = 'Amulet';
 const USDCX_ID = 'USDCx';

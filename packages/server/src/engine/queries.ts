@@ -3,12 +3,22 @@
  * under a row lock, command retries and confirmations, offers, and the figures the guard reads.
  * Everything else goes through the store's query modules.
  */
-import { readDateOrNull, readSafeInteger, readString, readStringOrNull } from '../store/columns.js';
-import type { Queryable, Row } from '../store/database.js';
-import type { DepositRecord } from '../store/deposits.js';
-import { getDeposit } from '../store/deposits.js';
-import type { CommandLeg, LedgerCommandRecord } from '../store/ledger-commands.js';
-import { commandFromRow } from '../store/ledger-commands.js';
+
+import type {
+  CommandLeg,
+  DepositRecord,
+  LedgerCommandRecord,
+  Queryable,
+  Row,
+} from '@poolparty/store';
+import {
+  commandFromRow,
+  getDeposit,
+  readDateOrNull,
+  readSafeInteger,
+  readString,
+  readStringOrNull,
+} from '@poolparty/store';
 import { AccountingError } from './accounting.js';
 
 export interface EngineCommand extends LedgerCommandRecord {

@@ -23,14 +23,17 @@
  */
 import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
 import { type Holding, LedgerError, type LedgerUpdate } from '@poolparty/ledger';
-import { readAmount, readIntegerOrNull, readSafeInteger, readString } from '../store/columns.js';
-import type { Queryable, Row } from '../store/database.js';
-import { raiseOperatorFlag } from '../store/operator-flags.js';
+import type { Queryable, Row } from '@poolparty/store';
 import {
   insertReconciliationRun,
   latestReconciliationRun,
   type ReconciliationRun,
-} from '../store/reconciliation.js';
+  raiseOperatorFlag,
+  readAmount,
+  readIntegerOrNull,
+  readSafeInteger,
+  readString,
+} from '@poolparty/store';
 import { lockPool, type Side } from './accounting.js';
 import type { EngineContext } from './context.js';
 

@@ -16,9 +16,9 @@ import {
   type NotificationSource,
   ResilientListener,
   type ResilientListenerOptions,
-} from '../store/resilient-listener.js';
+} from '@poolparty/store';
 
-export type { NotificationSource } from '../store/resilient-listener.js';
+export type { NotificationSource } from '@poolparty/store';
 
 export const INTENT_EVENTS_CHANNEL = 'intent_events';
 

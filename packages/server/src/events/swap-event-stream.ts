@@ -27,14 +27,14 @@ import {
   type SwapLeg,
   type SwapStatus,
 } from '@poolparty/core';
-import type { Queryable } from '../store/database.js';
+import type { Queryable } from '@poolparty/store';
 import {
   type FailureReason,
   getIntent,
   type IntentEventRecord,
   type IntentRecord,
   listIntentEvents,
-} from '../store/intents.js';
+} from '@poolparty/store';
 import { swapStatusView } from '../swaps/intent-view.js';
 import type { IntentEventHub } from './intent-event-hub.js';
 import { IntentSnapshots, type SnapshotSubscription } from './intent-snapshots.js';

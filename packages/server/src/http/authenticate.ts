@@ -6,12 +6,12 @@
  *   address on the unauthenticated login steps and the devnet faucet; every limited response
  *   says where it stands in `RateLimit-*` headers.
  */
+
+import { type ApiKeyWithDeveloper, isApiKeyUsable, isWalletTokenRevoked } from '@poolparty/store';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { ApiKeyDirectory } from '../auth/api-key-directory.js';
 import { classifyApiKey } from '../auth/api-keys.js';
 import type { ServiceContext } from '../context.js';
-import { type ApiKeyWithDeveloper, isApiKeyUsable } from '../store/api-keys.js';
-import { isWalletTokenRevoked } from '../store/revocations.js';
 import { ApiError } from './problem.js';
 import type { BucketStore, RateDecision } from './token-bucket.js';
 

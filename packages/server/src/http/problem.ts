@@ -16,6 +16,7 @@ import {
   type RequiredProblemExtensions,
   statusOf,
 } from '@poolparty/core';
+import { causedByConnectionLoss } from '@poolparty/store';
 import type {
   FastifyBaseLogger,
   FastifyError,
@@ -23,7 +24,6 @@ import type {
   FastifyReply,
   FastifyRequest,
 } from 'fastify';
-import { causedByConnectionLoss } from '../store/unavailable.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 

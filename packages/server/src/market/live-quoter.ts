@@ -30,11 +30,10 @@ import {
   type WireQuote,
 } from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
+import type { Database, PoolRecord } from '@poolparty/store';
+import { listDiscountPoliciesInForce } from '@poolparty/store';
 import type { ServiceClock } from '../clock.js';
 import { ApiError } from '../http/problem.js';
-import type { Database } from '../store/database.js';
-import { listDiscountPoliciesInForce } from '../store/discounts.js';
-import type { PoolRecord } from '../store/pools.js';
 import { guardSnapshotOf, referenceOf } from './guard-inputs.js';
 import { LedgerPriceCache, type LedgerPrices } from './ledger-prices.js';
 import { type PairRequest, resolvePair } from './pair-resolution.js';

@@ -19,11 +19,15 @@ import {
   type GuardThresholds,
   type PoolSnapshot,
 } from '@poolparty/core';
-import type { Queryable } from '../store/database.js';
-import { sumOutputsSinceByPool } from '../store/fee-events.js';
-import { hourOf, listPoolSnapshotsByPool } from '../store/pool-snapshots.js';
-import { listPools, type PoolRecord } from '../store/pools.js';
-import { latestReconciliationRunByPool } from '../store/reconciliation.js';
+import type { Queryable } from '@poolparty/store';
+import {
+  hourOf,
+  latestReconciliationRunByPool,
+  listPoolSnapshotsByPool,
+  listPools,
+  type PoolRecord,
+  sumOutputsSinceByPool,
+} from '@poolparty/store';
 import { type PoolHistory, thresholdsOf } from './guard-inputs.js';
 import type { TradedPair } from './pair-resolution.js';
 import { type Loaded, Refreshed } from './refreshed.js';

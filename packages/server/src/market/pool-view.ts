@@ -15,7 +15,7 @@ import {
   type Pool,
   type Token,
 } from '@poolparty/core';
-import type { PoolRecord } from '../store/pools.js';
+import type { PoolRecord } from '@poolparty/store';
 
 export function poolToWire(pool: PoolRecord): Pool {
   const { accounting } = pool;

@@ -4,7 +4,7 @@
  * database on the hot path.
  */
 import type { PricedTrade, SettlementSafety, WireQuote } from '@poolparty/core';
-import type { PoolRecord } from '../store/pools.js';
+import type { PoolRecord } from '@poolparty/store';
 
 export interface QuoteRequest {
   readonly from: string;

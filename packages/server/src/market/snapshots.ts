@@ -39,12 +39,17 @@ import {
   usdPriceRatio,
 } from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
+import type { Queryable } from '@poolparty/store';
+import {
+  hourOf,
+  listPoolSnapshots,
+  listPools,
+  type PoolRecord,
+  putPoolSnapshot,
+  summarizeFeeEvents,
+} from '@poolparty/store';
 import type { ServiceClock } from '../clock.js';
 import { ApiError } from '../http/problem.js';
-import type { Queryable } from '../store/database.js';
-import { summarizeFeeEvents } from '../store/fee-events.js';
-import { hourOf, listPoolSnapshots, putPoolSnapshot } from '../store/pool-snapshots.js';
-import { listPools, type PoolRecord } from '../store/pools.js';
 import { AMULET_SYMBOL, type PricingPool, USDCX_SYMBOL, usdPriceSourceOf } from './usd-prices.js';
 
 /** How often the job looks whether the service clock has entered a new hour, wall time. */

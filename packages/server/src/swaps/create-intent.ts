@@ -10,9 +10,9 @@
  *   party (seed §4.4).
  */
 import { type CreateSwapBody, minOutput, validateSlippage } from '@poolparty/core';
+import type { NewIntent } from '@poolparty/store';
 import { ApiError } from '../http/problem.js';
 import type { PricedQuote, QuoteRequest } from '../market/quoter.js';
-import type { NewIntent } from '../store/intents.js';
 
 /** Seed §8: an intent is valid for 24 hours; the response's `expiresAt` is authoritative. */
 export const INTENT_VALIDITY_MS = 24 * 60 * 60 * 1000;

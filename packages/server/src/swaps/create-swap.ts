@@ -3,12 +3,18 @@
  * and — under an `Idempotency-Key` — the stored response, all in one transaction.
  */
 import type { CreateSwapBody, SwapIntent } from '@poolparty/core';
+import type { ApiKeyRecord } from '@poolparty/store';
+import {
+  ActiveIntentExistsError,
+  getIdempotencyRecord,
+  insertIntent,
+  isUniqueViolation,
+  type NewIntent,
+  putIdempotencyRecord,
+  type Queryable,
+} from '@poolparty/store';
 import type { ServiceContext } from '../context.js';
 import { ApiError } from '../http/problem.js';
-import type { ApiKeyRecord } from '../store/api-keys.js';
-import { isUniqueViolation, type Queryable } from '../store/database.js';
-import { getIdempotencyRecord, putIdempotencyRecord } from '../store/idempotency.js';
-import { ActiveIntentExistsError, insertIntent, type NewIntent } from '../store/intents.js';
 import {
   newIntentFrom,
   quoteRequestOf,

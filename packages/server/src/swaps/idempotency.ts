@@ -15,8 +15,8 @@
  *   replays the first one's response.
  */
 import { createHash } from 'node:crypto';
+import type { IdempotencyRecord } from '@poolparty/store';
 import { ApiError } from '../http/problem.js';
-import type { IdempotencyRecord } from '../store/idempotency.js';
 
 /** JSON with object keys sorted at every level: equal values give equal text. */
 export function canonicalJson(value: unknown): string {

@@ -18,7 +18,7 @@ import {
   type SwapStatus,
 } from '@poolparty/core';
 import { REASON_META_KEY } from '@poolparty/ledger';
-import type { IntentRecord, LegOffer } from '../store/intents.js';
+import type { IntentRecord, LegOffer } from '@poolparty/store';
 
 /** One state change, as the store's events and histories both carry it. */
 export interface StateChange {

@@ -11,10 +11,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { postgresSkipReason } from '@poolparty/store/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { markdownReport, writeReport } from '../../chaos/report.js';
 import { CHAOS_USAGE, parseChaosArgs, runChaos, runPassed } from '../../chaos/run.js';
-import { postgresSkipReason } from '../support/postgres.js';
 
 const skipReason = await postgresSkipReason('chaos suite');
 

@@ -10,9 +10,9 @@ import {
   openLocalLedger,
   seedDevnet,
 } from '@poolparty/ledger';
+import { insertApiKey, type Queryable, upsertDeveloper } from '@poolparty/store';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../src/auth/api-keys.js';
 import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../src/devnet-ledger/index.js';
-import { insertApiKey, type Queryable, upsertDeveloper } from '../../src/store/index.js';
 
 /** LocalNet's HS256 secret and audience: the services sign their tokens as on LocalNet. */
 export const DEVNET_AUTH_SECRET = 'unsafe';

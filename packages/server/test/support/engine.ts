@@ -17,6 +17,14 @@ import {
   seedDevnet,
   type TransferOutcome,
 } from '@poolparty/ledger';
+import {
+  type Database,
+  getIntent,
+  IN_MEMORY,
+  type IntentRecord,
+  migrate,
+  openPglite,
+} from '@poolparty/store';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { LedgerClock } from '../../src/clock.js';
 import {
@@ -25,14 +33,6 @@ import {
   type EngineSettings,
   startEngine,
 } from '../../src/engine/index.js';
-import {
-  type Database,
-  getIntent,
-  IN_MEMORY,
-  type IntentRecord,
-  migrate,
-  openPglite,
-} from '../../src/store/index.js';
 import {
   allUpdates,
   balanceOf,

@@ -19,7 +19,6 @@ import {
   type LocalLedger,
   REASON_META_KEY,
 } from '@poolparty/ledger';
-import { readPriceBook } from '../../src/engine/prices.js';
 import {
   getPool,
   type IntentRecord,
@@ -29,7 +28,8 @@ import {
   listPools,
   type Queryable,
   upsertDeveloper,
-} from '../../src/store/index.js';
+} from '@poolparty/store';
+import { readPriceBook } from '../../src/engine/prices.js';
 
 export const SCALE_OUT_API_KEY_ID = 'key_scale_out';
 

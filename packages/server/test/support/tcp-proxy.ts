@@ -4,7 +4,7 @@
  * outage). The service under test is given the proxy's address as its `DATABASE_URL`.
  */
 import net from 'node:net';
-import { POSTGRES_URL } from './postgres.js';
+import { POSTGRES_URL } from '@poolparty/store/testing';
 
 export interface StoreProxy {
   /** `POSTGRES_URL` with the proxy's host and port. */

@@ -8,13 +8,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Amount, type Instrument } from '@poolparty/core';
+import { type Database, getIntent, type IntentRecord, listIntentEvents } from '@poolparty/store';
 import { expect } from 'vitest';
-import {
-  type Database,
-  getIntent,
-  type IntentRecord,
-  listIntentEvents,
-} from '../../src/store/index.js';
 import type { ServedDevnet } from './devnet-ledger.js';
 import {
   allUpdates,

@@ -18,10 +18,10 @@ import {
   TickerSchema,
   TokenListSchema,
 } from '@poolparty/core';
+import type { PoolRecord } from '@poolparty/store';
 import type { ServiceContext } from '../../context.js';
 import { poolToWire, tokensOf } from '../../market/pool-view.js';
 import { PoolFigures } from '../../market/snapshots.js';
-import type { PoolRecord } from '../../store/pools.js';
 import { apiKeyOf } from '../authenticate.js';
 import type { App } from '../fastify.js';
 import {

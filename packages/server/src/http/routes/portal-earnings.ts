@@ -30,23 +30,28 @@ import {
   type Usage,
   UsageSchema,
 } from '@poolparty/core';
-import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
-import type { ServiceContext } from '../../context.js';
-import { CollectionRefused, recordCollection } from '../../engine/collections.js';
-import { apiKeyEndsAt, getApiKey, listApiKeys } from '../../store/api-keys.js';
-import { type CollectionRecord, getCollection, listCollections } from '../../store/collections.js';
+import type { PoolSide } from '@poolparty/store';
 import {
+  apiKeyEndsAt,
+  type CollectionRecord,
   collectableEarnings,
   collectedSince,
   type EarningsScope,
   earningsSeries,
   earningsSince,
   firstActivityAt,
+  getApiKey,
+  getCollection,
+  listApiKeys,
+  listCollections,
+  listPools,
+  type PoolRecord,
   usageSeries,
-} from '../../store/developer-earnings.js';
-import type { PoolSide } from '../../store/fee-events.js';
-import { listPools, type PoolRecord } from '../../store/pools.js';
+} from '@poolparty/store';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../../context.js';
+import { CollectionRefused, recordCollection } from '../../engine/collections.js';
 import type { HttpDeps } from '../deps.js';
 import type { App } from '../fastify.js';
 import {

@@ -39,6 +39,17 @@ import {
   WalletLoginRequestSchema,
   WalletLoginResponseSchema,
 } from '@poolparty/core';
+import {
+  type ApiKeyRecord,
+  apiKeyEndsAt,
+  deleteSession,
+  getApiKey,
+  insertApiKeyWithinCap,
+  listApiKeys,
+  type NewApiKey,
+  revokeApiKey,
+  rotateApiKey,
+} from '@poolparty/store';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../auth/api-keys.js';
@@ -51,17 +62,6 @@ import {
   startDeveloperSession,
 } from '../../auth/sessions.js';
 import type { ServiceContext } from '../../context.js';
-import {
-  type ApiKeyRecord,
-  apiKeyEndsAt,
-  getApiKey,
-  insertApiKeyWithinCap,
-  listApiKeys,
-  type NewApiKey,
-  revokeApiKey,
-  rotateApiKey,
-} from '../../store/api-keys.js';
-import { deleteSession } from '../../store/sessions.js';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
 import type { HttpDeps } from '../deps.js';
 import type { App } from '../fastify.js';

@@ -25,6 +25,16 @@ import {
   TrackQuerySchema,
   TrackResultSchema,
 } from '@poolparty/core';
+import {
+  cancelIntent,
+  decodeIntentCursor,
+  encodeIntentCursor,
+  getIntentForParty,
+  getIntentWithEventsForParty,
+  type IntentRecord,
+  listIntentHistories,
+  listIntentsForParty,
+} from '@poolparty/store';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
@@ -36,16 +46,6 @@ import {
   swapEventSnapshots,
   UnknownLastEventIdError,
 } from '../../events/swap-event-stream.js';
-import { listIntentHistories } from '../../store/intent-history.js';
-import {
-  cancelIntent,
-  decodeIntentCursor,
-  encodeIntentCursor,
-  getIntentForParty,
-  getIntentWithEventsForParty,
-  type IntentRecord,
-  listIntentsForParty,
-} from '../../store/intents.js';
 import { createSwap } from '../../swaps/create-swap.js';
 import { InFlightKeys } from '../../swaps/idempotency.js';
 import { swapStatusView } from '../../swaps/intent-view.js';

@@ -12,9 +12,9 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { maskDatabaseUrl, type StoreLocation } from '../config.js';
 import { lockDataFolder } from './data-folder-lock.js';
 import { type Database, openPglite, openPostgres } from './database.js';
+import { maskDatabaseUrl, type StoreLocation } from './location.js';
 import { loadMigrations, migrate } from './migrate.js';
 import { NoStoreProblem, StoreProblem } from './problems.js';
 import { requireStoreEnvironment } from './store-environment.js';

@@ -3,7 +3,7 @@
  * and the first characters for display. A rotated key keeps working until `revokesAt`; a revoked
  * key stops at once.
  */
-import type { Environment } from '../config.js';
+import type { Environment } from '@poolparty/core';
 import {
   readDate,
   readDateOrNull,

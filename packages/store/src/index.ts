@@ -6,8 +6,11 @@ import { type Database, openPglite, openPostgres } from './database.js';
 import { migrate } from './migrate.js';
 import { pgliteDirOf } from './presence.js';
 
+export * from './admin-audit.js';
 export * from './api-keys.js';
 export * from './collections.js';
+export * from './columns.js';
+export * from './data-folder-lock.js';
 export * from './database.js';
 export * from './deposits.js';
 export * from './developer-earnings.js';
@@ -15,18 +18,26 @@ export * from './developers.js';
 export * from './discounts.js';
 export * from './fee-events.js';
 export * from './idempotency.js';
+export * from './intent-history.js';
 export * from './intent-legs.js';
 export * from './intents.js';
 export * from './ledger-commands.js';
+export * from './location.js';
 export * from './migrate.js';
 export * from './nonces.js';
 export * from './offsets.js';
 export * from './operator-flags.js';
+export * from './pglite-template.js';
 export * from './pool-snapshots.js';
 export * from './pools.js';
+export * from './presence.js';
+export * from './problems.js';
 export * from './reconciliation.js';
+export * from './resilient-listener.js';
 export * from './revocations.js';
 export * from './sessions.js';
+export * from './sql.js';
+export * from './store-environment.js';
 
 export interface StoreSettings {
   /** `postgres://…`; absent: PGlite at `<dataDir>/db`. */

@@ -5,7 +5,7 @@
  * sessions and list `pp_test_` keys (and a devnet one on a mainnet store would mint test tokens
  * next to real intents).
  */
-import type { Environment } from '../config.js';
+import type { Environment } from '@poolparty/core';
 import type { Queryable } from './database.js';
 import { StoreProblem } from './problems.js';
 

@@ -63,8 +63,8 @@ import {
   transitionIntent,
   updatePoolAccounting,
   upsertDeveloper,
-} from '../src/store/index.js';
-import { createSchema, dropSchema, POSTGRES_URL, postgresSkipReason } from './support/postgres.js';
+} from '../src/index.js';
+import { createSchema, dropSchema, POSTGRES_URL, postgresSkipReason } from '../testing/postgres.js';
 
 const ALL_MIGRATIONS = loadMigrations().map((migration) => migration.name);
 // With CI=true an unreachable PostgreSQL fails the PostgreSQL run only; PGlite still runs.

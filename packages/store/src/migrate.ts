@@ -8,10 +8,10 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serverPackagePath } from '../package-dir.js';
+import { storePackagePath } from './package-dir.js';
 import type { Database, Queryable } from './sql.js';
 
-export const MIGRATIONS_DIR = serverPackagePath('migrations');
+export const MIGRATIONS_DIR = storePackagePath('migrations');
 
 /** First key of the two-part advisory lock: "PPMG" in ASCII, unlikely to collide with others. */
 const MIGRATION_LOCK_NAMESPACE = 0x50504d47;

@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOCK_FILE, lockDataFolder } from '../src/store/data-folder-lock.js';
-import { StoreProblem } from '../src/store/problems.js';
+import { LOCK_FILE, lockDataFolder } from '../src/data-folder-lock.js';
+import { StoreProblem } from '../src/problems.js';
 
 describe('lockDataFolder', () => {
   const root = mkdtempSync(join(tmpdir(), 'pp-lock-'));

@@ -15,7 +15,7 @@
  * It is tied to the exact PGlite version that wrote it: the catalog belongs to that build. When
  * the installed PGlite is another version there is no template for it, and a new store is made
  * by `initdb` as before — correct, only slower; the template test says to write a new one
- * (`node --import tsx packages/server/scripts/pglite-template.ts`).
+ * (`node --import tsx packages/store/scripts/pglite-template.ts`).
  *
  * Every store made from it shares the cluster's system identifier, which only replication uses;
  * an embedded store is never replicated.
@@ -26,10 +26,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliDecompress, brotliDecompressSync } from 'node:zlib';
-import { serverPackagePath } from '../package-dir.js';
 import type { Migration } from './migrate.js';
+import { storePackagePath } from './package-dir.js';
 
-export const TEMPLATE_DIR = serverPackagePath('pglite-template');
+export const TEMPLATE_DIR = storePackagePath('pglite-template');
 
 let pgliteVersion: string | undefined;
 

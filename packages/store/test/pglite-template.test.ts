@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { IN_MEMORY, openPglite, PGLITE_SHARED_BUFFERS } from '../src/store/database.js';
-import { loadMigrations, migrate } from '../src/store/migrate.js';
+import { IN_MEMORY, openPglite, PGLITE_SHARED_BUFFERS } from '../src/database.js';
+import { loadMigrations, migrate } from '../src/migrate.js';
 import {
   heldMigrationsFit,
   holdsCluster,
@@ -21,7 +21,7 @@ import {
   TEMPLATE_DIR,
   templateFile,
   unpackTemplate,
-} from '../src/store/pglite-template.js';
+} from '../src/pglite-template.js';
 
 function ustarHeader(name: string, size: number, type: string): Buffer {
   const header = Buffer.alloc(512);

@@ -1,20 +1,20 @@
 /**
  * Writes the templates for the installed PGlite (store/pglite-template.ts): the empty cluster,
  * kept when there is one already, and the migrated one with the migrations it holds. Run after
- * upgrading PGlite or adding a migration: `node --import tsx packages/server/scripts/pglite-template.ts`.
+ * upgrading PGlite or adding a migration: `node --import tsx packages/store/scripts/pglite-template.ts`.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
-import { pgliteStore } from '../src/store/database.js';
-import { loadMigrations, type Migration, migrate } from '../src/store/migrate.js';
+import { pgliteStore } from '../src/database.js';
+import { loadMigrations, type Migration, migrate } from '../src/migrate.js';
 import {
   installedPgliteVersion,
   TEMPLATE_DIR,
   templateFile,
   templateMigrationsFile,
-} from '../src/store/pglite-template.js';
+} from '../src/pglite-template.js';
 
 /** A cluster as the template file holds it. */
 async function compressedCluster(pg: PGlite): Promise<Buffer> {
