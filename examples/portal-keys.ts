@@ -1,7 +1,8 @@
 /**
  * The developer portal from a script: sign in with the developer's Canton wallet, then create,
- * list, rotate and revoke an API key (SPEC §4.1). The portal API lives under `/api/sdk`; a
- * session is an HttpOnly cookie for browsers and the same value as a bearer token for scripts.
+ * list, rotate and revoke an API key (docs/spec/auth.md#developer-keys). The portal API lives under
+ * `/api/sdk`; a session is an HttpOnly cookie for browsers and the same value as a bearer token for
+ * scripts.
  *
  *   npm run example:portal-keys
  *

@@ -1,6 +1,7 @@
 /**
  * A swap to a party WITHOUT a transfer pre-approval: its payout arrives as a two-step offer that
- * the party's wallet must accept before the swap completes (SPEC §9.2).
+ * the party's wallet must accept before the swap completes
+ * (docs/spec/lifecycle.md#payout-and-refund-legs).
  *
  *   npm run example:two-step
  *

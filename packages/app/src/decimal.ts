@@ -20,8 +20,9 @@ export function fromUnits(units: bigint): string {
 }
 
 /**
- * floor(output × (1 − slippage)), as the service computes `minOutput` (SPEC §7): slippage is in
- * basis points (0.1 % = 10), the page's setting having one decimal of a percent at most.
+ * floor(output × (1 − slippage)), as the service computes `minOutput`
+ * (docs/spec/lifecycle.md#intents): slippage is in basis points (0.1 % = 10), the page's setting
+ * having one decimal of a percent at most.
  */
 export function minOutputOf(output: string, slippageBps: number): string | null {
   const units = toUnits(output);

@@ -1,7 +1,7 @@
 /**
- * What each swap state means to the person swapping (SPEC §7.1, §7.5), and the timeline the
- * progress view draws: the in-progress states in lifecycle order, each reached or not, then the
- * outcome. Pure: the view renders what these functions answer for a status.
+ * What each swap state means to the person swapping (docs/spec/lifecycle.md#states), and the
+ * timeline the progress view draws: the in-progress states in lifecycle order, each reached or not,
+ * then the outcome. Pure: the view renders what these functions answer for a status.
  */
 import { IN_PROGRESS_STATES, type SwapState, type SwapStatus } from '@poolparty/sdk';
 

@@ -1,5 +1,6 @@
 /**
- * The token pickers' options: a symbol can exist under several admins (SPEC §2), so an option is
+ * The token pickers' options: a symbol can exist under several admins
+ * (docs/spec/protocol.md#tokens-and-pools), so an option is
  * a (symbol, admin) pair, labelled with the admin only where the symbol alone would be ambiguous,
  * and a pair of choices names one pool.
  */

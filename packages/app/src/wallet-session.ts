@@ -1,7 +1,7 @@
 /**
- * The wallet token the swap calls send (SPEC §4.1): got by having the connected wallet sign the
- * service's challenge, and got again shortly before it expires, so a swap followed for longer
- * than the token's 15 minutes keeps its event stream.
+ * The wallet token the swap calls send (docs/spec/auth.md#wallet-tokens): got by having the
+ * connected wallet sign the service's challenge, and got again shortly before it expires, so a swap
+ * followed for longer than the token's 15 minutes keeps its event stream.
  */
 import type { PoolParty } from '@poolparty/sdk';
 import type { Wallet } from './wallets/wallet.js';

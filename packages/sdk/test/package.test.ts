@@ -1,11 +1,14 @@
 /**
  * The SDK as an integrator gets it before it is published: `npm pack -w @poolparty/sdk` (which
- * builds through `prepare`) makes a tarball of the built files; installed into an empty folder,
- * it completes a whole swap against a running service from an ES module and from a CommonJS
- * script, with the devnet entry standing in for the wallet, and its declarations type-check both.
+ * builds and writes the published package.json through `prepack`) makes a tarball of the built
+ * files and a package.json with nothing of the workspace's (no scripts, no devDependencies, no
+ * condition pointing into `src/`); installed into an empty folder with install scripts allowed,
+ * npm has nothing to warn about, and it completes a whole swap against a running service from an
+ * ES module and from a CommonJS script, with the devnet entry standing in for the wallet, and its
+ * declarations type-check both under `strict`.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,6 +17,7 @@ import { typecheckConsumer } from './support/consumer.js';
 import { type Live, startLive } from './support/live.js';
 
 const REPOSITORY = join(import.meta.dirname, '../../..');
+const SDK_MANIFEST = join(REPOSITORY, 'packages/sdk/package.json');
 /** Packing builds the SDK; installing a tarball with no dependencies only unpacks it. */
 const NPM_TIMEOUT_MS = 120_000;
 
@@ -21,32 +25,53 @@ let live: Live;
 let workDir: string;
 let consumerDir: string;
 let packed: { filename: string; files: { path: string }[] };
+/** The workspace's package.json before packing, and what the consumer's install printed. */
+let workspaceManifest: string;
+let installOutput: string;
 
 function npm(args: string[], cwd: string) {
   const result = spawnSync('npm', args, { cwd, encoding: 'utf8', timeout: NPM_TIMEOUT_MS });
   if (result.status !== 0) {
     throw new Error(`npm ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
   }
-  return result.stdout;
+  return { stdout: result.stdout, output: `${result.stdout}${result.stderr}` };
 }
 
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'poolparty-pack-'));
   consumerDir = mkdtempSync(join(tmpdir(), 'poolparty-integrator-'));
   live = await startLive();
-  const output = npm(
+  workspaceManifest = readFileSync(SDK_MANIFEST, 'utf8');
+  const { stdout } = npm(
     ['pack', '-w', '@poolparty/sdk', '--pack-destination', workDir, '--json'],
     REPOSITORY,
   );
   // The build's own output comes first; the JSON report is the last thing printed.
-  [packed] = JSON.parse(output.slice(output.search(/^\[/m)));
-  npm(['install', '--no-audit', '--no-fund', join(workDir, packed.filename)], consumerDir);
+  [packed] = JSON.parse(stdout.slice(stdout.search(/^\[/m)));
+  // An app that allows install scripts is where npm warns about a package that has them.
+  installOutput = npm(
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts=false',
+      join(workDir, packed.filename),
+    ],
+    consumerDir,
+  ).output;
 }, 240_000);
 
 afterAll(async () => {
   await live?.close();
   for (const dir of [workDir, consumerDir]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
+
+/** The file paths an `exports` map (or any nesting of its conditions) points to. */
+function pathsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.values(value).flatMap(pathsIn);
+}
 
 /** The swap each script makes: a fresh funded party, wallet auth, intent, deposit, wait. */
 const SWAP = `
@@ -110,6 +135,27 @@ describe('the packed SDK', () => {
       'README.md',
       'package.json',
     ]);
+  });
+
+  it('installs without a warning: no install scripts, nothing of the workspace', () => {
+    expect(installOutput).not.toMatch(/npm warn/i);
+    const installed = JSON.parse(
+      readFileSync(join(consumerDir, 'node_modules/@poolparty/sdk/package.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    expect(installed.scripts).toBeUndefined();
+    expect(installed.devDependencies).toBeUndefined();
+    expect(installed.dependencies).toBeUndefined();
+    // Every file an entry or condition names is in the tarball; none points into src/.
+    const targets = pathsIn([installed.exports, installed.main, installed.module, installed.types]);
+    const files = packed.files.map((file) => file.path);
+    expect(targets.length).toBeGreaterThan(0);
+    for (const target of targets) expect(files).toContain(target.replace(/^\.\//, ''));
+    expect(JSON.stringify(installed.exports)).not.toContain('"source"');
+  });
+
+  it('leaves the workspace’s package.json as it was', () => {
+    expect(readFileSync(SDK_MANIFEST, 'utf8')).toBe(workspaceManifest);
+    expect(existsSync(join(REPOSITORY, 'packages/sdk/.workspace-package.json'))).toBe(false);
   });
 
   it('completes a swap from an ES module', async () => {

@@ -1,6 +1,7 @@
 /**
- * First start on devnet: seed the embedded ledger (SPEC §9.3) and register what it created in the
- * store — pools, the developer and a `pp_test_` key — so `npm start` gives a working service.
+ * First start on devnet: seed the embedded ledger (docs/spec/ledger.md#devnet-seed) and register
+ * what it created in the store — pools, the developer and a `pp_test_` key — so `npm start` gives a
+ * working service.
  *
  * The seed's result (the key and the parties' key pairs, which only exist on devnet) is kept in
  * `<dataDir>/devnet.json`, readable by the operator only, so every later start can print the same

@@ -155,8 +155,9 @@ async function startOnce(settings: Settings, options: StartOptions): Promise<Run
     });
     closers.push(() => adminChanges.close());
     adminChanges.subscribe(() => quoter.invalidate());
-    // Roles (SPEC §11): `api` serves HTTP only; a `worker` settles (engine, snapshots,
-    // reconciliation) and answers only the operational endpoints; `all` does both.
+    // Roles (docs/spec/running.md#roles-and-scale-out): `api` serves HTTP only; a `worker` settles
+    // (engine, snapshots, reconciliation) and answers only the operational endpoints; `all` does
+    // both.
     if (settings.role !== 'api') {
       const snapshots = new SnapshotJob({ db, ledger, clock });
       await snapshots.start();

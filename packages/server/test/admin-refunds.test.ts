@@ -1,5 +1,5 @@
 /**
- * `poolparty admin refunds` (SPEC §7.1 `refund_failed`): an operator lists the refunds the engine
+ * `poolparty admin refunds` (`refund_failed`): an operator lists the refunds the engine
  * gave up on, retries one (a new attempt id, submitted and confirmed by the engine) or resolves
  * it with a note. The intent keeps its terminal state; the refund's facts and the flag say what
  * happened, and the books follow the funds.

@@ -1,9 +1,9 @@
 /**
- * Pending legs (SPEC §7.5) through the engine on the local ledger: a payout or refund to a party
- * without a transfer pre-approval is an offer the party must accept. While it waits the status
- * shows the leg `offered` with its offer id and expiry; once the party answers, the leg shows the
- * outcome and the swap moves on. Each leg event is in the outbox once, between the state that
- * sent the leg and the state its outcome leads to.
+ * Pending legs (docs/spec/lifecycle.md#payout-and-refund-legs) through the engine on the local
+ * ledger: a payout or refund to a party without a transfer pre-approval is an offer the party must
+ * accept. While it waits the status shows the leg `offered` with its offer id and expiry; once the
+ * party answers, the leg shows the outcome and the swap moves on. Each leg event is in the outbox
+ * once, between the state that sent the leg and the state its outcome leads to.
  */
 import { Amount } from '@poolparty/core';
 import { listCommandsOfIntent, listIntentEvents, listOpenOperatorFlags } from '@poolparty/store';

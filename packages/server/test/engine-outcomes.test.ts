@@ -1,6 +1,7 @@
 /**
- * Every terminal state of SPEC §7.1 reached for real through the engine on the local ledger,
- * each with its refund (or none) checked to the last unit on both sides of the ledger.
+ * Every terminal state of docs/spec/lifecycle.md#states reached for real through the engine on the
+ * local ledger, each with its refund (or none) checked to the last unit on both sides of the
+ * ledger.
  */
 import { Amount } from '@poolparty/core';
 import {

@@ -1,7 +1,7 @@
 /**
- * Exactly once under crashes and ledger faults (SPEC §7.4). A crash is injected at a step
- * boundary of a first engine; a second engine then starts on the same store and ledger, and the
- * swap must end once, paid (or refunded) once, to the last unit.
+ * Exactly once under crashes and ledger faults (docs/spec/lifecycle.md#exactly-once). A crash is
+ * injected at a step boundary of a first engine; a second engine then starts on the same store and
+ * ledger, and the swap must end once, paid (or refunded) once, to the last unit.
  */
 import { Amount } from '@poolparty/core';
 import { LedgerError, type TransferCommand } from '@poolparty/ledger';

@@ -1,7 +1,8 @@
 /**
- * Deposits no intent takes (SPEC §7.3): each is recorded and goes back — a transfer minus the
- * network fee, an offer rejected at no cost — or, when it does not exceed the fee, is kept with an
- * operator flag. None is lost: every deposit ends returned, attributed or flagged.
+ * Deposits no intent takes (docs/spec/lifecycle.md#unmatched-deposits): each is recorded and goes
+ * back — a transfer minus the network fee, an offer rejected at no cost — or, when it does not
+ * exceed the fee, is kept with an operator flag. None is lost: every deposit ends returned,
+ * attributed or flagged.
  */
 import { Amount } from '@poolparty/core';
 import { listDepositsInStatus, listOpenOperatorFlags } from '@poolparty/store';
@@ -12,7 +13,10 @@ const world = useEngineWorld();
 let h: EngineHarness;
 
 const amount = (text: string) => Amount.parse(text);
-/** 1.2 USD of traffic at 0.145 USD per Amulet, rounded up (SPEC §5.4). */
+/**
+ * 1.2 USD of traffic at 0.145 USD per Amulet, rounded up
+ * (docs/spec/amounts-and-fees.md#network-fee).
+ */
 const ESTIMATED_AMULET_FEE = amount('8.275862069');
 
 async function started(): Promise<EngineHarness> {

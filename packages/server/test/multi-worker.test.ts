@@ -1,5 +1,6 @@
 /**
- * Scale-out (SPEC §11): two workers on one PostgreSQL share the settlement of one pool.
+ * Scale-out (docs/spec/running.md#roles-and-scale-out): two workers on one PostgreSQL share the
+ * settlement of one pool.
  *
  * The two engines run in this test process, each with its own connection pool and its own
  * advisory-lock session, so their row locks and the ingest lock really contend in PostgreSQL.

@@ -1,7 +1,8 @@
 /**
- * Reconciliation (SPEC §7.7): the swap party's holdings against the books, compared at the ingest
- * checkpoint so that work in flight is never a mismatch; a real mismatch blocks the pool through
- * `incomplete_completed_accounting` (quotes and the pre-payout guard) until an operator resolves it.
+ * Reconciliation (docs/spec/lifecycle.md#reconciliation): the swap party's holdings against the
+ * books, compared at the ingest checkpoint so that work in flight is never a mismatch; a real
+ * mismatch blocks the pool through `incomplete_completed_accounting` (quotes and the pre-payout
+ * guard) until an operator resolves it.
  */
 import { Amount } from '@poolparty/core';
 import {

@@ -1,9 +1,9 @@
 /**
- * Roles (SPEC §11): an `api` process serves HTTP and settles nothing; a `worker` settles (engine,
- * snapshots, reconciliation) and answers only the operational endpoints; among workers one at a
- * time leads the ledger stream, ingesting and reconciling, and a command is claimed before it is
- * sent so that two workers do not both send it. Processes in roles reach their ledger over the
- * network: here the devnet ledger server, with `LEDGER=canton`.
+ * Roles (docs/spec/running.md#roles-and-scale-out): an `api` process serves HTTP and settles
+ * nothing; a `worker` settles (engine, snapshots, reconciliation) and answers only the operational
+ * endpoints; among workers one at a time leads the ledger stream, ingesting and reconciling, and a
+ * command is claimed before it is sent so that two workers do not both send it. Processes in roles
+ * reach their ledger over the network: here the devnet ledger server, with `LEDGER=canton`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,10 +1,10 @@
 /**
- * `GET /v1/swaps/{intentId}/events` (SPEC §7.6) as an SSE client sees it, against the real seeded
- * service: the current state first, every later state change once and in order, the end after a
- * terminal event, exact resume from `Last-Event-ID`, heartbeats, refusals, and one store read per
- * change however many streams follow the swap. The intent event hub on its own: who is woken,
- * the subscriber bound, listening again after a lost listener. And on PostgreSQL, a stream served
- * by one process hears of changes written through another.
+ * `GET /v1/swaps/{intentId}/events` (docs/spec/lifecycle.md#events) as an SSE client sees it,
+ * against the real seeded service: the current state first, every later state change once and in
+ * order, the end after a terminal event, exact resume from `Last-Event-ID`, heartbeats, refusals,
+ * and one store read per change however many streams follow the swap. The intent event hub on its
+ * own: who is woken, the subscriber bound, listening again after a lost listener. And on
+ * PostgreSQL, a stream served by one process hears of changes written through another.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -310,7 +310,7 @@ describe('swap event stream', () => {
       expect(headers['cache-control']).toBe('no-cache');
       expect(headers['x-accel-buffering']).toBe('no');
       expect(headers['x-request-id']).toBeTruthy();
-      // Browser apps read the stream directly (SPEC §2: CORS on /v1).
+      // Browser apps read the stream directly (docs/spec/protocol.md#cors).
       expect(headers['access-control-allow-origin']).toBeTruthy();
       expect(headers['access-control-expose-headers']).toMatch(/X-Request-Id/i);
       const [first] = await stream.events(1);

@@ -1,7 +1,7 @@
 /**
- * Developer API keys (SPEC §4.1). The store never sees a key, only its SHA-256 (lowercase hex)
- * and the first characters for display. A rotated key keeps working until `revokesAt`; a revoked
- * key stops at once.
+ * Developer API keys (docs/spec/auth.md#developer-keys). The store never sees a key, only its
+ * SHA-256 (lowercase hex) and the first characters for display. A rotated key keeps working until
+ * `revokesAt`; a revoked key stops at once.
  */
 import type { Environment } from '@poolparty/core';
 import {
@@ -15,7 +15,7 @@ import {
 import type { Database, Queryable, Row } from './database.js';
 import { type DeveloperRecord, developerFromRow } from './developers.js';
 
-/** How long a rotated key keeps working (SPEC §4.1 default). */
+/** How long a rotated key keeps working. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export interface ApiKeyRecord {

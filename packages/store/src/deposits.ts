@@ -1,7 +1,7 @@
 /**
- * Every transfer that reached a pool swap party (SPEC §7.3). A deposit is recorded once per
- * ledger event, whatever happens to it next: the stream may deliver an update twice, and the
- * record is what guarantees no deposit is kept without trace.
+ * Every transfer that reached a pool swap party (docs/spec/lifecycle.md#unmatched-deposits). A
+ * deposit is recorded once per ledger event, whatever happens to it next: the stream may deliver an
+ * update twice, and the record is what guarantees no deposit is kept without trace.
  */
 import type { Instrument } from '@poolparty/core';
 import {

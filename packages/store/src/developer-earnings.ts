@@ -1,7 +1,7 @@
 /**
- * A developer's earnings and usage, read from fee events (one per executed swap, SPEC §8),
- * intents and collections. An intent keeps the developer it was created for, so a rotated or
- * revoked key's swaps still count for its developer.
+ * A developer's earnings and usage, read from fee events (one per executed swap,
+ * docs/spec/stats.md#fee-events), intents and collections. An intent keeps the developer it was
+ * created for, so a rotated or revoked key's swaps still count for its developer.
  *
  * Earnings count as accrued only once their swap is `completed`: a swap still sending its output
  * can be reversed, and the reversal deletes its fee event (engine/legs.ts `failPayout`), so an

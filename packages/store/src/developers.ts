@@ -1,4 +1,4 @@
-/** Developers: Canton parties that signed in to the portal (SPEC §4.1). */
+/** Developers: Canton parties that signed in to the portal. */
 import { readDate, readString } from './columns.js';
 import type { Queryable, Row } from './database.js';
 

@@ -1,6 +1,7 @@
 /**
- * Fee discount policies (SPEC §5.5). The store finds the policies that apply to a request at a
- * moment; choosing the most favourable one per fee is core's decision, not the store's.
+ * Fee discount policies (docs/spec/amounts-and-fees.md#discounts). The store finds the policies
+ * that apply to a request at a moment; choosing the most favourable one per fee is core's decision,
+ * not the store's.
  */
 import {
   readDate,

@@ -1,6 +1,7 @@
 /**
- * One fee event per executed swap (SPEC §8): the source of pool stats, developer earnings and
- * the output-velocity guard. An intent has at most one, so a retried execution cannot count twice.
+ * One fee event per executed swap (docs/spec/stats.md#fee-events): the source of pool stats,
+ * developer earnings and the output-velocity guard. An intent has at most one, so a retried
+ * execution cannot count twice.
  */
 import {
   amountParam,

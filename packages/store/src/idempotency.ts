@@ -1,6 +1,7 @@
 /**
- * Idempotency records of `POST /v1/swaps` (SPEC §2): per API key and `Idempotency-Key`, the
- * first response is kept for 24 h and replayed to a retry with the same body.
+ * Idempotency records of `POST /v1/swaps` (docs/spec/protocol.md#idempotency): per API key and
+ * `Idempotency-Key`, the first response is kept for 24 h and replayed to a retry with the same
+ * body.
  */
 import { jsonParam, readDate, readSafeInteger, readString } from './columns.js';
 import type { Queryable, Row } from './database.js';

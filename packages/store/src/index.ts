@@ -1,6 +1,6 @@
 /**
  * The store: PostgreSQL when a database URL is configured, otherwise PGlite in the data folder
- * (SPEC §1, §11). One set of migrations and one query layer serve both.
+ * (docs/spec/running.md#store). One set of migrations and one query layer serve both.
  */
 import { type Database, openPglite, openPostgres } from './database.js';
 import { migrate } from './migrate.js';

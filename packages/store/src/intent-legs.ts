@@ -1,15 +1,15 @@
 /**
- * Pending legs (SPEC §7.5): a payout or refund the ledger turned into a two-step offer, and what
- * became of it. Each change is one statement that updates the intent's row and writes its leg
- * event to the outbox (`intent_events.leg_event`), so the status and the event stream can never
- * disagree, whichever `Queryable` the caller passes; callers lock the pool row first, as for
- * every intent write.
+ * Pending legs (docs/spec/lifecycle.md#payout-and-refund-legs): a payout or refund the ledger
+ * turned into a two-step offer, and what became of it. Each change is one statement that updates
+ * the intent's row and writes its leg event to the outbox (`intent_events.leg_event`), so the
+ * status and the event stream can never disagree, whichever `Queryable` the caller passes; callers
+ * lock the pool row first, as for every intent write.
  *
  * - An offer is recorded once per offer id: a repeated delivery changes nothing. A different
  *   offer id replaces the leg's offer (an operator's new attempt at a refund).
  * - An outcome applies only to the leg's current offer while it is `offered`
  *   (`canTakeOfferOutcome`): a second delivery, or the outcome of an older offer, is ignored.
- * - No leg event is written once the intent is terminal: its event stream has ended (SPEC §7.6).
+ * - No leg event is written once the intent is terminal: its event stream has ended.
  *   The status still shows the leg, e.g. an operator's refund offer after `refund_failed`.
  * - The event's payload is the leg as of the event, without the amount (the intent's), so a
  *   replayed event shows the offer as it was then, not as it is now.

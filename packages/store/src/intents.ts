@@ -1,8 +1,8 @@
 /**
- * Swap intents and their events (SPEC §7). Every state change and its row in `intent_events`
- * (the outbox) are written by one statement, so neither exists without the other, whichever
- * `Queryable` the caller passes. Which transitions are allowed is core's lifecycle table; the
- * store only makes each one a compare-and-set on the current state.
+ * Swap intents and their events (docs/spec/lifecycle.md). Every state change and its row in
+ * `intent_events` (the outbox) are written by one statement, so neither exists without the other,
+ * whichever `Queryable` the caller passes. Which transitions are allowed is core's lifecycle table;
+ * the store only makes each one a compare-and-set on the current state.
  */
 import {
   isTerminal,
@@ -32,7 +32,7 @@ export interface NewIntent {
   readonly apiKeyId: string;
   readonly developerParty: string;
   readonly walletParty: string;
-  /** The pool's swap party, as quoted (seed §2.7 `depositAddress` and `swapAddress`). */
+  /** The pool's swap party, as quoted (`depositAddress` and `swapAddress`). */
   readonly depositAddress: string;
   readonly depositReference: string;
   readonly inputToken: string;
@@ -51,7 +51,7 @@ export interface NewIntent {
   readonly expectedOutput: string;
   readonly minOutput: string;
   readonly slippageTolerance: number;
-  /** The applied discount policies as quoted (seed §2.5); null when none applied. */
+  /** The applied discount policies as quoted; null when none applied. */
   readonly networkFeePolicy: unknown;
   readonly platformFeePolicy: unknown;
   readonly outputAddress: string;
@@ -83,7 +83,7 @@ export interface RefundFacts {
 }
 
 /**
- * A payout or refund that became a two-step offer (SPEC §7.5): the receiver has no transfer
+ * A payout or refund that became a two-step offer: the receiver has no transfer
  * pre-approval for the token and must accept it. Null for a leg that committed directly.
  */
 export interface LegOffer {
@@ -124,7 +124,7 @@ export interface IntentEventRecord {
   readonly payload: unknown;
 }
 
-/** Another create met the active-intent guard (SPEC §7.2): 409 `active_intent_exists`. */
+/** Another create met the active-intent guard: 409 `active_intent_exists`. */
 export class ActiveIntentExistsError extends Error {
   override readonly name = 'ActiveIntentExistsError';
   constructor(readonly intentId: string) {
@@ -373,7 +373,7 @@ export interface PendingIntentKey {
   readonly inputTokenAdmin: string;
 }
 
-/** The party's single pending intent for a pool and input (attribution by sender, §7.3). */
+/** The party's single pending intent for a pool and input (attribution by sender). */
 export async function findPendingIntent(
   q: Queryable,
   key: PendingIntentKey,
@@ -387,8 +387,9 @@ export async function findPendingIntent(
 }
 
 /**
- * What attribution looks at (§7.3), in one round trip: the intent carrying `depositReference`
- * (when given) and the party's single pending intent for the pool and input.
+ * What attribution looks at (docs/spec/lifecycle.md#deposit-attribution), in one round trip: the
+ * intent carrying `depositReference` (when given) and the party's single pending intent for the
+ * pool and input.
  */
 export async function findAttributionCandidates(
   q: Queryable,
@@ -778,7 +779,7 @@ export async function getIntentsInStatus(
   return rows.map(intentFromRow);
 }
 
-/** Cancels the party's intent if it is still pending (seed §3); null otherwise. */
+/** Cancels the party's intent if it is still pending; null otherwise. */
 export async function cancelIntent(
   q: Queryable,
   input: { readonly intentId: string; readonly walletParty: string; readonly now: Date },

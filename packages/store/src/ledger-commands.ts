@@ -1,8 +1,8 @@
 /**
- * Ledger commands, recorded before submission (SPEC §7.4). The id is deterministic
- * (`<intentId>:<leg>:<attempt>`; a withdrawal's `<offerId>:withdraw:0`, one per offer) so the
- * ledger deduplicates it, and a command found `recorded` or `submitted` after a restart is looked
- * up on the ledger before anything else is decided.
+ * Ledger commands, recorded before submission (docs/spec/lifecycle.md#exactly-once). The id is
+ * deterministic (`<intentId>:<leg>:<attempt>`; a withdrawal's `<offerId>:withdraw:0`, one per
+ * offer) so the ledger deduplicates it, and a command found `recorded` or `submitted` after a
+ * restart is looked up on the ledger before anything else is decided.
  */
 import { jsonParam, readDate, readSafeInteger, readString, readStringOrNull } from './columns.js';
 import type { Queryable, Row } from './database.js';

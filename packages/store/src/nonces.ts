@@ -1,6 +1,6 @@
 /**
- * Challenge nonces (SPEC §4.2): single-use. Consumption is one conditional UPDATE, so of any
- * number of concurrent verifications of one nonce exactly one gets it back.
+ * Challenge nonces (docs/spec/auth.md#wallet-challenge): single-use. Consumption is one conditional
+ * UPDATE, so of any number of concurrent verifications of one nonce exactly one gets it back.
  */
 import { readDate, readDateOrNull, readString } from './columns.js';
 import type { Queryable, Row } from './database.js';

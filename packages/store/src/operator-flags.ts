@@ -1,4 +1,4 @@
-/** Situations only an operator can resolve (e.g. `refund_failed`: funds parked, SPEC §7.1). */
+/** Situations only an operator can resolve (e.g. `refund_failed`: funds parked). */
 import {
   jsonParam,
   readDate,

@@ -1,4 +1,7 @@
-/** Hourly pool snapshots (SPEC §8): reserves and the USD price of the pool's base token. */
+/**
+ * Hourly pool snapshots (docs/spec/stats.md#snapshots): reserves and the USD price of the pool's
+ * base token.
+ */
 import {
   amountParam,
   amountParamOrNull,

@@ -1,5 +1,6 @@
 /**
- * Pools, their parameters, and their accounting (SPEC §5.6). The accounting row is what the
+ * Pools, their parameters, and their accounting
+ * (docs/spec/amounts-and-fees.md#effective-reserves). The accounting row is what the
  * executor changes when a swap moves reserves; it carries a version so a writer that read an
  * older state cannot overwrite a newer one.
  */

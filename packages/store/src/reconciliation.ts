@@ -1,4 +1,4 @@
-/** Reconciliation runs (SPEC §7.7): the last one per pool decides whether the guard blocks it. */
+/** Reconciliation runs: the last one per pool decides whether the guard blocks it. */
 import { jsonParam, readDate, readSafeInteger, readString } from './columns.js';
 import type { Queryable, Row } from './database.js';
 

@@ -1,6 +1,7 @@
 /**
- * Revoked wallet tokens (SPEC §4.2). Tokens are verified statelessly; this list is the one
- * exception, keyed by `jti` and kept only until the token would have expired anyway.
+ * Revoked wallet tokens (docs/spec/auth.md#wallet-tokens). Tokens are verified statelessly; this
+ * list is the one exception, keyed by `jti` and kept only until the token would have expired
+ * anyway.
  */
 import type { Queryable } from './database.js';
 

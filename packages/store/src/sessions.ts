@@ -1,4 +1,4 @@
-/** Developer portal sessions (SPEC §4.1): stored by the SHA-256 of the session token only. */
+/** Developer portal sessions: stored by the SHA-256 of the session token only. */
 import { readDate, readString } from './columns.js';
 import type { Queryable, Row } from './database.js';
 

@@ -1,5 +1,6 @@
 /**
- * The environment a store belongs to (SPEC §11, migration 0006). The first service to open a
+ * The environment a store belongs to (docs/spec/protocol.md#environments, migration
+ * 0006). The first service to open a
  * store records its environment there; afterwards a process of the other environment is refused
  * before it reads anything, because a mainnet service on a devnet store would serve devnet portal
  * sessions and list `pp_test_` keys (and a devnet one on a mainnet store would mint test tokens

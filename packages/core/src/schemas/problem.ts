@@ -1,5 +1,5 @@
 /**
- * The error body (SPEC §2, RFC 9457), shaped like `ProblemBody` of errors.ts.
+ * The error body (docs/spec/protocol.md#errors, RFC 9457), shaped like `ProblemBody` of errors.ts.
  *
  * A settlement-safety refusal has the problem `code` `settlement_safety`; the guard's verdict
  * (its own `code`, `reason`, `message`) travels in the `settlementSafety` member, so the two

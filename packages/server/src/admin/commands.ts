@@ -325,7 +325,7 @@ export function discountRequestOf(options: DiscountOptions): DiscountRequest {
 }
 
 function discountCommands(admin: Command, { leaf, changing, run, by, io }: Builders): void {
-  const discounts = admin.command('discounts').description('fee discount policies (SPEC §5.5)');
+  const discounts = admin.command('discounts').description('fee discount policies');
   changing(discounts, 'add')
     .description(
       'add a policy: the share of a fee still charged, in basis points (10000 = full fee; network 50 % off = 5000, platform 30 % off = 7000)',

@@ -1,8 +1,8 @@
 /**
- * `poolparty admin discounts` (SPEC §5.5): fee discount policies, kept in `discount_policies`
- * and read by every running quoter. A policy says which share of a fee is still charged, in
- * basis points: network 50 % off is `networkChargeBps` 5000; platform 30 % off is
- * `platformChargeBps` 7000 (a quote reports it as `discountBps` 3000).
+ * `poolparty admin discounts` (docs/spec/amounts-and-fees.md#discounts): fee discount policies,
+ * kept in `discount_policies` and read by every running quoter. A policy says which share of a fee
+ * is still charged, in basis points: network 50 % off is `networkChargeBps` 5000; platform 30 % off
+ * is `platformChargeBps` 7000 (a quote reports it as `discountBps` 3000).
  *
  * A policy is checked with core's rules before it is stored, and its target must exist where the
  * store can tell (an API key, a pool); a wallet party only has to be a well-formed party id,

@@ -1,7 +1,8 @@
 /**
- * `poolparty admin keys`: a developer key's rate limits (SPEC §2). A key's own limits override
- * the service defaults; `default` removes the override. The API-key directory of every running
- * process re-reads the key when told of the change (admin/change-feed.ts).
+ * `poolparty admin keys`: a developer key's rate limits (docs/spec/protocol.md#rate-limits). A
+ * key's own limits override the service defaults; `default` removes the override. The API-key
+ * directory of every running process re-reads the key when told of the change
+ * (admin/change-feed.ts).
  */
 
 import type { Database, Queryable } from '@poolparty/store';

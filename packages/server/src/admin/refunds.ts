@@ -1,6 +1,7 @@
 /**
- * Operator refunds (SPEC §7.1 `refund_failed`, `poolparty admin refunds`): the refunds the engine
- * gave up on, parked in the pool's `outgoing` books with an open operator flag.
+ * Operator refunds (`refund_failed`, `poolparty admin refunds`;
+ * docs/spec/lifecycle.md#failures-and-refunds): the refunds the engine gave up on, parked in the
+ * pool's `outgoing` books with an open operator flag.
  *
  * - `retry` records a new attempt of the same refund under the next attempt number
  *   (`<subject>:refund:<n>`), marked as the operator's; a running worker submits it and its

@@ -1,6 +1,7 @@
 /**
- * Developer API keys (SPEC §3, §4.1): `pp_test_…` on devnet, `pp_live_…` on mainnet. The full key
- * is shown once; the store keeps only its SHA-256 hash and the first 12 characters for display.
+ * Developer API keys (docs/spec/auth.md#developer-keys): `pp_test_…` on devnet, `pp_live_…` on
+ * mainnet. The full key is shown once; the store keeps only its SHA-256 hash and the first 12
+ * characters for display.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Environment } from '../config.js';

@@ -1,10 +1,10 @@
 /**
- * Wallet challenges as the service runs them (SPEC §4.2), for wallet authentication and for the
- * developer portal's login alike: issue a stored single-use challenge, and verify a signed answer.
- * The rules are core's (`createChallenge`, `checkChallengeResponse`); this module adds the store
- * and the ledger look-up.
+ * Wallet challenges as the service runs them (docs/spec/auth.md#verification), for wallet
+ * authentication and for the developer portal's login alike: issue a stored single-use challenge,
+ * and verify a signed answer. The rules are core's (`createChallenge`, `checkChallengeResponse`);
+ * this module adds the store and the ledger look-up.
  *
- * Choices the spec leaves open:
+ * Choices made here:
  * - a malformed answer (party id, signature or key that cannot be decoded) is refused with 400
  *   before the nonce is touched: it proves nothing, so it costs the wallet nothing either. Every
  *   well-formed answer consumes the nonce, whatever the outcome;

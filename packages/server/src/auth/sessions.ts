@@ -1,7 +1,7 @@
 /**
- * Developer portal sessions (SPEC §4.1): a random bearer token, sent back as an HttpOnly cookie
- * and usable as `Authorization: Bearer` from scripts. The store keeps only its SHA-256, so a
- * leaked store does not hand out sessions.
+ * Developer portal sessions (docs/spec/auth.md#developer-portal-sessions): a random bearer token,
+ * sent back as an HttpOnly cookie and usable as `Authorization: Bearer` from scripts. The store
+ * keeps only its SHA-256, so a leaked store does not hand out sessions.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '@poolparty/store';

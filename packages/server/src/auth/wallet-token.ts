@@ -1,6 +1,7 @@
 /**
- * Wallet tokens (SPEC §4.2): EdDSA-signed JWTs naming the authenticated party, verified without
- * a store round trip. Revocation is by `jti`, checked by the caller against the store.
+ * Wallet tokens (docs/spec/auth.md#wallet-tokens): EdDSA-signed JWTs naming the authenticated
+ * party, verified without a store round trip. Revocation is by `jti`, checked by the caller against
+ * the store.
  *
  * The signing key is shared by every process of a deployment (it lives in the store), so a token
  * issued by one `api` process verifies on any other.

@@ -1,7 +1,8 @@
 /**
- * Moving amounts between the buckets of a pool's accounting (SPEC §5.6). Per side, the swap
- * party's holdings are expected to equal reserve + inflight + outgoing + fees, so every ledger
- * movement has a matching bucket movement, and a movement between buckets changes no holding:
+ * Moving amounts between the buckets of a pool's accounting
+ * (docs/spec/amounts-and-fees.md#effective-reserves). Per side, the swap party's holdings are
+ * expected to equal reserve + inflight + outgoing + fees, so every ledger movement has a matching
+ * bucket movement, and a movement between buckets changes no holding:
  *
  * - a deposit enters custody:          inflight += deposit
  * - a swap executes:                   inflight −= deposit; reserve += priced input + LP fee;

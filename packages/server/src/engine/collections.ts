@@ -1,7 +1,7 @@
 /**
  * Developer collections: the developer's accrued earnings (half of each charged platform fee,
- * SPEC §5.3) of one pool and instrument leave the pool's swap party for the developer's party,
- * as a `collect` ledger command under the rules of every other leg (SPEC §7.4).
+ * docs/spec/portal.md#collections) of one pool and instrument leave the pool's swap party for the
+ * developer's party, as a `collect` ledger command under the rules of every other leg.
  *
  * Exactly once:
  * - one transaction takes the pool's lock, reads what is collectable (earnings of completed swaps

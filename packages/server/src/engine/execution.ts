@@ -1,11 +1,11 @@
 /**
- * Executing swaps (SPEC §7.1): deposit_received → forwarded → processing, then the decision of
- * core's `decideExecution` against the reserves of the moment. Queued swaps execute in batches,
- * one transaction per pool holding the pool's accounting row locked — so one pool executes one
- * batch at a time across processes. Engines list the same queued swaps; one that finds another
- * already executing a pool (`claimPoolExecution`) leaves that pool to it instead of waiting for
- * its whole batch, and goes on to the next pool; the pool is looked at again next round, should
- * the holder not have taken every swap. Each batch is read → decide → write:
+ * Executing swaps (docs/spec/lifecycle.md#execution): deposit_received → forwarded → processing,
+ * then the decision of core's `decideExecution` against the reserves of the moment. Queued swaps
+ * execute in batches, one transaction per pool holding the pool's accounting row locked — so one
+ * pool executes one batch at a time across processes. Engines list the same queued swaps; one that
+ * finds another already executing a pool (`claimPoolExecution`) leaves that pool to it instead of
+ * waiting for its whole batch, and goes on to the next pool; the pool is looked at again next
+ * round, should the holder not have taken every swap. Each batch is read → decide → write:
  *
  * - read, before the transaction: the pools and the ledger's prices once per round, the swap
  *   party's holdings once per pool, so no ledger call runs while the pool is locked; then under
@@ -240,7 +240,7 @@ function feeEventOf(swap: SwapPlan, prices: PriceBook, now: Date): NewFeeEvent {
     lpFeeAmount: fees.lpFeeAmount.toString(),
     platformFeeAmount: fees.platformFeeAmount.toString(),
     networkFeeAmount: fees.networkFeeAmount.toString(),
-    // Half of the charged platform fee is the developer's (SPEC §5.3); the half unit stays.
+    // Half of the charged platform fee is the developer's; the half unit stays.
     developerEarnings: fees.platformFeeAmount.mulDiv(1n, 2n, 'down').toString(),
     volumeUsd: usdValue(deposit, price)?.toString() ?? null,
     feesUsd: usdValue(charged, price)?.toString() ?? null,

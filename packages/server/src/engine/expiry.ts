@@ -1,7 +1,8 @@
 /**
- * Expiry (SPEC §7.1 `expired`): pending intents past `expiresAt` on the service clock expire.
- * A deposit that arrives later finds no pending intent and is returned as unmatched; one whose
- * ledger record time is past `expiresAt` is unmatched even before this sweep runs (attribution).
+ * Expiry (`expired`, docs/spec/lifecycle.md#cancel-and-expiry): pending intents past `expiresAt` on
+ * the service clock expire. A deposit that arrives later finds no pending intent and is returned as
+ * unmatched; one whose ledger record time is past `expiresAt` is unmatched even before this sweep
+ * runs (attribution).
  */
 import { expireDueIntents } from '@poolparty/store';
 import type { EngineContext } from './context.js';

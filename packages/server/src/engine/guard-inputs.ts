@@ -1,7 +1,8 @@
 /**
- * What the settlement-safety guard reads at execution (SPEC §6), gathered inside the executor's
- * transaction while the pool is locked, so it sees the same books the trade will change. The
- * count of completed swaps missing a fact is the same as `countIncompleteCompletedSwaps`'.
+ * What the settlement-safety guard reads at execution (docs/spec/guard.md#inputs), gathered inside
+ * the executor's transaction while the pool is locked, so it sees the same books the trade will
+ * change. The count of completed swaps missing a fact is the same as
+ * `countIncompleteCompletedSwaps`'.
  *
  * - The output reserve at the start of the velocity window is the reserve now with the window's
  *   swaps undone (their outputs added back, what they added to that side taken off); when that

@@ -1,5 +1,6 @@
 /**
- * The settlement engine (SPEC §7): deposits in, outputs or refunds out, exactly once.
+ * The settlement engine (docs/spec/lifecycle.md): deposits in, outputs or refunds out, exactly
+ * once.
  *
  * ledger update → ingest (checkpointed offset) → attribution → intent state change (+ event, one
  * transaction) → execution against the locked pool row → ledger command (recorded before

@@ -1,7 +1,7 @@
 /**
- * Ingesting one ledger update (ARCHITECTURE: ledger update → ingest → attribution → intent state
- * change): everything the update means for the service and the stream checkpoint are written in
- * one store transaction, so an update is applied exactly once however often it is delivered.
+ * Ingesting one ledger update (ledger update → ingest → attribution → intent state change):
+ * everything the update means for the service and the stream checkpoint are written in one store
+ * transaction, so an update is applied exactly once however often it is delivered.
  *
  * What an update can mean:
  * - it carries the id of a command the service recorded: the confirmation of that command

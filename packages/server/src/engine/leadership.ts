@@ -1,5 +1,6 @@
 /**
- * Who ingests a ledger stream (SPEC §11: one ingester per ledger stream at a time).
+ * Who ingests a ledger stream: one ingester per ledger stream at a time
+ * (docs/spec/running.md#roles-and-scale-out).
  *
  * On PostgreSQL the leader is the worker holding a session-level advisory lock, taken on a
  * connection of its own (outside the store's pool, which would hand the session to others). The

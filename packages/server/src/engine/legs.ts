@@ -165,8 +165,8 @@ export function recordOfferAction(
 }
 
 /**
- * Records the withdrawal of the offer a payout or refund made (SPEC §7.5: an offer unanswered by
- * its deadline ends `expired`). Canton leaves an expired offer pending with the amount locked,
+ * Records the withdrawal of the offer a payout or refund made (an offer unanswered by its
+ * deadline ends `expired`). Canton leaves an expired offer pending with the amount locked,
  * so the sender, the swap party, takes it back; the withdrawal's confirmation then ends the leg
  * as the ledger's expiry used to. The command id is the offer's, so it is recorded once.
  */
@@ -202,7 +202,7 @@ export function sideOf(pool: { tokenA: Instrument }, instrument: Instrument): Si
 
 /**
  * Refunds `refund` of the intent's deposit: the refund command is recorded and the intent stays
- * where it is until the refund commits (SPEC §7.1). With nothing to refund, the terminal state
+ * where it is until the refund commits. With nothing to refund, the terminal state
  * is written at once. The caller has moved the books.
  */
 export async function refundIntent(
@@ -244,7 +244,7 @@ export async function refundIntent(
   await recordTransfer(tx, subject, 'refund', payload, now);
 }
 
-// --- pending legs (SPEC §7.5) ---------------------------------------------------------------
+// --- pending legs ------------------------------------------------------------------------------
 
 /**
  * The intent's payout or refund leg a command sent, with its pool locked as every intent write
@@ -575,10 +575,10 @@ async function completeRefund(
 }
 
 /**
- * An operator's refund attempt committed. The intent stays `refund_failed` (a terminal state,
- * SPEC §7.1): the refund's facts are recorded on it, the deposit of an unmatched transfer is
- * returned, and the operator flag is resolved. The amount left the swap party, so the caller
- * takes it out of `outgoing` in any case; the confirmation applies once (`confirmCommand`).
+ * An operator's refund attempt committed. The intent stays `refund_failed` (a terminal state): the
+ * refund's facts are recorded on it, the deposit of an unmatched transfer is returned, and the
+ * operator flag is resolved. The amount left the swap party, so the caller takes it out of
+ * `outgoing` in any case; the confirmation applies once (`confirmCommand`).
  */
 async function completeOperatorRefund(
   tx: Queryable,
@@ -612,8 +612,8 @@ async function completeOperatorRefund(
 
 /**
  * The payout cannot reach the receiver (offer rejected, withdrawn or expired, or the ledger kept
- * refusing it): the trade is reversed and the input refunded minus the network fee (SPEC §7.1
- * `output_failed`).
+ * refusing it): the trade is reversed and the input refunded minus the network fee
+ * (`output_failed`).
  */
 export async function failPayout(
   tx: Queryable,

@@ -1,10 +1,10 @@
 /**
- * Offer expiry (SPEC §7.5): a payout or refund offer the receiver left unanswered past its
- * deadline ends `expired`. Canton does not end it then: the instruction stays pending, can no
- * longer be accepted, and keeps the swap party's amount locked until the sender withdraws it or
- * the receiver rejects it. So the engine withdraws its own offers once ledger time has passed
- * their deadline (ledger time, because the ledger decides whether an accept still succeeds; the
- * service clock may run ahead of it).
+ * Offer expiry (docs/spec/lifecycle.md#payout-and-refund-legs): a payout or refund offer the
+ * receiver left unanswered past its deadline ends `expired`. Canton does not end it then: the
+ * instruction stays pending, can no longer be accepted, and keeps the swap party's amount locked
+ * until the sender withdraws it or the receiver rejects it. So the engine withdraws its own offers
+ * once ledger time has passed their deadline (ledger time, because the ledger decides whether an
+ * accept still succeeds; the service clock may run ahead of it).
  *
  * Exactly once, as every ledger command: the withdrawal is recorded (its id derived from the
  * offer) in the same transaction that takes it off the due list, then submitted like any other

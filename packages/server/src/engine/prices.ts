@@ -1,7 +1,8 @@
 /**
- * Prices the engine reads from the ledger at the moment it decides (SPEC §5.4): the Amulet USD
- * price of the open mining round, the traffic parameters, and from them each instrument's USD
- * price and the network fee of one transfer in that instrument.
+ * Prices the engine reads from the ledger at the moment it decides
+ * (docs/spec/amounts-and-fees.md#network-fee): the Amulet USD price of the open mining round, the
+ * traffic parameters, and from them each instrument's USD price and the network fee of one transfer
+ * in that instrument.
  *
  * USD prices: USDCx is one USD, Amulet the open round's price, any other instrument goes through
  * its pool with Amulet (spot, effective reserves). An instrument with no such path has no price,

@@ -454,7 +454,7 @@ export async function recordLateRefund(
   return rows.length > 0;
 }
 
-/** Completed swaps of the pool whose payout update id or fee event is missing (SPEC §6). */
+/** Completed swaps of the pool whose payout update id or fee event is missing. */
 export async function countIncompleteCompletedSwaps(q: Queryable, poolId: string): Promise<number> {
   const rows = await q.query(
     `SELECT count(*) AS n FROM intents i

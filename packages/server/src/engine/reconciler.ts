@@ -1,10 +1,10 @@
 /**
- * Reconciliation (SPEC §7.7): per pool and instrument, the swap party's ledger holdings against
- * the books (reserve + inflight + outgoing + fees, SPEC §5.6), and every completed swap's
- * accounting. A mismatch raises an operator flag and records a failed run; the guard blocks the
- * pool (`incomplete_completed_accounting`) while the latest run failed, and every run fails while
- * the flag is open, so the block lasts until an operator resolves the flag and a run finds the
- * books right again.
+ * Reconciliation (docs/spec/lifecycle.md#reconciliation): per pool and instrument, the swap party's
+ * ledger holdings against the books (reserve + inflight + outgoing + fees), and every completed
+ * swap's accounting. A mismatch raises an operator flag and records a failed run; the guard blocks
+ * the pool (`incomplete_completed_accounting`) while the latest run failed, and every run fails
+ * while the flag is open, so the block lasts until an operator resolves the flag and a run finds
+ * the books right again.
  *
  * Comparing at one offset, so that work in flight never looks like a mismatch:
  * - the books and the ingest checkpoint C are read in one statement (one snapshot): the books as

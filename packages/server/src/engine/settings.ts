@@ -24,7 +24,7 @@ export interface EngineSettings {
   readonly recoveryBatchMax: number;
   /** Pending intents expired per sweep. */
   readonly expiryBatchMax: number;
-  /** Failed submissions of a refund before the intent ends `refund_failed` (SPEC §7.1). */
+  /** Failed submissions of a refund before the intent ends `refund_failed`. */
   readonly refundAttemptsMax: number;
   /** Failed submissions of a payout before the trade is reversed and refunded. */
   readonly payoutAttemptsMax: number;
@@ -38,11 +38,11 @@ export interface EngineSettings {
   readonly streamRetryDelayMaxMs: number;
   /** Longest idle wait between rounds of work (expiry sweeps need no other wake-up). */
   readonly idleIntervalMs: number;
-  /** The price-impact cap of pools without their own (SPEC §5.2). */
+  /** The price-impact cap of pools without their own. */
   readonly maxPriceImpact: number;
   /** Service-wide guard thresholds; a pool's `guard` column overrides them. */
   readonly guardThresholds: Partial<GuardThresholds>;
-  /** The guard's trailing window for output velocity (SPEC §6). */
+  /** The guard's trailing window for output velocity. */
   readonly velocityWindowMs: number;
   /**
    * How long a worker's claim on a command it is submitting keeps other workers off it. A claim
@@ -50,7 +50,7 @@ export interface EngineSettings {
    * submission under the same id, which the ledger deduplicates.
    */
   readonly commandClaimMs: number;
-  /** Wall time between reconciliation runs of the ingest leader (SPEC §7.7). */
+  /** Wall time between reconciliation runs of the ingest leader. */
   readonly reconcileIntervalMs: number;
   /** Updates after the checkpoint a reconciliation reads back at most; more defers the run. */
   readonly reconcileWindowUpdatesMax: number;

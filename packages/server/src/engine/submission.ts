@@ -1,5 +1,6 @@
 /**
- * Submitting recorded commands to the ledger (SPEC §7.4), and recovery after a restart.
+ * Submitting recorded commands to the ledger (docs/spec/lifecycle.md#exactly-once), and recovery
+ * after a restart.
  *
  * - A command is always recorded (with its deterministic id) before it is submitted, and it is
  *   only ever submitted under that id, so the ledger's deduplication makes a resubmission after a
@@ -239,7 +240,7 @@ async function giveUp(
 }
 
 /**
- * Recovery (SPEC §7.4): before anything new is ingested or decided, every recorded-but-
+ * Recovery: before anything new is ingested or decided, every recorded-but-
  * unconfirmed command is looked up on the ledger. A committed one is left to the update stream,
  * which resumes below its offset and confirms it; one that never committed is submitted again
  * under its own id. Recovery ignores claims: the claim of a process that crashed must not hold up

@@ -1,8 +1,9 @@
 /**
- * "Intent X has new events", delivered to the subscribers of this process (SPEC §7.6, §11). Every
- * row written to `intent_events` raises a notification on the `intent_events` channel (a trigger
- * of the initial migration); on PostgreSQL it reaches every process through `LISTEN`, so an SSE
- * subscriber on any `api` process hears of a state change written by any worker.
+ * "Intent X has new events", delivered to the subscribers of this process
+ * (docs/spec/lifecycle.md#events). Every row written to `intent_events` raises a notification on
+ * the `intent_events` channel (a trigger of the initial migration); on PostgreSQL it reaches every
+ * process through `LISTEN`, so an SSE subscriber on any `api` process hears of a state change
+ * written by any worker.
  *
  * A notification is only a hint: subscribers re-read the outbox from their own position, so a
  * lost, repeated or reordered hint can delay an event but never drop or duplicate one. When the

@@ -1,7 +1,7 @@
 /**
- * One client's Server-Sent Events stream of one swap (SPEC §7.6): the current state first, then
- * one event per state change in lifecycle order, a comment heartbeat, and the end after a
- * terminal event.
+ * One client's Server-Sent Events stream of one swap (docs/spec/lifecycle.md#events): the current
+ * state first, then one event per state change in lifecycle order, a comment heartbeat, and the end
+ * after a terminal event.
  *
  * The SSE `id` is the event's `seq` in `intent_events`. Within one intent that order is commit
  * order: every event is written by the statement that moves the intent's row, and that row stays

@@ -1,5 +1,6 @@
 /**
- * Authentication and rate limiting hooks (SPEC §2, §3, §4).
+ * Authentication and rate limiting hooks (docs/spec/protocol.md#authentication-headers,
+ * docs/spec/protocol.md#rate-limits).
  * - Every `/v1` request carries `X-API-Key`: a valid, unrevoked key of this environment.
  * - Wallet-authenticated routes also carry `Authorization: Bearer <wallet token>`.
  * - Rate limits are token buckets per API key (reads and swap creations apart) and per client
@@ -26,7 +27,7 @@ declare module 'fastify' {
 
 const MINUTE_MS = 60_000;
 
-/** Defaults of SPEC §2; a key's own stored limits take precedence. */
+/** The defaults; a key's own stored limits take precedence. */
 export const DEFAULT_RATE_LIMITS = {
   readsPerMin: 1_200,
   swapsPerMin: 60,

@@ -33,6 +33,10 @@ const DESCRIPTION = [
   '- Rate limits are per API key (reads, swap creations) and per client address on the login ' +
     'steps; a 429 says when to retry in `Retry-After` and `RateLimit-*` headers.',
   '- Amounts are decimal strings; fields are only added within `/v1`.',
+  '- The behaviour behind these operations is specified in the PoolParty repository, under ' +
+    '`docs/spec/` (start at `docs/spec/README.md`). A path such as ' +
+    '`docs/spec/lifecycle.md#events` in a description below names the section of that ' +
+    'specification it follows.',
 ].join('\n');
 
 interface OpenApiDocument {

@@ -1,7 +1,8 @@
 /**
- * The HTTP surface of a `worker` process (SPEC §11): only the operational endpoints (`/healthz`,
- * `/readyz`, `/metrics`), so an orchestrator can probe it and scrape its metrics. Workers settle;
- * the client API, the portal and the devnet endpoints are served by `api` (or `all`) processes.
+ * The HTTP surface of a `worker` process (docs/spec/running.md#roles-and-scale-out): only the
+ * operational endpoints (`/healthz`, `/readyz`, `/metrics`), so an orchestrator can probe it and
+ * scrape its metrics. Workers settle; the client API, the portal and the devnet endpoints are
+ * served by `api` (or `all`) processes.
  */
 import type { ServiceContext } from '../context.js';
 import { type App, createFastify, httpOptionsOf } from './fastify.js';

@@ -42,7 +42,7 @@ export type Tag = (typeof TAG)[keyof typeof TAG];
 export const TAG_DESCRIPTIONS: Readonly<Record<Tag, string>> = {
   'Wallet auth':
     "Prove control of a Canton party: the wallet signs a single-use challenge with the party's " +
-    'key and gets a 15-minute wallet token for the swap endpoints (SPEC §4.2).',
+    'key and gets a 15-minute wallet token for the swap endpoints (docs/spec/auth.md).',
   Tokens: 'The tokens some pool trades.',
   Pools: 'Constant-product pools with their effective reserves, statistics and USD ticker.',
   Quotes: 'The price of a swap before it is made: fees, output, price impact and safety verdict.',
@@ -50,16 +50,16 @@ export const TAG_DESCRIPTIONS: Readonly<Record<Tag, string>> = {
     "Swap intents of the wallet token's party: create, follow (status or Server-Sent Events), " +
     "cancel and list. Another party's intent answers 404, so intent ids cannot be probed.",
   'Developer portal':
-    "Developer sign-in with a Canton wallet, the developer's API keys (SPEC §4.1), and their " +
-    'earnings, usage and collections of earnings.',
+    "Developer sign-in with a Canton wallet, the developer's API keys, and their " +
+    'earnings, usage and collections of earnings (docs/spec/portal.md).',
   Operations:
     'Liveness, readiness and Prometheus metrics for orchestrators and monitoring; served without ' +
     'authentication, also by worker processes.',
   Devnet:
     "The local devnet ledger's controls: parties, faucet, signed transfers and offers, the " +
-    'ledger clock, the Amulet price and fault injection (SPEC §9.3). These operations exist only ' +
-    'when the service runs in devnet mode with the local ledger; elsewhere their paths answer ' +
-    '404 and this document does not list them.',
+    'ledger clock, the Amulet price and fault injection (docs/spec/ledger.md#devnet-endpoints). ' +
+    'These operations exist only when the service runs in devnet mode with the local ledger; ' +
+    'elsewhere their paths answer 404 and this document does not list them.',
 };
 
 // --- security -----------------------------------------------------------------------------------
@@ -179,7 +179,7 @@ export interface ProblemResponse {
 
 const PROBLEM_REF = { $ref: `${PROBLEM_SCHEMA_ID}#` } as const;
 
-/** What a 429 tells the client about where it stands (SPEC §2). */
+/** What a 429 tells the client about where it stands (docs/spec/protocol.md#rate-limits). */
 const RATE_LIMIT_HEADERS: Readonly<Record<string, HeaderDoc>> = {
   'Retry-After': {
     description: 'Seconds to wait before retrying.',

@@ -1,8 +1,8 @@
 /**
- * Token-bucket rate limiting (SPEC §2): a bucket holds up to `limit` tokens and refills at
- * `limit` per window, so a client may burst to its limit and then proceeds at the steady rate.
- * The decision is a pure function of the bucket, the time and the limit; the caller keeps the
- * buckets.
+ * Token-bucket rate limiting (docs/spec/protocol.md#rate-limits): a bucket holds up to `limit`
+ * tokens and refills at `limit` per window, so a client may burst to its limit and then proceeds at
+ * the steady rate. The decision is a pure function of the bucket, the time and the limit; the
+ * caller keeps the buckets.
  *
  * `RateLimit-Reset` is the seconds until the quota grows again: until the next whole token, so
  * `RateLimit-Remaining` goes up by one (0 when the bucket is full). A bucket refills a token at a

@@ -1,8 +1,8 @@
 /**
- * The settlement-safety guard's inputs (SPEC §6), gathered from in-memory state: pure functions
- * that turn a pool's cached reserves and history into core's `GuardSnapshot`.
+ * The settlement-safety guard's inputs (docs/spec/guard.md#inputs), gathered from in-memory state:
+ * pure functions that turn a pool's cached reserves and history into core's `GuardSnapshot`.
  *
- * Decisions the spec leaves open:
+ * Choices made here:
  * - Per-pool overrides live in the pool's `guard` object under core's `GuardThresholds` names. A
  *   value that is not a number is kept as NaN, so the guard fails closed on it instead of falling
  *   back to a default nobody chose.

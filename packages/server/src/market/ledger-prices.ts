@@ -1,7 +1,7 @@
 /**
- * The ledger's prices in memory (SPEC §5.4): the open mining round (Amulet USD price) and the
- * traffic parameters, re-read every `LEDGER_PRICES_REFRESH_MS` so a quote does not wait on the
- * ledger.
+ * The ledger's prices in memory (docs/spec/amounts-and-fees.md#network-fee): the open mining round
+ * (Amulet USD price) and the traffic parameters, re-read every `LEDGER_PRICES_REFRESH_MS` so a
+ * quote does not wait on the ledger.
  *
  * One exception: a cached round older than a round's lifetime means a newer one should exist
  * (the devnet clock was advanced, say), so the quote re-reads it first, at most once per

@@ -1,6 +1,7 @@
 /**
- * Quotes from live, in-memory state (SPEC §5, §6): the pool book, the ledger's prices and the
- * discount policies are all read in the background, so pricing a quote never waits on the store.
+ * Quotes from live, in-memory state (docs/spec/protocol.md#quotes): the pool book, the ledger's
+ * prices and the discount policies are all read in the background, so pricing a quote never waits
+ * on the store.
  *
  * Staleness bounds: pools ≤ `POOLS_REFRESH_MS` (1 s), pool history ≤ `HISTORY_REFRESH_MS` (5 s),
  * ledger prices ≤ `LEDGER_PRICES_REFRESH_MS` (5 s), discount policies ≤ `DISCOUNTS_REFRESH_MS`
@@ -8,7 +9,7 @@
  * writer that changed a pool (or a policy) and invalidated sees its change in the next quote. A
  * quote waits only for re-reads of its own pool or of everything, never for another pool's.
  *
- * Choices the spec leaves open:
+ * Choices made here:
  * - an input token with no USD price (neither USDCx nor Amulet, and no pool with Amulet) cannot
  *   have its network fee computed: 400 `validation_error` naming the token;
  * - a pool `priceImpactCap` overrides `DEFAULT_MAX_PRICE_IMPACT` (0.15).
@@ -49,7 +50,7 @@ export interface LiveQuoterDeps {
   readonly db: Database;
   readonly ledger: LedgerPort;
   readonly clock: ServiceClock;
-  /** Completed swaps with incomplete accounting of each pool (SPEC §7.7); zero when absent. */
+  /** Completed swaps with incomplete accounting of each pool; zero when absent. */
   readonly countIncompleteCompletedSwaps?: IncompleteSwapCounter;
   /** A background re-read failed; the last good state stays in use. */
   readonly onError?: (error: unknown) => void;

@@ -1,5 +1,6 @@
 /**
- * Which pool a quote or swap request means (seed §4.3): a pure decision over the known pools.
+ * Which pool a quote or swap request means (docs/spec/protocol.md#pair-resolution): a pure decision
+ * over the known pools.
  *
  * Order of the rules:
  * 1. Each symbol must be traded by some pool (under `fromAdmin`/`toAdmin` when given), else

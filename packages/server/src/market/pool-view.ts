@@ -1,7 +1,7 @@
 /**
- * Pools and tokens as clients see them (SPEC §2.1, seed §2.3, §2.4).
+ * Pools and tokens as clients see them (docs/spec/protocol.md#tokens-and-pools).
  *
- * A pool's reserves on the wire are its effective reserves (SPEC §5.6): the accounting's
+ * A pool's reserves on the wire are its effective reserves: the accounting's
  * `reserve` per side. Amounts in flight, being paid out or collected as fees are kept apart in
  * the accounting and never shown as liquidity.
  *

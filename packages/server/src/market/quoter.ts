@@ -1,7 +1,7 @@
 /**
- * Quoting from live pool state (SPEC §5, §6): resolves the pool of a token pair, prices the
- * trade with fees and discounts, and runs the settlement-safety guard — without touching the
- * database on the hot path.
+ * Quoting from live pool state (docs/spec/protocol.md#quotes): resolves the pool of a token pair,
+ * prices the trade with fees and discounts, and runs the settlement-safety guard — without touching
+ * the database on the hot path.
  */
 import type { PricedTrade, SettlementSafety, WireQuote } from '@poolparty/core';
 import type { PoolRecord } from '@poolparty/store';
@@ -17,7 +17,7 @@ export interface QuoteRequest {
   readonly toAdmin?: string;
 }
 
-/** Who asks: decides which discount policies apply (SPEC §5.5). */
+/** Who asks: decides which discount policies apply. */
 export interface QuoteAudience {
   readonly apiKeyId: string | null;
   /** The wallet party, when known (a swap) or given as `receiverParty` (a quote). */

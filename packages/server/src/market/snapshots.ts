@@ -1,8 +1,8 @@
 /**
- * Hourly USD snapshots of every pool, and the stats and ticker figures read beside them (SPEC §8;
- * seed §2.4).
+ * Hourly USD snapshots of every pool, and the stats and ticker figures read beside them
+ * (docs/spec/stats.md).
  *
- * Choices the spec leaves open:
+ * Choices made here:
  * - The canonical Amulet/USDCx pool is the oldest pool pairing Amulet with USDCx (ties by pool id:
  *   the pool book's order). On devnet that is the seeded `amulet-usdcx`.
  * - The ticker prices Amulet at the canonical pool's spot price (USDCx = 1 USD); without a funded
@@ -10,8 +10,8 @@
  *   their pool with Amulet (usd-prices.ts), and a base token with no USD price of its own through
  *   the pool's spot price against its priced side. A pool with neither side priced has no ticker
  *   (404 `not_found`).
- * - TVL and APR value Amulet at the open-mining-round price, the price fee events record their USD
- *   values at (SPEC §5.4), so fees and TVL are in the same dollars.
+ * - TVL and APR value Amulet at the open-mining-round price, the price at which fee events record
+ *   their USD values, so fees and TVL are in the same dollars.
  * - The ticker's `volume24h` is the same fee-event sum as the stats' `volume24h`.
  * - Snapshots are taken once per hour of the service clock (the devnet ledger's clock on devnet):
  *   at start, then at the first check (every `SNAPSHOT_CHECK_MS` of wall time) in each new hour.

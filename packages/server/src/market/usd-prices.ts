@@ -1,6 +1,6 @@
 /**
- * USD prices of instruments (SPEC §5.4, §6): what the network fee is converted through, and the
- * reference a pool's price is checked against.
+ * USD prices of instruments (docs/spec/amounts-and-fees.md#usd-prices): what the network fee is
+ * converted through, and the reference a pool's price is checked against.
  *
  * - USDCx is one USD and Amulet is the open mining round's price, whatever their admin: pools are
  *   listed by the operator, so a symbol in a pool is one the operator vouches for.

@@ -1,20 +1,20 @@
 /**
- * The decisions of `POST /v1/swaps` (SPEC §2.1, §4.2, §5.2, §6, §7.2), as pure functions: which
+ * The decisions of `POST /v1/swaps` (docs/spec/lifecycle.md#intents), as pure functions: which
  * requests are refused with which problem, and what intent a priced quote becomes. The route
  * only reads the quote and writes what these return.
  *
- * Choices the spec leaves open:
+ * Choices made here:
  * - The settlement-safety guard is judged before the price-impact cap: a blocked pool or trade is
  *   the more fundamental refusal, and the guard's verdict says why in machine-readable form.
  * - The deprecated `outputAddress` is accepted and ignored; the output always goes to the wallet
- *   party (seed §4.4).
+ *   party.
  */
 import { type CreateSwapBody, minOutput, validateSlippage } from '@poolparty/core';
 import type { NewIntent } from '@poolparty/store';
 import { ApiError } from '../http/problem.js';
 import type { PricedQuote, QuoteRequest } from '../market/quoter.js';
 
-/** Seed §8: an intent is valid for 24 hours; the response's `expiresAt` is authoritative. */
+/** An intent is valid for 24 hours; the response's `expiresAt` is authoritative. */
 export const INTENT_VALIDITY_MS = 24 * 60 * 60 * 1000;
 
 /** The slippage tolerance to use, or a 400: absent means the default (0.05). */
@@ -29,7 +29,7 @@ export function resolveSlippage(value: unknown): number {
   );
 }
 
-/** `walletAddress` is optional, but when given it must be the wallet token's party (SPEC §4.2). */
+/** `walletAddress` is optional, but when given it must be the wallet token's party. */
 export function requireOwnWallet(walletAddress: string | undefined, walletParty: string): void {
   if (walletAddress === undefined || walletAddress === walletParty) return;
   throw new ApiError(

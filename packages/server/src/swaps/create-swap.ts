@@ -1,6 +1,6 @@
 /**
- * Creating a swap intent (SPEC §2, §7.2): checks, quote, guard, then the intent, its first event
- * and — under an `Idempotency-Key` — the stored response, all in one transaction.
+ * Creating a swap intent (docs/spec/lifecycle.md#intents): checks, quote, guard, then the intent,
+ * its first event and — under an `Idempotency-Key` — the stored response, all in one transaction.
  */
 import type { CreateSwapBody, SwapIntent } from '@poolparty/core';
 import type { ApiKeyRecord } from '@poolparty/store';

@@ -1,8 +1,9 @@
 /**
- * Idempotent swap creation (SPEC §2): a retry with the same `Idempotency-Key` and the same request
- * gets the first response again; the same key with another request is refused.
+ * Idempotent swap creation (docs/spec/protocol.md#idempotency): a retry with the same
+ * `Idempotency-Key` and the same request gets the first response again; the same key with another
+ * request is refused.
  *
- * Choices the spec leaves open:
+ * Choices made here:
  * - "The same request" is the body as the server understands it — keys in any order, the default
  *   slippage tolerance filled in — and the wallet party it is made for. One API key serves many
  *   wallets; a key reused by another wallet must not hand it someone else's intent.

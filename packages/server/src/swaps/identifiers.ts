@@ -1,5 +1,6 @@
 /**
- * Identifiers a swap intent is given at creation: its id and its deposit reference (SPEC §7.2).
+ * Identifiers a swap intent is given at creation: its id and its deposit reference
+ * (docs/spec/lifecycle.md#intents).
  *
  * Both are drawn from crypto randomness in Crockford's base-32 alphabet (no I, L, O, U), so a
  * reference read aloud or retyped from a wallet screen survives. The deposit reference is short

@@ -1,10 +1,10 @@
 /**
- * Intents as the client sees them: the SwapIntent of a create (seed §2.7) and the SwapStatus of
- * a status query or track listing (SPEC §7.5). Every key is always present; facts of a stage
- * that has not happened are `null`.
+ * Intents as the client sees them: the SwapIntent of a create and the SwapStatus of a status query
+ * or track listing (docs/spec/lifecycle.md#swapstatus). Every key is always present; facts of a
+ * stage that has not happened are `null`.
  *
  * A payout or refund appears once its transfer committed, or as soon as it became an offer the
- * depositor must accept (SPEC §7.5 `Leg`, state `offered`), so a wallet can ask its user to accept
+ * depositor must accept (`Leg` state `offered`), so a wallet can ask its user to accept
  * while the swap waits. A refund that is owed but neither committed nor offered is not shown: the
  * intent is still in progress and says so through its status.
  */

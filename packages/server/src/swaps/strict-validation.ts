@@ -3,8 +3,9 @@
  *
  * The service's Ajv coerces scalar types (right for query strings, where everything arrives as
  * text). In a JSON body that would turn `"slippageTolerance": "0.01"` into a number and
- * `"amount": 100` into a string, silently accepting requests the spec refuses: amounts are
- * decimal strings and the slippage tolerance is a number (seed §4.4, SPEC §5.1). This compiler
+ * `"amount": 100` into a string, silently accepting requests the API refuses: amounts are
+ * decimal strings and the slippage tolerance is a number
+ * (docs/spec/protocol.md#transport-and-encoding). This compiler
  * checks the exact JSON types and hands Fastify the failures in the shape its error handler
  * reports as `validation_error`.
  */

@@ -290,7 +290,7 @@ export class EngineHarness {
     }, `the engine to ingest up to offset ${target}`);
   }
 
-  /** The swap party's holdings per side equal reserve + inflight + outgoing + fees (SPEC §5.6). */
+  /** The swap party's holdings per side equal reserve + inflight + outgoing + fees. */
   async booksMatchLedger(poolId = 'amulet-usdcx'): Promise<void> {
     const { books, holdings } = await booksAndHoldings(this.db, this.ledger, poolId);
     if (holdings.a !== books.a || holdings.b !== books.b) {

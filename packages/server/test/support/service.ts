@@ -192,7 +192,8 @@ export async function devnetValidUntil(server: { readonly url: string }): Promis
 }
 
 /**
- * A `POST path` body signed by the party's key, as `X-Party-Signature` carries it (SPEC §9.3):
+ * A `POST path` body signed by the party's key, as `X-Party-Signature` carries it
+ * (docs/spec/ledger.md#devnet-signatures):
  * over method, path and the exact body, which gets a `validUntil` from the ledger clock.
  */
 export async function signedDevnetPost(

@@ -1,7 +1,8 @@
 /**
  * `/developer`: where to start building on PoolParty, and the developer portal's sign-in. The
  * connected wallet (the app's own wallet panel: the built-in devnet wallet or a Canton wallet)
- * signs the service's login challenge (SPEC §4.1); the session is an HttpOnly cookie.
+ * signs the service's login challenge (docs/spec/auth.md#developer-portal-sessions); the session is
+ * an HttpOnly cookie.
  */
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';

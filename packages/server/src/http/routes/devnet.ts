@@ -1,7 +1,7 @@
 /**
- * The devnet endpoints of the local ledger (SPEC §9.3): parties, faucet, signed transfers and
- * offers, the clock, the Amulet price and fault injection. Registered under `/devnet` only in
- * devnet mode with the local ledger.
+ * The devnet endpoints of the local ledger (docs/spec/ledger.md#devnet-endpoints): parties, faucet,
+ * signed transfers and offers, the clock, the Amulet price and fault injection. Registered under
+ * `/devnet` only in devnet mode with the local ledger.
  *
  * Calls that act for a party carry `X-Party-Signature`: an Ed25519 signature, by one of the
  * party's registered signing keys, of `METHOD + " " + path + "\n" + rawBody` (core
@@ -16,7 +16,7 @@
  * its own beside the login attempts' one): it mints out of nothing, and every mint stays in the
  * ledger's journal.
  *
- * Choices the spec leaves open:
+ * Choices made here:
  * - holdings are summed per instrument; `amount` is what the party can spend, `locked` what is
  *   held for its pending offers;
  * - a symbol that exists under several admins, given without `admin`, is a 400 `validation_error`

@@ -1,6 +1,7 @@
 /**
- * Tokens, pools and quotes (SPEC §2.1; seed §2.3–§2.5, §4.2, §4.3), all answered from the
- * quoter's in-memory state: pools are at most a refresh period (1 s) behind the store.
+ * Tokens, pools and quotes (docs/spec/protocol.md#tokens-and-pools, docs/spec/protocol.md#quotes),
+ * all answered from the quoter's in-memory state: pools are at most a refresh period (1 s) behind
+ * the store.
  *
  * - `GET /v1/tokens` lists the instruments some pool trades (see pool-view.ts).
  * - Pool stats and the ticker are computed from fee events, effective reserves and the hourly USD
@@ -50,13 +51,13 @@ const QUOTE_PROBLEMS = [
 ] as const;
 
 const STATS_DESCRIPTION =
-  'APR, APY, 24-hour volume and fees, TVL (SPEC §8), from fee events and effective reserves, in ' +
-  'USD with Amulet at the ledger price. `apr` and `apy` are null for a pool without a ' +
-  'USD-priced side or without liquidity. Figures may be a few seconds old.';
+  'APR, APY, 24-hour volume and fees, TVL (docs/spec/stats.md#pool-stats), from fee events and ' +
+  'effective reserves, in USD with Amulet at the ledger price. `apr` and `apy` are null for a ' +
+  'pool without a USD-priced side or without liquidity. Figures may be a few seconds old.';
 const TICKER_DESCRIPTION =
   'USD price of the base token through the canonical Amulet/USDCx pool, its change over 24 ' +
-  'hours from hourly snapshots (null until 23 h of them exist), and 24-hour volume (SPEC §8). ' +
-  'A pool with no USD-priced side has no ticker (404 `not_found`).';
+  'hours from hourly snapshots (null until 23 h of them exist), and 24-hour volume ' +
+  '(docs/spec/stats.md#ticker). A pool with no USD-priced side has no ticker (404 `not_found`).';
 
 export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void> {
   const poolById = (poolId: string): PoolRecord => {

@@ -1,9 +1,8 @@
 /**
- * The developer portal's earnings, usage and collections (seed §1: "earnings, collections and
- * analytics stay on the wallet-authenticated developer portal"), under `/api/sdk` beside the key
- * routes and behind the same session.
+ * The developer portal's earnings, usage and collections (docs/spec/portal.md), under `/api/sdk`
+ * beside the key routes and behind the same session.
  *
- * Choices the spec leaves open:
+ * Choices made here:
  * - periods are `24h`, `7d`, `30d` (the default) and `all`, bucketed by hour, day, day and month;
  * - `keyId` narrows earnings and usage to one of the developer's keys; another developer's key
  *   answers 404 like a key that does not exist. Collections are the developer's, not a key's:

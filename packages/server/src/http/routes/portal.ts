@@ -1,9 +1,10 @@
 /**
- * The developer portal's API (SPEC §4.1; seed §4.1, §5): wallet login, then the developer's API
- * keys (here) and earnings, usage and collections (portal-earnings.ts). Registered under `/api/sdk`, where every request counts against the per-client-address
- * login limit.
+ * The developer portal's API (docs/spec/portal.md, docs/spec/auth.md#developer-keys): wallet
+ * login, then the developer's API keys (here) and earnings, usage and collections
+ * (portal-earnings.ts). Registered under `/api/sdk`; the wallet login is limited per client
+ * address.
  *
- * Choices the spec leaves open:
+ * Choices made here:
  * - the session travels as cookie `pp_session` (HttpOnly, SameSite=Strict, Path=/api/sdk, Secure
  *   over HTTPS) or as `Authorization: Bearer <token>`; the cookie wins when both are sent;
  * - a write (any method but GET, HEAD, OPTIONS) authenticated by the cookie must come from a page

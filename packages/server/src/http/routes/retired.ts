@@ -1,6 +1,6 @@
 /**
- * Retired developer endpoints (seed §4.1, §9): they answer 410 Gone with a problem body, so old
- * integrations fail loudly with a pointer to what replaced them.
+ * Retired developer endpoints (docs/spec/protocol.md#versioning): they answer 410 Gone with a
+ * problem body, so old integrations fail loudly with a pointer to what replaced them.
  */
 import type { App } from '../fastify.js';
 import { ApiError } from '../problem.js';

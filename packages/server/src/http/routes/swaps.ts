@@ -1,12 +1,12 @@
 /**
- * Swap intents (SPEC §2.1, §7; seed §2.7, §4.2, §4.4): create, status, cancel, events and the
- * party's list. Every route needs the API key (the `/v1` scope) and a wallet token, and concerns
- * the token's party only: another party's intent answers 404, so ids cannot be probed.
+ * Swap intents (docs/spec/lifecycle.md): create, status, cancel, events and the party's list.
+ * Every route needs the API key (the `/v1` scope) and a wallet token, and concerns the token's
+ * party only: another party's intent answers 404, so ids cannot be probed.
  *
- * Choices the spec leaves open:
- * - `track` lists the intents created through the calling API key's developer (seed §4.2:
- *   "of that party under the API key"), including keys of that developer since rotated;
- *   status and cancel serve the party's intent whichever integration created it.
+ * Choices made here:
+ * - `track` lists the intents created through the calling API key's developer, including keys of
+ *   that developer since rotated; status and cancel serve the party's intent whichever integration
+ *   created it.
  * - Cancelling an intent that is no longer pending — including one already cancelled — is 409
  *   `intent_not_cancellable` with its current state in `intentStatus` (the problem's own
  *   `status` is the HTTP status).
@@ -370,8 +370,9 @@ function noSuchIntent(intentId: string): ApiError {
 }
 
 const EVENTS_DESCRIPTION =
-  'A `text/event-stream` of the swap (SPEC §7.6). It sends the current state first, then one ' +
-  'event per state change in lifecycle order, and ends after a terminal event. Each event has ' +
+  'A `text/event-stream` of the swap (docs/spec/lifecycle.md#events). It sends the current ' +
+  'state first, then one event per state change in lifecycle order, and ends after a terminal ' +
+  'event. Each event has ' +
   '`event:` = the state name (`pending` for the current state of an intent still awaiting its ' +
   'deposit, then ' +
   SWAP_EVENT_NAMES.map((name) => `\`${name}\``).join(', ') +

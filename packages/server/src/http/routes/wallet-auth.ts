@@ -1,7 +1,7 @@
 /**
- * Wallet authentication (SPEC §4.2; seed §2.2, §5): a party asks for a challenge, its wallet
- * signs it, and the signed challenge buys a short-lived wallet token. Both steps are behind the
- * API key (the `/v1` scope) and a per-client-address limit, so nonces cannot be farmed.
+ * Wallet authentication (docs/spec/auth.md#wallet-challenge): a party asks for a challenge, its
+ * wallet signs it, and the signed challenge buys a short-lived wallet token. Both steps are behind
+ * the API key (the `/v1` scope) and a per-client-address limit, so nonces cannot be farmed.
  */
 import {
   type ChallengePurpose,
