@@ -160,19 +160,9 @@ const OUTSIDE_CITATION = new RegExp(
  */
 const CITATIONS_STILL_TO_REPLACE: readonly string[] = ['packages/sdk/'];
 
-/**
- * Applied migrations never change: a store records each one's SHA-256 and refuses a file that no
- * longer matches it (store/migrate.ts), and the embedded store's template holds them too. Their
- * comments stay as they were written.
- */
-const APPLIED_MIGRATIONS = /^packages\/server\/migrations\/\d{4}_[a-z0-9_]+\.sql$/;
-
 function mayCiteOutside(path: string): boolean {
-  return (
-    APPLIED_MIGRATIONS.test(path) ||
-    CITATIONS_STILL_TO_REPLACE.some((entry) =>
-      entry.endsWith('/') ? path.startsWith(entry) : path === entry,
-    )
+  return CITATIONS_STILL_TO_REPLACE.some((entry) =>
+    entry.endsWith('/') ? path.startsWith(entry) : path === entry,
   );
 }
 

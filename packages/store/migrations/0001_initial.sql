@@ -83,7 +83,7 @@ CREATE TABLE pools (
   CHECK (NOT (token_a_id = token_b_id AND token_a_admin = token_b_admin))
 );
 
--- The store's side of SPEC §5.6. Per side (a, b) of a pool, the swap party's ledger holdings are
+-- The store's side of the effective reserves (docs/spec/amounts-and-fees.md#effective-reserves). Per side (a, b) of a pool, the swap party's ledger holdings are
 -- expected to equal reserve + inflight + outgoing + fees:
 --   reserve   effective reserve: the liquidity that prices swaps (LP fees included)
 --   inflight  deposits in custody for swaps not yet executed
@@ -143,7 +143,7 @@ CREATE TABLE intents (
   expected_output              NUMERIC(38, 10) NOT NULL CHECK (expected_output > 0),
   min_output                   NUMERIC(38, 10) NOT NULL CHECK (min_output >= 0),
   slippage_tolerance           NUMERIC NOT NULL CHECK (slippage_tolerance > 0 AND slippage_tolerance < 1),
-  -- The applied discount policies as quoted (seed §2.5 objects); NULL when none applied.
+  -- The applied discount policies as quoted (the quote's discount objects, docs/spec/amounts-and-fees.md#discounts); NULL when none applied.
   network_fee_policy           JSONB,
   platform_fee_policy          JSONB,
   output_address               TEXT NOT NULL,
@@ -169,14 +169,14 @@ CREATE TABLE intents (
   completed_at                 TIMESTAMPTZ,
   expires_at                   TIMESTAMPTZ NOT NULL,
   updated_at                   TIMESTAMPTZ NOT NULL,
-  -- Conservation (SPEC §5.3): every unit of the deposit is a fee or is priced into the pool.
+  -- Conservation (docs/spec/amounts-and-fees.md#fee-calculation): every unit of the deposit is a fee or is priced into the pool.
   CHECK (expected_amount = network_fee_amount + pool_fee_amount + input_amount_after_pool_fee),
   CHECK (pool_fee_amount = lp_fee_amount + platform_fee_amount),
   CHECK (min_output <= expected_output),
   CHECK (expires_at > created_at)
 );
 
--- The active-intent guard (SPEC §7.2): at most one pending intent per party, pool and input
+-- The active-intent guard (docs/spec/lifecycle.md#active-intent-guard): at most one pending intent per party, pool and input
 -- instrument. Attribution by sender relies on it as much as retries do.
 CREATE UNIQUE INDEX intents_one_pending
   ON intents (wallet_party, pool_id, input_token, input_token_admin)
@@ -226,7 +226,8 @@ CREATE TABLE ledger_offsets (
   updated_at   TIMESTAMPTZ NOT NULL
 );
 
--- Every transfer that reached a pool swap party: none is ever kept without a row (SPEC §7.3).
+-- Every transfer that reached a pool swap party: none is ever kept without a row
+-- (docs/spec/lifecycle.md#deposit-attribution).
 CREATE TABLE deposits (
   deposit_id        TEXT PRIMARY KEY,
   update_id         TEXT NOT NULL,
@@ -254,7 +255,7 @@ CREATE TABLE deposits (
 CREATE UNIQUE INDEX deposits_one_per_intent ON deposits (intent_id) WHERE intent_id IS NOT NULL;
 CREATE INDEX deposits_by_status ON deposits (status, received_at);
 
--- Commands are recorded before submission (SPEC §7.4); the id is deterministic so the ledger
+-- Commands are recorded before submission (docs/spec/lifecycle.md#exactly-once); the id is deterministic so the ledger
 -- deduplicates a resubmission after a crash.
 CREATE TABLE ledger_commands (
   command_id  TEXT PRIMARY KEY,

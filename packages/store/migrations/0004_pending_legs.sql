@@ -1,4 +1,4 @@
--- Pending legs (SPEC §7.5): a payout or refund to a party without a transfer pre-approval is a
+-- Pending legs (docs/spec/lifecycle.md#payout-and-refund-legs): a payout or refund to a party without a transfer pre-approval is a
 -- two-step offer the party must accept. The intent keeps where its offer is; the committed facts
 -- (payout_update_id, refund_update_id) stay where they were.
 

@@ -1,4 +1,4 @@
--- A store belongs to one environment (SPEC §11): a mainnet service must not serve the devnet
+-- A store belongs to one environment (docs/operations.md#a-store-belongs-to-one-environment): a mainnet service must not serve the devnet
 -- portal sessions and pp_test_ keys of a devnet store, nor the other way round. One row, written
 -- when a service first opens the store (store/store-environment.ts) and never changed after.
 CREATE TABLE store_environment (
