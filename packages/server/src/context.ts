@@ -10,8 +10,8 @@ import type { WalletTokenSigner } from './auth/wallet-token.js';
 import type { ServiceClock } from './clock.js';
 import type { Settings } from './config.js';
 import type { IntentEventHub } from './events/intent-event-hub.js';
-import type { ServiceMetrics } from './http/metrics.js';
 import type { Quoter } from './market/quoter.js';
+import type { ServiceMetrics } from './metrics.js';
 
 export interface ServiceContext {
   readonly settings: Settings;

@@ -43,7 +43,6 @@ import { IntentEventHub } from './events/intent-event-hub.js';
 import { Housekeeping } from './housekeeping.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/fastify.js';
-import { createMetrics } from './http/metrics.js';
 import { buildOperationalApp } from './http/operational-app.js';
 import {
   type LedgerConnection,
@@ -52,6 +51,7 @@ import {
 } from './ledger-connection.js';
 import { createLiveQuoter } from './market/live-quoter.js';
 import { SnapshotJob } from './market/snapshots.js';
+import { createMetrics } from './metrics.js';
 import { probeListen } from './preflight.js';
 
 export interface StartOptions {

@@ -18,7 +18,7 @@ import {
   openLocalLedger,
 } from '@poolparty/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RATE_LIMITS } from '../src/http/authenticate.js';
+import { DEFAULT_RATE_LIMITS } from '../src/auth/rate-limits.js';
 import { createFastify } from '../src/http/fastify.js';
 import { PROBLEM_CONTENT_TYPE } from '../src/http/problem.js';
 import {

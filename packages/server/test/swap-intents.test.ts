@@ -6,6 +6,7 @@ import {
   Amount,
   assembleQuote,
   CreateSwapBodySchema,
+  DomainError,
   type Instrument,
   type PricedTrade,
   priceTrade,
@@ -14,7 +15,6 @@ import {
 import type { IntentRecord } from '@poolparty/store';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../src/http/problem.js';
 import {
   INTENT_VALIDITY_MS,
   newIntentFrom,
@@ -45,7 +45,8 @@ function problemOf(run: () => unknown): { code: string; extensions: Record<strin
   try {
     run();
   } catch (error) {
-    if (error instanceof ApiError) return { code: error.code, extensions: { ...error.extensions } };
+    if (error instanceof DomainError)
+      return { code: error.code, extensions: { ...error.extensions } };
     throw error;
   }
   throw new Error('expected a refusal');

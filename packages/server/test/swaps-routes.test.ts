@@ -2,7 +2,7 @@
  * `/v1/swaps` and `/v1/track` against the real seeded service: create, status, cancel, track,
  * idempotency, and every refusal a client can meet.
  */
-import { Amount } from '@poolparty/core';
+import { Amount, DomainError } from '@poolparty/core';
 import {
   findApiKeyByHash,
   insertApiKey,
@@ -13,7 +13,6 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import type { DevnetParty, DevnetPoolInfo } from '../src/devnet-bootstrap.js';
-import { ApiError } from '../src/http/problem.js';
 import { createSwap as createSwapIntent } from '../src/swaps/create-swap.js';
 import { InFlightKeys } from '../src/swaps/idempotency.js';
 import {
@@ -403,7 +402,7 @@ describe('POST /v1/swaps: Idempotency-Key', () => {
       create(second as InFlightKeys, bridgedTrade, 'p-2'),
     ]);
     const codes = mixed.map((answer: Body) =>
-      answer instanceof ApiError ? answer.code : answer.status,
+      answer instanceof DomainError ? answer.code : answer.status,
     );
     expect(codes.sort()).toEqual([201, 'idempotency_key_reused'].sort());
     const listed = await trackAll(await walletTokenFor(t, party), party.partyId, 100);

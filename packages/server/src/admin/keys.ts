@@ -13,7 +13,7 @@ import {
   recordAdminAction,
   setApiKeyRateLimits,
 } from '@poolparty/store';
-import { DEFAULT_RATE_LIMITS } from '../http/authenticate.js';
+import { DEFAULT_RATE_LIMITS } from '../auth/rate-limits.js';
 import type { Attribution } from './discounts.js';
 import { AdminError } from './refunds.js';
 

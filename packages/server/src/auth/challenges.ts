@@ -21,12 +21,12 @@ import {
   type ChallengePurpose,
   checkChallengeResponse,
   createChallenge,
+  DomainError,
   parsePartyId,
   type StoredChallenge,
 } from '@poolparty/core';
 import { consumeNonce, findNonce, insertNonce, type NonceRecord } from '@poolparty/store';
 import type { ServiceContext } from '../context.js';
-import { ApiError } from '../http/problem.js';
 
 export type ChallengeDeps = Pick<ServiceContext, 'db' | 'settings' | 'clock' | 'ledger'>;
 
@@ -71,7 +71,7 @@ export async function issueChallenge(
 }
 
 /**
- * Verifies a signed challenge of `purpose` and returns the authenticated party. Throws `ApiError`:
+ * Verifies a signed challenge of `purpose` and returns the authenticated party. Throws `DomainError`:
  * `validation_error`, `invalid_nonce` or `invalid_signature`.
  */
 export async function verifyChallenge(
@@ -130,13 +130,13 @@ async function requireRegisteredKey(
   try {
     registered = await deps.ledger.isSigningKeyOf(partyId, rawPublicKey);
   } catch {
-    throw new ApiError(
+    throw new DomainError(
       'ledger_unavailable',
       'The ledger could not be asked whether this key acts for the party; try again.',
     );
   }
   if (!registered) {
-    throw new ApiError('invalid_signature', 'The public key does not control this party.', {
+    throw new DomainError('invalid_signature', 'The public key does not control this party.', {
       reason: 'key_not_of_party',
     });
   }
@@ -144,25 +144,25 @@ async function requireRegisteredKey(
 
 type FailedCheck = Extract<ChallengeCheck, { ok: false }>;
 
-function problemOf(check: FailedCheck): ApiError {
+function problemOf(check: FailedCheck): DomainError {
   switch (check.code) {
     case 'validation_error':
       return invalidField(check.field, check.reason, check.message);
     case 'invalid_nonce':
-      return new ApiError(
+      return new DomainError(
         'invalid_nonce',
         `The challenge cannot be answered (${check.message}); request a new challenge.`,
         { reason: check.reason },
       );
     case 'invalid_signature':
-      return new ApiError('invalid_signature', 'The signature does not verify with this key.', {
+      return new DomainError('invalid_signature', 'The signature does not verify with this key.', {
         reason: check.reason,
       });
   }
 }
 
-function invalidField(field: string, reason: string, message: string): ApiError {
-  return new ApiError('validation_error', `${field}: ${message}.`, {
+function invalidField(field: string, reason: string, message: string): DomainError {
+  return new DomainError('validation_error', `${field}: ${message}.`, {
     reason,
     errors: [{ path: `/${field}`, message }],
   });

@@ -12,6 +12,7 @@ import { type ApiKeyWithDeveloper, isApiKeyUsable, isWalletTokenRevoked } from '
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { ApiKeyDirectory } from '../auth/api-key-directory.js';
 import { classifyApiKey } from '../auth/api-keys.js';
+import { DEFAULT_RATE_LIMITS } from '../auth/rate-limits.js';
 import type { ServiceContext } from '../context.js';
 import { ApiError } from './problem.js';
 import type { BucketStore, RateDecision } from './token-bucket.js';
@@ -27,19 +28,7 @@ declare module 'fastify' {
 
 const MINUTE_MS = 60_000;
 
-/** The defaults; a key's own stored limits take precedence. */
-export const DEFAULT_RATE_LIMITS = {
-  readsPerMin: 1_200,
-  swapsPerMin: 60,
-  /** Per client address on the wallet-challenge and portal-login steps. */
-  loginAttemptsPerMin: 30,
-  /**
-   * Per client address on the devnet faucet. Every mint is a ledger write and a journal line
-   * kept for good; a person, a demo or a test suite funds a few parties at a time, so a burst of
-   * 30 and then one every 2 s is room enough, while a loop minting without end is stopped.
-   */
-  faucetMintsPerMin: 30,
-} as const;
+export { DEFAULT_RATE_LIMITS };
 
 /**
  * What a per-client-address bucket counts: each has its own budget, so funding wallets never

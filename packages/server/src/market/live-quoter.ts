@@ -20,6 +20,7 @@ import {
   AmountRangeError,
   assembleQuote,
   type DiscountPolicy,
+  DomainError,
   evaluateSettlementSafety,
   type Instrument,
   inputPriceUsd,
@@ -34,7 +35,6 @@ import type { LedgerPort } from '@poolparty/ledger';
 import type { Database, PoolRecord } from '@poolparty/store';
 import { listDiscountPoliciesInForce } from '@poolparty/store';
 import type { ServiceClock } from '../clock.js';
-import { ApiError } from '../http/problem.js';
 import { guardSnapshotOf, referenceOf } from './guard-inputs.js';
 import { LedgerPriceCache, type LedgerPrices } from './ledger-prices.js';
 import { type PairRequest, resolvePair } from './pair-resolution.js';
@@ -183,7 +183,7 @@ class LiveQuoter implements Quoter {
     });
     if (trade.kind === 'amount_below_minimum') {
       const minimumAmount = trade.minimumAmount.toString();
-      throw new ApiError(
+      throw new DomainError(
         'amount_below_minimum',
         `The amount must be larger than the network fee of ${trade.networkFeeAmount} ${input.id}; send at least ${minimumAmount}.`,
         { minimumAmount },
@@ -267,7 +267,7 @@ class LiveQuoter implements Quoter {
     } catch (error) {
       if (!(error instanceof AmountRangeError)) throw error;
     }
-    throw new ApiError(
+    throw new DomainError(
       'validation_error',
       `${instrument.id} has no USD price (no funded pool with Amulet), so the network fee of a swap from it cannot be computed.`,
     );
@@ -283,7 +283,7 @@ function frozenWire(trade: PricedTrade): WireQuote {
 
 function usableMarket(market: LedgerPrices | null): LedgerPrices {
   if (market === null || !market.round.amuletPriceUsd.isPositive()) {
-    throw new ApiError(
+    throw new DomainError(
       'ledger_unavailable',
       'The Amulet price and traffic parameters could not be read from the ledger yet; retry shortly.',
     );
@@ -301,7 +301,7 @@ function parseAmount(text: string): Amount {
   if (known !== undefined) return known;
   const amount = Amount.tryParse(text);
   if (amount instanceof AmountParseError) {
-    throw new ApiError(
+    throw new DomainError(
       'validation_error',
       `amount: ${amount.message}; send a plain decimal string with at most 10 decimals.`,
     );
@@ -318,7 +318,7 @@ interface ResolvedPool {
 
 function refuseIfPaused(pool: PoolRecord): void {
   if (pool.status === 'paused') {
-    throw new ApiError(
+    throw new DomainError(
       'pool_paused',
       `Pool ${pool.poolId} is paused by its operator; it neither quotes nor takes swaps until resumed.`,
     );
@@ -332,13 +332,13 @@ function resolveBooked(pools: readonly BookedPool[], request: PairRequest): Reso
       return { booked: resolution.pool, inputSide: resolution.inputSide };
     case 'token_not_found': {
       const under = resolution.admin === null ? '' : ` under admin ${resolution.admin}`;
-      throw new ApiError(
+      throw new DomainError(
         'token_not_found',
         `${resolution.role}: no pool trades a token ${resolution.token}${under}.`,
       );
     }
     case 'pool_not_found':
-      throw new ApiError(
+      throw new DomainError(
         'pool_not_found',
         resolution.poolId === null
           ? `No pool trades ${describeSide(request.from, request.fromAdmin)} for ${describeSide(request.to, request.toAdmin)}.`
@@ -346,13 +346,13 @@ function resolveBooked(pools: readonly BookedPool[], request: PairRequest): Reso
       );
     case 'pool_mismatch': {
       const { poolId, tokenA, tokenB } = resolution.pool;
-      throw new ApiError(
+      throw new DomainError(
         'validation_error',
         `Pool ${poolId} trades ${tokenA.id} (${tokenA.admin}) and ${tokenB.id} (${tokenB.admin}), not ${describeSide(request.from, request.fromAdmin)} for ${describeSide(request.to, request.toAdmin)}.`,
       );
     }
     case 'ambiguous':
-      throw new ApiError(
+      throw new DomainError(
         'ambiguous_pool_pair',
         `${request.from}/${request.to} matches ${resolution.candidates.length} pools; pass poolId, or both fromAdmin and toAdmin.`,
         { candidates: resolution.candidates },

@@ -3,6 +3,7 @@
  * prices the trade with fees and discounts, and runs the settlement-safety guard — without touching
  * the database on the hot path.
  */
+
 import type { PricedTrade, SettlementSafety, WireQuote } from '@poolparty/core';
 import type { PoolRecord } from '@poolparty/store';
 
@@ -34,7 +35,7 @@ export interface PricedQuote {
 
 export interface Quoter {
   /**
-   * Throws `ApiError` for `validation_error`, `token_not_found`, `pool_not_found`,
+   * Throws `DomainError` for `validation_error`, `token_not_found`, `pool_not_found`,
    * `ambiguous_pool_pair` (with candidates), `pool_paused` (a paused pool neither quotes nor
    * takes swaps: a price it will not honour is no use to a caller) and `amount_below_minimum`, and
    * `ledger_unavailable` while the ledger's prices have never been read.

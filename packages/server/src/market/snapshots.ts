@@ -25,6 +25,7 @@ import {
   AmountRangeError,
   basePriceUsdOf,
   DAY_MS,
+  DomainError,
   type FeeTotals,
   type Instrument,
   inputPriceUsd,
@@ -49,7 +50,6 @@ import {
   summarizeFeeEvents,
 } from '@poolparty/store';
 import type { ServiceClock } from '../clock.js';
-import { ApiError } from '../http/problem.js';
 import { AMULET_SYMBOL, type PricingPool, USDCX_SYMBOL, usdPriceSourceOf } from './usd-prices.js';
 
 /** How often the job looks whether the service clock has entered a new hour, wall time. */
@@ -142,7 +142,7 @@ async function oracleAmuletPrice(deps: MarketDeps): Promise<Ratio> {
   try {
     return usdPriceRatio((await deps.ledger.openMiningRound()).amuletPriceUsd);
   } catch {
-    throw new ApiError(
+    throw new DomainError(
       'ledger_unavailable',
       'The Amulet price could not be read from the ledger; retry shortly.',
     );
@@ -269,7 +269,7 @@ export class PoolFigures {
     return this.cached(`ticker:${pool.poolId}`, async (now, pools) => {
       const priceUsd = tickerPriceOf(pool, pools, await tickerAmuletPrice(this.deps, pools));
       if (priceUsd === null) {
-        throw new ApiError(
+        throw new DomainError(
           'not_found',
           `Pool ${pool.poolId} has no USD price: neither ${pool.tokenA.id} nor ${pool.tokenB.id} is USDCx, Amulet or traded against Amulet.`,
         );

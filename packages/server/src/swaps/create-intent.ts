@@ -9,9 +9,8 @@
  * - The deprecated `outputAddress` is accepted and ignored; the output always goes to the wallet
  *   party.
  */
-import { type CreateSwapBody, minOutput, validateSlippage } from '@poolparty/core';
+import { type CreateSwapBody, DomainError, minOutput, validateSlippage } from '@poolparty/core';
 import type { NewIntent } from '@poolparty/store';
-import { ApiError } from '../http/problem.js';
 import type { PricedQuote, QuoteRequest } from '../market/quoter.js';
 
 /** An intent is valid for 24 hours; the response's `expiresAt` is authoritative. */
@@ -22,7 +21,7 @@ export function resolveSlippage(value: unknown): number {
   const check = validateSlippage(value);
   if (check.ok) return check.slippageTolerance;
   const { problem } = check;
-  throw new ApiError(
+  throw new DomainError(
     'validation_error',
     `slippageTolerance must be a finite number from ${problem.min} to ${problem.max}.`,
     { errors: [{ path: '/slippageTolerance', message: problem.reason.replaceAll('_', ' ') }] },
@@ -32,7 +31,7 @@ export function resolveSlippage(value: unknown): number {
 /** `walletAddress` is optional, but when given it must be the wallet token's party. */
 export function requireOwnWallet(walletAddress: string | undefined, walletParty: string): void {
   if (walletAddress === undefined || walletAddress === walletParty) return;
-  throw new ApiError(
+  throw new DomainError(
     'wallet_party_mismatch',
     "walletAddress must be the wallet token's party; deposits must come from that party.",
   );
@@ -54,10 +53,10 @@ export function quoteRequestOf(body: CreateSwapBody): QuoteRequest {
 export function refuseUnsafeTrade(priced: Pick<PricedQuote, 'settlementSafety' | 'trade'>): void {
   const { settlementSafety, trade } = priced;
   if (settlementSafety !== null) {
-    throw new ApiError('settlement_safety', settlementSafety.message, { settlementSafety });
+    throw new DomainError('settlement_safety', settlementSafety.message, { settlementSafety });
   }
   if (trade.exceedsPriceImpactCap) {
-    throw new ApiError(
+    throw new DomainError(
       'price_impact_exceeded',
       `The price impact of this swap is above the cap of ${trade.maxPriceImpact}; swap a smaller amount.`,
       { maxPriceImpact: trade.maxPriceImpact },

@@ -2,7 +2,9 @@
  * Creating a swap intent (docs/spec/lifecycle.md#intents): checks, quote, guard, then the intent,
  * its first event and — under an `Idempotency-Key` — the stored response, all in one transaction.
  */
+
 import type { CreateSwapBody, SwapIntent } from '@poolparty/core';
+import { DomainError } from '@poolparty/core';
 import type { ApiKeyRecord } from '@poolparty/store';
 import {
   ActiveIntentExistsError,
@@ -14,7 +16,6 @@ import {
   type Queryable,
 } from '@poolparty/store';
 import type { ServiceContext } from '../context.js';
-import { ApiError } from '../http/problem.js';
 import {
   newIntentFrom,
   quoteRequestOf,
@@ -69,7 +70,7 @@ export async function createSwap(
     return await createOrReplay(deps, request);
   } catch (error) {
     if (!(error instanceof ActiveIntentExistsError)) throw error;
-    throw new ApiError(
+    throw new DomainError(
       'active_intent_exists',
       `Intent ${error.intentId} of this party, pool and input token is still pending; fund or cancel it first.`,
       { intentId: error.intentId },

@@ -15,9 +15,10 @@
  *   record and the intent are written in one transaction, so the slower duplicate rolls back and
  *   replays the first one's response.
  */
+
 import { createHash } from 'node:crypto';
+import { DomainError } from '@poolparty/core';
 import type { IdempotencyRecord } from '@poolparty/store';
-import { ApiError } from '../http/problem.js';
 
 /** JSON with object keys sorted at every level: equal values give equal text. */
 export function canonicalJson(value: unknown): string {
@@ -44,7 +45,7 @@ export interface Replay {
 /** The stored response for a request with this hash; 422 when the key served another request. */
 export function replayOf(record: IdempotencyRecord, hash: string): Replay {
   if (record.requestHash !== hash) {
-    throw new ApiError(
+    throw new DomainError(
       'idempotency_key_reused',
       'This Idempotency-Key was used for a different request; use a new key for a new request.',
     );
@@ -62,7 +63,7 @@ export class InFlightKeys {
   claim(apiKeyId: string, key: string): () => void {
     const slot = `${apiKeyId}\u0000${key}`;
     if (this.running.has(slot)) {
-      throw new ApiError(
+      throw new DomainError(
         'idempotency_key_in_use',
         'A request with this Idempotency-Key is still running; retry after it finished.',
       );
