@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LocalLedger } from '@poolparty/ledger';
+import { type Engine, startEngine } from '@poolparty/settlement';
 import { type Database, openPglite, openPostgres } from '@poolparty/store';
 import {
   createSchema,
@@ -18,7 +19,6 @@ import {
   POSTGRES_URL,
   postgresSkipReason,
 } from '@poolparty/store/testing';
-import { type Engine, startEngine } from '../packages/server/src/engine/index.js';
 import { isMain, percentile, table } from './report.js';
 import { deposit, engineDeps, openWorld, POOL_ID, pricedIntents } from './settlement.js';
 

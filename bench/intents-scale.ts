@@ -10,6 +10,7 @@
 
 import { TRACK_LIMIT_DEFAULT } from '@poolparty/core';
 import { type LocalLedger, openLocalLedger, seedDevnet } from '@poolparty/ledger';
+import { createPricedIntent, fundedParties, registerSeed } from '@poolparty/settlement/testing';
 import {
   type Database,
   getIntentWithEventsForParty,
@@ -24,11 +25,6 @@ import {
   POSTGRES_URL,
   postgresSkipReason,
 } from '@poolparty/store/testing';
-import {
-  createPricedIntent,
-  fundedParties,
-  registerSeed,
-} from '../packages/server/test/support/scale-out.js';
 import { isMain, percentile, table } from './report.js';
 import { flatWithin } from './targets.js';
 

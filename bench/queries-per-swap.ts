@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LocalLedger } from '@poolparty/ledger';
+import { type Engine, startEngine } from '@poolparty/settlement';
 import {
   type Database,
   openPglite,
@@ -27,7 +28,6 @@ import {
   type Row,
   type SqlParam,
 } from '@poolparty/store';
-import { type Engine, startEngine } from '../packages/server/src/engine/index.js';
 import { isMain, table } from './report.js';
 import { DEPOSIT, deposit, engineDeps, openWorld, POOL_ID, pricedIntents } from './settlement.js';
 

@@ -21,6 +21,13 @@ import {
   seedDevnet,
 } from '@poolparty/ledger';
 import {
+  advisoryLockLeadership,
+  type Engine,
+  LedgerClock,
+  startEngine,
+} from '@poolparty/settlement';
+import { createPricedIntent, fundedParties, registerSeed } from '@poolparty/settlement/testing';
+import {
   type Database,
   type IntentRecord,
   migrate,
@@ -33,17 +40,6 @@ import {
   POSTGRES_URL,
   postgresSkipReason,
 } from '@poolparty/store/testing';
-import { LedgerClock } from '../packages/server/src/clock.js';
-import {
-  advisoryLockLeadership,
-  type Engine,
-  startEngine,
-} from '../packages/server/src/engine/index.js';
-import {
-  createPricedIntent,
-  fundedParties,
-  registerSeed,
-} from '../packages/server/test/support/scale-out.js';
 import { isMain, percentile, table } from './report.js';
 
 export const SWAPS = 300;

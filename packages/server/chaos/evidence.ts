@@ -6,9 +6,11 @@
  * `assembleEvidence` is pure: it joins the two readings deposit by deposit. The readers next to
  * it do the I/O.
  */
-import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
 import { type LedgerPort, type LedgerUpdate, REASON_META_KEY } from '@poolparty/ledger';
-import { getPool, type Queryable } from '@poolparty/store';
+import { balanceOf, booksAndHoldings, type PoolBalance } from '@poolparty/settlement/testing';
+import type { Queryable } from '@poolparty/store';
+
+export { balanceOf, booksAndHoldings, type PoolBalance };
 
 /** A deposit as the store recorded it. */
 export interface StoredDeposit {
@@ -45,14 +47,6 @@ export interface LedgerReading {
   readonly transfersByReason: Readonly<Record<string, number>>;
   /** Offers a swap party rejected (returned deposits), by offer id. */
   readonly rejectedOffers: Readonly<Record<string, number>>;
-}
-
-export interface PoolBalance {
-  readonly poolId: string;
-  /** Per side: reserve + inflight + outgoing + fees, as the store keeps them. */
-  readonly books: { readonly a: string; readonly b: string };
-  /** Per side: the swap party's holdings on the ledger, locked ones included. */
-  readonly holdings: { readonly a: string; readonly b: string };
 }
 
 /** One deposit and every outcome either side shows for it. */
@@ -238,41 +232,5 @@ export async function readStore(q: Queryable): Promise<StoreReading> {
       offerId: d.offer_id,
     })),
     flags: flags.map((f) => ({ intentId: f.intent_id, depositId: f.deposit_id, kind: f.kind })),
-  };
-}
-
-/** The party's holdings of `instrument`, locked ones included. */
-export async function balanceOf(
-  ledger: LedgerPort,
-  party: string,
-  instrument: Instrument,
-): Promise<Amount> {
-  const key = instrumentKey(instrument);
-  const holdings = await ledger.getHoldings(party);
-  return Amount.sum(
-    holdings.filter((h) => instrumentKey(h.instrument) === key).map((h) => h.amount),
-  );
-}
-
-/** Per side, the swap party's holdings and the books (reserve + inflight + outgoing + fees). */
-export async function booksAndHoldings(
-  q: Queryable,
-  ledger: LedgerPort,
-  poolId: string,
-): Promise<PoolBalance> {
-  const pool = await getPool(q, poolId);
-  if (!pool) throw new Error(`no pool ${poolId}`);
-  const a = pool.accounting;
-  const sum = (parts: string[]) => Amount.sum(parts.map((p) => Amount.parse(p))).toString();
-  return {
-    poolId,
-    books: {
-      a: sum([a.reserveA, a.inflightA, a.outgoingA, a.feesA]),
-      b: sum([a.reserveB, a.inflightB, a.outgoingB, a.feesB]),
-    },
-    holdings: {
-      a: (await balanceOf(ledger, pool.swapParty, pool.tokenA)).toString(),
-      b: (await balanceOf(ledger, pool.swapParty, pool.tokenB)).toString(),
-    },
   };
 }

@@ -4,10 +4,10 @@
  * and ledger.
  */
 import type { LedgerPort, LocalLedger } from '@poolparty/ledger';
+import type { ServiceClock } from '@poolparty/settlement';
 import type { Database } from '@poolparty/store';
 import type { AdminChangeFeed } from './admin/change-feed.js';
 import type { WalletTokenSigner } from './auth/wallet-token.js';
-import type { ServiceClock } from './clock.js';
 import type { Settings } from './config.js';
 import type { IntentEventHub } from './events/intent-event-hub.js';
 import type { Quoter } from './market/quoter.js';

@@ -12,6 +12,7 @@
  * and an operator's questions read.
  */
 
+import type { ServiceClock } from '@poolparty/settlement';
 import type { Database, Queryable } from '@poolparty/store';
 import {
   purgeExpiredNonces,
@@ -19,7 +20,6 @@ import {
   purgeExpiredSessions,
   purgeIdempotencyRecords,
 } from '@poolparty/store';
-import type { ServiceClock } from './clock.js';
 
 /** How often expired rows are looked for: they are small, and nothing reads them once expired. */
 export const HOUSEKEEPING_INTERVAL_MS = 60_000;

@@ -11,6 +11,14 @@
 import { existsSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LedgerPort } from '@poolparty/ledger';
+import {
+  advisoryLockLeadership,
+  countIncompleteCompletedSwapsByPool,
+  LedgerClock,
+  type ServiceClock,
+  type StreamLeadership,
+  startEngine,
+} from '@poolparty/settlement';
 import type { Database } from '@poolparty/store';
 import {
   causedByConnectionLoss,
@@ -29,16 +37,9 @@ import {
 import type { JWK } from 'jose';
 import { AdminChangeFeed } from './admin/change-feed.js';
 import { WalletTokenSigner } from './auth/wallet-token.js';
-import { LedgerClock, type ServiceClock } from './clock.js';
 import { devnetEnabled, type Settings } from './config.js';
 import type { ServiceContext } from './context.js';
 import { bootstrapDevnet, type DevnetWelcome } from './devnet-bootstrap.js';
-import {
-  advisoryLockLeadership,
-  countIncompleteCompletedSwapsByPool,
-  type StreamLeadership,
-  startEngine,
-} from './engine/index.js';
 import { IntentEventHub } from './events/intent-event-hub.js';
 import { Housekeeping } from './housekeeping.js';
 import { buildApp } from './http/app.js';

@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '@poolparty/settlement/testing';
 import {
   createSchema,
   dropSchema,
@@ -19,7 +20,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../src/config.js';
 import { type RunningService, startService } from '../src/service.js';
 import { type CliRun, runCli } from './support/cli.js';
-import { waitFor } from './support/engine.js';
 import {
   expectProblem,
   type JsonResponse,

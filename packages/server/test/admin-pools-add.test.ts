@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Amount, type Instrument } from '@poolparty/core';
 import { LedgerError, type LedgerPort, REASON_META_KEY } from '@poolparty/ledger';
+import { type EngineHarness, type Party, useEngineWorld } from '@poolparty/settlement/testing';
 import type { Database } from '@poolparty/store';
 import { getPool, listAdminActions, listPools } from '@poolparty/store';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adminCommand } from '../src/admin/commands.js';
 import { runCli } from './support/cli.js';
-import { type EngineHarness, type Party, useEngineWorld } from './support/engine.js';
 
 /** Three CLI runs, each a whole process loading the store modules. */
 const CLI_TIMEOUT_MS = 120_000;

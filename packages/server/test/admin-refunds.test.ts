@@ -11,6 +11,7 @@ import {
   REASON_META_KEY,
   type TransferCommand,
 } from '@poolparty/ledger';
+import { type EngineHarness, useEngineWorld, waitFor } from '@poolparty/settlement/testing';
 import type { Database } from '@poolparty/store';
 import {
   getPool,
@@ -21,7 +22,6 @@ import {
 import { describe, expect, it } from 'vitest';
 import { adminCommand } from '../src/admin/commands.js';
 import { AdminError, resolveRefund } from '../src/admin/refunds.js';
-import { type EngineHarness, useEngineWorld, waitFor } from './support/engine.js';
 
 const world = useEngineWorld();
 let h: EngineHarness;

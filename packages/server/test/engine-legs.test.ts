@@ -6,10 +6,15 @@
  * once, between the state that sent the leg and the state its outcome leads to.
  */
 import { Amount } from '@poolparty/core';
+import {
+  type EngineHarness,
+  type Party,
+  useEngineWorld,
+  waitFor,
+} from '@poolparty/settlement/testing';
 import { listCommandsOfIntent, listIntentEvents, listOpenOperatorFlags } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
 import { swapStatusView } from '../src/swaps/intent-view.js';
-import { type EngineHarness, type Party, useEngineWorld, waitFor } from './support/engine.js';
 
 const world = useEngineWorld();
 

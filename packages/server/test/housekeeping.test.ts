@@ -4,6 +4,7 @@
  * budget and the next run goes on from there; a failing run is reported and the job goes on.
  */
 import { createHash } from 'node:crypto';
+import { openTestDatabase, waitFor } from '@poolparty/settlement/testing';
 import {
   type Database,
   findNonce,
@@ -19,7 +20,6 @@ import {
 } from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Housekeeping, PURGES, purgeExpired } from '../src/housekeeping.js';
-import { openTestDatabase, waitFor } from './support/engine.js';
 
 const T0 = new Date('2026-11-01T00:00:00Z');
 const MINUTE_MS = 60_000;

@@ -1,10 +1,10 @@
+import { countIncompleteCompletedSwapsByPool } from '@poolparty/settlement';
+import { useEngineWorld, waitFor } from '@poolparty/settlement/testing';
 import type { Database } from '@poolparty/store';
 import { listPools, type PoolRecord } from '@poolparty/store';
 import { afterEach, describe, expect, it } from 'vitest';
-import { countIncompleteCompletedSwapsByPool } from '../src/engine/index.js';
 import { createLiveQuoter } from '../src/market/live-quoter.js';
 import type { QuoteRequest, Quoter } from '../src/market/quoter.js';
-import { useEngineWorld, waitFor } from './support/engine.js';
 
 const world = useEngineWorld();
 const ANYONE = { apiKeyId: null, walletParty: null };

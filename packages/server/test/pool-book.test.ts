@@ -1,3 +1,8 @@
+import {
+  countIncompleteCompletedSwaps,
+  countIncompleteCompletedSwapsByPool,
+} from '@poolparty/settlement';
+import { openTestDatabase } from '@poolparty/settlement/testing';
 import type { Database, Queryable } from '@poolparty/store';
 import {
   hourOf,
@@ -15,12 +20,7 @@ import {
   upsertDeveloper,
 } from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  countIncompleteCompletedSwaps,
-  countIncompleteCompletedSwapsByPool,
-} from '../src/engine/index.js';
 import { PoolBook } from '../src/market/pool-book.js';
-import { openTestDatabase } from './support/engine.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 const NOW = new Date('2026-03-01T12:30:00Z');

@@ -5,9 +5,9 @@
  * on the ledger to the last unit — and cannot collect it twice.
  */
 import { Amount } from '@poolparty/core';
+import { waitFor } from '@poolparty/settlement/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
-import { waitFor } from './support/engine.js';
 import {
   answerDevnetOffer,
   depositFor,

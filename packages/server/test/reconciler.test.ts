@@ -5,22 +5,29 @@
  * guard) until an operator resolves it.
  */
 import { Amount } from '@poolparty/core';
+import type { EngineContext } from '@poolparty/settlement';
+import {
+  countIncompleteCompletedSwapsByPool,
+  DEFAULT_ENGINE_SETTINGS,
+  judgePool,
+  RECONCILIATION_MISMATCH,
+  reconcile,
+  type SideComparison,
+} from '@poolparty/settlement';
+import {
+  type EngineHarness,
+  type Party,
+  useEngineWorld,
+  waitFor,
+} from '@poolparty/settlement/testing';
 import {
   listOpenOperatorFlags,
   type ReconciliationRun,
   resolveOperatorFlag,
 } from '@poolparty/store';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EngineContext } from '../src/engine/context.js';
-import {
-  countIncompleteCompletedSwapsByPool,
-  DEFAULT_ENGINE_SETTINGS,
-  RECONCILIATION_MISMATCH,
-} from '../src/engine/index.js';
-import { judgePool, reconcile, type SideComparison } from '../src/engine/reconciler.js';
 import { createLiveQuoter } from '../src/market/live-quoter.js';
 import type { Quoter } from '../src/market/quoter.js';
-import { type EngineHarness, type Party, useEngineWorld, waitFor } from './support/engine.js';
 
 const world = useEngineWorld();
 let h: EngineHarness;

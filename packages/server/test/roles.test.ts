@@ -8,6 +8,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  claimCommand,
+  type LeaderTerm,
+  type StreamLeadership,
+  startEngine,
+} from '@poolparty/settlement';
+import {
+  type EngineHarness,
+  TEST_ENGINE_SETTINGS,
+  useEngineWorld,
+  waitFor,
+} from '@poolparty/settlement/testing';
 import { getLedgerCommand, insertPool, openStore, recordLedgerCommand } from '@poolparty/store';
 import {
   createSchema,
@@ -18,16 +30,8 @@ import {
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../src/config.js';
-import { type LeaderTerm, type StreamLeadership, startEngine } from '../src/engine/index.js';
-import { claimCommand } from '../src/engine/queries.js';
 import { type RunningService, startService } from '../src/service.js';
 import { issueApiKey, type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
-import {
-  type EngineHarness,
-  TEST_ENGINE_SETTINGS,
-  useEngineWorld,
-  waitFor,
-} from './support/engine.js';
 import { request } from './support/service.js';
 
 const skipReason = await postgresSkipReason('roles suite on PostgreSQL');

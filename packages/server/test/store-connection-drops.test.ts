@@ -12,6 +12,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '@poolparty/settlement/testing';
 import { type Database, openStore } from '@poolparty/store';
 import {
   createSchema,
@@ -23,7 +24,6 @@ import {
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
-import { waitFor } from './support/engine.js';
 import {
   depositedSwaps,
   expectEachPaidOnce,

@@ -42,7 +42,9 @@ function historyOf(name: string): Map<string, string> {
   const versions = new Map<string, string>();
   for (const folder of MIGRATION_FOLDERS) {
     const path = `${folder}/${name}`;
-    for (const commit of git('log', '--format=%H', '--diff-filter=AMR', '--', path).split('\n').filter(Boolean)) {
+    for (const commit of git('log', '--format=%H', '--diff-filter=AMR', '--', path)
+      .split('\n')
+      .filter(Boolean)) {
       const text = git('show', `${commit}:${path}`);
       versions.set(sha256(text), text);
     }

@@ -17,6 +17,8 @@
  * The subject is an intent id, or the deposit id of an unmatched transfer whose refund failed.
  */
 import { Amount, type Instrument } from '@poolparty/core';
+import type { OperatorRetry, TransferPayload } from '@poolparty/settlement';
+import { debit, lockPool, moveBalances } from '@poolparty/settlement';
 import type { Database, Queryable } from '@poolparty/store';
 import {
   commandFromRow,
@@ -28,8 +30,6 @@ import {
   recordLedgerCommand,
   resolveOperatorFlag,
 } from '@poolparty/store';
-import { debit, lockPool, moveBalances } from '../engine/accounting.js';
-import type { OperatorRetry, TransferPayload } from '../engine/legs.js';
 
 /** A request the store's state does not allow; the message says why, for the operator. */
 export class AdminError extends Error {

@@ -32,9 +32,9 @@ import {
   type WireQuote,
 } from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
+import type { ServiceClock } from '@poolparty/settlement';
 import type { Database, PoolRecord } from '@poolparty/store';
 import { listDiscountPoliciesInForce } from '@poolparty/store';
-import type { ServiceClock } from '../clock.js';
 import { guardSnapshotOf, referenceOf } from './guard-inputs.js';
 import { LedgerPriceCache, type LedgerPrices } from './ledger-prices.js';
 import { type PairRequest, resolvePair } from './pair-resolution.js';

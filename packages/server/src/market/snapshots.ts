@@ -40,6 +40,7 @@ import {
   usdPriceRatio,
 } from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
+import type { ServiceClock } from '@poolparty/settlement';
 import type { Queryable } from '@poolparty/store';
 import {
   hourOf,
@@ -49,7 +50,6 @@ import {
   putPoolSnapshot,
   summarizeFeeEvents,
 } from '@poolparty/store';
-import type { ServiceClock } from '../clock.js';
 import { AMULET_SYMBOL, type PricingPool, USDCX_SYMBOL, usdPriceSourceOf } from './usd-prices.js';
 
 /** How often the job looks whether the service clock has entered a new hour, wall time. */

@@ -10,12 +10,12 @@
  * each pool's books equal its swap party's holdings on the ledger.
  */
 import { type LedgerPort, type LedgerUpdate, REASON_META_KEY } from '@poolparty/ledger';
+import { booksAndHoldings } from '@poolparty/settlement/testing';
 import { POSTGRES_URL, postgresSkipReason } from '@poolparty/store/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Devnet, type DevnetWallet } from '../../../sdk/src/devnet/index.js';
 import { PoolParty } from '../../../sdk/src/index.js';
 import { type Cluster, startCluster } from '../../chaos/cluster.js';
-import { booksAndHoldings } from '../support/scale-out.js';
 
 const SWAPS = 200;
 /** Wallet sign-ins are limited per client address (30 a minute): the parties stay below that. */

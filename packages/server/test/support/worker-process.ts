@@ -8,9 +8,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Amount, type Instrument } from '@poolparty/core';
-import { type Database, getIntent, type IntentRecord, listIntentEvents } from '@poolparty/store';
-import { expect } from 'vitest';
-import type { ServedDevnet } from './devnet-ledger.js';
 import {
   allUpdates,
   balanceOf,
@@ -20,7 +17,10 @@ import {
   fundedParties,
   registerSeed,
   transfersByReason,
-} from './scale-out.js';
+} from '@poolparty/settlement/testing';
+import { type Database, getIntent, type IntentRecord, listIntentEvents } from '@poolparty/store';
+import { expect } from 'vitest';
+import type { ServedDevnet } from './devnet-ledger.js';
 
 const CLI = join(import.meta.dirname, '../../src/cli.ts');
 /** A start on a busy two-core machine, migrations and ledger connection included. */

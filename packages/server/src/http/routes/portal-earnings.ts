@@ -29,6 +29,7 @@ import {
   type Usage,
   UsageSchema,
 } from '@poolparty/core';
+import { CollectionRefused, recordCollection } from '@poolparty/settlement';
 import type { PoolSide } from '@poolparty/store';
 import {
   apiKeyEndsAt,
@@ -50,7 +51,6 @@ import {
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
-import { CollectionRefused, recordCollection } from '../../engine/collections.js';
 import type { HttpDeps } from '../deps.js';
 import type { App } from '../fastify.js';
 import {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LedgerClock } from '../src/clock.js';
-import { waitFor } from './support/engine.js';
+import { waitFor } from '../testing/engine.js';
 
 const HOUR_MS = 3_600_000;
 

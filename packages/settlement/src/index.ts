@@ -8,8 +8,8 @@
  */
 import type { LedgerPort } from '@poolparty/ledger';
 import type { Database } from '@poolparty/store';
-import type { ServiceClock } from '../clock.js';
-import type { Quoter } from '../market/quoter.js';
+import type { ServiceClock } from './clock.js';
+import type { QuoteInvalidator } from './context.js';
 import { type Engine, SettlementEngine } from './engine.js';
 import { type StreamLeadership, soleLeadership } from './leadership.js';
 import {
@@ -20,6 +20,18 @@ import {
   SILENT_LOG,
 } from './settings.js';
 
+export {
+  type Bucket,
+  credit,
+  debit,
+  lockPool,
+  type Movement,
+  moveBalances,
+  type Side,
+} from './accounting.js';
+export { LedgerClock, type LedgerClockOptions, type ServiceClock } from './clock.js';
+export { CollectionRefused, recordCollection } from './collections.js';
+export type { EngineContext, QuoteInvalidator } from './context.js';
 export type { Engine } from './engine.js';
 export {
   type AdvisoryLockSettings,
@@ -28,10 +40,18 @@ export {
   type StreamLeadership,
   soleLeadership,
 } from './leadership.js';
-export { countIncompleteCompletedSwaps, countIncompleteCompletedSwapsByPool } from './queries.js';
+export type { OperatorRetry, TransferPayload } from './legs.js';
 export {
+  claimCommand,
+  countIncompleteCompletedSwaps,
+  countIncompleteCompletedSwapsByPool,
+} from './queries.js';
+export {
+  judgePool,
   RECONCILIATION_MISMATCH,
   type ReconciliationReport,
+  reconcile,
+  type SideComparison,
 } from './reconciler.js';
 export {
   DEFAULT_ENGINE_SETTINGS,
@@ -47,7 +67,7 @@ export interface EngineDeps {
   readonly ledger: LedgerPort;
   readonly clock: ServiceClock;
   /** Told which pool's reserves changed, so quotes are recomputed. */
-  readonly quoter: Pick<Quoter, 'invalidate'>;
+  readonly quoter: QuoteInvalidator;
   readonly log?: EngineLog;
   readonly faults?: EngineFaults;
   readonly settings?: Partial<EngineSettings>;

@@ -4,7 +4,7 @@
  * delivered before it.
  */
 import { describe, expect, it } from 'vitest';
-import { batchesOf } from '../src/engine/update-batches.js';
+import { batchesOf } from '../src/update-batches.js';
 
 /** A stream fed by hand: `push` delivers an item, `fail` ends it with an error, `end` finishes. */
 function feed<T>() {

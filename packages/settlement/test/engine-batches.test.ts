@@ -23,8 +23,8 @@ import {
   postgresSkipReason,
 } from '@poolparty/store/testing';
 import { describe, expect, it } from 'vitest';
-import type { EngineStep } from '../src/engine/index.js';
-import { EngineHarness, type Party, useEngineWorld, waitFor } from './support/engine.js';
+import type { EngineStep } from '../src/index.js';
+import { EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/engine.js';
 
 const world = useEngineWorld();
 

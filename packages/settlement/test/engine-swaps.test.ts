@@ -6,7 +6,7 @@
 import { Amount } from '@poolparty/core';
 import { listCommandsOfIntent, listIntentEvents } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
-import { type EngineHarness, useEngineWorld } from './support/engine.js';
+import { type EngineHarness, useEngineWorld } from '../testing/engine.js';
 
 const world = useEngineWorld();
 let h: EngineHarness;

@@ -29,7 +29,7 @@ import {
   type Queryable,
   upsertDeveloper,
 } from '@poolparty/store';
-import { readPriceBook } from '../../src/engine/prices.js';
+import { readPriceBook } from '../src/prices.js';
 
 export const SCALE_OUT_API_KEY_ID = 'key_scale_out';
 
@@ -203,5 +203,3 @@ export function transfersByReason(updates: readonly LedgerUpdate[]): Map<string,
   }
   return counts;
 }
-
-export { balanceOf, booksAndHoldings } from '../../chaos/evidence.js';

@@ -7,7 +7,7 @@
 import { Amount } from '@poolparty/core';
 import { listDepositsInStatus, listOpenOperatorFlags } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
-import { type EngineHarness, type Party, useEngineWorld, waitFor } from './support/engine.js';
+import { type EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/engine.js';
 
 const world = useEngineWorld();
 let h: EngineHarness;

@@ -20,9 +20,9 @@ import {
   postgresSkipReason,
 } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CollectionRefused, recordCollection } from '../src/engine/collections.js';
-import type { EngineStep } from '../src/engine/index.js';
-import { EngineHarness, useEngineWorld, waitFor } from './support/engine.js';
+import { CollectionRefused, recordCollection } from '../src/collections.js';
+import type { EngineStep } from '../src/index.js';
+import { EngineHarness, useEngineWorld, waitFor } from '../testing/engine.js';
 
 const world = useEngineWorld();
 

@@ -1,15 +1,19 @@
 /** What every part of the engine is given: the ports, the settings, and the step hook. */
 import type { LedgerPort } from '@poolparty/ledger';
 import type { Database } from '@poolparty/store';
-import type { ServiceClock } from '../clock.js';
-import type { Quoter } from '../market/quoter.js';
+import type { ServiceClock } from './clock.js';
 import type { EngineLog, EngineSettings, EngineStep } from './settings.js';
+
+/** Told which pool's reserves changed, so that its quotes are computed again. */
+export interface QuoteInvalidator {
+  invalidate(poolId: string): void;
+}
 
 export interface EngineContext {
   readonly db: Database;
   readonly ledger: LedgerPort;
   readonly clock: ServiceClock;
-  readonly quoter: Pick<Quoter, 'invalidate'>;
+  readonly quoter: QuoteInvalidator;
   readonly log: EngineLog;
   readonly settings: EngineSettings;
   /** Marks a step boundary: throws `EngineCrash` once the engine has crashed or is told to. */

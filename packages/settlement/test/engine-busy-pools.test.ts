@@ -18,10 +18,10 @@ import {
   postgresSkipReason,
 } from '@poolparty/store/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EngineContext } from '../src/engine/context.js';
-import { executeQueued } from '../src/engine/execution.js';
-import { DEFAULT_ENGINE_SETTINGS, SILENT_LOG } from '../src/engine/settings.js';
-import { EngineHarness, type Party, TEST_ENGINE_SETTINGS } from './support/engine.js';
+import type { EngineContext } from '../src/context.js';
+import { executeQueued } from '../src/execution.js';
+import { DEFAULT_ENGINE_SETTINGS, SILENT_LOG } from '../src/settings.js';
+import { EngineHarness, type Party, TEST_ENGINE_SETTINGS } from '../testing/engine.js';
 
 const HELD = 'amulet-usdcx';
 const FREE = 'amulet-usdcx-bridge';

@@ -20,18 +20,17 @@ import {
 } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerClock } from '../src/clock.js';
-import { advisoryLockLeadership, type Engine, startEngine } from '../src/engine/index.js';
-import { TEST_ENGINE_SETTINGS, waitFor } from './support/engine.js';
+import { advisoryLockLeadership, type Engine, startEngine } from '../src/index.js';
+import { TEST_ENGINE_SETTINGS, waitFor } from '../testing/engine.js';
+import { balanceOf, booksAndHoldings } from '../testing/holdings.js';
 import {
   allUpdates,
-  balanceOf,
-  booksAndHoldings,
   createPricedIntent,
   depositFor,
   fundedParties,
   registerSeed,
   transfersByReason,
-} from './support/scale-out.js';
+} from '../testing/scale-out.js';
 
 const SWAPS = 200;
 const DEPOSIT = '50';

@@ -17,7 +17,7 @@ import {
   listOpenOperatorFlags,
 } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
-import { type EngineHarness, useEngineWorld, waitFor } from './support/engine.js';
+import { type EngineHarness, useEngineWorld, waitFor } from '../testing/engine.js';
 
 const world = useEngineWorld();
 let h: EngineHarness;

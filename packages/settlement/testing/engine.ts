@@ -26,21 +26,10 @@ import {
   openPglite,
 } from '@poolparty/store';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { LedgerClock } from '../../src/clock.js';
-import {
-  type Engine,
-  type EngineFaults,
-  type EngineSettings,
-  startEngine,
-} from '../../src/engine/index.js';
-import {
-  allUpdates,
-  balanceOf,
-  booksAndHoldings,
-  createPricedIntent,
-  registerSeed,
-  transfersByReason,
-} from './scale-out.js';
+import { LedgerClock } from '../src/clock.js';
+import { type Engine, type EngineFaults, type EngineSettings, startEngine } from '../src/index.js';
+import { balanceOf, booksAndHoldings } from './holdings.js';
+import { allUpdates, createPricedIntent, registerSeed, transfersByReason } from './scale-out.js';
 
 export const TEST_ENGINE_SETTINGS: Partial<EngineSettings> = {
   retryBaseDelayMs: 5,

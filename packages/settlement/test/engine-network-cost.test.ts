@@ -11,7 +11,7 @@ import { Amount, sameInstrument } from '@poolparty/core';
 import type { LedgerPort, LedgerUpdate, UpdateSubscription } from '@poolparty/ledger';
 import { getPool } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
-import { type EngineHarness, useEngineWorld } from './support/engine.js';
+import { type EngineHarness, useEngineWorld } from '../testing/engine.js';
 
 const world = useEngineWorld();
 const FEE = Amount.parse('0.75');

@@ -7,9 +7,9 @@ import { Amount } from '@poolparty/core';
 import { LedgerError, type TransferCommand } from '@poolparty/ledger';
 import { listDepositsInStatus, listIntentEvents } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
-import type { EngineStep } from '../src/engine/index.js';
-import { type EngineHarness, useEngineWorld, waitFor } from './support/engine.js';
-import { allUpdates } from './support/scale-out.js';
+import type { EngineStep } from '../src/index.js';
+import { type EngineHarness, useEngineWorld, waitFor } from '../testing/engine.js';
+import { allUpdates } from '../testing/scale-out.js';
 
 const world = useEngineWorld();
 let h: EngineHarness;

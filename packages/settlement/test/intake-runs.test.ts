@@ -27,9 +27,9 @@ import {
   postgresSkipReason,
 } from '@poolparty/store/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type IncomingDeposit, takeDeposits } from '../src/engine/intake.js';
-import { type PriceBook, readPriceBook } from '../src/engine/prices.js';
-import { EngineHarness, type Party, useEngineWorld, waitFor } from './support/engine.js';
+import { type IncomingDeposit, takeDeposits } from '../src/intake.js';
+import { type PriceBook, readPriceBook } from '../src/prices.js';
+import { EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/engine.js';
 
 const world = useEngineWorld();
 

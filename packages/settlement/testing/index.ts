@@ -1,0 +1,8 @@
+/**
+ * What tests of the engine, and of the service around it, build on: a seeded local ledger and a
+ * store with an engine over them (engine.ts), and swaps set up as `POST /v1/swaps` would make
+ * them, deposits as wallets make them, and the books held against the ledger (scale-out.ts).
+ */
+export * from './engine.js';
+export * from './holdings.js';
+export * from './scale-out.js';
