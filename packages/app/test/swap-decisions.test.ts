@@ -6,7 +6,7 @@
 import type { Pool, SwapStatus } from '@poolparty/sdk';
 import { describe, expect, it } from 'vitest';
 import { minOutputOf, parseSlippagePercent } from '../src/decimal.js';
-import { requiredAction, timelineOf } from '../src/lifecycle.js';
+import { requiredAction, timelineOf } from '../src/swap-progress-model.js';
 import { choiceLabel, counterparts, poolFor, tradableTokens } from '../src/token-choice.js';
 import { holdingsOf, registryUrlFor, selectInputHoldings } from '../src/wallets/token-standard.js';
 

@@ -18,8 +18,8 @@ import { WalletPanel } from '../components/wallet-panel.js';
 import { takeDepositRequest } from '../deposit-request.js';
 import { describeError } from '../describe-error.js';
 import { formatAmount, formatTime } from '../format.js';
-import { requiredAction, stateText, timelineOf } from '../lifecycle.js';
 import { useServices } from '../services.js';
+import { requiredAction, stateText, timelineOf } from '../swap-progress-model.js';
 
 export function SwapProgressPage(props: { intentId?: string; params?: { intentId?: string } }) {
   const intentId = props.params?.intentId ?? props.intentId ?? '';
