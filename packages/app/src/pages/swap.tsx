@@ -3,13 +3,18 @@
  * wallet signs the service's challenge, the intent is created, the wallet sends the deposit, and
  * the progress page takes over. Below, the party's earlier swaps.
  */
-import { AMOUNT_PATTERN, type Pool, type Quote } from '@poolparty/sdk';
+import type { Pool, Quote } from '@poolparty/sdk';
 import { useEffect, useId, useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { QuoteView } from '../components/quote-view.js';
 import { SwapHistory } from '../components/swap-history.js';
 import { WalletPanel } from '../components/wallet-panel.js';
-import { parseSlippagePercent, SLIPPAGE_PERCENT_MAX, SLIPPAGE_PERCENT_MIN } from '../decimal.js';
+import {
+  parseAmount,
+  parseSlippagePercent,
+  SLIPPAGE_PERCENT_MAX,
+  SLIPPAGE_PERCENT_MIN,
+} from '../decimal.js';
 import { requestDeposit } from '../deposit-request.js';
 import { describeError } from '../describe-error.js';
 import { useServices } from '../services.js';
@@ -68,7 +73,7 @@ export function SwapPage() {
     (chosenTo && targets.find((t) => choiceKey(t) === choiceKey(chosenTo))) ?? targets[0] ?? null;
   const pool = from && to ? poolFor(pools ?? [], from, to) : null;
   const slippage = parseSlippagePercent(slippageText);
-  const amountValid = AMOUNT_PATTERN.test(amount) && Number(amount) > 0;
+  const amountValid = parseAmount(amount)?.isPositive() === true;
 
   // The live quote: asked again after each change (debounced) and every few seconds.
   useEffect(() => {
