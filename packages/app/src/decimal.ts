@@ -1,22 +1,18 @@
 /**
- * Exact arithmetic on the service's decimal strings (Numeric 10) where the page must compute a
- * figure itself: the least output a slippage setting allows, shown before the intent exists.
+ * The amounts the page reads and the figures it computes itself, with core's `Amount` (Daml
+ * `Numeric 10`, docs/spec/amounts-and-fees.md#amounts): the amount field, a wallet's holdings, and
+ * the least output a slippage setting allows, shown before the intent exists. Imported from
+ * `@poolparty/core/amount` alone, so the rest of core (its wire schemas) stays out of the bundle.
  */
-const SCALE = 10;
-const UNIT = 10n ** BigInt(SCALE);
+import { Amount } from '@poolparty/core/amount';
 
-/** A plain decimal string as an integer count of 10⁻¹⁰; null for anything else. */
-export function toUnits(amount: string): bigint | null {
-  const match = /^(\d+)(?:\.(\d{1,10}))?$/.exec(amount.trim());
-  if (!match) return null;
-  const [, whole = '0', fraction = ''] = match;
-  return BigInt(whole) * UNIT + BigInt(fraction.padEnd(SCALE, '0'));
-}
-
-export function fromUnits(units: bigint): string {
-  const whole = units / UNIT;
-  const fraction = (units % UNIT).toString().padStart(SCALE, '0').replace(/0+$/, '');
-  return fraction ? `${whole}.${fraction}` : whole.toString();
+/**
+ * A decimal string as an amount, or null when it is not one. Spaces around it are ignored, as a
+ * user types them; inside, only the wire form: digits, at most 10 decimals, no sign or exponent.
+ */
+export function parseAmount(text: string): Amount | null {
+  const parsed = Amount.tryParse(text.trim());
+  return parsed instanceof Amount ? parsed : null;
 }
 
 /**
@@ -25,14 +21,22 @@ export function fromUnits(units: bigint): string {
  * having one decimal of a percent at most.
  */
 export function minOutputOf(output: string, slippageBps: number): string | null {
-  const units = toUnits(output);
-  if (units === null || !Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > 10_000) {
+  const amount = parseAmount(output);
+  if (
+    amount === null ||
+    !Number.isInteger(slippageBps) ||
+    slippageBps < 0 ||
+    slippageBps > 10_000
+  ) {
     return null;
   }
-  return fromUnits((units * BigInt(10_000 - slippageBps)) / 10_000n);
+  return amount.mulDiv(BigInt(10_000 - slippageBps), 10_000n, 'down').toString();
 }
 
-/** The slippage setting's bounds (SPEC: 0.001 to 0.05), in percent as the page shows them. */
+/**
+ * The slippage setting's bounds (0.001 to 0.05, docs/spec/lifecycle.md#intents), in percent as the
+ * page shows them.
+ */
 export const SLIPPAGE_PERCENT_MIN = 0.1;
 export const SLIPPAGE_PERCENT_MAX = 5;
 

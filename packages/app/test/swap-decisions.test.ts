@@ -1,14 +1,30 @@
 /**
- * The pure decisions behind the swap pages: the least output a slippage setting allows, reading
- * the slippage field, the token pickers, the progress timeline and the action asked of the user,
- * and which holdings a Canton wallet's deposit spends.
+ * The pure decisions behind the swap pages: reading an amount, the least output a slippage setting
+ * allows, reading the slippage field, the token pickers, the progress timeline and the action asked
+ * of the user, and which holdings a Canton wallet's deposit spends.
  */
 import type { Pool, SwapStatus } from '@poolparty/sdk';
 import { describe, expect, it } from 'vitest';
-import { minOutputOf, parseSlippagePercent } from '../src/decimal.js';
-import { requiredAction, timelineOf } from '../src/lifecycle.js';
+import { minOutputOf, parseAmount, parseSlippagePercent } from '../src/decimal.js';
+import { requiredAction, timelineOf } from '../src/swap-progress-model.js';
 import { choiceLabel, counterparts, poolFor, tradableTokens } from '../src/token-choice.js';
 import { holdingsOf, registryUrlFor, selectInputHoldings } from '../src/wallets/token-standard.js';
+
+describe('parseAmount', () => {
+  it('reads the wire form, ignoring the spaces a user types around it', () => {
+    expect(parseAmount('100')?.toString()).toBe('100');
+    expect(parseAmount(' 0.5 ')?.toString()).toBe('0.5');
+    expect(parseAmount('1.0000000001')?.units).toBe(10_000_000_001n);
+    expect(parseAmount('0')?.isPositive()).toBe(false);
+    expect(parseAmount(`${'9'.repeat(28)}.5`)).not.toBeNull();
+  });
+  it('refuses anything else', () => {
+    for (const text of ['', ' ', '1e3', '-1', '+1', '.5', '5.', '1 000', '1,5', '0.00000000001']) {
+      expect(parseAmount(text), text).toBeNull();
+    }
+    expect(parseAmount('9'.repeat(29))).toBeNull();
+  });
+});
 
 describe('minOutputOf', () => {
   it('floors output × (1 − slippage) at ten decimals', () => {

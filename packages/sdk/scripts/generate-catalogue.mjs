@@ -4,7 +4,11 @@
  * @poolparty/core. The SDK cannot import core at run time (core pulls TypeBox and @noble), so the
  * tables are copied here and `test/catalogue.test.ts` fails when the copy falls behind.
  *
- * Run: `node --import tsx packages/sdk/scripts/generate-catalogue.mjs` (then format with biome).
+ * The tables are the SDK's side of the promises in docs/spec/sdk.md#package; the comments written
+ * into src/catalogue.ts reach integrators through the published declarations, so they state each
+ * rule rather than point at a file of this repository.
+ *
+ * Run: `npm run generate -w @poolparty/sdk` (writes the file, then formats it with biome).
  */
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -30,13 +34,13 @@ const source = `/**
  * scripts/generate-catalogue.mjs. Do not edit by hand; test/catalogue.test.ts checks them.
  */
 
-/** The states a swap passes through before it ends, in lifecycle order (SPEC §7.1). */
+/** The states a swap passes through before it ends, in lifecycle order. */
 export const IN_PROGRESS_STATES = ${json(states.IN_PROGRESS_STATES)} as const;
 
 /** The states a swap ends in; \`completed\` is the only successful one. */
 export const TERMINAL_STATES = ${json(states.TERMINAL_STATES)} as const;
 
-/** Where a payout or refund is (SPEC §7.5 \`Leg.state\`). */
+/** Where a payout or refund is (\`Leg.state\`): \`offered\` waits for the user to accept it. */
 export const LEG_STATES = ${json(lifecycle.LEG_STATES)} as const;
 
 /**
@@ -57,10 +61,10 @@ export const ERROR_CLASS_BY_CODE = ${json(classByCode)} as const;
 /** The error \`swap.wait()\` rejects with at each terminal state but \`completed\`. */
 export const OUTCOME_ERROR_CLASS = ${json(errors.OUTCOME_ERROR_CLASS)} as const;
 
-/** The settlement-safety guard's codes (seed §7). */
+/** The settlement-safety guard's codes: the rules that can block a swap at settlement. */
 export const SETTLEMENT_SAFETY_CODES = ${json(safety.SETTLEMENT_SAFETY_CODES)} as const;
 
-/** What a fee discount policy targets (seed §2.5). */
+/** What a fee discount policy targets. */
 export const DISCOUNT_TARGET_TYPES = ${json(discounts.DISCOUNT_TARGET_TYPES)} as const;
 
 /** Amounts are Daml Numeric 10: at most this many integer digits… */

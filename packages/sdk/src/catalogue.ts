@@ -3,7 +3,7 @@
  * scripts/generate-catalogue.mjs. Do not edit by hand; test/catalogue.test.ts checks them.
  */
 
-/** The states a swap passes through before it ends, in lifecycle order (SPEC §7.1). */
+/** The states a swap passes through before it ends, in lifecycle order. */
 export const IN_PROGRESS_STATES = [
   'pending',
   'matched',
@@ -28,7 +28,7 @@ export const TERMINAL_STATES = [
   'cancelled',
 ] as const;
 
-/** Where a payout or refund is (SPEC §7.5 `Leg.state`). */
+/** Where a payout or refund is (`Leg.state`): `offered` waits for the user to accept it. */
 export const LEG_STATES = ['offered', 'committed', 'rejected', 'expired'] as const;
 
 /**
@@ -144,7 +144,7 @@ export const OUTCOME_ERROR_CLASS = {
   cancelled: 'CancelledError',
 } as const;
 
-/** The settlement-safety guard's codes (seed §7). */
+/** The settlement-safety guard's codes: the rules that can block a swap at settlement. */
 export const SETTLEMENT_SAFETY_CODES = [
   'output_reserve_share_exceeded',
   'output_velocity_exceeded',
@@ -156,7 +156,7 @@ export const SETTLEMENT_SAFETY_CODES = [
   'settlement_safety_guard_unavailable',
 ] as const;
 
-/** What a fee discount policy targets (seed §2.5). */
+/** What a fee discount policy targets. */
 export const DISCOUNT_TARGET_TYPES = ['api_key', 'wallet_party', 'pool'] as const;
 
 /** Amounts are Daml Numeric 10: at most this many integer digits… */

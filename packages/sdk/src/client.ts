@@ -1,5 +1,5 @@
 /**
- * The PoolParty client (seed §2.1, §4.2; SPEC §10): options, and one instance of each resource
+ * The PoolParty client: options, and one instance of each resource
  * over one request sender.
  */
 import { DEFAULT_BASE_URLS, type Environment, resolveBaseUrl } from './environments.js';
@@ -45,7 +45,7 @@ export interface PoolPartyOptions {
   readonly random?: () => number;
 }
 
-/** Default request timeout (seed §8). */
+/** Default timeout of one request attempt, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** Default retries of a failed request. */
 export const DEFAULT_MAX_RETRIES = 2;

@@ -1,8 +1,8 @@
 /**
- * Default API origins per environment (seed §2.1; SPEC §3). The hosted service's addresses are
- * not part of the specification, so these are placeholders under the reserved `.example` domain:
- * they never resolve to someone else's server. An operator tells applications the real origin,
- * which they pass as `baseUrl` (a local devnet service listens on `http://127.0.0.1:8787`).
+ * Default API origins per environment. The service has no fixed hosted address (each operator
+ * runs its own), so these are placeholders under the reserved `.example` domain: they never
+ * resolve to someone else's server. An operator tells applications the real origin, which they
+ * pass as `baseUrl` (a local devnet service listens on `http://127.0.0.1:8787`).
  */
 
 /** The environments a client can target. */

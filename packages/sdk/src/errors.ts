@@ -1,5 +1,5 @@
 /**
- * The SDK's errors (SPEC §10): one base class with the service's error `code`, the HTTP `status`,
+ * The SDK's errors: one base class with the service's error `code`, the HTTP `status`,
  * the `requestId` and the problem `body`, plus a `shortMessage`, optional `details` and the
  * `cause`, as viem's errors have.
  *
@@ -170,7 +170,8 @@ export class SettlementSafetyError extends PoolPartyError {
    * @param options - Status, request id and body of the response.
    */
   constructor(settlementSafety: SettlementSafety, options: PoolPartyErrorOptions = {}) {
-    // `message` is the guard's own, as seed §7 promises; the problem's detail stays in `body`.
+    // `message` is the guard's own sentence (docs/spec/guard.md#verdict); the problem's detail
+    // stays in `body`.
     super(settlementSafety.message, {
       ...options,
       details: undefined,
@@ -216,7 +217,7 @@ export class TimeoutError extends PoolPartyError {
 }
 
 /**
- * A swap ended in a terminal state other than `completed` (SPEC §7.1). `swapStatus` is the final
+ * A swap ended in a terminal state other than `completed`. `swapStatus` is the final
  * status: its `refund` says what was returned, its `failureReason` why.
  */
 export class SwapOutcomeError extends PoolPartyError {

@@ -18,7 +18,8 @@ export {
 } from './client.js';
 export { DEFAULT_BASE_URLS, type Environment } from './environments.js';
 export { errorClassFor, errorClassForStatus, outcomeErrorFor } from './error-mapping.js';
-// Every error class and its options type: the module is the SDK's error catalogue (SPEC §10).
+// Every error class and its options type: the module is the SDK's error catalogue
+// (docs/spec/sdk.md#errors).
 export * from './errors.js';
 export type { Sleep } from './http/abort.js';
 export type { CallOptions, FetchLike, WalletTokenSource } from './http/request-sender.js';

@@ -1,5 +1,5 @@
 /**
- * The wire types of the developer portal (`/api/sdk/…`, SPEC §4.1): sessions, API keys, earnings,
+ * The wire types of the developer portal (`/api/sdk/…`): sessions, API keys, earnings,
  * usage and collections. Declared here for the same reason as types.ts; the type test proves
  * each equal to the service's schema type.
  */

@@ -1,5 +1,5 @@
 /**
- * The developer portal's client (SPEC §4.1): wallet sign-in, API keys, earnings, usage and
+ * The developer portal's client: wallet sign-in, API keys, earnings, usage and
  * collections under `/api/sdk`. A session authenticates these calls, not an API key: `signIn`
  * keeps the session it receives and sends it as a bearer token; in a browser on the service's
  * origin the session cookie the sign-in sets is sent as well.

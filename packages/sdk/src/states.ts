@@ -1,6 +1,6 @@
 /**
- * The swap states as values (seed §3, §6; SPEC §7.1): all of them in lifecycle order, the events a
- * swap object emits (states, and the leg events of SPEC §7.5), and the terminal test.
+ * The swap states as values: all of them in lifecycle order, the events a swap object emits
+ * (states, and the leg events of a payout or refund offer), and the terminal test.
  */
 import { IN_PROGRESS_STATES, LEG_EVENT_NAMES, LEG_STATES, TERMINAL_STATES } from './catalogue.js';
 import type { SwapEventName, SwapState, TerminalState } from './types.js';

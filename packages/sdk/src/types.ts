@@ -1,5 +1,5 @@
 /**
- * The wire types of the client API (SPEC §2.1, §7.5; seed §2). They are declared here rather than
+ * The wire types of the client API. They are declared here rather than
  * imported so that the published declarations stand alone; `test/wire-types.test-d.ts` proves each
  * one equal to the service's schema type in @poolparty/core.
  *
@@ -19,11 +19,11 @@ import type {
 export type InProgressState = (typeof IN_PROGRESS_STATES)[number];
 /** A final swap state: `completed` or one of the refund and failure outcomes. */
 export type TerminalState = (typeof TERMINAL_STATES)[number];
-/** Any swap state (SPEC §7.1). */
+/** Any swap state: in progress, or terminal. */
 export type SwapState = InProgressState | TerminalState;
-/** The events a swap object emits: every state but `pending`, where a swap starts (seed §6). */
+/** The events a swap object emits: every state but `pending`, where a swap starts. */
 export type SwapEventName = Exclude<SwapState, 'pending'>;
-/** Where a payout or refund is: `offered` waits for the user to accept it (SPEC §7.5). */
+/** Where a payout or refund is: `offered` waits for the user to accept it. */
 export type LegState = (typeof LEG_STATES)[number];
 /**
  * What happened to a payout or refund offer: `payout_offered`, `payout_accepted`,
@@ -31,7 +31,7 @@ export type LegState = (typeof LEG_STATES)[number];
  * have these events.
  */
 export type LegEventName = (typeof LEG_EVENT_NAMES)[number];
-/** A settlement-safety guard code (seed §7). */
+/** A settlement-safety guard code: the rule that would block a swap at settlement. */
 export type SettlementSafetyCode = (typeof SETTLEMENT_SAFETY_CODES)[number];
 /** What a fee discount policy targets. */
 export type DiscountTargetType = (typeof DISCOUNT_TARGET_TYPES)[number];
@@ -102,7 +102,7 @@ export interface AprMeta {
   quoteToken: string;
 }
 
-/** Pool statistics from fee events and reserves (SPEC §8). USD values are decimal strings. */
+/** Pool statistics from fee events and reserves. USD values are decimal strings. */
 export interface PoolStats {
   /** The pool. */
   poolId: string;
@@ -124,7 +124,7 @@ export interface PoolStats {
   aprMeta: AprMeta;
 }
 
-/** Price ticker of a pool (SPEC §8). */
+/** Price ticker of a pool. */
 export interface Ticker {
   /** The pool. */
   poolId: string;
@@ -140,7 +140,7 @@ export interface Ticker {
   asOf: string;
 }
 
-/** Why a swap of this size or timing would be blocked at settlement (seed §7). */
+/** Why a swap of this size or timing would be blocked at settlement. */
 export interface SettlementSafety {
   /** The guard rule that blocks. */
   code: SettlementSafetyCode;
@@ -187,7 +187,7 @@ export interface EstimatedTrafficCost {
 }
 
 /**
- * A priced swap (seed §2.5). Identity: `totalInputAmount = networkFeeAmount + poolFeeAmount +
+ * A priced swap. Identity: `totalInputAmount = networkFeeAmount + poolFeeAmount +
  * inputAmountAfterPoolFee`.
  */
 export interface Quote {
@@ -293,7 +293,7 @@ export interface SwapTerms {
   createdAt: string;
 }
 
-/** A created swap intent awaiting its deposit (seed §2.7). */
+/** A created swap intent awaiting its deposit. */
 export interface SwapIntent extends SwapTerms {
   /** The pool swap party. */
   swapAddress: string;
@@ -336,7 +336,7 @@ export interface DepositFact {
 }
 
 /**
- * A transfer to the depositor: the payout or the refund (SPEC §7.5). To a party without a transfer
+ * A transfer to the depositor: the payout or the refund. To a party without a transfer
  * pre-approval for the token it is an offer the user must accept in their wallet; the swap waits
  * while it is `offered`.
  */
@@ -367,7 +367,7 @@ export interface HistoryEntry {
   at: string;
 }
 
-/** The state of a swap with the facts of each stage (SPEC §7.5); keys are always present. */
+/** The state of a swap with the facts of each stage; keys are always present. */
 export interface SwapStatus extends SwapTerms {
   /** True once the status can no longer change. */
   terminal: boolean;
@@ -407,7 +407,7 @@ export interface TrackResult {
   nextCursor: string | null;
 }
 
-/** A challenge for the wallet to sign (seed §2.2). */
+/** A challenge for the wallet to sign. */
 export interface Challenge {
   /** The party that is to sign. */
   partyId: string;

@@ -1,5 +1,5 @@
 /**
- * Checks made before a request is sent (seed §4.4, §7; SPEC §5.1, §7.2): a request that cannot
+ * Checks made before a request is sent (docs/spec/sdk.md#operations): a request that cannot
  * succeed fails here with a `ValidationError`, and nothing reaches the service.
  */
 import { AMOUNT_DECIMALS, AMOUNT_INTEGER_DIGITS_MAX } from './catalogue.js';

@@ -58,6 +58,25 @@ describe('the build', () => {
     }
   });
 
+  it('points integrators at nothing they cannot open: no repository docs in declarations or guide', () => {
+    // Editors show the declarations' comments; a path of this repository means nothing to someone
+    // who installed the package, so the comments state the rule instead.
+    const published = [
+      ...filesUnder(DIST).filter((f) => f.endsWith('.d.ts')),
+      join(PACKAGE, 'README.md'),
+    ];
+    const naming: string[] = [];
+    for (const file of published) {
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          if (/(?<![\w.-])docs\/[\w./-]*\.md/.test(line))
+            naming.push(`${file}:${index + 1}: ${line}`);
+        });
+    }
+    expect(naming).toEqual([]);
+  });
+
   it('loads as ESM and as CommonJS', async () => {
     const esm = await import(pathToFileURL(join(DIST, 'index.js')).href);
     const cjs = require(join(DIST, 'index.cjs'));

@@ -1,9 +1,9 @@
 /**
- * Pending legs in the SDK (SPEC §7.5): a payout or refund the user must accept fires
- * `payout_offered` / `refund_offered` with the offer in the status, then how the offer ended,
- * each once and in lifecycle order whether statuses come from the stream or from polling. And
- * `swaps.get(intentId)` rebuilds a live swap object that does not fire again what an earlier
- * object saw.
+ * Pending legs in the SDK (docs/spec/lifecycle.md#payout-and-refund-legs): a payout or refund the
+ * user must accept fires `payout_offered` / `refund_offered` with the offer in the status, then how
+ * the offer ended, each once and in lifecycle order whether statuses come from the stream or from
+ * polling. And `swaps.get(intentId)` rebuilds a live swap object that does not fire again what an
+ * earlier object saw.
  */
 import { describe, expect, it } from 'vitest';
 import type { Leg, SwapState, SwapStatus } from '../src/index.js';

@@ -154,18 +154,6 @@ const OUTSIDE_CITATION = new RegExp(
   'i',
 );
 
-/**
- * Files that still cite outside documents, while other changes to them are under way. This list
- * must shrink to nothing: when a file is rid of its citations, take it off.
- */
-const CITATIONS_STILL_TO_REPLACE: readonly string[] = ['packages/sdk/'];
-
-function mayCiteOutside(path: string): boolean {
-  return CITATIONS_STILL_TO_REPLACE.some((entry) =>
-    entry.endsWith('/') ? path.startsWith(entry) : path === entry,
-  );
-}
-
 function isText(path: string): boolean {
   return !readFileSync(join(ROOT, path)).subarray(0, 8192).includes(0);
 }
@@ -223,7 +211,7 @@ describe('documentation links', () => {
     const files = ['README.md', ...['packages', 'docs', 'examples', 'bench'].flatMap(filesUnder)];
     const citing: string[] = [];
     for (const file of files) {
-      if (mayCiteOutside(file) || !isText(file)) continue;
+      if (!isText(file)) continue;
       read(file)
         .split('\n')
         .forEach((line, index) => {

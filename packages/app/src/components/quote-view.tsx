@@ -12,11 +12,8 @@ const PRICE_IMPACT_WARNING = 0.01;
 
 export function QuoteView(props: { quote: Quote; slippageBps: number | null }) {
   const { quote, slippageBps } = props;
-  const input = quote.inputToken;
-  const output = quote.outputToken;
   const minOutput = slippageBps === null ? null : minOutputOf(quote.outputAmount, slippageBps);
   const impact = Number(quote.priceImpact);
-  const networkPolicy = quote.networkFeePolicy;
   const platformPolicy = quote.platformFeePolicy;
   return (
     <section aria-labelledby="quote-heading" data-testid="quote">
@@ -29,58 +26,10 @@ export function QuoteView(props: { quote: Quote; slippageBps: number | null }) {
       <dl class="breakdown">
         <dt>You send</dt>
         <dd class="total">
-          {formatAmount(quote.totalInputAmount, 10)} {input}
+          {formatAmount(quote.totalInputAmount, 10)} {quote.inputToken}
         </dd>
-        <dt>
-          Network fee (payout transfer)
-          {networkPolicy && <span class="badge">{discountOf(networkPolicy.chargeBps)}</span>}
-        </dt>
-        <dd data-testid="network-fee">
-          {networkPolicy && networkPolicy.estimatedNetworkFeeAmount !== quote.networkFeeAmount && (
-            <s>
-              <span class="visually-hidden">before the discount: </span>
-              {formatAmount(networkPolicy.estimatedNetworkFeeAmount, 10)}
-            </s>
-          )}{' '}
-          {formatAmount(quote.networkFeeAmount, 10)} {input}
-        </dd>
-        <dt>Pool fee ({formatPercent(quote.fee)})</dt>
-        <dd data-testid="pool-fee">
-          {formatAmount(quote.poolFeeAmount, 10)} {input}
-        </dd>
-        <dt class="sub">· to liquidity providers</dt>
-        <dd data-testid="lp-fee">
-          {formatAmount(quote.lpFeeAmount, 10)} {input}
-        </dd>
-        <dt class="sub">
-          · to the platform
-          {platformPolicy && <span class="badge">{discountOf(platformPolicy.chargeBps)}</span>}
-        </dt>
-        <dd data-testid="platform-fee">
-          {formatAmount(quote.platformFeeAmount, 10)} {input}
-        </dd>
-        <dt>Swapped in the pool</dt>
-        <dd>
-          {formatAmount(quote.inputAmountAfterPoolFee, 10)} {input}
-        </dd>
-        <dt>You receive (at this price)</dt>
-        <dd class="total" data-testid="output-amount">
-          {formatAmount(quote.outputAmount, 10)} {output}
-        </dd>
-        {minOutput !== null && (
-          <>
-            <dt>At least (after slippage)</dt>
-            <dd data-testid="min-output">
-              {formatAmount(minOutput, 10)} {output}
-            </dd>
-          </>
-        )}
-        <dt>Rate</dt>
-        <dd>
-          1 {input} = {formatAmount(quote.effectiveRate, 8)} {output} (all fees included)
-        </dd>
-        <dt>Price impact</dt>
-        <dd data-testid="price-impact">{formatPercent(quote.priceImpact)}</dd>
+        <FeeLines quote={quote} />
+        <OutputLines quote={quote} minOutput={minOutput} />
       </dl>
       {impact > PRICE_IMPACT_WARNING && (
         <p class="warning">
@@ -95,5 +44,78 @@ export function QuoteView(props: { quote: Quote; slippageBps: number | null }) {
         </p>
       )}
     </section>
+  );
+}
+
+/** Every fee taken from the input, each discount shown against the full fee. */
+function FeeLines(props: { quote: Quote }) {
+  const { quote } = props;
+  const input = quote.inputToken;
+  const networkPolicy = quote.networkFeePolicy;
+  const platformPolicy = quote.platformFeePolicy;
+  return (
+    <>
+      <dt>
+        Network fee (payout transfer)
+        {networkPolicy && <span class="badge">{discountOf(networkPolicy.chargeBps)}</span>}
+      </dt>
+      <dd data-testid="network-fee">
+        {networkPolicy && networkPolicy.estimatedNetworkFeeAmount !== quote.networkFeeAmount && (
+          <s>
+            <span class="visually-hidden">before the discount: </span>
+            {formatAmount(networkPolicy.estimatedNetworkFeeAmount, 10)}
+          </s>
+        )}{' '}
+        {formatAmount(quote.networkFeeAmount, 10)} {input}
+      </dd>
+      <dt>Pool fee ({formatPercent(quote.fee)})</dt>
+      <dd data-testid="pool-fee">
+        {formatAmount(quote.poolFeeAmount, 10)} {input}
+      </dd>
+      <dt class="sub">· to liquidity providers</dt>
+      <dd data-testid="lp-fee">
+        {formatAmount(quote.lpFeeAmount, 10)} {input}
+      </dd>
+      <dt class="sub">
+        · to the platform
+        {platformPolicy && <span class="badge">{discountOf(platformPolicy.chargeBps)}</span>}
+      </dt>
+      <dd data-testid="platform-fee">
+        {formatAmount(quote.platformFeeAmount, 10)} {input}
+      </dd>
+    </>
+  );
+}
+
+/** What is swapped and what comes out: at this price, at least, the rate and the impact. */
+function OutputLines(props: { quote: Quote; minOutput: string | null }) {
+  const { quote, minOutput } = props;
+  const input = quote.inputToken;
+  const output = quote.outputToken;
+  return (
+    <>
+      <dt>Swapped in the pool</dt>
+      <dd>
+        {formatAmount(quote.inputAmountAfterPoolFee, 10)} {input}
+      </dd>
+      <dt>You receive (at this price)</dt>
+      <dd class="total" data-testid="output-amount">
+        {formatAmount(quote.outputAmount, 10)} {output}
+      </dd>
+      {minOutput !== null && (
+        <>
+          <dt>At least (after slippage)</dt>
+          <dd data-testid="min-output">
+            {formatAmount(minOutput, 10)} {output}
+          </dd>
+        </>
+      )}
+      <dt>Rate</dt>
+      <dd>
+        1 {input} = {formatAmount(quote.effectiveRate, 8)} {output} (all fees included)
+      </dd>
+      <dt>Price impact</dt>
+      <dd data-testid="price-impact">{formatPercent(quote.priceImpact)}</dd>
+    </>
   );
 }

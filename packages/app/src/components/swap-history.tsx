@@ -3,8 +3,8 @@ import type { SwapStatus } from '@poolparty/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError } from '../describe-error.js';
 import { formatAmount, formatTime } from '../format.js';
-import { stateText } from '../lifecycle.js';
 import { useServices } from '../services.js';
+import { stateText } from '../swap-progress-model.js';
 
 const HISTORY_PAGE = 10;
 

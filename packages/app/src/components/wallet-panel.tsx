@@ -3,7 +3,7 @@
  * key) on a devnet service, or a Canton wallet through the dApp API (CIP-0103). Once connected,
  * the party and, for the devnet wallet, its balances.
  */
-import type { DevnetBalance } from '@poolparty/sdk/devnet';
+import type { Devnet, DevnetBalance } from '@poolparty/sdk/devnet';
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import { describeError } from '../describe-error.js';
 import { formatAmount } from '../format.js';
@@ -64,14 +64,8 @@ function DisconnectButton() {
   );
 }
 
-function ConnectWallet() {
-  const { devnet, setWallet, config } = useServices();
-  const nameId = useId();
-  const preapprovalId = useId();
-  const importId = useId();
-  const [name, setName] = useState('');
-  const [preapproval, setPreapproval] = useState(true);
-  const [keyText, setKeyText] = useState('');
+/** A wallet action under way (`busy` says which) and the error of the last one. */
+function useWalletAction() {
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -87,6 +81,16 @@ function ConnectWallet() {
     }
   };
 
+  return { busy, error, setError, run };
+}
+
+type WalletAction = ReturnType<typeof useWalletAction>;
+
+function ConnectWallet() {
+  const { devnet, setWallet, config } = useServices();
+  const walletAction = useWalletAction();
+  const { busy, error, run } = walletAction;
+
   const connectCanton = () =>
     run('Connecting to your Canton wallet…', async () => {
       const { connectCantonWallet } = await import('../wallets/canton-wallet.js');
@@ -101,67 +105,8 @@ function ConnectWallet() {
           <p class="hint">
             A devnet party whose key stays in this browser. Export the key to keep the party.
           </p>
-          <form
-            onSubmit={(event) => {
-              event.preventDefault();
-              void run('Creating your party…', async () => {
-                setWallet(await BrowserDevnetWallet.create(devnet, { name, preapproval }));
-              });
-            }}
-          >
-            <label for={nameId}>Party name</label>
-            <input
-              id={nameId}
-              value={name}
-              onInput={(event) => setName(event.currentTarget.value)}
-              placeholder="e.g. alice"
-              autocomplete="off"
-            />
-            <p class="checkbox">
-              <input
-                id={preapprovalId}
-                type="checkbox"
-                checked={preapproval}
-                onChange={(event) => setPreapproval(event.currentTarget.checked)}
-              />
-              <label for={preapprovalId}>
-                Accept incoming transfers automatically (pre-approval). Without it, payouts and
-                refunds are offers you accept here.
-              </label>
-            </p>
-            <button type="submit" class="primary" disabled={busy !== null}>
-              Create a devnet party
-            </button>
-          </form>
-          <details>
-            <summary>Import a devnet party</summary>
-            <form
-              onSubmit={(event) => {
-                event.preventDefault();
-                const keyFile = parseKeyFile(keyText);
-                if (keyFile === null) {
-                  setError(
-                    'That is not an exported key: paste the whole {"partyId", "privateKey"} text.',
-                  );
-                  return;
-                }
-                void run('Importing your party…', async () => {
-                  setWallet(await BrowserDevnetWallet.import(devnet, keyFile));
-                });
-              }}
-            >
-              <label for={importId}>Exported key</label>
-              <textarea
-                id={importId}
-                rows={3}
-                value={keyText}
-                onInput={(event) => setKeyText(event.currentTarget.value)}
-              />
-              <button type="submit" disabled={busy !== null}>
-                Import
-              </button>
-            </form>
-          </details>
+          <CreateDevnetParty devnet={devnet} walletAction={walletAction} />
+          <ImportDevnetParty devnet={devnet} walletAction={walletAction} />
         </>
       )}
       <h3>Canton wallet</h3>
@@ -179,11 +124,141 @@ function ConnectWallet() {
   );
 }
 
+function CreateDevnetParty(props: { devnet: Devnet; walletAction: WalletAction }) {
+  const { devnet, walletAction } = props;
+  const { setWallet } = useServices();
+  const nameId = useId();
+  const preapprovalId = useId();
+  const [name, setName] = useState('');
+  const [preapproval, setPreapproval] = useState(true);
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        void walletAction.run('Creating your party…', async () => {
+          setWallet(await BrowserDevnetWallet.create(devnet, { name, preapproval }));
+        });
+      }}
+    >
+      <label for={nameId}>Party name</label>
+      <input
+        id={nameId}
+        value={name}
+        onInput={(event) => setName(event.currentTarget.value)}
+        placeholder="e.g. alice"
+        autocomplete="off"
+      />
+      <p class="checkbox">
+        <input
+          id={preapprovalId}
+          type="checkbox"
+          checked={preapproval}
+          onChange={(event) => setPreapproval(event.currentTarget.checked)}
+        />
+        <label for={preapprovalId}>
+          Accept incoming transfers automatically (pre-approval). Without it, payouts and refunds
+          are offers you accept here.
+        </label>
+      </p>
+      <button type="submit" class="primary" disabled={walletAction.busy !== null}>
+        Create a devnet party
+      </button>
+    </form>
+  );
+}
+
+function ImportDevnetParty(props: { devnet: Devnet; walletAction: WalletAction }) {
+  const { devnet, walletAction } = props;
+  const { setWallet } = useServices();
+  const importId = useId();
+  const [keyText, setKeyText] = useState('');
+  return (
+    <details>
+      <summary>Import a devnet party</summary>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          const keyFile = parseKeyFile(keyText);
+          if (keyFile === null) {
+            walletAction.setError(
+              'That is not an exported key: paste the whole {"partyId", "privateKey"} text.',
+            );
+            return;
+          }
+          void walletAction.run('Importing your party…', async () => {
+            setWallet(await BrowserDevnetWallet.import(devnet, keyFile));
+          });
+        }}
+      >
+        <label for={importId}>Exported key</label>
+        <textarea
+          id={importId}
+          rows={3}
+          value={keyText}
+          onInput={(event) => setKeyText(event.currentTarget.value)}
+        />
+        <button type="submit" disabled={walletAction.busy !== null}>
+          Import
+        </button>
+      </form>
+    </details>
+  );
+}
+
+interface ListedToken {
+  readonly name: string;
+  readonly admin: string;
+}
+
 function DevnetWalletTools(props: { wallet: BrowserDevnetWallet; balancesVersion: number }) {
+  const { wallet } = props;
+  const { balances, tokens, message, error, busy, fund } = useDevnetWalletTools(
+    wallet,
+    props.balancesVersion,
+  );
+  return (
+    <>
+      <Balances balances={balances} tokens={tokens} />
+      <h3>Faucet</h3>
+      <div class="row">
+        {tokens.map((token) => (
+          <button
+            type="button"
+            key={`${token.name}|${token.admin}`}
+            disabled={busy}
+            onClick={() => fund(token)}
+          >
+            Get {FAUCET_AMOUNT} {token.name}
+            {issuerLabel(token, tokens) === null ? '' : ` (${issuerLabel(token, tokens)})`}
+          </button>
+        ))}
+      </div>
+      {message && <p role="status">{message}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <details>
+        <summary>Export this party's key</summary>
+        <p class="hint">
+          Anyone with this text controls the party. Paste it into "Import a devnet party" elsewhere.
+        </p>
+        <label for="exported-key">Exported key</label>
+        <textarea id="exported-key" readOnly rows={3} value={JSON.stringify(wallet.keyFile)} />
+      </details>
+    </>
+  );
+}
+
+/**
+ * The devnet party's balances (read again when `balancesVersion` changes and after the faucet),
+ * the service's tokens, and the faucet minting `FAUCET_AMOUNT` of one.
+ */
+function useDevnetWalletTools(wallet: BrowserDevnetWallet, balancesVersion: number) {
   const { pp } = useServices();
-  const { wallet, balancesVersion } = props;
   const [balances, setBalances] = useState<DevnetBalance[] | null>(null);
-  const [tokens, setTokens] = useState<{ name: string; admin: string }[]>([]);
+  const [tokens, setTokens] = useState<ListedToken[]>([]);
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -207,6 +282,25 @@ function DevnetWalletTools(props: { wallet: BrowserDevnetWallet; balancesVersion
     );
   }, [pp]);
 
+  const fund = async (token: ListedToken) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await wallet.fund(token.name, FAUCET_AMOUNT, token.admin);
+      setMessage(`Added ${FAUCET_AMOUNT} ${token.name}.`);
+      await reload();
+    } catch (caught) {
+      setError(describeError(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return { balances, tokens, message, error, busy, fund };
+}
+
+function Balances(props: { balances: DevnetBalance[] | null; tokens: readonly ListedToken[] }) {
+  const { balances, tokens } = props;
   return (
     <>
       <h3 id="balances-heading">Balances</h3>
@@ -233,46 +327,6 @@ function DevnetWalletTools(props: { wallet: BrowserDevnetWallet; balancesVersion
           ))}
         </ul>
       )}
-      <h3>Faucet</h3>
-      <div class="row">
-        {tokens.map((token) => (
-          <button
-            type="button"
-            key={`${token.name}|${token.admin}`}
-            disabled={busy}
-            onClick={async () => {
-              setBusy(true);
-              setError(null);
-              try {
-                await wallet.fund(token.name, FAUCET_AMOUNT, token.admin);
-                setMessage(`Added ${FAUCET_AMOUNT} ${token.name}.`);
-                await reload();
-              } catch (caught) {
-                setError(describeError(caught));
-              } finally {
-                setBusy(false);
-              }
-            }}
-          >
-            Get {FAUCET_AMOUNT} {token.name}
-            {issuerLabel(token, tokens) === null ? '' : ` (${issuerLabel(token, tokens)})`}
-          </button>
-        ))}
-      </div>
-      {message && <p role="status">{message}</p>}
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      <details>
-        <summary>Export this party's key</summary>
-        <p class="hint">
-          Anyone with this text controls the party. Paste it into "Import a devnet party" elsewhere.
-        </p>
-        <label for="exported-key">Exported key</label>
-        <textarea id="exported-key" readOnly rows={3} value={JSON.stringify(wallet.keyFile)} />
-      </details>
     </>
   );
 }

@@ -5,7 +5,7 @@
  * from the registry's transfer factory (splice-0.6.1/transfer-instruction-v1.yaml). Pure: the
  * wallet module does the I/O.
  */
-import { toUnits } from '../decimal.js';
+import { parseAmount } from '../decimal.js';
 import type { DepositTerms } from './wallet.js';
 
 export const HOLDING_INTERFACE_ID =
@@ -120,14 +120,14 @@ export function selectInputHoldings(
   instrument: { admin: string; id: string },
   amount: string,
 ): string[] | null {
-  const needed = toUnits(amount);
-  if (needed === null) return null;
+  const needed = parseAmount(amount)?.units;
+  if (needed === undefined) return null;
   const usable = holdings
     .filter(
       (h) =>
         h.owner === party && !h.locked && h.admin === instrument.admin && h.id === instrument.id,
     )
-    .map((h) => ({ id: h.contractId, units: toUnits(h.amount) ?? 0n }))
+    .map((h) => ({ id: h.contractId, units: parseAmount(h.amount)?.units ?? 0n }))
     .sort((a, b) => (a.units === b.units ? 0 : a.units > b.units ? -1 : 1));
   const chosen: string[] = [];
   let sum = 0n;

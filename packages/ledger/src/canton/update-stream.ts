@@ -86,6 +86,111 @@ type Incoming =
   | { readonly kind: 'failure'; readonly error: LedgerError }
   | { readonly kind: 'end' };
 
+/**
+ * What the socket delivered and the reader has not taken yet. A slow reader slows the participant
+ * down (TCP backpressure) instead of filling memory: at `WS_BUFFER_HIGH` items the socket is
+ * paused, and it resumes once the reader has taken half of them.
+ */
+class SocketInbox {
+  private readonly queue: Incoming[] = [];
+  private wake: (() => void) | null = null;
+
+  constructor(private readonly socket: WebSocket) {}
+
+  push(incoming: Incoming): void {
+    this.queue.push(incoming);
+    if (this.queue.length >= WS_BUFFER_HIGH && !this.socket.isPaused) this.socket.pause();
+    this.wake?.();
+    this.wake = null;
+  }
+
+  /** The oldest delivery not taken yet; undefined when there is none. */
+  take(): Incoming | undefined {
+    const next = this.queue.shift();
+    if (this.socket.isPaused && this.queue.length < WS_BUFFER_HIGH / 2) this.socket.resume();
+    return next;
+  }
+
+  /** Resolves at the next delivery. */
+  arrival(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
+    });
+  }
+}
+
+/** The bearer token for the socket. */
+async function streamToken(context: StreamContext): Promise<string | null> {
+  try {
+    return await context.http.token();
+  } catch (error) {
+    // A token endpoint that is down is a stream to retry; refused credentials stay refused.
+    throw error instanceof LedgerError ? streamError(error) : error;
+  }
+}
+
+/** One socket message: an item, or a failure when it is not JSON or is Canton's error body. */
+function incomingOfMessage(data: WebSocket.RawData): Incoming {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data.toString());
+  } catch {
+    return { kind: 'failure', error: dropped('a message that is not JSON') };
+  }
+  if (isCantonErrorBody(parsed)) {
+    const error = ledgerErrorOf({ kind: 'status', status: 200, body: parsed }, 'read', 'updates');
+    return { kind: 'failure', error: streamError(error) };
+  }
+  return { kind: 'item', item: parsed as JsGetUpdatesResponse };
+}
+
+/** A handshake the participant answered with HTTP `status`: refused credentials stay refused. */
+function refusal(status: number): Incoming {
+  const code = status === 401 || status === 403 ? 'not_authorized' : 'stream_dropped';
+  return {
+    kind: 'failure',
+    error: new LedgerError(code, `the update stream was refused: HTTP ${status}`),
+  };
+}
+
+/**
+ * Opens the WebSocket `/v2/updates`, sends the request once it is open, and files everything the
+ * socket delivers, items and failures alike, in the returned inbox.
+ */
+function openUpdatesSocket(
+  context: StreamContext,
+  fromOffset: Offset,
+  token: string | null,
+): { readonly socket: WebSocket; readonly inbox: SocketInbox } {
+  const socket = new WebSocket(
+    webSocketUrl(context.ledgerApiUrl, '/v2/updates'),
+    webSocketProtocols(token),
+    { handshakeTimeout: WS_HANDSHAKE_TIMEOUT_MS },
+  );
+  const inbox = new SocketInbox(socket);
+  socket.on('open', () => {
+    socket.send(JSON.stringify(updatesRequest(fromOffset, context.scope)));
+  });
+  socket.on('message', (data) => inbox.push(incomingOfMessage(data)));
+  socket.on('unexpected-response', (_request, response) => {
+    inbox.push(refusal(response.statusCode ?? 0));
+    response.resume();
+  });
+  socket.on('error', (error) => inbox.push({ kind: 'failure', error: dropped(error.message) }));
+  socket.on('close', (code, reason) => {
+    inbox.push({ kind: 'failure', error: dropped(`socket closed (${code} ${reason.toString()})`) });
+  });
+  return { socket, inbox };
+}
+
+/** Stops listening to the socket and drops it. */
+function closeSocket(socket: WebSocket): void {
+  socket.removeAllListeners();
+  // Keep a late 'error' from an unfinished handshake from becoming an uncaught exception.
+  socket.on('error', () => undefined);
+  socket.terminate();
+}
+
 /** Updates after `fromOffset` over the WebSocket `/v2/updates`. */
 export async function* webSocketUpdates(
   context: StreamContext,
@@ -93,68 +198,15 @@ export async function* webSocketUpdates(
 ): AsyncGenerator<LedgerUpdate, void, undefined> {
   const { signal } = context;
   if (signal.aborted) return;
-  let token: string | null;
-  try {
-    token = await context.http.token();
-  } catch (error) {
-    // A token endpoint that is down is a stream to retry; refused credentials stay refused.
-    throw error instanceof LedgerError ? streamError(error) : error;
-  }
-  const socket = new WebSocket(
-    webSocketUrl(context.ledgerApiUrl, '/v2/updates'),
-    webSocketProtocols(token),
-    { handshakeTimeout: WS_HANDSHAKE_TIMEOUT_MS },
-  );
-  const queue: Incoming[] = [];
-  let wake: (() => void) | null = null;
-  const push = (incoming: Incoming) => {
-    queue.push(incoming);
-    // A slow reader slows the participant down (TCP backpressure) instead of filling memory.
-    if (queue.length >= WS_BUFFER_HIGH && !socket.isPaused) socket.pause();
-    wake?.();
-    wake = null;
-  };
-  const onAbort = () => push({ kind: 'end' });
+  const token = await streamToken(context);
+  const { socket, inbox } = openUpdatesSocket(context, fromOffset, token);
+  const onAbort = () => inbox.push({ kind: 'end' });
   signal.addEventListener('abort', onAbort, { once: true });
-  socket.on('open', () => {
-    socket.send(JSON.stringify(updatesRequest(fromOffset, context.scope)));
-  });
-  socket.on('message', (data) => {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(data.toString());
-    } catch {
-      push({ kind: 'failure', error: dropped('a message that is not JSON') });
-      return;
-    }
-    if (isCantonErrorBody(parsed)) {
-      const error = ledgerErrorOf({ kind: 'status', status: 200, body: parsed }, 'read', 'updates');
-      push({ kind: 'failure', error: streamError(error) });
-      return;
-    }
-    push({ kind: 'item', item: parsed as JsGetUpdatesResponse });
-  });
-  socket.on('unexpected-response', (_request, response) => {
-    const status = response.statusCode ?? 0;
-    const code = status === 401 || status === 403 ? 'not_authorized' : 'stream_dropped';
-    push({
-      kind: 'failure',
-      error: new LedgerError(code, `the update stream was refused: HTTP ${status}`),
-    });
-    response.resume();
-  });
-  socket.on('error', (error) => push({ kind: 'failure', error: dropped(error.message) }));
-  socket.on('close', (code, reason) => {
-    push({ kind: 'failure', error: dropped(`socket closed (${code} ${reason.toString()})`) });
-  });
   try {
     while (true) {
-      const next = queue.shift();
-      if (socket.isPaused && queue.length < WS_BUFFER_HIGH / 2) socket.resume();
+      const next = inbox.take();
       if (next === undefined) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
+        await inbox.arrival();
         continue;
       }
       if (signal.aborted || next.kind === 'end') return;
@@ -165,10 +217,7 @@ export async function* webSocketUpdates(
     }
   } finally {
     signal.removeEventListener('abort', onAbort);
-    socket.removeAllListeners();
-    // Keep a late 'error' from an unfinished handshake from becoming an uncaught exception.
-    socket.on('error', () => undefined);
-    socket.terminate();
+    closeSocket(socket);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
- * The devnet endpoints of a PoolParty service in devnet mode (SPEC §9.3): parties, the faucet,
- * holdings, signed transfers and the offers a party without pre-approval accepts or rejects. They
- * stand in for a Canton wallet on the local devnet; they take no API key.
+ * The devnet endpoints of a PoolParty service in devnet mode
+ * (docs/spec/ledger.md#devnet-endpoints): parties, the faucet, holdings, signed transfers and the
+ * offers a party without pre-approval accepts or rejects. They stand in for a Canton wallet on the
+ * local devnet; they take no API key.
  *
  * Calls that act for a party are signed by its key (`X-Party-Signature`); `devnetSigningMessage`
  * says over which bytes. Their body carries `validUntil`: unless the caller sets it, it is the
@@ -61,7 +62,7 @@ export type TransferParams = Omit<DevnetTransferRequest, 'commandId' | 'validUnt
 
 /** Default `signatureValidityMs`: long enough for a slow network, far below the 1 h limit. */
 export const DEFAULT_SIGNATURE_VALIDITY_MS = 10 * 60 * 1000;
-/** The longest validity the service accepts (SPEC §9.3). */
+/** The longest validity the service accepts: a `validUntil` more than an hour ahead is refused. */
 export const MAX_SIGNATURE_VALIDITY_MS = 60 * 60 * 1000;
 
 /** Parameters of `devnet.createWallet`. */

@@ -1,5 +1,5 @@
 /**
- * What a party signs for a devnet call that acts for it (`X-Party-Signature`, SPEC §9.3).
+ * What a party signs for a devnet call that acts for it (`X-Party-Signature`).
  *
  * The one place that says which bytes are signed: the UTF-8 bytes of
  * `METHOD + " " + path + "\n" + body`, where `path` is the request path without its query string

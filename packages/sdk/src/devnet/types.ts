@@ -1,5 +1,5 @@
 /**
- * The wire types of the devnet endpoints (SPEC §9.3), declared here so the published declarations
+ * The wire types of the devnet endpoints, declared here so the published declarations
  * stand alone; `test/devnet-wire-types.test-d.ts` proves each equal to core's schema type.
  */
 

@@ -1,5 +1,5 @@
 /**
- * When a failed attempt is tried again, and after how long (SPEC §10). Pure functions, so the
+ * When a failed attempt is tried again, and after how long. Pure functions, so the
  * policy is read and tested in one place.
  */
 

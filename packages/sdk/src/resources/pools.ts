@@ -1,4 +1,4 @@
-/** Pools: list, detail, statistics and ticker (seed §2.4, §4.2; SPEC §8). */
+/** Pools: list, detail, statistics and ticker. */
 import type { CallOptions, RequestSender } from '../http/request-sender.js';
 import type { Pool, PoolList, PoolStats, Ticker } from '../types.js';
 import { segment } from './path.js';

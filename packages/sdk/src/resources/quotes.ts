@@ -1,9 +1,9 @@
-/** Quotes (seed §2.5, §4.3). */
+/** Quotes: what a swap of an amount would pay out, and its fees, before it is made. */
 import type { CallOptions, RequestSender } from '../http/request-sender.js';
 import type { Quote } from '../types.js';
 import { checkAmount, checkOptionalText, checkText } from '../validation.js';
 
-/** Parameters of `quotes.get` (seed §4.3). */
+/** Parameters of `quotes.get`. */
 export interface QuoteParams {
   /** Input token symbol. */
   readonly from: string;

@@ -1,4 +1,4 @@
-/** Swap intents: create, status, cancel (seed §2.7, §4.2, §4.4; SPEC §7). */
+/** Swap intents: create, status, cancel. */
 import { ConflictError, ValidationError } from '../errors.js';
 import type { Sleep } from '../http/abort.js';
 import { newIdempotencyKey } from '../http/idempotency-key.js';
@@ -13,7 +13,7 @@ import {
 } from '../validation.js';
 import { segment } from './path.js';
 
-/** Parameters of `swaps.create` (seed §4.4). */
+/** Parameters of `swaps.create`. */
 export interface CreateSwapParams {
   /** Input token symbol. */
   readonly fromToken: string;

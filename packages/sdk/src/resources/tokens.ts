@@ -1,4 +1,4 @@
-/** Tokens (seed §2.3, §4.2). */
+/** Tokens: what the service can swap, each by symbol and admin. */
 import type { CallOptions, RequestSender } from '../http/request-sender.js';
 import type { TokenList } from '../types.js';
 

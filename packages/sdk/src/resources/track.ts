@@ -1,4 +1,4 @@
-/** The swaps of a party under the API key (seed §4.2; SPEC §2.1). */
+/** The swaps of a party under the API key. */
 import type { CallOptions, RequestSender } from '../http/request-sender.js';
 import type { SwapState, SwapStatus, TrackResult } from '../types.js';
 import { segment } from './path.js';

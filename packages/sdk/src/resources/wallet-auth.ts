@@ -1,4 +1,7 @@
-/** Wallet authentication: challenge, signature, wallet token (seed §2.2, §5; SPEC §4.2). */
+/**
+ * Wallet authentication: the service's challenge, the wallet's signature over its message, and
+ * the wallet token that proves the party to wallet-authenticated calls for 15 minutes.
+ */
 import type { CallOptions, RequestSender } from '../http/request-sender.js';
 import type { Challenge, WalletToken } from '../types.js';
 import { checkText } from '../validation.js';

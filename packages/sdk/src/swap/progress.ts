@@ -1,9 +1,9 @@
 /**
- * Which events a new status observation releases (SPEC §7.5, §7.6): each state and each leg event
- * fires at most once per swap object and in lifecycle order, whether statuses arrive from the
- * event stream, from polling, repeated, or out of order. When an observation skips states (a poll
- * between two changes), the skipped ones fire first, in order, but only those the status's
- * `history` proves were entered: a state is never invented.
+ * Which events a new status observation releases (docs/spec/lifecycle.md#events): each state and
+ * each leg event fires at most once per swap object and in lifecycle order, whether statuses
+ * arrive from the event stream, from polling, repeated, or out of order. When an observation skips
+ * states (a poll between two changes), the skipped ones fire first, in order, but only those the
+ * status's `history` proves were entered: a state is never invented.
  *
  * Leg events are read from the status itself, not from the stream's event names, so polling
  * releases them too: a payout or refund with an `offerId` was offered, and a state other than

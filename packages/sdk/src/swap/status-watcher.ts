@@ -1,5 +1,5 @@
 /**
- * Follows a swap's status until it ends (SPEC §7.6): from the event stream
+ * Follows a swap's status until it ends: from the event stream
  * `GET /v1/swaps/{id}/events`, reconnecting with `Last-Event-ID` when it drops, and by polling
  * `GET /v1/swaps/{id}` when streaming is unavailable (an error answer, a service without streams,
  * a network that buffers them). Observations go to a sink that decides what they mean.

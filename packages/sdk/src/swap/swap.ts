@@ -1,5 +1,5 @@
 /**
- * The swap object `swaps.create` returns (seed §2.7, §4.2, §6; SPEC §7.5, §7.6, §10): every
+ * The swap object `swaps.create` returns (docs/spec/sdk.md#swap-object): every
  * SwapIntent field, plus events, `wait()`, `cancel()` and `refresh()`. `swaps.get(intentId)`
  * rebuilds one for an existing swap (after a page reload, in another process) from its status.
  *

@@ -2,7 +2,7 @@
  * `/developer/analytics`: the swaps made with your keys, their USD volume and the failed ones,
  * over time, for all keys or one; and each key's request count.
  */
-import type { ApiKeyListEntry, PortalPeriod, Usage } from '@poolparty/sdk';
+import type { ApiKeyListEntry, DeveloperPortal, PortalPeriod, Usage } from '@poolparty/sdk';
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import { describeError } from '../../describe-error.js';
 import { formatTime, formatUsd } from '../../format.js';
@@ -27,7 +27,34 @@ export function AnalyticsPage() {
 function UsageReport() {
   const { config } = useServices();
   const { portal } = usePortal(config.environment);
-  const keyFilterId = useId();
+  const { period, setPeriod, keyId, setKeyId, keys, usage, error } = useUsage(portal);
+  return (
+    <>
+      <div class="report-controls">
+        <PeriodPicker value={period} onChange={setPeriod} />
+        <KeyFilter keys={keys} value={keyId} onChange={setKeyId} />
+      </div>
+      {error !== null && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {usage === null && error === null && <p role="status">Loading your usage…</p>}
+      {usage !== null && (
+        <>
+          <UsageCharts usage={usage} />
+          <section aria-labelledby="requests-heading">
+            <h2 id="requests-heading">Requests per key</h2>
+            <KeyRequests usage={usage} />
+          </section>
+        </>
+      )}
+    </>
+  );
+}
+
+/** The usage over the chosen period, for all keys or the chosen one, and the keys to choose from. */
+function useUsage(portal: DeveloperPortal) {
   const [period, setPeriod] = useState<PortalPeriod>('7d');
   const [keyId, setKeyId] = useState('');
   const [keys, setKeys] = useState<ApiKeyListEntry[]>([]);
@@ -48,103 +75,104 @@ function UsageReport() {
     portal.usage({ period, ...(keyId !== '' && { keyId }) }).then(setUsage, fail);
   }, [portal, period, keyId, fail]);
 
+  return { period, setPeriod, keyId, setKeyId, keys, usage, error };
+}
+
+function KeyFilter(props: {
+  keys: readonly ApiKeyListEntry[];
+  value: string;
+  onChange: (keyId: string) => void;
+}) {
+  const id = useId();
+  return (
+    <div>
+      <label for={id}>Key</label>
+      <select
+        id={id}
+        value={props.value}
+        onChange={(event) => props.onChange(event.currentTarget.value)}
+      >
+        <option value="">All your keys</option>
+        {props.keys.map((key) => (
+          <option key={key.keyId} value={key.keyId}>
+            {key.name ?? 'unnamed'} ({key.prefix}…)
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** The totals of the period, and a chart each of swaps, volume and failures. */
+function UsageCharts(props: { usage: Usage }) {
+  const { usage } = props;
   const points = (pick: (point: Usage['series'][number]) => { label: string; value: number }) =>
-    (usage?.series ?? []).map((point) => ({ start: point.start, ...pick(point) }));
-  const totals = (usage?.series ?? []).reduce(
+    usage.series.map((point) => ({ start: point.start, ...pick(point) }));
+  const totals = usage.series.reduce(
     (sum, point) => ({ swaps: sum.swaps + point.swaps, failures: sum.failures + point.failures }),
     { swaps: 0, failures: 0 },
   );
-
   return (
     <>
-      <div class="report-controls">
-        <PeriodPicker value={period} onChange={setPeriod} />
-        <div>
-          <label for={keyFilterId}>Key</label>
-          <select
-            id={keyFilterId}
-            value={keyId}
-            onChange={(event) => setKeyId(event.currentTarget.value)}
-          >
-            <option value="">All your keys</option>
-            {keys.map((key) => (
-              <option key={key.keyId} value={key.keyId}>
-                {key.name ?? 'unnamed'} ({key.prefix}…)
-              </option>
-            ))}
-          </select>
-        </div>
+      <p data-testid="usage-totals">
+        {totals.swaps} {totals.swaps === 1 ? 'swap' : 'swaps'} executed, {totals.failures} failed,
+        from {formatTime(usage.from)} to {formatTime(usage.to)}.
+      </p>
+      <div class="charts">
+        <BarChart
+          title="Swaps executed"
+          bucket={usage.bucket}
+          testId="swaps-chart"
+          points={points((p) => ({ label: String(p.swaps), value: p.swaps }))}
+        />
+        <BarChart
+          title="Volume (USD)"
+          bucket={usage.bucket}
+          testId="volume-chart"
+          points={points((p) => ({ label: formatUsd(p.volumeUsd), value: Number(p.volumeUsd) }))}
+        />
+        <BarChart
+          title="Failed swaps"
+          bucket={usage.bucket}
+          testId="failures-chart"
+          points={points((p) => ({ label: String(p.failures), value: p.failures }))}
+        />
       </div>
-      {error !== null && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      {usage === null && error === null && <p role="status">Loading your usage…</p>}
-      {usage !== null && (
-        <>
-          <p data-testid="usage-totals">
-            {totals.swaps} {totals.swaps === 1 ? 'swap' : 'swaps'} executed, {totals.failures}{' '}
-            failed, from {formatTime(usage.from)} to {formatTime(usage.to)}.
-          </p>
-          <div class="charts">
-            <BarChart
-              title="Swaps executed"
-              bucket={usage.bucket}
-              testId="swaps-chart"
-              points={points((p) => ({ label: String(p.swaps), value: p.swaps }))}
-            />
-            <BarChart
-              title="Volume (USD)"
-              bucket={usage.bucket}
-              testId="volume-chart"
-              points={points((p) => ({
-                label: formatUsd(p.volumeUsd),
-                value: Number(p.volumeUsd),
-              }))}
-            />
-            <BarChart
-              title="Failed swaps"
-              bucket={usage.bucket}
-              testId="failures-chart"
-              points={points((p) => ({ label: String(p.failures), value: p.failures }))}
-            />
-          </div>
-          <section aria-labelledby="requests-heading">
-            <h2 id="requests-heading">Requests per key</h2>
-            <ScrollBox label="Requests per key">
-              <table data-testid="key-usage">
-                <thead>
-                  <tr>
-                    <th scope="col">Key</th>
-                    <th scope="col">Requests</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">Status</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {usage.keys.map((key) => (
-                    <tr key={key.keyId}>
-                      <th scope="row">
-                        {key.name ?? 'unnamed'} <code>{key.prefix}…</code>
-                      </th>
-                      <td>{key.requestCount}</td>
-                      <td>{key.lastUsedAt === null ? 'never' : formatTime(key.lastUsedAt)}</td>
-                      <td>
-                        {key.revokedAt === null
-                          ? 'Active'
-                          : Date.parse(key.revokedAt) > Date.now()
-                            ? `Until ${formatTime(key.revokedAt)}`
-                            : 'Revoked'}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </ScrollBox>
-          </section>
-        </>
-      )}
     </>
+  );
+}
+
+function KeyRequests(props: { usage: Usage }) {
+  return (
+    <ScrollBox label="Requests per key">
+      <table data-testid="key-usage">
+        <thead>
+          <tr>
+            <th scope="col">Key</th>
+            <th scope="col">Requests</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Status</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.usage.keys.map((key) => (
+            <tr key={key.keyId}>
+              <th scope="row">
+                {key.name ?? 'unnamed'} <code>{key.prefix}…</code>
+              </th>
+              <td>{key.requestCount}</td>
+              <td>{key.lastUsedAt === null ? 'never' : formatTime(key.lastUsedAt)}</td>
+              <td>
+                {key.revokedAt === null
+                  ? 'Active'
+                  : Date.parse(key.revokedAt) > Date.now()
+                    ? `Until ${formatTime(key.revokedAt)}`
+                    : 'Revoked'}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </ScrollBox>
   );
 }

@@ -38,9 +38,7 @@ export function BarChart(props: {
 }) {
   const captionId = useId();
   const { points, bucket } = props;
-  const max = Math.max(0, ...points.map((point) => point.value));
   const total = points.filter((point) => point.value > 0).length;
-  const slot = points.length > 0 ? WIDTH / points.length : WIDTH;
   const summary =
     points.length === 0
       ? `${props.title}: nothing in this period.`
@@ -48,59 +46,75 @@ export function BarChart(props: {
   return (
     <figure class="chart" aria-labelledby={captionId} data-testid={props.testId}>
       <figcaption id={captionId}>{props.title}</figcaption>
-      <svg
-        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
-        preserveAspectRatio="none"
-        role="img"
-        aria-label={summary}
-      >
-        <line x1="0" y1={HEIGHT - 0.5} x2={WIDTH} y2={HEIGHT - 0.5} class="chart-axis" />
-        {points.map((point, index) => {
-          const height =
-            max > 0 ? Math.max((point.value / max) * (HEIGHT - 8), point.value > 0 ? 2 : 0) : 0;
-          return (
-            <rect
-              key={point.start}
-              class="chart-bar"
-              x={index * slot + GAP / 2}
-              y={HEIGHT - height}
-              width={Math.max(slot - GAP, 1)}
-              height={height}
-            >
-              <title>{`${bucketLabel(point.start, bucket)}: ${point.label}`}</title>
-            </rect>
-          );
-        })}
-      </svg>
+      <Bars points={points} bucket={bucket} summary={summary} />
       {points.length > 0 && (
         <p class="chart-range muted">
           <span>{bucketLabel(points[0]?.start ?? '', bucket)}</span>
           <span>{bucketLabel(points.at(-1)?.start ?? '', bucket)}</span>
         </p>
       )}
-      <details>
-        <summary>Figures of “{props.title}”</summary>
-        <ScrollBox label={`Figures of ${props.title}`}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">
-                  {bucket === 'hour' ? 'Hour' : bucket === 'day' ? 'Day' : 'Month'}
-                </th>
-                <th scope="col">Value</th>
-              </tr>
-            </thead>
-            <tbody>
-              {points.map((point) => (
-                <tr key={point.start}>
-                  <td>{bucketLabel(point.start, bucket)}</td>
-                  <td>{point.label}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollBox>
-      </details>
+      <Figures title={props.title} points={points} bucket={bucket} />
     </figure>
+  );
+}
+
+/** The bars, scaled to the largest; one with any activity at least 2 units tall. */
+function Bars(props: { points: readonly ChartPoint[]; bucket: PortalBucket; summary: string }) {
+  const { points, bucket } = props;
+  const max = Math.max(0, ...points.map((point) => point.value));
+  const slot = points.length > 0 ? WIDTH / points.length : WIDTH;
+  return (
+    <svg
+      viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+      preserveAspectRatio="none"
+      role="img"
+      aria-label={props.summary}
+    >
+      <line x1="0" y1={HEIGHT - 0.5} x2={WIDTH} y2={HEIGHT - 0.5} class="chart-axis" />
+      {points.map((point, index) => {
+        const height =
+          max > 0 ? Math.max((point.value / max) * (HEIGHT - 8), point.value > 0 ? 2 : 0) : 0;
+        return (
+          <rect
+            key={point.start}
+            class="chart-bar"
+            x={index * slot + GAP / 2}
+            y={HEIGHT - height}
+            width={Math.max(slot - GAP, 1)}
+            height={height}
+          >
+            <title>{`${bucketLabel(point.start, bucket)}: ${point.label}`}</title>
+          </rect>
+        );
+      })}
+    </svg>
+  );
+}
+
+/** The figures as a table, under a disclosure. */
+function Figures(props: { title: string; points: readonly ChartPoint[]; bucket: PortalBucket }) {
+  const { points, bucket } = props;
+  return (
+    <details>
+      <summary>Figures of “{props.title}”</summary>
+      <ScrollBox label={`Figures of ${props.title}`}>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{bucket === 'hour' ? 'Hour' : bucket === 'day' ? 'Day' : 'Month'}</th>
+              <th scope="col">Value</th>
+            </tr>
+          </thead>
+          <tbody>
+            {points.map((point) => (
+              <tr key={point.start}>
+                <td>{bucketLabel(point.start, bucket)}</td>
+                <td>{point.label}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </ScrollBox>
+    </details>
   );
 }

@@ -1,16 +1,16 @@
 /**
  * `/developer/keys`: create a key (the full key shown once, with a copy button), rotate one (the
  * old key's grace period shown), revoke one; each key with its name, prefix, creation, last use
- * and request count.
+ * and request count (keys-table.tsx).
  */
 import type { ApiKeyCreated, ApiKeyListEntry, DeveloperPortal } from '@poolparty/sdk';
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { describeError } from '../../describe-error.js';
 import { formatTime } from '../../format.js';
 import { useServices } from '../../services.js';
+import { KeysTable } from './keys-table.js';
 import { PortalPage } from './portal-layout.js';
 import { markSignedOut, sessionEnded, usePortal } from './portal-session.js';
-import { ScrollBox } from './scroll-box.js';
 
 /** A key just made: shown in full this once. `replaced` is the key a rotation replaced. */
 interface Revealed {
@@ -29,22 +29,55 @@ export function KeysPage() {
   );
 }
 
-function keyStatus(key: ApiKeyListEntry, now: number): string {
-  if (key.revokedAt === null) return 'Active';
-  const ends = Date.parse(key.revokedAt);
-  return ends > now ? `Rotated: works until ${formatTime(key.revokedAt)}` : 'Revoked';
-}
-
 function Keys() {
   const { config } = useServices();
   const { portal } = usePortal(config.environment);
-  const nameId = useId();
-  const [keys, setKeys] = useState<ApiKeyListEntry[] | null>(null);
-  const [name, setName] = useState('');
-  const [revealed, setRevealed] = useState<Revealed | null>(null);
-  const [confirming, setConfirming] = useState<string | null>(null);
+  const keys = useKeys(portal);
+  return (
+    <>
+      <CreateKeyForm
+        name={keys.name}
+        busy={keys.busy}
+        onName={keys.setName}
+        onCreate={() => void keys.create()}
+      />
+
+      {keys.revealed !== null && (
+        <RevealedKey revealed={keys.revealed} onDone={() => keys.setRevealed(null)} />
+      )}
+      {keys.notice !== null && (
+        <p class="success" role="status">
+          {keys.notice}
+        </p>
+      )}
+      {keys.error !== null && (
+        <p class="error" role="alert">
+          {keys.error}
+        </p>
+      )}
+
+      <section aria-labelledby="keys-heading">
+        <h2 id="keys-heading">Your keys</h2>
+        {keys.keys === null && <p role="status">Loading your keys…</p>}
+        {keys.keys !== null && keys.keys.length === 0 && <p>No keys yet: create one above.</p>}
+        {keys.keys !== null && keys.keys.length > 0 && (
+          <KeysTable
+            keys={keys.keys}
+            busy={keys.busy}
+            confirming={keys.confirming}
+            onConfirm={keys.setConfirming}
+            onRotate={(key) => void keys.rotate(key)}
+            onRevoke={(key) => void keys.revoke(key)}
+          />
+        )}
+      </section>
+    </>
+  );
+}
+
+/** A portal call under way (`busy`), and its error; a call refused for want of a session signs out. */
+function usePortalAction(portal: DeveloperPortal) {
   const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   const fail = useCallback((caught: unknown) => {
@@ -66,6 +99,18 @@ function Keys() {
     },
     [portal, fail],
   );
+
+  return { busy, error, fail, run };
+}
+
+/** The keys listed, the one just made, the revocation being confirmed, and the key actions. */
+function useKeys(portal: DeveloperPortal) {
+  const { busy, error, fail, run } = usePortalAction(portal);
+  const [keys, setKeys] = useState<ApiKeyListEntry[] | null>(null);
+  const [name, setName] = useState('');
+  const [revealed, setRevealed] = useState<Revealed | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
 
   // The first listing does not hold the buttons: a key can be made while it loads (a disabled
   // submit button would silently swallow Enter in the name field). A listing an action already
@@ -100,151 +145,55 @@ function Keys() {
       setKeys((await p.keys.list()).keys);
     });
 
-  const now = Date.now();
-  return (
-    <>
-      <section class="card" aria-labelledby="create-key-heading">
-        <h2 id="create-key-heading">Create a key</h2>
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            void create();
-          }}
-        >
-          <label for={nameId}>Key name (optional)</label>
-          <div class="inline-form">
-            <input
-              id={nameId}
-              value={name}
-              maxLength={64}
-              autocomplete="off"
-              placeholder="e.g. web shop"
-              onInput={(event) => setName(event.currentTarget.value)}
-            />
-            <button type="submit" class="primary" disabled={busy}>
-              Create key
-            </button>
-          </div>
-        </form>
-      </section>
-
-      {revealed !== null && <RevealedKey revealed={revealed} onDone={() => setRevealed(null)} />}
-      {notice !== null && (
-        <p class="success" role="status">
-          {notice}
-        </p>
-      )}
-      {error !== null && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-
-      <section aria-labelledby="keys-heading">
-        <h2 id="keys-heading">Your keys</h2>
-        {keys === null && <p role="status">Loading your keys…</p>}
-        {keys !== null && keys.length === 0 && <p>No keys yet: create one above.</p>}
-        {keys !== null && keys.length > 0 && (
-          <ScrollBox label="Your API keys">
-            <table class="stack-on-phone" data-testid="keys">
-              <caption class="visually-hidden">Your API keys</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Requests</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.map((key) => {
-                  const label = key.name ?? `key ${key.prefix}`;
-                  const active = key.revokedAt === null;
-                  return (
-                    <tr key={key.keyId} data-key={key.keyId}>
-                      <td data-label="Name">{key.name ?? <span class="muted">unnamed</span>}</td>
-                      <td data-label="Prefix">
-                        <code>{key.prefix}…</code>
-                      </td>
-                      <td data-label="Created">{formatTime(key.createdAt)}</td>
-                      <td data-label="Last used">
-                        {key.lastUsedAt === null ? 'never' : formatTime(key.lastUsedAt)}
-                      </td>
-                      <td data-label="Requests" data-testid="request-count">
-                        {key.requestCount}
-                      </td>
-                      <td data-label="Status" data-testid="key-status">
-                        {keyStatus(key, now)}
-                      </td>
-                      <td class="key-actions">
-                        {active && confirming !== key.keyId && (
-                          <>
-                            <button
-                              type="button"
-                              disabled={busy}
-                              aria-label={`Rotate ${label}`}
-                              onClick={() => void rotate(key)}
-                            >
-                              Rotate
-                            </button>
-                            <button
-                              type="button"
-                              disabled={busy}
-                              aria-label={`Revoke ${label}`}
-                              onClick={() => setConfirming(key.keyId)}
-                            >
-                              Revoke
-                            </button>
-                          </>
-                        )}
-                        {active && confirming === key.keyId && (
-                          <>
-                            <button
-                              type="button"
-                              class="danger"
-                              disabled={busy}
-                              aria-label={`Revoke ${label} now`}
-                              onClick={() => void revoke(key)}
-                            >
-                              Revoke now
-                            </button>
-                            <FocusedButton
-                              label={`Keep ${label}`}
-                              onClick={() => setConfirming(null)}
-                            >
-                              Keep
-                            </FocusedButton>
-                          </>
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </ScrollBox>
-        )}
-      </section>
-    </>
-  );
+  return {
+    keys,
+    name,
+    setName,
+    revealed,
+    setRevealed,
+    confirming,
+    setConfirming,
+    busy,
+    notice,
+    error,
+    create,
+    rotate,
+    revoke,
+  };
 }
 
-/**
- * The confirmation's safe choice, focused when it appears: the button the keyboard was on is
- * gone, and Enter must not revoke by accident.
- */
-function FocusedButton(props: { label: string; onClick: () => void; children: string }) {
-  const ref = useRef<HTMLButtonElement>(null);
-  useEffect(() => ref.current?.focus(), []);
+function CreateKeyForm(props: {
+  name: string;
+  busy: boolean;
+  onName: (name: string) => void;
+  onCreate: () => void;
+}) {
+  const nameId = useId();
   return (
-    <button ref={ref} type="button" aria-label={props.label} onClick={props.onClick}>
-      {props.children}
-    </button>
+    <section class="card" aria-labelledby="create-key-heading">
+      <h2 id="create-key-heading">Create a key</h2>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          props.onCreate();
+        }}
+      >
+        <label for={nameId}>Key name (optional)</label>
+        <div class="inline-form">
+          <input
+            id={nameId}
+            value={props.name}
+            maxLength={64}
+            autocomplete="off"
+            placeholder="e.g. web shop"
+            onInput={(event) => props.onName(event.currentTarget.value)}
+          />
+          <button type="submit" class="primary" disabled={props.busy}>
+            Create key
+          </button>
+        </div>
+      </form>
+    </section>
   );
 }
 

@@ -14,26 +14,8 @@ import { PortalNav } from './portal-layout.js';
 import { signInWith, usePortal } from './portal-session.js';
 
 export function PortalHomePage() {
-  const { config, wallet } = useServices();
-  const { portal, state } = usePortal(config.environment);
-  const { route } = useLocation();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  const signIn = async () => {
-    if (wallet === null) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await signInWith(portal, wallet);
-      route('/developer/keys');
-    } catch (caught) {
-      setError(describeError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
-
+  const { config } = useServices();
+  const { state } = usePortal(config.environment);
   return (
     <>
       <DeveloperPage />
@@ -55,36 +37,63 @@ export function PortalHomePage() {
         {state.kind === 'signed-out' && (
           <div class="grid">
             <WalletPanel />
-            <section class="card" aria-labelledby="signin-heading">
-              <h3 id="signin-heading">Sign in</h3>
-              {wallet === null ? (
-                <p>Connect a wallet first: its party becomes your developer account.</p>
-              ) : (
-                <>
-                  <p>
-                    Your wallet signs a one-time challenge for{' '}
-                    <span class="party">{wallet.partyId}</span>; nothing is sent from your party.
-                  </p>
-                  <button
-                    type="button"
-                    class="primary"
-                    disabled={busy}
-                    onClick={() => void signIn()}
-                  >
-                    Sign in with this wallet
-                  </button>
-                </>
-              )}
-              {busy && <p role="status">Waiting for your wallet's signature…</p>}
-              {error !== null && (
-                <p class="error" role="alert">
-                  {error}
-                </p>
-              )}
-            </section>
+            <SignIn />
           </div>
         )}
       </section>
     </>
+  );
+}
+
+/** Signing in with the connected wallet, then on to the keys; `busy` while the wallet signs. */
+function useSignIn() {
+  const { config, wallet } = useServices();
+  const { portal } = usePortal(config.environment);
+  const { route } = useLocation();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const signIn = async () => {
+    if (wallet === null) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await signInWith(portal, wallet);
+      route('/developer/keys');
+    } catch (caught) {
+      setError(describeError(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return { wallet, busy, error, signIn };
+}
+
+function SignIn() {
+  const { wallet, busy, error, signIn } = useSignIn();
+  return (
+    <section class="card" aria-labelledby="signin-heading">
+      <h3 id="signin-heading">Sign in</h3>
+      {wallet === null ? (
+        <p>Connect a wallet first: its party becomes your developer account.</p>
+      ) : (
+        <>
+          <p>
+            Your wallet signs a one-time challenge for <span class="party">{wallet.partyId}</span>
+            {'; nothing is sent from your party.'}
+          </p>
+          <button type="button" class="primary" disabled={busy} onClick={() => void signIn()}>
+            Sign in with this wallet
+          </button>
+        </>
+      )}
+      {busy && <p role="status">Waiting for your wallet's signature…</p>}
+      {error !== null && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
   );
 }

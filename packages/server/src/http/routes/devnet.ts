@@ -98,6 +98,7 @@ import {
   TAG,
   withExamples,
 } from '../route-docs.js';
+import { type RouteHooks, registerRoutes, routeOf } from '../route-table.js';
 import type { BucketStore } from '../token-bucket.js';
 
 export interface DevnetDeps {
@@ -354,326 +355,333 @@ function registerRawJsonBodies(app: App): void {
   });
 }
 
-export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
-  const { ledger } = deps;
-  const controlOnly = {
-    onRequest: async (request: FastifyRequest) =>
-      requireControlOrigin(request, deps.controlOrigins),
-  };
-  let faults: FaultSettings = FAULTS_OFF;
+/** What the devnet routes share: the module's dependencies and the fault settings in force. */
+interface DevnetRouteDeps extends DevnetDeps {
+  /** Changed by `POST /devnet/faults`, which answers them. */
+  readonly faults: { current: FaultSettings };
+}
 
+const devnetRoute = routeOf<DevnetRouteDeps>();
+const FAUCET_MINTS_PER_MIN = DEFAULT_RATE_LIMITS.faucetMintsPerMin;
+
+/** The hooks of the control endpoints: only allowed browser origins may call them. */
+const controlOnly = ({ controlOrigins }: DevnetRouteDeps): RouteHooks => ({
+  onRequest: async (request: FastifyRequest) => requireControlOrigin(request, controlOrigins),
+});
+
+const createDevnetParty = devnetRoute({
+  method: 'POST',
+  url: '/parties',
+  schema: {
+    operationId: 'createDevnetParty',
+    summary: 'Create a party',
+    description:
+      'A new external party with an Ed25519 key: the given public key, or a generated pair ' +
+      'whose private key is in this answer only. It pre-approves incoming transfers unless ' +
+      '`preapproval` is false. 201 when this request created the party; 200, with the same ' +
+      'body, when the party of this hint and key exists already (a retried request), and ' +
+      'then as it was created: `preapproval` is not changed.',
+    ...DEVNET,
+    body: withExamples(DevnetCreatePartySchema, DEVNET_CREATE_PARTY_EXAMPLE),
+    response: {
+      200: withExamples(
+        inline(DevnetPartySchema, {
+          description: 'The party existed already: the same hint and public key.',
+        }),
+        EXISTING_PARTY_EXAMPLE,
+      ),
+      201: withExamples(DevnetPartySchema, DEVNET_PARTY_EXAMPLE),
+    },
+    problems: devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
+  },
+  handler: async ({ ledger }, request, reply) => {
+    const { partyHint, publicKey, preapproval } = request.body;
+    const generated = publicKey === undefined ? generateKeyPair() : undefined;
+    const key = generated?.publicKey ?? decodeGivenKey(publicKey);
+    const { partyId, created } = await ledger
+      .createParty({
+        hint: partyHint,
+        publicKey: key,
+        preapprovals: preapproval === false ? [] : 'all',
+      })
+      .catch(refuseRangeError);
+    reply.code(created ? 201 : 200);
+    return {
+      partyId,
+      publicKey: encodeBase64(key),
+      ...(generated ? { privateKey: encodeBase64(generated.privateKey) } : {}),
+    };
+  },
+});
+
+const mintDevnetTokens = devnetRoute({
+  method: 'POST',
+  url: '/faucet',
+  hooks: ({ buckets }) =>
+    buckets ? { onRequest: clientAddressLimitHook(buckets, FAUCET_MINTS_PER_MIN, 'faucet') } : {},
+  schema: {
+    operationId: 'mintDevnetTokens',
+    summary: 'Mint tokens to a party (faucet)',
+    description: `Limited per client address: ${FAUCET_MINTS_PER_MIN} mints at once, then one every ${60 / FAUCET_MINTS_PER_MIN} s.`,
+    ...DEVNET,
+    body: withExamples(DevnetFaucetRequestSchema, DEVNET_FAUCET_EXAMPLE),
+    response: {
+      200: withExamples(DevnetFaucetResultSchema, DEVNET_FAUCET_RESULT_EXAMPLE),
+    },
+    problems: devnetErrors([
+      ...BODY_PROBLEMS,
+      'not_found',
+      'token_not_found',
+      'rate_limited',
+      'ledger_unavailable',
+    ]),
+  },
+  handler: async ({ ledger }, request) => {
+    const { partyId, token, admin, amount } = request.body;
+    const instrument = resolveInstrument(await ledger.listInstruments(), token, admin);
+    const minted = Amount.parse(amount);
+    const { holdingId } = await ledger.mint({ owner: partyId, instrument, amount: minted });
+    return { holdingId, amount: minted.toString() };
+  },
+});
+
+const getDevnetHoldings = devnetRoute({
+  method: 'GET',
+  url: '/parties/:partyId/holdings',
+  schema: {
+    operationId: 'getDevnetHoldings',
+    summary: "Get a party's balances",
+    ...DEVNET,
+    params: PartyIdParamsSchema,
+    response: {
+      200: withExamples(HoldingBalancesSchema, DEVNET_HOLDINGS_EXAMPLE),
+    },
+    problems: devnetErrors(['validation_error', 'not_found', 'ledger_unavailable']),
+  },
+  handler: async ({ ledger }, request) => {
+    const { partyId } = request.params;
+    await requireParty(ledger, partyId);
+    return { holdings: balancesOf(await ledger.getHoldings(partyId)) };
+  },
+});
+
+const submitDevnetTransfer = devnetRoute({
+  method: 'POST',
+  url: '/transfers',
+  schema: {
+    operationId: 'submitDevnetTransfer',
+    summary: 'Transfer tokens, signed by the sender',
+    description:
+      'A token-standard transfer: `direct` when the receiver pre-approved the token, else an ' +
+      'offer the receiver accepts or rejects. `commandId` deduplicates retries.',
+    ...DEVNET,
+    body: withExamples(DevnetTransferRequestSchema, DEVNET_TRANSFER_EXAMPLE),
+    headers: SignedHeadersSchema,
+    response: {
+      200: withExamples(DevnetTransferResultSchema, DEVNET_TRANSFER_RESULT_EXAMPLE),
+    },
+    problems: devnetErrors([
+      ...BODY_PROBLEMS,
+      'invalid_party_signature',
+      'signature_expired',
+      'not_found',
+      'token_not_found',
+      'ledger_unavailable',
+    ]),
+  },
+  handler: async ({ ledger }, request) => {
+    const { sender, receiver, token, admin, amount, reason, commandId, validUntil } = request.body;
+    await requireParty(ledger, sender);
+    await requirePartySignature(ledger, request, sender, validUntil);
+    const outcome = await ledger.submitTransfer({
+      commandId,
+      sender,
+      receiver,
+      instrument: resolveInstrument(await ledger.listInstruments(), token, admin),
+      amount: Amount.parse(amount),
+      meta: reason === undefined ? {} : { [REASON_META_KEY]: reason },
+    });
+    return outcome.kind === 'offer'
+      ? { updateId: outcome.updateId, kind: outcome.kind, offerId: outcome.offerId }
+      : { updateId: outcome.updateId, kind: outcome.kind };
+  },
+});
+
+const listDevnetOffers = devnetRoute({
+  method: 'GET',
+  url: '/parties/:partyId/offers',
+  schema: {
+    operationId: 'listDevnetOffers',
+    summary: 'List the offers pending to a party',
+    ...DEVNET,
+    params: PartyIdParamsSchema,
+    response: {
+      200: withExamples(PendingOffersSchema, DEVNET_OFFERS_EXAMPLE),
+    },
+    problems: devnetErrors(['validation_error', 'not_found', 'ledger_unavailable']),
+  },
+  handler: async ({ ledger }, request) => {
+    const { partyId } = request.params;
+    await requireParty(ledger, partyId);
+    const offers = await ledger.getPendingOffers(partyId);
+    return { offers: offers.filter((o) => o.receiver === partyId).map(offerToWire) };
+  },
+});
+
+/** `POST /offers/{offerId}/accept` or `/reject`, signed by the receiver. */
+function offerActionRoute(action: 'accept' | 'reject') {
+  return devnetRoute({
+    method: 'POST',
+    url: `/offers/:offerId/${action}`,
+    schema: {
+      operationId: `${action}DevnetOffer`,
+      summary: `${action === 'accept' ? 'Accept' : 'Reject'} a transfer offer, signed by the receiver`,
+      ...DEVNET,
+      params: OfferIdParamsSchema,
+      body: withExamples(DevnetOfferActionSchema, DEVNET_OFFER_ACTION_EXAMPLE),
+      headers: SignedHeadersSchema,
+      response: {
+        200: withExamples(DevnetOfferActionResultSchema, DEVNET_OFFER_ACTION_RESULT_EXAMPLE),
+      },
+      problems: devnetErrors([
+        ...BODY_PROBLEMS,
+        'invalid_party_signature',
+        'signature_expired',
+        'not_found',
+        'gone',
+        'ledger_unavailable',
+      ]),
+    },
+    handler: async ({ ledger }, request) => {
+      const { offerId } = request.params;
+      const { partyId, validUntil } = request.body;
+      await requireParty(ledger, partyId);
+      await requirePartySignature(ledger, request, partyId, validUntil);
+      const command = {
+        commandId: offerCommandId(action, offerId, partyId),
+        offerId,
+        actor: partyId,
+      };
+      const result =
+        action === 'accept' ? await ledger.acceptOffer(command) : await ledger.rejectOffer(command);
+      return { offerId, updateId: result.updateId };
+    },
+  });
+}
+
+const getDevnetClock = devnetRoute({
+  method: 'GET',
+  url: '/clock',
+  schema: {
+    operationId: 'getDevnetClock',
+    summary: 'Read the ledger clock',
+    description:
+      'Signed requests set `validUntil` from this time: at most 1 h ahead of it. It differs ' +
+      'from real time once the clock has been moved.',
+    ...DEVNET,
+    response: {
+      200: withExamples(
+        inline(DevnetClockSchema, { description: 'The ledger clock now.' }),
+        DEVNET_CLOCK_EXAMPLE,
+      ),
+    },
+    problems: devnetErrors(['ledger_unavailable']),
+  },
+  handler: async ({ ledger }) => ({ now: (await ledger.now()).toISOString() }),
+});
+
+const advanceDevnetClock = devnetRoute({
+  method: 'POST',
+  url: '/clock',
+  hooks: controlOnly,
+  schema: {
+    operationId: 'advanceDevnetClock',
+    summary: 'Move the ledger clock forward',
+    description: 'Mining rounds advance with it; the service clock follows.',
+    ...DEVNET,
+    body: withExamples(DevnetClockAdvanceSchema, DEVNET_CLOCK_ADVANCE_EXAMPLE),
+    response: {
+      200: withExamples(DevnetClockSchema, DEVNET_CLOCK_EXAMPLE),
+    },
+    problems: devnetErrors([...BODY_PROBLEMS, 'origin_not_allowed', 'ledger_unavailable']),
+  },
+  handler: async ({ ledger, onClockAdvanced }, request) => {
+    const now = await ledger.advanceClock(request.body.advanceMs);
+    await onClockAdvanced?.();
+    return { now: now.toISOString() };
+  },
+});
+
+const setDevnetAmuletPrice = devnetRoute({
+  method: 'POST',
+  url: '/oracle',
+  hooks: controlOnly,
+  schema: {
+    operationId: 'setDevnetAmuletPrice',
+    summary: 'Set the Amulet USD price',
+    description: 'The price the next mining rounds carry; it must be positive.',
+    ...DEVNET,
+    body: withExamples(DevnetOracleSchema, DEVNET_ORACLE_EXAMPLE),
+    response: {
+      200: withExamples(DevnetOracleSchema, DEVNET_ORACLE_EXAMPLE),
+    },
+    problems: devnetErrors([...BODY_PROBLEMS, 'origin_not_allowed', 'ledger_unavailable']),
+  },
+  handler: async ({ ledger }, request) => {
+    const price = Amount.parse(request.body.amuletPriceUsd);
+    // Fees are converted through this price; zero would make every conversion divide by zero.
+    if (price.isZero()) throw new ApiError('validation_error', 'amuletPriceUsd must be positive.');
+    await ledger.setAmuletPrice(price);
+    return { amuletPriceUsd: price.toString() };
+  },
+});
+
+const setDevnetFaults = devnetRoute({
+  method: 'POST',
+  url: '/faults',
+  hooks: controlOnly,
+  schema: {
+    operationId: 'setDevnetFaults',
+    summary: 'Set fault injection',
+    description:
+      'Changes the settings named in the body and keeps the others; answers the settings now ' +
+      'in force.',
+    ...DEVNET,
+    body: withExamples(DevnetFaultsSchema, DEVNET_FAULTS_EXAMPLE),
+    response: {
+      200: withExamples(DevnetFaultsSchema, DEVNET_FAULTS_IN_FORCE_EXAMPLE),
+    },
+    problems: devnetErrors([...BODY_PROBLEMS, 'origin_not_allowed']),
+  },
+  handler: async ({ ledger, faults }, request) => {
+    const next = mergeFaults(faults.current, request.body);
+    ledger.setFaults(next);
+    faults.current = next;
+    return faults.current;
+  },
+});
+
+const DEVNET_ROUTES = [
+  createDevnetParty,
+  mintDevnetTokens,
+  getDevnetHoldings,
+  submitDevnetTransfer,
+  listDevnetOffers,
+  offerActionRoute('accept'),
+  offerActionRoute('reject'),
+  getDevnetClock,
+  advanceDevnetClock,
+  setDevnetAmuletPrice,
+  setDevnetFaults,
+];
+
+export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
   registerRawJsonBodies(app);
   // Ledger refusals become problems here; the parent handler then answers them.
   app.setErrorHandler((error) => {
     throw error instanceof LedgerError ? problemOfLedgerError(error) : error;
   });
-
-  app.post(
-    '/parties',
-    {
-      schema: {
-        operationId: 'createDevnetParty',
-        summary: 'Create a party',
-        description:
-          'A new external party with an Ed25519 key: the given public key, or a generated pair ' +
-          'whose private key is in this answer only. It pre-approves incoming transfers unless ' +
-          '`preapproval` is false. 201 when this request created the party; 200, with the same ' +
-          'body, when the party of this hint and key exists already (a retried request), and ' +
-          'then as it was created: `preapproval` is not changed.',
-        ...DEVNET,
-        body: withExamples(DevnetCreatePartySchema, DEVNET_CREATE_PARTY_EXAMPLE),
-        response: {
-          200: withExamples(
-            inline(DevnetPartySchema, {
-              description: 'The party existed already: the same hint and public key.',
-            }),
-            EXISTING_PARTY_EXAMPLE,
-          ),
-          201: withExamples(DevnetPartySchema, DEVNET_PARTY_EXAMPLE),
-        },
-        problems: devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
-      },
-    },
-    async (request, reply) => {
-      const { partyHint, publicKey, preapproval } = request.body;
-      const generated = publicKey === undefined ? generateKeyPair() : undefined;
-      const key = generated?.publicKey ?? decodeGivenKey(publicKey);
-      const { partyId, created } = await ledger
-        .createParty({
-          hint: partyHint,
-          publicKey: key,
-          preapprovals: preapproval === false ? [] : 'all',
-        })
-        .catch(refuseRangeError);
-      reply.code(created ? 201 : 200);
-      return {
-        partyId,
-        publicKey: encodeBase64(key),
-        ...(generated ? { privateKey: encodeBase64(generated.privateKey) } : {}),
-      };
-    },
-  );
-
-  const faucetPerMin = DEFAULT_RATE_LIMITS.faucetMintsPerMin;
-  app.post(
-    '/faucet',
-    {
-      ...(deps.buckets && {
-        onRequest: clientAddressLimitHook(deps.buckets, faucetPerMin, 'faucet'),
-      }),
-      schema: {
-        operationId: 'mintDevnetTokens',
-        summary: 'Mint tokens to a party (faucet)',
-        description: `Limited per client address: ${faucetPerMin} mints at once, then one every ${60 / faucetPerMin} s.`,
-        ...DEVNET,
-        body: withExamples(DevnetFaucetRequestSchema, DEVNET_FAUCET_EXAMPLE),
-        response: {
-          200: withExamples(DevnetFaucetResultSchema, DEVNET_FAUCET_RESULT_EXAMPLE),
-        },
-        problems: devnetErrors([
-          ...BODY_PROBLEMS,
-          'not_found',
-          'token_not_found',
-          'rate_limited',
-          'ledger_unavailable',
-        ]),
-      },
-    },
-    async (request) => {
-      const { partyId, token, admin, amount } = request.body;
-      const instrument = resolveInstrument(await ledger.listInstruments(), token, admin);
-      const minted = Amount.parse(amount);
-      const { holdingId } = await ledger.mint({ owner: partyId, instrument, amount: minted });
-      return { holdingId, amount: minted.toString() };
-    },
-  );
-
-  app.get(
-    '/parties/:partyId/holdings',
-    {
-      schema: {
-        operationId: 'getDevnetHoldings',
-        summary: "Get a party's balances",
-        ...DEVNET,
-        params: PartyIdParamsSchema,
-        response: {
-          200: withExamples(HoldingBalancesSchema, DEVNET_HOLDINGS_EXAMPLE),
-        },
-        problems: devnetErrors(['validation_error', 'not_found', 'ledger_unavailable']),
-      },
-    },
-    async (request) => {
-      const { partyId } = request.params;
-      await requireParty(ledger, partyId);
-      return { holdings: balancesOf(await ledger.getHoldings(partyId)) };
-    },
-  );
-
-  app.post(
-    '/transfers',
-    {
-      schema: {
-        operationId: 'submitDevnetTransfer',
-        summary: 'Transfer tokens, signed by the sender',
-        description:
-          'A token-standard transfer: `direct` when the receiver pre-approved the token, else an ' +
-          'offer the receiver accepts or rejects. `commandId` deduplicates retries.',
-        ...DEVNET,
-        body: withExamples(DevnetTransferRequestSchema, DEVNET_TRANSFER_EXAMPLE),
-        headers: SignedHeadersSchema,
-        response: {
-          200: withExamples(DevnetTransferResultSchema, DEVNET_TRANSFER_RESULT_EXAMPLE),
-        },
-        problems: devnetErrors([
-          ...BODY_PROBLEMS,
-          'invalid_party_signature',
-          'signature_expired',
-          'not_found',
-          'token_not_found',
-          'ledger_unavailable',
-        ]),
-      },
-    },
-    async (request) => {
-      const { sender, receiver, token, admin, amount, reason, commandId, validUntil } =
-        request.body;
-      await requireParty(ledger, sender);
-      await requirePartySignature(ledger, request, sender, validUntil);
-      const outcome = await ledger.submitTransfer({
-        commandId,
-        sender,
-        receiver,
-        instrument: resolveInstrument(await ledger.listInstruments(), token, admin),
-        amount: Amount.parse(amount),
-        meta: reason === undefined ? {} : { [REASON_META_KEY]: reason },
-      });
-      return outcome.kind === 'offer'
-        ? { updateId: outcome.updateId, kind: outcome.kind, offerId: outcome.offerId }
-        : { updateId: outcome.updateId, kind: outcome.kind };
-    },
-  );
-
-  app.get(
-    '/parties/:partyId/offers',
-    {
-      schema: {
-        operationId: 'listDevnetOffers',
-        summary: 'List the offers pending to a party',
-        ...DEVNET,
-        params: PartyIdParamsSchema,
-        response: {
-          200: withExamples(PendingOffersSchema, DEVNET_OFFERS_EXAMPLE),
-        },
-        problems: devnetErrors(['validation_error', 'not_found', 'ledger_unavailable']),
-      },
-    },
-    async (request) => {
-      const { partyId } = request.params;
-      await requireParty(ledger, partyId);
-      const offers = await ledger.getPendingOffers(partyId);
-      return { offers: offers.filter((o) => o.receiver === partyId).map(offerToWire) };
-    },
-  );
-
-  for (const action of ['accept', 'reject'] as const) {
-    app.post(
-      `/offers/:offerId/${action}`,
-      {
-        schema: {
-          operationId: `${action}DevnetOffer`,
-          summary: `${action === 'accept' ? 'Accept' : 'Reject'} a transfer offer, signed by the receiver`,
-          ...DEVNET,
-          params: OfferIdParamsSchema,
-          body: withExamples(DevnetOfferActionSchema, DEVNET_OFFER_ACTION_EXAMPLE),
-          headers: SignedHeadersSchema,
-          response: {
-            200: withExamples(DevnetOfferActionResultSchema, DEVNET_OFFER_ACTION_RESULT_EXAMPLE),
-          },
-          problems: devnetErrors([
-            ...BODY_PROBLEMS,
-            'invalid_party_signature',
-            'signature_expired',
-            'not_found',
-            'gone',
-            'ledger_unavailable',
-          ]),
-        },
-      },
-      async (request) => {
-        const { offerId } = request.params;
-        const { partyId, validUntil } = request.body;
-        await requireParty(ledger, partyId);
-        await requirePartySignature(ledger, request, partyId, validUntil);
-        const command = {
-          commandId: offerCommandId(action, offerId, partyId),
-          offerId,
-          actor: partyId,
-        };
-        const result =
-          action === 'accept'
-            ? await ledger.acceptOffer(command)
-            : await ledger.rejectOffer(command);
-        return { offerId, updateId: result.updateId };
-      },
-    );
-  }
-
-  app.get(
-    '/clock',
-    {
-      schema: {
-        operationId: 'getDevnetClock',
-        summary: 'Read the ledger clock',
-        description:
-          'Signed requests set `validUntil` from this time: at most 1 h ahead of it. It differs ' +
-          'from real time once the clock has been moved.',
-        ...DEVNET,
-        response: {
-          200: withExamples(
-            inline(DevnetClockSchema, { description: 'The ledger clock now.' }),
-            DEVNET_CLOCK_EXAMPLE,
-          ),
-        },
-        problems: devnetErrors(['ledger_unavailable']),
-      },
-    },
-    async () => ({ now: (await ledger.now()).toISOString() }),
-  );
-
-  app.post(
-    '/clock',
-    {
-      ...controlOnly,
-      schema: {
-        operationId: 'advanceDevnetClock',
-        summary: 'Move the ledger clock forward',
-        description: 'Mining rounds advance with it; the service clock follows.',
-        ...DEVNET,
-        body: withExamples(DevnetClockAdvanceSchema, DEVNET_CLOCK_ADVANCE_EXAMPLE),
-        response: {
-          200: withExamples(DevnetClockSchema, DEVNET_CLOCK_EXAMPLE),
-        },
-        problems: devnetErrors([...BODY_PROBLEMS, 'origin_not_allowed', 'ledger_unavailable']),
-      },
-    },
-    async (request) => {
-      const now = await ledger.advanceClock(request.body.advanceMs);
-      await deps.onClockAdvanced?.();
-      return { now: now.toISOString() };
-    },
-  );
-
-  app.post(
-    '/oracle',
-    {
-      ...controlOnly,
-      schema: {
-        operationId: 'setDevnetAmuletPrice',
-        summary: 'Set the Amulet USD price',
-        description: 'The price the next mining rounds carry; it must be positive.',
-        ...DEVNET,
-        body: withExamples(DevnetOracleSchema, DEVNET_ORACLE_EXAMPLE),
-        response: {
-          200: withExamples(DevnetOracleSchema, DEVNET_ORACLE_EXAMPLE),
-        },
-        problems: devnetErrors([...BODY_PROBLEMS, 'origin_not_allowed', 'ledger_unavailable']),
-      },
-    },
-    async (request) => {
-      const price = Amount.parse(request.body.amuletPriceUsd);
-      // Fees are converted through this price; zero would make every conversion divide by zero.
-      if (price.isZero())
-        throw new ApiError('validation_error', 'amuletPriceUsd must be positive.');
-      await ledger.setAmuletPrice(price);
-      return { amuletPriceUsd: price.toString() };
-    },
-  );
-
-  app.post(
-    '/faults',
-    {
-      ...controlOnly,
-      schema: {
-        operationId: 'setDevnetFaults',
-        summary: 'Set fault injection',
-        description:
-          'Changes the settings named in the body and keeps the others; answers the settings now ' +
-          'in force.',
-        ...DEVNET,
-        body: withExamples(DevnetFaultsSchema, DEVNET_FAULTS_EXAMPLE),
-        response: {
-          200: withExamples(DevnetFaultsSchema, DEVNET_FAULTS_IN_FORCE_EXAMPLE),
-        },
-        problems: devnetErrors([...BODY_PROBLEMS, 'origin_not_allowed']),
-      },
-    },
-    async (request) => {
-      const next = mergeFaults(faults, request.body);
-      ledger.setFaults(next);
-      faults = next;
-      return faults;
-    },
-  );
+  registerRoutes(app, { ...deps, faults: { current: FAULTS_OFF } }, DEVNET_ROUTES);
 }
 
 function decodeGivenKey(publicKey: string | undefined): Uint8Array {

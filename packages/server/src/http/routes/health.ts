@@ -13,6 +13,7 @@ import {
   READY_EXAMPLE,
 } from '../openapi-examples.js';
 import { errorResponses, SECURITY, TAG, withExamples } from '../route-docs.js';
+import { registerRoutes, routeOf } from '../route-table.js';
 
 /** A dependency that does not answer within this is reported as not ready. */
 export const READINESS_CHECK_TIMEOUT_MS = 2_000;
@@ -36,79 +37,85 @@ const ReadinessSchema = Type.Object(
 );
 const MetricsSchema = Type.String({ description: 'Prometheus text exposition format.' });
 
+const healthRoute = routeOf<ServiceContext>();
+
+/** `GET /healthz`: the process answers. */
+const getLiveness = healthRoute({
+  method: 'GET',
+  url: '/healthz',
+  schema: {
+    operationId: 'getLiveness',
+    summary: 'Liveness',
+    description: 'Answers while the process runs; it checks no dependency.',
+    tags: [TAG.operations],
+    security: SECURITY.none,
+    response: { 200: withExamples(HealthSchema, HEALTH_EXAMPLE) },
+    problems: errorResponses([]),
+  },
+  handler: async () => ({ status: 'ok' as const }),
+});
+
+/** `GET /readyz`: the store and the ledger both answer. */
+const getReadiness = healthRoute({
+  method: 'GET',
+  url: '/readyz',
+  schema: {
+    operationId: 'getReadiness',
+    summary: 'Readiness',
+    description: `Ready when the store and the ledger both answer within ${READINESS_CHECK_TIMEOUT_MS} ms; a load balancer should send no traffic to an instance that is not.`,
+    tags: [TAG.operations],
+    security: SECURITY.none,
+    response: {
+      200: withExamples(ReadinessSchema, READY_EXAMPLE),
+      503: withExamples(
+        { ...ReadinessSchema, description: 'A dependency did not answer.' },
+        NOT_READY_EXAMPLE,
+      ),
+    },
+    problems: errorResponses([]),
+  },
+  handler: async (ctx, _request, reply) => {
+    const [store, ledger] = await Promise.all([
+      answers(() => ctx.db.query('SELECT 1')),
+      answers(() => ctx.ledger.ledgerEnd()),
+    ]);
+    const ready = store && ledger;
+    reply.code(ready ? 200 : 503);
+    return {
+      status: ready ? ('ready' as const) : ('not_ready' as const),
+      checks: { store, ledger },
+    };
+  },
+});
+
+/** `GET /metrics`: the Prometheus text of this process. */
+const getMetrics = healthRoute({
+  method: 'GET',
+  url: '/metrics',
+  schema: {
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics',
+    description: 'HTTP, settlement and process metrics of this process, for scraping.',
+    tags: [TAG.operations],
+    security: SECURITY.none,
+    response: {
+      200: {
+        description: 'The metrics.',
+        content: { 'text/plain': { schema: MetricsSchema, example: METRICS_EXAMPLE } },
+      },
+    },
+    problems: errorResponses([]),
+  },
+  handler: async (ctx, _request, reply) => {
+    reply.type(ctx.metrics.registry.contentType);
+    return ctx.metrics.registry.metrics();
+  },
+});
+
+const HEALTH_ROUTES = [getLiveness, getReadiness, getMetrics];
+
 export async function healthRoutes(app: App, ctx: ServiceContext): Promise<void> {
-  app.get(
-    '/healthz',
-    {
-      schema: {
-        operationId: 'getLiveness',
-        summary: 'Liveness',
-        description: 'Answers while the process runs; it checks no dependency.',
-        tags: [TAG.operations],
-        security: SECURITY.none,
-        response: { 200: withExamples(HealthSchema, HEALTH_EXAMPLE) },
-        problems: errorResponses([]),
-      },
-    },
-    async () => ({ status: 'ok' as const }),
-  );
-
-  app.get(
-    '/readyz',
-    {
-      schema: {
-        operationId: 'getReadiness',
-        summary: 'Readiness',
-        description: `Ready when the store and the ledger both answer within ${READINESS_CHECK_TIMEOUT_MS} ms; a load balancer should send no traffic to an instance that is not.`,
-        tags: [TAG.operations],
-        security: SECURITY.none,
-        response: {
-          200: withExamples(ReadinessSchema, READY_EXAMPLE),
-          503: withExamples(
-            { ...ReadinessSchema, description: 'A dependency did not answer.' },
-            NOT_READY_EXAMPLE,
-          ),
-        },
-        problems: errorResponses([]),
-      },
-    },
-    async (_request, reply) => {
-      const [store, ledger] = await Promise.all([
-        answers(() => ctx.db.query('SELECT 1')),
-        answers(() => ctx.ledger.ledgerEnd()),
-      ]);
-      const ready = store && ledger;
-      reply.code(ready ? 200 : 503);
-      return {
-        status: ready ? ('ready' as const) : ('not_ready' as const),
-        checks: { store, ledger },
-      };
-    },
-  );
-
-  app.get(
-    '/metrics',
-    {
-      schema: {
-        operationId: 'getMetrics',
-        summary: 'Prometheus metrics',
-        description: 'HTTP, settlement and process metrics of this process, for scraping.',
-        tags: [TAG.operations],
-        security: SECURITY.none,
-        response: {
-          200: {
-            description: 'The metrics.',
-            content: { 'text/plain': { schema: MetricsSchema, example: METRICS_EXAMPLE } },
-          },
-        },
-        problems: errorResponses([]),
-      },
-    },
-    async (_request, reply) => {
-      reply.type(ctx.metrics.registry.contentType);
-      return ctx.metrics.registry.metrics();
-    },
-  );
+  registerRoutes(app, ctx, HEALTH_ROUTES);
 }
 
 async function answers(check: () => Promise<unknown>): Promise<boolean> {

@@ -35,6 +35,7 @@ import {
 } from '../openapi-examples.js';
 import { ApiError } from '../problem.js';
 import { API_KEY_PROBLEMS, errorResponses, SECURITY, TAG, withExamples } from '../route-docs.js';
+import { registerRoutes, routeOf } from '../route-table.js';
 
 const TOKENS_PROBLEMS = [...API_KEY_PROBLEMS];
 const POOL_PROBLEMS = [...API_KEY_PROBLEMS, 'validation_error', 'pool_not_found'] as const;
@@ -59,156 +60,166 @@ const TICKER_DESCRIPTION =
   'hours from hourly snapshots (null until 23 h of them exist), and 24-hour volume ' +
   '(docs/spec/stats.md#ticker). A pool with no USD-priced side has no ticker (404 `not_found`).';
 
+/** What the market routes share: the service, and the pool figures kept between requests. */
+interface MarketDeps {
+  readonly ctx: ServiceContext;
+  readonly figures: PoolFigures;
+}
+
+const marketRoute = routeOf<MarketDeps>();
+
+function poolById(ctx: ServiceContext, poolId: string): PoolRecord {
+  const pool = ctx.quoter.pools().find((p) => p.poolId === poolId);
+  if (pool === undefined) throw new ApiError('pool_not_found', `No pool ${poolId}.`);
+  return pool;
+}
+
+const listTokens = marketRoute({
+  method: 'GET',
+  url: '/tokens',
+  schema: {
+    operationId: 'listTokens',
+    summary: 'List the tradable tokens',
+    description: 'The tokens some pool trades; a symbol can appear under several admins.',
+    tags: [TAG.tokens],
+    security: SECURITY.apiKey,
+    response: {
+      200: withExamples(TokenListSchema, TOKEN_LIST_EXAMPLE),
+    },
+    problems: errorResponses(TOKENS_PROBLEMS),
+  },
+  handler: async ({ ctx }) => ({ tokens: tokensOf(ctx.quoter.pools()) }),
+});
+
+const listPools = marketRoute({
+  method: 'GET',
+  url: '/pools',
+  schema: {
+    operationId: 'listPools',
+    summary: 'List the pools',
+    description: 'Every pool with its effective reserves, fee and LP supply.',
+    tags: [TAG.pools],
+    security: SECURITY.apiKey,
+    response: {
+      200: withExamples(PoolListSchema, POOL_LIST_EXAMPLE),
+    },
+    problems: errorResponses(TOKENS_PROBLEMS),
+  },
+  handler: async ({ ctx }) => {
+    const pools = ctx.quoter.pools().map(poolToWire);
+    return { count: pools.length, pools };
+  },
+});
+
+const getPool = marketRoute({
+  method: 'GET',
+  url: '/pools/:poolId',
+  schema: {
+    operationId: 'getPool',
+    summary: 'Get a pool',
+    description: 'One pool, with its swap and LP addresses.',
+    tags: [TAG.pools],
+    security: SECURITY.apiKey,
+    params: PoolIdParamsSchema,
+    response: {
+      200: withExamples(PoolSchema, POOL_EXAMPLE),
+    },
+    problems: errorResponses(POOL_PROBLEMS),
+  },
+  handler: async ({ ctx }, request) => poolToWire(poolById(ctx, request.params.poolId)),
+});
+
+const getPoolStats = marketRoute({
+  method: 'GET',
+  url: '/pools/:poolId/stats',
+  schema: {
+    operationId: 'getPoolStats',
+    summary: "Get a pool's APR, volume, fees and TVL",
+    description: STATS_DESCRIPTION,
+    tags: [TAG.pools],
+    security: SECURITY.apiKey,
+    params: PoolIdParamsSchema,
+    querystring: PoolStatsQuerySchema,
+    response: {
+      200: withExamples(PoolStatsSchema, POOL_STATS_EXAMPLE),
+    },
+    problems: errorResponses(FIGURES_PROBLEMS, {
+      ledger_unavailable: 'the Amulet price cannot be read from the ledger yet',
+    }),
+  },
+  handler: async ({ ctx, figures }, request) =>
+    figures.stats(
+      poolById(ctx, request.params.poolId),
+      request.query.days ?? POOL_STATS_DAYS_DEFAULT,
+    ),
+});
+
+const getPoolTicker = marketRoute({
+  method: 'GET',
+  url: '/pools/:poolId/ticker',
+  schema: {
+    operationId: 'getPoolTicker',
+    summary: "Get a pool's USD ticker",
+    description: TICKER_DESCRIPTION,
+    tags: [TAG.pools],
+    security: SECURITY.apiKey,
+    params: PoolIdParamsSchema,
+    response: {
+      200: withExamples(TickerSchema, TICKER_EXAMPLE),
+    },
+    problems: errorResponses([...FIGURES_PROBLEMS, 'not_found'], {
+      not_found: 'the pool has no USD-priced side, so it has no ticker',
+      ledger_unavailable: 'the Amulet price cannot be read from the ledger yet',
+    }),
+  },
+  handler: async ({ ctx, figures }, request) =>
+    figures.ticker(poolById(ctx, request.params.poolId)),
+});
+
+const getQuote = marketRoute({
+  method: 'GET',
+  url: '/quotes',
+  schema: {
+    operationId: 'getQuote',
+    summary: 'Quote a swap',
+    description:
+      'Prices a deposit of `amount` `from` → `to`: fees, output, rate, price impact and the ' +
+      'settlement-safety verdict. A symbol under several admins needs `poolId`, or both ' +
+      '`fromAdmin` and `toAdmin` (409 `ambiguous_pool_pair` lists the candidates).',
+    tags: [TAG.quotes],
+    security: SECURITY.apiKey,
+    querystring: QuoteQuerySchema,
+    response: {
+      200: withExamples(QuoteSchema, QUOTE_EXAMPLE),
+    },
+    problems: errorResponses(QUOTE_PROBLEMS, {
+      amount_below_minimum:
+        'the amount does not cover the network fee; `minimumAmount` is the smallest accepted',
+      ambiguous_pool_pair: 'the pair matches several pools; `candidates` lists them',
+      pool_paused: 'the operator has paused the pool',
+      ledger_unavailable: 'the ledger prices cannot be read yet',
+    }),
+  },
+  // Not an async handler: the usual quote is answered without a promise on the way.
+  handler: ({ ctx }, request) => {
+    const audience = {
+      apiKeyId: apiKeyOf(request).keyId,
+      walletParty: request.query.receiverParty ?? null,
+    };
+    const settled = ctx.quoter.quoteSettled(request.query, audience);
+    if (settled !== null) return settled.quote;
+    return ctx.quoter.quote(request.query, audience).then((priced) => priced.quote);
+  },
+});
+
+const MARKET_ROUTES = [listTokens, listPools, getPool, getPoolStats, getPoolTicker, getQuote];
+
 export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void> {
-  const poolById = (poolId: string): PoolRecord => {
-    const pool = ctx.quoter.pools().find((p) => p.poolId === poolId);
-    if (pool === undefined) throw new ApiError('pool_not_found', `No pool ${poolId}.`);
-    return pool;
-  };
   const figures = new PoolFigures({
     db: ctx.db,
     ledger: ctx.ledger,
     clock: ctx.clock,
     pools: () => ctx.quoter.pools(),
   });
-
-  app.get(
-    '/tokens',
-    {
-      schema: {
-        operationId: 'listTokens',
-        summary: 'List the tradable tokens',
-        description: 'The tokens some pool trades; a symbol can appear under several admins.',
-        tags: [TAG.tokens],
-        security: SECURITY.apiKey,
-        response: {
-          200: withExamples(TokenListSchema, TOKEN_LIST_EXAMPLE),
-        },
-        problems: errorResponses(TOKENS_PROBLEMS),
-      },
-    },
-    async () => ({ tokens: tokensOf(ctx.quoter.pools()) }),
-  );
-
-  app.get(
-    '/pools',
-    {
-      schema: {
-        operationId: 'listPools',
-        summary: 'List the pools',
-        description: 'Every pool with its effective reserves, fee and LP supply.',
-        tags: [TAG.pools],
-        security: SECURITY.apiKey,
-        response: {
-          200: withExamples(PoolListSchema, POOL_LIST_EXAMPLE),
-        },
-        problems: errorResponses(TOKENS_PROBLEMS),
-      },
-    },
-    async () => {
-      const pools = ctx.quoter.pools().map(poolToWire);
-      return { count: pools.length, pools };
-    },
-  );
-
-  app.get(
-    '/pools/:poolId',
-    {
-      schema: {
-        operationId: 'getPool',
-        summary: 'Get a pool',
-        description: 'One pool, with its swap and LP addresses.',
-        tags: [TAG.pools],
-        security: SECURITY.apiKey,
-        params: PoolIdParamsSchema,
-        response: {
-          200: withExamples(PoolSchema, POOL_EXAMPLE),
-        },
-        problems: errorResponses(POOL_PROBLEMS),
-      },
-    },
-    async (request) => poolToWire(poolById(request.params.poolId)),
-  );
-
-  app.get(
-    '/pools/:poolId/stats',
-    {
-      schema: {
-        operationId: 'getPoolStats',
-        summary: "Get a pool's APR, volume, fees and TVL",
-        description: STATS_DESCRIPTION,
-        tags: [TAG.pools],
-        security: SECURITY.apiKey,
-        params: PoolIdParamsSchema,
-        querystring: PoolStatsQuerySchema,
-        response: {
-          200: withExamples(PoolStatsSchema, POOL_STATS_EXAMPLE),
-        },
-        problems: errorResponses(FIGURES_PROBLEMS, {
-          ledger_unavailable: 'the Amulet price cannot be read from the ledger yet',
-        }),
-      },
-    },
-    async (request) =>
-      figures.stats(poolById(request.params.poolId), request.query.days ?? POOL_STATS_DAYS_DEFAULT),
-  );
-
-  app.get(
-    '/pools/:poolId/ticker',
-    {
-      schema: {
-        operationId: 'getPoolTicker',
-        summary: "Get a pool's USD ticker",
-        description: TICKER_DESCRIPTION,
-        tags: [TAG.pools],
-        security: SECURITY.apiKey,
-        params: PoolIdParamsSchema,
-        response: {
-          200: withExamples(TickerSchema, TICKER_EXAMPLE),
-        },
-        problems: errorResponses([...FIGURES_PROBLEMS, 'not_found'], {
-          not_found: 'the pool has no USD-priced side, so it has no ticker',
-          ledger_unavailable: 'the Amulet price cannot be read from the ledger yet',
-        }),
-      },
-    },
-    async (request) => figures.ticker(poolById(request.params.poolId)),
-  );
-
-  app.get(
-    '/quotes',
-    {
-      schema: {
-        operationId: 'getQuote',
-        summary: 'Quote a swap',
-        description:
-          'Prices a deposit of `amount` `from` → `to`: fees, output, rate, price impact and the ' +
-          'settlement-safety verdict. A symbol under several admins needs `poolId`, or both ' +
-          '`fromAdmin` and `toAdmin` (409 `ambiguous_pool_pair` lists the candidates).',
-        tags: [TAG.quotes],
-        security: SECURITY.apiKey,
-        querystring: QuoteQuerySchema,
-        response: {
-          200: withExamples(QuoteSchema, QUOTE_EXAMPLE),
-        },
-        problems: errorResponses(QUOTE_PROBLEMS, {
-          amount_below_minimum:
-            'the amount does not cover the network fee; `minimumAmount` is the smallest accepted',
-          ambiguous_pool_pair: 'the pair matches several pools; `candidates` lists them',
-          pool_paused: 'the operator has paused the pool',
-          ledger_unavailable: 'the ledger prices cannot be read yet',
-        }),
-      },
-    },
-    // Not an async handler: the usual quote is answered without a promise on the way.
-    (request) => {
-      const audience = {
-        apiKeyId: apiKeyOf(request).keyId,
-        walletParty: request.query.receiverParty ?? null,
-      };
-      const settled = ctx.quoter.quoteSettled(request.query, audience);
-      if (settled !== null) return settled.quote;
-      return ctx.quoter.quote(request.query, audience).then((priced) => priced.quote);
-    },
-  );
+  registerRoutes(app, { ctx, figures }, MARKET_ROUTES);
 }

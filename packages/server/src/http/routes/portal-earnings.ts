@@ -50,9 +50,8 @@ import {
 } from '@poolparty/store';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import type { ApiKeyDirectory } from '../../auth/api-key-directory.js';
 import type { ServiceContext } from '../../context.js';
-import type { HttpDeps } from '../deps.js';
-import type { App } from '../fastify.js';
 import {
   COLLECTION_COLLECTED_EXAMPLE,
   COLLECTION_CREATE_EXAMPLE,
@@ -73,6 +72,7 @@ import {
   TAG,
   withExamples,
 } from '../route-docs.js';
+import { routeOf } from '../route-table.js';
 
 /** Collections listed at most. */
 const COLLECTIONS_LISTED_MAX = 200;
@@ -80,10 +80,20 @@ const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 const TAGS = [TAG.portal];
 
-export interface PortalGuard {
+/** What the portal's routes share (portal.ts makes it). */
+export interface PortalDeps {
+  readonly ctx: ServiceContext;
+  readonly apiKeys: ApiKeyDirectory;
+  /** `onRequest` hook: refuses a request without a live developer session. */
   readonly requireSession: (request: FastifyRequest) => Promise<void>;
+  /** The signed-in developer of a request that passed `requireSession`. */
   readonly developerOf: (request: FastifyRequest) => string;
 }
+
+const portalRoute = routeOf<PortalDeps>();
+
+/** The hooks of a route behind the developer session. */
+export const sessionOnly = ({ requireSession }: PortalDeps) => ({ onRequest: requireSession });
 
 const CollectionIdParamsSchema = Type.Object(
   { collectionId: inline(CollectionIdSchema) },
@@ -112,167 +122,163 @@ export function periodWindow(period: PortalPeriod, now: Date): PeriodWindow {
   }
 }
 
-export function earningsRoutes(
-  app: App,
-  ctx: ServiceContext,
-  deps: HttpDeps,
-  guard: PortalGuard,
-): void {
-  const { requireSession, developerOf } = guard;
-  const keyProblems = errorResponses([...SESSION_PROBLEMS, 'validation_error', 'not_found'], {
-    not_found: 'no key with this `keyId` among yours',
-  });
+const KEY_PROBLEMS = errorResponses([...SESSION_PROBLEMS, 'validation_error', 'not_found'], {
+  not_found: 'no key with this `keyId` among yours',
+});
 
-  app.get(
-    '/earnings',
-    {
-      onRequest: requireSession,
-      schema: {
-        operationId: 'getDeveloperEarnings',
-        summary: "Report the developer's earnings per pool and token",
-        description:
-          'Half of the platform fee each of your swaps was charged, in its input token, per pool ' +
-          'and token over the period, with a series for charts; what was collected, what is on ' +
-          'its way, and what a collection would take now.',
-        tags: TAGS,
-        security: SECURITY.developerSession,
-        querystring: withExamples(PortalQuerySchema, PORTAL_QUERY_EXAMPLE),
-        response: { 200: withExamples(EarningsSchema, EARNINGS_EXAMPLE) },
-        problems: keyProblems,
-      },
-    },
-    async (request) => {
-      const developer = developerOf(request);
-      const scope = await scopeOf(ctx, developer, request.query);
-      return earningsReport(ctx, scope, periodWindow(request.query.period ?? '30d', now(ctx)));
-    },
-  );
+const getDeveloperEarnings = portalRoute({
+  method: 'GET',
+  url: '/earnings',
+  hooks: sessionOnly,
+  schema: {
+    operationId: 'getDeveloperEarnings',
+    summary: "Report the developer's earnings per pool and token",
+    description:
+      'Half of the platform fee each of your swaps was charged, in its input token, per pool ' +
+      'and token over the period, with a series for charts; what was collected, what is on ' +
+      'its way, and what a collection would take now.',
+    tags: TAGS,
+    security: SECURITY.developerSession,
+    querystring: withExamples(PortalQuerySchema, PORTAL_QUERY_EXAMPLE),
+    response: { 200: withExamples(EarningsSchema, EARNINGS_EXAMPLE) },
+    problems: KEY_PROBLEMS,
+  },
+  handler: async ({ ctx, developerOf }, request) => {
+    const developer = developerOf(request);
+    const scope = await scopeOf(ctx, developer, request.query);
+    return earningsReport(ctx, scope, periodWindow(request.query.period ?? '30d', now(ctx)));
+  },
+});
 
-  app.get(
-    '/usage',
-    {
-      onRequest: requireSession,
-      schema: {
-        operationId: 'getDeveloperUsage',
-        summary: "Report the developer's swaps, volume and failures over time",
-        description:
-          'Swaps executed, failed swaps and USD volume per hour, day or month of the period ' +
-          '(every bucket, empty ones as zeros), and the request count of each of your keys.',
-        tags: TAGS,
-        security: SECURITY.developerSession,
-        querystring: withExamples(PortalQuerySchema, PORTAL_QUERY_EXAMPLE),
-        response: { 200: withExamples(UsageSchema, USAGE_EXAMPLE) },
-        problems: keyProblems,
-      },
-    },
-    async (request) => {
-      const developer = developerOf(request);
-      const scope = await scopeOf(ctx, developer, request.query);
-      // Counts still buffered in this process would otherwise show up only seconds later.
-      await deps.apiKeys.flushUsage();
-      return usageReport(ctx, scope, periodWindow(request.query.period ?? '30d', now(ctx)));
-    },
-  );
+const getDeveloperUsage = portalRoute({
+  method: 'GET',
+  url: '/usage',
+  hooks: sessionOnly,
+  schema: {
+    operationId: 'getDeveloperUsage',
+    summary: "Report the developer's swaps, volume and failures over time",
+    description:
+      'Swaps executed, failed swaps and USD volume per hour, day or month of the period ' +
+      '(every bucket, empty ones as zeros), and the request count of each of your keys.',
+    tags: TAGS,
+    security: SECURITY.developerSession,
+    querystring: withExamples(PortalQuerySchema, PORTAL_QUERY_EXAMPLE),
+    response: { 200: withExamples(UsageSchema, USAGE_EXAMPLE) },
+    problems: KEY_PROBLEMS,
+  },
+  handler: async ({ ctx, apiKeys, developerOf }, request) => {
+    const developer = developerOf(request);
+    const scope = await scopeOf(ctx, developer, request.query);
+    // Counts still buffered in this process would otherwise show up only seconds later.
+    await apiKeys.flushUsage();
+    return usageReport(ctx, scope, periodWindow(request.query.period ?? '30d', now(ctx)));
+  },
+});
 
-  app.get(
-    '/collections',
-    {
-      onRequest: requireSession,
-      schema: {
-        operationId: 'listCollections',
-        summary: "List the developer's collections of earnings",
-        description: `Newest first, at most ${COLLECTIONS_LISTED_MAX}.`,
-        tags: TAGS,
-        security: SECURITY.developerSession,
-        response: { 200: withExamples(CollectionListSchema, COLLECTION_LIST_EXAMPLE) },
-        problems: errorResponses(SESSION_PROBLEMS),
-      },
-    },
-    async (request) => {
-      const found = await listCollections(ctx.db, developerOf(request), COLLECTIONS_LISTED_MAX);
-      return { collections: found.map(collectionOf) };
-    },
-  );
+const listCollectionsRoute = portalRoute({
+  method: 'GET',
+  url: '/collections',
+  hooks: sessionOnly,
+  schema: {
+    operationId: 'listCollections',
+    summary: "List the developer's collections of earnings",
+    description: `Newest first, at most ${COLLECTIONS_LISTED_MAX}.`,
+    tags: TAGS,
+    security: SECURITY.developerSession,
+    response: { 200: withExamples(CollectionListSchema, COLLECTION_LIST_EXAMPLE) },
+    problems: errorResponses(SESSION_PROBLEMS),
+  },
+  handler: async ({ ctx, developerOf }, request) => {
+    const found = await listCollections(ctx.db, developerOf(request), COLLECTIONS_LISTED_MAX);
+    return { collections: found.map(collectionOf) };
+  },
+});
 
-  app.post(
-    '/collections',
-    {
-      onRequest: requireSession,
-      schema: {
-        operationId: 'collectEarnings',
-        summary: 'Collect the accrued earnings of one pool and token to your party',
-        description:
-          'Takes everything accrued (earnings of completed swaps less earlier collections) as one ' +
-          'transfer from the pool to your party, exactly once: answered `pending` once recorded; ' +
-          'it is `collected`, with the ledger update id, once the ledger confirms it. A second ' +
-          'request finds nothing left to collect.',
-        tags: TAGS,
-        security: SECURITY.developerSession,
-        body: withExamples(CollectionCreateSchema, COLLECTION_CREATE_EXAMPLE),
-        response: { 201: withExamples(CollectionSchema, COLLECTION_PENDING_EXAMPLE) },
-        problems: errorResponses(
-          [
-            ...SESSION_WRITE_PROBLEMS,
-            ...BODY_PROBLEMS,
-            'pool_not_found',
-            'token_not_found',
-            'nothing_to_collect',
-            'collection_unavailable',
-          ],
-          {
-            ...SESSION_WRITE_NOTES,
-            token_not_found: 'the pool does not trade this token',
-            nothing_to_collect: 'no earnings of this pool and token are left to collect',
-            collection_unavailable:
-              "the fees the pool set aside cannot pay it now (the pool's books need an operator)",
-          },
-        ),
+const collectEarnings = portalRoute({
+  method: 'POST',
+  url: '/collections',
+  hooks: sessionOnly,
+  schema: {
+    operationId: 'collectEarnings',
+    summary: 'Collect the accrued earnings of one pool and token to your party',
+    description:
+      'Takes everything accrued (earnings of completed swaps less earlier collections) as one ' +
+      'transfer from the pool to your party, exactly once: answered `pending` once recorded; ' +
+      'it is `collected`, with the ledger update id, once the ledger confirms it. A second ' +
+      'request finds nothing left to collect.',
+    tags: TAGS,
+    security: SECURITY.developerSession,
+    body: withExamples(CollectionCreateSchema, COLLECTION_CREATE_EXAMPLE),
+    response: { 201: withExamples(CollectionSchema, COLLECTION_PENDING_EXAMPLE) },
+    problems: errorResponses(
+      [
+        ...SESSION_WRITE_PROBLEMS,
+        ...BODY_PROBLEMS,
+        'pool_not_found',
+        'token_not_found',
+        'nothing_to_collect',
+        'collection_unavailable',
+      ],
+      {
+        ...SESSION_WRITE_NOTES,
+        token_not_found: 'the pool does not trade this token',
+        nothing_to_collect: 'no earnings of this pool and token are left to collect',
+        collection_unavailable:
+          "the fees the pool set aside cannot pay it now (the pool's books need an operator)",
       },
-    },
-    async (request, reply) => {
-      const { poolId, token, tokenAdmin } = request.body;
-      try {
-        const recorded = await recordCollection(ctx.db, {
-          developerParty: developerOf(request),
-          poolId,
-          instrument: { id: token, admin: tokenAdmin },
-          now: now(ctx),
-        });
-        reply.code(201);
-        return collectionOf(recorded);
-      } catch (error) {
-        if (error instanceof CollectionRefused) throw new ApiError(error.code, error.message);
-        throw error;
-      }
-    },
-  );
+    ),
+  },
+  handler: async ({ ctx, developerOf }, request, reply) => {
+    const { poolId, token, tokenAdmin } = request.body;
+    try {
+      const recorded = await recordCollection(ctx.db, {
+        developerParty: developerOf(request),
+        poolId,
+        instrument: { id: token, admin: tokenAdmin },
+        now: now(ctx),
+      });
+      reply.code(201);
+      return collectionOf(recorded);
+    } catch (error) {
+      if (error instanceof CollectionRefused) throw new ApiError(error.code, error.message);
+      throw error;
+    }
+  },
+});
 
-  app.get(
-    '/collections/:collectionId',
-    {
-      onRequest: requireSession,
-      schema: {
-        operationId: 'getCollection',
-        summary: 'Follow one collection',
-        description: "Another developer's collection answers 404, like one that does not exist.",
-        tags: TAGS,
-        security: SECURITY.developerSession,
-        params: CollectionIdParamsSchema,
-        response: { 200: withExamples(CollectionSchema, COLLECTION_COLLECTED_EXAMPLE) },
-        problems: errorResponses([...SESSION_PROBLEMS, 'validation_error', 'not_found'], {
-          not_found: 'no collection with this id among yours',
-        }),
-      },
-    },
-    async (request) => {
-      const found = await getCollection(ctx.db, request.params.collectionId);
-      if (found === null || found.developerParty !== developerOf(request)) {
-        throw new ApiError('not_found', `No collection ${request.params.collectionId}.`);
-      }
-      return collectionOf(found);
-    },
-  );
-}
+const getCollectionRoute = portalRoute({
+  method: 'GET',
+  url: '/collections/:collectionId',
+  hooks: sessionOnly,
+  schema: {
+    operationId: 'getCollection',
+    summary: 'Follow one collection',
+    description: "Another developer's collection answers 404, like one that does not exist.",
+    tags: TAGS,
+    security: SECURITY.developerSession,
+    params: CollectionIdParamsSchema,
+    response: { 200: withExamples(CollectionSchema, COLLECTION_COLLECTED_EXAMPLE) },
+    problems: errorResponses([...SESSION_PROBLEMS, 'validation_error', 'not_found'], {
+      not_found: 'no collection with this id among yours',
+    }),
+  },
+  handler: async ({ ctx, developerOf }, request) => {
+    const found = await getCollection(ctx.db, request.params.collectionId);
+    if (found === null || found.developerParty !== developerOf(request)) {
+      throw new ApiError('not_found', `No collection ${request.params.collectionId}.`);
+    }
+    return collectionOf(found);
+  },
+});
+
+/** The earnings, usage and collection routes, behind the developer session. */
+export const EARNINGS_ROUTES = [
+  getDeveloperEarnings,
+  getDeveloperUsage,
+  listCollectionsRoute,
+  collectEarnings,
+  getCollectionRoute,
+];
 
 function now(ctx: ServiceContext): Date {
   return ctx.clock.now();

@@ -89,7 +89,8 @@ import {
   TAG,
   withExamples,
 } from '../route-docs.js';
-import { earningsRoutes } from './portal-earnings.js';
+import { registerRoutes, routeOf } from '../route-table.js';
+import { EARNINGS_ROUTES, type PortalDeps, sessionOnly } from './portal-earnings.js';
 
 const PURPOSE: ChallengePurpose = 'developer portal login';
 const KEY_ID_BYTES = 12;
@@ -110,46 +111,196 @@ const KeyIdParamsSchema = Type.Object(
 
 const TAGS = [TAG.portal];
 
-export async function portalRoutes(app: App, ctx: ServiceContext, deps: HttpDeps): Promise<void> {
-  await app.register(cookie);
-  loginRoutes(app, ctx, deps);
-  const guard = sessionGuard(ctx);
-  keyRoutes(app, ctx, deps, guard);
-  signOutRoute(app, ctx, guard);
-  earningsRoutes(app, ctx, deps, guard);
+/** What the key, login and sign-out routes need beside the portal's shared dependencies. */
+interface KeyRouteDeps extends PortalDeps {
+  /** The per-client-address limit of the wallet login. */
+  readonly limitLogins: ReturnType<typeof clientAddressLimitHook>;
 }
 
-function signOutRoute(app: App, ctx: ServiceContext, guard: SessionGuard): void {
-  app.delete(
-    '/session',
-    {
-      onRequest: guard.requireSession,
-      schema: {
-        operationId: 'developerSignOut',
-        summary: 'Sign out of the developer portal',
-        description:
-          'Ends the session presented (cookie or bearer token) and clears the session cookie.',
-        tags: TAGS,
-        security: SECURITY.developerSession,
-        response: { 200: withExamples(SignedOutSchema, SIGNED_OUT_EXAMPLE) },
-        problems: errorResponses(SESSION_WRITE_PROBLEMS, SESSION_WRITE_NOTES),
+const keyRoute = routeOf<KeyRouteDeps>();
+
+const developerWalletLogin = keyRoute({
+  method: 'POST',
+  url: '/wallet-login',
+  hooks: ({ limitLogins }) => ({ onRequest: limitLogins }),
+  schema: {
+    operationId: 'developerWalletLogin',
+    summary: 'Sign in to the developer portal with a Canton wallet',
+    description:
+      'Two steps: `{partyId}` answers a challenge; the signed challenge answers a developer ' +
+      'session (also set as the HttpOnly cookie `pp_session`). Limited per client address.',
+    tags: TAGS,
+    security: SECURITY.none,
+    body: withExamples(
+      WalletLoginRequestSchema,
+      CHALLENGE_REQUEST_EXAMPLE,
+      SIGNED_CHALLENGE_EXAMPLE,
+    ),
+    response: {
+      200: withExamples(
+        WalletLoginResponseSchema,
+        challengeExample(PURPOSE),
+        DEVELOPER_SESSION_EXAMPLE,
+      ),
+    },
+    problems: errorResponses(
+      [
+        ...BODY_PROBLEMS,
+        'invalid_nonce',
+        'invalid_signature',
+        'rate_limited',
+        'ledger_unavailable',
+      ],
+      {
+        rate_limited: 'too many login attempts from this client address',
+        ledger_unavailable:
+          "the ledger could not be asked whether the key acts for the party (a party in a participant's namespace)",
       },
+    ),
+  },
+  handler: async ({ ctx }, request, reply) => {
+    const { body } = request;
+    if (!('signature' in body)) return issueChallenge(ctx, body.partyId, PURPOSE);
+    return signIn(ctx, request, reply, body);
+  },
+});
+
+const listApiKeysRoute = keyRoute({
+  method: 'GET',
+  url: '/keys',
+  hooks: sessionOnly,
+  schema: {
+    operationId: 'listApiKeys',
+    summary: "List the developer's API keys",
+    description: 'Every key of the signed-in developer, revoked ones included, with its usage.',
+    tags: TAGS,
+    security: SECURITY.developerSession,
+    response: {
+      200: withExamples(ApiKeyListSchema, API_KEY_LIST_EXAMPLE),
     },
-    async (request, reply) => {
-      const token = sessionOf(request)?.token;
-      if (token !== undefined) await deleteSession(ctx.db, hashSessionToken(token));
-      reply.clearCookie(SESSION_COOKIE, { path: '/api/sdk' });
-      return { partyId: guard.developerOf(request), signedOut: true as const };
+    problems: errorResponses(SESSION_PROBLEMS),
+  },
+  handler: async ({ ctx, apiKeys, developerOf }, request) => {
+    // Counts still buffered in this process would otherwise show up only seconds later.
+    await apiKeys.flushUsage();
+    const keys = await listApiKeys(ctx.db, developerOf(request));
+    return { keys: keys.map(listingOf) };
+  },
+});
+
+/** `POST /keys`: a new key, or the successor of a rotated one. */
+const createApiKey = keyRoute({
+  method: 'POST',
+  url: '/keys',
+  hooks: (deps) => ({
+    ...sessionOnly(deps),
+    // A bare POST creates an unnamed key, as `{}` does.
+    preValidation: async (request) => {
+      request.body ??= {};
     },
+  }),
+  schema: {
+    operationId: 'createApiKey',
+    summary: 'Create an API key, or rotate one',
+    description:
+      'The full key is in this answer only. With `rotate`, the old key keeps working for 24 h. ' +
+      `An empty body creates an unnamed key. At most ${ACTIVE_API_KEYS_MAX} active keys ` +
+      '(neither revoked nor rotated) per developer; a rotation is always allowed.',
+    tags: TAGS,
+    security: SECURITY.developerSession,
+    body: withExamples(ApiKeyCreateSchema, API_KEY_CREATE_EXAMPLE),
+    response: {
+      201: withExamples(ApiKeyCreatedSchema, API_KEY_CREATED_EXAMPLE),
+    },
+    problems: errorResponses(
+      [...SESSION_WRITE_PROBLEMS, ...BODY_PROBLEMS, 'not_found', 'api_key_limit_reached'],
+      {
+        ...SESSION_WRITE_NOTES,
+        not_found: 'the key to `rotate` does not exist, is not yours, or is already revoked',
+        api_key_limit_reached: `you have ${ACTIVE_API_KEYS_MAX} active keys already; revoke one first (a rotation is always allowed)`,
+      },
+    ),
+  },
+  handler: async ({ ctx, apiKeys, developerOf }, request, reply) => {
+    const created = await createKey(ctx, developerOf(request), request.body);
+    apiKeys.invalidate();
+    reply.code(201);
+    return created;
+  },
+});
+
+const revokeApiKeyRoute = keyRoute({
+  method: 'DELETE',
+  url: '/keys/:keyId',
+  hooks: sessionOnly,
+  schema: {
+    operationId: 'revokeApiKey',
+    summary: 'Revoke an API key at once',
+    description: 'Revoking a revoked key answers the key as it stands, so a retry is no error.',
+    tags: TAGS,
+    security: SECURITY.developerSession,
+    params: KeyIdParamsSchema,
+    response: {
+      200: withExamples(ApiKeyListEntrySchema, API_KEY_REVOKED_EXAMPLE),
+    },
+    problems: errorResponses([...SESSION_WRITE_PROBLEMS, 'validation_error', 'not_found'], {
+      ...SESSION_WRITE_NOTES,
+      not_found: 'no key with this id among yours',
+    }),
+  },
+  handler: async ({ ctx, apiKeys, developerOf }, request) => {
+    const revoked = await revokeKey(ctx, developerOf(request), request.params.keyId);
+    apiKeys.invalidate();
+    return listingOf(revoked);
+  },
+});
+
+const developerSignOut = keyRoute({
+  method: 'DELETE',
+  url: '/session',
+  hooks: sessionOnly,
+  schema: {
+    operationId: 'developerSignOut',
+    summary: 'Sign out of the developer portal',
+    description:
+      'Ends the session presented (cookie or bearer token) and clears the session cookie.',
+    tags: TAGS,
+    security: SECURITY.developerSession,
+    response: { 200: withExamples(SignedOutSchema, SIGNED_OUT_EXAMPLE) },
+    problems: errorResponses(SESSION_WRITE_PROBLEMS, SESSION_WRITE_NOTES),
+  },
+  handler: async ({ ctx, developerOf }, request, reply) => {
+    const token = sessionOf(request)?.token;
+    if (token !== undefined) await deleteSession(ctx.db, hashSessionToken(token));
+    reply.clearCookie(SESSION_COOKIE, { path: '/api/sdk' });
+    return { partyId: developerOf(request), signedOut: true as const };
+  },
+});
+
+const PORTAL_ROUTES = [
+  developerWalletLogin,
+  listApiKeysRoute,
+  createApiKey,
+  revokeApiKeyRoute,
+  developerSignOut,
+  ...EARNINGS_ROUTES,
+];
+
+export async function portalRoutes(app: App, ctx: ServiceContext, deps: HttpDeps): Promise<void> {
+  await app.register(cookie);
+  registerRoutes(
+    app,
+    {
+      ctx,
+      apiKeys: deps.apiKeys,
+      limitLogins: clientAddressLimitHook(deps.buckets, DEFAULT_RATE_LIMITS.loginAttemptsPerMin),
+      ...sessionGuard(ctx),
+    },
+    PORTAL_ROUTES,
   );
 }
 
-interface SessionGuard {
-  /** `onRequest` hook: refuses a request without a live developer session. */
-  readonly requireSession: (request: FastifyRequest) => Promise<void>;
-  /** The signed-in developer of a request that passed `requireSession`. */
-  readonly developerOf: (request: FastifyRequest) => string;
-}
+type SessionGuard = Pick<PortalDeps, 'requireSession' | 'developerOf'>;
 
 function sessionGuard(ctx: ServiceContext): SessionGuard {
   const developers = new WeakMap<FastifyRequest, string>();
@@ -180,154 +331,6 @@ function sessionGuard(ctx: ServiceContext): SessionGuard {
       return developer;
     },
   };
-}
-
-function loginRoutes(app: App, ctx: ServiceContext, deps: HttpDeps): void {
-  app.post(
-    '/wallet-login',
-    {
-      onRequest: clientAddressLimitHook(deps.buckets, DEFAULT_RATE_LIMITS.loginAttemptsPerMin),
-      schema: {
-        operationId: 'developerWalletLogin',
-        summary: 'Sign in to the developer portal with a Canton wallet',
-        description:
-          'Two steps: `{partyId}` answers a challenge; the signed challenge answers a developer ' +
-          'session (also set as the HttpOnly cookie `pp_session`). Limited per client address.',
-        tags: TAGS,
-        security: SECURITY.none,
-        body: withExamples(
-          WalletLoginRequestSchema,
-          CHALLENGE_REQUEST_EXAMPLE,
-          SIGNED_CHALLENGE_EXAMPLE,
-        ),
-        response: {
-          200: withExamples(
-            WalletLoginResponseSchema,
-            challengeExample(PURPOSE),
-            DEVELOPER_SESSION_EXAMPLE,
-          ),
-        },
-        problems: errorResponses(
-          [
-            ...BODY_PROBLEMS,
-            'invalid_nonce',
-            'invalid_signature',
-            'rate_limited',
-            'ledger_unavailable',
-          ],
-          {
-            rate_limited: 'too many login attempts from this client address',
-            ledger_unavailable:
-              "the ledger could not be asked whether the key acts for the party (a party in a participant's namespace)",
-          },
-        ),
-      },
-    },
-    async (request, reply) => {
-      const { body } = request;
-      if (!('signature' in body)) return issueChallenge(ctx, body.partyId, PURPOSE);
-      return signIn(ctx, request, reply, body);
-    },
-  );
-}
-
-function keyRoutes(app: App, ctx: ServiceContext, deps: HttpDeps, guard: SessionGuard): void {
-  const { requireSession, developerOf } = guard;
-  app.get(
-    '/keys',
-    {
-      onRequest: requireSession,
-      schema: {
-        operationId: 'listApiKeys',
-        summary: "List the developer's API keys",
-        description: 'Every key of the signed-in developer, revoked ones included, with its usage.',
-        tags: TAGS,
-        security: SECURITY.developerSession,
-        response: {
-          200: withExamples(ApiKeyListSchema, API_KEY_LIST_EXAMPLE),
-        },
-        problems: errorResponses(SESSION_PROBLEMS),
-      },
-    },
-    async (request) => {
-      // Counts still buffered in this process would otherwise show up only seconds later.
-      await deps.apiKeys.flushUsage();
-      const keys = await listApiKeys(ctx.db, developerOf(request));
-      return { keys: keys.map(listingOf) };
-    },
-  );
-
-  createKeyRoute(app, ctx, deps, guard);
-
-  app.delete(
-    '/keys/:keyId',
-    {
-      onRequest: requireSession,
-      schema: {
-        operationId: 'revokeApiKey',
-        summary: 'Revoke an API key at once',
-        description: 'Revoking a revoked key answers the key as it stands, so a retry is no error.',
-        tags: TAGS,
-        security: SECURITY.developerSession,
-        params: KeyIdParamsSchema,
-        response: {
-          200: withExamples(ApiKeyListEntrySchema, API_KEY_REVOKED_EXAMPLE),
-        },
-        problems: errorResponses([...SESSION_WRITE_PROBLEMS, 'validation_error', 'not_found'], {
-          ...SESSION_WRITE_NOTES,
-          not_found: 'no key with this id among yours',
-        }),
-      },
-    },
-    async (request) => {
-      const revoked = await revokeKey(ctx, developerOf(request), request.params.keyId);
-      deps.apiKeys.invalidate();
-      return listingOf(revoked);
-    },
-  );
-}
-
-/** `POST /keys`: a new key, or the successor of a rotated one. */
-function createKeyRoute(app: App, ctx: ServiceContext, deps: HttpDeps, guard: SessionGuard): void {
-  const { requireSession, developerOf } = guard;
-  app.post(
-    '/keys',
-    {
-      onRequest: requireSession,
-      // A bare POST creates an unnamed key, as `{}` does.
-      preValidation: async (request) => {
-        request.body ??= {};
-      },
-      schema: {
-        operationId: 'createApiKey',
-        summary: 'Create an API key, or rotate one',
-        description:
-          'The full key is in this answer only. With `rotate`, the old key keeps working for 24 h. ' +
-          `An empty body creates an unnamed key. At most ${ACTIVE_API_KEYS_MAX} active keys ` +
-          '(neither revoked nor rotated) per developer; a rotation is always allowed.',
-        tags: TAGS,
-        security: SECURITY.developerSession,
-        body: withExamples(ApiKeyCreateSchema, API_KEY_CREATE_EXAMPLE),
-        response: {
-          201: withExamples(ApiKeyCreatedSchema, API_KEY_CREATED_EXAMPLE),
-        },
-        problems: errorResponses(
-          [...SESSION_WRITE_PROBLEMS, ...BODY_PROBLEMS, 'not_found', 'api_key_limit_reached'],
-          {
-            ...SESSION_WRITE_NOTES,
-            not_found: 'the key to `rotate` does not exist, is not yours, or is already revoked',
-            api_key_limit_reached: `you have ${ACTIVE_API_KEYS_MAX} active keys already; revoke one first (a rotation is always allowed)`,
-          },
-        ),
-      },
-    },
-    async (request, reply) => {
-      const created = await createKey(ctx, developerOf(request), request.body);
-      deps.apiKeys.invalidate();
-      reply.code(201);
-      return created;
-    },
-  );
 }
 
 async function signIn(

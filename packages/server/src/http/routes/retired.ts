@@ -5,6 +5,7 @@
 import type { App } from '../fastify.js';
 import { ApiError } from '../problem.js';
 import { errorResponses, SECURITY, TAG } from '../route-docs.js';
+import { type Route, registerRoutes, routeOf } from '../route-table.js';
 
 interface RetiredEndpoint {
   readonly operationId: string;
@@ -26,24 +27,28 @@ const RETIRED: Readonly<Record<string, RetiredEndpoint>> = {
   },
 };
 
+/** A retired endpoint's route: it needs nothing, and always answers 410. */
+function goneRoute(url: string, { operationId, summary, detail }: RetiredEndpoint): Route<null> {
+  return routeOf<null>()({
+    method: 'POST',
+    url,
+    schema: {
+      operationId,
+      summary,
+      description: `Always answers 410 \`gone\`: ${detail}`,
+      tags: [TAG.portal],
+      deprecated: true,
+      security: SECURITY.none,
+      problems: errorResponses(['gone']),
+    },
+    handler: async () => {
+      throw new ApiError('gone', detail);
+    },
+  });
+}
+
+const RETIRED_ROUTES = Object.entries(RETIRED).map(([url, endpoint]) => goneRoute(url, endpoint));
+
 export async function retiredRoutes(app: App): Promise<void> {
-  for (const [path, { operationId, summary, detail }] of Object.entries(RETIRED)) {
-    app.post(
-      path,
-      {
-        schema: {
-          operationId,
-          summary,
-          description: `Always answers 410 \`gone\`: ${detail}`,
-          tags: [TAG.portal],
-          deprecated: true,
-          security: SECURITY.none,
-          problems: errorResponses(['gone']),
-        },
-      },
-      async () => {
-        throw new ApiError('gone', detail);
-      },
-    );
-  }
+  registerRoutes(app, null, RETIRED_ROUTES);
 }

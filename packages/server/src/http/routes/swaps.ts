@@ -70,6 +70,7 @@ import {
   WALLET_TOKEN_PROBLEMS,
   withExamples,
 } from '../route-docs.js';
+import { registerRoutes, routeOf } from '../route-table.js';
 import { StreamCapReachedError, type StreamCaps } from '../stream-caps.js';
 
 const TAGS = [TAG.swaps];
@@ -98,276 +99,6 @@ const CREATE_PROBLEMS = [
  * has likely ended (a swap's stream ends with the swap).
  */
 const STREAMS_FULL_RETRY_AFTER_S = 30;
-
-/** @param streamCaps - The event streams each wallet party and API key may hold. */
-export async function swapRoutes(
-  app: App,
-  ctx: ServiceContext,
-  streamCaps: StreamCaps,
-): Promise<void> {
-  const preHandler = walletTokenHook(ctx);
-  const inFlight = new InFlightKeys();
-
-  app.post(
-    '/swaps',
-    {
-      preHandler,
-      // Exact JSON types: an amount is a string and the slippage tolerance a number, no coercion.
-      validatorCompiler: strictValidatorCompiler,
-      schema: {
-        operationId: 'createSwap',
-        summary: 'Create a swap intent',
-        description:
-          'Quotes the swap, checks it against the settlement-safety guard and the price-impact ' +
-          'cap, and creates a pending intent: send exactly `expectedAmount` from the wallet party ' +
-          'to `depositAddress` before `expiresAt`. With an `Idempotency-Key`, a retry with the ' +
-          'same body replays the first response (24 h, per API key); another body under the same ' +
-          'key is 422, and a retry while the first is still running is 409 ' +
-          '`idempotency_key_in_use`.',
-        tags: TAGS,
-        security: SECURITY,
-        body: withExamples(CreateSwapBodySchema, CREATE_SWAP_EXAMPLE),
-        headers: CreateSwapHeadersSchema,
-        response: {
-          201: withExamples(SwapIntentSchema, SWAP_INTENT_EXAMPLE),
-        },
-        problems: errorResponses(CREATE_PROBLEMS, {
-          amount_below_minimum:
-            'the amount does not cover the network fee; `minimumAmount` is the smallest accepted',
-          settlement_safety: 'the guard blocks this trade; `settlementSafety` says why',
-          wallet_party_mismatch: "`walletAddress` is not the wallet token's party",
-          active_intent_exists:
-            'an intent of this party, pool and input token is still pending; `intentId` names it',
-          ambiguous_pool_pair: 'the pair matches several pools; `candidates` lists them',
-          idempotency_key_in_use: 'the first request with this `Idempotency-Key` is still running',
-          idempotency_key_reused: 'this `Idempotency-Key` was used with another body',
-        }),
-      },
-    },
-    async (request, reply) => {
-      const answer = await createSwap(
-        { ctx, inFlight },
-        {
-          body: request.body,
-          walletParty: walletPartyOf(request),
-          apiKey: apiKeyOf(request),
-          idempotencyKey: request.headers['idempotency-key'],
-        },
-      );
-      if (answer.replayed) reply.header('Idempotent-Replayed', 'true');
-      // A replay sends the stored body of the first response, which is a SwapIntent.
-      return reply.code(answer.status as 201).send(answer.body as SwapIntent);
-    },
-  );
-
-  app.get(
-    '/swaps/:intentId',
-    {
-      preHandler,
-      schema: {
-        operationId: 'getSwapStatus',
-        summary: 'Get the status of a swap',
-        description: 'The intent with the facts of each stage and its state history.',
-        tags: TAGS,
-        security: SECURITY,
-        params: IntentIdParamsSchema,
-        response: {
-          200: withExamples(SwapStatusSchema, SWAP_STATUS_PAYOUT_OFFERED_EXAMPLE),
-        },
-        problems: errorResponses(INTENT_PROBLEMS, {
-          not_found: "no intent with this id for the wallet token's party",
-        }),
-      },
-    },
-    async (request) => {
-      const { intentId } = request.params;
-      const found = await getIntentWithEventsForParty(ctx.db, intentId, walletPartyOf(request));
-      if (found === null) throw noSuchIntent(intentId);
-      return swapStatusView(found.intent, found.events);
-    },
-  );
-
-  app.post(
-    '/swaps/:intentId/cancel',
-    {
-      preHandler,
-      schema: {
-        operationId: 'cancelSwap',
-        summary: 'Cancel a pending swap intent',
-        description: 'Only a pending intent (no deposit attributed yet) can be cancelled.',
-        tags: TAGS,
-        security: SECURITY,
-        params: IntentIdParamsSchema,
-        response: {
-          200: withExamples(CancelResultSchema, CANCEL_RESULT_EXAMPLE),
-        },
-        problems: errorResponses([...INTENT_PROBLEMS, 'intent_not_cancellable'], {
-          not_found: "no intent with this id for the wallet token's party",
-          intent_not_cancellable:
-            'the intent is no longer pending; `intentStatus` is its current state',
-        }),
-      },
-    },
-    async (request) => {
-      const intent = await ownIntent(ctx, request, request.params.intentId);
-      const cancelled = await cancelIntent(ctx.db, {
-        intentId: intent.intentId,
-        walletParty: intent.walletParty,
-        now: ctx.clock.now(),
-      });
-      if (cancelled === null) {
-        const current = await getIntentForParty(ctx.db, intent.intentId, intent.walletParty);
-        const status = current?.status ?? intent.status;
-        throw new ApiError(
-          'intent_not_cancellable',
-          `Intent ${intent.intentId} is ${status}; only a pending intent can be cancelled.`,
-          { intentStatus: status },
-        );
-      }
-      return { intentId: cancelled.intentId, status: 'cancelled' as const };
-    },
-  );
-
-  // Open streams end when the service stops; otherwise closing would wait for every client.
-  const openStreams = new Set<SwapEventStream>();
-  // One store read per intent per change, whatever the number of streams following it.
-  const snapshots = swapEventSnapshots(ctx.db, ctx.intentEvents);
-  app.addHook('preClose', async () => {
-    for (const stream of openStreams) stream.end();
-  });
-
-  app.get(
-    '/swaps/:intentId/events',
-    {
-      preHandler,
-      schema: {
-        operationId: 'streamSwapEvents',
-        summary: 'Stream the state changes of a swap (Server-Sent Events)',
-        description: EVENTS_DESCRIPTION,
-        tags: TAGS,
-        security: SECURITY,
-        params: IntentIdParamsSchema,
-        headers: EventsHeadersSchema,
-        querystring: EventsQuerySchema,
-        response: {
-          200: {
-            description: 'The event stream.',
-            content: {
-              'text/event-stream': { schema: EventStreamSchema, example: SWAP_EVENTS_EXAMPLE },
-            },
-          },
-        },
-        problems: errorResponses(INTENT_PROBLEMS, {
-          validation_error: '`Last-Event-ID` is not an event id of this swap',
-          not_found: "no intent with this id for the wallet token's party",
-          rate_limited:
-            'the API key is over its rate limit, the wallet party or the API key holds as many ' +
-            'streams as it may (`limit` names which, `max` its number), or this server has no ' +
-            'event stream left (poll `GET /v1/swaps/{intentId}` meanwhile)',
-        }),
-      },
-    },
-    async (request, reply) => {
-      const intent = await ownIntent(ctx, request, request.params.intentId);
-      const after = lastEventIdOf(request.headers['last-event-id'], request.query.lastEventId);
-      const release = holdStreamSlot(streamCaps, request, reply, intent.intentId);
-      const stream = await openEventStream(snapshots, request, intent.intentId, after).catch(
-        (error: unknown) => {
-          release();
-          throw error;
-        },
-      );
-      openStreams.add(stream);
-      reply.raw.once('close', () => openStreams.delete(stream));
-      reply
-        .header('Cache-Control', 'no-cache')
-        .header('X-Accel-Buffering', 'no')
-        .type('text/event-stream; charset=utf-8');
-      // The stream writes to the response itself (swap-event-stream.ts says why), so Fastify
-      // steps aside once the headers it gathered (request id, security, CORS) are written; its
-      // onResponse hooks (metrics, the request log) still run when the response finishes.
-      reply.hijack();
-      for (const [name, value] of Object.entries(reply.getHeaders())) {
-        if (value !== undefined) reply.raw.setHeader(name, value);
-      }
-      reply.raw.writeHead(200);
-      if (request.method === 'HEAD') {
-        // The answer a GET would start with, and nothing to follow.
-        stream.end();
-        reply.raw.end();
-      } else stream.start(reply.raw);
-    },
-  );
-
-  app.get(
-    '/track/:partyId',
-    {
-      preHandler,
-      schema: {
-        operationId: 'listPartySwaps',
-        summary: "List the party's swaps",
-        description:
-          "The swaps of the wallet party created through this API key's developer, newest " +
-          "first; `partyId` must be the wallet token's party. Pass `nextCursor` as `cursor` " +
-          'for the next page.',
-        tags: TAGS,
-        security: SECURITY,
-        params: PartyIdParamsSchema,
-        querystring: TrackQuerySchema,
-        response: {
-          200: withExamples(TrackResultSchema, TRACK_RESULT_EXAMPLE),
-        },
-        problems: errorResponses([...AUTH_PROBLEMS, 'validation_error', 'wallet_party_mismatch'], {
-          validation_error: 'a query parameter is malformed, or `cursor` is not one we issued',
-          wallet_party_mismatch: "`partyId` is not the wallet token's party",
-        }),
-      },
-    },
-    async (request) => {
-      const { partyId } = request.params;
-      if (partyId !== walletPartyOf(request)) {
-        throw new ApiError(
-          'wallet_party_mismatch',
-          "partyId must be the wallet token's party; a wallet sees its own swaps only.",
-        );
-      }
-      const { status, limit, cursor } = request.query;
-      const page = await listIntentsForParty(ctx.db, {
-        walletParty: partyId,
-        developerParty: apiKeyOf(request).developerParty,
-        ...(status !== undefined && { statuses: [status] }),
-        limit: limit ?? TRACK_LIMIT_DEFAULT,
-        cursor: cursor === undefined ? null : cursorOf(cursor),
-      });
-      const histories = await listIntentHistories(
-        ctx.db,
-        page.intents.map((intent) => intent.intentId),
-      );
-      return {
-        partyId,
-        swaps: page.intents.map((intent) =>
-          swapStatusView(intent, histories.get(intent.intentId) ?? []),
-        ),
-        nextCursor: page.nextCursor === null ? null : encodeIntentCursor(page.nextCursor),
-      };
-    },
-  );
-}
-
-/** The wallet party's intent; anyone else's, like an unknown id, is 404. */
-async function ownIntent(
-  ctx: ServiceContext,
-  request: FastifyRequest,
-  intentId: string,
-): Promise<IntentRecord> {
-  const intent = await getIntentForParty(ctx.db, intentId, walletPartyOf(request));
-  if (intent === null) throw noSuchIntent(intentId);
-  return intent;
-}
-
-function noSuchIntent(intentId: string): ApiError {
-  return new ApiError('not_found', `No swap intent ${intentId}.`);
-}
 
 const EVENTS_DESCRIPTION =
   'A `text/event-stream` of the swap (docs/spec/lifecycle.md#events). It sends the current ' +
@@ -409,6 +140,296 @@ const EventStreamSchema = Type.String({
   description:
     'Server-Sent Events: `event: <state>`, `id: <sequence number>`, `data: <SwapStatus JSON>`.',
 });
+
+/** What the swap routes share. */
+interface SwapDeps {
+  readonly ctx: ServiceContext;
+  /** Checks the wallet token of every route here. */
+  readonly authenticateWallet: ReturnType<typeof walletTokenHook>;
+  /** Idempotency keys whose first request is still running. */
+  readonly inFlight: InFlightKeys;
+  /** The event streams each wallet party and API key may hold. */
+  readonly streamCaps: StreamCaps;
+  /** One store read per intent per change, whatever the number of streams following it. */
+  readonly snapshots: SwapEventSnapshots;
+  /** The streams open now: they end when the service stops. */
+  readonly openStreams: Set<SwapEventStream>;
+}
+
+const swapRoute = routeOf<SwapDeps>();
+const walletTokenOnly = ({ authenticateWallet }: SwapDeps) => ({ preHandler: authenticateWallet });
+
+const createSwapRoute = swapRoute({
+  method: 'POST',
+  url: '/swaps',
+  hooks: (deps) => ({
+    ...walletTokenOnly(deps),
+    // Exact JSON types: an amount is a string and the slippage tolerance a number, no coercion.
+    validatorCompiler: strictValidatorCompiler,
+  }),
+  schema: {
+    operationId: 'createSwap',
+    summary: 'Create a swap intent',
+    description:
+      'Quotes the swap, checks it against the settlement-safety guard and the price-impact ' +
+      'cap, and creates a pending intent: send exactly `expectedAmount` from the wallet party ' +
+      'to `depositAddress` before `expiresAt`. With an `Idempotency-Key`, a retry with the ' +
+      'same body replays the first response (24 h, per API key); another body under the same ' +
+      'key is 422, and a retry while the first is still running is 409 ' +
+      '`idempotency_key_in_use`.',
+    tags: TAGS,
+    security: SECURITY,
+    body: withExamples(CreateSwapBodySchema, CREATE_SWAP_EXAMPLE),
+    headers: CreateSwapHeadersSchema,
+    response: {
+      201: withExamples(SwapIntentSchema, SWAP_INTENT_EXAMPLE),
+    },
+    problems: errorResponses(CREATE_PROBLEMS, {
+      amount_below_minimum:
+        'the amount does not cover the network fee; `minimumAmount` is the smallest accepted',
+      settlement_safety: 'the guard blocks this trade; `settlementSafety` says why',
+      wallet_party_mismatch: "`walletAddress` is not the wallet token's party",
+      active_intent_exists:
+        'an intent of this party, pool and input token is still pending; `intentId` names it',
+      ambiguous_pool_pair: 'the pair matches several pools; `candidates` lists them',
+      idempotency_key_in_use: 'the first request with this `Idempotency-Key` is still running',
+      idempotency_key_reused: 'this `Idempotency-Key` was used with another body',
+    }),
+  },
+  handler: async ({ ctx, inFlight }, request, reply) => {
+    const answer = await createSwap(
+      { ctx, inFlight },
+      {
+        body: request.body,
+        walletParty: walletPartyOf(request),
+        apiKey: apiKeyOf(request),
+        idempotencyKey: request.headers['idempotency-key'],
+      },
+    );
+    if (answer.replayed) reply.header('Idempotent-Replayed', 'true');
+    // A replay sends the stored body of the first response, which is a SwapIntent.
+    return reply.code(answer.status as 201).send(answer.body as SwapIntent);
+  },
+});
+
+const getSwapStatus = swapRoute({
+  method: 'GET',
+  url: '/swaps/:intentId',
+  hooks: walletTokenOnly,
+  schema: {
+    operationId: 'getSwapStatus',
+    summary: 'Get the status of a swap',
+    description: 'The intent with the facts of each stage and its state history.',
+    tags: TAGS,
+    security: SECURITY,
+    params: IntentIdParamsSchema,
+    response: {
+      200: withExamples(SwapStatusSchema, SWAP_STATUS_PAYOUT_OFFERED_EXAMPLE),
+    },
+    problems: errorResponses(INTENT_PROBLEMS, {
+      not_found: "no intent with this id for the wallet token's party",
+    }),
+  },
+  handler: async ({ ctx }, request) => {
+    const { intentId } = request.params;
+    const found = await getIntentWithEventsForParty(ctx.db, intentId, walletPartyOf(request));
+    if (found === null) throw noSuchIntent(intentId);
+    return swapStatusView(found.intent, found.events);
+  },
+});
+
+const cancelSwap = swapRoute({
+  method: 'POST',
+  url: '/swaps/:intentId/cancel',
+  hooks: walletTokenOnly,
+  schema: {
+    operationId: 'cancelSwap',
+    summary: 'Cancel a pending swap intent',
+    description: 'Only a pending intent (no deposit attributed yet) can be cancelled.',
+    tags: TAGS,
+    security: SECURITY,
+    params: IntentIdParamsSchema,
+    response: {
+      200: withExamples(CancelResultSchema, CANCEL_RESULT_EXAMPLE),
+    },
+    problems: errorResponses([...INTENT_PROBLEMS, 'intent_not_cancellable'], {
+      not_found: "no intent with this id for the wallet token's party",
+      intent_not_cancellable:
+        'the intent is no longer pending; `intentStatus` is its current state',
+    }),
+  },
+  handler: async ({ ctx }, request) => {
+    const intent = await ownIntent(ctx, request, request.params.intentId);
+    const cancelled = await cancelIntent(ctx.db, {
+      intentId: intent.intentId,
+      walletParty: intent.walletParty,
+      now: ctx.clock.now(),
+    });
+    if (cancelled === null) {
+      const current = await getIntentForParty(ctx.db, intent.intentId, intent.walletParty);
+      const status = current?.status ?? intent.status;
+      throw new ApiError(
+        'intent_not_cancellable',
+        `Intent ${intent.intentId} is ${status}; only a pending intent can be cancelled.`,
+        { intentStatus: status },
+      );
+    }
+    return { intentId: cancelled.intentId, status: 'cancelled' as const };
+  },
+});
+
+const streamSwapEvents = swapRoute({
+  method: 'GET',
+  url: '/swaps/:intentId/events',
+  hooks: walletTokenOnly,
+  schema: {
+    operationId: 'streamSwapEvents',
+    summary: 'Stream the state changes of a swap (Server-Sent Events)',
+    description: EVENTS_DESCRIPTION,
+    tags: TAGS,
+    security: SECURITY,
+    params: IntentIdParamsSchema,
+    headers: EventsHeadersSchema,
+    querystring: EventsQuerySchema,
+    response: {
+      200: {
+        description: 'The event stream.',
+        content: {
+          'text/event-stream': { schema: EventStreamSchema, example: SWAP_EVENTS_EXAMPLE },
+        },
+      },
+    },
+    problems: errorResponses(INTENT_PROBLEMS, {
+      validation_error: '`Last-Event-ID` is not an event id of this swap',
+      not_found: "no intent with this id for the wallet token's party",
+      rate_limited:
+        'the API key is over its rate limit, the wallet party or the API key holds as many ' +
+        'streams as it may (`limit` names which, `max` its number), or this server has no ' +
+        'event stream left (poll `GET /v1/swaps/{intentId}` meanwhile)',
+    }),
+  },
+  handler: async ({ ctx, streamCaps, snapshots, openStreams }, request, reply) => {
+    const intent = await ownIntent(ctx, request, request.params.intentId);
+    const after = lastEventIdOf(request.headers['last-event-id'], request.query.lastEventId);
+    const release = holdStreamSlot(streamCaps, request, reply, intent.intentId);
+    const stream = await openEventStream(snapshots, request, intent.intentId, after).catch(
+      (error: unknown) => {
+        release();
+        throw error;
+      },
+    );
+    openStreams.add(stream);
+    reply.raw.once('close', () => openStreams.delete(stream));
+    reply
+      .header('Cache-Control', 'no-cache')
+      .header('X-Accel-Buffering', 'no')
+      .type('text/event-stream; charset=utf-8');
+    // The stream writes to the response itself (swap-event-stream.ts says why), so Fastify
+    // steps aside once the headers it gathered (request id, security, CORS) are written; its
+    // onResponse hooks (metrics, the request log) still run when the response finishes.
+    reply.hijack();
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) reply.raw.setHeader(name, value);
+    }
+    reply.raw.writeHead(200);
+    if (request.method === 'HEAD') {
+      // The answer a GET would start with, and nothing to follow.
+      stream.end();
+      reply.raw.end();
+    } else stream.start(reply.raw);
+  },
+});
+
+const listPartySwaps = swapRoute({
+  method: 'GET',
+  url: '/track/:partyId',
+  hooks: walletTokenOnly,
+  schema: {
+    operationId: 'listPartySwaps',
+    summary: "List the party's swaps",
+    description:
+      "The swaps of the wallet party created through this API key's developer, newest " +
+      "first; `partyId` must be the wallet token's party. Pass `nextCursor` as `cursor` " +
+      'for the next page.',
+    tags: TAGS,
+    security: SECURITY,
+    params: PartyIdParamsSchema,
+    querystring: TrackQuerySchema,
+    response: {
+      200: withExamples(TrackResultSchema, TRACK_RESULT_EXAMPLE),
+    },
+    problems: errorResponses([...AUTH_PROBLEMS, 'validation_error', 'wallet_party_mismatch'], {
+      validation_error: 'a query parameter is malformed, or `cursor` is not one we issued',
+      wallet_party_mismatch: "`partyId` is not the wallet token's party",
+    }),
+  },
+  handler: async ({ ctx }, request) => {
+    const { partyId } = request.params;
+    if (partyId !== walletPartyOf(request)) {
+      throw new ApiError(
+        'wallet_party_mismatch',
+        "partyId must be the wallet token's party; a wallet sees its own swaps only.",
+      );
+    }
+    const { status, limit, cursor } = request.query;
+    const page = await listIntentsForParty(ctx.db, {
+      walletParty: partyId,
+      developerParty: apiKeyOf(request).developerParty,
+      ...(status !== undefined && { statuses: [status] }),
+      limit: limit ?? TRACK_LIMIT_DEFAULT,
+      cursor: cursor === undefined ? null : cursorOf(cursor),
+    });
+    const histories = await listIntentHistories(
+      ctx.db,
+      page.intents.map((intent) => intent.intentId),
+    );
+    return {
+      partyId,
+      swaps: page.intents.map((intent) =>
+        swapStatusView(intent, histories.get(intent.intentId) ?? []),
+      ),
+      nextCursor: page.nextCursor === null ? null : encodeIntentCursor(page.nextCursor),
+    };
+  },
+});
+
+const SWAP_ROUTES = [createSwapRoute, getSwapStatus, cancelSwap, streamSwapEvents, listPartySwaps];
+
+/** @param streamCaps - The event streams each wallet party and API key may hold. */
+export async function swapRoutes(
+  app: App,
+  ctx: ServiceContext,
+  streamCaps: StreamCaps,
+): Promise<void> {
+  const deps: SwapDeps = {
+    ctx,
+    authenticateWallet: walletTokenHook(ctx),
+    inFlight: new InFlightKeys(),
+    streamCaps,
+    snapshots: swapEventSnapshots(ctx.db, ctx.intentEvents),
+    openStreams: new Set(),
+  };
+  // Open streams end when the service stops; otherwise closing would wait for every client.
+  app.addHook('preClose', async () => {
+    for (const stream of deps.openStreams) stream.end();
+  });
+  registerRoutes(app, deps, SWAP_ROUTES);
+}
+
+/** The wallet party's intent; anyone else's, like an unknown id, is 404. */
+async function ownIntent(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  intentId: string,
+): Promise<IntentRecord> {
+  const intent = await getIntentForParty(ctx.db, intentId, walletPartyOf(request));
+  if (intent === null) throw noSuchIntent(intentId);
+  return intent;
+}
+
+function noSuchIntent(intentId: string): ApiError {
+  return new ApiError('not_found', `No swap intent ${intentId}.`);
+}
 
 /** The header wins over the query parameter; both are validated by the route's schema. */
 function lastEventIdOf(header: string | undefined, query: string | undefined): number | null {

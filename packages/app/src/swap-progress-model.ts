@@ -1,7 +1,9 @@
 /**
- * What each swap state means to the person swapping (docs/spec/lifecycle.md#states), and the
- * timeline the progress view draws: the in-progress states in lifecycle order, each reached or not,
- * then the outcome. Pure: the view renders what these functions answer for a status.
+ * The model behind the swap progress view, pure: what each swap state means to the person
+ * swapping (docs/spec/lifecycle.md#states), the timeline the view draws (the in-progress states in
+ * lifecycle order, each reached or not, then the outcome), and what the user must do now. The view
+ * renders what these functions answer for a status; the transitions between states are core's
+ * (`packages/core/src/lifecycle.ts`).
  */
 import { IN_PROGRESS_STATES, type SwapState, type SwapStatus } from '@poolparty/sdk';
 

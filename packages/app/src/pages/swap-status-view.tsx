@@ -1,0 +1,223 @@
+/**
+ * One swap's status on its progress page (swap-progress.tsx): the outcome so far, the action the
+ * user must take (send the deposit, accept an offer), every lifecycle state reached or not, and
+ * why a refund or failure happened and what came back.
+ */
+import type { SwapStatus } from '@poolparty/sdk';
+import { useEffect, useState } from 'preact/hooks';
+import { takeDepositRequest } from '../deposit-request.js';
+import { describeError } from '../describe-error.js';
+import { formatAmount, formatTime } from '../format.js';
+import { useServices } from '../services.js';
+import {
+  type RequiredAction,
+  requiredAction,
+  stateText,
+  timelineOf,
+} from '../swap-progress-model.js';
+
+interface StatusViewProps {
+  status: SwapStatus;
+  refresh: () => Promise<SwapStatus>;
+  onRefreshed: (status: SwapStatus) => void;
+}
+
+type OfferAction = Extract<RequiredAction, { kind: 'accept' }>;
+
+export function SwapStatusView(props: StatusViewProps) {
+  const { status } = props;
+  const { wallet, action, busy, actionError, act } = useStatusActions(props);
+  const outcome = stateText(status.status);
+  const disabled = busy !== null || wallet === null;
+  return (
+    <section
+      class="card"
+      aria-labelledby="status-heading"
+      data-testid="swap-status"
+      data-state={status.status}
+    >
+      <h2 id="status-heading" aria-live="polite">
+        {outcome.title}
+      </h2>
+      <SwapAmounts status={status} />
+      {action?.kind === 'deposit' && (
+        <DepositDue
+          status={status}
+          disabled={disabled}
+          onSend={() => act('Sending your deposit…', async () => wallet?.sendDeposit(status))}
+        />
+      )}
+      {action?.kind === 'accept' && (
+        <OfferToAccept
+          action={action}
+          disabled={disabled}
+          onAccept={() =>
+            act('Accepting the offer…', async () =>
+              wallet?.acceptOffer(action.offerId, action.tokenAdmin),
+            )
+          }
+        />
+      )}
+      {busy && (
+        <p role="status" data-testid="action-busy">
+          {busy}
+        </p>
+      )}
+      {actionError && (
+        <p role="alert" class="error">
+          {actionError}
+        </p>
+      )}
+      <Timeline status={status} />
+      <LegOutcomes status={status} />
+    </section>
+  );
+}
+
+/**
+ * The action the status asks of the user, and running it: `busy` says what is under way, and the
+ * status is read again after. A swap just created on the swap page has its deposit sent at once.
+ */
+function useStatusActions(props: StatusViewProps) {
+  const { status } = props;
+  const { wallet } = useServices();
+  const [busy, setBusy] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const action = requiredAction(status);
+
+  const act = async (doing: string, work: () => Promise<void>) => {
+    setBusy(doing);
+    setActionError(null);
+    try {
+      await work();
+      props.onRefreshed(await props.refresh());
+    } catch (caught) {
+      setActionError(describeError(caught));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  // A swap just created on the swap page: send its deposit now, once.
+  const depositDue = action?.kind === 'deposit' && wallet?.partyId === status.outputAddress;
+  useEffect(() => {
+    if (!depositDue || wallet === null || !takeDepositRequest(status.intentId)) return;
+    void act('Sending your deposit: confirm in your wallet if it asks…', () =>
+      wallet.sendDeposit(status),
+    );
+  }, [depositDue, wallet, status.intentId]);
+
+  return { wallet, action, busy, actionError, act };
+}
+
+function SwapAmounts(props: { status: SwapStatus }) {
+  const { status } = props;
+  return (
+    <p>
+      {formatAmount(status.expectedAmount, 10)} {status.inputToken} →{' '}
+      {status.actualOutput !== null
+        ? `${formatAmount(status.actualOutput, 10)} ${status.outputToken}`
+        : `about ${formatAmount(status.expectedOutput, 10)} ${status.outputToken} (at least ${formatAmount(status.minOutput, 10)})`}
+    </p>
+  );
+}
+
+function DepositDue(props: { status: SwapStatus; disabled: boolean; onSend: () => void }) {
+  const { status } = props;
+  return (
+    <div class="card">
+      <p>
+        Send exactly {status.expectedAmount} {status.inputToken} to the pool before{' '}
+        {formatTime(status.expiresAt)}.
+      </p>
+      <button type="button" class="primary" disabled={props.disabled} onClick={props.onSend}>
+        Send the deposit
+      </button>
+    </div>
+  );
+}
+
+function OfferToAccept(props: { action: OfferAction; disabled: boolean; onAccept: () => void }) {
+  const { action } = props;
+  return (
+    <section class="card" aria-labelledby="offer-heading" data-testid="offer">
+      <h3 id="offer-heading">
+        {action.leg === 'payout' ? 'Your payout is waiting' : 'Your refund is waiting'}
+      </h3>
+      <p>
+        Your party does not accept transfers automatically, so the{' '}
+        {action.leg === 'payout' ? 'output' : 'refund'} of {formatAmount(action.amount, 10)}{' '}
+        {action.token} was offered to you. Accept it
+        {action.expiresAt ? ` before ${formatTime(action.expiresAt)}` : ''}; unanswered, the offer
+        lapses{action.leg === 'payout' ? ' and the swap is reversed' : ''}.
+      </p>
+      <button type="button" class="primary" disabled={props.disabled} onClick={props.onAccept}>
+        Accept {formatAmount(action.amount, 10)} {action.token}
+      </button>
+    </section>
+  );
+}
+
+function Timeline(props: { status: SwapStatus }) {
+  return (
+    <ol class="states" aria-label="Progress">
+      {timelineOf(props.status).map((step) => (
+        <li
+          key={step.state}
+          data-state={step.state}
+          data-reached={String(step.at !== null)}
+          data-current={String(step.current)}
+          data-outcome={step.current && step.text.tone !== 'neutral' ? step.text.tone : undefined}
+          aria-current={step.current ? 'step' : undefined}
+        >
+          {step.text.title}
+          {step.at && <span class="muted"> · {formatTime(step.at)}</span>}
+          {step.current && <p class="hint">{step.text.detail}</p>}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** Why the swap failed, and the refund and payout with where each stands. */
+function LegOutcomes(props: { status: SwapStatus }) {
+  const { status } = props;
+  return (
+    <>
+      {status.failureReason && (
+        <p data-testid="failure-reason">
+          Why: {status.failureReason.message}{' '}
+          <span class="muted">({status.failureReason.code})</span>
+        </p>
+      )}
+      {status.refund && (
+        <p data-testid="refund">
+          Refund: {formatAmount(status.refund.amount, 10)} {status.inputToken} (
+          {legStateText(status.refund.state)}; network fee kept{' '}
+          {formatAmount(status.refund.networkFeeAmount, 10)} {status.inputToken})
+        </p>
+      )}
+      {status.payout && (
+        <p data-testid="payout">
+          Payout: {formatAmount(status.payout.amount, 10)} {status.outputToken} (
+          {legStateText(status.payout.state)})
+        </p>
+      )}
+    </>
+  );
+}
+
+function legStateText(state: string): string {
+  switch (state) {
+    case 'offered':
+      return 'offered, waiting for you to accept';
+    case 'committed':
+      return 'arrived in your party';
+    case 'rejected':
+      return 'rejected';
+    case 'expired':
+      return 'the offer expired unanswered';
+    default:
+      return state;
+  }
+}
