@@ -4,6 +4,7 @@
  * endpoints under `/devnet` (devnet mode only), and the operational endpoints at the root.
  */
 import cors from '@fastify/cors';
+import type { LocalLedger } from '@poolparty/ledger';
 import type { onRequestHookHandler } from 'fastify';
 import { ApiKeyDirectory } from '../auth/api-key-directory.js';
 import { devnetEnabled } from '../config.js';
@@ -24,7 +25,7 @@ import { swapRoutes } from './routes/swaps.js';
 import { walletAuthRoutes } from './routes/wallet-auth.js';
 import { StreamCaps } from './stream-caps.js';
 import { BucketStore } from './token-bucket.js';
-import { webAppRoutes } from './web-app.js';
+import { type WebAppConfig, webAppRoutes } from './web-app.js';
 
 /** CORS for browser apps on the configured origins, exposing what a client needs to read. */
 function corsOptions(ctx: ServiceContext, requestHeaders: readonly string[]) {
@@ -105,19 +106,7 @@ export async function buildApp(ctx: ServiceContext, options: BuildAppOptions = {
   await app.register(async (scope) => healthRoutes(scope, ctx));
   await app.register(async (scope) => retiredRoutes(scope));
   await app.register(async (scope) =>
-    webAppRoutes(
-      scope,
-      {
-        environment: ctx.settings.environment,
-        apiKey: options.webAppApiKey ?? null,
-        devnet: devnetEnabled(ctx.settings) && ctx.devnetLedger !== null,
-        cantonRegistries: {
-          defaultUrl: ctx.settings.cantonRegistryUrl,
-          byAdmin: ctx.settings.cantonRegistryUrls,
-        },
-      },
-      options.webAppDist,
-    ),
+    webAppRoutes(scope, webAppConfigOf(ctx, options), options.webAppDist),
   );
   await app.register(
     async (scope) => {
@@ -125,44 +114,64 @@ export async function buildApp(ctx: ServiceContext, options: BuildAppOptions = {
     },
     { prefix: '/api/sdk' },
   );
-  await app.register(
-    async (v1) => {
-      v1.addHook('onRequest', refuseMalformedPreflight);
-      await v1.register(
-        cors,
-        corsOptions(ctx, ['X-API-Key', 'Authorization', 'Idempotency-Key', 'Last-Event-ID']),
-      );
-      v1.addHook('onRequest', apiKeyHook(ctx, deps.apiKeys, deps.buckets));
-      await walletAuthRoutes(v1, ctx, deps);
-      await marketRoutes(v1, ctx);
-      await swapRoutes(v1, ctx, deps.streamCaps);
-    },
-    { prefix: '/v1' },
-  );
+  await app.register(async (v1) => clientApi(v1, ctx, deps), { prefix: '/v1' });
   if (devnetEnabled(ctx.settings) && ctx.devnetLedger !== null) {
     const ledger = ctx.devnetLedger;
-    await app.register(
-      async (scope) => {
-        // Browser demos on devnet make their deposits through these endpoints too; the control
-        // endpoints answer only their own origins (devnet-cors.ts).
-        scope.addHook('onRequest', refuseMalformedPreflight);
-        await scope.register(cors, {
-          delegator: devnetCorsDelegator({
-            general: corsOptions(ctx, ['X-Party-Signature']),
-            controlOrigins: ctx.settings.devnetControlOrigins,
-          }),
-        });
-        await devnetRoutes(scope, {
-          ledger,
-          buckets: deps.buckets,
-          controlOrigins: ctx.settings.devnetControlOrigins,
-          onClockAdvanced: async () => {
-            await ctx.clock.sync?.();
-          },
-        });
-      },
-      { prefix: '/devnet' },
-    );
+    await app.register(async (scope) => devnetApi(scope, ctx, deps, ledger), {
+      prefix: '/devnet',
+    });
   }
   return app;
+}
+
+/** What the web pages are told about the service they run against. */
+function webAppConfigOf(ctx: ServiceContext, options: BuildAppOptions): WebAppConfig {
+  return {
+    environment: ctx.settings.environment,
+    apiKey: options.webAppApiKey ?? null,
+    devnet: devnetEnabled(ctx.settings) && ctx.devnetLedger !== null,
+    cantonRegistries: {
+      defaultUrl: ctx.settings.cantonRegistryUrl,
+      byAdmin: ctx.settings.cantonRegistryUrls,
+    },
+  };
+}
+
+/** The client API under `/v1`: CORS for browser apps, then the API key on every route. */
+async function clientApi(v1: App, ctx: ServiceContext, deps: HttpDeps): Promise<void> {
+  v1.addHook('onRequest', refuseMalformedPreflight);
+  await v1.register(
+    cors,
+    corsOptions(ctx, ['X-API-Key', 'Authorization', 'Idempotency-Key', 'Last-Event-ID']),
+  );
+  v1.addHook('onRequest', apiKeyHook(ctx, deps.apiKeys, deps.buckets));
+  await walletAuthRoutes(v1, ctx, deps);
+  await marketRoutes(v1, ctx);
+  await swapRoutes(v1, ctx, deps.streamCaps);
+}
+
+/** The devnet endpoints under `/devnet`, in devnet mode with the local ledger only. */
+async function devnetApi(
+  scope: App,
+  ctx: ServiceContext,
+  deps: HttpDeps,
+  ledger: LocalLedger,
+): Promise<void> {
+  // Browser demos on devnet make their deposits through these endpoints too; the control
+  // endpoints answer only their own origins (devnet-cors.ts).
+  scope.addHook('onRequest', refuseMalformedPreflight);
+  await scope.register(cors, {
+    delegator: devnetCorsDelegator({
+      general: corsOptions(ctx, ['X-Party-Signature']),
+      controlOrigins: ctx.settings.devnetControlOrigins,
+    }),
+  });
+  await devnetRoutes(scope, {
+    ledger,
+    buckets: deps.buckets,
+    controlOrigins: ctx.settings.devnetControlOrigins,
+    onClockAdvanced: async () => {
+      await ctx.clock.sync?.();
+    },
+  });
 }
