@@ -190,7 +190,7 @@ async function serveDevnetLedger(flags: Record<string, string | undefined>): Pro
     console.error(`poolparty: ${portProblem}`);
     process.exit(1);
   }
-  const { runDevnetLedger } = await import('./devnet-ledger/command.js');
+  const { runDevnetLedger } = await import('./devnet-ledger/serve-ledger.js');
   await runDevnetLedger(result.settings);
 }
 

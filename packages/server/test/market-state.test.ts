@@ -1,6 +1,7 @@
 import { Amount, compareRatio, evaluateSettlementSafety, ratio } from '@poolparty/core';
 import type { PoolRecord } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
+import { poolToWire, tokensOf } from '../src/market/pool-view.js';
 import {
   guardSnapshotOf,
   POOL_HISTORY_AGE_MAX_MS,
@@ -9,8 +10,7 @@ import {
   referenceOf,
   thresholdsOf,
   timeWeightedPrice,
-} from '../src/market/guard-inputs.js';
-import { poolToWire, tokensOf } from '../src/market/pool-view.js';
+} from '../src/market/quote-guard-inputs.js';
 import { Refreshed } from '../src/market/refreshed.js';
 import { usdPriceSourceOf } from '../src/market/usd-prices.js';
 

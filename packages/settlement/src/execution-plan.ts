@@ -21,7 +21,12 @@ import {
 import type { Holding } from '@poolparty/ledger';
 import type { IntentRecord, PoolBalances, PoolRecord } from '@poolparty/store';
 import { applyMovements, credit, debit, type Movement, type Side } from './accounting.js';
-import { type GuardFigures, guardSnapshotFrom, poolThresholds, withSwap } from './guard-inputs.js';
+import {
+  type GuardFigures,
+  guardSnapshotFrom,
+  poolThresholds,
+  withSwap,
+} from './execution-guard-inputs.js';
 import { intentFees, sideOf } from './legs.js';
 import { networkChargeBps, type PriceBook } from './prices.js';
 

@@ -43,13 +43,13 @@ import {
 } from '@poolparty/store';
 import { AccountingError, lockPool } from './accounting.js';
 import { Effects, type EngineContext, EngineCrash } from './context.js';
+import { readGuardFigures } from './execution-guard-inputs.js';
 import {
   instrumentsOf,
   type PoolBatchPlan,
   planPoolBatch,
   type SwapPlan,
 } from './execution-plan.js';
-import { readGuardFigures } from './guard-inputs.js';
 import { intentFees, type TransferPayload } from './legs.js';
 import { type PriceBook, readPriceBook, usdValue } from './prices.js';
 import { claimPoolExecution } from './queries.js';

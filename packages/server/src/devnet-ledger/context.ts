@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { type AuthSettings, authenticatedUser, bearerToken, subprotocolToken } from './auth.js';
 import { permissionDenied } from './canton-errors.js';
 import type { ContractHistory } from './contract-history.js';
-import type { CommandRunner } from './ledger-commands.js';
+import type { CommandRunner } from './token-standard-commands.js';
 import type { UserDirectory } from './users.js';
 
 export interface ServerContext {

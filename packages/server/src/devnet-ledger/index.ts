@@ -13,16 +13,16 @@ import { registerProblemHandlers } from '../http/problem.js';
 import { devnetRoutes } from '../http/routes/devnet.js';
 import { DEFAULT_AUDIENCE, WS_AUTH_PROTOCOL } from './auth.js';
 import { asCantonError, CantonApiError, invalidArgument, RegistryError } from './canton-errors.js';
-import { commandRoutes } from './commands.js';
+import { commandRoutes } from './command-routes.js';
 import { authenticate, type ServerContext } from './context.js';
 import { ContractHistory } from './contract-history.js';
 import { contractRoutes } from './contracts.js';
 import { interactiveSubmissionRoutes } from './interactive-submission.js';
-import { CommandRunner } from './ledger-commands.js';
 import { participantRoutes } from './participant-routes.js';
 import { type DevnetPoolListing, poolManifestRoutes } from './pool-manifest.js';
 import { PER_ADMIN_REGISTRY_PREFIX, registryRoutes } from './registry.js';
 import { SCAN_PROXY_PREFIX, scanProxyRoutes } from './scan-proxy.js';
+import { CommandRunner } from './token-standard-commands.js';
 import { updateRoutes } from './updates.js';
 import { DEFAULT_USER, UserDirectory } from './users.js';
 

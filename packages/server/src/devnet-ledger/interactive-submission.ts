@@ -23,10 +23,10 @@ import { decodeBase64, fingerprint, verifyEd25519 } from '@poolparty/core';
 import type { CommandResult } from '@poolparty/ledger';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidArgument } from './canton-errors.js';
-import { parseTransactionFormat, submittedTransaction } from './commands.js';
+import { parseTransactionFormat, submittedTransaction } from './command-routes.js';
 import { actingUser, type ServerContext, userOf } from './context.js';
-import { actAsOf, parseDeduplication, parseLedgerCommand } from './ledger-commands.js';
 import { arrayAt, type Json, objectAt, optionalStringAt, stringAt } from './request-body.js';
+import { actAsOf, parseDeduplication, parseLedgerCommand } from './token-standard-commands.js';
 
 export const PREPARED_FORMAT = 'poolparty-devnet-prepared/1';
 export const HASHING_SCHEME_VERSION = 'HASHING_SCHEME_VERSION_V2';

@@ -28,8 +28,8 @@ import {
   type PoolRecord,
   sumOutputsSinceByPool,
 } from '@poolparty/store';
-import { type PoolHistory, thresholdsOf } from './guard-inputs.js';
 import type { TradedPair } from './pair-resolution.js';
+import { type PoolHistory, thresholdsOf } from './quote-guard-inputs.js';
 import { type Loaded, Refreshed } from './refreshed.js';
 import type { PricingPool } from './usd-prices.js';
 

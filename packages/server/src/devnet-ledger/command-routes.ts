@@ -10,7 +10,6 @@ import { offsetAfterLedgerEnd } from './contracts.js';
 import { type EventFilter, parseEventFormat } from './event-filter.js';
 import { boundedList, listCap } from './http-lists.js';
 import { SYNCHRONIZER_ID } from './identity.js';
-import { actAsOf, parseDeduplication, parseLedgerCommand } from './ledger-commands.js';
 import {
   objectAt,
   optionalObjectAt,
@@ -19,6 +18,7 @@ import {
   stringAt,
   stringsAt,
 } from './request-body.js';
+import { actAsOf, parseDeduplication, parseLedgerCommand } from './token-standard-commands.js';
 import {
   parseTransactionShape,
   shapeTransaction,
