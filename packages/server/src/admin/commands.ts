@@ -37,7 +37,7 @@ import {
   StoreProblem,
 } from '@poolparty/store';
 import { Command, Option } from 'commander';
-import { DEVNET_POOLS_PATH, readDevnetPoolManifest } from './devnet-pools.js';
+import { DEVNET_POOLS_PATH, type DevnetPoolEntry, readDevnetPoolManifest } from './devnet-pools.js';
 import {
   addDiscount,
   type DiscountRequest,
@@ -101,16 +101,123 @@ interface Audited {
   readonly actor?: string;
 }
 
+/** What each subcommand's builder gets: the io, and the helpers every subcommand uses. */
+interface Builders {
+  /** A subcommand of `parent`, with the service's setting flags. */
+  readonly leaf: (parent: Command, name: string) => Command;
+  /** A subcommand that changes something: it says who did, for the audit. */
+  readonly changing: (parent: Command, name: string) => Command;
+  /** The action that opens the store, does `work` and closes it; refusals fail the command. */
+  readonly run: Run;
+  /** Who makes a change, and when. */
+  readonly by: (options: Audited) => Who;
+  /**
+   * Records a change its store function made in a transaction of its own; `who` is worked out
+   * before the change, so a bad `--actor` refuses the command instead of leaving it unrecorded.
+   */
+  readonly audit: (
+    db: Database,
+    who: Who,
+    action: string,
+    subject: string,
+    details: Record<string, unknown>,
+  ) => Promise<void>;
+  readonly io: AdminIo;
+}
+
+interface Who {
+  readonly actor: string;
+  readonly now: Date;
+}
+
+type Run = <A extends unknown[]>(
+  work: (db: Database, ...args: A) => Promise<void>,
+) => (...args: A) => Promise<void>;
+
+/** Adds one subcommand to its group. */
+type Subcommand = (group: Command, builders: Builders) => void;
+
+interface CommandGroup {
+  readonly name: string;
+  readonly description: string;
+  readonly subcommands: readonly Subcommand[];
+}
+
+/** The groups of `admin` and their subcommands, in the order `--help` lists them. */
+const ADMIN_GROUPS: readonly CommandGroup[] = [
+  {
+    name: 'refunds',
+    description: 'refunds parked for an operator',
+    subcommands: [refundsList, refundsRetry, refundsResolve],
+  },
+  {
+    name: 'flags',
+    description: 'situations only an operator can resolve',
+    subcommands: [flagsList, flagsResolve],
+  },
+  {
+    name: 'discounts',
+    description: 'fee discount policies',
+    subcommands: [discountsAdd, discountsList, discountsRemove],
+  },
+  {
+    name: 'keys',
+    description: "developer API keys' rate limits",
+    subcommands: [keysList, keysLimits],
+  },
+  {
+    name: 'pools',
+    description: 'adding, pausing and resuming pools',
+    subcommands: [poolsAdd, poolsImportDevnet, poolsList, poolsPause, poolsResume],
+  },
+  {
+    name: 'audit',
+    description: 'what operators changed, and who',
+    subcommands: [auditList],
+  },
+];
+
 export function adminCommand(io: AdminIo): Command {
   const admin = new Command('admin').description(
     'operator actions on the store: refunds, flags, discounts, keys, pools, audit',
   );
+  const builders = buildersOf(io);
+  for (const { name, description, subcommands } of ADMIN_GROUPS) {
+    const group = admin.command(name).description(description);
+    for (const add of subcommands) add(group, builders);
+  }
+  return admin;
+}
+
+function buildersOf(io: AdminIo): Builders {
   const leaf = (parent: Command, name: string) => {
     const command = parent.command(name);
     return io.withSettingFlags ? io.withSettingFlags(command) : command;
   };
-  const run =
-    <A extends unknown[]>(work: (db: Database, ...args: A) => Promise<void>) =>
+  return {
+    leaf,
+    changing: (parent, name) =>
+      leaf(parent, name).addOption(
+        new Option(
+          '--actor <name>',
+          'who the change is recorded as made by (default: the OS user)',
+        ),
+      ),
+    run: runner(io),
+    by: (options) => ({
+      actor:
+        options.actor !== undefined ? actorOf(options.actor) : (io.actor?.() ?? actorOf(undefined)),
+      now: io.now(),
+    }),
+    audit: async (db, who, action, subject, details) => {
+      await recordAdminAction(db, { actor: who.actor, action, subject, details, at: who.now });
+    },
+    io,
+  };
+}
+
+function runner(io: AdminIo): Run {
+  return <A extends unknown[]>(work: (db: Database, ...args: A) => Promise<void>) =>
     async (...args: A) => {
       const command = args.at(-1) as Command;
       let db: Database;
@@ -130,31 +237,11 @@ export function adminCommand(io: AdminIo): Command {
         await db.close();
       }
     };
-  /** A command that changes something: it says who did, for the audit. */
-  const changing = (parent: Command, name: string) =>
-    leaf(parent, name).addOption(
-      new Option('--actor <name>', 'who the change is recorded as made by (default: the OS user)'),
-    );
-  const by = (options: Audited) => ({
-    actor:
-      options.actor !== undefined ? actorOf(options.actor) : (io.actor?.() ?? actorOf(undefined)),
-    now: io.now(),
-  });
-  /**
-   * Records a change its store function made in a transaction of its own; `who` is worked out
-   * before the change, so a bad `--actor` refuses the command instead of leaving it unrecorded.
-   */
-  const audit = async (
-    db: Database,
-    who: { actor: string; now: Date },
-    action: string,
-    subject: string,
-    details: Record<string, unknown>,
-  ) => {
-    await recordAdminAction(db, { actor: who.actor, action, subject, details, at: who.now });
-  };
+}
 
-  const refunds = admin.command('refunds').description('refunds parked for an operator');
+// --- refunds ------------------------------------------------------------------------------------
+
+function refundsList(refunds: Command, { leaf, run, io }: Builders): void {
   leaf(refunds, 'list')
     .description('open refund_failed cases, oldest first')
     .action(
@@ -164,6 +251,9 @@ export function adminCommand(io: AdminIo): Command {
         for (const refund of cases) io.print(describeCase(refund));
       }),
     );
+}
+
+function refundsRetry(refunds: Command, { changing, run, by, audit, io }: Builders): void {
   changing(refunds, 'retry <intentId>')
     .description('record a new attempt of the refund; a running worker submits it')
     .action(
@@ -174,6 +264,9 @@ export function adminCommand(io: AdminIo): Command {
         io.print(`recorded ${retried.commandId}: ${retried.amount} to ${retried.receiver}`);
       }),
     );
+}
+
+function refundsResolve(refunds: Command, { changing, run, by, audit, io }: Builders): void {
   changing(refunds, 'resolve <intentId>')
     .description('close the case: the funds were handled off-band')
     .requiredOption('--note <text>', 'what was done, for the record')
@@ -194,8 +287,11 @@ export function adminCommand(io: AdminIo): Command {
         io.print(`resolved flag ${flag.id}: ${flag.resolution ?? ''}`);
       }),
     );
+}
 
-  const flags = admin.command('flags').description('situations only an operator can resolve');
+// --- flags --------------------------------------------------------------------------------------
+
+function flagsList(flags: Command, { leaf, run, io }: Builders): void {
   leaf(flags, 'list')
     .description('open operator flags, oldest first')
     .action(
@@ -210,6 +306,9 @@ export function adminCommand(io: AdminIo): Command {
         }
       }),
     );
+}
+
+function flagsResolve(flags: Command, { changing, run, by, audit, io }: Builders): void {
   changing(flags, 'resolve <flagId>')
     .description('mark a flag resolved')
     .requiredOption('--note <text>', 'what was done, for the record')
@@ -231,12 +330,11 @@ export function adminCommand(io: AdminIo): Command {
         io.print(`resolved flag ${flag.id} (${flag.kind})`);
       }),
     );
+}
 
-  discountCommands(admin, { leaf, changing, run, by, io });
-  keyCommands(admin, { leaf, changing, run, by, io });
-  poolCommands(admin, { leaf, changing, run, by, io });
+// --- audit --------------------------------------------------------------------------------------
 
-  const auditLog = admin.command('audit').description('what operators changed, and who');
+function auditList(auditLog: Command, { leaf, run, io }: Builders): void {
   leaf(auditLog, 'list')
     .description('the latest changes, oldest of them first')
     .option('--limit <n>', `how many (default ${AUDIT_LIST_DEFAULT})`)
@@ -264,20 +362,9 @@ export function adminCommand(io: AdminIo): Command {
         }
       }),
     );
-  return admin;
 }
 
-type Run = <A extends unknown[]>(
-  work: (db: Database, ...args: A) => Promise<void>,
-) => (...args: A) => Promise<void>;
-
-interface Builders {
-  readonly leaf: (parent: Command, name: string) => Command;
-  readonly changing: (parent: Command, name: string) => Command;
-  readonly run: Run;
-  readonly by: (options: Audited) => { actor: string; now: Date };
-  readonly io: AdminIo;
-}
+// --- discounts ----------------------------------------------------------------------------------
 
 interface DiscountOptions extends Audited {
   readonly pool?: string;
@@ -324,8 +411,7 @@ export function discountRequestOf(options: DiscountOptions): DiscountRequest {
   };
 }
 
-function discountCommands(admin: Command, { leaf, changing, run, by, io }: Builders): void {
-  const discounts = admin.command('discounts').description('fee discount policies');
+function discountsAdd(discounts: Command, { changing, run, by, io }: Builders): void {
   changing(discounts, 'add')
     .description(
       'add a policy: the share of a fee still charged, in basis points (10000 = full fee; network 50 % off = 5000, platform 30 % off = 7000)',
@@ -344,6 +430,9 @@ function discountCommands(admin: Command, { leaf, changing, run, by, io }: Build
         io.print(`added ${describeDiscount(stored)}`);
       }),
     );
+}
+
+function discountsList(discounts: Command, { leaf, run, io }: Builders): void {
   leaf(discounts, 'list')
     .description('policies in force or yet to start, oldest first')
     .option('--all', 'also those whose validity ended')
@@ -357,6 +446,9 @@ function discountCommands(admin: Command, { leaf, changing, run, by, io }: Build
         for (const policy of policies) io.print(describeDiscount(policy));
       }),
     );
+}
+
+function discountsRemove(discounts: Command, { changing, run, by, io }: Builders): void {
   changing(discounts, 'remove <discountId>')
     .description('delete a policy; its fees are charged in full again')
     .action(
@@ -367,8 +459,9 @@ function discountCommands(admin: Command, { leaf, changing, run, by, io }: Build
     );
 }
 
-function keyCommands(admin: Command, { leaf, changing, run, by, io }: Builders): void {
-  const keys = admin.command('keys').description("developer API keys' rate limits");
+// --- keys ---------------------------------------------------------------------------------------
+
+function keysList(keys: Command, { leaf, run, io }: Builders): void {
   leaf(keys, 'list')
     .description('every key, oldest first, with its state and limits')
     .action(
@@ -378,6 +471,9 @@ function keyCommands(admin: Command, { leaf, changing, run, by, io }: Builders):
         for (const key of all) io.print(describeKey(key, io.now()));
       }),
     );
+}
+
+function keysLimits(keys: Command, { changing, run, by, io }: Builders): void {
   changing(keys, 'limits <key>')
     .description(
       'show a key\'s per-minute rate limits, or set them (key id or display prefix; N or "default")',
@@ -408,6 +504,8 @@ function keyCommands(admin: Command, { leaf, changing, run, by, io }: Builders):
       }),
     );
 }
+
+// --- pools --------------------------------------------------------------------------------------
 
 interface PoolAddOptions extends Audited {
   readonly swapParty: string;
@@ -462,8 +560,7 @@ async function withLedger(
   }
 }
 
-function poolCommands(admin: Command, { leaf, changing, run, by, io }: Builders): void {
-  const pools = admin.command('pools').description('adding, pausing and resuming pools');
+function poolsAdd(pools: Command, { changing, run, by, io }: Builders): void {
   const add = changing(pools, 'add')
     .description(
       "add a pool whose liquidity the swap party holds on the ledger: its reserves are the swap party's holdings of both instruments",
@@ -488,6 +585,9 @@ function poolCommands(admin: Command, { leaf, changing, run, by, io }: Builders)
       }),
     );
   if (io.withLedgerSettingFlags) io.withLedgerSettingFlags(add);
+}
+
+function poolsImportDevnet(pools: Command, { changing, run, by, io }: Builders): void {
   const importDevnet = changing(pools, 'import-devnet')
     .description(
       `add the pools a \`poolparty devnet-ledger\` seeded (its ${DEVNET_POOLS_PATH}), as pools add would; pools in the store already stay as they are`,
@@ -502,30 +602,42 @@ function poolCommands(admin: Command, { leaf, changing, run, by, io }: Builders)
         if (from === null) throw new AdminError('give --from <url> of the devnet ledger server');
         const entries = await readDevnetPoolManifest(from);
         await withLedger(io, flags, async (ledger) => {
-          for (const entry of entries) {
-            if ((await getPool(db, entry.poolId)) !== null) {
-              io.print(`${entry.poolId}\tin the store already`);
-              continue;
-            }
-            const pool = await openPool(
-              db,
-              ledger,
-              {
-                poolId: entry.poolId,
-                swapParty: entry.swapParty,
-                lpParty: entry.lpParty,
-                base: entry.tokenA,
-                quote: entry.tokenB,
-                feeBps: entry.feeBps,
-              },
-              who,
-            );
-            io.print(`added ${describePool(pool)}`);
-          }
+          for (const entry of entries) await importDevnetPool(db, ledger, entry, who, io);
         });
       }),
     );
   if (io.withLedgerSettingFlags) io.withLedgerSettingFlags(importDevnet);
+}
+
+/** Opens one pool of the devnet ledger's manifest, unless the store has it already. */
+async function importDevnetPool(
+  db: Database,
+  ledger: LedgerPort,
+  entry: DevnetPoolEntry,
+  who: Who,
+  io: AdminIo,
+): Promise<void> {
+  if ((await getPool(db, entry.poolId)) !== null) {
+    io.print(`${entry.poolId}\tin the store already`);
+    return;
+  }
+  const pool = await openPool(
+    db,
+    ledger,
+    {
+      poolId: entry.poolId,
+      swapParty: entry.swapParty,
+      lpParty: entry.lpParty,
+      base: entry.tokenA,
+      quote: entry.tokenB,
+      feeBps: entry.feeBps,
+    },
+    who,
+  );
+  io.print(`added ${describePool(pool)}`);
+}
+
+function poolsList(pools: Command, { leaf, run, io }: Builders): void {
   leaf(pools, 'list')
     .description('every pool with its status and reserves')
     .action(
@@ -533,6 +645,9 @@ function poolCommands(admin: Command, { leaf, changing, run, by, io }: Builders)
         for (const pool of await listPools(db)) io.print(describePool(pool));
       }),
     );
+}
+
+function poolsPause(pools: Command, { changing, run, by, io }: Builders): void {
   changing(pools, 'pause <poolId>')
     .description('refuse quotes and new swaps on the pool (409 pool_paused) until resumed')
     .option('--reason <text>', 'why, for the record')
@@ -545,6 +660,9 @@ function poolCommands(admin: Command, { leaf, changing, run, by, io }: Builders)
         io.print(`paused pool ${poolId}`);
       }),
     );
+}
+
+function poolsResume(pools: Command, { changing, run, by, io }: Builders): void {
   changing(pools, 'resume <poolId>')
     .description('take quotes and swaps on the pool again')
     .action(
