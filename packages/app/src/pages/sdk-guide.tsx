@@ -2,7 +2,7 @@
  * The SDK's README as a page, so the guide a newcomer is pointed to is the one of the SDK this
  * service ships. Loaded on demand: its text stays out of the other pages' bundle.
  */
-import guide from '../../../sdk/README.md?raw';
+import guide from '@poolparty/sdk/README.md?raw';
 
 export default function SdkGuidePage() {
   return (
