@@ -28,7 +28,9 @@ import {
   priceTrade,
   type Ratio,
   type SelectedDiscounts,
+  type SettlementSafety,
   selectDiscounts,
+  type TradeBelowMinimum,
   type WireQuote,
 } from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
@@ -41,7 +43,7 @@ import { type BookedPool, type IncompleteSwapCounter, PoolBook } from './pool-bo
 import { guardSnapshotOf, referenceOf } from './quote-guard-inputs.js';
 import type { PricedQuote, QuoteAudience, QuoteRequest, Quoter } from './quoter.js';
 import { Refreshed } from './refreshed.js';
-import { TradeMemo } from './trade-memo.js';
+import { type RememberedTrade, TradeMemo } from './trade-memo.js';
 import { usdPriceSourceOf } from './usd-prices.js';
 
 export const DISCOUNTS_REFRESH_MS = 10_000;
@@ -139,22 +141,8 @@ class LiveQuoter implements Quoter {
     const pool = booked.record;
     const { snapshot } = booked;
     const input = snapshot[inputSide].instrument;
-    const output = snapshot[inputSide === 'tokenA' ? 'tokenB' : 'tokenA'].instrument;
     const book = this.book.list();
-    let discounts: SelectedDiscounts;
-    try {
-      discounts = selectDiscounts(this.discountPolicies(), {
-        ...(audience.apiKeyId !== null && { apiKeyId: audience.apiKeyId }),
-        ...(audience.walletParty !== null && { walletParty: audience.walletParty }),
-        poolId: pool.poolId,
-        now,
-      });
-    } catch (error) {
-      // An input without a USD price is refused first, as when it was priced before the
-      // discounts were selected; only then does a discount failure answer.
-      this.usdPriceOf(input, book, market);
-      throw error;
-    }
+    const discounts = this.discountsFor(pool.poolId, input, book, market, audience, now);
     const inputs = {
       book,
       snapshot,
@@ -165,51 +153,96 @@ class LiveQuoter implements Quoter {
       round: market.round,
       discounts,
     };
-    const { trade, wire } = this.trades.priced(inputs, () => {
-      const priced = priceTrade({
-        pool: snapshot,
-        inputSide,
-        amount,
-        traffic: {
-          bytes: market.traffic.transferBytes,
-          extraTrafficPriceUsdPerMb: market.traffic.extraTrafficPriceUsdPerMb,
-          amuletPriceUsd: market.round.amuletPriceUsd,
-        },
-        inputPriceUsd: this.usdPriceOf(input, book, market),
-        discounts,
-        maxPriceImpact: booked.maxPriceImpact,
+    const { trade, wire } = this.trades.priced(inputs, () =>
+      this.tradeOf(booked, inputSide, amount, market, book, discounts),
+    );
+    const priced = refuseBelowMinimum(trade, input);
+    const settlementSafety = this.settlementSafetyOf(booked, inputSide, priced, market, now);
+    return {
+      // The remembered wire fields with this moment's verdict in its place (same member order).
+      quote:
+        wire === null ? assembleQuote(priced, settlementSafety) : { ...wire, settlementSafety },
+      pool,
+      inputSide,
+      trade: priced,
+      settlementSafety,
+    };
+  }
+
+  /** The discounts in force for this caller, pool and moment. */
+  private discountsFor(
+    poolId: string,
+    input: Instrument,
+    book: readonly BookedPool[],
+    market: LedgerPrices,
+    audience: QuoteAudience,
+    now: Date,
+  ): SelectedDiscounts {
+    try {
+      return selectDiscounts(this.discountPolicies(), {
+        ...(audience.apiKeyId !== null && { apiKeyId: audience.apiKeyId }),
+        ...(audience.walletParty !== null && { walletParty: audience.walletParty }),
+        poolId,
+        now,
       });
-      return { trade: priced, wire: priced.kind === 'priced' ? frozenWire(priced) : null };
-    });
-    if (trade.kind === 'amount_below_minimum') {
-      const minimumAmount = trade.minimumAmount.toString();
-      throw new DomainError(
-        'amount_below_minimum',
-        `The amount must be larger than the network fee of ${trade.networkFeeAmount} ${input.id}; send at least ${minimumAmount}.`,
-        { minimumAmount },
-      );
+    } catch (error) {
+      // An input without a USD price is refused first, as when it was priced before the
+      // discounts were selected; only then does a discount failure answer.
+      this.usdPriceOf(input, book, market);
+      throw error;
     }
+  }
+
+  /** The trade and its wire fields, as the memo keeps them: everything but the verdict. */
+  private tradeOf(
+    booked: BookedPool,
+    inputSide: 'tokenA' | 'tokenB',
+    amount: Amount,
+    market: LedgerPrices,
+    book: readonly BookedPool[],
+    discounts: SelectedDiscounts,
+  ): RememberedTrade {
+    const { snapshot } = booked;
+    const priced = priceTrade({
+      pool: snapshot,
+      inputSide,
+      amount,
+      traffic: {
+        bytes: market.traffic.transferBytes,
+        extraTrafficPriceUsdPerMb: market.traffic.extraTrafficPriceUsdPerMb,
+        amuletPriceUsd: market.round.amuletPriceUsd,
+      },
+      inputPriceUsd: this.usdPriceOf(snapshot[inputSide].instrument, book, market),
+      discounts,
+      maxPriceImpact: booked.maxPriceImpact,
+    });
+    return { trade: priced, wire: priced.kind === 'priced' ? frozenWire(priced) : null };
+  }
+
+  /** The settlement-safety guard's verdict on the trade at this moment. */
+  private settlementSafetyOf(
+    booked: BookedPool,
+    inputSide: 'tokenA' | 'tokenB',
+    trade: PricedTrade,
+    market: LedgerPrices,
+    now: Date,
+  ): SettlementSafety | null {
+    const { snapshot } = booked;
+    const input = snapshot[inputSide].instrument;
+    const output = snapshot[inputSide === 'tokenA' ? 'tokenB' : 'tokenA'].instrument;
     const guardSnapshot = guardSnapshotOf({
       inputSide,
       reserves: trade.reserves,
       reservesLoadedAtMs: this.book.loadedAtMs(),
-      history: this.book.historyOf(pool.poolId),
+      history: this.book.historyOf(booked.record.poolId),
       reference: referenceOf(input, output, market.round, now),
       wallNowMs: Date.now(),
     });
-    const settlementSafety = evaluateSettlementSafety(
+    return evaluateSettlementSafety(
       guardSnapshot,
       { output: trade.outputAmount, pricedInput: trade.fees.inputAmountAfterPoolFee },
       booked.thresholds,
     );
-    return {
-      // The remembered wire fields with this moment's verdict in its place (same member order).
-      quote: wire === null ? assembleQuote(trade, settlementSafety) : { ...wire, settlementSafety },
-      pool,
-      inputSide,
-      trade,
-      settlementSafety,
-    };
   }
 
   pools(): readonly PoolRecord[] {
@@ -279,6 +312,20 @@ function frozenWire(trade: PricedTrade): WireQuote {
   const wire = assembleQuote(trade, null);
   Object.freeze(wire.estimatedTrafficCost);
   return Object.freeze(wire);
+}
+
+/** The priced trade; one below the minimum is refused, naming the least amount accepted. */
+function refuseBelowMinimum(
+  trade: PricedTrade | TradeBelowMinimum,
+  input: Instrument,
+): PricedTrade {
+  if (trade.kind !== 'amount_below_minimum') return trade;
+  const minimumAmount = trade.minimumAmount.toString();
+  throw new DomainError(
+    'amount_below_minimum',
+    `The amount must be larger than the network fee of ${trade.networkFeeAmount} ${input.id}; send at least ${minimumAmount}.`,
+    { minimumAmount },
+  );
 }
 
 function usableMarket(market: LedgerPrices | null): LedgerPrices {
