@@ -9,8 +9,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RunningService } from '@poolparty/server';
 import { insertPool } from '@poolparty/store';
-import type { RunningService } from '../packages/server/src/service.js';
 import { QUOTE_PATH, startQuietService, unthrottle } from './quotes.js';
 import { isMain, percentile, table } from './report.js';
 

@@ -6,11 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hashApiKey, type RunningService, readSettings, startService } from '@poolparty/server';
 import { findApiKeyByHash, setApiKeyRateLimits } from '@poolparty/store';
 import Fastify from 'fastify';
-import { hashApiKey } from '../packages/server/src/auth/api-keys.js';
-import { readSettings } from '../packages/server/src/config.js';
-import { type RunningService, startService } from '../packages/server/src/service.js';
 import {
   combinedLoad,
   DEFAULT_PAIRED_LOAD,

@@ -99,4 +99,17 @@ describe('the package graph', () => {
       );
     expect(wrong).toEqual([]);
   });
+
+  // A package's entries are its name and, for helpers shared with tests and benchmarks, `/testing`.
+  it('has the benchmarks use each package through its public entries only', () => {
+    const wrong = filesUnder(join(ROOT, 'bench')).flatMap((file) =>
+      importsOf(file)
+        .filter(
+          (specifier) =>
+            specifier.includes('packages/') || /^@poolparty\/[^/]+\/(?!testing$)/.test(specifier),
+        )
+        .map((specifier) => `${relative(ROOT, file)}: ${specifier}`),
+    );
+    expect(wrong).toEqual([]);
+  });
 });

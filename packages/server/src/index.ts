@@ -1,0 +1,10 @@
+/**
+ * The server package's public entry: starting the service in a process of one's own (tests,
+ * benchmarks, tools) with settings read as `poolparty serve` reads them. The command line is
+ * `bin/poolparty.mjs`.
+ */
+export { hashApiKey } from './auth/api-keys.js';
+export { readSettings, type Settings, type SettingsResult } from './config.js';
+export type { DevnetParty, DevnetWelcome } from './devnet-bootstrap.js';
+export { EVENT_SUBSCRIBERS_MAX } from './events/intent-event-hub.js';
+export { type RunningService, type StartOptions, StartupError, startService } from './service.js';
