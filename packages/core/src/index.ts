@@ -14,6 +14,7 @@ export * from './instrument.js';
 export * from './lifecycle.js';
 export * from './network-fee.js';
 export * from './party-id.js';
+export * from './pool-books.js';
 export * from './pool-stats.js';
 export * from './pricing.js';
 export * from './quote.js';

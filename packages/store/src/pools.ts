@@ -4,7 +4,7 @@
  * executor changes when a swap moves reserves; it carries a version so a writer that read an
  * older state cannot overwrite a newer one.
  */
-import type { Instrument } from '@poolparty/core';
+import type { BookDeltas, Instrument, PoolBooks } from '@poolparty/core';
 import {
   amountParam,
   jsonParam,
@@ -20,16 +20,8 @@ import type { Queryable, Row } from './database.js';
 export type PoolStatus = 'active' | 'paused';
 
 /** Per side: holdings of the swap party are expected to be reserve + inflight + outgoing + fees. */
-export interface PoolBalances {
-  readonly reserveA: string;
-  readonly reserveB: string;
-  readonly inflightA: string;
-  readonly inflightB: string;
-  readonly outgoingA: string;
-  readonly outgoingB: string;
-  readonly feesA: string;
-  readonly feesB: string;
-}
+/** A pool's books as the store keeps them (core's `PoolBooks`). */
+export type PoolBalances = PoolBooks;
 
 export interface PoolAccounting extends PoolBalances {
   readonly version: number;
@@ -191,7 +183,7 @@ export async function getPoolAccounting(
 }
 
 /** A signed change per balance, in units of 10^-10; a missing one is zero. */
-export type BalanceDeltas = Partial<Record<keyof PoolBalances, bigint>>;
+export type BalanceDeltas = BookDeltas;
 
 const BALANCE_COLUMNS: Record<keyof PoolBalances, string> = {
   reserveA: 'reserve_a',
