@@ -20,7 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Amount, type Instrument } from '@poolparty/core';
-import type { Database, Queryable } from '@poolparty/store';
+import type { Database, EngineCommand, Queryable } from '@poolparty/store';
 import {
   type CollectionRecord,
   collectableEarnings,
@@ -38,7 +38,6 @@ import {
   networkCost,
 } from './accounting.js';
 import { recordTransfer, sideOf, type TransferPayload, transferPayloadOf } from './legs.js';
-import type { EngineCommand } from './queries.js';
 
 const COLLECTION_ID_BYTES = 12;
 

@@ -21,14 +21,19 @@
  * can start a fresh engine on the same store and ledger.
  */
 import { LedgerError, type LedgerUpdate } from '@poolparty/ledger';
-import { getLedgerOffset, isConnectionLoss, listPools, type PoolRecord } from '@poolparty/store';
+import {
+  getLedgerOffset,
+  isConnectionLoss,
+  listPools,
+  nextRetryAt,
+  type PoolRecord,
+} from '@poolparty/store';
 import { type EngineContext, EngineCrash } from './context.js';
 import { executeQueued } from './execution.js';
 import { expireDue } from './expiry.js';
 import { ingestUpdates } from './ingest.js';
 import type { LeaderTerm, StreamLeadership } from './leadership.js';
 import { withdrawExpiredOffers } from './offer-withdrawal.js';
-import { nextRetryAt } from './queries.js';
 import { type ReconciliationReport, reconcile } from './reconciler.js';
 import {
   backoffMs,

@@ -27,6 +27,7 @@ import { assertTransition, type SwapState } from '@poolparty/core';
 import type { Holding } from '@poolparty/ledger';
 import type { Queryable } from '@poolparty/store';
 import {
+  claimPoolExecution,
   commandIdOf,
   getIntentsInStatus,
   type IntentPath,
@@ -52,7 +53,6 @@ import {
 } from './execution-plan.js';
 import { intentFees, type TransferPayload } from './legs.js';
 import { type PriceBook, readPriceBook, usdValue } from './prices.js';
-import { claimPoolExecution } from './queries.js';
 
 const QUEUED = ['deposit_received', 'forwarded'] as const;
 

@@ -21,6 +21,11 @@ import {
 } from './settings.js';
 
 export {
+  claimCommand,
+  countIncompleteCompletedSwaps,
+  countIncompleteCompletedSwapsByPool,
+} from '@poolparty/store';
+export {
   type Bucket,
   credit,
   debit,
@@ -41,11 +46,6 @@ export {
   soleLeadership,
 } from './leadership.js';
 export type { OperatorRetry, TransferPayload } from './legs.js';
-export {
-  claimCommand,
-  countIncompleteCompletedSwaps,
-  countIncompleteCompletedSwapsByPool,
-} from './queries.js';
 export {
   judgePool,
   RECONCILIATION_MISMATCH,

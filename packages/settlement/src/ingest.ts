@@ -20,7 +20,21 @@
 import { Amount } from '@poolparty/core';
 import type { LedgerEvent, LedgerUpdate } from '@poolparty/ledger';
 import type { PoolRecord, Queryable } from '@poolparty/store';
-import { raiseOperatorFlag, setLedgerOffset } from '@poolparty/store';
+import {
+  commandByOffer,
+  confirmCommand,
+  confirmCommands,
+  depositByOffer,
+  type EngineCommand,
+  endCommandOffer,
+  failCommand,
+  getCommand,
+  getCommands,
+  lockCheckpoint,
+  openCommandsOfDeposit,
+  raiseOperatorFlag,
+  setLedgerOffset,
+} from '@poolparty/store';
 import { collectionOffered, finishCollection, returnCollection } from './collections.js';
 import { Effects, type EngineContext } from './context.js';
 import { type IncomingDeposit, takeDeposit, takeDeposits } from './intake.js';
@@ -36,19 +50,6 @@ import {
   recordOfferOutcome,
 } from './legs.js';
 import { type PriceBook, readPriceBook } from './prices.js';
-import {
-  commandByOffer,
-  confirmCommand,
-  confirmCommands,
-  depositByOffer,
-  type EngineCommand,
-  endCommandOffer,
-  failCommand,
-  getCommand,
-  getCommands,
-  lockCheckpoint,
-  openCommandsOfDeposit,
-} from './queries.js';
 
 export interface IngestResult {
   /** How many updates were applied; 0 when all were at or below the checkpoint (duplicates). */

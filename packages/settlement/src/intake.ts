@@ -28,6 +28,8 @@ import {
   findAttributionCandidatesOfMany,
   type IntentRecord,
   isPendingOf,
+  lockPoolForDeposit,
+  lockPoolsForDeposits,
   type PendingIntentKey,
   raiseOperatorFlag,
   recordDeposit,
@@ -37,7 +39,6 @@ import { credit, type Movement, moveBalances } from './accounting.js';
 import { recordOfferAction, recordTransfer, sideOf } from './legs.js';
 import { moveIntent } from './moves.js';
 import type { PriceBook } from './prices.js';
-import { lockPoolForDeposit, lockPoolsForDeposits } from './queries.js';
 
 /** Claim attempts when a concurrent cancel or expiry keeps winning; each re-reads the intents. */
 const CLAIM_ATTEMPTS_MAX = 3;

@@ -21,6 +21,9 @@ import type { Queryable } from '@poolparty/store';
 import {
   type CommandLeg,
   commandIdOf,
+  deleteFeeEvent,
+  type EngineCommand,
+  failCommand,
   getDeposit,
   getDepositOfIntent,
   getIntent,
@@ -31,9 +34,11 @@ import {
   moveIntentsAlong,
   type PoolBalances,
   raiseOperatorFlag,
+  recordLateRefund,
   recordLedgerCommand,
   recordLegOffer,
   resolveOperatorFlag,
+  setDepositFlagged,
   setDepositStatus,
   settleLegOffer,
 } from '@poolparty/store';
@@ -50,13 +55,6 @@ import {
 } from './accounting.js';
 import type { Effects } from './context.js';
 import { moveIntent } from './moves.js';
-import {
-  deleteFeeEvent,
-  type EngineCommand,
-  failCommand,
-  recordLateRefund,
-  setDepositFlagged,
-} from './queries.js';
 
 /** The terminal state an intent refund writes once it commits, and the state it waits in. */
 export interface RefundSettlement {

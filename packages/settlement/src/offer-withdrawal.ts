@@ -11,9 +11,9 @@
  * command, and its confirmation on the update stream ends the leg `expired` (ingest.ts).
  */
 import { LedgerError } from '@poolparty/ledger';
+import { dueOfferWithdrawals, nextOfferWithdrawalAt, takeOfferWithdrawal } from '@poolparty/store';
 import type { EngineContext } from './context.js';
 import { recordOfferWithdrawal } from './legs.js';
-import { dueOfferWithdrawals, nextOfferWithdrawalAt, takeOfferWithdrawal } from './queries.js';
 
 /** Records the withdrawals that fell due, in one bounded batch; returns how many it recorded. */
 export async function withdrawExpiredOffers(ctx: EngineContext): Promise<number> {

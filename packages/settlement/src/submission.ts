@@ -20,6 +20,17 @@
  */
 import { Amount } from '@poolparty/core';
 import { LedgerError } from '@poolparty/ledger';
+import {
+  claimDueCommands,
+  type EngineCommand,
+  failCommand,
+  getCommand,
+  markAllSubmitted,
+  markKnownCommitted,
+  markSubmitted,
+  scheduleRetry,
+  unconfirmedCommands,
+} from '@poolparty/store';
 import { returnCollection } from './collections.js';
 import { Effects, type EngineContext, EngineCrash } from './context.js';
 import {
@@ -33,17 +44,6 @@ import {
   payloadOf,
   transferMeta,
 } from './legs.js';
-import {
-  claimDueCommands,
-  type EngineCommand,
-  failCommand,
-  getCommand,
-  markAllSubmitted,
-  markKnownCommitted,
-  markSubmitted,
-  scheduleRetry,
-  unconfirmedCommands,
-} from './queries.js';
 import { backoffMs } from './settings.js';
 
 /** Why an offer action can never succeed: its offer ended, or is past its deadline. */

@@ -198,3 +198,24 @@ export async function listDepositsInStatus(
   );
   return rows.map(depositFromRow);
 }
+
+export async function depositByOffer(q: Queryable, offerId: string): Promise<DepositRecord | null> {
+  const rows = await q.query('SELECT deposit_id FROM deposits WHERE offer_id = $1 LIMIT 1', [
+    offerId,
+  ]);
+  const id = rows[0]?.deposit_id;
+  return typeof id === 'string' ? getDeposit(q, id) : null;
+}
+
+export async function setDepositFlagged(
+  q: Queryable,
+  depositId: string,
+  now: Date,
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE deposits SET status = 'flagged', updated_at = $2
+     WHERE deposit_id = $1 AND status = 'unmatched' RETURNING deposit_id`,
+    [depositId, now],
+  );
+  return rows.length > 0;
+}

@@ -189,3 +189,8 @@ export async function sumOutputsSinceByPool(
     ]),
   );
 }
+
+/** A reversed swap did not happen: it leaves stats, earnings and the velocity window. */
+export async function deleteFeeEvent(tx: Queryable, intentId: string): Promise<void> {
+  await tx.query('DELETE FROM fee_events WHERE intent_id = $1', [intentId]);
+}

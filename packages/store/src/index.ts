@@ -10,6 +10,7 @@ export * from './admin-audit.js';
 export * from './api-keys.js';
 export * from './collections.js';
 export * from './columns.js';
+export * from './command-queue.js';
 export * from './data-folder-lock.js';
 export * from './database.js';
 export * from './deposits.js';

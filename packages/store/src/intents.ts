@@ -834,3 +834,55 @@ export async function listIntentEvents(
   );
   return rows.map(eventFromRow);
 }
+
+/**
+ * Records the facts of a refund that committed after the intent ended `refund_failed` (an
+ * operator's attempt); the state stays. False when the intent is elsewhere or already has them.
+ */
+export async function recordLateRefund(
+  tx: Queryable,
+  input: {
+    readonly intentId: string;
+    readonly amount: string;
+    readonly networkFeeAmount: string;
+    readonly updateId: string;
+    readonly now: Date;
+  },
+): Promise<boolean> {
+  const rows = await tx.query(
+    `UPDATE intents SET refund_amount = $2, refund_network_fee_amount = $3, refund_update_id = $4,
+       updated_at = $5
+     WHERE intent_id = $1 AND status = 'refund_failed' AND refund_update_id IS NULL
+     RETURNING intent_id`,
+    [input.intentId, input.amount, input.networkFeeAmount, input.updateId, input.now],
+  );
+  return rows.length > 0;
+}
+
+/** Completed swaps of the pool whose payout update id or fee event is missing. */
+export async function countIncompleteCompletedSwaps(q: Queryable, poolId: string): Promise<number> {
+  const rows = await q.query(
+    `SELECT count(*) AS n FROM intents i
+     WHERE i.pool_id = $1 AND i.status = 'completed'
+       AND (i.payout_update_id IS NULL OR i.actual_output IS NULL
+            OR NOT EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = i.intent_id))`,
+    [poolId],
+  );
+  return readSafeInteger(rows[0]?.n ?? '0');
+}
+
+/** `countIncompleteCompletedSwaps` of each of `poolIds` in one statement; pools with none are absent. */
+export async function countIncompleteCompletedSwapsByPool(
+  q: Queryable,
+  poolIds: readonly string[],
+): Promise<Map<string, number>> {
+  const rows = await q.query(
+    `SELECT i.pool_id, count(*) AS n FROM intents i
+     WHERE i.pool_id = ANY($1::text[]) AND i.status = 'completed'
+       AND (i.payout_update_id IS NULL OR i.actual_output IS NULL
+            OR NOT EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = i.intent_id))
+     GROUP BY i.pool_id`,
+    [poolIds],
+  );
+  return new Map(rows.map((row) => [readString(row.pool_id), readSafeInteger(row.n)]));
+}

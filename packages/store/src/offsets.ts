@@ -34,3 +34,24 @@ export async function setLedgerOffset(
   );
   return rows.length > 0;
 }
+
+/**
+ * The checkpoint of `stream`, locked until the transaction ends, so that two ingesters never
+ * apply the same update: the second waits, then sees the first one's checkpoint and skips.
+ */
+export async function lockCheckpoint(
+  tx: Queryable,
+  stream: string,
+  initialOffset: number,
+  now: Date,
+): Promise<number> {
+  // One statement: the row is created if missing, and either way locked and read (a conflict's
+  // no-op update takes the row lock and returns the stored offset).
+  const rows = await tx.query(
+    `INSERT INTO ledger_offsets (stream, last_offset, updated_at) VALUES ($1, $2, $3)
+     ON CONFLICT (stream) DO UPDATE SET last_offset = ledger_offsets.last_offset
+     RETURNING last_offset`,
+    [stream, initialOffset, now],
+  );
+  return readSafeInteger(rows[0]?.last_offset);
+}

@@ -5,6 +5,7 @@
  * older state cannot overwrite a newer one.
  */
 import type { BookDeltas, Instrument, PoolBooks } from '@poolparty/core';
+import { AccountingError } from '@poolparty/core';
 import {
   amountParam,
   jsonParam,
@@ -266,4 +267,63 @@ export async function updatePoolAccounting(
     ],
   );
   return rows[0] ? accountingFromRow(rows[0]) : null;
+}
+
+/**
+ * Locks the pool's accounting row (as `lockPool`, before any intent row) and says, in the same
+ * round trip, whether the deposit is recorded already (a ledger event seen before).
+ */
+export async function lockPoolForDeposit(
+  tx: Queryable,
+  poolId: string,
+  depositId: string,
+): Promise<boolean> {
+  const rows = await tx.query(
+    `SELECT EXISTS (SELECT 1 FROM deposits WHERE deposit_id = $2) AS recorded
+     FROM pool_accounting WHERE pool_id = $1 FOR UPDATE`,
+    [poolId, depositId],
+  );
+  if (rows.length === 0) throw new AccountingError(`pool ${poolId} has no accounting`);
+  return rows[0]?.recorded === true;
+}
+
+/**
+ * `lockPoolForDeposit` for several deposits: the pools' accounting rows locked (in one order, so
+ * two such locks never wait on each other) and which of the deposits are recorded already.
+ */
+export async function lockPoolsForDeposits(
+  tx: Queryable,
+  poolIds: readonly string[],
+  depositIds: readonly string[],
+): Promise<Set<string>> {
+  const locked = await tx.query<{ pool_id: string }>(
+    'SELECT pool_id FROM pool_accounting WHERE pool_id = ANY($1::text[]) ORDER BY pool_id FOR UPDATE',
+    [poolIds],
+  );
+  const missing = poolIds.find((poolId) => !locked.some((row) => row.pool_id === poolId));
+  if (missing !== undefined) throw new AccountingError(`pool ${missing} has no accounting`);
+  const recorded = await tx.query<{ deposit_id: string }>(
+    'SELECT deposit_id FROM deposits WHERE deposit_id = ANY($1::text[])',
+    [depositIds],
+  );
+  return new Set(recorded.map((row) => row.deposit_id));
+}
+
+/** The first half of the execution lock's key: "PPEX" in ASCII, apart from the other locks. */
+const EXECUTION_LOCK_SPACE = 0x50504558;
+
+/**
+ * Takes the right to execute the pool's queued swaps until the transaction ends, unless another
+ * transaction holds it: false then, at once, without waiting. Only executions take it (before the
+ * pool's accounting row), so it tells an engine that another one is executing the pool's batch,
+ * while a deposit or a confirmation holding the accounting row is still waited for, as before.
+ * The key is the pool qualified by the connection's schema (tests run many in one database); two
+ * pools whose keys collide would only have one left for a round while the other executes.
+ */
+export async function claimPoolExecution(tx: Queryable, poolId: string): Promise<boolean> {
+  const rows = await tx.query<{ claimed: boolean }>(
+    `SELECT pg_try_advisory_xact_lock($1, hashtext(current_schema() || ':' || $2::text)) AS claimed`,
+    [EXECUTION_LOCK_SPACE, poolId],
+  );
+  return rows[0]?.claimed === true;
 }

@@ -1,25 +1,13 @@
 /**
- * The engine's own queries over the store's schema (migrations 0001 and 0003): checkpoints taken
- * under a row lock, command retries and confirmations, offers, and the figures the guard reads.
- * Everything else goes through the store's query modules.
+ * The ledger command queue as the settlement engine works it: commands recorded before they are
+ * submitted, claimed for submission, retried with backoff, confirmed exactly once by the update
+ * that committed them, and the offers they create withdrawn when they expire.
  */
 
-import type {
-  CommandLeg,
-  DepositRecord,
-  LedgerCommandRecord,
-  Queryable,
-  Row,
-} from '@poolparty/store';
-import {
-  commandFromRow,
-  getDeposit,
-  readDateOrNull,
-  readSafeInteger,
-  readString,
-  readStringOrNull,
-} from '@poolparty/store';
-import { AccountingError } from './accounting.js';
+import { readDateOrNull, readSafeInteger, readStringOrNull } from './columns.js';
+import type { Queryable, Row } from './database.js';
+import type { CommandLeg, LedgerCommandRecord } from './ledger-commands.js';
+import { commandFromRow } from './ledger-commands.js';
 
 export interface EngineCommand extends LedgerCommandRecord {
   readonly submissions: number;
@@ -57,86 +45,6 @@ export async function getCommands(
   return commandsFrom(
     await q.query('SELECT * FROM ledger_commands WHERE command_id = ANY($1::text[])', [commandIds]),
   );
-}
-
-/**
- * Locks the pool's accounting row (as `lockPool`, before any intent row) and says, in the same
- * round trip, whether the deposit is recorded already (a ledger event seen before).
- */
-export async function lockPoolForDeposit(
-  tx: Queryable,
-  poolId: string,
-  depositId: string,
-): Promise<boolean> {
-  const rows = await tx.query(
-    `SELECT EXISTS (SELECT 1 FROM deposits WHERE deposit_id = $2) AS recorded
-     FROM pool_accounting WHERE pool_id = $1 FOR UPDATE`,
-    [poolId, depositId],
-  );
-  if (rows.length === 0) throw new AccountingError(`pool ${poolId} has no accounting`);
-  return rows[0]?.recorded === true;
-}
-
-/**
- * `lockPoolForDeposit` for several deposits: the pools' accounting rows locked (in one order, so
- * two such locks never wait on each other) and which of the deposits are recorded already.
- */
-export async function lockPoolsForDeposits(
-  tx: Queryable,
-  poolIds: readonly string[],
-  depositIds: readonly string[],
-): Promise<Set<string>> {
-  const locked = await tx.query<{ pool_id: string }>(
-    'SELECT pool_id FROM pool_accounting WHERE pool_id = ANY($1::text[]) ORDER BY pool_id FOR UPDATE',
-    [poolIds],
-  );
-  const missing = poolIds.find((poolId) => !locked.some((row) => row.pool_id === poolId));
-  if (missing !== undefined) throw new AccountingError(`pool ${missing} has no accounting`);
-  const recorded = await tx.query<{ deposit_id: string }>(
-    'SELECT deposit_id FROM deposits WHERE deposit_id = ANY($1::text[])',
-    [depositIds],
-  );
-  return new Set(recorded.map((row) => row.deposit_id));
-}
-
-/** The first half of the execution lock's key: "PPEX" in ASCII, apart from the other locks. */
-const EXECUTION_LOCK_SPACE = 0x50504558;
-
-/**
- * Takes the right to execute the pool's queued swaps until the transaction ends, unless another
- * transaction holds it: false then, at once, without waiting. Only executions take it (before the
- * pool's accounting row), so it tells an engine that another one is executing the pool's batch,
- * while a deposit or a confirmation holding the accounting row is still waited for, as before.
- * The key is the pool qualified by the connection's schema (tests run many in one database); two
- * pools whose keys collide would only have one left for a round while the other executes.
- */
-export async function claimPoolExecution(tx: Queryable, poolId: string): Promise<boolean> {
-  const rows = await tx.query<{ claimed: boolean }>(
-    `SELECT pg_try_advisory_xact_lock($1, hashtext(current_schema() || ':' || $2::text)) AS claimed`,
-    [EXECUTION_LOCK_SPACE, poolId],
-  );
-  return rows[0]?.claimed === true;
-}
-
-/**
- * The checkpoint of `stream`, locked until the transaction ends, so that two ingesters never
- * apply the same update: the second waits, then sees the first one's checkpoint and skips.
- */
-export async function lockCheckpoint(
-  tx: Queryable,
-  stream: string,
-  initialOffset: number,
-  now: Date,
-): Promise<number> {
-  // One statement: the row is created if missing, and either way locked and read (a conflict's
-  // no-op update takes the row lock and returns the stored offset).
-  const rows = await tx.query(
-    `INSERT INTO ledger_offsets (stream, last_offset, updated_at) VALUES ($1, $2, $3)
-     ON CONFLICT (stream) DO UPDATE SET last_offset = ledger_offsets.last_offset
-     RETURNING last_offset`,
-    [stream, initialOffset, now],
-  );
-  return readSafeInteger(rows[0]?.last_offset);
 }
 
 /**
@@ -407,82 +315,4 @@ export async function openCommandsOfDeposit(
     [depositId, leg],
   );
   return commandsFrom(rows);
-}
-
-export async function depositByOffer(q: Queryable, offerId: string): Promise<DepositRecord | null> {
-  const rows = await q.query('SELECT deposit_id FROM deposits WHERE offer_id = $1 LIMIT 1', [
-    offerId,
-  ]);
-  const id = rows[0]?.deposit_id;
-  return typeof id === 'string' ? getDeposit(q, id) : null;
-}
-
-export async function setDepositFlagged(
-  q: Queryable,
-  depositId: string,
-  now: Date,
-): Promise<boolean> {
-  const rows = await q.query(
-    `UPDATE deposits SET status = 'flagged', updated_at = $2
-     WHERE deposit_id = $1 AND status = 'unmatched' RETURNING deposit_id`,
-    [depositId, now],
-  );
-  return rows.length > 0;
-}
-
-/**
- * Records the facts of a refund that committed after the intent ended `refund_failed` (an
- * operator's attempt); the state stays. False when the intent is elsewhere or already has them.
- */
-export async function recordLateRefund(
-  tx: Queryable,
-  input: {
-    readonly intentId: string;
-    readonly amount: string;
-    readonly networkFeeAmount: string;
-    readonly updateId: string;
-    readonly now: Date;
-  },
-): Promise<boolean> {
-  const rows = await tx.query(
-    `UPDATE intents SET refund_amount = $2, refund_network_fee_amount = $3, refund_update_id = $4,
-       updated_at = $5
-     WHERE intent_id = $1 AND status = 'refund_failed' AND refund_update_id IS NULL
-     RETURNING intent_id`,
-    [input.intentId, input.amount, input.networkFeeAmount, input.updateId, input.now],
-  );
-  return rows.length > 0;
-}
-
-/** Completed swaps of the pool whose payout update id or fee event is missing. */
-export async function countIncompleteCompletedSwaps(q: Queryable, poolId: string): Promise<number> {
-  const rows = await q.query(
-    `SELECT count(*) AS n FROM intents i
-     WHERE i.pool_id = $1 AND i.status = 'completed'
-       AND (i.payout_update_id IS NULL OR i.actual_output IS NULL
-            OR NOT EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = i.intent_id))`,
-    [poolId],
-  );
-  return readSafeInteger(rows[0]?.n ?? '0');
-}
-
-/** `countIncompleteCompletedSwaps` of each of `poolIds` in one statement; pools with none are absent. */
-export async function countIncompleteCompletedSwapsByPool(
-  q: Queryable,
-  poolIds: readonly string[],
-): Promise<Map<string, number>> {
-  const rows = await q.query(
-    `SELECT i.pool_id, count(*) AS n FROM intents i
-     WHERE i.pool_id = ANY($1::text[]) AND i.status = 'completed'
-       AND (i.payout_update_id IS NULL OR i.actual_output IS NULL
-            OR NOT EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = i.intent_id))
-     GROUP BY i.pool_id`,
-    [poolIds],
-  );
-  return new Map(rows.map((row) => [readString(row.pool_id), readSafeInteger(row.n)]));
-}
-
-/** A reversed swap did not happen: it leaves stats, earnings and the velocity window. */
-export async function deleteFeeEvent(tx: Queryable, intentId: string): Promise<void> {
-  await tx.query('DELETE FROM fee_events WHERE intent_id = $1', [intentId]);
 }
