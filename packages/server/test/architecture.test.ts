@@ -112,4 +112,12 @@ describe('the package graph', () => {
     );
     expect(wrong).toEqual([]);
   });
+
+  it('has the store send every SQL statement: no other package runs one itself', () => {
+    const wrong = codeFiles
+      .filter(({ name, file }) => name !== 'store' && file.includes(`${name}/src/`))
+      .filter(({ file }) => /\.(query|exec)(<[^>]*>)?\(\s*[`'"]/.test(readFileSync(file, 'utf8')))
+      .map(({ file }) => relative(ROOT, file));
+    expect(wrong).toEqual([]);
+  });
 });

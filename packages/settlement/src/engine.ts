@@ -21,6 +21,7 @@
  * can start a fresh engine on the same store and ledger.
  */
 import { LedgerError, type LedgerUpdate } from '@poolparty/ledger';
+import type { LeaderTerm, StreamLeadership } from '@poolparty/store';
 import {
   getLedgerOffset,
   isConnectionLoss,
@@ -32,7 +33,6 @@ import { type EngineContext, EngineCrash } from './context.js';
 import { executeQueued } from './execution.js';
 import { expireDue } from './expiry.js';
 import { ingestUpdates } from './ingest.js';
-import type { LeaderTerm, StreamLeadership } from './leadership.js';
 import { withdrawExpiredOffers } from './offer-withdrawal.js';
 import { type ReconciliationReport, reconcile } from './reconciler.js';
 import {

@@ -23,7 +23,7 @@ import {
   type Reserves,
 } from '@poolparty/core';
 import type { Queryable } from '@poolparty/store';
-import { readSafeInteger } from '@poolparty/store';
+import { guardWindowFigures } from '@poolparty/store';
 import type { Side } from './accounting.js';
 import { type PriceBook, referencePrice } from './prices.js';
 
@@ -75,31 +75,12 @@ export async function readGuardFigures(
   poolId: string,
   since: Date,
 ): Promise<GuardFigures> {
-  const rows = await tx.query(
-    `SELECT
-       COALESCE(sum(input_amount - network_fee_amount - platform_fee_amount)
-         FILTER (WHERE input_side = 'a'), 0) AS added_a,
-       COALESCE(sum(input_amount - network_fee_amount - platform_fee_amount)
-         FILTER (WHERE input_side = 'b'), 0) AS added_b,
-       COALESCE(sum(output_amount) FILTER (WHERE input_side = 'a'), 0) AS paid_a,
-       COALESCE(sum(output_amount) FILTER (WHERE input_side = 'b'), 0) AS paid_b,
-       (SELECT count(*) FROM intents i
-        WHERE i.pool_id = $1 AND i.status = 'completed'
-          AND (i.payout_update_id IS NULL OR i.actual_output IS NULL
-               OR NOT EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = i.intent_id))
-       ) AS incomplete,
-       (SELECT NOT r.ok FROM reconciliation_runs r WHERE r.pool_id = $1
-        ORDER BY r.at DESC, r.id DESC LIMIT 1) AS mismatch
-     FROM fee_events WHERE pool_id = $1 AND at >= $2`,
-    [poolId, since],
-  );
-  const row = rows[0] ?? {};
-  const amount = (value: unknown) => Amount.parse(value ?? '0');
+  const row = await guardWindowFigures(tx, poolId, since);
   return {
-    added: { a: amount(row.added_a), b: amount(row.added_b) },
-    paidOut: { a: amount(row.paid_a), b: amount(row.paid_b) },
-    incompleteCompletedSwaps: readSafeInteger(row.incomplete ?? '0'),
-    lastReconciliationMismatch: row.mismatch === true,
+    added: { a: Amount.parse(row.addedA), b: Amount.parse(row.addedB) },
+    paidOut: { a: Amount.parse(row.paidA), b: Amount.parse(row.paidB) },
+    incompleteCompletedSwaps: row.incompleteCompletedSwaps,
+    lastReconciliationMismatch: row.lastReconciliationMismatch,
   };
 }
 

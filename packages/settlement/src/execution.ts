@@ -29,6 +29,7 @@ import type { Queryable } from '@poolparty/store';
 import {
   claimPoolExecution,
   commandIdOf,
+  depositIdsOfIntents,
   getIntentsInStatus,
   type IntentPath,
   type IntentRecord,
@@ -309,9 +310,8 @@ async function depositIdsOf(
   tx: Queryable,
   swaps: readonly SwapPlan[],
 ): Promise<Map<string, string>> {
-  const rows = await tx.query<{ deposit_id: string; intent_id: string }>(
-    'SELECT deposit_id, intent_id FROM deposits WHERE intent_id = ANY($1::text[])',
-    [swaps.map((swap) => swap.intent.intentId)],
+  return depositIdsOfIntents(
+    tx,
+    swaps.map((swap) => swap.intent.intentId),
   );
-  return new Map(rows.map((row) => [row.intent_id, row.deposit_id]));
 }

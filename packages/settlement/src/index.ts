@@ -8,10 +8,10 @@
  */
 import type { LedgerPort } from '@poolparty/ledger';
 import type { Database } from '@poolparty/store';
+import { type StreamLeadership, soleLeadership } from '@poolparty/store';
 import type { ServiceClock } from './clock.js';
 import type { QuoteInvalidator } from './context.js';
 import { type Engine, SettlementEngine } from './engine.js';
-import { type StreamLeadership, soleLeadership } from './leadership.js';
 import {
   DEFAULT_ENGINE_SETTINGS,
   type EngineFaults,
@@ -21,9 +21,14 @@ import {
 } from './settings.js';
 
 export {
+  type AdvisoryLockSettings,
+  advisoryLockLeadership,
   claimCommand,
   countIncompleteCompletedSwaps,
   countIncompleteCompletedSwapsByPool,
+  type LeaderTerm,
+  type StreamLeadership,
+  soleLeadership,
 } from '@poolparty/store';
 export {
   type Bucket,
@@ -38,13 +43,6 @@ export { LedgerClock, type LedgerClockOptions, type ServiceClock } from './clock
 export { CollectionRefused, recordCollection } from './collections.js';
 export type { EngineContext, QuoteInvalidator } from './context.js';
 export type { Engine } from './engine.js';
-export {
-  type AdvisoryLockSettings,
-  advisoryLockLeadership,
-  type LeaderTerm,
-  type StreamLeadership,
-  soleLeadership,
-} from './leadership.js';
 export type { OperatorRetry, TransferPayload } from './legs.js';
 export {
   judgePool,

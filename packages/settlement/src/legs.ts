@@ -28,6 +28,7 @@ import {
   getDepositOfIntent,
   getIntent,
   getPool,
+  hasRefundCommand,
   type IntentPath,
   type IntentRecord,
   type IntentTransition,
@@ -625,11 +626,7 @@ export async function failPayout(
   await lockPool(tx, payload.poolId);
   const intent = await getIntent(tx, command.intentId);
   if (intent?.status !== 'sending_output') return;
-  const hasRefund = await tx.query(
-    `SELECT 1 FROM ledger_commands WHERE intent_id = $1 AND leg = 'refund'`,
-    [intent.intentId],
-  );
-  if (hasRefund.length > 0) return;
+  if (await hasRefundCommand(tx, intent.intentId)) return;
   const inputSide = payload.side === 'a' ? 'b' : 'a';
   const deposit = Amount.parse(intent.deposit?.amount ?? intent.expectedAmount);
   const reversal = reversalOf(deposit, intentFees(intent), Amount.parse(payload.amount));

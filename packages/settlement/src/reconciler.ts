@@ -23,16 +23,14 @@
  */
 import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
 import { type Holding, LedgerError, type LedgerUpdate } from '@poolparty/ledger';
-import type { Queryable, Row } from '@poolparty/store';
 import {
+  incompleteCompletedSwaps,
   insertReconciliationRun,
   latestReconciliationRun,
+  openFlagIdOfPool,
   type ReconciliationRun,
   raiseOperatorFlag,
-  readAmount,
-  readIntegerOrNull,
-  readSafeInteger,
-  readString,
+  readBooksAtCheckpoint,
 } from '@poolparty/store';
 import { lockPool, type Side } from './accounting.js';
 import type { EngineContext } from './context.js';
@@ -49,23 +47,6 @@ export interface ReconciliationReport {
   readonly deferred: readonly { readonly poolId: string; readonly reason: string }[];
   /** Set when nothing was compared because this engine does not lead the stream. */
   readonly skipped?: 'not_leading';
-}
-
-interface PoolBooks {
-  readonly poolId: string;
-  readonly swapParty: string;
-  /** The offset the pool's books begin after (`admin pools add`); null: the ledger's start. */
-  readonly booksFromOffset: number | null;
-  readonly sides: readonly {
-    readonly side: Side;
-    readonly instrument: Instrument;
-    books: bigint;
-  }[];
-}
-
-interface BooksAtCheckpoint {
-  readonly checkpoint: number | null;
-  readonly pools: readonly PoolBooks[];
 }
 
 export interface SideComparison {
@@ -132,90 +113,6 @@ export async function reconcile(
   return { runs, deferred };
 }
 
-// --- the store side -------------------------------------------------------------------------
-
-async function readBooksAtCheckpoint(q: Queryable, stream: string): Promise<BooksAtCheckpoint> {
-  // One statement, one snapshot: the books exactly as of the checkpoint read beside them.
-  const rows = await q.query(
-    `SELECT p.pool_id, p.swap_party, p.token_a_id, p.token_a_admin, p.token_b_id,
-       p.token_b_admin, p.books_from_offset,
-       a.reserve_a + a.inflight_a + a.outgoing_a + a.fees_a AS books_a,
-       a.reserve_b + a.inflight_b + a.outgoing_b + a.fees_b AS books_b,
-       (SELECT o.last_offset FROM ledger_offsets o WHERE o.stream = $1) AS checkpoint
-     FROM pools p JOIN pool_accounting a ON a.pool_id = p.pool_id
-     ORDER BY p.pool_id`,
-    [stream],
-  );
-  const first = rows[0];
-  const checkpoint =
-    first === undefined || first.checkpoint === null ? null : readSafeInteger(first.checkpoint);
-  return { checkpoint, pools: rows.map(poolBooksFromRow) };
-}
-
-function poolBooksFromRow(row: Row): PoolBooks {
-  return {
-    poolId: readString(row.pool_id),
-    swapParty: readString(row.swap_party),
-    booksFromOffset: readIntegerOrNull(row.books_from_offset),
-    sides: [
-      {
-        side: 'a',
-        instrument: { id: readString(row.token_a_id), admin: readString(row.token_a_admin) },
-        books: Amount.parse(readAmount(row.books_a)).units,
-      },
-      {
-        side: 'b',
-        instrument: { id: readString(row.token_b_id), admin: readString(row.token_b_admin) },
-        books: Amount.parse(readAmount(row.books_b)).units,
-      },
-    ],
-  };
-}
-
-/**
- * Completed swaps of the pool whose accounting is incomplete: no payout update id or output, no
- * fee event, a fee event that disagrees with the deposit or the output, or no committed payout.
- * A payout made as an offer commits in two updates: the command's (the offer) and the receiver's
- * acceptance, which is the one the intent records; the offer links the two.
- */
-export async function incompleteCompletedSwaps(
-  q: Queryable,
-  poolId: string,
-  sampleMax = INCOMPLETE_SAMPLE_MAX,
-): Promise<{ readonly count: number; readonly intentIds: readonly string[] }> {
-  const rows = await q.query(
-    `SELECT i.intent_id, count(*) OVER () AS total FROM intents i
-     LEFT JOIN fee_events f ON f.intent_id = i.intent_id
-     WHERE i.pool_id = $1 AND i.status = 'completed'
-       AND (i.payout_update_id IS NULL OR i.actual_output IS NULL OR f.id IS NULL
-            OR f.output_amount <> i.actual_output OR f.input_amount <> i.deposit_amount
-            OR NOT EXISTS (SELECT 1 FROM ledger_commands c
-                           WHERE c.intent_id = i.intent_id AND c.leg = 'payout'
-                             AND c.status = 'committed'
-                             AND (c.update_id = i.payout_update_id
-                                  OR (c.offer_id = i.payout_offer_id
-                                      AND i.payout_offer_state = 'committed'
-                                      AND i.payout_offer_update_id = i.payout_update_id))))
-     ORDER BY i.intent_id LIMIT $2`,
-    [poolId, sampleMax],
-  );
-  return {
-    count: rows[0] ? readSafeInteger(rows[0].total) : 0,
-    intentIds: rows.map((row) => readString(row.intent_id)),
-  };
-}
-
-/** The open mismatch flag of the pool, if any. */
-export async function openMismatchFlagId(q: Queryable, poolId: string): Promise<number | null> {
-  const rows = await q.query(
-    `SELECT id FROM operator_flags
-     WHERE kind = $1 AND resolved_at IS NULL AND details ->> 'poolId' = $2
-     ORDER BY id LIMIT 1`,
-    [RECONCILIATION_MISMATCH, poolId],
-  );
-  return rows[0] ? readSafeInteger(rows[0].id) : null;
-}
-
 async function recordRun(
   ctx: EngineContext,
   poolId: string,
@@ -226,8 +123,8 @@ async function recordRun(
     // Under the pool's lock, so two runs (an old and a new leader) never both raise a flag.
     await lockPool(tx, poolId);
     const now = ctx.clock.now();
-    const incomplete = await incompleteCompletedSwaps(tx, poolId);
-    let flagId = await openMismatchFlagId(tx, poolId);
+    const incomplete = await incompleteCompletedSwaps(tx, poolId, INCOMPLETE_SAMPLE_MAX);
+    let flagId = await openFlagIdOfPool(tx, RECONCILIATION_MISMATCH, poolId);
     const verdict = judgePool({
       sides,
       incompleteSwaps: incomplete.count,

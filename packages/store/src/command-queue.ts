@@ -316,3 +316,30 @@ export async function openCommandsOfDeposit(
   );
   return commandsFrom(rows);
 }
+
+/** Whether a refund of the intent was ever recorded. */
+export async function hasRefundCommand(q: Queryable, intentId: string): Promise<boolean> {
+  const rows = await q.query(
+    `SELECT 1 FROM ledger_commands WHERE intent_id = $1 AND leg = 'refund' LIMIT 1`,
+    [intentId],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The refunds recorded for a subject (an intent, or an unmatched deposit with no intent), the
+ * latest attempt first.
+ */
+export async function refundCommandsOf(
+  q: Queryable,
+  subjectId: string,
+): Promise<LedgerCommandRecord[]> {
+  const rows = await q.query(
+    `SELECT command_id, intent_id, deposit_id, leg, attempt, payload, status, update_id, error,
+       created_at, updated_at FROM ledger_commands
+     WHERE leg = 'refund' AND (intent_id = $1 OR (intent_id IS NULL AND deposit_id = $1))
+     ORDER BY attempt DESC`,
+    [subjectId],
+  );
+  return rows.map(commandFromRow);
+}

@@ -367,3 +367,8 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   const { code, constraint: violated } = error as { code?: unknown; constraint?: unknown };
   return code === '23505' && (constraint === undefined || violated === constraint);
 }
+
+/** Resolves once the store answered a statement; rejects with why it could not. */
+export async function pingStore(q: Queryable): Promise<void> {
+  await q.query('SELECT 1');
+}

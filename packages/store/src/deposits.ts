@@ -219,3 +219,15 @@ export async function setDepositFlagged(
   );
   return rows.length > 0;
 }
+
+/** The deposit that funded each of the intents, by intent id; intents without one are absent. */
+export async function depositIdsOfIntents(
+  q: Queryable,
+  intentIds: readonly string[],
+): Promise<Map<string, string>> {
+  const rows = await q.query<{ deposit_id: string; intent_id: string }>(
+    'SELECT deposit_id, intent_id FROM deposits WHERE intent_id = ANY($1::text[])',
+    [intentIds],
+  );
+  return new Map(rows.map((row) => [row.intent_id, row.deposit_id]));
+}

@@ -194,3 +194,52 @@ export async function sumOutputsSinceByPool(
 export async function deleteFeeEvent(tx: Queryable, intentId: string): Promise<void> {
   await tx.query('DELETE FROM fee_events WHERE intent_id = $1', [intentId]);
 }
+
+/** What the settlement-safety guard reads of a pool's recent swaps, per input side. */
+export interface GuardWindowFigures {
+  /** What the window's swaps with input side a (b) added to that side's reserve. */
+  readonly addedA: string;
+  readonly addedB: string;
+  /** What the window's swaps with input side a (b) paid out of the other side. */
+  readonly paidA: string;
+  readonly paidB: string;
+  readonly incompleteCompletedSwaps: number;
+  readonly lastReconciliationMismatch: boolean;
+}
+
+/** The pool's guard figures for the window starting at `since`, in one round trip. */
+export async function guardWindowFigures(
+  q: Queryable,
+  poolId: string,
+  since: Date,
+): Promise<GuardWindowFigures> {
+  const rows = await q.query(
+    `SELECT
+       COALESCE(sum(input_amount - network_fee_amount - platform_fee_amount)
+         FILTER (WHERE input_side = 'a'), 0) AS added_a,
+       COALESCE(sum(input_amount - network_fee_amount - platform_fee_amount)
+         FILTER (WHERE input_side = 'b'), 0) AS added_b,
+       COALESCE(sum(output_amount) FILTER (WHERE input_side = 'a'), 0) AS paid_a,
+       COALESCE(sum(output_amount) FILTER (WHERE input_side = 'b'), 0) AS paid_b,
+       (SELECT count(*) FROM intents i
+        WHERE i.pool_id = $1 AND i.status = 'completed'
+          AND (i.payout_update_id IS NULL OR i.actual_output IS NULL
+               OR NOT EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = i.intent_id))
+       ) AS incomplete,
+       (SELECT NOT r.ok FROM reconciliation_runs r WHERE r.pool_id = $1
+        ORDER BY r.at DESC, r.id DESC LIMIT 1) AS mismatch
+     FROM fee_events WHERE pool_id = $1 AND at >= $2`,
+    [poolId, since],
+  );
+  const row = rows[0] ?? {};
+  const amount = (value: unknown) =>
+    value === undefined || value === null ? '0' : readString(value);
+  return {
+    addedA: amount(row.added_a),
+    addedB: amount(row.added_b),
+    paidA: amount(row.paid_a),
+    paidB: amount(row.paid_b),
+    incompleteCompletedSwaps: readSafeInteger(row.incomplete ?? '0'),
+    lastReconciliationMismatch: row.mismatch === true,
+  };
+}

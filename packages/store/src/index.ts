@@ -22,6 +22,7 @@ export * from './idempotency.js';
 export * from './intent-history.js';
 export * from './intent-legs.js';
 export * from './intents.js';
+export * from './leadership.js';
 export * from './ledger-commands.js';
 export * from './location.js';
 export * from './migrate.js';

@@ -70,3 +70,23 @@ export async function resolveOperatorFlag(
   );
   return rows[0] ? flagFromRow(rows[0]) : null;
 }
+
+/**
+ * The open flags of `kind`, oldest first, at most `limit`: of one subject (an intent, or a
+ * deposit with no intent) when `subjectId` is given, else of every subject.
+ */
+export async function openFlagsOfSubject(
+  q: Queryable,
+  kind: string,
+  subjectId: string | null,
+  limit: number,
+): Promise<OperatorFlag[]> {
+  const rows = await q.query(
+    `SELECT * FROM operator_flags
+     WHERE kind = $1 AND resolved_at IS NULL
+       AND ($2::text IS NULL OR intent_id = $2 OR (intent_id IS NULL AND deposit_id = $2))
+     ORDER BY created_at, id LIMIT $3`,
+    [kind, subjectId, limit],
+  );
+  return rows.map(flagFromRow);
+}

@@ -21,13 +21,14 @@ import type { OperatorRetry, TransferPayload } from '@poolparty/settlement';
 import { debit, lockPool, moveBalances } from '@poolparty/settlement';
 import type { Database, Queryable } from '@poolparty/store';
 import {
-  commandFromRow,
   commandIdOf,
-  flagFromRow,
+  getDeposit,
+  getIntent,
   type LedgerCommandRecord,
   type OperatorFlag,
-  readStringOrNull,
+  openFlagsOfSubject,
   recordLedgerCommand,
+  refundCommandsOf,
   resolveOperatorFlag,
 } from '@poolparty/store';
 
@@ -68,34 +69,21 @@ function subjectOf(flag: OperatorFlag): string {
 }
 
 async function refundAttempts(q: Queryable, subjectId: string): Promise<RefundAttempt[]> {
-  const rows = await q.query(
-    `SELECT command_id, intent_id, deposit_id, leg, attempt, payload, status, update_id, error,
-       created_at, updated_at FROM ledger_commands
-     WHERE leg = 'refund' AND (intent_id = $1 OR (intent_id IS NULL AND deposit_id = $1))
-     ORDER BY attempt DESC`,
-    [subjectId],
-  );
-  return rows.map((row) => ({ ...commandFromRow(row), payload: row.payload as TransferPayload }));
+  const commands = await refundCommandsOf(q, subjectId);
+  return commands.map((command) => ({
+    ...command,
+    payload: command.payload as TransferPayload,
+  }));
 }
 
-async function openRefundFlags(q: Queryable, subjectId: string | null): Promise<OperatorFlag[]> {
-  const rows = await q.query(
-    `SELECT * FROM operator_flags
-     WHERE kind = $1 AND resolved_at IS NULL
-       AND ($2::text IS NULL OR intent_id = $2 OR (intent_id IS NULL AND deposit_id = $2))
-     ORDER BY created_at, id LIMIT $3`,
-    [REFUND_FAILED, subjectId, REFUND_CASES_MAX],
-  );
-  return rows.map(flagFromRow);
+function openRefundFlags(q: Queryable, subjectId: string | null): Promise<OperatorFlag[]> {
+  return openFlagsOfSubject(q, REFUND_FAILED, subjectId, REFUND_CASES_MAX);
 }
 
 async function statusOf(q: Queryable, flag: OperatorFlag): Promise<string | null> {
-  const [sql, id] =
-    flag.intentId !== null
-      ? ['SELECT status FROM intents WHERE intent_id = $1', flag.intentId]
-      : ['SELECT status FROM deposits WHERE deposit_id = $1', flag.depositId];
-  const rows = await q.query(sql, [id]);
-  return readStringOrNull(rows[0]?.status);
+  if (flag.intentId !== null) return (await getIntent(q, flag.intentId))?.status ?? null;
+  if (flag.depositId === null) return null;
+  return (await getDeposit(q, flag.depositId))?.status ?? null;
 }
 
 /** The open `refund_failed` flags, oldest first, with what each parked. */

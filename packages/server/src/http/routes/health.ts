@@ -3,6 +3,7 @@
  * so a load balancer stops sending traffic to an instance that cannot serve it) and Prometheus
  * metrics.
  */
+import { pingStore } from '@poolparty/store';
 import { Type } from '@sinclair/typebox';
 import type { ServiceContext } from '../../context.js';
 import type { App } from '../fastify.js';
@@ -76,7 +77,7 @@ const getReadiness = healthRoute({
   },
   handler: async (ctx, _request, reply) => {
     const [store, ledger] = await Promise.all([
-      answers(() => ctx.db.query('SELECT 1')),
+      answers(() => pingStore(ctx.db)),
       answers(() => ctx.ledger.ledgerEnd()),
     ]);
     const ready = store && ledger;

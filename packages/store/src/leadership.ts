@@ -18,8 +18,8 @@
  * PGlite is one process by construction, so that process always leads (`soleLeadership`).
  */
 
-import { applicationName } from '@poolparty/store';
 import pg from 'pg';
+import { applicationName } from './database.js';
 
 export interface LeaderTerm {
   /** Aborted once leadership is lost; ingestion under this term must stop. */
