@@ -116,107 +116,168 @@ async function startOnce(settings: Settings, options: StartOptions): Promise<Run
     const problem = await probeListen(settings.host, settings.port);
     if (problem !== null) throw new StartupError(problem);
   }
-  const closers: (() => Promise<void>)[] = [];
-  const closeAll = async () => {
-    for (const close of closers.reverse()) await close().catch(() => {});
-  };
+  const closers = new Closers();
   const freshDataDir = !existsSync(settings.dataDir);
   try {
-    // Making the embedded store is the longest step of a first start: say what is happening.
-    if (settings.databaseUrl === null && !holdsCluster(pgliteDirOf(settings.dataDir))) {
-      options.onProgress?.(`first start: creating the store in ${settings.dataDir}`);
-    }
-    const db = await openServiceStore(settings, options.schema);
-    closers.push(() => db.close());
-    const { ledger, local: devnetLedger, close: closeLedger } = await openLedger(settings);
-    closers.push(closeLedger);
-    const clock = await serviceClock(settings, ledger);
-    closers.push(async () => clock.stop());
-    const walletTokens = await loadWalletTokenSigner(db, settings, clock);
-    const devnet =
-      devnetLedger && devnetEnabled(settings)
-        ? await bootstrapDevnet(db, devnetLedger, {
-            dataDir: settings.dataDir,
-            apiKey: settings.devnetApiKey,
-            now: clock.now(),
-            ...(options.onProgress && { onProgress: options.onProgress }),
-          })
-        : null;
-    const quoter = await createLiveQuoter({
-      db,
-      ledger,
-      clock,
-      countIncompleteCompletedSwaps: countIncompleteCompletedSwapsByPool,
-    });
-    closers.push(() => quoter.close());
-    // Discounts, key limits and pool status changed by `poolparty admin` in another process.
-    let warnAdminListenerProblem = (_error: Error, _retryInMs: number) => {};
-    const adminChanges = await AdminChangeFeed.open(db, {
-      onListenerProblem: (error, retryInMs) => warnAdminListenerProblem(error, retryInMs),
-    });
-    closers.push(() => adminChanges.close());
-    adminChanges.subscribe(() => quoter.invalidate());
-    // Roles (docs/spec/running.md#roles-and-scale-out): `api` serves HTTP only; a `worker` settles
-    // (engine, snapshots, reconciliation) and answers only the operational endpoints; `all` does
-    // both.
-    if (settings.role !== 'api') {
-      const snapshots = new SnapshotJob({ db, ledger, clock });
-      await snapshots.start();
-      closers.push(() => snapshots.stop());
-    }
-    // The HTTP logger exists only once the app is built; the listener may break before that.
-    let warnListenerProblem = (_error: Error, _retryInMs: number) => {};
-    const intentEvents = await IntentEventHub.open(db, {
-      onListenerProblem: (error, retryInMs) => warnListenerProblem(error, retryInMs),
-    });
-    closers.push(() => intentEvents.close());
-    const ctx: ServiceContext = {
-      settings,
-      db,
-      ledger,
-      devnetLedger: devnetEnabled(settings) ? devnetLedger : null,
-      clock,
-      walletTokens,
-      metrics: createMetrics(),
-      quoter,
-      intentEvents,
-      adminChanges,
-    };
+    const base = await openFoundations(settings, options, closers);
+    const listenerLog = new LateLog();
+    const ctx = await openServices(settings, base, closers, listenerLog);
     const app =
       settings.role === 'worker'
         ? await buildOperationalApp(ctx)
         : await buildApp(ctx, {
-            webAppApiKey: settings.appApiKey ?? devnet?.apiKey ?? null,
+            webAppApiKey: settings.appApiKey ?? base.devnet?.apiKey ?? null,
             ...(options.webAppDist !== undefined && { webAppDist: options.webAppDist }),
           });
-    warnListenerProblem = (error, retryInMs) =>
-      app.log.warn({ err: error, retryInMs }, 'intent event listener lost; listening again');
-    warnAdminListenerProblem = (error, retryInMs) =>
-      app.log.warn({ err: error, retryInMs }, 'admin change listener lost; listening again');
+    listenerLog.useFrom(app);
     closers.push(() => app.close());
     // The worker's jobs start once the app, and so its logger, exists; they stop before the
     // app, the ledger and the store they work with (closers run in reverse).
     if (settings.role !== 'api') closers.push(...(await startWorkerJobs(ctx, app, options.schema)));
-    let url: string | null = null;
-    if (listen) {
-      await app.listen({ port: settings.port, host: settings.host });
-      const address = app.server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : settings.port;
-      url = `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
-    }
-    return { ctx, app, url, devnet, close: closeAll };
+    const url = listen ? await listenOn(app, settings) : null;
+    return { ctx, app, url, devnet: base.devnet, close: () => closers.closeAll() };
   } catch (error) {
-    await closeAll();
+    await closers.closeAll();
     // Nothing half-made stays behind: the next start finds the folder as the operator left it.
     if (freshDataDir) rmSync(settings.dataDir, { recursive: true, force: true });
-    if (error instanceof StoreProblem) throw new StartupError(error.message);
-    if (isAddressProblem(error)) {
-      throw new StartupError(
-        `cannot listen on HOST ${settings.host} PORT ${settings.port}: ${(error as Error).message}`,
-      );
-    }
-    throw error;
+    throw startupErrorOf(error, settings);
   }
+}
+
+/** What a start opened, closed in reverse order when the service stops or the start fails. */
+class Closers {
+  private readonly closers: (() => Promise<void>)[] = [];
+
+  push(...closers: (() => Promise<void>)[]): void {
+    this.closers.push(...closers);
+  }
+
+  async closeAll(): Promise<void> {
+    for (const close of this.closers.splice(0).reverse()) await close().catch(() => {});
+  }
+}
+
+/**
+ * Where the store listeners' warnings go: nowhere until the HTTP app, and so its logger, exists
+ * (a listener may break before that), then the app's log.
+ */
+class LateLog {
+  private app: App | null = null;
+
+  useFrom(app: App): void {
+    this.app = app;
+  }
+
+  listenerLost(which: string) {
+    return (error: Error, retryInMs: number) =>
+      this.app?.log.warn({ err: error, retryInMs }, `${which} listener lost; listening again`);
+  }
+}
+
+interface Foundations {
+  readonly db: Database;
+  readonly ledger: LedgerPort;
+  readonly devnetLedger: LedgerConnection['local'];
+  readonly clock: LedgerClock;
+  readonly walletTokens: WalletTokenSigner;
+  readonly devnet: DevnetWelcome | null;
+}
+
+/** The store, the ledger, the clock, the wallet-token key and, on devnet, the seed. */
+async function openFoundations(
+  settings: Settings,
+  options: StartOptions,
+  closers: Closers,
+): Promise<Foundations> {
+  // Making the embedded store is the longest step of a first start: say what is happening.
+  if (settings.databaseUrl === null && !holdsCluster(pgliteDirOf(settings.dataDir))) {
+    options.onProgress?.(`first start: creating the store in ${settings.dataDir}`);
+  }
+  const db = await openServiceStore(settings, options.schema);
+  closers.push(() => db.close());
+  const { ledger, local: devnetLedger, close: closeLedger } = await openLedger(settings);
+  closers.push(closeLedger);
+  const clock = await serviceClock(settings, ledger);
+  closers.push(async () => clock.stop());
+  const walletTokens = await loadWalletTokenSigner(db, settings, clock);
+  const devnet =
+    devnetLedger && devnetEnabled(settings)
+      ? await bootstrapDevnet(db, devnetLedger, {
+          dataDir: settings.dataDir,
+          apiKey: settings.devnetApiKey,
+          now: clock.now(),
+          ...(options.onProgress && { onProgress: options.onProgress }),
+        })
+      : null;
+  return { db, ledger, devnetLedger, clock, walletTokens, devnet };
+}
+
+/**
+ * The quoter, the feeds of changes made elsewhere (admin commands, intent events) and, on a
+ * worker, the hourly snapshots: the service context every role serves from. Roles
+ * (docs/spec/running.md#roles-and-scale-out): `api` serves HTTP only; a `worker` settles (engine,
+ * snapshots, reconciliation) and answers only the operational endpoints; `all` does both.
+ */
+async function openServices(
+  settings: Settings,
+  base: Foundations,
+  closers: Closers,
+  log: LateLog,
+): Promise<ServiceContext> {
+  const { db, ledger, clock } = base;
+  const quoter = await createLiveQuoter({
+    db,
+    ledger,
+    clock,
+    countIncompleteCompletedSwaps: countIncompleteCompletedSwapsByPool,
+  });
+  closers.push(() => quoter.close());
+  // Discounts, key limits and pool status changed by `poolparty admin` in another process.
+  const adminChanges = await AdminChangeFeed.open(db, {
+    onListenerProblem: log.listenerLost('admin change'),
+  });
+  closers.push(() => adminChanges.close());
+  adminChanges.subscribe(() => quoter.invalidate());
+  if (settings.role !== 'api') {
+    const snapshots = new SnapshotJob({ db, ledger, clock });
+    await snapshots.start();
+    closers.push(() => snapshots.stop());
+  }
+  const intentEvents = await IntentEventHub.open(db, {
+    onListenerProblem: log.listenerLost('intent event'),
+  });
+  closers.push(() => intentEvents.close());
+  return {
+    settings,
+    db,
+    ledger,
+    devnetLedger: devnetEnabled(settings) ? base.devnetLedger : null,
+    clock,
+    walletTokens: base.walletTokens,
+    metrics: createMetrics(),
+    quoter,
+    intentEvents,
+    adminChanges,
+  };
+}
+
+/** Listens on the configured address; answers the base URL, with the port a `0` was given. */
+async function listenOn(app: App, settings: Settings): Promise<string> {
+  await app.listen({ port: settings.port, host: settings.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : settings.port;
+  return `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
+}
+
+/** A failed start as the operator reads it: a setting named where one is at fault. */
+function startupErrorOf(error: unknown, settings: Settings): unknown {
+  if (error instanceof StoreProblem) return new StartupError(error.message);
+  if (isAddressProblem(error)) {
+    return new StartupError(
+      `cannot listen on HOST ${settings.host} PORT ${settings.port}: ${(error as Error).message}`,
+    );
+  }
+  return error;
 }
 
 /** The settlement engine and the housekeeping of a worker; answers what stops them, in order. */
