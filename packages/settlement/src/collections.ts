@@ -20,7 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Amount, type Instrument } from '@poolparty/core';
-import type { Database, EngineCommand, Queryable } from '@poolparty/store';
+import type { Database, EngineCommand, PoolRecord, Queryable } from '@poolparty/store';
 import {
   type CollectionRecord,
   collectableEarnings,
@@ -36,6 +36,7 @@ import {
   lockPool,
   moveBalances,
   networkCost,
+  type Side,
 } from './accounting.js';
 import { recordTransfer, sideOf, type TransferPayload, transferPayloadOf } from './legs.js';
 
@@ -76,17 +77,7 @@ export async function recordCollection(
 ): Promise<CollectionRecord> {
   const { developerParty, poolId, instrument, now } = input;
   return db.transaction(async (tx) => {
-    const pool = await getPool(tx, poolId);
-    if (pool === null) throw new CollectionRefused('pool_not_found', `No pool ${poolId}.`);
-    const matches = (side: Instrument) =>
-      side.id === instrument.id && side.admin === instrument.admin;
-    if (!matches(pool.tokenA) && !matches(pool.tokenB)) {
-      throw new CollectionRefused(
-        'token_not_found',
-        `Pool ${poolId} does not trade ${instrument.id} of ${instrument.admin}.`,
-      );
-    }
-    const side = sideOf(pool, instrument);
+    const { pool, side } = collectedSide(await getPool(tx, poolId), poolId, instrument);
     // The lock first, then the reading: whoever reads after us sees our collection.
     await lockPool(tx, poolId);
     const amount = Amount.parse(await collectableEarnings(tx, developerParty, poolId, side));
@@ -97,21 +88,7 @@ export async function recordCollection(
       );
     }
     const collectionId = `col_${randomBytes(COLLECTION_ID_BYTES).toString('base64url')}`;
-    const commandId = commandIdOf(collectionId, 'collect', 0);
-    try {
-      await moveBalances(
-        tx,
-        poolId,
-        [debit(side, 'fees', amount), credit(side, 'outgoing', amount)],
-        now,
-      );
-    } catch (error) {
-      if (!(error instanceof AccountingError)) throw error;
-      throw new CollectionRefused(
-        'collection_unavailable',
-        `The fees pool ${poolId} set aside in ${instrument.id} do not cover ${amount} now; an operator can tell why.`,
-      );
-    }
+    await setAside(tx, poolId, side, amount, instrument, now);
     const collection = await insertCollection(tx, {
       collectionId,
       developerParty,
@@ -119,7 +96,7 @@ export async function recordCollection(
       side,
       instrument,
       amount: amount.toString(),
-      commandId,
+      commandId: commandIdOf(collectionId, 'collect', 0),
       createdAt: now,
     });
     const payload: TransferPayload = {
@@ -132,15 +109,56 @@ export async function recordCollection(
       amount: amount.toString(),
       reason: collectionReason(collectionId),
     };
-    await recordTransfer(
-      tx,
-      { intentId: null, depositId: null, collectionId },
-      'collect',
-      payload,
-      now,
-    );
+    const subject = { intentId: null, depositId: null, collectionId };
+    await recordTransfer(tx, subject, 'collect', payload, now);
     return collection;
   });
+}
+
+/** The pool and its side that trades `instrument`; refuses an unknown pool or instrument. */
+function collectedSide(
+  pool: PoolRecord | null,
+  poolId: string,
+  instrument: Instrument,
+): { readonly pool: PoolRecord; readonly side: Side } {
+  if (pool === null) throw new CollectionRefused('pool_not_found', `No pool ${poolId}.`);
+  const matches = (side: Instrument) =>
+    side.id === instrument.id && side.admin === instrument.admin;
+  if (!matches(pool.tokenA) && !matches(pool.tokenB)) {
+    throw new CollectionRefused(
+      'token_not_found',
+      `Pool ${poolId} does not trade ${instrument.id} of ${instrument.admin}.`,
+    );
+  }
+  return { pool, side: sideOf(pool, instrument) };
+}
+
+/**
+ * Moves the amount from the side's fees to outgoing, where it waits for the transfer; refused
+ * when the fees set aside do not cover it now (an operator can tell why).
+ */
+async function setAside(
+  tx: Queryable,
+  poolId: string,
+  side: Side,
+  amount: Amount,
+  instrument: Instrument,
+  now: Date,
+): Promise<void> {
+  try {
+    await moveBalances(
+      tx,
+      poolId,
+      [debit(side, 'fees', amount), credit(side, 'outgoing', amount)],
+      now,
+    );
+  } catch (error) {
+    if (!(error instanceof AccountingError)) throw error;
+    throw new CollectionRefused(
+      'collection_unavailable',
+      `The fees pool ${poolId} set aside in ${instrument.id} do not cover ${amount} now; an operator can tell why.`,
+    );
+  }
 }
 
 /** The collect transfer became an offer: the developer accepts it in their wallet. */

@@ -35,7 +35,7 @@ import {
   recordDeposit,
   recordDeposits,
 } from '@poolparty/store';
-import { credit, type Movement, moveBalances } from './accounting.js';
+import { credit, type Movement, moveBalances, type Side } from './accounting.js';
 import { recordOfferAction, recordTransfer, sideOf } from './legs.js';
 import { moveIntent } from './moves.js';
 import type { PriceBook } from './prices.js';
@@ -334,14 +334,12 @@ async function returnDeposit(
   const side = [pool.tokenA, pool.tokenB].some((i) => sameInstrument(i, incoming.instrument))
     ? sideOf(pool, incoming.instrument)
     : null;
-  const book = (movements: Movement[]) =>
-    side === null ? Promise.resolve() : moveBalances(tx, pool.poolId, movements, now);
-  const subject = { intentId: null, depositId };
+  const unmatched: UnmatchedDeposit = { tx, incoming, depositId, side, now };
   switch (decision.kind) {
     case 'reject_offer':
       return recordOfferAction(
         tx,
-        subject,
+        { intentId: null, depositId },
         {
           kind: 'reject',
           poolId: pool.poolId,
@@ -351,41 +349,65 @@ async function returnDeposit(
         now,
       );
     case 'keep_as_fee':
-      if (side !== null) await book([credit(side, 'fees', incoming.amount)]);
-      await raiseOperatorFlag(tx, {
-        intentId: null,
-        depositId,
-        kind: 'deposit_kept_as_fee',
-        details: {
-          amount: incoming.amount.toString(),
-          networkFeeAmount: networkFee.toString(),
-          unmatchedReason: attribution.reason,
-        },
-        createdAt: now,
-      });
-      return;
+      return keepAsFee(unmatched, networkFee, attribution.reason);
     case 'refund':
-      if (side !== null) {
-        await book([
-          credit(side, 'outgoing', decision.amount),
-          credit(side, 'fees', decision.networkFeeAmount),
-        ]);
-      }
-      return recordTransfer(
-        tx,
-        subject,
-        'refund',
-        {
-          kind: 'transfer',
-          poolId: side === null ? null : pool.poolId,
-          side,
-          sender: pool.swapParty,
-          receiver: incoming.sender,
-          instrument: incoming.instrument,
-          amount: decision.amount.toString(),
-          reason: `refund:${depositId}`,
-        },
-        now,
-      );
+      return refundUnmatched(unmatched, decision.amount, decision.networkFeeAmount);
   }
+}
+
+/** An unmatched deposit on its way back, and the side of the pool it came in on (if any). */
+interface UnmatchedDeposit {
+  readonly tx: Queryable;
+  readonly incoming: IncomingDeposit;
+  readonly depositId: string;
+  /** Null when the pool does not trade the instrument: the books do not hold it. */
+  readonly side: Side | null;
+  readonly now: Date;
+}
+
+function book(deposit: UnmatchedDeposit, movements: Movement[]): Promise<unknown> {
+  const { tx, incoming, side, now } = deposit;
+  return side === null ? Promise.resolve() : moveBalances(tx, incoming.pool.poolId, movements, now);
+}
+
+/** Too small to pay its own way back: kept as the network fee, and an operator told. */
+async function keepAsFee(deposit: UnmatchedDeposit, networkFee: Amount, reason: string) {
+  const { tx, incoming, depositId, side, now } = deposit;
+  if (side !== null) await book(deposit, [credit(side, 'fees', incoming.amount)]);
+  await raiseOperatorFlag(tx, {
+    intentId: null,
+    depositId,
+    kind: 'deposit_kept_as_fee',
+    details: {
+      amount: incoming.amount.toString(),
+      networkFeeAmount: networkFee.toString(),
+      unmatchedReason: reason,
+    },
+    createdAt: now,
+  });
+}
+
+/** Sent back to its sender, less the network fee the transfer costs. */
+async function refundUnmatched(deposit: UnmatchedDeposit, amount: Amount, networkFee: Amount) {
+  const { tx, incoming, depositId, side, now } = deposit;
+  const { pool } = incoming;
+  if (side !== null) {
+    await book(deposit, [credit(side, 'outgoing', amount), credit(side, 'fees', networkFee)]);
+  }
+  return recordTransfer(
+    tx,
+    { intentId: null, depositId },
+    'refund',
+    {
+      kind: 'transfer',
+      poolId: side === null ? null : pool.poolId,
+      side,
+      sender: pool.swapParty,
+      receiver: incoming.sender,
+      instrument: incoming.instrument,
+      amount: amount.toString(),
+      reason: `refund:${depositId}`,
+    },
+    now,
+  );
 }
