@@ -20,7 +20,6 @@ import type { PoolRecord, Queryable } from '@poolparty/store';
 import {
   type AttributionCandidateIntents,
   attributionCandidatesAmong,
-  claimIntentsForDeposits,
   type DepositClaim,
   type DepositStatus,
   depositIdOf,
@@ -28,12 +27,12 @@ import {
   findAttributionCandidatesOfMany,
   type IntentRecord,
   isPendingOf,
+  keepDeposits,
   lockPoolForDeposit,
   lockPoolsForDeposits,
   type PendingIntentKey,
   raiseOperatorFlag,
   recordDeposit,
-  recordDeposits,
 } from '@poolparty/store';
 import { credit, type Movement, moveBalances, type Side } from './accounting.js';
 import { recordOfferAction, recordTransfer, sideOf } from './legs.js';
@@ -105,10 +104,7 @@ export async function takeDeposits(
   if (incomings.some((incoming) => incoming.offerId !== null)) {
     throw new Error('a run of deposits takes one-step transfers only');
   }
-  if (incomings.length <= 1) {
-    for (const incoming of incomings) await takeDeposit(tx, incoming, prices, now);
-    return;
-  }
+  if (incomings.length === 0) return;
   const withIds = incomings.map((incoming) => ({
     incoming,
     depositId: depositIdOf(incoming.updateId, incoming.eventIndex),
@@ -126,26 +122,18 @@ export async function takeDeposits(
     for (const { incoming } of fresh) await takeDeposit(tx, incoming, prices, now);
     return;
   }
+  // One statement: the intents claimed, their deposits recorded and the pools' inflight moved.
   const claimed = new Set(
-    await claimIntentsForDeposits(
+    await keepDeposits(
       tx,
-      plan.map(({ claim }) => claim),
+      plan.map(({ incoming, claim }) => ({
+        claim,
+        deposit: depositRow(incoming, 'attributed', claim.intentId, null),
+        side: sideOf(incoming.pool, incoming.instrument),
+      })),
       now,
     ),
   );
-  const kept = plan.filter(({ claim }) => claimed.has(claim.intentId));
-  await recordDeposits(
-    tx,
-    kept.map(({ incoming, claim }) => depositRow(incoming, 'attributed', claim.intentId, null)),
-  );
-  for (const poolId of poolIds) {
-    const movements = kept
-      .filter(({ incoming }) => incoming.pool.poolId === poolId)
-      .map(({ incoming }) =>
-        credit(sideOf(incoming.pool, incoming.instrument), 'inflight', incoming.amount),
-      );
-    if (movements.length > 0) await moveBalances(tx, poolId, movements, now);
-  }
   for (const { incoming, claim } of plan) {
     if (!claimed.has(claim.intentId)) await takeDeposit(tx, incoming, prices, now);
   }

@@ -139,7 +139,7 @@ describe('a run of deposits taken together', () => {
   });
 });
 
-/** The statement that claims a run's intents (store `claimIntentsForDeposits`). */
+/** The statement that claims a run's intents and keeps their deposits (store `keepDeposits`). */
 function isClaim(sql: string): boolean {
   return sql.trimStart().startsWith('WITH claims AS');
 }

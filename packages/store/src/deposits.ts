@@ -110,51 +110,6 @@ export async function recordDeposit(
   return { inserted: false, deposit: existing };
 }
 
-/**
- * Records deposits not recorded before in one statement (a deposit already recorded is left as
- * it is, as `recordDeposit` leaves it); the ids of those inserted.
- */
-export async function recordDeposits(
-  q: Queryable,
-  deposits: readonly NewDeposit[],
-): Promise<string[]> {
-  if (deposits.length === 0) return [];
-  const rows = deposits.map((deposit) => ({
-    deposit_id: depositIdOf(deposit.updateId, deposit.eventIndex),
-    update_id: deposit.updateId,
-    event_index: deposit.eventIndex,
-    ledger_offset: deposit.ledgerOffset,
-    pool_id: deposit.poolId,
-    sender: deposit.sender,
-    receiver: deposit.receiver,
-    instrument_id: deposit.instrument.id,
-    instrument_admin: deposit.instrument.admin,
-    amount: amountParam(deposit.amount),
-    reference: deposit.reference,
-    offer_id: deposit.offerId,
-    intent_id: deposit.intentId,
-    status: deposit.status,
-    unmatched_reason: deposit.unmatchedReason,
-    received_at: deposit.receivedAt.toISOString(),
-  }));
-  const inserted = await q.query<{ deposit_id: string }>(
-    `INSERT INTO deposits (deposit_id, update_id, event_index, ledger_offset, pool_id, sender,
-       receiver, instrument_id, instrument_admin, amount, reference, offer_id, intent_id, status,
-       unmatched_reason, received_at, updated_at)
-     SELECT deposit_id, update_id, event_index, ledger_offset, pool_id, sender, receiver,
-       instrument_id, instrument_admin, amount::numeric, reference, offer_id, intent_id, status,
-       unmatched_reason, received_at, received_at
-     FROM jsonb_to_recordset($1::jsonb) AS d(deposit_id text, update_id text, event_index int,
-       ledger_offset bigint, pool_id text, sender text, receiver text, instrument_id text,
-       instrument_admin text, amount text, reference text, offer_id text, intent_id text,
-       status text, unmatched_reason text, received_at timestamptz)
-     ON CONFLICT (deposit_id) DO NOTHING
-     RETURNING deposit_id`,
-    [JSON.stringify(rows)],
-  );
-  return inserted.map((row) => row.deposit_id);
-}
-
 export async function getDeposit(q: Queryable, depositId: string): Promise<DepositRecord | null> {
   const rows = await q.query('SELECT * FROM deposits WHERE deposit_id = $1', [depositId]);
   return rows[0] ? depositFromRow(rows[0]) : null;

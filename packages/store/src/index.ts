@@ -13,6 +13,7 @@ export * from './columns.js';
 export * from './command-queue.js';
 export * from './data-folder-lock.js';
 export * from './database.js';
+export * from './deposit-intake.js';
 export * from './deposits.js';
 export * from './developer-earnings.js';
 export * from './developers.js';

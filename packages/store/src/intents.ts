@@ -630,56 +630,6 @@ export interface DepositClaim {
 }
 
 /**
- * Moves every claimed intent from `pending` through `matched` to `deposit_received` in one
- * statement, each a compare-and-set on `pending`, with the deposit's facts and both event rows
- * (`matched` with `{depositId, by}`, then `deposit_received` with `{}`), as the two
- * `transitionIntent` calls of a single deposit write them. Returns the ids of the intents moved:
- * one a cancel or an expiry took first is left out.
- */
-export async function claimIntentsForDeposits(
-  q: Queryable,
-  claims: readonly DepositClaim[],
-  at: Date,
-): Promise<string[]> {
-  if (claims.length === 0) return [];
-  const rows = claims.map((claim, ord) => ({
-    ord,
-    intent_id: claim.intentId,
-    deposit_amount: amountParam(claim.deposit.amount),
-    deposit_update_id: claim.deposit.updateId,
-    deposit_received_at: claim.deposit.receivedAt.toISOString(),
-    matched: { depositId: claim.depositId, by: claim.by },
-  }));
-  const moved = await q.query<{ intent_id: string }>(
-    `WITH claims AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS c(ord int, intent_id text,
-         deposit_amount text, deposit_update_id text, deposit_received_at timestamptz,
-         matched jsonb)
-     ), changed AS (
-       UPDATE intents i SET
-         status = 'deposit_received',
-         updated_at = $2::timestamptz,
-         matched_at = COALESCE(i.matched_at, $2::timestamptz),
-         deposit_amount = c.deposit_amount::numeric,
-         deposit_update_id = c.deposit_update_id,
-         deposit_received_at = c.deposit_received_at
-       FROM claims c
-       WHERE i.intent_id = c.intent_id AND i.status = 'pending'
-       RETURNING i.intent_id, c.ord, c.matched
-     ), event AS (
-       INSERT INTO intent_events (intent_id, status, at, payload)
-       SELECT ch.intent_id, e.status, $2::timestamptz, e.payload
-       FROM changed ch CROSS JOIN LATERAL (VALUES (1, 'matched', ch.matched),
-         (2, 'deposit_received', '{}'::jsonb)) AS e(n, status, payload)
-       ORDER BY ch.ord, e.n
-     )
-     SELECT intent_id FROM changed ORDER BY ord`,
-    [jsonParam(rows), at],
-  );
-  return moved.map((row) => row.intent_id);
-}
-
-/**
  * One intent's path through several states in one step of a batch: its row ends in the last
  * state, and every state on the way gets its event row, in order.
  */

@@ -296,17 +296,17 @@ export async function lockPoolsForDeposits(
   poolIds: readonly string[],
   depositIds: readonly string[],
 ): Promise<Set<string>> {
-  const locked = await tx.query<{ pool_id: string }>(
-    'SELECT pool_id FROM pool_accounting WHERE pool_id = ANY($1::text[]) ORDER BY pool_id FOR UPDATE',
-    [poolIds],
+  // One statement: the rows locked, and beside each the deposits recorded already (the same
+  // list on every row; JSONB, which both drivers hand over parsed).
+  const locked = await tx.query<{ pool_id: string; recorded: string[] | null }>(
+    `SELECT pool_id, (SELECT jsonb_agg(deposit_id) FROM deposits
+                      WHERE deposit_id = ANY($2::text[])) AS recorded
+     FROM pool_accounting WHERE pool_id = ANY($1::text[]) ORDER BY pool_id FOR UPDATE`,
+    [poolIds, depositIds],
   );
   const missing = poolIds.find((poolId) => !locked.some((row) => row.pool_id === poolId));
   if (missing !== undefined) throw new AccountingError(`pool ${missing} has no accounting`);
-  const recorded = await tx.query<{ deposit_id: string }>(
-    'SELECT deposit_id FROM deposits WHERE deposit_id = ANY($1::text[])',
-    [depositIds],
-  );
-  return new Set(recorded.map((row) => row.deposit_id));
+  return new Set(locked[0]?.recorded ?? []);
 }
 
 /** The first half of the execution lock's key: "PPEX" in ASCII, apart from the other locks. */
