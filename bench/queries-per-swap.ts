@@ -21,13 +21,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LocalLedger } from '@poolparty/ledger';
 import { type Engine, startEngine } from '@poolparty/settlement';
-import {
-  type Database,
-  openPglite,
-  type Queryable,
-  type Row,
-  type SqlParam,
-} from '@poolparty/store';
+import { CountingDatabase, type StoreCounts } from '@poolparty/settlement/testing';
+import { type Database, openPglite } from '@poolparty/store';
 import { isMain, table } from './report.js';
 import { DEPOSIT, deposit, engineDeps, openWorld, POOL_ID, pricedIntents } from './settlement.js';
 
@@ -35,61 +30,6 @@ const DEFAULT_SWAPS = 200;
 const POLL_INTERVAL_MS = 5;
 /** A run stops waiting this long after its last deposit, settled or not (the output shows it). */
 const SETTLE_WAIT_MS = 60_000;
-
-/** What the engine asked of the store. */
-export interface StoreCounts {
-  statements: number;
-  transactions: number;
-}
-
-/** The store, with every statement and transaction sent through it counted. */
-class CountingDatabase implements Database {
-  readonly counts: StoreCounts = { statements: 0, transactions: 0 };
-
-  constructor(private readonly inner: Database) {}
-
-  get kind() {
-    return this.inner.kind;
-  }
-
-  query<T = Row>(sql: string, params?: readonly SqlParam[]): Promise<T[]> {
-    this.counts.statements += 1;
-    return this.inner.query<T>(sql, params);
-  }
-
-  exec(script: string): Promise<void> {
-    this.counts.statements += 1;
-    return this.inner.exec(script);
-  }
-
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    this.counts.transactions += 1;
-    return this.inner.transaction((tx) =>
-      fn({
-        query: <R = Row>(sql: string, params?: readonly SqlParam[]) => {
-          this.counts.statements += 1;
-          return tx.query<R>(sql, params);
-        },
-        exec: (script: string) => {
-          this.counts.statements += 1;
-          return tx.exec(script);
-        },
-      }),
-    );
-  }
-
-  listen(
-    channel: string,
-    onPayload: (payload: string) => void,
-    onLost?: (error: Error) => void,
-  ): Promise<() => Promise<void>> {
-    return this.inner.listen(channel, onPayload, onLost);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
 
 export interface QueriesRun {
   readonly load: string;

@@ -3,6 +3,7 @@
  * store with an engine over them (engine.ts), and swaps set up as `POST /v1/swaps` would make
  * them, deposits as wallets make them, and the books held against the ledger (scale-out.ts).
  */
+export * from './counting-database.js';
 export * from './engine.js';
 export * from './holdings.js';
 export * from './scale-out.js';
