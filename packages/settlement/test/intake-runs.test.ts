@@ -9,7 +9,6 @@
  * intent is no longer pending; once it rolls back, the claim takes the intent as before.
  */
 import { Amount } from '@poolparty/core';
-import { REASON_META_KEY } from '@poolparty/ledger';
 import type { Queryable, SqlParam } from '@poolparty/store';
 import {
   cancelIntent,
@@ -33,28 +32,6 @@ import { EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/e
 
 const world = useEngineWorld();
 
-async function incomingOf(
-  h: EngineHarness,
-  party: Party,
-  intent: IntentRecord,
-  n: number,
-): Promise<IncomingDeposit> {
-  const pool = await getPool(h.db, 'amulet-usdcx');
-  if (pool === null) throw new Error('no pool');
-  return {
-    updateId: `update-${n}`,
-    eventIndex: 0,
-    offset: 1_000_000 + n,
-    recordTime: h.clock.now(),
-    pool,
-    sender: party.partyId,
-    instrument: h.amulet,
-    amount: Amount.parse(intent.expectedAmount),
-    meta: { [REASON_META_KEY]: intent.depositReference },
-    offerId: null,
-  };
-}
-
 interface Run {
   readonly intents: readonly IntentRecord[];
   readonly incomings: readonly IncomingDeposit[];
@@ -75,7 +52,7 @@ async function runOfThree(h: EngineHarness): Promise<Run> {
     intents.push(await h.createIntent(party, h.amulet, '100'));
   }
   const incomings = await Promise.all(
-    intents.map((intent, i) => incomingOf(h, parties[i] as Party, intent, i)),
+    intents.map((intent, i) => h.incomingDepositOf(parties[i] as Party, intent, i)),
   );
   const prices = await readPriceBook(h.ledger, await listPools(h.db));
   const [, taken] = intents;

@@ -5,7 +5,6 @@
  * of deposits in the run; and each deposit ends as it would taken alone.
  */
 import { Amount } from '@poolparty/core';
-import { REASON_META_KEY } from '@poolparty/ledger';
 import type { IntentRecord, Queryable } from '@poolparty/store';
 import { getPool, listPools } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
@@ -21,26 +20,13 @@ const world = useEngineWorld();
 
 /** `count` wallets, each with a pending intent for 100 and its deposit, not yet taken in. */
 async function pendingDeposits(h: EngineHarness, count: number) {
-  const pool = await getPool(h.db, 'amulet-usdcx');
-  if (pool === null) throw new Error('no pool');
   const intents: IntentRecord[] = [];
   const incomings: IncomingDeposit[] = [];
   for (let i = 0; i < count; i += 1) {
     const party = await h.newParty(`count-${count}-${i}`, [h.amulet, h.usdcx], [[h.amulet, '100']]);
     const intent = await h.createIntent(party, h.amulet, '100');
     intents.push(intent);
-    incomings.push({
-      updateId: `count-${count}-${i}`,
-      eventIndex: 0,
-      offset: 2_000_000 + i,
-      recordTime: h.clock.now(),
-      pool,
-      sender: party.partyId,
-      instrument: h.amulet,
-      amount: Amount.parse(intent.expectedAmount),
-      meta: { [REASON_META_KEY]: intent.depositReference },
-      offerId: null,
-    });
+    incomings.push(await h.incomingDepositOf(party, intent, count * 1_000 + i));
   }
   return { intents, incomings, prices: await readPriceBook(h.ledger, await listPools(h.db)) };
 }

@@ -20,6 +20,7 @@ import {
 import {
   type Database,
   getIntent,
+  getPool,
   IN_MEMORY,
   type IntentRecord,
   migrate,
@@ -28,6 +29,7 @@ import {
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { LedgerClock } from '../src/clock.js';
 import { type Engine, type EngineFaults, type EngineSettings, startEngine } from '../src/index.js';
+import type { IncomingDeposit } from '../src/intake.js';
 import { balanceOf, booksAndHoldings } from './holdings.js';
 import { allUpdates, createPricedIntent, registerSeed, transfersByReason } from './scale-out.js';
 
@@ -43,6 +45,8 @@ export const TEST_ENGINE_SETTINGS: Partial<EngineSettings> = {
 };
 
 const WAIT_TIMEOUT_MS = 10_000;
+/** Offsets of deposits handed to intake directly: far above what a test's ledger reaches. */
+const INCOMING_OFFSET_BASE = 1_000_000;
 const POLL_INTERVAL_MS = 10;
 
 let schemaCount = 0;
@@ -212,6 +216,28 @@ export class EngineHarness {
       developerParty: options.developerParty ?? this.seed.developer.partyId,
       now: this.clock.now(),
     });
+  }
+
+  /**
+   * The intent's exact deposit of Amulet by `party` as intake is handed it from the update
+   * stream, without it being on the ledger: for tests that drive intake directly. `n` makes its
+   * update id and offset its own.
+   */
+  async incomingDepositOf(party: Party, intent: IntentRecord, n: number): Promise<IncomingDeposit> {
+    const pool = await getPool(this.db, intent.poolId);
+    if (pool === null) throw new Error(`no pool ${intent.poolId}`);
+    return {
+      updateId: `incoming-${n}`,
+      eventIndex: 0,
+      offset: INCOMING_OFFSET_BASE + n,
+      recordTime: this.clock.now(),
+      pool,
+      sender: party.partyId,
+      instrument: this.amulet,
+      amount: Amount.parse(intent.expectedAmount),
+      meta: { [REASON_META_KEY]: intent.depositReference },
+      offerId: null,
+    };
   }
 
   /** The party sends `amount` of `instrument` to the pool's swap party, as a wallet would. */
