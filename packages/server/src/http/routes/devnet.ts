@@ -27,8 +27,8 @@
 import { createHash } from 'node:crypto';
 import {
   Amount,
-  AmountStringSchema,
   checkValidUntil,
+  DevnetBalancesSchema,
   DevnetClockAdvanceSchema,
   DevnetClockSchema,
   DevnetCreatePartySchema,
@@ -37,7 +37,6 @@ import {
   type DevnetFaults,
   DevnetFaultsSchema,
   type DevnetHolding,
-  DevnetHoldingSchema,
   type DevnetOffer,
   DevnetOfferActionResultSchema,
   DevnetOfferActionSchema,
@@ -320,18 +319,8 @@ const LEDGER_NOTES: ProblemNotes = {
 
 const devnetErrors = (codes: readonly ErrorCode[]) => errorResponses(codes, LEDGER_NOTES);
 
-const HoldingBalancesSchema = Type.Object(
-  {
-    holdings: Type.Array(
-      Type.Object({
-        ...DevnetHoldingSchema.properties,
-        amount: inline(AmountStringSchema, { description: 'Spendable: not locked.' }),
-        locked: inline(AmountStringSchema, { description: "Locked for the party's offers." }),
-      }),
-    ),
-  },
-  { description: 'Balances of a party, per instrument.' },
-);
+/** Answered inline, as it always was: not a component of the document. */
+const HoldingBalancesSchema = inline(DevnetBalancesSchema);
 
 const PendingOffersSchema = inline(DevnetOffersSchema, {
   description: 'Offers pending to the party (it is the receiver).',
