@@ -9,6 +9,7 @@ import {
   generateKeyPair,
   type Instrument,
   sign,
+  statusOf,
 } from '@poolparty/core';
 import {
   LedgerError,
@@ -19,16 +20,16 @@ import {
 } from '@poolparty/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMITS } from '../src/auth/rate-limits.js';
-import { createFastify } from '../src/http/fastify.js';
-import { PROBLEM_CONTENT_TYPE } from '../src/http/problem.js';
 import {
   balancesOf,
-  devnetRoutes,
   FAULTS_OFF,
   mergeFaults,
   problemOfLedgerError,
   resolveInstrument,
-} from '../src/http/routes/devnet.js';
+} from '../src/devnet-ledger/devnet/index.js';
+import { createFastify } from '../src/http/fastify.js';
+import { PROBLEM_CONTENT_TYPE } from '../src/http/problem.js';
+import { devnetRoutes } from '../src/http/routes/devnet.js';
 import { BucketStore } from '../src/http/token-bucket.js';
 
 const admin = (name: string, digit: string) => `${name}::1220${digit.repeat(64)}`;
@@ -674,12 +675,12 @@ describe('ledger refusals as problems', () => {
 
   it.each(Object.entries(expected))('%s → %j', (ledgerCode, [status, code]) => {
     const problem = problemOfLedgerError(new LedgerError(ledgerCode as LedgerErrorCode, 'why'));
-    expect([problem.status, problem.code]).toEqual([status, code]);
+    expect([statusOf(problem.code), problem.code]).toEqual([status, code]);
     expect(problem.extensions).toEqual({ ledgerError: ledgerCode });
   });
 
   it('tells a client to retry a timed-out command with the same id', () => {
-    expect(problemOfLedgerError(new LedgerError('timeout', 'slow')).detail).toContain(
+    expect(problemOfLedgerError(new LedgerError('timeout', 'slow')).shortMessage).toContain(
       'same commandId',
     );
   });
