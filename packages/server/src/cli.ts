@@ -190,8 +190,12 @@ async function serveDevnetLedger(flags: Record<string, string | undefined>): Pro
     console.error(`poolparty: ${portProblem}`);
     process.exit(1);
   }
-  const { runDevnetLedger } = await import('./devnet-ledger/serve-ledger.js');
-  await runDevnetLedger(result.settings);
+  const [{ runDevnetLedger }, { generateApiKey }] = await Promise.all([
+    import('./devnet-ledger/serve-ledger.js'),
+    import('./auth/api-keys.js'),
+  ]);
+  // The developer key a first seed writes to devnet.json, as `serve` would make it.
+  await runDevnetLedger(result.settings, { newApiKey: () => generateApiKey('devnet') });
 }
 
 /** The `admin` tree, loaded only when the command line asks for it. */

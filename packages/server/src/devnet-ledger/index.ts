@@ -7,19 +7,23 @@
  */
 import websocket from '@fastify/websocket';
 import type { LocalLedger } from '@poolparty/ledger';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createFastify } from '../http/fastify.js';
-import { registerProblemHandlers } from '../http/problem.js';
-import { devnetRoutes } from '../http/routes/devnet.js';
+import type { FastifyInstance } from 'fastify';
 import { DEFAULT_AUDIENCE, WS_AUTH_PROTOCOL } from './auth.js';
-import { asCantonError, CantonApiError, invalidArgument, RegistryError } from './canton-errors.js';
 import { commandRoutes } from './command-routes.js';
 import { authenticate, type ServerContext } from './context.js';
 import { ContractHistory } from './contract-history.js';
 import { contractRoutes } from './contracts.js';
+import type { DevnetPoolListing } from './devnet/pool-manifest.js';
+import { devnetRoutes } from './devnet/routes.js';
+import {
+  answerCantonError,
+  answerRegistryError,
+  answerUnknownParticipantPath,
+  readBodiesAsJson,
+} from './http/canton-answers.js';
+import { createLedgerFastify } from './http/fastify.js';
 import { interactiveSubmissionRoutes } from './interactive-submission.js';
 import { participantRoutes } from './participant-routes.js';
-import { type DevnetPoolListing, poolManifestRoutes } from './pool-manifest.js';
 import { PER_ADMIN_REGISTRY_PREFIX, registryRoutes } from './registry.js';
 import { SCAN_PROXY_PREFIX, scanProxyRoutes } from './scan-proxy.js';
 import { CommandRunner } from './token-standard-commands.js';
@@ -68,64 +72,10 @@ function logLevelOf(logger: boolean | object | undefined): string {
   return 'silent';
 }
 
-/** The JsCantonError answer of any failure on a participant path. */
-function answerCantonError(
-  error: FastifyError | Error,
-  request: FastifyRequest,
-  reply: FastifyReply,
-) {
-  const canton =
-    asCantonError(error) ??
-    (isClientError(error) ? invalidArgument(error.message) : null) ??
-    new CantonApiError(
-      'INTERNAL_ERROR',
-      'SystemInternalAssumptionViolated',
-      'An error occurred. Please contact the operator and inquire about the request',
-    );
-  if (canton.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'unhandled error');
-  return reply.status(canton.status).send(canton.body(request.id));
-}
-
-/** The `{ error }` answer of the registry and scan-proxy paths. */
-function answerRegistryError(
-  error: FastifyError | Error,
-  request: FastifyRequest,
-  reply: FastifyReply,
-) {
-  if (error instanceof RegistryError)
-    return reply.status(error.status).send({ error: error.message });
-  const canton = asCantonError(error);
-  if (canton !== null) {
-    return reply.status(canton.status >= 500 ? canton.status : 400).send({ error: canton.cause_ });
-  }
-  if (isClientError(error)) return reply.status(400).send({ error: error.message });
-  request.log.error({ err: error }, 'unhandled error');
-  return reply.status(500).send({ error: 'internal error' });
-}
-
-function isClientError(error: unknown): error is FastifyError {
-  const status = (error as { statusCode?: unknown }).statusCode;
-  return typeof status === 'number' && status >= 400 && status < 500;
-}
-
-/**
- * Reads a request body as JSON whatever its Content-Type says, as a participant and a validator
- * do: Canton's own TypeScript client (core-ledger-client 1.8.0) sends its POST bodies with no
- * Content-Type at all (its token-adding fetch wrapper replaces the request's headers).
- */
-function readBodiesAsJson(scope: FastifyInstance): void {
-  scope.addContentTypeParser(
-    '*',
-    { parseAs: 'string' },
-    scope.getDefaultJsonParser('error', 'error'),
-  );
-}
-
-export async function startDevnetLedgerServer(
-  options: DevnetLedgerServerOptions,
-): Promise<DevnetLedgerServer> {
+/** What every participant route shares: the ledger, its users, auth, history and commands. */
+function serverContext(options: DevnetLedgerServerOptions): ServerContext {
   const { ledger } = options;
-  const ctx: ServerContext = {
+  return {
     ledger,
     users: new UserDirectory(ledger, DEFAULT_USER),
     auth: {
@@ -137,63 +87,63 @@ export async function startDevnetLedgerServer(
     commands: new CommandRunner(ledger),
     checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
   };
-  const app = createFastify({ logLevel: logLevelOf(options.logger), logFormat: 'json' });
-  await app.register(websocket, {
-    options: {
-      // Canton answers with the marker protocol; the token protocol only carries the JWT.
-      handleProtocols: (protocols) => (protocols.has(WS_AUTH_PROTOCOL) ? WS_AUTH_PROTOCOL : false),
-    },
-  });
-  await app.register(async (participant: FastifyInstance) => {
-    participant.setErrorHandler(answerCantonError);
-    readBodiesAsJson(participant);
-    participant.addHook('onRequest', async (request) => authenticate(ctx, request));
-    await participantRoutes(participant, ctx);
-    await contractRoutes(participant, ctx);
-    await updateRoutes(participant, ctx);
-    await commandRoutes(participant, ctx);
-    await interactiveSubmissionRoutes(participant, ctx);
-  });
-  // Unknown participant paths answer in the participant's error shape too.
-  await app.register(
-    async (unknown: FastifyInstance) => {
-      unknown.setNotFoundHandler((request, reply) => {
-        const error = new CantonApiError(
-          'NOT_FOUND',
-          'InvalidGivenCurrentSystemStateResourceMissing',
-          `No endpoint ${request.method} ${request.url.split('?')[0]}`,
-        );
-        return reply.status(error.status).send(error.body(request.id));
-      });
-    },
-    { prefix: '/v2' },
-  );
-  await app.register(async (validator: FastifyInstance) => {
-    validator.setErrorHandler(answerRegistryError);
-    readBodiesAsJson(validator);
-    await scanProxyRoutes(validator, ledger);
-    await registryRoutes(validator, { ledger, history: ctx.history });
-  });
-  await app.register(
-    async (devnet) => {
-      registerProblemHandlers(devnet);
-      // devnetRoutes sets its own error handler, which hands problems to this scope's.
-      await devnet.register(async (routes) => devnetRoutes(routes, { ledger, controlOrigins: [] }));
-      await poolManifestRoutes(devnet, options.pools ?? []);
-    },
-    { prefix: '/devnet' },
-  );
+}
+
+/** The JSON Ledger API (`/v2/...`): authenticated, answering JsCantonErrors, bodies read as JSON. */
+async function participantApi(participant: FastifyInstance, ctx: ServerContext): Promise<void> {
+  participant.setErrorHandler(answerCantonError);
+  readBodiesAsJson(participant);
+  participant.addHook('onRequest', async (request) => authenticate(ctx, request));
+  await participantRoutes(participant, ctx);
+  await contractRoutes(participant, ctx);
+  await updateRoutes(participant, ctx);
+  await commandRoutes(participant, ctx);
+  await interactiveSubmissionRoutes(participant, ctx);
+}
+
+/** The validator's APIs: its scan proxy and the registries, answering `{ error }` bodies. */
+async function validatorApis(validator: FastifyInstance, ctx: ServerContext): Promise<void> {
+  validator.setErrorHandler(answerRegistryError);
+  readBodiesAsJson(validator);
+  await scanProxyRoutes(validator, ctx.ledger);
+  await registryRoutes(validator, { ledger: ctx.ledger, history: ctx.history });
+}
+
+/** Listens, or closes the app when it cannot: a half-started server must not hold the ledger. */
+async function listen(app: FastifyInstance, options: DevnetLedgerServerOptions): Promise<string> {
   try {
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   } catch (error) {
-    // A port in use must not leave a half-started server holding the ledger's listeners.
     await app.close();
     throw error;
   }
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
+  return `http://${host}:${address.port}`;
+}
+
+export async function startDevnetLedgerServer(
+  options: DevnetLedgerServerOptions,
+): Promise<DevnetLedgerServer> {
+  const ctx = serverContext(options);
+  const app = createLedgerFastify(logLevelOf(options.logger));
+  await app.register(websocket, {
+    options: {
+      // Canton answers with the marker protocol; the token protocol only carries the JWT.
+      handleProtocols: (protocols) => (protocols.has(WS_AUTH_PROTOCOL) ? WS_AUTH_PROTOCOL : false),
+    },
+  });
+  await app.register(async (participant) => participantApi(participant, ctx));
+  // Unknown participant paths answer in the participant's error shape too.
+  await app.register(async (unknown) => unknown.setNotFoundHandler(answerUnknownParticipantPath), {
+    prefix: '/v2',
+  });
+  await app.register(async (validator) => validatorApis(validator, ctx));
+  await app.register(async (devnet) => devnetRoutes(devnet, options.ledger, options.pools ?? []), {
+    prefix: '/devnet',
+  });
+  const url = await listen(app, options);
   return {
     url,
     ledgerApiUrl: url,
