@@ -5,6 +5,7 @@
  * DATABASE_URL) is filled from `devnet.json` again.
  */
 import { Amount, initialLpSupply } from '@poolparty/core';
+import { type DevnetWelcome, loadOrSeed } from '@poolparty/devnet-ledger/devnet';
 import type { LocalLedger } from '@poolparty/ledger';
 import type { Database } from '@poolparty/store';
 import {
@@ -15,14 +16,13 @@ import {
   upsertDeveloper,
 } from '@poolparty/store';
 import { displayPrefix, generateApiKey, hashApiKey } from './auth/api-keys.js';
-import { type DevnetWelcome, loadOrSeed } from './devnet-ledger/devnet/index.js';
 
 export {
   DEVNET_FILE,
   type DevnetParty,
   type DevnetPoolInfo,
   type DevnetWelcome,
-} from './devnet-ledger/devnet/index.js';
+} from '@poolparty/devnet-ledger/devnet';
 
 export interface BootstrapOptions {
   readonly dataDir: string;

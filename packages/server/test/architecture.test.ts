@@ -16,7 +16,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   ledger: ['core'],
   store: ['core'],
   settlement: ['core', 'ledger', 'store'],
-  server: ['core', 'ledger', 'store', 'settlement'],
+  'devnet-ledger': ['core', 'ledger', 'store'],
+  server: ['core', 'ledger', 'store', 'settlement', 'devnet-ledger'],
   sdk: [],
   app: ['sdk', 'core'],
 };

@@ -5,8 +5,9 @@
  * own origin and `POOLPARTY_DEVNET_CONTROL_ORIGINS`, never `*` (the routes also refuse other
  * origins with 403, since a simple cross-site POST needs no preflight).
  */
+
+import { controlOriginAllowed } from '@poolparty/devnet-ledger/devnet';
 import type { FastifyRequest } from 'fastify';
-import { controlOriginAllowed } from '../devnet-ledger/devnet/index.js';
 import { ownOrigin } from './origins.js';
 import { requestPath } from './problem.js';
 

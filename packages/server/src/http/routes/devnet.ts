@@ -2,7 +2,7 @@
  * The service's devnet endpoints (docs/spec/ledger.md#devnet-endpoints): parties, faucet, signed
  * transfers and offers, the clock, the Amulet price and fault injection. Registered under
  * `/devnet` only in devnet mode with the local ledger. What each one does is the devnet's own
- * (devnet-ledger/devnet/operations.ts, which the devnet ledger server serves too); this module
+ * (`@poolparty/devnet-ledger`'s devnet/operations.ts, which its server serves too); this module
  * adds the service's side: the documentation, the faucet's rate limit, the origin checks.
  *
  * Calls that act for a party carry `X-Party-Signature`: an Ed25519 signature, by one of the
@@ -38,9 +38,6 @@ import {
   OfferIdParamsSchema,
   PartyIdParamsSchema,
 } from '@poolparty/core';
-import { LedgerError, type LocalLedger } from '@poolparty/ledger';
-import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
 import {
   DevnetConveniences,
   keepRawJsonBodies,
@@ -48,7 +45,10 @@ import {
   problemOfLedgerError,
   requireControlOrigin,
   signedRequestOf,
-} from '../../devnet-ledger/devnet/index.js';
+} from '@poolparty/devnet-ledger/devnet';
+import { LedgerError, type LocalLedger } from '@poolparty/ledger';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
 import type { App } from '../fastify.js';
 import {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { type InjectedFaults, openLocalLedger } from '@poolparty/ledger';
 import { lockDataFolder, StoreProblem } from '@poolparty/store';
 import { type DevnetWelcome, loadOrSeed } from './devnet/seed-file.js';
-import { type DevnetLedgerServer, startDevnetLedgerServer } from './index.js';
+import { type DevnetLedgerServer, startDevnetLedgerServer } from './server.js';
 import type { DevnetLedgerSettings } from './settings.js';
 import { DEFAULT_USER } from './users.js';
 
