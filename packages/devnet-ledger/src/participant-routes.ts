@@ -2,9 +2,10 @@
  * The participant's administrative reads: version, ledger end, synchronizers, parties and users.
  */
 import type { PartyInfo } from '@poolparty/ledger';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidArgument, permissionDenied } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
+import { registerRoutes, routeOf } from './http/route-table.js';
 import {
   LEDGER_API_VERSION,
   PARTICIPANT_ID,
@@ -19,7 +20,7 @@ import {
   optionalStringAt,
   stringAt,
 } from './request-body.js';
-import { parseRight, type Right, userNotFound } from './users.js';
+import { parseRight, type Right, type UserDirectory, userNotFound } from './users.js';
 
 const PAGE_SIZE_MAX = 10_000;
 
@@ -28,7 +29,8 @@ function partyDetails(party: PartyInfo) {
   return { party: party.partyId, isLocal: party.kind === 'internal', identityProviderId: '' };
 }
 
-function userJson(userId: string, primaryParty = '') {
+function userJson(users: UserDirectory, userId: string) {
+  const primaryParty = users.primaryPartyOf(userId);
   return { id: userId, primaryParty, isDeactivated: false, identityProviderId: '' };
 }
 
@@ -47,13 +49,30 @@ function parseRights(value: unknown): Right[] {
   return rights;
 }
 
-export async function participantRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
-  const { ledger, users } = ctx;
-  /** The primary party each created user was given (wallet providers read it back). */
-  const primaryParties = new Map<string, string>();
-  const user = (userId: string) => userJson(userId, primaryParties.get(userId));
+/** Only the participant's administrator (the default user) may do `what`. */
+function requireAdministrator({ users }: ServerContext, request: FastifyRequest, what: string) {
+  if (userOf(request) !== users.defaultUser) {
+    throw permissionDenied(`only the participant administrator ${what}`);
+  }
+}
 
-  app.get('/v2/version', async () => ({
+/** Only the user itself reads itself; the default user administers the participant. */
+function requireUserAccess({ users }: ServerContext, request: FastifyRequest, userId: string) {
+  const caller = userOf(request);
+  if (caller !== userId && caller !== users.defaultUser) {
+    throw permissionDenied(`user ${caller} may not read or change user ${userId}`);
+  }
+  if (!users.exists(userId)) throw userNotFound(userId);
+}
+
+type UserParams = { Params: { userId: string } };
+
+const participantRoute = routeOf<ServerContext>();
+
+const getVersion = participantRoute({
+  method: 'GET',
+  url: '/v2/version',
+  handler: async ({ checkpointIntervalMs }) => ({
     version: LEDGER_API_VERSION,
     features: {
       experimental: {
@@ -64,23 +83,35 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
       partyManagement: { maxPartiesPageSize: PAGE_SIZE_MAX },
       offsetCheckpoint: {
         maxOffsetCheckpointEmissionDelay: {
-          seconds: Math.floor(ctx.checkpointIntervalMs / 1000),
-          nanos: (ctx.checkpointIntervalMs % 1000) * 1_000_000,
+          seconds: Math.floor(checkpointIntervalMs / 1000),
+          nanos: (checkpointIntervalMs % 1000) * 1_000_000,
         },
       },
       packageFeature: { maxVettedPackagesPageSize: 100 },
     },
-  }));
+  }),
+});
 
-  app.get('/v2/state/ledger-end', async () => ({ offset: await ledger.ledgerEnd() }));
+const getLedgerEnd = participantRoute({
+  method: 'GET',
+  url: '/v2/state/ledger-end',
+  handler: async ({ ledger }) => ({ offset: await ledger.ledgerEnd() }),
+});
 
-  // The devnet never prunes.
-  app.get('/v2/state/latest-pruned-offsets', async () => ({
+/** The devnet never prunes. */
+const getLatestPrunedOffsets = participantRoute({
+  method: 'GET',
+  url: '/v2/state/latest-pruned-offsets',
+  handler: async () => ({
     participantPrunedUpToInclusive: 0,
     allDivulgedContractsPrunedUpToInclusive: 0,
-  }));
+  }),
+});
 
-  app.get('/v2/state/connected-synchronizers', async () => ({
+const getConnectedSynchronizers = participantRoute({
+  method: 'GET',
+  url: '/v2/state/connected-synchronizers',
+  handler: async () => ({
     connectedSynchronizers: [
       {
         synchronizerAlias: SYNCHRONIZER_ALIAS,
@@ -88,15 +119,25 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
         permission: 'PARTICIPANT_PERMISSION_SUBMISSION',
       },
     ],
-  }));
+  }),
+});
 
-  app.get('/v2/parties/participant-id', async () => ({ participantId: PARTICIPANT_ID }));
+const getParticipantId = participantRoute({
+  method: 'GET',
+  url: '/v2/parties/participant-id',
+  handler: async () => ({ participantId: PARTICIPANT_ID }),
+});
 
-  // `filter-party` keeps the parties whose id starts with it; pages are by position, the token
-  // being the next position (empty on the last page).
-  app.get<{
-    Querystring: { 'filter-party'?: string; pageSize?: string; pageToken?: string };
-  }>('/v2/parties', async (request) => {
+/**
+ * `filter-party` keeps the parties whose id starts with it; pages are by position, the token
+ * being the next position (empty on the last page).
+ */
+const listParties = participantRoute<{
+  Querystring: { 'filter-party'?: string; pageSize?: string; pageToken?: string };
+}>({
+  method: 'GET',
+  url: '/v2/parties',
+  handler: async ({ ledger }, request) => {
     const { 'filter-party': filter, pageSize, pageToken } = request.query;
     const size = optionalOffsetAt(pageSize, 'pageSize') || PAGE_SIZE_MAX;
     const start = pageToken ? offsetAt(pageToken, 'pageToken') : 0;
@@ -107,72 +148,76 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
       partyDetails: listed.slice(start, next).map(partyDetails),
       nextPageToken: next < listed.length ? String(next) : '',
     };
-  });
+  },
+});
 
-  // Canton answers the known ones among `party` and the `parties` query, and leaves out the rest.
-  app.get<{ Params: { party: string }; Querystring: { parties?: string | string[] } }>(
-    '/v2/parties/:party',
-    async (request) => {
-      const extra = request.query.parties;
-      const wanted = [
-        request.params.party,
-        ...(Array.isArray(extra) ? extra : extra ? [extra] : []),
-      ];
-      const known: PartyInfo[] = [];
-      for (const partyId of new Set(wanted)) {
-        const party = await ledger.getParty(partyId);
-        if (party) known.push(party);
-      }
-      return { partyDetails: known.map(partyDetails) };
-    },
-  );
-
-  // Allocates an internal party (hosted with the participant's keys), as `POST /v2/parties`
-  // does; a hint already taken answers the existing party, as the local ledger does.
-  app.post('/v2/parties', async (request) => {
-    if (userOf(request) !== users.defaultUser) {
-      throw permissionDenied('only the participant administrator allocates parties');
+/** Canton answers the known ones among `party` and the `parties` query, and leaves out the rest. */
+const getParties = participantRoute<{
+  Params: { party: string };
+  Querystring: { parties?: string | string[] };
+}>({
+  method: 'GET',
+  url: '/v2/parties/:party',
+  handler: async ({ ledger }, request) => {
+    const extra = request.query.parties;
+    const wanted = [request.params.party, ...(Array.isArray(extra) ? extra : extra ? [extra] : [])];
+    const known: PartyInfo[] = [];
+    for (const partyId of new Set(wanted)) {
+      const party = await ledger.getParty(partyId);
+      if (party) known.push(party);
     }
+    return { partyDetails: known.map(partyDetails) };
+  },
+});
+
+/**
+ * Allocates an internal party (hosted with the participant's keys), as `POST /v2/parties` does;
+ * a hint already taken answers the existing party, as the local ledger does.
+ */
+const allocateParty = participantRoute({
+  method: 'POST',
+  url: '/v2/parties',
+  handler: async (ctx, request) => {
+    requireAdministrator(ctx, request, 'allocates parties');
     const body = objectAt(request.body, 'body');
     const hint = stringAt(body.partyIdHint, 'partyIdHint');
     const userId = optionalStringAt(body.userId, 'userId');
-    if (userId !== undefined && !users.exists(userId)) throw userNotFound(userId);
+    if (userId !== undefined && !ctx.users.exists(userId)) throw userNotFound(userId);
     let partyId: string;
     try {
-      ({ partyId } = await ledger.createParty({ hint }));
+      ({ partyId } = await ctx.ledger.createParty({ hint }));
     } catch (error) {
       if (error instanceof RangeError)
         throw invalidArgument(error.message, { field: 'partyIdHint' });
       throw error;
     }
     if (userId !== undefined) {
-      await users.grant(userId, [{ kind: { CanActAs: { value: { party: partyId } } } }]);
+      await ctx.users.grant(userId, [{ kind: { CanActAs: { value: { party: partyId } } } }]);
     }
     return { partyDetails: partyDetails({ partyId, kind: 'internal' }) };
-  });
+  },
+});
 
-  app.get('/v2/authenticated-user', async (request) => ({ user: user(userOf(request)) }));
+const getAuthenticatedUser = participantRoute({
+  method: 'GET',
+  url: '/v2/authenticated-user',
+  handler: async ({ users }, request) => ({ user: userJson(users, userOf(request)) }),
+});
 
-  /** Only the user itself reads itself; the default user administers the participant. */
-  const requireUserAccess = (request: Parameters<typeof userOf>[0], userId: string) => {
-    const caller = userOf(request);
-    if (caller !== userId && caller !== users.defaultUser) {
-      throw permissionDenied(`user ${caller} may not read or change user ${userId}`);
-    }
-    if (!users.exists(userId)) throw userNotFound(userId);
-  };
+const listUsers = participantRoute({
+  method: 'GET',
+  url: '/v2/users',
+  handler: async (ctx, request) => {
+    requireAdministrator(ctx, request, 'lists users');
+    return { users: ctx.users.list().map((id) => userJson(ctx.users, id)), nextPageToken: '' };
+  },
+});
 
-  app.get('/v2/users', async (request) => {
-    if (userOf(request) !== users.defaultUser) {
-      throw permissionDenied('only the participant administrator lists users');
-    }
-    return { users: users.list().map(user), nextPageToken: '' };
-  });
-
-  app.post('/v2/users', async (request) => {
-    if (userOf(request) !== users.defaultUser) {
-      throw permissionDenied('only the participant administrator creates users');
-    }
+const createUser = participantRoute({
+  method: 'POST',
+  url: '/v2/users',
+  handler: async (ctx, request) => {
+    requireAdministrator(ctx, request, 'creates users');
     const body = objectAt(request.body, 'body');
     const created = objectAt(body.user, 'user');
     const userId = stringAt(created.id, 'user.id');
@@ -185,32 +230,63 @@ export async function participantRoutes(app: FastifyInstance, ctx: ServerContext
         field: 'user.primaryParty',
       });
     }
-    await users.create(userId, parseRights(body.rights));
-    if (primaryParty !== '') primaryParties.set(userId, primaryParty);
-    return { user: user(userId) };
-  });
+    await ctx.users.create(userId, parseRights(body.rights));
+    if (primaryParty !== '') ctx.users.setPrimaryParty(userId, primaryParty);
+    return { user: userJson(ctx.users, userId) };
+  },
+});
 
-  app.get<{ Params: { userId: string } }>('/v2/users/:userId', async (request) => {
-    requireUserAccess(request, request.params.userId);
-    return { user: user(request.params.userId) };
-  });
+const getUser = participantRoute<UserParams>({
+  method: 'GET',
+  url: '/v2/users/:userId',
+  handler: async (ctx, request) => {
+    requireUserAccess(ctx, request, request.params.userId);
+    return { user: userJson(ctx.users, request.params.userId) };
+  },
+});
 
-  app.get<{ Params: { userId: string } }>('/v2/users/:userId/rights', async (request) => {
-    requireUserAccess(request, request.params.userId);
-    return { rights: await users.rightsOf(request.params.userId) };
-  });
+const listUserRights = participantRoute<UserParams>({
+  method: 'GET',
+  url: '/v2/users/:userId/rights',
+  handler: async (ctx, request) => {
+    requireUserAccess(ctx, request, request.params.userId);
+    return { rights: await ctx.users.rightsOf(request.params.userId) };
+  },
+});
 
-  app.post<{ Params: { userId: string } }>('/v2/users/:userId/rights', async (request) => {
+const grantUserRights = participantRoute<UserParams>({
+  method: 'POST',
+  url: '/v2/users/:userId/rights',
+  handler: async (ctx, request) => {
     const { userId } = request.params;
-    if (userOf(request) !== users.defaultUser) {
-      throw permissionDenied('only the participant administrator grants rights');
-    }
+    requireAdministrator(ctx, request, 'grants rights');
     const body = objectAt(request.body, 'body');
     if (body.userId !== undefined && body.userId !== userId) {
       throw invalidArgument(`userId ${String(body.userId)} differs from the path's ${userId}`);
     }
     const rights = parseRights(body.rights);
-    if (!users.exists(userId)) throw userNotFound(userId);
-    return { newlyGrantedRights: await users.grant(userId, rights) };
-  });
+    if (!ctx.users.exists(userId)) throw userNotFound(userId);
+    return { newlyGrantedRights: await ctx.users.grant(userId, rights) };
+  },
+});
+
+const PARTICIPANT_ROUTES = [
+  getVersion,
+  getLedgerEnd,
+  getLatestPrunedOffsets,
+  getConnectedSynchronizers,
+  getParticipantId,
+  listParties,
+  getParties,
+  allocateParty,
+  getAuthenticatedUser,
+  listUsers,
+  createUser,
+  getUser,
+  listUserRights,
+  grantUserRights,
+];
+
+export async function participantRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  registerRoutes(app, ctx, PARTICIPANT_ROUTES);
 }
