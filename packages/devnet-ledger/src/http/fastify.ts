@@ -8,12 +8,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import {
   answerConnectionError,
+  answerFrameworkError,
   answerWithProblems,
-  clientErrorCode,
-  INTERNAL_ERROR_DETAIL,
   sendProblem,
 } from './problems.js';
 
@@ -50,7 +49,10 @@ export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
   ['X-Permitted-Cross-Domain-Policies', 'none'],
   ['X-XSS-Protection', '0'],
 ];
-const REPLY_SECURITY_HEADERS = SECURITY_HEADERS.map(([name, value]) => [name.toLowerCase(), value]);
+/** The same, named as a reply keeps them. */
+const REPLY_SECURITY_HEADERS = SECURITY_HEADERS.map(
+  ([name, value]) => [name.toLowerCase(), value] as const,
+);
 /** Two years; sent only to requests that came over TLS. */
 const STRICT_TRANSPORT_SECURITY = 'max-age=63072000';
 
@@ -64,12 +66,18 @@ export function arrivedOverTls(raw: IncomingMessage): boolean {
   return first?.trim().toLowerCase() === 'https';
 }
 
-function withSecurityHeaders(
-  raw: IncomingMessage,
-  reply: { header(n: string, v: string): unknown },
-) {
-  for (const [name, value] of REPLY_SECURITY_HEADERS) reply.header(name as string, value as string);
-  if (arrivedOverTls(raw)) reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);
+/** What every answer carries: its request id, and the security headers. */
+function withAnswerHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  for (const [name, value] of REPLY_SECURITY_HEADERS) reply.header(name, value);
+  if (arrivedOverTls(request.raw)) {
+    reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);
+  }
+}
+
+/** A request's id: the caller's own `X-Request-Id` when it is sane, else a new one. */
+function requestIdOf(given: string | string[] | undefined): string {
+  return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
 /** Ajv as the service validates its `/devnet` bodies: unknown members refused, numbers finite. */
@@ -88,20 +96,12 @@ export function createLedgerFastify(logLevel: string): FastifyInstance {
       // An HTTP/1.1 request without Host is refused below, as a problem rather than a bare 400.
       requireHostHeader: false,
     },
-    genReqId: (request) => {
-      const given = request.headers['x-request-id'];
-      return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: (request) => requestIdOf(request.headers['x-request-id']),
     ajv: { customOptions: AJV_OPTIONS },
-    // Failures found before routing (bad percent-encoding, an overlong path segment) skip the
-    // hooks, so the request id and security headers are set here.
+    // Failures found before routing skip the hooks, so their answers' headers are set here.
     frameworkErrors: (error, request, reply) => {
-      reply.header('X-Request-Id', request.id);
-      withSecurityHeaders(request.raw, reply);
-      const code = clientErrorCode(error);
-      if (code === null) request.log.error({ err: error }, 'unhandled framework error');
-      const detail = code === null ? INTERNAL_ERROR_DETAIL : error.message;
-      return sendProblem(request, reply, code ?? 'internal_error', detail);
+      withAnswerHeaders(request, reply);
+      return answerFrameworkError(error, request, reply);
     },
     // Unparseable HTTP and oversized headers never become a request: answered on the socket.
     clientErrorHandler: (error, socket) =>
@@ -112,8 +112,7 @@ export function createLedgerFastify(logLevel: string): FastifyInstance {
   });
   app.server.maxConnections = CONNECTIONS_MAX;
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    withSecurityHeaders(request.raw, reply);
+    withAnswerHeaders(request, reply);
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
       sendProblem(request, reply, 'malformed_request', 'An HTTP/1.1 request needs a Host header.');
       return;

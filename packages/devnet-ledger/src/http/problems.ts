@@ -7,7 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { DomainError, type ErrorCode, problemFor, statusOf } from '@poolparty/core';
+import {
+  codeOfClientStatus,
+  DomainError,
+  type ErrorCode,
+  problemFor,
+  statusOf,
+} from '@poolparty/core';
 import type {
   FastifyBaseLogger,
   FastifyError,
@@ -41,19 +47,10 @@ export function sendProblem(
     .send({ ...problem, requestId: request.id });
 }
 
-/** The catalogue code of the client errors Fastify raises, by their status. */
-const CLIENT_ERRORS: Readonly<Record<number, ErrorCode>> = {
-  408: 'request_timeout',
-  413: 'payload_too_large',
-  414: 'uri_too_long',
-  415: 'unsupported_media_type',
-  431: 'headers_too_large',
-};
-
 /**
  * What a framework error means for the client: its catalogue code, or null when it is the
- * server's own failure. A path that is no URL is malformed; any other 4xx without a code of its
- * own (a body that is no JSON, an empty one) is the request's, answered as a `validation_error`.
+ * server's own failure. A path that is no URL is malformed; any other 4xx has the code of its
+ * status (a body that is no JSON, or an empty one, is a `validation_error`).
  */
 export function clientErrorCode(error: {
   readonly code?: string;
@@ -62,7 +59,7 @@ export function clientErrorCode(error: {
   if (error.code === 'FST_ERR_BAD_URL') return 'malformed_request';
   const status = error.statusCode;
   if (status === undefined || status < 400 || status > 499) return null;
-  return CLIENT_ERRORS[status] ?? 'validation_error';
+  return codeOfClientStatus(status);
 }
 
 /** Answers every failure in `scope`, and every path it has no route for, with a problem. */
@@ -92,7 +89,19 @@ export function answerWithProblems(scope: FastifyInstance): void {
   );
 }
 
-export const INTERNAL_ERROR_DETAIL = 'The service failed to handle this request.';
+const INTERNAL_ERROR_DETAIL = 'The service failed to handle this request.';
+
+/** Answers a failure found before routing (bad percent-encoding, an overlong path segment). */
+export function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const code = clientErrorCode(error);
+  if (code === null) request.log.error({ err: error }, 'unhandled framework error');
+  const detail = code === null ? INTERNAL_ERROR_DETAIL : error.message;
+  return sendProblem(request, reply, code ?? 'internal_error', detail);
+}
 
 /** The problem of a connection-level failure Node reports before there is a request. */
 const CONNECTION_ERRORS: Readonly<Record<string, readonly [ErrorCode, string]>> = {
