@@ -94,18 +94,15 @@ export interface DevnetDeps {
   readonly onClockAdvanced?: () => Promise<void>;
 }
 
-const SIGNATURE_HEADER = 'x-party-signature';
-
+/** The header of the calls that act for a party (verified by the operations). */
 const SignedHeadersSchema = Type.Object({
-  [SIGNATURE_HEADER]: Type.Optional(
+  'x-party-signature': Type.Optional(
     Type.String({
       description:
         "Base64 Ed25519 signature, by the acting party's key, of `METHOD + ' ' + path + '\\n' + rawBody`.",
     }),
   ),
 });
-
-// --- routes -----------------------------------------------------------------------------------
 
 /** A party asked for again: only a given key can name an existing party, so no private key. */
 const { privateKey: _generatedOnly, ...EXISTING_PARTY_EXAMPLE } = DEVNET_PARTY_EXAMPLE;
