@@ -297,6 +297,28 @@ export function statusOf(code: ErrorCode): number {
   return ERROR_CATALOGUE[code].status;
 }
 
+/** The codes of the HTTP layer's own refusals, by the status they are known by. */
+const CODE_OF_CLIENT_STATUS: Readonly<Partial<Record<number, ErrorCode>>> = {
+  400: 'validation_error',
+  403: 'forbidden',
+  404: 'not_found',
+  408: 'request_timeout',
+  412: 'precondition_failed',
+  413: 'payload_too_large',
+  414: 'uri_too_long',
+  415: 'unsupported_media_type',
+  416: 'range_not_satisfiable',
+  431: 'headers_too_large',
+};
+
+/**
+ * The code of a client error known only by its 4xx status (a framework's or a plugin's refusal
+ * with no code of its own); a status with none of its own reads as the 400 it is closest to.
+ */
+export function codeOfClientStatus(status: number): ErrorCode {
+  return CODE_OF_CLIENT_STATUS[status] ?? 'validation_error';
+}
+
 /** A pool an ambiguous pair could mean, with what the caller passes to pick it. */
 export interface PoolCandidate {
   readonly poolId: string;

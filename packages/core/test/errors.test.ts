@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  codeOfClientStatus,
   ERROR_CATALOGUE,
   ERROR_CODES,
   type ErrorCode,
@@ -232,5 +233,15 @@ describe('sdkClassForStatus', () => {
     expect(sdkClassFor('settlement_safety', 400)).toBe('SettlementSafetyError');
     expect(sdkClassFor('idempotency_key_reused', 422)).toBe('ConflictError');
     expect(sdkClassFor('brand_new_code', 409)).toBe('ConflictError');
+  });
+});
+
+describe('client errors known by their status', () => {
+  it('have the code whose status they are, or read as a validation error', () => {
+    for (const status of [400, 403, 404, 408, 412, 413, 414, 415, 416, 431]) {
+      expect(statusOf(codeOfClientStatus(status))).toBe(status);
+    }
+    expect(codeOfClientStatus(405)).toBe('validation_error');
+    expect(codeOfClientStatus(418)).toBe('validation_error');
   });
 });

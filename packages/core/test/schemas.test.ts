@@ -17,6 +17,7 @@ import {
   ChallengeSchema,
   CreateSwapBodySchema,
   DeveloperSessionSchema,
+  DevnetBalancesSchema,
   DevnetClockAdvanceSchema,
   DevnetCreatePartySchema,
   DevnetFaucetRequestSchema,
@@ -734,6 +735,9 @@ describe('devnet', () => {
     expectValid(DevnetFaucetRequestSchema, { partyId: ALICE, token: 'USDCx', amount: '500' });
     expectValid(DevnetHoldingsSchema, {
       holdings: [{ token: 'USDCx', admin: USDC_ADMIN, amount: '5' }],
+    });
+    expectValid(DevnetBalancesSchema, {
+      holdings: [{ token: 'USDCx', admin: USDC_ADMIN, amount: '5', locked: '0' }],
     });
     const transfer = {
       sender: ALICE,

@@ -19,7 +19,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { FAULTS_OFF } from '../src/http/routes/devnet.js';
+import { FAULTS_OFF } from '@poolparty/devnet-ledger/devnet';
 import { type Cluster, startCluster } from './cluster.js';
 import { Disruptions } from './disruptions.js';
 import { assembleEvidence, booksAndHoldings, readLedger, readStore } from './evidence.js';

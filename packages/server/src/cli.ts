@@ -13,6 +13,10 @@
  * in use is reported at once, and `--version` or `--help` answer without loading them.
  */
 import { readFileSync } from 'node:fs';
+import {
+  DEVNET_LEDGER_SETTINGS,
+  readDevnetLedgerSettings,
+} from '@poolparty/devnet-ledger/settings';
 import { Command, Option } from 'commander';
 import type { CommandFlags } from './admin/commands.js';
 import {
@@ -30,7 +34,6 @@ import {
   settingDefinitionsOf,
   settingHelp,
 } from './config.js';
-import { DEVNET_LEDGER_SETTINGS, readDevnetLedgerSettings } from './devnet-ledger/settings.js';
 import { serverPackagePath } from './package-dir.js';
 import { probeListen } from './preflight.js';
 import { type GuardLog, guardAgainstStoreLoss } from './process-guard.js';
@@ -190,8 +193,12 @@ async function serveDevnetLedger(flags: Record<string, string | undefined>): Pro
     console.error(`poolparty: ${portProblem}`);
     process.exit(1);
   }
-  const { runDevnetLedger } = await import('./devnet-ledger/serve-ledger.js');
-  await runDevnetLedger(result.settings);
+  const [{ runDevnetLedger }, { generateApiKey }] = await Promise.all([
+    import('@poolparty/devnet-ledger'),
+    import('./auth/api-keys.js'),
+  ]);
+  // The developer key a first seed writes to devnet.json, as `serve` would make it.
+  await runDevnetLedger(result.settings, { newApiKey: () => generateApiKey('devnet') });
 }
 
 /** The `admin` tree, loaded only when the command line asks for it. */

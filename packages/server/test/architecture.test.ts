@@ -16,21 +16,15 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   ledger: ['core'],
   store: ['core'],
   settlement: ['core', 'ledger', 'store'],
-  server: ['core', 'ledger', 'store', 'settlement'],
+  'devnet-ledger': ['core', 'ledger', 'store'],
+  server: ['core', 'ledger', 'store', 'settlement', 'devnet-ledger'],
   sdk: [],
   app: ['sdk', 'core'],
 };
 /** The folders of a package that are its code (tests may use other packages' testing helpers). */
 const CODE_FOLDERS = ['src', 'testing'];
-/**
- * Inside the server, the modules that build an HTTP app and so import the HTTP layer: the
- * service's composition root, and the devnet ledger server, which serves the service's own
- * `/devnet` routes beside the participant's.
- */
-const HTTP_BUILDERS = [
-  'packages/server/src/service.ts',
-  'packages/server/src/devnet-ledger/index.ts',
-];
+/** Inside the server, the one module that builds an HTTP app and so imports the HTTP layer. */
+const HTTP_BUILDERS = ['packages/server/src/service.ts'];
 /** Static imports and re-exports, which start a line, and dynamic `import()` calls. */
 const IMPORT =
   /^(?:import|export)\b[^;'"`]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;

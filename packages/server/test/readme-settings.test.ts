@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEVNET_LEDGER_SETTINGS } from '@poolparty/devnet-ledger/settings';
 import { describe, expect, it } from 'vitest';
 import {
   defaultLabel,
@@ -13,7 +14,6 @@ import {
   settingDefinitionsOf,
   settingHelp,
 } from '../src/config.js';
-import { DEVNET_LEDGER_SETTINGS } from '../src/devnet-ledger/settings.js';
 
 const REPOSITORY = join(import.meta.dirname, '../../..');
 const README = readFileSync(join(REPOSITORY, 'README.md'), 'utf8');

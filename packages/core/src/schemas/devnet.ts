@@ -92,6 +92,21 @@ export const DevnetHoldingsSchema = Type.Object(
 );
 export type DevnetHoldings = Static<typeof DevnetHoldingsSchema>;
 
+/** A party's balances as the devnet answers them: per instrument, spendable and locked apart. */
+export const DevnetBalancesSchema = Type.Object(
+  {
+    holdings: Type.Array(
+      Type.Object({
+        ...DevnetHoldingSchema.properties,
+        amount: inline(AmountStringSchema, { description: 'Spendable: not locked.' }),
+        locked: inline(AmountStringSchema, { description: "Locked for the party's offers." }),
+      }),
+    ),
+  },
+  { $id: 'DevnetBalances', description: 'Balances of a party, per instrument.' },
+);
+export type DevnetBalances = Static<typeof DevnetBalancesSchema>;
+
 export const DevnetTransferRequestSchema = Type.Object(
   {
     sender: inline(PartyIdSchema),
@@ -223,6 +238,7 @@ export const DEVNET_SCHEMAS = [
   DevnetFaucetResultSchema,
   DevnetHoldingSchema,
   DevnetHoldingsSchema,
+  DevnetBalancesSchema,
   DevnetTransferRequestSchema,
   DevnetSignedHeadersSchema,
   DevnetTransferResultSchema,

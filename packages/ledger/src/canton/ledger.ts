@@ -15,7 +15,6 @@
  *   with the checkpoint that carries the current time.
  */
 import { Amount, fingerprint, type Instrument } from '@poolparty/core';
-import { checkMeta } from '../local/transfers.js';
 import {
   type CommandCompletion,
   type CommandResult,
@@ -32,6 +31,7 @@ import {
   type TransferOutcome,
   type UpdateSubscription,
 } from '../port.js';
+import { checkMeta } from '../rules.js';
 import { tokenSource } from './auth.js';
 import {
   instructionCommand,

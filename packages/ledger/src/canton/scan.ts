@@ -4,8 +4,8 @@
  * stream, so the adapter reads them when asked.
  */
 import type { Amount } from '@poolparty/core';
-import { TYPICAL_TRANSFER_BYTES } from '../local/traffic.js';
 import { LedgerError, type MiningRound, type TrafficParameters } from '../port.js';
+import { TYPICAL_TRANSFER_BYTES } from '../rules.js';
 import { type JsonHttpClient, joinUrl } from './http.js';
 import { timeOrNull } from './time.js';
 import { parseDamlDecimal } from './wire/index.js';

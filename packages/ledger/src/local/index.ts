@@ -33,4 +33,3 @@ export {
   isDevnetSeeded,
   seedDevnet,
 } from './seed.js';
-export { TYPICAL_TRANSFER_BYTES } from './traffic.js';

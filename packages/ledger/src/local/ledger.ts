@@ -46,6 +46,7 @@ import {
   type TransferOutcome,
   type UpdateSubscription,
 } from '../port.js';
+import { TYPICAL_TRANSFER_BYTES } from '../rules.js';
 import { applyEntry, replayEntries } from './apply.js';
 import { ledgerTimeMs } from './clock.js';
 import type {
@@ -80,7 +81,6 @@ import {
   requireParty,
   type StoredResult,
 } from './state.js';
-import { TYPICAL_TRANSFER_BYTES } from './traffic.js';
 import { ChangeNotifier, streamUpdates, type UpdateSource } from './update-stream.js';
 
 const DAY_MS = 24 * 60 * 60_000;

@@ -6,15 +6,13 @@
  * holdings, change, instruction, locks) and two bytes per character of the event's JSON form
  * (contract payloads are larger than their JSON summary). Calibrated so that one token-standard
  * transfer with a short reason costs about 20 000 bytes, the figure the network fee is
- * estimated with (docs/spec/amounts-and-fees.md#network-fee).
+ * estimated with (`TYPICAL_TRANSFER_BYTES`, rules.ts; docs/spec/amounts-and-fees.md#network-fee).
  */
 import type { LedgerEvent } from '../port.js';
 
 export const TRANSACTION_OVERHEAD_BYTES = 11_000;
 export const EVENT_OVERHEAD_BYTES = 8_000;
 export const PAYLOAD_BYTES_PER_CHAR = 2;
-/** `trafficParameters().transferBytes`: the typical transfer. */
-export const TYPICAL_TRANSFER_BYTES = 20_000;
 
 export function trafficBytesOf(events: readonly LedgerEvent[]): number {
   let bytes = TRANSACTION_OVERHEAD_BYTES;

@@ -19,12 +19,10 @@ import {
   type Holding,
   LedgerError,
   type LedgerEvent,
-  META_CHARS_MAX,
-  META_ENTRIES_MAX,
-  type Meta,
   type TransferOffer,
   type TransferOutcome,
 } from '../port.js';
+import { checkMeta } from '../rules.js';
 import type { OfferActionEntry, SupplyEntry, TransferEntry } from './entries.js';
 import {
   archiveHoldings,
@@ -40,17 +38,6 @@ import {
   requireInstrument,
   requireParty,
 } from './state.js';
-
-export function checkMeta(meta: Meta): void {
-  const entries = Object.entries(meta);
-  const chars = entries.reduce((total, [key, value]) => total + key.length + value.length, 0);
-  if (entries.length > META_ENTRIES_MAX || chars > META_CHARS_MAX) {
-    throw new LedgerError(
-      'metadata_limit_exceeded',
-      `metadata has ${entries.length} entries and ${chars} characters; at most ${META_ENTRIES_MAX} and ${META_CHARS_MAX}`,
-    );
-  }
-}
 
 export function positiveAmount(text: string): Amount {
   const amount = Amount.tryParse(text);

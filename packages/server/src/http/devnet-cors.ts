@@ -5,8 +5,10 @@
  * own origin and `POOLPARTY_DEVNET_CONTROL_ORIGINS`, never `*` (the routes also refuse other
  * origins with 403, since a simple cross-site POST needs no preflight).
  */
+
+import { controlOriginAllowed } from '@poolparty/devnet-ledger/devnet';
 import type { FastifyRequest } from 'fastify';
-import { originAllowed, ownOrigin } from './origins.js';
+import { ownOrigin } from './origins.js';
 import { requestPath } from './problem.js';
 
 /** Paths under `/devnet` whose POST controls the devnet itself. */
@@ -15,18 +17,6 @@ export const CONTROL_PATHS: readonly string[] = [
   '/devnet/oracle',
   '/devnet/faults',
 ];
-
-/**
- * Whether a control request may come from `origin`: none (not a browser page), the service's own
- * origin, or one configured.
- */
-export function controlOriginAllowed(
-  origin: string | undefined,
-  own: string,
-  allowed: readonly string[],
-): boolean {
-  return origin === undefined || originAllowed(origin, own, allowed);
-}
 
 /** Whether the request is a control call, or the preflight of one. */
 export function isControlRequest(request: FastifyRequest): boolean {

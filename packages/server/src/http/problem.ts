@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
+  codeOfClientStatus,
   DomainError,
   type DomainErrorDetails,
   ERROR_CATALOGUE,
@@ -102,24 +103,6 @@ const FRAMEWORK_ERRORS: Readonly<Record<string, ErrorCode>> = {
 };
 
 /**
- * The code for a plugin's 4xx error that has no code of its own above, by its status: the static
- * files under `/docs` refuse odd paths with 403 and answer conditional and range requests with
- * 412 and 416. A 4xx status with no code here is answered as the 400 it is closest to.
- */
-const CLIENT_ERROR_BY_STATUS: Readonly<Record<number, ErrorCode>> = {
-  400: 'validation_error',
-  403: 'forbidden',
-  404: 'not_found',
-  408: 'request_timeout',
-  412: 'precondition_failed',
-  413: 'payload_too_large',
-  414: 'uri_too_long',
-  415: 'unsupported_media_type',
-  416: 'range_not_satisfiable',
-  431: 'headers_too_large',
-};
-
-/**
  * What a thrown error means for the client: its catalogue code, or `null` when it is the
  * service's own failure (logged, answered as `internal_error`).
  */
@@ -129,9 +112,11 @@ export function clientErrorCode(error: {
 }): ErrorCode | null {
   const mapped = error.code === undefined ? undefined : FRAMEWORK_ERRORS[error.code];
   if (mapped !== undefined) return mapped;
+  // A plugin's 4xx: the static files under `/docs` refuse odd paths with 403 and answer
+  // conditional and range requests with 412 and 416.
   const status = error.statusCode;
   if (status === undefined || status < 400 || status > 499) return null;
-  return CLIENT_ERROR_BY_STATUS[status] ?? 'validation_error';
+  return codeOfClientStatus(status);
 }
 
 export function registerProblemHandlers(app: FastifyInstance): void {

@@ -6,6 +6,11 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { Amount, type Instrument } from '@poolparty/core';
 import {
+  type DevnetLedgerServer,
+  PARTICIPANT_ID,
+  startDevnetLedgerServer,
+} from '@poolparty/devnet-ledger';
+import {
   type CantonLedger,
   type CantonLedgerOptions,
   type LocalLedger,
@@ -13,8 +18,6 @@ import {
   openLocalLedger,
 } from '@poolparty/ledger';
 import { SignJWT } from 'jose';
-import { PARTICIPANT_ID } from '../../src/devnet-ledger/identity.js';
-import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../src/devnet-ledger/index.js';
 
 export const SECRET = 'unsafe';
 export const AUDIENCE = 'https://canton.network.global';

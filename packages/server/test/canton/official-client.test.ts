@@ -9,6 +9,11 @@ import { WebSocketClient } from '@canton-network/core-asyncapi-client';
 import { LedgerClient } from '@canton-network/core-ledger-client';
 import { ScanProxyClient } from '@canton-network/core-splice-client';
 import { Amount, type Instrument } from '@poolparty/core';
+import {
+  type DevnetLedgerServer,
+  PARTICIPANT_ID,
+  startDevnetLedgerServer,
+} from '@poolparty/devnet-ledger';
 import { type LocalLedger, openLocalLedger, type TransferOffer } from '@poolparty/ledger';
 import { SignJWT } from 'jose';
 import { pino } from 'pino';
@@ -22,8 +27,6 @@ import {
   type JsTransaction,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
 } from '../../../ledger/src/canton/wire/index.js';
-import { PARTICIPANT_ID } from '../../src/devnet-ledger/identity.js';
-import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../src/devnet-ledger/index.js';
 import { AUDIENCE, AUTH_SECRET, USER_ID } from './support/canton-harness.js';
 import { assertNoWireMismatches, startWireProxy, type WireProxy } from './support/wire-proxy.js';
 

@@ -3,6 +3,8 @@
  * service processes with `LEDGER=canton` share, as they would share a participant. The test
  * keeps the `LocalLedger` to set up parties and deposits and to read the final holdings.
  */
+
+import { type DevnetLedgerServer, startDevnetLedgerServer } from '@poolparty/devnet-ledger';
 import {
   type DevnetSeed,
   type LocalLedger,
@@ -12,7 +14,6 @@ import {
 } from '@poolparty/ledger';
 import { insertApiKey, type Queryable, upsertDeveloper } from '@poolparty/store';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../src/auth/api-keys.js';
-import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../src/devnet-ledger/index.js';
 
 /** LocalNet's HS256 secret and audience: the services sign their tokens as on LocalNet. */
 export const DEVNET_AUTH_SECRET = 'unsafe';

@@ -1,7 +1,9 @@
 /**
- * The devnet endpoints of the local ledger (docs/spec/ledger.md#devnet-endpoints): parties, faucet,
- * signed transfers and offers, the clock, the Amulet price and fault injection. Registered under
- * `/devnet` only in devnet mode with the local ledger.
+ * The service's devnet endpoints (docs/spec/ledger.md#devnet-endpoints): parties, faucet, signed
+ * transfers and offers, the clock, the Amulet price and fault injection. Registered under
+ * `/devnet` only in devnet mode with the local ledger. What each one does is the devnet's own
+ * (`@poolparty/devnet-ledger`'s devnet/operations.ts, which its server serves too); this module
+ * adds the service's side: the documentation, the faucet's rate limit, the origin checks.
  *
  * Calls that act for a party carry `X-Party-Signature`: an Ed25519 signature, by one of the
  * party's registered signing keys, of `METHOD + " " + path + "\n" + rawBody` (core
@@ -15,30 +17,15 @@
  * The faucet is limited per client address (`DEFAULT_RATE_LIMITS.faucetMintsPerMin`, a bucket of
  * its own beside the login attempts' one): it mints out of nothing, and every mint stays in the
  * ledger's journal.
- *
- * Choices made here:
- * - holdings are summed per instrument; `amount` is what the party can spend, `locked` what is
- *   held for its pending offers;
- * - a symbol that exists under several admins, given without `admin`, is a 400 `validation_error`
- *   listing the admins in `admins` (`ambiguous_pool_pair` speaks of pools and carries pool ids);
- * - accept and reject derive their command id from offer, party and action, so a retry after a
- *   timeout is deduplicated by the ledger instead of failing as "offer not found".
  */
-import { createHash } from 'node:crypto';
 import {
-  Amount,
-  AmountStringSchema,
-  checkValidUntil,
+  DevnetBalancesSchema,
   DevnetClockAdvanceSchema,
   DevnetClockSchema,
   DevnetCreatePartySchema,
   DevnetFaucetRequestSchema,
   DevnetFaucetResultSchema,
-  type DevnetFaults,
   DevnetFaultsSchema,
-  type DevnetHolding,
-  DevnetHoldingSchema,
-  type DevnetOffer,
   DevnetOfferActionResultSchema,
   DevnetOfferActionSchema,
   DevnetOffersSchema,
@@ -46,30 +33,23 @@ import {
   DevnetPartySchema,
   DevnetTransferRequestSchema,
   DevnetTransferResultSchema,
-  decodePublicKey,
-  decodeSignature,
-  devnetSigningMessage,
   type ErrorCode,
-  encodeBase64,
-  generateKeyPair,
-  type Instrument,
   inline,
   OfferIdParamsSchema,
   PartyIdParamsSchema,
-  verifyEd25519,
 } from '@poolparty/core';
 import {
-  type Holding,
-  LedgerError,
-  type LedgerErrorCode,
-  type LocalLedger,
-  REASON_META_KEY,
-  type TransferOffer,
-} from '@poolparty/ledger';
+  DevnetConveniences,
+  keepRawJsonBodies,
+  type OfferAction,
+  problemOfLedgerError,
+  requireControlOrigin,
+  signedRequestOf,
+} from '@poolparty/devnet-ledger/devnet';
+import { LedgerError, type LocalLedger } from '@poolparty/ledger';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
-import { controlOriginAllowed } from '../devnet-cors.js';
 import type { App } from '../fastify.js';
 import {
   DEVNET_CLOCK_ADVANCE_EXAMPLE,
@@ -89,7 +69,7 @@ import {
   DEVNET_TRANSFER_RESULT_EXAMPLE,
 } from '../openapi-examples.js';
 import { ownOrigin } from '../origins.js';
-import { ApiError, requestTarget } from '../problem.js';
+import { requestTarget } from '../problem.js';
 import {
   BODY_PROBLEMS,
   errorResponses,
@@ -105,8 +85,7 @@ export interface DevnetDeps {
   readonly ledger: LocalLedger;
   /**
    * Per-client-address buckets that limit the faucet to `DEFAULT_RATE_LIMITS.faucetMintsPerMin`.
-   * Absent: not limited (the devnet ledger server, which stands in for a participant on the
-   * operator's own machine and funds whole test clusters from one address).
+   * Absent: not limited.
    */
   readonly buckets?: BucketStore;
   /** Browser origins besides the service's own that may call the control endpoints. */
@@ -115,185 +94,15 @@ export interface DevnetDeps {
   readonly onClockAdvanced?: () => Promise<void>;
 }
 
-// --- ledger errors ------------------------------------------------------------------------
-
-/**
- * What each ledger refusal means to a client. `not_authorized` is a well-signed request the
- * ledger does not allow (a transfer to oneself, accepting someone else's offer): the catalogue has
- * no 403 for that, and the signature itself is fine, so it is a 400. An expired offer is `gone`.
- */
-export const LEDGER_ERROR_PROBLEMS: Readonly<Record<LedgerErrorCode, ErrorCode>> = Object.freeze({
-  unknown_party: 'not_found',
-  unknown_instrument: 'token_not_found',
-  insufficient_holdings: 'validation_error',
-  invalid_amount: 'validation_error',
-  metadata_limit_exceeded: 'validation_error',
-  offer_not_found: 'not_found',
-  offer_expired: 'gone',
-  not_authorized: 'validation_error',
-  rejected: 'ledger_unavailable',
-  timeout: 'ledger_unavailable',
-  stream_dropped: 'ledger_unavailable',
-  closed: 'ledger_unavailable',
-});
-
-export function problemOfLedgerError(error: LedgerError): ApiError {
-  const detail =
-    error.code === 'timeout'
-      ? `${error.message}; the command may have committed: retry with the same commandId`
-      : error.message;
-  return new ApiError(LEDGER_ERROR_PROBLEMS[error.code], detail, { ledgerError: error.code });
-}
-
-// --- instruments, holdings, offers ---------------------------------------------------------
-
-/** The instrument a symbol (and optional admin) names, or the problem that it names none or many. */
-export function resolveInstrument(
-  instruments: readonly Instrument[],
-  token: string,
-  admin?: string,
-): Instrument {
-  const matches = instruments.filter((i) => i.id === token && (admin ?? i.admin) === i.admin);
-  const [only] = matches;
-  if (only && matches.length === 1) return only;
-  if (matches.length === 0) {
-    const under = admin === undefined ? '' : ` under admin ${admin}`;
-    throw new ApiError('token_not_found', `No token ${token}${under}.`);
-  }
-  const admins = matches.map((i) => i.admin);
-  throw new ApiError(
-    'validation_error',
-    `Token ${token} exists under several admins; pass admin, one of: ${admins.join(', ')}.`,
-    { admins },
-  );
-}
-
-export interface HoldingBalance extends DevnetHolding {
-  /** Held for the party's own pending offers; not spendable until they end. */
-  readonly locked: string;
-}
-
-/** Balances per instrument, ordered by symbol then admin. */
-export function balancesOf(holdings: readonly Holding[]): HoldingBalance[] {
-  const totals = new Map<string, { instrument: Instrument; free: Amount; locked: Amount }>();
-  for (const { instrument, amount, lock } of holdings) {
-    const key = `${instrument.id}\u0000${instrument.admin}`;
-    const total = totals.get(key) ?? { instrument, free: Amount.ZERO, locked: Amount.ZERO };
-    if (lock) total.locked = total.locked.add(amount);
-    else total.free = total.free.add(amount);
-    totals.set(key, total);
-  }
-  return [...totals.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, { instrument, free, locked }]) => ({
-      token: instrument.id,
-      admin: instrument.admin,
-      amount: free.toString(),
-      locked: locked.toString(),
-    }));
-}
-
-export function offerToWire(offer: TransferOffer): DevnetOffer {
-  return {
-    offerId: offer.offerId,
-    sender: offer.sender,
-    receiver: offer.receiver,
-    token: offer.instrument.id,
-    admin: offer.instrument.admin,
-    amount: offer.amount.toString(),
-    reason: offer.meta[REASON_META_KEY] ?? null,
-    expiresAt: offer.executeBefore.toISOString(),
-  };
-}
-
-// --- fault settings -------------------------------------------------------------------------
-
-/** Every setting but the seed, which stays absent until one is set (the ledger has its own). */
-export type FaultSettings = Required<Omit<DevnetFaults, 'seed'>> & Pick<DevnetFaults, 'seed'>;
-
-export const FAULTS_OFF: FaultSettings = Object.freeze({
-  latencyMs: 0,
-  rejectRate: 0,
-  timeoutAfterCommitRate: 0,
-  dropStreamRate: 0,
-  duplicateDeliveryRate: 0,
-});
-
-/** A request changes the settings it names and keeps the others. */
-export function mergeFaults(current: FaultSettings, change: DevnetFaults): FaultSettings {
-  const named = Object.entries(change).filter(([, value]) => value !== undefined);
-  return { ...current, ...Object.fromEntries(named) };
-}
-
-// --- party signatures -----------------------------------------------------------------------
-
-const SIGNATURE_HEADER = 'x-party-signature';
-
+/** The header of the calls that act for a party (verified by the operations). */
 const SignedHeadersSchema = Type.Object({
-  [SIGNATURE_HEADER]: Type.Optional(
+  'x-party-signature': Type.Optional(
     Type.String({
       description:
         "Base64 Ed25519 signature, by the acting party's key, of `METHOD + ' ' + path + '\\n' + rawBody`.",
     }),
   ),
 });
-
-/** Exact body bytes of each request, kept because the signature covers them, not the JSON. */
-const rawBodies = new WeakMap<FastifyRequest, Uint8Array>();
-
-function headerOf(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function refuseSignature(detail: string): ApiError {
-  return new ApiError('invalid_party_signature', detail);
-}
-
-/**
- * The request is signed by a key of `partyId` over its method, path and body, and its
- * `validUntil` has not passed on the ledger clock nor lies more than 1 h ahead of it.
- */
-async function requirePartySignature(
-  ledger: LocalLedger,
-  request: FastifyRequest,
-  partyId: string,
-  validUntil: string,
-): Promise<void> {
-  const header = headerOf(request, SIGNATURE_HEADER);
-  if (header === undefined) throw refuseSignature('The X-Party-Signature header is missing.');
-  const signature = decodeSignature(header);
-  if (!signature.ok) throw refuseSignature(`X-Party-Signature: ${signature.message}.`);
-  const body = new TextDecoder().decode(rawBodies.get(request) ?? new Uint8Array());
-  const message = devnetSigningMessage(request.method, request.url, body);
-  const keys = await ledger.signingKeysOf(partyId);
-  if (!keys.some((key) => verifyEd25519(message, signature.bytes, key))) {
-    const target = requestTarget(request);
-    throw refuseSignature(
-      `X-Party-Signature is not a signature of ${target} and its body by a signing key of ${partyId}.`,
-    );
-  }
-  const now = await ledger.now();
-  const check = checkValidUntil(new Date(validUntil), now);
-  if (check.ok) return;
-  if (check.reason === 'expired') {
-    throw new ApiError('signature_expired', check.detail, { ledgerTime: now.toISOString() });
-  }
-  throw new ApiError('validation_error', check.detail, { ledgerTime: now.toISOString() });
-}
-
-// --- control endpoints ------------------------------------------------------------------------
-
-function requireControlOrigin(request: FastifyRequest, allowed: readonly string[]): void {
-  const origin = headerOf(request, 'origin');
-  if (controlOriginAllowed(origin, ownOrigin(request), allowed)) return;
-  throw new ApiError(
-    'origin_not_allowed',
-    `${requestTarget(request)} does not take requests from the browser origin ${origin}; list it in POOLPARTY_DEVNET_CONTROL_ORIGINS to allow it.`,
-  );
-}
-
-// --- routes -----------------------------------------------------------------------------------
 
 /** A party asked for again: only a given key can name an existing party, so no private key. */
 const { privateKey: _generatedOnly, ...EXISTING_PARTY_EXAMPLE } = DEVNET_PARTY_EXAMPLE;
@@ -320,45 +129,16 @@ const LEDGER_NOTES: ProblemNotes = {
 
 const devnetErrors = (codes: readonly ErrorCode[]) => errorResponses(codes, LEDGER_NOTES);
 
-const HoldingBalancesSchema = Type.Object(
-  {
-    holdings: Type.Array(
-      Type.Object({
-        ...DevnetHoldingSchema.properties,
-        amount: inline(AmountStringSchema, { description: 'Spendable: not locked.' }),
-        locked: inline(AmountStringSchema, { description: "Locked for the party's offers." }),
-      }),
-    ),
-  },
-  { description: 'Balances of a party, per instrument.' },
-);
+/** Answered inline, as it always was: not a component of the document. */
+const HoldingBalancesSchema = inline(DevnetBalancesSchema);
 
 const PendingOffersSchema = inline(DevnetOffersSchema, {
   description: 'Offers pending to the party (it is the receiver).',
 });
 
-async function requireParty(ledger: LocalLedger, partyId: string): Promise<void> {
-  if (!(await ledger.getParty(partyId))) throw new ApiError('not_found', `No party ${partyId}.`);
-}
-
-function offerCommandId(action: 'accept' | 'reject', offerId: string, partyId: string): string {
-  const digest = createHash('sha256').update(`${action}\n${offerId}\n${partyId}`).digest('hex');
-  return `devnet-${action}-${digest.slice(0, 32)}`;
-}
-
-function registerRawJsonBodies(app: App): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    const bytes = body as Buffer;
-    rawBodies.set(request, new Uint8Array(bytes));
-    parseJson(request, bytes.toString('utf8'), done);
-  });
-}
-
-/** What the devnet routes share: the module's dependencies and the fault settings in force. */
+/** What the devnet routes share: the module's dependencies and the operations on the ledger. */
 interface DevnetRouteDeps extends DevnetDeps {
-  /** Changed by `POST /devnet/faults`, which answers them. */
-  readonly faults: { current: FaultSettings };
+  readonly devnet: DevnetConveniences;
 }
 
 const devnetRoute = routeOf<DevnetRouteDeps>();
@@ -366,7 +146,15 @@ const FAUCET_MINTS_PER_MIN = DEFAULT_RATE_LIMITS.faucetMintsPerMin;
 
 /** The hooks of the control endpoints: only allowed browser origins may call them. */
 const controlOnly = ({ controlOrigins }: DevnetRouteDeps): RouteHooks => ({
-  onRequest: async (request: FastifyRequest) => requireControlOrigin(request, controlOrigins),
+  onRequest: async (request: FastifyRequest) =>
+    requireControlOrigin(
+      {
+        target: requestTarget(request),
+        origin: typeof request.headers.origin === 'string' ? request.headers.origin : undefined,
+        own: ownOrigin(request),
+      },
+      controlOrigins,
+    ),
 });
 
 const createDevnetParty = devnetRoute({
@@ -394,23 +182,10 @@ const createDevnetParty = devnetRoute({
     },
     problems: devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
   },
-  handler: async ({ ledger }, request, reply) => {
-    const { partyHint, publicKey, preapproval } = request.body;
-    const generated = publicKey === undefined ? generateKeyPair() : undefined;
-    const key = generated?.publicKey ?? decodeGivenKey(publicKey);
-    const { partyId, created } = await ledger
-      .createParty({
-        hint: partyHint,
-        publicKey: key,
-        preapprovals: preapproval === false ? [] : 'all',
-      })
-      .catch(refuseRangeError);
+  handler: async ({ devnet }, request, reply) => {
+    const { created, party } = await devnet.createParty(request.body);
     reply.code(created ? 201 : 200);
-    return {
-      partyId,
-      publicKey: encodeBase64(key),
-      ...(generated ? { privateKey: encodeBase64(generated.privateKey) } : {}),
-    };
+    return party;
   },
 });
 
@@ -436,13 +211,7 @@ const mintDevnetTokens = devnetRoute({
       'ledger_unavailable',
     ]),
   },
-  handler: async ({ ledger }, request) => {
-    const { partyId, token, admin, amount } = request.body;
-    const instrument = resolveInstrument(await ledger.listInstruments(), token, admin);
-    const minted = Amount.parse(amount);
-    const { holdingId } = await ledger.mint({ owner: partyId, instrument, amount: minted });
-    return { holdingId, amount: minted.toString() };
-  },
+  handler: ({ devnet }, request) => devnet.mint(request.body),
 });
 
 const getDevnetHoldings = devnetRoute({
@@ -458,11 +227,7 @@ const getDevnetHoldings = devnetRoute({
     },
     problems: devnetErrors(['validation_error', 'not_found', 'ledger_unavailable']),
   },
-  handler: async ({ ledger }, request) => {
-    const { partyId } = request.params;
-    await requireParty(ledger, partyId);
-    return { holdings: balancesOf(await ledger.getHoldings(partyId)) };
-  },
+  handler: ({ devnet }, request) => devnet.balances(request.params.partyId),
 });
 
 const submitDevnetTransfer = devnetRoute({
@@ -489,22 +254,7 @@ const submitDevnetTransfer = devnetRoute({
       'ledger_unavailable',
     ]),
   },
-  handler: async ({ ledger }, request) => {
-    const { sender, receiver, token, admin, amount, reason, commandId, validUntil } = request.body;
-    await requireParty(ledger, sender);
-    await requirePartySignature(ledger, request, sender, validUntil);
-    const outcome = await ledger.submitTransfer({
-      commandId,
-      sender,
-      receiver,
-      instrument: resolveInstrument(await ledger.listInstruments(), token, admin),
-      amount: Amount.parse(amount),
-      meta: reason === undefined ? {} : { [REASON_META_KEY]: reason },
-    });
-    return outcome.kind === 'offer'
-      ? { updateId: outcome.updateId, kind: outcome.kind, offerId: outcome.offerId }
-      : { updateId: outcome.updateId, kind: outcome.kind };
-  },
+  handler: ({ devnet }, request) => devnet.transfer(request.body, signedRequestOf(request)),
 });
 
 const listDevnetOffers = devnetRoute({
@@ -520,16 +270,11 @@ const listDevnetOffers = devnetRoute({
     },
     problems: devnetErrors(['validation_error', 'not_found', 'ledger_unavailable']),
   },
-  handler: async ({ ledger }, request) => {
-    const { partyId } = request.params;
-    await requireParty(ledger, partyId);
-    const offers = await ledger.getPendingOffers(partyId);
-    return { offers: offers.filter((o) => o.receiver === partyId).map(offerToWire) };
-  },
+  handler: ({ devnet }, request) => devnet.offersTo(request.params.partyId),
 });
 
 /** `POST /offers/{offerId}/accept` or `/reject`, signed by the receiver. */
-function offerActionRoute(action: 'accept' | 'reject') {
+function offerActionRoute(action: OfferAction) {
   return devnetRoute({
     method: 'POST',
     url: `/offers/:offerId/${action}`,
@@ -552,20 +297,8 @@ function offerActionRoute(action: 'accept' | 'reject') {
         'ledger_unavailable',
       ]),
     },
-    handler: async ({ ledger }, request) => {
-      const { offerId } = request.params;
-      const { partyId, validUntil } = request.body;
-      await requireParty(ledger, partyId);
-      await requirePartySignature(ledger, request, partyId, validUntil);
-      const command = {
-        commandId: offerCommandId(action, offerId, partyId),
-        offerId,
-        actor: partyId,
-      };
-      const result =
-        action === 'accept' ? await ledger.acceptOffer(command) : await ledger.rejectOffer(command);
-      return { offerId, updateId: result.updateId };
-    },
+    handler: ({ devnet }, request) =>
+      devnet.actOnOffer(action, request.params.offerId, request.body, signedRequestOf(request)),
   });
 }
 
@@ -587,7 +320,7 @@ const getDevnetClock = devnetRoute({
     },
     problems: devnetErrors(['ledger_unavailable']),
   },
-  handler: async ({ ledger }) => ({ now: (await ledger.now()).toISOString() }),
+  handler: ({ devnet }) => devnet.clock(),
 });
 
 const advanceDevnetClock = devnetRoute({
@@ -605,10 +338,10 @@ const advanceDevnetClock = devnetRoute({
     },
     problems: devnetErrors([...BODY_PROBLEMS, 'origin_not_allowed', 'ledger_unavailable']),
   },
-  handler: async ({ ledger, onClockAdvanced }, request) => {
-    const now = await ledger.advanceClock(request.body.advanceMs);
+  handler: async ({ devnet, onClockAdvanced }, request) => {
+    const moved = await devnet.advanceClock(request.body);
     await onClockAdvanced?.();
-    return { now: now.toISOString() };
+    return moved;
   },
 });
 
@@ -627,13 +360,7 @@ const setDevnetAmuletPrice = devnetRoute({
     },
     problems: devnetErrors([...BODY_PROBLEMS, 'origin_not_allowed', 'ledger_unavailable']),
   },
-  handler: async ({ ledger }, request) => {
-    const price = Amount.parse(request.body.amuletPriceUsd);
-    // Fees are converted through this price; zero would make every conversion divide by zero.
-    if (price.isZero()) throw new ApiError('validation_error', 'amuletPriceUsd must be positive.');
-    await ledger.setAmuletPrice(price);
-    return { amuletPriceUsd: price.toString() };
-  },
+  handler: ({ devnet }, request) => devnet.setAmuletPrice(request.body),
 });
 
 const setDevnetFaults = devnetRoute({
@@ -653,12 +380,7 @@ const setDevnetFaults = devnetRoute({
     },
     problems: devnetErrors([...BODY_PROBLEMS, 'origin_not_allowed']),
   },
-  handler: async ({ ledger, faults }, request) => {
-    const next = mergeFaults(faults.current, request.body);
-    ledger.setFaults(next);
-    faults.current = next;
-    return faults.current;
-  },
+  handler: ({ devnet }, request) => devnet.setFaults(request.body),
 });
 
 const DEVNET_ROUTES = [
@@ -676,22 +398,11 @@ const DEVNET_ROUTES = [
 ];
 
 export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
-  registerRawJsonBodies(app);
-  // Ledger refusals become problems here; the parent handler then answers them.
+  keepRawJsonBodies(app);
+  // The operations answer ledger refusals as problems; the service clock's follow-up reads the
+  // ledger too, and its refusals read the same. The parent handler then answers them.
   app.setErrorHandler((error) => {
     throw error instanceof LedgerError ? problemOfLedgerError(error) : error;
   });
-  registerRoutes(app, { ...deps, faults: { current: FAULTS_OFF } }, DEVNET_ROUTES);
-}
-
-function decodeGivenKey(publicKey: string | undefined): Uint8Array {
-  const decoded = decodePublicKey(publicKey);
-  if (!decoded.ok) throw new ApiError('validation_error', `publicKey: ${decoded.message}.`);
-  return decoded.bytes;
-}
-
-/** The ledger checks hints more strictly than the wire schema (no `:`); that is still a 400. */
-function refuseRangeError(error: unknown): never {
-  if (error instanceof RangeError) throw new ApiError('validation_error', error.message);
-  throw error;
+  registerRoutes(app, { ...deps, devnet: new DevnetConveniences(deps.ledger) }, DEVNET_ROUTES);
 }

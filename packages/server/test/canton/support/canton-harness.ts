@@ -10,6 +10,11 @@
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import {
+  type DevnetLedgerServer,
+  PARTICIPANT_ID,
+  startDevnetLedgerServer,
+} from '@poolparty/devnet-ledger';
+import {
   type CantonLedger,
   type CantonLedgerOptions,
   type ExternalSigner,
@@ -19,11 +24,6 @@ import {
   openLocalLedger,
 } from '@poolparty/ledger';
 import type { HarnessLedger } from '../../../../ledger/test/conformance.js';
-import { PARTICIPANT_ID } from '../../../src/devnet-ledger/identity.js';
-import {
-  type DevnetLedgerServer,
-  startDevnetLedgerServer,
-} from '../../../src/devnet-ledger/index.js';
 import { startWireProxy, type WireProxy } from './wire-proxy.js';
 
 export const AUTH_SECRET = 'unsafe';

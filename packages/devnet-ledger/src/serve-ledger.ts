@@ -7,8 +7,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type InjectedFaults, openLocalLedger } from '@poolparty/ledger';
 import { lockDataFolder, StoreProblem } from '@poolparty/store';
-import { type DevnetWelcome, loadOrSeed } from '../devnet-bootstrap.js';
-import { type DevnetLedgerServer, startDevnetLedgerServer } from './index.js';
+import { type DevnetWelcome, loadOrSeed } from './devnet/seed-file.js';
+import { type DevnetLedgerServer, startDevnetLedgerServer } from './server.js';
 import type { DevnetLedgerSettings } from './settings.js';
 import { DEFAULT_USER } from './users.js';
 
@@ -67,7 +67,15 @@ export function faultsInjectedLine(fired: InjectedFaults): string {
   );
 }
 
-export async function runDevnetLedger(settings: DevnetLedgerSettings): Promise<void> {
+/** What the command needs of the service: the format of the developer key a first seed makes. */
+export interface DevnetLedgerSeeding {
+  readonly newApiKey: () => string;
+}
+
+export async function runDevnetLedger(
+  settings: DevnetLedgerSettings,
+  seeding: DevnetLedgerSeeding,
+): Promise<void> {
   const release = lockOrExit(settings.dataDir);
   process.on('exit', release);
   const ledger = await openLocalLedger({ dataDir: join(settings.dataDir, 'ledger') });
@@ -99,6 +107,7 @@ export async function runDevnetLedger(settings: DevnetLedgerSettings): Promise<v
     const welcome = await loadOrSeed(ledger, {
       dataDir: settings.dataDir,
       apiKey: null,
+      newApiKey: seeding.newApiKey,
       onProgress: (line) => console.error(line),
     });
     server = await startDevnetLedgerServer({

@@ -6,10 +6,7 @@ import { Amount, generateKeyPair, type Instrument } from '@poolparty/core';
 import { type LocalLedger, openLocalLedger } from '@poolparty/ledger';
 import { SignJWT } from 'jose';
 import { expect } from 'vitest';
-import {
-  type DevnetLedgerServer,
-  startDevnetLedgerServer,
-} from '../../../src/devnet-ledger/index.js';
+import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../src/server.js';
 import { type CantonDocument, schemaErrors } from './canton-schemas.js';
 
 export const SECRET = 'unsafe';

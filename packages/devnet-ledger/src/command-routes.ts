@@ -8,6 +8,7 @@ import { invalidArgument } from './canton-errors.js';
 import { actingUser, type ServerContext, userOf } from './context.js';
 import { offsetAfterLedgerEnd } from './contracts.js';
 import { type EventFilter, parseEventFormat } from './event-filter.js';
+import { registerRoutes, routeOf } from './http/route-table.js';
 import { boundedList, listCap } from './http-lists.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import {
@@ -114,48 +115,59 @@ function completionOf(
   };
 }
 
-export async function commandRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
-  const { ledger, users } = ctx;
+/** Submits a request's `commands` for the parties the user may act as. */
+async function submitCommands(ctx: ServerContext, request: FastifyRequest, commandsValue: unknown) {
+  const commands = objectAt(commandsValue, 'commands');
+  const commandId = stringAt(commands.commandId, 'commands.commandId');
+  const actAs = actAsOf(commands.actAs);
+  const user = actingUser(
+    ctx,
+    userOf(request),
+    optionalStringAt(commands.userId, 'commands.userId'),
+  );
+  const command = parseLedgerCommand(commands.commands);
+  await ctx.users.requireActAs(user, actAs);
+  const submissionId = optionalStringAt(commands.submissionId, 'commands.submissionId');
+  const result = await ctx.commands.submit({
+    commandId,
+    actAs,
+    command,
+    deduplication: parseDeduplication(commands.deduplicationPeriod),
+    userId: user,
+    ...(submissionId !== undefined && { submissionId }),
+  });
+  return { result, actAs };
+}
 
-  const submit = async (request: FastifyRequest, commandsValue: unknown) => {
-    const commands = objectAt(commandsValue, 'commands');
-    const commandId = stringAt(commands.commandId, 'commands.commandId');
-    const actAs = actAsOf(commands.actAs);
-    const user = actingUser(
-      ctx,
-      userOf(request),
-      optionalStringAt(commands.userId, 'commands.userId'),
-    );
-    const command = parseLedgerCommand(commands.commands);
-    await users.requireActAs(user, actAs);
-    const submissionId = optionalStringAt(commands.submissionId, 'commands.submissionId');
-    const result = await ctx.commands.submit({
-      commandId,
-      actAs,
-      command,
-      deduplication: parseDeduplication(commands.deduplicationPeriod),
-      userId: user,
-      ...(submissionId !== undefined && { submissionId }),
-    });
-    return { result, actAs };
-  };
+const commandRoute = routeOf<ServerContext>();
 
-  app.post('/v2/commands/submit-and-wait-for-transaction', async (request) => {
+const submitAndWaitForTransaction = commandRoute({
+  method: 'POST',
+  url: '/v2/commands/submit-and-wait-for-transaction',
+  handler: async (ctx, request) => {
     const body = objectAt(request.body, 'body');
     const view = parseTransactionFormat(body.transactionFormat);
-    const { result, actAs } = await submit(request, body.commands);
+    const { result, actAs } = await submitCommands(ctx, request, body.commands);
     return { transaction: submittedTransaction(ctx, result, view, actAs) };
-  });
+  },
+});
 
-  app.post('/v2/commands/submit-and-wait', async (request) => {
-    const { result } = await submit(request, request.body);
+const submitAndWait = commandRoute({
+  method: 'POST',
+  url: '/v2/commands/submit-and-wait',
+  handler: async (ctx, request) => {
+    const { result } = await submitCommands(ctx, request, request.body);
     return { updateId: result.updateId, completionOffset: result.offset };
-  });
+  },
+});
 
-  app.post<{ Querystring: { limit?: string } }>('/v2/commands/completions', async (request) => {
+const listCompletions = commandRoute<{ Querystring: { limit?: string } }>({
+  method: 'POST',
+  url: '/v2/commands/completions',
+  handler: async (ctx, request) => {
     const completions = await completionsRequest(ctx, userOf(request), request.body);
     const limit = optionalOffsetAt(request.query.limit, 'limit');
-    const end = await ledger.ledgerEnd();
+    const end = await ctx.ledger.ledgerEnd();
     const cap = listCap(limit);
     const items: unknown[] = [];
     for (
@@ -167,8 +179,11 @@ export async function commandRoutes(app: FastifyInstance, ctx: ServerContext): P
       if (item !== null) items.push(item);
     }
     return boundedList(items, limit);
-  });
+  },
+});
 
+export async function commandRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  registerRoutes(app, ctx, [submitAndWaitForTransaction, submitAndWait, listCompletions]);
   streamRoute(
     app,
     '/v2/commands/completions',

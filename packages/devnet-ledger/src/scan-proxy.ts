@@ -17,6 +17,7 @@ import {
   openMiningRoundContract,
   transferPreapprovalContract,
 } from './devnet-contracts.js';
+import { registerRoutes, routeOf } from './http/route-table.js';
 import { DSO_PARTY, SYNCHRONIZER_ID } from './identity.js';
 
 export const SCAN_PROXY_PREFIX = '/api/validator/v0/scan-proxy';
@@ -34,19 +35,31 @@ export async function genesisTime(ledger: LocalLedger): Promise<Date> {
   return ledger.updateAt(1)?.recordTime ?? (await ledger.now());
 }
 
-export async function scanProxyRoutes(app: FastifyInstance, ledger: LocalLedger): Promise<void> {
-  app.get(`${SCAN_PROXY_PREFIX}/dso-party-id`, async () => ({ dso_party_id: await dsoOf(ledger) }));
+const scanProxyRoute = routeOf<LocalLedger>();
 
-  app.get(`${SCAN_PROXY_PREFIX}/open-and-issuing-mining-rounds`, async () => {
+const getDsoPartyId = scanProxyRoute({
+  method: 'GET',
+  url: `${SCAN_PROXY_PREFIX}/dso-party-id`,
+  handler: async (ledger) => ({ dso_party_id: await dsoOf(ledger) }),
+});
+
+const getMiningRounds = scanProxyRoute({
+  method: 'GET',
+  url: `${SCAN_PROXY_PREFIX}/open-and-issuing-mining-rounds`,
+  handler: async (ledger) => {
     const round = await ledger.openMiningRound();
     const contract = openMiningRoundContract(await dsoOf(ledger), round, MINING_ROUND_MS);
     return {
       open_mining_rounds: [contractWithState(contract, SYNCHRONIZER_ID)],
       issuing_mining_rounds: [],
     };
-  });
+  },
+});
 
-  app.get(`${SCAN_PROXY_PREFIX}/amulet-rules`, async () => {
+const getAmuletRules = scanProxyRoute({
+  method: 'GET',
+  url: `${SCAN_PROXY_PREFIX}/amulet-rules`,
+  handler: async (ledger) => {
     const traffic = await ledger.trafficParameters();
     const contract = amuletRulesContract(
       await dsoOf(ledger),
@@ -54,23 +67,33 @@ export async function scanProxyRoutes(app: FastifyInstance, ledger: LocalLedger)
       await genesisTime(ledger),
     );
     return { amulet_rules: contractWithState(contract, SYNCHRONIZER_ID) };
-  });
+  },
+});
 
-  app.get<{ Params: { party: string } }>(
-    `${SCAN_PROXY_PREFIX}/transfer-preapprovals/by-party/:party`,
-    async (request) => {
-      const { party } = request.params;
-      const amulet = await amuletOf(ledger);
-      if (amulet === null || !(await ledger.preapproves(party, amulet))) {
-        throw new RegistryError(404, `No transfer preapproval found for party ${party}`);
-      }
-      const contract = transferPreapprovalContract(
-        amulet.admin,
-        party,
-        amulet,
-        await genesisTime(ledger),
-      );
-      return { transfer_preapproval: contractWithState(contract, SYNCHRONIZER_ID) };
-    },
-  );
+const getTransferPreapproval = scanProxyRoute<{ Params: { party: string } }>({
+  method: 'GET',
+  url: `${SCAN_PROXY_PREFIX}/transfer-preapprovals/by-party/:party`,
+  handler: async (ledger, request) => {
+    const { party } = request.params;
+    const amulet = await amuletOf(ledger);
+    if (amulet === null || !(await ledger.preapproves(party, amulet))) {
+      throw new RegistryError(404, `No transfer preapproval found for party ${party}`);
+    }
+    const contract = transferPreapprovalContract(
+      amulet.admin,
+      party,
+      amulet,
+      await genesisTime(ledger),
+    );
+    return { transfer_preapproval: contractWithState(contract, SYNCHRONIZER_ID) };
+  },
+});
+
+export async function scanProxyRoutes(app: FastifyInstance, ledger: LocalLedger): Promise<void> {
+  registerRoutes(app, ledger, [
+    getDsoPartyId,
+    getMiningRounds,
+    getAmuletRules,
+    getTransferPreapproval,
+  ]);
 }

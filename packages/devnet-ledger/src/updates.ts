@@ -23,6 +23,7 @@ import { invalidArgument } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
 import { offsetAfterLedgerEnd, requestFilter, requireRead } from './contracts.js';
 import type { EventFilter } from './event-filter.js';
+import { registerRoutes, routeOf } from './http/route-table.js';
 import { boundedList, listCap } from './http-lists.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import {
@@ -96,10 +97,12 @@ async function checkedRequest(ctx: ServerContext, user: string, value: unknown) 
   return request;
 }
 
-export async function updateRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
-  const { ledger } = ctx;
-
-  app.post<{ Querystring: { limit?: string } }>('/v2/updates', async (request) => {
+/** The updates of a GetUpdatesRequest as one bounded list, delivery faults included. */
+const listUpdates = routeOf<ServerContext>()<{ Querystring: { limit?: string } }>({
+  method: 'POST',
+  url: '/v2/updates',
+  handler: async (ctx, request) => {
+    const { ledger } = ctx;
     const updates = await checkedRequest(ctx, userOf(request), request.body);
     const limit = optionalOffsetAt(request.query.limit, 'limit');
     const end = await ledger.ledgerEnd();
@@ -119,8 +122,11 @@ export async function updateRoutes(app: FastifyInstance, ctx: ServerContext): Pr
     // A list that reached the end says so with a checkpoint there, as the stream would.
     if (offset > last) items.push(encodeCheckpoint(last, await ledger.now(), SYNCHRONIZER_ID));
     return boundedList(items, limit);
-  });
+  },
+});
 
+export async function updateRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  registerRoutes(app, ctx, [listUpdates]);
   streamRoute(
     app,
     '/v2/updates',
@@ -131,7 +137,7 @@ export async function updateRoutes(app: FastifyInstance, ctx: ServerContext): Pr
         beginExclusive: updates.beginExclusive,
         endInclusive: updates.endInclusive,
         itemAt: (offset) => transactionItem(ctx, offset, updates),
-        faults: ledger.deliveryFaults(),
+        faults: ctx.ledger.deliveryFaults(),
         checkpoint: (offset, recordTime) => encodeCheckpoint(offset, recordTime, SYNCHRONIZER_ID),
       }),
   );

@@ -8,7 +8,7 @@
 import { Amount } from '@poolparty/core';
 import { type LocalLedger, openLocalLedger } from '@poolparty/ledger';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type ActiveSet, ContractHistory } from '../../src/devnet-ledger/contract-history.js';
+import { type ActiveSet, ContractHistory } from '../src/contract-history.js';
 
 const ids = (set: ActiveSet) => ({
   holdings: set.holdings.map((h) => [h.contract.holdingId, h.createdAt]),

@@ -16,6 +16,7 @@ import {
   readsAnyOf,
   shapeCreated,
 } from './event-filter.js';
+import { registerRoutes, routeOf } from './http/route-table.js';
 import { boundedList, listCap } from './http-lists.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import { objectAt, offsetAt, optionalOffsetAt, stringAt } from './request-body.js';
@@ -76,9 +77,13 @@ function archiveOf(ctx: ServerContext, contractId: string, offset: number) {
   return undefined;
 }
 
-export async function contractRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
-  // A contract's created event (and its archive, once archived) as the event format shows it.
-  app.post('/v2/events/events-by-contract-id', async (request) => {
+const contractRoute = routeOf<ServerContext>();
+
+/** A contract's created event (and its archive, once archived) as the event format shows it. */
+const eventsByContractId = contractRoute({
+  method: 'POST',
+  url: '/v2/events/events-by-contract-id',
+  handler: async (ctx, request) => {
     const body = objectAt(request.body, 'body');
     const contractId = stringAt(body.contractId, 'contractId');
     const filter = requestFilter(body, 'body');
@@ -98,16 +103,23 @@ export async function contractRoutes(app: FastifyInstance, ctx: ServerContext): 
         archived: { archivedEvent: archived, synchronizerId: SYNCHRONIZER_ID },
       }),
     };
-  });
+  },
+});
 
-  app.post<{ Querystring: { limit?: string } }>('/v2/state/active-contracts', async (request) => {
+const listActiveContracts = contractRoute<{ Querystring: { limit?: string } }>({
+  method: 'POST',
+  url: '/v2/state/active-contracts',
+  handler: async (ctx, request) => {
     const limit = optionalOffsetAt(request.query.limit, 'limit');
     return boundedList(
       await activeContracts(ctx, userOf(request), request.body, listCap(limit)),
       limit,
     );
-  });
+  },
+});
 
+export async function contractRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  registerRoutes(app, ctx, [eventsByContractId, listActiveContracts]);
   streamRoute(
     app,
     '/v2/state/active-contracts',

@@ -15,7 +15,7 @@
  */
 import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
 import { type LocalLedger, MINING_ROUND_MS, type TransferOffer } from '@poolparty/ledger';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RegistryError } from './canton-errors.js';
 import type { ContractHistory } from './contract-history.js';
 import {
@@ -26,6 +26,7 @@ import {
   transferFactoryContract,
   transferPreapprovalContract,
 } from './devnet-contracts.js';
+import { registerRoutes, routeOf } from './http/route-table.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import { amuletOf, genesisTime, SCAN_PROXY_PREFIX } from './scan-proxy.js';
 import { damlDecimal } from './wire.js';
@@ -144,74 +145,91 @@ function choiceContext(entries: readonly (readonly [string, DevnetContract])[], 
   };
 }
 
-function registerRegistry(
-  app: FastifyInstance,
-  base: string,
-  deps: RegistryDeps,
-  adminOf: (params: Record<string, string>) => string | null,
-): void {
-  const { ledger, history } = deps;
-  const params = (request: { params: unknown }) => request.params as Record<string, string>;
+/** What a registry's routes share: the ledger, its history, and whose instruments it serves. */
+interface RegistryRouteDeps extends RegistryDeps {
+  /** The admin a request's registry serves (from its path), or null for every admin's. */
+  readonly adminOf: (request: FastifyRequest) => string | null;
+}
 
-  app.get(`${base}/registry/metadata/v1/info`, async (request) => ({
-    adminId: await registryAdmin(ledger, adminOf(params(request))),
+const registryRoute = routeOf<RegistryRouteDeps>();
+
+const getRegistryInfo = registryRoute({
+  method: 'GET',
+  url: '/registry/metadata/v1/info',
+  handler: async ({ ledger, adminOf }, request) => ({
+    adminId: await registryAdmin(ledger, adminOf(request)),
     supportedApis: SUPPORTED_APIS,
-  }));
+  }),
+});
 
-  app.get(`${base}/registry/metadata/v1/instruments`, async (request) => {
-    const query = request.query as { pageSize?: string; pageToken?: string };
-    const pageSize = Number(query.pageSize ?? PAGE_SIZE_DEFAULT);
-    const start = Number(query.pageToken ?? 0);
+const listInstruments = registryRoute<{ Querystring: { pageSize?: string; pageToken?: string } }>({
+  method: 'GET',
+  url: '/registry/metadata/v1/instruments',
+  handler: async (deps, request) => {
+    const pageSize = Number(request.query.pageSize ?? PAGE_SIZE_DEFAULT);
+    const start = Number(request.query.pageToken ?? 0);
     if (!(Number.isSafeInteger(pageSize) && pageSize > 0)) {
       throw new RegistryError(400, 'pageSize must be a positive integer');
     }
     if (!(Number.isSafeInteger(start) && start >= 0)) {
       throw new RegistryError(400, 'pageToken is not one this registry issued');
     }
-    const all = await instrumentsOf(ledger, adminOf(params(request)));
+    const all = await instrumentsOf(deps.ledger, deps.adminOf(request));
     const page = all.slice(start, start + pageSize);
     const instruments = [];
     for (const instrument of page) instruments.push(await instrumentJson(deps, instrument));
     const next = start + pageSize;
     return { instruments, ...(next < all.length && { nextPageToken: String(next) }) };
-  });
+  },
+});
 
-  app.get(`${base}/registry/metadata/v1/instruments/:instrumentId`, async (request) => {
-    const { instrumentId } = params(request);
-    const instrument = await findInstrument(
-      ledger,
-      adminOf(params(request)),
-      instrumentId as string,
-    );
+const getInstrument = registryRoute<{ Params: { instrumentId: string } }>({
+  method: 'GET',
+  url: '/registry/metadata/v1/instruments/:instrumentId',
+  handler: async (deps, request) => {
+    const { instrumentId } = request.params;
+    const instrument = await findInstrument(deps.ledger, deps.adminOf(request), instrumentId);
     if (instrument === undefined) {
       throw new RegistryError(404, `Instrument ${instrumentId} not found`);
     }
     return instrumentJson(deps, instrument);
-  });
+  },
+});
 
-  app.post(`${base}/registry/transfer-instruction/v1/transfer-factory`, async (request) => {
+/** The instrument a transfer-factory request names, checked against what the registry serves. */
+async function factoryInstrument(
+  { ledger, adminOf }: RegistryRouteDeps,
+  request: FastifyRequest,
+  args: Json,
+  transfer: Json,
+): Promise<Instrument> {
+  const instrumentId = objectOrError(transfer.instrumentId, 'transfer.instrumentId');
+  const wanted: Instrument = {
+    admin: stringOrError(instrumentId.admin, 'transfer.instrumentId.admin'),
+    id: stringOrError(instrumentId.id, 'transfer.instrumentId.id'),
+  };
+  if (args.expectedAdmin !== undefined && args.expectedAdmin !== wanted.admin) {
+    throw new RegistryError(400, `expectedAdmin differs from the instrument's admin`);
+  }
+  const served = await instrumentsOf(ledger, adminOf(request));
+  const instrument = served.find((i) => instrumentKey(i) === instrumentKey(wanted));
+  if (instrument === undefined) {
+    throw new RegistryError(404, `this registry has no instrument ${wanted.id} of ${wanted.admin}`);
+  }
+  return instrument;
+}
+
+const getTransferFactory = registryRoute({
+  method: 'POST',
+  url: '/registry/transfer-instruction/v1/transfer-factory',
+  handler: async (deps, request) => {
+    const { ledger } = deps;
     const body = objectOrError(request.body, 'the request body');
     const args = objectOrError(body.choiceArguments, 'choiceArguments');
     const transfer = objectOrError(args.transfer, 'choiceArguments.transfer');
     const sender = stringOrError(transfer.sender, 'transfer.sender');
     const receiver = stringOrError(transfer.receiver, 'transfer.receiver');
-    const instrumentId = objectOrError(transfer.instrumentId, 'transfer.instrumentId');
-    const wanted: Instrument = {
-      admin: stringOrError(instrumentId.admin, 'transfer.instrumentId.admin'),
-      id: stringOrError(instrumentId.id, 'transfer.instrumentId.id'),
-    };
-    if (args.expectedAdmin !== undefined && args.expectedAdmin !== wanted.admin) {
-      throw new RegistryError(400, `expectedAdmin differs from the instrument's admin`);
-    }
-    const servedAdmin = adminOf(params(request));
-    const served = await instrumentsOf(ledger, servedAdmin);
-    const instrument = served.find((i) => instrumentKey(i) === instrumentKey(wanted));
-    if (instrument === undefined) {
-      throw new RegistryError(
-        404,
-        `this registry has no instrument ${wanted.id} of ${wanted.admin}`,
-      );
-    }
+    const instrument = await factoryInstrument(deps, request, args, transfer);
     const created = await genesisTime(ledger);
     const factory = transferFactoryContract(instrument.admin, created);
     const preapproved = sender !== receiver && (await ledger.preapproves(receiver, instrument));
@@ -240,40 +258,60 @@ function registerRegistry(
         ],
       },
     };
+  },
+});
+
+/** The choice context of accepting, rejecting or withdrawing a pending transfer instruction. */
+const choiceContextRoute = (action: 'accept' | 'reject' | 'withdraw') =>
+  registryRoute<{ Params: { transferInstructionId: string } }>({
+    method: 'POST',
+    url: `/registry/transfer-instruction/v1/:transferInstructionId/choice-contexts/${action}`,
+    handler: async ({ ledger, history, adminOf }, request) => {
+      const body = request.body === undefined ? {} : objectOrError(request.body, 'the body');
+      const { transferInstructionId } = request.params;
+      const end = await ledger.ledgerEnd();
+      const instruction: TransferOffer | undefined = history.pendingInstruction(
+        transferInstructionId,
+        end,
+      );
+      const servedAdmin = adminOf(request);
+      if (
+        instruction === undefined ||
+        (servedAdmin !== null && instruction.instrument.admin !== servedAdmin)
+      ) {
+        throw new RegistryError(
+          404,
+          `No pending transfer instruction ${transferInstructionId} in this registry`,
+        );
+      }
+      // Only accepting moves the holding (and for Amulet reads the round); rejecting and
+      // withdrawing just unlock it.
+      const entries =
+        action === 'accept' ? await amuletContext(ledger, instruction.instrument) : [];
+      return choiceContext(entries, !excludeDebug(body));
+    },
   });
 
-  for (const action of ['accept', 'reject', 'withdraw'] as const) {
-    app.post(
-      `${base}/registry/transfer-instruction/v1/:transferInstructionId/choice-contexts/${action}`,
-      async (request) => {
-        const body = request.body === undefined ? {} : objectOrError(request.body, 'the body');
-        const { transferInstructionId } = params(request);
-        const end = await ledger.ledgerEnd();
-        const instruction: TransferOffer | undefined = history.pendingInstruction(
-          transferInstructionId as string,
-          end,
-        );
-        const servedAdmin = adminOf(params(request));
-        if (
-          instruction === undefined ||
-          (servedAdmin !== null && instruction.instrument.admin !== servedAdmin)
-        ) {
-          throw new RegistryError(
-            404,
-            `No pending transfer instruction ${transferInstructionId} in this registry`,
-          );
-        }
-        // Only accepting moves the holding (and for Amulet reads the round); rejecting and
-        // withdrawing just unlock it.
-        const entries =
-          action === 'accept' ? await amuletContext(ledger, instruction.instrument) : [];
-        return choiceContext(entries, !excludeDebug(body));
-      },
-    );
-  }
+const REGISTRY_ROUTES = [
+  getRegistryInfo,
+  listInstruments,
+  getInstrument,
+  getTransferFactory,
+  choiceContextRoute('accept'),
+  choiceContextRoute('reject'),
+  choiceContextRoute('withdraw'),
+];
+
+/** The registry routes at `base`, each answering for the admin `adminOf` reads from a request. */
+function registerRegistry(app: FastifyInstance, base: string, deps: RegistryRouteDeps): void {
+  const routes = REGISTRY_ROUTES.map((route) => ({ ...route, url: `${base}${route.url}` }));
+  registerRoutes(app, deps, routes);
 }
 
 export async function registryRoutes(app: FastifyInstance, deps: RegistryDeps): Promise<void> {
-  registerRegistry(app, SCAN_PROXY_PREFIX, deps, () => null);
-  registerRegistry(app, `${PER_ADMIN_REGISTRY_PREFIX}/:admin`, deps, (p) => p.admin ?? null);
+  registerRegistry(app, SCAN_PROXY_PREFIX, { ...deps, adminOf: () => null });
+  registerRegistry(app, `${PER_ADMIN_REGISTRY_PREFIX}/:admin`, {
+    ...deps,
+    adminOf: (request) => (request.params as { admin?: string }).admin ?? null,
+  });
 }

@@ -81,6 +81,8 @@ export function parseRight(input: unknown): Right | null {
 
 export class UserDirectory {
   private readonly granted = new Map<string, Map<string, Right>>();
+  /** The primary party each created user was given (wallet providers read it back). */
+  private readonly primaryParties = new Map<string, string>();
 
   constructor(
     private readonly ledger: LocalLedger,
@@ -103,6 +105,15 @@ export class UserDirectory {
     if (this.granted.has(userId)) throw userAlreadyExists(userId);
     this.granted.set(userId, new Map());
     await this.grant(userId, rights);
+  }
+
+  /** The user's primary party; empty when it has none. */
+  primaryPartyOf(userId: string): string {
+    return this.primaryParties.get(userId) ?? '';
+  }
+
+  setPrimaryParty(userId: string, party: string): void {
+    this.primaryParties.set(userId, party);
   }
 
   /** Every right of the user: the implicit ones, then those granted since. */

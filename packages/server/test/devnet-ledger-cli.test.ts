@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, runCli } from '../support/cli.js';
-import { call, expectSchema } from './support/server.js';
+import { call, expectSchema } from '../../devnet-ledger/test/support/server.js';
+import { CLI, runCli } from './support/cli.js';
 
 /** Starting loads the whole server in a fresh process; the first start also seeds. */
 const PROCESS_TIMEOUT_MS = 120_000;

@@ -25,6 +25,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidArgument } from './canton-errors.js';
 import { parseTransactionFormat, submittedTransaction } from './command-routes.js';
 import { actingUser, type ServerContext, userOf } from './context.js';
+import { registerRoutes, routeOf } from './http/route-table.js';
 import { arrayAt, type Json, objectAt, optionalStringAt, stringAt } from './request-body.js';
 import { actAsOf, parseDeduplication, parseLedgerCommand } from './token-standard-commands.js';
 
@@ -94,21 +95,20 @@ async function signingParties(
   return signed;
 }
 
-export async function interactiveSubmissionRoutes(
-  app: FastifyInstance,
-  ctx: ServerContext,
-): Promise<void> {
-  const { ledger, users } = ctx;
+const submissionRoute = routeOf<ServerContext>();
 
-  app.post('/v2/interactive-submission/prepare', async (request) => {
+const prepareSubmission = submissionRoute({
+  method: 'POST',
+  url: '/v2/interactive-submission/prepare',
+  handler: async (ctx, request) => {
     const body = objectAt(request.body, 'body');
     const user = actingUser(ctx, userOf(request), optionalStringAt(body.userId, 'userId'));
     const commandId = stringAt(body.commandId, 'commandId');
     const actAs = actAsOf(body.actAs);
     parseLedgerCommand(body.commands);
-    await users.requireReadAs(user, actAs);
+    await ctx.users.requireReadAs(user, actAs);
     for (const party of actAs) {
-      if ((await ledger.getParty(party)) === null) {
+      if ((await ctx.ledger.getParty(party)) === null) {
         throw invalidArgument(`unknown party ${party} in actAs`, { party });
       }
     }
@@ -118,7 +118,7 @@ export async function interactiveSubmissionRoutes(
       actAs,
       userId: user,
       commands: arrayAt(body.commands, 'commands'),
-      preparedAt: (await ledger.now()).toISOString(),
+      preparedAt: (await ctx.ledger.now()).toISOString(),
     };
     const bytes = Buffer.from(JSON.stringify(prepared), 'utf8');
     return {
@@ -126,57 +126,86 @@ export async function interactiveSubmissionRoutes(
       preparedTransactionHash: Buffer.from(preparedHash(bytes)).toString('base64'),
       hashingSchemeVersion: HASHING_SCHEME_VERSION,
     };
+  },
+});
+
+/**
+ * Executes a prepared transaction: prepared for this user, by this participant, and signed by
+ * every acting party; its command runs before the answer.
+ */
+async function execute(
+  ctx: ServerContext,
+  request: FastifyRequest,
+  body: Json,
+): Promise<CommandResult & { actAs: readonly string[] }> {
+  stringAt(body.submissionId, 'submissionId');
+  if (body.hashingSchemeVersion !== HASHING_SCHEME_VERSION) {
+    throw invalidArgument(`hashingSchemeVersion must be ${HASHING_SCHEME_VERSION}`);
+  }
+  const { prepared, hash } = decodePrepared(body.preparedTransaction);
+  const user = actingUser(ctx, userOf(request), optionalStringAt(body.userId, 'userId'));
+  if (prepared.userId !== user) {
+    throw invalidArgument(`the transaction was prepared for user ${prepared.userId}, not ${user}`);
+  }
+  await ctx.users.requireExecuteAs(user, prepared.actAs);
+  const signed = await signingParties(ctx, body.partySignatures, hash);
+  const unsigned = prepared.actAs.filter((party) => !signed.has(party));
+  if (unsigned.length > 0) {
+    throw invalidArgument(
+      `no valid signature of the prepared transaction hash by ${unsigned.join(', ')}`,
+      { parties: unsigned.join(',') },
+    );
+  }
+  const result = await ctx.commands.submit({
+    commandId: prepared.commandId,
+    actAs: prepared.actAs,
+    command: parseLedgerCommand(prepared.commands),
+    deduplication: parseDeduplication(body.deduplicationPeriod),
+    userId: user,
+    submissionId: stringAt(body.submissionId, 'submissionId'),
   });
+  return { ...result, actAs: prepared.actAs };
+}
 
-  const execute = async (
-    request: FastifyRequest,
-    body: Json,
-  ): Promise<CommandResult & { actAs: readonly string[] }> => {
-    stringAt(body.submissionId, 'submissionId');
-    if (body.hashingSchemeVersion !== HASHING_SCHEME_VERSION) {
-      throw invalidArgument(`hashingSchemeVersion must be ${HASHING_SCHEME_VERSION}`);
-    }
-    const { prepared, hash } = decodePrepared(body.preparedTransaction);
-    const user = actingUser(ctx, userOf(request), optionalStringAt(body.userId, 'userId'));
-    if (prepared.userId !== user) {
-      throw invalidArgument(
-        `the transaction was prepared for user ${prepared.userId}, not ${user}`,
-      );
-    }
-    await users.requireExecuteAs(user, prepared.actAs);
-    const signed = await signingParties(ctx, body.partySignatures, hash);
-    const unsigned = prepared.actAs.filter((party) => !signed.has(party));
-    if (unsigned.length > 0) {
-      throw invalidArgument(
-        `no valid signature of the prepared transaction hash by ${unsigned.join(', ')}`,
-        { parties: unsigned.join(',') },
-      );
-    }
-    const result = await ctx.commands.submit({
-      commandId: prepared.commandId,
-      actAs: prepared.actAs,
-      command: parseLedgerCommand(prepared.commands),
-      deduplication: parseDeduplication(body.deduplicationPeriod),
-      userId: user,
-      submissionId: stringAt(body.submissionId, 'submissionId'),
-    });
-    return { ...result, actAs: prepared.actAs };
-  };
-
-  app.post('/v2/interactive-submission/execute', async (request) => {
-    await execute(request, objectAt(request.body, 'body'));
+const executeSubmission = submissionRoute({
+  method: 'POST',
+  url: '/v2/interactive-submission/execute',
+  handler: async (ctx, request) => {
+    await execute(ctx, request, objectAt(request.body, 'body'));
     return {};
-  });
+  },
+});
 
-  app.post('/v2/interactive-submission/executeAndWait', async (request) => {
-    const result = await execute(request, objectAt(request.body, 'body'));
+const executeSubmissionAndWait = submissionRoute({
+  method: 'POST',
+  url: '/v2/interactive-submission/executeAndWait',
+  handler: async (ctx, request) => {
+    const result = await execute(ctx, request, objectAt(request.body, 'body'));
     return { updateId: result.updateId, completionOffset: result.offset };
-  });
+  },
+});
 
-  app.post('/v2/interactive-submission/executeAndWaitForTransaction', async (request) => {
+const executeSubmissionAndWaitForTransaction = submissionRoute({
+  method: 'POST',
+  url: '/v2/interactive-submission/executeAndWaitForTransaction',
+  handler: async (ctx, request) => {
     const body = objectAt(request.body, 'body');
     const view = parseTransactionFormat(body.transactionFormat);
-    const result = await execute(request, body);
+    const result = await execute(ctx, request, body);
     return { transaction: submittedTransaction(ctx, result, view, result.actAs) };
-  });
+  },
+});
+
+const INTERACTIVE_SUBMISSION_ROUTES = [
+  prepareSubmission,
+  executeSubmission,
+  executeSubmissionAndWait,
+  executeSubmissionAndWaitForTransaction,
+];
+
+export async function interactiveSubmissionRoutes(
+  app: FastifyInstance,
+  ctx: ServerContext,
+): Promise<void> {
+  registerRoutes(app, ctx, INTERACTIVE_SUBMISSION_ROUTES);
 }
