@@ -33,31 +33,33 @@ export interface RateDecision {
 
 const MS_PER_SECOND = 1000;
 
-interface Refill {
-  readonly limit: number;
-  readonly windowMs: number;
-}
-
 /** The tokens a bucket holds `elapsedMs` after it held `tokens`, before the cap at the limit. */
-function refilled(tokens: number, elapsedMs: number, { limit, windowMs }: Refill): number {
+function refilled(tokens: number, elapsedMs: number, limit: number, windowMs: number): number {
   return tokens + (elapsedMs * limit) / windowMs;
 }
 
 /**
  * The fewest whole seconds, at least one, after which `tokens` has refilled to `target`, by the
  * same arithmetic `takeToken` refills with: a client that waits this long is never refused for
- * a rounding error, and never told to wait a second longer than it must.
+ * a rounding error, and never told to wait a second longer than it must. Runs on every request
+ * a key makes, so it allocates nothing: the estimate is nearly always right, and the loops only
+ * correct a rounding at its edge.
  */
-function secondsUntil(target: number, tokens: number, refill: Refill): number {
-  const reached = (seconds: number) => refilled(tokens, seconds * MS_PER_SECOND, refill) >= target;
-  let seconds = Math.max(
-    1,
-    Math.ceil(((target - tokens) * refill.windowMs) / refill.limit / MS_PER_SECOND),
-  );
-  while (!reached(seconds)) seconds += 1;
-  while (seconds > 1 && reached(seconds - 1)) seconds -= 1;
+function secondsUntil(target: number, tokens: number, limit: number, windowMs: number): number {
+  let seconds = Math.max(1, Math.ceil(((target - tokens) * windowMs) / limit / MS_PER_SECOND));
+  for (let step = 0; step < ROUNDING_STEPS_MAX; step += 1) {
+    if (refilled(tokens, seconds * MS_PER_SECOND, limit, windowMs) >= target) break;
+    seconds += 1;
+  }
+  for (let step = 0; step < ROUNDING_STEPS_MAX && seconds > 1; step += 1) {
+    if (refilled(tokens, (seconds - 1) * MS_PER_SECOND, limit, windowMs) < target) break;
+    seconds -= 1;
+  }
   return seconds;
 }
+
+/** Seconds a rounding at the edge of the estimate can be off by; one is all it ever takes. */
+const ROUNDING_STEPS_MAX = 4;
 
 export function takeToken(
   bucket: Bucket | undefined,
@@ -65,15 +67,15 @@ export function takeToken(
   limit: number,
   windowMs: number,
 ): RateDecision {
-  const refill = { limit, windowMs };
   const previous = bucket ?? { tokens: limit, updatedAtMs: nowMs };
   const elapsedMs = Math.max(0, nowMs - previous.updatedAtMs);
-  const available = Math.min(limit, refilled(previous.tokens, elapsedMs, refill));
+  const available = Math.min(limit, refilled(previous.tokens, elapsedMs, limit, windowMs));
   const allowed = available >= 1;
   const tokens = allowed ? available - 1 : available;
   const next = { tokens, updatedAtMs: nowMs };
   const remaining = Math.floor(tokens);
-  const resetSeconds = remaining >= limit ? 0 : secondsUntil(remaining + 1, tokens, refill);
+  const resetSeconds =
+    remaining >= limit ? 0 : secondsUntil(remaining + 1, tokens, limit, windowMs);
   return {
     allowed,
     bucket: next,
