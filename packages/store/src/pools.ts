@@ -278,13 +278,7 @@ export async function lockPoolForDeposit(
   poolId: string,
   depositId: string,
 ): Promise<boolean> {
-  const rows = await tx.query(
-    `SELECT EXISTS (SELECT 1 FROM deposits WHERE deposit_id = $2) AS recorded
-     FROM pool_accounting WHERE pool_id = $1 FOR UPDATE`,
-    [poolId, depositId],
-  );
-  if (rows.length === 0) throw new AccountingError(`pool ${poolId} has no accounting`);
-  return rows[0]?.recorded === true;
+  return (await lockPoolsForDeposits(tx, [poolId], [depositId])).has(depositId);
 }
 
 /**
