@@ -20,6 +20,7 @@ import {
   setApiKeyRateLimits,
   upsertDeveloper,
 } from '@poolparty/store';
+import { terminateSessionsNamed } from '@poolparty/store/testing';
 import pg from 'pg';
 import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-keys.js';
 import { readLedgerLocation } from '../src/config.js';
@@ -144,14 +145,9 @@ export function clusterApplicationName(schema: string): string {
 
 /** Ends every store session of the deployment's processes; answers how many were ended. */
 async function terminateSessions(postgresUrl: string, schema: string): Promise<number> {
-  return onPostgres(postgresUrl, async (client) => {
-    const ended = await client.query<{ ended: boolean }>(
-      `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
-       WHERE application_name = $1 AND pid <> pg_backend_pid()`,
-      [clusterApplicationName(schema)],
-    );
-    return ended.rows.filter((row) => row.ended).length;
-  });
+  return onPostgres(postgresUrl, (client) =>
+    terminateSessionsNamed(client, clusterApplicationName(schema)),
+  );
 }
 
 async function waitFor<T>(

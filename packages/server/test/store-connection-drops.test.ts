@@ -20,6 +20,7 @@ import {
   POSTGRES_URL,
   postgresSkipReason,
   schemaUrl,
+  terminateSessionsNamed,
 } from '@poolparty/store/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -75,13 +76,8 @@ class SessionKiller {
   }
 
   /** Ends every session of the worker; returns how many were ended. */
-  async terminateAll(): Promise<number> {
-    const rows = await this.admin.query<{ ended: boolean }>(
-      `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
-       WHERE application_name = $1 AND pid <> pg_backend_pid()`,
-      [this.applicationName],
-    );
-    return rows.rows.filter((row) => row.ended).length;
+  terminateAll(): Promise<number> {
+    return terminateSessionsNamed(this.admin, this.applicationName);
   }
 }
 

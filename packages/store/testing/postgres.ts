@@ -87,3 +87,20 @@ export async function terminateIngestLockHolder(
     return result.rowCount ?? 0;
   });
 }
+
+/**
+ * Ends, on `client`'s server, every session whose `application_name` is `applicationName` (as a
+ * failover or a restarted pooler would end them); answers how many were ended. The client's own
+ * session is spared.
+ */
+export async function terminateSessionsNamed(
+  client: Pick<pg.Client, 'query'>,
+  applicationName: string,
+): Promise<number> {
+  const ended = await client.query<{ ended: boolean }>(
+    `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+     WHERE application_name = $1 AND pid <> pg_backend_pid()`,
+    [applicationName],
+  );
+  return ended.rows.filter((row) => row.ended).length;
+}
