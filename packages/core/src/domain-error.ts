@@ -50,15 +50,34 @@ export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
    * the deepest cause (this error itself when it has none). Null when `pick` accepts none.
    */
   walk(pick?: (error: unknown) => boolean): unknown {
+    if (pick) return findCause(this, pick);
     let current: unknown = this;
     for (let depth = 0; depth < CAUSE_DEPTH_MAX; depth += 1) {
-      if (pick?.(current)) return current;
       const cause = current instanceof Error ? current.cause : undefined;
-      if (cause === undefined) return pick ? null : current;
+      if (cause === undefined) return current;
       current = cause;
     }
-    return pick ? null : current;
+    return current;
   }
+}
+
+/**
+ * The first of `error` and the causes it wraps, in order, that `pick` accepts; null when none of
+ * the first `depthMax` does.
+ */
+export function findCause(
+  error: unknown,
+  pick: (error: unknown) => boolean,
+  depthMax = CAUSE_DEPTH_MAX,
+): unknown {
+  let current = error;
+  for (let depth = 0; depth < depthMax; depth += 1) {
+    if (pick(current)) return current;
+    const cause = current instanceof Error ? current.cause : undefined;
+    if (cause === undefined) return null;
+    current = cause;
+  }
+  return null;
 }
 
 /** The message logs show: the short message, then what caused it. */

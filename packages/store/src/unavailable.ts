@@ -8,6 +8,7 @@
  * lost was applied), so only statements that change nothing are retried here; a transaction is
  * failed as a whole and its work is redone from a fresh read by whoever ran it.
  */
+import { findCause } from '@poolparty/core';
 
 /** The store could not be reached; nothing about the request itself is wrong. */
 export class StoreUnavailable extends Error {
@@ -63,12 +64,7 @@ const CAUSE_DEPTH_MAX = 5;
 
 /** Whether the error, or one of the causes it wraps, is the store's connection failing. */
 export function causedByConnectionLoss(error: unknown): boolean {
-  let current = error;
-  for (let depth = 0; depth < CAUSE_DEPTH_MAX && current instanceof Error; depth += 1) {
-    if (isConnectionLoss(current)) return true;
-    current = current.cause;
-  }
-  return false;
+  return findCause(error, isConnectionLoss, CAUSE_DEPTH_MAX) !== null;
 }
 
 /**
