@@ -11,6 +11,8 @@ export * from './fees.js';
 export * from './fingerprint.js';
 export * from './guard.js';
 export * from './instrument.js';
+export * from './leg-outcomes.js';
+export * from './legs.js';
 export * from './lifecycle.js';
 export * from './network-fee.js';
 export * from './party-id.js';

@@ -19,7 +19,15 @@
  * waited in, so a second delivery moves nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { Amount, type Instrument } from '@poolparty/core';
+import {
+  Amount,
+  collectionReturned,
+  collectionSetAside,
+  DomainError,
+  type Instrument,
+  sideOf,
+  transferArrived,
+} from '@poolparty/core';
 import type { Database, EngineCommand, PoolRecord, Queryable } from '@poolparty/store';
 import {
   type CollectionRecord,
@@ -29,32 +37,21 @@ import {
   insertCollection,
   moveCollection,
 } from '@poolparty/store';
-import {
-  AccountingError,
-  credit,
-  debit,
-  lockPool,
-  moveBalances,
-  networkCost,
-  type Side,
-} from './accounting.js';
-import { recordTransfer, sideOf, type TransferPayload, transferPayloadOf } from './legs.js';
+import { AccountingError, lockPool, moveBalances, type Side } from './accounting.js';
+import { recordTransfer, type TransferPayload, transferPayloadOf } from './legs.js';
 
 const COLLECTION_ID_BYTES = 12;
 
-/** Why a collection cannot be recorded; `code` is the problem code the portal answers. */
-export class CollectionRefused extends Error {
-  override readonly name = 'CollectionRefused';
-  constructor(
-    readonly code:
-      | 'pool_not_found'
-      | 'token_not_found'
-      | 'nothing_to_collect'
-      | 'collection_unavailable',
-    message: string,
-  ) {
-    super(message);
-  }
+/** Why a collection cannot be recorded, as the catalogue code a client is answered with. */
+export type CollectionRefusal =
+  | 'pool_not_found'
+  | 'token_not_found'
+  | 'nothing_to_collect'
+  | 'collection_unavailable';
+
+/** A collection that cannot be recorded; the HTTP layer answers it as any domain refusal. */
+export class CollectionRefused extends DomainError<CollectionRefusal> {
+  override name = 'CollectionRefused';
 }
 
 /** The transfer reason a collection carries on the ledger. */
@@ -146,17 +143,14 @@ async function setAside(
   now: Date,
 ): Promise<void> {
   try {
-    await moveBalances(
-      tx,
-      poolId,
-      [debit(side, 'fees', amount), credit(side, 'outgoing', amount)],
-      now,
-    );
+    await moveBalances(tx, poolId, collectionSetAside(side, amount), now);
   } catch (error) {
     if (!(error instanceof AccountingError)) throw error;
     throw new CollectionRefused(
       'collection_unavailable',
       `The fees pool ${poolId} set aside in ${instrument.id} do not cover ${amount} now; an operator can tell why.`,
+      {},
+      { cause: error },
     );
   }
 }
@@ -203,15 +197,8 @@ export async function finishCollection(
   });
   if (collected === null) return;
   const amount = Amount.parse(payload.amount);
-  await moveBalances(
-    tx,
-    payload.poolId,
-    [
-      debit(payload.side, 'outgoing', amount),
-      ...networkCost(books, payload.side, transfer.feesBurned),
-    ],
-    now,
-  );
+  const movements = transferArrived(books, payload.side, amount, transfer.feesBurned);
+  await moveBalances(tx, payload.poolId, movements, now);
 }
 
 /**
@@ -237,10 +224,5 @@ export async function returnCollection(
   });
   if (returned === null) return;
   const amount = Amount.parse(payload.amount);
-  await moveBalances(
-    tx,
-    payload.poolId,
-    [debit(payload.side, 'outgoing', amount), credit(payload.side, 'fees', amount)],
-    now,
-  );
+  await moveBalances(tx, payload.poolId, collectionReturned(payload.side, amount), now);
 }

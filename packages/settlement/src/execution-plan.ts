@@ -16,7 +16,9 @@ import {
   type ExecutionDecision,
   type GuardThresholds,
   type Instrument,
+  intentFeesOf,
   priceImpactCapRatio,
+  sideOf,
 } from '@poolparty/core';
 import type { Holding } from '@poolparty/ledger';
 import type { IntentRecord, PoolBalances, PoolRecord } from '@poolparty/store';
@@ -27,7 +29,6 @@ import {
   poolThresholds,
   withSwap,
 } from './execution-guard-inputs.js';
-import { intentFees, sideOf } from './legs.js';
 import { networkChargeBps, type PriceBook } from './prices.js';
 
 export interface SwapPlan {
@@ -118,7 +119,7 @@ export function planPoolBatch(input: PoolBatchInput): PoolBatchPlan {
       input: Amount.parse(balances[RESERVE[inputSide]]),
       output: Amount.parse(balances[RESERVE[outputSide]]),
     };
-    const fees = intentFees(intent);
+    const fees = intentFeesOf(intent);
     const outputKey = `${output.admin}::${output.id}`;
     const held = usableHoldings(input.holdings, output);
     const promisedNow = promised.get(outputKey) ?? Amount.ZERO;

@@ -23,7 +23,7 @@
  * A batch that fails (books that cannot hold a movement) is retried swap by swap, so the swaps
  * before the one that fails still execute, as they would have without batches.
  */
-import { assertTransition, type SwapState } from '@poolparty/core';
+import { assertTransition, intentFeesOf, type SwapState } from '@poolparty/core';
 import type { Holding } from '@poolparty/ledger';
 import type { Queryable } from '@poolparty/store';
 import {
@@ -52,7 +52,7 @@ import {
   planPoolBatch,
   type SwapPlan,
 } from './execution-plan.js';
-import { intentFees, type TransferPayload } from './legs.js';
+import type { TransferPayload } from './legs.js';
 import { type PriceBook, readPriceBook, usdValue } from './prices.js';
 
 const QUEUED = ['deposit_received', 'forwarded'] as const;
@@ -228,7 +228,7 @@ function pathOf(swap: SwapPlan): IntentPath {
 function feeEventOf(swap: SwapPlan, prices: PriceBook, now: Date): NewFeeEvent {
   const { intent, decision, deposit } = swap;
   if (decision.kind !== 'execute') throw new Error('a fee event is an executed swap’s');
-  const fees = intentFees(intent);
+  const fees = intentFeesOf(intent);
   const price = prices.usdPrice(instrumentsOf(intent).input);
   const charged = fees.lpFeeAmount.add(fees.platformFeeAmount).add(fees.networkFeeAmount);
   return {

@@ -14,6 +14,7 @@ import {
   type IntentCandidate,
   returnOfUnmatched,
   sameInstrument,
+  sideOf,
 } from '@poolparty/core';
 import { REASON_META_KEY } from '@poolparty/ledger';
 import type { PoolRecord, Queryable } from '@poolparty/store';
@@ -35,7 +36,7 @@ import {
   recordDeposit,
 } from '@poolparty/store';
 import { credit, type Movement, moveBalances, type Side } from './accounting.js';
-import { recordOfferAction, recordTransfer, sideOf } from './legs.js';
+import { recordOfferAction, recordTransfer } from './legs.js';
 import { moveIntent } from './moves.js';
 import type { PriceBook } from './prices.js';
 

@@ -10,11 +10,21 @@
  */
 import {
   Amount,
+  type ArrivedPayout,
   assertTransition,
+  type CommandPayload,
+  custodyOf,
   type FailureReason,
-  type Instrument,
-  reversalOf,
-  type SwapState,
+  intentFeesOf,
+  type OfferActionPayload,
+  offeredRefundOf,
+  payoutReversal,
+  payoutsArrived,
+  planIntentRefund,
+  type RefundSettlement,
+  sideOf,
+  type TransferPayload,
+  transferArrived,
 } from '@poolparty/core';
 import { REASON_META_KEY } from '@poolparty/ledger';
 import type { Queryable } from '@poolparty/store';
@@ -43,61 +53,17 @@ import {
   setDepositStatus,
   settleLegOffer,
 } from '@poolparty/store';
-import {
-  AccountingError,
-  applyMovements,
-  credit,
-  debit,
-  lockPool,
-  type Movement,
-  moveBalances,
-  networkCost,
-  type Side,
-} from './accounting.js';
+import { AccountingError, lockPool, moveBalances, type Side } from './accounting.js';
 import type { Effects } from './context.js';
 import { moveIntent } from './moves.js';
 
-/** The terminal state an intent refund writes once it commits, and the state it waits in. */
-export interface RefundSettlement {
-  readonly from: 'processing' | 'sending_output';
-  readonly to: SwapState;
-  readonly failureReason: FailureReason;
-  readonly networkFeeAmount: string;
-}
-
-export interface TransferPayload {
-  readonly kind: 'transfer';
-  /** The pool whose books the amount leaves; null for an instrument that is not a pool side. */
-  readonly poolId: string | null;
-  readonly side: Side | null;
-  readonly sender: string;
-  readonly receiver: string;
-  readonly instrument: Instrument;
-  readonly amount: string;
-  readonly reason: string;
-  /** Set on an intent's refund. */
-  readonly settle?: RefundSettlement;
-  /**
-   * Set on an operator's new attempt at a refund that ended `refund_failed` (admin/refunds.ts);
-   * it takes precedence over `settle`, which it keeps for the record.
-   */
-  readonly operatorRetry?: OperatorRetry;
-}
-
-/** Which operator flag an operator's refund attempt answers. */
-export interface OperatorRetry {
-  readonly flagId: number;
-}
-
-export interface OfferActionPayload {
-  /** `accept`, `reject`: a deposit offer to a swap party; `withdraw`: a swap party's own offer. */
-  readonly kind: 'accept' | 'reject' | 'withdraw';
-  readonly poolId: string | null;
-  readonly offerId: string;
-  readonly actor: string;
-}
-
-export type CommandPayload = TransferPayload | OfferActionPayload;
+export type {
+  CommandPayload,
+  OfferActionPayload,
+  OperatorRetry,
+  RefundSettlement,
+  TransferPayload,
+} from '@poolparty/core';
 
 export function payloadOf(command: EngineCommand): CommandPayload {
   const payload = command.payload as CommandPayload | null;
@@ -195,10 +161,6 @@ export function recordTransfer(
   return record(tx, subject, leg, payload, now);
 }
 
-export function sideOf(pool: { tokenA: Instrument }, instrument: Instrument): Side {
-  return pool.tokenA.id === instrument.id && pool.tokenA.admin === instrument.admin ? 'a' : 'b';
-}
-
 /**
  * Refunds `refund` of the intent's deposit: the refund command is recorded and the intent stays
  * where it is until the refund commits. With nothing to refund, the terminal state
@@ -214,9 +176,10 @@ export async function refundIntent(
     readonly now: Date;
   },
 ): Promise<void> {
-  const { intent, settle, refund, now } = input;
+  const { intent, settle, now } = input;
   assertTransition(settle.from, settle.to);
-  if (!refund.isPositive()) {
+  const plan = planIntentRefund(input);
+  if (plan.kind === 'nothing_owed') {
     await moveIntent(tx, {
       intentId: intent.intentId,
       from: settle.from,
@@ -228,19 +191,8 @@ export async function refundIntent(
     return;
   }
   const deposit = await getDepositOfIntent(tx, intent.intentId);
-  const payload: TransferPayload = {
-    kind: 'transfer',
-    poolId: intent.poolId,
-    side: input.side,
-    sender: intent.depositAddress,
-    receiver: intent.walletParty,
-    instrument: { id: intent.inputToken, admin: intent.inputTokenAdmin },
-    amount: refund.toString(),
-    reason: `refund:${intent.intentId}`,
-    settle,
-  };
   const subject = { intentId: intent.intentId, depositId: deposit?.depositId ?? null };
-  await recordTransfer(tx, subject, 'refund', payload, now);
+  await recordTransfer(tx, subject, 'refund', plan.payload, now);
 }
 
 // --- pending legs ------------------------------------------------------------------------------
@@ -271,7 +223,7 @@ export async function recordOfferMade(
 ): Promise<void> {
   const leg = await lockedLegOf(tx, command);
   if (leg === null) return;
-  const { payload } = leg;
+  const refund = offeredRefundOf(leg.leg, leg.payload);
   await recordLegOffer(tx, {
     intentId: leg.intentId,
     leg: leg.leg,
@@ -279,12 +231,7 @@ export async function recordOfferMade(
     expiresAt: offer.expiresAt,
     updateId,
     at: now,
-    ...(leg.leg === 'refund' && {
-      refund: {
-        amount: payload.amount,
-        networkFeeAmount: payload.settle?.networkFeeAmount ?? '0',
-      },
-    }),
+    ...(refund !== null && { refund }),
   });
 }
 
@@ -331,14 +278,13 @@ export async function finishAccept(
     at: now,
     deposit: { amount: deposit.amount, updateId: update.updateId, receivedAt: update.recordTime },
   });
-  const amount = Amount.parse(deposit.amount);
-  const side = sideOf(pool, deposit.instrument);
-  if (moved) {
-    await moveBalances(tx, deposit.poolId, [credit(side, 'inflight', amount)], now);
-    return;
-  }
-  // The holdings arrived although the intent moved on: owed back, and only a person can say how.
-  await moveBalances(tx, deposit.poolId, [credit(side, 'outgoing', amount)], now);
+  const custody = custodyOf(
+    sideOf(pool, deposit.instrument),
+    Amount.parse(deposit.amount),
+    moved !== null,
+  );
+  await moveBalances(tx, deposit.poolId, custody.movements, now);
+  if (!custody.owedBack) return;
   await raiseOperatorFlag(tx, {
     intentId: command.intentId,
     depositId: deposit.depositId,
@@ -450,11 +396,12 @@ export async function finishTransfer(
       : await completeRefund(tx, command, payload, updateId, now);
   if (done && books !== null && payload.poolId !== null && payload.side !== null) {
     const { poolId, side } = payload;
-    const amount = Amount.parse(payload.amount);
-    const movements = [
-      debit(side, 'outgoing', amount),
-      ...networkCost(books, side, transfer.feesBurned),
-    ];
+    const movements = transferArrived(
+      books,
+      side,
+      Amount.parse(payload.amount),
+      transfer.feesBurned,
+    );
     await moveBalances(tx, poolId, movements, now);
   }
 }
@@ -505,20 +452,16 @@ export async function finishPayouts(
         ],
   );
   const completed = new Set(await moveIntentsAlong(tx, paths, now));
-  const movements = new Map<string, Movement[]>();
-  for (const { command, payload, transfer } of legs) {
+  const arrived = legs.flatMap(({ command, payload, transfer }): ArrivedPayout[] => {
     const { poolId, side } = payload;
-    if (command.intentId === null || !completed.has(command.intentId)) continue;
-    if (poolId === null || side === null) continue;
-    const before = books.get(poolId) as PoolBalances;
-    const moves = [
-      debit(side, 'outgoing', Amount.parse(payload.amount)),
-      ...networkCost(before, side, transfer.feesBurned),
-    ];
-    books.set(poolId, applyMovements(before, moves));
-    movements.set(poolId, [...(movements.get(poolId) ?? []), ...moves]);
+    if (command.intentId === null || !completed.has(command.intentId)) return [];
+    if (poolId === null || side === null) return [];
+    const amount = Amount.parse(payload.amount);
+    return [{ poolId, side, amount, feesBurned: transfer.feesBurned }];
+  });
+  for (const [poolId, moves] of payoutsArrived(books, arrived)) {
+    await moveBalances(tx, poolId, moves, now);
   }
-  for (const [poolId, moves] of movements) await moveBalances(tx, poolId, moves, now);
 }
 
 async function completePayout(
@@ -627,16 +570,12 @@ export async function failPayout(
   const intent = await getIntent(tx, command.intentId);
   if (intent?.status !== 'sending_output') return;
   if (await hasRefundCommand(tx, intent.intentId)) return;
-  const inputSide = payload.side === 'a' ? 'b' : 'a';
-  const deposit = Amount.parse(intent.deposit?.amount ?? intent.expectedAmount);
-  const reversal = reversalOf(deposit, intentFees(intent), Amount.parse(payload.amount));
-  const movements: Movement[] = [
-    debit(inputSide, 'reserve', reversal.inputReserveRemoved),
-    debit(inputSide, 'fees', reversal.feesReleased),
-    credit(inputSide, 'outgoing', reversal.refund),
-    credit(payload.side, 'reserve', reversal.outputReserveRestored),
-    debit(payload.side, 'outgoing', reversal.outputReserveRestored),
-  ];
+  const reversal = payoutReversal({
+    deposit: Amount.parse(intent.deposit?.amount ?? intent.expectedAmount),
+    fees: intentFeesOf(intent),
+    outputSide: payload.side,
+    output: Amount.parse(payload.amount),
+  });
   const settle: RefundSettlement = {
     from: 'sending_output',
     to: 'output_failed',
@@ -644,7 +583,7 @@ export async function failPayout(
     networkFeeAmount: intent.networkFeeAmount,
   };
   try {
-    await moveBalances(tx, payload.poolId, movements, now);
+    await moveBalances(tx, payload.poolId, reversal.movements, now);
   } catch (error) {
     if (!(error instanceof AccountingError)) throw error;
     await parkIntent(tx, intent, settle, `the trade cannot be reversed: ${error.message}`, now);
@@ -652,16 +591,13 @@ export async function failPayout(
   }
   await deleteFeeEvent(tx, intent.intentId);
   effects.poolsRepriced.add(payload.poolId);
-  await refundIntent(tx, { intent, side: inputSide, settle, refund: reversal.refund, now });
-}
-
-export function intentFees(intent: IntentRecord) {
-  return {
-    networkFeeAmount: Amount.parse(intent.networkFeeAmount),
-    lpFeeAmount: Amount.parse(intent.lpFeeAmount),
-    platformFeeAmount: Amount.parse(intent.platformFeeAmount),
-    inputAmountAfterPoolFee: Amount.parse(intent.inputAmountAfterPoolFee),
-  };
+  await refundIntent(tx, {
+    intent,
+    side: reversal.inputSide,
+    settle,
+    refund: reversal.refund,
+    now,
+  });
 }
 
 /**

@@ -29,7 +29,7 @@ import {
   type Usage,
   UsageSchema,
 } from '@poolparty/core';
-import { CollectionRefused, recordCollection } from '@poolparty/settlement';
+import { recordCollection } from '@poolparty/settlement';
 import type { PoolSide } from '@poolparty/store';
 import {
   apiKeyEndsAt,
@@ -230,19 +230,15 @@ const collectEarnings = portalRoute({
   },
   handler: async ({ ctx, developerOf }, request, reply) => {
     const { poolId, token, tokenAdmin } = request.body;
-    try {
-      const recorded = await recordCollection(ctx.db, {
-        developerParty: developerOf(request),
-        poolId,
-        instrument: { id: token, admin: tokenAdmin },
-        now: now(ctx),
-      });
-      reply.code(201);
-      return collectionOf(recorded);
-    } catch (error) {
-      if (error instanceof CollectionRefused) throw new ApiError(error.code, error.message);
-      throw error;
-    }
+    // A refusal is core's DomainError (pool or token unknown, nothing left, fees short).
+    const recorded = await recordCollection(ctx.db, {
+      developerParty: developerOf(request),
+      poolId,
+      instrument: { id: token, admin: tokenAdmin },
+      now: now(ctx),
+    });
+    reply.code(201);
+    return collectionOf(recorded);
   },
 });
 

@@ -1,0 +1,197 @@
+/**
+ * What the outcome of a ledger leg does to a pool's books, and what a refund sends: the decisions
+ * the settlement engine takes between reading the store and writing to it, as pure functions over
+ * plain data. The engine reads under the pool's lock, asks one of these, and writes the answer;
+ * a second delivery of the same outcome finds the state it waited on gone and writes nothing.
+ */
+import { Amount } from './amount.js';
+import { otherSide, type RefundSettlement, type TransferPayload } from './legs.js';
+import {
+  applyMovements,
+  credit,
+  debit,
+  type Movement,
+  networkCost,
+  type PoolBooks,
+  type Side,
+} from './pool-books.js';
+import { type IntentFees, reversalOf } from './settlement.js';
+
+/**
+ * A transfer the swap party sent (a payout, a refund, a collection) arrived at its receiver: the
+ * amount leaves `outgoing` as it left the holdings, and what the transfer burned beyond it
+ * (Amulet's fees) is a network cost of the side.
+ */
+export function transferArrived(
+  books: PoolBooks,
+  side: Side,
+  amount: Amount,
+  feesBurned: Amount,
+): Movement[] {
+  return [debit(side, 'outgoing', amount), ...networkCost(books, side, feesBurned)];
+}
+
+export interface ArrivedPayout {
+  readonly poolId: string;
+  readonly side: Side;
+  readonly amount: Amount;
+  readonly feesBurned: Amount;
+}
+
+/**
+ * Payouts that arrived one after the other (stream order), planned together: each one's network
+ * cost is taken from the books as the payouts before it left them, so the result per pool equals
+ * applying them one at a time. Throws `AccountingError` where a bucket would go negative, before
+ * anything is written. `books` holds every pool the payouts name.
+ */
+export function payoutsArrived(
+  books: ReadonlyMap<string, PoolBooks>,
+  payouts: readonly ArrivedPayout[],
+): Map<string, Movement[]> {
+  const current = new Map(books);
+  const movements = new Map<string, Movement[]>();
+  for (const { poolId, side, amount, feesBurned } of payouts) {
+    const before = current.get(poolId);
+    if (before === undefined) throw new Error(`no books read for pool ${poolId}`);
+    const moves = transferArrived(before, side, amount, feesBurned);
+    current.set(poolId, applyMovements(before, moves));
+    movements.set(poolId, [...(movements.get(poolId) ?? []), ...moves]);
+  }
+  return movements;
+}
+
+export interface CustodyPlan {
+  readonly movements: readonly Movement[];
+  /**
+   * The holdings arrived although the intent had moved on (a cancel or an expiry won the race):
+   * they are owed back, and only a person can say how, so an operator is told.
+   */
+  readonly owedBack: boolean;
+}
+
+/**
+ * A deposit offer the service accepted is in custody: in flight for the intent that waited for
+ * it, or set aside as owed when the intent no longer waited.
+ */
+export function custodyOf(side: Side, amount: Amount, intentWaited: boolean): CustodyPlan {
+  return intentWaited
+    ? { movements: [credit(side, 'inflight', amount)], owedBack: false }
+    : { movements: [credit(side, 'outgoing', amount)], owedBack: true };
+}
+
+export interface PayoutReversal {
+  readonly inputSide: Side;
+  /** What is owed to the depositor: the deposit less the network fee. */
+  readonly refund: Amount;
+  readonly movements: readonly Movement[];
+}
+
+/**
+ * A payout that cannot reach its receiver undoes the trade (`output_failed`): the output returns
+ * from `outgoing` to the output reserve, the input reserve gives back what the trade added, the
+ * platform fee is released, and the refund is set aside in `outgoing` on the input side.
+ */
+export function payoutReversal(input: {
+  readonly deposit: Amount;
+  readonly fees: IntentFees;
+  readonly outputSide: Side;
+  readonly output: Amount;
+}): PayoutReversal {
+  const { outputSide } = input;
+  const inputSide = otherSide(outputSide);
+  const reversal = reversalOf(input.deposit, input.fees, input.output);
+  return {
+    inputSide,
+    refund: reversal.refund,
+    movements: [
+      debit(inputSide, 'reserve', reversal.inputReserveRemoved),
+      debit(inputSide, 'fees', reversal.feesReleased),
+      credit(inputSide, 'outgoing', reversal.refund),
+      credit(outputSide, 'reserve', reversal.outputReserveRestored),
+      debit(outputSide, 'outgoing', reversal.outputReserveRestored),
+    ],
+  };
+}
+
+/** The fee amounts an intent recorded at creation, as decimal strings. */
+export interface RecordedIntentFees {
+  readonly networkFeeAmount: string;
+  readonly lpFeeAmount: string;
+  readonly platformFeeAmount: string;
+  readonly inputAmountAfterPoolFee: string;
+}
+
+export function intentFeesOf(recorded: RecordedIntentFees): IntentFees {
+  return {
+    networkFeeAmount: Amount.parse(recorded.networkFeeAmount),
+    lpFeeAmount: Amount.parse(recorded.lpFeeAmount),
+    platformFeeAmount: Amount.parse(recorded.platformFeeAmount),
+    inputAmountAfterPoolFee: Amount.parse(recorded.inputAmountAfterPoolFee),
+  };
+}
+
+/** The intent a refund returns a deposit to: who sent it, from which pool, in which token. */
+export interface RefundedIntent {
+  readonly intentId: string;
+  readonly poolId: string;
+  readonly depositAddress: string;
+  readonly walletParty: string;
+  readonly inputToken: string;
+  readonly inputTokenAdmin: string;
+}
+
+/**
+ * An intent's refund: nothing to send when nothing is owed (the terminal state is written at
+ * once), otherwise a transfer of the refund from the swap party back to the depositor, whose
+ * commit writes the terminal state.
+ */
+export type RefundPlan =
+  | { readonly kind: 'nothing_owed' }
+  | { readonly kind: 'transfer'; readonly payload: TransferPayload };
+
+export function planIntentRefund(input: {
+  readonly intent: RefundedIntent;
+  readonly side: Side;
+  readonly settle: RefundSettlement;
+  readonly refund: Amount;
+}): RefundPlan {
+  const { intent, side, settle, refund } = input;
+  if (!refund.isPositive()) return { kind: 'nothing_owed' };
+  return {
+    kind: 'transfer',
+    payload: {
+      kind: 'transfer',
+      poolId: intent.poolId,
+      side,
+      sender: intent.depositAddress,
+      receiver: intent.walletParty,
+      instrument: { id: intent.inputToken, admin: intent.inputTokenAdmin },
+      amount: refund.toString(),
+      reason: `refund:${intent.intentId}`,
+      settle,
+    },
+  };
+}
+
+/** A developer's collection is promised away: the amount leaves `fees` for `outgoing`. */
+export function collectionSetAside(side: Side, amount: Amount): Movement[] {
+  return [debit(side, 'fees', amount), credit(side, 'outgoing', amount)];
+}
+
+/** A collection that never reached the developer: the amount is back among the fees. */
+export function collectionReturned(side: Side, amount: Amount): Movement[] {
+  return [debit(side, 'outgoing', amount), credit(side, 'fees', amount)];
+}
+
+/**
+ * What a payout or refund that became a two-step offer records beside the offer: a refund keeps
+ * its amount and network fee on the intent while the receiver decides; a payout records nothing
+ * more (its amount is the intent's output).
+ */
+export function offeredRefundOf(
+  leg: 'payout' | 'refund',
+  payload: TransferPayload,
+): { readonly amount: string; readonly networkFeeAmount: string } | null {
+  if (leg !== 'refund') return null;
+  return { amount: payload.amount, networkFeeAmount: payload.settle?.networkFeeAmount ?? '0' };
+}

@@ -1,0 +1,207 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Amount } from '../src/amount.js';
+import {
+  collectionReturned,
+  collectionSetAside,
+  custodyOf,
+  intentFeesOf,
+  offeredRefundOf,
+  payoutReversal,
+  payoutsArrived,
+  planIntentRefund,
+  transferArrived,
+} from '../src/leg-outcomes.js';
+import type { RefundSettlement, TransferPayload } from '../src/legs.js';
+import {
+  AccountingError,
+  applyMovements,
+  type Movement,
+  type PoolBooks,
+  type Side,
+} from '../src/pool-books.js';
+
+const MAX_UNITS = 10n ** 22n;
+const units = fc.bigInt({ min: 0n, max: MAX_UNITS });
+const amount = units.map(Amount.fromUnits);
+const side = fc.constantFrom<Side>('a', 'b');
+const FIELDS = ['reserve', 'inflight', 'outgoing', 'fees'] as const;
+const books: fc.Arbitrary<PoolBooks> = fc
+  .tuple(...FIELDS.flatMap(() => [amount, amount]))
+  .map(([ra, rb, ia, ib, oa, ob, fa, fb]) => ({
+    reserveA: `${ra}`,
+    reserveB: `${rb}`,
+    inflightA: `${ia}`,
+    inflightB: `${ib}`,
+    outgoingA: `${oa}`,
+    outgoingB: `${ob}`,
+    feesA: `${fa}`,
+    feesB: `${fb}`,
+  }));
+
+/** What the movements do to the swap party's holdings of one side, in units. */
+function heldChange(movements: readonly Movement[], of: Side): bigint {
+  return movements.filter((m) => m.side === of).reduce((sum, m) => sum + m.units, 0n);
+}
+
+/** The fees an intent recorded, conserved: the parts add up to the deposit. */
+const recordedIntent = fc
+  .tuple(units, units, units, units)
+  .map(([network, lp, platform, afterFee]) => ({
+    deposit: Amount.fromUnits(network + lp + platform + afterFee),
+    recorded: {
+      networkFeeAmount: `${Amount.fromUnits(network)}`,
+      lpFeeAmount: `${Amount.fromUnits(lp)}`,
+      platformFeeAmount: `${Amount.fromUnits(platform)}`,
+      inputAmountAfterPoolFee: `${Amount.fromUnits(afterFee)}`,
+    },
+  }));
+
+describe('a transfer the swap party sent arrives', () => {
+  it('takes the amount and what it burned out of the side, and nothing from the other', () => {
+    fc.assert(
+      fc.property(books, side, amount, amount, (before, s, sent, burned) => {
+        const movements = transferArrived(before, s, sent, burned);
+        expect(heldChange(movements, s)).toBe(-(sent.units + burned.units));
+        expect(heldChange(movements, s === 'a' ? 'b' : 'a')).toBe(0n);
+      }),
+    );
+  });
+
+  it('planned together, payouts move each pool exactly as one at a time would', () => {
+    const payout = fc.record({
+      poolId: fc.constantFrom('p1', 'p2'),
+      side,
+      amount: amount.map((a) => Amount.fromUnits(a.units / 4n)),
+      feesBurned: amount.map((a) => Amount.fromUnits(a.units / 8n)),
+    });
+    fc.assert(
+      fc.property(books, books, fc.array(payout, { maxLength: 8 }), (b1, b2, payouts) => {
+        const start = new Map([
+          ['p1', b1],
+          ['p2', b2],
+        ]);
+        let together: Map<string, Movement[]>;
+        try {
+          together = payoutsArrived(start, payouts);
+        } catch (error) {
+          expect(error).toBeInstanceOf(AccountingError);
+          return;
+        }
+        const oneByOne = new Map(start);
+        for (const p of payouts) {
+          const before = oneByOne.get(p.poolId) as PoolBooks;
+          const moves = transferArrived(before, p.side, p.amount, p.feesBurned);
+          oneByOne.set(p.poolId, applyMovements(before, moves));
+        }
+        for (const [poolId, before] of start) {
+          const after = applyMovements(before, together.get(poolId) ?? []);
+          expect(after).toEqual(oneByOne.get(poolId));
+        }
+      }),
+    );
+  });
+
+  it('refuses payouts of a pool whose books were not read', () => {
+    const payout = { poolId: 'p9', side: 'a' as const, amount: Amount.parse('1') };
+    expect(() => payoutsArrived(new Map(), [{ ...payout, feesBurned: Amount.ZERO }])).toThrow(
+      /no books read for pool p9/,
+    );
+  });
+});
+
+describe('a deposit offer accepted', () => {
+  it('is in flight for the intent that waited, or owed back and told when it no longer did', () => {
+    fc.assert(
+      fc.property(side, amount, fc.boolean(), (s, deposited, waited) => {
+        const custody = custodyOf(s, deposited, waited);
+        expect(heldChange(custody.movements, s)).toBe(deposited.units);
+        expect(custody.owedBack).toBe(!waited);
+        const bucket = custody.movements[0]?.bucket;
+        expect(bucket).toBe(waited ? 'inflight' : 'outgoing');
+      }),
+    );
+  });
+});
+
+describe('a payout that cannot reach its receiver', () => {
+  it('moves no holding: the trade is undone between buckets and the refund set aside', () => {
+    fc.assert(
+      fc.property(recordedIntent, side, amount, ({ deposit, recorded }, outputSide, output) => {
+        const fees = intentFeesOf(recorded);
+        const reversal = payoutReversal({ deposit, fees, outputSide, output });
+        expect(reversal.inputSide).not.toBe(outputSide);
+        expect(heldChange(reversal.movements, 'a')).toBe(0n);
+        expect(heldChange(reversal.movements, 'b')).toBe(0n);
+        const owed = deposit.units - fees.networkFeeAmount.units;
+        expect(reversal.refund.units).toBe(owed > 0n ? owed : 0n);
+      }),
+    );
+  });
+});
+
+describe('an intent refund', () => {
+  const intent = {
+    intentId: 'int_1',
+    poolId: 'pool_1',
+    depositAddress: 'swap::1220aa',
+    walletParty: 'alice::1220bb',
+    inputToken: 'Amulet',
+    inputTokenAdmin: 'dso::1220cc',
+  };
+  const settle: RefundSettlement = {
+    from: 'processing',
+    to: 'slippage_failed',
+    failureReason: { code: 'slippage_failed', message: 'The output fell below the minimum.' },
+    networkFeeAmount: '0.5',
+  };
+
+  it('sends nothing when nothing is owed', () => {
+    const plan = planIntentRefund({ intent, side: 'a', settle, refund: Amount.ZERO });
+    expect(plan).toEqual({ kind: 'nothing_owed' });
+  });
+
+  it('returns what is owed from the swap party to the depositor, in the deposited token', () => {
+    const plan = planIntentRefund({ intent, side: 'b', settle, refund: Amount.parse('9.5') });
+    expect(plan).toEqual({
+      kind: 'transfer',
+      payload: {
+        kind: 'transfer',
+        poolId: 'pool_1',
+        side: 'b',
+        sender: 'swap::1220aa',
+        receiver: 'alice::1220bb',
+        instrument: { id: 'Amulet', admin: 'dso::1220cc' },
+        amount: '9.5',
+        reason: 'refund:int_1',
+        settle,
+      },
+    });
+  });
+
+  it('keeps a refund offer’s amount and network fee on the intent; a payout offer keeps none', () => {
+    const plan = planIntentRefund({ intent, side: 'a', settle, refund: Amount.parse('2') });
+    const payload = (plan as { payload: TransferPayload }).payload;
+    expect(offeredRefundOf('refund', payload)).toEqual({ amount: '2', networkFeeAmount: '0.5' });
+    expect(offeredRefundOf('payout', payload)).toBeNull();
+  });
+});
+
+describe("a developer's collection", () => {
+  it('is set aside and returned without moving a holding, each undoing the other', () => {
+    fc.assert(
+      fc.property(books, side, amount, (before, s, collected) => {
+        const aside = collectionSetAside(s, collected);
+        expect(heldChange(aside, s)).toBe(0n);
+        let reserved: PoolBooks;
+        try {
+          reserved = applyMovements(before, aside);
+        } catch (error) {
+          expect(error).toBeInstanceOf(AccountingError);
+          return;
+        }
+        expect(applyMovements(reserved, collectionReturned(s, collected))).toEqual(before);
+      }),
+    );
+  });
+});
