@@ -15,6 +15,7 @@ import {
   type PoolBooks,
   type Side,
 } from './pool-books.js';
+import type { FailureReason } from './schemas/swap.js';
 import { type IntentFees, reversalOf } from './settlement.js';
 
 /**
@@ -194,4 +195,71 @@ export function offeredRefundOf(
 ): { readonly amount: string; readonly networkFeeAmount: string } | null {
   if (leg !== 'refund') return null;
   return { amount: payload.amount, networkFeeAmount: payload.settle?.networkFeeAmount ?? '0' };
+}
+
+/** The legs the engine sends whose transfer can become an offer the receiver answers. */
+export type OfferedLeg = 'payout' | 'refund' | 'collect';
+
+/**
+ * How an offer a swap party made ended: its receiver accepted or rejected it, or it came back
+ * (`withdrawn` by a hand other than the service's, `expired` when the service withdrew it after
+ * its deadline; both mean it went unanswered).
+ */
+export type SwapPartyOfferEnding = 'accepted' | 'rejected' | 'withdrawn' | 'expired';
+
+export type OfferOutcomeStep =
+  | { readonly kind: 'finish_transfer' }
+  | { readonly kind: 'finish_collection' }
+  | { readonly kind: 'reverse_payout'; readonly failureReason: FailureReason }
+  | { readonly kind: 'abandon_refund'; readonly error: string }
+  | { readonly kind: 'return_collection'; readonly error: string };
+
+export interface OfferOutcomePlan {
+  /** What the payout's or refund's leg records (with its event) before the state it leads to. */
+  readonly legOutcome: 'accepted' | 'rejected' | 'expired' | null;
+  readonly step: OfferOutcomeStep | null;
+}
+
+const NO_OUTCOME: OfferOutcomePlan = { legOutcome: null, step: null };
+
+/**
+ * What the end of an offer a swap party made means, given the leg that made it (null when no
+ * command of the service's made it: nothing to do). An accepted offer is a transfer that arrived.
+ * One that came back unaccepted reverses a payout's trade and refunds the input, leaves a refund
+ * parked for an operator, and returns a collection's amount to the fees.
+ */
+export function planOfferOutcome(
+  leg: string | null,
+  ending: SwapPartyOfferEnding,
+): OfferOutcomePlan {
+  if (leg !== 'payout' && leg !== 'refund' && leg !== 'collect') return NO_OUTCOME;
+  if (ending === 'accepted') {
+    return leg === 'collect'
+      ? { legOutcome: null, step: { kind: 'finish_collection' } }
+      : { legOutcome: 'accepted', step: { kind: 'finish_transfer' } };
+  }
+  const legOutcome = ending === 'rejected' ? 'rejected' : 'expired';
+  switch (leg) {
+    case 'payout':
+      return {
+        legOutcome,
+        step: {
+          kind: 'reverse_payout',
+          failureReason: {
+            code: 'output_failed',
+            message: `The payout offer was ${ending}; the trade was reversed and the input refunded.`,
+          },
+        },
+      };
+    case 'refund':
+      return {
+        legOutcome,
+        step: { kind: 'abandon_refund', error: `the refund offer was ${ending}` },
+      };
+    case 'collect':
+      return {
+        legOutcome: null,
+        step: { kind: 'return_collection', error: `the collection offer was ${ending}` },
+      };
+  }
 }

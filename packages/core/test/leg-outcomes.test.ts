@@ -10,6 +10,7 @@ import {
   payoutReversal,
   payoutsArrived,
   planIntentRefund,
+  planOfferOutcome,
   transferArrived,
 } from '../src/leg-outcomes.js';
 import type { RefundSettlement, TransferPayload } from '../src/legs.js';
@@ -203,5 +204,46 @@ describe("a developer's collection", () => {
         expect(applyMovements(reserved, collectionReturned(s, collected))).toEqual(before);
       }),
     );
+  });
+});
+
+describe('the end of an offer a swap party made', () => {
+  it('is a transfer that arrived when accepted, recorded on a payout or refund leg', () => {
+    expect(planOfferOutcome('payout', 'accepted')).toEqual({
+      legOutcome: 'accepted',
+      step: { kind: 'finish_transfer' },
+    });
+    expect(planOfferOutcome('refund', 'accepted').step).toEqual({ kind: 'finish_transfer' });
+    expect(planOfferOutcome('collect', 'accepted')).toEqual({
+      legOutcome: null,
+      step: { kind: 'finish_collection' },
+    });
+  });
+
+  it('reverses a payout, parks a refund and returns a collection when it comes back', () => {
+    for (const ending of ['rejected', 'withdrawn', 'expired'] as const) {
+      const outcome = ending === 'rejected' ? 'rejected' : 'expired';
+      const payout = planOfferOutcome('payout', ending);
+      expect(payout.legOutcome).toBe(outcome);
+      expect(payout.step).toMatchObject({
+        kind: 'reverse_payout',
+        failureReason: { code: 'output_failed' },
+      });
+      expect(planOfferOutcome('refund', ending)).toEqual({
+        legOutcome: outcome,
+        step: { kind: 'abandon_refund', error: `the refund offer was ${ending}` },
+      });
+      expect(planOfferOutcome('collect', ending)).toEqual({
+        legOutcome: null,
+        step: { kind: 'return_collection', error: `the collection offer was ${ending}` },
+      });
+    }
+  });
+
+  it('means nothing for an offer no payout, refund or collection made', () => {
+    for (const leg of [null, 'accept', 'reject', 'withdraw']) {
+      expect(planOfferOutcome(leg, 'accepted')).toEqual({ legOutcome: null, step: null });
+      expect(planOfferOutcome(leg, 'rejected')).toEqual({ legOutcome: null, step: null });
+    }
   });
 });

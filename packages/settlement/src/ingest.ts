@@ -17,7 +17,7 @@
  * Anything else that names a swap party (mints, burns, an operator's own transfers) is not the
  * engine's business; the reconciler compares holdings with the books.
  */
-import { Amount } from '@poolparty/core';
+import { Amount, planOfferOutcome, type SwapPartyOfferEnding } from '@poolparty/core';
 import type { LedgerEvent, LedgerUpdate } from '@poolparty/ledger';
 import type { PoolRecord, Queryable } from '@poolparty/store';
 import {
@@ -350,28 +350,14 @@ async function incoming(
   await takeDeposit(scope.tx, incoming, scope.prices, scope.now);
 }
 
-/** A receiver accepted an offer a swap party made: a payout or refund arrived. */
+/** A receiver accepted an offer a swap party made: a payout, refund or collection arrived. */
 async function offerAccepted(
   scope: UpdateScope,
   event: Extract<LedgerEvent, { kind: 'transfer' }>,
   offerId: string,
 ): Promise<void> {
   if (poolOfSwapParty(scope.pools, event.sender) === undefined) return;
-  await endCommandOffer(scope.tx, offerId);
-  const command = await commandByOffer(scope.tx, offerId);
-  const { tx, update, now } = scope;
-  if (command?.leg === 'collect') {
-    return finishCollection(
-      tx,
-      command,
-      { updateId: update.updateId, feesBurned: event.feesBurned },
-      now,
-    );
-  }
-  if (command === null || (command.leg !== 'payout' && command.leg !== 'refund')) return;
-  await recordOfferOutcome(tx, command, offerId, 'accepted', update.updateId, now);
-  const transfer = { updateId: update.updateId, feesBurned: event.feesBurned };
-  await finishTransfer(tx, command, transfer, now);
+  await swapPartyOfferEnded(scope, offerId, 'accepted', event.feesBurned);
 }
 
 /** The facts of a payout or refund transfer the update of its command committed. */
@@ -402,32 +388,37 @@ async function offerEnded(
 }
 
 /**
- * A payout or refund offer came back to the swap party unaccepted. `expired`: the service withdrew
- * it after its deadline (a withdrawal by anyone else's hand also means it went unanswered).
+ * An offer a swap party made ended: read the command that made it, plan (core's
+ * `planOfferOutcome`), then write. `expired`: the service withdrew it after its deadline (a
+ * withdrawal by anyone else's hand also means it went unanswered). `feesBurned`: what an accepted
+ * offer's transfer burned beyond the amount.
  */
 async function swapPartyOfferEnded(
   scope: UpdateScope,
   offerId: string,
-  ending: 'rejected' | 'withdrawn' | 'expired',
+  ending: SwapPartyOfferEnding,
+  feesBurned: Amount = Amount.ZERO,
 ): Promise<void> {
-  const { tx, now, effects } = scope;
-  await endCommandOffer(tx, offerId);
+  const { tx, now, effects, update } = scope;
   const command = await commandByOffer(tx, offerId);
-  if (command !== null) {
-    const outcome = ending === 'rejected' ? 'rejected' : 'expired';
-    await recordOfferOutcome(tx, command, offerId, outcome, scope.update.updateId, now);
+  const plan = planOfferOutcome(command?.leg ?? null, ending);
+  await endCommandOffer(tx, offerId);
+  if (command === null || plan.step === null) return;
+  if (plan.legOutcome !== null) {
+    await recordOfferOutcome(tx, command, offerId, plan.legOutcome, update.updateId, now);
   }
-  if (command?.leg === 'payout') {
-    const failureReason = {
-      code: 'output_failed',
-      message: `The payout offer was ${ending}; the trade was reversed and the input refunded.`,
-    };
-    return failPayout(tx, command, failureReason, now, effects);
-  }
-  if (command?.leg === 'refund') {
-    return abandonRefund(tx, command, `the refund offer was ${ending}`, now);
-  }
-  if (command?.leg === 'collect') {
-    return returnCollection(tx, command, `the collection offer was ${ending}`, now);
+  const { step } = plan;
+  const transfer = { updateId: update.updateId, feesBurned };
+  switch (step.kind) {
+    case 'finish_transfer':
+      return finishTransfer(tx, command, transfer, now);
+    case 'finish_collection':
+      return finishCollection(tx, command, transfer, now);
+    case 'reverse_payout':
+      return failPayout(tx, command, step.failureReason, now, effects);
+    case 'abandon_refund':
+      return abandonRefund(tx, command, step.error, now);
+    case 'return_collection':
+      return returnCollection(tx, command, step.error, now);
   }
 }
