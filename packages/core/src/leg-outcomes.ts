@@ -16,7 +16,7 @@ import {
   type Side,
 } from './pool-books.js';
 import type { FailureReason } from './schemas/swap.js';
-import { type IntentFees, reversalOf } from './settlement.js';
+import { type ExecutionDecision, type IntentFees, reversalOf } from './settlement.js';
 
 /**
  * A transfer the swap party sent (a payout, a refund, a collection) arrived at its receiver: the
@@ -78,6 +78,35 @@ export function custodyOf(side: Side, amount: Amount, intentWaited: boolean): Cu
   return intentWaited
     ? { movements: [credit(side, 'inflight', amount)], owedBack: false }
     : { movements: [credit(side, 'outgoing', amount)], owedBack: true };
+}
+
+/**
+ * What an execution decision moves in the books: a trade takes the deposit out of `inflight`,
+ * adds the priced input and the LP fee to the input reserve and the platform and network fees to
+ * `fees`, and moves the output from the output reserve to `outgoing`; a refund sets the refund
+ * aside in `outgoing` and keeps the rest as fees. No holding moves until the payout leaves.
+ */
+export function executionMovements(swap: {
+  readonly decision: ExecutionDecision;
+  readonly inputSide: Side;
+  readonly deposit: Amount;
+}): Movement[] {
+  const { decision, inputSide, deposit } = swap;
+  if (decision.kind === 'execute') {
+    const outputSide = otherSide(inputSide);
+    return [
+      debit(inputSide, 'inflight', deposit),
+      credit(inputSide, 'reserve', decision.inputReserveAdded),
+      credit(inputSide, 'fees', decision.feesCollected),
+      debit(outputSide, 'reserve', decision.output),
+      credit(outputSide, 'outgoing', decision.output),
+    ];
+  }
+  return [
+    debit(inputSide, 'inflight', deposit),
+    credit(inputSide, 'outgoing', decision.refund),
+    credit(inputSide, 'fees', decision.kept),
+  ];
 }
 
 export interface PayoutReversal {

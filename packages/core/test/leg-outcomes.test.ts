@@ -5,6 +5,7 @@ import {
   collectionReturned,
   collectionSetAside,
   custodyOf,
+  executionMovements,
   intentFeesOf,
   offeredRefundOf,
   payoutReversal,
@@ -13,7 +14,7 @@ import {
   planOfferOutcome,
   transferArrived,
 } from '../src/leg-outcomes.js';
-import type { RefundSettlement, TransferPayload } from '../src/legs.js';
+import { otherSide, type RefundSettlement, type TransferPayload } from '../src/legs.js';
 import {
   AccountingError,
   applyMovements,
@@ -245,5 +246,41 @@ describe('the end of an offer a swap party made', () => {
       expect(planOfferOutcome(leg, 'accepted')).toEqual({ legOutcome: null, step: null });
       expect(planOfferOutcome(leg, 'rejected')).toEqual({ legOutcome: null, step: null });
     }
+  });
+});
+
+describe('an execution decision', () => {
+  it('moves no holding: a trade or a refund only moves amounts between buckets', () => {
+    fc.assert(
+      fc.property(side, units, units, units, fc.boolean(), (inputSide, x, y, out, trades) => {
+        const deposit = Amount.fromUnits(x + y);
+        const decision = trades
+          ? {
+              kind: 'execute' as const,
+              output: Amount.fromUnits(out),
+              priceImpact: { num: 0n, den: 1n } as never,
+              inputReserveAdded: Amount.fromUnits(x),
+              feesCollected: Amount.fromUnits(y),
+            }
+          : {
+              kind: 'refund' as const,
+              outcome: 'slippage_failed' as const,
+              failureReason: { code: 'slippage_failed', message: 'below the minimum' },
+              refund: Amount.fromUnits(x),
+              kept: Amount.fromUnits(y),
+            };
+        const movements = executionMovements({ decision, inputSide, deposit });
+        expect(heldChange(movements, 'a')).toBe(0n);
+        expect(heldChange(movements, 'b')).toBe(0n);
+        const outgoing = movements.filter((m) => m.bucket === 'outgoing');
+        expect(outgoing).toEqual([
+          {
+            side: trades ? otherSide(inputSide) : inputSide,
+            bucket: 'outgoing',
+            units: trades ? out : x,
+          },
+        ]);
+      }),
+    );
   });
 });

@@ -14,6 +14,7 @@ import {
   Amount,
   decideExecution,
   type ExecutionDecision,
+  executionMovements,
   type GuardThresholds,
   type Instrument,
   intentFeesOf,
@@ -22,7 +23,7 @@ import {
 } from '@poolparty/core';
 import type { Holding } from '@poolparty/ledger';
 import type { IntentRecord, PoolBalances, PoolRecord } from '@poolparty/store';
-import { applyMovements, credit, debit, type Movement, type Side } from './accounting.js';
+import { applyMovements, type Side } from './accounting.js';
 import {
   type GuardFigures,
   guardSnapshotFrom,
@@ -84,25 +85,6 @@ function usableHoldings(holdings: readonly Holding[], instrument: Instrument): A
 
 const RESERVE: Record<Side, keyof PoolBalances> = { a: 'reserveA', b: 'reserveB' };
 
-/** The movements of the swap's decision, as accounting.ts lists them. */
-export function movementsOf(swap: SwapPlan): Movement[] {
-  const { decision, inputSide, outputSide, deposit } = swap;
-  if (decision.kind === 'execute') {
-    return [
-      debit(inputSide, 'inflight', deposit),
-      credit(inputSide, 'reserve', decision.inputReserveAdded),
-      credit(inputSide, 'fees', decision.feesCollected),
-      debit(outputSide, 'reserve', decision.output),
-      credit(outputSide, 'outgoing', decision.output),
-    ];
-  }
-  return [
-    debit(inputSide, 'inflight', deposit),
-    credit(inputSide, 'outgoing', decision.refund),
-    credit(inputSide, 'fees', decision.kept),
-  ];
-}
-
 /** Decides every swap of the batch in order; throws (AccountingError) when the books cannot hold. */
 export function planPoolBatch(input: PoolBatchInput): PoolBatchPlan {
   const { pool, prices, now } = input;
@@ -146,7 +128,7 @@ export function planPoolBatch(input: PoolBatchInput): PoolBatchPlan {
       guard: { snapshot, thresholds: poolThresholds(input.guardThresholds, pool.guard) },
     });
     const swap: SwapPlan = { intent, inputSide, outputSide, deposit, decision };
-    balances = applyMovements(balances, movementsOf(swap));
+    balances = applyMovements(balances, executionMovements(swap));
     if (decision.kind === 'execute') {
       promised.set(outputKey, promisedNow.add(decision.output));
       guard = withSwap(guard, {
