@@ -14,6 +14,7 @@ export * from './instrument.js';
 export * from './leg-outcomes.js';
 export * from './legs.js';
 export * from './lifecycle.js';
+export * from './liquidity.js';
 export * from './network-fee.js';
 export * from './party-id.js';
 export * from './pool-books.js';

@@ -1,0 +1,176 @@
+/**
+ * Liquidity units (docs/spec/liquidity.md): what a liquidity provider's deposit mints, what
+ * burning units pays back, and what a position is worth. Pure, over exact amounts; every rounding
+ * favours the pool, so no sequence of mints and burns can take out more than went in.
+ *
+ * - A pool's first deposit mints `floor(sqrt(a·b))` units (the supply does not depend on which
+ *   side is called A), of which `MINIMUM_LOCKED_UNITS` are locked forever: the supply can never
+ *   return to zero, so nobody can make one unit worth so much that later deposits round to
+ *   nothing and their value accrues to the first provider.
+ * - A later deposit mints `min(a·S/Ra, b·S/Rb)`, rounded down. The side that limits the mint joins
+ *   the reserves whole (what rounding leaves over is less than one unit's worth and stays with the
+ *   pool); the other side joins as much as the units are worth, rounded up, and its excess is
+ *   returned.
+ * - Burning `u` units pays `u·Ra/S` and `u·Rb/S`, each rounded down.
+ */
+import { Amount } from './amount.js';
+import type { Side } from './pool-books.js';
+
+/**
+ * Units locked by a pool's first deposit, owned by no one (0.0000001 units, a thousand of the
+ * smallest). Small enough to cost the first provider nothing they would notice at any real price,
+ * large enough that the supply never returns to zero and a unit's value cannot be inflated.
+ */
+export const MINIMUM_LOCKED_UNITS = Amount.fromUnits(1_000n);
+
+/** A pool's reserves (as its books hold them) and its liquidity-unit supply. */
+export interface PoolLiquidity {
+  readonly reserveA: Amount;
+  readonly reserveB: Amount;
+  readonly supply: Amount;
+}
+
+export type MintRefusal =
+  /** A deposit of one side only: units need both. */
+  | 'one_side_missing'
+  /** A first deposit whose units would not exceed the locked minimum. */
+  | 'first_deposit_too_small'
+  /** Reserves without units (funded outside liquidity provision): no price to mint at. */
+  | 'reserves_without_units'
+  /** Units without reserves on a side: the pool cannot price a deposit. */
+  | 'pool_side_empty'
+  /** The deposit is worth less than one unit's smallest fraction. */
+  | 'nothing_minted';
+
+export type MintPlan =
+  | {
+      readonly kind: 'mint';
+      /** Units credited to the provider. */
+      readonly minted: Amount;
+      /** Units locked forever (a first deposit only), part of the supply. */
+      readonly locked: Amount;
+      /** What joins the reserves, per side. */
+      readonly joinA: Amount;
+      readonly joinB: Amount;
+      /** What is returned to the provider, per side. */
+      readonly excessA: Amount;
+      readonly excessB: Amount;
+    }
+  | { readonly kind: 'refused'; readonly reason: MintRefusal };
+
+function integerSqrt(value: bigint): bigint {
+  if (value < 2n) return value;
+  let x = value;
+  let y = (x + 1n) / 2n;
+  while (y < x) {
+    x = y;
+    y = (x + value / x) / 2n;
+  }
+  return x;
+}
+
+function ceilDiv(numerator: bigint, denominator: bigint): bigint {
+  return (numerator + denominator - 1n) / denominator;
+}
+
+/** What depositing `a` and `b` into the pool mints, and what joins and returns. */
+export function planMint(pool: PoolLiquidity, a: Amount, b: Amount): MintPlan {
+  if (!a.isPositive() || !b.isPositive()) return { kind: 'refused', reason: 'one_side_missing' };
+  if (!pool.supply.isPositive()) return planFirstMint(pool, a, b);
+  const [ra, rb, s] = [pool.reserveA.units, pool.reserveB.units, pool.supply.units];
+  if (ra === 0n || rb === 0n) return { kind: 'refused', reason: 'pool_side_empty' };
+  const byA = (a.units * s) / ra;
+  const byB = (b.units * s) / rb;
+  // The side that mints fewer units limits the mint and joins whole.
+  const aLimits = byA <= byB;
+  const minted = aLimits ? byA : byB;
+  if (minted === 0n) return { kind: 'refused', reason: 'nothing_minted' };
+  const joinA = aLimits ? a.units : ceilDiv(minted * ra, s);
+  const joinB = aLimits ? ceilDiv(minted * rb, s) : b.units;
+  return {
+    kind: 'mint',
+    minted: Amount.fromUnits(minted),
+    locked: Amount.ZERO,
+    joinA: Amount.fromUnits(joinA),
+    joinB: Amount.fromUnits(joinB),
+    excessA: Amount.fromUnits(a.units - joinA),
+    excessB: Amount.fromUnits(b.units - joinB),
+  };
+}
+
+function planFirstMint(pool: PoolLiquidity, a: Amount, b: Amount): MintPlan {
+  if (pool.reserveA.isPositive() || pool.reserveB.isPositive()) {
+    return { kind: 'refused', reason: 'reserves_without_units' };
+  }
+  const units = integerSqrt(a.units * b.units);
+  if (units <= MINIMUM_LOCKED_UNITS.units) {
+    return { kind: 'refused', reason: 'first_deposit_too_small' };
+  }
+  return {
+    kind: 'mint',
+    minted: Amount.fromUnits(units - MINIMUM_LOCKED_UNITS.units),
+    locked: MINIMUM_LOCKED_UNITS,
+    joinA: a,
+    joinB: b,
+    excessA: Amount.ZERO,
+    excessB: Amount.ZERO,
+  };
+}
+
+/** What burning `units` pays out of each side, rounded down; null when `units` exceed supply. */
+export function planBurn(
+  pool: PoolLiquidity,
+  units: Amount,
+): { readonly payA: Amount; readonly payB: Amount } | null {
+  const s = pool.supply.units;
+  if (!units.isPositive() || units.units > s) return null;
+  return {
+    payA: Amount.fromUnits((units.units * pool.reserveA.units) / s),
+    payB: Amount.fromUnits((units.units * pool.reserveB.units) / s),
+  };
+}
+
+/** The pool after a mint: reserves and supply grown by what joined and what was minted. */
+export function afterMint(pool: PoolLiquidity, plan: Extract<MintPlan, { kind: 'mint' }>) {
+  return {
+    reserveA: pool.reserveA.add(plan.joinA),
+    reserveB: pool.reserveB.add(plan.joinB),
+    supply: pool.supply.add(plan.minted).add(plan.locked),
+  };
+}
+
+/** The pool after a burn of `units` paid `pay`. */
+export function afterBurn(
+  pool: PoolLiquidity,
+  units: Amount,
+  pay: { readonly payA: Amount; readonly payB: Amount },
+): PoolLiquidity {
+  return {
+    reserveA: pool.reserveA.sub(pay.payA),
+    reserveB: pool.reserveB.sub(pay.payB),
+    supply: pool.supply.sub(units),
+  };
+}
+
+/**
+ * The other side's amount for a deposit of `amount` on `side` at the pool's ratio, rounded up so
+ * the given side limits the mint (the other's rounding excess is returned). Null for a pool with
+ * no ratio yet (the first deposit sets it) or an empty side.
+ */
+export function pairedAmount(pool: PoolLiquidity, side: Side, amount: Amount): Amount | null {
+  const [own, other] =
+    side === 'a' ? [pool.reserveA, pool.reserveB] : [pool.reserveB, pool.reserveA];
+  if (!pool.supply.isPositive() || !own.isPositive() || !other.isPositive()) return null;
+  return Amount.fromUnits(ceilDiv(amount.units * other.units, own.units));
+}
+
+/**
+ * The least units a provider accepts for an expected mint, `slippageBps` basis points below it
+ * (rounded down): fewer at completion and the deposit is refunded whole.
+ */
+export function minimumUnits(expected: Amount, slippageBps: number): Amount {
+  if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > 10_000) {
+    throw new RangeError(`slippage must be 0–10000 basis points, not ${slippageBps}`);
+  }
+  return expected.mulDiv(BigInt(10_000 - slippageBps), 10_000n, 'down');
+}
