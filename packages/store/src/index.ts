@@ -69,5 +69,9 @@ export async function migrated(db: Database): Promise<Database> {
   }
   return db;
 }
+export * from './liquidity-deposits.js';
+export * from './liquidity-intents.js';
+export * from './liquidity-positions.js';
+export * from './liquidity-withdrawals.js';
 export * from './service-secrets.js';
 export * from './unavailable.js';

@@ -9,9 +9,30 @@ import type { Queryable, Row } from './database.js';
 
 /**
  * `withdraw`: the service takes back its own payout or refund offer after its deadline;
- * `collect`: a developer's accrued earnings leave a swap party (engine/collections.ts).
+ * `collect`: a developer's accrued earnings leave a swap party (settlement's collections.ts);
+ * `lp_accept`, `forward`, `lp_return`, `lp_payout`: liquidity (docs/spec/liquidity.md) — a deposit
+ * offer to an LP party accepted, a deposit forwarded from the LP party to the swap party, an
+ * amount returned to a provider, a withdrawal's payout.
  */
-export type CommandLeg = 'accept' | 'payout' | 'refund' | 'reject' | 'withdraw' | 'collect';
+export type CommandLeg =
+  | 'accept'
+  | 'payout'
+  | 'refund'
+  | 'reject'
+  | 'withdraw'
+  | 'collect'
+  | 'lp_accept'
+  | 'forward'
+  | 'lp_return'
+  | 'lp_payout';
+
+/** The subjects a command may serve besides an intent or a deposit, by column. */
+const EXTRA_SUBJECTS = {
+  collectionId: 'collection_id',
+  liquidityIntentId: 'liquidity_intent_id',
+  liquidityDepositId: 'liquidity_deposit_id',
+  withdrawalId: 'withdrawal_id',
+} as const;
 export type CommandStatus = 'recorded' | 'submitted' | 'committed' | 'failed';
 
 export interface NewLedgerCommand {
@@ -20,6 +41,10 @@ export interface NewLedgerCommand {
   readonly depositId: string | null;
   /** The developer collection a `collect` command (or the withdrawal of its offer) serves. */
   readonly collectionId?: string | null;
+  /** The liquidity intent, liquidity deposit or withdrawal a liquidity leg serves. */
+  readonly liquidityIntentId?: string | null;
+  readonly liquidityDepositId?: string | null;
+  readonly withdrawalId?: string | null;
   readonly leg: CommandLeg;
   readonly attempt: number;
   /** What was (or will be) submitted, so the command can be resubmitted identically. */
@@ -45,6 +70,9 @@ export function commandFromRow(row: Row): LedgerCommandRecord {
     intentId: readStringOrNull(row.intent_id),
     depositId: readStringOrNull(row.deposit_id),
     collectionId: readStringOrNull(row.collection_id),
+    liquidityIntentId: readStringOrNull(row.liquidity_intent_id),
+    liquidityDepositId: readStringOrNull(row.liquidity_deposit_id),
+    withdrawalId: readStringOrNull(row.withdrawal_id),
     leg: readString(row.leg) as CommandLeg,
     attempt: readSafeInteger(row.attempt),
     payload: row.payload,
@@ -70,22 +98,21 @@ export async function recordLedgerCommand(
     jsonParam(command.payload),
     command.createdAt,
   ];
-  const collectionId = command.collectionId ?? null;
-  // Only a collection's command names `collection_id` (migration 0009), so recording any other
-  // command still works on a store at an earlier schema, as the migration tests build them.
+  // Only the subject columns a command names are written, so recording a swap's command still
+  // works on a store at an earlier schema, as the migration tests build them.
+  const extra = Object.entries(EXTRA_SUBJECTS).flatMap(([field, column]) => {
+    const value = command[field as keyof typeof EXTRA_SUBJECTS] ?? null;
+    return value === null ? [] : [{ column, value }];
+  });
+  const columns = extra.map(({ column }) => `, ${column}`).join('');
+  const values = extra.map((_, i) => `, $${params.length + 1 + i}`).join('');
   const rows = await q.query(
-    collectionId === null
-      ? `INSERT INTO ledger_commands (command_id, intent_id, deposit_id, leg, attempt, status,
-           payload, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, 'recorded', $6::jsonb, $7, $7)
-         ON CONFLICT (command_id) DO NOTHING
-         RETURNING *`
-      : `INSERT INTO ledger_commands (command_id, intent_id, deposit_id, leg, attempt, status,
-           payload, created_at, updated_at, collection_id)
-         VALUES ($1, $2, $3, $4, $5, 'recorded', $6::jsonb, $7, $7, $8)
-         ON CONFLICT (command_id) DO NOTHING
-         RETURNING *`,
-    collectionId === null ? params : [...params, collectionId],
+    `INSERT INTO ledger_commands (command_id, intent_id, deposit_id, leg, attempt, status,
+       payload, created_at, updated_at${columns})
+     VALUES ($1, $2, $3, $4, $5, 'recorded', $6::jsonb, $7, $7${values})
+     ON CONFLICT (command_id) DO NOTHING
+     RETURNING *`,
+    [...params, ...extra.map(({ value }) => value)],
   );
   if (rows[0]) return commandFromRow(rows[0]);
   const existing = await getLedgerCommand(q, command.commandId);
@@ -103,8 +130,10 @@ export async function recordLedgerCommands(
 ): Promise<void> {
   if (commands.length === 0) return;
   const rows = commands.map((command) => {
-    if ((command.collectionId ?? null) !== null) {
-      throw new RangeError(`command ${command.commandId}: a collection's is recorded alone`);
+    if (Object.keys(EXTRA_SUBJECTS).some((f) => (command[f as 'collectionId'] ?? null) !== null)) {
+      throw new RangeError(
+        `command ${command.commandId}: a collection's or liquidity's is recorded alone`,
+      );
     }
     return {
       command_id: command.commandId,

@@ -1,0 +1,326 @@
+/**
+ * Liquidity intents and their outbox (docs/spec/liquidity.md#intents): one open intent per
+ * provider and pool, every state change a compare-and-set with its event row in one statement.
+ */
+import {
+  amountParam,
+  amountParamOrNull,
+  readAmount,
+  readAmountOrNull,
+  readDate,
+  readDateOrNull,
+  readSafeInteger,
+  readString,
+  readStringOrNull,
+} from './columns.js';
+import type { Queryable, Row } from './database.js';
+
+export type LiquidityStatus =
+  | 'pending'
+  | 'partial'
+  | 'joining'
+  | 'completed'
+  | 'refunding'
+  | 'refunded'
+  | 'expired'
+  | 'cancelled'
+  | 'refund_failed';
+
+/** Open: still waiting for a deposit, so a deposit can be attributed to it. */
+export const OPEN_LIQUIDITY_STATES = ['pending', 'partial'] as const;
+
+export const LIQUIDITY_PAGE_SIZE_MAX = 100;
+/** Intents expired per round of the worker: the rest wait for the next. */
+export const LIQUIDITY_EXPIRY_BATCH_MAX = 200;
+
+export interface NewLiquidityIntent {
+  readonly liquidityIntentId: string;
+  readonly poolId: string;
+  readonly apiKeyId: string;
+  readonly developerParty: string;
+  readonly providerParty: string;
+  readonly depositAddress: string;
+  readonly depositReference: string;
+  readonly expectedA: string;
+  readonly expectedB: string;
+  readonly expectedUnits: string;
+  readonly minimumUnits: string;
+  readonly slippageBps: number;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+export interface LiquidityCompletion {
+  readonly mintedUnits: string;
+  readonly joinedA: string;
+  readonly joinedB: string;
+  readonly returnedA: string;
+  readonly returnedB: string;
+}
+
+export interface LiquidityIntentRecord extends NewLiquidityIntent {
+  readonly status: LiquidityStatus;
+  readonly failureCode: string | null;
+  readonly failureMessage: string | null;
+  readonly completion: LiquidityCompletion | null;
+  readonly completedAt: Date | null;
+  readonly updatedAt: Date;
+}
+
+export interface LiquidityEventRecord {
+  readonly seq: number;
+  readonly liquidityIntentId: string;
+  readonly status: LiquidityStatus;
+  readonly at: Date;
+  readonly payload: Readonly<Record<string, unknown>>;
+}
+
+/** The provider already has an open intent for this pool. */
+export class ActiveLiquidityIntentExistsError extends Error {
+  override readonly name = 'ActiveLiquidityIntentExistsError';
+  constructor(readonly liquidityIntentId: string) {
+    super(`liquidity intent ${liquidityIntentId} is still open`);
+  }
+}
+
+function completionOf(row: Row): LiquidityCompletion | null {
+  const minted = readAmountOrNull(row.minted_units);
+  if (minted === null) return null;
+  return {
+    mintedUnits: minted,
+    joinedA: readAmount(row.joined_a),
+    joinedB: readAmount(row.joined_b),
+    returnedA: readAmount(row.returned_a),
+    returnedB: readAmount(row.returned_b),
+  };
+}
+
+export function liquidityIntentFromRow(row: Row): LiquidityIntentRecord {
+  return {
+    liquidityIntentId: readString(row.liquidity_intent_id),
+    poolId: readString(row.pool_id),
+    apiKeyId: readString(row.api_key_id),
+    developerParty: readString(row.developer_party),
+    providerParty: readString(row.provider_party),
+    depositAddress: readString(row.deposit_address),
+    depositReference: readString(row.deposit_reference),
+    expectedA: readAmount(row.expected_a),
+    expectedB: readAmount(row.expected_b),
+    expectedUnits: readAmount(row.expected_units),
+    minimumUnits: readAmount(row.minimum_units),
+    slippageBps: readSafeInteger(row.slippage_bps),
+    status: readString(row.status) as LiquidityStatus,
+    failureCode: readStringOrNull(row.failure_code),
+    failureMessage: readStringOrNull(row.failure_message),
+    completion: completionOf(row),
+    createdAt: readDate(row.created_at),
+    expiresAt: readDate(row.expires_at),
+    completedAt: readDateOrNull(row.completed_at),
+    updatedAt: readDate(row.updated_at),
+  };
+}
+
+const INSERT_LIQUIDITY_INTENT = `
+  WITH created AS (
+    INSERT INTO liquidity_intents (liquidity_intent_id, pool_id, api_key_id, developer_party,
+      provider_party, deposit_address, deposit_reference, expected_a, expected_b, expected_units,
+      minimum_units, slippage_bps, status, created_at, expires_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13, $14, $13)
+    ON CONFLICT (provider_party, pool_id) WHERE status IN ('pending', 'partial') DO NOTHING
+    RETURNING *
+  ), event AS (
+    INSERT INTO liquidity_events (liquidity_intent_id, status, at)
+    SELECT liquidity_intent_id, status, created_at FROM created
+  )
+  SELECT * FROM created`;
+
+/**
+ * Creates a pending intent and its first event; throws `ActiveLiquidityIntentExistsError` when the
+ * provider has an open intent for the pool.
+ */
+export async function insertLiquidityIntent(
+  q: Queryable,
+  intent: NewLiquidityIntent,
+): Promise<LiquidityIntentRecord> {
+  const [created] = await q.query(INSERT_LIQUIDITY_INTENT, [
+    intent.liquidityIntentId,
+    intent.poolId,
+    intent.apiKeyId,
+    intent.developerParty,
+    intent.providerParty,
+    intent.depositAddress,
+    intent.depositReference,
+    amountParam(intent.expectedA),
+    amountParam(intent.expectedB),
+    amountParam(intent.expectedUnits),
+    amountParam(intent.minimumUnits),
+    intent.slippageBps,
+    intent.createdAt,
+    intent.expiresAt,
+  ]);
+  if (created) return liquidityIntentFromRow(created);
+  const open = await findOpenLiquidityIntent(q, intent.providerParty, intent.poolId);
+  throw new ActiveLiquidityIntentExistsError(open?.liquidityIntentId ?? 'unknown');
+}
+
+export async function getLiquidityIntent(
+  q: Queryable,
+  liquidityIntentId: string,
+  options: { readonly forUpdate?: boolean } = {},
+): Promise<LiquidityIntentRecord | null> {
+  const rows = await q.query(
+    `SELECT * FROM liquidity_intents WHERE liquidity_intent_id = $1${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    [liquidityIntentId],
+  );
+  return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
+}
+
+/** The provider's intent; null for another party's, so ids cannot be probed. */
+export async function getLiquidityIntentForParty(
+  q: Queryable,
+  liquidityIntentId: string,
+  providerParty: string,
+): Promise<LiquidityIntentRecord | null> {
+  const rows = await q.query(
+    'SELECT * FROM liquidity_intents WHERE liquidity_intent_id = $1 AND provider_party = $2',
+    [liquidityIntentId, providerParty],
+  );
+  return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
+}
+
+export async function findOpenLiquidityIntent(
+  q: Queryable,
+  providerParty: string,
+  poolId: string,
+): Promise<LiquidityIntentRecord | null> {
+  const rows = await q.query(
+    `SELECT * FROM liquidity_intents
+     WHERE provider_party = $1 AND pool_id = $2 AND status IN ('pending', 'partial')`,
+    [providerParty, poolId],
+  );
+  return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
+}
+
+/** The intent a deposit's reference names, whatever its state (attribution decides). */
+export async function findLiquidityIntentByReference(
+  q: Queryable,
+  reference: string,
+): Promise<LiquidityIntentRecord | null> {
+  const rows = await q.query('SELECT * FROM liquidity_intents WHERE deposit_reference = $1', [
+    reference,
+  ]);
+  return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
+}
+
+/** The provider's intents, newest first, `limit` at most (capped at `LIQUIDITY_PAGE_SIZE_MAX`). */
+export async function listLiquidityIntentsForParty(
+  q: Queryable,
+  providerParty: string,
+  limit: number,
+): Promise<LiquidityIntentRecord[]> {
+  const rows = await q.query(
+    `SELECT * FROM liquidity_intents WHERE provider_party = $1
+     ORDER BY created_at DESC, liquidity_intent_id DESC LIMIT $2`,
+    [providerParty, Math.min(Math.max(1, limit), LIQUIDITY_PAGE_SIZE_MAX)],
+  );
+  return rows.map(liquidityIntentFromRow);
+}
+
+export interface LiquidityTransition {
+  readonly liquidityIntentId: string;
+  readonly from: readonly LiquidityStatus[];
+  readonly to: LiquidityStatus;
+  readonly at: Date;
+  readonly failure?: { readonly code: string; readonly message: string };
+  readonly completion?: LiquidityCompletion;
+  /** Written on the event row, e.g. the side that arrived. */
+  readonly payload?: Readonly<Record<string, unknown>>;
+}
+
+const TERMINAL: readonly LiquidityStatus[] = [
+  'completed',
+  'refunded',
+  'expired',
+  'cancelled',
+  'refund_failed',
+];
+
+/**
+ * Moves the intent from one of `from` to `to` with its event row; null when it was elsewhere (a
+ * second delivery, or another writer first). Terminal states set `completed_at`.
+ */
+export async function transitionLiquidityIntent(
+  q: Queryable,
+  move: LiquidityTransition,
+): Promise<LiquidityIntentRecord | null> {
+  const c = move.completion;
+  const payload = { ...(move.failure && { failure: move.failure }), ...move.payload };
+  const rows = await q.query(
+    `WITH moved AS (
+       UPDATE liquidity_intents SET status = $2, updated_at = $3,
+         completed_at = CASE WHEN $4 THEN $3 ELSE completed_at END,
+         failure_code = COALESCE($5, failure_code), failure_message = COALESCE($6, failure_message),
+         minted_units = COALESCE($7, minted_units), joined_a = COALESCE($8, joined_a),
+         joined_b = COALESCE($9, joined_b), returned_a = COALESCE($10, returned_a),
+         returned_b = COALESCE($11, returned_b)
+       WHERE liquidity_intent_id = $1 AND status = ANY($12::text[])
+       RETURNING *
+     ), event AS (
+       INSERT INTO liquidity_events (liquidity_intent_id, status, at, payload)
+       SELECT liquidity_intent_id, status, $3, $13::jsonb FROM moved
+     )
+     SELECT * FROM moved`,
+    [
+      move.liquidityIntentId,
+      move.to,
+      move.at,
+      TERMINAL.includes(move.to),
+      move.failure?.code ?? null,
+      move.failure?.message ?? null,
+      amountParamOrNull(c?.mintedUnits),
+      amountParamOrNull(c?.joinedA),
+      amountParamOrNull(c?.joinedB),
+      amountParamOrNull(c?.returnedA),
+      amountParamOrNull(c?.returnedB),
+      move.from,
+      JSON.stringify(payload),
+    ],
+  );
+  return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
+}
+
+/** Open intents past their expiry, oldest first, locked for the caller's transaction. */
+export async function dueLiquidityIntents(
+  q: Queryable,
+  now: Date,
+  limit: number = LIQUIDITY_EXPIRY_BATCH_MAX,
+): Promise<LiquidityIntentRecord[]> {
+  const rows = await q.query(
+    `SELECT * FROM liquidity_intents
+     WHERE status IN ('pending', 'partial') AND expires_at <= $1
+     ORDER BY expires_at, liquidity_intent_id LIMIT $2
+     FOR UPDATE SKIP LOCKED`,
+    [now, Math.min(limit, LIQUIDITY_EXPIRY_BATCH_MAX)],
+  );
+  return rows.map(liquidityIntentFromRow);
+}
+
+/** The intent's events in order, after `afterSeq` (SSE `Last-Event-ID`) when given. */
+export async function listLiquidityEvents(
+  q: Queryable,
+  liquidityIntentId: string,
+  afterSeq = 0,
+): Promise<LiquidityEventRecord[]> {
+  const rows = await q.query(
+    `SELECT seq, liquidity_intent_id, status, at, payload FROM liquidity_events
+     WHERE liquidity_intent_id = $1 AND seq > $2 ORDER BY seq`,
+    [liquidityIntentId, afterSeq],
+  );
+  return rows.map((row) => ({
+    seq: readSafeInteger(row.seq),
+    liquidityIntentId: readString(row.liquidity_intent_id),
+    status: readString(row.status) as LiquidityStatus,
+    at: readDate(row.at),
+    payload: (row.payload ?? {}) as Record<string, unknown>,
+  }));
+}

@@ -1,0 +1,154 @@
+/**
+ * Liquidity positions and the pool's unit supply (docs/spec/liquidity.md#positions). Units are
+ * credited and debited under the pool's lock, together with the supply, so the supply always
+ * equals the positions' units plus the units locked by the first deposit.
+ */
+import { amountParam, readAmount, readDate, readString } from './columns.js';
+import type { Queryable, Row } from './database.js';
+
+export interface PositionRecord {
+  readonly poolId: string;
+  readonly providerParty: string;
+  readonly units: string;
+  /** What went in for the units held now (reduced in proportion by each burn). */
+  readonly basisA: string;
+  readonly basisB: string;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+function positionFromRow(row: Row): PositionRecord {
+  return {
+    poolId: readString(row.pool_id),
+    providerParty: readString(row.provider_party),
+    units: readAmount(row.units),
+    basisA: readAmount(row.basis_a),
+    basisB: readAmount(row.basis_b),
+    createdAt: readDate(row.created_at),
+    updatedAt: readDate(row.updated_at),
+  };
+}
+
+export async function getPosition(
+  q: Queryable,
+  poolId: string,
+  providerParty: string,
+): Promise<PositionRecord | null> {
+  const rows = await q.query(
+    'SELECT * FROM liquidity_positions WHERE pool_id = $1 AND provider_party = $2',
+    [poolId, providerParty],
+  );
+  return rows[0] ? positionFromRow(rows[0]) : null;
+}
+
+/** The provider's positions with units left, by pool. */
+export async function listPositionsOfProvider(
+  q: Queryable,
+  providerParty: string,
+): Promise<PositionRecord[]> {
+  const rows = await q.query(
+    `SELECT * FROM liquidity_positions WHERE provider_party = $1 AND units > 0 ORDER BY pool_id`,
+    [providerParty],
+  );
+  return rows.map(positionFromRow);
+}
+
+/** The pool's positions with units left, largest first (`limit` at most). */
+export async function listPositionsOfPool(
+  q: Queryable,
+  poolId: string,
+  limit: number,
+): Promise<PositionRecord[]> {
+  const rows = await q.query(
+    `SELECT * FROM liquidity_positions WHERE pool_id = $1 AND units > 0
+     ORDER BY units DESC, provider_party LIMIT $2`,
+    [poolId, limit],
+  );
+  return rows.map(positionFromRow);
+}
+
+/**
+ * Adds units and what went in to the provider's position (creating it), and `supplyAdded` (the
+ * units plus any locked ones) to the pool's supply, in one statement. The caller holds the pool's
+ * lock.
+ */
+export async function creditPosition(
+  q: Queryable,
+  credit: {
+    readonly poolId: string;
+    readonly providerParty: string;
+    readonly units: string;
+    readonly basisA: string;
+    readonly basisB: string;
+    readonly supplyAdded: string;
+    readonly now: Date;
+  },
+): Promise<void> {
+  await q.query(
+    `WITH position AS (
+       INSERT INTO liquidity_positions (pool_id, provider_party, units, basis_a, basis_b,
+         created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $7, $7)
+       ON CONFLICT (pool_id, provider_party) DO UPDATE SET
+         units = liquidity_positions.units + EXCLUDED.units,
+         basis_a = liquidity_positions.basis_a + EXCLUDED.basis_a,
+         basis_b = liquidity_positions.basis_b + EXCLUDED.basis_b,
+         updated_at = EXCLUDED.updated_at
+     )
+     UPDATE pools SET lp_supply = lp_supply + $6, updated_at = $7 WHERE pool_id = $1`,
+    [
+      credit.poolId,
+      credit.providerParty,
+      amountParam(credit.units),
+      amountParam(credit.basisA),
+      amountParam(credit.basisB),
+      amountParam(credit.supplyAdded),
+      credit.now,
+    ],
+  );
+}
+
+/**
+ * Takes units and their share of what went in from the position, and the units from the pool's
+ * supply; false, changing nothing, when the position holds fewer units. The caller holds the
+ * pool's lock.
+ */
+export async function debitPosition(
+  q: Queryable,
+  debit: {
+    readonly poolId: string;
+    readonly providerParty: string;
+    readonly units: string;
+    readonly basisA: string;
+    readonly basisB: string;
+    readonly now: Date;
+  },
+): Promise<boolean> {
+  const rows = await q.query(
+    `WITH position AS (
+       UPDATE liquidity_positions SET units = units - $3, basis_a = basis_a - $4,
+         basis_b = basis_b - $5, updated_at = $6
+       WHERE pool_id = $1 AND provider_party = $2 AND units >= $3
+         AND basis_a >= $4 AND basis_b >= $5
+       RETURNING pool_id
+     )
+     UPDATE pools p SET lp_supply = lp_supply - $3, updated_at = $6
+     FROM position WHERE p.pool_id = position.pool_id
+     RETURNING p.pool_id`,
+    [
+      debit.poolId,
+      debit.providerParty,
+      amountParam(debit.units),
+      amountParam(debit.basisA),
+      amountParam(debit.basisB),
+      debit.now,
+    ],
+  );
+  return rows.length > 0;
+}
+
+/** The pool's unit supply, read under the caller's lock. */
+export async function getLpSupply(q: Queryable, poolId: string): Promise<string | null> {
+  const rows = await q.query('SELECT lp_supply FROM pools WHERE pool_id = $1', [poolId]);
+  return rows[0] ? readAmount(rows[0].lp_supply) : null;
+}

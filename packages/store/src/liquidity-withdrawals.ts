@@ -1,0 +1,151 @@
+/**
+ * Withdrawals: units burned for two payouts (docs/spec/liquidity.md#withdrawals). Each side's
+ * payout has its own state, moved by compare-and-set, so a confirmation delivered twice pays once.
+ */
+import type { Side } from '@poolparty/core';
+import {
+  amountParam,
+  readAmount,
+  readDate,
+  readDateOrNull,
+  readString,
+  readStringOrNull,
+} from './columns.js';
+import type { Queryable, Row } from './database.js';
+
+export type PayoutState = 'pending' | 'offered' | 'paid' | 'flagged' | 'none';
+
+export const WITHDRAWAL_PAGE_SIZE_MAX = 100;
+
+export interface NewWithdrawal {
+  readonly withdrawalId: string;
+  readonly poolId: string;
+  readonly providerParty: string;
+  readonly apiKeyId: string;
+  readonly units: string;
+  readonly amountA: string;
+  readonly amountB: string;
+  readonly minimumA: string;
+  readonly minimumB: string;
+  readonly createdAt: Date;
+}
+
+export interface WithdrawalRecord extends NewWithdrawal {
+  readonly payoutA: PayoutState;
+  readonly payoutB: PayoutState;
+  readonly updateA: string | null;
+  readonly updateB: string | null;
+  readonly completedAt: Date | null;
+  readonly updatedAt: Date;
+}
+
+function withdrawalFromRow(row: Row): WithdrawalRecord {
+  return {
+    withdrawalId: readString(row.withdrawal_id),
+    poolId: readString(row.pool_id),
+    providerParty: readString(row.provider_party),
+    apiKeyId: readString(row.api_key_id),
+    units: readAmount(row.units),
+    amountA: readAmount(row.amount_a),
+    amountB: readAmount(row.amount_b),
+    minimumA: readAmount(row.minimum_a),
+    minimumB: readAmount(row.minimum_b),
+    payoutA: readString(row.payout_a) as PayoutState,
+    payoutB: readString(row.payout_b) as PayoutState,
+    updateA: readStringOrNull(row.update_a),
+    updateB: readStringOrNull(row.update_b),
+    createdAt: readDate(row.created_at),
+    completedAt: readDateOrNull(row.completed_at),
+    updatedAt: readDate(row.updated_at),
+  };
+}
+
+/** Records a withdrawal; a side that pays nothing starts `none`, the others `pending`. */
+export async function insertWithdrawal(q: Queryable, w: NewWithdrawal): Promise<WithdrawalRecord> {
+  const rows = await q.query(
+    `INSERT INTO liquidity_withdrawals (withdrawal_id, pool_id, provider_party, api_key_id, units,
+       amount_a, amount_b, minimum_a, minimum_b, payout_a, payout_b, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
+       CASE WHEN $6::numeric > 0 THEN 'pending' ELSE 'none' END,
+       CASE WHEN $7::numeric > 0 THEN 'pending' ELSE 'none' END, $10, $10)
+     RETURNING *`,
+    [
+      w.withdrawalId,
+      w.poolId,
+      w.providerParty,
+      w.apiKeyId,
+      amountParam(w.units),
+      amountParam(w.amountA),
+      amountParam(w.amountB),
+      amountParam(w.minimumA),
+      amountParam(w.minimumB),
+      w.createdAt,
+    ],
+  );
+  if (!rows[0]) throw new Error(`withdrawal ${w.withdrawalId} was not recorded`);
+  return withdrawalFromRow(rows[0]);
+}
+
+export async function getWithdrawal(
+  q: Queryable,
+  withdrawalId: string,
+): Promise<WithdrawalRecord | null> {
+  const rows = await q.query('SELECT * FROM liquidity_withdrawals WHERE withdrawal_id = $1', [
+    withdrawalId,
+  ]);
+  return rows[0] ? withdrawalFromRow(rows[0]) : null;
+}
+
+/** The provider's withdrawal; null for another party's. */
+export async function getWithdrawalForParty(
+  q: Queryable,
+  withdrawalId: string,
+  providerParty: string,
+): Promise<WithdrawalRecord | null> {
+  const found = await getWithdrawal(q, withdrawalId);
+  return found?.providerParty === providerParty ? found : null;
+}
+
+export async function listWithdrawalsForParty(
+  q: Queryable,
+  providerParty: string,
+  limit: number,
+): Promise<WithdrawalRecord[]> {
+  const rows = await q.query(
+    `SELECT * FROM liquidity_withdrawals WHERE provider_party = $1
+     ORDER BY created_at DESC, withdrawal_id DESC LIMIT $2`,
+    [providerParty, Math.min(Math.max(1, limit), WITHDRAWAL_PAGE_SIZE_MAX)],
+  );
+  return rows.map(withdrawalFromRow);
+}
+
+/**
+ * Moves one side's payout from one of `from` to `to` (with the update that paid it); the
+ * withdrawal completes when no side is left `pending` or `offered`. Null when the side was
+ * elsewhere.
+ */
+export async function moveWithdrawalPayout(
+  q: Queryable,
+  move: {
+    readonly withdrawalId: string;
+    readonly side: Side;
+    readonly from: readonly PayoutState[];
+    readonly to: PayoutState;
+    readonly updateId?: string;
+    readonly now: Date;
+  },
+): Promise<WithdrawalRecord | null> {
+  const [state, update, other] =
+    move.side === 'a' ? ['payout_a', 'update_a', 'payout_b'] : ['payout_b', 'update_b', 'payout_a'];
+  const rows = await q.query(
+    `UPDATE liquidity_withdrawals SET ${state} = $2, ${update} = COALESCE($3, ${update}),
+       updated_at = $4,
+       completed_at = CASE WHEN $2 NOT IN ('pending', 'offered')
+         AND ${other} NOT IN ('pending', 'offered') THEN $4 ELSE completed_at END
+     WHERE withdrawal_id = $1 AND ${state} = ANY($5::text[])
+     RETURNING *`,
+    [move.withdrawalId, move.to, move.updateId ?? null, move.now, move.from],
+  );
+  if (!rows[0]) return null;
+  return withdrawalFromRow(rows[0]);
+}
