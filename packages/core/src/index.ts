@@ -15,6 +15,7 @@ export * from './leg-outcomes.js';
 export * from './legs.js';
 export * from './lifecycle.js';
 export * from './liquidity.js';
+export * from './liquidity-flows.js';
 export * from './network-fee.js';
 export * from './party-id.js';
 export * from './pool-books.js';

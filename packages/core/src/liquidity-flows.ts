@@ -1,0 +1,245 @@
+/**
+ * The decisions of liquidity's money flows (docs/spec/liquidity.md), pure: which intent a deposit
+ * to an LP party belongs to, what an intent's state becomes as its sides arrive, what its
+ * completion mints or refunds, and what a withdrawal burns and pays. The settlement engine reads,
+ * asks one of these, and writes what it returns.
+ */
+import { Amount } from './amount.js';
+import { type PoolLiquidity, planBurn, planMint } from './liquidity.js';
+import { credit, debit, type Movement, type Side } from './pool-books.js';
+
+/** What attribution knows of an intent: who may fund it, where, and what has arrived. */
+export interface LiquidityCandidate {
+  readonly liquidityIntentId: string;
+  readonly poolId: string;
+  readonly providerParty: string;
+  readonly status: string;
+  readonly expiresAt: Date;
+  /** The sides already taken by a deposit (accepting, forwarding or forwarded). */
+  readonly sidesTaken: readonly Side[];
+}
+
+export interface ObservedLiquidityDeposit {
+  readonly poolId: string;
+  readonly sender: string;
+  /** Null when the pool does not trade the instrument. */
+  readonly side: Side | null;
+  readonly receivedAt: Date;
+}
+
+export type LiquidityUnmatchedReason =
+  | 'wrong_instrument'
+  | 'no_intent'
+  | 'wrong_party'
+  | 'wrong_pool'
+  | 'intent_not_open'
+  | 'intent_expired'
+  | 'side_already_received';
+
+export type LiquidityAttribution =
+  | { readonly kind: 'take'; readonly side: Side; readonly becomes: 'partial' | 'joining' }
+  | { readonly kind: 'return'; readonly reason: LiquidityUnmatchedReason };
+
+/**
+ * Whether `candidate` (the intent the deposit's reference names, else the sender's open intent
+ * for the pool) takes the deposit, and the state it moves to: `partial` with its first side,
+ * `joining` with its second. Anything else goes back to its sender whole.
+ */
+export function attributeLiquidityDeposit(
+  deposit: ObservedLiquidityDeposit,
+  candidate: LiquidityCandidate | null,
+): LiquidityAttribution {
+  const refuse = (reason: LiquidityUnmatchedReason) => ({ kind: 'return', reason }) as const;
+  if (deposit.side === null) return refuse('wrong_instrument');
+  if (candidate === null) return refuse('no_intent');
+  if (candidate.providerParty !== deposit.sender) return refuse('wrong_party');
+  if (candidate.poolId !== deposit.poolId) return refuse('wrong_pool');
+  if (candidate.status !== 'pending' && candidate.status !== 'partial') {
+    return refuse('intent_not_open');
+  }
+  if (deposit.receivedAt.getTime() >= candidate.expiresAt.getTime()) {
+    return refuse('intent_expired');
+  }
+  if (candidate.sidesTaken.includes(deposit.side)) return refuse('side_already_received');
+  const becomes = candidate.sidesTaken.length === 0 ? 'partial' : 'joining';
+  return { kind: 'take', side: deposit.side, becomes };
+}
+
+/** The amounts of both sides forwarded to the swap party, in its books' `inflight`. */
+export interface ForwardedSides {
+  readonly a: Amount;
+  readonly b: Amount;
+}
+
+export type LiquidityCompletionPlan =
+  | {
+      readonly kind: 'mint';
+      readonly minted: Amount;
+      /** Units locked forever (the pool's first deposit only). */
+      readonly locked: Amount;
+      readonly join: ForwardedSides;
+      /** Returned to the provider: the over-supplied side's excess. */
+      readonly excess: ForwardedSides;
+      readonly movements: readonly Movement[];
+    }
+  | {
+      readonly kind: 'refund';
+      readonly failure: { readonly code: string; readonly message: string };
+      readonly refund: ForwardedSides;
+      readonly movements: readonly Movement[];
+    };
+
+const SIDES: readonly Side[] = ['a', 'b'];
+
+/** `inflight` gives up what arrived; part joins the reserve, the rest leaves through `outgoing`. */
+function completionMovements(forwarded: ForwardedSides, join: ForwardedSides): Movement[] {
+  return SIDES.flatMap((side) => {
+    const arrived = forwarded[side];
+    const joined = join[side];
+    const moves = [debit(side, 'inflight', arrived)];
+    if (joined.isPositive()) moves.push(credit(side, 'reserve', joined));
+    const back = arrived.sub(joined);
+    if (back.isPositive()) moves.push(credit(side, 'outgoing', back));
+    return moves;
+  });
+}
+
+/**
+ * Both sides are with the swap party: mint at the pool's reserves now, or refund both when the
+ * mint is refused or its units fall below the intent's minimum.
+ */
+export function planLiquidityCompletion(
+  pool: PoolLiquidity,
+  forwarded: ForwardedSides,
+  minimumUnits: Amount,
+): LiquidityCompletionPlan {
+  const plan = planMint(pool, forwarded.a, forwarded.b);
+  const nothingJoins = { a: Amount.ZERO, b: Amount.ZERO };
+  if (plan.kind === 'refused' || plan.minted.lt(minimumUnits)) {
+    const failure =
+      plan.kind === 'refused'
+        ? { code: plan.reason, message: `The deposit could not mint units (${plan.reason}).` }
+        : {
+            code: 'minimum_units_not_met',
+            message: `The deposit would mint ${plan.minted} units, below the minimum of ${minimumUnits}; both sides are returned.`,
+          };
+    return {
+      kind: 'refund',
+      failure,
+      refund: forwarded,
+      movements: completionMovements(forwarded, nothingJoins),
+    };
+  }
+  const join = { a: plan.joinA, b: plan.joinB };
+  return {
+    kind: 'mint',
+    minted: plan.minted,
+    locked: plan.locked,
+    join,
+    excess: { a: plan.excessA, b: plan.excessB },
+    movements: completionMovements(forwarded, join),
+  };
+}
+
+/** A side forwarded after its intent stopped waiting: it goes back from the swap party. */
+export function lateSideReturned(side: Side, amount: Amount): Movement[] {
+  return [debit(side, 'inflight', amount), credit(side, 'outgoing', amount)];
+}
+
+/** What a provider asks to burn: a number of units, or a share of the position in basis points. */
+export type BurnRequest =
+  | { readonly units: Amount; readonly shareBps?: undefined }
+  | { readonly shareBps: number; readonly units?: undefined };
+
+export interface PositionHolding {
+  readonly units: Amount;
+  readonly basisA: Amount;
+  readonly basisB: Amount;
+}
+
+export type WithdrawalPlan =
+  | {
+      readonly kind: 'burn';
+      readonly units: Amount;
+      readonly pay: ForwardedSides;
+      /** The share of what went in that leaves the position with the units. */
+      readonly basis: ForwardedSides;
+      readonly movements: readonly Movement[];
+    }
+  | {
+      readonly kind: 'refused';
+      readonly code: 'no_position' | 'insufficient_units' | 'minimum_not_met' | 'nothing_to_pay';
+      readonly message: string;
+    };
+
+/**
+ * Burns units of a position for both sides, rounded down, at the pool's reserves now; refused,
+ * burning nothing, when the position holds fewer units or a side would pay less than its minimum.
+ */
+export function planWithdrawal(
+  pool: PoolLiquidity,
+  position: PositionHolding | null,
+  request: BurnRequest,
+  minimum: ForwardedSides,
+): WithdrawalPlan {
+  if (position === null || !position.units.isPositive()) {
+    return {
+      kind: 'refused',
+      code: 'no_position',
+      message: 'The party holds no units of this pool.',
+    };
+  }
+  const units = request.units ?? position.units.mulDiv(BigInt(request.shareBps), 10_000n, 'down');
+  if (!units.isPositive() || units.gt(position.units)) {
+    return {
+      kind: 'refused',
+      code: 'insufficient_units',
+      message: `The position holds ${position.units} units; a withdrawal burns more than zero and at most that.`,
+    };
+  }
+  const pay = planBurn(pool, units);
+  if (pay === null || (!pay.payA.isPositive() && !pay.payB.isPositive())) {
+    return { kind: 'refused', code: 'nothing_to_pay', message: 'Those units redeem for nothing.' };
+  }
+  if (pay.payA.lt(minimum.a) || pay.payB.lt(minimum.b)) {
+    return {
+      kind: 'refused',
+      code: 'minimum_not_met',
+      message: `The units redeem for ${pay.payA} and ${pay.payB} now, below the minimums ${minimum.a} and ${minimum.b}; nothing was burned.`,
+    };
+  }
+  const share = (basis: Amount) => basis.mulDiv(units.units, position.units.units, 'down');
+  const paid = { a: pay.payA, b: pay.payB };
+  return {
+    kind: 'burn',
+    units,
+    pay: paid,
+    basis: { a: share(position.basisA), b: share(position.basisB) },
+    movements: SIDES.flatMap((side) =>
+      paid[side].isPositive()
+        ? [debit(side, 'reserve', paid[side]), credit(side, 'outgoing', paid[side])]
+        : [],
+    ),
+  };
+}
+
+/**
+ * A position's worth now (what its units redeem for) against simply holding what went in, both
+ * valued at the pool's price now in side B: the difference is what the position earned beyond
+ * holding (fees, less any loss from the price moving).
+ */
+export function positionValue(
+  pool: PoolLiquidity,
+  position: PositionHolding,
+): { readonly redeemable: ForwardedSides; readonly valueInB: Amount; readonly heldInB: Amount } {
+  const pay = planBurn(pool, position.units) ?? { payA: Amount.ZERO, payB: Amount.ZERO };
+  const inB = (a: Amount) =>
+    pool.reserveA.isPositive()
+      ? a.mulDiv(pool.reserveB.units, pool.reserveA.units, 'down')
+      : Amount.ZERO;
+  return {
+    redeemable: { a: pay.payA, b: pay.payB },
+    valueInB: inB(pay.payA).add(pay.payB),
+    heldInB: inB(position.basisA).add(position.basisB),
+  };
+}
