@@ -196,6 +196,11 @@ const catalogue = {
   forbidden: { status: 403, title: 'Forbidden', sdkClass: 'AuthenticationError' },
   not_found: { status: 404, title: 'Not found', sdkClass: 'NotFoundError' },
   pool_not_found: { status: 404, title: 'Pool not found', sdkClass: 'NotFoundError' },
+  position_not_found: {
+    status: 404,
+    title: 'No liquidity position in this pool',
+    sdkClass: 'NotFoundError',
+  },
   token_not_found: { status: 404, title: 'Token not found', sdkClass: 'NotFoundError' },
   devnet_only: {
     status: 404,
@@ -234,6 +239,38 @@ const catalogue = {
   collection_unavailable: {
     status: 409,
     title: 'Earnings cannot be collected from this pool now',
+    sdkClass: 'ConflictError',
+  },
+  // Liquidity (docs/spec/liquidity.md): one open intent per provider and pool; a withdrawal
+  // burns nothing when it cannot be paid as asked.
+  active_liquidity_intent_exists: {
+    status: 409,
+    title: 'An open liquidity intent already exists',
+    sdkClass: 'ConflictError',
+  },
+  liquidity_intent_not_cancellable: {
+    status: 409,
+    title: 'Liquidity intent is no longer pending',
+    sdkClass: 'ConflictError',
+  },
+  pool_has_no_price: {
+    status: 409,
+    title: 'The pool has no liquidity to take a price from',
+    sdkClass: 'ConflictError',
+  },
+  insufficient_units: {
+    status: 409,
+    title: 'The position holds fewer units',
+    sdkClass: 'ConflictError',
+  },
+  withdrawal_minimum_not_met: {
+    status: 409,
+    title: 'The units redeem for less than the minimums',
+    sdkClass: 'ConflictError',
+  },
+  nothing_to_withdraw: {
+    status: 409,
+    title: 'The units redeem for nothing',
     sdkClass: 'ConflictError',
   },
   // Developer portal: a developer holds a bounded number of active API keys.

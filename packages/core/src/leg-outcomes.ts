@@ -227,7 +227,7 @@ export function offeredRefundOf(
 }
 
 /** The legs the engine sends whose transfer can become an offer the receiver answers. */
-export type OfferedLeg = 'payout' | 'refund' | 'collect';
+export type OfferedLeg = 'payout' | 'refund' | 'collect' | 'lp_return' | 'lp_payout';
 
 /**
  * How an offer a swap party made ended: its receiver accepted or rejected it, or it came back
@@ -241,7 +241,9 @@ export type OfferOutcomeStep =
   | { readonly kind: 'finish_collection' }
   | { readonly kind: 'reverse_payout'; readonly failureReason: FailureReason }
   | { readonly kind: 'abandon_refund'; readonly error: string }
-  | { readonly kind: 'return_collection'; readonly error: string };
+  | { readonly kind: 'return_collection'; readonly error: string }
+  | { readonly kind: 'finish_liquidity_leg' }
+  | { readonly kind: 'fail_liquidity_leg'; readonly error: string };
 
 export interface OfferOutcomePlan {
   /** What the payout's or refund's leg records (with its event) before the state it leads to. */
@@ -261,6 +263,7 @@ export function planOfferOutcome(
   leg: string | null,
   ending: SwapPartyOfferEnding,
 ): OfferOutcomePlan {
+  if (leg === 'lp_return' || leg === 'lp_payout') return liquidityOfferOutcome(leg, ending);
   if (leg !== 'payout' && leg !== 'refund' && leg !== 'collect') return NO_OUTCOME;
   if (ending === 'accepted') {
     return leg === 'collect'
@@ -291,4 +294,20 @@ export function planOfferOutcome(
         step: { kind: 'return_collection', error: `the collection offer was ${ending}` },
       };
   }
+}
+
+/**
+ * A liquidity return or a withdrawal's payout that became an offer: accepted, it arrived; back
+ * unaccepted, the amount stays with the pool's party and an operator decides.
+ */
+function liquidityOfferOutcome(
+  leg: 'lp_return' | 'lp_payout',
+  ending: SwapPartyOfferEnding,
+): OfferOutcomePlan {
+  if (ending === 'accepted') return { legOutcome: null, step: { kind: 'finish_liquidity_leg' } };
+  const what = leg === 'lp_payout' ? 'withdrawal payout' : 'liquidity return';
+  return {
+    legOutcome: null,
+    step: { kind: 'fail_liquidity_leg', error: `the ${what} offer was ${ending}` },
+  };
 }

@@ -49,7 +49,17 @@ import {
   recordOfferMade,
   recordOfferOutcome,
 } from './legs.js';
+import { takeLiquidityDeposit } from './liquidity-intake.js';
+import {
+  isLiquidityCommand,
+  liquidityForwarded,
+  liquidityLegFailed,
+  liquidityOfferAccepted,
+  liquidityOfferTakenBack,
+  liquidityReturned,
+} from './liquidity-legs.js';
 import { type PriceBook, readPriceBook } from './prices.js';
+import { withdrawalOffered, withdrawalPaid, withdrawalPayoutFailed } from './withdrawals.js';
 
 export interface IngestResult {
   /** How many updates were applied; 0 when all were at or below the checkpoint (duplicates). */
@@ -160,6 +170,39 @@ async function commandsNamed(
 
 function poolOfSwapParty(pools: readonly PoolRecord[], party: string): PoolRecord | undefined {
   return pools.find((pool) => pool.swapParty === party);
+}
+
+/** The pool whose swap party or LP party `party` is: the parties the service sends from. */
+function poolOfParty(pools: readonly PoolRecord[], party: string): PoolRecord | undefined {
+  return pools.find((pool) => pool.swapParty === party || pool.lpParty === party);
+}
+
+/**
+ * The update of a liquidity command: an accepted deposit offer moves on, a forward reaches the
+ * swap party, a return or a withdrawal's payout arrives (or became an offer, which waits).
+ */
+async function liquidityConfirmed(
+  scope: Omit<UpdateScope, 'update'>,
+  command: EngineCommand,
+  becameOffer: boolean,
+  transfer: { readonly updateId: string; readonly feesBurned: Amount },
+): Promise<void> {
+  const { tx, now, effects } = scope;
+  if (becameOffer) {
+    if (command.leg === 'lp_payout') await withdrawalOffered(tx, command, now);
+    return;
+  }
+  switch (command.leg) {
+    case 'lp_accept':
+      return liquidityOfferAccepted(tx, command, now);
+    case 'forward':
+      return liquidityForwarded(tx, command, now, effects);
+    case 'lp_return':
+    case 'reject':
+      return liquidityReturned(tx, command, transfer, now);
+    case 'lp_payout':
+      return withdrawalPaid(tx, command, transfer, now);
+  }
 }
 
 function bringsDeposit(update: LedgerUpdate, pools: readonly PoolRecord[]): boolean {
@@ -283,6 +326,9 @@ async function applyConfirmation(scope: UpdateScope, command: EngineCommand): Pr
     return swapPartyOfferEnded(scope, offerActionPayloadOf(command).offerId, 'expired');
   }
   if (confirmed === null) return lateConfirmation(scope, command);
+  if (isLiquidityCommand(confirmed)) {
+    return liquidityConfirmed(scope, confirmed, offer !== null, transferFacts(update));
+  }
   // An offer made by a payout or refund waits for the receiver: the status says so, the state stays.
   if (offer !== null) {
     const made = { offerId: offer.offerId, expiresAt: offer.executeBefore };
@@ -344,6 +390,11 @@ async function incoming(
   event: Extract<LedgerEvent, { kind: 'transfer' | 'offer_created' }>,
   offerId: string | null,
 ): Promise<void> {
+  const lpPool = scope.pools.find((pool) => pool.lpParty === event.receiver);
+  if (lpPool !== undefined) {
+    const deposit = incomingOf(scope.update, index, event, lpPool, offerId);
+    return takeLiquidityDeposit(scope.tx, deposit, scope.now);
+  }
   const pool = poolOfSwapParty(scope.pools, event.receiver);
   if (pool === undefined || scope.prices === null) return;
   const incoming = incomingOf(scope.update, index, event, pool, offerId);
@@ -356,7 +407,7 @@ async function offerAccepted(
   event: Extract<LedgerEvent, { kind: 'transfer' }>,
   offerId: string,
 ): Promise<void> {
-  if (poolOfSwapParty(scope.pools, event.sender) === undefined) return;
+  if (poolOfParty(scope.pools, event.sender) === undefined) return;
   await swapPartyOfferEnded(scope, offerId, 'accepted', event.feesBurned);
 }
 
@@ -373,8 +424,11 @@ async function offerEnded(
   ending: 'rejected' | 'withdrawn',
 ): Promise<void> {
   const { tx, now } = scope;
-  if (poolOfSwapParty(scope.pools, event.sender) !== undefined) {
+  if (poolOfParty(scope.pools, event.sender) !== undefined) {
     return swapPartyOfferEnded(scope, event.offerId, ending);
+  }
+  if (scope.pools.some((pool) => pool.lpParty === event.receiver)) {
+    return liquidityOfferTakenBack(tx, event.offerId, ending, now);
   }
   if (poolOfSwapParty(scope.pools, event.receiver) === undefined || ending === 'rejected') return;
   const deposit = await depositByOffer(tx, event.offerId);
@@ -420,5 +474,11 @@ async function swapPartyOfferEnded(
       return abandonRefund(tx, command, step.error, now);
     case 'return_collection':
       return returnCollection(tx, command, step.error, now);
+    case 'finish_liquidity_leg':
+      return liquidityConfirmed(scope, command, false, transfer);
+    case 'fail_liquidity_leg':
+      return command.leg === 'lp_payout'
+        ? withdrawalPayoutFailed(tx, command, step.error, now)
+        : liquidityLegFailed(tx, command, step.error, now);
   }
 }

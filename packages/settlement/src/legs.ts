@@ -95,6 +95,24 @@ export interface CommandSubject {
   readonly intentId: string | null;
   readonly depositId: string | null;
   readonly collectionId?: string | null;
+  readonly liquidityIntentId?: string | null;
+  readonly liquidityDepositId?: string | null;
+  readonly withdrawalId?: string | null;
+  /** Told apart in the command's id when one subject sends a leg per side (`<id>.a`, `<id>.b`). */
+  readonly part?: string;
+}
+
+/** The subject's id a command's id is made of: the first the subject names. */
+function subjectIdOf(subject: CommandSubject): string | null {
+  return (
+    subject.intentId ??
+    subject.depositId ??
+    subject.collectionId ??
+    subject.liquidityDepositId ??
+    subject.liquidityIntentId ??
+    subject.withdrawalId ??
+    null
+  );
 }
 
 async function record(
@@ -104,8 +122,9 @@ async function record(
   payload: CommandPayload,
   now: Date,
 ): Promise<void> {
-  const subjectId = subject.intentId ?? subject.depositId ?? subject.collectionId ?? null;
-  if (subjectId === null) throw new Error('a command needs an intent, a deposit or a collection');
+  const subjectOnly = subjectIdOf(subject);
+  if (subjectOnly === null) throw new Error('a command needs a subject to serve');
+  const subjectId = subject.part === undefined ? subjectOnly : `${subjectOnly}.${subject.part}`;
   // An intent may make several offers (a payout, then a refund): a withdrawal is the offer's own.
   const commandSubject = payload.kind === 'withdraw' ? payload.offerId : subjectId;
   await recordLedgerCommand(tx, {
@@ -113,6 +132,9 @@ async function record(
     intentId: subject.intentId,
     depositId: subject.depositId,
     collectionId: subject.collectionId ?? null,
+    liquidityIntentId: subject.liquidityIntentId ?? null,
+    liquidityDepositId: subject.liquidityDepositId ?? null,
+    withdrawalId: subject.withdrawalId ?? null,
     leg,
     attempt: 0,
     payload,
@@ -120,13 +142,15 @@ async function record(
   });
 }
 
+/** Records an accept, reject or withdrawal of an offer; `leg` when it is not the action's name. */
 export function recordOfferAction(
   tx: Queryable,
   subject: CommandSubject,
   payload: OfferActionPayload,
   now: Date,
+  leg: CommandLeg = payload.kind,
 ): Promise<void> {
-  return record(tx, subject, payload.kind, payload, now);
+  return record(tx, subject, leg, payload, now);
 }
 
 /**
@@ -154,7 +178,7 @@ export function recordOfferWithdrawal(
 export function recordTransfer(
   tx: Queryable,
   subject: CommandSubject,
-  leg: 'payout' | 'refund' | 'collect',
+  leg: 'payout' | 'refund' | 'collect' | 'forward' | 'lp_return' | 'lp_payout',
   payload: TransferPayload,
   now: Date,
 ): Promise<void> {

@@ -343,3 +343,16 @@ export async function refundCommandsOf(
   );
   return rows.map(commandFromRow);
 }
+
+/** The liquidity deposit's unfinished commands (an accept, a forward or a return still to confirm). */
+export async function openCommandsOfLiquidityDeposit(
+  q: Queryable,
+  depositId: string,
+): Promise<EngineCommand[]> {
+  const rows = await q.query(
+    `SELECT * FROM ledger_commands
+     WHERE liquidity_deposit_id = $1 AND status IN ('recorded', 'submitted')`,
+    [depositId],
+  );
+  return commandsFrom(rows);
+}

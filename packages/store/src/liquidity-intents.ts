@@ -289,7 +289,10 @@ export async function transitionLiquidityIntent(
   return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
 }
 
-/** Open intents past their expiry, oldest first, locked for the caller's transaction. */
+/**
+ * Open intents past their expiry, oldest first. Not locked here: the caller takes each pool's
+ * lock first and moves the intent by compare-and-set, the order every writer keeps.
+ */
 export async function dueLiquidityIntents(
   q: Queryable,
   now: Date,
@@ -298,8 +301,7 @@ export async function dueLiquidityIntents(
   const rows = await q.query(
     `SELECT * FROM liquidity_intents
      WHERE status IN ('pending', 'partial') AND expires_at <= $1
-     ORDER BY expires_at, liquidity_intent_id LIMIT $2
-     FOR UPDATE SKIP LOCKED`,
+     ORDER BY expires_at, liquidity_intent_id LIMIT $2`,
     [now, Math.min(limit, LIQUIDITY_EXPIRY_BATCH_MAX)],
   );
   return rows.map(liquidityIntentFromRow);
@@ -323,4 +325,17 @@ export async function listLiquidityEvents(
     at: readDate(row.at),
     payload: (row.payload ?? {}) as Record<string, unknown>,
   }));
+}
+
+/** How many of the intent's commands are still unconfirmed (recorded or submitted). */
+export async function countOpenLiquidityCommands(
+  q: Queryable,
+  liquidityIntentId: string,
+): Promise<number> {
+  const rows = await q.query(
+    `SELECT count(*) AS n FROM ledger_commands
+     WHERE liquidity_intent_id = $1 AND status IN ('recorded', 'submitted')`,
+    [liquidityIntentId],
+  );
+  return readSafeInteger(rows[0]?.n ?? 0);
 }

@@ -517,6 +517,24 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
   collection_unavailable: {
     detail: `The fees pool ${POOL_ID} set aside in Amulet do not cover 0.375 now; an operator can tell why.`,
   },
+  position_not_found: { detail: `The party holds no units of pool ${POOL_ID}.` },
+  active_liquidity_intent_exists: {
+    detail: `An open liquidity intent for pool ${POOL_ID} exists; finish or cancel it first.`,
+  },
+  liquidity_intent_not_cancellable: {
+    detail: 'The liquidity intent is partial; only a pending intent can be cancelled.',
+  },
+  pool_has_no_price: {
+    detail: `Pool ${POOL_ID} has no liquidity yet; give both amounts to set its price.`,
+  },
+  insufficient_units: {
+    detail: 'The position holds 120.5 units; a withdrawal burns more than zero and at most that.',
+  },
+  withdrawal_minimum_not_met: {
+    detail:
+      'The units redeem for 99.1 and 9.8 now, below the minimums 100 and 10; nothing was burned.',
+  },
+  nothing_to_withdraw: { detail: 'Those units redeem for nothing.' },
   api_key_limit_reached: {
     detail:
       'You have 25 active API keys, the most a developer may hold; revoke one (DELETE /api/sdk/keys/{keyId}) to free a place, or rotate an existing key.',

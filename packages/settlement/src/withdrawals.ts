@@ -1,0 +1,217 @@
+/**
+ * Withdrawals (docs/spec/liquidity.md#withdrawals): a provider burns units for both sides of a
+ * pool. One transaction takes the pool's lock, reads the position and the books, plans with
+ * core's `planWithdrawal`, and writes the burn (position, supply), the books' move (reserve →
+ * outgoing) and one payout command per side before anything is submitted; a refusal burns
+ * nothing. The payouts are confirmed from the update stream, each side once.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  Amount,
+  type BurnRequest,
+  DomainError,
+  type ForwardedSides,
+  planWithdrawal,
+  type Side,
+  transferArrived,
+} from '@poolparty/core';
+import type { Database, EngineCommand, Queryable, WithdrawalRecord } from '@poolparty/store';
+import {
+  debitPosition,
+  getPool,
+  getPosition,
+  insertWithdrawal,
+  moveWithdrawalPayout,
+  raiseOperatorFlag,
+} from '@poolparty/store';
+import { lockPool, moveBalances } from './accounting.js';
+import { recordTransfer, transferPayloadOf } from './legs.js';
+
+const WITHDRAWAL_ID_BYTES = 12;
+
+export interface WithdrawalRequest {
+  readonly poolId: string;
+  readonly providerParty: string;
+  readonly apiKeyId: string;
+  readonly burn: BurnRequest;
+  readonly minimum: ForwardedSides;
+  readonly now: Date;
+}
+
+/** Records a withdrawal, or refuses it with a domain error and burns nothing. */
+export async function recordWithdrawal(
+  db: Database,
+  request: WithdrawalRequest,
+): Promise<WithdrawalRecord> {
+  return db.transaction(async (tx) => {
+    const books = await lockPool(tx, request.poolId);
+    const pool = await getPool(tx, request.poolId);
+    if (pool === null) throw new DomainError('pool_not_found', `No pool ${request.poolId}.`);
+    const position = await getPosition(tx, request.poolId, request.providerParty);
+    const plan = planWithdrawal(
+      {
+        reserveA: Amount.parse(books.reserveA),
+        reserveB: Amount.parse(books.reserveB),
+        supply: Amount.parse(pool.lpSupply),
+      },
+      position && {
+        units: Amount.parse(position.units),
+        basisA: Amount.parse(position.basisA),
+        basisB: Amount.parse(position.basisB),
+      },
+      request.burn,
+      request.minimum,
+    );
+    if (plan.kind === 'refused') throw refusal(plan.code, plan.message);
+    const withdrawal = await insertWithdrawal(tx, {
+      withdrawalId: `wdr_${randomBytes(WITHDRAWAL_ID_BYTES).toString('base64url')}`,
+      poolId: request.poolId,
+      providerParty: request.providerParty,
+      apiKeyId: request.apiKeyId,
+      units: plan.units.toString(),
+      amountA: plan.pay.a.toString(),
+      amountB: plan.pay.b.toString(),
+      minimumA: request.minimum.a.toString(),
+      minimumB: request.minimum.b.toString(),
+      createdAt: request.now,
+    });
+    const burned = await debitPosition(tx, {
+      poolId: request.poolId,
+      providerParty: request.providerParty,
+      units: plan.units.toString(),
+      basisA: plan.basis.a.toString(),
+      basisB: plan.basis.b.toString(),
+      now: request.now,
+    });
+    if (!burned) throw new Error(`position of ${request.providerParty} changed under its lock`);
+    await moveBalances(tx, request.poolId, plan.movements, request.now);
+    for (const side of ['a', 'b'] as const) {
+      const amount = plan.pay[side];
+      if (!amount.isPositive()) continue;
+      const subject = {
+        intentId: null,
+        depositId: null,
+        withdrawalId: withdrawal.withdrawalId,
+        part: side,
+      };
+      await recordTransfer(
+        tx,
+        subject,
+        'lp_payout',
+        {
+          kind: 'transfer',
+          poolId: request.poolId,
+          side,
+          sender: pool.swapParty,
+          receiver: request.providerParty,
+          instrument: side === 'a' ? pool.tokenA : pool.tokenB,
+          amount: amount.toString(),
+          reason: `withdraw:${withdrawal.withdrawalId}`,
+        },
+        request.now,
+      );
+    }
+    return withdrawal;
+  });
+}
+
+function refusal(
+  code: 'no_position' | 'insufficient_units' | 'minimum_not_met' | 'nothing_to_pay',
+  message: string,
+): DomainError {
+  switch (code) {
+    case 'no_position':
+      return new DomainError('position_not_found', message);
+    case 'insufficient_units':
+      return new DomainError('insufficient_units', message);
+    case 'minimum_not_met':
+      return new DomainError('withdrawal_minimum_not_met', message);
+    case 'nothing_to_pay':
+      return new DomainError('nothing_to_withdraw', message);
+  }
+}
+
+function sideOfCommand(command: EngineCommand): { poolId: string; side: Side } | null {
+  const payload = transferPayloadOf(command);
+  return payload.poolId === null || payload.side === null
+    ? null
+    : { poolId: payload.poolId, side: payload.side };
+}
+
+/** A withdrawal's payout arrived (directly, or its offer was accepted): the books give it up. */
+export async function withdrawalPaid(
+  tx: Queryable,
+  command: EngineCommand,
+  transfer: { readonly updateId: string; readonly feesBurned: Amount },
+  now: Date,
+): Promise<void> {
+  const leg = sideOfCommand(command);
+  if (leg === null || (command.withdrawalId ?? null) === null) return;
+  const books = await lockPool(tx, leg.poolId);
+  const paid = await moveWithdrawalPayout(tx, {
+    withdrawalId: command.withdrawalId as string,
+    side: leg.side,
+    from: ['pending', 'offered'],
+    to: 'paid',
+    updateId: transfer.updateId,
+    now,
+  });
+  if (paid === null) return;
+  const amount = Amount.parse(transferPayloadOf(command).amount);
+  await moveBalances(
+    tx,
+    leg.poolId,
+    transferArrived(books, leg.side, amount, transfer.feesBurned),
+    now,
+  );
+}
+
+/** The payout became an offer the provider must accept. */
+export async function withdrawalOffered(tx: Queryable, command: EngineCommand, now: Date) {
+  const leg = sideOfCommand(command);
+  if (leg === null || (command.withdrawalId ?? null) === null) return;
+  await lockPool(tx, leg.poolId);
+  await moveWithdrawalPayout(tx, {
+    withdrawalId: command.withdrawalId as string,
+    side: leg.side,
+    from: ['pending'],
+    to: 'offered',
+    now,
+  });
+}
+
+/**
+ * The payout cannot reach the provider (its attempts spent, or its offer rejected or expired):
+ * the amount stays in `outgoing`, the side is `flagged`, and an operator is told — never lost,
+ * never paid twice.
+ */
+export async function withdrawalPayoutFailed(
+  tx: Queryable,
+  command: EngineCommand,
+  error: string,
+  now: Date,
+): Promise<void> {
+  const leg = sideOfCommand(command);
+  if (leg === null || (command.withdrawalId ?? null) === null) return;
+  await lockPool(tx, leg.poolId);
+  const flagged = await moveWithdrawalPayout(tx, {
+    withdrawalId: command.withdrawalId as string,
+    side: leg.side,
+    from: ['pending', 'offered'],
+    to: 'flagged',
+    now,
+  });
+  if (flagged === null) return;
+  await raiseOperatorFlag(tx, {
+    intentId: null,
+    depositId: null,
+    kind: 'withdrawal_payout_failed',
+    details: {
+      commandId: command.commandId,
+      withdrawalId: command.withdrawalId,
+      side: leg.side,
+      error,
+    },
+    createdAt: now,
+  });
+}
