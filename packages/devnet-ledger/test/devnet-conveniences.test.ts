@@ -4,6 +4,7 @@
  * the Canton paths.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEVNET_ENDPOINTS } from '../src/devnet/endpoints.js';
 import { call, startWorld, type World } from './support/server.js';
 
 describe('devnet conveniences on the devnet ledger server', () => {
@@ -43,5 +44,21 @@ describe('devnet conveniences on the devnet ledger server', () => {
     });
     expect(answer.status).toBe(404);
     expect(answer.body.code).toBe('token_not_found');
+  });
+
+  it('serves every devnet endpoint, the control ones to no page of another origin', async () => {
+    for (const { method, url, control } of DEVNET_ENDPOINTS) {
+      const path = `/devnet${url}`
+        .replace(':partyId', encodeURIComponent(world.pool))
+        .replace(':offerId', 'no-such-offer');
+      const answer = await fetch(`${world.server.url}${path}`, {
+        method,
+        headers: { origin: 'http://elsewhere.example', 'content-type': 'application/json' },
+        ...(method === 'POST' && { body: '{}' }),
+      });
+      const { code } = (await answer.json()) as { code?: string };
+      expect(answer.status, path).not.toBe(404);
+      expect(code === 'origin_not_allowed', path).toBe(control === true);
+    }
   });
 });

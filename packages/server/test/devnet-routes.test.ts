@@ -9,12 +9,12 @@ import {
   type Instrument,
   sign,
 } from '@poolparty/core';
+import { PROBLEM_CONTENT_TYPE } from '@poolparty/core/problems';
 import { FAULTS_OFF } from '@poolparty/devnet-ledger/devnet';
 import { type LocalLedger, MINING_ROUND_MS, openLocalLedger } from '@poolparty/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMITS } from '../src/auth/rate-limits.js';
 import { createFastify } from '../src/http/fastify.js';
-import { PROBLEM_CONTENT_TYPE } from '../src/http/problem.js';
 import { devnetRoutes } from '../src/http/routes/devnet.js';
 import { BucketStore } from '../src/http/token-bucket.js';
 

@@ -4,6 +4,7 @@
  */
 import { readDate, readDateOrNull, readString } from './columns.js';
 import type { Queryable, Row } from './database.js';
+import { deleteExpired } from './expiry.js';
 
 export interface NonceRecord {
   readonly nonce: string;
@@ -69,12 +70,6 @@ export async function findNonce(q: Queryable, nonce: string): Promise<NonceRecor
 }
 
 /** Removes up to `limit` nonces that expired by `now`, used or not; returns how many. */
-export async function purgeExpiredNonces(q: Queryable, now: Date, limit: number): Promise<number> {
-  const rows = await q.query(
-    `DELETE FROM nonces WHERE nonce IN (
-       SELECT nonce FROM nonces WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2
-     ) RETURNING nonce`,
-    [now, limit],
-  );
-  return rows.length;
+export function purgeExpiredNonces(q: Queryable, now: Date, limit: number): Promise<number> {
+  return deleteExpired(q, { table: 'nonces', key: 'nonce' }, now, limit);
 }

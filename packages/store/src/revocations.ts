@@ -4,6 +4,7 @@
  * anyway.
  */
 import type { Queryable } from './database.js';
+import { deleteExpired } from './expiry.js';
 
 export interface WalletTokenRevocation {
   readonly jti: string;
@@ -30,17 +31,6 @@ export async function isWalletTokenRevoked(q: Queryable, jti: string): Promise<b
 }
 
 /** Drops up to `limit` revocations of tokens that have expired by `now`; returns how many. */
-export async function purgeExpiredRevocations(
-  q: Queryable,
-  now: Date,
-  limit: number,
-): Promise<number> {
-  const rows = await q.query(
-    `DELETE FROM wallet_token_revocations WHERE jti IN (
-       SELECT jti FROM wallet_token_revocations WHERE expires_at <= $1
-       ORDER BY expires_at LIMIT $2
-     ) RETURNING jti`,
-    [now, limit],
-  );
-  return rows.length;
+export function purgeExpiredRevocations(q: Queryable, now: Date, limit: number): Promise<number> {
+  return deleteExpired(q, { table: 'wallet_token_revocations', key: 'jti' }, now, limit);
 }

@@ -1,6 +1,7 @@
 /** Developer portal sessions: stored by the SHA-256 of the session token only. */
 import { readDate, readString } from './columns.js';
 import type { Queryable, Row } from './database.js';
+import { deleteExpired } from './expiry.js';
 
 export interface SessionRecord {
   readonly tokenHash: string;
@@ -49,16 +50,6 @@ export async function deleteSession(q: Queryable, tokenHash: string): Promise<bo
 }
 
 /** Removes up to `limit` sessions expired at `now`; returns how many. */
-export async function purgeExpiredSessions(
-  q: Queryable,
-  now: Date,
-  limit: number,
-): Promise<number> {
-  const rows = await q.query(
-    `DELETE FROM sessions WHERE token_hash IN (
-       SELECT token_hash FROM sessions WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2
-     ) RETURNING token_hash`,
-    [now, limit],
-  );
-  return rows.length;
+export function purgeExpiredSessions(q: Queryable, now: Date, limit: number): Promise<number> {
+  return deleteExpired(q, { table: 'sessions', key: 'token_hash' }, now, limit);
 }

@@ -1,46 +1,20 @@
 /**
- * The devnet ledger server's `/devnet` routes: the devnet conveniences (operations.ts) at the
+ * The devnet ledger server's `/devnet` routes: the devnet endpoints (endpoints.ts) at the
  * service's paths, validated and answered by core's wire schemas, refused with problem documents.
  * Without the service's documentation, rate limit or CORS: this server stands in for a
  * participant on the operator's own machine, and funds whole test clusters from one address. The
  * control routes take no requests from a browser page of another origin than the server's own.
  * Beside them, `GET /devnet/pools` lists the pools the ledger was seeded with.
  */
-import {
-  DevnetBalancesSchema,
-  type DevnetClockAdvance,
-  DevnetClockAdvanceSchema,
-  DevnetClockSchema,
-  type DevnetCreateParty,
-  DevnetCreatePartySchema,
-  type DevnetFaucetRequest,
-  DevnetFaucetRequestSchema,
-  DevnetFaucetResultSchema,
-  type DevnetFaults,
-  DevnetFaultsSchema,
-  type DevnetOfferAction,
-  DevnetOfferActionResultSchema,
-  DevnetOfferActionSchema,
-  DevnetOffersSchema,
-  type DevnetOracle,
-  DevnetOracleSchema,
-  DevnetPartySchema,
-  type DevnetTransferRequest,
-  DevnetTransferRequestSchema,
-  DevnetTransferResultSchema,
-  type OfferIdParams,
-  OfferIdParamsSchema,
-  type PartyIdParams,
-  PartyIdParamsSchema,
-} from '@poolparty/core';
 import type { LocalLedger } from '@poolparty/ledger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { arrivedOverTls } from '../http/fastify.js';
 import { answerWithProblems, requestTarget, sendProblem } from '../http/problems.js';
-import { registerRoutes, routeOf } from '../http/route-table.js';
-import { DevnetConveniences, type OfferAction, requireControlOrigin } from './operations.js';
+import { type Route, registerRoutes, routeOf } from '../http/route-table.js';
+import { DEVNET_ENDPOINTS, type DevnetEndpoint } from './endpoints.js';
+import { DevnetConveniences, requireControlOrigin } from './operations.js';
 import { type DevnetPoolListing, poolManifest } from './pool-manifest.js';
-import { keepRawJsonBodies, signedRequestOf } from './signed-requests.js';
+import { keepRawJsonBodies } from './signed-requests.js';
 
 interface DevnetRouteDeps {
   readonly devnet: DevnetConveniences;
@@ -63,92 +37,10 @@ const controlOnly = () => async (request: FastifyRequest) => {
   );
 };
 
-const createDevnetParty = devnetRoute<{ Body: DevnetCreateParty }>({
-  method: 'POST',
-  url: '/parties',
-  schema: {
-    body: DevnetCreatePartySchema,
-    response: { 200: DevnetPartySchema, 201: DevnetPartySchema },
-  },
-  handler: async ({ devnet }, request, reply) => {
-    const { created, party } = await devnet.createParty(request.body);
-    reply.code(created ? 201 : 200);
-    return party;
-  },
-});
-
-const mintDevnetTokens = devnetRoute<{ Body: DevnetFaucetRequest }>({
-  method: 'POST',
-  url: '/faucet',
-  schema: { body: DevnetFaucetRequestSchema, response: { 200: DevnetFaucetResultSchema } },
-  handler: ({ devnet }, request) => devnet.mint(request.body),
-});
-
-const getDevnetHoldings = devnetRoute<{ Params: PartyIdParams }>({
-  method: 'GET',
-  url: '/parties/:partyId/holdings',
-  schema: { params: PartyIdParamsSchema, response: { 200: DevnetBalancesSchema } },
-  handler: ({ devnet }, request) => devnet.balances(request.params.partyId),
-});
-
-const submitDevnetTransfer = devnetRoute<{ Body: DevnetTransferRequest }>({
-  method: 'POST',
-  url: '/transfers',
-  schema: { body: DevnetTransferRequestSchema, response: { 200: DevnetTransferResultSchema } },
-  handler: ({ devnet }, request) => devnet.transfer(request.body, signedRequestOf(request)),
-});
-
-const listDevnetOffers = devnetRoute<{ Params: PartyIdParams }>({
-  method: 'GET',
-  url: '/parties/:partyId/offers',
-  schema: { params: PartyIdParamsSchema, response: { 200: DevnetOffersSchema } },
-  handler: ({ devnet }, request) => devnet.offersTo(request.params.partyId),
-});
-
-/** `POST /offers/{offerId}/accept` or `/reject`, signed by the receiver. */
-const offerActionRoute = (action: OfferAction) =>
-  devnetRoute<{ Params: OfferIdParams; Body: DevnetOfferAction }>({
-    method: 'POST',
-    url: `/offers/:offerId/${action}`,
-    schema: {
-      params: OfferIdParamsSchema,
-      body: DevnetOfferActionSchema,
-      response: { 200: DevnetOfferActionResultSchema },
-    },
-    handler: ({ devnet }, request) =>
-      devnet.actOnOffer(action, request.params.offerId, request.body, signedRequestOf(request)),
-  });
-
-const getDevnetClock = devnetRoute({
-  method: 'GET',
-  url: '/clock',
-  schema: { response: { 200: DevnetClockSchema } },
-  handler: ({ devnet }) => devnet.clock(),
-});
-
-const advanceDevnetClock = devnetRoute<{ Body: DevnetClockAdvance }>({
-  method: 'POST',
-  url: '/clock',
-  onRequest: controlOnly,
-  schema: { body: DevnetClockAdvanceSchema, response: { 200: DevnetClockSchema } },
-  handler: ({ devnet }, request) => devnet.advanceClock(request.body),
-});
-
-const setDevnetAmuletPrice = devnetRoute<{ Body: DevnetOracle }>({
-  method: 'POST',
-  url: '/oracle',
-  onRequest: controlOnly,
-  schema: { body: DevnetOracleSchema, response: { 200: DevnetOracleSchema } },
-  handler: ({ devnet }, request) => devnet.setAmuletPrice(request.body),
-});
-
-const setDevnetFaults = devnetRoute<{ Body: DevnetFaults }>({
-  method: 'POST',
-  url: '/faults',
-  onRequest: controlOnly,
-  schema: { body: DevnetFaultsSchema, response: { 200: DevnetFaultsSchema } },
-  handler: ({ devnet }, request) => devnet.setFaults(request.body),
-});
+/** An endpoint as this server serves it: as defined, the control ones for its own pages only. */
+function served({ method, url, control, schema, handler }: DevnetEndpoint): Route<DevnetRouteDeps> {
+  return { method, url, schema, ...(control && { onRequest: controlOnly }), handler };
+}
 
 const listDevnetPools = devnetRoute({
   method: 'GET',
@@ -156,20 +48,7 @@ const listDevnetPools = devnetRoute({
   handler: async ({ pools }) => pools,
 });
 
-const DEVNET_ROUTES = [
-  createDevnetParty,
-  mintDevnetTokens,
-  getDevnetHoldings,
-  submitDevnetTransfer,
-  listDevnetOffers,
-  offerActionRoute('accept'),
-  offerActionRoute('reject'),
-  getDevnetClock,
-  advanceDevnetClock,
-  setDevnetAmuletPrice,
-  setDevnetFaults,
-  listDevnetPools,
-];
+const DEVNET_ROUTES = [...DEVNET_ENDPOINTS.map(served), listDevnetPools];
 
 /**
  * Refuses a number member that validation let through as ±Infinity: Ajv coerces the strings

@@ -7,6 +7,22 @@ import type { SignedRequest } from './operations.js';
 
 const SIGNATURE_HEADER = 'x-party-signature';
 
+/**
+ * The headers of the requests that act for a party, as their routes declare them. The signature
+ * is optional here: a request without one reaches the operation, which refuses it as an invalid
+ * signature, not as a malformed request.
+ */
+export const SignedHeadersSchema = {
+  type: 'object',
+  properties: {
+    [SIGNATURE_HEADER]: {
+      description:
+        "Base64 Ed25519 signature, by the acting party's key, of `METHOD + ' ' + path + '\\n' + rawBody`.",
+      type: 'string',
+    },
+  },
+} as const;
+
 /** Exact body bytes of each request whose scope keeps them. */
 const rawBodies = new WeakMap<FastifyRequest, Uint8Array>();
 

@@ -1,19 +1,22 @@
 /**
  * The devnet ledger server's answers outside the Canton paths: RFC 9457 problem documents of
- * core's error catalogue, as the service answers them. They answer the `/devnet` routes' refusals
- * (core's `DomainError`, schema validation, malformed bodies), paths served by no route, and
- * requests refused before routing or before there is a request at all.
+ * core's error catalogue, as the service answers them (core's problems.ts says what each failure
+ * answers; this is the glue to Fastify). They answer the `/devnet` routes' refusals (core's
+ * `DomainError`, schema validation, malformed bodies), paths served by no route, and requests
+ * refused before routing or before there is a request at all.
  */
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { type DomainError, type ErrorCode, statusOf } from '@poolparty/core';
 import {
-  codeOfClientStatus,
-  DomainError,
-  type ErrorCode,
-  problemFor,
-  statusOf,
-} from '@poolparty/core';
+  connectionErrorResponse,
+  notFoundProblem,
+  PROBLEM_CONTENT_TYPE,
+  problemBody,
+  problemOfError,
+  requestTargetOf,
+} from '@poolparty/core/problems';
 import type {
   FastifyBaseLogger,
   FastifyError,
@@ -22,11 +25,9 @@ import type {
   FastifyRequest,
 } from 'fastify';
 
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-
 /** `METHOD /path`, as problem details name the request they refuse. */
 export function requestTarget(request: FastifyRequest): string {
-  return `${request.method} ${request.url.split('?')[0]}`;
+  return requestTargetOf(request.method, request.url);
 }
 
 export function sendProblem(
@@ -36,60 +37,35 @@ export function sendProblem(
   detail: string,
   extensions: Readonly<Record<string, unknown>> = {},
 ): FastifyReply {
-  const problem = (problemFor as (c: ErrorCode, d: string, e: object) => object)(
-    code,
-    detail,
-    extensions,
-  );
   return reply
     .code(statusOf(code))
     .type(PROBLEM_CONTENT_TYPE)
-    .send({ ...problem, requestId: request.id });
+    .send(problemBody(code, detail, extensions, request.id));
 }
 
-/**
- * What a framework error means for the client: its catalogue code, or null when it is the
- * server's own failure. A path that is no URL is malformed; any other 4xx has the code of its
- * status (a body that is no JSON, or an empty one, is a `validation_error`).
- */
-export function clientErrorCode(error: {
-  readonly code?: string;
-  readonly statusCode?: number;
-}): ErrorCode | null {
-  if (error.code === 'FST_ERR_BAD_URL') return 'malformed_request';
-  const status = error.statusCode;
-  if (status === undefined || status < 400 || status > 499) return null;
-  return codeOfClientStatus(status);
+/** Answers a failure as core says; `unhandled` is the log line of the server's own failures. */
+function answerError(
+  error: FastifyError | DomainError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  unhandled: string,
+): FastifyReply {
+  const { code, detail, extensions, headers, serverFault } = problemOfError(error);
+  if (serverFault) request.log.error({ err: error }, unhandled);
+  reply.headers(headers);
+  return sendProblem(request, reply, code, detail, extensions);
 }
 
 /** Answers every failure in `scope`, and every path it has no route for, with a problem. */
 export function answerWithProblems(scope: FastifyInstance): void {
-  scope.setErrorHandler((error: FastifyError | DomainError, request, reply) => {
-    if (error instanceof DomainError) {
-      if (error.retryAfterSeconds !== undefined) {
-        reply.header('Retry-After', String(error.retryAfterSeconds));
-      }
-      return sendProblem(request, reply, error.code, error.shortMessage, error.extensions);
-    }
-    if (error.validation) {
-      const errors = error.validation.map((issue) => ({
-        path: `/${error.validationContext ?? 'request'}${issue.instancePath}`,
-        message: issue.message ?? 'is invalid',
-      }));
-      const detail = errors.map((e) => `${e.path} ${e.message}`).join('; ');
-      return sendProblem(request, reply, 'validation_error', detail, { errors });
-    }
-    const code = clientErrorCode(error);
-    if (code !== null) return sendProblem(request, reply, code, error.message);
-    request.log.error({ err: error }, 'unhandled error');
-    return sendProblem(request, reply, 'internal_error', INTERNAL_ERROR_DETAIL);
-  });
-  scope.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, 'not_found', `No route for ${requestTarget(request)}.`),
+  scope.setErrorHandler((error: FastifyError | DomainError, request, reply) =>
+    answerError(error, request, reply, 'unhandled error'),
   );
+  scope.setNotFoundHandler((request, reply) => {
+    const { code, detail } = notFoundProblem(request.method, request.url);
+    return sendProblem(request, reply, code, detail);
+  });
 }
-
-const INTERNAL_ERROR_DETAIL = 'The service failed to handle this request.';
 
 /** Answers a failure found before routing (bad percent-encoding, an overlong path segment). */
 export function answerFrameworkError(
@@ -97,24 +73,8 @@ export function answerFrameworkError(
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
-  const code = clientErrorCode(error);
-  if (code === null) request.log.error({ err: error }, 'unhandled framework error');
-  const detail = code === null ? INTERNAL_ERROR_DETAIL : error.message;
-  return sendProblem(request, reply, code ?? 'internal_error', detail);
+  return answerError(error, request, reply, 'unhandled framework error');
 }
-
-/** The problem of a connection-level failure Node reports before there is a request. */
-const CONNECTION_ERRORS: Readonly<Record<string, readonly [ErrorCode, string]>> = {
-  HPE_HEADER_OVERFLOW: [
-    'headers_too_large',
-    'The request line and headers exceed the size the service reads.',
-  ],
-  ERR_HTTP_REQUEST_TIMEOUT: ['request_timeout', 'The request was not received in time.'],
-};
-const MALFORMED: readonly [ErrorCode, string] = [
-  'malformed_request',
-  'The request is not well-formed HTTP/1.1.',
-];
 
 /**
  * Answers a `clientError` (unparseable HTTP, headers too large, a request too slow to arrive)
@@ -134,18 +94,8 @@ export function answerConnectionError(
     socket.destroy();
     return;
   }
-  const [code, detail] = CONNECTION_ERRORS[error.code ?? ''] ?? MALFORMED;
   const requestId = randomUUID();
+  const { code, response } = connectionErrorResponse(error.code, requestId, headers, STATUS_CODES);
   log.debug({ reqId: requestId, err: error }, `client error: ${code}`);
-  const body = JSON.stringify({ ...problemFor(code as 'validation_error', detail), requestId });
-  const status = statusOf(code);
-  const head = [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
-    `Content-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    `X-Request-Id: ${requestId}`,
-    ...headers.map(([name, value]) => `${name}: ${value}`),
-    'Connection: close',
-  ];
-  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+  socket.end(response, () => socket.destroy());
 }

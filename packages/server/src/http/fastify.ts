@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { problemOfError } from '@poolparty/core/problems';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -22,12 +23,7 @@ import pretty from 'pino-pretty';
 import { effectiveLogFormat, type Settings, settingDefinitionsOf } from '../config.js';
 import { capConnections } from './connection-caps.js';
 import { refuseNonFiniteNumbers } from './finite-numbers.js';
-import {
-  answerClientError,
-  clientErrorCode,
-  registerProblemHandlers,
-  sendProblem,
-} from './problem.js';
+import { answerClientError, registerProblemHandlers, sendAnswer, sendProblem } from './problem.js';
 import {
   API_SECURITY_HEADERS,
   applySecurityHeaders,
@@ -201,14 +197,9 @@ export function createFastify(options: FastifyOptions = {}): App {
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id);
       applySecurityHeaders(request.raw, reply);
-      const code = clientErrorCode(error);
-      if (code === null) request.log.error({ err: error }, 'unhandled framework error');
-      return sendProblem(
-        request,
-        reply,
-        code ?? 'internal_error',
-        code === null ? 'The service failed to handle this request.' : error.message,
-      );
+      const answer = problemOfError(error);
+      if (answer.serverFault) request.log.error({ err: error }, 'unhandled framework error');
+      return sendAnswer(request, reply, answer);
     },
     // Unparseable HTTP and oversized headers never become a request: answered on the socket.
     clientErrorHandler(error, socket) {

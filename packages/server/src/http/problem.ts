@@ -1,22 +1,28 @@
 /**
  * Turning failures into RFC 9457 problem responses. Routes throw `ApiError` with a catalogue
  * code; everything else a route can throw is mapped here too, so a client never sees a bare 500
- * page or a stack trace.
+ * page or a stack trace. What each failure answers is core's (problems.ts), as the devnet ledger
+ * server answers it; this is the glue to Fastify, and the service's own store-loss answer.
  */
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
-  codeOfClientStatus,
   DomainError,
   type DomainErrorDetails,
-  ERROR_CATALOGUE,
   type ErrorCode,
   type ProblemExtensions,
-  problemFor,
   type RequiredProblemExtensions,
   statusOf,
 } from '@poolparty/core';
+import {
+  connectionErrorResponse,
+  notFoundProblem,
+  PROBLEM_CONTENT_TYPE,
+  type ProblemAnswer,
+  problemBody,
+  problemOfError,
+} from '@poolparty/core/problems';
 import { causedByConnectionLoss } from '@poolparty/store';
 import type {
   FastifyBaseLogger,
@@ -25,8 +31,6 @@ import type {
   FastifyReply,
   FastifyRequest,
 } from 'fastify';
-
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 /**
  * A refusal of the HTTP layer itself (a missing API key, a rate limit, a capped stream), which may
@@ -58,14 +62,6 @@ export class ApiError<C extends ErrorCode = ErrorCode> extends DomainError<C> {
   }
 }
 
-/** The response headers a domain refusal asks for: `Retry-After` when a retry can succeed. */
-function headersOf(error: DomainError): Readonly<Record<string, string>> {
-  const own = error instanceof ApiError ? error.headers : {};
-  return error.retryAfterSeconds === undefined
-    ? own
-    : { 'Retry-After': String(error.retryAfterSeconds), ...own };
-}
-
 /** The request's path, without its query string. */
 export function requestPath(request: FastifyRequest): string {
   return request.url.split('?')[0] ?? '';
@@ -83,40 +79,10 @@ export function sendProblem(
   detail: string,
   extensions: Readonly<Record<string, unknown>> = {},
 ): FastifyReply {
-  const body = {
-    ...(problemFor as (c: ErrorCode, d: string, e: object) => object)(code, detail, extensions),
-    requestId: request.id,
-  };
-  return reply.code(statusOf(code)).type(PROBLEM_CONTENT_TYPE).send(body);
-}
-
-/** Fastify's own error codes that are the client's fault, and what they mean in the catalogue. */
-const FRAMEWORK_ERRORS: Readonly<Record<string, ErrorCode>> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'validation_error',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'validation_error',
-  FST_ERR_VALIDATION: 'validation_error',
-  // Raised before routing (through `frameworkErrors`): bad percent-encoding, an overlong segment.
-  FST_ERR_BAD_URL: 'malformed_request',
-  FST_ERR_MAX_PARAM_LENGTH: 'uri_too_long',
-};
-
-/**
- * What a thrown error means for the client: its catalogue code, or `null` when it is the
- * service's own failure (logged, answered as `internal_error`).
- */
-export function clientErrorCode(error: {
-  readonly code?: string;
-  readonly statusCode?: number;
-}): ErrorCode | null {
-  const mapped = error.code === undefined ? undefined : FRAMEWORK_ERRORS[error.code];
-  if (mapped !== undefined) return mapped;
-  // A plugin's 4xx: the static files under `/docs` refuse odd paths with 403 and answer
-  // conditional and range requests with 412 and 416.
-  const status = error.statusCode;
-  if (status === undefined || status < 400 || status > 499) return null;
-  return codeOfClientStatus(status);
+  return reply
+    .code(statusOf(code))
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(problemBody(code, detail, extensions, request.id));
 }
 
 export function registerProblemHandlers(app: FastifyInstance): void {
@@ -132,34 +98,26 @@ export function registerProblemHandlers(app: FastifyInstance): void {
         { retryAfterSeconds: STORE_RETRY_AFTER_S },
       );
     }
-    if (error instanceof DomainError) {
-      reply.headers(headersOf(error));
-      return sendProblem(request, reply, error.code, error.shortMessage, error.extensions);
-    }
-    if (error.validation) {
-      const errors = error.validation.map((issue) => ({
-        path: `/${error.validationContext ?? 'request'}${issue.instancePath}`,
-        message: issue.message ?? 'is invalid',
-      }));
-      return sendProblem(request, reply, 'validation_error', describeValidation(errors), {
-        errors,
-      });
-    }
     // Malformed JSON surfaces as a SyntaxError with status 400; the static plugin's refusals
     // carry their 4xx status.
-    const code = clientErrorCode(error);
-    if (code !== null) return sendProblem(request, reply, code, error.message);
-    request.log.error({ err: error }, 'unhandled error');
-    return sendProblem(
-      request,
-      reply,
-      'internal_error',
-      'The service failed to handle this request.',
-    );
+    const answer = problemOfError(error);
+    if (answer.serverFault) request.log.error({ err: error }, 'unhandled error');
+    const own = error instanceof ApiError ? error.headers : {};
+    return sendAnswer(request, reply, { ...answer, headers: { ...answer.headers, ...own } });
   });
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, 'not_found', `No route for ${requestTarget(request)}.`),
+    sendAnswer(request, reply, notFoundProblem(request.method, request.url)),
   );
+}
+
+/** Answers a failure as core says, with the headers it asks for. */
+export function sendAnswer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: ProblemAnswer,
+): FastifyReply {
+  reply.headers(answer.headers);
+  return sendProblem(request, reply, answer.code, answer.detail, answer.extensions);
 }
 
 /**
@@ -168,44 +126,6 @@ export function registerProblemHandlers(app: FastifyInstance): void {
  * within a second or two.
  */
 export const STORE_RETRY_AFTER_S = 2;
-function describeValidation(errors: readonly { path: string; message: string }[]): string {
-  return errors.map((e) => `${e.path} ${e.message}`).join('; ');
-}
-
-/** What a connection-level failure (`clientError`) means for the client. */
-export function connectionErrorCode(errorCode: string | undefined): ErrorCode {
-  if (errorCode === 'HPE_HEADER_OVERFLOW') return 'headers_too_large';
-  if (errorCode === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';
-  return 'malformed_request';
-}
-
-const CONNECTION_ERROR_DETAIL: Partial<Record<ErrorCode, string>> = {
-  headers_too_large: 'The request line and headers exceed the size the service reads.',
-  request_timeout: 'The request was not received in time.',
-  malformed_request: 'The request is not well-formed HTTP/1.1.',
-};
-
-/**
- * A whole HTTP/1.1 problem response as bytes for the socket, for failures Node reports before
- * there is a request to reply to: nothing of Fastify runs, so the headers are written here.
- */
-export function rawProblemResponse(
-  code: ErrorCode,
-  requestId: string,
-  headers: Readonly<Record<string, string>>,
-): string {
-  const detail = CONNECTION_ERROR_DETAIL[code] ?? ERROR_CATALOGUE[code].title;
-  const body = JSON.stringify({ ...problemFor(code as 'validation_error', detail), requestId });
-  const lines = [
-    `HTTP/1.1 ${statusOf(code)} ${STATUS_CODES[statusOf(code)] ?? 'Error'}`,
-    `Content-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    `X-Request-Id: ${requestId}`,
-    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
-    'Connection: close',
-  ];
-  return `${lines.join('\r\n')}\r\n\r\n${body}`;
-}
 
 /**
  * Answers a `clientError` (unparseable HTTP, headers too large, a request too slow to arrive)
@@ -225,8 +145,13 @@ export function answerClientError(
     socket.destroy();
     return;
   }
-  const code = connectionErrorCode(error.code);
   const requestId = randomUUID();
+  const { code, response } = connectionErrorResponse(
+    error.code,
+    requestId,
+    Object.entries(headers),
+    STATUS_CODES,
+  );
   log.debug({ reqId: requestId, err: error }, `client error: ${code}`);
-  socket.end(rawProblemResponse(code, requestId, headers), () => socket.destroy());
+  socket.end(response, () => socket.destroy());
 }

@@ -10,8 +10,8 @@
  * bodies are serialized as they are; `openapi.ts` merges `problems` into the documented responses.
  */
 import { ERROR_CATALOGUE, type ErrorCode } from '@poolparty/core';
+import { PROBLEM_CONTENT_TYPE } from '@poolparty/core/problems';
 import { problemExample } from './openapi-examples.js';
-import { PROBLEM_CONTENT_TYPE } from './problem.js';
 
 declare module 'fastify' {
   interface FastifySchema {

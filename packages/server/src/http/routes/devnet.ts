@@ -1,9 +1,10 @@
 /**
  * The service's devnet endpoints (docs/spec/ledger.md#devnet-endpoints): parties, faucet, signed
  * transfers and offers, the clock, the Amulet price and fault injection. Registered under
- * `/devnet` only in devnet mode with the local ledger. What each one does is the devnet's own
- * (`@poolparty/devnet-ledger`'s devnet/operations.ts, which its server serves too); this module
- * adds the service's side: the documentation, the faucet's rate limit, the origin checks.
+ * `/devnet` only in devnet mode with the local ledger. Each endpoint, its path, wire schemas and
+ * handler, is the devnet's own (`@poolparty/devnet-ledger/devnet`'s endpoints, which its server
+ * serves too); this module adds the service's side: the documentation, the faucet's rate limit,
+ * the origins the control endpoints take.
  *
  * Calls that act for a party carry `X-Party-Signature`: an Ed25519 signature, by one of the
  * party's registered signing keys, of `METHOD + " " + path + "\n" + rawBody` (core
@@ -18,37 +19,19 @@
  * its own beside the login attempts' one): it mints out of nothing, and every mint stays in the
  * ledger's journal.
  */
+import { type ErrorCode, inline } from '@poolparty/core';
 import {
-  DevnetBalancesSchema,
-  DevnetClockAdvanceSchema,
-  DevnetClockSchema,
-  DevnetCreatePartySchema,
-  DevnetFaucetRequestSchema,
-  DevnetFaucetResultSchema,
-  DevnetFaultsSchema,
-  DevnetOfferActionResultSchema,
-  DevnetOfferActionSchema,
-  DevnetOffersSchema,
-  DevnetOracleSchema,
-  DevnetPartySchema,
-  DevnetTransferRequestSchema,
-  DevnetTransferResultSchema,
-  type ErrorCode,
-  inline,
-  OfferIdParamsSchema,
-  PartyIdParamsSchema,
-} from '@poolparty/core';
-import {
+  DEVNET_ENDPOINTS,
   DevnetConveniences,
+  type DevnetEndpoint,
+  type DevnetEndpointName,
   keepRawJsonBodies,
-  type OfferAction,
   problemOfLedgerError,
   requireControlOrigin,
-  signedRequestOf,
 } from '@poolparty/devnet-ledger/devnet';
 import { LedgerError, type LocalLedger } from '@poolparty/ledger';
-import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
+import type { SchemaOptions, TSchema } from '@sinclair/typebox';
+import type { FastifyRequest, FastifySchema } from 'fastify';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
 import type { App } from '../fastify.js';
 import {
@@ -78,7 +61,7 @@ import {
   TAG,
   withExamples,
 } from '../route-docs.js';
-import { type RouteHooks, registerRoutes, routeOf } from '../route-table.js';
+import { type Route, type RouteHooks, registerRoutes } from '../route-table.js';
 import type { BucketStore } from '../token-bucket.js';
 
 export interface DevnetDeps {
@@ -93,16 +76,6 @@ export interface DevnetDeps {
   /** Lets the service clock follow the ledger clock after `POST /devnet/clock`. */
   readonly onClockAdvanced?: () => Promise<void>;
 }
-
-/** The header of the calls that act for a party (verified by the operations). */
-const SignedHeadersSchema = Type.Object({
-  'x-party-signature': Type.Optional(
-    Type.String({
-      description:
-        "Base64 Ed25519 signature, by the acting party's key, of `METHOD + ' ' + path + '\\n' + rawBody`.",
-    }),
-  ),
-});
 
 /** A party asked for again: only a given key can name an existing party, so no private key. */
 const { privateKey: _generatedOnly, ...EXISTING_PARTY_EXAMPLE } = DEVNET_PARTY_EXAMPLE;
@@ -127,22 +100,154 @@ const LEDGER_NOTES: ProblemNotes = {
   rate_limited: 'too many mints from this client address',
 };
 
-const devnetErrors = (codes: readonly ErrorCode[]) => errorResponses(codes, LEDGER_NOTES);
-
-/** Answered inline, as it always was: not a component of the document. */
-const HoldingBalancesSchema = inline(DevnetBalancesSchema);
-
-const PendingOffersSchema = inline(DevnetOffersSchema, {
-  description: 'Offers pending to the party (it is the receiver).',
-});
-
 /** What the devnet routes share: the module's dependencies and the operations on the ledger. */
 interface DevnetRouteDeps extends DevnetDeps {
   readonly devnet: DevnetConveniences;
 }
 
-const devnetRoute = routeOf<DevnetRouteDeps>();
 const FAUCET_MINTS_PER_MIN = DEFAULT_RATE_LIMITS.faucetMintsPerMin;
+
+/** What the service says of an operation, and adds to it, beyond its endpoint's wire schemas. */
+interface OperationDocs {
+  readonly summary: string;
+  readonly description?: string;
+  /** The example of the request body, and of the answer of each status. */
+  readonly examples: { readonly body?: unknown; readonly [status: number]: unknown };
+  /** Answers the document shows inline, as it always did, not as components: with these members. */
+  readonly inline?: Readonly<Record<number, SchemaOptions>>;
+  /** The problems it can answer, each described as `LEDGER_NOTES` says. */
+  readonly problems: readonly ErrorCode[];
+  /** Hooks of the service's own, such as the faucet's rate limit. */
+  readonly hooks?: (deps: DevnetRouteDeps) => RouteHooks;
+}
+
+/** `Accept` or `Reject` a transfer offer: one of the two, as the receiver signs it. */
+const offerActionDocs = (verb: 'Accept' | 'Reject'): OperationDocs => ({
+  summary: `${verb} a transfer offer, signed by the receiver`,
+  examples: { body: DEVNET_OFFER_ACTION_EXAMPLE, 200: DEVNET_OFFER_ACTION_RESULT_EXAMPLE },
+  problems: [
+    ...BODY_PROBLEMS,
+    'invalid_party_signature',
+    'signature_expired',
+    'not_found',
+    'gone',
+    'ledger_unavailable',
+  ],
+});
+
+const CONTROL_PROBLEMS = [...BODY_PROBLEMS, 'origin_not_allowed'] as const;
+
+const DOCS: Readonly<Record<DevnetEndpointName, OperationDocs>> = {
+  createDevnetParty: {
+    summary: 'Create a party',
+    description:
+      'A new external party with an Ed25519 key: the given public key, or a generated pair ' +
+      'whose private key is in this answer only. It pre-approves incoming transfers unless ' +
+      '`preapproval` is false. 201 when this request created the party; 200, with the same ' +
+      'body, when the party of this hint and key exists already (a retried request), and ' +
+      'then as it was created: `preapproval` is not changed.',
+    examples: {
+      body: DEVNET_CREATE_PARTY_EXAMPLE,
+      200: EXISTING_PARTY_EXAMPLE,
+      201: DEVNET_PARTY_EXAMPLE,
+    },
+    inline: { 200: { description: 'The party existed already: the same hint and public key.' } },
+    problems: [...BODY_PROBLEMS, 'ledger_unavailable'],
+  },
+  mintDevnetTokens: {
+    summary: 'Mint tokens to a party (faucet)',
+    description: `Limited per client address: ${FAUCET_MINTS_PER_MIN} mints at once, then one every ${60 / FAUCET_MINTS_PER_MIN} s.`,
+    examples: { body: DEVNET_FAUCET_EXAMPLE, 200: DEVNET_FAUCET_RESULT_EXAMPLE },
+    problems: [
+      ...BODY_PROBLEMS,
+      'not_found',
+      'token_not_found',
+      'rate_limited',
+      'ledger_unavailable',
+    ],
+    hooks: ({ buckets }) =>
+      buckets ? { onRequest: clientAddressLimitHook(buckets, FAUCET_MINTS_PER_MIN, 'faucet') } : {},
+  },
+  getDevnetHoldings: {
+    summary: "Get a party's balances",
+    examples: { 200: DEVNET_HOLDINGS_EXAMPLE },
+    inline: { 200: {} },
+    problems: ['validation_error', 'not_found', 'ledger_unavailable'],
+  },
+  submitDevnetTransfer: {
+    summary: 'Transfer tokens, signed by the sender',
+    description:
+      'A token-standard transfer: `direct` when the receiver pre-approved the token, else an ' +
+      'offer the receiver accepts or rejects. `commandId` deduplicates retries.',
+    examples: { body: DEVNET_TRANSFER_EXAMPLE, 200: DEVNET_TRANSFER_RESULT_EXAMPLE },
+    problems: [
+      ...BODY_PROBLEMS,
+      'invalid_party_signature',
+      'signature_expired',
+      'not_found',
+      'token_not_found',
+      'ledger_unavailable',
+    ],
+  },
+  listDevnetOffers: {
+    summary: 'List the offers pending to a party',
+    examples: { 200: DEVNET_OFFERS_EXAMPLE },
+    inline: { 200: { description: 'Offers pending to the party (it is the receiver).' } },
+    problems: ['validation_error', 'not_found', 'ledger_unavailable'],
+  },
+  acceptDevnetOffer: offerActionDocs('Accept'),
+  rejectDevnetOffer: offerActionDocs('Reject'),
+  getDevnetClock: {
+    summary: 'Read the ledger clock',
+    description:
+      'Signed requests set `validUntil` from this time: at most 1 h ahead of it. It differs ' +
+      'from real time once the clock has been moved.',
+    examples: { 200: DEVNET_CLOCK_EXAMPLE },
+    inline: { 200: { description: 'The ledger clock now.' } },
+    problems: ['ledger_unavailable'],
+  },
+  advanceDevnetClock: {
+    summary: 'Move the ledger clock forward',
+    description: 'Mining rounds advance with it; the service clock follows.',
+    examples: { body: DEVNET_CLOCK_ADVANCE_EXAMPLE, 200: DEVNET_CLOCK_EXAMPLE },
+    problems: [...CONTROL_PROBLEMS, 'ledger_unavailable'],
+  },
+  setDevnetAmuletPrice: {
+    summary: 'Set the Amulet USD price',
+    description: 'The price the next mining rounds carry; it must be positive.',
+    examples: { body: DEVNET_ORACLE_EXAMPLE, 200: DEVNET_ORACLE_EXAMPLE },
+    problems: [...CONTROL_PROBLEMS, 'ledger_unavailable'],
+  },
+  setDevnetFaults: {
+    summary: 'Set fault injection',
+    description:
+      'Changes the settings named in the body and keeps the others; answers the settings now ' +
+      'in force.',
+    examples: { body: DEVNET_FAULTS_EXAMPLE, 200: DEVNET_FAULTS_IN_FORCE_EXAMPLE },
+    problems: CONTROL_PROBLEMS,
+  },
+};
+
+/** An endpoint's schema as the service documents it: its wire schemas with the docs around them. */
+function documentedSchema({ name, schema }: DevnetEndpoint, docs: OperationDocs): FastifySchema {
+  const { params, body, headers, response } = schema;
+  const answers = Object.entries(response).map(([status, answer]) => {
+    const overrides = docs.inline?.[Number(status)];
+    const shown = overrides === undefined ? answer : inline(answer as TSchema, overrides);
+    return [status, withExamples(shown, docs.examples[Number(status)])];
+  });
+  return {
+    operationId: name,
+    summary: docs.summary,
+    ...(docs.description !== undefined && { description: docs.description }),
+    ...DEVNET,
+    ...(params !== undefined && { params }),
+    ...(body !== undefined && { body: withExamples(body, docs.examples.body) }),
+    ...(headers !== undefined && { headers }),
+    response: Object.fromEntries(answers),
+    problems: errorResponses(docs.problems, LEDGER_NOTES),
+  };
+}
 
 /** The hooks of the control endpoints: only allowed browser origins may call them. */
 const controlOnly = ({ controlOrigins }: DevnetRouteDeps): RouteHooks => ({
@@ -157,245 +262,17 @@ const controlOnly = ({ controlOrigins }: DevnetRouteDeps): RouteHooks => ({
     ),
 });
 
-const createDevnetParty = devnetRoute({
-  method: 'POST',
-  url: '/parties',
-  schema: {
-    operationId: 'createDevnetParty',
-    summary: 'Create a party',
-    description:
-      'A new external party with an Ed25519 key: the given public key, or a generated pair ' +
-      'whose private key is in this answer only. It pre-approves incoming transfers unless ' +
-      '`preapproval` is false. 201 when this request created the party; 200, with the same ' +
-      'body, when the party of this hint and key exists already (a retried request), and ' +
-      'then as it was created: `preapproval` is not changed.',
-    ...DEVNET,
-    body: withExamples(DevnetCreatePartySchema, DEVNET_CREATE_PARTY_EXAMPLE),
-    response: {
-      200: withExamples(
-        inline(DevnetPartySchema, {
-          description: 'The party existed already: the same hint and public key.',
-        }),
-        EXISTING_PARTY_EXAMPLE,
-      ),
-      201: withExamples(DevnetPartySchema, DEVNET_PARTY_EXAMPLE),
-    },
-    problems: devnetErrors([...BODY_PROBLEMS, 'ledger_unavailable']),
-  },
-  handler: async ({ devnet }, request, reply) => {
-    const { created, party } = await devnet.createParty(request.body);
-    reply.code(created ? 201 : 200);
-    return party;
-  },
-});
-
-const mintDevnetTokens = devnetRoute({
-  method: 'POST',
-  url: '/faucet',
-  hooks: ({ buckets }) =>
-    buckets ? { onRequest: clientAddressLimitHook(buckets, FAUCET_MINTS_PER_MIN, 'faucet') } : {},
-  schema: {
-    operationId: 'mintDevnetTokens',
-    summary: 'Mint tokens to a party (faucet)',
-    description: `Limited per client address: ${FAUCET_MINTS_PER_MIN} mints at once, then one every ${60 / FAUCET_MINTS_PER_MIN} s.`,
-    ...DEVNET,
-    body: withExamples(DevnetFaucetRequestSchema, DEVNET_FAUCET_EXAMPLE),
-    response: {
-      200: withExamples(DevnetFaucetResultSchema, DEVNET_FAUCET_RESULT_EXAMPLE),
-    },
-    problems: devnetErrors([
-      ...BODY_PROBLEMS,
-      'not_found',
-      'token_not_found',
-      'rate_limited',
-      'ledger_unavailable',
-    ]),
-  },
-  handler: ({ devnet }, request) => devnet.mint(request.body),
-});
-
-const getDevnetHoldings = devnetRoute({
-  method: 'GET',
-  url: '/parties/:partyId/holdings',
-  schema: {
-    operationId: 'getDevnetHoldings',
-    summary: "Get a party's balances",
-    ...DEVNET,
-    params: PartyIdParamsSchema,
-    response: {
-      200: withExamples(HoldingBalancesSchema, DEVNET_HOLDINGS_EXAMPLE),
-    },
-    problems: devnetErrors(['validation_error', 'not_found', 'ledger_unavailable']),
-  },
-  handler: ({ devnet }, request) => devnet.balances(request.params.partyId),
-});
-
-const submitDevnetTransfer = devnetRoute({
-  method: 'POST',
-  url: '/transfers',
-  schema: {
-    operationId: 'submitDevnetTransfer',
-    summary: 'Transfer tokens, signed by the sender',
-    description:
-      'A token-standard transfer: `direct` when the receiver pre-approved the token, else an ' +
-      'offer the receiver accepts or rejects. `commandId` deduplicates retries.',
-    ...DEVNET,
-    body: withExamples(DevnetTransferRequestSchema, DEVNET_TRANSFER_EXAMPLE),
-    headers: SignedHeadersSchema,
-    response: {
-      200: withExamples(DevnetTransferResultSchema, DEVNET_TRANSFER_RESULT_EXAMPLE),
-    },
-    problems: devnetErrors([
-      ...BODY_PROBLEMS,
-      'invalid_party_signature',
-      'signature_expired',
-      'not_found',
-      'token_not_found',
-      'ledger_unavailable',
-    ]),
-  },
-  handler: ({ devnet }, request) => devnet.transfer(request.body, signedRequestOf(request)),
-});
-
-const listDevnetOffers = devnetRoute({
-  method: 'GET',
-  url: '/parties/:partyId/offers',
-  schema: {
-    operationId: 'listDevnetOffers',
-    summary: 'List the offers pending to a party',
-    ...DEVNET,
-    params: PartyIdParamsSchema,
-    response: {
-      200: withExamples(PendingOffersSchema, DEVNET_OFFERS_EXAMPLE),
-    },
-    problems: devnetErrors(['validation_error', 'not_found', 'ledger_unavailable']),
-  },
-  handler: ({ devnet }, request) => devnet.offersTo(request.params.partyId),
-});
-
-/** `POST /offers/{offerId}/accept` or `/reject`, signed by the receiver. */
-function offerActionRoute(action: OfferAction) {
-  return devnetRoute({
-    method: 'POST',
-    url: `/offers/:offerId/${action}`,
-    schema: {
-      operationId: `${action}DevnetOffer`,
-      summary: `${action === 'accept' ? 'Accept' : 'Reject'} a transfer offer, signed by the receiver`,
-      ...DEVNET,
-      params: OfferIdParamsSchema,
-      body: withExamples(DevnetOfferActionSchema, DEVNET_OFFER_ACTION_EXAMPLE),
-      headers: SignedHeadersSchema,
-      response: {
-        200: withExamples(DevnetOfferActionResultSchema, DEVNET_OFFER_ACTION_RESULT_EXAMPLE),
-      },
-      problems: devnetErrors([
-        ...BODY_PROBLEMS,
-        'invalid_party_signature',
-        'signature_expired',
-        'not_found',
-        'gone',
-        'ledger_unavailable',
-      ]),
-    },
-    handler: ({ devnet }, request) =>
-      devnet.actOnOffer(action, request.params.offerId, request.body, signedRequestOf(request)),
-  });
+/** An endpoint as the service serves it: documented, with its hooks and the control checks. */
+function served(endpoint: DevnetEndpoint<DevnetEndpointName>): Route<DevnetRouteDeps> {
+  const docs = DOCS[endpoint.name];
+  return {
+    method: endpoint.method,
+    url: endpoint.url,
+    schema: documentedSchema(endpoint, docs),
+    hooks: endpoint.control ? controlOnly : docs.hooks,
+    handler: endpoint.handler,
+  };
 }
-
-const getDevnetClock = devnetRoute({
-  method: 'GET',
-  url: '/clock',
-  schema: {
-    operationId: 'getDevnetClock',
-    summary: 'Read the ledger clock',
-    description:
-      'Signed requests set `validUntil` from this time: at most 1 h ahead of it. It differs ' +
-      'from real time once the clock has been moved.',
-    ...DEVNET,
-    response: {
-      200: withExamples(
-        inline(DevnetClockSchema, { description: 'The ledger clock now.' }),
-        DEVNET_CLOCK_EXAMPLE,
-      ),
-    },
-    problems: devnetErrors(['ledger_unavailable']),
-  },
-  handler: ({ devnet }) => devnet.clock(),
-});
-
-const advanceDevnetClock = devnetRoute({
-  method: 'POST',
-  url: '/clock',
-  hooks: controlOnly,
-  schema: {
-    operationId: 'advanceDevnetClock',
-    summary: 'Move the ledger clock forward',
-    description: 'Mining rounds advance with it; the service clock follows.',
-    ...DEVNET,
-    body: withExamples(DevnetClockAdvanceSchema, DEVNET_CLOCK_ADVANCE_EXAMPLE),
-    response: {
-      200: withExamples(DevnetClockSchema, DEVNET_CLOCK_EXAMPLE),
-    },
-    problems: devnetErrors([...BODY_PROBLEMS, 'origin_not_allowed', 'ledger_unavailable']),
-  },
-  handler: async ({ devnet, onClockAdvanced }, request) => {
-    const moved = await devnet.advanceClock(request.body);
-    await onClockAdvanced?.();
-    return moved;
-  },
-});
-
-const setDevnetAmuletPrice = devnetRoute({
-  method: 'POST',
-  url: '/oracle',
-  hooks: controlOnly,
-  schema: {
-    operationId: 'setDevnetAmuletPrice',
-    summary: 'Set the Amulet USD price',
-    description: 'The price the next mining rounds carry; it must be positive.',
-    ...DEVNET,
-    body: withExamples(DevnetOracleSchema, DEVNET_ORACLE_EXAMPLE),
-    response: {
-      200: withExamples(DevnetOracleSchema, DEVNET_ORACLE_EXAMPLE),
-    },
-    problems: devnetErrors([...BODY_PROBLEMS, 'origin_not_allowed', 'ledger_unavailable']),
-  },
-  handler: ({ devnet }, request) => devnet.setAmuletPrice(request.body),
-});
-
-const setDevnetFaults = devnetRoute({
-  method: 'POST',
-  url: '/faults',
-  hooks: controlOnly,
-  schema: {
-    operationId: 'setDevnetFaults',
-    summary: 'Set fault injection',
-    description:
-      'Changes the settings named in the body and keeps the others; answers the settings now ' +
-      'in force.',
-    ...DEVNET,
-    body: withExamples(DevnetFaultsSchema, DEVNET_FAULTS_EXAMPLE),
-    response: {
-      200: withExamples(DevnetFaultsSchema, DEVNET_FAULTS_IN_FORCE_EXAMPLE),
-    },
-    problems: devnetErrors([...BODY_PROBLEMS, 'origin_not_allowed']),
-  },
-  handler: ({ devnet }, request) => devnet.setFaults(request.body),
-});
-
-const DEVNET_ROUTES = [
-  createDevnetParty,
-  mintDevnetTokens,
-  getDevnetHoldings,
-  submitDevnetTransfer,
-  listDevnetOffers,
-  offerActionRoute('accept'),
-  offerActionRoute('reject'),
-  getDevnetClock,
-  advanceDevnetClock,
-  setDevnetAmuletPrice,
-  setDevnetFaults,
-];
 
 export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
   keepRawJsonBodies(app);
@@ -404,5 +281,6 @@ export async function devnetRoutes(app: App, deps: DevnetDeps): Promise<void> {
   app.setErrorHandler((error) => {
     throw error instanceof LedgerError ? problemOfLedgerError(error) : error;
   });
-  registerRoutes(app, { ...deps, devnet: new DevnetConveniences(deps.ledger) }, DEVNET_ROUTES);
+  const routes = DEVNET_ENDPOINTS.map(served);
+  registerRoutes(app, { ...deps, devnet: new DevnetConveniences(deps.ledger) }, routes);
 }
