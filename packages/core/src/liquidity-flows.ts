@@ -5,7 +5,7 @@
  * asks one of these, and writes what it returns.
  */
 import { Amount } from './amount.js';
-import { type PoolLiquidity, planBurn, planMint } from './liquidity.js';
+import { minimumUnits, type PoolLiquidity, pairedAmount, planBurn, planMint } from './liquidity.js';
 import { credit, debit, type Movement, type Side } from './pool-books.js';
 
 /** What attribution knows of an intent: who may fund it, where, and what has arrived. */
@@ -241,5 +241,53 @@ export function positionValue(
     redeemable: { a: pay.payA, b: pay.payB },
     valueInB: inB(pay.payA).add(pay.payB),
     heldInB: inB(position.basisA).add(position.basisB),
+  };
+}
+
+export type LiquidityIntentTerms =
+  | {
+      readonly kind: 'terms';
+      readonly expected: ForwardedSides;
+      readonly expectedUnits: Amount;
+      readonly minimumUnits: Amount;
+    }
+  | {
+      readonly kind: 'refused';
+      readonly code: 'validation_error' | 'pool_has_no_price';
+      readonly message: string;
+    };
+
+/**
+ * What an intent asks for: both amounts as given, or one and the other at the pool's ratio
+ * (rounded up, so the given side limits the mint); the units that would mint now, and the fewest
+ * accepted after `slippageBps`. A pool with no liquidity needs both amounts: they set its price.
+ */
+export function planLiquidityIntent(
+  pool: PoolLiquidity,
+  given: { readonly a?: Amount; readonly b?: Amount },
+  slippageBps: number,
+): LiquidityIntentTerms {
+  const refuse = (code: 'validation_error' | 'pool_has_no_price', message: string) =>
+    ({ kind: 'refused', code, message }) as const;
+  if (given.a === undefined && given.b === undefined) {
+    return refuse('validation_error', 'Give amountA, amountB or both.');
+  }
+  const a = given.a ?? (given.b && pairedAmount(pool, 'b', given.b));
+  const b = given.b ?? (given.a && pairedAmount(pool, 'a', given.a));
+  if (a === null || b === null || a === undefined || b === undefined) {
+    return refuse(
+      'pool_has_no_price',
+      'The pool has no liquidity yet: give both amounts, which set its price.',
+    );
+  }
+  const plan = planMint(pool, a, b);
+  if (plan.kind === 'refused') {
+    return refuse('validation_error', `These amounts mint no units (${plan.reason}).`);
+  }
+  return {
+    kind: 'terms',
+    expected: { a, b },
+    expectedUnits: plan.minted,
+    minimumUnits: minimumUnits(plan.minted, slippageBps),
   };
 }

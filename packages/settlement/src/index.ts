@@ -45,6 +45,11 @@ export type { EngineContext, QuoteInvalidator } from './context.js';
 export type { Engine } from './engine.js';
 export type { OperatorRetry, TransferPayload } from './legs.js';
 export {
+  LIQUIDITY_INTENT_VALIDITY_MS,
+  type LiquidityIntentRequest,
+  openLiquidityIntent,
+} from './liquidity-intents.js';
+export {
   judgePool,
   RECONCILIATION_MISMATCH,
   type ReconciliationReport,
@@ -59,6 +64,7 @@ export {
   type EngineSettings,
   type EngineStep,
 } from './settings.js';
+export { recordWithdrawal, type WithdrawalRequest } from './withdrawals.js';
 
 export interface EngineDeps {
   readonly db: Database;

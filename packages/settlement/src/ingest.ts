@@ -51,6 +51,7 @@ import {
 } from './legs.js';
 import { takeLiquidityDeposit } from './liquidity-intake.js';
 import {
+  forwardOffered,
   isLiquidityCommand,
   liquidityForwarded,
   liquidityLegFailed,
@@ -184,17 +185,18 @@ function poolOfParty(pools: readonly PoolRecord[], party: string): PoolRecord | 
 async function liquidityConfirmed(
   scope: Omit<UpdateScope, 'update'>,
   command: EngineCommand,
-  becameOffer: boolean,
+  offerId: string | null,
   transfer: { readonly updateId: string; readonly feesBurned: Amount },
 ): Promise<void> {
   const { tx, now, effects } = scope;
-  if (becameOffer) {
+  if (offerId !== null) {
+    if (command.leg === 'forward') await forwardOffered(tx, command, offerId, now);
     if (command.leg === 'lp_payout') await withdrawalOffered(tx, command, now);
     return;
   }
   switch (command.leg) {
     case 'lp_accept':
-      return liquidityOfferAccepted(tx, command, now);
+      return liquidityOfferAccepted(tx, command, now, effects);
     case 'forward':
       return liquidityForwarded(tx, command, now, effects);
     case 'lp_return':
@@ -327,7 +329,7 @@ async function applyConfirmation(scope: UpdateScope, command: EngineCommand): Pr
   }
   if (confirmed === null) return lateConfirmation(scope, command);
   if (isLiquidityCommand(confirmed)) {
-    return liquidityConfirmed(scope, confirmed, offer !== null, transferFacts(update));
+    return liquidityConfirmed(scope, confirmed, offer?.offerId ?? null, transferFacts(update));
   }
   // An offer made by a payout or refund waits for the receiver: the status says so, the state stays.
   if (offer !== null) {
@@ -475,7 +477,7 @@ async function swapPartyOfferEnded(
     case 'return_collection':
       return returnCollection(tx, command, step.error, now);
     case 'finish_liquidity_leg':
-      return liquidityConfirmed(scope, command, false, transfer);
+      return liquidityConfirmed(scope, command, null, transfer);
     case 'fail_liquidity_leg':
       return command.leg === 'lp_payout'
         ? withdrawalPayoutFailed(tx, command, step.error, now)

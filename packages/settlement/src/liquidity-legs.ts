@@ -19,6 +19,7 @@ import {
   countOpenLiquidityCommands,
   creditPosition,
   depositsOfLiquidityIntent,
+  endCommandOffer,
   failCommand,
   getLiquidityDeposit,
   getLiquidityIntent,
@@ -32,7 +33,12 @@ import {
 } from '@poolparty/store';
 import { lockPool, moveBalances } from './accounting.js';
 import type { Effects } from './context.js';
-import { recordTransfer, transferPayloadOf } from './legs.js';
+import {
+  offerActionPayloadOf,
+  recordOfferAction,
+  recordTransfer,
+  transferPayloadOf,
+} from './legs.js';
 
 /** The legs of liquidity, which this module and withdrawals.ts apply. */
 export const LIQUIDITY_LEGS = ['lp_accept', 'forward', 'lp_return', 'lp_payout'] as const;
@@ -49,10 +55,24 @@ async function depositOf(tx: Queryable, command: EngineCommand) {
   return id === null ? null : getLiquidityDeposit(tx, id);
 }
 
-/** The deposit offer to the LP party is accepted: the amount is held, and forwarded on. */
-export async function liquidityOfferAccepted(tx: Queryable, command: EngineCommand, now: Date) {
+/**
+ * An accept of the service's committed. For a deposit still `accepting`, the provider's offer to
+ * the LP party: the amount is held there, and forwarded on. For one `forwarding`, the offer the
+ * forward became (the swap party pre-approves no such token): the amount reached the swap party.
+ */
+export async function liquidityOfferAccepted(
+  tx: Queryable,
+  command: EngineCommand,
+  now: Date,
+  effects: Effects,
+) {
   const deposit = await depositOf(tx, command);
   if (deposit === null) return;
+  if (deposit.status === 'forwarding') {
+    // The forward's offer is taken: the service has no withdrawal of it left to make.
+    await endCommandOffer(tx, offerActionPayloadOf(command).offerId);
+    return liquidityForwarded(tx, command, now, effects);
+  }
   const moved = await moveLiquidityDeposit(tx, {
     depositId: deposit.depositId,
     from: ['accepting'],
@@ -284,11 +304,12 @@ export async function refundLiquidityIntent(
   intent: LiquidityIntentRecord,
   failure: { readonly code: string; readonly message: string },
   now: Date,
+  from: readonly ('partial' | 'joining')[] = ['partial', 'joining'],
 ): Promise<void> {
   await lockPool(tx, intent.poolId);
   const moved = await transitionLiquidityIntent(tx, {
     liquidityIntentId: intent.liquidityIntentId,
-    from: ['partial', 'joining'],
+    from,
     to: 'refunding',
     at: now,
     failure,
@@ -393,4 +414,26 @@ export async function liquidityOfferTakenBack(
   } else if (intent.status === 'refunding') {
     await settleRefunding(tx, intent.liquidityIntentId, now);
   }
+}
+
+/** The forward became an offer to the swap party: the swap party accepts it. */
+export async function forwardOffered(
+  tx: Queryable,
+  command: EngineCommand,
+  offerId: string,
+  now: Date,
+): Promise<void> {
+  const deposit = await depositOf(tx, command);
+  if (deposit === null || deposit.status !== 'forwarding') return;
+  const pool = await getPool(tx, deposit.poolId);
+  if (pool === null) throw new Error(`unknown pool ${deposit.poolId}`);
+  const subject = {
+    intentId: null,
+    depositId: null,
+    liquidityDepositId: deposit.depositId,
+    liquidityIntentId: deposit.liquidityIntentId,
+    part: 'forward',
+  };
+  const action = { kind: 'accept', poolId: pool.poolId, offerId, actor: pool.swapParty } as const;
+  await recordOfferAction(tx, subject, action, now, 'lp_accept');
 }

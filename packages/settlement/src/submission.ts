@@ -44,7 +44,9 @@ import {
   payloadOf,
   transferMeta,
 } from './legs.js';
+import { isLiquidityCommand, liquidityLegFailed } from './liquidity-legs.js';
 import { backoffMs } from './settings.js';
+import { withdrawalPayoutFailed } from './withdrawals.js';
 
 /** Why an offer action can never succeed: its offer ended, or is past its deadline. */
 type OfferRefusal = 'gone' | 'expired';
@@ -153,7 +155,9 @@ function describe(failure: unknown): string {
 function attemptsMax(ctx: EngineContext, command: EngineCommand): number {
   const { settings } = ctx;
   if (command.leg === 'refund') return settings.refundAttemptsMax;
-  if (command.leg === 'payout' || command.leg === 'collect') return settings.payoutAttemptsMax;
+  if (['payout', 'collect', 'forward', 'lp_return', 'lp_payout'].includes(command.leg)) {
+    return settings.payoutAttemptsMax;
+  }
   return settings.offerActionAttemptsMax;
 }
 
@@ -163,8 +167,7 @@ async function recordFailure(
   failure: unknown,
 ): Promise<void> {
   const error = describe(failure);
-  const isOfferAction =
-    command.leg === 'accept' || command.leg === 'reject' || command.leg === 'withdraw';
+  const isOfferAction = ['accept', 'lp_accept', 'reject', 'withdraw'].includes(command.leg);
   const offerRefusal = isOfferAction ? offerRefusalOf(failure) : null;
   const attempts = command.submissions + 1;
   if (offerRefusal === null && attempts < attemptsMax(ctx, command)) {
@@ -200,6 +203,11 @@ async function giveUp(
     const now = ctx.clock.now();
     const current = await getCommand(tx, command.commandId);
     if (current === null || current.status === 'committed' || current.status === 'failed') return;
+    if (command.leg === 'lp_payout') {
+      await failCommand(tx, command.commandId, error, now);
+      return withdrawalPayoutFailed(tx, current, `the payout could not be sent (${error})`, now);
+    }
+    if (isLiquidityCommand(current)) return liquidityLegFailed(tx, current, error, now);
     switch (command.leg) {
       case 'accept':
         await failCommand(tx, command.commandId, error, now);

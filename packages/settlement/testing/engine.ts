@@ -257,6 +257,24 @@ export class EngineHarness {
     });
   }
 
+  /** The party sends `amount` of `instrument` to the pool's LP party with `reference`. */
+  depositLiquidity(
+    party: Party,
+    instrument: Instrument,
+    amount: string,
+    reference: string | null,
+    poolId = 'amulet-usdcx',
+  ): Promise<TransferOutcome> {
+    return this.ledger.submitTransfer({
+      commandId: `wallet-${randomUUID()}`,
+      sender: party.partyId,
+      receiver: this.pool(poolId).lpParty,
+      instrument,
+      amount: Amount.parse(amount),
+      meta: reference === null ? {} : { [REASON_META_KEY]: reference },
+    });
+  }
+
   async intent(intentId: string): Promise<IntentRecord> {
     const intent = await getIntent(this.db, intentId);
     if (!intent) throw new Error(`intent ${intentId} missing`);
@@ -287,7 +305,7 @@ export class EngineHarness {
 
   /** Waits until the engine ingested every update so far that names a swap party. */
   async caughtUp(): Promise<void> {
-    const swapParties = new Set(this.seed.pools.map((pool) => pool.swapParty));
+    const swapParties = new Set(this.seed.pools.flatMap((pool) => [pool.swapParty, pool.lpParty]));
     let target = 0;
     for (const update of await allUpdates(this.ledger)) {
       const named = update.events.some((event) =>

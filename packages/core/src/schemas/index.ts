@@ -6,6 +6,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { AUTH_SCHEMAS } from './auth.js';
 import { COMMON_SCHEMAS } from './common.js';
 import { DEVNET_SCHEMAS } from './devnet.js';
+import { LIQUIDITY_SCHEMAS } from './liquidity.js';
 import { MARKET_SCHEMAS } from './market.js';
 import { PORTAL_SCHEMAS } from './portal.js';
 import { PROBLEM_SCHEMAS } from './problem.js';
@@ -15,6 +16,7 @@ import { SWAP_SCHEMAS } from './swap.js';
 export * from './auth.js';
 export * from './common.js';
 export * from './devnet.js';
+export * from './liquidity.js';
 export * from './market.js';
 export * from './portal.js';
 export * from './problem.js';
@@ -30,6 +32,7 @@ export const WIRE_SCHEMAS: readonly WireSchema[] = [
   ...MARKET_SCHEMAS,
   ...QUOTE_SCHEMAS,
   ...SWAP_SCHEMAS,
+  ...LIQUIDITY_SCHEMAS,
   ...AUTH_SCHEMAS,
   ...PORTAL_SCHEMAS,
   ...PROBLEM_SCHEMAS,

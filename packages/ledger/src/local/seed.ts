@@ -153,7 +153,9 @@ async function createPool(
   const tokenA = instruments.amulet;
   const tokenB = instruments[spec.tokenB];
   const swap = await ledger.createParty({ hint: `${spec.poolId}-swap`, preapprovals: [tokenA] });
-  const lp = await ledger.createParty({ hint: `${spec.poolId}-lp` });
+  // Like the swap party, the LP party pre-approves Amulet: Amulet deposits arrive in one step,
+  // the other token's as offers the service accepts.
+  const lp = await ledger.createParty({ hint: `${spec.poolId}-lp`, preapprovals: [tokenA] });
   const reserves = { tokenA: Amount.parse(spec.reserveA), tokenB: Amount.parse(spec.reserveB) };
   await ledger.mint({ owner: swap.partyId, instrument: tokenA, amount: reserves.tokenA });
   await ledger.mint({ owner: swap.partyId, instrument: tokenB, amount: reserves.tokenB });

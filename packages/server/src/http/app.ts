@@ -18,6 +18,7 @@ import { registerOpenApi } from './openapi.js';
 import { sendProblem } from './problem.js';
 import { devnetRoutes } from './routes/devnet.js';
 import { healthRoutes } from './routes/health.js';
+import { liquidityRoutes } from './routes/liquidity.js';
 import { marketRoutes } from './routes/market.js';
 import { portalRoutes } from './routes/portal.js';
 import { retiredRoutes } from './routes/retired.js';
@@ -148,6 +149,7 @@ async function clientApi(v1: App, ctx: ServiceContext, deps: HttpDeps): Promise<
   await walletAuthRoutes(v1, ctx, deps);
   await marketRoutes(v1, ctx);
   await swapRoutes(v1, ctx, deps.streamCaps);
+  await liquidityRoutes(v1, ctx);
 }
 
 /** The devnet endpoints under `/devnet`, in devnet mode with the local ledger only. */

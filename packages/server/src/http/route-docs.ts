@@ -32,6 +32,7 @@ export const TAG = {
   pools: 'Pools',
   quotes: 'Quotes',
   swaps: 'Swaps',
+  liquidity: 'Liquidity',
   portal: 'Developer portal',
   operations: 'Operations',
   devnet: 'Devnet',
@@ -49,6 +50,10 @@ export const TAG_DESCRIPTIONS: Readonly<Record<Tag, string>> = {
   Swaps:
     "Swap intents of the wallet token's party: create, follow (status or Server-Sent Events), " +
     "cancel and list. Another party's intent answers 404, so intent ids cannot be probed.",
+  Liquidity:
+    "Liquidity of the wallet token's party, an extension beside the swap interface: intents " +
+    'that deposit both tokens of a pool for units, withdrawals that burn units for both tokens, ' +
+    'and positions (docs/spec/liquidity.md).',
   'Developer portal':
     "Developer sign-in with a Canton wallet, the developer's API keys, and their " +
     'earnings, usage and collections of earnings (docs/spec/portal.md).',

@@ -1,0 +1,329 @@
+/**
+ * Liquidity (docs/spec/liquidity.md): intents, withdrawals and positions of the wallet token's
+ * party, under the API key like swaps. Another party's intent or withdrawal answers 404.
+ */
+import {
+  Amount,
+  type BurnRequest,
+  CreateLiquidityIntentBodySchema,
+  CreateWithdrawalBodySchema,
+  DomainError,
+  LIQUIDITY_LIST_LIMIT_DEFAULT,
+  LiquidityIntentIdParamsSchema,
+  LiquidityIntentListSchema,
+  LiquidityIntentSchema,
+  LiquidityListQuerySchema,
+  PositionListSchema,
+  WithdrawalIdParamsSchema,
+  WithdrawalSchema,
+} from '@poolparty/core';
+import { recordWithdrawal } from '@poolparty/settlement';
+import {
+  depositsOfLiquidityIntent,
+  getLiquidityIntentForParty,
+  getPool,
+  getPoolAccounting,
+  getWithdrawalForParty,
+  type LiquidityIntentRecord,
+  listLiquidityIntentsForParty,
+  listPositionsOfProvider,
+  transitionLiquidityIntent,
+} from '@poolparty/store';
+import type { ServiceContext } from '../../context.js';
+import { createLiquidityIntent } from '../../liquidity/create-intent.js';
+import { liquidityIntentView, positionView, withdrawalView } from '../../liquidity/views.js';
+import { strictValidatorCompiler } from '../../swaps/strict-validation.js';
+import { apiKeyOf, walletPartyOf, walletTokenHook } from '../authenticate.js';
+import type { App } from '../fastify.js';
+import {
+  API_KEY_PROBLEMS,
+  BODY_PROBLEMS,
+  errorResponses,
+  SECURITY as SECURITY_OF,
+  TAG,
+  WALLET_TOKEN_PROBLEMS,
+} from '../route-docs.js';
+import { registerRoutes, routeOf } from '../route-table.js';
+
+const TAGS = [TAG.liquidity];
+const SECURITY = SECURITY_OF.apiKeyAndWalletToken;
+const AUTH_PROBLEMS = [...API_KEY_PROBLEMS, ...WALLET_TOKEN_PROBLEMS] as const;
+const READ_PROBLEMS = [...AUTH_PROBLEMS, 'validation_error', 'not_found'] as const;
+
+interface LiquidityDeps {
+  readonly ctx: ServiceContext;
+  readonly authenticateWallet: ReturnType<typeof walletTokenHook>;
+}
+
+const liquidityRoute = routeOf<LiquidityDeps>();
+const walletTokenOnly = ({ authenticateWallet }: LiquidityDeps) => ({
+  preHandler: authenticateWallet,
+});
+const strictBody = (deps: LiquidityDeps) => ({
+  ...walletTokenOnly(deps),
+  validatorCompiler: strictValidatorCompiler,
+});
+
+async function viewOf(ctx: ServiceContext, intent: LiquidityIntentRecord) {
+  const pool = await getPool(ctx.db, intent.poolId);
+  if (pool === null) throw new Error(`intent ${intent.liquidityIntentId} names no pool`);
+  const deposits = await depositsOfLiquidityIntent(ctx.db, intent.liquidityIntentId);
+  return liquidityIntentView(intent, pool, deposits);
+}
+
+function noSuchIntent(id: string): DomainError {
+  return new DomainError('not_found', `No liquidity intent ${id} of this wallet party.`);
+}
+
+const createIntent = liquidityRoute({
+  method: 'POST',
+  url: '/liquidity/intents',
+  hooks: strictBody,
+  schema: {
+    operationId: 'createLiquidityIntent',
+    summary: 'Create a liquidity intent',
+    description:
+      'States what the wallet party will deposit to a pool: both amounts, or one and the other at ' +
+      "the pool's ratio. Send both tokens to `depositAddress` (the pool's LP party) with " +
+      '`depositReference` as the reason, in either order, before `expiresAt`; the units mint when ' +
+      'both arrived, and fewer than `minimumUnits` returns both.',
+    tags: TAGS,
+    security: SECURITY,
+    body: CreateLiquidityIntentBodySchema,
+    response: { 201: LiquidityIntentSchema },
+    problems: errorResponses(
+      [
+        ...AUTH_PROBLEMS,
+        ...BODY_PROBLEMS,
+        'pool_not_found',
+        'pool_paused',
+        'pool_has_no_price',
+        'active_liquidity_intent_exists',
+      ],
+      {
+        pool_has_no_price: 'the pool has no liquidity yet: give both amounts, which set its price',
+        active_liquidity_intent_exists:
+          'an intent of this party for this pool is still open; `liquidityIntentId` names it',
+      },
+    ),
+  },
+  handler: async ({ ctx }, request, reply) => {
+    const intent = await createLiquidityIntent(ctx, {
+      body: request.body,
+      providerParty: walletPartyOf(request),
+      apiKey: apiKeyOf(request),
+    });
+    reply.code(201);
+    return viewOf(ctx, intent);
+  },
+});
+
+const getIntent = liquidityRoute({
+  method: 'GET',
+  url: '/liquidity/intents/:liquidityIntentId',
+  hooks: walletTokenOnly,
+  schema: {
+    operationId: 'getLiquidityIntent',
+    summary: 'Get a liquidity intent',
+    description: 'The intent with its deposits, and what it minted or why it was refunded.',
+    tags: TAGS,
+    security: SECURITY,
+    params: LiquidityIntentIdParamsSchema,
+    response: { 200: LiquidityIntentSchema },
+    problems: errorResponses(READ_PROBLEMS, {
+      not_found: "no such intent of the wallet token's party",
+    }),
+  },
+  handler: async ({ ctx }, request) => {
+    const { liquidityIntentId } = request.params;
+    const intent = await getLiquidityIntentForParty(
+      ctx.db,
+      liquidityIntentId,
+      walletPartyOf(request),
+    );
+    if (intent === null) throw noSuchIntent(liquidityIntentId);
+    return viewOf(ctx, intent);
+  },
+});
+
+const cancelIntent = liquidityRoute({
+  method: 'POST',
+  url: '/liquidity/intents/:liquidityIntentId/cancel',
+  hooks: walletTokenOnly,
+  schema: {
+    operationId: 'cancelLiquidityIntent',
+    summary: 'Cancel a pending liquidity intent',
+    description: 'Only a pending intent (nothing arrived yet) can be cancelled.',
+    tags: TAGS,
+    security: SECURITY,
+    params: LiquidityIntentIdParamsSchema,
+    response: { 200: LiquidityIntentSchema },
+    problems: errorResponses([...READ_PROBLEMS, 'liquidity_intent_not_cancellable'], {
+      not_found: "no such intent of the wallet token's party",
+      liquidity_intent_not_cancellable: 'something arrived already, or the intent ended',
+    }),
+  },
+  handler: async ({ ctx }, request) => {
+    const { liquidityIntentId } = request.params;
+    const party = walletPartyOf(request);
+    const intent = await getLiquidityIntentForParty(ctx.db, liquidityIntentId, party);
+    if (intent === null) throw noSuchIntent(liquidityIntentId);
+    const cancelled = await transitionLiquidityIntent(ctx.db, {
+      liquidityIntentId,
+      from: ['pending'],
+      to: 'cancelled',
+      at: ctx.clock.now(),
+    });
+    if (cancelled === null) {
+      const now = await getLiquidityIntentForParty(ctx.db, liquidityIntentId, party);
+      throw new DomainError(
+        'liquidity_intent_not_cancellable',
+        `Liquidity intent ${liquidityIntentId} is ${now?.status ?? intent.status}; only a pending one can be cancelled.`,
+      );
+    }
+    return viewOf(ctx, cancelled);
+  },
+});
+
+const listIntents = liquidityRoute({
+  method: 'GET',
+  url: '/liquidity/intents',
+  hooks: walletTokenOnly,
+  schema: {
+    operationId: 'listLiquidityIntents',
+    summary: "List the wallet party's liquidity intents",
+    description: 'Newest first: the party’s liquidity history.',
+    tags: TAGS,
+    security: SECURITY,
+    querystring: LiquidityListQuerySchema,
+    response: { 200: LiquidityIntentListSchema },
+    problems: errorResponses([...AUTH_PROBLEMS, 'validation_error']),
+  },
+  handler: async ({ ctx }, request) => {
+    const limit = request.query.limit ?? LIQUIDITY_LIST_LIMIT_DEFAULT;
+    const intents = await listLiquidityIntentsForParty(ctx.db, walletPartyOf(request), limit);
+    return { items: await Promise.all(intents.map((intent) => viewOf(ctx, intent))) };
+  },
+});
+
+function burnOf(body: { readonly units?: string; readonly shareBps?: number }): BurnRequest {
+  if ((body.units === undefined) === (body.shareBps === undefined)) {
+    throw new DomainError('validation_error', 'Give exactly one of units and shareBps.', {
+      errors: [{ path: '/units', message: 'exactly one of units and shareBps' }],
+    });
+  }
+  return body.units !== undefined
+    ? { units: Amount.parse(body.units) }
+    : { shareBps: body.shareBps as number };
+}
+
+const createWithdrawal = liquidityRoute({
+  method: 'POST',
+  url: '/liquidity/withdrawals',
+  hooks: strictBody,
+  schema: {
+    operationId: 'createWithdrawal',
+    summary: 'Withdraw liquidity',
+    description:
+      'Burns units of the wallet party’s position for both tokens at the reserves now, each ' +
+      'rounded down, and pays them to the party; below either minimum nothing is burned.',
+    tags: TAGS,
+    security: SECURITY,
+    body: CreateWithdrawalBodySchema,
+    response: { 201: WithdrawalSchema },
+    problems: errorResponses(
+      [
+        ...AUTH_PROBLEMS,
+        ...BODY_PROBLEMS,
+        'pool_not_found',
+        'position_not_found',
+        'insufficient_units',
+        'withdrawal_minimum_not_met',
+        'nothing_to_withdraw',
+      ],
+      {
+        withdrawal_minimum_not_met:
+          'the units redeem for less than a minimum now; nothing was burned',
+      },
+    ),
+  },
+  handler: async ({ ctx }, request, reply) => {
+    const { body } = request;
+    const withdrawal = await recordWithdrawal(ctx.db, {
+      poolId: body.poolId,
+      providerParty: walletPartyOf(request),
+      apiKeyId: apiKeyOf(request).keyId,
+      burn: burnOf(body),
+      minimum: { a: Amount.parse(body.minimumA), b: Amount.parse(body.minimumB) },
+      now: ctx.clock.now(),
+    });
+    reply.code(201);
+    return withdrawalView(withdrawal);
+  },
+});
+
+const getWithdrawal = liquidityRoute({
+  method: 'GET',
+  url: '/liquidity/withdrawals/:withdrawalId',
+  hooks: walletTokenOnly,
+  schema: {
+    operationId: 'getWithdrawal',
+    summary: 'Get a withdrawal',
+    description: 'Its two payouts: pending, offered (accept it in your wallet), paid or flagged.',
+    tags: TAGS,
+    security: SECURITY,
+    params: WithdrawalIdParamsSchema,
+    response: { 200: WithdrawalSchema },
+    problems: errorResponses(READ_PROBLEMS, {
+      not_found: "no such withdrawal of the wallet token's party",
+    }),
+  },
+  handler: async ({ ctx }, request) => {
+    const { withdrawalId } = request.params;
+    const found = await getWithdrawalForParty(ctx.db, withdrawalId, walletPartyOf(request));
+    if (found === null)
+      throw new DomainError('not_found', `No withdrawal ${withdrawalId} of this wallet party.`);
+    return withdrawalView(found);
+  },
+});
+
+const listPositions = liquidityRoute({
+  method: 'GET',
+  url: '/liquidity/positions',
+  hooks: walletTokenOnly,
+  schema: {
+    operationId: 'listPositions',
+    summary: "List the wallet party's liquidity positions",
+    description:
+      'Per pool: units, share of the supply, what they redeem for now, what went in, and what ' +
+      'the position earned against simply holding what went in.',
+    tags: TAGS,
+    security: SECURITY,
+    response: { 200: PositionListSchema },
+    problems: errorResponses(AUTH_PROBLEMS),
+  },
+  handler: async ({ ctx }, request) => {
+    const positions = await listPositionsOfProvider(ctx.db, walletPartyOf(request));
+    const items = [];
+    for (const position of positions) {
+      const pool = await getPool(ctx.db, position.poolId);
+      const books = await getPoolAccounting(ctx.db, position.poolId);
+      if (pool !== null && books !== null) items.push(positionView(position, pool, books));
+    }
+    return { items };
+  },
+});
+
+const LIQUIDITY_ROUTES = [
+  createIntent,
+  listIntents,
+  getIntent,
+  cancelIntent,
+  createWithdrawal,
+  getWithdrawal,
+  listPositions,
+];
+
+export async function liquidityRoutes(app: App, ctx: ServiceContext): Promise<void> {
+  registerRoutes(app, { ctx, authenticateWallet: walletTokenHook(ctx) }, LIQUIDITY_ROUTES);
+}

@@ -1,0 +1,139 @@
+/**
+ * What the liquidity routes answer, built from the store's records: a liquidity intent with its
+ * deposits, a withdrawal with its two payouts, and a position valued at the pool's price now.
+ */
+import {
+  Amount,
+  type LiquidityIntent,
+  type Position,
+  positionValue,
+  type Withdrawal,
+} from '@poolparty/core';
+import type {
+  LiquidityDepositRecord,
+  LiquidityIntentRecord,
+  PoolAccounting,
+  PoolRecord,
+  PositionRecord,
+  WithdrawalRecord,
+} from '@poolparty/store';
+
+/** Decimal places of a share of supply: enough to tell a thousandth of a basis point. */
+const SHARE_DIGITS = 8;
+
+function instructionsOf(intent: LiquidityIntentRecord): string {
+  const send = `send ${intent.expectedA} of token A and ${intent.expectedB} of token B from ${intent.providerParty} to ${intent.depositAddress} with the reason ${intent.depositReference}, in either order, before ${intent.expiresAt.toISOString()}`;
+  switch (intent.status) {
+    case 'pending':
+      return `To add liquidity, ${send}.`;
+    case 'partial':
+      return `One side arrived; to complete, ${send.replace('send', 'send the other side:')}.`;
+    case 'joining':
+      return 'Both sides arrived; the liquidity is joining the pool.';
+    case 'completed':
+      return 'Units credited; see your positions.';
+    case 'refunding':
+      return 'What arrived is being returned.';
+    default:
+      return 'Nothing more to do.';
+  }
+}
+
+export function liquidityIntentView(
+  intent: LiquidityIntentRecord,
+  pool: PoolRecord,
+  deposits: readonly LiquidityDepositRecord[],
+): LiquidityIntent {
+  const c = intent.completion;
+  return {
+    liquidityIntentId: intent.liquidityIntentId,
+    poolId: intent.poolId,
+    status: intent.status,
+    providerParty: intent.providerParty,
+    depositAddress: intent.depositAddress,
+    depositReference: intent.depositReference,
+    tokenA: pool.tokenA.id,
+    tokenAAdmin: pool.tokenA.admin,
+    tokenB: pool.tokenB.id,
+    tokenBAdmin: pool.tokenB.admin,
+    expected: { a: intent.expectedA, b: intent.expectedB },
+    expectedUnits: intent.expectedUnits,
+    minimumUnits: intent.minimumUnits,
+    slippageBps: intent.slippageBps,
+    deposits: deposits.flatMap((d) =>
+      d.side === null
+        ? []
+        : [
+            {
+              side: d.side,
+              amount: d.amount,
+              status: d.status,
+              updateId: d.updateId,
+              receivedAt: d.receivedAt.toISOString(),
+            },
+          ],
+    ),
+    minted: c && {
+      units: c.mintedUnits,
+      joined: { a: c.joinedA, b: c.joinedB },
+      returned: { a: c.returnedA, b: c.returnedB },
+    },
+    failure:
+      intent.failureCode === null
+        ? null
+        : { code: intent.failureCode, message: intent.failureMessage ?? '' },
+    instructions: instructionsOf(intent),
+    createdAt: intent.createdAt.toISOString(),
+    expiresAt: intent.expiresAt.toISOString(),
+    completedAt: intent.completedAt?.toISOString() ?? null,
+  };
+}
+
+export function withdrawalView(w: WithdrawalRecord): Withdrawal {
+  const flagged = w.payoutA === 'flagged' || w.payoutB === 'flagged';
+  return {
+    withdrawalId: w.withdrawalId,
+    poolId: w.poolId,
+    providerParty: w.providerParty,
+    units: w.units,
+    status: flagged ? 'flagged' : w.completedAt === null ? 'paying' : 'completed',
+    payoutA: { amount: w.amountA, state: w.payoutA, updateId: w.updateA },
+    payoutB: { amount: w.amountB, state: w.payoutB, updateId: w.updateB },
+    createdAt: w.createdAt.toISOString(),
+    completedAt: w.completedAt?.toISOString() ?? null,
+  };
+}
+
+export function positionView(
+  position: PositionRecord,
+  pool: PoolRecord,
+  books: PoolAccounting,
+): Position {
+  const liquidity = {
+    reserveA: Amount.parse(books.reserveA),
+    reserveB: Amount.parse(books.reserveB),
+    supply: Amount.parse(pool.lpSupply),
+  };
+  const held = {
+    units: Amount.parse(position.units),
+    basisA: Amount.parse(position.basisA),
+    basisB: Amount.parse(position.basisB),
+  };
+  const worth = positionValue(liquidity, held);
+  const earned = worth.valueInB.units - worth.heldInB.units;
+  const share = liquidity.supply.isPositive()
+    ? (Number(held.units.units) / Number(liquidity.supply.units)).toFixed(SHARE_DIGITS)
+    : '0';
+  return {
+    poolId: pool.poolId,
+    tokenA: pool.tokenA.id,
+    tokenB: pool.tokenB.id,
+    units: position.units,
+    shareOfSupply: share,
+    redeemable: { a: worth.redeemable.a.toString(), b: worth.redeemable.b.toString() },
+    deposited: { a: position.basisA, b: position.basisB },
+    valueInB: worth.valueInB.toString(),
+    depositedInB: worth.heldInB.toString(),
+    earnedInB: `${earned < 0n ? '-' : ''}${Amount.fromUnits(earned < 0n ? -earned : earned)}`,
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Opening a liquidity intent (docs/spec/liquidity.md#intents): read the pool and its books, plan
+ * the terms with core's `planLiquidityIntent`, write the intent. Refusals are domain errors.
+ */
+import {
+  Amount,
+  DomainError,
+  LIQUIDITY_SLIPPAGE_BPS_DEFAULT,
+  planLiquidityIntent,
+} from '@poolparty/core';
+import {
+  ActiveLiquidityIntentExistsError,
+  type Database,
+  getPool,
+  getPoolAccounting,
+  insertLiquidityIntent,
+  type LiquidityIntentRecord,
+} from '@poolparty/store';
+
+/** A liquidity intent is valid for 24 hours, as a swap intent is. */
+export const LIQUIDITY_INTENT_VALIDITY_MS = 24 * 60 * 60 * 1000;
+
+export interface LiquidityIntentRequest {
+  readonly liquidityIntentId: string;
+  readonly depositReference: string;
+  readonly poolId: string;
+  readonly amountA?: string;
+  readonly amountB?: string;
+  readonly slippageBps?: number;
+  readonly providerParty: string;
+  readonly apiKeyId: string;
+  readonly developerParty: string;
+  readonly now: Date;
+}
+
+export async function openLiquidityIntent(
+  db: Database,
+  request: LiquidityIntentRequest,
+): Promise<LiquidityIntentRecord> {
+  const pool = await getPool(db, request.poolId);
+  const books = await getPoolAccounting(db, request.poolId);
+  if (pool === null || books === null) {
+    throw new DomainError('pool_not_found', `No pool ${request.poolId}.`);
+  }
+  if (pool.status !== 'active') {
+    throw new DomainError('pool_paused', `Pool ${pool.poolId} is paused; it takes no liquidity.`);
+  }
+  const slippageBps = request.slippageBps ?? LIQUIDITY_SLIPPAGE_BPS_DEFAULT;
+  const terms = planLiquidityIntent(
+    {
+      reserveA: Amount.parse(books.reserveA),
+      reserveB: Amount.parse(books.reserveB),
+      supply: Amount.parse(pool.lpSupply),
+    },
+    {
+      ...(request.amountA !== undefined && { a: Amount.parse(request.amountA) }),
+      ...(request.amountB !== undefined && { b: Amount.parse(request.amountB) }),
+    },
+    slippageBps,
+  );
+  if (terms.kind === 'refused') throw new DomainError(terms.code, terms.message);
+  const { now } = request;
+  try {
+    return await insertLiquidityIntent(db, {
+      liquidityIntentId: request.liquidityIntentId,
+      poolId: pool.poolId,
+      apiKeyId: request.apiKeyId,
+      developerParty: request.developerParty,
+      providerParty: request.providerParty,
+      depositAddress: pool.lpParty,
+      depositReference: request.depositReference,
+      expectedA: terms.expected.a.toString(),
+      expectedB: terms.expected.b.toString(),
+      expectedUnits: terms.expectedUnits.toString(),
+      minimumUnits: terms.minimumUnits.toString(),
+      slippageBps,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + LIQUIDITY_INTENT_VALIDITY_MS),
+    });
+  } catch (error) {
+    if (!(error instanceof ActiveLiquidityIntentExistsError)) throw error;
+    throw new DomainError(
+      'active_liquidity_intent_exists',
+      `Liquidity intent ${error.liquidityIntentId} for pool ${pool.poolId} is still open; finish or cancel it first.`,
+      { liquidityIntentId: error.liquidityIntentId },
+    );
+  }
+}
