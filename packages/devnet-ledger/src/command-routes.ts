@@ -29,8 +29,8 @@ import {
 import type { JsTransaction } from './wire.js';
 import { streamOffsets, streamRoute } from './ws-streams.js';
 
-/** What the submitting parties see when the request names no transaction format. */
-function actAsFilter(actAs: readonly string[]): EventFilter {
+/** Every contract of these parties: what the submitting parties see without a format. */
+export function wildcardFilter(actAs: readonly string[]): EventFilter {
   const wildcard = {
     wildcard: true,
     interfaces: new Map(),
@@ -69,7 +69,7 @@ export function submittedTransaction(
   const transaction = transactionAt(ctx.ledger, ctx.history, result.offset);
   if (transaction === undefined) throw new Error(`no transaction at offset ${result.offset}`);
   // Without a format Canton answers the ACS delta the submitting parties see.
-  const { filter, shape } = view ?? { filter: actAsFilter(actAs), shape: 'acs-delta' as const };
+  const { filter, shape } = view ?? { filter: wildcardFilter(actAs), shape: 'acs-delta' as const };
   return shapeTransaction(ctx.history, transaction, filter, shape);
 }
 
