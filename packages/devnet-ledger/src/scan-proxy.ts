@@ -65,6 +65,7 @@ const getAmuletRules = scanProxyRoute({
       await dsoOf(ledger),
       traffic.extraTrafficPriceUsdPerMb,
       await genesisTime(ledger),
+      SYNCHRONIZER_ID,
     );
     return { amulet_rules: contractWithState(contract, SYNCHRONIZER_ID) };
   },
