@@ -15,6 +15,7 @@ import { ContractHistory } from './contract-history.js';
 import { contractRoutes } from './contracts.js';
 import type { DevnetPoolListing } from './devnet/pool-manifest.js';
 import { devnetRoutes } from './devnet/routes.js';
+import { externalPartyRoutes } from './external-parties.js';
 import {
   answerCantonError,
   answerRegistryError,
@@ -27,6 +28,7 @@ import { participantRoutes } from './participant-routes.js';
 import { PER_ADMIN_REGISTRY_PREFIX, registryRoutes } from './registry.js';
 import { SCAN_PROXY_PREFIX, scanProxyRoutes } from './scan-proxy.js';
 import { CommandRunner } from './token-standard-commands.js';
+import { updateReadRoutes } from './update-reads.js';
 import { updateRoutes } from './updates.js';
 import { DEFAULT_USER, UserDirectory } from './users.js';
 
@@ -97,8 +99,10 @@ async function participantApi(participant: FastifyInstance, ctx: ServerContext):
   await participantRoutes(participant, ctx);
   await contractRoutes(participant, ctx);
   await updateRoutes(participant, ctx);
+  await updateReadRoutes(participant, ctx);
   await commandRoutes(participant, ctx);
   await interactiveSubmissionRoutes(participant, ctx);
+  await externalPartyRoutes(participant, ctx);
 }
 
 /** The validator's APIs: its scan proxy and the registries, answering `{ error }` bodies. */
