@@ -15,6 +15,7 @@ import {
   partiesOf,
   readsAnyOf,
   shapeCreated,
+  witnessedByFilter,
 } from './event-filter.js';
 import { registerRoutes, routeOf } from './http/route-table.js';
 import { boundedList, listCap } from './http-lists.js';
@@ -98,7 +99,7 @@ const eventsByContractId = contractRoute({
     const archived =
       found.archivedAt === null ? undefined : archiveOf(ctx, contractId, found.archivedAt);
     return {
-      created: { createdEvent: shaped, synchronizerId: SYNCHRONIZER_ID },
+      created: { createdEvent: witnessedByFilter(filter, shaped), synchronizerId: SYNCHRONIZER_ID },
       ...(archived !== undefined && {
         archived: { archivedEvent: archived, synchronizerId: SYNCHRONIZER_ID },
       }),
@@ -185,7 +186,7 @@ async function activeContracts(
       workflowId: '',
       contractEntry: {
         JsActiveContract: {
-          createdEvent: shaped,
+          createdEvent: witnessedByFilter(filter, shaped),
           synchronizerId: SYNCHRONIZER_ID,
           reassignmentCounter: 0,
         },
