@@ -36,6 +36,7 @@ const USER = 'poolparty';
 
 interface Wallet {
   readonly partyId: string;
+  readonly publicKey: string;
   readonly privateKey: string;
 }
 
@@ -86,7 +87,27 @@ async function onboard(hint: string): Promise<Wallet> {
   const keys = createKeyPair();
   const party = await sdk.userLedger?.signAndAllocateExternalParty(keys.privateKey, hint);
   if (party === undefined) throw new Error('not connected');
-  return { partyId: party.partyId, privateKey: keys.privateKey };
+  return { partyId: party.partyId, ...keys };
+}
+
+/** A Token Standard transfer command from the SDK, through the registry's transfer factory. */
+async function createTransfer(sender: Wallet, receiver: string, amount: string) {
+  sdk.tokenStandard?.setTransferFactoryRegistryUrl(
+    new URL(`${proxy.url}/api/validator/v0/scan-proxy`),
+  );
+  const created = await sdk.tokenStandard?.createTransfer(sender.partyId, receiver, amount, {
+    instrumentId: amulet.id,
+    instrumentAdmin: amulet.admin,
+  });
+  if (created === undefined) throw new Error('not connected');
+  const [command, disclosed] = created;
+  return { command, disclosed };
+}
+
+/** The labels the SDK's transaction parser gives the current party's side of an update. */
+async function labelsOf(updateId: string): Promise<string[]> {
+  const transaction = await sdk.tokenStandard?.getTransactionById(updateId);
+  return (transaction?.events ?? []).map((event) => event.label.type);
 }
 
 async function actAs(wallet: Wallet | string): Promise<void> {
@@ -112,6 +133,8 @@ afterAll(async () => {
 
 describe('the official wallet SDK 0.20.0 against the devnet ledger', () => {
   let alice: Wallet;
+  let oneStep: string;
+  let bob: Wallet;
 
   it('connects, detects the ledger API version and finds the synchronizer', async () => {
     await sdk.connect();
@@ -130,6 +153,112 @@ describe('the official wallet SDK 0.20.0 against the devnet ledger', () => {
     });
     await actAs(alice);
     expect(await sdk.userLedger?.listWallets()).toContain(alice.partyId);
+    assertNoWireMismatches(proxy);
+  });
+
+  it('funds the party from the faucet and lists its holdings twice in one process', async () => {
+    const faucet = await fetch(`${server.url}/devnet/faucet`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ partyId: alice.partyId, token: 'Amulet', amount: '100' }),
+    });
+    expect(faucet.status).toBe(200);
+    for (const _time of [1, 2]) {
+      const holdings = await sdk.tokenStandard?.listHoldingUtxos(false);
+      expect(holdings?.map((h) => h.interfaceViewValue.amount)).toEqual(['100.0000000000']);
+    }
+    assertNoWireMismatches(proxy);
+  });
+
+  it('sends a one-step transfer the SDK decodes, recomputes the hash of, signs and executes', async () => {
+    const transfer = await createTransfer(alice, pool, '10');
+    const prepared = await sdk.userLedger?.prepareSubmission(
+      transfer.command,
+      'decode-only',
+      transfer.disclosed,
+    );
+    if (prepared?.preparedTransaction === undefined) throw new Error('nothing prepared');
+    const decoded = decodePreparedTransaction(prepared.preparedTransaction);
+    expect(decoded.metadata?.submitterInfo?.actAs).toEqual([alice.partyId]);
+    expect(await TopologyController.createTransactionHash(prepared.preparedTransaction)).toBe(
+      prepared.preparedTransactionHash,
+    );
+    const completion = await sdk.userLedger?.prepareSignExecuteAndWaitFor(
+      transfer.command,
+      alice.privateKey,
+      'one-step',
+      transfer.disclosed,
+    );
+    expect(completion?.updateId).toMatch(/^update-/);
+    expect(errors).toEqual([]);
+    oneStep = completion?.updateId ?? '';
+    assertNoWireMismatches(proxy);
+  });
+
+  it('reads the one-step transfer back: TransferOut for the sender, TransferIn for the receiver', async () => {
+    await actAs(alice);
+    expect(await labelsOf(oneStep)).toContain('TransferOut');
+    expect((await sdk.userLedger?.getEventsByUpdateId(oneStep))?.length).toBeGreaterThan(0);
+    await actAs(pool);
+    expect(await labelsOf(oneStep)).toContain('TransferIn');
+    assertNoWireMismatches(proxy);
+  });
+
+  it('sends a two-step transfer the receiver accepts through the registry’s choice context', async () => {
+    bob = await onboard('bob');
+    await actAs(alice);
+    const transfer = await createTransfer(alice, bob.partyId, '5');
+    const offered = await sdk.userLedger?.prepareSignExecuteAndWaitFor(
+      transfer.command,
+      alice.privateKey,
+      'two-step-offer',
+      transfer.disclosed,
+    );
+    await actAs(bob);
+    const [pending] = (await sdk.tokenStandard?.fetchPendingTransferInstructionView()) ?? [];
+    if (pending === undefined) throw new Error('no pending instruction for the receiver');
+    const accept = await sdk.tokenStandard?.exerciseTransferInstructionChoice(
+      pending.contractId,
+      'Accept',
+    );
+    if (accept === undefined) throw new Error('not connected');
+    const [command, disclosed] = accept;
+    const accepted = await sdk.userLedger?.prepareSignExecuteAndWaitFor(
+      command,
+      bob.privateKey,
+      'two-step-accept',
+      disclosed,
+    );
+    expect(await labelsOf(accepted?.updateId ?? '')).toContain('TransferIn');
+    await actAs(alice);
+    // Offering only locks the sender's holding; the transfer happens when the receiver accepts.
+    expect(await labelsOf(offered?.updateId ?? '')).toEqual(['MergeSplit']);
+    expect(await labelsOf(accepted?.updateId ?? '')).toContain('TransferOut');
+    const holdings = await sdk.tokenStandard?.listHoldingUtxos(false);
+    expect(holdings?.map((h) => h.interfaceViewValue.amount)).toEqual(['85.0000000000']);
+    expect(errors).toEqual([]);
+    assertNoWireMismatches(proxy);
+  });
+
+  it('refuses at execute a prepared transaction with one byte changed', async () => {
+    await actAs(alice);
+    const transfer = await createTransfer(alice, pool, '1.25');
+    const prepared = await sdk.userLedger?.prepareSubmission(
+      transfer.command,
+      'tampered',
+      transfer.disclosed,
+    );
+    if (prepared?.preparedTransaction === undefined) throw new Error('nothing prepared');
+    const bytes = Buffer.from(prepared.preparedTransaction, 'base64');
+    const at = bytes.indexOf('1.25');
+    expect(at).toBeGreaterThan(0);
+    bytes[at] = '9'.charCodeAt(0);
+    const signature = signTransactionHash(prepared.preparedTransactionHash, alice.privateKey);
+    const tampered = { ...prepared, preparedTransaction: bytes.toString('base64') };
+    await expect(
+      sdk.userLedger?.executeSubmission(tampered, signature, alice.publicKey, 'tampered'),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(await ledger.lookupCommand('tampered')).toBeNull();
     assertNoWireMismatches(proxy);
   });
 });
