@@ -161,6 +161,20 @@ const submitAndWait = commandRoute({
   },
 });
 
+/**
+ * The asynchronous submission a participant answers before the command runs. The devnet runs it
+ * first, so a refusal comes back on the call rather than as a failed completion; a committed
+ * command's completion is on the completion stream, as after `submit-and-wait`.
+ */
+const submitAsync = commandRoute({
+  method: 'POST',
+  url: '/v2/commands/async/submit',
+  handler: async (ctx, request) => {
+    await submitCommands(ctx, request, request.body);
+    return {};
+  },
+});
+
 const listCompletions = commandRoute<{ Querystring: { limit?: string } }>({
   method: 'POST',
   url: '/v2/commands/completions',
@@ -183,7 +197,12 @@ const listCompletions = commandRoute<{ Querystring: { limit?: string } }>({
 });
 
 export async function commandRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
-  registerRoutes(app, ctx, [submitAndWaitForTransaction, submitAndWait, listCompletions]);
+  registerRoutes(app, ctx, [
+    submitAndWaitForTransaction,
+    submitAndWait,
+    submitAsync,
+    listCompletions,
+  ]);
   streamRoute(
     app,
     '/v2/commands/completions',

@@ -24,10 +24,12 @@ import {
 } from './http/canton-answers.js';
 import { createLedgerFastify } from './http/fastify.js';
 import { interactiveSubmissionRoutes } from './interactive-submission.js';
+import { packageRoutes } from './package-routes.js';
 import { participantRoutes } from './participant-routes.js';
 import { PER_ADMIN_REGISTRY_PREFIX, registryRoutes } from './registry.js';
 import { SCAN_PROXY_PREFIX, scanProxyRoutes } from './scan-proxy.js';
 import { CommandRunner } from './token-standard-commands.js';
+import { unservedOperationRoutes } from './unserved-operations.js';
 import { updateReadRoutes } from './update-reads.js';
 import { updateRoutes } from './updates.js';
 import { DEFAULT_USER, UserDirectory } from './users.js';
@@ -103,6 +105,8 @@ async function participantApi(participant: FastifyInstance, ctx: ServerContext):
   await commandRoutes(participant, ctx);
   await interactiveSubmissionRoutes(participant, ctx);
   await externalPartyRoutes(participant, ctx);
+  await packageRoutes(participant, ctx);
+  await unservedOperationRoutes(participant);
 }
 
 /** The validator's APIs: its scan proxy and the registries, answering `{ error }` bodies. */
