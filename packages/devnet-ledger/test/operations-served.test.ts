@@ -92,3 +92,35 @@ describe('operations the devnet participant serves', () => {
     expect(contract.body.createdEvent.witnessParties).toEqual([world.pool]);
   });
 });
+
+describe('operations the devnet validator’s scan proxy serves', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld();
+  });
+  afterAll(() => world.close());
+
+  const scanProxy = (path: string) => `/api/validator/v0/scan-proxy${path}`;
+
+  it('answers no featured-app right and no name-service entries, as for a party that has none', async () => {
+    const featured = await call(world.server.url, 'GET', scanProxy(`/featured-apps/${world.pool}`));
+    expect(featured).toEqual({ status: 200, body: {} });
+    expectSchema('scan', 'LookupFeaturedAppRightResponse', featured.body);
+    const entries = await call(world.server.url, 'GET', scanProxy('/ans-entries?page_size=10'));
+    expectSchema('scan', 'ListEntriesResponse', entries.body);
+    const byParty = await call(
+      world.server.url,
+      'GET',
+      scanProxy(`/ans-entries/by-party/${world.pool}`),
+    );
+    expect(byParty.status).toBe(404);
+    expectSchema('scan', 'ErrorResponse', byParty.body);
+  });
+
+  it('answers the operations it does not serve with an error saying so', async () => {
+    const answer = await call(world.server.url, 'GET', scanProxy('/dso'));
+    expect(answer.status).toBe(501);
+    expect(answer.body.error).toContain('is not served by the devnet ledger');
+    expectSchema('scan', 'ErrorResponse', answer.body);
+  });
+});
