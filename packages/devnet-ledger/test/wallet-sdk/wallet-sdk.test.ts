@@ -199,6 +199,8 @@ describe('the official wallet SDK 0.20.0 against the devnet ledger', () => {
     await actAs(alice);
     expect(await labelsOf(oneStep)).toContain('TransferOut');
     expect((await sdk.userLedger?.getEventsByUpdateId(oneStep))?.length).toBeGreaterThan(0);
+    const history = await sdk.tokenStandard?.listHoldingTransactions();
+    expect(history?.transactions.map((t) => t.updateId)).toContain(oneStep);
     await actAs(pool);
     expect(await labelsOf(oneStep)).toContain('TransferIn');
     assertNoWireMismatches(proxy);
