@@ -30,6 +30,8 @@ const NODE_ENCODING_V1 = 0x01;
 const METADATA_ENCODING_V1 = 0x01;
 /** How deep nodes and values may nest: a hostile prepared transaction must not exhaust the stack. */
 export const NESTING_MAX = 100;
+/** How many node encodings one hash may take: a node listed as a child many times is hashed each time. */
+export const NODE_VISITS_MAX = 10_000;
 
 /** Why a prepared transaction cannot be hashed: it is not one Canton could have prepared. */
 export class UnhashableTransaction extends Error {}
@@ -184,6 +186,7 @@ function encodeValue(out: Encoding, v: Value | undefined): void {
 class NodeHasher {
   private readonly nodes = new Map<string, DamlTransaction_Node>();
   private readonly seeds = new Map<string, Uint8Array>();
+  private visits = 0;
 
   constructor(transaction: DamlTransaction) {
     for (const node of transaction.nodes) this.nodes.set(node.nodeId, node);
@@ -191,8 +194,13 @@ class NodeHasher {
   }
 
   hashOf(nodeId: string, depth: number): Uint8Array {
-    if (depth > NESTING_MAX)
+    if (depth > NESTING_MAX) {
       throw new UnhashableTransaction(`nodes nest deeper than ${NESTING_MAX}`);
+    }
+    this.visits += 1;
+    if (this.visits > NODE_VISITS_MAX) {
+      throw new UnhashableTransaction(`the transaction lists nodes over ${NODE_VISITS_MAX} times`);
+    }
     const node = this.nodes.get(nodeId);
     if (node === undefined) throw new UnhashableTransaction(`no node ${nodeId} in the transaction`);
     if (node.versionedNode.oneofKind !== 'v1') {
