@@ -135,40 +135,73 @@ async function pendingInstruction(deadline: number): Promise<string> {
   }
 }
 
+interface Wallet {
+  readonly partyId: string;
+  readonly privateKey: string;
+}
+
+/** A party the SDK onboards with a fresh key, funded from the devnet faucet. */
+async function fundedWallet(): Promise<Wallet> {
+  await sdk.connect();
+  await sdk.connectAdmin();
+  await sdk.connectTopology(new URL(`${proxy.url}/api/validator`));
+  const keys = createKeyPair();
+  const party = await sdk.userLedger?.signAndAllocateExternalParty(keys.privateKey, 'swapper');
+  if (party === undefined) throw new Error('no party');
+  await sdk.setPartyId(party.partyId);
+  const faucet = await fetch(`${devnet.server.url}/devnet/faucet`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ partyId: party.partyId, token: 'Amulet', amount: '100' }),
+  });
+  expect(faucet.status).toBe(200);
+  return { partyId: party.partyId, privateKey: keys.privateKey };
+}
+
+/** A PoolParty client signed in as the wallet's party (the challenge signed with its key). */
+async function signedIn(wallet: Wallet): Promise<PoolParty> {
+  const apiKey = await issueApiKey(service.ctx.db, devnet.seed.developer.partyId, new Date());
+  let walletToken: string | undefined;
+  const pp = new PoolParty({
+    apiKey,
+    environment: 'devnet',
+    baseUrl: service.url ?? '',
+    walletToken: () => walletToken,
+  });
+  const signer = await createSigner(wallet.privateKey);
+  const challenge = await pp.walletAuth.requestChallenge(wallet.partyId);
+  ({ token: walletToken } = await pp.walletAuth.verifyChallenge({
+    partyId: wallet.partyId,
+    nonce: challenge.nonce,
+    ...(await signer.signMessage(challenge.message)),
+  }));
+  return pp;
+}
+
+/** Prepares, signs and executes the SDK's command for the wallet; the completion's update id. */
+type Submit = Parameters<LedgerController['prepareSignExecuteAndWaitFor']>;
+
+async function execute(
+  wallet: Wallet,
+  created: readonly [Submit[0], Submit[3]] | undefined,
+  commandId: string,
+): Promise<string> {
+  if (created === undefined) throw new Error('the SDK made no command');
+  const [command, disclosed] = created;
+  const completion = await sdk.userLedger?.prepareSignExecuteAndWaitFor(
+    command,
+    wallet.privateKey,
+    commandId,
+    disclosed,
+  );
+  return completion?.updateId ?? '';
+}
+
 describe('a PoolParty swap by a wallet on the official wallet SDK', () => {
   it('deposits with the SDK and reads the payout with it', async () => {
     await importDevnetPools();
-    await sdk.connect();
-    await sdk.connectAdmin();
-    await sdk.connectTopology(new URL(`${proxy.url}/api/validator`));
-    const keys = createKeyPair();
-    const { partyId } =
-      (await sdk.userLedger?.signAndAllocateExternalParty(keys.privateKey, 'swapper')) ?? {};
-    if (partyId === undefined) throw new Error('no party');
-    await sdk.setPartyId(partyId);
-    const faucet = await fetch(`${devnet.server.url}/devnet/faucet`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ partyId, token: 'Amulet', amount: '100' }),
-    });
-    expect(faucet.status).toBe(200);
-
-    // Signing in to PoolParty with the party's key, and the swap's terms.
-    const apiKey = await issueApiKey(service.ctx.db, devnet.seed.developer.partyId, new Date());
-    let walletToken: string | undefined;
-    const pp = new PoolParty({
-      apiKey,
-      environment: 'devnet',
-      baseUrl: service.url ?? '',
-      walletToken: () => walletToken,
-    });
-    const signer = await createSigner(keys.privateKey);
-    const challenge = await pp.walletAuth.requestChallenge(partyId);
-    ({ token: walletToken } = await pp.walletAuth.verifyChallenge({
-      partyId,
-      nonce: challenge.nonce,
-      ...(await signer.signMessage(challenge.message)),
-    }));
+    const wallet = await fundedWallet();
+    const pp = await signedIn(wallet);
     const swap = await pp.swaps.create({
       fromToken: 'Amulet',
       toToken: 'USDCx',
@@ -178,37 +211,25 @@ describe('a PoolParty swap by a wallet on the official wallet SDK', () => {
 
     // The deposit, made by the SDK: a transfer with the deposit reference as its reason.
     useRegistryOf(swap.inputTokenAdmin);
-    const created = await sdk.tokenStandard?.createTransfer(
-      partyId,
+    const deposit = await sdk.tokenStandard?.createTransfer(
+      wallet.partyId,
       swap.depositAddress,
       swap.expectedAmount,
       { instrumentId: swap.inputToken, instrumentAdmin: swap.inputTokenAdmin },
       undefined,
       swap.depositReference,
     );
-    if (created === undefined) throw new Error('no transfer');
-    await sdk.userLedger?.prepareSignExecuteAndWaitFor(
-      created[0],
-      keys.privateKey,
-      'swap-deposit',
-      created[1],
-    );
+    await execute(wallet, deposit, 'swap-deposit');
 
     // The payout is an offer (the party pre-approves nothing); the SDK accepts it and reads it.
     const offerId = await pendingInstruction(Date.now() + SWAP_WAIT_MS);
     const usdcx = devnet.seed.instruments.usdcx.admin;
     useRegistryOf(usdcx);
     const accept = await sdk.tokenStandard?.exerciseTransferInstructionChoice(offerId, 'Accept');
-    if (accept === undefined) throw new Error('no accept command');
-    const accepted = await sdk.userLedger?.prepareSignExecuteAndWaitFor(
-      accept[0],
-      keys.privateKey,
-      'payout-accept',
-      accept[1],
-    );
+    const accepted = await execute(wallet, accept, 'payout-accept');
     const result = await swap.wait({ timeout: SWAP_WAIT_MS });
     expect(result.status).toBe('completed');
-    const payout = await sdk.tokenStandard?.getTransactionById(accepted?.updateId ?? '');
+    const payout = await sdk.tokenStandard?.getTransactionById(accepted);
     expect(payout?.events.map((event) => event.label.type)).toContain('TransferIn');
     const holdings = (await sdk.tokenStandard?.listHoldingUtxos(false)) ?? [];
     const received = holdings.filter((h) => h.interfaceViewValue.instrumentId.admin === usdcx);
