@@ -137,7 +137,7 @@ export function asCantonError(error: unknown): CantonApiError | null {
 export class RegistryError extends Error {
   override readonly name = 'RegistryError';
   constructor(
-    readonly status: 400 | 404,
+    readonly status: 400 | 404 | 501,
     message: string,
   ) {
     super(message);

@@ -29,8 +29,8 @@ import {
 import type { JsTransaction } from './wire.js';
 import { streamOffsets, streamRoute } from './ws-streams.js';
 
-/** What the submitting parties see when the request names no transaction format. */
-function actAsFilter(actAs: readonly string[]): EventFilter {
+/** Every contract of these parties: what the submitting parties see without a format. */
+export function wildcardFilter(actAs: readonly string[]): EventFilter {
   const wildcard = {
     wildcard: true,
     interfaces: new Map(),
@@ -69,7 +69,7 @@ export function submittedTransaction(
   const transaction = transactionAt(ctx.ledger, ctx.history, result.offset);
   if (transaction === undefined) throw new Error(`no transaction at offset ${result.offset}`);
   // Without a format Canton answers the ACS delta the submitting parties see.
-  const { filter, shape } = view ?? { filter: actAsFilter(actAs), shape: 'acs-delta' as const };
+  const { filter, shape } = view ?? { filter: wildcardFilter(actAs), shape: 'acs-delta' as const };
   return shapeTransaction(ctx.history, transaction, filter, shape);
 }
 
@@ -161,6 +161,20 @@ const submitAndWait = commandRoute({
   },
 });
 
+/**
+ * The asynchronous submission a participant answers before the command runs. The devnet runs it
+ * first, so a refusal comes back on the call rather than as a failed completion; a committed
+ * command's completion is on the completion stream, as after `submit-and-wait`.
+ */
+const submitAsync = commandRoute({
+  method: 'POST',
+  url: '/v2/commands/async/submit',
+  handler: async (ctx, request) => {
+    await submitCommands(ctx, request, request.body);
+    return {};
+  },
+});
+
 const listCompletions = commandRoute<{ Querystring: { limit?: string } }>({
   method: 'POST',
   url: '/v2/commands/completions',
@@ -183,7 +197,12 @@ const listCompletions = commandRoute<{ Querystring: { limit?: string } }>({
 });
 
 export async function commandRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
-  registerRoutes(app, ctx, [submitAndWaitForTransaction, submitAndWait, listCompletions]);
+  registerRoutes(app, ctx, [
+    submitAndWaitForTransaction,
+    submitAndWait,
+    submitAsync,
+    listCompletions,
+  ]);
   streamRoute(
     app,
     '/v2/commands/completions',

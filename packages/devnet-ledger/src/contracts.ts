@@ -15,13 +15,18 @@ import {
   partiesOf,
   readsAnyOf,
   shapeCreated,
+  witnessedByFilter,
 } from './event-filter.js';
 import { registerRoutes, routeOf } from './http/route-table.js';
 import { boundedList, listCap } from './http-lists.js';
 import { SYNCHRONIZER_ID } from './identity.js';
-import { objectAt, offsetAt, optionalOffsetAt, stringAt } from './request-body.js';
+import { objectAt, offsetAt, optionalOffsetAt, stringAt, stringsAt } from './request-body.js';
 import { archivedEventOf, transactionAt } from './transactions.js';
-import { encodeHoldingCreated, encodeTransferInstructionCreated } from './wire.js';
+import {
+  type CreatedEvent,
+  encodeHoldingCreated,
+  encodeTransferInstructionCreated,
+} from './wire.js';
 import { streamList, streamRoute } from './ws-streams.js';
 
 export function offsetAfterLedgerEnd(offset: number, end: number): CantonApiError {
@@ -98,13 +103,54 @@ const eventsByContractId = contractRoute({
     const archived =
       found.archivedAt === null ? undefined : archiveOf(ctx, contractId, found.archivedAt);
     return {
-      created: { createdEvent: shaped, synchronizerId: SYNCHRONIZER_ID },
+      created: { createdEvent: witnessedByFilter(filter, shaped), synchronizerId: SYNCHRONIZER_ID },
       ...(archived !== undefined && {
         archived: { archivedEvent: archived, synchronizerId: SYNCHRONIZER_ID },
       }),
     };
   },
 });
+
+/**
+ * A contract's created event, as `contract-by-id` answers it: without offset, node id, blob or
+ * views, its witnesses the querying parties among its stakeholders.
+ */
+const contractById = contractRoute({
+  method: 'POST',
+  url: '/v2/contracts/contract-by-id',
+  handler: async (ctx, request) => {
+    const body = objectAt(request.body, 'body');
+    const contractId = stringAt(body.contractId, 'contractId');
+    const querying = stringsAt(body.queryingParties ?? [], 'queryingParties');
+    const user = userOf(request);
+    if (querying.length === 0) await ctx.users.requireReadAsAnyParty(user);
+    else await ctx.users.requireReadAs(user, querying);
+    const found = ctx.history.contractUpTo(contractId, await ctx.ledger.ledgerEnd());
+    if (found === undefined) throw contractNotFound(contractId);
+    const {
+      interfaceViews: _views,
+      createdEventBlob: _blob,
+      ...event
+    } = createdEventOf(
+      ctx,
+      found.record,
+      ctx.history.lockedHoldingsOf(contractId),
+    ) as CreatedEvent & { interfaceViews?: unknown; createdEventBlob?: unknown };
+    const stakeholders = event.witnessParties;
+    const witnesses =
+      querying.length === 0 ? stakeholders : stakeholders.filter((p) => querying.includes(p));
+    if (witnesses.length === 0) throw contractNotFound(contractId);
+    return { createdEvent: { ...event, offset: 0, nodeId: 0, witnessParties: witnesses } };
+  },
+});
+
+const contractNotFound = (contractId: string) =>
+  new CantonApiError(
+    'CONTRACT_NOT_FOUND',
+    'InvalidGivenCurrentSystemStateResourceMissing',
+    'Contract not found, or not visible to the querying parties.',
+    { contract_id: contractId },
+  );
 
 const listActiveContracts = contractRoute<{ Querystring: { limit?: string } }>({
   method: 'POST',
@@ -119,7 +165,7 @@ const listActiveContracts = contractRoute<{ Querystring: { limit?: string } }>({
 });
 
 export async function contractRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
-  registerRoutes(app, ctx, [eventsByContractId, listActiveContracts]);
+  registerRoutes(app, ctx, [eventsByContractId, contractById, listActiveContracts]);
   streamRoute(
     app,
     '/v2/state/active-contracts',
@@ -185,7 +231,7 @@ async function activeContracts(
       workflowId: '',
       contractEntry: {
         JsActiveContract: {
-          createdEvent: shaped,
+          createdEvent: witnessedByFilter(filter, shaped),
           synchronizerId: SYNCHRONIZER_ID,
           reassignmentCounter: 0,
         },

@@ -41,10 +41,18 @@ export function transferFactoryContract(admin: string, createdAt: Date): DevnetC
   };
 }
 
+/**
+ * Daml's latest representable time: the devnet's pre-approvals never lapse, but Splice's
+ * `TransferPreapproval.expiresAt` is a required time, so they are stated to expire then.
+ */
+export const NEVER_EXPIRES = '9999-12-31T23:59:59.999999Z';
+
+/** Amulet's rules, naming the one synchronizer as the decentralized synchronizer Amulet is on. */
 export function amuletRulesContract(
   dso: string,
   extraTrafficPriceUsdPerMb: Amount,
   createdAt: Date,
+  synchronizerId: string,
 ): DevnetContract {
   return {
     templateId: TEMPLATE_IDS.amuletRules,
@@ -54,6 +62,9 @@ export function amuletRulesContract(
       configSchedule: {
         initialValue: {
           decentralizedSynchronizer: {
+            // A Daml `Set` in the JSON encoding: a map of its elements to unit.
+            requiredSynchronizers: { map: [[synchronizerId, {}]] },
+            activeSynchronizer: synchronizerId,
             fees: { extraTrafficPrice: damlDecimal(extraTrafficPriceUsdPerMb) },
           },
         },
@@ -104,7 +115,7 @@ export function transferPreapprovalContract(
       instrumentId: { admin: instrument.admin, id: instrument.id },
       validFrom: createdAt.toISOString(),
       lastRenewedAt: createdAt.toISOString(),
-      expiresAt: null,
+      expiresAt: NEVER_EXPIRES,
     },
     createdAt,
   };

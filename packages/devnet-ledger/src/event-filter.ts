@@ -2,7 +2,7 @@
  * Canton's event formats (`filtersByParty`, `filtersForAnyParty`, and the older `filter`) and
  * what they select among the devnet's contracts and transactions.
  *
- * A contract is shown when one of its stakeholders has a filter that matches it: a wildcard, a
+ * A contract is shown when one of its witnesses has a filter that matches it: a wildcard, a
  * template filter naming its template, or an interface filter naming an interface it implements
  * (Holding for holdings, TransferInstruction for instructions). Interface views are included only
  * for interface filters that ask for them, created-event blobs only when a matching filter asks.
@@ -146,8 +146,9 @@ export function shapeCreated(filter: EventFilter, event: CreatedEvent): CreatedE
     createdEventBlob?: unknown;
   };
   const kind = kindOf(event.templateId);
-  const stakeholders = [...event.signatories, ...(event.observers ?? [])];
-  const applicable = filtersFor(filter, stakeholders).filter((f) =>
+  // Every witness whose filter asks sees the views, not only the stakeholders: the sender of a
+  // transfer witnesses the receiver's new holding and reads it through the Holding interface.
+  const applicable = filtersFor(filter, event.witnessParties).filter((f) =>
     kind === null ? matchingTemplate(f, event.templateId) : matching(f, kind),
   );
   if (applicable.length === 0) return null;
@@ -178,6 +179,16 @@ export function instructionStakeholders(offer: TransferOffer): string[] {
 function blobOf(event: CreatedEvent): string {
   const { templateId, contractId, createArgument } = event;
   return Buffer.from(JSON.stringify({ templateId, contractId, createArgument })).toString('base64');
+}
+
+/**
+ * The created event with its witnesses narrowed to the filter's parties: a reader is told which
+ * of the parties it asked for witness a contract, not who else does (`filtersForAnyParty` asks
+ * for every party).
+ */
+export function witnessedByFilter(filter: EventFilter, event: CreatedEvent): CreatedEvent {
+  if (filter.anyParty !== null) return event;
+  return { ...event, witnessParties: event.witnessParties.filter((p) => filter.byParty.has(p)) };
 }
 
 /** Whether a filter reads any of these parties' transactions. */

@@ -24,9 +24,12 @@ import { parseRight, type Right, type UserDirectory, userNotFound } from './user
 
 const PAGE_SIZE_MAX = 10_000;
 
-/** What a party looks like in `PartyDetails`: local when this participant hosts it. */
+/**
+ * What a party looks like in `PartyDetails`: local, as this participant hosts every party the
+ * devnet has, the external ones (with their own keys) as much as the internal ones.
+ */
 function partyDetails(party: PartyInfo) {
-  return { party: party.partyId, isLocal: party.kind === 'internal', identityProviderId: '' };
+  return { party: party.partyId, isLocal: true, identityProviderId: '' };
 }
 
 function userJson(users: UserDirectory, userId: string) {

@@ -124,7 +124,15 @@ async function amuletContext(ledger: LocalLedger, instrument: Instrument) {
   const traffic = await ledger.trafficParameters();
   const created = await genesisTime(ledger);
   return [
-    ['amulet-rules', amuletRulesContract(amulet.admin, traffic.extraTrafficPriceUsdPerMb, created)],
+    [
+      'amulet-rules',
+      amuletRulesContract(
+        amulet.admin,
+        traffic.extraTrafficPriceUsdPerMb,
+        created,
+        SYNCHRONIZER_ID,
+      ),
+    ],
     [
       'open-round',
       openMiningRoundContract(amulet.admin, await ledger.openMiningRound(), MINING_ROUND_MS),

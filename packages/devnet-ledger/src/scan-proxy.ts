@@ -65,6 +65,7 @@ const getAmuletRules = scanProxyRoute({
       await dsoOf(ledger),
       traffic.extraTrafficPriceUsdPerMb,
       await genesisTime(ledger),
+      SYNCHRONIZER_ID,
     );
     return { amulet_rules: contractWithState(contract, SYNCHRONIZER_ID) };
   },
@@ -89,11 +90,62 @@ const getTransferPreapproval = scanProxyRoute<{ Params: { party: string } }>({
   },
 });
 
+/** The devnet grants no featured-app rights: every provider has none. */
+const lookupFeaturedAppRight = scanProxyRoute<{ Params: { provider: string } }>({
+  method: 'GET',
+  url: `${SCAN_PROXY_PREFIX}/featured-apps/:provider`,
+  handler: async () => ({}),
+});
+
+/** The devnet has no Amulet name service: no entries, and none found by party or name. */
+const listAnsEntries = scanProxyRoute({
+  method: 'GET',
+  url: `${SCAN_PROXY_PREFIX}/ans-entries`,
+  handler: async () => ({ entries: [] }),
+});
+
+const ANS_LOOKUPS = ['by-party/:party', 'by-name/:name'].map((by) =>
+  scanProxyRoute({
+    method: 'GET',
+    url: `${SCAN_PROXY_PREFIX}/ans-entries/${by}`,
+    handler: async () => {
+      throw new RegistryError(404, 'No ANS entry found: the devnet has no Amulet name service');
+    },
+  }),
+);
+
+/** The scan proxy's operations the devnet does not serve, and why. */
+const UNSERVED_SCAN_PROXY = [
+  ['/dso', 'the devnet has no DSO rules or super validators'],
+  ['/ans-rules', 'the devnet has no Amulet name service'],
+  ['/transfer-command-counter/:party', 'the devnet runs no Amulet transfer commands'],
+  ['/transfer-command/status', 'the devnet runs no Amulet transfer commands'],
+  ['/holdings/summary', 'holdings are read from the ledger API'],
+  ['/unclaimed-development-fund-coupons', 'the devnet issues no development fund coupons'],
+] as const;
+
+const unservedScanProxyRoutes = UNSERVED_SCAN_PROXY.map(([path, why]) =>
+  scanProxyRoute({
+    method: path === '/ans-rules' || path === '/holdings/summary' ? 'POST' : 'GET',
+    url: `${SCAN_PROXY_PREFIX}${path}`,
+    handler: async () => {
+      throw new RegistryError(
+        501,
+        `${SCAN_PROXY_PREFIX}${path} is not served by the devnet ledger: ${why}`,
+      );
+    },
+  }),
+);
+
 export async function scanProxyRoutes(app: FastifyInstance, ledger: LocalLedger): Promise<void> {
   registerRoutes(app, ledger, [
     getDsoPartyId,
     getMiningRounds,
     getAmuletRules,
     getTransferPreapproval,
+    lookupFeaturedAppRight,
+    listAnsEntries,
+    ...ANS_LOOKUPS,
+    ...unservedScanProxyRoutes,
   ]);
 }

@@ -15,6 +15,7 @@ import { ContractHistory } from './contract-history.js';
 import { contractRoutes } from './contracts.js';
 import type { DevnetPoolListing } from './devnet/pool-manifest.js';
 import { devnetRoutes } from './devnet/routes.js';
+import { externalPartyRoutes } from './external-parties.js';
 import {
   answerCantonError,
   answerRegistryError,
@@ -23,10 +24,13 @@ import {
 } from './http/canton-answers.js';
 import { createLedgerFastify } from './http/fastify.js';
 import { interactiveSubmissionRoutes } from './interactive-submission.js';
+import { packageRoutes } from './package-routes.js';
 import { participantRoutes } from './participant-routes.js';
 import { PER_ADMIN_REGISTRY_PREFIX, registryRoutes } from './registry.js';
 import { SCAN_PROXY_PREFIX, scanProxyRoutes } from './scan-proxy.js';
 import { CommandRunner } from './token-standard-commands.js';
+import { unservedOperationRoutes } from './unserved-operations.js';
+import { updateReadRoutes } from './update-reads.js';
 import { updateRoutes } from './updates.js';
 import { DEFAULT_USER, UserDirectory } from './users.js';
 
@@ -97,8 +101,12 @@ async function participantApi(participant: FastifyInstance, ctx: ServerContext):
   await participantRoutes(participant, ctx);
   await contractRoutes(participant, ctx);
   await updateRoutes(participant, ctx);
+  await updateReadRoutes(participant, ctx);
   await commandRoutes(participant, ctx);
   await interactiveSubmissionRoutes(participant, ctx);
+  await externalPartyRoutes(participant, ctx);
+  await packageRoutes(participant, ctx);
+  await unservedOperationRoutes(participant);
 }
 
 /** The validator's APIs: its scan proxy and the registries, answering `{ error }` bodies. */

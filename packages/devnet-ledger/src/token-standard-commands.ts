@@ -76,7 +76,11 @@ function metaOf(value: unknown, path: string): Meta {
   const meta = optionalObjectAt(value, path);
   const values = optionalObjectAt(meta?.values, `${path}.values`) ?? {};
   const result: Record<string, string> = {};
-  for (const [key, text] of Object.entries(values)) result[key] = stringAt(text, `${path}.${key}`);
+  for (const [key, text] of Object.entries(values)) {
+    // A metadata value is Daml `Text`, which may be empty (the SDK sends an empty reason).
+    if (typeof text !== 'string') throw invalidArgument(`${path}.${key} must be text`);
+    result[key] = text;
+  }
   return result;
 }
 

@@ -125,8 +125,11 @@ const listUpdates = routeOf<ServerContext>()<{ Querystring: { limit?: string } }
   },
 });
 
+/** The deprecated flat-transaction list, which the 0.x wallet SDK still reads its holdings by. */
+const listFlatUpdates = { ...listUpdates, url: '/v2/updates/flats' };
+
 export async function updateRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
-  registerRoutes(app, ctx, [listUpdates]);
+  registerRoutes(app, ctx, [listUpdates, listFlatUpdates]);
   streamRoute(
     app,
     '/v2/updates',

@@ -1,8 +1,10 @@
 /**
  * External parties submit through interactive submission: prepare, sign the hash with the
  * party's key, execute. A wrong signature, a signature by another key or a changed prepared
- * transaction submits nothing.
+ * transaction submits nothing. The prepared transaction is Canton's protobuf, and the official
+ * wallet SDK recomputes the hash it is given.
  */
+import { decodePreparedTransaction, TopologyController } from '@canton-network/wallet-sdk';
 import { encodeBase64, fingerprint, generateKeyPair, sign } from '@poolparty/core';
 import { decodeTransaction } from '@poolparty/ledger/canton/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,17 +149,33 @@ describe('interactive submission', () => {
     expect(await world.ledger.lookupCommand('ext-wrong-key')).toBeNull();
   });
 
-  it('refuses a prepared transaction changed after signing', async () => {
-    const prepared = await prepare('ext-tampered', '1');
+  it('prepares Canton’s PreparedTransaction, whose V2 hash the wallet SDK recomputes', async () => {
+    const prepared = await prepare('ext-recomputed', '2.5');
+    const decoded = decodePreparedTransaction(prepared.preparedTransaction);
+    expect(decoded.metadata?.submitterInfo).toEqual({
+      actAs: [world.wallet.partyId],
+      commandId: 'ext-recomputed',
+    });
+    const root = decoded.transaction?.nodes[0]?.versionedNode;
+    expect(root?.oneofKind === 'v1' && root.v1.nodeType.oneofKind).toBe('exercise');
+    expect(await TopologyController.createTransactionHash(prepared.preparedTransaction)).toBe(
+      prepared.preparedTransactionHash,
+    );
+  });
+
+  it('refuses a prepared transaction with one byte changed after signing', async () => {
+    const prepared = await prepare('ext-tampered', '1.25');
     const signedBody = executeBody(prepared, world.wallet, 'sub-5');
-    const original = Buffer.from(prepared.preparedTransaction, 'base64').toString('utf8');
-    const tampered = Buffer.from(original.replace('"1"', '"90"')).toString('base64');
-    expect(tampered).not.toBe(prepared.preparedTransaction);
+    const bytes = Buffer.from(prepared.preparedTransaction, 'base64');
+    const at = bytes.indexOf('1.25');
+    expect(at).toBeGreaterThan(0);
+    bytes[at] = '9'.charCodeAt(0);
     const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/execute', {
       ...signedBody,
-      preparedTransaction: tampered,
+      preparedTransaction: bytes.toString('base64'),
     });
     expectCantonError(answer, 400, 'INVALID_ARGUMENT');
+    expect(answer.body.cause).toContain('no valid signature');
     expect(await world.ledger.lookupCommand('ext-tampered')).toBeNull();
   });
 

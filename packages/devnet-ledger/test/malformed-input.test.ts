@@ -19,6 +19,15 @@ const PARTICIPANT_POSTS = [
   '/v2/users',
   '/v2/users/poolparty/rights',
   '/v2/parties',
+  '/v2/parties/external/generate-topology',
+  '/v2/parties/external/allocate',
+  '/v2/updates/flats',
+  '/v2/updates/update-by-id',
+  '/v2/updates/update-by-offset',
+  '/v2/updates/transaction-by-id',
+  '/v2/updates/transaction-by-offset',
+  '/v2/commands/async/submit',
+  '/v2/contracts/contract-by-id',
 ];
 
 const MALFORMED: readonly unknown[] = [
@@ -76,6 +85,28 @@ const MALFORMED: readonly unknown[] = [
   { user: { id: 'has spaces' } },
   { userId: 'poolparty', rights: [{ kind: { Nonsense: {} } }] },
   { partyIdHint: '' },
+  {
+    preparedTransaction: Buffer.from('not a protobuf at all').toString('base64'),
+    partySignatures: { signatures: [] },
+    submissionId: 's',
+    hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
+  },
+  {
+    synchronizer: 'global-domain::1220',
+    partyHint: 'x',
+    publicKey: {
+      format: 'CRYPTO_KEY_FORMAT_RAW',
+      keyData: 'AAAA',
+      keySpec: 'SIGNING_KEY_SPEC_EC_CURVE25519',
+    },
+  },
+  { synchronizer: 'nope', onboardingTransactions: [{ transaction: 'bm9wZQ==' }] },
+  { synchronizer: 'nope', onboardingTransactions: 'all' },
+  { updateId: 'update-99999-00', updateFormat: {} },
+  { updateId: 'not-an-update', updateFormat: { includeTransactions: {} } },
+  { offset: -3, updateFormat: { includeTransactions: 'yes' } },
+  { updateId: 'x', requestingParties: [] },
+  { contractId: 'none', queryingParties: 'p' },
 ];
 
 function expectClientCantonError(answer: Answer, context: string): void {

@@ -49,12 +49,12 @@ describe('devnet ledger server without auth', () => {
     expectSchema('ledger', 'GetConnectedSynchronizersResponse', answer.body);
   });
 
-  it('lists parties, internal ones as local', async () => {
+  it('lists parties, the external ones it hosts as local as the internal ones', async () => {
     const answer = await call(world.server.url, 'GET', '/v2/parties');
     expectSchema('ledger', 'ListKnownPartiesResponse', answer.body);
     const byId = new Map(answer.body.partyDetails.map((p: { party: string }) => [p.party, p]));
     expect(byId.get(world.pool)).toMatchObject({ isLocal: true });
-    expect(byId.get(world.wallet.partyId)).toMatchObject({ isLocal: false });
+    expect(byId.get(world.wallet.partyId)).toMatchObject({ isLocal: true });
     expect(byId.size).toBe((await world.ledger.listParties()).length);
   });
 
