@@ -227,7 +227,7 @@ export function offeredRefundOf(
 }
 
 /** The legs the engine sends whose transfer can become an offer the receiver answers. */
-export type OfferedLeg = 'payout' | 'refund' | 'collect';
+export type OfferedLeg = 'payout' | 'refund' | 'collect' | 'sweep';
 
 /**
  * How an offer a swap party made ended: its receiver accepted or rejected it, or it came back
@@ -241,7 +241,9 @@ export type OfferOutcomeStep =
   | { readonly kind: 'finish_collection' }
   | { readonly kind: 'reverse_payout'; readonly failureReason: FailureReason }
   | { readonly kind: 'abandon_refund'; readonly error: string }
-  | { readonly kind: 'return_collection'; readonly error: string };
+  | { readonly kind: 'return_collection'; readonly error: string }
+  | { readonly kind: 'finish_sweep' }
+  | { readonly kind: 'return_sweep'; readonly error: string };
 
 export interface OfferOutcomePlan {
   /** What the payout's or refund's leg records (with its event) before the state it leads to. */
@@ -252,15 +254,28 @@ export interface OfferOutcomePlan {
 const NO_OUTCOME: OfferOutcomePlan = { legOutcome: null, step: null };
 
 /**
+ * A treasury sweep's offer (docs/spec/treasury.md): accepted, the fees arrived at the treasury;
+ * otherwise they are back among the pool's fees, to be swept again. No leg of a swap records it.
+ */
+function planSweepOfferOutcome(ending: SwapPartyOfferEnding): OfferOutcomePlan {
+  if (ending === 'accepted') return { legOutcome: null, step: { kind: 'finish_sweep' } };
+  return {
+    legOutcome: null,
+    step: { kind: 'return_sweep', error: `the sweep offer was ${ending}` },
+  };
+}
+
+/**
  * What the end of an offer a swap party made means, given the leg that made it (null when no
  * command of the service's made it: nothing to do). An accepted offer is a transfer that arrived.
  * One that came back unaccepted reverses a payout's trade and refunds the input, leaves a refund
- * parked for an operator, and returns a collection's amount to the fees.
+ * parked for an operator, and returns a collection's or a sweep's amount to the fees.
  */
 export function planOfferOutcome(
   leg: string | null,
   ending: SwapPartyOfferEnding,
 ): OfferOutcomePlan {
+  if (leg === 'sweep') return planSweepOfferOutcome(ending);
   if (leg !== 'payout' && leg !== 'refund' && leg !== 'collect') return NO_OUTCOME;
   if (ending === 'accepted') {
     return leg === 'collect'
