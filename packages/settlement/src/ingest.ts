@@ -7,7 +7,7 @@
  * - it carries the id of a command the service recorded: the confirmation of that command
  *   (an accept, a reject, a payout or refund transfer, the offer a payout or refund became, or
  *   the service's withdrawal of such an offer after its deadline, which ends the leg `expired`,
- *   or a developer's collection of earnings, collections.ts);
+ *   or a developer's collection of earnings, collections.ts, or a treasury sweep, treasury.ts);
  * - a transfer or offer to a swap party: a deposit;
  * - a transfer settling an offer a swap party made: the receiver accepted a payout or refund;
  * - an offer from a swap party rejected or withdrawn: a payout or refund came back;
@@ -50,6 +50,7 @@ import {
   recordOfferOutcome,
 } from './legs.js';
 import { type PriceBook, readPriceBook } from './prices.js';
+import { finishSweep, returnSweep, sweepOffered } from './treasury.js';
 
 export interface IngestResult {
   /** How many updates were applied; 0 when all were at or below the checkpoint (duplicates). */
@@ -287,6 +288,7 @@ async function applyConfirmation(scope: UpdateScope, command: EngineCommand): Pr
   if (offer !== null) {
     const made = { offerId: offer.offerId, expiresAt: offer.executeBefore };
     if (command.leg === 'collect') return collectionOffered(tx, confirmed, made, now);
+    if (command.leg === 'sweep') return sweepOffered(tx, confirmed, made, now);
     return recordOfferMade(tx, confirmed, made, update.updateId, now);
   }
   switch (command.leg) {
@@ -302,6 +304,8 @@ async function applyConfirmation(scope: UpdateScope, command: EngineCommand): Pr
       return finishTransfer(tx, confirmed, transferFacts(update), now);
     case 'collect':
       return finishCollection(tx, confirmed, transferFacts(update), now);
+    case 'sweep':
+      return finishSweep(tx, confirmed, transferFacts(update), now);
   }
 }
 
@@ -420,5 +424,9 @@ async function swapPartyOfferEnded(
       return abandonRefund(tx, command, step.error, now);
     case 'return_collection':
       return returnCollection(tx, command, step.error, now);
+    case 'finish_sweep':
+      return finishSweep(tx, command, transfer, now);
+    case 'return_sweep':
+      return returnSweep(tx, command, step.error, now);
   }
 }

@@ -95,6 +95,7 @@ export interface CommandSubject {
   readonly intentId: string | null;
   readonly depositId: string | null;
   readonly collectionId?: string | null;
+  readonly sweepId?: string | null;
 }
 
 async function record(
@@ -104,8 +105,11 @@ async function record(
   payload: CommandPayload,
   now: Date,
 ): Promise<void> {
-  const subjectId = subject.intentId ?? subject.depositId ?? subject.collectionId ?? null;
-  if (subjectId === null) throw new Error('a command needs an intent, a deposit or a collection');
+  const subjectId =
+    subject.intentId ?? subject.depositId ?? subject.collectionId ?? subject.sweepId ?? null;
+  if (subjectId === null) {
+    throw new Error('a command needs an intent, a deposit, a collection or a sweep');
+  }
   // An intent may make several offers (a payout, then a refund): a withdrawal is the offer's own.
   const commandSubject = payload.kind === 'withdraw' ? payload.offerId : subjectId;
   await recordLedgerCommand(tx, {
@@ -113,6 +117,7 @@ async function record(
     intentId: subject.intentId,
     depositId: subject.depositId,
     collectionId: subject.collectionId ?? null,
+    sweepId: subject.sweepId ?? null,
     leg,
     attempt: 0,
     payload,
@@ -154,7 +159,7 @@ export function recordOfferWithdrawal(
 export function recordTransfer(
   tx: Queryable,
   subject: CommandSubject,
-  leg: 'payout' | 'refund' | 'collect',
+  leg: 'payout' | 'refund' | 'collect' | 'sweep',
   payload: TransferPayload,
   now: Date,
 ): Promise<void> {

@@ -45,6 +45,7 @@ import {
   transferMeta,
 } from './legs.js';
 import { backoffMs } from './settings.js';
+import { returnSweep } from './treasury.js';
 
 /** Why an offer action can never succeed: its offer ended, or is past its deadline. */
 type OfferRefusal = 'gone' | 'expired';
@@ -153,7 +154,9 @@ function describe(failure: unknown): string {
 function attemptsMax(ctx: EngineContext, command: EngineCommand): number {
   const { settings } = ctx;
   if (command.leg === 'refund') return settings.refundAttemptsMax;
-  if (command.leg === 'payout' || command.leg === 'collect') return settings.payoutAttemptsMax;
+  if (command.leg === 'payout' || command.leg === 'collect' || command.leg === 'sweep') {
+    return settings.payoutAttemptsMax;
+  }
   return settings.offerActionAttemptsMax;
 }
 
@@ -234,6 +237,9 @@ async function giveUp(
       case 'collect':
         await failCommand(tx, command.commandId, error, now);
         return returnCollection(tx, current, `the collection could not be sent (${error})`, now);
+      case 'sweep':
+        await failCommand(tx, command.commandId, error, now);
+        return returnSweep(tx, current, `the sweep could not be sent (${error})`, now);
     }
   });
   effects.apply(ctx);

@@ -211,3 +211,18 @@ export async function sweepTotals(q: Queryable): Promise<SweepTotal[]> {
     amount: readAmount(row.amount),
   }));
 }
+
+/**
+ * The ids of `limit` pools, those swept least recently first (never swept before any): a round
+ * of the schedule that reaches only some pools reaches the others next time.
+ */
+export async function poolsLeastRecentlySwept(q: Queryable, limit: number): Promise<string[]> {
+  const rows = await q.query(
+    `SELECT p.pool_id FROM pools p
+     LEFT JOIN (SELECT pool_id, max(created_at) AS last FROM treasury_sweeps GROUP BY pool_id) s
+       ON s.pool_id = p.pool_id
+     ORDER BY s.last NULLS FIRST, p.created_at, p.pool_id LIMIT $1`,
+    [limit],
+  );
+  return rows.map((row) => readString(row.pool_id));
+}
