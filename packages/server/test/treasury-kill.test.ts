@@ -94,7 +94,8 @@ describe.skipIf(skipReason !== null)('a worker killed mid-sweep', () => {
   async function killedMidSweep(
     faults: LedgerFaults,
     stalled: (w: World, commandId: string) => Promise<boolean>,
-  ): Promise<void> {
+    successorHasTreasury = true,
+  ): Promise<WorkerProcess> {
     world = await setUp();
     const w = world;
     const target = { treasuryParty: w.treasury, networkReserve: {} };
@@ -107,7 +108,8 @@ describe.skipIf(skipReason !== null)('a worker killed mid-sweep', () => {
     if (sweep === undefined) throw new Error('nothing was swept');
     expect(sweep.amount).toBe(FEES.toString());
     const env = { ...w.devnet.env, POOLPARTY_TREASURY_PARTY: w.treasury };
-    const start = () => startWorkerProcess(w.dataDir, schemaUrl(w.schema), env);
+    const start = (withTreasury = true) =>
+      startWorkerProcess(w.dataDir, schemaUrl(w.schema), withTreasury ? env : w.devnet.env);
 
     w.devnet.ledger.setFaults(faults);
     const victim = start();
@@ -120,7 +122,7 @@ describe.skipIf(skipReason !== null)('a worker killed mid-sweep', () => {
     expect((await getSweep(w.db, sweep.sweepId))?.status).toBe('pending');
     w.devnet.ledger.setFaults({});
 
-    const successor = start();
+    const successor = start(successorHasTreasury);
     running.push(successor);
     await successor.url;
     await waitFor(
@@ -139,13 +141,22 @@ describe.skipIf(skipReason !== null)('a worker killed mid-sweep', () => {
     expect(await listSweeps(w.db, { poolId: null, limit: 10 })).toHaveLength(1);
     const { books, holdings } = await booksAndHoldings(w.db, w.devnet.ledger, POOL_ID);
     expect(holdings).toEqual(books);
+    return successor;
   }
 
   it('recorded, refused by the ledger, killed: the successor sends it once', async () => {
-    await killedMidSweep({ rejectRate: 1 }, async (w, commandId) => {
-      const command = await getCommand(w.db, commandId);
-      return command !== null && command.status === 'recorded' && command.submissions >= 1;
-    });
+    // The successor has no treasury party: it sweeps nothing itself, says so once, and still
+    // settles the sweep recorded before.
+    const successor = await killedMidSweep(
+      { rejectRate: 1 },
+      async (w, commandId) => {
+        const command = await getCommand(w.db, commandId);
+        return command !== null && command.status === 'recorded' && command.submissions >= 1;
+      },
+      false,
+    );
+    const said = successor.output().match(/treasury sweeps are off: POOLPARTY_TREASURY_PARTY/g);
+    expect(said).toHaveLength(1);
   }, 150_000);
 
   it('committed on the ledger, unconfirmed, killed: the successor confirms it, sent once', async () => {
