@@ -28,3 +28,4 @@ export * from './settlement.js';
 export * from './settlement-safety.js';
 export * from './signing.js';
 export * from './swap-state.js';
+export * from './treasury.js';

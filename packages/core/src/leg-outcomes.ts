@@ -227,7 +227,7 @@ export function offeredRefundOf(
 }
 
 /** The legs the engine sends whose transfer can become an offer the receiver answers. */
-export type OfferedLeg = 'payout' | 'refund' | 'collect' | 'lp_return' | 'lp_payout';
+export type OfferedLeg = 'payout' | 'refund' | 'collect' | 'sweep' | 'lp_return' | 'lp_payout';
 
 /**
  * How an offer a swap party made ended: its receiver accepted or rejected it, or it came back
@@ -243,7 +243,9 @@ export type OfferOutcomeStep =
   | { readonly kind: 'abandon_refund'; readonly error: string }
   | { readonly kind: 'return_collection'; readonly error: string }
   | { readonly kind: 'finish_liquidity_leg' }
-  | { readonly kind: 'fail_liquidity_leg'; readonly error: string };
+  | { readonly kind: 'fail_liquidity_leg'; readonly error: string }
+  | { readonly kind: 'finish_sweep' }
+  | { readonly kind: 'return_sweep'; readonly error: string };
 
 export interface OfferOutcomePlan {
   /** What the payout's or refund's leg records (with its event) before the state it leads to. */
@@ -254,16 +256,29 @@ export interface OfferOutcomePlan {
 const NO_OUTCOME: OfferOutcomePlan = { legOutcome: null, step: null };
 
 /**
+ * A treasury sweep's offer (docs/spec/treasury.md): accepted, the fees arrived at the treasury;
+ * otherwise they are back among the pool's fees, to be swept again. No leg of a swap records it.
+ */
+function planSweepOfferOutcome(ending: SwapPartyOfferEnding): OfferOutcomePlan {
+  if (ending === 'accepted') return { legOutcome: null, step: { kind: 'finish_sweep' } };
+  return {
+    legOutcome: null,
+    step: { kind: 'return_sweep', error: `the sweep offer was ${ending}` },
+  };
+}
+
+/**
  * What the end of an offer a swap party made means, given the leg that made it (null when no
  * command of the service's made it: nothing to do). An accepted offer is a transfer that arrived.
  * One that came back unaccepted reverses a payout's trade and refunds the input, leaves a refund
- * parked for an operator, and returns a collection's amount to the fees.
+ * parked for an operator, and returns a collection's or a sweep's amount to the fees.
  */
 export function planOfferOutcome(
   leg: string | null,
   ending: SwapPartyOfferEnding,
 ): OfferOutcomePlan {
   if (leg === 'lp_return' || leg === 'lp_payout') return liquidityOfferOutcome(leg, ending);
+  if (leg === 'sweep') return planSweepOfferOutcome(ending);
   if (leg !== 'payout' && leg !== 'refund' && leg !== 'collect') return NO_OUTCOME;
   if (ending === 'accepted') {
     return leg === 'collect'

@@ -26,6 +26,7 @@ import {
   readLedgerLocation,
   readSettings,
   readStoreLocation,
+  readTreasurySettings,
   SETTING_DEFINITIONS,
   type SettingDefinition,
   type Settings,
@@ -33,12 +34,14 @@ import {
   type StoreLocation,
   settingDefinitionsOf,
   settingHelp,
+  TREASURY_SETTING_KEYS,
 } from './config.js';
 import { serverPackagePath } from './package-dir.js';
 import { probeListen } from './preflight.js';
 import { type GuardLog, guardAgainstStoreLoss } from './process-guard.js';
 import { progressLine } from './progress-line.js';
 import type { RunningService } from './service.js';
+import { devnetTreasuryParty } from './treasury/devnet-treasury.js';
 
 /** How long a graceful shutdown may take before the process gives up waiting. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -184,6 +187,20 @@ function ledgerLocationOrExit(flags: CommandFlags): LedgerLocation {
   exitWithErrors(result.errors);
 }
 
+/**
+ * Where `admin treasury` sweeps to, and what it keeps back: the treasury settings, and without a
+ * party on devnet the treasury the devnet seed allocated (its `devnet.json` in the data folder).
+ */
+function treasuryOrExit(flags: CommandFlags) {
+  const result = readTreasurySettings(process.env, stringFlags(flags));
+  if (!result.ok) exitWithErrors(result.errors);
+  const { treasuryParty, treasuryNetworkReserve } = result.settings;
+  return {
+    treasuryParty: treasuryParty ?? devnetTreasuryParty(storeLocationOrExit(flags).dataDir),
+    networkReserve: treasuryNetworkReserve,
+  };
+}
+
 /** `poolparty devnet-ledger`: settings checked first, the server loaded only then. */
 async function serveDevnetLedger(flags: Record<string, string | undefined>): Promise<void> {
   const result = readDevnetLedgerSettings(process.env, flags);
@@ -216,6 +233,9 @@ async function loadAdminCommand(): Promise<Command> {
     ledgerApiUrl: (flags) => ledgerLocationOrExit(flags).cantonLedgerApiUrl,
     withLedgerSettingFlags: (command) =>
       withSettingFlags(command, settingDefinitionsOf(LEDGER_SETTING_KEYS)),
+    treasury: (flags) => treasuryOrExit(flags),
+    withTreasurySettingFlags: (command) =>
+      withSettingFlags(command, settingDefinitionsOf(TREASURY_SETTING_KEYS)),
     print: (line) => console.log(line),
     fail: (message) => {
       console.error(`poolparty: ${message}`);
@@ -261,6 +281,6 @@ export async function buildCli(argv: readonly string[]): Promise<Command> {
 }
 
 const ADMIN_DESCRIPTION =
-  'operator actions on the store: refunds, flags, discounts, keys, pools, audit';
+  'operator actions on the store: refunds, flags, discounts, keys, pools, audit, treasury';
 
 await (await buildCli(process.argv)).parseAsync(process.argv);

@@ -4,7 +4,13 @@
  * naming the setting, so an operator fixes them in one pass instead of one restart per typo.
  */
 
-import type { Environment } from '@poolparty/core';
+import {
+  Amount,
+  AmountParseError,
+  type AmountsByInstrument,
+  type Environment,
+  parsePartyId,
+} from '@poolparty/core';
 import type { StoreLocation } from '@poolparty/store';
 import { type CantonSettings, cantonSettingProblems } from './canton-options.js';
 
@@ -65,6 +71,16 @@ export interface Settings extends CantonSettings {
    * with the session cookie (create or revoke keys, collect, sign out). Never `*`.
    */
   readonly portalOrigins: readonly string[];
+  /** Where treasury sweeps go (docs/spec/treasury.md); unset: sweeps are off (devnet: seeded). */
+  readonly treasuryParty: string | null;
+  /** How often the worker sweeps a pool side at most. */
+  readonly treasurySweepIntervalMs: number;
+  /** A side is swept automatically only when its sweepable fees are above its threshold. */
+  readonly treasurySweepThresholds: AmountsByInstrument;
+  /** Kept in each side's fees for the network costs of transfers (Amulet's burned fees). */
+  readonly treasuryNetworkReserve: AmountsByInstrument;
+  /** Pools one round of the schedule looks at, least recently swept first. */
+  readonly treasurySweepPoolsMax: number;
 }
 
 export interface SettingDefinition<K extends keyof Settings> {
@@ -140,6 +156,35 @@ const registryMap = (text: string): Readonly<Record<string, string>> | SettingPr
   return registries;
 };
 
+/** `Amulet=100,USDCx=10,*=0`: an amount per instrument id, `*` for the instruments not named. */
+const amountsByInstrument = (text: string): AmountsByInstrument | SettingProblem => {
+  const amounts: Record<string, Amount> = {};
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+  for (const entry of entries) {
+    const split = entry.indexOf('=');
+    const id = split > 0 ? entry.slice(0, split).trim() : '';
+    const amount = Amount.tryParse(split > 0 ? entry.slice(split + 1).trim() : '');
+    if (id === '' || amount instanceof AmountParseError) {
+      return new SettingProblem(
+        `has ${JSON.stringify(entry)}, which is not instrument=amount (e.g. Amulet=100 or *=0)`,
+      );
+    }
+    if (amounts[id] !== undefined) return new SettingProblem(`names ${JSON.stringify(id)} twice`);
+    amounts[id] = amount;
+  }
+  return amounts;
+};
+
+const partyId = (text: string): string | SettingProblem => {
+  const parsed = parsePartyId(text);
+  return parsed.ok
+    ? text
+    : new SettingProblem(`must be a party id like treasury::1220… (${parsed.message})`);
+};
+
 const PORT_MAX = 65_535;
 const DEVNET_KEY_PATTERN = /^pp_test_[A-Za-z0-9_-]{24,}$/;
 const APP_KEY_PATTERN = /^pp_(live|test)_[A-Za-z0-9_-]{24,}$/;
@@ -153,6 +198,10 @@ const ORIGIN_PATTERN = /^https?:\/\/[^/]+$/;
  */
 const TIMEOUT_MS_MIN = 1_000;
 const TIMEOUT_MS_MAX = 600_000;
+/** A minute to thirty days between sweeps of a side: more often only pays more network fees. */
+const SWEEP_INTERVAL_MS_MIN = 60_000;
+const SWEEP_INTERVAL_MS_MAX = 30 * 86_400_000;
+const SWEEP_POOLS_MAX_BOUND = 10_000;
 /** Far above any file-descriptor limit a process gets; a bound only to refuse nonsense. */
 const CONNECTIONS_MAX_BOUND = 1_000_000;
 
@@ -487,6 +536,49 @@ const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
     defaultValue: [],
     parse: originList(false),
   },
+  treasuryParty: {
+    key: 'treasuryParty',
+    env: 'POOLPARTY_TREASURY_PARTY',
+    flag: 'treasury-party',
+    description:
+      "the operator's treasury party the pools' platform fees are swept to; unset: no sweeps (devnet: the seeded treasury)",
+    defaultValue: null,
+    parse: partyId,
+  },
+  treasurySweepIntervalMs: {
+    key: 'treasurySweepIntervalMs',
+    env: 'POOLPARTY_TREASURY_SWEEP_INTERVAL_MS',
+    flag: 'treasury-sweep-interval-ms',
+    description: 'ms between automatic sweeps of a pool side, at least',
+    defaultValue: 86_400_000,
+    parse: wholeNumber(SWEEP_INTERVAL_MS_MIN, SWEEP_INTERVAL_MS_MAX),
+  },
+  treasurySweepThresholds: {
+    key: 'treasurySweepThresholds',
+    env: 'POOLPARTY_TREASURY_SWEEP_THRESHOLDS',
+    flag: 'treasury-sweep-thresholds',
+    description:
+      'a side is swept automatically when its sweepable fees are above this: instrument=amount, * for the rest',
+    defaultValue: { '*': Amount.ZERO },
+    parse: amountsByInstrument,
+  },
+  treasuryNetworkReserve: {
+    key: 'treasuryNetworkReserve',
+    env: 'POOLPARTY_TREASURY_NETWORK_RESERVE',
+    flag: 'treasury-network-reserve',
+    description:
+      "kept in each side's fees for what transfers burn: instrument=amount, * for the rest",
+    defaultValue: { Amulet: Amount.parse('50') },
+    parse: amountsByInstrument,
+  },
+  treasurySweepPoolsMax: {
+    key: 'treasurySweepPoolsMax',
+    env: 'POOLPARTY_TREASURY_SWEEP_POOLS_MAX',
+    flag: 'treasury-sweep-pools-max',
+    description: 'pools one round of automatic sweeps looks at, least recently swept first',
+    defaultValue: 100,
+    parse: wholeNumber(1, SWEEP_POOLS_MAX_BOUND),
+  },
 };
 
 export const SETTING_DEFINITIONS = Object.values(definitions) as readonly SettingDefinition<
@@ -500,7 +592,10 @@ export const SETTING_DEFINITIONS = Object.values(definitions) as readonly Settin
 export function defaultLabel(value: unknown): string {
   if (value === null || value === '') return 'unset';
   if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(',');
-  if (typeof value === 'object') return Object.keys(value).length === 0 ? 'none' : 'set';
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    return entries.length === 0 ? 'none' : entries.map(([k, v]) => `${k}=${String(v)}`).join(',');
+  }
   return String(value);
 }
 
@@ -558,6 +653,26 @@ export const LEDGER_SETTING_KEYS = [
 ] as const satisfies readonly (keyof Settings)[];
 
 export type LedgerLocation = Pick<Settings, (typeof LEDGER_SETTING_KEYS)[number]>;
+
+/** The settings `admin treasury` reads besides where the store is: where sweeps go, what stays. */
+export const TREASURY_SETTING_KEYS = [
+  'treasuryParty',
+  'treasuryNetworkReserve',
+] as const satisfies readonly (keyof Settings)[];
+
+export type TreasurySettings = Pick<Settings, (typeof TREASURY_SETTING_KEYS)[number]>;
+
+export type TreasurySettingsResult =
+  | { readonly ok: true; readonly settings: TreasurySettings }
+  | { readonly ok: false; readonly errors: readonly string[] };
+
+export function readTreasurySettings(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: Readonly<Record<string, string | undefined>> = {},
+): TreasurySettingsResult {
+  const read = readDefinitions(settingDefinitionsOf(TREASURY_SETTING_KEYS), env, flags);
+  return read.ok ? { ok: true, settings: read.values as unknown as TreasurySettings } : read;
+}
 
 export type LedgerLocationResult =
   | { readonly ok: true; readonly settings: LedgerLocation }

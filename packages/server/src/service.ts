@@ -14,6 +14,7 @@ import type { LedgerPort } from '@poolparty/ledger';
 import {
   advisoryLockLeadership,
   countIncompleteCompletedSwapsByPool,
+  type Engine,
   LedgerClock,
   type ServiceClock,
   type StreamLeadership,
@@ -54,6 +55,8 @@ import { createLiveQuoter } from './market/live-quoter.js';
 import { SnapshotJob } from './market/snapshots.js';
 import { createMetrics } from './metrics.js';
 import { probeListen } from './preflight.js';
+import { registerTreasuryMetrics } from './treasury/metrics.js';
+import { TreasurySweeper } from './treasury/sweeper.js';
 
 export interface StartOptions {
   /** PostgreSQL schema to work in (tests isolate themselves this way). */
@@ -133,7 +136,10 @@ async function startOnce(settings: Settings, options: StartOptions): Promise<Run
     closers.push(() => app.close());
     // The worker's jobs start once the app, and so its logger, exists; they stop before the
     // app, the ledger and the store they work with (closers run in reverse).
-    if (settings.role !== 'api') closers.push(...(await startWorkerJobs(ctx, app, options.schema)));
+    if (settings.role !== 'api') {
+      const treasuryParty = settings.treasuryParty ?? base.devnet?.treasury?.partyId ?? null;
+      closers.push(...(await startWorkerJobs(ctx, app, options.schema, treasuryParty)));
+    }
     const url = listen ? await listenOn(app, settings) : null;
     return { ctx, app, url, devnet: base.devnet, close: () => closers.closeAll() };
   } catch (error) {
@@ -247,6 +253,11 @@ async function openServices(
     onListenerProblem: log.listenerLost('intent event'),
   });
   closers.push(() => intentEvents.close());
+  const metrics = createMetrics();
+  registerTreasuryMetrics(metrics.registry, {
+    db,
+    networkReserve: settings.treasuryNetworkReserve,
+  });
   return {
     settings,
     db,
@@ -254,7 +265,7 @@ async function openServices(
     devnetLedger: devnetEnabled(settings) ? base.devnetLedger : null,
     clock,
     walletTokens: base.walletTokens,
-    metrics: createMetrics(),
+    metrics,
     quoter,
     intentEvents,
     adminChanges,
@@ -285,6 +296,7 @@ async function startWorkerJobs(
   ctx: ServiceContext,
   app: App,
   schema: string | undefined,
+  treasuryParty: string | null,
 ): Promise<(() => Promise<void>)[]> {
   const { settings, db, ledger, clock, quoter, adminChanges } = ctx;
   const engine = await startEngine({
@@ -309,7 +321,49 @@ async function startWorkerJobs(
       app.log.warn({ err: error }, 'purging expired rows failed; trying again at the next run'),
   });
   housekeeping.start();
-  return [() => engine.stop(), async () => unsubscribe(), () => housekeeping.stop()];
+  const sweeper = startTreasurySweeps(ctx, app, engine, treasuryParty);
+  return [
+    () => engine.stop(),
+    async () => unsubscribe(),
+    () => housekeeping.stop(),
+    async () => sweeper?.stop(),
+  ];
+}
+
+/**
+ * The automatic treasury sweeps of a worker, or null (said once) when no treasury party is set.
+ * A round's sweeps are recorded; the engine, poked, submits them.
+ */
+function startTreasurySweeps(
+  ctx: ServiceContext,
+  app: App,
+  engine: Engine,
+  treasuryParty: string | null,
+): TreasurySweeper | null {
+  const { settings, db, clock } = ctx;
+  if (treasuryParty === null) {
+    app.log.warn('treasury sweeps are off: POOLPARTY_TREASURY_PARTY is not set');
+    return null;
+  }
+  const sweeper = new TreasurySweeper({
+    db,
+    clock,
+    target: { treasuryParty, networkReserve: settings.treasuryNetworkReserve },
+    schedule: {
+      thresholds: settings.treasurySweepThresholds,
+      intervalMs: settings.treasurySweepIntervalMs,
+      poolsPerRoundMax: settings.treasurySweepPoolsMax,
+    },
+    onRecorded: (sweeps) => {
+      app.log.info({ sweeps: sweeps.length }, 'treasury sweeps recorded');
+      engine.poke();
+    },
+    onError: (error) =>
+      app.log.warn({ err: error }, 'a round of treasury sweeps failed; trying again at the next'),
+  });
+  sweeper.start();
+  app.log.info({ treasuryParty }, 'treasury sweeps on');
+  return sweeper;
 }
 
 function isAddressProblem(error: unknown): boolean {

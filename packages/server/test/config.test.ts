@@ -1,3 +1,4 @@
+import { Amount } from '@poolparty/core';
 import { describe, expect, it } from 'vitest';
 import {
   devnetEnabled,
@@ -5,6 +6,7 @@ import {
   maskDatabaseUrl,
   readSettings,
   readStoreLocation,
+  readTreasurySettings,
 } from '../src/config.js';
 
 /** The least a process on a participant is given. */
@@ -301,5 +303,60 @@ describe('HTTP timeouts, connection caps and stream caps', () => {
     });
     const equal = readSettings({ POOLPARTY_REQUEST_TIMEOUT_MS: '10000' });
     expect(equal.ok && equal.settings.requestTimeoutMs).toBe(10_000);
+  });
+});
+
+describe('treasury settings', () => {
+  const TREASURY = `treasury::1220${'ab'.repeat(32)}`;
+
+  it('are off without a party, swept daily above nothing, keeping 50 Amulet', () => {
+    const result = readSettings({});
+    expect(result.ok && result.settings).toMatchObject({
+      treasuryParty: null,
+      treasurySweepIntervalMs: 86_400_000,
+      treasurySweepThresholds: { '*': Amount.ZERO },
+      treasuryNetworkReserve: { Amulet: Amount.parse('50') },
+      treasurySweepPoolsMax: 100,
+    });
+  });
+
+  it('read a party and amounts per instrument', () => {
+    const result = readSettings({
+      POOLPARTY_TREASURY_PARTY: TREASURY,
+      POOLPARTY_TREASURY_SWEEP_THRESHOLDS: 'Amulet=1000, USDCx=100.5,*=1',
+      POOLPARTY_TREASURY_NETWORK_RESERVE: 'Amulet=20',
+    });
+    expect(result.ok && result.settings).toMatchObject({
+      treasuryParty: TREASURY,
+      treasurySweepThresholds: {
+        Amulet: Amount.parse('1000'),
+        USDCx: Amount.parse('100.5'),
+        '*': Amount.parse('1'),
+      },
+      treasuryNetworkReserve: { Amulet: Amount.parse('20') },
+    });
+  });
+
+  it('refuse a malformed party id and malformed amounts, one line each naming the setting', () => {
+    const result = readSettings({
+      POOLPARTY_TREASURY_PARTY: 'treasury',
+      POOLPARTY_TREASURY_SWEEP_THRESHOLDS: 'Amulet=-1',
+      POOLPARTY_TREASURY_NETWORK_RESERVE: 'Amulet=1,Amulet=2',
+      POOLPARTY_TREASURY_SWEEP_INTERVAL_MS: '1000',
+    });
+    expect(result.ok ? [] : result.errors).toEqual([
+      'POOLPARTY_TREASURY_PARTY must be a party id like treasury::1220… (party id must be <hint>::<fingerprint>) (got "treasury")',
+      'POOLPARTY_TREASURY_SWEEP_INTERVAL_MS must be a whole number from 60000 to 2592000000 (got "1000")',
+      'POOLPARTY_TREASURY_SWEEP_THRESHOLDS has "Amulet=-1", which is not instrument=amount (e.g. Amulet=100 or *=0) (got "Amulet=-1")',
+      'POOLPARTY_TREASURY_NETWORK_RESERVE names "Amulet" twice (got "Amulet=1,Amulet=2")',
+    ]);
+  });
+
+  it('are what admin treasury reads, by flag or variable', () => {
+    expect(readTreasurySettings({}, { treasuryParty: TREASURY })).toEqual({
+      ok: true,
+      settings: { treasuryParty: TREASURY, treasuryNetworkReserve: { Amulet: Amount.parse('50') } },
+    });
+    expect(readTreasurySettings({ POOLPARTY_TREASURY_PARTY: 'x::y' })).toMatchObject({ ok: false });
   });
 });

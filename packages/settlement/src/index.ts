@@ -64,6 +64,17 @@ export {
   type EngineSettings,
   type EngineStep,
 } from './settings.js';
+export {
+  type SideSweep,
+  type SweepRefusal,
+  SweepRefused,
+  type SweepSchedule,
+  sweepableNow,
+  sweepDueSides,
+  sweepPoolNow,
+  sweepReason,
+  type TreasuryTarget,
+} from './treasury.js';
 export { recordWithdrawal, type WithdrawalRequest } from './withdrawals.js';
 
 export interface EngineDeps {

@@ -7,7 +7,7 @@
  * - it carries the id of a command the service recorded: the confirmation of that command
  *   (an accept, a reject, a payout or refund transfer, the offer a payout or refund became, or
  *   the service's withdrawal of such an offer after its deadline, which ends the leg `expired`,
- *   or a developer's collection of earnings, collections.ts);
+ *   or a developer's collection of earnings, collections.ts, or a treasury sweep, treasury.ts);
  * - a transfer or offer to a swap party: a deposit;
  * - a transfer settling an offer a swap party made: the receiver accepted a payout or refund;
  * - an offer from a swap party rejected or withdrawn: a payout or refund came back;
@@ -60,6 +60,7 @@ import {
   liquidityReturned,
 } from './liquidity-legs.js';
 import { type PriceBook, readPriceBook } from './prices.js';
+import { finishSweep, returnSweep, sweepOffered } from './treasury.js';
 import { withdrawalOffered, withdrawalPaid, withdrawalPayoutFailed } from './withdrawals.js';
 
 export interface IngestResult {
@@ -335,6 +336,7 @@ async function applyConfirmation(scope: UpdateScope, command: EngineCommand): Pr
   if (offer !== null) {
     const made = { offerId: offer.offerId, expiresAt: offer.executeBefore };
     if (command.leg === 'collect') return collectionOffered(tx, confirmed, made, now);
+    if (command.leg === 'sweep') return sweepOffered(tx, confirmed, made, now);
     return recordOfferMade(tx, confirmed, made, update.updateId, now);
   }
   switch (command.leg) {
@@ -350,6 +352,8 @@ async function applyConfirmation(scope: UpdateScope, command: EngineCommand): Pr
       return finishTransfer(tx, confirmed, transferFacts(update), now);
     case 'collect':
       return finishCollection(tx, confirmed, transferFacts(update), now);
+    case 'sweep':
+      return finishSweep(tx, confirmed, transferFacts(update), now);
   }
 }
 
@@ -482,5 +486,9 @@ async function swapPartyOfferEnded(
       return command.leg === 'lp_payout'
         ? withdrawalPayoutFailed(tx, command, step.error, now)
         : liquidityLegFailed(tx, command, step.error, now);
+    case 'finish_sweep':
+      return finishSweep(tx, command, transfer, now);
+    case 'return_sweep':
+      return returnSweep(tx, command, step.error, now);
   }
 }

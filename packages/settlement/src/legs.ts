@@ -98,6 +98,7 @@ export interface CommandSubject {
   readonly liquidityIntentId?: string | null;
   readonly liquidityDepositId?: string | null;
   readonly withdrawalId?: string | null;
+  readonly sweepId?: string | null;
   /** Told apart in the command's id when one subject sends a leg per side (`<id>.a`, `<id>.b`). */
   readonly part?: string;
 }
@@ -111,6 +112,7 @@ function subjectIdOf(subject: CommandSubject): string | null {
     subject.liquidityDepositId ??
     subject.liquidityIntentId ??
     subject.withdrawalId ??
+    subject.sweepId ??
     null
   );
 }
@@ -135,6 +137,7 @@ async function record(
     liquidityIntentId: subject.liquidityIntentId ?? null,
     liquidityDepositId: subject.liquidityDepositId ?? null,
     withdrawalId: subject.withdrawalId ?? null,
+    sweepId: subject.sweepId ?? null,
     leg,
     attempt: 0,
     payload,
@@ -178,7 +181,7 @@ export function recordOfferWithdrawal(
 export function recordTransfer(
   tx: Queryable,
   subject: CommandSubject,
-  leg: 'payout' | 'refund' | 'collect' | 'forward' | 'lp_return' | 'lp_payout',
+  leg: 'payout' | 'refund' | 'collect' | 'sweep' | 'forward' | 'lp_return' | 'lp_payout',
   payload: TransferPayload,
   now: Date,
 ): Promise<void> {

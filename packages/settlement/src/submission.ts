@@ -46,6 +46,7 @@ import {
 } from './legs.js';
 import { isLiquidityCommand, liquidityLegFailed } from './liquidity-legs.js';
 import { backoffMs } from './settings.js';
+import { returnSweep } from './treasury.js';
 import { withdrawalPayoutFailed } from './withdrawals.js';
 
 /** Why an offer action can never succeed: its offer ended, or is past its deadline. */
@@ -155,7 +156,7 @@ function describe(failure: unknown): string {
 function attemptsMax(ctx: EngineContext, command: EngineCommand): number {
   const { settings } = ctx;
   if (command.leg === 'refund') return settings.refundAttemptsMax;
-  if (['payout', 'collect', 'forward', 'lp_return', 'lp_payout'].includes(command.leg)) {
+  if (['payout', 'collect', 'sweep', 'forward', 'lp_return', 'lp_payout'].includes(command.leg)) {
     return settings.payoutAttemptsMax;
   }
   return settings.offerActionAttemptsMax;
@@ -242,6 +243,9 @@ async function giveUp(
       case 'collect':
         await failCommand(tx, command.commandId, error, now);
         return returnCollection(tx, current, `the collection could not be sent (${error})`, now);
+      case 'sweep':
+        await failCommand(tx, command.commandId, error, now);
+        return returnSweep(tx, current, `the sweep could not be sent (${error})`, now);
     }
   });
   effects.apply(ctx);

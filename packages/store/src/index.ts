@@ -41,6 +41,7 @@ export * from './revocations.js';
 export * from './sessions.js';
 export * from './sql.js';
 export * from './store-environment.js';
+export * from './treasury-sweeps.js';
 
 export interface StoreSettings {
   /** `postgres://…`; absent: PGlite at `<dataDir>/db`. */

@@ -12,7 +12,8 @@ import type { Queryable, Row } from './database.js';
  * `collect`: a developer's accrued earnings leave a swap party (settlement's collections.ts);
  * `lp_accept`, `forward`, `lp_return`, `lp_payout`: liquidity (docs/spec/liquidity.md) — a deposit
  * offer to an LP party accepted, a deposit forwarded from the LP party to the swap party, an
- * amount returned to a provider, a withdrawal's payout.
+ * amount returned to a provider, a withdrawal's payout; `sweep`: the platform's fees leave a swap
+ * party for the treasury (settlement's treasury.ts).
  */
 export type CommandLeg =
   | 'accept'
@@ -24,7 +25,8 @@ export type CommandLeg =
   | 'lp_accept'
   | 'forward'
   | 'lp_return'
-  | 'lp_payout';
+  | 'lp_payout'
+  | 'sweep';
 
 /** The subjects a command may serve besides an intent or a deposit, by column. */
 const EXTRA_SUBJECTS = {
@@ -32,6 +34,7 @@ const EXTRA_SUBJECTS = {
   liquidityIntentId: 'liquidity_intent_id',
   liquidityDepositId: 'liquidity_deposit_id',
   withdrawalId: 'withdrawal_id',
+  sweepId: 'sweep_id',
 } as const;
 export type CommandStatus = 'recorded' | 'submitted' | 'committed' | 'failed';
 
@@ -45,6 +48,8 @@ export interface NewLedgerCommand {
   readonly liquidityIntentId?: string | null;
   readonly liquidityDepositId?: string | null;
   readonly withdrawalId?: string | null;
+  /** The treasury sweep a `sweep` command (or the withdrawal of its offer) serves. */
+  readonly sweepId?: string | null;
   readonly leg: CommandLeg;
   readonly attempt: number;
   /** What was (or will be) submitted, so the command can be resubmitted identically. */
@@ -73,6 +78,7 @@ export function commandFromRow(row: Row): LedgerCommandRecord {
     liquidityIntentId: readStringOrNull(row.liquidity_intent_id),
     liquidityDepositId: readStringOrNull(row.liquidity_deposit_id),
     withdrawalId: readStringOrNull(row.withdrawal_id),
+    sweepId: readStringOrNull(row.sweep_id),
     leg: readString(row.leg) as CommandLeg,
     attempt: readSafeInteger(row.attempt),
     payload: row.payload,
@@ -132,7 +138,7 @@ export async function recordLedgerCommands(
   const rows = commands.map((command) => {
     if (Object.keys(EXTRA_SUBJECTS).some((f) => (command[f as 'collectionId'] ?? null) !== null)) {
       throw new RangeError(
-        `command ${command.commandId}: a collection's or liquidity's is recorded alone`,
+        `command ${command.commandId}: a collection's, liquidity's or sweep's is recorded alone`,
       );
     }
     return {

@@ -150,7 +150,7 @@ export const LiquidityListQuerySchema = Type.Object(
 );
 
 export const LiquidityIntentListSchema = Type.Object(
-  { items: Type.Array(LiquidityIntentSchema, { description: 'Newest first.' }) },
+  { items: Type.Array(inline(LiquidityIntentSchema), { description: 'Newest first.' }) },
   { $id: 'LiquidityIntentList', description: "The wallet party's liquidity intents." },
 );
 
@@ -234,7 +234,7 @@ export const PositionSchema = Type.Object(
 export type Position = Static<typeof PositionSchema>;
 
 export const PositionListSchema = Type.Object(
-  { items: Type.Array(PositionSchema, { description: 'By pool.' }) },
+  { items: Type.Array(inline(PositionSchema), { description: 'By pool.' }) },
   { $id: 'PositionList', description: "The wallet party's liquidity positions." },
 );
 

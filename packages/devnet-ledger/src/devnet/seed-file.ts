@@ -43,7 +43,16 @@ export interface DevnetWelcome {
   readonly developer: DevnetParty;
   readonly users: readonly DevnetParty[];
   readonly pools: readonly DevnetPoolInfo[];
+  /**
+   * The operator's treasury, where the pools' platform fees are swept (docs/spec/treasury.md); it
+   * pre-approves every instrument. Absent from a `devnet.json` written before sweeps existed
+   * until its next start allocates it.
+   */
+  readonly treasury?: { readonly partyId: string };
 }
+
+/** The hint of the devnet treasury party. */
+const TREASURY_HINT = 'treasury';
 
 export interface DevnetSeedFileOptions {
   readonly dataDir: string;
@@ -70,7 +79,8 @@ export async function loadOrSeed(
 ): Promise<DevnetWelcome> {
   const file = join(options.dataDir, DEVNET_FILE);
   if (existsSync(file)) {
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as DevnetWelcome;
+    const read = JSON.parse(readFileSync(file, 'utf8')) as DevnetWelcome;
+    const stored = read.treasury === undefined ? await withTreasury(ledger, read, file) : read;
     return options.apiKey === null ? stored : { ...stored, apiKey: options.apiKey };
   }
   if (await isDevnetSeeded(ledger)) {
@@ -98,9 +108,31 @@ export async function loadOrSeed(
       reserveB: pool.reserves.tokenB.toString(),
       feeBps: pool.feeBps,
     })),
+    treasury: await allocateTreasury(ledger),
   };
   mkdirSync(options.dataDir, { recursive: true });
+  writeWelcome(file, welcome);
+  return welcome;
+}
+
+function writeWelcome(file: string, welcome: DevnetWelcome): void {
   writeFileSync(file, `${JSON.stringify(welcome, null, 2)}\n`, { mode: 0o600 });
+}
+
+/** The treasury party; allocating it again answers the same party (its id is the hint's). */
+async function allocateTreasury(ledger: LocalLedger): Promise<{ readonly partyId: string }> {
+  const { partyId } = await ledger.createParty({ hint: TREASURY_HINT, preapprovals: 'all' });
+  return { partyId };
+}
+
+/** A seed written before treasury sweeps, given its treasury and written back. */
+async function withTreasury(
+  ledger: LocalLedger,
+  stored: DevnetWelcome,
+  file: string,
+): Promise<DevnetWelcome> {
+  const welcome = { ...stored, treasury: await allocateTreasury(ledger) };
+  writeWelcome(file, welcome);
   return welcome;
 }
 

@@ -17,6 +17,8 @@
  *                [--fee-bps N] [--pool-id ID]                 reserves: P's holdings on the ledger
  *   admin pools import-devnet [--from URL]               the pools `poolparty devnet-ledger` seeded
  *   admin audit list [--limit N] [--since T]             what operators changed
+ *   admin treasury sweep [--pool ID]                     the platform's fees to the treasury now
+ *   admin treasury list [--pool ID] [--limit N]          what is sweepable, and the sweeps so far
  *
  * Every change is recorded in `admin_audit` (who: `--actor` or the OS user; when; what), in the
  * transaction of the change where the command makes it itself. Running services hear of it
@@ -25,6 +27,7 @@
  * A resolved `reconciliation_mismatch` flag lets the pool's next reconciliation run pass, if the
  * books and the ledger agree by then; until that run the pool stays blocked.
  */
+import type { AmountsByInstrument } from '@poolparty/core';
 import { LedgerError, type LedgerPort } from '@poolparty/ledger';
 import type { Database } from '@poolparty/store';
 import {
@@ -66,6 +69,16 @@ import {
   resolveRefund,
   retryRefund,
 } from './refunds.js';
+import {
+  describeSideSweep,
+  describeSweep,
+  listTreasurySweeps,
+  SWEEPS_LIST_DEFAULT,
+  SWEEPS_LIST_MAX,
+  sweepableLines,
+  sweepNow,
+  treasuryTargetOf,
+} from './treasury.js';
 
 /** Open flags listed at most by `admin flags list`. */
 export const FLAGS_LIST_MAX = 500;
@@ -95,6 +108,16 @@ export interface AdminIo {
   now(): Date;
   /** Who changes are attributed to without `--actor`; the OS user when absent. */
   actor?(): string;
+  /**
+   * Where treasury sweeps go and what each side keeps back (`POOLPARTY_TREASURY_PARTY`,
+   * `POOLPARTY_TREASURY_NETWORK_RESERVE`; on devnet the seeded treasury); no party: refused.
+   */
+  treasury?(flags: CommandFlags): {
+    readonly treasuryParty: string | null;
+    readonly networkReserve: AmountsByInstrument;
+  };
+  /** Adds the treasury's setting flags (`--treasury-party`, …) to a command. */
+  withTreasurySettingFlags?(command: Command): Command;
 }
 
 interface Audited {
@@ -175,11 +198,16 @@ const ADMIN_GROUPS: readonly CommandGroup[] = [
     description: 'what operators changed, and who',
     subcommands: [auditList],
   },
+  {
+    name: 'treasury',
+    description: "sweeping the pools' platform fees to the treasury party",
+    subcommands: [treasurySweep, treasuryList],
+  },
 ];
 
 export function adminCommand(io: AdminIo): Command {
   const admin = new Command('admin').description(
-    'operator actions on the store: refunds, flags, discounts, keys, pools, audit',
+    'operator actions on the store: refunds, flags, discounts, keys, pools, audit, treasury',
   );
   const builders = buildersOf(io);
   for (const { name, description, subcommands } of ADMIN_GROUPS) {
@@ -692,4 +720,62 @@ function describeCase(refund: RefundCase): string {
     refund.error ?? '',
     refund.raisedAt.toISOString(),
   ].join('\t');
+}
+
+// --- treasury -----------------------------------------------------------------------------------
+
+/** The treasury settings of the command's flags; none configured: no party, nothing kept. */
+function treasuryOf(io: AdminIo, command: Command) {
+  return io.treasury?.(command.opts<CommandFlags>()) ?? { treasuryParty: null, networkReserve: {} };
+}
+
+function treasurySweep(treasury: Command, { changing, run, by, audit, io }: Builders): void {
+  const sweep = changing(treasury, 'sweep')
+    .description(
+      "record a sweep of every side's sweepable fees to the treasury now; a running worker submits it",
+    )
+    .option('--pool <poolId>', 'only this pool (default: every pool)')
+    .action(
+      run(async (db, options: { pool?: string } & Audited, command: Command) => {
+        const target = treasuryTargetOf(treasuryOf(io, command));
+        const poolId = options.pool === undefined ? null : parsePoolId('--pool', options.pool);
+        const who = by(options);
+        const sides = await sweepNow(db, { target, poolId, now: who.now });
+        for (const side of sides) {
+          if (side.kind === 'recorded') {
+            const { sweep: recorded } = side;
+            await audit(db, who, 'treasury.sweep', recorded.poolId, {
+              sweepId: recorded.sweepId,
+              side: recorded.side,
+              amount: recorded.amount,
+              treasuryParty: recorded.treasuryParty,
+            });
+          }
+          io.print(describeSideSweep(side));
+        }
+      }),
+    );
+  if (io.withTreasurySettingFlags) io.withTreasurySettingFlags(sweep);
+}
+
+function treasuryList(treasury: Command, { leaf, run, io }: Builders): void {
+  const list = leaf(treasury, 'list')
+    .description('what each pool side could sweep now, then the latest sweeps, newest first')
+    .option('--pool <poolId>', 'only this pool (default: every pool)')
+    .option('--limit <n>', `sweeps listed (default ${SWEEPS_LIST_DEFAULT})`)
+    .action(
+      run(async (db, options: { pool?: string; limit?: string }, command: Command) => {
+        const poolId = options.pool === undefined ? null : parsePoolId('--pool', options.pool);
+        const limit =
+          options.limit === undefined
+            ? SWEEPS_LIST_DEFAULT
+            : parseCount('--limit', options.limit, SWEEPS_LIST_MAX);
+        const { networkReserve } = treasuryOf(io, command);
+        for (const line of await sweepableLines(db, poolId, networkReserve)) io.print(line);
+        const sweeps = await listTreasurySweeps(db, poolId, limit);
+        if (sweeps.length === 0) io.print('no sweeps');
+        for (const recorded of sweeps) io.print(describeSweep(recorded));
+      }),
+    );
+  if (io.withTreasurySettingFlags) io.withTreasurySettingFlags(list);
 }

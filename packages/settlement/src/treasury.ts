@@ -1,0 +1,323 @@
+/**
+ * Treasury sweeps (docs/spec/treasury.md): the platform's share of a pool side's fees and the
+ * network fees it recovered leave the pool's swap party for the operator's treasury party, as a
+ * `sweep` ledger command under the rules of every other leg.
+ *
+ * Exactly once, as a developer's collection (collections.ts):
+ * - one transaction takes the pool's lock, reads what is sweepable (core's `sweepableFees`: the
+ *   `fees` bucket less what developers can still collect, the platform fees a reversed payout
+ *   would take back, and the network reserve), and records the sweep, its command
+ *   (`<sweepId>:sweep:0`) and the books' move `fees` → `outgoing` before anything is submitted.
+ *   A concurrent sweep of the side waits for the lock and then finds nothing sweepable;
+ * - the update stream confirms it (ingest.ts): the sweep ends `swept` and `outgoing` gives the
+ *   amount up as the holdings left with it; what the transfer burned is a network cost. An offer
+ *   waits for the treasury (`offered`); an offer rejected, withdrawn or expired, or a command the
+ *   ledger kept refusing, returns the amount to `fees`, to be swept again.
+ * Every outcome applies under the pool's lock and only if the sweep leaves the state it waited
+ * in, so a second delivery moves nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  Amount,
+  type AmountsByInstrument,
+  amountFor,
+  DomainError,
+  type Instrument,
+  type PoolBooks,
+  type SweepDecision,
+  sweepableFees,
+  sweepDue,
+  sweepReturned,
+  sweepSetAside,
+  transferArrived,
+} from '@poolparty/core';
+import type { Database, EngineCommand, PoolRecord, Queryable } from '@poolparty/store';
+import {
+  commandIdOf,
+  feesHeldBack,
+  getPool,
+  insertSweep,
+  lastSweptAt,
+  moveSweep,
+  poolsLeastRecentlySwept,
+  type SweepRecord,
+  type SweepTrigger,
+} from '@poolparty/store';
+import { lockPool, moveBalances, type Side } from './accounting.js';
+import { recordTransfer, type TransferPayload, transferPayloadOf } from './legs.js';
+
+const SWEEP_ID_BYTES = 12;
+const SIDES: readonly Side[] = ['a', 'b'];
+
+/** Where sweeps go and what each side keeps back for network costs. */
+export interface TreasuryTarget {
+  readonly treasuryParty: string;
+  /** Kept in `fees` per instrument for what Amulet transfers burn. */
+  readonly networkReserve: AmountsByInstrument;
+}
+
+/** The automatic schedule: a side above its threshold, swept at most once per interval. */
+export interface SweepSchedule {
+  readonly thresholds: AmountsByInstrument;
+  readonly intervalMs: number;
+  /** Pools one round looks at, least recently swept first. */
+  readonly poolsPerRoundMax: number;
+}
+
+/** Why a sweep cannot be recorded, as the code an operator is answered with. */
+export type SweepRefusal = 'pool_not_found';
+
+export class SweepRefused extends DomainError<SweepRefusal> {
+  override name = 'SweepRefused';
+}
+
+/** The transfer reason a sweep carries on the ledger. */
+export function sweepReason(sweepId: string): string {
+  return `sweep:${sweepId}`;
+}
+
+function instrumentOf(pool: PoolRecord, side: Side): Instrument {
+  return side === 'a' ? pool.tokenA : pool.tokenB;
+}
+
+function feesOf(books: PoolBooks, side: Side): Amount {
+  return Amount.parse(side === 'a' ? books.feesA : books.feesB);
+}
+
+/** What the side's fees would give a sweep now, read with the books as they are. */
+async function sweepableIn(
+  q: Queryable,
+  pool: PoolRecord,
+  books: PoolBooks,
+  side: Side,
+  networkReserve: AmountsByInstrument,
+): Promise<Amount> {
+  const held = await feesHeldBack(q, pool.poolId, side);
+  return sweepableFees(feesOf(books, side), {
+    owedToDevelopers: Amount.parse(held.owedToDevelopers),
+    releasable: Amount.parse(held.releasable),
+    networkReserve: amountFor(networkReserve, instrumentOf(pool, side)),
+  });
+}
+
+/** What each side of the pool could sweep now (no lock: a figure for people, not a decision). */
+export async function sweepableNow(
+  q: Queryable,
+  pool: PoolRecord,
+  networkReserve: AmountsByInstrument,
+): Promise<Record<Side, Amount>> {
+  return {
+    a: await sweepableIn(q, pool, pool.accounting, 'a', networkReserve),
+    b: await sweepableIn(q, pool, pool.accounting, 'b', networkReserve),
+  };
+}
+
+/** What became of one side when a sweep was asked for. */
+export type SideSweep =
+  | {
+      readonly poolId: string;
+      readonly side: Side;
+      readonly kind: 'recorded';
+      readonly sweep: SweepRecord;
+    }
+  | {
+      readonly poolId: string;
+      readonly side: Side;
+      readonly kind: Exclude<SweepDecision['kind'], 'sweep'>;
+    };
+
+/**
+ * Sweeps one side of a pool when `decide` says so, given what is sweepable under the pool's lock
+ * and the side's last sweep. The engine submits the command; the update stream settles it.
+ */
+async function sweepSide(
+  db: Database,
+  input: {
+    readonly poolId: string;
+    readonly side: Side;
+    readonly target: TreasuryTarget;
+    readonly trigger: SweepTrigger;
+    readonly now: Date;
+    readonly decide: (
+      sweepable: Amount,
+      lastSweptAt: Date | null,
+      pool: PoolRecord,
+    ) => SweepDecision;
+  },
+): Promise<SideSweep> {
+  const { poolId, side, target, trigger, now } = input;
+  return db.transaction(async (tx) => {
+    const found = await getPool(tx, poolId);
+    if (found === null) throw new SweepRefused('pool_not_found', `No pool ${poolId}.`);
+    // The lock first, then the reading: whoever reads after us sees our sweep.
+    const books = await lockPool(tx, poolId);
+    const pool = { ...found, accounting: books };
+    const sweepable = await sweepableIn(tx, pool, books, side, target.networkReserve);
+    const decision = input.decide(sweepable, await lastSweptAt(tx, poolId, side), pool);
+    if (decision.kind !== 'sweep') return { poolId, side, kind: decision.kind };
+    const sweep = await recordSweepIn(tx, pool, side, decision.amount, target, trigger, now);
+    return { poolId, side, kind: 'recorded', sweep };
+  });
+}
+
+async function recordSweepIn(
+  tx: Queryable,
+  pool: PoolRecord,
+  side: Side,
+  amount: Amount,
+  target: TreasuryTarget,
+  trigger: SweepTrigger,
+  now: Date,
+): Promise<SweepRecord> {
+  const sweepId = `swe_${randomBytes(SWEEP_ID_BYTES).toString('base64url')}`;
+  const instrument = instrumentOf(pool, side);
+  await moveBalances(tx, pool.poolId, sweepSetAside(side, amount), now);
+  const sweep = await insertSweep(tx, {
+    sweepId,
+    poolId: pool.poolId,
+    side,
+    instrument,
+    treasuryParty: target.treasuryParty,
+    amount: amount.toString(),
+    trigger,
+    commandId: commandIdOf(sweepId, 'sweep', 0),
+    createdAt: now,
+  });
+  const payload: TransferPayload = {
+    kind: 'transfer',
+    poolId: pool.poolId,
+    side,
+    sender: pool.swapParty,
+    receiver: target.treasuryParty,
+    instrument,
+    amount: amount.toString(),
+    reason: sweepReason(sweepId),
+  };
+  await recordTransfer(tx, { intentId: null, depositId: null, sweepId }, 'sweep', payload, now);
+  return sweep;
+}
+
+/**
+ * An operator's sweep of both sides of a pool: everything sweepable now, whatever the schedule
+ * and thresholds say. A side with nothing sweepable is answered `below_threshold`.
+ */
+export async function sweepPoolNow(
+  db: Database,
+  input: { readonly poolId: string; readonly target: TreasuryTarget; readonly now: Date },
+): Promise<SideSweep[]> {
+  const swept: SideSweep[] = [];
+  for (const side of SIDES) {
+    swept.push(
+      await sweepSide(db, {
+        ...input,
+        side,
+        trigger: 'operator',
+        decide: (sweepable) =>
+          sweepable.isPositive()
+            ? { kind: 'sweep', amount: sweepable }
+            : { kind: 'below_threshold' },
+      }),
+    );
+  }
+  return swept;
+}
+
+/**
+ * One round of the automatic schedule: the pools least recently swept first, at most
+ * `poolsPerRoundMax`, each side swept when core's `sweepDue` says so.
+ */
+export async function sweepDueSides(
+  db: Database,
+  input: { readonly target: TreasuryTarget; readonly schedule: SweepSchedule; readonly now: Date },
+): Promise<SideSweep[]> {
+  const { target, schedule, now } = input;
+  const swept: SideSweep[] = [];
+  for (const poolId of await poolsLeastRecentlySwept(db, schedule.poolsPerRoundMax)) {
+    for (const side of SIDES) {
+      swept.push(
+        await sweepSide(db, {
+          poolId,
+          side,
+          target,
+          trigger: 'automatic',
+          now,
+          decide: (sweepable, last, pool) =>
+            sweepDue({
+              sweepable,
+              threshold: amountFor(schedule.thresholds, instrumentOf(pool, side)),
+              lastSweptAt: last,
+              intervalMs: schedule.intervalMs,
+              now,
+            }),
+        }),
+      );
+    }
+  }
+  return swept;
+}
+
+/** The sweep's transfer became an offer: the treasury accepts it in its wallet. */
+export async function sweepOffered(
+  tx: Queryable,
+  command: EngineCommand,
+  offer: { readonly offerId: string; readonly expiresAt: Date },
+  now: Date,
+): Promise<void> {
+  if (command.sweepId === null || command.sweepId === undefined) return;
+  const payload = transferPayloadOf(command);
+  if (payload.poolId !== null) await lockPool(tx, payload.poolId);
+  await moveSweep(tx, { sweepId: command.sweepId, from: ['pending'], to: 'offered', offer, now });
+}
+
+/**
+ * The swept amount arrived at the treasury. `feesBurned`: what the swap party paid beyond the
+ * amount (Amulet's transfer fees), a network cost of the side.
+ */
+export async function finishSweep(
+  tx: Queryable,
+  command: EngineCommand,
+  transfer: { readonly updateId: string; readonly feesBurned: Amount },
+  now: Date,
+): Promise<void> {
+  if (command.sweepId === null || command.sweepId === undefined) return;
+  const payload = transferPayloadOf(command);
+  if (payload.poolId === null || payload.side === null) return;
+  const books = await lockPool(tx, payload.poolId);
+  const swept = await moveSweep(tx, {
+    sweepId: command.sweepId,
+    from: ['pending', 'offered'],
+    to: 'swept',
+    updateId: transfer.updateId,
+    now,
+  });
+  if (swept === null) return;
+  const amount = Amount.parse(payload.amount);
+  const movements = transferArrived(books, payload.side, amount, transfer.feesBurned);
+  await moveBalances(tx, payload.poolId, movements, now);
+}
+
+/**
+ * The amount never reached the treasury (the ledger kept refusing the command, or the offer was
+ * rejected, withdrawn or expired): it is back among the fees, to be swept again.
+ */
+export async function returnSweep(
+  tx: Queryable,
+  command: EngineCommand,
+  error: string,
+  now: Date,
+): Promise<void> {
+  if (command.sweepId === null || command.sweepId === undefined) return;
+  const payload = transferPayloadOf(command);
+  if (payload.poolId === null || payload.side === null) return;
+  await lockPool(tx, payload.poolId);
+  const returned = await moveSweep(tx, {
+    sweepId: command.sweepId,
+    from: ['pending', 'offered'],
+    to: 'returned',
+    error,
+    now,
+  });
+  if (returned === null) return;
+  const amount = Amount.parse(payload.amount);
+  await moveBalances(tx, payload.poolId, sweepReturned(payload.side, amount), now);
+}

@@ -1,0 +1,228 @@
+/**
+ * Treasury sweeps (migration 0012): the platform's fees of one pool side on their way to (or
+ * arrived at) the operator's treasury party. The rows are written by settlement's treasury.ts
+ * only, under the pool's lock, so the amounts they move and the books always move together.
+ */
+import type { Instrument } from '@poolparty/core';
+import {
+  amountParam,
+  readAmount,
+  readDate,
+  readDateOrNull,
+  readSafeInteger,
+  readString,
+  readStringOrNull,
+} from './columns.js';
+import type { Queryable, Row } from './database.js';
+import type { PoolSide } from './fee-events.js';
+
+/**
+ * `pending`: recorded, the ledger has not confirmed it; `offered`: the transfer became an offer
+ * the treasury must accept; `swept`: the amount arrived; `returned`: it never left the swap party,
+ * or came back, and is among the fees again.
+ */
+export type SweepStatus = 'pending' | 'offered' | 'swept' | 'returned';
+export const SWEEP_STATUSES: readonly SweepStatus[] = ['pending', 'offered', 'swept', 'returned'];
+
+/** `automatic`: the worker's schedule; `operator`: `poolparty admin treasury sweep`. */
+export type SweepTrigger = 'automatic' | 'operator';
+
+export interface NewSweep {
+  readonly sweepId: string;
+  readonly poolId: string;
+  readonly side: PoolSide;
+  readonly instrument: Instrument;
+  readonly treasuryParty: string;
+  readonly amount: string;
+  readonly trigger: SweepTrigger;
+  readonly commandId: string;
+  readonly createdAt: Date;
+}
+
+export interface SweepRecord extends NewSweep {
+  readonly status: SweepStatus;
+  readonly updateId: string | null;
+  readonly offerId: string | null;
+  readonly offerExpiresAt: Date | null;
+  readonly error: string | null;
+  readonly settledAt: Date | null;
+}
+
+function sweepFromRow(row: Row): SweepRecord {
+  return {
+    sweepId: readString(row.sweep_id),
+    poolId: readString(row.pool_id),
+    side: readString(row.side) as PoolSide,
+    instrument: { id: readString(row.instrument_id), admin: readString(row.instrument_admin) },
+    treasuryParty: readString(row.treasury_party),
+    amount: readAmount(row.amount),
+    trigger: readString(row.trigger) as SweepTrigger,
+    status: readString(row.status) as SweepStatus,
+    commandId: readString(row.command_id),
+    updateId: readStringOrNull(row.update_id),
+    offerId: readStringOrNull(row.offer_id),
+    offerExpiresAt: readDateOrNull(row.offer_expires_at),
+    error: readStringOrNull(row.error),
+    createdAt: readDate(row.created_at),
+    settledAt: readDateOrNull(row.settled_at),
+  };
+}
+
+export async function insertSweep(q: Queryable, sweep: NewSweep): Promise<SweepRecord> {
+  const rows = await q.query(
+    `INSERT INTO treasury_sweeps (sweep_id, pool_id, side, instrument_id, instrument_admin,
+       treasury_party, amount, trigger, status, command_id, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $10)
+     RETURNING *`,
+    [
+      sweep.sweepId,
+      sweep.poolId,
+      sweep.side,
+      sweep.instrument.id,
+      sweep.instrument.admin,
+      sweep.treasuryParty,
+      amountParam(sweep.amount),
+      sweep.trigger,
+      sweep.commandId,
+      sweep.createdAt,
+    ],
+  );
+  return sweepFromRow(rows[0] as Row);
+}
+
+export async function getSweep(q: Queryable, sweepId: string): Promise<SweepRecord | null> {
+  const rows = await q.query('SELECT * FROM treasury_sweeps WHERE sweep_id = $1', [sweepId]);
+  return rows[0] ? sweepFromRow(rows[0]) : null;
+}
+
+/** Sweeps, newest first; of one pool when `poolId` is set. */
+export async function listSweeps(
+  q: Queryable,
+  input: { readonly poolId: string | null; readonly limit: number },
+): Promise<SweepRecord[]> {
+  const rows = await q.query(
+    `SELECT * FROM treasury_sweeps WHERE ($1::text IS NULL OR pool_id = $1)
+     ORDER BY created_at DESC, sweep_id DESC LIMIT $2`,
+    [input.poolId, input.limit],
+  );
+  return rows.map(sweepFromRow);
+}
+
+/** When the side was last swept (any sweep recorded, whatever became of it); null: never. */
+export async function lastSweptAt(
+  q: Queryable,
+  poolId: string,
+  side: PoolSide,
+): Promise<Date | null> {
+  const rows = await q.query(
+    `SELECT max(created_at) AS last FROM treasury_sweeps WHERE pool_id = $1 AND side = $2`,
+    [poolId, side],
+  );
+  return readDateOrNull(rows[0]?.last);
+}
+
+/**
+ * Moves a sweep from one of `from` to `to`, with the facts of that step. Null when it was
+ * elsewhere: a second delivery of the same outcome changes nothing.
+ */
+export async function moveSweep(
+  q: Queryable,
+  input: {
+    readonly sweepId: string;
+    readonly from: readonly SweepStatus[];
+    readonly to: SweepStatus;
+    readonly updateId?: string;
+    readonly offer?: { readonly offerId: string; readonly expiresAt: Date };
+    readonly error?: string;
+    readonly now: Date;
+  },
+): Promise<SweepRecord | null> {
+  const settles = input.to === 'swept' || input.to === 'returned';
+  const rows = await q.query(
+    `UPDATE treasury_sweeps SET status = $3, update_id = COALESCE($4, update_id),
+       offer_id = COALESCE($5, offer_id), offer_expires_at = COALESCE($6, offer_expires_at),
+       error = COALESCE($7, error), settled_at = CASE WHEN $8 THEN $9 ELSE settled_at END
+     WHERE sweep_id = $1 AND status = ANY($2::text[])
+     RETURNING *`,
+    [
+      input.sweepId,
+      [...input.from],
+      input.to,
+      input.updateId ?? null,
+      input.offer?.offerId ?? null,
+      input.offer?.expiresAt ?? null,
+      input.error ?? null,
+      settles,
+      input.now,
+    ],
+  );
+  return rows[0] ? sweepFromRow(rows[0]) : null;
+}
+
+/**
+ * What a side's `fees` bucket holds that a sweep must leave: every developer's earnings of
+ * completed swaps less their collections not returned (those on their way left `fees` already),
+ * and the platform fees of swaps executed but not completed, which a reversed payout takes back.
+ * Read under the pool's lock, so no collection or execution of the pool comes between.
+ */
+export async function feesHeldBack(
+  q: Queryable,
+  poolId: string,
+  side: PoolSide,
+): Promise<{ readonly owedToDevelopers: string; readonly releasable: string }> {
+  const [row] = await q.query(
+    `SELECT
+       (SELECT COALESCE(sum(f.developer_earnings) FILTER (WHERE i.status = 'completed'), 0)
+        FROM fee_events f JOIN intents i ON i.intent_id = f.intent_id
+        WHERE f.pool_id = $1 AND f.input_side = $2)
+       -
+       (SELECT COALESCE(sum(amount), 0) FROM developer_collections
+        WHERE pool_id = $1 AND side = $2 AND status <> 'returned') AS owed,
+       (SELECT COALESCE(sum(f.platform_fee_amount), 0)
+        FROM fee_events f JOIN intents i ON i.intent_id = f.intent_id
+        WHERE f.pool_id = $1 AND f.input_side = $2 AND i.status <> 'completed') AS releasable`,
+    [poolId, side],
+  );
+  return {
+    owedToDevelopers: readAmount(row?.owed ?? '0'),
+    releasable: readAmount(row?.releasable ?? '0'),
+  };
+}
+
+/** Sweeps per pool, side and status: how many, and their amount. */
+export interface SweepTotal {
+  readonly poolId: string;
+  readonly side: PoolSide;
+  readonly status: SweepStatus;
+  readonly count: number;
+  readonly amount: string;
+}
+
+export async function sweepTotals(q: Queryable): Promise<SweepTotal[]> {
+  const rows = await q.query(
+    `SELECT pool_id, side, status, count(*) AS n, sum(amount) AS amount FROM treasury_sweeps
+     GROUP BY pool_id, side, status ORDER BY pool_id, side, status`,
+  );
+  return rows.map((row) => ({
+    poolId: readString(row.pool_id),
+    side: readString(row.side) as PoolSide,
+    status: readString(row.status) as SweepStatus,
+    count: readSafeInteger(row.n),
+    amount: readAmount(row.amount),
+  }));
+}
+
+/**
+ * The ids of `limit` pools, those swept least recently first (never swept before any): a round
+ * of the schedule that reaches only some pools reaches the others next time.
+ */
+export async function poolsLeastRecentlySwept(q: Queryable, limit: number): Promise<string[]> {
+  const rows = await q.query(
+    `SELECT p.pool_id FROM pools p
+     LEFT JOIN (SELECT pool_id, max(created_at) AS last FROM treasury_sweeps GROUP BY pool_id) s
+       ON s.pool_id = p.pool_id
+     ORDER BY s.last NULLS FIRST, p.created_at, p.pool_id LIMIT $1`,
+    [limit],
+  );
+  return rows.map((row) => readString(row.pool_id));
+}
