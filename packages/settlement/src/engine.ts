@@ -79,7 +79,7 @@ export class SettlementEngine implements Engine {
   private term: LeaderTerm | null = null;
   /** Ends the stream followed now, so that it is followed again with the pools of the store. */
   private streamRestart: AbortController | null = null;
-  /** The swap parties the stream followed now is filtered to. */
+  /** The pools' parties (swap and LP) the stream followed now is filtered to. */
   private streamParties: ReadonlySet<string> = new Set();
   /** Runs of this engine follow one another, whether scheduled or asked for. */
   private reconciling: Promise<unknown> = Promise.resolve();
@@ -115,7 +115,7 @@ export class SettlementEngine implements Engine {
   poolsChanged(): void {
     void listPools(this.ctx.db).then(
       (pools) => {
-        const parties = new Set(pools.map((pool) => pool.swapParty));
+        const parties = new Set(poolParties(pools));
         const same =
           parties.size === this.streamParties.size &&
           [...parties].every((party) => this.streamParties.has(party));
@@ -207,9 +207,9 @@ export class SettlementEngine implements Engine {
   ): Promise<void> {
     const { db, ledger } = this.ctx;
     const pools = await listPools(db);
-    this.streamParties = new Set(pools.map((pool) => pool.swapParty));
+    this.streamParties = new Set(poolParties(pools));
     const from = (await getLedgerOffset(db, this.settings.stream)) ?? this.settings.startOffset;
-    const parties = pools.map((pool) => pool.swapParty);
+    const parties = poolParties(pools);
     // Ends the subscription however this returns: a read may be pending ahead of the batch.
     const following = new AbortController();
     const stream = ledger.updates(from, {
@@ -360,4 +360,9 @@ export class SettlementEngine implements Engine {
       this.sleepers.add(sleeper);
     });
   }
+}
+
+/** The parties whose updates the engine follows: each pool's swap party and its LP party. */
+function poolParties(pools: readonly { swapParty: string; lpParty: string }[]): string[] {
+  return pools.flatMap((pool) => [pool.swapParty, pool.lpParty]);
 }

@@ -1,0 +1,212 @@
+/**
+ * Liquidity through the engine on the seeded local ledger: intents completed with a mint (one
+ * side one-step, the other an offer the service accepts), the over-supplied side's excess
+ * returned, refunds when the minimum fails or the intent expires with one side in, withdrawals
+ * that pay both sides or burn nothing — and after each, the books equal the swap party's
+ * holdings and the LP party holds nothing of anyone's.
+ */
+import { randomUUID } from 'node:crypto';
+import { Amount, type Instrument, MINIMUM_LOCKED_UNITS, planMint } from '@poolparty/core';
+import {
+  getLiquidityIntent,
+  getPool,
+  getPoolAccounting,
+  getPosition,
+  getWithdrawal,
+  type LiquidityIntentRecord,
+  type LiquidityStatus,
+} from '@poolparty/store';
+import { describe, expect, it } from 'vitest';
+import { openLiquidityIntent } from '../src/liquidity-intents.js';
+import { recordWithdrawal } from '../src/withdrawals.js';
+import { type EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/engine.js';
+import { SCALE_OUT_API_KEY_ID } from '../testing/scale-out.js';
+
+const world = useEngineWorld();
+const POOL = 'amulet-usdcx';
+
+async function provider(h: EngineHarness, hint: string): Promise<Party> {
+  return h.newParty(
+    hint,
+    [h.amulet, h.usdcx],
+    [
+      [h.amulet, '100000'],
+      [h.usdcx, '10000'],
+    ],
+  );
+}
+
+function open(
+  h: EngineHarness,
+  party: Party,
+  amounts: { amountA?: string; amountB?: string; slippageBps?: number },
+): Promise<LiquidityIntentRecord> {
+  return openLiquidityIntent(h.db, {
+    ...amounts,
+    liquidityIntentId: `liq_${randomUUID().replaceAll('-', '').slice(0, 26).toUpperCase()}`,
+    depositReference: `pp-${randomUUID().slice(0, 12)}`,
+    poolId: POOL,
+    providerParty: party.partyId,
+    apiKeyId: SCALE_OUT_API_KEY_ID,
+    developerParty: h.seed.developer.partyId,
+    now: h.clock.now(),
+  });
+}
+
+function waitForLiquidity(h: EngineHarness, id: string, ...statuses: LiquidityStatus[]) {
+  return waitFor(
+    async () => {
+      const intent = await getLiquidityIntent(h.db, id);
+      return intent !== null && statuses.includes(intent.status) ? intent : null;
+    },
+    `liquidity intent ${id} to reach ${statuses.join('|')}`,
+  );
+}
+
+async function poolLiquidity(h: EngineHarness) {
+  const books = await getPoolAccounting(h.db, POOL);
+  const pool = await getPool(h.db, POOL);
+  if (books === null || pool === null) throw new Error('no pool');
+  return {
+    reserveA: Amount.parse(books.reserveA),
+    reserveB: Amount.parse(books.reserveB),
+    supply: Amount.parse(pool.lpSupply),
+  };
+}
+
+/** The pool's LP party holds nothing: every deposit was forwarded or returned. */
+async function lpPartyEmpty(h: EngineHarness): Promise<void> {
+  const lp = h.pool(POOL).lpParty;
+  for (const instrument of [h.amulet, h.usdcx] as Instrument[]) {
+    expect((await h.balance(lp, instrument)).toString()).toBe('0');
+  }
+}
+
+async function settledBooks(h: EngineHarness): Promise<void> {
+  await h.caughtUp();
+  await h.booksMatchLedger(POOL);
+  await lpPartyEmpty(h);
+}
+
+describe('liquidity', () => {
+  it('mints the planned units for both sides, one one-step and one an offer, in either order', async () => {
+    const h = await world.harness();
+    await h.startEngine();
+    const lp = await provider(h, 'lp-one');
+    const before = await poolLiquidity(h);
+    const intent = await open(h, lp, { amountA: '1000' });
+    // USDCx first: the LP party pre-approves Amulet only, so this one is an offer.
+    await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
+    await waitForLiquidity(h, intent.liquidityIntentId, 'partial');
+    await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
+    const done = await waitForLiquidity(
+      h,
+      intent.liquidityIntentId,
+      'completed',
+      'refunding',
+      'refunded',
+    );
+    expect(done.status).toBe('completed');
+    const plan = planMint(before, Amount.parse(intent.expectedA), Amount.parse(intent.expectedB));
+    if (plan.kind !== 'mint') throw new Error('refused');
+    expect(done.completion?.mintedUnits).toBe(plan.minted.toString());
+    const position = await getPosition(h.db, POOL, lp.partyId);
+    expect(position?.units).toBe(plan.minted.toString());
+    expect((await poolLiquidity(h)).supply).toEqual(before.supply.add(plan.minted));
+    await settledBooks(h);
+  });
+
+  it('returns the excess of an over-supplied side and keeps the rest', async () => {
+    const h = await world.harness();
+    await h.startEngine();
+    const lp = await provider(h, 'lp-over');
+    const intent = await open(h, lp, { amountA: '500' });
+    const sentB = Amount.parse(intent.expectedB).mulDiv(3n, 1n, 'up');
+    const startB = await h.balance(lp, h.usdcx);
+    await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
+    await h.depositLiquidity(lp, h.usdcx, sentB.toString(), intent.depositReference);
+    const done = await waitForLiquidity(h, intent.liquidityIntentId, 'completed');
+    const returned = Amount.parse(done.completion?.returnedB ?? '0');
+    expect(returned.isPositive()).toBe(true);
+    await waitFor(
+      async () => (await h.transfersWithReason(`return:${intent.liquidityIntentId}`)) === 1 || null,
+      'the excess to return',
+    );
+    await settledBooks(h);
+    const joinedB = Amount.parse(done.completion?.joinedB ?? '0');
+    expect(await h.balance(lp, h.usdcx)).toEqual(startB.sub(joinedB));
+  });
+
+  it('returns both sides when the units fall below the minimum', async () => {
+    const h = await world.harness();
+    await h.startEngine();
+    const lp = await provider(h, 'lp-min');
+    const intent = await open(h, lp, { amountA: '1000', slippageBps: 0 });
+    const startA = await h.balance(lp, h.amulet);
+    // Send less of B than asked: fewer units than expected, below a zero-slippage minimum.
+    const lessB = Amount.parse(intent.expectedB).mulDiv(1n, 2n, 'down');
+    await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
+    await h.depositLiquidity(lp, h.usdcx, lessB.toString(), intent.depositReference);
+    const done = await waitForLiquidity(h, intent.liquidityIntentId, 'refunded', 'completed');
+    expect(done).toMatchObject({ status: 'refunded', failureCode: 'minimum_units_not_met' });
+    expect(await getPosition(h.db, POOL, lp.partyId)).toBeNull();
+    await settledBooks(h);
+    expect(await h.balance(lp, h.amulet)).toEqual(startA);
+  });
+
+  it('refunds the one side that arrived when the intent expires', async () => {
+    const h = await world.harness();
+    await h.startEngine();
+    const lp = await provider(h, 'lp-expire');
+    const intent = await open(h, lp, { amountA: '200' });
+    const startA = await h.balance(lp, h.amulet);
+    await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
+    await waitForLiquidity(h, intent.liquidityIntentId, 'partial');
+    await h.caughtUp();
+    await h.advanceClock(25 * 60 * 60 * 1000);
+    const done = await waitForLiquidity(h, intent.liquidityIntentId, 'refunded');
+    expect(done.failureCode).toBe('expired');
+    await settledBooks(h);
+    expect(await h.balance(lp, h.amulet)).toEqual(startA);
+  });
+
+  it('withdraws half for both sides, or burns nothing when a minimum is not met', async () => {
+    const h = await world.harness();
+    await h.startEngine();
+    const lp = await provider(h, 'lp-withdraw');
+    const intent = await open(h, lp, { amountA: '1000' });
+    await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
+    await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
+    await waitForLiquidity(h, intent.liquidityIntentId, 'completed');
+    const held = await getPosition(h.db, POOL, lp.partyId);
+    const request = {
+      poolId: POOL,
+      providerParty: lp.partyId,
+      apiKeyId: SCALE_OUT_API_KEY_ID,
+      burn: { shareBps: 5_000 },
+      now: h.clock.now(),
+    };
+    const greedy = { a: Amount.parse('1000'), b: Amount.ZERO };
+    await expect(recordWithdrawal(h.db, { ...request, minimum: greedy })).rejects.toMatchObject({
+      code: 'withdrawal_minimum_not_met',
+    });
+    expect((await getPosition(h.db, POOL, lp.partyId))?.units).toBe(held?.units);
+    const [a0, b0] = [await h.balance(lp, h.amulet), await h.balance(lp, h.usdcx)];
+    const minimum = { a: Amount.ZERO, b: Amount.ZERO };
+    const withdrawal = await recordWithdrawal(h.db, { ...request, minimum });
+    const paid = await waitFor(async () => {
+      const w = await getWithdrawal(h.db, withdrawal.withdrawalId);
+      return w?.completedAt ? w : null;
+    }, 'both payouts');
+    expect([paid.payoutA, paid.payoutB]).toEqual(['paid', 'paid']);
+    expect(await h.balance(lp, h.amulet)).toEqual(a0.add(Amount.parse(paid.amountA)));
+    expect(await h.balance(lp, h.usdcx)).toEqual(b0.add(Amount.parse(paid.amountB)));
+    expect(
+      Amount.parse(held?.units ?? '0')
+        .sub(Amount.parse(paid.units))
+        .toString(),
+    ).toBe((await getPosition(h.db, POOL, lp.partyId))?.units);
+    await settledBooks(h);
+    expect((await poolLiquidity(h)).supply.gte(MINIMUM_LOCKED_UNITS)).toBe(true);
+  });
+});
