@@ -174,3 +174,24 @@ export function minimumUnits(expected: Amount, slippageBps: number): Amount {
   }
   return expected.mulDiv(BigInt(10_000 - slippageBps), 10_000n, 'down');
 }
+
+const NO_LIQUIDITY: PoolLiquidity = {
+  reserveA: Amount.ZERO,
+  reserveB: Amount.ZERO,
+  supply: Amount.ZERO,
+};
+
+/**
+ * The units of a pool opened with reserves already held (an operator's `pools add`, the devnet
+ * seed): as if its reserves were its first deposit — the supply, and the units of whoever funded
+ * it, the locked minimum aside. Zero reserves open a pool with no units; its first intent sets
+ * the price.
+ */
+export function openingLiquidity(
+  reserveA: Amount,
+  reserveB: Amount,
+): { readonly supply: Amount; readonly ownerUnits: Amount } {
+  const plan = planMint(NO_LIQUIDITY, reserveA, reserveB);
+  if (plan.kind !== 'mint') return { supply: Amount.ZERO, ownerUnits: Amount.ZERO };
+  return { supply: plan.minted.add(plan.locked), ownerUnits: plan.minted };
+}

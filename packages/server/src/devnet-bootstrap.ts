@@ -4,7 +4,7 @@
  * a `pp_test_` key — so `npm start` gives a working service. A store that is new (another
  * DATABASE_URL) is filled from `devnet.json` again.
  */
-import { Amount, initialLpSupply } from '@poolparty/core';
+import { Amount, openingLiquidity } from '@poolparty/core';
 import { type DevnetWelcome, loadOrSeed } from '@poolparty/devnet-ledger/devnet';
 import type { LocalLedger } from '@poolparty/ledger';
 import type { Database } from '@poolparty/store';
@@ -48,8 +48,16 @@ async function registerInStore(db: Database, welcome: DevnetWelcome, now: Date):
   await db.transaction(async (tx) => {
     for (const pool of welcome.pools) {
       if (await getPool(tx, pool.poolId)) continue;
-      const lpSupply = initialLpSupply(Amount.parse(pool.reserveA), Amount.parse(pool.reserveB));
-      await insertPool(tx, { ...pool, lpSupply: lpSupply.toString(), createdAt: now });
+      // The opening liquidity is the operator's: its units belong to the treasury (the developer
+      // on a seed written before there was one), a position visible like any other.
+      const opening = openingLiquidity(Amount.parse(pool.reserveA), Amount.parse(pool.reserveB));
+      const owner = welcome.treasury?.partyId ?? welcome.developer.partyId;
+      await insertPool(tx, {
+        ...pool,
+        lpSupply: opening.supply.toString(),
+        createdAt: now,
+        openingPosition: { providerParty: owner, units: opening.ownerUnits.toString() },
+      });
     }
     await upsertDeveloper(tx, welcome.developer.partyId, now);
     const keyHash = hashApiKey(welcome.apiKey);

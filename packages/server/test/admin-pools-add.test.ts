@@ -11,9 +11,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Amount, type Instrument } from '@poolparty/core';
 import { LedgerError, type LedgerPort, REASON_META_KEY } from '@poolparty/ledger';
-import { type EngineHarness, type Party, useEngineWorld } from '@poolparty/settlement/testing';
+import { openLiquidityIntent } from '@poolparty/settlement';
+import {
+  type EngineHarness,
+  type Party,
+  useEngineWorld,
+  waitFor,
+} from '@poolparty/settlement/testing';
 import type { Database } from '@poolparty/store';
-import { getPool, listAdminActions, listPools } from '@poolparty/store';
+import {
+  getLiquidityIntent,
+  getPool,
+  getPosition,
+  listAdminActions,
+  listPools,
+} from '@poolparty/store';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adminCommand } from '../src/admin/commands.js';
 import { runCli } from './support/cli.js';
@@ -96,6 +108,8 @@ function addArgs(funded: Funded, ...extra: string[]): string[] {
     spec(funded.usdcx),
     '--quote',
     spec(funded.cbtc),
+    '--owner',
+    funded.lp.partyId,
     ...extra,
   ];
 }
@@ -122,6 +136,8 @@ describe('admin pools add', () => {
       accounting: { reserveA: '10000', reserveB: '0.1', inflightA: '0', feesA: '0' },
     });
     expect(pool?.lpSupply).toBe('31.6227766016'); // √(10000 × 0.1), the first LP supply
+    // The owner holds the opening units but the locked minimum (docs/spec/liquidity.md#units).
+    expect((await getPosition(h.db, 'usdcx-cbtc', funded.lp.partyId))?.units).toBe('31.6227765016');
     const [audit] = await listAdminActions(h.db, 10);
     expect(audit).toMatchObject({ actor: 'ops', action: 'pools.add', subject: 'usdcx-cbtc' });
     expect(audit?.details).toMatchObject({ reserveA: '10000', reserveB: '0.1', feeBps: 25 });
@@ -154,11 +170,97 @@ describe('admin pools add', () => {
     expect(report.runs.find((run) => run.poolId === 'usdcx-cbtc')?.ok).toBe(true);
   });
 
+  it('adds an empty pool whose first liquidity intent sets its price; then it prices swaps', async () => {
+    h = await world.harness();
+    const engine = await h.startEngine();
+    const usdcx = h.usdcx;
+    const cbtc = h.seed.instruments.cbtc;
+    const swap = await h.newParty('empty-pool-swap', [usdcx, cbtc]);
+    const lpParty = await h.newParty('empty-pool-lp', [usdcx, cbtc]);
+    const provider = await h.newParty(
+      'first-provider',
+      [usdcx, cbtc],
+      [
+        [usdcx, '5000'],
+        [cbtc, '1'],
+      ],
+    );
+    const args = ['pools', 'add', '--swap-party', swap.partyId, '--lp-party', lpParty.partyId];
+    const { errors } = await admin(h.ledger, ...args, '--base', spec(usdcx), '--quote', spec(cbtc));
+    expect(errors).toEqual([]);
+    expect(await getPool(h.db, 'usdcx-cbtc')).toMatchObject({ lpSupply: '0' });
+    engine.poolsChanged();
+
+    const poolArgs = { poolId: 'usdcx-cbtc', now: h.clock.now() };
+    const origin = { providerParty: provider.partyId, apiKeyId: 'key_scale_out' };
+    const ids = {
+      liquidityIntentId: 'liq_FIRSTLIQUIDITY0000000000000',
+      depositReference: 'pp-first-liq',
+    };
+    const developerParty = h.seed.developer.partyId;
+    // One side alone cannot price an empty pool.
+    await expect(
+      openLiquidityIntent(h.db, {
+        ...poolArgs,
+        ...origin,
+        ...ids,
+        developerParty,
+        amountA: '4000',
+      }),
+    ).rejects.toMatchObject({ code: 'pool_has_no_price' });
+    const intent = await openLiquidityIntent(h.db, {
+      ...poolArgs,
+      ...origin,
+      ...ids,
+      developerParty,
+      amountA: '4000',
+      amountB: '0.4',
+    });
+    for (const [instrument, amount] of [
+      [usdcx, '4000'],
+      [cbtc, '0.4'],
+    ] as const) {
+      await h.ledger.submitTransfer({
+        commandId: `wallet-${randomUUID()}`,
+        sender: provider.partyId,
+        receiver: lpParty.partyId,
+        instrument,
+        amount: Amount.parse(amount),
+        meta: { [REASON_META_KEY]: intent.depositReference },
+      });
+    }
+    await waitFor(async () => {
+      const found = await getLiquidityIntent(h.db, intent.liquidityIntentId);
+      return found?.status === 'completed' || null;
+    }, 'the first liquidity to complete');
+    expect(await getPool(h.db, 'usdcx-cbtc')).toMatchObject({
+      lpSupply: '40',
+      accounting: { reserveA: '4000', reserveB: '0.4' },
+    });
+
+    const swapIntent = await h.createIntent(h.alice, usdcx, '100', { poolId: 'usdcx-cbtc' });
+    await h.ledger.submitTransfer({
+      commandId: `wallet-${randomUUID()}`,
+      sender: h.alice.partyId,
+      receiver: swap.partyId,
+      instrument: usdcx,
+      amount: Amount.parse('100'),
+      meta: { [REASON_META_KEY]: swapIntent.depositReference },
+    });
+    await h.waitForStatus(swapIntent.intentId, 'completed');
+    await h.booksMatchLedger('usdcx-cbtc');
+  });
+
   it('refuses every mistake in one line, writing nothing', async () => {
     h = await world.harness();
     const funded = await fundedSwapParty();
     const seeded = h.pool('amulet-usdcx');
     const unfunded = await h.newParty('unfunded-swap', [funded.usdcx]);
+    await h.ledger.mint({
+      owner: unfunded.partyId,
+      instrument: funded.usdcx,
+      amount: Amount.parse('5'),
+    });
     const amulet = h.amulet;
     const ghost = 'ghost::1220aaaa';
     const cases: readonly [readonly string[], string][] = [
@@ -190,7 +292,12 @@ describe('admin pools add', () => {
       ],
       [
         addArgs(funded, '--swap-party', unfunded.partyId),
-        `--base: ${unfunded.partyId} holds no USDCx (${funded.usdcx.admin}); fund the swap party with both instruments first`,
+        `${unfunded.partyId} holds only one of USDCx (${funded.usdcx.admin}) and CBTC (${funded.cbtc.admin}); fund both, or neither for a pool its first liquidity prices`,
+      ],
+      [
+        // Without its last two words, `--owner` and the party.
+        addArgs(funded).slice(0, -2),
+        `${funded.swap.partyId} holds reserves already: give --owner <partyId>, the party credited with their liquidity units`,
       ],
       [
         addArgs(funded, '--pool-id', 'amulet-usdcx'),

@@ -8,6 +8,7 @@ import {
   Amount,
   type Instrument,
   minOutput,
+  openingLiquidity,
   type PoolSideName,
   priceTrade,
   sameInstrument,
@@ -33,6 +34,10 @@ import { readPriceBook } from '../src/prices.js';
 
 export const SCALE_OUT_API_KEY_ID = 'key_scale_out';
 
+function opening(pool: DevnetSeed['pools'][number]) {
+  return openingLiquidity(pool.reserves.tokenA, pool.reserves.tokenB);
+}
+
 /** Registers the seeded pools, the developer and an API key, as the devnet bootstrap does. */
 export async function registerSeed(q: Queryable, seed: DevnetSeed, now: Date): Promise<void> {
   for (const pool of seed.pools) {
@@ -43,10 +48,14 @@ export async function registerSeed(q: Queryable, seed: DevnetSeed, now: Date): P
       swapParty: pool.swapParty,
       lpParty: pool.lpParty,
       feeBps: pool.feeBps,
-      lpSupply: '1',
+      lpSupply: opening(pool).supply.toString(),
       reserveA: pool.reserves.tokenA.toString(),
       reserveB: pool.reserves.tokenB.toString(),
       createdAt: now,
+      openingPosition: {
+        providerParty: seed.developer.partyId,
+        units: opening(pool).ownerUnits.toString(),
+      },
     });
   }
   await registerApiKey(q, seed.developer.partyId, now);

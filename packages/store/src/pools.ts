@@ -5,7 +5,7 @@
  * older state cannot overwrite a newer one.
  */
 import type { BookDeltas, Instrument, PoolBooks } from '@poolparty/core';
-import { AccountingError } from '@poolparty/core';
+import { AccountingError, Amount } from '@poolparty/core';
 import {
   amountParam,
   jsonParam,
@@ -17,6 +17,7 @@ import {
   readString,
 } from './columns.js';
 import type { Queryable, Row } from './database.js';
+import { creditPosition } from './liquidity-positions.js';
 
 export type PoolStatus = 'active' | 'paused';
 
@@ -66,6 +67,8 @@ export interface NewPool {
   readonly priceImpactCap?: string | null;
   readonly booksFromOffset?: number | null;
   readonly createdAt: Date;
+  /** Who funded the opening reserves, and the units of the supply that are theirs. */
+  readonly openingPosition?: { readonly providerParty: string; readonly units: string };
 }
 
 const ACCOUNTING_COLUMNS = `a.reserve_a, a.reserve_b, a.inflight_a, a.inflight_b, a.outgoing_a,
@@ -140,6 +143,18 @@ export async function insertPool(q: Queryable, pool: NewPool): Promise<PoolRecor
       pool.booksFromOffset ?? null,
     ],
   );
+  const opening = pool.openingPosition;
+  if (opening !== undefined && Amount.parse(opening.units).isPositive()) {
+    await creditPosition(q, {
+      poolId: pool.poolId,
+      providerParty: opening.providerParty,
+      units: opening.units,
+      basisA: pool.reserveA,
+      basisB: pool.reserveB,
+      supplyAdded: '0',
+      now: pool.createdAt,
+    });
+  }
   return (await getPool(q, pool.poolId)) as PoolRecord;
 }
 

@@ -542,6 +542,7 @@ interface PoolAddOptions extends Audited {
   readonly quote: string;
   readonly feeBps?: string;
   readonly poolId?: string;
+  readonly owner?: string;
 }
 
 /** The pool an operator asked for, checked before the ledger or the store is reached. */
@@ -557,6 +558,7 @@ export function poolOpeningOf(options: PoolAddOptions): PoolOpening {
     lpParty: options.lpParty,
     base,
     quote,
+    owner: options.owner ?? null,
     feeBps:
       options.feeBps === undefined
         ? POOL_FEE_BPS_DEFAULT
@@ -602,6 +604,10 @@ function poolsAdd(pools: Command, { changing, run, by, io }: Builders): void {
     .requiredOption('--quote <admin:id>', 'side B, e.g. USDCxIssuer::1220…:USDCx')
     .option('--fee-bps <bps>', `the pool's fee in basis points (default ${POOL_FEE_BPS_DEFAULT})`)
     .option('--pool-id <id>', 'the pool id (default: the two symbols, e.g. amulet-usdcx)')
+    .option(
+      '--owner <partyId>',
+      'the party credited with the liquidity units of reserves the swap party holds (not needed for a pool that starts empty)',
+    )
     .action(
       run(async (db, options: PoolAddOptions, command: Command) => {
         const opening = poolOpeningOf(options);
@@ -659,6 +665,8 @@ async function importDevnetPool(
       base: entry.tokenA,
       quote: entry.tokenB,
       feeBps: entry.feeBps,
+      // The devnet ledger's seed funded the swap party; its LP party stands for that funder.
+      owner: entry.lpParty,
     },
     who,
   );

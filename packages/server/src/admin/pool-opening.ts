@@ -8,7 +8,7 @@
  * instruments are known to the ledger's registries, the swap party holds both and has no transfer
  * in flight, and neither the pool id, nor the swap party, nor the pair is taken.
  */
-import { Amount, type Instrument, initialLpSupply, sameInstrument } from '@poolparty/core';
+import { Amount, type Instrument, openingLiquidity, sameInstrument } from '@poolparty/core';
 import type { Holding, LedgerPort } from '@poolparty/ledger';
 import type { Database, Queryable } from '@poolparty/store';
 import {
@@ -30,6 +30,11 @@ export interface PoolOpening {
   /** Side B of the pool. */
   readonly quote: Instrument;
   readonly feeBps: number;
+  /**
+   * The party credited with the units of the opening reserves (who funded them); null opens a
+   * pool whose swap party holds nothing yet, which its first liquidity intent prices.
+   */
+  readonly owner: string | null;
 }
 
 /** Reads of the holdings retried while the ledger keeps committing between two ledger ends. */
@@ -51,8 +56,9 @@ export async function openPool(
   await requireParties(ledger, opening);
   await requireInstruments(ledger, opening);
   const { offset, holdings } = await holdingsAtOneOffset(ledger, opening.swapParty);
-  const reserveA = reserveOf(holdings, opening, opening.base, '--base');
-  const reserveB = reserveOf(holdings, opening, opening.quote, '--quote');
+  const reserveA = reserveOf(holdings, opening, opening.base);
+  const reserveB = reserveOf(holdings, opening, opening.quote);
+  const units = openingUnits(opening, reserveA, reserveB);
   return db.transaction(async (tx) => {
     // Checked again inside the transaction: another operator may have added it meanwhile.
     await refuseTaken(tx, opening);
@@ -63,7 +69,10 @@ export async function openPool(
       swapParty: opening.swapParty,
       lpParty: opening.lpParty,
       feeBps: opening.feeBps,
-      lpSupply: initialLpSupply(reserveA, reserveB).toString(),
+      lpSupply: units.supply.toString(),
+      ...(opening.owner !== null && {
+        openingPosition: { providerParty: opening.owner, units: units.ownerUnits.toString() },
+      }),
       reserveA: reserveA.toString(),
       reserveB: reserveB.toString(),
       booksFromOffset: offset,
@@ -79,6 +88,7 @@ export async function openPool(
         base: opening.base,
         quote: opening.quote,
         feeBps: opening.feeBps,
+        owner: opening.owner,
         reserveA: pool.accounting.reserveA,
         reserveB: pool.accounting.reserveB,
         booksFromOffset: offset,
@@ -158,7 +168,6 @@ function reserveOf(
   holdings: readonly Holding[],
   opening: PoolOpening,
   instrument: Instrument,
-  option: string,
 ): Amount {
   const of = holdings.filter((holding) => sameInstrument(holding.instrument, instrument));
   // A locked holding is a transfer in flight: it may come back or leave, so no reserve is known.
@@ -167,13 +176,33 @@ function reserveOf(
       `${opening.swapParty} has ${describeInstrument(instrument)} locked in a pending transfer; settle or withdraw it first`,
     );
   }
-  const total = Amount.sum(of.map((holding) => holding.amount));
-  if (total.units === 0n) {
+  return Amount.sum(of.map((holding) => holding.amount));
+}
+
+/**
+ * The opening supply and its owner's units: none for a swap party holding nothing (the first
+ * liquidity intent prices the pool); both reserves and an owner for one that holds both.
+ */
+function openingUnits(opening: PoolOpening, reserveA: Amount, reserveB: Amount) {
+  const empty = [reserveA, reserveB].filter((reserve) => !reserve.isPositive()).length;
+  if (empty === 2) return openingLiquidity(Amount.ZERO, Amount.ZERO);
+  if (empty === 1) {
     throw new AdminError(
-      `${option}: ${opening.swapParty} holds no ${describeInstrument(instrument)}; fund the swap party with both instruments first`,
+      `${opening.swapParty} holds only one of ${describeInstrument(opening.base)} and ${describeInstrument(opening.quote)}; fund both, or neither for a pool its first liquidity prices`,
     );
   }
-  return total;
+  if (opening.owner === null) {
+    throw new AdminError(
+      `${opening.swapParty} holds reserves already: give --owner <partyId>, the party credited with their liquidity units`,
+    );
+  }
+  const units = openingLiquidity(reserveA, reserveB);
+  if (!units.ownerUnits.isPositive()) {
+    throw new AdminError(
+      'the reserves are too small to mint any units; fund the swap party with more',
+    );
+  }
+  return units;
 }
 
 export function describeInstrument(instrument: Instrument): string {
