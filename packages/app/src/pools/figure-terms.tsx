@@ -6,17 +6,36 @@
 
 import type { PoolStats } from '@poolparty/sdk';
 import type { ComponentChildren } from 'preact';
-import { useId } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { formatPercent } from '../format.js';
+
+/** The tip's width in CSS: 18rem, at most 80 % of the screen. */
+const TIP_REM = 18;
+const TIP_SCREEN_SHARE = 0.8;
+const EDGE_PX = 8;
 
 export function Term(props: { children: ComponentChildren; meaning: string }) {
   const id = useId();
+  const [shift, setShift] = useState(0);
+  // Shifted left when it would run past the screen's right edge, so it never widens the page.
+  const place = (event: { currentTarget: HTMLElement }) => {
+    const left = event.currentTarget.getBoundingClientRect().left;
+    const rem = Number.parseFloat(getComputedStyle(document.documentElement).fontSize);
+    const width = Math.min(TIP_REM * rem, window.innerWidth * TIP_SCREEN_SHARE);
+    setShift(Math.min(0, window.innerWidth - EDGE_PX - (left + width)));
+  };
   return (
     <span class="term">
-      <button type="button" class="term-name" aria-describedby={id}>
+      <button
+        type="button"
+        class="term-name"
+        aria-describedby={id}
+        onMouseEnter={place}
+        onFocus={place}
+      >
         {props.children}
       </button>
-      <span role="tooltip" id={id} class="term-tip">
+      <span role="tooltip" id={id} class="term-tip" style={{ left: `${shift}px` }}>
         {props.meaning}
       </span>
     </span>
