@@ -60,6 +60,6 @@ function useDrawnChart(spec: ChartSpec) {
       observer.disconnect();
       drawn?.destroy();
     };
-  }, [spec.times, spec.values, spec.kind, spec.label]);
+  }, [spec.times, spec.values, spec.kind, spec.label, spec.window?.[0], spec.window?.[1]]);
   return { box, failed };
 }

@@ -15,6 +15,10 @@ export interface ChartSpec {
   readonly kind: 'line' | 'bars';
   /** The series' name in the legend, e.g. "Volume (USD)". */
   readonly label: string;
+  /** The window shown, seconds since the epoch; the data's own span when absent. */
+  readonly window?: readonly [number, number];
+  /** Whether the value axis starts at zero (amounts, counts) or fits the data (prices). */
+  readonly fromZero: boolean;
   /** A value as the axis and legend show it. */
   format(value: number): string;
 }
@@ -45,6 +49,13 @@ function axisStyle(format?: (value: number) => string): uPlot.Axis {
   };
 }
 
+/** The value axis' span: from zero, or the data's span with a margin (a flat line mid-height). */
+function yRange(fromZero: boolean, min: number, max: number): uPlot.Range.MinMax {
+  if (fromZero) return [Math.min(0, min), max > 0 ? max : 1];
+  const margin = max > min ? (max - min) * 0.1 : Math.abs(max) * 0.05 || 1;
+  return [min - margin, max + margin];
+}
+
 export function drawChart(target: HTMLElement, spec: ChartSpec, width: number): DrawnChart {
   const colour = token('--accent', '#4b2bd6');
   const series: uPlot.Series = {
@@ -56,11 +67,18 @@ export function drawChart(target: HTMLElement, spec: ChartSpec, width: number): 
     value: (_chart, value) => (value == null ? '—' : spec.format(value)),
     ...(spec.kind === 'bars' && { paths: uPlot.paths.bars?.({ size: [0.7, 48] }) }),
   };
+  const { window } = spec;
   const chart = new uPlot(
     {
       width,
       height: HEIGHT,
-      scales: { x: { time: true }, y: { range: (_u, min, max) => [Math.min(0, min), max || 1] } },
+      scales: {
+        x: {
+          time: true,
+          ...(window && { range: (): uPlot.Range.MinMax => [window[0], window[1]] }),
+        },
+        y: { range: (_u, min, max) => yRange(spec.fromZero, min, max) },
+      },
       axes: [axisStyle(), axisStyle(spec.format)],
       series: [{}, series],
       cursor: { drag: { x: false, y: false } },

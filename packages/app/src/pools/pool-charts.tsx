@@ -43,6 +43,7 @@ export function HistoryPeriodPicker(props: {
 interface Column {
   readonly title: string;
   readonly kind: 'line' | 'bars';
+  readonly fromZero: boolean;
   readonly testId: string;
   value(point: PoolHistoryPoint): string | null;
   shown(value: string): string;
@@ -54,6 +55,7 @@ function columnsOf(pool: Pool): Column[] {
     {
       title: `Price (${pair})`,
       kind: 'line',
+      fromZero: false,
       testId: 'price-chart',
       value: (point) => point.price,
       shown: (value) => `${formatAmount(value)} ${pool.tokenB.name}`,
@@ -61,6 +63,7 @@ function columnsOf(pool: Pool): Column[] {
     {
       title: 'Volume per hour (USD)',
       kind: 'bars',
+      fromZero: true,
       testId: 'volume-chart',
       value: (point) => point.volume,
       shown: formatUsd,
@@ -68,6 +71,7 @@ function columnsOf(pool: Pool): Column[] {
     {
       title: 'Total value locked (USD)',
       kind: 'line',
+      fromZero: true,
       testId: 'tvl-chart',
       value: (point) => point.tvl,
       shown: formatUsd,
@@ -81,16 +85,31 @@ export function PoolCharts(props: { pool: Pool; history: PoolHistory }) {
     () => history.points.map((point) => Date.parse(point.hour) / 1000),
     [history],
   );
+  const window = useMemo(
+    () => [Date.parse(history.from) / 1000, Date.parse(history.to) / 1000] as const,
+    [history],
+  );
   return (
     <div class="charts">
       {columnsOf(pool).map((column) => (
-        <HistoryChart key={column.testId} column={column} history={history} times={times} />
+        <HistoryChart
+          key={column.testId}
+          column={column}
+          history={history}
+          times={times}
+          window={window}
+        />
       ))}
     </div>
   );
 }
 
-function HistoryChart(props: { column: Column; history: PoolHistory; times: readonly number[] }) {
+function HistoryChart(props: {
+  column: Column;
+  history: PoolHistory;
+  times: readonly number[];
+  window: readonly [number, number];
+}) {
   const { column, history, times } = props;
   const values = useMemo(
     () =>
@@ -108,6 +127,8 @@ function HistoryChart(props: { column: Column; history: PoolHistory; times: read
       times={times}
       values={values}
       kind={column.kind}
+      fromZero={column.fromZero}
+      window={props.window}
       label={column.title}
       format={formatAxisNumber}
       testId={column.testId}

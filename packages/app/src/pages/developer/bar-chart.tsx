@@ -49,6 +49,7 @@ export function BarChart(props: {
       times={times}
       values={values}
       kind="bars"
+      fromZero
       label={title}
       format={formatAxisNumber}
       testId={props.testId}
