@@ -1,8 +1,8 @@
 /**
  * The pages a trader uses, in Chromium against a running service (embedded store, devnet ledger):
  * the pools list and a pool's page with its charts, the swap page that says why it cannot swap,
- * a stuck swap cancelled from the page after which the next swap goes through, a swap followed
- * read-only by its id, a Canton wallet that never answers, the portal signed out and in, and the
+ * a stuck swap cancelled from the page after which the next swap goes through, a refused deposit
+ * said in plain words, a swap followed read-only by its id, a Canton wallet that never answers, the portal signed out and in, and the
  * not-found page. Every page at 1280 and 390 px: no sideways scroll, no console error, no serious
  * axe finding, every control reachable by keyboard. Screenshots go to `test-output/`.
  */
@@ -178,10 +178,10 @@ describe('the traders’ pages in a browser', () => {
   });
 
   /** A new funded devnet party and an SDK client acting for it. */
-  async function sdkParty(hint: string) {
+  async function sdkParty(hint: string, funded = true) {
     const privateKey = generatePrivateKey();
     const wallet = await new Devnet(t.url).createWallet({ partyHint: hint, key: privateKey });
-    await wallet.fund('Amulet', '1000');
+    if (funded) await wallet.fund('Amulet', '1000');
     let token = '';
     const pp = new PoolParty({
       apiKey: t.apiKey,
@@ -208,6 +208,37 @@ describe('the traders’ pages in a browser', () => {
     }
     return { partyId: { partyId: wallet.partyId, privateKey }, stuck };
   }
+
+  it('says a failed deposit in plain words that wrap, without the ledger text or the party id', async () => {
+    for (const width of WIDTHS) {
+      const { page, errors } = await newPage(width);
+      // A swap created elsewhere for a party that holds nothing: its deposit cannot be made.
+      const { wallet, pp, privateKey } = await sdkParty(`broke${width}`, false);
+      const swap = await pp.swaps.create({
+        fromToken: 'Amulet',
+        toToken: 'USDCx',
+        amount: '100',
+        poolId: POOL,
+      });
+      await page.goto(`${t.url}/swap`);
+      await page.getByText('Import a devnet party').click();
+      await page
+        .getByLabel('Exported key')
+        .fill(JSON.stringify({ partyId: wallet.partyId, privateKey }));
+      await page.getByRole('button', { name: 'Import' }).click();
+      await page.getByTestId('party-id').waitFor();
+      await page.goto(`${t.url}/swaps/${swap.intentId}`);
+      await page.getByRole('button', { name: 'Send the deposit' }).click();
+      const alert = page.getByTestId('swap-status').getByRole('alert');
+      await alert.waitFor({ timeout: SETTLE_MS });
+      expect(await alert.textContent()).toBe(
+        'Your party holds 0 unlocked Amulet, and this needs 100 Amulet. Get more Amulet first.',
+      );
+      await checkPage(page, width, 'swap-deposit-refused');
+      // The browser logs the refused request itself; the page adds nothing.
+      expect(errors.filter((error) => !/status of 400/.test(error))).toEqual([]);
+    }
+  });
 
   it('shows any swap read-only by its id, without the wallet that made it', async () => {
     for (const width of WIDTHS) {
