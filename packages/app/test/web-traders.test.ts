@@ -91,10 +91,9 @@ describe('the traders’ pages in a browser', () => {
     for (const width of WIDTHS) {
       const { page, csp, errors } = await newPage(width);
       await page.goto(`${t.url}/swap`);
-      await page.getByTestId('swap-blocker').waitFor();
-      expect(await page.getByTestId('swap-blocker').textContent()).toBe(
-        'Connect a wallet to swap.',
-      );
+      await expect
+        .poll(() => page.getByTestId('swap-blocker').textContent())
+        .toBe('Connect a wallet to swap.');
       expect(await swapButton(page).isDisabled()).toBe(true);
       expect(await page.title()).toBe('Swap · PoolParty');
       await checkPage(page, width);
@@ -127,6 +126,27 @@ describe('the traders’ pages in a browser', () => {
         .toContain('holds no USDCx');
       expect(errors).toEqual([]);
       expect(csp).toEqual([]);
+    }
+  });
+
+  it('offers the pool to swap in where several pools trade the same symbols', async () => {
+    for (const width of WIDTHS) {
+      const { page, errors } = await newPage(width);
+      await page.goto(`${t.url}/swap`);
+      await page.getByLabel('You receive').selectOption(usdcxCircle);
+      const picker = page.getByLabel('Pool', { exact: true });
+      await picker.waitFor();
+      const options = await picker.locator('option').allTextContents();
+      expect(options).toEqual([
+        expect.stringMatching(/^Amulet\/USDCx \(circle\) · amulet-usdcx · fee/),
+        expect.stringMatching(/^Amulet\/USDCx \(usdx-bridge\) · amulet-usdcx-bridge · fee/),
+      ]);
+      // Choosing the pool chooses the output's issuer, and the quote is the pool's.
+      await picker.selectOption('amulet-usdcx-bridge');
+      expect(await page.getByLabel('You receive').inputValue()).toMatch(/^USDCx\|usdx-bridge::/);
+      await page.getByTestId('output-amount').waitFor();
+      await checkPage(page, width);
+      expect(errors).toEqual([]);
     }
   });
 

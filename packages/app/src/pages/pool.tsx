@@ -77,7 +77,6 @@ function swapLink(pool: Pool): string {
   const query = new URLSearchParams({
     from: `${pool.tokenA.name}|${pool.tokenA.admin}`,
     to: `${pool.tokenB.name}|${pool.tokenB.admin}`,
-    pool: pool.poolId,
   });
   return `/swap?${query.toString()}`;
 }

@@ -81,7 +81,10 @@ function TokenPicker(props: {
   );
 }
 
-/** Where several active pools trade the pair, which one to swap in. */
+/**
+ * Where several active pools trade the chosen symbols (the output symbol issued by several
+ * admins), which one to swap in: choosing a pool chooses the output token's issuer.
+ */
 export function PoolPicker(props: { pair: Pair }) {
   const id = useId();
   const { pools, pool, allPools, setPoolId } = props.pair;
@@ -101,7 +104,7 @@ export function PoolPicker(props: { pair: Pair }) {
           </option>
         ))}
       </select>
-      <p class="hint">Several pools trade this pair; each prices from its own reserves.</p>
+      <p class="hint">Several pools trade these symbols, each with its own issuer and reserves.</p>
     </div>
   );
 }

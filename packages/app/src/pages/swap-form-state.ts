@@ -31,15 +31,19 @@ export interface Pair {
   readonly targets: readonly TokenChoice[];
   readonly from: TokenChoice | null;
   readonly to: TokenChoice | null;
-  /** Every active pool trading the pair; several where liquidity is split. */
+  /**
+   * Every active pool trading the chosen symbols from the chosen input token: several where the
+   * output symbol is issued by several admins (e.g. two USDCx), one pool each.
+   */
   readonly pools: readonly Pool[];
   /** Every pool listed, for telling apart same-named pairs. */
   readonly allPools: readonly Pool[];
-  /** The pool that trades the pair: the chosen one, else the first. */
+  /** The pool that trades the pair. */
   readonly pool: Pool | null;
   readonly loadError: string | null;
   setFromKey(key: string): void;
   setToKey(key: string): void;
+  /** Chooses the pool, and so the output token's admin. */
   setPoolId(poolId: string): void;
   /** Swaps the sides: what was received is now sent. */
   flip(): void;
@@ -49,7 +53,7 @@ export type Slippage = ReturnType<typeof parseSlippagePercent>;
 
 /**
  * The pools, listed once, and the pair chosen from their tokens: from the page's query
- * (`?from=&to=&pool=`, as "swap again" links), else the first ones until chosen.
+ * (`?from=&to=`, as "swap again" links), else the first ones until chosen.
  */
 export function usePair(): Pair {
   const { pp } = useServices();
@@ -57,7 +61,6 @@ export function usePair(): Pair {
   const [pools, setPools] = useState<Pool[] | null>(null);
   const [fromKey, setFromKey] = useState(query.from ?? '');
   const [toKey, setToKey] = useState(query.to ?? '');
-  const [poolId, setPoolId] = useState(query.pool ?? '');
   const [loadError, setLoadError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -76,8 +79,19 @@ export function usePair(): Pair {
     [pools, from?.name, from?.admin],
   );
   const to = targets.find((t) => choiceKey(t) === toKey) ?? targets[0] ?? null;
-  const pairPools = from && to ? poolsFor(listed, from, to) : [];
-  const pool = pairPools.find((p) => p.poolId === poolId) ?? pairPools[0] ?? null;
+  const pool = from && to ? (poolsFor(listed, from, to)[0] ?? null) : null;
+  const pairPools =
+    from && to
+      ? targets
+          .filter((target) => target.name === to.name)
+          .flatMap((target) => poolsFor(listed, from, target))
+      : [];
+  const setPoolId = (poolId: string) => {
+    const chosen = pairPools.find((candidate) => candidate.poolId === poolId);
+    if (chosen === undefined || from === null) return;
+    const other = sameSide(chosen.tokenA, from) ? chosen.tokenB : chosen.tokenA;
+    setToKey(choiceKey({ name: other.name, admin: other.admin }));
+  };
   const flip = () => {
     if (from === null || to === null) return;
     setFromKey(choiceKey(to));
@@ -97,6 +111,10 @@ export function usePair(): Pair {
     setPoolId,
     flip,
   };
+}
+
+function sameSide(side: TokenChoice, token: TokenChoice): boolean {
+  return side.name === token.name && side.admin === token.admin;
 }
 
 /** What the connected party can spend, read again when `version` changes. */

@@ -135,13 +135,12 @@ function useStatusActions(props: Extract<StatusViewProps, { readOnly?: false }>)
   return { wallet, action, busy, actionError, act };
 }
 
-/** At the end, the same swap again: the swap page opens with its pair, pool and amount. */
+/** At the end, the same swap again: the swap page opens with its pair (so its pool) and amount. */
 function SwapAgain(props: { status: ShownStatus }) {
   const { status } = props;
   const query = new URLSearchParams({
     from: `${status.inputToken}|${status.inputTokenAdmin}`,
     to: `${status.outputToken}|${status.outputTokenAdmin}`,
-    pool: status.poolId,
     amount: status.expectedAmount,
   });
   return (

@@ -53,12 +53,27 @@ export function SwapPage() {
   );
 }
 
-function SwapForm(props: {
-  waiting: ReturnType<typeof useWaitingSwaps>['swaps'];
-  version: number;
+/** Whether one of the party's waiting swaps holds the chosen pool and input token. */
+function isWaiting(
+  waiting: ReturnType<typeof useWaitingSwaps>['swaps'],
+  pair: ReturnType<typeof usePair>,
+): boolean {
+  return waiting.some(
+    (swap) =>
+      swap.poolId === pair.pool?.poolId &&
+      swap.inputToken === pair.from?.name &&
+      swap.inputTokenAdmin === pair.from?.admin,
+  );
+}
+
+interface SwapFormProps {
+  readonly waiting: ReturnType<typeof useWaitingSwaps>['swaps'];
+  readonly version: number;
   /** The swap was refused or the balances changed: read the waiting swaps and balances again. */
-  onRefused: () => void;
-}) {
+  onRefused(): void;
+}
+
+function SwapForm(props: SwapFormProps) {
   const { pp, wallet } = useServices();
   const { query } = useLocation();
   const pair = usePair();
@@ -79,12 +94,7 @@ function SwapForm(props: {
     slippageOk: slippage.ok,
     quote,
     quoteError,
-    waitingSwap: props.waiting.some(
-      (swap) =>
-        swap.poolId === pair.pool?.poolId &&
-        swap.inputToken === pair.from?.name &&
-        swap.inputTokenAdmin === pair.from?.admin,
-    ),
+    waitingSwap: isWaiting(props.waiting, pair),
   });
 
   return (
