@@ -54,8 +54,8 @@ describe('the traders’ pages in a browser', () => {
   });
 
   /** A fresh browser profile at a width, with its console errors and CSP reports watched. */
-  async function newPage(width: number) {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
+  async function newPage(width: number, colorScheme: 'light' | 'dark' = 'light') {
+    const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
     contexts.push(context);
     const page = await context.newPage();
     const csp = await watchCspViolations(page);
@@ -347,6 +347,21 @@ describe('the traders’ pages in a browser', () => {
     // The dApp SDK's zod probes eval once, is refused by the page's policy and does without
     // (docs/decisions.md, Web app, CSP); any other error fails.
     expect(errors.filter((error) => !/script-src eval$/.test(error))).toEqual([]);
+  });
+
+  it('follows the system’s dark setting with the same tokens, legibly', async () => {
+    for (const width of WIDTHS) {
+      const { page, errors } = await newPage(width, 'dark');
+      await page.goto(`${t.url}/pools/${POOL}`);
+      await page.locator('[data-testid="price-chart"] .u-axis').nth(1).waitFor();
+      const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      expect(background).not.toBe('rgb(247, 247, 251)');
+      await checkPage(page, width, 'pool-dark');
+      await page.goto(`${t.url}/swap`);
+      await page.getByLabel('Party name').waitFor();
+      await checkPage(page, width, 'swap-dark');
+      expect(errors).toEqual([]);
+    }
   });
 
   it('answers an unknown page with the app’s own not-found page, titled', async () => {
