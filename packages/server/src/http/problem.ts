@@ -157,9 +157,24 @@ export function registerProblemHandlers(app: FastifyInstance): void {
       'The service failed to handle this request.',
     );
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, 'not_found', `No route for ${requestTarget(request)}.`),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const page = unknownPathPages.get(request.server.server);
+    if (page?.(request, reply)) return reply;
+    return sendProblem(request, reply, 'not_found', `No route for ${requestTarget(request)}.`);
+  });
+}
+
+/**
+ * Answers an unknown path with a page instead of the problem, when it can: true once it has
+ * answered. At most one per server (the web pages'), set by whoever serves the pages.
+ */
+export type UnknownPathPage = (request: FastifyRequest, reply: FastifyReply) => boolean;
+
+/** Keyed by the node server, which every encapsulated scope of one Fastify app shares. */
+const unknownPathPages = new WeakMap<object, UnknownPathPage>();
+
+export function answerUnknownPathsWith(scope: FastifyInstance, page: UnknownPathPage): void {
+  unknownPathPages.set(scope.server, page);
 }
 
 /**

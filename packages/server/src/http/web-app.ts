@@ -25,7 +25,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import { serverPackagePath } from '../package-dir.js';
 import type { App } from './fastify.js';
-import { ApiError, requestPath, requestTarget } from './problem.js';
+import { ApiError, answerUnknownPathsWith, requestPath } from './problem.js';
 
 /** Where `npm install` builds the app. */
 export const WEB_APP_DIST = serverPackagePath('..', 'app', 'dist');
@@ -191,12 +191,14 @@ export function webAppRoutes(app: App, config: WebAppConfig, dist: string = WEB_
     });
   }
   // Every other path: the app's "not found" page for a browser, the API's problem otherwise.
-  app.get('/*', hide, async (request, reply) => {
-    if (build === null || isApiPath(requestPath(request)) || !wantsPage(request)) {
-      throw new ApiError('not_found', `No route for ${requestTarget(request)}.`);
+  answerUnknownPathsWith(app, (request, reply) => {
+    if (build === null || request.method !== 'GET' || isApiPath(requestPath(request))) {
+      return false;
     }
+    if (!wantsPage(request)) return false;
     reply.header('Content-Security-Policy', policy);
-    return send(request, reply.code(404), build.index, REVALIDATE);
+    void send(request, reply.code(404), build.index, REVALIDATE);
+    return true;
   });
   app.get<{ Params: { file: string } }>('/assets/:file', hide, async (request, reply) => {
     const file = build?.assets.get(request.params.file);
