@@ -10,10 +10,16 @@ import type { AppConfig } from './config.js';
 import { LandingPage } from './pages/landing.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { SwapPage } from './pages/swap.js';
-import { SwapProgressPage } from './pages/swap-progress.js';
 import { ServicesProvider } from './services.js';
 
 const SdkGuidePage = lazy(() => import('./pages/sdk-guide.js'));
+// A swap's progress page is opened after the swap starts (or from a link): a chunk of its own.
+const SwapProgressPage = lazy(() =>
+  import('./pages/swap-progress.js').then((m) => m.SwapProgressPage),
+);
+// The pools' pages carry the charts: a chunk of their own, loaded when one is opened.
+const PoolsPage = lazy(() => import('./pages/pools.js').then((m) => m.PoolsPage));
+const PoolPage = lazy(() => import('./pages/pool.js').then((m) => m.PoolPage));
 // The developer portal is a chunk of its own: swap users never download it.
 const PortalHomePage = lazy(() =>
   import('./pages/developer/portal-home.js').then((m) => m.PortalHomePage),
@@ -43,6 +49,9 @@ export function App(props: { config: AppConfig }) {
                 <a href="/swap">Swap</a>
               </li>
               <li>
+                <a href="/pools">Pools</a>
+              </li>
+              <li>
                 <a href="/developer">Developers</a>
               </li>
               <li>
@@ -61,6 +70,8 @@ export function App(props: { config: AppConfig }) {
           <ErrorBoundary>
             <Router>
               <Route path="/" component={LandingPage} />
+              <Route path="/pools" component={PoolsPage} />
+              <Route path="/pools/:poolId" component={PoolPage} />
               <Route path="/swap" component={SwapPage} />
               <Route path="/swaps/:intentId" component={SwapProgressPage} />
               <Route path="/developer/sdk" component={SdkGuidePage} />

@@ -3,14 +3,29 @@
  * service's Numeric 10): they are shortened for display only, never turned into floats for sums.
  */
 
-/** A decimal string with at most `digits` fractional digits (cut, not rounded) and grouping. */
-export function formatAmount(amount: string, digits = 4): string {
+/** Significant digits an amount keeps when shown, whatever its size. */
+const SIGNIFICANT_DIGITS = 6;
+/** The ledger's precision (Numeric 10): never more decimals than this. */
+const DECIMALS_MAX = 10;
+
+/**
+ * A decimal string with grouping, cut (not rounded) to `digits` fractional digits. Without
+ * `digits` the amount keeps six significant digits (at least two decimals where it has them), so
+ * a small amount such as 0.0001325888 CBTC is not shown as 0.0001.
+ */
+export function formatAmount(amount: string, digits?: number): string {
   const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(amount.trim());
   if (!match) return amount;
   const [, sign = '', whole = '0', fraction = ''] = match;
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  const cut = fraction.slice(0, digits).replace(/0+$/, '');
+  const cut = fraction.slice(0, digits ?? digitsFor(whole, fraction)).replace(/0+$/, '');
   return `${sign}${grouped}${cut ? `.${cut}` : ''}`;
+}
+
+function digitsFor(whole: string, fraction: string): number {
+  if (whole.replace(/^0+/, '') !== '') return Math.max(2, SIGNIFICANT_DIGITS - whole.length);
+  const leadingZeros = fraction.length - fraction.replace(/^0+/, '').length;
+  return Math.min(DECIMALS_MAX, leadingZeros + SIGNIFICANT_DIGITS);
 }
 
 /** A fraction (decimal string or number) as a percentage, e.g. `0.0123` → `1.23 %`. */
@@ -39,4 +54,14 @@ export function shortParty(party: string): string {
 export function formatTime(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+}
+
+const AXIS_NUMBER = new Intl.NumberFormat(undefined, {
+  notation: 'compact',
+  maximumSignificantDigits: 3,
+});
+
+/** A chart axis' tick: short (1.2K, 0.000132), for reading the scale, not the exact figure. */
+export function formatAxisNumber(value: number): string {
+  return AXIS_NUMBER.format(value);
 }

@@ -8,6 +8,7 @@ import { Devnet } from '@poolparty/sdk/devnet';
 import { type ComponentChildren, createContext } from 'preact';
 import { useContext, useEffect, useMemo, useState } from 'preact/hooks';
 import type { AppConfig } from './config.js';
+import { ServiceReads } from './service-reads.js';
 import { WalletSession } from './wallet-session.js';
 import { hasWalletToRestore, rememberWallet, restoreWallet } from './wallets/restore.js';
 import type { Wallet } from './wallets/wallet.js';
@@ -16,6 +17,8 @@ export interface Services {
   readonly config: AppConfig;
   /** Null when the operator gave the pages no API key. */
   readonly pp: PoolParty | null;
+  /** The reads the SDK leaves out (pool history, any swap's progress); null like `pp`. */
+  readonly reads: ServiceReads | null;
   /** Null outside devnet mode. */
   readonly devnet: Devnet | null;
   readonly session: WalletSession;
@@ -47,7 +50,8 @@ export function createClients(config: AppConfig, session: WalletSession, origin:
         });
   if (pp) session.bind(pp);
   const devnet = config.devnet ? new Devnet(origin) : null;
-  return { pp, devnet };
+  const reads = config.apiKey === null ? null : new ServiceReads(config.apiKey);
+  return { pp, reads, devnet };
 }
 
 export function ServicesProvider(props: { config: AppConfig; children: ComponentChildren }) {

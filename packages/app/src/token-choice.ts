@@ -47,16 +47,32 @@ export function counterparts(pools: readonly Pool[], from: TokenChoice): TokenCh
   ).filter((token) => !sameToken(token, from));
 }
 
+/** The active pools that trade `from` for `to`, in the service's order. */
+export function poolsFor(pools: readonly Pool[], from: TokenChoice, to: TokenChoice): Pool[] {
+  return pools.filter(
+    (pool) =>
+      pool.status === 'active' &&
+      ((sameToken(pool.tokenA, from) && sameToken(pool.tokenB, to)) ||
+        (sameToken(pool.tokenA, to) && sameToken(pool.tokenB, from))),
+  );
+}
+
 /** The active pool that trades `from` for `to`; null when none. */
 export function poolFor(pools: readonly Pool[], from: TokenChoice, to: TokenChoice): Pool | null {
-  return (
-    pools.find(
-      (pool) =>
-        pool.status === 'active' &&
-        ((sameToken(pool.tokenA, from) && sameToken(pool.tokenB, to)) ||
-          (sameToken(pool.tokenA, to) && sameToken(pool.tokenB, from))),
-    ) ?? null
-  );
+  return poolsFor(pools, from, to)[0] ?? null;
+}
+
+/**
+ * A pool's pair for people, e.g. `Amulet/USDCx`, with each side's issuer where another pool
+ * trades the same symbol under another admin (`Amulet/USDCx (usdx-bridge)`).
+ */
+export function pairLabel(pool: Pool, pools: readonly Pool[]): string {
+  const all = pools.flatMap((other) => [other.tokenA, other.tokenB]);
+  const side = (token: TokenChoice) => {
+    const issuer = issuerLabel(token, all);
+    return issuer === null ? token.name : `${token.name} (${issuer})`;
+  };
+  return `${side(pool.tokenA)}/${side(pool.tokenB)}`;
 }
 
 /** The option's text: the symbol, and its admin when another admin has the same symbol. */

@@ -180,6 +180,7 @@ describe('the web app in a browser', () => {
   it("says why a swap the settlement-safety guard blocks cannot be made, and won't start it", async () => {
     const { page } = await newPage();
     await createParty(page, 'whale-to-be');
+    await fundAmulet(page);
     await page.getByLabel('You receive').selectOption({ label: 'CBTC' });
     await page.getByLabel(/^Amount/).fill('150000');
     const guard = page.getByTestId('settlement-safety');

@@ -4,11 +4,27 @@
  * of the user, and which holdings a Canton wallet's deposit spends.
  */
 import type { Pool, SwapStatus } from '@poolparty/sdk';
+import { PoolPartyError } from '@poolparty/sdk';
 import { describe, expect, it } from 'vitest';
 import { minOutputOf, parseAmount, parseSlippagePercent } from '../src/decimal.js';
+import { describeError } from '../src/describe-error.js';
+import { formatAmount } from '../src/format.js';
+import { type SwapReadiness, swapBlocker } from '../src/swap-blocker.js';
 import { requiredAction, timelineOf } from '../src/swap-progress-model.js';
-import { choiceLabel, counterparts, poolFor, tradableTokens } from '../src/token-choice.js';
-import { holdingsOf, registryUrlFor, selectInputHoldings } from '../src/wallets/token-standard.js';
+import {
+  choiceLabel,
+  counterparts,
+  pairLabel,
+  poolFor,
+  poolsFor,
+  tradableTokens,
+} from '../src/token-choice.js';
+import {
+  holdingsOf,
+  registryUrlFor,
+  selectInputHoldings,
+  spendableOf,
+} from '../src/wallets/token-standard.js';
 
 describe('parseAmount', () => {
   it('reads the wire form, ignoring the spaces a user types around it', () => {
@@ -257,5 +273,107 @@ describe('the registry a Canton wallet asks', () => {
       'https://scan.example/api/validator/v0/scan-proxy',
     );
     expect(registryUrlFor({ defaultUrl: null, byAdmin: {} }, 'DSO::1220')).toBeNull();
+  });
+});
+
+describe('formatAmount', () => {
+  it('keeps six significant digits, so a small amount is not shown as its first decimals', () => {
+    expect(formatAmount('0.0001325888')).toBe('0.000132588');
+    expect(formatAmount('13.2588874884')).toBe('13.2588');
+    expect(formatAmount('1000000')).toBe('1,000,000');
+    expect(formatAmount('145000.125')).toBe('145,000.12');
+    expect(formatAmount('0.145')).toBe('0.145');
+    expect(formatAmount('1.5', 10)).toBe('1.5');
+  });
+});
+
+describe('describeError', () => {
+  const party = `nc2desktop::1220${'ab'.repeat(32)}`;
+  it('says a short balance in plain words, without the ledger text or the party id', () => {
+    const raw = new PoolPartyError('Invalid request', {
+      code: 'validation_error',
+      details: `${party} holds 0 unlocked Amulet, needs 100`,
+    });
+    const text = describeError(raw);
+    expect(text).toBe(
+      'Your party holds 0 unlocked Amulet, and this needs 100 Amulet. Get more Amulet first.',
+    );
+    expect(text).not.toContain('1220');
+  });
+  it('words the codes a trader meets, and shortens any party id left in a message', () => {
+    expect(describeError(new PoolPartyError('x', { code: 'active_intent_exists' }))).toContain(
+      'Cancel it',
+    );
+    expect(describeError(new Error(`No transfer from ${party}`))).toBe(
+      'No transfer from nc2desktop::1220abab…',
+    );
+  });
+});
+
+describe('swapBlocker', () => {
+  const ready: SwapReadiness = {
+    canQuote: true,
+    walletConnected: true,
+    token: 'Amulet',
+    amount: '100',
+    spendable: '1000',
+    slippageOk: true,
+    quote: { settlementSafety: null } as SwapReadiness['quote'],
+    quoteError: null,
+    waitingSwap: false,
+  };
+  it('lets a swap the balance, amount and quote allow go, and says why another cannot', () => {
+    expect(swapBlocker(ready)).toBeNull();
+    expect(swapBlocker({ ...ready, walletConnected: false })).toBe('Connect a wallet to swap.');
+    expect(swapBlocker({ ...ready, amount: '0' })).toBe('Enter an amount above 0.');
+    expect(swapBlocker({ ...ready, spendable: '0' })).toBe(
+      'Your party holds no Amulet it can spend. Get some Amulet first.',
+    );
+    expect(swapBlocker({ ...ready, spendable: '99.5' })).toContain('can spend 99.5 Amulet');
+    expect(swapBlocker({ ...ready, waitingSwap: true })).toContain('still waiting');
+    expect(swapBlocker({ ...ready, quote: null })).toBe('Waiting for a quote…');
+    expect(swapBlocker({ ...ready, quote: null, quoteError: 'x' })).toContain('no quote');
+    expect(
+      swapBlocker({ ...ready, quote: { settlementSafety: {} } as SwapReadiness['quote'] }),
+    ).toContain('cannot take this swap');
+    // Unknown balances do not block: the deposit's own check still applies.
+    expect(swapBlocker({ ...ready, spendable: null })).toBeNull();
+  });
+});
+
+describe('pools of a pair and their labels', () => {
+  const side = (name: string, admin: string) => ({ name, admin, reserve: '1' });
+  const pool = (poolId: string, b: string) =>
+    ({
+      poolId,
+      status: 'active',
+      tokenA: side('Amulet', 'dso::1220aa'),
+      tokenB: side('USDCx', `${b}::1220aa`),
+    }) as Pool;
+  const pools = [pool('one', 'circle'), pool('two', 'circle'), pool('bridge', 'bridge')];
+  it('lists every pool trading a pair, and names the issuer where symbols clash', () => {
+    const amulet = { name: 'Amulet', admin: 'dso::1220aa' };
+    const usdcx = { name: 'USDCx', admin: 'circle::1220aa' };
+    expect(poolsFor(pools, amulet, usdcx).map((p) => p.poolId)).toEqual(['one', 'two']);
+    expect(pairLabel(pools[2] as Pool, pools)).toBe('Amulet/USDCx (bridge)');
+  });
+});
+
+describe('spendableOf', () => {
+  it("sums the party's unlocked holdings per instrument", () => {
+    const holding = (amount: string, locked = false, owner = 'me') => ({
+      contractId: amount,
+      owner,
+      admin: 'dso',
+      id: 'Amulet',
+      amount,
+      locked,
+    });
+    expect(
+      spendableOf(
+        [holding('1.5'), holding('2.25'), holding('7', true), holding('9', false, 'other')],
+        'me',
+      ),
+    ).toEqual([{ token: 'Amulet', admin: 'dso', amount: '3.75' }]);
   });
 });

@@ -282,4 +282,45 @@ describe('pool stats, ticker and hourly snapshots', () => {
       expect((await ticker('amulet-usdcx')).body.priceChange24h).toBeNull();
     });
   });
+
+  describe('GET /v1/pools/{poolId}/history and /trades', () => {
+    it("answers one point per snapshot with the hour's volume, and the latest swaps", async () => {
+      const { clock } = ctx();
+      await snapshots().takeSnapshots(clock.now());
+      await recordSwap(new Date(clock.now().getTime() - MINUTE_MS), {
+        volume: '100',
+        fees: '0.3',
+        lpFees: '0.2',
+      });
+      const history = await get('/v1/pools/amulet-usdcx/history?period=24h');
+      expect(history.status).toBe(200);
+      expect(history.body).toMatchObject({ poolId: 'amulet-usdcx', period: '24h' });
+      const points = history.body.points as Body[];
+      const last = points[points.length - 1];
+      expect(last).toMatchObject({ hour: hourOf(clock.now()).toISOString() });
+      expect(Number(last?.volume)).toBeGreaterThanOrEqual(100);
+      expect(Number(last?.price)).toBeGreaterThan(0);
+      // 2 × reserveA × priceUsd
+      expect(Number(last?.tvl)).toBeCloseTo(2 * Number(last?.reserveA) * Number(last?.priceUsd), 4);
+
+      const trades = await get('/v1/pools/amulet-usdcx/trades?limit=1');
+      expect(trades.status).toBe(200);
+      expect(trades.body.trades).toEqual([
+        expect.objectContaining({
+          inputToken: 'USDCx',
+          outputToken: 'Amulet',
+          inputAmount: '100',
+          outputAmount: '679',
+          volume: '100',
+        }),
+      ]);
+    });
+
+    it('refuses an unknown period or pool', async () => {
+      expect((await get('/v1/pools/amulet-usdcx/history?period=1y')).status).toBe(400);
+      expect((await get('/v1/pools/nope/history')).status).toBe(404);
+      expect((await get('/v1/pools/nope/trades')).status).toBe(404);
+      expect((await get('/v1/pools/amulet-usdcx/trades?limit=0')).status).toBe(400);
+    });
+  });
 });

@@ -168,6 +168,21 @@ describe('developer portal', () => {
     expect(text).not.toContain('"key"');
   });
 
+  it('says who is signed in, and answers "signed out" with 200 rather than an error', async () => {
+    const signedOut = await request(t.url, 'GET', '/api/sdk/session');
+    expect(signedOut.status).toBe(200);
+    expect(signedOut.body).toEqual({ signedIn: false, partyId: null });
+    expect(signedOut.headers.get('cache-control')).toBe('no-store');
+    const forged = await request(t.url, 'GET', '/api/sdk/session', {
+      headers: { cookie: `pp_session=${'A'.repeat(43)}` },
+    });
+    expect(forged.body).toEqual({ signedIn: false, partyId: null });
+    const signedIn = await request(t.url, 'GET', '/api/sdk/session', {
+      headers: { cookie: `pp_session=${aliceLogin.body.token}` },
+    });
+    expect(signedIn.body).toEqual({ signedIn: true, partyId: alice.partyId });
+  });
+
   it('answers 401 without a session or with an unknown one', async () => {
     expectProblem(await request(t.url, 'GET', '/api/sdk/keys'), 401, 'missing_session');
     const forged = 'A'.repeat(43);

@@ -461,6 +461,27 @@ describe('status and cancel', () => {
     );
   });
 
+  it('shows any swap to whoever has its id, without the parties, with the API key alone', async () => {
+    const answer = await call('GET', `/v1/swaps/${intentId}/progress`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({
+      intentId,
+      poolId: canonical.poolId,
+      status: 'pending',
+      expectedAmount: '90',
+    });
+    for (const hidden of ['outputAddress', 'depositAddress', 'depositReference']) {
+      expect(answer.body).not.toHaveProperty(hidden);
+    }
+    expect(JSON.stringify(answer.body)).not.toContain(owner.party.partyId);
+    expectProblem(await call('GET', '/v1/swaps/swp_unknown/progress'), 404, 'not_found');
+    expectProblem(
+      await call('GET', `/v1/swaps/${intentId}/progress`, { apiKey: null }),
+      401,
+      'missing_api_key',
+    );
+  });
+
   it('cancels a pending intent once; a second cancel is 409', async () => {
     const first = await cancel(owner.token, intentId);
     expect(first.status).toBe(200);

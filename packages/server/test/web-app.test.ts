@@ -51,7 +51,15 @@ describe('the web pages', () => {
   });
 
   it('answers index.html, revalidated, at every page path of the app', async () => {
-    for (const url of ['/', '/swap', '/swaps/swp_01ABC', '/developer', '/developer/keys/new']) {
+    for (const url of [
+      '/',
+      '/pools',
+      '/pools/amulet-usdcx',
+      '/swap',
+      '/swaps/swp_01ABC',
+      '/developer',
+      '/developer/keys/new',
+    ]) {
       const answer = await app.inject({ url });
       expect(answer.statusCode, url).toBe(200);
       expect(answer.body).toBe(INDEX);
@@ -102,6 +110,19 @@ describe('the web pages', () => {
       const answer = await app.inject({ url });
       expect(answer.statusCode, url).toBe(404);
       expect(answer.headers['content-type']).toContain('application/problem+json');
+    }
+  });
+
+  it("answers a browser's unknown page with the app (status 404), and API paths with problems", async () => {
+    const page = await app.inject({ url: '/no/such/page', headers: { accept: 'text/html' } });
+    expect(page.statusCode).toBe(404);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.body).toBe(INDEX);
+    for (const url of ['/v1/nope', '/api/nope', '/assets/missing.js', '/devnet/nope']) {
+      const answer = await app.inject({ url, headers: { accept: 'text/html' } });
+      expect(answer.statusCode, url).toBe(404);
+      expect(answer.headers['content-type'], url).toContain('application/problem+json');
     }
   });
 

@@ -243,3 +243,44 @@ export async function guardWindowFigures(
     lastReconciliationMismatch: row.mismatch === true,
   };
 }
+
+/** One hour of a pool's executed swaps: their number and USD volume. */
+export interface HourlyVolume {
+  readonly hour: Date;
+  readonly swapCount: number;
+  readonly volumeUsd: string;
+}
+
+/** The pool's fee events in [from, to), summed per hour (UTC); hours without swaps are absent. */
+export async function hourlyVolumes(
+  q: Queryable,
+  poolId: string,
+  from: Date,
+  to: Date,
+): Promise<HourlyVolume[]> {
+  const rows = await q.query(
+    `SELECT date_trunc('hour', at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour,
+       count(*) AS swap_count, COALESCE(sum(volume_usd), 0) AS volume_usd
+     FROM fee_events WHERE pool_id = $1 AND at >= $2 AND at < $3
+     GROUP BY 1 ORDER BY 1`,
+    [poolId, from, to],
+  );
+  return rows.map((row) => ({
+    hour: readDate(row.hour),
+    swapCount: readSafeInteger(row.swap_count),
+    volumeUsd: readAmount(row.volume_usd),
+  }));
+}
+
+/** The pool's latest `limit` fee events, newest first. */
+export async function latestFeeEvents(
+  q: Queryable,
+  poolId: string,
+  limit: number,
+): Promise<FeeEventRecord[]> {
+  const rows = await q.query(
+    'SELECT * FROM fee_events WHERE pool_id = $1 ORDER BY at DESC, id DESC LIMIT $2',
+    [poolId, limit],
+  );
+  return rows.map(feeEventFromRow);
+}

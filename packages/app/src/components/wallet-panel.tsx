@@ -13,8 +13,17 @@ import { BrowserDevnetWallet, parseKeyFile } from '../wallets/devnet-wallet.js';
 
 /** What the faucet buttons mint: enough for a few swaps of any listed token. */
 const FAUCET_AMOUNT = '1000';
+/**
+ * How long a Canton wallet has to answer the connection request. An installed wallet answers
+ * within seconds (the user approves in it); with none, the dApp SDK would wait for ever.
+ */
+const CANTON_CONNECT_TIMEOUT_MS = 20_000;
 
-export function WalletPanel(props: { balancesVersion?: number }) {
+export function WalletPanel(props: {
+  balancesVersion?: number;
+  /** Told when the faucet changed the party's balances, so the page reads them again. */
+  onBalancesChanged?: () => void;
+}) {
   const { wallet, walletRestoring, config } = useServices();
   return (
     <section class="card" aria-labelledby="wallet-heading">
@@ -30,7 +39,11 @@ export function WalletPanel(props: { balancesVersion?: number }) {
             </span>
           </p>
           {wallet instanceof BrowserDevnetWallet && (
-            <DevnetWalletTools wallet={wallet} balancesVersion={props.balancesVersion ?? 0} />
+            <DevnetWalletTools
+              wallet={wallet}
+              balancesVersion={props.balancesVersion ?? 0}
+              onFunded={props.onBalancesChanged}
+            />
           )}
           <DisconnectButton />
         </>
@@ -87,15 +100,10 @@ function useWalletAction() {
 type WalletAction = ReturnType<typeof useWalletAction>;
 
 function ConnectWallet() {
-  const { devnet, setWallet, config } = useServices();
+  const { devnet } = useServices();
+  // The devnet forms have their own busy state: a Canton wallet that never answers cannot lock them.
   const walletAction = useWalletAction();
-  const { busy, error, run } = walletAction;
-
-  const connectCanton = () =>
-    run('Connecting to your Canton wallet…', async () => {
-      const { connectCantonWallet } = await import('../wallets/canton-wallet.js');
-      setWallet(await connectCantonWallet(config.cantonRegistries));
-    });
+  const { busy, error } = walletAction;
 
   return (
     <>
@@ -107,16 +115,65 @@ function ConnectWallet() {
           </p>
           <CreateDevnetParty devnet={devnet} walletAction={walletAction} />
           <ImportDevnetParty devnet={devnet} walletAction={walletAction} />
+          {busy && <p role="status">{busy}</p>}
+          {error && (
+            <p role="alert" class="error">
+              {error}
+            </p>
+          )}
         </>
       )}
+      <CantonConnect />
+    </>
+  );
+}
+
+/** Connecting a Canton wallet: under way, answered, or given up on (timed out or cancelled). */
+function CantonConnect() {
+  const { setWallet, config } = useServices();
+  const [attempt, setAttempt] = useState<AbortController | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const connect = async () => {
+    const controller = new AbortController();
+    setAttempt(controller);
+    setError(null);
+    try {
+      const { connectCantonWallet } = await import('../wallets/canton-wallet.js');
+      const connected = await connectCantonWallet(config.cantonRegistries, {
+        signal: controller.signal,
+        timeoutMs: CANTON_CONNECT_TIMEOUT_MS,
+      });
+      if (!controller.signal.aborted) setWallet(connected);
+    } catch (caught) {
+      // Cancelled by the user: nothing went wrong, the button is simply back.
+      if (!controller.signal.aborted) setError(describeError(caught));
+    } finally {
+      setAttempt((current) => (current === controller ? null : current));
+    }
+  };
+
+  return (
+    <>
       <h3>Canton wallet</h3>
       <p class="hint">A wallet that speaks the Canton dApp API (CIP-0103).</p>
-      <button type="button" onClick={connectCanton} disabled={busy !== null}>
-        Connect a Canton wallet
-      </button>
-      {busy && <p role="status">{busy}</p>}
+      {attempt === null ? (
+        <button type="button" onClick={connect}>
+          Connect a Canton wallet
+        </button>
+      ) : (
+        <>
+          <p role="status">
+            Waiting for your Canton wallet to answer (up to {CANTON_CONNECT_TIMEOUT_MS / 1000}{' '}
+            seconds)…
+          </p>
+          <button type="button" onClick={() => attempt.abort()}>
+            Cancel connecting
+          </button>
+        </>
+      )}
       {error && (
-        <p role="alert" class="error">
+        <p role="alert" class="error" data-testid="canton-error">
           {error}
         </p>
       )}
@@ -210,11 +267,16 @@ interface ListedToken {
   readonly admin: string;
 }
 
-function DevnetWalletTools(props: { wallet: BrowserDevnetWallet; balancesVersion: number }) {
+function DevnetWalletTools(props: {
+  wallet: BrowserDevnetWallet;
+  balancesVersion: number;
+  onFunded: (() => void) | undefined;
+}) {
   const { wallet } = props;
   const { balances, tokens, message, error, busy, fund } = useDevnetWalletTools(
     wallet,
     props.balancesVersion,
+    props.onFunded,
   );
   return (
     <>
@@ -255,7 +317,11 @@ function DevnetWalletTools(props: { wallet: BrowserDevnetWallet; balancesVersion
  * The devnet party's balances (read again when `balancesVersion` changes and after the faucet),
  * the service's tokens, and the faucet minting `FAUCET_AMOUNT` of one.
  */
-function useDevnetWalletTools(wallet: BrowserDevnetWallet, balancesVersion: number) {
+function useDevnetWalletTools(
+  wallet: BrowserDevnetWallet,
+  balancesVersion: number,
+  onFunded: (() => void) | undefined,
+) {
   const { pp } = useServices();
   const [balances, setBalances] = useState<DevnetBalance[] | null>(null);
   const [tokens, setTokens] = useState<ListedToken[]>([]);
@@ -289,6 +355,7 @@ function useDevnetWalletTools(wallet: BrowserDevnetWallet, balancesVersion: numb
       await wallet.fund(token.name, FAUCET_AMOUNT, token.admin);
       setMessage(`Added ${FAUCET_AMOUNT} ${token.name}.`);
       await reload();
+      onFunded?.();
     } catch (caught) {
       setError(describeError(caught));
     } finally {

@@ -2,21 +2,14 @@
  * `/`: what PoolParty is, the live pools (reserves, price, 24 h figures from the market calls)
  * and where to go next.
  */
-import type { Pool, PoolStats, Ticker } from '@poolparty/sdk';
-import { useEffect, useState } from 'preact/hooks';
 import { formatAmount, formatPercent, formatUsd } from '../format.js';
-import { useServices } from '../services.js';
-
-interface PoolRow {
-  readonly pool: Pool;
-  readonly stats: PoolStats | null;
-  readonly ticker: Ticker | null;
-}
-
-/** How often the pool figures are read again while the page is open. */
-const REFRESH_MS = 15_000;
+import { usePageTitle } from '../page-title.js';
+import { aprText } from '../pools/figure-terms.js';
+import { type PoolRow, poolPrice, usePoolRows } from '../pools/pool-rows.js';
+import { pairLabel } from '../token-choice.js';
 
 export function LandingPage() {
+  usePageTitle('Swap tokens on Canton Network');
   return (
     <>
       <Hero />
@@ -24,47 +17,6 @@ export function LandingPage() {
       <NextSteps />
     </>
   );
-}
-
-/** Every pool with its stats and ticker, read again every `REFRESH_MS` while the page is open. */
-function usePoolRows() {
-  const { pp } = useServices();
-  const [rows, setRows] = useState<PoolRow[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    if (pp === null) return;
-    let live = true;
-    const load = async () => {
-      try {
-        const { pools } = await pp.pools.list();
-        // A pool whose stats cannot be priced still shows its reserves.
-        const next = await Promise.all(
-          pools.map(async (pool) => {
-            const [stats, ticker] = await Promise.all([
-              pp.pools.getStats(pool.poolId).catch(() => null),
-              pp.pools.getTicker(pool.poolId).catch(() => null),
-            ]);
-            return { pool, stats, ticker };
-          }),
-        );
-        if (live) {
-          setRows(next);
-          setError(null);
-        }
-      } catch (caught) {
-        if (live) setError((caught as Error).message);
-      }
-    };
-    void load();
-    const timer = setInterval(load, REFRESH_MS);
-    return () => {
-      live = false;
-      clearInterval(timer);
-    };
-  }, [pp]);
-
-  return { pp, rows, error };
 }
 
 function Hero() {
@@ -94,6 +46,9 @@ function LivePools() {
   return (
     <section aria-labelledby="pools-heading">
       <h2 id="pools-heading">Live pools</h2>
+      <p>
+        <a href="/pools">Every pool</a> with its charts, reserves and latest swaps.
+      </p>
       {pp === null && <p role="status">This service has no API key configured for its pages.</p>}
       {error && (
         <p role="alert" class="error">
@@ -127,7 +82,7 @@ function PoolsTable(props: { rows: readonly PoolRow[] }) {
           </thead>
           <tbody>
             {props.rows.map((row) => (
-              <PoolLine key={row.pool.poolId} row={row} />
+              <PoolLine key={row.pool.poolId} row={row} rows={props.rows} />
             ))}
           </tbody>
         </table>
@@ -136,12 +91,17 @@ function PoolsTable(props: { rows: readonly PoolRow[] }) {
   );
 }
 
-function PoolLine(props: { row: PoolRow }) {
+function PoolLine(props: { row: PoolRow; rows: readonly PoolRow[] }) {
   const { pool, stats, ticker } = props.row;
   return (
     <tr data-pool={pool.poolId}>
       <th scope="row">
-        {pool.tokenA.name}/{pool.tokenB.name}
+        <a href={`/pools/${encodeURIComponent(pool.poolId)}`}>
+          {pairLabel(
+            pool,
+            props.rows.map((row) => row.pool),
+          )}
+        </a>
         <span class="muted"> {pool.poolId}</span>
         {pool.status === 'paused' && <span class="badge">paused</span>}
       </th>
@@ -155,12 +115,14 @@ function PoolLine(props: { row: PoolRow }) {
         {ticker && <span class="muted"> ({formatUsd(ticker.price)})</span>}
       </td>
       <td data-label="24 h change">
-        {ticker?.priceChange24h == null ? '—' : formatPercent(ticker.priceChange24h)}
+        {ticker?.priceChange24h == null
+          ? 'not yet (needs 23 h of prices)'
+          : formatPercent(ticker.priceChange24h)}
       </td>
       <td data-label="24 h volume">{stats ? formatUsd(stats.volume24h) : '—'}</td>
       <td data-label="24 h swaps">{stats ? stats.swapCount24h : '—'}</td>
       <td data-label="TVL">{stats ? formatUsd(stats.tvl) : '—'}</td>
-      <td data-label="APR">{stats?.apr == null ? '—' : formatPercent(stats.apr)}</td>
+      <td data-label="APR">{aprText(stats)}</td>
     </tr>
   );
 }
@@ -189,11 +151,4 @@ function NextSteps() {
       </ul>
     </section>
   );
-}
-
-/** The pool's spot price, tokenB per tokenA, from its reserves: for reading, not for sums. */
-function poolPrice(pool: Pool): string {
-  const price = Number(pool.tokenB.reserve) / Number(pool.tokenA.reserve);
-  if (!Number.isFinite(price) || price === 0) return '—';
-  return price.toPrecision(4).replace(/\.?0+$/, '');
 }

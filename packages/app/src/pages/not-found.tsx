@@ -1,4 +1,7 @@
+import { usePageTitle } from '../page-title.js';
+
 export function NotFoundPage() {
+  usePageTitle('Page not found');
   return (
     <section>
       <h1>Page not found</h1>

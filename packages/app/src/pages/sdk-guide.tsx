@@ -3,8 +3,10 @@
  * service ships. Loaded on demand: its text stays out of the other pages' bundle.
  */
 import guide from '@poolparty/sdk/README.md?raw';
+import { usePageTitle } from '../page-title.js';
 
 export default function SdkGuidePage() {
+  usePageTitle('SDK guide');
   return (
     <section class="guide">
       <h1>SDK guide</h1>

@@ -6,26 +6,40 @@ import type { Quote } from '@poolparty/sdk';
 import { useId } from 'preact/hooks';
 import { QuoteView } from '../components/quote-view.js';
 import { SLIPPAGE_PERCENT_MAX, SLIPPAGE_PERCENT_MIN } from '../decimal.js';
-import { choiceKey, choiceLabel, type TokenChoice } from '../token-choice.js';
-import type { Pair, Slippage } from './swap-form-state.js';
+import { formatAmount, formatPercent } from '../format.js';
+import { choiceKey, choiceLabel, pairLabel, type TokenChoice } from '../token-choice.js';
+import type { Spendable } from '../wallets/wallet.js';
+import { type Pair, type Slippage, spendableOf } from './swap-form-state.js';
 
-export function PairPickers(props: { pair: Pair }) {
-  const { tokens, targets, from, to, setFromKey, setToKey } = props.pair;
+export function PairPickers(props: { pair: Pair; spendable: readonly Spendable[] | null }) {
+  const { tokens, targets, from, to, setFromKey, setToKey, flip } = props.pair;
   return (
-    <div class="row">
+    <div class="pair">
       <TokenPicker
         label="You send"
         choices={tokens}
         tokens={tokens}
         value={from}
         onChange={setFromKey}
+        balance={spendableOf(props.spendable, from)}
       />
+      <button
+        type="button"
+        class="flip"
+        onClick={flip}
+        disabled={from === null || to === null}
+        aria-label="Flip: send what you would receive"
+        title="Flip the pair"
+      >
+        ⇅
+      </button>
       <TokenPicker
         label="You receive"
         choices={targets}
         tokens={tokens}
         value={to}
         onChange={setToKey}
+        balance={spendableOf(props.spendable, to)}
       />
     </div>
   );
@@ -38,14 +52,18 @@ function TokenPicker(props: {
   tokens: readonly TokenChoice[];
   value: TokenChoice | null;
   onChange: (key: string) => void;
+  /** What the party can spend of the chosen token; null while unknown or not connected. */
+  balance: string | null;
 }) {
   const id = useId();
+  const balanceId = useId();
   return (
-    <div>
+    <div class="token-side">
       <label for={id}>{props.label}</label>
       <select
         id={id}
         value={props.value ? choiceKey(props.value) : ''}
+        aria-describedby={props.balance === null ? undefined : balanceId}
         onChange={(event) => props.onChange(event.currentTarget.value)}
       >
         {props.choices.map((token) => (
@@ -54,6 +72,39 @@ function TokenPicker(props: {
           </option>
         ))}
       </select>
+      {props.balance !== null && props.value !== null && (
+        <p class="hint" id={balanceId} data-testid={`balance-${props.label}`}>
+          Balance: {formatAmount(props.balance)} {props.value.name}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Where several active pools trade the chosen symbols (the output symbol issued by several
+ * admins), which one to swap in: choosing a pool chooses the output token's issuer.
+ */
+export function PoolPicker(props: { pair: Pair }) {
+  const id = useId();
+  const { pools, pool, allPools, setPoolId } = props.pair;
+  if (pools.length < 2) return null;
+  return (
+    <div>
+      <label for={id}>Pool</label>
+      <select
+        id={id}
+        value={pool?.poolId ?? ''}
+        onChange={(event) => setPoolId(event.currentTarget.value)}
+      >
+        {pools.map((candidate) => (
+          <option key={candidate.poolId} value={candidate.poolId}>
+            {pairLabel(candidate, allPools)} · {candidate.poolId} · fee{' '}
+            {formatPercent(candidate.fee)}
+          </option>
+        ))}
+      </select>
+      <p class="hint">Several pools trade these symbols, each with its own issuer and reserves.</p>
     </div>
   );
 }
@@ -62,19 +113,34 @@ export function AmountField(props: {
   token: string | null;
   value: string;
   valid: boolean;
+  /** What the party can spend of the token, for Max; null while unknown. */
+  spendable: string | null;
   onInput: (amount: string) => void;
 }) {
   const id = useId();
+  const { spendable } = props;
   return (
     <div>
       <label for={id}>Amount {props.token ? `(${props.token})` : ''}</label>
-      <input
-        id={id}
-        inputMode="decimal"
-        value={props.value}
-        aria-invalid={!props.valid}
-        onInput={(event) => props.onInput(event.currentTarget.value.trim())}
-      />
+      <div class="input-with-action">
+        <input
+          id={id}
+          inputMode="decimal"
+          value={props.value}
+          aria-invalid={!props.valid}
+          onInput={(event) => props.onInput(event.currentTarget.value.trim())}
+        />
+        {spendable !== null && (
+          <button
+            type="button"
+            onClick={() => props.onInput(spendable)}
+            disabled={spendable === '0'}
+            aria-label={`Max: the whole balance, ${formatAmount(spendable)} ${props.token ?? ''}`}
+          >
+            Max
+          </button>
+        )}
+      </div>
       {!props.valid && (
         <p class="error" role="alert">
           Enter an amount above 0 with at most 10 decimals.
@@ -140,17 +206,28 @@ export function QuoteArea(props: {
 }
 
 export function SwapButton(props: {
-  walletConnected: boolean;
-  canSwap: boolean;
+  /** Why the swap cannot start now; null when it can. */
+  blocker: string | null;
   phase: string | null;
   swapError: string | null;
 }) {
+  const reasonId = useId();
+  const disabled = props.blocker !== null || props.phase !== null;
   return (
     <>
-      {!props.walletConnected && <p class="hint">Connect a wallet to swap.</p>}
-      <button type="submit" class="primary" disabled={!props.canSwap}>
+      <button
+        type="submit"
+        class="primary"
+        disabled={disabled}
+        aria-describedby={props.blocker === null ? undefined : reasonId}
+      >
         Swap
       </button>
+      {props.blocker !== null && props.phase === null && (
+        <p class="hint" id={reasonId} data-testid="swap-blocker">
+          {props.blocker}
+        </p>
+      )}
       {props.phase && (
         <p role="status" data-testid="swap-phase">
           {props.phase}

@@ -7,16 +7,17 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import type { parseSlippagePercent } from '../decimal.js';
 import { requestDeposit } from '../deposit-request.js';
-import { describeError } from '../describe-error.js';
+import { describeError, errorCode } from '../describe-error.js';
 import { useServices } from '../services.js';
 import {
   choiceFromKey,
   choiceKey,
   counterparts,
-  poolFor,
+  poolsFor,
   type TokenChoice,
   tradableTokens,
 } from '../token-choice.js';
+import type { Spendable } from '../wallets/wallet.js';
 
 /** Wait this long after the last keystroke before asking for a quote. */
 const QUOTE_DEBOUNCE_MS = 350;
@@ -30,21 +31,36 @@ export interface Pair {
   readonly targets: readonly TokenChoice[];
   readonly from: TokenChoice | null;
   readonly to: TokenChoice | null;
+  /**
+   * Every active pool trading the chosen symbols from the chosen input token: several where the
+   * output symbol is issued by several admins (e.g. two USDCx), one pool each.
+   */
+  readonly pools: readonly Pool[];
+  /** Every pool listed, for telling apart same-named pairs. */
+  readonly allPools: readonly Pool[];
   /** The pool that trades the pair. */
   readonly pool: Pool | null;
   readonly loadError: string | null;
   setFromKey(key: string): void;
   setToKey(key: string): void;
+  /** Chooses the pool, and so the output token's admin. */
+  setPoolId(poolId: string): void;
+  /** Swaps the sides: what was received is now sent. */
+  flip(): void;
 }
 
 export type Slippage = ReturnType<typeof parseSlippagePercent>;
 
-/** The pools, listed once, and the pair chosen from their tokens (the first ones until chosen). */
+/**
+ * The pools, listed once, and the pair chosen from their tokens: from the page's query
+ * (`?from=&to=`, as "swap again" links), else the first ones until chosen.
+ */
 export function usePair(): Pair {
   const { pp } = useServices();
+  const { query } = useLocation();
   const [pools, setPools] = useState<Pool[] | null>(null);
-  const [fromKey, setFromKey] = useState('');
-  const [toKey, setToKey] = useState('');
+  const [fromKey, setFromKey] = useState(query.from ?? '');
+  const [toKey, setToKey] = useState(query.to ?? '');
   const [loadError, setLoadError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -54,17 +70,81 @@ export function usePair(): Pair {
     );
   }, [pp]);
 
-  const tokens = useMemo(() => tradableTokens(pools ?? []), [pools]);
-  const from = choiceFromKey(fromKey) ?? tokens[0] ?? null;
+  const listed = pools ?? [];
+  const tokens = useMemo(() => tradableTokens(listed), [pools]);
+  const chosenFrom = choiceFromKey(fromKey);
+  const from = (chosenFrom && tokens.find((t) => choiceKey(t) === fromKey)) ?? tokens[0] ?? null;
   const targets = useMemo(
-    () => (from === null ? [] : counterparts(pools ?? [], from)),
+    () => (from === null ? [] : counterparts(listed, from)),
     [pools, from?.name, from?.admin],
   );
-  const chosenTo = choiceFromKey(toKey);
-  const to =
-    (chosenTo && targets.find((t) => choiceKey(t) === choiceKey(chosenTo))) ?? targets[0] ?? null;
-  const pool = from && to ? poolFor(pools ?? [], from, to) : null;
-  return { tokens, targets, from, to, pool, loadError, setFromKey, setToKey };
+  const to = targets.find((t) => choiceKey(t) === toKey) ?? targets[0] ?? null;
+  const pool = from && to ? (poolsFor(listed, from, to)[0] ?? null) : null;
+  const pairPools =
+    from && to
+      ? targets
+          .filter((target) => target.name === to.name)
+          .flatMap((target) => poolsFor(listed, from, target))
+      : [];
+  const setPoolId = (poolId: string) => {
+    const chosen = pairPools.find((candidate) => candidate.poolId === poolId);
+    if (chosen === undefined || from === null) return;
+    const other = sameSide(chosen.tokenA, from) ? chosen.tokenB : chosen.tokenA;
+    setToKey(choiceKey({ name: other.name, admin: other.admin }));
+  };
+  const flip = () => {
+    if (from === null || to === null) return;
+    setFromKey(choiceKey(to));
+    setToKey(choiceKey(from));
+  };
+  return {
+    tokens,
+    targets,
+    from,
+    to,
+    pools: pairPools,
+    allPools: listed,
+    pool,
+    loadError,
+    setFromKey,
+    setToKey,
+    setPoolId,
+    flip,
+  };
+}
+
+function sameSide(side: TokenChoice, token: TokenChoice): boolean {
+  return side.name === token.name && side.admin === token.admin;
+}
+
+/** What the connected party can spend, read again when `version` changes. */
+export function useSpendable(version: number): readonly Spendable[] | null {
+  const { wallet } = useServices();
+  const [spendable, setSpendable] = useState<readonly Spendable[] | null>(null);
+  useEffect(() => {
+    setSpendable(null);
+    if (wallet === null) return;
+    let live = true;
+    wallet.spendable().then(
+      (answer) => live && setSpendable(answer),
+      // Unknown balances do not block a swap: the deposit's own check still applies.
+      () => live && setSpendable(null),
+    );
+    return () => {
+      live = false;
+    };
+  }, [wallet, version]);
+  return spendable;
+}
+
+/** The party's spendable amount of `token`: "0" when it holds none, null while unknown. */
+export function spendableOf(
+  spendable: readonly Spendable[] | null,
+  token: TokenChoice | null,
+): string | null {
+  if (spendable === null || token === null) return null;
+  const held = spendable.find((s) => s.token === token.name && s.admin === token.admin);
+  return held?.amount ?? '0';
 }
 
 /** The live quote: asked again after each change (debounced) and every few seconds. */
@@ -128,25 +208,23 @@ export function useLiveQuote(pair: Pair, amount: string, amountValid: boolean) {
 
 /**
  * Starting the swap: the wallet signs the service's challenge, the intent is created, and the
- * progress page takes over (it sends the deposit). `phase` says what is under way.
+ * progress page takes over (it sends the deposit). `phase` says what is under way; `onRefused`
+ * hears the service's code when it refuses, so the page can show the swap that blocks this one.
  */
-export function useSwapStart(pair: Pair, amount: string, slippage: Slippage, quote: Quote | null) {
-  const { pp, wallet, session } = useServices();
+export function useSwapStart(
+  pair: Pair,
+  amount: string,
+  slippage: Slippage,
+  onRefused: (code: string | null) => void,
+) {
+  const { pp, session } = useServices();
   const { route } = useLocation();
   const { from, to, pool } = pair;
   const [phase, setPhase] = useState<string | null>(null);
   const [swapError, setSwapError] = useState<string | null>(null);
 
-  const canSwap =
-    pp !== null &&
-    wallet !== null &&
-    quote !== null &&
-    quote.settlementSafety === null &&
-    slippage.ok &&
-    phase === null;
-
   const startSwap = async () => {
-    if (!canSwap || from === null || to === null || pool === null || !slippage.ok) return;
+    if (pp === null || from === null || to === null || pool === null || !slippage.ok) return;
     setSwapError(null);
     try {
       setPhase('Confirm in your wallet: signing in…');
@@ -166,10 +244,11 @@ export function useSwapStart(pair: Pair, amount: string, slippage: Slippage, quo
       route(`/swaps/${encodeURIComponent(swap.intentId)}`);
     } catch (caught) {
       setSwapError(describeError(caught));
+      onRefused(errorCode(caught));
     } finally {
       setPhase(null);
     }
   };
 
-  return { canSwap, phase, swapError, startSwap };
+  return { phase, swapError, startSwap };
 }

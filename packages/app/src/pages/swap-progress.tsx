@@ -1,9 +1,13 @@
 /**
  * `/swaps/{intentId}`: one swap followed to its end from its event stream (the SDK's swap object,
  * rebuilt by `swaps.get` so a reload resumes). Every lifecycle state is drawn as reached or not,
- * with what it means; an offer the user must accept has its Accept button; a refund or failure
- * says why and what came back (swap-status-view.tsx draws the status).
+ * with what it means; an offer the user must accept has its Accept button, a swap waiting for
+ * its deposit its Cancel; a refund or failure says why and what came back (swap-status-view.tsx
+ * draws the status). Without the swap's own wallet the page shows the same status read-only,
+ * from the id alone (`GET /v1/swaps/{intentId}/progress`, read every few seconds).
  */
+
+import type { SwapProgress } from '@poolparty/core';
 import {
   LEG_EVENT_NAMES,
   NotFoundError,
@@ -15,21 +19,29 @@ import {
 import { useEffect, useState } from 'preact/hooks';
 import { SwapHistory } from '../components/swap-history.js';
 import { WalletPanel } from '../components/wallet-panel.js';
-import { describeError } from '../describe-error.js';
+import { describeError, errorCode } from '../describe-error.js';
+import { usePageTitle } from '../page-title.js';
 import { useServices } from '../services.js';
 import { SwapStatusView } from './swap-status-view.js';
 
+/** How often a swap followed without its wallet (no event stream) is read again. */
+const PUBLIC_REFRESH_MS = 2_000;
+
 export function SwapProgressPage(props: { intentId?: string; params?: { intentId?: string } }) {
   const intentId = props.params?.intentId ?? props.intentId ?? '';
+  usePageTitle(`Swap ${intentId.slice(0, 12)}`);
   const { wallet, walletRestoring } = useServices();
-  const { swap, status, setStatus, error, followError, balancesVersion } =
+  const { swap, status, setStatus, error, notOwn, followError, balancesVersion } =
     useFollowedSwap(intentId);
+  // Without the swap's own wallet, the page still shows where the swap is, read-only.
+  const readOnly = !walletRestoring && (wallet === null || notOwn);
+  const publicView = usePublicProgress(intentId, readOnly);
   return (
     <>
       <h1>Swap progress</h1>
       <p class="hint">
-        Swap <span class="party">{intentId}</span>. This page can be reloaded or bookmarked: it
-        picks up where the swap is.
+        Swap <span class="party">{intentId}</span>. This page can be reloaded, bookmarked or shared:
+        it picks up where the swap is.
       </p>
       {error && (
         <p role="alert" class="error">
@@ -38,17 +50,15 @@ export function SwapProgressPage(props: { intentId?: string; params?: { intentId
       )}
       <div class="grid">
         <div>
-          {!wallet && !walletRestoring && (
-            <p role="status">Connect the wallet that made this swap to follow it.</p>
-          )}
-          {wallet && !status && !error && <p role="status">Loading the swap…</p>}
-          {status && swap && (
+          {!readOnly && !status && !error && <p role="status">Loading the swap…</p>}
+          {!readOnly && status && swap && (
             <SwapStatusView
               status={status}
               onRefreshed={(next) => setStatus(next)}
               refresh={() => swap.refresh()}
             />
           )}
+          {readOnly && <ReadOnlyProgress view={publicView} walletConnected={wallet !== null} />}
           {followError && (
             <p role="alert" class="error">
               Following the swap stopped: {followError}{' '}
@@ -67,6 +77,63 @@ export function SwapProgressPage(props: { intentId?: string; params?: { intentId
   );
 }
 
+function ReadOnlyProgress(props: {
+  view: ReturnType<typeof usePublicProgress>;
+  walletConnected: boolean;
+}) {
+  const { progress, error } = props.view;
+  return (
+    <>
+      <p class="hint" data-testid="read-only-note">
+        {props.walletConnected
+          ? 'The connected wallet did not make this swap: you see its progress, read-only.'
+          : 'You see this swap read-only. Connect the wallet that made it to act on it.'}
+      </p>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {!progress && !error && <p role="status">Loading the swap…</p>}
+      {progress && <SwapStatusView status={progress} readOnly />}
+    </>
+  );
+}
+
+/** Any swap's progress by its id, read again every few seconds until it ends. */
+function usePublicProgress(intentId: string, enabled: boolean) {
+  const { reads } = useServices();
+  const [progress, setProgress] = useState<SwapProgress | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (!enabled || reads === null) return;
+    let live = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const read = async () => {
+      try {
+        const next = await reads.swapProgress(intentId);
+        if (!live) return;
+        setProgress(next);
+        setError(null);
+        if (!next.terminal) timer = setTimeout(read, PUBLIC_REFRESH_MS);
+      } catch (caught) {
+        if (!live) return;
+        setError(
+          errorCode(caught) === 'not_found'
+            ? 'There is no swap with this id.'
+            : describeError(caught),
+        );
+      }
+    };
+    void read();
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [reads, intentId, enabled]);
+  return { progress, error };
+}
+
 /**
  * The swap object for this intent, rebuilt once a wallet can authenticate the reads, and its
  * status kept current from its events; `balancesVersion` counts the changes, for the balances.
@@ -77,12 +144,14 @@ function useFollowedSwap(intentId: string) {
   const [status, setStatus] = useState<SwapStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [followError, setFollowError] = useState<string | null>(null);
+  const [notOwn, setNotOwn] = useState(false);
   const [balancesVersion, setBalancesVersion] = useState(0);
 
   // Rebuild the swap object for this intent once a wallet can authenticate the reads.
   useEffect(() => {
     if (pp === null || wallet?.partyId == null) return;
     setError(null);
+    setNotOwn(false);
     setFollowError(null);
     setSwap(null);
     setStatus(null);
@@ -106,12 +175,9 @@ function useFollowedSwap(intentId: string) {
         current.on('error', onError);
       } catch (caught) {
         if (!live) return;
-        // Another party's swap reads as not found: say which wallet can follow it.
-        setError(
-          caught instanceof NotFoundError
-            ? `This swap is not one of ${wallet?.partyId}'s: connect the wallet that made it.`
-            : describeError(caught),
-        );
+        // Another party's swap (or an unknown id) reads as not found: show it read-only.
+        if (caught instanceof NotFoundError) setNotOwn(true);
+        else setError(describeError(caught));
       }
     })();
     return () => {
@@ -122,5 +188,5 @@ function useFollowedSwap(intentId: string) {
     };
   }, [pp, wallet?.partyId, intentId]);
 
-  return { swap, status, setStatus, error, followError, balancesVersion };
+  return { swap, status, setStatus, error, notOwn, followError, balancesVersion };
 }

@@ -1,8 +1,10 @@
 /**
  * One swap's status on its progress page (swap-progress.tsx): the outcome so far, the action the
- * user must take (send the deposit, accept an offer), every lifecycle state reached or not, and
- * why a refund or failure happened and what came back.
+ * user must take (send the deposit or cancel, accept an offer), every lifecycle state reached or
+ * not, why a refund or failure happened and what came back, and "Swap again" at the end. Read-only
+ * (no actions) for a visitor without the swap's wallet.
  */
+import type { SwapProgress } from '@poolparty/core';
 import type { SwapStatus } from '@poolparty/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { takeDepositRequest } from '../deposit-request.js';
@@ -16,19 +18,23 @@ import {
   timelineOf,
 } from '../swap-progress-model.js';
 
-interface StatusViewProps {
-  status: SwapStatus;
-  refresh: () => Promise<SwapStatus>;
-  onRefreshed: (status: SwapStatus) => void;
-}
+/** What the view draws: a swap's status, or the read-only progress anyone with its id sees. */
+type ShownStatus = SwapStatus | SwapProgress;
+
+type StatusViewProps =
+  | {
+      status: SwapStatus;
+      readOnly?: false;
+      refresh: () => Promise<SwapStatus>;
+      onRefreshed: (status: SwapStatus) => void;
+    }
+  | { status: SwapProgress; readOnly: true };
 
 type OfferAction = Extract<RequiredAction, { kind: 'accept' }>;
 
 export function SwapStatusView(props: StatusViewProps) {
   const { status } = props;
-  const { wallet, action, busy, actionError, act } = useStatusActions(props);
   const outcome = stateText(status.status);
-  const disabled = busy !== null || wallet === null;
   return (
     <section
       class="card"
@@ -40,11 +46,32 @@ export function SwapStatusView(props: StatusViewProps) {
         {outcome.title}
       </h2>
       <SwapAmounts status={status} />
+      {!props.readOnly && <StatusActions {...props} />}
+      <Timeline status={status} />
+      <LegOutcomes status={status} />
+      {status.terminal && <SwapAgain status={status} />}
+    </section>
+  );
+}
+
+/** What the swap's own wallet can do now: send the deposit or cancel, accept an offer. */
+function StatusActions(props: Extract<StatusViewProps, { readOnly?: false }>) {
+  const { status } = props;
+  const { wallet, action, busy, actionError, act } = useStatusActions(props);
+  const { pp } = useServices();
+  const disabled = busy !== null || wallet === null;
+  return (
+    <>
       {action?.kind === 'deposit' && (
         <DepositDue
           status={status}
           disabled={disabled}
           onSend={() => act('Sending your deposit…', async () => wallet?.sendDeposit(status))}
+          onCancel={() =>
+            act('Cancelling the swap…', async () => {
+              await pp?.swaps.cancel(status.intentId);
+            })
+          }
         />
       )}
       {action?.kind === 'accept' && (
@@ -68,9 +95,7 @@ export function SwapStatusView(props: StatusViewProps) {
           {actionError}
         </p>
       )}
-      <Timeline status={status} />
-      <LegOutcomes status={status} />
-    </section>
+    </>
   );
 }
 
@@ -78,7 +103,7 @@ export function SwapStatusView(props: StatusViewProps) {
  * The action the status asks of the user, and running it: `busy` says what is under way, and the
  * status is read again after. A swap just created on the swap page has its deposit sent at once.
  */
-function useStatusActions(props: StatusViewProps) {
+function useStatusActions(props: Extract<StatusViewProps, { readOnly?: false }>) {
   const { status } = props;
   const { wallet } = useServices();
   const [busy, setBusy] = useState<string | null>(null);
@@ -110,7 +135,24 @@ function useStatusActions(props: StatusViewProps) {
   return { wallet, action, busy, actionError, act };
 }
 
-function SwapAmounts(props: { status: SwapStatus }) {
+/** At the end, the same swap again: the swap page opens with its pair (so its pool) and amount. */
+function SwapAgain(props: { status: ShownStatus }) {
+  const { status } = props;
+  const query = new URLSearchParams({
+    from: `${status.inputToken}|${status.inputTokenAdmin}`,
+    to: `${status.outputToken}|${status.outputTokenAdmin}`,
+    amount: status.expectedAmount,
+  });
+  return (
+    <p class="actions">
+      <a class="button primary" href={`/swap?${query.toString()}`} data-testid="swap-again">
+        Swap again
+      </a>
+    </p>
+  );
+}
+
+function SwapAmounts(props: { status: ShownStatus }) {
   const { status } = props;
   return (
     <p>
@@ -122,17 +164,28 @@ function SwapAmounts(props: { status: SwapStatus }) {
   );
 }
 
-function DepositDue(props: { status: SwapStatus; disabled: boolean; onSend: () => void }) {
+function DepositDue(props: {
+  status: SwapStatus;
+  disabled: boolean;
+  onSend: () => void;
+  onCancel: () => void;
+}) {
   const { status } = props;
   return (
     <div class="card">
       <p>
         Send exactly {status.expectedAmount} {status.inputToken} to the pool before{' '}
-        {formatTime(status.expiresAt)}.
+        {formatTime(status.expiresAt)}. If you no longer mean to, cancel the swap: nothing was taken
+        yet.
       </p>
-      <button type="button" class="primary" disabled={props.disabled} onClick={props.onSend}>
-        Send the deposit
-      </button>
+      <p class="actions">
+        <button type="button" class="primary" disabled={props.disabled} onClick={props.onSend}>
+          Send the deposit
+        </button>
+        <button type="button" disabled={props.disabled} onClick={props.onCancel}>
+          Cancel this swap
+        </button>
+      </p>
     </div>
   );
 }
@@ -158,7 +211,7 @@ function OfferToAccept(props: { action: OfferAction; disabled: boolean; onAccept
   );
 }
 
-function Timeline(props: { status: SwapStatus }) {
+function Timeline(props: { status: ShownStatus }) {
   return (
     <ol class="states" aria-label="Progress">
       {timelineOf(props.status).map((step) => (
@@ -180,7 +233,7 @@ function Timeline(props: { status: SwapStatus }) {
 }
 
 /** Why the swap failed, and the refund and payout with where each stands. */
-function LegOutcomes(props: { status: SwapStatus }) {
+function LegOutcomes(props: { status: ShownStatus }) {
   const { status } = props;
   return (
     <>

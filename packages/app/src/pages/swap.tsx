@@ -1,53 +1,104 @@
 /**
- * `/swap`: pick the pair and amount, read the live quote, set the slippage limit, and swap: the
- * wallet signs the service's challenge, the intent is created, the wallet sends the deposit, and
- * the progress page takes over. Below, the party's earlier swaps. The form's state is in
+ * `/swap`: pick the pair (and the pool, where several trade it), the amount with the balance
+ * beside it, read the live quote, set the slippage limit, and swap: the wallet signs the
+ * service's challenge, the intent is created, the wallet sends the deposit, and the progress page
+ * takes over. The Swap button says why it cannot be pressed when it cannot; a swap still waiting
+ * for its deposit can be cancelled here. Below, the party's earlier swaps. The form's state is in
  * swap-form-state.ts, its parts in swap-form-fields.tsx.
  */
 import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { SwapHistory } from '../components/swap-history.js';
+import { useWaitingSwaps, WaitingSwaps } from '../components/waiting-swaps.js';
 import { WalletPanel } from '../components/wallet-panel.js';
 import { parseAmount, parseSlippagePercent } from '../decimal.js';
+import { usePageTitle } from '../page-title.js';
 import { useServices } from '../services.js';
+import { swapBlocker } from '../swap-blocker.js';
 import {
   AmountField,
   PairPickers,
+  PoolPicker,
   QuoteArea,
   SlippageField,
   SwapButton,
 } from './swap-form-fields.js';
-import { useLiveQuote, usePair, useSwapStart } from './swap-form-state.js';
+import {
+  spendableOf,
+  useLiveQuote,
+  usePair,
+  useSpendable,
+  useSwapStart,
+} from './swap-form-state.js';
 
 const DEFAULT_SLIPPAGE = '1';
+const DEFAULT_AMOUNT = '100';
 
 export function SwapPage() {
+  usePageTitle('Swap');
   const { wallet } = useServices();
+  const waiting = useWaitingSwaps(wallet?.partyId ?? null);
+  const [version, setVersion] = useState(0);
+  const refresh = () => {
+    void waiting.reload();
+    setVersion((v) => v + 1);
+  };
   return (
     <>
       <h1>Swap</h1>
-      <SwapForm />
-      {wallet?.partyId && <SwapHistory partyId={wallet.partyId} />}
+      <WaitingSwaps swaps={waiting.swaps} onCancelled={refresh} />
+      <SwapForm waiting={waiting.swaps} version={version} onRefused={refresh} />
+      {wallet?.partyId && <SwapHistory partyId={wallet.partyId} refreshKey={String(version)} />}
     </>
   );
 }
 
-function SwapForm() {
+/** Whether one of the party's waiting swaps holds the chosen pool and input token. */
+function isWaiting(
+  waiting: ReturnType<typeof useWaitingSwaps>['swaps'],
+  pair: ReturnType<typeof usePair>,
+): boolean {
+  return waiting.some(
+    (swap) =>
+      swap.poolId === pair.pool?.poolId &&
+      swap.inputToken === pair.from?.name &&
+      swap.inputTokenAdmin === pair.from?.admin,
+  );
+}
+
+interface SwapFormProps {
+  readonly waiting: ReturnType<typeof useWaitingSwaps>['swaps'];
+  readonly version: number;
+  /** The swap was refused or the balances changed: read the waiting swaps and balances again. */
+  onRefused(): void;
+}
+
+function SwapForm(props: SwapFormProps) {
   const { pp, wallet } = useServices();
+  const { query } = useLocation();
   const pair = usePair();
-  const [amount, setAmount] = useState('100');
+  const spendable = useSpendable(props.version);
+  const [amount, setAmount] = useState(query.amount ?? DEFAULT_AMOUNT);
   const [slippageText, setSlippageText] = useState(DEFAULT_SLIPPAGE);
   const slippage = parseSlippagePercent(slippageText);
   const amountValid = parseAmount(amount)?.isPositive() === true;
   const { quote, quoteError } = useLiveQuote(pair, amount, amountValid);
-  const { canSwap, phase, swapError, startSwap } = useSwapStart(pair, amount, slippage, quote);
+  const { phase, swapError, startSwap } = useSwapStart(pair, amount, slippage, props.onRefused);
+  const fromSpendable = spendableOf(spendable, pair.from);
+  const blocker = swapBlocker({
+    canQuote: pp !== null,
+    walletConnected: wallet !== null,
+    token: pair.from?.name ?? null,
+    amount,
+    spendable: fromSpendable,
+    slippageOk: slippage.ok,
+    quote,
+    quoteError,
+    waitingSwap: isWaiting(props.waiting, pair),
+  });
 
   return (
     <>
-      {pp === null && (
-        <p role="alert" class="error">
-          This service has no API key configured for its pages, so it cannot quote or swap.
-        </p>
-      )}
       {pair.loadError && (
         <p role="alert" class="error">
           Could not load the pools: {pair.loadError}
@@ -59,15 +110,17 @@ function SwapForm() {
           <form
             onSubmit={(event) => {
               event.preventDefault();
-              void startSwap();
+              if (blocker === null && phase === null) void startSwap();
             }}
           >
-            <PairPickers pair={pair} />
+            <PairPickers pair={pair} spendable={spendable} />
+            <PoolPicker pair={pair} />
             <div class="row">
               <AmountField
                 token={pair.from?.name ?? null}
                 value={amount}
                 valid={amountValid}
+                spendable={wallet === null ? null : fromSpendable}
                 onInput={setAmount}
               />
               <SlippageField value={slippageText} slippage={slippage} onInput={setSlippageText} />
@@ -78,15 +131,10 @@ function SwapForm() {
               slippage={slippage}
               waiting={amountValid && pair.pool !== null}
             />
-            <SwapButton
-              walletConnected={wallet !== null}
-              canSwap={canSwap}
-              phase={phase}
-              swapError={swapError}
-            />
+            <SwapButton blocker={blocker} phase={phase} swapError={swapError} />
           </form>
         </section>
-        <WalletPanel />
+        <WalletPanel balancesVersion={props.version} onBalancesChanged={props.onRefused} />
       </div>
     </>
   );

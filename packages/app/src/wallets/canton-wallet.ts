@@ -16,14 +16,16 @@ import {
   activeHoldingsRequest,
   depositChoiceArguments,
   depositCommands,
+  type HoldingView,
   holdingsOf,
   registryUrlFor,
   selectInputHoldings,
+  spendableOf,
   TRANSFER_INSTRUCTION_ACCEPT_CHOICE,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
   type TransferFactoryAnswer,
 } from './token-standard.js';
-import type { DepositTerms, SignedChallenge, Wallet } from './wallet.js';
+import type { DepositTerms, SignedChallenge, Spendable, Wallet } from './wallet.js';
 
 type CantonProvider = ConstructorParameters<typeof DappClient>[0];
 
@@ -82,13 +84,13 @@ export class CantonWallet implements Wallet {
     return { signature, publicKey: account.publicKey };
   }
 
-  async sendDeposit(terms: DepositTerms): Promise<void> {
-    const party = this.#connected().partyId;
+  /** The party's Holding views, read through the wallet's Ledger API proxy. */
+  async #holdings(party: string): Promise<HoldingView[]> {
     const { offset } = JSON.parse(
       (await this.#client.ledgerApi({ requestMethod: 'GET', resource: '/v2/state/ledger-end' }))
         .response,
     ) as { offset: number };
-    const holdings = holdingsOf(
+    return holdingsOf(
       JSON.parse(
         (
           await this.#client.ledgerApi({
@@ -99,6 +101,16 @@ export class CantonWallet implements Wallet {
         ).response,
       ),
     );
+  }
+
+  async spendable(): Promise<readonly Spendable[]> {
+    const party = this.#connected().partyId;
+    return spendableOf(await this.#holdings(party), party);
+  }
+
+  async sendDeposit(terms: DepositTerms): Promise<void> {
+    const party = this.#connected().partyId;
+    const holdings = await this.#holdings(party);
     const inputs = selectInputHoldings(
       holdings,
       party,
@@ -172,13 +184,55 @@ export class CantonWallet implements Wallet {
   }
 }
 
+/** How long to wait for a wallet, and a way for the user to stop waiting. */
+export interface ConnectOptions {
+  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number;
+}
+
 /**
  * Connects the wallet the page has: an injected CIP-0103 provider (`window.canton`), else the one
- * the user picks in the dApp SDK's picker (which then injects its provider there too).
+ * the user picks in the dApp SDK's picker (which then injects its provider there too). Gives up
+ * with "no wallet answered" after `timeoutMs`, and at once when `signal` aborts; the wallet may
+ * still answer later, and that answer is then ignored.
  */
-export async function connectCantonWallet(
+export function connectCantonWallet(
   registries: AppConfig['cantonRegistries'],
+  options: ConnectOptions = {},
 ): Promise<CantonWallet> {
+  const { signal, timeoutMs } = options;
+  return new Promise<CantonWallet>((resolve, reject) => {
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => reject(new Error(noWalletAnswered(timeoutMs))), timeoutMs);
+    const settle = () => clearTimeout(timer);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        settle();
+        reject(new Error('Connecting was cancelled.'));
+      },
+      { once: true },
+    );
+    connectNow(registries).then(
+      (wallet) => {
+        settle();
+        resolve(wallet);
+      },
+      (error: unknown) => {
+        settle();
+        reject(error);
+      },
+    );
+  });
+}
+
+function noWalletAnswered(timeoutMs: number): string {
+  return `No wallet answered within ${timeoutMs / 1000} seconds. Check that a Canton wallet is installed and unlocked in this browser, then try again.`;
+}
+
+async function connectNow(registries: AppConfig['cantonRegistries']): Promise<CantonWallet> {
   if (window.canton === undefined) {
     const picked = await dappSDK.connect();
     if (!picked.isConnected) {

@@ -5,7 +5,7 @@
  * (and imported elsewhere): it is the only thing that controls the party.
  */
 import { type Devnet, type DevnetWallet, generatePrivateKey } from '@poolparty/sdk/devnet';
-import type { DepositTerms, SignedChallenge, Wallet } from './wallet.js';
+import type { DepositTerms, SignedChallenge, Spendable, Wallet } from './wallet.js';
 
 const STORAGE_KEY = 'poolparty.devnetWallet';
 
@@ -133,6 +133,11 @@ export class BrowserDevnetWallet implements Wallet {
   /** Mints `amount` of a token for the party (the devnet faucet). */
   async fund(token: string, amount: string, admin?: string): Promise<void> {
     await this.#connected().fund(token, amount, admin);
+  }
+
+  async spendable(): Promise<readonly Spendable[]> {
+    const balances = await this.holdings();
+    return balances.map(({ token, admin, amount }) => ({ token, admin, amount }));
   }
 
   holdings() {

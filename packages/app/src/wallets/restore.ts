@@ -35,7 +35,7 @@ export async function restoreWallet(
   if (last === 'canton') {
     if (window.canton === undefined) return null;
     const { connectCantonWallet } = await import('./canton-wallet.js');
-    return connectCantonWallet(config.cantonRegistries);
+    return connectCantonWallet(config.cantonRegistries, { timeoutMs: 20_000 });
   }
   const keyFile = storedKeyFile(storage);
   if (devnet === null || keyFile === null) return null;

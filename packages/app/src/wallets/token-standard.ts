@@ -5,6 +5,7 @@
  * from the registry's transfer factory (splice-0.6.1/transfer-instruction-v1.yaml). Pure: the
  * wallet module does the I/O.
  */
+import { Amount } from '@poolparty/core/amount';
 import { parseAmount } from '../decimal.js';
 import type { DepositTerms } from './wallet.js';
 
@@ -209,4 +210,26 @@ export function registryUrlFor(
 ): string | null {
   const url = registries.byAdmin[admin] ?? registries.defaultUrl;
   return url === null ? null : url.replace(/\/+$/, '');
+}
+
+/** The party's unlocked holdings summed per instrument: what it can spend now. */
+export function spendableOf(
+  holdings: readonly HoldingView[],
+  party: string,
+): { token: string; admin: string; amount: string }[] {
+  const totals = new Map<string, { token: string; admin: string; units: bigint }>();
+  for (const holding of holdings) {
+    if (holding.owner !== party || holding.locked) continue;
+    const units = parseAmount(holding.amount)?.units;
+    if (units === undefined) continue;
+    const key = `${holding.id}|${holding.admin}`;
+    const total = totals.get(key) ?? { token: holding.id, admin: holding.admin, units: 0n };
+    total.units += units;
+    totals.set(key, total);
+  }
+  return [...totals.values()].map(({ token, admin, units }) => ({
+    token,
+    admin,
+    amount: Amount.fromUnits(units).toString(),
+  }));
 }

@@ -24,6 +24,13 @@ export type DepositTerms = Pick<
   | 'expiresAt'
 >;
 
+/** What a party can spend of one token now: its unlocked holdings, summed. */
+export interface Spendable {
+  readonly token: string;
+  readonly admin: string;
+  readonly amount: string;
+}
+
 export interface Wallet {
   /** `devnet` or `canton`: which implementation, for the page to say so. */
   readonly kind: 'devnet' | 'canton';
@@ -35,6 +42,8 @@ export interface Wallet {
   readonly partyId: string | null;
   /** Signs the wallet challenge's UTF-8 text with the party's key. */
   signMessage(message: string): Promise<SignedChallenge>;
+  /** The party's unlocked holdings per token, for the balances beside the swap form. */
+  spendable(): Promise<readonly Spendable[]>;
   /** Sends a swap's deposit from the party. */
   sendDeposit(terms: DepositTerms): Promise<void>;
   /**

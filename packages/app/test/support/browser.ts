@@ -78,6 +78,8 @@ export async function seriousAxeViolations(page: Page): Promise<AxeFinding[]> {
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  // The page as a visitor first sees it: no control left focused (and no tip left open).
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
 

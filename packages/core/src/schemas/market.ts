@@ -10,6 +10,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import {
   AmountStringSchema,
   DecimalStringSchema,
+  enumOf,
   inline,
   nullable,
   PartyIdSchema,
@@ -146,6 +147,111 @@ export const TickerSchema = Type.Object(
 );
 export type Ticker = Static<typeof TickerSchema>;
 
+/** The windows a pool's history is asked for: hourly points over each. */
+export const POOL_HISTORY_PERIODS = ['24h', '7d', '30d'] as const;
+export type PoolHistoryPeriod = (typeof POOL_HISTORY_PERIODS)[number];
+
+export const PoolHistoryQuerySchema = Type.Object(
+  {
+    period: Type.Optional(
+      enumOf(POOL_HISTORY_PERIODS, { default: '7d', description: 'The window, ending now.' }),
+    ),
+  },
+  {
+    $id: 'PoolHistoryQuery',
+    description: 'Query of `GET /v1/pools/{poolId}/history`.',
+    additionalProperties: false,
+  },
+);
+export type PoolHistoryQuery = Static<typeof PoolHistoryQuerySchema>;
+
+export const PoolHistoryPointSchema = Type.Object(
+  {
+    hour: inline(TimestampSchema, { description: 'Start of the hour (UTC).' }),
+    reserveA: inline(AmountStringSchema, { description: 'Effective reserve of tokenA.' }),
+    reserveB: inline(AmountStringSchema, { description: 'Effective reserve of tokenB.' }),
+    price: nullable(DecimalStringSchema, {
+      description:
+        'Spot price, tokenB per tokenA (reserveB / reserveA, cut to 10 decimals); null for an ' +
+        'empty pool.',
+    }),
+    priceUsd: nullable(DecimalStringSchema, {
+      description: 'USD price of tokenA in that hour; null without a USD-priced side.',
+    }),
+    tvl: nullable(DecimalStringSchema, {
+      description: '2 × reserveA × priceUsd: both sides are worth the same at the spot price.',
+    }),
+    volume: usd('USD volume of the swaps executed in that hour.'),
+    swapCount: Type.Integer({ minimum: 0, description: 'Swaps executed in that hour.' }),
+  },
+  { $id: 'PoolHistoryPoint', description: "One hour of a pool's history." },
+);
+export type PoolHistoryPoint = Static<typeof PoolHistoryPointSchema>;
+
+export const PoolHistorySchema = Type.Object(
+  {
+    poolId: inline(PoolIdSchema),
+    period: enumOf(POOL_HISTORY_PERIODS, { description: 'The window answered.' }),
+    from: inline(TimestampSchema, { description: 'Start of the window.' }),
+    to: inline(TimestampSchema, { description: 'End of the window (now).' }),
+    points: Type.Array(inline(PoolHistoryPointSchema), {
+      description:
+        'One per hourly snapshot, oldest first; hours the service did not see are absent.',
+    }),
+  },
+  {
+    $id: 'PoolHistory',
+    description: "A pool's hourly snapshots and swap volume (docs/spec/stats.md#history).",
+  },
+);
+export type PoolHistory = Static<typeof PoolHistorySchema>;
+
+export const POOL_TRADES_LIMIT_MAX = 100;
+export const POOL_TRADES_LIMIT_DEFAULT = 20;
+
+export const PoolTradesQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: POOL_TRADES_LIMIT_MAX,
+        default: POOL_TRADES_LIMIT_DEFAULT,
+        description: 'How many of the latest swaps.',
+      }),
+    ),
+  },
+  {
+    $id: 'PoolTradesQuery',
+    description: 'Query of `GET /v1/pools/{poolId}/trades`.',
+    additionalProperties: false,
+  },
+);
+export type PoolTradesQuery = Static<typeof PoolTradesQuerySchema>;
+
+export const PoolTradeSchema = Type.Object(
+  {
+    at: inline(TimestampSchema, { description: 'When the swap executed.' }),
+    inputToken: inline(TokenSymbolSchema),
+    outputToken: inline(TokenSymbolSchema),
+    inputAmount: inline(AmountStringSchema, { description: 'The deposit.' }),
+    outputAmount: inline(AmountStringSchema, { description: 'The output paid.' }),
+    volume: nullable(DecimalStringSchema, {
+      description: 'The deposit in USD at execution; null without a USD price.',
+    }),
+  },
+  { $id: 'PoolTrade', description: "One executed swap of a pool, without the parties' ids." },
+);
+export type PoolTrade = Static<typeof PoolTradeSchema>;
+
+export const PoolTradesSchema = Type.Object(
+  {
+    poolId: inline(PoolIdSchema),
+    trades: Type.Array(inline(PoolTradeSchema), { description: 'Newest first.' }),
+  },
+  { $id: 'PoolTrades', description: "A pool's latest executed swaps." },
+);
+export type PoolTrades = Static<typeof PoolTradesSchema>;
+
 export const MARKET_SCHEMAS = [
   TokenListSchema,
   PoolSideSchema,
@@ -155,4 +261,10 @@ export const MARKET_SCHEMAS = [
   AprMetaSchema,
   PoolStatsSchema,
   TickerSchema,
+  PoolHistoryQuerySchema,
+  PoolHistoryPointSchema,
+  PoolHistorySchema,
+  PoolTradesQuerySchema,
+  PoolTradeSchema,
+  PoolTradesSchema,
 ] as const;

@@ -222,8 +222,23 @@ export const SignedOutSchema = Type.Object(
 );
 export type SignedOut = Static<typeof SignedOutSchema>;
 
+export const PortalSessionStateSchema = Type.Object(
+  {
+    signedIn: Type.Boolean({ description: 'Whether the request carries a live session.' }),
+    partyId: nullable(PartyIdSchema, { description: 'The signed-in developer; null if none.' }),
+  },
+  {
+    $id: 'PortalSessionState',
+    description:
+      'Answer of `GET /api/sdk/session`: who the session presented signs in, if anyone. A ' +
+      'request without a live session is answered too (`signedIn` false), not refused.',
+  },
+);
+export type PortalSessionState = Static<typeof PortalSessionStateSchema>;
+
 export const PORTAL_SCHEMAS = [
   SignedOutSchema,
+  PortalSessionStateSchema,
   PortalQuerySchema,
   EarningsLineSchema,
   EarningsPointSchema,

@@ -228,6 +228,22 @@ export const SwapStatusSchema = Type.Object(
 );
 export type SwapStatus = Static<typeof SwapStatusSchema>;
 
+/**
+ * What anyone holding a swap's id may read: its progress without the parties and the deposit
+ * reference. Intent ids carry 130 random bits, so the id itself is the capability to read this.
+ */
+export const SwapProgressSchema = Type.Omit(
+  SwapStatusSchema,
+  ['depositAddress', 'depositReference', 'outputAddress'],
+  {
+    $id: 'SwapProgress',
+    description:
+      'The state of a swap as `GET /v1/swaps/{intentId}/progress` shows it to anyone with its ' +
+      'id: a `SwapStatus` without `depositAddress`, `depositReference` and `outputAddress`.',
+  },
+);
+export type SwapProgress = Static<typeof SwapProgressSchema>;
+
 export const CancelResultSchema = Type.Object(
   { intentId: inline(IntentIdSchema), status: Type.Literal('cancelled') },
   { $id: 'CancelResult', description: 'Answer of `POST /v1/swaps/{intentId}/cancel`.' },
@@ -282,6 +298,7 @@ export const SWAP_SCHEMAS = [
   RefundLegSchema,
   HistoryEntrySchema,
   SwapStatusSchema,
+  SwapProgressSchema,
   CancelResultSchema,
   TrackQuerySchema,
   TrackResultSchema,

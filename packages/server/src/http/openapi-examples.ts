@@ -66,6 +66,39 @@ export const POOL_STATS_EXAMPLE = {
   },
 };
 
+export const POOL_HISTORY_EXAMPLE = {
+  poolId: POOL_ID,
+  period: '24h',
+  from: '2026-11-21T13:40:00.000Z',
+  to: CREATED_AT,
+  points: [
+    {
+      hour: '2026-11-22T12:00:00.000Z',
+      reserveA: '1000000',
+      reserveB: '145000',
+      price: '0.145',
+      priceUsd: '0.145',
+      tvl: '290000',
+      volume: '1250.5',
+      swapCount: 3,
+    },
+  ],
+};
+
+export const POOL_TRADES_EXAMPLE = {
+  poolId: POOL_ID,
+  trades: [
+    {
+      at: CREATED_AT,
+      inputToken: 'Amulet',
+      outputToken: 'USDCx',
+      inputAmount: '100',
+      outputAmount: '14.3517',
+      volume: '14.5',
+    },
+  ],
+};
+
 export const TICKER_EXAMPLE = {
   poolId: POOL_ID,
   pair: 'Amulet/USDCx',
@@ -195,6 +228,13 @@ export const SWAP_STATUS_PAYOUT_OFFERED_EXAMPLE = {
   ],
 };
 
+/** What anyone with the swap's id reads: the status without the parties and the reference. */
+export const SWAP_PROGRESS_EXAMPLE = (() => {
+  const { depositAddress, depositReference, outputAddress, ...progress } =
+    SWAP_STATUS_PAYOUT_OFFERED_EXAMPLE;
+  return progress;
+})();
+
 export const CANCEL_RESULT_EXAMPLE = { intentId: INTENT_ID, status: 'cancelled' };
 
 export const TRACK_RESULT_EXAMPLE = {
@@ -213,6 +253,9 @@ const challengeMessage = (purpose: string) =>
   'Issued At: 2026-11-22T13:40:00.000Z\nExpiration Time: 2026-11-22T13:45:00.000Z';
 
 export const CHALLENGE_REQUEST_EXAMPLE = { partyId: ALICE };
+
+export const PORTAL_SESSION_SIGNED_IN_EXAMPLE = { signedIn: true, partyId: ALICE };
+export const PORTAL_SESSION_SIGNED_OUT_EXAMPLE = { signedIn: false, partyId: null };
 
 export const challengeExample = (purpose: string) => ({
   partyId: ALICE,

@@ -105,9 +105,24 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     const own = error instanceof ApiError ? error.headers : {};
     return sendAnswer(request, reply, { ...answer, headers: { ...answer.headers, ...own } });
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendAnswer(request, reply, notFoundProblem(request.method, request.url)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const page = unknownPathPages.get(request.server.server);
+    if (page?.(request, reply)) return reply;
+    return sendAnswer(request, reply, notFoundProblem(request.method, request.url));
+  });
+}
+
+/**
+ * Answers an unknown path with a page instead of the problem, when it can: true once it has
+ * answered. At most one per server (the web pages'), set by whoever serves the pages.
+ */
+export type UnknownPathPage = (request: FastifyRequest, reply: FastifyReply) => boolean;
+
+/** Keyed by the node server, which every encapsulated scope of one Fastify app shares. */
+const unknownPathPages = new WeakMap<object, UnknownPathPage>();
+
+export function answerUnknownPathsWith(scope: FastifyInstance, page: UnknownPathPage): void {
+  unknownPathPages.set(scope.server, page);
 }
 
 /** Answers a failure as core says, with the headers it asks for. */

@@ -2,9 +2,11 @@
  * The web pages (packages/app, built to `packages/app/dist` by `npm install`): the landing page,
  * the swap app and the developer portal, one single-page app.
  *
- * - `index.html` answers the app's own paths only (`/`, `/swap`, `/swaps/:intentId`,
- *   `/developer` and below); every other path keeps its API meaning, so an unknown API path is
- *   still a JSON 404 problem, not a page.
+ * - `index.html` answers the app's own paths (`/`, `/pools` and one pool's page, `/swap`,
+ *   `/swaps/:intentId`, `/developer` and below). Any other path a browser asks for as a page
+ *   (`Accept: text/html`) outside the API's prefixes gets `index.html` with status 404, so the
+ *   app shows its own "not found" page; API paths and non-browser clients still get the JSON
+ *   404 problem.
  * - `index.html` is `no-cache` (revalidated with its ETag), so a new build is picked up at once;
  *   the files under `/assets/` have content hashes in their names and are `immutable` for a year.
  * - The files are read once at start-up, with a gzip copy of each: nothing on disk is looked up
@@ -23,7 +25,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import { serverPackagePath } from '../package-dir.js';
 import type { App } from './fastify.js';
-import { ApiError } from './problem.js';
+import { ApiError, answerUnknownPathsWith, requestPath } from './problem.js';
 
 /** Where `npm install` builds the app. */
 export const WEB_APP_DIST = serverPackagePath('..', 'app', 'dist');
@@ -31,11 +33,26 @@ export const WEB_APP_DIST = serverPackagePath('..', 'app', 'dist');
 /** The paths that are pages of the app (the router's routes, packages/app/src/app.tsx). */
 export const WEB_APP_PAGE_PATHS = [
   '/',
+  '/pools',
+  '/pools/:poolId',
   '/swap',
   '/swaps/:intentId',
   '/developer',
   '/developer/*',
 ] as const;
+
+/** Paths whose unknown children stay JSON problems: the API, its documents and the assets. */
+const API_PREFIXES = ['/v1', '/api', '/devnet', '/assets', '/docs', '/openapi'];
+
+function isApiPath(path: string): boolean {
+  return API_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}
+
+/** A browser asking for a page (a navigation) sends `text/html` in its Accept header. */
+function wantsPage(request: FastifyRequest): boolean {
+  const accepted = request.headers.accept;
+  return typeof accepted === 'string' && /\btext\/html\b/.test(accepted);
+}
 
 /** What `/app-config.json` tells the pages (declared in core, beside the wire schemas). */
 export type WebAppConfig = AppConfig;
@@ -173,6 +190,16 @@ export function webAppRoutes(app: App, config: WebAppConfig, dist: string = WEB_
       return send(request, reply, build.index, REVALIDATE);
     });
   }
+  // Every other path: the app's "not found" page for a browser, the API's problem otherwise.
+  answerUnknownPathsWith(app, (request, reply) => {
+    if (build === null || request.method !== 'GET' || isApiPath(requestPath(request))) {
+      return false;
+    }
+    if (!wantsPage(request)) return false;
+    reply.header('Content-Security-Policy', policy);
+    void send(request, reply.code(404), build.index, REVALIDATE);
+    return true;
+  });
   app.get<{ Params: { file: string } }>('/assets/:file', hide, async (request, reply) => {
     const file = build?.assets.get(request.params.file);
     if (file === undefined) throw new ApiError('not_found', 'No such file.');

@@ -14,6 +14,7 @@ import {
   type RefundLeg,
   type SwapInstructions,
   type SwapIntent,
+  type SwapProgress,
   type SwapState,
   type SwapStatus,
 } from '@poolparty/core';
@@ -151,4 +152,13 @@ export function swapStatusView(intent: IntentRecord, history: readonly StateChan
       .filter((change) => change.legEvent == null)
       .map((change) => ({ status: change.status, at: change.at.toISOString() })),
   };
+}
+
+/**
+ * The status as anyone holding the swap's id reads it: without the parties and the deposit
+ * reference, which only the swap's own wallet needs.
+ */
+export function swapProgressView(status: SwapStatus): SwapProgress {
+  const { depositAddress, depositReference, outputAddress, ...progress } = status;
+  return progress;
 }

@@ -8,7 +8,7 @@ import { describeError } from '../../describe-error.js';
 import { formatTime, formatUsd } from '../../format.js';
 import { useServices } from '../../services.js';
 import { BarChart } from './bar-chart.js';
-import { PeriodPicker } from './period-picker.js';
+import { DEFAULT_PERIOD, PeriodPicker } from './period-picker.js';
 import { PortalPage } from './portal-layout.js';
 import { markSignedOut, sessionEnded, usePortal } from './portal-session.js';
 import { ScrollBox } from './scroll-box.js';
@@ -55,7 +55,7 @@ function UsageReport() {
 
 /** The usage over the chosen period, for all keys or the chosen one, and the keys to choose from. */
 function useUsage(portal: DeveloperPortal) {
-  const [period, setPeriod] = useState<PortalPeriod>('7d');
+  const [period, setPeriod] = useState<PortalPeriod>(DEFAULT_PERIOD);
   const [keyId, setKeyId] = useState('');
   const [keys, setKeys] = useState<ApiKeyListEntry[]>([]);
   const [usage, setUsage] = useState<Usage | null>(null);

@@ -20,7 +20,7 @@ import {
   EarningsTable,
   lineKey,
 } from './earnings-parts.js';
-import { PeriodPicker } from './period-picker.js';
+import { DEFAULT_PERIOD, PeriodPicker } from './period-picker.js';
 import { PortalPage } from './portal-layout.js';
 import { markSignedOut, sessionEnded, usePortal } from './portal-session.js';
 
@@ -41,7 +41,7 @@ export function EarningsPage() {
 function EarningsReport() {
   const { config, wallet } = useServices();
   const { portal } = usePortal(config.environment);
-  const [period, setPeriod] = useState<PortalPeriod>('30d');
+  const [period, setPeriod] = useState<PortalPeriod>(DEFAULT_PERIOD);
   const [charted, setCharted] = useState('');
   const [error, setError] = useState<string | null>(null);
 

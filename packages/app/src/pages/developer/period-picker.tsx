@@ -2,6 +2,12 @@
 import type { PortalPeriod } from '@poolparty/sdk';
 import { useId } from 'preact/hooks';
 
+/**
+ * The period every report opens with: the service's own default for earnings, so Earnings and
+ * Analytics show the same window until the developer picks another.
+ */
+export const DEFAULT_PERIOD: PortalPeriod = '30d';
+
 export const PERIOD_LABELS: Readonly<Record<PortalPeriod, string>> = {
   '24h': 'Last 24 hours',
   '7d': 'Last 7 days',

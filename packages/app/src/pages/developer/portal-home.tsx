@@ -8,12 +8,14 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { WalletPanel } from '../../components/wallet-panel.js';
 import { describeError } from '../../describe-error.js';
+import { usePageTitle } from '../../page-title.js';
 import { useServices } from '../../services.js';
 import { DeveloperPage } from '../developer.js';
 import { PortalNav } from './portal-layout.js';
 import { signInWith, usePortal } from './portal-session.js';
 
 export function PortalHomePage() {
+  usePageTitle('Developers');
   const { config } = useServices();
   const { state } = usePortal(config.environment);
   return (

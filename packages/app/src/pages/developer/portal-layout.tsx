@@ -6,6 +6,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { describeError } from '../../describe-error.js';
+import { usePageTitle } from '../../page-title.js';
 import { useServices } from '../../services.js';
 import { type PortalState, signOut, usePortal } from './portal-session.js';
 import './portal.css';
@@ -74,6 +75,7 @@ export function PortalPage(props: {
 }) {
   const { config } = useServices();
   const { state } = usePortal(config.environment);
+  usePageTitle(props.title);
   return (
     <section class="portal" aria-labelledby="portal-heading">
       <h1 id="portal-heading">{props.title}</h1>

@@ -2,10 +2,12 @@
  * The developer portal's session in this browser: one `DeveloperPortal` client for the service
  * the pages come from, and whether (and as whom) it is signed in. The session itself is the
  * HttpOnly cookie the sign-in sets, so it survives a reload without the page ever holding it; on
- * load the pages ask the service who is signed in (an earnings read answers the party).
+ * load the pages ask the service who is signed in (`GET /api/sdk/session`, which answers "signed
+ * out" with 200, so a visitor who never signed in sees no failed request).
  */
 import { AuthenticationError, DeveloperPortal, type Environment } from '@poolparty/sdk';
 import { useEffect, useState } from 'preact/hooks';
+import { portalSessionState } from '../../service-reads.js';
 import type { Wallet } from '../../wallets/wallet.js';
 
 export type PortalState =
@@ -30,12 +32,17 @@ export function portalClient(environment: Environment): DeveloperPortal {
 }
 
 /** Asks the service once whether this browser's cookie signs a developer in. */
-function checkSession(portal: DeveloperPortal): Promise<void> {
-  probe ??= portal.earnings({ period: '24h' }).then(
-    (report) => publish({ kind: 'signed-in', partyId: report.receiverParty }),
-    (error: unknown) => {
-      // Only the service's "no session" is an answer to keep; anything else is asked again.
-      if (!(error instanceof AuthenticationError)) probe = null;
+function checkSession(): Promise<void> {
+  probe ??= portalSessionState().then(
+    (answer) =>
+      publish(
+        answer.signedIn && answer.partyId !== null
+          ? { kind: 'signed-in', partyId: answer.partyId }
+          : { kind: 'signed-out' },
+      ),
+    () => {
+      // The service could not say: asked again on the next page.
+      probe = null;
       publish({ kind: 'signed-out' });
     },
   );
@@ -52,7 +59,7 @@ export function usePortal(environment: Environment): {
   useEffect(() => {
     listeners.add(setCurrent);
     setCurrent(state);
-    if (state.kind === 'checking') void checkSession(portal);
+    if (state.kind === 'checking') void checkSession();
     return () => {
       listeners.delete(setCurrent);
     };

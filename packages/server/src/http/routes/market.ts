@@ -9,11 +9,16 @@
  */
 import {
   POOL_STATS_DAYS_DEFAULT,
+  POOL_TRADES_LIMIT_DEFAULT,
+  PoolHistoryQuerySchema,
+  PoolHistorySchema,
   PoolIdParamsSchema,
   PoolListSchema,
   PoolSchema,
   PoolStatsQuerySchema,
   PoolStatsSchema,
+  PoolTradesQuerySchema,
+  PoolTradesSchema,
   QuoteQuerySchema,
   QuoteSchema,
   TickerSchema,
@@ -21,14 +26,17 @@ import {
 } from '@poolparty/core';
 import type { PoolRecord } from '@poolparty/store';
 import type { ServiceContext } from '../../context.js';
+import { poolHistoryOf, poolTradesOf } from '../../market/pool-history.js';
 import { poolToWire, tokensOf } from '../../market/pool-view.js';
 import { PoolFigures } from '../../market/snapshots.js';
 import { apiKeyOf } from '../authenticate.js';
 import type { App } from '../fastify.js';
 import {
   POOL_EXAMPLE,
+  POOL_HISTORY_EXAMPLE,
   POOL_LIST_EXAMPLE,
   POOL_STATS_EXAMPLE,
+  POOL_TRADES_EXAMPLE,
   QUOTE_EXAMPLE,
   TICKER_EXAMPLE,
   TOKEN_LIST_EXAMPLE,
@@ -176,6 +184,63 @@ const getPoolTicker = marketRoute({
     figures.ticker(poolById(ctx, request.params.poolId)),
 });
 
+const getPoolHistory = marketRoute({
+  method: 'GET',
+  url: '/pools/:poolId/history',
+  schema: {
+    operationId: 'getPoolHistory',
+    summary: "Get a pool's hourly history",
+    description:
+      'One point per hourly snapshot over the period (`24h`, `7d` or `30d`, default `7d`): ' +
+      'reserves, spot price, USD price and TVL, and the USD volume and swaps of that hour ' +
+      '(docs/spec/stats.md#history). Hours the service did not see are absent.',
+    tags: [TAG.pools],
+    security: SECURITY.apiKey,
+    params: PoolIdParamsSchema,
+    querystring: PoolHistoryQuerySchema,
+    response: {
+      200: withExamples(PoolHistorySchema, POOL_HISTORY_EXAMPLE),
+    },
+    problems: errorResponses(POOL_PROBLEMS),
+  },
+  handler: async ({ ctx }, request) =>
+    poolHistoryOf(
+      ctx.db,
+      poolById(ctx, request.params.poolId),
+      request.query.period ?? '7d',
+      ctx.clock.now(),
+    ),
+});
+
+const listPoolTrades = marketRoute({
+  method: 'GET',
+  url: '/pools/:poolId/trades',
+  schema: {
+    operationId: 'listPoolTrades',
+    summary: "List a pool's latest swaps",
+    description:
+      'The latest executed swaps of the pool, newest first: tokens, amounts and USD volume, ' +
+      'without the parties. A swap reversed after its payout failed is not listed.',
+    tags: [TAG.pools],
+    security: SECURITY.apiKey,
+    params: PoolIdParamsSchema,
+    querystring: PoolTradesQuerySchema,
+    response: {
+      200: withExamples(PoolTradesSchema, POOL_TRADES_EXAMPLE),
+    },
+    problems: errorResponses(POOL_PROBLEMS),
+  },
+  handler: async ({ ctx }, request) => {
+    const pool = poolById(ctx, request.params.poolId);
+    const trades = await poolTradesOf(
+      ctx.db,
+      pool,
+      request.query.limit ?? POOL_TRADES_LIMIT_DEFAULT,
+    );
+    return { poolId: pool.poolId, trades };
+  },
+});
+
 const getQuote = marketRoute({
   method: 'GET',
   url: '/quotes',
@@ -212,7 +277,16 @@ const getQuote = marketRoute({
   },
 });
 
-const MARKET_ROUTES = [listTokens, listPools, getPool, getPoolStats, getPoolTicker, getQuote];
+const MARKET_ROUTES = [
+  listTokens,
+  listPools,
+  getPool,
+  getPoolStats,
+  getPoolTicker,
+  getPoolHistory,
+  listPoolTrades,
+  getQuote,
+];
 
 export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void> {
   const figures = new PoolFigures({

@@ -36,6 +36,7 @@ import {
   type ChallengePurpose,
   type DeveloperSession,
   inline,
+  PortalSessionStateSchema,
   SignedOutSchema,
   WalletLoginRequestSchema,
   WalletLoginResponseSchema,
@@ -74,6 +75,8 @@ import {
   CHALLENGE_REQUEST_EXAMPLE,
   challengeExample,
   DEVELOPER_SESSION_EXAMPLE,
+  PORTAL_SESSION_SIGNED_IN_EXAMPLE,
+  PORTAL_SESSION_SIGNED_OUT_EXAMPLE,
   SIGNED_CHALLENGE_EXAMPLE,
   SIGNED_OUT_EXAMPLE,
 } from '../openapi-examples.js';
@@ -277,8 +280,38 @@ const developerSignOut = keyRoute({
   },
 });
 
+const developerSessionState = keyRoute({
+  method: 'GET',
+  url: '/session',
+  schema: {
+    operationId: 'getDeveloperSession',
+    summary: 'Say who is signed in to the developer portal',
+    description:
+      'Who the session presented (cookie or bearer token) signs in, if anyone. Answers 200 ' +
+      'either way: a page asks it before sign-in, and "signed out" is an answer, not an error.',
+    tags: TAGS,
+    security: [{}, ...SECURITY.developerSession],
+    response: {
+      200: withExamples(
+        PortalSessionStateSchema,
+        PORTAL_SESSION_SIGNED_IN_EXAMPLE,
+        PORTAL_SESSION_SIGNED_OUT_EXAMPLE,
+      ),
+    },
+    problems: errorResponses([]),
+  },
+  handler: async ({ ctx }, request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    const token = sessionOf(request)?.token;
+    const partyId =
+      token === undefined ? null : await developerOfSession(ctx.db, token, ctx.clock.now());
+    return { signedIn: partyId !== null, partyId };
+  },
+});
+
 const PORTAL_ROUTES = [
   developerWalletLogin,
+  developerSessionState,
   listApiKeysRoute,
   createApiKey,
   revokeApiKeyRoute,

@@ -20,6 +20,7 @@ import {
   SWAP_EVENT_NAMES,
   type SwapIntent,
   SwapIntentSchema,
+  SwapProgressSchema,
   SwapStatusSchema,
   TRACK_LIMIT_DEFAULT,
   TrackQuerySchema,
@@ -29,6 +30,7 @@ import {
   cancelIntent,
   decodeIntentCursor,
   encodeIntentCursor,
+  getIntent,
   getIntentForParty,
   getIntentWithEventsForParty,
   type IntentRecord,
@@ -48,7 +50,7 @@ import {
 } from '../../events/swap-event-stream.js';
 import { createSwap } from '../../swaps/create-swap.js';
 import { InFlightKeys } from '../../swaps/idempotency.js';
-import { swapStatusView } from '../../swaps/intent-view.js';
+import { swapProgressView, swapStatusView } from '../../swaps/intent-view.js';
 import { strictValidatorCompiler } from '../../swaps/strict-validation.js';
 import { apiKeyOf, walletPartyOf, walletTokenHook } from '../authenticate.js';
 import type { App } from '../fastify.js';
@@ -57,6 +59,7 @@ import {
   CREATE_SWAP_EXAMPLE,
   SWAP_EVENTS_EXAMPLE,
   SWAP_INTENT_EXAMPLE,
+  SWAP_PROGRESS_EXAMPLE,
   SWAP_STATUS_PAYOUT_OFFERED_EXAMPLE,
   TRACK_RESULT_EXAMPLE,
 } from '../openapi-examples.js';
@@ -238,6 +241,35 @@ const getSwapStatus = swapRoute({
   },
 });
 
+const getSwapProgress = swapRoute({
+  method: 'GET',
+  url: '/swaps/:intentId/progress',
+  schema: {
+    operationId: 'getSwapProgress',
+    summary: 'Get the progress of any swap by its id',
+    description:
+      'The state of a swap for anyone holding its id, without a wallet token: a share link or ' +
+      'a support desk follows a swap with it. It leaves out the parties and the deposit ' +
+      'reference; intent ids carry 130 random bits, so they are not guessed.',
+    tags: TAGS,
+    security: SECURITY_OF.apiKey,
+    params: IntentIdParamsSchema,
+    response: {
+      200: withExamples(SwapProgressSchema, SWAP_PROGRESS_EXAMPLE),
+    },
+    problems: errorResponses([...API_KEY_PROBLEMS, 'validation_error', 'not_found'], {
+      not_found: 'no intent with this id',
+    }),
+  },
+  handler: async ({ ctx }, request) => {
+    const { intentId } = request.params;
+    const intent = await getIntent(ctx.db, intentId);
+    if (intent === null) throw new ApiError('not_found', `No swap ${intentId}.`);
+    const histories = await listIntentHistories(ctx.db, [intentId]);
+    return swapProgressView(swapStatusView(intent, histories.get(intentId) ?? []));
+  },
+});
+
 const cancelSwap = swapRoute({
   method: 'POST',
   url: '/swaps/:intentId/cancel',
@@ -393,7 +425,14 @@ const listPartySwaps = swapRoute({
   },
 });
 
-const SWAP_ROUTES = [createSwapRoute, getSwapStatus, cancelSwap, streamSwapEvents, listPartySwaps];
+const SWAP_ROUTES = [
+  createSwapRoute,
+  getSwapStatus,
+  getSwapProgress,
+  cancelSwap,
+  streamSwapEvents,
+  listPartySwaps,
+];
 
 /** @param streamCaps - The event streams each wallet party and API key may hold. */
 export async function swapRoutes(

@@ -1,0 +1,65 @@
+/**
+ * A chart of one series over time, readable without seeing it: a text summary for screen
+ * readers, the chart itself (uPlot, loaded on first use), and the figures in a table under a
+ * disclosure. Values are numbers for drawing only; the table shows the exact figures as given.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import type { ChartSpec, DrawnChart } from './uplot-chart.js';
+
+export interface TimeChartProps extends ChartSpec {
+  readonly title: string;
+  /** What the chart shows, in a sentence, for those who cannot see it. */
+  readonly summary: string;
+  /** The figures table, shown under a disclosure. */
+  readonly figures: ComponentChildren;
+  readonly testId?: string;
+}
+
+export function TimeChart(props: TimeChartProps) {
+  const captionId = useId();
+  const { box, failed } = useDrawnChart(props);
+  return (
+    <figure class="chart" aria-labelledby={captionId} data-testid={props.testId}>
+      <figcaption id={captionId}>{props.title}</figcaption>
+      <p class="visually-hidden">{props.summary}</p>
+      {props.times.length === 0 ? (
+        <p class="chart-empty muted">No figures in this period yet.</p>
+      ) : (
+        <div class="chart-canvas" ref={box} aria-hidden="true" />
+      )}
+      {failed && <p class="muted">The chart could not be drawn; the figures are below.</p>}
+      <details>
+        <summary>Figures of “{props.title}”</summary>
+        {props.figures}
+      </details>
+    </figure>
+  );
+}
+
+/** Draws the chart into `box` once uPlot has loaded, and again at each new width or data. */
+function useDrawnChart(spec: ChartSpec) {
+  const box = useRef<HTMLDivElement>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    const target = box.current;
+    if (target === null || spec.times.length === 0) return;
+    let drawn: DrawnChart | null = null;
+    let live = true;
+    const observer = new ResizeObserver(() => drawn?.resize(target.clientWidth));
+    import('./uplot-chart.js').then(
+      ({ drawChart }) => {
+        if (!live) return;
+        drawn = drawChart(target, spec, target.clientWidth);
+        observer.observe(target);
+      },
+      () => setFailed(true),
+    );
+    return () => {
+      live = false;
+      observer.disconnect();
+      drawn?.destroy();
+    };
+  }, [spec.times, spec.values, spec.kind, spec.label, spec.window?.[0], spec.window?.[1]]);
+  return { box, failed };
+}

@@ -1,0 +1,152 @@
+/**
+ * `/pools/{poolId}`: one pool. Its figures (price, TVL, 24 h volume and fees, APR), charts of its
+ * price, volume and TVL over 24 hours, 7 or 30 days, its reserves and fee split, its latest
+ * swaps, a link to swap in it, and the place where liquidity providers will add and remove
+ * liquidity.
+ */
+import type { PoolHistory, PoolHistoryPeriod, PoolTrade } from '@poolparty/core';
+import type { Pool, PoolStats, Ticker } from '@poolparty/sdk';
+import { useEffect, useState } from 'preact/hooks';
+import { describeError } from '../describe-error.js';
+import { usePageTitle } from '../page-title.js';
+import { HistoryPeriodPicker, PoolCharts } from '../pools/pool-charts.js';
+import { PoolFigures, PoolReserves } from '../pools/pool-facts.js';
+import { PoolTrades } from '../pools/pool-trades.js';
+import { useServices } from '../services.js';
+import { pairLabel } from '../token-choice.js';
+
+export function PoolPage(props: { params?: { poolId?: string } }) {
+  const poolId = props.params?.poolId ?? '';
+  const { pool, pools, stats, ticker, error } = usePool(poolId);
+  const title = pool ? pairLabel(pool, pools) : poolId;
+  usePageTitle(`Pool ${title}`);
+  if (error) {
+    return (
+      <>
+        <h1>Pool {poolId}</h1>
+        <p role="alert" class="error">
+          {error}
+        </p>
+        <p>
+          See <a href="/pools">every pool</a>.
+        </p>
+      </>
+    );
+  }
+  if (pool === null) return <p role="status">Loading the pool…</p>;
+  return (
+    <>
+      <h1>{title}</h1>
+      <p class="hint">
+        Pool <span class="party">{pool.poolId}</span>
+        {pool.status === 'paused' && <span class="badge">paused</span>} ·{' '}
+        <a href="/pools">every pool</a>
+      </p>
+      <p class="actions">
+        <a class="button primary" href={swapLink(pool)}>
+          Swap in this pool
+        </a>
+      </p>
+      <PoolFigures pool={pool} stats={stats} ticker={ticker} />
+      <PoolHistorySection pool={pool} />
+      <div class="grid">
+        <PoolTradesSection poolId={pool.poolId} />
+        <div>
+          <PoolReserves pool={pool} stats={stats} />
+          <LiquidityPlace />
+        </div>
+      </div>
+    </>
+  );
+}
+
+/** Where adding and removing liquidity will be: said plainly, with nothing to press yet. */
+function LiquidityPlace() {
+  return (
+    <section class="card" aria-labelledby="liquidity-heading" data-testid="liquidity">
+      <h2 id="liquidity-heading">Liquidity</h2>
+      <p>
+        Adding and removing liquidity, and following your positions, will be here. The service does
+        not offer them yet.
+      </p>
+    </section>
+  );
+}
+
+function swapLink(pool: Pool): string {
+  const query = new URLSearchParams({
+    from: `${pool.tokenA.name}|${pool.tokenA.admin}`,
+    to: `${pool.tokenB.name}|${pool.tokenB.admin}`,
+  });
+  return `/swap?${query.toString()}`;
+}
+
+/** The pool (among every pool, for its label), its stats and ticker. */
+function usePool(poolId: string) {
+  const { pp } = useServices();
+  const [pools, setPools] = useState<Pool[]>([]);
+  const [stats, setStats] = useState<PoolStats | null>(null);
+  const [ticker, setTicker] = useState<Ticker | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (pp === null) {
+      setError('This service has no API key configured for its pages.');
+      return;
+    }
+    pp.pools.list().then(
+      ({ pools: listed }) => {
+        setPools(listed);
+        if (!listed.some((p) => p.poolId === poolId)) setError(`There is no pool ${poolId}.`);
+      },
+      (caught: unknown) => setError(describeError(caught)),
+    );
+    pp.pools.getStats(poolId).then(setStats, () => setStats(null));
+    pp.pools.getTicker(poolId).then(setTicker, () => setTicker(null));
+  }, [pp, poolId]);
+  const pool = pools.find((p) => p.poolId === poolId) ?? null;
+  return { pool, pools, stats, ticker, error };
+}
+
+function PoolHistorySection(props: { pool: Pool }) {
+  const { reads } = useServices();
+  const [period, setPeriod] = useState<PoolHistoryPeriod>('7d');
+  const [history, setHistory] = useState<PoolHistory | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (reads === null) return;
+    let live = true;
+    reads.poolHistory(props.pool.poolId, period).then(
+      (answer) => live && setHistory(answer),
+      (caught: unknown) => live && setError(describeError(caught)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [reads, props.pool.poolId, period]);
+  return (
+    <section aria-labelledby="history-heading">
+      <h2 id="history-heading">History</h2>
+      <HistoryPeriodPicker value={period} onChange={setPeriod} />
+      {error && (
+        <p role="alert" class="error">
+          Could not load the history: {error}
+        </p>
+      )}
+      {!history && !error && <p role="status">Loading the history…</p>}
+      {history && <PoolCharts pool={props.pool} history={history} />}
+    </section>
+  );
+}
+
+function PoolTradesSection(props: { poolId: string }) {
+  const { reads } = useServices();
+  const [trades, setTrades] = useState<readonly PoolTrade[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    reads?.poolTrades(props.poolId).then(
+      (answer) => setTrades(answer.trades),
+      (caught: unknown) => setError(describeError(caught)),
+    );
+  }, [reads, props.poolId]);
+  return <PoolTrades trades={trades} error={error} />;
+}

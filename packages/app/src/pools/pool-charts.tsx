@@ -1,0 +1,165 @@
+/**
+ * A pool's history as three charts over the chosen window (24 h, 7 d, 30 d): the spot price
+ * (tokenB per tokenA), the hourly USD volume, and the TVL, each from the hourly snapshots
+ * (`GET /v1/pools/{poolId}/history`). Hours the service did not see are gaps, not lines.
+ */
+import type { PoolHistory, PoolHistoryPeriod, PoolHistoryPoint } from '@poolparty/core';
+import type { Pool } from '@poolparty/sdk';
+import { useId, useMemo } from 'preact/hooks';
+import { TimeChart } from '../charts/time-chart.js';
+import { formatAmount, formatAxisNumber, formatTime, formatUsd } from '../format.js';
+import { ScrollBox } from '../pages/developer/scroll-box.js';
+
+export const HISTORY_PERIODS: Readonly<Record<PoolHistoryPeriod, string>> = {
+  '24h': 'Last 24 hours',
+  '7d': 'Last 7 days',
+  '30d': 'Last 30 days',
+};
+
+export function HistoryPeriodPicker(props: {
+  value: PoolHistoryPeriod;
+  onChange: (period: PoolHistoryPeriod) => void;
+}) {
+  const name = useId();
+  return (
+    <fieldset class="period-picker">
+      <legend>Window</legend>
+      {(Object.keys(HISTORY_PERIODS) as PoolHistoryPeriod[]).map((period) => (
+        <label key={period} class="period-option">
+          <input
+            type="radio"
+            name={name}
+            value={period}
+            checked={props.value === period}
+            onChange={() => props.onChange(period)}
+          />
+          {HISTORY_PERIODS[period]}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+interface Column {
+  readonly title: string;
+  readonly kind: 'line' | 'bars';
+  readonly fromZero: boolean;
+  readonly testId: string;
+  value(point: PoolHistoryPoint): string | null;
+  shown(value: string): string;
+}
+
+function columnsOf(pool: Pool): Column[] {
+  const pair = `${pool.tokenB.name} per ${pool.tokenA.name}`;
+  return [
+    {
+      title: `Price (${pair})`,
+      kind: 'line',
+      fromZero: false,
+      testId: 'price-chart',
+      value: (point) => point.price,
+      shown: (value) => `${formatAmount(value)} ${pool.tokenB.name}`,
+    },
+    {
+      title: 'Volume per hour (USD)',
+      kind: 'bars',
+      fromZero: true,
+      testId: 'volume-chart',
+      value: (point) => point.volume,
+      shown: formatUsd,
+    },
+    {
+      title: 'Total value locked (USD)',
+      kind: 'line',
+      fromZero: true,
+      testId: 'tvl-chart',
+      value: (point) => point.tvl,
+      shown: formatUsd,
+    },
+  ];
+}
+
+export function PoolCharts(props: { pool: Pool; history: PoolHistory }) {
+  const { pool, history } = props;
+  const times = useMemo(
+    () => history.points.map((point) => Date.parse(point.hour) / 1000),
+    [history],
+  );
+  const window = useMemo(
+    () => [Date.parse(history.from) / 1000, Date.parse(history.to) / 1000] as const,
+    [history],
+  );
+  return (
+    <div class="charts">
+      {columnsOf(pool).map((column) => (
+        <HistoryChart
+          key={column.testId}
+          column={column}
+          history={history}
+          times={times}
+          window={window}
+        />
+      ))}
+    </div>
+  );
+}
+
+function HistoryChart(props: {
+  column: Column;
+  history: PoolHistory;
+  times: readonly number[];
+  window: readonly [number, number];
+}) {
+  const { column, history, times } = props;
+  const values = useMemo(
+    () =>
+      history.points.map((point) => {
+        const value = column.value(point);
+        return value === null ? null : Number(value);
+      }),
+    [history, column.testId],
+  );
+  const summary = `${column.title}: ${history.points.length} hourly points, ${HISTORY_PERIODS[history.period].toLowerCase()}.`;
+  return (
+    <TimeChart
+      title={column.title}
+      summary={summary}
+      times={times}
+      values={values}
+      kind={column.kind}
+      fromZero={column.fromZero}
+      window={props.window}
+      label={column.title}
+      format={formatAxisNumber}
+      testId={column.testId}
+      figures={<HistoryFigures column={column} points={history.points} />}
+    />
+  );
+}
+
+function HistoryFigures(props: { column: Column; points: readonly PoolHistoryPoint[] }) {
+  const { column } = props;
+  return (
+    <ScrollBox label={`Figures of ${column.title}`}>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Hour</th>
+            <th scope="col">Value</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.points.map((point) => {
+            const value = column.value(point);
+            return (
+              <tr key={point.hour}>
+                <td>{formatTime(point.hour)}</td>
+                <td>{value === null ? '—' : column.shown(value)}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </ScrollBox>
+  );
+}

@@ -1,0 +1,68 @@
+/**
+ * The pages' reads of the service that the SDK leaves out: a pool's hourly history and latest
+ * trades, any swap's progress by its id, and who is signed in to the developer portal. The SDK
+ * is published with a size budget of its own and these serve the pages only, so they are plain
+ * `fetch` calls here, with the service's problems turned into the SDK's error class.
+ */
+import type {
+  PoolHistory,
+  PoolHistoryPeriod,
+  PoolTrades,
+  PortalSessionState,
+  SwapProgress,
+} from '@poolparty/core';
+import { PoolPartyError } from '@poolparty/sdk';
+
+async function read<T>(path: string, headers: Record<string, string> = {}): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      headers: { accept: 'application/json', ...headers },
+      credentials: 'same-origin',
+    });
+  } catch (caught) {
+    throw new PoolPartyError('The service could not be reached.', {
+      code: 'network_error',
+      cause: caught,
+    });
+  }
+  const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
+  if (!response.ok) {
+    throw new PoolPartyError(String(body?.detail ?? body?.title ?? response.statusText), {
+      code: typeof body?.code === 'string' ? body.code : 'http_error',
+      status: response.status,
+      body,
+    });
+  }
+  return body as T;
+}
+
+/** Reads of `/v1` with the pages' API key. */
+export class ServiceReads {
+  readonly #apiKey: string;
+
+  constructor(apiKey: string) {
+    this.#apiKey = apiKey;
+  }
+
+  poolHistory(poolId: string, period: PoolHistoryPeriod): Promise<PoolHistory> {
+    return this.#get(`/v1/pools/${encodeURIComponent(poolId)}/history?period=${period}`);
+  }
+
+  poolTrades(poolId: string, limit = 20): Promise<PoolTrades> {
+    return this.#get(`/v1/pools/${encodeURIComponent(poolId)}/trades?limit=${limit}`);
+  }
+
+  swapProgress(intentId: string): Promise<SwapProgress> {
+    return this.#get(`/v1/swaps/${encodeURIComponent(intentId)}/progress`);
+  }
+
+  #get<T>(path: string): Promise<T> {
+    return read<T>(path, { 'x-api-key': this.#apiKey });
+  }
+}
+
+/** Who this browser's portal cookie signs in: answered without an error status when no one. */
+export function portalSessionState(): Promise<PortalSessionState> {
+  return read<PortalSessionState>('/api/sdk/session');
+}
