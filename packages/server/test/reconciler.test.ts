@@ -55,7 +55,11 @@ function contextOf(harness: EngineHarness): EngineContext {
 interface RunDetails {
   readonly checkpoint: number;
   readonly ledgerEnd: number;
-  readonly sides: readonly { readonly side: string; readonly difference: string }[];
+  readonly sides: readonly {
+    readonly party: string;
+    readonly side: string;
+    readonly difference: string;
+  }[];
   readonly incompleteSwaps: { readonly count: number; readonly intentIds: readonly string[] };
 }
 
@@ -114,7 +118,8 @@ describe('a reconciliation run', () => {
       ['amulet-usdcx-bridge', true],
     ]);
     const { details } = runOf(report.runs);
-    expect(details.sides.map((s) => s.difference)).toEqual(['0', '0']);
+    // Both sides of the swap party, then both of the LP party (deposits in passage).
+    expect(details.sides.map((s) => s.difference)).toEqual(['0', '0', '0', '0']);
     expect(details.incompleteSwaps.count).toBe(0);
   });
 
@@ -183,7 +188,8 @@ describe('a reconciliation run', () => {
 
     expect(ok).toBe(false);
     expect(details.incompleteSwaps).toEqual({ count: 1, intentIds: [intentId] });
-    expect(details.sides.map((s) => s.difference)).toEqual(['0', '0']);
+    // Both sides of the swap party, then both of the LP party (deposits in passage).
+    expect(details.sides.map((s) => s.difference)).toEqual(['0', '0', '0', '0']);
   });
 });
 
@@ -212,9 +218,11 @@ describe('a transfer the service did not make', () => {
     await h.caughtUp();
     const found = runOf((await restarted.reconcileNow()).runs);
     expect(found.ok).toBe(false);
-    expect(found.details.sides.map((s) => [s.side, s.difference])).toEqual([
-      ['a', '0'],
-      ['b', '-5'],
+    expect(found.details.sides.map((s) => [s.party, s.side, s.difference])).toEqual([
+      ['swap', 'a', '0'],
+      ['swap', 'b', '-5'],
+      ['lp', 'a', '0'],
+      ['lp', 'b', '0'],
     ]);
     const [flag] = await mismatchFlags();
     expect(flag?.details).toMatchObject({ poolId: 'amulet-usdcx' });
@@ -237,7 +245,7 @@ describe('a transfer the service did not make', () => {
     await h.caughtUp();
     const agreeing = runOf((await restarted.reconcileNow()).runs);
     expect(agreeing.ok).toBe(false);
-    expect(agreeing.details.sides.map((s) => s.difference)).toEqual(['0', '0']);
+    expect(agreeing.details.sides.map((s) => s.difference)).toEqual(['0', '0', '0', '0']);
     expect(await mismatchFlags()).toHaveLength(1);
 
     await resolveOperatorFlag(h.db, {

@@ -50,6 +50,8 @@ export interface ReconciliationReport {
 }
 
 export interface SideComparison {
+  /** Whose holdings: the swap party's (the pool's books), or the LP party's (deposits in passage). */
+  readonly party?: 'swap' | 'lp';
   readonly side: Side;
   readonly instrument: Instrument;
   /** Units (10^-10) held by the swap party at the checkpoint. */
@@ -86,7 +88,7 @@ export async function reconcile(
   });
   if (books.pools.length === 0) return { runs: [], deferred: [] };
   if (books.checkpoint === null) return all('the update stream has not been ingested yet');
-  const parties = new Set(books.pools.map((pool) => pool.swapParty));
+  const parties = new Set(books.pools.flatMap((pool) => [pool.swapParty, pool.lpParty]));
   const ledger = await readHoldings(ctx, parties);
   if (ledger === null) return all('the ledger kept committing while its holdings were read');
   const window = await readWindow(ctx, books.checkpoint, ledger.end, parties, signal);
@@ -98,15 +100,27 @@ export async function reconcile(
       deferred.push({ poolId: pool.poolId, reason: 'its books begin after the checkpoint' });
       continue;
     }
-    if (window.minted.has(pool.swapParty)) {
+    if (window.minted.has(pool.swapParty) || window.minted.has(pool.lpParty)) {
       deferred.push({ poolId: pool.poolId, reason: 'a mint or burn after the checkpoint' });
       continue;
     }
-    const sides = pool.sides.map((side) => {
-      const key = `${pool.swapParty}|${instrumentKey(side.instrument)}`;
-      const now = unitsOf(ledger.holdings.get(pool.swapParty) ?? [], side.instrument);
-      return { ...side, holdings: now - (window.deltas.get(key) ?? 0n) };
-    });
+    const atCheckpoint = (party: string, instrument: Instrument) =>
+      unitsOf(ledger.holdings.get(party) ?? [], instrument) -
+      (window.deltas.get(`${party}|${instrumentKey(instrument)}`) ?? 0n);
+    const swapSides = pool.sides.map(({ side, instrument, books }) => ({
+      side,
+      instrument,
+      books,
+      holdings: atCheckpoint(pool.swapParty, instrument),
+    }));
+    const lpSides = pool.sides.map(({ side, instrument, lpBooks }) => ({
+      party: 'lp' as const,
+      side,
+      instrument,
+      books: lpBooks,
+      holdings: atCheckpoint(pool.lpParty, instrument),
+    }));
+    const sides = [...swapSides, ...lpSides];
     const where = { checkpoint: books.checkpoint, ledgerEnd: ledger.end };
     runs.push(await recordRun(ctx, pool.poolId, sides, where));
   }
@@ -164,6 +178,7 @@ async function recordRun(
 
 function describeSide(side: SideComparison) {
   return {
+    party: side.party ?? 'swap',
     side: side.side,
     instrument: side.instrument,
     holdings: signedAmount(side.holdings),

@@ -82,10 +82,22 @@ async function lpPartyEmpty(h: EngineHarness): Promise<void> {
   }
 }
 
+/**
+ * Books equal holdings (swap party), the LP party holds nothing, the reconciler agrees for both
+ * parties, and the supply is every position's units plus the locked ones.
+ */
 async function settledBooks(h: EngineHarness): Promise<void> {
   await h.caughtUp();
   await h.booksMatchLedger(POOL);
   await lpPartyEmpty(h);
+  const report = await h.engine?.reconcileNow();
+  expect(report?.runs.find((run) => run.poolId === POOL)?.ok).toBe(true);
+  const rows = await h.db.query<{ units: string }>(
+    'SELECT coalesce(sum(units), 0)::text AS units FROM liquidity_positions WHERE pool_id = $1',
+    [POOL],
+  );
+  const held = Amount.parse(rows[0]?.units ?? '0');
+  expect((await poolLiquidity(h)).supply).toEqual(held.add(MINIMUM_LOCKED_UNITS));
 }
 
 describe('liquidity', () => {

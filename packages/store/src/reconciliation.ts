@@ -68,12 +68,15 @@ export async function latestReconciliationRunByPool(
 export interface PoolBooksAtCheckpoint {
   readonly poolId: string;
   readonly swapParty: string;
+  readonly lpParty: string;
   /** The offset the pool's books begin after (`admin pools add`); null: the ledger's start. */
   readonly booksFromOffset: number | null;
   readonly sides: readonly {
     readonly side: 'a' | 'b';
     readonly instrument: Instrument;
     books: bigint;
+    /** What the LP party should hold: liquidity deposits not yet forwarded or returned. */
+    lpBooks: bigint;
   }[];
 }
 
@@ -82,14 +85,21 @@ export interface BooksAtCheckpoint {
   readonly pools: readonly PoolBooksAtCheckpoint[];
 }
 
+/** The side's liquidity deposits the LP party holds (docs/spec/liquidity.md#deposits). */
+const LP_HELD = (side: 'a' | 'b') => `(SELECT coalesce(sum(d.amount), 0) FROM liquidity_deposits d
+   WHERE d.pool_id = p.pool_id AND d.status IN ('forwarding', 'returning', 'flagged')
+     AND d.instrument_id = p.token_${side}_id AND d.instrument_admin = p.token_${side}_admin)`;
+
 export async function readBooksAtCheckpoint(
   q: Queryable,
   stream: string,
 ): Promise<BooksAtCheckpoint> {
   // One statement, one snapshot: the books exactly as of the checkpoint read beside them.
   const rows = await q.query(
-    `SELECT p.pool_id, p.swap_party, p.token_a_id, p.token_a_admin, p.token_b_id,
+    `SELECT p.pool_id, p.swap_party, p.lp_party, p.token_a_id, p.token_a_admin, p.token_b_id,
        p.token_b_admin, p.books_from_offset,
+       ${LP_HELD('a')} AS lp_books_a,
+       ${LP_HELD('b')} AS lp_books_b,
        a.reserve_a + a.inflight_a + a.outgoing_a + a.fees_a AS books_a,
        a.reserve_b + a.inflight_b + a.outgoing_b + a.fees_b AS books_b,
        (SELECT o.last_offset FROM ledger_offsets o WHERE o.stream = $1) AS checkpoint
@@ -107,17 +117,20 @@ function poolBooksFromRow(row: Row): PoolBooksAtCheckpoint {
   return {
     poolId: readString(row.pool_id),
     swapParty: readString(row.swap_party),
+    lpParty: readString(row.lp_party),
     booksFromOffset: readIntegerOrNull(row.books_from_offset),
     sides: [
       {
         side: 'a',
         instrument: { id: readString(row.token_a_id), admin: readString(row.token_a_admin) },
         books: Amount.parse(readAmount(row.books_a)).units,
+        lpBooks: Amount.parse(readAmount(row.lp_books_a)).units,
       },
       {
         side: 'b',
         instrument: { id: readString(row.token_b_id), admin: readString(row.token_b_admin) },
         books: Amount.parse(readAmount(row.books_b)).units,
+        lpBooks: Amount.parse(readAmount(row.lp_books_b)).units,
       },
     ],
   };
