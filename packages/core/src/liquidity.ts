@@ -15,6 +15,7 @@
  */
 import { Amount } from './amount.js';
 import type { Side } from './pool-books.js';
+import { integerSqrt } from './pricing.js';
 
 /**
  * Units locked by a pool's first deposit, owned by no one (0.0000001 units, a thousand of the
@@ -57,17 +58,6 @@ export type MintPlan =
       readonly excessB: Amount;
     }
   | { readonly kind: 'refused'; readonly reason: MintRefusal };
-
-function integerSqrt(value: bigint): bigint {
-  if (value < 2n) return value;
-  let x = value;
-  let y = (x + 1n) / 2n;
-  while (y < x) {
-    x = y;
-    y = (x + value / x) / 2n;
-  }
-  return x;
-}
 
 function ceilDiv(numerator: bigint, denominator: bigint): bigint {
   return (numerator + denominator - 1n) / denominator;

@@ -69,7 +69,8 @@ export function initialLpSupply(reserveA: Amount, reserveB: Amount): Amount {
   return Amount.fromUnits(integerSqrt(reserveA.units * reserveB.units));
 }
 
-function integerSqrt(value: bigint): bigint {
+/** `floor(sqrt(value))` of a non-negative integer, by Newton's method. */
+export function integerSqrt(value: bigint): bigint {
   if (value < 2n) return value;
   let x = value;
   let y = (x + 1n) / 2n;

@@ -15,6 +15,7 @@ import {
   type CommandPayload,
   custodyOf,
   type FailureReason,
+  type Instrument,
   intentFeesOf,
   type OfferActionPayload,
   offeredRefundOf,
@@ -733,4 +734,32 @@ export async function abandonWithdrawal(
     details: { commandId: command.commandId, offerId, error },
     createdAt: now,
   });
+}
+
+/**
+ * A transfer of one side of a pool from its swap party to `receiver`: what the books hold of
+ * that side leaves with it (a payout of liquidity, an amount returned to a provider).
+ */
+export function fromSwapParty(
+  pool: {
+    readonly poolId: string;
+    readonly swapParty: string;
+    readonly tokenA: Instrument;
+    readonly tokenB: Instrument;
+  },
+  side: Side,
+  receiver: string,
+  amount: Amount,
+  reason: string,
+): TransferPayload {
+  return {
+    kind: 'transfer',
+    poolId: pool.poolId,
+    side,
+    sender: pool.swapParty,
+    receiver,
+    instrument: side === 'a' ? pool.tokenA : pool.tokenB,
+    amount: amount.toString(),
+    reason,
+  };
 }

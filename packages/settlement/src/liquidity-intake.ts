@@ -25,6 +25,7 @@ import {
 } from '@poolparty/store';
 import type { IncomingDeposit } from './intake.js';
 import { recordOfferAction, recordTransfer } from './legs.js';
+import { recordForward } from './liquidity-legs.js';
 
 /** The deposit's id: one per ledger event, so a second delivery is recognised. */
 export function liquidityDepositIdOf(updateId: string, eventIndex: number): string {
@@ -140,19 +141,31 @@ async function moveOn(
     await recordOfferAction(tx, subject, action, now, deposit.taken ? 'lp_accept' : 'reject');
     return;
   }
+  const amount = incoming.amount.toString();
+  if (deposit.taken) {
+    const { depositId, intentId: liquidityIntentId } = deposit;
+    await recordForward(
+      tx,
+      pool,
+      { depositId, liquidityIntentId, instrument: incoming.instrument, amount },
+      now,
+    );
+    return;
+  }
+  // Nobody's: back whole from the LP party to its sender.
   await recordTransfer(
     tx,
     subject,
-    deposit.taken ? 'forward' : 'lp_return',
+    'lp_return',
     {
       kind: 'transfer',
       poolId: null,
       side: null,
       sender: pool.lpParty,
-      receiver: deposit.taken ? pool.swapParty : incoming.sender,
+      receiver: incoming.sender,
       instrument: incoming.instrument,
-      amount: incoming.amount.toString(),
-      reason: deposit.taken ? `forward:${deposit.depositId}` : `return:${deposit.depositId}`,
+      amount,
+      reason: `return:${deposit.depositId}`,
     },
     now,
   );

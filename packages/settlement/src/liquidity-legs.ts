@@ -34,6 +34,7 @@ import {
 import { lockPool, moveBalances } from './accounting.js';
 import type { Effects } from './context.js';
 import {
+  fromSwapParty,
   offerActionPayloadOf,
   recordOfferAction,
   recordTransfer,
@@ -80,34 +81,45 @@ export async function liquidityOfferAccepted(
     now,
   });
   if (moved === null) return;
-  await recordForward(tx, moved, now);
+  const pool = await getPool(tx, moved.poolId);
+  if (pool === null) throw new Error(`unknown pool ${moved.poolId}`);
+  await recordForward(tx, pool, moved, now);
 }
 
-async function recordForward(tx: Queryable, deposit: LiquidityDepositRecord, now: Date) {
-  const pool = await getPool(tx, deposit.poolId);
-  if (pool === null) throw new Error(`unknown pool ${deposit.poolId}`);
+/** The pool's parties a liquidity leg moves between. */
+type PoolParties = {
+  readonly poolId: string;
+  readonly swapParty: string;
+  readonly lpParty: string;
+};
+
+/** Records the forward of a deposit the LP party holds to the pool's swap party. */
+export async function recordForward(
+  tx: Queryable,
+  pool: PoolParties,
+  deposit: Pick<
+    LiquidityDepositRecord,
+    'depositId' | 'liquidityIntentId' | 'instrument' | 'amount'
+  >,
+  now: Date,
+): Promise<void> {
   const subject = {
     intentId: null,
     depositId: null,
     liquidityDepositId: deposit.depositId,
     liquidityIntentId: deposit.liquidityIntentId,
   };
-  await recordTransfer(
-    tx,
-    subject,
-    'forward',
-    {
-      kind: 'transfer',
-      poolId: null,
-      side: null,
-      sender: pool.lpParty,
-      receiver: pool.swapParty,
-      instrument: deposit.instrument,
-      amount: deposit.amount,
-      reason: `forward:${deposit.depositId}`,
-    },
-    now,
-  );
+  const payload = {
+    kind: 'transfer',
+    poolId: null,
+    side: null,
+    sender: pool.lpParty,
+    receiver: pool.swapParty,
+    instrument: deposit.instrument,
+    amount: deposit.amount,
+    reason: `forward:${deposit.depositId}`,
+  } as const;
+  await recordTransfer(tx, subject, 'forward', payload, now);
 }
 
 /**
@@ -227,24 +239,10 @@ async function returnSides(
       intentId: null,
       depositId: null,
       liquidityIntentId: intent.liquidityIntentId,
-      part: side,
     };
-    await recordTransfer(
-      tx,
-      subject,
-      'lp_return',
-      {
-        kind: 'transfer',
-        poolId: intent.poolId,
-        side,
-        sender: pool.swapParty,
-        receiver: intent.providerParty,
-        instrument: side === 'a' ? pool.tokenA : pool.tokenB,
-        amount: amount.toString(),
-        reason: `return:${intent.liquidityIntentId}`,
-      },
-      now,
-    );
+    const reason = `return:${intent.liquidityIntentId}`;
+    const payload = fromSwapParty(pool, side, intent.providerParty, amount, reason);
+    await recordTransfer(tx, { ...subject, part: side }, 'lp_return', payload, now);
   }
 }
 

@@ -25,7 +25,7 @@ import {
   raiseOperatorFlag,
 } from '@poolparty/store';
 import { lockPool, moveBalances } from './accounting.js';
-import { recordTransfer, transferPayloadOf } from './legs.js';
+import { fromSwapParty, recordTransfer, transferPayloadOf } from './legs.js';
 
 const WITHDRAWAL_ID_BYTES = 12;
 
@@ -88,28 +88,10 @@ export async function recordWithdrawal(
     for (const side of ['a', 'b'] as const) {
       const amount = plan.pay[side];
       if (!amount.isPositive()) continue;
-      const subject = {
-        intentId: null,
-        depositId: null,
-        withdrawalId: withdrawal.withdrawalId,
-        part: side,
-      };
-      await recordTransfer(
-        tx,
-        subject,
-        'lp_payout',
-        {
-          kind: 'transfer',
-          poolId: request.poolId,
-          side,
-          sender: pool.swapParty,
-          receiver: request.providerParty,
-          instrument: side === 'a' ? pool.tokenA : pool.tokenB,
-          amount: amount.toString(),
-          reason: `withdraw:${withdrawal.withdrawalId}`,
-        },
-        request.now,
-      );
+      const subject = { intentId: null, depositId: null, withdrawalId: withdrawal.withdrawalId };
+      const reason = `withdraw:${withdrawal.withdrawalId}`;
+      const payload = fromSwapParty(pool, side, request.providerParty, amount, reason);
+      await recordTransfer(tx, { ...subject, part: side }, 'lp_payout', payload, request.now);
     }
     return withdrawal;
   });
