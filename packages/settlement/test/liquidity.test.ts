@@ -221,4 +221,54 @@ describe('liquidity', () => {
     await settledBooks(h);
     expect((await poolLiquidity(h)).supply.gte(MINIMUM_LOCKED_UNITS)).toBe(true);
   });
+
+  it("flags a withdrawal's payout offer the provider rejects, keeping the amount for an operator", async () => {
+    const h = await world.harness();
+    await h.startEngine();
+    // Pre-approves Amulet only: its USDCx payout is an offer it must accept.
+    const lp = await h.newParty(
+      'lp-rejects',
+      [h.amulet],
+      [
+        [h.amulet, '10000'],
+        [h.usdcx, '1000'],
+      ],
+    );
+    const intent = await open(h, lp, { amountA: '1000' });
+    await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
+    await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
+    await waitForLiquidity(h, intent.liquidityIntentId, 'completed');
+    const withdrawal = await recordWithdrawal(h.db, {
+      poolId: POOL,
+      providerParty: lp.partyId,
+      apiKeyId: SCALE_OUT_API_KEY_ID,
+      burn: { shareBps: 10_000 },
+      minimum: { a: Amount.ZERO, b: Amount.ZERO },
+      now: h.clock.now(),
+    });
+    const offer = await waitFor(async () => {
+      const offers = await h.ledger.getPendingOffers(lp.partyId);
+      return offers.find((o) => o.receiver === lp.partyId) ?? null;
+    }, 'the payout offer');
+    expect((await getWithdrawal(h.db, withdrawal.withdrawalId))?.payoutB).toBe('offered');
+    await h.ledger.rejectOffer({
+      commandId: 'lp-rejects-payout',
+      offerId: offer.offerId,
+      actor: lp.partyId,
+    });
+    const flagged = await waitFor(async () => {
+      const w = await getWithdrawal(h.db, withdrawal.withdrawalId);
+      return w?.payoutB === 'flagged' ? w : null;
+    }, 'the payout to be flagged');
+    expect(flagged.payoutA).toBe('paid');
+    const flags = await h.db.query<{ kind: string }>(
+      "SELECT kind FROM operator_flags WHERE details->>'withdrawalId' = $1",
+      [withdrawal.withdrawalId],
+    );
+    expect(flags.map((f) => f.kind)).toEqual(['withdrawal_payout_failed']);
+    // The rejected amount is back with the swap party and still owed: in outgoing, not reserve.
+    const books = await getPoolAccounting(h.db, POOL);
+    expect(books?.outgoingB).toBe(flagged.amountB);
+    await settledBooks(h);
+  });
 });
