@@ -17,6 +17,7 @@ import {
 } from '@poolparty/core';
 import type { Database, EngineCommand, Queryable, WithdrawalRecord } from '@poolparty/store';
 import {
+  announceEngineWork,
   debitPosition,
   getPool,
   getPosition,
@@ -93,6 +94,8 @@ export async function recordWithdrawal(
       const payload = fromSwapParty(pool, side, request.providerParty, amount, reason);
       await recordTransfer(tx, { ...subject, part: side }, 'lp_payout', payload, request.now);
     }
+    // The payouts go out now, not at an engine's next idle round.
+    await announceEngineWork(tx);
     return withdrawal;
   });
 }

@@ -356,3 +356,13 @@ export async function openCommandsOfLiquidityDeposit(
   );
   return commandsFrom(rows);
 }
+
+/**
+ * Workers listen here: a command recorded outside the engine (a withdrawal's payouts, by the API)
+ * wakes them at once instead of at their next idle round. Only a hint, sent at commit.
+ */
+export const ENGINE_WORK_CHANNEL = 'engine_work';
+
+export async function announceEngineWork(q: Queryable): Promise<void> {
+  await q.query(`SELECT pg_notify('${ENGINE_WORK_CHANNEL}', '')`);
+}
