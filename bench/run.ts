@@ -27,6 +27,15 @@ import {
   QUICK_INTENT_COUNTS,
 } from './intents-scale.js';
 import {
+  benchLiquidity,
+  LIQUIDITY_INTENT_TARGET_MS,
+  liquidityFigures,
+  meetsLiquidityIntentTarget,
+  meetsWithdrawalTarget,
+  printLiquidityBench,
+  WITHDRAWAL_TARGET_MS,
+} from './liquidity.js';
+import {
   benchQuotePools,
   POOL_COUNTS,
   printQuotePoolsBench,
@@ -114,6 +123,9 @@ printQuoteBench(quotes);
 console.log();
 const idleSwap = await benchIdleSwap(quick);
 printIdleSwapBench(idleSwap);
+console.log();
+const liquidity = await benchLiquidity(quick);
+printLiquidityBench(liquidity);
 console.log();
 const sse = await benchSse(STREAM_COUNTS, quick ? SSE_QUICK_ROUNDS : undefined);
 printSseBench(sse);
@@ -250,6 +262,16 @@ const rows: TargetRow[] = [
       .map((r) => `${r.store}: p99 ${ms(r.p99Ms)}, ${r.completed}/${r.swaps}`)
       .join('; '),
     verdict: verdictOf(meetsIdleSwapTarget(idleSwap)),
+  },
+  {
+    target: `a lone liquidity intent completes ≤ ${LIQUIDITY_INTENT_TARGET_MS} ms after its second deposit (p99, zero ledger latency)`,
+    measured: liquidityFigures(liquidity, 'intent'),
+    verdict: verdictOf(meetsLiquidityIntentTarget(liquidity)),
+  },
+  {
+    target: `a withdrawal's two payouts paid ≤ ${WITHDRAWAL_TARGET_MS} ms after it is recorded (p99, zero ledger latency)`,
+    measured: liquidityFigures(liquidity, 'withdrawal'),
+    verdict: verdictOf(meetsWithdrawalTarget(liquidity)),
   },
   {
     target: `SSE p99 ≤ ${SSE_TARGET_P99_MS} ms at ${SSE_TARGET_STREAMS} streams`,
