@@ -25,14 +25,12 @@ import {
   causedByConnectionLoss,
   checkPostgresReachable,
   describeStore,
-  ENGINE_WORK_CHANNEL,
   ensureServiceSecret,
   holdsCluster,
   migrated,
   openEmbeddedStore,
   openStore,
   pgliteDirOf,
-  ResilientListener,
   requireStoreEnvironment,
   StoreProblem,
   WrongEnvironmentProblem,
@@ -316,19 +314,6 @@ async function startWorkerJobs(
   });
   // A pool added by `poolparty admin pools add` joins the stream this engine follows.
   const unsubscribe = adminChanges.subscribe(() => engine.poolsChanged());
-  // Commands recorded by another process (a withdrawal's payouts) are sent at once.
-  const work = await ResilientListener.open(
-    db,
-    ENGINE_WORK_CHANNEL,
-    { onNotification: () => engine.poke(), onListeningAgain: () => engine.poke() },
-    {
-      onListenerProblem: (error, retryInMs) =>
-        app.log.warn(
-          { err: error, retryInMs },
-          'listening for recorded work failed; the engine polls meanwhile',
-        ),
-    },
-  );
   const housekeeping = new Housekeeping({
     db,
     clock,
@@ -339,7 +324,6 @@ async function startWorkerJobs(
   const sweeper = startTreasurySweeps(ctx, app, engine, treasuryParty);
   return [
     () => engine.stop(),
-    () => work.close(),
     async () => unsubscribe(),
     () => housekeeping.stop(),
     async () => sweeper?.stop(),
