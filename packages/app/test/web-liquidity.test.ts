@@ -5,7 +5,8 @@
  * its balances; then its positions on the pools page. At 1280 px the party has a pre-approval
  * (payouts arrive by themselves); at 390 px it has none, so it accepts both payouts from the page.
  * Every step at its width: no sideways scroll, no console error, no serious axe finding, every
- * control reachable by keyboard. Screenshots go to `test-output/`.
+ * control reachable by keyboard. An intent left waiting for its deposits is found again and
+ * cancelled. Screenshots go to `test-output/`.
  */
 import { PoolParty } from '@poolparty/sdk';
 import { Devnet, generatePrivateKey } from '@poolparty/sdk/devnet';
@@ -194,4 +195,50 @@ describe('a newcomer’s liquidity path in a browser', () => {
       expect(csp).toEqual([]);
     });
   }
+
+  it('finds an intent left waiting for its deposits after a reload, and cancels it', async () => {
+    const poolId = 'amulet-cbtc';
+    for (const width of [1280, 390]) {
+      const { page, errors } = await newPage(width);
+      // Created elsewhere for a party whose deposits never left: the page finds it again.
+      const privateKey = generatePrivateKey();
+      const wallet = await new Devnet(t.url).createWallet({
+        partyHint: `waiting${width}`,
+        key: privateKey,
+      });
+      let token = '';
+      const pp = new PoolParty({
+        apiKey: t.apiKey,
+        environment: 'devnet',
+        baseUrl: t.url,
+        walletToken: () => token,
+      });
+      ({ token } = await wallet.authenticate(pp));
+      const created = await fetch(`${t.url}/v1/liquidity/intents`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': t.apiKey,
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ poolId, amountA: '10' }),
+      });
+      expect(created.status).toBe(201);
+      await page.goto(`${t.url}/pools/${poolId}`);
+      await page.getByText('Import a devnet party').click();
+      await page
+        .getByLabel('Exported key')
+        .fill(JSON.stringify({ partyId: wallet.partyId, privateKey }));
+      await page.getByRole('button', { name: 'Import' }).click();
+      const intent = page.getByTestId('liquidity-intent');
+      await page.locator('[data-testid="liquidity-intent"][data-state="pending"]').waitFor();
+      await intent.getByRole('button', { name: 'Send the deposits' }).waitFor();
+      await checkPage(page, width, 'liquidity-waiting');
+      await intent.getByRole('button', { name: 'Cancel' }).click();
+      await page.locator('[data-testid="liquidity-intent"][data-state="cancelled"]').waitFor();
+      await intent.getByRole('button', { name: 'Try again' }).click();
+      await page.getByRole('button', { name: 'Add liquidity', exact: true }).waitFor();
+      expect(errors).toEqual([]);
+    }
+  });
 });

@@ -8,9 +8,9 @@ import type { Amount } from '@poolparty/core/amount';
 import type { Pool } from '@poolparty/sdk';
 import { useId, useState } from 'preact/hooks';
 import { parseAmount, parseSlippagePercent } from '../decimal.js';
-import { describeError } from '../describe-error.js';
 import { formatAmount, formatPercent } from '../format.js';
 import type { LiquidityClient, LiquidityIntent } from './liquidity-client.js';
+import { describeLiquidityError } from './liquidity-errors.js';
 import { addBlocker, type Balances, useBalances } from './liquidity-funds.js';
 import {
   isEmptyPool,
@@ -45,7 +45,7 @@ export function AddLiquidityForm(props: {
     try {
       props.onCreated(await props.client.createIntent(form.body()));
     } catch (caught) {
-      setError(describeError(caught));
+      setError(describeLiquidityError(caught));
     } finally {
       setBusy(false);
     }

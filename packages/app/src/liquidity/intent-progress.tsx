@@ -5,11 +5,11 @@
  * deposits"), Cancel while nothing has arrived, and the outcome in words.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { describeError } from '../describe-error.js';
 import { formatAmount } from '../format.js';
 import { useServices } from '../services.js';
 import { depositOf, isEnded, isGood, missingSides, stepsOf } from './intent-progress-model.js';
 import type { LiquidityClient, LiquidityIntent } from './liquidity-client.js';
+import { describeLiquidityError } from './liquidity-errors.js';
 
 /** How often an open intent is read again. */
 const REFRESH_MS = 1_500;
@@ -144,7 +144,8 @@ function useFollowedIntent(
           setCurrent(next);
           setError(null);
         },
-        (caught: unknown) => setError(`Could not read the intent: ${describeError(caught)}`),
+        (caught: unknown) =>
+          setError(`Could not read the intent: ${describeLiquidityError(caught)}`),
       );
     }, REFRESH_MS);
     return () => clearTimeout(timer);
@@ -171,7 +172,7 @@ function useDeposits(
       await work();
       replace(await client.intent(intent.liquidityIntentId));
     } catch (caught) {
-      setError(describeError(caught));
+      setError(describeLiquidityError(caught));
     } finally {
       setBusy(null);
     }

@@ -6,9 +6,9 @@
 import type { Pool } from '@poolparty/sdk';
 import { useId, useState } from 'preact/hooks';
 import { parseAmount, parseSlippagePercent } from '../decimal.js';
-import { describeError } from '../describe-error.js';
 import { formatAmount } from '../format.js';
 import type { LiquidityClient, Position, Withdrawal } from './liquidity-client.js';
+import { describeLiquidityError } from './liquidity-errors.js';
 import { lessSlippage, liquidityOf, previewBurn, unitsOfShare } from './liquidity-math.js';
 
 const SHARES = [2_500, 5_000, 7_500, 10_000] as const;
@@ -31,7 +31,7 @@ export function RemoveLiquidityForm(props: {
     try {
       props.onCreated(await props.client.withdraw(form.body));
     } catch (caught) {
-      setError(describeError(caught));
+      setError(describeLiquidityError(caught));
     } finally {
       setBusy(false);
     }

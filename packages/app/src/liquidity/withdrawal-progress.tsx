@@ -7,11 +7,11 @@
  */
 import type { Pool } from '@poolparty/sdk';
 import { useEffect, useState } from 'preact/hooks';
-import { describeError } from '../describe-error.js';
 import { formatAmount } from '../format.js';
 import { useServices } from '../services.js';
 import { BrowserDevnetWallet } from '../wallets/devnet-wallet.js';
 import type { LiquidityClient, Withdrawal } from './liquidity-client.js';
+import { describeLiquidityError } from './liquidity-errors.js';
 
 const REFRESH_MS = 1_500;
 
@@ -95,7 +95,7 @@ function AcceptPayout(props: {
       await acceptPayoutOffer(wallet, props.withdrawal.withdrawalId, props.token);
       props.onAccepted();
     } catch (caught) {
-      setError(describeError(caught));
+      setError(describeLiquidityError(caught));
     } finally {
       setBusy(false);
     }
@@ -144,7 +144,8 @@ function useFollowedWithdrawal(client: LiquidityClient, first: Withdrawal) {
           setCurrent(next);
           setError(null);
         },
-        (caught: unknown) => setError(`Could not read the withdrawal: ${describeError(caught)}`),
+        (caught: unknown) =>
+          setError(`Could not read the withdrawal: ${describeLiquidityError(caught)}`),
       );
     }, REFRESH_MS);
     return () => clearTimeout(timer);
