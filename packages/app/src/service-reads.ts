@@ -13,11 +13,22 @@ import type {
 } from '@poolparty/core';
 import { PoolPartyError } from '@poolparty/sdk';
 
-async function read<T>(path: string, headers: Record<string, string> = {}): Promise<T> {
+/**
+ * One call of the service: JSON in and out, a refusal thrown as the SDK's error with the
+ * service's code. Exported for the liquidity pages, which call `/v1/liquidity` the same way.
+ */
+export async function callService<T>(
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
     response = await fetch(path, {
-      headers: { accept: 'application/json', ...headers },
+      method: init.method ?? 'GET',
+      headers,
+      ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
       credentials: 'same-origin',
     });
   } catch (caught) {
@@ -58,11 +69,11 @@ export class ServiceReads {
   }
 
   #get<T>(path: string): Promise<T> {
-    return read<T>(path, { 'x-api-key': this.#apiKey });
+    return callService<T>(path, { headers: { 'x-api-key': this.#apiKey } });
   }
 }
 
 /** Who this browser's portal cookie signs in: answered without an error status when no one. */
 export function portalSessionState(): Promise<PortalSessionState> {
-  return read<PortalSessionState>('/api/sdk/session');
+  return callService<PortalSessionState>('/api/sdk/session');
 }

@@ -1,13 +1,14 @@
 /**
  * `/pools/{poolId}`: one pool. Its figures (price, TVL, 24 h volume and fees, APR), charts of its
  * price, volume and TVL over 24 hours, 7 or 30 days, its reserves and fee split, its latest
- * swaps, a link to swap in it, and the place where liquidity providers will add and remove
- * liquidity.
+ * swaps, a link to swap in it, and its liquidity: the connected party's position with Remove,
+ * and adding liquidity (liquidity/pool-liquidity.tsx).
  */
 import type { PoolHistory, PoolHistoryPeriod, PoolTrade } from '@poolparty/core';
 import type { Pool, PoolStats, Ticker } from '@poolparty/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError } from '../describe-error.js';
+import { PoolLiquidity } from '../liquidity/pool-liquidity.js';
 import { usePageTitle } from '../page-title.js';
 import { HistoryPeriodPicker, PoolCharts } from '../pools/pool-charts.js';
 import { PoolFigures, PoolReserves } from '../pools/pool-facts.js';
@@ -17,7 +18,9 @@ import { pairLabel } from '../token-choice.js';
 
 export function PoolPage(props: { params?: { poolId?: string } }) {
   const poolId = props.params?.poolId ?? '';
-  const { pool, pools, stats, ticker, error } = usePool(poolId);
+  // Bumped when liquidity moves: the reserves, supply and figures are read again.
+  const [version, setVersion] = useState(0);
+  const { pool, pools, stats, ticker, error } = usePool(poolId, version);
   const title = pool ? pairLabel(pool, pools) : poolId;
   usePageTitle(`Pool ${title}`);
   if (error) {
@@ -46,30 +49,18 @@ export function PoolPage(props: { params?: { poolId?: string } }) {
         <a class="button primary" href={swapLink(pool)}>
           Swap in this pool
         </a>
+        <a class="button" href="#liquidity">
+          Add liquidity
+        </a>
       </p>
       <PoolFigures pool={pool} stats={stats} ticker={ticker} />
       <PoolHistorySection pool={pool} />
       <div class="grid">
-        <PoolTradesSection poolId={pool.poolId} />
-        <div>
-          <PoolReserves pool={pool} stats={stats} />
-          <LiquidityPlace />
-        </div>
+        <PoolTradesSection poolId={pool.poolId} version={version} />
+        <PoolReserves pool={pool} stats={stats} />
       </div>
+      <PoolLiquidity pool={pool} version={version} onChanged={() => setVersion((v) => v + 1)} />
     </>
-  );
-}
-
-/** Where adding and removing liquidity will be: said plainly, with nothing to press yet. */
-function LiquidityPlace() {
-  return (
-    <section class="card" aria-labelledby="liquidity-heading" data-testid="liquidity">
-      <h2 id="liquidity-heading">Liquidity</h2>
-      <p>
-        Adding and removing liquidity, and following your positions, will be here. The service does
-        not offer them yet.
-      </p>
-    </section>
   );
 }
 
@@ -82,7 +73,7 @@ function swapLink(pool: Pool): string {
 }
 
 /** The pool (among every pool, for its label), its stats and ticker. */
-function usePool(poolId: string) {
+function usePool(poolId: string, version: number) {
   const { pp } = useServices();
   const [pools, setPools] = useState<Pool[]>([]);
   const [stats, setStats] = useState<PoolStats | null>(null);
@@ -102,7 +93,7 @@ function usePool(poolId: string) {
     );
     pp.pools.getStats(poolId).then(setStats, () => setStats(null));
     pp.pools.getTicker(poolId).then(setTicker, () => setTicker(null));
-  }, [pp, poolId]);
+  }, [pp, poolId, version]);
   const pool = pools.find((p) => p.poolId === poolId) ?? null;
   return { pool, pools, stats, ticker, error };
 }
@@ -138,7 +129,7 @@ function PoolHistorySection(props: { pool: Pool }) {
   );
 }
 
-function PoolTradesSection(props: { poolId: string }) {
+function PoolTradesSection(props: { poolId: string; version: number }) {
   const { reads } = useServices();
   const [trades, setTrades] = useState<readonly PoolTrade[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -147,6 +138,6 @@ function PoolTradesSection(props: { poolId: string }) {
       (answer) => setTrades(answer.trades),
       (caught: unknown) => setError(describeError(caught)),
     );
-  }, [reads, props.poolId]);
+  }, [reads, props.poolId, props.version]);
   return <PoolTrades trades={trades} error={error} />;
 }

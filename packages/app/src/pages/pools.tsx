@@ -1,9 +1,11 @@
 /**
  * `/pools`: every pool, with its pair (each side's issuer named where two pools trade the same
  * symbols), TVL, 24-hour volume and fees, and APR; what each figure means is on its heading, on
- * hover and on keyboard focus. Each pool links to its own page.
+ * hover and on keyboard focus. Each pool links to its own page. With a wallet connected, the
+ * party's liquidity positions follow.
  */
 import { formatUsd } from '../format.js';
+import { YourPositions } from '../liquidity/your-positions.js';
 import { usePageTitle } from '../page-title.js';
 import {
   APR_MEANING,
@@ -35,6 +37,7 @@ export function PoolsPage() {
       {rows === null && pp !== null && !error && <p role="status">Loading pools…</p>}
       {rows !== null && rows.length === 0 && <p>No pools yet.</p>}
       {rows !== null && rows.length > 0 && <PoolsList rows={rows} />}
+      {rows !== null && <YourPositions pools={rows.map((row) => row.pool)} />}
     </>
   );
 }

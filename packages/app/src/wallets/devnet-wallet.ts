@@ -130,6 +130,11 @@ export class BrowserDevnetWallet implements Wallet {
     await this.#connected().acceptOffer(offerId);
   }
 
+  /** The transfer offers waiting for the party to accept, with their reasons. */
+  offers() {
+    return this.#connected().offers();
+  }
+
   /** Mints `amount` of a token for the party (the devnet faucet). */
   async fund(token: string, amount: string, admin?: string): Promise<void> {
     await this.#connected().fund(token, amount, admin);

@@ -1,0 +1,196 @@
+/**
+ * A liquidity intent followed to its end: read every few seconds (the service offers no event
+ * stream for intents here), each step drawn as reached or not, the deposits sent by the
+ * connected wallet (at once for an intent just created on this page, else on "Send the
+ * deposits"), Cancel while nothing has arrived, and the outcome in words.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { formatAmount } from '../format.js';
+import { useServices } from '../services.js';
+import { depositOf, isEnded, isGood, missingSides, stepsOf } from './intent-progress-model.js';
+import type { LiquidityClient, LiquidityIntent } from './liquidity-client.js';
+import { describeLiquidityError } from './liquidity-errors.js';
+
+/** How often an open intent is read again. */
+const REFRESH_MS = 1_500;
+
+export function IntentProgress(props: {
+  client: LiquidityClient;
+  intent: LiquidityIntent;
+  /** Send the deposits at once: the intent was just created here. */
+  sendNow: boolean;
+  onEnded(intent: LiquidityIntent): void;
+  onDismiss(): void;
+}) {
+  const intent = useFollowedIntent(props.client, props.intent, props.onEnded);
+  const deposits = useDeposits(props.client, intent.current, intent.replace, props.sendNow);
+  const { current } = intent;
+  return (
+    <div data-testid="liquidity-intent" data-state={current.status}>
+      <h4 aria-live="polite">{headlineOf(current)}</h4>
+      <p>
+        {formatAmount(current.expected.a)} {current.tokenA} and {formatAmount(current.expected.b)}{' '}
+        {current.tokenB} for about {formatAmount(current.expectedUnits)} units (at least{' '}
+        {formatAmount(current.minimumUnits)}).
+      </p>
+      <ol class="states">
+        {stepsOf(current.status).map((step) => (
+          <li
+            key={step.status}
+            data-reached={String(step.reached)}
+            data-current={String(step.current)}
+            {...(step.current && isEnded(step.status)
+              ? { 'data-outcome': isGood(step.status) ? 'good' : 'bad' }
+              : {})}
+          >
+            {step.label}
+          </li>
+        ))}
+      </ol>
+      <IntentOutcome intent={current} />
+      <IntentActions intent={current} deposits={deposits} />
+      {intent.error && (
+        <p role="alert" class="error">
+          {intent.error}
+        </p>
+      )}
+      {isEnded(current.status) && (
+        <button type="button" onClick={props.onDismiss}>
+          {isGood(current.status) ? 'Add more liquidity' : 'Try again'}
+        </button>
+      )}
+    </div>
+  );
+}
+
+function headlineOf(intent: LiquidityIntent): string {
+  if (intent.status === 'completed') return 'Liquidity added';
+  if (isEnded(intent.status)) return 'Liquidity not added';
+  return 'Adding liquidity…';
+}
+
+function IntentOutcome(props: { intent: LiquidityIntent }) {
+  const { intent } = props;
+  if (intent.minted) {
+    const { units, returned } = intent.minted;
+    const excess = [
+      returned.a !== '0' && `${formatAmount(returned.a)} ${intent.tokenA}`,
+      returned.b !== '0' && `${formatAmount(returned.b)} ${intent.tokenB}`,
+    ].filter(Boolean);
+    return (
+      <p class="success" data-testid="minted-units">
+        {formatAmount(units)} units credited.
+        {excess.length > 0 && ` The excess (${excess.join(' and ')}) was returned to you.`}
+      </p>
+    );
+  }
+  if (intent.failure) return <p class="error">{intent.failure.message}</p>;
+  return null;
+}
+
+function IntentActions(props: {
+  intent: LiquidityIntent;
+  deposits: ReturnType<typeof useDeposits>;
+}) {
+  const { intent, deposits } = props;
+  const { wallet } = useServices();
+  const missing = missingSides(intent);
+  const disabled = deposits.busy !== null || wallet === null;
+  return (
+    <>
+      {missing.length > 0 && deposits.busy === null && (
+        <p class="actions">
+          <button type="button" class="primary" disabled={disabled} onClick={deposits.sendMissing}>
+            Send the deposit{missing.length > 1 ? 's' : ''}
+          </button>
+          {intent.status === 'pending' && (
+            <button type="button" disabled={disabled} onClick={deposits.cancel}>
+              Cancel
+            </button>
+          )}
+        </p>
+      )}
+      {deposits.busy && (
+        <p role="status" data-testid="liquidity-busy">
+          {deposits.busy}
+        </p>
+      )}
+      {deposits.error && (
+        <p role="alert" class="error">
+          {deposits.error}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** The intent as last read, read again every few seconds until it ends. */
+function useFollowedIntent(
+  client: LiquidityClient,
+  first: LiquidityIntent,
+  onEnded: (intent: LiquidityIntent) => void,
+) {
+  const [current, setCurrent] = useState(first);
+  const [error, setError] = useState<string | null>(null);
+  const ended = isEnded(current.status);
+  useEffect(() => {
+    if (ended) {
+      onEnded(current);
+      return;
+    }
+    const timer = setTimeout(() => {
+      client.intent(current.liquidityIntentId).then(
+        (next) => {
+          setCurrent(next);
+          setError(null);
+        },
+        (caught: unknown) =>
+          setError(`Could not read the intent: ${describeLiquidityError(caught)}`),
+      );
+    }, REFRESH_MS);
+    return () => clearTimeout(timer);
+  }, [client, current, ended]);
+  return { current, error, replace: setCurrent };
+}
+
+/** Sending the missing deposits through the connected wallet, and cancelling. */
+function useDeposits(
+  client: LiquidityClient,
+  intent: LiquidityIntent,
+  replace: (intent: LiquidityIntent) => void,
+  sendNow: boolean,
+) {
+  const { wallet } = useServices();
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const sent = useRef(false);
+
+  const act = async (doing: string, work: () => Promise<void>) => {
+    setBusy(doing);
+    setError(null);
+    try {
+      await work();
+      replace(await client.intent(intent.liquidityIntentId));
+    } catch (caught) {
+      setError(describeLiquidityError(caught));
+    } finally {
+      setBusy(null);
+    }
+  };
+  const sendMissing = () =>
+    act('Sending your deposits: confirm in your wallet if it asks…', async () => {
+      for (const side of missingSides(intent)) await wallet?.sendDeposit(depositOf(intent, side));
+    });
+  const cancel = () =>
+    act('Cancelling…', async () => {
+      replace(await client.cancelIntent(intent.liquidityIntentId));
+    });
+
+  useEffect(() => {
+    if (!sendNow || sent.current || wallet === null) return;
+    sent.current = true;
+    void sendMissing();
+  }, [sendNow, wallet]);
+
+  return { busy, error, sendMissing, cancel };
+}

@@ -1,0 +1,24 @@
+/**
+ * The liquidity routes' refusals in plain words (docs/spec/liquidity.md). Kept beside the
+ * liquidity pages rather than in `describe-error.ts`, which every page loads first; anything
+ * else falls through to the common wording.
+ */
+import { describeError, errorCode } from '../describe-error.js';
+
+const PLAIN: Readonly<Record<string, string>> = {
+  active_liquidity_intent_exists:
+    'You already have liquidity on its way into this pool. Finish or cancel it, then add more.',
+  liquidity_intent_not_cancellable:
+    'This can no longer be cancelled: a deposit has arrived, or it has ended. What arrived is returned if it does not join the pool.',
+  pool_has_no_price: 'This pool has no liquidity yet: enter both amounts, which set its price.',
+  position_not_found: 'Your party holds no units of this pool.',
+  insufficient_units: 'Your position holds fewer units than that.',
+  withdrawal_minimum_not_met:
+    'The pool moved: those units now pay less than your minimums. Nothing was removed; try again or allow more slippage.',
+  nothing_to_withdraw: 'Those units are worth nothing to pay out.',
+  pool_paused: 'This pool is paused by its operator; liquidity waits until it reopens.',
+};
+
+export function describeLiquidityError(error: unknown): string {
+  return PLAIN[errorCode(error) ?? ''] ?? describeError(error);
+}
