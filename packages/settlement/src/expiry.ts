@@ -13,10 +13,10 @@ import { refundLiquidityIntent } from './liquidity-legs.js';
 
 /**
  * Liquidity intents are looked at most once per this much service-clock time: an intent lives a
- * day, so a second's lateness is nothing, and the busy rounds of a burst of swaps send no
- * statement for them.
+ * day, so ten seconds' lateness is nothing, and the busy rounds of a burst of swaps, even on a
+ * slow machine, send no statement for them.
  */
-export const LIQUIDITY_EXPIRY_CHECK_MS = 1_000;
+export const LIQUIDITY_EXPIRY_CHECK_MS = 10_000;
 const lastLiquidityCheck = new WeakMap<EngineContext, number>();
 
 const LIQUIDITY_EXPIRED = {
