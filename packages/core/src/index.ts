@@ -7,6 +7,7 @@ export * from './discounts.js';
 export * from './domain-error.js';
 export * from './environment.js';
 export * from './errors.js';
+export * from './fee-transfers.js';
 export * from './fees.js';
 export * from './fingerprint.js';
 export * from './guard.js';

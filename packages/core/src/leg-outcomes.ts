@@ -203,16 +203,6 @@ export function planIntentRefund(input: {
   };
 }
 
-/** A developer's collection is promised away: the amount leaves `fees` for `outgoing`. */
-export function collectionSetAside(side: Side, amount: Amount): Movement[] {
-  return [debit(side, 'fees', amount), credit(side, 'outgoing', amount)];
-}
-
-/** A collection that never reached the developer: the amount is back among the fees. */
-export function collectionReturned(side: Side, amount: Amount): Movement[] {
-  return [debit(side, 'outgoing', amount), credit(side, 'fees', amount)];
-}
-
 /**
  * What a payout or refund that became a two-step offer records beside the offer: a refund keeps
  * its amount and network fee on the intent while the receiver decides; a payout records nothing

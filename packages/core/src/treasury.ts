@@ -2,12 +2,11 @@
  * Treasury sweeps (docs/spec/treasury.md): the platform's share of a pool's fees, and the network
  * fees it recovered, leave the pool's swap party for the operator's treasury party. These are the
  * decisions a sweep takes between reading the store and writing to it, as pure functions: how
- * much of a side's `fees` bucket may leave, when a side is due, and what a sweep moves in the
- * books.
+ * much of a side's `fees` bucket may leave, and when a side is due. What a sweep moves in the
+ * books is what any fees set aside and sent move (fee-transfers.ts).
  */
 import { Amount } from './amount.js';
 import type { Instrument } from './instrument.js';
-import { credit, debit, type Movement, type Side } from './pool-books.js';
 
 /** What a side's `fees` bucket holds that is not the platform's to take. */
 export interface FeesHeldBack {
@@ -32,16 +31,6 @@ export interface FeesHeldBack {
 export function sweepableFees(fees: Amount, held: FeesHeldBack): Amount {
   const kept = held.owedToDevelopers.add(held.releasable).add(held.networkReserve);
   return kept.gte(fees) ? Amount.ZERO : fees.sub(kept);
-}
-
-/** A sweep is promised away: the amount leaves `fees` for `outgoing` until it arrives. */
-export function sweepSetAside(side: Side, amount: Amount): Movement[] {
-  return [debit(side, 'fees', amount), credit(side, 'outgoing', amount)];
-}
-
-/** A sweep that never reached the treasury: the amount is back among the fees. */
-export function sweepReturned(side: Side, amount: Amount): Movement[] {
-  return [debit(side, 'outgoing', amount), credit(side, 'fees', amount)];
 }
 
 /**

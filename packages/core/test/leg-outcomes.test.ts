@@ -2,8 +2,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Amount } from '../src/amount.js';
 import {
-  collectionReturned,
-  collectionSetAside,
   custodyOf,
   executionMovements,
   intentFeesOf,
@@ -20,31 +18,8 @@ import {
   applyMovements,
   type Movement,
   type PoolBooks,
-  type Side,
 } from '../src/pool-books.js';
-
-const MAX_UNITS = 10n ** 22n;
-const units = fc.bigInt({ min: 0n, max: MAX_UNITS });
-const amount = units.map(Amount.fromUnits);
-const side = fc.constantFrom<Side>('a', 'b');
-const FIELDS = ['reserve', 'inflight', 'outgoing', 'fees'] as const;
-const books: fc.Arbitrary<PoolBooks> = fc
-  .tuple(...FIELDS.flatMap(() => [amount, amount]))
-  .map(([ra, rb, ia, ib, oa, ob, fa, fb]) => ({
-    reserveA: `${ra}`,
-    reserveB: `${rb}`,
-    inflightA: `${ia}`,
-    inflightB: `${ib}`,
-    outgoingA: `${oa}`,
-    outgoingB: `${ob}`,
-    feesA: `${fa}`,
-    feesB: `${fb}`,
-  }));
-
-/** What the movements do to the swap party's holdings of one side, in units. */
-function heldChange(movements: readonly Movement[], of: Side): bigint {
-  return movements.filter((m) => m.side === of).reduce((sum, m) => sum + m.units, 0n);
-}
+import { amount, books, heldChange, side, units } from './support/books.js';
 
 /** The fees an intent recorded, conserved: the parts add up to the deposit. */
 const recordedIntent = fc
@@ -186,25 +161,6 @@ describe('an intent refund', () => {
     const payload = (plan as { payload: TransferPayload }).payload;
     expect(offeredRefundOf('refund', payload)).toEqual({ amount: '2', networkFeeAmount: '0.5' });
     expect(offeredRefundOf('payout', payload)).toBeNull();
-  });
-});
-
-describe("a developer's collection", () => {
-  it('is set aside and returned without moving a holding, each undoing the other', () => {
-    fc.assert(
-      fc.property(books, side, amount, (before, s, collected) => {
-        const aside = collectionSetAside(s, collected);
-        expect(heldChange(aside, s)).toBe(0n);
-        let reserved: PoolBooks;
-        try {
-          reserved = applyMovements(before, aside);
-        } catch (error) {
-          expect(error).toBeInstanceOf(AccountingError);
-          return;
-        }
-        expect(applyMovements(reserved, collectionReturned(s, collected))).toEqual(before);
-      }),
-    );
   });
 });
 

@@ -1,38 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Amount } from '../src/amount.js';
+import { feesSetAside } from '../src/fee-transfers.js';
 import { planOfferOutcome } from '../src/leg-outcomes.js';
-import {
-  AccountingError,
-  applyMovements,
-  type Movement,
-  type PoolBooks,
-  type Side,
-} from '../src/pool-books.js';
-import {
-  amountFor,
-  sweepableFees,
-  sweepDue,
-  sweepReturned,
-  sweepSetAside,
-} from '../src/treasury.js';
+import { applyMovements } from '../src/pool-books.js';
+import { amountFor, sweepableFees, sweepDue } from '../src/treasury.js';
+import { amount, books, feesOf, side } from './support/books.js';
 
-const MAX_UNITS = 10n ** 22n;
-const units = fc.bigInt({ min: 0n, max: MAX_UNITS });
-const amount = units.map(Amount.fromUnits);
-const side = fc.constantFrom<Side>('a', 'b');
-const books: fc.Arbitrary<PoolBooks> = fc
-  .tuple(amount, amount, amount, amount, amount, amount, amount, amount)
-  .map(([ra, rb, ia, ib, oa, ob, fa, fb]) => ({
-    reserveA: `${ra}`,
-    reserveB: `${rb}`,
-    inflightA: `${ia}`,
-    inflightB: `${ib}`,
-    outgoingA: `${oa}`,
-    outgoingB: `${ob}`,
-    feesA: `${fa}`,
-    feesB: `${fb}`,
-  }));
 const heldBack = fc
   .tuple(amount, amount, amount)
   .map(([owedToDevelopers, releasable, networkReserve]) => ({
@@ -40,14 +14,6 @@ const heldBack = fc
     releasable,
     networkReserve,
   }));
-
-function heldChange(movements: readonly Movement[], of: Side): bigint {
-  return movements.filter((m) => m.side === of).reduce((sum, m) => sum + m.units, 0n);
-}
-
-function feesOf(b: PoolBooks, s: Side): Amount {
-  return Amount.parse(s === 'a' ? b.feesA : b.feesB);
-}
 
 describe('what a sweep may take', () => {
   it('never takes what developers are owed, a reversal may release, or the network reserve', () => {
@@ -70,32 +36,9 @@ describe('what a sweep may take', () => {
       fc.property(books, side, heldBack, (before, s, held) => {
         const sweepable = sweepableFees(feesOf(before, s), held);
         if (!sweepable.isPositive()) return;
-        const after = applyMovements(before, sweepSetAside(s, sweepable));
+        const after = applyMovements(before, feesSetAside(s, sweepable));
         expect(sweepableFees(feesOf(after, s), held)).toEqual(Amount.ZERO);
         expect(feesOf(after, s).gte(held.owedToDevelopers)).toBe(true);
-      }),
-    );
-  });
-});
-
-describe("a sweep's movements", () => {
-  it('move no holding, and a return undoes the set-aside exactly', () => {
-    fc.assert(
-      fc.property(books, side, amount, (before, s, swept) => {
-        const aside = sweepSetAside(s, swept);
-        expect(heldChange(aside, s)).toBe(0n);
-        expect(heldChange(aside, s === 'a' ? 'b' : 'a')).toBe(0n);
-        let reserved: PoolBooks;
-        try {
-          reserved = applyMovements(before, aside);
-        } catch (error) {
-          // More than the fees hold is refused as a whole.
-          expect(error).toBeInstanceOf(AccountingError);
-          expect(swept.gt(feesOf(before, s))).toBe(true);
-          return;
-        }
-        expect(heldChange(sweepReturned(s, swept), s)).toBe(0n);
-        expect(applyMovements(reserved, sweepReturned(s, swept))).toEqual(before);
       }),
     );
   });

@@ -20,6 +20,7 @@ import {
   purgeExpiredSessions,
   purgeIdempotencyRecords,
 } from '@poolparty/store';
+import { PeriodicJob } from './periodic-job.js';
 
 /** How often expired rows are looked for: they are small, and nothing reads them once expired. */
 export const HOUSEKEEPING_INTERVAL_MS = 60_000;
@@ -77,31 +78,16 @@ export interface HousekeepingDeps {
 }
 
 /** Runs `purgeExpired` now and then every interval, one run at a time, until stopped. */
-export class Housekeeping {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-
-  constructor(private readonly deps: HousekeepingDeps) {}
-
-  start(intervalMs = HOUSEKEEPING_INTERVAL_MS): void {
-    this.tick();
-    this.timer = setInterval(() => this.tick(), intervalMs);
-    this.timer.unref();
+export class Housekeeping extends PeriodicJob<Record<string, number>> {
+  constructor(deps: HousekeepingDeps) {
+    super({
+      run: () => purgeExpired(deps.db, deps.clock.now()),
+      onDone: () => {},
+      onError: deps.onError,
+    });
   }
 
-  /** Stops the timer and waits for a run in progress, so the store can close after it. */
-  async stop(): Promise<void> {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
-  private tick(): void {
-    if (this.running !== null) return;
-    this.running = purgeExpired(this.deps.db, this.deps.clock.now())
-      .then(() => {}, this.deps.onError)
-      .finally(() => {
-        this.running = null;
-      });
+  override start(intervalMs = HOUSEKEEPING_INTERVAL_MS): void {
+    super.start(intervalMs);
   }
 }

@@ -14,11 +14,11 @@ import { LedgerError, type LedgerPort, REASON_META_KEY } from '@poolparty/ledger
 import { openLiquidityIntent } from '@poolparty/settlement';
 import {
   type EngineHarness,
+  ledgerWith,
   type Party,
   useEngineWorld,
   waitFor,
 } from '@poolparty/settlement/testing';
-import type { Database } from '@poolparty/store';
 import {
   getLiquidityIntent,
   getPool,
@@ -27,7 +27,7 @@ import {
   listPools,
 } from '@poolparty/store';
 import { afterAll, describe, expect, it } from 'vitest';
-import { adminCommand } from '../src/admin/commands.js';
+import { runAdmin } from './support/admin.js';
 import { runCli } from './support/cli.js';
 
 /** Three CLI runs, each a whole process loading the store modules. */
@@ -37,26 +37,16 @@ const world = useEngineWorld();
 let h: EngineHarness;
 
 /** Runs `poolparty admin …` against the harness's store and `ledger`; returns what it printed. */
-async function admin(ledger: LedgerPort | null, ...args: string[]) {
-  const out: string[] = [];
-  const errors: string[] = [];
-  const store: Database = {
-    kind: h.db.kind,
-    query: (sql, params) => h.db.query(sql, params),
-    exec: (sql) => h.db.exec(sql),
-    transaction: (fn) => h.db.transaction(fn),
-    listen: (channel, onPayload, onLost) => h.db.listen(channel, onPayload, onLost),
-    close: async () => {},
-  };
-  await adminCommand({
-    open: async () => store,
-    ...(ledger !== null && { openLedger: async () => ({ ledger, close: async () => {} }) }),
-    print: (line) => out.push(line),
-    fail: (message) => errors.push(message),
-    now: () => h.clock.now(),
-    actor: () => 'ops',
-  }).parseAsync(args, { from: 'user' });
-  return { out, errors };
+function admin(ledger: LedgerPort | null, ...args: string[]) {
+  return runAdmin(
+    h.db,
+    {
+      ...(ledger !== null && { openLedger: async () => ({ ledger, close: async () => {} }) }),
+      now: () => h.clock.now(),
+      actor: () => 'ops',
+    },
+    args,
+  );
 }
 
 const spec = (instrument: Instrument) => `${instrument.admin}:${instrument.id}`;
@@ -342,15 +332,9 @@ describe('admin pools add', () => {
   it('turns a ledger that fails into one line, not a crash', async () => {
     h = await world.harness();
     const funded = await fundedSwapParty();
-    const down = new Proxy(h.ledger, {
-      get(target, property, receiver) {
-        if (property === 'getHoldings') {
-          return async () => {
-            throw new LedgerError('timeout', 'no answer from the participant in 30 s');
-          };
-        }
-        const value = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
+    const down = ledgerWith(h.ledger, {
+      getHoldings: async () => {
+        throw new LedgerError('timeout', 'no answer from the participant in 30 s');
       },
     });
 

@@ -13,9 +13,9 @@ import {
   openPglite,
 } from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminCommand } from '../src/admin/commands.js';
 import { readLedgerLocation } from '../src/config.js';
 import { type LedgerConnection, openLedgerConnection } from '../src/ledger-connection.js';
+import { runAdmin } from './support/admin.js';
 import { type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
 
 let devnet: ServedDevnet;
@@ -37,27 +37,17 @@ afterAll(async () => {
   await devnet?.close();
 });
 
-async function admin(...args: string[]) {
-  const out: string[] = [];
-  const errors: string[] = [];
-  await adminCommand({
-    open: async () => ({
-      kind: db.kind,
-      query: (sql, params) => db.query(sql, params),
-      exec: (sql) => db.exec(sql),
-      transaction: (fn) => db.transaction(fn),
-      listen: (channel, onPayload, onLost) => db.listen(channel, onPayload, onLost),
-      // The test owns the store; the command must not close it.
-      close: async () => {},
-    }),
-    openLedger: async () => ({ ledger: connection.ledger, close: async () => {} }),
-    ledgerApiUrl: () => devnet.server.ledgerApiUrl,
-    print: (line) => out.push(line),
-    fail: (message) => errors.push(message),
-    now: () => new Date(),
-    actor: () => 'ops',
-  }).parseAsync(args, { from: 'user' });
-  return { out, errors };
+function admin(...args: string[]) {
+  return runAdmin(
+    db,
+    {
+      openLedger: async () => ({ ledger: connection.ledger, close: async () => {} }),
+      ledgerApiUrl: () => devnet.server.ledgerApiUrl,
+      now: () => new Date(),
+      actor: () => 'ops',
+    },
+    args,
+  );
 }
 
 describe('admin pools import-devnet', () => {

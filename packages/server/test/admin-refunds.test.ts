@@ -11,8 +11,12 @@ import {
   REASON_META_KEY,
   type TransferCommand,
 } from '@poolparty/ledger';
-import { type EngineHarness, useEngineWorld, waitFor } from '@poolparty/settlement/testing';
-import type { Database } from '@poolparty/store';
+import {
+  type EngineHarness,
+  ledgerWith,
+  useEngineWorld,
+  waitFor,
+} from '@poolparty/settlement/testing';
 import {
   getPool,
   type IntentRecord,
@@ -20,49 +24,26 @@ import {
   listOpenOperatorFlags,
 } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
-import { adminCommand } from '../src/admin/commands.js';
 import { AdminError, resolveRefund } from '../src/admin/refunds.js';
+import { runAdmin } from './support/admin.js';
 
 const world = useEngineWorld();
 let h: EngineHarness;
 
 /** A ledger that refuses refunds while `refusing.refunds` is set. */
 function refundGate(ledger: LedgerPort, refusing: { refunds: boolean }): LedgerPort {
-  return new Proxy(ledger, {
-    get(target, property, receiver) {
-      if (property === 'submitTransfer') {
-        return async (command: TransferCommand) => {
-          const refund = command.meta?.[REASON_META_KEY]?.startsWith('refund:') ?? false;
-          if (refund && refusing.refunds) throw new LedgerError('rejected', 'refunds are refused');
-          return target.submitTransfer(command);
-        };
-      }
-      const value = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
+  return ledgerWith(ledger, {
+    submitTransfer: async (command: TransferCommand) => {
+      const refund = command.meta?.[REASON_META_KEY]?.startsWith('refund:') ?? false;
+      if (refund && refusing.refunds) throw new LedgerError('rejected', 'refunds are refused');
+      return ledger.submitTransfer(command);
     },
   });
 }
 
 /** Runs `poolparty admin …` against the harness's store; returns what it printed. */
-async function admin(...args: string[]) {
-  const out: string[] = [];
-  const errors: string[] = [];
-  const store: Database = {
-    kind: h.db.kind,
-    query: (sql, params) => h.db.query(sql, params),
-    exec: (sql) => h.db.exec(sql),
-    transaction: (fn) => h.db.transaction(fn),
-    listen: (channel, onPayload, onLost) => h.db.listen(channel, onPayload, onLost),
-    // The test owns the store; the command must not close it.
-    close: async () => {},
-  };
-  await adminCommand({
-    open: async () => store,
-    print: (line) => out.push(line),
-    fail: (message) => errors.push(message),
-    now: () => h.clock.now(),
-  }).parseAsync(args, { from: 'user' });
-  return { out, errors };
+function admin(...args: string[]) {
+  return runAdmin(h.db, { now: () => h.clock.now() }, args);
 }
 
 /** A swap refused at execution (price impact) whose refund the ledger keeps refusing. */

@@ -6,37 +6,26 @@
  */
 import { Amount } from '@poolparty/core';
 import { type EngineHarness, useEngineWorld, waitFor } from '@poolparty/settlement/testing';
-import { type Database, getSweep, listAdminActions, listSweeps } from '@poolparty/store';
+import { getSweep, listAdminActions, listSweeps } from '@poolparty/store';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { adminCommand } from '../src/admin/commands.js';
 import { registerTreasuryMetrics } from '../src/treasury/metrics.js';
+import { runAdmin } from './support/admin.js';
 
 const world = useEngineWorld();
 const POOL = 'amulet-usdcx';
 
 /** Runs `poolparty admin …` against the harness's store; returns what it printed. */
-async function admin(h: EngineHarness, treasuryParty: string | null, ...args: string[]) {
-  const out: string[] = [];
-  const errors: string[] = [];
-  const store: Database = {
-    kind: h.db.kind,
-    query: (sql, params) => h.db.query(sql, params),
-    exec: (sql) => h.db.exec(sql),
-    transaction: (fn) => h.db.transaction(fn),
-    listen: (channel, onPayload, onLost) => h.db.listen(channel, onPayload, onLost),
-    // The test owns the store; the command must not close it.
-    close: async () => {},
-  };
-  await adminCommand({
-    open: async () => store,
-    treasury: () => ({ treasuryParty, networkReserve: { Amulet: Amount.parse('1') } }),
-    print: (line) => out.push(line),
-    fail: (message) => errors.push(message),
-    now: () => h.clock.now(),
-    actor: () => 'ops',
-  }).parseAsync(args, { from: 'user' });
-  return { out, errors };
+function admin(h: EngineHarness, treasuryParty: string | null, ...args: string[]) {
+  return runAdmin(
+    h.db,
+    {
+      treasury: () => ({ treasuryParty, networkReserve: { Amulet: Amount.parse('1') } }),
+      now: () => h.clock.now(),
+      actor: () => 'ops',
+    },
+    args,
+  );
 }
 
 /** A completed swap of 1000 Amulet: its platform and network fees sit in the pool's fees. */

@@ -8,9 +8,6 @@
  * side. After each, the books equal the swap party's holdings and the LP party holds nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Amount, planMint, type TransferPayload } from '@poolparty/core';
 import { REASON_META_KEY } from '@poolparty/ledger';
 import { openLiquidityIntent, recordWithdrawal } from '@poolparty/settlement';
@@ -20,13 +17,11 @@ import {
   booksAndHoldings,
   createPricedIntent,
   depositFor,
-  registerSeed,
   SCALE_OUT_API_KEY_ID,
   transfersByReason,
   waitFor,
 } from '@poolparty/settlement/testing';
 import {
-  type Database,
   depositsOfLiquidityIntent,
   getIntent,
   getLiquidityIntent,
@@ -34,38 +29,24 @@ import {
   getPosition,
   getWithdrawal,
   type LiquidityIntentRecord,
-  openStore,
   unconfirmedCommands,
 } from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-  schemaUrl,
-} from '@poolparty/store/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
+import { postgresSkipReason, schemaUrl } from '@poolparty/store/testing';
+import { describe, expect, it } from 'vitest';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+import { openWorkerWorld, useWorkerWorlds, type WorkerWorld } from './support/worker-world.js';
 
 const POOL_ID = 'amulet-usdcx';
 const WAIT_MS = 60_000;
 const skipReason = await postgresSkipReason('liquidity-kill suite');
 
-interface World {
-  readonly dataDir: string;
-  readonly schema: string;
-  readonly db: Database;
-  readonly devnet: ServedDevnet;
+interface World extends WorkerWorld {
   readonly provider: string;
 }
 
 async function setUp(): Promise<World> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pp-liquidity-kill-'));
-  const schema = await createSchema('pp_liq_kill');
-  const devnet = await serveSeededDevnet();
-  const db = await openStore({ dataDir, databaseUrl: POSTGRES_URL, schema });
-  await registerSeed(db, devnet.seed, await devnet.ledger.now());
+  const world = await openWorkerWorld('liquidity-kill');
+  const { devnet } = world;
   const { amulet, usdcx } = devnet.seed.instruments;
   const { partyId: provider } = await devnet.ledger.createParty({
     hint: 'provider',
@@ -73,7 +54,7 @@ async function setUp(): Promise<World> {
   });
   await devnet.ledger.mint({ owner: provider, instrument: amulet, amount: Amount.parse('50000') });
   await devnet.ledger.mint({ owner: provider, instrument: usdcx, amount: Amount.parse('5000') });
-  return { dataDir, schema, db, devnet, provider };
+  return { ...world, provider };
 }
 
 function pool(w: World) {
@@ -119,18 +100,7 @@ async function booksEqualHoldings(w: World): Promise<void> {
 }
 
 describe.skipIf(skipReason !== null)('liquidity with workers killed', () => {
-  const running: WorkerProcess[] = [];
-  let world: World | null = null;
-
-  afterEach(async () => {
-    for (const worker of running.splice(0)) worker.child.kill('SIGKILL');
-    if (world === null) return;
-    await world.db.close();
-    await world.devnet.close();
-    await dropSchema(world.schema);
-    rmSync(world.dataDir, { recursive: true, force: true });
-    world = null;
-  });
+  const { running, opened } = useWorkerWorlds<World>();
 
   function start(w: World): WorkerProcess {
     const worker = startWorkerProcess(w.dataDir, schemaUrl(w.schema), w.devnet.env);
@@ -151,8 +121,7 @@ describe.skipIf(skipReason !== null)('liquidity with workers killed', () => {
   }
 
   it('forwards and mints once after a kill, then settles a swap and a withdrawal on it', async () => {
-    world = await setUp();
-    const w = world;
+    const w = opened(await setUp());
     const before = pool(w);
     const books = (await getPool(w.db, POOL_ID))?.accounting;
     const supply = Amount.parse((await getPool(w.db, POOL_ID))?.lpSupply ?? '0');
@@ -247,8 +216,7 @@ describe.skipIf(skipReason !== null)('liquidity with workers killed', () => {
   }, 240_000);
 
   it('pays a withdrawal once per side when its worker dies between the two payouts', async () => {
-    world = await setUp();
-    const w = world;
+    const w = opened(await setUp());
     const intent = await depositedIntent(w);
     const first = start(w);
     await waitFor(

@@ -8,9 +8,6 @@
  * The workers reach the seeded devnet ledger over the network (`LEDGER=canton`), as they would a
  * participant; the test holds the ledger's controls, so it decides where the first worker stalls.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Amount } from '@poolparty/core';
 import type { LedgerFaults } from '@poolparty/ledger';
 import { sweepPoolNow } from '@poolparty/settlement';
@@ -18,21 +15,14 @@ import {
   allUpdates,
   balanceOf,
   booksAndHoldings,
-  registerSeed,
   transfersByReason,
   waitFor,
 } from '@poolparty/settlement/testing';
-import { type Database, getCommand, getSweep, listSweeps, openStore } from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-  schemaUrl,
-} from '@poolparty/store/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
+import { getCommand, getSweep, listSweeps } from '@poolparty/store';
+import { postgresSkipReason, schemaUrl } from '@poolparty/store/testing';
+import { describe, expect, it } from 'vitest';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+import { openWorkerWorld, useWorkerWorlds, type WorkerWorld } from './support/worker-world.js';
 
 const POOL_ID = 'amulet-usdcx';
 const FEES = Amount.parse('100');
@@ -40,11 +30,7 @@ const WAIT_MS = 60_000;
 
 const skipReason = await postgresSkipReason('treasury-kill suite');
 
-interface World {
-  readonly dataDir: string;
-  readonly schema: string;
-  readonly db: Database;
-  readonly devnet: ServedDevnet;
+interface World extends WorkerWorld {
   readonly treasury: string;
 }
 
@@ -53,12 +39,8 @@ interface World {
  * `fees` books, held by its swap party: what swaps would have left there.
  */
 async function setUp(): Promise<World> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pp-treasury-kill-'));
-  const schema = await createSchema('pp_sweep_kill');
-  const devnet = await serveSeededDevnet();
-  const db = await openStore({ dataDir, databaseUrl: POSTGRES_URL, schema });
-  const now = await devnet.ledger.now();
-  await registerSeed(db, devnet.seed, now);
+  const world = await openWorkerWorld('treasury-kill');
+  const { db, devnet } = world;
   const pool = devnet.seed.pools.find((p) => p.poolId === POOL_ID);
   if (!pool) throw new Error(`no ${POOL_ID} in the seed`);
   await devnet.ledger.mint({ owner: pool.swapParty, instrument: pool.tokenA, amount: FEES });
@@ -70,22 +52,11 @@ async function setUp(): Promise<World> {
     hint: 'treasury',
     preapprovals: 'all',
   });
-  return { dataDir, schema, db, devnet, treasury };
+  return { ...world, treasury };
 }
 
 describe.skipIf(skipReason !== null)('a worker killed mid-sweep', () => {
-  const running: WorkerProcess[] = [];
-  let world: World | null = null;
-
-  afterEach(async () => {
-    for (const worker of running.splice(0)) worker.child.kill('SIGKILL');
-    if (world === null) return;
-    await world.db.close();
-    await world.devnet.close();
-    await dropSchema(world.schema);
-    rmSync(world.dataDir, { recursive: true, force: true });
-    world = null;
-  });
+  const { running, opened } = useWorkerWorlds<World>();
 
   /**
    * Records a sweep, starts a worker with the ledger stalling it as `faults` say, kills it once
@@ -96,8 +67,7 @@ describe.skipIf(skipReason !== null)('a worker killed mid-sweep', () => {
     stalled: (w: World, commandId: string) => Promise<boolean>,
     successorHasTreasury = true,
   ): Promise<WorkerProcess> {
-    world = await setUp();
-    const w = world;
+    const w = opened(await setUp());
     const target = { treasuryParty: w.treasury, networkReserve: {} };
     const sides = await sweepPoolNow(w.db, {
       poolId: POOL_ID,

@@ -1,44 +1,33 @@
 /**
  * Developer collections: the developer's accrued earnings (half of each charged platform fee,
  * docs/spec/portal.md#collections) of one pool and instrument leave the pool's swap party for the
- * developer's party, as a `collect` ledger command under the rules of every other leg.
+ * developer's party, as a `collect` ledger command: fees set aside and sent (fee-transfers.ts).
  *
- * Exactly once:
- * - one transaction takes the pool's lock, reads what is collectable (earnings of completed swaps
- *   less every collection not returned), and records the collection, its command and the books'
- *   move (`fees` → `outgoing`, the amount is promised away but still held) — before anything is
- *   submitted. A concurrent collect of the same pool waits for the lock and then finds nothing
- *   left, so two requests can never both pay, and no collection exceeds what accrued;
- * - the command id is `<collectionId>:collect:0`, submitted by the engine like a payout, so the
- *   ledger deduplicates a resubmission after a crash, and recovery looks it up before anything;
- * - the update stream confirms it (ingest.ts): the collection ends `collected` with the update
- *   id, and `outgoing` gives the amount up as the holdings left with it. A transfer that became
- *   an offer waits for the developer (`offered`); an offer rejected, withdrawn or expired, or a
- *   command the ledger kept refusing, returns the amount to `fees` and to what is collectable.
- * Every outcome applies under the pool's lock and only if the collection leaves the state it
- * waited in, so a second delivery moves nothing.
+ * Exactly once: one transaction takes the pool's lock, reads what is collectable (earnings of
+ * completed swaps less every collection not returned), and records the collection, its command
+ * (`<collectionId>:collect:0`) and the books' move before anything is submitted. A concurrent
+ * collect of the same pool waits for the lock and then finds nothing left, so two requests can
+ * never both pay, and no collection exceeds what accrued. The collection ends `collected`, or
+ * `returned` and collectable again, as fee-transfers.ts tells.
  */
 import { randomBytes } from 'node:crypto';
+import { Amount, DomainError, type Instrument, sideOf } from '@poolparty/core';
+import type { Database, PoolRecord, Queryable } from '@poolparty/store';
 import {
-  Amount,
-  collectionReturned,
-  collectionSetAside,
-  DomainError,
-  type Instrument,
-  sideOf,
-  transferArrived,
-} from '@poolparty/core';
-import type { Database, EngineCommand, PoolRecord, Queryable } from '@poolparty/store';
-import {
+  COLLECTION_TRANSFERS,
   type CollectionRecord,
   collectableEarnings,
   commandIdOf,
   getPool,
   insertCollection,
-  moveCollection,
 } from '@poolparty/store';
-import { AccountingError, lockPool, moveBalances, type Side } from './accounting.js';
-import { recordTransfer, type TransferPayload, transferPayloadOf } from './legs.js';
+import { AccountingError, lockPool, type Side } from './accounting.js';
+import {
+  type FeeTransferKind,
+  feeTransferSteps,
+  sendSetAsideFees,
+  setAsideFees,
+} from './fee-transfers.js';
 
 const COLLECTION_ID_BYTES = 12;
 
@@ -58,6 +47,15 @@ export class CollectionRefused extends DomainError<CollectionRefusal> {
 export function collectionReason(collectionId: string): string {
   return `collect:${collectionId}`;
 }
+
+/** A collection's transfer, from set-aside to its end (fee-transfers.ts). */
+const COLLECTIONS: FeeTransferKind<'collected'> = {
+  leg: 'collect',
+  rows: COLLECTION_TRANSFERS,
+  idOf: (command) => command.collectionId,
+  subjectOf: (collectionId) => ({ intentId: null, depositId: null, collectionId }),
+  reasonOf: collectionReason,
+};
 
 /**
  * Records a collection of everything the developer can collect from the pool's `instrument`.
@@ -96,18 +94,8 @@ export async function recordCollection(
       commandId: commandIdOf(collectionId, 'collect', 0),
       createdAt: now,
     });
-    const payload: TransferPayload = {
-      kind: 'transfer',
-      poolId,
-      side,
-      sender: pool.swapParty,
-      receiver: developerParty,
-      instrument,
-      amount: amount.toString(),
-      reason: collectionReason(collectionId),
-    };
-    const subject = { intentId: null, depositId: null, collectionId };
-    await recordTransfer(tx, subject, 'collect', payload, now);
+    const transfer = { poolId, side, swapParty: pool.swapParty, receiver: developerParty };
+    await sendSetAsideFees(tx, COLLECTIONS, collectionId, { ...transfer, instrument, amount }, now);
     return collection;
   });
 }
@@ -131,8 +119,8 @@ function collectedSide(
 }
 
 /**
- * Moves the amount from the side's fees to outgoing, where it waits for the transfer; refused
- * when the fees set aside do not cover it now (an operator can tell why).
+ * Sets the amount aside from the side's fees; refused when the fees set aside do not cover it now
+ * (an operator can tell why).
  */
 async function setAside(
   tx: Queryable,
@@ -143,7 +131,7 @@ async function setAside(
   now: Date,
 ): Promise<void> {
   try {
-    await moveBalances(tx, poolId, collectionSetAside(side, amount), now);
+    await setAsideFees(tx, poolId, side, amount, now);
   } catch (error) {
     if (!(error instanceof AccountingError)) throw error;
     throw new CollectionRefused(
@@ -155,74 +143,13 @@ async function setAside(
   }
 }
 
+const steps = feeTransferSteps(COLLECTIONS);
+
 /** The collect transfer became an offer: the developer accepts it in their wallet. */
-export async function collectionOffered(
-  tx: Queryable,
-  command: EngineCommand,
-  offer: { readonly offerId: string; readonly expiresAt: Date },
-  now: Date,
-): Promise<void> {
-  if (command.collectionId === null || command.collectionId === undefined) return;
-  const payload = transferPayloadOf(command);
-  if (payload.poolId !== null) await lockPool(tx, payload.poolId);
-  await moveCollection(tx, {
-    collectionId: command.collectionId,
-    from: ['pending'],
-    to: 'offered',
-    offer,
-    now,
-  });
-}
+export const collectionOffered = steps.offered;
 
-/**
- * The collected amount arrived at the developer's party. `feesBurned`: what the swap party paid
- * beyond the amount (Amulet's transfer fees), paid from the fees it set aside.
- */
-export async function finishCollection(
-  tx: Queryable,
-  command: EngineCommand,
-  transfer: { readonly updateId: string; readonly feesBurned: Amount },
-  now: Date,
-): Promise<void> {
-  if (command.collectionId === null || command.collectionId === undefined) return;
-  const payload = transferPayloadOf(command);
-  if (payload.poolId === null || payload.side === null) return;
-  const books = await lockPool(tx, payload.poolId);
-  const collected = await moveCollection(tx, {
-    collectionId: command.collectionId,
-    from: ['pending', 'offered'],
-    to: 'collected',
-    updateId: transfer.updateId,
-    now,
-  });
-  if (collected === null) return;
-  const amount = Amount.parse(payload.amount);
-  const movements = transferArrived(books, payload.side, amount, transfer.feesBurned);
-  await moveBalances(tx, payload.poolId, movements, now);
-}
+/** The collected amount arrived at the developer's party; what it burned is paid from the fees. */
+export const finishCollection = steps.arrived;
 
-/**
- * The amount never reached the developer (the ledger kept refusing the command, or the offer was
- * rejected, withdrawn or expired): it is back among the fees, and collectable again.
- */
-export async function returnCollection(
-  tx: Queryable,
-  command: EngineCommand,
-  error: string,
-  now: Date,
-): Promise<void> {
-  if (command.collectionId === null || command.collectionId === undefined) return;
-  const payload = transferPayloadOf(command);
-  if (payload.poolId === null || payload.side === null) return;
-  await lockPool(tx, payload.poolId);
-  const returned = await moveCollection(tx, {
-    collectionId: command.collectionId,
-    from: ['pending', 'offered'],
-    to: 'returned',
-    error,
-    now,
-  });
-  if (returned === null) return;
-  const amount = Amount.parse(payload.amount);
-  await moveBalances(tx, payload.poolId, collectionReturned(payload.side, amount), now);
-}
+/** The amount never reached the developer: it is back among the fees, and collectable again. */
+export const returnCollection = steps.returned;

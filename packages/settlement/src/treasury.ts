@@ -1,20 +1,14 @@
 /**
  * Treasury sweeps (docs/spec/treasury.md): the platform's share of a pool side's fees and the
  * network fees it recovered leave the pool's swap party for the operator's treasury party, as a
- * `sweep` ledger command under the rules of every other leg.
+ * `sweep` ledger command: fees set aside and sent (fee-transfers.ts), as a developer's collection.
  *
- * Exactly once, as a developer's collection (collections.ts):
- * - one transaction takes the pool's lock, reads what is sweepable (core's `sweepableFees`: the
- *   `fees` bucket less what developers can still collect, the platform fees a reversed payout
- *   would take back, and the network reserve), and records the sweep, its command
- *   (`<sweepId>:sweep:0`) and the books' move `fees` → `outgoing` before anything is submitted.
- *   A concurrent sweep of the side waits for the lock and then finds nothing sweepable;
- * - the update stream confirms it (ingest.ts): the sweep ends `swept` and `outgoing` gives the
- *   amount up as the holdings left with it; what the transfer burned is a network cost. An offer
- *   waits for the treasury (`offered`); an offer rejected, withdrawn or expired, or a command the
- *   ledger kept refusing, returns the amount to `fees`, to be swept again.
- * Every outcome applies under the pool's lock and only if the sweep leaves the state it waited
- * in, so a second delivery moves nothing.
+ * Exactly once: one transaction takes the pool's lock, reads what is sweepable (core's
+ * `sweepableFees`: the `fees` bucket less what developers can still collect, the platform fees a
+ * reversed payout would take back, and the network reserve), and records the sweep, its command
+ * (`<sweepId>:sweep:0`) and the books' move before anything is submitted. A concurrent sweep of
+ * the side waits for the lock and then finds nothing sweepable. The sweep ends `swept`, or
+ * `returned` to the fees to be swept again, as fee-transfers.ts tells.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -27,24 +21,26 @@ import {
   type SweepDecision,
   sweepableFees,
   sweepDue,
-  sweepReturned,
-  sweepSetAside,
-  transferArrived,
 } from '@poolparty/core';
-import type { Database, EngineCommand, PoolRecord, Queryable } from '@poolparty/store';
+import type { Database, PoolRecord, Queryable } from '@poolparty/store';
 import {
   commandIdOf,
   feesHeldBack,
   getPool,
   insertSweep,
   lastSweptAt,
-  moveSweep,
   poolsLeastRecentlySwept,
+  SWEEP_TRANSFERS,
   type SweepRecord,
   type SweepTrigger,
 } from '@poolparty/store';
-import { lockPool, moveBalances, type Side } from './accounting.js';
-import { recordTransfer, type TransferPayload, transferPayloadOf } from './legs.js';
+import { lockPool, type Side } from './accounting.js';
+import {
+  type FeeTransferKind,
+  feeTransferSteps,
+  sendSetAsideFees,
+  setAsideFees,
+} from './fee-transfers.js';
 
 const SWEEP_ID_BYTES = 12;
 const SIDES: readonly Side[] = ['a', 'b'];
@@ -75,6 +71,15 @@ export class SweepRefused extends DomainError<SweepRefusal> {
 export function sweepReason(sweepId: string): string {
   return `sweep:${sweepId}`;
 }
+
+/** A sweep's transfer, from set-aside to its end (fee-transfers.ts). */
+const SWEEPS: FeeTransferKind<'swept'> = {
+  leg: 'sweep',
+  rows: SWEEP_TRANSFERS,
+  idOf: (command) => command.sweepId,
+  subjectOf: (sweepId) => ({ intentId: null, depositId: null, sweepId }),
+  reasonOf: sweepReason,
+};
 
 function instrumentOf(pool: PoolRecord, side: Side): Instrument {
   return side === 'a' ? pool.tokenA : pool.tokenB;
@@ -171,7 +176,7 @@ async function recordSweepIn(
 ): Promise<SweepRecord> {
   const sweepId = `swe_${randomBytes(SWEEP_ID_BYTES).toString('base64url')}`;
   const instrument = instrumentOf(pool, side);
-  await moveBalances(tx, pool.poolId, sweepSetAside(side, amount), now);
+  await setAsideFees(tx, pool.poolId, side, amount, now);
   const sweep = await insertSweep(tx, {
     sweepId,
     poolId: pool.poolId,
@@ -183,17 +188,8 @@ async function recordSweepIn(
     commandId: commandIdOf(sweepId, 'sweep', 0),
     createdAt: now,
   });
-  const payload: TransferPayload = {
-    kind: 'transfer',
-    poolId: pool.poolId,
-    side,
-    sender: pool.swapParty,
-    receiver: target.treasuryParty,
-    instrument,
-    amount: amount.toString(),
-    reason: sweepReason(sweepId),
-  };
-  await recordTransfer(tx, { intentId: null, depositId: null, sweepId }, 'sweep', payload, now);
+  const transfer = { poolId: pool.poolId, side, swapParty: pool.swapParty, instrument, amount };
+  await sendSetAsideFees(tx, SWEEPS, sweepId, { ...transfer, receiver: target.treasuryParty }, now);
   return sweep;
 }
 
@@ -256,68 +252,13 @@ export async function sweepDueSides(
   return swept;
 }
 
+const steps = feeTransferSteps(SWEEPS);
+
 /** The sweep's transfer became an offer: the treasury accepts it in its wallet. */
-export async function sweepOffered(
-  tx: Queryable,
-  command: EngineCommand,
-  offer: { readonly offerId: string; readonly expiresAt: Date },
-  now: Date,
-): Promise<void> {
-  if (command.sweepId === null || command.sweepId === undefined) return;
-  const payload = transferPayloadOf(command);
-  if (payload.poolId !== null) await lockPool(tx, payload.poolId);
-  await moveSweep(tx, { sweepId: command.sweepId, from: ['pending'], to: 'offered', offer, now });
-}
+export const sweepOffered = steps.offered;
 
-/**
- * The swept amount arrived at the treasury. `feesBurned`: what the swap party paid beyond the
- * amount (Amulet's transfer fees), a network cost of the side.
- */
-export async function finishSweep(
-  tx: Queryable,
-  command: EngineCommand,
-  transfer: { readonly updateId: string; readonly feesBurned: Amount },
-  now: Date,
-): Promise<void> {
-  if (command.sweepId === null || command.sweepId === undefined) return;
-  const payload = transferPayloadOf(command);
-  if (payload.poolId === null || payload.side === null) return;
-  const books = await lockPool(tx, payload.poolId);
-  const swept = await moveSweep(tx, {
-    sweepId: command.sweepId,
-    from: ['pending', 'offered'],
-    to: 'swept',
-    updateId: transfer.updateId,
-    now,
-  });
-  if (swept === null) return;
-  const amount = Amount.parse(payload.amount);
-  const movements = transferArrived(books, payload.side, amount, transfer.feesBurned);
-  await moveBalances(tx, payload.poolId, movements, now);
-}
+/** The swept amount arrived at the treasury; what it burned is a network cost of the side. */
+export const finishSweep = steps.arrived;
 
-/**
- * The amount never reached the treasury (the ledger kept refusing the command, or the offer was
- * rejected, withdrawn or expired): it is back among the fees, to be swept again.
- */
-export async function returnSweep(
-  tx: Queryable,
-  command: EngineCommand,
-  error: string,
-  now: Date,
-): Promise<void> {
-  if (command.sweepId === null || command.sweepId === undefined) return;
-  const payload = transferPayloadOf(command);
-  if (payload.poolId === null || payload.side === null) return;
-  await lockPool(tx, payload.poolId);
-  const returned = await moveSweep(tx, {
-    sweepId: command.sweepId,
-    from: ['pending', 'offered'],
-    to: 'returned',
-    error,
-    now,
-  });
-  if (returned === null) return;
-  const amount = Amount.parse(payload.amount);
-  await moveBalances(tx, payload.poolId, sweepReturned(payload.side, amount), now);
-}
+/** The amount never reached the treasury: it is back among the fees, to be swept again. */
+export const returnSweep = steps.returned;

@@ -5,7 +5,6 @@
  * the swap party's holdings.
  */
 import { Amount } from '@poolparty/core';
-import { LedgerError, type LedgerPort } from '@poolparty/ledger';
 import type { Database } from '@poolparty/store';
 import {
   type CollectionRecord,
@@ -23,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CollectionRefused, recordCollection } from '../src/collections.js';
 import type { EngineStep } from '../src/index.js';
 import { EngineHarness, useEngineWorld, waitFor } from '../testing/engine.js';
+import { crashOnceAt, refusingTransfers } from '../testing/faults.js';
 
 const world = useEngineWorld();
 
@@ -157,18 +157,7 @@ describe('developer earnings and collections', () => {
     await h.caughtUp();
     const intent = await completedSwap(h);
     await h.stopEngine();
-    const refusing: LedgerPort = new Proxy(h.ledger, {
-      get(target, name, receiver) {
-        if (name === 'submitTransfer') {
-          return async () => {
-            throw new LedgerError('rejected', 'the participant refused the transfer');
-          };
-        }
-        const value = Reflect.get(target, name, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    await h.startEngine({ ledger: refusing });
+    await h.startEngine({ ledger: refusingTransfers(h.ledger) });
     const before = await h.balance(h.seed.developer, h.amulet);
     const collection = await collect(h);
     const done = await settled(h, collection.collectionId);
@@ -273,17 +262,7 @@ describe('a crash between recording a collection and its confirmation: paid once
       const accrued = halfOf(intent.platformFeeAmount);
       const before = await h.balance(h.seed.developer, h.amulet);
 
-      let armed = true;
-      const first = await h.startEngine({
-        faults: {
-          crashAt: (at) => {
-            if (armed && at === step) {
-              armed = false;
-              throw new Error(`crash at ${at}`);
-            }
-          },
-        },
-      });
+      const first = await h.startEngine({ faults: crashOnceAt(step) });
       const collection = await collect(h);
       await waitFor(async () => first.crashed, `a crash at ${step}`);
       await h.stopEngine();

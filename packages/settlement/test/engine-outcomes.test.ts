@@ -18,6 +18,7 @@ import {
 } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
 import { type EngineHarness, useEngineWorld, waitFor } from '../testing/engine.js';
+import { ledgerWith } from '../testing/faults.js';
 
 const world = useEngineWorld();
 let h: EngineHarness;
@@ -191,33 +192,21 @@ describe('refunded after the payout failed', () => {
 
 /** A ledger whose every refund submission is refused, as a ledger under stress may do. */
 function refusingRefunds(ledger: LedgerPort): LedgerPort {
-  return new Proxy(ledger, {
-    get(target, property, receiver) {
-      if (property === 'submitTransfer') {
-        return async (command: TransferCommand) => {
-          if (command.meta?.[REASON_META_KEY]?.startsWith('refund:')) {
-            throw new LedgerError('rejected', 'refunds are refused');
-          }
-          return target.submitTransfer(command);
-        };
+  return ledgerWith(ledger, {
+    submitTransfer: async (command: TransferCommand) => {
+      if (command.meta?.[REASON_META_KEY]?.startsWith('refund:')) {
+        throw new LedgerError('rejected', 'refunds are refused');
       }
-      const value = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
+      return ledger.submitTransfer(command);
     },
   });
 }
 
 /** A ledger that refuses to accept offers. */
 function refusingAccepts(ledger: LedgerPort): LedgerPort {
-  return new Proxy(ledger, {
-    get(target, property, receiver) {
-      if (property === 'acceptOffer') {
-        return async () => {
-          throw new LedgerError('rejected', 'accepts are refused');
-        };
-      }
-      const value = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
+  return ledgerWith(ledger, {
+    acceptOffer: async () => {
+      throw new LedgerError('rejected', 'accepts are refused');
     },
   });
 }

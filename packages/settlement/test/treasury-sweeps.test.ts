@@ -6,7 +6,6 @@
  * the swap party's holdings.
  */
 import { Amount } from '@poolparty/core';
-import { LedgerError, type LedgerPort } from '@poolparty/ledger';
 import {
   collectableEarnings,
   getCommand,
@@ -26,6 +25,7 @@ import {
   type TreasuryTarget,
 } from '../src/treasury.js';
 import { type EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/engine.js';
+import { crashOnceAt, refusingTransfers } from '../testing/faults.js';
 
 const world = useEngineWorld();
 
@@ -275,18 +275,7 @@ describe('a sweep that does not arrive returns to the fees', () => {
     await h.caughtUp();
     await completedSwap(h);
     await h.stopEngine();
-    const refusing: LedgerPort = new Proxy(h.ledger, {
-      get(target, name, receiver) {
-        if (name === 'submitTransfer') {
-          return async () => {
-            throw new LedgerError('rejected', 'the participant refused the transfer');
-          };
-        }
-        const value = Reflect.get(target, name, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    await h.startEngine({ ledger: refusing });
+    await h.startEngine({ ledger: refusingTransfers(h.ledger) });
     const target = await treasuryOf(h);
     const fees = await feesA(h);
     const sweep = await sweepA(h, target);
@@ -312,17 +301,7 @@ describe('a crash between recording a sweep and its confirmation: swept once', (
       const target = await treasuryOf(h);
       const expected = (await sweepable(h, target)).a;
 
-      let armed = true;
-      const first = await h.startEngine({
-        faults: {
-          crashAt: (at) => {
-            if (armed && at === step) {
-              armed = false;
-              throw new Error(`crash at ${at}`);
-            }
-          },
-        },
-      });
+      const first = await h.startEngine({ faults: crashOnceAt(step) });
       const sweep = await sweepA(h, target);
       first.poke();
       await waitFor(async () => first.crashed, `a crash at ${step}`);

@@ -5,23 +5,21 @@
  * always move together.
  */
 import type { Instrument } from '@poolparty/core';
-import {
-  amountParam,
-  readAmount,
-  readDate,
-  readDateOrNull,
-  readString,
-  readStringOrNull,
-} from './columns.js';
+import { amountParam, readAmount, readString } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import type { PoolSide } from './fee-events.js';
+import {
+  type FeeTransferProgress,
+  type FeeTransferState,
+  type FeeTransferTable,
+  feeTransferProgressOf,
+} from './fee-transfers.js';
 
 /**
- * `pending`: recorded, the ledger has not confirmed it; `offered`: the transfer became an offer
- * the developer must accept; `collected`: the amount arrived; `returned`: it never left the swap
- * party, or came back, and counts as accrued again.
+ * A collection's transfer (fee-transfers.ts) ends `collected`; one `returned` counts as accrued
+ * again.
  */
-export type CollectionStatus = 'pending' | 'offered' | 'collected' | 'returned';
+export type CollectionStatus = FeeTransferState<'collected'>;
 
 export interface NewCollection {
   readonly collectionId: string;
@@ -34,14 +32,7 @@ export interface NewCollection {
   readonly createdAt: Date;
 }
 
-export interface CollectionRecord extends NewCollection {
-  readonly status: CollectionStatus;
-  readonly updateId: string | null;
-  readonly offerId: string | null;
-  readonly offerExpiresAt: Date | null;
-  readonly error: string | null;
-  readonly settledAt: Date | null;
-}
+export interface CollectionRecord extends NewCollection, FeeTransferProgress<'collected'> {}
 
 function collectionFromRow(row: Row): CollectionRecord {
   return {
@@ -51,16 +42,17 @@ function collectionFromRow(row: Row): CollectionRecord {
     side: readString(row.side) as PoolSide,
     instrument: { id: readString(row.instrument_id), admin: readString(row.instrument_admin) },
     amount: readAmount(row.amount),
-    status: readString(row.status) as CollectionStatus,
-    commandId: readString(row.command_id),
-    updateId: readStringOrNull(row.update_id),
-    offerId: readStringOrNull(row.offer_id),
-    offerExpiresAt: readDateOrNull(row.offer_expires_at),
-    error: readStringOrNull(row.error),
-    createdAt: readDate(row.created_at),
-    settledAt: readDateOrNull(row.settled_at),
+    ...feeTransferProgressOf<'collected'>(row),
   };
 }
+
+/** The collections' rows, for the steps of their transfers (`moveFeeTransfer`). */
+export const COLLECTION_TRANSFERS: FeeTransferTable<CollectionRecord, 'collected'> = {
+  table: 'developer_collections',
+  idColumn: 'collection_id',
+  arrived: 'collected',
+  fromRow: collectionFromRow,
+};
 
 export async function insertCollection(
   q: Queryable,
@@ -108,42 +100,4 @@ export async function listCollections(
     [developerParty, limit],
   );
   return rows.map(collectionFromRow);
-}
-
-/**
- * Moves a collection from one of `from` to `to`, with the facts of that step. Null when it was
- * elsewhere: a second delivery of the same outcome changes nothing.
- */
-export async function moveCollection(
-  q: Queryable,
-  input: {
-    readonly collectionId: string;
-    readonly from: readonly CollectionStatus[];
-    readonly to: CollectionStatus;
-    readonly updateId?: string;
-    readonly offer?: { readonly offerId: string; readonly expiresAt: Date };
-    readonly error?: string;
-    readonly now: Date;
-  },
-): Promise<CollectionRecord | null> {
-  const settles = input.to === 'collected' || input.to === 'returned';
-  const rows = await q.query(
-    `UPDATE developer_collections SET status = $3, update_id = COALESCE($4, update_id),
-       offer_id = COALESCE($5, offer_id), offer_expires_at = COALESCE($6, offer_expires_at),
-       error = COALESCE($7, error), settled_at = CASE WHEN $8 THEN $9 ELSE settled_at END
-     WHERE collection_id = $1 AND status = ANY($2::text[])
-     RETURNING *`,
-    [
-      input.collectionId,
-      [...input.from],
-      input.to,
-      input.updateId ?? null,
-      input.offer?.offerId ?? null,
-      input.offer?.expiresAt ?? null,
-      input.error ?? null,
-      settles,
-      input.now,
-    ],
-  );
-  return rows[0] ? collectionFromRow(rows[0]) : null;
 }

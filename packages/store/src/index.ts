@@ -19,6 +19,7 @@ export * from './developer-earnings.js';
 export * from './developers.js';
 export * from './discounts.js';
 export * from './fee-events.js';
+export * from './fee-transfers.js';
 export * from './idempotency.js';
 export * from './intent-history.js';
 export * from './intent-legs.js';

@@ -4,24 +4,18 @@
  * only, under the pool's lock, so the amounts they move and the books always move together.
  */
 import type { Instrument } from '@poolparty/core';
-import {
-  amountParam,
-  readAmount,
-  readDate,
-  readDateOrNull,
-  readSafeInteger,
-  readString,
-  readStringOrNull,
-} from './columns.js';
+import { amountParam, readAmount, readDateOrNull, readSafeInteger, readString } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import type { PoolSide } from './fee-events.js';
+import {
+  type FeeTransferProgress,
+  type FeeTransferState,
+  type FeeTransferTable,
+  feeTransferProgressOf,
+} from './fee-transfers.js';
 
-/**
- * `pending`: recorded, the ledger has not confirmed it; `offered`: the transfer became an offer
- * the treasury must accept; `swept`: the amount arrived; `returned`: it never left the swap party,
- * or came back, and is among the fees again.
- */
-export type SweepStatus = 'pending' | 'offered' | 'swept' | 'returned';
+/** A sweep's transfer (fee-transfers.ts) ends `swept`; one `returned` is among the fees again. */
+export type SweepStatus = FeeTransferState<'swept'>;
 export const SWEEP_STATUSES: readonly SweepStatus[] = ['pending', 'offered', 'swept', 'returned'];
 
 /** `automatic`: the worker's schedule; `operator`: `poolparty admin treasury sweep`. */
@@ -39,14 +33,7 @@ export interface NewSweep {
   readonly createdAt: Date;
 }
 
-export interface SweepRecord extends NewSweep {
-  readonly status: SweepStatus;
-  readonly updateId: string | null;
-  readonly offerId: string | null;
-  readonly offerExpiresAt: Date | null;
-  readonly error: string | null;
-  readonly settledAt: Date | null;
-}
+export interface SweepRecord extends NewSweep, FeeTransferProgress<'swept'> {}
 
 function sweepFromRow(row: Row): SweepRecord {
   return {
@@ -57,16 +44,17 @@ function sweepFromRow(row: Row): SweepRecord {
     treasuryParty: readString(row.treasury_party),
     amount: readAmount(row.amount),
     trigger: readString(row.trigger) as SweepTrigger,
-    status: readString(row.status) as SweepStatus,
-    commandId: readString(row.command_id),
-    updateId: readStringOrNull(row.update_id),
-    offerId: readStringOrNull(row.offer_id),
-    offerExpiresAt: readDateOrNull(row.offer_expires_at),
-    error: readStringOrNull(row.error),
-    createdAt: readDate(row.created_at),
-    settledAt: readDateOrNull(row.settled_at),
+    ...feeTransferProgressOf<'swept'>(row),
   };
 }
+
+/** The sweeps' rows, for the steps of their transfers (`moveFeeTransfer`). */
+export const SWEEP_TRANSFERS: FeeTransferTable<SweepRecord, 'swept'> = {
+  table: 'treasury_sweeps',
+  idColumn: 'sweep_id',
+  arrived: 'swept',
+  fromRow: sweepFromRow,
+};
 
 export async function insertSweep(q: Queryable, sweep: NewSweep): Promise<SweepRecord> {
   const rows = await q.query(
@@ -119,44 +107,6 @@ export async function lastSweptAt(
     [poolId, side],
   );
   return readDateOrNull(rows[0]?.last);
-}
-
-/**
- * Moves a sweep from one of `from` to `to`, with the facts of that step. Null when it was
- * elsewhere: a second delivery of the same outcome changes nothing.
- */
-export async function moveSweep(
-  q: Queryable,
-  input: {
-    readonly sweepId: string;
-    readonly from: readonly SweepStatus[];
-    readonly to: SweepStatus;
-    readonly updateId?: string;
-    readonly offer?: { readonly offerId: string; readonly expiresAt: Date };
-    readonly error?: string;
-    readonly now: Date;
-  },
-): Promise<SweepRecord | null> {
-  const settles = input.to === 'swept' || input.to === 'returned';
-  const rows = await q.query(
-    `UPDATE treasury_sweeps SET status = $3, update_id = COALESCE($4, update_id),
-       offer_id = COALESCE($5, offer_id), offer_expires_at = COALESCE($6, offer_expires_at),
-       error = COALESCE($7, error), settled_at = CASE WHEN $8 THEN $9 ELSE settled_at END
-     WHERE sweep_id = $1 AND status = ANY($2::text[])
-     RETURNING *`,
-    [
-      input.sweepId,
-      [...input.from],
-      input.to,
-      input.updateId ?? null,
-      input.offer?.offerId ?? null,
-      input.offer?.expiresAt ?? null,
-      input.error ?? null,
-      settles,
-      input.now,
-    ],
-  );
-  return rows[0] ? sweepFromRow(rows[0]) : null;
 }
 
 /**

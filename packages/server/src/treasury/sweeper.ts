@@ -14,6 +14,7 @@ import {
   type TreasuryTarget,
 } from '@poolparty/settlement';
 import type { Database } from '@poolparty/store';
+import { PeriodicJob } from '../periodic-job.js';
 
 /**
  * How often a round looks for due sides: far shorter than any sweep interval, so a side is swept
@@ -33,35 +34,20 @@ export interface TreasurySweeperDeps {
 }
 
 /** Runs a round now and then every check interval, one round at a time, until stopped. */
-export class TreasurySweeper {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-
-  constructor(private readonly deps: TreasurySweeperDeps) {}
-
-  start(checkIntervalMs = SWEEP_CHECK_INTERVAL_MS): void {
-    this.tick();
-    this.timer = setInterval(() => this.tick(), checkIntervalMs);
-    this.timer.unref();
-  }
-
-  /** Stops the timer and waits for a round in progress, so the store can close after it. */
-  async stop(): Promise<void> {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
-  private tick(): void {
-    if (this.running !== null) return;
-    const { db, clock, target, schedule } = this.deps;
-    this.running = sweepDueSides(db, { target, schedule, now: clock.now() })
-      .then((sides) => {
+export class TreasurySweeper extends PeriodicJob<SideSweep[]> {
+  constructor(deps: TreasurySweeperDeps) {
+    const { db, clock, target, schedule } = deps;
+    super({
+      run: () => sweepDueSides(db, { target, schedule, now: clock.now() }),
+      onDone: (sides) => {
         const recorded = sides.filter((side) => side.kind === 'recorded');
-        if (recorded.length > 0) this.deps.onRecorded(recorded);
-      }, this.deps.onError)
-      .finally(() => {
-        this.running = null;
-      });
+        if (recorded.length > 0) deps.onRecorded(recorded);
+      },
+      onError: deps.onError,
+    });
+  }
+
+  override start(checkIntervalMs = SWEEP_CHECK_INTERVAL_MS): void {
+    super.start(checkIntervalMs);
   }
 }
