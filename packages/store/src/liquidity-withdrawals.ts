@@ -149,3 +149,16 @@ export async function moveWithdrawalPayout(
   if (!rows[0]) return null;
   return withdrawalFromRow(rows[0]);
 }
+
+/** The offers a withdrawal's payouts became, by side (a payout sent in one step has none). */
+export async function payoutOffersOf(
+  q: Queryable,
+  withdrawalId: string,
+): Promise<Partial<Record<Side, string>>> {
+  const rows = await q.query(
+    `SELECT payload->>'side' AS side, offer_id FROM ledger_commands
+     WHERE withdrawal_id = $1 AND leg = 'lp_payout' AND offer_id IS NOT NULL`,
+    [withdrawalId],
+  );
+  return Object.fromEntries(rows.map((row) => [readString(row.side), readString(row.offer_id)]));
+}

@@ -183,6 +183,10 @@ const PayoutSchema = Type.Object({
       '`offered`: accept the transfer offer in your wallet; `flagged`: an operator will pay it; `none`: this side pays nothing.',
   }),
   updateId: nullable(inline(UpdateIdSchema), { description: 'The update that paid it.' }),
+  offerId: nullable(Type.String({ minLength: 1 }), {
+    description:
+      'The transfer offer to accept when the payout became one; null when sent in one step.',
+  }),
 });
 
 export const WithdrawalSchema = Type.Object(
@@ -214,7 +218,9 @@ export const PositionSchema = Type.Object(
   {
     poolId: inline(PoolIdSchema),
     tokenA: inline(TokenSymbolSchema),
+    tokenAAdmin: inline(PartyIdSchema),
     tokenB: inline(TokenSymbolSchema),
+    tokenBAdmin: inline(PartyIdSchema),
     units: amount('Units held.'),
     shareOfSupply: Type.String({ description: 'Units over the pool supply, a decimal fraction.' }),
     redeemable: sideAmounts('What the units redeem for now'),
@@ -233,6 +239,11 @@ export const PositionSchema = Type.Object(
 );
 export type Position = Static<typeof PositionSchema>;
 
+export const WithdrawalListSchema = Type.Object(
+  { items: Type.Array(inline(WithdrawalSchema), { description: 'Newest first.' }) },
+  { $id: 'WithdrawalList', description: "The wallet party's withdrawals." },
+);
+
 export const PositionListSchema = Type.Object(
   { items: Type.Array(inline(PositionSchema), { description: 'By pool.' }) },
   { $id: 'PositionList', description: "The wallet party's liquidity positions." },
@@ -245,6 +256,7 @@ export const LIQUIDITY_SCHEMAS = [
   LiquidityIntentListSchema,
   CreateWithdrawalBodySchema,
   WithdrawalSchema,
+  WithdrawalListSchema,
   PositionSchema,
   PositionListSchema,
 ] as const;

@@ -89,7 +89,10 @@ export function liquidityIntentView(
   };
 }
 
-export function withdrawalView(w: WithdrawalRecord): Withdrawal {
+export function withdrawalView(
+  w: WithdrawalRecord,
+  offers: Partial<Record<'a' | 'b', string>> = {},
+): Withdrawal {
   const flagged = w.payoutA === 'flagged' || w.payoutB === 'flagged';
   return {
     withdrawalId: w.withdrawalId,
@@ -97,8 +100,18 @@ export function withdrawalView(w: WithdrawalRecord): Withdrawal {
     providerParty: w.providerParty,
     units: w.units,
     status: flagged ? 'flagged' : w.completedAt === null ? 'paying' : 'completed',
-    payoutA: { amount: w.amountA, state: w.payoutA, updateId: w.updateA },
-    payoutB: { amount: w.amountB, state: w.payoutB, updateId: w.updateB },
+    payoutA: {
+      amount: w.amountA,
+      state: w.payoutA,
+      updateId: w.updateA,
+      offerId: offers.a ?? null,
+    },
+    payoutB: {
+      amount: w.amountB,
+      state: w.payoutB,
+      updateId: w.updateB,
+      offerId: offers.b ?? null,
+    },
     createdAt: w.createdAt.toISOString(),
     completedAt: w.completedAt?.toISOString() ?? null,
   };
@@ -127,7 +140,9 @@ export function positionView(
   return {
     poolId: pool.poolId,
     tokenA: pool.tokenA.id,
+    tokenAAdmin: pool.tokenA.admin,
     tokenB: pool.tokenB.id,
+    tokenBAdmin: pool.tokenB.admin,
     units: position.units,
     shareOfSupply: share,
     redeemable: { a: worth.redeemable.a.toString(), b: worth.redeemable.b.toString() },

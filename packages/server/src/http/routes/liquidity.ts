@@ -15,6 +15,7 @@ import {
   LiquidityListQuerySchema,
   PositionListSchema,
   WithdrawalIdParamsSchema,
+  WithdrawalListSchema,
   WithdrawalSchema,
 } from '@poolparty/core';
 import { recordWithdrawal } from '@poolparty/settlement';
@@ -27,6 +28,8 @@ import {
   type LiquidityIntentRecord,
   listLiquidityIntentsForParty,
   listPositionsOfProvider,
+  listWithdrawalsForParty,
+  payoutOffersOf,
   transitionLiquidityIntent,
 } from '@poolparty/store';
 import type { ServiceContext } from '../../context.js';
@@ -283,7 +286,32 @@ const getWithdrawal = liquidityRoute({
     const found = await getWithdrawalForParty(ctx.db, withdrawalId, walletPartyOf(request));
     if (found === null)
       throw new DomainError('not_found', `No withdrawal ${withdrawalId} of this wallet party.`);
-    return withdrawalView(found);
+    return withdrawalView(found, await payoutOffersOf(ctx.db, withdrawalId));
+  },
+});
+
+const listWithdrawals = liquidityRoute({
+  method: 'GET',
+  url: '/liquidity/withdrawals',
+  hooks: walletTokenOnly,
+  schema: {
+    operationId: 'listWithdrawals',
+    summary: "List the wallet party's withdrawals",
+    description: 'Newest first, each with its two payouts (and the offers to accept, if any).',
+    tags: TAGS,
+    security: SECURITY,
+    querystring: LiquidityListQuerySchema,
+    response: { 200: WithdrawalListSchema },
+    problems: errorResponses([...AUTH_PROBLEMS, 'validation_error']),
+  },
+  handler: async ({ ctx }, request) => {
+    const limit = request.query.limit ?? LIQUIDITY_LIST_LIMIT_DEFAULT;
+    const found = await listWithdrawalsForParty(ctx.db, walletPartyOf(request), limit);
+    const items = [];
+    for (const w of found) {
+      items.push(withdrawalView(w, await payoutOffersOf(ctx.db, w.withdrawalId)));
+    }
+    return { items };
   },
 });
 
@@ -320,6 +348,7 @@ const LIQUIDITY_ROUTES = [
   getIntent,
   cancelIntent,
   createWithdrawal,
+  listWithdrawals,
   getWithdrawal,
   listPositions,
 ];

@@ -1,0 +1,208 @@
+/**
+ * The liquidity routes over HTTP on a devnet service: refusals as problem documents with their
+ * codes, an intent created from one side, cancelled while pending, completed by both deposits;
+ * positions with both tokens' admins; withdrawals refused without burning, then paid on both
+ * sides and listed.
+ */
+import { randomUUID } from 'node:crypto';
+import { Amount, type Instrument } from '@poolparty/core';
+import { type LocalLedger, REASON_META_KEY } from '@poolparty/ledger';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DevnetPoolInfo } from '../src/devnet-bootstrap.js';
+import {
+  type JsonResponse,
+  newDevnetParty,
+  type RequestOptions,
+  request,
+  startTestService,
+  type TestService,
+} from './support/service.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
+type Body = any;
+
+const SERVICE_START_TIMEOUT_MS = 60_000;
+/** A flow that has not ended by then is a failure, not a wait. */
+const FLOW_WAIT_MS = 30_000;
+const POLL_MS = 50;
+
+let t: TestService;
+let ledger: LocalLedger;
+let pool: DevnetPoolInfo;
+
+function call(
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<JsonResponse<Body>> {
+  return request<Body>(t.url, method, path, { apiKey: t.apiKey, ...options });
+}
+
+function expectProblem(response: JsonResponse<Body>, status: number, code: string): void {
+  expect({ status: response.status, code: response.body.code }).toEqual({ status, code });
+  expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
+}
+
+async function until(path: string, token: string, done: (body: Body) => boolean): Promise<Body> {
+  const deadline = Date.now() + FLOW_WAIT_MS;
+  for (;;) {
+    const { body } = await call('GET', path, { walletToken: token });
+    if (done(body)) return body;
+    if (Date.now() > deadline)
+      throw new Error(`${path} did not get there: ${JSON.stringify(body)}`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/** A party funded with both tokens, and its wallet token. */
+async function provider(hint: string) {
+  const { party, token } = await newDevnetParty(t, hint);
+  for (const [instrument, amount] of [
+    [pool.tokenA, '10000'],
+    [pool.tokenB, '2000'],
+  ] as const) {
+    await ledger.mint({
+      owner: party.partyId,
+      instrument: instrument as Instrument,
+      amount: Amount.parse(amount),
+    });
+  }
+  return { party, token };
+}
+
+function deposit(from: string, instrument: Instrument, amount: string, reference: string) {
+  return ledger.submitTransfer({
+    commandId: `wallet-${randomUUID()}`,
+    sender: from,
+    receiver: pool.lpParty,
+    instrument,
+    amount: Amount.parse(amount),
+    meta: { [REASON_META_KEY]: reference },
+  });
+}
+
+beforeAll(async () => {
+  t = await startTestService();
+  const devnetLedger = t.service.ctx.devnetLedger;
+  const found = t.service.devnet?.pools.find((p) => p.poolId === 'amulet-usdcx');
+  if (devnetLedger === null || found === undefined)
+    throw new Error('a devnet service with its pools');
+  [ledger, pool] = [devnetLedger, found];
+}, SERVICE_START_TIMEOUT_MS);
+
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('liquidity intents', () => {
+  it('refuse a request without a wallet token, a body without amounts and an unknown pool', async () => {
+    const { token } = await provider('refused');
+    expectProblem(
+      await call('POST', '/v1/liquidity/intents', { body: { poolId: pool.poolId } }),
+      401,
+      'missing_wallet_token',
+    );
+    const create = (body: object) =>
+      call('POST', '/v1/liquidity/intents', { walletToken: token, body });
+    expectProblem(await create({ poolId: pool.poolId }), 400, 'validation_error');
+    expectProblem(await create({ poolId: 'no-such-pool', amountA: '1' }), 404, 'pool_not_found');
+    expectProblem(await create({ poolId: pool.poolId, amountA: '-1' }), 400, 'validation_error');
+  });
+
+  it('are created from one side, one open per pool, and cancelled only while pending', async () => {
+    const { token } = await provider('canceller');
+    const other = await provider('other');
+    const created = await call('POST', '/v1/liquidity/intents', {
+      walletToken: token,
+      body: { poolId: pool.poolId, amountA: '100' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      status: 'pending',
+      depositAddress: pool.lpParty,
+      expected: { a: '100' },
+      slippageBps: 50,
+    });
+    expect(Amount.parse(created.body.expected.b).isPositive()).toBe(true);
+    const again = await call('POST', '/v1/liquidity/intents', {
+      walletToken: token,
+      body: { poolId: pool.poolId, amountB: '1' },
+    });
+    expectProblem(again, 409, 'active_liquidity_intent_exists');
+    expect(again.body.liquidityIntentId).toBe(created.body.liquidityIntentId);
+    const id = created.body.liquidityIntentId;
+    expectProblem(
+      await call('GET', `/v1/liquidity/intents/${id}`, { walletToken: other.token }),
+      404,
+      'not_found',
+    );
+    const cancelled = await call('POST', `/v1/liquidity/intents/${id}/cancel`, {
+      walletToken: token,
+    });
+    expect(cancelled.body.status).toBe('cancelled');
+    const twice = await call('POST', `/v1/liquidity/intents/${id}/cancel`, { walletToken: token });
+    expectProblem(twice, 409, 'liquidity_intent_not_cancellable');
+    const listed = await call('GET', '/v1/liquidity/intents', { walletToken: token });
+    expect(listed.body.items.map((i: Body) => i.liquidityIntentId)).toEqual([id]);
+  });
+});
+
+describe('positions and withdrawals', () => {
+  it('complete with both deposits, show the position, refuse a greedy withdrawal, pay half', async () => {
+    const { party, token } = await provider('lp');
+    const { body: intent } = await call('POST', '/v1/liquidity/intents', {
+      walletToken: token,
+      body: { poolId: pool.poolId, amountA: '1000' },
+    });
+    await deposit(party.partyId, pool.tokenA, intent.expected.a, intent.depositReference);
+    await deposit(party.partyId, pool.tokenB, intent.expected.b, intent.depositReference);
+    const done = await until(
+      `/v1/liquidity/intents/${intent.liquidityIntentId}`,
+      token,
+      (b) => b.status === 'completed',
+    );
+    expect(done.deposits.map((d: Body) => d.status)).toEqual(['forwarded', 'forwarded']);
+
+    const { body: positions } = await call('GET', '/v1/liquidity/positions', {
+      walletToken: token,
+    });
+    expect(positions.items).toHaveLength(1);
+    expect(positions.items[0]).toMatchObject({
+      poolId: pool.poolId,
+      units: done.minted.units,
+      tokenAAdmin: pool.tokenA.admin,
+      tokenBAdmin: pool.tokenB.admin,
+    });
+
+    const withdraw = (body: object) =>
+      call('POST', '/v1/liquidity/withdrawals', { walletToken: token, body });
+    const base = { poolId: pool.poolId, minimumA: '0', minimumB: '0' };
+    expectProblem(
+      await withdraw({ ...base, shareBps: 5000, minimumA: '1000000' }),
+      409,
+      'withdrawal_minimum_not_met',
+    );
+    expectProblem(await withdraw({ ...base, shareBps: 5000, units: '1' }), 400, 'validation_error');
+    expectProblem(await withdraw({ ...base, units: '100000000' }), 409, 'insufficient_units');
+    const created = await withdraw({ ...base, shareBps: 5000 });
+    expect(created.status).toBe(201);
+    const paid = await until(
+      `/v1/liquidity/withdrawals/${created.body.withdrawalId}`,
+      token,
+      (b) => b.status === 'completed',
+    );
+    expect(paid.payoutA).toMatchObject({ state: 'paid', offerId: null });
+    expect(paid.payoutB).toMatchObject({ state: 'paid', offerId: null });
+    const { body: listed } = await call('GET', '/v1/liquidity/withdrawals', { walletToken: token });
+    expect(listed.items.map((w: Body) => w.withdrawalId)).toEqual([created.body.withdrawalId]);
+  });
+
+  it('refuse a withdrawal of a pool the party holds no units of', async () => {
+    const { token } = await provider('no-units');
+    const response = await call('POST', '/v1/liquidity/withdrawals', {
+      walletToken: token,
+      body: { poolId: pool.poolId, shareBps: 10_000, minimumA: '0', minimumB: '0' },
+    });
+    expectProblem(response, 404, 'position_not_found');
+  });
+});
