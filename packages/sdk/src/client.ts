@@ -11,6 +11,7 @@ import {
   RequestSender,
   type WalletTokenSource,
 } from './http/request-sender.js';
+import { Liquidity } from './resources/liquidity.js';
 import { Pools } from './resources/pools.js';
 import { Quotes } from './resources/quotes.js';
 import { Swaps } from './resources/swaps.js';
@@ -64,6 +65,8 @@ export class PoolParty {
   readonly swaps: Swaps;
   /** Wallet challenge and wallet token. */
   readonly walletAuth: WalletAuth;
+  /** Liquidity intents, withdrawals and positions: an extension beside the swap interface. */
+  readonly liquidity: Liquidity;
   /** The API origin this client calls. */
   readonly baseUrl: string;
   /** The environment this client targets. */
@@ -91,11 +94,13 @@ export class PoolParty {
     this.tokens = new Tokens(this.#sender);
     this.quotes = new Quotes(this.#sender);
     this.walletAuth = new WalletAuth(this.#sender);
-    this.swaps = new Swaps(this.#sender, {
+    const follow = {
       pollIntervalMs: options.pollInterval ?? DEFAULT_POLL_INTERVAL_MS,
       sleep: wait,
       now: () => Date.now(),
-    });
+    };
+    this.swaps = new Swaps(this.#sender, follow);
+    this.liquidity = new Liquidity(this.#sender, follow);
   }
 
   /**

@@ -58,3 +58,11 @@ expectTypeOf<sdk.Usage>().toEqualTypeOf<core.Usage>();
 expectTypeOf<sdk.Collection>().toEqualTypeOf<core.Collection>();
 expectTypeOf<sdk.CollectionList>().toEqualTypeOf<core.CollectionList>();
 expectTypeOf<sdk.SignedOut>().toEqualTypeOf<core.SignedOut>();
+
+// Liquidity, an extension beside the swap interface.
+expectTypeOf<sdk.LiquidityState>().toEqualTypeOf<core.LiquidityState>();
+expectTypeOf<sdk.LiquidityIntent>().toEqualTypeOf<core.LiquidityIntent>();
+expectTypeOf<sdk.Withdrawal>().toEqualTypeOf<core.Withdrawal>();
+expectTypeOf<sdk.Position>().toEqualTypeOf<core.Position>();
+expectTypeOf<sdk.CreateLiquidityParams>().toEqualTypeOf<Readonly<core.CreateLiquidityIntentBody>>();
+expectTypeOf<sdk.WithdrawParams>().toEqualTypeOf<Readonly<core.CreateWithdrawalBody>>();
