@@ -2,6 +2,7 @@
  * The PoolParty client: options, and one instance of each resource
  * over one request sender.
  */
+import { recordParts } from './client-parts.js';
 import { DEFAULT_BASE_URLS, type Environment, resolveBaseUrl } from './environments.js';
 import { ValidationError } from './errors.js';
 import { type Sleep, sleep } from './http/abort.js';
@@ -11,7 +12,6 @@ import {
   RequestSender,
   type WalletTokenSource,
 } from './http/request-sender.js';
-import { Liquidity } from './resources/liquidity.js';
 import { Pools } from './resources/pools.js';
 import { Quotes } from './resources/quotes.js';
 import { Swaps } from './resources/swaps.js';
@@ -65,8 +65,6 @@ export class PoolParty {
   readonly swaps: Swaps;
   /** Wallet challenge and wallet token. */
   readonly walletAuth: WalletAuth;
-  /** Liquidity intents, withdrawals and positions: an extension beside the swap interface. */
-  readonly liquidity: Liquidity;
   /** The API origin this client calls. */
   readonly baseUrl: string;
   /** The environment this client targets. */
@@ -100,7 +98,8 @@ export class PoolParty {
       now: () => Date.now(),
     };
     this.swaps = new Swaps(this.#sender, follow);
-    this.liquidity = new Liquidity(this.#sender, follow);
+    // For `withLiquidity(pp)` of `@poolparty/sdk/liquidity`, which adds `pp.liquidity`.
+    recordParts(this, { sender: this.#sender, follow });
   }
 
   /**

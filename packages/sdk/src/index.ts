@@ -8,6 +8,8 @@
  * const swap = await pp.swaps.create({ fromToken: 'Amulet', toToken: 'USDCx', amount: '100', poolId });
  * // the wallet sends swap.expectedAmount to swap.depositAddress
  * const { actualOutput } = await swap.wait();
+ *
+ * Liquidity provision (`pp.liquidity`) is the `@poolparty/sdk/liquidity` entry's `withLiquidity`.
  */
 export {
   DEFAULT_MAX_RETRIES,
@@ -24,16 +26,6 @@ export * from './errors.js';
 export type { Sleep } from './http/abort.js';
 export type { CallOptions, FetchLike, WalletTokenSource } from './http/request-sender.js';
 export { type AttemptFailure, type RetryQuestion, shouldRetry } from './http/retry.js';
-export type { WaitBounds } from './liquidity/deadline.js';
-export type {
-  LiquidityErrorListener,
-  LiquidityEventName,
-  LiquidityIntentHandle,
-  LiquidityIntentObject,
-  LiquidityListener,
-  LiquidityWaitOptions,
-} from './liquidity/intent.js';
-export type { WithdrawalHandle, WithdrawalObject } from './liquidity/withdrawal.js';
 export {
   type CollectParams,
   DeveloperPortal,
@@ -43,7 +35,6 @@ export {
   type PortalReportParams,
 } from './portal.js';
 export type * from './portal-types.js';
-export type { CreateLiquidityParams, Liquidity, WithdrawParams } from './resources/liquidity.js';
 export type { PoolStatsParams, Pools } from './resources/pools.js';
 export type { QuoteParams, Quotes } from './resources/quotes.js';
 export type { CreateSwapParams, GetSwapOptions, Swaps } from './resources/swaps.js';
@@ -55,8 +46,6 @@ export {
   isTerminal,
   LEG_EVENT_NAMES,
   LEG_STATES,
-  LIQUIDITY_STATES,
-  LIQUIDITY_TERMINAL_STATES,
   SWAP_EVENT_NAMES,
   SWAP_STATES,
   TERMINAL_STATES,

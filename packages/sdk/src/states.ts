@@ -2,24 +2,10 @@
  * The swap states as values: all of them in lifecycle order, the events a swap object emits
  * (states, and the leg events of a payout or refund offer), and the terminal test.
  */
-import {
-  IN_PROGRESS_STATES,
-  LEG_EVENT_NAMES,
-  LEG_STATES,
-  LIQUIDITY_STATES,
-  LIQUIDITY_TERMINAL_STATES,
-  TERMINAL_STATES,
-} from './catalogue.js';
+import { IN_PROGRESS_STATES, LEG_EVENT_NAMES, LEG_STATES, TERMINAL_STATES } from './catalogue.js';
 import type { SwapEventName, SwapState, TerminalState } from './types.js';
 
-export {
-  IN_PROGRESS_STATES,
-  LEG_EVENT_NAMES,
-  LEG_STATES,
-  LIQUIDITY_STATES,
-  LIQUIDITY_TERMINAL_STATES,
-  TERMINAL_STATES,
-};
+export { IN_PROGRESS_STATES, LEG_EVENT_NAMES, LEG_STATES, TERMINAL_STATES };
 
 /** Every swap state: in-progress states in lifecycle order, then the terminal ones. */
 export const SWAP_STATES: readonly SwapState[] = [...IN_PROGRESS_STATES, ...TERMINAL_STATES];

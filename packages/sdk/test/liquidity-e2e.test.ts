@@ -38,6 +38,7 @@ import { readSettings } from '../../server/src/config.js';
 import { type RunningService, startService } from '../../server/src/service.js';
 import { Devnet, type DevnetWallet } from '../src/devnet/index.js';
 import { PoolParty } from '../src/index.js';
+import { type WithLiquidity, withLiquidity } from '../src/liquidity/index.js';
 
 /** Swaps in the run; each is a small amount, so the pool's price barely moves. */
 const SWAPS = Number(process.env.POOLPARTY_LIQUIDITY_SWAPS ?? 200);
@@ -126,7 +127,7 @@ describe.each([
     };
   }
 
-  async function party(name: string): Promise<{ wallet: DevnetWallet; pp: PoolParty }> {
+  async function party(name: string): Promise<{ wallet: DevnetWallet; pp: WithLiquidity }> {
     const wallet = await devnet.createWallet({ partyHint: `${name}-${database}` });
     await wallet.fund('Amulet', '20000');
     await wallet.fund('USDCx', '3000', pool().tokenB.admin);
@@ -137,19 +138,21 @@ describe.each([
       pollInterval: 50,
     });
     const { token } = await wallet.authenticate(pp);
-    const authed = new PoolParty({
-      apiKey: w.apiKey,
-      environment: 'devnet',
-      baseUrl: w.url,
-      pollInterval: 50,
-      walletToken: token,
-    });
+    const authed = withLiquidity(
+      new PoolParty({
+        apiKey: w.apiKey,
+        environment: 'devnet',
+        baseUrl: w.url,
+        pollInterval: 50,
+        walletToken: token,
+      }),
+    );
     return { wallet, pp: authed };
   }
 
   /** One provider's mint, checked against planMint at the reserves before it. */
   async function addLiquidity(
-    lp: { wallet: DevnetWallet; pp: PoolParty },
+    lp: { wallet: DevnetWallet; pp: WithLiquidity },
     order: readonly ('a' | 'b')[],
     oversupplyB = false,
   ): Promise<string> {

@@ -11,11 +11,11 @@ import {
   ConflictError,
   type LiquidityIntent,
   NotFoundError,
-  type PoolParty,
   PoolPartyError,
   TimeoutError,
   ValidationError,
 } from '../src/index.js';
+import { type WithLiquidity, withLiquidity } from '../src/liquidity/index.js';
 import { scaled } from './support/amounts.js';
 import { type Live, startLive } from './support/live.js';
 
@@ -34,11 +34,11 @@ const hint = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)
 /** A provider holding both tokens of the canonical pool, with its client and wallet token. */
 async function provider(
   name: string,
-): Promise<{ wallet: DevnetWallet; pp: PoolParty; token: string }> {
+): Promise<{ wallet: DevnetWallet; pp: WithLiquidity; token: string }> {
   const wallet = await devnet.createWallet({ partyHint: hint(name) });
   await wallet.fund('Amulet', '5000');
   await wallet.fund('USDCx', '1000', live.canonical.tokenB.admin);
-  const pp = live.client({ pollInterval: 50 });
+  const pp = withLiquidity(live.client({ pollInterval: 50 }));
   const { token } = await wallet.authenticate(pp);
   return { wallet, pp, token };
 }
