@@ -3,7 +3,10 @@
  * - index.js (ESM) and index.cjs (CommonJS) for Node and bundlers;
  * - devnet.js and devnet.cjs: the optional `@poolparty/sdk/devnet` entry (devnet wallet helpers and
  *   the Ed25519 signer), kept out of the main bundles so apps that do not use it do not carry it;
- * - poolparty.browser.js: one minified ES module for a <script type="module"> or an import map;
+ * - liquidity.js and liquidity.cjs: the optional `@poolparty/sdk/liquidity` entry (`withLiquidity`,
+ *   which gives a client `pp.liquidity`), kept out of the main bundles for the same reason;
+ * - poolparty.browser.js: one minified ES module for a <script type="module"> or an import map,
+ *   and poolparty-liquidity.browser.js, the liquidity entry's;
  * - declarations: index.d.ts and one per module from `tsc -p tsconfig.build.json`, and a copy
  *   under cjs/ marked CommonJS, so TypeScript reads the right module kind for `require`.
  *
@@ -27,6 +30,7 @@ import { build } from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(root, 'src/index.ts');
 const devnetEntry = join(root, 'src/devnet/index.ts');
+const liquidityEntry = join(root, 'src/liquidity/index.ts');
 
 /** Browsers with fetch streams, private class fields and WebCrypto; Node ≥ 20. */
 const TARGET = ['es2022', 'chrome105', 'firefox110', 'safari16', 'node20'];
@@ -57,17 +61,21 @@ export async function buildBundles(outdir = join(root, 'dist')) {
       outfile: join(outdir, `${name}.cjs`),
     }),
   ];
-  await Promise.all([
-    ...moduleBuilds(entry, 'index'),
-    ...moduleBuilds(devnetEntry, 'devnet'),
+  const browserBuild = (entryPoint, name) =>
     build({
       ...common,
-      entryPoints: [entry],
+      entryPoints: [entryPoint],
       platform: 'browser',
       format: 'esm',
       minify: true,
-      outfile: join(outdir, 'poolparty.browser.js'),
-    }),
+      outfile: join(outdir, `${name}.browser.js`),
+    });
+  await Promise.all([
+    ...moduleBuilds(entry, 'index'),
+    ...moduleBuilds(devnetEntry, 'devnet'),
+    ...moduleBuilds(liquidityEntry, 'liquidity'),
+    browserBuild(entry, 'poolparty'),
+    browserBuild(liquidityEntry, 'poolparty-liquidity'),
   ]);
 }
 

@@ -1,6 +1,6 @@
 /**
  * Writes src/catalogue.ts: the few tables the SDK shares with the service (error codes and their
- * classes, swap states, leg states and events, outcome errors, amount and slippage limits), copied from
+ * classes, swap and liquidity states, leg states and events, outcome errors, amount and slippage limits), copied from
  * @poolparty/core. The SDK cannot import core at run time (core pulls TypeBox and @noble), so the
  * tables are copied here and `test/catalogue.test.ts` fails when the copy falls behind.
  *
@@ -23,6 +23,7 @@ const lifecycle = await import(join(core, 'lifecycle.ts'));
 const safety = await import(join(core, 'settlement-safety.ts'));
 const amount = await import(join(core, 'amount.ts'));
 const discounts = await import(join(core, 'discounts.ts'));
+const liquidity = await import(join(core, 'schemas/liquidity.ts'));
 
 const json = (value) => JSON.stringify(value, null, 2);
 const classByCode = Object.fromEntries(
@@ -51,6 +52,15 @@ export const LEG_EVENT_NAMES = ${json(lifecycle.LEG_EVENT_NAMES)} as const;
 
 /** The leg's state after each offer outcome (\`accepted\` leaves it \`committed\`). */
 export const LEG_STATE_AFTER = ${json(lifecycle.LEG_STATE_AFTER)} as const;
+
+/**
+ * The states of a liquidity intent: \`pending\` → \`partial\` (one side arrived) → \`joining\` →
+ * \`completed\`, or \`refunding\` → \`refunded\`; \`expired\`, \`cancelled\`, \`refund_failed\`.
+ */
+export const LIQUIDITY_STATES = ${json(liquidity.LIQUIDITY_STATES)} as const;
+
+/** The states a liquidity intent ends in; \`completed\` is the only one with units. */
+export const LIQUIDITY_TERMINAL_STATES = ${json(liquidity.LIQUIDITY_TERMINAL_STATES)} as const;
 
 /** The SDK's error classes, base first. */
 export const SDK_ERROR_CLASSES = ${json(errors.SDK_ERROR_CLASSES)} as const;

@@ -1,5 +1,6 @@
 /**
- * Prints the size of the browser bundle as shipped: minified, and minified + gzipped.
+ * Prints the size of each browser bundle as shipped (the main one and the liquidity entry's):
+ * minified, and minified + gzipped; fails when one is above its budget.
  * Run after the build (`npm run size` at the repository root does both).
  */
 import { readFileSync } from 'node:fs';
@@ -7,15 +8,24 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-/** The size the bundle should stay under, minified and gzipped. */
+/** The sizes the bundles should stay under, minified and gzipped. */
 export const BROWSER_BUNDLE_GZIP_BYTES_MAX = 10 * 1024;
+/** The liquidity entry's bundle, loaded beside the main one by apps that provide liquidity. */
+export const LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX = 5 * 1024;
 
-const file = join(dirname(fileURLToPath(import.meta.url)), '../dist/poolparty.browser.js');
-const bundle = readFileSync(file);
-const gzipped = gzipSync(bundle, { level: 9 }).length;
+const BUDGETS = {
+  'poolparty.browser.js': BROWSER_BUNDLE_GZIP_BYTES_MAX,
+  'poolparty-liquidity.browser.js': LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX,
+};
+
+const dist = join(dirname(fileURLToPath(import.meta.url)), '../dist');
 const kb = (bytes) => `${(bytes / 1024).toFixed(2)} kB`;
-console.log(`dist/poolparty.browser.js: ${kb(bundle.length)} minified, ${kb(gzipped)} gzipped`);
-if (gzipped > BROWSER_BUNDLE_GZIP_BYTES_MAX) {
-  console.error(`above the ${kb(BROWSER_BUNDLE_GZIP_BYTES_MAX)} budget`);
-  process.exitCode = 1;
+for (const [name, budget] of Object.entries(BUDGETS)) {
+  const bundle = readFileSync(join(dist, name));
+  const gzipped = gzipSync(bundle, { level: 9 }).length;
+  console.log(`dist/${name}: ${kb(bundle.length)} minified, ${kb(gzipped)} gzipped`);
+  if (gzipped > budget) {
+    console.error(`dist/${name} is above its ${kb(budget)} budget`);
+    process.exitCode = 1;
+  }
 }

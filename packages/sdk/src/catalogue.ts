@@ -54,6 +54,31 @@ export const LEG_STATE_AFTER = {
   expired: 'expired',
 } as const;
 
+/**
+ * The states of a liquidity intent: `pending` → `partial` (one side arrived) → `joining` →
+ * `completed`, or `refunding` → `refunded`; `expired`, `cancelled`, `refund_failed`.
+ */
+export const LIQUIDITY_STATES = [
+  'pending',
+  'partial',
+  'joining',
+  'completed',
+  'refunding',
+  'refunded',
+  'expired',
+  'cancelled',
+  'refund_failed',
+] as const;
+
+/** The states a liquidity intent ends in; `completed` is the only one with units. */
+export const LIQUIDITY_TERMINAL_STATES = [
+  'completed',
+  'refunded',
+  'expired',
+  'cancelled',
+  'refund_failed',
+] as const;
+
 /** The SDK's error classes, base first. */
 export const SDK_ERROR_CLASSES = [
   'PoolPartyError',

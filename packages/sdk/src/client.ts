@@ -2,6 +2,7 @@
  * The PoolParty client: options, and one instance of each resource
  * over one request sender.
  */
+import { recordParts } from './client-parts.js';
 import { DEFAULT_BASE_URLS, type Environment, resolveBaseUrl } from './environments.js';
 import { ValidationError } from './errors.js';
 import { type Sleep, sleep } from './http/abort.js';
@@ -91,11 +92,14 @@ export class PoolParty {
     this.tokens = new Tokens(this.#sender);
     this.quotes = new Quotes(this.#sender);
     this.walletAuth = new WalletAuth(this.#sender);
-    this.swaps = new Swaps(this.#sender, {
+    const follow = {
       pollIntervalMs: options.pollInterval ?? DEFAULT_POLL_INTERVAL_MS,
       sleep: wait,
       now: () => Date.now(),
-    });
+    };
+    this.swaps = new Swaps(this.#sender, follow);
+    // For `withLiquidity(pp)` of `@poolparty/sdk/liquidity`, which adds `pp.liquidity`.
+    recordParts(this, { sender: this.#sender, follow });
   }
 
   /**

@@ -8,6 +8,8 @@
  * const swap = await pp.swaps.create({ fromToken: 'Amulet', toToken: 'USDCx', amount: '100', poolId });
  * // the wallet sends swap.expectedAmount to swap.depositAddress
  * const { actualOutput } = await swap.wait();
+ *
+ * Liquidity provision (`pp.liquidity`) is the `@poolparty/sdk/liquidity` entry's `withLiquidity`.
  */
 export {
   DEFAULT_MAX_RETRIES,

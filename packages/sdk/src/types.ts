@@ -11,6 +11,7 @@ import type {
   IN_PROGRESS_STATES,
   LEG_EVENT_NAMES,
   LEG_STATES,
+  LIQUIDITY_STATES,
   SETTLEMENT_SAFETY_CODES,
   TERMINAL_STATES,
 } from './catalogue.js';
@@ -437,4 +438,144 @@ export interface AmbiguousCandidate {
   fromAdmin: string;
   /** …and this as `toAdmin`. */
   toAdmin: string;
+}
+
+/**
+ * A liquidity intent's state: `pending` → `partial` (one side arrived) → `joining` → `completed`,
+ * or `refunding` → `refunded`; `expired`, `cancelled`, `refund_failed`.
+ */
+export type LiquidityState = (typeof LIQUIDITY_STATES)[number];
+
+/** Amounts of a pool's two sides. */
+export interface SideAmounts {
+  /** Token A. */
+  a: string;
+  /** Token B. */
+  b: string;
+}
+
+/** A deposit that reached the pool's LP party for a liquidity intent. */
+export interface LiquidityDeposit {
+  /** The pool side it funds. */
+  side: 'a' | 'b';
+  /** Amount received. */
+  amount: string;
+  /** Where the amount is: `forwarded` is in the pool; `returning`/`returned` going back. */
+  status: 'accepting' | 'forwarding' | 'forwarded' | 'returning' | 'returned' | 'flagged';
+  /** The ledger update that carried it. */
+  updateId: string;
+  /** When the deposit was seen on the ledger. */
+  receivedAt: string;
+}
+
+/** What a completed liquidity intent minted. */
+export interface LiquidityMint {
+  /** Units credited to the provider. */
+  units: string;
+  /** What joined the pool. */
+  joined: SideAmounts;
+  /** What was returned as the excess of an over-supplied side. */
+  returned: SideAmounts;
+}
+
+/** A liquidity intent: what a provider deposits to a pool, and what it minted. */
+export interface LiquidityIntent {
+  /** `liq_…`. */
+  liquidityIntentId: string;
+  /** The pool. */
+  poolId: string;
+  /** Its state. */
+  status: LiquidityState;
+  /** The party that deposits and owns the units. */
+  providerParty: string;
+  /** The pool's LP party: send both tokens here. */
+  depositAddress: string;
+  /** Pass as the transfer reason of both deposits. */
+  depositReference: string;
+  /** Token A's symbol. */
+  tokenA: string;
+  /** Token A's admin party. */
+  tokenAAdmin: string;
+  /** Token B's symbol. */
+  tokenB: string;
+  /** Token B's admin party. */
+  tokenBAdmin: string;
+  /** What to send of each side. */
+  expected: SideAmounts;
+  /** Units that would mint at the reserves when the intent was created. */
+  expectedUnits: string;
+  /** The fewest units accepted; fewer and both sides are returned. */
+  minimumUnits: string;
+  /** How far below `expectedUnits` the minted units may fall, in basis points. */
+  slippageBps: number;
+  /** What arrived, oldest first. */
+  deposits: LiquidityDeposit[];
+  /** Set once completed. */
+  minted: LiquidityMint | null;
+  /** Why it was refunded, expired or failed. */
+  failure: { code: string; message: string } | null;
+  /** What to do next, for people. */
+  instructions: string;
+  /** When it was created. */
+  createdAt: string;
+  /** Deposits after this are returned; one side in by then is refunded. */
+  expiresAt: string;
+  /** When it ended. */
+  completedAt: string | null;
+}
+
+/** One side's payout of a withdrawal. */
+export interface Payout {
+  /** Paid from the pool. */
+  amount: string;
+  /** `offered`: accept the transfer offer in the wallet; `flagged`: an operator will pay it. */
+  state: 'pending' | 'offered' | 'paid' | 'flagged' | 'none';
+  /** The update that paid it. */
+  updateId: string | null;
+}
+
+/** Units burned for two payouts. */
+export interface Withdrawal {
+  /** `wdr_…`. */
+  withdrawalId: string;
+  /** The pool. */
+  poolId: string;
+  /** The provider paid. */
+  providerParty: string;
+  /** Units burned. */
+  units: string;
+  /** `completed` once both payouts arrived; `flagged` when one needs an operator. */
+  status: 'paying' | 'completed' | 'flagged';
+  /** Token A's payout. */
+  payoutA: Payout;
+  /** Token B's payout. */
+  payoutB: Payout;
+  /** When the units were burned. */
+  createdAt: string;
+  /** When both payouts ended. */
+  completedAt: string | null;
+}
+
+/** A provider's units of one pool, valued at the pool's price now. */
+export interface Position {
+  /** The pool. */
+  poolId: string;
+  /** Token A's symbol. */
+  tokenA: string;
+  /** Token B's symbol. */
+  tokenB: string;
+  /** Units held. */
+  units: string;
+  /** Units over the pool supply, a decimal fraction. */
+  shareOfSupply: string;
+  /** What the units redeem for now. */
+  redeemable: SideAmounts;
+  /** What went in for the units held. */
+  deposited: SideAmounts;
+  /** What they redeem for, valued in token B. */
+  valueInB: string;
+  /** What went in, valued in token B. */
+  depositedInB: string;
+  /** Value now less simply holding what went in, in token B; may be negative. */
+  earnedInB: string;
 }

@@ -1,6 +1,7 @@
 /**
  * The published build: ESM, CommonJS and browser bundles with nothing from the workspace inside,
- * declarations that stand alone for `import` and `require` consumers, and the size budget.
+ * declarations that stand alone for `import` and `require` consumers, and the size budgets — the
+ * main browser bundle's without liquidity, which is an entry of its own with its own budget.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { typecheckConsumer } from './support/consumer.js';
 const PACKAGE = join(import.meta.dirname, '..');
 const DIST = join(PACKAGE, 'dist');
 const BROWSER_BUNDLE_GZIP_BYTES_MAX = 10 * 1024;
+const LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX = 5 * 1024;
 const require = createRequire(import.meta.url);
 /** `import … from 'x'`, `export … from 'x'`, `import('x')`, `require('x')`. */
 const MODULE_SPECIFIER =
@@ -47,6 +49,11 @@ describe('the build', () => {
       'poolparty.browser.js',
       'index.d.ts',
       'cjs/index.d.ts',
+      'liquidity.js',
+      'liquidity.cjs',
+      'poolparty-liquidity.browser.js',
+      'liquidity/index.d.ts',
+      'cjs/liquidity/index.d.ts',
     ]) {
       expect(files).toContain(join(DIST, name));
     }
@@ -91,9 +98,46 @@ describe('the build', () => {
     );
   });
 
+  it('gives a client pp.liquidity through the liquidity entry, from any copy of the SDK', async () => {
+    const esm = await import(pathToFileURL(join(DIST, 'index.js')).href);
+    const cjs = require(join(DIST, 'index.cjs'));
+    const browser = await import(pathToFileURL(join(DIST, 'poolparty.browser.js')).href);
+    const extensions = [
+      await import(pathToFileURL(join(DIST, 'liquidity.js')).href),
+      require(join(DIST, 'liquidity.cjs')),
+      await import(pathToFileURL(join(DIST, 'poolparty-liquidity.browser.js')).href),
+    ];
+    for (const sdk of [esm, cjs, browser]) {
+      expect(new sdk.PoolParty({ apiKey: 'pp_test_x' }).liquidity).toBeUndefined();
+      for (const extension of extensions) {
+        const pp = new sdk.PoolParty({ apiKey: 'pp_test_x' });
+        expect(extension.withLiquidity(pp)).toBe(pp);
+        expect(typeof pp.liquidity.create).toBe('function');
+        expect(extension.LIQUIDITY_TERMINAL_STATES).toContain('completed');
+        // A malformed call is the SDK's ValidationError, whichever copy made it.
+        await expect(pp.liquidity.create({ poolId: 'p' })).rejects.toBeInstanceOf(
+          sdk.ValidationError,
+        );
+      }
+    }
+  });
+
+  it('keeps liquidity out of the main bundles', () => {
+    for (const name of ['index.js', 'index.cjs', 'poolparty.browser.js']) {
+      expect(readFileSync(join(DIST, name), 'utf8'), name).not.toContain('/v1/liquidity');
+    }
+  });
+
   it(`keeps the browser bundle under ${BROWSER_BUNDLE_GZIP_BYTES_MAX} bytes gzipped`, () => {
     const bundle = readFileSync(join(DIST, 'poolparty.browser.js'));
     expect(gzipSync(bundle, { level: 9 }).length).toBeLessThan(BROWSER_BUNDLE_GZIP_BYTES_MAX);
+  });
+
+  it(`keeps the liquidity bundle under ${LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX} bytes gzipped`, () => {
+    const bundle = readFileSync(join(DIST, 'poolparty-liquidity.browser.js'));
+    expect(gzipSync(bundle, { level: 9 }).length).toBeLessThan(
+      LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX,
+    );
   });
 
   it('type-checks an import and a require consumer against the declarations alone', () => {
@@ -106,11 +150,19 @@ describe('the build', () => {
       "const swap = await pp.swaps.create({ fromToken: 'Amulet', toToken: 'USDCx', amount: '1' });",
       "swap.on('completed', (status) => status.actualOutput);",
       'const result: string = (await swap.wait()).actualOutput;',
-      'export { quote, result };',
+      'const lp: WithLiquidity = withLiquidity(pp);',
+      "const intent = await lp.liquidity.create({ poolId: 'p', amountA: '1' });",
+      "intent.on('partial', (now: LiquidityIntent) => now.deposits);",
+      'const units: string | undefined = (await intent.wait()).minted?.units;',
+      'export { quote, result, units };',
+    ].join('\n');
+    const imports = [
+      "import { PoolParty, type Quote } from '@poolparty/sdk';",
+      "import { type LiquidityIntent, type WithLiquidity, withLiquidity } from '@poolparty/sdk/liquidity';",
     ].join('\n');
     const result = typecheckConsumer(consumerDir, {
-      esm: `import { PoolParty, type Quote } from '@poolparty/sdk';\n${use}\n`,
-      cjs: `import { PoolParty, type Quote } from '@poolparty/sdk';\nasync function main() {\n${use.replace('export { quote, result };', 'return [quote, result];')}\n}\nexport = main;\n`,
+      esm: `${imports}\n${use}\n`,
+      cjs: `${imports}\nasync function main() {\n${use.replace('export { quote, result, units };', 'return [quote, result, units];')}\n}\nexport = main;\n`,
     });
     expect(result.output).toBe('');
     expect(result.status).toBe(0);

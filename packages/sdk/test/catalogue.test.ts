@@ -18,12 +18,14 @@ describe('the SDK tables equal core', () => {
     expect(catalogue.ERROR_CLASS_BY_CODE).toEqual(fromCore);
   });
 
-  it('has the swap states, outcome classes, guard codes, discount targets and amount limits', () => {
+  it('has the swap and liquidity states, outcome classes, guard codes, discount targets and amount limits', () => {
     expect(catalogue.IN_PROGRESS_STATES).toEqual(core.IN_PROGRESS_STATES);
     expect(catalogue.TERMINAL_STATES).toEqual(core.TERMINAL_STATES);
     expect(sdk.SWAP_STATES).toEqual(core.SWAP_STATES);
     expect(sdk.SWAP_EVENT_NAMES).toEqual(core.SWAP_EVENT_NAMES);
     expect(catalogue.OUTCOME_ERROR_CLASS).toEqual(core.OUTCOME_ERROR_CLASS);
+    expect(catalogue.LIQUIDITY_STATES).toEqual(core.LIQUIDITY_STATES);
+    expect(catalogue.LIQUIDITY_TERMINAL_STATES).toEqual(core.LIQUIDITY_TERMINAL_STATES);
     expect(catalogue.SDK_ERROR_CLASSES).toEqual(core.SDK_ERROR_CLASSES);
     expect(catalogue.SETTLEMENT_SAFETY_CODES).toEqual(core.SETTLEMENT_SAFETY_CODES);
     expect(catalogue.DISCOUNT_TARGET_TYPES).toEqual(core.DISCOUNT_TARGET_TYPES);

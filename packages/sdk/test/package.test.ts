@@ -4,8 +4,9 @@
  * files and a package.json with nothing of the workspace's (no scripts, no devDependencies, no
  * condition pointing into `src/`); installed into an empty folder with install scripts allowed,
  * npm has nothing to warn about, and it completes a whole swap against a running service from an
- * ES module and from a CommonJS script, with the devnet entry standing in for the wallet, and its
- * declarations type-check both under `strict`.
+ * ES module and from a CommonJS script, with the devnet entry standing in for the wallet and the
+ * liquidity entry reading the party's positions, and its declarations type-check both under
+ * `strict`.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -92,7 +93,10 @@ const SWAP = `
   await wallet.deposit(swap);
   const result = await swap.wait({ timeout: 60000 });
   const usdcx = await wallet.balance('USDCx', swap.outputTokenAdmin);
-  console.log(JSON.stringify({ status: result.status, actualOutput: result.actualOutput, usdcx }));
+  const positions = await withLiquidity(pp).liquidity.positions();
+  console.log(JSON.stringify({
+    status: result.status, actualOutput: result.actualOutput, usdcx, positions: positions.length,
+  }));
 `;
 
 /** Runs a script of the integrator's folder; asynchronously, as the service shares this process. */
@@ -128,6 +132,11 @@ describe('the packed SDK', () => {
       'dist/devnet/index.d.ts',
       'dist/cjs/devnet/index.d.ts',
       'dist/poolparty.browser.js',
+      'dist/liquidity.js',
+      'dist/liquidity.cjs',
+      'dist/liquidity/index.d.ts',
+      'dist/cjs/liquidity/index.d.ts',
+      'dist/poolparty-liquidity.browser.js',
     ]) {
       expect(files).toContain(file);
     }
@@ -161,38 +170,42 @@ describe('the packed SDK', () => {
   it('completes a swap from an ES module', async () => {
     writeFileSync(
       join(consumerDir, 'swap.mjs'),
-      `import { PoolParty } from '@poolparty/sdk';\nimport { Devnet } from '@poolparty/sdk/devnet';\n${SWAP}`,
+      `import { PoolParty } from '@poolparty/sdk';\nimport { Devnet } from '@poolparty/sdk/devnet';\nimport { withLiquidity } from '@poolparty/sdk/liquidity';\n${SWAP}`,
     );
     const outcome = await runScript('swap.mjs', 'esm');
     expect(outcome.status).toBe('completed');
     expect(outcome.usdcx).toBe(outcome.actualOutput);
+    expect(outcome.positions).toBe(0);
   });
 
   it('completes a swap from a CommonJS script', async () => {
     writeFileSync(
       join(consumerDir, 'swap.cjs'),
-      `const { PoolParty } = require('@poolparty/sdk');\nconst { Devnet } = require('@poolparty/sdk/devnet');\n(async () => {${SWAP}})().catch((error) => { console.error(error); process.exit(1); });\n`,
+      `const { PoolParty } = require('@poolparty/sdk');\nconst { Devnet } = require('@poolparty/sdk/devnet');\nconst { withLiquidity } = require('@poolparty/sdk/liquidity');\n(async () => {${SWAP}})().catch((error) => { console.error(error); process.exit(1); });\n`,
     );
     const outcome = await runScript('swap.cjs', 'cjs');
     expect(outcome.status).toBe('completed');
     expect(outcome.usdcx).toBe(outcome.actualOutput);
+    expect(outcome.positions).toBe(0);
   });
 
-  it('type-checks both entries for import and require consumers', () => {
+  it('type-checks every entry for import and require consumers', () => {
     const use = [
       "const wallet: DevnetWallet = await new Devnet('http://127.0.0.1:8787').wallet('a::1', 'ab');",
       "const pp = new PoolParty({ apiKey: 'k' });",
       'const token: string = (await wallet.authenticate(pp)).token;',
       "const signer = await createSigner({ kty: 'OKP', crv: 'Ed25519', d: 'x' });",
       "const signed: { signature: string; publicKey: string } = await signer.signMessage('m');",
+      'const positions: Position[] = await withLiquidity(pp).liquidity.positions();',
     ].join('\n');
     const imports = [
       "import { PoolParty } from '@poolparty/sdk';",
       "import { createSigner, Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';",
+      "import { type Position, withLiquidity } from '@poolparty/sdk/liquidity';",
     ].join('\n');
     const result = typecheckConsumer(consumerDir, {
-      esm: `${imports}\n${use}\nexport { token, signed };\n`,
-      cjs: `${imports}\nasync function main() {\n${use}\nreturn [token, signed];\n}\nexport = main;\n`,
+      esm: `${imports}\n${use}\nexport { token, signed, positions };\n`,
+      cjs: `${imports}\nasync function main() {\n${use}\nreturn [token, signed, positions];\n}\nexport = main;\n`,
     });
     expect(result.output).toBe('');
     expect(result.status).toBe(0);

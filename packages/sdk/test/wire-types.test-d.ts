@@ -7,6 +7,7 @@ import type * as core from '@poolparty/core';
 import type { Static } from '@sinclair/typebox';
 import { expectTypeOf } from 'vitest';
 import type * as sdk from '../src/index.js';
+import type * as liquidity from '../src/liquidity/index.js';
 
 expectTypeOf<sdk.Token>().toEqualTypeOf<core.Token>();
 expectTypeOf<sdk.TokenList>().toEqualTypeOf<core.TokenList>();
@@ -58,3 +59,17 @@ expectTypeOf<sdk.Usage>().toEqualTypeOf<core.Usage>();
 expectTypeOf<sdk.Collection>().toEqualTypeOf<core.Collection>();
 expectTypeOf<sdk.CollectionList>().toEqualTypeOf<core.CollectionList>();
 expectTypeOf<sdk.SignedOut>().toEqualTypeOf<core.SignedOut>();
+
+// Liquidity, an extension beside the swap interface (`@poolparty/sdk/liquidity`).
+expectTypeOf<liquidity.LiquidityState>().toEqualTypeOf<core.LiquidityState>();
+expectTypeOf<liquidity.LiquidityIntent>().toEqualTypeOf<core.LiquidityIntent>();
+expectTypeOf<liquidity.Withdrawal>().toEqualTypeOf<core.Withdrawal>();
+expectTypeOf<liquidity.Position>().toEqualTypeOf<core.Position>();
+expectTypeOf<liquidity.CreateLiquidityParams>().toEqualTypeOf<
+  Readonly<core.CreateLiquidityIntentBody>
+>();
+expectTypeOf<liquidity.WithdrawParams>().toEqualTypeOf<Readonly<core.CreateWithdrawalBody>>();
+// withLiquidity keeps the client's type and adds `liquidity`; a client alone has none.
+expectTypeOf<liquidity.WithLiquidity>().toMatchTypeOf<sdk.PoolParty>();
+expectTypeOf<liquidity.WithLiquidity['liquidity']>().toEqualTypeOf<liquidity.Liquidity>();
+expectTypeOf<sdk.PoolParty>().not.toHaveProperty('liquidity');

@@ -9,6 +9,7 @@ import type { Database } from '@poolparty/store';
 import type { AdminChangeFeed } from './admin/change-feed.js';
 import type { WalletTokenSigner } from './auth/wallet-token.js';
 import type { Settings } from './config.js';
+import type { EventHub } from './events/event-hub.js';
 import type { IntentEventHub } from './events/intent-event-hub.js';
 import type { Quoter } from './market/quoter.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -26,6 +27,11 @@ export interface ServiceContext {
   readonly quoter: Quoter;
   /** "Intent X has new events", from any process on the same store (SSE streams). */
   readonly intentEvents: IntentEventHub;
+  /**
+   * "Liquidity intent X has new events", likewise; it shares the intent hub's subscriber budget,
+   * so the process's bound on open streams covers both.
+   */
+  readonly liquidityEvents: EventHub;
   /** "An operator changed discounts, key limits or a pool", from `poolparty admin` anywhere. */
   readonly adminChanges: AdminChangeFeed;
 }

@@ -42,6 +42,7 @@ import { devnetEnabled, type Settings } from './config.js';
 import type { ServiceContext } from './context.js';
 import { bootstrapDevnet, type DevnetWelcome } from './devnet-bootstrap.js';
 import { IntentEventHub } from './events/intent-event-hub.js';
+import { openLiquidityEventHub } from './events/liquidity-event-stream.js';
 import { Housekeeping } from './housekeeping.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/fastify.js';
@@ -253,6 +254,11 @@ async function openServices(
     onListenerProblem: log.listenerLost('intent event'),
   });
   closers.push(() => intentEvents.close());
+  const liquidityEvents = await openLiquidityEventHub(db, {
+    budget: intentEvents.budget,
+    onListenerProblem: log.listenerLost('liquidity event'),
+  });
+  closers.push(() => liquidityEvents.close());
   const metrics = createMetrics();
   registerTreasuryMetrics(metrics.registry, {
     db,
@@ -268,6 +274,7 @@ async function openServices(
     metrics,
     quoter,
     intentEvents,
+    liquidityEvents,
     adminChanges,
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { CallOptions } from '../http/request-sender.js';
 import type { VerifyChallengeParams } from '../resources/wallet-auth.js';
-import type { Challenge, SwapIntent, WalletToken } from '../types.js';
+import type { Challenge, LiquidityIntent, SwapIntent, WalletToken } from '../types.js';
 import type { Devnet, SignedCallOptions, TransferParams } from './devnet.js';
 import type { SignedMessage, Signer } from './signer.js';
 import type {
@@ -100,6 +100,34 @@ export class DevnetWallet {
       token: intent.inputToken,
       admin: intent.inputTokenAdmin,
       amount: intent.expectedAmount,
+      reason: intent.depositReference,
+    });
+  }
+
+  /**
+   * Sends one side of a liquidity intent: `amount` (by default what the intent expects) of the
+   * side's token to the pool's LP party, with `depositReference` as the transfer reason. A token
+   * the LP party does not pre-approve arrives as an offer, which the service accepts.
+   */
+  depositLiquidity(
+    intent: Pick<
+      LiquidityIntent,
+      | 'depositAddress'
+      | 'depositReference'
+      | 'expected'
+      | 'tokenA'
+      | 'tokenAAdmin'
+      | 'tokenB'
+      | 'tokenBAdmin'
+    >,
+    side: 'a' | 'b',
+    amount: string = intent.expected[side],
+  ): Promise<DevnetTransferResult> {
+    return this.transfer({
+      receiver: intent.depositAddress,
+      token: side === 'a' ? intent.tokenA : intent.tokenB,
+      admin: side === 'a' ? intent.tokenAAdmin : intent.tokenBAdmin,
+      amount,
       reason: intent.depositReference,
     });
   }

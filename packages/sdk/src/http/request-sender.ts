@@ -24,6 +24,8 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** Overrides the client's `timeout` (ms) for each attempt of this call. */
   readonly timeout?: number;
+  /** Overrides the client's `walletToken` for this call (wallet-authenticated calls only). */
+  readonly walletToken?: WalletTokenSource;
 }
 
 export interface SenderSettings {
@@ -101,8 +103,10 @@ export class RequestSender {
     path: string,
     extraHeaders: Readonly<Record<string, string>>,
     signal: AbortSignal,
+    walletToken?: WalletTokenSource,
   ): Promise<Response> {
-    const headers = { ...(await this.headersFor({ wallet: true })), ...extraHeaders };
+    const own = await this.headersFor({ wallet: true, options: { walletToken } });
+    const headers = { ...own, ...extraHeaders };
     const limit = deadline(signal, this.settings.timeoutMs);
     const url = this.url(path);
     try {
@@ -134,11 +138,13 @@ export class RequestSender {
   }
 
   private async headersFor(
-    request: Pick<ApiRequest, 'wallet' | 'session' | 'body' | 'idempotencyKey'>,
+    request: Pick<ApiRequest, 'wallet' | 'session' | 'body' | 'idempotencyKey' | 'options'>,
   ) {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.settings.apiKey !== null) headers['x-api-key'] = this.settings.apiKey;
-    if (request.wallet) headers.authorization = `Bearer ${await this.walletToken()}`;
+    if (request.wallet) {
+      headers.authorization = `Bearer ${await this.walletToken(request.options?.walletToken)}`;
+    }
     const session = request.session ? this.settings.sessionToken?.() : null;
     if (typeof session === 'string' && session.length > 0) {
       headers.authorization = `Bearer ${session}`;
@@ -149,8 +155,7 @@ export class RequestSender {
   }
 
   /** The wallet token as it is now; a getter is asked on every call, so it can refresh. */
-  private async walletToken(): Promise<string> {
-    const source = this.settings.walletToken;
+  private async walletToken(source = this.settings.walletToken): Promise<string> {
     const token = typeof source === 'function' ? await source() : source;
     if (typeof token !== 'string' || token.length === 0) {
       throw new AuthenticationError('A wallet token is required for this call', {

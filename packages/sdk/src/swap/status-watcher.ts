@@ -1,5 +1,5 @@
 /**
- * Follows a swap's status until it ends: from the event stream
+ * Follows a swap's status (or a liquidity intent's) until it ends: from the event stream
  * `GET /v1/swaps/{id}/events`, reconnecting with `Last-Event-ID` when it drops, and by polling
  * `GET /v1/swaps/{id}` when streaming is unavailable (an error answer, a service without streams,
  * a network that buffers them). Observations go to a sink that decides what they mean.
@@ -10,26 +10,33 @@ import type { Sleep } from '../http/abort.js';
 import type { SwapStatus } from '../types.js';
 import { SseParser } from './sse-parser.js';
 
+/** Anything followed: a state and the rest of its facts. */
+export interface Followed {
+  readonly status: string;
+}
+
 /** What the watcher reads from. */
-export interface StatusSource {
+export interface StatusSource<T extends Followed = SwapStatus> {
   /** Opens the event stream; rejects when the service refuses it. */
   openStream(
     intentId: string,
     headers: Readonly<Record<string, string>>,
     signal: AbortSignal,
   ): Promise<Response>;
-  getStatus(intentId: string, signal: AbortSignal): Promise<SwapStatus>;
+  getStatus(intentId: string, signal: AbortSignal): Promise<T>;
   readonly sleep: Sleep;
   readonly pollIntervalMs: number;
+  /** Whether an event's data is a whole status; by default a SwapStatus (it has a history). */
+  readonly isStatus?: (value: Readonly<Record<string, unknown>>) => boolean;
 }
 
 /** Where an observation came from: an event of the stream, or a status read. */
 export type StatusOrigin = 'stream' | 'poll';
 
 /** Where observations go. */
-export interface StatusSink {
+export interface StatusSink<T extends Followed = SwapStatus> {
   /** Takes an observed status; returns true when the swap has ended and watching can stop. */
-  onStatus(status: SwapStatus, origin: StatusOrigin): boolean;
+  onStatus(status: T, origin: StatusOrigin): boolean;
   /**
    * The service ended a stream without sending anything after `Last-Event-ID`: true when the sink
    * knows that means the swap has ended (it resumed after the last event of an ended swap).
@@ -49,7 +56,7 @@ export const STREAM_IDLE_MS = 45_000;
 /** `closed`: the service ended the connection with nothing new; `quiet`: it dropped. */
 type StreamOutcome = 'ended' | 'progressed' | 'closed' | 'quiet';
 
-export class StatusWatcher {
+export class StatusWatcher<T extends Followed = SwapStatus> {
   private controller: AbortController | null = null;
   #lastEventId: string | null;
 
@@ -58,8 +65,8 @@ export class StatusWatcher {
    */
   constructor(
     private readonly intentId: string,
-    private readonly source: StatusSource,
-    private readonly sink: StatusSink,
+    private readonly source: StatusSource<T>,
+    private readonly sink: StatusSink<T>,
     lastEventId: string | null = null,
   ) {
     this.#lastEventId = lastEventId;
@@ -151,7 +158,7 @@ export class StatusWatcher {
         idle = setTimeout(() => void reader.cancel().catch(() => {}), STREAM_IDLE_MS);
         for (const event of parser.push(decoder.decode(value, { stream: true }))) {
           if (event.id !== null) this.#lastEventId = event.id;
-          const status = parseStatus(event.data);
+          const status = parseStatus<T>(event.data, this.source.isStatus ?? hasHistory);
           if (status === null) continue;
           progressed = true;
           if (this.sink.onStatus(status, 'stream')) return 'ended';
@@ -182,14 +189,19 @@ function isEventStream(response: Response): boolean {
   return /^text\/event-stream/i.test(response.headers.get('content-type') ?? '');
 }
 
-function parseStatus(data: string): SwapStatus | null {
+function hasHistory(value: Readonly<Record<string, unknown>>): boolean {
+  return Array.isArray(value.history);
+}
+
+function parseStatus<T>(
+  data: string,
+  isStatus: (value: Readonly<Record<string, unknown>>) => boolean,
+): T | null {
   try {
     const value: unknown = JSON.parse(data);
     if (typeof value !== 'object' || value === null) return null;
-    const status = value as Partial<SwapStatus>;
-    return typeof status.status === 'string' && Array.isArray(status.history)
-      ? (value as SwapStatus)
-      : null;
+    const status = value as Record<string, unknown>;
+    return typeof status.status === 'string' && isStatus(status) ? (value as T) : null;
   } catch {
     return null;
   }

@@ -37,43 +37,25 @@ import {
 } from '@poolparty/store';
 import { swapStatusView } from '../swaps/intent-view.js';
 import type { IntentEventHub } from './intent-event-hub.js';
-import { IntentSnapshots, type SnapshotSubscription } from './intent-snapshots.js';
+import { IntentSnapshots } from './intent-snapshots.js';
+import {
+  formatSseMessage,
+  OutboxEventStream,
+  type OutboxView,
+  type SseMessage,
+} from './outbox-event-stream.js';
 
-export const HEARTBEAT_MS_DEFAULT = 15_000;
-/** The reconnect delay the stream suggests to EventSource clients (`retry:`). */
-export const CLIENT_RETRY_MS = 3_000;
-export const SSE_HEARTBEAT = ': heartbeat\n\n';
-
-let heartbeatMs = HEARTBEAT_MS_DEFAULT;
-
-/** Changes the heartbeat interval of streams opened from now on; returns the undo. */
-export function setSwapEventHeartbeatMs(ms: number): () => void {
-  if (!Number.isInteger(ms) || ms < 1) throw new RangeError(`heartbeat must be ≥ 1 ms, got ${ms}`);
-  const previous = heartbeatMs;
-  heartbeatMs = ms;
-  return () => {
-    heartbeatMs = previous;
-  };
-}
-
-export interface SseMessage {
-  readonly event: string;
-  readonly id: string;
-  /** One line: JSON without indentation never contains a raw line break. */
-  readonly data: string;
-}
-
-export function formatSseMessage(message: SseMessage): string {
-  return `event: ${message.event}\nid: ${message.id}\ndata: ${message.data}\n\n`;
-}
-
-const EVENT_ID = /^\d{1,15}$/;
-
-/** The `seq` a client resumes after; null when it sent none, `'invalid'` for anything else. */
-export function parseLastEventId(text: string | undefined): number | null | 'invalid' {
-  if (text === undefined || text === '') return null;
-  return EVENT_ID.test(text) ? Number(text) : 'invalid';
-}
+export {
+  CLIENT_RETRY_MS,
+  type EventSink,
+  formatSseMessage,
+  HEARTBEAT_MS_DEFAULT,
+  parseLastEventId,
+  SSE_HEARTBEAT,
+  type SseMessage,
+  setEventHeartbeatMs as setSwapEventHeartbeatMs,
+  UnknownLastEventIdError,
+} from './outbox-event-stream.js';
 
 /** The latest state change at or before `seq` (all of them when `seq` is absent). */
 function stateEventAt(
@@ -200,14 +182,6 @@ export function sseMessageOf(
   };
 }
 
-/** `Last-Event-ID` names no event of this swap: the client mixed up its streams. */
-export class UnknownLastEventIdError extends Error {
-  override readonly name = 'UnknownLastEventIdError';
-  constructor(readonly lastEventId: number) {
-    super(`event ${lastEventId} is not an event of this swap`);
-  }
-}
-
 /** One read of an intent's events and facts, shared by every stream of the intent it answers. */
 export interface SwapEventSnapshot {
   readonly events: readonly IntentEventRecord[];
@@ -257,33 +231,21 @@ export interface SwapEventStreamDeps {
   readonly onReadError?: (error: unknown) => void;
 }
 
-/**
- * Where a stream writes: the HTTP response itself. Writing there directly, instead of through a
- * stream piped into it, keeps a thousand streams' share of one change to the sockets' own sends.
- */
-export interface EventSink {
-  write(chunk: Buffer | string): unknown;
-  end(): unknown;
-  readonly writableEnded: boolean;
-  /** True once the client is gone (its connection closed). */
-  readonly destroyed: boolean;
-  once(event: 'close', listener: () => void): unknown;
-}
+/** The swap outbox as a stream reads it. */
+export const SWAP_OUTBOX: OutboxView<SwapEventSnapshot> = {
+  has: (snapshot, seq) => snapshot.events.some((event) => event.seq === seq),
+  messagesAfter: (snapshot, after) => {
+    const { intent } = snapshot;
+    if (intent === null) return null;
+    return eventsToSend(snapshot.events, after).map((event) => ({
+      seq: event.seq,
+      bytes: snapshotMessage(snapshot, intent, event),
+    }));
+  },
+  finished: (snapshot, after) => streamFinished(snapshot.events, after),
+};
 
-export class SwapEventStream {
-  private sink: EventSink | null = null;
-  private first: SwapEventSnapshot | null = null;
-  private closed = false;
-  private woken = false;
-  private resolveWake: (() => void) | null = null;
-  private heartbeat: NodeJS.Timeout | null = null;
-  private subscription: SnapshotSubscription<SwapEventSnapshot> | null = null;
-
-  private constructor(
-    private readonly deps: SwapEventStreamDeps,
-    private after: number | null,
-  ) {}
-
+export class SwapEventStream extends OutboxEventStream<SwapEventSnapshot> {
   /**
    * Subscribes and reads the intent's events; `start` then streams them. Throws
    * `SubscribersFullError` when the process has no subscription left and
@@ -295,111 +257,8 @@ export class SwapEventStream {
     intentId: string,
     after: number | null,
   ): Promise<SwapEventStream> {
-    const stream = new SwapEventStream(deps, after);
-    const subscription = deps.snapshots.subscribe(intentId, () => stream.wake());
-    stream.subscription = subscription;
-    try {
-      const first = await subscription.read();
-      if (after !== null && !first.events.some((event) => event.seq === after)) {
-        throw new UnknownLastEventIdError(after);
-      }
-      stream.first = first;
-      return stream;
-    } catch (error) {
-      stream.stop();
-      throw error;
-    }
-  }
-
-  /** Ends the stream as a server shutdown does; the client resumes elsewhere. */
-  end(): void {
-    if (!this.closed) this.sink?.end();
-    this.stop();
-  }
-
-  /** Streams into `sink`, the response whose headers are written; ends when `sink` closes. */
-  start(sink: EventSink): void {
-    const first = this.first;
-    if (first === null || this.sink !== null) throw new Error('a stream starts once, after open');
-    this.sink = sink;
-    this.first = null;
-    if (this.closed) {
-      sink.end();
-      return;
-    }
-    // A client that left during the first read closed the response before anyone listened.
-    if (sink.destroyed) {
-      this.stop();
-      return;
-    }
-    sink.once('close', () => this.stop());
-    // Something goes out at once, so the client has the response headers even before an event.
-    this.write(`retry: ${CLIENT_RETRY_MS}\n\n`);
-    this.heartbeat = setInterval(() => this.write(SSE_HEARTBEAT), heartbeatMs);
-    this.heartbeat.unref();
-    void this.run(first);
-  }
-
-  private async run(first: SwapEventSnapshot): Promise<void> {
-    let snapshot = first;
-    try {
-      while (!this.closed) {
-        if (this.send(snapshot)) {
-          // Ended on the next turn: the streams woken by the same read then all have their last
-          // event on the wire before any pays for closing its response (hooks, metrics, logs).
-          setImmediate(() => this.end());
-          return;
-        }
-        await this.nextWake();
-        if (this.closed || this.subscription === null) return;
-        snapshot = await this.subscription.read();
-      }
-    } catch (error) {
-      this.deps.onReadError?.(error);
-      this.end();
-    }
-  }
-
-  /** Sends what the client has not seen; true once nothing more can follow. */
-  private send(snapshot: SwapEventSnapshot): boolean {
-    const { events, intent } = snapshot;
-    if (intent === null) return true;
-    for (const event of eventsToSend(events, this.after)) {
-      this.write(snapshotMessage(snapshot, intent, event));
-      this.after = event.seq;
-    }
-    return streamFinished(events, this.after);
-  }
-
-  private wake(): void {
-    this.woken = true;
-    this.resolveWake?.();
-  }
-
-  private nextWake(): Promise<void> {
-    if (this.woken || this.closed) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      this.resolveWake = () => {
-        this.resolveWake = null;
-        this.woken = false;
-        resolve();
-      };
-    });
-  }
-
-  private write(chunk: Buffer | string): void {
-    if (!this.closed && this.sink !== null && !this.sink.writableEnded) this.sink.write(chunk);
-  }
-
-  private stop(): void {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.heartbeat !== null) clearInterval(this.heartbeat);
-    this.heartbeat = null;
-    this.subscription?.close();
-    this.resolveWake?.();
+    const stream = new SwapEventStream({ ...deps, outbox: SWAP_OUTBOX }, after);
+    await stream.subscribeAndRead(intentId);
+    return stream;
   }
 }

@@ -149,7 +149,7 @@ async function clientApi(v1: App, ctx: ServiceContext, deps: HttpDeps): Promise<
   await walletAuthRoutes(v1, ctx, deps);
   await marketRoutes(v1, ctx);
   await swapRoutes(v1, ctx, deps.streamCaps);
-  await liquidityRoutes(v1, ctx);
+  await liquidityRoutes(v1, ctx, deps.streamCaps);
 }
 
 /** The devnet endpoints under `/devnet`, in devnet mode with the local ledger only. */

@@ -245,6 +245,133 @@ export const TRACK_RESULT_EXAMPLE = {
 
 export const SWAP_EVENTS_EXAMPLE = `event: pending\nid: 1\ndata: ${JSON.stringify(SWAP_STATUS_EXAMPLE)}\n\n: heartbeat\n\n`;
 
+// --- liquidity ------------------------------------------------------------------------------
+
+const LIQUIDITY_INTENT_ID = 'liq_01KAQ8ZP3M4VX6D2R7TNB9C5HE';
+const LP_ADDRESS = party('amulet-usdcx-lp');
+
+export const CREATE_LIQUIDITY_INTENT_EXAMPLE = { poolId: POOL_ID, amountA: '1000' };
+
+export const LIQUIDITY_INTENT_EXAMPLE = {
+  liquidityIntentId: LIQUIDITY_INTENT_ID,
+  poolId: POOL_ID,
+  status: 'pending',
+  providerParty: ALICE,
+  depositAddress: LP_ADDRESS,
+  depositReference: 'pp-K7M2Q9D4XW1AF',
+  tokenA: 'Amulet',
+  tokenAAdmin: AMULET_ADMIN,
+  tokenB: 'USDCx',
+  tokenBAdmin: USDCX_ADMIN,
+  expected: { a: '1000', b: '145' },
+  expectedUnits: '380.7886552931',
+  minimumUnits: '378.8847120166',
+  slippageBps: 50,
+  deposits: [],
+  minted: null,
+  failure: null,
+  instructions: `To add liquidity, send 1000 of token A and 145 of token B from ${ALICE} to ${LP_ADDRESS} with the reason pp-K7M2Q9D4XW1AF, in either order, before ${EXPIRES_AT}.`,
+  createdAt: CREATED_AT,
+  expiresAt: EXPIRES_AT,
+  completedAt: null,
+};
+
+export const LIQUIDITY_INTENT_COMPLETED_EXAMPLE = {
+  ...LIQUIDITY_INTENT_EXAMPLE,
+  status: 'completed',
+  deposits: [
+    {
+      side: 'a',
+      amount: '1000',
+      status: 'forwarded',
+      updateId: 'update-000512',
+      receivedAt: '2026-11-22T13:41:10.000Z',
+    },
+    {
+      side: 'b',
+      amount: '150',
+      status: 'forwarded',
+      updateId: 'update-000514',
+      receivedAt: '2026-11-22T13:41:40.000Z',
+    },
+  ],
+  minted: {
+    units: '380.7886552931',
+    joined: { a: '1000', b: '145' },
+    returned: { a: '0', b: '5' },
+  },
+  instructions: 'Units credited; see your positions.',
+  completedAt: '2026-11-22T13:41:43.000Z',
+};
+
+export const LIQUIDITY_INTENT_CANCELLED_EXAMPLE = {
+  ...LIQUIDITY_INTENT_EXAMPLE,
+  status: 'cancelled',
+  instructions: 'Nothing more to do.',
+  completedAt: '2026-11-22T13:42:00.000Z',
+};
+
+export const LIQUIDITY_INTENT_LIST_EXAMPLE = { items: [LIQUIDITY_INTENT_COMPLETED_EXAMPLE] };
+
+const PARTIAL_EXAMPLE = {
+  ...LIQUIDITY_INTENT_EXAMPLE,
+  status: 'partial',
+  deposits: [LIQUIDITY_INTENT_COMPLETED_EXAMPLE.deposits[0]],
+  instructions: `One side arrived; to complete, send the other side: 1000 of token A and 145 of token B from ${ALICE} to ${LP_ADDRESS} with the reason pp-K7M2Q9D4XW1AF, in either order, before ${EXPIRES_AT}.`,
+};
+
+export const LIQUIDITY_EVENTS_EXAMPLE =
+  `event: pending\nid: 7\ndata: ${JSON.stringify(LIQUIDITY_INTENT_EXAMPLE)}\n\n` +
+  `event: partial\nid: 9\ndata: ${JSON.stringify(PARTIAL_EXAMPLE)}\n\n: heartbeat\n\n`;
+
+export const CREATE_WITHDRAWAL_EXAMPLE = {
+  poolId: POOL_ID,
+  shareBps: 5000,
+  minimumA: '495',
+  minimumB: '71.5',
+};
+
+const WITHDRAWAL = {
+  withdrawalId: 'wdr_Qm3xT8vK1pZr9cWd',
+  poolId: POOL_ID,
+  providerParty: ALICE,
+  units: '190.3943276465',
+  createdAt: '2026-11-23T09:12:00.000Z',
+};
+
+export const WITHDRAWAL_EXAMPLE = {
+  ...WITHDRAWAL,
+  status: 'paying',
+  payoutA: { amount: '500.0812345678', state: 'pending', updateId: null },
+  payoutB: { amount: '72.5117732051', state: 'pending', updateId: null },
+  completedAt: null,
+};
+
+export const WITHDRAWAL_COMPLETED_EXAMPLE = {
+  ...WITHDRAWAL,
+  status: 'completed',
+  payoutA: { amount: '500.0812345678', state: 'paid', updateId: 'update-000731' },
+  payoutB: { amount: '72.5117732051', state: 'paid', updateId: 'update-000732' },
+  completedAt: '2026-11-23T09:12:04.000Z',
+};
+
+export const POSITION_LIST_EXAMPLE = {
+  items: [
+    {
+      poolId: POOL_ID,
+      tokenA: 'Amulet',
+      tokenB: 'USDCx',
+      units: '380.7886552931',
+      shareOfSupply: '0.00099900',
+      redeemable: { a: '1000.1624691356', b: '145.0235464102' },
+      deposited: { a: '1000', b: '145' },
+      valueInB: '290.0470928204',
+      depositedInB: '290.0235561253',
+      earnedInB: '0.0235366951',
+    },
+  ],
+};
+
 // --- wallet auth and portal -----------------------------------------------------------------
 
 const challengeMessage = (purpose: string) =>

@@ -9,6 +9,7 @@ import {
   CreateWithdrawalBodySchema,
   DomainError,
   LIQUIDITY_LIST_LIMIT_DEFAULT,
+  LIQUIDITY_STATES,
   LiquidityIntentIdParamsSchema,
   LiquidityIntentListSchema,
   LiquidityIntentSchema,
@@ -32,12 +33,36 @@ import {
   payoutOffersOf,
   transitionLiquidityIntent,
 } from '@poolparty/store';
+import { Type } from '@sinclair/typebox';
 import type { ServiceContext } from '../../context.js';
+import {
+  type LiquidityEventSnapshots,
+  LiquidityEventStream,
+  liquidityEventSnapshots,
+} from '../../events/liquidity-event-stream.js';
 import { createLiquidityIntent } from '../../liquidity/create-intent.js';
 import { liquidityIntentView, positionView, withdrawalView } from '../../liquidity/views.js';
 import { strictValidatorCompiler } from '../../swaps/strict-validation.js';
 import { apiKeyOf, walletPartyOf, walletTokenHook } from '../authenticate.js';
+import {
+  EventsHeadersSchema,
+  EventsQuerySchema,
+  lastEventIdOf,
+  streamSubject,
+} from '../event-stream-route.js';
 import type { App } from '../fastify.js';
+import {
+  CREATE_LIQUIDITY_INTENT_EXAMPLE,
+  CREATE_WITHDRAWAL_EXAMPLE,
+  LIQUIDITY_EVENTS_EXAMPLE,
+  LIQUIDITY_INTENT_CANCELLED_EXAMPLE,
+  LIQUIDITY_INTENT_COMPLETED_EXAMPLE,
+  LIQUIDITY_INTENT_EXAMPLE,
+  LIQUIDITY_INTENT_LIST_EXAMPLE,
+  POSITION_LIST_EXAMPLE,
+  WITHDRAWAL_COMPLETED_EXAMPLE,
+  WITHDRAWAL_EXAMPLE,
+} from '../openapi-examples.js';
 import {
   API_KEY_PROBLEMS,
   BODY_PROBLEMS,
@@ -45,17 +70,42 @@ import {
   SECURITY as SECURITY_OF,
   TAG,
   WALLET_TOKEN_PROBLEMS,
+  withExamples,
 } from '../route-docs.js';
 import { registerRoutes, routeOf } from '../route-table.js';
+import type { StreamCaps } from '../stream-caps.js';
 
 const TAGS = [TAG.liquidity];
 const SECURITY = SECURITY_OF.apiKeyAndWalletToken;
 const AUTH_PROBLEMS = [...API_KEY_PROBLEMS, ...WALLET_TOKEN_PROBLEMS] as const;
 const READ_PROBLEMS = [...AUTH_PROBLEMS, 'validation_error', 'not_found'] as const;
 
+const EVENTS_DESCRIPTION =
+  'A `text/event-stream` of the liquidity intent (docs/spec/liquidity.md#intents), as the swap ' +
+  'event stream: the current state first, then one event per state change, ending after a ' +
+  'terminal state. Each event has `event:` = the state name (' +
+  LIQUIDITY_STATES.map((name) => `\`${name}\``).join(', ') +
+  '), `id:` = its sequence number, and `data:` = the LiquidityIntent JSON as of that event. ' +
+  'Resume with `Last-Event-ID` (or the `lastEventId` query parameter where headers cannot be ' +
+  'set): only later events follow, none twice. A `: heartbeat` comment arrives every 15 s. ' +
+  'When the process has no stream left, or the wallet party or the API key already holds as ' +
+  'many streams as it may (swap and liquidity streams count alike), it answers 429 ' +
+  '`rate_limited`; poll `GET /v1/liquidity/intents/{liquidityIntentId}`.';
+
+const EventStreamSchema = Type.String({
+  description:
+    'Server-Sent Events: `event: <state>`, `id: <sequence number>`, `data: <LiquidityIntent JSON>`.',
+});
+
 interface LiquidityDeps {
   readonly ctx: ServiceContext;
   readonly authenticateWallet: ReturnType<typeof walletTokenHook>;
+  /** The event streams each wallet party and API key may hold, shared with the swap streams. */
+  readonly streamCaps: StreamCaps;
+  /** One store read per intent per change, whatever the number of streams following it. */
+  readonly snapshots: LiquidityEventSnapshots;
+  /** The streams open now: they end when the service stops. */
+  readonly openStreams: Set<LiquidityEventStream>;
 }
 
 const liquidityRoute = routeOf<LiquidityDeps>();
@@ -92,8 +142,8 @@ const createIntent = liquidityRoute({
       'both arrived, and fewer than `minimumUnits` returns both.',
     tags: TAGS,
     security: SECURITY,
-    body: CreateLiquidityIntentBodySchema,
-    response: { 201: LiquidityIntentSchema },
+    body: withExamples(CreateLiquidityIntentBodySchema, CREATE_LIQUIDITY_INTENT_EXAMPLE),
+    response: { 201: withExamples(LiquidityIntentSchema, LIQUIDITY_INTENT_EXAMPLE) },
     problems: errorResponses(
       [
         ...AUTH_PROBLEMS,
@@ -132,7 +182,7 @@ const getIntent = liquidityRoute({
     tags: TAGS,
     security: SECURITY,
     params: LiquidityIntentIdParamsSchema,
-    response: { 200: LiquidityIntentSchema },
+    response: { 200: withExamples(LiquidityIntentSchema, LIQUIDITY_INTENT_COMPLETED_EXAMPLE) },
     problems: errorResponses(READ_PROBLEMS, {
       not_found: "no such intent of the wallet token's party",
     }),
@@ -160,7 +210,7 @@ const cancelIntent = liquidityRoute({
     tags: TAGS,
     security: SECURITY,
     params: LiquidityIntentIdParamsSchema,
-    response: { 200: LiquidityIntentSchema },
+    response: { 200: withExamples(LiquidityIntentSchema, LIQUIDITY_INTENT_CANCELLED_EXAMPLE) },
     problems: errorResponses([...READ_PROBLEMS, 'liquidity_intent_not_cancellable'], {
       not_found: "no such intent of the wallet token's party",
       liquidity_intent_not_cancellable: 'something arrived already, or the intent ended',
@@ -188,6 +238,59 @@ const cancelIntent = liquidityRoute({
   },
 });
 
+const streamIntentEvents = liquidityRoute({
+  method: 'GET',
+  url: '/liquidity/intents/:liquidityIntentId/events',
+  hooks: walletTokenOnly,
+  schema: {
+    operationId: 'streamLiquidityIntentEvents',
+    summary: 'Stream the state changes of a liquidity intent (Server-Sent Events)',
+    description: EVENTS_DESCRIPTION,
+    tags: TAGS,
+    security: SECURITY,
+    params: LiquidityIntentIdParamsSchema,
+    headers: EventsHeadersSchema,
+    querystring: EventsQuerySchema,
+    response: {
+      200: {
+        description: 'The event stream.',
+        content: {
+          'text/event-stream': { schema: EventStreamSchema, example: LIQUIDITY_EVENTS_EXAMPLE },
+        },
+      },
+    },
+    problems: errorResponses(READ_PROBLEMS, {
+      validation_error: '`Last-Event-ID` is not an event id of this liquidity intent',
+      not_found: "no such intent of the wallet token's party",
+      rate_limited:
+        'the API key is over its rate limit, the wallet party or the API key holds as many ' +
+        'streams as it may (`limit` names which, `max` its number), or this server has no ' +
+        'event stream left (poll `GET /v1/liquidity/intents/{liquidityIntentId}` meanwhile)',
+    }),
+  },
+  handler: async (deps, request, reply) => {
+    const { liquidityIntentId } = request.params;
+    const party = walletPartyOf(request);
+    const intent = await getLiquidityIntentForParty(deps.ctx.db, liquidityIntentId, party);
+    if (intent === null) throw noSuchIntent(liquidityIntentId);
+    const after = lastEventIdOf(request.headers['last-event-id'], request.query.lastEventId);
+    const subject = {
+      noun: 'liquidity intent',
+      pollPath: `/v1/liquidity/intents/${liquidityIntentId}`,
+    };
+    await streamSubject(request, reply, deps, subject, () =>
+      LiquidityEventStream.open(
+        {
+          snapshots: deps.snapshots,
+          onReadError: (error) => request.log.warn({ err: error }, 'liquidity event stream ended'),
+        },
+        liquidityIntentId,
+        after,
+      ),
+    );
+  },
+});
+
 const listIntents = liquidityRoute({
   method: 'GET',
   url: '/liquidity/intents',
@@ -199,7 +302,7 @@ const listIntents = liquidityRoute({
     tags: TAGS,
     security: SECURITY,
     querystring: LiquidityListQuerySchema,
-    response: { 200: LiquidityIntentListSchema },
+    response: { 200: withExamples(LiquidityIntentListSchema, LIQUIDITY_INTENT_LIST_EXAMPLE) },
     problems: errorResponses([...AUTH_PROBLEMS, 'validation_error']),
   },
   handler: async ({ ctx }, request) => {
@@ -232,8 +335,8 @@ const createWithdrawal = liquidityRoute({
       'rounded down, and pays them to the party; below either minimum nothing is burned.',
     tags: TAGS,
     security: SECURITY,
-    body: CreateWithdrawalBodySchema,
-    response: { 201: WithdrawalSchema },
+    body: withExamples(CreateWithdrawalBodySchema, CREATE_WITHDRAWAL_EXAMPLE),
+    response: { 201: withExamples(WithdrawalSchema, WITHDRAWAL_EXAMPLE) },
     problems: errorResponses(
       [
         ...AUTH_PROBLEMS,
@@ -276,7 +379,7 @@ const getWithdrawal = liquidityRoute({
     tags: TAGS,
     security: SECURITY,
     params: WithdrawalIdParamsSchema,
-    response: { 200: WithdrawalSchema },
+    response: { 200: withExamples(WithdrawalSchema, WITHDRAWAL_COMPLETED_EXAMPLE) },
     problems: errorResponses(READ_PROBLEMS, {
       not_found: "no such withdrawal of the wallet token's party",
     }),
@@ -327,7 +430,7 @@ const listPositions = liquidityRoute({
       'the position earned against simply holding what went in.',
     tags: TAGS,
     security: SECURITY,
-    response: { 200: PositionListSchema },
+    response: { 200: withExamples(PositionListSchema, POSITION_LIST_EXAMPLE) },
     problems: errorResponses(AUTH_PROBLEMS),
   },
   handler: async ({ ctx }, request) => {
@@ -347,12 +450,29 @@ const LIQUIDITY_ROUTES = [
   listIntents,
   getIntent,
   cancelIntent,
+  streamIntentEvents,
   createWithdrawal,
   listWithdrawals,
   getWithdrawal,
   listPositions,
 ];
 
-export async function liquidityRoutes(app: App, ctx: ServiceContext): Promise<void> {
-  registerRoutes(app, { ctx, authenticateWallet: walletTokenHook(ctx) }, LIQUIDITY_ROUTES);
+/** @param streamCaps - The event streams each wallet party and API key may hold. */
+export async function liquidityRoutes(
+  app: App,
+  ctx: ServiceContext,
+  streamCaps: StreamCaps,
+): Promise<void> {
+  const deps: LiquidityDeps = {
+    ctx,
+    authenticateWallet: walletTokenHook(ctx),
+    streamCaps,
+    snapshots: liquidityEventSnapshots(ctx.db, ctx.liquidityEvents),
+    openStreams: new Set(),
+  };
+  // Open streams end when the service stops; otherwise closing would wait for every client.
+  app.addHook('preClose', async () => {
+    for (const stream of deps.openStreams) stream.end();
+  });
+  registerRoutes(app, deps, LIQUIDITY_ROUTES);
 }

@@ -38,21 +38,24 @@ import {
   listIntentsForParty,
 } from '@poolparty/store';
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
-import { SubscribersFullError } from '../../events/intent-event-hub.js';
 import {
-  parseLastEventId,
   type SwapEventSnapshots,
   SwapEventStream,
   swapEventSnapshots,
-  UnknownLastEventIdError,
 } from '../../events/swap-event-stream.js';
 import { createSwap } from '../../swaps/create-swap.js';
 import { InFlightKeys } from '../../swaps/idempotency.js';
 import { swapProgressView, swapStatusView } from '../../swaps/intent-view.js';
 import { strictValidatorCompiler } from '../../swaps/strict-validation.js';
 import { apiKeyOf, walletPartyOf, walletTokenHook } from '../authenticate.js';
+import {
+  EventsHeadersSchema,
+  EventsQuerySchema,
+  lastEventIdOf,
+  streamSubject,
+} from '../event-stream-route.js';
 import type { App } from '../fastify.js';
 import {
   CANCEL_RESULT_EXAMPLE,
@@ -74,7 +77,7 @@ import {
   withExamples,
 } from '../route-docs.js';
 import { registerRoutes, routeOf } from '../route-table.js';
-import { StreamCapReachedError, type StreamCaps } from '../stream-caps.js';
+import type { StreamCaps } from '../stream-caps.js';
 
 const TAGS = [TAG.swaps];
 const SECURITY = SECURITY_OF.apiKeyAndWalletToken;
@@ -97,12 +100,6 @@ const CREATE_PROBLEMS = [
   'idempotency_key_reused',
   'ledger_unavailable',
 ] as const;
-/**
- * When the process, or the caller's share of it, has no event stream left: by then some stream
- * has likely ended (a swap's stream ends with the swap).
- */
-const STREAMS_FULL_RETRY_AFTER_S = 30;
-
 const EVENTS_DESCRIPTION =
   'A `text/event-stream` of the swap (docs/spec/lifecycle.md#events). It sends the current ' +
   'state first, then one event per state change in lifecycle order, and ends after a terminal ' +
@@ -115,29 +112,6 @@ const EVENTS_DESCRIPTION =
   'later events follow, none twice. A `: heartbeat` comment arrives every 15 s. When the ' +
   'process has no stream left, or the wallet party or the API key already holds as many streams ' +
   'as it may, it answers 429 `rate_limited`; poll `GET /v1/swaps/{intentId}`.';
-
-const EVENT_ID_PATTERN = '^[0-9]{1,15}$';
-
-const EventsHeadersSchema = Type.Object({
-  'last-event-id': Type.Optional(
-    Type.String({
-      pattern: EVENT_ID_PATTERN,
-      description: 'The `id` of the last event received; the stream resumes after it.',
-    }),
-  ),
-});
-
-const EventsQuerySchema = Type.Object(
-  {
-    lastEventId: Type.Optional(
-      Type.String({
-        pattern: EVENT_ID_PATTERN,
-        description: 'As the `Last-Event-ID` header, for clients that cannot set headers.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
 
 const EventStreamSchema = Type.String({
   description:
@@ -340,35 +314,21 @@ const streamSwapEvents = swapRoute({
         'event stream left (poll `GET /v1/swaps/{intentId}` meanwhile)',
     }),
   },
-  handler: async ({ ctx, streamCaps, snapshots, openStreams }, request, reply) => {
-    const intent = await ownIntent(ctx, request, request.params.intentId);
+  handler: async (deps, request, reply) => {
+    const intent = await ownIntent(deps.ctx, request, request.params.intentId);
+    const { intentId } = intent;
     const after = lastEventIdOf(request.headers['last-event-id'], request.query.lastEventId);
-    const release = holdStreamSlot(streamCaps, request, reply, intent.intentId);
-    const stream = await openEventStream(snapshots, request, intent.intentId, after).catch(
-      (error: unknown) => {
-        release();
-        throw error;
-      },
+    const subject = { noun: 'swap', pollPath: `/v1/swaps/${intentId}` };
+    await streamSubject(request, reply, deps, subject, () =>
+      SwapEventStream.open(
+        {
+          snapshots: deps.snapshots,
+          onReadError: (error) => request.log.warn({ err: error }, 'swap event stream ended'),
+        },
+        intentId,
+        after,
+      ),
     );
-    openStreams.add(stream);
-    reply.raw.once('close', () => openStreams.delete(stream));
-    reply
-      .header('Cache-Control', 'no-cache')
-      .header('X-Accel-Buffering', 'no')
-      .type('text/event-stream; charset=utf-8');
-    // The stream writes to the response itself (swap-event-stream.ts says why), so Fastify
-    // steps aside once the headers it gathered (request id, security, CORS) are written; its
-    // onResponse hooks (metrics, the request log) still run when the response finishes.
-    reply.hijack();
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (value !== undefined) reply.raw.setHeader(name, value);
-    }
-    reply.raw.writeHead(200);
-    if (request.method === 'HEAD') {
-      // The answer a GET would start with, and nothing to follow.
-      stream.end();
-      reply.raw.end();
-    } else stream.start(reply.raw);
   },
 });
 
@@ -468,87 +428,6 @@ async function ownIntent(
 
 function noSuchIntent(intentId: string): ApiError {
   return new ApiError('not_found', `No swap intent ${intentId}.`);
-}
-
-/** The header wins over the query parameter; both are validated by the route's schema. */
-function lastEventIdOf(header: string | undefined, query: string | undefined): number | null {
-  const after = parseLastEventId(header ?? query);
-  if (after === 'invalid') {
-    throw new ApiError('validation_error', 'Last-Event-ID must be an event id of this stream.');
-  }
-  return after;
-}
-
-/**
- * Holds a stream slot of the caller's wallet party and API key until the response closes: the
- * client leaving, the stream finishing and the service stopping all close it. Over a cap, 429
- * `rate_limited` naming the limit.
- */
-function holdStreamSlot(
-  caps: StreamCaps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  intentId: string,
-): () => void {
-  let release: () => void;
-  try {
-    release = caps.take(walletPartyOf(request), apiKeyOf(request).keyId);
-  } catch (error) {
-    if (!(error instanceof StreamCapReachedError)) throw error;
-    const holder = error.limit === 'streams_per_party' ? 'This wallet party' : 'This API key';
-    throw new ApiError(
-      'rate_limited',
-      `${holder} already holds ${error.max} open event streams, its limit (${error.limit}); close one, poll GET /v1/swaps/${intentId} or retry in ${STREAMS_FULL_RETRY_AFTER_S} s.`,
-      { limit: error.limit, max: error.max, retryAfter: STREAMS_FULL_RETRY_AFTER_S },
-      { 'Retry-After': String(STREAMS_FULL_RETRY_AFTER_S) },
-    );
-  }
-  // A response that closed while the intent was looked up (the client left) emits no more
-  // 'close': its slot is given back at once, and the stream sees the closed response.
-  if (reply.raw.destroyed) release();
-  else reply.raw.once('close', release);
-  return release;
-}
-
-async function openEventStream(
-  snapshots: SwapEventSnapshots,
-  request: FastifyRequest,
-  intentId: string,
-  after: number | null,
-): Promise<SwapEventStream> {
-  try {
-    return await SwapEventStream.open(
-      {
-        snapshots,
-        onReadError: (error) => request.log.warn({ err: error }, 'swap event stream ended'),
-      },
-      intentId,
-      after,
-    );
-  } catch (error) {
-    if (error instanceof SubscribersFullError) {
-      throw new ApiError(
-        'rate_limited',
-        `This server has no event stream left (${error.subscribersMax} open); poll GET /v1/swaps/${intentId} or retry in ${STREAMS_FULL_RETRY_AFTER_S} s.`,
-        {
-          limit: 'streams_per_process',
-          max: error.subscribersMax,
-          retryAfter: STREAMS_FULL_RETRY_AFTER_S,
-        },
-        { 'Retry-After': String(STREAMS_FULL_RETRY_AFTER_S) },
-      );
-    }
-    if (error instanceof UnknownLastEventIdError) {
-      throw new ApiError(
-        'validation_error',
-        `Last-Event-ID ${error.lastEventId} is not an event of this swap.`,
-        {
-          errors: [{ path: '/headers/last-event-id', message: 'not an event of this swap' }],
-        },
-      );
-    }
-    throw error;
-  }
 }
 
 function cursorOf(text: string) {
