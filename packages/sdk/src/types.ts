@@ -532,6 +532,8 @@ export interface Payout {
   state: 'pending' | 'offered' | 'paid' | 'flagged' | 'none';
   /** The update that paid it. */
   updateId: string | null;
+  /** The transfer offer to accept when the payout became one; null when sent in one step. */
+  offerId: string | null;
 }
 
 /** Units burned for two payouts. */
@@ -562,8 +564,12 @@ export interface Position {
   poolId: string;
   /** Token A's symbol. */
   tokenA: string;
+  /** Token A's admin party. */
+  tokenAAdmin: string;
   /** Token B's symbol. */
   tokenB: string;
+  /** Token B's admin party. */
+  tokenBAdmin: string;
   /** Units held. */
   units: string;
   /** Units over the pool supply, a decimal fraction. */

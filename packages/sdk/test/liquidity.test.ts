@@ -90,6 +90,8 @@ describe('pp.liquidity', () => {
     });
     const again = await pp.liquidity.withdrawal(withdrawal.withdrawalId, { walletToken: token });
     expect(again.status).toBe('completed');
+    const listed = await pp.liquidity.withdrawals({ walletToken: token, limit: 5 });
+    expect(listed.map((w) => w.withdrawalId)).toEqual([withdrawal.withdrawalId]);
     expect(scaled(await wallet.balance('Amulet'))).toBe(
       scaled(before[0]) + scaled(paid.payoutA.amount),
     );

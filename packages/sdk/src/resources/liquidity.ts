@@ -120,6 +120,14 @@ export class Liquidity {
     return this.#withdrawal(found, options);
   }
 
+  /** The wallet party's withdrawals, newest first (`limit` 1–100, 20 by default). */
+  async withdrawals(options?: CallOptions & { limit?: number }): Promise<WithdrawalObject[]> {
+    if (options?.limit !== undefined) checkWhole('limit', options.limit, 1, 100);
+    const query = options?.limit === undefined ? '' : `?limit=${options.limit}`;
+    const found = await this.#send<{ items: Withdrawal[] }>('GET', `/withdrawals${query}`, options);
+    return found.items.map((each) => this.#withdrawal(each, options));
+  }
+
   /** The wallet party's positions, one per pool, valued at each pool's price now. */
   async positions(options?: CallOptions): Promise<Position[]> {
     return (await this.#send<{ items: Position[] }>('GET', '/positions', options)).items;
