@@ -126,10 +126,16 @@ beforeAll(async () => {
   service = await start();
 }, INSTALL_TIMEOUT_MS + START_TIMEOUT_MS);
 
+/**
+ * Stopping the service and deleting a clone with its installed packages (hundreds of megabytes):
+ * seconds alone, much longer on a machine busy with other suites.
+ */
+const CLEAN_UP_TIMEOUT_MS = 120_000;
+
 afterAll(async () => {
   if (service) await stop(service);
   if (workDir) rmSync(workDir, { recursive: true, force: true });
-}, 30_000);
+}, CLEAN_UP_TIMEOUT_MS);
 
 interface Run {
   readonly code: number;
