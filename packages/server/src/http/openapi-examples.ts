@@ -342,16 +342,16 @@ const WITHDRAWAL = {
 export const WITHDRAWAL_EXAMPLE = {
   ...WITHDRAWAL,
   status: 'paying',
-  payoutA: { amount: '500.0812345678', state: 'pending', updateId: null },
-  payoutB: { amount: '72.5117732051', state: 'pending', updateId: null },
+  payoutA: { amount: '500.0812345678', state: 'pending', updateId: null, offerId: null },
+  payoutB: { amount: '72.5117732051', state: 'pending', updateId: null, offerId: null },
   completedAt: null,
 };
 
 export const WITHDRAWAL_COMPLETED_EXAMPLE = {
   ...WITHDRAWAL,
   status: 'completed',
-  payoutA: { amount: '500.0812345678', state: 'paid', updateId: 'update-000731' },
-  payoutB: { amount: '72.5117732051', state: 'paid', updateId: 'update-000732' },
+  payoutA: { amount: '500.0812345678', state: 'paid', updateId: 'update-000731', offerId: null },
+  payoutB: { amount: '72.5117732051', state: 'paid', updateId: 'update-000732', offerId: null },
   completedAt: '2026-11-23T09:12:04.000Z',
 };
 
@@ -360,7 +360,9 @@ export const POSITION_LIST_EXAMPLE = {
     {
       poolId: POOL_ID,
       tokenA: 'Amulet',
+      tokenAAdmin: AMULET_ADMIN,
       tokenB: 'USDCx',
+      tokenBAdmin: USDCX_ADMIN,
       units: '380.7886552931',
       shareOfSupply: '0.00099900',
       redeemable: { a: '1000.1624691356', b: '145.0235464102' },
