@@ -400,7 +400,7 @@ async function withdrawalRuns(bed: Bed, store: string, count: number): Promise<L
       const sample = await oneWithdrawal(bed, poke);
       if (sample !== null) samples.push(sample);
     }
-    const variant = poke ? 'engine poked after the record' : 'as served (no wake-up)';
+    const variant = poke ? 'engine poked after the record' : 'as served (woken by the store)';
     runs.push(summarise({ store, measure: 'withdrawal', variant, count }, samples));
   }
   return runs;
