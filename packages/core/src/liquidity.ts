@@ -31,6 +31,18 @@ export interface PoolLiquidity {
   readonly supply: Amount;
 }
 
+/** The pool's liquidity from its books' reserves and its supply, as the store writes them. */
+export function liquidityOf(
+  books: { readonly reserveA: string; readonly reserveB: string },
+  lpSupply: string,
+): PoolLiquidity {
+  return {
+    reserveA: Amount.parse(books.reserveA),
+    reserveB: Amount.parse(books.reserveB),
+    supply: Amount.parse(lpSupply),
+  };
+}
+
 export type MintRefusal =
   /** A deposit of one side only: units need both. */
   | 'one_side_missing'

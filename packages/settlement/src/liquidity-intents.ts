@@ -6,13 +6,13 @@ import {
   Amount,
   DomainError,
   LIQUIDITY_SLIPPAGE_BPS_DEFAULT,
+  liquidityOf,
   planLiquidityIntent,
 } from '@poolparty/core';
 import {
   ActiveLiquidityIntentExistsError,
   type Database,
   getPool,
-  getPoolAccounting,
   insertLiquidityIntent,
   type LiquidityIntentRecord,
 } from '@poolparty/store';
@@ -38,8 +38,7 @@ export async function openLiquidityIntent(
   request: LiquidityIntentRequest,
 ): Promise<LiquidityIntentRecord> {
   const pool = await getPool(db, request.poolId);
-  const books = await getPoolAccounting(db, request.poolId);
-  if (pool === null || books === null) {
+  if (pool === null) {
     throw new DomainError('pool_not_found', `No pool ${request.poolId}.`);
   }
   if (pool.status !== 'active') {
@@ -47,11 +46,7 @@ export async function openLiquidityIntent(
   }
   const slippageBps = request.slippageBps ?? LIQUIDITY_SLIPPAGE_BPS_DEFAULT;
   const terms = planLiquidityIntent(
-    {
-      reserveA: Amount.parse(books.reserveA),
-      reserveB: Amount.parse(books.reserveB),
-      supply: Amount.parse(pool.lpSupply),
-    },
+    liquidityOf(pool.accounting, pool.lpSupply),
     {
       ...(request.amountA !== undefined && { a: Amount.parse(request.amountA) }),
       ...(request.amountB !== undefined && { b: Amount.parse(request.amountB) }),

@@ -10,6 +10,7 @@ import {
   credit,
   type ForwardedSides,
   lateSideReturned,
+  liquidityOf,
   planLiquidityCompletion,
   type Side,
   transferArrived,
@@ -173,11 +174,7 @@ async function completeIfJoined(
   const books = await lockPool(tx, intent.poolId);
   const pool = await getPool(tx, intent.poolId);
   if (pool === null) throw new Error(`unknown pool ${intent.poolId}`);
-  const liquidity = {
-    reserveA: Amount.parse(books.reserveA),
-    reserveB: Amount.parse(books.reserveB),
-    supply: Amount.parse(pool.lpSupply),
-  };
+  const liquidity = liquidityOf(books, pool.lpSupply);
   const plan = planLiquidityCompletion(liquidity, forwarded, Amount.parse(intent.minimumUnits));
   await moveBalances(tx, intent.poolId, plan.movements, now);
   if (plan.kind === 'refund') {

@@ -11,6 +11,7 @@ import {
   type BurnRequest,
   DomainError,
   type ForwardedSides,
+  liquidityOf,
   planWithdrawal,
   type Side,
   transferArrived,
@@ -50,11 +51,7 @@ export async function recordWithdrawal(
     if (pool === null) throw new DomainError('pool_not_found', `No pool ${request.poolId}.`);
     const position = await getPosition(tx, request.poolId, request.providerParty);
     const plan = planWithdrawal(
-      {
-        reserveA: Amount.parse(books.reserveA),
-        reserveB: Amount.parse(books.reserveB),
-        supply: Amount.parse(pool.lpSupply),
-      },
+      liquidityOf(books, pool.lpSupply),
       position && {
         units: Amount.parse(position.units),
         basisA: Amount.parse(position.basisA),

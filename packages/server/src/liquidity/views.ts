@@ -5,6 +5,7 @@
 import {
   Amount,
   type LiquidityIntent,
+  liquidityOf,
   type Position,
   positionValue,
   type Withdrawal,
@@ -12,7 +13,6 @@ import {
 import type {
   LiquidityDepositRecord,
   LiquidityIntentRecord,
-  PoolAccounting,
   PoolRecord,
   PositionRecord,
   WithdrawalRecord,
@@ -117,16 +117,8 @@ export function withdrawalView(
   };
 }
 
-export function positionView(
-  position: PositionRecord,
-  pool: PoolRecord,
-  books: PoolAccounting,
-): Position {
-  const liquidity = {
-    reserveA: Amount.parse(books.reserveA),
-    reserveB: Amount.parse(books.reserveB),
-    supply: Amount.parse(pool.lpSupply),
-  };
+export function positionView(position: PositionRecord, pool: PoolRecord): Position {
+  const liquidity = liquidityOf(pool.accounting, pool.lpSupply);
   const held = {
     units: Amount.parse(position.units),
     basisA: Amount.parse(position.basisA),

@@ -24,7 +24,6 @@ import {
   depositsOfLiquidityIntent,
   getLiquidityIntentForParty,
   getPool,
-  getPoolAccounting,
   getWithdrawalForParty,
   type LiquidityIntentRecord,
   listLiquidityIntentsForParty,
@@ -438,8 +437,7 @@ const listPositions = liquidityRoute({
     const items = [];
     for (const position of positions) {
       const pool = await getPool(ctx.db, position.poolId);
-      const books = await getPoolAccounting(ctx.db, position.poolId);
-      if (pool !== null && books !== null) items.push(positionView(position, pool, books));
+      if (pool !== null) items.push(positionView(position, pool));
     }
     return { items };
   },
