@@ -23,11 +23,13 @@
 import { LedgerError, type LedgerUpdate } from '@poolparty/ledger';
 import type { LeaderTerm, StreamLeadership } from '@poolparty/store';
 import {
+  ENGINE_WORK_CHANNEL,
   getLedgerOffset,
   isConnectionLoss,
   listPools,
   nextRetryAt,
   type PoolRecord,
+  ResilientListener,
 } from '@poolparty/store';
 import { type EngineContext, EngineCrash } from './context.js';
 import { executeQueued } from './execution.js';
@@ -83,6 +85,8 @@ export class SettlementEngine implements Engine {
   private streamParties: ReadonlySet<string> = new Set();
   /** Runs of this engine follow one another, whether scheduled or asked for. */
   private reconciling: Promise<unknown> = Promise.resolve();
+  /** Hears of commands recorded outside the engine (`announceEngineWork`); null until started. */
+  private workAnnouncements: ResilientListener | null = null;
 
   constructor(
     ports: Ports,
@@ -109,7 +113,29 @@ export class SettlementEngine implements Engine {
       if (error instanceof EngineCrash) return;
       throw error;
     }
+    this.workAnnouncements = await this.listenForAnnouncedWork();
     this.loops = [this.leadLoop(), this.workLoop(), this.reconcileLoop()];
+  }
+
+  /**
+   * A command recorded outside the engine (a withdrawal's payouts, by the API, in this process or
+   * another) is announced at its commit, and the engine wakes for it. Only a hint: without it the
+   * engine still finds the work at its next idle round.
+   */
+  private listenForAnnouncedWork(): Promise<ResilientListener> {
+    const poke = () => this.poke();
+    return ResilientListener.open(
+      this.ctx.db,
+      ENGINE_WORK_CHANNEL,
+      { onNotification: poke, onListeningAgain: poke },
+      {
+        onListenerProblem: (error, retryInMs) =>
+          this.log.warn('listening for recorded work failed; the idle rounds find it meanwhile', {
+            error: error.message,
+            retryInMs,
+          }),
+      },
+    );
   }
 
   poolsChanged(): void {
@@ -139,6 +165,7 @@ export class SettlementEngine implements Engine {
     this.stopping = true;
     this.abort.abort();
     this.wakeSleepers(() => true);
+    await this.workAnnouncements?.close();
     await Promise.allSettled(this.loops);
   }
 

@@ -8,12 +8,7 @@
  */
 import type { LedgerPort } from '@poolparty/ledger';
 import type { Database } from '@poolparty/store';
-import {
-  ENGINE_WORK_CHANNEL,
-  ResilientListener,
-  type StreamLeadership,
-  soleLeadership,
-} from '@poolparty/store';
+import { type StreamLeadership, soleLeadership } from '@poolparty/store';
 import type { ServiceClock } from './clock.js';
 import type { QuoteInvalidator } from './context.js';
 import { type Engine, SettlementEngine } from './engine.js';
@@ -112,32 +107,5 @@ export async function startEngine(deps: EngineDeps): Promise<Engine> {
     deps.leadership ?? soleLeadership,
   );
   await engine.start();
-  return withWorkAnnouncements(engine, deps);
-}
-
-/**
- * The engine wakes when a command is recorded outside it (a withdrawal's payouts, by the API,
- * in this process or another): `announceEngineWork` notifies at commit. Only a hint: without it
- * the engine still finds the work at its next idle round.
- */
-async function withWorkAnnouncements(engine: SettlementEngine, deps: EngineDeps): Promise<Engine> {
-  const log = deps.log ?? SILENT_LOG;
-  const listener = await ResilientListener.open(
-    deps.db,
-    ENGINE_WORK_CHANNEL,
-    { onNotification: () => engine.poke(), onListeningAgain: () => engine.poke() },
-    {
-      onListenerProblem: (error, retryInMs) =>
-        log.warn('listening for recorded work failed; the idle rounds find it meanwhile', {
-          error: error.message,
-          retryInMs,
-        }),
-    },
-  );
-  const stop = engine.stop.bind(engine);
-  engine.stop = async () => {
-    await listener.close();
-    await stop();
-  };
   return engine;
 }
