@@ -174,9 +174,13 @@ function poolOfSwapParty(pools: readonly PoolRecord[], party: string): PoolRecor
   return pools.find((pool) => pool.swapParty === party);
 }
 
+function poolOfLpParty(pools: readonly PoolRecord[], party: string): PoolRecord | undefined {
+  return pools.find((pool) => pool.lpParty === party);
+}
+
 /** The pool whose swap party or LP party `party` is: the parties the service sends from. */
 function poolOfParty(pools: readonly PoolRecord[], party: string): PoolRecord | undefined {
-  return pools.find((pool) => pool.swapParty === party || pool.lpParty === party);
+  return poolOfSwapParty(pools, party) ?? poolOfLpParty(pools, party);
 }
 
 /**
@@ -396,7 +400,7 @@ async function incoming(
   event: Extract<LedgerEvent, { kind: 'transfer' | 'offer_created' }>,
   offerId: string | null,
 ): Promise<void> {
-  const lpPool = scope.pools.find((pool) => pool.lpParty === event.receiver);
+  const lpPool = poolOfLpParty(scope.pools, event.receiver);
   if (lpPool !== undefined) {
     const deposit = incomingOf(scope.update, index, event, lpPool, offerId);
     return takeLiquidityDeposit(scope.tx, deposit, scope.now);
@@ -433,7 +437,7 @@ async function offerEnded(
   if (poolOfParty(scope.pools, event.sender) !== undefined) {
     return swapPartyOfferEnded(scope, event.offerId, ending);
   }
-  if (scope.pools.some((pool) => pool.lpParty === event.receiver)) {
+  if (poolOfLpParty(scope.pools, event.receiver) !== undefined) {
     return liquidityOfferTakenBack(tx, event.offerId, ending, now);
   }
   if (poolOfSwapParty(scope.pools, event.receiver) === undefined || ending === 'rejected') return;
