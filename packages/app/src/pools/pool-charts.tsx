@@ -5,9 +5,10 @@
  */
 import type { PoolHistory, PoolHistoryPeriod, PoolHistoryPoint } from '@poolparty/core';
 import type { Pool } from '@poolparty/sdk';
-import { useId, useMemo } from 'preact/hooks';
+import { useMemo } from 'preact/hooks';
 import { TimeChart } from '../charts/time-chart.js';
 import { formatAmount, formatAxisNumber, formatTime, formatUsd } from '../format.js';
+import { WindowPicker } from '../pages/developer/period-picker.js';
 import { ScrollBox } from '../pages/developer/scroll-box.js';
 
 export const HISTORY_PERIODS: Readonly<Record<PoolHistoryPeriod, string>> = {
@@ -20,24 +21,7 @@ export function HistoryPeriodPicker(props: {
   value: PoolHistoryPeriod;
   onChange: (period: PoolHistoryPeriod) => void;
 }) {
-  const name = useId();
-  return (
-    <fieldset class="period-picker">
-      <legend>Window</legend>
-      {(Object.keys(HISTORY_PERIODS) as PoolHistoryPeriod[]).map((period) => (
-        <label key={period} class="period-option">
-          <input
-            type="radio"
-            name={name}
-            value={period}
-            checked={props.value === period}
-            onChange={() => props.onChange(period)}
-          />
-          {HISTORY_PERIODS[period]}
-        </label>
-      ))}
-    </fieldset>
-  );
+  return <WindowPicker legend="Window" labels={HISTORY_PERIODS} {...props} />;
 }
 
 interface Column {

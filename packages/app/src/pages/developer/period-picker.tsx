@@ -15,15 +15,21 @@ export const PERIOD_LABELS: Readonly<Record<PortalPeriod, string>> = {
   all: 'All time',
 };
 
-export function PeriodPicker(props: {
-  value: PortalPeriod;
-  onChange: (period: PortalPeriod) => void;
+/**
+ * A window of time to show, as radio buttons: `labels` lists the choices in order. Portal reports
+ * and pool histories share it, each with its own periods.
+ */
+export function WindowPicker<P extends string>(props: {
+  legend: string;
+  labels: Readonly<Record<P, string>>;
+  value: P;
+  onChange: (period: P) => void;
 }) {
   const name = useId();
   return (
     <fieldset class="period-picker">
-      <legend>Period</legend>
-      {(Object.keys(PERIOD_LABELS) as PortalPeriod[]).map((period) => (
+      <legend>{props.legend}</legend>
+      {(Object.keys(props.labels) as P[]).map((period) => (
         <label key={period} class="period-option">
           <input
             type="radio"
@@ -32,9 +38,16 @@ export function PeriodPicker(props: {
             checked={props.value === period}
             onChange={() => props.onChange(period)}
           />
-          {PERIOD_LABELS[period]}
+          {props.labels[period]}
         </label>
       ))}
     </fieldset>
   );
+}
+
+export function PeriodPicker(props: {
+  value: PortalPeriod;
+  onChange: (period: PortalPeriod) => void;
+}) {
+  return <WindowPicker legend="Period" labels={PERIOD_LABELS} {...props} />;
 }
