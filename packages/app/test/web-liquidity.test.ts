@@ -13,18 +13,8 @@ import { Devnet, generatePrivateKey } from '@poolparty/sdk/devnet';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../server/test/support/service.js';
-import {
-  buildApp,
-  launchChromium,
-  screenshot,
-  seriousAxeViolations,
-  watchCspViolations,
-} from './support/browser.js';
-import {
-  horizontalOverflow,
-  unreachableByKeyboard,
-  watchConsoleErrors,
-} from './support/page-checks.js';
+import { buildApp, launchChromium } from './support/browser.js';
+import { checkPage, newWatchedPage } from './support/page-checks.js';
 
 const SETTLE_MS = 45_000;
 /** Each width has a pool of its own: both are seeded at 1 Amulet = 0.145 USDCx. */
@@ -65,24 +55,7 @@ describe('a newcomer’s liquidity path in a browser', () => {
     app?.remove();
   });
 
-  async function newPage(width: number) {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
-    contexts.push(context);
-    const page = await context.newPage();
-    const csp = await watchCspViolations(page);
-    const errors = watchConsoleErrors(page);
-    return { page, csp, errors };
-  }
-
-  async function checkPage(page: Page, width: number, name?: string): Promise<void> {
-    expect(await horizontalOverflow(page), `${page.url()} at ${width}`).toEqual({
-      by: 0,
-      widest: [],
-    });
-    expect(await seriousAxeViolations(page), page.url()).toEqual([]);
-    expect(await unreachableByKeyboard(page), page.url()).toEqual([]);
-    if (name !== undefined) await screenshot(page, `${name}-${width}`);
-  }
+  const newPage = (width: number) => newWatchedPage(browser, contexts, width);
 
   /** Three swaps of another app's user in the pool, back and forth: fees for its providers. */
   async function threeSwapsElsewhere(hint: string, poolId: string): Promise<void> {

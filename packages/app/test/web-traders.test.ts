@@ -11,18 +11,8 @@ import { Devnet, generatePrivateKey } from '@poolparty/sdk/devnet';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../server/test/support/service.js';
-import {
-  buildApp,
-  launchChromium,
-  screenshot,
-  seriousAxeViolations,
-  watchCspViolations,
-} from './support/browser.js';
-import {
-  horizontalOverflow,
-  unreachableByKeyboard,
-  watchConsoleErrors,
-} from './support/page-checks.js';
+import { buildApp, launchChromium } from './support/browser.js';
+import { checkPage, newWatchedPage } from './support/page-checks.js';
 
 const SETTLE_MS = 45_000;
 const WIDTHS = [1280, 390] as const;
@@ -53,26 +43,8 @@ describe('the traders’ pages in a browser', () => {
     app?.remove();
   });
 
-  /** A fresh browser profile at a width, with its console errors and CSP reports watched. */
-  async function newPage(width: number, colorScheme: 'light' | 'dark' = 'light') {
-    const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
-    contexts.push(context);
-    const page = await context.newPage();
-    const csp = await watchCspViolations(page);
-    const errors = watchConsoleErrors(page);
-    return { page, csp, errors };
-  }
-
-  /** The checks every page passes at its width, and its screenshot when named. */
-  async function checkPage(page: Page, width: number, name?: string): Promise<void> {
-    expect(await horizontalOverflow(page), `${page.url()} at ${width}`).toEqual({
-      by: 0,
-      widest: [],
-    });
-    expect(await seriousAxeViolations(page), page.url()).toEqual([]);
-    expect(await unreachableByKeyboard(page), page.url()).toEqual([]);
-    if (name !== undefined) await screenshot(page, `${name}-${width}`);
-  }
+  const newPage = (width: number, colorScheme: 'light' | 'dark' = 'light') =>
+    newWatchedPage(browser, contexts, width, colorScheme);
 
   async function fundAmulet(page: Page): Promise<void> {
     await page.getByRole('button', { name: 'Get 1000 Amulet' }).click();

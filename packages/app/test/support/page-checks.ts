@@ -2,7 +2,9 @@
  * What every page must pass at each width: nothing wider than the screen, no console errors, no
  * serious axe finding, and every visible control reachable with Tab from the top of the page.
  */
-import type { Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { screenshot, seriousAxeViolations, watchCspViolations } from './browser.js';
 
 /** Console errors and uncaught exceptions of a page, collected from the moment it is watched. */
 export function watchConsoleErrors(page: Page): string[] {
@@ -78,4 +80,33 @@ export async function unreachableByKeyboard(page: Page): Promise<string[]> {
     },
     [...seen],
   );
+}
+
+/** The checks every page of the web tests passes at its width, and its screenshot when named. */
+export async function checkPage(page: Page, width: number, name?: string): Promise<void> {
+  expect(await horizontalOverflow(page), `${page.url()} at ${width}`).toEqual({
+    by: 0,
+    widest: [],
+  });
+  expect(await seriousAxeViolations(page), page.url()).toEqual([]);
+  expect(await unreachableByKeyboard(page), page.url()).toEqual([]);
+  if (name !== undefined) await screenshot(page, `${name}-${width}`);
+}
+
+/**
+ * A fresh browser profile at a width, with its console errors and CSP reports watched; its
+ * context joins `contexts`, which the suite closes.
+ */
+export async function newWatchedPage(
+  browser: Browser,
+  contexts: BrowserContext[],
+  width: number,
+  colorScheme: 'light' | 'dark' = 'light',
+) {
+  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
+  contexts.push(context);
+  const page = await context.newPage();
+  const csp = await watchCspViolations(page);
+  const errors = watchConsoleErrors(page);
+  return { page, csp, errors };
 }
