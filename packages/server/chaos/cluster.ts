@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type ExternalSigner, type LedgerPort, openCantonLedger } from '@poolparty/ledger';
 import {
   type Database,
   insertApiKey,
@@ -23,6 +24,7 @@ import {
 import { terminateSessionsNamed } from '@poolparty/store/testing';
 import pg from 'pg';
 import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-keys.js';
+import { cantonLedgerOptionsOf } from '../src/canton-options.js';
 import { readLedgerLocation } from '../src/config.js';
 import type { DevnetWelcome } from '../src/devnet-bootstrap.js';
 import { type LedgerConnection, openLedgerConnection } from '../src/ledger-connection.js';
@@ -206,6 +208,11 @@ export interface Cluster {
   restartWorker(index: number): Promise<ClusterProcess>;
   /** A ledger connection as the service opens one (through the Canton JSON API). */
   openLedger(): Promise<LedgerConnection>;
+  /**
+   * A ledger connection as wallets of external parties use one: commands of a party `signers`
+   * knows are prepared, signed with its key and executed (interactive submission).
+   */
+  openWalletLedger(signers: (partyId: string) => ExternalSigner | undefined): Promise<LedgerPort>;
   /** SIGTERMs the api, the workers and the ledger server; answers their exit codes. */
   stop(): Promise<Record<string, number | null>>;
   /** Kills whatever still runs, closes connections, drops the schema unless kept, removes files. */
@@ -372,6 +379,18 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         const connection = await openLedgerConnection({ ...location.settings, dataDir: root });
         connections.push(connection);
         return connection;
+      },
+      async openWalletLedger(signers) {
+        const location = readLedgerLocation(ledgerEnv);
+        if (!location.ok || location.settings.ledger !== 'canton') {
+          throw new Error(
+            location.ok ? 'the cluster ledger is not canton' : location.errors.join('\n'),
+          );
+        }
+        const options = cantonLedgerOptionsOf(location.settings);
+        const ledger = await openCantonLedger({ ...options, externalSigners: signers });
+        connections.push({ ledger, local: null, close: () => ledger.close() });
+        return ledger;
       },
       async stop() {
         const codes: Record<string, number | null> = {};

@@ -1,0 +1,129 @@
+/**
+ * What the canton-path bench sees of its swaps, each moment on its own clock: the deposits and
+ * payouts on an update stream of its own (the JSON Ledger API's WebSocket, as the workers read
+ * it), and the intents' ends as the store announces them (LISTEN on the intent events' channel).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type LedgerPort, REASON_META_KEY } from '@poolparty/ledger';
+import pg from 'pg';
+import type { SwapMoments } from './canton-timing.js';
+
+/** The store's NOTIFY channel of intent events (payload: `{ seq, intentId, status }`). */
+const INTENT_EVENTS_CHANNEL = 'intent_events';
+/** The states an intent ends in: a wait for it is over. */
+const TERMINAL = new Set([
+  'completed',
+  'refunded',
+  'failed',
+  'expired',
+  'cancelled',
+  'slippage_failed',
+]);
+/** How often a wait looks at what arrived; the moments are stamped on arrival, not here. */
+const LOOK_EVERY_MS = 2;
+const PAYOUT_REASON_PREFIX = 'payout:';
+
+export class CantonObserver {
+  private readonly depositSeen = new Map<string, number>();
+  private readonly payoutSeen = new Map<string, number>();
+  private readonly ended = new Map<string, { readonly status: string; readonly at: number }>();
+  private readonly stopping = new AbortController();
+  private following: Promise<void> = Promise.resolve();
+
+  private constructor(private readonly store: pg.Client) {}
+
+  /** Follows `parties`' updates from the ledger's end now, and the store's intent events. */
+  static async open(ledger: LedgerPort, parties: readonly string[], postgresUrl: string) {
+    const store = new pg.Client({ connectionString: postgresUrl });
+    await store.connect();
+    const observer = new CantonObserver(store);
+    store.on('notification', (message) => observer.heard(message.payload));
+    await store.query(`LISTEN ${INTENT_EVENTS_CHANNEL}`);
+    observer.following = observer.follow(ledger, await ledger.ledgerEnd(), parties);
+    return observer;
+  }
+
+  private heard(payload: string | undefined): void {
+    if (payload === undefined) return;
+    const { intentId, status } = JSON.parse(payload) as { intentId: string; status: string };
+    if (TERMINAL.has(status) && !this.ended.has(intentId)) {
+      this.ended.set(intentId, { status, at: Date.now() });
+    }
+  }
+
+  private async follow(ledger: LedgerPort, from: number, parties: readonly string[]) {
+    const updates = ledger.updates(from, { parties, signal: this.stopping.signal });
+    try {
+      for await (const update of updates) {
+        const at = Date.now();
+        for (const event of update.events) {
+          if (event.kind !== 'transfer') continue;
+          const reason = event.meta[REASON_META_KEY];
+          if (reason === undefined) continue;
+          if (reason.startsWith(PAYOUT_REASON_PREFIX)) {
+            this.payoutSeen.set(reason.slice(PAYOUT_REASON_PREFIX.length), at);
+          } else if (!this.depositSeen.has(reason)) {
+            this.depositSeen.set(reason, at);
+          }
+        }
+      }
+    } catch (error) {
+      if (!this.stopping.signal.aborted) throw error;
+    }
+  }
+
+  /** When the intent completed, or null when it did not (yet). */
+  completedAt(intentId: string): number | null {
+    const end = this.ended.get(intentId);
+    return end?.status === 'completed' ? end.at : null;
+  }
+
+  /** Waits until the intent ended or `waitMs` passed. */
+  async completion(intentId: string, waitMs: number): Promise<void> {
+    const deadline = Date.now() + waitMs;
+    while (!this.ended.has(intentId) && Date.now() < deadline) await sleep(LOOK_EVERY_MS);
+  }
+
+  /** Waits until every intent ended or `waitMs` passed, telling how many ended now and then. */
+  async allCompleted(
+    intentIds: readonly string[],
+    waitMs: number,
+    onProgress: (ended: number) => void,
+    progressEveryMs = 2_000,
+  ): Promise<void> {
+    const deadline = Date.now() + waitMs;
+    let toldAt = Date.now();
+    for (;;) {
+      const ended = intentIds.filter((id) => this.ended.has(id)).length;
+      if (ended === intentIds.length || Date.now() >= deadline) return;
+      if (Date.now() - toldAt >= progressEveryMs) {
+        onProgress(ended);
+        toldAt = Date.now();
+      }
+      await sleep(LOOK_EVERY_MS * 10);
+    }
+  }
+
+  momentsOf(intentId: string, depositReference: string, depositSubmitted: number): SwapMoments {
+    return {
+      depositSubmitted,
+      depositSeen: this.depositSeen.get(depositReference) ?? null,
+      payoutSeen: this.payoutSeen.get(intentId) ?? null,
+      completed: this.completedAt(intentId),
+    };
+  }
+
+  /** PostgreSQL's count of the database's transactions (committed and rolled back) so far. */
+  async storeTransactions(): Promise<number> {
+    const { rows } = await this.store.query<{ n: string }>(
+      `SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`,
+    );
+    return Number(rows[0]?.n ?? Number.NaN);
+  }
+
+  async close(): Promise<void> {
+    this.stopping.abort();
+    await this.following.catch(() => {});
+    await this.store.end();
+  }
+}

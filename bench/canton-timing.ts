@@ -1,0 +1,112 @@
+/**
+ * The arithmetic of the canton-path benchmark, apart from its processes: what one swap's
+ * timestamps say about the ledger's time and PoolParty's, and the figures of a run.
+ *
+ * A one-step swap crosses the ledger twice: the wallet's deposit and the service's payout. The
+ * bench times the deposit itself (the wallet's submission through the JSON Ledger API until the
+ * transaction is on the update stream) and takes that as the ledger's latency for each of the two
+ * transactions of that swap. PoolParty's time on top is then everything else: noticing the
+ * deposit, recording and pricing it, preparing the payout, and recording the payout's commit.
+ */
+import { percentile } from './report.js';
+
+/** One swap's moments, in milliseconds of the bench's own clock (Date.now()). */
+export interface SwapMoments {
+  /** The wallet started submitting its deposit. */
+  readonly depositSubmitted: number;
+  /** The deposit's transaction arrived on the bench's own update stream. */
+  readonly depositSeen: number | null;
+  /** The payout's transaction arrived on the bench's own update stream. */
+  readonly payoutSeen: number | null;
+  /** The store announced the intent `completed` (its NOTIFY reached the bench). */
+  readonly completed: number | null;
+}
+
+export interface SwapTiming {
+  /** Deposit submitted → on the stream: one ledger transaction, as a wallet sees it. */
+  readonly ledgerMs: number;
+  /** Deposit submitted → completed. */
+  readonly totalMs: number;
+  /** Total less two ledger transactions' worth: the time that is PoolParty's. */
+  readonly onTopMs: number;
+  /** Deposit on the stream → payout on the stream (the payout's own commit included). */
+  readonly reactMs: number;
+  /** Payout on the stream → completed. */
+  readonly finishMs: number;
+}
+
+/** A completed swap's timing; null when a moment is missing (it did not complete). */
+export function timingOf(moments: SwapMoments): SwapTiming | null {
+  const { depositSubmitted, depositSeen, payoutSeen, completed } = moments;
+  if (depositSeen === null || payoutSeen === null || completed === null) return null;
+  const ledgerMs = depositSeen - depositSubmitted;
+  const totalMs = completed - depositSubmitted;
+  return {
+    ledgerMs,
+    totalMs,
+    onTopMs: totalMs - 2 * ledgerMs,
+    reactMs: payoutSeen - depositSeen,
+    finishMs: completed - payoutSeen,
+  };
+}
+
+export interface Spread {
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+export function spreadOf(values: readonly number[]): Spread {
+  return {
+    p50: percentile(values, 50),
+    p99: percentile(values, 99),
+    max: values.length === 0 ? Number.NaN : Math.max(...values),
+  };
+}
+
+export interface PhaseFigures {
+  readonly swaps: number;
+  readonly completed: number;
+  readonly ledger: Spread;
+  readonly total: Spread;
+  readonly onTop: Spread;
+  readonly react: Spread;
+  readonly finish: Spread;
+}
+
+/** The spreads of a phase's completed swaps; `swaps` counts the ones that did not complete too. */
+export function phaseFigures(moments: readonly SwapMoments[]): PhaseFigures {
+  const timings = moments.map(timingOf).filter((t): t is SwapTiming => t !== null);
+  const of = (pick: (t: SwapTiming) => number) => spreadOf(timings.map(pick));
+  return {
+    swaps: moments.length,
+    completed: timings.length,
+    ledger: of((t) => t.ledgerMs),
+    total: of((t) => t.totalMs),
+    onTop: of((t) => t.onTopMs),
+    react: of((t) => t.reactMs),
+    finish: of((t) => t.finishMs),
+  };
+}
+
+/**
+ * A drain's rate: the swaps settled over the time from the moment the workers were started to
+ * the last completion. The rate between the first and the last completion, without the
+ * processes' start, is given beside it.
+ */
+export function drainRate(
+  startedMs: number,
+  completions: readonly number[],
+): { readonly swapsPerS: number; readonly settlingSwapsPerS: number; readonly elapsedMs: number } {
+  if (completions.length === 0)
+    return { swapsPerS: 0, settlingSwapsPerS: 0, elapsedMs: Number.NaN };
+  const first = Math.min(...completions);
+  const last = Math.max(...completions);
+  const elapsedMs = last - startedMs;
+  const settlingMs = last - first;
+  return {
+    swapsPerS: (1000 * completions.length) / elapsedMs,
+    settlingSwapsPerS: settlingMs > 0 ? (1000 * (completions.length - 1)) / settlingMs : Number.NaN,
+    elapsedMs,
+  };
+}

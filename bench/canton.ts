@@ -1,0 +1,371 @@
+/**
+ * Settlement on the path operators run: `poolparty devnet-ledger` (Canton's JSON Ledger API over
+ * HTTP and WebSocket), one `api` and two `worker` processes with `LEDGER=canton` on PostgreSQL
+ * (the chaos run's cluster, without faults).
+ *
+ * Wallets create their swaps through the API with the SDK and send their deposits through the
+ * JSON Ledger API, as a wallet does. The bench follows the swap parties' updates on a WebSocket
+ * stream of its own and LISTENs to the store's intent events, so each swap's moments are read on
+ * one clock: deposit submitted, deposit on the stream, payout on the stream, completed. The
+ * ledger's own latency (a deposit, submit → on the stream) is measured in the same run, and
+ * PoolParty's time is what the swap took beyond two such transactions (canton-timing.ts).
+ *
+ * - lone: one swap at a time, each on an idle deployment;
+ * - at 50 swaps/s: deposits paced at that rate, each from a wallet with no other swap running;
+ * - drain: N deposits already on the ledger while both workers are down, then both started;
+ *   swaps/s until the last one completed, with each process's CPU over the drain.
+ *
+ *   node --import tsx bench/canton.ts [--quick] [--phase lone|rate|drain]
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Amount } from '@poolparty/core';
+import { type ExternalSigner, type LedgerPort, REASON_META_KEY } from '@poolparty/ledger';
+import { PoolParty } from '@poolparty/sdk';
+import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
+import { type Cluster, startCluster } from '@poolparty/server/cluster';
+import { CantonObserver } from './canton-observer.js';
+import { drainRate, type PhaseFigures, phaseFigures, type SwapMoments } from './canton-timing.js';
+import { cpuOf, sampleCpu } from './process-cpu.js';
+import { isMain, table } from './report.js';
+
+export const CANTON_ON_TOP_TARGET_MS = 100;
+export const CANTON_RATE_TARGET_MS = 250;
+export const CANTON_RATE_PER_S = 50;
+
+export interface CantonSizes {
+  readonly loneSwaps: number;
+  readonly rateSeconds: number;
+  readonly drainSwaps: number;
+}
+
+export const FULL_SIZES: CantonSizes = { loneSwaps: 40, rateSeconds: 10, drainSwaps: 600 };
+export const QUICK_SIZES: CantonSizes = { loneSwaps: 10, rateSeconds: 3, drainSwaps: 120 };
+
+/** Amulet a swap puts in: large enough that the network fee is a small part of it. */
+const SWAP_AMULET = '100';
+/** Amulet each wallet is given: its swaps' inputs and their fees, with room. */
+const WALLET_FUNDING = '5000';
+/** A wallet rests this long between two swaps of the rate phase (one intent per pool at once). */
+const WALLET_REST_MS = 2_000;
+/** A lone swap not completed by then is counted as not completed. */
+const SWAP_WAIT_MS = 15_000;
+/** A drain not finished by then is reported with what completed. */
+const DRAIN_WAIT_MS = 300_000;
+/** Pause between lone swaps, so each meets an idle deployment. */
+const LONE_GAP_MS = 100;
+/** Wallets set up (or deposits sent) at once. */
+const SETUP_CONCURRENCY = 8;
+const PROGRESS_EVERY_MS = 2_000;
+
+export interface DrainFigures {
+  readonly swaps: number;
+  readonly completed: number;
+  readonly swapsPerS: number;
+  readonly settlingSwapsPerS: number;
+  readonly elapsedMs: number;
+  /** Each process's CPU over the drain, as a share of one core. */
+  readonly cpu: readonly { readonly name: string; readonly coreShare: number }[];
+  /** Ledger transactions per swap over the drain (deposits excluded: they came before). */
+  readonly ledgerUpdatesPerSwap: number;
+  /** PostgreSQL transactions per swap over the drain. */
+  readonly storeTransactionsPerSwap: number;
+}
+
+export interface CantonBench {
+  readonly lone: PhaseFigures | null;
+  readonly rate: PhaseFigures | null;
+  readonly drain: DrainFigures | null;
+}
+
+type DevnetPoolInfo = Cluster['welcome']['pools'][number];
+
+interface Trader {
+  readonly wallet: DevnetWallet;
+  readonly pp: PoolParty;
+}
+
+/** The deployment and what the bench holds open against it. */
+interface Stage {
+  readonly cluster: Cluster;
+  /** Submits as the wallets, each command signed with its wallet's key. */
+  readonly ledger: LedgerPort;
+  readonly signers: Map<string, ExternalSigner>;
+  readonly devnet: Devnet;
+  readonly observer: CantonObserver;
+  /** The pools an Amulet deposit settles in one step (the swap party pre-approves Amulet). */
+  readonly pools: readonly DevnetPoolInfo[];
+}
+
+function progress(line: string): void {
+  console.log(`  ${line}`);
+}
+
+async function inBatches<T, R>(items: readonly T[], work: (item: T) => Promise<R>) {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += SETUP_CONCURRENCY) {
+    results.push(...(await Promise.all(items.slice(i, i + SETUP_CONCURRENCY).map(work))));
+  }
+  return results;
+}
+
+async function makeTraders(stage: Stage, count: number, tag: string): Promise<Trader[]> {
+  const { cluster, devnet } = stage;
+  const amulet = stage.pools[0]?.tokenA;
+  if (!amulet) throw new Error('no Amulet pool');
+  const started = Date.now();
+  const traders = await inBatches([...Array(count).keys()], async (index) => {
+    const wallet = await devnet.createWallet({
+      partyHint: `bench-${tag}-${index}`,
+      preapproval: true,
+    });
+    await wallet.fund(amulet.id, WALLET_FUNDING, amulet.admin);
+    stage.signers.set(wallet.partyId, externalSignerOf(wallet));
+    let token = '';
+    const pp = new PoolParty({
+      apiKey: cluster.apiKey,
+      environment: 'devnet',
+      baseUrl: cluster.api.url,
+      walletToken: () => token,
+    });
+    ({ token } = await wallet.authenticate(pp));
+    return { wallet, pp };
+  });
+  progress(`${count} wallets funded and signed in (${Date.now() - started} ms)`);
+  return traders;
+}
+
+/** The wallet's key as the ledger adapter signs with it. */
+function externalSignerOf(wallet: DevnetWallet): ExternalSigner {
+  return {
+    publicKey: Buffer.from(wallet.signer.publicKey, 'base64'),
+    sign: (message) => wallet.signer.sign(message),
+  };
+}
+
+/** A new intent of `trader` to swap Amulet on `pool`. */
+function createSwap(trader: Trader, pool: DevnetPoolInfo) {
+  return trader.pp.swaps.create({
+    fromToken: pool.tokenA.id,
+    fromAdmin: pool.tokenA.admin,
+    toToken: pool.tokenB.id,
+    toAdmin: pool.tokenB.admin,
+    amount: SWAP_AMULET,
+    poolId: pool.poolId,
+  });
+}
+
+type CreatedSwap = Awaited<ReturnType<typeof createSwap>>;
+
+/** The wallet's deposit through the JSON Ledger API, as a wallet sends it. */
+function sendDeposit(stage: Stage, trader: Trader, swap: CreatedSwap) {
+  return stage.ledger.submitTransfer({
+    commandId: `bench-deposit-${randomUUID()}`,
+    sender: trader.wallet.partyId,
+    receiver: swap.depositAddress,
+    instrument: { admin: swap.inputTokenAdmin, id: swap.inputToken },
+    amount: Amount.parse(swap.expectedAmount),
+    meta: { [REASON_META_KEY]: swap.depositReference },
+  });
+}
+
+/** Creates a swap, sends its deposit and answers its moments once it ended (or the wait did). */
+async function oneSwap(stage: Stage, trader: Trader, pool: DevnetPoolInfo): Promise<SwapMoments> {
+  const swap = await createSwap(trader, pool);
+  const depositSubmitted = Date.now();
+  await sendDeposit(stage, trader, swap);
+  await stage.observer.completion(swap.intentId, SWAP_WAIT_MS);
+  return stage.observer.momentsOf(swap.intentId, swap.depositReference, depositSubmitted);
+}
+
+async function lonePhase(stage: Stage, swaps: number): Promise<PhaseFigures> {
+  const [trader] = await makeTraders(stage, 1, 'lone');
+  if (!trader) throw new Error('no trader');
+  const moments: SwapMoments[] = [];
+  for (let i = 0; i < swaps; i += 1) {
+    moments.push(
+      await oneSwap(stage, trader, stage.pools[i % stage.pools.length] as DevnetPoolInfo),
+    );
+    await sleep(LONE_GAP_MS);
+  }
+  return phaseFigures(moments);
+}
+
+async function ratePhase(stage: Stage, seconds: number): Promise<PhaseFigures> {
+  const swaps = seconds * CANTON_RATE_PER_S;
+  const wallets = Math.ceil((CANTON_RATE_PER_S * WALLET_REST_MS) / 1000);
+  const traders = await makeTraders(stage, wallets, 'rate');
+  const running: Promise<SwapMoments>[] = [];
+  const startMs = Date.now();
+  for (let i = 0; i < swaps; i += 1) {
+    const dueInMs = startMs + (i * 1000) / CANTON_RATE_PER_S - Date.now();
+    if (dueInMs > 1) await sleep(dueInMs);
+    const trader = traders[i % traders.length] as Trader;
+    const pool = stage.pools[Math.floor(i / traders.length) % stage.pools.length] as DevnetPoolInfo;
+    running.push(oneSwap(stage, trader, pool));
+  }
+  progress(`${swaps} deposits sent at ${CANTON_RATE_PER_S}/s; waiting for the last swaps`);
+  return phaseFigures(await Promise.all(running));
+}
+
+/** `count` intents (one per wallet and pool), created while the workers run. */
+async function drainIntents(stage: Stage, count: number) {
+  const wallets = Math.ceil(count / stage.pools.length);
+  const traders = await makeTraders(stage, wallets, 'drain');
+  const plans = [...Array(count).keys()].map((i) => ({
+    trader: traders[i % wallets] as Trader,
+    pool: stage.pools[Math.floor(i / wallets)] as DevnetPoolInfo,
+  }));
+  const swaps = await inBatches(plans, async (plan) => ({
+    ...plan,
+    swap: await createSwap(plan.trader, plan.pool),
+  }));
+  progress(`${count} intents created`);
+  return swaps;
+}
+
+async function drainPhase(stage: Stage, count: number): Promise<DrainFigures> {
+  const { cluster } = stage;
+  const intents = await drainIntents(stage, count);
+  await Promise.all(cluster.workers.map((_, index) => cluster.killWorker(index)));
+  progress('both workers stopped; sending the deposits');
+  await inBatches(intents, ({ trader, swap }) => sendDeposit(stage, trader, swap));
+  progress(`${count} deposits on the ledger; starting both workers`);
+  const ledgerEndBefore = await stage.ledger.ledgerEnd();
+  const storeBefore = await stage.observer.storeTransactions();
+  const others = [labelled('devnet-ledger', cluster.devnetLedger), labelled('api', cluster.api)];
+  const cpuBefore = sampleCpu(others);
+  const startedMs = Date.now();
+  const workers = await Promise.all(
+    cluster.workers.map((_, index) => cluster.restartWorker(index)),
+  );
+  const ids = intents.map(({ swap }) => swap.intentId);
+  await stage.observer.allCompleted(
+    ids,
+    DRAIN_WAIT_MS,
+    (done) => progress(`drain: ${done} / ${count} ended after ${Date.now() - startedMs} ms`),
+    PROGRESS_EVERY_MS,
+  );
+  const cpuEnd = sampleCpu([...others, ...workers.map((w, i) => labelled(`worker-${i}`, w))]);
+  const completions = ids.map((id) => stage.observer.completedAt(id)).filter((at) => at !== null);
+  const rate = drainRate(startedMs, completions);
+  return {
+    swaps: count,
+    completed: completions.length,
+    ...rate,
+    cpu: cpuOf(cpuBefore, cpuEnd),
+    ledgerUpdatesPerSwap: ((await stage.ledger.ledgerEnd()) - ledgerEndBefore) / count,
+    storeTransactionsPerSwap: ((await stage.observer.storeTransactions()) - storeBefore) / count,
+  };
+}
+
+function labelled(name: string, proc: { readonly child: { readonly pid?: number | undefined } }) {
+  return { name, pid: proc.child.pid };
+}
+
+async function openStage(): Promise<Stage> {
+  const cluster = await startCluster({ workers: 2, schemaPrefix: 'pp_bench_canton' });
+  try {
+    const signers = new Map<string, ExternalSigner>();
+    const ledger = await cluster.openWalletLedger((party) => signers.get(party));
+    const pools = cluster.welcome.pools.filter((pool) => pool.tokenA.id === 'Amulet');
+    const parties = pools.map((pool) => pool.swapParty);
+    const observer = await CantonObserver.open(ledger, parties, cluster.postgresUrl);
+    const devnet = new Devnet(cluster.devnetLedger.url);
+    return { cluster, ledger, signers, devnet, observer, pools };
+  } catch (error) {
+    await cluster.dispose();
+    throw error;
+  }
+}
+
+export type CantonPhase = 'lone' | 'rate' | 'drain';
+
+export async function benchCanton(
+  sizes: CantonSizes = FULL_SIZES,
+  phases: readonly CantonPhase[] = ['lone', 'rate', 'drain'],
+): Promise<CantonBench> {
+  const stage = await openStage();
+  try {
+    const lone = phases.includes('lone') ? await lonePhase(stage, sizes.loneSwaps) : null;
+    const rate = phases.includes('rate') ? await ratePhase(stage, sizes.rateSeconds) : null;
+    // Last: it stops and restarts the workers.
+    const drain = phases.includes('drain') ? await drainPhase(stage, sizes.drainSwaps) : null;
+    return { lone, rate, drain };
+  } finally {
+    await stage.observer.close();
+    await stage.cluster.dispose();
+  }
+}
+
+export function meetsCantonLoneTarget(lone: PhaseFigures): boolean {
+  return lone.completed === lone.swaps && lone.onTop.p99 <= CANTON_ON_TOP_TARGET_MS;
+}
+
+export function meetsCantonRateTarget(rate: PhaseFigures): boolean {
+  return rate.completed === rate.swaps && rate.total.p99 <= CANTON_RATE_TARGET_MS;
+}
+
+const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : '—');
+
+function phaseRows(name: string, figures: PhaseFigures): string[][] {
+  const spreads = [
+    ['ledger (deposit submit → on stream)', figures.ledger],
+    ['deposit → completed', figures.total],
+    ['PoolParty on top (total − 2 × ledger)', figures.onTop],
+    ['deposit on stream → payout on stream', figures.react],
+    ['payout on stream → completed', figures.finish],
+  ] as const;
+  return spreads.map(([what, spread], i) => [
+    i === 0 ? `${name} (${figures.completed}/${figures.swaps})` : '',
+    what,
+    ms(spread.p50),
+    ms(spread.p99),
+    ms(spread.max),
+  ]);
+}
+
+export function printCantonBench(result: CantonBench): void {
+  console.log('canton path: devnet ledger server, 1 api + 2 workers on PostgreSQL, LEDGER=canton');
+  const rows = [['phase', 'span', 'p50 ms', 'p99 ms', 'max ms']];
+  if (result.lone) rows.push(...phaseRows('lone', result.lone));
+  if (result.rate) rows.push(...phaseRows(`${CANTON_RATE_PER_S}/s`, result.rate));
+  console.log(table(rows).replace(/^/gm, '  '));
+  if (result.lone) {
+    const met = meetsCantonLoneTarget(result.lone);
+    console.log(
+      `  lone: PoolParty on top p99 ${ms(result.lone.onTop.p99)} ms (target ≤ ${CANTON_ON_TOP_TARGET_MS}: ${met ? 'met' : 'NOT met'})`,
+    );
+  }
+  if (result.rate) {
+    const met = meetsCantonRateTarget(result.rate);
+    console.log(
+      `  ${CANTON_RATE_PER_S}/s: deposit → completed p99 ${ms(result.rate.total.p99)} ms (target ≤ ${CANTON_RATE_TARGET_MS}: ${met ? 'met' : 'NOT met'})`,
+    );
+  }
+  if (result.drain) printDrain(result.drain);
+}
+
+function printDrain(drain: DrainFigures): void {
+  console.log(
+    `  drain: ${drain.completed}/${drain.swaps} completed in ${ms(drain.elapsedMs)} ms from the workers' start: ${drain.swapsPerS.toFixed(0)} swaps/s (${drain.settlingSwapsPerS.toFixed(0)}/s from first to last completion)`,
+  );
+  const cpu = drain.cpu.map((p) => `${p.name} ${(100 * p.coreShare).toFixed(0)} %`).join(', ');
+  console.log(`  drain CPU (share of one core): ${cpu}`);
+  console.log(
+    `  drain: ${drain.ledgerUpdatesPerSwap.toFixed(2)} ledger updates and ${drain.storeTransactionsPerSwap.toFixed(1)} store transactions per swap`,
+  );
+  const busiest = drain.cpu[0];
+  if (busiest)
+    console.log(
+      `  drain limit: ${busiest.name}, at ${(100 * busiest.coreShare).toFixed(0)} % of a core`,
+    );
+}
+
+if (isMain(import.meta.url)) {
+  const quick = process.argv.includes('--quick');
+  const at = process.argv.indexOf('--phase');
+  const phase = at >= 0 ? (process.argv[at + 1] as CantonPhase) : null;
+  const result = await benchCanton(quick ? QUICK_SIZES : FULL_SIZES, phase ? [phase] : undefined);
+  printCantonBench(result);
+}
