@@ -44,7 +44,7 @@ import {
   type EngineSettings,
   type EngineStep,
 } from './settings.js';
-import { recoverCommands, submitDueCommands } from './submission.js';
+import { recoverCommands, SubmissionPipeline } from './submission.js';
 import { batchesOf } from './update-batches.js';
 
 export interface Engine {
@@ -87,6 +87,8 @@ export class SettlementEngine implements Engine {
   private reconciling: Promise<unknown> = Promise.resolve();
   /** Hears of commands recorded outside the engine (`announceEngineWork`); null until started. */
   private workAnnouncements: ResilientListener | null = null;
+  /** Commands being sent while the work loop goes on. */
+  private readonly submissions: SubmissionPipeline;
 
   constructor(
     ports: Ports,
@@ -96,6 +98,11 @@ export class SettlementEngine implements Engine {
     private readonly leadership: StreamLeadership,
   ) {
     this.ctx = { ...ports, settings, log, step: (step) => this.step(step) };
+    this.submissions = new SubmissionPipeline(this.ctx, {
+      onBatchEnded: () => this.poke(),
+      onBatchFailed: (error) =>
+        this.reportFailure('submitting commands failed', error, settings.commandClaimMs),
+    });
   }
 
   get crashed(): boolean {
@@ -167,6 +174,7 @@ export class SettlementEngine implements Engine {
     this.wakeSleepers(() => true);
     await this.workAnnouncements?.close();
     await Promise.allSettled(this.loops);
+    await this.submissions.ended();
   }
 
   private halted(): boolean {
@@ -315,7 +323,7 @@ export class SettlementEngine implements Engine {
     // Execution before submission: the payouts and refunds it records go out in the same round.
     progressed = (await executeQueued(ctx)) > 0 || progressed;
     if (this.halted()) return progressed;
-    progressed = (await submitDueCommands(ctx)) > 0 || progressed;
+    progressed = (await this.submissions.fill()) > 0 || progressed;
     return progressed;
   }
 

@@ -16,9 +16,9 @@ export interface EngineSettings {
   readonly ingestBatchMax: number;
   /** Intents executed per round of work. */
   readonly executionBatchMax: number;
-  /** Command submissions per round of work. */
+  /** Commands claimed for submission in one statement at most. */
   readonly submissionBatchMax: number;
-  /** Submissions of one round waiting on the ledger at once. */
+  /** Submissions of one batch waiting on the ledger at once (the work loop goes on meanwhile). */
   readonly submissionConcurrencyMax: number;
   /** Unconfirmed commands looked up per page during recovery. */
   readonly recoveryBatchMax: number;

@@ -59,20 +59,70 @@ function offerRefusalOf(failure: unknown): OfferRefusal | null {
 }
 
 /**
- * Submits the recorded commands that are due, each once claimed, so two workers do not both send
- * it; all due commands are claimed in one statement, then sent concurrently (at most
- * `submissionConcurrencyMax` at once), since each waits on the ledger, not on the others. The
- * ones the ledger took are marked `submitted` together, in one statement. Returns how many it
- * claimed.
+ * Batches of submissions under way at once. More than one, so that the payouts a round records
+ * while a batch waits on the ledger go out at once; few, so that a burst is still sent in whole
+ * batches (one claim and one mark statement per `submissionBatchMax` commands).
  */
-export async function submitDueCommands(ctx: EngineContext): Promise<number> {
-  const now = ctx.clock.now();
-  const until = new Date(now.getTime() + ctx.settings.commandClaimMs);
-  const claimed = await claimDueCommands(ctx.db, {
-    now,
-    until,
-    limit: ctx.settings.submissionBatchMax,
-  });
+export const SUBMISSION_BATCHES_UNDER_WAY_MAX = 2;
+
+/**
+ * Submissions in the background of the work loop. A round claims the due commands (all in one
+ * statement, so two workers do not both send one) and starts sending them; it does not wait for
+ * the ledger's answers, so the next round executes what was ingested meanwhile instead of waiting
+ * behind round trips to the ledger. A batch sends at most `submissionConcurrencyMax` commands at
+ * once, and at most `SUBMISSION_BATCHES_UNDER_WAY_MAX` batches are under way. The ones of a batch
+ * the ledger took are marked `submitted` together, in one statement, once its sends all ended.
+ *
+ * A batch that fails past its commands' own failures (the store out of reach) is reported; its
+ * commands stay claimed until `commandClaimMs` runs out, and are sent again then.
+ */
+export class SubmissionPipeline {
+  private readonly batches = new Set<Promise<void>>();
+
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly hooks: {
+      /** A batch ended: room for more, and its failures may have scheduled retries. */
+      readonly onBatchEnded: () => void;
+      readonly onBatchFailed: (error: unknown) => void;
+    },
+  ) {}
+
+  /** Claims a batch of due commands, when there is room for one, and starts it; answers its size. */
+  async fill(): Promise<number> {
+    if (this.batches.size >= SUBMISSION_BATCHES_UNDER_WAY_MAX) return 0;
+    const { settings } = this.ctx;
+    const now = this.ctx.clock.now();
+    const until = new Date(now.getTime() + settings.commandClaimMs);
+    const claimed = await claimDueCommands(this.ctx.db, {
+      now,
+      until,
+      limit: settings.submissionBatchMax,
+    });
+    if (claimed.length === 0) return 0;
+    const batch: Promise<void> = sendBatch(this.ctx, claimed)
+      .catch((error: unknown) => {
+        if (!(error instanceof EngineCrash)) this.hooks.onBatchFailed(error);
+      })
+      .finally(() => {
+        this.batches.delete(batch);
+        this.hooks.onBatchEnded();
+      });
+    this.batches.add(batch);
+    return claimed.length;
+  }
+
+  /** Resolves once every batch under way has ended. */
+  async ended(): Promise<void> {
+    await Promise.allSettled([...this.batches]);
+  }
+}
+
+/**
+ * Sends a claimed batch, at most `submissionConcurrencyMax` at once (each waits on the ledger,
+ * not on the others), then marks the ones the ledger took in one statement.
+ */
+async function sendBatch(ctx: EngineContext, claimed: readonly EngineCommand[]): Promise<void> {
   const sent: string[] = [];
   let next = 0;
   const sender = async () => {
@@ -90,7 +140,6 @@ export async function submitDueCommands(ctx: EngineContext): Promise<number> {
   await markAllSubmitted(ctx.db, sent, ctx.clock.now());
   for (const _ of sent) ctx.step('command_submitted');
   if (failures.length > 0) throw failures[0];
-  return claimed.length;
 }
 
 export async function submitCommand(ctx: EngineContext, command: EngineCommand): Promise<void> {
