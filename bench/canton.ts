@@ -24,6 +24,7 @@ import { type ExternalSigner, type LedgerPort, REASON_META_KEY } from '@poolpart
 import { PoolParty } from '@poolparty/sdk';
 import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
 import { type Cluster, startCluster } from '@poolparty/server/cluster';
+import { createPricedIntent, registerApiKey } from '@poolparty/settlement/testing';
 import { CantonObserver } from './canton-observer.js';
 import { drainRate, type PhaseFigures, phaseFigures, type SwapMoments } from './canton-timing.js';
 import { cpuOf, sampleCpu } from './process-cpu.js';
@@ -46,8 +47,9 @@ export const QUICK_SIZES: CantonSizes = { loneSwaps: 10, rateSeconds: 3, drainSw
 const SWAP_AMULET = '100';
 /** Amulet each wallet is given: its swaps' inputs and their fees, with room. */
 const WALLET_FUNDING = '5000';
-/** A wallet rests this long between two swaps of the rate phase (one intent per pool at once). */
-const WALLET_REST_MS = 2_000;
+/** Wallets of the rate phase: with three pools each, 36 swaps can be under way at once. Each
+ * sign-in is two requests of the 30 a minute the API allows one address. */
+const RATE_WALLETS = 12;
 /** A lone swap not completed by then is counted as not completed. */
 const SWAP_WAIT_MS = 15_000;
 /** A drain not finished by then is reported with what completed. */
@@ -109,18 +111,31 @@ async function inBatches<T, R>(items: readonly T[], work: (item: T) => Promise<R
   return results;
 }
 
-async function makeTraders(stage: Stage, count: number, tag: string): Promise<Trader[]> {
-  const { cluster, devnet } = stage;
+/** `count` new wallets pre-approving every instrument, funded with Amulet, their keys known. */
+async function makeWallets(stage: Stage, count: number, tag: string): Promise<DevnetWallet[]> {
   const amulet = stage.pools[0]?.tokenA;
   if (!amulet) throw new Error('no Amulet pool');
   const started = Date.now();
-  const traders = await inBatches([...Array(count).keys()], async (index) => {
-    const wallet = await devnet.createWallet({
+  const wallets = await inBatches([...Array(count).keys()], async (index) => {
+    const wallet = await stage.devnet.createWallet({
       partyHint: `bench-${tag}-${index}`,
       preapproval: true,
     });
     await wallet.fund(amulet.id, WALLET_FUNDING, amulet.admin);
     stage.signers.set(wallet.partyId, externalSignerOf(wallet));
+    return wallet;
+  });
+  progress(`${count} ${tag} wallets funded (${Date.now() - started} ms)`);
+  return wallets;
+}
+
+/**
+ * Wallets signed in to the API, as an app's users are. The service allows
+ * `LOGIN_ATTEMPTS_PER_ADDRESS` sign-ins a minute from one address: the phases stay within it.
+ */
+async function makeTraders(stage: Stage, count: number, tag: string): Promise<Trader[]> {
+  const { cluster } = stage;
+  return inBatches(await makeWallets(stage, count, tag), async (wallet) => {
     let token = '';
     const pp = new PoolParty({
       apiKey: cluster.apiKey,
@@ -131,8 +146,6 @@ async function makeTraders(stage: Stage, count: number, tag: string): Promise<Tr
     ({ token } = await wallet.authenticate(pp));
     return { wallet, pp };
   });
-  progress(`${count} wallets funded and signed in (${Date.now() - started} ms)`);
-  return traders;
 }
 
 /** The wallet's key as the ledger adapter signs with it. */
@@ -155,13 +168,20 @@ function createSwap(trader: Trader, pool: DevnetPoolInfo) {
   });
 }
 
-type CreatedSwap = Awaited<ReturnType<typeof createSwap>>;
+/** What a deposit needs of its intent (an SDK swap or a stored intent). */
+interface DepositFor {
+  readonly depositAddress: string;
+  readonly depositReference: string;
+  readonly inputToken: string;
+  readonly inputTokenAdmin: string;
+  readonly expectedAmount: string;
+}
 
 /** The wallet's deposit through the JSON Ledger API, as a wallet sends it. */
-function sendDeposit(stage: Stage, trader: Trader, swap: CreatedSwap) {
+function sendDeposit(stage: Stage, sender: string, swap: DepositFor) {
   return stage.ledger.submitTransfer({
     commandId: `bench-deposit-${randomUUID()}`,
-    sender: trader.wallet.partyId,
+    sender,
     receiver: swap.depositAddress,
     instrument: { admin: swap.inputTokenAdmin, id: swap.inputToken },
     amount: Amount.parse(swap.expectedAmount),
@@ -173,7 +193,7 @@ function sendDeposit(stage: Stage, trader: Trader, swap: CreatedSwap) {
 async function oneSwap(stage: Stage, trader: Trader, pool: DevnetPoolInfo): Promise<SwapMoments> {
   const swap = await createSwap(trader, pool);
   const depositSubmitted = Date.now();
-  await sendDeposit(stage, trader, swap);
+  await sendDeposit(stage, trader.wallet.partyId, swap);
   await stage.observer.completion(swap.intentId, SWAP_WAIT_MS);
   return stage.observer.momentsOf(swap.intentId, swap.depositReference, depositSubmitted);
 }
@@ -191,37 +211,82 @@ async function lonePhase(stage: Stage, swaps: number): Promise<PhaseFigures> {
   return phaseFigures(moments);
 }
 
-async function ratePhase(stage: Stage, seconds: number): Promise<PhaseFigures> {
-  const swaps = seconds * CANTON_RATE_PER_S;
-  const wallets = Math.ceil((CANTON_RATE_PER_S * WALLET_REST_MS) / 1000);
-  const traders = await makeTraders(stage, wallets, 'rate');
-  const running: Promise<SwapMoments>[] = [];
-  const startMs = Date.now();
-  for (let i = 0; i < swaps; i += 1) {
-    const dueInMs = startMs + (i * 1000) / CANTON_RATE_PER_S - Date.now();
-    if (dueInMs > 1) await sleep(dueInMs);
-    const trader = traders[i % traders.length] as Trader;
-    const pool = stage.pools[Math.floor(i / traders.length) % stage.pools.length] as DevnetPoolInfo;
-    running.push(oneSwap(stage, trader, pool));
+/**
+ * A wallet may hold one pending intent per pool and input token: the rate phase hands out
+ * (wallet, pool) slots, each back once its swap ended.
+ */
+class Slots {
+  private readonly free: { readonly trader: Trader; readonly pool: DevnetPoolInfo }[] = [];
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(traders: readonly Trader[], pools: readonly DevnetPoolInfo[]) {
+    for (const pool of pools) for (const trader of traders) this.free.push({ trader, pool });
   }
-  progress(`${swaps} deposits sent at ${CANTON_RATE_PER_S}/s; waiting for the last swaps`);
-  return phaseFigures(await Promise.all(running));
+
+  async take() {
+    for (;;) {
+      const slot = this.free.shift();
+      if (slot) return slot;
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+  }
+
+  give(slot: { readonly trader: Trader; readonly pool: DevnetPoolInfo }): void {
+    this.free.push(slot);
+    this.waiting.shift()?.();
+  }
 }
 
-/** `count` intents (one per wallet and pool), created while the workers run. */
+async function ratePhase(stage: Stage, seconds: number): Promise<PhaseFigures> {
+  const swaps = seconds * CANTON_RATE_PER_S;
+  const slots = new Slots(await makeTraders(stage, RATE_WALLETS, 'rate'), stage.pools);
+  const running: Promise<SwapMoments>[] = [];
+  const cpuBefore = sampleCpu(deploymentProcesses(stage.cluster));
+  const startMs = Date.now();
+  let lateMs = 0;
+  for (let i = 0; i < swaps; i += 1) {
+    const dueMs = startMs + (i * 1000) / CANTON_RATE_PER_S;
+    if (dueMs - Date.now() > 1) await sleep(dueMs - Date.now());
+    const slot = await slots.take();
+    lateMs = Math.max(lateMs, Date.now() - dueMs);
+    const swap = oneSwap(stage, slot.trader, slot.pool);
+    running.push(swap.finally(() => slots.give(slot)));
+  }
+  progress(
+    `${swaps} deposits sent at ${CANTON_RATE_PER_S}/s (at most ${lateMs.toFixed(0)} ms late)`,
+  );
+  const moments = await Promise.all(running);
+  const cpu = cpuOf(cpuBefore, sampleCpu(deploymentProcesses(stage.cluster)));
+  progress(`CPU over the phase (share of one core): ${cpuLine(cpu)}`);
+  return phaseFigures(moments);
+}
+
+/**
+ * `count` intents (one per wallet and pool), recorded in the store as the API would record
+ * them: the drain measures settlement, and the API's sign-in limit per address would make
+ * hundreds of wallets sign in for minutes.
+ */
 async function drainIntents(stage: Stage, count: number) {
-  const wallets = Math.ceil(count / stage.pools.length);
-  const traders = await makeTraders(stage, wallets, 'drain');
+  const { cluster } = stage;
+  const perWallet = stage.pools.length;
+  const wallets = await makeWallets(stage, Math.ceil(count / perWallet), 'drain');
+  await registerApiKey(cluster.db, cluster.welcome.developer.partyId, new Date());
   const plans = [...Array(count).keys()].map((i) => ({
-    trader: traders[i % wallets] as Trader,
-    pool: stage.pools[Math.floor(i / wallets)] as DevnetPoolInfo,
+    wallet: wallets[Math.floor(i / perWallet)] as DevnetWallet,
+    pool: stage.pools[i % perWallet] as DevnetPoolInfo,
   }));
-  const swaps = await inBatches(plans, async (plan) => ({
-    ...plan,
-    swap: await createSwap(plan.trader, plan.pool),
-  }));
-  progress(`${count} intents created`);
-  return swaps;
+  const intents = await inBatches(plans, (plan) =>
+    createPricedIntent(cluster.db, stage.ledger, {
+      poolId: plan.pool.poolId,
+      party: plan.wallet.partyId,
+      input: plan.pool.tokenA,
+      amount: SWAP_AMULET,
+      developerParty: cluster.welcome.developer.partyId,
+      now: new Date(),
+    }),
+  );
+  progress(`${count} intents recorded`);
+  return intents;
 }
 
 async function drainPhase(stage: Stage, count: number): Promise<DrainFigures> {
@@ -229,24 +294,25 @@ async function drainPhase(stage: Stage, count: number): Promise<DrainFigures> {
   const intents = await drainIntents(stage, count);
   await Promise.all(cluster.workers.map((_, index) => cluster.killWorker(index)));
   progress('both workers stopped; sending the deposits');
-  await inBatches(intents, ({ trader, swap }) => sendDeposit(stage, trader, swap));
+  await inBatches(intents, (intent) => sendDeposit(stage, intent.walletParty, intent));
   progress(`${count} deposits on the ledger; starting both workers`);
   const ledgerEndBefore = await stage.ledger.ledgerEnd();
   const storeBefore = await stage.observer.storeTransactions();
-  const others = [labelled('devnet-ledger', cluster.devnetLedger), labelled('api', cluster.api)];
-  const cpuBefore = sampleCpu(others);
+  const cpuBefore = sampleCpu(
+    deploymentProcesses(cluster).filter((p) => !p.name.startsWith('worker')),
+  );
   const startedMs = Date.now();
   const workers = await Promise.all(
     cluster.workers.map((_, index) => cluster.restartWorker(index)),
   );
-  const ids = intents.map(({ swap }) => swap.intentId);
+  const ids = intents.map((intent) => intent.intentId);
   await stage.observer.allCompleted(
     ids,
     DRAIN_WAIT_MS,
     (done) => progress(`drain: ${done} / ${count} ended after ${Date.now() - startedMs} ms`),
     PROGRESS_EVERY_MS,
   );
-  const cpuEnd = sampleCpu([...others, ...workers.map((w, i) => labelled(`worker-${i}`, w))]);
+  const cpuEnd = sampleCpu(deploymentProcesses({ ...cluster, workers }));
   const completions = ids.map((id) => stage.observer.completedAt(id)).filter((at) => at !== null);
   const rate = drainRate(startedMs, completions);
   return {
@@ -259,12 +325,21 @@ async function drainPhase(stage: Stage, count: number): Promise<DrainFigures> {
   };
 }
 
-function labelled(name: string, proc: { readonly child: { readonly pid?: number | undefined } }) {
-  return { name, pid: proc.child.pid };
+/** The deployment's processes, named for a CPU report. */
+function deploymentProcesses(cluster: Pick<Cluster, 'devnetLedger' | 'api' | 'workers'>) {
+  return [
+    { name: 'devnet-ledger', pid: cluster.devnetLedger.child.pid },
+    { name: 'api', pid: cluster.api.child.pid },
+    ...cluster.workers.map((worker, i) => ({ name: `worker-${i}`, pid: worker.child.pid })),
+  ];
+}
+
+function cpuLine(cpu: readonly { readonly name: string; readonly coreShare: number }[]): string {
+  return cpu.map((p) => `${p.name} ${(100 * p.coreShare).toFixed(0)} %`).join(', ');
 }
 
 async function openStage(): Promise<Stage> {
-  const cluster = await startCluster({ workers: 2, schemaPrefix: 'pp_bench_canton' });
+  const cluster = await startCluster({ workers: 2, schemaPrefix: 'pp_bench_canton', keepSchema: process.env.KEEP === '1' });
   try {
     const signers = new Map<string, ExternalSigner>();
     const ledger = await cluster.openWalletLedger((party) => signers.get(party));
@@ -350,8 +425,7 @@ function printDrain(drain: DrainFigures): void {
   console.log(
     `  drain: ${drain.completed}/${drain.swaps} completed in ${ms(drain.elapsedMs)} ms from the workers' start: ${drain.swapsPerS.toFixed(0)} swaps/s (${drain.settlingSwapsPerS.toFixed(0)}/s from first to last completion)`,
   );
-  const cpu = drain.cpu.map((p) => `${p.name} ${(100 * p.coreShare).toFixed(0)} %`).join(', ');
-  console.log(`  drain CPU (share of one core): ${cpu}`);
+  console.log(`  drain CPU (share of one core): ${cpuLine(drain.cpu)}`);
   console.log(
     `  drain: ${drain.ledgerUpdatesPerSwap.toFixed(2)} ledger updates and ${drain.storeTransactionsPerSwap.toFixed(1)} store transactions per swap`,
   );
