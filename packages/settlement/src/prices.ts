@@ -39,8 +39,11 @@ export async function readPriceBook(
   ledger: Pick<LedgerPort, 'openMiningRound' | 'trafficParameters'>,
   pools: readonly PoolRecord[],
 ): Promise<PriceBook> {
-  const round = await ledger.openMiningRound();
-  const traffic = await ledger.trafficParameters();
+  // Two independent reads: asked together, a remote ledger answers in one round trip's time.
+  const [round, traffic] = await Promise.all([
+    ledger.openMiningRound(),
+    ledger.trafficParameters(),
+  ]);
   const amuletPriceUsd = round.amuletPriceUsd;
   const usdPrice = (instrument: Instrument): Ratio | null => {
     if (instrument.id === USDCX_ID) return USDCX_PRICE_USD;

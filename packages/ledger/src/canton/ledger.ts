@@ -124,6 +124,8 @@ class CantonLedgerImpl implements CantonLedger {
   private readonly closing = new AbortController();
   private participantNamespace = '';
   private latestRecordTimeMs: number | null = null;
+  /** The reading of the ledger's time under way, which callers meanwhile share. */
+  private timeReading: Promise<Date> | null = null;
   private readonly submitted = new Map<string, Submitted>();
   private readonly knownParties = new Set<string>();
   private readonly offers: OfferBook;
@@ -245,8 +247,23 @@ class CantonLedgerImpl implements CantonLedger {
     return this.stream(fromOffset, subscription);
   }
 
-  async now(): Promise<Date> {
+  /**
+   * Callers who ask while a reading is under way share it (a price book's two reads ask
+   * together): a reading that began before they asked is still a lower bound of the ledger's
+   * time. The service's own commits are noted as they are answered, so a shared reading never
+   * goes behind them.
+   */
+  now(): Promise<Date> {
     this.assertOpen();
+    if (this.timeReading === null) {
+      this.timeReading = this.readTime().finally(() => {
+        this.timeReading = null;
+      });
+    }
+    return this.timeReading;
+  }
+
+  private async readTime(): Promise<Date> {
     const end = await this.ledgerEnd();
     const scope = await this.participant.readScope();
     const readsSomeone = scope.kind === 'any' || scope.parties.length > 0;
@@ -295,7 +312,8 @@ class CantonLedgerImpl implements CantonLedger {
     if (sender === receiver) {
       throw new LedgerError('not_authorized', 'a party cannot transfer to itself');
     }
-    const requestedAt = await this.now();
+    // The time and the sender's holdings are independent reads: asked together.
+    const [requestedAt, holdings] = await Promise.all([this.now(), this.getHoldings(sender)]);
     const executeBefore =
       command.executeBefore ?? new Date(requestedAt.getTime() + DEFAULT_OFFER_LIFETIME_MS);
     if (!(executeBefore instanceof Date) || Number.isNaN(executeBefore.getTime())) {
@@ -304,7 +322,7 @@ class CantonLedgerImpl implements CantonLedger {
     if (executeBefore.getTime() <= requestedAt.getTime()) {
       throw new LedgerError('offer_expired', 'executeBefore is not in the future');
     }
-    const inputs = selectInputHoldings(await this.getHoldings(sender), sender, instrument);
+    const inputs = selectInputHoldings(holdings, sender, instrument);
     const argument = transferChoiceArgument({
       sender,
       receiver,
