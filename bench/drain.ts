@@ -28,7 +28,13 @@ import {
   fundedParties,
   type StoreCounts,
 } from '@poolparty/settlement/testing';
-import { type Database, type IntentRecord, listPools, openPostgres } from '@poolparty/store';
+import {
+  applicationName,
+  type Database,
+  type IntentRecord,
+  listPools,
+  openPostgres,
+} from '@poolparty/store';
 import {
   checkpoint,
   createSchema,
@@ -106,6 +112,8 @@ export interface DrainCpu {
   readonly postgresPctOfCore: number;
   /** The backends of this drain's engines (their pools, listeners, leader locks), % of one core. */
   readonly drainSessionsPctOfCore: number;
+  /** The busiest of those backends alone: near 100 %, one session is a serial bottleneck. */
+  readonly busiestBackendPctOfCore: number;
   /** Everything on the machine, % of all its cores together (100 = every core busy). */
   readonly machinePctOfCores: number;
   readonly cores: number;
@@ -125,6 +133,8 @@ export interface DrainResult {
   readonly cpu: DrainCpu;
   readonly store: StoreCounts;
   readonly ledgerCalls: Readonly<Record<string, number>>;
+  /** The engines' pooled PostgreSQL sessions sampled at every poll, by what each was doing. */
+  readonly sessions: Readonly<Record<string, number>>;
   /** How far each pool's spot price (output per Amulet) moved over the drain, as a fraction. */
   readonly priceMoves: Readonly<Record<string, number>>;
 }
@@ -213,10 +223,14 @@ function cpuSince(start: CpuMark, drainPids: ReadonlySet<number>): DrainCpu {
   const used = process.cpuUsage(start.process);
   let postgres = 0;
   let drain = 0;
+  let busiest = 0;
   for (const [pid, ticks] of end.postgres) {
     const spent = ticks - (start.postgres.get(pid) ?? 0);
     postgres += spent;
-    if (drainPids.has(pid)) drain += spent;
+    if (drainPids.has(pid)) {
+      drain += spent;
+      busiest = Math.max(busiest, spent);
+    }
   }
   const pctOfCore = (ticks: number) => (ticks / CLOCK_TICKS_PER_S / wallS) * 100;
   const machineTotal = Math.max(1, end.machine.total - start.machine.total);
@@ -224,6 +238,7 @@ function cpuSince(start: CpuMark, drainPids: ReadonlySet<number>): DrainCpu {
     processPctOfCore: ((used.user + used.system) / 1e6 / wallS) * 100,
     postgresPctOfCore: pctOfCore(postgres),
     drainSessionsPctOfCore: pctOfCore(drain),
+    busiestBackendPctOfCore: pctOfCore(busiest),
     machinePctOfCores: ((end.machine.busy - start.machine.busy) / machineTotal) * 100,
     cores: availableParallelism(),
   };
@@ -365,24 +380,63 @@ function progressLine(statuses: Record<string, number>, elapsedMs: number, rate:
   );
 }
 
+/** What a pooled session of the engines was doing when sampled. */
+function sessionKind(row: SessionRow): string {
+  if (row.state === 'idle') return 'idle';
+  if (row.state === 'idle in transaction') return 'in a transaction, waiting for the engine';
+  if (row.wait_event_type === null) return 'running';
+  return `waiting on ${row.wait_event_type} ${row.wait_event}`;
+}
+
+interface SessionRow {
+  readonly state: string | null;
+  readonly wait_event_type: string | null;
+  readonly wait_event: string | null;
+}
+
 /**
- * Waits until no intent is in progress any more, or the deadline; prints progress every second.
- * Polled on the watcher's own connection, so it takes none of the engines'.
+ * Samples what the engines' pooled sessions are doing (their pools' application name; not the
+ * listeners, the leader locks or the watcher asking), adding to `into` by kind.
  */
-async function watchDrain(watcher: Database, startedMs: number, deadlineMs: number) {
-  let lastPrint = { atMs: startedMs, completed: 0 };
+async function sampleSessions(watcher: Database, schema: string, into: Map<string, number>) {
+  const rows = await watcher.query<SessionRow>(
+    `SELECT state, wait_event_type, wait_event FROM pg_stat_activity
+      WHERE application_name = $1 AND pid <> pg_backend_pid()`,
+    [applicationName('poolparty', schema)],
+  );
+  for (const row of rows) {
+    const kind = sessionKind(row);
+    into.set(kind, (into.get(kind) ?? 0) + 1);
+  }
+}
+
+interface Watch {
+  readonly schema: string;
+  readonly startedMs: number;
+  readonly deadlineMs: number;
+}
+
+/**
+ * Waits until no intent is in progress any more, or the deadline; prints progress every second
+ * and samples the engines' sessions at every poll. Polled on the watcher's own connection, so it
+ * takes none of the engines'.
+ */
+async function watchDrain(watcher: Database, watch: Watch) {
+  const sessions = new Map<string, number>();
+  let lastPrint = { atMs: watch.startedMs, completed: 0 };
   for (;;) {
     const statuses = await statusCounts(watcher);
+    await sampleSessions(watcher, watch.schema, sessions);
     const nowMs = Date.now();
     const finished = sumOf(statuses, (s) => inProgress.has(s)) === 0;
-    if (finished || nowMs >= deadlineMs || nowMs - lastPrint.atMs >= PROGRESS_INTERVAL_MS) {
+    const ended = finished || nowMs >= watch.deadlineMs;
+    if (ended || nowMs - lastPrint.atMs >= PROGRESS_INTERVAL_MS) {
       const completed = statuses.completed ?? 0;
       const rate = ((completed - lastPrint.completed) * 1000) / Math.max(1, nowMs - lastPrint.atMs);
-      console.log(progressLine(statuses, nowMs - startedMs, rate));
+      console.log(progressLine(statuses, nowMs - watch.startedMs, rate));
       lastPrint = { atMs: nowMs, completed };
     }
-    if (finished) return { statuses, deadlineHit: false };
-    if (nowMs >= deadlineMs) return { statuses, deadlineHit: true };
+    if (ended) return { statuses, deadlineHit: !finished, sessions: Object.fromEntries(sessions) };
     await sleep(POLL_INTERVAL_MS);
   }
 }
@@ -415,6 +469,7 @@ async function stageTimes(db: Database, startedMs: number) {
 
 interface DrainWindow {
   readonly statuses: Record<string, number>;
+  readonly sessions: Record<string, number>;
   readonly deadlineHit: boolean;
   readonly elapsedMs: number;
   readonly stages: DrainStages;
@@ -443,7 +498,8 @@ async function measureDrain(
   let watched: Awaited<ReturnType<typeof watchDrain>>;
   let cpu: DrainCpu;
   try {
-    watched = await watchDrain(watcher, startedWallMs, startedWallMs + deadlineMs);
+    const watch = { schema, startedMs: startedWallMs, deadlineMs: startedWallMs + deadlineMs };
+    watched = await watchDrain(watcher, watch);
     cpu = cpuSince(cpuStart, await drainBackends(watcher, schema));
   } finally {
     await stopEngines(engines);
@@ -523,10 +579,29 @@ function othersPctOfCore(cpu: DrainCpu): number {
 }
 
 /**
+ * The stage that took longest: ingesting the deposits (one engine leads the stream), executing
+ * after the last deposit was in, or confirming the payouts after the last swap executed.
+ */
+function longestStage(stages: DrainStages): string {
+  const { ingested, executed, completed } = stages;
+  if (ingested === null || executed === null || completed === null) return 'a stage never ended';
+  const spans = [
+    { name: 'ingesting the deposits', ms: ingested.lastMs },
+    { name: 'executing after the last deposit', ms: executed.lastMs - ingested.lastMs },
+    {
+      name: 'confirming the payouts after the last execution',
+      ms: completed.lastMs - executed.lastMs,
+    },
+  ];
+  const longest = spans.reduce((a, b) => (b.ms > a.ms ? b : a));
+  return `${longest.name} took longest (${seconds(longest.ms)} of ${seconds(completed.lastMs)})`;
+}
+
+/**
  * Which resource limits the drain: the one nearest saturation. This process runs the engines and
  * the embedded ledger on one JavaScript thread, so one core is its ceiling; PostgreSQL and the
- * machine as a whole can use every core. A busy machine is blamed on whoever used it: should
- * other processes take a core's worth, the run was contended, not the service saturated.
+ * machine as a whole can use every core, but one backend only one. A busy machine is blamed on
+ * whoever used it: should other processes take a quarter of a core, the run was contended.
  */
 export function drainVerdict(result: DrainResult): string {
   const { cpu } = result;
@@ -536,23 +611,26 @@ export function drainVerdict(result: DrainResult): string {
       share: cpu.processPctOfCore / 100,
     },
     { name: 'PostgreSQL', share: cpu.postgresPctOfCore / 100 / cpu.cores },
+    { name: "the drain's busiest PostgreSQL backend", share: cpu.busiestBackendPctOfCore / 100 },
     { name: `the machine's ${cpu.cores} cores`, share: cpu.machinePctOfCores / 100 },
   ];
   const nearest = resources.reduce((a, b) => (b.share > a.share ? b : a));
-  const at = `${(nearest.share * 100).toFixed(0)} % of its capacity`;
-  const perSwap = `${(result.store.statements / result.swaps).toFixed(1)} statements per swap`;
-  const split =
-    `this process ${cpu.processPctOfCore.toFixed(0)} %, PostgreSQL ` +
-    `${cpu.postgresPctOfCore.toFixed(0)} %, other processes ${othersPctOfCore(cpu).toFixed(0)} % of a core`;
-  if (nearest.share < SATURATED_SHARE) {
-    return (
-      `limit: no CPU saturated (nearest: ${nearest.name} at ${at}; ${split}); the engines ` +
-      `wait — on round trips, locks or idle rounds — more than they work (${perSwap})`
-    );
-  }
+  const at = `${nearest.name} at ${(nearest.share * 100).toFixed(0)} % of its capacity`;
   const contended =
-    othersPctOfCore(cpu) >= CONTENDED_OTHERS_PCT_OF_CORE ? ' — contended by other processes' : '';
-  return `limit: ${nearest.name}, at ${at} (${split}${contended}; ${perSwap})`;
+    othersPctOfCore(cpu) >= CONTENDED_OTHERS_PCT_OF_CORE
+      ? `; contended: other processes took ${othersPctOfCore(cpu).toFixed(0)} % of a core`
+      : '';
+  const stage = longestStage(result.stages);
+  if (nearest.share >= SATURATED_SHARE) return `limit: ${at}; ${stage}${contended}`;
+  const busy = sessionShares(result.sessions).filter(([kind]) => kind !== 'idle');
+  const waits = busy
+    .slice(0, 2)
+    .map(([kind, share]) => `${kind} ${(share * 100).toFixed(0)} %`)
+    .join(', ');
+  return (
+    `limit: no CPU saturated (nearest: ${at}), so waits bound it — the engines' sessions, ` +
+    `when busy, mostly ${waits || 'never seen busy'}; ${stage}${contended}`
+  );
 }
 
 function seconds(ms: number): string {
@@ -590,7 +668,7 @@ export function printDrainBench(result: DrainResult): void {
     ],
     [
       'CPU, PostgreSQL',
-      `${cpu.postgresPctOfCore.toFixed(0)} % of a core (${(cpu.postgresPctOfCore / cpu.cores).toFixed(0)} % of ${cpu.cores}); the drain's own sessions ${cpu.drainSessionsPctOfCore.toFixed(0)} % of a core`,
+      `${cpu.postgresPctOfCore.toFixed(0)} % of a core (${(cpu.postgresPctOfCore / cpu.cores).toFixed(0)} % of ${cpu.cores}); the drain's own sessions ${cpu.drainSessionsPctOfCore.toFixed(0)} % of a core, the busiest one ${cpu.busiestBackendPctOfCore.toFixed(0)} %`,
     ],
     [
       'CPU, machine',
@@ -601,6 +679,7 @@ export function printDrainBench(result: DrainResult): void {
       `${(result.store.statements / swaps).toFixed(2)} (${(result.store.transactions / swaps).toFixed(3)} transactions/swap)`,
     ],
     ['ledger calls/swap', ledgerCallsLine(result.ledgerCalls, swaps)],
+    ['engine sessions', sessionsLine(result.sessions)],
     [
       'price moves',
       Object.entries(result.priceMoves)
@@ -613,6 +692,21 @@ export function printDrainBench(result: DrainResult): void {
   if (others.length > 0)
     console.log(`  not completed: ${others.map(([s, n]) => `${s} ${n}`).join(', ')}`);
   console.log(`  ${drainVerdict(result)}`);
+}
+
+/** The sampled sessions by kind, as shares of all samples, largest first. */
+function sessionShares(sessions: Readonly<Record<string, number>>): [string, number][] {
+  const total = Object.values(sessions).reduce((sum, n) => sum + n, 0);
+  return Object.entries(sessions)
+    .map(([kind, n]): [string, number] => [kind, n / Math.max(1, total)])
+    .sort(([, a], [, b]) => b - a);
+}
+
+function sessionsLine(sessions: Readonly<Record<string, number>>): string {
+  const shares = sessionShares(sessions).map(
+    ([kind, share]) => `${kind} ${(share * 100).toFixed(0)} %`,
+  );
+  return `${shares.join(', ')} (of samples every ${POLL_INTERVAL_MS} ms)`;
 }
 
 function ledgerCallsLine(calls: Readonly<Record<string, number>>, swaps: number): string {
