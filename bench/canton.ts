@@ -339,7 +339,11 @@ function cpuLine(cpu: readonly { readonly name: string; readonly coreShare: numb
 }
 
 async function openStage(): Promise<Stage> {
-  const cluster = await startCluster({ workers: 2, schemaPrefix: 'pp_bench_canton', keepSchema: process.env.KEEP === '1' });
+  const cluster = await startCluster({
+    workers: 2,
+    schemaPrefix: 'pp_bench_canton',
+    keepSchema: process.env.KEEP === '1',
+  });
   try {
     const signers = new Map<string, ExternalSigner>();
     const ledger = await cluster.openWalletLedger((party) => signers.get(party));

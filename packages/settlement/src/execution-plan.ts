@@ -73,14 +73,24 @@ export function depositOf(intent: IntentRecord): Amount {
   return Amount.parse(intent.deposit.amount);
 }
 
-function usableHoldings(holdings: readonly Holding[], instrument: Instrument): Amount {
-  const usable = holdings.filter(
-    (h) =>
-      h.lock === null &&
-      h.instrument.id === instrument.id &&
-      h.instrument.admin === instrument.admin,
-  );
-  return Amount.sum(usable.map((h) => h.amount));
+/** One instrument's key in `usableByInstrument`: exact, whatever its admin and id contain. */
+function holdingKey(instrument: Instrument): string {
+  return JSON.stringify([instrument.admin, instrument.id]);
+}
+
+/**
+ * The unlocked holdings summed per instrument, in one pass over them. Once per batch: a swap
+ * party holds one holding per deposit it took in, so filtering them again for every swap of a
+ * batch made planning grow with holdings × swaps.
+ */
+function usableByInstrument(holdings: readonly Holding[]): Map<string, Amount> {
+  const usable = new Map<string, Amount>();
+  for (const holding of holdings) {
+    if (holding.lock !== null) continue;
+    const key = holdingKey(holding.instrument);
+    usable.set(key, (usable.get(key) ?? Amount.ZERO).add(holding.amount));
+  }
+  return usable;
 }
 
 const RESERVE: Record<Side, keyof PoolBalances> = { a: 'reserveA', b: 'reserveB' };
@@ -92,6 +102,7 @@ export function planPoolBatch(input: PoolBatchInput): PoolBatchPlan {
   let guard = input.guard;
   /** Output already promised to earlier payouts of the batch, per instrument. */
   const promised = new Map<string, Amount>();
+  const usable = usableByInstrument(input.holdings);
   const swaps: SwapPlan[] = [];
   for (const intent of input.intents) {
     const { input: inputInstrument, output } = instrumentsOf(intent);
@@ -103,7 +114,7 @@ export function planPoolBatch(input: PoolBatchInput): PoolBatchPlan {
     };
     const fees = intentFeesOf(intent);
     const outputKey = `${output.admin}::${output.id}`;
-    const held = usableHoldings(input.holdings, output);
+    const held = usable.get(holdingKey(output)) ?? Amount.ZERO;
     const promisedNow = promised.get(outputKey) ?? Amount.ZERO;
     const outputHoldings = held.gt(promisedNow) ? held.sub(promisedNow) : Amount.ZERO;
     const snapshot = guardSnapshotFrom(guard, {

@@ -14,9 +14,19 @@ export interface EngineSettings {
    * already, never waited for. Bounds the transaction's length and the pool locks it holds.
    */
   readonly ingestBatchMax: number;
-  /** Intents executed per round of work. */
+  /**
+   * Intents executed per round of work, in one transaction per pool. A round's costs are mostly
+   * fixed (the queue listed, the prices and the swap party's holdings read, per pool the lock and
+   * the guard's window figures), so under a backlog a larger batch settles more per second: 50
+   * held two engines near 370 swaps/s in bench/drain.ts, 500 drained 20 000 deposits at
+   * 1 250/s. A quiet service fills no batch; what this bounds is how long one transaction holds
+   * a pool's accounting row (about 80 ms for a third of 500 there).
+   */
   readonly executionBatchMax: number;
-  /** Commands claimed for submission in one statement at most. */
+  /**
+   * Commands claimed for submission in one statement, one batch, at most: as many as a round
+   * executes, so payouts keep up.
+   */
   readonly submissionBatchMax: number;
   /** Submissions of one batch waiting on the ledger at once (the work loop goes on meanwhile). */
   readonly submissionConcurrencyMax: number;
@@ -62,8 +72,8 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   stream: 'ledger',
   startOffset: 0,
   ingestBatchMax: 256,
-  executionBatchMax: 50,
-  submissionBatchMax: 50,
+  executionBatchMax: 500,
+  submissionBatchMax: 500,
   submissionConcurrencyMax: 16,
   recoveryBatchMax: 200,
   expiryBatchMax: 500,

@@ -61,6 +61,13 @@ export interface HoldingChanges {
   readonly archived: readonly Holding[];
 }
 
+/** One owner's holdings, each map by holding id in creation order. */
+export interface OwnerHoldings {
+  readonly all: Map<string, Holding>;
+  /** By `instrumentKey`. */
+  readonly byInstrument: Map<string, Map<string, Holding>>;
+}
+
 export interface LedgerState {
   readonly operatorNamespace: string;
   readonly genesisMs: number;
@@ -71,6 +78,11 @@ export interface LedgerState {
   readonly instruments: Map<string, Instrument>;
   /** By holding id, in creation order. */
   readonly holdings: Map<string, Holding>;
+  /**
+   * The same holdings by owner: what a party's reads and a transfer's selection look at, rather
+   * than every party's holdings.
+   */
+  readonly holdingsByOwner: Map<string, OwnerHoldings>;
   /** Every offer not yet accepted, rejected or withdrawn, expired ones included. */
   readonly pendingOffers: Map<string, PendingOffer>;
   readonly completions: Map<string, StoredCompletion>;
@@ -95,6 +107,7 @@ export function createLedgerState(genesis: GenesisEntry): LedgerState {
     parties: new Map(),
     instruments: new Map(),
     holdings: new Map(),
+    holdingsByOwner: new Map(),
     pendingOffers: new Map(),
     completions: new Map(),
     updates: [],
@@ -138,8 +151,19 @@ export function isPreapproved(party: PartyRecord, instrument: Instrument): boole
   return party.preapproved.has(key) || (party.preapproveAll && !party.notPreapproved.has(key));
 }
 
+/** The owner's holdings, in creation order. */
 export function holdingsOf(state: LedgerState, owner: string): Holding[] {
-  return [...state.holdings.values()].filter((holding) => holding.owner === owner);
+  return [...(state.holdingsByOwner.get(owner)?.all.values() ?? [])];
+}
+
+/** The owner's holdings of the instrument, in creation order. */
+export function holdingsOfInstrument(
+  state: LedgerState,
+  owner: string,
+  instrument: Instrument,
+): Holding[] {
+  const byId = state.holdingsByOwner.get(owner)?.byInstrument.get(instrumentKey(instrument));
+  return [...(byId?.values() ?? [])];
 }
 
 export function pendingOffersOf(state: LedgerState, partyId: string): TransferOffer[] {
@@ -174,6 +198,7 @@ export function createHolding(
   const holdingId = ledgerId(state, 'holding', state.holdingSeq);
   const holding: Holding = Object.freeze({ holdingId, owner, instrument, amount, lock });
   state.holdings.set(holdingId, holding);
+  indexHolding(state, holding);
   state.unrecorded.created.push(holding);
   return holding;
 }
@@ -183,8 +208,33 @@ export function archiveHoldings(state: LedgerState, holdingIds: readonly string[
     const holding = state.holdings.get(holdingId);
     if (holding === undefined) throw new Error(`no holding ${holdingId} to archive`);
     state.holdings.delete(holdingId);
+    unindexHolding(state, holding);
     state.unrecorded.archived.push(holding);
   }
+}
+
+function indexHolding(state: LedgerState, holding: Holding): void {
+  let owned = state.holdingsByOwner.get(holding.owner);
+  if (owned === undefined) {
+    owned = { all: new Map(), byInstrument: new Map() };
+    state.holdingsByOwner.set(holding.owner, owned);
+  }
+  owned.all.set(holding.holdingId, holding);
+  const key = instrumentKey(holding.instrument);
+  const byId = owned.byInstrument.get(key) ?? new Map<string, Holding>();
+  owned.byInstrument.set(key, byId.set(holding.holdingId, holding));
+}
+
+/** Drops the holding from the index, and what it leaves empty: the index holds no more. */
+function unindexHolding(state: LedgerState, holding: Holding): void {
+  const owned = state.holdingsByOwner.get(holding.owner);
+  if (owned === undefined) return;
+  owned.all.delete(holding.holdingId);
+  const key = instrumentKey(holding.instrument);
+  const byId = owned.byInstrument.get(key);
+  byId?.delete(holding.holdingId);
+  if (byId?.size === 0) owned.byInstrument.delete(key);
+  if (owned.all.size === 0) state.holdingsByOwner.delete(holding.owner);
 }
 
 export function recordUpdate(

@@ -13,7 +13,7 @@
  * amount back. An offer past its deadline stays pending and its holding locked: it can no longer
  * be accepted, only rejected or withdrawn, as on Canton.
  */
-import { Amount, type Instrument, sameInstrument } from '@poolparty/core';
+import { Amount, type Instrument } from '@poolparty/core';
 import {
   type CommandResult,
   type Holding,
@@ -27,6 +27,7 @@ import type { OfferActionEntry, SupplyEntry, TransferEntry } from './entries.js'
 import {
   archiveHoldings,
   createHolding,
+  holdingsOfInstrument,
   isPreapproved,
   type LedgerState,
   ledgerId,
@@ -54,8 +55,8 @@ export function selectHoldings(
   instrument: Instrument,
   amount: Amount,
 ): { readonly inputs: readonly Holding[]; readonly change: Amount } {
-  const spendable = [...state.holdings.values()]
-    .filter((h) => h.owner === owner && h.lock === null && sameInstrument(h.instrument, instrument))
+  const spendable = holdingsOfInstrument(state, owner, instrument)
+    .filter((h) => h.lock === null)
     .sort((a, b) => b.amount.compare(a.amount));
   const inputs: Holding[] = [];
   let covered = Amount.ZERO;
