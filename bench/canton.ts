@@ -373,6 +373,8 @@ export async function benchCanton(
     return { lone, rate, drain };
   } finally {
     await stage.observer.close();
+    // Stopped as an operator stops them (their profiles, when asked for, are written then).
+    await stage.cluster.stop().catch(() => {});
     await stage.cluster.dispose();
   }
 }

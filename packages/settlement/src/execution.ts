@@ -66,12 +66,17 @@ export async function executeQueued(ctx: EngineContext): Promise<number> {
   const queued = await listIntentsInStatus(ctx.db, QUEUED, ctx.settings.executionBatchMax);
   if (queued.length === 0) return 0;
   const pools = await listPools(ctx.db);
-  const prices = await readPriceBook(ctx.ledger, pools);
+  // The ledger's reads of every pool of the round at once: each is a round trip to the ledger.
+  const [prices, holdings] = await Promise.all([
+    readPriceBook(ctx.ledger, pools, ctx.clock.now()),
+    holdingsOf(ctx, queued),
+  ]);
   let lookedAt = 0;
   for (const [poolId, intents] of byPool(queued)) {
     const pool = pools.find((p) => p.poolId === poolId);
     if (pool === undefined) throw new Error(`intents name unknown pool ${poolId}`);
-    if ((await executeBatch(ctx, pool, intents, prices)) !== 'left_to_another') {
+    const read = { prices, holdings: holdings.get(pool.swapParty) ?? [] };
+    if ((await executeBatch(ctx, pool, intents, read)) !== 'left_to_another') {
       lookedAt += intents.length;
     }
   }
@@ -91,14 +96,21 @@ function byPool(intents: readonly IntentRecord[]): Map<string, IntentRecord[]> {
   return groups;
 }
 
+/** What a pool's batch is decided against of the ledger, read before its transaction. */
+interface LedgerReading {
+  readonly prices: PriceBook;
+  /** The pool's swap party's holdings. */
+  readonly holdings: readonly Holding[];
+}
+
 async function executeBatch(
   ctx: EngineContext,
   pool: PoolRecord,
   intents: readonly IntentRecord[],
-  prices: PriceBook,
+  read: LedgerReading,
 ): Promise<BatchOutcome> {
   try {
-    return await executePoolBatch(ctx, pool, intents, prices);
+    return await executePoolBatch(ctx, pool, intents, read);
   } catch (error) {
     if (intents.length === 1 || error instanceof EngineCrash) throw error;
     ctx.log.warn('an execution batch failed; executing its swaps one by one', {
@@ -106,7 +118,7 @@ async function executeBatch(
       swaps: intents.length,
       error: String(error),
     });
-    for (const intent of intents) await executePoolBatch(ctx, pool, [intent], prices);
+    for (const intent of intents) await executePoolBatch(ctx, pool, [intent], read);
     return 'executed';
   }
 }
@@ -115,9 +127,8 @@ async function executePoolBatch(
   ctx: EngineContext,
   pool: PoolRecord,
   intents: readonly IntentRecord[],
-  prices: PriceBook,
+  { prices, holdings }: LedgerReading,
 ): Promise<BatchOutcome> {
-  const holdings = await holdingsOf(ctx, intents);
   const effects = new Effects();
   const outcome = await ctx.db.transaction(async (tx): Promise<BatchOutcome> => {
     // Another engine is executing this pool: waiting for its batch would mostly find these swaps
@@ -136,7 +147,7 @@ async function executePoolBatch(
       balances: accounting,
       intents: ordered,
       prices,
-      holdings: holdings.get(pool.swapParty) ?? [],
+      holdings,
       guard: await readGuardFigures(tx, pool.poolId, since),
       now,
       maxPriceImpact: ctx.settings.maxPriceImpact,
@@ -154,14 +165,20 @@ async function executePoolBatch(
   return outcome;
 }
 
-/** The holdings of the parties the intents deposited with (the pool's swap party). */
+/** Swap parties whose holdings are read at once: a round may span many pools. */
+export const HOLDINGS_READS_AT_ONCE = 8;
+
+/** The holdings of the parties the intents deposited with (the pools' swap parties). */
 async function holdingsOf(
   ctx: EngineContext,
   intents: readonly IntentRecord[],
 ): Promise<Map<string, readonly Holding[]>> {
+  const parties = [...new Set(intents.map((intent) => intent.depositAddress))];
   const holdings = new Map<string, readonly Holding[]>();
-  for (const party of new Set(intents.map((intent) => intent.depositAddress))) {
-    holdings.set(party, await ctx.ledger.getHoldings(party));
+  for (let i = 0; i < parties.length; i += HOLDINGS_READS_AT_ONCE) {
+    const some = parties.slice(i, i + HOLDINGS_READS_AT_ONCE);
+    const read = await Promise.all(some.map((party) => ctx.ledger.getHoldings(party)));
+    for (const [j, party] of some.entries()) holdings.set(party, read[j] ?? []);
   }
   return holdings;
 }

@@ -94,10 +94,10 @@ export async function ingestUpdates(
 ): Promise<IngestResult> {
   const effects = new Effects();
   const scoped = updates.map((update) => ({ update, pools: poolsBooking(allPools, update) }));
-  const prices = scoped.some(({ update, pools }) => bringsDeposit(update, pools))
-    ? await readPriceBook(ctx.ledger, allPools)
-    : null;
   const now = ctx.clock.now();
+  const prices = scoped.some(({ update, pools }) => bringsDeposit(update, pools))
+    ? await readPriceBook(ctx.ledger, allPools, now)
+    : null;
   const applied = await ctx.db.transaction(async (tx) => {
     const checkpoint = await lockCheckpoint(tx, ctx.settings.stream, ctx.settings.startOffset, now);
     const fresh = scoped.filter(({ update }) => update.offset > checkpoint);

@@ -35,15 +35,54 @@ export interface PriceBook {
   networkFee(instrument: Instrument, chargeBps?: number): Amount | null;
 }
 
-export async function readPriceBook(
-  ledger: Pick<LedgerPort, 'openMiningRound' | 'trafficParameters'>,
-  pools: readonly PoolRecord[],
-): Promise<PriceBook> {
+/**
+ * How long, in service-clock time, the ledger's network terms (the open round's Amulet price and
+ * the traffic parameters) read for one decision serve the next ones. A round lasts minutes, so a
+ * second's reuse changes no price; what it saves on a remote ledger is the reads of every ingest
+ * and execution round in between, each a round trip to a ledger busy with the swaps themselves.
+ * The service clock, not the wall's: moving the ledger's clock past a round makes the next
+ * decision read the new one.
+ */
+export const NETWORK_TERMS_REUSE_MS = 1_000;
+
+interface NetworkTerms {
+  readonly round: Awaited<ReturnType<LedgerPort['openMiningRound']>>;
+  readonly traffic: Awaited<ReturnType<LedgerPort['trafficParameters']>>;
+}
+
+type TermsLedger = Pick<LedgerPort, 'openMiningRound' | 'trafficParameters'>;
+
+/** The last reading of each ledger's terms (or the one under way) and when it was taken. */
+const readings = new WeakMap<
+  TermsLedger,
+  { readonly atMs: number; readonly terms: Promise<NetworkTerms> }
+>();
+
+/** The ledger's terms, read again once the last reading is `NETWORK_TERMS_REUSE_MS` old. */
+function networkTerms(ledger: TermsLedger, nowMs: number): Promise<NetworkTerms> {
+  const last = readings.get(ledger);
+  if (last !== undefined && nowMs >= last.atMs && nowMs - last.atMs < NETWORK_TERMS_REUSE_MS) {
+    return last.terms;
+  }
   // Two independent reads: asked together, a remote ledger answers in one round trip's time.
-  const [round, traffic] = await Promise.all([
-    ledger.openMiningRound(),
-    ledger.trafficParameters(),
-  ]);
+  const terms = Promise.all([ledger.openMiningRound(), ledger.trafficParameters()]).then(
+    ([round, traffic]) => ({ round, traffic }),
+  );
+  readings.set(ledger, { atMs: nowMs, terms });
+  // A failed reading is not kept: the next decision asks again.
+  terms.catch(() => {
+    if (readings.get(ledger)?.terms === terms) readings.delete(ledger);
+  });
+  return terms;
+}
+
+/** The engine's price book now: the ledger's terms (reused for a second), the pools' reserves. */
+export async function readPriceBook(
+  ledger: TermsLedger,
+  pools: readonly PoolRecord[],
+  now: Date,
+): Promise<PriceBook> {
+  const { round, traffic } = await networkTerms(ledger, now.getTime());
   const amuletPriceUsd = round.amuletPriceUsd;
   const usdPrice = (instrument: Instrument): Ratio | null => {
     if (instrument.id === USDCX_ID) return USDCX_PRICE_USD;

@@ -54,7 +54,7 @@ async function runOfThree(h: EngineHarness): Promise<Run> {
   const incomings = await Promise.all(
     intents.map((intent, i) => h.incomingDepositOf(parties[i] as Party, intent, i)),
   );
-  const prices = await readPriceBook(h.ledger, await listPools(h.db));
+  const prices = await readPriceBook(h.ledger, await listPools(h.db), h.clock.now());
   const [, taken] = intents;
   if (taken === undefined) throw new Error('no intent');
   const before = (await getPool(h.db, 'amulet-usdcx'))?.accounting;

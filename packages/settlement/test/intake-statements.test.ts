@@ -28,7 +28,11 @@ async function pendingDeposits(h: EngineHarness, count: number) {
     intents.push(intent);
     incomings.push(await h.incomingDepositOf(party, intent, count * 1_000 + i));
   }
-  return { intents, incomings, prices: await readPriceBook(h.ledger, await listPools(h.db)) };
+  return {
+    intents,
+    incomings,
+    prices: await readPriceBook(h.ledger, await listPools(h.db), h.clock.now()),
+  };
 }
 
 /** The transaction, with every statement sent through it counted. */

@@ -122,7 +122,7 @@ export async function createPricedIntent(
   const output = inputSide === 'tokenA' ? record.tokenB : record.tokenA;
   const round = await ledger.openMiningRound();
   const traffic = await ledger.trafficParameters();
-  const prices = await readPriceBook(ledger, await listPools(q));
+  const prices = await readPriceBook(ledger, await listPools(q), request.now);
   const inputPriceUsd = prices.usdPrice(request.input);
   if (!inputPriceUsd) throw new Error('no USD price');
   const trade = priceTrade({

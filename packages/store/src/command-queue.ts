@@ -174,20 +174,24 @@ export async function markSubmitted(q: Queryable, commandId: string, now: Date):
   await markAllSubmitted(q, [commandId], now);
 }
 
-/**
- * `markSubmitted` for every command of a round in one statement: the rows an ingest transaction
- * is confirming at that moment are waited for once, not once per command.
- */
+/** `markSubmitted` for every command of a submitted batch, in one statement. */
 export async function markAllSubmitted(
   q: Queryable,
   commandIds: readonly string[],
   now: Date,
 ): Promise<void> {
   if (commandIds.length === 0) return;
+  // A row locked now is one an ingest is confirming (its commit already on the stream): waiting
+  // for it would hold the submitting batch behind that whole ingest, and the mark would then find
+  // it committed and change nothing. Should that ingest roll back, the command stays `recorded`
+  // and claimed, and is sent again under its id once the claim runs out.
   await q.query(
     `UPDATE ledger_commands SET status = 'submitted', submissions = submissions + 1,
        retry_at = NULL, updated_at = $2
-     WHERE command_id = ANY($1::text[]) AND status = 'recorded'`,
+     WHERE command_id IN (
+       SELECT command_id FROM ledger_commands
+       WHERE command_id = ANY($1::text[]) AND status = 'recorded'
+       FOR UPDATE SKIP LOCKED)`,
     [commandIds, now],
   );
 }
