@@ -16,10 +16,11 @@ import {
   type SigningPublicKey,
   type TopologyTransaction,
 } from '@canton-network/core-ledger-proto';
-import { decodeBase64, fingerprint, verifyEd25519 } from '@poolparty/core';
+import { decodeBase64, fingerprint } from '@poolparty/core';
 import type { FastifyInstance } from 'fastify';
 import { invalidArgument, permissionDenied } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
+import { verifyEd25519Signature } from './ed25519.js';
 import { registerRoutes, routeOf } from './http/route-table.js';
 import { PARTICIPANT_ID, SYNCHRONIZER_ID } from './identity.js';
 import { arrayAt, type Json, objectAt, stringAt } from './request-body.js';
@@ -238,7 +239,7 @@ function signedByKey(
 ): boolean {
   const signedBy = fingerprint(key);
   const verifies = (message: Uint8Array) => (signature: KeySignature) =>
-    signature.signedBy === signedBy && verifyEd25519(message, signature.bytes, key);
+    signature.signedBy === signedBy && verifyEd25519Signature(message, signature.bytes, key);
   const all = multiHash(onboardings.map((o) => o.hash));
   if (multiSignatures.some(verifies(all))) return true;
   return onboardings.every((o) => o.signatures.some(verifies(o.hash)));

@@ -14,12 +14,13 @@
  */
 
 import { PreparedTransaction } from '@canton-network/core-ledger-proto';
-import { decodeBase64, fingerprint, verifyEd25519 } from '@poolparty/core';
+import { decodeBase64, fingerprint } from '@poolparty/core';
 import type { CommandResult } from '@poolparty/ledger';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CantonApiError, invalidArgument } from './canton-errors.js';
 import { parseTransactionFormat, submittedTransaction } from './command-routes.js';
 import { actingUser, type ServerContext, userOf } from './context.js';
+import { verifyEd25519Signature } from './ed25519.js';
 import { registerRoutes, routeOf } from './http/route-table.js';
 import {
   commandOfPreparedTransaction,
@@ -81,7 +82,8 @@ async function signingParties(
     const keys = await ctx.ledger.signingKeysOf(party);
     for (const { signedBy, bytes } of signatures) {
       const key = keys.find((candidate) => fingerprint(candidate) === signedBy);
-      if (bytes !== null && key !== undefined && verifyEd25519(hash, bytes, key)) signed.add(party);
+      if (bytes !== null && key !== undefined && verifyEd25519Signature(hash, bytes, key))
+        signed.add(party);
     }
   }
   return signed;
