@@ -78,6 +78,16 @@ export class CantonObserver {
     return end?.status === 'completed' ? end.at : null;
   }
 
+  /** How many of the intents ended in each state ("running" for those that did not end). */
+  endings(intentIds: readonly string[]): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const id of intentIds) {
+      const status = this.ended.get(id)?.status ?? 'running';
+      counts[status] = (counts[status] ?? 0) + 1;
+    }
+    return counts;
+  }
+
   /** Waits until the intent ended or `waitMs` passed. */
   async completion(intentId: string, waitMs: number): Promise<void> {
     const deadline = Date.now() + waitMs;

@@ -45,6 +45,12 @@ export const QUICK_SIZES: CantonSizes = { loneSwaps: 10, rateSeconds: 3, drainSw
 
 /** Amulet a swap puts in: large enough that the network fee is a small part of it. */
 const SWAP_AMULET = '100';
+/**
+ * Amulet a drained swap puts in. Every intent of the drain is priced before any settles and all
+ * go one way, so the last ones must still clear their 5 % tolerance: 600 of these move the
+ * smallest seeded pool's price about 3 %.
+ */
+const DRAIN_SWAP_AMULET = '30';
 /** Amulet each wallet is given: its swaps' inputs and their fees, with room. */
 const WALLET_FUNDING = '5000';
 /** Wallets of the rate phase: with three pools each, 36 swaps can be under way at once. Each
@@ -63,6 +69,8 @@ const PROGRESS_EVERY_MS = 2_000;
 export interface DrainFigures {
   readonly swaps: number;
   readonly completed: number;
+  /** How the drained intents ended, by state. */
+  readonly endings: Readonly<Record<string, number>>;
   readonly swapsPerS: number;
   readonly settlingSwapsPerS: number;
   readonly elapsedMs: number;
@@ -280,7 +288,7 @@ async function drainIntents(stage: Stage, count: number) {
       poolId: plan.pool.poolId,
       party: plan.wallet.partyId,
       input: plan.pool.tokenA,
-      amount: SWAP_AMULET,
+      amount: DRAIN_SWAP_AMULET,
       developerParty: cluster.welcome.developer.partyId,
       now: new Date(),
     }),
@@ -318,6 +326,7 @@ async function drainPhase(stage: Stage, count: number): Promise<DrainFigures> {
   return {
     swaps: count,
     completed: completions.length,
+    endings: stage.observer.endings(ids),
     ...rate,
     cpu: cpuOf(cpuBefore, cpuEnd),
     ledgerUpdatesPerSwap: ((await stage.ledger.ledgerEnd()) - ledgerEndBefore) / count,
@@ -431,6 +440,8 @@ function printDrain(drain: DrainFigures): void {
   console.log(
     `  drain: ${drain.completed}/${drain.swaps} completed in ${ms(drain.elapsedMs)} ms from the workers' start: ${drain.swapsPerS.toFixed(0)} swaps/s (${drain.settlingSwapsPerS.toFixed(0)}/s from first to last completion)`,
   );
+  const endings = Object.entries(drain.endings).map(([state, n]) => `${n} ${state}`);
+  console.log(`  drain endings: ${endings.join(', ')}`);
   console.log(`  drain CPU (share of one core): ${cpuLine(drain.cpu)}`);
   console.log(
     `  drain: ${drain.ledgerUpdatesPerSwap.toFixed(2)} ledger updates and ${drain.storeTransactionsPerSwap.toFixed(1)} store transactions per swap`,
