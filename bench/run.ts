@@ -12,6 +12,25 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkpoint, postgresSkipReason } from '@poolparty/store/testing';
+import {
+  benchCanton,
+  CANTON_ON_TOP_TARGET_MS,
+  CANTON_RATE_PER_S,
+  CANTON_RATE_TARGET_MS,
+  FULL_SIZES,
+  meetsCantonLoneTarget,
+  meetsCantonRateTarget,
+  printCantonBench,
+  QUICK_SIZES,
+} from './canton.js';
+import {
+  benchDrain,
+  DRAIN_SWAPS,
+  DRAIN_TARGET_SWAPS_PER_S,
+  meetsDrainTarget,
+  printDrainBench,
+  QUICK_DRAIN_SWAPS,
+} from './drain.js';
 import { benchFirstStart, FIRST_START_TARGET_S, printFirstStartBench } from './first-start.js';
 import {
   benchIdleSwap,
@@ -113,7 +132,8 @@ console.log(`bench${quick ? ' (--quick)' : ''}: plots into ${out}\n`);
 // after the settlement runs, on the same machine.
 // And a run starts with PostgreSQL's dirty pages written out, so the writing a previous run left
 // behind (its million-intent fill and drop, when runs follow each other) is not paid here.
-if ((await postgresSkipReason('bench')) === null) await checkpoint();
+const pgAnswers = (await postgresSkipReason('bench')) === null;
+if (pgAnswers) await checkpoint();
 const firstStart = await benchFirstStart(quick ? 1 : 3);
 printFirstStartBench(firstStart);
 console.log();
@@ -199,6 +219,14 @@ else {
   );
 }
 console.log();
+const drain = pgAnswers
+  ? await benchDrain({ swaps: quick ? QUICK_DRAIN_SWAPS : DRAIN_SWAPS })
+  : null;
+if (drain) printDrainBench(drain);
+console.log();
+const canton = pgAnswers ? await benchCanton(quick ? QUICK_SIZES : FULL_SIZES) : null;
+if (canton) printCantonBench(canton);
+console.log();
 const intents = await benchIntentsScale(quick ? QUICK_INTENT_COUNTS : INTENT_COUNTS);
 printIntentsBench(intents);
 if (intents.points.length > 0) {
@@ -273,6 +301,7 @@ const rows: TargetRow[] = [
     measured: liquidityFigures(liquidity, 'withdrawal'),
     verdict: verdictOf(meetsWithdrawalTarget(liquidity)),
   },
+  ...cantonRows(),
   {
     target: `SSE p99 ≤ ${SSE_TARGET_P99_MS} ms at ${SSE_TARGET_STREAMS} streams`,
     measured: atTargetStreams ? `p99 ${ms(atTargetStreams.p99Ms)}` : 'not measured',
@@ -298,5 +327,51 @@ const rows: TargetRow[] = [
     verdict: verdictOf(size.withinBudget),
   },
 ];
+/** The rows of the canton path and of the drains: not measured without PostgreSQL. */
+function cantonRows(): TargetRow[] {
+  const notMeasured = { measured: 'skipped: no PostgreSQL', verdict: verdictOf(null) };
+  const lone = canton?.lone;
+  const rate = canton?.rate;
+  const cantonDrain = canton?.drain;
+  return [
+    {
+      target: `canton path, a lone swap: PoolParty's time on top of the ledger's ≤ ${CANTON_ON_TOP_TARGET_MS} ms (p99)`,
+      ...(lone
+        ? {
+            measured: `p99 ${ms(lone.onTop.p99)} on top (ledger p50 ${ms(lone.ledger.p50)} a transaction), ${lone.completed}/${lone.swaps}`,
+            verdict: verdictOf(meetsCantonLoneTarget(lone)),
+          }
+        : notMeasured),
+    },
+    {
+      target: `canton path at ${CANTON_RATE_PER_S} swaps/s: deposit → completed ≤ ${CANTON_RATE_TARGET_MS} ms (p99)`,
+      ...(rate
+        ? {
+            measured: `p99 ${ms(rate.total.p99)}, p50 ${ms(rate.total.p50)}, ${rate.completed}/${rate.swaps}`,
+            verdict: verdictOf(meetsCantonRateTarget(rate)),
+          }
+        : notMeasured),
+    },
+    {
+      target: `drain on the embedded ledger ≥ ${DRAIN_TARGET_SWAPS_PER_S} swaps/s (${DRAIN_SWAPS} deposits, 2 workers, PostgreSQL)`,
+      ...(drain
+        ? {
+            measured: `${drain.swapsPerS.toFixed(0)} swaps/s, ${drain.completed}/${drain.swaps}`,
+            verdict: verdictOf(meetsDrainTarget(drain)),
+          }
+        : notMeasured),
+    },
+    {
+      target: 'drain on the canton path: reported with its limit',
+      ...(cantonDrain
+        ? {
+            measured: `${cantonDrain.swapsPerS.toFixed(0)} swaps/s, ${cantonDrain.completed}/${cantonDrain.swaps}; limit ${cantonDrain.cpu[0]?.name} at ${((cantonDrain.cpu[0]?.coreShare ?? 0) * 100).toFixed(0)} % of a core`,
+            verdict: verdictOf(cantonDrain.completed === cantonDrain.swaps),
+          }
+        : notMeasured),
+    },
+  ];
+}
+
 console.log(`targets${quick ? ' (--quick: smaller sizes, fewer rounds)' : ''}`);
 console.log(targetTable(rows));
