@@ -120,6 +120,7 @@ export class CantonObserver {
       depositSeen: this.depositSeen.get(depositReference) ?? null,
       payoutSeen: this.payoutSeen.get(intentId) ?? null,
       completed: this.completedAt(intentId),
+      ending: this.ended.get(intentId)?.status ?? 'running',
     };
   }
 

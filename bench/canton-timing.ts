@@ -20,6 +20,8 @@ export interface SwapMoments {
   readonly payoutSeen: number | null;
   /** The store announced the intent `completed` (its NOTIFY reached the bench). */
   readonly completed: number | null;
+  /** The state the intent ended in, as announced ("running" when none was by the wait's end). */
+  readonly ending?: string;
 }
 
 export interface SwapTiming {
@@ -67,6 +69,8 @@ export function spreadOf(values: readonly number[]): Spread {
 export interface PhaseFigures {
   readonly swaps: number;
   readonly completed: number;
+  /** The swaps without every moment, by the state they ended in. */
+  readonly incomplete: Readonly<Record<string, number>>;
   readonly ledger: Spread;
   readonly total: Spread;
   readonly onTop: Spread;
@@ -78,9 +82,16 @@ export interface PhaseFigures {
 export function phaseFigures(moments: readonly SwapMoments[]): PhaseFigures {
   const timings = moments.map(timingOf).filter((t): t is SwapTiming => t !== null);
   const of = (pick: (t: SwapTiming) => number) => spreadOf(timings.map(pick));
+  const incomplete: Record<string, number> = {};
+  for (const m of moments) {
+    if (timingOf(m) !== null) continue;
+    const state = m.completed === null ? (m.ending ?? 'running') : 'a moment unseen';
+    incomplete[state] = (incomplete[state] ?? 0) + 1;
+  }
   return {
     swaps: moments.length,
     completed: timings.length,
+    incomplete,
     ledger: of((t) => t.ledgerMs),
     total: of((t) => t.totalMs),
     onTop: of((t) => t.onTopMs),

@@ -433,6 +433,13 @@ export function printCantonBench(result: CantonBench): void {
       `  ${CANTON_RATE_PER_S}/s: deposit → completed p99 ${ms(result.rate.total.p99)} ms (target ≤ ${CANTON_RATE_TARGET_MS}: ${met ? 'met' : 'NOT met'})`,
     );
   }
+  for (const [name, phase] of [
+    ['lone', result.lone],
+    ['50/s', result.rate],
+  ] as const) {
+    const missing = Object.entries(phase?.incomplete ?? {}).map(([why, n]) => `${n} ${why}`);
+    if (missing.length > 0) console.log(`  ${name}: not completed in time: ${missing.join(', ')}`);
+  }
   if (result.drain) printDrain(result.drain);
 }
 
