@@ -17,6 +17,7 @@ import {
   CANTON_ON_TOP_TARGET_MS,
   CANTON_RATE_PER_S,
   CANTON_RATE_TARGET_MS,
+  drainLimit,
   FULL_SIZES,
   meetsCantonLoneTarget,
   meetsCantonRateTarget,
@@ -365,7 +366,7 @@ function cantonRows(): TargetRow[] {
       target: 'drain on the canton path: reported with its limit',
       ...(cantonDrain
         ? {
-            measured: `${cantonDrain.swapsPerS.toFixed(0)} swaps/s, ${cantonDrain.completed}/${cantonDrain.swaps}; limit ${cantonDrain.cpu[0]?.name} at ${((cantonDrain.cpu[0]?.coreShare ?? 0) * 100).toFixed(0)} % of a core`,
+            measured: `${cantonDrain.swapsPerS.toFixed(0)} swaps/s, ${cantonDrain.completed}/${cantonDrain.swaps}; limit: ${drainLimit(cantonDrain.cpu)}`,
             verdict: verdictOf(cantonDrain.completed === cantonDrain.swaps),
           }
         : notMeasured),

@@ -27,6 +27,7 @@ import { assertTransition, intentFeesOf, type SwapState } from '@poolparty/core'
 import type { Holding } from '@poolparty/ledger';
 import type { Queryable } from '@poolparty/store';
 import {
+  announceEngineWork,
   claimPoolExecution,
   commandIdOf,
   depositIdsOfIntents,
@@ -209,10 +210,14 @@ async function writePlan(tx: Queryable, writing: Writing): Promise<void> {
     (swap) => swap.decision.kind === 'refund' && swap.decision.refund.isPositive(),
   );
   const deposits = refunds.length > 0 ? await depositIdsOf(tx, refunds) : new Map();
-  await recordLedgerCommands(tx, [
+  const commands = [
     ...trades.map((swap) => payoutOf(swap, pool, now)),
     ...refunds.map((swap) => refundOf(swap, deposits.get(swap.intent.intentId) ?? null, now)),
-  ]);
+  ];
+  await recordLedgerCommands(tx, commands);
+  // Every worker sends due commands: told at the commit, the others take their share at once
+  // instead of at their next idle round.
+  if (commands.length > 0) await announceEngineWork(tx);
 }
 
 /** Every state the intent passes through in its execution, as `moveIntent` would write them. */
