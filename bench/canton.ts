@@ -24,7 +24,7 @@ import { Amount } from '@poolparty/core';
 import { type ExternalSigner, type LedgerPort, REASON_META_KEY } from '@poolparty/ledger';
 import { PoolParty } from '@poolparty/sdk';
 import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
-import { type Cluster, startCluster } from '@poolparty/server/cluster';
+import { type Cluster, startCluster } from '@poolparty/server/testing';
 import { createPricedIntent, registerApiKey } from '@poolparty/settlement/testing';
 import { CantonObserver } from './canton-observer.js';
 import { drainRate, type PhaseFigures, phaseFigures, type SwapMoments } from './canton-timing.js';

@@ -94,14 +94,20 @@ describe('the package graph', () => {
     expect(wrong).toEqual([]);
   });
 
-  // A package's entries are its name and, for helpers shared with tests and benchmarks, `/testing`.
+  // A package's entries are what its package.json exports: its name, a published subpath such as
+  // the SDK's `/devnet`, and, for helpers shared with tests and benchmarks, `/testing`.
   it('has the benchmarks use each package through its public entries only', () => {
+    const exported = (specifier: string) => {
+      const [, name, subpath] = /^@poolparty\/([^/]+)(\/.*)?$/.exec(specifier) ?? [];
+      if (name === undefined || subpath === undefined) return true;
+      const manifest = JSON.parse(readFileSync(join(PACKAGES, name, 'package.json'), 'utf8')) as {
+        exports?: Record<string, unknown>;
+      };
+      return Object.hasOwn(manifest.exports ?? {}, `.${subpath}`);
+    };
     const wrong = filesUnder(join(ROOT, 'bench')).flatMap((file) =>
       importsOf(file)
-        .filter(
-          (specifier) =>
-            specifier.includes('packages/') || /^@poolparty\/[^/]+\/(?!testing$)/.test(specifier),
-        )
+        .filter((specifier) => specifier.includes('packages/') || !exported(specifier))
         .map((specifier) => `${relative(ROOT, file)}: ${specifier}`),
     );
     expect(wrong).toEqual([]);
