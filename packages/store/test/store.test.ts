@@ -18,6 +18,7 @@ import {
   expireDueIntents,
   findApiKeyByHash,
   findValidSession,
+  getCommand,
   getDeveloper,
   getIdempotencyRecord,
   getIntent,
@@ -43,6 +44,7 @@ import {
   listUnconfirmedCommands,
   loadMigrations,
   MigrationChecksumError,
+  markAllSubmitted,
   markLedgerCommand,
   migrate,
   type NewIntent,
@@ -718,6 +720,34 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
         updateId: 'upd-9',
       });
       expect(await markLedgerCommand(db, { ...done, status: 'failed' })).toBeNull();
+    });
+
+    it('marks a batch submitted without waiting for a command an ingest holds', async (context) => {
+      // One connection: no other transaction can hold a row while this one marks.
+      if (backend.name === 'PGlite') return context.skip();
+      const { intent } = await fixture();
+      const { intentId } = await insertIntent(db, intent());
+      const command = (leg: 'payout' | 'refund') => ({
+        commandId: `${intentId}:${leg}:0`,
+        intentId,
+        depositId: null,
+        leg,
+        attempt: 0,
+        payload: {},
+        createdAt: T0,
+      });
+      const [held, free] = [command('payout'), command('refund')];
+      await recordLedgerCommand(db, held);
+      await recordLedgerCommand(db, free);
+      await db.transaction(async (tx) => {
+        // As an ingest confirming `held` does; waiting for it here would never end.
+        await tx.query('SELECT 1 FROM ledger_commands WHERE command_id = $1 FOR UPDATE', [
+          held.commandId,
+        ]);
+        await markAllSubmitted(db, [held.commandId, free.commandId], at(1));
+      });
+      expect((await getCommand(db, free.commandId))?.status).toBe('submitted');
+      expect((await getCommand(db, held.commandId))?.status).toBe('recorded');
     });
   });
 
