@@ -35,12 +35,13 @@ import {
   type IntentPath,
   type IntentRecord,
   insertFeeEvents,
-  listIntentsInStatus,
   listPools,
+  listQueuedIntents,
   moveIntentsAlong,
   type NewFeeEvent,
   type NewLedgerCommand,
   type PoolRecord,
+  QUEUED_STATES,
   recordLedgerCommands,
   updatePoolAccounting,
 } from '@poolparty/store';
@@ -56,15 +57,13 @@ import {
 import type { TransferPayload } from './legs.js';
 import { type PriceBook, readPriceBook, usdValue } from './prices.js';
 
-const QUEUED = ['deposit_received', 'forwarded'] as const;
-
 /**
  * Executes queued intents, oldest first, in one batch per pool; returns how many it looked at.
  * The intents of a pool left to another engine are not counted: a round that only found pools
  * busy made no progress, so the work loop waits before listing them again rather than spinning.
  */
 export async function executeQueued(ctx: EngineContext): Promise<number> {
-  const queued = await listIntentsInStatus(ctx.db, QUEUED, ctx.settings.executionBatchMax);
+  const queued = await listQueuedIntents(ctx.db, ctx.settings.executionBatchMax);
   if (queued.length === 0) return 0;
   const pools = await listPools(ctx.db);
   // The ledger's reads of every pool of the round at once: each is a round trip to the ledger.
@@ -137,7 +136,7 @@ async function executePoolBatch(
     if (!(await claimPoolExecution(tx, pool.poolId))) return 'left_to_another';
     const accounting = await lockPool(tx, pool.poolId);
     const ids = intents.map((intent) => intent.intentId);
-    const stillQueued = await getIntentsInStatus(tx, ids, QUEUED);
+    const stillQueued = await getIntentsInStatus(tx, ids, QUEUED_STATES);
     if (stillQueued.length === 0) return 'moved_on';
     const current = new Map(stillQueued.map((intent) => [intent.intentId, intent]));
     const ordered = ids.flatMap((id) => current.get(id) ?? []);

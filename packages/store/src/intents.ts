@@ -529,16 +529,22 @@ export async function listIntentsForParty(
   return { intents, nextCursor };
 }
 
-/** Intents in any of `statuses`, least recently changed first (the engine's resume list). */
-export async function listIntentsInStatus(
-  q: Queryable,
-  statuses: readonly SwapState[],
-  limit: number,
-): Promise<IntentRecord[]> {
+/** The states of a swap queued for execution: its deposit is in (migration 0013's index). */
+export const QUEUED_STATES = ['deposit_received', 'forwarded'] as const satisfies SwapState[];
+
+/** `QUEUED_STATES` as SQL: constants of this module, never input. */
+const QUEUED_STATES_SQL = QUEUED_STATES.map((state) => `'${state}'`).join(', ');
+
+/**
+ * The swaps queued for execution, least recently changed first. The states are written into
+ * the statement, not passed, so that the planner uses the queue's own partial index
+ * (`intents_queued`) rather than scan every intent.
+ */
+export async function listQueuedIntents(q: Queryable, limit: number): Promise<IntentRecord[]> {
   const rows = await q.query(
-    `SELECT * FROM intents WHERE status = ANY($1::text[])
-     ORDER BY updated_at, intent_id LIMIT $2`,
-    [statuses, limit],
+    `SELECT * FROM intents WHERE status IN (${QUEUED_STATES_SQL})
+     ORDER BY updated_at, intent_id LIMIT $1`,
+    [limit],
   );
   return rows.map(intentFromRow);
 }
