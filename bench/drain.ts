@@ -16,7 +16,7 @@
  *
  *   node --import tsx bench/drain.ts [--quick] [--swaps N]
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IN_PROGRESS_STATES } from '@poolparty/core';
@@ -42,6 +42,7 @@ import {
   POSTGRES_URL,
   postgresSkipReason,
 } from '@poolparty/store/testing';
+import { postgresTicks, postgresTicksSpent, TICKS_PER_S } from './process-cpu.js';
 import { isMain, table } from './report.js';
 import { deposit, engineDeps, openWorld, type World } from './settlement.js';
 
@@ -83,7 +84,6 @@ const LOCK_RECONNECT_DELAY_MS = 50;
 const SATURATED_SHARE = 0.9;
 /** Other processes using this much of a core over the window make its figures contended ones. */
 const CONTENDED_OTHERS_PCT_OF_CORE = 25;
-const CLOCK_TICKS_PER_S = 100;
 
 export interface DrainOptions {
   readonly swaps?: number;
@@ -155,24 +155,6 @@ function countingLedger(ledger: LedgerPort): { port: LedgerPort; calls: Map<stri
   return { port, calls };
 }
 
-/** utime + stime of every process named `postgres`, in clock ticks, by pid. */
-function postgresTicks(): Map<number, number> {
-  const ticks = new Map<number, number>();
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (comm !== 'postgres') continue;
-      // After the command come state (field 3) … utime (14) and stime (15): here 11 and 12.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks.set(Number(pid), Number(fields[11]) + Number(fields[12]));
-    } catch {
-      // The process ended between the listing and the read.
-    }
-  }
-  return ticks;
-}
-
 /** The machine's busy and total ticks over all cores, from /proc/stat's first line. */
 function machineTicks(): { busy: number; total: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
@@ -221,18 +203,12 @@ function cpuSince(start: CpuMark, drainPids: ReadonlySet<number>): DrainCpu {
   const end = markCpu();
   const wallS = (end.atMs - start.atMs) / 1000;
   const used = process.cpuUsage(start.process);
-  let postgres = 0;
-  let drain = 0;
-  let busiest = 0;
-  for (const [pid, ticks] of end.postgres) {
-    const spent = ticks - (start.postgres.get(pid) ?? 0);
-    postgres += spent;
-    if (drainPids.has(pid)) {
-      drain += spent;
-      busiest = Math.max(busiest, spent);
-    }
-  }
-  const pctOfCore = (ticks: number) => (ticks / CLOCK_TICKS_PER_S / wallS) * 100;
+  const postgres = postgresTicksSpent(start.postgres, end.postgres);
+  const drain = postgresTicksSpent(start.postgres, end.postgres, (pid) => drainPids.has(pid));
+  const spentBy = (pid: number) =>
+    postgresTicksSpent(start.postgres, end.postgres, (p) => p === pid);
+  const busiest = Math.max(0, ...[...drainPids].map(spentBy));
+  const pctOfCore = (ticks: number) => (ticks / TICKS_PER_S / wallS) * 100;
   const machineTotal = Math.max(1, end.machine.total - start.machine.total);
   return {
     processPctOfCore: ((used.user + used.system) / 1e6 / wallS) * 100,

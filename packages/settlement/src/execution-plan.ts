@@ -17,6 +17,7 @@ import {
   executionMovements,
   type GuardThresholds,
   type Instrument,
+  instrumentKey,
   intentFeesOf,
   priceImpactCapRatio,
   sideOf,
@@ -73,21 +74,16 @@ export function depositOf(intent: IntentRecord): Amount {
   return Amount.parse(intent.deposit.amount);
 }
 
-/** One instrument's key in `usableByInstrument`: exact, whatever its admin and id contain. */
-function holdingKey(instrument: Instrument): string {
-  return JSON.stringify([instrument.admin, instrument.id]);
-}
-
 /**
- * The unlocked holdings summed per instrument, in one pass over them. Once per batch: a swap
- * party holds one holding per deposit it took in, so filtering them again for every swap of a
- * batch made planning grow with holdings × swaps.
+ * The unlocked holdings summed per instrument (`instrumentKey`), in one pass over them. Once per
+ * batch: a swap party holds one holding per deposit it took in, so filtering them again for every
+ * swap of a batch made planning grow with holdings × swaps.
  */
 function usableByInstrument(holdings: readonly Holding[]): Map<string, Amount> {
   const usable = new Map<string, Amount>();
   for (const holding of holdings) {
     if (holding.lock !== null) continue;
-    const key = holdingKey(holding.instrument);
+    const key = instrumentKey(holding.instrument);
     usable.set(key, (usable.get(key) ?? Amount.ZERO).add(holding.amount));
   }
   return usable;
@@ -113,8 +109,8 @@ export function planPoolBatch(input: PoolBatchInput): PoolBatchPlan {
       output: Amount.parse(balances[RESERVE[outputSide]]),
     };
     const fees = intentFeesOf(intent);
-    const outputKey = `${output.admin}::${output.id}`;
-    const held = usable.get(holdingKey(output)) ?? Amount.ZERO;
+    const outputKey = instrumentKey(output);
+    const held = usable.get(outputKey) ?? Amount.ZERO;
     const promisedNow = promised.get(outputKey) ?? Amount.ZERO;
     const outputHoldings = held.gt(promisedNow) ? held.sub(promisedNow) : Amount.ZERO;
     const snapshot = guardSnapshotFrom(guard, {

@@ -19,7 +19,7 @@ import {
   usdPriceRatio,
   usdPriceThroughAmuletPool,
 } from '@poolparty/core';
-import type { LedgerPort } from '@poolparty/ledger';
+import type { LedgerPort, MiningRound, TrafficParameters } from '@poolparty/ledger';
 import type { PoolRecord } from '@poolparty/store';
 
 const AMULET_ID = 'Amulet';
@@ -46,8 +46,8 @@ export interface PriceBook {
 export const NETWORK_TERMS_REUSE_MS = 1_000;
 
 interface NetworkTerms {
-  readonly round: Awaited<ReturnType<LedgerPort['openMiningRound']>>;
-  readonly traffic: Awaited<ReturnType<LedgerPort['trafficParameters']>>;
+  readonly round: MiningRound;
+  readonly traffic: TrafficParameters;
 }
 
 type TermsLedger = Pick<LedgerPort, 'openMiningRound' | 'trafficParameters'>;
