@@ -67,6 +67,29 @@ export function updatesRequest(
   };
 }
 
+/**
+ * The creates and archives of `interfaceId` contracts of `party` in `(beginExclusive,
+ * endInclusive]`: what turns the active set at one offset into the set at a later one.
+ */
+export function activeSetChangesRequest(
+  beginExclusive: number,
+  endInclusive: number,
+  party: string,
+  interfaceId: string,
+): GetUpdatesRequest {
+  const scope: PartyScope = { kind: 'parties', parties: [party] };
+  return {
+    beginExclusive,
+    endInclusive,
+    updateFormat: {
+      includeTransactions: {
+        eventFormat: eventFormat(scope, [interfaceFilter(interfaceId)]),
+        transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+      },
+    },
+  };
+}
+
 export function activeContractsRequest(
   activeAtOffset: number,
   scope: PartyScope,

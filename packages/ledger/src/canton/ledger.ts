@@ -32,6 +32,7 @@ import {
   type UpdateSubscription,
 } from '../port.js';
 import { checkMeta } from '../rules.js';
+import { ActiveSets } from './active-sets.js';
 import { tokenSource } from './auth.js';
 import {
   instructionCommand,
@@ -130,6 +131,8 @@ class CantonLedgerImpl implements CantonLedger {
   private readonly knownParties = new Set<string>();
   private readonly offers: OfferBook;
   private readonly completions: CompletionIndex;
+  /** Each party's holdings and instructions, caught up from one read to the next. */
+  private readonly activeSets: ActiveSets;
 
   constructor(private readonly options: CantonLedgerOptions) {
     const ledgerApiUrl = checkUrl(options.ledgerApiUrl, 'ledgerApiUrl');
@@ -160,6 +163,12 @@ class CantonLedgerImpl implements CantonLedger {
     this.completions = new CompletionIndex((beginExclusive, parties) =>
       participant.completionsPage(beginExclusive, parties),
     );
+    this.activeSets = new ActiveSets({
+      list: (party, interfaceId, offset) =>
+        participant.activeContracts(offset, { kind: 'parties', parties: [party] }, interfaceId),
+      changes: (party, interfaceId, beginExclusive, endInclusive) =>
+        participant.activeSetChanges(party, interfaceId, beginExclusive, endInclusive),
+    });
   }
 
   async start(): Promise<void> {
@@ -504,9 +513,8 @@ class CantonLedgerImpl implements CantonLedger {
     offset: Offset,
   ): Promise<CreatedEvent[]> {
     if (typeof partyId !== 'string' || namespaceOf(partyId) === null) return [];
-    const scope: PartyScope = { kind: 'parties', parties: [partyId] };
     try {
-      return await this.participant.activeContracts(offset, scope, interfaceId);
+      return await this.activeSets.read(partyId, interfaceId, offset);
     } catch (error) {
       if (error instanceof LedgerError && (await this.getParty(partyId)) === null) return [];
       throw error;

@@ -7,6 +7,7 @@ import { LedgerError, type Offset } from '../port.js';
 import { CantonRequestError, type RequestKind } from './errors.js';
 import {
   activeContractsRequest,
+  activeSetChangesRequest,
   eventFormat,
   interfaceFilter,
   type PartyScope,
@@ -181,6 +182,21 @@ export class ParticipantClient {
       const event = entry?.JsActiveContract?.createdEvent;
       return event === undefined ? [] : [event];
     });
+  }
+
+  /** The ACS-delta transactions of `party`'s `interfaceId` contracts in the offsets between. */
+  async activeSetChanges(
+    party: string,
+    interfaceId: string,
+    beginExclusive: Offset,
+    endInclusive: Offset,
+  ): Promise<JsGetUpdatesResponse[]> {
+    const items = await this.http.post<JsGetUpdatesResponse[]>(
+      this.url('/v2/updates'),
+      activeSetChangesRequest(beginExclusive, endInclusive, party, interfaceId),
+      { kind: 'read' },
+    );
+    return Array.isArray(items) ? items : [];
   }
 
   /** The updates items of `(beginExclusive, endInclusive]` in `scope`. */
