@@ -2,6 +2,7 @@
  * The participant's reads and its user model: version, ledger end, synchronizers, parties, users
  * and rights, and bearer authentication when a secret is set.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submission, transferCommand } from './support/commands.js';
 import {
@@ -209,6 +210,17 @@ describe('devnet ledger server with auth', () => {
       world.token,
     );
     expect(me.body.user.id).toBe('poolparty');
+  });
+
+  it('refuses a token once it has expired, though it was served before', async () => {
+    // Whole seconds: a JWT's expiry has no finer grain.
+    const expiresAt = new Date((Math.floor(Date.now() / 1000) + 2) * 1000);
+    const token = await tokenFor('poolparty', { expiresAt });
+    const served = await call(world.server.url, 'GET', '/v2/state/ledger-end', undefined, token);
+    expect(served.status).toBe(200);
+    await sleep(expiresAt.getTime() - Date.now() + 50);
+    const later = await call(world.server.url, 'GET', '/v2/state/ledger-end', undefined, token);
+    expectCantonError(later, 401, 'UNAUTHENTICATED');
   });
 
   it('gives a user the participant does not know no rights', async () => {

@@ -32,12 +32,15 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function tokenFor(sub: string, options: { secret?: string; audience?: string } = {}) {
+export async function tokenFor(
+  sub: string,
+  options: { secret?: string; audience?: string; expiresAt?: Date } = {},
+) {
   return new SignJWT({ scope: 'daml_ledger_api' })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(sub)
     .setAudience(options.audience ?? AUDIENCE)
-    .setExpirationTime('1h')
+    .setExpirationTime(options.expiresAt ?? '1h')
     .sign(new TextEncoder().encode(options.secret ?? SECRET));
 }
 
