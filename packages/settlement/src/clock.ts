@@ -62,3 +62,40 @@ export class LedgerClock implements ServiceClock {
     this.timer = null;
   }
 }
+
+/**
+ * Whether a look that runs at most once per `everyMs` of service-clock time is due at `nowMs`,
+ * after the last one at `lastMs` (undefined: never looked). A clock set back makes it due: the
+ * interval is measured on the clock as it now reads.
+ */
+export function isLookDue(lastMs: number | undefined, nowMs: number, everyMs: number): boolean {
+  if (lastMs === undefined) return true;
+  return nowMs < lastMs || nowMs - lastMs >= everyMs;
+}
+
+/**
+ * Looks an engine takes at most once per interval of service-clock time, for work that falls due
+ * by time alone (expiry, offer deadlines). The busy rounds of a burst, several a swap, would
+ * otherwise each send a statement asking whether anything fell due.
+ */
+export class PeriodicLooks {
+  private readonly last = new WeakMap<object, number>();
+
+  /** `first`: whether an engine's first round looks at once or one interval later. */
+  constructor(
+    readonly everyMs: number,
+    private readonly first: 'at-once' | 'after-interval',
+  ) {}
+
+  /** True when `owner` (an engine's context) should look now; the look is then counted as taken. */
+  take(owner: object, now: Date): boolean {
+    const nowMs = now.getTime();
+    if (!this.last.has(owner) && this.first === 'after-interval') {
+      this.last.set(owner, nowMs);
+      return false;
+    }
+    if (!isLookDue(this.last.get(owner), nowMs, this.everyMs)) return false;
+    this.last.set(owner, nowMs);
+    return true;
+  }
+}

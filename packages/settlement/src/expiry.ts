@@ -8,16 +8,26 @@
  * `expired`; a partial one — one side in — returns that side and ends `refunded`.
  */
 import { dueLiquidityIntents, expireDueIntents, transitionLiquidityIntent } from '@poolparty/store';
+import { PeriodicLooks } from './clock.js';
 import type { EngineContext } from './context.js';
 import { refundLiquidityIntent } from './liquidity-legs.js';
 
+/**
+ * Pending swap intents are looked at most once per this much service-clock time. A deposit whose
+ * record time is past its intent's expiry is returned whether or not this look has run, so a
+ * second's lateness changes no outcome, and a busy engine sends one statement a second for it
+ * instead of one every round (several a swap).
+ */
+export const SWAP_EXPIRY_CHECK_MS = 1_000;
 /**
  * Liquidity intents are looked at most once per this much service-clock time: an intent lives a
  * day, so ten seconds' lateness is nothing, and the busy rounds of a burst of swaps, even on a
  * slow machine, send no statement for them.
  */
 export const LIQUIDITY_EXPIRY_CHECK_MS = 10_000;
-const lastLiquidityCheck = new WeakMap<EngineContext, number>();
+const swapExpiryLooks = new PeriodicLooks(SWAP_EXPIRY_CHECK_MS, 'at-once');
+// The first look comes one interval after the engine's first round, not in it.
+const liquidityExpiryLooks = new PeriodicLooks(LIQUIDITY_EXPIRY_CHECK_MS, 'after-interval');
 
 const LIQUIDITY_EXPIRED = {
   code: 'expired',
@@ -26,18 +36,20 @@ const LIQUIDITY_EXPIRED = {
 
 /** Expires one bounded batch of each kind; returns how many intents expired. */
 export async function expireDue(ctx: EngineContext): Promise<number> {
-  const expired = await expireDueIntents(ctx.db, ctx.clock.now(), ctx.settings.expiryBatchMax);
+  return (await expireSwapIntents(ctx)) + (await expireLiquidityIntents(ctx));
+}
+
+async function expireSwapIntents(ctx: EngineContext): Promise<number> {
+  const now = ctx.clock.now();
+  if (!swapExpiryLooks.take(ctx, now)) return 0;
+  const expired = await expireDueIntents(ctx.db, now, ctx.settings.expiryBatchMax);
   if (expired.length > 0) ctx.step('expiry_committed');
-  return expired.length + (await expireLiquidityIntents(ctx));
+  return expired.length;
 }
 
 async function expireLiquidityIntents(ctx: EngineContext): Promise<number> {
   const now = ctx.clock.now();
-  // The first look comes one interval after the engine's first round, not in it.
-  const last = lastLiquidityCheck.get(ctx) ?? now.getTime();
-  if (!lastLiquidityCheck.has(ctx)) lastLiquidityCheck.set(ctx, last);
-  if (now.getTime() - last < LIQUIDITY_EXPIRY_CHECK_MS) return 0;
-  lastLiquidityCheck.set(ctx, now.getTime());
+  if (!liquidityExpiryLooks.take(ctx, now)) return 0;
   const due = await dueLiquidityIntents(ctx.db, now, ctx.settings.expiryBatchMax);
   for (const intent of due) {
     await ctx.db.transaction(async (tx) => {

@@ -12,11 +12,20 @@
  */
 import { LedgerError } from '@poolparty/ledger';
 import { dueOfferWithdrawals, nextOfferWithdrawalAt, takeOfferWithdrawal } from '@poolparty/store';
+import { PeriodicLooks } from './clock.js';
 import type { EngineContext } from './context.js';
 import { recordOfferWithdrawal } from './legs.js';
 
+/**
+ * Offer deadlines are looked at most once per this much service-clock time: an offer lives a day,
+ * and a busy engine then sends one statement a second for them instead of one every round.
+ */
+export const OFFER_WITHDRAWAL_CHECK_MS = 1_000;
+const withdrawalLooks = new PeriodicLooks(OFFER_WITHDRAWAL_CHECK_MS, 'at-once');
+
 /** Records the withdrawals that fell due, in one bounded batch; returns how many it recorded. */
 export async function withdrawExpiredOffers(ctx: EngineContext): Promise<number> {
+  if (!withdrawalLooks.take(ctx, ctx.clock.now())) return 0;
   const next = await nextOfferWithdrawalAt(ctx.db);
   if (next === null) return 0;
   let ledgerNow: Date;
