@@ -582,7 +582,10 @@ const TRANSITION_INTENT = `
       payout_update_id = COALESCE($11::text, payout_update_id),
       refund_amount = COALESCE($12::numeric, refund_amount),
       refund_network_fee_amount = COALESCE($13::numeric, refund_network_fee_amount),
-      refund_update_id = COALESCE($14::text, refund_update_id)
+      refund_update_id = COALESCE($14::text, refund_update_id),
+      fee_event_at_completion = CASE WHEN $2::text = 'completed'
+        THEN EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = $1)
+        ELSE fee_event_at_completion END
     WHERE intent_id = $1 AND status = ANY($15::text[])
     RETURNING *
   ), event AS (
@@ -706,7 +709,10 @@ export async function moveIntentsAlong(
          refund_amount = COALESCE(m.refund_amount::numeric, i.refund_amount),
          refund_network_fee_amount =
            COALESCE(m.refund_network_fee_amount::numeric, i.refund_network_fee_amount),
-         refund_update_id = COALESCE(m.refund_update_id, i.refund_update_id)
+         refund_update_id = COALESCE(m.refund_update_id, i.refund_update_id),
+         fee_event_at_completion = CASE WHEN m.to_status = 'completed'
+           THEN EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = i.intent_id)
+           ELSE i.fee_event_at_completion END
        FROM moves m
        WHERE i.intent_id = m.intent_id AND i.status = m.from_status
        RETURNING i.intent_id, m.ord, m.events
@@ -815,13 +821,21 @@ export async function recordLateRefund(
   return rows.length > 0;
 }
 
-/** Completed swaps of the pool whose payout update id or fee event is missing. */
+/**
+ * Completed swaps that may lack their payout update id, actual output or fee event: those
+ * migration 0014's index holds (no fee event when they completed, or a fact missing), each
+ * looked at again. The first condition is the index's own, so the count reads only them.
+ */
+const INCOMPLETE_COMPLETED = `
+  i.status = 'completed'
+  AND (i.payout_update_id IS NULL OR i.actual_output IS NULL OR i.fee_event_at_completion IS NOT TRUE)
+  AND (i.payout_update_id IS NULL OR i.actual_output IS NULL
+       OR NOT EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = i.intent_id))`;
+
+/** Completed swaps of the pool whose payout update id, actual output or fee event is missing. */
 export async function countIncompleteCompletedSwaps(q: Queryable, poolId: string): Promise<number> {
   const rows = await q.query(
-    `SELECT count(*) AS n FROM intents i
-     WHERE i.pool_id = $1 AND i.status = 'completed'
-       AND (i.payout_update_id IS NULL OR i.actual_output IS NULL
-            OR NOT EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = i.intent_id))`,
+    `SELECT count(*) AS n FROM intents i WHERE i.pool_id = $1 AND ${INCOMPLETE_COMPLETED}`,
     [poolId],
   );
   return readSafeInteger(rows[0]?.n ?? '0');
@@ -834,9 +848,7 @@ export async function countIncompleteCompletedSwapsByPool(
 ): Promise<Map<string, number>> {
   const rows = await q.query(
     `SELECT i.pool_id, count(*) AS n FROM intents i
-     WHERE i.pool_id = ANY($1::text[]) AND i.status = 'completed'
-       AND (i.payout_update_id IS NULL OR i.actual_output IS NULL
-            OR NOT EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = i.intent_id))
+     WHERE i.pool_id = ANY($1::text[]) AND ${INCOMPLETE_COMPLETED}
      GROUP BY i.pool_id`,
     [poolIds],
   );

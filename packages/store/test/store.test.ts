@@ -12,6 +12,8 @@ import {
   ActiveIntentExistsError,
   cancelIntent,
   consumeNonce,
+  countIncompleteCompletedSwaps,
+  countIncompleteCompletedSwapsByPool,
   type Database,
   decodeIntentCursor,
   encodeIntentCursor,
@@ -31,6 +33,7 @@ import {
   type IntentCursor,
   insertApiKey,
   insertDiscountPolicy,
+  insertFeeEvent,
   insertIntent,
   insertNonce,
   insertPool,
@@ -47,6 +50,7 @@ import {
   markAllSubmitted,
   markLedgerCommand,
   migrate,
+  moveIntentsAlong,
   type NewIntent,
   openPglite,
   openPostgres,
@@ -659,6 +663,94 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
           T0,
         ),
       ).rejects.toThrow();
+    });
+  });
+
+  describe('completed swaps with incomplete accounting', () => {
+    async function completedSwap(
+      f: Awaited<ReturnType<typeof fixture>>,
+      facts: { feeEvent: boolean; payoutUpdateId?: string; batch?: boolean },
+    ) {
+      const intent = await insertIntent(db, f.intent());
+      if (facts.feeEvent) await feeEventOf(intent);
+      const actualOutput = '14.3';
+      if (facts.batch) {
+        const path = { intentId: intent.intentId, from: 'pending' as const, actualOutput };
+        const payout =
+          facts.payoutUpdateId === undefined ? {} : { payoutUpdateId: facts.payoutUpdateId };
+        await moveIntentsAlong(
+          db,
+          [{ ...path, ...payout, through: ['processing', 'completed'] }],
+          T0,
+        );
+      } else {
+        await transitionIntent(db, {
+          intentId: intent.intentId,
+          from: 'pending',
+          to: 'completed',
+          at: T0,
+          actualOutput,
+          ...(facts.payoutUpdateId !== undefined && { payoutUpdateId: facts.payoutUpdateId }),
+        });
+      }
+      return intent;
+    }
+
+    function feeEventOf(intent: { intentId: string; poolId: string; apiKeyId: string }) {
+      return insertFeeEvent(db, {
+        poolId: intent.poolId,
+        intentId: intent.intentId,
+        apiKeyId: intent.apiKeyId,
+        inputSide: 'a',
+        inputAmount: '100',
+        outputAmount: '14.3',
+        lpFeeAmount: '0.2',
+        platformFeeAmount: '0.07',
+        networkFeeAmount: '1',
+        developerEarnings: '0',
+        volumeUsd: null,
+        feesUsd: null,
+        lpFeesUsd: null,
+        at: T0,
+      });
+    }
+
+    it('count a swap completed without its fee event or payout, by either way of completing', async () => {
+      const f = await fixture();
+      await completedSwap(f, { feeEvent: true, payoutUpdateId: 'upd-1' });
+      await completedSwap(f, { feeEvent: true, payoutUpdateId: 'upd-2', batch: true });
+      expect(await countIncompleteCompletedSwaps(db, f.poolId)).toBe(0);
+      await completedSwap(f, { feeEvent: false, payoutUpdateId: 'upd-3' });
+      await completedSwap(f, { feeEvent: false, payoutUpdateId: 'upd-4', batch: true });
+      await completedSwap(f, { feeEvent: true, batch: true });
+      expect(await countIncompleteCompletedSwaps(db, f.poolId)).toBe(3);
+      expect(await countIncompleteCompletedSwapsByPool(db, [f.poolId])).toEqual(
+        new Map([[f.poolId, 3]]),
+      );
+    });
+
+    it('stop counting a swap once the operator writes its missing fee event', async () => {
+      const f = await fixture();
+      const missing = await completedSwap(f, { feeEvent: false, payoutUpdateId: 'upd-5' });
+      expect(await countIncompleteCompletedSwaps(db, f.poolId)).toBe(1);
+      await feeEventOf(missing);
+      expect(await countIncompleteCompletedSwaps(db, f.poolId)).toBe(0);
+    });
+
+    it('are counted from an index of their own, not from every completed swap', async () => {
+      const f = await fixture();
+      await completedSwap(f, { feeEvent: true, payoutUpdateId: 'upd-6' });
+      // Whatever the planner would choose on a table this small: the index must be usable.
+      const plan = await db.transaction(async (tx) => {
+        await tx.query('SET LOCAL enable_seqscan = off');
+        const rows = await tx.query(
+          `EXPLAIN SELECT count(*) FROM intents i WHERE i.pool_id = 'p' AND i.status = 'completed'
+             AND (i.payout_update_id IS NULL OR i.actual_output IS NULL
+                  OR i.fee_event_at_completion IS NOT TRUE)`,
+        );
+        return rows.map((row) => String(row['QUERY PLAN'])).join('\n');
+      });
+      expect(plan).toContain('intents_incomplete_completed');
     });
   });
 
