@@ -51,14 +51,21 @@ export async function latestReconciliationRun(
   return rows[0] ? runFromRow(rows[0]) : null;
 }
 
-/** The latest run of each of `poolIds` that has one, in one statement. */
+/**
+ * The latest run of each of `poolIds` that has one, in one statement: one step down each pool's
+ * index (`reconciliation_runs_latest`). Runs are kept, one a minute per pool; a DISTINCT ON over
+ * them read every run of every pool asked for, in every execution round.
+ */
 export async function latestReconciliationRunByPool(
   q: Queryable,
   poolIds: readonly string[],
 ): Promise<Map<string, ReconciliationRun>> {
   const rows = await q.query(
-    `SELECT DISTINCT ON (pool_id) * FROM reconciliation_runs WHERE pool_id = ANY($1::text[])
-     ORDER BY pool_id, at DESC, id DESC`,
+    `SELECT r.* FROM unnest($1::text[]) AS p(pool_id)
+     CROSS JOIN LATERAL (
+       SELECT * FROM reconciliation_runs WHERE pool_id = p.pool_id
+       ORDER BY at DESC, id DESC LIMIT 1
+     ) r`,
     [poolIds],
   );
   return new Map(rows.map((row) => [readString(row.pool_id), runFromRow(row)]));

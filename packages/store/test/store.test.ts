@@ -37,9 +37,11 @@ import {
   insertIntent,
   insertNonce,
   insertPool,
+  insertReconciliationRun,
   insertSession,
   isApiKeyUsable,
   isWalletTokenRevoked,
+  latestReconciliationRunByPool,
   listApiKeys,
   listApplicableDiscounts,
   listIntentEvents,
@@ -663,6 +665,23 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
           T0,
         ),
       ).rejects.toThrow();
+    });
+  });
+
+  describe('reconciliation runs', () => {
+    it('answer the latest run of each pool asked for, the later id first at the same moment', async () => {
+      const [one, two, none] = [await pool(), await pool(), await pool()];
+      const run = (poolId: string, ok: boolean, ms: number) =>
+        insertReconciliationRun(db, { poolId, ok, details: { ms }, at: at(ms) });
+      await run(one.poolId, true, 1_000);
+      await run(one.poolId, false, 3_000);
+      await run(one.poolId, true, 2_000);
+      await run(two.poolId, true, 5_000);
+      const sameMoment = await run(two.poolId, false, 5_000);
+      const latest = await latestReconciliationRunByPool(db, [one.poolId, two.poolId, none.poolId]);
+      expect([...latest.keys()].sort()).toEqual([one.poolId, two.poolId].sort());
+      expect(latest.get(one.poolId)).toMatchObject({ ok: false, details: { ms: 3_000 } });
+      expect(latest.get(two.poolId)?.id).toBe(sameMoment.id);
     });
   });
 
