@@ -74,6 +74,8 @@ export interface DrainFigures {
   readonly completed: number;
   /** How the drained intents ended, by state. */
   readonly endings: Readonly<Record<string, number>>;
+  /** Why those that ended otherwise than completed did, by failure code (or state, without one). */
+  readonly notCompletedWhy: Readonly<Record<string, number>>;
   readonly swapsPerS: number;
   readonly settlingSwapsPerS: number;
   readonly elapsedMs: number;
@@ -330,11 +332,22 @@ async function drainPhase(stage: Stage, count: number): Promise<DrainFigures> {
     swaps: count,
     completed: completions.length,
     endings: stage.observer.endings(ids),
+    notCompletedWhy: await notCompletedWhy(cluster, ids),
     ...rate,
     cpu: cpuOf(cpuBefore, cpuEnd),
     ledgerUpdatesPerSwap: ((await stage.ledger.ledgerEnd()) - ledgerEndBefore) / count,
     storeTransactionsPerSwap: ((await stage.observer.storeTransactions()) - storeBefore) / count,
   };
+}
+
+/** Why the intents among `ids` that did not complete did not, as the store recorded it. */
+async function notCompletedWhy(cluster: Cluster, ids: readonly string[]) {
+  const rows = await cluster.db.query(
+    `SELECT COALESCE(failure_code, status) AS why, count(*) AS n FROM intents
+     WHERE intent_id = ANY($1::text[]) AND status <> 'completed' GROUP BY 1 ORDER BY 1`,
+    [ids],
+  );
+  return Object.fromEntries(rows.map((row) => [String(row.why), Number(row.n)]));
 }
 
 /** The machine's cores when the processes together use nearly all of them, else the busiest. */
@@ -463,7 +476,9 @@ function printDrain(drain: DrainFigures): void {
     `  drain: ${drain.completed}/${drain.swaps} completed in ${ms(drain.elapsedMs)} ms from the workers' start: ${drain.swapsPerS.toFixed(0)} swaps/s (${drain.settlingSwapsPerS.toFixed(0)}/s from first to last completion)`,
   );
   const endings = Object.entries(drain.endings).map(([state, n]) => `${n} ${state}`);
-  console.log(`  drain endings: ${endings.join(', ')}`);
+  const why = Object.entries(drain.notCompletedWhy).map(([code, n]) => `${n} ${code}`);
+  const reasons = why.length === 0 ? '' : ` (not completed: ${why.join(', ')})`;
+  console.log(`  drain endings: ${endings.join(', ')}${reasons}`);
   console.log(`  drain CPU (share of one core): ${cpuLine(drain.cpu)}`);
   console.log(
     `  drain: ${drain.ledgerUpdatesPerSwap.toFixed(2)} ledger updates and ${drain.storeTransactionsPerSwap.toFixed(1)} store transactions per swap`,

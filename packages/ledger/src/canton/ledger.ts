@@ -219,7 +219,7 @@ class CantonLedgerImpl implements CantonLedger {
     const end = await this.ledgerEnd();
     const events = await this.partyContracts(partyId, HOLDING_INTERFACE_ID, end);
     const holdings = events.flatMap((event) => {
-      const holding = decodeHolding(event);
+      const holding = decodedHolding(event);
       return holding !== null && holding.owner === partyId ? [holding] : [];
     });
     if (!needsLockOffers(holdings)) return holdings;
@@ -624,6 +624,21 @@ class CantonLedgerImpl implements CantonLedger {
     if (this.closing.signal.aborted)
       throw new LedgerError('closed', 'the ledger adapter is closed');
   }
+}
+
+/**
+ * Holdings decoded, by their created event. A contract never changes and the kept active sets
+ * hand back the same event objects read after read, so each holding is decoded once rather than
+ * at every read of its owner's holdings (a swap party's hundreds, before every payout).
+ */
+const decodedHoldings = new WeakMap<CreatedEvent, Holding | null>();
+
+function decodedHolding(event: CreatedEvent): Holding | null {
+  const kept = decodedHoldings.get(event);
+  if (kept !== undefined) return kept;
+  const holding = decodeHolding(event);
+  decodedHoldings.set(event, holding);
+  return holding;
 }
 
 function isInstrument(value: unknown): value is Instrument {
