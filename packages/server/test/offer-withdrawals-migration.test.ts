@@ -16,12 +16,13 @@ import {
   recordLegOffer,
   upsertDeveloper,
 } from '@poolparty/store';
+import { TEST_AMULET, TEST_USDCX, testIntent } from '@poolparty/store/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 const DAY_MS = 24 * 60 * 60_000;
-const AMULET = { id: 'Amulet', admin: 'DSO::1220aa' };
-const USDCX = { id: 'USDCx', admin: 'circle::1220bb' };
+const AMULET = TEST_AMULET;
+const USDCX = TEST_USDCX;
 const open: Database[] = [];
 
 afterEach(async () => {
@@ -62,34 +63,19 @@ async function storeWithPendingPayoutOffer() {
      VALUES ($1, 1000000, 145000, $2)`,
     [poolId, T0],
   );
-  const intent = await insertIntent(db, {
-    intentId: 'int_1',
-    poolId,
-    apiKeyId: key.keyId,
-    developerParty,
-    walletParty: 'carol::1220ee',
-    depositAddress: swapParty,
-    depositReference: 'pp-1',
-    inputToken: AMULET.id,
-    inputTokenAdmin: AMULET.admin,
-    outputToken: USDCX.id,
-    outputTokenAdmin: USDCX.admin,
-    expectedAmount: '100',
-    quotedSwapAmount: '100',
-    networkFeeAmount: '1',
-    poolFeeAmount: '0.297',
-    lpFeeAmount: '0.22275',
-    platformFeeAmount: '0.07425',
-    inputAmountAfterPoolFee: '98.703',
-    expectedOutput: '14.3',
-    minOutput: '13.585',
-    slippageTolerance: 0.05,
-    networkFeePolicy: null,
-    platformFeePolicy: null,
-    outputAddress: 'carol::1220ee',
-    createdAt: T0,
-    expiresAt: new Date(T0.getTime() + DAY_MS),
-  });
+  const intent = await insertIntent(
+    db,
+    testIntent({
+      intentId: 'int_1',
+      poolId,
+      apiKeyId: key.keyId,
+      developerParty,
+      walletParty: 'carol::1220ee',
+      depositAddress: swapParty,
+      depositReference: 'pp-1',
+      createdAt: T0,
+    }),
+  );
   const expiresAt = new Date(T0.getTime() + 2 * DAY_MS);
   for (const [leg, offerId] of [
     ['payout', 'offer-pending'],

@@ -16,11 +16,11 @@ import {
   openPglite,
   upsertDeveloper,
 } from '../src/index.js';
+import { TEST_AMULET, TEST_USDCX, testIntent } from '../testing/index.js';
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
-const DAY_MS = 24 * 60 * 60_000;
-const AMULET = { id: 'Amulet', admin: 'DSO::1220aa' };
-const USDCX = { id: 'USDCx', admin: 'circle::1220bb' };
+const AMULET = TEST_AMULET;
+const USDCX = TEST_USDCX;
 const POOL_ID = 'amulet-usdcx';
 const SWAP_PARTY = 'swap::1220cc';
 const open: Database[] = [];
@@ -59,34 +59,19 @@ async function storeBefore0014() {
 /** A swap completed as that schema completes one: payout and output noted, with or without its fee event. */
 async function completedSwap(db: Database, apiKeyId: string, n: number, feeEvent: boolean) {
   const intentId = `int_${n}`;
-  await insertIntent(db, {
-    intentId,
-    poolId: POOL_ID,
-    apiKeyId,
-    developerParty: 'dev::1220dd',
-    walletParty: 'carol::1220ee',
-    depositAddress: SWAP_PARTY,
-    depositReference: `pp-${n}`,
-    inputToken: AMULET.id,
-    inputTokenAdmin: AMULET.admin,
-    outputToken: USDCX.id,
-    outputTokenAdmin: USDCX.admin,
-    expectedAmount: '100',
-    quotedSwapAmount: '100',
-    networkFeeAmount: '1',
-    poolFeeAmount: '0.297',
-    lpFeeAmount: '0.22275',
-    platformFeeAmount: '0.07425',
-    inputAmountAfterPoolFee: '98.703',
-    expectedOutput: '14.3',
-    minOutput: '13.585',
-    slippageTolerance: 0.05,
-    networkFeePolicy: null,
-    platformFeePolicy: null,
-    outputAddress: 'carol::1220ee',
-    createdAt: T0,
-    expiresAt: new Date(T0.getTime() + DAY_MS),
-  });
+  await insertIntent(
+    db,
+    testIntent({
+      intentId,
+      poolId: POOL_ID,
+      apiKeyId,
+      developerParty: 'dev::1220dd',
+      walletParty: 'carol::1220ee',
+      depositAddress: SWAP_PARTY,
+      depositReference: `pp-${n}`,
+      createdAt: T0,
+    }),
+  );
   if (feeEvent) {
     await insertFeeEvent(db, {
       poolId: POOL_ID,

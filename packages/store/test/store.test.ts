@@ -72,7 +72,13 @@ import {
   updatePoolAccounting,
   upsertDeveloper,
 } from '../src/index.js';
-import { createSchema, dropSchema, POSTGRES_URL, postgresSkipReason } from '../testing/postgres.js';
+import {
+  createSchema,
+  dropSchema,
+  POSTGRES_URL,
+  postgresSkipReason,
+  testIntent,
+} from '../testing/index.js';
 
 const ALL_MIGRATIONS = loadMigrations().map((migration) => migration.name);
 // With CI=true an unreachable PostgreSQL fails the PostgreSQL run only; PGlite still runs.
@@ -218,7 +224,7 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
     let serial = 0;
     const intent = (overrides: Partial<NewIntent> = {}): NewIntent => {
       serial += 1;
-      return {
+      return testIntent({
         intentId: `int_${uid()}`,
         poolId,
         apiKeyId: key.keyId,
@@ -226,27 +232,10 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
         walletParty,
         depositAddress: swapParty,
         depositReference: `pp-${uid()}`,
-        inputToken: AMULET.id,
-        inputTokenAdmin: AMULET.admin,
-        outputToken: USDCX.id,
-        outputTokenAdmin: USDCX.admin,
-        expectedAmount: '100',
-        quotedSwapAmount: '100',
-        networkFeeAmount: '1',
-        poolFeeAmount: '0.297',
-        lpFeeAmount: '0.22275',
-        platformFeeAmount: '0.07425',
-        inputAmountAfterPoolFee: '98.703',
-        expectedOutput: '14.3',
-        minOutput: '13.585',
-        slippageTolerance: 0.05,
-        networkFeePolicy: null,
-        platformFeePolicy: null,
-        outputAddress: walletParty,
         createdAt: at(serial * MINUTE_MS),
         expiresAt: at(serial * MINUTE_MS + DAY_MS),
         ...overrides,
-      };
+      });
     };
     return { walletParty, poolId, intent };
   }

@@ -1,0 +1,3 @@
+/** What the tests of the store and of the packages built on it share. */
+export * from './intents.js';
+export * from './postgres.js';
