@@ -27,6 +27,8 @@ export class CantonObserver {
   private readonly depositSeen = new Map<string, number>();
   private readonly payoutSeen = new Map<string, number>();
   private readonly ended = new Map<string, { readonly status: string; readonly at: number }>();
+  /** Intents the store has moved on from `pending` (their deposit arrived, or they ended). */
+  private readonly leftPendingIds = new Set<string>();
   private readonly stopping = new AbortController();
   private following: Promise<void> = Promise.resolve();
 
@@ -46,6 +48,7 @@ export class CantonObserver {
   private heard(payload: string | undefined): void {
     if (payload === undefined) return;
     const { intentId, status } = JSON.parse(payload) as { intentId: string; status: string };
+    if (status !== 'pending') this.leftPendingIds.add(intentId);
     if (TERMINAL.has(status) && !this.ended.has(intentId)) {
       this.ended.set(intentId, { status, at: Date.now() });
     }
@@ -86,6 +89,12 @@ export class CantonObserver {
       counts[status] = (counts[status] ?? 0) + 1;
     }
     return counts;
+  }
+
+  /** Waits until the intent is no longer `pending` or `waitMs` passed. */
+  async leftPending(intentId: string, waitMs: number): Promise<void> {
+    const deadline = Date.now() + waitMs;
+    while (!this.leftPendingIds.has(intentId) && Date.now() < deadline) await sleep(LOOK_EVERY_MS);
   }
 
   /** Waits until the intent ended or `waitMs` passed. */
