@@ -24,6 +24,7 @@ export * from './pool-stats.js';
 export * from './pricing.js';
 export * from './quote.js';
 export * from './ratio.js';
+export * from './recent-entries.js';
 export * from './schemas/index.js';
 export * from './settlement.js';
 export * from './settlement-safety.js';

@@ -6,6 +6,7 @@
  *
  * Without a secret every request acts as the default user, as a participant with auth disabled.
  */
+import { keepRecent } from '@poolparty/core';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import { unauthenticated } from './canton-errors.js';
 
@@ -91,10 +92,5 @@ function keepVerified(settings: AuthSettings, token: string, checked: VerifiedTo
     tokens = new Map();
     verified.set(settings, tokens);
   }
-  tokens.delete(token);
-  tokens.set(token, checked);
-  if (tokens.size > VERIFIED_TOKENS_KEPT) {
-    const oldest = tokens.keys().next().value;
-    if (oldest !== undefined) tokens.delete(oldest);
-  }
+  keepRecent(tokens, token, checked, VERIFIED_TOKENS_KEPT);
 }

@@ -11,6 +11,7 @@
  * list is also read again every `DELTAS_BETWEEN_LISTS` catch-ups, so a change the ranges could
  * not show (a reassignment between synchronizers) is not kept for long.
  */
+import { keepRecent } from '@poolparty/core';
 import type { Offset } from '../port.js';
 import { type CreatedEvent, type JsGetUpdatesResponse, sameEntity } from './wire/index.js';
 
@@ -143,7 +144,7 @@ export class ActiveSets {
       if (plan.kind === 'list' && !plan.keep) return [...listed.contracts.values()];
       set = listed;
     }
-    this.keep(key, set);
+    keepRecent(this.sets, key, set, ACTIVE_SETS_KEPT);
     return [...set.contracts.values()];
   }
 
@@ -162,19 +163,5 @@ export class ActiveSets {
       // Pruned, too many changes, or the read failed: the whole list answers (or says why not).
       return null;
     }
-  }
-
-  private keep(key: string, set: ActiveSet): void {
-    this.sets.delete(key);
-    this.sets.set(key, set);
-    if (this.sets.size > ACTIVE_SETS_KEPT) {
-      const oldest = this.sets.keys().next().value;
-      if (oldest !== undefined) this.sets.delete(oldest);
-    }
-  }
-
-  /** Forgets every kept set (the next reads list them whole). */
-  clear(): void {
-    this.sets.clear();
   }
 }

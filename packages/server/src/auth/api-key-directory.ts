@@ -8,6 +8,7 @@
  * calls `invalidate()` when the store announces an admin change (admin/change-feed.ts).
  */
 
+import { keepRecent } from '@poolparty/core';
 import type { Database } from '@poolparty/store';
 import { type ApiKeyWithDeveloper, findApiKeyByHash, recordApiKeyUsage } from '@poolparty/store';
 import { hashApiKey } from './api-keys.js';
@@ -119,11 +120,6 @@ export class ApiKeyDirectory {
   }
 
   private remember(keyHash: string, entry: CacheEntry): void {
-    this.cache.delete(keyHash);
-    this.cache.set(keyHash, entry);
-    if (this.cache.size > CACHE_ENTRIES_MAX) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
+    keepRecent(this.cache, keyHash, entry, CACHE_ENTRIES_MAX);
   }
 }

@@ -9,6 +9,7 @@
  * time, never all at once, so this is when a client waiting on its quota can send again; on a
  * refusal it is exactly `Retry-After`.
  */
+import { keepRecent } from '@poolparty/core';
 
 export interface Bucket {
   readonly tokens: number;
@@ -98,12 +99,7 @@ export class BucketStore {
 
   take(key: string, nowMs: number, limit: number, windowMs: number): RateDecision {
     const decision = takeToken(this.buckets.get(key), nowMs, limit, windowMs);
-    this.buckets.delete(key);
-    this.buckets.set(key, decision.bucket);
-    if (this.buckets.size > this.bucketsMax) {
-      const oldest = this.buckets.keys().next().value;
-      if (oldest !== undefined) this.buckets.delete(oldest);
-    }
+    keepRecent(this.buckets, key, decision.bucket, this.bucketsMax);
     return decision;
   }
 }

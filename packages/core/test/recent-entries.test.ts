@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { keepRecent } from '../src/recent-entries.js';
+
+describe('keepRecent', () => {
+  it('keeps at most `max` entries, dropping the least recently kept', () => {
+    const map = new Map<string, number>();
+    keepRecent(map, 'a', 1, 2);
+    keepRecent(map, 'b', 2, 2);
+    keepRecent(map, 'a', 3, 2); // a is now the most recent
+    keepRecent(map, 'c', 4, 2);
+    expect([...map]).toEqual([
+      ['a', 3],
+      ['c', 4],
+    ]);
+  });
+});
