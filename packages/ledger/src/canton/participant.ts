@@ -22,6 +22,7 @@ import { isTooLarge } from './update-stream.js';
 import {
   type CompletionStreamResponse,
   type CreatedEvent,
+  type GetUpdatesRequest,
   type JsCommands,
   type JsGetActiveContractsResponse,
   type JsGetEventsByContractIdResponse,
@@ -185,31 +186,31 @@ export class ParticipantClient {
   }
 
   /** The ACS-delta transactions of `party`'s `interfaceId` contracts in the offsets between. */
-  async activeSetChanges(
+  activeSetChanges(
     party: string,
     interfaceId: string,
     beginExclusive: Offset,
     endInclusive: Offset,
   ): Promise<JsGetUpdatesResponse[]> {
-    const items = await this.http.post<JsGetUpdatesResponse[]>(
-      this.url('/v2/updates'),
+    return this.updatesList(
       activeSetChangesRequest(beginExclusive, endInclusive, party, interfaceId),
-      { kind: 'read' },
     );
-    return Array.isArray(items) ? items : [];
   }
 
   /** The updates items of `(beginExclusive, endInclusive]` in `scope`. */
-  async updatesBetween(
+  updatesBetween(
     beginExclusive: Offset,
     endInclusive: Offset,
     scope: PartyScope,
   ): Promise<JsGetUpdatesResponse[]> {
-    const items = await this.http.post<JsGetUpdatesResponse[]>(
-      this.url('/v2/updates'),
-      updatesRequest(beginExclusive, scope, endInclusive),
-      { kind: 'read' },
-    );
+    return this.updatesList(updatesRequest(beginExclusive, scope, endInclusive));
+  }
+
+  /** The updates items a bounded `/v2/updates` request answers over HTTP. */
+  private async updatesList(request: GetUpdatesRequest): Promise<JsGetUpdatesResponse[]> {
+    const items = await this.http.post<JsGetUpdatesResponse[]>(this.url('/v2/updates'), request, {
+      kind: 'read',
+    });
     return Array.isArray(items) ? items : [];
   }
 
