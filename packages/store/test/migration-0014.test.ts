@@ -16,7 +16,7 @@ import {
   openPglite,
   upsertDeveloper,
 } from '../src/index.js';
-import { TEST_AMULET, TEST_USDCX, testIntent } from '../testing/index.js';
+import { TEST_AMULET, TEST_USDCX, testFeeEvent, testIntent } from '../testing/index.js';
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 const AMULET = TEST_AMULET;
@@ -73,22 +73,7 @@ async function completedSwap(db: Database, apiKeyId: string, n: number, feeEvent
     }),
   );
   if (feeEvent) {
-    await insertFeeEvent(db, {
-      poolId: POOL_ID,
-      intentId,
-      apiKeyId,
-      inputSide: 'a',
-      inputAmount: '100',
-      outputAmount: '14.3',
-      lpFeeAmount: '0.2',
-      platformFeeAmount: '0.07',
-      networkFeeAmount: '1',
-      developerEarnings: '0',
-      volumeUsd: null,
-      feesUsd: null,
-      lpFeesUsd: null,
-      at: T0,
-    });
+    await insertFeeEvent(db, testFeeEvent({ intentId, poolId: POOL_ID, apiKeyId }, T0));
   }
   await db.query(
     `UPDATE intents SET status = 'completed', actual_output = 14.3, payout_update_id = $2,

@@ -77,6 +77,7 @@ import {
   dropSchema,
   POSTGRES_URL,
   postgresSkipReason,
+  testFeeEvent,
   testIntent,
 } from '../testing/index.js';
 
@@ -705,22 +706,7 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
     }
 
     function feeEventOf(intent: { intentId: string; poolId: string; apiKeyId: string }) {
-      return insertFeeEvent(db, {
-        poolId: intent.poolId,
-        intentId: intent.intentId,
-        apiKeyId: intent.apiKeyId,
-        inputSide: 'a',
-        inputAmount: '100',
-        outputAmount: '14.3',
-        lpFeeAmount: '0.2',
-        platformFeeAmount: '0.07',
-        networkFeeAmount: '1',
-        developerEarnings: '0',
-        volumeUsd: null,
-        feesUsd: null,
-        lpFeesUsd: null,
-        at: T0,
-      });
+      return insertFeeEvent(db, testFeeEvent(intent, T0));
     }
 
     it('count a swap completed without its fee event or payout, by either way of completing', async () => {

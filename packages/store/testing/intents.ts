@@ -2,7 +2,7 @@
  * A swap intent as the store's tests and migration tests write one: 100 Amulet for USDCx with the
  * devnet pool's fees, due a day after it was made. The ids, parties and times are the caller's.
  */
-import type { NewIntent } from '../src/index.js';
+import type { NewFeeEvent, NewIntent } from '../src/index.js';
 
 export const TEST_AMULET = { id: 'Amulet', admin: 'DSO::1220aa' } as const;
 export const TEST_USDCX = { id: 'USDCx', admin: 'circle::1220bb' } as const;
@@ -35,5 +35,28 @@ export function testIntent(fields: TestIntentFields): NewIntent {
     outputAddress: fields.walletParty,
     expiresAt: new Date(fields.createdAt.getTime() + DAY_MS),
     ...fields,
+  };
+}
+
+/** The fee event of a `testIntent` swap that executed at `at`. */
+export function testFeeEvent(
+  intent: Pick<NewIntent, 'intentId' | 'poolId' | 'apiKeyId'>,
+  at: Date,
+): NewFeeEvent {
+  return {
+    poolId: intent.poolId,
+    intentId: intent.intentId,
+    apiKeyId: intent.apiKeyId,
+    inputSide: 'a',
+    inputAmount: '100',
+    outputAmount: '14.3',
+    lpFeeAmount: '0.2',
+    platformFeeAmount: '0.07',
+    networkFeeAmount: '1',
+    developerEarnings: '0',
+    volumeUsd: null,
+    feesUsd: null,
+    lpFeesUsd: null,
+    at,
   };
 }
