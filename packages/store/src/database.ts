@@ -17,6 +17,7 @@ import {
   unpackTemplate,
 } from './pglite-template.js';
 import type { Database, Queryable, Row, SqlParam } from './sql.js';
+import { isStalePreparedStatement, StatementNames } from './statement-names.js';
 import { isConnectionLoss, isReadOnlyStatement, StoreUnavailable } from './unavailable.js';
 
 export type { Database, Queryable, Row, SqlParam } from './sql.js';
@@ -94,18 +95,41 @@ class PostgresDatabase implements Database {
     private readonly listenerConnection: pg.ClientConfig,
   ) {}
 
+  private readonly statementNames = new StatementNames();
+
   async query<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
     try {
-      return (await this.pool.query(sql, params as unknown[])).rows as T[];
+      return (await this.send(this.pool, sql, params)) as T[];
     } catch (error) {
-      if (!isConnectionLoss(error)) throw error;
-      // A read met a lost connection: the pool has dropped it, so once more on a fresh one.
-      if (!isReadOnlyStatement(sql)) throw new StoreUnavailable(error);
+      if (!isConnectionLoss(error) && !isStalePreparedStatement(error)) throw error;
+      // A read met a lost connection: the pool has dropped it, so once more on a fresh one. A
+      // stale prepared statement was refused before it ran, so it is sent again, unnamed.
+      if (isConnectionLoss(error) && !isReadOnlyStatement(sql)) throw new StoreUnavailable(error);
     }
     try {
-      return (await this.pool.query(sql, params as unknown[])).rows as T[];
+      return (await this.send(this.pool, sql, params)) as T[];
     } catch (error) {
       throw isConnectionLoss(error) ? new StoreUnavailable(error) : error;
+    }
+  }
+
+  /**
+   * One statement on the pool or a held client, named when it has parameters (statement-names.ts;
+   * a parameterless text goes by the simple protocol, which also takes several statements).
+   */
+  private async send(
+    target: pg.Pool | pg.PoolClient,
+    sql: string,
+    params: readonly SqlParam[],
+  ): Promise<unknown[]> {
+    const values = params as unknown[];
+    const name = params.length === 0 ? undefined : this.statementNames.nameOf(sql);
+    if (name === undefined) return (await target.query(sql, values)).rows;
+    try {
+      return (await target.query({ name, text: sql, values })).rows;
+    } catch (error) {
+      if (isStalePreparedStatement(error)) this.statementNames.retire(sql);
+      throw error;
     }
   }
 
@@ -126,7 +150,7 @@ class PostgresDatabase implements Database {
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const { client, lost } = await this.begin();
     const tx = new ScopedQueryable({
-      query: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
+      query: (sql, params) => this.send(client, sql, params),
       exec: async (script) => {
         await client.query(script);
       },
