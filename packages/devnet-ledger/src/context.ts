@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { type AuthSettings, authenticatedUser, bearerToken, subprotocolToken } from './auth.js';
 import { permissionDenied } from './canton-errors.js';
 import type { ContractHistory } from './contract-history.js';
+import type { PreparedHashes } from './prepared-transaction.js';
 import type { CommandRunner } from './token-standard-commands.js';
 import type { UserDirectory } from './users.js';
 
@@ -16,6 +17,8 @@ export interface ServerContext {
   readonly auth: AuthSettings;
   readonly history: ContractHistory;
   readonly commands: CommandRunner;
+  /** The hashes of the prepared transactions handed out, for their execution. */
+  readonly preparedHashes: PreparedHashes;
   /** How often a live update stream reports an offset checkpoint while nothing commits. */
   readonly checkpointIntervalMs: number;
 }

@@ -131,9 +131,14 @@ const prepareSubmission = submissionRoute({
     const user = actingUser(ctx, userOf(request), optionalStringAt(body.userId, 'userId'));
     await ctx.users.requireReadAs(user, actAsOf(body.actAs));
     const prepared = prepareTransaction(await preparationOf(ctx, body));
+    const preparedTransaction = Buffer.from(PreparedTransaction.toBinary(prepared)).toString(
+      'base64',
+    );
+    const hash = preparedTransactionHash(prepared);
+    ctx.preparedHashes.remember(preparedTransaction, hash);
     return {
-      preparedTransaction: Buffer.from(PreparedTransaction.toBinary(prepared)).toString('base64'),
-      preparedTransactionHash: Buffer.from(preparedTransactionHash(prepared)).toString('base64'),
+      preparedTransaction,
+      preparedTransactionHash: Buffer.from(hash).toString('base64'),
       hashingSchemeVersion: HASHING_SCHEME_VERSION,
     };
   },
@@ -152,7 +157,7 @@ async function execute(
   if (body.hashingSchemeVersion !== HASHING_SCHEME_VERSION) {
     throw invalidArgument(`hashingSchemeVersion must be ${HASHING_SCHEME_VERSION}`);
   }
-  const received = receivePreparedTransaction(body.preparedTransaction);
+  const received = receivePreparedTransaction(body.preparedTransaction, ctx.preparedHashes);
   const { commandId, actAs, commands } = commandOfPreparedTransaction(received);
   const user = actingUser(ctx, userOf(request), optionalStringAt(body.userId, 'userId'));
   await ctx.users.requireExecuteAs(user, actAs);

@@ -15,6 +15,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type Identifier, PreparedTransaction } from '@canton-network/core-ledger-proto';
+import { keepRecent } from '@poolparty/core';
 import type { TransferOffer } from '@poolparty/ledger';
 import {
   DEVNET_PACKAGE_NAME,
@@ -144,17 +145,38 @@ export function prepareTransaction(preparation: Preparation): PreparedTransactio
   });
 }
 
+/** Prepared transactions remembered for their execution; a wallet executes within seconds. */
+const PREPARED_HASHES_KEPT = 1024;
+
+/**
+ * The hashes of the prepared transactions this participant handed out, by their exact text. A
+ * transaction sent back byte for byte as it was handed out has the hash it had then, so execution
+ * looks it up instead of hashing it again (about half the hashing of an external submission);
+ * a transaction changed by one byte is another text, and is hashed as it arrives.
+ */
+export class PreparedHashes {
+  private readonly kept = new Map<string, Uint8Array>();
+
+  remember(base64: string, hash: Uint8Array): void {
+    keepRecent(this.kept, base64, hash, PREPARED_HASHES_KEPT);
+  }
+
+  hashOf(base64: string): Uint8Array | undefined {
+    return this.kept.get(base64);
+  }
+}
+
 /** A prepared transaction as sent back for execution: decoded, and its hash recomputed. */
 export interface Received {
   readonly prepared: PreparedTransaction;
   readonly hash: Uint8Array;
 }
 
-export function receivePreparedTransaction(base64: unknown): Received {
+export function receivePreparedTransaction(base64: unknown, handedOut?: PreparedHashes): Received {
   const text = stringAt(base64, 'preparedTransaction');
   try {
     const prepared = PreparedTransaction.fromBinary(Buffer.from(text, 'base64'));
-    return { prepared, hash: preparedTransactionHash(prepared) };
+    return { prepared, hash: handedOut?.hashOf(text) ?? preparedTransactionHash(prepared) };
   } catch (error) {
     const why = error instanceof UnhashableTransaction ? error.message : 'it does not decode';
     throw invalidArgument(`preparedTransaction is not a prepared transaction: ${why}`, {

@@ -26,6 +26,7 @@ import { createLedgerFastify } from './http/fastify.js';
 import { interactiveSubmissionRoutes } from './interactive-submission.js';
 import { packageRoutes } from './package-routes.js';
 import { participantRoutes } from './participant-routes.js';
+import { PreparedHashes } from './prepared-transaction.js';
 import { PER_ADMIN_REGISTRY_PREFIX, registryRoutes } from './registry.js';
 import { SCAN_PROXY_PREFIX, scanProxyRoutes } from './scan-proxy.js';
 import { CommandRunner } from './token-standard-commands.js';
@@ -89,6 +90,7 @@ function serverContext(options: DevnetLedgerServerOptions): ServerContext {
     },
     history: new ContractHistory(ledger),
     commands: new CommandRunner(ledger),
+    preparedHashes: new PreparedHashes(),
     checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
   };
 }
