@@ -127,6 +127,8 @@ class CantonLedgerImpl implements CantonLedger {
   private latestRecordTimeMs: number | null = null;
   /** The reading of the ledger's time under way, which callers meanwhile share. */
   private timeReading: Promise<Date> | null = null;
+  /** The ledger-end read the callers of this turn of the event loop share, until it is sent. */
+  private endAsked: Promise<Offset> | null = null;
   private readonly submitted = new Map<string, Submitted>();
   private readonly knownParties = new Set<string>();
   private readonly offers: OfferBook;
@@ -247,9 +249,21 @@ class CantonLedgerImpl implements CantonLedger {
     return this.completions.lookup(commandId, await this.completionParties());
   }
 
+  /**
+   * Callers asking in the same turn of the event loop share one read, sent once they all asked:
+   * a transfer reads the time and its sender's holdings together, a round every pool's holdings.
+   * The read starts after each of them asked, so each sees every commit it knew of (unlike a read
+   * already under way, which may have left before that commit).
+   */
   async ledgerEnd(): Promise<Offset> {
     this.assertOpen();
-    return this.participant.ledgerEnd();
+    if (this.endAsked === null) {
+      this.endAsked = Promise.resolve().then(() => {
+        this.endAsked = null;
+        return this.participant.ledgerEnd();
+      });
+    }
+    return this.endAsked;
   }
 
   updates(fromOffset: Offset, subscription: UpdateSubscription = {}): AsyncIterable<LedgerUpdate> {
