@@ -21,6 +21,7 @@ import { Amount, planOfferOutcome, type SwapPartyOfferEnding } from '@poolparty/
 import type { LedgerEvent, LedgerUpdate } from '@poolparty/ledger';
 import type { PoolRecord, Queryable } from '@poolparty/store';
 import {
+  advanceCheckpoint,
   commandByOffer,
   confirmCommand,
   confirmCommands,
@@ -99,7 +100,7 @@ export async function ingestUpdates(
     ? await readPriceBook(ctx.ledger, allPools, now)
     : null;
   const applied = await ctx.db.transaction(async (tx) => {
-    const checkpoint = await lockCheckpoint(tx, ctx.settings.stream, ctx.settings.startOffset, now);
+    const { checkpoint, moved } = await openCheckpoint(tx, ctx, updates, now);
     const fresh = scoped.filter(({ update }) => update.offset > checkpoint);
     const commands = await commandsNamed(
       tx,
@@ -138,11 +139,29 @@ export async function ingestUpdates(
       count += 1;
     }
     await flush();
-    if (count > 0) await setLedgerOffset(tx, ctx.settings.stream, last, now);
+    if (count > 0 && !moved) await setLedgerOffset(tx, ctx.settings.stream, last, now);
     return count;
   });
   if (applied > 0) effects.apply(ctx);
   return { applied, effects };
+}
+
+/**
+ * The checkpoint before the batch, locked, and already moved past the batch (`moved`) unless
+ * the stream had none: the batch's updates above it are applied in this transaction, and each
+ * update applied there moves the checkpoint to that update's offset at most.
+ */
+async function openCheckpoint(
+  tx: Queryable,
+  ctx: EngineContext,
+  updates: readonly LedgerUpdate[],
+  now: Date,
+): Promise<{ readonly checkpoint: number; readonly moved: boolean }> {
+  const { stream, startOffset } = ctx.settings;
+  const through = updates.reduce((most, update) => Math.max(most, update.offset), -1);
+  const prior = through < 0 ? null : await advanceCheckpoint(tx, stream, through, now);
+  if (prior !== null) return { checkpoint: prior, moved: true };
+  return { checkpoint: await lockCheckpoint(tx, stream, startOffset, now), moved: false };
 }
 
 /**

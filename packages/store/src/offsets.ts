@@ -55,3 +55,32 @@ export async function lockCheckpoint(
   );
   return readSafeInteger(rows[0]?.last_offset);
 }
+
+/**
+ * Moves the checkpoint of `stream` to `through` (never backwards), locked until the transaction
+ * ends, and answers where it stood before; null, changing nothing, when the stream has none yet
+ * (`lockCheckpoint` creates it). One statement where `lockCheckpoint` and `setLedgerOffset`
+ * take two: an ingest knows before it starts the last offset of its batch, and moves the
+ * checkpoint there only if the updates above the old checkpoint are applied in the same
+ * transaction. The old offset comes from the row locked in the subquery: an ingester that waited
+ * for another's lock reads the offset that one committed, so it never applies an update twice.
+ */
+export async function advanceCheckpoint(
+  tx: Queryable,
+  stream: string,
+  through: number,
+  now: Date,
+): Promise<number | null> {
+  if (!Number.isSafeInteger(through) || through < 0) {
+    throw new RangeError(`offset must be a non-negative integer, got ${through}`);
+  }
+  const rows = await tx.query(
+    `UPDATE ledger_offsets o
+        SET last_offset = GREATEST(prior.last_offset, $2), updated_at = $3
+       FROM (SELECT stream, last_offset FROM ledger_offsets WHERE stream = $1 FOR UPDATE) prior
+      WHERE o.stream = prior.stream
+     RETURNING prior.last_offset AS prior`,
+    [stream, through, now],
+  );
+  return rows[0] === undefined ? null : readSafeInteger(rows[0].prior);
+}

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ActiveIntentExistsError,
+  advanceCheckpoint,
   cancelIntent,
   consumeNonce,
   countIncompleteCompletedSwaps,
@@ -757,6 +758,23 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
       expect(await getLedgerOffset(db, stream)).toBe(5);
       expect(await setLedgerOffset(db, stream, 2 ** 40, T0)).toBe(true);
       expect(await getLedgerOffset(db, stream)).toBe(2 ** 40);
+    });
+
+    it('advance a checkpoint past a batch, answering where it stood, never moving it back', async () => {
+      const stream = `ingest-${uid()}`;
+      expect(await db.transaction((tx) => advanceCheckpoint(tx, stream, 7, T0))).toBeNull();
+      expect(await getLedgerOffset(db, stream)).toBeNull();
+      await setLedgerOffset(db, stream, 5, T0);
+      expect(await db.transaction((tx) => advanceCheckpoint(tx, stream, 9, T0))).toBe(5);
+      expect(await db.transaction((tx) => advanceCheckpoint(tx, stream, 7, T0))).toBe(9);
+      expect(await getLedgerOffset(db, stream)).toBe(9);
+      await expect(
+        db.transaction(async (tx) => {
+          await advanceCheckpoint(tx, stream, 12, T0);
+          throw new Error('the batch failed');
+        }),
+      ).rejects.toThrow('the batch failed');
+      expect(await getLedgerOffset(db, stream)).toBe(9);
     });
 
     it('record a deposit once however often the ledger delivers it', async () => {
