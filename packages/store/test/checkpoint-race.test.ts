@@ -3,41 +3,24 @@
  * the first to commit and then answers the offset the first moved it to, so it skips the updates
  * the first applied instead of applying them twice.
  */
-import {
-  advanceCheckpoint,
-  type Database,
-  migrate,
-  openPostgres,
-  setLedgerOffset,
-} from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-} from '@poolparty/store/testing';
+import { advanceCheckpoint, type Database, setLedgerOffset } from '@poolparty/store';
+import { type FreshSchema, openFreshSchema, postgresSkipReason } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const skipReason = await postgresSkipReason('checkpoint race suite');
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 
 describe.skipIf(skipReason !== null)('two ingesters advancing one checkpoint', () => {
-  let schema: string;
+  let store: FreshSchema;
   let first: Database;
   let second: Database;
 
   beforeAll(async () => {
-    schema = await createSchema('pp_checkpoint');
-    first = openPostgres(POSTGRES_URL, { schema });
-    second = openPostgres(POSTGRES_URL, { schema });
-    await migrate(first);
+    store = await openFreshSchema('pp_checkpoint', { processes: 2 });
+    [first, second] = store.databases as [Database, Database];
   });
 
-  afterAll(async () => {
-    await first.close();
-    await second.close();
-    await dropSchema(schema);
-  });
+  afterAll(() => store.close());
 
   it('the second waits for the first, then answers the offset the first committed', async () => {
     await setLedgerOffset(first, 'ledger', 10, T0);

@@ -2,13 +2,8 @@
  * Statements sent again and again are prepared once per PostgreSQL connection, and a prepared
  * statement whose table changed shape under it does not break the store.
  */
-import { type Database, openPostgres } from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-} from '@poolparty/store/testing';
+import type { Database } from '@poolparty/store';
+import { type FreshSchema, openFreshSchema, postgresSkipReason } from '@poolparty/store/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStalePreparedStatement, StatementNames } from '../src/statement-names.js';
 
@@ -49,21 +44,18 @@ describe('statement names', () => {
 const skipReason = await postgresSkipReason('prepared statements suite');
 
 describe.skipIf(skipReason !== null)('prepared statements on PostgreSQL', () => {
-  let schema: string;
+  let store: FreshSchema;
   let db: Database;
 
   beforeEach(async () => {
-    schema = await createSchema('pp_prepared');
     // One connection, so the statements below meet the connection that prepared them.
-    db = openPostgres(POSTGRES_URL, { schema, connectionsMax: 1 });
+    store = await openFreshSchema('pp_prepared', { connectionsMax: 1, migrated: false });
+    db = store.databases[0] as Database;
     await db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT NOT NULL)');
     await db.query('INSERT INTO t (id, a) VALUES ($1, $2)', [1, 'one']);
   });
 
-  afterEach(async () => {
-    await db.close();
-    await dropSchema(schema);
-  });
+  afterEach(() => store.close());
 
   const preparedCount = async (text: string) => {
     const rows = await db.query<{ n: string }>(

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { type Database, migrate, openPostgres } from '../src/index.js';
 
 export const POSTGRES_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const IN_CI = process.env.CI === 'true';
@@ -103,4 +104,39 @@ export async function terminateSessionsNamed(
     [applicationName],
   );
   return ended.rows.filter((row) => row.ended).length;
+}
+
+/** A fresh schema on the test server, opened as separate processes would each open it. */
+export interface FreshSchema {
+  readonly schema: string;
+  /** One pool per process, in the order asked for. */
+  readonly databases: readonly Database[];
+  /** Closes every pool and drops the schema. */
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh schema named after `prefix`, opened `processes` times (each its own pool of at most
+ * `connectionsMax` connections) and migrated unless `migrated` is false.
+ */
+export async function openFreshSchema(
+  prefix: string,
+  options: { processes?: number; connectionsMax?: number; migrated?: boolean } = {},
+): Promise<FreshSchema> {
+  const schema = await createSchema(prefix);
+  const databases = Array.from({ length: options.processes ?? 1 }, () =>
+    openPostgres(POSTGRES_URL, {
+      schema,
+      ...(options.connectionsMax !== undefined && { connectionsMax: options.connectionsMax }),
+    }),
+  );
+  if (options.migrated !== false && databases[0] !== undefined) await migrate(databases[0]);
+  return {
+    schema,
+    databases,
+    close: async () => {
+      for (const db of databases) await db.close();
+      await dropSchema(schema);
+    },
+  };
 }
