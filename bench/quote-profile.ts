@@ -3,7 +3,9 @@
  * from a separate autocannon process, with the server's CPU time per answer (process CPU over
  * answers: on a shared machine a steadier figure than requests/s, since it does not count the
  * time spent waiting for a core) and a CPU profile of the quote run for DevTools.
- * Not part of `npm run bench`.
+ * A third route answers the quote's own bytes (its body and headers, replayed) as cheaply as
+ * Fastify can, so the quote's cost beyond the bytes it sends shows apart. Not part of
+ * `npm run bench`.
  *
  *   node --import tsx bench/quote-profile.ts [out.cpuprofile]   (no profile without a file name)
  */
@@ -61,15 +63,36 @@ const show = (name: string, m: Measured) =>
 
 const out = process.argv[2];
 const dataDir = mkdtempSync(join(tmpdir(), 'poolparty-profile-'));
+/** Headers Node sets on every answer itself; the rest of a quote's are replayed. */
+const NODE_HEADERS = new Set(['connection', 'keep-alive', 'date', 'content-length']);
+
+/**
+ * The quote's own answer, replayed by the bare route (`/same-bytes`): its body and its headers,
+ * byte for byte. What a quote costs beyond that is the service's work, not the bytes it sends.
+ */
+async function recordQuote(quoteUrl: string, headers: Record<string, string>) {
+  const answer = await fetch(quoteUrl, { headers });
+  if (answer.status !== 200) throw new Error(`quote probe answered ${answer.status}`);
+  const replayed: Record<string, string> = {};
+  answer.headers.forEach((value, name) => {
+    if (!NODE_HEADERS.has(name)) replayed[name] = value;
+  });
+  return { headers: replayed, body: await answer.text() };
+}
+
+const ratio = (part: Measured, whole: Measured) =>
+  `${((100 * part.requestsPerS) / whole.requestsPerS).toFixed(1)} % by req/s, ${((100 * whole.cpuUsPerAnswer) / part.cpuUsPerAnswer).toFixed(1)} % by CPU per answer`;
+
 /** The bare route and the service under the same load, then a profile of the quote load. */
 async function underLoad(bareUrl: string, quoteUrl: string, headers: Record<string, string>) {
   const b = await measure(bareUrl, {});
+  const same = await measure(bareUrl.replace(/\/bare$/, '/same-bytes'), {});
   const q = await measure(quoteUrl, headers);
   show('bare', b);
+  show('bytes', same);
   show('quote', q);
-  console.log(
-    `ratio ${((100 * q.requestsPerS) / b.requestsPerS).toFixed(1)} % by req/s, ${((100 * b.cpuUsPerAnswer) / q.cpuUsPerAnswer).toFixed(1)} % by CPU per answer`,
-  );
+  console.log(`quote / bare: ${ratio(q, b)}`);
+  console.log(`quote / the quote's bytes from a bare route: ${ratio(q, same)}`);
   if (out === undefined) return;
   const session = new Session();
   session.connect();
@@ -90,14 +113,17 @@ async function underLoad(bareUrl: string, quoteUrl: string, headers: Record<stri
 }
 
 const bare = Fastify({ logger: false });
-bare.get('/bare', async () => ({ ok: true }));
-const bareUrl = `${await bare.listen({ host: '127.0.0.1', port: 0 })}/bare`;
 const service = await startQuietService(dataDir);
 try {
   if (service.url === null || service.devnet === null) throw new Error('service not listening');
   await unthrottle(service, service.devnet.apiKey);
   const headers = { 'x-api-key': service.devnet.apiKey };
-  await underLoad(bareUrl, `${service.url}${QUOTE_PATH}`, headers);
+  const quoteUrl = `${service.url}${QUOTE_PATH}`;
+  const quote = await recordQuote(quoteUrl, headers);
+  bare.get('/bare', async () => ({ ok: true }));
+  bare.get('/same-bytes', async (_request, reply) => reply.headers(quote.headers).send(quote.body));
+  const bareUrl = `${await bare.listen({ host: '127.0.0.1', port: 0 })}/bare`;
+  await underLoad(bareUrl, quoteUrl, headers);
 } finally {
   await service.close();
   await bare.close();
