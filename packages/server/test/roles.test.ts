@@ -125,8 +125,29 @@ describe.skipIf(skipReason !== null)('a process started in a role, on PostgreSQL
     }
   }
 
+  /** The channels the schema's processes LISTEN on, from their listening sessions. */
+  async function listenedChannels(schema: string): Promise<string[]> {
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    try {
+      const result = await client.query<{ channel: string }>(
+        `SELECT substring(query from 'LISTEN "?([a-z_]+)') AS channel FROM pg_stat_activity
+          WHERE application_name = $1 AND query LIKE 'LISTEN %'`,
+        [`poolparty-listen:${schema}`],
+      );
+      return result.rows.map((row) => row.channel).sort();
+    } finally {
+      await client.end();
+    }
+  }
+
   it('worker: leads the stream, takes snapshots, and answers only the operational endpoints', async () => {
     const worker = await start('worker');
+    // It serves no event streams, so it listens for none of their notifications.
+    const channels = await listenedChannels(worker.schema);
+    expect(channels).toContain('admin_changes');
+    expect(channels).not.toContain('intent_events');
+    expect(channels).not.toContain('liquidity_events');
 
     await waitFor(async () => (await ingestLocks(worker.schema)) === 1, 'the ingest lock');
     expect(await count(worker, 'SELECT count(*)::int AS n FROM pool_snapshots')).toBeGreaterThan(0);
@@ -142,6 +163,8 @@ describe.skipIf(skipReason !== null)('a process started in a role, on PostgreSQL
 
   it('api: serves the client API, and neither ingests nor takes snapshots', async () => {
     const api = await start('api');
+    const channels = await listenedChannels(api.schema);
+    expect(channels).toEqual(expect.arrayContaining(['intent_events', 'liquidity_events']));
 
     const pools = await request(api.url, 'GET', '/v1/pools', { apiKey: api.apiKey });
     expect(pools.status).toBe(200);
