@@ -301,16 +301,7 @@ async function ratePhase(stage: Stage, seconds: number): Promise<PhaseFigures> {
   const moments = await Promise.all(running);
   const cpu = cpuOf(cpuBefore, sampleCpu(deploymentProcesses(stage.cluster)));
   progress(`CPU over the phase (share of one core): ${cpuLine(cpu)}`);
-  const measured = moments.slice(warmUp);
-  const unfinished = new Map<string, number>();
-  for (const { completed, ending } of measured) {
-    if (completed === null)
-      unfinished.set(ending ?? 'running', (unfinished.get(ending ?? 'running') ?? 0) + 1);
-  }
-  if (unfinished.size > 0) {
-    progress(`not completed: ${[...unfinished].map(([why, n]) => `${n} ${why}`).join(', ')}`);
-  }
-  return phaseFigures(measured);
+  return phaseFigures(moments.slice(warmUp));
 }
 
 /**
