@@ -34,7 +34,6 @@ import {
   lockCheckpoint,
   openCommandsOfDeposit,
   raiseOperatorFlag,
-  setLedgerOffset,
 } from '@poolparty/store';
 import { collectionOffered, finishCollection, returnCollection } from './collections.js';
 import { Effects, type EngineContext } from './context.js';
@@ -100,7 +99,7 @@ export async function ingestUpdates(
     ? await readPriceBook(ctx.ledger, allPools, now)
     : null;
   const applied = await ctx.db.transaction(async (tx) => {
-    const { checkpoint, moved } = await openCheckpoint(tx, ctx, updates, now);
+    const checkpoint = await openCheckpoint(tx, ctx, updates, now);
     const fresh = scoped.filter(({ update }) => update.offset > checkpoint);
     const commands = await commandsNamed(
       tx,
@@ -139,7 +138,6 @@ export async function ingestUpdates(
       count += 1;
     }
     await flush();
-    if (count > 0 && !moved) await setLedgerOffset(tx, ctx.settings.stream, last, now);
     return count;
   });
   if (applied > 0) effects.apply(ctx);
@@ -147,21 +145,25 @@ export async function ingestUpdates(
 }
 
 /**
- * The checkpoint before the batch, locked, and already moved past the batch (`moved`) unless
- * the stream had none: the batch's updates above it are applied in this transaction, and each
- * update applied there moves the checkpoint to that update's offset at most.
+ * The checkpoint before the batch, locked, and already moved past the batch: the batch's updates
+ * above it are applied in this transaction, so the offset and their effects commit together. A
+ * stream without a checkpoint gets one at its start offset first (once in its life).
  */
 async function openCheckpoint(
   tx: Queryable,
   ctx: EngineContext,
   updates: readonly LedgerUpdate[],
   now: Date,
-): Promise<{ readonly checkpoint: number; readonly moved: boolean }> {
+): Promise<number> {
   const { stream, startOffset } = ctx.settings;
   const through = updates.reduce((most, update) => Math.max(most, update.offset), -1);
-  const prior = through < 0 ? null : await advanceCheckpoint(tx, stream, through, now);
-  if (prior !== null) return { checkpoint: prior, moved: true };
-  return { checkpoint: await lockCheckpoint(tx, stream, startOffset, now), moved: false };
+  if (through < 0) return lockCheckpoint(tx, stream, startOffset, now);
+  const prior = await advanceCheckpoint(tx, stream, through, now);
+  if (prior !== null) return prior;
+  // Created and locked by this transaction, so the advance below finds it where it was created.
+  const created = await lockCheckpoint(tx, stream, startOffset, now);
+  await advanceCheckpoint(tx, stream, through, now);
+  return created;
 }
 
 /**
