@@ -36,6 +36,16 @@ export interface PartyInfo {
   readonly kind: 'external' | 'internal';
 }
 
+/**
+ * Whether the service may submit commands as a party (send its transfers, act on its offers): on
+ * a participant, its user's `CanActAs` right or a key it holds for the party; on the embedded
+ * devnet ledger, an internal party (an external one only its own key signs for).
+ */
+export type ActingRight =
+  | { readonly canAct: true }
+  /** `reason` says what is missing, in words that follow the party's id ("it is …"). */
+  | { readonly canAct: false; readonly reason: string };
+
 export interface HoldingLock {
   /**
    * The transfer offer the holding is locked for; null when the adapter cannot derive it (a lock
@@ -186,6 +196,8 @@ export interface LedgerPort {
   getParty(partyId: string): Promise<PartyInfo | null>;
   /** Whether `rawPublicKey` (32-byte Ed25519) is a registered signing key of the party. */
   isSigningKeyOf(partyId: string, rawPublicKey: Uint8Array): Promise<boolean>;
+  /** Whether the service may act as the party, and if not what it lacks. */
+  canActAs(partyId: string): Promise<ActingRight>;
   listInstruments(): Promise<readonly Instrument[]>;
   /** Holdings owned by the party, locked ones included (see `lock`). */
   getHoldings(partyId: string): Promise<readonly Holding[]>;

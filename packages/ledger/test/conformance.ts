@@ -54,6 +54,11 @@ export interface LedgerHarness {
   readonly soleWriter?: boolean;
   /** Whether `isSigningKeyOf` sees keys added after a party was created; default true. */
   readonly addedKeysVisible?: boolean;
+  /**
+   * Whether the service may act as the external parties the suite creates: a harness that holds
+   * their keys signs for them; the embedded ledger leaves them to their own wallets. Default false.
+   */
+  readonly actsForExternalParties?: boolean;
 }
 
 /** Only keeps a broken subscription from hanging a test; never part of an assertion. */
@@ -1124,6 +1129,16 @@ export function ledgerConformanceSuite(harness: LedgerHarness): void {
         );
         expect(await ledger.isSigningKeyOf(partyId, key)).toBe(true);
         expect(await ledger.isSigningKeyOf(partyId, publicKeyFor(9))).toBe(false);
+      });
+
+      it('says whether the service may act as a party, and what it lacks where it may not', async () => {
+        const w = await world();
+        expect(await w.ledger.canActAs(w.bob)).toEqual({ canAct: true });
+        const external = await w.ledger.canActAs(w.alice);
+        expect(external.canAct).toBe(harness.actsForExternalParties === true);
+        if (!external.canAct) expect(external.reason).toMatch(/\S/);
+        const ghost = await w.ledger.canActAs(`ghost::1220${'0'.repeat(64)}`);
+        expect(ghost).toEqual({ canAct: false, reason: expect.stringMatching(/\S/) });
       });
 
       it('a party created without a key is internal', async () => {

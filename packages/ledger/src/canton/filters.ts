@@ -109,3 +109,14 @@ export function readScopeOfRights(rights: ListUserRightsResponse): PartyScope {
   }
   return { kind: 'parties', parties: [...parties].sort() };
 }
+
+/** The parties a user's rights let it submit commands as: its `CanActAs` parties. */
+export function actAsPartiesOfRights(rights: ListUserRightsResponse): ReadonlySet<string> {
+  const parties = new Set<string>();
+  for (const right of rights.rights ?? []) {
+    const kind = (right.kind ?? {}) as Record<string, { value?: { party?: string } } | undefined>;
+    const party = kind.CanActAs?.value?.party;
+    if (typeof party === 'string') parties.add(party);
+  }
+  return parties;
+}

@@ -16,6 +16,7 @@
  */
 import { Amount, fingerprint, type Instrument } from '@poolparty/core';
 import {
+  type ActingRight,
   type CommandCompletion,
   type CommandResult,
   type Holding,
@@ -191,6 +192,21 @@ class CantonLedgerImpl implements CantonLedger {
     // participant's.
     const kind = namespaceOf(partyId) === this.participantNamespace ? 'internal' : 'external';
     return { partyId, kind };
+  }
+
+  /**
+   * The user's `CanActAs` right for the party, or a key held for it (`externalSigners`). A
+   * party's kind is no sign of either: it is derived from the namespace, and on the devnet ledger
+   * server every party has its own.
+   */
+  async canActAs(partyId: string): Promise<ActingRight> {
+    this.assertOpen();
+    if (this.options.externalSigners?.(partyId) !== undefined) return { canAct: true };
+    if ((await this.participant.actAsParties()).has(partyId)) return { canAct: true };
+    return {
+      canAct: false,
+      reason: `the participant's user ${this.userId} has no CanActAs right for it`,
+    };
   }
 
   /**

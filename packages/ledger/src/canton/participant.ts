@@ -6,6 +6,7 @@
 import { LedgerError, type Offset } from '../port.js';
 import { CantonRequestError, type RequestKind } from './errors.js';
 import {
+  actAsPartiesOfRights,
   activeContractsRequest,
   activeSetChangesRequest,
   eventFormat,
@@ -144,12 +145,20 @@ export class ParticipantClient {
    */
   async readScope(): Promise<PartyScope> {
     if (this.readsAnyParty) return { kind: 'any' };
-    const rights = await this.http.get<ListUserRightsResponse>(
-      this.url(`/v2/users/${encodeURIComponent(this.userId)}/rights`),
-    );
-    const scope = readScopeOfRights(rights);
+    const scope = readScopeOfRights(await this.userRights());
     this.readsAnyParty = scope.kind === 'any';
     return scope;
+  }
+
+  /** The parties the user may act as (`CanActAs`), read afresh: rights are granted as pools are added. */
+  async actAsParties(): Promise<ReadonlySet<string>> {
+    return actAsPartiesOfRights(await this.userRights());
+  }
+
+  private userRights(): Promise<ListUserRightsResponse> {
+    return this.http.get<ListUserRightsResponse>(
+      this.url(`/v2/users/${encodeURIComponent(this.userId)}/rights`),
+    );
   }
 
   /** The created events of the contracts of `interfaceId` active at `offset` in `scope`. */

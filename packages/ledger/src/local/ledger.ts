@@ -30,6 +30,7 @@
 import { randomBytes } from 'node:crypto';
 import { Amount, fingerprint, type Instrument, instrumentKey } from '@poolparty/core';
 import {
+  type ActingRight,
   type CommandCompletion,
   type CommandResult,
   type Holding,
@@ -195,6 +196,24 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
     return this.run(() => {
       const party = this.state.parties.get(partyId);
       return party ? { partyId: party.partyId, kind: party.kind } : null;
+    });
+  }
+
+  /**
+   * The devnet's service acts for the parties in the operator's namespace; an external party's
+   * submissions are its own wallet's, signed with its key.
+   */
+  canActAs(partyId: string): Promise<ActingRight> {
+    return this.run((): ActingRight => {
+      const party = this.state.parties.get(partyId);
+      if (party === undefined) return { canAct: false, reason: 'the ledger knows no such party' };
+      if (party.kind === 'external') {
+        return {
+          canAct: false,
+          reason: 'it is an external party, which only its own key signs for',
+        };
+      }
+      return { canAct: true };
     });
   }
 

@@ -52,6 +52,25 @@ describe('the canton adapter against a devnet ledger server', () => {
     expect(await w.canton.isSigningKeyOf(w.wallet, new Uint8Array(32))).toBe(false);
   });
 
+  it('acts as the parties its user has CanActAs for, and as those whose key it holds', async () => {
+    expect(await w.canton.canActAs(w.alice)).toEqual({ canAct: true });
+    // The participant grants its user no right for an external party: only its key signs for it.
+    expect(await w.canton.canActAs(w.wallet)).toEqual({
+      canAct: false,
+      reason: "the participant's user poolparty has no CanActAs right for it",
+    });
+    const signing = await w.open({
+      externalSigners: (partyId) =>
+        partyId === w.wallet
+          ? {
+              publicKey: ed25519.getPublicKey(w.walletSecret),
+              sign: async (message) => ed25519.sign(message, w.walletSecret),
+            }
+          : undefined,
+    });
+    expect(await signing.canActAs(w.wallet)).toEqual({ canAct: true });
+  });
+
   it('lists the instruments of the admins’ registries', async () => {
     const instruments = await w.canton.listInstruments();
     expect(instruments).toContainEqual(w.usd);

@@ -50,6 +50,8 @@ ledgerConformanceSuite({
   faults: true,
   soleWriter: true,
   addedKeysVisible: false,
+  // The harness holds the key of every external party it creates, and signs for it.
+  actsForExternalParties: true,
 });
 
 type SenderKind = 'external' | 'internal';

@@ -140,6 +140,7 @@ export async function openCantonHarnessLedger(
     canton,
     // ---- the port, over the wire
     getParty: (partyId) => canton.getParty(partyId),
+    canActAs: (partyId) => canton.canActAs(partyId),
     isSigningKeyOf: (partyId, key) => canton.isSigningKeyOf(partyId, key),
     listInstruments: () => canton.listInstruments(),
     getHoldings: (partyId) => canton.getHoldings(partyId),
