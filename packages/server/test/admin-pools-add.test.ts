@@ -310,6 +310,27 @@ describe('admin pools add', () => {
     expect(await listAdminActions(h.db, 10)).toEqual([]);
   });
 
+  it('refuses a party the service cannot act for, naming it and what is missing, writing nothing', async () => {
+    h = await world.harness();
+    const funded = await fundedSwapParty();
+    // A devnet wallet party (as `/devnet/parties` makes them): only its own key signs for it, so
+    // the service could never forward a deposit it received or pay out of it.
+    const external = h.alice.partyId;
+    expect(await h.ledger.getParty(external)).toMatchObject({ kind: 'external' });
+    const why = 'it is an external party, which only its own key signs for';
+
+    expect(await admin(h.ledger, ...addArgs(funded, '--lp-party', external))).toEqual({
+      out: [],
+      errors: [`--lp-party: the service cannot act as ${external}: ${why}`],
+    });
+    expect(await admin(h.ledger, ...addArgs(funded, '--swap-party', external))).toEqual({
+      out: [],
+      errors: [`--swap-party: the service cannot act as ${external}: ${why}`],
+    });
+    expect(await getPool(h.db, 'usdcx-cbtc')).toBeNull();
+    expect(await listAdminActions(h.db, 10)).toEqual([]);
+  });
+
   it('refuses a swap party with a transfer in flight: its reserves are not known', async () => {
     h = await world.harness();
     const funded = await fundedSwapParty();

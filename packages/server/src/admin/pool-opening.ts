@@ -4,9 +4,10 @@
  * pool; its reserves are what the swap party holds, read at one ledger offset, and its books
  * begin there (migration 0008): the funding transfers are in the reserves, not deposits.
  *
- * Everything is checked against the ledger before the store is touched: both parties exist, both
- * instruments are known to the ledger's registries, the swap party holds both and has no transfer
- * in flight, and neither the pool id, nor the swap party, nor the pair is taken.
+ * Everything is checked against the ledger before the store is touched: both parties exist and
+ * the service may act as both (the ledger's `canActAs`), both instruments are known to the
+ * ledger's registries, the swap party holds both and has no transfer in flight, and neither the
+ * pool id, nor the swap party, nor the pair is taken.
  */
 import { Amount, type Instrument, openingLiquidity, sameInstrument } from '@poolparty/core';
 import type { Holding, LedgerPort } from '@poolparty/ledger';
@@ -126,11 +127,14 @@ async function requireParties(ledger: LedgerPort, opening: PoolOpening): Promise
     ['--swap-party', opening.swapParty],
     ['--lp-party', opening.lpParty],
   ] as const) {
-    // Whether the service may act for the swap party is the participant's to say (its user's
-    // CanActAs right), and the first payout shows it; a party's kind, as the port derives it
-    // from the namespace, is no reliable sign of that.
     if ((await ledger.getParty(partyId)) === null) {
       throw new AdminError(`${option}: the ledger knows no party ${partyId}`);
+    }
+    // The swap party pays out and accepts deposit offers, the LP party forwards and returns
+    // deposits: a party the service cannot act for would strand the first deposit sent to it.
+    const right = await ledger.canActAs(partyId);
+    if (!right.canAct) {
+      throw new AdminError(`${option}: the service cannot act as ${partyId}: ${right.reason}`);
     }
   }
 }
