@@ -26,6 +26,7 @@ export * from './quote.js';
 export * from './ratio.js';
 export * from './recent-entries.js';
 export * from './schemas/index.js';
+export * from './set-aside.js';
 export * from './settlement.js';
 export * from './settlement-safety.js';
 export * from './signing.js';

@@ -2,7 +2,7 @@
 import type { LedgerPort } from '@poolparty/ledger';
 import type { Database } from '@poolparty/store';
 import type { ServiceClock } from './clock.js';
-import type { EngineLog, EngineSettings, EngineStep } from './settings.js';
+import type { EngineFaults, EngineLog, EngineSettings, EngineStep } from './settings.js';
 
 /** Told which pool's reserves changed, so that its quotes are computed again. */
 export interface QuoteInvalidator {
@@ -16,6 +16,8 @@ export interface EngineContext {
   readonly quoter: QuoteInvalidator;
   readonly log: EngineLog;
   readonly settings: EngineSettings;
+  /** Faults a test injects into the items the engine applies; none in service. */
+  readonly faults?: Pick<EngineFaults, 'applying' | 'executing'>;
   /** Marks a step boundary: throws `EngineCrash` once the engine has crashed or is told to. */
   step(step: EngineStep): void;
 }

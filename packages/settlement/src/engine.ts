@@ -20,6 +20,7 @@
  * step boundary (`faults.crashAt`) halts every loop there, as a killed process would, so a test
  * can start a fresh engine on the same store and ledger.
  */
+import { FailedAttempts, judgeItemFailure } from '@poolparty/core';
 import { LedgerError, type LedgerUpdate } from '@poolparty/ledger';
 import type { LeaderTerm, StreamLeadership } from '@poolparty/store';
 import {
@@ -37,6 +38,7 @@ import { expireDue } from './expiry.js';
 import { ingestUpdates } from './ingest.js';
 import { withdrawExpiredOffers } from './offer-withdrawal.js';
 import { type ReconciliationReport, reconcile } from './reconciler.js';
+import { isItemFailure, setUpdateAside } from './set-aside.js';
 import {
   backoffMs,
   type EngineFaults,
@@ -68,7 +70,7 @@ export interface Engine {
   reconcileNow(): Promise<ReconciliationReport>;
 }
 
-type Ports = Omit<EngineContext, 'step' | 'log' | 'settings'>;
+type Ports = Omit<EngineContext, 'step' | 'log' | 'settings' | 'faults'>;
 
 export class SettlementEngine implements Engine {
   private stopping = false;
@@ -89,6 +91,10 @@ export class SettlementEngine implements Engine {
   private workAnnouncements: ResilientListener | null = null;
   /** Commands being sent while the work loop goes on. */
   private readonly submissions: SubmissionPipeline;
+  /** Updates whose application failed by their own fault, by offset, until applied or set aside. */
+  private readonly failedUpdates = new FailedAttempts<number>();
+  /** Swaps whose execution failed by their own fault, until executed or set aside. */
+  private readonly failedSwaps = new FailedAttempts<string>();
 
   constructor(
     ports: Ports,
@@ -97,7 +103,7 @@ export class SettlementEngine implements Engine {
     private readonly faults: EngineFaults,
     private readonly leadership: StreamLeadership,
   ) {
-    this.ctx = { ...ports, settings, log, step: (step) => this.step(step) };
+    this.ctx = { ...ports, settings, log, faults, step: (step) => this.step(step) };
     this.submissions = new SubmissionPipeline(this.ctx, {
       onBatchEnded: () => this.poke(),
       onBatchFailed: (error) =>
@@ -274,23 +280,49 @@ export class SettlementEngine implements Engine {
     batch: readonly LedgerUpdate[],
     pools: readonly PoolRecord[],
   ): Promise<number> {
-    try {
-      return (await ingestUpdates(this.ctx, batch, pools)).applied;
-    } catch (error) {
-      // Without the store, one by one fails as the batch did: the stream waits and resumes.
-      if (batch.length === 1 || error instanceof EngineCrash || isConnectionLoss(error)) {
-        throw error;
+    if (batch.length > 1) {
+      try {
+        return (await ingestUpdates(this.ctx, batch, pools)).applied;
+      } catch (error) {
+        // Without the store, one by one fails as the batch did: the stream waits and resumes.
+        if (!isItemFailure(error)) throw error;
+        this.log.warn('an ingest batch failed; applying its updates one by one', {
+          updates: batch.length,
+          error: String(error),
+        });
       }
-      this.log.warn('an ingest batch failed; applying its updates one by one', {
-        updates: batch.length,
-        error: String(error),
-      });
     }
     let applied = 0;
-    for (const update of batch) {
-      applied += (await ingestUpdates(this.ctx, [update], pools)).applied;
-    }
+    for (const update of batch) applied += await this.ingestAlone(update, pools);
     return applied;
+  }
+
+  /**
+   * Applies one update. A failure of its own is counted; the stream resumes at it after a backoff
+   * until `itemAttemptsMax` failures, and then it is set aside with an operator flag and the
+   * stream goes on past it (docs/operations.md#items-set-aside).
+   */
+  private async ingestAlone(update: LedgerUpdate, pools: readonly PoolRecord[]): Promise<number> {
+    try {
+      const applied = (await ingestUpdates(this.ctx, [update], pools)).applied;
+      this.failedUpdates.settled(update.offset);
+      return applied;
+    } catch (error) {
+      if (!isItemFailure(error)) throw error;
+      const attempts = this.failedUpdates.failed(update.offset);
+      if (judgeItemFailure(attempts, this.settings.itemAttemptsMax) === 'retry') throw error;
+      const setAside = await setUpdateAside(this.ctx, update, { error, attempts });
+      this.failedUpdates.settled(update.offset);
+      if (setAside) {
+        this.log.error('an update kept failing and was set aside with an operator flag', {
+          offset: update.offset,
+          updateId: update.updateId,
+          attempts,
+          error: String(error),
+        });
+      }
+      return setAside ? 1 : 0;
+    }
   }
 
   private async workLoop(): Promise<void> {
@@ -321,7 +353,7 @@ export class SettlementEngine implements Engine {
     progressed = (await withdrawExpiredOffers(ctx)) > 0 || progressed;
     if (this.halted()) return progressed;
     // Execution before submission: the payouts and refunds it records go out in the same round.
-    progressed = (await executeQueued(ctx)) > 0 || progressed;
+    progressed = (await executeQueued(ctx, this.failedSwaps)) > 0 || progressed;
     if (this.halted()) return progressed;
     progressed = (await this.submissions.fill()) > 0 || progressed;
     return progressed;

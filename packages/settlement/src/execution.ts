@@ -21,9 +21,16 @@
  * nothing to refund, ends at once).
  *
  * A batch that fails (books that cannot hold a movement) is retried swap by swap, so the swaps
- * before the one that fails still execute, as they would have without batches.
+ * beside the one that fails still execute, as they would have without batches; a swap that keeps
+ * failing alone is set aside for an operator (set-aside.ts).
  */
-import { assertTransition, intentFeesOf, type SwapState } from '@poolparty/core';
+import {
+  assertTransition,
+  FailedAttempts,
+  intentFeesOf,
+  judgeItemFailure,
+  type SwapState,
+} from '@poolparty/core';
 import type { Holding } from '@poolparty/ledger';
 import type { Queryable } from '@poolparty/store';
 import {
@@ -46,7 +53,7 @@ import {
   updatePoolAccounting,
 } from '@poolparty/store';
 import { AccountingError, lockPool } from './accounting.js';
-import { Effects, type EngineContext, EngineCrash } from './context.js';
+import { Effects, type EngineContext } from './context.js';
 import { readGuardFigures } from './execution-guard-inputs.js';
 import {
   instrumentsOf,
@@ -56,13 +63,17 @@ import {
 } from './execution-plan.js';
 import type { TransferPayload } from './legs.js';
 import { type PriceBook, readPriceBook, usdValue } from './prices.js';
+import { isItemFailure, setSwapAside } from './set-aside.js';
 
 /**
  * Executes queued intents, oldest first, in one batch per pool; returns how many it looked at.
  * The intents of a pool left to another engine are not counted: a round that only found pools
  * busy made no progress, so the work loop waits before listing them again rather than spinning.
  */
-export async function executeQueued(ctx: EngineContext): Promise<number> {
+export async function executeQueued(
+  ctx: EngineContext,
+  failedSwaps: FailedAttempts<string> = new FailedAttempts(),
+): Promise<number> {
   const queued = await listQueuedIntents(ctx.db, ctx.settings.executionBatchMax);
   if (queued.length === 0) return 0;
   const pools = await listPools(ctx.db);
@@ -76,7 +87,7 @@ export async function executeQueued(ctx: EngineContext): Promise<number> {
     const pool = pools.find((p) => p.poolId === poolId);
     if (pool === undefined) throw new Error(`intents name unknown pool ${poolId}`);
     const read = { prices, holdings: holdings.get(pool.swapParty) ?? [] };
-    if ((await executeBatch(ctx, pool, intents, read)) !== 'left_to_another') {
+    if ((await executeBatch(ctx, pool, intents, read, failedSwaps)) !== 'left_to_another') {
       lookedAt += intents.length;
     }
   }
@@ -108,17 +119,58 @@ async function executeBatch(
   pool: PoolRecord,
   intents: readonly IntentRecord[],
   read: LedgerReading,
+  failedSwaps: FailedAttempts<string>,
+): Promise<BatchOutcome> {
+  if (intents.length > 1) {
+    try {
+      return await executePoolBatch(ctx, pool, intents, read);
+    } catch (error) {
+      if (!isItemFailure(error)) throw error;
+      ctx.log.warn('an execution batch failed; executing its swaps one by one', {
+        poolId: pool.poolId,
+        swaps: intents.length,
+        error: String(error),
+      });
+    }
+  }
+  let outcome: BatchOutcome = 'moved_on';
+  for (const intent of intents) {
+    const alone = await executeAlone(ctx, pool, intent, read, failedSwaps);
+    if (alone !== 'moved_on') outcome = alone;
+  }
+  return outcome;
+}
+
+/**
+ * Executes one swap. A failure of its own is counted and the swap is tried again next round,
+ * the pool's other swaps going on meanwhile, until `itemAttemptsMax` failures; then it is set
+ * aside with an operator flag (docs/operations.md#items-set-aside).
+ */
+async function executeAlone(
+  ctx: EngineContext,
+  pool: PoolRecord,
+  intent: IntentRecord,
+  read: LedgerReading,
+  failedSwaps: FailedAttempts<string>,
 ): Promise<BatchOutcome> {
   try {
-    return await executePoolBatch(ctx, pool, intents, read);
+    const outcome = await executePoolBatch(ctx, pool, [intent], read);
+    failedSwaps.settled(intent.intentId);
+    return outcome;
   } catch (error) {
-    if (intents.length === 1 || error instanceof EngineCrash) throw error;
-    ctx.log.warn('an execution batch failed; executing its swaps one by one', {
-      poolId: pool.poolId,
-      swaps: intents.length,
-      error: String(error),
-    });
-    for (const intent of intents) await executePoolBatch(ctx, pool, [intent], read);
+    if (!isItemFailure(error)) throw error;
+    const attempts = failedSwaps.failed(intent.intentId);
+    const details = { intentId: intent.intentId, attempts, error: String(error) };
+    if (judgeItemFailure(attempts, ctx.settings.itemAttemptsMax) === 'retry') {
+      ctx.log.warn('a swap failed to execute; it is tried again next round', details);
+      return 'moved_on';
+    }
+    await setSwapAside(ctx, intent, { error, attempts });
+    failedSwaps.settled(intent.intentId);
+    ctx.log.error(
+      'a swap kept failing to execute and was set aside with an operator flag',
+      details,
+    );
     return 'executed';
   }
 }
@@ -131,6 +183,7 @@ async function executePoolBatch(
 ): Promise<BatchOutcome> {
   const effects = new Effects();
   const outcome = await ctx.db.transaction(async (tx): Promise<BatchOutcome> => {
+    for (const intent of intents) ctx.faults?.executing?.(intent.intentId);
     // Another engine is executing this pool: waiting for its batch would mostly find these swaps
     // moved on, and any it did not list are looked at again next round.
     if (!(await claimPoolExecution(tx, pool.poolId))) return 'left_to_another';

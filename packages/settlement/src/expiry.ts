@@ -8,6 +8,7 @@
  * `expired`; a partial one — one side in — returns that side and ends `refunded`.
  */
 import { dueLiquidityIntents, expireDueIntents, transitionLiquidityIntent } from '@poolparty/store';
+import { lockPool } from './accounting.js';
 import { PeriodicLooks } from './clock.js';
 import type { EngineContext } from './context.js';
 import { refundLiquidityIntent } from './liquidity-legs.js';
@@ -57,6 +58,8 @@ async function expireLiquidityIntents(ctx: EngineContext): Promise<number> {
         // Only from `partial`: an intent whose second side arrived meanwhile completes instead.
         return refundLiquidityIntent(tx, intent, LIQUIDITY_EXPIRED, now, ['partial']);
       }
+      // Under the pool's lock, as a deposit's intake: a deposit and the expiry apply one at a time.
+      await lockPool(tx, intent.poolId);
       await transitionLiquidityIntent(tx, {
         liquidityIntentId: intent.liquidityIntentId,
         from: ['pending'],

@@ -44,6 +44,7 @@ export { CollectionRefused, recordCollection } from './collections.js';
 export type { EngineContext, QuoteInvalidator } from './context.js';
 export type { Engine } from './engine.js';
 export type { OperatorRetry, TransferPayload } from './legs.js';
+export { cancelLiquidityIntent, type LiquidityCancel } from './liquidity-cancel.js';
 export {
   LIQUIDITY_INTENT_VALIDITY_MS,
   type LiquidityIntentRequest,

@@ -56,6 +56,7 @@ import {
   liquidityForwarded,
   liquidityLegFailed,
   liquidityOfferAccepted,
+  liquidityOfferRejected,
   liquidityOfferTakenBack,
   liquidityReturned,
 } from './liquidity-legs.js';
@@ -122,6 +123,7 @@ export async function ingestUpdates(
     };
     for (const { update, pools } of scoped) {
       if (update.offset <= last) continue;
+      ctx.faults?.applying?.(update);
       const payout = plainPayout(update, commands);
       const incoming = prices === null ? null : plainDeposits(update, pools, commands);
       if (payout !== null) {
@@ -149,7 +151,7 @@ export async function ingestUpdates(
  * above it are applied in this transaction, so the offset and their effects commit together. A
  * stream without a checkpoint gets one at its start offset first (once in its life).
  */
-async function openCheckpoint(
+export async function openCheckpoint(
   tx: Queryable,
   ctx: EngineContext,
   updates: readonly LedgerUpdate[],
@@ -226,8 +228,9 @@ async function liquidityConfirmed(
     case 'forward':
       return liquidityForwarded(tx, command, now, effects);
     case 'lp_return':
-    case 'reject':
       return liquidityReturned(tx, command, transfer, now);
+    case 'reject':
+      return liquidityOfferRejected(tx, command, now);
     case 'lp_payout':
       return withdrawalPaid(tx, command, transfer, now);
   }

@@ -7,6 +7,7 @@
  */
 import {
   attributeLiquidityDeposit,
+  type LiquidityAttribution,
   type LiquidityCandidate,
   type Side,
   sameInstrument,
@@ -18,11 +19,13 @@ import {
   depositsOfLiquidityIntent,
   findLiquidityIntentByReference,
   findOpenLiquidityIntent,
+  getLiquidityDeposit,
   insertLiquidityDeposit,
   type LiquidityDepositStatus,
   type LiquidityIntentRecord,
   transitionLiquidityIntent,
 } from '@poolparty/store';
+import { lockPool } from './accounting.js';
 import type { IncomingDeposit } from './intake.js';
 import { recordOfferAction, recordTransfer } from './legs.js';
 import { recordForward } from './liquidity-legs.js';
@@ -56,15 +59,24 @@ function sideOfIncoming(incoming: IncomingDeposit): Side | null {
   return traded ? sideOf(pool, instrument) : null;
 }
 
-/** Takes one deposit to an LP party; a second delivery of the same event changes nothing. */
+/**
+ * Takes one deposit to an LP party; a second delivery of the same event changes nothing. The
+ * pool's lock is taken before the intent is read, as a cancel and an expiry take it: the intent
+ * read here is the one the deposit's state change applies to, so a deposit is never kept by an
+ * intent that has stopped waiting. Should the intent have moved on all the same, the deposit goes
+ * back to its sender as one that arrived too late.
+ */
 export async function takeLiquidityDeposit(
   tx: Queryable,
   incoming: IncomingDeposit,
   now: Date,
 ): Promise<void> {
+  const depositId = liquidityDepositIdOf(incoming.updateId, incoming.eventIndex);
+  await lockPool(tx, incoming.pool.poolId);
+  if ((await getLiquidityDeposit(tx, depositId)) !== null) return;
   const { intent, candidate } = await candidateFor(tx, incoming);
   const side = sideOfIncoming(incoming);
-  const plan = attributeLiquidityDeposit(
+  const planned = attributeLiquidityDeposit(
     {
       poolId: incoming.pool.poolId,
       sender: incoming.sender,
@@ -73,11 +85,11 @@ export async function takeLiquidityDeposit(
     },
     candidate,
   );
+  const plan = await takeSide(tx, planned, intent, incoming, depositId, now);
   const taken = plan.kind === 'take' && intent !== null;
-  const depositId = liquidityDepositIdOf(incoming.updateId, incoming.eventIndex);
   const offer = incoming.offerId !== null;
   const status: LiquidityDepositStatus = offer ? 'accepting' : taken ? 'forwarding' : 'returning';
-  const recorded = await insertLiquidityDeposit(tx, {
+  await insertLiquidityDeposit(tx, {
     depositId,
     updateId: incoming.updateId,
     eventIndex: incoming.eventIndex,
@@ -94,22 +106,35 @@ export async function takeLiquidityDeposit(
     unmatchedReason: plan.kind === 'return' ? plan.reason : null,
     receivedAt: incoming.recordTime,
   });
-  if (!recorded) return;
-  if (taken && plan.kind === 'take') {
-    await transitionLiquidityIntent(tx, {
-      liquidityIntentId: intent.liquidityIntentId,
-      from: ['pending', 'partial'],
-      to: plan.becomes,
-      at: now,
-      payload: { side: plan.side, amount: incoming.amount.toString(), depositId },
-    });
-  }
   await moveOn(
     tx,
     incoming,
     { depositId, taken, intentId: taken ? intent.liquidityIntentId : null },
     now,
   );
+}
+
+/**
+ * Moves the intent that takes the deposit to its next state; the plan as it stands when that
+ * applied, a return (`intent_not_open`) when the intent had already moved on.
+ */
+async function takeSide(
+  tx: Queryable,
+  plan: LiquidityAttribution,
+  intent: LiquidityIntentRecord | null,
+  incoming: IncomingDeposit,
+  depositId: string,
+  now: Date,
+): Promise<LiquidityAttribution> {
+  if (plan.kind !== 'take' || intent === null) return plan;
+  const moved = await transitionLiquidityIntent(tx, {
+    liquidityIntentId: intent.liquidityIntentId,
+    from: ['pending', 'partial'],
+    to: plan.becomes,
+    at: now,
+    payload: { side: plan.side, amount: incoming.amount.toString(), depositId },
+  });
+  return moved === null ? { kind: 'return', reason: 'intent_not_open' } : plan;
 }
 
 /** The command that moves a deposit on from the LP party: accept, forward, reject or return. */

@@ -275,6 +275,29 @@ export async function liquidityReturned(
   if (intentId !== null) await settleRefunding(tx, intentId, now);
 }
 
+/**
+ * The service's rejection of a deposit offer to the LP party committed (an offer it did not ask
+ * for, or one for an intent that stopped waiting): the offered holdings are back with their
+ * sender, at no cost to anyone, and nothing else is owed.
+ */
+export async function liquidityOfferRejected(
+  tx: Queryable,
+  command: EngineCommand,
+  now: Date,
+): Promise<void> {
+  const deposit = await depositOf(tx, command);
+  if (deposit === null) return;
+  await lockPool(tx, deposit.poolId);
+  await moveLiquidityDeposit(tx, {
+    depositId: deposit.depositId,
+    from: ['accepting', 'returning'],
+    to: 'returned',
+    now,
+  });
+  const intentId = command.liquidityIntentId ?? deposit.liquidityIntentId;
+  if (intentId !== null) await settleRefunding(tx, intentId, now);
+}
+
 /** A refunding intent ends when none of its legs is open: refunded, or refund_failed if any was flagged. */
 async function settleRefunding(tx: Queryable, liquidityIntentId: string, now: Date): Promise<void> {
   if ((await countOpenLiquidityCommands(tx, liquidityIntentId)) > 0) return;

@@ -3,6 +3,7 @@
  * for tests, a crash injected at a step boundary.
  */
 import { DEFAULT_MAX_PRICE_IMPACT, type GuardThresholds } from '@poolparty/core';
+import type { LedgerUpdate } from '@poolparty/ledger';
 
 export interface EngineSettings {
   /** Name of the update-stream checkpoint in `ledger_offsets`. */
@@ -68,6 +69,11 @@ export interface EngineSettings {
   readonly reconcileWindowUpdatesMax: number;
   /** Reads of the swap parties' holdings tried until none races a commit; then the run defers. */
   readonly holdingsReadAttemptsMax: number;
+  /**
+   * Attempts at applying one ledger update, or executing one swap, that fail by the item's own
+   * fault before it is set aside with an operator flag (docs/operations.md#items-set-aside).
+   */
+  readonly itemAttemptsMax: number;
 }
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
@@ -94,6 +100,7 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   reconcileIntervalMs: 60_000,
   reconcileWindowUpdatesMax: 10_000,
   holdingsReadAttemptsMax: 5,
+  itemAttemptsMax: 5,
 };
 
 /** The boundaries between the engine's steps, where a test may inject a crash. */
@@ -121,6 +128,13 @@ export type EngineStep = (typeof ENGINE_STEPS)[number];
 export interface EngineFaults {
   /** Called at every step boundary; throwing there stops the engine as a crash would. */
   readonly crashAt?: (step: EngineStep) => void;
+  /**
+   * Called before each update is applied, inside its transaction; throwing there fails that
+   * update's application as a bug in the code applying it would (the engine goes on).
+   */
+  readonly applying?: (update: LedgerUpdate) => void;
+  /** Called before each swap is planned for execution; throwing there fails its execution. */
+  readonly executing?: (intentId: string) => void;
 }
 
 export interface EngineLog {

@@ -535,14 +535,21 @@ export const QUEUED_STATES = ['deposit_received', 'forwarded'] as const satisfie
 /** `QUEUED_STATES` as SQL: constants of this module, never input. */
 const QUEUED_STATES_SQL = QUEUED_STATES.map((state) => `'${state}'`).join(', ');
 
+/** The flag of a swap whose execution kept failing and was set aside. */
+export const EXECUTION_SET_ASIDE = 'execution_set_aside';
+
 /**
  * The swaps queued for execution, least recently changed first. The states are written into
  * the statement, not passed, so that the planner uses the queue's own partial index
  * (`intents_queued`) rather than scan every intent.
  */
 export async function listQueuedIntents(q: Queryable, limit: number): Promise<IntentRecord[]> {
+  // A swap set aside after its execution kept failing waits for an operator: it is queued again
+  // once its flag is resolved. Open flags are few, so the anti-join reads a small index.
   const rows = await q.query(
-    `SELECT * FROM intents WHERE status IN (${QUEUED_STATES_SQL})
+    `SELECT * FROM intents i WHERE status IN (${QUEUED_STATES_SQL})
+       AND NOT EXISTS (SELECT 1 FROM operator_flags f WHERE f.resolved_at IS NULL
+                         AND f.kind = '${EXECUTION_SET_ASIDE}' AND f.intent_id = i.intent_id)
      ORDER BY updated_at, intent_id LIMIT $1`,
     [limit],
   );

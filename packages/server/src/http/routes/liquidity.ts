@@ -19,7 +19,7 @@ import {
   WithdrawalListSchema,
   WithdrawalSchema,
 } from '@poolparty/core';
-import { recordWithdrawal } from '@poolparty/settlement';
+import { cancelLiquidityIntent, recordWithdrawal } from '@poolparty/settlement';
 import {
   depositsOfLiquidityIntent,
   getLiquidityIntentForParty,
@@ -30,7 +30,6 @@ import {
   listPositionsOfProvider,
   listWithdrawalsForParty,
   payoutOffersOf,
-  transitionLiquidityIntent,
 } from '@poolparty/store';
 import { Type } from '@sinclair/typebox';
 import type { ServiceContext } from '../../context.js';
@@ -50,6 +49,7 @@ import {
   streamSubject,
 } from '../event-stream-route.js';
 import type { App } from '../fastify.js';
+import { WALLET_IDEMPOTENCY } from '../idempotent-routes.js';
 import {
   CREATE_LIQUIDITY_INTENT_EXAMPLE,
   CREATE_WITHDRAWAL_EXAMPLE,
@@ -131,6 +131,7 @@ const createIntent = liquidityRoute({
   method: 'POST',
   url: '/liquidity/intents',
   hooks: strictBody,
+  idempotency: WALLET_IDEMPOTENCY,
   schema: {
     operationId: 'createLiquidityIntent',
     summary: 'Create a liquidity intent',
@@ -202,10 +203,12 @@ const cancelIntent = liquidityRoute({
   method: 'POST',
   url: '/liquidity/intents/:liquidityIntentId/cancel',
   hooks: walletTokenOnly,
+  idempotency: WALLET_IDEMPOTENCY,
   schema: {
     operationId: 'cancelLiquidityIntent',
     summary: 'Cancel a pending liquidity intent',
-    description: 'Only a pending intent (nothing arrived yet) can be cancelled.',
+    description:
+      'Only a pending intent (nothing arrived yet) can be cancelled. A deposit that arrives after the cancel is returned to its sender.',
     tags: TAGS,
     security: SECURITY,
     params: LiquidityIntentIdParamsSchema,
@@ -217,22 +220,12 @@ const cancelIntent = liquidityRoute({
   },
   handler: async ({ ctx }, request) => {
     const { liquidityIntentId } = request.params;
-    const party = walletPartyOf(request);
-    const intent = await getLiquidityIntentForParty(ctx.db, liquidityIntentId, party);
-    if (intent === null) throw noSuchIntent(liquidityIntentId);
-    const cancelled = await transitionLiquidityIntent(ctx.db, {
+    const cancelled = await cancelLiquidityIntent(ctx.db, {
       liquidityIntentId,
-      from: ['pending'],
-      to: 'cancelled',
-      at: ctx.clock.now(),
+      providerParty: walletPartyOf(request),
+      now: ctx.clock.now(),
     });
-    if (cancelled === null) {
-      const now = await getLiquidityIntentForParty(ctx.db, liquidityIntentId, party);
-      throw new DomainError(
-        'liquidity_intent_not_cancellable',
-        `Liquidity intent ${liquidityIntentId} is ${now?.status ?? intent.status}; only a pending one can be cancelled.`,
-      );
-    }
+    if (cancelled === null) throw noSuchIntent(liquidityIntentId);
     return viewOf(ctx, cancelled);
   },
 });
@@ -326,6 +319,7 @@ const createWithdrawal = liquidityRoute({
   method: 'POST',
   url: '/liquidity/withdrawals',
   hooks: strictBody,
+  idempotency: WALLET_IDEMPOTENCY,
   schema: {
     operationId: 'createWithdrawal',
     summary: 'Withdraw liquidity',

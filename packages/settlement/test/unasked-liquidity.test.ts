@@ -1,0 +1,312 @@
+/**
+ * Deposits to a pool's LP party that nobody asked for (docs/spec/liquidity.md#unasked-deposits),
+ * on the embedded store and on PostgreSQL: each goes back whole to its sender — an offer
+ * rejected at no cost, a one-step transfer returned — and none stops settlement. Across all of
+ * them every instrument's total over all parties is unchanged but for what transfers burned, the
+ * books equal the swap party's holdings, and the LP party holds nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
+import {
+  type Database,
+  getLiquidityIntent,
+  type LiquidityIntentRecord,
+  type LiquidityStatus,
+  openPostgres,
+} from '@poolparty/store';
+import {
+  createSchema,
+  dropSchema,
+  POSTGRES_URL,
+  postgresSkipReason,
+} from '@poolparty/store/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cancelLiquidityIntent } from '../src/liquidity-cancel.js';
+import { openLiquidityIntent } from '../src/liquidity-intents.js';
+import { EngineHarness, openTestDatabase, type Party, waitFor } from '../testing/engine.js';
+import { allUpdates, SCALE_OUT_API_KEY_ID } from '../testing/scale-out.js';
+
+const POOL = 'amulet-usdcx';
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A store to run the suite on, and a fresh harness in a schema of its own per test. */
+interface StoreKind {
+  readonly name: string;
+  readonly skip: string | null;
+  harness(): Promise<EngineHarness>;
+  close(): Promise<void>;
+}
+
+function embedded(): StoreKind {
+  let db: Database | null = null;
+  let schemas = 0;
+  const opened: EngineHarness[] = [];
+  return {
+    name: 'the embedded store',
+    skip: null,
+    async harness() {
+      db ??= await openTestDatabase();
+      schemas += 1;
+      await db.exec(`CREATE SCHEMA unasked_${schemas}; SET search_path TO unasked_${schemas}`);
+      const harness = await EngineHarness.createIn(db);
+      opened.push(harness);
+      return harness;
+    },
+    async close() {
+      for (const harness of opened.splice(0)) await harness.close();
+      await db?.close();
+    },
+  };
+}
+
+function postgres(skip: string | null): StoreKind {
+  const opened: { harness: EngineHarness; db: Database; schema: string }[] = [];
+  return {
+    name: 'PostgreSQL',
+    skip,
+    async harness() {
+      const schema = await createSchema('pp_unasked');
+      const db = openPostgres(POSTGRES_URL, { schema });
+      const harness = await EngineHarness.createIn(db);
+      opened.push({ harness, db, schema });
+      return harness;
+    },
+    async close() {
+      for (const { harness, db, schema } of opened.splice(0)) {
+        await harness.close();
+        await db.close();
+        await dropSchema(schema);
+      }
+    },
+  };
+}
+
+const stores = [embedded(), postgres(await postgresSkipReason('unasked liquidity deposits'))];
+
+function open(
+  h: EngineHarness,
+  party: Party,
+  amounts: { amountA?: string; amountB?: string },
+): Promise<LiquidityIntentRecord> {
+  return openLiquidityIntent(h.db, {
+    ...amounts,
+    liquidityIntentId: `liq_${randomUUID().replaceAll('-', '').slice(0, 26).toUpperCase()}`,
+    depositReference: `pp-${randomUUID().slice(0, 12)}`,
+    poolId: POOL,
+    providerParty: party.partyId,
+    apiKeyId: SCALE_OUT_API_KEY_ID,
+    developerParty: h.seed.developer.partyId,
+    now: h.clock.now(),
+  });
+}
+
+function waitForLiquidity(h: EngineHarness, id: string, ...statuses: LiquidityStatus[]) {
+  return waitFor(
+    async () => {
+      const intent = await getLiquidityIntent(h.db, id);
+      return intent !== null && statuses.includes(intent.status) ? intent : null;
+    },
+    `liquidity intent ${id} to reach ${statuses.join('|')}`,
+  );
+}
+
+function instrumentsOf(h: EngineHarness): Instrument[] {
+  return [h.amulet, h.usdcx, h.seed.instruments.cbtc];
+}
+
+/** Every party's holdings of each instrument, summed: what exists of it on the ledger. */
+async function totals(h: EngineHarness): Promise<Map<string, Amount>> {
+  const parties = await h.ledger.listParties();
+  const sums = new Map<string, Amount>();
+  for (const instrument of instrumentsOf(h)) {
+    let sum = Amount.ZERO;
+    for (const party of parties) sum = sum.add(await h.balance(party.partyId, instrument));
+    sums.set(instrumentKey(instrument), sum);
+  }
+  return sums;
+}
+
+/** What transfers burned in fees after `offset`, per instrument. */
+async function burnedAfter(h: EngineHarness, offset: number): Promise<Map<string, Amount>> {
+  const burned = new Map<string, Amount>();
+  for (const update of await allUpdates(h.ledger)) {
+    if (update.offset <= offset) continue;
+    for (const event of update.events) {
+      if (event.kind !== 'transfer') continue;
+      const key = instrumentKey(event.instrument);
+      burned.set(key, (burned.get(key) ?? Amount.ZERO).add(event.feesBurned));
+    }
+  }
+  return burned;
+}
+
+async function ledgerEnd(h: EngineHarness): Promise<number> {
+  return (await allUpdates(h.ledger)).at(-1)?.offset ?? 0;
+}
+
+/** Books equal holdings, the LP party holds nothing, and no deposit is left open or flagged. */
+async function settled(h: EngineHarness): Promise<void> {
+  await h.caughtUp();
+  await waitFor(async () => {
+    const rows = await h.db.query<{ open: string }>(
+      `SELECT count(*)::text AS open FROM liquidity_deposits WHERE status <> 'returned'
+         AND status <> 'forwarded'`,
+    );
+    return rows[0]?.open === '0' || null;
+  }, 'every unasked deposit to be returned');
+  await h.caughtUp();
+  await h.booksMatchLedger(POOL);
+  const lp = h.pool(POOL).lpParty;
+  for (const instrument of instrumentsOf(h)) {
+    expect((await h.balance(lp, instrument)).toString()).toBe('0');
+  }
+  const flags = await h.db.query('SELECT kind FROM operator_flags');
+  expect(flags).toEqual([]);
+}
+
+for (const store of stores) {
+  describe.skipIf(store.skip !== null)(`unasked liquidity deposits on ${store.name}`, () => {
+    afterAll(() => store.close());
+
+    it('rejects a stray offer to the LP party, and the next swap completes', async () => {
+      const h = await store.harness();
+      await h.startEngine();
+      const stranger = await h.newParty('stranger', [h.amulet], [[h.usdcx, '100']]);
+      // The LP party pre-approves Amulet only: USDCx arrives as an offer, which is rejected.
+      await h.depositLiquidity(stranger, h.usdcx, '1', null);
+      const intent = await h.createIntent(h.alice, h.amulet, '100');
+      await h.deposit(h.alice, h.amulet, intent.expectedAmount, {
+        reference: intent.depositReference,
+      });
+      const done = await h.waitForStatus(intent.intentId, 'completed', 'failed');
+      expect(done.status).toBe('completed');
+      expect((await h.balance(stranger, h.usdcx)).toString()).toBe('100');
+      await settled(h);
+    });
+
+    it('returns every kind of deposit nobody asked for, and conserves every instrument', async () => {
+      const h = await store.harness();
+      await h.startEngine();
+      const funds: [Instrument, string][] = [
+        [h.amulet, '10000'],
+        [h.usdcx, '1000'],
+        [h.seed.instruments.cbtc, '1'],
+      ];
+      const lp = await h.newParty('unasked-lp', [h.amulet, h.usdcx], funds);
+      const stranger = await h.newParty('unasked-stranger', [h.amulet], funds);
+      const start = await ledgerEnd(h);
+      const before = await totals(h);
+      const sent: Promise<unknown>[] = [];
+      const sendAs = (who: Party, instrument: Instrument, amount: string, ref: string | null) =>
+        sent.push(h.depositLiquidity(who, instrument, amount, ref));
+      // No intent at all: one-step (Amulet) and an offer (USDCx).
+      sendAs(stranger, h.amulet, '10', null);
+      sendAs(stranger, h.usdcx, '2', null);
+      // A token the pool does not trade.
+      sendAs(stranger, h.seed.instruments.cbtc, '0.01', null);
+      // Another party's reference.
+      const intent = await open(h, lp, { amountA: '100' });
+      sendAs(stranger, h.amulet, intent.expectedA, intent.depositReference);
+      await Promise.all(sent.splice(0));
+      // A duplicate side: the intent takes the first Amulet, the second goes back.
+      await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
+      await waitForLiquidity(h, intent.liquidityIntentId, 'partial');
+      await h.depositLiquidity(lp, h.amulet, '7', intent.depositReference);
+      await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
+      await waitForLiquidity(h, intent.liquidityIntentId, 'completed');
+      // A side after its intent ended: a late USDCx offer and a late one-step Amulet.
+      await h.depositLiquidity(lp, h.usdcx, '3', intent.depositReference);
+      await h.depositLiquidity(lp, h.amulet, '4', intent.depositReference);
+      // A side after a cancel, and one after an expiry.
+      const cancelled = await open(h, lp, { amountA: '50' });
+      await cancelLiquidityIntent(h.db, {
+        liquidityIntentId: cancelled.liquidityIntentId,
+        providerParty: lp.partyId,
+        now: h.clock.now(),
+      });
+      await h.depositLiquidity(lp, h.amulet, cancelled.expectedA, cancelled.depositReference);
+      const expiring = await open(h, lp, { amountA: '60' });
+      await h.caughtUp();
+      await h.advanceClock(DAY_MS + 60_000);
+      await waitForLiquidity(h, expiring.liquidityIntentId, 'expired');
+      await h.depositLiquidity(lp, h.usdcx, expiring.expectedB, expiring.depositReference);
+      await settled(h);
+      const deposits = await h.db.query<{ unmatched_reason: string | null; status: string }>(
+        'SELECT unmatched_reason, status FROM liquidity_deposits ORDER BY ledger_offset',
+      );
+      expect(
+        deposits.filter((d) => d.unmatched_reason !== null).map((d) => d.unmatched_reason),
+      ).toEqual([
+        'no_intent',
+        'no_intent',
+        'wrong_instrument',
+        'wrong_party',
+        'side_already_received',
+        'intent_not_open',
+        'intent_not_open',
+        'intent_not_open',
+        'intent_not_open',
+      ]);
+      const burned = await burnedAfter(h, start);
+      const after = await totals(h);
+      for (const [key, total] of before) {
+        const spent = burned.get(key) ?? Amount.ZERO;
+        expect(`${key} ${after.get(key)?.add(spent).toString()}`).toBe(`${key} ${total}`);
+      }
+    });
+
+    it('never keeps a deposit under a cancelled intent, whichever of the two comes first', async () => {
+      const h = await store.harness();
+      await h.startEngine();
+      const lp = await h.newParty(
+        'race-lp',
+        [h.amulet, h.usdcx],
+        [
+          [h.amulet, '100000'],
+          [h.usdcx, '10000'],
+        ],
+      );
+      const RACES = 24;
+      const outcomes = { cancelled: 0, kept: 0 };
+      for (let race = 0; race < RACES; race += 1) {
+        const intent = await open(h, lp, { amountA: '100' });
+        // The cancel lands at every point of the deposit's way: before it is sent, while it
+        // commits, and before, during and after its intake.
+        const cancelFirst = race % 3 === 0;
+        const cancelling = () =>
+          cancelLiquidityIntent(h.db, {
+            liquidityIntentId: intent.liquidityIntentId,
+            providerParty: lp.partyId,
+            now: h.clock.now(),
+          }).then(
+            () => 'cancelled' as const,
+            (error: { code?: string }) => {
+              expect(error.code).toBe('liquidity_intent_not_cancellable');
+              return 'refused' as const;
+            },
+          );
+        const early = cancelFirst ? cancelling() : null;
+        const deposit = h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
+        if (!cancelFirst) await new Promise((resolve) => setTimeout(resolve, (race % 12) * 3));
+        const cancel = early ?? cancelling();
+        await deposit;
+        if ((await cancel) === 'cancelled') {
+          outcomes.cancelled += 1;
+          continue;
+        }
+        outcomes.kept += 1;
+        await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
+        await waitForLiquidity(h, intent.liquidityIntentId, 'completed');
+      }
+      await settled(h);
+      // A cancelled intent kept nothing; every deposit it was sent is back with its sender.
+      const kept = await h.db.query<{ n: string }>(
+        `SELECT count(*)::text AS n FROM liquidity_deposits d
+           JOIN liquidity_intents i USING (liquidity_intent_id)
+          WHERE i.status = 'cancelled'`,
+      );
+      expect(kept[0]?.n).toBe('0');
+      expect(outcomes.cancelled + outcomes.kept).toBe(RACES);
+    });
+  });
+}
