@@ -273,10 +273,10 @@ const catalogue = {
     title: 'The units redeem for nothing',
     sdkClass: 'ConflictError',
   },
-  // Developer portal: a developer holds a bounded number of active API keys.
+  // Developer portal: a developer holds a bounded number of working API keys.
   api_key_limit_reached: {
     status: 409,
-    title: 'Active API key limit reached',
+    title: 'API key limit reached',
     sdkClass: 'ConflictError',
   },
   idempotency_key_in_use: {

@@ -1,5 +1,8 @@
+import { API_KEY_CHANGES_CHANNEL, revokeApiKey, rotateApiKeyWithinCap } from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-keys.js';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
+import { within } from './support/raw-http.js';
 import {
   expectProblem,
   portalLogin,
@@ -16,6 +19,8 @@ interface CreatedKey {
 }
 
 const GRACE_MS = 24 * 60 * 60 * 1000;
+/** Far longer than a notification takes within one process; short of the look-up cache's TTL. */
+const ANNOUNCEMENT_WAIT_MS = 5_000;
 
 describe('API key authentication on /v1', () => {
   let t: TestService;
@@ -83,6 +88,66 @@ describe('API key authentication on /v1', () => {
     const created = await createKey();
     await portal('DELETE', `/keys/${created.keyId}`);
     expectProblem(await portal('POST', '/keys', { rotate: created.keyId }), 404, 'not_found');
+  });
+
+  /**
+   * Resolves once the store announced `keyId` as stopped. The service's own listener was
+   * registered first, so by then its key cache has heard the announcement too.
+   */
+  const announced = async (keyId: string) => {
+    let heard: () => void = () => {};
+    const hearing = new Promise<void>((resolve) => {
+      heard = resolve;
+    });
+    const stop = await t.service.ctx.db.listen(API_KEY_CHANGES_CHANNEL, (payload) => {
+      if (payload === keyId) heard();
+    });
+    return within(hearing, ANNOUNCEMENT_WAIT_MS).finally(stop);
+  };
+
+  // Changed in the store directly, as another process would: this process's cache is not told.
+  it('refuses at once a key revoked by another process, not after its cached look-up expires', async () => {
+    const created = await createKey({ name: 'revoked elsewhere' });
+    expect((await probe(created.key)).status).toBe(200);
+    const hearing = announced(created.keyId);
+    const now = t.service.ctx.clock.now();
+    await revokeApiKey(t.service.ctx.db, {
+      keyId: created.keyId,
+      developerParty: alice.partyId,
+      now,
+    });
+    expect(await hearing).not.toBe('timed out');
+    expectProblem(await probe(created.key), 401, 'api_key_revoked');
+  });
+
+  it("refuses at once a key whose grace another process's rotation at the cap ended", async () => {
+    const created = await createKey({ name: 'rotated elsewhere' });
+    expect((await probe(created.key)).status).toBe(200);
+    const successor = generateApiKey('devnet');
+    const now = t.service.ctx.clock.now();
+    const hearing = announced(created.keyId);
+    // A cap this developer is already at: the rotated key's own grace is the one that ends.
+    const rotated = await rotateApiKeyWithinCap(
+      t.service.ctx.db,
+      {
+        oldKeyId: created.keyId,
+        newKey: {
+          keyId: `key_elsewhere_${created.keyId}`,
+          developerParty: alice.partyId,
+          name: 'successor',
+          keyHash: hashApiKey(successor),
+          prefix: displayPrefix(successor),
+          environment: 'devnet',
+          createdAt: now,
+        },
+        now,
+      },
+      1,
+    );
+    expect(rotated).not.toBeNull();
+    expect(await hearing).not.toBe('timed out');
+    expectProblem(await probe(created.key), 401, 'api_key_revoked');
+    expect((await probe(successor)).status).toBe(200);
   });
 
   // Last: it moves the clock a day ahead, past the session too.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
-import { ACTIVE_API_KEYS_MAX } from '../src/http/routes/portal.js';
+import { WORKING_API_KEYS_MAX } from '../src/http/routes/portal.js';
 import {
   expectProblem,
   type JsonResponse,
@@ -34,6 +34,8 @@ interface CreatedKey extends KeyEntry {
 }
 
 const HOUR_MS = 60 * 60 * 1000;
+/** Rotations chained on one key at the cap: each rotates the key the one before created. */
+const CHAINED_ROTATIONS = 40;
 
 describe('developer portal', () => {
   let t: TestService;
@@ -289,7 +291,7 @@ describe('developer portal', () => {
     expect((await probe(aliceKey.key)).status).toBe(200);
   });
 
-  it('caps active keys per developer at 25: 409 api_key_limit_reached until one is revoked', async () => {
+  it('caps working keys per developer at 25: 409 api_key_limit_reached until one is revoked', async () => {
     const carol = await partyOfOwn('carol');
     const login = await signIn(carol);
     expect(login.status).toBe(200);
@@ -299,21 +301,25 @@ describe('developer portal', () => {
         body,
       });
     const created: CreatedKey[] = [];
-    for (let i = 0; i < ACTIVE_API_KEYS_MAX; i++) {
+    for (let i = 0; i < WORKING_API_KEYS_MAX; i++) {
       const answer = await create({ name: `key ${i}` });
       expect(answer.status).toBe(201);
       created.push(answer.body);
     }
     const over = await create({ name: 'one too many' });
     expectProblem(over, 409, 'api_key_limit_reached');
-    expect(over.body).toMatchObject({ title: 'Active API key limit reached', limit: 25 });
-    expect(String((over.body as { detail?: string }).detail)).toMatch(/25 active API keys.*revoke/);
-    // A rotation at the cap still works: the successor takes the old key's place.
+    expect(over.body).toMatchObject({ title: 'API key limit reached', limit: 25 });
+    expect(String((over.body as { detail?: string }).detail)).toMatch(
+      /25 working API keys.*revoke/,
+    );
+    // A rotation at the cap still works; with no other key in its grace period, the rotated key
+    // stops at once instead, so the keys that work stay at 25.
     const [first, second] = created;
     if (!first || !second) throw new Error('no keys created');
     const rotated = await create({ rotate: first.keyId });
     expect(rotated.status).toBe(201);
     expect((await probe(rotated.body.key)).status).toBe(200);
+    expectProblem(await probe(first.key), 401, 'api_key_revoked');
     expectProblem(await create(), 409, 'api_key_limit_reached');
     // Revoking frees a place, for exactly one more key.
     const revoked = await request(t.url, 'DELETE', `/api/sdk/keys/${second.keyId}`, {
@@ -322,6 +328,52 @@ describe('developer portal', () => {
     expect(revoked.status).toBe(200);
     expect((await create({ name: 'in the freed place' })).status).toBe(201);
     expectProblem(await create(), 409, 'api_key_limit_reached');
+  });
+
+  it('never lets more than 25 keys authenticate, however many rotations are chained', async () => {
+    const dave = await partyOfOwn('dave');
+    const login = await signIn(dave);
+    expect(login.status).toBe(200);
+    const create = async (body: Record<string, unknown>) => {
+      const answer = await request<CreatedKey>(t.url, 'POST', '/api/sdk/keys', {
+        headers: asDeveloper(login.body),
+        body,
+      });
+      expect(answer.status).toBe(201);
+      return answer.body;
+    };
+    const untouched: CreatedKey[] = [];
+    for (let i = 0; i < WORKING_API_KEYS_MAX; i++) untouched.push(await create({ name: `k${i}` }));
+    const first = untouched.shift();
+    if (!first) throw new Error('no keys created');
+    // A rotation at the cap always succeeds; each rotates the newest key of the chain.
+    const chain = [first];
+    for (let i = 0; i < CHAINED_ROTATIONS; i++) {
+      chain.push(await create({ rotate: chain[chain.length - 1]?.keyId }));
+    }
+    const newest = chain.pop();
+    if (!newest) throw new Error('no rotation');
+
+    // A read: every key has a budget of its own, so only a key that no longer works is refused.
+    const read = (apiKey: string) => request(t.url, 'GET', '/v1/pools', { apiKey });
+    const working: string[] = [];
+    for (const key of [...untouched, ...chain, newest]) {
+      const answer = await read(key.key);
+      if (answer.status === 200) working.push(key.keyId);
+    }
+    expect(working.length).toBeLessThanOrEqual(WORKING_API_KEYS_MAX);
+    expect(working).toEqual([...untouched, newest].map((key) => key.keyId));
+    // Every key the chain left behind stopped at once, as a revoked key does.
+    for (const retired of chain) expectProblem(await read(retired.key), 401, 'api_key_revoked');
+    const listed = await request<{ keys: KeyEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
+      headers: asDeveloper(login.body),
+    });
+    const now = t.service.ctx.clock.now().getTime();
+    const endOf = new Map(listed.body.keys.map((key) => [key.keyId, key.revokedAt]));
+    for (const retired of chain) {
+      expect(Date.parse(endOf.get(retired.keyId) ?? '')).toBeLessThanOrEqual(now);
+    }
+    expect(endOf.get(newest.keyId)).toBeNull();
   });
 
   // Last: it moves the clock past every session.

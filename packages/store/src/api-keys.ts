@@ -2,6 +2,11 @@
  * Developer API keys (docs/spec/auth.md#developer-keys). The store never sees a key, only its
  * SHA-256 (lowercase hex) and the first characters for display. A rotated key keeps working until
  * `revokesAt`; a revoked key stops at once.
+ *
+ * A developer's working keys (those that authenticate: active ones and rotated ones in their
+ * grace period) are capped: creating beyond the cap is refused, and a rotation at the cap ends
+ * the grace of the rotated key that would stop soonest. A key that stops early is announced on
+ * `API_KEY_CHANGES_CHANNEL`, so that every process forgets its cached look-up at once.
  */
 import type { Environment } from '@poolparty/core';
 import {
@@ -17,6 +22,12 @@ import { type DeveloperRecord, developerFromRow } from './developers.js';
 
 /** How long a rotated key keeps working. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Notified, with the key id as payload, when a key stops before its time: revoked, or its grace
+ * ended early by a rotation at the cap. Processes that cache key look-ups listen here.
+ */
+export const API_KEY_CHANGES_CHANNEL = 'api_key_changes';
 
 export interface ApiKeyRecord {
   readonly keyId: string;
@@ -105,33 +116,64 @@ export async function insertApiKey(q: Queryable, key: NewApiKey): Promise<ApiKey
 }
 
 /**
- * How many of the developer's keys are active: neither revoked nor rotated. A rotated key still
- * works through its grace period, but its successor holds its place.
+ * The developer's keys that authenticate at `now` (`isApiKeyUsable`): active ones and rotated
+ * ones still in their grace period, the grace that ends soonest first.
  */
-export async function countActiveApiKeys(q: Queryable, developerParty: string): Promise<number> {
+export async function listWorkingApiKeys(
+  q: Queryable,
+  developerParty: string,
+  now: Date,
+): Promise<ApiKeyRecord[]> {
   const rows = await q.query(
-    `SELECT count(*) AS active FROM api_keys
-     WHERE developer_party = $1 AND revoked_at IS NULL AND revokes_at IS NULL`,
-    [developerParty],
+    `SELECT ${KEY_COLUMNS} FROM api_keys k
+     WHERE k.developer_party = $1
+       AND (k.revoked_at IS NULL OR k.revoked_at > $2)
+       AND (k.revokes_at IS NULL OR k.revokes_at > $2)
+     ORDER BY k.revokes_at NULLS LAST, k.key_id`,
+    [developerParty, now],
   );
-  return Number(rows[0]?.active ?? 0);
+  return rows.map(apiKeyFromRow);
 }
 
 /**
- * Creates `key` unless its developer already has `activeMax` active keys; null then. The
- * developer's row is locked first, so concurrent creations are counted one after the other and
- * never pass the cap together.
+ * The rotated keys whose grace must end now so that at most `max` of `working` (the developer's
+ * keys that authenticate) keep working: those whose grace would end soonest. Active keys are
+ * never among them; creating a key beyond the cap is refused instead.
+ */
+export function graceKeysOverCap(working: readonly ApiKeyRecord[], max: number): string[] {
+  const excess = working.length - max;
+  if (excess <= 0) return [];
+  const inGrace = working.flatMap((key) =>
+    key.revokesAt === null ? [] : [{ keyId: key.keyId, endsAtMs: key.revokesAt.getTime() }],
+  );
+  inGrace.sort((a, b) => a.endsAtMs - b.endsAtMs || (a.keyId < b.keyId ? -1 : 1));
+  return inGrace.slice(0, excess).map((key) => key.keyId);
+}
+
+/**
+ * Locks the developer's row: every change to how many keys a developer holds takes this lock
+ * first, so concurrent creations and rotations are counted one after the other and never pass
+ * the cap together.
+ */
+async function lockDeveloperKeys(tx: Queryable, developerParty: string): Promise<void> {
+  await tx.query('SELECT party_id FROM developers WHERE party_id = $1 FOR UPDATE', [
+    developerParty,
+  ]);
+}
+
+/**
+ * Creates `key` unless its developer already has `workingMax` working keys (active or in a
+ * grace period) at its creation time; null then.
  */
 export async function insertApiKeyWithinCap(
   db: Database,
   key: NewApiKey,
-  activeMax: number,
+  workingMax: number,
 ): Promise<ApiKeyRecord | null> {
   return db.transaction(async (tx) => {
-    await tx.query('SELECT party_id FROM developers WHERE party_id = $1 FOR UPDATE', [
-      key.developerParty,
-    ]);
-    if ((await countActiveApiKeys(tx, key.developerParty)) >= activeMax) return null;
+    await lockDeveloperKeys(tx, key.developerParty);
+    const working = await listWorkingApiKeys(tx, key.developerParty, key.createdAt);
+    if (working.length >= workingMax) return null;
     return insertApiKey(tx, key);
   });
 }
@@ -171,15 +213,22 @@ export async function listApiKeys(q: Queryable, developerParty: string): Promise
   return rows.map(apiKeyFromRow);
 }
 
-/** Revokes the developer's key at `now`; null when it is not theirs or already revoked. */
+/**
+ * Revokes the developer's key at `now`, and announces it; null when it is not theirs or already
+ * revoked. One statement: the announcement goes out exactly when a key was revoked.
+ */
 export async function revokeApiKey(
   q: Queryable,
   input: { readonly keyId: string; readonly developerParty: string; readonly now: Date },
 ): Promise<ApiKeyRecord | null> {
   const rows = await q.query(
-    `UPDATE api_keys AS k SET revoked_at = $3
-     WHERE k.key_id = $1 AND k.developer_party = $2 AND k.revoked_at IS NULL
-     RETURNING ${KEY_COLUMNS}`,
+    `WITH revoked AS (
+       UPDATE api_keys AS k SET revoked_at = $3
+       WHERE k.key_id = $1 AND k.developer_party = $2 AND k.revoked_at IS NULL
+       RETURNING ${KEY_COLUMNS}
+     )
+     SELECT revoked.*, pg_notify('${API_KEY_CHANGES_CHANNEL}', revoked.key_id) AS announced
+     FROM revoked`,
     [input.keyId, input.developerParty, input.now],
   );
   return rows[0] ? apiKeyFromRow(rows[0]) : null;
@@ -195,7 +244,8 @@ export interface ApiKeyRotation {
 /**
  * Creates `newKey` as the successor of `oldKeyId`, which keeps working for the grace period.
  * One statement, so the old key is never left without a successor or the other way round.
- * Null when the old key is not the developer's, is revoked, or was already rotated.
+ * Null when the old key is not the developer's, is revoked, or was already rotated. The cap on
+ * working keys is `rotateApiKeyWithinCap`'s.
  */
 export async function rotateApiKey(
   q: Queryable,
@@ -231,6 +281,43 @@ export async function rotateApiKey(
     ],
   );
   return rows[0] ? apiKeyFromRow(rows[0]) : null;
+}
+
+/**
+ * Rotates as `rotateApiKey` does, then, should the developer hold more than `workingMax` working
+ * keys, ends the grace of those that would stop soonest (`graceKeysOverCap`), at once and
+ * announced. At the cap with no other key in its grace period, that is the rotated key itself:
+ * a rotation always succeeds, and the keys that authenticate never exceed the cap.
+ */
+export async function rotateApiKeyWithinCap(
+  db: Database,
+  rotation: ApiKeyRotation,
+  workingMax: number,
+): Promise<ApiKeyRecord | null> {
+  const { developerParty } = rotation.newKey;
+  return db.transaction(async (tx) => {
+    await lockDeveloperKeys(tx, developerParty);
+    const created = await rotateApiKey(tx, rotation);
+    if (created === null) return null;
+    const working = await listWorkingApiKeys(tx, developerParty, rotation.now);
+    for (const keyId of graceKeysOverCap(working, workingMax)) {
+      await endGraceNow(tx, keyId, rotation.now);
+    }
+    return created;
+  });
+}
+
+/** Ends a rotated key's grace period at `now` and announces it. */
+async function endGraceNow(tx: Queryable, keyId: string, now: Date): Promise<void> {
+  await tx.query(
+    `WITH ended AS (
+       UPDATE api_keys SET revokes_at = $2
+       WHERE key_id = $1 AND revokes_at > $2
+       RETURNING key_id
+     )
+     SELECT pg_notify('${API_KEY_CHANGES_CHANNEL}', ended.key_id) AS announced FROM ended`,
+    [keyId, now],
+  );
 }
 
 /** Adds `count` requests to the key's usage, the last of them at `lastUsedAt` (batched flushes). */

@@ -74,12 +74,15 @@ export function describeLimits(key: ApiKeyRecord): string {
 }
 
 export function describeKey(key: ApiKeyRecord, now: Date): string {
+  // A rotated key's grace ends after 24 hours, or earlier when a rotation at the cap ended it.
   const state =
     key.revokedAt !== null && key.revokedAt <= now
       ? 'revoked'
-      : key.revokesAt !== null
-        ? `rotated, works until ${key.revokesAt.toISOString()}`
-        : 'active';
+      : key.revokesAt === null
+        ? 'active'
+        : key.revokesAt <= now
+          ? `rotated, stopped at ${key.revokesAt.toISOString()}`
+          : `rotated, works until ${key.revokesAt.toISOString()}`;
   return [
     key.keyId,
     `${key.prefix}…`,

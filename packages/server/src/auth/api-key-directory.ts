@@ -2,15 +2,23 @@
  * API-key look-ups for every `/v1` request, kept off the database on the hot path: a small cache
  * of recent look-ups (by key hash) and usage counters flushed in batches.
  *
- * A key revoked through this process disappears from its cache at once; other processes notice
- * within `CACHE_TTL_MS`, the bound on how long a revoked key can still be honoured elsewhere.
- * Rate limits an operator sets with `poolparty admin keys limits` apply at once: the service
- * calls `invalidate()` when the store announces an admin change (admin/change-feed.ts).
+ * A key that stops early (revoked, or its grace ended by a rotation at the cap) is announced by
+ * the store on `API_KEY_CHANGES_CHANNEL`; every process hearing it (`hearKeyChanges`) forgets its
+ * cached look-ups, so the key stops at once everywhere. The announcement is a hint: should one
+ * be lost (the listener reconnecting), `CACHE_TTL_MS` bounds how long a stopped key can still be
+ * honoured. Rate limits an operator sets with `poolparty admin keys limits` apply at once too: the
+ * service calls `invalidate()` when the store announces an admin change (admin/change-feed.ts).
  */
 
 import { keepRecent } from '@poolparty/core';
-import type { Database } from '@poolparty/store';
-import { type ApiKeyWithDeveloper, findApiKeyByHash, recordApiKeyUsage } from '@poolparty/store';
+import type { Database, NotificationSource, ResilientListenerOptions } from '@poolparty/store';
+import {
+  API_KEY_CHANGES_CHANNEL,
+  type ApiKeyWithDeveloper,
+  findApiKeyByHash,
+  ResilientListener,
+  recordApiKeyUsage,
+} from '@poolparty/store';
 import { hashApiKey } from './api-keys.js';
 
 export const CACHE_TTL_MS = 10_000;
@@ -79,6 +87,25 @@ export class ApiKeyDirectory {
   /** Forgets every cached look-up: call after revoking or rotating a key. */
   invalidate(): void {
     this.cache.clear();
+  }
+
+  /**
+   * Forgets every cached look-up whenever the store announces a key that stopped early, from
+   * whichever process; and after the listener was lost, since announcements may have been missed
+   * meanwhile. Listening before it returns; the returned function stops.
+   */
+  async hearKeyChanges(
+    source: NotificationSource,
+    options: Pick<ResilientListenerOptions, 'onListenerProblem'> = {},
+  ): Promise<() => Promise<void>> {
+    const forget = () => this.invalidate();
+    const listener = await ResilientListener.open(
+      source,
+      API_KEY_CHANGES_CHANNEL,
+      { onNotification: forget, onListeningAgain: forget },
+      options,
+    );
+    return () => listener.close();
   }
 
   recordUse(keyId: string, at: Date): void {

@@ -93,10 +93,16 @@ function httpDepsOf(ctx: ServiceContext, app: App, options: BuildAppOptions): Ht
 export async function buildApp(ctx: ServiceContext, options: BuildAppOptions = {}): Promise<App> {
   const app = createFastify(httpOptionsOf(ctx.settings));
   const deps = httpDepsOf(ctx, app, options);
-  // Key limits changed by an operator apply at once, not after the look-up cache's TTL.
+  // Key limits changed by an operator, and keys stopped early by any process, apply at once, not
+  // after the look-up cache's TTL.
   const stopHearingAdmin = ctx.adminChanges.subscribe(() => deps.apiKeys.invalidate());
+  const stopHearingKeys = await deps.apiKeys.hearKeyChanges(ctx.db, {
+    onListenerProblem: (error, retryInMs) =>
+      app.log.warn({ err: error, retryInMs }, 'API key change listener lost; listening again'),
+  });
   app.addHook('onClose', async () => {
     stopHearingAdmin();
+    await stopHearingKeys();
     await deps.apiKeys.close();
   });
   app.decorateRequest('apiKey', null);

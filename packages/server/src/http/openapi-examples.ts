@@ -709,7 +709,7 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
   nothing_to_withdraw: { detail: 'Those units redeem for nothing.' },
   api_key_limit_reached: {
     detail:
-      'You have 25 active API keys, the most a developer may hold; revoke one (DELETE /api/sdk/keys/{keyId}) to free a place, or rotate an existing key.',
+      'You have 25 working API keys (rotated keys count until their grace period ends), the most a developer may hold; revoke one (DELETE /api/sdk/keys/{keyId}) to free a place, or rotate an existing key.',
     extensions: { limit: 25 },
   },
   idempotency_key_in_use: {

@@ -19,9 +19,11 @@
  *   as it stands, so a retried revocation is no error;
  * - a rotation without `name` keeps the old key's name;
  * - keys of other developers answer 404, exactly like keys that do not exist;
- * - a developer has at most `ACTIVE_API_KEYS_MAX` active keys (neither revoked nor rotated); one
- *   more is refused with 409 `api_key_limit_reached`. A rotation is always allowed: the
- *   successor takes the old key's place.
+ * - a developer has at most `WORKING_API_KEYS_MAX` working keys: keys that authenticate, active
+ *   ones and rotated ones in their grace period alike. One more is refused with 409
+ *   `api_key_limit_reached`. A rotation is always allowed; at the cap it ends at once the grace
+ *   of the developer's rotated key that would stop soonest (the rotated key itself when no other
+ *   is in its grace period), so chained rotations cannot multiply the keys that work.
  */
 import { randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
@@ -50,7 +52,7 @@ import {
   listApiKeys,
   type NewApiKey,
   revokeApiKey,
-  rotateApiKey,
+  rotateApiKeyWithinCap,
 } from '@poolparty/store';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -98,11 +100,12 @@ import { EARNINGS_ROUTES, type PortalDeps, sessionOnly } from './portal-earnings
 const PURPOSE: ChallengePurpose = 'developer portal login';
 const KEY_ID_BYTES = 12;
 /**
- * Active keys (neither revoked nor rotated) a developer may hold. One per app, environment or CI
- * job is a handful; 25 leaves room for that and for the fuzzer's 20, while a script creating keys
- * in a loop stops here instead of filling the store and the key cache.
+ * Working keys (active, or rotated and still in their grace period) a developer may hold. One per
+ * app, environment or CI job is a handful; 25 leaves room for that and for the fuzzer's 20, while
+ * a script creating or rotating keys in a loop stops here instead of filling the store and the
+ * key cache. Every per-key allowance (rate limits, stream caps) is multiplied by at most this.
  */
-export const ACTIVE_API_KEYS_MAX = 25;
+export const WORKING_API_KEYS_MAX = 25;
 const BEARER = /^Bearer ([^\s]+)$/i;
 /** Methods that change nothing: a cookie may come with them from anywhere. */
 const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -207,8 +210,10 @@ const createApiKey = keyRoute({
     summary: 'Create an API key, or rotate one',
     description:
       'The full key is in this answer only. With `rotate`, the old key keeps working for 24 h. ' +
-      `An empty body creates an unnamed key. At most ${ACTIVE_API_KEYS_MAX} active keys ` +
-      '(neither revoked nor rotated) per developer; a rotation is always allowed.',
+      `An empty body creates an unnamed key. At most ${WORKING_API_KEYS_MAX} working keys ` +
+      '(active, or rotated and in their grace period) per developer. A rotation is always ' +
+      'allowed; at the cap it ends at once the grace of the rotated key that would stop soonest ' +
+      '(the rotated key itself when no other is in its grace period).',
     tags: TAGS,
     security: SECURITY.developerSession,
     body: withExamples(ApiKeyCreateSchema, API_KEY_CREATE_EXAMPLE),
@@ -220,7 +225,7 @@ const createApiKey = keyRoute({
       {
         ...SESSION_WRITE_NOTES,
         not_found: 'the key to `rotate` does not exist, is not yours, or is already revoked',
-        api_key_limit_reached: `you have ${ACTIVE_API_KEYS_MAX} active keys already; revoke one first (a rotation is always allowed)`,
+        api_key_limit_reached: `you have ${WORKING_API_KEYS_MAX} working keys already (rotated ones count until their grace ends); revoke one first (a rotation is always allowed)`,
       },
     ),
   },
@@ -428,22 +433,22 @@ async function createKey(
     createdAt: now,
   };
   if (request.rotate === undefined) {
-    const created = await insertApiKeyWithinCap(ctx.db, newKey, ACTIVE_API_KEYS_MAX);
+    const created = await insertApiKeyWithinCap(ctx.db, newKey, WORKING_API_KEYS_MAX);
     if (created === null) {
       throw new ApiError(
         'api_key_limit_reached',
-        `You have ${ACTIVE_API_KEYS_MAX} active API keys, the most a developer may hold; revoke one (DELETE /api/sdk/keys/{keyId}) to free a place, or rotate an existing key.`,
-        { limit: ACTIVE_API_KEYS_MAX },
+        `You have ${WORKING_API_KEYS_MAX} working API keys (rotated keys count until their grace period ends), the most a developer may hold; revoke one (DELETE /api/sdk/keys/{keyId}) to free a place, or rotate an existing key.`,
+        { limit: WORKING_API_KEYS_MAX },
       );
     }
     return { ...listingOf(created), key };
   }
   const old = await ownKey(ctx, developer, request.rotate);
-  const rotated = await rotateApiKey(ctx.db, {
-    oldKeyId: old.keyId,
-    newKey: { ...newKey, name: request.name ?? old.name },
-    now,
-  });
+  const rotated = await rotateApiKeyWithinCap(
+    ctx.db,
+    { oldKeyId: old.keyId, newKey: { ...newKey, name: request.name ?? old.name }, now },
+    WORKING_API_KEYS_MAX,
+  );
   if (rotated === null) {
     throw new ApiError('not_found', `Key ${old.keyId} is revoked or was already rotated.`);
   }
