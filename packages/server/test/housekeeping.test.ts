@@ -6,6 +6,8 @@
 import { createHash } from 'node:crypto';
 import { openTestDatabase, waitFor } from '@poolparty/settlement/testing';
 import {
+  claimIdempotencyKey,
+  completeIdempotencyClaim,
   type Database,
   findNonce,
   findValidSession,
@@ -14,7 +16,6 @@ import {
   insertSession,
   isWalletTokenRevoked,
   migrate,
-  putIdempotencyRecord,
   revokeWalletToken,
   upsertDeveloper,
 } from '@poolparty/store';
@@ -26,6 +27,7 @@ const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
 const at = (ms: number) => new Date(T0.getTime() + ms);
 const DEVELOPER = 'developer::1220aa';
+const IDEMPOTENCY_SCOPE = 'api_key:key_housekeeping';
 /** Rows of each kind made expired, and made live, per test. */
 const EXPIRED = 7;
 const LIVE = 3;
@@ -60,15 +62,16 @@ async function rows(db: Database, count: number, expiry: Date): Promise<string[]
       expiresAt: expiry,
     });
     await revokeWalletToken(db, { jti: id, revokedAt: created, expiresAt: expiry });
-    await putIdempotencyRecord(db, {
-      apiKeyId: 'key_housekeeping',
+    const claim = {
+      scope: IDEMPOTENCY_SCOPE,
       key: id,
       requestHash: 'h',
-      responseStatus: 201,
-      responseBody: { id },
-      // Retention is a day from creation.
-      createdAt: created,
-    });
+      claimToken: id,
+      at: created,
+    };
+    await claimIdempotencyKey(db, claim);
+    // Retention is a day from when the response was stored.
+    await completeIdempotencyClaim(db, claim, { status: 201, body: { id } }, created);
     ids.push(id);
   }
   return ids;
@@ -81,7 +84,7 @@ async function present(db: Database, id: string): Promise<Record<string, boolean
     sessions: (await findValidSession(db, sessionHash(id), at(-DAY_MS))) !== null,
     wallet_token_revocations: await isWalletTokenRevoked(db, id),
     idempotency_records:
-      (await getIdempotencyRecord(db, 'key_housekeeping', id, at(-DAY_MS))) !== null,
+      (await getIdempotencyRecord(db, IDEMPOTENCY_SCOPE, id, at(-DAY_MS))) !== null,
   };
 }
 

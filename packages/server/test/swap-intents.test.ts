@@ -1,6 +1,6 @@
 /**
  * The pure parts of swap creation and the intent views: refusals, the intent a quote becomes,
- * identifiers, request hashing and replay, strict validation and the collision retry.
+ * identifiers, strict validation and the collision retry.
  */
 import {
   Amount,
@@ -24,7 +24,6 @@ import {
   resolveSlippage,
 } from '../src/swaps/create-intent.js';
 import { IDENTIFIER_ATTEMPTS_MAX, retryingCollisions } from '../src/swaps/create-swap.js';
-import { canonicalJson, InFlightKeys, replayOf, requestHash } from '../src/swaps/idempotency.js';
 import {
   CROCKFORD_ALPHABET,
   newDepositReference,
@@ -363,51 +362,6 @@ describe('identifiers', () => {
 
   it('refuses a random source that gives too few bytes', () => {
     expect(() => randomCrockford(8, () => new Uint8Array(4))).toThrow(RangeError);
-  });
-});
-
-describe('request hashing and replay', () => {
-  const body = { fromToken: 'Amulet', toToken: 'USDCx', amount: '1', slippageTolerance: 0.05 };
-
-  it('hashes the same request alike whatever its key order', () => {
-    fc.assert(
-      fc.property(fc.shuffledSubarray(Object.entries(body), { minLength: 4 }), (entries) => {
-        expect(requestHash(Object.fromEntries(entries), ALICE)).toBe(requestHash(body, ALICE));
-      }),
-    );
-    expect(canonicalJson({ b: [1, { d: 1, c: 2 }], a: null })).toBe(
-      '{"a":null,"b":[1,{"c":2,"d":1}]}',
-    );
-  });
-
-  it('hashes another body or another wallet party differently', () => {
-    expect(requestHash({ ...body, amount: '2' }, ALICE)).not.toBe(requestHash(body, ALICE));
-    expect(requestHash(body, party('bob', 'f'))).not.toBe(requestHash(body, ALICE));
-  });
-
-  it('replays the stored response for the same hash and refuses another with 422', () => {
-    const record = {
-      apiKeyId: 'key_1',
-      key: 'k',
-      requestHash: requestHash(body, ALICE),
-      responseStatus: 201,
-      responseBody: { intentId: 'swp_1' },
-      createdAt: NOW,
-    };
-    expect(replayOf(record, record.requestHash)).toEqual({
-      status: 201,
-      body: { intentId: 'swp_1' },
-    });
-    expect(problemOf(() => replayOf(record, 'other')).code).toBe('idempotency_key_reused');
-  });
-
-  it('lets one request per key run at a time, per API key', () => {
-    const keys = new InFlightKeys();
-    const release = keys.claim('key_1', 'k');
-    expect(problemOf(() => keys.claim('key_1', 'k')).code).toBe('idempotency_key_in_use');
-    expect(() => keys.claim('key_2', 'k')()).not.toThrow();
-    release();
-    expect(() => keys.claim('key_1', 'k')()).not.toThrow();
   });
 });
 

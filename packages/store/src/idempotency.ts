@@ -1,84 +1,169 @@
 /**
- * Idempotency records of `POST /v1/swaps` (docs/spec/protocol.md#idempotency): per API key and
- * `Idempotency-Key`, the first response is kept for 24 h and replayed to a retry with the same
- * body.
+ * Idempotency records (docs/spec/protocol.md#idempotency): per principal (`scope`) and
+ * `Idempotency-Key`, first a claim taken before the request runs, then the response it stored,
+ * kept for 24 h and replayed to a retry of the same request.
+ *
+ * The claim is one `INSERT … ON CONFLICT` statement: on PostgreSQL two processes claiming one key
+ * at once meet at the primary key, the second waits for the first's row and finds it taken, so
+ * only one request runs. A claim whose request never finished (its process died) lapses after
+ * `IDEMPOTENCY_CLAIM_TTL_MS`, and the key can be used again.
  */
-import { jsonParam, readDate, readSafeInteger, readString } from './columns.js';
+import { jsonParam, readDate, readIntegerOrNull, readString, readStringOrNull } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
+/** How long a stored response is replayed. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a claim holds its key when its request neither stores a response nor gives the key
+ * back: four times the SDK's 30 s attempt timeout, so every client stopped waiting for the
+ * request long before, while a key left by a process that died is usable again within minutes.
+ */
+export const IDEMPOTENCY_CLAIM_TTL_MS = 2 * 60 * 1000;
+/** Claims tried while the row in the way disappears between two statements (given back, purged). */
+const CLAIM_ATTEMPTS_MAX = 3;
+
+export interface StoredResponse {
+  readonly status: number;
+  readonly body: unknown;
+}
 
 export interface IdempotencyRecord {
-  readonly apiKeyId: string;
+  /** Whose key it is: `api_key:<keyId>` or `developer:<party>`. */
+  readonly scope: string;
   readonly key: string;
-  /** A hash of the request body: the same key with another body is refused (422). */
+  /** A hash of the request: the same key with another request is refused (422). */
   readonly requestHash: string;
-  readonly responseStatus: number;
-  readonly responseBody: unknown;
+  /** Null while the claiming request runs. */
+  readonly response: StoredResponse | null;
+  /** The claim that wrote the row; null on rows stored before claims existed. */
+  readonly claimToken: string | null;
+  /** When the claim was taken, or when the response was stored. */
   readonly createdAt: Date;
 }
 
-const RECORD_COLUMNS = 'api_key_id, key, request_hash, response_status, response_body, created_at';
+/** A request's claim on a key. */
+export interface IdempotencyClaim {
+  readonly scope: string;
+  readonly key: string;
+  readonly requestHash: string;
+  /** Unguessable and new per request: only the request that claimed a key settles it. */
+  readonly claimToken: string;
+  readonly at: Date;
+}
+
+export type ClaimHandle = Pick<IdempotencyClaim, 'scope' | 'key' | 'claimToken'>;
+
+const RECORD_COLUMNS =
+  'scope, key, request_hash, response_status, response_body, claim_token, created_at';
 
 function recordFromRow(row: Row): IdempotencyRecord {
+  const status = readIntegerOrNull(row.response_status);
   return {
-    apiKeyId: readString(row.api_key_id),
+    scope: readString(row.scope),
     key: readString(row.key),
     requestHash: readString(row.request_hash),
-    responseStatus: readSafeInteger(row.response_status),
-    responseBody: row.response_body,
+    response: status === null ? null : { status, body: row.response_body },
+    claimToken: readStringOrNull(row.claim_token),
     createdAt: readDate(row.created_at),
   };
 }
 
-function retainedSince(now: Date): Date {
-  return new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS);
+/** Before these times a claim has lapsed and a response is no longer kept. */
+function cutoffs(now: Date): { claimLapsed: Date; retained: Date } {
+  return {
+    claimLapsed: new Date(now.getTime() - IDEMPOTENCY_CLAIM_TTL_MS),
+    retained: new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS),
+  };
 }
 
-/** The record still within retention at `now`, or null. */
+/** A row still in force: a claim not lapsed, or a response within retention. */
+const LIVE = `((response_status IS NULL AND created_at > $3) OR
+  (response_status IS NOT NULL AND created_at > $4))`;
+
+/** The record in force for the key at `now`, or null. */
 export async function getIdempotencyRecord(
   q: Queryable,
-  apiKeyId: string,
+  scope: string,
   key: string,
   now: Date,
 ): Promise<IdempotencyRecord | null> {
+  const { claimLapsed, retained } = cutoffs(now);
   const rows = await q.query(
     `SELECT ${RECORD_COLUMNS} FROM idempotency_records
-     WHERE api_key_id = $1 AND key = $2 AND created_at > $3`,
-    [apiKeyId, key, retainedSince(now)],
+     WHERE scope = $1 AND key = $2 AND ${LIVE}`,
+    [scope, key, claimLapsed, retained],
   );
   return rows[0] ? recordFromRow(rows[0]) : null;
 }
 
 /**
- * Stores the record unless a live one exists for the key (an expired one is replaced). Returns
- * the record in force afterwards: the caller's, or the one a concurrent request stored first.
+ * Claims the key for a request, unless a record in force holds it (a lapsed claim or an expired
+ * response is replaced). Returns the record in force afterwards: the caller's claim (its
+ * `claimToken`), or what another request claimed or stored first.
  */
-export async function putIdempotencyRecord(
+export async function claimIdempotencyKey(
   q: Queryable,
-  record: IdempotencyRecord,
+  claim: IdempotencyClaim,
 ): Promise<IdempotencyRecord> {
+  const { claimLapsed, retained } = cutoffs(claim.at);
+  for (let attempt = 1; attempt <= CLAIM_ATTEMPTS_MAX; attempt += 1) {
+    const claimed = await q.query(
+      `INSERT INTO idempotency_records (scope, key, request_hash, claim_token, created_at)
+       VALUES ($1, $2, $5, $6, $7)
+       ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
+         claim_token = EXCLUDED.claim_token, created_at = EXCLUDED.created_at,
+         response_status = NULL, response_body = NULL
+       WHERE NOT ((idempotency_records.response_status IS NULL
+           AND idempotency_records.created_at > $3)
+         OR (idempotency_records.response_status IS NOT NULL
+           AND idempotency_records.created_at > $4))
+       RETURNING ${RECORD_COLUMNS}`,
+      [
+        claim.scope,
+        claim.key,
+        claimLapsed,
+        retained,
+        claim.requestHash,
+        claim.claimToken,
+        claim.at,
+      ],
+    );
+    if (claimed[0]) return recordFromRow(claimed[0]);
+    // Another request holds the key. A new statement sees what it committed; if it gave the key
+    // back (or a purge took the row) meanwhile, claim again.
+    const holder = await getIdempotencyRecord(q, claim.scope, claim.key, claim.at);
+    if (holder !== null) return holder;
+  }
+  throw new Error(`idempotency key ${claim.key} changed hands ${CLAIM_ATTEMPTS_MAX} times`);
+}
+
+/**
+ * Stores the response of the claim's request; false when the claim is no longer its own (it
+ * lapsed and another request took the key).
+ */
+export async function completeIdempotencyClaim(
+  q: Queryable,
+  claim: ClaimHandle,
+  response: StoredResponse,
+  at: Date,
+): Promise<boolean> {
   const rows = await q.query(
-    `INSERT INTO idempotency_records (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5::jsonb, $6)
-     ON CONFLICT (api_key_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
-       response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
-       created_at = EXCLUDED.created_at
-     WHERE idempotency_records.created_at <= $7
-     RETURNING ${RECORD_COLUMNS}`,
-    [
-      record.apiKeyId,
-      record.key,
-      record.requestHash,
-      record.responseStatus,
-      jsonParam(record.responseBody),
-      record.createdAt,
-      retainedSince(record.createdAt),
-    ],
+    `UPDATE idempotency_records SET response_status = $4, response_body = $5::jsonb,
+       created_at = $6
+     WHERE scope = $1 AND key = $2 AND claim_token = $3 AND response_status IS NULL
+     RETURNING key`,
+    [claim.scope, claim.key, claim.claimToken, response.status, jsonParam(response.body), at],
   );
-  if (rows[0]) return recordFromRow(rows[0]);
-  const live = await getIdempotencyRecord(q, record.apiKeyId, record.key, record.createdAt);
-  if (!live) throw new Error(`idempotency record ${record.key} vanished while being stored`);
-  return live;
+  return rows.length > 0;
+}
+
+/** Gives the key back: its request stored nothing, so a retry is judged afresh. */
+export async function releaseIdempotencyClaim(q: Queryable, claim: ClaimHandle): Promise<void> {
+  await q.query(
+    `DELETE FROM idempotency_records
+     WHERE scope = $1 AND key = $2 AND claim_token = $3 AND response_status IS NULL`,
+    [claim.scope, claim.key, claim.claimToken],
+  );
 }
 
 /** Deletes up to `limit` records past retention at `now`; returns how many. */
@@ -88,11 +173,11 @@ export async function purgeIdempotencyRecords(
   limit: number,
 ): Promise<number> {
   const rows = await q.query(
-    `DELETE FROM idempotency_records WHERE (api_key_id, key) IN (
-       SELECT api_key_id, key FROM idempotency_records WHERE created_at <= $1
+    `DELETE FROM idempotency_records WHERE (scope, key) IN (
+       SELECT scope, key FROM idempotency_records WHERE created_at <= $1
        ORDER BY created_at LIMIT $2
      ) RETURNING key`,
-    [retainedSince(now), limit],
+    [cutoffs(now).retained, limit],
   );
   return rows.length;
 }

@@ -12,6 +12,8 @@ import {
   ActiveIntentExistsError,
   advanceCheckpoint,
   cancelIntent,
+  claimIdempotencyKey,
+  completeIdempotencyClaim,
   consumeNonce,
   countIncompleteCompletedSwaps,
   countIncompleteCompletedSwapsByPool,
@@ -30,6 +32,7 @@ import {
   getLedgerOffset,
   getPool,
   getPoolAccounting,
+  IDEMPOTENCY_CLAIM_TTL_MS,
   IN_MEMORY,
   type IntentCursor,
   insertApiKey,
@@ -59,11 +62,11 @@ import {
   openPostgres,
   openStore,
   purgeIdempotencyRecords,
-  putIdempotencyRecord,
   type Queryable,
   ROTATION_GRACE_MS,
   recordDeposit,
   recordLedgerCommand,
+  releaseIdempotencyClaim,
   revokeApiKey,
   revokeWalletToken,
   rotateApiKey,
@@ -590,28 +593,66 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
   });
 
   describe('idempotency records', () => {
-    it('replay the first response for 24 h, then lapse', async () => {
-      const apiKeyId = `key_${uid()}`;
-      const record = {
-        apiKeyId,
-        key: 'retry-1',
+    const claimOf = (scope: string, token: string, atMs = 0, requestHash = 'h1') => ({
+      scope,
+      key: 'retry-1',
+      requestHash,
+      claimToken: token,
+      at: at(atMs),
+    });
+
+    it('hold a key for the first claim, then replay its response for 24 h, then lapse', async () => {
+      const scope = `api_key:key_${uid()}`;
+      const first = claimOf(scope, 'c1');
+      expect(await claimIdempotencyKey(db, first)).toMatchObject({
+        claimToken: 'c1',
         requestHash: 'h1',
-        responseStatus: 201,
-        responseBody: { intentId: 'int_1', expectedAmount: '100' },
-        createdAt: T0,
-      };
-      expect(await putIdempotencyRecord(db, record)).toEqual(record);
-      const second = {
-        ...record,
-        requestHash: 'h2',
-        responseBody: { other: true },
-        createdAt: at(1),
-      };
-      expect(await putIdempotencyRecord(db, second)).toEqual(record);
-      expect(await getIdempotencyRecord(db, apiKeyId, 'retry-1', at(DAY_MS - 1))).toEqual(record);
-      expect(await getIdempotencyRecord(db, apiKeyId, 'retry-1', at(DAY_MS))).toBeNull();
-      expect(await purgeIdempotencyRecords(db, at(DAY_MS), 10)).toBeGreaterThanOrEqual(1);
-      expect(await getIdempotencyRecord(db, apiKeyId, 'retry-1', T0)).toBeNull();
+        response: null,
+      });
+      // A second claim while the first runs finds the first's.
+      expect(await claimIdempotencyKey(db, claimOf(scope, 'c2', 1, 'h2'))).toMatchObject({
+        claimToken: 'c1',
+        response: null,
+      });
+      const response = { status: 201, body: { intentId: 'int_1', expectedAmount: '100' } };
+      expect(await completeIdempotencyClaim(db, first, response, at(2))).toBe(true);
+      expect(await claimIdempotencyKey(db, claimOf(scope, 'c3', 3))).toMatchObject({
+        claimToken: 'c1',
+        response,
+      });
+      expect((await getIdempotencyRecord(db, scope, 'retry-1', at(DAY_MS + 1)))?.response).toEqual(
+        response,
+      );
+      expect(await getIdempotencyRecord(db, scope, 'retry-1', at(DAY_MS + 2))).toBeNull();
+      expect(await getIdempotencyRecord(db, `developer:${uid()}`, 'retry-1', at(3))).toBeNull();
+      expect(await purgeIdempotencyRecords(db, at(DAY_MS + 2), 10)).toBeGreaterThanOrEqual(1);
+      expect(await getIdempotencyRecord(db, scope, 'retry-1', at(3))).toBeNull();
+    });
+
+    it('free a key given back at once, and one whose claim lapsed after its bound', async () => {
+      const scope = `developer:dev-${uid()}::1220aa`;
+      await claimIdempotencyKey(db, claimOf(scope, 'c1'));
+      await releaseIdempotencyClaim(db, claimOf(scope, 'c1'));
+      expect((await claimIdempotencyKey(db, claimOf(scope, 'c2', 1))).claimToken).toBe('c2');
+      const held = claimOf(scope, 'c3', IDEMPOTENCY_CLAIM_TTL_MS);
+      expect((await claimIdempotencyKey(db, held)).claimToken).toBe('c2');
+      const late = claimOf(scope, 'c3', IDEMPOTENCY_CLAIM_TTL_MS + 1);
+      expect((await claimIdempotencyKey(db, late)).claimToken).toBe('c3');
+      // The lapsed claim's request finishing late stores nothing over the new claim.
+      const stale = { status: 201, body: {} };
+      expect(await completeIdempotencyClaim(db, claimOf(scope, 'c2'), stale, at(2))).toBe(false);
+      expect((await getIdempotencyRecord(db, scope, 'retry-1', late.at))?.claimToken).toBe('c3');
+    });
+
+    it('give a key claimed by many at once, through two connections, to exactly one', async () => {
+      const [first, second] = await backend.openEmptyPair();
+      await migrate(first);
+      const scope = `api_key:key_${uid()}`;
+      const claims = Array.from({ length: 8 }, (_, n) =>
+        claimIdempotencyKey(n % 2 === 0 ? first : second, claimOf(scope, `c${n}`)),
+      );
+      const holders = new Set((await Promise.all(claims)).map((record) => record.claimToken));
+      expect(holders.size).toBe(1);
     });
   });
 

@@ -39,10 +39,14 @@ export const DepositReferenceSchema = Type.String({
 });
 export type DepositReference = Static<typeof DepositReferenceSchema>;
 
+/** The longest `Idempotency-Key` accepted: room for a UUID with a prefix, or an order id. */
+export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
+
+/** Printable ASCII without the space, as one header value can carry it unquoted. */
 export const IdempotencyKeySchema = Type.String({
   $id: 'IdempotencyKey',
-  description: 'Client-chosen key that makes a retried create safe: printable ASCII, no spaces.',
-  pattern: '^[\\x21-\\x7E]{1,255}$',
+  description: `Client-chosen key that makes a retried POST safe: 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} printable ASCII characters, no spaces.`,
+  pattern: `^[\\x21-\\x7E]{1,${IDEMPOTENCY_KEY_LENGTH_MAX}}$`,
 });
 export type IdempotencyKey = Static<typeof IdempotencyKeySchema>;
 
@@ -77,11 +81,24 @@ export const CreateSwapBodySchema = Type.Object(
 export type CreateSwapBody = Static<typeof CreateSwapBodySchema>;
 
 /** Header names are lower case as servers see them; other headers pass, so this stays open. */
-export const CreateSwapHeadersSchema = Type.Object(
-  { 'idempotency-key': Type.Optional(inline(IdempotencyKeySchema)) },
-  { $id: 'CreateSwapHeaders', description: 'Headers of `POST /v1/swaps` beyond authentication.' },
+export const IdempotencyHeadersSchema = Type.Object(
+  {
+    'idempotency-key': Type.Optional(
+      inline(IdempotencyKeySchema, {
+        description:
+          'Makes a retry safe (docs/spec/protocol.md#idempotency): the same key with the same ' +
+          'request replays the first success response, with `Idempotent-Replayed: true`, for ' +
+          '24 h; another request under the key is 422 `idempotency_key_reused`, and a retry ' +
+          'while the first still runs is 409 `idempotency_key_in_use`.',
+      }),
+    ),
+  },
+  {
+    $id: 'IdempotencyHeaders',
+    description: 'Headers, beyond authentication, of every POST that takes an `Idempotency-Key`.',
+  },
 );
-export type CreateSwapHeaders = Static<typeof CreateSwapHeadersSchema>;
+export type IdempotencyHeaders = Static<typeof IdempotencyHeadersSchema>;
 
 export const SwapInstructionsSchema = Type.Object(
   {
@@ -289,7 +306,7 @@ export const SWAP_SCHEMAS = [
   DepositReferenceSchema,
   IdempotencyKeySchema,
   CreateSwapBodySchema,
-  CreateSwapHeadersSchema,
+  IdempotencyHeadersSchema,
   SwapInstructionsSchema,
   SwapIntentSchema,
   FailureReasonSchema,

@@ -279,6 +279,43 @@ export function unexpectedProblem(): { default: ProblemResponse } {
   };
 }
 
+/**
+ * A route's `schema.problems` with more codes among them, each under its status beside the codes
+ * already there; a code the route documents already keeps its own note.
+ */
+export function withProblems(
+  problems: ProblemResponses | undefined,
+  codes: readonly ErrorCode[],
+  notes: ProblemNotes = {},
+): ProblemResponses {
+  const merged: Record<number | 'default', ProblemResponse> = {
+    ...unexpectedProblem(),
+    ...problems,
+  };
+  const documented = (status: number) =>
+    Object.keys(merged[status]?.content[PROBLEM_CONTENT_TYPE].examples ?? {});
+  const added = codes.filter((code) => !documented(ERROR_CATALOGUE[code].status).includes(code));
+  for (const [status, response] of Object.entries(problemResponses(added, notes))) {
+    const existing = merged[Number(status)];
+    merged[Number(status)] = existing === undefined ? response : joined(existing, response);
+  }
+  return merged;
+}
+
+function joined(first: ProblemResponse, second: ProblemResponse): ProblemResponse {
+  const [a, b] = [first, second].map((each) => each.content[PROBLEM_CONTENT_TYPE]);
+  return {
+    ...first,
+    description: `${first.description} ${second.description}`,
+    content: {
+      [PROBLEM_CONTENT_TYPE]: {
+        schema: PROBLEM_REF,
+        examples: { ...a?.examples, ...b?.examples },
+      },
+    },
+  };
+}
+
 /** `problemResponses` plus the `default` response: a route's `schema.problems`. */
 export function errorResponses(
   codes: readonly ErrorCode[],

@@ -13,12 +13,11 @@
  */
 import {
   CancelResultSchema,
+  type CreateSwapBody,
   CreateSwapBodySchema,
-  CreateSwapHeadersSchema,
   IntentIdParamsSchema,
   PartyIdParamsSchema,
   SWAP_EVENT_NAMES,
-  type SwapIntent,
   SwapIntentSchema,
   SwapProgressSchema,
   SwapStatusSchema,
@@ -45,8 +44,7 @@ import {
   SwapEventStream,
   swapEventSnapshots,
 } from '../../events/swap-event-stream.js';
-import { createSwap } from '../../swaps/create-swap.js';
-import { InFlightKeys } from '../../swaps/idempotency.js';
+import { createSwap, understoodSwap } from '../../swaps/create-swap.js';
 import { swapProgressView, swapStatusView } from '../../swaps/intent-view.js';
 import { strictValidatorCompiler } from '../../swaps/strict-validation.js';
 import { apiKeyOf, walletPartyOf, walletTokenHook } from '../authenticate.js';
@@ -57,6 +55,7 @@ import {
   streamSubject,
 } from '../event-stream-route.js';
 import type { App } from '../fastify.js';
+import { WALLET_IDEMPOTENCY } from '../idempotent-routes.js';
 import {
   CANCEL_RESULT_EXAMPLE,
   CREATE_SWAP_EXAMPLE,
@@ -96,8 +95,6 @@ const CREATE_PROBLEMS = [
   'active_intent_exists',
   'ambiguous_pool_pair',
   'pool_paused',
-  'idempotency_key_in_use',
-  'idempotency_key_reused',
   'ledger_unavailable',
 ] as const;
 const EVENTS_DESCRIPTION =
@@ -123,8 +120,6 @@ interface SwapDeps {
   readonly ctx: ServiceContext;
   /** Checks the wallet token of every route here. */
   readonly authenticateWallet: ReturnType<typeof walletTokenHook>;
-  /** Idempotency keys whose first request is still running. */
-  readonly inFlight: InFlightKeys;
   /** The event streams each wallet party and API key may hold. */
   readonly streamCaps: StreamCaps;
   /** One store read per intent per change, whatever the number of streams following it. */
@@ -144,6 +139,11 @@ const createSwapRoute = swapRoute({
     // Exact JSON types: an amount is a string and the slippage tolerance a number, no coercion.
     validatorCompiler: strictValidatorCompiler,
   }),
+  // The body, validated against the route's schema by then, is a CreateSwapBody.
+  idempotency: {
+    ...WALLET_IDEMPOTENCY,
+    understood: (request) => understoodSwap(request.body as CreateSwapBody),
+  },
   schema: {
     operationId: 'createSwap',
     summary: 'Create a swap intent',
@@ -151,13 +151,12 @@ const createSwapRoute = swapRoute({
       'Quotes the swap, checks it against the settlement-safety guard and the price-impact ' +
       'cap, and creates a pending intent: send exactly `expectedAmount` from the wallet party ' +
       'to `depositAddress` before `expiresAt`. With an `Idempotency-Key`, a retry with the ' +
-      'same body replays the first response (24 h, per API key); another body under the same ' +
-      'key is 422, and a retry while the first is still running is 409 ' +
-      '`idempotency_key_in_use`.',
+      'same body for the same wallet party replays the first response (24 h, per API key); ' +
+      'another request under the same key is 422, and a retry while the first is still running ' +
+      'is 409 `idempotency_key_in_use`.',
     tags: TAGS,
     security: SECURITY,
     body: withExamples(CreateSwapBodySchema, CREATE_SWAP_EXAMPLE),
-    headers: CreateSwapHeadersSchema,
     response: {
       201: withExamples(SwapIntentSchema, SWAP_INTENT_EXAMPLE),
     },
@@ -169,23 +168,14 @@ const createSwapRoute = swapRoute({
       active_intent_exists:
         'an intent of this party, pool and input token is still pending; `intentId` names it',
       ambiguous_pool_pair: 'the pair matches several pools; `candidates` lists them',
-      idempotency_key_in_use: 'the first request with this `Idempotency-Key` is still running',
-      idempotency_key_reused: 'this `Idempotency-Key` was used with another body',
     }),
   },
-  handler: async ({ ctx, inFlight }, request, reply) => {
-    const answer = await createSwap(
-      { ctx, inFlight },
-      {
-        body: request.body,
-        walletParty: walletPartyOf(request),
-        apiKey: apiKeyOf(request),
-        idempotencyKey: request.headers['idempotency-key'],
-      },
+  handler: async ({ ctx }, request, reply) => {
+    const intent = await createSwap(
+      { ctx },
+      { body: request.body, walletParty: walletPartyOf(request), apiKey: apiKeyOf(request) },
     );
-    if (answer.replayed) reply.header('Idempotent-Replayed', 'true');
-    // A replay sends the stored body of the first response, which is a SwapIntent.
-    return reply.code(answer.status as 201).send(answer.body as SwapIntent);
+    return reply.code(201).send(intent);
   },
 });
 
@@ -248,6 +238,7 @@ const cancelSwap = swapRoute({
   method: 'POST',
   url: '/swaps/:intentId/cancel',
   hooks: walletTokenOnly,
+  idempotency: WALLET_IDEMPOTENCY,
   schema: {
     operationId: 'cancelSwap',
     summary: 'Cancel a pending swap intent',
@@ -403,7 +394,6 @@ export async function swapRoutes(
   const deps: SwapDeps = {
     ctx,
     authenticateWallet: walletTokenHook(ctx),
-    inFlight: new InFlightKeys(),
     streamCaps,
     snapshots: swapEventSnapshots(ctx.db, ctx.intentEvents),
     openStreams: new Set(),

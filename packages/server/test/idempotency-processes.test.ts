@@ -1,0 +1,242 @@
+/**
+ * One `Idempotency-Key` sent to two service processes at once (docs/spec/protocol.md#idempotency):
+ * two HTTP apps, each with its own store connection, on one PostgreSQL schema (and, in-process,
+ * on one PGlite store), serving a route whose effect is counted. The effect happens once; the
+ * duplicate is refused 409 while the first runs and replays the first response after; a claim
+ * left by a process that died stops holding the key after its bound.
+ */
+import { tmpdir } from 'node:os';
+import { DomainError } from '@poolparty/core';
+import {
+  claimIdempotencyKey,
+  type Database,
+  IDEMPOTENCY_CLAIM_TTL_MS,
+  IN_MEMORY,
+  migrate,
+  openPglite,
+  openPostgres,
+  openStore,
+} from '@poolparty/store';
+import {
+  createSchema,
+  dropSchema,
+  POSTGRES_URL,
+  postgresSkipReason,
+} from '@poolparty/store/testing';
+import { Type } from '@sinclair/typebox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, createFastify } from '../src/http/fastify.js';
+import { apiKeyScope, requestHash, routeRequestOf } from '../src/http/idempotency.js';
+import { type Idempotency, useIdempotencyKeys } from '../src/http/idempotent-routes.js';
+import { registerRoutes, routeOf } from '../src/http/route-table.js';
+
+const T0 = new Date('2026-11-22T13:40:00.000Z');
+const KEY = { 'idempotency-key': 'withdraw-7' };
+/** Units asked for that the route refuses, as a withdrawal beyond the position is refused. */
+const TOO_MANY = '1000000';
+
+interface World {
+  readonly name: string;
+  readonly skipReason: string | null;
+  /** Two store handles on one store: two processes' connections, or PGlite's one. */
+  open(): Promise<readonly [Database, Database]>;
+  dispose(): Promise<void>;
+}
+
+function postgresWorld(skipReason: string | null): World {
+  let schema: string | null = null;
+  return {
+    name: 'PostgreSQL, two processes',
+    skipReason,
+    open: async () => {
+      schema = await createSchema('pp_idempotency');
+      const first = await openStore({ databaseUrl: POSTGRES_URL, dataDir: tmpdir(), schema });
+      return [first, openPostgres(POSTGRES_URL, { schema })];
+    },
+    dispose: async () => {
+      if (schema !== null) await dropSchema(schema);
+    },
+  };
+}
+
+function pgliteWorld(): World {
+  return {
+    name: 'PGlite, one process',
+    skipReason: null,
+    open: async () => {
+      const db = await openPglite(IN_MEMORY);
+      await migrate(db);
+      return [db, db];
+    },
+    dispose: async () => {},
+  };
+}
+
+/** What the processes share besides the store: the effects, and a gate holding the handler. */
+class Effects {
+  readonly done: string[] = [];
+  #open: Promise<void> = Promise.resolve();
+  #release: () => void = () => {};
+
+  hold(): void {
+    this.#open = new Promise((resolve) => {
+      this.#release = resolve;
+    });
+  }
+
+  release(): void {
+    this.#release();
+  }
+
+  passGate(): Promise<void> {
+    return this.#open;
+  }
+}
+
+const route = routeOf<Effects>();
+/** Every request is the same API key's, as the `/v1` routes scope theirs. */
+const ONE_API_KEY: Idempotency<Effects> = { principal: () => ({ scope: apiKeyScope('key_1') }) };
+
+const withdraw = route({
+  method: 'POST',
+  url: '/withdrawals',
+  idempotency: ONE_API_KEY,
+  schema: {
+    body: Type.Object({ units: Type.String() }, { additionalProperties: false }),
+    response: { 201: Type.Object({ withdrawalId: Type.String(), units: Type.String() }) },
+  },
+  handler: async (effects, request, reply) => {
+    if (request.body.units === TOO_MANY) {
+      throw new DomainError('insufficient_units', 'The position holds fewer units.');
+    }
+    effects.done.push(request.body.units);
+    const withdrawalId = `wd_${effects.done.length}`;
+    await effects.passGate();
+    return reply.code(201).send({ withdrawalId, units: request.body.units });
+  },
+});
+
+async function processOn(db: Database, effects: Effects, clock: { now(): Date }): Promise<App> {
+  const app = createFastify({ logLevel: 'silent' });
+  useIdempotencyKeys(app, { db, clock });
+  registerRoutes(app, effects, [withdraw]);
+  await app.ready();
+  return app;
+}
+
+function send(app: App, units: string, headers: Record<string, string> = KEY) {
+  return app.inject({ method: 'POST', url: '/withdrawals', headers, payload: { units } });
+}
+
+const skipReason = await postgresSkipReason('idempotency across processes');
+
+describe.each([postgresWorld(skipReason), pgliteWorld()])('one key on $name', (world) => {
+  if (world.skipReason !== null) {
+    it.skip(`skipped: ${world.skipReason}`, () => {});
+    return;
+  }
+  let dbs: readonly [Database, Database];
+  let effects: Effects;
+  let now = T0;
+  const clock = { now: () => now };
+  let first: App;
+  let second: App;
+
+  beforeAll(async () => {
+    dbs = await world.open();
+    effects = new Effects();
+    first = await processOn(dbs[0], effects, clock);
+    second = await processOn(dbs[1], effects, clock);
+  });
+
+  afterAll(async () => {
+    await first?.close();
+    await second?.close();
+    for (const db of new Set(dbs)) await db.close();
+    await world.dispose();
+  });
+
+  it('runs the effect once: the duplicate meets the running first, then its response', async () => {
+    effects.hold();
+    const running = send(first, '100');
+    let finished = false;
+    void running.finally(() => {
+      finished = true;
+    });
+    // Until the first request is inside its handler (or, failing, has answered).
+    while (effects.done.length === 0 && !finished) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(effects.done).toEqual(['100']);
+
+    const duplicate = await send(second, '100');
+    expect(duplicate.statusCode).toBe(409);
+    expect(duplicate.json()).toMatchObject({ code: 'idempotency_key_in_use' });
+    const otherBody = await send(second, '200');
+    expect(otherBody.json()).toMatchObject({ status: 422, code: 'idempotency_key_reused' });
+
+    effects.release();
+    const answered = await running;
+    expect(answered.statusCode).toBe(201);
+    expect(answered.headers['idempotent-replayed']).toBeUndefined();
+    const replayed = await send(second, '100');
+    expect({ status: replayed.statusCode, body: replayed.body }).toEqual({
+      status: 201,
+      body: answered.body,
+    });
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(effects.done).toEqual(['100']);
+  });
+
+  it('runs the effect once for many duplicates sent to both processes at once', async () => {
+    const headers = { 'idempotency-key': 'withdraw-8' };
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, n) => send(n % 2 === 0 ? first : second, '50', headers)),
+    );
+    expect(effects.done.filter((units) => units === '50')).toHaveLength(1);
+    const created = answers.filter((answer) => answer.statusCode === 201);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    for (const answer of created) expect(answer.body).toBe(created[0]?.body);
+    for (const answer of answers.filter((a) => a.statusCode !== 201)) {
+      expect(answer.json()).toMatchObject({ status: 409, code: 'idempotency_key_in_use' });
+    }
+  });
+
+  it('judges a refused request afresh when it is sent again', async () => {
+    const headers = { 'idempotency-key': 'withdraw-9' };
+    expect((await send(first, TOO_MANY, headers)).statusCode).toBe(409);
+    expect((await send(second, TOO_MANY, headers)).json()).toMatchObject({
+      status: 409,
+      code: 'insufficient_units',
+    });
+    expect(effects.done).not.toContain(TOO_MANY);
+  });
+
+  it('frees a key whose claim a dead process left, once the claim lapsed', async () => {
+    const key = 'withdraw-10';
+    const [db] = dbs;
+    // The claim of a process that died while running this very request.
+    const request = { method: 'POST', routeUrl: '/withdrawals', params: {}, body: { units: '25' } };
+    await claimIdempotencyKey(db, {
+      scope: apiKeyScope('key_1'),
+      key,
+      requestHash: requestHash(routeRequestOf(request), undefined),
+      claimToken: 'dead',
+      at: now,
+    });
+    const retry = () => send(second, '25', { 'idempotency-key': key });
+    expect((await retry()).json()).toMatchObject({ code: 'idempotency_key_in_use' });
+    now = new Date(now.getTime() + IDEMPOTENCY_CLAIM_TTL_MS + 1);
+    expect((await retry()).statusCode).toBe(201);
+    expect(effects.done.filter((units) => units === '25')).toHaveLength(1);
+  });
+
+  it('refuses a malformed key with 400 validation_error before anything runs', async () => {
+    const before = effects.done.length;
+    for (const key of ['has space', 'x'.repeat(256), 'é']) {
+      const answer = await send(first, '1', { 'idempotency-key': key });
+      expect(answer.json()).toMatchObject({ status: 400, code: 'validation_error' });
+    }
+    expect(effects.done).toHaveLength(before);
+  });
+});
