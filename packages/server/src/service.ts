@@ -43,6 +43,7 @@ import type { ServiceContext } from './context.js';
 import { bootstrapDevnet, type DevnetWelcome } from './devnet-bootstrap.js';
 import { IntentEventHub } from './events/intent-event-hub.js';
 import { openLiquidityEventHub } from './events/liquidity-event-stream.js';
+import { registerFlagMetrics } from './flag-metrics.js';
 import { Housekeeping } from './housekeeping.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/fastify.js';
@@ -269,6 +270,7 @@ async function openServices(
   });
   closers.push(() => liquidityEvents.close());
   const metrics = createMetrics();
+  registerFlagMetrics(metrics.registry, db);
   registerTreasuryMetrics(metrics.registry, {
     db,
     networkReserve: settings.treasuryNetworkReserve,

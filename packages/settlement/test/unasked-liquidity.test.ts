@@ -6,7 +6,6 @@
  * books equal the swap party's holdings, and the LP party holds nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
 import {
   type Database,
   getLiquidityIntent,
@@ -24,10 +23,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cancelLiquidityIntent } from '../src/liquidity-cancel.js';
 import { openLiquidityIntent } from '../src/liquidity-intents.js';
 import { EngineHarness, openTestDatabase, type Party, waitFor } from '../testing/engine.js';
-import { allUpdates, SCALE_OUT_API_KEY_ID } from '../testing/scale-out.js';
+import { SCALE_OUT_API_KEY_ID } from '../testing/scale-out.js';
+import { expectConserved, runUnaskedDeposits } from '../testing/unasked-deposits.js';
 
 const POOL = 'amulet-usdcx';
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** A store to run the suite on, and a fresh harness in a schema of its own per test. */
 interface StoreKind {
@@ -110,40 +109,6 @@ function waitForLiquidity(h: EngineHarness, id: string, ...statuses: LiquiditySt
   );
 }
 
-function instrumentsOf(h: EngineHarness): Instrument[] {
-  return [h.amulet, h.usdcx, h.seed.instruments.cbtc];
-}
-
-/** Every party's holdings of each instrument, summed: what exists of it on the ledger. */
-async function totals(h: EngineHarness): Promise<Map<string, Amount>> {
-  const parties = await h.ledger.listParties();
-  const sums = new Map<string, Amount>();
-  for (const instrument of instrumentsOf(h)) {
-    let sum = Amount.ZERO;
-    for (const party of parties) sum = sum.add(await h.balance(party.partyId, instrument));
-    sums.set(instrumentKey(instrument), sum);
-  }
-  return sums;
-}
-
-/** What transfers burned in fees after `offset`, per instrument. */
-async function burnedAfter(h: EngineHarness, offset: number): Promise<Map<string, Amount>> {
-  const burned = new Map<string, Amount>();
-  for (const update of await allUpdates(h.ledger)) {
-    if (update.offset <= offset) continue;
-    for (const event of update.events) {
-      if (event.kind !== 'transfer') continue;
-      const key = instrumentKey(event.instrument);
-      burned.set(key, (burned.get(key) ?? Amount.ZERO).add(event.feesBurned));
-    }
-  }
-  return burned;
-}
-
-async function ledgerEnd(h: EngineHarness): Promise<number> {
-  return (await allUpdates(h.ledger)).at(-1)?.offset ?? 0;
-}
-
 /** Books equal holdings, the LP party holds nothing, and no deposit is left open or flagged. */
 async function settled(h: EngineHarness): Promise<void> {
   await h.caughtUp();
@@ -157,7 +122,7 @@ async function settled(h: EngineHarness): Promise<void> {
   await h.caughtUp();
   await h.booksMatchLedger(POOL);
   const lp = h.pool(POOL).lpParty;
-  for (const instrument of instrumentsOf(h)) {
+  for (const instrument of [h.amulet, h.usdcx, h.seed.instruments.cbtc]) {
     expect((await h.balance(lp, instrument)).toString()).toBe('0');
   }
   const flags = await h.db.query('SELECT kind FROM operator_flags');
@@ -187,72 +152,17 @@ for (const store of stores) {
     it('returns every kind of deposit nobody asked for, and conserves every instrument', async () => {
       const h = await store.harness();
       await h.startEngine();
-      const funds: [Instrument, string][] = [
-        [h.amulet, '10000'],
-        [h.usdcx, '1000'],
-        [h.seed.instruments.cbtc, '1'],
-      ];
-      const lp = await h.newParty('unasked-lp', [h.amulet, h.usdcx], funds);
-      const stranger = await h.newParty('unasked-stranger', [h.amulet], funds);
-      const start = await ledgerEnd(h);
-      const before = await totals(h);
-      const sent: Promise<unknown>[] = [];
-      const sendAs = (who: Party, instrument: Instrument, amount: string, ref: string | null) =>
-        sent.push(h.depositLiquidity(who, instrument, amount, ref));
-      // No intent at all: one-step (Amulet) and an offer (USDCx).
-      sendAs(stranger, h.amulet, '10', null);
-      sendAs(stranger, h.usdcx, '2', null);
-      // A token the pool does not trade.
-      sendAs(stranger, h.seed.instruments.cbtc, '0.01', null);
-      // Another party's reference.
-      const intent = await open(h, lp, { amountA: '100' });
-      sendAs(stranger, h.amulet, intent.expectedA, intent.depositReference);
-      await Promise.all(sent.splice(0));
-      // A duplicate side: the intent takes the first Amulet, the second goes back.
-      await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
-      await waitForLiquidity(h, intent.liquidityIntentId, 'partial');
-      await h.depositLiquidity(lp, h.amulet, '7', intent.depositReference);
-      await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
-      await waitForLiquidity(h, intent.liquidityIntentId, 'completed');
-      // A side after its intent ended: a late USDCx offer and a late one-step Amulet.
-      await h.depositLiquidity(lp, h.usdcx, '3', intent.depositReference);
-      await h.depositLiquidity(lp, h.amulet, '4', intent.depositReference);
-      // A side after a cancel, and one after an expiry.
-      const cancelled = await open(h, lp, { amountA: '50' });
-      await cancelLiquidityIntent(h.db, {
-        liquidityIntentId: cancelled.liquidityIntentId,
-        providerParty: lp.partyId,
-        now: h.clock.now(),
+      const outcome = await runUnaskedDeposits({
+        db: h.db,
+        ledger: h.ledger,
+        poolId: POOL,
+        instruments: { ...h.seed.instruments },
+        developerParty: h.seed.developer.partyId,
+        caughtUp: () => h.caughtUp(),
+        advanceClock: (ms) => h.advanceClock(ms),
+        now: () => h.clock.now(),
       });
-      await h.depositLiquidity(lp, h.amulet, cancelled.expectedA, cancelled.depositReference);
-      const expiring = await open(h, lp, { amountA: '60' });
-      await h.caughtUp();
-      await h.advanceClock(DAY_MS + 60_000);
-      await waitForLiquidity(h, expiring.liquidityIntentId, 'expired');
-      await h.depositLiquidity(lp, h.usdcx, expiring.expectedB, expiring.depositReference);
-      await settled(h);
-      const deposits = await h.db.query<{ unmatched_reason: string | null; status: string }>(
-        'SELECT unmatched_reason, status FROM liquidity_deposits ORDER BY ledger_offset',
-      );
-      expect(
-        deposits.filter((d) => d.unmatched_reason !== null).map((d) => d.unmatched_reason),
-      ).toEqual([
-        'no_intent',
-        'no_intent',
-        'wrong_instrument',
-        'wrong_party',
-        'side_already_received',
-        'intent_not_open',
-        'intent_not_open',
-        'intent_not_open',
-        'intent_not_open',
-      ]);
-      const burned = await burnedAfter(h, start);
-      const after = await totals(h);
-      for (const [key, total] of before) {
-        const spent = burned.get(key) ?? Amount.ZERO;
-        expect(`${key} ${after.get(key)?.add(spent).toString()}`).toBe(`${key} ${total}`);
-      }
+      expectConserved(outcome);
     });
 
     it('never keeps a deposit under a cancelled intent, whichever of the two comes first', async () => {

@@ -20,6 +20,7 @@ export * from './developers.js';
 export * from './discounts.js';
 export * from './fee-events.js';
 export * from './fee-transfers.js';
+export * from './flag-counts.js';
 export * from './idempotency.js';
 export * from './intent-history.js';
 export * from './intent-legs.js';
