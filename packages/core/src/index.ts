@@ -25,6 +25,7 @@ export * from './pricing.js';
 export * from './quote.js';
 export * from './ratio.js';
 export * from './recent-entries.js';
+export * from './resend.js';
 export * from './schemas/index.js';
 export * from './set-aside.js';
 export * from './settlement.js';

@@ -17,9 +17,11 @@ export interface RefundSettlement {
   readonly networkFeeAmount: string;
 }
 
-/** Which operator flag an operator's refund attempt answers. */
+/** Which operator flag an operator's new attempt (a refund, a payout or return re-sent) answers. */
 export interface OperatorRetry {
   readonly flagId: number;
+  /** The command given up on that the attempt sends again (`admin flags retry`). */
+  readonly replaces?: string;
 }
 
 export interface TransferPayload {
@@ -35,8 +37,9 @@ export interface TransferPayload {
   /** Set on an intent's refund. */
   readonly settle?: RefundSettlement;
   /**
-   * Set on an operator's new attempt at a refund that ended `refund_failed`; it takes precedence
-   * over `settle`, which it keeps for the record.
+   * Set on an operator's new attempt at a refund that ended `refund_failed` (it takes precedence
+   * over `settle`, which it keeps for the record), or at a liquidity payout or return re-sent
+   * (only a record there: the attempt is confirmed as any of its leg).
    */
   readonly operatorRetry?: OperatorRetry;
 }
