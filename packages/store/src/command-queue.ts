@@ -348,6 +348,26 @@ export async function refundCommandsOf(
   return rows.map(commandFromRow);
 }
 
+/**
+ * Every attempt recorded of one leg of one subject: the commands `<subjectId>:<leg>:<n>`, lowest
+ * attempt first. An operator's re-send of a leg is its next attempt.
+ */
+export async function commandAttemptsOf(
+  q: Queryable,
+  subjectId: string,
+  leg: CommandLeg,
+): Promise<EngineCommand[]> {
+  const prefix = `${subjectId}:${leg}:`;
+  const rows = await q.query(
+    `SELECT * FROM ledger_commands
+     WHERE leg = $1 AND starts_with(command_id, $2)
+       AND substr(command_id, length($2) + 1) ~ '^[0-9]+$'
+     ORDER BY attempt, command_id`,
+    [leg, prefix],
+  );
+  return commandsFrom(rows);
+}
+
 /** The liquidity deposit's unfinished commands (an accept, a forward or a return still to confirm). */
 export async function openCommandsOfLiquidityDeposit(
   q: Queryable,

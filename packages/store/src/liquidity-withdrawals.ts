@@ -121,7 +121,8 @@ export async function listWithdrawalsForParty(
 
 /**
  * Moves one side's payout from one of `from` to `to` (with the update that paid it); the
- * withdrawal completes when no side is left `pending` or `offered`. Null when the side was
+ * withdrawal completes when no side is left `pending` or `offered`, and is open again when a side
+ * goes back to `pending` (an operator re-sending a flagged payout). Null when the side was
  * elsewhere.
  */
 export async function moveWithdrawalPayout(
@@ -140,8 +141,8 @@ export async function moveWithdrawalPayout(
   const rows = await q.query(
     `UPDATE liquidity_withdrawals SET ${state} = $2, ${update} = COALESCE($3, ${update}),
        updated_at = $4,
-       completed_at = CASE WHEN $2 NOT IN ('pending', 'offered')
-         AND ${other} NOT IN ('pending', 'offered') THEN $4 ELSE completed_at END
+       completed_at = CASE WHEN $2 IN ('pending', 'offered') THEN NULL
+         WHEN ${other} NOT IN ('pending', 'offered') THEN $4 ELSE completed_at END
      WHERE withdrawal_id = $1 AND ${state} = ANY($5::text[])
      RETURNING *`,
     [move.withdrawalId, move.to, move.updateId ?? null, move.now, move.from],
@@ -150,14 +151,18 @@ export async function moveWithdrawalPayout(
   return withdrawalFromRow(rows[0]);
 }
 
-/** The offers a withdrawal's payouts became, by side (a payout sent in one step has none). */
+/**
+ * The offers a withdrawal's payouts became, by side (a payout sent in one step has none): of a
+ * side sent again after its first offer came back, the latest attempt's.
+ */
 export async function payoutOffersOf(
   q: Queryable,
   withdrawalId: string,
 ): Promise<Partial<Record<Side, string>>> {
   const rows = await q.query(
     `SELECT payload->>'side' AS side, offer_id FROM ledger_commands
-     WHERE withdrawal_id = $1 AND leg = 'lp_payout' AND offer_id IS NOT NULL`,
+     WHERE withdrawal_id = $1 AND leg = 'lp_payout' AND offer_id IS NOT NULL
+     ORDER BY attempt`,
     [withdrawalId],
   );
   return Object.fromEntries(rows.map((row) => [readString(row.side), readString(row.offer_id)]));

@@ -49,6 +49,12 @@ export async function raiseOperatorFlag(
   return flagFromRow(rows[0] as Row);
 }
 
+/** The flag, resolved or not; null when there is none with this id. */
+export async function getOperatorFlag(q: Queryable, id: number): Promise<OperatorFlag | null> {
+  const rows = await q.query('SELECT * FROM operator_flags WHERE id = $1', [id]);
+  return rows[0] ? flagFromRow(rows[0]) : null;
+}
+
 /** Unresolved flags, oldest first. */
 export async function listOpenOperatorFlags(q: Queryable, limit: number): Promise<OperatorFlag[]> {
   const rows = await q.query(
