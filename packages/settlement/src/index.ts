@@ -57,6 +57,7 @@ export {
   reconcile,
   type SideComparison,
 } from './reconciler.js';
+export { RESEND_ACTION, ResendRefused, type ResentCommand, resendFlagged } from './resend.js';
 export {
   DEFAULT_ENGINE_SETTINGS,
   ENGINE_STEPS,
