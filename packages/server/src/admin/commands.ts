@@ -5,6 +5,7 @@
  *   admin refunds retry <intentId>                       a new attempt of the parked refund
  *   admin refunds resolve <intentId> --note "…" [--release]
  *   admin flags list                                     every open operator flag
+ *   admin flags retry <flagId>                           send a flagged payout or return again, once
  *   admin flags resolve <flagId> --note "…"              e.g. a reconciliation mismatch
  *   admin discounts add --pool <id> | --api-key <id> | --wallet-party <party>
  *                [--network-charge-bps N] [--platform-charge-bps N] [--from T] [--until T]
@@ -13,6 +14,7 @@
  *   admin keys list                                      every developer key and its limits
  *   admin keys limits <keyId|prefix> [--read N] [--create N]   shows, or sets (N or "default")
  *   admin pools list | pause <poolId> [--reason "…"] | resume <poolId>
+ *   admin pools show <poolId>                            the books per side, the last reconciliation
  *   admin pools add --swap-party P --lp-party Q --base ADMIN:ID --quote ADMIN:ID
  *                [--fee-bps N] [--pool-id ID]                 reserves: P's holdings on the ledger
  *   admin pools import-devnet [--from URL]               the pools `poolparty devnet-ledger` seeded
@@ -48,6 +50,7 @@ import {
   listDiscounts,
   removeDiscount,
 } from './discounts.js';
+import { retryFlag } from './flag-retry.js';
 import {
   actorOf,
   parseChargeBps,
@@ -61,7 +64,7 @@ import {
 } from './inputs.js';
 import { changeKeyLimits, describeKey, describeLimits, findKey, listKeys } from './keys.js';
 import { defaultPoolId, openPool, type PoolOpening } from './pool-opening.js';
-import { describePool, setPoolStatusAudited } from './pools.js';
+import { describePool, describePoolBooks, readPoolBooks, setPoolStatusAudited } from './pools.js';
 import {
   AdminError,
   listRefundCases,
@@ -176,7 +179,7 @@ const ADMIN_GROUPS: readonly CommandGroup[] = [
   {
     name: 'flags',
     description: 'situations only an operator can resolve',
-    subcommands: [flagsList, flagsResolve],
+    subcommands: [flagsList, flagsRetry, flagsResolve],
   },
   {
     name: 'discounts',
@@ -190,8 +193,8 @@ const ADMIN_GROUPS: readonly CommandGroup[] = [
   },
   {
     name: 'pools',
-    description: 'adding, pausing and resuming pools',
-    subcommands: [poolsAdd, poolsImportDevnet, poolsList, poolsPause, poolsResume],
+    description: 'adding, showing, pausing and resuming pools',
+    subcommands: [poolsAdd, poolsImportDevnet, poolsList, poolsShow, poolsPause, poolsResume],
   },
   {
     name: 'audit',
@@ -332,6 +335,19 @@ function flagsList(flags: Command, { leaf, run, io }: Builders): void {
             `${flag.id}\t${flag.kind}\t${subject}\t${flag.createdAt.toISOString()}\t${JSON.stringify(flag.details)}`,
           );
         }
+      }),
+    );
+}
+
+function flagsRetry(flags: Command, { changing, run, by, io }: Builders): void {
+  changing(flags, 'retry <flagId>')
+    .description(
+      "send again, once, what a flag says the service gave up sending: a withdrawal's payout (withdrawal_payout_failed), an amount returned to a liquidity provider (liquidity_lp_return_failed), a deposit whose forward failed, back to its sender (liquidity_forward_failed), or a swap's refund (refund_failed); the flag closes, the change is audited, and a running worker submits it",
+    )
+    .action(
+      run(async (db, id: string, options: Audited) => {
+        const flagId = parseId('flag', id);
+        io.print(await retryFlag(db, flagId, by(options)));
       }),
     );
 }
@@ -679,6 +695,18 @@ function poolsList(pools: Command, { leaf, run, io }: Builders): void {
     .action(
       run(async (db) => {
         for (const pool of await listPools(db)) io.print(describePool(pool));
+      }),
+    );
+}
+
+function poolsShow(pools: Command, { leaf, run, io }: Builders): void {
+  leaf(pools, 'show <poolId>')
+    .description(
+      "the pool's books: per side the reserve and the inflight, outgoing and fees buckets, what the LP party holds in passage, the LP supply, fee and status, and the latest reconciliation",
+    )
+    .action(
+      run(async (db, poolId: string) => {
+        for (const line of describePoolBooks(await readPoolBooks(db, poolId))) io.print(line);
       }),
     );
 }
