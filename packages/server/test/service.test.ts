@@ -1,3 +1,4 @@
+import { raiseOperatorFlag } from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, startTestService, type TestService } from './support/service.js';
 
@@ -19,6 +20,19 @@ describe('the service on embedded defaults', () => {
     const metrics = await request<string>(t.url, 'GET', '/metrics');
     expect(metrics.status).toBe(200);
     expect(metrics.body).toContain('poolparty_http_requests_total');
+  });
+
+  it('counts open operator flags by kind, so an update set aside can raise an alert', async () => {
+    const details = { offset: 1, updateId: 'u1', error: 'TypeError: cannot apply' };
+    await raiseOperatorFlag(t.service.ctx.db, {
+      intentId: null,
+      depositId: null,
+      kind: 'update_set_aside',
+      details,
+      createdAt: new Date(),
+    });
+    const metrics = await request<string>(t.url, 'GET', '/metrics');
+    expect(metrics.body).toContain('poolparty_operator_flags_open{kind="update_set_aside"} 1');
   });
 
   it('answers the retired endpoints with 410 problems', async () => {
