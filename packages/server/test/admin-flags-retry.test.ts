@@ -88,8 +88,11 @@ function provider(hint: string): Promise<Party> {
   );
 }
 
-/** Opens a liquidity intent of 1000 Amulet and its USDCx at the pool's ratio, and deposits both. */
-async function depositLiquidity(lp: Party) {
+/**
+ * Opens a liquidity intent of 1000 Amulet and its USDCx at the pool's ratio, and deposits both;
+ * `timesB` over-supplies USDCx, whose excess goes back.
+ */
+async function depositLiquidity(lp: Party, timesB = 1n) {
   const intent = await openLiquidityIntent(h.db, {
     liquidityIntentId: `liq_${randomUUID().replaceAll('-', '').slice(0, 26).toUpperCase()}`,
     depositReference: `pp-${randomUUID().slice(0, 12)}`,
@@ -101,7 +104,8 @@ async function depositLiquidity(lp: Party) {
     now: h.clock.now(),
   });
   await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
-  await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
+  const sentB = Amount.parse(intent.expectedB).mulDiv(timesB, 1n, 'up');
+  await h.depositLiquidity(lp, h.usdcx, sentB.toString(), intent.depositReference);
   return intent;
 }
 
@@ -316,6 +320,39 @@ describe('admin flags retry', () => {
       expect(await h.balance(h.pool(POOL).lpParty, instrument)).toEqual(Amount.ZERO);
     }
     expect(await listOpenOperatorFlags(h.db, 50)).toEqual([]);
+    await settled();
+  });
+
+  it("sends again an over-supplied side's excess the swap party could not return", async () => {
+    h = await world.harness();
+    const refusing: FlaggedWithdrawal['refusing'] = {
+      refuses: (command) => reasonOf(command).startsWith('return:'),
+    };
+    await h.startEngine({ ledger: transferGate(h.ledger, refusing) });
+    const lp = await provider('lp-over');
+    const startB = await h.balance(lp, h.usdcx);
+    const intent = await depositLiquidity(lp, 3n);
+    const [flag] = await openFlags('liquidity_lp_return_failed');
+    const done = await getLiquidityIntent(h.db, intent.liquidityIntentId);
+    const returnedB = done?.completion?.returnedB ?? '';
+    expect(done?.status).toBe('completed');
+    expect(await outgoingB()).toBe(returnedB);
+    refusing.refuses = null;
+
+    const { out, errors } = await admin('flags', 'retry', String(flag?.id));
+
+    expect(errors).toEqual([]);
+    expect(out[0]).toContain(
+      `recorded ${intent.liquidityIntentId}.b:lp_return:1, ${returnedB} USDCx`,
+    );
+    await waitFor(
+      async () => (await h.transfersWithReason(`return:${intent.liquidityIntentId}`)) === 1 || null,
+      'the excess to return',
+    );
+    await h.caughtUp();
+    expect(await outgoingB()).toBe('0');
+    const joinedB = Amount.parse(done?.completion?.joinedB ?? '');
+    expect(await h.balance(lp, h.usdcx)).toEqual(startB.sub(joinedB));
     await settled();
   });
 
