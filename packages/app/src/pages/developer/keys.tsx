@@ -228,8 +228,19 @@ function RevealedKey(props: { revealed: Revealed; onDone: () => void }) {
       {copied !== null && <p role="status">{copied}</p>}
       {replaced?.revokedAt != null && (
         <p class="warning" data-testid="grace-period">
-          The old key {replaced.prefix}… keeps working until {formatTime(replaced.revokedAt)}, so
-          your app can switch over; then it stops.
+          {/* At the cap on working keys a rotation ends a grace period at once, maybe this one. */}
+          {Date.parse(replaced.revokedAt) > Date.parse(created.createdAt) ? (
+            <>
+              The old key {replaced.prefix}… keeps working until {formatTime(replaced.revokedAt)},
+              so your app can switch over; then it stops.
+            </>
+          ) : (
+            <>
+              The old key {replaced.prefix}… stopped at once: you hold as many working keys as a
+              developer may, rotated ones included, so it had no grace period. Revoke a key before
+              rotating to keep one.
+            </>
+          )}
         </p>
       )}
       <button type="button" onClick={props.onDone}>
