@@ -27,6 +27,7 @@ const CAMEL_CASE = /^[a-z][a-zA-Z0-9]*$/;
 
 interface Operation {
   readonly operationId?: string;
+  readonly parameters?: readonly { readonly in: string; readonly name: string }[];
   readonly summary?: string;
   readonly tags?: readonly string[];
   readonly security?: readonly Record<string, readonly string[]>[];
@@ -162,6 +163,34 @@ describe('OpenAPI document', () => {
           });
         }
       }
+    }
+  });
+
+  it('describes the Idempotency-Key header and its refusals on every POST that takes one', () => {
+    const takesKey = (operation: Operation) =>
+      (operation.parameters ?? []).some(
+        (p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key',
+      );
+    const keyed = operationsOf(document).filter(([, operation]) => takesKey(operation));
+    expect(keyed.map(([name]) => name).sort()).toEqual(
+      [
+        'POST /v1/swaps',
+        'POST /v1/swaps/{intentId}/cancel',
+        'POST /v1/liquidity/intents',
+        'POST /v1/liquidity/intents/{liquidityIntentId}/cancel',
+        'POST /v1/liquidity/withdrawals',
+        'POST /api/sdk/keys',
+        'POST /api/sdk/collections',
+      ].sort(),
+    );
+    for (const [name, operation] of keyed) {
+      const codes = (status: string) =>
+        Object.keys(
+          operation.responses[status]?.content?.['application/problem+json']?.examples ?? {},
+        );
+      expect(codes('409'), name).toContain('idempotency_key_in_use');
+      expect(codes('422'), name).toContain('idempotency_key_reused');
+      expect(codes('400'), name).toContain('validation_error');
     }
   });
 

@@ -13,6 +13,7 @@ import { apiKeyHook } from './authenticate.js';
 import type { HttpDeps } from './deps.js';
 import { devnetCorsDelegator } from './devnet-cors.js';
 import { type App, createFastify, httpOptionsOf } from './fastify.js';
+import { useIdempotencyKeys } from './idempotent-routes.js';
 import { httpMetricsHook } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { sendProblem } from './problem.js';
@@ -39,6 +40,7 @@ function corsOptions(ctx: ServiceContext, requestHeaders: readonly string[]) {
       'RateLimit-Remaining',
       'RateLimit-Reset',
       'Retry-After',
+      'Idempotent-Replayed',
     ].join(', '),
     allowedHeaders: ['Content-Type', 'X-Request-Id', ...requestHeaders],
     maxAge: 600,
@@ -107,6 +109,7 @@ export async function buildApp(ctx: ServiceContext, options: BuildAppOptions = {
   });
   app.decorateRequest('apiKey', null);
   app.decorateRequest('walletParty', null);
+  useIdempotencyKeys(app, ctx);
   app.addHook('onResponse', httpMetricsHook(ctx.metrics));
 
   await registerOpenApi(app);

@@ -61,6 +61,7 @@ import {
   PORTAL_QUERY_EXAMPLE,
   USAGE_EXAMPLE,
 } from '../openapi-examples.js';
+import { DEVELOPER_IDEMPOTENCY } from '../idempotent-routes.js';
 import { ApiError } from '../problem.js';
 import {
   BODY_PROBLEMS,
@@ -198,6 +199,7 @@ const collectEarnings = portalRoute({
   method: 'POST',
   url: '/collections',
   hooks: sessionOnly,
+  idempotency: DEVELOPER_IDEMPOTENCY,
   schema: {
     operationId: 'collectEarnings',
     summary: 'Collect the accrued earnings of one pool and token to your party',

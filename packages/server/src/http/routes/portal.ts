@@ -69,6 +69,7 @@ import type { ServiceContext } from '../../context.js';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
 import type { HttpDeps } from '../deps.js';
 import type { App } from '../fastify.js';
+import { DEVELOPER_IDEMPOTENCY } from '../idempotent-routes.js';
 import {
   API_KEY_CREATE_EXAMPLE,
   API_KEY_CREATED_EXAMPLE,
@@ -198,6 +199,7 @@ const listApiKeysRoute = keyRoute({
 const createApiKey = keyRoute({
   method: 'POST',
   url: '/keys',
+  idempotency: DEVELOPER_IDEMPOTENCY,
   hooks: (deps) => ({
     ...sessionOnly(deps),
     // A bare POST creates an unnamed key, as `{}` does.
