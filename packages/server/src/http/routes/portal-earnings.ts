@@ -52,6 +52,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ApiKeyDirectory } from '../../auth/api-key-directory.js';
 import type { ServiceContext } from '../../context.js';
+import { DEVELOPER_IDEMPOTENCY } from '../idempotent-routes.js';
 import {
   COLLECTION_COLLECTED_EXAMPLE,
   COLLECTION_CREATE_EXAMPLE,
@@ -61,7 +62,6 @@ import {
   PORTAL_QUERY_EXAMPLE,
   USAGE_EXAMPLE,
 } from '../openapi-examples.js';
-import { DEVELOPER_IDEMPOTENCY } from '../idempotent-routes.js';
 import { ApiError } from '../problem.js';
 import {
   BODY_PROBLEMS,
