@@ -9,6 +9,7 @@
  */
 
 import {
+  causedByConnectionLoss,
   type Database,
   isConnectionLoss,
   isReadOnlyStatement,
@@ -60,6 +61,20 @@ describe('what counts as a lost connection', () => {
     ['57P01'],
   ])('%s is not', (error) => {
     expect(isConnectionLoss(error)).toBe(false);
+  });
+
+  it('counts, outside the store, only what the store raised as lost: not a bare socket error', () => {
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    expect(causedByConnectionLoss(new StoreUnavailable(reset))).toBe(true);
+    expect(
+      causedByConnectionLoss(new Error('the swap failed', { cause: new StoreUnavailable(reset) })),
+    ).toBe(true);
+    // An HTTP client hanging up fails the request stream with the same code.
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET', statusCode: 400 });
+    expect(causedByConnectionLoss(aborted)).toBe(false);
+    expect(causedByConnectionLoss(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toBe(
+      false,
+    );
   });
 
   it('retries statements that change nothing, and only those', () => {

@@ -225,7 +225,7 @@ class PostgresDatabase implements Database {
       listening = true;
     } catch (error) {
       await stop();
-      throw error;
+      throw isConnectionLoss(error) ? new StoreUnavailable(error) : error;
     }
     return stop;
   }

@@ -4,6 +4,11 @@
  * these says anything about the request that met it, and all of them pass: the caller retries
  * (the engine's next round, a client after `Retry-After`), and the process stays up.
  *
+ * Whose connection failed is known only where the error was raised: the store's database module
+ * judges the errors of its own connections (`isConnectionLoss`) and raises `StoreUnavailable` for
+ * every lost one. Everywhere else only that counts (`causedByConnectionLoss`): a bare
+ * `ECONNRESET` or `EPIPE` may as well be an HTTP client hanging up, or the ledger's socket.
+ *
  * A statement that failed this way may or may not have been applied (a COMMIT whose answer was
  * lost was applied), so only statements that change nothing are retried here; a transaction is
  * failed as a whole and its work is redone from a fresh read by whoever ran it.
@@ -47,7 +52,12 @@ const CONNECTION_MESSAGES = [
   'timeout exceeded when trying to connect',
 ];
 
-/** Whether `error` is the store's connection failing rather than the statement. */
+/**
+ * Whether `error`, met on one of the store's own connections (the pg driver, its pool), is that
+ * connection failing rather than the statement. Socket errors carry no sign of whose socket it
+ * was, so this is asked only of errors known to come from a store connection; of any other
+ * error, ask `causedByConnectionLoss`.
+ */
 export function isConnectionLoss(error: unknown): boolean {
   if (error instanceof StoreUnavailable) return true;
   if (!(error instanceof Error)) return false;
@@ -62,9 +72,14 @@ export function isConnectionLoss(error: unknown): boolean {
 /** Causes followed to find a lost connection under an error that wraps it. */
 const CAUSE_DEPTH_MAX = 5;
 
-/** Whether the error, or one of the causes it wraps, is the store's connection failing. */
+/**
+ * Whether the error, or one of the causes it wraps, is the store saying its connection failed:
+ * a `StoreUnavailable`, as the database module raises for every lost connection of its own. An
+ * error of unknown origin with a connection's errno is not: an HTTP client that hangs up
+ * mid-request fails the service's own socket with the same `ECONNRESET`.
+ */
 export function causedByConnectionLoss(error: unknown): boolean {
-  return findCause(error, isConnectionLoss, CAUSE_DEPTH_MAX) !== null;
+  return findCause(error, (cause) => cause instanceof StoreUnavailable, CAUSE_DEPTH_MAX) !== null;
 }
 
 /**

@@ -31,6 +31,7 @@ import type {
   FastifyReply,
   FastifyRequest,
 } from 'fastify';
+import { clientConnectionClosed, clientHangUpCode } from './client-hang-up.js';
 
 /**
  * A refusal of the HTTP layer itself (a missing API key, a rate limit, a capped stream), which may
@@ -87,6 +88,8 @@ export function sendProblem(
 
 export function registerProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    // Only the store says its connection was lost (StoreUnavailable); a socket error of the
+    // client's own connection carries the same codes and is the client hanging up.
     if (causedByConnectionLoss(error)) {
       request.log.warn({ err: error }, 'store connection lost; answered 503');
       reply.header('Retry-After', String(STORE_RETRY_AFTER_S));
@@ -96,6 +99,18 @@ export function registerProblemHandlers(app: FastifyInstance): void {
         'store_unavailable',
         'The service lost its connection to its store and is reconnecting. Retry shortly.',
         { retryAfterSeconds: STORE_RETRY_AFTER_S },
+      );
+    }
+    const hangUp = clientHangUpCode(error, clientConnectionClosed(request));
+    if (hangUp !== null) {
+      // Routine, and nobody is left to read an answer: said at info, since no "request
+      // completed" line follows for a connection that is gone.
+      request.log.info({ code: hangUp }, 'client closed its connection mid-request');
+      return sendProblem(
+        request,
+        reply,
+        'malformed_request',
+        'The client closed its connection before the request was answered.',
       );
     }
     // Malformed JSON surfaces as a SyntaxError with status 400; the static plugin's refusals
