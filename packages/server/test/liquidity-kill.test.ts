@@ -5,7 +5,9 @@
  * ledger refuses is SIGKILLed before their forwards go out; a fresh worker forwards each once,
  * mints once, settles a swap on the new liquidity, and pays a withdrawal. A withdrawal whose first
  * payout is on the ledger and whose second is not when its worker dies is paid exactly once per
- * side. After each, the books equal the swap party's holdings and the LP party holds nothing.
+ * side. Deposits nobody asked for, whose worker dies before their return and rejection go out, go
+ * back once each. After each, the books equal the swap party's holdings and the LP party holds
+ * nothing.
  */
 import { randomUUID } from 'node:crypto';
 import { Amount, planMint, type TransferPayload } from '@poolparty/core';
@@ -267,6 +269,62 @@ describe.skipIf(skipReason !== null)('liquidity with workers killed', () => {
     expect([paid.payoutA, paid.payoutB]).toEqual(['paid', 'paid']);
     const byReason = transfersByReason(await allUpdates(w.devnet.ledger));
     expect(byReason.get(`withdraw:${withdrawal.withdrawalId}`)).toBe(2);
+    await booksEqualHoldings(w);
+  }, 240_000);
+
+  it('returns unasked deposits to their sender once when the worker returning them dies', async () => {
+    const w = opened(await setUp());
+    const { lpParty, tokenA: amulet, tokenB: usdcx } = pool(w);
+    const { partyId: stranger } = await w.devnet.ledger.createParty({
+      hint: 'stranger',
+      preapprovals: 'all',
+    });
+    await w.devnet.ledger.mint({ owner: stranger, instrument: amulet, amount: Amount.parse('50') });
+    await w.devnet.ledger.mint({ owner: stranger, instrument: usdcx, amount: Amount.parse('5') });
+    // No intent asked for either: the Amulet arrives one-step, the USDCx as an offer.
+    for (const [instrument, amount] of [
+      [amulet, '20'],
+      [usdcx, '2'],
+    ] as const) {
+      await w.devnet.ledger.submitTransfer({
+        commandId: `stray-${randomUUID()}`,
+        sender: stranger,
+        receiver: lpParty,
+        instrument,
+        amount: Amount.parse(amount),
+        meta: {},
+      });
+    }
+    const moves = () =>
+      unconfirmedCommands(w.db, '', 100).then((all) =>
+        all.filter((c) => c.leg === 'lp_return' || c.leg === 'reject'),
+      );
+    await killedWhile(w, async () => {
+      const open = await moves();
+      return open.length === 2 && open.every((c) => c.submissions >= 1);
+    });
+
+    start(w);
+    await waitFor(
+      async () => {
+        const rows = await w.db.query<{ status: string }>(
+          'SELECT status FROM liquidity_deposits WHERE sender = $1',
+          [stranger],
+        );
+        return (rows.length === 2 && rows.every((r) => r.status === 'returned')) || null;
+      },
+      'both unasked deposits to be returned',
+      WAIT_MS,
+    );
+    expect((await balanceOf(w.devnet.ledger, stranger, usdcx)).toString()).toBe('5');
+    expect((await balanceOf(w.devnet.ledger, stranger, amulet)).toString()).toBe('50');
+    const deposits = await w.db.query<{ deposit_id: string }>(
+      'SELECT deposit_id FROM liquidity_deposits WHERE sender = $1 AND offer_id IS NULL',
+      [stranger],
+    );
+    const byReason = transfersByReason(await allUpdates(w.devnet.ledger));
+    expect(byReason.get(`return:${deposits[0]?.deposit_id}`)).toBe(1);
+    expect(await w.db.query('SELECT kind FROM operator_flags')).toEqual([]);
     await booksEqualHoldings(w);
   }, 240_000);
 });
