@@ -176,6 +176,10 @@ describe('admin flags retry', () => {
     await settled();
     const before = await h.balance(lp, h.usdcx);
     refusing.refuses = null;
+    // A withdrawal's payout is no swap refund: that command points to this one.
+    expect((await admin('refunds', 'retry', id)).errors).toEqual([
+      `no open refund_failed flag for ${id}: a liquidity payout or return is sent again by its flag (admin flags list, then admin flags retry <flagId>)`,
+    ]);
 
     const { out, errors } = await admin('flags', 'retry', String(flag.id));
 

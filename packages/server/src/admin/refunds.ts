@@ -110,13 +110,22 @@ export async function listRefundCases(db: Queryable): Promise<RefundCase[]> {
   return cases;
 }
 
+/** Ids of liquidity's subjects (withdrawals, intents, deposits): their legs are no refunds. */
+const LIQUIDITY_ID_PREFIXES = ['wdr_', 'liq_', 'lp:'] as const;
+
+function noRefundFlag(subjectId: string): string {
+  const none = `no open refund_failed flag for ${subjectId}`;
+  if (!LIQUIDITY_ID_PREFIXES.some((prefix) => subjectId.startsWith(prefix))) return none;
+  return `${none}: a liquidity payout or return is sent again by its flag (admin flags list, then admin flags retry <flagId>)`;
+}
+
 /** The subject's open flag and its latest refund attempt, which must not be in flight. */
 async function parkedRefund(
   tx: Queryable,
   subjectId: string,
 ): Promise<{ readonly flag: OperatorFlag; readonly last: RefundAttempt | undefined }> {
   const flag = (await openRefundFlags(tx, subjectId))[0];
-  if (flag === undefined) throw new AdminError(`no open refund_failed flag for ${subjectId}`);
+  if (flag === undefined) throw new AdminError(noRefundFlag(subjectId));
   const last = (await refundAttempts(tx, subjectId))[0];
   if (last !== undefined && (last.status === 'recorded' || last.status === 'submitted')) {
     throw new AdminError(
