@@ -24,7 +24,12 @@ export { errorClassFor, errorClassForStatus, outcomeErrorFor } from './error-map
 // (docs/spec/sdk.md#errors).
 export * from './errors.js';
 export type { Sleep } from './http/abort.js';
-export type { CallOptions, FetchLike, WalletTokenSource } from './http/request-sender.js';
+export type {
+  CallOptions,
+  FetchLike,
+  WalletTokenSource,
+  WriteOptions,
+} from './http/request-sender.js';
 export { type AttemptFailure, type RetryQuestion, shouldRetry } from './http/retry.js';
 export {
   type CollectParams,

@@ -16,7 +16,12 @@ import { DEFAULT_BASE_URLS, type Environment, resolveBaseUrl } from './environme
 import { ValidationError } from './errors.js';
 import type { Sleep } from './http/abort.js';
 import { sleep } from './http/abort.js';
-import { type CallOptions, type FetchLike, RequestSender } from './http/request-sender.js';
+import {
+  type CallOptions,
+  type FetchLike,
+  RequestSender,
+  type WriteOptions,
+} from './http/request-sender.js';
 import type {
   ApiKeyCreated,
   ApiKeyList,
@@ -90,10 +95,13 @@ export class PortalKeys {
     });
   }
 
-  /** Creates a key; the full key is in this answer only. Not retried: a retry makes a second key. */
+  /**
+   * Creates a key; the full key is in this answer only. Retried under one `Idempotency-Key`, so a
+   * retry answers the key the first attempt created rather than making a second.
+   */
   async create(
     params: { readonly name?: string } = {},
-    options?: CallOptions,
+    options?: WriteOptions,
   ): Promise<ApiKeyCreated> {
     if (params.name !== undefined) checkText('name', params.name);
     return this.#sender.send({
@@ -101,7 +109,8 @@ export class PortalKeys {
       path: '/api/sdk/keys',
       body: params.name === undefined ? {} : { name: params.name },
       session: true,
-      retrySafe: false,
+      retrySafe: true,
+      idempotent: true,
       options,
     });
   }
@@ -110,7 +119,7 @@ export class PortalKeys {
   async rotate(
     keyId: string,
     params: { readonly name?: string } = {},
-    options?: CallOptions,
+    options?: WriteOptions,
   ): Promise<ApiKeyCreated> {
     checkText('keyId', keyId);
     if (params.name !== undefined) checkText('name', params.name);
@@ -119,7 +128,8 @@ export class PortalKeys {
       path: '/api/sdk/keys',
       body: { rotate: keyId, ...(params.name !== undefined && { name: params.name }) },
       session: true,
-      retrySafe: false,
+      retrySafe: true,
+      idempotent: true,
       options,
     });
   }
@@ -158,10 +168,11 @@ export class PortalCollections {
 
   /**
    * Collects everything accrued in one pool and token to your party, exactly once; follow it with
-   * `get` until `collected` (with the ledger's update id). Retrying is safe: a second request
-   * finds nothing left (`ConflictError`, code `nothing_to_collect`) and pays nothing.
+   * `get` until `collected` (with the ledger's update id). Retried under one `Idempotency-Key`,
+   * which answers the first attempt's collection; a new call finds nothing left
+   * (`ConflictError`, code `nothing_to_collect`) and pays nothing.
    */
-  async create(params: CollectParams, options?: CallOptions): Promise<Collection> {
+  async create(params: CollectParams, options?: WriteOptions): Promise<Collection> {
     for (const field of ['poolId', 'token', 'tokenAdmin'] as const) checkText(field, params[field]);
     const { poolId, token, tokenAdmin } = params;
     return this.#sender.send({
@@ -169,7 +180,8 @@ export class PortalCollections {
       path: '/api/sdk/collections',
       body: { poolId, token, tokenAdmin },
       session: true,
-      retrySafe: false,
+      retrySafe: true,
+      idempotent: true,
       options,
     });
   }

@@ -6,6 +6,7 @@
 import { errorFromResponse } from '../error-mapping.js';
 import { AuthenticationError, PoolPartyError, TimeoutError } from '../errors.js';
 import { deadline, raceAbort, type Sleep } from './abort.js';
+import { idempotencyKeyOf } from './idempotency-key.js';
 import { noResponse, timedOut } from './no-response.js';
 import { REQUEST_ID_HEADER, readBody } from './response-body.js';
 import { type AttemptFailure, parseRetryAfterMs, retryDelayMs, shouldRetry } from './retry.js';
@@ -26,6 +27,16 @@ export interface CallOptions {
   readonly timeout?: number;
   /** Overrides the client's `walletToken` for this call (wallet-authenticated calls only). */
   readonly walletToken?: WalletTokenSource;
+}
+
+/** Per-call options of every call that changes something (a POST the service deduplicates). */
+export interface WriteOptions extends CallOptions {
+  /**
+   * The call's `Idempotency-Key` (1 to 255 printable ASCII characters): the same key with the
+   * same request replays the first answer for 24 h. One is generated per call when absent;
+   * every retry of the call reuses it.
+   */
+  readonly idempotencyKey?: string;
 }
 
 export interface SenderSettings {
@@ -57,8 +68,12 @@ export interface ApiRequest {
   readonly session?: boolean;
   /** Sending it twice does no harm, so failures may be retried. */
   readonly retrySafe: boolean;
-  readonly idempotencyKey?: string;
-  readonly options?: CallOptions;
+  /**
+   * The service deduplicates it by `Idempotency-Key`: it is sent with one (`options`' or a new
+   * one), the same on every retry, which is what makes retrying it safe.
+   */
+  readonly idempotent?: boolean;
+  readonly options?: WriteOptions;
 }
 
 type Attempt<T> =
@@ -76,6 +91,10 @@ export class RequestSender {
   /** Sends `request`, retrying where safe, and returns the parsed JSON answer. */
   async send<T>(request: ApiRequest): Promise<T> {
     const headers = await this.headersFor(request);
+    // Drawn once per call, before the first attempt: every retry carries the same key.
+    if (request.idempotent) {
+      headers['idempotency-key'] = idempotencyKeyOf(request.options?.idempotencyKey);
+    }
     const init = this.initFor(request, headers);
     const url = this.url(request.path, request.query);
     const signal = request.options?.signal;
@@ -137,9 +156,7 @@ export class RequestSender {
     return `${this.settings.baseUrl}${path}${suffix}`;
   }
 
-  private async headersFor(
-    request: Pick<ApiRequest, 'wallet' | 'session' | 'body' | 'idempotencyKey' | 'options'>,
-  ) {
+  private async headersFor(request: Pick<ApiRequest, 'wallet' | 'session' | 'body' | 'options'>) {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.settings.apiKey !== null) headers['x-api-key'] = this.settings.apiKey;
     if (request.wallet) {
@@ -150,7 +167,6 @@ export class RequestSender {
       headers.authorization = `Bearer ${session}`;
     }
     if (request.body !== undefined) headers['content-type'] = 'application/json';
-    if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
     return headers;
   }
 

@@ -9,7 +9,7 @@
  */
 import { LIQUIDITY_STATES, LIQUIDITY_TERMINAL_STATES } from '../catalogue.js';
 import { PoolPartyError, ValidationError } from '../errors.js';
-import type { CallOptions } from '../http/request-sender.js';
+import type { CallOptions, WriteOptions } from '../http/request-sender.js';
 import { type StatusSource, StatusWatcher } from '../swap/status-watcher.js';
 import type { LiquidityIntent, LiquidityState } from '../types.js';
 import { type WaitBounds, withinBounds } from './deadline.js';
@@ -33,7 +33,7 @@ export interface LiquidityWaitOptions extends WaitBounds {
 /** What a liquidity intent object needs from the client. */
 export interface LiquidityServices extends StatusSource<LiquidityIntent> {
   read(id: string, options?: CallOptions): Promise<LiquidityIntent>;
-  cancel(id: string, options?: CallOptions): Promise<LiquidityIntent>;
+  cancel(id: string, options?: WriteOptions): Promise<LiquidityIntent>;
   now(): number;
 }
 
@@ -89,7 +89,7 @@ export class LiquidityIntentHandle {
   }
 
   /** Cancels the intent while nothing arrived (`ConflictError` after); waiters then reject. */
-  async cancel(options?: CallOptions): Promise<LiquidityIntent> {
+  async cancel(options?: WriteOptions): Promise<LiquidityIntent> {
     return this.#seen(await this.#services.cancel(this.#id, options));
   }
 

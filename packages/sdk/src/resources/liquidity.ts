@@ -5,7 +5,7 @@
  * keeps for its own later calls.
  */
 import { ValidationError } from '../errors.js';
-import type { CallOptions, RequestSender } from '../http/request-sender.js';
+import type { CallOptions, RequestSender, WriteOptions } from '../http/request-sender.js';
 import {
   createLiquidityIntentObject,
   type LiquidityIntentObject,
@@ -60,12 +60,13 @@ export class Liquidity {
    * Creates a liquidity intent: send `expected.a` and `expected.b` from the wallet party to
    * `depositAddress` with `depositReference` as the reason, in either order; then `wait()`.
    * Throws `ValidationError` before any request for malformed parameters; from the service
-   * `ConflictError` (`active_liquidity_intent_exists`, `pool_has_no_price`, `pool_paused`) or
-   * `NotFoundError` (`pool_not_found`).
+   * `ValidationError` (`amount_out_of_range`, `first_deposit_too_small`), `ConflictError`
+   * (`active_liquidity_intent_exists`, `pool_has_no_price`, `pool_paused`) or `NotFoundError`
+   * (`pool_not_found`).
    */
   async create(
     params: CreateLiquidityParams,
-    options?: CallOptions,
+    options?: WriteOptions,
   ): Promise<LiquidityIntentObject> {
     checkText('poolId', params.poolId);
     if (params.amountA === undefined && params.amountB === undefined) {
@@ -96,10 +97,11 @@ export class Liquidity {
 
   /**
    * Burns units of the wallet party's position for both tokens at the reserves now. Refusals
-   * burn nothing: `NotFoundError` (`position_not_found`), `ConflictError`
-   * (`insufficient_units`, `withdrawal_minimum_not_met`, `nothing_to_withdraw`).
+   * burn nothing: `ValidationError` (`validation_error`: `units` of zero), `NotFoundError`
+   * (`pool_not_found`, `position_not_found`), `ConflictError` (`insufficient_units`,
+   * `withdrawal_minimum_not_met`, `nothing_to_withdraw`).
    */
-  async withdraw(params: WithdrawParams, options?: CallOptions): Promise<WithdrawalObject> {
+  async withdraw(params: WithdrawParams, options?: WriteOptions): Promise<WithdrawalObject> {
     checkText('poolId', params.poolId);
     if ((params.units === undefined) === (params.shareBps === undefined)) {
       throw new ValidationError('Invalid withdrawal: give exactly one of units and shareBps', {
@@ -137,11 +139,11 @@ export class Liquidity {
     return this.#send('GET', path('/intents/', id), options);
   }
 
-  #send<T>(method: 'GET' | 'POST', at: string, options?: CallOptions, body?: object): Promise<T> {
-    // Creating is not retried: a second intent for the pool would be refused as a conflict.
-    const retrySafe = method === 'GET' || at.endsWith('/cancel');
-    const request = { method, path: BASE + at, wallet: true, retrySafe, options, body };
-    return this.#sender.send<T>(request);
+  #send<T>(method: 'GET' | 'POST', at: string, options?: WriteOptions, body?: object): Promise<T> {
+    // Every POST here goes with an Idempotency-Key, which makes its retry replay the first answer.
+    const idempotent = method === 'POST';
+    const request = { method, path: BASE + at, wallet: true, retrySafe: true, idempotent };
+    return this.#sender.send<T>({ ...request, options, body });
   }
 
   #intent(intent: LiquidityIntent, options?: CallOptions): LiquidityIntentObject {

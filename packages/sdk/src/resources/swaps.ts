@@ -1,8 +1,7 @@
 /** Swap intents: create, status, cancel. */
 import { ConflictError, ValidationError } from '../errors.js';
 import type { Sleep } from '../http/abort.js';
-import { newIdempotencyKey } from '../http/idempotency-key.js';
-import type { CallOptions, RequestSender } from '../http/request-sender.js';
+import type { CallOptions, RequestSender, WriteOptions } from '../http/request-sender.js';
 import { createSwapObject, type Swap, type SwapServices } from '../swap/swap.js';
 import type { CancelResult, SwapIntent, SwapStatus, SwapTerms } from '../types.js';
 import {
@@ -33,7 +32,8 @@ export interface CreateSwapParams {
   readonly toAdmin?: string;
   /**
    * Makes retries safe: the same key and body replay the first intent (24 h). One is generated
-   * per call when absent; every retry of the call reuses it.
+   * per call when absent; every retry of the call reuses it. The same as the `idempotencyKey`
+   * option every write takes; given here, it wins over the option.
    */
   readonly idempotencyKey?: string;
   /** @deprecated Ignored: the output always goes to the depositor party. */
@@ -56,8 +56,6 @@ export interface SwapFollowSettings {
   readonly sleep: Sleep;
   readonly now: () => number;
 }
-
-const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
 
 /** `client.swaps`. */
 export class Swaps {
@@ -90,23 +88,16 @@ export class Swaps {
    * `ConflictError` (a pending intent exists), `AuthenticationError` (403 for a `walletAddress`
    * of another party), `ValidationError`.
    */
-  async create(params: CreateSwapParams, options?: CallOptions): Promise<Swap> {
-    const body = createBody(params);
-    const idempotencyKey = params.idempotencyKey ?? newIdempotencyKey();
-    if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
-      throw new ValidationError('Invalid idempotencyKey: 1 to 255 printable ASCII characters', {
-        code: 'validation_error',
-      });
-    }
+  async create(params: CreateSwapParams, options?: WriteOptions): Promise<Swap> {
     const intent = await this.#sender.send<SwapIntent>({
       method: 'POST',
       path: '/v1/swaps',
-      body,
+      body: createBody(params),
       wallet: true,
       // Safe to send twice only because the key makes the service replay the first answer.
       retrySafe: true,
-      idempotencyKey,
-      options,
+      idempotent: true,
+      options: { ...options, idempotencyKey: params.idempotencyKey ?? options?.idempotencyKey },
     });
     return createSwapObject(intent, this.#services);
   }
@@ -141,7 +132,7 @@ export class Swaps {
    * Cancels a pending intent of the wallet party. Cancelling one that is already cancelled
    * resolves as well; one past pending (a deposit arrived) throws `ConflictError`.
    */
-  async cancel(intentId: string, options?: CallOptions): Promise<CancelResult> {
+  async cancel(intentId: string, options?: WriteOptions): Promise<CancelResult> {
     const path = `/v1/swaps/${segment('intentId', intentId)}/cancel`;
     try {
       return await this.#sender.send({
@@ -149,6 +140,7 @@ export class Swaps {
         path,
         wallet: true,
         retrySafe: true,
+        idempotent: true,
         options,
       });
     } catch (error) {

@@ -17,7 +17,7 @@
  */
 import { outcomeErrorFor } from '../error-mapping.js';
 import { TimeoutError, ValidationError } from '../errors.js';
-import type { CallOptions } from '../http/request-sender.js';
+import type { CallOptions, WriteOptions } from '../http/request-sender.js';
 import { isTerminal, LEG_EVENT_NAMES, SWAP_EVENT_NAMES } from '../states.js';
 import type { CancelResult, Leg, RefundLeg, SwapIntent, SwapStatus, SwapTerms } from '../types.js';
 import {
@@ -61,7 +61,7 @@ export type SwapResult = SwapStatus & {
 
 /** What a swap object needs from the client. */
 export interface SwapServices extends StatusSource {
-  cancel(intentId: string, options?: CallOptions): Promise<CancelResult>;
+  cancel(intentId: string, options?: WriteOptions): Promise<CancelResult>;
   getStatusOnce(intentId: string, options?: CallOptions): Promise<SwapStatus>;
   now(): number;
 }
@@ -220,7 +220,7 @@ export class SwapHandle {
   }
 
   /** Cancels the pending intent (before a deposit). Waiters then reject with `CancelledError`. */
-  cancel(options?: CallOptions): Promise<CancelResult> {
+  cancel(options?: WriteOptions): Promise<CancelResult> {
     return this.#services.cancel(this.#intentId, options);
   }
 
