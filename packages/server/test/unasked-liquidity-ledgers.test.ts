@@ -20,18 +20,15 @@ import {
   waitFor,
 } from '@poolparty/settlement/testing';
 import { getIntent, getPool } from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-  schemaUrl,
-} from '@poolparty/store/testing';
+import { createSchema, dropSchema, postgresSkipReason, schemaUrl } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminCommand } from '../src/admin/commands.js';
 import { readSettings } from '../src/config.js';
 import { type RunningService, startService } from '../src/service.js';
-import { type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
+import {
+  importDevnetPools,
+  type ServedDevnet,
+  serveSeededDevnet,
+} from './support/devnet-ledger.js';
 
 const POOL = 'amulet-usdcx';
 const skipReason = await postgresSkipReason('unasked liquidity deposits on both ledgers');
@@ -113,29 +110,6 @@ async function seededParties(service: RunningService, devnet: ServedDevnet | nul
     developerParty: welcome.developer.partyId,
     userParty: user.partyId,
   };
-}
-
-/** Registers the devnet ledger's seeded pools with the service, as the operator does. */
-async function importDevnetPools(service: RunningService, devnet: ServedDevnet): Promise<void> {
-  const { db, ledger } = service.ctx;
-  const errors: string[] = [];
-  await adminCommand({
-    open: async () => ({
-      kind: db.kind,
-      query: (sql, params) => db.query(sql, params),
-      exec: (sql) => db.exec(sql),
-      transaction: (fn) => db.transaction(fn),
-      listen: (channel, onPayload, onLost) => db.listen(channel, onPayload, onLost),
-      close: async () => {},
-    }),
-    openLedger: async () => ({ ledger, close: async () => {} }),
-    ledgerApiUrl: () => devnet.server.ledgerApiUrl,
-    print: () => {},
-    fail: (message) => errors.push(message),
-    now: () => new Date(),
-    actor: () => 'ops',
-  }).parseAsync(['pools', 'import-devnet'], { from: 'user' });
-  expect(errors).toEqual([]);
 }
 
 /** Resolves once the service has ingested every update so far that names a pool's party. */

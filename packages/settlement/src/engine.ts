@@ -24,9 +24,9 @@ import { FailedAttempts, judgeItemFailure } from '@poolparty/core';
 import { LedgerError, type LedgerUpdate } from '@poolparty/ledger';
 import type { LeaderTerm, StreamLeadership } from '@poolparty/store';
 import {
+  causedByConnectionLoss,
   ENGINE_WORK_CHANNEL,
   getLedgerOffset,
-  isConnectionLoss,
   listPools,
   nextRetryAt,
   type PoolRecord,
@@ -382,7 +382,7 @@ export class SettlementEngine implements Engine {
    * engine waits for, at warn. Anything else is an error.
    */
   private reportFailure(what: string, error: unknown, retryInMs: number): void {
-    if (isConnectionLoss(error)) {
+    if (causedByConnectionLoss(error)) {
       this.log.warn(`${what}: waiting for the store connection`, {
         error: String(error),
         retryInMs,

@@ -5,25 +5,29 @@
  * that pay both sides or burn nothing — and after each, the books equal the swap party's
  * holdings and the LP party holds nothing of anyone's.
  */
-import { randomUUID } from 'node:crypto';
 import { Amount, type Instrument, MINIMUM_LOCKED_UNITS, planMint } from '@poolparty/core';
-import {
-  getLiquidityIntent,
-  getPool,
-  getPoolAccounting,
-  getPosition,
-  getWithdrawal,
-  type LiquidityIntentRecord,
-  type LiquidityStatus,
-} from '@poolparty/store';
+import { getPool, getPoolAccounting, getPosition, getWithdrawal } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
-import { openLiquidityIntent } from '../src/liquidity-intents.js';
 import { recordWithdrawal } from '../src/withdrawals.js';
 import { type EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/engine.js';
+import { openTestLiquidityIntent, waitForLiquidity } from '../testing/liquidity.js';
 import { SCALE_OUT_API_KEY_ID } from '../testing/scale-out.js';
 
 const world = useEngineWorld();
 const POOL = 'amulet-usdcx';
+
+/** A liquidity intent of `party` for the pool, opened as the API opens one. */
+function open(h: EngineHarness, party: Party, amounts: { amountA?: string; slippageBps?: number }) {
+  const { partyId: providerParty } = party;
+  const developerParty = h.seed.developer.partyId;
+  return openTestLiquidityIntent(h.db, {
+    ...amounts,
+    poolId: POOL,
+    providerParty,
+    developerParty,
+    now: h.clock.now(),
+  });
+}
 
 async function provider(h: EngineHarness, hint: string): Promise<Party> {
   return h.newParty(
@@ -33,33 +37,6 @@ async function provider(h: EngineHarness, hint: string): Promise<Party> {
       [h.amulet, '100000'],
       [h.usdcx, '10000'],
     ],
-  );
-}
-
-function open(
-  h: EngineHarness,
-  party: Party,
-  amounts: { amountA?: string; amountB?: string; slippageBps?: number },
-): Promise<LiquidityIntentRecord> {
-  return openLiquidityIntent(h.db, {
-    ...amounts,
-    liquidityIntentId: `liq_${randomUUID().replaceAll('-', '').slice(0, 26).toUpperCase()}`,
-    depositReference: `pp-${randomUUID().slice(0, 12)}`,
-    poolId: POOL,
-    providerParty: party.partyId,
-    apiKeyId: SCALE_OUT_API_KEY_ID,
-    developerParty: h.seed.developer.partyId,
-    now: h.clock.now(),
-  });
-}
-
-function waitForLiquidity(h: EngineHarness, id: string, ...statuses: LiquidityStatus[]) {
-  return waitFor(
-    async () => {
-      const intent = await getLiquidityIntent(h.db, id);
-      return intent !== null && statuses.includes(intent.status) ? intent : null;
-    },
-    `liquidity intent ${id} to reach ${statuses.join('|')}`,
   );
 }
 
@@ -109,10 +86,10 @@ describe('liquidity', () => {
     const intent = await open(h, lp, { amountA: '1000' });
     // USDCx first: the LP party pre-approves Amulet only, so this one is an offer.
     await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
-    await waitForLiquidity(h, intent.liquidityIntentId, 'partial');
+    await waitForLiquidity(h.db, intent.liquidityIntentId, 'partial');
     await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
     const done = await waitForLiquidity(
-      h,
+      h.db,
       intent.liquidityIntentId,
       'completed',
       'refunding',
@@ -137,7 +114,7 @@ describe('liquidity', () => {
     const startB = await h.balance(lp, h.usdcx);
     await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
     await h.depositLiquidity(lp, h.usdcx, sentB.toString(), intent.depositReference);
-    const done = await waitForLiquidity(h, intent.liquidityIntentId, 'completed');
+    const done = await waitForLiquidity(h.db, intent.liquidityIntentId, 'completed');
     const returned = Amount.parse(done.completion?.returnedB ?? '0');
     expect(returned.isPositive()).toBe(true);
     await waitFor(
@@ -159,7 +136,7 @@ describe('liquidity', () => {
     const lessB = Amount.parse(intent.expectedB).mulDiv(1n, 2n, 'down');
     await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
     await h.depositLiquidity(lp, h.usdcx, lessB.toString(), intent.depositReference);
-    const done = await waitForLiquidity(h, intent.liquidityIntentId, 'refunded', 'completed');
+    const done = await waitForLiquidity(h.db, intent.liquidityIntentId, 'refunded', 'completed');
     expect(done).toMatchObject({ status: 'refunded', failureCode: 'minimum_units_not_met' });
     expect(await getPosition(h.db, POOL, lp.partyId)).toBeNull();
     await settledBooks(h);
@@ -173,10 +150,10 @@ describe('liquidity', () => {
     const intent = await open(h, lp, { amountA: '200' });
     const startA = await h.balance(lp, h.amulet);
     await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
-    await waitForLiquidity(h, intent.liquidityIntentId, 'partial');
+    await waitForLiquidity(h.db, intent.liquidityIntentId, 'partial');
     await h.caughtUp();
     await h.advanceClock(25 * 60 * 60 * 1000);
-    const done = await waitForLiquidity(h, intent.liquidityIntentId, 'refunded');
+    const done = await waitForLiquidity(h.db, intent.liquidityIntentId, 'refunded');
     expect(done.failureCode).toBe('expired');
     await settledBooks(h);
     expect(await h.balance(lp, h.amulet)).toEqual(startA);
@@ -189,7 +166,7 @@ describe('liquidity', () => {
     const intent = await open(h, lp, { amountA: '1000' });
     await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
     await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
-    await waitForLiquidity(h, intent.liquidityIntentId, 'completed');
+    await waitForLiquidity(h.db, intent.liquidityIntentId, 'completed');
     const held = await getPosition(h.db, POOL, lp.partyId);
     const request = {
       poolId: POOL,
@@ -237,7 +214,7 @@ describe('liquidity', () => {
     const intent = await open(h, lp, { amountA: '1000' });
     await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
     await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
-    await waitForLiquidity(h, intent.liquidityIntentId, 'completed');
+    await waitForLiquidity(h.db, intent.liquidityIntentId, 'completed');
     const withdrawal = await recordWithdrawal(h.db, {
       poolId: POOL,
       providerParty: lp.partyId,

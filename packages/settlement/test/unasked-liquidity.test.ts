@@ -5,14 +5,7 @@
  * them every instrument's total over all parties is unchanged but for what transfers burned, the
  * books equal the swap party's holdings, and the LP party holds nothing.
  */
-import { randomUUID } from 'node:crypto';
-import {
-  type Database,
-  getLiquidityIntent,
-  type LiquidityIntentRecord,
-  type LiquidityStatus,
-  openPostgres,
-} from '@poolparty/store';
+import { type Database, openPostgres } from '@poolparty/store';
 import {
   createSchema,
   dropSchema,
@@ -21,12 +14,24 @@ import {
 } from '@poolparty/store/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cancelLiquidityIntent } from '../src/liquidity-cancel.js';
-import { openLiquidityIntent } from '../src/liquidity-intents.js';
 import { EngineHarness, openTestDatabase, type Party, waitFor } from '../testing/engine.js';
-import { SCALE_OUT_API_KEY_ID } from '../testing/scale-out.js';
+import { openTestLiquidityIntent, waitForLiquidity } from '../testing/liquidity.js';
 import { expectConserved, runUnaskedDeposits } from '../testing/unasked-deposits.js';
 
 const POOL = 'amulet-usdcx';
+
+/** A liquidity intent of `party` for the pool, opened as the API opens one. */
+function open(h: EngineHarness, party: Party, amounts: { amountA?: string; slippageBps?: number }) {
+  const { partyId: providerParty } = party;
+  const developerParty = h.seed.developer.partyId;
+  return openTestLiquidityIntent(h.db, {
+    ...amounts,
+    poolId: POOL,
+    providerParty,
+    developerParty,
+    now: h.clock.now(),
+  });
+}
 
 /** A store to run the suite on, and a fresh harness in a schema of its own per test. */
 interface StoreKind {
@@ -81,33 +86,6 @@ function postgres(skip: string | null): StoreKind {
 }
 
 const stores = [embedded(), postgres(await postgresSkipReason('unasked liquidity deposits'))];
-
-function open(
-  h: EngineHarness,
-  party: Party,
-  amounts: { amountA?: string; amountB?: string },
-): Promise<LiquidityIntentRecord> {
-  return openLiquidityIntent(h.db, {
-    ...amounts,
-    liquidityIntentId: `liq_${randomUUID().replaceAll('-', '').slice(0, 26).toUpperCase()}`,
-    depositReference: `pp-${randomUUID().slice(0, 12)}`,
-    poolId: POOL,
-    providerParty: party.partyId,
-    apiKeyId: SCALE_OUT_API_KEY_ID,
-    developerParty: h.seed.developer.partyId,
-    now: h.clock.now(),
-  });
-}
-
-function waitForLiquidity(h: EngineHarness, id: string, ...statuses: LiquidityStatus[]) {
-  return waitFor(
-    async () => {
-      const intent = await getLiquidityIntent(h.db, id);
-      return intent !== null && statuses.includes(intent.status) ? intent : null;
-    },
-    `liquidity intent ${id} to reach ${statuses.join('|')}`,
-  );
-}
 
 /** Books equal holdings, the LP party holds nothing, and no deposit is left open or flagged. */
 async function settled(h: EngineHarness): Promise<void> {
@@ -206,7 +184,7 @@ for (const store of stores) {
         }
         outcomes.kept += 1;
         await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
-        await waitForLiquidity(h, intent.liquidityIntentId, 'completed');
+        await waitForLiquidity(h.db, intent.liquidityIntentId, 'completed');
       }
       await settled(h);
       // A cancelled intent kept nothing; every deposit it was sent is back with its sender.

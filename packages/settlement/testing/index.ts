@@ -9,5 +9,6 @@ export * from './counting-database.js';
 export * from './engine.js';
 export * from './faults.js';
 export * from './holdings.js';
+export * from './liquidity.js';
 export * from './scale-out.js';
 export * from './unasked-deposits.js';

@@ -9,19 +9,13 @@
 import { randomUUID } from 'node:crypto';
 import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
 import { type LocalLedger, REASON_META_KEY } from '@poolparty/ledger';
-import {
-  type Database,
-  getLiquidityIntent,
-  getPool,
-  type LiquidityIntentRecord,
-  type LiquidityStatus,
-} from '@poolparty/store';
+import { type Database, getPool, type LiquidityIntentRecord } from '@poolparty/store';
 import { expect } from 'vitest';
 import { cancelLiquidityIntent } from '../src/liquidity-cancel.js';
-import { openLiquidityIntent } from '../src/liquidity-intents.js';
 import { waitFor } from './engine.js';
 import { booksAndHoldings } from './holdings.js';
-import { allUpdates, SCALE_OUT_API_KEY_ID } from './scale-out.js';
+import { openTestLiquidityIntent, waitForLiquidity } from './liquidity.js';
+import { allUpdates } from './scale-out.js';
 
 /** What the run needs of a deployment: its store, the ledger wallets use, and its pool. */
 export interface UnaskedDepositsWorld {
@@ -101,10 +95,10 @@ export async function runUnaskedDeposits(w: UnaskedDepositsWorld): Promise<Unask
   await send(stranger, amulet, intent.expectedA, intent.depositReference);
   // A duplicate side: the intent takes the first Amulet, the second goes back.
   await send(lp, amulet, intent.expectedA, intent.depositReference);
-  await waitForLiquidity(w, intent.liquidityIntentId, 'partial');
+  await waitForLiquidity(w.db, intent.liquidityIntentId, 'partial');
   await send(lp, amulet, '7', intent.depositReference);
   await send(lp, usdcx, intent.expectedB, intent.depositReference);
-  await waitForLiquidity(w, intent.liquidityIntentId, 'completed');
+  await waitForLiquidity(w.db, intent.liquidityIntentId, 'completed');
   // Sides after their intent ended: a late USDCx offer and a late one-step Amulet.
   await send(lp, usdcx, '3', intent.depositReference);
   await send(lp, amulet, '4', intent.depositReference);
@@ -119,7 +113,7 @@ export async function runUnaskedDeposits(w: UnaskedDepositsWorld): Promise<Unask
   const expiring = await open(w, lp, { amountA: '60' });
   await w.caughtUp();
   await w.advanceClock(DAY_MS + 60_000);
-  await waitForLiquidity(w, expiring.liquidityIntentId, 'expired');
+  await waitForLiquidity(w.db, expiring.liquidityIntentId, 'expired');
   await send(lp, usdcx, expiring.expectedB, expiring.depositReference);
   await settled(w);
   return outcomeOf(w, { start, before });
@@ -162,30 +156,13 @@ function open(
   providerParty: string,
   amounts: { amountA?: string; amountB?: string },
 ): Promise<LiquidityIntentRecord> {
-  return openLiquidityIntent(w.db, {
+  return openTestLiquidityIntent(w.db, {
     ...amounts,
-    liquidityIntentId: `liq_${randomUUID().replaceAll('-', '').slice(0, 26).toUpperCase()}`,
-    depositReference: `pp-${randomUUID().slice(0, 12)}`,
     poolId: w.poolId,
     providerParty,
-    apiKeyId: SCALE_OUT_API_KEY_ID,
     developerParty: w.developerParty,
     now: w.now(),
   });
-}
-
-export function waitForLiquidity(
-  w: Pick<UnaskedDepositsWorld, 'db'>,
-  id: string,
-  ...statuses: LiquidityStatus[]
-): Promise<LiquidityIntentRecord> {
-  return waitFor(
-    async () => {
-      const intent = await getLiquidityIntent(w.db, id);
-      return intent !== null && statuses.includes(intent.status) ? intent : null;
-    },
-    `liquidity intent ${id} to reach ${statuses.join('|')}`,
-  );
 }
 
 function instrumentsOf(w: UnaskedDepositsWorld): Instrument[] {

@@ -23,10 +23,14 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSigner } from '../../../sdk/src/devnet/index.js';
 import { PoolParty } from '../../../sdk/src/index.js';
-import { adminCommand } from '../../src/admin/commands.js';
 import { readSettings } from '../../src/config.js';
 import { type RunningService, startService } from '../../src/service.js';
-import { issueApiKey, type ServedDevnet, serveSeededDevnet } from '../support/devnet-ledger.js';
+import {
+  importDevnetPools,
+  issueApiKey,
+  type ServedDevnet,
+  serveSeededDevnet,
+} from '../support/devnet-ledger.js';
 import { assertNoWireMismatches, startWireProxy, type WireProxy } from './support/wire-proxy.js';
 
 const POOL_ID = 'amulet-usdcx';
@@ -90,30 +94,6 @@ afterAll(async () => {
   await devnet?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
-
-/** Registers the devnet ledger's seeded pools with the running service, as the operator does. */
-async function importDevnetPools(): Promise<void> {
-  const { db, ledger } = service.ctx;
-  const errors: string[] = [];
-  await adminCommand({
-    open: async () => ({
-      kind: db.kind,
-      query: (sql, params) => db.query(sql, params),
-      exec: (sql) => db.exec(sql),
-      transaction: (fn) => db.transaction(fn),
-      listen: (channel, onPayload, onLost) => db.listen(channel, onPayload, onLost),
-      // The service owns the store; the command must not close it.
-      close: async () => {},
-    }),
-    openLedger: async () => ({ ledger, close: async () => {} }),
-    ledgerApiUrl: () => devnet.server.ledgerApiUrl,
-    print: () => {},
-    fail: (message) => errors.push(message),
-    now: () => new Date(),
-    actor: () => 'ops',
-  }).parseAsync(['pools', 'import-devnet'], { from: 'user' });
-  expect(errors).toEqual([]);
-}
 
 /** Points the SDK's transfers at the registry of an instrument's admin. */
 function useRegistryOf(admin: string): void {
@@ -199,7 +179,7 @@ async function execute(
 
 describe('a PoolParty swap by a wallet on the official wallet SDK', () => {
   it('deposits with the SDK and reads the payout with it', async () => {
-    await importDevnetPools();
+    await importDevnetPools(service, devnet);
     const wallet = await fundedWallet();
     const pp = await signedIn(wallet);
     const swap = await pp.swaps.create({

@@ -13,7 +13,9 @@ import {
   seedDevnet,
 } from '@poolparty/ledger';
 import { insertApiKey, type Queryable, upsertDeveloper } from '@poolparty/store';
+import { adminCommand } from '../../src/admin/commands.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../src/auth/api-keys.js';
+import type { RunningService } from '../../src/service.js';
 
 /** LocalNet's HS256 secret and audience: the services sign their tokens as on LocalNet. */
 export const DEVNET_AUTH_SECRET = 'unsafe';
@@ -89,4 +91,31 @@ export async function issueApiKey(
     createdAt: now,
   });
   return apiKey;
+}
+
+/**
+ * Registers the devnet ledger's seeded pools with a running service on it, as the operator does
+ * (`poolparty admin pools import-devnet`), through the service's own store and ledger.
+ */
+export async function importDevnetPools(service: RunningService, devnet: ServedDevnet) {
+  const { db, ledger } = service.ctx;
+  const errors: string[] = [];
+  await adminCommand({
+    open: async () => ({
+      kind: db.kind,
+      query: (sql, params) => db.query(sql, params),
+      exec: (sql) => db.exec(sql),
+      transaction: (fn) => db.transaction(fn),
+      listen: (channel, onPayload, onLost) => db.listen(channel, onPayload, onLost),
+      // The service owns the store; the command must not close it.
+      close: async () => {},
+    }),
+    openLedger: async () => ({ ledger, close: async () => {} }),
+    ledgerApiUrl: () => devnet.server.ledgerApiUrl,
+    print: () => {},
+    fail: (message) => errors.push(message),
+    now: () => new Date(),
+    actor: () => 'ops',
+  }).parseAsync(['pools', 'import-devnet'], { from: 'user' });
+  if (errors.length > 0) throw new Error(`import-devnet failed: ${errors.join('; ')}`);
 }

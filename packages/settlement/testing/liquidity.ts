@@ -1,0 +1,50 @@
+/** Liquidity intents as `POST /v1/liquidity/intents` opens them, and waiting for their states. */
+import { randomUUID } from 'node:crypto';
+import {
+  type Database,
+  getLiquidityIntent,
+  type LiquidityIntentRecord,
+  type LiquidityStatus,
+  type Queryable,
+} from '@poolparty/store';
+import { openLiquidityIntent } from '../src/liquidity-intents.js';
+import { waitFor } from './engine.js';
+import { SCALE_OUT_API_KEY_ID } from './scale-out.js';
+
+export interface TestLiquidityIntent {
+  readonly poolId: string;
+  readonly providerParty: string;
+  readonly developerParty: string;
+  readonly now: Date;
+  readonly amountA?: string;
+  readonly amountB?: string;
+  readonly slippageBps?: number;
+}
+
+/** A liquidity intent with fresh ids, under the tests' API key (`registerApiKey`). */
+export function openTestLiquidityIntent(
+  db: Database,
+  request: TestLiquidityIntent,
+): Promise<LiquidityIntentRecord> {
+  return openLiquidityIntent(db, {
+    ...request,
+    liquidityIntentId: `liq_${randomUUID().replaceAll('-', '').slice(0, 26).toUpperCase()}`,
+    depositReference: `pp-${randomUUID().slice(0, 12)}`,
+    apiKeyId: SCALE_OUT_API_KEY_ID,
+  });
+}
+
+/** Polls the store until the intent is in one of `statuses` (a safety-net timeout, not a timing). */
+export function waitForLiquidity(
+  q: Queryable,
+  id: string,
+  ...statuses: LiquidityStatus[]
+): Promise<LiquidityIntentRecord> {
+  return waitFor(
+    async () => {
+      const intent = await getLiquidityIntent(q, id);
+      return intent !== null && statuses.includes(intent.status) ? intent : null;
+    },
+    `liquidity intent ${id} to reach ${statuses.join('|')}`,
+  );
+}
