@@ -128,6 +128,19 @@ const catalogue = {
     title: 'Price impact above the cap',
     sdkClass: 'ValidationError',
   },
+  // Liquidity (docs/spec/liquidity.md#intents): an amount the request implies (the other side at
+  // the pool's ratio, the units, the pool after the mint) would pass the 28 integer digits of
+  // Daml `Numeric 10`; and a first deposit too small to mint past the units locked forever.
+  amount_out_of_range: {
+    status: 400,
+    title: 'Amount beyond what an amount can hold',
+    sdkClass: 'ValidationError',
+  },
+  first_deposit_too_small: {
+    status: 400,
+    title: "A pool's first deposit below the minimum",
+    sdkClass: 'ValidationError',
+  },
   settlement_safety: {
     status: 400,
     title: 'Blocked by the settlement safety guard',

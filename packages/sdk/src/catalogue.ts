@@ -111,6 +111,8 @@ export const ERROR_CLASS_BY_CODE = {
   malformed_request: 'ValidationError',
   amount_below_minimum: 'ValidationError',
   price_impact_exceeded: 'ValidationError',
+  amount_out_of_range: 'ValidationError',
+  first_deposit_too_small: 'ValidationError',
   settlement_safety: 'SettlementSafetyError',
   missing_api_key: 'AuthenticationError',
   invalid_api_key: 'AuthenticationError',

@@ -612,6 +612,14 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
     detail: 'The price impact of this swap is above the cap of 0.15; swap a smaller amount.',
     extensions: { maxPriceImpact: 0.15 },
   },
+  amount_out_of_range: {
+    detail:
+      "At the pool's ratio, 99999999999999999999999 of token B pairs with more token A than an amount holds (at most 9999999999999999999999999999.9999999999); give less.",
+  },
+  first_deposit_too_small: {
+    detail:
+      "A pool's first deposit must mint more than 0.0000001 units, which stay locked forever; these amounts mint 0.00000003 (the square root of amountA × amountB): give more of both.",
+  },
   settlement_safety: {
     detail: "The output is more than 10% of the pool's output reserve; try a smaller amount.",
     extensions: {
