@@ -60,6 +60,14 @@ export class Amount {
     return units === 0n ? Amount.ZERO : new Amount(units);
   }
 
+  /**
+   * Like `fromUnits`, but null for units out of range instead of throwing: for decisions that
+   * answer an amount past 28 integer digits as a refusal rather than a failure.
+   */
+  static tryFromUnits(units: bigint): Amount | null {
+    return units < 0n || units >= UNITS_LIMIT ? null : Amount.fromUnits(units);
+  }
+
   /** Parses the wire form strictly. Throws `AmountParseError`. */
   static parse(input: unknown): Amount {
     const result = Amount.tryParse(input);

@@ -5,8 +5,17 @@
  * asks one of these, and writes what it returns.
  */
 import { Amount } from './amount.js';
-import { minimumUnits, type PoolLiquidity, pairedAmount, planBurn, planMint } from './liquidity.js';
+import {
+  MINIMUM_LOCKED_UNITS,
+  type MintRefusal,
+  minimumUnits,
+  type PoolLiquidity,
+  pairedUnits,
+  planBurn,
+  planMint,
+} from './liquidity.js';
 import { credit, debit, type Movement, type Side } from './pool-books.js';
+import { integerSqrt } from './pricing.js';
 
 /** What attribution knows of an intent: who may fund it, where, and what has arrived. */
 export interface LiquidityCandidate {
@@ -151,6 +160,40 @@ export type BurnRequest =
   | { readonly units: Amount; readonly shareBps?: undefined }
   | { readonly shareBps: number; readonly units?: undefined };
 
+/** The most basis points of a position a withdrawal can burn: all of it. */
+const SHARE_BPS_MAX = 10_000;
+
+export type BurnRequestDecision =
+  | { readonly kind: 'burn'; readonly request: BurnRequest }
+  | { readonly kind: 'refused'; readonly path: '/units' | '/shareBps'; readonly message: string };
+
+/**
+ * What a withdrawal asks to burn: exactly one of `units` (above zero) and `shareBps` (1–10 000).
+ * A request for no units is malformed whatever the position holds, so it is refused as such
+ * before any position is read, not answered as too few units held.
+ */
+export function burnRequestOf(given: {
+  readonly units?: Amount;
+  readonly shareBps?: number;
+}): BurnRequestDecision {
+  const refuse = (path: '/units' | '/shareBps', message: string) =>
+    ({ kind: 'refused', path, message }) as const;
+  if ((given.units === undefined) === (given.shareBps === undefined)) {
+    return refuse('/units', 'Give exactly one of units and shareBps.');
+  }
+  if (given.units !== undefined) {
+    if (!given.units.isPositive()) {
+      return refuse('/units', 'units must be positive: a withdrawal burns more than zero units.');
+    }
+    return { kind: 'burn', request: { units: given.units } };
+  }
+  const share = given.shareBps as number;
+  if (!Number.isInteger(share) || share < 1 || share > SHARE_BPS_MAX) {
+    return refuse('/shareBps', `shareBps must be a whole number from 1 to ${SHARE_BPS_MAX}.`);
+  }
+  return { kind: 'burn', request: { shareBps: share } };
+}
+
 export interface PositionHolding {
   readonly units: Amount;
   readonly basisA: Amount;
@@ -244,6 +287,12 @@ export function positionValue(
   };
 }
 
+export type LiquidityIntentRefusal =
+  | 'validation_error'
+  | 'pool_has_no_price'
+  | 'amount_out_of_range'
+  | 'first_deposit_too_small';
+
 export type LiquidityIntentTerms =
   | {
       readonly kind: 'terms';
@@ -253,37 +302,83 @@ export type LiquidityIntentTerms =
     }
   | {
       readonly kind: 'refused';
-      readonly code: 'validation_error' | 'pool_has_no_price';
+      readonly code: LiquidityIntentRefusal;
       readonly message: string;
     };
+
+/** The most basis points a slippage tolerance can be: everything may be lost, no more. */
+const SLIPPAGE_BPS_MAX = 10_000;
+
+/** The largest amount there is, for messages: 28 nines and 10 more after the point. */
+const AMOUNT_MAX = Amount.fromUnits(10n ** 38n - 1n);
+
+function refuseIntent(code: LiquidityIntentRefusal, message: string): LiquidityIntentTerms {
+  return { kind: 'refused', code, message };
+}
+
+/** The other side of a one-sided intent at the pool's ratio, or why there is none. */
+function otherSide(pool: PoolLiquidity, side: Side, given: Amount): Amount | LiquidityIntentTerms {
+  const units = pairedUnits(pool, side, given);
+  if (units === null) {
+    return refuseIntent(
+      'pool_has_no_price',
+      'The pool has no liquidity yet: give both amounts, which set its price.',
+    );
+  }
+  const paired = Amount.tryFromUnits(units);
+  if (paired === null) {
+    const [from, to] = side === 'a' ? ['A', 'B'] : ['B', 'A'];
+    return refuseIntent(
+      'amount_out_of_range',
+      `At the pool's ratio, ${given} of token ${from} pairs with more token ${to} than an amount holds (at most ${AMOUNT_MAX}); give less.`,
+    );
+  }
+  return paired;
+}
+
+/** Why these amounts mint nothing, in the words a provider can act on. */
+function mintRefusal(reason: MintRefusal, a: Amount, b: Amount): LiquidityIntentTerms {
+  switch (reason) {
+    case 'first_deposit_too_small':
+      return refuseIntent(
+        'first_deposit_too_small',
+        `A pool's first deposit must mint more than ${MINIMUM_LOCKED_UNITS} units, which stay locked forever; ` +
+          `these amounts mint ${Amount.fromUnits(integerSqrt(a.units * b.units))} (the square root of amountA × amountB): give more of both.`,
+      );
+    case 'amount_out_of_range':
+      return refuseIntent(
+        'amount_out_of_range',
+        `These amounts would take the pool's reserves or its units past ${AMOUNT_MAX}, the most an amount holds; give less.`,
+      );
+    default:
+      return refuseIntent('validation_error', `These amounts mint no units (${reason}).`);
+  }
+}
 
 /**
  * What an intent asks for: both amounts as given, or one and the other at the pool's ratio
  * (rounded up, so the given side limits the mint); the units that would mint now, and the fewest
  * accepted after `slippageBps`. A pool with no liquidity needs both amounts: they set its price.
+ * Never throws: every amount it derives (the other side, the units, the pool after the mint) is
+ * an amount, or the request is refused before anything is recorded.
  */
 export function planLiquidityIntent(
   pool: PoolLiquidity,
   given: { readonly a?: Amount; readonly b?: Amount },
   slippageBps: number,
 ): LiquidityIntentTerms {
-  const refuse = (code: 'validation_error' | 'pool_has_no_price', message: string) =>
-    ({ kind: 'refused', code, message }) as const;
   if (given.a === undefined && given.b === undefined) {
-    return refuse('validation_error', 'Give amountA, amountB or both.');
+    return refuseIntent('validation_error', 'Give amountA, amountB or both.');
   }
-  const a = given.a ?? (given.b && pairedAmount(pool, 'b', given.b));
-  const b = given.b ?? (given.a && pairedAmount(pool, 'a', given.a));
-  if (a === null || b === null || a === undefined || b === undefined) {
-    return refuse(
-      'pool_has_no_price',
-      'The pool has no liquidity yet: give both amounts, which set its price.',
-    );
+  if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > SLIPPAGE_BPS_MAX) {
+    return refuseIntent('validation_error', `slippageBps must be 0–${SLIPPAGE_BPS_MAX}.`);
   }
+  const a = given.a ?? otherSide(pool, 'b', given.b as Amount);
+  if (!(a instanceof Amount)) return a;
+  const b = given.b ?? otherSide(pool, 'a', a);
+  if (!(b instanceof Amount)) return b;
   const plan = planMint(pool, a, b);
-  if (plan.kind === 'refused') {
-    return refuse('validation_error', `These amounts mint no units (${plan.reason}).`);
-  }
+  if (plan.kind === 'refused') return mintRefusal(plan.reason, a, b);
   return {
     kind: 'terms',
     expected: { a, b },

@@ -53,7 +53,9 @@ export type MintRefusal =
   /** Units without reserves on a side: the pool cannot price a deposit. */
   | 'pool_side_empty'
   /** The deposit is worth less than one unit's smallest fraction. */
-  | 'nothing_minted';
+  | 'nothing_minted'
+  /** The units, or the pool's reserves or supply after the mint, would pass 28 integer digits. */
+  | 'amount_out_of_range';
 
 export type MintPlan =
   | {
@@ -89,6 +91,11 @@ export function planMint(pool: PoolLiquidity, a: Amount, b: Amount): MintPlan {
   if (minted === 0n) return { kind: 'refused', reason: 'nothing_minted' };
   const joinA = aLimits ? a.units : ceilDiv(minted * ra, s);
   const joinB = aLimits ? ceilDiv(minted * rb, s) : b.units;
+  // Each side joins at most what was deposited, so only the units and the pool's totals after
+  // the mint can pass the range an amount holds; refused here, they never reach the books.
+  if (!fitsInAmount(minted, s + minted, ra + joinA, rb + joinB)) {
+    return { kind: 'refused', reason: 'amount_out_of_range' };
+  }
   return {
     kind: 'mint',
     minted: Amount.fromUnits(minted),
@@ -98,6 +105,11 @@ export function planMint(pool: PoolLiquidity, a: Amount, b: Amount): MintPlan {
     excessA: Amount.fromUnits(a.units - joinA),
     excessB: Amount.fromUnits(b.units - joinB),
   };
+}
+
+/** Whether every one of `units` is an amount (Daml `Numeric 10`: 28 integer digits at most). */
+function fitsInAmount(...units: readonly bigint[]): boolean {
+  return units.every((each) => Amount.tryFromUnits(each) !== null);
 }
 
 function planFirstMint(pool: PoolLiquidity, a: Amount, b: Amount): MintPlan {
@@ -157,13 +169,20 @@ export function afterBurn(
 /**
  * The other side's amount for a deposit of `amount` on `side` at the pool's ratio, rounded up so
  * the given side limits the mint (the other's rounding excess is returned). Null for a pool with
- * no ratio yet (the first deposit sets it) or an empty side.
+ * no ratio yet (the first deposit sets it) or an empty side; throws `AmountRangeError` when the
+ * ratio makes it more than an amount holds (`pairedUnits` answers that without throwing).
  */
 export function pairedAmount(pool: PoolLiquidity, side: Side, amount: Amount): Amount | null {
+  const units = pairedUnits(pool, side, amount);
+  return units === null ? null : Amount.fromUnits(units);
+}
+
+/** `pairedAmount` in units, unbounded: it may pass the 28 integer digits an amount holds. */
+export function pairedUnits(pool: PoolLiquidity, side: Side, amount: Amount): bigint | null {
   const [own, other] =
     side === 'a' ? [pool.reserveA, pool.reserveB] : [pool.reserveB, pool.reserveA];
   if (!pool.supply.isPositive() || !own.isPositive() || !other.isPositive()) return null;
-  return Amount.fromUnits(ceilDiv(amount.units * other.units, own.units));
+  return ceilDiv(amount.units * other.units, own.units);
 }
 
 /**

@@ -1,12 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Amount } from '../src/amount.js';
+import { ERROR_CATALOGUE } from '../src/errors.js';
 import { afterMint, type PoolLiquidity, planMint } from '../src/liquidity.js';
 import {
   attributeLiquidityDeposit,
+  burnRequestOf,
   type LiquidityCandidate,
   lateSideReturned,
   planLiquidityCompletion,
+  planLiquidityIntent,
   planWithdrawal,
   positionValue,
 } from '../src/liquidity-flows.js';
@@ -143,5 +146,87 @@ describe('a withdrawal', () => {
     expect(worth.redeemable.a.isPositive()).toBe(true);
     expect(worth.valueInB.isPositive()).toBe(true);
     expect(worth.heldInB).toEqual(Amount.parse('100'));
+  });
+});
+
+describe('a liquidity intent', () => {
+  /** The devnet's Amulet/CBTC pool: 1 000 000 Amulet and 1.45 CBTC, its supply their root. */
+  const amuletCbtc = afterMint(
+    EMPTY,
+    planMint(EMPTY, Amount.parse('1000000'), Amount.parse('1.45')) as never,
+  );
+  const digits = (n: number) => Amount.parse('9'.repeat(n));
+
+  it('refuses a side whose partner at the pool ratio passes 28 integer digits', () => {
+    const terms = planLiquidityIntent(amuletCbtc, { b: digits(23) }, 50);
+    expect(terms).toMatchObject({ kind: 'refused', code: 'amount_out_of_range' });
+  });
+
+  it('refuses amounts that would take the pool past 28 integer digits', () => {
+    const terms = planLiquidityIntent(amuletCbtc, { a: digits(28) }, 50);
+    expect(terms).toMatchObject({ kind: 'refused', code: 'amount_out_of_range' });
+    const both = planLiquidityIntent(amuletCbtc, { a: digits(28), b: digits(28) }, 50);
+    expect(both).toMatchObject({ kind: 'refused', code: 'amount_out_of_range' });
+  });
+
+  it('refuses a first deposit that mints no more than the locked units, naming them', () => {
+    const tiny = Amount.parse('0.0000001');
+    const terms = planLiquidityIntent(EMPTY, { a: tiny, b: tiny }, 50);
+    expect(terms).toMatchObject({ kind: 'refused', code: 'first_deposit_too_small' });
+    expect(terms.kind === 'refused' && terms.message).toContain('more than 0.0000001 units');
+    const enough = planLiquidityIntent(EMPTY, { a: Amount.parse('1'), b: tiny }, 50);
+    expect(enough.kind).toBe('terms');
+  });
+
+  it('answers any amounts with a 4xx refusal or terms whose amounts and pool after all fit', () => {
+    const anyUnits = fc.oneof(
+      fc.constant(0n),
+      fc.bigInt({ min: 1n, max: 10n ** 12n }),
+      fc.bigInt({ min: 1n, max: 10n ** 38n - 1n }),
+    );
+    const anyAmount = anyUnits.map(Amount.fromUnits);
+    const anyPool = fc.record({ reserveA: anyAmount, reserveB: anyAmount, supply: anyAmount });
+    const given = fc.record({ a: anyAmount, b: anyAmount }, { requiredKeys: [] });
+    fc.assert(
+      fc.property(anyPool, given, fc.integer({ min: 0, max: 10_000 }), (p, amounts, bps) => {
+        const terms = planLiquidityIntent(p, amounts, bps);
+        if (terms.kind === 'refused') {
+          expect(ERROR_CATALOGUE[terms.code].status).toBeGreaterThanOrEqual(400);
+          expect(ERROR_CATALOGUE[terms.code].status).toBeLessThan(500);
+          return;
+        }
+        if (amounts.a !== undefined) expect(terms.expected.a).toEqual(amounts.a);
+        if (amounts.b !== undefined) expect(terms.expected.b).toEqual(amounts.b);
+        expect(terms.minimumUnits.lte(terms.expectedUnits)).toBe(true);
+        const plan = planMint(p, terms.expected.a, terms.expected.b);
+        expect(plan.kind === 'mint' && plan.minted).toEqual(terms.expectedUnits);
+        // The pool after the mint is still made of amounts: adding them cannot throw.
+        if (plan.kind === 'mint') expect(() => afterMint(p, plan)).not.toThrow();
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+});
+
+describe('what a withdrawal asks to burn', () => {
+  it('is units above zero or a share in basis points, exactly one of them', () => {
+    expect(burnRequestOf({ units: Amount.parse('2') })).toEqual({
+      kind: 'burn',
+      request: { units: Amount.parse('2') },
+    });
+    expect(burnRequestOf({ shareBps: 10_000 })).toEqual({
+      kind: 'burn',
+      request: { shareBps: 10_000 },
+    });
+    expect(burnRequestOf({ units: Amount.ZERO })).toMatchObject({
+      kind: 'refused',
+      path: '/units',
+      message: expect.stringContaining('units must be positive'),
+    });
+    expect(burnRequestOf({})).toMatchObject({ kind: 'refused', path: '/units' });
+    expect(burnRequestOf({ units: Amount.parse('1'), shareBps: 1 })).toMatchObject({
+      kind: 'refused',
+    });
+    expect(burnRequestOf({ shareBps: 0 })).toMatchObject({ kind: 'refused', path: '/shareBps' });
   });
 });

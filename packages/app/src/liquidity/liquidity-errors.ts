@@ -11,6 +11,9 @@ const PLAIN: Readonly<Record<string, string>> = {
   liquidity_intent_not_cancellable:
     'This can no longer be cancelled: a deposit has arrived, or it has ended. What arrived is returned if it does not join the pool.',
   pool_has_no_price: 'This pool has no liquidity yet: enter both amounts, which set its price.',
+  amount_out_of_range: 'That is more than the pool can take: enter smaller amounts.',
+  first_deposit_too_small:
+    'The first liquidity of a pool must be larger: enter more of both tokens.',
   position_not_found: 'Your party holds no units of this pool.',
   insufficient_units: 'Your position holds fewer units than that.',
   withdrawal_minimum_not_met:

@@ -49,7 +49,10 @@ export interface MintPreview {
   readonly shareAfter: number;
 }
 
-/** What depositing `a` and `b` mints, or null when it would mint nothing. */
+/**
+ * What depositing `a` and `b` mints, or null when it would mint nothing or, as the service
+ * refuses it, when the units or the pool after the deposit would pass what an amount holds.
+ */
 export function previewMint(
   pool: PoolLiquidity,
   a: Amount,
@@ -71,6 +74,10 @@ export function previewMint(
     const aLimits = byA <= byB;
     minted = aLimits ? byA : byB;
     supplyAfter = s + minted;
+    const joinA = aLimits ? a.units : ceilDiv(minted * pool.reserveA.units, s);
+    const joinB = aLimits ? ceilDiv(minted * pool.reserveB.units, s) : b.units;
+    const after = [minted, supplyAfter, pool.reserveA.units + joinA, pool.reserveB.units + joinB];
+    if (!after.every((units) => Amount.tryFromUnits(units) !== null)) return null;
   }
   if (minted <= 0n) return null;
   return {
