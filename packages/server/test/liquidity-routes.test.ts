@@ -9,6 +9,7 @@ import { Amount, type Instrument } from '@poolparty/core';
 import { type LocalLedger, REASON_META_KEY } from '@poolparty/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetPoolInfo } from '../src/devnet-bootstrap.js';
+import { runAdmin } from './support/admin.js';
 import {
   type JsonResponse,
   newDevnetParty,
@@ -29,6 +30,8 @@ const POLL_MS = 50;
 let t: TestService;
 let ledger: LocalLedger;
 let pool: DevnetPoolInfo;
+/** The devnet's Amulet/CBTC pool: 1 000 000 Amulet to 1.45 CBTC, so one CBTC pairs with ~690 000. */
+let cbtcPool: DevnetPoolInfo;
 
 function call(
   method: string,
@@ -85,9 +88,10 @@ beforeAll(async () => {
   t = await startTestService();
   const devnetLedger = t.service.ctx.devnetLedger;
   const found = t.service.devnet?.pools.find((p) => p.poolId === 'amulet-usdcx');
-  if (devnetLedger === null || found === undefined)
+  const cbtc = t.service.devnet?.pools.find((p) => p.poolId === 'amulet-cbtc');
+  if (devnetLedger === null || found === undefined || cbtc === undefined)
     throw new Error('a devnet service with its pools');
-  [ledger, pool] = [devnetLedger, found];
+  [ledger, pool, cbtcPool] = [devnetLedger, found, cbtc];
 }, SERVICE_START_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -147,6 +151,72 @@ describe('liquidity intents', () => {
   });
 });
 
+describe('liquidity intents beyond what an amount holds', () => {
+  const digits = (n: number) => '9'.repeat(n);
+
+  it('refuse an amount they derive past 28 integer digits as a 400, recording nothing', async () => {
+    const { token } = await provider('huge');
+    const create = (body: object) =>
+      call('POST', '/v1/liquidity/intents', { walletToken: token, body });
+    // 23 digits of CBTC pair with about 6.9 × 10^28 Amulet at the pool's ratio.
+    const paired = await create({ poolId: cbtcPool.poolId, amountB: digits(23) });
+    expectProblem(paired, 400, 'amount_out_of_range');
+    expect(paired.body.detail).toMatch(/28|9999999999999999999999999999/);
+    // 28 digits of Amulet fit an amount, but the pool's reserve after the deposit would not.
+    for (const poolId of [cbtcPool.poolId, pool.poolId]) {
+      expectProblem(await create({ poolId, amountA: digits(28) }), 400, 'amount_out_of_range');
+    }
+    const { body: listed } = await call('GET', '/v1/liquidity/intents', { walletToken: token });
+    expect(listed.items).toEqual([]);
+    // No open intent was left behind: the party may still open one on the same pool.
+    expect((await create({ poolId: cbtcPool.poolId, amountB: '0.01' })).status).toBe(201);
+  });
+});
+
+describe('the first liquidity of an empty pool', () => {
+  it('is refused with a code of its own when it mints no more than the locked units', async () => {
+    const [swapParty, lpParty] = await Promise.all(
+      ['empty-swap', 'empty-lp'].map(async (hint) => {
+        const created = await ledger.createParty({ hint, preapprovals: 'all' });
+        return created.partyId;
+      }),
+    );
+    const spec = (instrument: Instrument) => `${instrument.admin}:${instrument.id}`;
+    const { errors } = await runAdmin(
+      t.service.ctx.db,
+      {
+        openLedger: async () => ({ ledger, close: async () => {} }),
+        now: () => t.service.ctx.clock.now(),
+        actor: () => 'ops',
+      },
+      [
+        'pools',
+        'add',
+        '--swap-party',
+        swapParty as string,
+        '--lp-party',
+        lpParty as string,
+        '--base',
+        spec(pool.tokenB),
+        '--quote',
+        spec(cbtcPool.tokenB),
+      ],
+    );
+    expect(errors).toEqual([]);
+    const { token } = await provider('first');
+    const first = (amountA: string, amountB: string) =>
+      call('POST', '/v1/liquidity/intents', {
+        walletToken: token,
+        body: { poolId: 'usdcx-cbtc', amountA, amountB },
+      });
+    // √(0.0000001 × 0.0000001) is the locked minimum itself: nothing would be the provider's.
+    const tiny = await first('0.0000001', '0.0000001');
+    expectProblem(tiny, 400, 'first_deposit_too_small');
+    expect(tiny.body.detail).toContain('0.0000001 units');
+    expect((await first('1', '0.0001')).status).toBe(201);
+  });
+});
+
 describe('positions and withdrawals', () => {
   it('complete with both deposits, show the position, refuse a greedy withdrawal, pay half', async () => {
     const { party, token } = await provider('lp');
@@ -183,6 +253,10 @@ describe('positions and withdrawals', () => {
       'withdrawal_minimum_not_met',
     );
     expectProblem(await withdraw({ ...base, shareBps: 5000, units: '1' }), 400, 'validation_error');
+    // Zero units is a malformed request, not a position holding too few.
+    const zero = await withdraw({ ...base, units: '0' });
+    expectProblem(zero, 400, 'validation_error');
+    expect(zero.body.detail).toMatch(/units must be positive/);
     expectProblem(await withdraw({ ...base, units: '100000000' }), 409, 'insufficient_units');
     const created = await withdraw({ ...base, shareBps: 5000 });
     expect(created.status).toBe(201);
@@ -195,6 +269,15 @@ describe('positions and withdrawals', () => {
     expect(paid.payoutB).toMatchObject({ state: 'paid', offerId: null });
     const { body: listed } = await call('GET', '/v1/liquidity/withdrawals', { walletToken: token });
     expect(listed.items.map((w: Body) => w.withdrawalId)).toEqual([created.body.withdrawalId]);
+  });
+
+  it('refuse a withdrawal from a pool that does not exist as 404, before anything else', async () => {
+    const { token } = await provider('no-pool');
+    const response = await call('POST', '/v1/liquidity/withdrawals', {
+      walletToken: token,
+      body: { poolId: 'nope', units: '1', minimumA: '0', minimumB: '0' },
+    });
+    expectProblem(response, 404, 'pool_not_found');
   });
 
   it('refuse a withdrawal of a pool the party holds no units of', async () => {

@@ -46,9 +46,14 @@ export async function recordWithdrawal(
   request: WithdrawalRequest,
 ): Promise<WithdrawalRecord> {
   return db.transaction(async (tx) => {
+    // An unknown pool has no books to lock: refuse it as a 404 first. Pools are never removed, so
+    // the pool found here is the one locked; it is read again under the lock for its supply.
+    if ((await getPool(tx, request.poolId)) === null) {
+      throw new DomainError('pool_not_found', `No pool ${request.poolId}.`);
+    }
     const books = await lockPool(tx, request.poolId);
     const pool = await getPool(tx, request.poolId);
-    if (pool === null) throw new DomainError('pool_not_found', `No pool ${request.poolId}.`);
+    if (pool === null) throw new Error(`pool ${request.poolId} went away under its lock`);
     const position = await getPosition(tx, request.poolId, request.providerParty);
     const plan = planWithdrawal(
       liquidityOf(books, pool.lpSupply),

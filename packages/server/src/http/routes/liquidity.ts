@@ -5,6 +5,7 @@
 import {
   Amount,
   type BurnRequest,
+  burnRequestOf,
   CreateLiquidityIntentBodySchema,
   CreateWithdrawalBodySchema,
   DomainError,
@@ -148,12 +149,18 @@ const createIntent = liquidityRoute({
       [
         ...AUTH_PROBLEMS,
         ...BODY_PROBLEMS,
+        'amount_out_of_range',
+        'first_deposit_too_small',
         'pool_not_found',
         'pool_paused',
         'pool_has_no_price',
         'active_liquidity_intent_exists',
       ],
       {
+        amount_out_of_range:
+          "the other side at the pool's ratio, the units, or the pool's reserves or units after the deposit would pass 28 integer digits; nothing was recorded",
+        first_deposit_too_small:
+          "the pool's first deposit would not mint more than the 0.0000001 units locked forever (`detail` says how many it mints)",
         pool_has_no_price: 'the pool has no liquidity yet: give both amounts, which set its price',
         active_liquidity_intent_exists:
           'an intent of this party for this pool is still open; `liquidityIntentId` names it',
@@ -305,14 +312,14 @@ const listIntents = liquidityRoute({
 });
 
 function burnOf(body: { readonly units?: string; readonly shareBps?: number }): BurnRequest {
-  if ((body.units === undefined) === (body.shareBps === undefined)) {
-    throw new DomainError('validation_error', 'Give exactly one of units and shareBps.', {
-      errors: [{ path: '/units', message: 'exactly one of units and shareBps' }],
-    });
-  }
-  return body.units !== undefined
-    ? { units: Amount.parse(body.units) }
-    : { shareBps: body.shareBps as number };
+  const decision = burnRequestOf({
+    ...(body.units !== undefined && { units: Amount.parse(body.units) }),
+    ...(body.shareBps !== undefined && { shareBps: body.shareBps }),
+  });
+  if (decision.kind === 'burn') return decision.request;
+  throw new DomainError('validation_error', decision.message, {
+    errors: [{ path: `/body${decision.path}`, message: decision.message }],
+  });
 }
 
 const createWithdrawal = liquidityRoute({
@@ -341,6 +348,9 @@ const createWithdrawal = liquidityRoute({
         'nothing_to_withdraw',
       ],
       {
+        validation_error:
+          'the body is invalid: neither or both of `units` and `shareBps`, or `units` of zero',
+        pool_not_found: 'no such pool; nothing was locked or burned',
         withdrawal_minimum_not_met:
           'the units redeem for less than a minimum now; nothing was burned',
       },
