@@ -98,6 +98,18 @@ export function clientErrorCode(error: {
 export interface ValidationIssue {
   readonly instancePath: string;
   readonly message?: string;
+  /** Ajv names a member the schema does not define here. */
+  readonly params?: { readonly additionalProperty?: unknown };
+}
+
+/** Where a finding is, and what is wrong there: an unknown member is named in the path. */
+function findingOf(issue: ValidationIssue, part: string | undefined): ValidationFinding {
+  const at = `/${part ?? 'request'}${issue.instancePath}`;
+  const unknown = issue.params?.additionalProperty;
+  if (typeof unknown === 'string') {
+    return { path: `${at}/${unknown}`, message: 'is not defined by this operation' };
+  }
+  return { path: at, message: issue.message ?? 'is invalid' };
 }
 
 /** A member of a `validation_error` problem's `errors`: where, and what is wrong there. */
@@ -114,10 +126,7 @@ export function validationProblem(
   issues: readonly ValidationIssue[],
   part: string | undefined,
 ): { readonly detail: string; readonly errors: readonly ValidationFinding[] } {
-  const errors = issues.map((issue) => ({
-    path: `/${part ?? 'request'}${issue.instancePath}`,
-    message: issue.message ?? 'is invalid',
-  }));
+  const errors = issues.map((issue) => findingOf(issue, part));
   return { detail: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors };
 }
 

@@ -84,6 +84,18 @@ describe('validationProblem', () => {
       errors: [{ path: '/request/x', message: 'is invalid' }],
     });
   });
+
+  it('names a member the operation does not define, such as an unknown query parameter', () => {
+    const unknown = {
+      instancePath: '',
+      message: 'must NOT have additional properties',
+      params: { additionalProperty: 'limt' },
+    };
+    expect(validationProblem([unknown], 'querystring')).toEqual({
+      detail: '/querystring/limt is not defined by this operation',
+      errors: [{ path: '/querystring/limt', message: 'is not defined by this operation' }],
+    });
+  });
 });
 
 describe('problemOfError', () => {

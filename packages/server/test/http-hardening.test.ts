@@ -93,6 +93,22 @@ describe('HTTP hardening', () => {
     }
   });
 
+  it('refuses a body that is not JSON as 415, text/plain included', async () => {
+    const body = JSON.stringify({ poolId: 'amulet-usdcx', amountA: '1' });
+    for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/xml']) {
+      for (const path of ['/v1/liquidity/intents', '/v1/swaps', '/v1/wallet-auth/challenge']) {
+        const answer = await fetch(`${t.url}${path}`, {
+          method: 'POST',
+          headers: { 'x-api-key': t.apiKey, 'content-type': type },
+          body,
+        });
+        expect({ path, type, status: answer.status }).toEqual({ path, type, status: 415 });
+        expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(await answer.json()).toMatchObject({ code: 'unsupported_media_type' });
+      }
+    }
+  });
+
   it('answers an OPTIONS that is no proper preflight as a problem', async () => {
     const noMethod = await request(t.url, 'OPTIONS', '/v1/pools', {
       headers: { origin: 'https://app.example' },

@@ -15,6 +15,7 @@ import {
   request,
   startTestService,
   type TestService,
+  walletTokenFor,
 } from './support/service.js';
 
 interface OpenApiDocument {
@@ -166,6 +167,37 @@ describe('HTTP surface', () => {
     const own = `https://${new URL(t.url).host}`;
     expect((await create({ origin: own, 'x-forwarded-proto': 'https' })).status).toBe(201);
     expectProblem(await create({ origin: own }), 403, 'origin_not_allowed');
+  });
+
+  it('refuses a query parameter the operation does not define, naming it, on every route family', async () => {
+    const [user] = t.users;
+    if (!user) throw new Error('the devnet seed has no users');
+    const walletToken = await walletTokenFor(t, user);
+    const swap = 'swp_00000000000000000000000000';
+    const paths = [
+      ['GET', '/v1/tokens'],
+      ['GET', '/v1/pools'],
+      ['GET', '/v1/pools/amulet-usdcx'],
+      ['GET', '/v1/pools/amulet-usdcx/ticker'],
+      ['GET', `/v1/swaps/${swap}`],
+      ['GET', `/v1/swaps/${swap}/progress`],
+      ['POST', `/v1/swaps/${swap}/cancel`],
+      ['GET', '/v1/liquidity/positions'],
+      ['GET', '/api/sdk/session'],
+      ['GET', '/healthz'],
+      ['GET', '/metrics'],
+    ] as const;
+    for (const [method, path] of paths) {
+      const answer = await request(t.url, method, `${path}?limt=5`, {
+        apiKey: t.apiKey,
+        walletToken,
+      });
+      expect({ path, status: answer.status }).toEqual({ path, status: 400 });
+      expectProblem(answer, 400, 'validation_error');
+      expect(answer.body).toMatchObject({ errors: [{ path: '/querystring/limt' }] });
+    }
+    // The devnet endpoints read no query and take any (a proxy may append one).
+    expect((await request(t.url, 'GET', '/devnet/clock?via=proxy')).status).toBe(200);
   });
 
   it('limits reads per API key with the limit stored on the key', async () => {

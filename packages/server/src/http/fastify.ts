@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { problemOfError } from '@poolparty/core/problems';
+import { Type } from '@sinclair/typebox';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -18,6 +19,7 @@ import Fastify, {
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
   type RawServerDefault,
+  type RouteOptions,
 } from 'fastify';
 import pretty from 'pino-pretty';
 import { effectiveLogFormat, type Settings, settingDefinitionsOf } from '../config.js';
@@ -178,6 +180,23 @@ const AJV_OPTIONS = {
   allErrors: false,
 } as const;
 
+/**
+ * Query strings are closed (docs/spec/protocol.md#transport-and-encoding): an operation of the
+ * API (one with an `operationId`) that declares no query parameters is given a query schema of
+ * none, so `?limt=5` is a 400 rather than silently ignored. An operation that must take any
+ * query declares that itself (the devnet endpoints, the retired ones).
+ */
+function closeQueryString(route: RouteOptions): void {
+  const schema = route.schema;
+  if (schema?.operationId === undefined || schema.querystring !== undefined) return;
+  route.schema = { ...schema, querystring: Type.Object({}, { additionalProperties: false }) };
+}
+
+/** The query schema of an operation that takes whatever query it is sent, and reads none. */
+export function anyQueryString() {
+  return Type.Object({}, { additionalProperties: true });
+}
+
 export function createFastify(options: FastifyOptions = {}): App {
   const limits = options.limits ?? DEFAULT_HTTP_LIMITS;
   const { http: nodeTimeouts, ...timeouts } = timeoutOptions(limits);
@@ -231,7 +250,11 @@ export function createFastify(options: FastifyOptions = {}): App {
     }
     done();
   });
+  app.addHook('onRoute', closeQueryString);
   app.addHook('preHandler', refuseNonFiniteNumbers);
+  // Every body the service reads is JSON. Fastify also parses `text/plain` by default, which then
+  // failed the body schema as a 400; another media type is a 415, as any other type already is.
+  app.removeContentTypeParser('text/plain');
   registerProblemHandlers(app);
   return app;
 }

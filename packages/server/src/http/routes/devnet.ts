@@ -33,7 +33,7 @@ import { LedgerError, type LocalLedger } from '@poolparty/ledger';
 import type { SchemaOptions, TSchema } from '@sinclair/typebox';
 import type { FastifyRequest, FastifySchema } from 'fastify';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
-import type { App } from '../fastify.js';
+import { type App, anyQueryString } from '../fastify.js';
 import {
   DEVNET_CLOCK_ADVANCE_EXAMPLE,
   DEVNET_CLOCK_EXAMPLE,
@@ -241,6 +241,9 @@ function documentedSchema({ name, schema }: DevnetEndpoint, docs: OperationDocs)
     summary: docs.summary,
     ...(docs.description !== undefined && { description: docs.description }),
     ...DEVNET,
+    // No devnet call reads a query, and one a proxy appends must break neither the party's
+    // signature (which leaves it out) nor the call: these take any query.
+    querystring: anyQueryString(),
     ...(params !== undefined && { params }),
     ...(body !== undefined && { body: withExamples(body, docs.examples.body) }),
     ...(headers !== undefined && { headers }),

@@ -2,7 +2,7 @@
  * Retired developer endpoints (docs/spec/protocol.md#versioning): they answer 410 Gone with a
  * problem body, so old integrations fail loudly with a pointer to what replaced them.
  */
-import type { App } from '../fastify.js';
+import { type App, anyQueryString } from '../fastify.js';
 import { ApiError } from '../problem.js';
 import { errorResponses, SECURITY, TAG } from '../route-docs.js';
 import { type Route, registerRoutes, routeOf } from '../route-table.js';
@@ -39,6 +39,8 @@ function goneRoute(url: string, { operationId, summary, detail }: RetiredEndpoin
       tags: [TAG.portal],
       deprecated: true,
       security: SECURITY.none,
+      // Whatever an old integration sends, it is told what replaced the endpoint.
+      querystring: anyQueryString(),
       problems: errorResponses(['gone']),
     },
     handler: async () => {
