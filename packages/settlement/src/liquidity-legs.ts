@@ -359,7 +359,9 @@ export async function liquidityLegFailed(
   if (poolId !== null) await lockPool(tx, poolId);
   await failCommand(tx, command.commandId, error, now);
   const intentId = command.liquidityIntentId ?? deposit?.liquidityIntentId ?? null;
-  if (command.leg === 'lp_accept' && deposit !== null) {
+  // The accept of the provider's own offer: not accepted, its holdings stay with the provider.
+  // The swap party's accept of a forward that became an offer is a forward failing: flagged.
+  if (command.leg === 'lp_accept' && deposit?.status === 'accepting') {
     await moveLiquidityDeposit(tx, {
       depositId: deposit.depositId,
       from: ['accepting'],

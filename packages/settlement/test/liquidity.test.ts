@@ -6,10 +6,12 @@
  * holdings and the LP party holds nothing of anyone's.
  */
 import { Amount, type Instrument, MINIMUM_LOCKED_UNITS, planMint } from '@poolparty/core';
+import { LedgerError } from '@poolparty/ledger';
 import { getPool, getPoolAccounting, getPosition, getWithdrawal } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
 import { recordWithdrawal } from '../src/withdrawals.js';
 import { type EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/engine.js';
+import { ledgerWith } from '../testing/faults.js';
 import { openTestLiquidityIntent, waitForLiquidity } from '../testing/liquidity.js';
 import { SCALE_OUT_API_KEY_ID } from '../testing/scale-out.js';
 
@@ -247,5 +249,40 @@ describe('liquidity', () => {
     const books = await getPoolAccounting(h.db, POOL);
     expect(books?.outgoingB).toBe(flagged.amountB);
     await settledBooks(h);
+  });
+
+  it("flags a forward the swap party cannot accept, and returns the intent's other side", async () => {
+    const h = await world.harness();
+    const swapParty = h.pool(POOL).swapParty;
+    // The swap party pre-approves Amulet only: a USDCx forward is an offer it must accept.
+    const ledger = ledgerWith(h.ledger, {
+      acceptOffer: async (command) => {
+        if (command.actor === swapParty) {
+          throw new LedgerError('rejected', 'the participant refused the accept');
+        }
+        return h.ledger.acceptOffer(command);
+      },
+    });
+    await h.startEngine({ ledger });
+    const lp = await provider(h, 'lp-forward-refused');
+    const startA = await h.balance(lp, h.amulet);
+    const intent = await open(h, lp, { amountA: '300' });
+    await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
+    await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
+    const done = await waitForLiquidity(h.db, intent.liquidityIntentId, 'refund_failed');
+    expect(done.failureCode).toBe('deposit_not_taken');
+    const flags = await h.db.query<{ kind: string }>('SELECT kind FROM operator_flags');
+    expect(flags.map((f) => f.kind)).toEqual(['liquidity_lp_accept_failed']);
+    const deposits = await h.db.query<{ side: string; status: string }>(
+      'SELECT side, status FROM liquidity_deposits ORDER BY side',
+    );
+    expect(deposits).toEqual([
+      { side: 'a', status: 'forwarded' },
+      { side: 'b', status: 'flagged' },
+    ]);
+    // The Amulet side is back; the USDCx waits in the forward's offer for an operator.
+    await waitFor(async () => (await h.balance(lp, h.amulet)).eq(startA) || null, 'side A back');
+    await h.caughtUp();
+    await h.booksMatchLedger(POOL);
   });
 });
