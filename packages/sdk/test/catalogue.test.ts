@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import * as core from '@poolparty/core';
 import { describe, expect, it } from 'vitest';
 import * as catalogue from '../src/catalogue.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../src/http/idempotency-key.js';
 import * as sdk from '../src/index.js';
 
 describe('the SDK tables equal core', () => {
@@ -38,6 +39,10 @@ describe('the SDK tables equal core', () => {
     expect(sdk.SLIPPAGE_TOLERANCE_MIN).toBe(core.SlippageToleranceSchema.minimum);
     expect(sdk.SLIPPAGE_TOLERANCE_MAX).toBe(core.SlippageToleranceSchema.maximum);
     expect(sdk.SLIPPAGE_TOLERANCE_DEFAULT).toBe(core.SLIPPAGE_TOLERANCE_DEFAULT);
+  });
+
+  it('checks an idempotency key with the wire schema rule', () => {
+    expect(IDEMPOTENCY_KEY_PATTERN.source).toBe(core.IdempotencyKeySchema.pattern);
   });
 
   it('agrees with core on the terminal test for every state and for strangers', () => {

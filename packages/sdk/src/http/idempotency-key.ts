@@ -5,8 +5,11 @@
  */
 import { ValidationError } from '../errors.js';
 
-/** What the service accepts: 1 to 255 printable ASCII characters, no spaces. */
-const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
+/**
+ * What the service accepts: 1 to 255 printable ASCII characters, no spaces (core's
+ * `IdempotencyKeySchema`, which a test holds this to).
+ */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
 
 /** The caller's key, checked before anything is sent, or a new one. */
 export function idempotencyKeyOf(given: string | undefined): string {
