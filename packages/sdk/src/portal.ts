@@ -110,7 +110,6 @@ export class PortalKeys {
       body: params.name === undefined ? {} : { name: params.name },
       session: true,
       retrySafe: true,
-      idempotent: true,
       options,
     });
   }
@@ -129,7 +128,6 @@ export class PortalKeys {
       body: { rotate: keyId, ...(params.name !== undefined && { name: params.name }) },
       session: true,
       retrySafe: true,
-      idempotent: true,
       options,
     });
   }
@@ -181,7 +179,6 @@ export class PortalCollections {
       body: { poolId, token, tokenAdmin },
       session: true,
       retrySafe: true,
-      idempotent: true,
       options,
     });
   }

@@ -66,13 +66,12 @@ export interface ApiRequest {
   readonly wallet?: boolean;
   /** A developer portal call: sends the session (a browser also sends its session cookie). */
   readonly session?: boolean;
-  /** Sending it twice does no harm, so failures may be retried. */
-  readonly retrySafe: boolean;
   /**
-   * The service deduplicates it by `Idempotency-Key`: it is sent with one (`options`' or a new
-   * one), the same on every retry, which is what makes retrying it safe.
+   * Sending it twice does no harm, so failures may be retried. A POST that is retried carries an
+   * `Idempotency-Key` (`options`' or a new one), the same on every retry: for the writes, that is
+   * what makes retrying them safe, as the service answers a retry with the first answer.
    */
-  readonly idempotent?: boolean;
+  readonly retrySafe: boolean;
   readonly options?: WriteOptions;
 }
 
@@ -92,7 +91,7 @@ export class RequestSender {
   async send<T>(request: ApiRequest): Promise<T> {
     const headers = await this.headersFor(request);
     // Drawn once per call, before the first attempt: every retry carries the same key.
-    if (request.idempotent) {
+    if (request.method === 'POST' && request.retrySafe) {
       headers['idempotency-key'] = idempotencyKeyOf(request.options?.idempotencyKey);
     }
     const init = this.initFor(request, headers);

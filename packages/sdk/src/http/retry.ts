@@ -11,7 +11,7 @@ export type AttemptFailure =
 
 /** Everything `shouldRetry` decides on. */
 export interface RetryQuestion {
-  /** The request may be sent twice: a GET, an idempotent POST, or a create with its key. */
+  /** The request may be sent twice: a GET, or a POST that carries its `Idempotency-Key`. */
   readonly retrySafe: boolean;
   /** Retries already made for this call. */
   readonly retriesMade: number;

@@ -141,9 +141,8 @@ export class Liquidity {
 
   #send<T>(method: 'GET' | 'POST', at: string, options?: WriteOptions, body?: object): Promise<T> {
     // Every POST here goes with an Idempotency-Key, which makes its retry replay the first answer.
-    const idempotent = method === 'POST';
-    const request = { method, path: BASE + at, wallet: true, retrySafe: true, idempotent };
-    return this.#sender.send<T>({ ...request, options, body });
+    const request = { method, path: BASE + at, wallet: true, retrySafe: true, options, body };
+    return this.#sender.send<T>(request);
   }
 
   #intent(intent: LiquidityIntent, options?: CallOptions): LiquidityIntentObject {

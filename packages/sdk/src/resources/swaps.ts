@@ -96,7 +96,6 @@ export class Swaps {
       wallet: true,
       // Safe to send twice only because the key makes the service replay the first answer.
       retrySafe: true,
-      idempotent: true,
       options: { ...options, idempotencyKey: params.idempotencyKey ?? options?.idempotencyKey },
     });
     return createSwapObject(intent, this.#services);
@@ -140,7 +139,6 @@ export class Swaps {
         path,
         wallet: true,
         retrySafe: true,
-        idempotent: true,
         options,
       });
     } catch (error) {
