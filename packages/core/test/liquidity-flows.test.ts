@@ -101,6 +101,17 @@ describe('completing a liquidity intent', () => {
     expect(plan).toMatchObject({ kind: 'refund', failure: { code: 'minimum_units_not_met' } });
   });
 
+  it('refunds both sides, rather than failing, when what arrived would take the pool past 28 digits', () => {
+    const p = afterMint(
+      EMPTY,
+      planMint(EMPTY, Amount.parse('1000000'), Amount.parse('1.45')) as never,
+    );
+    const huge = Amount.parse('9'.repeat(28));
+    const plan = planLiquidityCompletion(p, { a: huge, b: huge }, Amount.ZERO);
+    expect(plan).toMatchObject({ kind: 'refund', failure: { code: 'amount_out_of_range' } });
+    expect(plan.kind === 'refund' && plan.refund).toEqual({ a: huge, b: huge });
+  });
+
   it('returns a late side from the swap party without moving a holding', () => {
     expect(heldChange(lateSideReturned('b', Amount.parse('3')), 'b')).toBe(0n);
   });
