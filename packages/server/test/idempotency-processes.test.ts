@@ -10,7 +10,7 @@ import { DomainError } from '@poolparty/core';
 import {
   claimIdempotencyKey,
   type Database,
-  IDEMPOTENCY_CLAIM_TTL_MS,
+  IDEMPOTENCY_CLAIM_RUNNING_MS,
   IN_MEMORY,
   migrate,
   openPglite,
@@ -212,7 +212,7 @@ describe.each([postgresWorld(skipReason), pgliteWorld()])('one key on $name', (w
     expect(effects.done).not.toContain(TOO_MANY);
   });
 
-  it('frees a key whose claim a dead process left, once the claim lapsed', async () => {
+  it('never runs again a request whose claim a dead process left, and says it was interrupted', async () => {
     const key = 'withdraw-10';
     const [db] = dbs;
     // The claim of a process that died while running this very request.
@@ -225,10 +225,19 @@ describe.each([postgresWorld(skipReason), pgliteWorld()])('one key on $name', (w
       at: now,
     });
     const retry = () => send(second, '25', { 'idempotency-key': key });
-    expect((await retry()).json()).toMatchObject({ code: 'idempotency_key_in_use' });
-    now = new Date(now.getTime() + IDEMPOTENCY_CLAIM_TTL_MS + 1);
-    expect((await retry()).statusCode).toBe(201);
-    expect(effects.done.filter((units) => units === '25')).toHaveLength(1);
+    expect((await retry()).json()).toMatchObject({
+      code: 'idempotency_key_in_use',
+      detail: expect.stringMatching(/still running/),
+    });
+    // The dead request may have burned the units: a retry must never burn them a second time.
+    now = new Date(now.getTime() + IDEMPOTENCY_CLAIM_RUNNING_MS + 1);
+    const after = await retry();
+    expect(after.statusCode).toBe(409);
+    expect(after.json()).toMatchObject({
+      code: 'idempotency_key_in_use',
+      detail: expect.stringMatching(/interrupted/),
+    });
+    expect(effects.done.filter((units) => units === '25')).toHaveLength(0);
   });
 
   it('refuses a malformed key with 400 validation_error before anything runs', async () => {

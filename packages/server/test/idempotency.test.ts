@@ -2,7 +2,7 @@
  * The decisions of idempotent POSTs (docs/spec/protocol.md#idempotency): whose a key is, when two
  * requests are the same, and what a request finds under its key.
  */
-import type { IdempotencyRecord } from '@poolparty/store';
+import { IDEMPOTENCY_CLAIM_RUNNING_MS, type IdempotencyRecord } from '@poolparty/store';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -76,7 +76,7 @@ describe('request hashing', () => {
 });
 
 describe('what a request finds under its key', () => {
-  const mine = { claimToken: 'mine', requestHash: 'h1' };
+  const mine = { claimToken: 'mine', requestHash: 'h1', at: NOW };
   const record = (overrides: Partial<IdempotencyRecord>): IdempotencyRecord => ({
     scope: apiKeyScope('key_1'),
     key: 'k',
@@ -105,6 +105,16 @@ describe('what a request finds under its key', () => {
     expect(verdictOf(record({ claimToken: 'first' }), mine)).toMatchObject({
       kind: 'refuse',
       code: 'idempotency_key_in_use',
+      detail: expect.stringMatching(/still running/),
+    });
+  });
+
+  it('is never run again after a claim nobody settled: refused 409, saying it was interrupted', () => {
+    const later = { ...mine, at: new Date(NOW.getTime() + IDEMPOTENCY_CLAIM_RUNNING_MS) };
+    expect(verdictOf(record({ claimToken: 'dead' }), later)).toMatchObject({
+      kind: 'refuse',
+      code: 'idempotency_key_in_use',
+      detail: expect.stringMatching(/interrupted .* look the result up/),
     });
   });
 

@@ -5,8 +5,10 @@
  *
  * The claim is one `INSERT … ON CONFLICT` statement: on PostgreSQL two processes claiming one key
  * at once meet at the primary key, the second waits for the first's row and finds it taken, so
- * only one request runs. A claim whose request never finished (its process died) lapses after
- * `IDEMPOTENCY_CLAIM_TTL_MS`, and the key can be used again.
+ * only one request runs. A claim whose request never finished (its process died) holds its key
+ * for the whole retention: whether that request took effect is not known, so it is never run a
+ * second time under the key (the service tells such a claim from a running one by its age,
+ * `IDEMPOTENCY_CLAIM_RUNNING_MS`).
  */
 import { jsonParam, readDate, readIntegerOrNull, readString, readStringOrNull } from './columns.js';
 import type { Queryable, Row } from './database.js';
@@ -14,11 +16,11 @@ import type { Queryable, Row } from './database.js';
 /** How long a stored response is replayed. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /**
- * How long a claim holds its key when its request neither stores a response nor gives the key
- * back: four times the SDK's 30 s attempt timeout, so every client stopped waiting for the
- * request long before, while a key left by a process that died is usable again within minutes.
+ * How long a claim counts as its request still running: four times the SDK's 30 s attempt
+ * timeout. An older claim that neither stored a response nor gave the key back is a request that
+ * was interrupted (its process died): it keeps its key, and a retry is told so.
  */
-export const IDEMPOTENCY_CLAIM_TTL_MS = 2 * 60 * 1000;
+export const IDEMPOTENCY_CLAIM_RUNNING_MS = 2 * 60 * 1000;
 /** Claims tried while the row in the way disappears between two statements (given back, purged). */
 const CLAIM_ATTEMPTS_MAX = 3;
 
@@ -68,17 +70,10 @@ function recordFromRow(row: Row): IdempotencyRecord {
   };
 }
 
-/** Before these times a claim has lapsed and a response is no longer kept. */
-function cutoffs(now: Date): { claimLapsed: Date; retained: Date } {
-  return {
-    claimLapsed: new Date(now.getTime() - IDEMPOTENCY_CLAIM_TTL_MS),
-    retained: new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS),
-  };
+/** Before this time a claim or a response is no longer kept. */
+function retainedSince(now: Date): Date {
+  return new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS);
 }
-
-/** A row still in force: a claim not lapsed, or a response within retention. */
-const LIVE = `((response_status IS NULL AND created_at > $3) OR
-  (response_status IS NOT NULL AND created_at > $4))`;
 
 /** The record in force for the key at `now`, or null. */
 export async function getIdempotencyRecord(
@@ -87,46 +82,34 @@ export async function getIdempotencyRecord(
   key: string,
   now: Date,
 ): Promise<IdempotencyRecord | null> {
-  const { claimLapsed, retained } = cutoffs(now);
   const rows = await q.query(
     `SELECT ${RECORD_COLUMNS} FROM idempotency_records
-     WHERE scope = $1 AND key = $2 AND ${LIVE}`,
-    [scope, key, claimLapsed, retained],
+     WHERE scope = $1 AND key = $2 AND created_at > $3`,
+    [scope, key, retainedSince(now)],
   );
   return rows[0] ? recordFromRow(rows[0]) : null;
 }
 
 /**
- * Claims the key for a request, unless a record in force holds it (a lapsed claim or an expired
- * response is replaced). Returns the record in force afterwards: the caller's claim (its
+ * Claims the key for a request, unless a record in force holds it (one past retention, claim or
+ * response, is replaced). Returns the record in force afterwards: the caller's claim (its
  * `claimToken`), or what another request claimed or stored first.
  */
 export async function claimIdempotencyKey(
   q: Queryable,
   claim: IdempotencyClaim,
 ): Promise<IdempotencyRecord> {
-  const { claimLapsed, retained } = cutoffs(claim.at);
+  const retained = retainedSince(claim.at);
   for (let attempt = 1; attempt <= CLAIM_ATTEMPTS_MAX; attempt += 1) {
     const claimed = await q.query(
       `INSERT INTO idempotency_records (scope, key, request_hash, claim_token, created_at)
-       VALUES ($1, $2, $5, $6, $7)
+       VALUES ($1, $2, $4, $5, $6)
        ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
          claim_token = EXCLUDED.claim_token, created_at = EXCLUDED.created_at,
          response_status = NULL, response_body = NULL
-       WHERE NOT ((idempotency_records.response_status IS NULL
-           AND idempotency_records.created_at > $3)
-         OR (idempotency_records.response_status IS NOT NULL
-           AND idempotency_records.created_at > $4))
+       WHERE idempotency_records.created_at <= $3
        RETURNING ${RECORD_COLUMNS}`,
-      [
-        claim.scope,
-        claim.key,
-        claimLapsed,
-        retained,
-        claim.requestHash,
-        claim.claimToken,
-        claim.at,
-      ],
+      [claim.scope, claim.key, retained, claim.requestHash, claim.claimToken, claim.at],
     );
     if (claimed[0]) return recordFromRow(claimed[0]);
     // Another request holds the key. A new statement sees what it committed; if it gave the key
@@ -139,7 +122,7 @@ export async function claimIdempotencyKey(
 
 /**
  * Stores the response of the claim's request; false when the claim is no longer its own (it
- * lapsed and another request took the key).
+ * outlived the retention and another request took the key).
  */
 export async function completeIdempotencyClaim(
   q: Queryable,
@@ -177,7 +160,7 @@ export async function purgeIdempotencyRecords(
        SELECT scope, key FROM idempotency_records WHERE created_at <= $1
        ORDER BY created_at LIMIT $2
      ) RETURNING key`,
-    [cutoffs(now).retained, limit],
+    [retainedSince(now), limit],
   );
   return rows.length;
 }

@@ -16,7 +16,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { ErrorCode } from '@poolparty/core';
-import type { IdempotencyRecord, StoredResponse } from '@poolparty/store';
+import {
+  IDEMPOTENCY_CLAIM_RUNNING_MS,
+  type IdempotencyRecord,
+  type StoredResponse,
+} from '@poolparty/store';
 
 /** Whose keys these are, and who else the request is made for. */
 export interface IdempotencyPrincipal {
@@ -75,10 +79,14 @@ export type Verdict =
   | { readonly kind: 'replay'; readonly response: StoredResponse }
   | { readonly kind: 'refuse'; readonly code: ErrorCode; readonly detail: string };
 
-/** What a request does given the record in force under its key after it tried to claim it. */
+/**
+ * What a request does given the record in force under its key after it tried to claim it, at
+ * `mine.at`. A claim older than `IDEMPOTENCY_CLAIM_RUNNING_MS` that stored nothing was
+ * interrupted: it may have taken effect, so it is never run again under the key.
+ */
 export function verdictOf(
   record: IdempotencyRecord,
-  mine: { readonly claimToken: string; readonly requestHash: string },
+  mine: { readonly claimToken: string; readonly requestHash: string; readonly at: Date },
 ): Verdict {
   if (record.claimToken === mine.claimToken && record.response === null) return { kind: 'run' };
   if (record.requestHash !== mine.requestHash) {
@@ -90,10 +98,15 @@ export function verdictOf(
     };
   }
   if (record.response === null) {
+    const running = mine.at.getTime() - record.createdAt.getTime() < IDEMPOTENCY_CLAIM_RUNNING_MS;
     return {
       kind: 'refuse',
       code: 'idempotency_key_in_use',
-      detail: 'A request with this Idempotency-Key is still running; retry after it finished.',
+      detail: running
+        ? 'A request with this Idempotency-Key is still running; retry after it finished.'
+        : 'The request first sent with this Idempotency-Key was interrupted before its answer ' +
+          'was kept, and may have taken effect: look the result up before sending it again ' +
+          'under a new key.',
     };
   }
   return { kind: 'replay', response: record.response };

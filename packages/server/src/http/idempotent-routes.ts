@@ -11,11 +11,12 @@
  *   requests with one key, in one process or in two, meet at the store's primary key and only
  *   the first runs; the other is answered 409 `idempotency_key_in_use` at once, not held waiting.
  * - The response is stored as it goes out (Fastify's `onSend`); a refusal gives the key back.
- *   A process that dies between its effect and that statement leaves a claim behind, which
- *   lapses after `IDEMPOTENCY_CLAIM_TTL_MS`: a retry is refused with 409 until then and runs
- *   again after. That window is the price of one mechanism for all routes (docs/decisions.md).
+ *   A process that dies between claim and that statement leaves a claim nobody settles. Whether
+ *   its effect happened is not known, so the request is never run again under its key: a retry
+ *   is refused with 409, saying it still runs for `IDEMPOTENCY_CLAIM_RUNNING_MS` and then that
+ *   it was interrupted and should be looked up (docs/decisions.md).
  * - When the store fails while the response is stored or the key given back, the response still
- *   goes out: the effect happened, and the claim left behind lapses.
+ *   goes out: the effect happened, and the claim left behind is one that was interrupted.
  */
 import { randomBytes } from 'node:crypto';
 import { IdempotencyHeadersSchema, inline } from '@poolparty/core';
@@ -163,7 +164,10 @@ export class IdempotencyKeys {
       }
       const response = { status, body: JSON.parse(payload) as unknown };
       if (!(await completeIdempotencyClaim(this.db, claim, response, this.clock.now()))) {
-        request.log.warn({ key: claim.key }, 'idempotency claim lapsed before its response');
+        request.log.warn(
+          { key: claim.key },
+          'idempotency claim outlived its retention before its response',
+        );
       }
     } catch (error) {
       request.log.warn({ err: error, key: claim.key }, 'idempotency key not settled');
