@@ -1,7 +1,8 @@
 /**
  * What a chaos run does and when, decided up front from one seed: which swaps go through which
- * pool in which direction and how each is set up, and after how many finished swaps a worker is
- * killed. Pure: the same seed and sizes give the same plan, so a failing run can be repeated.
+ * pool in which direction and how each is set up, after how many finished swaps a worker is
+ * killed, and which liquidity rounds the providers run beside the swaps. Pure: the same seed and
+ * sizes give the same plan, so a failing run can be repeated.
  */
 import { seededRandom } from '@poolparty/ledger';
 
@@ -110,4 +111,102 @@ function spreadOver<T extends object>(
     previous = point;
   }
   return plan;
+}
+
+/**
+ * A deposit to an LP party that nobody asked for:
+ * - `no-reference`: no reason at all, from a provider with no open intent for the pool;
+ * - `made-up-reference`: a reference no intent has;
+ * - `other-reference`: the reference of another provider's intent;
+ * - `untraded-token`: a token the pool does not trade.
+ */
+export type StrayKind = 'no-reference' | 'made-up-reference' | 'other-reference' | 'untraded-token';
+
+export const STRAY_KINDS: readonly StrayKind[] = [
+  'no-reference',
+  'made-up-reference',
+  'other-reference',
+  'untraded-token',
+];
+
+/** A stray deposit: its kind and a draw in [0, 1) that picks its token (and whose reference). */
+export interface StrayRound {
+  readonly kind: 'stray';
+  readonly stray: StrayKind;
+  readonly pick: number;
+}
+
+/**
+ * A liquidity intent, one side's deposit and a cancel raced against it: the cancel goes
+ * `cancelOffsetMs` after the deposit committed, or, when negative, that long before the deposit is
+ * sent.
+ */
+export interface RaceRound {
+  readonly kind: 'cancel-race';
+  readonly side: 'a' | 'b';
+  readonly cancelOffsetMs: number;
+}
+
+export interface PlannedLiquidityRound {
+  readonly index: number;
+  /** The round starts once this many swaps have ended. */
+  readonly afterSwaps: number;
+  /** Index into the providers. */
+  readonly provider: number;
+  /** Index into the pools. */
+  readonly pool: number;
+  /** Multiplies the base amount, so that amounts differ (1 to 2). */
+  readonly size: number;
+  readonly round: StrayRound | RaceRound;
+}
+
+/** How far from the deposit a cancel is sent, either way. */
+export const CANCEL_OFFSET_MAX_MS = 150;
+
+/**
+ * `rounds` liquidity rounds spread over a run of `swaps` as kills are. Rounds go round-robin over
+ * the providers, and each provider alternates a stray deposit and a cancel race, so that every
+ * provider runs both; the strays' kinds come in shuffled blocks of every kind, so that a small
+ * run still has each. Pools, tokens, sides and cancel offsets are drawn.
+ */
+export function planLiquidity(
+  swaps: number,
+  rounds: number,
+  providers: number,
+  pools: number,
+  seed: number,
+): PlannedLiquidityRound[] {
+  const random = seededRandom(seed ^ 0x11b0);
+  const points = spreadOver(swaps, rounds, random, () => ({}));
+  const strayKinds: StrayKind[] = [];
+  return points.map(({ afterSwaps }, index): PlannedLiquidityRound => {
+    const provider = index % providers;
+    const stray = Math.floor(index / providers) % 2 === 0;
+    if (stray && strayKinds.length === 0) strayKinds.push(...shuffled(STRAY_KINDS, random));
+    const round: StrayRound | RaceRound = stray
+      ? { kind: 'stray', stray: strayKinds.shift() as StrayKind, pick: random() }
+      : {
+          kind: 'cancel-race',
+          side: random() < 0.5 ? 'a' : 'b',
+          cancelOffsetMs: Math.round((random() * 2 - 1) * CANCEL_OFFSET_MAX_MS),
+        };
+    return {
+      index,
+      afterSwaps,
+      provider,
+      pool: Math.floor(random() * pools),
+      size: 1 + Math.round(random() * 100) / 100,
+      round,
+    };
+  });
+}
+
+/** A copy of `items` in a random order (Fisher–Yates). */
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
+  }
+  return copy;
 }

@@ -1,9 +1,17 @@
 /**
  * The chaos plan: every pool in both directions with each setup present, kills spread over the
- * run in order, and the same seed giving the same plan.
+ * run in order, liquidity rounds spread the same way with both kinds for every provider and every
+ * stray kind, and the same seed giving the same plan.
  */
 import { describe, expect, it } from 'vitest';
-import { planDrops, planKills, planSwaps } from '../../chaos/schedule.js';
+import {
+  CANCEL_OFFSET_MAX_MS,
+  planDrops,
+  planKills,
+  planLiquidity,
+  planSwaps,
+  STRAY_KINDS,
+} from '../../chaos/schedule.js';
 
 describe('chaos plan', () => {
   it('covers every pool in both directions and each setup', () => {
@@ -62,5 +70,67 @@ describe('chaos plan', () => {
     const kills = planKills(10_000, 25, 2, 1).map((kill) => kill.afterSwaps);
     expect(drops.map((drop) => drop.afterSwaps)).not.toEqual(kills);
     expect(planDrops(100, 0, 1)).toEqual([]);
+  });
+});
+
+describe('liquidity plan', () => {
+  it('spreads the rounds over the run, in order, at points of their own', () => {
+    const rounds = planLiquidity(2_000, 100, 4, 3, 1);
+    expect(rounds).toHaveLength(100);
+    const points = rounds.map((r) => r.afterSwaps);
+    expect(points).toEqual([...points].sort((a, b) => a - b));
+    expect(new Set(points).size).toBe(100);
+    expect(Math.max(...points)).toBeLessThanOrEqual(1_960);
+    expect(new Set(rounds.map((r) => r.pool))).toEqual(new Set([0, 1, 2]));
+    for (const round of rounds) {
+      expect(round.size).toBeGreaterThanOrEqual(1);
+      expect(round.size).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('gives every provider both strays and cancel races, one after the other', () => {
+    const rounds = planLiquidity(2_000, 40, 4, 3, 5);
+    for (let provider = 0; provider < 4; provider += 1) {
+      const kinds = rounds.filter((r) => r.provider === provider).map((r) => r.round.kind);
+      expect(kinds).toHaveLength(10);
+      expect(kinds).toEqual(kinds.map((_, i) => (i % 2 === 0 ? 'stray' : 'cancel-race')));
+    }
+  });
+
+  it('has every stray kind even in a small run, in shuffled blocks', () => {
+    const strays = planLiquidity(150, 8, 4, 3, 11).flatMap((r) =>
+      r.round.kind === 'stray' ? [r.round.stray] : [],
+    );
+    expect([...strays].sort()).toEqual([...STRAY_KINDS].sort());
+    const orders = new Set(
+      [1, 2, 3, 4, 5, 6].map((seed) =>
+        planLiquidity(150, 8, 4, 3, seed)
+          .flatMap((r) => (r.round.kind === 'stray' ? [r.round.stray] : []))
+          .join(),
+      ),
+    );
+    expect(orders.size).toBeGreaterThan(1);
+  });
+
+  it('races cancels within the offset either side of the deposit, both ways', () => {
+    const offsets = planLiquidity(10_000, 500, 4, 3, 1).flatMap((r) =>
+      r.round.kind === 'cancel-race' ? [r.round.cancelOffsetMs] : [],
+    );
+    for (const offset of offsets) {
+      expect(Number.isInteger(offset)).toBe(true);
+      expect(Math.abs(offset)).toBeLessThanOrEqual(CANCEL_OFFSET_MAX_MS);
+    }
+    expect(offsets.some((o) => o < 0)).toBe(true);
+    expect(offsets.some((o) => o > 0)).toBe(true);
+    const sides = planLiquidity(10_000, 500, 4, 3, 1).flatMap((r) =>
+      r.round.kind === 'cancel-race' ? [r.round.side] : [],
+    );
+    expect(new Set(sides)).toEqual(new Set(['a', 'b']));
+  });
+
+  it('gives the same plan for the same seed, another for another, none for none', () => {
+    expect(planLiquidity(500, 25, 4, 3, 7)).toEqual(planLiquidity(500, 25, 4, 3, 7));
+    expect(planLiquidity(500, 25, 4, 3, 7)).not.toEqual(planLiquidity(500, 25, 4, 3, 8));
+    expect(planLiquidity(500, 0, 4, 3, 7)).toEqual([]);
   });
 });
