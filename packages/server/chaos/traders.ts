@@ -20,6 +20,28 @@ const TIGHT_SLIPPAGE = 0.001;
 const BASE_AMULET = 20;
 /** Wallet tokens last 15 minutes; a trader signs in again well before. */
 const TOKEN_REFRESH_MS = 10 * 60_000;
+/**
+ * Sign-ins are limited per client address (30 requests a minute, two per sign-in), and every
+ * wallet of the run signs in from one: a refused one waits for the limit to refill, as an app
+ * would, for at most a little over a minute.
+ */
+const SIGN_IN_ATTEMPTS = 15;
+const SIGN_IN_RETRY_MS = 5_000;
+
+/**
+ * The wallets of a run sign in one at a time. Were each to retry on its own, a few refused
+ * wallets retrying together would take the limit's refill as fast as it comes and none would
+ * get through; in turn, one retries while the others wait.
+ */
+export class SignInQueue {
+  private last: Promise<unknown> = Promise.resolve();
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.last.then(work, work);
+    this.last = next.catch(() => {});
+    return next;
+  }
+}
 /** A swap still running after this long is recorded as such; the final checks judge it. */
 const SWAP_WAIT_MS = 10 * 60_000;
 const SUBMIT_ATTEMPTS = 40;
@@ -51,7 +73,7 @@ export interface TraderFaults {
   readonly errors: Record<string, number>;
 }
 
-function codeOf(error: unknown): string {
+export function codeOf(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' ? code : error instanceof Error ? error.name : 'unknown';
 }
@@ -70,7 +92,11 @@ export function amountFor(pool: DevnetPoolInfo, planned: PlannedSwap): string {
   return decimal(Number((amulet * price).toPrecision(6)));
 }
 
-export class Trader {
+/**
+ * A devnet wallet signed in to the service as its user would be, that keeps going through the
+ * ledger's faults: the traders and the liquidity providers are both one.
+ */
+export class WalletUser {
   private token: string | undefined;
   private tokenAt = 0;
   readonly pp: PoolParty;
@@ -80,7 +106,8 @@ export class Trader {
     readonly preapproved: boolean,
     apiUrl: string,
     apiKey: string,
-    private readonly faults: TraderFaults,
+    protected readonly faults: TraderFaults,
+    private readonly signIns: SignInQueue,
   ) {
     this.pp = new PoolParty({
       apiKey,
@@ -94,19 +121,32 @@ export class Trader {
     return this.wallet.partyId;
   }
 
-  private async signedIn(): Promise<void> {
+  protected async signedIn(): Promise<void> {
     if (this.token !== undefined && Date.now() - this.tokenAt < TOKEN_REFRESH_MS) return;
-    ({ token: this.token } = await this.wallet.authenticate(this.pp));
-    this.tokenAt = Date.now();
+    await this.signIns.run(() => this.signIn());
   }
 
-  private noteError(error: unknown): void {
+  private async signIn(): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        ({ token: this.token } = await this.wallet.authenticate(this.pp));
+        this.tokenAt = Date.now();
+        return;
+      } catch (error) {
+        if (codeOf(error) !== 'rate_limited' || attempt >= SIGN_IN_ATTEMPTS) throw error;
+        this.noteError(error);
+        await sleep(SIGN_IN_RETRY_MS);
+      }
+    }
+  }
+
+  protected noteError(error: unknown): void {
     const code = codeOf(error);
     this.faults.errors[code] = (this.faults.errors[code] ?? 0) + 1;
   }
 
   /** Runs `call` until it succeeds, `done()` says it took effect, or the attempts run out. */
-  private async persist<T>(
+  protected async persist<T>(
     call: () => Promise<T>,
     done?: () => Promise<boolean>,
   ): Promise<T | null> {
@@ -124,11 +164,24 @@ export class Trader {
   }
 
   /** Accepts an offer to this party until it is accepted or no longer pending. */
-  private async accept(offerId: string): Promise<void> {
+  protected async accept(offerId: string): Promise<void> {
     const gone = async () => !(await this.wallet.offers()).some((o) => o.offerId === offerId);
     await this.persist(() => this.wallet.acceptOffer(offerId), gone);
   }
 
+  /**
+   * Accepts every offer pending from one of `senders`, as a wallet's user clears the inbox: what
+   * the run's own waiting may have missed. Answers how many there were.
+   */
+  async acceptPendingFrom(senders: ReadonlySet<string>): Promise<number> {
+    if (this.preapproved) return 0;
+    const offers = (await this.wallet.offers()).filter((o) => senders.has(o.sender));
+    for (const offer of offers) await this.accept(offer.offerId).catch((e) => this.noteError(e));
+    return offers.length;
+  }
+}
+
+export class Trader extends WalletUser {
   /** Waits for the offer returning the deposit of `depositUpdateId` and accepts it. */
   private async acceptReturn(depositUpdateId: string): Promise<boolean> {
     const deadline = Date.now() + RETURN_WAIT_MS;
@@ -142,17 +195,6 @@ export class Trader {
       await sleep(250);
     }
     return false;
-  }
-
-  /**
-   * Accepts every offer pending from one of `senders`, as a wallet's user clears the inbox: what
-   * the run's own waiting may have missed. Answers how many there were.
-   */
-  async acceptPendingFrom(senders: ReadonlySet<string>): Promise<number> {
-    if (this.preapproved) return 0;
-    const offers = (await this.wallet.offers()).filter((o) => senders.has(o.sender));
-    for (const offer of offers) await this.accept(offer.offerId).catch((e) => this.noteError(e));
-    return offers.length;
   }
 
   /** One planned swap, start to end. Never throws: what went wrong is its outcome. */
@@ -286,11 +328,12 @@ export interface TraderSetup {
   /** Swaps each party will make at most, to size its funding. */
   readonly swapsPerParty: number;
   readonly faults: TraderFaults;
+  readonly signIns: SignInQueue;
   /** Makes party hints unique across runs on one ledger. */
   readonly tag: string;
 }
 
-/** Funded, signed-in traders. */
+/** Funded traders; each signs in at its first swap. */
 export async function makeTraders(setup: TraderSetup): Promise<Trader[]> {
   const devnet = new Devnet({ baseUrl: setup.devnetUrl });
   const amulet = setup.pools[0]?.tokenA;
@@ -309,7 +352,14 @@ export async function makeTraders(setup: TraderSetup): Promise<Trader[]> {
       const price = Number(pool.reserveB) / Number(pool.reserveA);
       await wallet.fund(pool.tokenB.id, decimal(amuletFunding * price), pool.tokenB.admin);
     }
-    const trader = new Trader(wallet, preapproved, setup.apiUrl, setup.apiKey, setup.faults);
+    const trader = new Trader(
+      wallet,
+      preapproved,
+      setup.apiUrl,
+      setup.apiKey,
+      setup.faults,
+      setup.signIns,
+    );
     traders.push(trader);
   }
   return traders;
