@@ -1,12 +1,20 @@
 /**
  * What the end of a chaos run is judged on, read from both sides independently: the store (the
- * deposits the service recorded, the flags it raised, each pool's books) and the ledger (every
- * transfer and offer that reached or left a swap party, each swap party's holdings).
+ * deposits the service recorded, swaps' and liquidity's, the flags it raised, each pool's books,
+ * what joined the pools) and the ledger (every transfer and offer that reached or left a swap
+ * party, each swap party's holdings, and for every party of the run what was minted to it, what
+ * its transfers burned and what it holds).
  *
- * `assembleEvidence` is pure: it joins the two readings deposit by deposit. The readers next to
- * it do the I/O.
+ * `assembleEvidence` is pure: it joins the two readings deposit by deposit and party by party.
+ * The readers next to it do the I/O.
  */
-import { type LedgerPort, type LedgerUpdate, REASON_META_KEY } from '@poolparty/ledger';
+import { Amount, instrumentKey } from '@poolparty/core';
+import {
+  type LedgerEvent,
+  type LedgerPort,
+  type LedgerUpdate,
+  REASON_META_KEY,
+} from '@poolparty/ledger';
 import { balanceOf, booksAndHoldings, type PoolBalance } from '@poolparty/settlement/testing';
 import type { Queryable } from '@poolparty/store';
 
@@ -31,6 +39,65 @@ export interface StoredFlag {
   readonly kind: string;
 }
 
+/** A deposit to an LP party as the store recorded it, with its intent's state. */
+export interface StoredLiquidityDeposit {
+  readonly depositId: string;
+  readonly poolId: string;
+  readonly sender: string;
+  readonly intentId: string | null;
+  /** The state of the intent that took it; null when none did. */
+  readonly intentStatus: string | null;
+  /** `accepting`, `forwarding`, `forwarded`, `returning`, `returned` or `flagged`. */
+  readonly status: string;
+  readonly unmatchedReason: string | null;
+}
+
+/** An operator flag not yet resolved. */
+export interface OpenFlag {
+  readonly id: number;
+  readonly kind: string;
+}
+
+/** What joined the pools from one provider, of one instrument (completed intents). */
+export interface Joined {
+  readonly provider: string;
+  /** `<id>@<admin>`. */
+  readonly instrument: string;
+  readonly amount: string;
+}
+
+/** The parties of a run, by what the final checks expect of them. */
+export interface RunParties {
+  readonly swap: readonly string[];
+  readonly lp: readonly string[];
+  readonly providers: readonly string[];
+  /** Every other party of the run: traders, the seeded developer, users and treasury. */
+  readonly others: readonly string[];
+}
+
+/** One party's figures of one instrument on the ledger, from its start. */
+export interface LedgerAccount {
+  readonly party: string;
+  /** `<id>@<admin>`. */
+  readonly instrument: string;
+  readonly minted: string;
+  readonly burned: string;
+  /** What its transfers burned beyond their amounts. */
+  readonly feesBurned: string;
+  /** Its holdings now, locked ones included. */
+  readonly holdings: string;
+}
+
+/** A transfer between a party of the run and one outside it. */
+export interface CrossingTransfer {
+  readonly updateId: string;
+  readonly sender: string;
+  readonly receiver: string;
+  readonly instrument: string;
+  readonly amount: string;
+  readonly reason: string | null;
+}
+
 /** A transfer or offer from a trader to a swap party, as the ledger shows it. */
 export interface LedgerDeposit {
   readonly updateId: string;
@@ -47,6 +114,11 @@ export interface LedgerReading {
   readonly transfersByReason: Readonly<Record<string, number>>;
   /** Offers a swap party rejected (returned deposits), by offer id. */
   readonly rejectedOffers: Readonly<Record<string, number>>;
+  readonly parties: RunParties;
+  /** Per party of the run and instrument it ever had. */
+  readonly accounts: readonly LedgerAccount[];
+  /** Transfers into or out of the run's parties: none is expected. */
+  readonly crossings: readonly CrossingTransfer[];
 }
 
 /** One deposit and every outcome either side shows for it. */
@@ -62,6 +134,36 @@ export interface DepositEvidence {
   readonly flagged: boolean;
 }
 
+/** A provider's instrument: what was minted to it against where it went. */
+export interface ProviderBalance {
+  readonly party: string;
+  readonly instrument: string;
+  readonly minted: string;
+  /** Holdings now + what joined pools + what its transfers burned + what was burned of it. */
+  readonly accounted: string;
+}
+
+/** One instrument over every party of the run. */
+export interface InstrumentTotal {
+  readonly instrument: string;
+  /** Minted to the run's parties, plus what came in from outside them. */
+  readonly minted: string;
+  /** Held now, plus what transfers burned, what was burned, and what went to outside parties. */
+  readonly accounted: string;
+}
+
+export interface LiquidityEvidence {
+  readonly deposits: readonly StoredLiquidityDeposit[];
+  readonly lpParties: readonly string[];
+  /** LP parties' holdings that are not zero. */
+  readonly lpHoldings: readonly LedgerAccount[];
+  /** Open flags of an update or a swap set aside. */
+  readonly setAside: readonly OpenFlag[];
+  readonly providers: readonly ProviderBalance[];
+  readonly totals: readonly InstrumentTotal[];
+  readonly crossings: readonly CrossingTransfer[];
+}
+
 export interface Evidence {
   readonly deposits: readonly DepositEvidence[];
   /** Deposits the ledger shows that the store never recorded (`<updateId>#<eventIndex>`). */
@@ -71,12 +173,19 @@ export interface Evidence {
   /** Payout transfers whose intent has no deposit in the store. */
   readonly payoutsWithoutDeposit: readonly string[];
   readonly pools: readonly PoolBalance[];
+  readonly liquidity: LiquidityEvidence;
 }
 
 export interface StoreReading {
   readonly deposits: readonly StoredDeposit[];
   readonly flags: readonly StoredFlag[];
+  readonly liquidityDeposits: readonly StoredLiquidityDeposit[];
+  readonly openFlags: readonly OpenFlag[];
+  readonly joined: readonly Joined[];
 }
+
+/** The flags of work the service set aside after it kept failing. */
+export const SET_ASIDE_KINDS: readonly string[] = ['update_set_aside', 'execution_set_aside'];
 
 const PAYOUT = 'payout:';
 
@@ -118,47 +227,211 @@ export function assembleEvidence(
     .filter((reason) => reason.startsWith(PAYOUT))
     .map((reason) => reason.slice(PAYOUT.length))
     .filter((intentId) => !paidIntents.has(intentId));
-  return { deposits, unrecorded, missingOnLedger, payoutsWithoutDeposit, pools };
+  const liquidity = liquidityEvidence(store, ledger);
+  return { deposits, unrecorded, missingOnLedger, payoutsWithoutDeposit, pools, liquidity };
 }
 
-/** Reads the ledger's side: every update of the swap parties up to the ledger's end now. */
-export async function readLedger(
-  ledger: LedgerPort,
-  swapParties: readonly string[],
-): Promise<LedgerReading> {
-  const parties = new Set(swapParties);
-  const deposits: LedgerDeposit[] = [];
-  const transfersByReason: Record<string, number> = {};
-  const rejectedOffers: Record<string, number> = {};
-  for (const update of await updatesOf(ledger, swapParties)) {
+const sumOf = (amounts: readonly string[]) => Amount.sum(amounts.map((a) => Amount.parse(a)));
+
+/** The liquidity side of the evidence: deposits, LP parties, providers, totals. */
+function liquidityEvidence(store: StoreReading, ledger: LedgerReading): LiquidityEvidence {
+  const lp = new Set(ledger.parties.lp);
+  const providers = new Set(ledger.parties.providers);
+  const joined = (party: string, instrument: string) =>
+    store.joined.filter((j) => j.provider === party && j.instrument === instrument);
+  const providerBalances = ledger.accounts
+    .filter((a) => providers.has(a.party))
+    .map((a) => ({
+      party: a.party,
+      instrument: a.instrument,
+      minted: a.minted,
+      accounted: sumOf([
+        a.holdings,
+        a.feesBurned,
+        a.burned,
+        ...joined(a.party, a.instrument).map((j) => j.amount),
+      ]).toString(),
+    }));
+  return {
+    deposits: store.liquidityDeposits,
+    lpParties: ledger.parties.lp,
+    lpHoldings: ledger.accounts.filter(
+      (a) => lp.has(a.party) && Amount.parse(a.holdings).isPositive(),
+    ),
+    setAside: store.openFlags.filter((f) => SET_ASIDE_KINDS.includes(f.kind)),
+    providers: providerBalances,
+    totals: instrumentTotals(ledger),
+    crossings: ledger.crossings,
+  };
+}
+
+/** Per instrument over every party of the run: what was minted or came in, and where it is. */
+function instrumentTotals(ledger: LedgerReading): InstrumentTotal[] {
+  const instruments = [...new Set(ledger.accounts.map((a) => a.instrument))].sort();
+  const parties = new Set(Object.values(ledger.parties).flat());
+  return instruments.map((instrument) => {
+    const accounts = ledger.accounts.filter((a) => a.instrument === instrument);
+    const crossing = ledger.crossings.filter((c) => c.instrument === instrument);
+    const cameIn = crossing.filter((c) => parties.has(c.receiver)).map((c) => c.amount);
+    const wentOut = crossing.filter((c) => parties.has(c.sender)).map((c) => c.amount);
+    return {
+      instrument,
+      minted: sumOf([...accounts.map((a) => a.minted), ...cameIn]).toString(),
+      accounted: sumOf([
+        ...accounts.flatMap((a) => [a.holdings, a.feesBurned, a.burned]),
+        ...wentOut,
+      ]).toString(),
+    };
+  });
+}
+
+/** What the ledger shows of the swap parties, as it is read. */
+interface SwapSide {
+  readonly deposits: LedgerDeposit[];
+  readonly transfersByReason: Record<string, number>;
+  readonly rejectedOffers: Record<string, number>;
+}
+
+/**
+ * Reads the ledger's side: every update of the run's parties up to the ledger's end now, and
+ * every party's holdings after it.
+ */
+export async function readLedger(ledger: LedgerPort, parties: RunParties): Promise<LedgerReading> {
+  const swap: SwapSide = { deposits: [], transfersByReason: {}, rejectedOffers: {} };
+  const roles = { swap: new Set(parties.swap), lp: new Set(parties.lp) };
+  const book = new AccountBook(parties);
+  for (const update of await updatesOf(ledger, book.parties)) {
     for (const [eventIndex, event] of update.events.entries()) {
-      switch (event.kind) {
-        case 'transfer': {
-          const reason = event.meta[REASON_META_KEY];
-          if (parties.has(event.sender) && reason !== undefined) {
-            transfersByReason[reason] = (transfersByReason[reason] ?? 0) + 1;
-          }
-          if (parties.has(event.receiver) && event.offerId === null) {
-            deposits.push({ updateId: update.updateId, eventIndex, ...depositParties(event) });
-          }
-          break;
-        }
-        case 'offer_created':
-          if (parties.has(event.receiver)) {
-            deposits.push({ updateId: update.updateId, eventIndex, ...depositParties(event) });
-          }
-          break;
-        case 'offer_rejected':
-          if (parties.has(event.receiver)) {
-            rejectedOffers[event.offerId] = (rejectedOffers[event.offerId] ?? 0) + 1;
-          }
-          break;
-        default:
-          break;
-      }
+      readSwapEvent(swap, roles, update.updateId, eventIndex, event);
+      book.add(update.updateId, event);
     }
   }
-  return { deposits, transfersByReason, rejectedOffers };
+  return { ...swap, parties, accounts: await book.accounts(ledger), crossings: book.crossings };
+}
+
+/** What one event shows of the swap parties: a deposit, a transfer by reason, a rejected offer. */
+function readSwapEvent(
+  { deposits, transfersByReason, rejectedOffers }: SwapSide,
+  { swap, lp }: { readonly swap: ReadonlySet<string>; readonly lp: ReadonlySet<string> },
+  updateId: string,
+  eventIndex: number,
+  event: LedgerEvent,
+): void {
+  // What an LP party sends a swap party is liquidity forwarded into the pool, not a deposit.
+  const deposited = (e: { sender: string; receiver: string }) =>
+    swap.has(e.receiver) && !lp.has(e.sender);
+  switch (event.kind) {
+    case 'transfer': {
+      const reason = event.meta[REASON_META_KEY];
+      if (swap.has(event.sender) && reason !== undefined) {
+        transfersByReason[reason] = (transfersByReason[reason] ?? 0) + 1;
+      }
+      if (deposited(event) && event.offerId === null) {
+        deposits.push({ updateId, eventIndex, ...depositParties(event) });
+      }
+      break;
+    }
+    case 'offer_created':
+      if (deposited(event)) deposits.push({ updateId, eventIndex, ...depositParties(event) });
+      break;
+    case 'offer_rejected':
+      if (swap.has(event.receiver)) {
+        rejectedOffers[event.offerId] = (rejectedOffers[event.offerId] ?? 0) + 1;
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+/** Per party of the run and instrument: what was minted, burned and burned in fees. */
+class AccountBook {
+  readonly parties: readonly string[];
+  readonly crossings: CrossingTransfer[] = [];
+  private readonly members: ReadonlySet<string>;
+  private readonly figures = new Map<string, { minted: Amount; burned: Amount; fees: Amount }>();
+
+  constructor(parties: RunParties) {
+    this.parties = [...new Set(Object.values(parties).flat())];
+    this.members = new Set(this.parties);
+  }
+
+  add(updateId: string, event: LedgerEvent): void {
+    switch (event.kind) {
+      case 'mint':
+      case 'burn': {
+        if (!this.members.has(event.owner)) return;
+        const figures = this.at(event.owner, event.instrument);
+        if (event.kind === 'mint') figures.minted = figures.minted.add(event.amount);
+        else figures.burned = figures.burned.add(event.amount);
+        return;
+      }
+      case 'transfer': {
+        const { sender, receiver, instrument, amount } = event;
+        if (this.members.has(sender)) {
+          const figures = this.at(sender, instrument);
+          figures.fees = figures.fees.add(event.feesBurned);
+        }
+        if (this.members.has(sender) !== this.members.has(receiver)) {
+          const reason = event.meta[REASON_META_KEY] ?? null;
+          const key = instrumentKey(instrument);
+          this.crossings.push({
+            updateId,
+            sender,
+            receiver,
+            instrument: key,
+            amount: amount.toString(),
+            reason,
+          });
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** Every party's figures with its holdings now, one row per instrument it ever had. */
+  async accounts(ledger: LedgerPort): Promise<LedgerAccount[]> {
+    const rows: LedgerAccount[] = [];
+    for (const party of this.parties) {
+      const held = new Map<string, Amount>();
+      for (const holding of await ledger.getHoldings(party)) {
+        const key = instrumentKey(holding.instrument);
+        held.set(key, (held.get(key) ?? Amount.ZERO).add(holding.amount));
+      }
+      const keys = new Set([...held.keys(), ...this.keysOf(party)]);
+      for (const instrument of [...keys].sort()) {
+        const figures = this.figures.get(`${party}\n${instrument}`);
+        rows.push({
+          party,
+          instrument,
+          minted: (figures?.minted ?? Amount.ZERO).toString(),
+          burned: (figures?.burned ?? Amount.ZERO).toString(),
+          feesBurned: (figures?.fees ?? Amount.ZERO).toString(),
+          holdings: (held.get(instrument) ?? Amount.ZERO).toString(),
+        });
+      }
+    }
+    return rows;
+  }
+
+  private keysOf(party: string): string[] {
+    const prefix = `${party}\n`;
+    return [...this.figures.keys()]
+      .filter((k) => k.startsWith(prefix))
+      .map((k) => k.slice(prefix.length));
+  }
+
+  private at(party: string, instrument: { id: string; admin: string }) {
+    const key = `${party}\n${instrumentKey(instrument)}`;
+    let figures = this.figures.get(key);
+    if (figures === undefined) {
+      figures = { minted: Amount.ZERO, burned: Amount.ZERO, fees: Amount.ZERO };
+      this.figures.set(key, figures);
+    }
+    return figures;
+  }
 }
 
 function depositParties(event: {
@@ -178,11 +451,14 @@ async function updatesOf(ledger: LedgerPort, parties: readonly string[]): Promis
   // A filtered stream skips other parties' offsets, so the last update these parties see may lie
   // before the end and the stream never reaches it: stop at the end or when the stream is quiet.
   const reading = (async () => {
+    const seen = new Set<string>();
     for await (const update of ledger.updates(0, {
       parties: [...parties],
       signal: controller.signal,
     })) {
-      updates.push(update);
+      // A second delivery of an update is the stream's, not a second transfer.
+      if (!seen.has(update.updateId)) updates.push(update);
+      seen.add(update.updateId);
       if (update.offset >= end) break;
     }
   })();
@@ -221,6 +497,9 @@ export async function readStore(q: Queryable): Promise<StoreReading> {
     deposit_id: string | null;
     kind: string;
   }>('SELECT intent_id, deposit_id, kind FROM operator_flags ORDER BY id');
+  const openFlags = await q.query<{ id: string; kind: string }>(
+    'SELECT id::text AS id, kind FROM operator_flags WHERE resolved_at IS NULL ORDER BY id',
+  );
   return {
     deposits: deposits.map((d) => ({
       depositId: d.deposit_id,
@@ -232,5 +511,55 @@ export async function readStore(q: Queryable): Promise<StoreReading> {
       offerId: d.offer_id,
     })),
     flags: flags.map((f) => ({ intentId: f.intent_id, depositId: f.deposit_id, kind: f.kind })),
+    liquidityDeposits: await readLiquidityDeposits(q),
+    openFlags: openFlags.map((f) => ({ id: Number(f.id), kind: f.kind })),
+    joined: await readJoined(q),
   };
+}
+
+async function readLiquidityDeposits(q: Queryable): Promise<StoredLiquidityDeposit[]> {
+  const rows = await q.query<{
+    deposit_id: string;
+    pool_id: string;
+    sender: string;
+    liquidity_intent_id: string | null;
+    intent_status: string | null;
+    status: string;
+    unmatched_reason: string | null;
+  }>(
+    `SELECT d.deposit_id, d.pool_id, d.sender, d.liquidity_intent_id, i.status AS intent_status,
+            d.status, d.unmatched_reason
+       FROM liquidity_deposits d
+       LEFT JOIN liquidity_intents i ON i.liquidity_intent_id = d.liquidity_intent_id
+      ORDER BY d.ledger_offset, d.event_index`,
+  );
+  return rows.map((d) => ({
+    depositId: d.deposit_id,
+    poolId: d.pool_id,
+    sender: d.sender,
+    intentId: d.liquidity_intent_id,
+    intentStatus: d.intent_status,
+    status: d.status,
+    unmatchedReason: d.unmatched_reason,
+  }));
+}
+
+/** What joined the pools from each provider, per instrument: its completed intents' sides. */
+async function readJoined(q: Queryable): Promise<Joined[]> {
+  const rows = await q.query<{ provider: string; id: string; admin: string; amount: string }>(
+    `SELECT i.provider_party AS provider, side.id, side.admin, sum(side.amount)::text AS amount
+       FROM liquidity_intents i
+       JOIN pools p ON p.pool_id = i.pool_id
+       CROSS JOIN LATERAL (VALUES (p.token_a_id, p.token_a_admin, i.joined_a),
+                                  (p.token_b_id, p.token_b_admin, i.joined_b))
+         AS side (id, admin, amount)
+      WHERE i.status = 'completed'
+      GROUP BY 1, 2, 3
+      ORDER BY 1, 2, 3`,
+  );
+  return rows.map((r) => ({
+    provider: r.provider,
+    instrument: instrumentKey({ id: r.id, admin: r.admin }),
+    amount: Amount.parse(r.amount).toString(),
+  }));
 }

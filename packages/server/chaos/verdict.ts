@@ -7,10 +7,17 @@
  *   a deposit behind it;
  * - no deposit is lost: every deposit the ledger shows reaching a swap party is in the store with
  *   an outcome, and every deposit a trader made is on the ledger;
- * - every pool's books equal its swap party's holdings, to the last unit.
+ * - every pool's books equal its swap party's holdings, to the last unit;
+ * - every deposit to an LP party ended `returned` or `forwarded`, and no cancelled liquidity
+ *   intent took one;
+ * - every LP party holds nothing, and no update or swap was set aside for an operator;
+ * - each provider's holdings are what was minted to it less what joined pools (and what its
+ *   transfers burned): every deposit nobody took came back whole;
+ * - per instrument, what the run's parties hold (with what transfers burned) is what was minted
+ *   to them, and nothing went to a party outside the run.
  */
 import { Amount } from '@poolparty/core';
-import type { Evidence } from './evidence.js';
+import type { Evidence, LiquidityEvidence } from './evidence.js';
 
 export interface Violation {
   readonly kind:
@@ -19,7 +26,14 @@ export interface Violation {
     | 'payout_without_deposit'
     | 'several_outcomes'
     | 'lost_deposit'
-    | 'books_differ';
+    | 'books_differ'
+    | 'liquidity_deposit_open'
+    | 'cancelled_intent_holds_deposit'
+    | 'lp_party_holds'
+    | 'set_aside'
+    | 'provider_holdings_differ'
+    | 'not_conserved'
+    | 'left_the_run';
   readonly detail: string;
 }
 
@@ -32,11 +46,42 @@ export interface Verdict {
   readonly lostDeposits: number;
   readonly pools: number;
   readonly poolsBalanced: number;
+  readonly liquidity: LiquidityVerdict;
   readonly violations: readonly Violation[];
+}
+
+export interface LiquidityVerdict {
+  /** Deposits to LP parties, and how many ended returned and forwarded. */
+  readonly deposits: number;
+  readonly returned: number;
+  readonly forwarded: number;
+  readonly lpParties: number;
+  readonly lpPartiesEmpty: number;
+  /** Providers' instruments, and those whose holdings are what they should be. */
+  readonly providerBalances: number;
+  readonly providersBalanced: number;
+  readonly instruments: number;
+  readonly instrumentsConserved: number;
 }
 
 export function judge(evidence: Evidence): Verdict {
   const violations: Violation[] = [];
+  const swaps = judgeDeposits(evidence, violations);
+  const poolsBalanced = judgePools(evidence, violations);
+  const liquidity = judgeLiquidity(evidence.liquidity, violations);
+  return {
+    passed: violations.length === 0,
+    ...swaps,
+    deposits: evidence.deposits.length,
+    pools: evidence.pools.length,
+    poolsBalanced,
+    liquidity,
+    violations,
+  };
+}
+
+/** Swap deposits: one outcome each, none paid twice, none lost. */
+function judgeDeposits(evidence: Evidence, violations: Violation[]) {
   const outcomes = { payout: 0, refund: 0, flagged: 0 };
   let doublePayouts = 0;
   let lostDeposits = 0;
@@ -76,19 +121,13 @@ export function judge(evidence: Evidence): Verdict {
       });
     }
   }
-  for (const key of evidence.unrecorded) {
+  const lost = (detail: string) => {
     lostDeposits += 1;
-    violations.push({
-      kind: 'lost_deposit',
-      detail: `deposit ${key} on the ledger, not in the store`,
-    });
-  }
+    violations.push({ kind: 'lost_deposit', detail });
+  };
+  for (const key of evidence.unrecorded) lost(`deposit ${key} on the ledger, not in the store`);
   for (const updateId of evidence.missingOnLedger) {
-    lostDeposits += 1;
-    violations.push({
-      kind: 'lost_deposit',
-      detail: `a trader's deposit ${updateId} did not reach a swap party on the ledger`,
-    });
+    lost(`a trader's deposit ${updateId} did not reach a swap party on the ledger`);
   }
   for (const intentId of evidence.payoutsWithoutDeposit) {
     doublePayouts += 1;
@@ -97,15 +136,17 @@ export function judge(evidence: Evidence): Verdict {
       detail: `intent ${intentId} paid with no deposit in the store`,
     });
   }
+  return { outcomes, doublePayouts, lostDeposits };
+}
+
+/** Each pool's books against its swap party's holdings; answers how many are equal. */
+function judgePools(evidence: Evidence, violations: Violation[]): number {
   let poolsBalanced = 0;
   for (const pool of evidence.pools) {
     const sides = (['a', 'b'] as const).filter(
       (side) => !Amount.parse(pool.books[side]).eq(Amount.parse(pool.holdings[side])),
     );
-    if (sides.length === 0) {
-      poolsBalanced += 1;
-      continue;
-    }
+    if (sides.length === 0) poolsBalanced += 1;
     for (const side of sides) {
       violations.push({
         kind: 'books_differ',
@@ -113,14 +154,63 @@ export function judge(evidence: Evidence): Verdict {
       });
     }
   }
+  return poolsBalanced;
+}
+
+/** Where a liquidity deposit may end: back with its sender, or in its pool. */
+const ENDED = ['returned', 'forwarded'];
+
+function judgeLiquidity(liquidity: LiquidityEvidence, violations: Violation[]): LiquidityVerdict {
+  const add = (kind: Violation['kind'], detail: string) => violations.push({ kind, detail });
+  for (const d of liquidity.deposits) {
+    const of = `liquidity deposit ${d.depositId} from ${d.sender} to pool ${d.poolId}`;
+    if (!ENDED.includes(d.status)) add('liquidity_deposit_open', `${of} is ${d.status}`);
+    // Only a pending intent is cancelled, and an intent that took a deposit is pending no more:
+    // a deposit of a cancelled intent, even one returned since, means the two interleaved.
+    if (d.intentStatus === 'cancelled') {
+      add(
+        'cancelled_intent_holds_deposit',
+        `${of} (${d.status}) is held by cancelled intent ${d.intentId}`,
+      );
+    }
+  }
+  for (const a of liquidity.lpHoldings) {
+    add('lp_party_holds', `LP party ${a.party} holds ${a.holdings} ${a.instrument}`);
+  }
+  for (const flag of liquidity.setAside) add('set_aside', `open ${flag.kind} flag ${flag.id}`);
+  const providersBalanced = liquidity.providers.filter((p) => {
+    const equal = Amount.parse(p.minted).eq(Amount.parse(p.accounted));
+    if (!equal) {
+      add(
+        'provider_holdings_differ',
+        `provider ${p.party} ${p.instrument}: minted ${p.minted}, held + joined + burned ${p.accounted}`,
+      );
+    }
+    return equal;
+  }).length;
+  const instrumentsConserved = liquidity.totals.filter((t) => {
+    const equal = Amount.parse(t.minted).eq(Amount.parse(t.accounted));
+    if (!equal) {
+      add('not_conserved', `${t.instrument}: minted ${t.minted}, held + burned ${t.accounted}`);
+    }
+    return equal;
+  }).length;
+  for (const c of liquidity.crossings) {
+    add(
+      'left_the_run',
+      `${c.amount} ${c.instrument} from ${c.sender} to ${c.receiver} (${c.reason ?? 'no reason'}, update ${c.updateId})`,
+    );
+  }
+  const lpHolding = new Set(liquidity.lpHoldings.map((a) => a.party));
   return {
-    passed: violations.length === 0,
-    outcomes,
-    deposits: evidence.deposits.length,
-    doublePayouts,
-    lostDeposits,
-    pools: evidence.pools.length,
-    poolsBalanced,
-    violations,
+    deposits: liquidity.deposits.length,
+    returned: liquidity.deposits.filter((d) => d.status === 'returned').length,
+    forwarded: liquidity.deposits.filter((d) => d.status === 'forwarded').length,
+    lpParties: liquidity.lpParties.length,
+    lpPartiesEmpty: liquidity.lpParties.filter((p) => !lpHolding.has(p)).length,
+    providerBalances: liquidity.providers.length,
+    providersBalanced,
+    instruments: liquidity.totals.length,
+    instrumentsConserved,
   };
 }

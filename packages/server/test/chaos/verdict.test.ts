@@ -1,18 +1,29 @@
 /**
  * The chaos verdict on hand-made evidence: a clean run passes; a double payout, a lost deposit
  * (unrecorded, without outcome, or never on the ledger), a deposit in two outcomes and books that
- * differ from the holdings each fail it.
+ * differ from the holdings each fail it. On the liquidity side: a deposit to an LP party left
+ * part-way, one taken by a cancelled intent, an LP party holding anything, an update or swap set
+ * aside, a provider short of what it should hold, an instrument not conserved over the run's
+ * parties, and a transfer to a party outside the run each fail it.
  */
 import { describe, expect, it } from 'vitest';
 import {
   assembleEvidence,
+  type LedgerAccount,
   type LedgerReading,
   type PoolBalance,
   type StoreReading,
 } from '../../chaos/evidence.js';
 import { judge } from '../../chaos/verdict.js';
 
-/** Three deposits: one paid out, one whose swap was refunded, one unmatched and returned. */
+const AMULET = 'Amulet@dso::1';
+const USDCX = 'USDCx@usdcx::1';
+
+/**
+ * Three swap deposits: one paid out, one whose swap was refunded, one unmatched and returned.
+ * Liquidity: provider lp::1 sent a stray 2 Amulet that came back, and an intent of 10 Amulet and
+ * 5 USDCx that completed; provider lp::2 had a deposit of 1 USDCx returned after its cancel.
+ */
 function cleanRun(): { store: StoreReading; ledger: LedgerReading; pools: PoolBalance[] } {
   return {
     store: {
@@ -22,6 +33,17 @@ function cleanRun(): { store: StoreReading; ledger: LedgerReading; pools: PoolBa
         deposit('dep_3', 'u3', null, 'returned', 'offer_3'),
       ],
       flags: [],
+      liquidityDeposits: [
+        lpDeposit('lp:s1:0', null, null, 'returned'),
+        lpDeposit('lp:a1:0', 'liq_1', 'completed', 'forwarded'),
+        lpDeposit('lp:b1:0', 'liq_1', 'completed', 'forwarded'),
+        lpDeposit('lp:c2:0', null, null, 'returned', 'lp::2'),
+      ],
+      openFlags: [{ id: 7, kind: 'refund_failed' }],
+      joined: [
+        { provider: 'lp::1', instrument: AMULET, amount: '10' },
+        { provider: 'lp::1', instrument: USDCX, amount: '5' },
+      ],
     },
     ledger: {
       deposits: [
@@ -31,9 +53,37 @@ function cleanRun(): { store: StoreReading; ledger: LedgerReading; pools: PoolBa
       ],
       transfersByReason: { 'payout:swp_1': 1, 'refund:swp_2': 1 },
       rejectedOffers: { offer_3: 1 },
+      parties: { swap: ['swap::1'], lp: ['lpp::1'], providers: ['lp::1', 'lp::2'], others: [] },
+      accounts: [
+        account('swap::1', AMULET, { minted: '90.5', holdings: '100.5' }),
+        account('swap::1', USDCX, { minted: '2', holdings: '7' }),
+        account('lp::1', AMULET, { minted: '100', holdings: '89.9', feesBurned: '0.1' }),
+        account('lp::1', USDCX, { minted: '50', holdings: '45' }),
+        account('lp::2', USDCX, { minted: '50', holdings: '50' }),
+        account('lpp::1', AMULET, { minted: '0', holdings: '0' }),
+      ],
+      crossings: [],
     },
     pools: [{ poolId: 'p', books: { a: '100.5', b: '7' }, holdings: { a: '100.5', b: '7.0' } }],
   };
+}
+
+function lpDeposit(
+  depositId: string,
+  intentId: string | null,
+  intentStatus: string | null,
+  status: string,
+  sender = 'lp::1',
+) {
+  return { depositId, poolId: 'p', sender, intentId, intentStatus, status, unmatchedReason: null };
+}
+
+function account(
+  party: string,
+  instrument: string,
+  figures: { minted: string; holdings: string; feesBurned?: string; burned?: string },
+): LedgerAccount {
+  return { party, instrument, burned: '0', feesBurned: '0', ...figures };
 }
 
 function deposit(
@@ -154,6 +204,142 @@ describe('chaos verdict', () => {
     expect(verdict.poolsBalanced).toBe(0);
     expect(verdict.violations).toEqual([
       { kind: 'books_differ', detail: 'pool p side a: books 100.5, holdings 100.5000000001' },
+    ]);
+  });
+});
+
+describe('chaos verdict on liquidity', () => {
+  it('passes deposits returned or forwarded, empty LP parties and balanced providers', () => {
+    const verdict = judged(cleanRun());
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.liquidity).toEqual({
+      deposits: 4,
+      returned: 2,
+      forwarded: 2,
+      lpParties: 1,
+      lpPartiesEmpty: 1,
+      providerBalances: 3,
+      providersBalanced: 3,
+      instruments: 2,
+      instrumentsConserved: 2,
+    });
+  });
+
+  it.each(['accepting', 'forwarding', 'returning', 'flagged'])(
+    'fails a deposit stranded %s',
+    (status) => {
+      const run = cleanRun();
+      const store = {
+        ...run.store,
+        liquidityDeposits: [
+          ...run.store.liquidityDeposits.slice(0, 3),
+          lpDeposit('lp:c2:0', null, null, status, 'lp::2'),
+        ],
+      };
+      expect(judged({ ...run, store }).violations).toEqual([
+        {
+          kind: 'liquidity_deposit_open',
+          detail: `liquidity deposit lp:c2:0 from lp::2 to pool p is ${status}`,
+        },
+      ]);
+    },
+  );
+
+  it('fails a deposit a cancelled intent took, even one returned since', () => {
+    const run = cleanRun();
+    const store = {
+      ...run.store,
+      liquidityDeposits: [
+        ...run.store.liquidityDeposits.slice(0, 3),
+        lpDeposit('lp:c2:0', 'liq_2', 'cancelled', 'returned', 'lp::2'),
+      ],
+    };
+    expect(kinds(judged({ ...run, store }))).toEqual(['cancelled_intent_holds_deposit']);
+  });
+
+  it('fails an LP party that holds anything, locked or not', () => {
+    const run = cleanRun();
+    const accounts = run.ledger.accounts.map((a) =>
+      a.party === 'lpp::1' ? { ...a, minted: '3', holdings: '3' } : a,
+    );
+    const verdict = judged({ ...run, ledger: { ...run.ledger, accounts } });
+    expect(verdict.violations).toEqual([
+      { kind: 'lp_party_holds', detail: `LP party lpp::1 holds 3 ${AMULET}` },
+    ]);
+    expect(verdict.liquidity.lpPartiesEmpty).toBe(0);
+  });
+
+  it.each(['update_set_aside', 'execution_set_aside'])('fails an open %s flag', (kind) => {
+    const run = cleanRun();
+    const store = { ...run.store, openFlags: [...run.store.openFlags, { id: 9, kind }] };
+    expect(judged({ ...run, store }).violations).toEqual([
+      { kind: 'set_aside', detail: `open ${kind} flag 9` },
+    ]);
+  });
+
+  it('fails a provider whose stray deposit did not come back', () => {
+    const run = cleanRun();
+    // lp::2's 1 USDCx is with the swap party instead: the totals hold, the provider is short.
+    const accounts = run.ledger.accounts.map((a) =>
+      a.party === 'lp::2'
+        ? { ...a, holdings: '49' }
+        : a.party === 'swap::1' && a.instrument === USDCX
+          ? { ...a, holdings: '8' }
+          : a,
+    );
+    const verdict = judged({ ...run, ledger: { ...run.ledger, accounts } });
+    expect(verdict.violations).toEqual([
+      {
+        kind: 'provider_holdings_differ',
+        detail: `provider lp::2 ${USDCX}: minted 50, held + joined + burned 49`,
+      },
+    ]);
+  });
+
+  it('fails a provider credited with a join it did not pay for', () => {
+    const run = cleanRun();
+    const store = {
+      ...run.store,
+      joined: [...run.store.joined, { provider: 'lp::2', instrument: USDCX, amount: '1' }],
+    };
+    expect(kinds(judged({ ...run, store }))).toEqual(['provider_holdings_differ']);
+  });
+
+  it('fails an instrument whose total over the run is not what was minted', () => {
+    const run = cleanRun();
+    const accounts = run.ledger.accounts.map((a) =>
+      a.party === 'swap::1' && a.instrument === AMULET ? { ...a, holdings: '100.4' } : a,
+    );
+    const verdict = judged({ ...run, ledger: { ...run.ledger, accounts } });
+    expect(verdict.violations).toEqual([
+      { kind: 'not_conserved', detail: `${AMULET}: minted 190.5, held + burned 190.4` },
+    ]);
+    expect(verdict.liquidity.instrumentsConserved).toBe(1);
+  });
+
+  it('fails a transfer to a party outside the run, though the totals count it', () => {
+    const run = cleanRun();
+    const crossing = {
+      updateId: 'u9',
+      sender: 'swap::1',
+      receiver: 'stranger::1',
+      instrument: AMULET,
+      amount: '0.5',
+      reason: 'payout:swp_9',
+    };
+    const accounts = run.ledger.accounts.map((a) =>
+      a.party === 'swap::1' && a.instrument === AMULET ? { ...a, holdings: '100' } : a,
+    );
+    const verdict = judged({
+      ...run,
+      ledger: { ...run.ledger, accounts, crossings: [crossing] },
+      pools: [{ poolId: 'p', books: { a: '100', b: '7' }, holdings: { a: '100', b: '7' } }],
+    });
+    expect(verdict.violations).toEqual([
+      {
+        kind: 'left_the_run',
+        detail: `0.5 ${AMULET} from swap::1 to stranger::1 (payout:swp_9, update u9)`,
+      },
     ]);
   });
 });
