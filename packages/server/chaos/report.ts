@@ -1,9 +1,10 @@
 /**
- * The report of a chaos run: what was asked, what happened (swaps by outcome, kills, faults
- * seen, timings) and the verdict, as JSON and as markdown for people.
+ * The report of a chaos run: what was asked, what happened (swaps and liquidity rounds by
+ * outcome, kills, faults seen, timings) and the verdict, as JSON and as markdown for people.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { LiquidityRecord } from './liquidity.js';
 import type { Verdict } from './verdict.js';
 
 export interface KillRecord {
@@ -32,6 +33,9 @@ export interface FaultsSeen {
   readonly traderRetries: number;
   /** Errors the traders' calls met, by code. */
   readonly traderErrors: Readonly<Record<string, number>>;
+  /** The same of the liquidity providers' calls. */
+  readonly providerRetries: number;
+  readonly providerErrors: Readonly<Record<string, number>>;
   /** Service ledger commands submitted more than once, and the extra submissions. */
   readonly commandsResubmitted: number;
   readonly extraSubmissions: number;
@@ -45,6 +49,9 @@ export interface ChaosReport {
     readonly seed: number;
     readonly workers: number;
     readonly parties: number;
+    /** Liquidity rounds asked, and the providers that ran them. */
+    readonly liquidity: number;
+    readonly providers: number;
   };
   readonly startedAt: string;
   readonly wallSeconds: number;
@@ -54,6 +61,8 @@ export interface ChaosReport {
   readonly swapsByOutcome: Readonly<Record<string, number>>;
   /** Swaps by setup (exact, tight, wrong-amount). */
   readonly swapsBySetup: Readonly<Record<string, number>>;
+  /** Every liquidity round as its provider saw it. */
+  readonly liquidityRounds: readonly LiquidityRecord[];
   readonly kills: readonly KillRecord[];
   /** Moments every store session of the deployment was ended. */
   readonly drops: readonly DropRecord[];
@@ -92,30 +101,25 @@ const rows = (counts: Readonly<Record<string, number>>) =>
     .map(([key, n]) => `| ${key} | ${n} |`)
     .join('\n');
 
+/** What a liquidity round was, for people: a stray's kind, or a race's order. */
+export function roundLabel(round: LiquidityRecord): string {
+  if (round.kind !== 'cancel-race') return `stray, ${round.kind}`;
+  return `cancel race, ${round.cancelFirst ? 'cancel first' : 'deposit first'}`;
+}
+
+/** The liquidity rounds by what they were and how they went, as table rows. */
+export function liquidityRows(rounds: readonly LiquidityRecord[]): string {
+  if (rounds.length === 0) return '| (none: --liquidity 0) | | 0 |';
+  return rows(tally(rounds.map((r) => `${roundLabel(r)} | ${r.outcome}`)));
+}
+
 export function markdownReport(report: ChaosReport): string {
-  const { verdict, options, depositToTerminalMs: t } = report;
-  const ms = (value: number | null) => (value === null ? '–' : `${(value / 1000).toFixed(2)} s`);
-  const injected = report.faults.injected;
+  const { verdict, options } = report;
   return `# Chaos run — ${verdict.passed ? 'PASSED' : 'FAILED'}
 
-${options.swaps} swaps by ${options.parties} parties over every pool, ${options.workers} worker processes, ${report.kills.length} SIGKILLs (asked ${options.kills}), ${report.drops.length} drops of every store session (asked ${options.drops}), seed ${options.seed}; started ${report.startedAt}.
+${options.swaps} swaps by ${options.parties} parties over every pool, ${options.liquidity} liquidity rounds by ${options.providers} providers, ${options.workers} worker processes, ${report.kills.length} SIGKILLs (asked ${options.kills}), ${report.drops.length} drops of every store session (asked ${options.drops}), seed ${options.seed}; started ${report.startedAt}.
 
-| Figure | Value |
-| --- | --- |
-| Wall time | ${report.wallSeconds.toFixed(0)} s |
-| Quiescence after the last swap | ${report.quiesceSeconds.toFixed(0)} s |
-| Deposits checked | ${verdict.deposits} |
-| … paid out | ${verdict.outcomes.payout} |
-| … refunded | ${verdict.outcomes.refund} |
-| … flagged for an operator | ${verdict.outcomes.flagged} |
-| Double payouts | ${verdict.doublePayouts} |
-| Lost deposits | ${verdict.lostDeposits} |
-| Pools whose books equal the ledger holdings | ${verdict.poolsBalanced} of ${verdict.pools} |
-| Store sessions ended by drops | ${report.drops.reduce((sum, drop) => sum + drop.sessions, 0)} |
-| Processes that exited unasked or stopped uncleanly | ${report.processFailures.length} |
-| Deposit → end, p50 | ${ms(t.p50)} |
-| Deposit → end, p99 | ${ms(t.p99)} |
-| Deposit → end, max | ${ms(t.max)} |
+${figuresTable(report)}
 
 ## Swaps by outcome (as the traders saw them)
 
@@ -129,24 +133,13 @@ ${rows(report.swapsByOutcome)}
 | --- | --- |
 ${rows(report.swapsBySetup)}
 
-## Faults
+## Liquidity rounds by outcome (as the providers saw them)
 
-Turned on: ${Object.entries(report.faults.settings)
-    .map(([key, value]) => `${key} ${value}`)
-    .join(', ')}.
+| Round | Outcome | Rounds |
+| --- | --- | --- |
+${liquidityRows(report.liquidityRounds)}
 
-| Fault | Count |
-| --- | --- |
-${injected ? rows(injected) : '| (the ledger server reported none) | 0 |'}
-| service commands submitted more than once | ${report.faults.commandsResubmitted} |
-| extra service submissions | ${report.faults.extraSubmissions} |
-| trader submissions sent again | ${report.faults.traderRetries} |
-
-Trader call errors by code: ${
-    Object.entries(report.faults.traderErrors)
-      .map(([code, n]) => `${code} ${n}`)
-      .join(', ') || 'none'
-  }.
+${faultsSection(report.faults)}
 
 ## Worker kills
 
@@ -168,6 +161,59 @@ ${report.processFailures.length === 0 ? 'Every process stayed up until stopped, 
 
 ${verdict.passed ? 'Every invariant holds.' : `${verdict.violations.length} violations:\n\n${verdict.violations.map((v) => `- ${v.kind}: ${v.detail}`).join('\n')}`}
 `;
+}
+
+/** The figures of the run and of its verdict, as one table. */
+function figuresTable(report: ChaosReport): string {
+  const { verdict, options, depositToTerminalMs: t } = report;
+  const ms = (value: number | null) => (value === null ? '–' : `${(value / 1000).toFixed(2)} s`);
+  const lp = verdict.liquidity;
+  return `| Figure | Value |
+| --- | --- |
+| Wall time | ${report.wallSeconds.toFixed(0)} s |
+| Quiescence after the last swap | ${report.quiesceSeconds.toFixed(0)} s |
+| Deposits checked | ${verdict.deposits} |
+| … paid out | ${verdict.outcomes.payout} |
+| … refunded | ${verdict.outcomes.refund} |
+| … flagged for an operator | ${verdict.outcomes.flagged} |
+| Double payouts | ${verdict.doublePayouts} |
+| Lost deposits | ${verdict.lostDeposits} |
+| Pools whose books equal the ledger holdings | ${verdict.poolsBalanced} of ${verdict.pools} |
+| Liquidity rounds | ${report.liquidityRounds.length} (asked ${options.liquidity}, ${options.providers} providers) |
+| LP deposits checked | ${lp.deposits} |
+| … returned / forwarded into a pool | ${lp.returned} / ${lp.forwarded} |
+| LP parties holding nothing | ${lp.lpPartiesEmpty} of ${lp.lpParties} |
+| Provider holdings as minted less joined (per instrument) | ${lp.providersBalanced} of ${lp.providerBalances} |
+| Instruments conserved over the run's parties | ${lp.instrumentsConserved} of ${lp.instruments} |
+| Store sessions ended by drops | ${report.drops.reduce((sum, drop) => sum + drop.sessions, 0)} |
+| Processes that exited unasked or stopped uncleanly | ${report.processFailures.length} |
+| Deposit → end, p50 | ${ms(t.p50)} |
+| Deposit → end, p99 | ${ms(t.p99)} |
+| Deposit → end, max | ${ms(t.max)} |`;
+}
+
+const byCode = (errors: Readonly<Record<string, number>>) =>
+  Object.entries(errors)
+    .map(([code, n]) => `${code} ${n}`)
+    .join(', ') || 'none';
+
+function faultsSection(faults: FaultsSeen): string {
+  const settings = Object.entries(faults.settings)
+    .map(([key, value]) => `${key} ${value}`)
+    .join(', ');
+  return `## Faults
+
+Turned on: ${settings}.
+
+| Fault | Count |
+| --- | --- |
+${faults.injected ? rows(faults.injected) : '| (the ledger server reported none) | 0 |'}
+| service commands submitted more than once | ${faults.commandsResubmitted} |
+| extra service submissions | ${faults.extraSubmissions} |
+| trader submissions sent again | ${faults.traderRetries} |
+| provider submissions sent again | ${faults.providerRetries} |
+
+Trader call errors by code: ${byCode(faults.traderErrors)}. Provider call errors by code: ${byCode(faults.providerErrors)}.`;
 }
 
 /** Writes `chaos-report.json` and `chaos-report.md` into `folder`; answers their paths. */

@@ -3,16 +3,18 @@
  * worker processes are SIGKILLed and the store's sessions are ended under the service, then a
  * check that no money went astray and that the service stayed up.
  *
- *   npm run chaos -- [--swaps 10000] [--kills 25] [--drops 25] [--seed 1] [--workers 2]
- *                    [--out chaos-report] [--keep] [--help]
+ *   npm run chaos -- [--swaps 10000] [--kills 25] [--drops 25] [--liquidity 500] [--seed 1]
+ *                    [--workers 2] [--out chaos-report] [--keep] [--help]
  *
  * It starts the cluster (cluster.ts: devnet ledger server, one api, `--workers` workers, a fresh
- * PostgreSQL schema), funds traders (traders.ts) and turns on random ledger faults through the
- * ledger server's `/devnet/faults`. The traders run the planned swaps (schedule.ts) across every
- * pool, both directions; after the planned numbers of finished swaps a worker is SIGKILLed and
- * started again, or every PostgreSQL session of the api and the workers is ended at once
- * (disruptions.ts). Then the faults go off, the system is left to settle, and the store and the
- * ledger are read (evidence.ts) and judged (verdict.ts). The report (report.ts) is printed and
+ * PostgreSQL schema), funds traders (traders.ts) and liquidity providers (liquidity.ts) and turns
+ * on random ledger faults through the ledger server's `/devnet/faults`. The traders run the
+ * planned swaps (schedule.ts) across every pool, both directions; beside them the providers run
+ * the planned liquidity rounds: deposits to LP parties nobody asked for, and cancels raced
+ * against their own intents' deposits. After the planned numbers of finished swaps a worker is
+ * SIGKILLed and started again, or every PostgreSQL session of the api and the workers is ended at
+ * once (disruptions.ts). Then the faults go off, the system is left to settle, and the store and
+ * the ledger are read (evidence.ts) and judged (verdict.ts). The report (report.ts) is printed and
  * written to `--out` as JSON and markdown. The exit code is 0 only when every invariant holds,
  * every planned kill and drop happened, and no process exited unasked or stopped uncleanly.
  */
@@ -22,10 +24,31 @@ import { parseArgs } from 'node:util';
 import { FAULTS_OFF } from '@poolparty/devnet-ledger/devnet';
 import { type Cluster, startCluster } from './cluster.js';
 import { Disruptions } from './disruptions.js';
-import { assembleEvidence, booksAndHoldings, readLedger, readStore } from './evidence.js';
+import {
+  assembleEvidence,
+  booksAndHoldings,
+  type RunParties,
+  readLedger,
+  readStore,
+} from './evidence.js';
+import {
+  LIQUIDITY_PER_SWAP,
+  type LiquidityProvider,
+  type LiquidityRecord,
+  makeProviders,
+  PROVIDERS,
+  runLiquidity,
+  SwapMilestones,
+} from './liquidity.js';
 import { type ChaosReport, markdownReport, quantile, tally, writeReport } from './report.js';
-import { planDrops, planKills, planSwaps } from './schedule.js';
-import { makeTraders, type SwapRecord, type TraderFaults } from './traders.js';
+import { planDrops, planKills, planLiquidity, planSwaps } from './schedule.js';
+import {
+  makeTraders,
+  SignInQueue,
+  type SwapRecord,
+  type Trader,
+  type TraderFaults,
+} from './traders.js';
 import { judge, type Verdict } from './verdict.js';
 
 export interface ChaosOptions {
@@ -33,6 +56,8 @@ export interface ChaosOptions {
   readonly kills: number;
   /** Moments every store session of the api and the workers is ended. */
   readonly drops: number;
+  /** Liquidity rounds (stray LP deposits and cancel races) beside the swaps; 0: none. */
+  readonly liquidity: number;
   readonly seed: number;
   readonly workers: number;
   /** Folder for the report; null: not written. */
@@ -73,17 +98,21 @@ export class ChaosUsageError extends Error {
 }
 
 /** What `npm run chaos -- --help` prints: the command line of this file's header, explained. */
-export const CHAOS_USAGE = `usage: npm run chaos -- [--swaps N] [--kills N] [--drops N] [--seed N] [--workers N] [--out DIR] [--keep]
+export const CHAOS_USAGE = `usage: npm run chaos -- [--swaps N] [--kills N] [--drops N] [--liquidity N] [--seed N] [--workers N] [--out DIR] [--keep]
 
 Many swaps against a multi-process deployment (devnet ledger server, one api, workers on
 PostgreSQL) while the ledger misbehaves, workers are SIGKILLed and the store's sessions are
-ended under the service, then a check that no money went astray. Exit code 0 only when every
-invariant holds, every planned kill and drop happened and no process exited unasked.
+ended under the service, and liquidity providers send LP parties deposits nobody asked for and
+race cancels against their own deposits; then a check that no money went astray. Exit code 0
+only when every invariant holds, every planned kill and drop happened and no process exited
+unasked.
 
   --swaps N     swaps to run (default ${DEFAULT_SWAPS})
   --kills N     worker kills along the way, at most half the swaps (default 25 per 10 000 swaps)
   --drops N     moments every store session of the api and workers is ended (pg_terminate_backend),
                 at most half the swaps (default 25 per 10 000 swaps)
+  --liquidity N liquidity rounds beside the swaps, each a stray LP deposit or a cancel race,
+                at most half the swaps; 0: none (default 1 per 20 swaps)
   --seed N      seed of the swap and kill plan, 0 to 2^32 - 1 (default 1)
   --workers N   worker processes, 2 to 8 (default 2)
   --out DIR     folder for the JSON and markdown report (default chaos-report)
@@ -94,6 +123,7 @@ const CHAOS_FLAGS = {
   swaps: { type: 'string' },
   kills: { type: 'string' },
   drops: { type: 'string' },
+  liquidity: { type: 'string' },
   seed: { type: 'string' },
   workers: { type: 'string' },
   out: { type: 'string' },
@@ -116,6 +146,18 @@ function integerFlag(name: string, text: string | undefined, min: number, fallba
   return value;
 }
 
+/**
+ * A count spread over the swaps (kills, drops, liquidity rounds): at least 0, at most half the
+ * swaps, `perSwap` of them by default.
+ */
+function atMostHalf(name: string, text: string | undefined, swaps: number, perSwap: number) {
+  const value = integerFlag(name, text, 0, Math.round(swaps * perSwap));
+  if (value > Math.floor(swaps / 2)) {
+    throw new ChaosUsageError(`--${name} ${value} is more than half of --swaps ${swaps}`);
+  }
+  return value;
+}
+
 /** The options of `npm run chaos -- …`; a bad value throws a ChaosUsageError saying which. */
 export function parseChaosArgs(argv: readonly string[]): ChaosOptions {
   let values: Record<string, string | boolean | undefined>;
@@ -131,14 +173,9 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptions {
   }
   const text = (name: string) => values[name] as string | undefined;
   const swaps = integerFlag('swaps', text('swaps'), 1, DEFAULT_SWAPS);
-  const kills = integerFlag('kills', text('kills'), 0, Math.round(swaps * KILLS_PER_SWAP));
-  if (kills > Math.floor(swaps / 2)) {
-    throw new ChaosUsageError(`--kills ${kills} is more than half of --swaps ${swaps}`);
-  }
-  const drops = integerFlag('drops', text('drops'), 0, Math.round(swaps * DROPS_PER_SWAP));
-  if (drops > Math.floor(swaps / 2)) {
-    throw new ChaosUsageError(`--drops ${drops} is more than half of --swaps ${swaps}`);
-  }
+  const kills = atMostHalf('kills', text('kills'), swaps, KILLS_PER_SWAP);
+  const drops = atMostHalf('drops', text('drops'), swaps, DROPS_PER_SWAP);
+  const liquidity = atMostHalf('liquidity', text('liquidity'), swaps, LIQUIDITY_PER_SWAP);
   const seed = integerFlag('seed', text('seed'), 0, 1);
   if (seed > 0xffffffff) throw new ChaosUsageError(`--seed must fit 32 bits, not ${seed}`);
   const workers = integerFlag('workers', text('workers'), 2, 2);
@@ -149,6 +186,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptions {
     swaps,
     kills,
     drops,
+    liquidity,
     seed,
     workers,
     out: out ?? 'chaos-report',
@@ -166,7 +204,10 @@ async function setFaults(cluster: Cluster, faults: object): Promise<void> {
     throw new Error(`/devnet/faults answered ${answer.status}: ${await answer.text()}`);
 }
 
-/** What is still moving in the store: unconfirmed commands, swaps and returns under way. */
+/**
+ * What is still moving in the store: unconfirmed commands, swaps and returns under way, liquidity
+ * deposits on their way in or back and intents joining or refunding.
+ */
 async function inFlight(cluster: Cluster) {
   const [row] = await cluster.db.query<{ commands: number; moving: number; deposits: number }>(
     `SELECT
@@ -176,8 +217,13 @@ async function inFlight(cluster: Cluster) {
          WHERE status IN ('matched', 'deposit_received', 'forwarded', 'processing',
                           'sending_output')
             OR payout_offer_state = 'offered' OR refund_offer_state = 'offered')::int
-       + (SELECT count(*) FROM deposits WHERE status = 'unmatched')::int AS moving,
-       (SELECT count(*) FROM deposits)::int AS deposits`,
+       + (SELECT count(*) FROM deposits WHERE status = 'unmatched')::int
+       + (SELECT count(*) FROM liquidity_deposits
+           WHERE status IN ('accepting', 'forwarding', 'returning'))::int
+       + (SELECT count(*) FROM liquidity_intents WHERE status IN ('joining', 'refunding'))::int
+         AS moving,
+       (SELECT count(*) FROM deposits)::int
+       + (SELECT count(*) FROM liquidity_deposits)::int AS deposits`,
   );
   return row ?? { commands: 0, moving: 0, deposits: 0 };
 }
@@ -194,12 +240,35 @@ async function settle(cluster: Cluster, deadline: number): Promise<void> {
   }
 }
 
-async function gatherVerdict(cluster: Cluster, traderDeposits: readonly string[]) {
+/** The run's parties: the pools', the providers, and the traders with the seeded ones. */
+function runParties(
+  cluster: Cluster,
+  traders: readonly Trader[],
+  providers: readonly LiquidityProvider[],
+): RunParties {
+  const { pools, developer, users, treasury } = cluster.welcome;
+  return {
+    swap: pools.map((p) => p.swapParty),
+    lp: pools.map((p) => p.lpParty),
+    providers: providers.map((p) => p.party),
+    others: [
+      ...traders.map((t) => t.party),
+      developer.partyId,
+      ...users.map((u) => u.partyId),
+      ...(treasury ? [treasury.partyId] : []),
+    ],
+  };
+}
+
+async function gatherVerdict(
+  cluster: Cluster,
+  parties: RunParties,
+  traderDeposits: readonly string[],
+) {
   const connection = await cluster.openLedger();
   try {
-    const swapParties = cluster.welcome.pools.map((p) => p.swapParty);
     const store = await readStore(cluster.db);
-    const ledger = await readLedger(connection.ledger, swapParties);
+    const ledger = await readLedger(connection.ledger, parties);
     const pools = [];
     for (const { poolId } of cluster.welcome.pools) {
       pools.push(await booksAndHoldings(cluster.db, connection.ledger, poolId));
@@ -234,142 +303,270 @@ export async function runChaos(
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
   try {
-    const pools = cluster.welcome.pools;
-    const faults: TraderFaults = { submissionRetries: 0, errors: {} };
-    const traders = await makeTraders({
-      devnetUrl: cluster.devnetLedger.url,
-      apiUrl: cluster.api.url,
-      apiKey: cluster.apiKey,
-      pools,
-      parties: PARTIES,
-      withoutPreapproval: WITHOUT_PREAPPROVAL,
-      swapsPerParty: Math.ceil(options.swaps / PARTIES),
-      faults,
-      tag: options.seed.toString(36),
-    });
-    const plan = planSwaps(options.swaps, pools.length, options.seed);
-    const killPlan = planKills(options.swaps, options.kills, options.workers, options.seed);
+    const cast = await castOf(cluster, options);
     log(
-      `chaos: ${options.swaps} swaps by ${traders.length} traders over ${pools.length} pools, ` +
-        `${killPlan.length} kills and ${options.drops} store session drops planned, seed ${options.seed}; faults on`,
+      `chaos: ${options.swaps} swaps by ${cast.traders.length} traders and ` +
+        `${options.liquidity} liquidity rounds by ${cast.providers.length} providers over ` +
+        `${cluster.welcome.pools.length} pools, ${options.kills} kills and ${options.drops} ` +
+        `store session drops planned, seed ${options.seed}; faults on`,
     );
     await setFaults(cluster, { ...FAULT_RATES, seed: options.seed });
-
-    const records: SwapRecord[] = [];
-    const disruptions = new Disruptions(
-      cluster,
-      killPlan,
-      planDrops(options.swaps, options.drops, options.seed),
-      seconds,
-    );
-    const ended = (record: SwapRecord) => {
-      records.push(record);
-      disruptions.swapsEnded(records.length);
-    };
-    const progress = setInterval(() => {
-      log(
-        `chaos: ${records.length}/${options.swaps} swaps done, ` +
-          `${disruptions.kills.length}/${killPlan.length} kills, ` +
-          `${disruptions.drops.length}/${options.drops} drops, ${seconds().toFixed(0)} s`,
-      );
-    }, PROGRESS_EVERY_MS);
-    try {
-      await Promise.all(
-        traders.map(async (trader, t) => {
-          for (const planned of plan.filter((p) => p.index % traders.length === t)) {
-            const pool = pools[planned.pool];
-            if (!pool) throw new Error(`no pool ${planned.pool}`);
-            ended(await trader.swap(planned, pool));
-          }
-        }),
-      );
-      await disruptions.done();
-    } finally {
-      clearInterval(progress);
-    }
-    // Offers the traders' own waiting missed (a return seen late) are accepted as a wallet would.
-    const swapParties = new Set(pools.map((p) => p.swapParty));
-    let lateOffers = 0;
-    for (const trader of traders) lateOffers += await trader.acceptPendingFrom(swapParties);
-    if (lateOffers > 0) log(`chaos: accepted ${lateOffers} offers still pending to the traders`);
+    const traded = await trade(cluster, options, cast, seconds, log);
     const tradingSeconds = seconds();
     log(
-      `chaos: ${records.length} swaps done in ${tradingSeconds.toFixed(0)} s; faults off, settling`,
+      `chaos: ${traded.swaps.length} swaps and ${traded.rounds.length} liquidity rounds done in ` +
+        `${tradingSeconds.toFixed(0)} s; faults off, settling`,
     );
     await setFaults(cluster, FAULTS_OFF);
-
-    // Settle, then judge; a deposit still on its way is judged again after another settling.
-    const deadline = Date.now() + (options.quiesceMaxMs ?? QUIESCE_MAX_MS);
-    const traderDeposits = records.flatMap((r) => (r.depositUpdateId ? [r.depositUpdateId] : []));
-    let verdict: Verdict;
-    do {
-      await settle(cluster, deadline);
-      verdict = await gatherVerdict(cluster, traderDeposits);
-    } while (!verdict.passed && Date.now() < deadline);
+    const verdict = await settleAndJudge(cluster, options, cast, traded.swaps, log);
     const quiesceSeconds = seconds() - tradingSeconds;
-
     const [resubmitted] = await cluster.db.query<{ commands: number; extra: number }>(
       `SELECT count(*) FILTER (WHERE submissions > 1)::int AS commands,
               coalesce(sum(submissions - 1) FILTER (WHERE submissions > 1), 0)::int AS extra
          FROM ledger_commands`,
     );
     const stopped = await cluster.stop();
-    const fired = INJECTED.exec(cluster.devnetLedger.output());
-    const timings = records.flatMap((r) =>
-      r.depositToTerminalMs === null ? [] : [r.depositToTerminalMs],
-    );
-    const report: ChaosReport = {
-      options: {
-        swaps: options.swaps,
-        kills: options.kills,
-        drops: options.drops,
-        seed: options.seed,
-        workers: options.workers,
-        parties: traders.length,
-      },
-      startedAt: startedAt.toISOString(),
+    return reportOf({
+      options,
+      cast,
+      traded,
+      verdict,
+      startedAt,
       wallSeconds: seconds(),
       quiesceSeconds,
-      swapsByOutcome: tally(records.map((r) => r.outcome)),
-      swapsBySetup: tally(records.map((r) => r.setup)),
-      kills: disruptions.kills,
-      drops: disruptions.drops,
+      resubmitted: resubmitted ?? { commands: 0, extra: 0 },
       processFailures: [
         ...cluster.unexpectedExits(),
         ...Object.entries(stopped)
           .filter(([, code]) => code !== 0)
           .map(([name, code]) => `${name} stopped with ${code}`),
       ],
-      faults: {
-        settings: FAULT_RATES,
-        injected: fired
-          ? {
-              rejections: Number(fired[1]),
-              timeoutsAfterCommit: Number(fired[2]),
-              droppedStreams: Number(fired[3]),
-              duplicateDeliveries: Number(fired[4]),
-            }
-          : null,
-        traderRetries: faults.submissionRetries,
-        traderErrors: faults.errors,
-        commandsResubmitted: resubmitted?.commands ?? 0,
-        extraSubmissions: resubmitted?.extra ?? 0,
-      },
-      depositToTerminalMs: {
-        count: timings.length,
-        p50: quantile(timings, 0.5),
-        p99: quantile(timings, 0.99),
-        max: quantile(timings, 1),
-      },
-      verdict,
-    };
-    return report;
+      ledgerOutput: cluster.devnetLedger.output(),
+    });
   } finally {
     process.off('SIGINT', interrupted);
     process.off('SIGTERM', interrupted);
     await cluster.dispose();
     if (options.keep) log(`chaos: kept schema ${cluster.schema}`);
   }
+}
+
+/** The wallets of a run, funded and signed in, and what their calls met of the faults. */
+interface Cast {
+  readonly traders: readonly Trader[];
+  readonly providers: readonly LiquidityProvider[];
+  readonly traderFaults: TraderFaults;
+  readonly providerFaults: TraderFaults;
+}
+
+async function castOf(cluster: Cluster, options: ChaosOptions): Promise<Cast> {
+  const { pools } = cluster.welcome;
+  const common = {
+    devnetUrl: cluster.devnetLedger.url,
+    apiUrl: cluster.api.url,
+    apiKey: cluster.apiKey,
+    pools,
+    signIns: new SignInQueue(),
+    tag: options.seed.toString(36),
+  };
+  const traderFaults: TraderFaults = { submissionRetries: 0, errors: {} };
+  const providerFaults: TraderFaults = { submissionRetries: 0, errors: {} };
+  const traders = await makeTraders({
+    ...common,
+    parties: PARTIES,
+    withoutPreapproval: WITHOUT_PREAPPROVAL,
+    swapsPerParty: Math.ceil(options.swaps / PARTIES),
+    faults: traderFaults,
+  });
+  const providers =
+    options.liquidity === 0
+      ? []
+      : await makeProviders({
+          ...common,
+          roundsPerProvider: Math.ceil(options.liquidity / PROVIDERS),
+          faults: providerFaults,
+        });
+  return { traders, providers, traderFaults, providerFaults };
+}
+
+interface Traded {
+  readonly swaps: readonly SwapRecord[];
+  readonly rounds: readonly LiquidityRecord[];
+  readonly disruptions: Disruptions;
+}
+
+/**
+ * The trading phase: the traders' swaps and, beside them, the providers' liquidity rounds, each
+ * at its planned number of ended swaps; kills and drops as swaps end.
+ */
+async function trade(
+  cluster: Cluster,
+  options: ChaosOptions,
+  cast: Cast,
+  seconds: () => number,
+  log: (line: string) => void,
+): Promise<Traded> {
+  const { pools } = cluster.welcome;
+  const plan = planSwaps(options.swaps, pools.length, options.seed);
+  const killPlan = planKills(options.swaps, options.kills, options.workers, options.seed);
+  const dropPlan = planDrops(options.swaps, options.drops, options.seed);
+  const liquidityPlan = planLiquidity(
+    options.swaps,
+    options.liquidity,
+    PROVIDERS,
+    pools.length,
+    options.seed,
+  );
+  const swaps: SwapRecord[] = [];
+  const rounds: LiquidityRecord[] = [];
+  const disruptions = new Disruptions(cluster, killPlan, dropPlan, seconds);
+  const milestones = new SwapMilestones();
+  const ended = (record: SwapRecord) => {
+    swaps.push(record);
+    disruptions.swapsEnded(swaps.length);
+    milestones.reached(swaps.length);
+  };
+  const progress = setInterval(() => {
+    log(
+      `chaos: ${swaps.length}/${options.swaps} swaps done, ` +
+        `${rounds.length}/${options.liquidity} liquidity rounds, ` +
+        `${disruptions.kills.length}/${killPlan.length} kills, ` +
+        `${disruptions.drops.length}/${options.drops} drops, ${seconds().toFixed(0)} s`,
+    );
+  }, PROGRESS_EVERY_MS);
+  const scene = {
+    pools,
+    poolParties: new Set(pools.flatMap((p) => [p.swapParty, p.lpParty])),
+    references: [],
+  };
+  try {
+    const trading = Promise.all(
+      cast.traders.map(async (trader, t) => {
+        for (const planned of plan.filter((p) => p.index % cast.traders.length === t)) {
+          const pool = pools[planned.pool];
+          if (!pool) throw new Error(`no pool ${planned.pool}`);
+          ended(await trader.swap(planned, pool));
+        }
+      }),
+    ).finally(() => milestones.finish());
+    const providing = runLiquidity(cast.providers, liquidityPlan, scene, milestones, (r) =>
+      rounds.push(r),
+    );
+    await Promise.all([trading, providing]);
+    await disruptions.done();
+  } finally {
+    clearInterval(progress);
+  }
+  await acceptLateOffers(cluster, cast, log);
+  return { swaps, rounds, disruptions };
+}
+
+/**
+ * Offers the wallets' own waiting missed (a return seen late) are accepted as a wallet's user
+ * would: the traders' from the swap parties, the providers' from the swap and LP parties.
+ */
+async function acceptLateOffers(
+  cluster: Cluster,
+  cast: Cast,
+  log: (line: string) => void,
+): Promise<void> {
+  const { pools } = cluster.welcome;
+  const swapParties = new Set(pools.map((p) => p.swapParty));
+  const poolParties = new Set(pools.flatMap((p) => [p.swapParty, p.lpParty]));
+  let late = 0;
+  for (const trader of cast.traders) late += await trader.acceptPendingFrom(swapParties);
+  for (const provider of cast.providers) {
+    late += await provider.acceptPendingFrom(poolParties).catch(() => 0);
+  }
+  if (late > 0) log(`chaos: accepted ${late} offers still pending to the wallets`);
+}
+
+/** Settles, then judges; a deposit still on its way is judged again after another settling. */
+async function settleAndJudge(
+  cluster: Cluster,
+  options: ChaosOptions,
+  cast: Cast,
+  swaps: readonly SwapRecord[],
+  log: (line: string) => void,
+): Promise<Verdict> {
+  const deadline = Date.now() + (options.quiesceMaxMs ?? QUIESCE_MAX_MS);
+  const traderDeposits = swaps.flatMap((r) => (r.depositUpdateId ? [r.depositUpdateId] : []));
+  const parties = runParties(cluster, cast.traders, cast.providers);
+  let verdict: Verdict;
+  do {
+    await settle(cluster, deadline);
+    verdict = await gatherVerdict(cluster, parties, traderDeposits);
+    // A return the service offered while the run settled waits for its wallet to accept it.
+    if (!verdict.passed) await acceptLateOffers(cluster, cast, log);
+  } while (!verdict.passed && Date.now() < deadline);
+  return verdict;
+}
+
+interface ReportInputs {
+  readonly options: ChaosOptions;
+  readonly cast: Cast;
+  readonly traded: Traded;
+  readonly verdict: Verdict;
+  readonly startedAt: Date;
+  readonly wallSeconds: number;
+  readonly quiesceSeconds: number;
+  readonly resubmitted: { readonly commands: number; readonly extra: number };
+  readonly processFailures: readonly string[];
+  /** Everything the devnet ledger server printed: its closing line counts the faults. */
+  readonly ledgerOutput: string;
+}
+
+function reportOf(inputs: ReportInputs): ChaosReport {
+  const { options, cast, traded, verdict } = inputs;
+  const fired = INJECTED.exec(inputs.ledgerOutput);
+  const timings = traded.swaps.flatMap((r) =>
+    r.depositToTerminalMs === null ? [] : [r.depositToTerminalMs],
+  );
+  return {
+    options: {
+      swaps: options.swaps,
+      kills: options.kills,
+      drops: options.drops,
+      seed: options.seed,
+      workers: options.workers,
+      parties: cast.traders.length,
+      liquidity: options.liquidity,
+      providers: cast.providers.length,
+    },
+    startedAt: inputs.startedAt.toISOString(),
+    wallSeconds: inputs.wallSeconds,
+    quiesceSeconds: inputs.quiesceSeconds,
+    swapsByOutcome: tally(traded.swaps.map((r) => r.outcome)),
+    swapsBySetup: tally(traded.swaps.map((r) => r.setup)),
+    liquidityRounds: [...traded.rounds].sort((a, b) => a.index - b.index),
+    kills: traded.disruptions.kills,
+    drops: traded.disruptions.drops,
+    processFailures: inputs.processFailures,
+    faults: {
+      settings: FAULT_RATES,
+      injected: fired
+        ? {
+            rejections: Number(fired[1]),
+            timeoutsAfterCommit: Number(fired[2]),
+            droppedStreams: Number(fired[3]),
+            duplicateDeliveries: Number(fired[4]),
+          }
+        : null,
+      traderRetries: cast.traderFaults.submissionRetries,
+      traderErrors: cast.traderFaults.errors,
+      providerRetries: cast.providerFaults.submissionRetries,
+      providerErrors: cast.providerFaults.errors,
+      commandsResubmitted: inputs.resubmitted.commands,
+      extraSubmissions: inputs.resubmitted.extra,
+    },
+    depositToTerminalMs: {
+      count: timings.length,
+      p50: quantile(timings, 0.5),
+      p99: quantile(timings, 0.99),
+      max: quantile(timings, 1),
+    },
+    verdict,
+  };
 }
 
 /**

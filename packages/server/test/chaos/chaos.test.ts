@@ -1,10 +1,13 @@
 /**
  * `npm run chaos` at CI size: 150 swaps by wallets through the SDK across every pool, both
- * directions, one-step and two-step deposits, some set up to be refunded, against the devnet
- * ledger server, an api and two worker processes on PostgreSQL, with every kind of ledger fault
- * on, three workers SIGKILLed and restarted and every store session of the deployment ended three
- * times along the way. Once settled, every deposit has exactly one outcome, nothing was paid twice
- * or lost, each pool's books equal its holdings, and no process exited unasked.
+ * directions, one-step and two-step deposits, some set up to be refunded, and beside them 8
+ * liquidity rounds (stray deposits to LP parties of every kind, cancels raced against deposits),
+ * against the devnet ledger server, an api and two worker processes on PostgreSQL, with every
+ * kind of ledger fault on, three workers SIGKILLed and restarted and every store session of the
+ * deployment ended three times along the way. Once settled, every deposit has exactly one
+ * outcome, nothing was paid twice or lost, each pool's books equal its holdings, every LP deposit
+ * came back or joined its pool, the LP parties hold nothing, every provider holds what it should,
+ * and no process exited unasked.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -71,6 +74,25 @@ describe.skipIf(skipReason !== null)('chaos at CI size', () => {
     ).toBeGreaterThan(0);
     expect(lines.some((line) => line.includes('faults on'))).toBe(true);
 
+    // The liquidity rounds ran, each stray came back and each race ended one of the ways it may.
+    expect(options.liquidity).toBe(8);
+    const rounds = report.liquidityRounds;
+    expect(rounds).toHaveLength(8);
+    const strays = rounds.filter((r) => r.kind !== 'cancel-race');
+    expect(strays.map((r) => r.outcome)).toEqual(strays.map(() => 'returned'));
+    for (const race of rounds.filter((r) => r.kind === 'cancel-race')) {
+      expect(['cancelled_returned', 'refused_completed', 'refused_refunded']).toContain(
+        race.outcome,
+      );
+    }
+    const lp = verdict.liquidity;
+    expect(lp.deposits).toBeGreaterThanOrEqual(strays.length);
+    expect(lp.returned + lp.forwarded).toBe(lp.deposits);
+    expect(lp.lpPartiesEmpty).toBe(3);
+    expect(lp.providerBalances).toBeGreaterThan(0);
+    expect(lp.providersBalanced).toBe(lp.providerBalances);
+    expect(lp.instrumentsConserved).toBe(lp.instruments);
+
     // The report as the command writes it.
     const written = writeReport(out, report);
     expect(JSON.parse(readFileSync(written.json, 'utf8')).verdict.passed).toBe(true);
@@ -79,18 +101,31 @@ describe.skipIf(skipReason !== null)('chaos at CI size', () => {
 });
 
 describe('chaos options', () => {
-  it('defaults to 10 000 swaps, 25 kills and 25 store session drops on two workers', () => {
+  it('defaults to 10 000 swaps, 25 kills, 25 store session drops and 500 liquidity rounds on two workers', () => {
     expect(parseChaosArgs([])).toMatchObject({
       swaps: 10_000,
       kills: 25,
       drops: 25,
+      liquidity: 500,
       workers: 2,
       seed: 1,
     });
   });
 
-  it('scales the default kills and drops with the swaps', () => {
-    expect(parseChaosArgs(['--swaps', '2000'])).toMatchObject({ kills: 5, drops: 5 });
+  it('scales the default kills, drops and liquidity rounds with the swaps', () => {
+    expect(parseChaosArgs(['--swaps', '2000'])).toMatchObject({
+      kills: 5,
+      drops: 5,
+      liquidity: 100,
+    });
+    expect(parseChaosArgs(['--swaps', '150'])).toMatchObject({ liquidity: 8 });
+  });
+
+  it('takes --liquidity, and --liquidity 0 for none', () => {
+    expect(parseChaosArgs(['--swaps', '100', '--liquidity', '50'])).toMatchObject({
+      liquidity: 50,
+    });
+    expect(parseChaosArgs(['--liquidity', '0'])).toMatchObject({ liquidity: 0, kills: 25 });
   });
 
   it.each([
@@ -101,6 +136,9 @@ describe('chaos options', () => {
     [['--swaps', '10', '--kills', '6'], '--kills 6 is more than half of --swaps 10'],
     [['--drops=-1'], '--drops must be a whole number of at least 0, not "-1"'],
     [['--swaps', '10', '--drops', '6'], '--drops 6 is more than half of --swaps 10'],
+    [['--liquidity=-1'], '--liquidity must be a whole number of at least 0, not "-1"'],
+    [['--liquidity', 'some'], '--liquidity must be a whole number of at least 0, not "some"'],
+    [['--swaps', '10', '--liquidity', '6'], '--liquidity 6 is more than half of --swaps 10'],
     [['--out', ''], '--out needs a folder'],
     [['--swaps'], "Option '--swaps <value>' argument missing"],
   ])('refuses %j with one clear line', (args, message) => {
@@ -135,6 +173,7 @@ describe('npm run chaos -- --help', () => {
       for (const flag of [
         '--kills',
         '--drops',
+        '--liquidity',
         '--seed',
         '--workers',
         '--out',
