@@ -165,9 +165,10 @@ export const CANCEL_OFFSET_MAX_MS = 150;
 
 /**
  * `rounds` liquidity rounds spread over a run of `swaps` as kills are. Rounds go round-robin over
- * the providers, and each provider alternates a stray deposit and a cancel race, so that every
- * provider runs both; the strays' kinds come in shuffled blocks of every kind, so that a small
- * run still has each. Pools, tokens, sides and cancel offsets are drawn.
+ * the providers, and each provider alternates a cancel race and a stray deposit, so that every
+ * provider runs both, races first: a stray that borrows another provider's reference then finds
+ * one. The strays' kinds come in shuffled blocks of every kind, so that a small run still has
+ * each. Pools, tokens, sides and cancel offsets are drawn.
  */
 export function planLiquidity(
   swaps: number,
@@ -181,7 +182,7 @@ export function planLiquidity(
   const strayKinds: StrayKind[] = [];
   return points.map(({ afterSwaps }, index): PlannedLiquidityRound => {
     const provider = index % providers;
-    const stray = Math.floor(index / providers) % 2 === 0;
+    const stray = Math.floor(index / providers) % 2 === 1;
     if (stray && strayKinds.length === 0) strayKinds.push(...shuffled(STRAY_KINDS, random));
     const round: StrayRound | RaceRound = stray
       ? { kind: 'stray', stray: strayKinds.shift() as StrayKind, pick: random() }

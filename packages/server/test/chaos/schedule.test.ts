@@ -88,12 +88,12 @@ describe('liquidity plan', () => {
     }
   });
 
-  it('gives every provider both strays and cancel races, one after the other', () => {
+  it('gives every provider cancel races and strays, one after the other, a race first', () => {
     const rounds = planLiquidity(2_000, 40, 4, 3, 5);
     for (let provider = 0; provider < 4; provider += 1) {
       const kinds = rounds.filter((r) => r.provider === provider).map((r) => r.round.kind);
       expect(kinds).toHaveLength(10);
-      expect(kinds).toEqual(kinds.map((_, i) => (i % 2 === 0 ? 'stray' : 'cancel-race')));
+      expect(kinds).toEqual(kinds.map((_, i) => (i % 2 === 0 ? 'cancel-race' : 'stray')));
     }
   });
 
