@@ -3,10 +3,13 @@
  * two HTTP apps, each with its own store connection, on one PostgreSQL schema (and, in-process,
  * on one PGlite store), serving a route whose effect is counted. The effect happens once; the
  * duplicate is refused 409 while the first runs and replays the first response after; a claim
- * left by a process that died stops holding the key after its bound.
+ * left by a process that died, or by a request that failed on the store, keeps its key (its
+ * effect may have happened), unless the route stores its answer with its effect: then the key is
+ * given back and the retry runs.
  */
 import { tmpdir } from 'node:os';
 import { DomainError } from '@poolparty/core';
+import { waitFor } from '@poolparty/settlement/testing';
 import {
   claimIdempotencyKey,
   type Database,
@@ -16,6 +19,7 @@ import {
   openPglite,
   openPostgres,
   openStore,
+  StoreUnavailable,
 } from '@poolparty/store';
 import {
   createSchema,
@@ -91,6 +95,37 @@ class Effects {
   passGate(): Promise<void> {
     return this.#open;
   }
+
+  /** Failures on the store still to come: of the creation's handler, of giving a key back. */
+  storeDrops = 0;
+  releaseDrops = 0;
+  /** Each app's store, for a handler to write its effect in. */
+  readonly stores = new Map<unknown, Database>();
+
+  store(request: { readonly server: unknown }): Database {
+    const db = this.stores.get(request.server);
+    if (db === undefined) throw new Error('no store for this app');
+    return db;
+  }
+}
+
+/** `db`, whose statements giving a key back fail on the store while `effects.releaseDrops` lasts. */
+function releasingWhen(db: Database, effects: Effects): Database {
+  return new Proxy(db, {
+    get(target, property, receiver) {
+      if (property !== 'query') return Reflect.get(target, property, receiver);
+      return (sql: string, params?: Parameters<Database['query']>[1]) => {
+        if (
+          sql.trimStart().startsWith('DELETE FROM idempotency_records') &&
+          effects.releaseDrops > 0
+        ) {
+          effects.releaseDrops -= 1;
+          return Promise.reject(new StoreUnavailable(new Error('terminated')));
+        }
+        return target.query(sql, params);
+      };
+    },
+  });
 }
 
 const route = routeOf<Effects>();
@@ -116,10 +151,49 @@ const withdraw = route({
   },
 });
 
+/** Units that make a handler fail on the store, as a dropped connection mid-request does. */
+const STORE_DROP = '-1';
+
+/** A withdrawal whose effect fails on the store once `units` says so (its outcome unknown). */
+const failingWithdraw = route({
+  method: 'POST',
+  url: '/withdrawals-failing',
+  idempotency: ONE_API_KEY,
+  schema: withdraw.schema,
+  handler: async (effects, request, reply) => {
+    if (request.body.units === STORE_DROP) throw new StoreUnavailable(new Error('terminated'));
+    effects.done.push(request.body.units);
+    return reply.code(201).send({ withdrawalId: 'wd_failing', units: request.body.units });
+  },
+});
+
+/**
+ * A creation that stores its answer in its effect's transaction, as swap creation does: the
+ * effect is a row of `effects.db`, and it fails on the store while `effects.dropStore` holds.
+ */
+const create = route({
+  method: 'POST',
+  url: '/creations',
+  idempotency: { ...ONE_API_KEY, completesInEffect: true },
+  schema: withdraw.schema,
+  handler: async (effects, request, reply) => {
+    if (effects.storeDrops > 0) {
+      effects.storeDrops -= 1;
+      throw new StoreUnavailable(new Error('terminated'));
+    }
+    const answer = request.server.idempotencyKeys?.completionOf(request) ?? null;
+    const body = { withdrawalId: `cr_${effects.done.length + 1}`, units: request.body.units };
+    effects.done.push(`created:${request.body.units}`);
+    await answer?.(effects.store(request), { status: 201, body });
+    return reply.code(201).send(body);
+  },
+});
+
 async function processOn(db: Database, effects: Effects, clock: { now(): Date }): Promise<App> {
   const app = createFastify({ logLevel: 'silent' });
-  useIdempotencyKeys(app, { db, clock });
-  registerRoutes(app, effects, [withdraw]);
+  useIdempotencyKeys(app, { db: releasingWhen(db, effects), clock });
+  effects.stores.set(app, db);
+  registerRoutes(app, effects, [withdraw, failingWithdraw, create]);
   await app.ready();
   return app;
 }
@@ -238,6 +312,49 @@ describe.each([postgresWorld(skipReason), pgliteWorld()])('one key on $name', (w
       detail: expect.stringMatching(/interrupted/),
     });
     expect(effects.done.filter((units) => units === '25')).toHaveLength(0);
+  });
+
+  it('keeps the key of a request that failed on the store: it may have taken effect', async () => {
+    const headers = { 'idempotency-key': 'withdraw-11' };
+    const send = (units: string) =>
+      first.inject({ method: 'POST', url: '/withdrawals-failing', headers, payload: { units } });
+    expect((await send(STORE_DROP)).json()).toMatchObject({
+      status: 503,
+      code: 'store_unavailable',
+    });
+    expect((await send(STORE_DROP)).json()).toMatchObject({ code: 'idempotency_key_in_use' });
+    expect(effects.done).not.toContain(STORE_DROP);
+  });
+
+  it('runs the retry of a creation that failed on the store, its answer kept with its effect', async () => {
+    const headers = { 'idempotency-key': 'create-1' };
+    const send = (app: App) =>
+      app.inject({ method: 'POST', url: '/creations', headers, payload: { units: '3' } });
+    effects.storeDrops = 1;
+    expect((await send(first)).json()).toMatchObject({ status: 503, code: 'store_unavailable' });
+    const created = await send(second);
+    expect(created.statusCode).toBe(201);
+    const replayed = await send(first);
+    expect({ status: replayed.statusCode, body: replayed.body }).toEqual({
+      status: 201,
+      body: created.body,
+    });
+    expect(effects.done.filter((done) => done === 'created:3')).toHaveLength(1);
+  });
+
+  it('gives the key back once the store answers again, when giving it back failed too', async () => {
+    const headers = { 'idempotency-key': 'create-2' };
+    const send = () =>
+      first.inject({ method: 'POST', url: '/creations', headers, payload: { units: '4' } });
+    effects.storeDrops = 1;
+    effects.releaseDrops = 1;
+    expect((await send()).json()).toMatchObject({ status: 503, code: 'store_unavailable' });
+    const created = await waitFor(async () => {
+      const answer = await send();
+      return answer.statusCode === 201 ? answer : null;
+    }, 'the key to be given back');
+    expect(created.json()).toMatchObject({ units: '4' });
+    expect(effects.done.filter((done) => done === 'created:4')).toHaveLength(1);
   });
 
   it('refuses a malformed key with 400 validation_error before anything runs', async () => {

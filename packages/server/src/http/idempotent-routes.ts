@@ -11,21 +11,25 @@
  *   requests with one key, in one process or in two, meet at the store's primary key and only
  *   the first runs; the other is answered 409 `idempotency_key_in_use` at once, not held waiting.
  * - The response is stored as it goes out (Fastify's `onSend`); a refusal gives the key back.
- *   A process that dies between claim and that statement leaves a claim nobody settles. Whether
- *   its effect happened is not known, so the request is never run again under its key: a retry
- *   is refused with 409, saying it still runs for `IDEMPOTENCY_CLAIM_RUNNING_MS` and then that
- *   it was interrupted and should be looked up (docs/decisions.md).
- * - When the store fails while the response is stored or the key given back, the response still
- *   goes out: the effect happened, and the claim left behind is one that was interrupted.
+ *   A route may store it instead in its effect's own transaction (`completesInEffect`, swap
+ *   creation): then an answerless claim means nothing happened, and a request that failed on
+ *   the store gives its key back once the store answers again, so the client's retry runs.
+ * - Elsewhere a request that failed on the store (5xx), or whose process died, may have taken
+ *   effect: its claim stays and the request is never run again under its key. A retry is
+ *   refused with 409, saying it still runs for `IDEMPOTENCY_CLAIM_RUNNING_MS` and then that it
+ *   was interrupted and should be looked up (docs/decisions.md).
  */
 import { randomBytes } from 'node:crypto';
 import { IdempotencyHeadersSchema, inline } from '@poolparty/core';
 import {
+  causedByConnectionLoss,
   claimIdempotencyKey,
   completeIdempotencyClaim,
   type Database,
   type IdempotencyClaim,
+  type Queryable,
   releaseIdempotencyClaim,
+  type StoredResponse,
 } from '@poolparty/store';
 import type {
   FastifyReply,
@@ -65,7 +69,17 @@ export interface Idempotency<Deps> {
   principal(request: FastifyRequest, deps: Deps): IdempotencyPrincipal;
   /** The request as the route understands it; by default its route, path parameters and body. */
   understood?(request: FastifyRequest): unknown;
+  /**
+   * The route stores its answer in its effect's own transaction (`completionOf`): a claim with
+   * no answer then means the effect did not happen, and a request that failed, whatever it met,
+   * gives its key back. Without it, a request that failed on the store (5xx) may have taken
+   * effect: its claim stays, and a retry is told to look the result up.
+   */
+  readonly completesInEffect?: true;
 }
+
+/** Writes a request's answer under its key inside the transaction of the request's effect. */
+export type IdempotentCompletion = (tx: Queryable, response: StoredResponse) => Promise<void>;
 
 /** A `/v1` route with a wallet token: the API key's keys, for the wallet party. */
 export const WALLET_IDEMPOTENCY: Idempotency<unknown> = {
@@ -90,14 +104,35 @@ export function useIdempotencyKeys(
   app.decorate('idempotencyKeys', new IdempotencyKeys(store.db, store.clock));
 }
 
+/** Tries at giving a key back while the store is out of reach, one a second: a minute's outage. */
+const RELEASE_ATTEMPTS_MAX = 60;
+const RELEASE_RETRY_MS = 1_000;
+
 export class IdempotencyKeys {
   /** The claim each running request holds, settled when its response goes out. */
   readonly #claims = new WeakMap<FastifyRequest, IdempotencyClaim>();
+  /** Requests whose answer was stored in their effect's transaction: nothing left to settle. */
+  readonly #completed = new WeakSet<FastifyRequest>();
 
   constructor(
     private readonly db: Database,
     private readonly clock: { now(): Date },
   ) {}
+
+  /**
+   * For a route with `completesInEffect`: what stores the request's answer under its key in the
+   * effect's transaction; null when the request carries no key.
+   */
+  completionOf(request: FastifyRequest): IdempotentCompletion | null {
+    const claim = this.#claims.get(request);
+    if (claim === undefined) return null;
+    return async (tx, response) => {
+      if (!(await completeIdempotencyClaim(tx, claim, response, this.clock.now()))) {
+        throw new Error(`idempotency key ${claim.key} is no longer this request's`);
+      }
+      this.#completed.add(request);
+    };
+  }
 
   /** The hooks of an idempotent route: claim after its own pre-handlers, settle on send. */
   hooksOf<Deps>(deps: Deps, idempotency: Idempotency<Deps>) {
@@ -107,11 +142,13 @@ export class IdempotencyKeys {
       if (typeof key !== 'string') return;
       return this.#claim(request, reply, key, deps, idempotency);
     };
+    const atomic = idempotency.completesInEffect === true;
     const settle: onSendAsyncHookHandler<unknown> = async (request, reply, payload) => {
       const held = this.#claims.get(request);
       if (held === undefined) return payload;
       this.#claims.delete(request);
-      await this.#settle(request, held, reply.statusCode, payload);
+      if (this.#completed.has(request)) return payload;
+      await this.#settle(request, held, { status: reply.statusCode, payload, atomic });
       return payload;
     };
     return { claim, settle };
@@ -150,28 +187,49 @@ export class IdempotencyKeys {
     return reply.code(verdict.response.status).send(verdict.response.body);
   }
 
+  /**
+   * A success is stored; a refusal gives the key back. A failure of the service (5xx) gives it
+   * back only on a route whose answer is stored with its effect: elsewhere the effect may have
+   * committed before the failure, and the claim stays for a retry to be told so.
+   */
   async #settle(
     request: FastifyRequest,
     claim: IdempotencyClaim,
-    status: number,
-    payload: unknown,
+    sent: { readonly status: number; readonly payload: unknown; readonly atomic: boolean },
   ): Promise<void> {
+    const { status, payload, atomic } = sent;
     try {
       // Every idempotent route answers JSON; anything else is not kept, like a refusal.
-      if (!keepsResponse(status) || typeof payload !== 'string') {
-        await releaseIdempotencyClaim(this.db, claim);
+      if (keepsResponse(status) && typeof payload === 'string') {
+        const response = { status, body: JSON.parse(payload) as unknown };
+        if (!(await completeIdempotencyClaim(this.db, claim, response, this.clock.now()))) {
+          request.log.warn({ key: claim.key }, 'idempotency claim outlived its retention');
+        }
         return;
       }
-      const response = { status, body: JSON.parse(payload) as unknown };
-      if (!(await completeIdempotencyClaim(this.db, claim, response, this.clock.now()))) {
-        request.log.warn(
-          { key: claim.key },
-          'idempotency claim outlived its retention before its response',
-        );
-      }
+      if (status >= 500 && !atomic) return;
+      await releaseIdempotencyClaim(this.db, claim);
     } catch (error) {
+      if (atomic && !keepsResponse(status) && causedByConnectionLoss(error)) {
+        this.#releaseLater(request, claim);
+        return;
+      }
       request.log.warn({ err: error, key: claim.key }, 'idempotency key not settled');
     }
+  }
+
+  /** Gives the key back once the store answers again, so that the client's retry runs. */
+  #releaseLater(request: FastifyRequest, claim: IdempotencyClaim, attempt = 1): void {
+    const timer = setTimeout(() => {
+      releaseIdempotencyClaim(this.db, claim).catch((error: unknown) => {
+        if (attempt < RELEASE_ATTEMPTS_MAX && causedByConnectionLoss(error)) {
+          this.#releaseLater(request, claim, attempt + 1);
+          return;
+        }
+        request.log.warn({ err: error, key: claim.key }, 'idempotency key not given back');
+      });
+    }, RELEASE_RETRY_MS);
+    timer.unref();
   }
 }
 

@@ -1,12 +1,14 @@
 /**
  * Creating a swap intent (docs/spec/lifecycle.md#intents): checks, quote, guard, then the intent
- * and its first event in one transaction. A retry under an `Idempotency-Key` never gets here: the
- * HTTP layer replays the first response (docs/spec/protocol.md#idempotency).
+ * and its first event in one statement — with the answer stored under the request's
+ * `Idempotency-Key` in the same transaction when it has one, so that the intent exists exactly
+ * when its answer is kept. A retry under the key never gets here: the HTTP layer replays the
+ * first response (docs/spec/protocol.md#idempotency).
  */
 
 import type { CreateSwapBody, SwapIntent } from '@poolparty/core';
 import { DomainError } from '@poolparty/core';
-import type { ApiKeyRecord } from '@poolparty/store';
+import type { ApiKeyRecord, Queryable } from '@poolparty/store';
 import { ActiveIntentExistsError, insertIntent, isUniqueViolation } from '@poolparty/store';
 import type { ServiceContext } from '../context.js';
 import {
@@ -34,6 +36,12 @@ export interface SwapCreationDeps {
   readonly ctx: Pick<ServiceContext, 'db' | 'quoter' | 'clock'>;
 }
 
+/** Stores the answer under the request's idempotency key, inside the intent's transaction. */
+export type CreationAnswer = (
+  tx: Queryable,
+  response: { readonly status: number; readonly body: unknown },
+) => Promise<void>;
+
 /** The body as creation reads it: the default slippage tolerance filled in. */
 export function understoodSwap(body: CreateSwapBody): CreateSwapBody {
   return { ...body, slippageTolerance: resolveSlippage(body.slippageTolerance) };
@@ -42,11 +50,12 @@ export function understoodSwap(body: CreateSwapBody): CreateSwapBody {
 export async function createSwap(
   deps: SwapCreationDeps,
   request: CreateSwapRequest,
+  answer: CreationAnswer | null = null,
 ): Promise<SwapIntent> {
   const slippageTolerance = resolveSlippage(request.body.slippageTolerance);
   requireOwnWallet(request.body.walletAddress, request.walletParty);
   try {
-    return await createIntent(deps, request, slippageTolerance);
+    return await createIntent(deps, request, slippageTolerance, answer);
   } catch (error) {
     if (!(error instanceof ActiveIntentExistsError)) throw error;
     throw new DomainError(
@@ -61,6 +70,7 @@ async function createIntent(
   deps: SwapCreationDeps,
   request: CreateSwapRequest,
   slippageTolerance: number,
+  answer: CreationAnswer | null,
 ): Promise<SwapIntent> {
   const { quoter, db, clock } = deps.ctx;
   const { apiKey, walletParty } = request;
@@ -79,8 +89,13 @@ async function createIntent(
       slippageTolerance,
       now: clock.now(),
     });
-    // The intent and its first event are one statement.
-    return swapIntentView(await insertIntent(db, intent));
+    // The intent and its first event are one statement; its answer, when kept, joins it.
+    if (answer === null) return swapIntentView(await insertIntent(db, intent));
+    return db.transaction(async (tx) => {
+      const view = swapIntentView(await insertIntent(tx, intent));
+      await answer(tx, { status: 201, body: view });
+      return view;
+    });
   });
 }
 

@@ -143,6 +143,7 @@ const createSwapRoute = swapRoute({
   idempotency: {
     ...WALLET_IDEMPOTENCY,
     understood: (request) => understoodSwap(request.body as CreateSwapBody),
+    completesInEffect: true,
   },
   schema: {
     operationId: 'createSwap',
@@ -174,6 +175,7 @@ const createSwapRoute = swapRoute({
     const intent = await createSwap(
       { ctx },
       { body: request.body, walletParty: walletPartyOf(request), apiKey: apiKeyOf(request) },
+      request.server.idempotencyKeys?.completionOf(request) ?? null,
     );
     return reply.code(201).send(intent);
   },
