@@ -275,7 +275,8 @@ function outcomeLabel(outcome: Outcome): string {
 
 /** Why a normal case's outcome is a finding, or `null`. */
 function normalFinding(c: FuzzCase, outcome: Outcome): string | null {
-  if (outcome.kind === 'answer') return findingOf(outcome.answer);
+  if (outcome.kind === 'answer')
+    return findingOf(outcome.answer, c.kind === 'http' ? c : undefined);
   if (outcome.kind === 'hang') return `no answer within ${HANG_MS / 1000} s`;
   if (outcome.kind === 'refused') return 'connection refused: the service is down';
   if (outcome.kind === 'closed' && c.kind === 'http') return `connection closed: ${outcome.reason}`;

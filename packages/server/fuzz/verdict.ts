@@ -11,11 +11,27 @@ export interface Answer {
   readonly body: string | null;
 }
 
+/**
+ * What of the request the verdict looks at: a browser's GET for a page (`Accept: text/html`)
+ * outside the API is answered the web app's own "not found" page, an HTML 404 by design.
+ */
+export interface Asked {
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+function askedForPage(asked: Asked | undefined): boolean {
+  if (asked === undefined || asked.method !== 'GET') return false;
+  const accept = Object.entries(asked.headers).find(([name]) => name.toLowerCase() === 'accept');
+  return accept !== undefined && /\btext\/html\b/.test(accept[1]);
+}
+
 /** Why an answer is a finding, or `null` when it is fine. */
-export function findingOf(answer: Answer): string | null {
+export function findingOf(answer: Answer, asked?: Asked): string | null {
   if (answer.status >= 500) return `answered ${answer.status}`;
   if (answer.status < 400) return null;
   const type = String(answer.headers['content-type'] ?? '');
+  if (answer.status === 404 && type.startsWith('text/html') && askedForPage(asked)) return null;
   if (!type.startsWith('application/problem+json')) return `error ${answer.status} as "${type}"`;
   const requestId = answer.headers['x-request-id'];
   if (typeof requestId !== 'string' || requestId.length === 0) {
