@@ -12,6 +12,7 @@
  */
 import { jsonParam, readDate, readIntegerOrNull, readString, readStringOrNull } from './columns.js';
 import type { Queryable, Row } from './database.js';
+import { causedByConnectionLoss } from './unavailable.js';
 
 /** How long a stored response is replayed. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -23,6 +24,22 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_CLAIM_RUNNING_MS = 2 * 60 * 1000;
 /** Claims tried while the row in the way disappears between two statements (given back, purged). */
 const CLAIM_ATTEMPTS_MAX = 3;
+/**
+ * Sends of a claim's statement whose connection was lost under it. Each names the claim's own
+ * token, so a second send finds what the first did if it committed: a claim already taken is
+ * the request's own, a key already given back stays given back.
+ */
+const SENDS_ON_CONNECTION_LOSS_MAX = 3;
+
+async function sentAgainOnConnectionLoss<T>(send: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await send();
+    } catch (error) {
+      if (attempt >= SENDS_ON_CONNECTION_LOSS_MAX || !causedByConnectionLoss(error)) throw error;
+    }
+  }
+}
 
 export interface StoredResponse {
   readonly status: number;
@@ -101,15 +118,17 @@ export async function claimIdempotencyKey(
 ): Promise<IdempotencyRecord> {
   const retained = retainedSince(claim.at);
   for (let attempt = 1; attempt <= CLAIM_ATTEMPTS_MAX; attempt += 1) {
-    const claimed = await q.query(
-      `INSERT INTO idempotency_records (scope, key, request_hash, claim_token, created_at)
-       VALUES ($1, $2, $4, $5, $6)
-       ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
-         claim_token = EXCLUDED.claim_token, created_at = EXCLUDED.created_at,
-         response_status = NULL, response_body = NULL
-       WHERE idempotency_records.created_at <= $3
-       RETURNING ${RECORD_COLUMNS}`,
-      [claim.scope, claim.key, retained, claim.requestHash, claim.claimToken, claim.at],
+    const claimed = await sentAgainOnConnectionLoss(() =>
+      q.query(
+        `INSERT INTO idempotency_records (scope, key, request_hash, claim_token, created_at)
+         VALUES ($1, $2, $4, $5, $6)
+         ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
+           claim_token = EXCLUDED.claim_token, created_at = EXCLUDED.created_at,
+           response_status = NULL, response_body = NULL
+         WHERE idempotency_records.created_at <= $3
+         RETURNING ${RECORD_COLUMNS}`,
+        [claim.scope, claim.key, retained, claim.requestHash, claim.claimToken, claim.at],
+      ),
     );
     if (claimed[0]) return recordFromRow(claimed[0]);
     // Another request holds the key. A new statement sees what it committed; if it gave the key
@@ -142,10 +161,12 @@ export async function completeIdempotencyClaim(
 
 /** Gives the key back: its request stored nothing, so a retry is judged afresh. */
 export async function releaseIdempotencyClaim(q: Queryable, claim: ClaimHandle): Promise<void> {
-  await q.query(
-    `DELETE FROM idempotency_records
-     WHERE scope = $1 AND key = $2 AND claim_token = $3 AND response_status IS NULL`,
-    [claim.scope, claim.key, claim.claimToken],
+  await sentAgainOnConnectionLoss(() =>
+    q.query(
+      `DELETE FROM idempotency_records
+       WHERE scope = $1 AND key = $2 AND claim_token = $3 AND response_status IS NULL`,
+      [claim.scope, claim.key, claim.claimToken],
+    ),
   );
 }
 

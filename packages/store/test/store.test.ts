@@ -64,12 +64,14 @@ import {
   purgeIdempotencyRecords,
   type Queryable,
   ROTATION_GRACE_MS,
+  type Row,
   recordDeposit,
   recordLedgerCommand,
   releaseIdempotencyClaim,
   revokeApiKey,
   revokeWalletToken,
   rotateApiKey,
+  StoreUnavailable,
   setLedgerOffset,
   touchApiKey,
   transitionIntent,
@@ -643,6 +645,26 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
       const stale = { status: 201, body: {} };
       expect(await completeIdempotencyClaim(db, claimOf(scope, 'c2'), stale, at(2))).toBe(false);
       expect((await getIdempotencyRecord(db, scope, 'retry-1', nextDay.at))?.claimToken).toBe('c4');
+    });
+
+    it('find their own claim when the answer to it was lost with its connection', async () => {
+      const scope = `api_key:key_${uid()}`;
+      let answersLost = 1;
+      // The claim commits, then its connection dies before the answer arrives.
+      const losing: Queryable = {
+        query: async <T = Row>(sql: string, params?: Parameters<Queryable['query']>[1]) => {
+          const rows = await db.query<T>(sql, params);
+          if (sql.includes('INSERT INTO idempotency_records') && answersLost > 0) {
+            answersLost -= 1;
+            throw new StoreUnavailable(new Error('Connection terminated unexpectedly'));
+          }
+          return rows;
+        },
+        exec: (sql) => db.exec(sql),
+      };
+      const record = await claimIdempotencyKey(losing, claimOf(scope, 'mine'));
+      expect(record).toMatchObject({ claimToken: 'mine', response: null });
+      expect(answersLost).toBe(0);
     });
 
     it('give a key claimed by many at once, through two connections, to exactly one', async () => {
