@@ -88,6 +88,22 @@ class Effects {
     });
   }
 
+  /** Holds the next creation alone, once it has written its row; the ones after it pass. */
+  #holdNextCreation = false;
+  creationHeld = false;
+
+  holdNextCreation(): void {
+    this.hold();
+    this.#holdNextCreation = true;
+  }
+
+  passCreationGate(): Promise<void> {
+    if (!this.#holdNextCreation) return Promise.resolve();
+    this.#holdNextCreation = false;
+    this.creationHeld = true;
+    return this.passGate();
+  }
+
   release(): void {
     this.#release();
   }
@@ -169,7 +185,8 @@ const failingWithdraw = route({
 
 /**
  * A creation that stores its answer in its effect's transaction, as swap creation does: the
- * effect is a row of `effects.db`, and it fails on the store while `effects.dropStore` holds.
+ * effect is a row of `creations`, written with the answer in one transaction, and it fails on
+ * the store while `effects.storeDrops` lasts.
  */
 const create = route({
   method: 'POST',
@@ -182,12 +199,26 @@ const create = route({
       throw new StoreUnavailable(new Error('terminated'));
     }
     const answer = request.server.idempotencyKeys?.completionOf(request) ?? null;
-    const body = { withdrawalId: `cr_${effects.done.length + 1}`, units: request.body.units };
-    effects.done.push(`created:${request.body.units}`);
-    await answer?.(effects.store(request), { status: 201, body });
+    const body = { withdrawalId: `cr_${request.id}`, units: request.body.units };
+    await effects.store(request).transaction(async (tx) => {
+      await tx.query('INSERT INTO creations (id, units) VALUES ($1, $2)', [
+        body.withdrawalId,
+        body.units,
+      ]);
+      await effects.passCreationGate();
+      await answer?.(tx, { status: 201, body });
+    });
     return reply.code(201).send(body);
   },
 });
+
+async function creationsOf(db: Database, units: string): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM creations WHERE units = $1',
+    [units],
+  );
+  return rows[0]?.n ?? 0;
+}
 
 async function processOn(db: Database, effects: Effects, clock: { now(): Date }): Promise<App> {
   const app = createFastify({ logLevel: 'silent' });
@@ -218,6 +249,7 @@ describe.each([postgresWorld(skipReason), pgliteWorld()])('one key on $name', (w
 
   beforeAll(async () => {
     dbs = await world.open();
+    await dbs[0].exec('CREATE TABLE creations (id TEXT PRIMARY KEY, units TEXT NOT NULL)');
     effects = new Effects();
     first = await processOn(dbs[0], effects, clock);
     second = await processOn(dbs[1], effects, clock);
@@ -339,24 +371,44 @@ describe.each([postgresWorld(skipReason), pgliteWorld()])('one key on $name', (w
       status: 201,
       body: created.body,
     });
-    expect(effects.done.filter((done) => done === 'created:3')).toHaveLength(1);
+    expect(await creationsOf(dbs[0], '3')).toBe(1);
   });
 
-  it('gives the key back once the store answers again, when giving it back failed too', async () => {
+  it('takes over the claim a failed creation left behind, once it is no longer young', async () => {
     const headers = { 'idempotency-key': 'create-2' };
     const send = () =>
       first.inject({ method: 'POST', url: '/creations', headers, payload: { units: '4' } });
     effects.storeDrops = 1;
-    // More failures than the store's own sends of the statement again: the key is given back later.
+    // More failures than the store's own sends of the statement again: the claim stays behind.
     effects.releaseDrops = 3;
     expect((await send()).json()).toMatchObject({ status: 503, code: 'store_unavailable' });
-    const created = await waitFor(async () => {
-      const answer = await send();
-      return answer.statusCode === 201 ? answer : null;
-    }, 'the key to be given back');
-    expect(created.json()).toMatchObject({ units: '4' });
-    expect(effects.done.filter((done) => done === 'created:4')).toHaveLength(1);
+    expect((await send()).json()).toMatchObject({ code: 'idempotency_key_in_use' });
+    now = new Date(now.getTime() + 1_000);
+    const created = await send();
+    expect(created.statusCode).toBe(201);
+    expect(await creationsOf(dbs[0], '4')).toBe(1);
   });
+
+  it.skipIf(world.name.startsWith('PGlite'))(
+    'lets a creation whose claim was taken over never commit: one effect, one answer',
+    async () => {
+      const headers = { 'idempotency-key': 'create-3' };
+      const send = (app: App) =>
+        app.inject({ method: 'POST', url: '/creations', headers, payload: { units: '5' } });
+      effects.holdNextCreation();
+      const slow = send(first);
+      await waitFor(async () => effects.creationHeld || null, 'the first to write its row');
+      // The first still runs, its row written but not committed, when its claim is taken over.
+      now = new Date(now.getTime() + 1_000);
+      const retried = await send(second);
+      expect(retried.statusCode).toBe(201);
+      effects.release();
+      const firstAnswer = await slow;
+      expect(firstAnswer.json()).toMatchObject({ status: 409, code: 'idempotency_key_in_use' });
+      expect(await creationsOf(dbs[0], '5')).toBe(1);
+      expect((await send(first)).body).toBe(retried.body);
+    },
+  );
 
   it('refuses a malformed key with 400 validation_error before anything runs', async () => {
     const before = effects.done.length;

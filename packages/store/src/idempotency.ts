@@ -109,14 +109,18 @@ export async function getIdempotencyRecord(
 
 /**
  * Claims the key for a request, unless a record in force holds it (one past retention, claim or
- * response, is replaced). Returns the record in force afterwards: the caller's claim (its
+ * response, is replaced). `takeOverUnansweredBefore`: a claim of the same request with no answer,
+ * taken before then, is taken over too — for a route whose answer is stored with its effect,
+ * fenced by the claim's token, so the request that lost its claim cannot commit. Returns the record in force afterwards: the caller's claim (its
  * `claimToken`), or what another request claimed or stored first.
  */
 export async function claimIdempotencyKey(
   q: Queryable,
   claim: IdempotencyClaim,
+  options: { readonly takeOverUnansweredBefore?: Date } = {},
 ): Promise<IdempotencyRecord> {
   const retained = retainedSince(claim.at);
+  const takeOverBefore = options.takeOverUnansweredBefore ?? null;
   for (let attempt = 1; attempt <= CLAIM_ATTEMPTS_MAX; attempt += 1) {
     const claimed = await sentAgainOnConnectionLoss(() =>
       q.query(
@@ -126,8 +130,19 @@ export async function claimIdempotencyKey(
            claim_token = EXCLUDED.claim_token, created_at = EXCLUDED.created_at,
            response_status = NULL, response_body = NULL
          WHERE idempotency_records.created_at <= $3
+            OR (idempotency_records.response_status IS NULL
+                AND idempotency_records.created_at <= $7
+                AND idempotency_records.request_hash = EXCLUDED.request_hash)
          RETURNING ${RECORD_COLUMNS}`,
-        [claim.scope, claim.key, retained, claim.requestHash, claim.claimToken, claim.at],
+        [
+          claim.scope,
+          claim.key,
+          retained,
+          claim.requestHash,
+          claim.claimToken,
+          claim.at,
+          takeOverBefore,
+        ],
       ),
     );
     if (claimed[0]) return recordFromRow(claimed[0]);

@@ -12,8 +12,9 @@
  *   the first runs; the other is answered 409 `idempotency_key_in_use` at once, not held waiting.
  * - The response is stored as it goes out (Fastify's `onSend`); a refusal gives the key back.
  *   A route may store it instead in its effect's own transaction (`completesInEffect`, swap
- *   creation): then an answerless claim means nothing happened, and a request that failed on
- *   the store gives its key back once the store answers again, so the client's retry runs.
+ *   creation), fenced by the claim's token: then an answerless claim means nothing happened,
+ *   and a retry of the same request takes it over after `TAKE_OVER_AFTER_MS`, whatever became
+ *   of the first.
  * - Elsewhere a request that failed on the store (5xx), or whose process died, may have taken
  *   effect: its claim stays and the request is never run again under its key. A retry is
  *   refused with 409, saying it still runs for `IDEMPOTENCY_CLAIM_RUNNING_MS` and then that it
@@ -22,7 +23,6 @@
 import { randomBytes } from 'node:crypto';
 import { IdempotencyHeadersSchema, inline } from '@poolparty/core';
 import {
-  causedByConnectionLoss,
   claimIdempotencyKey,
   completeIdempotencyClaim,
   type Database,
@@ -60,6 +60,13 @@ declare module 'fastify' {
 }
 
 const KEY_HEADER = 'idempotency-key';
+/**
+ * On a route whose answer is stored with its effect, how old an answerless claim of the same
+ * request must be for a retry to take it over: a younger one is taken for still running (409).
+ * Below the SDK's second retry (at least 750 ms on), so a claim its request left behind, failed
+ * or killed, stops no client; far above a creation's usual time, so a running one is rarely cut.
+ */
+const TAKE_OVER_AFTER_MS = 500;
 const REPLAYED_HEADER = 'idempotent-replayed';
 /** Random bytes of a claim token: unguessable, so only the claiming request settles its claim. */
 const CLAIM_TOKEN_BYTES = 16;
@@ -70,10 +77,12 @@ export interface Idempotency<Deps> {
   /** The request as the route understands it; by default its route, path parameters and body. */
   understood?(request: FastifyRequest): unknown;
   /**
-   * The route stores its answer in its effect's own transaction (`completionOf`): a claim with
-   * no answer then means the effect did not happen, and a request that failed, whatever it met,
-   * gives its key back. Without it, a request that failed on the store (5xx) may have taken
-   * effect: its claim stays, and a retry is told to look the result up.
+   * The route stores its answer in its effect's own transaction (`completionOf`), only while the
+   * claim is still the request's own: a claim with no answer then means no effect, so a retry
+   * of the same request takes it over after `TAKE_OVER_AFTER_MS`, however the first one ended
+   * (failed on the store, its process died, still running: it can no longer commit). Without it, a request that failed
+   * on the store (5xx) may have taken effect: its claim stays, and a retry is told to look the
+   * result up.
    */
   readonly completesInEffect?: true;
 }
@@ -104,10 +113,6 @@ export function useIdempotencyKeys(
   app.decorate('idempotencyKeys', new IdempotencyKeys(store.db, store.clock));
 }
 
-/** Tries at giving a key back while the store is out of reach, one a second: a minute's outage. */
-const RELEASE_ATTEMPTS_MAX = 60;
-const RELEASE_RETRY_MS = 1_000;
-
 export class IdempotencyKeys {
   /** The claim each running request holds, settled when its response goes out. */
   readonly #claims = new WeakMap<FastifyRequest, IdempotencyClaim>();
@@ -128,7 +133,11 @@ export class IdempotencyKeys {
     if (claim === undefined) return null;
     return async (tx, response) => {
       if (!(await completeIdempotencyClaim(tx, claim, response, this.clock.now()))) {
-        throw new Error(`idempotency key ${claim.key} is no longer this request's`);
+        // A retry took the claim over: its effect is the one that commits, not this one.
+        throw new ApiError(
+          'idempotency_key_in_use',
+          'A retry with this Idempotency-Key took it over; retry to get its answer.',
+        );
       }
       this.#completed.add(request);
     };
@@ -177,7 +186,12 @@ export class IdempotencyKeys {
       claimToken: randomBytes(CLAIM_TOKEN_BYTES).toString('base64url'),
       at: this.clock.now(),
     };
-    const verdict = verdictOf(await claimIdempotencyKey(this.db, claim), claim);
+    const record = await claimIdempotencyKey(this.db, claim, {
+      ...(idempotency.completesInEffect && {
+        takeOverUnansweredBefore: new Date(claim.at.getTime() - TAKE_OVER_AFTER_MS),
+      }),
+    });
+    const verdict = verdictOf(record, claim);
     if (verdict.kind === 'refuse') throw new ApiError(verdict.code, verdict.detail);
     if (verdict.kind === 'run') {
       this.#claims.set(request, claim);
@@ -190,7 +204,8 @@ export class IdempotencyKeys {
   /**
    * A success is stored; a refusal gives the key back. A failure of the service (5xx) gives it
    * back only on a route whose answer is stored with its effect: elsewhere the effect may have
-   * committed before the failure, and the claim stays for a retry to be told so.
+   * committed before the failure, and the claim stays for a retry to be told so. (On such a route
+   * a claim left behind, the store out of reach, is taken over by the retry all the same.)
    */
   async #settle(
     request: FastifyRequest,
@@ -210,26 +225,8 @@ export class IdempotencyKeys {
       if (status >= 500 && !atomic) return;
       await releaseIdempotencyClaim(this.db, claim);
     } catch (error) {
-      if (atomic && !keepsResponse(status) && causedByConnectionLoss(error)) {
-        this.#releaseLater(request, claim);
-        return;
-      }
       request.log.warn({ err: error, key: claim.key }, 'idempotency key not settled');
     }
-  }
-
-  /** Gives the key back once the store answers again, so that the client's retry runs. */
-  #releaseLater(request: FastifyRequest, claim: IdempotencyClaim, attempt = 1): void {
-    const timer = setTimeout(() => {
-      releaseIdempotencyClaim(this.db, claim).catch((error: unknown) => {
-        if (attempt < RELEASE_ATTEMPTS_MAX && causedByConnectionLoss(error)) {
-          this.#releaseLater(request, claim, attempt + 1);
-          return;
-        }
-        request.log.warn({ err: error, key: claim.key }, 'idempotency key not given back');
-      });
-    }, RELEASE_RETRY_MS);
-    timer.unref();
   }
 }
 
