@@ -11,6 +11,7 @@ import {
   causedByConnectionLoss,
   EXECUTION_SET_ASIDE,
   type IntentRecord,
+  isRolledBackForAnother,
   raiseOperatorFlag,
 } from '@poolparty/store';
 import { type EngineContext, EngineCrash } from './context.js';
@@ -23,23 +24,12 @@ export const UPDATE_SET_ASIDE = 'update_set_aside';
 const ERROR_TEXT_MAX = 2_000;
 
 /**
- * SQLSTATE class 40 (a transaction rolled back to let another through: serialization failure,
- * deadlock) and 55P03 (a lock not available): the store's, not the item's, and they pass.
- */
-const TRANSIENT_SQLSTATE_CLASS = '40';
-const LOCK_NOT_AVAILABLE = '55P03';
-
-/**
  * Whether `error` is the item's own failure, counted towards setting it aside: not a crash, not a
  * lost store connection, not a transaction the store rolled back in favour of another.
  */
 export function isItemFailure(error: unknown): boolean {
-  if (error instanceof EngineCrash || causedByConnectionLoss(error)) return false;
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return true;
-  return (
-    !(code.startsWith(TRANSIENT_SQLSTATE_CLASS) && code.length === 5) && code !== LOCK_NOT_AVAILABLE
-  );
+  if (error instanceof EngineCrash) return false;
+  return !causedByConnectionLoss(error) && !isRolledBackForAnother(error);
 }
 
 /** What a flag records of an update's events: enough to find and judge them by hand. */
@@ -63,7 +53,7 @@ function eventSummary(event: LedgerEvent): Record<string, unknown> {
   return summary;
 }
 
-export function errorText(error: unknown): string {
+function errorText(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return text.length > ERROR_TEXT_MAX ? `${text.slice(0, ERROR_TEXT_MAX)}…` : text;
 }

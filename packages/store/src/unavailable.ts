@@ -83,6 +83,24 @@ export function causedByConnectionLoss(error: unknown): boolean {
 }
 
 /**
+ * SQLSTATE class 40 (a transaction rolled back to let another through: serialization failure,
+ * deadlock) and 55P03 (a lock not available): nothing about the work itself, and it passes when
+ * the work is done again.
+ */
+const ROLLED_BACK_SQLSTATE_CLASS = '40';
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/** Whether the store refused `error`'s transaction in favour of another one. */
+export function isRolledBackForAnother(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return (
+    (code.length === 5 && code.startsWith(ROLLED_BACK_SQLSTATE_CLASS)) ||
+    code === LOCK_NOT_AVAILABLE
+  );
+}
+
+/**
  * A statement that reads and writes nothing, and so may be sent again after its connection was
  * lost. Judged from the text: a SELECT (or WITH … SELECT) that names no write, no row lock, no
  * sequence step, no notification and no advisory lock. A statement this misjudges as a write is
