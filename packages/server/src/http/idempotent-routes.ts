@@ -80,9 +80,9 @@ export interface Idempotency<Deps> {
    * The route stores its answer in its effect's own transaction (`completionOf`), only while the
    * claim is still the request's own: a claim with no answer then means no effect, so a retry
    * of the same request takes it over after `TAKE_OVER_AFTER_MS`, however the first one ended
-   * (failed on the store, its process died, still running: it can no longer commit). Without it, a request that failed
-   * on the store (5xx) may have taken effect: its claim stays, and a retry is told to look the
-   * result up.
+   * (failed on the store, its process died, still running: it can no longer commit). Without
+   * it, a request that failed on the store (5xx) may have taken effect: its claim stays, and a
+   * retry is told to look the result up.
    */
   readonly completesInEffect?: true;
 }
@@ -114,10 +114,11 @@ export function useIdempotencyKeys(
 }
 
 export class IdempotencyKeys {
-  /** The claim each running request holds, settled when its response goes out. */
+  /**
+   * The claim each running request holds, settled when its response goes out; one whose answer
+   * was stored in its effect's transaction leaves it then, nothing left to settle.
+   */
   readonly #claims = new WeakMap<FastifyRequest, IdempotencyClaim>();
-  /** Requests whose answer was stored in their effect's transaction: nothing left to settle. */
-  readonly #completed = new WeakSet<FastifyRequest>();
 
   constructor(
     private readonly db: Database,
@@ -139,7 +140,7 @@ export class IdempotencyKeys {
           'A retry with this Idempotency-Key took it over; retry to get its answer.',
         );
       }
-      this.#completed.add(request);
+      this.#claims.delete(request);
     };
   }
 
@@ -156,7 +157,6 @@ export class IdempotencyKeys {
       const held = this.#claims.get(request);
       if (held === undefined) return payload;
       this.#claims.delete(request);
-      if (this.#completed.has(request)) return payload;
       await this.#settle(request, held, { status: reply.statusCode, payload, atomic });
       return payload;
     };
