@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { Amount, type Instrument } from '@poolparty/core';
 import type { LocalLedger } from '@poolparty/ledger';
 import {
-  allUpdates,
   createPricedIntent,
   depositFor,
   expectConserved,
+  ingestedUpTo,
   registerApiKey,
   runUnaskedDeposits,
   waitFor,
@@ -112,25 +112,11 @@ async function seededParties(service: RunningService, devnet: ServedDevnet | nul
   };
 }
 
-/** Resolves once the service has ingested every update so far that names a pool's party. */
+/** Resolves once the service has ingested every update so far that names the pool's parties. */
 async function caughtUp(d: Deployment): Promise<void> {
   const pool = await getPool(d.service.ctx.db, POOL);
-  const parties = new Set([pool?.swapParty, pool?.lpParty]);
-  let target = -1;
-  for (const update of await allUpdates(d.ledger)) {
-    const named = update.events.some((event) =>
-      'owner' in event
-        ? parties.has(event.owner)
-        : parties.has(event.sender) || parties.has(event.receiver),
-    );
-    if (named) target = update.offset;
-  }
-  await waitFor(async () => {
-    const rows = await d.service.ctx.db.query<{ last_offset: string }>(
-      'SELECT last_offset FROM ledger_offsets',
-    );
-    return Number(rows[0]?.last_offset ?? -1) >= target || null;
-  }, `the service to ingest up to offset ${target}`);
+  if (pool === null) throw new Error(`no pool ${POOL}`);
+  await ingestedUpTo(d.service.ctx.db, d.ledger, [pool.swapParty, pool.lpParty]);
 }
 
 for (const ledgerKind of ['local', 'canton'] as const) {

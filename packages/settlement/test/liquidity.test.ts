@@ -12,24 +12,11 @@ import { describe, expect, it } from 'vitest';
 import { recordWithdrawal } from '../src/withdrawals.js';
 import { type EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/engine.js';
 import { ledgerWith } from '../testing/faults.js';
-import { openTestLiquidityIntent, waitForLiquidity } from '../testing/liquidity.js';
+import { openHarnessLiquidityIntent, waitForLiquidity } from '../testing/liquidity.js';
 import { SCALE_OUT_API_KEY_ID } from '../testing/scale-out.js';
 
 const world = useEngineWorld();
 const POOL = 'amulet-usdcx';
-
-/** A liquidity intent of `party` for the pool, opened as the API opens one. */
-function open(h: EngineHarness, party: Party, amounts: { amountA?: string; slippageBps?: number }) {
-  const { partyId: providerParty } = party;
-  const developerParty = h.seed.developer.partyId;
-  return openTestLiquidityIntent(h.db, {
-    ...amounts,
-    poolId: POOL,
-    providerParty,
-    developerParty,
-    now: h.clock.now(),
-  });
-}
 
 async function provider(h: EngineHarness, hint: string): Promise<Party> {
   return h.newParty(
@@ -85,7 +72,7 @@ describe('liquidity', () => {
     await h.startEngine();
     const lp = await provider(h, 'lp-one');
     const before = await poolLiquidity(h);
-    const intent = await open(h, lp, { amountA: '1000' });
+    const intent = await openHarnessLiquidityIntent(h, lp, { amountA: '1000' });
     // USDCx first: the LP party pre-approves Amulet only, so this one is an offer.
     await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
     await waitForLiquidity(h.db, intent.liquidityIntentId, 'partial');
@@ -111,7 +98,7 @@ describe('liquidity', () => {
     const h = await world.harness();
     await h.startEngine();
     const lp = await provider(h, 'lp-over');
-    const intent = await open(h, lp, { amountA: '500' });
+    const intent = await openHarnessLiquidityIntent(h, lp, { amountA: '500' });
     const sentB = Amount.parse(intent.expectedB).mulDiv(3n, 1n, 'up');
     const startB = await h.balance(lp, h.usdcx);
     await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
@@ -132,7 +119,7 @@ describe('liquidity', () => {
     const h = await world.harness();
     await h.startEngine();
     const lp = await provider(h, 'lp-min');
-    const intent = await open(h, lp, { amountA: '1000', slippageBps: 0 });
+    const intent = await openHarnessLiquidityIntent(h, lp, { amountA: '1000', slippageBps: 0 });
     const startA = await h.balance(lp, h.amulet);
     // Send less of B than asked: fewer units than expected, below a zero-slippage minimum.
     const lessB = Amount.parse(intent.expectedB).mulDiv(1n, 2n, 'down');
@@ -149,7 +136,7 @@ describe('liquidity', () => {
     const h = await world.harness();
     await h.startEngine();
     const lp = await provider(h, 'lp-expire');
-    const intent = await open(h, lp, { amountA: '200' });
+    const intent = await openHarnessLiquidityIntent(h, lp, { amountA: '200' });
     const startA = await h.balance(lp, h.amulet);
     await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
     await waitForLiquidity(h.db, intent.liquidityIntentId, 'partial');
@@ -165,7 +152,7 @@ describe('liquidity', () => {
     const h = await world.harness();
     await h.startEngine();
     const lp = await provider(h, 'lp-withdraw');
-    const intent = await open(h, lp, { amountA: '1000' });
+    const intent = await openHarnessLiquidityIntent(h, lp, { amountA: '1000' });
     await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
     await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
     await waitForLiquidity(h.db, intent.liquidityIntentId, 'completed');
@@ -213,7 +200,7 @@ describe('liquidity', () => {
         [h.usdcx, '1000'],
       ],
     );
-    const intent = await open(h, lp, { amountA: '1000' });
+    const intent = await openHarnessLiquidityIntent(h, lp, { amountA: '1000' });
     await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
     await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
     await waitForLiquidity(h.db, intent.liquidityIntentId, 'completed');
@@ -266,7 +253,7 @@ describe('liquidity', () => {
     await h.startEngine({ ledger });
     const lp = await provider(h, 'lp-forward-refused');
     const startA = await h.balance(lp, h.amulet);
-    const intent = await open(h, lp, { amountA: '300' });
+    const intent = await openHarnessLiquidityIntent(h, lp, { amountA: '300' });
     await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
     await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
     const done = await waitForLiquidity(h.db, intent.liquidityIntentId, 'refund_failed');

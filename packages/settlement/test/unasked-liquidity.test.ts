@@ -14,24 +14,11 @@ import {
 } from '@poolparty/store/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cancelLiquidityIntent } from '../src/liquidity-cancel.js';
-import { EngineHarness, openTestDatabase, type Party, waitFor } from '../testing/engine.js';
-import { openTestLiquidityIntent, waitForLiquidity } from '../testing/liquidity.js';
+import { EngineHarness, openTestDatabase, waitFor } from '../testing/engine.js';
+import { openHarnessLiquidityIntent, waitForLiquidity } from '../testing/liquidity.js';
 import { expectConserved, runUnaskedDeposits } from '../testing/unasked-deposits.js';
 
 const POOL = 'amulet-usdcx';
-
-/** A liquidity intent of `party` for the pool, opened as the API opens one. */
-function open(h: EngineHarness, party: Party, amounts: { amountA?: string; slippageBps?: number }) {
-  const { partyId: providerParty } = party;
-  const developerParty = h.seed.developer.partyId;
-  return openTestLiquidityIntent(h.db, {
-    ...amounts,
-    poolId: POOL,
-    providerParty,
-    developerParty,
-    now: h.clock.now(),
-  });
-}
 
 /** A store to run the suite on, and a fresh harness in a schema of its own per test. */
 interface StoreKind {
@@ -157,7 +144,7 @@ for (const store of stores) {
       const RACES = 24;
       const outcomes = { cancelled: 0, kept: 0 };
       for (let race = 0; race < RACES; race += 1) {
-        const intent = await open(h, lp, { amountA: '100' });
+        const intent = await openHarnessLiquidityIntent(h, lp, { amountA: '100' });
         // The cancel lands at every point of the deposit's way: before it is sent, while it
         // commits, and before, during and after its intake.
         const cancelFirst = race % 3 === 0;

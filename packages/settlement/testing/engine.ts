@@ -25,6 +25,7 @@ import {
   type IntentRecord,
   migrate,
   openPglite,
+  type Queryable,
 } from '@poolparty/store';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { LedgerClock } from '../src/clock.js';
@@ -305,22 +306,8 @@ export class EngineHarness {
 
   /** Waits until the engine ingested every update so far that names a swap party. */
   async caughtUp(): Promise<void> {
-    const swapParties = new Set(this.seed.pools.flatMap((pool) => [pool.swapParty, pool.lpParty]));
-    let target = 0;
-    for (const update of await allUpdates(this.ledger)) {
-      const named = update.events.some((event) =>
-        'owner' in event
-          ? swapParties.has(event.owner)
-          : 'sender' in event && (swapParties.has(event.sender) || swapParties.has(event.receiver)),
-      );
-      if (named) target = update.offset;
-    }
-    await waitFor(async () => {
-      const rows = await this.db.query<{ last_offset: string }>(
-        'SELECT last_offset FROM ledger_offsets',
-      );
-      return Number(rows[0]?.last_offset ?? -1) >= target || null;
-    }, `the engine to ingest up to offset ${target}`);
+    const parties = this.seed.pools.flatMap((pool) => [pool.swapParty, pool.lpParty]);
+    await ingestedUpTo(this.db, this.ledger, parties);
   }
 
   /** The swap party's holdings per side equal reserve + inflight + outgoing + fees. */
@@ -337,6 +324,31 @@ export class EngineHarness {
   async transfersWithReason(reason: string): Promise<number> {
     return transfersByReason(await allUpdates(this.ledger)).get(reason) ?? 0;
   }
+}
+
+/**
+ * Waits until the store's checkpoint has reached the ledger's latest update that names one of
+ * `parties` (the pools' swap and LP parties a service follows).
+ */
+export async function ingestedUpTo(
+  db: Queryable,
+  ledger: LedgerPort,
+  parties: readonly string[],
+): Promise<void> {
+  const followed = new Set(parties);
+  let target = 0;
+  for (const update of await allUpdates(ledger)) {
+    const named = update.events.some((event) =>
+      'owner' in event
+        ? followed.has(event.owner)
+        : followed.has(event.sender) || followed.has(event.receiver),
+    );
+    if (named) target = update.offset;
+  }
+  await waitFor(async () => {
+    const rows = await db.query<{ last_offset: string }>('SELECT last_offset FROM ledger_offsets');
+    return Number(rows[0]?.last_offset ?? -1) >= target || null;
+  }, `the engine to ingest up to offset ${target}`);
 }
 
 export async function waitFor<T>(

@@ -8,7 +8,7 @@ import {
   type Queryable,
 } from '@poolparty/store';
 import { openLiquidityIntent } from '../src/liquidity-intents.js';
-import { waitFor } from './engine.js';
+import { type EngineHarness, type Party, waitFor } from './engine.js';
 import { SCALE_OUT_API_KEY_ID } from './scale-out.js';
 
 export interface TestLiquidityIntent {
@@ -31,6 +31,22 @@ export function openTestLiquidityIntent(
     liquidityIntentId: `liq_${randomUUID().replaceAll('-', '').slice(0, 26).toUpperCase()}`,
     depositReference: `pp-${randomUUID().slice(0, 12)}`,
     apiKeyId: SCALE_OUT_API_KEY_ID,
+  });
+}
+
+/** A liquidity intent of `party` for a seeded pool of the harness, opened as the API opens one. */
+export function openHarnessLiquidityIntent(
+  h: EngineHarness,
+  party: Party,
+  amounts: Pick<TestLiquidityIntent, 'amountA' | 'amountB' | 'slippageBps'>,
+  poolId = 'amulet-usdcx',
+): Promise<LiquidityIntentRecord> {
+  return openTestLiquidityIntent(h.db, {
+    ...amounts,
+    poolId,
+    providerParty: party.partyId,
+    developerParty: h.seed.developer.partyId,
+    now: h.clock.now(),
   });
 }
 

@@ -13,7 +13,7 @@ import { type Database, getPool, type LiquidityIntentRecord } from '@poolparty/s
 import { expect } from 'vitest';
 import { cancelLiquidityIntent } from '../src/liquidity-cancel.js';
 import { waitFor } from './engine.js';
-import { booksAndHoldings } from './holdings.js';
+import { balanceOf, booksAndHoldings } from './holdings.js';
 import { openTestLiquidityIntent, waitForLiquidity } from './liquidity.js';
 import { allUpdates } from './scale-out.js';
 
@@ -169,21 +169,14 @@ function instrumentsOf(w: UnaskedDepositsWorld): Instrument[] {
   return [w.instruments.amulet, w.instruments.usdcx, w.instruments.cbtc];
 }
 
-async function balance(w: UnaskedDepositsWorld, party: string, instrument: Instrument) {
-  const key = instrumentKey(instrument);
-  const holdings = await w.ledger.getHoldings(party);
-  return Amount.sum(
-    holdings.filter((h) => instrumentKey(h.instrument) === key).map((h) => h.amount),
-  );
-}
-
 /** Every party's holdings of each instrument, summed: what exists of it on the ledger. */
 async function totals(w: UnaskedDepositsWorld): Promise<Map<string, Amount>> {
   const parties = await w.ledger.listParties();
   const sums = new Map<string, Amount>();
   for (const instrument of instrumentsOf(w)) {
     let sum = Amount.ZERO;
-    for (const party of parties) sum = sum.add(await balance(w, party.partyId, instrument));
+    for (const party of parties)
+      sum = sum.add(await balanceOf(w.ledger, party.partyId, instrument));
     sums.set(instrumentKey(instrument), sum);
   }
   return sums;
@@ -251,7 +244,7 @@ async function outcomeOf(
         .toString(),
     })),
     lpHoldings: await Promise.all(
-      instrumentsOf(w).map(async (i) => (await balance(w, pool.lpParty, i)).toString()),
+      instrumentsOf(w).map(async (i) => (await balanceOf(w.ledger, pool.lpParty, i)).toString()),
     ),
     books,
     holdings,
