@@ -14,6 +14,7 @@ import {
   readStringOrNull,
 } from './columns.js';
 import type { Queryable, Row } from './database.js';
+import { writeIntentStates } from './intent-states.js';
 
 export type LiquidityStatus =
   | 'pending'
@@ -237,17 +238,10 @@ export interface LiquidityTransition {
   readonly payload?: Readonly<Record<string, unknown>>;
 }
 
-const TERMINAL: readonly LiquidityStatus[] = [
-  'completed',
-  'refunded',
-  'expired',
-  'cancelled',
-  'refund_failed',
-];
-
 /**
  * Moves the intent from one of `from` to `to` with its event row; null when it was elsewhere (a
- * second delivery, or another writer first). Terminal states set `completed_at`.
+ * second delivery, or another writer first). Terminal states set `completed_at`. Throws
+ * `IllegalPathError` before any statement when a `from → to` is not an edge of the lifecycle.
  */
 export async function transitionLiquidityIntent(
   q: Queryable,
@@ -255,38 +249,30 @@ export async function transitionLiquidityIntent(
 ): Promise<LiquidityIntentRecord | null> {
   const c = move.completion;
   const payload = { ...(move.failure && { failure: move.failure }), ...move.payload };
-  const rows = await q.query(
-    `WITH moved AS (
-       UPDATE liquidity_intents SET status = $2, updated_at = $3,
-         completed_at = CASE WHEN $4 THEN $3 ELSE completed_at END,
-         failure_code = COALESCE($5, failure_code), failure_message = COALESCE($6, failure_message),
-         minted_units = COALESCE($7, minted_units), joined_a = COALESCE($8, joined_a),
-         joined_b = COALESCE($9, joined_b), returned_a = COALESCE($10, returned_a),
-         returned_b = COALESCE($11, returned_b)
-       WHERE liquidity_intent_id = $1 AND status = ANY($12::text[])
-       RETURNING *
-     ), event AS (
-       INSERT INTO liquidity_events (liquidity_intent_id, status, at, payload)
-       SELECT liquidity_intent_id, status, $3, $13::jsonb FROM moved
-     )
-     SELECT * FROM moved`,
+  const facts = {
+    failure_code: move.failure?.code ?? null,
+    failure_message: move.failure?.message ?? null,
+    minted_units: amountParamOrNull(c?.mintedUnits),
+    joined_a: amountParamOrNull(c?.joinedA),
+    joined_b: amountParamOrNull(c?.joinedB),
+    returned_a: amountParamOrNull(c?.returnedA),
+    returned_b: amountParamOrNull(c?.returnedB),
+  };
+  const [row] = await writeIntentStates(
+    q,
+    'liquidity',
     [
-      move.liquidityIntentId,
-      move.to,
-      move.at,
-      TERMINAL.includes(move.to),
-      move.failure?.code ?? null,
-      move.failure?.message ?? null,
-      amountParamOrNull(c?.mintedUnits),
-      amountParamOrNull(c?.joinedA),
-      amountParamOrNull(c?.joinedB),
-      amountParamOrNull(c?.returnedA),
-      amountParamOrNull(c?.returnedB),
-      move.from,
-      JSON.stringify(payload),
+      {
+        id: move.liquidityIntentId,
+        from: move.from,
+        through: [move.to],
+        facts,
+        payloads: [payload],
+      },
     ],
+    move.at,
   );
-  return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
+  return row ? liquidityIntentFromRow(row) : null;
 }
 
 /**
