@@ -4,19 +4,19 @@
  * units accepted at the slippage set, then "Add liquidity" creates the intent; the caller follows
  * it and has the wallet send both deposits.
  */
+import type { Side } from '@poolparty/core';
 import type { Pool } from '@poolparty/sdk';
 import { useId, useState } from 'preact/hooks';
 import { parseAmount } from '../decimal.js';
 import { formatAmount, formatPercent } from '../format.js';
 import { type AddForm, useAddForm } from './add-liquidity-model.js';
-import type { LiquidityClient, LiquidityIntent } from './liquidity-client.js';
 import { describeLiquidityError } from './liquidity-errors.js';
 import { addBlocker, type Balances, useBalances } from './liquidity-funds.js';
-import type { Side } from './liquidity-math.js';
+import type { Liquidity, LiquidityIntent } from './party-liquidity.js';
 
 export function AddLiquidityForm(props: {
   pool: Pool;
-  client: LiquidityClient;
+  client: Liquidity;
   /** The party's units of this pool now, for its share after. */
   heldUnits: string | null;
   /** Changes when the party's balances may have changed. */
@@ -33,7 +33,7 @@ export function AddLiquidityForm(props: {
     setBusy(true);
     setError(null);
     try {
-      props.onCreated(await props.client.createIntent(form.body()));
+      props.onCreated(await props.client.create(form.body()));
     } catch (caught) {
       setError(describeLiquidityError(caught));
     } finally {

@@ -7,9 +7,9 @@ import type { Pool } from '@poolparty/sdk';
 import { useId, useState } from 'preact/hooks';
 import { parseAmount, parseSlippagePercent } from '../decimal.js';
 import { formatAmount } from '../format.js';
-import type { LiquidityClient, Position, Withdrawal } from './liquidity-client.js';
 import { describeLiquidityError } from './liquidity-errors.js';
 import { lessSlippage, liquidityOf, previewBurn, unitsOfShare } from './liquidity-math.js';
+import type { Liquidity, Position, Withdrawal } from './party-liquidity.js';
 
 const SHARES = [2_500, 5_000, 7_500, 10_000] as const;
 const DEFAULT_SLIPPAGE = '0.5';
@@ -17,7 +17,7 @@ const DEFAULT_SLIPPAGE = '0.5';
 export function RemoveLiquidityForm(props: {
   pool: Pool;
   position: Position;
-  client: LiquidityClient;
+  client: Liquidity;
   onCreated(withdrawal: Withdrawal): void;
 }) {
   const { pool } = props;
