@@ -4,18 +4,13 @@
  * for. Apart from the form, so that what the party's funds allow (`liquidity-funds.ts`) reads it
  * without importing the form.
  */
+import type { Side } from '@poolparty/core';
 import type { Amount } from '@poolparty/core/amount';
+import { hasPrice, minimumUnits, pairedAmount } from '@poolparty/core/liquidity';
 import type { Pool } from '@poolparty/sdk';
 import { useState } from 'preact/hooks';
 import { parseAmount, parseSlippagePercent } from '../decimal.js';
-import {
-  isEmptyPool,
-  lessSlippage,
-  liquidityOf,
-  pairedAmount,
-  previewMint,
-  type Side,
-} from './liquidity-math.js';
+import { poolLiquidity, previewMint } from './liquidity-preview.js';
 
 /** The liquidity routes' default tolerance, 0.5 %. */
 const DEFAULT_SLIPPAGE = '0.5';
@@ -24,8 +19,8 @@ export type AddForm = ReturnType<typeof useAddForm>;
 
 /** Both amounts (one typed, the other following), the slippage, and what they mint. */
 export function useAddForm(pool: Pool, held?: Amount) {
-  const liquidity = liquidityOf(pool);
-  const empty = isEmptyPool(liquidity);
+  const liquidity = poolLiquidity(pool);
+  const empty = !hasPrice(liquidity);
   const [texts, setTexts] = useState({ a: '', b: '' });
   const [typed, setTyped] = useState<Side>('a');
   const [slippageText, setSlippageText] = useState(DEFAULT_SLIPPAGE);
@@ -44,7 +39,7 @@ export function useAddForm(pool: Pool, held?: Amount) {
   const b = parseAmount(texts.b);
   const slippage = parseSlippagePercent(slippageText);
   const preview = a && b ? previewMint(liquidity, a, b, held) : null;
-  const minimum = preview && slippage.ok ? lessSlippage(preview.units, slippage.bps) : null;
+  const minimum = preview && slippage.ok ? minimumUnits(preview.units, slippage.bps) : null;
   const body = () => ({
     poolId: pool.poolId,
     // On a priced pool only the typed side is sent: the service pairs it at the reserves then.
