@@ -25,6 +25,8 @@ type FactType = 'numeric' | 'text' | 'timestamptz';
 interface IntentTable {
   readonly table: string;
   readonly idColumn: string;
+  /** The party the intent belongs to: the only one that may read it. */
+  readonly ownerColumn: string;
   readonly eventsTable: string;
   /** Columns a move sets when it carries a value for them (`COALESCE`: a fact is never unset). */
   readonly facts: Readonly<Record<string, FactType>>;
@@ -38,6 +40,7 @@ const TABLES: Readonly<Record<IntentKind, IntentTable>> = {
   swap: {
     table: 'intents',
     idColumn: 'intent_id',
+    ownerColumn: 'wallet_party',
     eventsTable: 'intent_events',
     facts: {
       ...FAILURE_FACTS,
@@ -61,6 +64,7 @@ const TABLES: Readonly<Record<IntentKind, IntentTable>> = {
   liquidity: {
     table: 'liquidity_intents',
     idColumn: 'liquidity_intent_id',
+    ownerColumn: 'provider_party',
     eventsTable: 'liquidity_events',
     facts: {
       ...FAILURE_FACTS,
@@ -174,4 +178,46 @@ export async function writeIntentStates(
     };
   });
   return q.query(writeSql(kind), [jsonParam(rows), at]);
+}
+
+/**
+ * The intent's outbox rows in order, after `afterSeq` (SSE `Last-Event-ID`) when given, with its
+ * id under the kind's own column; each kind maps them to its event record.
+ */
+export function outboxRows(
+  q: Queryable,
+  kind: IntentKind,
+  intentId: string,
+  afterSeq = 0,
+): Promise<Row[]> {
+  const t = TABLES[kind];
+  return q.query(
+    `SELECT * FROM ${t.eventsTable} WHERE ${t.idColumn} = $1 AND seq > $2 ORDER BY seq`,
+    [intentId, afterSeq],
+  );
+}
+
+/**
+ * The intent's row, or null; with `owner`, null too for another party's intent, so that ids
+ * cannot be probed (404, not 403); with `forUpdate`, locked for the transaction.
+ */
+export async function intentRow(
+  q: Queryable,
+  kind: IntentKind,
+  intentId: string,
+  options: { readonly owner?: string; readonly forUpdate?: boolean } = {},
+): Promise<Row | null> {
+  const t = TABLES[kind];
+  const owned = options.owner === undefined ? '' : ` AND ${t.ownerColumn} = $2`;
+  const params = options.owner === undefined ? [intentId] : [intentId, options.owner];
+  const [row] = await q.query(
+    `SELECT * FROM ${t.table} WHERE ${t.idColumn} = $1${owned}${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    params,
+  );
+  return row ?? null;
+}
+
+/** A row mapped by the kind's mapper; null stays null. */
+export function mapped<T>(row: Row | null, map: (row: Row) => T): T | null {
+  return row === null ? null : map(row);
 }

@@ -24,7 +24,15 @@ import {
   readStringOrNull,
 } from './columns.js';
 import type { Queryable, Row, SqlParam } from './database.js';
-import { checkMove, stateChangeSql, writeIntentStates } from './intent-states.js';
+import {
+  checkMove,
+  intentRow,
+  mapped,
+  outboxRows,
+  stateChangeSql,
+  writeIntentStates,
+} from './intent-states.js';
+import { firstRowOf } from './sql.js';
 
 export interface NewIntent {
   readonly intentId: string;
@@ -314,8 +322,7 @@ export async function insertIntent(q: Queryable, intent: NewIntent): Promise<Int
 }
 
 export async function getIntent(q: Queryable, intentId: string): Promise<IntentRecord | null> {
-  const rows = await q.query('SELECT * FROM intents WHERE intent_id = $1', [intentId]);
-  return rows[0] ? intentFromRow(rows[0]) : null;
+  return mapped(await intentRow(q, 'swap', intentId), intentFromRow);
 }
 
 /** The intent only if it belongs to `walletParty`: others' intents look absent (404, not 403). */
@@ -324,11 +331,7 @@ export async function getIntentForParty(
   intentId: string,
   walletParty: string,
 ): Promise<IntentRecord | null> {
-  const rows = await q.query('SELECT * FROM intents WHERE intent_id = $1 AND wallet_party = $2', [
-    intentId,
-    walletParty,
-  ]);
-  return rows[0] ? intentFromRow(rows[0]) : null;
+  return mapped(await intentRow(q, 'swap', intentId, { owner: walletParty }), intentFromRow);
 }
 
 /**
@@ -378,12 +381,13 @@ export async function findPendingIntent(
   q: Queryable,
   key: PendingIntentKey,
 ): Promise<IntentRecord | null> {
-  const rows = await q.query(
+  return firstRowOf(
+    q,
     `SELECT * FROM intents WHERE wallet_party = $1 AND pool_id = $2 AND input_token = $3
        AND input_token_admin = $4 AND status = 'pending'`,
     [key.walletParty, key.poolId, key.inputToken, key.inputTokenAdmin],
+    intentFromRow,
   );
-  return rows[0] ? intentFromRow(rows[0]) : null;
 }
 
 /**
@@ -741,12 +745,7 @@ export async function listIntentEvents(
   intentId: string,
   afterSeq = 0,
 ): Promise<IntentEventRecord[]> {
-  const rows = await q.query(
-    `SELECT seq, intent_id, status, leg_event, at, payload FROM intent_events
-     WHERE intent_id = $1 AND seq > $2 ORDER BY seq`,
-    [intentId, afterSeq],
-  );
-  return rows.map(eventFromRow);
+  return (await outboxRows(q, 'swap', intentId, afterSeq)).map(eventFromRow);
 }
 
 /**

@@ -14,7 +14,8 @@ import {
   readStringOrNull,
 } from './columns.js';
 import type { Queryable, Row } from './database.js';
-import { writeIntentStates } from './intent-states.js';
+import { intentRow, mapped, outboxRows, writeIntentStates } from './intent-states.js';
+import { firstRowOf } from './sql.js';
 
 export type LiquidityStatus =
   | 'pending'
@@ -169,11 +170,10 @@ export async function getLiquidityIntent(
   liquidityIntentId: string,
   options: { readonly forUpdate?: boolean } = {},
 ): Promise<LiquidityIntentRecord | null> {
-  const rows = await q.query(
-    `SELECT * FROM liquidity_intents WHERE liquidity_intent_id = $1${options.forUpdate ? ' FOR UPDATE' : ''}`,
-    [liquidityIntentId],
+  return mapped(
+    await intentRow(q, 'liquidity', liquidityIntentId, options),
+    liquidityIntentFromRow,
   );
-  return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
 }
 
 /** The provider's intent; null for another party's, so ids cannot be probed. */
@@ -182,11 +182,8 @@ export async function getLiquidityIntentForParty(
   liquidityIntentId: string,
   providerParty: string,
 ): Promise<LiquidityIntentRecord | null> {
-  const rows = await q.query(
-    'SELECT * FROM liquidity_intents WHERE liquidity_intent_id = $1 AND provider_party = $2',
-    [liquidityIntentId, providerParty],
-  );
-  return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
+  const row = await intentRow(q, 'liquidity', liquidityIntentId, { owner: providerParty });
+  return mapped(row, liquidityIntentFromRow);
 }
 
 export async function findOpenLiquidityIntent(
@@ -194,12 +191,13 @@ export async function findOpenLiquidityIntent(
   providerParty: string,
   poolId: string,
 ): Promise<LiquidityIntentRecord | null> {
-  const rows = await q.query(
+  return firstRowOf(
+    q,
     `SELECT * FROM liquidity_intents
      WHERE provider_party = $1 AND pool_id = $2 AND status IN ('pending', 'partial')`,
     [providerParty, poolId],
+    liquidityIntentFromRow,
   );
-  return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
 }
 
 /** The intent a deposit's reference names, whatever its state (attribution decides). */
@@ -207,10 +205,12 @@ export async function findLiquidityIntentByReference(
   q: Queryable,
   reference: string,
 ): Promise<LiquidityIntentRecord | null> {
-  const rows = await q.query('SELECT * FROM liquidity_intents WHERE deposit_reference = $1', [
-    reference,
-  ]);
-  return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
+  return firstRowOf(
+    q,
+    'SELECT * FROM liquidity_intents WHERE deposit_reference = $1',
+    [reference],
+    liquidityIntentFromRow,
+  );
 }
 
 /** The provider's intents, newest first, `limit` at most (capped at `LIQUIDITY_PAGE_SIZE_MAX`). */
@@ -299,11 +299,7 @@ export async function listLiquidityEvents(
   liquidityIntentId: string,
   afterSeq = 0,
 ): Promise<LiquidityEventRecord[]> {
-  const rows = await q.query(
-    `SELECT seq, liquidity_intent_id, status, at, payload FROM liquidity_events
-     WHERE liquidity_intent_id = $1 AND seq > $2 ORDER BY seq`,
-    [liquidityIntentId, afterSeq],
-  );
+  const rows = await outboxRows(q, 'liquidity', liquidityIntentId, afterSeq);
   return rows.map((row) => ({
     seq: readSafeInteger(row.seq),
     liquidityIntentId: readString(row.liquidity_intent_id),
