@@ -34,8 +34,8 @@ import {
 } from '@poolparty/store';
 import { type EngineContext, EngineCrash } from './context.js';
 import { executeQueued } from './execution.js';
-import { expireDue } from './expiry.js';
 import { ingestUpdates } from './ingest.js';
+import { expireDue } from './intent-kinds.js';
 import { withdrawExpiredOffers } from './offer-withdrawal.js';
 import { type ReconciliationReport, reconcile } from './reconciler.js';
 import { isItemFailure, setUpdateAside } from './set-aside.js';

@@ -35,12 +35,8 @@ const LIQUIDITY_EXPIRED = {
   message: 'The liquidity intent expired with one side in; that side is returned.',
 };
 
-/** Expires one bounded batch of each kind; returns how many intents expired. */
-export async function expireDue(ctx: EngineContext): Promise<number> {
-  return (await expireSwapIntents(ctx)) + (await expireLiquidityIntents(ctx));
-}
-
-async function expireSwapIntents(ctx: EngineContext): Promise<number> {
+/** Expires one bounded batch of due swap intents; returns how many expired. */
+export async function expireSwapIntents(ctx: EngineContext): Promise<number> {
   const now = ctx.clock.now();
   if (!swapExpiryLooks.take(ctx, now)) return 0;
   const expired = await expireDueIntents(ctx.db, now, ctx.settings.expiryBatchMax);
@@ -48,7 +44,8 @@ async function expireSwapIntents(ctx: EngineContext): Promise<number> {
   return expired.length;
 }
 
-async function expireLiquidityIntents(ctx: EngineContext): Promise<number> {
+/** Expires one bounded batch of due liquidity intents; returns how many expired or refunded. */
+export async function expireLiquidityIntents(ctx: EngineContext): Promise<number> {
   const now = ctx.clock.now();
   if (!liquidityExpiryLooks.take(ctx, now)) return 0;
   const due = await dueLiquidityIntents(ctx.db, now, ctx.settings.expiryBatchMax);

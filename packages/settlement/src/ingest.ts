@@ -37,7 +37,8 @@ import {
 } from '@poolparty/store';
 import { collectionOffered, finishCollection, returnCollection } from './collections.js';
 import { Effects, type EngineContext } from './context.js';
-import { type IncomingDeposit, takeDeposit, takeDeposits } from './intake.js';
+import { type IncomingDeposit, takeDeposits } from './intake.js';
+import { kindReceiving } from './intent-kinds.js';
 import {
   abandonRefund,
   failPayout,
@@ -49,7 +50,6 @@ import {
   recordOfferMade,
   recordOfferOutcome,
 } from './legs.js';
-import { takeLiquidityDeposit } from './liquidity-intake.js';
 import {
   forwardOffered,
   isLiquidityCommand,
@@ -424,15 +424,10 @@ async function incoming(
   event: Extract<LedgerEvent, { kind: 'transfer' | 'offer_created' }>,
   offerId: string | null,
 ): Promise<void> {
-  const lpPool = poolOfLpParty(scope.pools, event.receiver);
-  if (lpPool !== undefined) {
-    const deposit = incomingOf(scope.update, index, event, lpPool, offerId);
-    return takeLiquidityDeposit(scope.tx, deposit, scope.now);
-  }
-  const pool = poolOfSwapParty(scope.pools, event.receiver);
-  if (pool === undefined || scope.prices === null) return;
-  const incoming = incomingOf(scope.update, index, event, pool, offerId);
-  await takeDeposit(scope.tx, incoming, scope.prices, scope.now);
+  const receiving = kindReceiving(scope.pools, event.receiver);
+  if (receiving === null) return;
+  const deposit = incomingOf(scope.update, index, event, receiving.pool, offerId);
+  await receiving.kind.takeDeposit(scope, deposit);
 }
 
 /** A receiver accepted an offer a swap party made: a payout, refund or collection arrived. */
