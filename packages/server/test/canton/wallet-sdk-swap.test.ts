@@ -24,10 +24,10 @@ import {
   startWireProxy,
   type WireProxy,
 } from '@poolparty/devnet-ledger/testing';
+import { PoolParty } from '@poolparty/sdk';
+import { createSigner } from '@poolparty/sdk/devnet';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSigner } from '../../../sdk/src/devnet/index.js';
-import { PoolParty } from '../../../sdk/src/index.js';
 import { readSettings } from '../../src/config.js';
 import { type RunningService, startService } from '../../src/service.js';
 import {
