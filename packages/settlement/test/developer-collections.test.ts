@@ -21,20 +21,12 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CollectionRefused, recordCollection } from '../src/collections.js';
 import type { EngineStep } from '../src/index.js';
-import { EngineHarness, useEngineWorld, waitFor } from '../testing/engine.js';
+import { completedSwap, EngineHarness, useEngineWorld, waitFor } from '../testing/engine.js';
 import { crashOnceAt, refusingTransfers } from '../testing/faults.js';
 
 const world = useEngineWorld();
 
 const POOL = 'amulet-usdcx';
-
-/** Alice swaps 1000 Amulet for USDCx under the seeded developer's key, to completion. */
-async function completedSwap(h: EngineHarness) {
-  const intent = await h.createIntent(h.alice, h.amulet, '1000');
-  await h.deposit(h.alice, h.amulet, '1000', { reference: intent.depositReference });
-  await h.waitForStatus(intent.intentId, 'completed');
-  return intent;
-}
 
 function halfOf(platformFee: string): Amount {
   return Amount.parse(platformFee).mulDiv(1n, 2n, 'down');
