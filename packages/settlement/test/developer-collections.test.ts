@@ -54,7 +54,7 @@ async function settled(h: EngineHarness, collectionId: string): Promise<Collecti
   }, `collection ${collectionId} to settle`);
 }
 
-async function expectRefused(attempt: Promise<unknown>, code: CollectionRefused['code']) {
+async function expectCollectionRefused(attempt: Promise<unknown>, code: CollectionRefused['code']) {
   const error = await attempt.then(
     () => null,
     (e: unknown) => e,
@@ -101,7 +101,7 @@ describe('developer earnings and collections', () => {
     const report = await h.engine?.reconcileNow();
     expect(report?.runs.find((run) => run.poolId === POOL)?.ok).toBe(true);
 
-    await expectRefused(collect(h), 'nothing_to_collect');
+    await expectCollectionRefused(collect(h), 'nothing_to_collect');
     expect(await collectable(h)).toEqual(Amount.ZERO);
     expect(await h.balance(h.seed.developer, h.amulet)).toEqual(before.add(accrued));
 
@@ -113,11 +113,11 @@ describe('developer earnings and collections', () => {
   it('refuses a pool that does not trade the instrument, and a pool that does not exist', async () => {
     const h = await world.harness();
     const base = { developerParty: h.seed.developer.partyId, now: h.clock.now() };
-    await expectRefused(
+    await expectCollectionRefused(
       recordCollection(h.db, { ...base, poolId: POOL, instrument: h.seed.instruments.cbtc }),
       'token_not_found',
     );
-    await expectRefused(
+    await expectCollectionRefused(
       recordCollection(h.db, { ...base, poolId: 'no-such-pool', instrument: h.amulet }),
       'pool_not_found',
     );
@@ -132,7 +132,7 @@ describe('developer earnings and collections', () => {
       h.bob.partyId,
       h.clock.now(),
     ]);
-    await expectRefused(
+    await expectCollectionRefused(
       recordCollection(h.db, {
         developerParty: h.bob.partyId,
         poolId: POOL,
@@ -193,7 +193,7 @@ describe('collections through offers and ledger faults', () => {
     const first = await toDana();
     const offered = await offeredOf(first.collectionId);
     if (offered.offerExpiresAt === null) throw new Error('an offer without a deadline');
-    await expectRefused(toDana(), 'nothing_to_collect');
+    await expectCollectionRefused(toDana(), 'nothing_to_collect');
     await h.advanceClock(offered.offerExpiresAt.getTime() - h.clock.now().getTime() + 1);
     const returned = await settled(h, first.collectionId);
     expect(returned.status).toBe('returned');
@@ -264,7 +264,7 @@ describe('a crash between recording a collection and its confirmation: paid once
       expect(done.status).toBe('collected');
       expect(await h.balance(h.seed.developer, h.amulet)).toEqual(before.add(accrued));
       expect(await h.transfersWithReason(`collect:${collection.collectionId}`)).toBe(1);
-      await expectRefused(collect(h), 'nothing_to_collect');
+      await expectCollectionRefused(collect(h), 'nothing_to_collect');
       await h.caughtUp();
       await h.booksMatchLedger();
     });
