@@ -1,7 +1,8 @@
 /**
  * HTTP load through autocannon, the same tool and settings for every target so their request
  * rates can be compared. The requests are fired from a worker thread: the server under test keeps
- * the main thread's event loop to itself.
+ * the main thread's event loop to itself, and the main thread's CPU time over a load is the
+ * server's, not the load generator's.
  */
 import autocannon from 'autocannon';
 
@@ -19,9 +20,20 @@ export interface LoadResult {
   readonly latencyP50Ms: number;
   readonly latencyP99Ms: number;
   readonly requests: number;
+  /**
+   * CPU time (user + system, µs) of this process's main thread over the measured load: the
+   * server's when the server under test runs there, as in quotes.ts. On a shared machine a
+   * steadier figure than requests/s, since it does not count time spent waiting for a core.
+   */
+  readonly mainThreadCpuUs: number;
 }
 
 const LOAD_WORKERS = 1;
+
+/** The main thread's CPU time per answer, in µs. */
+export function cpuUsPerAnswer(result: LoadResult): number {
+  return result.mainThreadCpuUs / result.requests;
+}
 
 /** Warms `url` up, then measures it; throws when any answer was not 2xx (the rate would lie). */
 export async function measureLoad(
@@ -31,7 +43,9 @@ export async function measureLoad(
 ): Promise<LoadResult> {
   const base = { url, headers, connections: settings.connections, workers: LOAD_WORKERS };
   if (settings.warmUpS > 0) await autocannon({ ...base, duration: settings.warmUpS });
+  const cpuBefore = process.threadCpuUsage();
   const result = await autocannon({ ...base, duration: settings.durationS });
+  const cpu = process.threadCpuUsage(cpuBefore);
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > 0) {
     throw new Error(
@@ -43,25 +57,34 @@ export async function measureLoad(
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
     requests: result['2xx'],
+    mainThreadCpuUs: cpu.user + cpu.system,
   };
 }
 
-/** Two routes loaded in turns, so a busy moment of the machine falls on both alike. */
-export interface PairedLoadSettings {
+/** Routes loaded in turns, so a busy moment of the machine falls on all of them alike. */
+export interface RoundLoadSettings {
   readonly connections: number;
   /** Discarded run of each route before the measured rounds. */
   readonly warmUpS: number;
-  /** Each round loads the baseline, then the subject, this long each. */
+  /** Each round loads every route once, in order, this long each. */
   readonly roundS: number;
   readonly rounds: number;
 }
 
-export const DEFAULT_PAIRED_LOAD: PairedLoadSettings = {
+export const DEFAULT_ROUND_LOAD: RoundLoadSettings = {
   connections: 10,
   warmUpS: 2,
   roundS: 2,
   // Nine, not five: a slow stretch of the machine lasting three rounds decided a median of five.
   rounds: 9,
+};
+
+/** A fast pass (`--quick`): enough to see the figures come out, too few rounds for a verdict. */
+export const QUICK_ROUND_LOAD: RoundLoadSettings = {
+  connections: 10,
+  warmUpS: 1,
+  roundS: 1,
+  rounds: 3,
 };
 
 export interface LoadTarget {
@@ -74,26 +97,27 @@ export interface PairedRound {
   readonly subject: LoadResult;
 }
 
-/** Warms both routes up, then measures baseline and subject back to back, `rounds` times. */
-export async function measurePaired(
-  baseline: LoadTarget,
-  subject: LoadTarget,
-  settings: PairedLoadSettings = DEFAULT_PAIRED_LOAD,
-): Promise<PairedRound[]> {
+/**
+ * Warms every route up, then measures them one after the other (in the order `targets` names
+ * them), `rounds` times: each round holds one result per name.
+ */
+export async function measureRounds<Name extends string>(
+  targets: Readonly<Record<Name, LoadTarget>>,
+  settings: RoundLoadSettings = DEFAULT_ROUND_LOAD,
+): Promise<Record<Name, LoadResult>[]> {
   const once = (target: LoadTarget, durationS: number) =>
     measureLoad(target.url, target.headers, {
       connections: settings.connections,
       warmUpS: 0,
       durationS,
     });
-  await once(baseline, settings.warmUpS);
-  await once(subject, settings.warmUpS);
-  const rounds: PairedRound[] = [];
+  const named = Object.entries(targets) as [Name, LoadTarget][];
+  for (const [, target] of named) await once(target, settings.warmUpS);
+  const rounds: Record<Name, LoadResult>[] = [];
   for (let i = 0; i < settings.rounds; i++) {
-    rounds.push({
-      baseline: await once(baseline, settings.roundS),
-      subject: await once(subject, settings.roundS),
-    });
+    const round: Partial<Record<Name, LoadResult>> = {};
+    for (const [name, target] of named) round[name] = await once(target, settings.roundS);
+    rounds.push(round as Record<Name, LoadResult>);
   }
   return rounds;
 }
@@ -113,7 +137,7 @@ export function pairedRatio(rounds: readonly PairedRound[]): number {
     : ((ratios[middle - 1] as number) + (ratios[middle] as number)) / 2;
 }
 
-/** One side's rounds as one result: its mean rate, median p50 and worst p99. */
+/** One side's rounds as one result: its mean rate, median p50, worst p99 and all its CPU time. */
 export function combinedLoad(results: readonly LoadResult[]): LoadResult {
   const requests = results.reduce((sum, r) => sum + r.requests, 0);
   const p50s = results.map((r) => r.latencyP50Ms).sort((a, b) => a - b);
@@ -122,5 +146,6 @@ export function combinedLoad(results: readonly LoadResult[]): LoadResult {
     latencyP50Ms: p50s[Math.floor(p50s.length / 2)] ?? Number.NaN,
     latencyP99Ms: Math.max(...results.map((r) => r.latencyP99Ms)),
     requests,
+    mainThreadCpuUs: results.reduce((sum, r) => sum + r.mainThreadCpuUs, 0),
   };
 }

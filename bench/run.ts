@@ -4,7 +4,7 @@
  * the performance work beside its figure and "met" / "NOT met".
  *
  *   npm run bench                      full run (about ten minutes on two cores)
- *   npm run bench -- --quick           smaller sizes and shorter loads, for a fast pass
+ *   npm run bench -- --quick           smaller sizes, shorter loads and fewer rounds: a fast pass
  *   npm run bench -- --out <folder>    where the plots go (default bench/results/)
  */
 import { spawnSync } from 'node:child_process';
@@ -55,6 +55,7 @@ import {
   printLiquidityBench,
   WITHDRAWAL_TARGET_MS,
 } from './liquidity.js';
+import { cpuUsPerAnswer, DEFAULT_ROUND_LOAD, type LoadResult, QUICK_ROUND_LOAD } from './load.js';
 import {
   benchQuotePools,
   POOL_COUNTS,
@@ -62,7 +63,7 @@ import {
   QUICK_QUOTE_CURVE_SAMPLES,
   QUOTE_CURVE_SAMPLES,
 } from './quote-pools.js';
-import { benchQuotes, printQuoteBench, QUOTE_TARGET_RATIO } from './quotes.js';
+import { benchQuotes, printQuoteBench, QUOTE_TARGET_P99_MS, QUOTE_TARGET_RATIO } from './quotes.js';
 import { percent } from './report.js';
 import {
   benchSettlement,
@@ -87,7 +88,6 @@ import { lineChart } from './svg.js';
 import { type TargetRow, targetTable, verdictOf } from './targets.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const QUOTE_TARGET_P99_MS = 10;
 const CURVE_WORKERS = [1, 2, 4];
 const CURVE_POOLS = [1, 3];
 const CURVE_SWAPS = CAPACITY_SWAPS;
@@ -139,7 +139,7 @@ const firstStart = await benchFirstStart(quick ? 1 : 3);
 printFirstStartBench(firstStart);
 console.log();
 
-const quotes = await benchQuotes();
+const quotes = await benchQuotes(quick ? QUICK_ROUND_LOAD : DEFAULT_ROUND_LOAD);
 printQuoteBench(quotes);
 console.log();
 const idleSwap = await benchIdleSwap(quick);
@@ -265,6 +265,7 @@ const size = sdkSize();
 console.log(`sdk: ${size.line}\n`);
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
+const usPerAnswer = (load: LoadResult) => `${cpuUsPerAnswer(load).toFixed(1)} µs`;
 const atTargetStreams = sse.find((p) => p.streams === SSE_TARGET_STREAMS);
 const pgRun = settlement.postgres;
 const capacityRun = settlement.capacity;
@@ -273,9 +274,10 @@ const firstIntents = intents.points[0];
 const lastIntents = intents.points.at(-1);
 const rows: TargetRow[] = [
   {
-    target: `quotes ≥ ${percent(QUOTE_TARGET_RATIO)} of bare Fastify, p99 ≤ ${QUOTE_TARGET_P99_MS} ms`,
-    measured: `${percent(quotes.ratio)} (${Math.round(quotes.quotes.requestsPerS)} vs ${Math.round(quotes.baseline.requestsPerS)} req/s), p99 ${quotes.quotes.latencyP99Ms} ms`,
-    verdict: verdictOf(quotes.meetsTarget && quotes.quotes.latencyP99Ms <= QUOTE_TARGET_P99_MS),
+    target: `quotes ≥ ${percent(QUOTE_TARGET_RATIO)} of a bare Fastify route answering their bytes, p99 ≤ ${QUOTE_TARGET_P99_MS} ms`,
+    // The ratio to `{"ok":true}` and the CPU per answer are shown beside, not judged.
+    measured: `${percent(quotes.ratio)} (${Math.round(quotes.quotes.requestsPerS)} vs ${Math.round(quotes.sameBytes.requestsPerS)} req/s), p99 ${quotes.quotes.latencyP99Ms} ms; ${percent(quotes.okRatio)} of {"ok":true}; CPU ${usPerAnswer(quotes.quotes)} per quote, ${usPerAnswer(quotes.sameBytes)} per bare answer`,
+    verdict: verdictOf(quotes.meetsTarget),
   },
   {
     target: `≥ ${TARGET_SWAPS_PER_S} swaps/s, p99 ≤ ${TARGET_P99_MS} ms at ${OFFERED_SWAPS_PER_S}/s offered (PostgreSQL, 2 workers)`,

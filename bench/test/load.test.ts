@@ -1,12 +1,18 @@
-/** How paired loads become the quote target's figure. */
+/** How rounds of loads become the quote target's figures. */
 import { describe, expect, it } from 'vitest';
-import { combinedLoad, type LoadResult, pairedRatio } from '../load.js';
+import { combinedLoad, cpuUsPerAnswer, type LoadResult, pairedRatio } from '../load.js';
 
-const load = (requestsPerS: number, latencyP99Ms = 1, latencyP50Ms = 0): LoadResult => ({
+const load = (
+  requestsPerS: number,
+  latencyP99Ms = 1,
+  latencyP50Ms = 0,
+  mainThreadCpuUs = 0,
+): LoadResult => ({
   requestsPerS,
   latencyP50Ms,
   latencyP99Ms,
   requests: requestsPerS * 2,
+  mainThreadCpuUs,
 });
 
 describe('pairedRatio', () => {
@@ -42,5 +48,12 @@ describe('combinedLoad', () => {
     expect(combined.latencyP50Ms).toBe(2);
     expect(combined.latencyP99Ms).toBe(9);
     expect(combined.requests).toBe(1200);
+  });
+
+  it('adds up the CPU time, so CPU per answer weighs every round by its answers', () => {
+    // 200 answers at 10 µs and 600 at 20 µs: 17.5 µs an answer, not the rounds' mean of 15.
+    const combined = combinedLoad([load(100, 1, 0, 2_000), load(300, 1, 0, 12_000)]);
+    expect(combined.mainThreadCpuUs).toBe(14_000);
+    expect(cpuUsPerAnswer(combined)).toBeCloseTo(17.5, 10);
   });
 });

@@ -15,9 +15,9 @@ import { PoolPartyError } from '@poolparty/sdk';
 
 /**
  * One call of the service: JSON in and out, a refusal thrown as the SDK's error with the
- * service's code. Exported for the liquidity pages, which call `/v1/liquidity` the same way.
+ * service's code.
  */
-export async function callService<T>(
+async function callService<T>(
   path: string,
   init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
 ): Promise<T> {

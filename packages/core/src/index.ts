@@ -12,6 +12,7 @@ export * from './fees.js';
 export * from './fingerprint.js';
 export * from './guard.js';
 export * from './instrument.js';
+export * from './intent-lifecycles.js';
 export * from './leg-outcomes.js';
 export * from './legs.js';
 export * from './lifecycle.js';

@@ -13,6 +13,7 @@ import {
   pairedUnits,
   planBurn,
   planMint,
+  unitsOfShare,
 } from './liquidity.js';
 import { credit, debit, type Movement, type Side } from './pool-books.js';
 import { integerSqrt } from './pricing.js';
@@ -232,7 +233,7 @@ export function planWithdrawal(
       message: 'The party holds no units of this pool.',
     };
   }
-  const units = request.units ?? position.units.mulDiv(BigInt(request.shareBps), 10_000n, 'down');
+  const units = request.units ?? unitsOfShare(position.units, request.shareBps);
   if (!units.isPositive() || units.gt(position.units)) {
     return {
       kind: 'refused',

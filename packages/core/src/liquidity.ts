@@ -12,6 +12,9 @@
  *   pool); the other side joins as much as the units are worth, rounded up, and its excess is
  *   returned.
  * - Burning `u` units pays `u·Ra/S` and `u·Rb/S`, each rounded down.
+ *
+ * Also the entry `@poolparty/core/liquidity`, from which the web pages preview the same figures:
+ * it imports amounts and pricing arithmetic only, none of the wire schemas or anything of Node.
  */
 import { Amount } from './amount.js';
 import type { Side } from './pool-books.js';
@@ -131,6 +134,11 @@ function planFirstMint(pool: PoolLiquidity, a: Amount, b: Amount): MintPlan {
   };
 }
 
+/** The units that burning `shareBps` basis points of `held` units burns, rounded down. */
+export function unitsOfShare(held: Amount, shareBps: number): Amount {
+  return held.mulDiv(BigInt(shareBps), 10_000n, 'down');
+}
+
 /** What burning `units` pays out of each side, rounded down; null when `units` exceed supply. */
 export function planBurn(
   pool: PoolLiquidity,
@@ -179,10 +187,18 @@ export function pairedAmount(pool: PoolLiquidity, side: Side, amount: Amount): A
 
 /** `pairedAmount` in units, unbounded: it may pass the 28 integer digits an amount holds. */
 export function pairedUnits(pool: PoolLiquidity, side: Side, amount: Amount): bigint | null {
+  if (!hasPrice(pool)) return null;
   const [own, other] =
     side === 'a' ? [pool.reserveA, pool.reserveB] : [pool.reserveB, pool.reserveA];
-  if (!pool.supply.isPositive() || !own.isPositive() || !other.isPositive()) return null;
   return ceilDiv(amount.units * other.units, own.units);
+}
+
+/**
+ * Whether the pool has a ratio to pair a deposit's sides at: units and both reserves. Until it
+ * does, a deposit gives both sides, and its first one sets the price.
+ */
+export function hasPrice(pool: PoolLiquidity): boolean {
+  return pool.supply.isPositive() && pool.reserveA.isPositive() && pool.reserveB.isPositive();
 }
 
 /**

@@ -21,6 +21,11 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   sdk: [],
   app: ['sdk', 'core'],
 };
+/**
+ * The entries of core the app may run in the browser: exact amounts and liquidity's arithmetic,
+ * which import nothing heavy; the rest of core (its wire schemas) it takes as types only.
+ */
+const APP_CORE_ENTRIES = ['@poolparty/core/amount', '@poolparty/core/liquidity'];
 /** The folders of a package that are its code (tests may use other packages' testing helpers). */
 const CODE_FOLDERS = ['src', 'testing'];
 /** Inside the server, the one module that builds an HTTP app and so imports the HTTP layer. */
@@ -28,6 +33,9 @@ const HTTP_BUILDERS = ['packages/server/src/service.ts'];
 /** Static imports and re-exports, which start a line, and dynamic `import()` calls. */
 const IMPORT =
   /^(?:import|export)\b[^;'"`]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+/** The same, less what `import type` and `export type` bring in: what runs. */
+const RUNTIME_IMPORT =
+  /^(?:import|export)\b(?!\s+type\b)[^;'"`]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 function filesUnder(folder: string): string[] {
   let entries: string[];
@@ -43,8 +51,8 @@ function filesUnder(folder: string): string[] {
   });
 }
 
-function importsOf(file: string): string[] {
-  return [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((m) => (m[1] ?? m[2]) as string);
+function importsOf(file: string, pattern = IMPORT): string[] {
+  return [...readFileSync(file, 'utf8').matchAll(pattern)].map((m) => (m[1] ?? m[2]) as string);
 }
 
 const codeFiles = Object.keys(MAY_IMPORT).flatMap((name) =>
@@ -78,6 +86,18 @@ describe('the package graph', () => {
         }
       }
     }
+    expect(wrong).toEqual([]);
+  });
+
+  it('has the app run only the entries of core made for browsers, the rest of core as types', () => {
+    const wrong = codeFiles
+      .filter(({ name }) => name === 'app')
+      .flatMap(({ file }) =>
+        importsOf(file, RUNTIME_IMPORT)
+          .filter((specifier) => /^@poolparty\/core(\/|$)/.test(specifier))
+          .filter((specifier) => !APP_CORE_ENTRIES.includes(specifier))
+          .map((specifier) => `${relative(ROOT, file)}: ${specifier}`),
+      );
     expect(wrong).toEqual([]);
   });
 

@@ -12,24 +12,23 @@ import {
   priceTrade,
   ratio,
 } from '@poolparty/core';
+import {
+  CROCKFORD_ALPHABET,
+  IDENTIFIER_ATTEMPTS_MAX,
+  INTENT_VALIDITY_MS,
+  newDepositReference,
+  newIntentFrom,
+  newIntentId,
+  newLiquidityIntentId,
+  randomCrockford,
+  refuseUnsafeTrade,
+  retryingCollisions,
+  SWAP_IDENTIFIER_CONSTRAINTS,
+} from '@poolparty/settlement';
 import type { IntentRecord } from '@poolparty/store';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  INTENT_VALIDITY_MS,
-  newIntentFrom,
-  quoteRequestOf,
-  refuseUnsafeTrade,
-  requireOwnWallet,
-  resolveSlippage,
-} from '../src/swaps/create-intent.js';
-import { IDENTIFIER_ATTEMPTS_MAX, retryingCollisions } from '../src/swaps/create-swap.js';
-import {
-  CROCKFORD_ALPHABET,
-  newDepositReference,
-  newIntentId,
-  randomCrockford,
-} from '../src/swaps/identifiers.js';
+import { quoteRequestOf, requireOwnWallet, resolveSlippage } from '../src/swaps/create-intent.js';
 import { swapIntentView, swapStatusView } from '../src/swaps/intent-view.js';
 import { strictValidatorCompiler } from '../src/swaps/strict-validation.js';
 
@@ -347,6 +346,7 @@ describe('identifiers', () => {
     expect(reference).toMatch(/^pp-[0-9A-HJKMNP-TV-Z]{13}$/);
     expect(reference.length).toBeLessThanOrEqual(32);
     expect(newIntentId()).toMatch(/^swp_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(newLiquidityIntentId()).toMatch(/^liq_[0-9A-HJKMNP-TV-Z]{26}$/);
   });
 
   it('maps every byte onto the alphabet, each symbol from 5 bits', () => {
@@ -390,7 +390,7 @@ describe('retryingCollisions', () => {
 
   it('tries again with fresh identifiers after a collision', async () => {
     let attempts = 0;
-    const result = await retryingCollisions(async () => {
+    const result = await retryingCollisions(SWAP_IDENTIFIER_CONSTRAINTS, async () => {
       attempts += 1;
       if (attempts === 1) throw collision;
       return 'created';
@@ -401,7 +401,7 @@ describe('retryingCollisions', () => {
   it('gives up after the bound, and never retries other failures', async () => {
     let attempts = 0;
     await expect(
-      retryingCollisions(async () => {
+      retryingCollisions(SWAP_IDENTIFIER_CONSTRAINTS, async () => {
         attempts += 1;
         throw collision;
       }),
@@ -413,7 +413,7 @@ describe('retryingCollisions', () => {
     });
     attempts = 0;
     await expect(
-      retryingCollisions(async () => {
+      retryingCollisions(SWAP_IDENTIFIER_CONSTRAINTS, async () => {
         attempts += 1;
         throw other;
       }),

@@ -272,7 +272,7 @@ async function writePlan(tx: Queryable, writing: Writing): Promise<void> {
   if (commands.length > 0) await announceEngineWork(tx);
 }
 
-/** Every state the intent passes through in its execution, as `moveIntent` would write them. */
+/** Every state the intent passes through in its execution, as the store's state writer checks them. */
 function pathOf(swap: SwapPlan): IntentPath {
   const { intent, decision } = swap;
   const from = intent.status;

@@ -43,9 +43,20 @@ export { LedgerClock, type LedgerClockOptions, type ServiceClock } from './clock
 export { CollectionRefused, recordCollection } from './collections.js';
 export type { EngineContext, QuoteInvalidator } from './context.js';
 export type { Engine } from './engine.js';
+export * from './identifiers.js';
+export {
+  IDENTIFIER_ATTEMPTS_MAX,
+  type IntentIdentifiers,
+  type IntentOpening,
+  isIdentifierCollision,
+  type OpeningAnswer,
+  openIntent,
+  retryingCollisions,
+} from './intent-opening.js';
 export type { OperatorRetry, TransferPayload } from './legs.js';
 export { cancelLiquidityIntent, type LiquidityCancel } from './liquidity-cancel.js';
 export {
+  LIQUIDITY_IDENTIFIER_CONSTRAINTS,
   LIQUIDITY_INTENT_VALIDITY_MS,
   type LiquidityIntentRequest,
   openLiquidityIntent,
@@ -66,6 +77,15 @@ export {
   type EngineSettings,
   type EngineStep,
 } from './settings.js';
+export {
+  INTENT_VALIDITY_MS,
+  type IntentOrigin,
+  newIntentFrom,
+  openSwapIntent,
+  type PricedSwap,
+  refuseUnsafeTrade,
+  SWAP_IDENTIFIER_CONSTRAINTS,
+} from './swap-intents.js';
 export {
   type SideSweep,
   type SweepRefusal,

@@ -34,10 +34,10 @@ import {
   type PendingIntentKey,
   raiseOperatorFlag,
   recordDeposit,
+  transitionIntent,
 } from '@poolparty/store';
 import { credit, type Movement, moveBalances, type Side } from './accounting.js';
 import { recordOfferAction, recordTransfer } from './legs.js';
-import { moveIntent } from './moves.js';
 import type { PriceBook } from './prices.js';
 
 /** Claim attempts when a concurrent cancel or expiry keeps winning; each re-reads the intents. */
@@ -70,7 +70,7 @@ export async function takeDeposit(
     if (attribution.kind === 'unmatched') {
       return returnDeposit(tx, incoming, depositId, attribution, prices, now);
     }
-    const claimed = await moveIntent(tx, {
+    const claimed = await transitionIntent(tx, {
       intentId: attribution.intent.intentId,
       from: 'pending',
       to: 'matched',
@@ -285,7 +285,7 @@ async function keepDeposit(
   }
   const side = sideOf(incoming.pool, incoming.instrument);
   await moveBalances(tx, incoming.pool.poolId, [credit(side, 'inflight', incoming.amount)], now);
-  await moveIntent(tx, {
+  await transitionIntent(tx, {
     intentId: intent.intentId,
     from: 'matched',
     to: 'deposit_received',

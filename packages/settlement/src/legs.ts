@@ -53,10 +53,10 @@ import {
   setDepositFlagged,
   setDepositStatus,
   settleLegOffer,
+  transitionIntent,
 } from '@poolparty/store';
 import { AccountingError, lockPool, moveBalances, type Side } from './accounting.js';
 import type { Effects } from './context.js';
-import { moveIntent } from './moves.js';
 
 export type {
   CommandPayload,
@@ -208,7 +208,7 @@ export async function refundIntent(
   assertTransition(settle.from, settle.to);
   const plan = planIntentRefund(input);
   if (plan.kind === 'nothing_owed') {
-    await moveIntent(tx, {
+    await transitionIntent(tx, {
       intentId: intent.intentId,
       from: settle.from,
       to: settle.to,
@@ -400,7 +400,7 @@ async function leaveMatched(
   move: Omit<IntentTransition, 'from'>,
 ): Promise<IntentRecord | null> {
   await lockPool(tx, poolId);
-  return moveIntent(tx, { ...move, from: 'matched' });
+  return transitionIntent(tx, { ...move, from: 'matched' });
 }
 
 /**
@@ -500,7 +500,7 @@ async function completePayout(
   now: Date,
 ): Promise<boolean> {
   if (command.intentId === null) return false;
-  const completed = await moveIntent(tx, {
+  const completed = await transitionIntent(tx, {
     intentId: command.intentId,
     from: 'sending_output',
     to: 'completed',
@@ -533,7 +533,7 @@ async function completeRefund(
     });
     return returned !== null;
   }
-  const settled = await moveIntent(tx, {
+  const settled = await transitionIntent(tx, {
     intentId: command.intentId,
     from: settle.from,
     to: settle.to,
@@ -668,7 +668,7 @@ async function parkIntent(
   now: Date,
   details: Record<string, unknown> = {},
 ): Promise<void> {
-  const parked = await moveIntent(tx, {
+  const parked = await transitionIntent(tx, {
     intentId: intent.intentId,
     from: settle.from,
     to: 'refund_failed',

@@ -129,7 +129,8 @@ async function takeSide(
   if (plan.kind !== 'take' || intent === null) return plan;
   const moved = await transitionLiquidityIntent(tx, {
     liquidityIntentId: intent.liquidityIntentId,
-    from: ['pending', 'partial'],
+    // Its first side takes it from `pending`, its second from `partial`: never a step skipped.
+    from: [plan.becomes === 'partial' ? 'pending' : 'partial'],
     to: plan.becomes,
     at: now,
     payload: { side: plan.side, amount: incoming.amount.toString(), depositId },

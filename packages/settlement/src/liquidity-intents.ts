@@ -1,6 +1,7 @@
 /**
  * Opening a liquidity intent (docs/spec/liquidity.md#intents): read the pool and its books, plan
- * the terms with core's `planLiquidityIntent`, write the intent. Refusals are domain errors.
+ * the terms with core's `planLiquidityIntent`, write the intent on the skeleton every kind of
+ * intent opens on. Refusals are domain errors.
  */
 import {
   Amount,
@@ -16,13 +17,22 @@ import {
   insertLiquidityIntent,
   type LiquidityIntentRecord,
 } from '@poolparty/store';
+import { newLiquidityIntentId } from './identifiers.js';
+import { type IntentOpening, openIntent } from './intent-opening.js';
 
 /** A liquidity intent is valid for 24 hours, as a swap intent is. */
 export const LIQUIDITY_INTENT_VALIDITY_MS = 24 * 60 * 60 * 1000;
 
+/** The unique constraints a fresh liquidity intent id or deposit reference can collide with. */
+export const LIQUIDITY_IDENTIFIER_CONSTRAINTS = [
+  'liquidity_intents_pkey',
+  'liquidity_intents_deposit_reference_key',
+];
+
 export interface LiquidityIntentRequest {
-  readonly liquidityIntentId: string;
-  readonly depositReference: string;
+  /** Drawn fresh when absent, as the service does; given by tests that name their intents. */
+  readonly liquidityIntentId?: string;
+  readonly depositReference?: string;
   readonly poolId: string;
   readonly amountA?: string;
   readonly amountB?: string;
@@ -55,29 +65,37 @@ export async function openLiquidityIntent(
   );
   if (terms.kind === 'refused') throw new DomainError(terms.code, terms.message);
   const { now } = request;
-  try {
-    return await insertLiquidityIntent(db, {
-      liquidityIntentId: request.liquidityIntentId,
-      poolId: pool.poolId,
-      apiKeyId: request.apiKeyId,
-      developerParty: request.developerParty,
-      providerParty: request.providerParty,
-      depositAddress: pool.lpParty,
-      depositReference: request.depositReference,
-      expectedA: terms.expected.a.toString(),
-      expectedB: terms.expected.b.toString(),
-      expectedUnits: terms.expectedUnits.toString(),
-      minimumUnits: terms.minimumUnits.toString(),
-      slippageBps,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + LIQUIDITY_INTENT_VALIDITY_MS),
-    });
-  } catch (error) {
-    if (!(error instanceof ActiveLiquidityIntentExistsError)) throw error;
-    throw new DomainError(
-      'active_liquidity_intent_exists',
-      `Liquidity intent ${error.liquidityIntentId} for pool ${pool.poolId} is still open; finish or cancel it first.`,
-      { liquidityIntentId: error.liquidityIntentId },
-    );
-  }
+  const opening: IntentOpening<LiquidityIntentRecord, LiquidityIntentRecord> = {
+    identifierConstraints: LIQUIDITY_IDENTIFIER_CONSTRAINTS,
+    newIntentId: () => request.liquidityIntentId ?? newLiquidityIntentId(),
+    insert: (q, ids) =>
+      insertLiquidityIntent(q, {
+        liquidityIntentId: ids.intentId,
+        poolId: pool.poolId,
+        apiKeyId: request.apiKeyId,
+        developerParty: request.developerParty,
+        providerParty: request.providerParty,
+        depositAddress: pool.lpParty,
+        depositReference: request.depositReference ?? ids.depositReference,
+        expectedA: terms.expected.a.toString(),
+        expectedB: terms.expected.b.toString(),
+        expectedUnits: terms.expectedUnits.toString(),
+        minimumUnits: terms.minimumUnits.toString(),
+        slippageBps,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + LIQUIDITY_INTENT_VALIDITY_MS),
+      }),
+    view: (record) => record,
+    refusal: (error) => activeLiquidityIntentRefusal(error, pool.poolId),
+  };
+  return openIntent(db, opening);
+}
+
+function activeLiquidityIntentRefusal(error: unknown, poolId: string): DomainError | null {
+  if (!(error instanceof ActiveLiquidityIntentExistsError)) return null;
+  return new DomainError(
+    'active_liquidity_intent_exists',
+    `Liquidity intent ${error.liquidityIntentId} for pool ${poolId} is still open; finish or cancel it first.`,
+    { liquidityIntentId: error.liquidityIntentId },
+  );
 }

@@ -6,9 +6,11 @@
  * for the intents actually claimed, so a deposit whose intent a cancel took first leaves no trace
  * and is taken again on its own.
  */
+import { SWAP_LIFECYCLE } from '@poolparty/core';
 import { amountParam, jsonParam } from './columns.js';
 import type { Queryable } from './database.js';
 import { depositIdOf, type NewDeposit } from './deposits.js';
+import { checkMove, stateChangeSql } from './intent-states.js';
 import type { DepositClaim } from './intents.js';
 
 /** A deposit that takes the intent its claim names, on the given side of its pool. */
@@ -17,6 +19,13 @@ export interface KeptDeposit {
   readonly deposit: NewDeposit;
   readonly side: 'a' | 'b';
 }
+
+// The path every claim takes, checked against the lifecycle as every state write is.
+checkMove(SWAP_LIFECYCLE, {
+  id: 'claim',
+  from: ['pending'],
+  through: ['matched', 'deposit_received'],
+});
 
 /** Writes the run's claims, deposits and inflight; returns the ids of the intents claimed. */
 export async function keepDeposits(
@@ -61,24 +70,19 @@ const KEEP_DEPOSITS = `WITH claims AS (
       matched jsonb, deposit_id text, update_id text, event_index int, ledger_offset bigint,
       pool_id text, sender text, receiver text, instrument_id text, instrument_admin text,
       amount text, reference text, side text)
-  ), changed AS (
-    UPDATE intents i SET
-      status = 'deposit_received',
-      updated_at = $2::timestamptz,
-      matched_at = COALESCE(i.matched_at, $2::timestamptz),
-      deposit_amount = r.deposit_amount::numeric,
-      deposit_update_id = r.deposit_update_id,
-      deposit_received_at = r.deposit_received_at
-    FROM claims r
-    WHERE i.intent_id = r.intent_id AND i.status = 'pending'
-    RETURNING i.intent_id, r.ord, r.matched
-  ), event AS (
-    INSERT INTO intent_events (intent_id, status, at, payload)
-    SELECT ch.intent_id, e.status, $2::timestamptz, e.payload
-    FROM changed ch CROSS JOIN LATERAL (VALUES (1, 'matched', ch.matched),
-      (2, 'deposit_received', '{}'::jsonb)) AS e(n, status, payload)
-    ORDER BY ch.ord, e.n
-  ), kept AS (
+  ), moves AS (
+    SELECT ord, intent_id AS id, ARRAY['pending'] AS from_states,
+      ARRAY['matched', 'deposit_received'] AS through, 'deposit_received' AS to_status,
+      false AS terminal,
+      jsonb_build_array(jsonb_build_object('status', 'matched', 'payload', matched),
+        jsonb_build_object('status', 'deposit_received', 'payload', '{}'::jsonb)) AS events,
+      deposit_amount, deposit_update_id, deposit_received_at
+    FROM claims
+  ), ${stateChangeSql('swap', {
+    source: 'moves',
+    at: '$2::timestamptz',
+    facts: ['deposit_amount', 'deposit_update_id', 'deposit_received_at'],
+  })}, kept AS (
     SELECT r.* FROM claims r JOIN changed ch ON ch.intent_id = r.intent_id
   ), deposit AS (
     INSERT INTO deposits (deposit_id, update_id, event_index, ledger_offset, pool_id, sender,
@@ -99,4 +103,4 @@ const KEEP_DEPOSITS = `WITH claims AS (
       inflight_b = a.inflight_b + f.add_b, version = a.version + 1, updated_at = $2::timestamptz
     FROM inflight f WHERE a.pool_id = f.pool_id
   )
-  SELECT intent_id FROM changed ORDER BY ord`;
+  SELECT intent_id FROM changed ORDER BY move_ord`;

@@ -13,6 +13,7 @@ import {
   readStringOrNull,
 } from './columns.js';
 import type { Queryable, Row } from './database.js';
+import { firstRowOf } from './sql.js';
 
 /**
  * `attributed`: paired with an intent, which carries it from here. `unmatched`: no intent takes
@@ -111,16 +112,14 @@ export async function recordDeposit(
 }
 
 export async function getDeposit(q: Queryable, depositId: string): Promise<DepositRecord | null> {
-  const rows = await q.query('SELECT * FROM deposits WHERE deposit_id = $1', [depositId]);
-  return rows[0] ? depositFromRow(rows[0]) : null;
+  return firstRowOf(q, 'SELECT * FROM deposits WHERE deposit_id = $1', [depositId], depositFromRow);
 }
 
 export async function getDepositOfIntent(
   q: Queryable,
   intentId: string,
 ): Promise<DepositRecord | null> {
-  const rows = await q.query('SELECT * FROM deposits WHERE intent_id = $1', [intentId]);
-  return rows[0] ? depositFromRow(rows[0]) : null;
+  return firstRowOf(q, 'SELECT * FROM deposits WHERE intent_id = $1', [intentId], depositFromRow);
 }
 
 /** Moves the deposit from `from` to `to`; null when it was not in `from`. */
@@ -133,12 +132,13 @@ export async function setDepositStatus(
     readonly now: Date;
   },
 ): Promise<DepositRecord | null> {
-  const rows = await q.query(
+  return firstRowOf(
+    q,
     `UPDATE deposits SET status = $3, updated_at = $4 WHERE deposit_id = $1 AND status = $2
      RETURNING *`,
     [input.depositId, input.from, input.to, input.now],
+    depositFromRow,
   );
-  return rows[0] ? depositFromRow(rows[0]) : null;
 }
 
 /** Deposits in `status`, oldest first (e.g. the unmatched ones still to return). */

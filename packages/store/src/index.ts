@@ -24,6 +24,7 @@ export * from './flag-counts.js';
 export * from './idempotency.js';
 export * from './intent-history.js';
 export * from './intent-legs.js';
+export * from './intent-states.js';
 export * from './intents.js';
 export * from './leadership.js';
 export * from './ledger-commands.js';

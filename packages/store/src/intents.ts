@@ -1,20 +1,19 @@
 /**
  * Swap intents and their events (docs/spec/lifecycle.md). Every state change and its row in
  * `intent_events` (the outbox) are written by one statement, so neither exists without the other,
- * whichever `Queryable` the caller passes. Which transitions are allowed is core's lifecycle table;
- * the store only makes each one a compare-and-set on the current state.
+ * whichever `Queryable` the caller passes. Every state change goes through `intent-states.ts`,
+ * which checks it against core's lifecycle and makes it a compare-and-set on the current state.
  */
 import {
-  isTerminal,
   LEG_STATES,
   type LegEventName,
   type LegState,
+  SWAP_LIFECYCLE,
   type SwapState,
 } from '@poolparty/core';
 import {
   amountParam,
   amountParamOrNull,
-  jsonParam,
   jsonParamOrNull,
   readAmount,
   readAmountOrNull,
@@ -25,6 +24,15 @@ import {
   readStringOrNull,
 } from './columns.js';
 import type { Queryable, Row, SqlParam } from './database.js';
+import {
+  checkMove,
+  intentRow,
+  mapped,
+  outboxRows,
+  stateChangeSql,
+  writeIntentStates,
+} from './intent-states.js';
+import { firstRowOf } from './sql.js';
 
 export interface NewIntent {
   readonly intentId: string;
@@ -314,8 +322,7 @@ export async function insertIntent(q: Queryable, intent: NewIntent): Promise<Int
 }
 
 export async function getIntent(q: Queryable, intentId: string): Promise<IntentRecord | null> {
-  const rows = await q.query('SELECT * FROM intents WHERE intent_id = $1', [intentId]);
-  return rows[0] ? intentFromRow(rows[0]) : null;
+  return mapped(await intentRow(q, 'swap', intentId), intentFromRow);
 }
 
 /** The intent only if it belongs to `walletParty`: others' intents look absent (404, not 403). */
@@ -324,11 +331,7 @@ export async function getIntentForParty(
   intentId: string,
   walletParty: string,
 ): Promise<IntentRecord | null> {
-  const rows = await q.query('SELECT * FROM intents WHERE intent_id = $1 AND wallet_party = $2', [
-    intentId,
-    walletParty,
-  ]);
-  return rows[0] ? intentFromRow(rows[0]) : null;
+  return mapped(await intentRow(q, 'swap', intentId, { owner: walletParty }), intentFromRow);
 }
 
 /**
@@ -378,12 +381,13 @@ export async function findPendingIntent(
   q: Queryable,
   key: PendingIntentKey,
 ): Promise<IntentRecord | null> {
-  const rows = await q.query(
+  return firstRowOf(
+    q,
     `SELECT * FROM intents WHERE wallet_party = $1 AND pool_id = $2 AND input_token = $3
        AND input_token_admin = $4 AND status = 'pending'`,
     [key.walletParty, key.poolId, key.inputToken, key.inputTokenAdmin],
+    intentFromRow,
   );
-  return rows[0] ? intentFromRow(rows[0]) : null;
 }
 
 /**
@@ -571,39 +575,33 @@ export interface IntentTransition {
   readonly payload?: unknown;
 }
 
-const TRANSITION_INTENT = `
-  WITH changed AS (
-    UPDATE intents SET
-      status = $2::text,
-      updated_at = $3::timestamptz,
-      matched_at = CASE WHEN $2::text = 'matched' THEN COALESCE(matched_at, $3::timestamptz)
-                   ELSE matched_at END,
-      completed_at = CASE WHEN $4::boolean THEN COALESCE(completed_at, $3::timestamptz)
-                     ELSE completed_at END,
-      failure_code = COALESCE($5::text, failure_code),
-      failure_message = COALESCE($6::text, failure_message),
-      deposit_amount = COALESCE($7::numeric, deposit_amount),
-      deposit_update_id = COALESCE($8::text, deposit_update_id),
-      deposit_received_at = COALESCE($9::timestamptz, deposit_received_at),
-      actual_output = COALESCE($10::numeric, actual_output),
-      payout_update_id = COALESCE($11::text, payout_update_id),
-      refund_amount = COALESCE($12::numeric, refund_amount),
-      refund_network_fee_amount = COALESCE($13::numeric, refund_network_fee_amount),
-      refund_update_id = COALESCE($14::text, refund_update_id),
-      fee_event_at_completion = CASE WHEN $2::text = 'completed'
-        THEN EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = $1)
-        ELSE fee_event_at_completion END
-    WHERE intent_id = $1 AND status = ANY($15::text[])
-    RETURNING *
-  ), event AS (
-    INSERT INTO intent_events (intent_id, status, at, payload)
-    SELECT intent_id, status, $3::timestamptz, $16::jsonb FROM changed
-  )
-  SELECT * FROM changed`;
+/** The facts a swap's move sets, in the columns' text form. */
+function swapFacts(facts: {
+  readonly failureReason?: FailureReason | undefined;
+  readonly deposit?: DepositFacts | undefined;
+  readonly actualOutput?: string | undefined;
+  readonly payoutUpdateId?: string | undefined;
+  readonly refund?: RefundFacts | undefined;
+}): Record<string, string | null> {
+  const { failureReason, deposit, refund } = facts;
+  return {
+    failure_code: failureReason?.code ?? null,
+    failure_message: failureReason?.message ?? null,
+    deposit_amount: amountParamOrNull(deposit?.amount),
+    deposit_update_id: deposit?.updateId ?? null,
+    deposit_received_at: deposit?.receivedAt.toISOString() ?? null,
+    actual_output: amountParamOrNull(facts.actualOutput),
+    payout_update_id: facts.payoutUpdateId ?? null,
+    refund_amount: amountParamOrNull(refund?.amount),
+    refund_network_fee_amount: amountParamOrNull(refund?.networkFeeAmount),
+    refund_update_id: refund?.updateId ?? null,
+  };
+}
 
 /**
  * Moves the intent from one of `from` to `to`, records the given facts, and writes the event.
- * Null when the intent is not in a `from` state (someone else moved it first).
+ * Null when the intent is not in a `from` state (someone else moved it first). Throws
+ * `IllegalPathError` before any statement when `from → to` is not an edge of the lifecycle.
  */
 export async function transitionIntent(
   q: Queryable,
@@ -611,30 +609,23 @@ export async function transitionIntent(
 ): Promise<IntentRecord | null> {
   const from: readonly SwapState[] =
     typeof transition.from === 'string' ? [transition.from] : transition.from;
-  if (from.includes(transition.to)) {
-    throw new RangeError(`a transition must change the state (${transition.to})`);
-  }
-  const { failureReason, deposit, refund } = transition;
+  const { failureReason } = transition;
   const payload = transition.payload ?? (failureReason ? { failureReason } : {});
-  const rows = await q.query(TRANSITION_INTENT, [
-    transition.intentId,
-    transition.to,
+  const [row] = await writeIntentStates(
+    q,
+    'swap',
+    [
+      {
+        id: transition.intentId,
+        from,
+        through: [transition.to],
+        facts: swapFacts(transition),
+        payloads: [payload],
+      },
+    ],
     transition.at,
-    isTerminal(transition.to),
-    failureReason?.code ?? null,
-    failureReason?.message ?? null,
-    amountParamOrNull(deposit?.amount),
-    deposit?.updateId ?? null,
-    deposit?.receivedAt ?? null,
-    amountParamOrNull(transition.actualOutput),
-    transition.payoutUpdateId ?? null,
-    amountParamOrNull(refund?.amount),
-    amountParamOrNull(refund?.networkFeeAmount),
-    refund?.updateId ?? null,
-    from,
-    jsonParam(payload),
-  ]);
-  return rows[0] ? intentFromRow(rows[0]) : null;
+  );
+  return row ? intentFromRow(row) : null;
 }
 
 /** A one-step deposit an intent takes at intake: its facts, and how it was attributed. */
@@ -671,68 +662,21 @@ export async function moveIntentsAlong(
   paths: readonly IntentPath[],
   at: Date,
 ): Promise<string[]> {
-  if (paths.length === 0) return [];
-  const moves = paths.map((path, ord) => {
+  const moves = paths.map((path) => {
     const last = path.through.at(-1);
-    if (last === undefined || path.through.includes(path.from)) {
-      throw new RangeError(`intent ${path.intentId}: a path must leave ${path.from}`);
-    }
-    const { failureReason, refund } = path;
+    const { failureReason } = path;
     return {
-      ord,
-      intent_id: path.intentId,
-      from_status: path.from,
-      to_status: last,
-      terminal: isTerminal(last),
-      failure_code: failureReason?.code ?? null,
-      failure_message: failureReason?.message ?? null,
-      actual_output: amountParamOrNull(path.actualOutput),
-      payout_update_id: path.payoutUpdateId ?? null,
-      refund_amount: amountParamOrNull(refund?.amount),
-      refund_network_fee_amount: amountParamOrNull(refund?.networkFeeAmount),
-      refund_update_id: refund?.updateId ?? null,
-      events: path.through.map((status) => ({
-        status,
-        payload: status === last && failureReason ? { failureReason } : {},
-      })),
+      id: path.intentId,
+      from: [path.from],
+      through: path.through,
+      facts: swapFacts(path),
+      payloads: path.through.map((status) =>
+        status === last && failureReason ? { failureReason } : {},
+      ),
     };
   });
-  const rows = await q.query<{ intent_id: string }>(
-    `WITH moves AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS m(ord int, intent_id text,
-         from_status text, to_status text, terminal boolean, failure_code text,
-         failure_message text, actual_output text, payout_update_id text, refund_amount text,
-         refund_network_fee_amount text, refund_update_id text, events jsonb)
-     ), changed AS (
-       UPDATE intents i SET
-         status = m.to_status,
-         updated_at = $2::timestamptz,
-         completed_at = CASE WHEN m.terminal THEN COALESCE(i.completed_at, $2::timestamptz)
-                        ELSE i.completed_at END,
-         failure_code = COALESCE(m.failure_code, i.failure_code),
-         failure_message = COALESCE(m.failure_message, i.failure_message),
-         actual_output = COALESCE(m.actual_output::numeric, i.actual_output),
-         payout_update_id = COALESCE(m.payout_update_id, i.payout_update_id),
-         refund_amount = COALESCE(m.refund_amount::numeric, i.refund_amount),
-         refund_network_fee_amount =
-           COALESCE(m.refund_network_fee_amount::numeric, i.refund_network_fee_amount),
-         refund_update_id = COALESCE(m.refund_update_id, i.refund_update_id),
-         fee_event_at_completion = CASE WHEN m.to_status = 'completed'
-           THEN EXISTS (SELECT 1 FROM fee_events f WHERE f.intent_id = i.intent_id)
-           ELSE i.fee_event_at_completion END
-       FROM moves m
-       WHERE i.intent_id = m.intent_id AND i.status = m.from_status
-       RETURNING i.intent_id, m.ord, m.events
-     ), event AS (
-       INSERT INTO intent_events (intent_id, status, at, payload)
-       SELECT c.intent_id, e.value->>'status', $2::timestamptz, e.value->'payload'
-       FROM changed c CROSS JOIN LATERAL jsonb_array_elements(c.events) WITH ORDINALITY AS e(value, n)
-       ORDER BY c.ord, e.n
-     )
-     SELECT intent_id FROM changed ORDER BY ord`,
-    [jsonParam(moves), at],
-  );
-  return rows.map((row) => row.intent_id);
+  const rows = await writeIntentStates(q, 'swap', moves, at);
+  return rows.map((row) => readString(row.intent_id));
 }
 
 /** Intents among `intentIds` that are in one of `statuses`. */
@@ -763,27 +707,32 @@ export async function cancelIntent(
   });
 }
 
+/** The path of an expiring intent, checked against the lifecycle once. */
+const EXPIRY_MOVE = { from: ['pending'], through: ['expired'] } as const;
+checkMove(SWAP_LIFECYCLE, { id: 'expiry', ...EXPIRY_MOVE });
+
+const EXPIRE_DUE_INTENTS = `
+  WITH due AS (
+    SELECT intent_id FROM intents WHERE status = 'pending' AND expires_at <= $1
+    ORDER BY expires_at, intent_id LIMIT $2
+    FOR UPDATE SKIP LOCKED
+  ), moves AS (
+    SELECT row_number() OVER (ORDER BY intent_id) AS ord, intent_id AS id,
+      ARRAY['${EXPIRY_MOVE.from.join("', '")}'] AS from_states,
+      ARRAY['${EXPIRY_MOVE.through.join("', '")}'] AS through,
+      '${EXPIRY_MOVE.through.at(-1)}' AS to_status, true AS terminal,
+      '[{"status": "expired", "payload": {}}]'::jsonb AS events
+    FROM due
+  ), ${stateChangeSql('swap', { source: 'moves', at: '$1::timestamptz', facts: [] })}
+  SELECT * FROM changed ORDER BY expires_at, intent_id`;
+
 /** Expires pending intents whose `expiresAt` is at or before `now`; returns them. */
 export async function expireDueIntents(
   q: Queryable,
   now: Date,
   limit: number = EXPIRY_BATCH_MAX,
 ): Promise<IntentRecord[]> {
-  const rows = await q.query(
-    `WITH due AS (
-       SELECT intent_id FROM intents WHERE status = 'pending' AND expires_at <= $1
-       ORDER BY expires_at, intent_id LIMIT $2
-       FOR UPDATE SKIP LOCKED
-     ), expired AS (
-       UPDATE intents i SET status = 'expired', updated_at = $1, completed_at = $1
-       FROM due WHERE i.intent_id = due.intent_id AND i.status = 'pending'
-       RETURNING i.*
-     ), event AS (
-       INSERT INTO intent_events (intent_id, status, at) SELECT intent_id, status, $1 FROM expired
-     )
-     SELECT * FROM expired ORDER BY expires_at, intent_id`,
-    [now, Math.min(limit, EXPIRY_BATCH_MAX)],
-  );
+  const rows = await q.query(EXPIRE_DUE_INTENTS, [now, Math.min(limit, EXPIRY_BATCH_MAX)]);
   return rows.map(intentFromRow);
 }
 
@@ -796,12 +745,7 @@ export async function listIntentEvents(
   intentId: string,
   afterSeq = 0,
 ): Promise<IntentEventRecord[]> {
-  const rows = await q.query(
-    `SELECT seq, intent_id, status, leg_event, at, payload FROM intent_events
-     WHERE intent_id = $1 AND seq > $2 ORDER BY seq`,
-    [intentId, afterSeq],
-  );
-  return rows.map(eventFromRow);
+  return (await outboxRows(q, 'swap', intentId, afterSeq)).map(eventFromRow);
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   readStringOrNull,
 } from './columns.js';
 import type { Queryable, Row } from './database.js';
+import { firstRowOf } from './sql.js';
 
 export type LiquidityDepositStatus =
   | 'accepting'
@@ -114,16 +115,24 @@ export async function getLiquidityDeposit(
   q: Queryable,
   depositId: string,
 ): Promise<LiquidityDepositRecord | null> {
-  const rows = await q.query('SELECT * FROM liquidity_deposits WHERE deposit_id = $1', [depositId]);
-  return rows[0] ? depositFromRow(rows[0]) : null;
+  return firstRowOf(
+    q,
+    'SELECT * FROM liquidity_deposits WHERE deposit_id = $1',
+    [depositId],
+    depositFromRow,
+  );
 }
 
 export async function liquidityDepositByOffer(
   q: Queryable,
   offerId: string,
 ): Promise<LiquidityDepositRecord | null> {
-  const rows = await q.query('SELECT * FROM liquidity_deposits WHERE offer_id = $1', [offerId]);
-  return rows[0] ? depositFromRow(rows[0]) : null;
+  return firstRowOf(
+    q,
+    'SELECT * FROM liquidity_deposits WHERE offer_id = $1',
+    [offerId],
+    depositFromRow,
+  );
 }
 
 /** The deposits attributed to the intent, oldest first. */
@@ -149,12 +158,13 @@ export async function moveLiquidityDeposit(
     readonly now: Date;
   },
 ): Promise<LiquidityDepositRecord | null> {
-  const rows = await q.query(
+  return firstRowOf(
+    q,
     `UPDATE liquidity_deposits SET status = $2, updated_at = $3
      WHERE deposit_id = $1 AND status = ANY($4::text[]) RETURNING *`,
     [move.depositId, move.to, move.now, move.from],
+    depositFromRow,
   );
-  return rows[0] ? depositFromRow(rows[0]) : null;
 }
 
 /** What the pool's LP party should hold now, per instrument: the deposits it has not passed on. */

@@ -14,6 +14,8 @@ import {
   readStringOrNull,
 } from './columns.js';
 import type { Queryable, Row } from './database.js';
+import { intentRow, mapped, outboxRows, writeIntentStates } from './intent-states.js';
+import { firstRowOf } from './sql.js';
 
 export type LiquidityStatus =
   | 'pending'
@@ -168,11 +170,10 @@ export async function getLiquidityIntent(
   liquidityIntentId: string,
   options: { readonly forUpdate?: boolean } = {},
 ): Promise<LiquidityIntentRecord | null> {
-  const rows = await q.query(
-    `SELECT * FROM liquidity_intents WHERE liquidity_intent_id = $1${options.forUpdate ? ' FOR UPDATE' : ''}`,
-    [liquidityIntentId],
+  return mapped(
+    await intentRow(q, 'liquidity', liquidityIntentId, options),
+    liquidityIntentFromRow,
   );
-  return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
 }
 
 /** The provider's intent; null for another party's, so ids cannot be probed. */
@@ -181,11 +182,8 @@ export async function getLiquidityIntentForParty(
   liquidityIntentId: string,
   providerParty: string,
 ): Promise<LiquidityIntentRecord | null> {
-  const rows = await q.query(
-    'SELECT * FROM liquidity_intents WHERE liquidity_intent_id = $1 AND provider_party = $2',
-    [liquidityIntentId, providerParty],
-  );
-  return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
+  const row = await intentRow(q, 'liquidity', liquidityIntentId, { owner: providerParty });
+  return mapped(row, liquidityIntentFromRow);
 }
 
 export async function findOpenLiquidityIntent(
@@ -193,12 +191,13 @@ export async function findOpenLiquidityIntent(
   providerParty: string,
   poolId: string,
 ): Promise<LiquidityIntentRecord | null> {
-  const rows = await q.query(
+  return firstRowOf(
+    q,
     `SELECT * FROM liquidity_intents
      WHERE provider_party = $1 AND pool_id = $2 AND status IN ('pending', 'partial')`,
     [providerParty, poolId],
+    liquidityIntentFromRow,
   );
-  return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
 }
 
 /** The intent a deposit's reference names, whatever its state (attribution decides). */
@@ -206,10 +205,12 @@ export async function findLiquidityIntentByReference(
   q: Queryable,
   reference: string,
 ): Promise<LiquidityIntentRecord | null> {
-  const rows = await q.query('SELECT * FROM liquidity_intents WHERE deposit_reference = $1', [
-    reference,
-  ]);
-  return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
+  return firstRowOf(
+    q,
+    'SELECT * FROM liquidity_intents WHERE deposit_reference = $1',
+    [reference],
+    liquidityIntentFromRow,
+  );
 }
 
 /** The provider's intents, newest first, `limit` at most (capped at `LIQUIDITY_PAGE_SIZE_MAX`). */
@@ -237,17 +238,10 @@ export interface LiquidityTransition {
   readonly payload?: Readonly<Record<string, unknown>>;
 }
 
-const TERMINAL: readonly LiquidityStatus[] = [
-  'completed',
-  'refunded',
-  'expired',
-  'cancelled',
-  'refund_failed',
-];
-
 /**
  * Moves the intent from one of `from` to `to` with its event row; null when it was elsewhere (a
- * second delivery, or another writer first). Terminal states set `completed_at`.
+ * second delivery, or another writer first). Terminal states set `completed_at`. Throws
+ * `IllegalPathError` before any statement when a `from → to` is not an edge of the lifecycle.
  */
 export async function transitionLiquidityIntent(
   q: Queryable,
@@ -255,38 +249,30 @@ export async function transitionLiquidityIntent(
 ): Promise<LiquidityIntentRecord | null> {
   const c = move.completion;
   const payload = { ...(move.failure && { failure: move.failure }), ...move.payload };
-  const rows = await q.query(
-    `WITH moved AS (
-       UPDATE liquidity_intents SET status = $2, updated_at = $3,
-         completed_at = CASE WHEN $4 THEN $3 ELSE completed_at END,
-         failure_code = COALESCE($5, failure_code), failure_message = COALESCE($6, failure_message),
-         minted_units = COALESCE($7, minted_units), joined_a = COALESCE($8, joined_a),
-         joined_b = COALESCE($9, joined_b), returned_a = COALESCE($10, returned_a),
-         returned_b = COALESCE($11, returned_b)
-       WHERE liquidity_intent_id = $1 AND status = ANY($12::text[])
-       RETURNING *
-     ), event AS (
-       INSERT INTO liquidity_events (liquidity_intent_id, status, at, payload)
-       SELECT liquidity_intent_id, status, $3, $13::jsonb FROM moved
-     )
-     SELECT * FROM moved`,
+  const facts = {
+    failure_code: move.failure?.code ?? null,
+    failure_message: move.failure?.message ?? null,
+    minted_units: amountParamOrNull(c?.mintedUnits),
+    joined_a: amountParamOrNull(c?.joinedA),
+    joined_b: amountParamOrNull(c?.joinedB),
+    returned_a: amountParamOrNull(c?.returnedA),
+    returned_b: amountParamOrNull(c?.returnedB),
+  };
+  const [row] = await writeIntentStates(
+    q,
+    'liquidity',
     [
-      move.liquidityIntentId,
-      move.to,
-      move.at,
-      TERMINAL.includes(move.to),
-      move.failure?.code ?? null,
-      move.failure?.message ?? null,
-      amountParamOrNull(c?.mintedUnits),
-      amountParamOrNull(c?.joinedA),
-      amountParamOrNull(c?.joinedB),
-      amountParamOrNull(c?.returnedA),
-      amountParamOrNull(c?.returnedB),
-      move.from,
-      JSON.stringify(payload),
+      {
+        id: move.liquidityIntentId,
+        from: move.from,
+        through: [move.to],
+        facts,
+        payloads: [payload],
+      },
     ],
+    move.at,
   );
-  return rows[0] ? liquidityIntentFromRow(rows[0]) : null;
+  return row ? liquidityIntentFromRow(row) : null;
 }
 
 /**
@@ -313,11 +299,7 @@ export async function listLiquidityEvents(
   liquidityIntentId: string,
   afterSeq = 0,
 ): Promise<LiquidityEventRecord[]> {
-  const rows = await q.query(
-    `SELECT seq, liquidity_intent_id, status, at, payload FROM liquidity_events
-     WHERE liquidity_intent_id = $1 AND seq > $2 ORDER BY seq`,
-    [liquidityIntentId, afterSeq],
-  );
+  const rows = await outboxRows(q, 'liquidity', liquidityIntentId, afterSeq);
   return rows.map((row) => ({
     seq: readSafeInteger(row.seq),
     liquidityIntentId: readString(row.liquidity_intent_id),

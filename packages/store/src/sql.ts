@@ -38,3 +38,14 @@ export interface Database extends Queryable {
   ): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
+
+/** The first row `sql` answers, mapped; null when it answers none. */
+export async function firstRowOf<T>(
+  q: Queryable,
+  sql: string,
+  params: readonly SqlParam[],
+  map: (row: Row) => T,
+): Promise<T | null> {
+  const [row] = await q.query(sql, params);
+  return row === undefined ? null : map(row);
+}

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { IllegalPathError } from '@poolparty/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ActiveIntentExistsError,
@@ -466,9 +467,23 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
       expect(matched).toMatchObject({ status: 'matched', matchedAt: at(2 * MINUTE_MS), deposit });
       const stale = { intentId, from: 'pending' as const, to: 'cancelled' as const, at: T0 };
       expect(await transitionIntent(db, stale)).toBeNull();
+      await expect(
+        transitionIntent(db, { intentId, from: 'matched', to: 'completed', at: T0 }),
+      ).rejects.toBeInstanceOf(IllegalPathError);
+      await moveIntentsAlong(
+        db,
+        [
+          {
+            intentId,
+            from: 'matched',
+            through: ['deposit_received', 'forwarded', 'processing', 'sending_output'],
+          },
+        ],
+        at(3 * MINUTE_MS),
+      );
       const completed = await transitionIntent(db, {
         intentId,
-        from: ['matched'],
+        from: ['sending_output'],
         to: 'completed',
         at: at(3 * MINUTE_MS),
         actualOutput: '14.2999999999',
@@ -482,8 +497,16 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
         refund: null,
       });
       const history = await listIntentEvents(db, intentId);
-      expect(history.map((e) => e.status)).toEqual(['pending', 'matched', 'completed']);
-      expect(await listIntentEvents(db, intentId, history[1]?.seq)).toHaveLength(1);
+      expect(history.map((e) => e.status)).toEqual([
+        'pending',
+        'matched',
+        'deposit_received',
+        'forwarded',
+        'processing',
+        'sending_output',
+        'completed',
+      ]);
+      expect(await listIntentEvents(db, intentId, history[5]?.seq)).toHaveLength(1);
     });
 
     it('read an intent with its events in one go, as the two reads would, for its party only', async () => {
@@ -493,7 +516,7 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
       await transitionIntent(db, {
         intentId,
         from: 'matched',
-        to: 'cancelled',
+        to: 'failed',
         at: at(2 * MINUTE_MS),
       });
       const found = await getIntentWithEventsForParty(db, intentId, walletParty);
@@ -501,13 +524,13 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
         intent: await getIntentForParty(db, intentId, walletParty),
         events: await listIntentEvents(db, intentId),
       });
-      expect(found?.events.map((e) => e.status)).toEqual(['pending', 'matched', 'cancelled']);
+      expect(found?.events.map((e) => e.status)).toEqual(['pending', 'matched', 'failed']);
       expect(await getIntentWithEventsForParty(db, intentId, 'mallory::1220ff')).toBeNull();
       expect(await getIntentWithEventsForParty(db, 'swp_missing', walletParty)).toBeNull();
       // An intent whose events are gone still reads, with none.
       await db.query('DELETE FROM intent_events WHERE intent_id = $1', [intentId]);
       expect(await getIntentWithEventsForParty(db, intentId, walletParty)).toMatchObject({
-        intent: { intentId, status: 'cancelled' },
+        intent: { intentId, status: 'failed' },
         events: [],
       });
     });
@@ -741,6 +764,14 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
   });
 
   describe('completed swaps with incomplete accounting', () => {
+    const TO_SENDING_OUTPUT = [
+      'matched',
+      'deposit_received',
+      'forwarded',
+      'processing',
+      'sending_output',
+    ] as const;
+
     async function completedSwap(
       f: Awaited<ReturnType<typeof fixture>>,
       facts: { feeEvent: boolean; payoutUpdateId?: string; batch?: boolean },
@@ -754,13 +785,18 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
           facts.payoutUpdateId === undefined ? {} : { payoutUpdateId: facts.payoutUpdateId };
         await moveIntentsAlong(
           db,
-          [{ ...path, ...payout, through: ['processing', 'completed'] }],
+          [{ ...path, ...payout, through: [...TO_SENDING_OUTPUT, 'completed'] }],
           T0,
         );
       } else {
+        await moveIntentsAlong(
+          db,
+          [{ intentId: intent.intentId, from: 'pending', through: TO_SENDING_OUTPUT }],
+          T0,
+        );
         await transitionIntent(db, {
           intentId: intent.intentId,
-          from: 'pending',
+          from: 'sending_output',
           to: 'completed',
           at: T0,
           actualOutput,

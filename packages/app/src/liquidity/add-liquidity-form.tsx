@@ -4,29 +4,19 @@
  * units accepted at the slippage set, then "Add liquidity" creates the intent; the caller follows
  * it and has the wallet send both deposits.
  */
-import type { Amount } from '@poolparty/core/amount';
+import type { Side } from '@poolparty/core';
 import type { Pool } from '@poolparty/sdk';
 import { useId, useState } from 'preact/hooks';
-import { parseAmount, parseSlippagePercent } from '../decimal.js';
+import { parseAmount } from '../decimal.js';
 import { formatAmount, formatPercent } from '../format.js';
-import type { LiquidityClient, LiquidityIntent } from './liquidity-client.js';
+import { type AddForm, useAddForm } from './add-liquidity-model.js';
 import { describeLiquidityError } from './liquidity-errors.js';
 import { addBlocker, type Balances, useBalances } from './liquidity-funds.js';
-import {
-  isEmptyPool,
-  lessSlippage,
-  liquidityOf,
-  pairedAmount,
-  previewMint,
-  type Side,
-} from './liquidity-math.js';
-
-/** The liquidity routes' default tolerance, 0.5 %. */
-const DEFAULT_SLIPPAGE = '0.5';
+import type { Liquidity, LiquidityIntent } from './party-liquidity.js';
 
 export function AddLiquidityForm(props: {
   pool: Pool;
-  client: LiquidityClient;
+  client: Liquidity;
   /** The party's units of this pool now, for its share after. */
   heldUnits: string | null;
   /** Changes when the party's balances may have changed. */
@@ -43,7 +33,7 @@ export function AddLiquidityForm(props: {
     setBusy(true);
     setError(null);
     try {
-      props.onCreated(await props.client.createIntent(form.body()));
+      props.onCreated(await props.client.create(form.body()));
     } catch (caught) {
       setError(describeLiquidityError(caught));
     } finally {
@@ -83,53 +73,6 @@ export function AddLiquidityForm(props: {
       )}
     </form>
   );
-}
-
-export type AddForm = ReturnType<typeof useAddForm>;
-
-/** Both amounts (one typed, the other following), the slippage, and what they mint. */
-function useAddForm(pool: Pool, held?: Amount) {
-  const liquidity = liquidityOf(pool);
-  const empty = isEmptyPool(liquidity);
-  const [texts, setTexts] = useState({ a: '', b: '' });
-  const [typed, setTyped] = useState<Side>('a');
-  const [slippageText, setSlippageText] = useState(DEFAULT_SLIPPAGE);
-  const type = (side: Side, text: string) => {
-    setTyped(side);
-    const amount = parseAmount(text);
-    const paired = amount === null || empty ? null : pairedAmount(liquidity, side, amount);
-    const other = side === 'a' ? 'b' : 'a';
-    setTexts((now) => ({
-      ...now,
-      [side]: text,
-      [other]: paired?.toString() ?? (empty ? now[other] : ''),
-    }));
-  };
-  const a = parseAmount(texts.a);
-  const b = parseAmount(texts.b);
-  const slippage = parseSlippagePercent(slippageText);
-  const preview = a && b ? previewMint(liquidity, a, b, held) : null;
-  const minimum = preview && slippage.ok ? lessSlippage(preview.units, slippage.bps) : null;
-  const body = () => ({
-    poolId: pool.poolId,
-    // On a priced pool only the typed side is sent: the service pairs it at the reserves then.
-    ...((empty || typed === 'a') && { amountA: texts.a.trim() }),
-    ...((empty || typed === 'b') && { amountB: texts.b.trim() }),
-    ...(slippage.ok && { slippageBps: slippage.bps }),
-  });
-  return {
-    empty,
-    texts,
-    type,
-    a,
-    b,
-    slippageText,
-    setSlippageText,
-    slippage,
-    preview,
-    minimum,
-    body,
-  };
 }
 
 function SideField(props: { side: Side; pool: Pool; form: AddForm; balances: Balances }) {

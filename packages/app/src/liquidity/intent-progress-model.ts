@@ -3,9 +3,9 @@
  * created to units credited, the outcome of one that ended otherwise, the sides whose deposit
  * has not arrived, and the deposit the wallet sends for a side.
  */
-import type { LiquidityIntent } from '@poolparty/core';
+import type { Side } from '@poolparty/core';
+import type { LiquidityIntent } from '@poolparty/sdk/liquidity';
 import type { DepositTerms } from '../wallets/wallet.js';
-import type { Side } from './liquidity-math.js';
 
 export type IntentStatus = LiquidityIntent['status'];
 

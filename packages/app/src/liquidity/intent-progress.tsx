@@ -8,14 +8,14 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatAmount } from '../format.js';
 import { useServices } from '../services.js';
 import { depositOf, isEnded, isGood, missingSides, stepsOf } from './intent-progress-model.js';
-import type { LiquidityClient, LiquidityIntent } from './liquidity-client.js';
 import { describeLiquidityError } from './liquidity-errors.js';
+import type { Liquidity, LiquidityIntent } from './party-liquidity.js';
 
 /** How often an open intent is read again. */
 const REFRESH_MS = 1_500;
 
 export function IntentProgress(props: {
-  client: LiquidityClient;
+  client: Liquidity;
   intent: LiquidityIntent;
   /** Send the deposits at once: the intent was just created here. */
   sendNow: boolean;
@@ -126,7 +126,7 @@ function IntentActions(props: {
 
 /** The intent as last read, read again every few seconds until it ends. */
 function useFollowedIntent(
-  client: LiquidityClient,
+  client: Liquidity,
   first: LiquidityIntent,
   onEnded: (intent: LiquidityIntent) => void,
 ) {
@@ -139,7 +139,7 @@ function useFollowedIntent(
       return;
     }
     const timer = setTimeout(() => {
-      client.intent(current.liquidityIntentId).then(
+      client.get(current.liquidityIntentId).then(
         (next) => {
           setCurrent(next);
           setError(null);
@@ -155,7 +155,7 @@ function useFollowedIntent(
 
 /** Sending the missing deposits through the connected wallet, and cancelling. */
 function useDeposits(
-  client: LiquidityClient,
+  client: Liquidity,
   intent: LiquidityIntent,
   replace: (intent: LiquidityIntent) => void,
   sendNow: boolean,
@@ -170,7 +170,7 @@ function useDeposits(
     setError(null);
     try {
       await work();
-      replace(await client.intent(intent.liquidityIntentId));
+      replace(await client.get(intent.liquidityIntentId));
     } catch (caught) {
       setError(describeLiquidityError(caught));
     } finally {
@@ -183,7 +183,9 @@ function useDeposits(
     });
   const cancel = () =>
     act('Cancelling…', async () => {
-      replace(await client.cancelIntent(intent.liquidityIntentId));
+      // The SDK cancels through the intent's object, which a read of the intent gives.
+      const found = await client.get(intent.liquidityIntentId);
+      replace(await found.cancel());
     });
 
   useEffect(() => {

@@ -1,8 +1,9 @@
 /**
  * The liquidity routes' refusals in plain words (docs/spec/liquidity.md). Kept beside the
  * liquidity pages rather than in `describe-error.ts`, which every page loads first; anything
- * else falls through to the common wording.
+ * else falls through to the common wording, over the service's detail where it sent one.
  */
+import { PoolPartyError } from '@poolparty/sdk';
 import { describeError, errorCode } from '../describe-error.js';
 
 const PLAIN: Readonly<Record<string, string>> = {
@@ -23,5 +24,18 @@ const PLAIN: Readonly<Record<string, string>> = {
 };
 
 export function describeLiquidityError(error: unknown): string {
-  return PLAIN[errorCode(error) ?? ''] ?? describeError(error);
+  return PLAIN[errorCode(error) ?? ''] ?? describeError(detailed(error));
+}
+
+/**
+ * The error with the service's detail as its message: a refusal's title only names it (`Invalid
+ * request`), where the detail says what to change.
+ */
+function detailed(error: unknown): unknown {
+  if (!(error instanceof PoolPartyError) || error.details === undefined) return error;
+  return new PoolPartyError(error.details, {
+    code: error.code,
+    status: error.status,
+    cause: error,
+  });
 }

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { parseAmount } from '../decimal.js';
 import { formatAmount } from '../format.js';
 import { useServices } from '../services.js';
-import type { AddForm } from './add-liquidity-form.js';
+import type { AddForm } from './add-liquidity-model.js';
 
 /** Per side, the spendable amount; null while unknown (no wallet, or one that cannot list). */
 export type Balances = { readonly a: string; readonly b: string } | null;

@@ -14,11 +14,11 @@ import { AddLiquidityForm } from './add-liquidity-form.js';
 import { IntentProgress } from './intent-progress.js';
 import { openIntentOf } from './intent-progress-model.js';
 import {
-  type LiquidityClient,
+  type Liquidity,
   type LiquidityIntent,
   type Position,
-  useLiquidityClient,
-} from './liquidity-client.js';
+  usePartyLiquidity,
+} from './party-liquidity.js';
 import { holdsUnits, PositionFigures } from './position-figures.js';
 import { PositionRemoval } from './position-removal.js';
 
@@ -30,7 +30,7 @@ const LP_SHARE = 0.75;
 
 export function PoolLiquidity(props: { pool: Pool; version: number; onChanged(): void }) {
   const { pool } = props;
-  const client = useLiquidityClient();
+  const client = usePartyLiquidity();
   return (
     <section id="liquidity" class="lp" aria-labelledby="liquidity-heading" data-testid="liquidity">
       <h2 id="liquidity-heading">Liquidity</h2>
@@ -60,7 +60,7 @@ export function PoolLiquidity(props: { pool: Pool; version: number; onChanged():
 
 function LiquidityCards(props: {
   pool: Pool;
-  client: LiquidityClient;
+  client: Liquidity;
   version: number;
   onChanged(): void;
 }) {
@@ -99,25 +99,27 @@ function LiquidityCards(props: {
 
 function AddLiquidity(props: {
   pool: Pool;
-  client: LiquidityClient;
+  client: Liquidity;
   version: number;
   heldUnits: string | null;
   onChanged(): void;
 }) {
   const { pool, client } = props;
+  const partyId = useServices().wallet?.partyId;
   const [following, setFollowing] = useState<{ intent: LiquidityIntent; sendNow: boolean } | null>(
     null,
   );
-  // An intent still open from an earlier visit is followed again (its deposits on request).
+  // An intent still open from an earlier visit is followed again (its deposits on request); the
+  // party's id, not the client, changes with the wallet.
   useEffect(() => {
-    client.intents().then(
+    client.list().then(
       (intents) => {
         const open = openIntentOf(intents, pool.poolId);
         if (open) setFollowing((now) => now ?? { intent: open, sendNow: false });
       },
       () => {},
     );
-  }, [client, pool.poolId]);
+  }, [client, partyId, pool.poolId]);
   if (following !== null) {
     return (
       <IntentProgress
@@ -141,7 +143,7 @@ function AddLiquidity(props: {
   );
 }
 
-function usePosition(client: LiquidityClient, poolId: string, version: number) {
+function usePosition(client: Liquidity, poolId: string, version: number) {
   const { wallet } = useServices();
   const [position, setPosition] = useState<Position | null>(null);
   const [lastHeld, setLastHeld] = useState<Position | null>(null);

@@ -5,7 +5,7 @@
  * service gives them.
  */
 import { formatAmount, formatPercent } from '../format.js';
-import type { Position } from './liquidity-client.js';
+import type { Position } from './party-liquidity.js';
 
 export function PositionFigures(props: { position: Position }) {
   const { position: p } = props;

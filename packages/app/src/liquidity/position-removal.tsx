@@ -5,14 +5,14 @@
 import type { Pool } from '@poolparty/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { useServices } from '../services.js';
-import type { LiquidityClient, Position, Withdrawal } from './liquidity-client.js';
+import type { Liquidity, Position, Withdrawal } from './party-liquidity.js';
 import { RemoveLiquidityForm } from './remove-liquidity-form.js';
 import { keptWithdrawal, WithdrawalProgress } from './withdrawal-progress.js';
 
 export function PositionRemoval(props: {
   pool: Pool;
   position: Position;
-  client: LiquidityClient;
+  client: Liquidity;
   onChanged(): void;
   /** Told whether a withdrawal is being followed, so the position stays in view meanwhile. */
   onFollowing(following: boolean): void;

@@ -3,13 +3,14 @@
  * they pay at the reserves now, and the least accepted of each token at the slippage set (below
  * it, nothing is burned). "Remove" creates the withdrawal; the caller follows its payouts.
  */
+import { minimumUnits, planBurn, unitsOfShare } from '@poolparty/core/liquidity';
 import type { Pool } from '@poolparty/sdk';
 import { useId, useState } from 'preact/hooks';
 import { parseAmount, parseSlippagePercent } from '../decimal.js';
 import { formatAmount } from '../format.js';
-import type { LiquidityClient, Position, Withdrawal } from './liquidity-client.js';
 import { describeLiquidityError } from './liquidity-errors.js';
-import { lessSlippage, liquidityOf, previewBurn, unitsOfShare } from './liquidity-math.js';
+import { poolLiquidity } from './liquidity-preview.js';
+import type { Liquidity, Position, Withdrawal } from './party-liquidity.js';
 
 const SHARES = [2_500, 5_000, 7_500, 10_000] as const;
 const DEFAULT_SLIPPAGE = '0.5';
@@ -17,7 +18,7 @@ const DEFAULT_SLIPPAGE = '0.5';
 export function RemoveLiquidityForm(props: {
   pool: Pool;
   position: Position;
-  client: LiquidityClient;
+  client: Liquidity;
   onCreated(withdrawal: Withdrawal): void;
 }) {
   const { pool } = props;
@@ -50,8 +51,8 @@ export function RemoveLiquidityForm(props: {
         <dl class="breakdown" data-testid="burn-preview">
           <dt>You receive (expected)</dt>
           <dd>
-            {formatAmount(form.payout.a.toString())} {pool.tokenA.name} +{' '}
-            {formatAmount(form.payout.b.toString())} {pool.tokenB.name}
+            {formatAmount(form.payout.payA.toString())} {pool.tokenA.name} +{' '}
+            {formatAmount(form.payout.payB.toString())} {pool.tokenB.name}
           </dd>
           <dt>At least</dt>
           <dd>
@@ -84,10 +85,14 @@ function useRemoveForm(pool: Pool, position: Position) {
   const typed = parseAmount(unitsText);
   const units = held === null ? null : shareBps !== null ? unitsOfShare(held, shareBps) : typed;
   const slippage = parseSlippagePercent(slippageText);
-  const payout = units === null ? null : previewBurn(liquidityOf(pool), units);
+  const payout = units === null ? null : planBurn(poolLiquidity(pool), units);
+  // The slippage comes off what each token pays as off an intent's units: rounded down.
   const minimum =
     payout && slippage.ok
-      ? { a: lessSlippage(payout.a, slippage.bps), b: lessSlippage(payout.b, slippage.bps) }
+      ? {
+          a: minimumUnits(payout.payA, slippage.bps),
+          b: minimumUnits(payout.payB, slippage.bps),
+        }
       : null;
   const tooMany = held !== null && units?.gt(held) === true;
   const problem = !slippage.ok

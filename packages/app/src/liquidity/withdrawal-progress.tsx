@@ -10,8 +10,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { formatAmount } from '../format.js';
 import { useServices } from '../services.js';
 import { BrowserDevnetWallet } from '../wallets/devnet-wallet.js';
-import type { LiquidityClient, Withdrawal } from './liquidity-client.js';
 import { describeLiquidityError } from './liquidity-errors.js';
+import type { Liquidity, Withdrawal } from './party-liquidity.js';
 
 const REFRESH_MS = 1_500;
 
@@ -26,7 +26,7 @@ const PAYOUT_TEXT: Readonly<Record<Payout['state'], string>> = {
 };
 
 export function WithdrawalProgress(props: {
-  client: LiquidityClient;
+  client: Liquidity;
   pool: Pool;
   withdrawal: Withdrawal;
   onEnded(): void;
@@ -131,7 +131,7 @@ async function acceptPayoutOffer(
   await wallet.acceptOffer(offer.offerId, token.admin);
 }
 
-function useFollowedWithdrawal(client: LiquidityClient, first: Withdrawal) {
+function useFollowedWithdrawal(client: Liquidity, first: Withdrawal) {
   const [current, setCurrent] = useState(first);
   const [error, setError] = useState<string | null>(null);
   const [tick, setTick] = useState(0);

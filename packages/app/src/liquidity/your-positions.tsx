@@ -5,21 +5,24 @@
 import type { Pool } from '@poolparty/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError } from '../describe-error.js';
+import { useServices } from '../services.js';
 import { pairLabel } from '../token-choice.js';
-import { type Position, useLiquidityClient } from './liquidity-client.js';
+import { type Position, usePartyLiquidity } from './party-liquidity.js';
 import { holdsUnits, PositionFigures } from './position-figures.js';
 
 export function YourPositions(props: { pools: readonly Pool[] }) {
-  const client = useLiquidityClient();
+  const client = usePartyLiquidity();
+  const partyId = useServices().wallet?.partyId;
   const [positions, setPositions] = useState<Position[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Read again for another party: the client stays the same object when the wallet changes.
   useEffect(() => {
     if (client === null) return;
     client.positions().then(
       (items) => setPositions(items.filter(holdsUnits)),
       (caught: unknown) => setError(describeError(caught)),
     );
-  }, [client]);
+  }, [client, partyId]);
   if (client === null) return null;
   return (
     <section class="lp" aria-labelledby="positions-heading" data-testid="your-positions">

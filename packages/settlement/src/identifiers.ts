@@ -1,6 +1,6 @@
 /**
- * Identifiers a swap intent is given at creation: its id and its deposit reference
- * (docs/spec/lifecycle.md#intents).
+ * Identifiers an intent is given when it opens: its id and its deposit reference
+ * (docs/spec/lifecycle.md#intents, docs/spec/liquidity.md#intents).
  *
  * Both are drawn from crypto randomness in Crockford's base-32 alphabet (no I, L, O, U), so a
  * reference read aloud or retyped from a wallet screen survives. The deposit reference is short
@@ -16,6 +16,7 @@ export const DEPOSIT_REFERENCE_PREFIX = 'pp-';
 /** 13 symbols × 5 bits = 65 bits of randomness. */
 export const DEPOSIT_REFERENCE_SYMBOLS = 13;
 export const INTENT_ID_PREFIX = 'swp_';
+export const LIQUIDITY_INTENT_ID_PREFIX = 'liq_';
 /** 26 symbols × 5 bits = 130 bits: ids are never guessed, so another party's intent is not probed. */
 export const INTENT_ID_SYMBOLS = 26;
 
@@ -45,4 +46,8 @@ export function newDepositReference(random: RandomSource = cryptoRandom): string
 
 export function newIntentId(random: RandomSource = cryptoRandom): string {
   return INTENT_ID_PREFIX + randomCrockford(INTENT_ID_SYMBOLS, random);
+}
+
+export function newLiquidityIntentId(random: RandomSource = cryptoRandom): string {
+  return LIQUIDITY_INTENT_ID_PREFIX + randomCrockford(INTENT_ID_SYMBOLS, random);
 }

@@ -1,0 +1,197 @@
+/**
+ * An intent's state is written only along its kind's lifecycle, whatever writes it: the store's
+ * state writer refuses an unlisted path before any statement, and the database refuses, for every
+ * pair of states, a change that no path of listed edges connects — also from a statement written
+ * by hand, as an operator's or a future query's would be.
+ */
+import {
+  IllegalPathError,
+  INTENT_KINDS,
+  INTENT_LIFECYCLES,
+  type IntentKind,
+  reachablePairs,
+} from '@poolparty/core';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Database,
+  IN_MEMORY,
+  insertApiKey,
+  insertIntent,
+  insertLiquidityIntent,
+  insertPool,
+  migrate,
+  openPglite,
+  type Queryable,
+  upsertDeveloper,
+  writeIntentStates,
+} from '../src/index.js';
+import { TEST_AMULET, TEST_USDCX, testIntent } from '../testing/intents.js';
+
+const T0 = new Date('2026-03-01T10:00:00Z');
+const SOURCE: Readonly<Record<IntentKind, { table: string; id: string }>> = {
+  swap: { table: 'intents', id: 'intent_id' },
+  liquidity: { table: 'liquidity_intents', id: 'liquidity_intent_id' },
+};
+
+let db: Database;
+
+beforeAll(async () => {
+  db = await openPglite(IN_MEMORY);
+  await migrate(db);
+  await upsertDeveloper(db, 'dev::1220', T0);
+  await insertApiKey(db, {
+    keyId: 'key_1',
+    developerParty: 'dev::1220',
+    name: 'main',
+    keyHash: 'a'.repeat(64),
+    prefix: 'pp_test_abcd',
+    environment: 'devnet',
+    createdAt: T0,
+  });
+  await insertPool(db, {
+    poolId: 'pool-1',
+    tokenA: TEST_AMULET,
+    tokenB: TEST_USDCX,
+    swapParty: 'swap::1220cc',
+    lpParty: 'lp::1220dd',
+    lpSupply: '1000',
+    reserveA: '1000000',
+    reserveB: '145000',
+    createdAt: T0,
+  });
+  await insertIntent(
+    db,
+    testIntent({
+      intentId: 'swp_model',
+      poolId: 'pool-1',
+      apiKeyId: 'key_1',
+      developerParty: 'dev::1220',
+      walletParty: 'alice::1220',
+      depositAddress: 'swap::1220cc',
+      depositReference: 'pp-model',
+      createdAt: T0,
+    }),
+  );
+  await insertLiquidityIntent(db, {
+    liquidityIntentId: 'liq_model',
+    poolId: 'pool-1',
+    apiKeyId: 'key_1',
+    developerParty: 'dev::1220',
+    providerParty: 'lp-alice::1220',
+    depositAddress: 'lp::1220dd',
+    depositReference: 'pp-liq-model',
+    expectedA: '100',
+    expectedB: '14.5',
+    expectedUnits: '1',
+    minimumUnits: '0.99',
+    slippageBps: 100,
+    createdAt: T0,
+    expiresAt: new Date(T0.getTime() + 86_400_000),
+  });
+});
+
+afterAll(() => db?.close());
+
+let copies = 0;
+
+/** A copy of the kind's model intent, inserted straight in `status` (inserts are not moves). */
+async function intentIn(kind: IntentKind, status: string): Promise<string> {
+  copies += 1;
+  const { table, id } = SOURCE[kind];
+  const copyId = `${kind}_copy_${copies}`;
+  await db.query(
+    `INSERT INTO ${table} SELECT copy.* FROM ${table} m,
+       LATERAL jsonb_populate_record(NULL::${table}, to_jsonb(m) || jsonb_build_object(
+         '${id}', $1::text, 'deposit_reference', $1::text, 'status', $2::text,
+         '${kind === 'liquidity' ? 'provider_party' : 'wallet_party'}', $1::text,
+         'minted_units', 1)) copy
+     WHERE m.${id} = $3`,
+    [copyId, status, `${kind === 'swap' ? 'swp' : 'liq'}_model`],
+  );
+  return copyId;
+}
+
+/** The error a hand-written status change meets, or null when it was written. */
+async function handWritten(kind: IntentKind, from: string, to: string): Promise<unknown> {
+  const intentId = await intentIn(kind, from);
+  const { table, id } = SOURCE[kind];
+  try {
+    await db.transaction((tx) =>
+      tx.query(`UPDATE ${table} SET status = $2 WHERE ${id} = $1`, [intentId, to]),
+    );
+    return null;
+  } catch (error) {
+    return error;
+  }
+}
+
+describe.each(INTENT_KINDS)('the %s lifecycle', (kind) => {
+  const lifecycle = INTENT_LIFECYCLES[kind];
+  const reachable = new Set(reachablePairs(lifecycle).map(([a, b]) => `${a}>${b}`));
+
+  it("is the database's table of moves, pair for pair", async () => {
+    const rows = await db.query<{ from_status: string; to_status: string }>(
+      `SELECT from_status, to_status FROM intent_state_moves WHERE kind = $1
+       ORDER BY from_status, to_status`,
+      [kind],
+    );
+    const inDatabase = rows.map((row) => `${row.from_status}>${row.to_status}`).sort();
+    expect(inDatabase).toEqual([...reachable].sort());
+  });
+
+  it('lets the database write a change of state only where a path of edges connects it', async () => {
+    for (const from of lifecycle.states) {
+      for (const to of lifecycle.states) {
+        if (from === to) continue;
+        const error = await handWritten(kind, from, to);
+        if (reachable.has(`${from}>${to}`)) expect(error, `${from} → ${to}`).toBeNull();
+        else expect(error, `${from} → ${to}`).toMatchObject({ code: '23514' });
+      }
+    }
+  }, 60_000);
+
+  it('refuses every path that is not a run of edges before sending any statement', async () => {
+    const sent: string[] = [];
+    const recording = {
+      query: async (sql: string) => {
+        sent.push(sql);
+        return [];
+      },
+    } as unknown as Queryable;
+    const state = fc.constantFrom(...lifecycle.states);
+    await fc.assert(
+      fc.asyncProperty(state, fc.array(state, { maxLength: 4 }), async (from, through) => {
+        let at = from;
+        const listed =
+          through.length > 0 &&
+          through.every((next) => {
+            const ok = lifecycle.edges.some(([a, b]) => a === at && b === next);
+            at = next;
+            return ok;
+          });
+        const write = writeIntentStates(recording, kind, [{ id: 'x', from: [from], through }], T0);
+        if (listed) await expect(write).resolves.toEqual([]);
+        else await expect(write).rejects.toBeInstanceOf(IllegalPathError);
+      }),
+    );
+    const refusedWrites = sent.length;
+    sent.length = 0;
+    await expect(
+      writeIntentStates(
+        recording,
+        kind,
+        [
+          {
+            id: 'x',
+            from: [lifecycle.terminal[0] as string],
+            through: [lifecycle.states[0] as string],
+          },
+        ],
+        T0,
+      ),
+    ).rejects.toBeInstanceOf(IllegalPathError);
+    expect(sent).toEqual([]);
+    expect(refusedWrites).toBeGreaterThan(0);
+  }, 60_000);
+});
