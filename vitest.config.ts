@@ -1,6 +1,11 @@
+import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // A workspace package is read from its TypeScript wherever it offers that: the SDK's `source`
+  // condition points into src/, as it does for the web app's build, so a test of the service
+  // through the SDK runs the SDK as it is now, not the last build of it in dist/.
+  ssr: { resolve: { conditions: ['source', ...defaultServerConditions] } },
   test: {
     // bench/test holds unit tests of the benchmarks' pure helpers; the benchmarks never run here.
     include: ['packages/*/test/**/*.test.ts', 'bench/test/**/*.test.ts'],

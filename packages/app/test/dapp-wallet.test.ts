@@ -8,9 +8,9 @@
  */
 import { PoolParty } from '@poolparty/sdk';
 import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
+import { startTestService, type TestService } from '@poolparty/server/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../../server/test/support/service.js';
 import {
   buildApp,
   launchChromium,

@@ -8,9 +8,9 @@
  */
 import { AuthenticationError, PoolParty } from '@poolparty/sdk';
 import { Devnet } from '@poolparty/sdk/devnet';
+import { startTestService, type TestService } from '@poolparty/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../../server/test/support/service.js';
 import {
   buildApp,
   launchChromium,

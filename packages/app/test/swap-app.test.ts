@@ -6,10 +6,9 @@
  */
 import { IN_PROGRESS_STATES, PoolParty } from '@poolparty/sdk';
 import { Devnet } from '@poolparty/sdk/devnet';
+import { addDiscount, startTestService, type TestService } from '@poolparty/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDiscount } from '../../server/src/admin/discounts.js';
-import { startTestService, type TestService } from '../../server/test/support/service.js';
 import {
   buildApp,
   launchChromium,

@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { openLocalLedger } from '../src/index.js';
 import type { LocalLedger } from '../src/local/control.js';
 import { LedgerError, type LedgerErrorCode, REASON_META_KEY } from '../src/port.js';
-import { partiesState } from './conformance.js';
+import { partiesState } from '../testing/conformance.js';
 
 const OFFER_LIFETIME_MS = 60 * 60_000;
 const MINUTE_MS = 60_000;

@@ -5,7 +5,11 @@ import { Amount, fingerprint } from '@poolparty/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openLocalLedger } from '../src/index.js';
 import type { LocalLedger } from '../src/local/control.js';
-import { type HarnessLedger, ledgerConformanceSuite, publicKeyFor } from './conformance.js';
+import {
+  type HarnessLedger,
+  ledgerConformanceSuite,
+  publicKeyFor,
+} from '../testing/conformance.js';
 
 const dataDirs = new Map<HarnessLedger, string>();
 const createdDirs: string[] = [];

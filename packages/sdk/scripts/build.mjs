@@ -10,7 +10,7 @@
  * - declarations: index.d.ts and one per module from `tsc -p tsconfig.build.json`, and a copy
  *   under cjs/ marked CommonJS, so TypeScript reads the right module kind for `require`.
  *
- * `node scripts/build.mjs` builds everything; `buildBundles` is also used by the browser test.
+ * `node scripts/build.mjs` builds everything, as `npm run build -w @poolparty/sdk` does.
  */
 import { spawnSync } from 'node:child_process';
 import {

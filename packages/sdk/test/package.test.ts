@@ -3,10 +3,10 @@
  * builds and writes the published package.json through `prepack`) makes a tarball of the built
  * files and a package.json with nothing of the workspace's (no scripts, no devDependencies, no
  * condition pointing into `src/`); installed into an empty folder with install scripts allowed,
- * npm has nothing to warn about, and it completes a whole swap against a running service from an
- * ES module and from a CommonJS script, with the devnet entry standing in for the wallet and the
- * liquidity entry reading the party's positions, and its declarations type-check both under
- * `strict`.
+ * npm has nothing to warn about, and it completes a whole swap against a running service (a
+ * process of its own, as `npm start` runs it) from an ES module and from a CommonJS script, with
+ * the devnet entry standing in for the wallet and the liquidity entry reading the party's
+ * positions, and its declarations type-check both under `strict`.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,14 +15,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { typecheckConsumer } from './support/consumer.js';
-import { type Live, startLive } from './support/live.js';
+import { type ServedService, startServedService } from './support/served.js';
 
 const REPOSITORY = join(import.meta.dirname, '../../..');
 const SDK_MANIFEST = join(REPOSITORY, 'packages/sdk/package.json');
 /** Packing builds the SDK; installing a tarball with no dependencies only unpacks it. */
 const NPM_TIMEOUT_MS = 120_000;
 
-let live: Live;
+let service: ServedService;
 let workDir: string;
 let consumerDir: string;
 let packed: { filename: string; files: { path: string }[] };
@@ -41,7 +41,6 @@ function npm(args: string[], cwd: string) {
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'poolparty-pack-'));
   consumerDir = mkdtempSync(join(tmpdir(), 'poolparty-integrator-'));
-  live = await startLive();
   workspaceManifest = readFileSync(SDK_MANIFEST, 'utf8');
   const { stdout } = npm(
     ['pack', '-w', '@poolparty/sdk', '--pack-destination', workDir, '--json'],
@@ -60,10 +59,12 @@ beforeAll(async () => {
     ],
     consumerDir,
   ).output;
+  // Started once npm is done: npm runs synchronously, and the service's output must be read.
+  service = await startServedService();
 }, 240_000);
 
 afterAll(async () => {
-  await live?.close();
+  await service?.close();
   for (const dir of [workDir, consumerDir]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -99,7 +100,7 @@ const SWAP = `
   }));
 `;
 
-/** Runs a script of the integrator's folder; asynchronously, as the service shares this process. */
+/** Runs a script of the integrator's folder; asynchronously, so the service's output is read. */
 async function runScript(file: string, hint: string) {
   const result = await promisify(execFile)(process.execPath, [file], {
     cwd: consumerDir,
@@ -107,9 +108,9 @@ async function runScript(file: string, hint: string) {
     timeout: 90_000,
     env: {
       ...process.env,
-      BASE_URL: live.t.url,
-      API_KEY: live.t.apiKey,
-      POOL_ID: live.canonical.poolId,
+      BASE_URL: service.url,
+      API_KEY: service.apiKey,
+      POOL_ID: service.poolId,
       HINT: `${hint}-${Date.now().toString(36)}`,
     },
   });

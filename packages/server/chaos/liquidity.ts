@@ -10,12 +10,12 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
-import { Devnet, type DevnetWallet } from '../../sdk/src/devnet/index.js';
+import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
 import {
   type LiquidityIntentObject,
   type Liquidity as LiquidityResource,
   withLiquidity,
-} from '../../sdk/src/liquidity/index.js';
+} from '@poolparty/sdk/liquidity';
 import type { DevnetPoolInfo } from '../src/devnet-bootstrap.js';
 import type { PlannedLiquidityRound, RaceRound, StrayKind, StrayRound } from './schedule.js';
 import { codeOf, decimal, type SignInQueue, type TraderFaults, WalletUser } from './traders.js';

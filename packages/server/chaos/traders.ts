@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Amount, IN_PROGRESS_STATES } from '@poolparty/core';
-import { Devnet, type DevnetWallet } from '../../sdk/src/devnet/index.js';
-import { PoolParty, type Swap } from '../../sdk/src/index.js';
+import { PoolParty, type Swap } from '@poolparty/sdk';
+import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
 import type { DevnetPoolInfo } from '../src/devnet-bootstrap.js';
 import type { PlannedSwap, SwapSetup } from './schedule.js';
 

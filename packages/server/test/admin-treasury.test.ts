@@ -5,7 +5,12 @@
  * pool, is refused with a line saying why. The treasury's figures on `/metrics` follow.
  */
 import { Amount } from '@poolparty/core';
-import { type EngineHarness, useEngineWorld, waitFor } from '@poolparty/settlement/testing';
+import {
+  completedSwap,
+  type EngineHarness,
+  useEngineWorld,
+  waitFor,
+} from '@poolparty/settlement/testing';
 import { getSweep, listAdminActions, listSweeps } from '@poolparty/store';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
@@ -32,9 +37,7 @@ function admin(h: EngineHarness, treasuryParty: string | null, ...args: string[]
 async function withFees(h: EngineHarness): Promise<void> {
   await h.startEngine();
   await h.caughtUp();
-  const intent = await h.createIntent(h.alice, h.amulet, '1000');
-  await h.deposit(h.alice, h.amulet, '1000', { reference: intent.depositReference });
-  await h.waitForStatus(intent.intentId, 'completed');
+  await completedSwap(h);
 }
 
 async function metricLines(h: EngineHarness): Promise<string[]> {

@@ -1,10 +1,11 @@
 /**
- * The package graph of docs/architecture.md, held against the imports the code makes: each
- * package imports only the packages it may, no module reaches into another package by a relative
- * path, and inside the server only the composition root imports the HTTP layer.
+ * The package graph of docs/architecture.md, held against the imports the code and its tests
+ * make: each package imports only the packages it may, through their entries; no module reaches
+ * into another package by a relative path; what tests import closes no circle among the
+ * packages; and inside the server only the composition root imports the HTTP layer.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -26,13 +27,26 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
  * which import nothing heavy; the rest of core (its wire schemas) it takes as types only.
  */
 const APP_CORE_ENTRIES = ['@poolparty/core/amount', '@poolparty/core/liquidity'];
-/** The folders of a package that are its code (tests may use other packages' testing helpers). */
+/**
+ * What a package's tests may import beyond what its code may, through entries: the SDK's tests
+ * hold its copies of the wire types and error tables against core's, the service's tests and
+ * chaos run drive it through the SDK as an integrator's app does, and the web pages' tests start
+ * the service that serves them.
+ */
+const TESTS_MAY_ALSO_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  sdk: ['core'],
+  server: ['sdk'],
+  app: ['server'],
+};
+/** The folders of a package that are its code: its sources, and what its `/testing` entry gives. */
 const CODE_FOLDERS = ['src', 'testing'];
+/** The folders of a package that test it or drive it whole: its tests, fuzzer and chaos run. */
+const TEST_FOLDERS = ['test', 'fuzz', 'chaos'];
 /** Inside the server, the one module that builds an HTTP app and so imports the HTTP layer. */
 const HTTP_BUILDERS = ['packages/server/src/service.ts'];
-/** Static imports and re-exports, which start a line, and dynamic `import()` calls. */
+/** Static imports and re-exports, which start a line, dynamic `import()` calls, bare imports. */
 const IMPORT =
-  /^(?:import|export)\b[^;'"`]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+  /^(?:import|export)\b[^;'"`]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm;
 /** The same, less what `import type` and `export type` bring in: what runs. */
 const RUNTIME_IMPORT =
   /^(?:import|export)\b(?!\s+type\b)[^;'"`]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
@@ -52,14 +66,113 @@ function filesUnder(folder: string): string[] {
 }
 
 function importsOf(file: string, pattern = IMPORT): string[] {
-  return [...readFileSync(file, 'utf8').matchAll(pattern)].map((m) => (m[1] ?? m[2]) as string);
+  return [...readFileSync(file, 'utf8').matchAll(pattern)].map(
+    (m) => (m[1] ?? m[2] ?? m[3]) as string,
+  );
 }
 
-const codeFiles = Object.keys(MAY_IMPORT).flatMap((name) =>
-  CODE_FOLDERS.flatMap((folder) =>
-    filesUnder(join(PACKAGES, name, folder)).map((file) => ({ name, file })),
-  ),
-);
+interface PackageFile {
+  readonly name: string;
+  readonly file: string;
+}
+
+function filesOf(folders: readonly string[]): PackageFile[] {
+  return Object.keys(MAY_IMPORT).flatMap((name) =>
+    folders.flatMap((folder) =>
+      filesUnder(join(PACKAGES, name, folder)).map((file) => ({ name, file })),
+    ),
+  );
+}
+
+const codeFiles = filesOf(CODE_FOLDERS);
+const testFiles = filesOf(TEST_FOLDERS);
+
+/**
+ * The package a specifier names and the subpath after it, e.g. sdk and `/devnet`, without a
+ * bundler's query (`?raw`); null: none.
+ */
+function packageNamed(specifier: string): { name: string; subpath: string } | null {
+  const [, name, subpath = ''] = /^@poolparty\/([^/?]+)(\/[^?]*)?/.exec(specifier) ?? [];
+  return name === undefined ? null : { name, subpath };
+}
+
+/** The package a path is in, or null outside the packages (the repository's own files). */
+function packageAt(path: string): string | null {
+  const inside = relative(PACKAGES, path);
+  return inside.startsWith('..') ? null : (inside.split(sep)[0] ?? null);
+}
+
+/**
+ * A package's entries are what its package.json exports: its name, a published subpath such as
+ * the SDK's `/devnet`, and, for helpers shared with other packages' tests, `/testing`.
+ */
+function isEntry(name: string, subpath: string): boolean {
+  const manifest = join(PACKAGES, name, 'package.json');
+  if (!existsSync(manifest)) return false;
+  const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as {
+    exports?: Record<string, unknown>;
+  };
+  return exports === undefined ? subpath === '' : Object.hasOwn(exports, `.${subpath}`);
+}
+
+/**
+ * Each import of `files` that breaks the graph: a relative path out of the importing package, a
+ * path of another package that is not one of its entries, or a package `allowed` does not list.
+ */
+function wrongImports(
+  files: readonly PackageFile[],
+  allowed: (name: string) => readonly string[],
+): string[] {
+  return files.flatMap(({ name, file }) =>
+    importsOf(file).flatMap((specifier) => {
+      const where = `${relative(ROOT, file)}: ${specifier}`;
+      if (specifier.startsWith('.')) {
+        const target = relative(join(PACKAGES, name), resolve(file, '..', specifier));
+        return target.startsWith('..') ? [`${where} (reaches out of the package)`] : [];
+      }
+      const imported = packageNamed(specifier);
+      if (imported === null) return [];
+      if (!isEntry(imported.name, imported.subpath)) return [`${where} (not an entry)`];
+      return imported.name === name || allowed(name).includes(imported.name) ? [] : [where];
+    }),
+  );
+}
+
+/** Which packages each package's files import, by name or by path. */
+function importGraph(files: readonly PackageFile[]): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const { name, file } of files) {
+    const imported = graph.get(name) ?? new Set<string>();
+    graph.set(name, imported);
+    for (const specifier of importsOf(file)) {
+      const target = specifier.startsWith('.')
+        ? packageAt(resolve(file, '..', specifier))
+        : (packageNamed(specifier)?.name ?? null);
+      if (target !== null && target !== name) imported.add(target);
+    }
+  }
+  return graph;
+}
+
+/** A circle of the graph, as the packages along it with the first again at the end; null: none. */
+function circleIn(graph: ReadonlyMap<string, ReadonlySet<string>>): string[] | null {
+  const cleared = new Set<string>();
+  const visit = (name: string, path: readonly string[]): string[] | null => {
+    if (path.includes(name)) return [...path.slice(path.indexOf(name)), name];
+    if (cleared.has(name)) return null;
+    for (const next of graph.get(name) ?? []) {
+      const circle = visit(next, [...path, name]);
+      if (circle !== null) return circle;
+    }
+    cleared.add(name);
+    return null;
+  };
+  for (const name of graph.keys()) {
+    const circle = visit(name, []);
+    if (circle !== null) return circle;
+  }
+  return null;
+}
 
 describe('the package graph', () => {
   it('finds the code of every package', () => {
@@ -71,22 +184,40 @@ describe('the package graph', () => {
     }
   });
 
-  it('has each package import only the packages it may, by name', () => {
-    const wrong: string[] = [];
-    for (const { name, file } of codeFiles) {
-      for (const specifier of importsOf(file)) {
-        const where = `${relative(ROOT, file)}: ${specifier}`;
-        const imported = /^@poolparty\/([a-z-]+)/.exec(specifier)?.[1];
-        if (imported !== undefined && imported !== name && !MAY_IMPORT[name]?.includes(imported)) {
-          wrong.push(where);
-        }
-        if (specifier.startsWith('.')) {
-          const target = relative(join(PACKAGES, name), resolve(file, '..', specifier));
-          if (target.startsWith('..')) wrong.push(`${where} (reaches out of the package)`);
-        }
-      }
+  it('finds the tests of every package', () => {
+    for (const name of Object.keys(MAY_IMPORT)) {
+      expect(
+        testFiles.some((entry) => entry.name === name),
+        name,
+      ).toBe(true);
     }
-    expect(wrong).toEqual([]);
+  });
+
+  it('has each package import only the packages it may, by their entries', () => {
+    expect(wrongImports(codeFiles, (name) => MAY_IMPORT[name] ?? [])).toEqual([]);
+  });
+
+  it('has tests, the fuzzer and the chaos run import other packages by their entries only', () => {
+    const allowed = (name: string) => [
+      ...(MAY_IMPORT[name] ?? []),
+      ...(TESTS_MAY_ALSO_IMPORT[name] ?? []),
+    ];
+    expect(wrongImports(testFiles, allowed)).toEqual([]);
+  });
+
+  it('has no circle among the packages, counting what their tests import', () => {
+    expect(circleIn(importGraph([...codeFiles, ...testFiles]))).toBeNull();
+  });
+
+  it('tells a circle where there is one', () => {
+    const graph = new Map([
+      ['server', new Set(['sdk', 'core'])],
+      ['sdk', new Set(['core', 'server'])],
+      ['core', new Set<string>()],
+    ]);
+    expect(circleIn(graph)).toEqual(['server', 'sdk', 'server']);
+    graph.get('sdk')?.delete('server');
+    expect(circleIn(graph)).toBeNull();
   });
 
   it('has the app run only the entries of core made for browsers, the rest of core as types', () => {
@@ -114,20 +245,16 @@ describe('the package graph', () => {
     expect(wrong).toEqual([]);
   });
 
-  // A package's entries are what its package.json exports: its name, a published subpath such as
-  // the SDK's `/devnet`, and, for helpers shared with tests and benchmarks, `/testing`.
-  it('has the benchmarks use each package through its public entries only', () => {
-    const exported = (specifier: string) => {
-      const [, name, subpath] = /^@poolparty\/([^/]+)(\/.*)?$/.exec(specifier) ?? [];
-      if (name === undefined || subpath === undefined) return true;
-      const manifest = JSON.parse(readFileSync(join(PACKAGES, name, 'package.json'), 'utf8')) as {
-        exports?: Record<string, unknown>;
-      };
-      return Object.hasOwn(manifest.exports ?? {}, `.${subpath}`);
-    };
-    const wrong = filesUnder(join(ROOT, 'bench')).flatMap((file) =>
+  // The benchmarks are no package: nothing imports them, so they may use any package.
+  it('has the benchmarks use each package through its entries only', () => {
+    const bench = join(ROOT, 'bench');
+    const wrong = filesUnder(bench).flatMap((file) =>
       importsOf(file)
-        .filter((specifier) => specifier.includes('packages/') || !exported(specifier))
+        .filter((specifier) => {
+          if (specifier.startsWith('.')) return !resolve(file, '..', specifier).startsWith(bench);
+          const imported = packageNamed(specifier);
+          return imported !== null && !isEntry(imported.name, imported.subpath);
+        })
         .map((specifier) => `${relative(ROOT, file)}: ${specifier}`),
     );
     expect(wrong).toEqual([]);

@@ -47,7 +47,7 @@ async function held(url: string, source: string): Promise<WatchedSocket> {
 }
 
 /** A connection from `source` is closed without an answer, though it sent a whole request. */
-async function expectRefused(url: string, source: string): Promise<void> {
+async function expectConnectionRefused(url: string, source: string): Promise<void> {
   const watched = await connectTo(url, source).catch(() => null);
   // Refused before the connection was even complete: as refused as it gets.
   if (watched === null) return;
@@ -90,22 +90,22 @@ describe('connection caps', () => {
 
   it('refuses connections beyond the per-address cap while another address still connects', async () => {
     for (let i = 0; i < PER_ADDRESS_MAX; i++) open.push(await held(t.url, FIRST));
-    await expectRefused(t.url, FIRST);
+    await expectConnectionRefused(t.url, FIRST);
     open.push(await held(t.url, SECOND));
     // Closing one of the first address's connections makes room for a new one of its own.
     open.shift()?.socket.destroy();
     open.push(await heldOnceFreed(t.url, FIRST));
-    await expectRefused(t.url, FIRST);
+    await expectConnectionRefused(t.url, FIRST);
   });
 
   it("refuses connections beyond the process's total from any address, until one closes", async () => {
     // Four from the first address and one from the second are open; one more reaches the total.
     expect(open).toHaveLength(PER_ADDRESS_MAX + 1);
     open.push(await held(t.url, SECOND));
-    await expectRefused(t.url, THIRD);
-    await expectRefused(t.url, SECOND);
+    await expectConnectionRefused(t.url, THIRD);
+    await expectConnectionRefused(t.url, SECOND);
     open.pop()?.socket.destroy();
     open.push(await heldOnceFreed(t.url, THIRD));
-    await expectRefused(t.url, THIRD);
+    await expectConnectionRefused(t.url, THIRD);
   });
 });

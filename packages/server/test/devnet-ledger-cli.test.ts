@@ -6,8 +6,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { call, expectSchema } from '@poolparty/devnet-ledger/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { call, expectSchema } from '../../devnet-ledger/test/support/server.js';
 import { CLI, runCli } from './support/cli.js';
 
 /** Starting loads the whole server in a fresh process; the first start also seeds. */

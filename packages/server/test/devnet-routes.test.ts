@@ -17,6 +17,7 @@ import { DEFAULT_RATE_LIMITS } from '../src/auth/rate-limits.js';
 import { createFastify } from '../src/http/fastify.js';
 import { devnetRoutes } from '../src/http/routes/devnet.js';
 import { BucketStore } from '../src/http/token-bucket.js';
+import { expectProblem } from './support/service.js';
 
 const admin = (name: string, digit: string) => `${name}::1220${digit.repeat(64)}`;
 const AMULET: Instrument = { admin: admin('DSO', 'a'), id: 'Amulet' };
@@ -29,7 +30,7 @@ const DAY = 24 * 60 * 60 * 1000;
 
 interface Answer {
   readonly status: number;
-  readonly contentType: string;
+  readonly headers: Headers;
   // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
   readonly body: any;
 }
@@ -78,8 +79,7 @@ async function call(
   });
   // Every answer, success or problem, names its request.
   expect(response.headers.get('x-request-id')).toMatch(/\S{8,}/);
-  const contentType = response.headers.get('content-type') ?? '';
-  return { status: response.status, contentType, body: await response.json() };
+  return { status: response.status, headers: response.headers, body: await response.json() };
 }
 
 const get = (path: string) => call('GET', path);
@@ -148,12 +148,6 @@ function transferBody(sender: Party, receiver: Party, amount: string, commandId:
     reason: 'for lunch',
     commandId,
   };
-}
-
-function expectProblem(answer: Answer, status: number, code: string): void {
-  expect(answer.status).toBe(status);
-  expect(answer.contentType).toContain(PROBLEM_CONTENT_TYPE);
-  expect(answer.body).toMatchObject({ status, code, type: `urn:poolparty:error:${code}` });
 }
 
 describe('POST /devnet/parties', () => {

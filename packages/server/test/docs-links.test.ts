@@ -168,8 +168,8 @@ describe('documentation links', () => {
     expect(slugOf('Devnet helpers: `@poolparty/sdk/devnet`')).toBe(
       'devnet-helpers-poolpartysdkdevnet',
     );
-    expect(slugOf('Canton wire conformance (packages/server/test/canton/)')).toBe(
-      'canton-wire-conformance-packagesservertestcanton',
+    expect(slugOf('Canton wire conformance (packages/devnet-ledger/test/canton/)')).toBe(
+      'canton-wire-conformance-packagesdevnet-ledgertestcanton',
     );
   });
 

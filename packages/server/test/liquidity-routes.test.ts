@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetPoolInfo } from '../src/devnet-bootstrap.js';
 import { runAdmin } from './support/admin.js';
 import {
+  expectProblem,
   type JsonResponse,
   newDevnetParty,
   type RequestOptions,
@@ -39,11 +40,6 @@ function call(
   options: RequestOptions = {},
 ): Promise<JsonResponse<Body>> {
   return request<Body>(t.url, method, path, { apiKey: t.apiKey, ...options });
-}
-
-function expectProblem(response: JsonResponse<Body>, status: number, code: string): void {
-  expect({ status: response.status, code: response.body.code }).toEqual({ status, code });
-  expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
 }
 
 async function until(path: string, token: string, done: (body: Body) => boolean): Promise<Body> {

@@ -7,6 +7,7 @@ import { insertApiKey, insertIntent, transitionIntent, upsertDeveloper } from '@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty, DevnetPoolInfo } from '../src/devnet-bootstrap.js';
 import {
+  expectProblem,
   type JsonResponse,
   newDevnetParty,
   type RequestOptions,
@@ -77,11 +78,6 @@ async function trackAll(token: string, partyId: string, pageSize: number): Promi
     cursor = page.body.nextCursor;
   } while (cursor !== null);
   return swaps;
-}
-
-function expectProblem(response: JsonResponse<Body>, status: number, code: string): void {
-  expect({ status: response.status, code: response.body.code }).toEqual({ status, code });
-  expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
 }
 
 beforeAll(async () => {

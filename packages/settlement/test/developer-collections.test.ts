@@ -21,20 +21,12 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CollectionRefused, recordCollection } from '../src/collections.js';
 import type { EngineStep } from '../src/index.js';
-import { EngineHarness, useEngineWorld, waitFor } from '../testing/engine.js';
+import { completedSwap, EngineHarness, useEngineWorld, waitFor } from '../testing/engine.js';
 import { crashOnceAt, refusingTransfers } from '../testing/faults.js';
 
 const world = useEngineWorld();
 
 const POOL = 'amulet-usdcx';
-
-/** Alice swaps 1000 Amulet for USDCx under the seeded developer's key, to completion. */
-async function completedSwap(h: EngineHarness) {
-  const intent = await h.createIntent(h.alice, h.amulet, '1000');
-  await h.deposit(h.alice, h.amulet, '1000', { reference: intent.depositReference });
-  await h.waitForStatus(intent.intentId, 'completed');
-  return intent;
-}
 
 function halfOf(platformFee: string): Amount {
   return Amount.parse(platformFee).mulDiv(1n, 2n, 'down');
@@ -62,7 +54,7 @@ async function settled(h: EngineHarness, collectionId: string): Promise<Collecti
   }, `collection ${collectionId} to settle`);
 }
 
-async function expectRefused(attempt: Promise<unknown>, code: CollectionRefused['code']) {
+async function expectCollectionRefused(attempt: Promise<unknown>, code: CollectionRefused['code']) {
   const error = await attempt.then(
     () => null,
     (e: unknown) => e,
@@ -109,7 +101,7 @@ describe('developer earnings and collections', () => {
     const report = await h.engine?.reconcileNow();
     expect(report?.runs.find((run) => run.poolId === POOL)?.ok).toBe(true);
 
-    await expectRefused(collect(h), 'nothing_to_collect');
+    await expectCollectionRefused(collect(h), 'nothing_to_collect');
     expect(await collectable(h)).toEqual(Amount.ZERO);
     expect(await h.balance(h.seed.developer, h.amulet)).toEqual(before.add(accrued));
 
@@ -121,11 +113,11 @@ describe('developer earnings and collections', () => {
   it('refuses a pool that does not trade the instrument, and a pool that does not exist', async () => {
     const h = await world.harness();
     const base = { developerParty: h.seed.developer.partyId, now: h.clock.now() };
-    await expectRefused(
+    await expectCollectionRefused(
       recordCollection(h.db, { ...base, poolId: POOL, instrument: h.seed.instruments.cbtc }),
       'token_not_found',
     );
-    await expectRefused(
+    await expectCollectionRefused(
       recordCollection(h.db, { ...base, poolId: 'no-such-pool', instrument: h.amulet }),
       'pool_not_found',
     );
@@ -140,7 +132,7 @@ describe('developer earnings and collections', () => {
       h.bob.partyId,
       h.clock.now(),
     ]);
-    await expectRefused(
+    await expectCollectionRefused(
       recordCollection(h.db, {
         developerParty: h.bob.partyId,
         poolId: POOL,
@@ -201,7 +193,7 @@ describe('collections through offers and ledger faults', () => {
     const first = await toDana();
     const offered = await offeredOf(first.collectionId);
     if (offered.offerExpiresAt === null) throw new Error('an offer without a deadline');
-    await expectRefused(toDana(), 'nothing_to_collect');
+    await expectCollectionRefused(toDana(), 'nothing_to_collect');
     await h.advanceClock(offered.offerExpiresAt.getTime() - h.clock.now().getTime() + 1);
     const returned = await settled(h, first.collectionId);
     expect(returned.status).toBe('returned');
@@ -272,7 +264,7 @@ describe('a crash between recording a collection and its confirmation: paid once
       expect(done.status).toBe('collected');
       expect(await h.balance(h.seed.developer, h.amulet)).toEqual(before.add(accrued));
       expect(await h.transfersWithReason(`collect:${collection.collectionId}`)).toBe(1);
-      await expectRefused(collect(h), 'nothing_to_collect');
+      await expectCollectionRefused(collect(h), 'nothing_to_collect');
       await h.caughtUp();
       await h.booksMatchLedger();
     });

@@ -24,21 +24,19 @@ import {
   sweepPoolNow,
   type TreasuryTarget,
 } from '../src/treasury.js';
-import { type EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/engine.js';
+import {
+  completedSwap,
+  type EngineHarness,
+  type Party,
+  useEngineWorld,
+  waitFor,
+} from '../testing/engine.js';
 import { crashOnceAt, refusingTransfers } from '../testing/faults.js';
 
 const world = useEngineWorld();
 
 const POOL = 'amulet-usdcx';
 const DAY_MS = 24 * 3_600_000;
-
-/** Alice swaps 1000 Amulet for USDCx under the seeded developer's key, to completion. */
-async function completedSwap(h: EngineHarness) {
-  const intent = await h.createIntent(h.alice, h.amulet, '1000');
-  await h.deposit(h.alice, h.amulet, '1000', { reference: intent.depositReference });
-  await h.waitForStatus(intent.intentId, 'completed');
-  return intent;
-}
 
 /** A treasury that pre-approves both instruments of the pool: sweeps arrive at once. */
 async function treasuryOf(h: EngineHarness, preapproving = true): Promise<TreasuryTarget> {

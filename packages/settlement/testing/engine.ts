@@ -326,6 +326,14 @@ export class EngineHarness {
   }
 }
 
+/** Alice swaps 1000 Amulet for USDCx under the seeded developer's key, to completion. */
+export async function completedSwap(h: EngineHarness): Promise<IntentRecord> {
+  const intent = await h.createIntent(h.alice, h.amulet, '1000');
+  await h.deposit(h.alice, h.amulet, '1000', { reference: intent.depositReference });
+  await h.waitForStatus(intent.intentId, 'completed');
+  return intent;
+}
+
 /**
  * Waits until the store's checkpoint has reached the ledger's latest update that names one of
  * `parties` (the pools' swap and LP parties a service follows).

@@ -1,9 +1,10 @@
 /**
  * What tests of the engine, and of the service around it, build on: a seeded local ledger and a
- * store with an engine over them (engine.ts), and swaps set up as `POST /v1/swaps` would make
- * them, deposits as wallets make them, and the books held against the ledger (scale-out.ts); a
- * crash at a step and a ledger that fails one way (faults.ts); every kind of deposit to an LP
- * party nobody asked for, and what must hold after them (unasked-deposits.ts).
+ * store with an engine over them, and a swap run through it to completion (engine.ts); swaps set
+ * up as `POST /v1/swaps` would make them, deposits as wallets make them, and the books held
+ * against the ledger (scale-out.ts); a crash at a step and a ledger that fails one way
+ * (faults.ts); every kind of deposit to an LP party nobody asked for, and what must hold after
+ * them (unasked-deposits.ts).
  */
 export * from './counting-database.js';
 export * from './engine.js';

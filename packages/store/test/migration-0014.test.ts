@@ -57,7 +57,7 @@ async function storeBefore0014() {
 }
 
 /** A swap completed as that schema completes one: payout and output noted, with or without its fee event. */
-async function completedSwap(db: Database, apiKeyId: string, n: number, feeEvent: boolean) {
+async function completedBefore0014(db: Database, apiKeyId: string, n: number, feeEvent: boolean) {
   const intentId = `int_${n}`;
   await insertIntent(
     db,
@@ -85,9 +85,9 @@ async function completedSwap(db: Database, apiKeyId: string, n: number, feeEvent
 describe('migration 0014', () => {
   it('notes the fee events of swaps completed before it; the count is unchanged', async () => {
     const { db, apiKeyId } = await storeBefore0014();
-    await completedSwap(db, apiKeyId, 1, true);
-    await completedSwap(db, apiKeyId, 2, false);
-    await completedSwap(db, apiKeyId, 3, true);
+    await completedBefore0014(db, apiKeyId, 1, true);
+    await completedBefore0014(db, apiKeyId, 2, false);
+    await completedBefore0014(db, apiKeyId, 3, true);
     // 0014 applies first; the migrations after it follow in the same run.
     expect((await migrate(db))[0]).toBe('0014_incomplete_completed_swaps.sql');
     const rows = await db.query(

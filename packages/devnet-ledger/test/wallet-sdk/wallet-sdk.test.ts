@@ -22,13 +22,13 @@ import type { Instrument } from '@poolparty/core';
 import { type LocalLedger, openLocalLedger } from '@poolparty/ledger';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PARTICIPANT_ID } from '../../src/identity.js';
+import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../src/server.js';
 import {
   assertNoWireMismatches,
   startWireProxy,
   type WireProxy,
-} from '../../../server/test/canton/support/wire-proxy.js';
-import { PARTICIPANT_ID } from '../../src/identity.js';
-import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../src/server.js';
+} from '../canton/support/wire-proxy.js';
 
 const SECRET = 'unsafe';
 const AUDIENCE = 'https://canton.network.global';

@@ -10,11 +10,11 @@
  * each pool's books equal its swap party's holdings on the ledger.
  */
 import { type LedgerPort, type LedgerUpdate, REASON_META_KEY } from '@poolparty/ledger';
+import { PoolParty } from '@poolparty/sdk';
+import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
 import { booksAndHoldings } from '@poolparty/settlement/testing';
 import { POSTGRES_URL, postgresSkipReason } from '@poolparty/store/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Devnet, type DevnetWallet } from '../../../sdk/src/devnet/index.js';
-import { PoolParty } from '../../../sdk/src/index.js';
 import { type Cluster, startCluster } from '../../chaos/cluster.js';
 
 const SWAPS = 200;

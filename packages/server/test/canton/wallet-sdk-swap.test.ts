@@ -19,10 +19,15 @@ import {
   type WalletSDK,
   WalletSDKImpl,
 } from '@canton-network/wallet-sdk';
+import {
+  assertNoWireMismatches,
+  startWireProxy,
+  type WireProxy,
+} from '@poolparty/devnet-ledger/testing';
+import { PoolParty } from '@poolparty/sdk';
+import { createSigner } from '@poolparty/sdk/devnet';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSigner } from '../../../sdk/src/devnet/index.js';
-import { PoolParty } from '../../../sdk/src/index.js';
 import { readSettings } from '../../src/config.js';
 import { type RunningService, startService } from '../../src/service.js';
 import {
@@ -31,7 +36,6 @@ import {
   type ServedDevnet,
   serveSeededDevnet,
 } from '../support/devnet-ledger.js';
-import { assertNoWireMismatches, startWireProxy, type WireProxy } from './support/wire-proxy.js';
 
 const POOL_ID = 'amulet-usdcx';
 const SWAP_WAIT_MS = 60_000;

@@ -154,7 +154,7 @@ describe('npm run chaos -- --help', () => {
     try {
       const { stdout, stderr } = await promisify(execFile)(
         process.execPath,
-        ['--import', 'tsx', RUN, ...args],
+        ['--conditions=source', '--import', 'tsx', RUN, ...args],
         { cwd: join(import.meta.dirname, '../../../..') },
       );
       return { code: 0, stdout, stderr };

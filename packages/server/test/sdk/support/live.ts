@@ -4,7 +4,8 @@
  * deposits sent the way a wallet sends them, through the devnet ledger's signed transfers.
  */
 import { randomUUID } from 'node:crypto';
-import type { DevnetParty, DevnetPoolInfo } from '../../../server/src/devnet-bootstrap.js';
+import { PoolParty, type PoolPartyOptions, type SwapIntent } from '@poolparty/sdk';
+import type { DevnetParty, DevnetPoolInfo } from '../../../src/devnet-bootstrap.js';
 import {
   answerDevnetOffer,
   request,
@@ -12,8 +13,7 @@ import {
   signedDevnetPost,
   startTestService,
   type TestService,
-} from '../../../server/test/support/service.js';
-import { PoolParty, type PoolPartyOptions, type SwapIntent } from '../../src/index.js';
+} from '../../support/service.js';
 
 export type { DevnetParty, TestService };
 

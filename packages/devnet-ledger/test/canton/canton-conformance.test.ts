@@ -4,7 +4,6 @@
  * documents by the wire proxy in between; then the network's faults, injected by the proxy.
  */
 import { type LedgerUpdate, REASON_META_KEY } from '@poolparty/ledger';
-import { afterEach, describe, expect, it } from 'vitest';
 import {
   amount,
   balanceOf,
@@ -14,7 +13,8 @@ import {
   readToEnd,
   refusal,
   SAFETY_NET_MS,
-} from '../../../ledger/test/conformance.js';
+} from '@poolparty/ledger/testing';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   AUDIENCE,
   type CantonHarnessLedger,

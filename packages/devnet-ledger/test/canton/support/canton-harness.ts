@@ -23,7 +23,7 @@ import {
   openCantonLedger,
   openLocalLedger,
 } from '@poolparty/ledger';
-import type { HarnessLedger } from '../../../../ledger/test/conformance.js';
+import type { HarnessLedger } from '@poolparty/ledger/testing';
 import { startWireProxy, type WireProxy } from './wire-proxy.js';
 
 export const AUTH_SECRET = 'unsafe';

@@ -5,8 +5,7 @@
  * position, a withdrawal of half waited on until both payouts are paid, and the refusals as the
  * catalogue's typed errors.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Devnet, type DevnetWallet } from '../src/devnet/index.js';
+
 import {
   ConflictError,
   type LiquidityIntent,
@@ -14,8 +13,10 @@ import {
   PoolPartyError,
   TimeoutError,
   ValidationError,
-} from '../src/index.js';
-import { type WithLiquidity, withLiquidity } from '../src/liquidity/index.js';
+} from '@poolparty/sdk';
+import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
+import { type WithLiquidity, withLiquidity } from '@poolparty/sdk/liquidity';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from './support/amounts.js';
 import { type Live, startLive } from './support/live.js';
 

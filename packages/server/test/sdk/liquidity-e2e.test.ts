@@ -20,6 +20,9 @@ import {
   planBurn,
   planMint,
 } from '@poolparty/core';
+import { PoolParty } from '@poolparty/sdk';
+import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
+import { type WithLiquidity, withLiquidity } from '@poolparty/sdk/liquidity';
 import { balanceOf, booksAndHoldings } from '@poolparty/settlement/testing';
 import {
   findApiKeysByIdOrPrefix,
@@ -34,11 +37,8 @@ import {
   postgresSkipReason,
 } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSettings } from '../../server/src/config.js';
-import { type RunningService, startService } from '../../server/src/service.js';
-import { Devnet, type DevnetWallet } from '../src/devnet/index.js';
-import { PoolParty } from '../src/index.js';
-import { type WithLiquidity, withLiquidity } from '../src/liquidity/index.js';
+import { readSettings } from '../../src/config.js';
+import { type RunningService, startService } from '../../src/service.js';
 
 /** Swaps in the run; each is a small amount, so the pool's price barely moves. */
 const SWAPS = Number(process.env.POOLPARTY_LIQUIDITY_SWAPS ?? 200);

@@ -3,7 +3,7 @@
  * authentication, create, the deposit a wallet sends, the events on the way, and `wait()` —
  * resolving with the output at `completed`, rejecting with `SlippageError` when the price moved.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import {
   type FetchLike,
   LEG_EVENT_NAMES,
@@ -14,7 +14,8 @@ import {
   type SwapEventName,
   type SwapHandle,
   type SwapObjectEventName,
-} from '../src/index.js';
+} from '@poolparty/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from './support/amounts.js';
 import { type DevnetParty, type Live, startLive } from './support/live.js';
 

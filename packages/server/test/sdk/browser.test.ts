@@ -3,22 +3,25 @@
  * part of the test): wallet authentication signed in the page with WebCrypto Ed25519, a full swap
  * whose deposit the wallet (here Node, through the devnet ledger) sends, and a cancelled one.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type * as Sdk from '@poolparty/sdk';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type * as Sdk from '../src/index.js';
 import { scaled } from './support/amounts.js';
 import { type DevnetParty, type Live, startLive } from './support/live.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const BUILD_SCRIPT = join(import.meta.dirname, '../scripts/build.mjs');
+const REPOSITORY = join(import.meta.dirname, '../../../..');
+/** The SDK's build: esbuild's bundles and tsc's declarations, slower on a busy machine. */
+const BUILD_TIMEOUT_MS = 120_000;
 
 let live: Live;
-let bundleDir: string;
 let site: Server;
 let siteUrl: string;
 let browser: Browser;
@@ -33,11 +36,24 @@ const PAGE = `<!doctype html>
   window.sdkReady = true;
 </script>`;
 
-function serveStatic(dir: string): Promise<Server> {
+/**
+ * The browser bundle as the SDK's sources make it now: the package's own build (which replaces
+ * each file of dist/ in one rename, so a test reading dist/ meanwhile sees whole files), then
+ * the file its `@poolparty/sdk/browser` entry names.
+ */
+async function buildBrowserBundle(): Promise<string> {
+  await promisify(execFile)('npm', ['run', 'build', '-w', '@poolparty/sdk'], {
+    cwd: REPOSITORY,
+    timeout: BUILD_TIMEOUT_MS,
+  });
+  return createRequire(import.meta.url).resolve('@poolparty/sdk/browser');
+}
+
+function serveStatic(file: string): Promise<Server> {
   const server = createServer((request, response) => {
     if (request.url === '/poolparty.browser.js') {
       response.writeHead(200, { 'content-type': 'text/javascript' });
-      response.end(readFileSync(join(dir, 'poolparty.browser.js')));
+      response.end(readFileSync(file));
       return;
     }
     response.writeHead(200, { 'content-type': 'text/html' });
@@ -47,13 +63,9 @@ function serveStatic(dir: string): Promise<Server> {
 }
 
 beforeAll(async () => {
-  bundleDir = mkdtempSync(join(tmpdir(), 'poolparty-browser-'));
-  const script = BUILD_SCRIPT;
-  const { buildBundles } = (await import(script)) as {
-    buildBundles: (outdir: string) => Promise<void>;
-  };
-  [live] = await Promise.all([startLive(), buildBundles(bundleDir)]);
-  site = await serveStatic(bundleDir);
+  let bundle: string;
+  [live, bundle] = await Promise.all([startLive(), buildBrowserBundle()]);
+  site = await serveStatic(bundle);
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -62,13 +74,12 @@ beforeAll(async () => {
   page = await browser.newPage();
   await page.goto(siteUrl);
   await page.waitForFunction(() => (window as unknown as { sdkReady?: boolean }).sdkReady === true);
-});
+}, BUILD_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();
   await new Promise((resolve) => site?.close(resolve));
   await live?.close();
-  rmSync(bundleDir, { recursive: true, force: true });
 });
 
 const base64url = (hex: string) => Buffer.from(hex, 'hex').toString('base64url');

@@ -3,8 +3,7 @@
  * authentication, swap intents (create, status, cancel, idempotency, guards) and tracking. The
  * settled swap itself is in e2e-swap.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signChallenge } from '../../server/test/support/service.js';
+
 import {
   AmbiguousPoolPairError,
   AuthenticationError,
@@ -13,7 +12,9 @@ import {
   NotFoundError,
   type PoolParty,
   ValidationError,
-} from '../src/index.js';
+} from '@poolparty/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signChallenge } from '../support/service.js';
 import { scaled } from './support/amounts.js';
 import { type DevnetParty, type Live, startLive } from './support/live.js';
 

@@ -3,9 +3,10 @@
  * authenticates, swaps and deposits; a seeded party signs with the hex key of devnet.json; offers
  * to a party without pre-approval are listed, accepted and rejected; a wrong key is refused.
  */
+
+import { AuthenticationError, NotFoundError, ValidationError } from '@poolparty/sdk';
+import { Devnet, type DevnetWallet, generatePrivateKey } from '@poolparty/sdk/devnet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Devnet, type DevnetWallet, generatePrivateKey } from '../src/devnet/index.js';
-import { AuthenticationError, NotFoundError, ValidationError } from '../src/index.js';
 import { scaled } from './support/amounts.js';
 import { type Live, startLive } from './support/live.js';
 

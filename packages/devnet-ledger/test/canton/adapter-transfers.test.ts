@@ -1,10 +1,14 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { Amount } from '@poolparty/core';
-import { LedgerError, type LedgerErrorCode, REASON_META_KEY } from '@poolparty/ledger';
+import { type LedgerErrorCode, REASON_META_KEY } from '@poolparty/ledger';
+import { HOLDING_INTERFACE_ID } from '@poolparty/ledger/canton/wire';
+import {
+  activeContractsRequest,
+  expectRefused,
+  refusal,
+  webSocketList,
+} from '@poolparty/ledger/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activeContractsRequest } from '../../../ledger/src/canton/filters.js';
-import { HOLDING_INTERFACE_ID } from '../../../ledger/src/canton/wire/index.js';
-import { webSocketList } from '../../../ledger/src/canton/ws-list.js';
 import { type AdapterWorld, amount, balance, startAdapterWorld, tokenOf } from './adapter-world.js';
 
 let w: AdapterWorld;
@@ -21,21 +25,10 @@ afterAll(async () => {
   await w.close();
 });
 
-async function refusal(attempt: Promise<unknown>): Promise<LedgerError> {
-  try {
-    await attempt;
-  } catch (error) {
-    expect(error).toBeInstanceOf(LedgerError);
-    return error as LedgerError;
-  }
-  throw new Error('the adapter accepted what it should have refused');
-}
-
-async function expectRefused(attempt: () => Promise<unknown>, code: LedgerErrorCode) {
+/** Refused with `code`, the ledger's end where it was: the refusal changed nothing. */
+async function expectRefusedUnchanged(attempt: () => Promise<unknown>, code: LedgerErrorCode) {
   const end = await w.canton.ledgerEnd();
-  const error = await refusal(attempt());
-  expect(error.code, error.message).toBe(code);
-  // A refusal changed nothing.
+  const error = await expectRefused(attempt(), code);
   expect(await w.canton.ledgerEnd()).toBe(end);
   return error;
 }
@@ -134,7 +127,7 @@ describe('the canton adapter against a devnet ledger server', () => {
     expect((await balance(w.canton, w.carol, w.eur)).total).toBe('5');
     expect((await balance(w.canton, w.alice, w.eur)).locked).toBe('0');
     expect(await w.canton.getPendingOffers(w.carol)).toEqual([]);
-    await expectRefused(
+    await expectRefusedUnchanged(
       () =>
         w.canton.acceptOffer({ commandId: cmd('again'), offerId: outcome.offerId, actor: w.carol }),
       'offer_not_found',
@@ -162,7 +155,7 @@ describe('the canton adapter against a devnet ledger server', () => {
       [w.canton.rejectOffer, w.alice],
       [w.canton.withdrawOffer, w.carol],
     ] as const) {
-      await expectRefused(
+      await expectRefusedUnchanged(
         () => choice.call(w.canton, { commandId: cmd('intruder'), offerId: first, actor }),
         'not_authorized',
       );
@@ -197,7 +190,7 @@ describe('the canton adapter against a devnet ledger server', () => {
     expect((await w.canton.getPendingOffers(w.carol)).map((o) => o.offerId)).toContain(
       outcome.offerId,
     );
-    await expectRefused(
+    await expectRefusedUnchanged(
       () =>
         w.canton.acceptOffer({ commandId: cmd('late'), offerId: outcome.offerId, actor: w.carol }),
       'offer_expired',
@@ -221,19 +214,28 @@ describe('the canton adapter against a devnet ledger server', () => {
         ...over,
       });
     const ghost = `ghost::1220${'0'.repeat(64)}`;
-    await expectRefused(() => send({ amount: Amount.ZERO }), 'invalid_amount');
-    await expectRefused(() => send({ meta: { k: 'x'.repeat(9000) } }), 'metadata_limit_exceeded');
-    await expectRefused(() => send({ sender: ghost }), 'unknown_party');
-    await expectRefused(() => send({ receiver: ghost }), 'unknown_party');
-    await expectRefused(() => send({ receiver: w.alice }), 'not_authorized');
-    await expectRefused(
+    await expectRefusedUnchanged(() => send({ amount: Amount.ZERO }), 'invalid_amount');
+    await expectRefusedUnchanged(
+      () => send({ meta: { k: 'x'.repeat(9000) } }),
+      'metadata_limit_exceeded',
+    );
+    await expectRefusedUnchanged(() => send({ sender: ghost }), 'unknown_party');
+    await expectRefusedUnchanged(() => send({ receiver: ghost }), 'unknown_party');
+    await expectRefusedUnchanged(() => send({ receiver: w.alice }), 'not_authorized');
+    await expectRefusedUnchanged(
       () => send({ instrument: { admin: w.usd.admin, id: 'NOPE' } }),
       'unknown_instrument',
     );
-    await expectRefused(() => send({ instrument: { admin: '', id: 'USD' } }), 'unknown_instrument');
-    await expectRefused(() => send({ amount: amount('1000000') }), 'insufficient_holdings');
-    await expectRefused(() => send({ executeBefore: new Date(0) }), 'offer_expired');
-    await expectRefused(
+    await expectRefusedUnchanged(
+      () => send({ instrument: { admin: '', id: 'USD' } }),
+      'unknown_instrument',
+    );
+    await expectRefusedUnchanged(
+      () => send({ amount: amount('1000000') }),
+      'insufficient_holdings',
+    );
+    await expectRefusedUnchanged(() => send({ executeBefore: new Date(0) }), 'offer_expired');
+    await expectRefusedUnchanged(
       () =>
         w.canton.acceptOffer({
           commandId: cmd('no-offer'),
@@ -326,7 +328,7 @@ describe('the canton adapter against a devnet ledger server', () => {
     expect(await restarted.submitTransfer(transfer)).toEqual(offered);
     expect(await restarted.acceptOffer(accept)).toEqual(accepted);
     expect(await w.canton.ledgerEnd()).toBe(end);
-    await expectRefused(
+    await expectRefusedUnchanged(
       () => restarted.acceptOffer({ ...accept, commandId: cmd('accept-again') }),
       'offer_not_found',
     );

@@ -15,9 +15,6 @@ import {
   startDevnetLedgerServer,
 } from '@poolparty/devnet-ledger';
 import { type LocalLedger, openLocalLedger, type TransferOffer } from '@poolparty/ledger';
-import { SignJWT } from 'jose';
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   decodeHolding,
   decodeTransaction,
@@ -26,7 +23,10 @@ import {
   type JsGetUpdatesResponse,
   type JsTransaction,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
-} from '../../../ledger/src/canton/wire/index.js';
+} from '@poolparty/ledger/canton/wire';
+import { SignJWT } from 'jose';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIENCE, AUTH_SECRET, USER_ID } from './support/canton-harness.js';
 import { assertNoWireMismatches, startWireProxy, type WireProxy } from './support/wire-proxy.js';
 

@@ -3,8 +3,7 @@
  * grace period, revoke), a swap through the new key, its earnings and their collection, usage,
  * refusals as typed errors, and sign-out.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signChallenge } from '../../server/test/support/service.js';
+
 import {
   AuthenticationError,
   ConflictError,
@@ -12,7 +11,9 @@ import {
   NotFoundError,
   PoolParty,
   ValidationError,
-} from '../src/index.js';
+} from '@poolparty/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signChallenge } from '../support/service.js';
 import { type DevnetParty, type Live, startLive } from './support/live.js';
 
 let live: Live;

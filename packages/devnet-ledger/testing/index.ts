@@ -1,0 +1,13 @@
+/**
+ * What tests outside this package use of it: a JSON call to the devnet ledger's server and the
+ * check of an answer against a schema of Canton's API documents, for a devnet ledger run as a
+ * command of its own; and the wire proxy that checks every request and answer against those
+ * documents, for a service's traffic to the devnet ledger's server.
+ */
+
+export {
+  assertNoWireMismatches,
+  startWireProxy,
+  type WireProxy,
+} from '../test/canton/support/wire-proxy.js';
+export { call, expectSchema } from '../test/support/server.js';
