@@ -10,6 +10,7 @@ import { type LocalLedger, REASON_META_KEY } from '@poolparty/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty, DevnetPoolInfo } from '../src/devnet-bootstrap.js';
 import {
+  type Body,
   expectProblem,
   type JsonResponse,
   newDevnetParty,
@@ -20,9 +21,6 @@ import {
   startTestService,
   type TestService,
 } from './support/service.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
-type Body = any;
 
 /** A flow that has not ended by then is a failure, not a wait. */
 const FLOW_WAIT_MS = 30_000;

@@ -8,20 +8,17 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type Body,
   depositFor,
   expectProblem,
   fundDevnetParty,
   newDevnetParty,
   request,
+  SERVICE_START_TIMEOUT_MS,
   startTestService,
   type TestService,
 } from './support/service.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
-type Body = any;
-
-/** Migrating a fresh store and seeding the devnet ledger takes seconds on a busy machine. */
-const SERVICE_START_TIMEOUT_MS = 60_000;
 /** A guard against a hang, not a timing assertion: events normally arrive at once. */
 const EVENT_WAIT_MS = 20_000;
 

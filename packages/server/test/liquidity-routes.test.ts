@@ -11,19 +11,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetPoolInfo } from '../src/devnet-bootstrap.js';
 import { runAdmin } from './support/admin.js';
 import {
+  type Body,
   expectProblem,
   type JsonResponse,
   newDevnetParty,
   type RequestOptions,
   request,
+  SERVICE_START_TIMEOUT_MS,
   startTestService,
   type TestService,
 } from './support/service.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
-type Body = any;
-
-const SERVICE_START_TIMEOUT_MS = 60_000;
 /** A flow that has not ended by then is a failure, not a wait. */
 const FLOW_WAIT_MS = 30_000;
 const POLL_MS = 50;

@@ -14,15 +14,13 @@ import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-keys.
 import { buildApp } from '../src/http/app.js';
 import { StreamCaps } from '../src/http/stream-caps.js';
 import {
+  type Body,
   newDevnetParty,
   request,
   STARTUP_TIMEOUT_MS,
   startTestService,
   type TestService,
 } from './support/service.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: problem bodies are checked member by member.
-type Body = any;
 
 const STREAMS_PER_PARTY_MAX = 2;
 const STREAMS_PER_KEY_MAX = 3;

@@ -40,20 +40,17 @@ import { buildApp } from '../src/http/app.js';
 import { type RunningService, startService } from '../src/service.js';
 import {
   answerDevnetOffer,
+  type Body,
   depositFor,
   fundDevnetParty,
   type JsonResponse,
   newDevnetParty,
   request,
+  SERVICE_START_TIMEOUT_MS,
   startTestService,
   type TestService,
 } from './support/service.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
-type Body = any;
-
-/** Migrating a fresh store and seeding the devnet ledger takes seconds on a busy machine. */
-const SERVICE_START_TIMEOUT_MS = 60_000;
 /** A guard against a hang, not a timing assertion: events normally arrive at once. */
 const EVENT_WAIT_MS = 10_000;
 

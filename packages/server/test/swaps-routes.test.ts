@@ -7,23 +7,20 @@ import { insertApiKey, insertIntent, transitionIntent, upsertDeveloper } from '@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty, DevnetPoolInfo } from '../src/devnet-bootstrap.js';
 import {
+  type Body,
   expectProblem,
   type JsonResponse,
   newDevnetParty,
   type RequestOptions,
   request,
+  SERVICE_START_TIMEOUT_MS,
   startTestService,
   type TestService,
   walletTokenFor,
 } from './support/service.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
-type Body = any;
-
 const DAY_MS = 24 * 60 * 60 * 1000;
 const MINUTE_MS = 60_000;
-/** Migrating a fresh PGlite store and seeding the devnet ledger takes seconds on a busy machine. */
-const SERVICE_START_TIMEOUT_MS = 60_000;
 
 let t: TestService;
 let alice: DevnetParty;

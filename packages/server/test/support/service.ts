@@ -103,6 +103,12 @@ export function signChallenge(
 
 /** Starting the store and ledger takes a few seconds, more on a busy machine. */
 export const STARTUP_TIMEOUT_MS = 30_000;
+/** Migrating a fresh store and seeding the devnet ledger takes seconds on a busy machine. */
+export const SERVICE_START_TIMEOUT_MS = 60_000;
+
+/** A response body as route tests read it: checked field by field. */
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
+export type Body = any;
 
 /** The answer is the problem document (RFC 9457) of `code`, tied to its request id. */
 export function expectProblem(answer: JsonResponse<object>, status: number, code: string): void {
