@@ -1,6 +1,7 @@
 export * from './amount.js';
 export * from './app-config.js';
 export * from './attribution.js';
+export * from './base-error.js';
 export * from './challenge.js';
 export * from './devnet-signing.js';
 export * from './discounts.js';
@@ -13,6 +14,7 @@ export * from './fingerprint.js';
 export * from './guard.js';
 export * from './instrument.js';
 export * from './intent-lifecycles.js';
+export * from './invariant.js';
 export * from './leg-outcomes.js';
 export * from './legs.js';
 export * from './lifecycle.js';

@@ -10,6 +10,7 @@
  */
 import { existsSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BaseError } from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
 import {
   advisoryLockLeadership,
@@ -81,8 +82,11 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export class StartupError extends Error {
+export class StartupError extends BaseError<'startup_failed'> {
   override readonly name = 'StartupError';
+  constructor(message: string) {
+    super('startup_failed', message);
+  }
 }
 
 const WALLET_TOKEN_KEY = 'wallet_token_signing_key';
