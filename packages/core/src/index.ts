@@ -21,6 +21,7 @@ export * from './lifecycle.js';
 export * from './liquidity.js';
 export * from './liquidity-flows.js';
 export * from './network-fee.js';
+export * from './operator-refunds.js';
 export * from './party-id.js';
 export * from './pool-books.js';
 export * from './pool-stats.js';
