@@ -3,10 +3,10 @@
  * refused with a sentence naming the option.
  */
 import { describe, expect, it } from 'vitest';
+import { AdminError } from '../src/admin/admin-error.js';
 import { discountRequestOf } from '../src/admin/commands.js';
 import { describeCharge } from '../src/admin/discounts.js';
 import { parseChargeBps, parseMoment, parseRateLimit } from '../src/admin/inputs.js';
-import { AdminError } from '../src/admin/refunds.js';
 
 describe('discount options', () => {
   it('reads one target, the charges and the window', () => {

@@ -62,6 +62,15 @@ export {
   openLiquidityIntent,
 } from './liquidity-intents.js';
 export {
+  listRefundCases,
+  REFUND_CASES_MAX,
+  type RefundCase,
+  RefundRefused,
+  type RetriedRefund,
+  resolveRefund,
+  retryRefund,
+} from './operator-refunds.js';
+export {
   judgePool,
   RECONCILIATION_MISMATCH,
   type ReconciliationReport,
