@@ -12,19 +12,13 @@ import { existsSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BaseError } from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
+import { type Engine, LedgerClock, type ServiceClock, startEngine } from '@poolparty/settlement';
+import type { Database, NotificationSource, StreamLeadership } from '@poolparty/store';
 import {
   advisoryLockLeadership,
-  countIncompleteCompletedSwapsByPool,
-  type Engine,
-  LedgerClock,
-  type ServiceClock,
-  type StreamLeadership,
-  startEngine,
-} from '@poolparty/settlement';
-import type { Database, NotificationSource } from '@poolparty/store';
-import {
   causedByConnectionLoss,
   checkPostgresReachable,
+  countIncompleteCompletedSwapsByPool,
   describeStore,
   ensureServiceSecret,
   holdsCluster,
