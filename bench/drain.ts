@@ -21,7 +21,7 @@ import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IN_PROGRESS_STATES } from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
-import { advisoryLockLeadership, type Engine, startEngine } from '@poolparty/settlement';
+import { type Engine, startEngine } from '@poolparty/settlement';
 import {
   CountingDatabase,
   createPricedIntent,
@@ -29,6 +29,7 @@ import {
   type StoreCounts,
 } from '@poolparty/settlement/testing';
 import {
+  advisoryLockLeadership,
   applicationName,
   type Database,
   type IntentRecord,

@@ -20,14 +20,10 @@ import {
   REASON_META_KEY,
   seedDevnet,
 } from '@poolparty/ledger';
-import {
-  advisoryLockLeadership,
-  type Engine,
-  LedgerClock,
-  startEngine,
-} from '@poolparty/settlement';
+import { type Engine, LedgerClock, startEngine } from '@poolparty/settlement';
 import { createPricedIntent, fundedParties, registerSeed } from '@poolparty/settlement/testing';
 import {
+  advisoryLockLeadership,
   type Database,
   type IntentRecord,
   migrate,

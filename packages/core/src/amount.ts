@@ -5,6 +5,7 @@
  * floating point; every operation that can lose precision takes an explicit `Rounding`, and the
  * callers choose the direction that favours the pool (outputs down, fees up).
  */
+import { BaseError } from './base-error.js';
 
 /** Fractional digits of Daml `Numeric 10`. */
 export const AMOUNT_DECIMALS = 10;
@@ -25,19 +26,25 @@ export type AmountParseProblem =
   | 'too_many_decimals'
   | 'too_many_integer_digits';
 
-export class AmountParseError extends Error {
+export class AmountParseError extends BaseError<'amount_unparsable'> {
   override readonly name = 'AmountParseError';
   constructor(
     readonly problem: AmountParseProblem,
     readonly input: unknown,
   ) {
-    super(`invalid amount ${describe(input)}: ${problem.replaceAll('_', ' ')}`);
+    super(
+      'amount_unparsable',
+      `invalid amount ${describe(input)}: ${problem.replaceAll('_', ' ')}`,
+    );
   }
 }
 
 /** Raised when arithmetic would leave the representable range (negative or > 28 digits). */
-export class AmountRangeError extends Error {
+export class AmountRangeError extends BaseError<'amount_beyond_range'> {
   override readonly name = 'AmountRangeError';
+  constructor(message: string) {
+    super('amount_beyond_range', message);
+  }
 }
 
 function describe(input: unknown): string {

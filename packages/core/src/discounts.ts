@@ -6,6 +6,8 @@
  * fee and the platform fee are discounted independently: each takes the most favourable policy
  * that applies to the request and is valid at that moment.
  */
+import { BaseError } from './base-error.js';
+
 export const DISCOUNT_TARGET_TYPES = ['api_key', 'wallet_party', 'pool'] as const;
 export type DiscountTargetType = (typeof DISCOUNT_TARGET_TYPES)[number];
 
@@ -56,13 +58,16 @@ export type DiscountPolicyProblem =
   | 'no_charge_given'
   | 'empty_validity_window';
 
-export class DiscountPolicyError extends Error {
+export class DiscountPolicyError extends BaseError<'discount_policy_invalid'> {
   override readonly name = 'DiscountPolicyError';
   constructor(
     readonly problem: DiscountPolicyProblem,
     readonly policy: DiscountPolicy,
   ) {
-    super(`invalid discount policy for ${policy.targetType} ${policy.targetId}: ${problem}`);
+    super(
+      'discount_policy_invalid',
+      `invalid discount policy for ${policy.targetType} ${policy.targetId}: ${problem}`,
+    );
   }
 }
 

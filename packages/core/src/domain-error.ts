@@ -6,13 +6,11 @@
  * HTTP layer alone turns it into a problem document, so the same refusal reads the same from a
  * route, a CLI command or a test.
  *
- * `walk()` follows the causes, as one would read a chain of "because": to the deepest, or to the
- * first that a predicate picks.
+ * It is the `BaseError` whose code is the catalogue's: `walk()` follows its causes, as one would
+ * read a chain of "because", and `details` are the problem's extensions.
  */
+import { BaseError } from './base-error.js';
 import type { ErrorCode, ProblemExtensions, RequiredProblemExtensions } from './errors.js';
-
-/** Causes followed at most: a cycle or an absurdly deep chain must not hang a walk. */
-const CAUSE_DEPTH_MAX = 16;
 
 export interface DomainErrorOptions {
   /** The error underneath: a store error, a ledger error, a parse error. */
@@ -26,7 +24,7 @@ export type DomainErrorDetails<C extends ErrorCode> = C extends keyof RequiredPr
   ? [extensions: ProblemExtensions<C>, options?: DomainErrorOptions]
   : [extensions?: Readonly<Record<string, unknown>>, options?: DomainErrorOptions];
 
-export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
+export class DomainError<C extends ErrorCode = ErrorCode> extends BaseError<C> {
   override name = 'DomainError';
   /** The sentence a client is shown (a problem's `detail`), without the causes. */
   readonly shortMessage: string;
@@ -34,50 +32,16 @@ export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
   readonly extensions: Readonly<Record<string, unknown>>;
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(
-    readonly code: C,
-    shortMessage: string,
-    ...[extensions, options]: DomainErrorDetails<C>
-  ) {
-    super(messageWithCause(shortMessage, options?.cause), { cause: options?.cause });
+  constructor(code: C, shortMessage: string, ...[extensions, options]: DomainErrorDetails<C>) {
+    // Always an own `cause`, undefined when nothing caused it: the shape a domain error keeps.
+    super(code, messageWithCause(shortMessage, options?.cause), {
+      cause: options?.cause,
+      ...(extensions !== undefined && { details: extensions }),
+    });
     this.shortMessage = shortMessage;
     this.extensions = extensions ?? {};
     this.retryAfterSeconds = options?.retryAfterSeconds;
   }
-
-  /**
-   * The first error of this one and its causes, in order, that `pick` accepts; without `pick`,
-   * the deepest cause (this error itself when it has none). Null when `pick` accepts none.
-   */
-  walk(pick?: (error: unknown) => boolean): unknown {
-    if (pick) return findCause(this, pick);
-    let current: unknown = this;
-    for (let depth = 0; depth < CAUSE_DEPTH_MAX; depth += 1) {
-      const cause = current instanceof Error ? current.cause : undefined;
-      if (cause === undefined) return current;
-      current = cause;
-    }
-    return current;
-  }
-}
-
-/**
- * The first of `error` and the causes it wraps, in order, that `pick` accepts; null when none of
- * the first `depthMax` does.
- */
-export function findCause(
-  error: unknown,
-  pick: (error: unknown) => boolean,
-  depthMax = CAUSE_DEPTH_MAX,
-): unknown {
-  let current = error;
-  for (let depth = 0; depth < depthMax; depth += 1) {
-    if (pick(current)) return current;
-    const cause = current instanceof Error ? current.cause : undefined;
-    if (cause === undefined) return null;
-    current = cause;
-  }
-  return null;
 }
 
 /** The message logs show: the short message, then what caused it. */

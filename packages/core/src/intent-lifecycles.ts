@@ -8,6 +8,7 @@
  * A third kind of intent adds one more `IntentLifecycle` here; the store's state writer, its
  * database check and the test that proves no path writes an unlisted edge serve it unchanged.
  */
+import { BaseError } from './base-error.js';
 import { EDGES } from './lifecycle.js';
 import {
   LIQUIDITY_STATES,
@@ -64,16 +65,15 @@ export const INTENT_LIFECYCLES: Readonly<Record<IntentKind, IntentLifecycle>> = 
 });
 
 /** A step or a path the lifecycle of its kind does not list: a bug, never a state to store. */
-export class IllegalPathError extends Error {
+export class IllegalPathError extends BaseError<'illegal_transition'> {
   override readonly name = 'IllegalPathError';
-  readonly code = 'illegal_transition';
 
   constructor(
     readonly kind: IntentKind,
     readonly from: string,
     readonly through: readonly string[],
   ) {
-    super(`illegal ${kind} intent path ${[from, ...through].join(' → ')}`);
+    super('illegal_transition', `illegal ${kind} intent path ${[from, ...through].join(' → ')}`);
   }
 }
 

@@ -20,6 +20,7 @@
  *   taken into custody the offer is rejected (or was withdrawn or expired by the sender) and its
  *   holdings return to the sender at no cost: no refund transfer, and nothing that can fail.
  */
+import { BaseError } from './base-error.js';
 import type { InProgressState, SwapState } from './swap-state.js';
 import { SWAP_STATES } from './swap-state.js';
 
@@ -214,14 +215,12 @@ function buildTransitions(): Readonly<Record<SwapState, readonly SwapState[]>> {
 /** Every allowed edge by source state; terminal states map to an empty list. */
 export const TRANSITIONS: Readonly<Record<SwapState, readonly SwapState[]>> = buildTransitions();
 
-export class IllegalTransitionError extends Error {
-  readonly code = 'illegal_transition';
-
+export class IllegalTransitionError extends BaseError<'illegal_transition'> {
   constructor(
     readonly from: SwapState,
     readonly to: SwapState,
   ) {
-    super(`illegal swap transition ${from} → ${to}`);
+    super('illegal_transition', `illegal swap transition ${from} → ${to}`);
     this.name = 'IllegalTransitionError';
   }
 }

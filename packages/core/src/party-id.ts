@@ -6,6 +6,7 @@
  * with `:` (its last colon would join the separator). The fingerprint is the party's namespace:
  * for an external party, the fingerprint of its own signing key.
  */
+import { BaseError } from './base-error.js';
 import { fingerprint } from './fingerprint.js';
 
 export const PARTY_ID_LENGTH_MAX = 255;
@@ -42,13 +43,13 @@ export interface PartyIdParts {
   readonly fingerprint: string;
 }
 
-export class PartyIdError extends Error {
+export class PartyIdError extends BaseError<'party_id_invalid'> {
   override readonly name = 'PartyIdError';
   constructor(
     readonly reason: PartyIdProblemReason,
     message: string,
   ) {
-    super(message);
+    super('party_id_invalid', message);
   }
 }
 

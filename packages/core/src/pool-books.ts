@@ -19,6 +19,7 @@
  * applies them.
  */
 import { Amount } from './amount.js';
+import { BaseError } from './base-error.js';
 
 /** A pool's books: per side, the four buckets, as decimal strings (Numeric 10). */
 export interface PoolBooks {
@@ -74,8 +75,12 @@ export function networkCost(books: PoolBooks, side: Side, cost: Amount): Movemen
   return shortfall.isPositive() ? [...movements, debit(side, 'reserve', shortfall)] : movements;
 }
 
-export class AccountingError extends Error {
+/** The books refused a movement, or are not there to take one. */
+export class AccountingError extends BaseError<'accounting_refused'> {
   override readonly name = 'AccountingError';
+  constructor(message: string) {
+    super('accounting_refused', message);
+  }
 }
 
 /** The books after the movements; throws `AccountingError` where a bucket would go negative. */

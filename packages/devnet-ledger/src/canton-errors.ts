@@ -3,6 +3,7 @@
  * with Canton's error code id, error category and the HTTP status Canton's JSON API derives from
  * the category's gRPC code. The registry and scan-proxy paths answer their own `{ error }` body.
  */
+import { BaseError } from '@poolparty/core';
 import { LedgerError, type LedgerErrorCode } from '@poolparty/ledger';
 
 /** Canton's error categories (the `errorCategory` integer) and what they mean on the wire. */
@@ -43,17 +44,20 @@ export interface JsCantonErrorBody {
   readonly correlationId?: string;
 }
 
-/** A refusal of a participant path; the server's error handler answers it as a JsCantonError. */
-export class CantonApiError extends Error {
+/**
+ * A refusal of a participant path; the server's error handler answers it as a JsCantonError. Its
+ * code is Canton's error code id (`INVALID_ARGUMENT`, `CONTRACT_NOT_FOUND`, …).
+ */
+export class CantonApiError extends BaseError {
   override readonly name = 'CantonApiError';
   constructor(
-    readonly code: string,
+    code: string,
     readonly category: ErrorCategory,
     readonly cause_: string,
     readonly context: Readonly<Record<string, string>> = {},
     readonly definiteAnswer?: boolean,
   ) {
-    super(`${code}: ${cause_}`);
+    super(code, `${code}: ${cause_}`);
   }
 
   get status(): number {
@@ -134,12 +138,12 @@ export function asCantonError(error: unknown): CantonApiError | null {
 }
 
 /** The `{ error }` body of the registry and scan-proxy APIs, with its status. */
-export class RegistryError extends Error {
+export class RegistryError extends BaseError<'registry_refused'> {
   override readonly name = 'RegistryError';
   constructor(
     readonly status: 400 | 404 | 501,
     message: string,
   ) {
-    super(message);
+    super('registry_refused', message);
   }
 }

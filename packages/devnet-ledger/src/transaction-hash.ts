@@ -22,6 +22,7 @@ import type {
   PreparedTransaction,
   Value,
 } from '@canton-network/core-ledger-proto';
+import { BaseError } from '@poolparty/core';
 
 /** The hash purpose of a prepared transaction (Canton's `HashPurpose.PreparedSubmission`). */
 const PREPARED_TRANSACTION_PURPOSE = Uint8Array.of(0x00, 0x00, 0x00, 0x30);
@@ -34,7 +35,11 @@ export const NESTING_MAX = 100;
 export const NODE_VISITS_MAX = 10_000;
 
 /** Why a prepared transaction cannot be hashed: it is not one Canton could have prepared. */
-export class UnhashableTransaction extends Error {}
+export class UnhashableTransaction extends BaseError<'transaction_unhashable'> {
+  constructor(message: string) {
+    super('transaction_unhashable', message);
+  }
+}
 
 /** The encoded fields of one message, in order. */
 class Encoding {

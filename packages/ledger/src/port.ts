@@ -17,7 +17,7 @@
  * - A submission can fail with `timeout` even though the command committed; callers resolve that
  *   through `lookupCommand` or the update stream, never by submitting a new command id.
  */
-import type { Amount, Instrument } from '@poolparty/core';
+import { type Amount, BaseError, type Instrument } from '@poolparty/core';
 
 /** The metadata key of the Canton Token Standard that carries a transfer's reason/reference. */
 export const REASON_META_KEY = 'splice.lfdecentralizedtrust.org/reason';
@@ -246,13 +246,10 @@ export type LedgerErrorCode =
   | 'stream_dropped'
   | 'closed';
 
-export class LedgerError extends Error {
+export class LedgerError extends BaseError<LedgerErrorCode> {
   override readonly name = 'LedgerError';
-  constructor(
-    readonly code: LedgerErrorCode,
-    message: string,
-  ) {
-    super(message);
+  constructor(code: LedgerErrorCode, message: string) {
+    super(code, message);
   }
 
   /** Whether the same command may be submitted again with the same `commandId`. */

@@ -4,6 +4,7 @@
  * (`canton`) — the same on a real Canton network and on `poolparty devnet-ledger`.
  */
 import { join } from 'node:path';
+import { BaseError } from '@poolparty/core';
 import {
   LedgerError,
   type LedgerPort,
@@ -21,8 +22,11 @@ export interface LedgerConnection {
   close(): Promise<void>;
 }
 
-export class LedgerUnavailable extends Error {
+export class LedgerUnavailable extends BaseError<'ledger_unreachable'> {
   override readonly name = 'LedgerUnavailable';
+  constructor(message: string) {
+    super('ledger_unreachable', message);
+  }
 }
 
 /** Which ledger (`LEDGER`, `CANTON_*`) and where the embedded one lives (the data folder). */

@@ -10,20 +10,15 @@
  */
 import { existsSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BaseError } from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
+import { type Engine, LedgerClock, type ServiceClock, startEngine } from '@poolparty/settlement';
+import type { Database, NotificationSource, StreamLeadership } from '@poolparty/store';
 import {
   advisoryLockLeadership,
-  countIncompleteCompletedSwapsByPool,
-  type Engine,
-  LedgerClock,
-  type ServiceClock,
-  type StreamLeadership,
-  startEngine,
-} from '@poolparty/settlement';
-import type { Database, NotificationSource } from '@poolparty/store';
-import {
   causedByConnectionLoss,
   checkPostgresReachable,
+  countIncompleteCompletedSwapsByPool,
   describeStore,
   ensureServiceSecret,
   holdsCluster,
@@ -81,8 +76,11 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export class StartupError extends Error {
+export class StartupError extends BaseError<'startup_failed'> {
   override readonly name = 'StartupError';
+  constructor(message: string) {
+    super('startup_failed', message);
+  }
 }
 
 const WALLET_TOKEN_KEY = 'wallet_token_signing_key';

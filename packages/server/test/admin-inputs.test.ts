@@ -2,11 +2,12 @@
  * What an operator types into `poolparty admin`, read before anything is written: a mistake is
  * refused with a sentence naming the option.
  */
+import { DomainError } from '@poolparty/core';
 import { describe, expect, it } from 'vitest';
+import { AdminError } from '../src/admin/admin-error.js';
 import { discountRequestOf } from '../src/admin/commands.js';
 import { describeCharge } from '../src/admin/discounts.js';
 import { parseChargeBps, parseMoment, parseRateLimit } from '../src/admin/inputs.js';
-import { AdminError } from '../src/admin/refunds.js';
 
 describe('discount options', () => {
   it('reads one target, the charges and the window', () => {
@@ -75,5 +76,20 @@ describe('admin values', () => {
         /^--read must be a positive whole number/,
       );
     }
+  });
+});
+
+describe('an admin refusal', () => {
+  it('is a domain error with a catalogue code, its message the sentence alone', () => {
+    let refused: unknown;
+    try {
+      parseChargeBps('--network-charge-bps', '10001');
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(AdminError);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect(refused).toMatchObject({ name: 'AdminError', code: 'validation_error' });
+    expect((refused as AdminError).message).toBe((refused as AdminError).shortMessage);
   });
 });

@@ -24,7 +24,8 @@ import {
   listOpenOperatorFlags,
 } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
-import { AdminError, resolveRefund } from '../src/admin/refunds.js';
+import { AdminError } from '../src/admin/admin-error.js';
+import { resolveRefund } from '../src/admin/refunds.js';
 import { runAdmin } from './support/admin.js';
 
 const world = useEngineWorld();

@@ -2,7 +2,8 @@
  * The package graph of docs/architecture.md, held against the imports the code and its tests
  * make: each package imports only the packages it may, through their entries; no module reaches
  * into another package by a relative path; what tests import closes no circle among the
- * packages; and inside the server only the composition root imports the HTTP layer.
+ * packages; and inside the server only the composition root imports the HTTP layer. And every
+ * error class of the service's packages derives from core's `BaseError`.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
@@ -266,5 +267,98 @@ describe('the package graph', () => {
       .filter(({ file }) => /\.(query|exec)(<[^>]*>)?\(\s*[`'"]/.test(readFileSync(file, 'utf8')))
       .map(({ file }) => relative(ROOT, file));
     expect(wrong).toEqual([]);
+  });
+});
+
+/** The built-in error classes: a class of ours that reaches one without `BaseError` bypasses it. */
+const BUILT_IN_ERRORS = new Set([
+  'Error',
+  'RangeError',
+  'TypeError',
+  'SyntaxError',
+  'ReferenceError',
+  'EvalError',
+  'URIError',
+  'AggregateError',
+  'DOMException',
+]);
+/** The base itself, the one class of ours that extends `Error`. */
+const ERROR_BASE = 'BaseError';
+/**
+ * Error classes not on the base yet, by the module that defines them. The list may only shrink:
+ * a class listed here that derives from the base fails the test until it is taken off.
+ */
+const NOT_ON_THE_BASE: Readonly<Record<string, string>> = {
+  ActiveIntentExistsError: 'packages/store/src/intents.ts',
+  ActiveLiquidityIntentExistsError: 'packages/store/src/liquidity-intents.ts',
+};
+
+interface DeclaredClass {
+  readonly name: string;
+  readonly parent: string;
+  readonly file: string;
+}
+
+/** `class Name<…> extends Parent`, the type parameters skipped (they hold `extends` too). */
+function classesOf(file: string): DeclaredClass[] {
+  const text = readFileSync(file, 'utf8');
+  const found: DeclaredClass[] = [];
+  for (const match of text.matchAll(/\bclass\s+([A-Za-z_$][\w$]*)/g)) {
+    let at = (match.index ?? 0) + match[0].length;
+    if (text[at] === '<') {
+      for (let depth = 0; at < text.length; at += 1) {
+        if (text[at] === '<') depth += 1;
+        if (text[at] === '>' && --depth === 0) break;
+      }
+      at += 1;
+    }
+    const parent = /^\s+extends\s+([A-Za-z_$][\w$.]*)/.exec(text.slice(at))?.[1];
+    if (parent !== undefined) found.push({ name: match[1] as string, parent, file });
+  }
+  return found;
+}
+
+/** What a class's ancestry reaches: the base, a built-in error, or neither (no error class). */
+function rootOf(name: string, parents: ReadonlyMap<string, string>): 'base' | 'built-in' | null {
+  const seen = new Set<string>();
+  for (let current: string | undefined = name; current !== undefined; ) {
+    if (current === ERROR_BASE) return 'base';
+    if (BUILT_IN_ERRORS.has(current)) return 'built-in';
+    if (seen.has(current)) return null;
+    seen.add(current);
+    const parent = parents.get(current);
+    // A class of a library: an error class by its name, and so not one of the base's.
+    if (parent === undefined) return /Error$/.test(current) && current !== name ? 'built-in' : null;
+    current = parent;
+  }
+  return null;
+}
+
+describe('the error classes', () => {
+  const declared = Object.keys(MAY_IMPORT)
+    .filter((name) => name !== 'sdk')
+    .flatMap((name) => filesUnder(join(PACKAGES, name, 'src')))
+    .flatMap(classesOf);
+  const parents = new Map(declared.map((c) => [c.name, c.parent]));
+  const offBase = declared
+    .filter((c) => c.name !== ERROR_BASE && rootOf(c.name, parents) === 'built-in')
+    .map((c) => ({ name: c.name, file: relative(ROOT, c.file) }));
+
+  it('finds the base and the classes on it, each name once', () => {
+    expect(declared.find((c) => c.name === ERROR_BASE)?.parent).toBe('Error');
+    const onBase = declared.filter((c) => rootOf(c.name, parents) === 'base');
+    expect(onBase.length).toBeGreaterThan(30);
+    const names = onBase.map((c) => c.name);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('has every error class of packages/*/src (the SDK aside) derive from BaseError', () => {
+    const wrong = offBase.filter((c) => NOT_ON_THE_BASE[c.name] !== c.file);
+    expect(wrong).toEqual([]);
+  });
+
+  it('lists as not on the base only classes that are not', () => {
+    const listed = Object.entries(NOT_ON_THE_BASE).map(([name, file]) => ({ name, file }));
+    expect(offBase.filter((c) => NOT_ON_THE_BASE[c.name] === c.file)).toEqual(listed);
   });
 });

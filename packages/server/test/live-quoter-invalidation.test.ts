@@ -1,7 +1,6 @@
-import { countIncompleteCompletedSwapsByPool } from '@poolparty/settlement';
 import { useEngineWorld, waitFor } from '@poolparty/settlement/testing';
 import type { Database } from '@poolparty/store';
-import { listPools, type PoolRecord } from '@poolparty/store';
+import { countIncompleteCompletedSwapsByPool, listPools, type PoolRecord } from '@poolparty/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLiveQuoter } from '../src/market/live-quoter.js';
 import type { QuoteRequest, Quoter } from '../src/market/quoter.js';

@@ -1,10 +1,8 @@
-import {
-  countIncompleteCompletedSwaps,
-  countIncompleteCompletedSwapsByPool,
-} from '@poolparty/settlement';
 import { openTestDatabase } from '@poolparty/settlement/testing';
 import type { Database, Queryable } from '@poolparty/store';
 import {
+  countIncompleteCompletedSwaps,
+  countIncompleteCompletedSwapsByPool,
   hourOf,
   insertApiKey,
   insertFeeEvent,

@@ -7,7 +7,6 @@
 import { Amount } from '@poolparty/core';
 import type { EngineContext } from '@poolparty/settlement';
 import {
-  countIncompleteCompletedSwapsByPool,
   DEFAULT_ENGINE_SETTINGS,
   judgePool,
   RECONCILIATION_MISMATCH,
@@ -21,6 +20,7 @@ import {
   waitFor,
 } from '@poolparty/settlement/testing';
 import {
+  countIncompleteCompletedSwapsByPool,
   listOpenOperatorFlags,
   type ReconciliationRun,
   resolveOperatorFlag,

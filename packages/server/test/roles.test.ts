@@ -8,19 +8,22 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  claimCommand,
-  type LeaderTerm,
-  type StreamLeadership,
-  startEngine,
-} from '@poolparty/settlement';
+import { startEngine } from '@poolparty/settlement';
 import {
   type EngineHarness,
   TEST_ENGINE_SETTINGS,
   useEngineWorld,
   waitFor,
 } from '@poolparty/settlement/testing';
-import { getLedgerCommand, insertPool, openStore, recordLedgerCommand } from '@poolparty/store';
+import {
+  claimCommand,
+  getLedgerCommand,
+  insertPool,
+  type LeaderTerm,
+  openStore,
+  recordLedgerCommand,
+  type StreamLeadership,
+} from '@poolparty/store';
 import {
   createSchema,
   dropSchema,

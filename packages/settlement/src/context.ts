@@ -1,4 +1,5 @@
 /** What every part of the engine is given: the ports, the settings, and the step hook. */
+import { BaseError } from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
 import type { Database } from '@poolparty/store';
 import type { ServiceClock } from './clock.js';
@@ -33,6 +34,9 @@ export class Effects {
 }
 
 /** Thrown at a step boundary once the engine crashed (injected) or stopped for good. */
-export class EngineCrash extends Error {
+export class EngineCrash extends BaseError<'engine_crashed'> {
   override readonly name = 'EngineCrash';
+  constructor(message: string) {
+    super('engine_crashed', message);
+  }
 }

@@ -12,6 +12,7 @@
  */
 import {
   Amount,
+  assert,
   decideExecution,
   type ExecutionDecision,
   executionMovements,
@@ -70,7 +71,7 @@ export function instrumentsOf(intent: IntentRecord): { input: Instrument; output
 }
 
 export function depositOf(intent: IntentRecord): Amount {
-  if (intent.deposit === null) throw new Error(`intent ${intent.intentId} has no deposit facts`);
+  assert(intent.deposit !== null, `intent ${intent.intentId} has no deposit facts`);
   return Amount.parse(intent.deposit.amount);
 }
 

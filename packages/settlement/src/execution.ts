@@ -25,6 +25,7 @@
  * failing alone is set aside for an operator (set-aside.ts).
  */
 import {
+  assert,
   assertTransition,
   FailedAttempts,
   intentFeesOf,
@@ -85,7 +86,7 @@ export async function executeQueued(
   let lookedAt = 0;
   for (const [poolId, intents] of byPool(queued)) {
     const pool = pools.find((p) => p.poolId === poolId);
-    if (pool === undefined) throw new Error(`intents name unknown pool ${poolId}`);
+    assert(pool !== undefined, `intents name unknown pool ${poolId}`);
     const read = { prices, holdings: holdings.get(pool.swapParty) ?? [] };
     if ((await executeBatch(ctx, pool, intents, read, failedSwaps)) !== 'left_to_another') {
       lookedAt += intents.length;
@@ -248,9 +249,11 @@ async function writePlan(tx: Queryable, writing: Writing): Promise<void> {
   const { pool, plan, now } = writing;
   const paths = plan.swaps.map(pathOf);
   const moved = await moveIntentsAlong(tx, paths, now);
-  if (moved.length !== paths.length) {
-    throw new Error(`intents of pool ${pool.poolId} left the queue under the pool lock`);
-  }
+  assert(
+    moved.length === paths.length,
+    `intents of pool ${pool.poolId} left the queue under the pool lock`,
+    { moved: moved.length, planned: paths.length },
+  );
   const updated = await updatePoolAccounting(tx, pool.poolId, writing.version, plan.balances, now);
   if (updated === null) throw new AccountingError(`pool ${pool.poolId} changed under its lock`);
   const trades = plan.swaps.filter((swap) => swap.decision.kind === 'execute');
@@ -301,7 +304,9 @@ function pathOf(swap: SwapPlan): IntentPath {
 
 function feeEventOf(swap: SwapPlan, prices: PriceBook, now: Date): NewFeeEvent {
   const { intent, decision, deposit } = swap;
-  if (decision.kind !== 'execute') throw new Error('a fee event is an executed swap’s');
+  assert(decision.kind === 'execute', 'a fee event is an executed swap’s', {
+    intentId: intent.intentId,
+  });
   const fees = intentFeesOf(intent);
   const price = prices.usdPrice(instrumentsOf(intent).input);
   const charged = fees.lpFeeAmount.add(fees.platformFeeAmount).add(fees.networkFeeAmount);
@@ -326,7 +331,9 @@ function feeEventOf(swap: SwapPlan, prices: PriceBook, now: Date): NewFeeEvent {
 
 function payoutOf(swap: SwapPlan, pool: PoolRecord, now: Date): NewLedgerCommand {
   const { intent, decision } = swap;
-  if (decision.kind !== 'execute') throw new Error('a payout is an executed swap’s');
+  assert(decision.kind === 'execute', 'a payout is an executed swap’s', {
+    intentId: intent.intentId,
+  });
   const payload: TransferPayload = {
     kind: 'transfer',
     poolId: pool.poolId,
@@ -343,7 +350,9 @@ function payoutOf(swap: SwapPlan, pool: PoolRecord, now: Date): NewLedgerCommand
 /** As `refundIntent` records it: the intent waits in `processing` until the refund commits. */
 function refundOf(swap: SwapPlan, depositId: string | null, now: Date): NewLedgerCommand {
   const { intent, decision } = swap;
-  if (decision.kind !== 'refund') throw new Error('a refund is a refused swap’s');
+  assert(decision.kind === 'refund', 'a refund is a refused swap’s', {
+    intentId: intent.intentId,
+  });
   const payload: TransferPayload = {
     kind: 'transfer',
     poolId: intent.poolId,

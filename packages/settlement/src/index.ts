@@ -20,25 +20,6 @@ import {
   SILENT_LOG,
 } from './settings.js';
 
-export {
-  type AdvisoryLockSettings,
-  advisoryLockLeadership,
-  claimCommand,
-  countIncompleteCompletedSwaps,
-  countIncompleteCompletedSwapsByPool,
-  type LeaderTerm,
-  type StreamLeadership,
-  soleLeadership,
-} from '@poolparty/store';
-export {
-  type Bucket,
-  credit,
-  debit,
-  lockPool,
-  type Movement,
-  moveBalances,
-  type Side,
-} from './accounting.js';
 export { LedgerClock, type LedgerClockOptions, type ServiceClock } from './clock.js';
 export { CollectionRefused, recordCollection } from './collections.js';
 export type { EngineContext, QuoteInvalidator } from './context.js';
@@ -53,7 +34,6 @@ export {
   openIntent,
   retryingCollisions,
 } from './intent-opening.js';
-export type { OperatorRetry, TransferPayload } from './legs.js';
 export { cancelLiquidityIntent, type LiquidityCancel } from './liquidity-cancel.js';
 export {
   LIQUIDITY_IDENTIFIER_CONSTRAINTS,
@@ -61,6 +41,15 @@ export {
   type LiquidityIntentRequest,
   openLiquidityIntent,
 } from './liquidity-intents.js';
+export {
+  listRefundCases,
+  REFUND_CASES_MAX,
+  type RefundCase,
+  RefundRefused,
+  type RetriedRefund,
+  resolveRefund,
+  retryRefund,
+} from './operator-refunds.js';
 export {
   judgePool,
   RECONCILIATION_MISMATCH,

@@ -16,6 +16,7 @@
  * payment unnoticed.
  */
 import {
+  BaseError,
   type Instrument,
   planResend,
   type ResendInput,
@@ -42,8 +43,11 @@ import { lockPool } from './accounting.js';
 import { transferPayloadOf } from './legs.js';
 
 /** A re-send the store's state does not allow; the message says why, for the operator. */
-export class ResendRefused extends Error {
+export class ResendRefused extends BaseError<'resend_refused'> {
   override readonly name = 'ResendRefused';
+  constructor(message: string) {
+    super('resend_refused', message);
+  }
 }
 
 /** The audit action a re-send records. */

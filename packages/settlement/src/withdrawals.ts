@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   Amount,
+  assert,
   type BurnRequest,
   DomainError,
   type ForwardedSides,
@@ -53,7 +54,7 @@ export async function recordWithdrawal(
     }
     const books = await lockPool(tx, request.poolId);
     const pool = await getPool(tx, request.poolId);
-    if (pool === null) throw new Error(`pool ${request.poolId} went away under its lock`);
+    assert(pool !== null, `pool ${request.poolId} went away under its lock`);
     const position = await getPosition(tx, request.poolId, request.providerParty);
     const plan = planWithdrawal(
       liquidityOf(books, pool.lpSupply),
@@ -86,7 +87,9 @@ export async function recordWithdrawal(
       basisB: plan.basis.b.toString(),
       now: request.now,
     });
-    if (!burned) throw new Error(`position of ${request.providerParty} changed under its lock`);
+    assert(burned, `position of ${request.providerParty} changed under its lock`, {
+      poolId: request.poolId,
+    });
     await moveBalances(tx, request.poolId, plan.movements, request.now);
     for (const side of ['a', 'b'] as const) {
       const amount = plan.pay[side];

@@ -10,7 +10,14 @@
  */
 import { Amount, constantProductOutput } from '@poolparty/core';
 import { type LocalLedger, openLocalLedger, seedDevnet } from '@poolparty/ledger';
-import { type Database, getPool, type IntentRecord, migrate, openPostgres } from '@poolparty/store';
+import {
+  advisoryLockLeadership,
+  type Database,
+  getPool,
+  type IntentRecord,
+  migrate,
+  openPostgres,
+} from '@poolparty/store';
 import {
   createSchema,
   dropSchema,
@@ -20,7 +27,7 @@ import {
 } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerClock } from '../src/clock.js';
-import { advisoryLockLeadership, type Engine, startEngine } from '../src/index.js';
+import { type Engine, startEngine } from '../src/index.js';
 import { TEST_ENGINE_SETTINGS, waitFor } from '../testing/engine.js';
 import { balanceOf, booksAndHoldings } from '../testing/holdings.js';
 import {

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BaseError } from '@poolparty/core';
 import { storePackagePath } from './package-dir.js';
 import type { Database, Queryable } from './sql.js';
 
@@ -37,10 +38,10 @@ export const REWORDED_MIGRATIONS: Readonly<Record<string, readonly string[]>> = 
 };
 
 /** An applied migration's file changed afterwards: the schema no longer matches the files. */
-export class MigrationChecksumError extends Error {
+export class MigrationChecksumError extends BaseError<'migration_changed'> {
   override readonly name = 'MigrationChecksumError';
   constructor(readonly migration: string) {
-    super(`migration ${migration} was changed after it was applied`);
+    super('migration_changed', `migration ${migration} was changed after it was applied`);
   }
 }
 

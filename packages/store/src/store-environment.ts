@@ -11,7 +11,11 @@ import type { Queryable } from './database.js';
 import { StoreProblem } from './problems.js';
 
 /** The store belongs to another environment than the process opening it. */
-export class WrongEnvironmentProblem extends StoreProblem {}
+export class WrongEnvironmentProblem extends StoreProblem {
+  constructor(message: string) {
+    super(message, 'wrong_store_environment');
+  }
+}
 
 /** The environment recorded in the store, or null while none is. */
 export async function recordedEnvironment(db: Queryable): Promise<Environment | null> {

@@ -13,14 +13,14 @@
  * lost was applied), so only statements that change nothing are retried here; a transaction is
  * failed as a whole and its work is redone from a fresh read by whoever ran it.
  */
-import { findCause } from '@poolparty/core';
+import { BaseError, findCause } from '@poolparty/core';
 
 /** The store could not be reached; nothing about the request itself is wrong. */
-export class StoreUnavailable extends Error {
+export class StoreUnavailable extends BaseError<'store_unavailable'> {
   override readonly name = 'StoreUnavailable';
 
   constructor(cause: unknown) {
-    super(`the store connection was lost: ${messageOf(cause)}`, { cause });
+    super('store_unavailable', `the store connection was lost: ${messageOf(cause)}`, { cause });
   }
 }
 
@@ -115,6 +115,8 @@ export function isReadOnlyStatement(sql: string): boolean {
 }
 
 function messageOf(error: unknown): string {
+  // The code of one of the project's own errors names its class, not the failure underneath.
+  if (error instanceof BaseError) return error.message;
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
     return typeof code === 'string' ? `${error.message} (${code})` : error.message;

@@ -2,6 +2,7 @@
  * One entry point for every change: `applyEntry` is what the live ledger runs and what a replay
  * of the persisted entries runs, so both always agree.
  */
+import { BaseError } from '@poolparty/core';
 import type { ChangeEntry, LedgerEntry } from './entries.js';
 import {
   applyAddSigningKey,
@@ -50,8 +51,11 @@ export function applyEntry(state: LedgerState, entry: ChangeEntry): StoredResult
   }
 }
 
-export class ReplayError extends Error {
+export class ReplayError extends BaseError<'ledger_replay_failed'> {
   override readonly name = 'ReplayError';
+  constructor(message: string, options: { readonly cause?: unknown } = {}) {
+    super('ledger_replay_failed', message, options);
+  }
 }
 
 /** Rebuilds the state from a genesis entry and the changes after it. */

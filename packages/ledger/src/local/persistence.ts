@@ -18,12 +18,16 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
+import { BaseError } from '@poolparty/core';
 import type { LedgerEntry } from './entries.js';
 
 export const JOURNAL_FILE = 'ledger.jsonl';
 
-export class JournalError extends Error {
+export class JournalError extends BaseError<'ledger_journal_damaged'> {
   override readonly name = 'JournalError';
+  constructor(message: string) {
+    super('ledger_journal_damaged', message);
+  }
 }
 
 export class Journal {

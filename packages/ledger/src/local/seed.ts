@@ -10,7 +10,7 @@
  * Run on a seeded ledger it refuses with `DevnetSeedError` instead of creating a second set of
  * parties and doubling the pools' reserves; `isDevnetSeeded` tells beforehand.
  */
-import { Amount, generateKeyPair, type Instrument } from '@poolparty/core';
+import { Amount, BaseError, generateKeyPair, type Instrument } from '@poolparty/core';
 import type { LocalLedger } from './control.js';
 
 export interface DevnetInstruments {
@@ -67,8 +67,11 @@ export interface DevnetSeedOptions {
 
 export type DevnetSeedStep = 'instruments' | 'pools' | 'parties';
 
-export class DevnetSeedError extends Error {
+export class DevnetSeedError extends BaseError<'devnet_seed_refused'> {
   override readonly name = 'DevnetSeedError';
+  constructor(message: string) {
+    super('devnet_seed_refused', message);
+  }
 }
 
 export const DEVNET_POOL_FEE_BPS = 30;

@@ -42,6 +42,7 @@ import {
   StoreProblem,
 } from '@poolparty/store';
 import { Command, Option } from 'commander';
+import { AdminError } from './admin-error.js';
 import { DEVNET_POOLS_PATH, type DevnetPoolEntry, readDevnetPoolManifest } from './devnet-pools.js';
 import {
   addDiscount,
@@ -65,13 +66,7 @@ import {
 import { changeKeyLimits, describeKey, describeLimits, findKey, listKeys } from './keys.js';
 import { defaultPoolId, openPool, type PoolOpening } from './pool-opening.js';
 import { describePool, describePoolBooks, readPoolBooks, setPoolStatusAudited } from './pools.js';
-import {
-  AdminError,
-  listRefundCases,
-  type RefundCase,
-  resolveRefund,
-  retryRefund,
-} from './refunds.js';
+import { listRefundCases, type RefundCase, resolveRefund, retryRefund } from './refunds.js';
 import {
   describeSideSweep,
   describeSweep,
@@ -359,14 +354,15 @@ function flagsResolve(flags: Command, { changing, run, by, audit, io }: Builders
     .action(
       run(async (db, id: string, options: { note: string } & Audited) => {
         const flagId = parseId('flag', id);
-        if (options.note.trim().length === 0) throw new AdminError('a note is required');
+        if (options.note.trim().length === 0)
+          throw new AdminError('validation_error', 'a note is required');
         const who = by(options);
         const flag = await resolveOperatorFlag(db, {
           id: flagId,
           resolution: options.note,
           now: io.now(),
         });
-        if (flag === null) throw new AdminError(`no open flag ${flagId}`);
+        if (flag === null) throw new AdminError('not_found', `no open flag ${flagId}`);
         await audit(db, who, 'flags.resolve', `flag ${flag.id}`, {
           kind: flag.kind,
           note: options.note,
@@ -431,6 +427,7 @@ export function discountRequestOf(options: DiscountOptions): DiscountRequest {
   const [chosen] = given;
   if (chosen === undefined || given.length > 1) {
     throw new AdminError(
+      'validation_error',
       'give exactly one target: --pool <poolId>, --api-key <keyId> or --wallet-party <party>',
     );
   }
@@ -443,7 +440,10 @@ export function discountRequestOf(options: DiscountOptions): DiscountRequest {
       ? undefined
       : parseChargeBps('--platform-charge-bps', options.platformChargeBps);
   if (network === undefined && platform === undefined) {
-    throw new AdminError('give --network-charge-bps and/or --platform-charge-bps');
+    throw new AdminError(
+      'validation_error',
+      'give --network-charge-bps and/or --platform-charge-bps',
+    );
   }
   return {
     targetType: chosen[0],
@@ -594,13 +594,17 @@ async function withLedger(
   flags: CommandFlags,
   use: (ledger: LedgerPort) => Promise<void>,
 ): Promise<void> {
-  if (io.openLedger === undefined) throw new AdminError('no ledger to read the pools from');
+  if (io.openLedger === undefined)
+    throw new AdminError('ledger_unavailable', 'no ledger to read the pools from');
   const { ledger, close } = await io.openLedger(flags);
   try {
     await use(ledger);
   } catch (error) {
     if (!(error instanceof LedgerError)) throw error;
-    throw new AdminError(`the ledger answered ${error.code}: ${error.message}`);
+    throw new AdminError(
+      'ledger_unavailable',
+      `the ledger answered ${error.code}: ${error.message}`,
+    );
   } finally {
     await close();
   }
@@ -646,10 +650,12 @@ function poolsImportDevnet(pools: Command, { changing, run, by, io }: Builders):
     .action(
       run(async (db, options: { from?: string } & Audited, command: Command) => {
         const who = by(options);
-        if (io.openLedger === undefined) throw new AdminError('no ledger to read the pools from');
+        if (io.openLedger === undefined)
+          throw new AdminError('ledger_unavailable', 'no ledger to read the pools from');
         const flags = command.opts<CommandFlags>();
         const from = options.from ?? io.ledgerApiUrl?.(flags) ?? null;
-        if (from === null) throw new AdminError('give --from <url> of the devnet ledger server');
+        if (from === null)
+          throw new AdminError('validation_error', 'give --from <url> of the devnet ledger server');
         const entries = await readDevnetPoolManifest(from);
         await withLedger(io, flags, async (ledger) => {
           for (const entry of entries) await importDevnetPool(db, ledger, entry, who, io);

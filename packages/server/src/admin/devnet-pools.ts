@@ -5,7 +5,7 @@
  * pools `npm start` seeds for itself. The server lists them at `GET /devnet/pools`.
  */
 import type { Instrument } from '@poolparty/core';
-import { AdminError } from './refunds.js';
+import { AdminError } from './admin-error.js';
 
 /** How the devnet ledger server lists the pools it seeded. */
 export interface DevnetPoolManifest {
@@ -37,17 +37,21 @@ export async function readDevnetPoolManifest(
   try {
     response = await fetchManifest(url, { signal: AbortSignal.timeout(MANIFEST_TIMEOUT_MS) });
   } catch (error) {
-    throw new AdminError(`cannot read ${url}: ${(error as Error).message}`);
+    throw new AdminError('ledger_unavailable', `cannot read ${url}: ${(error as Error).message}`);
   }
   if (!response.ok) {
     throw new AdminError(
+      'ledger_unavailable',
       `${url} answered ${response.status}: is it a \`poolparty devnet-ledger\` server?`,
     );
   }
   const body: unknown = await response.json().catch(() => null);
   const pools = (body as { pools?: unknown } | null)?.pools;
   if (!Array.isArray(pools) || !pools.every(isPoolEntry)) {
-    throw new AdminError(`${url} did not answer a pool manifest ({ pools: [...] })`);
+    throw new AdminError(
+      'ledger_unavailable',
+      `${url} did not answer a pool manifest ({ pools: [...] })`,
+    );
   }
   return pools;
 }

@@ -24,7 +24,7 @@ import {
   recordAdminAction,
   removeDiscountPolicy,
 } from '@poolparty/store';
-import { AdminError } from './refunds.js';
+import { AdminError } from './admin-error.js';
 
 /** Policies listed at most by `admin discounts list`. */
 export const DISCOUNTS_LIST_MAX = 1_000;
@@ -59,20 +59,23 @@ async function resolveTarget(q: Queryable, request: DiscountRequest): Promise<st
     case 'api_key': {
       const keys = await findApiKeysByIdOrPrefix(q, request.target, 2);
       const [key, other] = keys;
-      if (key === undefined) throw new AdminError(`no API key ${request.target}`);
+      if (key === undefined) throw new AdminError('not_found', `no API key ${request.target}`);
       if (other !== undefined) {
-        throw new AdminError(`${request.target} names several API keys; give the key id`);
+        throw new AdminError(
+          'validation_error',
+          `${request.target} names several API keys; give the key id`,
+        );
       }
       return key.keyId;
     }
     case 'pool':
       if ((await getPool(q, request.target)) === null) {
-        throw new AdminError(`no pool ${request.target}`);
+        throw new AdminError('pool_not_found', `no pool ${request.target}`);
       }
       return request.target;
     case 'wallet_party': {
       const parsed = parsePartyId(request.target);
-      if (!parsed.ok) throw new AdminError(`not a party id: ${parsed.message}`);
+      if (!parsed.ok) throw new AdminError('validation_error', `not a party id: ${parsed.message}`);
       return request.target;
     }
   }
@@ -95,7 +98,7 @@ export async function addDiscount(
       validUntil: request.validUntil ?? null,
     };
     const problem = discountPolicyProblem(policy);
-    if (problem !== null) throw new AdminError(PROBLEM_SENTENCES[problem]);
+    if (problem !== null) throw new AdminError('validation_error', PROBLEM_SENTENCES[problem]);
     const stored = await insertDiscountPolicy(tx, policy, by.now);
     await recordAdminAction(tx, {
       actor: by.actor,
@@ -115,7 +118,7 @@ export async function removeDiscount(
 ): Promise<DiscountPolicyRecord> {
   return db.transaction(async (tx) => {
     const removed = await removeDiscountPolicy(tx, id);
-    if (removed === null) throw new AdminError(`no discount ${id}`);
+    if (removed === null) throw new AdminError('not_found', `no discount ${id}`);
     await recordAdminAction(tx, {
       actor: by.actor,
       action: 'discounts.remove',

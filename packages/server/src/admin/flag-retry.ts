@@ -4,15 +4,17 @@
  * forward failed (back to its sender from the LP party: its intent no longer waits for it), or a
  * swap's refund (as `admin refunds retry` does). The settlement code decides and records the new
  * attempt with the flag resolved and the audit row, in one transaction under the pool's lock
- * (settlement's resend.ts); a refund's flag stays open until its attempt commits (refunds.ts). A
- * running worker submits the attempt; with the embedded store, run the command while the service
- * is stopped and the next start submits it.
+ * (settlement's resend.ts); a refund's flag stays open until its attempt commits (settlement's
+ * operator-refunds.ts). A running worker submits the attempt; with the embedded store, run the
+ * command while the service is stopped and the next start submits it.
  */
+import { REFUND_FAILED } from '@poolparty/core';
 import { RESEND_ACTION, ResendRefused, resendFlagged } from '@poolparty/settlement';
 import type { Database } from '@poolparty/store';
 import { getOperatorFlag, recordAdminAction } from '@poolparty/store';
+import { AdminError } from './admin-error.js';
 import { describeInstrument } from './pool-opening.js';
-import { AdminError, REFUND_FAILED, retryRefund } from './refunds.js';
+import { retryRefund } from './refunds.js';
 
 export interface Who {
   readonly actor: string;
@@ -22,7 +24,7 @@ export interface Who {
 /** Records the re-send of flag `flagId`; answers the line the command prints. */
 export async function retryFlag(db: Database, flagId: number, who: Who): Promise<string> {
   const flag = await getOperatorFlag(db, flagId);
-  if (flag === null) throw new AdminError(`no flag ${flagId}`);
+  if (flag === null) throw new AdminError('not_found', `no flag ${flagId}`);
   if (flag.kind === REFUND_FAILED && flag.resolvedAt === null) {
     return retryRefundFlag(db, flagId, flag.intentId ?? flag.depositId, who);
   }
@@ -31,7 +33,7 @@ export async function retryFlag(db: Database, flagId: number, who: Who): Promise
     const what = `${resent.amount} ${describeInstrument(resent.instrument)} to ${resent.receiver}`;
     return `flag ${flagId} (${resent.kind}): recorded ${resent.commandId}, ${what}, in place of ${resent.replaces}; a running worker submits it`;
   } catch (error) {
-    if (error instanceof ResendRefused) throw new AdminError(error.message);
+    if (error instanceof ResendRefused) throw new AdminError('precondition_failed', error.message);
     throw error;
   }
 }
@@ -43,7 +45,8 @@ async function retryRefundFlag(
   subject: string | null,
   who: Who,
 ): Promise<string> {
-  if (subject === null) throw new AdminError(`flag ${flagId} names neither intent nor deposit`);
+  if (subject === null)
+    throw new AdminError('not_found', `flag ${flagId} names neither intent nor deposit`);
   const retried = await retryRefund(db, subject, who.now);
   await recordAdminAction(db, {
     actor: who.actor,

@@ -4,7 +4,7 @@
  */
 import { userInfo } from 'node:os';
 import type { Instrument } from '@poolparty/core';
-import { AdminError } from './refunds.js';
+import { AdminError } from './admin-error.js';
 
 export const BPS_FULL = 10_000;
 
@@ -13,6 +13,7 @@ export function parseChargeBps(option: string, text: string): number {
   const bps = Number(text);
   if (!/^\d+$/.test(text) || bps > BPS_FULL) {
     throw new AdminError(
+      'validation_error',
       `${option} must be a whole number of basis points from 0 to ${BPS_FULL} (got ${JSON.stringify(text)})`,
     );
   }
@@ -26,6 +27,7 @@ export function parseMoment(option: string, text: string): Date {
   const parsed = ISO_TIME.test(text) ? new Date(text) : null;
   if (parsed === null || Number.isNaN(parsed.getTime())) {
     throw new AdminError(
+      'validation_error',
       `${option} must be an ISO 8601 time such as 2026-12-01 or 2026-12-01T12:00:00Z (got ${JSON.stringify(text)})`,
     );
   }
@@ -38,6 +40,7 @@ export function parseRateLimit(option: string, text: string): number | null {
   const limit = Number(text);
   if (!/^\d+$/.test(text) || limit < 1 || limit > 2_147_483_647) {
     throw new AdminError(
+      'validation_error',
       `${option} must be a positive whole number of requests per minute, or "default" (got ${JSON.stringify(text)})`,
     );
   }
@@ -49,6 +52,7 @@ export function parseCount(option: string, text: string, max: number): number {
   const count = Number(text);
   if (!/^\d+$/.test(text) || count < 1 || count > max) {
     throw new AdminError(
+      'validation_error',
       `${option} must be a whole number from 1 to ${max} (got ${JSON.stringify(text)})`,
     );
   }
@@ -59,7 +63,7 @@ export function parseCount(option: string, text: string, max: number): number {
 export function parseId(what: string, text: string): number {
   const id = Number(text);
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(id)) {
-    throw new AdminError(`not a ${what} id: ${JSON.stringify(text)}`);
+    throw new AdminError('validation_error', `not a ${what} id: ${JSON.stringify(text)}`);
   }
   return id;
 }
@@ -67,7 +71,7 @@ export function parseId(what: string, text: string): number {
 /** Who an audited change is attributed to: `--actor`, else the operating-system user. */
 export function actorOf(given: string | undefined): string {
   if (given !== undefined) {
-    if (given.trim() === '') throw new AdminError('--actor must not be empty');
+    if (given.trim() === '') throw new AdminError('validation_error', '--actor must not be empty');
     return given.trim();
   }
   try {
@@ -87,6 +91,7 @@ export function parseInstrument(option: string, text: string): Instrument {
   const id = split > 0 ? text.slice(split + 1) : '';
   if (admin === '' || id === '' || admin.endsWith(':') || !admin.includes('::')) {
     throw new AdminError(
+      'validation_error',
       `${option} must be ADMIN:ID, the admin's party id and the symbol, e.g. DSO::1220…:Amulet (got ${JSON.stringify(text)})`,
     );
   }
@@ -98,6 +103,7 @@ export function parseFeeBps(option: string, text: string): number {
   const bps = Number(text);
   if (!/^\d+$/.test(text) || bps >= BPS_FULL) {
     throw new AdminError(
+      'validation_error',
       `${option} must be a whole number of basis points from 0 to ${BPS_FULL - 1} (got ${JSON.stringify(text)})`,
     );
   }
@@ -110,6 +116,7 @@ const POOL_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 export function parsePoolId(option: string, text: string): string {
   if (!POOL_ID.test(text)) {
     throw new AdminError(
+      'validation_error',
       `${option} must be 1 to 128 of A-Z a-z 0-9 . _ ~ - (got ${JSON.stringify(text)})`,
     );
   }

@@ -14,8 +14,8 @@ import {
   setApiKeyRateLimits,
 } from '@poolparty/store';
 import { DEFAULT_RATE_LIMITS } from '../auth/rate-limits.js';
+import { AdminError } from './admin-error.js';
 import type { Attribution } from './discounts.js';
-import { AdminError } from './refunds.js';
 
 export const KEYS_LIST_MAX = 1_000;
 
@@ -28,8 +28,9 @@ export interface LimitChange {
 /** The one key `text` names (key id, display prefix or the whole key). */
 export async function findKey(q: Queryable, text: string): Promise<ApiKeyRecord> {
   const [key, other] = await findApiKeysByIdOrPrefix(q, text, 2);
-  if (key === undefined) throw new AdminError(`no API key ${text}`);
-  if (other !== undefined) throw new AdminError(`${text} names several API keys; give the key id`);
+  if (key === undefined) throw new AdminError('not_found', `no API key ${text}`);
+  if (other !== undefined)
+    throw new AdminError('validation_error', `${text} names several API keys; give the key id`);
   return key;
 }
 
@@ -45,7 +46,7 @@ export async function changeKeyLimits(
       readsPerMin: change.readsPerMin === undefined ? before.readsPerMin : change.readsPerMin,
       swapsPerMin: change.swapsPerMin === undefined ? before.swapsPerMin : change.swapsPerMin,
     });
-    if (after === null) throw new AdminError(`no API key ${text}`);
+    if (after === null) throw new AdminError('not_found', `no API key ${text}`);
     await recordAdminAction(tx, {
       actor: by.actor,
       action: 'keys.limits',

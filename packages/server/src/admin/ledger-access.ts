@@ -6,7 +6,7 @@
 import type { LedgerPort } from '@poolparty/ledger';
 import type { LedgerLocation } from '../config.js';
 import { LedgerUnavailable, openLedgerConnection } from '../ledger-connection.js';
-import { AdminError } from './refunds.js';
+import { AdminError } from './admin-error.js';
 
 export async function openAdminLedger(
   location: LedgerLocation,
@@ -14,13 +14,15 @@ export async function openAdminLedger(
 ): Promise<{ ledger: LedgerPort; close(): Promise<void> }> {
   if (location.ledger !== 'canton') {
     throw new AdminError(
+      'validation_error',
       'admin pools add reads the swap party on a participant: set LEDGER=canton and the CANTON_* settings (the embedded devnet ledger seeds its own pools)',
     );
   }
   try {
     return await openLedgerConnection({ ...location, dataDir });
   } catch (error) {
-    if (error instanceof LedgerUnavailable) throw new AdminError(error.message);
+    if (error instanceof LedgerUnavailable)
+      throw new AdminError('ledger_unavailable', error.message);
     throw error;
   }
 }

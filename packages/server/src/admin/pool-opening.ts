@@ -19,8 +19,8 @@ import {
   type PoolRecord,
   recordAdminAction,
 } from '@poolparty/store';
+import { AdminError } from './admin-error.js';
 import type { Attribution } from './discounts.js';
-import { AdminError } from './refunds.js';
 
 export interface PoolOpening {
   readonly poolId: string;
@@ -48,10 +48,10 @@ export async function openPool(
   by: Attribution,
 ): Promise<PoolRecord> {
   if (opening.swapParty === opening.lpParty) {
-    throw new AdminError('--swap-party and --lp-party must be two parties');
+    throw new AdminError('validation_error', '--swap-party and --lp-party must be two parties');
   }
   if (sameInstrument(opening.base, opening.quote)) {
-    throw new AdminError('--base and --quote must be two instruments');
+    throw new AdminError('validation_error', '--base and --quote must be two instruments');
   }
   await refuseTaken(db, opening);
   await requireParties(ledger, opening);
@@ -102,12 +102,16 @@ export async function openPool(
 
 async function refuseTaken(q: Queryable, opening: PoolOpening): Promise<void> {
   if ((await getPool(q, opening.poolId)) !== null) {
-    throw new AdminError(`pool ${opening.poolId} exists already (choose another --pool-id)`);
+    throw new AdminError(
+      'precondition_failed',
+      `pool ${opening.poolId} exists already (choose another --pool-id)`,
+    );
   }
   for (const pool of await listPools(q)) {
     // The books of a pool are the whole holdings of its swap party: two pools cannot share one.
     if (pool.swapParty === opening.swapParty) {
       throw new AdminError(
+        'precondition_failed',
         `${opening.swapParty} is the swap party of pool ${pool.poolId} already: a swap party serves one pool`,
       );
     }
@@ -116,6 +120,7 @@ async function refuseTaken(q: Queryable, opening: PoolOpening): Promise<void> {
       (sameInstrument(pool.tokenA, opening.quote) && sameInstrument(pool.tokenB, opening.base));
     if (samePair) {
       throw new AdminError(
+        'precondition_failed',
         `pool ${pool.poolId} trades ${describeInstrument(opening.base)} and ${describeInstrument(opening.quote)} already`,
       );
     }
@@ -128,13 +133,16 @@ async function requireParties(ledger: LedgerPort, opening: PoolOpening): Promise
     ['--lp-party', opening.lpParty],
   ] as const) {
     if ((await ledger.getParty(partyId)) === null) {
-      throw new AdminError(`${option}: the ledger knows no party ${partyId}`);
+      throw new AdminError('not_found', `${option}: the ledger knows no party ${partyId}`);
     }
     // The swap party pays out and accepts deposit offers, the LP party forwards and returns
     // deposits: a party the service cannot act for would strand the first deposit sent to it.
     const right = await ledger.canActAs(partyId);
     if (!right.canAct) {
-      throw new AdminError(`${option}: the service cannot act as ${partyId}: ${right.reason}`);
+      throw new AdminError(
+        'precondition_failed',
+        `${option}: the service cannot act as ${partyId}: ${right.reason}`,
+      );
     }
   }
 }
@@ -147,6 +155,7 @@ async function requireInstruments(ledger: LedgerPort, opening: PoolOpening): Pro
   ] as const) {
     if (!known.some((each) => sameInstrument(each, instrument))) {
       throw new AdminError(
+        'token_not_found',
         `${option}: the ledger's registries know no instrument ${describeInstrument(instrument)}`,
       );
     }
@@ -164,6 +173,7 @@ async function holdingsAtOneOffset(
     if ((await ledger.ledgerEnd()) === offset) return { offset, holdings };
   }
   throw new AdminError(
+    'ledger_unavailable',
     `the ledger kept committing while the holdings of ${party} were read; try again`,
   );
 }
@@ -177,6 +187,7 @@ function reserveOf(
   // A locked holding is a transfer in flight: it may come back or leave, so no reserve is known.
   if (of.some((holding) => holding.lock !== null)) {
     throw new AdminError(
+      'precondition_failed',
       `${opening.swapParty} has ${describeInstrument(instrument)} locked in a pending transfer; settle or withdraw it first`,
     );
   }
@@ -192,17 +203,20 @@ function openingUnits(opening: PoolOpening, reserveA: Amount, reserveB: Amount) 
   if (empty === 2) return openingLiquidity(Amount.ZERO, Amount.ZERO);
   if (empty === 1) {
     throw new AdminError(
+      'precondition_failed',
       `${opening.swapParty} holds only one of ${describeInstrument(opening.base)} and ${describeInstrument(opening.quote)}; fund both, or neither for a pool its first liquidity prices`,
     );
   }
   if (opening.owner === null) {
     throw new AdminError(
+      'validation_error',
       `${opening.swapParty} holds reserves already: give --owner <partyId>, the party credited with their liquidity units`,
     );
   }
   const units = openingLiquidity(reserveA, reserveB);
   if (!units.ownerUnits.isPositive()) {
     throw new AdminError(
+      'first_deposit_too_small',
       'the reserves are too small to mint any units; fund the swap party with more',
     );
   }

@@ -18,8 +18,8 @@ import {
   recordAdminAction,
   setPoolStatus,
 } from '@poolparty/store';
+import { AdminError } from './admin-error.js';
 import type { Attribution } from './discounts.js';
-import { AdminError } from './refunds.js';
 
 export async function setPoolStatusAudited(
   db: Database,
@@ -29,10 +29,11 @@ export async function setPoolStatusAudited(
 ): Promise<PoolRecord> {
   return db.transaction(async (tx) => {
     const before = await getPool(tx, poolId);
-    if (before === null) throw new AdminError(`no pool ${poolId}`);
-    if (before.status === status) throw new AdminError(`pool ${poolId} is already ${status}`);
+    if (before === null) throw new AdminError('pool_not_found', `no pool ${poolId}`);
+    if (before.status === status)
+      throw new AdminError('precondition_failed', `pool ${poolId} is already ${status}`);
     const after = await setPoolStatus(tx, poolId, status, by.now);
-    if (after === null) throw new AdminError(`no pool ${poolId}`);
+    if (after === null) throw new AdminError('pool_not_found', `no pool ${poolId}`);
     await recordAdminAction(tx, {
       actor: by.actor,
       action: status === 'paused' ? 'pools.pause' : 'pools.resume',
@@ -81,7 +82,7 @@ export interface PoolBooksView {
 /** The pool's books as the store holds them, with its latest reconciliation run. */
 export async function readPoolBooks(q: Queryable, poolId: string): Promise<PoolBooksView> {
   const pool = await getPool(q, poolId);
-  if (pool === null) throw new AdminError(`no pool ${poolId}`);
+  if (pool === null) throw new AdminError('pool_not_found', `no pool ${poolId}`);
   const held = await heldByLpParty(q, poolId);
   const a = pool.accounting;
   const side = (

@@ -23,7 +23,7 @@ import {
   type PoolRecord,
   type SweepRecord,
 } from '@poolparty/store';
-import { AdminError } from './refunds.js';
+import { AdminError } from './admin-error.js';
 
 /** Pools one `treasury sweep` without `--pool`, or one `treasury list`, takes at most. */
 export const TREASURY_POOLS_MAX = 500;
@@ -38,6 +38,7 @@ export function treasuryTargetOf(settings: {
 }): TreasuryTarget {
   if (settings.treasuryParty === null) {
     throw new AdminError(
+      'validation_error',
       'no treasury party: set POOLPARTY_TREASURY_PARTY (or --treasury-party) to the party sweeps go to',
     );
   }
@@ -47,7 +48,7 @@ export function treasuryTargetOf(settings: {
 async function poolsNamed(db: Database, poolId: string | null): Promise<PoolRecord[]> {
   if (poolId === null) return (await listPools(db)).slice(0, TREASURY_POOLS_MAX);
   const pool = await getPool(db, poolId);
-  if (pool === null) throw new AdminError(`no pool ${poolId}`);
+  if (pool === null) throw new AdminError('pool_not_found', `no pool ${poolId}`);
   return [pool];
 }
 
@@ -62,7 +63,7 @@ export async function sweepNow(
       sides.push(...(await sweepPoolNow(db, { ...input, poolId: pool.poolId })));
     } catch (error) {
       if (!(error instanceof SweepRefused)) throw error;
-      throw new AdminError(error.message);
+      throw new AdminError(error.code, error.message);
     }
   }
   return sides;

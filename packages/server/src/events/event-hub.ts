@@ -13,6 +13,7 @@
  * The channel is per database, not per schema: processes on other schemas of the same database
  * wake this one for subjects it does not know, which costs a lookup and nothing else.
  */
+import { BaseError } from '@poolparty/core';
 import {
   type NotificationSource,
   ResilientListener,
@@ -64,10 +65,13 @@ export interface EventHubOptions extends ResilientListenerOptions {
   readonly budget?: SubscriberBudget;
 }
 
-export class SubscribersFullError extends Error {
+export class SubscribersFullError extends BaseError<'subscribers_full'> {
   override readonly name = 'SubscribersFullError';
   constructor(readonly subscribersMax: number) {
-    super(`all ${subscribersMax} event subscriptions of this process are in use`);
+    super(
+      'subscribers_full',
+      `all ${subscribersMax} event subscriptions of this process are in use`,
+    );
   }
 }
 

@@ -10,6 +10,7 @@
  * higher, already visible `seq`. Resuming after `Last-Event-ID` is therefore exact: the events
  * with a higher `seq`, none twice, none skipped.
  */
+import { BaseError } from '@poolparty/core';
 import type { IntentSnapshots, SnapshotSubscription } from './intent-snapshots.js';
 
 export const HEARTBEAT_MS_DEFAULT = 15_000;
@@ -49,10 +50,10 @@ export function parseLastEventId(text: string | undefined): number | null | 'inv
 }
 
 /** `Last-Event-ID` names no event of this subject: the client mixed up its streams. */
-export class UnknownLastEventIdError extends Error {
+export class UnknownLastEventIdError extends BaseError<'unknown_last_event_id'> {
   override readonly name = 'UnknownLastEventIdError';
   constructor(readonly lastEventId: number) {
-    super(`event ${lastEventId} is not an event of this stream's subject`);
+    super('unknown_last_event_id', `event ${lastEventId} is not an event of this stream's subject`);
   }
 }
 

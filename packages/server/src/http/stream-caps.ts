@@ -4,6 +4,7 @@
  * other party's stream would be refused. Each open stream holds one slot of its wallet party and
  * one of its API key until the response closes, whichever way it closes.
  */
+import { BaseError } from '@poolparty/core';
 
 /** The limit a refused stream hit, as the problem's `limit` member names it. */
 export type StreamLimit = 'streams_per_party' | 'streams_per_key';
@@ -13,13 +14,13 @@ export interface StreamCapSettings {
   readonly perKey: number;
 }
 
-export class StreamCapReachedError extends Error {
+export class StreamCapReachedError extends BaseError<'stream_cap_reached'> {
   override readonly name = 'StreamCapReachedError';
   constructor(
     readonly limit: StreamLimit,
     readonly max: number,
   ) {
-    super(`${limit}: all ${max} streams are open`);
+    super('stream_cap_reached', `${limit}: all ${max} streams are open`);
   }
 }
 

@@ -1,3 +1,5 @@
+import { BaseError } from '@poolparty/core';
+
 /** Why a Canton JSON value could not be read; stable, for callers that map it to their errors. */
 export type CantonWireErrorCode =
   /** Not a Daml `Numeric` the port can hold (malformed, negative, more than 10 decimals). */
@@ -12,12 +14,9 @@ export type CantonWireErrorCode =
    */
   | 'unknown_offer';
 
-export class CantonWireError extends Error {
+export class CantonWireError extends BaseError<CantonWireErrorCode> {
   override readonly name = 'CantonWireError';
-  constructor(
-    readonly code: CantonWireErrorCode,
-    message: string,
-  ) {
-    super(message);
+  constructor(code: CantonWireErrorCode, message: string) {
+    super(code, message);
   }
 }
