@@ -12,6 +12,7 @@ import {
   attributeDeposit,
   type Instrument,
   type IntentCandidate,
+  InvariantError,
   returnOfUnmatched,
   sameInstrument,
   sideOf,
@@ -79,7 +80,9 @@ export async function takeDeposit(
     });
     if (claimed) return keepDeposit(tx, incoming, depositId, claimed, now);
   }
-  throw new Error(`deposit ${depositId} kept losing its intent to concurrent changes`);
+  throw new InvariantError(`deposit ${depositId} kept losing its intent to concurrent changes`, {
+    depositId,
+  });
 }
 
 /**
@@ -103,7 +106,7 @@ export async function takeDeposits(
   now: Date,
 ): Promise<void> {
   if (incomings.some((incoming) => incoming.offerId !== null)) {
-    throw new Error('a run of deposits takes one-step transfers only');
+    throw new InvariantError('a run of deposits takes one-step transfers only');
   }
   if (incomings.length === 0) return;
   const withIds = incomings.map((incoming) => ({

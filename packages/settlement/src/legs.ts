@@ -11,11 +11,13 @@
 import {
   Amount,
   type ArrivedPayout,
+  assert,
   assertTransition,
   type CommandPayload,
   custodyOf,
   type FailureReason,
   type Instrument,
+  InvariantError,
   intentFeesOf,
   type OfferActionPayload,
   offeredRefundOf,
@@ -69,20 +71,20 @@ export type {
 export function payloadOf(command: EngineCommand): CommandPayload {
   const payload = command.payload as CommandPayload | null;
   if (payload === null || typeof payload !== 'object' || !('kind' in payload)) {
-    throw new Error(`command ${command.commandId} has no payload the engine can submit`);
+    throw new InvariantError(`command ${command.commandId} has no payload the engine can submit`);
   }
   return payload;
 }
 
 export function transferPayloadOf(command: EngineCommand): TransferPayload {
   const payload = payloadOf(command);
-  if (payload.kind !== 'transfer') throw new Error(`command ${command.commandId} is no transfer`);
+  assert(payload.kind === 'transfer', `command ${command.commandId} is no transfer`);
   return payload;
 }
 
 export function offerActionPayloadOf(command: EngineCommand): OfferActionPayload {
   const payload = payloadOf(command);
-  if (payload.kind === 'transfer') throw new Error(`command ${command.commandId} is a transfer`);
+  assert(payload.kind !== 'transfer', `command ${command.commandId} is a transfer`);
   return payload;
 }
 
@@ -126,7 +128,7 @@ async function record(
   now: Date,
 ): Promise<void> {
   const subjectOnly = subjectIdOf(subject);
-  if (subjectOnly === null) throw new Error('a command needs a subject to serve');
+  assert(subjectOnly !== null, 'a command needs a subject to serve');
   const subjectId = subject.part === undefined ? subjectOnly : `${subjectOnly}.${subject.part}`;
   // An intent may make several offers (a payout, then a refund): a withdrawal is the offer's own.
   const commandSubject = payload.kind === 'withdraw' ? payload.offerId : subjectId;
@@ -299,7 +301,7 @@ export async function finishAccept(
   const deposit = command.depositId ? await getDeposit(tx, command.depositId) : null;
   if (deposit === null || command.intentId === null) return;
   const pool = await getPool(tx, deposit.poolId);
-  if (pool === null) throw new Error(`unknown pool ${deposit.poolId}`);
+  assert(pool !== null, `unknown pool ${deposit.poolId}`);
   const moved = await leaveMatched(tx, deposit.poolId, {
     intentId: command.intentId,
     to: 'deposit_received',
@@ -460,7 +462,7 @@ export async function finishPayouts(
   }
   const legs = payouts.map((payout) => ({ ...payout, payload: transferPayloadOf(payout.command) }));
   if (legs.some(({ command }) => command.leg !== 'payout')) {
-    throw new Error('finishPayouts takes payouts only');
+    throw new InvariantError('finishPayouts takes payouts only');
   }
   const poolIds = [...new Set(legs.flatMap(({ payload }) => payload.poolId ?? []))].sort();
   const books = new Map<string, PoolBalances>();

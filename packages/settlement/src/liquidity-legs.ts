@@ -7,6 +7,7 @@
  */
 import {
   Amount,
+  assert,
   credit,
   type ForwardedSides,
   lateSideReturned,
@@ -83,7 +84,7 @@ export async function liquidityOfferAccepted(
   });
   if (moved === null) return;
   const pool = await getPool(tx, moved.poolId);
-  if (pool === null) throw new Error(`unknown pool ${moved.poolId}`);
+  assert(pool !== null, `unknown pool ${moved.poolId}`);
   await recordForward(tx, pool, moved, now);
 }
 
@@ -173,7 +174,7 @@ async function completeIfJoined(
   if (forwarded === null) return;
   const books = await lockPool(tx, intent.poolId);
   const pool = await getPool(tx, intent.poolId);
-  if (pool === null) throw new Error(`unknown pool ${intent.poolId}`);
+  assert(pool !== null, `unknown pool ${intent.poolId}`);
   const liquidity = liquidityOf(books, pool.lpSupply);
   const plan = planLiquidityCompletion(liquidity, forwarded, Amount.parse(intent.minimumUnits));
   await moveBalances(tx, intent.poolId, plan.movements, now);
@@ -227,7 +228,7 @@ async function returnSides(
   fromInflight = true,
 ): Promise<void> {
   const pool = await getPool(tx, intent.poolId);
-  if (pool === null) throw new Error(`unknown pool ${intent.poolId}`);
+  assert(pool !== null, `unknown pool ${intent.poolId}`);
   for (const side of ['a', 'b'] as const) {
     const amount = amounts[side];
     if (amount === undefined || !amount.isPositive()) continue;
@@ -446,7 +447,7 @@ export async function forwardOffered(
   const deposit = await depositOf(tx, command);
   if (deposit === null || deposit.status !== 'forwarding') return;
   const pool = await getPool(tx, deposit.poolId);
-  if (pool === null) throw new Error(`unknown pool ${deposit.poolId}`);
+  assert(pool !== null, `unknown pool ${deposit.poolId}`);
   const subject = {
     intentId: null,
     depositId: null,

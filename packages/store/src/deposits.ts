@@ -3,7 +3,7 @@
  * deposit is recorded once per ledger event, whatever happens to it next: the stream may deliver an
  * update twice, and the record is what guarantees no deposit is kept without trace.
  */
-import type { Instrument } from '@poolparty/core';
+import { assert, type Instrument } from '@poolparty/core';
 import {
   amountParam,
   readAmount,
@@ -107,7 +107,7 @@ export async function recordDeposit(
   );
   if (rows[0]) return { inserted: true, deposit: depositFromRow(rows[0]) };
   const existing = await getDeposit(q, depositId);
-  if (!existing) throw new Error(`deposit ${depositId} vanished while being recorded`);
+  assert(existing, `deposit ${depositId} vanished while being recorded`, { depositId });
   return { inserted: false, deposit: existing };
 }
 

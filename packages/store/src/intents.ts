@@ -5,6 +5,8 @@
  * which checks it against core's lifecycle and makes it a compare-and-set on the current state.
  */
 import {
+  BaseError,
+  InvariantError,
   LEG_STATES,
   type LegEventName,
   type LegState,
@@ -133,10 +135,13 @@ export interface IntentEventRecord {
 }
 
 /** Another create met the active-intent guard: 409 `active_intent_exists`. */
-export class ActiveIntentExistsError extends Error {
+export class ActiveIntentExistsError extends BaseError<'active_intent_exists'> {
   override readonly name = 'ActiveIntentExistsError';
   constructor(readonly intentId: string) {
-    super(`a pending intent already exists for this party, pool and input: ${intentId}`);
+    super(
+      'active_intent_exists',
+      `a pending intent already exists for this party, pool and input: ${intentId}`,
+    );
   }
 }
 
@@ -318,7 +323,7 @@ export async function insertIntent(q: Queryable, intent: NewIntent): Promise<Int
     });
     if (existing) throw new ActiveIntentExistsError(existing.intentId);
   }
-  throw new Error(`intent ${intent.intentId} kept meeting a vanishing pending intent`);
+  throw new InvariantError(`intent ${intent.intentId} kept meeting a vanishing pending intent`);
 }
 
 export async function getIntent(q: Queryable, intentId: string): Promise<IntentRecord | null> {

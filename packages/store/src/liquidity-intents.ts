@@ -2,6 +2,7 @@
  * Liquidity intents and their outbox (docs/spec/liquidity.md#intents): one open intent per
  * provider and pool, every state change a compare-and-set with its event row in one statement.
  */
+import { BaseError } from '@poolparty/core';
 import {
   amountParam,
   amountParamOrNull,
@@ -78,10 +79,10 @@ export interface LiquidityEventRecord {
 }
 
 /** The provider already has an open intent for this pool. */
-export class ActiveLiquidityIntentExistsError extends Error {
+export class ActiveLiquidityIntentExistsError extends BaseError<'active_liquidity_intent_exists'> {
   override readonly name = 'ActiveLiquidityIntentExistsError';
   constructor(readonly liquidityIntentId: string) {
-    super(`liquidity intent ${liquidityIntentId} is still open`);
+    super('active_liquidity_intent_exists', `liquidity intent ${liquidityIntentId} is still open`);
   }
 }
 
