@@ -41,8 +41,7 @@ import { WalletTokenSigner } from './auth/wallet-token.js';
 import { devnetEnabled, type Settings } from './config.js';
 import type { ServiceContext } from './context.js';
 import { bootstrapDevnet, type DevnetWelcome } from './devnet-bootstrap.js';
-import { IntentEventHub } from './events/intent-event-hub.js';
-import { openLiquidityEventHub } from './events/liquidity-event-stream.js';
+import { EventHub } from './events/event-hub.js';
 import { registerFlagMetrics } from './flag-metrics.js';
 import { Housekeeping } from './housekeeping.js';
 import { buildApp } from './http/app.js';
@@ -59,6 +58,8 @@ import { createMetrics } from './metrics.js';
 import { probeListen } from './preflight.js';
 import { registerTreasuryMetrics } from './treasury/metrics.js';
 import { TreasurySweeper } from './treasury/sweeper.js';
+import { LIQUIDITY_OUTBOX } from './views/liquidity-outbox.js';
+import { SWAP_OUTBOX } from './views/swap-outbox.js';
 
 export interface StartOptions {
   /** PostgreSQL schema to work in (tests isolate themselves this way). */
@@ -260,11 +261,11 @@ async function openServices(
   // nothing: two connections fewer per worker, and PostgreSQL signals two backends fewer at
   // every notification (about a tenth of its CPU went to listening backends at 50 swaps/s).
   const events = settings.role === 'worker' ? SILENT_SOURCE : db;
-  const intentEvents = await IntentEventHub.open(events, {
+  const intentEvents = await EventHub.listen(events, SWAP_OUTBOX.channel, {
     onListenerProblem: log.listenerLost('intent event'),
   });
   closers.push(() => intentEvents.close());
-  const liquidityEvents = await openLiquidityEventHub(events, {
+  const liquidityEvents = await EventHub.listen(events, LIQUIDITY_OUTBOX.channel, {
     budget: intentEvents.budget,
     onListenerProblem: log.listenerLost('liquidity event'),
   });

@@ -30,8 +30,9 @@ import {
   newIntentId,
   randomCrockford,
 } from '../src/swaps/identifiers.js';
-import { swapIntentView, swapStatusView } from '../src/swaps/intent-view.js';
+import { swapIntentView } from '../src/swaps/intent-view.js';
 import { strictValidatorCompiler } from '../src/swaps/strict-validation.js';
+import { swapStatusView } from '../src/views/swap-status.js';
 
 const party = (hint: string, digit: string) => `${hint}::1220${digit.repeat(64)}`;
 const AMULET: Instrument = { admin: party('DSO', 'a'), id: 'Amulet' };

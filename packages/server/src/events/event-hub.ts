@@ -18,6 +18,7 @@ import {
   ResilientListener,
   type ResilientListenerOptions,
 } from '@poolparty/store';
+import { EVENT_SUBSCRIBERS_MAX } from '../config.js';
 
 export type { NotificationSource } from '@poolparty/store';
 
@@ -26,12 +27,6 @@ export interface OutboxChannel {
   readonly name: string;
   readonly subjectField: string;
 }
-
-/**
- * Concurrent subscriptions per process, over every hub sharing a budget; each is an open SSE
- * response. Past this a stream is refused (429 `rate_limited`) and the SDK polls instead.
- */
-export const EVENT_SUBSCRIBERS_MAX = 1_000;
 
 /**
  * The subscriptions a process may hold, shared by its hubs so that one bound covers every kind

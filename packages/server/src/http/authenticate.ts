@@ -61,7 +61,11 @@ export function refuseIfLimited(reply: FastifyReply, decision: RateDecision): vo
   );
 }
 
-export function apiKeyHook(ctx: ServiceContext, directory: ApiKeyDirectory, buckets: BucketStore) {
+export function apiKeyHook(
+  ctx: Pick<ServiceContext, 'clock' | 'settings'>,
+  directory: ApiKeyDirectory,
+  buckets: BucketStore,
+) {
   /** Every check after the look-up: revocation, then the key's rate limit. */
   const admit = (
     request: FastifyRequest,
@@ -128,7 +132,7 @@ export function clientAddressLimitHook(
 
 const BEARER = /^Bearer ([^\s]+)$/i;
 
-export function walletTokenHook(ctx: ServiceContext) {
+export function walletTokenHook(ctx: Pick<ServiceContext, 'walletTokens' | 'clock' | 'db'>) {
   return async function authenticateWallet(request: FastifyRequest) {
     const header = request.headers.authorization;
     const token = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;

@@ -7,11 +7,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SubscribersFullError } from '../events/event-hub.js';
-import {
-  type EventSink,
-  parseLastEventId,
-  UnknownLastEventIdError,
-} from '../events/outbox-event-stream.js';
+import type { EventSink } from '../events/outbox-event-stream.js';
+import { parseLastEventId, UnknownLastEventIdError } from '../events/sse.js';
 import { apiKeyOf, walletPartyOf } from './authenticate.js';
 import { ApiError } from './problem.js';
 import { StreamCapReachedError, type StreamCaps } from './stream-caps.js';

@@ -133,6 +133,12 @@ export const WALLET_TOKEN_PROBLEMS = [
   'invalid_wallet_token',
 ] as const satisfies readonly ErrorCode[];
 
+/** What a `/v1` operation with a wallet token can answer before it looks at anything else. */
+export const WALLET_AUTH_PROBLEMS = [...API_KEY_PROBLEMS, ...WALLET_TOKEN_PROBLEMS] as const;
+
+/** What an operation naming one of the wallet party's intents can answer before its own. */
+export const INTENT_PROBLEMS = [...WALLET_AUTH_PROBLEMS, 'validation_error', 'not_found'] as const;
+
 export const SESSION_PROBLEMS = [
   'missing_session',
   'invalid_session',

@@ -162,7 +162,10 @@ function send(
  * Serves the built app. Without a build the page paths answer 503 with how to build it, so a
  * checkout that skipped `npm install`'s scripts says so instead of showing a blank page.
  */
-export function webAppRoutes(app: App, config: WebAppConfig, dist: string = WEB_APP_DIST): void {
+export async function webAppRoutes(
+  app: App,
+  { config, dist = WEB_APP_DIST }: { readonly config: WebAppConfig; readonly dist?: string },
+): Promise<void> {
   const build = loadWebApp(dist);
   const { defaultUrl, byAdmin } = config.cantonRegistries;
   const registryOrigins = [

@@ -15,7 +15,7 @@ export function newLiquidityIntentId(): string {
 }
 
 export function createLiquidityIntent(
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'db' | 'clock'>,
   input: {
     readonly body: CreateLiquidityIntentBody;
     readonly providerParty: string;
