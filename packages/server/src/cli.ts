@@ -152,6 +152,7 @@ async function serve(flags: Record<string, string | undefined>): Promise<void> {
     running.app.log.info({ signal }, 'shutting down');
     const forced = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
     forced.unref();
+    // A part that did not close was logged, with its cause, as it failed: the exit code says so.
     running.close().then(
       () => process.exit(0),
       () => process.exit(1),
