@@ -113,7 +113,7 @@ export async function startService(
 }
 
 /** Starts made before a start that keeps losing its store connection gives up. */
-export const STARTUP_ATTEMPTS = 5;
+const STARTUP_ATTEMPTS = 5;
 /** Wait between starts: long enough for a restarted pooler or a promoted replica to answer. */
 const STARTUP_RETRY_DELAY_MS = 1_000;
 

@@ -32,7 +32,7 @@ export interface OutboxChannel {
  * The subscriptions a process may hold, shared by its hubs so that one bound covers every kind
  * of stream the process serves.
  */
-export class SubscriberBudget {
+class SubscriberBudget {
   private held = 0;
 
   constructor(readonly max: number = EVENT_SUBSCRIBERS_MAX) {}
@@ -70,7 +70,7 @@ export class SubscribersFullError extends Error {
 export type WakeUp = () => void;
 
 /** The subject a notification names; null for anything that is not one of ours. */
-export function subjectOfNotification(payload: string, subjectField: string): string | null {
+function subjectOfNotification(payload: string, subjectField: string): string | null {
   try {
     const parsed: unknown = JSON.parse(payload);
     if (typeof parsed !== 'object' || parsed === null) return null;

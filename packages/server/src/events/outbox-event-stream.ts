@@ -21,7 +21,7 @@ import {
 } from './outbox-snapshot.js';
 import { CLIENT_RETRY_MS, SSE_HEARTBEAT, UnknownLastEventIdError } from './sse.js';
 
-export const HEARTBEAT_MS_DEFAULT = 15_000;
+const HEARTBEAT_MS_DEFAULT = 15_000;
 
 let heartbeatMs = HEARTBEAT_MS_DEFAULT;
 

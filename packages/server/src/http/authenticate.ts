@@ -39,18 +39,18 @@ export type ClientAddressBucket = 'login' | 'faucet';
 export type RateClass = 'reads' | 'swaps';
 
 /** Swap creation has its own, smaller budget; every other `/v1` call counts as a read. */
-export function rateClassOf(method: string, routeUrl: string | undefined): RateClass {
+function rateClassOf(method: string, routeUrl: string | undefined): RateClass {
   return method === 'POST' && routeUrl === '/v1/swaps' ? 'swaps' : 'reads';
 }
 
 /** Names in lower case, as the reply keeps them (see security-headers.ts). */
-export function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision): void {
+function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision): void {
   reply.header('ratelimit-limit', String(decision.limit));
   reply.header('ratelimit-remaining', String(decision.remaining));
   reply.header('ratelimit-reset', String(decision.resetSeconds));
 }
 
-export function refuseIfLimited(reply: FastifyReply, decision: RateDecision): void {
+function refuseIfLimited(reply: FastifyReply, decision: RateDecision): void {
   setRateLimitHeaders(reply, decision);
   if (decision.allowed) return;
   throw new ApiError(

@@ -10,7 +10,7 @@ import { newDepositReference, randomCrockford } from '../swaps/identifiers.js';
 
 const LIQUIDITY_INTENT_ID_SYMBOLS = 26;
 
-export function newLiquidityIntentId(): string {
+function newLiquidityIntentId(): string {
   return `liq_${randomCrockford(LIQUIDITY_INTENT_ID_SYMBOLS)}`;
 }
 

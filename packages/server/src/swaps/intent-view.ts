@@ -7,7 +7,7 @@ import { REASON_META_KEY } from '@poolparty/ledger';
 import type { IntentRecord } from '@poolparty/store';
 
 /** What the wallet must do to fund the intent, for programs and for people. */
-export function instructionsFor(intent: IntentRecord): SwapInstructions {
+function instructionsFor(intent: IntentRecord): SwapInstructions {
   const expiresAt = intent.expiresAt.toISOString();
   const token = `${intent.inputToken} (admin ${intent.inputTokenAdmin})`;
   return {

@@ -39,7 +39,7 @@ function failureOfPayload(payload: Readonly<Record<string, unknown>>) {
 }
 
 /** The intent as of `event`: the record itself for its latest event, else its state then. */
-export function liquidityIntentAtEvent(
+function liquidityIntentAtEvent(
   { intent, pool, deposits }: LiquidityFacts,
   events: readonly LiquidityEventRecord[],
   event: LiquidityEventRecord,

@@ -71,7 +71,7 @@ function legFactsAsOf(
 }
 
 /** The SwapStatus as of `event`, one of `events` (the intent's events, in order). */
-export function statusAtEvent(
+function statusAtEvent(
   intent: IntentRecord,
   events: readonly IntentEventRecord[],
   event: IntentEventRecord,

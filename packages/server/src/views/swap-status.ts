@@ -50,13 +50,13 @@ function legFacts(offer: LegOffer | null, committedUpdateId: string | null): Leg
   return { state: 'committed', updateId: committedUpdateId, offerId: null, expiresAt: null };
 }
 
-export function payoutLegView(intent: IntentRecord): Leg | null {
+function payoutLegView(intent: IntentRecord): Leg | null {
   const facts = legFacts(intent.payoutOffer, intent.payout?.updateId ?? null);
   const amount = intent.payout?.amount ?? intent.actualOutput;
   return facts === null || amount === null ? null : { amount, ...facts };
 }
 
-export function refundLegView(intent: IntentRecord): RefundLeg | null {
+function refundLegView(intent: IntentRecord): RefundLeg | null {
   const { refund } = intent;
   const facts = legFacts(intent.refundOffer, refund?.updateId ?? null);
   if (facts === null || refund === null) return null;

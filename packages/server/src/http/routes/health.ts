@@ -17,7 +17,7 @@ import { errorResponses, SECURITY, TAG, withExamples } from '../route-docs.js';
 import { registerRoutes, routeOf } from '../route-table.js';
 
 /** A dependency that does not answer within this is reported as not ready. */
-export const READINESS_CHECK_TIMEOUT_MS = 2_000;
+const READINESS_CHECK_TIMEOUT_MS = 2_000;
 
 const HealthSchema = Type.Object(
   { status: Type.Literal('ok') },

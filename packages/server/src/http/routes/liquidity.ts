@@ -73,7 +73,7 @@ const EVENTS_DESCRIPTION =
   '`rate_limited`; poll `GET /v1/liquidity/intents/{liquidityIntentId}`.';
 
 /** What the liquidity routes use of the service. */
-export type LiquidityRouteContext = Pick<ServiceContext, 'db' | 'clock' | 'walletTokens'>;
+type LiquidityRouteContext = Pick<ServiceContext, 'db' | 'clock' | 'walletTokens'>;
 
 const LIQUIDITY_INTENTS = intentRoutesOf<LiquidityRouteContext>()({
   noun: 'liquidity intent',

@@ -112,7 +112,7 @@ export interface PeriodWindow {
 }
 
 /** What a period covers, ending `now`, and the bucket its series is drawn in. */
-export function periodWindow(period: PortalPeriod, now: Date): PeriodWindow {
+function periodWindow(period: PortalPeriod, now: Date): PeriodWindow {
   const back = (ms: number) => new Date(now.getTime() - ms);
   switch (period) {
     case '24h':

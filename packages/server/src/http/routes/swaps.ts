@@ -91,7 +91,7 @@ const EVENTS_DESCRIPTION =
   'as it may, it answers 429 `rate_limited`; poll `GET /v1/swaps/{intentId}`.';
 
 /** What the swap routes use of the service: what every intent route does, and the quoter. */
-export type SwapRouteContext = Pick<ServiceContext, 'db' | 'clock' | 'walletTokens' | 'quoter'>;
+type SwapRouteContext = Pick<ServiceContext, 'db' | 'clock' | 'walletTokens' | 'quoter'>;
 
 function noSuchIntent(intentId: string): ApiError {
   return new ApiError('not_found', `No swap intent ${intentId}.`);
