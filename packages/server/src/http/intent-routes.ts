@@ -59,7 +59,10 @@ export interface IntentRouteDeps<C extends WalletRouteContext, R, E extends Outb
   readonly streamCaps: StreamCaps;
   /** One store read per intent per change, whatever the number of streams following it. */
   readonly snapshots: OutboxSnapshots<E, T>;
-  /** The streams open now: they end when the service stops. */
+  /**
+   * The streams open now, which end when the service stops; each holds one of the process's
+   * `EVENT_SUBSCRIBERS_MAX` subscriptions, so there are never more.
+   */
   readonly openStreams: Set<OutboxEventStream<E, T>>;
   /** The wallet party's intent `id`; anyone else's, like an unknown id, is the kind's 404. */
   ownIntent(request: FastifyRequest, id: string): Promise<R>;
