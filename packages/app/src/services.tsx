@@ -38,7 +38,7 @@ export function useServices(): Services {
 }
 
 /** The client for this origin: the pages are served by the service they call. */
-export function createClients(config: AppConfig, session: WalletSession, origin: string) {
+function createClients(config: AppConfig, session: WalletSession, origin: string) {
   const pp =
     config.apiKey === null
       ? null

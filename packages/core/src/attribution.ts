@@ -53,7 +53,7 @@ export interface AttributionCandidates {
   readonly pendingOfSender: IntentCandidate | null;
 }
 
-export const UNMATCHED_REASONS = [
+const UNMATCHED_REASONS = [
   'wrong_instrument',
   'wrong_party',
   'wrong_amount',

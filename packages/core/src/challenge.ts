@@ -21,7 +21,7 @@ export const WALLET_TOKEN_AUDIENCE = 'poolparty-wallet';
 /** 256 bits, 43 base64url characters: twice what makes a nonce unguessable. */
 export const NONCE_BYTES = 32;
 
-export const CHALLENGE_PURPOSES = ['swap wallet authentication', 'developer portal login'] as const;
+const CHALLENGE_PURPOSES = ['swap wallet authentication', 'developer portal login'] as const;
 export type ChallengePurpose = (typeof CHALLENGE_PURPOSES)[number];
 export type ChallengeEnvironment = 'devnet' | 'mainnet';
 

@@ -24,7 +24,7 @@ export function devnetSigningMessage(method: string, path: string, rawBody: stri
 }
 
 /** The path part of a request target: everything before `?`. */
-export function pathWithoutQuery(target: string): string {
+function pathWithoutQuery(target: string): string {
   const query = target.indexOf('?');
   return query === -1 ? target : target.slice(0, query);
 }

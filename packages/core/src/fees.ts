@@ -21,9 +21,9 @@ import { formatRatio, ratio, ratioToNumber } from './ratio.js';
 import type { NetworkFeePolicy, PlatformFeePolicy } from './schemas/quote.js';
 
 /** The nominal pool fee, 0.3 %. */
-export const DEFAULT_POOL_FEE_BPS = 30;
+const DEFAULT_POOL_FEE_BPS = 30;
 /** Share of the pool fee that stays in the pool for liquidity providers; the rest is platform. */
-export const DEFAULT_LP_SHARE_BPS = 7_500;
+const DEFAULT_LP_SHARE_BPS = 7_500;
 const BPS = BigInt(FULL_CHARGE_BPS);
 /** The smallest amount step, `0.0000000001`. */
 const ONE_UNIT = Amount.fromUnits(1n);

@@ -216,9 +216,6 @@ export function offeredRefundOf(
   return { amount: payload.amount, networkFeeAmount: payload.settle?.networkFeeAmount ?? '0' };
 }
 
-/** The legs the engine sends whose transfer can become an offer the receiver answers. */
-export type OfferedLeg = 'payout' | 'refund' | 'collect' | 'sweep' | 'lp_return' | 'lp_payout';
-
 /**
  * How an offer a swap party made ended: its receiver accepted or rejected it, or it came back
  * (`withdrawn` by a hand other than the service's, `expired` when the service withdrew it after

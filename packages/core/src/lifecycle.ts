@@ -266,7 +266,7 @@ export function refundPolicy(from: SwapState, to: SwapState): RefundPolicy {
  * leg to a party without a transfer pre-approval for the token is a two-step offer the party must
  * accept, and while it waits the swap stays in the state that sent it.
  */
-export const SWAP_LEGS = ['payout', 'refund'] as const;
+const SWAP_LEGS = ['payout', 'refund'] as const;
 export type SwapLeg = (typeof SWAP_LEGS)[number];
 
 /**
@@ -278,7 +278,7 @@ export const LEG_STATES = ['offered', 'committed', 'rejected', 'expired'] as con
 export type LegState = (typeof LEG_STATES)[number];
 
 /** What happened to a leg's offer: the ledger event, in the leg's own words. */
-export const OFFER_OUTCOMES = ['offered', 'accepted', 'rejected', 'expired'] as const;
+const OFFER_OUTCOMES = ['offered', 'accepted', 'rejected', 'expired'] as const;
 export type OfferOutcome = (typeof OFFER_OUTCOMES)[number];
 
 /** A leg event's name: `<leg>_<outcome>`, e.g. `payout_offered`, `refund_accepted`. */

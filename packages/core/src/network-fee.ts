@@ -38,7 +38,7 @@ export interface TrafficCost {
 }
 
 /** The traffic cost in USD, exact (not rounded). */
-export function trafficCostUsd(pricing: TrafficPricing): Ratio {
+function trafficCostUsd(pricing: TrafficPricing): Ratio {
   const bytes = pricing.bytes ?? DEFAULT_PAYOUT_TRAFFIC_BYTES;
   if (!Number.isSafeInteger(bytes) || bytes < 0) {
     throw new AmountRangeError(`traffic bytes must be a non-negative integer: ${bytes}`);

@@ -10,9 +10,9 @@ import { BaseError } from './base-error.js';
 import { fingerprint } from './fingerprint.js';
 
 export const PARTY_ID_LENGTH_MAX = 255;
-export const PARTY_ID_SEPARATOR = '::';
+const PARTY_ID_SEPARATOR = '::';
 /** `1220` (multihash sha2-256, 32 bytes) and 64 lowercase hex digits. */
-export const FINGERPRINT_LENGTH = 68;
+const FINGERPRINT_LENGTH = 68;
 /** What is left for the hint once the separator and fingerprint are counted. */
 export const PARTY_HINT_LENGTH_MAX =
   PARTY_ID_LENGTH_MAX - PARTY_ID_SEPARATOR.length - FINGERPRINT_LENGTH;
@@ -57,7 +57,7 @@ function problem(reason: PartyIdProblemReason, message: string): PartyIdProblem 
   return { ok: false, reason, message };
 }
 
-export function isFingerprint(value: string): boolean {
+function isFingerprint(value: string): boolean {
   return FINGERPRINT_PATTERN.test(value);
 }
 

@@ -27,12 +27,12 @@ import type { PoolStats, Ticker } from './schemas/market.js';
 
 export const HOUR_MS = 60 * 60 * 1000;
 export const DAY_MS = 24 * HOUR_MS;
-export const DAYS_PER_YEAR = 365;
+const DAYS_PER_YEAR = 365;
 /** How much snapshot history `priceChange24h` needs (docs/spec/stats.md#ticker). */
-export const PRICE_HISTORY_MIN_MS = 23 * HOUR_MS;
-export const APY_PRECISION_DECIMALS = 60;
+const PRICE_HISTORY_MIN_MS = 23 * HOUR_MS;
+const APY_PRECISION_DECIMALS = 60;
 /** Integer digits a wire decimal string may have (core's `DecimalStringSchema`). */
-export const USD_INTEGER_DIGITS_MAX = 40;
+const USD_INTEGER_DIGITS_MAX = 40;
 
 const FIGURE_DECIMALS = 10;
 const WIRE_LIMIT = 10n ** BigInt(USD_INTEGER_DIGITS_MAX);
@@ -61,7 +61,7 @@ export interface PoolValuation {
 }
 
 /** USD per whole token of each side, a missing one taken through the pool's spot price. */
-export function sidePricesOf(pool: PoolValuation): { priceA: Ratio; priceB: Ratio } | null {
+function sidePricesOf(pool: PoolValuation): { priceA: Ratio; priceB: Ratio } | null {
   const { reserveA, reserveB } = pool;
   if (pool.priceA !== null && pool.priceB !== null) {
     return { priceA: pool.priceA, priceB: pool.priceB };
@@ -133,7 +133,7 @@ export function apyOf(apr: Ratio): Ratio | null {
 }
 
 /** A non-negative figure as a wire string: cut to 10 decimals. */
-export function formatFigure(value: Ratio): string {
+function formatFigure(value: Ratio): string {
   return formatRatio(value, 'down', FIGURE_DECIMALS);
 }
 

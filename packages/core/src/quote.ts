@@ -21,17 +21,17 @@ import { compareRatio, formatRatio, type Ratio, ratio, ratioFromNumber } from '.
 import type { SettlementSafety } from './settlement-safety.js';
 
 /** How long a client may treat a quote as current. */
-export const QUOTE_EXPIRES_IN_SECONDS = 30;
+const QUOTE_EXPIRES_IN_SECONDS = 30;
 /**
  * Server price-impact cap (docs/spec/amounts-and-fees.md#price-impact-cap); swaps beyond it are
  * refused, quotes still answer.
  */
 export const DEFAULT_MAX_PRICE_IMPACT = 0.15;
-export const SLIPPAGE_TOLERANCE_MIN = 0.001;
-export const SLIPPAGE_TOLERANCE_MAX = 0.05;
-export const DEFAULT_SLIPPAGE_TOLERANCE = 0.05;
+const SLIPPAGE_TOLERANCE_MIN = 0.001;
+const SLIPPAGE_TOLERANCE_MAX = 0.05;
+const DEFAULT_SLIPPAGE_TOLERANCE = 0.05;
 /** Fractional digits of `rate`, `effectiveRate` and `priceImpact` on the wire. */
-export const RATE_DECIMALS = 10;
+const RATE_DECIMALS = 10;
 
 const ZERO_RATIO = ratio(0n, 1n);
 const ONE_RATIO = ratio(1n, 1n);

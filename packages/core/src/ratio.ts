@@ -5,7 +5,7 @@
  * such as "10 % of the reserve" is decided exactly; they are turned into decimal strings only at
  * the edge, with an explicit rounding direction.
  */
-import { type Amount, AmountRangeError, divide, type Rounding } from './amount.js';
+import { AmountRangeError, divide, type Rounding } from './amount.js';
 
 export interface Ratio {
   readonly numerator: bigint;
@@ -16,11 +16,6 @@ export function ratio(numerator: bigint, denominator: bigint): Ratio {
   if (denominator <= 0n) throw new AmountRangeError('ratio denominator must be positive');
   if (numerator < 0n) throw new AmountRangeError('ratio numerator must be non-negative');
   return { numerator, denominator };
-}
-
-/** `a / b` for two amounts; `b` must be positive. */
-export function amountRatio(a: Amount, b: Amount): Ratio {
-  return ratio(a.units, b.units);
 }
 
 export function compareRatio(a: Ratio, b: Ratio): -1 | 0 | 1 {
@@ -49,12 +44,6 @@ export function ratioFromNumber(value: number): Ratio {
   if (numberRatios.size >= NUMBER_RATIOS_MAX) numberRatios.clear();
   numberRatios.set(value, read);
   return read;
-}
-
-/** Basis points (10000 = 1) as a ratio. */
-export function ratioFromBps(bps: number): Ratio {
-  if (!Number.isInteger(bps) || bps < 0) throw new AmountRangeError(`invalid basis points: ${bps}`);
-  return ratio(BigInt(bps), 10_000n);
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Instrument } from './instrument.js';
 import type { TransferPayload } from './legs.js';
 
 /** The flags whose amount the service sends again, and the leg of the command each names. */
-export const RESENDABLE_FLAGS = {
+const RESENDABLE_FLAGS = {
   withdrawal_payout_failed: 'lp_payout',
   liquidity_lp_return_failed: 'lp_return',
   liquidity_forward_failed: 'forward',
@@ -22,7 +22,7 @@ export type ResendableFlagKind = keyof typeof RESENDABLE_FLAGS;
 export type ResentLeg = 'lp_payout' | 'lp_return';
 type FlaggedLeg = (typeof RESENDABLE_FLAGS)[ResendableFlagKind];
 
-export function isResendableFlag(kind: string): kind is ResendableFlagKind {
+function isResendableFlag(kind: string): kind is ResendableFlagKind {
   return Object.hasOwn(RESENDABLE_FLAGS, kind);
 }
 

@@ -21,7 +21,7 @@ export function judgeItemFailure(attempts: number, attemptsMax: number): Failure
  * Items failing at once that are counted; past it the least recently failed is forgotten (it
  * starts counting again from one). Far above what a batch can hold.
  */
-export const FAILING_ITEMS_MAX = 4_096;
+const FAILING_ITEMS_MAX = 4_096;
 
 /** Failed attempts per item, counted in memory since the item first failed in this process. */
 export class FailedAttempts<K> {

@@ -25,7 +25,7 @@ import { constantProductOutput, priceImpact, type Reserves } from './pricing.js'
 import { compareRatio, formatRatio, type Ratio, ratio, ratioFromNumber } from './ratio.js';
 import type { FailureReason } from './schemas/swap.js';
 
-export const EXECUTION_FAILURES = [
+const EXECUTION_FAILURES = [
   'insufficient_amount',
   'insufficient_liquidity',
   'no_output_holdings',

@@ -17,7 +17,7 @@ import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { ED25519_PUBLIC_KEY_BYTES, fingerprint } from './fingerprint.js';
 import { parsePartyId } from './party-id.js';
 
-export const ED25519_SIGNATURE_BYTES = 64;
+const ED25519_SIGNATURE_BYTES = 64;
 
 export type DecodeProblemReason =
   | 'not_a_string'

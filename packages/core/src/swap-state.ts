@@ -41,7 +41,3 @@ const terminal: ReadonlySet<string> = new Set(TERMINAL_STATES);
 export function isTerminal(state: string): state is TerminalState {
   return terminal.has(state);
 }
-
-export function isSwapState(value: unknown): value is SwapState {
-  return typeof value === 'string' && (SWAP_STATES as readonly string[]).includes(value);
-}

@@ -12,7 +12,7 @@ import { unauthenticated } from './canton-errors.js';
 
 export const DEFAULT_AUDIENCE = 'https://canton.network.global';
 export const WS_AUTH_PROTOCOL = 'daml.ws.auth';
-export const WS_TOKEN_PROTOCOL_PREFIX = 'jwt.token.';
+const WS_TOKEN_PROTOCOL_PREFIX = 'jwt.token.';
 
 export interface AuthSettings {
   /** null: no token required, every request is the default user. */
@@ -41,7 +41,7 @@ export function subprotocolToken(protocols: readonly string[]): string | null {
  */
 const verified = new WeakMap<AuthSettings, Map<string, VerifiedToken>>();
 /** Verified tokens kept per settings; the oldest goes first. */
-export const VERIFIED_TOKENS_KEPT = 1_024;
+const VERIFIED_TOKENS_KEPT = 1_024;
 
 interface VerifiedToken {
   readonly user: string;

@@ -7,7 +7,7 @@ import { BaseError } from '@poolparty/core';
 import { LedgerError, type LedgerErrorCode } from '@poolparty/ledger';
 
 /** Canton's error categories (the `errorCategory` integer) and what they mean on the wire. */
-export const ERROR_CATEGORIES = {
+const ERROR_CATEGORIES = {
   /** Retryable: the service is (briefly) unavailable. */
   TransientServerFailure: { id: 1, grpc: 14, status: 503 },
   /** Retryable: contention, e.g. the same submission already in flight. */
@@ -120,7 +120,7 @@ const LEDGER_ERRORS: Readonly<
   closed: { code: 'SERVICE_NOT_RUNNING', category: 'TransientServerFailure' },
 };
 
-export function cantonErrorOfLedgerError(error: LedgerError): CantonApiError {
+function cantonErrorOfLedgerError(error: LedgerError): CantonApiError {
   const { code, category } = LEDGER_ERRORS[error.code];
   const context: Record<string, string> = code === 'DAML_FAILURE' ? { error_id: error.code } : {};
   // A timeout is the one refusal that does not say whether the command took effect.

@@ -74,7 +74,7 @@ export function submittedTransaction(
 }
 
 /** The party whose command an update's first event records (who exercised the choice). */
-export function actingParty(event: LedgerEvent): string {
+function actingParty(event: LedgerEvent): string {
   switch (event.kind) {
     case 'mint':
     case 'burn':

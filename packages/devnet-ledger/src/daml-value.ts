@@ -11,7 +11,7 @@ import { invalidArgument } from './canton-errors.js';
 import { NESTING_MAX } from './transaction-hash.js';
 
 /** How many fields, elements and nested values one argument may hold in all. */
-export const VALUE_ITEMS_MAX = 10_000;
+const VALUE_ITEMS_MAX = 10_000;
 
 class Budget {
   private left = VALUE_ITEMS_MAX;

@@ -22,12 +22,12 @@ export interface DevnetContract {
 }
 
 /** A contract id in Canton's form: `00` and a hex digest. */
-export function devnetContractId(kind: string, key: string): string {
+function devnetContractId(kind: string, key: string): string {
   return `00${createHash('sha256').update(`${kind}\n${key}`).digest('hex')}`;
 }
 
 /** The blob a client passes back as a disclosed contract: opaque to it, readable here. */
-export function createdEventBlob(contract: DevnetContract): string {
+function createdEventBlob(contract: DevnetContract): string {
   const { templateId, contractId, payload } = contract;
   return Buffer.from(JSON.stringify({ templateId, contractId, payload })).toString('base64');
 }
@@ -45,7 +45,7 @@ export function transferFactoryContract(admin: string, createdAt: Date): DevnetC
  * Daml's latest representable time: the devnet's pre-approvals never lapse, but Splice's
  * `TransferPreapproval.expiresAt` is a required time, so they are stated to expire then.
  */
-export const NEVER_EXPIRES = '9999-12-31T23:59:59.999999Z';
+const NEVER_EXPIRES = '9999-12-31T23:59:59.999999Z';
 
 /** Amulet's rules, naming the one synchronizer as the decentralized synchronizer Amulet is on. */
 export function amuletRulesContract(

@@ -35,7 +35,7 @@ export interface EventFilter {
   readonly anyParty: PartyFilter | null;
 }
 
-export type ContractKind = 'holding' | 'instruction';
+type ContractKind = 'holding' | 'instruction';
 
 const INTERFACE_OF: Readonly<Record<ContractKind, string | null>> = {
   holding: qualifiedName(HOLDING_INTERFACE_ID),

@@ -32,7 +32,7 @@ import {
 } from './topology-transactions.js';
 
 /** How many transactions, and signatures on each, one onboarding may carry. */
-export const ONBOARDING_ITEMS_MAX = 20;
+const ONBOARDING_ITEMS_MAX = 20;
 const ED25519_SPEC = 'SIGNING_ALGORITHM_SPEC_ED25519';
 /** DER SubjectPublicKeyInfo of an Ed25519 key: this prefix, then the 32 raw bytes. */
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');

@@ -7,7 +7,7 @@
  */
 import { CantonApiError } from './canton-errors.js';
 
-export const HTTP_LIST_MAX_ELEMENTS = 200;
+const HTTP_LIST_MAX_ELEMENTS = 200;
 
 class ListTooLong extends CantonApiError {
   override get status(): number {

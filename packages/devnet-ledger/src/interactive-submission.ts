@@ -38,11 +38,11 @@ import {
 } from './token-standard-commands.js';
 import { preparedTransactionHash } from './transaction-hash.js';
 
-export const HASHING_SCHEME_VERSION = 'HASHING_SCHEME_VERSION_V2';
-export const ED25519_SPEC = 'SIGNING_ALGORITHM_SPEC_ED25519';
+const HASHING_SCHEME_VERSION = 'HASHING_SCHEME_VERSION_V2';
+const ED25519_SPEC = 'SIGNING_ALGORITHM_SPEC_ED25519';
 const SIGNATURE_FORMATS = new Set(['SIGNATURE_FORMAT_CONCAT', 'SIGNATURE_FORMAT_RAW']);
 /** How many parties, and signatures per party, one execution may carry. */
-export const SIGNATURES_MAX = 100;
+const SIGNATURES_MAX = 100;
 
 /** The signatures of one party in `partySignatures`, each checked for its declared shape. */
 function signaturesOf(entry: unknown, index: number) {

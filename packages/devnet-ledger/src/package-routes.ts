@@ -18,17 +18,15 @@ import { registerRoutes, routeOf } from './http/route-table.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 
 /** The packages a wallet may name, by name: their id and version. */
-export const DEVNET_PACKAGES: ReadonlyMap<
-  string,
-  { readonly id: string; readonly version: string }
-> = new Map([
-  [DEVNET_PACKAGE_NAME, { id: DEVNET_PACKAGE_ID, version: '1.0.0' }],
-  ['splice-api-token-holding-v1', { id: HOLDING_INTERFACE_PACKAGE_ID, version: '1.0.0' }],
-  [
-    'splice-api-token-transfer-instruction-v1',
-    { id: TRANSFER_INSTRUCTION_INTERFACE_PACKAGE_ID, version: '1.0.0' },
-  ],
-]);
+const DEVNET_PACKAGES: ReadonlyMap<string, { readonly id: string; readonly version: string }> =
+  new Map([
+    [DEVNET_PACKAGE_NAME, { id: DEVNET_PACKAGE_ID, version: '1.0.0' }],
+    ['splice-api-token-holding-v1', { id: HOLDING_INTERFACE_PACKAGE_ID, version: '1.0.0' }],
+    [
+      'splice-api-token-transfer-instruction-v1',
+      { id: TRANSFER_INSTRUCTION_INTERFACE_PACKAGE_ID, version: '1.0.0' },
+    ],
+  ]);
 
 const packageRoute = routeOf<ServerContext>();
 

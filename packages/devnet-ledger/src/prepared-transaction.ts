@@ -62,7 +62,7 @@ function textOf(id: Identifier): string {
   return `${id.packageId}:${id.moduleName}:${id.entityName}`;
 }
 
-export function hexOfContractId(contractId: string): string {
+function hexOfContractId(contractId: string): string {
   return Buffer.from(contractId, 'utf8').toString('hex');
 }
 

@@ -31,7 +31,7 @@ import { SYNCHRONIZER_ID } from './identity.js';
 import { amuletOf, genesisTime, SCAN_PROXY_PREFIX } from './scan-proxy.js';
 import { damlDecimal } from './wire.js';
 
-export const REGISTRY_DECIMALS = 10;
+const REGISTRY_DECIMALS = 10;
 export const PER_ADMIN_REGISTRY_PREFIX = '/registries';
 const PAGE_SIZE_DEFAULT = 100;
 const SUPPORTED_APIS = {

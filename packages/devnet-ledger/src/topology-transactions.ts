@@ -32,7 +32,7 @@ const PURPOSE_MULTI_TOPOLOGY_TRANSACTION = 55;
 const MULTIHASH_SHA256 = Uint8Array.of(0x12, 0x20);
 
 /** Canton's hash of `bytes` for `purpose`, in multihash form. */
-export function cantonHash(purpose: number, bytes: Uint8Array): Uint8Array {
+function cantonHash(purpose: number, bytes: Uint8Array): Uint8Array {
   const prefix = new Uint8Array(4);
   new DataView(prefix.buffer).setInt32(0, purpose, false);
   const digest = createHash('sha256').update(prefix).update(bytes).digest();

@@ -32,7 +32,7 @@ const METADATA_ENCODING_V1 = 0x01;
 /** How deep nodes and values may nest: a hostile prepared transaction must not exhaust the stack. */
 export const NESTING_MAX = 100;
 /** How many node encodings one hash may take: a node listed as a child many times is hashed each time. */
-export const NODE_VISITS_MAX = 10_000;
+const NODE_VISITS_MAX = 10_000;
 
 /** Why a prepared transaction cannot be hashed: it is not one Canton could have prepared. */
 export class UnhashableTransaction extends BaseError<'transaction_unhashable'> {

@@ -49,7 +49,7 @@ export const UNSERVED_OPERATIONS: readonly Unserved[] = [
 ];
 
 /** The refusal of an operation not served: UNIMPLEMENTED, as a participant without a service. */
-export function notServed(method: string, url: string, why: string): CantonApiError {
+function notServed(method: string, url: string, why: string): CantonApiError {
   return new CantonApiError(
     'UNSUPPORTED_OPERATION',
     'InternalUnsupportedOperation',

@@ -49,7 +49,7 @@ export interface UpdatesRequest {
   readonly shape: TransactionShape;
 }
 
-export function parseUpdatesRequest(value: unknown): UpdatesRequest {
+function parseUpdatesRequest(value: unknown): UpdatesRequest {
   const body = objectAt(value, 'GetUpdatesRequest');
   const beginExclusive = offsetAt(body.beginExclusive ?? 0, 'beginExclusive');
   const endInclusive = optionalOffsetAt(body.endInclusive, 'endInclusive');

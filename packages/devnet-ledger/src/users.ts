@@ -52,7 +52,7 @@ const canExecuteAs = (party: string): Right => ({ kind: { CanExecuteAs: { value:
 const CAN_READ_AS_ANY_PARTY: Right = { kind: { CanReadAsAnyParty: { value: {} } } };
 const CAN_EXECUTE_AS_ANY_PARTY: Right = { kind: { CanExecuteAsAnyParty: { value: {} } } };
 
-export const userAlreadyExists = (userId: string) =>
+const userAlreadyExists = (userId: string) =>
   new CantonApiError(
     'USER_ALREADY_EXISTS',
     'InvalidGivenCurrentSystemStateResourceExists',

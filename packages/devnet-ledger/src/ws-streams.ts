@@ -16,7 +16,7 @@ import { asCantonError, CantonApiError, invalidArgument } from './canton-errors.
 import { type ServerContext, userOf } from './context.js';
 
 /** Sends the error as Canton does on a stream (one JsCantonError message), then closes. */
-export function failStream(socket: WebSocket, error: unknown): void {
+function failStream(socket: WebSocket, error: unknown): void {
   const canton =
     asCantonError(error) ??
     new CantonApiError('INTERNAL_ERROR', 'SystemInternalAssumptionViolated', 'the stream failed');
@@ -25,7 +25,7 @@ export function failStream(socket: WebSocket, error: unknown): void {
   }
 }
 
-export function send(socket: WebSocket, item: unknown): Promise<void> {
+function send(socket: WebSocket, item: unknown): Promise<void> {
   return new Promise((resolve, reject) =>
     socket.send(JSON.stringify(item), (error) => (error ? reject(error) : resolve())),
   );

@@ -27,7 +27,7 @@ const FIRST_SWAP_EXAMPLE = 'quickstart';
  * The repository the service runs from, when it does (its examples are there): the folder to run
  * the first-swap command and save the snippet in, since `@poolparty/sdk` resolves only inside it.
  */
-export function repositoryRoot(): string | null {
+function repositoryRoot(): string | null {
   const root = resolve(SERVER_PACKAGE_DIR, '../..');
   return existsSync(join(root, 'examples', `${FIRST_SWAP_EXAMPLE}.ts`)) ? root : null;
 }

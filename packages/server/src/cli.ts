@@ -44,10 +44,10 @@ import type { RunningService } from './service.js';
 import { devnetTreasuryParty } from './treasury/devnet-treasury.js';
 
 /** How long a graceful shutdown may take before the process gives up waiting. */
-export const SHUTDOWN_GRACE_MS = 10_000;
+const SHUTDOWN_GRACE_MS = 10_000;
 
 /** The version operators see: the server package's. */
-export const VERSION = (
+const VERSION = (
   JSON.parse(readFileSync(serverPackagePath('package.json'), 'utf8')) as {
     version: string;
   }
@@ -152,6 +152,7 @@ async function serve(flags: Record<string, string | undefined>): Promise<void> {
     running.app.log.info({ signal }, 'shutting down');
     const forced = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
     forced.unref();
+    // A part that did not close was logged, with its cause, as it failed: the exit code says so.
     running.close().then(
       () => process.exit(0),
       () => process.exit(1),
@@ -245,7 +246,7 @@ async function loadAdminCommand(): Promise<Command> {
   });
 }
 
-export async function buildCli(argv: readonly string[]): Promise<Command> {
+async function buildCli(argv: readonly string[]): Promise<Command> {
   const program = new Command('poolparty')
     .description('PoolParty: non-custodial token swaps for Canton Network parties')
     .version(VERSION, '-V, --version', 'print the version')

@@ -17,7 +17,12 @@ import { type CantonSettings, cantonSettingProblems } from './canton-options.js'
 export { maskDatabaseUrl } from '@poolparty/store';
 export type { Environment };
 
-import { EVENT_SUBSCRIBERS_MAX } from './events/intent-event-hub.js';
+/**
+ * Concurrent event subscriptions per process, over every kind of stream; each is an open SSE
+ * response. Past this a stream is refused (429 `rate_limited`) and the SDK polls instead. The
+ * per-party and per-key caps below are bounded by it.
+ */
+export const EVENT_SUBSCRIBERS_MAX = 1_000;
 
 export type LedgerKind = 'local' | 'canton';
 export type Role = 'all' | 'api' | 'worker';

@@ -1,7 +1,8 @@
 /**
- * What the HTTP routes and the settlement engine are given: the settings and the ports. Routes
- * never reach past these (no driver, no global), so a test can build a service around any store
- * and ledger.
+ * What a running service is made of: the settings and the ports. The HTTP app and the settlement
+ * engine are built from it, and each route group is given only the members it uses (`narrowed`).
+ * Nothing reaches past these (no driver, no global), so a test can build a service around any
+ * store and ledger.
  */
 import type { LedgerPort, LocalLedger } from '@poolparty/ledger';
 import type { ServiceClock } from '@poolparty/settlement';
@@ -10,7 +11,6 @@ import type { AdminChangeFeed } from './admin/change-feed.js';
 import type { WalletTokenSigner } from './auth/wallet-token.js';
 import type { Settings } from './config.js';
 import type { EventHub } from './events/event-hub.js';
-import type { IntentEventHub } from './events/intent-event-hub.js';
 import type { Quoter } from './market/quoter.js';
 import type { ServiceMetrics } from './metrics.js';
 
@@ -26,7 +26,7 @@ export interface ServiceContext {
   /** Quotes from in-memory pool state; shared by `/v1/quotes` and swap creation. */
   readonly quoter: Quoter;
   /** "Intent X has new events", from any process on the same store (SSE streams). */
-  readonly intentEvents: IntentEventHub;
+  readonly intentEvents: EventHub;
   /**
    * "Liquidity intent X has new events", likewise; it shares the intent hub's subscriber budget,
    * so the process's bound on open streams covers both.
@@ -34,4 +34,15 @@ export interface ServiceContext {
   readonly liquidityEvents: EventHub;
   /** "An operator changed discounts, key limits or a pool", from `poolparty admin` anywhere. */
   readonly adminChanges: AdminChangeFeed;
+}
+
+/**
+ * The members `keys` of `ctx` alone: what a part that uses only those is given, so it cannot
+ * come to depend on the rest unseen.
+ */
+export function narrowed<K extends keyof ServiceContext>(
+  ctx: ServiceContext,
+  ...keys: K[]
+): Pick<ServiceContext, K> {
+  return Object.fromEntries(keys.map((key) => [key, ctx[key]])) as Pick<ServiceContext, K>;
 }

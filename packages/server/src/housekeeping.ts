@@ -23,11 +23,11 @@ import {
 import { PeriodicJob } from './periodic-job.js';
 
 /** How often expired rows are looked for: they are small, and nothing reads them once expired. */
-export const HOUSEKEEPING_INTERVAL_MS = 60_000;
+const HOUSEKEEPING_INTERVAL_MS = 60_000;
 /** Rows one purge statement deletes at most: a short statement beside live traffic. */
-export const PURGE_BATCH_ROWS = 500;
+const PURGE_BATCH_ROWS = 500;
 /** Batches per table per run: at most 10 000 rows a minute each, far above any inflow here. */
-export const PURGE_BATCHES_PER_RUN = 20;
+const PURGE_BATCHES_PER_RUN = 20;
 
 type Purge = (q: Queryable, now: Date, limit: number) => Promise<number>;
 

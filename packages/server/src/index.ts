@@ -4,7 +4,11 @@
  * `bin/poolparty.mjs`.
  */
 export { hashApiKey } from './auth/api-keys.js';
-export { readSettings, type Settings, type SettingsResult } from './config.js';
+export {
+  EVENT_SUBSCRIBERS_MAX,
+  readSettings,
+  type Settings,
+  type SettingsResult,
+} from './config.js';
 export type { DevnetParty, DevnetWelcome } from './devnet-bootstrap.js';
-export { EVENT_SUBSCRIBERS_MAX } from './events/intent-event-hub.js';
 export { type RunningService, type StartOptions, StartupError, startService } from './service.js';

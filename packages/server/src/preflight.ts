@@ -9,7 +9,7 @@
 import { createServer } from 'node:net';
 
 /** Why the service cannot listen at `host:port`, naming the settings; null when it can. */
-export function listenProblem(error: unknown, host: string, port: number): string {
+function listenProblem(error: unknown, host: string, port: number): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
     case 'EADDRINUSE':

@@ -33,11 +33,11 @@ import {
 import type { JWK } from 'jose';
 import { AdminChangeFeed } from './admin/change-feed.js';
 import { WalletTokenSigner } from './auth/wallet-token.js';
+import { type CloseFailure, type Closer, Closers } from './closers.js';
 import { devnetEnabled, type Settings } from './config.js';
 import type { ServiceContext } from './context.js';
 import { bootstrapDevnet, type DevnetWelcome } from './devnet-bootstrap.js';
-import { IntentEventHub } from './events/intent-event-hub.js';
-import { openLiquidityEventHub } from './events/liquidity-event-stream.js';
+import { EventHub } from './events/event-hub.js';
 import { registerFlagMetrics } from './flag-metrics.js';
 import { Housekeeping } from './housekeeping.js';
 import { buildApp } from './http/app.js';
@@ -54,6 +54,8 @@ import { createMetrics } from './metrics.js';
 import { probeListen } from './preflight.js';
 import { registerTreasuryMetrics } from './treasury/metrics.js';
 import { TreasurySweeper } from './treasury/sweeper.js';
+import { LIQUIDITY_OUTBOX } from './views/liquidity-outbox.js';
+import { SWAP_OUTBOX } from './views/swap-outbox.js';
 
 export interface StartOptions {
   /** PostgreSQL schema to work in (tests isolate themselves this way). */
@@ -109,7 +111,7 @@ export async function startService(
 }
 
 /** Starts made before a start that keeps losing its store connection gives up. */
-export const STARTUP_ATTEMPTS = 5;
+const STARTUP_ATTEMPTS = 5;
 /** Wait between starts: long enough for a restarted pooler or a promoted replica to answer. */
 const STARTUP_RETRY_DELAY_MS = 1_000;
 
@@ -120,11 +122,11 @@ async function startOnce(settings: Settings, options: StartOptions): Promise<Run
     if (problem !== null) throw new StartupError(problem);
   }
   const closers = new Closers();
+  const lateLog = new LateLog();
   const freshDataDir = !existsSync(settings.dataDir);
   try {
     const base = await openFoundations(settings, options, closers);
-    const listenerLog = new LateLog();
-    const ctx = await openServices(settings, base, closers, listenerLog);
+    const ctx = await openServices(settings, base, closers, lateLog);
     const app =
       settings.role === 'worker'
         ? await buildOperationalApp(ctx)
@@ -132,8 +134,8 @@ async function startOnce(settings: Settings, options: StartOptions): Promise<Run
             webAppApiKey: settings.appApiKey ?? base.devnet?.apiKey ?? null,
             ...(options.webAppDist !== undefined && { webAppDist: options.webAppDist }),
           });
-    listenerLog.useFrom(app);
-    closers.push(() => app.close());
+    lateLog.useFrom(app);
+    closers.push({ what: 'the HTTP server', close: () => app.close() });
     // The worker's jobs start once the app, and so its logger, exists; they stop before the
     // app, the ledger and the store they work with (closers run in reverse).
     if (settings.role !== 'api') {
@@ -141,31 +143,29 @@ async function startOnce(settings: Settings, options: StartOptions): Promise<Run
       closers.push(...(await startWorkerJobs(ctx, app, options.schema, treasuryParty)));
     }
     const url = listen ? await listenOn(app, settings) : null;
-    return { ctx, app, url, devnet: base.devnet, close: () => closers.closeAll() };
+    // Rejects once everything was closed if any part did not close (`poolparty serve` then
+    // exits 1); each failure is logged as it happens.
+    const close = async () => {
+      const failures = await closers.closeAll((failure) => lateLog.closeFailed(failure));
+      if (failures.length > 0) {
+        throw new AggregateError(failures, 'the service did not close cleanly');
+      }
+    };
+    return { ctx, app, url, devnet: base.devnet, close };
   } catch (error) {
-    await closers.closeAll();
+    // The start's own error is what the caller is told; a part that then fails to close is
+    // reported beside it.
+    await closers.closeAll((failure) => lateLog.closeFailed(failure));
     // Nothing half-made stays behind: the next start finds the folder as the operator left it.
     if (freshDataDir) rmSync(settings.dataDir, { recursive: true, force: true });
     throw startupErrorOf(error, settings);
   }
 }
 
-/** What a start opened, closed in reverse order when the service stops or the start fails. */
-class Closers {
-  private readonly closers: (() => Promise<void>)[] = [];
-
-  push(...closers: (() => Promise<void>)[]): void {
-    this.closers.push(...closers);
-  }
-
-  async closeAll(): Promise<void> {
-    for (const close of this.closers.splice(0).reverse()) await close().catch(() => {});
-  }
-}
-
 /**
  * Where the store listeners' warnings go: nowhere until the HTTP app, and so its logger, exists
- * (a listener may break before that), then the app's log.
+ * (a listener may break before that), then the app's log. A part that fails to close is never
+ * dropped: before the app exists it is a process warning.
  */
 class LateLog {
   private app: App | null = null;
@@ -177,6 +177,12 @@ class LateLog {
   listenerLost(which: string) {
     return (error: Error, retryInMs: number) =>
       this.app?.log.warn({ err: error, retryInMs }, `${which} listener lost; listening again`);
+  }
+
+  /** A part that did not close: the app's log, or a process warning before there is one. */
+  closeFailed(failure: CloseFailure): void {
+    if (this.app === null) process.emitWarning(failure);
+    else this.app.log.error({ err: failure }, failure.message);
   }
 }
 
@@ -200,11 +206,11 @@ async function openFoundations(
     options.onProgress?.(`first start: creating the store in ${settings.dataDir}`);
   }
   const db = await openServiceStore(settings, options.schema);
-  closers.push(() => db.close());
+  closers.push({ what: 'the store', close: () => db.close() });
   const { ledger, local: devnetLedger, close: closeLedger } = await openLedger(settings);
-  closers.push(closeLedger);
+  closers.push({ what: 'the ledger connection', close: closeLedger });
   const clock = await serviceClock(settings, ledger);
-  closers.push(async () => clock.stop());
+  closers.push({ what: 'the ledger clock', close: async () => clock.stop() });
   const walletTokens = await loadWalletTokenSigner(db, settings, clock);
   const devnet =
     devnetLedger && devnetEnabled(settings)
@@ -242,31 +248,31 @@ async function openServices(
     clock,
     countIncompleteCompletedSwaps: countIncompleteCompletedSwapsByPool,
   });
-  closers.push(() => quoter.close());
+  closers.push({ what: 'the quoter', close: () => quoter.close() });
   // Discounts, key limits and pool status changed by `poolparty admin` in another process.
   const adminChanges = await AdminChangeFeed.open(db, {
     onListenerProblem: log.listenerLost('admin change'),
   });
-  closers.push(() => adminChanges.close());
+  closers.push({ what: 'the admin change feed', close: () => adminChanges.close() });
   adminChanges.subscribe(() => quoter.invalidate());
   if (settings.role !== 'api') {
     const snapshots = new SnapshotJob({ db, ledger, clock });
     await snapshots.start();
-    closers.push(() => snapshots.stop());
+    closers.push({ what: 'the pool snapshots', close: () => snapshots.stop() });
   }
   // The event hubs feed the API's event streams. A worker serves none, so its hubs listen to
   // nothing: two connections fewer per worker, and PostgreSQL signals two backends fewer at
   // every notification (about a tenth of its CPU went to listening backends at 50 swaps/s).
   const events = settings.role === 'worker' ? SILENT_SOURCE : db;
-  const intentEvents = await IntentEventHub.open(events, {
+  const intentEvents = await EventHub.listen(events, SWAP_OUTBOX.channel, {
     onListenerProblem: log.listenerLost('intent event'),
   });
-  closers.push(() => intentEvents.close());
-  const liquidityEvents = await openLiquidityEventHub(events, {
+  closers.push({ what: 'the swap event hub', close: () => intentEvents.close() });
+  const liquidityEvents = await EventHub.listen(events, LIQUIDITY_OUTBOX.channel, {
     budget: intentEvents.budget,
     onListenerProblem: log.listenerLost('liquidity event'),
   });
-  closers.push(() => liquidityEvents.close());
+  closers.push({ what: 'the liquidity event hub', close: () => liquidityEvents.close() });
   const metrics = createMetrics();
   registerFlagMetrics(metrics.registry, db);
   registerTreasuryMetrics(metrics.registry, {
@@ -313,7 +319,7 @@ async function startWorkerJobs(
   app: App,
   schema: string | undefined,
   treasuryParty: string | null,
-): Promise<(() => Promise<void>)[]> {
+): Promise<Closer[]> {
   const { settings, db, ledger, clock, quoter, adminChanges } = ctx;
   const engine = await startEngine({
     db,
@@ -339,10 +345,10 @@ async function startWorkerJobs(
   housekeeping.start();
   const sweeper = startTreasurySweeps(ctx, app, engine, treasuryParty);
   return [
-    () => engine.stop(),
-    async () => unsubscribe(),
-    () => housekeeping.stop(),
-    async () => sweeper?.stop(),
+    { what: 'the settlement engine', close: () => engine.stop() },
+    { what: "the engine's admin change subscription", close: async () => unsubscribe() },
+    { what: 'housekeeping', close: () => housekeeping.stop() },
+    { what: 'the treasury sweeps', close: async () => sweeper?.stop() },
   ];
 }
 

@@ -2,27 +2,26 @@
  * The package graph of docs/architecture.md, held against the imports the code and its tests
  * make: each package imports only the packages it may, through their entries; no module reaches
  * into another package by a relative path; what tests import closes no circle among the
- * packages; and inside the server only the composition root imports the HTTP layer. And every
- * error class of the service's packages derives from core's `BaseError`.
+ * packages; and inside the server only the composition root imports the HTTP layer. The doc's
+ * package table is the code's (scripts/architecture-lines.ts writes it). And every error class of
+ * the service's packages derives from core's `BaseError`.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import {
+  PACKAGE_GRAPH,
+  staleArchitectureDoc,
+  withPackageTable,
+} from '../scripts/architecture-lines.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const PACKAGES = join(ROOT, 'packages');
 
 /** What each package's own code (src, and testing helpers) may import of the project. */
-const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
-  core: [],
-  ledger: ['core'],
-  store: ['core'],
-  settlement: ['core', 'ledger', 'store'],
-  'devnet-ledger': ['core', 'ledger', 'store'],
-  server: ['core', 'ledger', 'store', 'settlement', 'devnet-ledger'],
-  sdk: [],
-  app: ['sdk', 'core'],
-};
+const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  PACKAGE_GRAPH.map(({ name, mayImport }) => [name, mayImport]),
+);
 /**
  * The entries of core the app may run in the browser: exact amounts and liquidity's arithmetic,
  * which import nothing heavy; the rest of core (its wire schemas) it takes as types only.
@@ -267,6 +266,19 @@ describe('the package graph', () => {
       .filter(({ file }) => /\.(query|exec)(<[^>]*>)?\(\s*[`'"]/.test(readFileSync(file, 'utf8')))
       .map(({ file }) => relative(ROOT, file));
     expect(wrong).toEqual([]);
+  });
+
+  it("keeps docs/architecture.md's package table the code's (npm run docs:architecture)", () => {
+    expect(staleArchitectureDoc()).toBeNull();
+  });
+
+  it('tells a stale package table from a current one', () => {
+    const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+    const stale = withPackageTable(
+      doc,
+      '| Package | Lines of `src` |\n| --- | --- |\n| `core` | 1 |',
+    );
+    expect(staleArchitectureDoc(ROOT, stale)).toMatch(/stale; run npm run docs:architecture/);
   });
 });
 

@@ -14,7 +14,7 @@ import {
 } from '@poolparty/settlement/testing';
 import { listCommandsOfIntent, listIntentEvents, listOpenOperatorFlags } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
-import { swapStatusView } from '../src/swaps/intent-view.js';
+import { swapStatusView } from '../src/views/swap-status.js';
 
 const world = useEngineWorld();
 

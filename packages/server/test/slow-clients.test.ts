@@ -7,7 +7,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setSwapEventHeartbeatMs } from '../src/events/swap-event-stream.js';
+import { setEventHeartbeatMs } from '../src/events/outbox-event-stream.js';
 import { bodyOf, connectTo, statusOf, type WatchedSocket, within } from './support/raw-http.js';
 import {
   newDevnetParty,
@@ -165,7 +165,7 @@ describe('slow clients', () => {
   });
 
   it('never cuts off a request that has arrived, however long its event stream lasts', async () => {
-    const restoreHeartbeat = setSwapEventHeartbeatMs(HEARTBEAT_MS);
+    const restoreHeartbeat = setEventHeartbeatMs(HEARTBEAT_MS);
     const { token } = await newDevnetParty(t, 'long-stream');
     const created = await request<{ intentId: string }>(t.url, 'POST', '/v1/swaps', {
       apiKey: t.apiKey,

@@ -27,17 +27,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../src/config.js';
 import type { ServiceContext } from '../src/context.js';
 import {
-  IntentEventHub,
+  EventHub,
   type NotificationSource,
   SubscribersFullError,
-} from '../src/events/intent-event-hub.js';
-import {
-  SwapEventStream,
-  setSwapEventHeartbeatMs,
-  swapEventSnapshots,
-} from '../src/events/swap-event-stream.js';
+} from '../src/events/event-hub.js';
+import { OutboxEventStream, setEventHeartbeatMs } from '../src/events/outbox-event-stream.js';
+import { OutboxSnapshots } from '../src/events/outbox-snapshot.js';
 import { buildApp } from '../src/http/app.js';
 import { type RunningService, startService } from '../src/service.js';
+import { SWAP_OUTBOX } from '../src/views/swap-outbox.js';
 import {
   answerDevnetOffer,
   type Body,
@@ -368,9 +366,9 @@ describe('swap event stream', () => {
   it('lets go of its subscription when the client left before the stream started', async () => {
     const { token } = await newParty(client, 'gone');
     const intent = await createIntent(client, token);
-    const snapshots = swapEventSnapshots(ctx.db, ctx.intentEvents);
+    const snapshots = new OutboxSnapshots(ctx.db, ctx.intentEvents, SWAP_OUTBOX);
     const subscribers = ctx.intentEvents.subscriberCount;
-    const stream = await SwapEventStream.open({ snapshots }, intent.intentId, null);
+    const stream = await OutboxEventStream.open({ snapshots }, intent.intentId, null);
     expect(ctx.intentEvents.subscriberCount).toBe(subscribers + 1);
     // A response whose connection closed during the first read: it will never emit `close` again.
     const response = new PassThrough();
@@ -601,7 +599,7 @@ describe('swap event stream', () => {
   });
 
   it('sends a heartbeat comment while nothing happens', async () => {
-    const restore = setSwapEventHeartbeatMs(20);
+    const restore = setEventHeartbeatMs(20);
     const { token } = await newParty(client, 'heartbeat');
     const intent = await createIntent(client, token);
     const stream = await openSse(t.url, eventsPath(intent.intentId), {
@@ -798,7 +796,7 @@ class FakeSource implements NotificationSource {
 describe('intent event hub', () => {
   it('wakes the subscribers of the intent named, and nobody for anything else', async () => {
     const source = new FakeSource();
-    const hub = await IntentEventHub.open(source);
+    const hub = await EventHub.listen(source, SWAP_OUTBOX.channel);
     const woken: string[] = [];
     const stopA = hub.subscribe('swp_a', () => woken.push('a1'));
     hub.subscribe('swp_a', () => woken.push('a2'));
@@ -816,7 +814,7 @@ describe('intent event hub', () => {
   });
 
   it('refuses a subscription past its bound until one ends', async () => {
-    const hub = await IntentEventHub.open(new FakeSource(), { subscribersMax: 2 });
+    const hub = await EventHub.listen(new FakeSource(), SWAP_OUTBOX.channel, { subscribersMax: 2 });
     const stop = hub.subscribe('swp_a', () => {});
     hub.subscribe('swp_b', () => {});
     expect(() => hub.subscribe('swp_c', () => {})).toThrow(SubscribersFullError);
@@ -832,7 +830,7 @@ describe('intent event hub', () => {
     const everyoneWoken = new Promise<void>((resolve) => {
       wokenUp = resolve;
     });
-    const hub = await IntentEventHub.open(source, {
+    const hub = await EventHub.listen(source, SWAP_OUTBOX.channel, {
       relistenDelayMsMin: 1,
       relistenDelayMsMax: 4,
       onListenerProblem: (_error, retryInMs) => problems.push(retryInMs),
@@ -896,7 +894,7 @@ describe.skipIf(postgresSkipReason !== null)('swap events across processes on Po
   let a: RunningService;
   let aClient: Client;
   let bDb: Database;
-  let bHub: IntentEventHub;
+  let bHub: EventHub;
   let bApp: Awaited<ReturnType<typeof buildApp>>;
   let bUrl: string;
 
@@ -918,7 +916,10 @@ describe.skipIf(postgresSkipReason !== null)('swap events across processes on Po
     // Instance B: the HTTP API over its own connections (pool and LISTEN) to the same schema.
     // It shares A's signing key and ledger objects, as processes share them through the store.
     bDb = openPostgres(POSTGRES_URL, { schema });
-    bHub = await IntentEventHub.open(bDb, { relistenDelayMsMin: 10, relistenDelayMsMax: 100 });
+    bHub = await EventHub.listen(bDb, SWAP_OUTBOX.channel, {
+      relistenDelayMsMin: 10,
+      relistenDelayMsMax: 100,
+    });
     bApp = await buildApp({ ...a.ctx, db: bDb, intentEvents: bHub });
     bUrl = await bApp.listen({ port: 0, host: '127.0.0.1' });
   }, SERVICE_START_TIMEOUT_MS);

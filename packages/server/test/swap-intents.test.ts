@@ -29,8 +29,9 @@ import type { IntentRecord } from '@poolparty/store';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { quoteRequestOf, requireOwnWallet, resolveSlippage } from '../src/swaps/create-intent.js';
-import { swapIntentView, swapStatusView } from '../src/swaps/intent-view.js';
+import { swapIntentView } from '../src/swaps/intent-view.js';
 import { strictValidatorCompiler } from '../src/swaps/strict-validation.js';
+import { swapStatusView } from '../src/views/swap-status.js';
 
 const party = (hint: string, digit: string) => `${hint}::1220${digit.repeat(64)}`;
 const AMULET: Instrument = { admin: party('DSO', 'a'), id: 'Amulet' };

@@ -42,7 +42,7 @@ describe('the web pages', () => {
     },
   };
   beforeAll(async () => {
-    await app.register(async (scope) => webAppRoutes(scope, config, dist));
+    await app.register(webAppRoutes, { config, dist });
     await app.ready();
   });
   afterAll(async () => {
@@ -135,7 +135,7 @@ describe('the web pages', () => {
   it('says how to build the app when there is no build', async () => {
     const bare = createFastify();
     const empty = mkdtempSync(join(tmpdir(), 'poolparty-web-app-empty-'));
-    await bare.register(async (scope) => webAppRoutes(scope, config, empty));
+    await bare.register(webAppRoutes, { config, dist: empty });
     const answer = await bare.inject({ url: '/swap' });
     expect(answer.statusCode).toBe(501);
     expect(answer.json().detail).toContain('npm install');

@@ -71,7 +71,7 @@ function WaitingSwap(props: { swap: SwapStatus; onCancelled: () => void }) {
 }
 
 /** Cancelling one pending intent with the connected wallet's token. */
-export function useCancel(intentId: string, onCancelled: () => void) {
+function useCancel(intentId: string, onCancelled: () => void) {
   const { pp } = useServices();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);

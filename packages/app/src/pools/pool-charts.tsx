@@ -11,7 +11,7 @@ import { formatAmount, formatAxisNumber, formatTime, formatUsd } from '../format
 import { WindowPicker } from '../pages/developer/period-picker.js';
 import { ScrollBox } from '../pages/developer/scroll-box.js';
 
-export const HISTORY_PERIODS: Readonly<Record<PoolHistoryPeriod, string>> = {
+const HISTORY_PERIODS: Readonly<Record<PoolHistoryPeriod, string>> = {
   '24h': 'Last 24 hours',
   '7d': 'Last 7 days',
   '30d': 'Last 30 days',

@@ -35,7 +35,7 @@ declare global {
   }
 }
 
-export class CantonWallet implements Wallet {
+class CantonWallet implements Wallet {
   readonly kind = 'canton' as const;
   readonly label: string;
   readonly #client: DappClient;

@@ -35,12 +35,12 @@ export function storedKeyFile(storage: Storage = localStorage): DevnetKeyFile | 
   return text === null ? null : parseKeyFile(text);
 }
 
-export function forgetKeyFile(storage: Storage = localStorage): void {
+function forgetKeyFile(storage: Storage = localStorage): void {
   storage.removeItem(STORAGE_KEY);
 }
 
 /** A party hint from what the user typed: the ledger accepts letters, digits, `-` and `_`. */
-export function partyHintOf(name: string): string {
+function partyHintOf(name: string): string {
   const hint = name
     .trim()
     .toLowerCase()

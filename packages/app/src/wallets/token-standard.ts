@@ -9,16 +9,15 @@ import { Amount } from '@poolparty/core/amount';
 import { parseAmount } from '../decimal.js';
 import type { DepositTerms } from './wallet.js';
 
-export const HOLDING_INTERFACE_ID =
-  '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding';
-export const TRANSFER_FACTORY_INTERFACE_ID =
+const HOLDING_INTERFACE_ID = '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding';
+const TRANSFER_FACTORY_INTERFACE_ID =
   '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory';
 export const TRANSFER_INSTRUCTION_INTERFACE_ID =
   '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction';
-export const TRANSFER_FACTORY_TRANSFER_CHOICE = 'TransferFactory_Transfer';
+const TRANSFER_FACTORY_TRANSFER_CHOICE = 'TransferFactory_Transfer';
 export const TRANSFER_INSTRUCTION_ACCEPT_CHOICE = 'TransferInstruction_Accept';
 /** Where a Token Standard transfer carries its reason: the deposit reference goes here. */
-export const REASON_META_KEY = 'splice.lfdecentralizedtrust.org/reason';
+const REASON_META_KEY = 'splice.lfdecentralizedtrust.org/reason';
 
 /** A holding of the party as the Holding interface view shows it. */
 export interface HoldingView {

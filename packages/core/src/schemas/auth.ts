@@ -6,19 +6,17 @@ import { inline, nullable, PartyIdSchema, TimestampSchema } from './common.js';
 
 const at = (description: string) => inline(TimestampSchema, { description });
 
-export const NonceSchema = Type.String({
+const NonceSchema = Type.String({
   $id: 'Nonce',
   description: 'A single-use challenge nonce, base64url.',
   pattern: '^[A-Za-z0-9_-]{1,128}$',
 });
-export type Nonce = Static<typeof NonceSchema>;
 
 export const SignatureSchema = Type.String({
   $id: 'Signature',
   description: 'Ed25519 signature of the UTF-8 challenge message: base64 (or hex) of 64 bytes.',
   pattern: '^[A-Za-z0-9+/=_-]{1,256}$',
 });
-export type Signature = Static<typeof SignatureSchema>;
 
 export const PublicKeySchema = Type.String({
   $id: 'PublicKey',
@@ -26,7 +24,6 @@ export const PublicKeySchema = Type.String({
     'Ed25519 public key: base64 (or hex) of the raw 32 bytes, or base64 DER SubjectPublicKeyInfo.',
   pattern: '^[A-Za-z0-9+/=_-]{1,256}$',
 });
-export type PublicKey = Static<typeof PublicKeySchema>;
 
 export const ChallengeRequestSchema = Type.Object(
   { partyId: inline(PartyIdSchema) },
@@ -36,7 +33,6 @@ export const ChallengeRequestSchema = Type.Object(
     additionalProperties: false,
   },
 );
-export type ChallengeRequest = Static<typeof ChallengeRequestSchema>;
 
 export const ChallengeSchema = Type.Object(
   {
@@ -76,7 +72,7 @@ export const WalletTokenSchema = Type.Object(
 );
 export type WalletToken = Static<typeof WalletTokenSchema>;
 
-export const WalletLoginStartSchema = Type.Object(
+const WalletLoginStartSchema = Type.Object(
   { partyId: inline(PartyIdSchema) },
   {
     $id: 'WalletLoginStart',
@@ -84,14 +80,12 @@ export const WalletLoginStartSchema = Type.Object(
     additionalProperties: false,
   },
 );
-export type WalletLoginStart = Static<typeof WalletLoginStartSchema>;
 
-export const WalletLoginFinishSchema = Type.Object(signedAnswer, {
+const WalletLoginFinishSchema = Type.Object(signedAnswer, {
   $id: 'WalletLoginFinish',
   description: 'Second step of `POST /api/sdk/wallet-login`: answered with a DeveloperSession.',
   additionalProperties: false,
 });
-export type WalletLoginFinish = Static<typeof WalletLoginFinishSchema>;
 
 /**
  * The finishing step comes first: a validator that strips unknown properties while trying
@@ -101,7 +95,6 @@ export const WalletLoginRequestSchema = Type.Union(
   [inline(WalletLoginFinishSchema), inline(WalletLoginStartSchema)],
   { $id: 'WalletLoginRequest', description: 'Body of `POST /api/sdk/wallet-login`, either step.' },
 );
-export type WalletLoginRequest = Static<typeof WalletLoginRequestSchema>;
 
 export const DeveloperSessionSchema = Type.Object(
   {
@@ -123,14 +116,12 @@ export const WalletLoginResponseSchema = Type.Union(
   [inline(DeveloperSessionSchema), inline(ChallengeSchema)],
   { $id: 'WalletLoginResponse', description: 'Answer of `POST /api/sdk/wallet-login`.' },
 );
-export type WalletLoginResponse = Static<typeof WalletLoginResponseSchema>;
 
 export const ApiKeyIdSchema = Type.String({
   $id: 'ApiKeyId',
   description: 'The id of an API key (not the key itself).',
   pattern: '^[A-Za-z0-9_-]{1,64}$',
 });
-export type ApiKeyId = Static<typeof ApiKeyIdSchema>;
 
 export const ApiKeyCreateSchema = Type.Object(
   {

@@ -46,7 +46,7 @@ function isDateTime(value: string): boolean {
  * server brings its own. Registering here keeps `Value.Check` meaningful wherever the schemas are
  * imported. Idempotent, and it leaves a checker someone registered first in place.
  */
-export function registerWireFormats(): void {
+function registerWireFormats(): void {
   if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', isDateTime);
 }
 registerWireFormats();
@@ -85,7 +85,6 @@ export const AmountStringSchema = Type.String({
   pattern: `^\\d{1,${AMOUNT_INTEGER_DIGITS_MAX}}(\\.\\d{1,${AMOUNT_DECIMALS}})?$`,
   examples: ['100', '0.0000000001'],
 });
-export type AmountString = Static<typeof AmountStringSchema>;
 
 export const DecimalStringSchema = Type.String({
   $id: 'DecimalString',
@@ -95,7 +94,6 @@ export const DecimalStringSchema = Type.String({
   pattern: '^-?\\d{1,40}(\\.\\d{1,40})?$',
   examples: ['0.145', '0.0123', '-0.02'],
 });
-export type DecimalString = Static<typeof DecimalStringSchema>;
 
 /**
  * The hint is what party-id.ts accepts: the party-id alphabet, no `::` and no trailing `:`
@@ -112,7 +110,6 @@ export const PartyIdSchema = Type.String({
   pattern: `^${PARTY_HINT}::1220[0-9a-f]{64}$`,
   examples: ['alice::1220035a791d845bbb8195615e7eccd7a57c2ec4075c2e88695f194bab4e0194a889'],
 });
-export type PartyId = Static<typeof PartyIdSchema>;
 
 export const PartyHintSchema = Type.String({
   $id: 'PartyHint',
@@ -121,14 +118,12 @@ export const PartyHintSchema = Type.String({
   maxLength: PARTY_HINT_LENGTH_MAX,
   pattern: `^${PARTY_HINT}$`,
 });
-export type PartyHint = Static<typeof PartyHintSchema>;
 
 export const TimestampSchema = Type.String({
   $id: 'Timestamp',
   description: 'An instant as an ISO 8601 / RFC 3339 string, e.g. `2026-11-22T13:40:00.000Z`.',
   format: 'date-time',
 });
-export type Timestamp = Static<typeof TimestampSchema>;
 
 export const TokenSymbolSchema = Type.String({
   $id: 'TokenSymbol',
@@ -136,21 +131,18 @@ export const TokenSymbolSchema = Type.String({
   minLength: 1,
   maxLength: 128,
 });
-export type TokenSymbol = Static<typeof TokenSymbolSchema>;
 
 export const PoolIdSchema = Type.String({
   $id: 'PoolId',
   description: 'A pool id; URL-safe so that it can stand in a path without escaping.',
   pattern: '^[A-Za-z0-9._~-]{1,128}$',
 });
-export type PoolId = Static<typeof PoolIdSchema>;
 
 export const IntentIdSchema = Type.String({
   $id: 'IntentId',
   description: 'A swap intent id.',
   pattern: '^[A-Za-z0-9_-]{1,64}$',
 });
-export type IntentId = Static<typeof IntentIdSchema>;
 
 export const UpdateIdSchema = Type.String({
   $id: 'UpdateId',
@@ -158,7 +150,6 @@ export const UpdateIdSchema = Type.String({
   minLength: 1,
   maxLength: 255,
 });
-export type UpdateId = Static<typeof UpdateIdSchema>;
 
 export const SlippageToleranceSchema = Type.Number({
   $id: 'SlippageTolerance',
@@ -166,7 +157,6 @@ export const SlippageToleranceSchema = Type.Number({
   minimum: 0.001,
   maximum: 0.05,
 });
-export type SlippageTolerance = Static<typeof SlippageToleranceSchema>;
 
 /** The type is `SwapState` of swap-state.ts; no second name is exported for it. */
 export const SwapStateSchema = enumOf(SWAP_STATES, {
@@ -209,7 +199,6 @@ export const PoolIdParamsSchema = Type.Object(
     additionalProperties: false,
   },
 );
-export type PoolIdParams = Static<typeof PoolIdParamsSchema>;
 
 export const IntentIdParamsSchema = Type.Object(
   { intentId: inline(IntentIdSchema) },
@@ -219,7 +208,6 @@ export const IntentIdParamsSchema = Type.Object(
     additionalProperties: false,
   },
 );
-export type IntentIdParams = Static<typeof IntentIdParamsSchema>;
 
 export const PartyIdParamsSchema = Type.Object(
   { partyId: inline(PartyIdSchema) },

@@ -18,8 +18,8 @@ import {
 } from './common.js';
 
 /** A year of ledger time: more than any demo needs, small enough to catch a unit mistake. */
-export const CLOCK_ADVANCE_MS_MAX = 365 * 24 * 60 * 60 * 1000;
-export const FAULT_LATENCY_MS_MAX = 60_000;
+const CLOCK_ADVANCE_MS_MAX = 365 * 24 * 60 * 60 * 1000;
+const FAULT_LATENCY_MS_MAX = 60_000;
 
 const closed = (id: string, description: string) =>
   ({ $id: id, description, additionalProperties: false }) as const;
@@ -76,7 +76,7 @@ export const DevnetFaucetResultSchema = Type.Object(
 );
 export type DevnetFaucetResult = Static<typeof DevnetFaucetResultSchema>;
 
-export const DevnetHoldingSchema = Type.Object(
+const DevnetHoldingSchema = Type.Object(
   {
     token: inline(TokenSymbolSchema),
     admin: admin("The token's admin."),
@@ -84,13 +84,11 @@ export const DevnetHoldingSchema = Type.Object(
   },
   { $id: 'DevnetHolding', description: "A party's balance of one instrument." },
 );
-export type DevnetHolding = Static<typeof DevnetHoldingSchema>;
 
 export const DevnetHoldingsSchema = Type.Object(
   { holdings: Type.Array(inline(DevnetHoldingSchema)) },
   { $id: 'DevnetHoldings', description: 'Balances of a party, per instrument.' },
 );
-export type DevnetHoldings = Static<typeof DevnetHoldingsSchema>;
 
 /** A party's balances as the devnet answers them: per instrument, spendable and locked apart. */
 export const DevnetBalancesSchema = Type.Object(
@@ -123,7 +121,7 @@ export const DevnetTransferRequestSchema = Type.Object(
 export type DevnetTransferRequest = Static<typeof DevnetTransferRequestSchema>;
 
 /** Header names are lower case as servers see them; other headers pass, so this stays open. */
-export const DevnetSignedHeadersSchema = Type.Object(
+const DevnetSignedHeadersSchema = Type.Object(
   {
     'x-party-signature': inline(SignatureSchema, {
       description:
@@ -132,7 +130,6 @@ export const DevnetSignedHeadersSchema = Type.Object(
   },
   { $id: 'DevnetSignedHeaders', description: 'Headers of devnet calls that act for a party.' },
 );
-export type DevnetSignedHeaders = Static<typeof DevnetSignedHeadersSchema>;
 
 export const DevnetTransferResultSchema = Type.Object(
   {
@@ -146,7 +143,7 @@ export const DevnetTransferResultSchema = Type.Object(
 );
 export type DevnetTransferResult = Static<typeof DevnetTransferResultSchema>;
 
-export const DevnetOfferSchema = Type.Object(
+const DevnetOfferSchema = Type.Object(
   {
     offerId,
     sender: inline(PartyIdSchema),

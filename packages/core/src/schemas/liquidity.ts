@@ -50,7 +50,7 @@ const SlippageBpsSchema = Type.Integer({
     'How far below the expected units the minted units may fall, in basis points (50 = 0.5 %); fewer and both sides are returned.',
 });
 
-export const LiquidityIntentIdSchema = Type.String({
+const LiquidityIntentIdSchema = Type.String({
   $id: 'LiquidityIntentId',
   description: 'A liquidity intent id, `liq_` and 26 symbols.',
   pattern: '^liq_[0-9A-Z]{26}$',
@@ -78,7 +78,7 @@ export type CreateLiquidityIntentBody = Static<typeof CreateLiquidityIntentBodyS
 const sideAmounts = (description: string) =>
   Type.Object({ a: amount(`${description}: token A.`), b: amount(`${description}: token B.`) });
 
-export const LiquidityDepositSchema = Type.Object({
+const LiquidityDepositSchema = Type.Object({
   side: enumOf(['a', 'b'] as const, { description: 'The pool side it funds.' }),
   amount: amount('Amount received.'),
   status: enumOf(
@@ -214,7 +214,7 @@ export const WithdrawalIdParamsSchema = Type.Object({
   withdrawalId: Type.String({ pattern: '^wdr_[A-Za-z0-9_-]{16}$' }),
 });
 
-export const PositionSchema = Type.Object(
+const PositionSchema = Type.Object(
   {
     poolId: inline(PoolIdSchema),
     tokenA: inline(TokenSymbolSchema),

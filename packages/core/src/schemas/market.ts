@@ -35,7 +35,7 @@ export const TokenListSchema = Type.Object(
 );
 export type TokenList = Static<typeof TokenListSchema>;
 
-export const PoolSideSchema = Type.Object(
+const PoolSideSchema = Type.Object(
   {
     name: inline(TokenSymbolSchema),
     admin: inline(PartyIdSchema, { description: "The token's admin party." }),
@@ -74,7 +74,7 @@ export const PoolListSchema = Type.Object(
 export type PoolList = Static<typeof PoolListSchema>;
 
 export const POOL_STATS_DAYS_DEFAULT = 7;
-export const POOL_STATS_DAYS_MAX = 365;
+const POOL_STATS_DAYS_MAX = 365;
 
 export const PoolStatsQuerySchema = Type.Object(
   {
@@ -93,9 +93,8 @@ export const PoolStatsQuerySchema = Type.Object(
     additionalProperties: false,
   },
 );
-export type PoolStatsQuery = Static<typeof PoolStatsQuerySchema>;
 
-export const AprMetaSchema = Type.Object(
+const AprMetaSchema = Type.Object(
   {
     lookbackDays: Type.Integer({ minimum: 1, description: 'Days of LP fees the APR is from.' }),
     from: inline(TimestampSchema, { description: 'Start of the lookback window.' }),
@@ -148,7 +147,7 @@ export const TickerSchema = Type.Object(
 export type Ticker = Static<typeof TickerSchema>;
 
 /** The windows a pool's history is asked for: hourly points over each. */
-export const POOL_HISTORY_PERIODS = ['24h', '7d', '30d'] as const;
+const POOL_HISTORY_PERIODS = ['24h', '7d', '30d'] as const;
 export type PoolHistoryPeriod = (typeof POOL_HISTORY_PERIODS)[number];
 
 export const PoolHistoryQuerySchema = Type.Object(
@@ -163,9 +162,8 @@ export const PoolHistoryQuerySchema = Type.Object(
     additionalProperties: false,
   },
 );
-export type PoolHistoryQuery = Static<typeof PoolHistoryQuerySchema>;
 
-export const PoolHistoryPointSchema = Type.Object(
+const PoolHistoryPointSchema = Type.Object(
   {
     hour: inline(TimestampSchema, { description: 'Start of the hour (UTC).' }),
     reserveA: inline(AmountStringSchema, { description: 'Effective reserve of tokenA.' }),
@@ -206,7 +204,7 @@ export const PoolHistorySchema = Type.Object(
 );
 export type PoolHistory = Static<typeof PoolHistorySchema>;
 
-export const POOL_TRADES_LIMIT_MAX = 100;
+const POOL_TRADES_LIMIT_MAX = 100;
 export const POOL_TRADES_LIMIT_DEFAULT = 20;
 
 export const PoolTradesQuerySchema = Type.Object(
@@ -226,9 +224,8 @@ export const PoolTradesQuerySchema = Type.Object(
     additionalProperties: false,
   },
 );
-export type PoolTradesQuery = Static<typeof PoolTradesQuerySchema>;
 
-export const PoolTradeSchema = Type.Object(
+const PoolTradeSchema = Type.Object(
   {
     at: inline(TimestampSchema, { description: 'When the swap executed.' }),
     inputToken: inline(TokenSymbolSchema),

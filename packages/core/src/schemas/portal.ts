@@ -20,14 +20,13 @@ import {
   UpdateIdSchema,
 } from './common.js';
 
-export const PORTAL_PERIODS = ['24h', '7d', '30d', 'all'] as const;
+const PORTAL_PERIODS = ['24h', '7d', '30d', 'all'] as const;
 export type PortalPeriod = (typeof PORTAL_PERIODS)[number];
 
-export const PORTAL_BUCKETS = ['hour', 'day', 'month'] as const;
+const PORTAL_BUCKETS = ['hour', 'day', 'month'] as const;
 export type PortalBucket = (typeof PORTAL_BUCKETS)[number];
 
-export const COLLECTION_STATUSES = ['pending', 'offered', 'collected', 'returned'] as const;
-export type CollectionStatus = (typeof COLLECTION_STATUSES)[number];
+const COLLECTION_STATUSES = ['pending', 'offered', 'collected', 'returned'] as const;
 
 const period = enumOf(PORTAL_PERIODS, {
   description: 'The period: the last 24 hours, 7 days, 30 days, or all time.',
@@ -59,7 +58,7 @@ export const PortalQuerySchema = Type.Object(
 );
 export type PortalQuery = Static<typeof PortalQuerySchema>;
 
-export const EarningsLineSchema = Type.Object(
+const EarningsLineSchema = Type.Object(
   {
     ...token,
     earned: amount('Earnings of completed swaps in the period.'),
@@ -80,7 +79,7 @@ export const EarningsLineSchema = Type.Object(
 );
 export type EarningsLine = Static<typeof EarningsLineSchema>;
 
-export const EarningsPointSchema = Type.Object(
+const EarningsPointSchema = Type.Object(
   {
     start: at('Start of the bucket.'),
     ...token,
@@ -108,7 +107,7 @@ export const EarningsSchema = Type.Object(
 );
 export type Earnings = Static<typeof EarningsSchema>;
 
-export const UsagePointSchema = Type.Object(
+const UsagePointSchema = Type.Object(
   {
     start: at('Start of the bucket.'),
     swaps: Type.Integer({ minimum: 0, description: 'Swaps executed.' }),
@@ -124,7 +123,7 @@ export const UsagePointSchema = Type.Object(
 );
 export type UsagePoint = Static<typeof UsagePointSchema>;
 
-export const KeyUsageSchema = Type.Object(
+const KeyUsageSchema = Type.Object(
   {
     keyId: inline(ApiKeyIdSchema),
     name: Type.Union([Type.String(), Type.Null()], { description: 'The label; null when none.' }),
@@ -173,7 +172,6 @@ export const CollectionCreateSchema = Type.Object(
     additionalProperties: false,
   },
 );
-export type CollectionCreate = Static<typeof CollectionCreateSchema>;
 
 export const CollectionSchema = Type.Object(
   {

@@ -15,7 +15,7 @@ import {
   SettlementSafetySchema,
 } from './common.js';
 
-export const AmbiguousCandidateSchema = Type.Object(
+const AmbiguousCandidateSchema = Type.Object(
   {
     poolId: inline(PoolIdSchema),
     fromAdmin: inline(PartyIdSchema, { description: 'Admin of the input token in this pool.' }),
@@ -28,14 +28,13 @@ export const AmbiguousCandidateSchema = Type.Object(
 );
 export type AmbiguousCandidate = Static<typeof AmbiguousCandidateSchema>;
 
-export const ValidationIssueSchema = Type.Object(
+const ValidationIssueSchema = Type.Object(
   {
     path: Type.String({ description: 'JSON Pointer to the offending value; empty for the root.' }),
     message: Type.String({ description: 'What is wrong with it.' }),
   },
   { $id: 'ValidationIssue', description: 'One reason a request was invalid.' },
 );
-export type ValidationIssue = Static<typeof ValidationIssueSchema>;
 
 export const ProblemSchema = Type.Object(
   {
@@ -71,7 +70,6 @@ export const ProblemSchema = Type.Object(
   },
   { $id: 'Problem', description: 'An error (RFC 9457 `application/problem+json`).' },
 );
-export type Problem = Static<typeof ProblemSchema>;
 
 export const PROBLEM_SCHEMAS = [
   AmbiguousCandidateSchema,

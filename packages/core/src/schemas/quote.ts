@@ -49,7 +49,7 @@ export const QuoteQuerySchema = Type.Object(
 );
 export type QuoteQuery = Static<typeof QuoteQuerySchema>;
 
-export const NetworkFeePolicySchema = Type.Object(
+const NetworkFeePolicySchema = Type.Object(
   {
     targetType,
     chargeBps: bps('Charged share of the network fee; 5000 is a 50 % discount.'),
@@ -60,7 +60,7 @@ export const NetworkFeePolicySchema = Type.Object(
 );
 export type NetworkFeePolicy = Static<typeof NetworkFeePolicySchema>;
 
-export const PlatformFeePolicySchema = Type.Object(
+const PlatformFeePolicySchema = Type.Object(
   {
     targetType,
     chargeBps: bps('Charged share of the platform fee; 7000 is a 30 % discount.'),
@@ -72,7 +72,7 @@ export const PlatformFeePolicySchema = Type.Object(
 );
 export type PlatformFeePolicy = Static<typeof PlatformFeePolicySchema>;
 
-export const EstimatedTrafficCostSchema = Type.Object(
+const EstimatedTrafficCostSchema = Type.Object(
   {
     bytes: Type.Integer({ minimum: 0, description: 'Traffic of the payout transfer.' }),
     usd: amount('Its cost in USD, rounded up.'),

@@ -30,17 +30,16 @@ const at = (description: string) => inline(TimestampSchema, { description });
 
 export const SLIPPAGE_TOLERANCE_DEFAULT = 0.05;
 export const TRACK_LIMIT_DEFAULT = 20;
-export const TRACK_LIMIT_MAX = 100;
+const TRACK_LIMIT_MAX = 100;
 
-export const DepositReferenceSchema = Type.String({
+const DepositReferenceSchema = Type.String({
   $id: 'DepositReference',
   description: 'Short unguessable reference to pass as the deposit reason, e.g. `pp-7KQ2M9XC`.',
   pattern: '^[A-Za-z0-9_-]{1,32}$',
 });
-export type DepositReference = Static<typeof DepositReferenceSchema>;
 
 /** The longest `Idempotency-Key` accepted: room for a UUID with a prefix, or an order id. */
-export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
+const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
 
 /** Printable ASCII without the space, as one header value can carry it unquoted. */
 export const IdempotencyKeySchema = Type.String({
@@ -48,7 +47,6 @@ export const IdempotencyKeySchema = Type.String({
   description: `Client-chosen key that makes a retried POST safe: 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} printable ASCII characters, no spaces.`,
   pattern: `^[\\x21-\\x7E]{1,${IDEMPOTENCY_KEY_LENGTH_MAX}}$`,
 });
-export type IdempotencyKey = Static<typeof IdempotencyKeySchema>;
 
 export const CreateSwapBodySchema = Type.Object(
   {
@@ -98,9 +96,8 @@ export const IdempotencyHeadersSchema = Type.Object(
     description: 'Headers, beyond authentication, of every POST that takes an `Idempotency-Key`.',
   },
 );
-export type IdempotencyHeaders = Static<typeof IdempotencyHeadersSchema>;
 
-export const SwapInstructionsSchema = Type.Object(
+const SwapInstructionsSchema = Type.Object(
   {
     transferTo: inline(PartyIdSchema, { description: 'The pool swap party to send to.' }),
     amount: amount('Exactly this much.'),
@@ -154,7 +151,7 @@ export const SwapIntentSchema = Type.Object(
 );
 export type SwapIntent = Static<typeof SwapIntentSchema>;
 
-export const FailureReasonSchema = Type.Object(
+const FailureReasonSchema = Type.Object(
   {
     code: Type.String({
       minLength: 1,
@@ -166,7 +163,7 @@ export const FailureReasonSchema = Type.Object(
 );
 export type FailureReason = Static<typeof FailureReasonSchema>;
 
-export const DepositFactSchema = Type.Object(
+const DepositFactSchema = Type.Object(
   {
     amount: amount('Amount deposited.'),
     updateId: inline(UpdateIdSchema),
@@ -196,7 +193,7 @@ const legFields = {
   }),
 };
 
-export const LegSchema = Type.Object(legFields, {
+const LegSchema = Type.Object(legFields, {
   $id: 'Leg',
   description:
     'A transfer to the depositor (docs/spec/lifecycle.md#payout-and-refund-legs). To a party ' +
@@ -205,7 +202,7 @@ export const LegSchema = Type.Object(legFields, {
 });
 export type Leg = Static<typeof LegSchema>;
 
-export const RefundLegSchema = Type.Object(
+const RefundLegSchema = Type.Object(
   {
     ...legFields,
     amount: amount('Amount returned: the deposit minus the network fee.'),
@@ -215,7 +212,7 @@ export const RefundLegSchema = Type.Object(
 );
 export type RefundLeg = Static<typeof RefundLegSchema>;
 
-export const HistoryEntrySchema = Type.Object(
+const HistoryEntrySchema = Type.Object(
   { status: inline(SwapStateSchema), at: at('When the state was entered.') },
   { $id: 'HistoryEntry', description: 'One state change.' },
 );
@@ -288,7 +285,6 @@ export const TrackQuerySchema = Type.Object(
     additionalProperties: false,
   },
 );
-export type TrackQuery = Static<typeof TrackQuerySchema>;
 
 export const TrackResultSchema = Type.Object(
   {

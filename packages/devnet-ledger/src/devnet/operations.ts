@@ -68,7 +68,7 @@ import {
  * ledger does not allow (a transfer to oneself, accepting someone else's offer): the catalogue has
  * no 403 for that, and the signature itself is fine, so it is a 400. An expired offer is `gone`.
  */
-export const LEDGER_ERROR_PROBLEMS: Readonly<Record<LedgerErrorCode, ErrorCode>> = Object.freeze({
+const LEDGER_ERROR_PROBLEMS: Readonly<Record<LedgerErrorCode, ErrorCode>> = Object.freeze({
   unknown_party: 'not_found',
   unknown_instrument: 'token_not_found',
   insufficient_holdings: 'validation_error',
@@ -150,7 +150,7 @@ export function balancesOf(holdings: readonly Holding[]): HoldingBalance[] {
     }));
 }
 
-export function offerToWire(offer: TransferOffer): DevnetOffer {
+function offerToWire(offer: TransferOffer): DevnetOffer {
   return {
     offerId: offer.offerId,
     sender: offer.sender,

@@ -65,7 +65,7 @@ export interface DevnetSeedFileOptions {
 }
 
 /** The progress line of a seed step, as `serve` prints it. */
-export function seedProgressLine(step: DevnetSeedStep, done: number, total: number): string {
+function seedProgressLine(step: DevnetSeedStep, done: number, total: number): string {
   return `seeding devnet: ${step} ${done}/${total}`;
 }
 

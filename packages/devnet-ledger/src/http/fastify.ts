@@ -17,15 +17,15 @@ import {
 } from './problems.js';
 
 /** Request bodies are JSON documents of a few kilobytes; anything larger is a mistake. */
-export const BODY_LIMIT_BYTES = 64 * 1024;
+const BODY_LIMIT_BYTES = 64 * 1024;
 /** How long the headers, and the whole request, may take to arrive. */
-export const HEADERS_TIMEOUT_MS = 10_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** How often Node looks for requests past those timeouts (its default is 30 s). */
 const CONNECTIONS_CHECKING_INTERVAL_MS = 500;
 /** Open connections at most; one beyond is closed before HTTP sees it. */
-export const CONNECTIONS_MAX = 10_000;
+const CONNECTIONS_MAX = 10_000;
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -33,7 +33,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
  * The headers every answer carries: a JSON document opened in a browser loads and runs nothing
  * and is not framed (the header set helmet gives an API, as the service answers with).
  */
-export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
+const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
   [
     'Content-Security-Policy',
     "default-src 'none';base-uri 'none';form-action 'none';frame-ancestors 'none'",

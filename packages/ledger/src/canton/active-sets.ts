@@ -16,7 +16,7 @@ import type { Offset } from '../port.js';
 import { type CreatedEvent, type JsGetUpdatesResponse, sameEntity } from './wire/index.js';
 
 /** Sets kept (a party and an interface each); the least recently read goes first. */
-export const ACTIVE_SETS_KEPT = 256;
+const ACTIVE_SETS_KEPT = 256;
 /** A set further behind than this many offsets is listed again rather than caught up. */
 export const DELTA_OFFSETS_MAX = 2_000;
 /** Catch-ups of a set before it is listed whole again. */

@@ -138,7 +138,7 @@ function oauth2Source(
 }
 
 /** The `access_token` and `expires_in` (seconds) of an RFC 6749 token response, or null. */
-export function parseTokenResponse(
+function parseTokenResponse(
   text: string,
 ): { readonly accessToken: string; readonly expiresIn: number | null } | null {
   let body: unknown;

@@ -97,7 +97,7 @@ export function withChoiceContext(
   };
 }
 
-export function exerciseCommand(
+function exerciseCommand(
   interfaceId: string,
   contractId: string,
   choice: string,

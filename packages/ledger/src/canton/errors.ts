@@ -10,7 +10,7 @@
 import { LedgerError, type LedgerErrorCode } from '../port.js';
 
 /** Canton's error categories, by the `errorCategory` number of a `JsCantonError`. */
-export const CANTON_ERROR_CATEGORY = {
+const CANTON_ERROR_CATEGORY = {
   transientServerFailure: 1,
   contentionOnSharedResources: 2,
   deadlineExceededRequestStateUnknown: 3,
@@ -43,7 +43,7 @@ export interface CantonErrorBody {
 export type RequestKind = 'read' | 'submit' | 'offer';
 
 /** A refusal that is not an error for the caller: the command already committed. */
-export const DUPLICATE_COMMAND = 'DUPLICATE_COMMAND';
+const DUPLICATE_COMMAND = 'DUPLICATE_COMMAND';
 
 const PORT_CODES: ReadonlySet<string> = new Set<LedgerErrorCode>([
   'unknown_party',

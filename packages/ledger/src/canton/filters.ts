@@ -31,7 +31,7 @@ export function interfaceFilter(interfaceId: string): CumulativeFilter {
 }
 
 /** Holdings and transfer instructions: everything the port reads. */
-export const TOKEN_STANDARD_FILTERS: readonly CumulativeFilter[] = [
+const TOKEN_STANDARD_FILTERS: readonly CumulativeFilter[] = [
   interfaceFilter(HOLDING_INTERFACE_ID),
   interfaceFilter(TRANSFER_INSTRUCTION_INTERFACE_ID),
 ];

@@ -70,11 +70,11 @@ import {
   TRANSFER_INSTRUCTION_INTERFACE_ID,
 } from './wire/index.js';
 
-export const DEFAULT_SUBMIT_TIMEOUT_MS = 30_000;
+const DEFAULT_SUBMIT_TIMEOUT_MS = 30_000;
 /** Commands of this process answered without asking the ledger: the latest this many. */
 const SUBMITTED_KEPT = 100_000;
 /** Lifetime of an offer whose command gives no `executeBefore`. */
-export const DEFAULT_OFFER_LIFETIME_MS = 24 * 60 * 60_000;
+const DEFAULT_OFFER_LIFETIME_MS = 24 * 60 * 60_000;
 
 /** A command this process committed, with what the port answered for it. */
 interface Submitted {

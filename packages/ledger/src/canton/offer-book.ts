@@ -21,7 +21,7 @@ import {
  * (several subscriptions, a resubscription); beyond this many, the oldest are forgotten and
  * fetched again should they be needed.
  */
-export const ENDED_OFFERS_KEPT = 10_000;
+const ENDED_OFFERS_KEPT = 10_000;
 
 export class OfferBook {
   private readonly offers = new Map<string, TransferOffer>();

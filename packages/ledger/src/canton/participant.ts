@@ -36,7 +36,7 @@ import {
 import { webSocketList } from './ws-list.js';
 
 /** Completions one page of the completions stream asks for. */
-export const COMPLETIONS_PAGE_SIZE = 500;
+const COMPLETIONS_PAGE_SIZE = 500;
 /** How long the participant waits for more completions before answering a page. */
 const COMPLETIONS_IDLE_MS = 200;
 
@@ -47,7 +47,7 @@ export function namespaceOf(id: string): string | null {
 }
 
 /** A 404 or Canton's "resource missing" category: the thing asked for does not exist. */
-export function isNotFound(error: unknown): boolean {
+function isNotFound(error: unknown): boolean {
   if (!(error instanceof CantonRequestError) || error.failure.kind !== 'status') return false;
   const { status, body } = error.failure;
   const category = (body as { errorCategory?: unknown } | undefined)?.errorCategory;

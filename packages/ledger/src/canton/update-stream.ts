@@ -16,16 +16,16 @@ import { type JsonHttpClient, joinUrl } from './http.js';
 import type { DecodedUpdatesItem, JsGetUpdatesResponse } from './wire/index.js';
 
 /** Marks the WebSocket request as authenticated by a subprotocol (Canton's convention). */
-export const WS_AUTH_PROTOCOL = 'daml.ws.auth';
-export const WS_TOKEN_PROTOCOL_PREFIX = 'jwt.token.';
+const WS_AUTH_PROTOCOL = 'daml.ws.auth';
+const WS_TOKEN_PROTOCOL_PREFIX = 'jwt.token.';
 /** A handshake not answered by then counts as a dropped stream. */
-export const WS_HANDSHAKE_TIMEOUT_MS = 30_000;
+const WS_HANDSHAKE_TIMEOUT_MS = 30_000;
 /** Items buffered from the socket before it is paused until the reader catches up. */
 const WS_BUFFER_HIGH = 1_000;
 /** Items one HTTP page asks for. */
-export const HTTP_PAGE_SIZE = 200;
+const HTTP_PAGE_SIZE = 200;
 /** How often HTTP polling looks for a new ledger end once it has caught up. */
-export const HTTP_POLL_INTERVAL_MS = 250;
+const HTTP_POLL_INTERVAL_MS = 250;
 
 export interface StreamContext {
   readonly http: JsonHttpClient;

@@ -5,7 +5,7 @@
  */
 import type { InjectedFaults, LedgerFaults } from './control.js';
 
-export const DEFAULT_FAULT_SEED = 0x5eed;
+const DEFAULT_FAULT_SEED = 0x5eed;
 
 /** mulberry32: a small, well-distributed 32-bit generator; enough for test faults. */
 export function seededRandom(seed: number): () => number {
@@ -27,7 +27,7 @@ const RATE_KEYS = [
 ] as const;
 
 /** Refuses rates outside [0, 1] and negative latency: a typo must not silently disable a fault. */
-export function checkFaults(faults: LedgerFaults): void {
+function checkFaults(faults: LedgerFaults): void {
   for (const key of RATE_KEYS) {
     const rate = faults[key];
     if (rate !== undefined && !(rate >= 0 && rate <= 1)) {

@@ -23,10 +23,10 @@ import { type LedgerState, requireInstrument, requireParty } from './state.js';
 
 const PARTY_HINT = /^[A-Za-z0-9_-]+$/;
 /** 255 characters of party id, less `::` and a 68-character fingerprint. */
-export const PARTY_HINT_LENGTH_MAX = 185;
+const PARTY_HINT_LENGTH_MAX = 185;
 const NAMESPACE = /^1220[0-9a-f]{64}$/;
 
-export function checkHint(hint: unknown): string {
+function checkHint(hint: unknown): string {
   if (typeof hint !== 'string' || !PARTY_HINT.test(hint)) {
     throw new RangeError(`party hint must be a non-empty string of A-Z a-z 0-9 _ -`);
   }

@@ -119,12 +119,6 @@ export function createLedgerState(genesis: GenesisEntry): LedgerState {
   };
 }
 
-// --- queries ------------------------------------------------------------------------------
-
-export function ledgerEnd(state: LedgerState): number {
-  return state.updates.length;
-}
-
 export function lastRecordTimeMs(state: LedgerState): number {
   return state.updates.at(-1)?.recordTime.getTime() ?? state.genesisMs;
 }

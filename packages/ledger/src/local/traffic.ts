@@ -10,9 +10,9 @@
  */
 import type { LedgerEvent } from '../port.js';
 
-export const TRANSACTION_OVERHEAD_BYTES = 11_000;
-export const EVENT_OVERHEAD_BYTES = 8_000;
-export const PAYLOAD_BYTES_PER_CHAR = 2;
+const TRANSACTION_OVERHEAD_BYTES = 11_000;
+const EVENT_OVERHEAD_BYTES = 8_000;
+const PAYLOAD_BYTES_PER_CHAR = 2;
 
 export function trafficBytesOf(events: readonly LedgerEvent[]): number {
   let bytes = TRANSACTION_OVERHEAD_BYTES;

@@ -49,7 +49,7 @@ export function positiveAmount(text: string): Amount {
 }
 
 /** Largest-first selection of unlocked holdings covering `amount`; throws when they cannot. */
-export function selectHoldings(
+function selectHoldings(
   state: LedgerState,
   owner: string,
   instrument: Instrument,

@@ -79,10 +79,10 @@ import {
 } from './treasury.js';
 
 /** Open flags listed at most by `admin flags list`. */
-export const FLAGS_LIST_MAX = 500;
+const FLAGS_LIST_MAX = 500;
 /** Audit entries listed by default, and at most, by `admin audit list`. */
-export const AUDIT_LIST_DEFAULT = 50;
-export const AUDIT_LIST_MAX = 10_000;
+const AUDIT_LIST_DEFAULT = 50;
+const AUDIT_LIST_MAX = 10_000;
 
 export type CommandFlags = Record<string, string | boolean | undefined>;
 
@@ -562,7 +562,7 @@ interface PoolAddOptions extends Audited {
 }
 
 /** The pool an operator asked for, checked before the ledger or the store is reached. */
-export function poolOpeningOf(options: PoolAddOptions): PoolOpening {
+function poolOpeningOf(options: PoolAddOptions): PoolOpening {
   const base = parseInstrument('--base', options.base);
   const quote = parseInstrument('--quote', options.quote);
   return {
@@ -583,7 +583,7 @@ export function poolOpeningOf(options: PoolAddOptions): PoolOpening {
 }
 
 /** A new pool's fee unless `--fee-bps` says otherwise: the devnet pools' 0.3 %. */
-export const POOL_FEE_BPS_DEFAULT = 30;
+const POOL_FEE_BPS_DEFAULT = 30;
 
 /**
  * Runs `use` with a ledger opened from the command's flags, closed afterwards; a ledger's refusal

@@ -7,11 +7,6 @@
 import type { Instrument } from '@poolparty/core';
 import { AdminError } from './admin-error.js';
 
-/** How the devnet ledger server lists the pools it seeded. */
-export interface DevnetPoolManifest {
-  readonly pools: readonly DevnetPoolEntry[];
-}
-
 export interface DevnetPoolEntry {
   readonly poolId: string;
   readonly tokenA: Instrument;

@@ -27,7 +27,7 @@ import {
 import { AdminError } from './admin-error.js';
 
 /** Policies listed at most by `admin discounts list`. */
-export const DISCOUNTS_LIST_MAX = 1_000;
+const DISCOUNTS_LIST_MAX = 1_000;
 
 export interface Attribution {
   readonly actor: string;

@@ -6,7 +6,7 @@ import { userInfo } from 'node:os';
 import type { Instrument } from '@poolparty/core';
 import { AdminError } from './admin-error.js';
 
-export const BPS_FULL = 10_000;
+const BPS_FULL = 10_000;
 
 /** A share of a fee still charged, in basis points: a whole number 0…10000. */
 export function parseChargeBps(option: string, text: string): number {

@@ -17,7 +17,7 @@ import { DEFAULT_RATE_LIMITS } from '../auth/rate-limits.js';
 import { AdminError } from './admin-error.js';
 import type { Attribution } from './discounts.js';
 
-export const KEYS_LIST_MAX = 1_000;
+const KEYS_LIST_MAX = 1_000;
 
 /** New limits; an absent field stays as it is, null restores the service default. */
 export interface LimitChange {

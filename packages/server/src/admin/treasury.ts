@@ -26,7 +26,7 @@ import {
 import { AdminError } from './admin-error.js';
 
 /** Pools one `treasury sweep` without `--pool`, or one `treasury list`, takes at most. */
-export const TREASURY_POOLS_MAX = 500;
+const TREASURY_POOLS_MAX = 500;
 /** Sweeps `treasury list` shows by default, and at most. */
 export const SWEEPS_LIST_DEFAULT = 50;
 export const SWEEPS_LIST_MAX = 1_000;

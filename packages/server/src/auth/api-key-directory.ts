@@ -21,9 +21,9 @@ import {
 } from '@poolparty/store';
 import { hashApiKey } from './api-keys.js';
 
-export const CACHE_TTL_MS = 10_000;
-export const CACHE_ENTRIES_MAX = 10_000;
-export const USAGE_FLUSH_INTERVAL_MS = 2_000;
+const CACHE_TTL_MS = 10_000;
+const CACHE_ENTRIES_MAX = 10_000;
+const USAGE_FLUSH_INTERVAL_MS = 2_000;
 
 interface CacheEntry {
   readonly key: ApiKeyWithDeveloper | null;

@@ -12,7 +12,7 @@ const KEY_PREFIX: Readonly<Record<Environment, string>> = {
 };
 /** 32 random bytes: far beyond guessing, and 43 characters of base64url. */
 const KEY_SECRET_BYTES = 32;
-export const KEY_DISPLAY_PREFIX_CHARS = 12;
+const KEY_DISPLAY_PREFIX_CHARS = 12;
 const KEY_SHAPE = /^pp_(test|live)_[A-Za-z0-9_-]{24,128}$/;
 
 export function generateApiKey(environment: Environment): string {

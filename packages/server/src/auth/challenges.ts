@@ -25,10 +25,23 @@ import {
   parsePartyId,
   type StoredChallenge,
 } from '@poolparty/core';
-import { consumeNonce, findNonce, insertNonce, type NonceRecord } from '@poolparty/store';
-import type { ServiceContext } from '../context.js';
+import type { LedgerPort } from '@poolparty/ledger';
+import {
+  consumeNonce,
+  type Database,
+  findNonce,
+  insertNonce,
+  type NonceRecord,
+} from '@poolparty/store';
+import type { Settings } from '../config.js';
 
-export type ChallengeDeps = Pick<ServiceContext, 'db' | 'settings' | 'clock' | 'ledger'>;
+/** The store, the ledger that says which keys act for a party, and whose challenges these are. */
+export interface ChallengeDeps {
+  readonly db: Database;
+  readonly settings: Pick<Settings, 'serviceDomain' | 'environment'>;
+  readonly clock: { now(): Date };
+  readonly ledger: Pick<LedgerPort, 'isSigningKeyOf'>;
+}
 
 /** What a wallet sends back: the challenge's nonce, signed. */
 export interface SignedChallenge {

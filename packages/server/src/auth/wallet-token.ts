@@ -107,7 +107,7 @@ export class WalletTokenSigner {
  * token signed with the service's key but outside these (a leaked key, a tampered issuer) is
  * refused like any invalid one.
  */
-export function withinIssuedLifetime(iat: number, exp: number, now: Date): boolean {
+function withinIssuedLifetime(iat: number, exp: number, now: Date): boolean {
   const nowSeconds = now.getTime() / MS_PER_SECOND;
   if (iat > nowSeconds + WALLET_TOKEN_CLOCK_SKEW_SECONDS) return false;
   return exp - iat <= WALLET_TOKEN_LIFETIME_MAX_SECONDS;

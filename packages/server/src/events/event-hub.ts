@@ -19,6 +19,7 @@ import {
   ResilientListener,
   type ResilientListenerOptions,
 } from '@poolparty/store';
+import { EVENT_SUBSCRIBERS_MAX } from '../config.js';
 
 export type { NotificationSource } from '@poolparty/store';
 
@@ -29,16 +30,10 @@ export interface OutboxChannel {
 }
 
 /**
- * Concurrent subscriptions per process, over every hub sharing a budget; each is an open SSE
- * response. Past this a stream is refused (429 `rate_limited`) and the SDK polls instead.
- */
-export const EVENT_SUBSCRIBERS_MAX = 1_000;
-
-/**
  * The subscriptions a process may hold, shared by its hubs so that one bound covers every kind
  * of stream the process serves.
  */
-export class SubscriberBudget {
+class SubscriberBudget {
   private held = 0;
 
   constructor(readonly max: number = EVENT_SUBSCRIBERS_MAX) {}
@@ -79,7 +74,7 @@ export class SubscribersFullError extends BaseError<'subscribers_full'> {
 export type WakeUp = () => void;
 
 /** The subject a notification names; null for anything that is not one of ours. */
-export function subjectOfNotification(payload: string, subjectField: string): string | null {
+function subjectOfNotification(payload: string, subjectField: string): string | null {
   try {
     const parsed: unknown = JSON.parse(payload);
     if (typeof parsed !== 'object' || parsed === null) return null;

@@ -1,7 +1,7 @@
 /**
  * One client's Server-Sent Events stream of one outbox subject (a swap, a liquidity intent): the
  * events it has not seen, a comment heartbeat, and the end once nothing more can follow. What the
- * events are and when the subject is over is the outbox's (`OutboxView`); how they reach the
+ * events are and when the subject is over is the kind's (views/outbox.ts); how they reach the
  * socket is the same for every outbox and lives here.
  *
  * The SSE `id` is the event's `seq` in its outbox. Within one subject that order is commit order:
@@ -10,13 +10,18 @@
  * higher, already visible `seq`. Resuming after `Last-Event-ID` is therefore exact: the events
  * with a higher `seq`, none twice, none skipped.
  */
-import { BaseError } from '@poolparty/core';
-import type { IntentSnapshots, SnapshotSubscription } from './intent-snapshots.js';
+import type { OutboxEvent } from '../views/outbox.js';
+import type { SnapshotSubscription } from './intent-snapshots.js';
+import {
+  finished,
+  hasEvent,
+  messagesAfter,
+  type OutboxSnapshot,
+  type OutboxSnapshots,
+} from './outbox-snapshot.js';
+import { CLIENT_RETRY_MS, SSE_HEARTBEAT, UnknownLastEventIdError } from './sse.js';
 
-export const HEARTBEAT_MS_DEFAULT = 15_000;
-/** The reconnect delay the stream suggests to EventSource clients (`retry:`). */
-export const CLIENT_RETRY_MS = 3_000;
-export const SSE_HEARTBEAT = ': heartbeat\n\n';
+const HEARTBEAT_MS_DEFAULT = 15_000;
 
 let heartbeatMs = HEARTBEAT_MS_DEFAULT;
 
@@ -30,56 +35,9 @@ export function setEventHeartbeatMs(ms: number): () => void {
   };
 }
 
-export interface SseMessage {
-  readonly event: string;
-  readonly id: string;
-  /** One line: JSON without indentation never contains a raw line break. */
-  readonly data: string;
-}
-
-export function formatSseMessage(message: SseMessage): string {
-  return `event: ${message.event}\nid: ${message.id}\ndata: ${message.data}\n\n`;
-}
-
-const EVENT_ID = /^\d{1,15}$/;
-
-/** The `seq` a client resumes after; null when it sent none, `'invalid'` for anything else. */
-export function parseLastEventId(text: string | undefined): number | null | 'invalid' {
-  if (text === undefined || text === '') return null;
-  return EVENT_ID.test(text) ? Number(text) : 'invalid';
-}
-
-/** `Last-Event-ID` names no event of this subject: the client mixed up its streams. */
-export class UnknownLastEventIdError extends BaseError<'unknown_last_event_id'> {
-  override readonly name = 'UnknownLastEventIdError';
-  constructor(readonly lastEventId: number) {
-    super('unknown_last_event_id', `event ${lastEventId} is not an event of this stream's subject`);
-  }
-}
-
-/** One event ready for the wire. */
-export interface OutboxMessage {
-  readonly seq: number;
-  readonly bytes: Buffer;
-}
-
-/** What one outbox's snapshots say, as a stream needs it. */
-export interface OutboxView<S> {
-  /** Whether `seq` is one of the subject's events. */
-  has(snapshot: S, seq: number): boolean;
-  /**
-   * The messages a client positioned at `after` has not seen, in order; null when the subject
-   * is gone (the stream then ends).
-   */
-  messagesAfter(snapshot: S, after: number | null): readonly OutboxMessage[] | null;
-  /** Whether nothing can follow `after`: the subject ended and every event was sent. */
-  finished(snapshot: S, after: number | null): boolean;
-}
-
-export interface OutboxStreamDeps<S> {
+export interface OutboxStreamDeps<E extends OutboxEvent, T> {
   /** Wake-ups and store reads, shared with the other streams of the same subject. */
-  readonly snapshots: IntentSnapshots<S>;
-  readonly outbox: OutboxView<S>;
+  readonly snapshots: OutboxSnapshots<E, T>;
   /** Told when the store failed mid-stream; the stream ends and the client resumes. */
   readonly onReadError?: (error: unknown) => void;
 }
@@ -97,30 +55,19 @@ export interface EventSink {
   once(event: 'close', listener: () => void): unknown;
 }
 
-export class OutboxEventStream<S> {
+export class OutboxEventStream<E extends OutboxEvent, T> {
   private sink: EventSink | null = null;
-  private first: S | null = null;
+  private first: OutboxSnapshot<E, T> | null = null;
   private closed = false;
   private woken = false;
   private resolveWake: (() => void) | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
-  private subscription: SnapshotSubscription<S> | null = null;
+  private subscription: SnapshotSubscription<OutboxSnapshot<E, T>> | null = null;
 
-  protected constructor(
-    private readonly deps: OutboxStreamDeps<S>,
+  private constructor(
+    private readonly deps: OutboxStreamDeps<E, T>,
     private after: number | null,
   ) {}
-
-  /** `OutboxEventStream.open` for any outbox; see `subscribeAndRead`. */
-  static async openOn<S>(
-    deps: OutboxStreamDeps<S>,
-    subjectId: string,
-    after: number | null,
-  ): Promise<OutboxEventStream<S>> {
-    const stream = new OutboxEventStream(deps, after);
-    await stream.subscribeAndRead(subjectId);
-    return stream;
-  }
 
   /**
    * Subscribes and reads the subject's events; `start` then streams them. Throws
@@ -128,12 +75,22 @@ export class OutboxEventStream<S> {
    * `UnknownLastEventIdError` when `after` is not one of the subject's events, before anything
    * is written, so the request can still be answered with a problem.
    */
-  protected async subscribeAndRead(subjectId: string): Promise<void> {
+  static async open<E extends OutboxEvent, T>(
+    deps: OutboxStreamDeps<E, T>,
+    subjectId: string,
+    after: number | null,
+  ): Promise<OutboxEventStream<E, T>> {
+    const stream = new OutboxEventStream(deps, after);
+    await stream.subscribeAndRead(subjectId);
+    return stream;
+  }
+
+  private async subscribeAndRead(subjectId: string): Promise<void> {
     const subscription = this.deps.snapshots.subscribe(subjectId, () => this.wake());
     this.subscription = subscription;
     try {
       const first = await subscription.read();
-      if (this.after !== null && !this.deps.outbox.has(first, this.after)) {
+      if (this.after !== null && !hasEvent(first, this.after)) {
         throw new UnknownLastEventIdError(this.after);
       }
       this.first = first;
@@ -172,7 +129,7 @@ export class OutboxEventStream<S> {
     void this.run(first);
   }
 
-  private async run(first: S): Promise<void> {
+  private async run(first: OutboxSnapshot<E, T>): Promise<void> {
     let snapshot = first;
     try {
       while (!this.closed) {
@@ -193,14 +150,15 @@ export class OutboxEventStream<S> {
   }
 
   /** Sends what the client has not seen; true once nothing more can follow. */
-  private send(snapshot: S): boolean {
-    const messages = this.deps.outbox.messagesAfter(snapshot, this.after);
+  private send(snapshot: OutboxSnapshot<E, T>): boolean {
+    const { kind } = this.deps.snapshots;
+    const messages = messagesAfter(kind, snapshot, this.after);
     if (messages === null) return true;
     for (const message of messages) {
       this.write(message.bytes);
       this.after = message.seq;
     }
-    return this.deps.outbox.finished(snapshot, this.after);
+    return finished(kind, snapshot, this.after);
   }
 
   private wake(): void {

@@ -8,7 +8,7 @@ import type { LocalLedger } from '@poolparty/ledger';
 import type { onRequestHookHandler } from 'fastify';
 import { ApiKeyDirectory } from '../auth/api-key-directory.js';
 import { devnetEnabled } from '../config.js';
-import type { ServiceContext } from '../context.js';
+import { narrowed, type ServiceContext } from '../context.js';
 import { apiKeyHook } from './authenticate.js';
 import type { HttpDeps } from './deps.js';
 import { devnetCorsDelegator } from './devnet-cors.js';
@@ -113,17 +113,18 @@ export async function buildApp(ctx: ServiceContext, options: BuildAppOptions = {
   app.addHook('onResponse', httpMetricsHook(ctx.metrics));
 
   await registerOpenApi(app);
-  await app.register(async (scope) => healthRoutes(scope, ctx));
-  await app.register(async (scope) => retiredRoutes(scope));
-  await app.register(async (scope) =>
-    webAppRoutes(scope, webAppConfigOf(ctx, options), options.webAppDist),
-  );
-  await app.register(
-    async (scope) => {
-      await portalRoutes(scope, ctx, deps);
-    },
-    { prefix: '/api/sdk' },
-  );
+  await app.register(healthRoutes, narrowed(ctx, 'db', 'ledger', 'metrics'));
+  await app.register(retiredRoutes);
+  await app.register(webAppRoutes, {
+    config: webAppConfigOf(ctx, options),
+    ...(options.webAppDist !== undefined && { dist: options.webAppDist }),
+  });
+  await app.register(portalRoutes, {
+    ctx: narrowed(ctx, 'db', 'clock', 'ledger', 'settings'),
+    apiKeys: deps.apiKeys,
+    buckets: deps.buckets,
+    prefix: '/api/sdk',
+  });
   await app.register(async (v1) => clientApi(v1, ctx, deps), { prefix: '/v1' });
   if (devnetEnabled(ctx.settings) && ctx.devnetLedger !== null) {
     const ledger = ctx.devnetLedger;
@@ -155,10 +156,22 @@ async function clientApi(v1: App, ctx: ServiceContext, deps: HttpDeps): Promise<
     corsOptions(ctx, ['X-API-Key', 'Authorization', 'Idempotency-Key', 'Last-Event-ID']),
   );
   v1.addHook('onRequest', apiKeyHook(ctx, deps.apiKeys, deps.buckets));
-  await walletAuthRoutes(v1, ctx, deps);
-  await marketRoutes(v1, ctx);
-  await swapRoutes(v1, ctx, deps.streamCaps);
-  await liquidityRoutes(v1, ctx, deps.streamCaps);
+  await v1.register(walletAuthRoutes, {
+    ctx: narrowed(ctx, 'db', 'settings', 'clock', 'ledger', 'walletTokens'),
+    buckets: deps.buckets,
+  });
+  await v1.register(marketRoutes, narrowed(ctx, 'db', 'ledger', 'clock', 'quoter'));
+  const { streamCaps } = deps;
+  await v1.register(swapRoutes, {
+    ctx: narrowed(ctx, 'db', 'clock', 'walletTokens', 'quoter'),
+    events: ctx.intentEvents,
+    streamCaps,
+  });
+  await v1.register(liquidityRoutes, {
+    ctx: narrowed(ctx, 'db', 'clock', 'walletTokens'),
+    events: ctx.liquidityEvents,
+    streamCaps,
+  });
 }
 
 /** The devnet endpoints under `/devnet`, in devnet mode with the local ledger only. */
@@ -177,7 +190,7 @@ async function devnetApi(
       controlOrigins: ctx.settings.devnetControlOrigins,
     }),
   });
-  await devnetRoutes(scope, {
+  await scope.register(devnetRoutes, {
     ledger,
     buckets: deps.buckets,
     controlOrigins: ctx.settings.devnetControlOrigins,

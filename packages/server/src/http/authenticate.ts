@@ -39,18 +39,18 @@ export type ClientAddressBucket = 'login' | 'faucet';
 export type RateClass = 'reads' | 'swaps';
 
 /** Swap creation has its own, smaller budget; every other `/v1` call counts as a read. */
-export function rateClassOf(method: string, routeUrl: string | undefined): RateClass {
+function rateClassOf(method: string, routeUrl: string | undefined): RateClass {
   return method === 'POST' && routeUrl === '/v1/swaps' ? 'swaps' : 'reads';
 }
 
 /** Names in lower case, as the reply keeps them (see security-headers.ts). */
-export function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision): void {
+function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision): void {
   reply.header('ratelimit-limit', String(decision.limit));
   reply.header('ratelimit-remaining', String(decision.remaining));
   reply.header('ratelimit-reset', String(decision.resetSeconds));
 }
 
-export function refuseIfLimited(reply: FastifyReply, decision: RateDecision): void {
+function refuseIfLimited(reply: FastifyReply, decision: RateDecision): void {
   setRateLimitHeaders(reply, decision);
   if (decision.allowed) return;
   throw new ApiError(
@@ -61,7 +61,11 @@ export function refuseIfLimited(reply: FastifyReply, decision: RateDecision): vo
   );
 }
 
-export function apiKeyHook(ctx: ServiceContext, directory: ApiKeyDirectory, buckets: BucketStore) {
+export function apiKeyHook(
+  ctx: Pick<ServiceContext, 'clock' | 'settings'>,
+  directory: ApiKeyDirectory,
+  buckets: BucketStore,
+) {
   /** Every check after the look-up: revocation, then the key's rate limit. */
   const admit = (
     request: FastifyRequest,
@@ -128,7 +132,7 @@ export function clientAddressLimitHook(
 
 const BEARER = /^Bearer ([^\s]+)$/i;
 
-export function walletTokenHook(ctx: ServiceContext) {
+export function walletTokenHook(ctx: Pick<ServiceContext, 'walletTokens' | 'clock' | 'db'>) {
   return async function authenticateWallet(request: FastifyRequest) {
     const header = request.headers.authorization;
     const token = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;

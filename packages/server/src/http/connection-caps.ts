@@ -17,7 +17,7 @@ export interface ConnectionCaps {
 }
 
 /** Refusals are logged at most this often, with their count: a flood must not flood the log. */
-export const REFUSAL_LOG_INTERVAL_MS = 60_000;
+const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
 type Refusal = 'total' | 'per_address';
 

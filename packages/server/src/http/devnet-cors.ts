@@ -12,14 +12,10 @@ import { ownOrigin } from './origins.js';
 import { requestPath } from './problem.js';
 
 /** Paths under `/devnet` whose POST controls the devnet itself. */
-export const CONTROL_PATHS: readonly string[] = [
-  '/devnet/clock',
-  '/devnet/oracle',
-  '/devnet/faults',
-];
+const CONTROL_PATHS: readonly string[] = ['/devnet/clock', '/devnet/oracle', '/devnet/faults'];
 
 /** Whether the request is a control call, or the preflight of one. */
-export function isControlRequest(request: FastifyRequest): boolean {
+function isControlRequest(request: FastifyRequest): boolean {
   if (!CONTROL_PATHS.includes(requestPath(request))) return false;
   const method =
     request.method === 'OPTIONS'

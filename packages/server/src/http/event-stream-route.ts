@@ -7,11 +7,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SubscribersFullError } from '../events/event-hub.js';
-import {
-  type EventSink,
-  parseLastEventId,
-  UnknownLastEventIdError,
-} from '../events/outbox-event-stream.js';
+import type { EventSink } from '../events/outbox-event-stream.js';
+import { parseLastEventId, UnknownLastEventIdError } from '../events/sse.js';
 import { apiKeyOf, walletPartyOf } from './authenticate.js';
 import { ApiError } from './problem.js';
 import { StreamCapReachedError, type StreamCaps } from './stream-caps.js';
@@ -20,7 +17,7 @@ import { StreamCapReachedError, type StreamCaps } from './stream-caps.js';
  * When the process, or the caller's share of it, has no event stream left: by then some stream
  * has likely ended (a subject's stream ends with it).
  */
-export const STREAMS_FULL_RETRY_AFTER_S = 30;
+const STREAMS_FULL_RETRY_AFTER_S = 30;
 
 const EVENT_ID_PATTERN = '^[0-9]{1,15}$';
 
@@ -70,7 +67,7 @@ export function lastEventIdOf(
  * client leaving, the stream finishing and the service stopping all close it. Over a cap, 429
  * `rate_limited` naming the limit.
  */
-export function holdStreamSlot(
+function holdStreamSlot(
   caps: StreamCaps,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -97,10 +94,7 @@ export function holdStreamSlot(
 }
 
 /** `open` with its refusals as the problems a client reads. */
-export async function openStreamOrRefuse<T>(
-  open: () => Promise<T>,
-  subject: StreamedSubject,
-): Promise<T> {
+async function openStreamOrRefuse<T>(open: () => Promise<T>, subject: StreamedSubject): Promise<T> {
   try {
     return await open();
   } catch (error) {
@@ -143,7 +137,7 @@ export interface ServedStream {
  * id, security, CORS) are written; its onResponse hooks (metrics, the request log) still run
  * when the response finishes. Open streams are in `openStreams` until the response closes.
  */
-export function serveEventStream<S extends ServedStream>(
+function serveEventStream<S extends ServedStream>(
   request: FastifyRequest,
   reply: FastifyReply,
   stream: S,

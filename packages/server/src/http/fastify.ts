@@ -41,11 +41,11 @@ export type App = FastifyInstance<
 >;
 
 /** Request bodies are small JSON documents; anything larger is a mistake or an attack. */
-export const BODY_LIMIT_BYTES = 64 * 1024;
+const BODY_LIMIT_BYTES = 64 * 1024;
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 /** The settings bounding how long a request may take to arrive and how many connections stay open. */
-export const HTTP_LIMIT_KEYS = [
+const HTTP_LIMIT_KEYS = [
   'headersTimeoutMs',
   'requestTimeoutMs',
   'keepAliveTimeoutMs',
@@ -56,7 +56,7 @@ export const HTTP_LIMIT_KEYS = [
 export type HttpLimits = Pick<Settings, (typeof HTTP_LIMIT_KEYS)[number]>;
 
 /** The settings' defaults: an app built without settings (a tool, a test) is bounded the same. */
-export const DEFAULT_HTTP_LIMITS = Object.fromEntries(
+const DEFAULT_HTTP_LIMITS = Object.fromEntries(
   settingDefinitionsOf(HTTP_LIMIT_KEYS).map((definition) => [
     definition.key,
     definition.defaultValue,
@@ -69,7 +69,7 @@ export const DEFAULT_HTTP_LIMITS = Object.fromEntries(
  * it fires within a second of its setting, and each check walks only the connections that are
  * receiving a request.
  */
-export const CONNECTIONS_CHECKING_INTERVAL_MS = 500;
+const CONNECTIONS_CHECKING_INTERVAL_MS = 500;
 
 export interface FastifyOptions {
   readonly logLevel?: string;
@@ -80,7 +80,7 @@ export interface FastifyOptions {
 }
 
 /** The service's logging settings, `LOG_FORMAT=auto` decided by whether stdout is a terminal. */
-export function loggingOf(settings: Pick<Settings, 'logLevel' | 'logFormat'>): FastifyOptions {
+function loggingOf(settings: Pick<Settings, 'logLevel' | 'logFormat'>): FastifyOptions {
   return {
     logLevel: settings.logLevel,
     logFormat: effectiveLogFormat(settings.logFormat, process.stdout.isTTY === true),
@@ -143,7 +143,7 @@ const SERVER_ERROR_STATUS_MIN = 500;
  * `LOG_LEVEL=info` shows every failure and `LOG_LEVEL=debug` every request. JSON logs, for
  * collectors, keep Fastify's request lines as they are.
  */
-export class TerminalLogController extends LogController {
+class TerminalLogController extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(

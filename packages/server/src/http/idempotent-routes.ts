@@ -113,7 +113,7 @@ export function useIdempotencyKeys(
   app.decorate('idempotencyKeys', new IdempotencyKeys(store.db, store.clock));
 }
 
-export class IdempotencyKeys {
+class IdempotencyKeys {
   /**
    * The claim each running request holds, settled when its response goes out; one whose answer
    * was stored in its effect's transaction leaves it then, nothing left to settle.

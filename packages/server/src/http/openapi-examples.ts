@@ -190,7 +190,7 @@ export const SWAP_INTENT_EXAMPLE = {
   },
 };
 
-export const SWAP_STATUS_EXAMPLE = {
+const SWAP_STATUS_EXAMPLE = {
   ...intentTerms,
   status: 'pending',
   terminal: false,
@@ -417,7 +417,7 @@ export const SIGNED_OUT_EXAMPLE = { partyId: ALICE, signedOut: true };
 
 export const API_KEY_CREATE_EXAMPLE = { name: 'web shop' };
 
-export const API_KEY_ENTRY_EXAMPLE = {
+const API_KEY_ENTRY_EXAMPLE = {
   keyId: 'key_qxb8fe5GLL_DG5jU',
   name: 'web shop',
   prefix: 'pp_test_qEoK',

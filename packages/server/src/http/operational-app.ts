@@ -4,7 +4,7 @@
  * scrape its metrics. Workers settle; the client API, the portal and the devnet endpoints are
  * served by `api` (or `all`) processes.
  */
-import type { ServiceContext } from '../context.js';
+import { narrowed, type ServiceContext } from '../context.js';
 import { type App, createFastify, httpOptionsOf } from './fastify.js';
 import { httpMetricsHook } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
@@ -13,6 +13,6 @@ export async function buildOperationalApp(ctx: ServiceContext): Promise<App> {
   // The same timeouts and connection caps as the API: a worker's port is as reachable.
   const app = createFastify(httpOptionsOf(ctx.settings));
   app.addHook('onResponse', httpMetricsHook(ctx.metrics));
-  await app.register(async (scope) => healthRoutes(scope, ctx));
+  await app.register(healthRoutes, narrowed(ctx, 'db', 'ledger', 'metrics'));
   return app;
 }

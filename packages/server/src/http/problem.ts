@@ -155,7 +155,7 @@ export function sendAnswer(
  * a new connection at the next statement, so a failover or a pooler restart is usually over
  * within a second or two.
  */
-export const STORE_RETRY_AFTER_S = 2;
+const STORE_RETRY_AFTER_S = 2;
 
 /**
  * Answers a `clientError` (unparseable HTTP, headers too large, a request too slow to arrive)

@@ -128,10 +128,16 @@ export const API_KEY_PROBLEMS = [
   'rate_limited',
 ] as const satisfies readonly ErrorCode[];
 
-export const WALLET_TOKEN_PROBLEMS = [
+const WALLET_TOKEN_PROBLEMS = [
   'missing_wallet_token',
   'invalid_wallet_token',
 ] as const satisfies readonly ErrorCode[];
+
+/** What a `/v1` operation with a wallet token can answer before it looks at anything else. */
+export const WALLET_AUTH_PROBLEMS = [...API_KEY_PROBLEMS, ...WALLET_TOKEN_PROBLEMS] as const;
+
+/** What an operation naming one of the wallet party's intents can answer before its own. */
+export const INTENT_PROBLEMS = [...WALLET_AUTH_PROBLEMS, 'validation_error', 'not_found'] as const;
 
 export const SESSION_PROBLEMS = [
   'missing_session',
@@ -214,7 +220,7 @@ const RATE_LIMIT_HEADERS: Readonly<Record<string, HeaderDoc>> = {
  * status lists its codes with their meaning and has an example body per code; a 429 also
  * documents the rate-limit headers.
  */
-export function problemResponses(
+function problemResponses(
   codes: readonly ErrorCode[],
   notes: ProblemNotes = {},
 ): Record<number, ProblemResponse> {
@@ -253,7 +259,7 @@ export type ProblemResponses = Readonly<Record<number | 'default', ProblemRespon
  * for a moment (503 `store_unavailable`, which any operation can meet). Every operation declares
  * it as its `default` response, so clients know the body of an error they did not plan for.
  */
-export function unexpectedProblem(): { default: ProblemResponse } {
+function unexpectedProblem(): { default: ProblemResponse } {
   return {
     default: {
       description:

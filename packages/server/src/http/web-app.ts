@@ -28,10 +28,10 @@ import type { App } from './fastify.js';
 import { ApiError, answerUnknownPathsWith, requestPath } from './problem.js';
 
 /** Where `npm install` builds the app. */
-export const WEB_APP_DIST = serverPackagePath('..', 'app', 'dist');
+const WEB_APP_DIST = serverPackagePath('..', 'app', 'dist');
 
 /** The paths that are pages of the app (the router's routes, packages/app/src/app.tsx). */
-export const WEB_APP_PAGE_PATHS = [
+const WEB_APP_PAGE_PATHS = [
   '/',
   '/pools',
   '/pools/:poolId',
@@ -121,7 +121,7 @@ function builtFile(path: string): BuiltFile {
 }
 
 /** The build, or null when the app has not been built. */
-export function loadWebApp(dist: string = WEB_APP_DIST): {
+function loadWebApp(dist: string = WEB_APP_DIST): {
   index: BuiltFile;
   assets: ReadonlyMap<string, BuiltFile>;
 } | null {
@@ -162,7 +162,10 @@ function send(
  * Serves the built app. Without a build the page paths answer 503 with how to build it, so a
  * checkout that skipped `npm install`'s scripts says so instead of showing a blank page.
  */
-export function webAppRoutes(app: App, config: WebAppConfig, dist: string = WEB_APP_DIST): void {
+export async function webAppRoutes(
+  app: App,
+  { config, dist = WEB_APP_DIST }: { readonly config: WebAppConfig; readonly dist?: string },
+): Promise<void> {
   const build = loadWebApp(dist);
   const { defaultUrl, byAdmin } = config.cantonRegistries;
   const registryOrigins = [

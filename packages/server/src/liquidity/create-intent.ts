@@ -8,7 +8,7 @@ import type { ApiKeyWithDeveloper, LiquidityIntentRecord } from '@poolparty/stor
 import type { ServiceContext } from '../context.js';
 
 export function createLiquidityIntent(
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, 'db' | 'clock'>,
   input: {
     readonly body: CreateLiquidityIntentBody;
     readonly providerParty: string;

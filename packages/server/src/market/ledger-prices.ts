@@ -11,10 +11,10 @@
 import type { LedgerPort, MiningRound, TrafficParameters } from '@poolparty/ledger';
 import { type Loaded, Refreshed } from './refreshed.js';
 
-export const LEDGER_PRICES_REFRESH_MS = 5_000;
+const LEDGER_PRICES_REFRESH_MS = 5_000;
 /** Open mining rounds advance every 10 minutes of ledger time. */
-export const MINING_ROUND_PERIOD_MS = 10 * 60 * 1000;
-export const ROUND_RECHECK_MIN_MS = 1_000;
+const MINING_ROUND_PERIOD_MS = 10 * 60 * 1000;
+const ROUND_RECHECK_MIN_MS = 1_000;
 
 export interface LedgerPrices {
   readonly round: MiningRound;

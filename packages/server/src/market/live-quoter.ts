@@ -46,7 +46,7 @@ import { Refreshed } from './refreshed.js';
 import { type RememberedTrade, TradeMemo } from './trade-memo.js';
 import { usdPriceSourceOf } from './usd-prices.js';
 
-export const DISCOUNTS_REFRESH_MS = 10_000;
+const DISCOUNTS_REFRESH_MS = 10_000;
 
 export interface LiveQuoterDeps {
   readonly db: Database;

@@ -33,8 +33,8 @@ import { type PoolHistory, thresholdsOf } from './quote-guard-inputs.js';
 import { type Loaded, Refreshed } from './refreshed.js';
 import type { PricingPool } from './usd-prices.js';
 
-export const POOLS_REFRESH_MS = 1_000;
-export const HISTORY_REFRESH_MS = 5_000;
+const POOLS_REFRESH_MS = 1_000;
+const HISTORY_REFRESH_MS = 5_000;
 const HOUR_MS = 60 * 60 * 1000;
 
 /**
@@ -213,7 +213,7 @@ export class PoolBook {
   }
 }
 
-export function bookPool(record: PoolRecord): BookedPool {
+function bookPool(record: PoolRecord): BookedPool {
   const reserveA = Amount.parse(record.accounting.reserveA);
   const reserveB = Amount.parse(record.accounting.reserveB);
   return {

@@ -53,9 +53,9 @@ import {
 import { AMULET_SYMBOL, type PricingPool, USDCX_SYMBOL, usdPriceSourceOf } from './usd-prices.js';
 
 /** How often the job looks whether the service clock has entered a new hour, wall time. */
-export const SNAPSHOT_CHECK_MS = 30_000;
+const SNAPSHOT_CHECK_MS = 30_000;
 /** How long a computed stats or ticker answer is served again, service time. */
-export const FIGURES_CACHE_MS = 5_000;
+const FIGURES_CACHE_MS = 5_000;
 
 export interface MarketDeps {
   readonly db: Queryable;
@@ -65,7 +65,7 @@ export interface MarketDeps {
 
 // --- prices ------------------------------------------------------------------------------------
 
-export function canonicalPoolOf(pools: readonly PoolRecord[]): PoolRecord | null {
+function canonicalPoolOf(pools: readonly PoolRecord[]): PoolRecord | null {
   return pools.find((pool) => amuletUsdcxSides(pool) !== null) ?? null;
 }
 
@@ -81,7 +81,7 @@ function amuletUsdcxSides(pool: PoolRecord): { amulet: string; usdcx: string } |
 }
 
 /** Amulet in USD at the canonical pool's spot price; null without a funded canonical pool. */
-export function canonicalAmuletPriceOf(pools: readonly PoolRecord[]): Ratio | null {
+function canonicalAmuletPriceOf(pools: readonly PoolRecord[]): Ratio | null {
   const canonical = canonicalPoolOf(pools);
   const sides = canonical && amuletUsdcxSides(canonical);
   if (!sides) return null;
@@ -92,7 +92,7 @@ export function canonicalAmuletPriceOf(pools: readonly PoolRecord[]): Ratio | nu
 }
 
 /** The pool's reserves and each side's USD price, Amulet priced at `amuletUsd`. */
-export function valuationOf(
+function valuationOf(
   pool: PoolRecord,
   pools: readonly PoolRecord[],
   amuletUsd: Ratio,
@@ -132,7 +132,7 @@ function usdPriceOf(
 }
 
 /** The token the pool's USD figures rest on: USDCx when it trades it, else Amulet. */
-export function quoteTokenOf(pool: PoolRecord, valuation: PoolValuation): string {
+function quoteTokenOf(pool: PoolRecord, valuation: PoolValuation): string {
   if (pool.tokenA.id === USDCX_SYMBOL || pool.tokenB.id === USDCX_SYMBOL) return USDCX_SYMBOL;
   if (valuation.priceA !== null || valuation.priceB !== null) return AMULET_SYMBOL;
   return pool.tokenB.id;

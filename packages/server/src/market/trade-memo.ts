@@ -20,7 +20,7 @@ import type {
 } from '@poolparty/core';
 import type { MiningRound, TrafficParameters } from '@poolparty/ledger';
 
-export const TRADE_MEMO_ENTRIES_MAX = 4_096;
+const TRADE_MEMO_ENTRIES_MAX = 4_096;
 
 /** What a trade was priced from, compared by identity (or by value for the discounts). */
 export interface TradeInputs {

@@ -17,7 +17,7 @@ type RouteSchemaDef<S> = Parameters<FastifySchemaCompiler<S>>[0];
 type ValidationFunction = ReturnType<FastifySchemaCompiler<unknown>>;
 
 /** Enough issues to fix a request at once without echoing an attacker's whole body back. */
-export const VALIDATION_ISSUES_MAX = 10;
+const VALIDATION_ISSUES_MAX = 10;
 
 /** A Fastify `validatorCompiler` for TypeBox schemas that never coerces. */
 export function strictValidatorCompiler<S>({ schema }: RouteSchemaDef<S>): ValidationFunction {

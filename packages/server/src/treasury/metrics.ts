@@ -9,7 +9,7 @@ import { type Database, listPools, SWEEP_STATUSES, sweepTotals } from '@poolpart
 import { Gauge, type Registry } from 'prom-client';
 
 /** Pools whose sweepable figure one scrape reads at most: a scrape stays a few statements. */
-export const SWEEPABLE_POOLS_MAX = 200;
+const SWEEPABLE_POOLS_MAX = 200;
 
 export function registerTreasuryMetrics(
   registry: Registry,

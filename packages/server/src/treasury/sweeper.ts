@@ -20,7 +20,7 @@ import { PeriodicJob } from '../periodic-job.js';
  * How often a round looks for due sides: far shorter than any sweep interval, so a side is swept
  * within minutes of falling due, and long enough that the rounds cost the store nothing to speak of.
  */
-export const SWEEP_CHECK_INTERVAL_MS = 10 * 60_000;
+const SWEEP_CHECK_INTERVAL_MS = 10 * 60_000;
 
 export interface TreasurySweeperDeps {
   readonly db: Database;

@@ -18,7 +18,7 @@ export interface ChartPoint {
   readonly value: number;
 }
 
-export function bucketLabel(start: string, bucket: PortalBucket): string {
+function bucketLabel(start: string, bucket: PortalBucket): string {
   const date = new Date(start);
   if (bucket === 'hour') {
     return date.toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit' });

@@ -8,7 +8,7 @@ import { useId } from 'preact/hooks';
  */
 export const DEFAULT_PERIOD: PortalPeriod = '30d';
 
-export const PERIOD_LABELS: Readonly<Record<PortalPeriod, string>> = {
+const PERIOD_LABELS: Readonly<Record<PortalPeriod, string>> = {
   '24h': 'Last 24 hours',
   '7d': 'Last 7 days',
   '30d': 'Last 30 days',

@@ -26,7 +26,7 @@ function publish(next: PortalState): void {
 }
 
 /** The portal client for this origin. */
-export function portalClient(environment: Environment): DeveloperPortal {
+function portalClient(environment: Environment): DeveloperPortal {
   client ??= new DeveloperPortal({ environment, baseUrl: window.location.origin });
   return client;
 }

@@ -17,7 +17,7 @@ import { errorResponses, SECURITY, TAG, withExamples } from '../route-docs.js';
 import { registerRoutes, routeOf } from '../route-table.js';
 
 /** A dependency that does not answer within this is reported as not ready. */
-export const READINESS_CHECK_TIMEOUT_MS = 2_000;
+const READINESS_CHECK_TIMEOUT_MS = 2_000;
 
 const HealthSchema = Type.Object(
   { status: Type.Literal('ok') },
@@ -38,7 +38,10 @@ const ReadinessSchema = Type.Object(
 );
 const MetricsSchema = Type.String({ description: 'Prometheus text exposition format.' });
 
-const healthRoute = routeOf<ServiceContext>();
+/** What the operational endpoints read: the store and the ledger they probe, and the metrics. */
+export type HealthContext = Pick<ServiceContext, 'db' | 'ledger' | 'metrics'>;
+
+const healthRoute = routeOf<HealthContext>();
 
 /** `GET /healthz`: the process answers. */
 const getLiveness = healthRoute({
@@ -115,7 +118,8 @@ const getMetrics = healthRoute({
 
 const HEALTH_ROUTES = [getLiveness, getReadiness, getMetrics];
 
-export async function healthRoutes(app: App, ctx: ServiceContext): Promise<void> {
+/** The operational endpoints, a plugin registered with `HealthContext`. */
+export async function healthRoutes(app: App, ctx: HealthContext): Promise<void> {
   registerRoutes(app, ctx, HEALTH_ROUTES);
 }
 

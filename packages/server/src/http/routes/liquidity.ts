@@ -32,25 +32,13 @@ import {
   listWithdrawalsForParty,
   payoutOffersOf,
 } from '@poolparty/store';
-import { Type } from '@sinclair/typebox';
 import type { ServiceContext } from '../../context.js';
-import {
-  type LiquidityEventSnapshots,
-  LiquidityEventStream,
-  liquidityEventSnapshots,
-} from '../../events/liquidity-event-stream.js';
 import { createLiquidityIntent } from '../../liquidity/create-intent.js';
-import { liquidityIntentView, positionView, withdrawalView } from '../../liquidity/views.js';
-import { strictValidatorCompiler } from '../../swaps/strict-validation.js';
-import { apiKeyOf, walletPartyOf, walletTokenHook } from '../authenticate.js';
-import {
-  EventsHeadersSchema,
-  EventsQuerySchema,
-  lastEventIdOf,
-  streamSubject,
-} from '../event-stream-route.js';
-import type { App } from '../fastify.js';
+import { liquidityIntentView, positionView, withdrawalView } from '../../views/liquidity.js';
+import { LIQUIDITY_OUTBOX } from '../../views/liquidity-outbox.js';
+import { apiKeyOf, walletPartyOf } from '../authenticate.js';
 import { WALLET_IDEMPOTENCY } from '../idempotent-routes.js';
+import { intentRoutesOf, strictBody, walletTokenOnly } from '../intent-routes.js';
 import {
   CREATE_LIQUIDITY_INTENT_EXAMPLE,
   CREATE_WITHDRAWAL_EXAMPLE,
@@ -64,21 +52,13 @@ import {
   WITHDRAWAL_EXAMPLE,
 } from '../openapi-examples.js';
 import {
-  API_KEY_PROBLEMS,
   BODY_PROBLEMS,
   errorResponses,
-  SECURITY as SECURITY_OF,
+  INTENT_PROBLEMS,
   TAG,
-  WALLET_TOKEN_PROBLEMS,
+  WALLET_AUTH_PROBLEMS,
   withExamples,
 } from '../route-docs.js';
-import { registerRoutes, routeOf } from '../route-table.js';
-import type { StreamCaps } from '../stream-caps.js';
-
-const TAGS = [TAG.liquidity];
-const SECURITY = SECURITY_OF.apiKeyAndWalletToken;
-const AUTH_PROBLEMS = [...API_KEY_PROBLEMS, ...WALLET_TOKEN_PROBLEMS] as const;
-const READ_PROBLEMS = [...AUTH_PROBLEMS, 'validation_error', 'not_found'] as const;
 
 const EVENTS_DESCRIPTION =
   'A `text/event-stream` of the liquidity intent (docs/spec/liquidity.md#intents), as the swap ' +
@@ -92,32 +72,22 @@ const EVENTS_DESCRIPTION =
   'many streams as it may (swap and liquidity streams count alike), it answers 429 ' +
   '`rate_limited`; poll `GET /v1/liquidity/intents/{liquidityIntentId}`.';
 
-const EventStreamSchema = Type.String({
-  description:
-    'Server-Sent Events: `event: <state>`, `id: <sequence number>`, `data: <LiquidityIntent JSON>`.',
+/** What the liquidity routes use of the service. */
+type LiquidityRouteContext = Pick<ServiceContext, 'db' | 'clock' | 'walletTokens'>;
+
+const LIQUIDITY_INTENTS = intentRoutesOf<LiquidityRouteContext>()({
+  noun: 'liquidity intent',
+  path: '/liquidity/intents/:liquidityIntentId',
+  params: LiquidityIntentIdParamsSchema,
+  tag: TAG.liquidity,
+  outbox: LIQUIDITY_OUTBOX,
+  findOwn: getLiquidityIntentForParty,
+  notFound: noSuchIntent,
 });
 
-interface LiquidityDeps {
-  readonly ctx: ServiceContext;
-  readonly authenticateWallet: ReturnType<typeof walletTokenHook>;
-  /** The event streams each wallet party and API key may hold, shared with the swap streams. */
-  readonly streamCaps: StreamCaps;
-  /** One store read per intent per change, whatever the number of streams following it. */
-  readonly snapshots: LiquidityEventSnapshots;
-  /** The streams open now: they end when the service stops. */
-  readonly openStreams: Set<LiquidityEventStream>;
-}
+const { tags: TAGS, security: SECURITY, route: liquidityRoute } = LIQUIDITY_INTENTS;
 
-const liquidityRoute = routeOf<LiquidityDeps>();
-const walletTokenOnly = ({ authenticateWallet }: LiquidityDeps) => ({
-  preHandler: authenticateWallet,
-});
-const strictBody = (deps: LiquidityDeps) => ({
-  ...walletTokenOnly(deps),
-  validatorCompiler: strictValidatorCompiler,
-});
-
-async function viewOf(ctx: ServiceContext, intent: LiquidityIntentRecord) {
+async function viewOf(ctx: LiquidityRouteContext, intent: LiquidityIntentRecord) {
   const pool = await getPool(ctx.db, intent.poolId);
   if (pool === null) throw new Error(`intent ${intent.liquidityIntentId} names no pool`);
   const deposits = await depositsOfLiquidityIntent(ctx.db, intent.liquidityIntentId);
@@ -147,7 +117,7 @@ const createIntent = liquidityRoute({
     response: { 201: withExamples(LiquidityIntentSchema, LIQUIDITY_INTENT_EXAMPLE) },
     problems: errorResponses(
       [
-        ...AUTH_PROBLEMS,
+        ...WALLET_AUTH_PROBLEMS,
         ...BODY_PROBLEMS,
         'amount_out_of_range',
         'first_deposit_too_small',
@@ -190,19 +160,12 @@ const getIntent = liquidityRoute({
     security: SECURITY,
     params: LiquidityIntentIdParamsSchema,
     response: { 200: withExamples(LiquidityIntentSchema, LIQUIDITY_INTENT_COMPLETED_EXAMPLE) },
-    problems: errorResponses(READ_PROBLEMS, {
+    problems: errorResponses(INTENT_PROBLEMS, {
       not_found: "no such intent of the wallet token's party",
     }),
   },
-  handler: async ({ ctx }, request) => {
-    const { liquidityIntentId } = request.params;
-    const intent = await getLiquidityIntentForParty(
-      ctx.db,
-      liquidityIntentId,
-      walletPartyOf(request),
-    );
-    if (intent === null) throw noSuchIntent(liquidityIntentId);
-    return viewOf(ctx, intent);
+  handler: async ({ ctx, ownIntent }, request) => {
+    return viewOf(ctx, await ownIntent(request, request.params.liquidityIntentId));
   },
 });
 
@@ -220,7 +183,7 @@ const cancelIntent = liquidityRoute({
     security: SECURITY,
     params: LiquidityIntentIdParamsSchema,
     response: { 200: withExamples(LiquidityIntentSchema, LIQUIDITY_INTENT_CANCELLED_EXAMPLE) },
-    problems: errorResponses([...READ_PROBLEMS, 'liquidity_intent_not_cancellable'], {
+    problems: errorResponses([...INTENT_PROBLEMS, 'liquidity_intent_not_cancellable'], {
       not_found: "no such intent of the wallet token's party",
       liquidity_intent_not_cancellable: 'something arrived already, or the intent ended',
     }),
@@ -237,57 +200,12 @@ const cancelIntent = liquidityRoute({
   },
 });
 
-const streamIntentEvents = liquidityRoute({
-  method: 'GET',
-  url: '/liquidity/intents/:liquidityIntentId/events',
-  hooks: walletTokenOnly,
-  schema: {
-    operationId: 'streamLiquidityIntentEvents',
-    summary: 'Stream the state changes of a liquidity intent (Server-Sent Events)',
-    description: EVENTS_DESCRIPTION,
-    tags: TAGS,
-    security: SECURITY,
-    params: LiquidityIntentIdParamsSchema,
-    headers: EventsHeadersSchema,
-    querystring: EventsQuerySchema,
-    response: {
-      200: {
-        description: 'The event stream.',
-        content: {
-          'text/event-stream': { schema: EventStreamSchema, example: LIQUIDITY_EVENTS_EXAMPLE },
-        },
-      },
-    },
-    problems: errorResponses(READ_PROBLEMS, {
-      validation_error: '`Last-Event-ID` is not an event id of this liquidity intent',
-      not_found: "no such intent of the wallet token's party",
-      rate_limited:
-        'the API key is over its rate limit, the wallet party or the API key holds as many ' +
-        'streams as it may (`limit` names which, `max` its number), or this server has no ' +
-        'event stream left (poll `GET /v1/liquidity/intents/{liquidityIntentId}` meanwhile)',
-    }),
-  },
-  handler: async (deps, request, reply) => {
-    const { liquidityIntentId } = request.params;
-    const party = walletPartyOf(request);
-    const intent = await getLiquidityIntentForParty(deps.ctx.db, liquidityIntentId, party);
-    if (intent === null) throw noSuchIntent(liquidityIntentId);
-    const after = lastEventIdOf(request.headers['last-event-id'], request.query.lastEventId);
-    const subject = {
-      noun: 'liquidity intent',
-      pollPath: `/v1/liquidity/intents/${liquidityIntentId}`,
-    };
-    await streamSubject(request, reply, deps, subject, () =>
-      LiquidityEventStream.open(
-        {
-          snapshots: deps.snapshots,
-          onReadError: (error) => request.log.warn({ err: error }, 'liquidity event stream ended'),
-        },
-        liquidityIntentId,
-        after,
-      ),
-    );
-  },
+const streamIntentEvents = LIQUIDITY_INTENTS.events({
+  operationId: 'streamLiquidityIntentEvents',
+  description: EVENTS_DESCRIPTION,
+  data: 'LiquidityIntent',
+  example: LIQUIDITY_EVENTS_EXAMPLE,
+  notFoundNote: "no such intent of the wallet token's party",
 });
 
 const listIntents = liquidityRoute({
@@ -302,7 +220,7 @@ const listIntents = liquidityRoute({
     security: SECURITY,
     querystring: LiquidityListQuerySchema,
     response: { 200: withExamples(LiquidityIntentListSchema, LIQUIDITY_INTENT_LIST_EXAMPLE) },
-    problems: errorResponses([...AUTH_PROBLEMS, 'validation_error']),
+    problems: errorResponses([...WALLET_AUTH_PROBLEMS, 'validation_error']),
   },
   handler: async ({ ctx }, request) => {
     const limit = request.query.limit ?? LIQUIDITY_LIST_LIMIT_DEFAULT;
@@ -339,7 +257,7 @@ const createWithdrawal = liquidityRoute({
     response: { 201: withExamples(WithdrawalSchema, WITHDRAWAL_EXAMPLE) },
     problems: errorResponses(
       [
-        ...AUTH_PROBLEMS,
+        ...WALLET_AUTH_PROBLEMS,
         ...BODY_PROBLEMS,
         'pool_not_found',
         'position_not_found',
@@ -383,7 +301,7 @@ const getWithdrawal = liquidityRoute({
     security: SECURITY,
     params: WithdrawalIdParamsSchema,
     response: { 200: withExamples(WithdrawalSchema, WITHDRAWAL_COMPLETED_EXAMPLE) },
-    problems: errorResponses(READ_PROBLEMS, {
+    problems: errorResponses(INTENT_PROBLEMS, {
       not_found: "no such withdrawal of the wallet token's party",
     }),
   },
@@ -408,7 +326,7 @@ const listWithdrawals = liquidityRoute({
     security: SECURITY,
     querystring: LiquidityListQuerySchema,
     response: { 200: WithdrawalListSchema },
-    problems: errorResponses([...AUTH_PROBLEMS, 'validation_error']),
+    problems: errorResponses([...WALLET_AUTH_PROBLEMS, 'validation_error']),
   },
   handler: async ({ ctx }, request) => {
     const limit = request.query.limit ?? LIQUIDITY_LIST_LIMIT_DEFAULT;
@@ -434,7 +352,7 @@ const listPositions = liquidityRoute({
     tags: TAGS,
     security: SECURITY,
     response: { 200: withExamples(PositionListSchema, POSITION_LIST_EXAMPLE) },
-    problems: errorResponses(AUTH_PROBLEMS),
+    problems: errorResponses(WALLET_AUTH_PROBLEMS),
   },
   handler: async ({ ctx }, request) => {
     const positions = await listPositionsOfProvider(ctx.db, walletPartyOf(request));
@@ -447,7 +365,8 @@ const listPositions = liquidityRoute({
   },
 });
 
-const LIQUIDITY_ROUTES = [
+/** The liquidity routes, a plugin registered with `LiquidityRouteContext`, their hub and the caps. */
+export const liquidityRoutes = LIQUIDITY_INTENTS.plugin([
   createIntent,
   listIntents,
   getIntent,
@@ -457,24 +376,4 @@ const LIQUIDITY_ROUTES = [
   listWithdrawals,
   getWithdrawal,
   listPositions,
-];
-
-/** @param streamCaps - The event streams each wallet party and API key may hold. */
-export async function liquidityRoutes(
-  app: App,
-  ctx: ServiceContext,
-  streamCaps: StreamCaps,
-): Promise<void> {
-  const deps: LiquidityDeps = {
-    ctx,
-    authenticateWallet: walletTokenHook(ctx),
-    streamCaps,
-    snapshots: liquidityEventSnapshots(ctx.db, ctx.liquidityEvents),
-    openStreams: new Set(),
-  };
-  // Open streams end when the service stops; otherwise closing would wait for every client.
-  app.addHook('preClose', async () => {
-    for (const stream of deps.openStreams) stream.end();
-  });
-  registerRoutes(app, deps, LIQUIDITY_ROUTES);
-}
+]);

@@ -68,15 +68,18 @@ const TICKER_DESCRIPTION =
   'hours from hourly snapshots (null until 23 h of them exist), and 24-hour volume ' +
   '(docs/spec/stats.md#ticker). A pool with no USD-priced side has no ticker (404 `not_found`).';
 
-/** What the market routes share: the service, and the pool figures kept between requests. */
+/** What the market routes read: pools as the quoter holds them, the store, the ledger's prices. */
+export type MarketContext = Pick<ServiceContext, 'db' | 'ledger' | 'clock' | 'quoter'>;
+
+/** What the market routes share: their context, and the pool figures kept between requests. */
 interface MarketDeps {
-  readonly ctx: ServiceContext;
+  readonly ctx: MarketContext;
   readonly figures: PoolFigures;
 }
 
 const marketRoute = routeOf<MarketDeps>();
 
-function poolById(ctx: ServiceContext, poolId: string): PoolRecord {
+function poolById(ctx: MarketContext, poolId: string): PoolRecord {
   const pool = ctx.quoter.pools().find((p) => p.poolId === poolId);
   if (pool === undefined) throw new ApiError('pool_not_found', `No pool ${poolId}.`);
   return pool;
@@ -288,7 +291,8 @@ const MARKET_ROUTES = [
   getQuote,
 ];
 
-export async function marketRoutes(app: App, ctx: ServiceContext): Promise<void> {
+/** The market routes, a plugin registered with `MarketContext`. */
+export async function marketRoutes(app: App, ctx: MarketContext): Promise<void> {
   const figures = new PoolFigures({
     db: ctx.db,
     ledger: ctx.ledger,

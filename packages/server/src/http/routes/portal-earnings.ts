@@ -81,9 +81,12 @@ const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 const TAGS = [TAG.portal];
 
+/** What the portal uses: the store, the clock, the wallet challenges' ledger and the settings. */
+export type PortalContext = Pick<ServiceContext, 'db' | 'clock' | 'ledger' | 'settings'>;
+
 /** What the portal's routes share (portal.ts makes it). */
 export interface PortalDeps {
-  readonly ctx: ServiceContext;
+  readonly ctx: PortalContext;
   readonly apiKeys: ApiKeyDirectory;
   /** `onRequest` hook: refuses a request without a live developer session. */
   readonly requireSession: (request: FastifyRequest) => Promise<void>;
@@ -109,7 +112,7 @@ export interface PeriodWindow {
 }
 
 /** What a period covers, ending `now`, and the bucket its series is drawn in. */
-export function periodWindow(period: PortalPeriod, now: Date): PeriodWindow {
+function periodWindow(period: PortalPeriod, now: Date): PeriodWindow {
   const back = (ms: number) => new Date(now.getTime() - ms);
   switch (period) {
     case '24h':
@@ -278,12 +281,12 @@ export const EARNINGS_ROUTES = [
   getCollectionRoute,
 ];
 
-function now(ctx: ServiceContext): Date {
+function now(ctx: PortalContext): Date {
   return ctx.clock.now();
 }
 
 async function scopeOf(
-  ctx: ServiceContext,
+  ctx: PortalContext,
   developer: string,
   query: PortalQuery,
 ): Promise<EarningsScope> {
@@ -306,7 +309,7 @@ function tokenOf(pools: PoolSides, poolId: string, side: PoolSide) {
 }
 
 async function earningsReport(
-  ctx: ServiceContext,
+  ctx: PortalContext,
   scope: EarningsScope,
   window: PeriodWindow,
 ): Promise<Earnings> {
@@ -352,7 +355,7 @@ async function earningsReport(
 }
 
 async function usageReport(
-  ctx: ServiceContext,
+  ctx: PortalContext,
   scope: EarningsScope,
   window: PeriodWindow,
 ): Promise<Usage> {

@@ -65,7 +65,6 @@ import {
   SESSION_TTL_MS,
   startDeveloperSession,
 } from '../../auth/sessions.js';
-import type { ServiceContext } from '../../context.js';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
 import type { HttpDeps } from '../deps.js';
 import type { App } from '../fastify.js';
@@ -96,7 +95,12 @@ import {
   withExamples,
 } from '../route-docs.js';
 import { registerRoutes, routeOf } from '../route-table.js';
-import { EARNINGS_ROUTES, type PortalDeps, sessionOnly } from './portal-earnings.js';
+import {
+  EARNINGS_ROUTES,
+  type PortalContext,
+  type PortalDeps,
+  sessionOnly,
+} from './portal-earnings.js';
 
 const PURPOSE: ChallengePurpose = 'developer portal login';
 const KEY_ID_BYTES = 12;
@@ -326,14 +330,23 @@ const PORTAL_ROUTES = [
   ...EARNINGS_ROUTES,
 ];
 
-export async function portalRoutes(app: App, ctx: ServiceContext, deps: HttpDeps): Promise<void> {
+/** What the portal plugin is registered with: its context, the API keys and the login buckets. */
+export interface PortalRoutesOptions extends Pick<HttpDeps, 'apiKeys' | 'buckets'> {
+  readonly ctx: PortalContext;
+}
+
+/** The developer portal's routes, a plugin (mounted at `/api/sdk`). */
+export async function portalRoutes(
+  app: App,
+  { ctx, apiKeys, buckets }: PortalRoutesOptions,
+): Promise<void> {
   await app.register(cookie);
   registerRoutes(
     app,
     {
       ctx,
-      apiKeys: deps.apiKeys,
-      limitLogins: clientAddressLimitHook(deps.buckets, DEFAULT_RATE_LIMITS.loginAttemptsPerMin),
+      apiKeys,
+      limitLogins: clientAddressLimitHook(buckets, DEFAULT_RATE_LIMITS.loginAttemptsPerMin),
       ...sessionGuard(ctx),
     },
     PORTAL_ROUTES,
@@ -342,7 +355,7 @@ export async function portalRoutes(app: App, ctx: ServiceContext, deps: HttpDeps
 
 type SessionGuard = Pick<PortalDeps, 'requireSession' | 'developerOf'>;
 
-function sessionGuard(ctx: ServiceContext): SessionGuard {
+function sessionGuard(ctx: PortalContext): SessionGuard {
   const developers = new WeakMap<FastifyRequest, string>();
   return {
     async requireSession(request) {
@@ -374,7 +387,7 @@ function sessionGuard(ctx: ServiceContext): SessionGuard {
 }
 
 async function signIn(
-  ctx: ServiceContext,
+  ctx: PortalContext,
   request: FastifyRequest,
   reply: FastifyReply,
   answer: SignedChallenge,
@@ -419,7 +432,7 @@ function requirePortalOrigin(request: FastifyRequest, allowed: readonly string[]
 }
 
 async function createKey(
-  ctx: ServiceContext,
+  ctx: PortalContext,
   developer: string,
   request: ApiKeyCreate,
 ): Promise<ApiKeyListEntry & { readonly key: string }> {
@@ -458,7 +471,7 @@ async function createKey(
 }
 
 async function revokeKey(
-  ctx: ServiceContext,
+  ctx: PortalContext,
   developer: string,
   keyId: string,
 ): Promise<ApiKeyRecord> {
@@ -474,11 +487,7 @@ async function revokeKey(
 }
 
 /** The developer's key; anyone else's answers exactly like a key that does not exist. */
-async function ownKey(
-  ctx: ServiceContext,
-  developer: string,
-  keyId: string,
-): Promise<ApiKeyRecord> {
+async function ownKey(ctx: PortalContext, developer: string, keyId: string): Promise<ApiKeyRecord> {
   const key = await getApiKey(ctx.db, keyId);
   if (key === null || key.developerParty !== developer) {
     throw new ApiError('not_found', `No API key ${keyId}.`);

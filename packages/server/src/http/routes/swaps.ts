@@ -32,30 +32,16 @@ import {
   getIntent,
   getIntentForParty,
   getIntentWithEventsForParty,
-  type IntentRecord,
   listIntentHistories,
   listIntentsForParty,
 } from '@poolparty/store';
-import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
-import {
-  type SwapEventSnapshots,
-  SwapEventStream,
-  swapEventSnapshots,
-} from '../../events/swap-event-stream.js';
 import { createSwap, understoodSwap } from '../../swaps/create-swap.js';
-import { swapProgressView, swapStatusView } from '../../swaps/intent-view.js';
-import { strictValidatorCompiler } from '../../swaps/strict-validation.js';
-import { apiKeyOf, walletPartyOf, walletTokenHook } from '../authenticate.js';
-import {
-  EventsHeadersSchema,
-  EventsQuerySchema,
-  lastEventIdOf,
-  streamSubject,
-} from '../event-stream-route.js';
-import type { App } from '../fastify.js';
+import { SWAP_OUTBOX } from '../../views/swap-outbox.js';
+import { swapProgressView, swapStatusView } from '../../views/swap-status.js';
+import { apiKeyOf, walletPartyOf } from '../authenticate.js';
 import { WALLET_IDEMPOTENCY } from '../idempotent-routes.js';
+import { intentRoutesOf, strictBody, walletTokenOnly } from '../intent-routes.js';
 import {
   CANCEL_RESULT_EXAMPLE,
   CREATE_SWAP_EXAMPLE,
@@ -70,21 +56,15 @@ import {
   API_KEY_PROBLEMS,
   BODY_PROBLEMS,
   errorResponses,
+  INTENT_PROBLEMS,
   SECURITY as SECURITY_OF,
   TAG,
-  WALLET_TOKEN_PROBLEMS,
+  WALLET_AUTH_PROBLEMS,
   withExamples,
 } from '../route-docs.js';
-import { registerRoutes, routeOf } from '../route-table.js';
-import type { StreamCaps } from '../stream-caps.js';
 
-const TAGS = [TAG.swaps];
-const SECURITY = SECURITY_OF.apiKeyAndWalletToken;
-/** What every route here can answer before it looks at the swap. */
-const AUTH_PROBLEMS = [...API_KEY_PROBLEMS, ...WALLET_TOKEN_PROBLEMS] as const;
-const INTENT_PROBLEMS = [...AUTH_PROBLEMS, 'validation_error', 'not_found'] as const;
 const CREATE_PROBLEMS = [
-  ...AUTH_PROBLEMS,
+  ...WALLET_AUTH_PROBLEMS,
   ...BODY_PROBLEMS,
   'amount_below_minimum',
   'price_impact_exceeded',
@@ -110,35 +90,30 @@ const EVENTS_DESCRIPTION =
   'process has no stream left, or the wallet party or the API key already holds as many streams ' +
   'as it may, it answers 429 `rate_limited`; poll `GET /v1/swaps/{intentId}`.';
 
-const EventStreamSchema = Type.String({
-  description:
-    'Server-Sent Events: `event: <state>`, `id: <sequence number>`, `data: <SwapStatus JSON>`.',
-});
+/** What the swap routes use of the service: what every intent route does, and the quoter. */
+type SwapRouteContext = Pick<ServiceContext, 'db' | 'clock' | 'walletTokens' | 'quoter'>;
 
-/** What the swap routes share. */
-interface SwapDeps {
-  readonly ctx: ServiceContext;
-  /** Checks the wallet token of every route here. */
-  readonly authenticateWallet: ReturnType<typeof walletTokenHook>;
-  /** The event streams each wallet party and API key may hold. */
-  readonly streamCaps: StreamCaps;
-  /** One store read per intent per change, whatever the number of streams following it. */
-  readonly snapshots: SwapEventSnapshots;
-  /** The streams open now: they end when the service stops. */
-  readonly openStreams: Set<SwapEventStream>;
+function noSuchIntent(intentId: string): ApiError {
+  return new ApiError('not_found', `No swap intent ${intentId}.`);
 }
 
-const swapRoute = routeOf<SwapDeps>();
-const walletTokenOnly = ({ authenticateWallet }: SwapDeps) => ({ preHandler: authenticateWallet });
+const SWAPS = intentRoutesOf<SwapRouteContext>()({
+  noun: 'swap',
+  path: '/swaps/:intentId',
+  params: IntentIdParamsSchema,
+  tag: TAG.swaps,
+  outbox: SWAP_OUTBOX,
+  findOwn: getIntentForParty,
+  notFound: noSuchIntent,
+});
+
+const { tags: TAGS, security: SECURITY, route: swapRoute } = SWAPS;
 
 const createSwapRoute = swapRoute({
   method: 'POST',
   url: '/swaps',
-  hooks: (deps) => ({
-    ...walletTokenOnly(deps),
-    // Exact JSON types: an amount is a string and the slippage tolerance a number, no coercion.
-    validatorCompiler: strictValidatorCompiler,
-  }),
+  // Exact JSON types: an amount is a string and the slippage tolerance a number, no coercion.
+  hooks: strictBody,
   // The body, validated against the route's schema by then, is a CreateSwapBody.
   idempotency: {
     ...WALLET_IDEMPOTENCY,
@@ -257,8 +232,8 @@ const cancelSwap = swapRoute({
         'the intent is no longer pending; `intentStatus` is its current state',
     }),
   },
-  handler: async ({ ctx }, request) => {
-    const intent = await ownIntent(ctx, request, request.params.intentId);
+  handler: async ({ ctx, ownIntent }, request) => {
+    const intent = await ownIntent(request, request.params.intentId);
     const cancelled = await cancelIntent(ctx.db, {
       intentId: intent.intentId,
       walletParty: intent.walletParty,
@@ -277,52 +252,12 @@ const cancelSwap = swapRoute({
   },
 });
 
-const streamSwapEvents = swapRoute({
-  method: 'GET',
-  url: '/swaps/:intentId/events',
-  hooks: walletTokenOnly,
-  schema: {
-    operationId: 'streamSwapEvents',
-    summary: 'Stream the state changes of a swap (Server-Sent Events)',
-    description: EVENTS_DESCRIPTION,
-    tags: TAGS,
-    security: SECURITY,
-    params: IntentIdParamsSchema,
-    headers: EventsHeadersSchema,
-    querystring: EventsQuerySchema,
-    response: {
-      200: {
-        description: 'The event stream.',
-        content: {
-          'text/event-stream': { schema: EventStreamSchema, example: SWAP_EVENTS_EXAMPLE },
-        },
-      },
-    },
-    problems: errorResponses(INTENT_PROBLEMS, {
-      validation_error: '`Last-Event-ID` is not an event id of this swap',
-      not_found: "no intent with this id for the wallet token's party",
-      rate_limited:
-        'the API key is over its rate limit, the wallet party or the API key holds as many ' +
-        'streams as it may (`limit` names which, `max` its number), or this server has no ' +
-        'event stream left (poll `GET /v1/swaps/{intentId}` meanwhile)',
-    }),
-  },
-  handler: async (deps, request, reply) => {
-    const intent = await ownIntent(deps.ctx, request, request.params.intentId);
-    const { intentId } = intent;
-    const after = lastEventIdOf(request.headers['last-event-id'], request.query.lastEventId);
-    const subject = { noun: 'swap', pollPath: `/v1/swaps/${intentId}` };
-    await streamSubject(request, reply, deps, subject, () =>
-      SwapEventStream.open(
-        {
-          snapshots: deps.snapshots,
-          onReadError: (error) => request.log.warn({ err: error }, 'swap event stream ended'),
-        },
-        intentId,
-        after,
-      ),
-    );
-  },
+const streamSwapEvents = SWAPS.events({
+  operationId: 'streamSwapEvents',
+  description: EVENTS_DESCRIPTION,
+  data: 'SwapStatus',
+  example: SWAP_EVENTS_EXAMPLE,
+  notFoundNote: "no intent with this id for the wallet token's party",
 });
 
 const listPartySwaps = swapRoute({
@@ -343,10 +278,13 @@ const listPartySwaps = swapRoute({
     response: {
       200: withExamples(TrackResultSchema, TRACK_RESULT_EXAMPLE),
     },
-    problems: errorResponses([...AUTH_PROBLEMS, 'validation_error', 'wallet_party_mismatch'], {
-      validation_error: 'a query parameter is malformed, or `cursor` is not one we issued',
-      wallet_party_mismatch: "`partyId` is not the wallet token's party",
-    }),
+    problems: errorResponses(
+      [...WALLET_AUTH_PROBLEMS, 'validation_error', 'wallet_party_mismatch'],
+      {
+        validation_error: 'a query parameter is malformed, or `cursor` is not one we issued',
+        wallet_party_mismatch: "`partyId` is not the wallet token's party",
+      },
+    ),
   },
   handler: async ({ ctx }, request) => {
     const { partyId } = request.params;
@@ -378,49 +316,15 @@ const listPartySwaps = swapRoute({
   },
 });
 
-const SWAP_ROUTES = [
+/** The swap routes, a plugin registered with `SwapRouteContext`, the swaps' hub and the caps. */
+export const swapRoutes = SWAPS.plugin([
   createSwapRoute,
   getSwapStatus,
   getSwapProgress,
   cancelSwap,
   streamSwapEvents,
   listPartySwaps,
-];
-
-/** @param streamCaps - The event streams each wallet party and API key may hold. */
-export async function swapRoutes(
-  app: App,
-  ctx: ServiceContext,
-  streamCaps: StreamCaps,
-): Promise<void> {
-  const deps: SwapDeps = {
-    ctx,
-    authenticateWallet: walletTokenHook(ctx),
-    streamCaps,
-    snapshots: swapEventSnapshots(ctx.db, ctx.intentEvents),
-    openStreams: new Set(),
-  };
-  // Open streams end when the service stops; otherwise closing would wait for every client.
-  app.addHook('preClose', async () => {
-    for (const stream of deps.openStreams) stream.end();
-  });
-  registerRoutes(app, deps, SWAP_ROUTES);
-}
-
-/** The wallet party's intent; anyone else's, like an unknown id, is 404. */
-async function ownIntent(
-  ctx: ServiceContext,
-  request: FastifyRequest,
-  intentId: string,
-): Promise<IntentRecord> {
-  const intent = await getIntentForParty(ctx.db, intentId, walletPartyOf(request));
-  if (intent === null) throw noSuchIntent(intentId);
-  return intent;
-}
-
-function noSuchIntent(intentId: string): ApiError {
-  return new ApiError('not_found', `No swap intent ${intentId}.`);
-}
+]);
 
 function cursorOf(text: string) {
   const cursor = decodeIntentCursor(text);

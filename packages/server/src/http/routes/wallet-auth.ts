@@ -13,7 +13,6 @@ import {
 import { issueChallenge, verifyChallenge } from '../../auth/challenges.js';
 import type { ServiceContext } from '../../context.js';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
-import type { HttpDeps } from '../deps.js';
 import type { App } from '../fastify.js';
 import {
   CHALLENGE_REQUEST_EXAMPLE,
@@ -30,12 +29,19 @@ import {
   withExamples,
 } from '../route-docs.js';
 import { registerRoutes, routeOf } from '../route-table.js';
+import type { BucketStore } from '../token-bucket.js';
 
 const PURPOSE: ChallengePurpose = 'swap wallet authentication';
 
+/** What wallet authentication uses: the challenges' store and ledger, and the token signer. */
+export type WalletAuthContext = Pick<
+  ServiceContext,
+  'db' | 'settings' | 'clock' | 'ledger' | 'walletTokens'
+>;
+
 /** What the wallet-auth routes share. */
 interface WalletAuthDeps {
-  readonly ctx: ServiceContext;
+  readonly ctx: WalletAuthContext;
   /** The per-client-address limit of both steps. */
   readonly limitLogins: ReturnType<typeof clientAddressLimitHook>;
 }
@@ -103,11 +109,11 @@ const verifyWalletChallenge = walletAuthRoute({
 
 const WALLET_AUTH_ROUTES = [requestWalletChallenge, verifyWalletChallenge];
 
+/** The wallet authentication routes, a plugin registered with their context and the buckets. */
 export async function walletAuthRoutes(
   app: App,
-  ctx: ServiceContext,
-  deps: HttpDeps,
+  { ctx, buckets }: { readonly ctx: WalletAuthContext; readonly buckets: BucketStore },
 ): Promise<void> {
-  const limitLogins = clientAddressLimitHook(deps.buckets, DEFAULT_RATE_LIMITS.loginAttemptsPerMin);
+  const limitLogins = clientAddressLimitHook(buckets, DEFAULT_RATE_LIMITS.loginAttemptsPerMin);
   registerRoutes(app, { ctx, limitLogins }, WALLET_AUTH_ROUTES);
 }
