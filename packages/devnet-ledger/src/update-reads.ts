@@ -75,36 +75,29 @@ async function visibleAt(ctx: ServerContext, user: string, offset: Offset, view:
 
 const readRoute = routeOf<ServerContext>();
 
+/** The update at the offset the request's body names, in the update format it asks for. */
+async function updateAt(
+  ctx: ServerContext,
+  request: Parameters<typeof userOf>[0] & { readonly body: unknown },
+  offsetOf: (body: Json) => Offset,
+) {
+  const body = objectAt(request.body, 'body');
+  const view = viewOfUpdateFormat(body.updateFormat);
+  const transaction = await visibleAt(ctx, userOf(request), offsetOf(body), view);
+  return { update: { Transaction: { value: transaction } } };
+}
+
 const UPDATE_READ_ROUTES = [
   readRoute({
     method: 'POST',
     url: '/v2/updates/update-by-id',
-    handler: async (ctx, request) => {
-      const body = objectAt(request.body, 'body');
-      const offset = offsetOfUpdateId(ctx, stringAt(body.updateId, 'updateId'));
-      const transaction = await visibleAt(
-        ctx,
-        userOf(request),
-        offset,
-        viewOfUpdateFormat(body.updateFormat),
-      );
-      return { update: { Transaction: { value: transaction } } };
-    },
+    handler: (ctx, request) =>
+      updateAt(ctx, request, (body) => offsetOfUpdateId(ctx, stringAt(body.updateId, 'updateId'))),
   }),
   readRoute({
     method: 'POST',
     url: '/v2/updates/update-by-offset',
-    handler: async (ctx, request) => {
-      const body = objectAt(request.body, 'body');
-      const offset = offsetAt(body.offset, 'offset');
-      const transaction = await visibleAt(
-        ctx,
-        userOf(request),
-        offset,
-        viewOfUpdateFormat(body.updateFormat),
-      );
-      return { update: { Transaction: { value: transaction } } };
-    },
+    handler: (ctx, request) => updateAt(ctx, request, (body) => offsetAt(body.offset, 'offset')),
   }),
   readRoute({
     method: 'POST',

@@ -617,9 +617,12 @@ export function settingHelp(setting: {
   return `${setting.description} [${setting.env}; default: ${defaultLabel(setting.defaultValue)}]`;
 }
 
-export type SettingsResult =
-  | { readonly ok: true; readonly settings: Settings }
+/** Settings read from the environment: all of them, or every reason they could not be. */
+export type SettingsRead<T> =
+  | { readonly ok: true; readonly settings: T }
   | { readonly ok: false; readonly errors: readonly string[] };
+
+export type SettingsResult = SettingsRead<Settings>;
 
 /**
  * The settings a command that works on the store alone (`migrate`, `admin …`) reads: where the
@@ -632,9 +635,7 @@ export const STORE_SETTING_KEYS = [
 
 export type { StoreLocation };
 
-export type StoreLocationResult =
-  | { readonly ok: true; readonly settings: StoreLocation }
-  | { readonly ok: false; readonly errors: readonly string[] };
+export type StoreLocationResult = SettingsRead<StoreLocation>;
 
 /**
  * The settings a command that reads the ledger besides the store (`admin pools add`) reads:
@@ -667,9 +668,7 @@ export const TREASURY_SETTING_KEYS = [
 
 export type TreasurySettings = Pick<Settings, (typeof TREASURY_SETTING_KEYS)[number]>;
 
-export type TreasurySettingsResult =
-  | { readonly ok: true; readonly settings: TreasurySettings }
-  | { readonly ok: false; readonly errors: readonly string[] };
+export type TreasurySettingsResult = SettingsRead<TreasurySettings>;
 
 export function readTreasurySettings(
   env: Readonly<Record<string, string | undefined>>,
@@ -679,9 +678,7 @@ export function readTreasurySettings(
   return read.ok ? { ok: true, settings: read.values as unknown as TreasurySettings } : read;
 }
 
-export type LedgerLocationResult =
-  | { readonly ok: true; readonly settings: LedgerLocation }
-  | { readonly ok: false; readonly errors: readonly string[] };
+export type LedgerLocationResult = SettingsRead<LedgerLocation>;
 
 /** Reads which ledger to reach, checking the Canton settings as `serve` does. */
 export function readLedgerLocation(
