@@ -221,3 +221,12 @@ export async function intentRow(
 export function mapped<T>(row: Row | null, map: (row: Row) => T): T | null {
   return row === null ? null : map(row);
 }
+
+/** What reads an intent's events after `afterSeq` (SSE `Last-Event-ID`), in order. */
+export type OutboxReader<E> = (q: Queryable, intentId: string, afterSeq?: number) => Promise<E[]>;
+
+/** The outbox read of a kind, its rows mapped to the kind's event record. */
+export function outboxReader<E>(kind: IntentKind, map: (row: Row) => E): OutboxReader<E> {
+  return async (q, intentId, afterSeq = 0) =>
+    (await outboxRows(q, kind, intentId, afterSeq)).map(map);
+}

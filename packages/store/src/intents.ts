@@ -30,7 +30,8 @@ import {
   checkMove,
   intentRow,
   mapped,
-  outboxRows,
+  type OutboxReader,
+  outboxReader,
   stateChangeSql,
   writeIntentStates,
 } from './intent-states.js';
@@ -745,13 +746,7 @@ export async function expireDueIntents(
  * The intent's events in order, after `afterSeq` (SSE `Last-Event-ID`) when given: its state
  * changes and its leg events (`legEvent` set), in one sequence.
  */
-export async function listIntentEvents(
-  q: Queryable,
-  intentId: string,
-  afterSeq = 0,
-): Promise<IntentEventRecord[]> {
-  return (await outboxRows(q, 'swap', intentId, afterSeq)).map(eventFromRow);
-}
+export const listIntentEvents: OutboxReader<IntentEventRecord> = outboxReader('swap', eventFromRow);
 
 /**
  * Records the facts of a refund that committed after the intent ended `refund_failed` (an

@@ -15,7 +15,13 @@ import {
   readStringOrNull,
 } from './columns.js';
 import type { Queryable, Row } from './database.js';
-import { intentRow, mapped, outboxRows, writeIntentStates } from './intent-states.js';
+import {
+  intentRow,
+  mapped,
+  type OutboxReader,
+  outboxReader,
+  writeIntentStates,
+} from './intent-states.js';
 import { firstRowOf } from './sql.js';
 
 export type LiquidityStatus =
@@ -294,21 +300,21 @@ export async function dueLiquidityIntents(
   return rows.map(liquidityIntentFromRow);
 }
 
-/** The intent's events in order, after `afterSeq` (SSE `Last-Event-ID`) when given. */
-export async function listLiquidityEvents(
-  q: Queryable,
-  liquidityIntentId: string,
-  afterSeq = 0,
-): Promise<LiquidityEventRecord[]> {
-  const rows = await outboxRows(q, 'liquidity', liquidityIntentId, afterSeq);
-  return rows.map((row) => ({
+function liquidityEventFromRow(row: Row): LiquidityEventRecord {
+  return {
     seq: readSafeInteger(row.seq),
     liquidityIntentId: readString(row.liquidity_intent_id),
     status: readString(row.status) as LiquidityStatus,
     at: readDate(row.at),
     payload: (row.payload ?? {}) as Record<string, unknown>,
-  }));
+  };
 }
+
+/** The intent's events in order, after `afterSeq` (SSE `Last-Event-ID`) when given. */
+export const listLiquidityEvents: OutboxReader<LiquidityEventRecord> = outboxReader(
+  'liquidity',
+  liquidityEventFromRow,
+);
 
 /** How many of the intent's commands are still unconfirmed (recorded or submitted). */
 export async function countOpenLiquidityCommands(
