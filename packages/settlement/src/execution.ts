@@ -26,10 +26,11 @@
  */
 import {
   assert,
-  assertTransition,
+  assertPath,
   FailedAttempts,
   intentFeesOf,
   judgeItemFailure,
+  SWAP_LIFECYCLE,
   type SwapState,
 } from '@poolparty/core';
 import type { Holding } from '@poolparty/ledger';
@@ -283,12 +284,8 @@ function pathOf(swap: SwapPlan): IntentPath {
   through.push('processing');
   if (decision.kind === 'execute') through.push('sending_output');
   else if (!decision.refund.isPositive()) through.push(decision.outcome);
-  // Every edge is one of core's lifecycle: an unlisted one is a bug and throws before writing.
-  let state: SwapState = from;
-  for (const next of through) {
-    assertTransition(state, next);
-    state = next;
-  }
+  // Every edge is one of core's lifecycle: an unlisted one is a bug and throws before the books move.
+  assertPath(SWAP_LIFECYCLE, from, through);
   if (decision.kind === 'execute') {
     return { intentId: intent.intentId, from, through, actualOutput: decision.output.toString() };
   }

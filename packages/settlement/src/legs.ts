@@ -12,7 +12,7 @@ import {
   Amount,
   type ArrivedPayout,
   assert,
-  assertTransition,
+  assertPath,
   type CommandPayload,
   custodyOf,
   type FailureReason,
@@ -25,6 +25,7 @@ import {
   payoutsArrived,
   planIntentRefund,
   type RefundSettlement,
+  SWAP_LIFECYCLE,
   sideOf,
   type TransferPayload,
   transferArrived,
@@ -207,7 +208,7 @@ export async function refundIntent(
   },
 ): Promise<void> {
   const { intent, settle, now } = input;
-  assertTransition(settle.from, settle.to);
+  assertPath(SWAP_LIFECYCLE, settle.from, [settle.to]);
   const plan = planIntentRefund(input);
   if (plan.kind === 'nothing_owed') {
     await transitionIntent(tx, {
@@ -467,7 +468,7 @@ export async function finishPayouts(
   const poolIds = [...new Set(legs.flatMap(({ payload }) => payload.poolId ?? []))].sort();
   const books = new Map<string, PoolBalances>();
   for (const poolId of poolIds) books.set(poolId, await lockPool(tx, poolId));
-  assertTransition('sending_output', 'completed');
+  assertPath(SWAP_LIFECYCLE, 'sending_output', ['completed']);
   const paths = legs.flatMap(({ command, payload, transfer }): IntentPath[] =>
     command.intentId === null
       ? []

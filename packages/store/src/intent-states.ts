@@ -18,6 +18,7 @@ import {
 } from '@poolparty/core';
 import { jsonParam } from './columns.js';
 import type { Queryable, Row } from './database.js';
+import { firstRowOf } from './sql.js';
 
 type FactType = 'numeric' | 'text' | 'timestamptz';
 
@@ -184,7 +185,7 @@ export async function writeIntentStates(
  * The intent's outbox rows in order, after `afterSeq` (SSE `Last-Event-ID`) when given, with its
  * id under the kind's own column; each kind maps them to its event record.
  */
-export function outboxRows(
+function outboxRows(
   q: Queryable,
   kind: IntentKind,
   intentId: string,
@@ -198,28 +199,27 @@ export function outboxRows(
 }
 
 /**
- * The intent's row, or null; with `owner`, null too for another party's intent, so that ids
- * cannot be probed (404, not 403); with `forUpdate`, locked for the transaction.
+ * The intent's row mapped by the kind's mapper, or null; with `owner`, null too for another
+ * party's intent, so that ids cannot be probed (404, not 403); with `forUpdate`, locked for the
+ * transaction.
  */
-export async function intentRow(
+export function intentRow<T>(
   q: Queryable,
   kind: IntentKind,
   intentId: string,
+  map: (row: Row) => T,
   options: { readonly owner?: string; readonly forUpdate?: boolean } = {},
-): Promise<Row | null> {
+): Promise<T | null> {
   const t = TABLES[kind];
   const owned = options.owner === undefined ? '' : ` AND ${t.ownerColumn} = $2`;
   const params = options.owner === undefined ? [intentId] : [intentId, options.owner];
-  const [row] = await q.query(
-    `SELECT * FROM ${t.table} WHERE ${t.idColumn} = $1${owned}${options.forUpdate ? ' FOR UPDATE' : ''}`,
+  const lock = options.forUpdate ? ' FOR UPDATE' : '';
+  return firstRowOf(
+    q,
+    `SELECT * FROM ${t.table} WHERE ${t.idColumn} = $1${owned}${lock}`,
     params,
+    map,
   );
-  return row ?? null;
-}
-
-/** A row mapped by the kind's mapper; null stays null. */
-export function mapped<T>(row: Row | null, map: (row: Row) => T): T | null {
-  return row === null ? null : map(row);
 }
 
 /** What reads an intent's events after `afterSeq` (SSE `Last-Event-ID`), in order. */

@@ -29,7 +29,6 @@ import type { Queryable, Row, SqlParam } from './database.js';
 import {
   checkMove,
   intentRow,
-  mapped,
   type OutboxReader,
   outboxReader,
   stateChangeSql,
@@ -328,7 +327,7 @@ export async function insertIntent(q: Queryable, intent: NewIntent): Promise<Int
 }
 
 export async function getIntent(q: Queryable, intentId: string): Promise<IntentRecord | null> {
-  return mapped(await intentRow(q, 'swap', intentId), intentFromRow);
+  return intentRow(q, 'swap', intentId, intentFromRow);
 }
 
 /** The intent only if it belongs to `walletParty`: others' intents look absent (404, not 403). */
@@ -337,7 +336,7 @@ export async function getIntentForParty(
   intentId: string,
   walletParty: string,
 ): Promise<IntentRecord | null> {
-  return mapped(await intentRow(q, 'swap', intentId, { owner: walletParty }), intentFromRow);
+  return intentRow(q, 'swap', intentId, intentFromRow, { owner: walletParty });
 }
 
 /**

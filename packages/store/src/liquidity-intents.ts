@@ -15,13 +15,7 @@ import {
   readStringOrNull,
 } from './columns.js';
 import type { Queryable, Row } from './database.js';
-import {
-  intentRow,
-  mapped,
-  type OutboxReader,
-  outboxReader,
-  writeIntentStates,
-} from './intent-states.js';
+import { intentRow, type OutboxReader, outboxReader, writeIntentStates } from './intent-states.js';
 import { firstRowOf } from './sql.js';
 
 export type LiquidityStatus =
@@ -177,10 +171,7 @@ export async function getLiquidityIntent(
   liquidityIntentId: string,
   options: { readonly forUpdate?: boolean } = {},
 ): Promise<LiquidityIntentRecord | null> {
-  return mapped(
-    await intentRow(q, 'liquidity', liquidityIntentId, options),
-    liquidityIntentFromRow,
-  );
+  return intentRow(q, 'liquidity', liquidityIntentId, liquidityIntentFromRow, options);
 }
 
 /** The provider's intent; null for another party's, so ids cannot be probed. */
@@ -189,8 +180,9 @@ export async function getLiquidityIntentForParty(
   liquidityIntentId: string,
   providerParty: string,
 ): Promise<LiquidityIntentRecord | null> {
-  const row = await intentRow(q, 'liquidity', liquidityIntentId, { owner: providerParty });
-  return mapped(row, liquidityIntentFromRow);
+  return intentRow(q, 'liquidity', liquidityIntentId, liquidityIntentFromRow, {
+    owner: providerParty,
+  });
 }
 
 export async function findOpenLiquidityIntent(
