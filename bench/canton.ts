@@ -198,7 +198,8 @@ interface DepositFor {
   readonly depositReference: string;
   readonly inputToken: string;
   readonly inputTokenAdmin: string;
-  readonly expectedAmount: string;
+  /** Text as the swaps API answers it, or the store's amount. */
+  readonly expectedAmount: Amount | string;
 }
 
 /** The wallet's deposit through the JSON Ledger API, as a wallet sends it. */
@@ -208,7 +209,10 @@ function sendDeposit(stage: Stage, sender: string, swap: DepositFor) {
     sender,
     receiver: swap.depositAddress,
     instrument: { admin: swap.inputTokenAdmin, id: swap.inputToken },
-    amount: Amount.parse(swap.expectedAmount),
+    amount:
+      typeof swap.expectedAmount === 'string'
+        ? Amount.parse(swap.expectedAmount)
+        : swap.expectedAmount,
     meta: { [REASON_META_KEY]: swap.depositReference },
   });
 }

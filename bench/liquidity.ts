@@ -232,7 +232,7 @@ function depositSide(bed: Bed, intent: LiquidityIntentRecord, side: 'a' | 'b') {
     sender: bed.provider,
     receiver: intent.depositAddress,
     instrument: instrumentOf(bed.world, side),
-    amount: Amount.parse(side === 'a' ? intent.expectedA : intent.expectedB),
+    amount: side === 'a' ? intent.expectedA : intent.expectedB,
     meta: { [REASON_META_KEY]: intent.depositReference },
   });
 }

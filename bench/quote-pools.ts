@@ -9,6 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Amount } from '@poolparty/core';
 import type { RunningService } from '@poolparty/server';
 import { insertPool } from '@poolparty/store';
 import { QUOTE_PATH, startQuietService, unthrottle } from './quotes.js';
@@ -47,9 +48,9 @@ async function addSyntheticPools(service: RunningService, count: number): Promis
           tokenB: { admin: 'bench-admin::1220', id: `TKN${i}` },
           swapParty: `bench-swap-${i}::1220`,
           lpParty: `bench-lp-${i}::1220`,
-          lpSupply: '1000',
-          reserveA: '1000000',
-          reserveB: '1000',
+          lpSupply: Amount.parse('1000'),
+          reserveA: Amount.parse('1000000'),
+          reserveB: Amount.parse('1000'),
           createdAt: now,
         });
       }

@@ -150,7 +150,7 @@ export function deposit(world: World, intent: IntentRecord) {
     sender: intent.walletParty,
     receiver: intent.depositAddress,
     instrument: world.seed.instruments.amulet,
-    amount: Amount.parse(intent.expectedAmount),
+    amount: intent.expectedAmount,
     meta: { [REASON_META_KEY]: intent.depositReference },
   });
 }

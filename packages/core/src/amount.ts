@@ -55,6 +55,9 @@ function describe(input: unknown): string {
 // bare leading/trailing dot: the wire form is what Daml prints, nothing looser.
 const WIRE_AMOUNT = /^(\d+)(?:\.(\d+))?$/;
 
+/** Any value but an `Amount`, for the parsers' parameter. */
+type NotAnAmount<T> = T extends Amount ? never : T;
+
 export class Amount {
   private constructor(readonly units: bigint) {}
 
@@ -75,15 +78,18 @@ export class Amount {
     return units < 0n || units >= UNITS_LIMIT ? null : Amount.fromUnits(units);
   }
 
-  /** Parses the wire form strictly. Throws `AmountParseError`. */
-  static parse(input: unknown): Amount {
+  /**
+   * Parses the wire form strictly. Throws `AmountParseError`. An `Amount` is refused by the type:
+   * parsing one again is always a mistake (it would throw at run time, not being text).
+   */
+  static parse<T>(input: NotAnAmount<T>): Amount {
     const result = Amount.tryParse(input);
     if (result instanceof AmountParseError) throw result;
     return result;
   }
 
   /** Like `parse`, but returns the error instead of throwing. */
-  static tryParse(input: unknown): Amount | AmountParseError {
+  static tryParse<T>(input: NotAnAmount<T>): Amount | AmountParseError {
     if (typeof input !== 'string') return new AmountParseError('not_a_string', input);
     if (input.length === 0) return new AmountParseError('empty', input);
     const match = WIRE_AMOUNT.exec(input);

@@ -143,20 +143,13 @@ export function payoutReversal(input: {
   };
 }
 
-/** The fee amounts an intent recorded at creation, as decimal strings. */
-export interface RecordedIntentFees {
-  readonly networkFeeAmount: string;
-  readonly lpFeeAmount: string;
-  readonly platformFeeAmount: string;
-  readonly inputAmountAfterPoolFee: string;
-}
-
-export function intentFeesOf(recorded: RecordedIntentFees): IntentFees {
+/** The fee amounts an intent recorded at creation, picked out of its record. */
+export function intentFeesOf(recorded: IntentFees): IntentFees {
   return {
-    networkFeeAmount: Amount.parse(recorded.networkFeeAmount),
-    lpFeeAmount: Amount.parse(recorded.lpFeeAmount),
-    platformFeeAmount: Amount.parse(recorded.platformFeeAmount),
-    inputAmountAfterPoolFee: Amount.parse(recorded.inputAmountAfterPoolFee),
+    networkFeeAmount: recorded.networkFeeAmount,
+    lpFeeAmount: recorded.lpFeeAmount,
+    platformFeeAmount: recorded.platformFeeAmount,
+    inputAmountAfterPoolFee: recorded.inputAmountAfterPoolFee,
   };
 }
 
@@ -211,9 +204,13 @@ export function planIntentRefund(input: {
 export function offeredRefundOf(
   leg: 'payout' | 'refund',
   payload: TransferPayload,
-): { readonly amount: string; readonly networkFeeAmount: string } | null {
+): { readonly amount: Amount; readonly networkFeeAmount: Amount } | null {
   if (leg !== 'refund') return null;
-  return { amount: payload.amount, networkFeeAmount: payload.settle?.networkFeeAmount ?? '0' };
+  const networkFee = payload.settle?.networkFeeAmount;
+  return {
+    amount: Amount.parse(payload.amount),
+    networkFeeAmount: networkFee === undefined ? Amount.ZERO : Amount.parse(networkFee),
+  };
 }
 
 /**

@@ -34,16 +34,12 @@ export interface PoolLiquidity {
   readonly supply: Amount;
 }
 
-/** The pool's liquidity from its books' reserves and its supply, as the store writes them. */
+/** The pool's liquidity from its books' reserves and its supply. */
 export function liquidityOf(
-  books: { readonly reserveA: string; readonly reserveB: string },
-  lpSupply: string,
+  books: { readonly reserveA: Amount; readonly reserveB: Amount },
+  lpSupply: Amount,
 ): PoolLiquidity {
-  return {
-    reserveA: Amount.parse(books.reserveA),
-    reserveB: Amount.parse(books.reserveB),
-    supply: Amount.parse(lpSupply),
-  };
+  return { reserveA: books.reserveA, reserveB: books.reserveB, supply: lpSupply };
 }
 
 export type MintRefusal =

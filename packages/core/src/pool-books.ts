@@ -21,16 +21,16 @@
 import { Amount } from './amount.js';
 import { BaseError } from './base-error.js';
 
-/** A pool's books: per side, the four buckets, as decimal strings (Numeric 10). */
+/** A pool's books: per side, the four buckets, each an amount of that side's instrument. */
 export interface PoolBooks {
-  readonly reserveA: string;
-  readonly reserveB: string;
-  readonly inflightA: string;
-  readonly inflightB: string;
-  readonly outgoingA: string;
-  readonly outgoingB: string;
-  readonly feesA: string;
-  readonly feesB: string;
+  readonly reserveA: Amount;
+  readonly reserveB: Amount;
+  readonly inflightA: Amount;
+  readonly inflightB: Amount;
+  readonly outgoingA: Amount;
+  readonly outgoingB: Amount;
+  readonly feesA: Amount;
+  readonly feesB: Amount;
 }
 
 export type Side = 'a' | 'b';
@@ -68,7 +68,7 @@ const FIELD: Record<Bucket, Record<Side, keyof PoolBooks>> = {
  */
 export function networkCost(books: PoolBooks, side: Side, cost: Amount): Movement[] {
   if (!cost.isPositive()) return [];
-  const collected = Amount.parse(books[FIELD.fees[side]]);
+  const collected = books[FIELD.fees[side]];
   const fromFees = cost.lte(collected) ? cost : collected;
   const shortfall = cost.sub(fromFees);
   const movements = fromFees.isPositive() ? [debit(side, 'fees', fromFees)] : [];
@@ -88,14 +88,14 @@ export function applyMovements<B extends PoolBooks>(
   books: B,
   movements: readonly Movement[],
 ): PoolBooks {
-  const next: Record<keyof PoolBooks, string> = { ...books };
+  const next: Record<keyof PoolBooks, Amount> = { ...books };
   for (const { side, bucket, units } of movements) {
     const field = FIELD[bucket][side];
-    const value = Amount.parse(next[field]).units + units;
+    const value = next[field].units + units;
     if (value < 0n) {
       throw new AccountingError(`${field} would become negative (${next[field]} ${units} units)`);
     }
-    next[field] = Amount.fromUnits(value).toString();
+    next[field] = Amount.fromUnits(value);
   }
   return next;
 }

@@ -178,9 +178,9 @@ function refundAs(
 }
 
 /** A price-impact cap given as a decimal string (`"0.15"`, as stored) or a number, read exactly. */
-export function priceImpactCapRatio(cap: string | number): Ratio {
+export function priceImpactCapRatio(cap: Amount | number): Ratio {
   if (typeof cap === 'number') return ratioFromNumber(cap);
-  return ratio(Amount.parse(cap).units, AMOUNT_SCALE);
+  return ratio(cap.units, AMOUNT_SCALE);
 }
 
 /**

@@ -27,10 +27,10 @@ const recordedIntent = fc
   .map(([network, lp, platform, afterFee]) => ({
     deposit: Amount.fromUnits(network + lp + platform + afterFee),
     recorded: {
-      networkFeeAmount: `${Amount.fromUnits(network)}`,
-      lpFeeAmount: `${Amount.fromUnits(lp)}`,
-      platformFeeAmount: `${Amount.fromUnits(platform)}`,
-      inputAmountAfterPoolFee: `${Amount.fromUnits(afterFee)}`,
+      networkFeeAmount: Amount.fromUnits(network),
+      lpFeeAmount: Amount.fromUnits(lp),
+      platformFeeAmount: Amount.fromUnits(platform),
+      inputAmountAfterPoolFee: Amount.fromUnits(afterFee),
     },
   }));
 
@@ -159,7 +159,10 @@ describe('an intent refund', () => {
   it('keeps a refund offer’s amount and network fee on the intent; a payout offer keeps none', () => {
     const plan = planIntentRefund({ intent, side: 'a', settle, refund: Amount.parse('2') });
     const payload = (plan as { payload: TransferPayload }).payload;
-    expect(offeredRefundOf('refund', payload)).toEqual({ amount: '2', networkFeeAmount: '0.5' });
+    expect(offeredRefundOf('refund', payload)).toEqual({
+      amount: Amount.parse('2'),
+      networkFeeAmount: Amount.parse('0.5'),
+    });
     expect(offeredRefundOf('payout', payload)).toBeNull();
   });
 });

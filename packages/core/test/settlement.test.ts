@@ -204,8 +204,10 @@ describe('reversalOf', () => {
 
 describe('priceImpactCapRatio', () => {
   it('reads a stored decimal and a configured number exactly', () => {
-    expect(priceImpactCapRatio('0.15')).toEqual(ratio(1_500_000_000n, 10_000_000_000n));
+    expect(priceImpactCapRatio(Amount.parse('0.15'))).toEqual(
+      ratio(1_500_000_000n, 10_000_000_000n),
+    );
     expect(priceImpactCapRatio(0.15)).toEqual(ratio(1_500_000_000n, 10_000_000_000n));
-    expect(() => priceImpactCapRatio('-1')).toThrow();
+    expect(() => priceImpactCapRatio(Amount.parse('-1'))).toThrow();
   });
 });

@@ -50,13 +50,17 @@ async function registerInStore(db: Database, welcome: DevnetWelcome, now: Date):
       if (await getPool(tx, pool.poolId)) continue;
       // The opening liquidity is the operator's: its units belong to the treasury (the developer
       // on a seed written before there was one), a position visible like any other.
-      const opening = openingLiquidity(Amount.parse(pool.reserveA), Amount.parse(pool.reserveB));
+      const reserveA = Amount.parse(pool.reserveA);
+      const reserveB = Amount.parse(pool.reserveB);
+      const opening = openingLiquidity(reserveA, reserveB);
       const owner = welcome.treasury?.partyId ?? welcome.developer.partyId;
       await insertPool(tx, {
         ...pool,
-        lpSupply: opening.supply.toString(),
+        reserveA,
+        reserveB,
+        lpSupply: opening.supply,
         createdAt: now,
-        openingPosition: { providerParty: owner, units: opening.ownerUnits.toString() },
+        openingPosition: { providerParty: owner, units: opening.ownerUnits },
       });
     }
     await upsertDeveloper(tx, welcome.developer.partyId, now);

@@ -44,6 +44,7 @@ import {
   dropSchema,
   POSTGRES_URL,
   postgresSkipReason,
+  recordedAmount,
 } from '@poolparty/store/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAdmin } from './support/admin.js';
@@ -103,8 +104,8 @@ async function depositLiquidity(lp: Party, timesB = 1n) {
     amountA: '1000',
     now: h.clock.now(),
   });
-  await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
-  const sentB = Amount.parse(intent.expectedB).mulDiv(timesB, 1n, 'up');
+  await h.depositLiquidity(lp, h.amulet, intent.expectedA.toString(), intent.depositReference);
+  const sentB = intent.expectedB.mulDiv(timesB, 1n, 'up');
   await h.depositLiquidity(lp, h.usdcx, sentB.toString(), intent.depositReference);
   return intent;
 }
@@ -155,7 +156,7 @@ async function flaggedWithdrawal(): Promise<FlaggedWithdrawal> {
   return { lp, withdrawal, flag, refusing };
 }
 
-async function outgoingB(): Promise<string | undefined> {
+async function outgoingB(): Promise<Amount | undefined> {
   return (await getPool(h.db, POOL))?.accounting.outgoingB;
 }
 
@@ -192,7 +193,7 @@ describe('admin flags retry', () => {
       return w?.payoutB === 'paid' ? w : null;
     }, 'the re-sent payout to arrive');
     expect(paid.completedAt).not.toBeNull();
-    expect(await h.balance(lp, h.usdcx)).toEqual(before.add(Amount.parse(withdrawal.amountB)));
+    expect(await h.balance(lp, h.usdcx)).toEqual(before.add(withdrawal.amountB));
     expect(await outgoingB()).toBe('0');
     expect(await getOperatorFlag(h.db, flag.id)).toMatchObject({
       resolution: `re-sent as ${id}.b:lp_payout:1`,
@@ -224,7 +225,7 @@ describe('admin flags retry', () => {
       ],
     });
     await h.caughtUp();
-    expect(await h.balance(lp, h.usdcx)).toEqual(before.add(Amount.parse(withdrawal.amountB)));
+    expect(await h.balance(lp, h.usdcx)).toEqual(before.add(withdrawal.amountB));
     expect(await h.transfersWithReason(`withdraw:${id}`)).toBe(2); // side A once, side B once
     const attempts = await commandAttemptsOf(h.db, `${id}.b`, 'lp_payout');
     expect(attempts.map((c) => [c.commandId, c.status])).toEqual([
@@ -254,7 +255,7 @@ describe('admin flags retry', () => {
       const w = await getWithdrawal(h.db, withdrawal.withdrawalId);
       return w?.payoutB === 'paid' || null;
     }, 'the re-sent payout to arrive');
-    expect(await h.balance(lp, h.usdcx)).toEqual(before.add(Amount.parse(withdrawal.amountB)));
+    expect(await h.balance(lp, h.usdcx)).toEqual(before.add(withdrawal.amountB));
     expect(await commandAttemptsOf(h.db, `${withdrawal.withdrawalId}.b`, 'lp_payout')).toHaveLength(
       2,
     );
@@ -278,7 +279,7 @@ describe('admin flags retry', () => {
       sender: h.pool(POOL).swapParty,
       receiver: lp.partyId,
       instrument: h.usdcx,
-      amount: Amount.parse(withdrawal.amountB),
+      amount: withdrawal.amountB,
       meta: { [REASON_META_KEY]: `withdraw:${id}` },
     });
 
@@ -355,7 +356,7 @@ describe('admin flags retry', () => {
     );
     await h.caughtUp();
     expect(await outgoingB()).toBe('0');
-    const joinedB = Amount.parse(done?.completion?.joinedB ?? '');
+    const joinedB = recordedAmount(done?.completion?.joinedB);
     expect(await h.balance(lp, h.usdcx)).toEqual(startB.sub(joinedB));
     await settled();
   });
@@ -415,7 +416,7 @@ describe.skipIf(skipReason !== null)('admin flags retry from two processes on Po
       const w = await getWithdrawal(h.db, withdrawal.withdrawalId);
       return w?.payoutB === 'paid' || null;
     }, 'the re-sent payout to arrive');
-    expect(await h.balance(lp, h.usdcx)).toEqual(before.add(Amount.parse(withdrawal.amountB)));
+    expect(await h.balance(lp, h.usdcx)).toEqual(before.add(withdrawal.amountB));
     expect(await listAdminActions(h.db, 10)).toHaveLength(1);
     await settled();
   });
@@ -432,8 +433,7 @@ describe('admin pools show', () => {
     const run = await latestReconciliationRun(h.db, POOL);
     if (pool === null || run === null) throw new Error('no pool or run');
     const a = pool.accounting;
-    const total = (...buckets: string[]) =>
-      Amount.sum(buckets.map((bucket) => Amount.parse(bucket))).toString();
+    const total = (...buckets: Amount[]) => Amount.sum(buckets).toString();
 
     const { out, errors } = await admin('pools', 'show', POOL);
 

@@ -26,6 +26,7 @@ import {
   listAdminActions,
   listPools,
 } from '@poolparty/store';
+import { recordedAmount } from '@poolparty/store/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runAdmin } from './support/admin.js';
 import { runCli } from './support/cli.js';
@@ -153,7 +154,7 @@ describe('admin pools add', () => {
     expect(await h.transfersWithReason(`refund:${intent.intentId}`)).toBe(0);
     expect(await h.balance(funded.lp, funded.usdcx)).toEqual(Amount.parse('0'));
     expect(await h.balance(h.alice, funded.cbtc)).toEqual(
-      Amount.parse('0.05').add(Amount.parse(done.actualOutput ?? '')),
+      Amount.parse('0.05').add(recordedAmount(done.actualOutput)),
     );
     await h.booksMatchLedger('usdcx-cbtc');
     const report = await engine.reconcileNow();

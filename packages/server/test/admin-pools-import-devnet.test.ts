@@ -12,6 +12,7 @@ import {
   migrate,
   openPglite,
 } from '@poolparty/store';
+import { recordedAmount } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLedgerLocation } from '../src/config.js';
 import { type LedgerConnection, openLedgerConnection } from '../src/ledger-connection.js';
@@ -69,8 +70,8 @@ describe('admin pools import-devnet', () => {
         lpParty: seeded.lpParty,
         feeBps: seeded.feeBps,
       });
-      expect(Amount.parse(pool?.accounting.reserveA ?? '')).toEqual(seeded.reserves.tokenA);
-      expect(Amount.parse(pool?.accounting.reserveB ?? '')).toEqual(seeded.reserves.tokenB);
+      expect(recordedAmount(pool?.accounting.reserveA)).toEqual(seeded.reserves.tokenA);
+      expect(recordedAmount(pool?.accounting.reserveB)).toEqual(seeded.reserves.tokenB);
       expect(pool?.booksFromOffset).toBe(end);
     }
 

@@ -57,9 +57,9 @@ async function parkedRefund(refusing: { refunds: boolean }): Promise<IntentRecor
 }
 
 const refundOf = (intent: IntentRecord) =>
-  Amount.parse('1000').sub(Amount.parse(intent.networkFeeAmount)).toString();
+  Amount.parse('1000').sub(intent.networkFeeAmount);
 
-async function outgoingA(): Promise<string | undefined> {
+async function outgoingA(): Promise<Amount | undefined> {
   return (await getPool(h.db, 'amulet-usdcx'))?.accounting.outgoingA;
 }
 
@@ -107,7 +107,7 @@ describe('admin refunds retry', () => {
       networkFeeAmount: intent.networkFeeAmount,
     });
     expect(await h.balance(h.alice, h.amulet)).toEqual(
-      aliceBefore.add(Amount.parse(refundOf(intent))),
+      aliceBefore.add(refundOf(intent)),
     );
     expect(await h.transfersWithReason(`refund:${intent.intentId}`)).toBe(1);
     const commands = await listCommandsOfIntent(h.db, intent.intentId);
@@ -186,7 +186,7 @@ describe('admin refunds resolve', () => {
       sender: h.pool().swapParty,
       receiver: h.alice.partyId,
       instrument: h.amulet,
-      amount: Amount.parse(refundOf(intent)),
+      amount: refundOf(intent),
     });
 
     const { out } = await admin(

@@ -85,7 +85,7 @@ describe('a payout to a party without a transfer pre-approval', () => {
     });
     expect(done.payout?.updateId).not.toBe(waiting.payout?.updateId);
     expect(done.actualOutput).toBe(intent.expectedOutput);
-    expect(await h.balance(carol, h.usdcx)).toEqual(Amount.parse(intent.expectedOutput));
+    expect(await h.balance(carol, h.usdcx)).toEqual(intent.expectedOutput);
     expect(await eventNames(h, intent.intentId)).toEqual([
       'pending',
       'matched',
@@ -127,7 +127,7 @@ describe('a payout to a party without a transfer pre-approval', () => {
     const waiting = await statusOf(h, intent.intentId);
     expect(waiting.status).toBe('sending_output');
     expect(waiting.payout).toMatchObject({ state: 'rejected', offerId: payout.offer.offerId });
-    const owed = Amount.parse('1000').sub(Amount.parse(intent.networkFeeAmount)).toString();
+    const owed = Amount.parse('1000').sub(intent.networkFeeAmount).toString();
     expect(waiting.refund).toEqual({
       amount: owed,
       networkFeeAmount: intent.networkFeeAmount,
@@ -222,7 +222,7 @@ describe('a refund to a party without a transfer pre-approval', () => {
     expect(waiting.status).toBe('processing');
     expect(waiting.terminal).toBe(false);
     expect(waiting.payout).toBeNull();
-    const owed = Amount.parse('1000').sub(Amount.parse(intent.networkFeeAmount)).toString();
+    const owed = Amount.parse('1000').sub(intent.networkFeeAmount).toString();
     expect(waiting.refund).toEqual({
       amount: owed,
       networkFeeAmount: intent.networkFeeAmount,

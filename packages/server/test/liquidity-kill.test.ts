@@ -86,7 +86,7 @@ async function depositedIntent(w: World): Promise<LiquidityIntentRecord> {
       sender: w.provider,
       receiver: pool(w).lpParty,
       instrument,
-      amount: Amount.parse(amount),
+      amount: amount,
       meta: { [REASON_META_KEY]: intent.depositReference },
     });
   }
@@ -126,7 +126,7 @@ describe.skipIf(skipReason !== null)('liquidity with workers killed', () => {
     const w = opened(await setUp());
     const before = pool(w);
     const books = (await getPool(w.db, POOL_ID))?.accounting;
-    const supply = Amount.parse((await getPool(w.db, POOL_ID))?.lpSupply ?? '0');
+    const supply = (await getPool(w.db, POOL_ID))?.lpSupply ?? Amount.ZERO;
     const intent = await depositedIntent(w);
     await killedWhile(w, async () => {
       const deposits = await depositsOfLiquidityIntent(w.db, intent.liquidityIntentId);
@@ -146,12 +146,12 @@ describe.skipIf(skipReason !== null)('liquidity with workers killed', () => {
     );
     const model = planMint(
       {
-        reserveA: Amount.parse(books?.reserveA ?? '0'),
-        reserveB: Amount.parse(books?.reserveB ?? '0'),
+        reserveA: books?.reserveA ?? Amount.ZERO,
+        reserveB: books?.reserveB ?? Amount.ZERO,
         supply,
       },
-      Amount.parse(intent.expectedA),
-      Amount.parse(intent.expectedB),
+      intent.expectedA,
+      intent.expectedB,
     );
     if (model.kind !== 'mint') throw new Error('the model refuses the mint');
     expect(done.completion?.mintedUnits).toBe(model.minted.toString());
@@ -188,8 +188,8 @@ describe.skipIf(skipReason !== null)('liquidity with workers killed', () => {
     // Everything withdrawn: the model's burn of the units at the books' reserves, each side once.
     const held = await getPosition(w.db, POOL_ID, w.provider);
     const reserves = (await getPool(w.db, POOL_ID))?.accounting;
-    const supplyNow = Amount.parse((await getPool(w.db, POOL_ID))?.lpSupply ?? '0');
-    const units = Amount.parse(held?.units ?? '0');
+    const supplyNow = (await getPool(w.db, POOL_ID))?.lpSupply ?? Amount.ZERO;
+    const units = held?.units ?? Amount.ZERO;
     const withdrawal = await recordWithdrawal(w.db, {
       poolId: POOL_ID,
       providerParty: w.provider,
@@ -199,7 +199,7 @@ describe.skipIf(skipReason !== null)('liquidity with workers killed', () => {
       now: await w.devnet.ledger.now(),
     });
     const expectA = units.mulDiv(
-      Amount.parse(reserves?.reserveA ?? '0').units,
+      (reserves?.reserveA ?? Amount.ZERO).units,
       supplyNow.units,
       'down',
     );

@@ -113,7 +113,7 @@ describe('tokens, pools and quotes', () => {
     const { db, quoter, clock } = t.service.ctx;
     const before = await getPoolAccounting(db, 'amulet-cbtc');
     if (!before) throw new Error('no accounting');
-    const moved = { ...before, reserveA: '1000100', reserveB: '1.4' };
+    const moved = { ...before, reserveA: Amount.parse('1000100'), reserveB: Amount.parse('1.4') };
     await updatePoolAccounting(db, 'amulet-cbtc', before.version, moved, clock.now());
     quoter.invalidate('amulet-cbtc');
     const cbtcPool = await quote({ from: 'Amulet', to: 'CBTC', amount: '1000' });

@@ -1,3 +1,4 @@
+import { Amount } from '@poolparty/core';
 import { openTestDatabase } from '@poolparty/settlement/testing';
 import type { Database, Queryable } from '@poolparty/store';
 import {
@@ -59,9 +60,9 @@ async function addPools(db: Database, from: number, count: number): Promise<stri
         tokenB: { admin: 'book-admin::1220', id: `TKN${i}` },
         swapParty: `swap-${i}::1220`,
         lpParty: `lp-${i}::1220`,
-        lpSupply: '1000',
-        reserveA: '1000000',
-        reserveB: '1000',
+        lpSupply: Amount.parse('1000'),
+        reserveA: Amount.parse('1000000'),
+        reserveB: Amount.parse('1000'),
         createdAt: new Date(NOW.getTime() - 2 * 24 * HOUR_MS),
       });
     }
@@ -91,15 +92,15 @@ async function swap(
     inputTokenAdmin: 'amulet-admin::1220',
     outputToken: 'TKN',
     outputTokenAdmin: 'book-admin::1220',
-    expectedAmount: '100',
-    quotedSwapAmount: '100',
-    networkFeeAmount: '1',
-    poolFeeAmount: '0.3',
-    lpFeeAmount: '0.2',
-    platformFeeAmount: '0.1',
-    inputAmountAfterPoolFee: '98.7',
-    expectedOutput: input.output,
-    minOutput: '0',
+    expectedAmount: Amount.parse('100'),
+    quotedSwapAmount: Amount.parse('100'),
+    networkFeeAmount: Amount.parse('1'),
+    poolFeeAmount: Amount.parse('0.3'),
+    lpFeeAmount: Amount.parse('0.2'),
+    platformFeeAmount: Amount.parse('0.1'),
+    inputAmountAfterPoolFee: Amount.parse('98.7'),
+    expectedOutput: Amount.parse(input.output),
+    minOutput: Amount.ZERO,
     slippageTolerance: 0.05,
     networkFeePolicy: null,
     platformFeePolicy: null,
@@ -118,12 +119,12 @@ async function swap(
     intentId,
     apiKeyId: API_KEY,
     inputSide: input.side,
-    inputAmount: '100',
-    outputAmount: input.output,
-    lpFeeAmount: '0.2',
-    platformFeeAmount: '0.1',
-    networkFeeAmount: '1',
-    developerEarnings: '0',
+    inputAmount: Amount.parse('100'),
+    outputAmount: Amount.parse(input.output),
+    lpFeeAmount: Amount.parse('0.2'),
+    platformFeeAmount: Amount.parse('0.1'),
+    networkFeeAmount: Amount.parse('1'),
+    developerEarnings: Amount.ZERO,
     volumeUsd: null,
     feesUsd: null,
     lpFeesUsd: null,
@@ -169,8 +170,8 @@ describe('pool book', () => {
       await putPoolSnapshot(db, {
         poolId: busy,
         hour: hourOf(new Date(NOW.getTime() - hoursAgo * HOUR_MS)),
-        reserveA: `${1000 + hoursAgo}`,
-        reserveB: `${500 - hoursAgo}`,
+        reserveA: Amount.parse(`${1000 + hoursAgo}`),
+        reserveB: Amount.parse(`${500 - hoursAgo}`),
         priceUsd: null,
       });
     }

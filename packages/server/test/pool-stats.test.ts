@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Amount } from '@poolparty/core';
 import type { Row } from '@poolparty/store';
 import {
   getPool,
@@ -60,15 +61,15 @@ describe('pool stats, ticker and hourly snapshots', () => {
       inputTokenAdmin: pool.tokenB.admin,
       outputToken: 'Amulet',
       outputTokenAdmin: pool.tokenA.admin,
-      expectedAmount: '100',
-      quotedSwapAmount: '100',
-      networkFeeAmount: '1.2',
-      poolFeeAmount: '0.2964',
-      lpFeeAmount: '0.2223',
-      platformFeeAmount: '0.0741',
-      inputAmountAfterPoolFee: '98.5036',
-      expectedOutput: '679',
-      minOutput: '645',
+      expectedAmount: Amount.parse('100'),
+      quotedSwapAmount: Amount.parse('100'),
+      networkFeeAmount: Amount.parse('1.2'),
+      poolFeeAmount: Amount.parse('0.2964'),
+      lpFeeAmount: Amount.parse('0.2223'),
+      platformFeeAmount: Amount.parse('0.0741'),
+      inputAmountAfterPoolFee: Amount.parse('98.5036'),
+      expectedOutput: Amount.parse('679'),
+      minOutput: Amount.parse('645'),
       slippageTolerance: 0.05,
       networkFeePolicy: null,
       platformFeePolicy: null,
@@ -81,21 +82,21 @@ describe('pool stats, ticker and hourly snapshots', () => {
       intentId,
       apiKeyId,
       inputSide: 'b',
-      inputAmount: '100',
-      outputAmount: '679',
-      lpFeeAmount: '0.2223',
-      platformFeeAmount: '0.0741',
-      networkFeeAmount: '1.2',
-      developerEarnings: '0.03705',
-      volumeUsd: usd.volume,
-      feesUsd: usd.fees,
-      lpFeesUsd: usd.lpFees,
+      inputAmount: Amount.parse('100'),
+      outputAmount: Amount.parse('679'),
+      lpFeeAmount: Amount.parse('0.2223'),
+      platformFeeAmount: Amount.parse('0.0741'),
+      networkFeeAmount: Amount.parse('1.2'),
+      developerEarnings: Amount.parse('0.03705'),
+      volumeUsd: Amount.parse(usd.volume),
+      feesUsd: Amount.parse(usd.fees),
+      lpFeesUsd: Amount.parse(usd.lpFees),
       at,
     });
   }
 
   /** Sets the canonical pool's USDCx reserve and waits until the quoter has re-read it. */
-  async function setCanonicalUsdcx(reserveB: string): Promise<void> {
+  async function setCanonicalUsdcx(reserveB: Amount): Promise<void> {
     const { db, clock, quoter } = ctx();
     const accounting = await getPoolAccounting(db, 'amulet-usdcx');
     if (!accounting) throw new Error('no canonical accounting');
@@ -263,7 +264,7 @@ describe('pool stats, ticker and hourly snapshots', () => {
       expect((await ticker('amulet-usdcx')).body.priceChange24h).toBeNull();
 
       await advance(HOUR_MS);
-      await setCanonicalUsdcx('159500');
+      await setCanonicalUsdcx(Amount.parse('159500'));
       await job.takeSnapshots(ctx().clock.now());
       // (0.1595 − 0.145) / 0.145
       expect((await ticker('amulet-usdcx')).body).toMatchObject({

@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Amount } from '@poolparty/core';
 import { startEngine } from '@poolparty/settlement';
 import {
   type EngineHarness,
@@ -82,9 +83,9 @@ describe.skipIf(skipReason !== null)('a process started in a role, on PostgreSQL
           swapParty: pool.swapParty,
           lpParty: pool.lpParty,
           feeBps: pool.feeBps,
-          lpSupply: '1',
-          reserveA: pool.reserves.tokenA.toString(),
-          reserveB: pool.reserves.tokenB.toString(),
+          lpSupply: Amount.parse('1'),
+          reserveA: pool.reserves.tokenA,
+          reserveB: pool.reserves.tokenB,
           createdAt: now,
         });
       }

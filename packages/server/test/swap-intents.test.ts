@@ -206,11 +206,11 @@ describe('newIntentFrom', () => {
             intent.networkFeeAmount,
             intent.poolFeeAmount,
             intent.inputAmountAfterPoolFee,
-          ].map((a) => Amount.parse(a));
+          ].map((a) => a);
           expect(Amount.sum(parts).toString()).toBe(intent.expectedAmount);
-          const fees = [intent.lpFeeAmount, intent.platformFeeAmount].map((a) => Amount.parse(a));
+          const fees = [intent.lpFeeAmount, intent.platformFeeAmount].map((a) => a);
           expect(Amount.sum(fees).toString()).toBe(intent.poolFeeAmount);
-          const expected = Amount.parse(intent.expectedOutput);
+          const expected = intent.expectedOutput;
           const kept = BigInt(1000 - slippageThousandths);
           expect(intent.minOutput).toBe(expected.mulDiv(kept, 1000n, 'down').toString());
         },
@@ -256,14 +256,14 @@ describe('intent views', () => {
     const owed = {
       ...recordOf(),
       status: 'processing' as const,
-      refund: { amount: '90', networkFeeAmount: '10', updateId: null },
+      refund: { amount: Amount.parse('90'), networkFeeAmount: Amount.parse('10'), updateId: null },
       completedAt: null,
     };
     expect(swapStatusView(owed, []).refund).toBeNull();
     const refunded = {
       ...owed,
       status: 'slippage_failed' as const,
-      refund: { amount: '90', networkFeeAmount: '10', updateId: 'u-2' },
+      refund: { amount: Amount.parse('90'), networkFeeAmount: Amount.parse('10'), updateId: 'u-2' },
       completedAt: NOW,
       failureReason: { code: 'slippage_failed', message: 'Output below minOutput.' },
     };
@@ -274,7 +274,7 @@ describe('intent views', () => {
     expect(status).toMatchObject({
       terminal: true,
       completedAt: null,
-      refund: { amount: '90', networkFeeAmount: '10', updateId: 'u-2' },
+      refund: { amount: Amount.parse('90'), networkFeeAmount: Amount.parse('10'), updateId: 'u-2' },
       failureReason: { code: 'slippage_failed' },
       history: [
         { status: 'pending', at: NOW.toISOString() },
@@ -291,7 +291,7 @@ describe('intent views', () => {
     const waiting = {
       ...recordOf(),
       status: 'sending_output' as const,
-      actualOutput: '13.5',
+      actualOutput: Amount.parse('13.5'),
       payoutOffer: offer,
     };
     expect(swapStatusView(waiting, []).payout).toEqual({
@@ -304,7 +304,7 @@ describe('intent views', () => {
     const accepted = {
       ...waiting,
       status: 'completed' as const,
-      payout: { amount: '13.5', updateId: 'u-4' },
+      payout: { amount: Amount.parse('13.5'), updateId: 'u-4' },
       payoutOffer: { ...offer, state: 'committed' as const, updateId: 'u-4' },
     };
     expect(swapStatusView(accepted, []).payout).toMatchObject({
@@ -323,7 +323,7 @@ describe('intent views', () => {
     const refundOffered = {
       ...recordOf(),
       status: 'processing' as const,
-      refund: { amount: '90', networkFeeAmount: '10', updateId: null },
+      refund: { amount: Amount.parse('90'), networkFeeAmount: Amount.parse('10'), updateId: null },
       refundOffer: { ...offer, state: 'rejected' as const },
     };
     expect(swapStatusView(refundOffered, []).refund).toMatchObject({

@@ -441,7 +441,7 @@ describe('status and cancel', () => {
     const created = await createSwap(owner.token, amuletToUsdcx('95'));
     const id = created.body.intentId;
     const at = t.service.ctx.clock.now();
-    const deposit = { amount: '95', updateId: 'update-1', receivedAt: at };
+    const deposit = { amount: Amount.parse('95'), updateId: 'update-1', receivedAt: at };
     await transitionIntent(t.service.ctx.db, {
       intentId: id,
       from: 'pending',
@@ -532,15 +532,15 @@ describe('GET /v1/track/{partyId}', () => {
       inputTokenAdmin: bridged.tokenB.admin,
       outputToken: 'Amulet',
       outputTokenAdmin: bridged.tokenA.admin,
-      expectedAmount: '10',
-      quotedSwapAmount: '10',
-      networkFeeAmount: '1',
-      poolFeeAmount: '0.027',
-      lpFeeAmount: '0.02025',
-      platformFeeAmount: '0.00675',
-      inputAmountAfterPoolFee: '8.973',
-      expectedOutput: '60',
-      minOutput: '57',
+      expectedAmount: Amount.parse('10'),
+      quotedSwapAmount: Amount.parse('10'),
+      networkFeeAmount: Amount.parse('1'),
+      poolFeeAmount: Amount.parse('0.027'),
+      lpFeeAmount: Amount.parse('0.02025'),
+      platformFeeAmount: Amount.parse('0.00675'),
+      inputAmountAfterPoolFee: Amount.parse('8.973'),
+      expectedOutput: Amount.parse('60'),
+      minOutput: Amount.parse('57'),
       slippageTolerance: 0.05,
       networkFeePolicy: null,
       platformFeePolicy: null,

@@ -11,7 +11,7 @@
  * `returned` and collectable again, as fee-transfers.ts tells.
  */
 import { randomBytes } from 'node:crypto';
-import { Amount, DomainError, type Instrument, sideOf } from '@poolparty/core';
+import { type Amount, DomainError, type Instrument, sideOf } from '@poolparty/core';
 import type { Database, PoolRecord, Queryable } from '@poolparty/store';
 import {
   COLLECTION_TRANSFERS,
@@ -75,7 +75,7 @@ export async function recordCollection(
     const { pool, side } = collectedSide(await getPool(tx, poolId), poolId, instrument);
     // The lock first, then the reading: whoever reads after us sees our collection.
     await lockPool(tx, poolId);
-    const amount = Amount.parse(await collectableEarnings(tx, developerParty, poolId, side));
+    const amount = await collectableEarnings(tx, developerParty, poolId, side);
     if (!amount.isPositive()) {
       throw new CollectionRefused(
         'nothing_to_collect',
@@ -90,7 +90,7 @@ export async function recordCollection(
       poolId,
       side,
       instrument,
-      amount: amount.toString(),
+      amount: amount,
       commandId: commandIdOf(collectionId, 'collect', 0),
       createdAt: now,
     });

@@ -72,7 +72,7 @@ export function instrumentsOf(intent: IntentRecord): { input: Instrument; output
 
 export function depositOf(intent: IntentRecord): Amount {
   assert(intent.deposit !== null, `intent ${intent.intentId} has no deposit facts`);
-  return Amount.parse(intent.deposit.amount);
+  return intent.deposit.amount;
 }
 
 /**
@@ -106,8 +106,8 @@ export function planPoolBatch(input: PoolBatchInput): PoolBatchPlan {
     const inputSide = sideOf(pool, inputInstrument);
     const outputSide: Side = inputSide === 'a' ? 'b' : 'a';
     const reserves = {
-      input: Amount.parse(balances[RESERVE[inputSide]]),
-      output: Amount.parse(balances[RESERVE[outputSide]]),
+      input: balances[RESERVE[inputSide]],
+      output: balances[RESERVE[outputSide]],
     };
     const fees = intentFeesOf(intent);
     const outputKey = instrumentKey(output);
@@ -128,7 +128,7 @@ export function planPoolBatch(input: PoolBatchInput): PoolBatchPlan {
       deposit,
       fees,
       networkFeeAtExecution: feeNow ?? fees.networkFeeAmount,
-      minOutput: Amount.parse(intent.minOutput),
+      minOutput: intent.minOutput,
       reserves,
       maxPriceImpact: priceImpactCapRatio(pool.priceImpactCap ?? input.maxPriceImpact),
       outputHoldings,

@@ -25,6 +25,7 @@
  * failing alone is set aside for an operator (set-aside.ts).
  */
 import {
+  Amount,
   assert,
   assertPath,
   FailedAttempts,
@@ -287,7 +288,7 @@ function pathOf(swap: SwapPlan): IntentPath {
   // Every edge is one of core's lifecycle: an unlisted one is a bug and throws before the books move.
   assertPath(SWAP_LIFECYCLE, from, through);
   if (decision.kind === 'execute') {
-    return { intentId: intent.intentId, from, through, actualOutput: decision.output.toString() };
+    return { intentId: intent.intentId, from, through, actualOutput: decision.output };
   }
   if (decision.refund.isPositive()) return { intentId: intent.intentId, from, through };
   return {
@@ -295,7 +296,7 @@ function pathOf(swap: SwapPlan): IntentPath {
     from,
     through,
     failureReason: decision.failureReason,
-    refund: { amount: '0', networkFeeAmount: decision.kept.toString(), updateId: null },
+    refund: { amount: Amount.ZERO, networkFeeAmount: decision.kept, updateId: null },
   };
 }
 
@@ -312,16 +313,16 @@ function feeEventOf(swap: SwapPlan, prices: PriceBook, now: Date): NewFeeEvent {
     intentId: intent.intentId,
     apiKeyId: intent.apiKeyId,
     inputSide: swap.inputSide,
-    inputAmount: deposit.toString(),
-    outputAmount: decision.output.toString(),
-    lpFeeAmount: fees.lpFeeAmount.toString(),
-    platformFeeAmount: fees.platformFeeAmount.toString(),
-    networkFeeAmount: fees.networkFeeAmount.toString(),
+    inputAmount: deposit,
+    outputAmount: decision.output,
+    lpFeeAmount: fees.lpFeeAmount,
+    platformFeeAmount: fees.platformFeeAmount,
+    networkFeeAmount: fees.networkFeeAmount,
     // Half of the charged platform fee is the developer's; the half unit stays.
-    developerEarnings: fees.platformFeeAmount.mulDiv(1n, 2n, 'down').toString(),
-    volumeUsd: usdValue(deposit, price)?.toString() ?? null,
-    feesUsd: usdValue(charged, price)?.toString() ?? null,
-    lpFeesUsd: usdValue(fees.lpFeeAmount, price)?.toString() ?? null,
+    developerEarnings: fees.platformFeeAmount.mulDiv(1n, 2n, 'down'),
+    volumeUsd: usdValue(deposit, price) ?? null,
+    feesUsd: usdValue(charged, price) ?? null,
+    lpFeesUsd: usdValue(fees.lpFeeAmount, price) ?? null,
     at: now,
   };
 }

@@ -172,7 +172,7 @@ async function planRun(
     );
     if (attribution.kind !== 'matched') return null;
     const deposit = {
-      amount: incoming.amount.toString(),
+      amount: incoming.amount,
       updateId: incoming.updateId,
       receivedAt: incoming.recordTime,
     };
@@ -229,8 +229,8 @@ function candidateOf(intent: IntentRecord): IntentCandidate {
     poolId: intent.poolId,
     walletParty: intent.walletParty,
     input: { id: intent.inputToken, admin: intent.inputTokenAdmin },
-    expectedAmount: Amount.parse(intent.expectedAmount),
-    networkFeeAmount: Amount.parse(intent.networkFeeAmount),
+    expectedAmount: intent.expectedAmount,
+    networkFeeAmount: intent.networkFeeAmount,
     status: intent.status,
     expiresAt: intent.expiresAt,
   };
@@ -250,7 +250,7 @@ function depositRow(
     sender: incoming.sender,
     receiver: incoming.pool.swapParty,
     instrument: incoming.instrument,
-    amount: incoming.amount.toString(),
+    amount: incoming.amount,
     reference: referenceOf(incoming),
     offerId: incoming.offerId,
     intentId,
@@ -294,7 +294,7 @@ async function keepDeposit(
     to: 'deposit_received',
     at: now,
     deposit: {
-      amount: incoming.amount.toString(),
+      amount: incoming.amount,
       updateId: incoming.updateId,
       receivedAt: incoming.recordTime,
     },

@@ -217,7 +217,11 @@ export async function refundIntent(
       to: settle.to,
       at: now,
       failureReason: settle.failureReason,
-      refund: { amount: '0', networkFeeAmount: settle.networkFeeAmount, updateId: null },
+      refund: {
+        amount: Amount.ZERO,
+        networkFeeAmount: Amount.parse(settle.networkFeeAmount),
+        updateId: null,
+      },
     });
     return;
   }
@@ -309,11 +313,7 @@ export async function finishAccept(
     at: now,
     deposit: { amount: deposit.amount, updateId: update.updateId, receivedAt: update.recordTime },
   });
-  const custody = custodyOf(
-    sideOf(pool, deposit.instrument),
-    Amount.parse(deposit.amount),
-    moved !== null,
-  );
+  const custody = custodyOf(sideOf(pool, deposit.instrument), deposit.amount, moved !== null);
   await moveBalances(tx, deposit.poolId, custody.movements, now);
   if (!custody.owedBack) return;
   await raiseOperatorFlag(tx, {
@@ -477,7 +477,7 @@ export async function finishPayouts(
             intentId: command.intentId,
             from: 'sending_output',
             through: ['completed'],
-            actualOutput: payload.amount,
+            actualOutput: Amount.parse(payload.amount),
             payoutUpdateId: transfer.updateId,
           },
         ],
@@ -508,7 +508,7 @@ async function completePayout(
     from: 'sending_output',
     to: 'completed',
     at: now,
-    actualOutput: payload.amount,
+    actualOutput: Amount.parse(payload.amount),
     payoutUpdateId: updateId,
   });
   return completed !== null;
@@ -542,7 +542,11 @@ async function completeRefund(
     to: settle.to,
     at: now,
     failureReason: settle.failureReason,
-    refund: { amount: payload.amount, networkFeeAmount: settle.networkFeeAmount, updateId },
+    refund: {
+      amount: Amount.parse(payload.amount),
+      networkFeeAmount: Amount.parse(settle.networkFeeAmount),
+      updateId,
+    },
   });
   return settled !== null;
 }
@@ -563,8 +567,8 @@ async function completeOperatorRefund(
   if (command.intentId !== null) {
     await recordLateRefund(tx, {
       intentId: command.intentId,
-      amount: payload.amount,
-      networkFeeAmount: payload.settle?.networkFeeAmount ?? '0',
+      amount: Amount.parse(payload.amount),
+      networkFeeAmount: Amount.parse(payload.settle?.networkFeeAmount ?? '0'),
       updateId,
       now,
     });
@@ -602,7 +606,7 @@ export async function failPayout(
   if (intent?.status !== 'sending_output') return;
   if (await hasRefundCommand(tx, intent.intentId)) return;
   const reversal = payoutReversal({
-    deposit: Amount.parse(intent.deposit?.amount ?? intent.expectedAmount),
+    deposit: intent.deposit?.amount ?? intent.expectedAmount,
     fees: intentFeesOf(intent),
     outputSide: payload.side,
     output: Amount.parse(payload.amount),
@@ -611,7 +615,7 @@ export async function failPayout(
     from: 'sending_output',
     to: 'output_failed',
     failureReason,
-    networkFeeAmount: intent.networkFeeAmount,
+    networkFeeAmount: intent.networkFeeAmount.toString(),
   };
   try {
     await moveBalances(tx, payload.poolId, reversal.movements, now);

@@ -99,7 +99,7 @@ export async function takeLiquidityDeposit(
     sender: incoming.sender,
     side,
     instrument: incoming.instrument,
-    amount: incoming.amount.toString(),
+    amount: incoming.amount,
     reference: incoming.meta[REASON_META_KEY] ?? null,
     offerId: incoming.offerId,
     status,
@@ -167,7 +167,7 @@ async function moveOn(
     await recordOfferAction(tx, subject, action, now, deposit.taken ? 'lp_accept' : 'reject');
     return;
   }
-  const amount = incoming.amount.toString();
+  const { amount } = incoming;
   if (deposit.taken) {
     const { depositId, intentId: liquidityIntentId } = deposit;
     await recordForward(
@@ -190,7 +190,7 @@ async function moveOn(
       sender: pool.lpParty,
       receiver: incoming.sender,
       instrument: incoming.instrument,
-      amount,
+      amount: amount.toString(),
       reason: `return:${deposit.depositId}`,
     },
     now,

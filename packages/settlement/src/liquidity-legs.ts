@@ -118,7 +118,7 @@ export async function recordForward(
     sender: pool.lpParty,
     receiver: pool.swapParty,
     instrument: deposit.instrument,
-    amount: deposit.amount,
+    amount: deposit.amount.toString(),
     reason: `forward:${deposit.depositId}`,
   } as const;
   await recordTransfer(tx, subject, 'forward', payload, now);
@@ -144,7 +144,7 @@ export async function liquidityForwarded(
     now,
   });
   if (moved === null) return;
-  const amount = Amount.parse(deposit.amount);
+  const amount = deposit.amount;
   await moveBalances(tx, deposit.poolId, [credit(deposit.side, 'inflight', amount)], now);
   const intent =
     deposit.liquidityIntentId && (await getLiquidityIntent(tx, deposit.liquidityIntentId));
@@ -161,7 +161,7 @@ function forwardedSides(deposits: readonly LiquidityDepositRecord[]): ForwardedS
   const of = (side: Side) => deposits.find((d) => d.side === side && d.status === 'forwarded');
   const [a, b] = [of('a'), of('b')];
   if (a === undefined || b === undefined) return null;
-  return { a: Amount.parse(a.amount), b: Amount.parse(b.amount) };
+  return { a: a.amount, b: b.amount };
 }
 
 async function completeIfJoined(
@@ -176,7 +176,7 @@ async function completeIfJoined(
   const pool = await getPool(tx, intent.poolId);
   assert(pool !== null, `unknown pool ${intent.poolId}`);
   const liquidity = liquidityOf(books, pool.lpSupply);
-  const plan = planLiquidityCompletion(liquidity, forwarded, Amount.parse(intent.minimumUnits));
+  const plan = planLiquidityCompletion(liquidity, forwarded, intent.minimumUnits);
   await moveBalances(tx, intent.poolId, plan.movements, now);
   if (plan.kind === 'refund') {
     await transitionLiquidityIntent(tx, {
@@ -192,10 +192,10 @@ async function completeIfJoined(
   await creditPosition(tx, {
     poolId: intent.poolId,
     providerParty: intent.providerParty,
-    units: plan.minted.toString(),
-    basisA: plan.join.a.toString(),
-    basisB: plan.join.b.toString(),
-    supplyAdded: plan.minted.add(plan.locked).toString(),
+    units: plan.minted,
+    basisA: plan.join.a,
+    basisB: plan.join.b,
+    supplyAdded: plan.minted.add(plan.locked),
     now,
   });
   await transitionLiquidityIntent(tx, {
@@ -204,11 +204,11 @@ async function completeIfJoined(
     to: 'completed',
     at: now,
     completion: {
-      mintedUnits: plan.minted.toString(),
-      joinedA: plan.join.a.toString(),
-      joinedB: plan.join.b.toString(),
-      returnedA: plan.excess.a.toString(),
-      returnedB: plan.excess.b.toString(),
+      mintedUnits: plan.minted,
+      joinedA: plan.join.a,
+      joinedB: plan.join.b,
+      returnedA: plan.excess.a,
+      returnedB: plan.excess.b,
     },
   });
   await returnSides(tx, intent, plan.excess, now, false);
@@ -336,9 +336,7 @@ export async function refundLiquidityIntent(
   if (moved === null) return;
   const deposits = await depositsOfLiquidityIntent(tx, intent.liquidityIntentId);
   const held = Object.fromEntries(
-    deposits.flatMap((d) =>
-      d.status === 'forwarded' && d.side ? [[d.side, Amount.parse(d.amount)]] : [],
-    ),
+    deposits.flatMap((d) => (d.status === 'forwarded' && d.side ? [[d.side, d.amount]] : [])),
   );
   await returnSides(tx, intent, held, now);
   await settleRefunding(tx, intent.liquidityIntentId, now);

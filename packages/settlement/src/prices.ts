@@ -91,8 +91,8 @@ export async function readPriceBook(
       (p) => p.tokenA.id === AMULET_ID && sameInstrument(p.tokenB, instrument),
     );
     if (!pool) return null;
-    const amulet = Amount.parse(pool.accounting.reserveA);
-    const token = Amount.parse(pool.accounting.reserveB);
+    const amulet = pool.accounting.reserveA;
+    const token = pool.accounting.reserveB;
     if (!amulet.isPositive() || !token.isPositive()) return null;
     return usdPriceThroughAmuletPool(amuletPriceUsd, { amulet, token });
   };

@@ -205,7 +205,7 @@ async function subjectOf(
   if (deposit === null) return none;
   const { status, sender, instrument, amount } = deposit;
   return {
-    subject: { kind: 'deposit', status, sender, instrument, amount },
+    subject: { kind: 'deposit', status, sender, instrument, amount: amount.toString() },
     poolId: deposit.poolId,
   };
 }

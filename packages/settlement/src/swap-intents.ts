@@ -35,7 +35,10 @@ export const SWAP_IDENTIFIER_CONSTRAINTS = ['intents_pkey', 'intents_deposit_ref
 export interface PricedSwap {
   readonly quote: WireQuote;
   readonly pool: Pick<PoolRecord, 'poolId' | 'swapParty'>;
-  readonly trade: Pick<PricedTrade, 'outputAmount' | 'exceedsPriceImpactCap' | 'maxPriceImpact'>;
+  readonly trade: Pick<
+    PricedTrade,
+    'outputAmount' | 'fees' | 'exceedsPriceImpactCap' | 'maxPriceImpact'
+  >;
   readonly settlementSafety: SettlementSafety | null;
 }
 
@@ -69,6 +72,7 @@ export function newIntentFrom(
   origin: IntentOrigin & IntentIdentifiers,
 ): NewIntent {
   const { quote, trade, pool } = priced;
+  const { fees } = trade;
   return {
     intentId: origin.intentId,
     poolId: pool.poolId,
@@ -81,15 +85,15 @@ export function newIntentFrom(
     inputTokenAdmin: quote.inputTokenAdmin,
     outputToken: quote.outputToken,
     outputTokenAdmin: quote.outputTokenAdmin,
-    expectedAmount: quote.totalInputAmount,
-    quotedSwapAmount: quote.totalInputAmount,
-    networkFeeAmount: quote.networkFeeAmount,
-    poolFeeAmount: quote.poolFeeAmount,
-    lpFeeAmount: quote.lpFeeAmount,
-    platformFeeAmount: quote.platformFeeAmount,
-    inputAmountAfterPoolFee: quote.inputAmountAfterPoolFee,
-    expectedOutput: quote.outputAmount,
-    minOutput: minOutput(trade.outputAmount, origin.slippageTolerance).toString(),
+    expectedAmount: fees.amount,
+    quotedSwapAmount: fees.amount,
+    networkFeeAmount: fees.networkFeeAmount,
+    poolFeeAmount: fees.poolFeeAmount,
+    lpFeeAmount: fees.lpFeeAmount,
+    platformFeeAmount: fees.platformFeeAmount,
+    inputAmountAfterPoolFee: fees.inputAmountAfterPoolFee,
+    expectedOutput: trade.outputAmount,
+    minOutput: minOutput(trade.outputAmount, origin.slippageTolerance),
     slippageTolerance: origin.slippageTolerance,
     networkFeePolicy: quote.networkFeePolicy,
     platformFeePolicy: quote.platformFeePolicy,

@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  Amount,
+  type Amount,
   type AmountsByInstrument,
   amountFor,
   DomainError,
@@ -86,7 +86,7 @@ function instrumentOf(pool: PoolRecord, side: Side): Instrument {
 }
 
 function feesOf(books: PoolBooks, side: Side): Amount {
-  return Amount.parse(side === 'a' ? books.feesA : books.feesB);
+  return side === 'a' ? books.feesA : books.feesB;
 }
 
 /** What the side's fees would give a sweep now, read with the books as they are. */
@@ -99,8 +99,8 @@ async function sweepableIn(
 ): Promise<Amount> {
   const held = await feesHeldBack(q, pool.poolId, side);
   return sweepableFees(feesOf(books, side), {
-    owedToDevelopers: Amount.parse(held.owedToDevelopers),
-    releasable: Amount.parse(held.releasable),
+    owedToDevelopers: held.owedToDevelopers,
+    releasable: held.releasable,
     networkReserve: amountFor(networkReserve, instrumentOf(pool, side)),
   });
 }
@@ -183,7 +183,7 @@ async function recordSweepIn(
     side,
     instrument,
     treasuryParty: target.treasuryParty,
-    amount: amount.toString(),
+    amount: amount,
     trigger,
     commandId: commandIdOf(sweepId, 'sweep', 0),
     createdAt: now,

@@ -59,9 +59,9 @@ export async function recordWithdrawal(
     const plan = planWithdrawal(
       liquidityOf(books, pool.lpSupply),
       position && {
-        units: Amount.parse(position.units),
-        basisA: Amount.parse(position.basisA),
-        basisB: Amount.parse(position.basisB),
+        units: position.units,
+        basisA: position.basisA,
+        basisB: position.basisB,
       },
       request.burn,
       request.minimum,
@@ -72,19 +72,19 @@ export async function recordWithdrawal(
       poolId: request.poolId,
       providerParty: request.providerParty,
       apiKeyId: request.apiKeyId,
-      units: plan.units.toString(),
-      amountA: plan.pay.a.toString(),
-      amountB: plan.pay.b.toString(),
-      minimumA: request.minimum.a.toString(),
-      minimumB: request.minimum.b.toString(),
+      units: plan.units,
+      amountA: plan.pay.a,
+      amountB: plan.pay.b,
+      minimumA: request.minimum.a,
+      minimumB: request.minimum.b,
       createdAt: request.now,
     });
     const burned = await debitPosition(tx, {
       poolId: request.poolId,
       providerParty: request.providerParty,
-      units: plan.units.toString(),
-      basisA: plan.basis.a.toString(),
-      basisB: plan.basis.b.toString(),
+      units: plan.units,
+      basisA: plan.basis.a,
+      basisB: plan.basis.b,
       now: request.now,
     });
     assert(burned, `position of ${request.providerParty} changed under its lock`, {

@@ -33,7 +33,7 @@ function halfOf(platformFee: string): Amount {
 }
 
 function collectable(h: EngineHarness): Promise<Amount> {
-  return collectableEarnings(h.db, h.seed.developer.partyId, POOL, 'a').then(Amount.parse);
+  return collectableEarnings(h.db, h.seed.developer.partyId, POOL, 'a');
 }
 
 function collect(h: EngineHarness): Promise<CollectionRecord> {
@@ -70,12 +70,12 @@ describe('developer earnings and collections', () => {
     await h.caughtUp();
     expect(await collectable(h)).toEqual(Amount.ZERO);
     const intent = await completedSwap(h);
-    expect(Amount.parse(intent.platformFeeAmount).isPositive()).toBe(true);
-    expect(await collectable(h)).toEqual(halfOf(intent.platformFeeAmount));
+    expect(intent.platformFeeAmount.isPositive()).toBe(true);
+    expect(await collectable(h)).toEqual(halfOf(intent.platformFeeAmount.toString()));
     // Earnings are in the fee's instrument: nothing accrued on the output side.
-    expect(
-      await collectableEarnings(h.db, h.seed.developer.partyId, POOL, 'b').then(Amount.parse),
-    ).toEqual(Amount.ZERO);
+    expect(await collectableEarnings(h.db, h.seed.developer.partyId, POOL, 'b')).toEqual(
+      Amount.ZERO,
+    );
   });
 
   it('a collection pays exactly what accrued to the developer party, and a second pays nothing', async () => {
@@ -83,11 +83,11 @@ describe('developer earnings and collections', () => {
     await h.startEngine();
     await h.caughtUp();
     const intent = await completedSwap(h);
-    const accrued = halfOf(intent.platformFeeAmount);
+    const accrued = halfOf(intent.platformFeeAmount.toString());
     const before = await h.balance(h.seed.developer, h.amulet);
 
     const collection = await collect(h);
-    expect(collection.amount).toBe(accrued.toString());
+    expect(collection.amount).toEqual(accrued);
     expect(collection.status).toBe('pending');
     const done = await settled(h, collection.collectionId);
     expect(done.status).toBe('collected');
@@ -107,7 +107,7 @@ describe('developer earnings and collections', () => {
 
     // Later earnings are collectable again, and only they.
     const next = await completedSwap(h);
-    expect(await collectable(h)).toEqual(halfOf(next.platformFeeAmount));
+    expect(await collectable(h)).toEqual(halfOf(next.platformFeeAmount.toString()));
   });
 
   it('refuses a pool that does not trade the instrument, and a pool that does not exist', async () => {
@@ -155,7 +155,7 @@ describe('developer earnings and collections', () => {
     const done = await settled(h, collection.collectionId);
     expect(done.status).toBe('returned');
     expect(await h.balance(h.seed.developer, h.amulet)).toEqual(before);
-    expect(await collectable(h)).toEqual(halfOf(intent.platformFeeAmount));
+    expect(await collectable(h)).toEqual(halfOf(intent.platformFeeAmount.toString()));
     await h.booksMatchLedger();
   });
 });
@@ -176,7 +176,7 @@ describe('collections through offers and ledger faults', () => {
     });
     await h.deposit(h.alice, h.amulet, '1000', { reference: intent.depositReference });
     await h.waitForStatus(intent.intentId, 'completed');
-    const accrued = halfOf(intent.platformFeeAmount);
+    const accrued = halfOf(intent.platformFeeAmount.toString());
     const toDana = () =>
       recordCollection(h.db, {
         developerParty: dana.partyId,
@@ -204,7 +204,7 @@ describe('collections through offers and ledger faults', () => {
 
     // Collectable again: this time she accepts.
     const second = await toDana();
-    expect(second.amount).toBe(accrued.toString());
+    expect(second.amount).toEqual(accrued);
     const again = await offeredOf(second.collectionId);
     await h.ledger.acceptOffer({
       commandId: `dana-accepts-${second.collectionId}`,
@@ -222,7 +222,7 @@ describe('collections through offers and ledger faults', () => {
     await h.startEngine({ settings: { payoutAttemptsMax: 50 } });
     await h.caughtUp();
     const intent = await completedSwap(h);
-    const accrued = halfOf(intent.platformFeeAmount);
+    const accrued = halfOf(intent.platformFeeAmount.toString());
     const before = await h.balance(h.seed.developer, h.amulet);
     h.ledger.setFaults({
       duplicateDeliveryRate: 0.5,
@@ -251,7 +251,7 @@ describe('a crash between recording a collection and its confirmation: paid once
       const intent = await completedSwap(h);
       await h.caughtUp();
       await h.stopEngine();
-      const accrued = halfOf(intent.platformFeeAmount);
+      const accrued = halfOf(intent.platformFeeAmount.toString());
       const before = await h.balance(h.seed.developer, h.amulet);
 
       const first = await h.startEngine({ faults: crashOnceAt(step) });
@@ -295,7 +295,7 @@ describe('two collections requested at once on PostgreSQL: one pays', () => {
     await h.startEngine();
     await h.caughtUp();
     const intent = await completedSwap(h);
-    const accrued = halfOf(intent.platformFeeAmount);
+    const accrued = halfOf(intent.platformFeeAmount.toString());
     const before = await h.balance(h.seed.developer, h.amulet);
 
     const outcomes = await Promise.allSettled([collect(h), collect(h), collect(h)]);
@@ -308,7 +308,7 @@ describe('two collections requested at once on PostgreSQL: one pays', () => {
     }
     const [winner] = paid as PromiseFulfilledResult<CollectionRecord>[];
     if (!winner) throw new Error('no collection was recorded');
-    expect(winner.value.amount).toBe(accrued.toString());
+    expect(winner.value.amount).toEqual(accrued);
     await settled(h, winner.value.collectionId);
     expect(await h.balance(h.seed.developer, h.amulet)).toEqual(before.add(accrued));
     await h.caughtUp();

@@ -124,7 +124,7 @@ async function settle(
   }
   await h.startEngine({ settings: { executionBatchMax: 0 } });
   for (const [i, intent] of intents.entries()) {
-    await h.deposit(parties[i] as Party, amulet, intent.expectedAmount, {
+    await h.deposit(parties[i] as Party, amulet, intent.expectedAmount.toString(), {
       reference: intent.depositReference,
     });
     await h.waitForStatus(intent.intentId, 'deposit_received');
@@ -162,9 +162,9 @@ async function settle(
       name: spec.name,
       status: ended.status,
       failureCode: ended.failureReason?.code ?? null,
-      actualOutput: ended.actualOutput,
-      refundAmount: ended.refund?.amount ?? null,
-      refundFee: ended.refund?.networkFeeAmount ?? null,
+      actualOutput: ended.actualOutput?.toString() ?? null,
+      refundAmount: ended.refund?.amount.toString() ?? null,
+      refundFee: ended.refund?.networkFeeAmount.toString() ?? null,
       history,
     });
   }

@@ -10,6 +10,7 @@
 import { Amount, sameInstrument } from '@poolparty/core';
 import type { LedgerPort, LedgerUpdate, UpdateSubscription } from '@poolparty/ledger';
 import { getPool } from '@poolparty/store';
+import { recordedAmount } from '@poolparty/store/testing';
 import { describe, expect, it } from 'vitest';
 import { type EngineHarness, useEngineWorld } from '../testing/engine.js';
 
@@ -66,16 +67,12 @@ describe('fees burned by a transfer the swap party sends', () => {
     await h.deposit(h.bob, h.amulet, '1000');
     await h.waitForStatus(bob.intentId, 'completed');
     const before = await books(h);
-    expect(Amount.parse(before.feesA).gt(FEE)).toBe(true);
+    expect(before.feesA.gt(FEE)).toBe(true);
 
     const alice = await amuletPayout(h);
     const after = await books(h);
-    expect(after.feesA).toBe(Amount.parse(before.feesA).sub(FEE).toString());
-    expect(after.reserveA).toBe(
-      Amount.parse(before.reserveA)
-        .sub(Amount.parse(alice.actualOutput ?? ''))
-        .toString(),
-    );
+    expect(after.feesA).toEqual(before.feesA.sub(FEE));
+    expect(after.reserveA).toEqual(before.reserveA.sub(recordedAmount(alice.actualOutput)));
     await h.booksMatchLedger();
   });
 
@@ -83,13 +80,13 @@ describe('fees burned by a transfer the swap party sends', () => {
     const h = await world.harness();
     await h.startEngine({ ledger: burningFees(h, FEE) });
     const before = await books(h);
-    expect(before.feesA).toBe('0');
+    expect(before.feesA).toEqual(Amount.ZERO);
 
     const alice = await amuletPayout(h);
     const after = await books(h);
-    expect(after.feesA).toBe('0');
-    const output = Amount.parse(alice.actualOutput ?? '');
-    expect(after.reserveA).toBe(Amount.parse(before.reserveA).sub(output).sub(FEE).toString());
+    expect(after.feesA).toEqual(Amount.ZERO);
+    const output = recordedAmount(alice.actualOutput);
+    expect(after.reserveA).toEqual(before.reserveA.sub(output).sub(FEE));
     await h.booksMatchLedger();
   });
 });

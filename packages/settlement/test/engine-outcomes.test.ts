@@ -40,11 +40,11 @@ async function snapshot(harness: EngineHarness) {
 async function expectRefunded(
   harness: EngineHarness,
   before: Awaited<ReturnType<typeof snapshot>>,
-  networkFee: string,
+  networkFee: Amount,
 ): Promise<void> {
   const after = await snapshot(harness);
-  expect(after.aliceAmulet).toEqual(before.aliceAmulet.sub(amount(networkFee)));
-  expect(after.poolAmulet).toEqual(before.poolAmulet.add(amount(networkFee)));
+  expect(after.aliceAmulet).toEqual(before.aliceAmulet.sub(networkFee));
+  expect(after.poolAmulet).toEqual(before.poolAmulet.add(networkFee));
   expect(after.aliceUsdcx).toEqual(before.aliceUsdcx);
   expect(after.poolUsdcx).toEqual(before.poolUsdcx);
 }
@@ -63,7 +63,7 @@ async function refundedOutcome(
   const ended = await h.waitForStatus(intent.intentId, state);
   await expectRefunded(h, before, intent.networkFeeAmount);
   expect(ended.refund).toEqual({
-    amount: amount('1000').sub(amount(intent.networkFeeAmount)).toString(),
+    amount: amount('1000').sub(intent.networkFeeAmount),
     networkFeeAmount: intent.networkFeeAmount,
     updateId: expect.stringMatching(/^update-/),
   });
@@ -143,7 +143,11 @@ describe('refunded before the payout', () => {
     const after = await snapshot(h);
     expect(after.aliceAmulet).toEqual(before.aliceAmulet.sub(amount('100')));
     expect(after.poolAmulet).toEqual(before.poolAmulet.add(amount('100')));
-    expect(ended.refund).toEqual({ amount: '0', networkFeeAmount: '100', updateId: null });
+    expect(ended.refund).toEqual({
+      amount: Amount.ZERO,
+      networkFeeAmount: amount('100'),
+      updateId: null,
+    });
     expect(await listCommandsOfIntent(world.db, intent.intentId)).toEqual([]);
     await h.booksMatchLedger();
   });
@@ -171,16 +175,16 @@ describe('refunded after the payout failed', () => {
     const ended = await h.waitForStatus(intent.intentId, 'output_failed');
     expect(ended.failureReason?.code).toBe('output_failed');
     expect(await h.balance(carol, amulet)).toEqual(
-      amount('1000').sub(amount(intent.networkFeeAmount)),
+      amount('1000').sub(intent.networkFeeAmount),
     );
     expect(await h.balance(carol, usdcx)).toEqual(Amount.ZERO);
     const pool = await getPool(world.db, 'amulet-usdcx');
     expect(pool?.accounting).toMatchObject({
-      reserveA: '1000000',
-      reserveB: '145000',
+      reserveA: amount('1000000'),
+      reserveB: amount('145000'),
       feesA: intent.networkFeeAmount,
-      outgoingA: '0',
-      outgoingB: '0',
+      outgoingA: Amount.ZERO,
+      outgoingB: Amount.ZERO,
     });
     await h.booksMatchLedger();
     const rows = await world.db.query('SELECT 1 FROM fee_events WHERE intent_id = $1', [
@@ -231,9 +235,7 @@ describe('ending without a refund transfer', () => {
     const flags = await listOpenOperatorFlags(world.db, 10);
     expect(flags).toMatchObject([{ intentId: intent.intentId, kind: 'refund_failed' }]);
     const pool = await getPool(world.db, 'amulet-usdcx');
-    expect(pool?.accounting.outgoingA).toBe(
-      amount('1000').sub(amount(intent.networkFeeAmount)).toString(),
-    );
+    expect(pool?.accounting.outgoingA).toEqual(amount('1000').sub(intent.networkFeeAmount));
     await h.booksMatchLedger();
   });
 
@@ -351,7 +353,7 @@ describe('ending without a refund transfer', () => {
 });
 
 /** The network fee of an unmatched Amulet deposit with no intent to take it from: estimated. */
-async function unmatchedFee(): Promise<string> {
+async function unmatchedFee(): Promise<Amount> {
   const rows = await world.db.query<{ amount: string }>(
     `SELECT c.payload->>'amount' AS amount FROM ledger_commands c WHERE c.leg = 'refund'`,
   );
@@ -359,5 +361,5 @@ async function unmatchedFee(): Promise<string> {
   const fee = amount('1000').sub(refunded);
   // 20 000 bytes at 60 USD/MB is 1.2 USD; at 0.145 USD per Amulet, rounded up.
   expect(fee.toString()).toBe('8.275862069');
-  return fee.toString();
+  return fee;
 }

@@ -6,6 +6,7 @@
 import { Amount } from '@poolparty/core';
 import { LedgerError, type TransferCommand } from '@poolparty/ledger';
 import { listDepositsInStatus, listIntentEvents } from '@poolparty/store';
+import { recordedAmount } from '@poolparty/store/testing';
 import { describe, expect, it } from 'vitest';
 import type { EngineStep } from '../src/index.js';
 import { type EngineHarness, useEngineWorld, waitFor } from '../testing/engine.js';
@@ -41,8 +42,8 @@ const twoStepSwap: Scenario = {
     await harness.deposit(alice, usdcx, '250', { reference: intent.depositReference });
     return async () => {
       const done = await harness.waitForStatus(intent.intentId, 'completed');
-      const output = amount(done.actualOutput ?? '');
-      expect(output.toString()).toBe(intent.expectedOutput);
+      const output = recordedAmount(done.actualOutput);
+      expect(output).toEqual(intent.expectedOutput);
       expect(await harness.balance(alice, usdcx)).toEqual(usdcxBefore.sub(amount('250')));
       expect(await harness.balance(alice, amulet)).toEqual(amuletBefore.add(output));
       expect(await harness.transfersWithReason(`payout:${intent.intentId}`)).toBe(1);
@@ -72,7 +73,7 @@ const refundedSwap: Scenario = {
     return async () => {
       await harness.waitForStatus(intent.intentId, 'price_impact_exceeded');
       expect(await harness.balance(alice, amulet)).toEqual(
-        before.sub(amount(intent.networkFeeAmount)),
+        before.sub(intent.networkFeeAmount),
       );
       expect(await harness.transfersWithReason(`refund:${intent.intentId}`)).toBe(1);
       await expectEachStateOnce(intent.intentId);
@@ -279,10 +280,10 @@ describe('ledger faults', () => {
     h.ledger.setFaults({});
     expect(await h.balance(alice, usdcx)).toEqual(aliceUsdcx.sub(amount('250')));
     expect(await h.balance(alice, amulet)).toEqual(
-      aliceAmulet.add(amount(alices.actualOutput ?? '')),
+      aliceAmulet.add(recordedAmount(alices.actualOutput)),
     );
     expect(await h.balance(bob, amulet)).toEqual(bobAmulet.sub(amount('2000')));
-    expect(await h.balance(bob, usdcx)).toEqual(bobUsdcx.add(amount(bobs.actualOutput ?? '')));
+    expect(await h.balance(bob, usdcx)).toEqual(bobUsdcx.add(recordedAmount(bobs.actualOutput)));
     expect(await h.transfersWithReason(`payout:${swapOfAlice.intentId}`)).toBe(1);
     expect(await h.transfersWithReason(`payout:${swapOfBob.intentId}`)).toBe(1);
     await expectEachStateOnce(swapOfAlice.intentId);
@@ -301,7 +302,9 @@ describe('ledger faults', () => {
     h.ledger.setFaults({ timeoutAfterCommitRate: 1 });
     const done = await h.waitForStatus(intent.intentId, 'completed');
     h.ledger.setFaults({});
-    expect(await h.balance(alice, usdcx)).toEqual(aliceUsdcx.add(amount(done.actualOutput ?? '')));
+    expect(await h.balance(alice, usdcx)).toEqual(
+      aliceUsdcx.add(recordedAmount(done.actualOutput)),
+    );
     expect(await h.transfersWithReason(`payout:${intent.intentId}`)).toBe(1);
     await h.booksMatchLedger();
   });

@@ -5,6 +5,7 @@
  */
 import { Amount } from '@poolparty/core';
 import { listCommandsOfIntent, listIntentEvents } from '@poolparty/store';
+import { recordedAmount } from '@poolparty/store/testing';
 import { describe, expect, it } from 'vitest';
 import { type EngineHarness, useEngineWorld } from '../testing/engine.js';
 
@@ -29,8 +30,8 @@ describe('a swap that completes', () => {
     await h.deposit(alice, amulet, '1000', { reference: intent.depositReference });
 
     const done = await h.waitForStatus(intent.intentId, 'completed');
-    const output = amount(done.actualOutput ?? '');
-    expect(output.toString()).toBe(intent.expectedOutput);
+    const output = recordedAmount(done.actualOutput);
+    expect(output).toEqual(intent.expectedOutput);
     expect(done.payout?.updateId).toMatch(/^update-/);
     expect(await h.balance(alice, amulet)).toEqual(before.aliceAmulet.sub(amount('1000')));
     expect(await h.balance(alice, usdcx)).toEqual(before.aliceUsdcx.add(output));
@@ -65,8 +66,8 @@ describe('a swap that completes', () => {
     expect(sent.kind).toBe('offer');
 
     const done = await h.waitForStatus(intent.intentId, 'completed');
-    const output = amount(done.actualOutput ?? '');
-    expect(output.toString()).toBe(intent.expectedOutput);
+    const output = recordedAmount(done.actualOutput);
+    expect(output).toEqual(intent.expectedOutput);
     expect(await h.balance(alice, usdcx)).toEqual(aliceUsdcx.sub(amount('250')));
     expect(await h.balance(alice, amulet)).toEqual(aliceAmulet.add(output));
     expect(await h.balance(swapParty, usdcx)).toEqual(amount('145250'));
@@ -91,7 +92,7 @@ describe('a swap that completes', () => {
     await h.deposit(carol, amulet, '500');
     await h.waitForStatus(intent.intentId, 'sending_output');
     const offer = await waitForOffer(h, carol.partyId);
-    expect(offer.amount.toString()).toBe(intent.expectedOutput);
+    expect(offer.amount).toEqual(intent.expectedOutput);
     await h.ledger.acceptOffer({
       commandId: 'carol-accepts',
       offerId: offer.offerId,
@@ -99,7 +100,7 @@ describe('a swap that completes', () => {
     });
 
     const done = await h.waitForStatus(intent.intentId, 'completed');
-    expect(await h.balance(carol, usdcx)).toEqual(amount(done.actualOutput ?? ''));
+    expect(await h.balance(carol, usdcx)).toEqual(recordedAmount(done.actualOutput));
     expect(await h.balance(carol, amulet)).toEqual(Amount.ZERO);
     await h.booksMatchLedger();
   });

@@ -8,7 +8,7 @@
  * the intent's row while the run's claim waits for it: once it commits, the claim must see the
  * intent is no longer pending; once it rolls back, the claim takes the intent as before.
  */
-import { Amount } from '@poolparty/core';
+import type { Amount } from '@poolparty/core';
 import type { Queryable, SqlParam } from '@poolparty/store';
 import {
   cancelIntent,
@@ -62,7 +62,7 @@ async function runOfThree(h: EngineHarness): Promise<Run> {
   const grew = async (field: 'inflightA' | 'outgoingA' | 'feesA') => {
     const after = (await getPool(h.db, 'amulet-usdcx'))?.accounting;
     if (after === undefined) throw new Error('no books');
-    return Amount.parse(after[field]).sub(Amount.parse(before[field]));
+    return after[field].sub(before[field]);
   };
   return { intents, incomings, prices, taken, grew };
 }

@@ -34,9 +34,9 @@ async function poolLiquidity(h: EngineHarness) {
   const pool = await getPool(h.db, POOL);
   if (books === null || pool === null) throw new Error('no pool');
   return {
-    reserveA: Amount.parse(books.reserveA),
-    reserveB: Amount.parse(books.reserveB),
-    supply: Amount.parse(pool.lpSupply),
+    reserveA: books.reserveA,
+    reserveB: books.reserveB,
+    supply: pool.lpSupply,
   };
 }
 
@@ -74,9 +74,9 @@ describe('liquidity', () => {
     const before = await poolLiquidity(h);
     const intent = await openHarnessLiquidityIntent(h, lp, { amountA: '1000' });
     // USDCx first: the LP party pre-approves Amulet only, so this one is an offer.
-    await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
+    await h.depositLiquidity(lp, h.usdcx, intent.expectedB.toString(), intent.depositReference);
     await waitForLiquidity(h.db, intent.liquidityIntentId, 'partial');
-    await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
+    await h.depositLiquidity(lp, h.amulet, intent.expectedA.toString(), intent.depositReference);
     const done = await waitForLiquidity(
       h.db,
       intent.liquidityIntentId,
@@ -85,11 +85,11 @@ describe('liquidity', () => {
       'refunded',
     );
     expect(done.status).toBe('completed');
-    const plan = planMint(before, Amount.parse(intent.expectedA), Amount.parse(intent.expectedB));
+    const plan = planMint(before, intent.expectedA, intent.expectedB);
     if (plan.kind !== 'mint') throw new Error('refused');
-    expect(done.completion?.mintedUnits).toBe(plan.minted.toString());
+    expect(done.completion?.mintedUnits).toEqual(plan.minted);
     const position = await getPosition(h.db, POOL, lp.partyId);
-    expect(position?.units).toBe(plan.minted.toString());
+    expect(position?.units).toEqual(plan.minted);
     expect((await poolLiquidity(h)).supply).toEqual(before.supply.add(plan.minted));
     await settledBooks(h);
   });
@@ -99,19 +99,19 @@ describe('liquidity', () => {
     await h.startEngine();
     const lp = await provider(h, 'lp-over');
     const intent = await openHarnessLiquidityIntent(h, lp, { amountA: '500' });
-    const sentB = Amount.parse(intent.expectedB).mulDiv(3n, 1n, 'up');
+    const sentB = intent.expectedB.mulDiv(3n, 1n, 'up');
     const startB = await h.balance(lp, h.usdcx);
-    await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
+    await h.depositLiquidity(lp, h.amulet, intent.expectedA.toString(), intent.depositReference);
     await h.depositLiquidity(lp, h.usdcx, sentB.toString(), intent.depositReference);
     const done = await waitForLiquidity(h.db, intent.liquidityIntentId, 'completed');
-    const returned = Amount.parse(done.completion?.returnedB ?? '0');
+    const returned = done.completion?.returnedB ?? Amount.ZERO;
     expect(returned.isPositive()).toBe(true);
     await waitFor(
       async () => (await h.transfersWithReason(`return:${intent.liquidityIntentId}`)) === 1 || null,
       'the excess to return',
     );
     await settledBooks(h);
-    const joinedB = Amount.parse(done.completion?.joinedB ?? '0');
+    const joinedB = done.completion?.joinedB ?? Amount.ZERO;
     expect(await h.balance(lp, h.usdcx)).toEqual(startB.sub(joinedB));
   });
 
@@ -122,8 +122,8 @@ describe('liquidity', () => {
     const intent = await openHarnessLiquidityIntent(h, lp, { amountA: '1000', slippageBps: 0 });
     const startA = await h.balance(lp, h.amulet);
     // Send less of B than asked: fewer units than expected, below a zero-slippage minimum.
-    const lessB = Amount.parse(intent.expectedB).mulDiv(1n, 2n, 'down');
-    await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
+    const lessB = intent.expectedB.mulDiv(1n, 2n, 'down');
+    await h.depositLiquidity(lp, h.amulet, intent.expectedA.toString(), intent.depositReference);
     await h.depositLiquidity(lp, h.usdcx, lessB.toString(), intent.depositReference);
     const done = await waitForLiquidity(h.db, intent.liquidityIntentId, 'refunded', 'completed');
     expect(done).toMatchObject({ status: 'refunded', failureCode: 'minimum_units_not_met' });
@@ -138,7 +138,7 @@ describe('liquidity', () => {
     const lp = await provider(h, 'lp-expire');
     const intent = await openHarnessLiquidityIntent(h, lp, { amountA: '200' });
     const startA = await h.balance(lp, h.amulet);
-    await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
+    await h.depositLiquidity(lp, h.amulet, intent.expectedA.toString(), intent.depositReference);
     await waitForLiquidity(h.db, intent.liquidityIntentId, 'partial');
     await h.caughtUp();
     await h.advanceClock(25 * 60 * 60 * 1000);
@@ -153,8 +153,8 @@ describe('liquidity', () => {
     await h.startEngine();
     const lp = await provider(h, 'lp-withdraw');
     const intent = await openHarnessLiquidityIntent(h, lp, { amountA: '1000' });
-    await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
-    await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
+    await h.depositLiquidity(lp, h.amulet, intent.expectedA.toString(), intent.depositReference);
+    await h.depositLiquidity(lp, h.usdcx, intent.expectedB.toString(), intent.depositReference);
     await waitForLiquidity(h.db, intent.liquidityIntentId, 'completed');
     const held = await getPosition(h.db, POOL, lp.partyId);
     const request = {
@@ -168,7 +168,7 @@ describe('liquidity', () => {
     await expect(recordWithdrawal(h.db, { ...request, minimum: greedy })).rejects.toMatchObject({
       code: 'withdrawal_minimum_not_met',
     });
-    expect((await getPosition(h.db, POOL, lp.partyId))?.units).toBe(held?.units);
+    expect((await getPosition(h.db, POOL, lp.partyId))?.units).toEqual(held?.units);
     const [a0, b0] = [await h.balance(lp, h.amulet), await h.balance(lp, h.usdcx)];
     const minimum = { a: Amount.ZERO, b: Amount.ZERO };
     const withdrawal = await recordWithdrawal(h.db, { ...request, minimum });
@@ -177,13 +177,11 @@ describe('liquidity', () => {
       return w?.completedAt ? w : null;
     }, 'both payouts');
     expect([paid.payoutA, paid.payoutB]).toEqual(['paid', 'paid']);
-    expect(await h.balance(lp, h.amulet)).toEqual(a0.add(Amount.parse(paid.amountA)));
-    expect(await h.balance(lp, h.usdcx)).toEqual(b0.add(Amount.parse(paid.amountB)));
-    expect(
-      Amount.parse(held?.units ?? '0')
-        .sub(Amount.parse(paid.units))
-        .toString(),
-    ).toBe((await getPosition(h.db, POOL, lp.partyId))?.units);
+    expect(await h.balance(lp, h.amulet)).toEqual(a0.add(paid.amountA));
+    expect(await h.balance(lp, h.usdcx)).toEqual(b0.add(paid.amountB));
+    expect((held?.units ?? Amount.ZERO).sub(paid.units)).toEqual(
+      (await getPosition(h.db, POOL, lp.partyId))?.units,
+    );
     await settledBooks(h);
     expect((await poolLiquidity(h)).supply.gte(MINIMUM_LOCKED_UNITS)).toBe(true);
   });
@@ -201,8 +199,8 @@ describe('liquidity', () => {
       ],
     );
     const intent = await openHarnessLiquidityIntent(h, lp, { amountA: '1000' });
-    await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
-    await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
+    await h.depositLiquidity(lp, h.amulet, intent.expectedA.toString(), intent.depositReference);
+    await h.depositLiquidity(lp, h.usdcx, intent.expectedB.toString(), intent.depositReference);
     await waitForLiquidity(h.db, intent.liquidityIntentId, 'completed');
     const withdrawal = await recordWithdrawal(h.db, {
       poolId: POOL,
@@ -234,7 +232,7 @@ describe('liquidity', () => {
     expect(flags.map((f) => f.kind)).toEqual(['withdrawal_payout_failed']);
     // The rejected amount is back with the swap party and still owed: in outgoing, not reserve.
     const books = await getPoolAccounting(h.db, POOL);
-    expect(books?.outgoingB).toBe(flagged.amountB);
+    expect(books?.outgoingB).toEqual(flagged.amountB);
     await settledBooks(h);
   });
 
@@ -254,8 +252,8 @@ describe('liquidity', () => {
     const lp = await provider(h, 'lp-forward-refused');
     const startA = await h.balance(lp, h.amulet);
     const intent = await openHarnessLiquidityIntent(h, lp, { amountA: '300' });
-    await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
-    await h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
+    await h.depositLiquidity(lp, h.usdcx, intent.expectedB.toString(), intent.depositReference);
+    await h.depositLiquidity(lp, h.amulet, intent.expectedA.toString(), intent.depositReference);
     const done = await waitForLiquidity(h.db, intent.liquidityIntentId, 'refund_failed');
     expect(done.failureCode).toBe('deposit_not_taken');
     const flags = await h.db.query<{ kind: string }>('SELECT kind FROM operator_flags');

@@ -163,24 +163,22 @@ describe.skipIf(skipReason !== null)('two workers on one PostgreSQL, one pool', 
     for (const event of events) {
       const intent = byId.get(event.intent_id);
       if (!intent) throw new Error(`fee event of an unknown intent ${event.intent_id}`);
-      const priced = Amount.parse(intent.inputAmountAfterPoolFee);
+      const priced = intent.inputAmountAfterPoolFee;
       const output = constantProductOutput({ input: x, output: y }, priced);
       expect(Amount.parse(event.output_amount).toString()).toBe(output.toString());
-      x = x.add(priced).add(Amount.parse(intent.lpFeeAmount));
+      x = x.add(priced).add(intent.lpFeeAmount);
       y = y.sub(output);
-      fees = fees
-        .add(Amount.parse(intent.networkFeeAmount))
-        .add(Amount.parse(intent.platformFeeAmount));
+      fees = fees.add(intent.networkFeeAmount).add(intent.platformFeeAmount);
     }
     expect(events).toHaveLength(SWAPS);
     const pool = await getPool(store(), POOL_ID);
     expect(pool?.accounting).toMatchObject({
-      reserveA: x.toString(),
-      reserveB: y.toString(),
-      feesA: fees.toString(),
-      inflightA: '0',
-      outgoingA: '0',
-      outgoingB: '0',
+      reserveA: x,
+      reserveB: y,
+      feesA: fees,
+      inflightA: Amount.ZERO,
+      outgoingA: Amount.ZERO,
+      outgoingB: Amount.ZERO,
     });
     const { books, holdings } = await booksAndHoldings(store(), ledger, POOL_ID);
     expect(holdings).toEqual(books);

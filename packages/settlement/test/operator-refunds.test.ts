@@ -51,9 +51,9 @@ async function parkedRefund(): Promise<IntentRecord> {
 }
 
 const refundOf = (intent: IntentRecord) =>
-  Amount.parse('1000').sub(Amount.parse(intent.networkFeeAmount)).toString();
+  Amount.parse('1000').sub(intent.networkFeeAmount);
 
-async function outgoingA(): Promise<string | undefined> {
+async function outgoingA(): Promise<Amount | undefined> {
   return (await getPool(h.db, 'amulet-usdcx'))?.accounting.outgoingA;
 }
 
@@ -78,7 +78,7 @@ describe('listRefundCases', () => {
         depositId: null,
         status: 'refund_failed',
         poolId: 'amulet-usdcx',
-        amount: refundOf(intent),
+        amount: refundOf(intent).toString(),
         instrument: h.amulet,
         receiver: h.alice.partyId,
         lastAttempt: { commandId: `${intent.intentId}:refund:0`, status: 'failed' },
@@ -96,7 +96,7 @@ describe('retryRefund', () => {
 
     expect(retried).toEqual({
       commandId: `${intent.intentId}:refund:1`,
-      amount: refundOf(intent),
+      amount: refundOf(intent).toString(),
       receiver: h.alice.partyId,
     });
     const [first, second] = await listCommandsOfIntent(h.db, intent.intentId);
@@ -107,7 +107,7 @@ describe('retryRefund', () => {
     });
     // The flag stays open until the attempt commits; the amount stays parked meanwhile.
     expect(await listOpenOperatorFlags(h.db, 10)).toHaveLength(1);
-    expect(await outgoingA()).toBe(refundOf(intent));
+    expect(await outgoingA()).toEqual(refundOf(intent));
   });
 
   it('records one attempt when two operators retry at once; the other is told to wait', async () => {
@@ -151,12 +151,12 @@ describe('resolveRefund', () => {
       id: flag?.id,
       resolution: `sent by hand (released ${refundOf(intent)} from the books of amulet-usdcx)`,
     });
-    expect(await outgoingA()).toBe('0');
+    expect(await outgoingA()).toEqual(Amount.ZERO);
     const again = await refusal(
       resolveRefund(h.db, intent.intentId, { note: 'twice', release: true, now: h.clock.now() }),
     );
     expect(again.code).toBe('not_found');
-    expect(await outgoingA()).toBe('0');
+    expect(await outgoingA()).toEqual(Amount.ZERO);
   });
 
   it('refuses a blank note and an attempt in flight, leaving the flag open', async () => {
@@ -176,6 +176,6 @@ describe('resolveRefund', () => {
     expect(inFlight.code).toBe('precondition_failed');
     expect(inFlight.message).toContain('is still recorded; wait for its outcome');
     expect((await getOperatorFlag(h.db, flag?.id ?? 0))?.resolvedAt).toBeNull();
-    expect(await outgoingA()).toBe(refundOf(intent));
+    expect(await outgoingA()).toEqual(refundOf(intent));
   });
 });

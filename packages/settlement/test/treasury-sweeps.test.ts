@@ -74,12 +74,12 @@ async function settled(h: EngineHarness, sweepId: string): Promise<SweepRecord> 
 }
 
 function developerOwed(h: EngineHarness): Promise<Amount> {
-  return collectableEarnings(h.db, h.seed.developer.partyId, POOL, 'a').then(Amount.parse);
+  return collectableEarnings(h.db, h.seed.developer.partyId, POOL, 'a');
 }
 
 async function feesA(h: EngineHarness): Promise<Amount> {
   const pool = await getPool(h.db, POOL);
-  return Amount.parse(pool?.accounting.feesA ?? '0');
+  return pool?.accounting.feesA ?? Amount.ZERO;
 }
 
 describe('a treasury sweep', () => {
@@ -98,7 +98,7 @@ describe('a treasury sweep', () => {
     expect(before.a).toEqual((await feesA(h)).sub(owed));
 
     const sweep = await sweepA(h, target);
-    expect(sweep.amount).toBe(before.a.toString());
+    expect(sweep.amount).toEqual(before.a);
     expect((await settled(h, sweep.sweepId)).status).toBe('swept');
     expect(await h.balance(target.treasuryParty, h.amulet)).toEqual(before.a);
     expect(await h.transfersWithReason(`sweep:${sweep.sweepId}`)).toBe(1);
@@ -132,7 +132,7 @@ describe('a treasury sweep', () => {
       instrument: h.amulet,
       now: h.clock.now(),
     });
-    expect(collection.amount).toBe(owed.toString());
+    expect(collection.amount).toEqual(owed);
     await waitFor(
       async () => (await h.balance(h.seed.developer, h.amulet)).gt(before),
       'collection',
@@ -236,7 +236,7 @@ describe('a sweep that does not arrive returns to the fees', () => {
     await h.caughtUp();
     await h.booksMatchLedger();
     // Sweepable again.
-    expect((await sweepable(h, target)).a).toEqual(Amount.parse(offered.amount));
+    expect((await sweepable(h, target)).a).toEqual(offered.amount);
   });
 
   it('an offer the treasury rejects', async () => {
@@ -262,7 +262,7 @@ describe('a sweep that does not arrive returns to the fees', () => {
       actor: target.treasuryParty,
     });
     expect((await settled(h, offered.sweepId)).status).toBe('swept');
-    expect(await h.balance(target.treasuryParty, h.amulet)).toEqual(Amount.parse(offered.amount));
+    expect(await h.balance(target.treasuryParty, h.amulet)).toEqual(offered.amount);
     await h.caughtUp();
     await h.booksMatchLedger();
   });
@@ -343,7 +343,7 @@ describe('the automatic schedule', () => {
 
     const above = recordedOf(await round(amount.sub(Amount.parse('0.0000000001'))));
     expect(above.map((s) => [s.poolId, s.side, s.amount, s.trigger])).toEqual([
-      [POOL, 'a', amount.toString(), 'automatic'],
+      [POOL, 'a', amount, 'automatic'],
     ]);
     const [sweep] = above;
     await settled(h, sweep?.sweepId ?? '');

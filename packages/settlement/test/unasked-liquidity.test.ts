@@ -105,7 +105,7 @@ for (const store of stores) {
       // The LP party pre-approves Amulet only: USDCx arrives as an offer, which is rejected.
       await h.depositLiquidity(stranger, h.usdcx, '1', null);
       const intent = await h.createIntent(h.alice, h.amulet, '100');
-      await h.deposit(h.alice, h.amulet, intent.expectedAmount, {
+      await h.deposit(h.alice, h.amulet, intent.expectedAmount.toString(), {
         reference: intent.depositReference,
       });
       const done = await h.waitForStatus(intent.intentId, 'completed', 'failed');
@@ -161,7 +161,12 @@ for (const store of stores) {
             },
           );
         const early = cancelFirst ? cancelling() : null;
-        const deposit = h.depositLiquidity(lp, h.amulet, intent.expectedA, intent.depositReference);
+        const deposit = h.depositLiquidity(
+          lp,
+          h.amulet,
+          intent.expectedA.toString(),
+          intent.depositReference,
+        );
         if (!cancelFirst) await new Promise((resolve) => setTimeout(resolve, (race % 12) * 3));
         const cancel = early ?? cancelling();
         await deposit;
@@ -170,7 +175,7 @@ for (const store of stores) {
           continue;
         }
         outcomes.kept += 1;
-        await h.depositLiquidity(lp, h.usdcx, intent.expectedB, intent.depositReference);
+        await h.depositLiquidity(lp, h.usdcx, intent.expectedB.toString(), intent.depositReference);
         await waitForLiquidity(h.db, intent.liquidityIntentId, 'completed');
       }
       await settled(h);

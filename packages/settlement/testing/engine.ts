@@ -235,7 +235,7 @@ export class EngineHarness {
       pool,
       sender: party.partyId,
       instrument: this.amulet,
-      amount: Amount.parse(intent.expectedAmount),
+      amount: intent.expectedAmount,
       meta: { [REASON_META_KEY]: intent.depositReference },
       offerId: null,
     };

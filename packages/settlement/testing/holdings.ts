@@ -33,7 +33,7 @@ export async function booksAndHoldings(
   const pool = await getPool(q, poolId);
   if (!pool) throw new Error(`no pool ${poolId}`);
   const a = pool.accounting;
-  const sum = (parts: string[]) => Amount.sum(parts.map((p) => Amount.parse(p))).toString();
+  const sum = (parts: Amount[]) => Amount.sum(parts).toString();
   return {
     poolId,
     books: {

@@ -92,12 +92,12 @@ export async function runUnaskedDeposits(w: UnaskedDepositsWorld): Promise<Unask
   await send(stranger, cbtc, '0.01', null);
   // Another party's reference.
   const intent = await open(w, lp, { amountA: '100' });
-  await send(stranger, amulet, intent.expectedA, intent.depositReference);
+  await send(stranger, amulet, intent.expectedA.toString(), intent.depositReference);
   // A duplicate side: the intent takes the first Amulet, the second goes back.
-  await send(lp, amulet, intent.expectedA, intent.depositReference);
+  await send(lp, amulet, intent.expectedA.toString(), intent.depositReference);
   await waitForLiquidity(w.db, intent.liquidityIntentId, 'partial');
   await send(lp, amulet, '7', intent.depositReference);
-  await send(lp, usdcx, intent.expectedB, intent.depositReference);
+  await send(lp, usdcx, intent.expectedB.toString(), intent.depositReference);
   await waitForLiquidity(w.db, intent.liquidityIntentId, 'completed');
   // Sides after their intent ended: a late USDCx offer and a late one-step Amulet.
   await send(lp, usdcx, '3', intent.depositReference);
@@ -109,12 +109,12 @@ export async function runUnaskedDeposits(w: UnaskedDepositsWorld): Promise<Unask
     providerParty: lp,
     now: w.now(),
   });
-  await send(lp, amulet, cancelled.expectedA, cancelled.depositReference);
+  await send(lp, amulet, cancelled.expectedA.toString(), cancelled.depositReference);
   const expiring = await open(w, lp, { amountA: '60' });
   await w.caughtUp();
   await w.advanceClock(DAY_MS + 60_000);
   await waitForLiquidity(w.db, expiring.liquidityIntentId, 'expired');
-  await send(lp, usdcx, expiring.expectedB, expiring.depositReference);
+  await send(lp, usdcx, expiring.expectedB.toString(), expiring.depositReference);
   await settled(w);
   return outcomeOf(w, { start, before });
 }

@@ -4,7 +4,7 @@
  * engine/collections.ts only, under the pool's lock, so the amounts they reserve and the books
  * always move together.
  */
-import type { Instrument } from '@poolparty/core';
+import type { Amount, Instrument } from '@poolparty/core';
 import { amountParam, readAmount, readString } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import type { PoolSide } from './fee-events.js';
@@ -27,7 +27,7 @@ export interface NewCollection {
   readonly poolId: string;
   readonly side: PoolSide;
   readonly instrument: Instrument;
-  readonly amount: string;
+  readonly amount: Amount;
   readonly commandId: string;
   readonly createdAt: Date;
 }

@@ -1,24 +1,24 @@
 /**
- * Reading column values into the store's record types, and writing JSON parameters. Amounts are
- * returned in their canonical wire form (`"100"`, not `"100.0000000000"`), so a value reads back
- * exactly as `Amount#toString` wrote it, whatever the column's scale.
+ * Reading column values into the store's record types, and writing JSON parameters. Amounts cross
+ * this boundary as `Amount`, never as text: a column is parsed once here, strictly, whatever its
+ * scale (`"100.0000000000"` and `"100"` read alike), and written in the canonical wire form.
  */
 import { Amount } from '@poolparty/core';
 
-export function readAmount(value: unknown): string {
-  return Amount.parse(value).toString();
+export function readAmount(value: unknown): Amount {
+  return Amount.parse(value);
 }
 
-export function readAmountOrNull(value: unknown): string | null {
+export function readAmountOrNull(value: unknown): Amount | null {
   return value === null || value === undefined ? null : readAmount(value);
 }
 
-/** Writes an amount parameter; refuses anything `Amount.parse` would refuse, before the SQL runs. */
-export function amountParam(value: string): string {
-  return Amount.parse(value).toString();
+/** An amount as a SQL parameter, in its wire form. */
+export function amountParam(value: Amount): string {
+  return value.toString();
 }
 
-export function amountParamOrNull(value: string | null | undefined): string | null {
+export function amountParamOrNull(value: Amount | null | undefined): string | null {
   return value === null || value === undefined ? null : amountParam(value);
 }
 

@@ -3,6 +3,7 @@
  * deposit is recorded once per ledger event, whatever happens to it next: the stream may deliver an
  * update twice, and the record is what guarantees no deposit is kept without trace.
  */
+import type { Amount } from '@poolparty/core';
 import { assert, type Instrument } from '@poolparty/core';
 import {
   amountParam,
@@ -31,7 +32,7 @@ export interface NewDeposit {
   readonly sender: string;
   readonly receiver: string;
   readonly instrument: Instrument;
-  readonly amount: string;
+  readonly amount: Amount;
   readonly reference: string | null;
   readonly offerId: string | null;
   readonly intentId: string | null;

@@ -7,6 +7,7 @@
  * can be reversed, and the reversal deletes its fee event (engine/legs.ts `failPayout`), so an
  * amount collected from it could not be taken back.
  */
+import type { Amount } from '@poolparty/core';
 import { readAmount, readDate, readSafeInteger, readString } from './columns.js';
 import type { Queryable } from './database.js';
 import type { PoolSide } from './fee-events.js';
@@ -16,9 +17,9 @@ export interface EarningsLine {
   /** The fee's instrument: the swap's input side of the pool. */
   readonly side: PoolSide;
   /** Earnings of completed swaps. */
-  readonly earned: string;
+  readonly earned: Amount;
   /** Earnings of swaps executed but not yet completed (their payout is on its way). */
-  readonly unsettled: string;
+  readonly unsettled: Amount;
   readonly swapCount: number;
 }
 
@@ -58,9 +59,9 @@ export interface CollectedLine {
   readonly poolId: string;
   readonly side: PoolSide;
   /** Arrived at the developer's party. */
-  readonly collected: string;
+  readonly collected: Amount;
   /** On its way: recorded or offered, not yet confirmed. */
-  readonly collecting: string;
+  readonly collecting: Amount;
 }
 
 /** What the developer collected per pool and instrument (settled at or after `since`). */
@@ -96,7 +97,7 @@ export async function collectableEarnings(
   developerParty: string,
   poolId: string,
   side: PoolSide,
-): Promise<string> {
+): Promise<Amount> {
   const [row] = await q.query(
     `SELECT
        (SELECT COALESCE(sum(f.developer_earnings), 0) FROM fee_events f
@@ -117,7 +118,7 @@ export interface EarningsPoint {
   readonly start: Date;
   readonly poolId: string;
   readonly side: PoolSide;
-  readonly earned: string;
+  readonly earned: Amount;
 }
 
 export type SeriesBucket = 'hour' | 'day' | 'month';
@@ -150,7 +151,7 @@ export interface UsagePoint {
   readonly swaps: number;
   readonly failures: number;
   /** USD volume of the swaps executed; swaps without a USD-priced side add nothing. */
-  readonly volumeUsd: string;
+  readonly volumeUsd: Amount;
 }
 
 /**

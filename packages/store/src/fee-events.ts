@@ -3,6 +3,7 @@
  * developer earnings and the output-velocity guard. An intent has at most one, so a retried
  * execution cannot count twice.
  */
+import type { Amount } from '@poolparty/core';
 import {
   amountParam,
   amountParamOrNull,
@@ -22,16 +23,16 @@ export interface NewFeeEvent {
   readonly intentId: string;
   readonly apiKeyId: string;
   readonly inputSide: PoolSide;
-  readonly inputAmount: string;
-  readonly outputAmount: string;
-  readonly lpFeeAmount: string;
-  readonly platformFeeAmount: string;
-  readonly networkFeeAmount: string;
-  readonly developerEarnings: string;
+  readonly inputAmount: Amount;
+  readonly outputAmount: Amount;
+  readonly lpFeeAmount: Amount;
+  readonly platformFeeAmount: Amount;
+  readonly networkFeeAmount: Amount;
+  readonly developerEarnings: Amount;
   /** USD values at execution; null without a USD-priced side. */
-  readonly volumeUsd: string | null;
-  readonly feesUsd: string | null;
-  readonly lpFeesUsd: string | null;
+  readonly volumeUsd: Amount | null;
+  readonly feesUsd: Amount | null;
+  readonly lpFeesUsd: Amount | null;
   readonly at: Date;
 }
 
@@ -41,9 +42,9 @@ export interface FeeEventRecord extends NewFeeEvent {
 
 export interface FeeSummary {
   readonly swapCount: number;
-  readonly volumeUsd: string;
-  readonly feesUsd: string;
-  readonly lpFeesUsd: string;
+  readonly volumeUsd: Amount;
+  readonly feesUsd: Amount;
+  readonly lpFeesUsd: Amount;
 }
 
 function feeEventFromRow(row: Row): FeeEventRecord {
@@ -156,7 +157,7 @@ export async function sumOutputsSince(
   poolId: string,
   outputSide: PoolSide,
   since: Date,
-): Promise<string> {
+): Promise<Amount> {
   const [row] = await q.query(
     `SELECT COALESCE(sum(output_amount), 0) AS total FROM fee_events
      WHERE pool_id = $1 AND input_side <> $2 AND at >= $3`,
@@ -174,7 +175,7 @@ export async function sumOutputsSinceByPool(
   q: Queryable,
   poolIds: readonly string[],
   since: Date,
-): Promise<Map<string, Record<PoolSide, string>>> {
+): Promise<Map<string, Record<PoolSide, Amount>>> {
   const rows = await q.query(
     `SELECT pool_id,
        COALESCE(sum(output_amount) FILTER (WHERE input_side <> 'a'), 0) AS output_a,
@@ -248,7 +249,7 @@ export async function guardWindowFigures(
 export interface HourlyVolume {
   readonly hour: Date;
   readonly swapCount: number;
-  readonly volumeUsd: string;
+  readonly volumeUsd: Amount;
 }
 
 /** The pool's fee events in [from, to), summed per hour (UTC); hours without swaps are absent. */

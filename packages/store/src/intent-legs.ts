@@ -15,6 +15,7 @@
  *   replayed event shows the offer as it was then, not as it is now.
  */
 import {
+  type Amount,
   LEG_STATE_AFTER,
   legEventName,
   type OfferOutcome,
@@ -102,7 +103,7 @@ export interface LegOfferMade {
   readonly updateId: string;
   readonly at: Date;
   /** A refund's amounts, owed until it commits. */
-  readonly refund?: { readonly amount: string; readonly networkFeeAmount: string };
+  readonly refund?: { readonly amount: Amount; readonly networkFeeAmount: Amount };
 }
 
 /** Records that the leg became an offer; null when this offer was recorded already. */

@@ -4,6 +4,7 @@
  * whichever `Queryable` the caller passes. Every state change goes through `intent-states.ts`,
  * which checks it against core's lifecycle and makes it a compare-and-set on the current state.
  */
+import type { Amount } from '@poolparty/core';
 import {
   BaseError,
   InvariantError,
@@ -50,16 +51,16 @@ export interface NewIntent {
   readonly outputToken: string;
   readonly outputTokenAdmin: string;
   /** Also `totalInputAmount` on the wire. */
-  readonly expectedAmount: string;
-  readonly quotedSwapAmount: string;
+  readonly expectedAmount: Amount;
+  readonly quotedSwapAmount: Amount;
   /** Also `trafficFeeInInput` on the wire. */
-  readonly networkFeeAmount: string;
-  readonly poolFeeAmount: string;
-  readonly lpFeeAmount: string;
-  readonly platformFeeAmount: string;
-  readonly inputAmountAfterPoolFee: string;
-  readonly expectedOutput: string;
-  readonly minOutput: string;
+  readonly networkFeeAmount: Amount;
+  readonly poolFeeAmount: Amount;
+  readonly lpFeeAmount: Amount;
+  readonly platformFeeAmount: Amount;
+  readonly inputAmountAfterPoolFee: Amount;
+  readonly expectedOutput: Amount;
+  readonly minOutput: Amount;
   readonly slippageTolerance: number;
   /** The applied discount policies as quoted; null when none applied. */
   readonly networkFeePolicy: unknown;
@@ -75,19 +76,19 @@ export interface FailureReason {
 }
 
 export interface DepositFacts {
-  readonly amount: string;
+  readonly amount: Amount;
   readonly updateId: string;
   readonly receivedAt: Date;
 }
 
 export interface PayoutFacts {
-  readonly amount: string;
+  readonly amount: Amount;
   readonly updateId: string;
 }
 
 export interface RefundFacts {
-  readonly amount: string;
-  readonly networkFeeAmount: string;
+  readonly amount: Amount;
+  readonly networkFeeAmount: Amount;
   /** Null while the refund is owed but not yet committed. */
   readonly updateId: string | null;
 }
@@ -110,7 +111,7 @@ export interface IntentRecord extends NewIntent {
   readonly failureReason: FailureReason | null;
   readonly deposit: DepositFacts | null;
   /** Known once the swap executed; the payout carries it once committed. */
-  readonly actualOutput: string | null;
+  readonly actualOutput: Amount | null;
   readonly payout: PayoutFacts | null;
   readonly refund: RefundFacts | null;
   /** The payout's offer, when it was one. */
@@ -573,7 +574,7 @@ export interface IntentTransition {
   readonly at: Date;
   readonly failureReason?: FailureReason;
   readonly deposit?: DepositFacts;
-  readonly actualOutput?: string;
+  readonly actualOutput?: Amount;
   readonly payoutUpdateId?: string;
   readonly refund?: RefundFacts;
   /** Stored on the event; defaults to `{failureReason}` when one is given. */
@@ -584,7 +585,7 @@ export interface IntentTransition {
 function swapFacts(facts: {
   readonly failureReason?: FailureReason | undefined;
   readonly deposit?: DepositFacts | undefined;
-  readonly actualOutput?: string | undefined;
+  readonly actualOutput?: Amount | undefined;
   readonly payoutUpdateId?: string | undefined;
   readonly refund?: RefundFacts | undefined;
 }): Record<string, string | null> {
@@ -652,7 +653,7 @@ export interface IntentPath {
   /** The states entered, in order; the last is where the intent ends. */
   readonly through: readonly SwapState[];
   readonly failureReason?: FailureReason;
-  readonly actualOutput?: string;
+  readonly actualOutput?: Amount;
   readonly payoutUpdateId?: string;
   readonly refund?: RefundFacts;
 }
@@ -755,8 +756,8 @@ export async function recordLateRefund(
   tx: Queryable,
   input: {
     readonly intentId: string;
-    readonly amount: string;
-    readonly networkFeeAmount: string;
+    readonly amount: Amount;
+    readonly networkFeeAmount: Amount;
     readonly updateId: string;
     readonly now: Date;
   },
@@ -766,7 +767,13 @@ export async function recordLateRefund(
        updated_at = $5
      WHERE intent_id = $1 AND status = 'refund_failed' AND refund_update_id IS NULL
      RETURNING intent_id`,
-    [input.intentId, input.amount, input.networkFeeAmount, input.updateId, input.now],
+    [
+      input.intentId,
+      amountParam(input.amount),
+      amountParam(input.networkFeeAmount),
+      input.updateId,
+      input.now,
+    ],
   );
   return rows.length > 0;
 }

@@ -3,7 +3,7 @@
  * says where its amount is, so the LP party's holdings can be compared with the rows still
  * `forwarding`, `returning` or `flagged` there.
  */
-import type { Side } from '@poolparty/core';
+import type { Amount, Side } from '@poolparty/core';
 import {
   amountParam,
   readAmount,
@@ -40,7 +40,7 @@ export interface NewLiquidityDeposit {
   readonly sender: string;
   readonly side: Side | null;
   readonly instrument: { readonly id: string; readonly admin: string };
-  readonly amount: string;
+  readonly amount: Amount;
   readonly reference: string | null;
   readonly offerId: string | null;
   readonly status: LiquidityDepositStatus;
@@ -172,7 +172,7 @@ export async function heldByLpParty(
   q: Queryable,
   poolId: string,
 ): Promise<
-  { readonly instrumentId: string; readonly instrumentAdmin: string; readonly amount: string }[]
+  { readonly instrumentId: string; readonly instrumentAdmin: string; readonly amount: Amount }[]
 > {
   const rows = await q.query(
     `SELECT instrument_id, instrument_admin, sum(amount) AS amount FROM liquidity_deposits

@@ -2,6 +2,7 @@
  * Liquidity intents and their outbox (docs/spec/liquidity.md#intents): one open intent per
  * provider and pool, every state change a compare-and-set with its event row in one statement.
  */
+import type { Amount } from '@poolparty/core';
 import { BaseError } from '@poolparty/core';
 import {
   amountParam,
@@ -44,21 +45,21 @@ export interface NewLiquidityIntent {
   readonly providerParty: string;
   readonly depositAddress: string;
   readonly depositReference: string;
-  readonly expectedA: string;
-  readonly expectedB: string;
-  readonly expectedUnits: string;
-  readonly minimumUnits: string;
+  readonly expectedA: Amount;
+  readonly expectedB: Amount;
+  readonly expectedUnits: Amount;
+  readonly minimumUnits: Amount;
   readonly slippageBps: number;
   readonly createdAt: Date;
   readonly expiresAt: Date;
 }
 
 export interface LiquidityCompletion {
-  readonly mintedUnits: string;
-  readonly joinedA: string;
-  readonly joinedB: string;
-  readonly returnedA: string;
-  readonly returnedB: string;
+  readonly mintedUnits: Amount;
+  readonly joinedA: Amount;
+  readonly joinedB: Amount;
+  readonly returnedA: Amount;
+  readonly returnedB: Amount;
 }
 
 export interface LiquidityIntentRecord extends NewLiquidityIntent {

@@ -3,16 +3,17 @@
  * credited and debited under the pool's lock, together with the supply, so the supply always
  * equals the positions' units plus the units locked by the first deposit.
  */
+import type { Amount } from '@poolparty/core';
 import { amountParam, readAmount, readDate, readString } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
 export interface PositionRecord {
   readonly poolId: string;
   readonly providerParty: string;
-  readonly units: string;
+  readonly units: Amount;
   /** What went in for the units held now (reduced in proportion by each burn). */
-  readonly basisA: string;
-  readonly basisB: string;
+  readonly basisA: Amount;
+  readonly basisB: Amount;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
@@ -77,10 +78,10 @@ export async function creditPosition(
   credit: {
     readonly poolId: string;
     readonly providerParty: string;
-    readonly units: string;
-    readonly basisA: string;
-    readonly basisB: string;
-    readonly supplyAdded: string;
+    readonly units: Amount;
+    readonly basisA: Amount;
+    readonly basisB: Amount;
+    readonly supplyAdded: Amount;
     readonly now: Date;
   },
 ): Promise<void> {
@@ -118,9 +119,9 @@ export async function debitPosition(
   debit: {
     readonly poolId: string;
     readonly providerParty: string;
-    readonly units: string;
-    readonly basisA: string;
-    readonly basisB: string;
+    readonly units: Amount;
+    readonly basisA: Amount;
+    readonly basisB: Amount;
     readonly now: Date;
   },
 ): Promise<boolean> {
@@ -148,7 +149,7 @@ export async function debitPosition(
 }
 
 /** The pool's unit supply, read under the caller's lock. */
-export async function getLpSupply(q: Queryable, poolId: string): Promise<string | null> {
+export async function getLpSupply(q: Queryable, poolId: string): Promise<Amount | null> {
   const rows = await q.query('SELECT lp_supply FROM pools WHERE pool_id = $1', [poolId]);
   return rows[0] ? readAmount(rows[0].lp_supply) : null;
 }

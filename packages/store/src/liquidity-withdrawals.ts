@@ -2,7 +2,7 @@
  * Withdrawals: units burned for two payouts (docs/spec/liquidity.md#withdrawals). Each side's
  * payout has its own state, moved by compare-and-set, so a confirmation delivered twice pays once.
  */
-import type { Side } from '@poolparty/core';
+import type { Amount, Side } from '@poolparty/core';
 import {
   amountParam,
   readAmount,
@@ -22,11 +22,11 @@ export interface NewWithdrawal {
   readonly poolId: string;
   readonly providerParty: string;
   readonly apiKeyId: string;
-  readonly units: string;
-  readonly amountA: string;
-  readonly amountB: string;
-  readonly minimumA: string;
-  readonly minimumB: string;
+  readonly units: Amount;
+  readonly amountA: Amount;
+  readonly amountB: Amount;
+  readonly minimumA: Amount;
+  readonly minimumB: Amount;
   readonly createdAt: Date;
 }
 

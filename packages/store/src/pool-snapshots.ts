@@ -2,6 +2,7 @@
  * Hourly pool snapshots (docs/spec/stats.md#snapshots): reserves and the USD price of the pool's
  * base token.
  */
+import type { Amount } from '@poolparty/core';
 import {
   amountParam,
   amountParamOrNull,
@@ -16,9 +17,9 @@ export interface PoolSnapshot {
   readonly poolId: string;
   /** Start of the hour (UTC) the snapshot stands for. */
   readonly hour: Date;
-  readonly reserveA: string;
-  readonly reserveB: string;
-  readonly priceUsd: string | null;
+  readonly reserveA: Amount;
+  readonly reserveB: Amount;
+  readonly priceUsd: Amount | null;
 }
 
 const HOUR_MS = 60 * 60 * 1000;

@@ -8,6 +8,7 @@ import type { BookDeltas, Instrument, PoolBooks } from '@poolparty/core';
 import { AccountingError, Amount } from '@poolparty/core';
 import {
   amountParam,
+  amountParamOrNull,
   jsonParam,
   readAmount,
   readAmountOrNull,
@@ -37,12 +38,12 @@ export interface PoolRecord {
   readonly swapParty: string;
   readonly lpParty: string;
   readonly feeBps: number;
-  readonly lpSupply: string;
+  readonly lpSupply: Amount;
   readonly status: PoolStatus;
   /** Overrides of the settlement-safety thresholds; empty means the service defaults. */
   readonly guard: Readonly<Record<string, unknown>>;
   /** Null means the service-wide cap. */
-  readonly priceImpactCap: string | null;
+  readonly priceImpactCap: Amount | null;
   /**
    * The ledger offset the reserves were read at: updates up to it are in the books already.
    * Null: the books begin with the ledger.
@@ -60,15 +61,15 @@ export interface NewPool {
   readonly swapParty: string;
   readonly lpParty: string;
   readonly feeBps?: number;
-  readonly lpSupply: string;
-  readonly reserveA: string;
-  readonly reserveB: string;
+  readonly lpSupply: Amount;
+  readonly reserveA: Amount;
+  readonly reserveB: Amount;
   readonly guard?: Readonly<Record<string, unknown>>;
-  readonly priceImpactCap?: string | null;
+  readonly priceImpactCap?: Amount | null;
   readonly booksFromOffset?: number | null;
   readonly createdAt: Date;
   /** Who funded the opening reserves, and the units of the supply that are theirs. */
-  readonly openingPosition?: { readonly providerParty: string; readonly units: string };
+  readonly openingPosition?: { readonly providerParty: string; readonly units: Amount };
 }
 
 const ACCOUNTING_COLUMNS = `a.reserve_a, a.reserve_b, a.inflight_a, a.inflight_b, a.outgoing_a,
@@ -136,7 +137,7 @@ export async function insertPool(q: Queryable, pool: NewPool): Promise<PoolRecor
       pool.feeBps ?? 30,
       amountParam(pool.lpSupply),
       jsonParam(pool.guard ?? {}),
-      pool.priceImpactCap ?? null,
+      amountParamOrNull(pool.priceImpactCap),
       pool.createdAt,
       amountParam(pool.reserveA),
       amountParam(pool.reserveB),
@@ -144,14 +145,14 @@ export async function insertPool(q: Queryable, pool: NewPool): Promise<PoolRecor
     ],
   );
   const opening = pool.openingPosition;
-  if (opening !== undefined && Amount.parse(opening.units).isPositive()) {
+  if (opening !== undefined && opening.units.isPositive()) {
     await creditPosition(q, {
       poolId: pool.poolId,
       providerParty: opening.providerParty,
       units: opening.units,
       basisA: pool.reserveA,
       basisB: pool.reserveB,
-      supplyAdded: '0',
+      supplyAdded: Amount.ZERO,
       now: pool.createdAt,
     });
   }

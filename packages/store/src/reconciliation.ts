@@ -130,14 +130,14 @@ function poolBooksFromRow(row: Row): PoolBooksAtCheckpoint {
       {
         side: 'a',
         instrument: { id: readString(row.token_a_id), admin: readString(row.token_a_admin) },
-        books: Amount.parse(readAmount(row.books_a)).units,
-        lpBooks: Amount.parse(readAmount(row.lp_books_a)).units,
+        books: readAmount(row.books_a).units,
+        lpBooks: readAmount(row.lp_books_a).units,
       },
       {
         side: 'b',
         instrument: { id: readString(row.token_b_id), admin: readString(row.token_b_admin) },
-        books: Amount.parse(readAmount(row.books_b)).units,
-        lpBooks: Amount.parse(readAmount(row.lp_books_b)).units,
+        books: readAmount(row.books_b).units,
+        lpBooks: readAmount(row.lp_books_b).units,
       },
     ],
   };

@@ -3,7 +3,7 @@
  * arrived at) the operator's treasury party. The rows are written by settlement's treasury.ts
  * only, under the pool's lock, so the amounts they move and the books always move together.
  */
-import type { Instrument } from '@poolparty/core';
+import type { Amount, Instrument } from '@poolparty/core';
 import { amountParam, readAmount, readDateOrNull, readSafeInteger, readString } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import type { PoolSide } from './fee-events.js';
@@ -27,7 +27,7 @@ export interface NewSweep {
   readonly side: PoolSide;
   readonly instrument: Instrument;
   readonly treasuryParty: string;
-  readonly amount: string;
+  readonly amount: Amount;
   readonly trigger: SweepTrigger;
   readonly commandId: string;
   readonly createdAt: Date;
@@ -119,7 +119,7 @@ export async function feesHeldBack(
   q: Queryable,
   poolId: string,
   side: PoolSide,
-): Promise<{ readonly owedToDevelopers: string; readonly releasable: string }> {
+): Promise<{ readonly owedToDevelopers: Amount; readonly releasable: Amount }> {
   const [row] = await q.query(
     `SELECT
        (SELECT COALESCE(sum(f.developer_earnings) FILTER (WHERE i.status = 'completed'), 0)
@@ -145,7 +145,7 @@ export interface SweepTotal {
   readonly side: PoolSide;
   readonly status: SweepStatus;
   readonly count: number;
-  readonly amount: string;
+  readonly amount: Amount;
 }
 
 export async function sweepTotals(q: Queryable): Promise<SweepTotal[]> {

@@ -5,6 +5,7 @@
  * by hand, as an operator's or a future query's would be.
  */
 import {
+  Amount,
   IllegalPathError,
   INTENT_KINDS,
   INTENT_LIFECYCLES,
@@ -55,9 +56,9 @@ beforeAll(async () => {
     tokenB: TEST_USDCX,
     swapParty: 'swap::1220cc',
     lpParty: 'lp::1220dd',
-    lpSupply: '1000',
-    reserveA: '1000000',
-    reserveB: '145000',
+    lpSupply: Amount.parse('1000'),
+    reserveA: Amount.parse('1000000'),
+    reserveB: Amount.parse('145000'),
     createdAt: T0,
   });
   await insertIntent(
@@ -81,10 +82,10 @@ beforeAll(async () => {
     providerParty: 'lp-alice::1220',
     depositAddress: 'lp::1220dd',
     depositReference: 'pp-liq-model',
-    expectedA: '100',
-    expectedB: '14.5',
-    expectedUnits: '1',
-    minimumUnits: '0.99',
+    expectedA: Amount.parse('100'),
+    expectedB: Amount.parse('14.5'),
+    expectedUnits: Amount.parse('1'),
+    minimumUnits: Amount.parse('0.99'),
     slippageBps: 100,
     createdAt: T0,
     expiresAt: new Date(T0.getTime() + 86_400_000),

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IllegalPathError } from '@poolparty/core';
+import { Amount, IllegalPathError } from '@poolparty/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ActiveIntentExistsError,
@@ -218,9 +218,9 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
       tokenB: USDCX,
       swapParty: `swap-${uid()}::1220cc`,
       lpParty: `lp-${uid()}::1220dd`,
-      lpSupply: '1000',
-      reserveA,
-      reserveB,
+      lpSupply: Amount.parse('1000'),
+      reserveA: Amount.parse(reserveA),
+      reserveB: Amount.parse(reserveB),
       createdAt: T0,
     });
   }
@@ -456,7 +456,11 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
     it('record each stage’s facts as they move, and refuse moves from the wrong state', async () => {
       const { intent } = await fixture();
       const { intentId } = await insertIntent(db, intent());
-      const deposit = { amount: '100', updateId: 'upd-1', receivedAt: at(2 * MINUTE_MS) };
+      const deposit = {
+        amount: Amount.parse('100'),
+        updateId: 'upd-1',
+        receivedAt: at(2 * MINUTE_MS),
+      };
       const matched = await transitionIntent(db, {
         intentId,
         from: 'pending',
@@ -486,12 +490,12 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
         from: ['sending_output'],
         to: 'completed',
         at: at(3 * MINUTE_MS),
-        actualOutput: '14.2999999999',
+        actualOutput: Amount.parse('14.2999999999'),
         payoutUpdateId: 'upd-2',
       });
       expect(completed).toMatchObject({
         completedAt: at(3 * MINUTE_MS),
-        payout: { amount: '14.2999999999', updateId: 'upd-2' },
+        payout: { amount: Amount.parse('14.2999999999'), updateId: 'upd-2' },
         deposit,
         failureReason: null,
         refund: null,
@@ -591,13 +595,13 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
   });
 
   describe('amounts', () => {
-    it('round-trip exactly as strings at the extremes of Numeric 10', async () => {
+    it('round-trip exactly at the extremes of Numeric 10, written back as the same text', async () => {
       const largest = '9999999999999999999999999999.9999999999';
       const created = await pool(largest, '0.0000000001');
       const read = await getPool(db, created.poolId);
-      expect(read?.accounting.reserveA).toBe(largest);
-      expect(read?.accounting.reserveB).toBe('0.0000000001');
-      expect(read?.lpSupply).toBe('1000');
+      expect(read?.accounting.reserveA.toString()).toBe(largest);
+      expect(read?.accounting.reserveB.toString()).toBe('0.0000000001');
+      expect(read?.lpSupply.toString()).toBe('1000');
     });
 
     it('change pool accounting only from the version that was read', async () => {
@@ -606,13 +610,17 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
       expect(before?.version).toBe(0);
       const next = {
         ...(before as NonNullable<typeof before>),
-        reserveA: '1000098.92575',
-        reserveB: '144985.7',
-        outgoingB: '14.3',
-        feesA: '1.07425',
+        reserveA: Amount.parse('1000098.92575'),
+        reserveB: Amount.parse('144985.7'),
+        outgoingB: Amount.parse('14.3'),
+        feesA: Amount.parse('1.07425'),
       };
       const after = await updatePoolAccounting(db, poolId, 0, next, at(1));
-      expect(after).toMatchObject({ version: 1, reserveA: '1000098.92575', outgoingB: '14.3' });
+      expect(after).toMatchObject({
+        version: 1,
+        reserveA: next.reserveA,
+        outgoingB: next.outgoingB,
+      });
       expect(await updatePoolAccounting(db, poolId, 0, next, at(2))).toBeNull();
     });
   });
@@ -778,7 +786,7 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
     ) {
       const intent = await insertIntent(db, f.intent());
       if (facts.feeEvent) await feeEventOf(intent);
-      const actualOutput = '14.3';
+      const actualOutput = Amount.parse('14.3');
       if (facts.batch) {
         const path = { intentId: intent.intentId, from: 'pending' as const, actualOutput };
         const payout =
@@ -887,7 +895,7 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
         sender: 'alice::1220ee',
         receiver: swapParty,
         instrument: AMULET,
-        amount: '100.5',
+        amount: Amount.parse('100.5'),
         reference: null,
         offerId: null,
         intentId: null,
@@ -896,10 +904,10 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
         receivedAt: T0,
       };
       const first = await recordDeposit(db, deposit);
-      const again = await recordDeposit(db, { ...deposit, amount: '1' });
+      const again = await recordDeposit(db, { ...deposit, amount: Amount.parse('1') });
       expect(first.inserted).toBe(true);
       expect(again).toEqual({ inserted: false, deposit: first.deposit });
-      expect(first.deposit.amount).toBe('100.5');
+      expect(first.deposit.amount).toEqual(Amount.parse('100.5'));
     });
 
     it('record ledger commands before submission and settle each once', async () => {

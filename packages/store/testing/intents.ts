@@ -2,6 +2,8 @@
  * A swap intent as the store's tests and migration tests write one: 100 Amulet for USDCx with the
  * devnet pool's fees, due a day after it was made. The ids, parties and times are the caller's.
  */
+
+import { Amount } from '@poolparty/core';
 import type { NewFeeEvent, NewIntent } from '../src/index.js';
 
 export const TEST_AMULET = { id: 'Amulet', admin: 'DSO::1220aa' } as const;
@@ -20,15 +22,15 @@ export function testIntent(fields: TestIntentFields): NewIntent {
     inputTokenAdmin: TEST_AMULET.admin,
     outputToken: TEST_USDCX.id,
     outputTokenAdmin: TEST_USDCX.admin,
-    expectedAmount: '100',
-    quotedSwapAmount: '100',
-    networkFeeAmount: '1',
-    poolFeeAmount: '0.297',
-    lpFeeAmount: '0.22275',
-    platformFeeAmount: '0.07425',
-    inputAmountAfterPoolFee: '98.703',
-    expectedOutput: '14.3',
-    minOutput: '13.585',
+    expectedAmount: Amount.parse('100'),
+    quotedSwapAmount: Amount.parse('100'),
+    networkFeeAmount: Amount.parse('1'),
+    poolFeeAmount: Amount.parse('0.297'),
+    lpFeeAmount: Amount.parse('0.22275'),
+    platformFeeAmount: Amount.parse('0.07425'),
+    inputAmountAfterPoolFee: Amount.parse('98.703'),
+    expectedOutput: Amount.parse('14.3'),
+    minOutput: Amount.parse('13.585'),
     slippageTolerance: 0.05,
     networkFeePolicy: null,
     platformFeePolicy: null,
@@ -48,15 +50,21 @@ export function testFeeEvent(
     intentId: intent.intentId,
     apiKeyId: intent.apiKeyId,
     inputSide: 'a',
-    inputAmount: '100',
-    outputAmount: '14.3',
-    lpFeeAmount: '0.2',
-    platformFeeAmount: '0.07',
-    networkFeeAmount: '1',
-    developerEarnings: '0',
+    inputAmount: Amount.parse('100'),
+    outputAmount: Amount.parse('14.3'),
+    lpFeeAmount: Amount.parse('0.2'),
+    platformFeeAmount: Amount.parse('0.07'),
+    networkFeeAmount: Amount.parse('1'),
+    developerEarnings: Amount.ZERO,
     volumeUsd: null,
     feesUsd: null,
     lpFeesUsd: null,
     at,
   };
+}
+
+/** A recorded amount a test expects to be there (an intent's output, its refund): throws if not. */
+export function recordedAmount(value: Amount | null | undefined): Amount {
+  if (value === null || value === undefined) throw new Error('expected a recorded amount');
+  return value;
 }

@@ -19,8 +19,8 @@ import type { Pool } from '@poolparty/sdk';
 /** The pool's reserves and units as core's arithmetic takes them. */
 export function poolLiquidity(pool: Pool): PoolLiquidity {
   return liquidityOf(
-    { reserveA: pool.tokenA.reserve, reserveB: pool.tokenB.reserve },
-    pool.lpSupply,
+    { reserveA: Amount.parse(pool.tokenA.reserve), reserveB: Amount.parse(pool.tokenB.reserve) },
+    Amount.parse(pool.lpSupply),
   );
 }
 

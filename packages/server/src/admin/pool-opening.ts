@@ -70,12 +70,12 @@ export async function openPool(
       swapParty: opening.swapParty,
       lpParty: opening.lpParty,
       feeBps: opening.feeBps,
-      lpSupply: units.supply.toString(),
+      lpSupply: units.supply,
       ...(opening.owner !== null && {
-        openingPosition: { providerParty: opening.owner, units: units.ownerUnits.toString() },
+        openingPosition: { providerParty: opening.owner, units: units.ownerUnits },
       }),
-      reserveA: reserveA.toString(),
-      reserveB: reserveB.toString(),
+      reserveA,
+      reserveB,
       booksFromOffset: offset,
       createdAt: by.now,
     });

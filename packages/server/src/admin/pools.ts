@@ -88,22 +88,22 @@ export async function readPoolBooks(q: Queryable, poolId: string): Promise<PoolB
   const side = (
     name: 'a' | 'b',
     instrument: Instrument,
-    buckets: readonly [string, string, string, string],
+    buckets: readonly [Amount, Amount, Amount, Amount],
   ): SideBooks => {
     const [reserve, inflight, outgoing, fees] = buckets;
     const lp = held.find((h) =>
       sameInstrument({ id: h.instrumentId, admin: h.instrumentAdmin }, instrument),
     );
-    const total = Amount.sum(buckets.map((bucket) => Amount.parse(bucket))).toString();
+    const total = Amount.sum(buckets).toString();
     return {
       side: name,
       instrument,
-      reserve,
-      inflight,
-      outgoing,
-      fees,
+      reserve: reserve.toString(),
+      inflight: inflight.toString(),
+      outgoing: outgoing.toString(),
+      fees: fees.toString(),
       total,
-      lpHeld: lp?.amount ?? '0',
+      lpHeld: (lp?.amount ?? Amount.ZERO).toString(),
     };
   };
   return {

@@ -198,12 +198,12 @@ export class PoolBook {
       const run = runs.get(poolId);
       const value: PoolHistory = {
         trailingOutputs: {
-          tokenA: Amount.parse(output?.a ?? '0'),
-          tokenB: Amount.parse(output?.b ?? '0'),
+          tokenA: output?.a ?? Amount.ZERO,
+          tokenB: output?.b ?? Amount.ZERO,
         },
         snapshots: (snapshots.get(poolId) ?? []).map((s) => ({
-          reserveA: Amount.parse(s.reserveA),
-          reserveB: Amount.parse(s.reserveB),
+          reserveA: s.reserveA,
+          reserveB: s.reserveB,
         })),
         lastReconciliationOk: run === undefined ? null : run.ok,
         incompleteCompletedSwaps: incomplete?.get(poolId) ?? 0,
@@ -214,8 +214,8 @@ export class PoolBook {
 }
 
 function bookPool(record: PoolRecord): BookedPool {
-  const reserveA = Amount.parse(record.accounting.reserveA);
-  const reserveB = Amount.parse(record.accounting.reserveB);
+  const reserveA = record.accounting.reserveA;
+  const reserveB = record.accounting.reserveB;
   return {
     record,
     poolId: record.poolId,

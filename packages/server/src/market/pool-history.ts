@@ -57,12 +57,12 @@ export async function poolHistoryOf(
       const volume = byHour.get(snapshot.hour.getTime());
       return {
         hour: snapshot.hour.toISOString(),
-        reserveA: snapshot.reserveA,
-        reserveB: snapshot.reserveB,
+        reserveA: snapshot.reserveA.toString(),
+        reserveB: snapshot.reserveB.toString(),
         price: spotPrice(snapshot),
-        priceUsd: snapshot.priceUsd,
+        priceUsd: snapshot.priceUsd?.toString() ?? null,
         tvl: tvlOf(snapshot),
-        volume: volume?.volumeUsd ?? '0',
+        volume: (volume?.volumeUsd ?? Amount.ZERO).toString(),
         swapCount: volume?.swapCount ?? 0,
       };
     }),
@@ -83,25 +83,25 @@ export async function poolTradesOf(
       at: event.at.toISOString(),
       inputToken: input.id,
       outputToken: output.id,
-      inputAmount: event.inputAmount,
-      outputAmount: event.outputAmount,
-      volume: event.volumeUsd,
+      inputAmount: event.inputAmount.toString(),
+      outputAmount: event.outputAmount.toString(),
+      volume: event.volumeUsd?.toString() ?? null,
     };
   });
 }
 
 /** reserveB / reserveA at 10 decimals, cut; null for an empty pool. */
 function spotPrice(snapshot: PoolSnapshot): string | null {
-  const a = Amount.parse(snapshot.reserveA);
+  const a = snapshot.reserveA;
   if (a.isZero()) return null;
-  return withinRange(() => Amount.parse(snapshot.reserveB).div(a, 'down').toString());
+  return withinRange(() => snapshot.reserveB.div(a, 'down').toString());
 }
 
 function tvlOf(snapshot: PoolSnapshot): string | null {
   const { priceUsd } = snapshot;
   if (priceUsd === null) return null;
   return withinRange(() => {
-    const sideA = Amount.parse(snapshot.reserveA).mul(Amount.parse(priceUsd), 'down');
+    const sideA = snapshot.reserveA.mul(priceUsd, 'down');
     return sideA.add(sideA).toString();
   });
 }

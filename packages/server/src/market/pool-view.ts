@@ -21,10 +21,18 @@ export function poolToWire(pool: PoolRecord): Pool {
   const { accounting } = pool;
   return {
     poolId: pool.poolId,
-    tokenA: { name: pool.tokenA.id, admin: pool.tokenA.admin, reserve: accounting.reserveA },
-    tokenB: { name: pool.tokenB.id, admin: pool.tokenB.admin, reserve: accounting.reserveB },
+    tokenA: {
+      name: pool.tokenA.id,
+      admin: pool.tokenA.admin,
+      reserve: accounting.reserveA.toString(),
+    },
+    tokenB: {
+      name: pool.tokenB.id,
+      admin: pool.tokenB.admin,
+      reserve: accounting.reserveB.toString(),
+    },
     fee: nominalFeeRate(pool.feeBps),
-    lpSupply: pool.lpSupply,
+    lpSupply: pool.lpSupply.toString(),
     swapAddress: pool.swapParty,
     lpAddress: pool.lpParty,
     status: pool.status,

@@ -21,7 +21,7 @@
  *   until any pool's accounting changes, whichever comes first.
  */
 import {
-  Amount,
+  type Amount,
   AmountRangeError,
   basePriceUsdOf,
   DAY_MS,
@@ -69,7 +69,7 @@ function canonicalPoolOf(pools: readonly PoolRecord[]): PoolRecord | null {
   return pools.find((pool) => amuletUsdcxSides(pool) !== null) ?? null;
 }
 
-function amuletUsdcxSides(pool: PoolRecord): { amulet: string; usdcx: string } | null {
+function amuletUsdcxSides(pool: PoolRecord): { amulet: Amount; usdcx: Amount } | null {
   const { tokenA, tokenB, accounting } = pool;
   if (tokenA.id === AMULET_SYMBOL && tokenB.id === USDCX_SYMBOL) {
     return { amulet: accounting.reserveA, usdcx: accounting.reserveB };
@@ -85,8 +85,7 @@ function canonicalAmuletPriceOf(pools: readonly PoolRecord[]): Ratio | null {
   const canonical = canonicalPoolOf(pools);
   const sides = canonical && amuletUsdcxSides(canonical);
   if (!sides) return null;
-  const amulet = Amount.parse(sides.amulet);
-  const usdcx = Amount.parse(sides.usdcx);
+  const { amulet, usdcx } = sides;
   if (!amulet.isPositive() || !usdcx.isPositive()) return null;
   return ratio(usdcx.units, amulet.units);
 }
@@ -99,8 +98,8 @@ function valuationOf(
 ): PoolValuation {
   const pricing = pools.map(pricingPoolOf);
   return {
-    reserveA: Amount.parse(pool.accounting.reserveA),
-    reserveB: Amount.parse(pool.accounting.reserveB),
+    reserveA: pool.accounting.reserveA,
+    reserveB: pool.accounting.reserveB,
     priceA: usdPriceOf(pool.tokenA, pricing, amuletUsd),
     priceB: usdPriceOf(pool.tokenB, pricing, amuletUsd),
   };
@@ -110,8 +109,8 @@ function pricingPoolOf(pool: PoolRecord): PricingPool {
   return {
     tokenA: pool.tokenA,
     tokenB: pool.tokenB,
-    reserveA: Amount.parse(pool.accounting.reserveA),
-    reserveB: Amount.parse(pool.accounting.reserveB),
+    reserveA: pool.accounting.reserveA,
+    reserveB: pool.accounting.reserveB,
   };
 }
 
@@ -199,8 +198,7 @@ export class SnapshotJob {
         hour: hourOf(now),
         reserveA: pool.accounting.reserveA,
         reserveB: pool.accounting.reserveB,
-        priceUsd:
-          amuletUsd === null ? null : (tickerPriceOf(pool, pools, amuletUsd)?.toString() ?? null),
+        priceUsd: amuletUsd === null ? null : (tickerPriceOf(pool, pools, amuletUsd) ?? null),
       });
     }
     return pools.length;
@@ -287,7 +285,7 @@ export class PoolFigures {
         priceUsd,
         history: snapshots.map((s) => ({
           hour: s.hour,
-          priceUsd: s.priceUsd === null ? null : Amount.parse(s.priceUsd),
+          priceUsd: s.priceUsd === null ? null : s.priceUsd,
         })),
         volume24hUsd: volume.volumeUsd,
         now,
@@ -306,9 +304,9 @@ export class PoolFigures {
     );
     return {
       swapCount: summary.swapCount,
-      volumeUsd: Amount.parse(summary.volumeUsd),
-      feesUsd: Amount.parse(summary.feesUsd),
-      lpFeesUsd: Amount.parse(summary.lpFeesUsd),
+      volumeUsd: summary.volumeUsd,
+      feesUsd: summary.feesUsd,
+      lpFeesUsd: summary.lpFeesUsd,
     };
   }
 

@@ -56,9 +56,9 @@ export function liquidityIntentView(
     tokenAAdmin: pool.tokenA.admin,
     tokenB: pool.tokenB.id,
     tokenBAdmin: pool.tokenB.admin,
-    expected: { a: intent.expectedA, b: intent.expectedB },
-    expectedUnits: intent.expectedUnits,
-    minimumUnits: intent.minimumUnits,
+    expected: { a: intent.expectedA.toString(), b: intent.expectedB.toString() },
+    expectedUnits: intent.expectedUnits.toString(),
+    minimumUnits: intent.minimumUnits.toString(),
     slippageBps: intent.slippageBps,
     deposits: deposits.flatMap((d) =>
       d.side === null
@@ -66,7 +66,7 @@ export function liquidityIntentView(
         : [
             {
               side: d.side,
-              amount: d.amount,
+              amount: d.amount.toString(),
               status: d.status,
               updateId: d.updateId,
               receivedAt: d.receivedAt.toISOString(),
@@ -74,9 +74,9 @@ export function liquidityIntentView(
           ],
     ),
     minted: c && {
-      units: c.mintedUnits,
-      joined: { a: c.joinedA, b: c.joinedB },
-      returned: { a: c.returnedA, b: c.returnedB },
+      units: c.mintedUnits.toString(),
+      joined: { a: c.joinedA.toString(), b: c.joinedB.toString() },
+      returned: { a: c.returnedA.toString(), b: c.returnedB.toString() },
     },
     failure:
       intent.failureCode === null
@@ -98,16 +98,16 @@ export function withdrawalView(
     withdrawalId: w.withdrawalId,
     poolId: w.poolId,
     providerParty: w.providerParty,
-    units: w.units,
+    units: w.units.toString(),
     status: flagged ? 'flagged' : w.completedAt === null ? 'paying' : 'completed',
     payoutA: {
-      amount: w.amountA,
+      amount: w.amountA.toString(),
       state: w.payoutA,
       updateId: w.updateA,
       offerId: offers.a ?? null,
     },
     payoutB: {
-      amount: w.amountB,
+      amount: w.amountB.toString(),
       state: w.payoutB,
       updateId: w.updateB,
       offerId: offers.b ?? null,
@@ -120,9 +120,9 @@ export function withdrawalView(
 export function positionView(position: PositionRecord, pool: PoolRecord): Position {
   const liquidity = liquidityOf(pool.accounting, pool.lpSupply);
   const held = {
-    units: Amount.parse(position.units),
-    basisA: Amount.parse(position.basisA),
-    basisB: Amount.parse(position.basisB),
+    units: position.units,
+    basisA: position.basisA,
+    basisB: position.basisB,
   };
   const worth = positionValue(liquidity, held);
   const earned = worth.valueInB.units - worth.heldInB.units;
@@ -135,10 +135,10 @@ export function positionView(position: PositionRecord, pool: PoolRecord): Positi
     tokenAAdmin: pool.tokenA.admin,
     tokenB: pool.tokenB.id,
     tokenBAdmin: pool.tokenB.admin,
-    units: position.units,
+    units: position.units.toString(),
     shareOfSupply: share,
     redeemable: { a: worth.redeemable.a.toString(), b: worth.redeemable.b.toString() },
-    deposited: { a: position.basisA, b: position.basisB },
+    deposited: { a: position.basisA.toString(), b: position.basisB.toString() },
     valueInB: worth.valueInB.toString(),
     depositedInB: worth.heldInB.toString(),
     earnedInB: `${earned < 0n ? '-' : ''}${Amount.fromUnits(earned < 0n ? -earned : earned)}`,

@@ -90,13 +90,19 @@ function statusAtEvent(
   const asOf = { ...view };
   if (payout !== 'as_now') {
     asOf.payout =
-      payout === null || payoutAmount === null ? null : { amount: payoutAmount, ...payout };
+      payout === null || payoutAmount === null
+        ? null
+        : { amount: payoutAmount.toString(), ...payout };
   }
   if (refund !== 'as_now') {
     asOf.refund =
       refund === null || owed === null
         ? null
-        : { amount: owed.amount, networkFeeAmount: owed.networkFeeAmount, ...refund };
+        : {
+            amount: owed.amount.toString(),
+            networkFeeAmount: owed.networkFeeAmount.toString(),
+            ...refund,
+          };
   }
   return asOf;
 }

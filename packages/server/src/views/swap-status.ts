@@ -53,14 +53,18 @@ function legFacts(offer: LegOffer | null, committedUpdateId: string | null): Leg
 function payoutLegView(intent: IntentRecord): Leg | null {
   const facts = legFacts(intent.payoutOffer, intent.payout?.updateId ?? null);
   const amount = intent.payout?.amount ?? intent.actualOutput;
-  return facts === null || amount === null ? null : { amount, ...facts };
+  return facts === null || amount === null ? null : { amount: amount.toString(), ...facts };
 }
 
 function refundLegView(intent: IntentRecord): RefundLeg | null {
   const { refund } = intent;
   const facts = legFacts(intent.refundOffer, refund?.updateId ?? null);
   if (facts === null || refund === null) return null;
-  return { amount: refund.amount, networkFeeAmount: refund.networkFeeAmount, ...facts };
+  return {
+    amount: refund.amount.toString(),
+    networkFeeAmount: refund.networkFeeAmount.toString(),
+    ...facts,
+  };
 }
 
 /**
@@ -78,10 +82,10 @@ export function swapStatusView(intent: IntentRecord, history: readonly StateChan
     inputTokenAdmin: intent.inputTokenAdmin,
     outputToken: intent.outputToken,
     outputTokenAdmin: intent.outputTokenAdmin,
-    expectedAmount: intent.expectedAmount,
-    expectedOutput: intent.expectedOutput,
-    minOutput: intent.minOutput,
-    actualOutput: intent.actualOutput,
+    expectedAmount: intent.expectedAmount.toString(),
+    expectedOutput: intent.expectedOutput.toString(),
+    minOutput: intent.minOutput.toString(),
+    actualOutput: intent.actualOutput?.toString() ?? null,
     slippageTolerance: intent.slippageTolerance,
     depositAddress: intent.depositAddress,
     depositReference: intent.depositReference,
@@ -91,7 +95,11 @@ export function swapStatusView(intent: IntentRecord, history: readonly StateChan
     completedAt: intent.status === 'completed' ? (intent.completedAt?.toISOString() ?? null) : null,
     expiresAt: intent.expiresAt.toISOString(),
     failureReason: intent.failureReason,
-    deposit: deposit && { ...deposit, receivedAt: deposit.receivedAt.toISOString() },
+    deposit: deposit && {
+      ...deposit,
+      amount: deposit.amount.toString(),
+      receivedAt: deposit.receivedAt.toISOString(),
+    },
     payout: payoutLegView(intent),
     refund: refundLegView(intent),
     history: history

@@ -121,9 +121,9 @@ describe.each([
     const record = await getPool(w.service.ctx.db, pool().poolId);
     if (books === null || record === null) throw new Error('no pool');
     return {
-      reserveA: Amount.parse(books.reserveA),
-      reserveB: Amount.parse(books.reserveB),
-      supply: Amount.parse(record.lpSupply),
+      reserveA: books.reserveA,
+      reserveB: books.reserveB,
+      supply: record.lpSupply,
     };
   }
 

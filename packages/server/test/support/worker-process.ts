@@ -19,6 +19,7 @@ import {
   transfersByReason,
 } from '@poolparty/settlement/testing';
 import { type Database, getIntent, type IntentRecord, listIntentEvents } from '@poolparty/store';
+import { recordedAmount } from '@poolparty/store/testing';
 import { expect } from 'vitest';
 import type { ServedDevnet } from './devnet-ledger.js';
 
@@ -139,7 +140,7 @@ export async function expectEachPaidOnce(
     expect(byReason.get(`payout:${intent.intentId}`)).toBe(1);
     expect(byReason.has(`refund:${intent.intentId}`)).toBe(false);
     expect(await balanceOf(ledger, intent.walletParty, swaps.output)).toEqual(
-      Amount.parse(done?.actualOutput ?? ''),
+      recordedAmount(done?.actualOutput),
     );
     const states = (await listIntentEvents(db, intent.intentId)).map((event) => event.status);
     expect(new Set(states).size).toBe(states.length);

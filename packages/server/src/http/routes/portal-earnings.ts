@@ -13,6 +13,7 @@
  *   from a page of the service's own origin or of `POOLPARTY_PORTAL_ORIGINS` (portal.ts).
  */
 import {
+  Amount,
   type Collection,
   CollectionCreateSchema,
   CollectionIdSchema,
@@ -331,12 +332,12 @@ async function earningsReport(
     const taken = collected.find((line) => key(line) === placeKey);
     lines.push({
       ...tokenOf(pools, place.poolId, place.side),
-      earned: earned?.earned ?? '0',
-      unsettled: earned?.unsettled ?? '0',
+      earned: (earned?.earned ?? Amount.ZERO).toString(),
+      unsettled: (earned?.unsettled ?? Amount.ZERO).toString(),
       swapCount: earned?.swapCount ?? 0,
-      collected: taken?.collected ?? '0',
-      collecting: taken?.collecting ?? '0',
-      collectable: await collectableEarnings(db, developer, place.poolId, place.side),
+      collected: (taken?.collected ?? Amount.ZERO).toString(),
+      collecting: (taken?.collecting ?? Amount.ZERO).toString(),
+      collectable: (await collectableEarnings(db, developer, place.poolId, place.side)).toString(),
     });
   }
   return {
@@ -349,7 +350,7 @@ async function earningsReport(
     series: series.map((point) => ({
       start: point.start.toISOString(),
       ...tokenOf(pools, point.poolId, point.side),
-      earned: point.earned,
+      earned: point.earned.toString(),
     })),
   };
 }
@@ -370,7 +371,11 @@ async function usageReport(
     bucket: window.bucket,
     from: (series[0]?.start ?? from).toISOString(),
     to: to.toISOString(),
-    series: series.map((point) => ({ ...point, start: point.start.toISOString() })),
+    series: series.map((point) => ({
+      ...point,
+      start: point.start.toISOString(),
+      volumeUsd: point.volumeUsd.toString(),
+    })),
     keys: keys
       .filter((key) => scope.keyId === null || key.keyId === scope.keyId)
       .map((key) => ({
@@ -390,7 +395,7 @@ function collectionOf(record: CollectionRecord): Collection {
     poolId: record.poolId,
     token: record.instrument.id,
     tokenAdmin: record.instrument.admin,
-    amount: record.amount,
+    amount: record.amount.toString(),
     status: record.status,
     receiverParty: record.developerParty,
     updateId: record.updateId,
