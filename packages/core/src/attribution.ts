@@ -19,6 +19,7 @@
 import type { Amount } from './amount.js';
 import { type Instrument, sameInstrument } from './instrument.js';
 import type { SwapState } from './swap-state.js';
+import { TokenAmount } from './token-amount.js';
 
 /** A transfer or offer that reached a pool's swap party. */
 export interface ObservedDeposit {
@@ -101,7 +102,10 @@ export function attributeDeposit(
   if (deposit.receivedAt.getTime() >= chosen.expiresAt.getTime()) {
     return { kind: 'unmatched', reason: 'intent_expired', intent: chosen };
   }
-  if (!deposit.amount.eq(chosen.expectedAmount)) {
+  // Bound to their instruments, so that a deposit of another instrument can never pass as the
+  // intent's amount: comparing the two throws rather than answering.
+  const paid = TokenAmount.of(deposit.instrument, deposit.amount);
+  if (!paid.eq(TokenAmount.of(chosen.input, chosen.expectedAmount))) {
     return { kind: 'unmatched', reason: 'wrong_amount', intent: chosen };
   }
   return { kind: 'matched', intent: chosen, by: chosen === referenced ? 'reference' : 'sender' };

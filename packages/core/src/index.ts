@@ -36,4 +36,5 @@ export * from './settlement.js';
 export * from './settlement-safety.js';
 export * from './signing.js';
 export * from './swap-state.js';
+export * from './token-amount.js';
 export * from './treasury.js';

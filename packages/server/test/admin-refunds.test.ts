@@ -56,8 +56,7 @@ async function parkedRefund(refusing: { refunds: boolean }): Promise<IntentRecor
   return h.waitForStatus(intent.intentId, 'refund_failed');
 }
 
-const refundOf = (intent: IntentRecord) =>
-  Amount.parse('1000').sub(intent.networkFeeAmount);
+const refundOf = (intent: IntentRecord) => Amount.parse('1000').sub(intent.networkFeeAmount);
 
 async function outgoingA(): Promise<Amount | undefined> {
   return (await getPool(h.db, 'amulet-usdcx'))?.accounting.outgoingA;
@@ -106,9 +105,7 @@ describe('admin refunds retry', () => {
       amount: refundOf(intent),
       networkFeeAmount: intent.networkFeeAmount,
     });
-    expect(await h.balance(h.alice, h.amulet)).toEqual(
-      aliceBefore.add(refundOf(intent)),
-    );
+    expect(await h.balance(h.alice, h.amulet)).toEqual(aliceBefore.add(refundOf(intent)));
     expect(await h.transfersWithReason(`refund:${intent.intentId}`)).toBe(1);
     const commands = await listCommandsOfIntent(h.db, intent.intentId);
     expect(commands.map((c) => [c.commandId, c.status])).toEqual([

@@ -174,9 +174,7 @@ describe('refunded after the payout failed', () => {
 
     const ended = await h.waitForStatus(intent.intentId, 'output_failed');
     expect(ended.failureReason?.code).toBe('output_failed');
-    expect(await h.balance(carol, amulet)).toEqual(
-      amount('1000').sub(intent.networkFeeAmount),
-    );
+    expect(await h.balance(carol, amulet)).toEqual(amount('1000').sub(intent.networkFeeAmount));
     expect(await h.balance(carol, usdcx)).toEqual(Amount.ZERO);
     const pool = await getPool(world.db, 'amulet-usdcx');
     expect(pool?.accounting).toMatchObject({

@@ -72,9 +72,7 @@ const refundedSwap: Scenario = {
     await harness.deposit(alice, amulet, '1000');
     return async () => {
       await harness.waitForStatus(intent.intentId, 'price_impact_exceeded');
-      expect(await harness.balance(alice, amulet)).toEqual(
-        before.sub(intent.networkFeeAmount),
-      );
+      expect(await harness.balance(alice, amulet)).toEqual(before.sub(intent.networkFeeAmount));
       expect(await harness.transfersWithReason(`refund:${intent.intentId}`)).toBe(1);
       await expectEachStateOnce(intent.intentId);
       await harness.booksMatchLedger();

@@ -50,8 +50,7 @@ async function parkedRefund(): Promise<IntentRecord> {
   return parked;
 }
 
-const refundOf = (intent: IntentRecord) =>
-  Amount.parse('1000').sub(intent.networkFeeAmount);
+const refundOf = (intent: IntentRecord) => Amount.parse('1000').sub(intent.networkFeeAmount);
 
 async function outgoingA(): Promise<Amount | undefined> {
   return (await getPool(h.db, 'amulet-usdcx'))?.accounting.outgoingA;
