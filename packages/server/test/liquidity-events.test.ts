@@ -18,80 +18,7 @@ import {
   startTestService,
   type TestService,
 } from './support/service.js';
-
-/** A guard against a hang, not a timing assertion: events normally arrive at once. */
-const EVENT_WAIT_MS = 20_000;
-
-interface Event {
-  readonly event: string;
-  readonly id: string;
-  readonly data: Body;
-}
-
-/** An SSE reader over fetch: the events it has read, and the rest on demand. */
-class Reader {
-  private buffer = '';
-  private done = false;
-  private readonly decoder = new TextDecoder();
-
-  constructor(
-    readonly response: Response,
-    private readonly body = response.body?.getReader(),
-  ) {}
-
-  /** The next event; null once the server ended the stream. */
-  async next(): Promise<Event | null> {
-    for (;;) {
-      const end = this.buffer.indexOf('\n\n');
-      if (end >= 0) {
-        const block = this.buffer.slice(0, end);
-        this.buffer = this.buffer.slice(end + 2);
-        const fields: Record<string, string> = Object.fromEntries(
-          block
-            .split('\n')
-            .filter((line) => !line.startsWith(':'))
-            .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
-        );
-        const { event, id = '', data = 'null' } = fields;
-        if (event === undefined) continue;
-        return { event, id, data: JSON.parse(data) };
-      }
-      if (this.done || this.body === undefined) return null;
-      const chunk = await within(this.body.read());
-      if (chunk.done) this.done = true;
-      else this.buffer += this.decoder.decode(chunk.value, { stream: true });
-    }
-  }
-
-  async take(count: number): Promise<Event[]> {
-    const events: Event[] = [];
-    for (let i = 0; i < count; i++) {
-      const event = await this.next();
-      if (event === null) throw new Error(`ended after ${events.length} of ${count} events`);
-      events.push(event);
-    }
-    return events;
-  }
-
-  async rest(): Promise<Event[]> {
-    const events: Event[] = [];
-    for (let event = await this.next(); event !== null; event = await this.next()) {
-      events.push(event);
-    }
-    return events;
-  }
-}
-
-function within<T>(promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`nothing within ${EVENT_WAIT_MS} ms`)),
-      EVENT_WAIT_MS,
-    );
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+import { sseOfResponse } from './support/sse.js';
 
 let t: TestService;
 
@@ -138,9 +65,10 @@ describe('liquidity intent events', () => {
   it('streams pending, partial, joining and completed as the deposits arrive, then ends', async () => {
     const { party, token } = await provider('lp-sse');
     const intent = await createIntent(token);
-    const stream = new Reader(await open(intent.liquidityIntentId, token));
-    expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const [first] = await stream.take(1);
+    const response = await open(intent.liquidityIntentId, token);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const stream = sseOfResponse(response);
+    const [first] = await stream.events(1);
     expect(first?.event).toBe('pending');
     expect(first?.data).toMatchObject({ liquidityIntentId: intent.liquidityIntentId });
 
@@ -153,7 +81,7 @@ describe('liquidity intent events', () => {
       depositReference: intent.depositReference,
     });
     await depositFor(t, party, side(intent.tokenA, intent.tokenAAdmin, intent.expected.a));
-    const [partial] = await stream.take(1);
+    const [partial] = await stream.events(1);
     expect(partial).toMatchObject({ event: 'partial', data: { status: 'partial', minted: null } });
 
     const funded = await request(t.url, 'POST', '/devnet/faucet', {
@@ -173,24 +101,24 @@ describe('liquidity intent events', () => {
     expect(rest.at(-1)?.data.minted.units).toBe(intent.expectedUnits);
 
     // Resuming after the partial event sends what followed it, none twice; after the last, nothing.
-    const resumed = new Reader(
+    const resumed = sseOfResponse(
       await open(intent.liquidityIntentId, token, { 'last-event-id': String(partial?.id) }),
     );
     expect((await resumed.rest()).map((event) => event.event)).toEqual(['joining', 'completed']);
-    const atEnd = new Reader(
+    const atEnd = sseOfResponse(
       await open(intent.liquidityIntentId, token, {}, `?lastEventId=${rest.at(-1)?.id}`),
     );
     expect(await atEnd.rest()).toEqual([]);
     // Without a position, the current state only: a terminal one ends the stream after it.
-    const late = new Reader(await open(intent.liquidityIntentId, token));
+    const late = sseOfResponse(await open(intent.liquidityIntentId, token));
     expect((await late.rest()).map((event) => event.event)).toEqual(['completed']);
   });
 
   it('ends with cancelled once a pending intent is cancelled', async () => {
     const { token } = await provider('lp-cancel');
     const intent = await createIntent(token);
-    const stream = new Reader(await open(intent.liquidityIntentId, token));
-    expect((await stream.take(1)).map((event) => event.event)).toEqual(['pending']);
+    const stream = sseOfResponse(await open(intent.liquidityIntentId, token));
+    expect((await stream.events(1)).map((event) => event.event)).toEqual(['pending']);
     const cancelled = await request(
       t.url,
       'POST',
@@ -219,7 +147,7 @@ describe('liquidity intent events', () => {
       404,
       'not_found',
     );
-    const first = await new Reader(await open(theirs.liquidityIntentId, other.token)).take(1);
+    const first = await sseOfResponse(await open(theirs.liquidityIntentId, other.token)).events(1);
     const mixed = await open(intent.liquidityIntentId, owner.token, {
       'last-event-id': String(first[0]?.id),
     });
