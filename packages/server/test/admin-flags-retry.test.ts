@@ -173,7 +173,7 @@ describe('admin flags retry', () => {
     h = await world.harness();
     const { lp, withdrawal, flag, refusing } = await flaggedWithdrawal();
     const id = withdrawal.withdrawalId;
-    expect(await outgoingB()).toBe(withdrawal.amountB);
+    expect(await outgoingB()).toEqual(withdrawal.amountB);
     await settled();
     const before = await h.balance(lp, h.usdcx);
     refusing.refuses = null;
@@ -194,7 +194,7 @@ describe('admin flags retry', () => {
     }, 'the re-sent payout to arrive');
     expect(paid.completedAt).not.toBeNull();
     expect(await h.balance(lp, h.usdcx)).toEqual(before.add(withdrawal.amountB));
-    expect(await outgoingB()).toBe('0');
+    expect(await outgoingB()).toEqual(Amount.ZERO);
     expect(await getOperatorFlag(h.db, flag.id)).toMatchObject({
       resolution: `re-sent as ${id}.b:lp_payout:1`,
       resolvedAt: expect.any(Date),
@@ -209,7 +209,7 @@ describe('admin flags retry', () => {
           kind: 'withdrawal_payout_failed',
           commandId: `${id}.b:lp_payout:1`,
           replaces: `${id}.b:lp_payout:0`,
-          amount: withdrawal.amountB,
+          amount: withdrawal.amountB.toString(),
           receiver: lp.partyId,
         },
       },
@@ -341,7 +341,7 @@ describe('admin flags retry', () => {
     const done = await getLiquidityIntent(h.db, intent.liquidityIntentId);
     const returnedB = done?.completion?.returnedB ?? '';
     expect(done?.status).toBe('completed');
-    expect(await outgoingB()).toBe(returnedB);
+    expect(await outgoingB()).toEqual(returnedB);
     refusing.refuses = null;
 
     const { out, errors } = await admin('flags', 'retry', String(flag?.id));
@@ -355,7 +355,7 @@ describe('admin flags retry', () => {
       'the excess to return',
     );
     await h.caughtUp();
-    expect(await outgoingB()).toBe('0');
+    expect(await outgoingB()).toEqual(Amount.ZERO);
     const joinedB = recordedAmount(done?.completion?.joinedB);
     expect(await h.balance(lp, h.usdcx)).toEqual(startB.sub(joinedB));
     await settled();
@@ -438,7 +438,7 @@ describe('admin pools show', () => {
     const { out, errors } = await admin('pools', 'show', POOL);
 
     expect(errors).toEqual([]);
-    expect(a.outgoingB).toBe(withdrawal.amountB);
+    expect(a.outgoingB).toEqual(withdrawal.amountB);
     expect(out).toEqual([
       `${POOL}\tactive\tfee ${pool.feeBps} bps\tlp supply ${pool.lpSupply}\tswap party ${pool.swapParty}\tlp party ${pool.lpParty}`,
       `side a\tAmulet (${h.amulet.admin})\treserve ${a.reserveA}\tinflight ${a.inflightA}\toutgoing ${a.outgoingA}\tfees ${a.feesA}\ttotal ${total(a.reserveA, a.inflightA, a.outgoingA, a.feesA)}\tlp party holds 0`,

@@ -124,11 +124,18 @@ describe('admin pools add', () => {
       lpParty: funded.lp.partyId,
       feeBps: 25,
       booksFromOffset: endAtAdd,
-      accounting: { reserveA: '10000', reserveB: '0.1', inflightA: '0', feesA: '0' },
+      accounting: {
+        reserveA: Amount.parse('10000'),
+        reserveB: Amount.parse('0.1'),
+        inflightA: Amount.ZERO,
+        feesA: Amount.ZERO,
+      },
     });
-    expect(pool?.lpSupply).toBe('31.6227766016'); // √(10000 × 0.1), the first LP supply
+    expect(pool?.lpSupply).toEqual(Amount.parse('31.6227766016')); // √(10000 × 0.1), the first LP supply
     // The owner holds the opening units but the locked minimum (docs/spec/liquidity.md#units).
-    expect((await getPosition(h.db, 'usdcx-cbtc', funded.lp.partyId))?.units).toBe('31.6227765016');
+    expect((await getPosition(h.db, 'usdcx-cbtc', funded.lp.partyId))?.units).toEqual(
+      Amount.parse('31.6227765016'),
+    );
     const [audit] = await listAdminActions(h.db, 10);
     expect(audit).toMatchObject({ actor: 'ops', action: 'pools.add', subject: 'usdcx-cbtc' });
     expect(audit?.details).toMatchObject({ reserveA: '10000', reserveB: '0.1', feeBps: 25 });
@@ -179,7 +186,7 @@ describe('admin pools add', () => {
     const args = ['pools', 'add', '--swap-party', swap.partyId, '--lp-party', lpParty.partyId];
     const { errors } = await admin(h.ledger, ...args, '--base', spec(usdcx), '--quote', spec(cbtc));
     expect(errors).toEqual([]);
-    expect(await getPool(h.db, 'usdcx-cbtc')).toMatchObject({ lpSupply: '0' });
+    expect(await getPool(h.db, 'usdcx-cbtc')).toMatchObject({ lpSupply: Amount.ZERO });
     engine.poolsChanged();
 
     const poolArgs = { poolId: 'usdcx-cbtc', now: h.clock.now() };
@@ -225,8 +232,8 @@ describe('admin pools add', () => {
       return found?.status === 'completed' || null;
     }, 'the first liquidity to complete');
     expect(await getPool(h.db, 'usdcx-cbtc')).toMatchObject({
-      lpSupply: '40',
-      accounting: { reserveA: '4000', reserveB: '0.4' },
+      lpSupply: Amount.parse('40'),
+      accounting: { reserveA: Amount.parse('4000'), reserveB: Amount.parse('0.4') },
     });
 
     const swapIntent = await h.createIntent(h.alice, usdcx, '100', { poolId: 'usdcx-cbtc' });

@@ -87,7 +87,7 @@ describe('admin refunds retry', () => {
     const refusing = { refunds: true };
     const intent = await parkedRefund(refusing);
     const aliceBefore = await h.balance(h.alice, h.amulet);
-    expect(await outgoingA()).toBe(refundOf(intent));
+    expect(await outgoingA()).toEqual(refundOf(intent));
     refusing.refunds = false;
 
     const { out, errors } = await admin('refunds', 'retry', intent.intentId);
@@ -113,7 +113,7 @@ describe('admin refunds retry', () => {
       [`${intent.intentId}:refund:1`, 'committed'],
     ]);
     expect(await listOpenOperatorFlags(h.db, 10)).toEqual([]);
-    expect(await outgoingA()).toBe('0');
+    expect(await outgoingA()).toEqual(Amount.ZERO);
     await h.booksMatchLedger();
     expect((await admin('refunds', 'list')).out).toEqual(['no open refund cases']);
   });
@@ -129,7 +129,7 @@ describe('admin refunds retry', () => {
       return commands.find((c) => c.attempt === 1)?.status === 'failed';
     }, 'the retried refund to be given up');
 
-    expect(await outgoingA()).toBe(refundOf(intent));
+    expect(await outgoingA()).toEqual(refundOf(intent));
     expect(await listOpenOperatorFlags(h.db, 10)).toMatchObject([
       { intentId: intent.intentId, kind: 'refund_failed' },
     ]);
@@ -171,7 +171,7 @@ describe('admin refunds resolve', () => {
     expect(out).toEqual([expect.stringMatching(/^resolved flag \d+: paid by bank$/)]);
     expect(await listOpenOperatorFlags(h.db, 10)).toEqual([]);
     expect((await h.intent(intent.intentId)).status).toBe('refund_failed');
-    expect(await outgoingA()).toBe(refundOf(intent));
+    expect(await outgoingA()).toEqual(refundOf(intent));
     await h.booksMatchLedger();
   });
 
@@ -196,7 +196,7 @@ describe('admin refunds resolve', () => {
     );
 
     expect(out[0]).toContain(`released ${refundOf(intent)} from the books of amulet-usdcx`);
-    expect(await outgoingA()).toBe('0');
+    expect(await outgoingA()).toEqual(Amount.ZERO);
     await h.booksMatchLedger();
   });
 

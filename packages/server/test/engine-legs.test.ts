@@ -61,13 +61,13 @@ describe('a payout to a party without a transfer pre-approval', () => {
     const waiting = await statusOf(h, intent.intentId);
     expect(waiting.status).toBe('sending_output');
     expect(waiting.payout).toEqual({
-      amount: intent.expectedOutput,
+      amount: intent.expectedOutput.toString(),
       state: 'offered',
       updateId: expect.stringMatching(/^update-/),
       offerId: offer.offerId,
       expiresAt: offer.executeBefore.toISOString(),
     });
-    expect(offer.amount.toString()).toBe(intent.expectedOutput);
+    expect(offer.amount).toEqual(intent.expectedOutput);
 
     await h.ledger.acceptOffer({
       commandId: 'carol-accepts',
@@ -77,14 +77,14 @@ describe('a payout to a party without a transfer pre-approval', () => {
     await h.waitForStatus(intent.intentId, 'completed');
     const done = await statusOf(h, intent.intentId);
     expect(done.payout).toEqual({
-      amount: intent.expectedOutput,
+      amount: intent.expectedOutput.toString(),
       state: 'committed',
       updateId: done.payout?.updateId,
       offerId: offer.offerId,
       expiresAt: offer.executeBefore.toISOString(),
     });
     expect(done.payout?.updateId).not.toBe(waiting.payout?.updateId);
-    expect(done.actualOutput).toBe(intent.expectedOutput);
+    expect(done.actualOutput).toBe(intent.expectedOutput.toString());
     expect(await h.balance(carol, h.usdcx)).toEqual(intent.expectedOutput);
     expect(await eventNames(h, intent.intentId)).toEqual([
       'pending',
@@ -130,7 +130,7 @@ describe('a payout to a party without a transfer pre-approval', () => {
     const owed = Amount.parse('1000').sub(intent.networkFeeAmount).toString();
     expect(waiting.refund).toEqual({
       amount: owed,
-      networkFeeAmount: intent.networkFeeAmount,
+      networkFeeAmount: intent.networkFeeAmount.toString(),
       state: 'offered',
       updateId: expect.stringMatching(/^update-/),
       offerId: refund.offer.offerId,
@@ -225,7 +225,7 @@ describe('a refund to a party without a transfer pre-approval', () => {
     const owed = Amount.parse('1000').sub(intent.networkFeeAmount).toString();
     expect(waiting.refund).toEqual({
       amount: owed,
-      networkFeeAmount: intent.networkFeeAmount,
+      networkFeeAmount: intent.networkFeeAmount.toString(),
       state: 'offered',
       updateId: expect.stringMatching(/^update-/),
       offerId: offer.offerId,

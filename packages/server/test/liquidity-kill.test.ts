@@ -154,7 +154,7 @@ describe.skipIf(skipReason !== null)('liquidity with workers killed', () => {
       intent.expectedB,
     );
     if (model.kind !== 'mint') throw new Error('the model refuses the mint');
-    expect(done.completion?.mintedUnits).toBe(model.minted.toString());
+    expect(done.completion?.mintedUnits).toEqual(model.minted);
     const byReason = transfersByReason(await allUpdates(w.devnet.ledger));
     for (const deposit of await depositsOfLiquidityIntent(w.db, intent.liquidityIntentId)) {
       expect(byReason.get(`forward:${deposit.depositId}`)).toBe(1);
@@ -203,7 +203,7 @@ describe.skipIf(skipReason !== null)('liquidity with workers killed', () => {
       supplyNow.units,
       'down',
     );
-    expect(withdrawal.amountA).toBe(expectA.toString());
+    expect(withdrawal.amountA).toEqual(expectA);
     await waitFor(
       async () => (await getWithdrawal(w.db, withdrawal.withdrawalId))?.completedAt ?? null,
       'the payouts',

@@ -199,9 +199,9 @@ describe('pool book', () => {
           lastReconciliationOk: history?.lastReconciliationOk,
           incompleteCompletedSwaps: history?.incompleteCompletedSwaps,
         }).toEqual({
-          tokenA: await sumOutputsSince(db, poolId, 'a', since),
-          tokenB: await sumOutputsSince(db, poolId, 'b', since),
-          snapshots: snapshots.map((s) => [s.reserveA, s.reserveB]),
+          tokenA: (await sumOutputsSince(db, poolId, 'a', since)).toString(),
+          tokenB: (await sumOutputsSince(db, poolId, 'b', since)).toString(),
+          snapshots: snapshots.map((s) => [s.reserveA.toString(), s.reserveB.toString()]),
           lastReconciliationOk: run === null ? null : run.ok,
           incompleteCompletedSwaps: await countIncompleteCompletedSwaps(db, poolId),
         });

@@ -244,9 +244,9 @@ describe('pool stats, ticker and hourly snapshots', () => {
         {
           poolId: 'amulet-cbtc',
           hour: hourOf(now),
-          reserveA: '1000000',
-          reserveB: '1.45',
-          priceUsd: '0.145',
+          reserveA: Amount.parse('1000000'),
+          reserveB: Amount.parse('1.45'),
+          priceUsd: Amount.parse('0.145'),
         },
       ]);
     });

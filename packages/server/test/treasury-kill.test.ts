@@ -76,7 +76,7 @@ describe.skipIf(skipReason !== null)('a worker killed mid-sweep', () => {
     });
     const sweep = sides.flatMap((side) => (side.kind === 'recorded' ? [side.sweep] : []))[0];
     if (sweep === undefined) throw new Error('nothing was swept');
-    expect(sweep.amount).toBe(FEES.toString());
+    expect(sweep.amount).toEqual(FEES);
     const env = { ...w.devnet.env, POOLPARTY_TREASURY_PARTY: w.treasury };
     const start = (withTreasury = true) =>
       startWorkerProcess(w.dataDir, schemaUrl(w.schema), withTreasury ? env : w.devnet.env);

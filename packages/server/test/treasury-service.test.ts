@@ -67,7 +67,7 @@ describe('treasury sweeps on devnet', () => {
     expect(sweep).toMatchObject({
       poolId: POOL_ID,
       side: 'a',
-      amount: '15',
+      amount: Amount.parse('15'),
       trigger: 'automatic',
       treasuryParty: treasury,
     });
