@@ -78,7 +78,8 @@ const getTransferPreapproval = scanProxyRoute<{ Params: { party: string } }>({
     const { party } = request.params;
     const amulet = await amuletOf(ledger);
     if (amulet === null || !(await ledger.preapproves(party, amulet))) {
-      throw new RegistryError(404, `No transfer preapproval found for party ${party}`);
+      // Splice's own text: wallets tell "none" from a failure by its start, not by the status.
+      throw new RegistryError(404, `No TransferPreapproval found for party: ${party}`);
     }
     const contract = transferPreapprovalContract(
       amulet.admin,

@@ -56,6 +56,8 @@ describe('scan proxy', () => {
     );
     expect(missing.status).toBe(404);
     expectSchema('scan', 'ErrorResponse', missing.body);
+    // The wallet SDK's lookup returns "none" only for Splice's text, and retries anything else.
+    expect(missing.body.error).toBe(`No TransferPreapproval found for party: ${world.treasury}`);
   });
 });
 
