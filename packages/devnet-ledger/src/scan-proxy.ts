@@ -26,7 +26,7 @@ export async function amuletOf(ledger: LocalLedger): Promise<Instrument | null> 
   return (await ledger.listInstruments()).find((i) => i.id === 'Amulet') ?? null;
 }
 
-async function dsoOf(ledger: LocalLedger): Promise<string> {
+export async function dsoOf(ledger: LocalLedger): Promise<string> {
   return (await amuletOf(ledger))?.admin ?? DSO_PARTY;
 }
 

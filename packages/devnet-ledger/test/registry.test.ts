@@ -31,6 +31,17 @@ describe('scan proxy', () => {
     expect(answer.body.dso_party_id).toBe(world.amulet.admin);
   });
 
+  it('names the validator operator, without a token, as a validator’s public API does', async () => {
+    const answer = await call(world.server.url, 'GET', '/api/validator/v0/validator-user');
+    expect(answer.status).toBe(200);
+    // Splice's GetValidatorUserInfoResponse (not among the vendored documents): all three required.
+    expect(answer.body).toEqual({
+      party_id: world.amulet.admin,
+      user_name: 'poolparty',
+      featured: false,
+    });
+  });
+
   it('reports the extra traffic price in the Amulet rules', async () => {
     const answer = await call(world.server.url, 'GET', `${SCAN}/amulet-rules`);
     expectSchema('scan', 'GetAmuletRulesProxyResponse', answer.body);
