@@ -7,7 +7,8 @@
  * - one command per submission (what the Token Standard flows send); more is INVALID_ARGUMENT;
  * - the template may be named by the interface or by the devnet template, by package id or
  *   `#name`: only the qualified name is compared;
- * - `inputHoldingCids` are not honoured: the local ledger picks the sender's holdings itself;
+ * - `inputHoldingCids`, when not empty, are exactly the holdings the transfer archives (the
+ *   Token Standard's "MUST archive all of these holdings"); empty, the ledger picks them;
  * - the acting party of an instruction choice is the first `actAs` party.
  *
  * Deduplication as Canton does it: a command id that committed within the deduplication period
@@ -19,6 +20,7 @@ import type { Amount, Instrument } from '@poolparty/core';
 import {
   type CommandResult,
   DEFAULT_DEDUPLICATION_PERIOD_MS,
+  INPUT_HOLDINGS_MAX,
   LedgerError,
   type LocalLedger,
   type Meta,
@@ -56,6 +58,8 @@ export type LedgerCommand =
       readonly amount: Amount;
       readonly meta: Meta;
       readonly executeBefore: Date;
+      /** `inputHoldingCids`: the holdings to archive; empty, the ledger picks. */
+      readonly inputHoldingIds: readonly string[];
     }
   | { readonly kind: 'accept' | 'reject' | 'withdraw'; readonly offerId: string };
 
@@ -145,7 +149,20 @@ function transferCommand(factoryId: string, argument: Json): LedgerCommand {
     amount: decimalAt(transfer.amount, 'transfer.amount'),
     meta: metaOf(transfer.meta, 'transfer.meta'),
     executeBefore: timeAt(transfer.executeBefore, 'transfer.executeBefore'),
+    inputHoldingIds: holdingIdsAt(transfer.inputHoldingCids),
   };
+}
+
+/** `transfer.inputHoldingCids`: contract ids, at most as many as one transfer may archive. */
+function holdingIdsAt(value: unknown): string[] {
+  const path = 'transfer.inputHoldingCids';
+  const ids = arrayAt(value ?? [], path).map((id, i) => stringAt(id, `${path}[${i}]`));
+  if (ids.length > INPUT_HOLDINGS_MAX) {
+    throw invalidArgument(`${path} names ${ids.length} holdings, at most ${INPUT_HOLDINGS_MAX}`, {
+      field: path,
+    });
+  }
+  return ids;
 }
 
 /** Checks that do not need the ledger's state: who may act, and on which factory. */
@@ -282,6 +299,7 @@ export class CommandRunner {
           amount: command.amount,
           meta: command.meta,
           executeBefore: command.executeBefore,
+          inputHoldingIds: command.inputHoldingIds,
         });
       case 'accept':
         return this.ledger.acceptOffer({ commandId, offerId: command.offerId, actor });

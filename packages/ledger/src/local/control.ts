@@ -11,6 +11,8 @@ import type {
   LedgerUpdate,
   Offset,
   PartyInfo,
+  TransferCommand,
+  TransferOutcome,
 } from '../port.js';
 
 export interface LocalLedgerOptions {
@@ -88,7 +90,24 @@ export interface DeliveryFaults {
   dropsStream(): boolean;
 }
 
+/**
+ * A transfer as a Token Standard client submits it to the devnet ledger: it may name its input
+ * holdings (`inputHoldingCids`). The engine's transfers through the port do not.
+ */
+export interface LocalTransferCommand extends TransferCommand {
+  /**
+   * When given (and not empty), exactly these holdings are archived: each must be the sender's
+   * unlocked holding of the instrument, named once, and together they must cover the amount
+   * (`invalid_inputs`, `insufficient_holdings` otherwise). At most `INPUT_HOLDINGS_MAX`.
+   */
+  readonly inputHoldingIds?: readonly string[];
+}
+
 export interface LocalLedgerControl {
+  /**
+   * The port's `submitTransfer`, also as a Token Standard client submits it: with named inputs.
+   */
+  submitTransfer(command: LocalTransferCommand): Promise<TransferOutcome>;
   /** Creates the party, or finds the one the same request created before (`created: false`). */
   createParty(request: CreatePartyRequest): Promise<CreatedParty>;
   /** Every party the ledger knows, in the order they were created (a participant's party list). */

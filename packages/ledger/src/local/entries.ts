@@ -73,6 +73,8 @@ export interface TransferEntry {
   readonly meta: Readonly<Record<string, string>>;
   /** Resolved: the command's deadline, or `at` + the offer lifetime. */
   readonly executeBefore: EpochMs;
+  /** The holdings the command names as its inputs; absent (or empty): the ledger picks. */
+  readonly inputHoldingIds?: readonly string[];
 }
 
 export interface OfferActionEntry {
