@@ -2,7 +2,13 @@
  * Command submission (`/v2/commands/submit-and-wait[-for-transaction]`) for the parties the
  * user may act as, and the completions of committed commands (`/v2/commands/completions`).
  */
-import type { CommandResult, LedgerEvent, LedgerUpdate, Offset } from '@poolparty/ledger';
+import type {
+  CommandResult,
+  LedgerEvent,
+  LedgerUpdate,
+  LocalLedger,
+  Offset,
+} from '@poolparty/ledger';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidArgument } from './canton-errors.js';
 import { actingUser, type ServerContext, userOf } from './context.js';
@@ -86,6 +92,16 @@ function actingParty(event: LedgerEvent): string {
     default:
       return event.sender;
   }
+}
+
+/**
+ * The party whose command the update at `offset` committed: its first event's, or for a transfer
+ * to oneself (which has no event) the owner's; null for an update of no command.
+ */
+function submittingParty(ledger: LocalLedger, offset: Offset): string | null {
+  const first = ledger.updateAt(offset)?.events[0];
+  if (first !== undefined) return actingParty(first);
+  return ledger.holdingChangesAt(offset)?.selfTransfer?.owner ?? null;
 }
 
 function completionOf(
@@ -227,9 +243,8 @@ async function completionsRequest(ctx: ServerContext, authenticated: string, val
   if (beginExclusive > end) throw offsetAfterLedgerEnd(beginExclusive, end);
   const itemAt = (offset: Offset) => {
     const update = ledger.updateAt(offset);
-    const first = update?.events[0];
-    if (update === undefined || update.commandId === null || first === undefined) return null;
-    const party = actingParty(first);
+    const party = submittingParty(ledger, offset);
+    if (update === undefined || update.commandId === null || party === null) return null;
     // Commands that did not come through this server count as the administrator's.
     const origin = ctx.commands.originOf(update.commandId);
     const submitter = origin?.userId ?? users.defaultUser;

@@ -9,6 +9,8 @@
  *   `#name`: only the qualified name is compared;
  * - `inputHoldingCids`, when not empty, are exactly the holdings the transfer archives (the
  *   Token Standard's "MUST archive all of these holdings"); empty, the ledger picks them;
+ * - a transfer whose receiver is its sender is a self-transfer (the wallet SDK's merge): run, as
+ *   Splice runs it, rather than refused;
  * - the acting party of an instruction choice is the first `actAs` party.
  *
  * Deduplication as Canton does it: a command id that committed within the deduplication period

@@ -1,6 +1,7 @@
 /**
  * The holdings a transfer spends on the local ledger: exactly those it names when it names them
- * (the Token Standard's `inputHoldingCids`), refused when they cannot be its inputs.
+ * (the Token Standard's `inputHoldingCids`), refused when they cannot be its inputs; and a
+ * transfer to oneself, Splice's self-transfer, which merges the named holdings into one.
  */
 import { Amount, type Instrument } from '@poolparty/core';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -120,6 +121,29 @@ describe('a transfer that names its input holdings', () => {
       ),
     ).toBe('invalid_inputs');
     expect(forty.amount.toString()).toBe('40');
+  });
+});
+
+describe('a transfer to oneself', () => {
+  it('merges the named holdings into one holding of their sum, directly', async () => {
+    const w = await world();
+    const ids = w.held.map((h) => h.holdingId);
+    const result = await w.ledger.submitTransfer({
+      commandId: 'merge',
+      sender: w.alice,
+      receiver: w.alice,
+      instrument: w.usdcx,
+      amount: Amount.of(75),
+      inputHoldingIds: ids,
+    });
+    expect(result.kind).toBe('direct');
+    const changes = w.ledger.holdingChangesAt(result.offset);
+    expect(changes?.archived.map((h) => h.holdingId).sort()).toEqual([...ids].sort());
+    expect(changes?.created.map((h) => [h.owner, h.amount.toString()])).toEqual([[w.alice, '75']]);
+    // It moves no value between parties: no event, as the port reads a merge on Canton.
+    expect(w.ledger.updateAt(result.offset)?.events).toEqual([]);
+    expect(changes?.selfTransfer).toMatchObject({ owner: w.alice, instrument: w.usdcx });
+    expect(changes?.selfTransfer?.amount.toString()).toBe('75');
   });
 });
 

@@ -9,6 +9,7 @@ import type {
   Holding,
   LedgerPort,
   LedgerUpdate,
+  Meta,
   Offset,
   PartyInfo,
   TransferCommand,
@@ -92,7 +93,8 @@ export interface DeliveryFaults {
 
 /**
  * A transfer as a Token Standard client submits it to the devnet ledger: it may name its input
- * holdings (`inputHoldingCids`). The engine's transfers through the port do not.
+ * holdings (`inputHoldingCids`), and its receiver may be its sender (Splice's self-transfer, how
+ * a wallet merges its holdings). The engine's transfers through the port do neither.
  */
 export interface LocalTransferCommand extends TransferCommand {
   /**
@@ -103,9 +105,31 @@ export interface LocalTransferCommand extends TransferCommand {
   readonly inputHoldingIds?: readonly string[];
 }
 
+/**
+ * A transfer to oneself (a merge or split of one's holdings). It moves no value between parties,
+ * so its update has no event, as the port reads Canton's; what a participant shows of it (the
+ * factory's exercise) is rendered from this.
+ */
+export interface SelfTransfer {
+  readonly owner: string;
+  readonly instrument: Instrument;
+  readonly amount: Amount;
+  readonly meta: Meta;
+}
+
+/** What one update did to holdings (with their ids, as they were), and a self-transfer's detail. */
+export interface UpdateHoldingChanges {
+  readonly created: readonly Holding[];
+  readonly archived: readonly Holding[];
+  /** Set when the update is a transfer to oneself. */
+  readonly selfTransfer?: SelfTransfer;
+}
+
 export interface LocalLedgerControl {
   /**
-   * The port's `submitTransfer`, also as a Token Standard client submits it: with named inputs.
+   * The port's `submitTransfer`, also as a Token Standard client submits it: with named inputs,
+   * or to the sender itself (always direct: the inputs merged into one holding of the amount;
+   * the update has no event, its detail is in `holdingChangesAt`).
    */
   submitTransfer(command: LocalTransferCommand): Promise<TransferOutcome>;
   /** Creates the party, or finds the one the same request created before (`created: false`). */
@@ -153,9 +177,7 @@ export interface LocalLedgerControl {
    * archived; undefined when no update committed there. What a participant shows as the
    * transaction's created and archived Holding contracts.
    */
-  holdingChangesAt(
-    offset: Offset,
-  ): { readonly created: readonly Holding[]; readonly archived: readonly Holding[] } | undefined;
+  holdingChangesAt(offset: Offset): UpdateHoldingChanges | undefined;
   /** Resolves at the next commit, at close, or when the signal aborts. */
   nextChange(signal?: AbortSignal): Promise<void>;
   isClosed(): boolean;

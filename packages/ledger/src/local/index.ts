@@ -10,6 +10,8 @@ export type {
   LocalLedgerControl,
   LocalLedgerOptions,
   LocalTransferCommand,
+  SelfTransfer,
+  UpdateHoldingChanges,
 } from './control.js';
 export { seededRandom } from './faults.js';
 export { INPUT_HOLDINGS_MAX } from './input-holdings.js';

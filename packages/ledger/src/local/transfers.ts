@@ -6,6 +6,10 @@
  * sender's unlocked holdings of the instrument, largest first, until they cover the amount; the
  * selected ones are archived and any excess comes back to the sender as one change holding.
  *
+ * A transfer to oneself is Splice's self-transfer, how a wallet merges (or splits) its holdings:
+ * always direct, the inputs archived and one holding of the amount (plus change) created for the
+ * sender. It is no offer and needs no pre-approval.
+ *
  * An offer locks exactly the offered amount: the inputs are archived and the sender receives a
  * holding of the amount locked for the offer (plus unlocked change), as Amulet's transfer
  * instructions do; the lock expires at the offer's `executeBefore`. Accepting moves the locked
@@ -90,9 +94,6 @@ function checkTransfer(
   requireParty(state, entry.sender);
   requireParty(state, entry.receiver);
   requireInstrument(state, entry.instrument);
-  if (entry.sender === entry.receiver) {
-    throw new LedgerError('not_authorized', 'a party cannot transfer to itself');
-  }
   if (entry.executeBefore <= entry.at) {
     throw new LedgerError('offer_expired', 'executeBefore is not in the future');
   }
@@ -105,6 +106,14 @@ export function applyTransfer(state: LedgerState, entry: TransferEntry): Transfe
   const { sender, receiver, instrument } = entry;
   const meta = Object.freeze({ ...entry.meta });
   spend(state, sender, instrument, selection);
+  if (sender === receiver) {
+    // A merge or split settles at once (no one else is to accept it) and moves no value between
+    // parties: no event, as the port reads one on Canton.
+    createHolding(state, sender, instrument, amount);
+    const selfTransfer = { owner: sender, instrument, amount, meta };
+    const result = recordUpdate(state, entry.at, entry.commandId, [], selfTransfer);
+    return complete(state, entry.commandId, { kind: 'direct', ...result });
+  }
   if (isPreapproved(requireParty(state, receiver), instrument)) {
     createHolding(state, receiver, instrument, amount);
     const event: LedgerEvent = {
