@@ -2,13 +2,7 @@
  * Command submission (`/v2/commands/submit-and-wait[-for-transaction]`) for the parties the
  * user may act as, and the completions of committed commands (`/v2/commands/completions`).
  */
-import type {
-  CommandResult,
-  LedgerEvent,
-  LedgerUpdate,
-  LocalLedger,
-  Offset,
-} from '@poolparty/ledger';
+import type { CommandResult, LedgerEvent, LedgerUpdate, Offset } from '@poolparty/ledger';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidArgument } from './canton-errors.js';
 import { actingUser, type ServerContext, userOf } from './context.js';
@@ -25,7 +19,7 @@ import {
   stringAt,
   stringsAt,
 } from './request-body.js';
-import { actAsOf, parseDeduplication, parseLedgerCommand } from './token-standard-commands.js';
+import { actAsOf, parseDeduplication, parseSubmittedCommand } from './token-standard-commands.js';
 import {
   parseTransactionShape,
   shapeTransaction,
@@ -95,13 +89,19 @@ function actingParty(event: LedgerEvent): string {
 }
 
 /**
- * The party whose command the update at `offset` committed: its first event's, or for a transfer
- * to oneself (which has no event) the owner's; null for an update of no command.
+ * The party whose command the update at `offset` committed: its first event's; for a transfer to
+ * oneself (which has no event) the owner's; for another update without events (a pre-approval)
+ * the submitter's first party; null for an update of no command.
  */
-function submittingParty(ledger: LocalLedger, offset: Offset): string | null {
-  const first = ledger.updateAt(offset)?.events[0];
+function submittingParty(ctx: ServerContext, offset: Offset): string | null {
+  const { ledger } = ctx;
+  const update = ledger.updateAt(offset);
+  const first = update?.events[0];
   if (first !== undefined) return actingParty(first);
-  return ledger.holdingChangesAt(offset)?.selfTransfer?.owner ?? null;
+  const owner = ledger.holdingChangesAt(offset)?.selfTransfer?.owner;
+  if (owner !== undefined) return owner;
+  const commandId = update?.commandId;
+  return (commandId == null ? undefined : ctx.commands.originOf(commandId)?.party) ?? null;
 }
 
 function completionOf(
@@ -141,7 +141,7 @@ async function submitCommands(ctx: ServerContext, request: FastifyRequest, comma
     userOf(request),
     optionalStringAt(commands.userId, 'commands.userId'),
   );
-  const command = parseLedgerCommand(commands.commands);
+  const command = parseSubmittedCommand(commands.commands);
   await ctx.users.requireActAs(user, actAs);
   const submissionId = optionalStringAt(commands.submissionId, 'commands.submissionId');
   const result = await ctx.commands.submit({
@@ -243,7 +243,7 @@ async function completionsRequest(ctx: ServerContext, authenticated: string, val
   if (beginExclusive > end) throw offsetAfterLedgerEnd(beginExclusive, end);
   const itemAt = (offset: Offset) => {
     const update = ledger.updateAt(offset);
-    const party = submittingParty(ledger, offset);
+    const party = submittingParty(ctx, offset);
     if (update === undefined || update.commandId === null || party === null) return null;
     // Commands that did not come through this server count as the administrator's.
     const origin = ctx.commands.originOf(update.commandId);

@@ -1,7 +1,9 @@
 /**
  * Token Standard commands as the local ledger's submissions: an `ExerciseCommand` of
  * `TransferFactory_Transfer` on a transfer factory, or of `TransferInstruction_Accept`,
- * `_Reject` or `_Withdraw` on a pending instruction (whose contract id is the offer id).
+ * `_Reject` or `_Withdraw` on a pending instruction (whose contract id is the offer id); and, for
+ * a submission (not a prepared one), the `CreateCommand` of a pre-approval proposal
+ * (create-commands.ts).
  *
  * Decisions:
  * - one command per submission (what the Token Standard flows send); more is INVALID_ARGUMENT;
@@ -29,6 +31,12 @@ import {
 } from '@poolparty/ledger';
 import { CantonApiError, invalidArgument, permissionDenied } from './canton-errors.js';
 import {
+  createNotPrepared,
+  type PreapprovalProposal,
+  parseCreateCommand,
+} from './create-commands.js';
+import { DEVNET_PACKAGE_NAMES } from './package-routes.js';
+import {
   arrayAt,
   type Json,
   objectAt,
@@ -36,6 +44,8 @@ import {
   optionalObjectAt,
   stringAt,
 } from './request-body.js';
+import { amuletOf } from './scan-proxy.js';
+import { validatorUserInfo } from './validator-user.js';
 import {
   parseDamlDecimal,
   parseDamlTime,
@@ -64,6 +74,9 @@ export type LedgerCommand =
       readonly inputHoldingIds: readonly string[];
     }
   | { readonly kind: 'accept' | 'reject' | 'withdraw'; readonly offerId: string };
+
+/** What a submission (not a prepared one) may run: the Token Standard's exercises, and creates. */
+export type SubmittedCommand = LedgerCommand | PreapprovalProposal;
 
 const INSTRUCTION_CHOICES: Readonly<Record<string, 'accept' | 'reject' | 'withdraw'>> = {
   [TRANSFER_INSTRUCTION_ACCEPT_CHOICE]: 'accept',
@@ -106,13 +119,35 @@ function timeAt(value: unknown, path: string): Date {
   }
 }
 
-/** The one ExerciseCommand of a `commands` list, as the ledger command it stands for. */
-export function parseLedgerCommand(commands: unknown): LedgerCommand {
+/** The one command of a `commands` list, still wrapped (`{ExerciseCommand: …}`, …). */
+function onlyCommand(commands: unknown): Json {
   const list = arrayAt(commands, 'commands');
   if (list.length !== 1) {
     throw invalidArgument(`exactly one command per submission, not ${list.length}`);
   }
   const wrapper = objectAt(list[0], 'commands[0]');
+  const kind = Object.keys(wrapper)[0];
+  if (kind !== 'ExerciseCommand' && kind !== 'CreateCommand') {
+    throw invalidArgument(
+      `commands[0] is a ${kind ?? 'command of no kind'}: the devnet ledger runs ExerciseCommand and CreateCommand`,
+    );
+  }
+  return wrapper;
+}
+
+/** The one command a submission runs: an ExerciseCommand, or a CreateCommand of a proposal. */
+export function parseSubmittedCommand(commands: unknown): SubmittedCommand {
+  const wrapper = onlyCommand(commands);
+  if (wrapper.CreateCommand === undefined) return parseLedgerCommand(commands);
+  return parseCreateCommand(wrapper.CreateCommand, DEVNET_PACKAGE_NAMES);
+}
+
+/** The one ExerciseCommand of a `commands` list, as the ledger command it stands for. */
+export function parseLedgerCommand(commands: unknown): LedgerCommand {
+  const wrapper = onlyCommand(commands);
+  if (wrapper.CreateCommand !== undefined) {
+    throw createNotPrepared((wrapper.CreateCommand as { templateId?: unknown }).templateId);
+  }
   const exercise = objectAt(wrapper.ExerciseCommand, 'commands[0].ExerciseCommand');
   const templateId = stringAt(exercise.templateId, 'ExerciseCommand.templateId');
   const contractId = stringAt(exercise.contractId, 'ExerciseCommand.contractId');
@@ -168,8 +203,15 @@ function holdingIdsAt(value: unknown): string[] {
 }
 
 /** Checks that do not need the ledger's state: who may act, and on which factory. */
-export function checkActors(command: LedgerCommand, actAs: readonly string[]): void {
+export function checkActors(command: SubmittedCommand, actAs: readonly string[]): void {
   if (actAs.length === 0) throw invalidArgument('actAs names no party');
+  if (command.kind === 'preapprove' && !actAs.includes(command.receiver)) {
+    throw new CantonApiError(
+      'DAML_AUTHORIZATION_ERROR',
+      'InvalidIndependentOfSystemState',
+      `the proposal's receiver ${command.receiver} is not among the submitting parties`,
+    );
+  }
   if (command.kind !== 'transfer') return;
   if (!actAs.includes(command.sender)) {
     throw new CantonApiError(
@@ -212,7 +254,7 @@ export function parseDeduplication(value: unknown): Deduplication {
 export interface Submission {
   readonly commandId: string;
   readonly actAs: readonly string[];
-  readonly command: LedgerCommand;
+  readonly command: SubmittedCommand;
   readonly deduplication: Deduplication;
   /** The user submitting: completions are reported to it. */
   readonly userId: string;
@@ -224,6 +266,8 @@ export interface Submission {
 export interface CommandOrigin {
   readonly userId: string;
   readonly submissionId: string | undefined;
+  /** The first submitting party: whose completion it is when the update names no one. */
+  readonly party: string | undefined;
 }
 
 /** Runs submissions one command id at a time and refuses duplicates the way Canton does. */
@@ -263,8 +307,8 @@ export class CommandRunner {
     }
   }
 
-  private remember({ commandId, userId, submissionId }: Submission): void {
-    this.origins.set(commandId, { userId, submissionId });
+  private remember({ commandId, userId, submissionId, actAs }: Submission): void {
+    this.origins.set(commandId, { userId, submissionId, party: actAs[0] });
   }
 
   private async refuseDuplicate({ commandId, deduplication }: Submission): Promise<void> {
@@ -309,7 +353,36 @@ export class CommandRunner {
         return this.ledger.rejectOffer({ commandId, offerId: command.offerId, actor });
       case 'withdraw':
         return this.ledger.withdrawOffer({ commandId, offerId: command.offerId, actor });
+      case 'preapprove':
+        return this.preapprove(commandId, command);
     }
+  }
+
+  /** The proposal accepted at once by the devnet's validator: Amulet pre-approved. */
+  private async preapprove(commandId: string, proposal: PreapprovalProposal) {
+    const { party_id: operator } = await validatorUserInfo(this.ledger);
+    const amulet = await amuletOf(this.ledger);
+    if (amulet === null) {
+      throw invalidArgument('the devnet has no Amulet yet: there is nothing to pre-approve');
+    }
+    if (proposal.provider !== operator) {
+      throw invalidArgument(
+        `only the devnet's validator operator ${operator} provides pre-approvals, not ${proposal.provider}`,
+      );
+    }
+    if (proposal.expectedDso !== undefined && proposal.expectedDso !== amulet.admin) {
+      throw new CantonApiError(
+        'DAML_FAILURE',
+        'InvalidGivenCurrentSystemStateOther',
+        `the expected DSO ${proposal.expectedDso} is not the devnet's DSO ${amulet.admin}`,
+        { error_id: 'unexpected_dso' },
+      );
+    }
+    return this.ledger.submitPreapproval({
+      commandId,
+      receiver: proposal.receiver,
+      instrument: amulet,
+    });
   }
 }
 

@@ -335,4 +335,21 @@ describe('the official wallet SDK 0.20.0 against the devnet ledger', () => {
     expect(errors).toEqual([]);
     assertNoWireMismatches(proxy);
   });
+
+  it('pre-approves an internal party with the SDK’s proposal, which the scan proxy then finds', async () => {
+    const carol = (await ledger.createParty({ hint: 'carol' })).partyId;
+    await actAs(carol);
+    const operator = await sdk.validator?.getValidatorUser();
+    if (operator === undefined) throw new Error('not connected');
+    const command = await sdk.userLedger?.createTransferPreapprovalCommand(
+      operator,
+      carol,
+      amulet.admin,
+    );
+    await sdk.userLedger?.submitCommand(command, 'carol-preapproval');
+    expect(await ledger.preapproves(carol, amulet)).toBe(true);
+    expect((await sdk.validator?.getTransferPreApprovalByParty(carol))?.dso).toBe(amulet.admin);
+    expect(errors).toEqual([]);
+    assertNoWireMismatches(proxy);
+  });
 });

@@ -125,6 +125,13 @@ export interface UpdateHoldingChanges {
   readonly selfTransfer?: SelfTransfer;
 }
 
+/** A submitted pre-approval: the receiver accepts direct transfers of the instrument from then on. */
+export interface PreapprovalCommand {
+  readonly commandId: string;
+  readonly receiver: string;
+  readonly instrument: Instrument;
+}
+
 export interface LocalLedgerControl {
   /**
    * The port's `submitTransfer`, also as a Token Standard client submits it: with named inputs,
@@ -144,6 +151,12 @@ export interface LocalLedgerControl {
   addSigningKey(partyId: string, rawPublicKey: Uint8Array): Promise<void>;
   createInstrument(instrument: Instrument): Promise<void>;
   setPreapproval(receiver: string, instrument: Instrument, enabled: boolean): Promise<void>;
+  /**
+   * Pre-approves the instrument for the receiver as a submitted command does (a wallet's
+   * TransferPreapproval proposal the validator accepts): a committed update with no event, its
+   * completion, and deduplication by command id.
+   */
+  submitPreapproval(command: PreapprovalCommand): Promise<CommandResult>;
   /** Creates a holding out of nothing: the faucet. Supply grows only through this. */
   mint(request: {
     readonly owner: string;

@@ -46,6 +46,18 @@ export interface SetPreapprovalEntry {
   readonly enabled: boolean;
 }
 
+/**
+ * A submitted command that sets a receiver's pre-approval (a wallet's TransferPreapproval
+ * proposal, accepted at once by the validator): unlike `setPreapproval`, a committed update.
+ */
+export interface PreapprovalCommandEntry {
+  readonly op: 'preapprove';
+  readonly at: EpochMs;
+  readonly commandId: string;
+  readonly receiver: string;
+  readonly instrument: Instrument;
+}
+
 export interface SetAmuletPriceEntry {
   readonly op: 'setAmuletPrice';
   readonly priceUsd: AmountText;
@@ -100,6 +112,7 @@ export type LedgerEntry =
   | AddSigningKeyEntry
   | CreateInstrumentEntry
   | SetPreapprovalEntry
+  | PreapprovalCommandEntry
   | SetAmuletPriceEntry
   | AdvanceClockEntry
   | SettleEntry

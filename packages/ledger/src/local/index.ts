@@ -10,6 +10,7 @@ export type {
   LocalLedgerControl,
   LocalLedgerOptions,
   LocalTransferCommand,
+  PreapprovalCommand,
   SelfTransfer,
   UpdateHoldingChanges,
 } from './control.js';

@@ -58,6 +58,7 @@ import type {
   LocalLedger,
   LocalLedgerOptions,
   LocalTransferCommand,
+  PreapprovalCommand,
 } from './control.js';
 import type {
   ChangeEntry,
@@ -381,6 +382,16 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
         enabled,
       });
     });
+  }
+
+  submitPreapproval(command: PreapprovalCommand): Promise<CommandResult> {
+    return this.submit<CommandResult>(command.commandId, (at) => ({
+      op: 'preapprove',
+      at,
+      commandId: command.commandId,
+      receiver: command.receiver,
+      instrument: checkInstrument(command.instrument),
+    }));
   }
 
   mint(request: Parameters<LocalLedger['mint']>[0]) {
