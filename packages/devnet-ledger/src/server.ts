@@ -23,6 +23,7 @@ import {
   readBodiesAsJson,
 } from './http/canton-answers.js';
 import { createLedgerFastify } from './http/fastify.js';
+import { participantIdOf } from './identity.js';
 import { interactiveSubmissionRoutes } from './interactive-submission.js';
 import { packageRoutes } from './package-routes.js';
 import { participantRoutes } from './participant-routes.js';
@@ -83,6 +84,7 @@ function serverContext(options: DevnetLedgerServerOptions): ServerContext {
   const { ledger } = options;
   return {
     ledger,
+    participantId: participantIdOf(ledger.operatorNamespace()),
     users: new UserDirectory(ledger, DEFAULT_USER),
     auth: {
       secret: options.authSecret ?? null,

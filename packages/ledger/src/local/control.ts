@@ -141,6 +141,11 @@ export interface LocalLedgerControl {
   submitTransfer(command: LocalTransferCommand): Promise<TransferOutcome>;
   /** Creates the party, or finds the one the same request created before (`created: false`). */
   createParty(request: CreatePartyRequest): Promise<CreatedParty>;
+  /**
+   * The namespace internal parties are created in (`<hint>::<namespace>`): a participant's own,
+   * whose id a server for this ledger reports in the same namespace.
+   */
+  operatorNamespace(): string;
   /** Every party the ledger knows, in the order they were created (a participant's party list). */
   listParties(): Promise<readonly PartyInfo[]>;
   /** Whether the receiver pre-approves incoming transfers of the instrument (false if unknown). */

@@ -384,6 +384,10 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
     });
   }
 
+  operatorNamespace(): string {
+    return this.state.operatorNamespace;
+  }
+
   submitPreapproval(command: PreapprovalCommand): Promise<CommandResult> {
     return this.submit<CommandResult>(command.commandId, (at) => ({
       op: 'preapprove',
