@@ -82,6 +82,22 @@ describe('create commands', () => {
     expectCantonError(again, 409, 'DUPLICATE_COMMAND');
   });
 
+  it('answers the proposal’s transaction when asked for it, as submit-and-wait-for-transaction', async () => {
+    const { commands, ...rest } = createSubmission('preapprove-pool', [world.pool], PROPOSAL, {
+      provider: operator,
+      receiver: world.pool,
+    });
+    const answer = await call(
+      world.server.url,
+      'POST',
+      '/v2/commands/submit-and-wait-for-transaction',
+      { commands: { commands, ...rest } },
+    );
+    expect(answer.status).toBe(200);
+    expectSchema('ledger', 'JsSubmitAndWaitForTransactionResponse', answer.body);
+    expect(answer.body.transaction.commandId).toBe('preapprove-pool');
+  });
+
   it('refuses a proposal the devnet’s validator would never accept, changing nothing', async () => {
     const end = await world.ledger.ledgerEnd();
     const otherProvider = await propose('other-provider', world.pool, { provider: world.pool });
