@@ -78,6 +78,23 @@ export function parseCreateCommand(
   };
 }
 
+/** Refuses a proposal the devnet's validator (`operator`, of the DSO `dso`) would never accept. */
+export function checkProposal(proposal: PreapprovalProposal, operator: string, dso: string): void {
+  if (proposal.provider !== operator) {
+    throw invalidArgument(
+      `only the devnet's validator operator ${operator} provides pre-approvals, not ${proposal.provider}`,
+    );
+  }
+  if (proposal.expectedDso !== undefined && proposal.expectedDso !== dso) {
+    throw new CantonApiError(
+      'DAML_FAILURE',
+      'InvalidGivenCurrentSystemStateOther',
+      `the expected DSO ${proposal.expectedDso} is not the devnet's DSO ${dso}`,
+      { error_id: 'unexpected_dso' },
+    );
+  }
+}
+
 /** The refusal of a CreateCommand where the devnet runs exercises only (external signing). */
 export function createNotPrepared(templateId: unknown): CantonApiError {
   return invalidArgument(

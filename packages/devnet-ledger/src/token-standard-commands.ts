@@ -31,6 +31,7 @@ import {
 } from '@poolparty/ledger';
 import { CantonApiError, invalidArgument, permissionDenied } from './canton-errors.js';
 import {
+  checkProposal,
   createNotPrepared,
   type PreapprovalProposal,
   parseCreateCommand,
@@ -365,19 +366,7 @@ export class CommandRunner {
     if (amulet === null) {
       throw invalidArgument('the devnet has no Amulet yet: there is nothing to pre-approve');
     }
-    if (proposal.provider !== operator) {
-      throw invalidArgument(
-        `only the devnet's validator operator ${operator} provides pre-approvals, not ${proposal.provider}`,
-      );
-    }
-    if (proposal.expectedDso !== undefined && proposal.expectedDso !== amulet.admin) {
-      throw new CantonApiError(
-        'DAML_FAILURE',
-        'InvalidGivenCurrentSystemStateOther',
-        `the expected DSO ${proposal.expectedDso} is not the devnet's DSO ${amulet.admin}`,
-        { error_id: 'unexpected_dso' },
-      );
-    }
+    checkProposal(proposal, operator, amulet.admin);
     return this.ledger.submitPreapproval({
       commandId,
       receiver: proposal.receiver,
