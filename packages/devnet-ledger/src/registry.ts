@@ -5,7 +5,7 @@
  *
  * Two kinds of registry base are served:
  * - the default one, at the scan proxy (`/api/validator/v0/scan-proxy`), where a validator serves
- *   Canton Coin's registry: only the Amulet admin's (DSO's) instruments, as the spec's "all
+ *   Canton Coin's registry: only the Amulet admin's (DSO's) instruments, as the metadata API's "all
  *   instruments managed by this instrument admin" says (a wallet files what a registry lists under
  *   its admin); before Amulet exists, the first admin's;
  * - one per instrument admin, at `/registries/<admin>`, serving only that admin's instruments.
