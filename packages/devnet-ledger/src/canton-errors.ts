@@ -106,6 +106,7 @@ const LEDGER_ERRORS: Readonly<
   },
   unknown_instrument: { code: 'DAML_FAILURE', category: 'InvalidGivenCurrentSystemStateOther' },
   insufficient_holdings: { code: 'DAML_FAILURE', category: 'InvalidGivenCurrentSystemStateOther' },
+  invalid_inputs: { code: 'DAML_FAILURE', category: 'InvalidGivenCurrentSystemStateOther' },
   invalid_amount: { code: 'DAML_FAILURE', category: 'InvalidIndependentOfSystemState' },
   metadata_limit_exceeded: { code: 'DAML_FAILURE', category: 'InvalidIndependentOfSystemState' },
   offer_not_found: {

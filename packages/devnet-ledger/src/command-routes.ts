@@ -19,7 +19,7 @@ import {
   stringAt,
   stringsAt,
 } from './request-body.js';
-import { actAsOf, parseDeduplication, parseLedgerCommand } from './token-standard-commands.js';
+import { actAsOf, parseDeduplication, parseSubmittedCommand } from './token-standard-commands.js';
 import {
   parseTransactionShape,
   shapeTransaction,
@@ -88,6 +88,22 @@ function actingParty(event: LedgerEvent): string {
   }
 }
 
+/**
+ * The party whose command the update at `offset` committed: its first event's; for a transfer to
+ * oneself (which has no event) the owner's; for another update without events (a pre-approval)
+ * the submitter's first party; null for an update of no command.
+ */
+function submittingParty(ctx: ServerContext, offset: Offset): string | null {
+  const { ledger } = ctx;
+  const update = ledger.updateAt(offset);
+  const first = update?.events[0];
+  if (first !== undefined) return actingParty(first);
+  const owner = ledger.holdingChangesAt(offset)?.selfTransfer?.owner;
+  if (owner !== undefined) return owner;
+  const commandId = update?.commandId;
+  return (commandId == null ? undefined : ctx.commands.originOf(commandId)?.party) ?? null;
+}
+
 function completionOf(
   update: LedgerUpdate,
   party: string,
@@ -125,7 +141,7 @@ async function submitCommands(ctx: ServerContext, request: FastifyRequest, comma
     userOf(request),
     optionalStringAt(commands.userId, 'commands.userId'),
   );
-  const command = parseLedgerCommand(commands.commands);
+  const command = parseSubmittedCommand(commands.commands);
   await ctx.users.requireActAs(user, actAs);
   const submissionId = optionalStringAt(commands.submissionId, 'commands.submissionId');
   const result = await ctx.commands.submit({
@@ -227,9 +243,8 @@ async function completionsRequest(ctx: ServerContext, authenticated: string, val
   if (beginExclusive > end) throw offsetAfterLedgerEnd(beginExclusive, end);
   const itemAt = (offset: Offset) => {
     const update = ledger.updateAt(offset);
-    const first = update?.events[0];
-    if (update === undefined || update.commandId === null || first === undefined) return null;
-    const party = actingParty(first);
+    const party = submittingParty(ctx, offset);
+    if (update === undefined || update.commandId === null || party === null) return null;
     // Commands that did not come through this server count as the administrator's.
     const origin = ctx.commands.originOf(update.commandId);
     const submitter = origin?.userId ?? users.defaultUser;

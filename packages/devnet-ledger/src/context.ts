@@ -13,6 +13,8 @@ import type { UserDirectory } from './users.js';
 
 export interface ServerContext {
   readonly ledger: LocalLedger;
+  /** The participant's id, in the ledger's operator namespace. */
+  readonly participantId: string;
   readonly users: UserDirectory;
   readonly auth: AuthSettings;
   readonly history: ContractHistory;

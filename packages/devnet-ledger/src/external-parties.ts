@@ -22,7 +22,7 @@ import { invalidArgument, permissionDenied } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
 import { verifyEd25519Signature } from './ed25519.js';
 import { registerRoutes, routeOf } from './http/route-table.js';
-import { PARTICIPANT_ID, SYNCHRONIZER_ID } from './identity.js';
+import { SYNCHRONIZER_ID } from './identity.js';
 import { arrayAt, type Json, objectAt, stringAt } from './request-body.js';
 import {
   decodeTopologyTransaction,
@@ -61,13 +61,13 @@ function rawKeyOf(value: unknown): Uint8Array {
 }
 
 /** Refuses hosting this devnet cannot give: elsewhere, observing only, or a higher threshold. */
-function checkSingleHosting(body: Json): void {
+function checkSingleHosting(body: Json, participantId: string): void {
   const others = [
     ...arrayAt(body.otherConfirmingParticipantUids ?? [], 'otherConfirmingParticipantUids'),
     ...arrayAt(body.observingParticipantUids ?? [], 'observingParticipantUids'),
   ];
   if (others.length > 0) {
-    throw invalidArgument(`the devnet synchronizer has one participant, ${PARTICIPANT_ID}`);
+    throw invalidArgument(`the devnet synchronizer has one participant, ${participantId}`);
   }
   if (body.localParticipantObservationOnly === true) {
     throw invalidArgument('the devnet participant hosts external parties with confirmation rights');
@@ -95,10 +95,10 @@ const partyRoute = routeOf<ServerContext>();
 const generateTopology = partyRoute({
   method: 'POST',
   url: '/v2/parties/external/generate-topology',
-  handler: async (_ctx, request) => {
+  handler: async (ctx, request) => {
     const body = objectAt(request.body, 'body');
     checkSynchronizer(body.synchronizer);
-    checkSingleHosting(body);
+    checkSingleHosting(body, ctx.participantId);
     const hint = stringAt(body.partyHint, 'partyHint');
     if (!/^[A-Za-z0-9_-]{1,185}$/.test(hint)) {
       throw invalidArgument('partyHint must be 1 to 185 of A-Z a-z 0-9 _ -', {
@@ -112,7 +112,7 @@ const generateTopology = partyRoute({
       party,
       namespace,
       rawKey,
-      participantUid: PARTICIPANT_ID,
+      participantUid: ctx.participantId,
     });
     return {
       partyId: party,
@@ -186,7 +186,7 @@ function rawOfTopologyKey(key: SigningPublicKey | undefined): Uint8Array | null 
 }
 
 /** What the onboarding transactions establish: the party and the key of its namespace. */
-function partyOfOnboardings(onboardings: readonly Onboarding[]) {
+function partyOfOnboardings(onboardings: readonly Onboarding[], participantId: string) {
   const mappings = onboardings.map(({ transaction }) => {
     if (transaction.operation !== Enums_TopologyChangeOp.ADD_REPLACE) {
       throw invalidArgument('onboarding transactions add mappings; none removes one');
@@ -200,9 +200,9 @@ function partyOfOnboardings(onboardings: readonly Onboarding[]) {
   if (hosting.length !== 1 || only === undefined) {
     throw invalidArgument('onboardingTransactions must hold one PartyToParticipant');
   }
-  const here = only.participants.filter((p) => p.participantUid === PARTICIPANT_ID);
+  const here = only.participants.filter((p) => p.participantUid === participantId);
   if (only.participants.length !== 1 || here.length !== 1 || only.threshold > 1) {
-    throw invalidArgument(`the party must be hosted by ${PARTICIPANT_ID} alone, threshold 1`);
+    throw invalidArgument(`the party must be hosted by ${participantId} alone, threshold 1`);
   }
   const namespace = only.party.slice(only.party.indexOf('::') + 2);
   const namespaceKeys = mappings.flatMap((m) =>
@@ -254,7 +254,7 @@ const allocateExternalParty = partyRoute({
     checkSynchronizer(body.synchronizer);
     const onboardings = onboardingsOf(body.onboardingTransactions);
     const multiSignatures = signaturesAt(body.multiHashSignatures, 'multiHashSignatures');
-    const { party, hint, key } = partyOfOnboardings(onboardings);
+    const { party, hint, key } = partyOfOnboardings(onboardings, ctx.participantId);
     if (!signedByKey(onboardings, multiSignatures, key)) {
       throw invalidArgument(
         `the onboarding transactions are not all signed by the key of ${party}`,

@@ -5,6 +5,7 @@
  * devnet runs no Daml, so nothing can be uploaded and no archive downloaded.
  */
 
+import { createHash } from 'node:crypto';
 import {
   DEVNET_PACKAGE_ID,
   DEVNET_PACKAGE_NAME,
@@ -14,10 +15,18 @@ import {
 import type { FastifyInstance } from 'fastify';
 import { CantonApiError, invalidArgument } from './canton-errors.js';
 import type { ServerContext } from './context.js';
+import { SPLICE_WALLET_PACKAGE_NAME } from './create-commands.js';
 import { registerRoutes, routeOf } from './http/route-table.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 
-/** The packages a wallet may name, by name: their id and version. */
+/** A package id for a package the devnet only names: fixed, derived from its name. */
+const namedPackageId = (name: string) =>
+  createHash('sha256').update(`poolparty-devnet/package/${name}`).digest('hex');
+
+/**
+ * The packages a wallet may name, by name: their id and version. splice-wallet's version is one
+ * whose pre-approval proposal names the expected DSO (0.1.11 on), as a wallet then sends it.
+ */
 const DEVNET_PACKAGES: ReadonlyMap<string, { readonly id: string; readonly version: string }> =
   new Map([
     [DEVNET_PACKAGE_NAME, { id: DEVNET_PACKAGE_ID, version: '1.0.0' }],
@@ -26,7 +35,14 @@ const DEVNET_PACKAGES: ReadonlyMap<string, { readonly id: string; readonly versi
       'splice-api-token-transfer-instruction-v1',
       { id: TRANSFER_INSTRUCTION_INTERFACE_PACKAGE_ID, version: '1.0.0' },
     ],
+    [
+      SPLICE_WALLET_PACKAGE_NAME,
+      { id: namedPackageId(SPLICE_WALLET_PACKAGE_NAME), version: '0.1.11' },
+    ],
   ]);
+
+/** The names of the packages the devnet participant has. */
+export const DEVNET_PACKAGE_NAMES: ReadonlySet<string> = new Set(DEVNET_PACKAGES.keys());
 
 const packageRoute = routeOf<ServerContext>();
 

@@ -6,12 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidArgument, permissionDenied } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
 import { registerRoutes, routeOf } from './http/route-table.js';
-import {
-  LEDGER_API_VERSION,
-  PARTICIPANT_ID,
-  SYNCHRONIZER_ALIAS,
-  SYNCHRONIZER_ID,
-} from './identity.js';
+import { LEDGER_API_VERSION, SYNCHRONIZER_ALIAS, SYNCHRONIZER_ID } from './identity.js';
 import {
   arrayAt,
   objectAt,
@@ -128,7 +123,7 @@ const getConnectedSynchronizers = participantRoute({
 const getParticipantId = participantRoute({
   method: 'GET',
   url: '/v2/parties/participant-id',
-  handler: async () => ({ participantId: PARTICIPANT_ID }),
+  handler: async (ctx) => ({ participantId: ctx.participantId }),
 });
 
 /**

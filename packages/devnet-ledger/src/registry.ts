@@ -5,13 +5,14 @@
  *
  * Two kinds of registry base are served:
  * - the default one, at the scan proxy (`/api/validator/v0/scan-proxy`), where a validator serves
- *   Canton Coin's registry; on the devnet it serves every admin's instruments;
+ *   Canton Coin's registry: only the Amulet admin's (DSO's) instruments, as the metadata API's "all
+ *   instruments managed by this instrument admin" says (a wallet files what a registry lists under
+ *   its admin); before Amulet exists, the first admin's;
  * - one per instrument admin, at `/registries/<admin>`, serving only that admin's instruments.
  *
  * Devnet choices: instruments have 10 decimals (Daml's `Decimal`); `totalSupply` is the sum of the
- * active holdings; on the default registry an instrument id that several admins use resolves to
- * the Amulet admin's, else to the first admin's. A factory request for an instrument the registry
- * does not serve is a 404, a malformed one a 400.
+ * active holdings. A factory request for an instrument the registry does not serve (another
+ * admin's) is a 404, a malformed one a 400.
  */
 import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
 import { type LocalLedger, MINING_ROUND_MS, type TransferOffer } from '@poolparty/ledger';
@@ -69,19 +70,27 @@ interface RegistryDeps {
   readonly history: ContractHistory;
 }
 
-/** The instruments a registry serves: one admin's, or (admin null) every admin's. */
+/**
+ * The admin whose instruments a registry serves: its path's, or for the default registry the
+ * Amulet admin (before Amulet exists, the first instrument's admin); null while there is none.
+ */
+async function servedAdmin(ledger: LocalLedger, admin: string | null): Promise<string | null> {
+  if (admin !== null) return admin;
+  const fallback = (await amuletOf(ledger)) ?? (await ledger.listInstruments())[0];
+  return fallback?.admin ?? null;
+}
+
+/** The instruments a registry serves: those of the one admin it is the registry of. */
 async function instrumentsOf(ledger: LocalLedger, admin: string | null): Promise<Instrument[]> {
-  const all = await ledger.listInstruments();
-  return admin === null ? [...all] : all.filter((i) => i.admin === admin);
+  const served = await servedAdmin(ledger, admin);
+  if (served === null) return [];
+  return (await ledger.listInstruments()).filter((i) => i.admin === served);
 }
 
 async function registryAdmin(ledger: LocalLedger, admin: string | null): Promise<string> {
-  if (admin !== null) return admin;
-  const amulet = await amuletOf(ledger);
-  const first = (await ledger.listInstruments())[0];
-  const fallback = amulet ?? first;
-  if (fallback === undefined) throw new RegistryError(404, 'this registry has no instruments yet');
-  return fallback.admin;
+  const served = await servedAdmin(ledger, admin);
+  if (served === null) throw new RegistryError(404, 'this registry has no instruments yet');
+  return served;
 }
 
 async function findInstrument(
@@ -89,9 +98,7 @@ async function findInstrument(
   admin: string | null,
   id: string,
 ): Promise<Instrument | undefined> {
-  const matching = (await instrumentsOf(ledger, admin)).filter((i) => i.id === id);
-  const amulet = await amuletOf(ledger);
-  return matching.find((i) => i.admin === amulet?.admin) ?? matching[0];
+  return (await instrumentsOf(ledger, admin)).find((i) => i.id === id);
 }
 
 function supplyByInstrument(deps: RegistryDeps, end: number): Map<string, Amount> {
@@ -155,7 +162,7 @@ function choiceContext(entries: readonly (readonly [string, DevnetContract])[], 
 
 /** What a registry's routes share: the ledger, its history, and whose instruments it serves. */
 interface RegistryRouteDeps extends RegistryDeps {
-  /** The admin a request's registry serves (from its path), or null for every admin's. */
+  /** The admin a request's registry serves (from its path), or null for the default registry. */
   readonly adminOf: (request: FastifyRequest) => string | null;
 }
 
@@ -282,11 +289,8 @@ const choiceContextRoute = (action: 'accept' | 'reject' | 'withdraw') =>
         transferInstructionId,
         end,
       );
-      const servedAdmin = adminOf(request);
-      if (
-        instruction === undefined ||
-        (servedAdmin !== null && instruction.instrument.admin !== servedAdmin)
-      ) {
+      const admin = await servedAdmin(ledger, adminOf(request));
+      if (instruction === undefined || instruction.instrument.admin !== admin) {
         throw new RegistryError(
           404,
           `No pending transfer instruction ${transferInstructionId} in this registry`,

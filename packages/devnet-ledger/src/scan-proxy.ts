@@ -26,7 +26,7 @@ export async function amuletOf(ledger: LocalLedger): Promise<Instrument | null> 
   return (await ledger.listInstruments()).find((i) => i.id === 'Amulet') ?? null;
 }
 
-async function dsoOf(ledger: LocalLedger): Promise<string> {
+export async function dsoOf(ledger: LocalLedger): Promise<string> {
   return (await amuletOf(ledger))?.admin ?? DSO_PARTY;
 }
 
@@ -78,7 +78,8 @@ const getTransferPreapproval = scanProxyRoute<{ Params: { party: string } }>({
     const { party } = request.params;
     const amulet = await amuletOf(ledger);
     if (amulet === null || !(await ledger.preapproves(party, amulet))) {
-      throw new RegistryError(404, `No transfer preapproval found for party ${party}`);
+      // Splice's own text: wallets tell "none" from a failure by its start, not by the status.
+      throw new RegistryError(404, `No TransferPreapproval found for party: ${party}`);
     }
     const contract = transferPreapprovalContract(
       amulet.admin,

@@ -23,6 +23,7 @@ import {
   readBodiesAsJson,
 } from './http/canton-answers.js';
 import { createLedgerFastify } from './http/fastify.js';
+import { participantIdOf } from './identity.js';
 import { interactiveSubmissionRoutes } from './interactive-submission.js';
 import { packageRoutes } from './package-routes.js';
 import { participantRoutes } from './participant-routes.js';
@@ -34,6 +35,7 @@ import { unservedOperationRoutes } from './unserved-operations.js';
 import { updateReadRoutes } from './update-reads.js';
 import { updateRoutes } from './updates.js';
 import { DEFAULT_USER, UserDirectory } from './users.js';
+import { validatorUserRoutes } from './validator-user.js';
 
 export interface DevnetLedgerServerOptions {
   /** The embedded ledger it serves (the caller opens and closes it). */
@@ -58,7 +60,7 @@ export interface DevnetLedgerServer {
   readonly ledgerApiUrl: string;
   /** url + '/api/validator'. */
   readonly scanProxyUrl: string;
-  /** Default registry base (serves every admin's instruments). */
+  /** Default registry base: Canton Coin's, serving the Amulet admin's instruments. */
   readonly registryUrl: string;
   /** Per-admin registry base. */
   registryUrlOf(admin: string): string;
@@ -82,6 +84,7 @@ function serverContext(options: DevnetLedgerServerOptions): ServerContext {
   const { ledger } = options;
   return {
     ledger,
+    participantId: participantIdOf(ledger.operatorNamespace()),
     users: new UserDirectory(ledger, DEFAULT_USER),
     auth: {
       secret: options.authSecret ?? null,
@@ -111,11 +114,15 @@ async function participantApi(participant: FastifyInstance, ctx: ServerContext):
   await unservedOperationRoutes(participant);
 }
 
-/** The validator's APIs: its scan proxy and the registries, answering `{ error }` bodies. */
+/**
+ * The validator's APIs: its scan proxy, its operator's user and the registries, answering
+ * `{ error }` bodies.
+ */
 async function validatorApis(validator: FastifyInstance, ctx: ServerContext): Promise<void> {
   validator.setErrorHandler(answerRegistryError);
   readBodiesAsJson(validator);
   await scanProxyRoutes(validator, ctx.ledger);
+  await validatorUserRoutes(validator, ctx.ledger);
   await registryRoutes(validator, { ledger: ctx.ledger, history: ctx.history });
 }
 

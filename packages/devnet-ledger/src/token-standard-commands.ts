@@ -1,13 +1,18 @@
 /**
  * Token Standard commands as the local ledger's submissions: an `ExerciseCommand` of
  * `TransferFactory_Transfer` on a transfer factory, or of `TransferInstruction_Accept`,
- * `_Reject` or `_Withdraw` on a pending instruction (whose contract id is the offer id).
+ * `_Reject` or `_Withdraw` on a pending instruction (whose contract id is the offer id); and, for
+ * a submission (not a prepared one), the `CreateCommand` of a pre-approval proposal
+ * (create-commands.ts).
  *
  * Decisions:
  * - one command per submission (what the Token Standard flows send); more is INVALID_ARGUMENT;
  * - the template may be named by the interface or by the devnet template, by package id or
  *   `#name`: only the qualified name is compared;
- * - `inputHoldingCids` are not honoured: the local ledger picks the sender's holdings itself;
+ * - `inputHoldingCids`, when not empty, are exactly the holdings the transfer archives (the
+ *   Token Standard's "MUST archive all of these holdings"); empty, the ledger picks them;
+ * - a transfer whose receiver is its sender is a self-transfer (the wallet SDK's merge): run, as
+ *   Splice runs it, rather than refused;
  * - the acting party of an instruction choice is the first `actAs` party.
  *
  * Deduplication as Canton does it: a command id that committed within the deduplication period
@@ -19,11 +24,19 @@ import type { Amount, Instrument } from '@poolparty/core';
 import {
   type CommandResult,
   DEFAULT_DEDUPLICATION_PERIOD_MS,
+  INPUT_HOLDINGS_MAX,
   LedgerError,
   type LocalLedger,
   type Meta,
 } from '@poolparty/ledger';
 import { CantonApiError, invalidArgument, permissionDenied } from './canton-errors.js';
+import {
+  checkProposal,
+  createNotPrepared,
+  type PreapprovalProposal,
+  parseCreateCommand,
+} from './create-commands.js';
+import { DEVNET_PACKAGE_NAMES } from './package-routes.js';
 import {
   arrayAt,
   type Json,
@@ -32,6 +45,8 @@ import {
   optionalObjectAt,
   stringAt,
 } from './request-body.js';
+import { amuletOf } from './scan-proxy.js';
+import { validatorUserInfo } from './validator-user.js';
 import {
   parseDamlDecimal,
   parseDamlTime,
@@ -56,8 +71,13 @@ export type LedgerCommand =
       readonly amount: Amount;
       readonly meta: Meta;
       readonly executeBefore: Date;
+      /** `inputHoldingCids`: the holdings to archive; empty, the ledger picks. */
+      readonly inputHoldingIds: readonly string[];
     }
   | { readonly kind: 'accept' | 'reject' | 'withdraw'; readonly offerId: string };
+
+/** What a submission (not a prepared one) may run: the Token Standard's exercises, and creates. */
+export type SubmittedCommand = LedgerCommand | PreapprovalProposal;
 
 const INSTRUCTION_CHOICES: Readonly<Record<string, 'accept' | 'reject' | 'withdraw'>> = {
   [TRANSFER_INSTRUCTION_ACCEPT_CHOICE]: 'accept',
@@ -100,13 +120,35 @@ function timeAt(value: unknown, path: string): Date {
   }
 }
 
-/** The one ExerciseCommand of a `commands` list, as the ledger command it stands for. */
-export function parseLedgerCommand(commands: unknown): LedgerCommand {
+/** The one command of a `commands` list, still wrapped (`{ExerciseCommand: …}`, …). */
+function onlyCommand(commands: unknown): Json {
   const list = arrayAt(commands, 'commands');
   if (list.length !== 1) {
     throw invalidArgument(`exactly one command per submission, not ${list.length}`);
   }
   const wrapper = objectAt(list[0], 'commands[0]');
+  const kind = Object.keys(wrapper)[0];
+  if (kind !== 'ExerciseCommand' && kind !== 'CreateCommand') {
+    throw invalidArgument(
+      `commands[0] is a ${kind ?? 'command of no kind'}: the devnet ledger runs ExerciseCommand and CreateCommand`,
+    );
+  }
+  return wrapper;
+}
+
+/** The one command a submission runs: an ExerciseCommand, or a CreateCommand of a proposal. */
+export function parseSubmittedCommand(commands: unknown): SubmittedCommand {
+  const wrapper = onlyCommand(commands);
+  if (wrapper.CreateCommand === undefined) return parseLedgerCommand(commands);
+  return parseCreateCommand(wrapper.CreateCommand, DEVNET_PACKAGE_NAMES);
+}
+
+/** The one ExerciseCommand of a `commands` list, as the ledger command it stands for. */
+export function parseLedgerCommand(commands: unknown): LedgerCommand {
+  const wrapper = onlyCommand(commands);
+  if (wrapper.CreateCommand !== undefined) {
+    throw createNotPrepared((wrapper.CreateCommand as { templateId?: unknown }).templateId);
+  }
   const exercise = objectAt(wrapper.ExerciseCommand, 'commands[0].ExerciseCommand');
   const templateId = stringAt(exercise.templateId, 'ExerciseCommand.templateId');
   const contractId = stringAt(exercise.contractId, 'ExerciseCommand.contractId');
@@ -145,12 +187,32 @@ function transferCommand(factoryId: string, argument: Json): LedgerCommand {
     amount: decimalAt(transfer.amount, 'transfer.amount'),
     meta: metaOf(transfer.meta, 'transfer.meta'),
     executeBefore: timeAt(transfer.executeBefore, 'transfer.executeBefore'),
+    inputHoldingIds: holdingIdsAt(transfer.inputHoldingCids),
   };
 }
 
+/** `transfer.inputHoldingCids`: contract ids, at most as many as one transfer may archive. */
+function holdingIdsAt(value: unknown): string[] {
+  const path = 'transfer.inputHoldingCids';
+  const ids = arrayAt(value ?? [], path).map((id, i) => stringAt(id, `${path}[${i}]`));
+  if (ids.length > INPUT_HOLDINGS_MAX) {
+    throw invalidArgument(`${path} names ${ids.length} holdings, at most ${INPUT_HOLDINGS_MAX}`, {
+      field: path,
+    });
+  }
+  return ids;
+}
+
 /** Checks that do not need the ledger's state: who may act, and on which factory. */
-export function checkActors(command: LedgerCommand, actAs: readonly string[]): void {
+export function checkActors(command: SubmittedCommand, actAs: readonly string[]): void {
   if (actAs.length === 0) throw invalidArgument('actAs names no party');
+  if (command.kind === 'preapprove' && !actAs.includes(command.receiver)) {
+    throw new CantonApiError(
+      'DAML_AUTHORIZATION_ERROR',
+      'InvalidIndependentOfSystemState',
+      `the proposal's receiver ${command.receiver} is not among the submitting parties`,
+    );
+  }
   if (command.kind !== 'transfer') return;
   if (!actAs.includes(command.sender)) {
     throw new CantonApiError(
@@ -193,7 +255,7 @@ export function parseDeduplication(value: unknown): Deduplication {
 export interface Submission {
   readonly commandId: string;
   readonly actAs: readonly string[];
-  readonly command: LedgerCommand;
+  readonly command: SubmittedCommand;
   readonly deduplication: Deduplication;
   /** The user submitting: completions are reported to it. */
   readonly userId: string;
@@ -205,6 +267,8 @@ export interface Submission {
 export interface CommandOrigin {
   readonly userId: string;
   readonly submissionId: string | undefined;
+  /** The first submitting party: whose completion it is when the update names no one. */
+  readonly party: string | undefined;
 }
 
 /** Runs submissions one command id at a time and refuses duplicates the way Canton does. */
@@ -244,8 +308,8 @@ export class CommandRunner {
     }
   }
 
-  private remember({ commandId, userId, submissionId }: Submission): void {
-    this.origins.set(commandId, { userId, submissionId });
+  private remember({ commandId, userId, submissionId, actAs }: Submission): void {
+    this.origins.set(commandId, { userId, submissionId, party: actAs[0] });
   }
 
   private async refuseDuplicate({ commandId, deduplication }: Submission): Promise<void> {
@@ -282,6 +346,7 @@ export class CommandRunner {
           amount: command.amount,
           meta: command.meta,
           executeBefore: command.executeBefore,
+          inputHoldingIds: command.inputHoldingIds,
         });
       case 'accept':
         return this.ledger.acceptOffer({ commandId, offerId: command.offerId, actor });
@@ -289,7 +354,24 @@ export class CommandRunner {
         return this.ledger.rejectOffer({ commandId, offerId: command.offerId, actor });
       case 'withdraw':
         return this.ledger.withdrawOffer({ commandId, offerId: command.offerId, actor });
+      case 'preapprove':
+        return this.preapprove(commandId, command);
     }
+  }
+
+  /** The proposal accepted at once by the devnet's validator: Amulet pre-approved. */
+  private async preapprove(commandId: string, proposal: PreapprovalProposal) {
+    const { party_id: operator } = await validatorUserInfo(this.ledger);
+    const amulet = await amuletOf(this.ledger);
+    if (amulet === null) {
+      throw invalidArgument('the devnet has no Amulet yet: there is nothing to pre-approve');
+    }
+    checkProposal(proposal, operator, amulet.admin);
+    return this.ledger.submitPreapproval({
+      commandId,
+      receiver: proposal.receiver,
+      instrument: amulet,
+    });
   }
 }
 

@@ -5,7 +5,7 @@
  * created and archived, a contract created and archived in the same transaction not at all).
  */
 import { keepRecent } from '@poolparty/core';
-import type { LocalLedger, Offset } from '@poolparty/ledger';
+import type { LedgerUpdate, LocalLedger, Offset } from '@poolparty/ledger';
 import { invalidArgument } from './canton-errors.js';
 import type { ContractHistory } from './contract-history.js';
 import {
@@ -70,6 +70,7 @@ export function transactionAt(
     archived: changes.archived,
     offers: history.instructionsUpTo(offset),
     synchronizerId: SYNCHRONIZER_ID,
+    ...(changes.selfTransfer !== undefined && { selfTransfer: changes.selfTransfer }),
   });
   if (kept === undefined) {
     kept = new Map();
@@ -77,6 +78,13 @@ export function transactionAt(
   }
   keepRecent(kept, offset, transaction, RENDERED_TRANSACTIONS_KEPT);
   return transaction;
+}
+
+/** The parties an update concerns: its events', or a transfer to oneself's owner and admin. */
+function partiesOfUpdate(ledger: LocalLedger, update: LedgerUpdate): string[] {
+  const merge = ledger.holdingChangesAt(update.offset)?.selfTransfer;
+  const ofMerge = merge === undefined ? [] : [merge.owner, merge.instrument.admin];
+  return [...update.events.flatMap(eventParties), ...ofMerge];
 }
 
 /**
@@ -92,7 +100,7 @@ export function visibleTransactionAt(
 ): JsTransaction | null {
   const update = ledger.updateAt(offset);
   if (update === undefined) return null;
-  if (!readsAnyOf(filter, update.events.flatMap(eventParties))) return null;
+  if (!readsAnyOf(filter, partiesOfUpdate(ledger, update))) return null;
   const transaction = transactionAt(ledger, history, offset);
   if (transaction === undefined) return null;
   const shown = shapeTransaction(history, transaction, filter, shape);

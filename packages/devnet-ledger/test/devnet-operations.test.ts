@@ -26,6 +26,7 @@ describe('ledger refusals as problems', () => {
     unknown_party: [404, 'not_found'],
     unknown_instrument: [404, 'token_not_found'],
     insufficient_holdings: [400, 'validation_error'],
+    invalid_inputs: [400, 'validation_error'],
     invalid_amount: [400, 'validation_error'],
     metadata_limit_exceeded: [400, 'validation_error'],
     offer_not_found: [404, 'not_found'],

@@ -49,7 +49,7 @@ describe('operations the devnet participant serves', () => {
     const unknown = await call(
       world.server.url,
       'GET',
-      '/v2/interactive-submission/preferred-package-version?package-name=splice-wallet',
+      '/v2/interactive-submission/preferred-package-version?package-name=splice-amulet',
     );
     expect(unknown).toEqual({ status: 200, body: {} });
   });

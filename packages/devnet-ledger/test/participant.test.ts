@@ -129,6 +129,29 @@ describe('devnet ledger server without auth', () => {
     expectSchema('ledger', 'GetParticipantIdResponse', answer.body);
   });
 
+  it('allocates local parties in its own namespace, where a client looks for them', async () => {
+    const { participantId } = (await call(world.server.url, 'GET', '/v2/parties/participant-id'))
+      .body;
+    const namespace = participantId.slice(participantId.lastIndexOf('::') + 2);
+    const allocated = await call(world.server.url, 'POST', '/v2/parties', {
+      partyIdHint: 'local-one',
+      identityProviderId: '',
+    });
+    expect(allocated.body.partyDetails.party).toBe(`local-one::${namespace}`);
+    // A client checks whether a hint is allocated already by asking for it in that namespace.
+    const found = await call(
+      world.server.url,
+      'GET',
+      `/v2/parties/${encodeURIComponent(`local-one::${namespace}`)}`,
+    );
+    expectSchema('ledger', 'GetPartiesResponse', found.body);
+    expect(found.body.partyDetails.map((p: { party: string }) => p.party)).toEqual([
+      `local-one::${namespace}`,
+    ]);
+    // The seeded internal parties are the participant's too.
+    expect(world.treasury.endsWith(`::${namespace}`)).toBe(true);
+  });
+
   it('acts as the default user, who may act as every internal party and read as any', async () => {
     const me = await call(world.server.url, 'GET', '/v2/authenticated-user');
     expect(me.body.user.id).toBe('poolparty');

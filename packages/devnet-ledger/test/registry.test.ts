@@ -31,6 +31,17 @@ describe('scan proxy', () => {
     expect(answer.body.dso_party_id).toBe(world.amulet.admin);
   });
 
+  it('names the validator operator, without a token, as a validator’s public API does', async () => {
+    const answer = await call(world.server.url, 'GET', '/api/validator/v0/validator-user');
+    expect(answer.status).toBe(200);
+    // Splice's GetValidatorUserInfoResponse (not among the vendored documents): all three required.
+    expect(answer.body).toEqual({
+      party_id: world.amulet.admin,
+      user_name: 'poolparty',
+      featured: false,
+    });
+  });
+
   it('reports the extra traffic price in the Amulet rules', async () => {
     const answer = await call(world.server.url, 'GET', `${SCAN}/amulet-rules`);
     expectSchema('scan', 'GetAmuletRulesProxyResponse', answer.body);
@@ -56,6 +67,8 @@ describe('scan proxy', () => {
     );
     expect(missing.status).toBe(404);
     expectSchema('scan', 'ErrorResponse', missing.body);
+    // The wallet SDK's lookup returns "none" only for Splice's text, and retries anything else.
+    expect(missing.body.error).toBe(`No TransferPreapproval found for party: ${world.treasury}`);
   });
 });
 
@@ -83,14 +96,22 @@ describe('registries', () => {
     },
   });
 
-  it('describes the default registry and lists every admin’s instruments with their supply', async () => {
+  it('describes the default registry and lists only the Amulet admin’s instruments with their supply', async () => {
     const base = new URL(world.server.registryUrl).pathname;
     const info = await call(world.server.url, 'GET', `${base}/registry/metadata/v1/info`);
     expectSchema('metadata', 'GetRegistryInfoResponse', info.body);
     expect(info.body.adminId).toBe(world.amulet.admin);
     const list = await call(world.server.url, 'GET', `${base}/registry/metadata/v1/instruments`);
     expectSchema('metadata', 'ListInstrumentsResponse', list.body);
-    expect(list.body.instruments.map((i: { id: string }) => i.id)).toEqual(['Amulet', 'USDCx']);
+    // A wallet files what a registry lists under the registry's admin: circle's USDCx is not DSO's.
+    expect(list.body.instruments.map((i: { id: string }) => i.id)).toEqual(['Amulet']);
+    const foreign = await call(
+      world.server.url,
+      'GET',
+      `${base}/registry/metadata/v1/instruments/USDCx`,
+    );
+    expect(foreign.status).toBe(404);
+    expectSchema('metadata', 'ErrorResponse', foreign.body);
     const amulet = list.body.instruments[0];
     expect(Amount.parse(amulet.totalSupply).eq(Amount.of(1100))).toBe(true);
     expect(amulet.decimals).toBe(10);
@@ -116,7 +137,10 @@ describe('registries', () => {
   });
 
   it('pages the instrument list', async () => {
-    const base = new URL(world.server.registryUrl).pathname;
+    const issuer = (await world.ledger.createParty({ hint: 'issuer' })).partyId;
+    await world.ledger.createInstrument({ admin: issuer, id: 'BondA' });
+    await world.ledger.createInstrument({ admin: issuer, id: 'BondB' });
+    const base = new URL(world.server.registryUrlOf(issuer)).pathname;
     const first = await call(
       world.server.url,
       'GET',
@@ -128,7 +152,7 @@ describe('registries', () => {
       'GET',
       `${base}/registry/metadata/v1/instruments?pageSize=1&pageToken=${first.body.nextPageToken}`,
     );
-    expect(second.body.instruments.map((i: { id: string }) => i.id)).toEqual(['USDCx']);
+    expect(second.body.instruments.map((i: { id: string }) => i.id)).toEqual(['BondB']);
     expect(second.body.nextPageToken).toBeUndefined();
   });
 
@@ -155,6 +179,15 @@ describe('registries', () => {
     expect(offer.body.factoryId).toBe(direct.body.factoryId);
     const self = await call(world.server.url, 'POST', path, factoryRequest(world, world.treasury));
     expect(self.body.transferKind).toBe('self');
+    // Canton Coin's registry has no factory for circle's USDCx: circle's own registry has.
+    const foreign = await call(
+      world.server.url,
+      'POST',
+      path,
+      factoryRequest(world, world.pool, world.usdcx),
+    );
+    expect(foreign.status).toBe(404);
+    expectSchema('transfer', 'ErrorResponse', foreign.body);
   });
 
   it('refuses a malformed factory request (400) and an instrument it does not serve (404)', async () => {
@@ -175,7 +208,15 @@ describe('registries', () => {
       instrument: world.usdcx,
       amount: Amount.of(5),
     })) as { offerId: string };
-    const base = new URL(world.server.registryUrl).pathname;
+    const base = new URL(world.server.registryUrlOf(world.usdcx.admin)).pathname;
+    const amuletBase = new URL(world.server.registryUrl).pathname;
+    const elsewhere = await call(
+      world.server.url,
+      'POST',
+      `${amuletBase}/registry/transfer-instruction/v1/${offerId}/choice-contexts/accept`,
+      {},
+    );
+    expect(elsewhere.status).toBe(404);
     for (const action of ['accept', 'reject', 'withdraw']) {
       const answer = await call(
         world.server.url,

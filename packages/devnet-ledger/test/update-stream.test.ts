@@ -139,6 +139,19 @@ describe('WebSocket update stream', () => {
     expect(offsets.every((o) => o <= 3)).toBe(true);
   });
 
+  it('serves a stream whose path has an empty segment, as a participant does', async () => {
+    const end = await world.ledger.ledgerEnd();
+    const stream = await openStream(
+      world.server.url,
+      request(world.treasury, 0),
+      ['daml.ws.auth'],
+      '//v2/updates',
+    );
+    await stream.next(isCheckpointAt(end));
+    for (const item of stream.items) expectSchema('ledger', 'JsGetUpdatesResponse', item);
+    stream.close();
+  });
+
   it('answers a malformed request with a JsCantonError and closes', async () => {
     const stream = await openStream(world.server.url, { beginExclusive: -1 });
     await stream.closed;

@@ -234,6 +234,8 @@ export type LedgerErrorCode =
   | 'unknown_party'
   | 'unknown_instrument'
   | 'insufficient_holdings'
+  /** The holdings a transfer names as its inputs cannot be (not the sender's, locked, gone…). */
+  | 'invalid_inputs'
   | 'invalid_amount'
   | 'metadata_limit_exceeded'
   | 'offer_not_found'

@@ -72,6 +72,7 @@ const LEDGER_ERROR_PROBLEMS: Readonly<Record<LedgerErrorCode, ErrorCode>> = Obje
   unknown_party: 'not_found',
   unknown_instrument: 'token_not_found',
   insufficient_holdings: 'validation_error',
+  invalid_inputs: 'validation_error',
   invalid_amount: 'validation_error',
   metadata_limit_exceeded: 'validation_error',
   offer_not_found: 'not_found',

@@ -80,6 +80,21 @@ function requestIdOf(given: string | string[] | undefined): string {
   return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
+/** A path's runs of slashes: each an empty segment, or several. */
+const EMPTY_SEGMENTS = /\/{2,}/g;
+
+/**
+ * The URL a request is routed by. A WebSocket upgrade's empty path segments are dropped, as a
+ * participant does (`//v2/updates` is `/v2/updates`; official clients joining a base URL that
+ * ends in `/` send such paths); plain HTTP paths are routed as they come.
+ */
+export function routedUrl(url: string, upgrade: string | undefined): string {
+  if (upgrade?.toLowerCase() !== 'websocket') return url;
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  return path.replace(EMPTY_SEGMENTS, '/') + (query === -1 ? '' : url.slice(query));
+}
+
 /** Ajv as the service validates its `/devnet` bodies: unknown members refused, numbers finite. */
 const AJV_OPTIONS = { removeAdditional: false, strictNumbers: true } as const;
 
@@ -97,6 +112,7 @@ export function createLedgerFastify(logLevel: string): FastifyInstance {
       requireHostHeader: false,
     },
     genReqId: (request) => requestIdOf(request.headers['x-request-id']),
+    rewriteUrl: (request) => routedUrl(request.url ?? '/', request.headers.upgrade),
     ajv: { customOptions: AJV_OPTIONS },
     // Failures found before routing skip the hooks, so their answers' headers are set here.
     frameworkErrors: (error, request, reply) => {

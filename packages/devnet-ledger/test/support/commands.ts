@@ -16,6 +16,7 @@ export function transferCommand(transfer: {
   executeBefore?: Date;
   meta?: Record<string, string>;
   factoryId?: string;
+  inputHoldingCids?: string[];
 }) {
   return {
     ExerciseCommand: {
@@ -31,7 +32,7 @@ export function transferCommand(transfer: {
           instrumentId: transfer.instrument,
           requestedAt: new Date().toISOString(),
           executeBefore: (transfer.executeBefore ?? new Date(Date.now() + 3_600_000)).toISOString(),
-          inputHoldingCids: [],
+          inputHoldingCids: transfer.inputHoldingCids ?? [],
           meta: { values: transfer.meta ?? {} },
         },
         extraArgs: { context: { values: {} }, meta: { values: {} } },

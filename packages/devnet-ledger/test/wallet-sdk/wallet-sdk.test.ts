@@ -91,14 +91,22 @@ async function onboard(hint: string): Promise<Wallet> {
 }
 
 /** A Token Standard transfer command from the SDK, through the registry's transfer factory. */
-async function createTransfer(sender: Wallet, receiver: string, amount: string) {
+async function createTransfer(
+  sender: Wallet,
+  receiver: string,
+  amount: string,
+  inputHoldingCids?: string[],
+) {
   sdk.tokenStandard?.setTransferFactoryRegistryUrl(
     new URL(`${proxy.url}/api/validator/v0/scan-proxy`),
   );
-  const created = await sdk.tokenStandard?.createTransfer(sender.partyId, receiver, amount, {
-    instrumentId: amulet.id,
-    instrumentAdmin: amulet.admin,
-  });
+  const created = await sdk.tokenStandard?.createTransfer(
+    sender.partyId,
+    receiver,
+    amount,
+    { instrumentId: amulet.id, instrumentAdmin: amulet.admin },
+    inputHoldingCids,
+  );
   if (created === undefined) throw new Error('not connected');
   const [command, disclosed] = created;
   return { command, disclosed };
@@ -121,7 +129,11 @@ beforeAll(async () => {
   await ledger.createInstrument(amulet);
   pool = (await ledger.createParty({ hint: 'pool', preapprovals: [amulet] })).partyId;
   server = await startDevnetLedgerServer({ ledger, port: 0, authSecret: SECRET });
-  proxy = await startWireProxy({ target: server.url, uncheckedPrefixes: ['/devnet/'] });
+  proxy = await startWireProxy({
+    target: server.url,
+    // The validator's own user endpoint is in none of the vendored documents.
+    uncheckedPrefixes: ['/devnet/', '/api/validator/v0/validator-user'],
+  });
   sdk = walletSdk(proxy.url);
 });
 
@@ -261,6 +273,83 @@ describe('the official wallet SDK 0.20.0 against the devnet ledger', () => {
       sdk.userLedger?.executeSubmission(tampered, signature, alice.publicKey, 'tampered'),
     ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect(await ledger.lookupCommand('tampered')).toBeNull();
+    assertNoWireMismatches(proxy);
+  });
+
+  it('finds the validator operator the SDK proposes pre-approvals with', async () => {
+    expect(await sdk.validator?.getValidatorUser()).toBe(amulet.admin);
+    assertNoWireMismatches(proxy);
+  });
+
+  it('merges the party’s holdings into one with the SDK’s self-transfer', async () => {
+    await actAs(alice);
+    for (const amount of ['3', '4']) {
+      const faucet = await fetch(`${server.url}/devnet/faucet`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ partyId: alice.partyId, token: 'Amulet', amount }),
+      });
+      expect(faucet.status).toBe(200);
+    }
+    const before = (await sdk.tokenStandard?.listHoldingUtxos(false)) ?? [];
+    expect(before.length).toBe(3);
+    const merge = await sdk.tokenStandard?.mergeHoldingUtxos();
+    if (merge === undefined) throw new Error('not connected');
+    const [commands, disclosed] = merge;
+    await sdk.userLedger?.prepareSignExecuteAndWaitFor(
+      commands,
+      alice.privateKey,
+      'merge',
+      disclosed,
+    );
+    const after = (await sdk.tokenStandard?.listHoldingUtxos(false)) ?? [];
+    expect(after.map((h) => h.interfaceViewValue.amount)).toEqual(['92.0000000000']);
+    expect(errors).toEqual([]);
+    assertNoWireMismatches(proxy);
+  });
+
+  it('spends exactly the holdings a transfer names', async () => {
+    await actAs(alice);
+    const faucet = await fetch(`${server.url}/devnet/faucet`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ partyId: alice.partyId, token: 'Amulet', amount: '2' }),
+    });
+    expect(faucet.status).toBe(200);
+    const holdings = (await sdk.tokenStandard?.listHoldingUtxos(false)) ?? [];
+    const small = holdings.find((h) => h.interfaceViewValue.amount === '2.0000000000');
+    if (small === undefined) throw new Error('no holding of 2');
+    const transfer = await createTransfer(alice, pool, '1.5', [small.contractId]);
+    await sdk.userLedger?.prepareSignExecuteAndWaitFor(
+      transfer.command,
+      alice.privateKey,
+      'named-input',
+      transfer.disclosed,
+    );
+    const after = (await sdk.tokenStandard?.listHoldingUtxos(false)) ?? [];
+    // The 92 is untouched: only the named 2 was spent, its 0.5 back as change.
+    expect(after.map((h) => h.interfaceViewValue.amount).sort()).toEqual([
+      '0.5000000000',
+      '92.0000000000',
+    ]);
+    expect(errors).toEqual([]);
+    assertNoWireMismatches(proxy);
+  });
+
+  it('pre-approves an internal party with the SDK’s proposal, which the scan proxy then finds', async () => {
+    const carol = (await ledger.createParty({ hint: 'carol' })).partyId;
+    await actAs(carol);
+    const operator = await sdk.validator?.getValidatorUser();
+    if (operator === undefined) throw new Error('not connected');
+    const command = await sdk.userLedger?.createTransferPreapprovalCommand(
+      operator,
+      carol,
+      amulet.admin,
+    );
+    await sdk.userLedger?.submitCommand(command, 'carol-preapproval');
+    expect(await ledger.preapproves(carol, amulet)).toBe(true);
+    expect((await sdk.validator?.getTransferPreApprovalByParty(carol))?.dso).toBe(amulet.admin);
+    expect(errors).toEqual([]);
     assertNoWireMismatches(proxy);
   });
 });

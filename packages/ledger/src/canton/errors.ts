@@ -49,6 +49,7 @@ const PORT_CODES: ReadonlySet<string> = new Set<LedgerErrorCode>([
   'unknown_party',
   'unknown_instrument',
   'insufficient_holdings',
+  'invalid_inputs',
   'invalid_amount',
   'metadata_limit_exceeded',
   'offer_not_found',

@@ -8,6 +8,7 @@ import {
   applyAddSigningKey,
   applyCreateInstrument,
   applyCreateParty,
+  applyPreapprovalCommand,
   applySetPreapproval,
 } from './parties.js';
 import { applyAdvanceClock, applySetAmuletPrice, applySettle } from './schedule.js';
@@ -29,6 +30,8 @@ export function applyEntry(state: LedgerState, entry: ChangeEntry): StoredResult
     case 'setPreapproval':
       applySetPreapproval(state, entry);
       return undefined;
+    case 'preapprove':
+      return applyPreapprovalCommand(state, entry);
     case 'setAmuletPrice':
       applySetAmuletPrice(state, entry);
       return undefined;

@@ -9,8 +9,11 @@ import type {
   Holding,
   LedgerPort,
   LedgerUpdate,
+  Meta,
   Offset,
   PartyInfo,
+  TransferCommand,
+  TransferOutcome,
 } from '../port.js';
 
 export interface LocalLedgerOptions {
@@ -88,9 +91,61 @@ export interface DeliveryFaults {
   dropsStream(): boolean;
 }
 
+/**
+ * A transfer as a Token Standard client submits it to the devnet ledger: it may name its input
+ * holdings (`inputHoldingCids`), and its receiver may be its sender (Splice's self-transfer, how
+ * a wallet merges its holdings). The engine's transfers through the port do neither.
+ */
+export interface LocalTransferCommand extends TransferCommand {
+  /**
+   * When given (and not empty), exactly these holdings are archived: each must be the sender's
+   * unlocked holding of the instrument, named once, and together they must cover the amount
+   * (`invalid_inputs`, `insufficient_holdings` otherwise). At most `INPUT_HOLDINGS_MAX`.
+   */
+  readonly inputHoldingIds?: readonly string[];
+}
+
+/**
+ * A transfer to oneself (a merge or split of one's holdings). It moves no value between parties,
+ * so its update has no event, as the port reads Canton's; what a participant shows of it (the
+ * factory's exercise) is rendered from this.
+ */
+export interface SelfTransfer {
+  readonly owner: string;
+  readonly instrument: Instrument;
+  readonly amount: Amount;
+  readonly meta: Meta;
+}
+
+/** What one update did to holdings (with their ids, as they were), and a self-transfer's detail. */
+export interface UpdateHoldingChanges {
+  readonly created: readonly Holding[];
+  readonly archived: readonly Holding[];
+  /** Set when the update is a transfer to oneself. */
+  readonly selfTransfer?: SelfTransfer;
+}
+
+/** A submitted pre-approval: the receiver accepts direct transfers of the instrument from then on. */
+export interface PreapprovalCommand {
+  readonly commandId: string;
+  readonly receiver: string;
+  readonly instrument: Instrument;
+}
+
 export interface LocalLedgerControl {
+  /**
+   * The port's `submitTransfer`, also as a Token Standard client submits it: with named inputs,
+   * or to the sender itself (always direct: the inputs merged into one holding of the amount;
+   * the update has no event, its detail is in `holdingChangesAt`).
+   */
+  submitTransfer(command: LocalTransferCommand): Promise<TransferOutcome>;
   /** Creates the party, or finds the one the same request created before (`created: false`). */
   createParty(request: CreatePartyRequest): Promise<CreatedParty>;
+  /**
+   * The namespace internal parties are created in (`<hint>::<namespace>`): a participant's own,
+   * whose id a server for this ledger reports in the same namespace.
+   */
+  operatorNamespace(): string;
   /** Every party the ledger knows, in the order they were created (a participant's party list). */
   listParties(): Promise<readonly PartyInfo[]>;
   /** Whether the receiver pre-approves incoming transfers of the instrument (false if unknown). */
@@ -101,6 +156,12 @@ export interface LocalLedgerControl {
   addSigningKey(partyId: string, rawPublicKey: Uint8Array): Promise<void>;
   createInstrument(instrument: Instrument): Promise<void>;
   setPreapproval(receiver: string, instrument: Instrument, enabled: boolean): Promise<void>;
+  /**
+   * Pre-approves the instrument for the receiver as a submitted command does (a wallet's
+   * TransferPreapproval proposal the validator accepts): a committed update with no event, its
+   * completion, and deduplication by command id.
+   */
+  submitPreapproval(command: PreapprovalCommand): Promise<CommandResult>;
   /** Creates a holding out of nothing: the faucet. Supply grows only through this. */
   mint(request: {
     readonly owner: string;
@@ -134,9 +195,7 @@ export interface LocalLedgerControl {
    * archived; undefined when no update committed there. What a participant shows as the
    * transaction's created and archived Holding contracts.
    */
-  holdingChangesAt(
-    offset: Offset,
-  ): { readonly created: readonly Holding[]; readonly archived: readonly Holding[] } | undefined;
+  holdingChangesAt(offset: Offset): UpdateHoldingChanges | undefined;
   /** Resolves at the next commit, at close, or when the signal aborts. */
   nextChange(signal?: AbortSignal): Promise<void>;
   isClosed(): boolean;

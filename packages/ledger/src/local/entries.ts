@@ -46,6 +46,18 @@ export interface SetPreapprovalEntry {
   readonly enabled: boolean;
 }
 
+/**
+ * A submitted command that sets a receiver's pre-approval (a wallet's TransferPreapproval
+ * proposal, accepted at once by the validator): unlike `setPreapproval`, a committed update.
+ */
+export interface PreapprovalCommandEntry {
+  readonly op: 'preapprove';
+  readonly at: EpochMs;
+  readonly commandId: string;
+  readonly receiver: string;
+  readonly instrument: Instrument;
+}
+
 export interface SetAmuletPriceEntry {
   readonly op: 'setAmuletPrice';
   readonly priceUsd: AmountText;
@@ -73,6 +85,8 @@ export interface TransferEntry {
   readonly meta: Readonly<Record<string, string>>;
   /** Resolved: the command's deadline, or `at` + the offer lifetime. */
   readonly executeBefore: EpochMs;
+  /** The holdings the command names as its inputs; absent (or empty): the ledger picks. */
+  readonly inputHoldingIds?: readonly string[];
 }
 
 export interface OfferActionEntry {
@@ -98,6 +112,7 @@ export type LedgerEntry =
   | AddSigningKeyEntry
   | CreateInstrumentEntry
   | SetPreapprovalEntry
+  | PreapprovalCommandEntry
   | SetAmuletPriceEntry
   | AdvanceClockEntry
   | SettleEntry

@@ -9,8 +9,13 @@ export type {
   LocalLedger,
   LocalLedgerControl,
   LocalLedgerOptions,
+  LocalTransferCommand,
+  PreapprovalCommand,
+  SelfTransfer,
+  UpdateHoldingChanges,
 } from './control.js';
 export { seededRandom } from './faults.js';
+export { INPUT_HOLDINGS_MAX } from './input-holdings.js';
 export {
   DEFAULT_AMULET_PRICE_USD,
   DEFAULT_DEDUPLICATION_PERIOD_MS,

@@ -42,7 +42,6 @@ import {
   type Offset,
   type PartyInfo,
   type TrafficParameters,
-  type TransferCommand,
   type TransferOffer,
   type TransferOutcome,
   type UpdateSubscription,
@@ -58,6 +57,8 @@ import type {
   LedgerFaults,
   LocalLedger,
   LocalLedgerOptions,
+  LocalTransferCommand,
+  PreapprovalCommand,
 } from './control.js';
 import type {
   ChangeEntry,
@@ -114,6 +115,14 @@ function epochMs(value: unknown, name: string): EpochMs {
     throw new TypeError(`${name} must be a valid Date`);
   }
   return value.getTime();
+}
+
+/** A command's named input holdings, as plain strings for the journal. */
+function holdingIdsOf(ids: readonly string[]): string[] {
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
+    throw new RangeError('inputHoldingIds must be a list of holding ids');
+  }
+  return [...ids];
 }
 
 function copyMeta(meta: Meta | undefined): Record<string, string> {
@@ -276,7 +285,7 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
 
   // --- the port: commands -------------------------------------------------------------------
 
-  submitTransfer(command: TransferCommand): Promise<TransferOutcome> {
+  submitTransfer(command: LocalTransferCommand): Promise<TransferOutcome> {
     return this.submit<TransferOutcome>(command.commandId, (at): TransferEntry => {
       const executeBefore =
         command.executeBefore === undefined
@@ -292,6 +301,9 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
         amount: amountText(command.amount),
         meta: copyMeta(command.meta),
         executeBefore,
+        ...(command.inputHoldingIds !== undefined && {
+          inputHoldingIds: holdingIdsOf(command.inputHoldingIds),
+        }),
       };
     });
   }
@@ -370,6 +382,20 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
         enabled,
       });
     });
+  }
+
+  operatorNamespace(): string {
+    return this.state.operatorNamespace;
+  }
+
+  submitPreapproval(command: PreapprovalCommand): Promise<CommandResult> {
+    return this.submit<CommandResult>(command.commandId, (at) => ({
+      op: 'preapprove',
+      at,
+      commandId: command.commandId,
+      receiver: command.receiver,
+      instrument: checkInstrument(command.instrument),
+    }));
   }
 
   mint(request: Parameters<LocalLedger['mint']>[0]) {

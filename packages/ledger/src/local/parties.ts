@@ -13,13 +13,21 @@ import {
   type Instrument,
   instrumentKey,
 } from '@poolparty/core';
+import type { CommandResult } from '../port.js';
 import type {
   AddSigningKeyEntry,
   CreateInstrumentEntry,
   CreatePartyEntry,
+  PreapprovalCommandEntry,
   SetPreapprovalEntry,
 } from './entries.js';
-import { type LedgerState, requireInstrument, requireParty } from './state.js';
+import {
+  type LedgerState,
+  recordCompletion,
+  recordUpdate,
+  requireInstrument,
+  requireParty,
+} from './state.js';
 
 const PARTY_HINT = /^[A-Za-z0-9_-]+$/;
 /** 255 characters of party id, less `::` and a 68-character fingerprint. */
@@ -110,4 +118,19 @@ export function applySetPreapproval(state: LedgerState, entry: SetPreapprovalEnt
     : [party.notPreapproved, party.preapproved];
   add.add(key);
   remove.delete(key);
+}
+
+/**
+ * A command that pre-approves the instrument for its receiver: an update of its own (with no
+ * port event: no value moves), so the submitter has an offset and a completion.
+ */
+export function applyPreapprovalCommand(
+  state: LedgerState,
+  entry: PreapprovalCommandEntry,
+): CommandResult {
+  const { receiver, instrument } = entry;
+  applySetPreapproval(state, { op: 'setPreapproval', receiver, instrument, enabled: true });
+  const result = recordUpdate(state, entry.at, entry.commandId, []);
+  recordCompletion(state, entry.commandId, result);
+  return result;
 }

@@ -21,6 +21,7 @@ import type {
   TransferOutcome,
 } from '../port.js';
 import { LedgerError } from '../port.js';
+import type { SelfTransfer, UpdateHoldingChanges } from './control.js';
 import type { GenesisEntry } from './entries.js';
 import { trafficBytesOf } from './traffic.js';
 
@@ -56,10 +57,7 @@ export interface StoredCompletion {
 }
 
 /** The holdings one update created and archived, as they were then (locks included). */
-export interface HoldingChanges {
-  readonly created: readonly Holding[];
-  readonly archived: readonly Holding[];
-}
+export type HoldingChanges = UpdateHoldingChanges;
 
 /** One owner's holdings, each map by holding id in creation order. */
 export interface OwnerHoldings {
@@ -236,6 +234,7 @@ export function recordUpdate(
   recordTimeMs: number,
   commandId: string | null,
   events: readonly LedgerEvent[],
+  selfTransfer?: SelfTransfer,
 ): CommandResult {
   const offset = nextOffset(state);
   const updateId = ledgerId(state, 'update', offset);
@@ -250,7 +249,11 @@ export function recordUpdate(
   state.updates.push(update);
   const { created, archived } = state.unrecorded;
   state.holdingChanges.push(
-    Object.freeze({ created: Object.freeze(created), archived: Object.freeze(archived) }),
+    Object.freeze({
+      created: Object.freeze(created),
+      archived: Object.freeze(archived),
+      ...(selfTransfer !== undefined && { selfTransfer: Object.freeze(selfTransfer) }),
+    }),
   );
   state.unrecorded = { created: [], archived: [] };
   return { updateId, offset };

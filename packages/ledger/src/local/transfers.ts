@@ -2,9 +2,13 @@
  * Token-standard transfers on UTXO holdings: `TransferFactory_Transfer` (direct or as an offer),
  * the offer's accept / reject / withdraw, and the faucet's mint and burn.
  *
- * Holding selection: the sender's unlocked holdings of the instrument, largest first (ties:
- * oldest first), until they cover the amount. That spends the fewest holdings; the selected ones
- * are archived and any excess comes back to the sender as one change holding.
+ * Holding selection (input-holdings.ts): exactly the holdings the transfer names, or else the
+ * sender's unlocked holdings of the instrument, largest first, until they cover the amount; the
+ * selected ones are archived and any excess comes back to the sender as one change holding.
+ *
+ * A transfer to oneself is Splice's self-transfer, how a wallet merges (or splits) its holdings:
+ * always direct, the inputs archived and one holding of the amount (plus change) created for the
+ * sender. It is no offer and needs no pre-approval.
  *
  * An offer locks exactly the offered amount: the inputs are archived and the sender receives a
  * holding of the amount locked for the offer (plus unlocked change), as Amulet's transfer
@@ -16,7 +20,6 @@
 import { Amount, type Instrument } from '@poolparty/core';
 import {
   type CommandResult,
-  type Holding,
   LedgerError,
   type LedgerEvent,
   type TransferOffer,
@@ -24,6 +27,7 @@ import {
 } from '../port.js';
 import { checkMeta } from '../rules.js';
 import type { OfferActionEntry, SupplyEntry, TransferEntry } from './entries.js';
+import { type InputSelection, selectLargestFirst, selectNamed } from './input-holdings.js';
 import {
   archiveHoldings,
   createHolding,
@@ -48,63 +52,68 @@ export function positiveAmount(text: string): Amount {
   return amount;
 }
 
-/** Largest-first selection of unlocked holdings covering `amount`; throws when they cannot. */
-function selectHoldings(
+/** Archives the inputs and returns the change; the caller creates what the amount becomes. */
+function spend(
+  state: LedgerState,
+  owner: string,
+  instrument: Instrument,
+  selection: InputSelection,
+): void {
+  archiveHoldings(
+    state,
+    selection.inputs.map((h) => h.holdingId),
+  );
+  if (selection.change.isPositive()) createHolding(state, owner, instrument, selection.change);
+}
+
+/** The holdings a transfer or burn of `amount` spends: those it names, else the ledger's pick. */
+function inputsOf(
   state: LedgerState,
   owner: string,
   instrument: Instrument,
   amount: Amount,
-): { readonly inputs: readonly Holding[]; readonly change: Amount } {
-  const spendable = holdingsOfInstrument(state, owner, instrument)
-    .filter((h) => h.lock === null)
-    .sort((a, b) => b.amount.compare(a.amount));
-  const inputs: Holding[] = [];
-  let covered = Amount.ZERO;
-  for (const holding of spendable) {
-    if (covered.gte(amount)) break;
-    inputs.push(holding);
-    covered = covered.add(holding.amount);
+  named: readonly string[] | undefined,
+): InputSelection {
+  if (named !== undefined && named.length > 0) {
+    return selectNamed(named, (id) => state.holdings.get(id), owner, instrument, amount);
   }
-  if (covered.lt(amount)) {
-    throw new LedgerError(
-      'insufficient_holdings',
-      `${owner} holds ${covered} unlocked ${instrument.id}, needs ${amount}`,
-    );
-  }
-  return { inputs, change: covered.sub(amount) };
-}
-
-/** Archives the inputs and returns the change; the caller creates what the amount becomes. */
-function spend(state: LedgerState, owner: string, instrument: Instrument, amount: Amount): void {
-  const { inputs, change } = selectHoldings(state, owner, instrument, amount);
-  archiveHoldings(
-    state,
-    inputs.map((h) => h.holdingId),
+  return selectLargestFirst(
+    holdingsOfInstrument(state, owner, instrument),
+    owner,
+    instrument,
+    amount,
   );
-  if (change.isPositive()) createHolding(state, owner, instrument, change);
 }
 
-function checkTransfer(state: LedgerState, entry: TransferEntry): Amount {
+function checkTransfer(
+  state: LedgerState,
+  entry: TransferEntry,
+): { readonly amount: Amount; readonly selection: InputSelection } {
   const amount = positiveAmount(entry.amount);
   checkMeta(entry.meta);
   requireParty(state, entry.sender);
   requireParty(state, entry.receiver);
   requireInstrument(state, entry.instrument);
-  if (entry.sender === entry.receiver) {
-    throw new LedgerError('not_authorized', 'a party cannot transfer to itself');
-  }
   if (entry.executeBefore <= entry.at) {
     throw new LedgerError('offer_expired', 'executeBefore is not in the future');
   }
-  selectHoldings(state, entry.sender, entry.instrument, amount);
-  return amount;
+  const selection = inputsOf(state, entry.sender, entry.instrument, amount, entry.inputHoldingIds);
+  return { amount, selection };
 }
 
 export function applyTransfer(state: LedgerState, entry: TransferEntry): TransferOutcome {
-  const amount = checkTransfer(state, entry);
+  const { amount, selection } = checkTransfer(state, entry);
   const { sender, receiver, instrument } = entry;
   const meta = Object.freeze({ ...entry.meta });
-  spend(state, sender, instrument, amount);
+  spend(state, sender, instrument, selection);
+  if (sender === receiver) {
+    // A merge or split settles at once (no one else is to accept it) and moves no value between
+    // parties: no event, as the port reads one on Canton.
+    createHolding(state, sender, instrument, amount);
+    const selfTransfer = { owner: sender, instrument, amount, meta };
+    const result = recordUpdate(state, entry.at, entry.commandId, [], selfTransfer);
+    return complete(state, entry.commandId, { kind: 'direct', ...result });
+  }
   if (isPreapproved(requireParty(state, receiver), instrument)) {
     createHolding(state, receiver, instrument, amount);
     const event: LedgerEvent = {
@@ -241,7 +250,7 @@ export function applyMint(
 export function applyBurn(state: LedgerState, entry: SupplyEntry): CommandResult {
   const amount = checkSupply(state, entry);
   const { owner, instrument } = entry;
-  spend(state, owner, instrument, amount);
+  spend(state, owner, instrument, inputsOf(state, owner, instrument, amount, undefined));
   const result = recordUpdate(state, entry.at, entry.commandId, [
     { kind: 'burn', owner, instrument, amount },
   ]);

@@ -172,6 +172,8 @@ export async function openCantonHarnessLedger(
     },
     setPreapproval: (receiver, instrument, enabled) =>
       local.setPreapproval(receiver, instrument, enabled),
+    submitPreapproval: (command) => local.submitPreapproval(command),
+    operatorNamespace: () => local.operatorNamespace(),
     mint: (request) => local.mint(request),
     burn: (request) => local.burn(request),
     advanceClock: (ms) => local.advanceClock(ms),

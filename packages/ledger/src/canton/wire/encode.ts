@@ -81,6 +81,19 @@ export interface EncodeTransactionInput {
    */
   readonly offers: ReadonlyMap<string, TransferOffer>;
   readonly synchronizerId: string;
+  /**
+   * When the update is a transfer to oneself (a merge or split, which has no port event): its
+   * detail (`LocalLedger.holdingChangesAt`), shown as the factory's exercise a participant shows.
+   */
+  readonly selfTransfer?: SelfTransferDetail;
+}
+
+/** A transfer to oneself: whose holdings, of which instrument, the amount and the metadata. */
+export interface SelfTransferDetail {
+  readonly owner: string;
+  readonly instrument: Instrument;
+  readonly amount: Amount;
+  readonly meta: Meta;
 }
 
 export interface CreatedEventOptions {
@@ -635,6 +648,39 @@ function supplyChange(
   );
 }
 
+/**
+ * A transfer to oneself: the factory's exercise archiving the inputs and creating the owner's
+ * holding of the amount (and change), annotated `merge-split` as Splice's registries do.
+ */
+function selfTransfer(merge: SelfTransferDetail, context: RenderContext): void {
+  const { owner, instrument } = merge;
+  const inputs = context.archived.take(unlockedOf(owner, instrument));
+  const created = context.created.take(unlockedOf(owner, instrument));
+  const deadline = new Date(context.recordTime.getTime() + DIRECT_TRANSFER_DEADLINE_MS);
+  const transfer = transferRecord(
+    { sender: owner, receiver: owner, ...merge, executeBefore: deadline },
+    context.recordTime,
+    ids(inputs),
+  );
+  const result = {
+    output: { tag: TRANSFER_RESULT_COMPLETED, value: { receiverHoldingCids: ids(created) } },
+    senderChangeCids: [],
+    meta: metadata(annotations('merge-split', owner)),
+  };
+  factoryExercise(
+    instrument.admin,
+    owner,
+    transfer,
+    result,
+    [instrument.admin, owner],
+    () => {
+      for (const holding of inputs) context.tree.archive(holding);
+      for (const holding of created) context.tree.holding(holding);
+    },
+    context,
+  );
+}
+
 function renderEvent(event: LedgerEvent, context: RenderContext): void {
   switch (event.kind) {
     case 'transfer':
@@ -673,6 +719,7 @@ export function encodeTransaction(input: EncodeTransactionInput): JsTransaction 
     recordTime: update.recordTime,
   };
   for (const event of update.events) renderEvent(event, context);
+  if (input.selfTransfer !== undefined) selfTransfer(input.selfTransfer, context);
   // Holding changes no event accounts for still happened: show them as they are.
   for (const holding of context.archived.rest()) tree.archive(holding);
   for (const holding of context.created.rest()) tree.holding(holding);

@@ -20,6 +20,7 @@ export {
   encodeTransactionItem,
   encodeTransferInstructionCreated,
   projectTransaction,
+  type SelfTransferDetail,
   type TransferInstructionCreatedOptions,
 } from './encode.js';
 export { CantonWireError, type CantonWireErrorCode } from './errors.js';
