@@ -31,6 +31,10 @@ import { randomBytes } from 'node:crypto';
 import { Amount, fingerprint, type Instrument, instrumentKey } from '@poolparty/core';
 import {
   type ActingRight,
+  type AllocateCommand,
+  type AllocateOutcome,
+  type Allocation,
+  type AllocationCommand,
   type CommandCompletion,
   type CommandResult,
   type Holding,
@@ -41,8 +45,11 @@ import {
   type OfferCommand,
   type Offset,
   type PartyInfo,
+  type SettlementCommand,
+  type SettlementInfo,
   type TrafficParameters,
   type TransferCommand,
+  type TransferLeg,
   type TransferOffer,
   type TransferOutcome,
   type UpdateSubscription,
@@ -60,18 +67,23 @@ import type {
   LocalLedgerOptions,
 } from './control.js';
 import type {
+  AllocateEntry,
+  AllocationReleaseEntry,
   ChangeEntry,
   EpochMs,
   GenesisEntry,
   OfferActionEntry,
+  SettlementRecord,
   SupplyEntry,
   TransferEntry,
+  TransferLegRecord,
 } from './entries.js';
 import { FaultInjector } from './faults.js';
 import { checkInstrument, checkNamespace, checkPublicKey, keyHex, partyIdOf } from './parties.js';
 import { Journal } from './persistence.js';
 import { isDue, nextDueMs } from './schedule.js';
 import {
+  allocationsOf,
   deduplicatedResult,
   type HoldingChanges,
   holdingsOf,
@@ -125,6 +137,40 @@ function checkCommandId(commandId: unknown): string {
     throw new TypeError('commandId must be a non-empty string');
   }
   return commandId;
+}
+
+/**
+ * The longest list of ids an allocation command may carry (its acting parties, a settlement's
+ * allocations): far above what a settlement has, the rules refuse more legs than they execute.
+ */
+const COMMAND_IDS_MAX = 256;
+
+function idList(value: unknown, name: string): string[] {
+  if (!Array.isArray(value) || value.length > COMMAND_IDS_MAX) {
+    throw new TypeError(`${name} must be an array of at most ${COMMAND_IDS_MAX} ids`);
+  }
+  return value.map((id) => String(id));
+}
+
+function settlementRecord(settlement: SettlementInfo): SettlementRecord {
+  return {
+    executor: settlement.executor,
+    settlementRef: String(settlement.settlementRef),
+    requestedAt: epochMs(settlement.requestedAt, 'requestedAt'),
+    allocateBefore: epochMs(settlement.allocateBefore, 'allocateBefore'),
+    settleBefore: epochMs(settlement.settleBefore, 'settleBefore'),
+    meta: copyMeta(settlement.meta),
+  };
+}
+
+function legRecord(leg: TransferLeg): TransferLegRecord {
+  return {
+    sender: leg.sender,
+    receiver: leg.receiver,
+    instrument: checkInstrument(leg.instrument),
+    amount: amountText(leg.amount),
+    meta: copyMeta(leg.meta),
+  };
 }
 
 function genesisEntry(options: LocalLedgerOptions): GenesisEntry {
@@ -313,6 +359,57 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
       const { commandId, offerId, actor } = command;
       return { op, at, commandId, offerId, actor };
     });
+  }
+
+  // --- allocations ---------------------------------------------------------------------------
+
+  getAllocations(partyId: string): Promise<readonly Allocation[]> {
+    return this.run(() => allocationsOf(this.state, partyId));
+  }
+
+  allocate(command: AllocateCommand): Promise<AllocateOutcome> {
+    return this.submit<AllocateOutcome>(
+      command.commandId,
+      (at): AllocateEntry => ({
+        op: 'allocate',
+        at,
+        commandId: command.commandId,
+        settlement: settlementRecord(command.settlement),
+        transferLegId: String(command.transferLegId),
+        leg: legRecord(command.leg),
+      }),
+    );
+  }
+
+  executeSettlement(command: SettlementCommand): Promise<CommandResult> {
+    return this.submit<CommandResult>(command.commandId, (at) => ({
+      op: 'executeSettlement',
+      at,
+      commandId: command.commandId,
+      allocationIds: idList(command.allocationIds, 'allocationIds'),
+      actAs: idList(command.actAs, 'actAs'),
+    }));
+  }
+
+  cancelAllocation(command: AllocationCommand): Promise<CommandResult> {
+    return this.submitRelease('cancelAllocation', command);
+  }
+
+  withdrawAllocation(command: AllocationCommand): Promise<CommandResult> {
+    return this.submitRelease('withdrawAllocation', command);
+  }
+
+  private submitRelease(op: AllocationReleaseEntry['op'], command: AllocationCommand) {
+    return this.submit<CommandResult>(
+      command.commandId,
+      (at): AllocationReleaseEntry => ({
+        op,
+        at,
+        commandId: command.commandId,
+        allocationId: String(command.allocationId),
+        actAs: idList(command.actAs, 'actAs'),
+      }),
+    );
   }
 
   // --- devnet controls ----------------------------------------------------------------------
