@@ -9,6 +9,7 @@ import type { LocalLedger, Offset } from '@poolparty/ledger';
 import { invalidArgument } from './canton-errors.js';
 import type { ContractHistory } from './contract-history.js';
 import {
+  allocationStakeholders,
   type EventFilter,
   eventParties,
   holdingStakeholders,
@@ -133,9 +134,14 @@ function stakeholdersOf(history: ContractHistory, contractId: string, offset: Of
   const found = history.contractUpTo(contractId, offset);
   if (found === undefined) return [];
   const { record } = found;
-  return record.kind === 'holding'
-    ? holdingStakeholders(record.contract)
-    : instructionStakeholders(record.contract);
+  switch (record.kind) {
+    case 'holding':
+      return holdingStakeholders(record.contract);
+    case 'instruction':
+      return instructionStakeholders(record.contract);
+    case 'allocation':
+      return allocationStakeholders(record.contract);
+  }
 }
 
 /**

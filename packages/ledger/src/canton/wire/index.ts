@@ -22,6 +22,11 @@ export {
   projectTransaction,
   type TransferInstructionCreatedOptions,
 } from './encode.js';
+export {
+  allocationParties,
+  allocationSpecification,
+  encodeAllocationCreated,
+} from './encode-allocations.js';
 export { CantonWireError, type CantonWireErrorCode } from './errors.js';
 export * from './ids.js';
 export type * from './types.js';

@@ -6,6 +6,7 @@
 import type { Holding, HoldingLock, TransferOffer } from '../../port.js';
 import { parseDamlDecimal, parseDamlTime } from './daml.js';
 import {
+  DEVNET_LOCK_ALLOCATION_META_KEY,
   DEVNET_LOCK_OFFER_META_KEY,
   HOLDING_INTERFACE_ID,
   sameEntity,
@@ -34,14 +35,16 @@ export function interfaceViewValue(event: CreatedEvent, interfaceId: string): un
   return undefined;
 }
 
-function holdingLock(value: unknown, holdingMetaOfferId: string | null, path: string) {
+function holdingLock(value: unknown, meta: Readonly<Record<string, string>>, path: string) {
   if (value === null || value === undefined) return null;
   const lock = record(value, path);
   const expiresAt = optionalText(lock.expiresAt, `${path}.expiresAt`);
+  const allocationId = meta[DEVNET_LOCK_ALLOCATION_META_KEY];
   const result: HoldingLock = {
-    offerId: holdingMetaOfferId,
+    offerId: meta[DEVNET_LOCK_OFFER_META_KEY] ?? null,
     expiresAt: expiresAt === null ? null : parseDamlTime(expiresAt),
     context: optionalText(lock.context, `${path}.context`),
+    ...(allocationId !== undefined && { allocationId }),
   };
   return result;
 }
@@ -58,7 +61,7 @@ export function decodeHolding(event: CreatedEvent): Holding | null {
     owner: text(view.owner, `${path}.owner`),
     instrument: instrumentId(view.instrumentId, `${path}.instrumentId`),
     amount: parseDamlDecimal(text(view.amount, `${path}.amount`)),
-    lock: holdingLock(view.lock, meta[DEVNET_LOCK_OFFER_META_KEY] ?? null, `${path}.lock`),
+    lock: holdingLock(view.lock, meta, `${path}.lock`),
   };
 }
 
