@@ -12,6 +12,7 @@ import {
   openLocalLedger,
   type SettlementInfo,
 } from '../src/index.js';
+import { allocationConformanceSuite } from '../testing/allocation-conformance.js';
 
 const START = new Date('2030-01-01T00:00:00Z');
 const HOUR_MS = 60 * 60_000;
@@ -321,4 +322,10 @@ describe('persistence', () => {
     });
     expect(await amountsOf(reopened, bob)).toEqual(['2 CBTC', '25 USDCx', '3 CBTC']);
   });
+});
+
+allocationConformanceSuite({
+  name: 'local, in memory',
+  open: () => openLocalLedger({ startTime: START }),
+  soleWriter: true,
 });

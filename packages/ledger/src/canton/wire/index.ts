@@ -31,6 +31,7 @@ export { CantonWireError, type CantonWireErrorCode } from './errors.js';
 export * from './ids.js';
 export type * from './types.js';
 export {
+  decodeAllocation,
   decodeHolding,
   decodeTransferInstruction,
   instructionInputHoldingIds,
