@@ -1,14 +1,14 @@
 /**
  * The allocation conformance suite: what `AllocationPort` promises (port.ts), asserted the same
- * way of every adapter that has allocations. It reads holdings, allocations and command outcomes,
- * never the kinds of the update stream's events, which each adapter reads in its own terms.
+ * way of every adapter that has allocations: holdings, allocations, command outcomes, and the
+ * allocation events of the update stream.
  */
 import { randomUUID } from 'node:crypto';
 import type { Instrument } from '@poolparty/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LocalLedgerControl } from '../src/local/control.js';
 import type { AllocationPort, LedgerPort, SettlementInfo } from '../src/port.js';
-import { amount, balanceOf, expectRefused } from './conformance.js';
+import { amount, balanceOf, expectRefused, readToEnd } from './conformance.js';
 
 export type AllocationHarnessLedger = LedgerPort & AllocationPort & LocalLedgerControl;
 
@@ -95,7 +95,19 @@ export function allocationConformanceSuite(harness: AllocationHarness): void {
         transferLegId: 'usd',
         leg: { sender: alice, receiver: bob, instrument: usd, amount: amount('25'), meta: {} },
       };
+      const before = await ledger.ledgerEnd();
       const outcome = await ledger.allocate(command);
+      const [update] = (await readToEnd(ledger, before)).filter((u) => u.offset === outcome.offset);
+      expect(update?.events).toEqual([
+        {
+          kind: 'allocation_created',
+          sender: alice,
+          receiver: bob,
+          instrument: usd,
+          amount: amount('25'),
+          allocation: (await ledger.getAllocations(alice))[0],
+        },
+      ]);
       expect(await balanceOf(ledger, alice, usd)).toEqual({
         total: '60',
         locked: '25',
@@ -118,12 +130,18 @@ export function allocationConformanceSuite(harness: AllocationHarness): void {
       const { ledger, usd, eur, alice, bob, venue, settlementOf, allocateBoth } = await open();
       const ids = await allocateBoth(await settlementOf('t2'));
       const actAs = [venue, alice, bob];
+      const pending = await ledger.getAllocations(venue);
+      const before = await ledger.ledgerEnd();
       const done = await ledger.executeSettlement({
         commandId: 'settle-t2',
         allocationIds: ids,
         actAs,
       });
       expect((await ledger.lookupCommand('settle-t2'))?.offset).toBe(done.offset);
+      const [update] = (await readToEnd(ledger, before)).filter((u) => u.offset === done.offset);
+      expect(update?.events.map((e) => ('allocation' in e ? [e.kind, e.allocation] : e))).toEqual(
+        ids.map((id) => ['allocation_executed', pending.find((a) => a.allocationId === id)]),
+      );
       expect(await balanceOf(ledger, bob, usd)).toEqual({
         total: '25',
         locked: '0',

@@ -167,8 +167,10 @@ class CantonLedgerImpl implements CantonLedger {
     const own = new Set([originOf(options.ledgerApiUrl), originOf(options.scanProxyUrl)]);
     this.registry = new RegistryClient(http, options.registries, (base) => own.has(originOf(base)));
     this.scan = new ScanProxyClient(http, options.scanProxyUrl);
-    this.offers = new OfferBook(async (offerId) =>
-      participant.instructionEvent(offerId, await participant.readScope()),
+    this.offers = new OfferBook(
+      async (offerId) => participant.instructionEvent(offerId, await participant.readScope()),
+      async (allocationId) =>
+        participant.allocationEvent(allocationId, await participant.readScope()),
     );
     this.completions = new CompletionIndex((beginExclusive, parties) =>
       participant.completionsPage(beginExclusive, parties),

@@ -9,6 +9,7 @@ export {
   type DecodeOptions,
   decodeTransaction,
   decodeUpdatesItem,
+  exercisedAllocationIds,
   exercisedOfferIds,
 } from './decode.js';
 export {
@@ -31,6 +32,7 @@ export { CantonWireError, type CantonWireErrorCode } from './errors.js';
 export * from './ids.js';
 export type * from './types.js';
 export {
+  allocationOfSpecification,
   decodeAllocation,
   decodeHolding,
   decodeTransferInstruction,

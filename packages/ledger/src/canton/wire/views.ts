@@ -143,6 +143,23 @@ function legOf(value: unknown, path: string): TransferLeg {
   };
 }
 
+/** The allocation an `AllocationSpecification` (a view's, a factory argument's) describes. */
+export function allocationOfSpecification(
+  allocationId: string,
+  value: unknown,
+  holdingIds: readonly string[],
+  path: string,
+): Allocation {
+  const specification = record(value, path);
+  return {
+    allocationId,
+    settlement: settlementOf(specification.settlement, `${path}.settlement`),
+    transferLegId: text(specification.transferLegId, `${path}.transferLegId`),
+    leg: legOf(specification.transferLeg, `${path}.transferLeg`),
+    holdingIds,
+  };
+}
+
 /**
  * The allocation a created event shows through its `Allocation` view (allocation id = contract
  * id); null when it has none.
@@ -152,14 +169,9 @@ export function decodeAllocation(event: CreatedEvent): Allocation | null {
   if (value === undefined) return null;
   const path = `Allocation view of ${event.contractId}`;
   const view = record(value, path);
-  const specification = record(view.allocation, `${path}.allocation`);
-  return {
-    allocationId: text(event.contractId, 'contractId'),
-    settlement: settlementOf(specification.settlement, `${path}.allocation.settlement`),
-    transferLegId: text(specification.transferLegId, `${path}.allocation.transferLegId`),
-    leg: legOf(specification.transferLeg, `${path}.allocation.transferLeg`),
-    holdingIds: list(view.holdingCids, `${path}.holdingCids`).map((cid, i) =>
-      text(cid, `${path}.holdingCids[${i}]`),
-    ),
-  };
+  const holdingIds = list(view.holdingCids, `${path}.holdingCids`).map((cid, i) =>
+    text(cid, `${path}.holdingCids[${i}]`),
+  );
+  const allocationId = text(event.contractId, 'contractId');
+  return allocationOfSpecification(allocationId, view.allocation, holdingIds, `${path}.allocation`);
 }
