@@ -3,7 +3,7 @@
  * ledger, with the devnet's internal parties: each of two parties allocates its leg of one
  * settlement through the SDK (registry factory, choice context, submission), the executor finds
  * both allocations through the SDK and takes each leg's `Allocation_ExecuteTransfer` from it, and
- * runs them in one transaction; a withdraw before the deadline and a cancel release the holdings;
+ * runs them in one transaction, which the SDK's transaction parser shows with both legs; a withdraw before the deadline and a cancel release the holdings;
  * execution after `settleBefore` is refused with nothing moved. Every exchange passes the wire
  * proxy's check against Canton's documents.
  *
@@ -204,6 +204,12 @@ describe('the wallet SDK’s allocation flow on the devnet ledger', () => {
     const update = await ledger.lookupCommand('settle-otc-1');
     const events = ledger.updateAt(update?.offset ?? 0)?.events ?? [];
     expect(events.map((e) => e.kind)).toEqual(['allocation_executed', 'allocation_executed']);
+    // The SDK's own transaction parser shows both legs in the one update, from Alice's side.
+    await as(alice);
+    const parsed = await tokens().standard.getTransactionById(answer.body.updateId);
+    const labels = parsed.events.map((e) => e.label as { type: string; sender?: string });
+    expect(labels.map((l) => l.type)).toEqual(['TransferOut', 'TransferIn']);
+    expect(labels[1]?.sender).toBe(bob);
     assertNoWireMismatches(proxy);
   });
 
