@@ -74,110 +74,124 @@ async function setUp() {
   return { ledger, executor, parties, instruments };
 }
 
+type World = Awaited<ReturnType<typeof setUp>>;
+type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
+interface Allocated {
+  readonly id: string;
+  readonly leg: Leg;
+}
+
+/** Allocates each leg that its sender can still fund; answers the allocations made. */
+async function allocateLegs(world: World, legs: readonly Leg[]): Promise<Allocated[]> {
+  const { ledger, executor, parties, instruments } = world;
+  const now = (await ledger.now()).getTime();
+  const settlement = {
+    executor,
+    settlementRef: 'trade',
+    requestedAt: new Date(now),
+    allocateBefore: new Date(now + HOUR_MS),
+    settleBefore: new Date(now + 2 * HOUR_MS),
+    meta: {},
+  };
+  const allocated: Allocated[] = [];
+  for (const [index, l] of legs.entries()) {
+    const outcome = await ledger
+      .allocate({
+        commandId: `allocate-${index}`,
+        settlement,
+        transferLegId: `leg-${index}`,
+        leg: {
+          sender: parties[l.sender] ?? '',
+          receiver: parties[l.receiver] ?? '',
+          instrument: instruments[l.instrument] as Instrument,
+          amount: Amount.of(l.whole),
+          meta: {},
+        },
+      })
+      .catch((error: unknown) => {
+        // A sender whose earlier legs took its holdings cannot fund this one.
+        if (error instanceof LedgerError && error.code === 'insufficient_holdings') return null;
+        throw error;
+      });
+    if (outcome !== null) allocated.push({ id: outcome.allocationId, leg: l });
+  }
+  return allocated;
+}
+
+/** Whether the rules let the settlement run: every allocation pending, in time, authorized. */
+function runs(scenario: Scenario, allocated: readonly Allocated[]): boolean {
+  const withdrawnOne = [...new Set(scenario.withdrawn)].some((i) => allocated[i] !== undefined);
+  const involved = new Set(allocated.flatMap((a) => [a.leg.sender, a.leg.receiver]));
+  const { missing } = scenario;
+  const authorized = missing === null || (missing > 0 && !involved.has(missing - 1));
+  return allocated.length > 0 && !withdrawnOne && scenario.advanceHours < 2 && authorized;
+}
+
+/** The balances after every leg moved from its sender to its receiver. */
+function movedBalances(world: World, before: Balances, allocated: readonly Allocated[]) {
+  const moved = new Map(before);
+  for (const { leg: l } of allocated) {
+    const instrument = world.instruments[l.instrument] as Instrument;
+    const key = (p: number) => `${world.parties[p]}/${instrumentKey(instrument)}`;
+    const amount = Amount.of(l.whole);
+    moved.set(key(l.sender), (moved.get(key(l.sender)) ?? Amount.ZERO).sub(amount));
+    moved.set(key(l.receiver), (moved.get(key(l.receiver)) ?? Amount.ZERO).add(amount));
+  }
+  return moved;
+}
+
+const text = (totals: Balances) =>
+  Object.fromEntries([...totals].map(([k, v]) => [k, v.toString()]).filter(([, v]) => v !== '0'));
+
+async function checkScenario(world: World, scenario: Scenario): Promise<void> {
+  const { ledger, executor, parties, instruments } = world;
+  const allocated = await allocateLegs(world, scenario.legs);
+  for (const index of new Set(scenario.withdrawn)) {
+    const target = allocated[index];
+    if (target === undefined) continue;
+    const sender = parties[target.leg.sender] ?? '';
+    const command = { commandId: `withdraw-${index}`, allocationId: target.id, actAs: [sender] };
+    await ledger.withdrawAllocation(command);
+  }
+  if (scenario.advanceHours > 0) await ledger.advanceClock(scenario.advanceHours * HOUR_MS);
+  const everyone = [executor, ...parties];
+  const actAs = everyone.filter((_, n) => n !== scenario.missing);
+  const before = await balances(ledger, parties);
+  const endBefore = await ledger.ledgerEnd();
+  const allocationIds = allocated.map((a) => a.id);
+  const settled = await ledger
+    .executeSettlement({ commandId: 'settle', allocationIds, actAs })
+    .then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof LedgerError) return false;
+        throw error;
+      },
+    );
+  const after = await balances(ledger, parties);
+  for (const instrument of instruments) {
+    expect(supply(after, instrument).toString()).toBe(Amount.of(MINTED_WHOLE * PARTIES).toString());
+  }
+  expect(settled).toBe(runs(scenario, allocated));
+  if (!settled) {
+    expect(after).toEqual(before);
+    expect(await ledger.ledgerEnd()).toBe(endBefore);
+    return;
+  }
+  expect(text(after)).toEqual(text(movedBalances(world, before, allocated)));
+  expect((await ledger.lookupCommand('settle'))?.offset).toBe(endBefore + 1);
+  expect(await ledger.getAllocations(executor)).toEqual([]);
+}
+
 describe('executing a settlement', () => {
   it('conserves every instrument and moves every leg or none', async () => {
     await fc.assert(
-      fc.asyncProperty(scenario, async ({ legs, withdrawn, advanceHours, missing }) => {
-        const { ledger, executor, parties, instruments } = await setUp();
+      fc.asyncProperty(scenario, async (drawn) => {
+        const world = await setUp();
         try {
-          const now = (await ledger.now()).getTime();
-          const settlement = {
-            executor,
-            settlementRef: 'trade',
-            requestedAt: new Date(now),
-            allocateBefore: new Date(now + HOUR_MS),
-            settleBefore: new Date(now + 2 * HOUR_MS),
-            meta: {},
-          };
-          const allocated: { id: string; leg: Leg }[] = [];
-          for (const [index, l] of legs.entries()) {
-            const outcome = await ledger
-              .allocate({
-                commandId: `allocate-${index}`,
-                settlement,
-                transferLegId: `leg-${index}`,
-                leg: {
-                  sender: parties[l.sender] ?? '',
-                  receiver: parties[l.receiver] ?? '',
-                  instrument: instruments[l.instrument] as Instrument,
-                  amount: Amount.of(l.whole),
-                  meta: {},
-                },
-              })
-              .catch((error: unknown) => {
-                // A sender whose earlier legs took its holdings cannot fund this one.
-                if (error instanceof LedgerError && error.code === 'insufficient_holdings')
-                  return null;
-                throw error;
-              });
-            if (outcome !== null) allocated.push({ id: outcome.allocationId, leg: l });
-          }
-          for (const index of new Set(withdrawn)) {
-            const target = allocated[index];
-            if (target === undefined) continue;
-            await ledger.withdrawAllocation({
-              commandId: `withdraw-${index}`,
-              allocationId: target.id,
-              actAs: [parties[target.leg.sender] ?? ''],
-            });
-          }
-          if (advanceHours > 0) await ledger.advanceClock(advanceHours * HOUR_MS);
-
-          const everyone = [executor, ...parties];
-          const actAs = missing === null ? everyone : everyone.filter((_, n) => n !== missing);
-          const before = await balances(ledger, parties);
-          const endBefore = await ledger.ledgerEnd();
-          const settled = await ledger
-            .executeSettlement({
-              commandId: 'settle',
-              allocationIds: allocated.map((a) => a.id),
-              actAs,
-            })
-            .then(
-              () => true,
-              (error: unknown) => {
-                if (error instanceof LedgerError) return false;
-                throw error;
-              },
-            );
-          const after = await balances(ledger, parties);
-
-          for (const instrument of instruments) {
-            expect(supply(after, instrument).toString()).toBe(
-              Amount.of(MINTED_WHOLE * PARTIES).toString(),
-            );
-          }
-          const pendingWithdrawn =
-            new Set(withdrawn).size > 0 &&
-            [...new Set(withdrawn)].some((index) => allocated[index] !== undefined);
-          const involved = new Set(allocated.flatMap((a) => [a.leg.sender, a.leg.receiver]));
-          const authorized = missing === null || (missing > 0 && !involved.has(missing - 1));
-          const expected =
-            allocated.length > 0 && !pendingWithdrawn && advanceHours < 2 && authorized;
-          expect(settled).toBe(expected);
-          if (!settled) {
-            expect(after).toEqual(before);
-            expect(await ledger.ledgerEnd()).toBe(endBefore);
-            return;
-          }
-          const moved = new Map(before);
-          for (const { leg: l } of allocated) {
-            const key = (p: number) =>
-              `${parties[p]}/${instrumentKey(instruments[l.instrument] as Instrument)}`;
-            const amount = Amount.of(l.whole);
-            moved.set(key(l.sender), (moved.get(key(l.sender)) ?? Amount.ZERO).sub(amount));
-            moved.set(key(l.receiver), (moved.get(key(l.receiver)) ?? Amount.ZERO).add(amount));
-          }
-          const text = (totals: Balances) =>
-            Object.fromEntries(
-              [...totals].map(([k, v]) => [k, v.toString()]).filter(([, v]) => v !== '0'),
-            );
-          expect(text(after)).toEqual(text(moved));
-          const update = await ledger.lookupCommand('settle');
-          expect(update?.offset).toBe(endBefore + 1);
-          expect(await ledger.getAllocations(executor)).toEqual([]);
+          await checkScenario(world, drawn);
         } finally {
-          await ledger.close();
+          await world.ledger.close();
         }
       }),
       { numRuns: 60 },
