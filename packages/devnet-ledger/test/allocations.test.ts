@@ -272,6 +272,48 @@ describe('a settlement of two legs', () => {
   });
 });
 
+describe('an ACS delta', () => {
+  it('shows only the contracts its filter selects, not the allocations beside them', async () => {
+    const end = await call(proxy.url, 'GET', '/v2/state/ledger-end');
+    const holdingsOnly = {
+      cumulative: [
+        {
+          identifierFilter: {
+            InterfaceFilter: {
+              value: { interfaceId: HOLDING_INTERFACE_ID, includeInterfaceView: true },
+            },
+          },
+        },
+      ],
+    };
+    const updates = await post('/v2/updates', {
+      beginExclusive: 0,
+      endInclusive: end.body.offset,
+      updateFormat: {
+        includeTransactions: {
+          eventFormat: { filtersByParty: { [bob]: holdingsOnly } },
+          transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+        },
+      },
+    });
+    const templates = updates.body.flatMap(
+      (item: {
+        update: {
+          Transaction?: { value: { events: { CreatedEvent?: { templateId: string } }[] } };
+        };
+      }) =>
+        (item.update.Transaction?.value.events ?? []).flatMap((e) =>
+          e.CreatedEvent === undefined ? [] : [e.CreatedEvent.templateId],
+        ),
+    );
+    expect(templates.length).toBeGreaterThan(0);
+    expect(templates.every((t: string) => t.endsWith(':PoolParty.Devnet.Token:Holding'))).toBe(
+      true,
+    );
+    assertNoWireMismatches(proxy);
+  });
+});
+
 describe('releasing and deadlines', () => {
   it('gives the holdings back on a withdraw and on a cancel', async () => {
     const settlement = await settlementInfo('trade-2');
