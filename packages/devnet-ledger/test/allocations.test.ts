@@ -273,6 +273,7 @@ describe('a settlement of two legs', () => {
 });
 
 describe('an ACS delta', () => {
+  // After the settlement above: Bob observed Alice's allocation in the transactions he reads.
   it('shows only the contracts its filter selects, not the allocations beside them', async () => {
     const end = await call(proxy.url, 'GET', '/v2/state/ledger-end');
     const holdingsOnly = {
