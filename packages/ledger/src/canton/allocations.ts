@@ -33,6 +33,7 @@ import {
   type Offset,
   type SettlementCommand,
 } from '../port.js';
+import { selectInputHoldings } from './commands.js';
 import { CantonRequestError, isDuplicateCommand } from './errors.js';
 import { transactionFormat } from './filters.js';
 import type { ExternalSigner } from './options.js';
@@ -185,12 +186,11 @@ export class CantonAllocations {
       await this.deps.requireParty(party);
     }
     const [now, holdings] = await Promise.all([this.deps.now(), this.deps.getHoldings(leg.sender)]);
-    const plan = planAllocation({ atMs: now.getTime(), settlement, transferLegId, leg }, holdings);
-    const argument = allocateChoiceArgument(
-      command,
-      now,
-      plan.inputs.map((h) => h.holdingId),
-    );
+    // The rules refuse what cannot be funded; the inputs are all unlocked holdings, as for a
+    // transfer: an instrument may charge fees on top, and the registry returns the rest as change.
+    planAllocation({ atMs: now.getTime(), settlement, transferLegId, leg }, holdings);
+    const inputs = selectInputHoldings(holdings, leg.sender, leg.instrument);
+    const argument = allocateChoiceArgument(command, now, inputs.holdingIds);
     const factory = await this.deps.registry.allocationFactory(leg.instrument.admin, argument);
     const withContext = {
       ...argument,
