@@ -21,6 +21,10 @@
  * - A self-transfer is refused with `not_authorized`.
  * - Accepting an offer at or after its `executeBefore` is refused with `offer_expired`; the offer
  *   stays pending and can still be rejected or withdrawn.
+ * - Allocations (allocations.ts) trust their `actAs` as the offer actions trust their actor: the
+ *   devnet's caller acts for the parties it names. Allocating needs no `actAs` (the leg's sender
+ *   allocates); a locked allocation holding stays locked past `settleBefore` until the
+ *   allocation is cancelled or withdrawn, as an offer's does past its deadline.
  * - `now()` reads the ledger clock itself, as if an offset checkpoint were taken at every read:
  *   never before the latest record time, and the next update's record time is not earlier.
  * - Malformed control input (a bad hint, a key that is not 32 bytes, an instrument without admin
