@@ -114,6 +114,12 @@ const LEDGER_ERRORS: Readonly<
     category: 'InvalidGivenCurrentSystemStateResourceMissing',
   },
   offer_expired: { code: 'DAML_FAILURE', category: 'InvalidGivenCurrentSystemStateOther' },
+  allocation_not_found: {
+    code: 'CONTRACT_NOT_FOUND',
+    category: 'InvalidGivenCurrentSystemStateResourceMissing',
+  },
+  deadline_passed: { code: 'DAML_FAILURE', category: 'InvalidGivenCurrentSystemStateOther' },
+  invalid_settlement: { code: 'DAML_FAILURE', category: 'InvalidIndependentOfSystemState' },
   not_authorized: { code: 'DAML_AUTHORIZATION_ERROR', category: 'InvalidIndependentOfSystemState' },
   rejected: { code: 'PARTICIPANT_BACKPRESSURE', category: 'ContentionOnSharedResources' },
   timeout: { code: 'REQUEST_TIME_OUT', category: 'DeadlineExceededRequestStateUnknown' },

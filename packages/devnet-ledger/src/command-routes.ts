@@ -4,6 +4,7 @@
  */
 import type { CommandResult, LedgerEvent, LedgerUpdate, Offset } from '@poolparty/ledger';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { parseAllocationCommand } from './allocation-commands.js';
 import { invalidArgument } from './canton-errors.js';
 import { actingUser, type ServerContext, userOf } from './context.js';
 import { offsetAfterLedgerEnd } from './contracts.js';
@@ -83,6 +84,10 @@ function actingParty(event: LedgerEvent): string {
       return event.offerId === null ? event.sender : event.receiver;
     case 'offer_rejected':
       return event.receiver;
+    // A settlement's executor executes it (and cancels it with the others' consent).
+    case 'allocation_executed':
+    case 'allocation_cancelled':
+      return event.allocation.settlement.executor;
     default:
       return event.sender;
   }
@@ -141,7 +146,8 @@ async function submitCommands(ctx: ServerContext, request: FastifyRequest, comma
     userOf(request),
     optionalStringAt(commands.userId, 'commands.userId'),
   );
-  const command = parseSubmittedCommand(commands.commands);
+  const command =
+    parseAllocationCommand(commands.commands) ?? parseSubmittedCommand(commands.commands);
   await ctx.users.requireActAs(user, actAs);
   const submissionId = optionalStringAt(commands.submissionId, 'commands.submissionId');
   const result = await ctx.commands.submit({

@@ -1,6 +1,6 @@
 /**
  * The contracts behind the local ledger's updates, as a participant's contract store sees them:
- * which Holding and TransferInstruction contracts were active at an offset (with the offset that
+ * which Holding, TransferInstruction and Allocation contracts were active at an offset (with the offset that
  * created each), and every instruction ever created by id — accepting, rejecting or withdrawing
  * one archives it, and rendering that exercise needs the instruction as it was.
  *
@@ -9,7 +9,14 @@
  * is answered by taking back, from the active set, what the offsets after it created and archived:
  * the cost is the distance back and the contracts active, not the length of the ledger's history.
  */
-import type { Holding, LocalLedger, Offset, TransferOffer } from '@poolparty/ledger';
+import type {
+  Allocation,
+  Holding,
+  LedgerEvent,
+  LocalLedger,
+  Offset,
+  TransferOffer,
+} from '@poolparty/ledger';
 
 export interface ActiveContract<T> {
   readonly contract: T;
@@ -21,12 +28,14 @@ export interface ActiveSet {
   readonly offset: Offset;
   readonly holdings: readonly ActiveContract<Holding>[];
   readonly instructions: readonly ActiveContract<TransferOffer>[];
+  readonly allocations: readonly ActiveContract<Allocation>[];
 }
 
 /** A contract the ledger ever created, with where it was created and (once) archived. */
 export type ContractRecord =
   | { readonly kind: 'holding'; readonly contract: Holding; readonly createdAt: Offset }
-  | { readonly kind: 'instruction'; readonly contract: TransferOffer; readonly createdAt: Offset };
+  | { readonly kind: 'instruction'; readonly contract: TransferOffer; readonly createdAt: Offset }
+  | { readonly kind: 'allocation'; readonly contract: Allocation; readonly createdAt: Offset };
 
 interface Ever {
   readonly created: Map<string, ContractRecord>;
@@ -51,6 +60,22 @@ class Walk {
   offset = 0;
   readonly holdings = new Map<string, ActiveContract<Holding>>();
   readonly instructions = new Map<string, ActiveContract<TransferOffer>>();
+  readonly allocations = new Map<string, ActiveContract<Allocation>>();
+
+  /** An allocation event: the allocation created, or ended (executed, cancelled, withdrawn). */
+  private noteAllocation(event: LedgerEvent, offset: Offset, ever: Ever): void {
+    if (!('allocation' in event)) return;
+    const { allocation } = event;
+    const id = allocation.allocationId;
+    if (event.kind !== 'allocation_created') {
+      this.allocations.delete(id);
+      noteArchived(ever, id, offset);
+      return;
+    }
+    ever.rank.set(id, ever.rank.size);
+    ever.created.set(id, { kind: 'allocation', contract: allocation, createdAt: offset });
+    this.allocations.set(id, { contract: allocation, createdAt: offset });
+  }
 
   advance(ledger: LocalLedger, to: Offset, ever: Ever): void {
     while (this.offset < to) {
@@ -91,6 +116,8 @@ class Walk {
         } else if (event.kind === 'transfer' && event.offerId !== null) {
           this.instructions.delete(event.offerId);
           noteArchived(ever, event.offerId, offset);
+        } else {
+          this.noteAllocation(event, offset, ever);
         }
       }
       this.offset = offset;
@@ -127,20 +154,28 @@ export class ContractHistory {
   private takenBack(offset: Offset): ActiveSet {
     const holdings = new Map(this.walk.holdings);
     const instructions = new Map(this.walk.instructions);
+    const allocations = new Map(this.walk.allocations);
     for (const [id, active] of holdings) if (active.createdAt > offset) holdings.delete(id);
     for (const [id, active] of instructions) if (active.createdAt > offset) instructions.delete(id);
+    for (const [id, active] of allocations) if (active.createdAt > offset) allocations.delete(id);
     for (let at = offset + 1; at <= this.walk.offset; at++) {
       for (const id of this.ever.archivedBy.get(at) ?? []) {
         const record = this.ever.created.get(id);
         if (record === undefined || record.createdAt > offset) continue;
         if (record.kind === 'holding') holdings.set(id, record);
-        else instructions.set(id, record);
+        else if (record.kind === 'instruction') instructions.set(id, record);
+        else allocations.set(id, record);
       }
     }
     const rank = (id: string) => this.ever.rank.get(id) ?? 0;
     const inOrder = <T>(active: Map<string, ActiveContract<T>>) =>
       [...active.entries()].sort(([a], [b]) => rank(a) - rank(b)).map(([, contract]) => contract);
-    return { offset, holdings: inOrder(holdings), instructions: inOrder(instructions) };
+    return {
+      offset,
+      holdings: inOrder(holdings),
+      instructions: inOrder(instructions),
+      allocations: inOrder(allocations),
+    };
   }
 
   /** Every instruction created up to `offset`, pending or not, by offer id. */
@@ -169,6 +204,12 @@ export class ContractHistory {
     };
   }
 
+  /** The allocation with this id if it is pending (not executed, cancelled, withdrawn) at `offset`. */
+  pendingAllocation(allocationId: string, offset: Offset): Allocation | undefined {
+    return this.activeAt(offset).allocations.find((a) => a.contract.allocationId === allocationId)
+      ?.contract;
+  }
+
   /** The instruction with this id if it is pending at `offset`. */
   pendingInstruction(offerId: string, offset: Offset): TransferOffer | undefined {
     return this.activeAt(offset).instructions.find((i) => i.contract.offerId === offerId)?.contract;
@@ -180,5 +221,6 @@ function snapshot(walk: Walk): ActiveSet {
     offset: walk.offset,
     holdings: [...walk.holdings.values()],
     instructions: [...walk.instructions.values()],
+    allocations: [...walk.allocations.values()],
   };
 }

@@ -1,5 +1,5 @@
 /**
- * `POST /v2/state/active-contracts`: the Holding and TransferInstruction contracts active at an
+ * `POST /v2/state/active-contracts`: the Holding, TransferInstruction and Allocation contracts active at an
  * offset, as the event format shows them: one JSON list over HTTP (bounded as http-lists.ts says),
  * a stream over WebSocket.
  */
@@ -8,6 +8,7 @@ import { CantonApiError } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
 import type { ContractRecord } from './contract-history.js';
 import {
+  allocationStakeholders,
   type EventFilter,
   holdingStakeholders,
   instructionStakeholders,
@@ -24,6 +25,7 @@ import { objectAt, offsetAt, optionalOffsetAt, stringAt, stringsAt } from './req
 import { archivedEventOf, transactionAt } from './transactions.js';
 import {
   type CreatedEvent,
+  encodeAllocationCreated,
   encodeHoldingCreated,
   encodeTransferInstructionCreated,
 } from './wire.js';
@@ -62,12 +64,17 @@ const contractEventsNotFound = (contractId: string) =>
 function createdEventOf(ctx: ServerContext, record: ContractRecord, lockedHoldingIds: string[]) {
   const createdAt = ctx.ledger.updateAt(record.createdAt)?.recordTime;
   const options = createdAt === undefined ? {} : { createdAt };
-  return record.kind === 'holding'
-    ? encodeHoldingCreated(record.contract, record.createdAt, SYNCHRONIZER_ID, options)
-    : encodeTransferInstructionCreated(record.contract, record.createdAt, SYNCHRONIZER_ID, {
+  switch (record.kind) {
+    case 'holding':
+      return encodeHoldingCreated(record.contract, record.createdAt, SYNCHRONIZER_ID, options);
+    case 'instruction':
+      return encodeTransferInstructionCreated(record.contract, record.createdAt, SYNCHRONIZER_ID, {
         ...options,
         lockedHoldingIds,
       });
+    case 'allocation':
+      return encodeAllocationCreated(record.contract, record.createdAt, options);
+  }
 }
 
 /** The archive of a contract: the consuming exercise on it in the transaction that archived it. */
@@ -210,6 +217,12 @@ async function activeContracts(
           SYNCHRONIZER_ID,
           createdAt(h.createdAt),
         ),
+      })),
+    ...active.allocations
+      .filter((a) => seen(allocationStakeholders(a.contract)))
+      .map((a) => ({
+        at: a.createdAt,
+        event: encodeAllocationCreated(a.contract, a.createdAt, createdAt(a.createdAt)),
       })),
     ...active.instructions
       .filter((i) => seen(instructionStakeholders(i.contract)))

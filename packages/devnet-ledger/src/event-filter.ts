@@ -4,16 +4,18 @@
  *
  * A contract is shown when one of its witnesses has a filter that matches it: a wildcard, a
  * template filter naming its template, or an interface filter naming an interface it implements
- * (Holding for holdings, TransferInstruction for instructions). Interface views are included only
+ * (Holding for holdings, TransferInstruction for instructions, Allocation for allocations). Interface views are included only
  * for interface filters that ask for them, created-event blobs only when a matching filter asks.
  *
  * Devnet choice: a transaction is shown whole when one of its contracts is shown (every devnet
  * transaction is between the parties it names, who witness all of it).
  */
-import type { Holding, LedgerEvent, TransferOffer } from '@poolparty/ledger';
+import type { Allocation, Holding, LedgerEvent, TransferOffer } from '@poolparty/ledger';
 import { invalidArgument } from './canton-errors.js';
 import { arrayAt, type Json, objectAt, optionalObjectAt, stringAt } from './request-body.js';
 import {
+  ALLOCATION_INTERFACE_ID,
+  allocationParties,
   type CreatedEvent,
   HOLDING_INTERFACE_ID,
   qualifiedName,
@@ -35,15 +37,17 @@ export interface EventFilter {
   readonly anyParty: PartyFilter | null;
 }
 
-type ContractKind = 'holding' | 'instruction';
+type ContractKind = 'holding' | 'instruction' | 'allocation';
 
 const INTERFACE_OF: Readonly<Record<ContractKind, string | null>> = {
   holding: qualifiedName(HOLDING_INTERFACE_ID),
   instruction: qualifiedName(TRANSFER_INSTRUCTION_INTERFACE_ID),
+  allocation: qualifiedName(ALLOCATION_INTERFACE_ID),
 };
 const TEMPLATE_OF: Readonly<Record<ContractKind, string | null>> = {
   holding: qualifiedName(TEMPLATE_IDS.holding),
   instruction: qualifiedName(TEMPLATE_IDS.transferInstruction),
+  allocation: qualifiedName(TEMPLATE_IDS.allocation),
 };
 
 function parseFilters(value: unknown, path: string): PartyFilter {
@@ -128,6 +132,7 @@ function kindOf(templateId: string): ContractKind | null {
   const name = qualifiedName(templateId);
   if (name === TEMPLATE_OF.holding) return 'holding';
   if (name === TEMPLATE_OF.instruction) return 'instruction';
+  if (name === TEMPLATE_OF.allocation) return 'allocation';
   return null;
 }
 
@@ -172,6 +177,12 @@ export function instructionStakeholders(offer: TransferOffer): string[] {
   return [offer.instrument.admin, offer.sender, offer.receiver];
 }
 
+/** An allocation's stakeholders: admin and sender sign, executor and receiver observe. */
+export function allocationStakeholders(allocation: Allocation): string[] {
+  const { signatories, observers } = allocationParties(allocation);
+  return [...signatories, ...observers];
+}
+
 /**
  * An opaque created-event blob for a client to disclose the contract with: what a participant
  * would serialize, here the contract's identity and arguments (the devnet reads nothing back).
@@ -196,12 +207,20 @@ export function readsAnyOf(filter: EventFilter, parties: readonly string[]): boo
   return filter.anyParty !== null || parties.some((party) => filter.byParty.has(party));
 }
 
-/** The parties an update's events concern: senders, receivers, owners and instrument admins. */
+/**
+ * The parties an update's events concern: senders, receivers, owners and instrument admins, and
+ * the executors of allocations' settlements.
+ */
 export function eventParties(event: LedgerEvent): string[] {
   switch (event.kind) {
     case 'mint':
     case 'burn':
       return [event.owner, event.instrument.admin];
+    case 'allocation_created':
+    case 'allocation_executed':
+    case 'allocation_cancelled':
+    case 'allocation_withdrawn':
+      return allocationStakeholders(event.allocation);
     default:
       return [event.sender, event.receiver, event.instrument.admin];
   }

@@ -1,7 +1,7 @@
 /**
- * Token Standard registries: metadata (`/registry/metadata/v1/...`) and the transfer-instruction
+ * Token Standard registries: metadata (`/registry/metadata/v1/...`), the transfer-instruction
  * API (`/registry/transfer-instruction/v1/...`) that hands out the transfer factory and the
- * choice contexts of pending instructions.
+ * choice contexts of pending instructions, and the allocation APIs (allocation-registry.ts).
  *
  * Two kinds of registry base are served:
  * - the default one, at the scan proxy (`/api/validator/v0/scan-proxy`), where a validator serves
@@ -17,6 +17,7 @@
 import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
 import { type LocalLedger, MINING_ROUND_MS, type TransferOffer } from '@poolparty/ledger';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ALLOCATION_REGISTRY_ROUTES } from './allocation-registry.js';
 import { RegistryError } from './canton-errors.js';
 import type { ContractHistory } from './contract-history.js';
 import {
@@ -38,25 +39,27 @@ const PAGE_SIZE_DEFAULT = 100;
 const SUPPORTED_APIS = {
   'splice-api-token-metadata-v1': 1,
   'splice-api-token-transfer-instruction-v1': 1,
+  'splice-api-token-allocation-instruction-v1': 1,
+  'splice-api-token-allocation-v1': 1,
 };
 
 type Json = Readonly<Record<string, unknown>>;
 
-function objectOrError(value: unknown, name: string): Json {
+export function objectOrError(value: unknown, name: string): Json {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new RegistryError(400, `${name} must be an object`);
   }
   return value as Json;
 }
 
-function stringOrError(value: unknown, name: string): string {
+export function stringOrError(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.length === 0) {
     throw new RegistryError(400, `${name} must be a non-empty string`);
   }
   return value;
 }
 
-function excludeDebug(body: unknown): boolean {
+export function excludeDebug(body: unknown): boolean {
   return (body as { excludeDebugFields?: unknown } | null)?.excludeDebugFields === true;
 }
 
@@ -81,7 +84,10 @@ async function servedAdmin(ledger: LocalLedger, admin: string | null): Promise<s
 }
 
 /** The instruments a registry serves: those of the one admin it is the registry of. */
-async function instrumentsOf(ledger: LocalLedger, admin: string | null): Promise<Instrument[]> {
+export async function instrumentsOf(
+  ledger: LocalLedger,
+  admin: string | null,
+): Promise<Instrument[]> {
   const served = await servedAdmin(ledger, admin);
   if (served === null) return [];
   return (await ledger.listInstruments()).filter((i) => i.admin === served);
@@ -125,7 +131,7 @@ async function instrumentJson(deps: RegistryDeps, instrument: Instrument) {
 }
 
 /** The Amulet configuration contracts a transfer of Amulet reads, for the choice context. */
-async function amuletContext(ledger: LocalLedger, instrument: Instrument) {
+export async function amuletContext(ledger: LocalLedger, instrument: Instrument) {
   const amulet = await amuletOf(ledger);
   if (amulet === null || instrumentKey(amulet) !== instrumentKey(instrument)) return [];
   const traffic = await ledger.trafficParameters();
@@ -147,7 +153,10 @@ async function amuletContext(ledger: LocalLedger, instrument: Instrument) {
   ] as const;
 }
 
-function choiceContext(entries: readonly (readonly [string, DevnetContract])[], debug: boolean) {
+export function choiceContext(
+  entries: readonly (readonly [string, DevnetContract])[],
+  debug: boolean,
+) {
   return {
     choiceContextData: {
       values: Object.fromEntries(
@@ -161,7 +170,7 @@ function choiceContext(entries: readonly (readonly [string, DevnetContract])[], 
 }
 
 /** What a registry's routes share: the ledger, its history, and whose instruments it serves. */
-interface RegistryRouteDeps extends RegistryDeps {
+export interface RegistryRouteDeps extends RegistryDeps {
   /** The admin a request's registry serves (from its path), or null for the default registry. */
   readonly adminOf: (request: FastifyRequest) => string | null;
 }
@@ -316,7 +325,10 @@ const REGISTRY_ROUTES = [
 
 /** The registry routes at `base`, each answering for the admin `adminOf` reads from a request. */
 function registerRegistry(app: FastifyInstance, base: string, deps: RegistryRouteDeps): void {
-  const routes = REGISTRY_ROUTES.map((route) => ({ ...route, url: `${base}${route.url}` }));
+  const routes = [...REGISTRY_ROUTES, ...ALLOCATION_REGISTRY_ROUTES].map((route) => ({
+    ...route,
+    url: `${base}${route.url}`,
+  }));
   registerRoutes(app, deps, routes);
 }
 

@@ -29,6 +29,7 @@ import {
   type LocalLedger,
   type Meta,
 } from '@poolparty/ledger';
+import { type AllocationLedgerCommand, runAllocationCommand } from './allocation-commands.js';
 import { CantonApiError, invalidArgument, permissionDenied } from './canton-errors.js';
 import {
   checkProposal,
@@ -92,7 +93,7 @@ const INSTRUCTION_NAMES = new Set(
   [TRANSFER_INSTRUCTION_INTERFACE_ID, TEMPLATE_IDS.transferInstruction].map(qualifiedName),
 );
 
-function metaOf(value: unknown, path: string): Meta {
+export function metaOf(value: unknown, path: string): Meta {
   const meta = optionalObjectAt(value, path);
   const values = optionalObjectAt(meta?.values, `${path}.values`) ?? {};
   const result: Record<string, string> = {};
@@ -104,7 +105,7 @@ function metaOf(value: unknown, path: string): Meta {
   return result;
 }
 
-function decimalAt(value: unknown, path: string): Amount {
+export function decimalAt(value: unknown, path: string): Amount {
   try {
     return parseDamlDecimal(stringAt(value, path));
   } catch {
@@ -112,7 +113,7 @@ function decimalAt(value: unknown, path: string): Amount {
   }
 }
 
-function timeAt(value: unknown, path: string): Date {
+export function timeAt(value: unknown, path: string): Date {
   try {
     return parseDamlTime(stringAt(value, path));
   } catch {
@@ -255,7 +256,8 @@ export function parseDeduplication(value: unknown): Deduplication {
 export interface Submission {
   readonly commandId: string;
   readonly actAs: readonly string[];
-  readonly command: SubmittedCommand;
+  /** A transfer, an instruction choice or a creation, or an allocation choice (allocation-commands.ts). */
+  readonly command: SubmittedCommand | AllocationLedgerCommand;
   readonly deduplication: Deduplication;
   /** The user submitting: completions are reported to it. */
   readonly userId: string;
@@ -334,6 +336,9 @@ export class CommandRunner {
   }
 
   private run({ commandId, actAs, command }: Submission): Promise<CommandResult> {
+    if (isAllocationCommand(command)) {
+      return runAllocationCommand(this.ledger, commandId, actAs, command);
+    }
     checkActors(command, actAs);
     const actor = actAs[0] as string;
     switch (command.kind) {
@@ -373,6 +378,19 @@ export class CommandRunner {
       instrument: amulet,
     });
   }
+}
+
+const ALLOCATION_KINDS: ReadonlySet<string> = new Set<AllocationLedgerCommand['kind']>([
+  'allocate',
+  'executeSettlement',
+  'cancelAllocation',
+  'withdrawAllocation',
+]);
+
+function isAllocationCommand(
+  command: SubmittedCommand | AllocationLedgerCommand,
+): command is AllocationLedgerCommand {
+  return ALLOCATION_KINDS.has(command.kind);
 }
 
 /** `actAs` of a request: at least one party. */

@@ -9,6 +9,7 @@ import type { LedgerUpdate, LocalLedger, Offset } from '@poolparty/ledger';
 import { invalidArgument } from './canton-errors.js';
 import type { ContractHistory } from './contract-history.js';
 import {
+  allocationStakeholders,
   type EventFilter,
   eventParties,
   holdingStakeholders,
@@ -124,14 +125,17 @@ export function shapeTransaction(
     stakeholdersOf(history, contractId, transaction.offset);
   const shaped =
     shape === 'acs-delta' ? acsDelta(projected.events, readers, stakeholders) : projected.events;
-  const events = shaped.map((event): Event => {
-    if (!('CreatedEvent' in event)) return event;
-    // A created event the filter does not select still belongs to the transaction the reader
-    // sees; it is shown without views or blob.
+  const events = shaped.flatMap((event): Event[] => {
+    if (!('CreatedEvent' in event)) return [event];
     const shaped = shapeCreated(filter, event.CreatedEvent);
-    if (shaped !== null) return { CreatedEvent: shaped };
+    if (shaped !== null) return [{ CreatedEvent: shaped }];
+    // The ACS delta is the filter's contracts, as on a participant: a reader that keeps an
+    // active set from it (the wallet SDK's cache) would take any other create for one of them.
+    if (shape === 'acs-delta') return [];
+    // In ledger effects a created event the filter does not select still belongs to the
+    // transaction the reader sees; it is shown without views or blob.
     const { interfaceViews: _views, createdEventBlob: _blob, ...bare } = event.CreatedEvent;
-    return { CreatedEvent: bare };
+    return [{ CreatedEvent: bare }];
   });
   return { ...projected, events };
 }
@@ -141,9 +145,14 @@ function stakeholdersOf(history: ContractHistory, contractId: string, offset: Of
   const found = history.contractUpTo(contractId, offset);
   if (found === undefined) return [];
   const { record } = found;
-  return record.kind === 'holding'
-    ? holdingStakeholders(record.contract)
-    : instructionStakeholders(record.contract);
+  switch (record.kind) {
+    case 'holding':
+      return holdingStakeholders(record.contract);
+    case 'instruction':
+      return instructionStakeholders(record.contract);
+    case 'allocation':
+      return allocationStakeholders(record.contract);
+  }
 }
 
 /**

@@ -3,6 +3,7 @@
  * place, plus the template ids of the devnet's configuration contracts.
  */
 import {
+  DEVNET_ALLOCATION_TEMPLATE_ID,
   DEVNET_HOLDING_TEMPLATE_ID,
   DEVNET_MINING_ROUND_TEMPLATE_ID,
   DEVNET_PACKAGE_ID,
@@ -12,11 +13,19 @@ import {
 } from '@poolparty/ledger/canton/wire';
 
 export {
+  ALLOCATION_CANCEL_CHOICE,
+  ALLOCATION_EXECUTE_TRANSFER_CHOICE,
+  ALLOCATION_FACTORY_ALLOCATE_CHOICE,
+  ALLOCATION_FACTORY_INTERFACE_ID,
+  ALLOCATION_INTERFACE_ID,
+  ALLOCATION_WITHDRAW_CHOICE,
   type ArchivedEvent,
+  allocationParties,
   type CreatedEvent,
   damlDecimal,
   type Event,
   type ExercisedEvent,
+  encodeAllocationCreated,
   encodeCheckpoint,
   encodeHoldingCreated,
   encodeTransaction,
@@ -42,6 +51,7 @@ export {
 export const TEMPLATE_IDS = {
   holding: DEVNET_HOLDING_TEMPLATE_ID,
   transferInstruction: DEVNET_TRANSFER_INSTRUCTION_TEMPLATE_ID,
+  allocation: DEVNET_ALLOCATION_TEMPLATE_ID,
   transferFactory: DEVNET_TRANSFER_FACTORY_TEMPLATE_ID,
   transferPreapproval: DEVNET_PREAPPROVAL_TEMPLATE_ID,
   openMiningRound: DEVNET_MINING_ROUND_TEMPLATE_ID,

@@ -1,3 +1,8 @@
+export {
+  ALLOCATION_REF_CHARS_MAX,
+  allocationControllers,
+  SETTLEMENT_LEGS_MAX,
+} from './allocation-rules.js';
 export * from './canton/index.js';
 export * from './local/index.js';
 export * from './port.js';

@@ -56,6 +56,8 @@ export interface HoldingLock {
   readonly expiresAt: Date | null;
   /** The lock's human-readable context, when it has one. */
   readonly context: string | null;
+  /** Set when the holding is locked for a settlement's allocation: the allocation's id. */
+  readonly allocationId?: string;
 }
 
 /** A UTXO of the Token Standard `Holding` interface. */
@@ -118,6 +120,86 @@ export interface TransferOffer {
   readonly executeBefore: Date;
 }
 
+/**
+ * The settlement an allocation reserves holdings for, as the Token Standard's `SettlementInfo`
+ * describes it. Deadlines are exclusive: allocating is possible until `allocateBefore`, executing
+ * until `settleBefore`.
+ */
+export interface SettlementInfo {
+  /** The party that executes the settlement: it moves every leg, in one transaction. */
+  readonly executor: string;
+  /** The executor's reference of the settlement (`settlementRef.id`). */
+  readonly settlementRef: string;
+  readonly requestedAt: Date;
+  readonly allocateBefore: Date;
+  readonly settleBefore: Date;
+  readonly meta: Meta;
+}
+
+/** One transfer of a settlement (`TransferLeg`). */
+export interface TransferLeg {
+  readonly sender: string;
+  readonly receiver: string;
+  readonly instrument: Instrument;
+  readonly amount: Amount;
+  readonly meta: Meta;
+}
+
+/**
+ * A funded allocation (`AllocationView`): the sender's holdings of the leg's amount, locked for
+ * the settlement until it is executed, cancelled or withdrawn.
+ */
+export interface Allocation {
+  readonly allocationId: string;
+  readonly settlement: SettlementInfo;
+  /** The leg's id, unique within its settlement. */
+  readonly transferLegId: string;
+  readonly leg: TransferLeg;
+  /** The sender's holdings locked for it. */
+  readonly holdingIds: readonly string[];
+}
+
+/** `AllocationFactory_Allocate`, submitted as the leg's sender. */
+export interface AllocateCommand {
+  readonly commandId: string;
+  readonly settlement: SettlementInfo;
+  readonly transferLegId: string;
+  readonly leg: TransferLeg;
+}
+
+export interface AllocateOutcome extends CommandResult {
+  readonly allocationId: string;
+}
+
+/**
+ * `Allocation_ExecuteTransfer` of every allocation of one settlement, in one transaction: every
+ * leg moves or none does. Each allocation's executor, sender and receiver must be among `actAs`.
+ */
+export interface SettlementCommand {
+  readonly commandId: string;
+  readonly allocationIds: readonly string[];
+  readonly actAs: readonly string[];
+}
+
+/**
+ * `Allocation_Cancel` (its executor, sender and receiver among `actAs`) or `Allocation_Withdraw`
+ * (its sender among `actAs`).
+ */
+export interface AllocationCommand {
+  readonly commandId: string;
+  readonly allocationId: string;
+  readonly actAs: readonly string[];
+}
+
+/** An allocation event: the leg's parties, instrument and amount, and the allocation itself. */
+export interface AllocationEventBody {
+  readonly sender: string;
+  readonly receiver: string;
+  readonly instrument: Instrument;
+  readonly amount: Amount;
+  readonly allocation: Allocation;
+}
+
 /** What one update did, as the Token Standard's transfer and instruction events show it. */
 export type LedgerEvent =
   | {
@@ -138,6 +220,14 @@ export type LedgerEvent =
   | ({ readonly kind: 'offer_created' } & TransferOffer)
   | ({ readonly kind: 'offer_rejected' } & TransferOffer)
   | ({ readonly kind: 'offer_withdrawn' } & TransferOffer)
+  /** A leg's holdings locked for its settlement. */
+  | ({ readonly kind: 'allocation_created' } & AllocationEventBody)
+  /** The leg moved to its receiver as part of its settlement; every leg's event is in one update. */
+  | ({ readonly kind: 'allocation_executed' } & AllocationEventBody)
+  /** Released to the sender: by the executor, sender and receiver together... */
+  | ({ readonly kind: 'allocation_cancelled' } & AllocationEventBody)
+  /** ...or by the sender alone. */
+  | ({ readonly kind: 'allocation_withdrawn' } & AllocationEventBody)
   | {
       readonly kind: 'mint';
       readonly owner: string;
@@ -230,6 +320,21 @@ export interface LedgerPort {
   trafficParameters(): Promise<TrafficParameters>;
 }
 
+/**
+ * Token Standard allocations: the building block of a settlement that moves several legs
+ * atomically. An adapter that has them implements this beside `LedgerPort`.
+ */
+export interface AllocationPort {
+  /** Locks the sender's holdings for the leg; refused with `deadline_passed` from `allocateBefore` on. */
+  allocate(command: AllocateCommand): Promise<AllocateOutcome>;
+  /** Moves every leg, or (refused) none; refused with `deadline_passed` from `settleBefore` on. */
+  executeSettlement(command: SettlementCommand): Promise<CommandResult>;
+  cancelAllocation(command: AllocationCommand): Promise<CommandResult>;
+  withdrawAllocation(command: AllocationCommand): Promise<CommandResult>;
+  /** Allocations not yet executed, cancelled or withdrawn where the party is executor, sender or receiver. */
+  getAllocations(partyId: string): Promise<readonly Allocation[]>;
+}
+
 export type LedgerErrorCode =
   | 'unknown_party'
   | 'unknown_instrument'
@@ -240,6 +345,11 @@ export type LedgerErrorCode =
   | 'metadata_limit_exceeded'
   | 'offer_not_found'
   | 'offer_expired'
+  | 'allocation_not_found'
+  /** A settlement's deadline (`allocateBefore` to allocate, `settleBefore` to execute) has passed. */
+  | 'deadline_passed'
+  /** Allocations that do not form one settlement, or a settlement whose deadlines contradict. */
+  | 'invalid_settlement'
   | 'not_authorized'
   /** The ledger refused the submission; nothing changed. Retrying may succeed. */
   | 'rejected'

@@ -1,6 +1,7 @@
 /**
  * The port's subscription rule (`UpdateSubscription.parties`), shared by every adapter: an update
- * concerns the parties when one of its events names one as sender, receiver or owner. Canton's
+ * concerns the parties when one of its events names one as sender, receiver or owner (or, for an
+ * allocation, its settlement's executor). Canton's
  * own filter is wider (an instrument admin is a stakeholder of every holding), so the `canton`
  * adapter applies this rule on top of it.
  */
@@ -11,6 +12,11 @@ function partiesOf(event: LedgerEvent): readonly string[] {
     case 'mint':
     case 'burn':
       return [event.owner];
+    case 'allocation_created':
+    case 'allocation_executed':
+    case 'allocation_cancelled':
+    case 'allocation_withdrawn':
+      return [event.sender, event.receiver, event.allocation.settlement.executor];
     default:
       return [event.sender, event.receiver];
   }

@@ -10,6 +10,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
+  encodeAllocationCreated,
   encodeCheckpoint,
   encodeHoldingCreated,
   encodeTransaction,
@@ -18,7 +19,7 @@ import {
   type JsTransaction,
   projectTransaction,
 } from '../src/canton/wire/index.js';
-import { openLocalLedger } from '../src/index.js';
+import { type LocalLedger, openLocalLedger } from '../src/index.js';
 import type { TransferOffer } from '../src/port.js';
 
 const OPENAPI = '/work/shared/canton/ledger-api-3.4.12/openapi.yaml';
@@ -60,6 +61,41 @@ function problems(name: string, value: unknown): string[] {
   );
 }
 
+/** A settlement of two legs executed, one allocation withdrawn and one cancelled. */
+async function allocations(
+  ledger: LocalLedger,
+  instrument: Instrument,
+  alice: string,
+  bob: string,
+) {
+  const venue = (await ledger.createParty({ hint: 'venue' })).partyId;
+  const now = (await ledger.now()).getTime();
+  const settlement = {
+    executor: venue,
+    settlementRef: 'trade',
+    requestedAt: new Date(now),
+    allocateBefore: new Date(now + 60_000),
+    settleBefore: new Date(now + 120_000),
+    meta: {},
+  };
+  const allocate = async (legId: string, sender: string, receiver: string) =>
+    (
+      await ledger.allocate({
+        commandId: `allocate-${legId}`,
+        settlement,
+        transferLegId: legId,
+        leg: { sender, receiver, instrument, amount: Amount.of(2), meta: {} },
+      })
+    ).allocationId;
+  const actAs = [venue, alice, bob];
+  const legs = [await allocate('a', alice, bob), await allocate('b', bob, alice)];
+  await ledger.executeSettlement({ commandId: 'settle', allocationIds: legs, actAs });
+  const withdrawn = await allocate('c', alice, bob);
+  await ledger.withdrawAllocation({ commandId: 'w', allocationId: withdrawn, actAs: [alice] });
+  const cancelled = await allocate('d', bob, alice);
+  await ledger.cancelAllocation({ commandId: 'c', allocationId: cancelled, actAs });
+}
+
 async function everyKindOfUpdate() {
   const ledger = await openLocalLedger({});
   const admin = (await ledger.createParty({ hint: 'registry' })).partyId;
@@ -96,23 +132,32 @@ async function everyKindOfUpdate() {
   await ledger.rejectOffer({ commandId: 'reject', offerId: rejected, actor: bob });
   await ledger.withdrawOffer({ commandId: 'withdraw', offerId: withdrawn, actor: alice });
   await ledger.burn({ owner: alice, instrument, amount: Amount.of(30), commandId: 'burn' });
+  await allocations(ledger, instrument, alice, bob);
 
   const offers = new Map<string, TransferOffer>();
   const rendered: { tx: JsTransaction; kinds: string[] }[] = [];
   const created = [];
+  const allocationsCreated = [];
   for (let offset = 1; offset <= (await ledger.ledgerEnd()); offset++) {
     const update = ledger.updateAt(offset);
     const changes = ledger.holdingChangesAt(offset);
     if (update === undefined || changes === undefined) throw new Error(`no update at ${offset}`);
     for (const event of update.events) {
       if (event.kind === 'offer_created') offers.set(event.offerId, event);
+      if (event.kind === 'allocation_created') allocationsCreated.push(event.allocation);
     }
     const tx = encodeTransaction({ update, ...changes, offers, synchronizerId: SYNCHRONIZER });
     rendered.push({ tx, kinds: update.events.map((e) => e.kind) });
     created.push(...changes.created.map((holding) => ({ holding, offset })));
   }
   await ledger.close();
-  return { rendered, created, offers: [...offers.values()], parties: [alice, bob] };
+  return {
+    rendered,
+    created,
+    offers: [...offers.values()],
+    allocations: allocationsCreated,
+    parties: [alice, bob],
+  };
 }
 
 describe('encoder output against the JSON Ledger API 3.4.12 schemas', () => {
@@ -120,7 +165,18 @@ describe('encoder output against the JSON Ledger API 3.4.12 schemas', () => {
     const { rendered, parties } = await everyKindOfUpdate();
     const kinds = new Set(rendered.flatMap(({ kinds }) => kinds));
     expect([...kinds].sort()).toEqual(
-      ['burn', 'mint', 'offer_created', 'offer_rejected', 'offer_withdrawn', 'transfer'].sort(),
+      [
+        'allocation_cancelled',
+        'allocation_created',
+        'allocation_executed',
+        'allocation_withdrawn',
+        'burn',
+        'mint',
+        'offer_created',
+        'offer_rejected',
+        'offer_withdrawn',
+        'transfer',
+      ].sort(),
     );
     for (const { tx, kinds } of rendered) {
       expect(problems('JsTransaction', tx), kinds.join()).toEqual([]);
@@ -132,8 +188,8 @@ describe('encoder output against the JSON Ledger API 3.4.12 schemas', () => {
     }
   });
 
-  it('holdings and instructions are valid CreatedEvents and active contracts', async () => {
-    const { created, offers } = await everyKindOfUpdate();
+  it('holdings, instructions and allocations are valid CreatedEvents and active contracts', async () => {
+    const { created, offers, allocations } = await everyKindOfUpdate();
     expect(created.some(({ holding }) => holding.lock !== null)).toBe(true);
     for (const { holding, offset } of created) {
       const event = encodeHoldingCreated(holding, offset, SYNCHRONIZER, { createdAt: new Date() });
@@ -152,6 +208,10 @@ describe('encoder output against the JSON Ledger API 3.4.12 schemas', () => {
     for (const offer of offers) {
       const event = encodeTransferInstructionCreated(offer, 5, SYNCHRONIZER);
       expect(problems('CreatedEvent', event)).toEqual([]);
+    }
+    expect(allocations).toHaveLength(4);
+    for (const allocation of allocations) {
+      expect(problems('CreatedEvent', encodeAllocationCreated(allocation, 5))).toEqual([]);
     }
   });
 

@@ -7,4 +7,5 @@
  */
 export { activeContractsRequest } from '../src/canton/filters.js';
 export { webSocketList } from '../src/canton/ws-list.js';
+export * from './allocation-conformance.js';
 export * from './conformance.js';

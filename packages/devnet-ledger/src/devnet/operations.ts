@@ -66,7 +66,8 @@ import {
 /**
  * What each ledger refusal means to a client. `not_authorized` is a well-signed request the
  * ledger does not allow (a transfer to oneself, accepting someone else's offer): the catalogue has
- * no 403 for that, and the signature itself is fine, so it is a 400. An expired offer is `gone`.
+ * no 403 for that, and the signature itself is fine, so it is a 400. An expired offer, and a
+ * settlement past its deadline, are `gone`.
  */
 const LEDGER_ERROR_PROBLEMS: Readonly<Record<LedgerErrorCode, ErrorCode>> = Object.freeze({
   unknown_party: 'not_found',
@@ -77,6 +78,9 @@ const LEDGER_ERROR_PROBLEMS: Readonly<Record<LedgerErrorCode, ErrorCode>> = Obje
   metadata_limit_exceeded: 'validation_error',
   offer_not_found: 'not_found',
   offer_expired: 'gone',
+  allocation_not_found: 'not_found',
+  deadline_passed: 'gone',
+  invalid_settlement: 'validation_error',
   not_authorized: 'validation_error',
   rejected: 'ledger_unavailable',
   timeout: 'ledger_unavailable',

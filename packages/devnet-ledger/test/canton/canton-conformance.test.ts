@@ -5,6 +5,7 @@
  */
 import { type LedgerUpdate, REASON_META_KEY } from '@poolparty/ledger';
 import {
+  allocationConformanceSuite,
   amount,
   balanceOf,
   expectRefused,
@@ -52,6 +53,12 @@ ledgerConformanceSuite({
   addedKeysVisible: false,
   // The harness holds the key of every external party it creates, and signs for it.
   actsForExternalParties: true,
+});
+
+allocationConformanceSuite({
+  name: 'canton adapter -> wire proxy -> devnet ledger server',
+  open: async () => openCantonHarnessLedger(await openWorld()),
+  soleWriter: true,
 });
 
 type SenderKind = 'external' | 'internal';

@@ -54,6 +54,8 @@ const PORT_CODES: ReadonlySet<string> = new Set<LedgerErrorCode>([
   'metadata_limit_exceeded',
   'offer_not_found',
   'offer_expired',
+  'deadline_passed',
+  'invalid_settlement',
   'not_authorized',
 ]);
 

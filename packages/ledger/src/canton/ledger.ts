@@ -17,6 +17,10 @@
 import { Amount, fingerprint, type Instrument } from '@poolparty/core';
 import {
   type ActingRight,
+  type AllocateCommand,
+  type AllocateOutcome,
+  type Allocation,
+  type AllocationCommand,
   type CommandCompletion,
   type CommandResult,
   type Holding,
@@ -26,6 +30,7 @@ import {
   type OfferCommand,
   type Offset,
   type PartyInfo,
+  type SettlementCommand,
   type TrafficParameters,
   type TransferCommand,
   type TransferOffer,
@@ -34,6 +39,7 @@ import {
 } from '../port.js';
 import { checkMeta } from '../rules.js';
 import { ActiveSets } from './active-sets.js';
+import { CantonAllocations } from './allocations.js';
 import { tokenSource } from './auth.js';
 import {
   instructionCommand,
@@ -136,6 +142,7 @@ class CantonLedgerImpl implements CantonLedger {
   private readonly completions: CompletionIndex;
   /** Each party's holdings and instructions, caught up from one read to the next. */
   private readonly activeSets: ActiveSets;
+  private readonly allocations: CantonAllocations;
 
   constructor(private readonly options: CantonLedgerOptions) {
     const ledgerApiUrl = checkUrl(options.ledgerApiUrl, 'ledgerApiUrl');
@@ -160,12 +167,27 @@ class CantonLedgerImpl implements CantonLedger {
     const own = new Set([originOf(options.ledgerApiUrl), originOf(options.scanProxyUrl)]);
     this.registry = new RegistryClient(http, options.registries, (base) => own.has(originOf(base)));
     this.scan = new ScanProxyClient(http, options.scanProxyUrl);
-    this.offers = new OfferBook(async (offerId) =>
-      participant.instructionEvent(offerId, await participant.readScope()),
+    this.offers = new OfferBook(
+      async (offerId) => participant.instructionEvent(offerId, await participant.readScope()),
+      async (allocationId) =>
+        participant.allocationEvent(allocationId, await participant.readScope()),
     );
     this.completions = new CompletionIndex((beginExclusive, parties) =>
       participant.completionsPage(beginExclusive, parties),
     );
+    this.allocations = new CantonAllocations({
+      participant,
+      registry: this.registry,
+      userId: this.userId,
+      submitTimeoutMs: this.submitTimeoutMs,
+      ...(options.externalSigners !== undefined && { externalSigners: options.externalSigners }),
+      now: () => this.now(),
+      ledgerEnd: () => this.ledgerEnd(),
+      getHoldings: (partyId) => this.getHoldings(partyId),
+      requireParty: (partyId) => this.requireParty(partyId),
+      decode: (commandId, transaction) => this.decodeCommitted(commandId, transaction),
+      firstTransaction: (commandId, party) => this.firstTransaction(commandId, party),
+    });
     this.activeSets = new ActiveSets({
       list: (party, interfaceId, offset) =>
         participant.activeContracts(offset, { kind: 'parties', parties: [party] }, interfaceId),
@@ -410,6 +432,37 @@ class CantonLedgerImpl implements CantonLedger {
     return this.offerChoice(command, 'withdraw');
   }
 
+  // --- allocations (allocations.ts) ---------------------------------------------------------
+
+  getAllocations(partyId: string): Promise<readonly Allocation[]> {
+    this.assertOpen();
+    return this.allocations.getAllocations(partyId);
+  }
+
+  allocate(command: AllocateCommand): Promise<AllocateOutcome> {
+    this.assertOpen();
+    checkCommandId(command.commandId);
+    return this.allocations.allocate(command);
+  }
+
+  executeSettlement(command: SettlementCommand): Promise<CommandResult> {
+    this.assertOpen();
+    checkCommandId(command.commandId);
+    return this.allocations.executeSettlement(command);
+  }
+
+  cancelAllocation(command: AllocationCommand): Promise<CommandResult> {
+    this.assertOpen();
+    checkCommandId(command.commandId);
+    return this.allocations.cancelAllocation(command);
+  }
+
+  withdrawAllocation(command: AllocationCommand): Promise<CommandResult> {
+    this.assertOpen();
+    checkCommandId(command.commandId);
+    return this.allocations.withdrawAllocation(command);
+  }
+
   async close(): Promise<void> {
     this.closing.abort();
   }
@@ -520,14 +573,18 @@ class CantonLedgerImpl implements CantonLedger {
 
   /** The update an earlier submission of `commandId` for `party` committed, or null. */
   private async committed(commandId: string, party: string): Promise<LedgerUpdate | null> {
+    const transaction = await this.firstTransaction(commandId, party);
+    return transaction === null ? null : this.decodeCommitted(commandId, transaction);
+  }
+
+  /** The transaction an earlier submission of `commandId` committed, as `party` sees it. */
+  private async firstTransaction(commandId: string, party: string): Promise<JsTransaction | null> {
     const parties = await this.completionParties();
     const completion = await this.completions.lookup(
       commandId,
       parties.includes(party) ? parties : [...parties, party],
     );
-    const transaction =
-      completion === null ? null : await this.participant.transactionAt(completion.offset, party);
-    return transaction === null ? null : this.decodeCommitted(commandId, transaction);
+    return completion === null ? null : this.participant.transactionAt(completion.offset, party);
   }
 
   /** The parties whose completions the user can read: its rights, or every party it sees. */

@@ -2,7 +2,7 @@
  * How to reach a Canton participant, its token registries and its validator's scan proxy, and
  * as whom. These are the adapter's public options.
  */
-import type { LedgerPort } from '../port.js';
+import type { AllocationPort, LedgerPort } from '../port.js';
 
 export type CantonAuth =
   | { readonly kind: 'none' }
@@ -51,7 +51,7 @@ export interface CantonLedgerOptions {
   readonly externalSigners?: (partyId: string) => ExternalSigner | undefined;
 }
 
-export interface CantonLedger extends LedgerPort {
+export interface CantonLedger extends LedgerPort, AllocationPort {
   /** Ends every subscription and refuses later calls with `closed`. */
   close(): Promise<void>;
 }

@@ -21,6 +21,7 @@ import type { ExternalSigner } from './options.js';
 import { timeOrNull } from './time.js';
 import { isTooLarge } from './update-stream.js';
 import {
+  ALLOCATION_INTERFACE_ID,
   type CompletionStreamResponse,
   type CreatedEvent,
   type GetUpdatesRequest,
@@ -266,6 +267,27 @@ export class ParticipantClient {
         {
           contractId: offerId,
           eventFormat: eventFormat(scope, [interfaceFilter(TRANSFER_INSTRUCTION_INTERFACE_ID)]),
+        },
+        { kind: 'read' },
+      );
+      return answer.created?.createdEvent;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** An allocation's created event, with its `Allocation` view; undefined when not visible. */
+  async allocationEvent(
+    allocationId: string,
+    scope: PartyScope,
+  ): Promise<CreatedEvent | undefined> {
+    try {
+      const answer = await this.http.post<JsGetEventsByContractIdResponse>(
+        this.url('/v2/events/events-by-contract-id'),
+        {
+          contractId: allocationId,
+          eventFormat: eventFormat(scope, [interfaceFilter(ALLOCATION_INTERFACE_ID)]),
         },
         { kind: 'read' },
       );

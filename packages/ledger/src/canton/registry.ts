@@ -44,6 +44,15 @@ export interface TransferFactoryWithChoiceContext {
 
 export type InstructionChoice = 'accept' | 'reject' | 'withdraw';
 
+/** An allocation factory and the context of `AllocationFactory_Allocate` (allocation-instruction-v1). */
+export interface AllocationFactoryWithChoiceContext {
+  readonly factoryId: string;
+  readonly choiceContext: ChoiceContext;
+}
+
+/** The allocation-v1 choice-context paths: `Allocation_ExecuteTransfer`, `_Withdraw`, `_Cancel`. */
+export type AllocationAction = 'execute-transfer' | 'withdraw' | 'cancel';
+
 /** The disclosed contracts of a choice context, as a command carries them (debug fields dropped). */
 export function disclosedContractsOf(context: ChoiceContext): DisclosedContract[] {
   return context.disclosedContracts.map(
@@ -72,7 +81,10 @@ function checkChoiceContext(value: unknown, what: string): ChoiceContext {
  * A registry 404 names what the request was about: the instruction of a choice context, or the
  * instrument (or its admin) of a transfer factory.
  */
-function notFoundAs(error: unknown, code: 'offer_not_found' | 'unknown_instrument'): unknown {
+function notFoundAs(
+  error: unknown,
+  code: 'offer_not_found' | 'unknown_instrument' | 'allocation_not_found',
+): unknown {
   return isStatus(error, 404) ? new LedgerError(code, (error as Error).message) : error;
 }
 
@@ -129,6 +141,47 @@ export class RegistryClient {
       )
       .catch((error: unknown) => {
         throw notFoundAs(error, 'offer_not_found');
+      });
+    return checkChoiceContext(answer, what);
+  }
+
+  async allocationFactory(
+    admin: string,
+    choiceArguments: Readonly<Record<string, unknown>>,
+  ): Promise<AllocationFactoryWithChoiceContext> {
+    const base = registryUrlOf(this.registries, admin);
+    const what = `allocation factory of ${admin}`;
+    const answer = await this.http
+      .post<AllocationFactoryWithChoiceContext>(
+        joinUrl(base, '/registry/allocation-instruction/v1/allocation-factory'),
+        { choiceArguments, excludeDebugFields: true },
+        { kind: 'read', what, authenticated: this.trusted(base) },
+      )
+      .catch((error: unknown) => {
+        throw notFoundAs(error, 'unknown_instrument');
+      });
+    if (typeof answer?.factoryId !== 'string') {
+      throw new LedgerError('rejected', `${what}: the registry answered without a factoryId`);
+    }
+    return { ...answer, choiceContext: checkChoiceContext(answer.choiceContext, what) };
+  }
+
+  async allocationContext(
+    admin: string,
+    allocationId: string,
+    action: AllocationAction,
+  ): Promise<ChoiceContext> {
+    const base = registryUrlOf(this.registries, admin);
+    const path = `/registry/allocations/v1/${encodeURIComponent(allocationId)}/choice-contexts/${action}`;
+    const what = `${action} context of ${allocationId}`;
+    const answer = await this.http
+      .post<ChoiceContext>(
+        joinUrl(base, path),
+        { meta: {}, excludeDebugFields: true },
+        { kind: 'read', what, authenticated: this.trusted(base) },
+      )
+      .catch((error: unknown) => {
+        throw notFoundAs(error, 'allocation_not_found');
       });
     return checkChoiceContext(answer, what);
   }

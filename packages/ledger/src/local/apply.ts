@@ -3,6 +3,7 @@
  * of the persisted entries runs, so both always agree.
  */
 import { BaseError } from '@poolparty/core';
+import { applyAllocate, applyAllocationRelease, applyExecuteSettlement } from './allocations.js';
 import type { ChangeEntry, LedgerEntry } from './entries.js';
 import {
   applyAddSigningKey,
@@ -51,6 +52,13 @@ export function applyEntry(state: LedgerState, entry: ChangeEntry): StoredResult
       return applyMint(state, entry);
     case 'burn':
       return applyBurn(state, entry);
+    case 'allocate':
+      return applyAllocate(state, entry);
+    case 'executeSettlement':
+      return applyExecuteSettlement(state, entry);
+    case 'cancelAllocation':
+    case 'withdrawAllocation':
+      return applyAllocationRelease(state, entry);
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Amount, Instrument } from '@poolparty/core';
 import type {
+  AllocationPort,
   CommandResult,
   Holding,
   LedgerPort,
@@ -203,4 +204,4 @@ export interface LocalLedgerControl {
   close(): Promise<void>;
 }
 
-export type LocalLedger = LedgerPort & LocalLedgerControl;
+export type LocalLedger = LedgerPort & AllocationPort & LocalLedgerControl;

@@ -106,6 +106,49 @@ export interface SupplyEntry {
   readonly amount: AmountText;
 }
 
+/** `SettlementInfo` with times as epoch milliseconds. */
+export interface SettlementRecord {
+  readonly executor: string;
+  readonly settlementRef: string;
+  readonly requestedAt: EpochMs;
+  readonly allocateBefore: EpochMs;
+  readonly settleBefore: EpochMs;
+  readonly meta: Readonly<Record<string, string>>;
+}
+
+export interface TransferLegRecord {
+  readonly sender: string;
+  readonly receiver: string;
+  readonly instrument: Instrument;
+  readonly amount: AmountText;
+  readonly meta: Readonly<Record<string, string>>;
+}
+
+export interface AllocateEntry {
+  readonly op: 'allocate';
+  readonly at: EpochMs;
+  readonly commandId: string;
+  readonly settlement: SettlementRecord;
+  readonly transferLegId: string;
+  readonly leg: TransferLegRecord;
+}
+
+export interface ExecuteSettlementEntry {
+  readonly op: 'executeSettlement';
+  readonly at: EpochMs;
+  readonly commandId: string;
+  readonly allocationIds: readonly string[];
+  readonly actAs: readonly string[];
+}
+
+export interface AllocationReleaseEntry {
+  readonly op: 'cancelAllocation' | 'withdrawAllocation';
+  readonly at: EpochMs;
+  readonly commandId: string;
+  readonly allocationId: string;
+  readonly actAs: readonly string[];
+}
+
 export type LedgerEntry =
   | GenesisEntry
   | CreatePartyEntry
@@ -118,7 +161,10 @@ export type LedgerEntry =
   | SettleEntry
   | TransferEntry
   | OfferActionEntry
-  | SupplyEntry;
+  | SupplyEntry
+  | AllocateEntry
+  | ExecuteSettlementEntry
+  | AllocationReleaseEntry;
 
 /** Entries after genesis. */
 export type ChangeEntry = Exclude<LedgerEntry, GenesisEntry>;

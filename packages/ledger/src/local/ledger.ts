@@ -21,6 +21,10 @@
  * - A self-transfer is refused with `not_authorized`.
  * - Accepting an offer at or after its `executeBefore` is refused with `offer_expired`; the offer
  *   stays pending and can still be rejected or withdrawn.
+ * - Allocations (allocations.ts) trust their `actAs` as the offer actions trust their actor: the
+ *   devnet's caller acts for the parties it names. Allocating needs no `actAs` (the leg's sender
+ *   allocates); a locked allocation holding stays locked past `settleBefore` until the
+ *   allocation is cancelled or withdrawn, as an offer's does past its deadline.
  * - `now()` reads the ledger clock itself, as if an offset checkpoint were taken at every read:
  *   never before the latest record time, and the next update's record time is not earlier.
  * - Malformed control input (a bad hint, a key that is not 32 bytes, an instrument without admin
@@ -31,6 +35,10 @@ import { randomBytes } from 'node:crypto';
 import { Amount, fingerprint, type Instrument, instrumentKey } from '@poolparty/core';
 import {
   type ActingRight,
+  type AllocateCommand,
+  type AllocateOutcome,
+  type Allocation,
+  type AllocationCommand,
   type CommandCompletion,
   type CommandResult,
   type Holding,
@@ -41,7 +49,11 @@ import {
   type OfferCommand,
   type Offset,
   type PartyInfo,
+  type SettlementCommand,
+  type SettlementInfo,
   type TrafficParameters,
+  type TransferCommand,
+  type TransferLeg,
   type TransferOffer,
   type TransferOutcome,
   type UpdateSubscription,
@@ -61,18 +73,23 @@ import type {
   PreapprovalCommand,
 } from './control.js';
 import type {
+  AllocateEntry,
+  AllocationReleaseEntry,
   ChangeEntry,
   EpochMs,
   GenesisEntry,
   OfferActionEntry,
+  SettlementRecord,
   SupplyEntry,
   TransferEntry,
+  TransferLegRecord,
 } from './entries.js';
 import { FaultInjector } from './faults.js';
 import { checkInstrument, checkNamespace, checkPublicKey, keyHex, partyIdOf } from './parties.js';
 import { Journal } from './persistence.js';
 import { isDue, nextDueMs } from './schedule.js';
 import {
+  allocationsOf,
   deduplicatedResult,
   type HoldingChanges,
   holdingsOf,
@@ -134,6 +151,40 @@ function checkCommandId(commandId: unknown): string {
     throw new TypeError('commandId must be a non-empty string');
   }
   return commandId;
+}
+
+/**
+ * The longest list of ids an allocation command may carry (its acting parties, a settlement's
+ * allocations): far above what a settlement has, the rules refuse more legs than they execute.
+ */
+const COMMAND_IDS_MAX = 256;
+
+function idList(value: unknown, name: string): string[] {
+  if (!Array.isArray(value) || value.length > COMMAND_IDS_MAX) {
+    throw new TypeError(`${name} must be an array of at most ${COMMAND_IDS_MAX} ids`);
+  }
+  return value.map((id) => String(id));
+}
+
+function settlementRecord(settlement: SettlementInfo): SettlementRecord {
+  return {
+    executor: settlement.executor,
+    settlementRef: String(settlement.settlementRef),
+    requestedAt: epochMs(settlement.requestedAt, 'requestedAt'),
+    allocateBefore: epochMs(settlement.allocateBefore, 'allocateBefore'),
+    settleBefore: epochMs(settlement.settleBefore, 'settleBefore'),
+    meta: copyMeta(settlement.meta),
+  };
+}
+
+function legRecord(leg: TransferLeg): TransferLegRecord {
+  return {
+    sender: leg.sender,
+    receiver: leg.receiver,
+    instrument: checkInstrument(leg.instrument),
+    amount: amountText(leg.amount),
+    meta: copyMeta(leg.meta),
+  };
 }
 
 function genesisEntry(options: LocalLedgerOptions): GenesisEntry {
@@ -325,6 +376,57 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
       const { commandId, offerId, actor } = command;
       return { op, at, commandId, offerId, actor };
     });
+  }
+
+  // --- allocations ---------------------------------------------------------------------------
+
+  getAllocations(partyId: string): Promise<readonly Allocation[]> {
+    return this.run(() => allocationsOf(this.state, partyId));
+  }
+
+  allocate(command: AllocateCommand): Promise<AllocateOutcome> {
+    return this.submit<AllocateOutcome>(
+      command.commandId,
+      (at): AllocateEntry => ({
+        op: 'allocate',
+        at,
+        commandId: command.commandId,
+        settlement: settlementRecord(command.settlement),
+        transferLegId: String(command.transferLegId),
+        leg: legRecord(command.leg),
+      }),
+    );
+  }
+
+  executeSettlement(command: SettlementCommand): Promise<CommandResult> {
+    return this.submit<CommandResult>(command.commandId, (at) => ({
+      op: 'executeSettlement',
+      at,
+      commandId: command.commandId,
+      allocationIds: idList(command.allocationIds, 'allocationIds'),
+      actAs: idList(command.actAs, 'actAs'),
+    }));
+  }
+
+  cancelAllocation(command: AllocationCommand): Promise<CommandResult> {
+    return this.submitRelease('cancelAllocation', command);
+  }
+
+  withdrawAllocation(command: AllocationCommand): Promise<CommandResult> {
+    return this.submitRelease('withdrawAllocation', command);
+  }
+
+  private submitRelease(op: AllocationReleaseEntry['op'], command: AllocationCommand) {
+    return this.submit<CommandResult>(
+      command.commandId,
+      (at): AllocationReleaseEntry => ({
+        op,
+        at,
+        commandId: command.commandId,
+        allocationId: String(command.allocationId),
+        actAs: idList(command.actAs, 'actAs'),
+      }),
+    );
   }
 
   // --- devnet controls ----------------------------------------------------------------------

@@ -10,6 +10,8 @@
 import { createHash } from 'node:crypto';
 import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
 import type {
+  AllocateOutcome,
+  Allocation,
   CommandCompletion,
   CommandResult,
   Holding,
@@ -47,6 +49,7 @@ export type OfferEnding = 'accepted' | 'rejected' | 'withdrawn';
 
 export type StoredResult =
   | TransferOutcome
+  | AllocateOutcome
   | CommandResult
   | (CommandResult & { holdingId: string });
 
@@ -83,6 +86,8 @@ export interface LedgerState {
   readonly holdingsByOwner: Map<string, OwnerHoldings>;
   /** Every offer not yet accepted, rejected or withdrawn, expired ones included. */
   readonly pendingOffers: Map<string, PendingOffer>;
+  /** Every allocation not yet executed, cancelled or withdrawn, expired ones included. */
+  readonly allocations: Map<string, Allocation>;
   readonly completions: Map<string, StoredCompletion>;
   /** `updates[i]` has offset `i + 1`. */
   readonly updates: LedgerUpdate[];
@@ -107,6 +112,7 @@ export function createLedgerState(genesis: GenesisEntry): LedgerState {
     holdings: new Map(),
     holdingsByOwner: new Map(),
     pendingOffers: new Map(),
+    allocations: new Map(),
     completions: new Map(),
     updates: [],
     holdingChanges: [],
@@ -162,6 +168,14 @@ export function pendingOffersOf(state: LedgerState, partyId: string): TransferOf
   return [...state.pendingOffers.values()]
     .map(({ offer }) => offer)
     .filter((offer) => offer.sender === partyId || offer.receiver === partyId);
+}
+
+/** The party's allocations, as executor, sender or receiver, in creation order. */
+export function allocationsOf(state: LedgerState, partyId: string): Allocation[] {
+  return [...state.allocations.values()].filter(
+    ({ settlement, leg }) =>
+      settlement.executor === partyId || leg.sender === partyId || leg.receiver === partyId,
+  );
 }
 
 // --- primitives ---------------------------------------------------------------------------

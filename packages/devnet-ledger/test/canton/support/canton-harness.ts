@@ -15,6 +15,7 @@ import {
   startDevnetLedgerServer,
 } from '@poolparty/devnet-ledger';
 import {
+  type AllocationPort,
   type CantonLedger,
   type CantonLedgerOptions,
   type ExternalSigner,
@@ -45,7 +46,7 @@ export interface CantonWorld {
   close(): Promise<void>;
 }
 
-export interface CantonHarnessLedger extends HarnessLedger {
+export interface CantonHarnessLedger extends HarnessLedger, AllocationPort {
   readonly world: CantonWorld;
   readonly canton: CantonLedger;
 }
@@ -155,6 +156,11 @@ export async function openCantonHarnessLedger(
     now: () => canton.now(),
     openMiningRound: () => canton.openMiningRound(),
     trafficParameters: () => canton.trafficParameters(),
+    allocate: (command) => canton.allocate(command),
+    executeSettlement: (command) => canton.executeSettlement(command),
+    cancelAllocation: (command) => canton.cancelAllocation(command),
+    withdrawAllocation: (command) => canton.withdrawAllocation(command),
+    getAllocations: (partyId) => canton.getAllocations(partyId),
     // ---- the participant's administration
     async createParty(request) {
       const created = await local.createParty(request);

@@ -112,7 +112,12 @@ const TAGS_KEYWORD = 'x-union-tags';
 
 const SOURCES: Record<WireDocument, readonly string[]> = {
   'ledger-api': ['ledger-api-3.4.12/openapi.yaml'],
-  registry: ['splice-0.6.1/transfer-instruction-v1.yaml', 'splice-0.6.1/token-metadata-v1.yaml'],
+  registry: [
+    'splice-0.6.1/transfer-instruction-v1.yaml',
+    'splice-0.6.1/token-metadata-v1.yaml',
+    'splice-0.6.1/allocation-instruction-v1.yaml',
+    'splice-0.6.1/allocation-v1.yaml',
+  ],
   'scan-proxy': ['splice-0.6.1/scan-proxy.yaml'],
 };
 const ASYNC_SOURCE = 'ledger-api-3.4.12/asyncapi.yaml';

@@ -27,10 +27,24 @@
  * they are not part of a decoded transfer's `meta`; `burned` becomes `feesBurned`.
  */
 import { Amount, AmountRangeError, type Instrument, instrumentKey } from '@poolparty/core';
-import type { LedgerEvent, LedgerUpdate, Meta, Offset, TransferOffer } from '../../port.js';
+import type {
+  Allocation,
+  LedgerEvent,
+  LedgerUpdate,
+  Meta,
+  Offset,
+  TransferOffer,
+} from '../../port.js';
 import { parseDamlDecimal, parseDamlTime } from './daml.js';
 import { CantonWireError } from './errors.js';
 import {
+  ALLOCATION_CANCEL_CHOICE,
+  ALLOCATION_EXECUTE_TRANSFER_CHOICE,
+  ALLOCATION_FACTORY_ALLOCATE_CHOICE,
+  ALLOCATION_FACTORY_INTERFACE_ID,
+  ALLOCATION_INTERFACE_ID,
+  ALLOCATION_RESULT_COMPLETED,
+  ALLOCATION_WITHDRAW_CHOICE,
   ANNOTATION_META_KEYS,
   BURNED_META_KEY,
   SENDER_META_KEY,
@@ -54,7 +68,13 @@ import type {
   JsGetUpdatesResponse,
   JsTransaction,
 } from './types.js';
-import { decodeHolding, decodeTransferInstruction, transferOfTransfer } from './views.js';
+import {
+  allocationOfSpecification,
+  decodeAllocation,
+  decodeHolding,
+  decodeTransferInstruction,
+  transferOfTransfer,
+} from './views.js';
 
 export interface DecodeOptions {
   /**
@@ -62,6 +82,12 @@ export interface DecodeOptions {
    * the reader knows it (it saw the instruction created, or fetched it by contract id).
    */
   readonly offerOf?: (offerId: string) => TransferOffer | undefined;
+  /**
+   * The allocation an `Allocation_ExecuteTransfer`, `_Cancel` or `_Withdraw` acts on, when the
+   * reader knows it. Without it an execution reads as the transfer its result annotates, and a
+   * cancel or withdraw as the unlock it is.
+   */
+  readonly allocationOf?: (allocationId: string) => Allocation | undefined;
 }
 
 export type DecodedUpdatesItem =
@@ -338,6 +364,55 @@ function burned(exercise: ExercisedEvent, tree: TransactionTree): LedgerEvent[] 
   return [{ kind: 'burn', owner, instrument, amount: parseDamlDecimal(amountText) }];
 }
 
+/** The allocation event of an `AllocationFactory_Allocate`: its allocation, when it completed. */
+function allocated(exercise: ExercisedEvent, tree: TransactionTree): LedgerEvent[] {
+  const output = transferOutput(exercise);
+  // Pending (an allocation instruction) or failed: no allocation yet.
+  if (output.tag !== ALLOCATION_RESULT_COMPLETED) return [];
+  const allocationId = text(output.value.allocationCid, `${exercise.choice} result allocationCid`);
+  const shown = tree.created(allocationId);
+  const viewed = shown === undefined ? null : decodeAllocation(shown);
+  const path = `${exercise.choice} on ${exercise.contractId}: choiceArgument.allocation`;
+  const argument = record(exercise.choiceArgument, path);
+  // Without the allocation's view, its holdings are the locked ones the choice created.
+  const locked = tree.subtree(exercise).flatMap((node) => {
+    if (node.kind !== 'created') return [];
+    const holding = decodeHolding(node.event);
+    return holding?.lock ? [holding.holdingId] : [];
+  });
+  const allocation =
+    viewed ?? allocationOfSpecification(allocationId, argument.allocation, locked, path);
+  return [allocationEvent('allocation_created', allocation)];
+}
+
+function allocationEvent(
+  kind:
+    | 'allocation_created'
+    | 'allocation_executed'
+    | 'allocation_cancelled'
+    | 'allocation_withdrawn',
+  allocation: Allocation,
+): LedgerEvent {
+  const { sender, receiver, instrument, amount } = allocation.leg;
+  return { kind, sender, receiver, instrument, amount, allocation };
+}
+
+const ALLOCATION_ENDINGS: Readonly<
+  Record<string, 'allocation_executed' | 'allocation_cancelled' | 'allocation_withdrawn'>
+> = {
+  [ALLOCATION_EXECUTE_TRANSFER_CHOICE]: 'allocation_executed',
+  [ALLOCATION_CANCEL_CHOICE]: 'allocation_cancelled',
+  [ALLOCATION_WITHDRAW_CHOICE]: 'allocation_withdrawn',
+};
+
+/** The allocation event of a choice that ends an allocation; null when its details are unknown. */
+function endedAllocation(exercise: ExercisedEvent, options: DecodeOptions): LedgerEvent[] | null {
+  const kind = ALLOCATION_ENDINGS[exercise.choice];
+  if (kind === undefined || !isInterfaceChoice(exercise, ALLOCATION_INTERFACE_ID)) return null;
+  const known = options.allocationOf?.(exercise.contractId);
+  return known === undefined ? null : [allocationEvent(kind, known)];
+}
+
 /** The events an exercise accounts for, subtree included; null when it is to be looked into. */
 function decodeExercise(
   exercise: ExercisedEvent,
@@ -365,6 +440,15 @@ function decodeExercise(
         return endedOffer(exercise, 'offer_withdrawn', options);
       }
       break;
+    case ALLOCATION_FACTORY_ALLOCATE_CHOICE:
+      if (isInterfaceChoice(exercise, ALLOCATION_FACTORY_INTERFACE_ID)) {
+        return allocated(exercise, tree);
+      }
+      break;
+    default: {
+      const ended = endedAllocation(exercise, options);
+      if (ended !== null) return ended;
+    }
   }
   switch (resultMeta(exercise)[TX_KIND_META_KEY]) {
     case 'transfer':
@@ -428,6 +512,20 @@ export function exercisedOfferIds(tx: JsTransaction): string[] {
     node.kind === 'exercised' &&
     offerChoices.has(node.event.choice) &&
     isInterfaceChoice(node.event, TRANSFER_INSTRUCTION_INTERFACE_ID)
+      ? [node.event.contractId]
+      : [],
+  );
+}
+
+/**
+ * The contract ids of the allocations the transaction executes, cancels or withdraws: what a
+ * reader looks up before `decodeTransaction` when it does not know them yet.
+ */
+export function exercisedAllocationIds(tx: JsTransaction): string[] {
+  return nodesOf(tx).flatMap((node) =>
+    node.kind === 'exercised' &&
+    ALLOCATION_ENDINGS[node.event.choice] !== undefined &&
+    isInterfaceChoice(node.event, ALLOCATION_INTERFACE_ID)
       ? [node.event.contractId]
       : [],
   );

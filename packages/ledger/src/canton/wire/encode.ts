@@ -22,9 +22,10 @@
  * subtree. So a receiver sees a direct transfer from the pre-approval down, and an offer only as
  * the created instruction, as on a participant (`projectTransaction`).
  */
-import { Amount, type Instrument, sameInstrument } from '@poolparty/core';
+import { type Amount, type Instrument, sameInstrument } from '@poolparty/core';
 import type {
   Holding,
+  HoldingLock,
   LedgerEvent,
   LedgerUpdate,
   Meta,
@@ -32,14 +33,26 @@ import type {
   TransferOffer,
 } from '../../port.js';
 import { damlDecimal, damlTime } from './daml.js';
+import { renderAllocationEvent } from './encode-allocations.js';
+import {
+  annotations,
+  createdEvent,
+  ids,
+  instrumentIdOf,
+  metadata,
+  NO_EXTRA_ARGS,
+  unique,
+  unlockedOf,
+  VIEW_OK,
+} from './encode-parts.js';
 import {
   ARCHIVE_CHOICE,
   BURNED_META_KEY,
   DEVNET_BURN_CHOICE,
   DEVNET_HOLDING_TEMPLATE_ID,
+  DEVNET_LOCK_ALLOCATION_META_KEY,
   DEVNET_LOCK_OFFER_META_KEY,
   DEVNET_MINT_CHOICE,
-  DEVNET_PACKAGE_ID,
   DEVNET_PACKAGE_NAME,
   DEVNET_PREAPPROVAL_SEND_CHOICE,
   DEVNET_PREAPPROVAL_TEMPLATE_ID,
@@ -47,7 +60,6 @@ import {
   DEVNET_TRANSFER_INSTRUCTION_TEMPLATE_ID,
   HOLDING_INTERFACE_REPORTED_ID,
   preapprovalContractId,
-  SENDER_META_KEY,
   TRANSFER_FACTORY_INTERFACE_REPORTED_ID,
   TRANSFER_FACTORY_TRANSFER_CHOICE,
   TRANSFER_INSTRUCTION_ACCEPT_CHOICE,
@@ -57,8 +69,6 @@ import {
   TRANSFER_RESULT_COMPLETED,
   TRANSFER_RESULT_FAILED,
   TRANSFER_RESULT_PENDING,
-  TX_KIND_META_KEY,
-  type TxKind,
   transferFactoryContractId,
 } from './ids.js';
 import type {
@@ -66,7 +76,6 @@ import type {
   Event,
   ExercisedEvent,
   JsGetUpdatesResponse,
-  JsInterfaceView,
   JsTransaction,
 } from './types.js';
 
@@ -112,19 +121,15 @@ export interface TransferInstructionCreatedOptions extends CreatedEventOptions {
  */
 const DIRECT_TRANSFER_DEADLINE_MS = 24 * 60 * 60_000;
 
-const VIEW_OK = { code: 0, message: '', details: [] };
-const NO_EXTRA_ARGS = { context: { values: {} }, meta: { values: {} } };
-
-function unique(parties: readonly string[]): string[] {
-  return [...new Set(parties)];
-}
-
-function metadata(values: Meta): { values: Record<string, string> } {
-  return { values: { ...values } };
-}
-
-function instrumentIdOf(instrument: Instrument) {
-  return { admin: instrument.admin, id: instrument.id };
+/** What the devnet tells a wallet about a lock beyond the Token Standard's fields: whose it is. */
+function lockMeta(lock: HoldingLock | null): Meta {
+  if (lock === null) return {};
+  return {
+    ...(lock.offerId !== null && { [DEVNET_LOCK_OFFER_META_KEY]: lock.offerId }),
+    ...(lock.allocationId !== undefined && {
+      [DEVNET_LOCK_ALLOCATION_META_KEY]: lock.allocationId,
+    }),
+  };
 }
 
 function holdingView(holding: Holding) {
@@ -142,40 +147,7 @@ function holdingView(holding: Holding) {
             expiresAfter: null,
             context: lock.context,
           },
-    meta: metadata(
-      lock !== null && lock.offerId !== null ? { [DEVNET_LOCK_OFFER_META_KEY]: lock.offerId } : {},
-    ),
-  };
-}
-
-function createdEvent(
-  fields: {
-    readonly contractId: string;
-    readonly templateId: string;
-    readonly createArgument: unknown;
-    readonly interfaceViews: JsInterfaceView[];
-    readonly signatories: readonly string[];
-    readonly observers: readonly string[];
-  },
-  offset: Offset,
-  nodeId: number,
-  createdAt: Date,
-): CreatedEvent {
-  return {
-    offset,
-    nodeId,
-    contractId: fields.contractId,
-    templateId: fields.templateId,
-    createArgument: fields.createArgument,
-    createdEventBlob: '',
-    interfaceViews: fields.interfaceViews,
-    witnessParties: unique([...fields.signatories, ...fields.observers]),
-    signatories: unique(fields.signatories),
-    observers: unique(fields.observers),
-    createdAt: damlTime(createdAt),
-    packageName: DEVNET_PACKAGE_NAME,
-    representativePackageId: DEVNET_PACKAGE_ID,
-    acsDelta: true,
+    meta: metadata(lockMeta(lock)),
   };
 }
 
@@ -300,7 +272,7 @@ export function encodeTransactionItem(tx: JsTransaction): JsGetUpdatesResponse {
 // --- transactions ----------------------------------------------------------------------------
 
 /** Holdings not yet placed in the tree; each event's renderer takes the ones it accounts for. */
-class HoldingPool {
+export class HoldingPool {
   private readonly remaining: Holding[];
 
   constructor(holdings: readonly Holding[]) {
@@ -313,17 +285,16 @@ class HoldingPool {
     return taken;
   }
 
+  /** The first matching holding only: one leg's among several legs' alike holdings. */
+  takeFirst(matches: (holding: Holding) => boolean): Holding[] {
+    const index = this.remaining.findIndex(matches);
+    return index < 0 ? [] : this.remaining.splice(index, 1);
+  }
+
   rest(): Holding[] {
     return this.take(() => true);
   }
 }
-
-const unlockedOf =
-  (owner: string, instrument: Instrument) =>
-  (holding: Holding): boolean =>
-    holding.owner === owner &&
-    holding.lock === null &&
-    sameInstrument(holding.instrument, instrument);
 
 /** The sender's holding locked for the offer (or locked without naming an offer). */
 const lockedFor =
@@ -334,7 +305,7 @@ const lockedFor =
     holding.lock !== null &&
     (holding.lock.offerId === offer.offerId || holding.lock.offerId === null);
 
-interface ExerciseFields {
+export interface ExerciseFields {
   readonly contractId: string;
   readonly templateId: string;
   readonly interfaceId?: string;
@@ -346,7 +317,7 @@ interface ExerciseFields {
   readonly implementedInterfaces?: readonly string[];
 }
 
-class TreeWriter {
+export class TreeWriter {
   readonly events: Event[] = [];
   private nextNodeId = 0;
   /** Parties that see the node being written: its own informees plus those of its ancestors. */
@@ -375,6 +346,13 @@ class TreeWriter {
       this.recordTime,
       lockedHoldingIds,
     );
+    event.witnessParties = this.withSeers(event.witnessParties);
+    this.events.push({ CreatedEvent: event });
+  }
+
+  /** A created contract other than a holding or an instruction, built with its node id. */
+  created(build: (offset: Offset, nodeId: number, createdAt: Date) => CreatedEvent): void {
+    const event = build(this.offset, this.nextNodeId++, this.recordTime);
     event.witnessParties = this.withSeers(event.witnessParties);
     this.events.push({ CreatedEvent: event });
   }
@@ -425,21 +403,9 @@ class TreeWriter {
   }
 }
 
-function annotations(kind: TxKind, sender: string, burned: Amount = Amount.ZERO): Meta {
-  return {
-    [TX_KIND_META_KEY]: kind,
-    [SENDER_META_KEY]: sender,
-    ...(burned.isZero() ? {} : { [BURNED_META_KEY]: burned.toString() }),
-  };
-}
-
-function ids(holdings: readonly Holding[]): string[] {
-  return holdings.map((holding) => holding.holdingId);
-}
-
 type TransferEvent = Extract<LedgerEvent, { kind: 'transfer' }>;
 
-interface RenderContext {
+export interface RenderContext {
   readonly tree: TreeWriter;
   readonly created: HoldingPool;
   readonly archived: HoldingPool;
@@ -699,6 +665,12 @@ function renderEvent(event: LedgerEvent, context: RenderContext): void {
     case 'mint':
     case 'burn':
       supplyChange(event, context);
+      return;
+    case 'allocation_created':
+    case 'allocation_executed':
+    case 'allocation_cancelled':
+    case 'allocation_withdrawn':
+      renderAllocationEvent(event, context);
       return;
     default: {
       // Every kind is rendered; this answers a caller that bypassed the types.

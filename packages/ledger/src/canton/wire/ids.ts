@@ -8,6 +8,12 @@
  * Code that recognises a template therefore compares the qualified name only (`sameEntity`).
  */
 import { createHash } from 'node:crypto';
+import {
+  ALLOCATION_FACTORY_INTERFACE_ID,
+  ALLOCATION_INTERFACE_ID,
+  AllocationInstructionV1,
+  AllocationV1,
+} from '@canton-network/core-token-standard';
 import { REASON_META_KEY } from '../../port.js';
 
 // --- Token Standard interfaces (splice-api-token-*-v1) ---------------------------------------
@@ -29,6 +35,19 @@ export const HOLDING_INTERFACE_PACKAGE_ID =
 export const TRANSFER_INSTRUCTION_INTERFACE_PACKAGE_ID =
   '55ba4deb0ad4662c4168b39859738a0e91388d252286480c7331b3f71a517281';
 
+/** Allocations (splice-api-token-allocation-v1, -allocation-instruction-v1), by package name. */
+export { ALLOCATION_FACTORY_INTERFACE_ID, ALLOCATION_INTERFACE_ID };
+
+/**
+ * The allocation interfaces as responses name them, by package id: the ids of the Token Standard
+ * codegen (`@canton-network/core-token-standard`), the only package ids of these interfaces at
+ * hand.
+ */
+export const ALLOCATION_INTERFACE_REPORTED_ID: string =
+  AllocationV1.Allocation.templateIdWithPackageId;
+export const ALLOCATION_FACTORY_INTERFACE_REPORTED_ID: string =
+  AllocationInstructionV1.AllocationFactory.templateIdWithPackageId;
+
 // --- Token Standard choices ------------------------------------------------------------------
 
 export const TRANSFER_FACTORY_TRANSFER_CHOICE = 'TransferFactory_Transfer';
@@ -38,6 +57,12 @@ export const TRANSFER_INSTRUCTION_WITHDRAW_CHOICE = 'TransferInstruction_Withdra
 export const TRANSFER_INSTRUCTION_UPDATE_CHOICE = 'TransferInstruction_Update';
 /** Every template's consuming `Archive` choice: how a spent holding shows in ledger effects. */
 export const ARCHIVE_CHOICE = 'Archive';
+
+export const ALLOCATION_FACTORY_ALLOCATE_CHOICE = 'AllocationFactory_Allocate';
+export const ALLOCATION_EXECUTE_TRANSFER_CHOICE = 'Allocation_ExecuteTransfer';
+export const ALLOCATION_CANCEL_CHOICE = 'Allocation_Cancel';
+export const ALLOCATION_WITHDRAW_CHOICE = 'Allocation_Withdraw';
+export const ALLOCATION_RESULT_COMPLETED = 'AllocationInstructionResult_Completed';
 
 export const TRANSFER_RESULT_COMPLETED = 'TransferInstructionResult_Completed';
 export const TRANSFER_RESULT_PENDING = 'TransferInstructionResult_Pending';
@@ -89,10 +114,13 @@ export const DEVNET_HOLDING_TEMPLATE_ID = `${DEVNET_PACKAGE_ID}:PoolParty.Devnet
 /** A pending two-step transfer (implements `TransferInstruction`): the port's offer. */
 export const DEVNET_TRANSFER_INSTRUCTION_TEMPLATE_ID = `${DEVNET_PACKAGE_ID}:PoolParty.Devnet.Token:TransferInstruction`;
 /**
- * One per instrument admin (implements `TransferFactory`). It also carries the faucet choices
+ * One per instrument admin (implements `TransferFactory` and, as Amulet's rules do,
+ * `AllocationFactory`). It also carries the faucet choices
  * `DEVNET_MINT_CHOICE` / `DEVNET_BURN_CHOICE`, the only way supply changes on the devnet.
  */
 export const DEVNET_TRANSFER_FACTORY_TEMPLATE_ID = `${DEVNET_PACKAGE_ID}:PoolParty.Devnet.Token:TransferFactory`;
+/** A funded allocation of one settlement leg (implements `Allocation`): the port's allocation. */
+export const DEVNET_ALLOCATION_TEMPLATE_ID = `${DEVNET_PACKAGE_ID}:PoolParty.Devnet.Token:Allocation`;
 /** A receiver's standing approval of direct transfers of one instrument (Amulet's pre-approval). */
 export const DEVNET_PREAPPROVAL_TEMPLATE_ID = `${DEVNET_PACKAGE_ID}:PoolParty.Devnet.Token:TransferPreapproval`;
 /** The open mining round the scan proxy reports (Amulet price, opening time). */
@@ -109,6 +137,9 @@ export const DEVNET_BURN_CHOICE = 'Devnet_Burn';
  * the offer is found through the instruction whose `inputHoldingCids` names the holding.
  */
 export const DEVNET_LOCK_OFFER_META_KEY = 'poolparty.devnet/transfer-instruction';
+
+/** Holding metadata key under which the devnet names the allocation a locked holding backs. */
+export const DEVNET_LOCK_ALLOCATION_META_KEY = 'poolparty.devnet/allocation';
 
 function digest(text: string): string {
   return createHash('sha256').update(text).digest('hex');

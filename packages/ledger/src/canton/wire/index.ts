@@ -9,6 +9,7 @@ export {
   type DecodeOptions,
   decodeTransaction,
   decodeUpdatesItem,
+  exercisedAllocationIds,
   exercisedOfferIds,
 } from './decode.js';
 export {
@@ -23,10 +24,17 @@ export {
   type SelfTransferDetail,
   type TransferInstructionCreatedOptions,
 } from './encode.js';
+export {
+  allocationParties,
+  allocationSpecification,
+  encodeAllocationCreated,
+} from './encode-allocations.js';
 export { CantonWireError, type CantonWireErrorCode } from './errors.js';
 export * from './ids.js';
 export type * from './types.js';
 export {
+  allocationOfSpecification,
+  decodeAllocation,
   decodeHolding,
   decodeTransferInstruction,
   instructionInputHoldingIds,

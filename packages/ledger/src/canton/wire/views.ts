@@ -3,9 +3,18 @@
  * `Holding` (owner, instrument, amount, lock) and `TransferInstruction` (the pending transfer).
  * A view whose computation failed (`viewStatus.code` ≠ 0) counts as absent.
  */
-import type { Holding, HoldingLock, TransferOffer } from '../../port.js';
+import type {
+  Allocation,
+  Holding,
+  HoldingLock,
+  SettlementInfo,
+  TransferLeg,
+  TransferOffer,
+} from '../../port.js';
 import { parseDamlDecimal, parseDamlTime } from './daml.js';
 import {
+  ALLOCATION_INTERFACE_ID,
+  DEVNET_LOCK_ALLOCATION_META_KEY,
   DEVNET_LOCK_OFFER_META_KEY,
   HOLDING_INTERFACE_ID,
   sameEntity,
@@ -34,14 +43,16 @@ export function interfaceViewValue(event: CreatedEvent, interfaceId: string): un
   return undefined;
 }
 
-function holdingLock(value: unknown, holdingMetaOfferId: string | null, path: string) {
+function holdingLock(value: unknown, meta: Readonly<Record<string, string>>, path: string) {
   if (value === null || value === undefined) return null;
   const lock = record(value, path);
   const expiresAt = optionalText(lock.expiresAt, `${path}.expiresAt`);
+  const allocationId = meta[DEVNET_LOCK_ALLOCATION_META_KEY];
   const result: HoldingLock = {
-    offerId: holdingMetaOfferId,
+    offerId: meta[DEVNET_LOCK_OFFER_META_KEY] ?? null,
     expiresAt: expiresAt === null ? null : parseDamlTime(expiresAt),
     context: optionalText(lock.context, `${path}.context`),
+    ...(allocationId !== undefined && { allocationId }),
   };
   return result;
 }
@@ -58,7 +69,7 @@ export function decodeHolding(event: CreatedEvent): Holding | null {
     owner: text(view.owner, `${path}.owner`),
     instrument: instrumentId(view.instrumentId, `${path}.instrumentId`),
     amount: parseDamlDecimal(text(view.amount, `${path}.amount`)),
-    lock: holdingLock(view.lock, meta[DEVNET_LOCK_OFFER_META_KEY] ?? null, `${path}.lock`),
+    lock: holdingLock(view.lock, meta, `${path}.lock`),
   };
 }
 
@@ -104,4 +115,63 @@ export function instructionInputHoldingIds(event: CreatedEvent): string[] | null
   const path = `TransferInstruction view of ${event.contractId}.transfer.inputHoldingCids`;
   const transfer = record(record(value, 'TransferInstruction view').transfer, 'transfer');
   return list(transfer.inputHoldingCids, path).map((cid, i) => text(cid, `${path}[${i}]`));
+}
+
+function settlementOf(value: unknown, path: string): SettlementInfo {
+  const settlement = record(value, path);
+  const ref = record(settlement.settlementRef, `${path}.settlementRef`);
+  const time = (name: 'requestedAt' | 'allocateBefore' | 'settleBefore') =>
+    parseDamlTime(text(settlement[name], `${path}.${name}`));
+  return {
+    executor: text(settlement.executor, `${path}.executor`),
+    settlementRef: text(ref.id, `${path}.settlementRef.id`),
+    requestedAt: time('requestedAt'),
+    allocateBefore: time('allocateBefore'),
+    settleBefore: time('settleBefore'),
+    meta: metaValues(settlement.meta, `${path}.meta`),
+  };
+}
+
+function legOf(value: unknown, path: string): TransferLeg {
+  const leg = record(value, path);
+  return {
+    sender: text(leg.sender, `${path}.sender`),
+    receiver: text(leg.receiver, `${path}.receiver`),
+    instrument: instrumentId(leg.instrumentId, `${path}.instrumentId`),
+    amount: parseDamlDecimal(text(leg.amount, `${path}.amount`)),
+    meta: metaValues(leg.meta, `${path}.meta`),
+  };
+}
+
+/** The allocation an `AllocationSpecification` (a view's, a factory argument's) describes. */
+export function allocationOfSpecification(
+  allocationId: string,
+  value: unknown,
+  holdingIds: readonly string[],
+  path: string,
+): Allocation {
+  const specification = record(value, path);
+  return {
+    allocationId,
+    settlement: settlementOf(specification.settlement, `${path}.settlement`),
+    transferLegId: text(specification.transferLegId, `${path}.transferLegId`),
+    leg: legOf(specification.transferLeg, `${path}.transferLeg`),
+    holdingIds,
+  };
+}
+
+/**
+ * The allocation a created event shows through its `Allocation` view (allocation id = contract
+ * id); null when it has none.
+ */
+export function decodeAllocation(event: CreatedEvent): Allocation | null {
+  const value = interfaceViewValue(event, ALLOCATION_INTERFACE_ID);
+  if (value === undefined) return null;
+  const path = `Allocation view of ${event.contractId}`;
+  const view = record(value, path);
+  const holdingIds = list(view.holdingCids, `${path}.holdingCids`).map((cid, i) =>
+    text(cid, `${path}.holdingCids[${i}]`),
+  );
+  const allocationId = text(event.contractId, 'contractId');
+  return allocationOfSpecification(allocationId, view.allocation, holdingIds, `${path}.allocation`);
 }
