@@ -69,11 +69,20 @@ class Encoding {
   string(value: string): this {
     return this.bytes(new TextEncoder().encode(value));
   }
-  hexBytes(value: string): this {
-    if (!/^([0-9a-fA-F]{2})*$/.test(value)) {
-      throw new UnhashableTransaction(`contract id ${value} is not hex`);
+  /**
+   * A contract id as the bytes its hex spells. A participant's ids are hex; the devnet's are
+   * text, and wallets read them as they read any id, pair by pair, so the hash encodes the bytes
+   * that reading makes (a pair that is not hex reads as what its leading hex digits say, or 0;
+   * an odd last character is dropped). Those bytes bind the id's digest part; execution finds
+   * every id it is given among the ledger's contracts, so a reading two ids share is refused.
+   */
+  contractId(value: string): this {
+    const bytes = new Uint8Array(Math.floor(value.length / 2));
+    for (let at = 0; at < bytes.length; at++) {
+      // Uint8Array stores NaN as 0 and wraps a negative pair reading, as the wallets' reader does.
+      bytes[at] = Number.parseInt(value.slice(2 * at, 2 * at + 2), 16);
     }
-    return this.bytes(Buffer.from(value, 'hex'));
+    return this.bytes(bytes);
   }
   strings(values: readonly string[]): this {
     this.int32(values.length);
@@ -131,7 +140,7 @@ function value(out: Encoding, v: Value | undefined, depth: number): void {
       out.byte(7).string(sum.text);
       break;
     case 'contractId':
-      out.byte(8).hexBytes(sum.contractId);
+      out.byte(8).contractId(sum.contractId);
       break;
     default:
       containerValue(out, v, inner);
@@ -238,7 +247,7 @@ class NodeHasher {
     const seed = this.seeds.get(nodeId);
     if (seed === undefined) throw new UnhashableTransaction(`exercise node ${nodeId} has no seed`);
     const out = new Encoding().byte(NODE_ENCODING_V1).string(exercise.lfVersion).byte(1).raw(seed);
-    out.hexBytes(exercise.contractId).string(exercise.packageName);
+    out.contractId(exercise.contractId).string(exercise.packageName);
     identifier(out, exercise.templateId);
     out.strings(exercise.signatories).strings(exercise.stakeholders);
     out.strings(exercise.actingParties).optional(exercise.interfaceId, (id) => identifier(out, id));
@@ -254,7 +263,7 @@ class NodeHasher {
 function createNode(create: Create, seed: Uint8Array | undefined): Encoding {
   const out = new Encoding().byte(NODE_ENCODING_V1).string(create.lfVersion).byte(0);
   out.optional(seed, (bytes) => out.raw(bytes));
-  out.hexBytes(create.contractId).string(create.packageName);
+  out.contractId(create.contractId).string(create.packageName);
   identifier(out, create.templateId);
   encodeValue(out, create.argument);
   return out.strings(create.signatories).strings(create.stakeholders);
@@ -262,7 +271,7 @@ function createNode(create: Create, seed: Uint8Array | undefined): Encoding {
 
 function fetchNode(fetch: Fetch): Encoding {
   const out = new Encoding().byte(NODE_ENCODING_V1).string(fetch.lfVersion).byte(2);
-  out.hexBytes(fetch.contractId).string(fetch.packageName);
+  out.contractId(fetch.contractId).string(fetch.packageName);
   identifier(out, fetch.templateId);
   out.strings(fetch.signatories).strings(fetch.stakeholders);
   out.optional(fetch.interfaceId, (id) => identifier(out, id));

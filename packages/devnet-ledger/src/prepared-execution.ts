@@ -1,0 +1,138 @@
+/**
+ * Executing a prepared transaction of one or more legs, all or nothing.
+ *
+ * The local ledger commits one command at a time, so a transaction of several legs commits as
+ * one ledger command per leg, in order (the first under the transaction's command id, the others
+ * under `<command id>/<leg>`). Before the first commits, every leg is checked against the
+ * ledger's state together (`legsRefusal`: each sender's unlocked holdings cover all its legs, each
+ * instruction is still pending, acceptable and exercised by the party entitled to it, no
+ * instruction twice), so a leg that would fail refuses the whole transaction with nothing moved.
+ * The decision is a pure function of the legs and a snapshot of that state.
+ */
+import { Amount, type Instrument } from '@poolparty/core';
+import { type CommandResult, LedgerError, type TransferOffer } from '@poolparty/ledger';
+import { invalidArgument } from './canton-errors.js';
+import type { ServerContext } from './context.js';
+import type { Deduplication, LedgerCommand } from './token-standard-commands.js';
+
+/** A leg as execution runs it: its command and the party exercising it. */
+export interface ExecutedLeg {
+  readonly command: LedgerCommand;
+  readonly actor: string;
+}
+
+/** What the legs' checks read: the time and the state of what the legs touch. */
+export interface LegsState {
+  readonly now: Date;
+  /** The unlocked amount each party holds of each instrument, by `owner/admin/id`. */
+  readonly unlocked: ReadonlyMap<string, Amount>;
+  /** The pending instructions the legs name, by offer id. */
+  readonly pending: ReadonlyMap<string, TransferOffer>;
+}
+
+const holdingKey = (owner: string, instrument: Instrument) =>
+  `${owner}/${instrument.admin}/${instrument.id}`;
+
+function instructionRefusal(leg: ExecutedLeg, offerId: string, state: LegsState) {
+  const offer = state.pending.get(offerId);
+  if (offer === undefined) return new LedgerError('offer_not_found', `no pending offer ${offerId}`);
+  const entitled = leg.command.kind === 'withdraw' ? offer.sender : offer.receiver;
+  if (leg.actor !== entitled) {
+    return new LedgerError('not_authorized', `only ${entitled} may exercise that on ${offerId}`);
+  }
+  if (leg.command.kind === 'accept' && offer.executeBefore.getTime() <= state.now.getTime()) {
+    return new LedgerError('offer_expired', `offer ${offerId} can no longer be accepted`);
+  }
+  return null;
+}
+
+/** Why the legs cannot all commit, or null when every one can (see the module's note). */
+export function legsRefusal(legs: readonly ExecutedLeg[], state: LegsState): Error | null {
+  const spending = new Map<string, Amount>();
+  const exercised = new Set<string>();
+  for (const [index, leg] of legs.entries()) {
+    const { command } = leg;
+    if (command.kind !== 'transfer') {
+      if (exercised.has(command.offerId)) {
+        return invalidArgument(`leg ${index} exercises offer ${command.offerId} a second time`);
+      }
+      exercised.add(command.offerId);
+      const refusal = instructionRefusal(leg, command.offerId, state);
+      if (refusal !== null) return refusal;
+      continue;
+    }
+    if (command.executeBefore.getTime() <= state.now.getTime()) {
+      return new LedgerError('offer_expired', `leg ${index}: executeBefore is not in the future`);
+    }
+    const key = holdingKey(command.sender, command.instrument);
+    const total = (spending.get(key) ?? Amount.ZERO).add(command.amount);
+    spending.set(key, total);
+    if (total.gt(state.unlocked.get(key) ?? Amount.ZERO)) {
+      return new LedgerError(
+        'insufficient_holdings',
+        `${command.sender}'s unlocked holdings do not cover its legs of the transaction`,
+      );
+    }
+  }
+  return null;
+}
+
+/** The state `legsRefusal` reads, as of the ledger end. */
+async function legsState(ctx: ServerContext, legs: readonly ExecutedLeg[]): Promise<LegsState> {
+  const end = await ctx.ledger.ledgerEnd();
+  const unlocked = new Map<string, Amount>();
+  const pending = new Map<string, TransferOffer>();
+  for (const { command } of legs) {
+    if (command.kind !== 'transfer') {
+      const offer = ctx.history.pendingInstruction(command.offerId, end);
+      if (offer !== undefined) pending.set(command.offerId, offer);
+      continue;
+    }
+    const key = holdingKey(command.sender, command.instrument);
+    if (unlocked.has(key)) continue;
+    const holdings = await ctx.ledger.getHoldings(command.sender);
+    const of = holdings.filter(
+      (h) =>
+        h.lock === null &&
+        h.instrument.admin === command.instrument.admin &&
+        h.instrument.id === command.instrument.id,
+    );
+    unlocked.set(key, Amount.sum(of.map((h) => h.amount)));
+  }
+  return { now: await ctx.ledger.now(), unlocked, pending };
+}
+
+/** The ledger command id of a leg: the transaction's own for the first. */
+export function legCommandId(commandId: string, index: number): string {
+  return index === 0 ? commandId : `${commandId}/${index}`;
+}
+
+export interface LegsSubmission {
+  readonly commandId: string;
+  readonly legs: readonly ExecutedLeg[];
+  readonly deduplication: Deduplication;
+  readonly userId: string;
+  readonly submissionId: string;
+}
+
+/** Checks every leg, then commits them in order; answers the last leg's result. */
+export async function commitLegs(
+  ctx: ServerContext,
+  submission: LegsSubmission,
+): Promise<CommandResult> {
+  const refusal = legsRefusal(submission.legs, await legsState(ctx, submission.legs));
+  if (refusal !== null) throw refusal;
+  let result: CommandResult | undefined;
+  for (const [index, leg] of submission.legs.entries()) {
+    result = await ctx.commands.submit({
+      commandId: legCommandId(submission.commandId, index),
+      actAs: [leg.actor],
+      command: leg.command,
+      deduplication: submission.deduplication,
+      userId: submission.userId,
+      submissionId: submission.submissionId,
+    });
+  }
+  if (result === undefined) throw invalidArgument('the prepared transaction holds no command');
+  return result;
+}
