@@ -4,6 +4,7 @@
  * and its refusal of transactions no participant prepares (a node its own child).
  */
 import type { PreparedTransaction, Value } from '@canton-network/core-ledger-proto';
+import { hashPreparedTransaction } from '@canton-network/core-tx-visualizer';
 import { TopologyController } from '@canton-network/wallet-sdk';
 import { describe, expect, it } from 'vitest';
 import { preparedTransactionHash, UnhashableTransaction } from '../src/transaction-hash.js';
@@ -146,6 +147,7 @@ describe('the V2 hash of a prepared transaction', () => {
     const prepared = transaction();
     const ours = Buffer.from(preparedTransactionHash(prepared)).toString('base64');
     expect(await TopologyController.createTransactionHash(prepared as never)).toBe(ours);
+    expect(await hashPreparedTransaction(prepared as never)).toBe(ours);
   });
 
   it('reads a devnet contract id as the wallet SDK reads it: pair by pair, odd tail dropped', async () => {
@@ -159,6 +161,7 @@ describe('the V2 hash of a prepared transaction', () => {
       const prepared = { ...base, transaction: withContractId(base, contractId) };
       const ours = Buffer.from(preparedTransactionHash(prepared)).toString('base64');
       expect(await TopologyController.createTransactionHash(prepared as never)).toBe(ours);
+      expect(await hashPreparedTransaction(prepared as never)).toBe(ours);
     }
   });
 
