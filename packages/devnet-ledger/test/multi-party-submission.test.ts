@@ -1,0 +1,298 @@
+/**
+ * A DvP prepared with two acting parties, both external: one transfer from each. A wallet's
+ * visualizer shows both legs with their amounts, the SDK recomputes the devnet's hash, and the
+ * transaction executes only with a valid signature by each party's own key: a changed byte, a
+ * missing signature or another key's signature is refused with nothing moved. Execution is all or
+ * nothing: a leg that cannot commit refuses every leg.
+ */
+import { hashPreparedTransaction } from '@canton-network/core-tx-visualizer';
+import { TopologyController } from '@canton-network/wallet-sdk';
+import {
+  Amount,
+  encodeBase64,
+  fingerprint,
+  generateKeyPair,
+  type Instrument,
+  sign,
+} from '@poolparty/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { instructionCommand, transferCommand } from './support/commands.js';
+import { call, expectCantonError, startWorld, type World } from './support/server.js';
+import { shownLegs } from './support/visualizer.js';
+
+const PREPARE = '/v2/interactive-submission/prepare';
+const EXECUTE = '/v2/interactive-submission/executeAndWait';
+
+interface Signer {
+  readonly partyId: string;
+  readonly publicKey: Uint8Array;
+  readonly privateKey: Uint8Array;
+}
+
+interface Prepared {
+  readonly preparedTransaction: string;
+  readonly preparedTransactionHash: string;
+}
+
+function signatureEntry(party: string, hash: string, key: Omit<Signer, 'partyId'>) {
+  return {
+    party,
+    signatures: [
+      {
+        format: 'SIGNATURE_FORMAT_CONCAT',
+        signature: encodeBase64(sign(Buffer.from(hash, 'base64'), key.privateKey)),
+        signedBy: fingerprint(key.publicKey),
+        signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_ED25519',
+      },
+    ],
+  };
+}
+
+function executeBody(prepared: Prepared, entries: unknown[], submissionId: string) {
+  return {
+    preparedTransaction: prepared.preparedTransaction,
+    hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
+    submissionId,
+    partySignatures: { signatures: entries },
+  };
+}
+
+describe('a DvP prepared for two external parties', () => {
+  let world: World;
+  let buyer: Signer;
+  const sign2 = (prepared: Prepared) => [
+    signatureEntry(world.wallet.partyId, prepared.preparedTransactionHash, world.wallet),
+    signatureEntry(buyer.partyId, prepared.preparedTransactionHash, buyer),
+  ];
+
+  /** Each party's unlocked amount of each instrument, in whole text. */
+  const balances = async () => {
+    const of = async (party: string, instrument: Instrument) => {
+      const holdings = await world.ledger.getHoldings(party);
+      const mine = holdings.filter((h) => h.instrument.id === instrument.id && h.lock === null);
+      return Amount.sum(mine.map((h) => h.amount)).toString();
+    };
+    return {
+      sellerAmulet: await of(world.wallet.partyId, world.amulet),
+      sellerUsdcx: await of(world.wallet.partyId, world.usdcx),
+      buyerAmulet: await of(buyer.partyId, world.amulet),
+      buyerUsdcx: await of(buyer.partyId, world.usdcx),
+      end: await world.ledger.ledgerEnd(),
+    };
+  };
+
+  const prepareDvp = async (commandId: string, buyerPays = '5') => {
+    const answer = await call(world.server.url, 'POST', PREPARE, {
+      commandId,
+      actAs: [world.wallet.partyId, buyer.partyId],
+      commands: [
+        transferCommand({
+          sender: world.wallet.partyId,
+          receiver: buyer.partyId,
+          instrument: world.amulet,
+          amount: '10',
+        }),
+        transferCommand({
+          sender: buyer.partyId,
+          receiver: world.wallet.partyId,
+          instrument: world.usdcx,
+          amount: buyerPays,
+        }),
+      ],
+    });
+    expect(answer.status).toBe(200);
+    return answer.body as Prepared;
+  };
+
+  beforeAll(async () => {
+    world = await startWorld();
+    const keys = generateKeyPair();
+    const created = await world.ledger.createParty({ hint: 'buyer', publicKey: keys.publicKey });
+    buyer = { partyId: created.partyId, ...keys };
+    await world.ledger.mint({
+      owner: buyer.partyId,
+      instrument: world.usdcx,
+      amount: Amount.of(20),
+    });
+    // Both receivers pre-approve, so each leg is a direct transfer the DvP completes.
+    await world.ledger.setPreapproval(buyer.partyId, world.amulet, true);
+    await world.ledger.setPreapproval(world.wallet.partyId, world.usdcx, true);
+  });
+  afterAll(() => world.close());
+
+  it('shows both legs with their parties, instruments and amounts in the visualizer', async () => {
+    const prepared = await prepareDvp('dvp-shown');
+    const legs = shownLegs(prepared.preparedTransaction);
+    expect(
+      legs.map(({ sender, receiver, instrument, amount, actingParties }) => ({
+        sender,
+        receiver,
+        instrument,
+        amount,
+        actingParties,
+      })),
+    ).toEqual([
+      {
+        sender: `party:${world.wallet.partyId}`,
+        receiver: `party:${buyer.partyId}`,
+        instrument: `party:${world.amulet.admin} text:Amulet`,
+        amount: 'numeric:10.0000000000',
+        actingParties: [world.wallet.partyId],
+      },
+      {
+        sender: `party:${buyer.partyId}`,
+        receiver: `party:${world.wallet.partyId}`,
+        instrument: `party:${world.usdcx.admin} text:USDCx`,
+        amount: 'numeric:5.0000000000',
+        actingParties: [buyer.partyId],
+      },
+    ]);
+  });
+
+  it('has the hash the wallet SDK and the visualizer recompute', async () => {
+    const prepared = await prepareDvp('dvp-hash');
+    expect(await hashPreparedTransaction(prepared.preparedTransaction)).toBe(
+      prepared.preparedTransactionHash,
+    );
+    expect(await TopologyController.createTransactionHash(prepared.preparedTransaction)).toBe(
+      prepared.preparedTransactionHash,
+    );
+  });
+
+  it('refuses one changed byte, with nothing moved', async () => {
+    const prepared = await prepareDvp('dvp-tampered', '5.5');
+    const signatures = sign2(prepared);
+    const bytes = Buffer.from(prepared.preparedTransaction, 'base64');
+    const at = bytes.indexOf('5.5000000000');
+    expect(at).toBeGreaterThan(0);
+    bytes[at] = '4'.charCodeAt(0);
+    const before = await balances();
+    const tampered = { ...prepared, preparedTransaction: bytes.toString('base64') };
+    const answer = await call(
+      world.server.url,
+      'POST',
+      EXECUTE,
+      executeBody(tampered, signatures, 's-1'),
+    );
+    expectCantonError(answer, 400, 'INVALID_ARGUMENT');
+    expect(answer.body.cause).toContain('no valid signature of the prepared transaction hash');
+    expect(await balances()).toEqual(before);
+  });
+
+  it('refuses a missing signature, with nothing moved', async () => {
+    const prepared = await prepareDvp('dvp-missing');
+    const before = await balances();
+    const [sellerOnly] = sign2(prepared);
+    const answer = await call(
+      world.server.url,
+      'POST',
+      EXECUTE,
+      executeBody(prepared, [sellerOnly], 's-2'),
+    );
+    expectCantonError(answer, 400, 'INVALID_ARGUMENT');
+    expect(answer.body.cause).toContain(`no signature by ${buyer.partyId}`);
+    expect(await balances()).toEqual(before);
+    expect(await world.ledger.lookupCommand('dvp-missing')).toBeNull();
+  });
+
+  it('refuses another key’s signature, with nothing moved', async () => {
+    const prepared = await prepareDvp('dvp-foreign');
+    const before = await balances();
+    const [seller] = sign2(prepared);
+    const foreign = signatureEntry(
+      buyer.partyId,
+      prepared.preparedTransactionHash,
+      generateKeyPair(),
+    );
+    const answer = await call(
+      world.server.url,
+      'POST',
+      EXECUTE,
+      executeBody(prepared, [seller, foreign], 's-3'),
+    );
+    expectCantonError(answer, 400, 'INVALID_ARGUMENT');
+    expect(answer.body.context.parties).toBe(buyer.partyId);
+    const sellersKey = signatureEntry(
+      buyer.partyId,
+      prepared.preparedTransactionHash,
+      world.wallet,
+    );
+    const again = await call(
+      world.server.url,
+      'POST',
+      EXECUTE,
+      executeBody(prepared, [seller, sellersKey], 's-4'),
+    );
+    expectCantonError(again, 400, 'INVALID_ARGUMENT');
+    expect(await balances()).toEqual(before);
+  });
+
+  it('executes with both signatures: both legs move', async () => {
+    const prepared = await prepareDvp('dvp-signed');
+    const before = await balances();
+    const answer = await call(
+      world.server.url,
+      'POST',
+      EXECUTE,
+      executeBody(prepared, sign2(prepared), 's-5'),
+    );
+    expect(answer.status).toBe(200);
+    const after = await balances();
+    expect(Amount.parse(after.sellerAmulet)).toEqual(
+      Amount.parse(before.sellerAmulet).sub(Amount.of(10)),
+    );
+    expect(Amount.parse(after.buyerAmulet)).toEqual(
+      Amount.parse(before.buyerAmulet).add(Amount.of(10)),
+    );
+    expect(Amount.parse(after.sellerUsdcx)).toEqual(
+      Amount.parse(before.sellerUsdcx).add(Amount.of(5)),
+    );
+    expect(Amount.parse(after.buyerUsdcx)).toEqual(
+      Amount.parse(before.buyerUsdcx).sub(Amount.of(5)),
+    );
+    expect(await world.ledger.lookupCommand('dvp-signed')).not.toBeNull();
+    expect(await world.ledger.lookupCommand('dvp-signed/1')).not.toBeNull();
+  });
+
+  it('refuses every leg when one cannot commit, with nothing moved', async () => {
+    const prepared = await prepareDvp('dvp-short', '1000');
+    const before = await balances();
+    const answer = await call(
+      world.server.url,
+      'POST',
+      EXECUTE,
+      executeBody(prepared, sign2(prepared), 's-6'),
+    );
+    expectCantonError(answer, 400, 'DAML_FAILURE');
+    expect(answer.body.context.error_id).toBe('insufficient_holdings');
+    expect(await balances()).toEqual(before);
+    expect(await world.ledger.lookupCommand('dvp-short')).toBeNull();
+  });
+
+  it('refuses to prepare a leg whose acting party is not submitting', async () => {
+    const answer = await call(world.server.url, 'POST', PREPARE, {
+      commandId: 'dvp-unsubmitted',
+      actAs: [world.wallet.partyId],
+      commands: [
+        transferCommand({
+          sender: buyer.partyId,
+          receiver: world.wallet.partyId,
+          instrument: world.usdcx,
+          amount: '1',
+        }),
+      ],
+    });
+    expectCantonError(answer, 400, 'DAML_AUTHORIZATION_ERROR');
+  });
+
+  it('refuses to prepare more legs than a prepared transaction holds', async () => {
+    const leg = instructionCommand('Accept', 'offer-none');
+    const answer = await call(world.server.url, 'POST', PREPARE, {
+      commandId: 'dvp-many',
+      actAs: [world.wallet.partyId],
+      commands: Array.from({ length: 17 }, () => leg),
+    });
+    expectCantonError(answer, 400, 'INVALID_ARGUMENT');
+    expect(answer.body.cause).toContain('1 to 16 commands');
+  });
+});
