@@ -63,11 +63,17 @@ function dateOf(json: unknown, path: string): number {
   return day / MS_PER_DAY;
 }
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
 function int64Of(json: unknown, path: string): string {
   const written = typeof json === 'number' && Number.isSafeInteger(json) ? String(json) : json;
-  if (typeof written !== 'string' || !/^-?\d{1,19}$/.test(written))
+  if (typeof written !== 'string' || !/^-?\d{1,19}$/.test(written)) {
     throw mistyped(path, 'an Int64');
-  return written;
+  }
+  const int = BigInt(written);
+  if (int < INT64_MIN || int > INT64_MAX) throw mistyped(path, 'an Int64');
+  return String(int);
 }
 
 function objectOf(json: unknown, path: string): Readonly<Record<string, unknown>> {

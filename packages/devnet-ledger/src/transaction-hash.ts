@@ -73,8 +73,8 @@ class Encoding {
    * A contract id as the bytes its hex spells. A participant's ids are hex; the devnet's are
    * text, and wallets read them as they read any id, pair by pair, so the hash encodes the bytes
    * that reading makes (a pair that is not hex reads as what its leading hex digits say, or 0;
-   * an odd last character is dropped). Those bytes bind the id's digest part; execution finds
-   * every id it is given among the ledger's contracts, so a reading two ids share is refused.
+   * an odd last character is dropped). Those bytes bind the id's digest part, and execution runs
+   * only contracts the ledger has, so an id changed to another with the same reading is refused.
    */
   contractId(value: string): this {
     const bytes = new Uint8Array(Math.floor(value.length / 2));

@@ -296,3 +296,132 @@ describe('a DvP prepared for two external parties', () => {
     expect(answer.body.cause).toContain('1 to 16 commands');
   });
 });
+
+describe('a DvP of two TransferInstruction_Accept legs, one by each external receiver', () => {
+  let world: World;
+  let seller: Signer;
+  let buyer: Signer;
+  let offers: { amulet: string; usdcx: string };
+
+  const external = async (hint: string): Promise<Signer> => {
+    const keys = generateKeyPair();
+    const { partyId } = await world.ledger.createParty({ hint, publicKey: keys.publicKey });
+    return { partyId, ...keys };
+  };
+  const offer = async (commandId: string, from: Signer, to: Signer, instrument: Instrument) => {
+    const outcome = await world.ledger.submitTransfer({
+      commandId,
+      sender: from.partyId,
+      receiver: to.partyId,
+      instrument,
+      amount: Amount.of(3),
+    });
+    if (outcome.kind !== 'offer') throw new Error('expected an offer');
+    return outcome.offerId;
+  };
+  const acceptBoth = async (commandId: string) => {
+    const answer = await call(world.server.url, 'POST', PREPARE, {
+      commandId,
+      actAs: [buyer.partyId, seller.partyId],
+      commands: [
+        instructionCommand('Accept', offers.amulet),
+        instructionCommand('Accept', offers.usdcx),
+      ],
+    });
+    expect(answer.status).toBe(200);
+    return answer.body as Prepared;
+  };
+  const signBoth = (prepared: Prepared) => [
+    signatureEntry(buyer.partyId, prepared.preparedTransactionHash, buyer),
+    signatureEntry(seller.partyId, prepared.preparedTransactionHash, seller),
+  ];
+  const held = async (party: Signer) =>
+    (await world.ledger.getHoldings(party.partyId))
+      .map((h) => `${h.instrument.id} ${h.amount}`)
+      .sort();
+
+  beforeAll(async () => {
+    world = await startWorld();
+    seller = await external('seller');
+    buyer = await external('buyer');
+    await world.ledger.mint({
+      owner: seller.partyId,
+      instrument: world.amulet,
+      amount: Amount.of(3),
+    });
+    await world.ledger.mint({
+      owner: buyer.partyId,
+      instrument: world.usdcx,
+      amount: Amount.of(3),
+    });
+    offers = {
+      amulet: await offer('offer-amulet', seller, buyer, world.amulet),
+      usdcx: await offer('offer-usdcx', buyer, seller, world.usdcx),
+    };
+  });
+  afterAll(() => world.close());
+
+  it('shows each leg’s instruction, its acting receiver and the holding it creates', async () => {
+    const prepared = await acceptBoth('accepts-shown');
+    const legs = shownLegs(prepared.preparedTransaction);
+    expect(
+      legs.map(({ choiceId, contractId, actingParties, creates }) => ({
+        choiceId,
+        contractId,
+        actingParties,
+        creates,
+      })),
+    ).toEqual([
+      {
+        choiceId: 'TransferInstruction_Accept',
+        contractId: offers.amulet,
+        actingParties: [buyer.partyId],
+        creates: { owner: `party:${buyer.partyId}`, amount: 'numeric:3.0000000000' },
+      },
+      {
+        choiceId: 'TransferInstruction_Accept',
+        contractId: offers.usdcx,
+        actingParties: [seller.partyId],
+        creates: { owner: `party:${seller.partyId}`, amount: 'numeric:3.0000000000' },
+      },
+    ]);
+    expect(await hashPreparedTransaction(prepared.preparedTransaction)).toBe(
+      prepared.preparedTransactionHash,
+    );
+  });
+
+  it('refuses every leg when one instruction is gone, with nothing moved', async () => {
+    const prepared = await acceptBoth('accepts-withdrawn');
+    await world.ledger.withdrawOffer({
+      commandId: 'withdraw-usdcx',
+      offerId: offers.usdcx,
+      actor: buyer.partyId,
+    });
+    const before = [await held(seller), await held(buyer)];
+    const answer = await call(
+      world.server.url,
+      'POST',
+      EXECUTE,
+      executeBody(prepared, signBoth(prepared), 'a-1'),
+    );
+    expectCantonError(answer, 404, 'CONTRACT_NOT_FOUND');
+    expect([await held(seller), await held(buyer)]).toEqual(before);
+    expect((await world.ledger.getPendingOffers(buyer.partyId)).map((o) => o.offerId)).toContain(
+      offers.amulet,
+    );
+    offers = { ...offers, usdcx: await offer('offer-usdcx-2', buyer, seller, world.usdcx) };
+  });
+
+  it('executes with both receivers’ signatures: both instructions settle', async () => {
+    const prepared = await acceptBoth('accepts-signed');
+    const answer = await call(
+      world.server.url,
+      'POST',
+      EXECUTE,
+      executeBody(prepared, signBoth(prepared), 'a-2'),
+    );
+    expect(answer.status).toBe(200);
+    expect(await held(seller)).toEqual(['USDCx 3']);
+    expect(await held(buyer)).toEqual(['Amulet 3']);
+  });
+});

@@ -52,6 +52,8 @@ describe('core-tx-visualizer on a prepared Token Standard transfer', () => {
         receiver: `party:${world.treasury}`,
         instrument: `party:${world.amulet.admin} text:Amulet`,
         amount: 'numeric:12.2500000000',
+        // The treasury pre-approves nothing: the sender's holding is locked for the offer.
+        creates: { owner: `party:${world.wallet.partyId}`, amount: 'numeric:12.2500000000' },
       },
     ]);
   });

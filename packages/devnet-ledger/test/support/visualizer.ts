@@ -34,6 +34,8 @@ export interface ShownLeg {
   readonly receiver?: string;
   readonly instrument?: string;
   readonly amount?: string;
+  /** The first contract the leg creates: its owner and amount. */
+  readonly creates?: { readonly owner?: string; readonly amount?: string };
 }
 
 interface JsonExercise {
@@ -41,21 +43,29 @@ interface JsonExercise {
   choiceId: string;
   actingParties: string[];
   chosenValue: JsonValue;
+  children: string[];
+}
+
+interface JsonNode {
+  nodeId: string;
+  versionedNode: {
+    v1: { nodeType: { exercise?: JsonExercise; create?: { argument: JsonValue } } };
+  };
 }
 
 /** Every root exercise of a prepared transaction, as the visualizer decoded it. */
 export function shownLegs(preparedTransaction: string): ShownLeg[] {
   const parsed = parsePreparedTransaction(preparedTransaction);
   const json = JSON.parse(parsed.jsonString ?? '{}');
-  const nodes: {
-    nodeId: string;
-    versionedNode: { v1: { nodeType: { exercise?: JsonExercise } } };
-  }[] = json.transaction.nodes;
+  const nodes: JsonNode[] = json.transaction.nodes;
+  const nodeType = (nodeId: string | undefined) =>
+    nodes.find((n) => n.nodeId === nodeId)?.versionedNode.v1.nodeType;
   return (json.transaction.roots as string[]).map((rootId) => {
-    const exercise = nodes.find((n) => n.nodeId === rootId)?.versionedNode.v1.nodeType.exercise;
+    const exercise = nodeType(rootId)?.exercise;
     if (exercise === undefined) throw new Error(`root ${rootId} is not an exercise`);
     const transfer = fields(fields(exercise.chosenValue).transfer);
     const instrument = fields(transfer.instrumentId);
+    const created = fields(nodeType(exercise.children[0])?.create?.argument);
     return {
       choiceId: exercise.choiceId,
       contractId: exercise.contractId,
@@ -64,6 +74,7 @@ export function shownLegs(preparedTransaction: string): ShownLeg[] {
       receiver: scalar(transfer.receiver),
       instrument: instrument.id && `${scalar(instrument.admin)} ${scalar(instrument.id)}`,
       amount: scalar(transfer.amount),
+      creates: { owner: scalar(created.owner), amount: scalar(created.amount) },
     };
   });
 }
