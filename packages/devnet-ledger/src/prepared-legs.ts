@@ -76,9 +76,15 @@ function holdingContract(holding: Omit<Holding, 'holdingId'>, contractId = ''): 
   };
 }
 
-function instructionContract(offer: TransferOffer, lockedHoldingIds: readonly string[]) {
+/** A transfer instruction; `createdAt` is its transfer's `requestedAt`, as the ledger renders it. */
+function instructionContract(
+  offer: TransferOffer,
+  lockedHoldingIds: readonly string[],
+  createdAt: Date,
+) {
   const { createArgument } = encodeTransferInstructionCreated(offer, 0, SYNCHRONIZER_ID, {
     lockedHoldingIds: [...lockedHoldingIds],
+    createdAt,
   });
   const signatories = [offer.instrument.admin, offer.sender];
   return {
@@ -160,7 +166,7 @@ async function transferLeg(ctx: ServerContext, command: TransferCommand, end: Of
     ? [holdingContract({ owner: receiver, instrument, amount, lock: null })]
     : [
         holdingContract({ owner: sender, instrument, amount, lock }),
-        instructionContract(offer, []),
+        instructionContract(offer, [], await ctx.ledger.now()),
       ];
   const changed =
     change === null
@@ -195,6 +201,7 @@ function instructionLeg(
         ...instructionContract(
           offer,
           locked.map((h) => h.contractId),
+          createdAt,
         ),
         createdAt,
       },

@@ -14,6 +14,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import {
   type Create,
   type DamlTransaction_Node,
+  type Exercise,
   type Identifier,
   type Metadata_InputContract,
   PreparedTransaction,
@@ -85,7 +86,7 @@ function partiesOfContract({ command, instruction }: PreparedLeg) {
 }
 
 /** The root exercise node of a leg, its children the nodes of what it creates. */
-function exerciseOf(leg: PreparedLeg, children: readonly string[]) {
+function exerciseOf(leg: PreparedLeg, children: readonly string[]): Exercise {
   const { exercise, command } = leg;
   const named = stringAt(exercise.templateId, 'ExerciseCommand.templateId');
   const choice = stringAt(exercise.choice, 'ExerciseCommand.choice');
@@ -126,10 +127,13 @@ function createOf(contract: LegContract): Create {
   };
 }
 
-const v1Node = (nodeId: string, nodeType: DamlTransaction_Node['versionedNode']) => ({
-  nodeId,
-  versionedNode: nodeType,
-});
+/** A node of node version 1. */
+function v1Node(
+  nodeId: string,
+  nodeType: { oneofKind: 'exercise'; exercise: Exercise } | { oneofKind: 'create'; create: Create },
+): DamlTransaction_Node {
+  return { nodeId, versionedNode: { oneofKind: 'v1', v1: { nodeType } } };
+}
 
 /** Every leg's root and created nodes, numbered in order, each with a fresh seed. */
 function nodesOf(legs: readonly PreparedLeg[], transactionUuid: string) {
@@ -140,21 +144,11 @@ function nodesOf(legs: readonly PreparedLeg[], transactionUuid: string) {
     const rootId = String(next++);
     const children = leg.creates.map(() => String(next++));
     roots.push(rootId);
-    nodes.push(
-      v1Node(rootId, {
-        oneofKind: 'v1',
-        v1: { nodeType: { oneofKind: 'exercise', exercise: exerciseOf(leg, children) } },
-      }),
-    );
+    nodes.push(v1Node(rootId, { oneofKind: 'exercise', exercise: exerciseOf(leg, children) }));
     leg.creates.forEach((created, index) => {
       const nodeId = children[index] as string;
       const contract = { ...created, contractId: createdContractId(transactionUuid, nodeId) };
-      nodes.push(
-        v1Node(nodeId, {
-          oneofKind: 'v1',
-          v1: { nodeType: { oneofKind: 'create', create: createOf(contract) } },
-        }),
-      );
+      nodes.push(v1Node(nodeId, { oneofKind: 'create', create: createOf(contract) }));
     });
   }
   const nodeSeeds = nodes.map((node) => ({
