@@ -7,7 +7,9 @@
  * ledger's state together (`legsRefusal`: each sender's unlocked holdings cover all its legs, each
  * instruction is still pending, acceptable and exercised by the party entitled to it, no
  * instruction twice), so a leg that would fail refuses the whole transaction with nothing moved.
- * The decision is a pure function of the legs and a snapshot of that state.
+ * The decision is a pure function of the legs and a snapshot of that state. Executions take turns
+ * (`ExecutionTurns`), so one never checks against a state another is changing; a plain submission
+ * arriving between one's check and its last commit can still stop a later leg.
  */
 import { Amount, type Instrument } from '@poolparty/core';
 import { type CommandResult, LedgerError, type TransferOffer } from '@poolparty/ledger';
@@ -116,10 +118,7 @@ export interface LegsSubmission {
 }
 
 /** Checks every leg, then commits them in order; answers the last leg's result. */
-export async function commitLegs(
-  ctx: ServerContext,
-  submission: LegsSubmission,
-): Promise<CommandResult> {
+async function checkAndCommit(ctx: ServerContext, submission: LegsSubmission) {
   const refusal = legsRefusal(submission.legs, await legsState(ctx, submission.legs));
   if (refusal !== null) throw refusal;
   let result: CommandResult | undefined;
@@ -135,4 +134,40 @@ export async function commitLegs(
   }
   if (result === undefined) throw invalidArgument('the prepared transaction holds no command');
   return result;
+}
+
+/** How many executions may wait for their turn; beyond it the participant is busy. */
+const EXECUTIONS_WAITING_MAX = 256;
+
+/**
+ * Executions of prepared transactions take turns, so two of them never check their legs against
+ * a state the other is changing (plain submissions are not in this queue: see the module's note).
+ */
+class ExecutionTurns {
+  private last: Promise<unknown> = Promise.resolve();
+  private waiting = 0;
+
+  take<T>(run: () => Promise<T>): Promise<T> {
+    if (this.waiting >= EXECUTIONS_WAITING_MAX) {
+      throw new LedgerError('rejected', `over ${EXECUTIONS_WAITING_MAX} executions are waiting`);
+    }
+    this.waiting += 1;
+    const mine = this.last
+      .catch(() => undefined)
+      .then(run)
+      .finally(() => {
+        this.waiting -= 1;
+      });
+    this.last = mine;
+    return mine;
+  }
+}
+
+const turnsOf = new WeakMap<ServerContext, ExecutionTurns>();
+
+/** Checks every leg, then commits them in order, in this server's turn of executions. */
+export function commitLegs(ctx: ServerContext, submission: LegsSubmission): Promise<CommandResult> {
+  const turns = turnsOf.get(ctx) ?? new ExecutionTurns();
+  turnsOf.set(ctx, turns);
+  return turns.take(() => checkAndCommit(ctx, submission));
 }

@@ -269,6 +269,35 @@ describe('a DvP prepared for two external parties', () => {
     expect(await world.ledger.lookupCommand('dvp-short')).toBeNull();
   });
 
+  it('runs two executions that together overspend one at a time: one moves, one moves nothing', async () => {
+    const [first, second] = [
+      await prepareDvp('dvp-race-1', '10'),
+      await prepareDvp('dvp-race-2', '10'),
+    ];
+    const before = await balances();
+    expect(Amount.parse(before.buyerUsdcx).lt(Amount.of(20))).toBe(true);
+    // Slow submissions leave the second execution time to arrive while the first commits.
+    world.ledger.setFaults({ latencyMs: 50 });
+    const answers = await Promise.all(
+      [first, second].map((prepared, i) =>
+        call(
+          world.server.url,
+          'POST',
+          EXECUTE,
+          executeBody(prepared, sign2(prepared), `race-${i}`),
+        ),
+      ),
+    ).finally(() => world.ledger.setFaults({}));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
+    const after = await balances();
+    expect(Amount.parse(after.sellerAmulet)).toEqual(
+      Amount.parse(before.sellerAmulet).sub(Amount.of(10)),
+    );
+    expect(Amount.parse(after.buyerUsdcx)).toEqual(
+      Amount.parse(before.buyerUsdcx).sub(Amount.of(10)),
+    );
+  });
+
   it('refuses to prepare a leg whose acting party is not submitting', async () => {
     const answer = await call(world.server.url, 'POST', PREPARE, {
       commandId: 'dvp-unsubmitted',
