@@ -26,6 +26,7 @@ import { commitLegs, type ExecutedLeg } from './prepared-execution.js';
 import { type PreparedLeg, planLeg } from './prepared-legs.js';
 import {
   commandsOfPreparedTransaction,
+  inputContractIdsOf,
   PREPARED_LEGS_MAX,
   type Preparation,
   type PreparedCommand,
@@ -113,7 +114,8 @@ function executedLegs(legs: readonly PreparedCommand[], actAs: readonly string[]
     if (actor === undefined || actingParties.length !== 1 || !actAs.includes(actor)) {
       throw invalidArgument(`leg ${index} is not exercised by one of the submitting parties`);
     }
-    return { command: parseLedgerCommand([command]), actor };
+    const exercise = objectAt(command.ExerciseCommand, 'ExerciseCommand');
+    return { command: parseLedgerCommand([command]), actor, exercise };
   });
 }
 
@@ -143,6 +145,7 @@ async function execute(
   const result = await commitLegs(ctx, {
     commandId,
     legs: executedLegs(legs, actAs),
+    inputContractIds: inputContractIdsOf(received),
     deduplication: parseDeduplication(body.deduplicationPeriod),
     userId: user,
     submissionId,

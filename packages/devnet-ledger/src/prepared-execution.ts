@@ -7,20 +7,26 @@
  * ledger's state together (`legsRefusal`: each sender's unlocked holdings cover all its legs, each
  * instruction is still pending, acceptable and exercised by the party entitled to it, no
  * instruction twice), so a leg that would fail refuses the whole transaction with nothing moved.
- * The decision is a pure function of the legs and a snapshot of that state. Executions take turns
+ * The decision is a pure function of the legs and a snapshot of that state. The contracts the
+ * legs would read now must also be the input contracts the signed transaction lists (see
+ * `refuseStaleInputs`). Executions take turns
  * (`ExecutionTurns`), so one never checks against a state another is changing; a plain submission
  * arriving between one's check and its last commit can still stop a later leg.
  */
 import { Amount, type Instrument } from '@poolparty/core';
 import { type CommandResult, LedgerError, type TransferOffer } from '@poolparty/ledger';
-import { invalidArgument } from './canton-errors.js';
+import { CantonApiError, invalidArgument } from './canton-errors.js';
 import type { ServerContext } from './context.js';
+import { planLeg } from './prepared-legs.js';
+import type { Json } from './request-body.js';
 import type { Deduplication, LedgerCommand } from './token-standard-commands.js';
 
-/** A leg as execution runs it: its command and the party exercising it. */
+/** A leg as execution runs it: its command (as sent and as run) and the party exercising it. */
 export interface ExecutedLeg {
   readonly command: LedgerCommand;
   readonly actor: string;
+  /** The `ExerciseCommand` read back from the prepared transaction. */
+  readonly exercise: Json;
 }
 
 /** What the legs' checks read: the time and the state of what the legs touch. */
@@ -112,15 +118,41 @@ export function legCommandId(commandId: string, index: number): string {
 export interface LegsSubmission {
   readonly commandId: string;
   readonly legs: readonly ExecutedLeg[];
+  /** The input contracts the signed transaction lists. */
+  readonly inputContractIds: readonly string[];
   readonly deduplication: Deduplication;
   readonly userId: string;
   readonly submissionId: string;
 }
 
+/**
+ * Refuses a transaction whose legs would now read other contracts than the ones it lists (a
+ * holding it spends was archived, or the ledger would now pick another): the party signed what
+ * the listed contracts say, so it prepares again. A participant refuses such a transaction too.
+ */
+async function refuseStaleInputs(ctx: ServerContext, submission: LegsSubmission): Promise<void> {
+  const now = new Set<string>();
+  for (const { exercise, command } of submission.legs) {
+    for (const input of (await planLeg(ctx, exercise, command)).inputs) now.add(input.contractId);
+  }
+  const signed = new Set(submission.inputContractIds);
+  const gone = [...signed].filter((id) => !now.has(id));
+  const added = [...now].filter((id) => !signed.has(id));
+  if (gone.length + added.length === 0) return;
+  throw new CantonApiError(
+    'CONTRACT_NOT_FOUND',
+    'InvalidGivenCurrentSystemStateResourceMissing',
+    `the prepared transaction's input contracts are no longer what its commands read (no longer read: ${gone.join(', ') || 'none'}; now also read: ${added.join(', ') || 'none'}); prepare it again`,
+    { contract_id: gone[0] ?? added[0] ?? '' },
+  );
+}
+
 /** Checks every leg, then commits them in order; answers the last leg's result. */
 async function checkAndCommit(ctx: ServerContext, submission: LegsSubmission) {
+  await ctx.commands.refuseDuplicate(submission);
   const refusal = legsRefusal(submission.legs, await legsState(ctx, submission.legs));
   if (refusal !== null) throw refusal;
+  await refuseStaleInputs(ctx, submission);
   let result: CommandResult | undefined;
   for (const [index, leg] of submission.legs.entries()) {
     result = await ctx.commands.submit({

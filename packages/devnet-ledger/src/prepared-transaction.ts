@@ -277,3 +277,10 @@ export function commandsOfPreparedTransaction({ prepared }: Received) {
     legs,
   };
 }
+
+/** The ids of the input contracts a prepared transaction lists. */
+export function inputContractIdsOf({ prepared }: Received): string[] {
+  return (prepared.metadata?.inputContracts ?? []).map((input) =>
+    input.contract.oneofKind === 'v1' ? input.contract.v1.contractId : '',
+  );
+}

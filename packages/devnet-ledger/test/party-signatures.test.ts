@@ -100,7 +100,7 @@ function transfer(sender: string, amount: number): ExecutedLeg {
     meta: {},
     executeBefore: later,
   };
-  return { command, actor: sender };
+  return { command, actor: sender, exercise: {} };
 }
 
 const offer: TransferOffer = {
@@ -121,7 +121,11 @@ const state: LegsState = {
 
 describe('legsRefusal', () => {
   it('lets legs commit that the state covers together', () => {
-    const accept: ExecutedLeg = { command: { kind: 'accept', offerId: 'offer-1' }, actor: 'bob' };
+    const accept: ExecutedLeg = {
+      command: { kind: 'accept', offerId: 'offer-1' },
+      actor: 'bob',
+      exercise: {},
+    };
     expect(legsRefusal([transfer('alice', 4), transfer('alice', 6), accept], state)).toBeNull();
   });
 
@@ -134,24 +138,28 @@ describe('legsRefusal', () => {
     [
       'an instruction exercised twice',
       [
-        { command: { kind: 'reject', offerId: 'offer-1' }, actor: 'bob' },
-        { command: { kind: 'accept', offerId: 'offer-1' }, actor: 'bob' },
+        { command: { kind: 'reject', offerId: 'offer-1' }, actor: 'bob', exercise: {} },
+        { command: { kind: 'accept', offerId: 'offer-1' }, actor: 'bob', exercise: {} },
       ],
     ],
     [
       'an accept by the sender',
-      [{ command: { kind: 'accept', offerId: 'offer-1' }, actor: 'alice' }],
+      [{ command: { kind: 'accept', offerId: 'offer-1' }, actor: 'alice', exercise: {} }],
     ],
     [
       'an instruction not pending',
-      [{ command: { kind: 'withdraw', offerId: 'offer-2' }, actor: 'alice' }],
+      [{ command: { kind: 'withdraw', offerId: 'offer-2' }, actor: 'alice', exercise: {} }],
     ],
   ] as [string, ExecutedLeg[]][])('refuses %s', (_case, legs) => {
     expect(legsRefusal(legs, state)).toBeInstanceOf(Error);
   });
 
   it('refuses accepting an instruction past its deadline', () => {
-    const accept: ExecutedLeg = { command: { kind: 'accept', offerId: 'offer-1' }, actor: 'bob' };
+    const accept: ExecutedLeg = {
+      command: { kind: 'accept', offerId: 'offer-1' },
+      actor: 'bob',
+      exercise: {},
+    };
     expect(legsRefusal([accept], { ...state, now: later })?.message).toContain('no longer');
   });
 });
