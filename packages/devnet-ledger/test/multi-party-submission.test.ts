@@ -17,7 +17,7 @@ import {
 } from '@poolparty/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instructionCommand, transferCommand } from './support/commands.js';
-import { call, expectCantonError, startWorld, type World } from './support/server.js';
+import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
 import { shownLegs } from './support/visualizer.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
@@ -82,7 +82,7 @@ describe('a DvP prepared for two external parties', () => {
   };
 
   const prepareDvp = async (commandId: string, buyerPays = '5') => {
-    const answer = await call(world.server.url, 'POST', PREPARE, {
+    const request = {
       commandId,
       actAs: [world.wallet.partyId, buyer.partyId],
       commands: [
@@ -99,8 +99,11 @@ describe('a DvP prepared for two external parties', () => {
           amount: buyerPays,
         }),
       ],
-    });
+    };
+    expectSchema('ledger', 'JsPrepareSubmissionRequest', request);
+    const answer = await call(world.server.url, 'POST', PREPARE, request);
     expect(answer.status).toBe(200);
+    expectSchema('ledger', 'JsPrepareSubmissionResponse', answer.body);
     return answer.body as Prepared;
   };
 
@@ -230,13 +233,11 @@ describe('a DvP prepared for two external parties', () => {
   it('executes with both signatures: both legs move', async () => {
     const prepared = await prepareDvp('dvp-signed');
     const before = await balances();
-    const answer = await call(
-      world.server.url,
-      'POST',
-      EXECUTE,
-      executeBody(prepared, sign2(prepared), 's-5'),
-    );
+    const body = executeBody(prepared, sign2(prepared), 's-5');
+    expectSchema('ledger', 'JsExecuteSubmissionAndWaitRequest', body);
+    const answer = await call(world.server.url, 'POST', EXECUTE, body);
     expect(answer.status).toBe(200);
+    expectSchema('ledger', 'ExecuteSubmissionAndWaitResponse', answer.body);
     const after = await balances();
     expect(Amount.parse(after.sellerAmulet)).toEqual(
       Amount.parse(before.sellerAmulet).sub(Amount.of(10)),
