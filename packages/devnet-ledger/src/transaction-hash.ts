@@ -33,6 +33,8 @@ const METADATA_ENCODING_V1 = 0x01;
 export const NESTING_MAX = 100;
 /** How many node encodings one hash may take: a node listed as a child many times is hashed each time. */
 const NODE_VISITS_MAX = 10_000;
+/** How many input contracts one transaction may list (each is hashed as a create node). */
+const INPUT_CONTRACTS_MAX = 10_000;
 
 /** Why a prepared transaction cannot be hashed: it is not one Canton could have prepared. */
 export class UnhashableTransaction extends BaseError<'transaction_unhashable'> {
@@ -293,6 +295,11 @@ function metadataHash(metadata: Metadata): Uint8Array {
     .string(metadata.synchronizerId);
   out.optional(metadata.minLedgerEffectiveTime, (time) => out.int64(time));
   out.optional(metadata.maxLedgerEffectiveTime, (time) => out.int64(time));
+  if (metadata.inputContracts.length > INPUT_CONTRACTS_MAX) {
+    throw new UnhashableTransaction(
+      `the transaction lists over ${INPUT_CONTRACTS_MAX} input contracts`,
+    );
+  }
   out.int64(metadata.preparationTime).int32(metadata.inputContracts.length);
   for (const input of metadata.inputContracts) {
     if (input.contract.oneofKind !== 'v1') {
