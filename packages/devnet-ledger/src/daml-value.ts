@@ -209,11 +209,15 @@ function valueToJson(value: Value | undefined, depth: number, budget: Budget): u
     case 'variant':
       return { tag: sum.variant.constructor, value: nested(sum.variant.value) };
     case 'party':
+      return sum.party;
     case 'text':
+      return sum.text;
     case 'contractId':
+      return sum.contractId;
     case 'numeric':
+      return sum.numeric;
     case 'int64':
-      return (sum as { [kind: string]: unknown })[sum.oneofKind];
+      return sum.int64;
     case 'timestamp':
       return timeText(sum.timestamp);
     case 'date':
