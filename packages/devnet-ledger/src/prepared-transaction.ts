@@ -5,10 +5,11 @@
  * What the devnet prepares (it runs Token Standard choices, not Daml): one root exercise node per
  * command (leg), with the choice, its argument typed as Daml types it (see `daml-types`), the
  * contract's ledger id, its signatories and stakeholders, the acting party and a fresh node seed;
- * under each root, create nodes for what the leg creates (see `prepared-legs`); and the metadata:
+ * under each root, the archives of the holdings the leg spends and create nodes for what it
+ * creates (see `prepared-legs`); and the metadata:
  * submitters, command id, synchronizer, a transaction UUID, the preparation time and the input
  * contracts (every contract the legs read, with its argument and creation time). A participant
- * also lists fetches and archives and each choice's result; the devnet leaves them out.
+ * also lists fetches and each choice's result; the devnet leaves them out.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
@@ -21,6 +22,7 @@ import {
 } from '@canton-network/core-ledger-proto';
 import { keepRecent } from '@poolparty/core';
 import {
+  ARCHIVE_CHOICE,
   DEVNET_PACKAGE_NAME,
   HOLDING_INTERFACE_PACKAGE_ID,
   TRANSFER_INSTRUCTION_INTERFACE_PACKAGE_ID,
@@ -135,18 +137,45 @@ function v1Node(
   return { nodeId, versionedNode: { oneofKind: 'v1', v1: { nodeType } } };
 }
 
-/** Every leg's root and created nodes, numbered in order, each with a fresh seed. */
+/** The consuming `Archive` of a holding a leg spends, as the committed transaction shows it. */
+function archiveOf(holding: LegContract): Exercise {
+  return {
+    lfVersion: LF_VERSION,
+    contractId: holding.contractId,
+    packageName: DEVNET_PACKAGE_NAME,
+    templateId: identifierOf(holding.templateId),
+    signatories: [...holding.signatories],
+    stakeholders: [...holding.stakeholders],
+    actingParties: [...holding.signatories],
+    choiceId: ARCHIVE_CHOICE,
+    chosenValue: { sum: { oneofKind: 'record', record: { fields: [] } } },
+    consuming: true,
+    children: [],
+    exerciseResult: { sum: { oneofKind: 'unit', unit: {} } },
+    choiceObservers: [],
+  };
+}
+
+/**
+ * Every leg's nodes, numbered in order, each with a fresh seed: the root exercise, then under it
+ * the archives of the holdings it spends and the creates of what it makes.
+ */
 function nodesOf(legs: readonly PreparedLeg[], transactionUuid: string) {
   const nodes: DamlTransaction_Node[] = [];
   const roots: string[] = [];
   let next = 0;
   for (const leg of legs.slice(0, PREPARED_LEGS_MAX)) {
     const rootId = String(next++);
-    const children = leg.creates.map(() => String(next++));
+    const spent = leg.inputs.filter((input) => input.kind === 'holding');
+    const children = [...spent, ...leg.creates].map(() => String(next++));
     roots.push(rootId);
     nodes.push(v1Node(rootId, { oneofKind: 'exercise', exercise: exerciseOf(leg, children) }));
-    leg.creates.forEach((created, index) => {
+    spent.forEach((holding, index) => {
       const nodeId = children[index] as string;
+      nodes.push(v1Node(nodeId, { oneofKind: 'exercise', exercise: archiveOf(holding) }));
+    });
+    leg.creates.forEach((created, index) => {
+      const nodeId = children[spent.length + index] as string;
       const contract = { ...created, contractId: createdContractId(transactionUuid, nodeId) };
       nodes.push(v1Node(nodeId, { oneofKind: 'create', create: createOf(contract) }));
     });

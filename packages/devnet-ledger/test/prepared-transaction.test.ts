@@ -124,7 +124,18 @@ describe('a prepared Token Standard transfer', () => {
         { oneofKind: 'numeric', numeric: '95.5000000000' },
       ],
     ]);
-    expect(exerciseAt(prepared, '0').children).toEqual(['1', '2']);
+    expect(exerciseAt(prepared, '0').children).toEqual(['1', '2', '3']);
+  });
+
+  it('archives the holding it spends, as the committed transaction does', async () => {
+    const [holding] = await world.ledger.getHoldings(world.wallet.partyId);
+    const archive = exerciseAt(prepared, '1');
+    expect(archive).toMatchObject({
+      contractId: holding?.holdingId,
+      choiceId: 'Archive',
+      consuming: true,
+      actingParties: [world.amulet.admin, world.wallet.partyId],
+    });
   });
 
   it('has the hash the wallet SDK recomputes from all of it', async () => {

@@ -65,7 +65,8 @@ export function shownLegs(preparedTransaction: string): ShownLeg[] {
     if (exercise === undefined) throw new Error(`root ${rootId} is not an exercise`);
     const transfer = fields(fields(exercise.chosenValue).transfer);
     const instrument = fields(transfer.instrumentId);
-    const created = fields(nodeType(exercise.children[0])?.create?.argument);
+    const firstCreate = exercise.children.map(nodeType).find((type) => type?.create !== undefined);
+    const created = fields(firstCreate?.create?.argument);
     return {
       choiceId: exercise.choiceId,
       contractId: exercise.contractId,
