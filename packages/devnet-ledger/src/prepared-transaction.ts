@@ -1,45 +1,52 @@
 /**
  * The prepared transaction of an interactive submission, as Canton's protobuf
- * `com.daml.ledger.api.v2.interactive.PreparedTransaction`, and the command read back from it.
+ * `com.daml.ledger.api.v2.interactive.PreparedTransaction`, and the commands read back from it.
  *
- * What the devnet prepares (it runs Token Standard choices, not Daml): one root exercise node for
- * the one command, with the choice, its argument (typed as `daml-value` says), the contract, its
- * signatories and stakeholders, the acting parties and a fresh node seed; and the metadata
- * (submitters, command id, synchronizer, a transaction UUID, the preparation time). A participant
- * also lists the sub-transaction the choice would commit (fetches, archives, creates), the
- * choice's result and the input contracts; the devnet cannot know them before it executes.
- *
- * Contract ids: Canton's are hex and the hash encodes the bytes the hex spells; the devnet's are
- * text, so the prepared transaction carries the hex of their UTF-8 bytes, which the hash then
- * binds byte for byte.
+ * What the devnet prepares (it runs Token Standard choices, not Daml): one root exercise node per
+ * command (leg), with the choice, its argument typed as Daml types it (see `daml-types`), the
+ * contract's ledger id, its signatories and stakeholders, the acting party and a fresh node seed;
+ * under each root, the archives of the holdings the leg spends and create nodes for what it
+ * creates (see `prepared-legs`); and the metadata:
+ * submitters, command id, synchronizer, a transaction UUID, the preparation time and the input
+ * contracts (every contract the legs read, with its argument and creation time). A participant
+ * also lists fetches and each choice's result; the devnet leaves them out.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type Identifier, PreparedTransaction } from '@canton-network/core-ledger-proto';
-import { keepRecent } from '@poolparty/core';
-import type { TransferOffer } from '@poolparty/ledger';
 import {
+  type Create,
+  type DamlTransaction_Node,
+  type Exercise,
+  type Identifier,
+  type Metadata_InputContract,
+  PreparedTransaction,
+} from '@canton-network/core-ledger-proto';
+import { keepRecent } from '@poolparty/core';
+import {
+  ARCHIVE_CHOICE,
   DEVNET_PACKAGE_NAME,
   HOLDING_INTERFACE_PACKAGE_ID,
   TRANSFER_INSTRUCTION_INTERFACE_PACKAGE_ID,
 } from '@poolparty/ledger/canton/wire';
 import { invalidArgument } from './canton-errors.js';
+import { CHOICE_ARGUMENT_TYPES, CONTRACT_ARGUMENT_TYPES } from './daml-types.js';
 import { damlValueOf, jsonOfDamlValue } from './daml-value.js';
 import { SYNCHRONIZER_ID } from './identity.js';
+import { createdContractId, type LegContract, type PreparedLeg } from './prepared-legs.js';
 import { arrayAt, type Json, objectAt, stringAt } from './request-body.js';
-import type { LedgerCommand } from './token-standard-commands.js';
 import { preparedTransactionHash, UnhashableTransaction } from './transaction-hash.js';
 import {
   qualifiedName,
-  TEMPLATE_IDS,
   TRANSFER_FACTORY_INTERFACE_ID,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
 } from './wire.js';
 
 /** The Daml-LF version the devnet names on its nodes and transactions. */
 const LF_VERSION = '2.1';
-const ROOT_NODE_ID = '0';
 /** The size of a node seed (Canton's `crypto.Hash` of SHA-256). */
 const SEED_BYTES = 32;
+const MICROS_PER_MS = 1000n;
+/** How many commands (legs) one prepared transaction may hold. */
+export const PREPARED_LEGS_MAX = 16;
 
 /** Interface packages by name, for commands that name an interface by `#package-name`. */
 const PACKAGE_IDS: Readonly<Record<string, string>> = {
@@ -62,28 +69,16 @@ function textOf(id: Identifier): string {
   return `${id.packageId}:${id.moduleName}:${id.entityName}`;
 }
 
-function hexOfContractId(contractId: string): string {
-  return Buffer.from(contractId, 'utf8').toString('hex');
-}
-
-function contractIdOfHex(hex: string): string {
-  return Buffer.from(hex, 'hex').toString('utf8');
-}
-
-/** What a prepared transaction is made from: the command as sent and as the ledger runs it. */
+/** What a prepared transaction is made from: its submission and the legs of its commands. */
 export interface Preparation {
   readonly commandId: string;
   readonly actAs: readonly string[];
-  readonly exercise: Json;
-  readonly command: LedgerCommand;
-  /** The pending instruction a choice on an instruction exercises. */
-  readonly instruction: TransferOffer | null;
+  readonly legs: readonly PreparedLeg[];
   readonly preparedAt: Date;
 }
 
-/** Who signs and who sees the contract the command exercises a choice on. */
-function partiesOfContract(preparation: Preparation) {
-  const { command, instruction } = preparation;
+/** Who signs and who sees the contract a leg exercises a choice on. */
+function partiesOfContract({ command, instruction }: PreparedLeg) {
   if (command.kind === 'transfer') {
     return { signatories: [command.instrument.admin], stakeholders: [command.instrument.admin] };
   }
@@ -92,54 +87,135 @@ function partiesOfContract(preparation: Preparation) {
   return { signatories, stakeholders: [...signatories, instruction.receiver] };
 }
 
-/** The root exercise node of a preparation. */
-function exerciseNode(preparation: Preparation) {
-  const { exercise, command, actAs } = preparation;
+/** The root exercise node of a leg, its children the nodes of what it creates. */
+function exerciseOf(leg: PreparedLeg, children: readonly string[]): Exercise {
+  const { exercise, command } = leg;
   const named = stringAt(exercise.templateId, 'ExerciseCommand.templateId');
-  const byInterface = INTERFACE_NAMES.has(qualifiedName(named));
-  const template =
-    command.kind === 'transfer' ? TEMPLATE_IDS.transferFactory : TEMPLATE_IDS.transferInstruction;
+  const choice = stringAt(exercise.choice, 'ExerciseCommand.choice');
+  const argumentType = CHOICE_ARGUMENT_TYPES[choice];
+  if (argumentType === undefined)
+    throw invalidArgument(`choice ${choice} is not one this participant runs`);
+  const template = leg.inputs[0]?.templateId ?? named;
   return {
     lfVersion: LF_VERSION,
-    contractId: hexOfContractId(stringAt(exercise.contractId, 'ExerciseCommand.contractId')),
+    contractId: stringAt(exercise.contractId, 'ExerciseCommand.contractId'),
     packageName: DEVNET_PACKAGE_NAME,
     templateId: identifierOf(template),
-    ...partiesOfContract(preparation),
-    actingParties: [...actAs],
-    ...(byInterface && { interfaceId: identifierOf(named) }),
-    choiceId: stringAt(exercise.choice, 'ExerciseCommand.choice'),
-    chosenValue: damlValueOf(exercise.choiceArgument),
+    ...partiesOfContract(leg),
+    actingParties: [leg.actor],
+    ...(INTERFACE_NAMES.has(qualifiedName(named)) && { interfaceId: identifierOf(named) }),
+    choiceId: choice,
+    chosenValue: damlValueOf(exercise.choiceArgument, argumentType, 'choiceArgument'),
     // A transfer factory stays; an instruction is consumed by accepting, rejecting or withdrawing.
     consuming: command.kind !== 'transfer',
-    children: [],
+    children: [...children],
     choiceObservers: [],
   };
 }
 
-/** The prepared transaction of a command, as protobuf. */
+function createOf(contract: LegContract): Create {
+  return {
+    lfVersion: LF_VERSION,
+    contractId: contract.contractId,
+    packageName: DEVNET_PACKAGE_NAME,
+    templateId: identifierOf(contract.templateId),
+    argument: damlValueOf(
+      contract.argument,
+      CONTRACT_ARGUMENT_TYPES[contract.kind],
+      'createArgument',
+    ),
+    signatories: [...contract.signatories],
+    stakeholders: [...contract.stakeholders],
+  };
+}
+
+/** A node of node version 1. */
+function v1Node(
+  nodeId: string,
+  nodeType: { oneofKind: 'exercise'; exercise: Exercise } | { oneofKind: 'create'; create: Create },
+): DamlTransaction_Node {
+  return { nodeId, versionedNode: { oneofKind: 'v1', v1: { nodeType } } };
+}
+
+/** The consuming `Archive` of a holding a leg spends, as the committed transaction shows it. */
+function archiveOf(holding: LegContract): Exercise {
+  return {
+    lfVersion: LF_VERSION,
+    contractId: holding.contractId,
+    packageName: DEVNET_PACKAGE_NAME,
+    templateId: identifierOf(holding.templateId),
+    signatories: [...holding.signatories],
+    stakeholders: [...holding.stakeholders],
+    actingParties: [...holding.signatories],
+    choiceId: ARCHIVE_CHOICE,
+    chosenValue: { sum: { oneofKind: 'record', record: { fields: [] } } },
+    consuming: true,
+    children: [],
+    exerciseResult: { sum: { oneofKind: 'unit', unit: {} } },
+    choiceObservers: [],
+  };
+}
+
+/**
+ * Every leg's nodes, numbered in order, each with a fresh seed: the root exercise, then under it
+ * the archives of the holdings it spends and the creates of what it makes.
+ */
+function nodesOf(legs: readonly PreparedLeg[], transactionUuid: string) {
+  const nodes: DamlTransaction_Node[] = [];
+  const roots: string[] = [];
+  let next = 0;
+  for (const leg of legs.slice(0, PREPARED_LEGS_MAX)) {
+    const rootId = String(next++);
+    const spent = leg.inputs.filter((input) => input.kind === 'holding');
+    const children = [...spent, ...leg.creates].map(() => String(next++));
+    roots.push(rootId);
+    nodes.push(v1Node(rootId, { oneofKind: 'exercise', exercise: exerciseOf(leg, children) }));
+    spent.forEach((holding, index) => {
+      const nodeId = children[index] as string;
+      nodes.push(v1Node(nodeId, { oneofKind: 'exercise', exercise: archiveOf(holding) }));
+    });
+    leg.creates.forEach((created, index) => {
+      const nodeId = children[spent.length + index] as string;
+      const contract = { ...created, contractId: createdContractId(transactionUuid, nodeId) };
+      nodes.push(v1Node(nodeId, { oneofKind: 'create', create: createOf(contract) }));
+    });
+  }
+  const nodeSeeds = nodes.map((node) => ({
+    nodeId: Number(node.nodeId),
+    seed: new Uint8Array(randomBytes(SEED_BYTES)),
+  }));
+  return { roots, nodes, nodeSeeds };
+}
+
+/** Every contract the legs read, once each, with the time it was created. */
+function inputContractsOf(legs: readonly PreparedLeg[]): Metadata_InputContract[] {
+  const seen = new Map<string, Metadata_InputContract>();
+  for (const input of legs.flatMap((leg) => leg.inputs)) {
+    if (seen.has(input.contractId)) continue;
+    seen.set(input.contractId, {
+      contract: { oneofKind: 'v1', v1: createOf(input) },
+      createdAt: BigInt(input.createdAt.getTime()) * MICROS_PER_MS,
+      eventBlob: new Uint8Array(),
+    });
+  }
+  return [...seen.values()];
+}
+
+/** The prepared transaction of a preparation, as protobuf. */
 export function prepareTransaction(preparation: Preparation): PreparedTransaction {
+  if (preparation.legs.length === 0 || preparation.legs.length > PREPARED_LEGS_MAX) {
+    throw invalidArgument(`a prepared transaction holds 1 to ${PREPARED_LEGS_MAX} commands`);
+  }
+  const transactionUuid = randomUUID();
   return PreparedTransaction.create({
-    transaction: {
-      version: LF_VERSION,
-      roots: [ROOT_NODE_ID],
-      nodes: [
-        {
-          nodeId: ROOT_NODE_ID,
-          versionedNode: {
-            oneofKind: 'v1',
-            v1: { nodeType: { oneofKind: 'exercise', exercise: exerciseNode(preparation) } },
-          },
-        },
-      ],
-      nodeSeeds: [{ nodeId: Number(ROOT_NODE_ID), seed: new Uint8Array(randomBytes(SEED_BYTES)) }],
-    },
+    transaction: { version: LF_VERSION, ...nodesOf(preparation.legs, transactionUuid) },
     metadata: {
       submitterInfo: { actAs: [...preparation.actAs], commandId: preparation.commandId },
       synchronizerId: SYNCHRONIZER_ID,
       mediatorGroup: 0,
-      transactionUuid: randomUUID(),
-      preparationTime: BigInt(preparation.preparedAt.getTime()) * 1000n,
-      inputContracts: [],
+      transactionUuid,
+      preparationTime: BigInt(preparation.preparedAt.getTime()) * MICROS_PER_MS,
+      inputContracts: inputContractsOf(preparation.legs),
       globalKeyMapping: [],
     },
   });
@@ -185,35 +261,55 @@ export function receivePreparedTransaction(base64: unknown, handedOut?: Prepared
   }
 }
 
-/** The command a prepared transaction stands for: its submitters, command id and one command. */
-export function commandOfPreparedTransaction({ prepared }: Received) {
-  const { metadata, transaction } = prepared;
-  if (metadata?.synchronizerId !== SYNCHRONIZER_ID) {
-    throw invalidArgument(`the transaction was not prepared for synchronizer ${SYNCHRONIZER_ID}`);
-  }
-  const root = transaction?.nodes.find((node) => node.nodeId === transaction.roots[0]);
+/** One command read back from a prepared transaction, with the party it is exercised by. */
+export interface PreparedCommand {
+  readonly command: Json;
+  readonly actingParties: readonly string[];
+}
+
+function commandOfRoot(transaction: PreparedTransaction['transaction'], rootId: string) {
+  const root = transaction?.nodes.find((node) => node.nodeId === rootId);
   const type = root?.versionedNode.oneofKind === 'v1' ? root.versionedNode.v1.nodeType : undefined;
-  if (transaction?.roots.length !== 1 || type?.oneofKind !== 'exercise') {
+  if (type?.oneofKind !== 'exercise') {
     throw invalidArgument(
-      'the prepared transaction is not one exercise, as this participant prepares',
+      'a root of the prepared transaction is not an exercise, as this participant prepares',
     );
   }
   const { exercise } = type;
   const templateId = exercise.interfaceId ?? exercise.templateId;
   if (templateId === undefined) throw invalidArgument('the prepared exercise names no template');
-  const commands = [
-    {
-      ExerciseCommand: {
-        templateId: textOf(templateId),
-        contractId: contractIdOfHex(exercise.contractId),
-        choice: exercise.choiceId,
-        choiceArgument: objectAt(jsonOfDamlValue(exercise.chosenValue), 'choiceArgument'),
-      },
+  const command = {
+    ExerciseCommand: {
+      templateId: textOf(templateId),
+      contractId: exercise.contractId,
+      choice: exercise.choiceId,
+      choiceArgument: objectAt(jsonOfDamlValue(exercise.chosenValue), 'choiceArgument'),
     },
-  ];
+  };
+  return { command, actingParties: [...exercise.actingParties] };
+}
+
+/** The commands a prepared transaction stands for: its submitters, command id and legs. */
+export function commandsOfPreparedTransaction({ prepared }: Received) {
+  const { metadata, transaction } = prepared;
+  if (metadata?.synchronizerId !== SYNCHRONIZER_ID) {
+    throw invalidArgument(`the transaction was not prepared for synchronizer ${SYNCHRONIZER_ID}`);
+  }
+  const roots = transaction?.roots ?? [];
+  if (roots.length === 0 || roots.length > PREPARED_LEGS_MAX) {
+    throw invalidArgument(`a prepared transaction holds 1 to ${PREPARED_LEGS_MAX} commands`);
+  }
+  const legs: PreparedCommand[] = roots.map((rootId) => commandOfRoot(transaction, rootId));
   return {
     commandId: metadata.submitterInfo?.commandId ?? '',
     actAs: arrayAt(metadata.submitterInfo?.actAs ?? [], 'actAs') as string[],
-    commands,
+    legs,
   };
+}
+
+/** The ids of the input contracts a prepared transaction lists. */
+export function inputContractIdsOf({ prepared }: Received): string[] {
+  return (prepared.metadata?.inputContracts ?? []).map((input) =>
+    input.contract.oneofKind === 'v1' ? input.contract.v1.contractId : '',
+  );
 }

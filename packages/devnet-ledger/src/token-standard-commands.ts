@@ -314,7 +314,14 @@ export class CommandRunner {
     this.origins.set(commandId, { userId, submissionId, party: actAs[0] });
   }
 
-  private async refuseDuplicate({ commandId, deduplication }: Submission): Promise<void> {
+  /**
+   * Refuses a command id that committed within the deduplication period. Executing a prepared
+   * transaction asks before its own checks, so a transaction sent again is refused as a duplicate.
+   */
+  async refuseDuplicate({
+    commandId,
+    deduplication,
+  }: Pick<Submission, 'commandId' | 'deduplication'>): Promise<void> {
     const prior = await this.ledger.lookupCommand(commandId);
     if (prior === null) return;
     const duplicate =

@@ -33,6 +33,8 @@ const METADATA_ENCODING_V1 = 0x01;
 export const NESTING_MAX = 100;
 /** How many node encodings one hash may take: a node listed as a child many times is hashed each time. */
 const NODE_VISITS_MAX = 10_000;
+/** How many input contracts one transaction may list (each is hashed as a create node). */
+const INPUT_CONTRACTS_MAX = 10_000;
 
 /** Why a prepared transaction cannot be hashed: it is not one Canton could have prepared. */
 export class UnhashableTransaction extends BaseError<'transaction_unhashable'> {
@@ -69,11 +71,20 @@ class Encoding {
   string(value: string): this {
     return this.bytes(new TextEncoder().encode(value));
   }
-  hexBytes(value: string): this {
-    if (!/^([0-9a-fA-F]{2})*$/.test(value)) {
-      throw new UnhashableTransaction(`contract id ${value} is not hex`);
+  /**
+   * A contract id as the bytes its hex spells. A participant's ids are hex; the devnet's are
+   * text, and wallets read them as they read any id, pair by pair, so the hash encodes the bytes
+   * that reading makes (a pair that is not hex reads as what its leading hex digits say, or 0;
+   * an odd last character is dropped). Those bytes bind the id's digest part, and execution runs
+   * only contracts the ledger has, so an id changed to another with the same reading is refused.
+   */
+  contractId(value: string): this {
+    const bytes = new Uint8Array(Math.floor(value.length / 2));
+    for (let at = 0; at < bytes.length; at++) {
+      // Uint8Array stores NaN as 0 and wraps a negative pair reading, as the wallets' reader does.
+      bytes[at] = Number.parseInt(value.slice(2 * at, 2 * at + 2), 16);
     }
-    return this.bytes(Buffer.from(value, 'hex'));
+    return this.bytes(bytes);
   }
   strings(values: readonly string[]): this {
     this.int32(values.length);
@@ -131,7 +142,7 @@ function value(out: Encoding, v: Value | undefined, depth: number): void {
       out.byte(7).string(sum.text);
       break;
     case 'contractId':
-      out.byte(8).hexBytes(sum.contractId);
+      out.byte(8).contractId(sum.contractId);
       break;
     default:
       containerValue(out, v, inner);
@@ -238,7 +249,7 @@ class NodeHasher {
     const seed = this.seeds.get(nodeId);
     if (seed === undefined) throw new UnhashableTransaction(`exercise node ${nodeId} has no seed`);
     const out = new Encoding().byte(NODE_ENCODING_V1).string(exercise.lfVersion).byte(1).raw(seed);
-    out.hexBytes(exercise.contractId).string(exercise.packageName);
+    out.contractId(exercise.contractId).string(exercise.packageName);
     identifier(out, exercise.templateId);
     out.strings(exercise.signatories).strings(exercise.stakeholders);
     out.strings(exercise.actingParties).optional(exercise.interfaceId, (id) => identifier(out, id));
@@ -254,7 +265,7 @@ class NodeHasher {
 function createNode(create: Create, seed: Uint8Array | undefined): Encoding {
   const out = new Encoding().byte(NODE_ENCODING_V1).string(create.lfVersion).byte(0);
   out.optional(seed, (bytes) => out.raw(bytes));
-  out.hexBytes(create.contractId).string(create.packageName);
+  out.contractId(create.contractId).string(create.packageName);
   identifier(out, create.templateId);
   encodeValue(out, create.argument);
   return out.strings(create.signatories).strings(create.stakeholders);
@@ -262,7 +273,7 @@ function createNode(create: Create, seed: Uint8Array | undefined): Encoding {
 
 function fetchNode(fetch: Fetch): Encoding {
   const out = new Encoding().byte(NODE_ENCODING_V1).string(fetch.lfVersion).byte(2);
-  out.hexBytes(fetch.contractId).string(fetch.packageName);
+  out.contractId(fetch.contractId).string(fetch.packageName);
   identifier(out, fetch.templateId);
   out.strings(fetch.signatories).strings(fetch.stakeholders);
   out.optional(fetch.interfaceId, (id) => identifier(out, id));
@@ -284,6 +295,11 @@ function metadataHash(metadata: Metadata): Uint8Array {
     .string(metadata.synchronizerId);
   out.optional(metadata.minLedgerEffectiveTime, (time) => out.int64(time));
   out.optional(metadata.maxLedgerEffectiveTime, (time) => out.int64(time));
+  if (metadata.inputContracts.length > INPUT_CONTRACTS_MAX) {
+    throw new UnhashableTransaction(
+      `the transaction lists over ${INPUT_CONTRACTS_MAX} input contracts`,
+    );
+  }
   out.int64(metadata.preparationTime).int32(metadata.inputContracts.length);
   for (const input of metadata.inputContracts) {
     if (input.contract.oneofKind !== 'v1') {

@@ -5,7 +5,7 @@
  * wallet SDK recomputes the hash it is given.
  */
 import { decodePreparedTransaction, TopologyController } from '@canton-network/wallet-sdk';
-import { encodeBase64, fingerprint, generateKeyPair, sign } from '@poolparty/core';
+import { Amount, encodeBase64, fingerprint, generateKeyPair, sign } from '@poolparty/core';
 import { decodeTransaction } from '@poolparty/ledger/canton/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerEffects, submission, transferCommand } from './support/commands.js';
@@ -177,6 +177,34 @@ describe('interactive submission', () => {
     expectCantonError(answer, 400, 'INVALID_ARGUMENT');
     expect(answer.body.cause).toContain('no valid signature');
     expect(await world.ledger.lookupCommand('ext-tampered')).toBeNull();
+  });
+
+  it('refuses a transaction whose listed holdings are no longer what it would spend', async () => {
+    const prepared = await prepare('ext-stale', '1');
+    // A larger holding arrives: the ledger would now spend it instead of the one listed.
+    await world.ledger.mint({
+      owner: world.wallet.partyId,
+      instrument: world.amulet,
+      amount: Amount.of(500),
+    });
+    const end = await world.ledger.ledgerEnd();
+    const answer = await call(
+      world.server.url,
+      'POST',
+      '/v2/interactive-submission/execute',
+      executeBody(prepared, world.wallet, 'sub-stale'),
+    );
+    expectCantonError(answer, 404, 'CONTRACT_NOT_FOUND');
+    expect(answer.body.cause).toContain('prepare it again');
+    expect(await world.ledger.ledgerEnd()).toBe(end);
+    const again = await prepare('ext-stale-again', '1');
+    const retried = await call(
+      world.server.url,
+      'POST',
+      '/v2/interactive-submission/execute',
+      executeBody(again, world.wallet, 'sub-stale-again'),
+    );
+    expect(retried.status).toBe(200);
   });
 
   it('refuses a prepared transaction it did not prepare', async () => {

@@ -4,6 +4,7 @@
  * and its refusal of transactions no participant prepares (a node its own child).
  */
 import type { PreparedTransaction, Value } from '@canton-network/core-ledger-proto';
+import { hashPreparedTransaction } from '@canton-network/core-tx-visualizer';
 import { TopologyController } from '@canton-network/wallet-sdk';
 import { describe, expect, it } from 'vitest';
 import { preparedTransactionHash, UnhashableTransaction } from '../src/transaction-hash.js';
@@ -132,11 +133,36 @@ function transaction(children: string[] = ['1', '2', '3']): PreparedTransaction 
   };
 }
 
+/** The transaction with every node's contract id replaced. */
+function withContractId(prepared: PreparedTransaction, contractId: string) {
+  // Nodes hold only JSON values (seeds are beside them), so a JSON copy is exact.
+  const nodes = (prepared.transaction?.nodes ?? []).map((node) =>
+    JSON.parse(JSON.stringify(node, (_key, value) => (value === CID ? contractId : value))),
+  );
+  return { ...(prepared.transaction as NonNullable<PreparedTransaction['transaction']>), nodes };
+}
+
 describe('the V2 hash of a prepared transaction', () => {
   it('equals the wallet SDK’s on every node type and every kind of value', async () => {
     const prepared = transaction();
     const ours = Buffer.from(preparedTransactionHash(prepared)).toString('base64');
     expect(await TopologyController.createTransactionHash(prepared as never)).toBe(ours);
+    expect(await hashPreparedTransaction(prepared as never)).toBe(ours);
+  });
+
+  it('reads a devnet contract id as the wallet SDK reads it: pair by pair, odd tail dropped', async () => {
+    const devnetIds = [
+      'holding-12-0a1b2c3d4e5f6789',
+      'offer-7-ffee00112233aabb',
+      'transfer-factory-9a',
+    ];
+    for (const contractId of devnetIds) {
+      const base = transaction();
+      const prepared = { ...base, transaction: withContractId(base, contractId) };
+      const ours = Buffer.from(preparedTransactionHash(prepared)).toString('base64');
+      expect(await TopologyController.createTransactionHash(prepared as never)).toBe(ours);
+      expect(await hashPreparedTransaction(prepared as never)).toBe(ours);
+    }
   });
 
   it('refuses a transaction whose node is its own child', () => {

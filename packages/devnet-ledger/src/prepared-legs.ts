@@ -1,0 +1,243 @@
+/**
+ * The legs of a prepared transaction, one per command: what each reads and what it creates, as
+ * the ledger's state says at preparation, so a wallet sees what it signs.
+ *
+ * - A transfer reads the admin's transfer factory and the sender's holdings the ledger will
+ *   spend (its own selection: unlocked holdings of the instrument, largest first, until they
+ *   cover the amount); it creates the receiver's holding (a receiver that pre-approves the
+ *   instrument) or the sender's holding locked for the offer and the transfer instruction, then
+ *   the sender's change.
+ * - A choice on an instruction reads the instruction and its locked holding; it creates the
+ *   receiver's holding (accept) or the sender's unlocked holding back (reject, withdraw).
+ *
+ * Input contracts carry their ledger contract ids and creation times. A created contract gets
+ * its id from the ledger when the transaction commits (as a participant suffixes its ids at
+ * commit): the prepared transaction names it by a discriminator, `00` and a digest of the
+ * transaction's UUID and the node.
+ */
+import { createHash } from 'node:crypto';
+import { Amount, type Instrument } from '@poolparty/core';
+import type { Holding, Offset, TransferOffer } from '@poolparty/ledger';
+import { CantonApiError } from './canton-errors.js';
+import type { ServerContext } from './context.js';
+import { SYNCHRONIZER_ID } from './identity.js';
+import type { Json } from './request-body.js';
+import { genesisTime } from './scan-proxy.js';
+import type { LedgerCommand } from './token-standard-commands.js';
+import { encodeHoldingCreated, encodeTransferInstructionCreated, TEMPLATE_IDS } from './wire.js';
+
+/** A contract as a prepared transaction shows it: the devnet template and its argument's JSON. */
+export interface LegContract {
+  readonly kind: 'holding' | 'transferInstruction' | 'transferFactory';
+  readonly contractId: string;
+  readonly templateId: string;
+  readonly argument: unknown;
+  readonly signatories: readonly string[];
+  readonly stakeholders: readonly string[];
+}
+
+export interface InputContract extends LegContract {
+  readonly createdAt: Date;
+}
+
+/** One command of a prepared transaction, with what it reads and creates. */
+export interface PreparedLeg {
+  /** The `ExerciseCommand` as the client sent it. */
+  readonly exercise: Json;
+  readonly command: LedgerCommand;
+  /** The party exercising the choice: the sender, or the instruction's receiver or sender. */
+  readonly actor: string;
+  /** The pending instruction a choice on an instruction exercises. */
+  readonly instruction: TransferOffer | null;
+  readonly inputs: readonly InputContract[];
+  /** What the leg creates, contract ids not yet given (see `createdContractId`). */
+  readonly creates: readonly Omit<LegContract, 'contractId'>[];
+}
+
+/** How many holdings one leg may list as spent; the ledger's selection spends the fewest. */
+const LEG_INPUT_HOLDINGS_MAX = 1000;
+
+/** The id a prepared transaction names a contract it creates by, before the ledger gives one. */
+export function createdContractId(transactionUuid: string, nodeId: string): string {
+  const digest = createHash('sha256').update(`${transactionUuid}/${nodeId}`).digest('hex');
+  return `00${digest}`;
+}
+
+function holdingContract(holding: Omit<Holding, 'holdingId'>, contractId = ''): LegContract {
+  const event = encodeHoldingCreated({ ...holding, holdingId: contractId }, 0, SYNCHRONIZER_ID);
+  const parties = [holding.instrument.admin, holding.owner];
+  return {
+    kind: 'holding',
+    contractId,
+    templateId: TEMPLATE_IDS.holding,
+    argument: event.createArgument,
+    signatories: parties,
+    stakeholders: parties,
+  };
+}
+
+/** A transfer instruction; `createdAt` is its transfer's `requestedAt`, as the ledger renders it. */
+function instructionContract(
+  offer: TransferOffer,
+  lockedHoldingIds: readonly string[],
+  createdAt: Date,
+) {
+  const { createArgument } = encodeTransferInstructionCreated(offer, 0, SYNCHRONIZER_ID, {
+    lockedHoldingIds: [...lockedHoldingIds],
+    createdAt,
+  });
+  const signatories = [offer.instrument.admin, offer.sender];
+  return {
+    kind: 'transferInstruction',
+    contractId: offer.offerId,
+    templateId: TEMPLATE_IDS.transferInstruction,
+    argument: createArgument,
+    signatories,
+    stakeholders: [...signatories, offer.receiver],
+  } as const;
+}
+
+function sameInstrument(a: Instrument, b: Instrument): boolean {
+  return a.admin === b.admin && a.id === b.id;
+}
+
+/** The time the update at `offset` was recorded at: when a contract it created was created. */
+function createdAtOf(ctx: ServerContext, offset: Offset): Date {
+  return ctx.ledger.updateAt(offset)?.recordTime ?? new Date(0);
+}
+
+/** The sender's holdings a transfer of `amount` spends, as the ledger selects them. */
+function spentHoldings(
+  ctx: ServerContext,
+  end: Offset,
+  transfer: { sender: string; instrument: Instrument; amount: Amount },
+) {
+  const { sender, instrument, amount } = transfer;
+  const spendable = ctx.history
+    .activeAt(end)
+    .holdings.filter(
+      ({ contract }) =>
+        contract.owner === sender &&
+        contract.lock === null &&
+        sameInstrument(contract.instrument, instrument),
+    )
+    .sort((a, b) => b.contract.amount.compare(a.contract.amount));
+  const spent: typeof spendable = [];
+  let covered = Amount.ZERO;
+  for (const active of spendable.slice(0, LEG_INPUT_HOLDINGS_MAX)) {
+    if (covered.compare(amount) >= 0) break;
+    spent.push(active);
+    covered = covered.add(active.contract.amount);
+  }
+  return { spent, change: covered.compare(amount) > 0 ? covered.sub(amount) : null };
+}
+
+function inputHolding(ctx: ServerContext, active: { contract: Holding; createdAt: Offset }) {
+  const { contract } = active;
+  return {
+    ...holdingContract(contract, contract.holdingId),
+    createdAt: createdAtOf(ctx, active.createdAt),
+  };
+}
+
+type TransferCommand = Extract<LedgerCommand, { kind: 'transfer' }>;
+
+/** What a transfer reads and creates (see the module's note). */
+async function transferLeg(ctx: ServerContext, command: TransferCommand, end: Offset) {
+  const { sender, receiver, instrument, amount, executeBefore, meta } = command;
+  const factory: InputContract = {
+    kind: 'transferFactory',
+    contractId: command.factoryId,
+    templateId: TEMPLATE_IDS.transferFactory,
+    argument: { admin: instrument.admin },
+    signatories: [instrument.admin],
+    stakeholders: [instrument.admin],
+    createdAt: await genesisTime(ctx.ledger),
+  };
+  const { spent, change } = spentHoldings(ctx, end, command);
+  const direct = sender !== receiver && (await ctx.ledger.preapproves(receiver, instrument));
+  const offer = { offerId: '', sender, receiver, instrument, amount, meta, executeBefore };
+  const lock = {
+    offerId: null,
+    expiresAt: executeBefore,
+    context: `transfer offer to ${receiver}`,
+  };
+  const received = direct
+    ? [holdingContract({ owner: receiver, instrument, amount, lock: null })]
+    : [
+        holdingContract({ owner: sender, instrument, amount, lock }),
+        instructionContract(offer, [], await ctx.ledger.now()),
+      ];
+  const changed =
+    change === null
+      ? []
+      : [holdingContract({ owner: sender, instrument, amount: change, lock: null })];
+  return {
+    inputs: [factory, ...spent.map((active) => inputHolding(ctx, active))],
+    creates: [...received, ...changed],
+  };
+}
+
+/** What a choice on a pending instruction reads and creates. */
+function instructionLeg(
+  ctx: ServerContext,
+  command: LedgerCommand,
+  offer: TransferOffer,
+  end: Offset,
+) {
+  const instruction = ctx.history.contractUpTo(offer.offerId, end);
+  const locked = ctx.history.lockedHoldingsOf(offer.offerId).flatMap((id) => {
+    const found = ctx.history.contractUpTo(id, end);
+    return found?.record.kind === 'holding' && found.archivedAt === null
+      ? [inputHolding(ctx, found.record)]
+      : [];
+  });
+  const createdAt = createdAtOf(ctx, instruction?.record.createdAt ?? 0);
+  const owner = command.kind === 'accept' ? offer.receiver : offer.sender;
+  const { instrument, amount } = offer;
+  return {
+    inputs: [
+      {
+        ...instructionContract(
+          offer,
+          locked.map((h) => h.contractId),
+          createdAt,
+        ),
+        createdAt,
+      },
+      ...locked,
+    ],
+    creates: [holdingContract({ owner, instrument, amount, lock: null })],
+  };
+}
+
+const instructionNotFound = (offerId: string) =>
+  new CantonApiError(
+    'CONTRACT_NOT_FOUND',
+    'InvalidGivenCurrentSystemStateResourceMissing',
+    `no pending transfer instruction ${offerId}`,
+    { contract_id: offerId },
+  );
+
+/** A command of a prepare request as the leg it prepares, as of the ledger end. */
+export async function planLeg(
+  ctx: ServerContext,
+  exercise: Json,
+  command: LedgerCommand,
+): Promise<PreparedLeg> {
+  const end = await ctx.ledger.ledgerEnd();
+  if (command.kind === 'transfer') {
+    const planned = await transferLeg(ctx, command, end);
+    return { exercise, command, actor: command.sender, instruction: null, ...planned };
+  }
+  const offer = ctx.history.pendingInstruction(command.offerId, end);
+  if (offer === undefined) throw instructionNotFound(command.offerId);
+  const actor = command.kind === 'withdraw' ? offer.sender : offer.receiver;
+  return {
+    exercise,
+    command,
+    actor,
+    instruction: offer,
+    ...instructionLeg(ctx, command, offer, end),
+  };
+}
