@@ -20,6 +20,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CantonApiError, invalidArgument } from './canton-errors.js';
 import { parseTransactionFormat, submittedTransaction } from './command-routes.js';
 import { actingUser, type ServerContext, userOf } from './context.js';
+import { createNotPrepared } from './create-commands.js';
 import { registerRoutes, routeOf } from './http/route-table.js';
 import { parsePartySignatures, signatureRefusal, signatureVerdict } from './party-signatures.js';
 import { commitLegs, type ExecutedLeg } from './prepared-execution.js';
@@ -52,12 +53,14 @@ function exercisesOf(commands: unknown): Json[] {
   if (list.length === 0 || list.length > PREPARED_LEGS_MAX) {
     throw invalidArgument(`commands must hold 1 to ${PREPARED_LEGS_MAX} commands`);
   }
-  return list.map((entry, index) =>
-    objectAt(
-      objectAt(entry, `commands[${index}]`).ExerciseCommand,
-      `commands[${index}].ExerciseCommand`,
-    ),
-  );
+  return list.map((entry, index) => {
+    const wrapper = objectAt(entry, `commands[${index}]`);
+    // A creation is run for internal parties only: say so rather than ask for an exercise.
+    if (wrapper.CreateCommand !== undefined) {
+      throw createNotPrepared((wrapper.CreateCommand as { templateId?: unknown }).templateId);
+    }
+    return objectAt(wrapper.ExerciseCommand, `commands[${index}].ExerciseCommand`);
+  });
 }
 
 /** The preparation of a prepare request: each leg checked as far as it can be before running. */

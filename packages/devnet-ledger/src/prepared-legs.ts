@@ -106,16 +106,33 @@ function createdAtOf(ctx: ServerContext, offset: Offset): Date {
   return ctx.ledger.updateAt(offset)?.recordTime ?? new Date(0);
 }
 
-/** The sender's holdings a transfer of `amount` spends, as the ledger selects them. */
+/**
+ * The sender's holdings a transfer of `amount` spends, as the ledger selects them: exactly those
+ * the transfer names (`inputHoldingCids`), or else the largest unlocked ones until they cover it.
+ * Named holdings unfit to spend are listed all the same: the ledger refuses them at execution.
+ */
 function spentHoldings(
   ctx: ServerContext,
   end: Offset,
-  transfer: { sender: string; instrument: Instrument; amount: Amount },
+  transfer: {
+    sender: string;
+    instrument: Instrument;
+    amount: Amount;
+    inputHoldingIds: readonly string[];
+  },
 ) {
-  const { sender, instrument, amount } = transfer;
-  const spendable = ctx.history
-    .activeAt(end)
-    .holdings.filter(
+  const { sender, instrument, amount, inputHoldingIds } = transfer;
+  const active = ctx.history.activeAt(end).holdings;
+  if (inputHoldingIds.length > 0) {
+    const named = inputHoldingIds.flatMap((id) => {
+      const found = active.find(({ contract }) => contract.holdingId === id);
+      return found === undefined ? [] : [found];
+    });
+    const covered = Amount.sum(named.map(({ contract }) => contract.amount));
+    return { spent: named, change: covered.compare(amount) > 0 ? covered.sub(amount) : null };
+  }
+  const spendable = active
+    .filter(
       ({ contract }) =>
         contract.owner === sender &&
         contract.lock === null &&

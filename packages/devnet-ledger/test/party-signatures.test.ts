@@ -98,6 +98,7 @@ function transfer(sender: string, amount: number): ExecutedLeg {
     instrument: amulet,
     amount: Amount.of(amount),
     meta: {},
+    inputHoldingIds: [],
     executeBefore: later,
   };
   return { command, actor: sender, exercise: {} };

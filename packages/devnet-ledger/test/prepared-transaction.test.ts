@@ -5,6 +5,7 @@
  */
 import type { PreparedTransaction, Value } from '@canton-network/core-ledger-proto';
 import { decodePreparedTransaction, TopologyController } from '@canton-network/wallet-sdk';
+import { Amount } from '@poolparty/core';
 import { transferFactoryContractId } from '@poolparty/ledger/canton/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transferCommand } from './support/commands.js';
@@ -166,5 +167,54 @@ describe('a prepared Token Standard transfer', () => {
     });
     expect(response.status).toBe(400);
     expect(response.body.cause).toContain('choiceArgument has no field surplus');
+  });
+});
+
+describe('a prepared transfer that names its input holdings', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld();
+  });
+  afterAll(() => world.close());
+
+  it('lists and archives exactly the holdings it names, not the ledger’s own choice', async () => {
+    await world.ledger.mint({
+      owner: world.wallet.partyId,
+      instrument: world.amulet,
+      amount: Amount.of(7),
+    });
+    const holdings = await world.ledger.getHoldings(world.wallet.partyId);
+    const small = holdings.find((h) => h.amount.eq(Amount.of(7)));
+    if (small === undefined) throw new Error('no small holding');
+    const command = transferCommand({
+      sender: world.wallet.partyId,
+      receiver: world.pool,
+      instrument: world.amulet,
+      amount: '5',
+      inputHoldingCids: [small.holdingId],
+    });
+    const response = await call(world.server.url, 'POST', PREPARE, {
+      userId: 'poolparty',
+      commandId: 'named-1',
+      commands: [command],
+      actAs: [world.wallet.partyId],
+    });
+    expect(response.status).toBe(200);
+    const prepared = decodePreparedTransaction(
+      response.body.preparedTransaction,
+    ) as PreparedTransaction;
+    const inputs = (prepared.metadata?.inputContracts ?? []).map((input) =>
+      input.contract.oneofKind === 'v1' ? input.contract.v1.contractId : undefined,
+    );
+    expect(inputs).toEqual([transferFactoryContractId(world.amulet.admin), small.holdingId]);
+    expect(exerciseAt(prepared, '1')).toMatchObject({
+      contractId: small.holdingId,
+      choiceId: 'Archive',
+    });
+    const change = createsOf(prepared).map((c) => fieldsOf(c.argument).amount?.sum);
+    expect(change).toEqual([
+      { oneofKind: 'numeric', numeric: '5.0000000000' },
+      { oneofKind: 'numeric', numeric: '2.0000000000' },
+    ]);
   });
 });
