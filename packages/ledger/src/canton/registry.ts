@@ -96,6 +96,9 @@ function isStatus(error: unknown, status: number): boolean {
   );
 }
 
+/** What a choice-context read sends: no metadata, and no debug fields back. */
+const CONTEXT_REQUEST = { meta: {}, excludeDebugFields: true } as const;
+
 export class RegistryClient {
   constructor(
     private readonly http: JsonHttpClient,
@@ -104,25 +107,16 @@ export class RegistryClient {
     private readonly trusted: (baseUrl: string) => boolean,
   ) {}
 
-  async transferFactory(
+  transferFactory(
     admin: string,
     choiceArguments: Readonly<Record<string, unknown>>,
   ): Promise<TransferFactoryWithChoiceContext> {
-    const base = registryUrlOf(this.registries, admin);
-    const what = `transfer factory of ${admin}`;
-    const answer = await this.http
-      .post<TransferFactoryWithChoiceContext>(
-        joinUrl(base, '/registry/transfer-instruction/v1/transfer-factory'),
-        { choiceArguments, excludeDebugFields: true },
-        { kind: 'read', what, authenticated: this.trusted(base) },
-      )
-      .catch((error: unknown) => {
-        throw notFoundAs(error, 'unknown_instrument');
-      });
-    if (typeof answer?.factoryId !== 'string') {
-      throw new LedgerError('rejected', `${what}: the registry answered without a factoryId`);
-    }
-    return { ...answer, choiceContext: checkChoiceContext(answer.choiceContext, what) };
+    return this.factory<TransferFactoryWithChoiceContext>(
+      admin,
+      '/registry/transfer-instruction/v1/transfer-factory',
+      choiceArguments,
+      `transfer factory of ${admin}`,
+    );
   }
 
   async choiceContext(
@@ -130,40 +124,28 @@ export class RegistryClient {
     offerId: string,
     choice: InstructionChoice,
   ): Promise<ChoiceContext> {
-    const base = registryUrlOf(this.registries, admin);
     const path = `/registry/transfer-instruction/v1/${encodeURIComponent(offerId)}/choice-contexts/${choice}`;
     const what = `${choice} context of ${offerId}`;
-    const answer = await this.http
-      .post<ChoiceContext>(
-        joinUrl(base, path),
-        { meta: {}, excludeDebugFields: true },
-        { kind: 'read', what, authenticated: this.trusted(base) },
-      )
-      .catch((error: unknown) => {
-        throw notFoundAs(error, 'offer_not_found');
-      });
+    const answer = await this.read<ChoiceContext>(
+      admin,
+      path,
+      CONTEXT_REQUEST,
+      what,
+      'offer_not_found',
+    );
     return checkChoiceContext(answer, what);
   }
 
-  async allocationFactory(
+  allocationFactory(
     admin: string,
     choiceArguments: Readonly<Record<string, unknown>>,
   ): Promise<AllocationFactoryWithChoiceContext> {
-    const base = registryUrlOf(this.registries, admin);
-    const what = `allocation factory of ${admin}`;
-    const answer = await this.http
-      .post<AllocationFactoryWithChoiceContext>(
-        joinUrl(base, '/registry/allocation-instruction/v1/allocation-factory'),
-        { choiceArguments, excludeDebugFields: true },
-        { kind: 'read', what, authenticated: this.trusted(base) },
-      )
-      .catch((error: unknown) => {
-        throw notFoundAs(error, 'unknown_instrument');
-      });
-    if (typeof answer?.factoryId !== 'string') {
-      throw new LedgerError('rejected', `${what}: the registry answered without a factoryId`);
-    }
-    return { ...answer, choiceContext: checkChoiceContext(answer.choiceContext, what) };
+    return this.factory<AllocationFactoryWithChoiceContext>(
+      admin,
+      '/registry/allocation-instruction/v1/allocation-factory',
+      choiceArguments,
+      `allocation factory of ${admin}`,
+    );
   }
 
   async allocationContext(
@@ -171,19 +153,47 @@ export class RegistryClient {
     allocationId: string,
     action: AllocationAction,
   ): Promise<ChoiceContext> {
-    const base = registryUrlOf(this.registries, admin);
     const path = `/registry/allocations/v1/${encodeURIComponent(allocationId)}/choice-contexts/${action}`;
     const what = `${action} context of ${allocationId}`;
-    const answer = await this.http
-      .post<ChoiceContext>(
-        joinUrl(base, path),
-        { meta: {}, excludeDebugFields: true },
-        { kind: 'read', what, authenticated: this.trusted(base) },
-      )
-      .catch((error: unknown) => {
-        throw notFoundAs(error, 'allocation_not_found');
-      });
+    const answer = await this.read<ChoiceContext>(
+      admin,
+      path,
+      CONTEXT_REQUEST,
+      what,
+      'allocation_not_found',
+    );
     return checkChoiceContext(answer, what);
+  }
+
+  /** A factory and its choice context; a registry that names no factory is refused. */
+  private async factory<F extends { factoryId: string; choiceContext: ChoiceContext }>(
+    admin: string,
+    path: string,
+    choiceArguments: Readonly<Record<string, unknown>>,
+    what: string,
+  ): Promise<F> {
+    const body = { choiceArguments, excludeDebugFields: true };
+    const answer = await this.read<F>(admin, path, body, what, 'unknown_instrument');
+    if (typeof answer?.factoryId !== 'string') {
+      throw new LedgerError('rejected', `${what}: the registry answered without a factoryId`);
+    }
+    return { ...answer, choiceContext: checkChoiceContext(answer.choiceContext, what) };
+  }
+
+  /** One registry read of the admin's registry; its 404 is the port's `notFound` error. */
+  private read<T>(
+    admin: string,
+    path: string,
+    body: Readonly<Record<string, unknown>>,
+    what: string,
+    notFound: Parameters<typeof notFoundAs>[1],
+  ): Promise<T> {
+    const base = registryUrlOf(this.registries, admin);
+    return this.http
+      .post<T>(joinUrl(base, path), body, { kind: 'read', what, authenticated: this.trusted(base) })
+      .catch((error: unknown) => {
+        throw notFoundAs(error, notFound);
+      });
   }
 
   /** The instruments of every configured registry, each under the admin its registry names. */
