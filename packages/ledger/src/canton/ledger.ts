@@ -14,6 +14,7 @@
  *   offset checkpoint. `now()` asks for the update range ending at the ledger end, which ends
  *   with the checkpoint that carries the current time.
  */
+
 import { Amount, fingerprint, type Instrument } from '@poolparty/core';
 import {
   type ActingRight,
@@ -65,6 +66,7 @@ import {
   registryUrls,
 } from './registry.js';
 import { ScanProxyClient } from './scan.js';
+import { SenderTurns } from './sender-turns.js';
 import { httpUpdates, type StreamContext, streamError, webSocketUpdates } from './update-stream.js';
 import {
   type Command,
@@ -137,6 +139,7 @@ class CantonLedgerImpl implements CantonLedger {
   /** The ledger-end read the callers of this turn of the event loop share, until it is sent. */
   private endAsked: Promise<Offset> | null = null;
   private readonly submitted = new Map<string, Submitted>();
+  private readonly senderTurns = new SenderTurns();
   private readonly knownParties = new Set<string>();
   private readonly offers: OfferBook;
   private readonly completions: CompletionIndex;
@@ -352,8 +355,13 @@ class CantonLedgerImpl implements CantonLedger {
 
   // --- commands ------------------------------------------------------------------------------
 
-  async submitTransfer(command: TransferCommand): Promise<TransferOutcome> {
+  submitTransfer(command: TransferCommand): Promise<TransferOutcome> {
     this.assertOpen();
+    // In turn per sender: each names the holdings the one before it left (sender-turns.ts).
+    return this.senderTurns.take(String(command.sender), () => this.transferNow(command));
+  }
+
+  private async transferNow(command: TransferCommand): Promise<TransferOutcome> {
     const commandId = checkCommandId(command.commandId);
     const prior = this.submitted.get(commandId)?.transfer;
     if (prior !== undefined) return prior;
