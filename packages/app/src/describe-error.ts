@@ -24,7 +24,7 @@ const PLAIN: Readonly<Record<string, string>> = {
 };
 
 /** "<party> holds 0 unlocked Amulet, needs 100", as both ledgers word a short balance. */
-const SHORT_BALANCE = /holds ([\d.]+) unlocked (\S+), needs ([\d.]+)/;
+const SHORT_BALANCE = /holds ([\d.]+) unlocked (\S+)(?: [^,]*)?, needs ([\d.]+)/;
 /** A full party id: hint, `::`, and a long hexadecimal fingerprint. */
 const PARTY_ID = /[A-Za-z0-9_-]+::[0-9a-f]{16,}/g;
 

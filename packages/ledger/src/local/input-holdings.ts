@@ -30,12 +30,15 @@ function covering(
   owner: string,
   instrument: Instrument,
   amount: Amount,
+  named: boolean,
 ): InputSelection {
   const covered = inputs.reduce((total, h) => total.add(h.amount), Amount.ZERO);
   if (covered.lt(amount)) {
+    // The wording wallets and the web pages read a short balance by: "holds X unlocked T, needs Y".
+    const where = named ? ' in the inputs it names' : '';
     throw new LedgerError(
       'insufficient_holdings',
-      `${owner} holds ${covered} unlocked ${instrument.id} in the inputs, needs ${amount}`,
+      `${owner} holds ${covered} unlocked ${instrument.id}${where}, needs ${amount}`,
     );
   }
   return { inputs, change: covered.sub(amount) };
@@ -58,7 +61,7 @@ export function selectLargestFirst(
     inputs.push(holding);
     covered = covered.add(holding.amount);
   }
-  return covering(inputs, owner, instrument, amount);
+  return covering(inputs, owner, instrument, amount, false);
 }
 
 /** Why a named holding cannot be an input of the owner's transfer of the instrument, if it cannot. */
@@ -102,5 +105,5 @@ export function selectNamed(
       throw new LedgerError('invalid_inputs', `${unfit}`);
     inputs.push(holding);
   }
-  return covering(inputs, owner, instrument, amount);
+  return covering(inputs, owner, instrument, amount, true);
 }
