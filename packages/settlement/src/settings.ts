@@ -144,6 +144,27 @@ export interface EngineLog {
 
 export const SILENT_LOG: EngineLog = { warn: () => {}, error: () => {} };
 
+/**
+ * How soon to retry a transfer whose named inputs another transfer of the same sender spent first
+ * (two workers paying out of one swap party): its holdings are read again at the next attempt, so
+ * a short pause, drawn at random so the two do not meet again, is all it needs.
+ */
+export const CONTENDED_INPUTS_RETRY_MS = { min: 10, max: 60 } as const;
+
+/** The pause before a command's next attempt: short for contended inputs, else backoff. */
+export function retryDelayMs(
+  failureCode: string | null,
+  attempt: number,
+  settings: { readonly retryBaseDelayMs: number; readonly retryDelayMaxMs: number },
+  random: () => number = Math.random,
+): number {
+  if (failureCode === 'invalid_inputs') {
+    const { min, max } = CONTENDED_INPUTS_RETRY_MS;
+    return Math.round(min + random() * (max - min));
+  }
+  return backoffMs(attempt, settings.retryBaseDelayMs, settings.retryDelayMaxMs);
+}
+
 /** Exponential backoff after the `attempt`-th failure (1-based), capped. */
 export function backoffMs(attempt: number, baseMs: number, maxMs: number): number {
   const exponent = Math.min(Math.max(attempt - 1, 0), 30);

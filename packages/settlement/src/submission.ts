@@ -45,7 +45,7 @@ import {
   transferMeta,
 } from './legs.js';
 import { isLiquidityCommand, liquidityLegFailed } from './liquidity-legs.js';
-import { backoffMs } from './settings.js';
+import { retryDelayMs } from './settings.js';
 import { returnSweep } from './treasury.js';
 import { withdrawalPayoutFailed } from './withdrawals.js';
 
@@ -222,11 +222,8 @@ async function recordFailure(
   const attempts = command.submissions + 1;
   if (offerRefusal === null && attempts < attemptsMax(ctx, command)) {
     const now = ctx.clock.now();
-    const delayMs = backoffMs(
-      attempts,
-      ctx.settings.retryBaseDelayMs,
-      ctx.settings.retryDelayMaxMs,
-    );
+    const code = failure instanceof LedgerError ? failure.code : null;
+    const delayMs = retryDelayMs(code, attempts, ctx.settings);
     const retryAt = new Date(now.getTime() + delayMs);
     await scheduleRetry(ctx.db, { commandId: command.commandId, error, retryAt, now });
     ctx.log.warn('ledger refused a command; retrying', { commandId: command.commandId, error });

@@ -1,0 +1,33 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { backoffMs, CONTENDED_INPUTS_RETRY_MS, retryDelayMs } from '../src/settings.js';
+
+const settings = { retryBaseDelayMs: 1_000, retryDelayMaxMs: 30_000 };
+
+describe('the pause before a command is tried again', () => {
+  it('is short and drawn at random when another transfer of the sender spent its inputs', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true }),
+        (attempt, r) => {
+          const delay = retryDelayMs('invalid_inputs', attempt, settings, () => r);
+          expect(delay).toBeGreaterThanOrEqual(CONTENDED_INPUTS_RETRY_MS.min);
+          expect(delay).toBeLessThanOrEqual(CONTENDED_INPUTS_RETRY_MS.max);
+        },
+      ),
+    );
+    expect(retryDelayMs('invalid_inputs', 1, settings, () => 0)).not.toBe(
+      retryDelayMs('invalid_inputs', 1, settings, () => 0.99),
+    );
+  });
+
+  it('backs off exponentially, capped, for every other refusal', () => {
+    for (const code of ['rejected', 'timeout', 'insufficient_holdings', null]) {
+      for (let attempt = 1; attempt <= 8; attempt += 1) {
+        expect(retryDelayMs(code, attempt, settings)).toBe(backoffMs(attempt, 1_000, 30_000));
+      }
+    }
+    expect(retryDelayMs('rejected', 8, settings)).toBe(30_000);
+  });
+});
