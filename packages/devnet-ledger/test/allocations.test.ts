@@ -17,6 +17,7 @@ import {
   startWireProxy,
   type WireProxy,
 } from './canton/support/wire-proxy.js';
+import { settlementInfoOf } from './support/commands.js';
 import { call, startWorld, type World } from './support/server.js';
 
 const HOUR_MS = 60 * 60_000;
@@ -53,15 +54,7 @@ function registryOf(instrument: Instrument): string {
 }
 
 async function settlementInfo(ref: string, allocateInMs = HOUR_MS, settleInMs = 2 * HOUR_MS) {
-  const now = (await world.ledger.now()).getTime();
-  return {
-    executor: venue,
-    settlementRef: { id: ref, cid: null },
-    requestedAt: new Date(now).toISOString(),
-    allocateBefore: new Date(now + allocateInMs).toISOString(),
-    settleBefore: new Date(now + settleInMs).toISOString(),
-    meta: { values: {} },
-  };
+  return settlementInfoOf(venue, await world.ledger.now(), ref, { allocateInMs, settleInMs });
 }
 
 type Settlement = Awaited<ReturnType<typeof settlementInfo>>;

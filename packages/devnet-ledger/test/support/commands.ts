@@ -127,3 +127,21 @@ export function pendingInstructionOf(transaction: { events: unknown[] }): string
   }
   return undefined;
 }
+
+/** A settlement's `SettlementInfo` for `executor`, its two deadlines counted from `now`. */
+export function settlementInfoOf(
+  executor: string,
+  now: Date,
+  ref: string,
+  deadlines: { readonly allocateInMs: number; readonly settleInMs: number },
+) {
+  const at = now.getTime();
+  return {
+    executor,
+    settlementRef: { id: ref, cid: null },
+    requestedAt: new Date(at).toISOString(),
+    allocateBefore: new Date(at + deadlines.allocateInMs).toISOString(),
+    settleBefore: new Date(at + deadlines.settleInMs).toISOString(),
+    meta: { values: {} },
+  };
+}

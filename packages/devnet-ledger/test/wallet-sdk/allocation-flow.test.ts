@@ -30,6 +30,7 @@ import {
   startWireProxy,
   type WireProxy,
 } from '../canton/support/wire-proxy.js';
+import { settlementInfoOf } from '../support/commands.js';
 import { call, tokenFor } from '../support/server.js';
 
 const SECRET = 'unsafe';
@@ -80,15 +81,7 @@ function tokens() {
 }
 
 async function settlementOf(ref: string, allocateInMs = HOUR_MS, settleInMs = 2 * HOUR_MS) {
-  const now = (await ledger.now()).getTime();
-  return {
-    executor: venue,
-    settlementRef: { id: ref, cid: null },
-    requestedAt: new Date(now).toISOString(),
-    allocateBefore: new Date(now + allocateInMs).toISOString(),
-    settleBefore: new Date(now + settleInMs).toISOString(),
-    meta: { values: {} },
-  };
+  return settlementInfoOf(venue, await ledger.now(), ref, { allocateInMs, settleInMs });
 }
 
 type Settlement = Awaited<ReturnType<typeof settlementOf>>;
