@@ -9,7 +9,7 @@ describe('the pause before a command is tried again', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 20 }),
-        fc.double({ min: 0, max: 1, maxExcluded: true }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
         (attempt, r) => {
           const delay = retryDelayMs('invalid_inputs', attempt, settings, () => r);
           expect(delay).toBeGreaterThanOrEqual(CONTENDED_INPUTS_RETRY_MS.min);
