@@ -73,6 +73,12 @@ export function openPostgres(url: string, settings: PostgresSettings = {}): Data
     max: settings.connectionsMax ?? POSTGRES_CONNECTIONS_MAX,
   });
   pool.on('error', settings.onIdleError ?? (() => {}));
+  // A connection can still report what ended it (the server's `terminating connection` after the
+  // socket failed) once its client has left every listener's hands: pg-pool releases a failed
+  // client, and stops listening to it, before the connection has closed. A listener on every
+  // client keeps such a late `error` event from ending the process; a loss is still seen where it
+  // matters, as the statement's rejection, the transaction's own listener or the pool's idle one.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return new PostgresDatabase(pool, {
     ...connection,
     application_name: applicationName('poolparty-listen', settings.schema),
