@@ -20,8 +20,6 @@ import type { DevnetPoolInfo } from '../src/devnet-bootstrap.js';
 import type { PlannedLiquidityRound, RaceRound, StrayKind, StrayRound } from './schedule.js';
 import { codeOf, decimal, type SignInQueue, type TraderFaults, WalletUser } from './traders.js';
 
-/** Liquidity rounds per swap when `--liquidity` is not given: 1 per 20 swaps. */
-export const LIQUIDITY_PER_SWAP = 1 / 20;
 /** Providers; each runs its rounds one after another (one open intent per pool and provider). */
 export const PROVIDERS = 4;
 /** Of the providers, these many pre-approve nothing: what comes back to them are offers. */

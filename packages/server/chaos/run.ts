@@ -19,8 +19,6 @@
  * every planned kill and drop happened, and no process exited unasked or stopped uncleanly.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { FAULTS_OFF } from '@poolparty/devnet-ledger/devnet';
 import { type Cluster, startCluster } from './cluster.js';
 import { Disruptions } from './disruptions.js';
@@ -32,7 +30,6 @@ import {
   readStore,
 } from './evidence.js';
 import {
-  LIQUIDITY_PER_SWAP,
   type LiquidityProvider,
   type LiquidityRecord,
   makeProviders,
@@ -40,7 +37,8 @@ import {
   runLiquidity,
   SwapMilestones,
 } from './liquidity.js';
-import { type ChaosReport, markdownReport, quantile, tally, writeReport } from './report.js';
+import type { ChaosOptions } from './options.js';
+import { type ChaosReport, quantile, tally } from './report.js';
 import { planDrops, planKills, planLiquidity, planSwaps } from './schedule.js';
 import {
   makeTraders,
@@ -51,28 +49,6 @@ import {
 } from './traders.js';
 import { judge, type Verdict } from './verdict.js';
 
-export interface ChaosOptions {
-  readonly swaps: number;
-  readonly kills: number;
-  /** Moments every store session of the api and the workers is ended. */
-  readonly drops: number;
-  /** Liquidity rounds (stray LP deposits and cancel races) beside the swaps; 0: none. */
-  readonly liquidity: number;
-  readonly seed: number;
-  readonly workers: number;
-  /** Folder for the report; null: not written. */
-  readonly out: string | null;
-  /** Keep the PostgreSQL schema afterwards. */
-  readonly keep: boolean;
-  /** How long the system may take to settle after the last swap; default 10 minutes. */
-  readonly quiesceMaxMs?: number;
-}
-
-export const DEFAULT_SWAPS = 10_000;
-/** Kills per swap when `--kills` is not given: 25 for 10 000 swaps. */
-const KILLS_PER_SWAP = 25 / 10_000;
-/** Drops of every store session per swap when `--drops` is not given: 25 for 10 000 swaps. */
-const DROPS_PER_SWAP = 25 / 10_000;
 /** Traders; odd, so that each one's swaps alternate direction under the round-robin plan. */
 export const PARTIES = 15;
 /** Of the traders, these many pre-approve nothing: payouts and refunds come as offers. */
@@ -92,107 +68,6 @@ const QUIESCE_POLL_MS = 2_000;
 /** Polls in a row with nothing in flight and no new deposit before the system counts as settled. */
 const QUIET_POLLS = 3;
 const QUIESCE_MAX_MS = 10 * 60_000;
-
-export class ChaosUsageError extends Error {
-  override readonly name = 'ChaosUsageError';
-}
-
-/** What `npm run chaos -- --help` prints: the command line of this file's header, explained. */
-export const CHAOS_USAGE = `usage: npm run chaos -- [--swaps N] [--kills N] [--drops N] [--liquidity N] [--seed N] [--workers N] [--out DIR] [--keep]
-
-Many swaps against a multi-process deployment (devnet ledger server, one api, workers on
-PostgreSQL) while the ledger misbehaves, workers are SIGKILLed and the store's sessions are
-ended under the service, and liquidity providers send LP parties deposits nobody asked for and
-race cancels against their own deposits; then a check that no money went astray. Exit code 0
-only when every invariant holds, every planned kill and drop happened and no process exited
-unasked.
-
-  --swaps N     swaps to run (default ${DEFAULT_SWAPS})
-  --kills N     worker kills along the way, at most half the swaps (default 25 per 10 000 swaps)
-  --drops N     moments every store session of the api and workers is ended (pg_terminate_backend),
-                at most half the swaps (default 25 per 10 000 swaps)
-  --liquidity N liquidity rounds beside the swaps, each a stray LP deposit or a cancel race,
-                at most half the swaps; 0: none (default 1 per 20 swaps)
-  --seed N      seed of the swap and kill plan, 0 to 2^32 - 1 (default 1)
-  --workers N   worker processes, 2 to 8 (default 2)
-  --out DIR     folder for the JSON and markdown report (default chaos-report)
-  --keep        keep the PostgreSQL schema afterwards
-  -h, --help    print this and exit`;
-
-const CHAOS_FLAGS = {
-  swaps: { type: 'string' },
-  kills: { type: 'string' },
-  drops: { type: 'string' },
-  liquidity: { type: 'string' },
-  seed: { type: 'string' },
-  workers: { type: 'string' },
-  out: { type: 'string' },
-  keep: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-/** Whether the command line asks for the usage (`--help` or `-h`), whatever else it says. */
-export function wantsChaosHelp(argv: readonly string[]): boolean {
-  const { values } = parseArgs({ args: [...argv], strict: false, options: CHAOS_FLAGS });
-  return values.help === true;
-}
-
-function integerFlag(name: string, text: string | undefined, min: number, fallback: number) {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min) {
-    throw new ChaosUsageError(`--${name} must be a whole number of at least ${min}, not "${text}"`);
-  }
-  return value;
-}
-
-/**
- * A count spread over the swaps (kills, drops, liquidity rounds): at least 0, at most half the
- * swaps, `perSwap` of them by default.
- */
-function atMostHalf(name: string, text: string | undefined, swaps: number, perSwap: number) {
-  const value = integerFlag(name, text, 0, Math.round(swaps * perSwap));
-  if (value > Math.floor(swaps / 2)) {
-    throw new ChaosUsageError(`--${name} ${value} is more than half of --swaps ${swaps}`);
-  }
-  return value;
-}
-
-/** The options of `npm run chaos -- …`; a bad value throws a ChaosUsageError saying which. */
-export function parseChaosArgs(argv: readonly string[]): ChaosOptions {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: CHAOS_FLAGS,
-    }));
-  } catch (error) {
-    throw new ChaosUsageError(error instanceof Error ? error.message : String(error));
-  }
-  const text = (name: string) => values[name] as string | undefined;
-  const swaps = integerFlag('swaps', text('swaps'), 1, DEFAULT_SWAPS);
-  const kills = atMostHalf('kills', text('kills'), swaps, KILLS_PER_SWAP);
-  const drops = atMostHalf('drops', text('drops'), swaps, DROPS_PER_SWAP);
-  const liquidity = atMostHalf('liquidity', text('liquidity'), swaps, LIQUIDITY_PER_SWAP);
-  const seed = integerFlag('seed', text('seed'), 0, 1);
-  if (seed > 0xffffffff) throw new ChaosUsageError(`--seed must fit 32 bits, not ${seed}`);
-  const workers = integerFlag('workers', text('workers'), 2, 2);
-  if (workers > 8) throw new ChaosUsageError(`--workers ${workers} is more than 8`);
-  const out = text('out');
-  if (out !== undefined && out.trim() === '') throw new ChaosUsageError('--out needs a folder');
-  return {
-    swaps,
-    kills,
-    drops,
-    liquidity,
-    seed,
-    workers,
-    out: out ?? 'chaos-report',
-    keep: values.keep === true,
-  };
-}
 
 async function setFaults(cluster: Cluster, faults: object): Promise<void> {
   const answer = await fetch(`${cluster.devnetLedger.url}/devnet/faults`, {
@@ -579,41 +454,5 @@ export function runPassed(report: ChaosReport): boolean {
     report.kills.length === report.options.kills &&
     report.drops.length === report.options.drops &&
     report.processFailures.length === 0
-  );
-}
-
-async function main(): Promise<number> {
-  const argv = process.argv.slice(2);
-  if (wantsChaosHelp(argv)) {
-    console.log(CHAOS_USAGE);
-    return 0;
-  }
-  let options: ChaosOptions;
-  try {
-    options = parseChaosArgs(argv);
-  } catch (error) {
-    if (!(error instanceof ChaosUsageError)) throw error;
-    console.error(`chaos: ${error.message}`);
-    console.error(CHAOS_USAGE.split('\n')[0]);
-    return 2;
-  }
-  const report = await runChaos(options);
-  console.log(markdownReport(report));
-  if (options.out !== null) {
-    const written = writeReport(options.out, report);
-    console.log(`chaos: report written to ${written.json} and ${written.markdown}`);
-  }
-  const passed = runPassed(report);
-  console.log(`chaos: ${passed ? 'PASSED' : 'FAILED'}`);
-  return passed ? 0 : 1;
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error('chaos: the run failed:', error);
-      process.exit(1);
-    },
   );
 }

@@ -16,8 +16,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { postgresSkipReason } from '@poolparty/store/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CHAOS_USAGE, parseChaosArgs } from '../../chaos/options.js';
 import { markdownReport, writeReport } from '../../chaos/report.js';
-import { CHAOS_USAGE, parseChaosArgs, runChaos, runPassed } from '../../chaos/run.js';
+import { runChaos, runPassed } from '../../chaos/run.js';
 
 const skipReason = await postgresSkipReason('chaos suite');
 
@@ -148,7 +149,7 @@ describe('chaos options', () => {
 });
 
 describe('npm run chaos -- --help', () => {
-  const RUN = join(import.meta.dirname, '../../chaos/run.ts');
+  const RUN = join(import.meta.dirname, '../../chaos/main.ts');
   /** The command as npm runs it: its own process, its output and exit code. */
   const chaos = async (args: readonly string[]) => {
     try {
