@@ -127,8 +127,16 @@ function frameText(data: RawData): string {
 }
 
 /** `/v2/updates` and its deprecated flat and tree forms: the update streams. */
+/**
+ * The channel a stream's path names, as a participant reads it: empty leading segments
+ * (`//v2/updates`, which wallet SDK 1.x sends) name the same channel as one slash.
+ */
+function channelOf(path: string): string {
+  return (path.split('?')[0] ?? path).replace(/^\/+/, '/');
+}
+
 function isUpdatesPath(path: string): boolean {
-  const pathname = path.split('?')[0] ?? path;
+  const pathname = channelOf(path);
   return /^\/v2\/updates(\/flats|\/trees)?$/.test(pathname);
 }
 
@@ -384,7 +392,7 @@ export class WireProxy {
     this.exchanges.push(exchange);
     const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
       const forward = httpRequest(
-        new URL(`${this.#target.pathname.replace(/\/$/, '')}${path}`, this.#target),
+        new URL(`${this.#target.origin}${this.#target.pathname.replace(/\/$/, '')}${path}`),
         { method, headers: { ...forwardable(req.headers), 'content-length': raw.length } },
         resolve,
       );
@@ -429,7 +437,7 @@ export class WireProxy {
   // ---- WebSocket ----------------------------------------------------------------------------
 
   #checkFrame(path: string, direction: 'fromClient' | 'fromServer', data: RawData): unknown {
-    const channel = path.split('?')[0] ?? path;
+    const channel = channelOf(path);
     let message: unknown;
     try {
       message = JSON.parse(frameText(data));
@@ -452,7 +460,10 @@ export class WireProxy {
       .split(',')
       .map((p) => p.trim())
       .filter((p) => p !== '');
-    const target = new URL(`${this.#target.pathname.replace(/\/$/, '')}${path}`, this.#target);
+    // Joined as text, not resolved against the target: a path with an empty first segment
+    // (`//v2/updates`, which wallet SDK 1.x sends) would otherwise be read as another host.
+    const base = `${this.#target.origin}${this.#target.pathname.replace(/\/$/, '')}`;
+    const target = new URL(`${base}${path}`);
     target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';
     const upstream = new WebSocket(target, protocols, { headers: forwardable(req.headers) });
     this.#sockets.add(upstream);
