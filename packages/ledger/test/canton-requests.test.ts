@@ -24,6 +24,7 @@ import {
   prepareRequest,
   SIGNATURE_FORMAT,
   SIGNING_ALGORITHM,
+  signersOf,
 } from '../src/canton/interactive-submission.js';
 import { namespaceOf, recordTimeOf } from '../src/canton/participant.js';
 import { registryUrlOf, registryUrls } from '../src/canton/registry.js';
@@ -298,6 +299,46 @@ describe('transfer commands', () => {
 });
 
 describe('external party submissions', () => {
+  it('carry one signature per external acting party, each of the same hash by its own key', async () => {
+    const keys = [5, 6].map((seed) => new Uint8Array(32).fill(seed));
+    const signers = keys.map((secret, at) => ({
+      party: `ext${at}::1220ab`,
+      signer: {
+        publicKey: ed25519.getPublicKey(secret),
+        sign: async (message: Uint8Array) => ed25519.sign(message, secret),
+      },
+    }));
+    const hash = new Uint8Array(32).fill(9);
+    const request = await executeRequest({
+      prepared: {
+        preparedTransaction: 'cHJlcGFyZWQ=',
+        preparedTransactionHash: Buffer.from(hash).toString('base64'),
+        hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
+      },
+      signers,
+      userId: 'poolparty',
+      transactionFormat: { eventFormat: {}, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' },
+    });
+    const entries = request.partySignatures.signatures;
+    expect(entries.map((e) => e.party)).toEqual(['ext0::1220ab', 'ext1::1220ab']);
+    entries.forEach((entry, at) => {
+      const [signature] = entry.signatures;
+      const publicKey = ed25519.getPublicKey(keys[at] ?? new Uint8Array(32));
+      expect(signature?.signedBy).toBe(fingerprint(publicKey));
+      const bytes = Buffer.from(signature?.signature ?? '', 'base64');
+      expect(ed25519.verify(bytes, hash, publicKey)).toBe(true);
+    });
+  });
+
+  it('names only the acting parties whose key is held, each once', () => {
+    const signer = { publicKey: new Uint8Array(32), sign: async () => new Uint8Array(64) };
+    const held = new Map([['ext::1220ab', signer]]);
+    expect(signersOf(['local::1220cd', 'ext::1220ab', 'ext::1220ab'], (p) => held.get(p))).toEqual([
+      { party: 'ext::1220ab', signer },
+    ]);
+    expect(signersOf(['ext::1220ab'], undefined)).toEqual([]);
+  });
+
   it('sign the prepared hash with the party key, named by its fingerprint', async () => {
     const secret = new Uint8Array(32).fill(7);
     const publicKey = ed25519.getPublicKey(secret);
@@ -312,8 +353,7 @@ describe('external party submissions', () => {
         preparedTransactionHash: Buffer.from(hash).toString('base64'),
         hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
       },
-      party: 'ext::1220ab',
-      signer,
+      signers: [{ party: 'ext::1220ab', signer }],
       userId: 'poolparty',
       transactionFormat: { eventFormat: {}, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' },
       submissionId: 'sub-1',

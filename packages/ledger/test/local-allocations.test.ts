@@ -329,3 +329,10 @@ allocationConformanceSuite({
   open: () => openLocalLedger({ startTime: START }),
   soleWriter: true,
 });
+
+allocationConformanceSuite({
+  name: 'local, in memory',
+  open: () => openLocalLedger({ startTime: START }),
+  soleWriter: true,
+  externalTraders: true,
+});

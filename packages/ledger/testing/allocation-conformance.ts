@@ -8,7 +8,7 @@ import type { Instrument } from '@poolparty/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LocalLedgerControl } from '../src/local/control.js';
 import type { AllocationPort, LedgerPort, SettlementInfo } from '../src/port.js';
-import { amount, balanceOf, expectRefused, readToEnd } from './conformance.js';
+import { amount, balanceOf, expectRefused, publicKeyFor, readToEnd } from './conformance.js';
 
 export type AllocationHarnessLedger = LedgerPort & AllocationPort & LocalLedgerControl;
 
@@ -17,20 +17,35 @@ export interface AllocationHarness {
   open(): Promise<AllocationHarnessLedger>;
   /** Nothing but the suite writes: a refused command leaves `ledgerEnd` where it was. */
   readonly soleWriter?: boolean;
+  /**
+   * The traders are external parties (keys of their own, which the harness holds and signs
+   * with); the venue stays local. Off: every party is local.
+   */
+  readonly externalTraders?: boolean;
 }
 
 const HOUR_MS = 60 * 60_000;
 
 /** Alice holds 60 USD, Bob 5 EUR; a venue executes their settlements. */
-async function tradingWorld(ledger: AllocationHarnessLedger) {
+async function tradingWorld(ledger: AllocationHarnessLedger, externalTraders: boolean) {
   const hint = (label: string) => `${label}-${randomUUID().slice(0, 8)}`;
   const admin = (await ledger.createParty({ hint: hint('registry') })).partyId;
   const usd: Instrument = { admin, id: 'USD' };
   const eur: Instrument = { admin, id: 'EUR' };
   await ledger.createInstrument(usd);
   await ledger.createInstrument(eur);
-  const party = async (label: string) => (await ledger.createParty({ hint: hint(label) })).partyId;
-  const [alice, bob, venue] = [await party('alice'), await party('bob'), await party('venue')];
+  const party = async (label: string, seed?: number) =>
+    (
+      await ledger.createParty({
+        hint: hint(label),
+        ...(externalTraders && seed !== undefined && { publicKey: publicKeyFor(seed) }),
+      })
+    ).partyId;
+  const [alice, bob, venue] = [
+    await party('alice', 21),
+    await party('bob', 22),
+    await party('venue'),
+  ];
   await ledger.mint({ owner: alice, instrument: usd, amount: amount('60') });
   await ledger.mint({ owner: bob, instrument: eur, amount: amount('5') });
   const settlementOf = async (ref: string, allocateInMs = HOUR_MS, settleInMs = 2 * HOUR_MS) => {
@@ -65,7 +80,8 @@ async function tradingWorld(ledger: AllocationHarnessLedger) {
 }
 
 export function allocationConformanceSuite(harness: AllocationHarness): void {
-  describe(`allocation conformance: ${harness.name}`, () => {
+  const traders = harness.externalTraders === true ? ', external traders' : '';
+  describe(`allocation conformance: ${harness.name}${traders}`, () => {
     const opened: AllocationHarnessLedger[] = [];
     afterEach(async () => {
       await Promise.all(opened.splice(0).map((ledger) => ledger.close()));
@@ -73,7 +89,7 @@ export function allocationConformanceSuite(harness: AllocationHarness): void {
     async function open() {
       const ledger = await harness.open();
       opened.push(ledger);
-      return { ledger, ...(await tradingWorld(ledger)) };
+      return { ledger, ...(await tradingWorld(ledger, harness.externalTraders === true)) };
     }
     /** Refused with `code`; when the suite is the sole writer, nothing was written either. */
     async function refusedUnchanged(

@@ -7,8 +7,10 @@
  * Decisions:
  * - A settlement is one submission of one `Allocation_ExecuteTransfer` per leg, acting as the
  *   settlement's executor and every leg's sender and receiver (the choice's controllers): the
- *   transaction moves every leg or, refused, none. The user needs the right to act as all of
- *   them; an external party among them cannot be signed for in one submission here.
+ *   transaction moves every leg or, refused, none. The user acts for the local ones by its
+ *   rights; every external one whose key the service holds signs the same prepared transaction
+ *   (interactive submission with one signature per external party), so a settlement between
+ *   external parties is still one transaction.
  * - What the rules can refuse before anything is submitted (allocation-rules.ts: deadlines,
  *   amounts, allocations that are not one settlement, missing controllers) is refused here, from
  *   the allocations as the acting parties see them, so it provably changed nothing.
@@ -36,6 +38,7 @@ import {
 import { selectInputHoldings } from './commands.js';
 import { CantonRequestError, isDuplicateCommand } from './errors.js';
 import { transactionFormat } from './filters.js';
+import { signersOf } from './interactive-submission.js';
 import type { ExternalSigner } from './options.js';
 import type { ParticipantClient } from './participant.js';
 import {
@@ -297,13 +300,6 @@ export class CantonAllocations {
   ): Promise<{ transaction: JsTransaction; update: LedgerUpdate }> {
     const [first] = actAs;
     if (first === undefined) throw new LedgerError('not_authorized', 'actAs names no party');
-    const signer = this.deps.externalSigners?.(first);
-    if (signer !== undefined && actAs.length > 1) {
-      throw new LedgerError(
-        'not_authorized',
-        `${first} is external: a submission it signs cannot act for other parties too`,
-      );
-    }
     const parties = [...new Set(actAs)];
     let transaction: JsTransaction;
     try {
@@ -318,7 +314,8 @@ export class CantonAllocations {
         transactionFormat: transactionFormat({ kind: 'parties', parties }),
         kind: 'submit',
         timeoutMs: this.deps.submitTimeoutMs,
-        externalSigner: signer,
+        // Every external controller signs the one transaction; local ones act by the user's rights.
+        externalSigners: signersOf(parties, this.deps.externalSigners),
       });
     } catch (error) {
       if (!(error instanceof CantonRequestError && isDuplicateCommand(error.failure))) throw error;

@@ -37,37 +37,59 @@ export function prepareRequest(commands: JsCommands): JsPrepareSubmissionRequest
   };
 }
 
-export async function executeRequest(input: {
-  readonly prepared: JsPrepareSubmissionResponse;
+/** An external acting party and the key the service holds for it. */
+export interface PartySigner {
   readonly party: string;
   readonly signer: ExternalSigner;
+}
+
+/** The acting parties whose key the service holds, each with its key; the others act by rights. */
+export function signersOf(
+  parties: readonly string[],
+  keyOf: ((partyId: string) => ExternalSigner | undefined) | undefined,
+): PartySigner[] {
+  return [...new Set(parties)].flatMap((party) => {
+    const signer = keyOf?.(party);
+    return signer === undefined ? [] : [{ party, signer }];
+  });
+}
+
+/**
+ * The execute request of a prepared transaction: one signature of its hash per external acting
+ * party. Local acting parties sign nothing; the user's rights authorize them, as they do a
+ * plain submission.
+ */
+export async function executeRequest(input: {
+  readonly prepared: JsPrepareSubmissionResponse;
+  readonly signers: readonly PartySigner[];
   readonly userId: string;
   readonly transactionFormat: TransactionFormat;
   readonly submissionId?: string;
 }): Promise<JsExecuteSubmissionAndWaitForTransactionRequest> {
-  const { prepared, party, signer } = input;
+  const { prepared, signers } = input;
   const hash = Buffer.from(prepared.preparedTransactionHash, 'base64');
   if (hash.length === 0) {
     throw new LedgerError('rejected', 'the participant prepared a transaction without a hash');
   }
-  const signature = await signer.sign(new Uint8Array(hash));
-  return {
-    preparedTransaction: prepared.preparedTransaction,
-    partySignatures: {
+  if (signers.length === 0) {
+    throw new LedgerError('not_authorized', 'an interactive submission needs an external signer');
+  }
+  const signatures = await Promise.all(
+    signers.map(async ({ party, signer }) => ({
+      party,
       signatures: [
         {
-          party,
-          signatures: [
-            {
-              format: SIGNATURE_FORMAT,
-              signature: Buffer.from(signature).toString('base64'),
-              signedBy: fingerprint(signer.publicKey),
-              signingAlgorithmSpec: SIGNING_ALGORITHM,
-            },
-          ],
+          format: SIGNATURE_FORMAT,
+          signature: Buffer.from(await signer.sign(new Uint8Array(hash))).toString('base64'),
+          signedBy: fingerprint(signer.publicKey),
+          signingAlgorithmSpec: SIGNING_ALGORITHM,
         },
       ],
-    },
+    })),
+  );
+  return {
+    preparedTransaction: prepared.preparedTransaction,
+    partySignatures: { signatures },
     submissionId: input.submissionId ?? randomUUID(),
     userId: input.userId,
     hashingSchemeVersion: prepared.hashingSchemeVersion,
@@ -85,14 +107,16 @@ function asOfferRefusal(error: unknown): unknown {
   return error;
 }
 
-/** Prepares, signs and executes `commands` for the external `party`; the committed transaction. */
+/**
+ * Prepares `commands`, signs their hash with the key of every external acting party in
+ * `signers`, and executes them; the committed transaction.
+ */
 export async function submitExternally(
   http: JsonHttpClient,
   ledgerApiUrl: string,
   input: {
     readonly commands: JsCommands;
-    readonly party: string;
-    readonly signer: ExternalSigner;
+    readonly signers: readonly PartySigner[];
     readonly userId: string;
     readonly transactionFormat: TransactionFormat;
     readonly timeoutMs: number;

@@ -56,6 +56,7 @@ import { CantonRequestError, isDuplicateCommand } from './errors.js';
 import { type PartyScope, transactionFormat } from './filters.js';
 import { needsLockOffers, withLockOffers } from './holdings.js';
 import { JsonHttpClient } from './http.js';
+import { signersOf } from './interactive-submission.js';
 import { OfferBook } from './offer-book.js';
 import type { CantonLedger, CantonLedgerOptions } from './options.js';
 import { namespaceOf, ParticipantClient, recordTimeOf, transactionOf } from './participant.js';
@@ -538,7 +539,7 @@ class CantonLedgerImpl implements CantonLedger {
         transactionFormat: transactionFormat({ kind: 'parties', parties: [party] }),
         kind,
         timeoutMs: this.submitTimeoutMs,
-        externalSigner: this.options.externalSigners?.(party),
+        externalSigners: signersOf([party], this.options.externalSigners),
       });
     } catch (error) {
       if (error instanceof CantonRequestError && isDuplicateCommand(error.failure)) {

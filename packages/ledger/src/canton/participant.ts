@@ -16,8 +16,7 @@ import {
   updatesRequest,
 } from './filters.js';
 import { type JsonHttpClient, joinUrl } from './http.js';
-import { submitExternally } from './interactive-submission.js';
-import type { ExternalSigner } from './options.js';
+import { type PartySigner, submitExternally } from './interactive-submission.js';
 import { timeOrNull } from './time.js';
 import { isTooLarge } from './update-stream.js';
 import {
@@ -307,14 +306,14 @@ export class ParticipantClient {
     readonly transactionFormat: TransactionFormat;
     readonly kind: Extract<RequestKind, 'submit' | 'offer'>;
     readonly timeoutMs: number;
-    readonly externalSigner: ExternalSigner | undefined;
+    /** The external acting parties' keys; none: a plain submission through the user's rights. */
+    readonly externalSigners: readonly PartySigner[];
   }): Promise<JsTransaction> {
-    const { commands, transactionFormat, kind, timeoutMs, externalSigner } = input;
-    if (externalSigner !== undefined) {
+    const { commands, transactionFormat, kind, timeoutMs, externalSigners } = input;
+    if (externalSigners.length > 0) {
       return submitExternally(this.http, this.ledgerApiUrl, {
         commands,
-        party: commands.actAs[0] ?? '',
-        signer: externalSigner,
+        signers: externalSigners,
         userId: this.userId,
         transactionFormat,
         timeoutMs,
