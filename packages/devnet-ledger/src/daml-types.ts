@@ -1,8 +1,9 @@
 /**
  * The Daml types of the values the devnet puts in a prepared transaction: the arguments of the
  * Token Standard choices it runs (`TransferFactory_Transfer`, `TransferInstruction_Accept`,
- * `_Reject`, `_Withdraw`) and of the contracts it creates and reads (holdings, transfer
- * instructions, transfer factories), written as the Splice interface packages declare them.
+ * `_Reject`, `_Withdraw`, `AllocationFactory_Allocate`, `Allocation_ExecuteTransfer`, `_Cancel`,
+ * `_Withdraw`) and of the contracts it creates and reads (holdings, transfer instructions,
+ * transfer factories, allocations), written as the Splice interface packages declare them.
  *
  * A participant types a command's JSON by the package that defines the choice; the devnet has
  * no Daml packages, so these declarations stand in for them. Record fields are listed in their
@@ -70,6 +71,32 @@ const lock = record(
   ['context', optionalOf(text)],
 );
 
+/** `Splice.Api.Token.AllocationV1.AllocationSpecification`. */
+const allocationSpecification = record(
+  [
+    'settlement',
+    record(
+      ['executor', party],
+      ['settlementRef', record(['id', text], ['cid', optionalOf(contractId)])],
+      ['requestedAt', timestamp],
+      ['allocateBefore', timestamp],
+      ['settleBefore', timestamp],
+      ['meta', metadata],
+    ),
+  ],
+  ['transferLegId', text],
+  [
+    'transferLeg',
+    record(
+      ['sender', party],
+      ['receiver', party],
+      ['amount', numeric],
+      ['instrumentId', instrumentId],
+      ['meta', metadata],
+    ),
+  ],
+);
+
 /** The argument of each choice the devnet runs, by choice name. */
 export const CHOICE_ARGUMENT_TYPES: Readonly<Record<string, DamlType>> = {
   TransferFactory_Transfer: record(
@@ -80,6 +107,16 @@ export const CHOICE_ARGUMENT_TYPES: Readonly<Record<string, DamlType>> = {
   TransferInstruction_Accept: record(['extraArgs', extraArgs]),
   TransferInstruction_Reject: record(['extraArgs', extraArgs]),
   TransferInstruction_Withdraw: record(['extraArgs', extraArgs]),
+  AllocationFactory_Allocate: record(
+    ['expectedAdmin', party],
+    ['allocation', allocationSpecification],
+    ['requestedAt', timestamp],
+    ['inputHoldingCids', listOf(contractId)],
+    ['extraArgs', extraArgs],
+  ),
+  Allocation_ExecuteTransfer: record(['extraArgs', extraArgs]),
+  Allocation_Cancel: record(['extraArgs', extraArgs]),
+  Allocation_Withdraw: record(['extraArgs', extraArgs]),
 };
 
 /** The create arguments of the devnet's contracts (see the ledger's wire codec). */
@@ -94,4 +131,10 @@ export const CONTRACT_ARGUMENT_TYPES = {
   ),
   transferInstruction: record(['admin', party], ['transfer', transfer]),
   transferFactory: record(['admin', party]),
+  allocation: record(
+    ['admin', party],
+    ['allocation', allocationSpecification],
+    ['holdingCids', listOf(contractId)],
+    ['meta', metadata],
+  ),
 } as const satisfies Readonly<Record<string, DamlType>>;

@@ -17,12 +17,14 @@
 import { PreparedTransaction } from '@canton-network/core-ledger-proto';
 import type { CommandResult } from '@poolparty/ledger';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { parseAllocationCommand } from './allocation-commands.js';
 import { CantonApiError, invalidArgument } from './canton-errors.js';
 import { parseTransactionFormat, submittedTransaction } from './command-routes.js';
 import { actingUser, type ServerContext, userOf } from './context.js';
 import { createNotPrepared } from './create-commands.js';
 import { registerRoutes, routeOf } from './http/route-table.js';
 import { parsePartySignatures, signatureRefusal, signatureVerdict } from './party-signatures.js';
+import { executeAllocationCommand, planAllocationLegs } from './prepared-allocations.js';
 import { commitLegs, type ExecutedLeg } from './prepared-execution.js';
 import { type PreparedLeg, planLeg } from './prepared-legs.js';
 import {
@@ -63,6 +65,17 @@ function exercisesOf(commands: unknown): Json[] {
   });
 }
 
+/** Refuses a choice whose controllers are not all among the submitting parties. */
+function requireActing(controllers: readonly string[], actAs: readonly string[]): void {
+  const missing = controllers.filter((party) => !actAs.includes(party));
+  if (missing.length === 0) return;
+  throw new CantonApiError(
+    'DAML_AUTHORIZATION_ERROR',
+    'InvalidIndependentOfSystemState',
+    `the choice's controllers ${missing.join(', ')} are not among the submitting parties`,
+  );
+}
+
 /** The preparation of a prepare request: each leg checked as far as it can be before running. */
 async function preparationOf(ctx: ServerContext, body: Json): Promise<Preparation> {
   const commandId = stringAt(body.commandId, 'commandId');
@@ -72,8 +85,15 @@ async function preparationOf(ctx: ServerContext, body: Json): Promise<Preparatio
       throw invalidArgument(`unknown party ${party} in actAs`, { party });
     }
   }
+  const exercises = exercisesOf(body.commands);
+  const allocation = parseAllocationCommand(body.commands);
+  if (allocation !== null) {
+    const legs = await planAllocationLegs(ctx, exercises, allocation);
+    for (const leg of legs) requireActing(leg.actingParties, actAs);
+    return { commandId, actAs, legs, preparedAt: await ctx.ledger.now() };
+  }
   const legs: PreparedLeg[] = [];
-  for (const exercise of exercisesOf(body.commands)) {
+  for (const exercise of exercises) {
     const command = parseLedgerCommand([{ ExerciseCommand: exercise }]);
     checkActors(command, actAs);
     const leg = await planLeg(ctx, exercise, command);
@@ -145,14 +165,26 @@ async function execute(
   const signatures = parsePartySignatures(body.partySignatures);
   const verdict = signatureVerdict({ actAs, keysOf, hash: received.hash, signatures });
   if (!verdict.accepted) throw signatureRefusal(verdict);
-  const result = await commitLegs(ctx, {
+  const common = {
     commandId,
-    legs: executedLegs(legs, actAs),
     inputContractIds: inputContractIdsOf(received),
     deduplication: parseDeduplication(body.deduplicationPeriod),
     userId: user,
     submissionId,
-  });
+  };
+  const allocation = parseAllocationCommand(legs.map((leg) => leg.command));
+  if (allocation !== null) {
+    for (const leg of legs) requireActing(leg.actingParties, actAs);
+    const exercises = legs.map((leg) => objectAt(leg.command.ExerciseCommand, 'ExerciseCommand'));
+    const result = await executeAllocationCommand(ctx, {
+      ...common,
+      actAs,
+      exercises,
+      command: allocation,
+    });
+    return { ...result, actAs };
+  }
+  const result = await commitLegs(ctx, { ...common, legs: executedLegs(legs, actAs) });
   return { ...result, actAs };
 }
 

@@ -28,7 +28,7 @@ import { encodeHoldingCreated, encodeTransferInstructionCreated, TEMPLATE_IDS } 
 
 /** A contract as a prepared transaction shows it: the devnet template and its argument's JSON. */
 export interface LegContract {
-  readonly kind: 'holding' | 'transferInstruction' | 'transferFactory';
+  readonly kind: 'holding' | 'transferInstruction' | 'transferFactory' | 'allocation';
   readonly contractId: string;
   readonly templateId: string;
   readonly argument: unknown;
@@ -54,6 +54,22 @@ export interface PreparedLeg {
   readonly creates: readonly Omit<LegContract, 'contractId'>[];
 }
 
+/**
+ * A leg of an allocation choice (prepared-allocations.ts): its root node is described here
+ * rather than derived from a transfer or instruction command.
+ */
+export interface AllocationLeg {
+  readonly exercise: Json;
+  /** The choice's controllers, every one an acting party of the transaction. */
+  readonly actingParties: readonly string[];
+  /** Who signs and who sees the contract the choice is exercised on. */
+  readonly contract: Pick<LegContract, 'signatories' | 'stakeholders'>;
+  /** An allocation is consumed by its choices; the factory stays. */
+  readonly consuming: boolean;
+  readonly inputs: readonly InputContract[];
+  readonly creates: readonly Omit<LegContract, 'contractId'>[];
+}
+
 /** How many holdings one leg may list as spent; the ledger's selection spends the fewest. */
 const LEG_INPUT_HOLDINGS_MAX = 1000;
 
@@ -63,7 +79,7 @@ export function createdContractId(transactionUuid: string, nodeId: string): stri
   return `00${digest}`;
 }
 
-function holdingContract(holding: Omit<Holding, 'holdingId'>, contractId = ''): LegContract {
+export function holdingContract(holding: Omit<Holding, 'holdingId'>, contractId = ''): LegContract {
   const event = encodeHoldingCreated({ ...holding, holdingId: contractId }, 0, SYNCHRONIZER_ID);
   const parties = [holding.instrument.admin, holding.owner];
   return {
@@ -102,7 +118,7 @@ function sameInstrument(a: Instrument, b: Instrument): boolean {
 }
 
 /** The time the update at `offset` was recorded at: when a contract it created was created. */
-function createdAtOf(ctx: ServerContext, offset: Offset): Date {
+export function createdAtOf(ctx: ServerContext, offset: Offset): Date {
   return ctx.ledger.updateAt(offset)?.recordTime ?? new Date(0);
 }
 
@@ -149,7 +165,10 @@ function spentHoldings(
   return { spent, change: covered.compare(amount) > 0 ? covered.sub(amount) : null };
 }
 
-function inputHolding(ctx: ServerContext, active: { contract: Holding; createdAt: Offset }) {
+export function inputHolding(
+  ctx: ServerContext,
+  active: { contract: Holding; createdAt: Offset },
+): InputContract {
   const { contract } = active;
   return {
     ...holdingContract(contract, contract.holdingId),

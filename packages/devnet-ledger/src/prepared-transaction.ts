@@ -22,6 +22,8 @@ import {
 } from '@canton-network/core-ledger-proto';
 import { keepRecent } from '@poolparty/core';
 import {
+  ALLOCATION_FACTORY_INTERFACE_REPORTED_ID,
+  ALLOCATION_INTERFACE_REPORTED_ID,
   ARCHIVE_CHOICE,
   DEVNET_PACKAGE_NAME,
   HOLDING_INTERFACE_PACKAGE_ID,
@@ -31,10 +33,17 @@ import { invalidArgument } from './canton-errors.js';
 import { CHOICE_ARGUMENT_TYPES, CONTRACT_ARGUMENT_TYPES } from './daml-types.js';
 import { damlValueOf, jsonOfDamlValue } from './daml-value.js';
 import { SYNCHRONIZER_ID } from './identity.js';
-import { createdContractId, type LegContract, type PreparedLeg } from './prepared-legs.js';
+import {
+  type AllocationLeg,
+  createdContractId,
+  type LegContract,
+  type PreparedLeg,
+} from './prepared-legs.js';
 import { arrayAt, type Json, objectAt, stringAt } from './request-body.js';
 import { preparedTransactionHash, UnhashableTransaction } from './transaction-hash.js';
 import {
+  ALLOCATION_FACTORY_INTERFACE_ID,
+  ALLOCATION_INTERFACE_ID,
   qualifiedName,
   TRANSFER_FACTORY_INTERFACE_ID,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
@@ -52,11 +61,22 @@ export const PREPARED_LEGS_MAX = 16;
 const PACKAGE_IDS: Readonly<Record<string, string>> = {
   'splice-api-token-holding-v1': HOLDING_INTERFACE_PACKAGE_ID,
   'splice-api-token-transfer-instruction-v1': TRANSFER_INSTRUCTION_INTERFACE_PACKAGE_ID,
+  'splice-api-token-allocation-v1': packageOf(ALLOCATION_INTERFACE_REPORTED_ID),
+  'splice-api-token-allocation-instruction-v1': packageOf(ALLOCATION_FACTORY_INTERFACE_REPORTED_ID),
 };
 
 const INTERFACE_NAMES = new Set(
-  [TRANSFER_FACTORY_INTERFACE_ID, TRANSFER_INSTRUCTION_INTERFACE_ID].map(qualifiedName),
+  [
+    TRANSFER_FACTORY_INTERFACE_ID,
+    TRANSFER_INSTRUCTION_INTERFACE_ID,
+    ALLOCATION_FACTORY_INTERFACE_ID,
+    ALLOCATION_INTERFACE_ID,
+  ].map(qualifiedName),
 );
+
+function packageOf(id: string): string {
+  return id.slice(0, id.indexOf(':'));
+}
 
 /** `<package>:<Module.Path>:<Entity>` as a protobuf identifier, the package resolved to its id. */
 function identifierOf(id: string): Identifier {
@@ -73,12 +93,23 @@ function textOf(id: Identifier): string {
 export interface Preparation {
   readonly commandId: string;
   readonly actAs: readonly string[];
-  readonly legs: readonly PreparedLeg[];
+  readonly legs: readonly (PreparedLeg | AllocationLeg)[];
   readonly preparedAt: Date;
 }
 
+type Leg = Preparation['legs'][number];
+
+const isAllocationLeg = (leg: Leg): leg is AllocationLeg => 'actingParties' in leg;
+
 /** Who signs and who sees the contract a leg exercises a choice on. */
-function partiesOfContract({ command, instruction }: PreparedLeg) {
+function partiesOfContract(leg: Leg) {
+  if (isAllocationLeg(leg)) {
+    return {
+      signatories: [...leg.contract.signatories],
+      stakeholders: [...leg.contract.stakeholders],
+    };
+  }
+  const { command, instruction } = leg;
   if (command.kind === 'transfer') {
     return { signatories: [command.instrument.admin], stakeholders: [command.instrument.admin] };
   }
@@ -88,8 +119,8 @@ function partiesOfContract({ command, instruction }: PreparedLeg) {
 }
 
 /** The root exercise node of a leg, its children the nodes of what it creates. */
-function exerciseOf(leg: PreparedLeg, children: readonly string[]): Exercise {
-  const { exercise, command } = leg;
+function exerciseOf(leg: Leg, children: readonly string[]): Exercise {
+  const { exercise } = leg;
   const named = stringAt(exercise.templateId, 'ExerciseCommand.templateId');
   const choice = stringAt(exercise.choice, 'ExerciseCommand.choice');
   const argumentType = CHOICE_ARGUMENT_TYPES[choice];
@@ -102,12 +133,12 @@ function exerciseOf(leg: PreparedLeg, children: readonly string[]): Exercise {
     packageName: DEVNET_PACKAGE_NAME,
     templateId: identifierOf(template),
     ...partiesOfContract(leg),
-    actingParties: [leg.actor],
+    actingParties: isAllocationLeg(leg) ? [...leg.actingParties] : [leg.actor],
     ...(INTERFACE_NAMES.has(qualifiedName(named)) && { interfaceId: identifierOf(named) }),
     choiceId: choice,
     chosenValue: damlValueOf(exercise.choiceArgument, argumentType, 'choiceArgument'),
-    // A transfer factory stays; an instruction is consumed by accepting, rejecting or withdrawing.
-    consuming: command.kind !== 'transfer',
+    // A factory stays; an instruction or an allocation is consumed by its choices.
+    consuming: isAllocationLeg(leg) ? leg.consuming : leg.command.kind !== 'transfer',
     children: [...children],
     choiceObservers: [],
   };
@@ -160,7 +191,7 @@ function archiveOf(holding: LegContract): Exercise {
  * Every leg's nodes, numbered in order, each with a fresh seed: the root exercise, then under it
  * the archives of the holdings it spends and the creates of what it makes.
  */
-function nodesOf(legs: readonly PreparedLeg[], transactionUuid: string) {
+function nodesOf(legs: readonly Leg[], transactionUuid: string) {
   const nodes: DamlTransaction_Node[] = [];
   const roots: string[] = [];
   let next = 0;
@@ -188,7 +219,7 @@ function nodesOf(legs: readonly PreparedLeg[], transactionUuid: string) {
 }
 
 /** Every contract the legs read, once each, with the time it was created. */
-function inputContractsOf(legs: readonly PreparedLeg[]): Metadata_InputContract[] {
+function inputContractsOf(legs: readonly Leg[]): Metadata_InputContract[] {
   const seen = new Map<string, Metadata_InputContract>();
   for (const input of legs.flatMap((leg) => leg.inputs)) {
     if (seen.has(input.contractId)) continue;

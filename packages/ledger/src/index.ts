@@ -1,6 +1,8 @@
 export {
   ALLOCATION_REF_CHARS_MAX,
   allocationControllers,
+  allocationLock,
+  planAllocation,
   SETTLEMENT_LEGS_MAX,
 } from './allocation-rules.js';
 export * from './canton/index.js';

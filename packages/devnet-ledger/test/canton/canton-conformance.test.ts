@@ -61,6 +61,15 @@ allocationConformanceSuite({
   soleWriter: true,
 });
 
+// Traders with keys of their own: every allocation is signed by its sender's key, and a
+// settlement by both traders' keys in one interactive submission beside the venue's rights.
+allocationConformanceSuite({
+  name: 'canton adapter -> wire proxy -> devnet ledger server',
+  open: async () => openCantonHarnessLedger(await openWorld()),
+  soleWriter: true,
+  externalTraders: true,
+});
+
 type SenderKind = 'external' | 'internal';
 const SENDER_KINDS: readonly SenderKind[] = ['external', 'internal'];
 /** The request that carries a submission and waits for its outcome, per sender kind. */
