@@ -23,6 +23,7 @@ export * from './liquidity-flows.js';
 export * from './network-fee.js';
 export * from './operator-refunds.js';
 export * from './party-id.js';
+export * from './party-keys.js';
 export * from './pool-books.js';
 export * from './pool-stats.js';
 export * from './pricing.js';

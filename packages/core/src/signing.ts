@@ -259,6 +259,11 @@ export function generateKeyPair(): Ed25519KeyPair {
   return { publicKey: ed25519.getPublicKey(privateKey), privateKey };
 }
 
+/** The key pair of a raw 32-byte Ed25519 secret key (an operator's, read from its keys file). */
+export function keyPairOf(privateKey: Uint8Array): Ed25519KeyPair {
+  return { publicKey: ed25519.getPublicKey(privateKey), privateKey };
+}
+
 /** Signs like a Canton wallet's `signMessage`: a string is signed as its UTF-8 bytes. */
 export function sign(message: Uint8Array | string, privateKey: Uint8Array): Uint8Array {
   return ed25519.sign(messageBytes(message), privateKey);

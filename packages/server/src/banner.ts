@@ -132,5 +132,10 @@ function describeLedger(settings: Settings): string {
   if (settings.ledger === 'local') return 'local (embedded devnet ledger)';
   const auth = cantonAuthOf(settings);
   const how = 'error' in auth ? auth.error : describeCantonAuth(auth);
-  return `canton at ${settings.cantonLedgerApiUrl ?? '?'} as user ${settings.cantonUserId ?? '?'}, ${how}`;
+  // The keys file is named, never its keys.
+  const keys =
+    settings.cantonPartyKeysFile === null
+      ? ''
+      : `, signing for the parties in ${settings.cantonPartyKeysFile}`;
+  return `canton at ${settings.cantonLedgerApiUrl ?? '?'} as user ${settings.cantonUserId ?? '?'}, ${how}${keys}`;
 }

@@ -29,6 +29,8 @@ export interface CantonSettings {
   readonly cantonOauthClientSecret: string | null;
   readonly cantonOauthScope: string | null;
   readonly cantonOauthAudience: string | null;
+  /** The keys file of external parties the service signs for (party-keys-file.ts). */
+  readonly cantonPartyKeysFile: string | null;
 }
 
 /** The settings `LEDGER=canton` cannot do without, by environment variable. */

@@ -456,6 +456,15 @@ const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
     defaultValue: null,
     parse: optionalText,
   },
+  cantonPartyKeysFile: {
+    key: 'cantonPartyKeysFile',
+    env: 'CANTON_PARTY_KEYS_FILE',
+    flag: 'canton-party-keys-file',
+    description:
+      'a JSON file of the Ed25519 secret keys of external parties the service signs for, {"party::1220…": "<base64>"}, readable by its owner only (optional)',
+    defaultValue: null,
+    parse: optionalText,
+  },
   role: {
     key: 'role',
     env: 'POOLPARTY_ROLE',
@@ -656,6 +665,7 @@ export const LEDGER_SETTING_KEYS = [
   'cantonOauthClientSecret',
   'cantonOauthScope',
   'cantonOauthAudience',
+  'cantonPartyKeysFile',
 ] as const satisfies readonly (keyof Settings)[];
 
 export type LedgerLocation = Pick<Settings, (typeof LEDGER_SETTING_KEYS)[number]>;

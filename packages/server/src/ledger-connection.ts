@@ -14,6 +14,7 @@ import {
 } from '@poolparty/ledger';
 import { cantonLedgerOptionsOf } from './canton-options.js';
 import type { LedgerLocation, Settings } from './config.js';
+import { loadPartyKeys, signersOfKeys } from './party-keys-file.js';
 
 export interface LedgerConnection {
   readonly ledger: LedgerPort;
@@ -34,7 +35,11 @@ export type LedgerSettings = LedgerLocation & Pick<Settings, 'dataDir'>;
 
 export async function openLedgerConnection(settings: LedgerSettings): Promise<LedgerConnection> {
   if (settings.ledger === 'canton') {
-    const options = cantonLedgerOptionsOf(settings);
+    const keysFile = settings.cantonPartyKeysFile;
+    const options = {
+      ...cantonLedgerOptionsOf(settings),
+      ...(keysFile !== null && { externalSigners: signersOfKeys(await loadPartyKeys(keysFile)) }),
+    };
     try {
       const canton = await openCantonLedger(options);
       return { ledger: canton, local: null, close: () => canton.close() };

@@ -51,6 +51,7 @@ import {
 import { createLiveQuoter } from './market/live-quoter.js';
 import { SnapshotJob } from './market/snapshots.js';
 import { createMetrics } from './metrics.js';
+import { PartyKeysFileError } from './party-keys-file.js';
 import { probeListen } from './preflight.js';
 import { registerTreasuryMetrics } from './treasury/metrics.js';
 import { TreasurySweeper } from './treasury/sweeper.js';
@@ -440,7 +441,9 @@ async function openLedger(settings: Settings): Promise<LedgerConnection> {
   try {
     return await openLedgerConnection(settings);
   } catch (error) {
-    if (error instanceof LedgerUnavailable) throw new StartupError(error.message);
+    if (error instanceof LedgerUnavailable || error instanceof PartyKeysFileError) {
+      throw new StartupError(error.message);
+    }
     throw error;
   }
 }
