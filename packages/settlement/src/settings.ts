@@ -151,6 +151,27 @@ export const SILENT_LOG: EngineLog = { warn: () => {}, error: () => {} };
  */
 export const CONTENDED_INPUTS_RETRY_MS = { min: 10, max: 60 } as const;
 
+/**
+ * Attempts a command may take while its refusals are contended inputs: under load two workers
+ * paying out of one swap party meet often, and each meeting is a refusal that changed nothing.
+ * Counted against the leg's own budget, a few busy seconds would set a payout aside; bounded by
+ * this, a sender whose inputs never free up still ends in a flag.
+ */
+export const CONTENDED_INPUTS_ATTEMPTS_MAX = 64;
+
+/** Whether a command refused for the `attempts`-th time (1-based) is tried again. */
+export function retriesAfter(
+  failureCode: string | null,
+  attempts: number,
+  attemptsMax: number,
+): boolean {
+  const budget =
+    failureCode === 'invalid_inputs'
+      ? Math.max(attemptsMax, CONTENDED_INPUTS_ATTEMPTS_MAX)
+      : attemptsMax;
+  return attempts < budget;
+}
+
 /** The pause before a command's next attempt: short for contended inputs, else backoff. */
 export function retryDelayMs(
   failureCode: string | null,

@@ -45,7 +45,7 @@ import {
   transferMeta,
 } from './legs.js';
 import { isLiquidityCommand, liquidityLegFailed } from './liquidity-legs.js';
-import { retryDelayMs } from './settings.js';
+import { retriesAfter, retryDelayMs } from './settings.js';
 import { returnSweep } from './treasury.js';
 import { withdrawalPayoutFailed } from './withdrawals.js';
 
@@ -220,9 +220,9 @@ async function recordFailure(
   const isOfferAction = ['accept', 'lp_accept', 'reject', 'withdraw'].includes(command.leg);
   const offerRefusal = isOfferAction ? offerRefusalOf(failure) : null;
   const attempts = command.submissions + 1;
-  if (offerRefusal === null && attempts < attemptsMax(ctx, command)) {
+  const code = failure instanceof LedgerError ? failure.code : null;
+  if (offerRefusal === null && retriesAfter(code, attempts, attemptsMax(ctx, command))) {
     const now = ctx.clock.now();
-    const code = failure instanceof LedgerError ? failure.code : null;
     const delayMs = retryDelayMs(code, attempts, ctx.settings);
     const retryAt = new Date(now.getTime() + delayMs);
     await scheduleRetry(ctx.db, { commandId: command.commandId, error, retryAt, now });
