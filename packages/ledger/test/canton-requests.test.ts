@@ -1,11 +1,13 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { Amount, fingerprint } from '@poolparty/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   INPUT_HOLDINGS_MAX,
   instructionCommand,
   jsCommands,
   selectInputHoldings,
+  selectTransferInputs,
   transferChoiceArgument,
   transferCommand,
   transferOutcomeOf,
@@ -177,6 +179,57 @@ describe('transfer commands', () => {
     const inputs = selectInputHoldings(many, 'alice', usd);
     expect(inputs.holdingIds).toHaveLength(INPUT_HOLDINGS_MAX);
     expect(inputs.holdingIds[0]).toBe(`h${INPUT_HOLDINGS_MAX + 4}`);
+  });
+
+  it('name the free holdings, largest first, until they cover twice the amount', () => {
+    const holdings = [
+      holding('h1', 'alice', '2'),
+      holding('h2', 'alice', '5'),
+      holding('h3', 'alice', '9', true),
+      holding('h4', 'alice', '7', false, eur),
+      holding('h5', 'bob', '100'),
+      holding('h6', 'alice', '3'),
+      holding('h7', 'alice', '40'),
+    ];
+    const transfer = { sender: 'alice', instrument: usd, amount: amount('4') };
+    const none = () => false;
+    expect(selectTransferInputs(holdings, transfer, none).holdingIds).toEqual(['h7']);
+    // h7 named by another transfer: the next largest until 8 is covered.
+    const others = (id: string) => id === 'h7';
+    expect(selectTransferInputs(holdings, transfer, others)).toEqual({
+      holdingIds: ['h2', 'h6'],
+      total: amount('8'),
+    });
+    // Short of twice the amount: every free holding.
+    const big = { ...transfer, amount: amount('6') };
+    expect(selectTransferInputs(holdings, big, others).holdingIds).toEqual(['h2', 'h6', 'h1']);
+  });
+
+  it('never name a holding another transfer named, and stop at the first prefix that covers', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 1_000 }), { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 2_000 }),
+        fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }),
+        (sizes, wanted, takenFlags) => {
+          const holdings = sizes.map((size, i) => holding(`h${i}`, 'alice', String(size)));
+          const taken = (id: string) => takenFlags[Number(id.slice(1))] === true;
+          const transfer = { sender: 'alice', instrument: usd, amount: amount(String(wanted)) };
+          const { holdingIds, total } = selectTransferInputs(holdings, transfer, taken);
+          expect(holdingIds.some(taken)).toBe(false);
+          const chosen = holdingIds.map((id) => holdings.find((h) => h.holdingId === id));
+          const sum = chosen.reduce((s, h) => s.add(h?.amount ?? amount('0')), amount('0'));
+          expect(total).toEqual(sum);
+          const cover = amount(String(2 * wanted));
+          const free = holdings.filter((h) => !taken(h.holdingId));
+          if (holdingIds.length < free.length) {
+            expect(total.gte(cover)).toBe(true);
+            const withoutLast = sum.sub(chosen.at(-1)?.amount ?? amount('0'));
+            expect(withoutLast.lt(cover)).toBe(true);
+          }
+        },
+      ),
+    );
   });
 
   const argument = transferChoiceArgument({

@@ -102,6 +102,56 @@ describe('the canton adapter against a devnet ledger server', () => {
     );
   });
 
+  /** A fresh internal sender holding one USD holding of each of `sizes`. */
+  async function senderHolding(hint: string, sizes: readonly string[]) {
+    const sender = (await w.local.createParty({ hint })).partyId;
+    for (const size of sizes) {
+      await w.local.mint({ owner: sender, instrument: w.usd, amount: amount(size) });
+    }
+    return sender;
+  }
+
+  const unlockedAmounts = async (party: string) =>
+    (await w.canton.getHoldings(party))
+      .filter((h) => h.lock === null && h.instrument.id === w.usd.id)
+      .map((h) => h.amount.toString())
+      .sort();
+
+  it('runs transfers of one sender side by side, each naming holdings of its own', async () => {
+    const dave = await senderHolding('dave', ['10', '10', '10', '10']);
+    const outcomes = await Promise.all(
+      [1, 2, 3, 4].map((i) =>
+        w.canton.submitTransfer({
+          commandId: cmd(`side-by-side-${i}`),
+          sender: dave,
+          receiver: w.bob,
+          instrument: w.usd,
+          amount: amount('3'),
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => o.kind)).toEqual(['direct', 'direct', 'direct', 'direct']);
+    // Each spent one holding of 10 and got 7 back: none waited for another's change.
+    expect(await unlockedAmounts(dave)).toEqual(['7', '7', '7', '7']);
+  });
+
+  it('lets a transfer whose free holdings fall short wait for the change of the one before', async () => {
+    const erin = await senderHolding('erin', ['10']);
+    const outcomes = await Promise.all(
+      [1, 2].map((i) =>
+        w.canton.submitTransfer({
+          commandId: cmd(`in-turn-${i}`),
+          sender: erin,
+          receiver: w.bob,
+          instrument: w.usd,
+          amount: amount('3'),
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => o.kind)).toEqual(['direct', 'direct']);
+    expect(await unlockedAmounts(erin)).toEqual(['4']);
+  });
+
   it('makes an offer to a receiver without pre-approval; the receiver accepts it', async () => {
     const outcome = await w.canton.submitTransfer({
       commandId: cmd('offer'),

@@ -53,6 +53,47 @@ export function selectInputHoldings(
   return { holdingIds: spendable.map((h) => h.holdingId), total };
 }
 
+/**
+ * A transfer's inputs are chosen to cover this many times its amount: the sender pays the
+ * instrument's fees from its inputs beyond the amount (Canton Coin burns a small fraction), and
+ * the rest stay free for the sender's other transfers to name at the same time.
+ */
+export const INPUT_COVER_FACTOR = 2;
+
+/**
+ * The inputs of a transfer of `amount`: the sender's unlocked holdings of the instrument that no
+ * other transfer of this process has named (`taken`), largest first, until they cover
+ * `INPUT_COVER_FACTOR` times the amount (or all of them, up to `INPUT_HOLDINGS_MAX`). Fewer
+ * inputs than all leave holdings for a concurrent transfer of the same sender: transfers naming
+ * disjoint holdings commit side by side. The caller compares `total` with the amount.
+ */
+export function selectTransferInputs(
+  holdings: readonly Holding[],
+  transfer: { readonly sender: string; readonly instrument: Instrument; readonly amount: Amount },
+  taken: (holdingId: string) => boolean,
+): { readonly holdingIds: readonly string[]; readonly total: Amount } {
+  const { sender, instrument, amount } = transfer;
+  let cover = Amount.ZERO;
+  for (let times = 0; times < INPUT_COVER_FACTOR; times += 1) cover = cover.add(amount);
+  const free = holdings
+    .filter(
+      (h) =>
+        h.owner === sender &&
+        h.lock === null &&
+        sameInstrument(h.instrument, instrument) &&
+        !taken(h.holdingId),
+    )
+    .sort((a, b) => b.amount.compare(a.amount));
+  const chosen: Holding[] = [];
+  let total = Amount.ZERO;
+  for (const holding of free.slice(0, INPUT_HOLDINGS_MAX)) {
+    if (total.gte(cover)) break;
+    chosen.push(holding);
+    total = total.add(holding.amount);
+  }
+  return { holdingIds: chosen.map((h) => h.holdingId), total };
+}
+
 export interface TransferRequest {
   readonly sender: string;
   readonly receiver: string;

@@ -45,7 +45,7 @@ import { tokenSource } from './auth.js';
 import {
   instructionCommand,
   jsCommands,
-  selectInputHoldings,
+  selectTransferInputs,
   transferChoiceArgument,
   transferCommand,
   transferOutcomeOf,
@@ -54,6 +54,7 @@ import {
 import { CompletionIndex } from './completions.js';
 import { CantonRequestError, isDuplicateCommand } from './errors.js';
 import { type PartyScope, transactionFormat } from './filters.js';
+import { CLAIM_ROUNDS_MAX, HoldingClaims } from './holding-claims.js';
 import { needsLockOffers, withLockOffers } from './holdings.js';
 import { JsonHttpClient } from './http.js';
 import { signersOf } from './interactive-submission.js';
@@ -67,7 +68,6 @@ import {
   registryUrls,
 } from './registry.js';
 import { ScanProxyClient } from './scan.js';
-import { SenderTurns } from './sender-turns.js';
 import { httpUpdates, type StreamContext, streamError, webSocketUpdates } from './update-stream.js';
 import {
   type Command,
@@ -140,7 +140,7 @@ class CantonLedgerImpl implements CantonLedger {
   /** The ledger-end read the callers of this turn of the event loop share, until it is sent. */
   private endAsked: Promise<Offset> | null = null;
   private readonly submitted = new Map<string, Submitted>();
-  private readonly senderTurns = new SenderTurns();
+  private readonly claims = new HoldingClaims();
   private readonly knownParties = new Set<string>();
   private readonly offers: OfferBook;
   private readonly completions: CompletionIndex;
@@ -358,8 +358,7 @@ class CantonLedgerImpl implements CantonLedger {
 
   submitTransfer(command: TransferCommand): Promise<TransferOutcome> {
     this.assertOpen();
-    // In turn per sender: each names the holdings the one before it left (sender-turns.ts).
-    return this.senderTurns.take(String(command.sender), () => this.transferNow(command));
+    return this.transferNow(command);
   }
 
   private async transferNow(command: TransferCommand): Promise<TransferOutcome> {
@@ -383,7 +382,47 @@ class CantonLedgerImpl implements CantonLedger {
       throw new LedgerError('not_authorized', 'a party cannot transfer to itself');
     }
     // The time and the sender's holdings are independent reads: asked together.
-    const [requestedAt, holdings] = await Promise.all([this.now(), this.getHoldings(sender)]);
+    const time = this.now();
+    time.catch(() => undefined);
+    const inputs = await this.claimInputs(sender, instrument, amount);
+    let spent = false;
+    try {
+      const outcome = await this.transferFrom(command, commandId, meta, await time, inputs);
+      spent = outcome.spent;
+      return outcome.transfer;
+    } finally {
+      this.claims.release(sender, inputs.holdingIds, spent);
+    }
+  }
+
+  /**
+   * Reads the sender's holdings and claims the inputs of a transfer of `amount` among those no
+   * other transfer of this process named (holding-claims.ts); when they fall short while others
+   * of the sender's transfers run, waits for one to end and reads again.
+   */
+  private async claimInputs(sender: string, instrument: Instrument, amount: Amount) {
+    for (let round = 0; ; round += 1) {
+      const holdings = await this.getHoldings(sender);
+      const inputs = selectTransferInputs(holdings, { sender, instrument, amount }, (id) =>
+        this.claims.taken(sender, id),
+      );
+      if (inputs.total.gte(amount) || !this.claims.busy(sender) || round >= CLAIM_ROUNDS_MAX) {
+        this.claims.claim(sender, inputs.holdingIds);
+        return inputs;
+      }
+      await this.claims.nextRelease(sender);
+    }
+  }
+
+  /** Submits the transfer from the claimed inputs; `spent` when it committed (now or before). */
+  private async transferFrom(
+    command: TransferCommand,
+    commandId: string,
+    meta: Record<string, string>,
+    requestedAt: Date,
+    inputs: { readonly holdingIds: readonly string[]; readonly total: Amount },
+  ): Promise<{ transfer: TransferOutcome; spent: boolean }> {
+    const { sender, receiver, instrument, amount } = command;
     const executeBefore =
       command.executeBefore ?? new Date(requestedAt.getTime() + DEFAULT_OFFER_LIFETIME_MS);
     if (!(executeBefore instanceof Date) || Number.isNaN(executeBefore.getTime())) {
@@ -392,7 +431,6 @@ class CantonLedgerImpl implements CantonLedger {
     if (executeBefore.getTime() <= requestedAt.getTime()) {
       throw new LedgerError('offer_expired', 'executeBefore is not in the future');
     }
-    const inputs = selectInputHoldings(holdings, sender, instrument);
     const argument = transferChoiceArgument({
       sender,
       receiver,
@@ -409,7 +447,8 @@ class CantonLedgerImpl implements CantonLedger {
       // Spent, perhaps by this very command's earlier commit (before a restart).
       const first = await this.committed(commandId, sender);
       if (first !== null) {
-        return this.remember(first, commandId, { transfer: transferOutcomeOf(first) }).transfer;
+        const transfer = transferOutcomeOf(first);
+        return { transfer: this.remember(first, commandId, { transfer }).transfer, spent: false };
       }
       throw new LedgerError(
         'insufficient_holdings',
@@ -426,7 +465,8 @@ class CantonLedgerImpl implements CantonLedger {
       disclosedContracts: disclosedContractsOf(factory.choiceContext),
       kind: 'submit',
     });
-    return this.remember(update, commandId, { transfer: transferOutcomeOf(update) }).transfer;
+    const transfer = transferOutcomeOf(update);
+    return { transfer: this.remember(update, commandId, { transfer }).transfer, spent: true };
   }
 
   acceptOffer(command: OfferCommand): Promise<CommandResult> {

@@ -148,6 +148,28 @@ async function createInstruments(ledger: LocalLedger): Promise<DevnetInstruments
   return instruments;
 }
 
+/**
+ * A reserve is minted as this many holdings, as providers' deposits would have built it: a
+ * transfer names only the inputs it needs, so payouts of one pool name disjoint holdings and
+ * commit side by side instead of each waiting for the change of the one before.
+ */
+export const RESERVE_HOLDINGS = 8;
+
+async function mintReserve(
+  ledger: LocalLedger,
+  owner: string,
+  instrument: Instrument,
+  total: Amount,
+): Promise<void> {
+  const part = total.mulDiv(1n, BigInt(RESERVE_HOLDINGS), 'down');
+  let left = total;
+  for (let minted = 1; minted < RESERVE_HOLDINGS && part.isPositive(); minted += 1) {
+    await ledger.mint({ owner, instrument, amount: part });
+    left = left.sub(part);
+  }
+  await ledger.mint({ owner, instrument, amount: left });
+}
+
 async function createPool(
   ledger: LocalLedger,
   instruments: DevnetInstruments,
@@ -160,8 +182,8 @@ async function createPool(
   // the other token's as offers the service accepts.
   const lp = await ledger.createParty({ hint: `${spec.poolId}-lp`, preapprovals: [tokenA] });
   const reserves = { tokenA: Amount.parse(spec.reserveA), tokenB: Amount.parse(spec.reserveB) };
-  await ledger.mint({ owner: swap.partyId, instrument: tokenA, amount: reserves.tokenA });
-  await ledger.mint({ owner: swap.partyId, instrument: tokenB, amount: reserves.tokenB });
+  await mintReserve(ledger, swap.partyId, tokenA, reserves.tokenA);
+  await mintReserve(ledger, swap.partyId, tokenB, reserves.tokenB);
   return {
     poolId: spec.poolId,
     tokenA,
