@@ -25,6 +25,7 @@ export * from './operator-refunds.js';
 export * from './party-id.js';
 export * from './pool-books.js';
 export * from './pool-stats.js';
+export * from './price-reference.js';
 export * from './pricing.js';
 export * from './quote.js';
 export * from './ratio.js';
