@@ -31,8 +31,8 @@ import {
   type Amount,
   divide,
 } from './amount.js';
-import { executionRate, type Reserves, spotPrice } from './pricing.js';
 import { priceDeviation } from './price-reference.js';
+import { executionRate, type Reserves, spotPrice } from './pricing.js';
 import { compareRatio, formatRatio, type Ratio, ratio, ratioFromNumber } from './ratio.js';
 import type { SettlementSafety, SettlementSafetyCode } from './settlement-safety.js';
 
@@ -149,7 +149,12 @@ export function evaluateSettlementSafety(
     incompleteAccounting(snapshot.accounting) ??
     outputShareExceeded(reserves.output, trade.output, limits.outputReserveShare) ??
     velocityExceeded(snapshot, trade.output, limits.outputVelocityShare) ??
-    reservePriceDeviation(reserves, trade, snapshot.timeWeightedPrice, limits.reservePriceDeviation) ??
+    reservePriceDeviation(
+      reserves,
+      trade,
+      snapshot.timeWeightedPrice,
+      limits.reservePriceDeviation,
+    ) ??
     referencePriceDeviation(reserves, trade, snapshot.reference, limits.referencePriceDeviation)
   );
 }

@@ -14,7 +14,7 @@
  * - A clock that steps back (the devnet clock can be set) moves nothing: `dt` below zero is zero.
  */
 import { divide } from './amount.js';
-import { compareRatio, type Ratio, ratio, ratioToNumber } from './ratio.js';
+import { compareRatio, formatRatio, type Ratio, ratio, ratioToNumber } from './ratio.js';
 
 /** Half the distance to the spot price is covered in this time: 15 minutes. */
 export const REFERENCE_HALF_LIFE_MS = 15 * 60 * 1000;
@@ -84,7 +84,9 @@ export function priceDeviation(price: Ratio, reference: Ratio): Ratio {
 }
 
 function isLimitedAt(reference: PoolPriceReference, nowMs: number, limit: Ratio): boolean {
-  return compareRatio(priceDeviation(reference.spot, referencePriceAt(reference, nowMs)), limit) > 0;
+  return (
+    compareRatio(priceDeviation(reference.spot, referencePriceAt(reference, nowMs)), limit) > 0
+  );
 }
 
 /** The ratio rounded down to a denominator of 10^PRICE_DIGITS when its own is larger. */
@@ -126,7 +128,10 @@ export function poolGuardStateOf(
   const { spot } = reference;
   const deviation = priceDeviation(spot, price);
   const limited = compareRatio(deviation, limit) > 0;
-  const onePlus = { numerator: limit.denominator + limit.numerator, denominator: limit.denominator };
+  const onePlus = {
+    numerator: limit.denominator + limit.numerator,
+    denominator: limit.denominator,
+  };
   const band = {
     low: ratio(price.numerator * onePlus.denominator, price.denominator * onePlus.numerator),
     high: ratio(price.numerator * onePlus.numerator, price.denominator * onePlus.denominator),
@@ -160,4 +165,48 @@ function timeToClearMs(spot: Ratio, reference: Ratio, limit: Ratio): number {
   const f = above ? l / deviation : (l * (1 + deviation)) / (deviation * (1 + l));
   if (!(f > 0 && f < 1)) return 0;
   return Math.ceil(-Math.log2(f) * REFERENCE_HALF_LIFE_MS);
+}
+
+/** The guard state on the wire (`PoolGuard` of schemas/market.ts). */
+export interface WirePoolGuard {
+  readonly state: 'clear' | 'limited';
+  readonly since: string | null;
+  readonly baseToken: string;
+  readonly quoteToken: string;
+  readonly price: string;
+  readonly referencePrice: string;
+  readonly deviation: string;
+  readonly limit: string;
+  readonly priceBand: { readonly low: string; readonly high: string };
+  readonly allowedInputToken: string | null;
+  readonly clearsAt: string | null;
+  readonly referenceHalfLifeSeconds: number;
+}
+
+/** Prices to 10 decimals, the deviation to 4 rounded up as in the guard's reasons. */
+export function poolGuardToWire(
+  state: PoolGuardState,
+  tokens: { readonly tokenA: string; readonly tokenB: string },
+): WirePoolGuard {
+  const price = (value: Ratio) => formatRatio(value, 'down', 10);
+  const at = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  const allowed = {
+    tokenA_to_tokenB: tokens.tokenA,
+    tokenB_to_tokenA: tokens.tokenB,
+    either: null,
+  };
+  return {
+    state: state.state,
+    since: at(state.since),
+    baseToken: tokens.tokenA,
+    quoteToken: tokens.tokenB,
+    price: price(state.spot),
+    referencePrice: price(state.reference),
+    deviation: formatRatio(state.deviation, 'up', 4),
+    limit: formatRatio(state.limit, 'down'),
+    priceBand: { low: formatRatio(state.band.low, 'up', 10), high: price(state.band.high) },
+    allowedInputToken: allowed[state.allowedDirection],
+    clearsAt: at(state.clearsAtMs),
+    referenceHalfLifeSeconds: state.halfLifeMs / 1000,
+  };
 }

@@ -356,7 +356,9 @@ describe('custom thresholds', () => {
     });
     expect(codeOf(priced)).toBeNull();
     expect(codeOf(priced, SMALL_TRADE, { reservePriceDeviationMax: 0.011 })).toBeNull();
-    const result = evaluateSettlementSafety(priced, SMALL_TRADE, { reservePriceDeviationMax: 0.01 });
+    const result = evaluateSettlementSafety(priced, SMALL_TRADE, {
+      reservePriceDeviationMax: 0.01,
+    });
     expect(result?.reason).toBe('deviation=0.0101 limit=0.01');
     expect(codeOf(priced, SMALL_TRADE, { referencePriceDeviationMax: 0.01 })).toBe(
       'reference_price_deviation_exceeded',
