@@ -380,7 +380,9 @@ describe('tokens, pools and quotes', () => {
         reason: expect.stringMatching(/^deviation=0\.08\d+ limit=0\.05$/),
         limit: '0.05',
       });
-      expect(Number(answer.body.settlementSafety.deviation)).toBeGreaterThan(0.08);
+      expect(
+        Number((answer.body.settlementSafety as { deviation: string }).deviation),
+      ).toBeGreaterThan(0.08);
       const back = await quote({ ...canonical, from: 'USDCx', to: 'Amulet', amount: '1000' });
       expect(back.body.settlementSafety).toBeNull();
       const within = await quote({ ...canonical, amount: '20000' });
