@@ -83,7 +83,7 @@ function GuardStatus(props: { poolId: string; version: number }) {
   const band = `${guard.priceBand.low} to ${guard.priceBand.high} ${guard.quoteToken} per ${guard.baseToken}`;
   if (guard.state === 'clear') {
     return (
-      <p class="hint" role="status">
+      <p class="hint" role="status" data-testid="pool-guard">
         Price guard: clear — swaps may move the price within {band}.
       </p>
     );
@@ -93,7 +93,7 @@ function GuardStatus(props: { poolId: string; version: number }) {
       ? ''
       : `, about ${new Date(guard.clearsAt).toLocaleTimeString()} if nothing trades`;
   return (
-    <p class="hint" role="status">
+    <p class="hint" role="status" data-testid="pool-guard">
       Price guard: limited since {guard.since ? new Date(guard.since).toLocaleTimeString() : 'now'}{' '}
       — the price is {(Number(guard.deviation) * 100).toFixed(2)}% from its reference. Swaps from{' '}
       {guard.allowedInputToken} pass; the other way only within {band}. Clears{clears}.
