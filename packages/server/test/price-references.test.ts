@@ -54,6 +54,25 @@ describe("the quoter's reference prices", () => {
     expect(references.priceAt('amulet-usdcx', 1_000)).toBeNull();
   });
 
+  it('show one wire state per reading and second, and a new one once the reserves move', () => {
+    const references = new PriceReferences();
+    const named = {
+      ...pool('1000000', '145000'),
+      tokenA: { id: 'Amulet' },
+      tokenB: { id: 'USDCx' },
+    };
+    references.observe([named], 0, noSeed);
+    const first = references.wireStateAt(named, 100);
+    expect(first).toMatchObject({ state: 'clear', baseToken: 'Amulet', quoteToken: 'USDCx' });
+    expect(references.wireStateAt(named, 900)).toBe(first);
+    const moved = { ...named, reserveB: Amount.parse('159500') };
+    references.observe([moved], 950, noSeed);
+    expect(references.wireStateAt(moved, 960)).toMatchObject({
+      state: 'limited',
+      allowedInputToken: 'Amulet',
+    });
+  });
+
   it('keep no reference for an empty pool', () => {
     const references = new PriceReferences();
     references.observe([pool('0', '0')], 0, noSeed);

@@ -25,7 +25,6 @@ import {
   type Instrument,
   inputPriceUsd,
   type PricedTrade,
-  poolGuardToWire,
   priceTrade,
   type Ratio,
   type SelectedDiscounts,
@@ -262,9 +261,7 @@ class LiveQuoter implements Quoter {
   }
 
   private poolGuardOf(booked: BookedPool, now: Date): WirePoolGuard | null {
-    const state = this.book.guardStateOf(booked, now);
-    const tokens = { tokenA: booked.tokenA.id, tokenB: booked.tokenB.id };
-    return state === null ? null : poolGuardToWire(state, tokens);
+    return this.book.guardStateOf(booked, now);
   }
 
   pools(): readonly PoolRecord[] {

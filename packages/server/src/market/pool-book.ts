@@ -17,9 +17,9 @@ import {
   Amount,
   DEFAULT_MAX_PRICE_IMPACT,
   type GuardThresholds,
-  type PoolGuardState,
   type PoolSnapshot,
   type Ratio,
+  type WirePoolGuard,
 } from '@poolparty/core';
 import type { Queryable } from '@poolparty/store';
 import {
@@ -140,9 +140,9 @@ export class PoolBook {
     return this.references.priceAt(poolId, now.getTime());
   }
 
-  /** The pool's guard state at `now` (service time); null before it has a reference. */
-  guardStateOf(pool: BookedPool, now: Date): PoolGuardState | null {
-    return this.references.stateAt(pool, now.getTime());
+  /** The pool's guard state at `now` (service time) as the wire shows it; null before any. */
+  guardStateOf(pool: BookedPool, now: Date): WirePoolGuard | null {
+    return this.references.wireStateAt(pool, now.getTime());
   }
 
   private observePrices(pools: readonly BookedPool[]): void {
