@@ -126,10 +126,16 @@ describe('the devnet pool (1 000 000 Amulet / 145 000 USDCx)', () => {
 });
 
 describe('no sequence of trades freezes a pool', () => {
+  /**
+   * A trade, and whether it lands whatever the verdict now: a swap judged earlier, against the
+   * pool as it was then, executes later without the deviation check (as several created at once
+   * do), so the pool can end up outside its band.
+   */
   const aStep = fc.record({
     input: fc.constantFrom<Side>('a', 'b'),
     tokens: fc.integer({ min: 1, max: 120_000 }),
     minutes: fc.integer({ min: 0, max: 90 }),
+    judgedEarlier: fc.boolean(),
   });
 
   it('heals are never refused, band-leaving trades always are, and the way back stays open', () => {
@@ -148,13 +154,30 @@ describe('no sequence of trades freezes a pool', () => {
           const leaves = compareRatio(ending, LIMIT) > 0 && !heals;
           if (heals) expect(verdict).toBeNull();
           if (leaves) expect(verdict?.code).toBe('reserve_price_deviation_exceeded');
-          if (verdict === null) {
+          if (verdict === null || step.judgedEarlier) {
             pool = after;
             reference = observeSpot(reference, spotOf(pool), nowMs, LIMIT);
           }
           expectWayBack(pool, referencePriceAt(reference, nowMs));
         }
       }),
+    );
+  });
+
+  it('a pool pushed outside its band by swaps judged earlier takes the way back at once', () => {
+    const seeded: Pool = { a: Amount.of(1_000_000), b: Amount.of(145_000) };
+    let reference = startReference(spotOf(seeded), null, 0, LIMIT);
+    // Two 24 000 Amulet swaps, each within the band when created, executed one after the other.
+    const first = judge(seeded, 'a', Amount.of(24_000), reference.price).after;
+    const second = judge(first, 'a', Amount.of(24_000), reference.price).after;
+    reference = observeSpot(reference, spotOf(second), 1_000, LIMIT);
+    const state = poolGuardStateOf(reference, 1_000, LIMIT);
+    expect(state).toMatchObject({ state: 'limited', since: 1_000 });
+    expect(state.allowedDirection).toBe('tokenB_to_tokenA');
+    const base = referencePriceAt(reference, 1_000);
+    expect(judge(second, 'b', Amount.of(3_000), base).verdict).toBeNull();
+    expect(judge(second, 'a', Amount.of(1), base).verdict?.code).toBe(
+      'reserve_price_deviation_exceeded',
     );
   });
 });
