@@ -12,6 +12,9 @@
  * A re-read of one pool's history (its writer invalidated it) reads that pool alone. Reads may
  * overlap; a pool keeps the history of the read that started last, so a slow re-read of every
  * pool cannot put back what a newer re-read of one pool replaced.
+ *
+ * Every read of the pools also feeds each pool's reference price (price-references.ts), so the
+ * guard's reference follows every trade within a read period.
  */
 import {
   Amount,
