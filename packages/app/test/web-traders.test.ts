@@ -284,6 +284,10 @@ describe('the traders’ pages in a browser', () => {
       }
       await page.getByTestId('trades').waitFor();
       expect(await page.getByTestId('trades').locator('tbody tr').count()).toBeGreaterThan(0);
+      // A 25 Amulet swap leaves the pool well within its band: the guard says it is clear.
+      expect(await page.getByTestId('pool-guard').textContent()).toMatch(
+        /^Price guard: clear — swaps may move the price within [\d.]+ to [\d.]+ USDCx per Amulet\.$/,
+      );
       expect(await page.getByTestId('lp-fee-share').textContent()).toBe('0.225 %');
       // Without a wallet, the liquidity section says to connect one (the wallet panel is beside it).
       await page.getByTestId('liquidity-needs-wallet').waitFor();

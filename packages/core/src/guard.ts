@@ -15,7 +15,11 @@
  *    (docs/spec/lifecycle.md#reconciliation).
  * 5. `output_reserve_share_exceeded`, then 6. `output_velocity_exceeded`: the size of this trade,
  *    then its size together with the trailing hour.
- * 7. `reserve_price_deviation_exceeded`, then 8. `reference_price_deviation_exceeded`.
+ * 7. `reserve_price_deviation_exceeded`, then 8. `reference_price_deviation_exceeded`: the
+ *    pool's price once this trade is done, against the pool's reference price (price-reference.ts)
+ *    and then the USD reference. A trade that ends outside the band is refused unless it ends
+ *    nearer the reference than the pool is now: the trade that would trip the check is the one
+ *    refused, and the trades that heal a deviation are never.
  *
  * Every limit blocks when strictly exceeded: a value exactly at the limit passes. Comparisons are
  * exact fractions; a limit given as a number is read to 10 decimals.
@@ -27,6 +31,7 @@ import {
   type Amount,
   divide,
 } from './amount.js';
+import { priceDeviation } from './price-reference.js';
 import { executionRate, type Reserves, spotPrice } from './pricing.js';
 import { compareRatio, formatRatio, type Ratio, ratio, ratioFromNumber } from './ratio.js';
 import type { SettlementSafety, SettlementSafetyCode } from './settlement-safety.js';
@@ -37,9 +42,9 @@ export interface GuardThresholds {
   readonly outputReserveShareMax: number;
   /** Largest trailing-hour outputs (this one included) as a share of the window-start reserve. */
   readonly outputVelocityShareMax: number;
-  /** Largest |spot − time-weighted price| / time-weighted price. */
+  /** Largest deviation of the price after a trade from the pool's reference price. */
   readonly reservePriceDeviationMax: number;
-  /** Largest |spot − USD reference price| / reference price. */
+  /** Largest deviation of the price after a trade from the USD reference price. */
   readonly referencePriceDeviationMax: number;
   /** Oldest USD reference price still trusted; must be finite. */
   readonly referencePriceAgeMaxMs: number;
@@ -89,8 +94,9 @@ export interface GuardSnapshot {
    */
   readonly outputReserveAtWindowStart: Amount | null;
   /**
-   * The pool's 1-hour time-weighted price, output per unit of input; null when there is no
-   * history yet. A new pool has nothing to deviate from, so null skips that check.
+   * The pool's reference price, output per unit of input: the exponential moving average of its
+   * spot price (price-reference.ts); null when there is none (a new pool has nothing to deviate
+   * from, and execution keeps none), which skips that check.
    */
   readonly timeWeightedPrice: Ratio | null;
   /** The USD reference; null when the pool has no USD reference on both sides (check skipped). */
@@ -143,8 +149,13 @@ export function evaluateSettlementSafety(
     incompleteAccounting(snapshot.accounting) ??
     outputShareExceeded(reserves.output, trade.output, limits.outputReserveShare) ??
     velocityExceeded(snapshot, trade.output, limits.outputVelocityShare) ??
-    reservePriceDeviation(reserves, snapshot.timeWeightedPrice, limits.reservePriceDeviation) ??
-    referencePriceDeviation(reserves, snapshot.reference, limits.referencePriceDeviation)
+    reservePriceDeviation(
+      reserves,
+      trade,
+      snapshot.timeWeightedPrice,
+      limits.reservePriceDeviation,
+    ) ??
+    referencePriceDeviation(reserves, trade, snapshot.reference, limits.referencePriceDeviation)
   );
 }
 
@@ -337,42 +348,80 @@ function velocityMessage(limit: Ratio): string {
   return `Outputs of this pool in the last hour, this swap included, would exceed ${percent(limit)} of its output reserve; try a smaller amount or later.`;
 }
 
+/**
+ * The pool's price after the trade against `base` (docs/spec/guard.md#deviation): a trade that
+ * ends within the band passes, and so does one that ends nearer `base` than the pool is now (it
+ * heals the deviation, even if not all of it); one that ends outside the band and no nearer is
+ * refused. The deviation is `max(p, base) / min(p, base) − 1`, the same read in either direction.
+ */
+function deviationAfter(
+  reserves: Reserves,
+  trade: GuardTrade,
+  base: Ratio,
+  limit: Ratio,
+): Ratio | null {
+  const after = ratio(
+    reserves.output.units - trade.output.units,
+    reserves.input.units + trade.pricedInput.units,
+  );
+  // An output that empties the reserve was refused as invalid before this check runs.
+  if (after.numerator === 0n) return null;
+  const ending = priceDeviation(after, base);
+  if (compareRatio(ending, limit) <= 0) return null;
+  if (compareRatio(ending, priceDeviation(spotPrice(reserves), base)) < 0) return null;
+  return ending;
+}
+
 function reservePriceDeviation(
   reserves: Reserves,
+  trade: GuardTrade,
   timeWeightedPrice: Ratio | null,
   limit: Ratio,
 ): SettlementSafety | null {
   if (timeWeightedPrice === null) return null;
-  const deviation = relativeDeviation(spotPrice(reserves), timeWeightedPrice);
-  if (compareRatio(deviation, limit) <= 0) return null;
-  return verdict(
+  const deviation = deviationAfter(reserves, trade, timeWeightedPrice, limit);
+  if (deviation === null) return null;
+  return deviationVerdict(
     'reserve_price_deviation_exceeded',
-    exceeded('deviation', deviation, limit),
-    `The pool's price differs by more than ${percent(limit)} from its 1-hour average; try again later.`,
+    deviation,
+    limit,
+    `This swap would move the pool's price ${percentOf(deviation)} from its reference price, beyond the ${percent(limit)} limit; a smaller swap, or one in the other direction, passes.`,
   );
 }
 
 function referencePriceDeviation(
   reserves: Reserves,
+  trade: GuardTrade,
   reference: ReferencePrice | null,
   limit: Ratio,
 ): SettlementSafety | null {
   if (!reference?.price) return null;
-  const deviation = relativeDeviation(spotPrice(reserves), reference.price);
-  if (compareRatio(deviation, limit) <= 0) return null;
-  return verdict(
+  const deviation = deviationAfter(reserves, trade, reference.price, limit);
+  if (deviation === null) return null;
+  return deviationVerdict(
     'reference_price_deviation_exceeded',
-    exceeded('deviation', deviation, limit),
-    `The pool's price differs by more than ${percent(limit)} from the USD reference price; try again later.`,
+    deviation,
+    limit,
+    `This swap would leave the pool's price ${percentOf(deviation)} from the USD reference price, beyond the ${percent(limit)} limit; a smaller swap, or one in the other direction, passes.`,
   );
 }
 
-/** `|price − base| / base` as an exact fraction; `base` must be positive. */
-function relativeDeviation(price: Ratio, base: Ratio): Ratio {
-  const left = price.numerator * base.denominator;
-  const right = base.numerator * price.denominator;
-  const difference = left > right ? left - right : right - left;
-  return ratio(difference, base.numerator * price.denominator);
+function deviationVerdict(
+  code: SettlementSafetyCode,
+  deviation: Ratio,
+  limit: Ratio,
+  message: string,
+): SettlementSafety {
+  return {
+    ...verdict(code, exceeded('deviation', deviation, limit), message),
+    deviation: formatRatio(deviation, 'up', REASON_DECIMALS),
+    limit: limitText(limit),
+  };
+}
+
+/** A deviation in percent for people, to 2 decimals rounded up, as the reason rounds. */
+function percentOf(deviation: Ratio): string {
+  return `${formatRatio(ratio(deviation.numerator * 100n, deviation.denominator), 'up', 2)}%`;
 }
 
 function exceeded(name: string, value: Ratio, limit: Ratio): string {

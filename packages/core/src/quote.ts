@@ -7,7 +7,12 @@
  */
 import { type Amount, AmountRangeError } from './amount.js';
 import type { SelectedDiscounts } from './discounts.js';
-import { type AmountBelowMinimum, type FeeBreakdown, feeBreakdown } from './fees.js';
+import {
+  type AmountBelowMinimum,
+  type FeeBreakdown,
+  feeBreakdown,
+  minimumAmountFor,
+} from './fees.js';
 import type { Instrument } from './instrument.js';
 import {
   estimateTrafficCost,
@@ -15,7 +20,9 @@ import {
   type TrafficCost,
   type TrafficPricing,
   type UsdPrice,
+  usdPriceRatio,
 } from './network-fee.js';
+import type { WirePoolGuard } from './price-reference.js';
 import { constantProductOutput, executionRate, priceImpact, type Reserves } from './pricing.js';
 import { compareRatio, formatRatio, type Ratio, ratio, ratioFromNumber } from './ratio.js';
 import type { SettlementSafety } from './settlement-safety.js';
@@ -66,6 +73,8 @@ export interface TradeRequest {
   /** Defaults to `DEFAULT_MAX_PRICE_IMPACT`. */
   readonly maxPriceImpact?: number;
   readonly lpShareBps?: number;
+  /** USD per output token, when it has one: the quote's `usd.outputAmount`. */
+  readonly outputPriceUsd?: Ratio | null;
 }
 
 /** What the settlement-safety guard and `swaps.create` look at. */
@@ -87,6 +96,8 @@ export interface PricedTrade {
   readonly maxPriceImpact: number;
   /** `swaps.create` refuses such a trade with `price_impact_exceeded`. */
   readonly exceedsPriceImpactCap: boolean;
+  readonly inputPriceUsd: Ratio;
+  readonly outputPriceUsd: Ratio | null;
 }
 
 export interface TradeBelowMinimum extends AmountBelowMinimum {
@@ -126,6 +137,8 @@ export function priceTrade(request: TradeRequest): PricedTrade | TradeBelowMinim
     priceImpact: impact,
     maxPriceImpact,
     exceedsPriceImpactCap: compareRatio(impact, priceImpactCap(maxPriceImpact)) > 0,
+    inputPriceUsd: usdPriceRatio(request.inputPriceUsd),
+    outputPriceUsd: request.outputPriceUsd ?? null,
   };
 }
 
@@ -176,11 +189,48 @@ export interface WireQuote {
   readonly platformFeePolicy: FeeBreakdown['platformFeePolicy'];
   readonly settlementSafety: SettlementSafety | null;
   readonly expiresIn: number;
+  /** `networkFeeAmount / totalInputAmount`, to 4 decimals rounded up. */
+  readonly networkFeeShare: string;
+  /** The least deposit accepted: the network fee plus 10^-10. */
+  readonly minimumInputAmount: string;
+  readonly usd: QuoteUsdValues;
+  /** The pool's guard state at this moment; null when the pool has no reference price yet. */
+  readonly poolGuard: WirePoolGuard | null;
+}
+
+/** The quote's amounts in USD, cut to 10 decimals; `outputAmount` null without a USD price. */
+export interface QuoteUsdValues {
+  readonly totalInputAmount: string;
+  readonly outputAmount: string | null;
+  readonly networkFeeAmount: string;
+  readonly poolFeeAmount: string;
+  /** `networkFeeAmount + poolFeeAmount`. */
+  readonly totalFeeAmount: string;
+}
+
+/** Decimals of `networkFeeShare`. */
+const SHARE_DECIMALS = 4;
+
+function usdValueOf(amount: Amount, price: Ratio): string {
+  return amount.mulDiv(price.numerator, price.denominator, 'down').toString();
+}
+
+/** The trade's amounts at the USD prices it was priced with. */
+export function quoteUsdValues(trade: PricedTrade): QuoteUsdValues {
+  const { fees, inputPriceUsd: input, outputPriceUsd: output } = trade;
+  return {
+    totalInputAmount: usdValueOf(fees.amount, input),
+    outputAmount: output === null ? null : usdValueOf(trade.outputAmount, output),
+    networkFeeAmount: usdValueOf(fees.networkFeeAmount, input),
+    poolFeeAmount: usdValueOf(fees.poolFeeAmount, input),
+    totalFeeAmount: usdValueOf(fees.networkFeeAmount.add(fees.poolFeeAmount), input),
+  };
 }
 
 export function assembleQuote(
   trade: PricedTrade,
   settlementSafety: SettlementSafety | null,
+  poolGuard: WirePoolGuard | null = null,
 ): WireQuote {
   const { fees, estimatedTrafficCost: traffic } = trade;
   return {
@@ -211,6 +261,14 @@ export function assembleQuote(
     platformFeePolicy: fees.platformFeePolicy,
     settlementSafety,
     expiresIn: QUOTE_EXPIRES_IN_SECONDS,
+    networkFeeShare: formatRatio(
+      ratio(fees.networkFeeAmount.units, fees.amount.units),
+      'up',
+      SHARE_DECIMALS,
+    ),
+    minimumInputAmount: minimumAmountFor(fees.networkFeeAmount).toString(),
+    usd: quoteUsdValues(trade),
+    poolGuard,
   };
 }
 

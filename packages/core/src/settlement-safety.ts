@@ -20,4 +20,10 @@ export interface SettlementSafety {
   readonly code: SettlementSafetyCode;
   readonly reason: string;
   readonly message: string;
+  /**
+   * With the two price-deviation codes: the deviation the pool's price would end at and the
+   * limit, decimal fractions (`0.0763`, `0.05`), the same figures as in `reason`.
+   */
+  readonly deviation?: string;
+  readonly limit?: string;
 }

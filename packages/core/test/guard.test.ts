@@ -17,15 +17,19 @@ const amount = (wire: string) => Amount.parse(wire);
 const UNIT = Amount.fromUnits(1n);
 const THIRTY_MINUTES_MS = 30 * 60 * 1000;
 
-/** A 1000/1000 pool at a steady price of 1 with a fresh USD reference; every check passes. */
+/**
+ * A 1000/1000 pool at a price of 1 with no reference prices, so the size checks are judged on their
+ * own (a trade of a tenth of this pool moves its price by a fifth); the deviation tests give it
+ * references.
+ */
 function pool(overrides: Partial<GuardSnapshot> = {}): GuardSnapshot {
   return {
     inputReserve: Amount.of(1000),
     outputReserve: Amount.of(1000),
     trailingHourOutputs: Amount.ZERO,
     outputReserveAtWindowStart: Amount.of(1000),
-    timeWeightedPrice: ratio(1n, 1n),
-    reference: { price: ratio(1n, 1n), ageMs: 0 },
+    timeWeightedPrice: null,
+    reference: null,
     accounting: { incompleteCompletedSwaps: 0, lastReconciliationMismatch: false },
     ...overrides,
   };
@@ -35,7 +39,8 @@ function trade(output: Amount, pricedInput: Amount = output): GuardTrade {
   return { output, pricedInput };
 }
 
-const SMALL_TRADE = trade(Amount.of(50));
+/** Moves the pool's price by about 1 %: within every deviation limit. */
+const SMALL_TRADE = trade(Amount.of(5));
 
 function codeOf(
   snapshot: GuardSnapshot,
@@ -116,37 +121,71 @@ describe('output_velocity_exceeded', () => {
   });
 });
 
-describe('reserve_price_deviation_exceeded', () => {
-  const withSpot = (outputReserve: string) =>
-    pool({ outputReserve: amount(outputReserve), reference: null });
+describe('reserve_price_deviation_exceeded: the price the trade ends at', () => {
+  /** 1000/1000 pools against a reference of 1 output per input. */
+  const steady = pool({ timeWeightedPrice: ratio(1n, 1n) });
+  const against = (outputReserve: string) =>
+    pool({ outputReserve: amount(outputReserve), timeWeightedPrice: ratio(1n, 1n) });
 
-  it('passes at exactly 5 % above and below the time-weighted price', () => {
-    expect(codeOf(withSpot('1050'))).toBeNull();
-    expect(codeOf(withSpot('950'))).toBeNull();
+  it('passes a trade that ends exactly at the band edge: 980 / 1029 is 1 / 1.05', () => {
+    expect(codeOf(steady, trade(Amount.of(20), Amount.of(29)))).toBeNull();
   });
 
-  it('fires one unit beyond 5 % in either direction', () => {
-    const above = evaluateSettlementSafety(withSpot('1050.0000000001'), SMALL_TRADE);
-    expect(above?.code).toBe('reserve_price_deviation_exceeded');
-    expect(above?.reason).toBe('deviation=0.0501 limit=0.05');
-    expect(codeOf(withSpot('949.9999999999'))).toBe('reserve_price_deviation_exceeded');
+  it('refuses the trade that ends one unit beyond, naming the figure and the limit', () => {
+    const result = evaluateSettlementSafety(steady, trade(Amount.of(20), Amount.of(29).add(UNIT)));
+    expect(result).toEqual({
+      code: 'reserve_price_deviation_exceeded',
+      reason: 'deviation=0.0501 limit=0.05',
+      deviation: '0.0501',
+      limit: '0.05',
+      message: expect.stringMatching(/5\.01% from its reference price, beyond the 5% limit/),
+    });
+  });
+
+  it('judges the pool before the trade too: a pool already 10 % above passes a trade that heals it', () => {
+    const above = against('1100');
+    // 1060 / 1040 is within 2 % of the reference.
+    expect(codeOf(above, trade(Amount.of(40), Amount.of(40)))).toBeNull();
+    // 1099 / 1001 is still outside the band, but nearer: healing is never refused.
+    expect(codeOf(above, trade(Amount.of(1), Amount.of(1)))).toBeNull();
+  });
+
+  it('refuses a trade from outside the band that moves the price further away', () => {
+    expect(codeOf(against('900'), trade(Amount.of(1), Amount.of(1)))).toBe(
+      'reserve_price_deviation_exceeded',
+    );
+  });
+
+  it('refuses a trade that overshoots the reference to a larger deviation on the other side', () => {
+    // 1100 / 1000 is 10 % above; 900 / 1180 is 31 % below.
+    const large = { outputReserveShareMax: 0.5, outputVelocityShareMax: 1 };
+    expect(codeOf(against('1100'), trade(Amount.of(200), Amount.of(180)), large)).toBe(
+      'reserve_price_deviation_exceeded',
+    );
   });
 });
 
 describe('reference_price_deviation_exceeded', () => {
-  const withSpot = (outputReserve: string) =>
-    pool({ outputReserve: amount(outputReserve), timeWeightedPrice: null });
+  const withReference = (outputReserve: string) =>
+    pool({ outputReserve: amount(outputReserve), reference: { price: ratio(1n, 1n), ageMs: 0 } });
 
-  it('passes at exactly 10 % from the reference', () => {
-    expect(codeOf(withSpot('1100'))).toBeNull();
-    expect(codeOf(withSpot('900'))).toBeNull();
+  it('passes a trade that ends exactly 10 % from the reference: 990 / 1089 is 1 / 1.1', () => {
+    expect(codeOf(withReference('1000'), trade(Amount.of(10), Amount.of(89)))).toBeNull();
   });
 
-  it('fires one unit beyond 10 %', () => {
-    const above = evaluateSettlementSafety(withSpot('1100.0000000001'), SMALL_TRADE);
-    expect(above?.code).toBe('reference_price_deviation_exceeded');
-    expect(above?.reason).toBe('deviation=0.1001 limit=0.1');
-    expect(codeOf(withSpot('899.9999999999'))).toBe('reference_price_deviation_exceeded');
+  it('refuses the trade that ends one unit beyond', () => {
+    const result = evaluateSettlementSafety(
+      withReference('1000'),
+      trade(Amount.of(10), Amount.of(89).add(UNIT)),
+    );
+    expect(result?.code).toBe('reference_price_deviation_exceeded');
+    expect(result?.reason).toBe('deviation=0.1001 limit=0.1');
+    expect(result?.limit).toBe('0.1');
+  });
+
+  it('never refuses the trade that brings a deviated pool back toward the reference', () => {
+    expect(codeOf(withReference('1200'), SMALL_TRADE)).toBeNull();
+    expect(codeOf(withReference('800'), SMALL_TRADE)).toBe('reference_price_deviation_exceeded');
   });
 
   it('compares the reference as output per unit of input', () => {
@@ -307,15 +346,21 @@ describe('custom thresholds', () => {
   });
 
   it('tightens the velocity and price limits', () => {
-    expect(codeOf(pool(), SMALL_TRADE, { outputVelocityShareMax: 0.04 })).toBe(
+    expect(codeOf(pool(), SMALL_TRADE, { outputVelocityShareMax: 0.004 })).toBe(
       'output_velocity_exceeded',
     );
-    const moved = pool({ outputReserve: Amount.of(1020) });
-    expect(codeOf(moved)).toBeNull();
-    expect(codeOf(moved, SMALL_TRADE, { reservePriceDeviationMax: 0.02 })).toBeNull();
-    const result = evaluateSettlementSafety(moved, SMALL_TRADE, { reservePriceDeviationMax: 0.01 });
-    expect(result?.reason).toBe('deviation=0.02 limit=0.01');
-    expect(codeOf(moved, SMALL_TRADE, { referencePriceDeviationMax: 0.0199 })).toBe(
+    // 995 / 1005 ends 1.0051 % below a reference of 1.
+    const priced = pool({
+      timeWeightedPrice: ratio(1n, 1n),
+      reference: { price: ratio(1n, 1n), ageMs: 0 },
+    });
+    expect(codeOf(priced)).toBeNull();
+    expect(codeOf(priced, SMALL_TRADE, { reservePriceDeviationMax: 0.011 })).toBeNull();
+    const result = evaluateSettlementSafety(priced, SMALL_TRADE, {
+      reservePriceDeviationMax: 0.01,
+    });
+    expect(result?.reason).toBe('deviation=0.0101 limit=0.01');
+    expect(codeOf(priced, SMALL_TRADE, { referencePriceDeviationMax: 0.01 })).toBe(
       'reference_price_deviation_exceeded',
     );
   });
@@ -353,7 +398,7 @@ describe('order of precedence', () => {
     ],
     [
       'output_velocity_exceeded',
-      (s) => ({ ...s, snapshot: { ...s.snapshot, trailingHourOutputs: Amount.of(240) } }),
+      (s) => ({ ...s, snapshot: { ...s.snapshot, trailingHourOutputs: Amount.of(248) } }),
     ],
     [
       'reserve_price_deviation_exceeded',

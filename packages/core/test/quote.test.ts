@@ -11,6 +11,7 @@ import {
   type TradeRequest,
   validateSlippage,
 } from '../src/quote.js';
+import { ratio } from '../src/ratio.js';
 import type { SettlementSafety } from '../src/settlement-safety.js';
 
 const amulet = { admin: 'DSO::1220aa', id: 'Amulet' };
@@ -77,6 +78,18 @@ describe('a quote on the canonical pool (1 000 000 Amulet / 145 000 USDCx)', () 
     platformFeePolicy: null,
     settlementSafety: null,
     expiresIn: 30,
+    // 8.275862069 / 1000 = 0.008275862069, rounded up to 4 decimals.
+    networkFeeShare: '0.0083',
+    minimumInputAmount: '8.2758620691',
+    // At 0.145 USD per Amulet; the output has no USD price in this request.
+    usd: {
+      totalInputAmount: '145',
+      outputAmount: null,
+      networkFeeAmount: '1.2',
+      poolFeeAmount: '0.4314',
+      totalFeeAmount: '1.6314',
+    },
+    poolGuard: null,
   };
 
   it('prices 1000 Amulet exactly', () => {
@@ -254,5 +267,38 @@ describe('validateSlippage', () => {
       ok: false,
       problem: { field: 'slippageTolerance', reason, value, min: 0.001, max: 0.05 },
     });
+  });
+});
+
+describe('the network fee told as a cost', () => {
+  const anAmount = fc
+    .bigInt({ min: 83n * 10n ** 9n, max: 10n ** 16n })
+    .map((units) => Amount.fromUnits(units));
+  const aPrice = fc.bigInt({ min: 1n, max: 10n ** 12n }).map((units) => ratio(units, 10n ** 10n));
+
+  it('states the share of the deposit rounded up, and USD values that add up', () => {
+    fc.assert(
+      fc.property(anAmount, aPrice, (amount, outputPrice) => {
+        const trade = priceTrade({ ...sellAmulet(amount), outputPriceUsd: outputPrice });
+        if (trade.kind !== 'priced') return;
+        const wire = assembleQuote(trade, null);
+        const share = Number(wire.networkFeeShare);
+        const exact = Number(wire.networkFeeAmount) / Number(wire.totalInputAmount);
+        expect(share).toBeGreaterThanOrEqual(exact - 1e-12);
+        expect(share - exact).toBeLessThan(1e-4 + 1e-12);
+        const usd = (text: string | null) => Amount.parse(text ?? '0');
+        const fees = usd(wire.usd.networkFeeAmount).add(usd(wire.usd.poolFeeAmount));
+        // Each figure is cut on its own: the total is at most 1 unit above their sum.
+        expect(usd(wire.usd.totalFeeAmount).sub(fees).units).toBeGreaterThanOrEqual(0n);
+        expect(usd(wire.usd.totalFeeAmount).sub(fees).units).toBeLessThanOrEqual(1n);
+        expect(usd(wire.usd.totalFeeAmount).lte(usd(wire.usd.totalInputAmount))).toBe(true);
+        expect(wire.usd.outputAmount).toBe(
+          trade.outputAmount
+            .mulDiv(outputPrice.numerator, outputPrice.denominator, 'down')
+            .toString(),
+        );
+        expect(Amount.parse(wire.minimumInputAmount).gt(trade.fees.networkFeeAmount)).toBe(true);
+      }),
+    );
   });
 });

@@ -120,6 +120,31 @@ const quote = {
   platformFeePolicy: null,
   settlementSafety: null,
   expiresIn: 30,
+  networkFeeShare: '0.0083',
+  minimumInputAmount: '8.2758620691',
+  usd: {
+    totalInputAmount: '145',
+    outputAmount: '143.2295417521',
+    networkFeeAmount: '1.2',
+    poolFeeAmount: '0.4314',
+    totalFeeAmount: '1.6314',
+  },
+  poolGuard: null,
+};
+
+const limitedGuard = {
+  state: 'limited',
+  since: '2026-01-01T00:00:00.000Z',
+  baseToken: 'Amulet',
+  quoteToken: 'USDCx',
+  price: '0.157',
+  referencePrice: '0.145',
+  deviation: '0.0828',
+  limit: '0.05',
+  priceBand: { low: '0.1380952381', high: '0.15225' },
+  allowedInputToken: 'Amulet',
+  clearsAt: '2026-01-01T00:12:00.000Z',
+  referenceHalfLifeSeconds: 900,
 };
 
 const swapTerms = {
@@ -423,6 +448,10 @@ describe('quotes', () => {
       'effectiveRate',
       'maxPriceImpact',
       'expiresIn',
+      'networkFeeShare',
+      'minimumInputAmount',
+      'usd',
+      'poolGuard',
     ];
     expect(QuoteSchema.required).toEqual(expect.arrayContaining([...seedFields, ...specFields]));
     expectValid(QuoteSchema, quote);
@@ -444,6 +473,21 @@ describe('quotes', () => {
     expect(Value.Check(QuoteSchema, { ...quote, platformFeePolicy: unknownTarget })).toBe(false);
     const unknownCode = { ...guardBlock, code: 'too_big' };
     expect(Value.Check(QuoteSchema, { ...quote, settlementSafety: unknownCode })).toBe(false);
+  });
+
+  it('carry the pool guard state, the deviation refusal and USD values without an output price', () => {
+    const deviation = {
+      code: 'reserve_price_deviation_exceeded',
+      reason: 'deviation=0.0828 limit=0.05',
+      message: 'beyond the 5% limit',
+      deviation: '0.0828',
+      limit: '0.05',
+    };
+    expectValid(QuoteSchema, { ...quote, poolGuard: limitedGuard, settlementSafety: deviation });
+    expectValid(QuoteSchema, { ...quote, usd: { ...quote.usd, outputAmount: null } });
+    const unknownState = { ...limitedGuard, state: 'frozen' };
+    expect(Value.Check(QuoteSchema, { ...quote, poolGuard: unknownState })).toBe(false);
+    expect(Value.Check(QuoteSchema, { ...quote, networkFeeShare: 0.0083 })).toBe(false);
   });
 });
 

@@ -79,6 +79,36 @@ export interface Pool {
   lpAddress: string;
   /** A paused pool refuses quotes and new swaps (409 `pool_paused`). */
   status: 'active' | 'paused';
+  /** In `pools.get()`: the price-deviation guard's state. */
+  guard?: PoolGuard;
+}
+
+/** A pool's price-deviation guard: whether it limits swaps now, and what lets them through. */
+export interface PoolGuard {
+  /** `limited`: only swaps that bring the price back (or end within the band) pass. */
+  state: 'clear' | 'limited';
+  /** When the pool became limited; null while clear. */
+  since: string | null;
+  /** Prices are of this token (tokenA)… */
+  baseToken: string;
+  /** …in this one (tokenB). */
+  quoteToken: string;
+  /** The spot price, tokenB per tokenA. */
+  price: string;
+  /** The reference price: an exponential moving average of the spot price. */
+  referencePrice: string;
+  /** max(price, reference) / min(price, reference) − 1, rounded up. */
+  deviation: string;
+  /** The largest deviation a swap may end at. */
+  limit: string;
+  /** Prices a swap may end at, whichever way it goes. */
+  priceBand: { low: string; high: string };
+  /** While limited, the token a swap must send to be let through; null while clear. */
+  allowedInputToken: string | null;
+  /** While limited, when the reference reaches the band if nothing trades. */
+  clearsAt: string | null;
+  /** The reference covers half its distance to the price in this time. */
+  referenceHalfLifeSeconds: number;
 }
 
 /** Answer of `pools.list()`. */
@@ -149,6 +179,10 @@ export interface SettlementSafety {
   reason: string;
   /** For people. */
   message: string;
+  /** With the price-deviation codes: the deviation the pool's price would end at, rounded up. */
+  deviation?: string;
+  /** With the price-deviation codes: the limit. */
+  limit?: string;
 }
 
 /** The network-fee discount that applied to a quote. */
@@ -238,6 +272,28 @@ export interface Quote {
   settlementSafety: SettlementSafety | null;
   /** Seconds the quote is indicative for. */
   expiresIn: number;
+  /** networkFeeAmount / totalInputAmount, to 4 decimals rounded up. */
+  networkFeeShare: string;
+  /** The least deposit accepted; below it `amount_below_minimum`. */
+  minimumInputAmount: string;
+  /** The quote's amounts in USD. */
+  usd: QuoteUsd;
+  /** The pool's guard state now; null while the pool has no reference price. */
+  poolGuard: PoolGuard | null;
+}
+
+/** A quote's amounts in USD at the prices it was priced with, cut to 10 decimals. */
+export interface QuoteUsd {
+  /** The deposit in USD. */
+  totalInputAmount: string;
+  /** The output in USD; null when the output token has no USD price. */
+  outputAmount: string | null;
+  /** The network fee in USD. */
+  networkFeeAmount: string;
+  /** The pool fee in USD. */
+  poolFeeAmount: string;
+  /** networkFeeAmount + poolFeeAmount, in USD. */
+  totalFeeAmount: string;
 }
 
 /** What the wallet must do to fund an intent. */

@@ -12,6 +12,7 @@ import type * as liquidity from '../src/liquidity/index.js';
 expectTypeOf<sdk.Token>().toEqualTypeOf<core.Token>();
 expectTypeOf<sdk.TokenList>().toEqualTypeOf<core.TokenList>();
 expectTypeOf<sdk.PoolSide>().toEqualTypeOf<core.PoolSide>();
+expectTypeOf<sdk.PoolGuard>().toEqualTypeOf<core.PoolGuard>();
 expectTypeOf<sdk.Pool>().toEqualTypeOf<core.Pool>();
 expectTypeOf<sdk.PoolList>().toEqualTypeOf<core.PoolList>();
 expectTypeOf<sdk.AprMeta>().toEqualTypeOf<core.AprMeta>();
@@ -21,6 +22,7 @@ expectTypeOf<sdk.SettlementSafety>().toEqualTypeOf<Static<typeof core.Settlement
 expectTypeOf<sdk.NetworkFeePolicy>().toEqualTypeOf<core.NetworkFeePolicy>();
 expectTypeOf<sdk.PlatformFeePolicy>().toEqualTypeOf<core.PlatformFeePolicy>();
 expectTypeOf<sdk.EstimatedTrafficCost>().toEqualTypeOf<core.EstimatedTrafficCost>();
+expectTypeOf<sdk.QuoteUsd>().toEqualTypeOf<core.QuoteUsd>();
 expectTypeOf<sdk.Quote>().toEqualTypeOf<core.Quote>();
 expectTypeOf<sdk.SwapInstructions>().toEqualTypeOf<core.SwapInstructions>();
 expectTypeOf<sdk.SwapIntent>().toEqualTypeOf<core.SwapIntent>();

@@ -38,19 +38,21 @@ export function startupBanner(service: RunningService, root = repositoryRoot()):
   const store = settings.databaseUrl === null ? `PGlite in ${settings.dataDir}/db` : 'PostgreSQL';
   const lines = [
     `PoolParty ${settings.environment} ${ROLE_NAMES[settings.role]} listening on ${url}`,
-    ...(settings.role === 'worker' ? [] : [`  web app:   ${url}/`, `  API docs:  ${url}/docs`]),
+    ...(settings.role === 'worker' ? [] : [webAppLine(service, url), `  API docs:  ${url}/docs`]),
     `  store:     ${store}`,
     `  ledger:    ${describeLedger(settings)}`,
     // The project brings its own Node (the `node` dev dependency); naming it shows which one runs.
     `  runtime:   Node.js ${process.version}`,
   ];
+  const notice = service.webAppKey.notice;
+  if (notice !== null && settings.role !== 'worker') lines.push('', `! ${notice}`);
   const devnet = service.devnet;
   // A worker serves only health and metrics: the first-call guide belongs to the API.
   if (devnet === null || settings.role === 'worker') return lines.join('\n');
   return [
     ...lines,
     '',
-    `Developer API key (devnet): ${devnet.apiKey}`,
+    ...developerKeyLines(devnet.apiKey, service.developerKeyWorks, url),
     ...partyLines(devnet, url, join(settings.dataDir, DEVNET_FILE)),
     ...firstSwapLines(url, settings.dataDir, root),
     '',
@@ -58,6 +60,27 @@ export function startupBanner(service: RunningService, root = repositoryRoot()):
     `  curl -H 'X-API-Key: ${devnet.apiKey}' '${url}/v1/quotes?from=Amulet&to=USDCx&amount=100&poolId=${devnet.pools[0]?.poolId ?? ''}'`,
     ...snippetLines(devnet, url, settings.dataDir, root),
   ].join('\n');
+}
+
+/** Whose key the pages use: the service's own is no developer's to revoke. */
+function webAppLine(service: RunningService, url: string): string {
+  const { source } = service.webAppKey;
+  const whose =
+    source === 'service'
+      ? " (its own key, listed among no developer's keys)"
+      : source === 'configured'
+        ? ' (the key POOLPARTY_APP_API_KEY names)'
+        : ' (no key: set POOLPARTY_APP_API_KEY)';
+  return `  web app:   ${url}/${whose}`;
+}
+
+/** The developer key, or, once the developer revoked it, that it is revoked and what to do. */
+function developerKeyLines(key: string, works: boolean, url: string): string[] {
+  if (works) return [`Developer API key (devnet): ${key}`];
+  return [
+    `Developer API key (devnet): ${key.slice(0, 16)}… was revoked; the examples and the curl line below need a working key.`,
+    `  Fix: create one at ${url}/developer and pass it as POOLPARTY_API_KEY (the web pages keep working: they use their own key).`,
+  ];
 }
 
 /** The seeded parties, each with what it is for; the pools' own parties are in the file. */

@@ -57,7 +57,7 @@ export interface Settings extends CantonSettings {
   readonly devnetApiKey: string | null;
   /**
    * The developer key the service's own web pages call `/v1` with (public: every visitor's
-   * browser sends it). Unset on devnet: the seeded developer key.
+   * browser sends it). Unset on devnet: the pages' own key (web-app-key.ts).
    */
   readonly appApiKey: string | null;
   readonly logLevel: LogLevel;
@@ -488,7 +488,7 @@ const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
     key: 'appApiKey',
     env: 'POOLPARTY_APP_API_KEY',
     flag: 'app-api-key',
-    description: "the developer key the service's web pages call /v1 with (devnet: the seeded key)",
+    description: "the developer key the service's web pages call /v1 with (devnet: their own key)",
     defaultValue: null,
     parse: (text) =>
       APP_KEY_PATTERN.test(text)

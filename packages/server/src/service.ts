@@ -57,6 +57,7 @@ import { registerTreasuryMetrics } from './treasury/metrics.js';
 import { TreasurySweeper } from './treasury/sweeper.js';
 import { LIQUIDITY_OUTBOX } from './views/liquidity-outbox.js';
 import { SWAP_OUTBOX } from './views/swap-outbox.js';
+import { developerKeyWorks, type WebAppKey, webAppKeyOf } from './web-app-key.js';
 
 export interface StartOptions {
   /** PostgreSQL schema to work in (tests isolate themselves this way). */
@@ -76,6 +77,10 @@ export interface RunningService {
   readonly url: string | null;
   /** The devnet seed's key and parties; null outside devnet mode. */
   readonly devnet: DevnetWelcome | null;
+  /** The key the web pages are served with, and what the start found about it. */
+  readonly webAppKey: WebAppKey;
+  /** Whether the devnet developer key still works; true outside devnet. */
+  readonly developerKeyWorks: boolean;
   close(): Promise<void>;
 }
 
@@ -132,7 +137,7 @@ async function startOnce(settings: Settings, options: StartOptions): Promise<Run
       settings.role === 'worker'
         ? await buildOperationalApp(ctx)
         : await buildApp(ctx, {
-            webAppApiKey: settings.appApiKey ?? base.devnet?.apiKey ?? null,
+            webAppApiKey: base.webAppKey.key,
             ...(options.webAppDist !== undefined && { webAppDist: options.webAppDist }),
           });
     lateLog.useFrom(app);
@@ -152,7 +157,8 @@ async function startOnce(settings: Settings, options: StartOptions): Promise<Run
         throw new AggregateError(failures, 'the service did not close cleanly');
       }
     };
-    return { ctx, app, url, devnet: base.devnet, close };
+    const { webAppKey, developerKeyWorks } = base;
+    return { ctx, app, url, devnet: base.devnet, webAppKey, developerKeyWorks, close };
   } catch (error) {
     // The start's own error is what the caller is told; a part that then fails to close is
     // reported beside it.
@@ -194,6 +200,8 @@ interface Foundations {
   readonly clock: LedgerClock;
   readonly walletTokens: WalletTokenSigner;
   readonly devnet: DevnetWelcome | null;
+  readonly webAppKey: WebAppKey;
+  readonly developerKeyWorks: boolean;
 }
 
 /** The store, the ledger, the clock, the wallet-token key and, on devnet, the seed. */
@@ -222,7 +230,19 @@ async function openFoundations(
           ...(options.onProgress && { onProgress: options.onProgress }),
         })
       : null;
-  return { db, ledger, devnetLedger, clock, walletTokens, devnet };
+  const now = clock.now();
+  const webAppKey = await webAppKeyOf(db, settings.appApiKey, devnet, now);
+  const developerWorks = devnet === null || (await developerKeyWorks(db, devnet.apiKey, now));
+  return {
+    db,
+    ledger,
+    devnetLedger,
+    clock,
+    walletTokens,
+    devnet,
+    webAppKey,
+    developerKeyWorks: developerWorks,
+  };
 }
 
 /** Notifications for a hub nobody streams from: it listens to nothing. */

@@ -32,9 +32,23 @@ function settingsWith(env: Record<string, string>): Settings {
   return result.settings;
 }
 
-/** A running service as the banner reads it: settings, URL and the devnet seed. */
-function banner(env: Record<string, string>, url: string, root: string | null = ROOT): string {
-  const service = { ctx: { settings: settingsWith(env) }, url, devnet: WELCOME };
+const OWN_KEY = { key: `pp_test_${'w'.repeat(32)}`, source: 'service', notice: null } as const;
+
+/** A running service as the banner reads it: settings, URL, the devnet seed and the keys. */
+function banner(
+  env: Record<string, string>,
+  url: string,
+  root: string | null = ROOT,
+  keys: Partial<Pick<RunningService, 'webAppKey' | 'developerKeyWorks'>> = {},
+): string {
+  const service = {
+    ctx: { settings: settingsWith(env) },
+    url,
+    devnet: WELCOME,
+    webAppKey: OWN_KEY,
+    developerKeyWorks: true,
+    ...keys,
+  };
   return startupBanner(service as unknown as RunningService, root);
 }
 
@@ -76,9 +90,45 @@ describe('the devnet banner', () => {
 
   it('is only the address block on a worker', () => {
     const settings: Settings = { ...settingsWith({}), role: 'worker' };
-    const service = { ctx: { settings }, url: 'http://127.0.0.1:8787', devnet: WELCOME };
+    const service = {
+      ctx: { settings },
+      url: 'http://127.0.0.1:8787',
+      devnet: WELCOME,
+      webAppKey: OWN_KEY,
+      developerKeyWorks: true,
+    };
     const worker = startupBanner(service as unknown as RunningService, ROOT);
     expect(worker).not.toContain('Developer API key');
     expect(worker).not.toContain('First swap');
+  });
+});
+
+describe('the keys in the banner', () => {
+  const url = 'http://127.0.0.1:8787';
+
+  it('prints the developer key while it works, and says the pages use a key of their own', () => {
+    const text = banner({}, url);
+    expect(text).toContain(`Developer API key (devnet): ${WELCOME.apiKey}\n`);
+    expect(text).toContain(
+      "web app:   http://127.0.0.1:8787/ (its own key, listed among no developer's keys)",
+    );
+  });
+
+  it('names a revoked developer key as revoked, with the fix, instead of printing it as the key', () => {
+    const text = banner({}, url, ROOT, { developerKeyWorks: false });
+    expect(text).not.toContain(`Developer API key (devnet): ${WELCOME.apiKey}\n`);
+    expect(text).toContain('was revoked');
+    expect(text).toContain(
+      'create one at http://127.0.0.1:8787/developer and pass it as POOLPARTY_API_KEY',
+    );
+  });
+
+  it("reports a configured pages' key that no longer works, with the fix", () => {
+    const notice = "The web pages' key (POOLPARTY_APP_API_KEY, pp_test_abc…) was revoked: fix it.";
+    const text = banner({}, url, ROOT, {
+      webAppKey: { key: 'pp_test_abc', source: 'configured', notice },
+    });
+    expect(text).toContain(`! ${notice}`);
+    expect(text).toContain('(the key POOLPARTY_APP_API_KEY names)');
   });
 });

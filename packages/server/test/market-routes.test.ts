@@ -99,6 +99,19 @@ describe('tokens, pools and quotes', () => {
       tokenB: { name: 'USDCx', admin: usdcxAdmin, reserve: '145000' },
       swapAddress: pool('amulet-usdcx').swapParty,
       lpAddress: pool('amulet-usdcx').lpParty,
+      guard: {
+        state: 'clear',
+        since: null,
+        baseToken: 'Amulet',
+        quoteToken: 'USDCx',
+        price: '0.145',
+        referencePrice: '0.145',
+        limit: '0.05',
+        priceBand: { low: '0.1380952381', high: '0.15225' },
+        allowedInputToken: null,
+        clearsAt: null,
+        referenceHalfLifeSeconds: 900,
+      },
     });
   });
 
@@ -218,8 +231,25 @@ describe('tokens, pools and quotes', () => {
           'platformFeePolicy',
           'settlementSafety',
           'expiresIn',
+          'networkFeeShare',
+          'minimumInputAmount',
+          'usd',
+          'poolGuard',
         ].sort(),
       );
+      // The network fee as a cost: its share of the deposit and every amount in USD.
+      expect(body).toMatchObject({
+        networkFeeShare: '0.0083',
+        minimumInputAmount: '8.2758620691',
+        usd: {
+          totalInputAmount: '145',
+          outputAmount: body.outputAmount,
+          networkFeeAmount: '1.2',
+          poolFeeAmount: '0.4314',
+          totalFeeAmount: '1.6314',
+        },
+        poolGuard: { state: 'clear', allowedInputToken: null },
+      });
     });
 
     it('prices USDCx → Amulet with the network fee in USDCx', async () => {
@@ -322,6 +352,9 @@ describe('tokens, pools and quotes', () => {
         expect(answer.body).toMatchObject({
           code: 'amount_below_minimum',
           minimumAmount: '8.2758620691',
+          networkFeeAmount: AMULET_NETWORK_FEE,
+          inputToken: 'Amulet',
+          detail: expect.stringContaining('send at least 8.2758620691 Amulet'),
         });
       }
       expect((await quote({ ...canonical, amount: '8.2758620691' })).status).toBe(200);
@@ -337,6 +370,23 @@ describe('tokens, pools and quotes', () => {
       });
       expect(Number(answer.body.priceImpact)).toBeGreaterThan(0.15);
       expect(answer.body.maxPriceImpact).toBe(0.15);
+    });
+
+    it('refuses a 40 000 Amulet swap that would move the price beyond the band, and quotes the way back', async () => {
+      const answer = await quote({ ...canonical, amount: '40000' });
+      expect(answer.status).toBe(200);
+      expect(answer.body.settlementSafety).toMatchObject({
+        code: 'reserve_price_deviation_exceeded',
+        reason: expect.stringMatching(/^deviation=0\.08\d+ limit=0\.05$/),
+        limit: '0.05',
+      });
+      expect(
+        Number((answer.body.settlementSafety as { deviation: string }).deviation),
+      ).toBeGreaterThan(0.08);
+      const back = await quote({ ...canonical, from: 'USDCx', to: 'Amulet', amount: '1000' });
+      expect(back.body.settlementSafety).toBeNull();
+      const within = await quote({ ...canonical, amount: '20000' });
+      expect(within.body.settlementSafety).toBeNull();
     });
 
     it('applies an API-key discount policy to both fees', async () => {

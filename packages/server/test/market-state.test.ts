@@ -39,6 +39,7 @@ describe('guard inputs', () => {
       inputSide: 'tokenA',
       reserves: { input: a('1000000'), output: a('145000') },
       reservesLoadedAtMs: 0,
+      referencePrice: null,
       history: { value: history(), loadedAtMs: 0 },
       reference: null,
       wallNowMs: 0,
@@ -49,6 +50,23 @@ describe('guard inputs', () => {
       malformed,
     );
     expect(verdict).toMatchObject({ code: 'settlement_safety_guard_unavailable' });
+  });
+
+  it('reads the pool reference (tokenB per tokenA) as output per unit of input', () => {
+    const view = {
+      reserves: { input: a('145000'), output: a('1000000') },
+      reservesLoadedAtMs: 0,
+      history: { value: history(), loadedAtMs: 0 },
+      referencePrice: ratio(145n, 1000n),
+      reference: null,
+      wallNowMs: 0,
+    };
+    expect(guardSnapshotOf({ ...view, inputSide: 'tokenA' }).timeWeightedPrice).toEqual(
+      ratio(145n, 1000n),
+    );
+    expect(guardSnapshotOf({ ...view, inputSide: 'tokenB' }).timeWeightedPrice).toEqual(
+      ratio(1000n, 145n),
+    );
   });
 
   it('averages the snapshots into output per unit of input', () => {
@@ -85,6 +103,7 @@ describe('guard inputs', () => {
       inputSide: 'tokenA' as const,
       reserves: { input: a('1000000'), output: a('145000') },
       reservesLoadedAtMs: 0,
+      referencePrice: null,
       history: { value: history(), loadedAtMs: 0 },
       reference: null,
       wallNowMs: 1_000,
@@ -110,6 +129,7 @@ describe('guard inputs', () => {
       inputSide: 'tokenB',
       reserves: { input: a('145000'), output: a('1000000') },
       reservesLoadedAtMs: 0,
+      referencePrice: null,
       history: { value: history({ lastReconciliationOk: false }), loadedAtMs: 0 },
       reference: null,
       wallNowMs: 0,

@@ -283,6 +283,27 @@ describe('POST /v1/swaps: creating an intent', () => {
     expect((await track(token, party.partyId)).body.swaps).toEqual([]);
   });
 
+  it('refuses a swap that would move the price beyond the band, naming the deviation, and takes the way back', async () => {
+    const { party, token } = await newParty('mover');
+    // 40 000 Amulet moves the devnet pool's price about 8 %; the band is 5 %.
+    const response = await createSwap(token, amuletToUsdcx('40000'));
+    expectProblem(response, 400, 'settlement_safety');
+    expect(response.body.settlementSafety).toMatchObject({
+      code: 'reserve_price_deviation_exceeded',
+      limit: '0.05',
+      reason: expect.stringMatching(/^deviation=0\.08\d* limit=0\.05$/),
+    });
+    expect(response.body.detail).toContain('beyond the 5% limit');
+    expect((await track(token, party.partyId)).body.swaps).toEqual([]);
+    const back = await createSwap(token, {
+      fromToken: 'USDCx',
+      toToken: 'Amulet',
+      amount: '1000',
+      poolId: canonical.poolId,
+    });
+    expect(back.status).toBe(201);
+  });
+
   it('answers 400 price_impact_exceeded beyond the pool cap, and creates nothing', async () => {
     const { party, token } = await newParty('impact');
     const { ctx } = t.service;

@@ -1,8 +1,8 @@
 /**
  * How the service serves its web pages (src/http/web-app.ts): index.html at the app's own paths
  * only, revalidated on every visit; hashed assets cached for ever, gzipped when the browser takes
- * it; the pages' own content security policy; `/app-config.json` with the key the pages use; and
- * every API path unchanged.
+ * it; the pages' own content security policy; `/app-config.json` with the key the pages use
+ * (their own on devnet); and every API path unchanged.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -153,14 +153,15 @@ describe('the web pages in the running service', () => {
     await t?.close();
   });
 
-  it("gives the pages the seeded developer key on devnet and prints the app's address", async () => {
+  it("gives the pages a key of their own on devnet, not the developer's, and prints the app's address", async () => {
     const config = await (await fetch(`${t.url}/app-config.json`)).json();
     expect(config).toEqual({
       environment: 'devnet',
-      apiKey: t.apiKey,
+      apiKey: expect.stringMatching(/^pp_test_/),
       devnet: true,
       cantonRegistries: { defaultUrl: null, byAdmin: {} },
     });
+    expect(config.apiKey).not.toBe(t.apiKey);
     expect(startupBanner(t.service)).toContain(`web app:   ${t.url}/`);
   });
 

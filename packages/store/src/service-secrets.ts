@@ -27,3 +27,17 @@ export async function ensureServiceSecret<T>(
   if (!stored[0]) throw new Error(`service secret ${name} could not be stored`);
   return stored[0].value;
 }
+
+/** Sets a secret whatever it held: for a value found unusable and replaced (the web app's key). */
+export async function replaceServiceSecret<T>(
+  q: Queryable,
+  name: string,
+  value: T,
+  now: Date,
+): Promise<void> {
+  await q.query(
+    `INSERT INTO service_secrets (name, value, created_at) VALUES ($1, $2::jsonb, $3)
+     ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value, created_at = EXCLUDED.created_at`,
+    [name, JSON.stringify(value), now],
+  );
+}

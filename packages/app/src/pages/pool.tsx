@@ -5,7 +5,7 @@
  * and adding liquidity (liquidity/pool-liquidity.tsx).
  */
 import type { PoolHistory, PoolHistoryPeriod, PoolTrade } from '@poolparty/core';
-import type { Pool, PoolStats, Ticker } from '@poolparty/sdk';
+import type { Pool, PoolGuard, PoolStats, Ticker } from '@poolparty/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError } from '../describe-error.js';
 import { PoolLiquidity } from '../liquidity/pool-liquidity.js';
@@ -45,6 +45,7 @@ export function PoolPage(props: { params?: { poolId?: string } }) {
         {pool.status === 'paused' && <span class="badge">paused</span>} ·{' '}
         <a href="/pools">every pool</a>
       </p>
+      <GuardStatus poolId={pool.poolId} version={version} />
       <p class="actions">
         <a class="button primary" href={swapLink(pool)}>
           Swap in this pool
@@ -61,6 +62,42 @@ export function PoolPage(props: { params?: { poolId?: string } }) {
       </div>
       <PoolLiquidity pool={pool} version={version} onChanged={() => setVersion((v) => v + 1)} />
     </>
+  );
+}
+
+/**
+ * The price guard's state in one line: clear, or limited with the direction that passes, the
+ * price band and when it clears if nothing trades. Read from the pool's own route, which alone
+ * carries it; nothing shows until it is read, or when it cannot be.
+ */
+function GuardStatus(props: { poolId: string; version: number }) {
+  const { pp } = useServices();
+  const [guard, setGuard] = useState<PoolGuard | null>(null);
+  useEffect(() => {
+    pp?.pools.get(props.poolId).then(
+      (pool) => setGuard(pool.guard ?? null),
+      () => setGuard(null),
+    );
+  }, [pp, props.poolId, props.version]);
+  if (guard === null) return null;
+  const band = `${guard.priceBand.low} to ${guard.priceBand.high} ${guard.quoteToken} per ${guard.baseToken}`;
+  if (guard.state === 'clear') {
+    return (
+      <p class="hint" role="status" data-testid="pool-guard">
+        Price guard: clear — swaps may move the price within {band}.
+      </p>
+    );
+  }
+  const clears =
+    guard.clearsAt === null
+      ? ''
+      : `, about ${new Date(guard.clearsAt).toLocaleTimeString()} if nothing trades`;
+  return (
+    <p class="hint" role="status" data-testid="pool-guard">
+      Price guard: limited since {guard.since ? new Date(guard.since).toLocaleTimeString() : 'now'}{' '}
+      — the price is {(Number(guard.deviation) * 100).toFixed(2)}% from its reference. Swaps from{' '}
+      {guard.allowedInputToken} pass; the other way only within {band}. Clears{clears}.
+    </p>
   );
 }
 

@@ -171,6 +171,15 @@ export const SettlementSafetySchema = Type.Object(
     code: enumOf(SETTLEMENT_SAFETY_CODES, { description: 'The guard rule that blocks.' }),
     reason: Type.String({ description: 'Stable machine-readable detail, e.g. `share=0.14`.' }),
     message: Type.String({ description: 'For people.' }),
+    deviation: Type.Optional(
+      inline(DecimalStringSchema, {
+        description:
+          "With the price-deviation codes: the deviation the pool's price would end at, rounded up.",
+      }),
+    ),
+    limit: Type.Optional(
+      inline(DecimalStringSchema, { description: 'With the price-deviation codes: the limit.' }),
+    ),
   },
   {
     $id: 'SettlementSafety',

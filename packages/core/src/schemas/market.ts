@@ -47,6 +47,49 @@ const PoolSideSchema = Type.Object(
 );
 export type PoolSide = Static<typeof PoolSideSchema>;
 
+const decimal = (description: string) => inline(DecimalStringSchema, { description });
+
+/** The type is `WirePoolGuard` of price-reference.ts. */
+export const PoolGuardSchema = Type.Object(
+  {
+    state: Type.Union([Type.Literal('clear'), Type.Literal('limited')], {
+      description:
+        "`limited`: the pool's price is outside the band around its reference, and only swaps " +
+        'that bring it back (sending `allowedInputToken`) or end within the band pass.',
+    }),
+    since: nullable(TimestampSchema, {
+      description: 'When the pool became limited; null while clear.',
+    }),
+    baseToken: inline(TokenSymbolSchema, { description: 'Prices are of this token (tokenA)…' }),
+    quoteToken: inline(TokenSymbolSchema, { description: '…in this one (tokenB).' }),
+    price: decimal("The pool's spot price, tokenB per tokenA."),
+    referencePrice: decimal(
+      'The reference price: an exponential moving average of the spot price (docs/spec/guard.md#reference).',
+    ),
+    deviation: decimal('max(price, reference) / min(price, reference) − 1, rounded up.'),
+    limit: decimal('The largest deviation a swap may end at.'),
+    priceBand: Type.Object(
+      { low: decimal('reference / (1 + limit).'), high: decimal('reference × (1 + limit).') },
+      { description: 'Prices a swap may end at, whichever way it goes.' },
+    ),
+    allowedInputToken: nullable(TokenSymbolSchema, {
+      description: 'While limited, the token a swap must send to be let through; null while clear.',
+    }),
+    clearsAt: nullable(TimestampSchema, {
+      description: 'While limited, when the reference reaches the band if nothing trades.',
+    }),
+    referenceHalfLifeSeconds: Type.Number({
+      minimum: 0,
+      description: 'The reference covers half its distance to the price in this time.',
+    }),
+  },
+  {
+    $id: 'PoolGuard',
+    description: "The pool's price-deviation guard (docs/spec/guard.md#pool-guard-state).",
+  },
+);
+export type PoolGuard = Static<typeof PoolGuardSchema>;
+
 export const PoolSchema = Type.Object(
   {
     poolId: inline(PoolIdSchema),
@@ -59,6 +102,9 @@ export const PoolSchema = Type.Object(
     status: Type.Union([Type.Literal('active'), Type.Literal('paused')], {
       description: 'A paused pool refuses quotes and new swaps (409 `pool_paused`).',
     }),
+    guard: Type.Optional(
+      inline(PoolGuardSchema, { description: 'In `GET /v1/pools/{poolId}`: the guard state.' }),
+    ),
   },
   { $id: 'Pool', description: 'A constant-product pool (docs/spec/protocol.md#tokens-and-pools).' },
 );
@@ -252,6 +298,7 @@ export type PoolTrades = Static<typeof PoolTradesSchema>;
 export const MARKET_SCHEMAS = [
   TokenListSchema,
   PoolSideSchema,
+  PoolGuardSchema,
   PoolSchema,
   PoolListSchema,
   PoolStatsQuerySchema,

@@ -64,6 +64,14 @@ export const ProblemSchema = Type.Object(
         description: 'With `amount_below_minimum`: the smallest deposit that is accepted.',
       }),
     ),
+    networkFeeAmount: Type.Optional(
+      inline(AmountStringSchema, {
+        description: 'With `amount_below_minimum`: the network fee the deposit must exceed.',
+      }),
+    ),
+    inputToken: Type.Optional(
+      Type.String({ description: 'With `amount_below_minimum`: the token of both amounts.' }),
+    ),
     retryAfter: Type.Optional(
       Type.Integer({ minimum: 0, description: 'With `rate_limited`: seconds to wait.' }),
     ),

@@ -19,6 +19,7 @@ import {
   SettlementSafetySchema,
   TokenSymbolSchema,
 } from './common.js';
+import { PoolGuardSchema } from './market.js';
 
 const amount = (description: string) => inline(AmountStringSchema, { description });
 const decimal = (description: string) => inline(DecimalStringSchema, { description });
@@ -86,6 +87,27 @@ const EstimatedTrafficCostSchema = Type.Object(
 );
 export type EstimatedTrafficCost = Static<typeof EstimatedTrafficCostSchema>;
 
+const usdValue = (description: string) => inline(DecimalStringSchema, { description });
+
+const QuoteUsdSchema = Type.Object(
+  {
+    totalInputAmount: usdValue('The deposit in USD.'),
+    outputAmount: nullable(DecimalStringSchema, {
+      description: 'The output in USD; null when the output token has no USD price.',
+    }),
+    networkFeeAmount: usdValue('The network fee in USD.'),
+    poolFeeAmount: usdValue('The pool fee in USD.'),
+    totalFeeAmount: usdValue('networkFeeAmount + poolFeeAmount, in USD.'),
+  },
+  {
+    $id: 'QuoteUsd',
+    description:
+      "The quote's amounts in USD at the prices it was priced with (USDCx 1, Amulet the open " +
+      "mining round's price, other tokens through their Amulet pool), cut to 10 decimals.",
+  },
+);
+export type QuoteUsd = Static<typeof QuoteUsdSchema>;
+
 export const QuoteSchema = Type.Object(
   {
     poolId: inline(PoolIdSchema),
@@ -125,6 +147,16 @@ export const QuoteSchema = Type.Object(
       description: 'Null when clear; otherwise a swap of this size or timing would be blocked.',
     }),
     expiresIn: Type.Integer({ minimum: 0, description: 'Seconds the quote is indicative for.' }),
+    networkFeeShare: decimal(
+      'networkFeeAmount / totalInputAmount, to 4 decimals rounded up: what the network fee costs this swap.',
+    ),
+    minimumInputAmount: amount(
+      'The least deposit accepted: the network fee plus 0.0000000001; below it `amount_below_minimum`.',
+    ),
+    usd: inline(QuoteUsdSchema),
+    poolGuard: nullable(PoolGuardSchema, {
+      description: "The pool's guard state now; null while the pool has no reference price.",
+    }),
   },
   {
     $id: 'Quote',
@@ -140,5 +172,6 @@ export const QUOTE_SCHEMAS = [
   NetworkFeePolicySchema,
   PlatformFeePolicySchema,
   EstimatedTrafficCostSchema,
+  QuoteUsdSchema,
   QuoteSchema,
 ] as const;

@@ -108,6 +108,23 @@ export const TICKER_EXAMPLE = {
   asOf: CREATED_AT,
 };
 
+export const POOL_GUARD_EXAMPLE = {
+  state: 'clear',
+  since: null,
+  baseToken: 'Amulet',
+  quoteToken: 'USDCx',
+  price: '0.145',
+  referencePrice: '0.145',
+  deviation: '0',
+  limit: '0.05',
+  priceBand: { low: '0.1380952381', high: '0.15225' },
+  allowedInputToken: null,
+  clearsAt: null,
+  referenceHalfLifeSeconds: 900,
+};
+
+export const POOL_DETAIL_EXAMPLE = { ...POOL_EXAMPLE, guard: POOL_GUARD_EXAMPLE };
+
 export const QUOTE_EXAMPLE = {
   poolId: POOL_ID,
   inputToken: 'Amulet',
@@ -132,6 +149,16 @@ export const QUOTE_EXAMPLE = {
   platformFeePolicy: null,
   settlementSafety: null,
   expiresIn: 30,
+  networkFeeShare: '0.0828',
+  minimumInputAmount: '8.2758620691',
+  usd: {
+    totalInputAmount: '14.5',
+    outputAmount: '13.2588874884',
+    networkFeeAmount: '1.2',
+    poolFeeAmount: '0.0399',
+    totalFeeAmount: '1.2399',
+  },
+  poolGuard: POOL_GUARD_EXAMPLE,
 };
 
 // --- swaps ----------------------------------------------------------------------------------

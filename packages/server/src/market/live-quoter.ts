@@ -31,6 +31,7 @@ import {
   type SettlementSafety,
   selectDiscounts,
   type TradeBelowMinimum,
+  type WirePoolGuard,
   type WireQuote,
 } from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
@@ -158,10 +159,13 @@ class LiveQuoter implements Quoter {
     );
     const priced = refuseBelowMinimum(trade, input);
     const settlementSafety = this.settlementSafetyOf(booked, inputSide, priced, market, now);
+    const poolGuard = this.poolGuardOf(booked, now);
     return {
-      // The remembered wire fields with this moment's verdict in its place (same member order).
+      // The remembered wire fields with this moment's verdict and guard state in their places.
       quote:
-        wire === null ? assembleQuote(priced, settlementSafety) : { ...wire, settlementSafety },
+        wire === null
+          ? assembleQuote(priced, settlementSafety, poolGuard)
+          : { ...wire, settlementSafety, poolGuard },
       pool,
       inputSide,
       trade: priced,
@@ -213,6 +217,11 @@ class LiveQuoter implements Quoter {
         amuletPriceUsd: market.round.amuletPriceUsd,
       },
       inputPriceUsd: this.usdPriceOf(snapshot[inputSide].instrument, book, market),
+      outputPriceUsd: this.optionalUsdPriceOf(
+        snapshot[inputSide === 'tokenA' ? 'tokenB' : 'tokenA'].instrument,
+        book,
+        market,
+      ),
       discounts,
       maxPriceImpact: booked.maxPriceImpact,
     });
@@ -232,6 +241,7 @@ class LiveQuoter implements Quoter {
     const output = snapshot[inputSide === 'tokenA' ? 'tokenB' : 'tokenA'].instrument;
     const guardSnapshot = guardSnapshotOf({
       inputSide,
+      referencePrice: this.book.referencePriceOf(booked.record.poolId, now),
       reserves: trade.reserves,
       reservesLoadedAtMs: this.book.loadedAtMs(),
       history: this.book.historyOf(booked.record.poolId),
@@ -243,6 +253,15 @@ class LiveQuoter implements Quoter {
       { output: trade.outputAmount, pricedInput: trade.fees.inputAmountAfterPoolFee },
       booked.thresholds,
     );
+  }
+
+  poolGuard(poolId: string): WirePoolGuard | null {
+    const booked = this.book.get(poolId);
+    return booked === null ? null : this.poolGuardOf(booked, this.clock.now());
+  }
+
+  private poolGuardOf(booked: BookedPool, now: Date): WirePoolGuard | null {
+    return this.book.guardStateOf(booked, now);
   }
 
   pools(): readonly PoolRecord[] {
@@ -289,6 +308,22 @@ class LiveQuoter implements Quoter {
     return loaded.value;
   }
 
+  /** The output's USD price for the quote's `usd` figures; null when it has none. */
+  private optionalUsdPriceOf(
+    instrument: Instrument,
+    book: readonly BookedPool[],
+    market: LedgerPrices,
+  ): Ratio | null {
+    const source = usdPriceSourceOf(instrument, book);
+    if (source === null) return null;
+    try {
+      return inputPriceUsd(source, market.round.amuletPriceUsd);
+    } catch (error) {
+      if (error instanceof AmountRangeError) return null;
+      throw error;
+    }
+  }
+
   private usdPriceOf(
     instrument: Instrument,
     book: readonly BookedPool[],
@@ -321,10 +356,11 @@ function refuseBelowMinimum(
 ): PricedTrade {
   if (trade.kind !== 'amount_below_minimum') return trade;
   const minimumAmount = trade.minimumAmount.toString();
+  const networkFeeAmount = trade.networkFeeAmount.toString();
   throw new DomainError(
     'amount_below_minimum',
-    `The amount must be larger than the network fee of ${trade.networkFeeAmount} ${input.id}; send at least ${minimumAmount}.`,
-    { minimumAmount },
+    `The amount does not cover the network fee of ${networkFeeAmount} ${input.id}; send at least ${minimumAmount} ${input.id}.`,
+    { minimumAmount, networkFeeAmount, inputToken: input.id },
   );
 }
 

@@ -12,12 +12,17 @@
  * A re-read of one pool's history (its writer invalidated it) reads that pool alone. Reads may
  * overlap; a pool keeps the history of the read that started last, so a slow re-read of every
  * pool cannot put back what a newer re-read of one pool replaced.
+ *
+ * Every read of the pools also feeds each pool's reference price (price-references.ts), so the
+ * guard's reference follows every trade within a read period.
  */
 import {
   Amount,
   DEFAULT_MAX_PRICE_IMPACT,
   type GuardThresholds,
   type PoolSnapshot,
+  type Ratio,
+  type WirePoolGuard,
 } from '@poolparty/core';
 import type { Queryable } from '@poolparty/store';
 import {
@@ -29,7 +34,8 @@ import {
   sumOutputsSinceByPool,
 } from '@poolparty/store';
 import type { TradedPair } from './pair-resolution.js';
-import { type PoolHistory, thresholdsOf } from './quote-guard-inputs.js';
+import { PriceReferences } from './price-references.js';
+import { type PoolHistory, thresholdsOf, timeWeightedPrice } from './quote-guard-inputs.js';
 import { type Loaded, Refreshed } from './refreshed.js';
 import type { PricingPool } from './usd-prices.js';
 
@@ -86,6 +92,7 @@ export class PoolBook {
   private readonly firstReads = new Set<Promise<void>>();
   private reads = 0;
   private opened = false;
+  private readonly references = new PriceReferences();
 
   private constructor(private readonly deps: PoolBookDeps) {
     const onError = deps.onError && { onError: deps.onError };
@@ -109,6 +116,8 @@ export class PoolBook {
     }
     await book.everyHistory.start();
     book.opened = true;
+    // Seeded now that the snapshots are read; from here on every read of the pools feeds them.
+    book.observePrices(book.list());
     return book;
   }
 
@@ -127,6 +136,23 @@ export class PoolBook {
 
   historyOf(poolId: string): Loaded<PoolHistory> | null {
     return this.histories.get(poolId)?.loaded ?? null;
+  }
+
+  /** The pool's reference price at `now` (service time), tokenB per tokenA; null before any. */
+  referencePriceOf(poolId: string, now: Date): Ratio | null {
+    return this.references.priceAt(poolId, now.getTime());
+  }
+
+  /** The pool's guard state at `now` (service time) as the wire shows it; null before any. */
+  guardStateOf(pool: BookedPool, now: Date): WirePoolGuard | null {
+    return this.references.wireStateAt(pool, now.getTime());
+  }
+
+  private observePrices(pools: readonly BookedPool[]): void {
+    this.references.observe(pools, this.deps.now().getTime(), (poolId) => {
+      const history = this.historyOf(poolId)?.value;
+      return history ? timeWeightedPrice(history.snapshots, 'tokenA') : null;
+    });
   }
 
   /**
@@ -168,6 +194,7 @@ export class PoolBook {
         .finally(() => this.firstReads.delete(read));
       this.firstReads.add(read);
     }
+    if (this.opened) this.observePrices(pools);
     return { pools, byId: new Map(pools.map((pool) => [pool.poolId, pool])) };
   }
 

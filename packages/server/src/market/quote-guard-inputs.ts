@@ -9,8 +9,9 @@
  * - The output reserve "at the window's start" is the current effective reserve. The store keeps
  *   no reserve history finer than hourly snapshots; during an hour of outflows the current reserve
  *   is the smaller of the two, which is the case the velocity check exists for.
- * - The 1-hour time-weighted price is the mean spot price of the pool's hourly snapshots of the
- *   current and the previous hour; none yet (a new pool, or no stats job) skips that check.
+ * - The reference price of the deviation check is the pool's exponential moving average
+ *   (price-references.ts); the mean spot price of the pool's hourly snapshots of the current and
+ *   the previous hour (`timeWeightedPrice`) is where it starts after a restart.
  * - The USD reference's age is the ledger's now minus the open mining round's `opensAt`. Rounds
  *   open every 10 minutes, so a round older than the 30-minute limit means the price feed stalled.
  * - Cached state older than its bound (`POOL_RESERVES_AGE_MAX_MS`, `POOL_HISTORY_AGE_MAX_MS`, wall
@@ -81,27 +82,6 @@ export function timeWeightedPrice(
   return sum === null ? null : ratio(sum.numerator, sum.denominator * count);
 }
 
-/** Time-weighted prices by history read: a history only changes when it is read again. */
-const timeWeightedPrices = new WeakMap<
-  PoolHistory,
-  Record<PoolSideName, Ratio | null | undefined>
->();
-
-/** `timeWeightedPrice` of a history's snapshots, worked out once per read of that history. */
-function rememberedTimeWeightedPrice(history: PoolHistory, inputSide: PoolSideName): Ratio | null {
-  let prices = timeWeightedPrices.get(history);
-  if (prices === undefined) {
-    prices = { tokenA: undefined, tokenB: undefined };
-    timeWeightedPrices.set(history, prices);
-  }
-  let price = prices[inputSide];
-  if (price === undefined) {
-    price = timeWeightedPrice(history.snapshots, inputSide);
-    prices[inputSide] = price;
-  }
-  return price;
-}
-
 function addRatios(sum: Ratio, numerator: Amount, denominator: Amount): Ratio {
   return ratio(
     sum.numerator * denominator.units + numerator.units * sum.denominator,
@@ -134,6 +114,8 @@ export function referenceOf(
 
 export interface GuardView {
   readonly inputSide: PoolSideName;
+  /** The pool's reference price now, tokenB per tokenA (price-references.ts); null before any. */
+  readonly referencePrice: Ratio | null;
   readonly reserves: Reserves;
   readonly reservesLoadedAtMs: number;
   readonly history: Loaded<PoolHistory> | null;
@@ -150,7 +132,7 @@ export function guardSnapshotOf(view: GuardView): GuardSnapshot {
     outputReserve: view.reserves.output,
     trailingHourOutputs: history?.trailingOutputs[otherSide(view.inputSide)] ?? Amount.ZERO,
     outputReserveAtWindowStart: view.reserves.output,
-    timeWeightedPrice: history ? rememberedTimeWeightedPrice(history, view.inputSide) : null,
+    timeWeightedPrice: inInputTerms(view.referencePrice, view.inputSide),
     reference: view.reference,
     accounting: {
       incompleteCompletedSwaps: history?.incompleteCompletedSwaps ?? 0,
@@ -158,6 +140,12 @@ export function guardSnapshotOf(view: GuardView): GuardSnapshot {
     },
     ...(unavailable !== null && { unavailable }),
   };
+}
+
+/** tokenB per tokenA as output per unit of input. */
+function inInputTerms(price: Ratio | null, inputSide: PoolSideName): Ratio | null {
+  if (price === null || inputSide === 'tokenA') return price;
+  return price.numerator === 0n ? null : ratio(price.denominator, price.numerator);
 }
 
 function staleInput(view: GuardView): string | null {

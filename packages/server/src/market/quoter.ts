@@ -4,7 +4,7 @@
  * the database on the hot path.
  */
 
-import type { PricedTrade, SettlementSafety, WireQuote } from '@poolparty/core';
+import type { PricedTrade, SettlementSafety, WirePoolGuard, WireQuote } from '@poolparty/core';
 import type { PoolRecord } from '@poolparty/store';
 
 export interface QuoteRequest {
@@ -46,6 +46,8 @@ export interface Quoter {
    * null: then `quote` waits for the re-read. Throws as `quote` does.
    */
   quoteSettled(request: QuoteRequest, audience: QuoteAudience): PricedQuote | null;
+  /** The pool's price-deviation guard state now; null for a pool unknown or not yet priced. */
+  poolGuard(poolId: string): WirePoolGuard | null;
   /** The pools as last read (at most a refresh period old), oldest first. */
   pools(): readonly PoolRecord[];
   /** Forgets cached state of a pool (or all pools) after it changed. */

@@ -32,7 +32,7 @@ import { PoolFigures } from '../../market/snapshots.js';
 import { apiKeyOf } from '../authenticate.js';
 import type { App } from '../fastify.js';
 import {
-  POOL_EXAMPLE,
+  POOL_DETAIL_EXAMPLE,
   POOL_HISTORY_EXAMPLE,
   POOL_LIST_EXAMPLE,
   POOL_STATS_EXAMPLE,
@@ -128,16 +128,23 @@ const getPool = marketRoute({
   schema: {
     operationId: 'getPool',
     summary: 'Get a pool',
-    description: 'One pool, with its swap and LP addresses.',
+    description:
+      'One pool, with its swap and LP addresses and its price-deviation guard state ' +
+      '(docs/spec/guard.md#pool-guard-state): whether it limits swaps now, which direction passes, ' +
+      'the price band and when it clears.',
     tags: [TAG.pools],
     security: SECURITY.apiKey,
     params: PoolIdParamsSchema,
     response: {
-      200: withExamples(PoolSchema, POOL_EXAMPLE),
+      200: withExamples(PoolSchema, POOL_DETAIL_EXAMPLE),
     },
     problems: errorResponses(POOL_PROBLEMS),
   },
-  handler: async ({ ctx }, request) => poolToWire(poolById(ctx, request.params.poolId)),
+  handler: async ({ ctx }, request) => {
+    const pool = poolById(ctx, request.params.poolId);
+    const guard = ctx.quoter.poolGuard(pool.poolId);
+    return { ...poolToWire(pool), ...(guard !== null && { guard }) };
+  },
 });
 
 const getPoolStats = marketRoute({

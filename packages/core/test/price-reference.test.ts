@@ -1,0 +1,189 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Amount } from '../src/amount.js';
+import { evaluateSettlementSafety, type GuardSnapshot } from '../src/guard.js';
+import {
+  observeSpot,
+  type PoolPriceReference,
+  poolGuardStateOf,
+  priceDeviation,
+  REFERENCE_HALF_LIFE_MS,
+  referencePriceAt,
+  startReference,
+} from '../src/price-reference.js';
+import { constantProductOutput } from '../src/pricing.js';
+import { compareRatio, type Ratio, ratio, ratioFromNumber, ratioToNumber } from '../src/ratio.js';
+
+const LIMIT = ratioFromNumber(0.05);
+/** Size checks opened up: these tests are about the price deviation alone. */
+const SIZE_LIMITS_OFF = { outputReserveShareMax: 1, outputVelocityShareMax: 1_000_000 };
+
+interface Pool {
+  readonly a: Amount;
+  readonly b: Amount;
+}
+type Side = 'a' | 'b';
+
+const spotOf = (pool: Pool): Ratio => ratio(pool.b.units, pool.a.units);
+const invert = (value: Ratio): Ratio => ratio(value.denominator, value.numerator);
+
+/** The guard's verdict on `pricedInput` of side `input` against the pool's reference (tokenB per tokenA). */
+function judge(pool: Pool, input: Side, pricedInput: Amount, reference: Ratio) {
+  const [inputReserve, outputReserve] = input === 'a' ? [pool.a, pool.b] : [pool.b, pool.a];
+  const output = constantProductOutput({ input: inputReserve, output: outputReserve }, pricedInput);
+  const snapshot: GuardSnapshot = {
+    inputReserve,
+    outputReserve,
+    trailingHourOutputs: Amount.ZERO,
+    outputReserveAtWindowStart: outputReserve,
+    timeWeightedPrice: input === 'a' ? reference : invert(reference),
+    reference: null,
+    accounting: { incompleteCompletedSwaps: 0, lastReconciliationMismatch: false },
+  };
+  const verdict = evaluateSettlementSafety(snapshot, { output, pricedInput }, SIZE_LIMITS_OFF);
+  const after: Pool =
+    input === 'a'
+      ? { a: pool.a.add(pricedInput), b: pool.b.sub(output) }
+      : { a: pool.a.sub(output), b: pool.b.add(pricedInput) };
+  return { verdict, after, output };
+}
+
+describe('the reference price', () => {
+  const start = startReference(ratio(2n, 1n), ratio(1n, 1n), 0, LIMIT);
+
+  it('covers half the distance to the spot in one half-life, three quarters in two', () => {
+    expect(ratioToNumber(referencePriceAt(start, REFERENCE_HALF_LIFE_MS))).toBeCloseTo(1.5, 9);
+    expect(ratioToNumber(referencePriceAt(start, 2 * REFERENCE_HALF_LIFE_MS))).toBeCloseTo(1.75, 9);
+  });
+
+  it('does not move when the clock steps back', () => {
+    expect(referencePriceAt({ ...start, atMs: 1_000 }, 0)).toEqual(start.price);
+  });
+
+  it('is the same whether observed once or at every minute in between', () => {
+    let often: PoolPriceReference = start;
+    for (let minute = 1; minute <= 30; minute++) {
+      often = observeSpot(often, start.spot, minute * 60_000, LIMIT);
+    }
+    const once = referencePriceAt(start, 30 * 60_000);
+    expect(ratioToNumber(often.price)).toBeCloseTo(ratioToNumber(once), 9);
+  });
+
+  it('starts at the spot when there is no history to seed it', () => {
+    const spot = ratio(145n, 1000n);
+    expect(startReference(spot, null, 0, LIMIT).price).toEqual(spot);
+  });
+});
+
+describe('the pool guard state', () => {
+  it('is limited since the trade that left the band, tells the direction and when it clears', () => {
+    const reference = observeSpot(
+      startReference(ratio(1n, 1n), null, 0, LIMIT),
+      ratio(110n, 100n),
+      60_000,
+      LIMIT,
+    );
+    const state = poolGuardStateOf(reference, 120_000, LIMIT);
+    expect(state.state).toBe('limited');
+    expect(state.since).toBe(60_000);
+    // tokenA is dear: selling it (A → B) brings the price back.
+    expect(state.allowedDirection).toBe('tokenA_to_tokenB');
+    expect(state.clearsAtMs).not.toBeNull();
+    const clearsAt = state.clearsAtMs ?? 0;
+    expect(poolGuardStateOf(reference, clearsAt - 1_000, LIMIT).state).toBe('limited');
+    expect(poolGuardStateOf(reference, clearsAt + 1_000, LIMIT).state).toBe('clear');
+    expect(ratioToNumber(state.band.low)).toBeCloseTo(ratioToNumber(state.reference) / 1.05, 9);
+    expect(ratioToNumber(state.band.high)).toBeCloseTo(ratioToNumber(state.reference) * 1.05, 9);
+  });
+
+  it('is clear, either way, within the band', () => {
+    const state = poolGuardStateOf(startReference(ratio(1n, 1n), null, 0, LIMIT), 0, LIMIT);
+    expect(state).toMatchObject({ state: 'clear', since: null, allowedDirection: 'either' });
+    expect(state.clearsAtMs).toBeNull();
+  });
+});
+
+describe('the devnet pool (1 000 000 Amulet / 145 000 USDCx)', () => {
+  const seeded: Pool = { a: Amount.of(1_000_000), b: Amount.of(145_000) };
+  const reference = spotOf(seeded);
+
+  it('refuses a 40 000 Amulet swap, with the deviation it would cause, and quotes a reverse trade', () => {
+    const { verdict } = judge(seeded, 'a', Amount.parse('39871.72'), reference);
+    expect(verdict?.code).toBe('reserve_price_deviation_exceeded');
+    expect(Number(verdict?.deviation)).toBeGreaterThan(0.08);
+    expect(verdict?.limit).toBe('0.05');
+    expect(judge(seeded, 'b', Amount.of(1_000), reference).verdict).toBeNull();
+  });
+
+  it('after the largest swap within the band, takes the reverse trade and refuses more of the same', () => {
+    const { verdict, after } = judge(seeded, 'a', Amount.of(24_000), reference);
+    expect(verdict).toBeNull();
+    expect(judge(after, 'b', Amount.of(3_000), reference).verdict).toBeNull();
+    expect(judge(after, 'a', Amount.of(1_000), reference).verdict?.code).toBe(
+      'reserve_price_deviation_exceeded',
+    );
+  });
+});
+
+describe('no sequence of trades freezes a pool', () => {
+  /**
+   * A trade, and whether it lands whatever the verdict now: a swap judged earlier, against the
+   * pool as it was then, executes later without the deviation check (as several created at once
+   * do), so the pool can end up outside its band.
+   */
+  const aStep = fc.record({
+    input: fc.constantFrom<Side>('a', 'b'),
+    tokens: fc.integer({ min: 1, max: 120_000 }),
+    minutes: fc.integer({ min: 0, max: 90 }),
+    judgedEarlier: fc.boolean(),
+  });
+
+  it('heals are never refused, band-leaving trades always are, and the way back stays open', () => {
+    fc.assert(
+      fc.property(fc.array(aStep, { minLength: 1, maxLength: 40 }), (steps) => {
+        let pool: Pool = { a: Amount.of(1_000_000), b: Amount.of(145_000) };
+        let nowMs = 0;
+        let reference = startReference(spotOf(pool), null, nowMs, LIMIT);
+        for (const step of steps) {
+          nowMs += step.minutes * 60_000;
+          const base = referencePriceAt(reference, nowMs);
+          const { verdict, after } = judge(pool, step.input, Amount.of(step.tokens), base);
+          const before = priceDeviation(spotOf(pool), base);
+          const ending = priceDeviation(spotOf(after), base);
+          const heals = compareRatio(ending, before) < 0;
+          const leaves = compareRatio(ending, LIMIT) > 0 && !heals;
+          if (heals) expect(verdict).toBeNull();
+          if (leaves) expect(verdict?.code).toBe('reserve_price_deviation_exceeded');
+          if (verdict === null || step.judgedEarlier) {
+            pool = after;
+            reference = observeSpot(reference, spotOf(pool), nowMs, LIMIT);
+          }
+          expectWayBack(pool, referencePriceAt(reference, nowMs));
+        }
+      }),
+    );
+  });
+
+  it('a pool pushed outside its band by swaps judged earlier takes the way back at once', () => {
+    const seeded: Pool = { a: Amount.of(1_000_000), b: Amount.of(145_000) };
+    let reference = startReference(spotOf(seeded), null, 0, LIMIT);
+    // Two 24 000 Amulet swaps, each within the band when created, executed one after the other.
+    const first = judge(seeded, 'a', Amount.of(24_000), reference.price).after;
+    const second = judge(first, 'a', Amount.of(24_000), reference.price).after;
+    reference = observeSpot(reference, spotOf(second), 1_000, LIMIT);
+    const state = poolGuardStateOf(reference, 1_000, LIMIT);
+    expect(state).toMatchObject({ state: 'limited', since: 1_000 });
+    expect(state.allowedDirection).toBe('tokenB_to_tokenA');
+    const base = referencePriceAt(reference, 1_000);
+    expect(judge(second, 'b', Amount.of(3_000), base).verdict).toBeNull();
+    expect(judge(second, 'a', Amount.of(1), base).verdict?.code).toBe(
+      'reserve_price_deviation_exceeded',
+    );
+  });
+});
+
+/** One token toward the reference is always allowed: the pool never refuses both directions. */
+function expectWayBack(pool: Pool, reference: Ratio): void {
+  const toward: Side = compareRatio(spotOf(pool), reference) >= 0 ? 'a' : 'b';
+  expect(judge(pool, toward, Amount.of(1), reference).verdict).toBeNull();
+}
