@@ -16,6 +16,8 @@ import { LedgerError } from '../port.js';
 export const CLAIM_WAITERS_MAX = 1_000;
 /** Rounds of waiting for another transfer of the sender to end, at most, before going on short. */
 export const CLAIM_ROUNDS_MAX = 100;
+/** Senders whose count of ended transfers is kept (a stale count only costs one more read). */
+export const SENDERS_KEPT = 10_000;
 /** How many spent holdings are remembered (the active set catches up within moments). */
 export const SPENT_HOLDINGS_KEPT = 10_000;
 
@@ -23,6 +25,12 @@ export class HoldingClaims {
   private readonly claimed = new Map<string, Set<string>>();
   private readonly waiting = new Map<string, (() => void)[]>();
   private readonly spent = new Map<string, true>();
+  /** Claims each sender's transfers ended so far: a read begun before one ended may be stale. */
+  private readonly released = new Map<string, number>();
+
+  releases(sender: string): number {
+    return this.released.get(sender) ?? 0;
+  }
 
   /** Whether another transfer of this process named the holding, or spent it. */
   taken(sender: string, holdingId: string): boolean {
@@ -48,6 +56,7 @@ export class HoldingClaims {
       if (spent) keepRecent(this.spent, id, true, SPENT_HOLDINGS_KEPT);
     }
     if (mine?.size === 0) this.claimed.delete(sender);
+    keepRecent(this.released, sender, this.releases(sender) + 1, SENDERS_KEPT);
     const waiters = this.waiting.get(sender) ?? [];
     this.waiting.delete(sender);
     for (const wake of waiters) wake();

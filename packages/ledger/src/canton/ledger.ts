@@ -402,11 +402,16 @@ class CantonLedgerImpl implements CantonLedger {
    */
   private async claimInputs(sender: string, instrument: Instrument, amount: Amount) {
     for (let round = 0; ; round += 1) {
+      const releasesBefore = this.claims.releases(sender);
       const holdings = await this.getHoldings(sender);
       const inputs = selectTransferInputs(holdings, { sender, instrument, amount }, (id) =>
         this.claims.taken(sender, id),
       );
-      if (inputs.total.gte(amount) || !this.claims.busy(sender) || round >= CLAIM_ROUNDS_MAX) {
+      const short = inputs.total.lt(amount) && round < CLAIM_ROUNDS_MAX;
+      // A transfer that ended during the read may have spent what the read still lists and made
+      // change it does not list yet: read again rather than come up short.
+      if (short && this.claims.releases(sender) !== releasesBefore) continue;
+      if (!short || !this.claims.busy(sender)) {
         this.claims.claim(sender, inputs.holdingIds);
         return inputs;
       }
