@@ -16,9 +16,11 @@ import {
 } from '@poolparty/ledger';
 import { openLiquidityIntent, recordWithdrawal } from '@poolparty/settlement';
 import {
-  EngineHarness,
+  type EngineHarness,
   ledgerWith,
+  openPostgresHarness,
   type Party,
+  type PostgresHarness,
   SCALE_OUT_API_KEY_ID,
   useEngineWorld,
   waitFor,
@@ -35,17 +37,10 @@ import {
   listAdminActions,
   listOpenOperatorFlags,
   type OperatorFlag,
-  openPostgres,
   raiseOperatorFlag,
   type WithdrawalRecord,
 } from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-  recordedAmount,
-} from '@poolparty/store/testing';
+import { postgresSkipReason, recordedAmount } from '@poolparty/store/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAdmin } from './support/admin.js';
 
@@ -384,19 +379,17 @@ describe('admin flags retry', () => {
 });
 
 describe.skipIf(skipReason !== null)('admin flags retry from two processes on PostgreSQL', () => {
-  let schema: string;
-  let stores: Database[] = [];
+  let postgres: PostgresHarness;
+  let stores: readonly Database[] = [];
 
   beforeEach(async () => {
-    schema = await createSchema('pp_flags_retry');
-    stores = [openPostgres(POSTGRES_URL, { schema }), openPostgres(POSTGRES_URL, { schema })];
-    h = await EngineHarness.createIn(stores[0] as Database);
+    postgres = await openPostgresHarness('pp_flags_retry', 2);
+    stores = postgres.databases;
+    h = postgres.harness;
   }, 30_000);
 
   afterEach(async () => {
-    await h?.close();
-    await Promise.all(stores.map((db) => db.close()));
-    if (schema) await dropSchema(schema);
+    await postgres?.close();
   });
 
   it('records one re-send: the second process waits for the pool, then finds the flag resolved', async () => {
