@@ -20,7 +20,7 @@ import {
   openPostgres,
   transitionIntent,
 } from '@poolparty/store';
-import { testFeeEvent } from '@poolparty/store/testing';
+import { COMPLETED_SWAP_HISTORY, SETTLING_STATES, testFeeEvent } from '@poolparty/store/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../src/config.js';
@@ -275,15 +275,7 @@ describe('swap event stream', () => {
       'completed',
     ]);
     expectConsistent(all);
-    expect(historyOf(all.at(-1))).toEqual([
-      'pending',
-      'matched',
-      'deposit_received',
-      'forwarded',
-      'processing',
-      'sending_output',
-      'completed',
-    ]);
+    expect(historyOf(all.at(-1))).toEqual(COMPLETED_SWAP_HISTORY);
     expect(historyOf(all[0])).toEqual(['pending', 'matched', 'deposit_received']);
     expect(all[0]?.data).toMatchObject({ terminal: false, deposit: { updateId: 'upd-deposit' } });
     const status = await client.call('GET', `/v1/swaps/${intent.intentId}`, { walletToken: token });
@@ -540,15 +532,7 @@ describe('swap event stream', () => {
         if (event === null) throw new Error(`the stream ended after ${names(seen)}`);
         seen.push(event);
       }
-      expect(names(seen)).toEqual([
-        'pending',
-        'matched',
-        'deposit_received',
-        'forwarded',
-        'processing',
-        'sending_output',
-        'payout_offered',
-      ]);
+      expect(names(seen)).toEqual(['pending', ...SETTLING_STATES, 'payout_offered']);
       const offered = seen.at(-1) as SseEvent;
       const offerId: string = offered.data.payout.offerId;
       expect(offered.data).toMatchObject({
