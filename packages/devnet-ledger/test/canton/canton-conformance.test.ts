@@ -16,8 +16,8 @@ import {
   SAFETY_NET_MS,
 } from '@poolparty/ledger/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AUDIENCE } from '../support/localnet.js';
 import {
-  AUDIENCE,
   type CantonHarnessLedger,
   type CantonWorld,
   openCantonHarnessLedger,

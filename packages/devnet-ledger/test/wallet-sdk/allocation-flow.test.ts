@@ -18,9 +18,10 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoWireMismatches, type WireProxy } from '../canton/support/wire-proxy.js';
 import { settlementInfoOf } from '../support/commands.js';
+import { USER } from '../support/localnet.js';
 import { call, tokenFor } from '../support/server.js';
 import { walletSdk } from './support/sdk-0.js';
-import { openWalletSdkWorld, USER, type WalletSdkWorld } from './support/world.js';
+import { openWalletSdkWorld, type WalletSdkWorld } from './support/world.js';
 
 const HOUR_MS = 60 * 60_000;
 

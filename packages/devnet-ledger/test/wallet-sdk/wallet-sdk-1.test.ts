@@ -12,13 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SDK, type TokenProviderConfig } from 'wallet-sdk-1';
 import type { DevnetLedgerServer } from '../../src/server.js';
 import { assertNoWireMismatches, type WireProxy } from '../canton/support/wire-proxy.js';
-import {
-  AUDIENCE,
-  openWalletSdkWorld,
-  SECRET,
-  USER,
-  type WalletSdkWorld,
-} from './support/world.js';
+import { AUDIENCE, SECRET, USER } from '../support/localnet.js';
+import { openWalletSdkWorld, type WalletSdkWorld } from './support/world.js';
 
 let world: WalletSdkWorld;
 let ledger: LocalLedger;

@@ -14,7 +14,7 @@ import {
   WalletSDKImpl,
 } from '@canton-network/wallet-sdk';
 import { type Logger, pino } from 'pino';
-import { AUDIENCE, SECRET, USER } from './world.js';
+import { AUDIENCE, SECRET, USER } from '../../support/localnet.js';
 
 function unsafeAuth(): UnsafeAuthController {
   const controller = new UnsafeAuthController(pino({ level: 'silent' }));

@@ -9,11 +9,7 @@ import { type LocalLedger, openLocalLedger } from '@poolparty/ledger';
 import { PARTICIPANT_ID } from '../../../src/identity.js';
 import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../../src/server.js';
 import { startWireProxy, type WireProxy } from '../../canton/support/wire-proxy.js';
-
-/** LocalNet's HS256 secret and audience, and the user the devnet ledger grants every party. */
-export const SECRET = 'unsafe';
-export const AUDIENCE = 'https://canton.network.global';
-export const USER = 'poolparty';
+import { SECRET } from '../../support/localnet.js';
 
 export interface WalletSdkWorld {
   readonly ledger: LocalLedger;
