@@ -18,6 +18,8 @@ export interface TestService {
   readonly apiKey: string;
   readonly users: readonly DevnetParty[];
   readonly settings: Settings;
+  /** A JSON request to the service with the seeded developer's key (unless `options` says). */
+  call(method: string, path: string, options?: RequestOptions): Promise<JsonResponse<Body>>;
   close(): Promise<void>;
 }
 
@@ -36,12 +38,15 @@ export async function startTestService(
   const service = await startService(result.settings, options);
   if (service.url === null || service.devnet === null)
     throw new Error('test service not listening');
+  const { url } = service;
+  const apiKey = service.devnet.apiKey;
   return {
     service,
-    url: service.url,
-    apiKey: service.devnet.apiKey,
+    url,
+    apiKey,
     users: service.devnet.users,
     settings: result.settings,
+    call: (method, path, options = {}) => request<Body>(url, method, path, { apiKey, ...options }),
     close: async () => {
       await service.close();
       rmSync(dataDir, { recursive: true, force: true });
