@@ -14,7 +14,7 @@ import {
   REASON_META_KEY,
   type TransferCommand,
 } from '@poolparty/ledger';
-import { openLiquidityIntent, recordWithdrawal } from '@poolparty/settlement';
+import { openLiquidityIntent } from '@poolparty/settlement';
 import {
   type EngineHarness,
   ledgerWith,
@@ -24,6 +24,7 @@ import {
   SCALE_OUT_API_KEY_ID,
   useEngineWorld,
   waitFor,
+  withdrawWholePosition,
 } from '@poolparty/settlement/testing';
 import {
   commandAttemptsOf,
@@ -134,14 +135,7 @@ async function flaggedWithdrawal(): Promise<FlaggedWithdrawal> {
   }, 'the liquidity to join');
   refusing.refuses = (command) =>
     reasonOf(command).startsWith('withdraw:') && command.instrument.id === h.usdcx.id;
-  const recorded = await recordWithdrawal(h.db, {
-    poolId: POOL,
-    providerParty: lp.partyId,
-    apiKeyId: SCALE_OUT_API_KEY_ID,
-    burn: { shareBps: 10_000 },
-    minimum: { a: Amount.ZERO, b: Amount.ZERO },
-    now: h.clock.now(),
-  });
+  const recorded = await withdrawWholePosition(h, lp, POOL);
   const withdrawal = await waitFor(async () => {
     const w = await getWithdrawal(h.db, recorded.withdrawalId);
     return w?.payoutA === 'paid' && w.payoutB === 'flagged' ? w : null;
