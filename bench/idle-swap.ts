@@ -12,13 +12,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LocalLedger } from '@poolparty/ledger';
 import { type Engine, startEngine } from '@poolparty/settlement';
-import { type Database, openPglite, openPostgres } from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-} from '@poolparty/store/testing';
+import { type Database, openPglite } from '@poolparty/store';
+import { inFreshSchema, postgresSkipReason } from '@poolparty/store/testing';
 import { isMain, percentile, table } from './report.js';
 import { deposit, engineDeps, openWorld, POOL_ID, pricedIntents } from './settlement.js';
 
@@ -102,14 +97,11 @@ export async function benchIdleSwap(quick = false): Promise<IdleSwapBench> {
   }
   const skipped = await postgresSkipReason('idle swap on PostgreSQL');
   if (skipped === null) {
-    const schema = await createSchema('pp_bench_idle');
-    const db = openPostgres(POSTGRES_URL, { schema });
-    try {
-      runs.push(await oneAtATime('PostgreSQL, 1 engine', db, swaps));
-    } finally {
-      await db.close();
-      await dropSchema(schema);
-    }
+    // openWorld migrates the schema.
+    const run = await inFreshSchema('pp_bench_idle', { migrated: false }, ({ databases }) =>
+      oneAtATime('PostgreSQL, 1 engine', databases[0] as Database, swaps),
+    );
+    runs.push(run);
   }
   return { runs, skipped };
 }

@@ -16,15 +16,8 @@ import {
   getIntentWithEventsForParty,
   listIntentHistories,
   listIntentsForParty,
-  migrate,
-  openPostgres,
 } from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-} from '@poolparty/store/testing';
+import { type FreshSchema, openFreshSchema, postgresSkipReason } from '@poolparty/store/testing';
 import { isMain, percentile, table } from './report.js';
 import { flatWithin } from './targets.js';
 
@@ -100,7 +93,7 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
 /** A store holding `count` intents, filled and settled before anything is timed. */
 interface FilledStore {
   readonly count: number;
-  readonly schema: string;
+  readonly fresh: FreshSchema;
   readonly db: Database;
   readonly developerParty: string;
   readonly fillS: number;
@@ -113,10 +106,9 @@ async function fillStore(
   count: number,
 ): Promise<FilledStore> {
   const fillStart = performance.now();
-  const schema = await createSchema(`pp_bench_intents_${count}`);
-  const db = openPostgres(POSTGRES_URL, { schema });
+  const fresh = await openFreshSchema(`pp_bench_intents_${count}`);
+  const db = fresh.databases[0] as Database;
   try {
-    await migrate(db);
     const now = new Date();
     await registerSeed(db, seed, now);
     const base = await createPricedIntent(db, ledger, {
@@ -141,12 +133,11 @@ async function fillStore(
     await db.query('VACUUM ANALYZE intent_events');
     await flushDirtyPages(db);
   } catch (error) {
-    await db.close();
-    await dropSchema(schema);
+    await fresh.close();
     throw error;
   }
   const fillS = (performance.now() - fillStart) / 1000;
-  return { count, schema, db, developerParty: seed.developer.partyId, fillS };
+  return { count, fresh, db, developerParty: seed.developer.partyId, fillS };
 }
 
 interface Samples {
@@ -222,8 +213,7 @@ export async function benchIntentsScale(
   } finally {
     await ledger.close();
     for (const store of stores) {
-      await store.db.close();
-      await dropSchema(store.schema);
+      await store.fresh.close();
     }
   }
 }

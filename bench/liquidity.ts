@@ -32,18 +32,8 @@ import {
   startEngine,
 } from '@poolparty/settlement';
 import { CountingDatabase, SCALE_OUT_API_KEY_ID } from '@poolparty/settlement/testing';
-import {
-  type Database,
-  type LiquidityIntentRecord,
-  openPglite,
-  openPostgres,
-} from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-} from '@poolparty/store/testing';
+import { type Database, type LiquidityIntentRecord, openPglite } from '@poolparty/store';
+import { inFreshSchema, postgresSkipReason } from '@poolparty/store/testing';
 import { isMain, percentile, table } from './report.js';
 import { engineDeps, openWorld, POOL_ID, type World } from './settlement.js';
 
@@ -454,14 +444,13 @@ export async function benchLiquidity(quick = false): Promise<LiquidityBench> {
   }
   const skipped = await postgresSkipReason('liquidity on PostgreSQL');
   if (skipped === null) {
-    const schema = await createSchema('pp_bench_liquidity');
-    const db = openPostgres(POSTGRES_URL, { schema });
-    try {
-      runs.push(...(await measureStore('PostgreSQL, 1 engine', db, sizes)));
-    } finally {
-      await db.close();
-      await dropSchema(schema);
-    }
+    // openWorld migrates the schema.
+    const measured = await inFreshSchema(
+      'pp_bench_liquidity',
+      { migrated: false },
+      ({ databases }) => measureStore('PostgreSQL, 1 engine', databases[0] as Database, sizes),
+    );
+    runs.push(...measured);
   }
   return { runs, skipped };
 }

@@ -12,7 +12,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Amount } from '@poolparty/core';
 import {
   type DevnetSeed,
   type LocalLedger,
@@ -28,14 +27,8 @@ import {
   type IntentRecord,
   migrate,
   openPglite,
-  openPostgres,
 } from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-} from '@poolparty/store/testing';
+import { inFreshSchema, POSTGRES_URL, postgresSkipReason } from '@poolparty/store/testing';
 import { isMain, percentile, table } from './report.js';
 
 export const SWAPS = 300;
@@ -254,30 +247,30 @@ async function runOnPostgres(
   workers = 2,
   load: Load = DEFAULT_SETTLEMENT_LOAD,
 ): Promise<SettlementRun> {
-  const schema = await createSchema('pp_bench');
-  const stores = Array.from({ length: workers }, () => openPostgres(POSTGRES_URL, { schema }));
-  const engines: Engine[] = [];
-  let ledger: LocalLedger | null = null;
-  try {
-    const world = await openWorld(stores);
-    ledger = world.ledger;
-    for (const db of stores) {
-      const leadership = advisoryLockLeadership({
-        url: POSTGRES_URL,
-        schema,
-        reconnectDelayMs: LOCK_RECONNECT_DELAY_MS,
-      });
-      engines.push(await startEngine({ ...engineDeps(world), db, leadership }));
+  // One pool per worker, as separate processes open it; openWorld migrates the schema.
+  const fresh = { processes: workers, migrated: false };
+  return inFreshSchema('pp_bench', fresh, async ({ schema, databases: stores }) => {
+    const engines: Engine[] = [];
+    let ledger: LocalLedger | null = null;
+    try {
+      const world = await openWorld(stores);
+      ledger = world.ledger;
+      for (const db of stores) {
+        const leadership = advisoryLockLeadership({
+          url: POSTGRES_URL,
+          schema,
+          reconnectDelayMs: LOCK_RECONNECT_DELAY_MS,
+        });
+        engines.push(await startEngine({ ...engineDeps(world), db, leadership }));
+      }
+      const pools = load.poolIds.length === 1 ? '' : `, ${load.poolIds.length} pools`;
+      const offered = `, ${load.swaps} at ${load.offeredPerS}/s`;
+      return await settle(`PostgreSQL, ${workers} engines${pools}${offered}`, world, engines, load);
+    } finally {
+      await Promise.all(engines.map((engine) => engine.stop()));
+      await ledger?.close();
     }
-    const pools = load.poolIds.length === 1 ? '' : `, ${load.poolIds.length} pools`;
-    const offered = `, ${load.swaps} at ${load.offeredPerS}/s`;
-    return await settle(`PostgreSQL, ${workers} engines${pools}${offered}`, world, engines, load);
-  } finally {
-    await Promise.all(engines.map((engine) => engine.stop()));
-    await ledger?.close();
-    await Promise.all(stores.map((db) => db.close()));
-    await dropSchema(schema);
-  }
+  });
 }
 
 /** What an engine needs of the world besides its store; the bench has no quoter to refresh. */

@@ -14,14 +14,17 @@ import {
   REASON_META_KEY,
   type TransferCommand,
 } from '@poolparty/ledger';
-import { openLiquidityIntent, recordWithdrawal } from '@poolparty/settlement';
+import { openLiquidityIntent } from '@poolparty/settlement';
 import {
-  EngineHarness,
+  type EngineHarness,
   ledgerWith,
+  openPostgresHarness,
   type Party,
+  type PostgresHarness,
   SCALE_OUT_API_KEY_ID,
   useEngineWorld,
   waitFor,
+  withdrawWholePosition,
 } from '@poolparty/settlement/testing';
 import {
   commandAttemptsOf,
@@ -35,17 +38,10 @@ import {
   listAdminActions,
   listOpenOperatorFlags,
   type OperatorFlag,
-  openPostgres,
   raiseOperatorFlag,
   type WithdrawalRecord,
 } from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-  recordedAmount,
-} from '@poolparty/store/testing';
+import { postgresSkipReason, recordedAmount } from '@poolparty/store/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAdmin } from './support/admin.js';
 
@@ -139,14 +135,7 @@ async function flaggedWithdrawal(): Promise<FlaggedWithdrawal> {
   }, 'the liquidity to join');
   refusing.refuses = (command) =>
     reasonOf(command).startsWith('withdraw:') && command.instrument.id === h.usdcx.id;
-  const recorded = await recordWithdrawal(h.db, {
-    poolId: POOL,
-    providerParty: lp.partyId,
-    apiKeyId: SCALE_OUT_API_KEY_ID,
-    burn: { shareBps: 10_000 },
-    minimum: { a: Amount.ZERO, b: Amount.ZERO },
-    now: h.clock.now(),
-  });
+  const recorded = await withdrawWholePosition(h, lp, POOL);
   const withdrawal = await waitFor(async () => {
     const w = await getWithdrawal(h.db, recorded.withdrawalId);
     return w?.payoutA === 'paid' && w.payoutB === 'flagged' ? w : null;
@@ -384,19 +373,17 @@ describe('admin flags retry', () => {
 });
 
 describe.skipIf(skipReason !== null)('admin flags retry from two processes on PostgreSQL', () => {
-  let schema: string;
-  let stores: Database[] = [];
+  let postgres: PostgresHarness;
+  let stores: readonly Database[] = [];
 
   beforeEach(async () => {
-    schema = await createSchema('pp_flags_retry');
-    stores = [openPostgres(POSTGRES_URL, { schema }), openPostgres(POSTGRES_URL, { schema })];
-    h = await EngineHarness.createIn(stores[0] as Database);
+    postgres = await openPostgresHarness('pp_flags_retry', 2);
+    stores = postgres.databases;
+    h = postgres.harness;
   }, 30_000);
 
   afterEach(async () => {
-    await h?.close();
-    await Promise.all(stores.map((db) => db.close()));
-    if (schema) await dropSchema(schema);
+    await postgres?.close();
   });
 
   it('records one re-send: the second process waits for the pool, then finds the flag resolved', async () => {

@@ -4,9 +4,6 @@
  * service's answers within moments (the audit row's notification makes the service re-read),
  * is undone as promised, and is recorded with who did it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { waitFor } from '@poolparty/settlement/testing';
 import {
   createSchema,
@@ -17,14 +14,15 @@ import {
 } from '@poolparty/store/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSettings } from '../src/config.js';
-import { type RunningService, startService } from '../src/service.js';
+import type { RunningService } from '../src/service.js';
 import { type CliRun, runCli } from './support/cli.js';
 import {
   expectProblem,
   type JsonResponse,
   request,
   STARTUP_TIMEOUT_MS,
+  startPostgresTestService,
+  type TestService,
   walletTokenFor,
 } from './support/service.js';
 
@@ -40,11 +38,11 @@ interface QuoteBody {
 }
 
 describe.skipIf(skipReason !== null)('poolparty admin on a running service (PostgreSQL)', () => {
+  let t: TestService | null = null;
   let service: RunningService;
   let url: string;
   let apiKey: string;
   let schema: string;
-  let dataDir: string;
   let heard = 0;
 
   /** `poolparty admin …` as a separate process on the service's database. */
@@ -83,28 +81,16 @@ describe.skipIf(skipReason !== null)('poolparty admin on a running service (Post
   }
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'pp-admin-'));
-    schema = await createSchema('pp_admin');
-    const settings = readSettings({
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      POOLPARTY_DATA_DIR: dataDir,
-      DATABASE_URL: POSTGRES_URL,
-    });
-    if (!settings.ok) throw new Error(settings.errors.join('\n'));
-    service = await startService(settings.settings, { schema });
-    if (service.url === null || service.devnet === null) throw new Error('not listening');
-    url = service.url;
-    apiKey = service.devnet.apiKey;
+    const started = await startPostgresTestService('pp_admin');
+    t = started;
+    ({ service, url, apiKey, schema } = started);
     service.ctx.adminChanges.subscribe(() => {
       heard++;
     });
   }, STARTUP_TIMEOUT_MS);
 
   afterAll(async () => {
-    await service?.close();
-    if (schema) await dropSchema(schema);
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await t?.close();
   });
 
   it(

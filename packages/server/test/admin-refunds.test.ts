@@ -6,14 +6,9 @@
  */
 import { Amount } from '@poolparty/core';
 import {
-  LedgerError,
-  type LedgerPort,
-  REASON_META_KEY,
-  type TransferCommand,
-} from '@poolparty/ledger';
-import {
   type EngineHarness,
-  ledgerWith,
+  parkedRefund,
+  refusingRefunds,
   useEngineWorld,
   waitFor,
 } from '@poolparty/settlement/testing';
@@ -31,29 +26,17 @@ import { runAdmin } from './support/admin.js';
 const world = useEngineWorld();
 let h: EngineHarness;
 
-/** A ledger that refuses refunds while `refusing.refunds` is set. */
-function refundGate(ledger: LedgerPort, refusing: { refunds: boolean }): LedgerPort {
-  return ledgerWith(ledger, {
-    submitTransfer: async (command: TransferCommand) => {
-      const refund = command.meta?.[REASON_META_KEY]?.startsWith('refund:') ?? false;
-      if (refund && refusing.refunds) throw new LedgerError('rejected', 'refunds are refused');
-      return ledger.submitTransfer(command);
-    },
-  });
-}
-
 /** Runs `poolparty admin …` against the harness's store; returns what it printed. */
 function admin(...args: string[]) {
   return runAdmin(h.db, { now: () => h.clock.now() }, args);
 }
 
-/** A swap refused at execution (price impact) whose refund the ledger keeps refusing. */
-async function parkedRefund(refusing: { refunds: boolean }): Promise<IntentRecord> {
-  await h.startEngine({ ledger: refundGate(h.ledger, refusing) });
-  const intent = await h.createIntent(h.alice, h.amulet, '1000');
-  await h.db.query(`UPDATE pools SET price_impact_cap = 0.00001 WHERE pool_id = 'amulet-usdcx'`);
-  await h.deposit(h.alice, h.amulet, '1000', { reference: intent.depositReference });
-  return h.waitForStatus(intent.intentId, 'refund_failed');
+/** A swap refused at execution whose refund the ledger refuses while `refusing.refunds` is set. */
+function parkedRefundWhile(refusing: { refunds: boolean }): Promise<IntentRecord> {
+  return parkedRefund(
+    h,
+    refusingRefunds(h.ledger, () => refusing.refunds),
+  );
 }
 
 const refundOf = (intent: IntentRecord) => Amount.parse('1000').sub(intent.networkFeeAmount);
@@ -65,7 +48,7 @@ async function outgoingA(): Promise<Amount | undefined> {
 describe('admin refunds list', () => {
   it('shows each parked refund with its amount, pool, state and last attempt', async () => {
     h = await world.harness();
-    const intent = await parkedRefund({ refunds: true });
+    const intent = await parkedRefundWhile({ refunds: true });
 
     const { out } = await admin('refunds', 'list');
 
@@ -85,7 +68,7 @@ describe('admin refunds retry', () => {
   it('sends the refund under the next attempt id; the intent stays refund_failed with its facts', async () => {
     h = await world.harness();
     const refusing = { refunds: true };
-    const intent = await parkedRefund(refusing);
+    const intent = await parkedRefundWhile(refusing);
     const aliceBefore = await h.balance(h.alice, h.amulet);
     expect(await outgoingA()).toEqual(refundOf(intent));
     refusing.refunds = false;
@@ -121,7 +104,7 @@ describe('admin refunds retry', () => {
   it('keeps the funds parked and the case open when the new attempt fails too', async () => {
     h = await world.harness();
     const refusing = { refunds: true };
-    const intent = await parkedRefund(refusing);
+    const intent = await parkedRefundWhile(refusing);
 
     await admin('refunds', 'retry', intent.intentId);
     await waitFor(async () => {
@@ -145,7 +128,7 @@ describe('admin refunds retry', () => {
 
   it('refuses while an attempt is in flight, and for an intent with no open case', async () => {
     h = await world.harness();
-    const intent = await parkedRefund({ refunds: true });
+    const intent = await parkedRefundWhile({ refunds: true });
     await h.stopEngine();
     await admin('refunds', 'retry', intent.intentId);
 
@@ -164,7 +147,7 @@ describe('admin refunds retry', () => {
 describe('admin refunds resolve', () => {
   it('closes the case with the note and leaves the amount parked in the books', async () => {
     h = await world.harness();
-    const intent = await parkedRefund({ refunds: true });
+    const intent = await parkedRefundWhile({ refunds: true });
 
     const { out } = await admin('refunds', 'resolve', intent.intentId, '--note', 'paid by bank');
 
@@ -177,7 +160,7 @@ describe('admin refunds resolve', () => {
 
   it('with --release, takes off the books an amount the operator moved out of the swap party', async () => {
     h = await world.harness();
-    const intent = await parkedRefund({ refunds: true });
+    const intent = await parkedRefundWhile({ refunds: true });
     await h.ledger.submitTransfer({
       commandId: 'operator-refund',
       sender: h.pool().swapParty,
@@ -202,7 +185,7 @@ describe('admin refunds resolve', () => {
 
   it('requires a note', async () => {
     h = await world.harness();
-    const intent = await parkedRefund({ refunds: true });
+    const intent = await parkedRefundWhile({ refunds: true });
     await expect(
       resolveRefund(h.db, intent.intentId, { note: ' ', release: false, now: h.clock.now() }),
     ).rejects.toThrow(AdminError);

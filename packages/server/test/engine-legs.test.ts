@@ -13,6 +13,7 @@ import {
   waitFor,
 } from '@poolparty/settlement/testing';
 import { listCommandsOfIntent, listIntentEvents, listOpenOperatorFlags } from '@poolparty/store';
+import { COMPLETED_SWAP_HISTORY, SETTLING_STATES } from '@poolparty/store/testing';
 import { describe, expect, it } from 'vitest';
 import { swapStatusView } from '../src/views/swap-status.js';
 
@@ -88,25 +89,13 @@ describe('a payout to a party without a transfer pre-approval', () => {
     expect(await h.balance(carol, h.usdcx)).toEqual(intent.expectedOutput);
     expect(await eventNames(h, intent.intentId)).toEqual([
       'pending',
-      'matched',
-      'deposit_received',
-      'forwarded',
-      'processing',
-      'sending_output',
+      ...SETTLING_STATES,
       'payout_offered',
       'payout_accepted',
       'completed',
     ]);
     // Leg events are not state changes.
-    expect(done.history.map((entry) => entry.status)).toEqual([
-      'pending',
-      'matched',
-      'deposit_received',
-      'forwarded',
-      'processing',
-      'sending_output',
-      'completed',
-    ]);
+    expect(done.history.map((entry) => entry.status)).toEqual(COMPLETED_SWAP_HISTORY);
     await h.booksMatchLedger();
   });
 

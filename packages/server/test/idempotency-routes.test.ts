@@ -4,39 +4,33 @@
  * creation answer the first result with `Idempotent-Replayed: true` and take effect once; another
  * request under the key is 422; a refused request is judged afresh; keys are the principal's own.
  */
-import { randomUUID } from 'node:crypto';
-import { Amount, type Instrument } from '@poolparty/core';
-import { type LocalLedger, REASON_META_KEY } from '@poolparty/ledger';
+import { Amount } from '@poolparty/core';
+import type { LocalLedger } from '@poolparty/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty, DevnetPoolInfo } from '../src/devnet-bootstrap.js';
+import {
+  completeLiquidityIntent,
+  devnetPools,
+  FLOW_WAIT_MS,
+  fundedProvider,
+} from './support/pool-liquidity.js';
 import {
   type Body,
   expectProblem,
   type JsonResponse,
   newDevnetParty,
   portalLogin,
-  type RequestOptions,
   request,
   STARTUP_TIMEOUT_MS,
   startTestService,
   type TestService,
 } from './support/service.js';
 
-/** A flow that has not ended by then is a failure, not a wait. */
-const FLOW_WAIT_MS = 30_000;
-const POLL_MS = 50;
-
 let t: TestService;
 let ledger: LocalLedger;
 let pool: DevnetPoolInfo;
 
-function call(
-  method: string,
-  path: string,
-  options: RequestOptions = {},
-): Promise<JsonResponse<Body>> {
-  return request<Body>(t.url, method, path, { apiKey: t.apiKey, ...options });
-}
+const call: TestService['call'] = (...args) => t.call(...args);
 
 const keyed = (key: string) => ({ 'idempotency-key': key });
 
@@ -65,45 +59,11 @@ function cancelIntent(token: string, id: string, key?: string) {
   });
 }
 
-async function until(path: string, token: string, done: (body: Body) => boolean): Promise<Body> {
-  const deadline = Date.now() + FLOW_WAIT_MS;
-  for (;;) {
-    const { body } = await call('GET', path, { walletToken: token });
-    if (done(body)) return body;
-    if (Date.now() > deadline)
-      throw new Error(`${path} did not get there: ${JSON.stringify(body)}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-}
-
-function deposit(from: string, instrument: Instrument, amount: string, reference: string) {
-  return ledger.submitTransfer({
-    commandId: `wallet-${randomUUID()}`,
-    sender: from,
-    receiver: pool.lpParty,
-    instrument,
-    amount: Amount.parse(amount),
-    meta: { [REASON_META_KEY]: reference },
-  });
-}
-
 /** A party holding units of the pool, and its wallet token. */
 async function liquidityProvider(hint: string) {
-  const { party, token } = await newDevnetParty(t, hint);
-  for (const [instrument, amount] of [
-    [pool.tokenA, '10000'],
-    [pool.tokenB, '2000'],
-  ] as const) {
-    await ledger.mint({ owner: party.partyId, instrument, amount: Amount.parse(amount) });
-  }
+  const { party, token } = await fundedProvider(t, ledger, pool, hint);
   const { body: intent } = await createIntent(token, { poolId: pool.poolId, amountA: '1000' });
-  await deposit(party.partyId, pool.tokenA, intent.expected.a, intent.depositReference);
-  await deposit(party.partyId, pool.tokenB, intent.expected.b, intent.depositReference);
-  await until(
-    `/v1/liquidity/intents/${intent.liquidityIntentId}`,
-    token,
-    (b) => b.status === 'completed',
-  );
+  await completeLiquidityIntent(t, ledger, pool, { partyId: party.partyId, token }, intent);
   return { party, token };
 }
 
@@ -119,11 +79,9 @@ async function withdrawalsOf(token: string): Promise<string[]> {
 
 beforeAll(async () => {
   t = await startTestService();
-  const devnetLedger = t.service.ctx.devnetLedger;
-  const found = t.service.devnet?.pools.find((p) => p.poolId === 'amulet-usdcx');
-  if (devnetLedger === null || found === undefined)
-    throw new Error('a devnet service with its pools');
-  [ledger, pool] = [devnetLedger, found];
+  let pools: readonly DevnetPoolInfo[];
+  ({ ledger, pools } = devnetPools(t, 'amulet-usdcx'));
+  [pool] = pools as [DevnetPoolInfo];
 }, STARTUP_TIMEOUT_MS);
 
 afterAll(async () => {

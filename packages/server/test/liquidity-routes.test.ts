@@ -4,27 +4,24 @@
  * positions with both tokens' admins; withdrawals refused without burning, then paid on both
  * sides and listed.
  */
-import { randomUUID } from 'node:crypto';
 import { Amount, type Instrument } from '@poolparty/core';
-import { type LocalLedger, REASON_META_KEY } from '@poolparty/ledger';
+import type { LocalLedger } from '@poolparty/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetPoolInfo } from '../src/devnet-bootstrap.js';
 import { runAdmin } from './support/admin.js';
 import {
+  completeLiquidityIntent,
+  devnetPools,
+  fundedProvider,
+  untilAnswer,
+} from './support/pool-liquidity.js';
+import {
   type Body,
   expectProblem,
-  type JsonResponse,
-  newDevnetParty,
-  type RequestOptions,
-  request,
   SERVICE_START_TIMEOUT_MS,
   startTestService,
   type TestService,
 } from './support/service.js';
-
-/** A flow that has not ended by then is a failure, not a wait. */
-const FLOW_WAIT_MS = 30_000;
-const POLL_MS = 50;
 
 let t: TestService;
 let ledger: LocalLedger;
@@ -32,60 +29,16 @@ let pool: DevnetPoolInfo;
 /** The devnet's Amulet/CBTC pool: 1 000 000 Amulet to 1.45 CBTC, so one CBTC pairs with ~690 000. */
 let cbtcPool: DevnetPoolInfo;
 
-function call(
-  method: string,
-  path: string,
-  options: RequestOptions = {},
-): Promise<JsonResponse<Body>> {
-  return request<Body>(t.url, method, path, { apiKey: t.apiKey, ...options });
-}
-
-async function until(path: string, token: string, done: (body: Body) => boolean): Promise<Body> {
-  const deadline = Date.now() + FLOW_WAIT_MS;
-  for (;;) {
-    const { body } = await call('GET', path, { walletToken: token });
-    if (done(body)) return body;
-    if (Date.now() > deadline)
-      throw new Error(`${path} did not get there: ${JSON.stringify(body)}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-}
+const call: TestService['call'] = (...args) => t.call(...args);
 
 /** A party funded with both tokens, and its wallet token. */
-async function provider(hint: string) {
-  const { party, token } = await newDevnetParty(t, hint);
-  for (const [instrument, amount] of [
-    [pool.tokenA, '10000'],
-    [pool.tokenB, '2000'],
-  ] as const) {
-    await ledger.mint({
-      owner: party.partyId,
-      instrument: instrument as Instrument,
-      amount: Amount.parse(amount),
-    });
-  }
-  return { party, token };
-}
-
-function deposit(from: string, instrument: Instrument, amount: string, reference: string) {
-  return ledger.submitTransfer({
-    commandId: `wallet-${randomUUID()}`,
-    sender: from,
-    receiver: pool.lpParty,
-    instrument,
-    amount: Amount.parse(amount),
-    meta: { [REASON_META_KEY]: reference },
-  });
-}
+const provider = (hint: string) => fundedProvider(t, ledger, pool, hint);
 
 beforeAll(async () => {
   t = await startTestService();
-  const devnetLedger = t.service.ctx.devnetLedger;
-  const found = t.service.devnet?.pools.find((p) => p.poolId === 'amulet-usdcx');
-  const cbtc = t.service.devnet?.pools.find((p) => p.poolId === 'amulet-cbtc');
-  if (devnetLedger === null || found === undefined || cbtc === undefined)
-    throw new Error('a devnet service with its pools');
-  [ledger, pool, cbtcPool] = [devnetLedger, found, cbtc];
+  let pools: readonly DevnetPoolInfo[];
+  ({ ledger, pools } = devnetPools(t, 'amulet-usdcx', 'amulet-cbtc'));
+  [pool, cbtcPool] = pools as [DevnetPoolInfo, DevnetPoolInfo];
 }, SERVICE_START_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -218,12 +171,12 @@ describe('positions and withdrawals', () => {
       walletToken: token,
       body: { poolId: pool.poolId, amountA: '1000' },
     });
-    await deposit(party.partyId, pool.tokenA, intent.expected.a, intent.depositReference);
-    await deposit(party.partyId, pool.tokenB, intent.expected.b, intent.depositReference);
-    const done = await until(
-      `/v1/liquidity/intents/${intent.liquidityIntentId}`,
-      token,
-      (b) => b.status === 'completed',
+    const done = await completeLiquidityIntent(
+      t,
+      ledger,
+      pool,
+      { partyId: party.partyId, token },
+      intent,
     );
     expect(done.deposits.map((d: Body) => d.status)).toEqual(['forwarded', 'forwarded']);
 
@@ -254,7 +207,8 @@ describe('positions and withdrawals', () => {
     expectProblem(await withdraw({ ...base, units: '100000000' }), 409, 'insufficient_units');
     const created = await withdraw({ ...base, shareBps: 5000 });
     expect(created.status).toBe(201);
-    const paid = await until(
+    const paid = await untilAnswer(
+      t,
       `/v1/liquidity/withdrawals/${created.body.withdrawalId}`,
       token,
       (b) => b.status === 'completed',

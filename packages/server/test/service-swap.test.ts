@@ -4,6 +4,7 @@
  * paying out — checked on the ledger to the last unit.
  */
 import { Amount } from '@poolparty/core';
+import { COMPLETED_SWAP_HISTORY } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
 import {
@@ -81,15 +82,7 @@ describe('a swap through the running service', () => {
     const status = await settled(intent.intentId);
 
     expect(status.status).toBe('completed');
-    expect(status.history.map((h) => h.status)).toEqual([
-      'pending',
-      'matched',
-      'deposit_received',
-      'forwarded',
-      'processing',
-      'sending_output',
-      'completed',
-    ]);
+    expect(status.history.map((h) => h.status)).toEqual(COMPLETED_SWAP_HISTORY);
     const paid = Amount.parse(status.actualOutput ?? '0');
     expect(paid.gte(Amount.parse(intent.minOutput))).toBe(true);
     // Nobody moved the pool in between, so the output is exactly what was quoted.

@@ -6,10 +6,6 @@
  * own: who is woken, the subscriber bound, listening again after a lost listener. And on
  * PostgreSQL, a stream served by one process hears of changes written through another.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { SwapState } from '@poolparty/core';
 import {
@@ -20,10 +16,15 @@ import {
   openPostgres,
   transitionIntent,
 } from '@poolparty/store';
-import { testFeeEvent } from '@poolparty/store/testing';
+import {
+  COMPLETED_SWAP_HISTORY,
+  POSTGRES_URL,
+  postgresSkipReason,
+  SETTLING_STATES,
+  testFeeEvent,
+} from '@poolparty/store/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSettings } from '../src/config.js';
 import type { ServiceContext } from '../src/context.js';
 import {
   EventHub,
@@ -33,7 +34,7 @@ import {
 import { OutboxEventStream, setEventHeartbeatMs } from '../src/events/outbox-event-stream.js';
 import { OutboxSnapshots } from '../src/events/outbox-snapshot.js';
 import { buildApp } from '../src/http/app.js';
-import { type RunningService, startService } from '../src/service.js';
+import type { RunningService } from '../src/service.js';
 import { SWAP_OUTBOX } from '../src/views/swap-outbox.js';
 import {
   answerDevnetOffer,
@@ -44,6 +45,7 @@ import {
   newDevnetParty,
   request,
   SERVICE_START_TIMEOUT_MS,
+  startPostgresTestService,
   startTestService,
   type TestService,
 } from './support/service.js';
@@ -275,15 +277,7 @@ describe('swap event stream', () => {
       'completed',
     ]);
     expectConsistent(all);
-    expect(historyOf(all.at(-1))).toEqual([
-      'pending',
-      'matched',
-      'deposit_received',
-      'forwarded',
-      'processing',
-      'sending_output',
-      'completed',
-    ]);
+    expect(historyOf(all.at(-1))).toEqual(COMPLETED_SWAP_HISTORY);
     expect(historyOf(all[0])).toEqual(['pending', 'matched', 'deposit_received']);
     expect(all[0]?.data).toMatchObject({ terminal: false, deposit: { updateId: 'upd-deposit' } });
     const status = await client.call('GET', `/v1/swaps/${intent.intentId}`, { walletToken: token });
@@ -540,15 +534,7 @@ describe('swap event stream', () => {
         if (event === null) throw new Error(`the stream ended after ${names(seen)}`);
         seen.push(event);
       }
-      expect(names(seen)).toEqual([
-        'pending',
-        'matched',
-        'deposit_received',
-        'forwarded',
-        'processing',
-        'sending_output',
-        'payout_offered',
-      ]);
+      expect(names(seen)).toEqual(['pending', ...SETTLING_STATES, 'payout_offered']);
       const offered = seen.at(-1) as SseEvent;
       const offerId: string = offered.data.payout.offerId;
       expect(offered.data).toMatchObject({
@@ -705,27 +691,7 @@ describe('intent event hub', () => {
 
 // --- PostgreSQL: two processes on one store ----------------------------------------------------
 
-const POSTGRES_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const IN_CI = process.env.CI === 'true';
-const PROBE_TIMEOUT_MS = 3_000;
-
-async function postgresProblem(url: string): Promise<string | null> {
-  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
-  try {
-    await probe.connect();
-    await probe.query('SELECT 1');
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message || error.name : String(error);
-  } finally {
-    await probe.end().catch(() => {});
-  }
-}
-
-const unreachable = await postgresProblem(POSTGRES_URL);
-const postgresSkipReason =
-  unreachable !== null && !IN_CI ? `no PostgreSQL at ${POSTGRES_URL} (${unreachable})` : null;
-if (postgresSkipReason) console.warn(`swap events on PostgreSQL skipped: ${postgresSkipReason}`);
+const postgresSkip = await postgresSkipReason('swap events on PostgreSQL');
 
 async function adminQuery(sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
@@ -737,9 +703,9 @@ async function adminQuery(sql: string, params: unknown[] = []): Promise<pg.Query
   }
 }
 
-describe.skipIf(postgresSkipReason !== null)('swap events across processes on PostgreSQL', () => {
-  const schema = `pp_test_${randomBytes(6).toString('hex')}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'poolparty-events-pg-'));
+describe.skipIf(postgresSkip !== null)('swap events across processes on PostgreSQL', () => {
+  let schema: string;
+  let aService: TestService | null = null;
   let a: RunningService;
   let aClient: Client;
   let bDb: Database;
@@ -748,20 +714,11 @@ describe.skipIf(postgresSkipReason !== null)('swap events across processes on Po
   let bUrl: string;
 
   beforeAll(async () => {
-    if (unreachable !== null) {
-      throw new Error(`PostgreSQL is required with CI=true: ${POSTGRES_URL} (${unreachable})`);
-    }
-    await adminQuery(`CREATE SCHEMA ${schema}`);
-    const settings = readSettings({
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      POOLPARTY_DATA_DIR: dataDir,
-      DATABASE_URL: POSTGRES_URL,
-    });
-    if (!settings.ok) throw new Error(settings.errors.join('\n'));
-    a = await startService(settings.settings, { schema });
-    if (a.url === null || a.devnet === null) throw new Error('instance A not listening');
-    aClient = clientOf(a.url, a.devnet.apiKey);
+    // Instance A: a service of its own on a fresh schema.
+    const started = await startPostgresTestService('pp_test');
+    aService = started;
+    ({ schema, service: a } = started);
+    aClient = clientOf(started.url, started.apiKey);
     // Instance B: the HTTP API over its own connections (pool and LISTEN) to the same schema.
     // It shares A's signing key and ledger objects, as processes share them through the store.
     bDb = openPostgres(POSTGRES_URL, { schema });
@@ -777,9 +734,7 @@ describe.skipIf(postgresSkipReason !== null)('swap events across processes on Po
     await bApp?.close();
     await bHub?.close();
     await bDb?.close();
-    await a?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    if (unreachable === null) await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await aService?.close();
   });
 
   it("streams on B what is written through A's store, also after B's listener was cut", async () => {

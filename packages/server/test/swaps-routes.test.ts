@@ -11,8 +11,6 @@ import {
   expectProblem,
   type JsonResponse,
   newDevnetParty,
-  type RequestOptions,
-  request,
   SERVICE_START_TIMEOUT_MS,
   startTestService,
   type TestService,
@@ -34,13 +32,7 @@ let cbtcPool: DevnetPoolInfo;
 /** A new funded-or-not party of its own, so a test's listing is not shared with another's. */
 const newParty = (hint: string) => newDevnetParty(t, hint);
 
-function call(
-  method: string,
-  path: string,
-  options: RequestOptions = {},
-): Promise<JsonResponse<Body>> {
-  return request<Body>(t.url, method, path, { apiKey: t.apiKey, ...options });
-}
+const call: TestService['call'] = (...args) => t.call(...args);
 
 function createSwap(
   token: string,

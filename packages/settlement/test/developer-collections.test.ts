@@ -5,24 +5,14 @@
  * the swap party's holdings.
  */
 import { Amount } from '@poolparty/core';
-import type { Database } from '@poolparty/store';
-import {
-  type CollectionRecord,
-  collectableEarnings,
-  getCollection,
-  openPostgres,
-} from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-} from '@poolparty/store/testing';
+import { type CollectionRecord, collectableEarnings, getCollection } from '@poolparty/store';
+import { postgresSkipReason } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CollectionRefused, recordCollection } from '../src/collections.js';
 import type { EngineStep } from '../src/index.js';
-import { completedSwap, EngineHarness, useEngineWorld, waitFor } from '../testing/engine.js';
+import { completedSwap, type EngineHarness, useEngineWorld, waitFor } from '../testing/engine.js';
 import { crashOnceAt, refusingTransfers } from '../testing/faults.js';
+import { openPostgresHarness, type PostgresHarness } from '../testing/postgres-harness.js';
 
 const world = useEngineWorld();
 
@@ -273,21 +263,17 @@ describe('a crash between recording a collection and its confirmation: paid once
 
 describe('two collections requested at once on PostgreSQL: one pays', () => {
   let skip: string | null = null;
-  let schema = '';
-  let db: Database | null = null;
+  let postgres: PostgresHarness | null = null;
   let h: EngineHarness;
 
   beforeAll(async () => {
     skip = await postgresSkipReason('concurrent collections');
     if (skip !== null) return;
-    schema = await createSchema('collections');
-    db = openPostgres(POSTGRES_URL, { schema });
-    h = await EngineHarness.createIn(db);
+    postgres = await openPostgresHarness('collections');
+    h = postgres.harness;
   }, 60_000);
   afterAll(async () => {
-    await h?.close();
-    await db?.close();
-    if (schema !== '') await dropSchema(schema);
+    await postgres?.close();
   });
 
   it('pays the accrued amount once, however the two requests interleave', async (context) => {

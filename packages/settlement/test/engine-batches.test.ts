@@ -9,22 +9,12 @@
  * applied once. The batched run is repeated on PostgreSQL when one answers.
  */
 import type { Instrument } from '@poolparty/core';
-import {
-  cancelIntent,
-  type Database,
-  getPool,
-  listIntentEvents,
-  openPostgres,
-} from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-} from '@poolparty/store/testing';
+import { cancelIntent, getPool, listIntentEvents } from '@poolparty/store';
+import { postgresSkipReason } from '@poolparty/store/testing';
 import { describe, expect, it } from 'vitest';
 import type { EngineStep } from '../src/index.js';
-import { EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/engine.js';
+import { type EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/engine.js';
+import { openPostgresHarness, type PostgresHarness } from '../testing/postgres-harness.js';
 
 const world = useEngineWorld();
 
@@ -197,13 +187,11 @@ const skipReason = await postgresSkipReason('batched execution on PostgreSQL');
 
 describe.skipIf(skipReason !== null)('batched execution on PostgreSQL', () => {
   it('ends every swap of a batch as if it had settled alone there too', async () => {
-    const opened: { schema: string; db: Database; harness: EngineHarness }[] = [];
+    const opened: PostgresHarness[] = [];
     const open = async () => {
-      const schema = await createSchema('pp_batches');
-      const db = openPostgres(POSTGRES_URL, { schema });
-      const harness = await EngineHarness.createIn(db);
-      opened.push({ schema, db, harness });
-      return harness;
+      const postgres = await openPostgresHarness('pp_batches');
+      opened.push(postgres);
+      return postgres.harness;
     };
     try {
       const alone = await settle(1, open);
@@ -213,11 +201,7 @@ describe.skipIf(skipReason !== null)('batched execution on PostgreSQL', () => {
       expect(batched.ends).toEqual(alone.ends);
       expect(batched.books).toEqual(alone.books);
     } finally {
-      for (const { schema, db, harness } of opened) {
-        await harness.close();
-        await db.close();
-        await dropSchema(schema);
-      }
+      for (const postgres of opened) await postgres.close();
     }
   }, 60_000);
 });

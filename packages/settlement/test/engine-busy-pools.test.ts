@@ -10,18 +10,14 @@
  */
 
 import type { Queryable } from '@poolparty/store';
-import { type Database, type IntentRecord, listIntentEvents, openPostgres } from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-} from '@poolparty/store/testing';
+import { type Database, type IntentRecord, listIntentEvents } from '@poolparty/store';
+import { postgresSkipReason } from '@poolparty/store/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EngineContext } from '../src/context.js';
 import { executeQueued } from '../src/execution.js';
 import { DEFAULT_ENGINE_SETTINGS, SILENT_LOG } from '../src/settings.js';
-import { EngineHarness, type Party, TEST_ENGINE_SETTINGS } from '../testing/engine.js';
+import { type EngineHarness, type Party, TEST_ENGINE_SETTINGS } from '../testing/engine.js';
+import { openPostgresHarness, type PostgresHarness } from '../testing/postgres-harness.js';
 
 const HELD = 'amulet-usdcx';
 const FREE = 'amulet-usdcx-bridge';
@@ -31,20 +27,18 @@ const POLL_MS = 10;
 const skipReason = await postgresSkipReason('engines skipping a busy pool');
 
 describe.skipIf(skipReason !== null)('two engines, one pool held by the other', () => {
-  let schema: string;
-  let stores: Database[] = [];
+  let postgres: PostgresHarness;
+  let stores: readonly Database[] = [];
   let h: EngineHarness;
 
   beforeEach(async () => {
-    schema = await createSchema('pp_busy_pools');
-    stores = [openPostgres(POSTGRES_URL, { schema }), openPostgres(POSTGRES_URL, { schema })];
-    h = await EngineHarness.createIn(stores[0] as Database);
+    postgres = await openPostgresHarness('pp_busy_pools', 2);
+    stores = postgres.databases;
+    h = postgres.harness;
   }, 30_000);
 
   afterEach(async () => {
-    await h?.close();
-    await Promise.all(stores.map((db) => db.close()));
-    if (schema) await dropSchema(schema);
+    await postgres?.close();
   });
 
   /** Swaps of both pools taken in (by an engine that executes nothing), the held pool's first. */

@@ -4,12 +4,7 @@
  * ledger.
  */
 import { Amount } from '@poolparty/core';
-import {
-  LedgerError,
-  type LedgerPort,
-  REASON_META_KEY,
-  type TransferCommand,
-} from '@poolparty/ledger';
+import { LedgerError, type LedgerPort } from '@poolparty/ledger';
 import {
   cancelIntent,
   getPool,
@@ -18,7 +13,7 @@ import {
 } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
 import { type EngineHarness, useEngineWorld, waitFor } from '../testing/engine.js';
-import { ledgerWith } from '../testing/faults.js';
+import { ledgerWith, refusingRefunds } from '../testing/faults.js';
 
 const world = useEngineWorld();
 let h: EngineHarness;
@@ -191,18 +186,6 @@ describe('refunded after the payout failed', () => {
     expect(rows).toEqual([]);
   });
 });
-
-/** A ledger whose every refund submission is refused, as a ledger under stress may do. */
-function refusingRefunds(ledger: LedgerPort): LedgerPort {
-  return ledgerWith(ledger, {
-    submitTransfer: async (command: TransferCommand) => {
-      if (command.meta?.[REASON_META_KEY]?.startsWith('refund:')) {
-        throw new LedgerError('rejected', 'refunds are refused');
-      }
-      return ledger.submitTransfer(command);
-    },
-  });
-}
 
 /** A ledger that refuses to accept offers. */
 function refusingAccepts(ledger: LedgerPort): LedgerPort {

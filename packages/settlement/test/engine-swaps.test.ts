@@ -5,7 +5,7 @@
  */
 import { Amount } from '@poolparty/core';
 import { listCommandsOfIntent, listIntentEvents } from '@poolparty/store';
-import { recordedAmount } from '@poolparty/store/testing';
+import { COMPLETED_SWAP_HISTORY, recordedAmount } from '@poolparty/store/testing';
 import { describe, expect, it } from 'vitest';
 import { type EngineHarness, useEngineWorld } from '../testing/engine.js';
 
@@ -40,15 +40,7 @@ describe('a swap that completes', () => {
     await h.booksMatchLedger();
 
     const history = (await listIntentEvents(world.db, intent.intentId)).map((e) => e.status);
-    expect(history).toEqual([
-      'pending',
-      'matched',
-      'deposit_received',
-      'forwarded',
-      'processing',
-      'sending_output',
-      'completed',
-    ]);
+    expect(history).toEqual(COMPLETED_SWAP_HISTORY);
     expect(h.invalidated).toContain('amulet-usdcx');
     expect(await h.transfersWithReason(`payout:${intent.intentId}`)).toBe(1);
   });

@@ -17,18 +17,13 @@ import {
   type IntentRecord,
   listIntentEvents,
   listPools,
-  openPostgres,
 } from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-} from '@poolparty/store/testing';
+import { postgresSkipReason } from '@poolparty/store/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type IncomingDeposit, takeDeposits } from '../src/intake.js';
 import { type PriceBook, readPriceBook } from '../src/prices.js';
-import { EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/engine.js';
+import { type EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/engine.js';
+import { openPostgresHarness, type PostgresHarness } from '../testing/postgres-harness.js';
 
 const world = useEngineWorld();
 
@@ -124,20 +119,18 @@ function isClaim(sql: string): boolean {
 const skipReason = await postgresSkipReason('a run of deposits racing a cancel on PostgreSQL');
 
 describe.skipIf(skipReason !== null)('a run of deposits racing a cancel on PostgreSQL', () => {
-  let schema: string;
+  let postgres: PostgresHarness;
   let db: Database;
   let h: EngineHarness;
 
   beforeEach(async () => {
-    schema = await createSchema('pp_intake');
-    db = openPostgres(POSTGRES_URL, { schema });
-    h = await EngineHarness.createIn(db);
+    postgres = await openPostgresHarness('pp_intake');
+    h = postgres.harness;
+    db = h.db;
   }, 30_000);
 
   afterEach(async () => {
-    await h?.close();
-    await db?.close();
-    if (schema) await dropSchema(schema);
+    await postgres?.close();
   });
 
   /**

@@ -12,7 +12,11 @@ import { describe, expect, it } from 'vitest';
 import { recordWithdrawal } from '../src/withdrawals.js';
 import { type EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/engine.js';
 import { ledgerWith } from '../testing/faults.js';
-import { openHarnessLiquidityIntent, waitForLiquidity } from '../testing/liquidity.js';
+import {
+  openHarnessLiquidityIntent,
+  waitForLiquidity,
+  withdrawWholePosition,
+} from '../testing/liquidity.js';
 import { SCALE_OUT_API_KEY_ID } from '../testing/scale-out.js';
 
 const world = useEngineWorld();
@@ -202,14 +206,7 @@ describe('liquidity', () => {
     await h.depositLiquidity(lp, h.amulet, intent.expectedA.toString(), intent.depositReference);
     await h.depositLiquidity(lp, h.usdcx, intent.expectedB.toString(), intent.depositReference);
     await waitForLiquidity(h.db, intent.liquidityIntentId, 'completed');
-    const withdrawal = await recordWithdrawal(h.db, {
-      poolId: POOL,
-      providerParty: lp.partyId,
-      apiKeyId: SCALE_OUT_API_KEY_ID,
-      burn: { shareBps: 10_000 },
-      minimum: { a: Amount.ZERO, b: Amount.ZERO },
-      now: h.clock.now(),
-    });
+    const withdrawal = await withdrawWholePosition(h, lp, POOL);
     const offer = await waitFor(async () => {
       const offers = await h.ledger.getPendingOffers(lp.partyId);
       return offers.find((o) => o.receiver === lp.partyId) ?? null;

@@ -15,12 +15,10 @@ import {
   type Database,
   getPool,
   type IntentRecord,
-  migrate,
-  openPostgres,
 } from '@poolparty/store';
 import {
-  createSchema,
-  dropSchema,
+  type FreshSchema,
+  openFreshSchema,
   POSTGRES_URL,
   postgresSkipReason,
   terminateIngestLockHolder,
@@ -47,8 +45,9 @@ const SETTLE_WAIT_MS = 40_000;
 const skipReason = await postgresSkipReason('multi-worker suite');
 
 describe.skipIf(skipReason !== null)('two workers on one PostgreSQL, one pool', () => {
+  let fresh: FreshSchema | null = null;
   let schema: string;
-  let stores: Database[] = [];
+  let stores: readonly Database[] = [];
   let engines: Engine[] = [];
   let ledger: LocalLedger;
   let clock: LedgerClock;
@@ -56,10 +55,10 @@ describe.skipIf(skipReason !== null)('two workers on one PostgreSQL, one pool', 
   let swapsSoFar: IntentRecord[] = [];
 
   beforeAll(async () => {
-    schema = await createSchema('pp_workers');
-    stores = [openPostgres(POSTGRES_URL, { schema }), openPostgres(POSTGRES_URL, { schema })];
+    // Two workers' pools on one schema, migrated through the first.
+    fresh = await openFreshSchema('pp_workers', { processes: 2 });
+    ({ schema, databases: stores } = fresh);
     const [first] = stores as [Database];
-    await migrate(first);
     ledger = await openLocalLedger({});
     seed = await seedDevnet(ledger);
     clock = await LedgerClock.follow(ledger);
@@ -80,9 +79,8 @@ describe.skipIf(skipReason !== null)('two workers on one PostgreSQL, one pool', 
 
   afterAll(async () => {
     await Promise.all(engines.map((engine) => engine.stop()));
-    await Promise.all(stores.map((db) => db.close()));
     await ledger?.close();
-    if (schema) await dropSchema(schema);
+    await fresh?.close();
   });
 
   const store = () => stores[0] as Database;

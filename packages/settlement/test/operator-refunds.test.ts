@@ -6,12 +6,6 @@
  */
 import { Amount } from '@poolparty/core';
 import {
-  LedgerError,
-  type LedgerPort,
-  REASON_META_KEY,
-  type TransferCommand,
-} from '@poolparty/ledger';
-import {
   getOperatorFlag,
   getPool,
   type IntentRecord,
@@ -21,31 +15,15 @@ import {
 import { describe, expect, it } from 'vitest';
 import { listRefundCases, RefundRefused, resolveRefund, retryRefund } from '../src/index.js';
 import { type EngineHarness, useEngineWorld } from '../testing/engine.js';
-import { ledgerWith } from '../testing/faults.js';
+import { parkedRefund, refusingRefunds } from '../testing/faults.js';
 
 const world = useEngineWorld();
 let h: EngineHarness;
 
-/** A ledger that refuses every refund. */
-function refusingRefunds(ledger: LedgerPort): LedgerPort {
-  return ledgerWith(ledger, {
-    submitTransfer: async (command: TransferCommand) => {
-      if (command.meta?.[REASON_META_KEY]?.startsWith('refund:')) {
-        throw new LedgerError('rejected', 'refunds are refused');
-      }
-      return ledger.submitTransfer(command);
-    },
-  });
-}
-
 /** A swap refused at execution (price impact) whose refund was given up on; the engine stopped. */
-async function parkedRefund(): Promise<IntentRecord> {
+async function parkedAndStopped(): Promise<IntentRecord> {
   h = await world.harness();
-  await h.startEngine({ ledger: refusingRefunds(h.ledger) });
-  const intent = await h.createIntent(h.alice, h.amulet, '1000');
-  await h.db.query(`UPDATE pools SET price_impact_cap = 0.00001 WHERE pool_id = 'amulet-usdcx'`);
-  await h.deposit(h.alice, h.amulet, '1000', { reference: intent.depositReference });
-  const parked = await h.waitForStatus(intent.intentId, 'refund_failed');
+  const parked = await parkedRefund(h, refusingRefunds(h.ledger));
   await h.stopEngine();
   return parked;
 }
@@ -67,7 +45,7 @@ async function refusal(attempt: Promise<unknown>): Promise<RefundRefused> {
 
 describe('listRefundCases', () => {
   it('lists each open case with what its latest attempt parked', async () => {
-    const intent = await parkedRefund();
+    const intent = await parkedAndStopped();
 
     const cases = await listRefundCases(h.db);
 
@@ -88,7 +66,7 @@ describe('listRefundCases', () => {
 
 describe('retryRefund', () => {
   it('records the next attempt of the same transfer, marked as the operator’s', async () => {
-    const intent = await parkedRefund();
+    const intent = await parkedAndStopped();
     const [flag] = await listOpenOperatorFlags(h.db, 10);
 
     const retried = await retryRefund(h.db, intent.intentId, h.clock.now());
@@ -110,7 +88,7 @@ describe('retryRefund', () => {
   });
 
   it('records one attempt when two operators retry at once; the other is told to wait', async () => {
-    const intent = await parkedRefund();
+    const intent = await parkedAndStopped();
     const now = h.clock.now();
 
     const outcomes = await Promise.allSettled([
@@ -126,7 +104,7 @@ describe('retryRefund', () => {
   });
 
   it('refuses a subject with no open case, writing nothing', async () => {
-    await parkedRefund();
+    await parkedAndStopped();
 
     const error = await refusal(retryRefund(h.db, 'swp_unknown', h.clock.now()));
 
@@ -137,7 +115,7 @@ describe('retryRefund', () => {
 
 describe('resolveRefund', () => {
   it('with release, takes the parked amount off the books and closes the flag', async () => {
-    const intent = await parkedRefund();
+    const intent = await parkedAndStopped();
     const [flag] = await listOpenOperatorFlags(h.db, 10);
 
     const resolved = await resolveRefund(h.db, intent.intentId, {
@@ -159,7 +137,7 @@ describe('resolveRefund', () => {
   });
 
   it('refuses a blank note and an attempt in flight, leaving the flag open', async () => {
-    const intent = await parkedRefund();
+    const intent = await parkedAndStopped();
     const [flag] = await listOpenOperatorFlags(h.db, 10);
     const now = h.clock.now();
 

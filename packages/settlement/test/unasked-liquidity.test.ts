@@ -5,17 +5,13 @@
  * them every instrument's total over all parties is unchanged but for what transfers burned, the
  * books equal the swap party's holdings, and the LP party holds nothing.
  */
-import { type Database, openPostgres } from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-} from '@poolparty/store/testing';
+import type { Database } from '@poolparty/store';
+import { postgresSkipReason } from '@poolparty/store/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cancelLiquidityIntent } from '../src/liquidity-cancel.js';
 import { EngineHarness, openTestDatabase, waitFor } from '../testing/engine.js';
 import { openHarnessLiquidityIntent, waitForLiquidity } from '../testing/liquidity.js';
+import { openPostgresHarness, type PostgresHarness } from '../testing/postgres-harness.js';
 import { expectConserved, runUnaskedDeposits } from '../testing/unasked-deposits.js';
 
 const POOL = 'amulet-usdcx';
@@ -51,23 +47,17 @@ function embedded(): StoreKind {
 }
 
 function postgres(skip: string | null): StoreKind {
-  const opened: { harness: EngineHarness; db: Database; schema: string }[] = [];
+  const opened: PostgresHarness[] = [];
   return {
     name: 'PostgreSQL',
     skip,
     async harness() {
-      const schema = await createSchema('pp_unasked');
-      const db = openPostgres(POSTGRES_URL, { schema });
-      const harness = await EngineHarness.createIn(db);
-      opened.push({ harness, db, schema });
-      return harness;
+      const postgres = await openPostgresHarness('pp_unasked');
+      opened.push(postgres);
+      return postgres.harness;
     },
     async close() {
-      for (const { harness, db, schema } of opened.splice(0)) {
-        await harness.close();
-        await db.close();
-        await dropSchema(schema);
-      }
+      for (const postgres of opened.splice(0)) await postgres.close();
     },
   };
 }

@@ -1,9 +1,11 @@
 /**
  * Faults a test puts the engine through: a crash at one step boundary, and a ledger that fails one
- * way while answering as the real one otherwise.
+ * way while answering as the real one otherwise; and a swap whose refund such a ledger parks.
  */
-import { LedgerError, type LedgerPort } from '@poolparty/ledger';
+import { LedgerError, type LedgerPort, REASON_META_KEY } from '@poolparty/ledger';
+import type { IntentRecord } from '@poolparty/store';
 import type { EngineFaults, EngineStep } from '../src/index.js';
+import type { EngineHarness } from './engine.js';
 
 /** Crashes the engine the first time it passes `step`, and never again. */
 export function crashOnceAt(step: EngineStep): EngineFaults {
@@ -27,6 +29,33 @@ export function ledgerWith(ledger: LedgerPort, overrides: Partial<LedgerPort>): 
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+}
+
+/**
+ * A ledger that refuses every refund submission (a transfer whose reason is `refund:…`) while
+ * `refusing()` says so, as a ledger under stress may do; other transfers go through.
+ */
+export function refusingRefunds(ledger: LedgerPort, refusing = () => true): LedgerPort {
+  return ledgerWith(ledger, {
+    submitTransfer: async (command) => {
+      const refund = command.meta?.[REASON_META_KEY]?.startsWith('refund:') ?? false;
+      if (refund && refusing()) throw new LedgerError('rejected', 'refunds are refused');
+      return ledger.submitTransfer(command);
+    },
+  });
+}
+
+/**
+ * A swap of 1000 Amulet refused at execution (a price impact cap it cannot meet) whose refund
+ * `ledger` refuses until the engine gives up: the intent as it ends, `refund_failed`. The engine
+ * runs on `ledger` from here on.
+ */
+export async function parkedRefund(h: EngineHarness, ledger: LedgerPort): Promise<IntentRecord> {
+  await h.startEngine({ ledger });
+  const intent = await h.createIntent(h.alice, h.amulet, '1000');
+  await h.db.query(`UPDATE pools SET price_impact_cap = 0.00001 WHERE pool_id = 'amulet-usdcx'`);
+  await h.deposit(h.alice, h.amulet, '1000', { reference: intent.depositReference });
+  return h.waitForStatus(intent.intentId, 'refund_failed');
 }
 
 /** A ledger that refuses every transfer, as a participant that keeps rejecting a command. */

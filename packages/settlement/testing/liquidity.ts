@@ -1,13 +1,19 @@
-/** Liquidity intents as `POST /v1/liquidity/intents` opens them, and waiting for their states. */
+/**
+ * Liquidity intents as `POST /v1/liquidity/intents` opens them, waiting for their states, and a
+ * provider's whole position withdrawn.
+ */
 import { randomUUID } from 'node:crypto';
+import { Amount } from '@poolparty/core';
 import {
   type Database,
   getLiquidityIntent,
   type LiquidityIntentRecord,
   type LiquidityStatus,
   type Queryable,
+  type WithdrawalRecord,
 } from '@poolparty/store';
 import { openLiquidityIntent } from '../src/liquidity-intents.js';
+import { recordWithdrawal } from '../src/withdrawals.js';
 import { type EngineHarness, type Party, waitFor } from './engine.js';
 import { SCALE_OUT_API_KEY_ID } from './scale-out.js';
 
@@ -63,4 +69,20 @@ export function waitForLiquidity(
     },
     `liquidity intent ${id} to reach ${statuses.join('|')}`,
   );
+}
+
+/** Records the withdrawal of `party`'s whole position in the pool, with no minimum on either side. */
+export function withdrawWholePosition(
+  h: EngineHarness,
+  party: Pick<Party, 'partyId'>,
+  poolId = 'amulet-usdcx',
+): Promise<WithdrawalRecord> {
+  return recordWithdrawal(h.db, {
+    poolId,
+    providerParty: party.partyId,
+    apiKeyId: SCALE_OUT_API_KEY_ID,
+    burn: { shareBps: 10_000 },
+    minimum: { a: Amount.ZERO, b: Amount.ZERO },
+    now: h.clock.now(),
+  });
 }

@@ -80,10 +80,12 @@ import {
   upsertDeveloper,
 } from '../src/index.js';
 import {
+  COMPLETED_SWAP_HISTORY,
   createSchema,
   dropSchema,
   POSTGRES_URL,
   postgresSkipReason,
+  SETTLING_STATES,
   testFeeEvent,
   testIntent,
 } from '../testing/index.js';
@@ -501,15 +503,7 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
         refund: null,
       });
       const history = await listIntentEvents(db, intentId);
-      expect(history.map((e) => e.status)).toEqual([
-        'pending',
-        'matched',
-        'deposit_received',
-        'forwarded',
-        'processing',
-        'sending_output',
-        'completed',
-      ]);
+      expect(history.map((e) => e.status)).toEqual(COMPLETED_SWAP_HISTORY);
       expect(await listIntentEvents(db, intentId, history[5]?.seq)).toHaveLength(1);
     });
 
@@ -772,14 +766,6 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
   });
 
   describe('completed swaps with incomplete accounting', () => {
-    const TO_SENDING_OUTPUT = [
-      'matched',
-      'deposit_received',
-      'forwarded',
-      'processing',
-      'sending_output',
-    ] as const;
-
     async function completedSwap(
       f: Awaited<ReturnType<typeof fixture>>,
       facts: { feeEvent: boolean; payoutUpdateId?: string; batch?: boolean },
@@ -793,13 +779,13 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
           facts.payoutUpdateId === undefined ? {} : { payoutUpdateId: facts.payoutUpdateId };
         await moveIntentsAlong(
           db,
-          [{ ...path, ...payout, through: [...TO_SENDING_OUTPUT, 'completed'] }],
+          [{ ...path, ...payout, through: [...SETTLING_STATES, 'completed'] }],
           T0,
         );
       } else {
         await moveIntentsAlong(
           db,
-          [{ intentId: intent.intentId, from: 'pending', through: TO_SENDING_OUTPUT }],
+          [{ intentId: intent.intentId, from: 'pending', through: SETTLING_STATES }],
           T0,
         );
         await transitionIntent(db, {

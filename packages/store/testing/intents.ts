@@ -68,3 +68,18 @@ export function recordedAmount(value: Amount | null | undefined): Amount {
   if (value === null || value === undefined) throw new Error('expected a recorded amount');
   return value;
 }
+
+/**
+ * The states a swap moves through after `pending` on its way to paying out, in lifecycle order
+ * (docs/spec/lifecycle.md#states): what a test expects a settled swap's history to hold.
+ */
+export const SETTLING_STATES = [
+  'matched',
+  'deposit_received',
+  'forwarded',
+  'processing',
+  'sending_output',
+] as const;
+
+/** The state history of a swap that settled and completed, from its creation. */
+export const COMPLETED_SWAP_HISTORY = ['pending', ...SETTLING_STATES, 'completed'] as const;

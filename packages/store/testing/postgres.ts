@@ -140,3 +140,17 @@ export async function openFreshSchema(
     },
   };
 }
+
+/** Runs `work` on a fresh schema (as `openFreshSchema` opens it), closed and dropped after it. */
+export async function inFreshSchema<T>(
+  prefix: string,
+  options: Parameters<typeof openFreshSchema>[1],
+  work: (fresh: FreshSchema) => Promise<T>,
+): Promise<T> {
+  const fresh = await openFreshSchema(prefix, options);
+  try {
+    return await work(fresh);
+  } finally {
+    await fresh.close();
+  }
+}

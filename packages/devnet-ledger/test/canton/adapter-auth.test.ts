@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { LedgerError, openCantonLedger } from '@poolparty/ledger';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AdapterWorld, AUDIENCE, amount, SECRET, startAdapterWorld } from './adapter-world.js';
+import { AUDIENCE, SECRET } from '../support/localnet.js';
+import { type AdapterWorld, amount, startAdapterWorld } from './adapter-world.js';
 
 /** Only keeps a broken subscription from hanging a test; never part of an assertion. */
 const SAFETY_NET_MS = 10_000;

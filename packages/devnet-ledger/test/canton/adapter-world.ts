@@ -18,9 +18,7 @@ import {
   openLocalLedger,
 } from '@poolparty/ledger';
 import { SignJWT } from 'jose';
-
-export const SECRET = 'unsafe';
-export const AUDIENCE = 'https://canton.network.global';
+import { AUDIENCE, SECRET } from '../support/localnet.js';
 
 export interface AdapterWorld {
   readonly local: LocalLedger;

@@ -16,8 +16,8 @@ import {
   SAFETY_NET_MS,
 } from '@poolparty/ledger/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AUDIENCE } from '../support/localnet.js';
 import {
-  AUDIENCE,
   type CantonHarnessLedger,
   type CantonWorld,
   openCantonHarnessLedger,
@@ -81,6 +81,36 @@ const SUBMISSION: Record<SenderKind, RegExp> = {
 /** A short submit timeout, so a held completion outlasts it without a long test. */
 const SUBMIT_TIMEOUT_MS = 3_000;
 
+/**
+ * Reads the update stream from `from` to `end` as a reader that resumes from its checkpoint does,
+ * at most `attemptsMax` times: every update seen (by offset, so a repeat counts once) and the code
+ * of every error that ended a stream.
+ */
+async function resumeToEnd(
+  ledger: CantonHarnessLedger,
+  range: { readonly from: number; readonly end: number },
+  attemptsMax: number,
+): Promise<{ readonly seen: LedgerUpdate[]; readonly dropCodes: (string | undefined)[] }> {
+  const seen = new Map<number, LedgerUpdate>();
+  const drops: unknown[] = [];
+  let checkpoint = range.from;
+  for (let attempt = 0; checkpoint < range.end && attempt < attemptsMax; attempt++) {
+    try {
+      for await (const update of ledger.updates(checkpoint, {
+        signal: AbortSignal.timeout(SAFETY_NET_MS),
+      })) {
+        seen.set(update.offset, update);
+        checkpoint = update.offset;
+        if (checkpoint >= range.end) break;
+      }
+    } catch (error) {
+      drops.push(error);
+    }
+  }
+  const dropCodes = drops.map((e) => (e as { code?: string }).code);
+  return { seen: [...seen.values()], dropCodes };
+}
+
 describe('wire faults between the canton adapter and the participant', () => {
   /**
    * Alice holds 100 USD; Bob pre-approves USD. An external Alice submits through prepare and
@@ -122,24 +152,9 @@ describe('wire faults between the canton adapter and the participant', () => {
     const end = await ledger.ledgerEnd();
 
     world.proxy.dropNextStreamAfter(2);
-    const seen = new Map<number, LedgerUpdate>();
-    const drops: unknown[] = [];
-    let checkpoint = before;
-    for (let attempt = 0; checkpoint < end && attempt < 5; attempt++) {
-      try {
-        for await (const update of ledger.updates(checkpoint, {
-          signal: AbortSignal.timeout(SAFETY_NET_MS),
-        })) {
-          seen.set(update.offset, update);
-          checkpoint = update.offset;
-          if (checkpoint >= end) break;
-        }
-      } catch (error) {
-        drops.push(error);
-      }
-    }
-    expect(drops.map((e) => (e as { code?: string }).code)).toEqual(['stream_dropped']);
-    expect([...seen.values()]).toEqual(expected);
+    const { seen, dropCodes } = await resumeToEnd(ledger, { from: before, end }, 5);
+    expect(dropCodes).toEqual(['stream_dropped']);
+    expect(seen).toEqual(expected);
     expect(
       world.proxy.streams.filter((s) => s.path.startsWith('/v2/updates')).map((s) => s.dropped),
     ).toContain(true);
@@ -277,24 +292,9 @@ describe('wire faults between the canton adapter and the participant', () => {
     const http = await openCantonHarnessLedger(world, { transport: 'http' });
     try {
       world.proxy.failRequests({ method: 'POST', path: '/v2/updates' }, 1, 503);
-      const seen = new Map<number, LedgerUpdate>();
-      const drops: unknown[] = [];
-      let checkpoint = before;
-      for (let attempt = 0; checkpoint < end && attempt < 3; attempt++) {
-        try {
-          for await (const update of http.updates(checkpoint, {
-            signal: AbortSignal.timeout(SAFETY_NET_MS),
-          })) {
-            seen.set(update.offset, update);
-            checkpoint = update.offset;
-            if (checkpoint >= end) break;
-          }
-        } catch (error) {
-          drops.push(error);
-        }
-      }
-      expect(drops.map((e) => (e as { code?: string }).code)).toEqual(['stream_dropped']);
-      expect([...seen.values()]).toEqual(expected);
+      const { seen, dropCodes } = await resumeToEnd(http, { from: before, end }, 3);
+      expect(dropCodes).toEqual(['stream_dropped']);
+      expect(seen).toEqual(expected);
     } finally {
       await http.close();
     }

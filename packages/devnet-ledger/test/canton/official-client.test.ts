@@ -27,7 +27,7 @@ import {
 import { SignJWT } from 'jose';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIENCE, AUTH_SECRET, USER_ID } from './support/canton-harness.js';
+import { AUDIENCE, SECRET, USER } from '../support/localnet.js';
 import { assertNoWireMismatches, startWireProxy, type WireProxy } from './support/wire-proxy.js';
 
 let local: LocalLedger;
@@ -45,16 +45,16 @@ async function userToken(): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ scope: 'daml_ledger_api' })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(USER_ID)
+    .setSubject(USER)
     .setAudience(AUDIENCE)
     .setIssuedAt(now)
     .setExpirationTime(now + 600)
-    .sign(new TextEncoder().encode(AUTH_SECRET));
+    .sign(new TextEncoder().encode(SECRET));
 }
 
 const tokens = {
   getAccessToken: async () => token,
-  getAuthContext: async () => ({ userId: USER_ID, accessToken: token }),
+  getAuthContext: async () => ({ userId: USER, accessToken: token }),
 };
 
 /** Interface filters for the Holding and TransferInstruction views, as a wallet asks. */
@@ -107,7 +107,7 @@ beforeAll(async () => {
   });
   if (outcome.kind !== 'offer') throw new Error('expected an offer to carol');
   [offer] = (await local.getPendingOffers(carol)) as [TransferOffer];
-  server = await startDevnetLedgerServer({ ledger: local, port: 0, authSecret: AUTH_SECRET });
+  server = await startDevnetLedgerServer({ ledger: local, port: 0, authSecret: SECRET });
   proxy = await startWireProxy({ target: server.url });
   token = await userToken();
   client = new LedgerClient({

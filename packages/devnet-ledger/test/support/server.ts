@@ -8,9 +8,7 @@ import { SignJWT } from 'jose';
 import { expect } from 'vitest';
 import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../src/server.js';
 import { type CantonDocument, schemaErrors } from './canton-schemas.js';
-
-export const SECRET = 'unsafe';
-export const AUDIENCE = 'https://canton.network.global';
+import { AUDIENCE, SECRET } from './localnet.js';
 
 export interface World {
   readonly ledger: LocalLedger;

@@ -11,35 +11,22 @@
  * the legs' choices itself, with the senders and receivers among the acting parties, where a
  * settlement app's choice would carry their authority.
  */
-import {
-  type AuthTokenProvider,
-  LedgerController,
-  TokenStandardController,
-  UnsafeAuthController,
-  type WalletSDK,
-  WalletSDKImpl,
-} from '@canton-network/wallet-sdk';
+import type { WalletSDK } from '@canton-network/wallet-sdk';
 import { Amount, type Instrument } from '@poolparty/core';
-import { type LocalLedger, openLocalLedger } from '@poolparty/ledger';
+import type { LocalLedger } from '@poolparty/ledger';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PARTICIPANT_ID } from '../../src/identity.js';
-import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../src/server.js';
-import {
-  assertNoWireMismatches,
-  startWireProxy,
-  type WireProxy,
-} from '../canton/support/wire-proxy.js';
+import { assertNoWireMismatches, type WireProxy } from '../canton/support/wire-proxy.js';
 import { settlementInfoOf } from '../support/commands.js';
+import { USER } from '../support/localnet.js';
 import { call, tokenFor } from '../support/server.js';
+import { walletSdk } from './support/sdk-0.js';
+import { openWalletSdkWorld, type WalletSdkWorld } from './support/world.js';
 
-const SECRET = 'unsafe';
-const AUDIENCE = 'https://canton.network.global';
-const USER = 'poolparty';
 const HOUR_MS = 60 * 60_000;
 
+let world: WalletSdkWorld;
 let ledger: LocalLedger;
-let server: DevnetLedgerServer;
 let proxy: WireProxy;
 let sdk: WalletSDK;
 let token: string;
@@ -47,27 +34,6 @@ let amulet: Instrument;
 let alice: string;
 let bob: string;
 let venue: string;
-
-function auth() {
-  const controller = new UnsafeAuthController(pino({ level: 'silent' }));
-  controller.userId = USER;
-  controller.adminId = USER;
-  controller.audience = AUDIENCE;
-  controller.unsafeSecret = SECRET;
-  return controller;
-}
-
-function walletSdk(base: string): WalletSDK {
-  const validator = new URL(`${base}/api/validator`);
-  return new WalletSDKImpl().configure({
-    logger: pino({ level: 'silent' }),
-    authFactory: auth,
-    ledgerFactory: (userId: string, provider: AuthTokenProvider, isAdmin: boolean) =>
-      new LedgerController(userId, new URL(base), undefined, isAdmin, provider),
-    tokenStandardFactory: (userId: string, provider: AuthTokenProvider, isAdmin: boolean) =>
-      new TokenStandardController(userId, new URL(base), validator, undefined, provider, isAdmin),
-  });
-}
 
 async function as(party: string): Promise<void> {
   await sdk.setPartyId(party);
@@ -154,19 +120,19 @@ async function unlocked(party: string): Promise<Amount> {
 }
 
 beforeAll(async () => {
-  const operatorNamespace = PARTICIPANT_ID.slice(PARTICIPANT_ID.lastIndexOf('::') + 2);
-  ledger = await openLocalLedger({ operatorNamespace });
-  amulet = { admin: (await ledger.createParty({ hint: 'DSO' })).partyId, id: 'Amulet' };
-  await ledger.createInstrument(amulet);
-  const party = async (hint: string) => (await ledger.createParty({ hint })).partyId;
-  [alice, bob, venue] = [await party('alice'), await party('bob'), await party('venue')];
-  for (const owner of [alice, bob]) {
-    await ledger.mint({ owner, instrument: amulet, amount: Amount.of(200) });
-  }
-  server = await startDevnetLedgerServer({ ledger, port: 0, authSecret: SECRET });
-  proxy = await startWireProxy({ target: server.url, uncheckedPrefixes: ['/devnet/'] });
+  world = await openWalletSdkWorld({
+    populate: async (local, instrument) => {
+      const party = async (hint: string) => (await local.createParty({ hint })).partyId;
+      [alice, bob, venue] = [await party('alice'), await party('bob'), await party('venue')];
+      for (const owner of [alice, bob]) {
+        await local.mint({ owner, instrument, amount: Amount.of(200) });
+      }
+    },
+    uncheckedPrefixes: ['/devnet/'],
+  });
+  ({ ledger, proxy, amulet } = world);
   token = await tokenFor(USER);
-  sdk = walletSdk(proxy.url);
+  sdk = walletSdk(proxy.url, { logger: pino({ level: 'silent' }), externalParties: false });
   await sdk.connect();
   tokens().standard.setTransferFactoryRegistryUrl(
     new URL(`${proxy.url}/api/validator/v0/scan-proxy`),
@@ -174,9 +140,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await proxy?.close();
-  await server?.close();
-  await ledger?.close();
+  await world?.close();
 });
 
 describe('the wallet SDK’s allocation flow on the devnet ledger', () => {

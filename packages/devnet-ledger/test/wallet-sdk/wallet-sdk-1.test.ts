@@ -7,19 +7,15 @@
  * passes through the wire proxy, which checks them against Canton's documents.
  */
 import type { Instrument } from '@poolparty/core';
-import { type LocalLedger, openLocalLedger } from '@poolparty/ledger';
+import type { LocalLedger } from '@poolparty/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SDK, type TokenProviderConfig } from 'wallet-sdk-1';
-import { PARTICIPANT_ID } from '../../src/identity.js';
-import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../src/server.js';
-import {
-  assertNoWireMismatches,
-  startWireProxy,
-  type WireProxy,
-} from '../canton/support/wire-proxy.js';
+import type { DevnetLedgerServer } from '../../src/server.js';
+import { assertNoWireMismatches, type WireProxy } from '../canton/support/wire-proxy.js';
+import { AUDIENCE, SECRET, USER } from '../support/localnet.js';
+import { openWalletSdkWorld, type WalletSdkWorld } from './support/world.js';
 
-const SECRET = 'unsafe';
-
+let world: WalletSdkWorld;
 let ledger: LocalLedger;
 let server: DevnetLedgerServer;
 let proxy: WireProxy;
@@ -95,9 +91,9 @@ const auth = (): TokenProviderConfig => ({
   method: 'self_signed',
   issuer: 'unsafe-auth',
   credentials: {
-    clientId: 'poolparty',
+    clientId: USER,
     clientSecret: SECRET,
-    audience: 'https://canton.network.global',
+    audience: AUDIENCE,
     scope: '',
   },
 });
@@ -112,25 +108,21 @@ async function faucet(partyId: string, amount: string, token = 'Amulet'): Promis
 }
 
 beforeAll(async () => {
-  const operatorNamespace = PARTICIPANT_ID.slice(PARTICIPANT_ID.lastIndexOf('::') + 2);
-  ledger = await openLocalLedger({ operatorNamespace });
-  amulet = { admin: (await ledger.createParty({ hint: 'DSO' })).partyId, id: 'Amulet' };
-  await ledger.createInstrument(amulet);
-  usdcx = { admin: (await ledger.createParty({ hint: 'USDCxIssuer' })).partyId, id: 'USDCx' };
-  await ledger.createInstrument(usdcx);
-  pool = (await ledger.createParty({ hint: 'pool', preapprovals: [amulet, usdcx] })).partyId;
-  server = await startDevnetLedgerServer({ ledger, port: 0, authSecret: SECRET });
-  proxy = await startWireProxy({
-    target: server.url,
+  world = await openWalletSdkWorld({
+    populate: async (local, instrument) => {
+      usdcx = { admin: (await local.createParty({ hint: 'USDCxIssuer' })).partyId, id: 'USDCx' };
+      await local.createInstrument(usdcx);
+      const preapprovals = [instrument, usdcx];
+      pool = (await local.createParty({ hint: 'pool', preapprovals })).partyId;
+    },
     uncheckedPrefixes: ['/devnet/', '/api/validator/v0/validator-user'],
   });
+  ({ ledger, server, proxy, amulet } = world);
   sdk = await createSdk();
 });
 
 afterAll(async () => {
-  await proxy?.close();
-  await server?.close();
-  await ledger?.close();
+  await world?.close();
 });
 
 describe('the official wallet SDK 1.4.0 against the devnet ledger', () => {

@@ -6,33 +6,20 @@
  * through the wire proxy, which checks them against Canton's documents.
  */
 import {
-  type AuthTokenProvider,
   createKeyPair,
   decodePreparedTransaction,
-  LedgerController,
   signTransactionHash,
-  TokenStandardController,
   TopologyController,
-  UnsafeAuthController,
-  ValidatorController,
   type WalletSDK,
-  WalletSDKImpl,
 } from '@canton-network/wallet-sdk';
 import type { Instrument } from '@poolparty/core';
-import { type LocalLedger, openLocalLedger } from '@poolparty/ledger';
+import type { LocalLedger } from '@poolparty/ledger';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PARTICIPANT_ID } from '../../src/identity.js';
-import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../src/server.js';
-import {
-  assertNoWireMismatches,
-  startWireProxy,
-  type WireProxy,
-} from '../canton/support/wire-proxy.js';
-
-const SECRET = 'unsafe';
-const AUDIENCE = 'https://canton.network.global';
-const USER = 'poolparty';
+import type { DevnetLedgerServer } from '../../src/server.js';
+import { assertNoWireMismatches, type WireProxy } from '../canton/support/wire-proxy.js';
+import { walletSdk } from './support/sdk-0.js';
+import { openWalletSdkWorld, type WalletSdkWorld } from './support/world.js';
 
 interface Wallet {
   readonly partyId: string;
@@ -40,6 +27,7 @@ interface Wallet {
   readonly privateKey: string;
 }
 
+let world: WalletSdkWorld;
 let ledger: LocalLedger;
 let server: DevnetLedgerServer;
 let proxy: WireProxy;
@@ -49,38 +37,10 @@ let amulet: Instrument;
 let pool: string;
 const errors: unknown[] = [];
 
-function auth() {
-  const controller = new UnsafeAuthController(pino({ level: 'silent' }));
-  controller.userId = USER;
-  controller.adminId = USER;
-  controller.audience = AUDIENCE;
-  controller.unsafeSecret = SECRET;
-  return controller;
-}
-
 /** The SDK configured for the devnet ledger behind the proxy, its errors collected. */
-function walletSdk(base: string): WalletSDK {
+function errorCollectingSdk(base: string): WalletSDK {
   const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(line) });
-  const validator = new URL(`${base}/api/validator`);
-  return new WalletSDKImpl().configure({
-    logger,
-    authFactory: auth,
-    ledgerFactory: (userId: string, provider: AuthTokenProvider, isAdmin: boolean) =>
-      new LedgerController(userId, new URL(base), undefined, isAdmin, provider),
-    topologyFactory: (userId: string, provider: AuthTokenProvider, synchronizerId: string) =>
-      new TopologyController(
-        '127.0.0.1:1',
-        new URL(base),
-        userId,
-        synchronizerId,
-        undefined,
-        provider,
-      ),
-    tokenStandardFactory: (userId: string, provider: AuthTokenProvider, isAdmin: boolean) =>
-      new TokenStandardController(userId, new URL(base), validator, undefined, provider, isAdmin),
-    validatorFactory: (userId: string, provider: AuthTokenProvider) =>
-      new ValidatorController(userId, validator, provider),
-  });
+  return walletSdk(base, { logger, externalParties: true });
 }
 
 async function onboard(hint: string): Promise<Wallet> {
@@ -123,24 +83,19 @@ async function actAs(wallet: Wallet | string): Promise<void> {
 }
 
 beforeAll(async () => {
-  const operatorNamespace = PARTICIPANT_ID.slice(PARTICIPANT_ID.lastIndexOf('::') + 2);
-  ledger = await openLocalLedger({ operatorNamespace });
-  amulet = { admin: (await ledger.createParty({ hint: 'DSO' })).partyId, id: 'Amulet' };
-  await ledger.createInstrument(amulet);
-  pool = (await ledger.createParty({ hint: 'pool', preapprovals: [amulet] })).partyId;
-  server = await startDevnetLedgerServer({ ledger, port: 0, authSecret: SECRET });
-  proxy = await startWireProxy({
-    target: server.url,
+  world = await openWalletSdkWorld({
+    populate: async (local, instrument) => {
+      pool = (await local.createParty({ hint: 'pool', preapprovals: [instrument] })).partyId;
+    },
     // The validator's own user endpoint is in none of the vendored documents.
     uncheckedPrefixes: ['/devnet/', '/api/validator/v0/validator-user'],
   });
-  sdk = walletSdk(proxy.url);
+  ({ ledger, server, proxy, amulet } = world);
+  sdk = errorCollectingSdk(proxy.url);
 });
 
 afterAll(async () => {
-  await proxy?.close();
-  await server?.close();
-  await ledger?.close();
+  await world?.close();
 });
 
 describe('the official wallet SDK 0.20.0 against the devnet ledger', () => {

@@ -8,19 +8,17 @@ import { AuthenticationError, NotFoundError, ValidationError } from '@poolparty/
 import { Devnet, type DevnetWallet, generatePrivateKey } from '@poolparty/sdk/devnet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from './support/amounts.js';
-import { type Live, startLive } from './support/live.js';
+import { type Live, startLive, uniqueHint } from './support/live.js';
 
 let live: Live;
-let devnet: Devnet;
 
 beforeAll(async () => {
   live = await startLive();
-  devnet = new Devnet({ baseUrl: live.t.url });
 });
 
 afterAll(() => live?.close());
 
-const hint = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}`;
+const hint = uniqueHint;
 
 async function swapAmulet(wallet: DevnetWallet, amount: string) {
   let token: string | undefined;
@@ -38,7 +36,7 @@ async function swapAmulet(wallet: DevnetWallet, amount: string) {
 
 describe('the devnet wallet', () => {
   it('is created from a local key, funded, authenticated, and deposits for a swap that completes', async () => {
-    const wallet = await devnet.createWallet({ partyHint: hint('maker') });
+    const wallet = await live.devnet.createWallet({ partyHint: hint('maker') });
     expect(wallet.partyId).toMatch(/^maker-[a-z0-9]+::1220[0-9a-f]{64}$/);
     await wallet.fund('Amulet', '1000');
     expect(await wallet.balance('Amulet')).toBe('1000');
@@ -54,7 +52,7 @@ describe('the devnet wallet', () => {
   it('signs for a seeded party with the hex private key of devnet.json', async () => {
     const [seeded] = live.t.users;
     if (!seeded) throw new Error('no seeded user');
-    const wallet = await devnet.wallet(seeded.partyId, seeded.privateKey);
+    const wallet = await live.devnet.wallet(seeded.partyId, seeded.privateKey);
     expect(wallet.signer.publicKeyHex).toBe(seeded.publicKey);
     const { partyId, token } = await wallet.authenticate(live.client());
     expect(partyId).toBe(seeded.partyId);
@@ -63,8 +61,11 @@ describe('the devnet wallet', () => {
 
   it('takes the key it was created with, in any accepted form', async () => {
     const key = generatePrivateKey();
-    const wallet = await devnet.createWallet({ partyHint: hint('keyed'), key });
-    const again = await devnet.wallet(wallet.partyId, Buffer.from(key, 'hex').toString('base64'));
+    const wallet = await live.devnet.createWallet({ partyHint: hint('keyed'), key });
+    const again = await live.devnet.wallet(
+      wallet.partyId,
+      Buffer.from(key, 'hex').toString('base64'),
+    );
     expect(again.publicKey).toBe(wallet.publicKey);
     await expect(again.authenticate(live.client())).resolves.toMatchObject({
       partyId: wallet.partyId,
@@ -72,9 +73,12 @@ describe('the devnet wallet', () => {
   });
 
   it('lists offers to a party without pre-approval, and accepts and rejects them', async () => {
-    const sender = await devnet.createWallet({ partyHint: hint('sender') });
+    const sender = await live.devnet.createWallet({ partyHint: hint('sender') });
     await sender.fund('Amulet', '50');
-    const receiver = await devnet.createWallet({ partyHint: hint('receiver'), preapproval: false });
+    const receiver = await live.devnet.createWallet({
+      partyHint: hint('receiver'),
+      preapproval: false,
+    });
 
     const first = await sender.transfer({
       receiver: receiver.partyId,
@@ -110,9 +114,9 @@ describe('the devnet wallet', () => {
   });
 
   it('is refused with invalid_party_signature when the key is not the party’s', async () => {
-    const owner = await devnet.createWallet({ partyHint: hint('owner') });
+    const owner = await live.devnet.createWallet({ partyHint: hint('owner') });
     await owner.fund('Amulet', '10');
-    const impostor = await devnet.wallet(owner.partyId, generatePrivateKey());
+    const impostor = await live.devnet.wallet(owner.partyId, generatePrivateKey());
     const error = await impostor
       .transfer({ receiver: live.canonical.swapParty, token: 'Amulet', amount: '1' })
       .catch((e: unknown) => e);
@@ -122,16 +126,16 @@ describe('the devnet wallet', () => {
   });
 
   it('sets validUntil by the ledger clock, and a copy used after it is refused', async () => {
-    const sender = await devnet.createWallet({ partyHint: hint('timely') });
+    const sender = await live.devnet.createWallet({ partyHint: hint('timely') });
     await sender.fund('Amulet', '10');
-    const { partyId: receiver } = await devnet.createWallet({ partyHint: hint('payee') });
-    const past = new Date((await devnet.clock()).getTime() - 1000).toISOString();
+    const { partyId: receiver } = await live.devnet.createWallet({ partyHint: hint('payee') });
+    const past = new Date((await live.devnet.clock()).getTime() - 1000).toISOString();
     const late = await sender
       .transfer({ receiver, token: 'Amulet', amount: '1', validUntil: past })
       .catch((e: unknown) => e);
     expect(late).toBeInstanceOf(AuthenticationError);
     expect(late).toMatchObject({ code: 'signature_expired', status: 401 });
-    const tooFar = new Date((await devnet.clock()).getTime() + 2 * 3_600_000).toISOString();
+    const tooFar = new Date((await live.devnet.clock()).getTime() + 2 * 3_600_000).toISOString();
     const ahead = await sender
       .transfer({ receiver, token: 'Amulet', amount: '1', validUntil: tooFar })
       .catch((e: unknown) => e);
@@ -158,7 +162,9 @@ describe('the devnet wallet', () => {
   });
 
   it('answers a party that does not exist with NotFoundError', async () => {
-    const error = await devnet.holdings(`nobody::1220${'0'.repeat(64)}`).catch((e: unknown) => e);
+    const error = await live.devnet
+      .holdings(`nobody::1220${'0'.repeat(64)}`)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error).toMatchObject({ code: 'not_found', requestId: expect.any(String) });
   });

@@ -15,6 +15,7 @@ import {
   type SwapHandle,
   type SwapObjectEventName,
 } from '@poolparty/sdk';
+import { SETTLING_STATES } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from './support/amounts.js';
 import { type DevnetParty, type Live, startLive } from './support/live.js';
@@ -197,16 +198,7 @@ describe('a payout the user must accept', () => {
     const result = await swap.wait({ timeout: 30_000 });
     expect(result.payout).toMatchObject({ state: 'committed', offerId: offer.offerId });
     expect((await usdcxHeld(user)) - before).toBe(scaled(result.actualOutput));
-    expect(fired).toEqual([
-      'matched',
-      'deposit_received',
-      'forwarded',
-      'processing',
-      'sending_output',
-      'payout_offered',
-      'payout_accepted',
-      'completed',
-    ]);
+    expect(fired).toEqual([...SETTLING_STATES, 'payout_offered', 'payout_accepted', 'completed']);
   });
 
   it('swaps.get after a reload resumes the swap: no event twice, the same wait() result', async () => {
@@ -239,11 +231,7 @@ describe('a payout the user must accept', () => {
 
     expect(firedAfter).toEqual(['payout_accepted', 'completed']);
     expect([...firedBefore, ...firedAfter]).toEqual([
-      'matched',
-      'deposit_received',
-      'forwarded',
-      'processing',
-      'sending_output',
+      ...SETTLING_STATES,
       'payout_offered',
       'payout_accepted',
       'completed',

@@ -14,29 +14,27 @@ import {
   TimeoutError,
   ValidationError,
 } from '@poolparty/sdk';
-import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
+import type { DevnetWallet } from '@poolparty/sdk/devnet';
 import { type WithLiquidity, withLiquidity } from '@poolparty/sdk/liquidity';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from './support/amounts.js';
-import { type Live, startLive } from './support/live.js';
+import { type Live, startLive, uniqueHint } from './support/live.js';
 
 let live: Live;
-let devnet: Devnet;
 
 beforeAll(async () => {
   live = await startLive();
-  devnet = new Devnet({ baseUrl: live.t.url });
 });
 
 afterAll(() => live?.close());
 
-const hint = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}`;
+const hint = uniqueHint;
 
 /** A provider holding both tokens of the canonical pool, with its client and wallet token. */
 async function provider(
   name: string,
 ): Promise<{ wallet: DevnetWallet; pp: WithLiquidity; token: string }> {
-  const wallet = await devnet.createWallet({ partyHint: hint(name) });
+  const wallet = await live.devnet.createWallet({ partyHint: hint(name) });
   await wallet.fund('Amulet', '5000');
   await wallet.fund('USDCx', '1000', live.canonical.tokenB.admin);
   const pp = withLiquidity(live.client({ pollInterval: 50 }));

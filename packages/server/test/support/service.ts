@@ -1,11 +1,13 @@
 /**
- * Starts a real PoolParty service for HTTP tests: embedded PGlite store and devnet ledger in a
- * fresh temporary data folder, listening on a free loopback port, seeded as on first start.
+ * Starts a real PoolParty service for HTTP tests: embedded PGlite store (or a fresh schema of the
+ * PostgreSQL test server) and devnet ledger in a fresh temporary data folder, listening on a free
+ * loopback port, seeded as on first start.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { devnetSigningMessage, encodeBase64, sign } from '@poolparty/core';
+import { createSchema, dropSchema, POSTGRES_URL } from '@poolparty/store/testing';
 import { expect } from 'vitest';
 import { readSettings, type Settings } from '../../src/config.js';
 import type { DevnetParty } from '../../src/devnet-bootstrap.js';
@@ -18,12 +20,14 @@ export interface TestService {
   readonly apiKey: string;
   readonly users: readonly DevnetParty[];
   readonly settings: Settings;
+  /** A JSON request to the service with the seeded developer's key (unless `options` says). */
+  call(method: string, path: string, options?: RequestOptions): Promise<JsonResponse<Body>>;
   close(): Promise<void>;
 }
 
 export async function startTestService(
   env: Readonly<Record<string, string>> = {},
-  options: Pick<StartOptions, 'webAppDist'> = {},
+  options: Pick<StartOptions, 'webAppDist' | 'schema'> = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'poolparty-test-'));
   const result = readSettings({
@@ -36,15 +40,40 @@ export async function startTestService(
   const service = await startService(result.settings, options);
   if (service.url === null || service.devnet === null)
     throw new Error('test service not listening');
+  const { url } = service;
+  const apiKey = service.devnet.apiKey;
   return {
     service,
-    url: service.url,
-    apiKey: service.devnet.apiKey,
+    url,
+    apiKey,
     users: service.devnet.users,
     settings: result.settings,
+    call: (method, path, options = {}) => request<Body>(url, method, path, { apiKey, ...options }),
     close: async () => {
       await service.close();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A test service on a fresh schema of the PostgreSQL test server, dropped when it closes. */
+export async function startPostgresTestService(
+  prefix: string,
+): Promise<TestService & { readonly schema: string }> {
+  const schema = await createSchema(prefix);
+  let t: TestService;
+  try {
+    t = await startTestService({ DATABASE_URL: POSTGRES_URL }, { schema });
+  } catch (error) {
+    await dropSchema(schema);
+    throw error;
+  }
+  return {
+    ...t,
+    schema,
+    close: async () => {
+      await t.close();
+      await dropSchema(schema);
     },
   };
 }

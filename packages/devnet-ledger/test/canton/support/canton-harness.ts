@@ -25,12 +25,8 @@ import {
   openLocalLedger,
 } from '@poolparty/ledger';
 import type { HarnessLedger } from '@poolparty/ledger/testing';
+import { AUDIENCE, SECRET, USER } from '../../support/localnet.js';
 import { startWireProxy, type WireProxy } from './wire-proxy.js';
-
-export const AUTH_SECRET = 'unsafe';
-export const AUDIENCE = 'https://canton.network.global';
-/** The user the devnet ledger server grants every internal party to. */
-export const USER_ID = 'poolparty';
 
 /** The ledger, server and proxy behind one harness ledger; they outlive adapter restarts. */
 export interface CantonWorld {
@@ -101,7 +97,7 @@ export async function startCantonWorld(
   // Internal parties live in the participant's namespace, as on Canton.
   const operatorNamespace = PARTICIPANT_ID.slice(PARTICIPANT_ID.lastIndexOf('::') + 2);
   const local = await openLocalLedger({ operatorNamespace });
-  const server = await startDevnetLedgerServer({ ledger: local, port: 0, authSecret: AUTH_SECRET });
+  const server = await startDevnetLedgerServer({ ledger: local, port: 0, authSecret: SECRET });
   const proxy = await startWireProxy({ target: server.url });
   const signers = new Map<string, ExternalSigner>();
   const registriesByAdmin: Record<string, string> = {};
@@ -113,8 +109,8 @@ export async function startCantonWorld(
     registriesByAdmin,
     options: (overrides = {}) => ({
       ledgerApiUrl: proxy.proxied(server.ledgerApiUrl),
-      userId: USER_ID,
-      auth: { kind: 'hs256', secret: AUTH_SECRET, audience: AUDIENCE },
+      userId: USER,
+      auth: { kind: 'hs256', secret: SECRET, audience: AUDIENCE },
       registries: { defaultUrl: proxy.proxied(server.registryUrl), byAdmin: registriesByAdmin },
       scanProxyUrl: proxy.proxied(server.scanProxyUrl),
       externalSigners: (partyId) => signers.get(partyId),

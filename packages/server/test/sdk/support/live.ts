@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PoolParty, type PoolPartyOptions, type SwapIntent } from '@poolparty/sdk';
+import { Devnet } from '@poolparty/sdk/devnet';
 import type { DevnetParty, DevnetPoolInfo } from '../../../src/devnet-bootstrap.js';
 import {
   answerDevnetOffer,
@@ -22,6 +23,8 @@ export interface Live {
   /** The canonical Amulet/USDCx pool and its twin under the second USDCx admin. */
   readonly canonical: DevnetPoolInfo;
   client(options?: Partial<PoolPartyOptions>): PoolParty;
+  /** The SDK's devnet entry on the service: wallets, faucet, offers. */
+  readonly devnet: Devnet;
   /**
    * A new party holding `amuletAmount` Amulet (none when '0'). With `preapproval: false` it
    * pre-approves nothing, so payouts and refunds to it are offers it must accept.
@@ -40,6 +43,11 @@ export interface Live {
   close(): Promise<void>;
 }
 
+/** A party hint of its own for this run, so a test's parties are not an earlier run's. */
+export function uniqueHint(name: string): string {
+  return `${name}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
 export async function startLive(env: Readonly<Record<string, string>> = {}): Promise<Live> {
   const t = await startTestService(env);
   const canonical = t.service.devnet?.pools.find(
@@ -53,6 +61,7 @@ export async function startLive(env: Readonly<Record<string, string>> = {}): Pro
     t,
     canonical,
     client,
+    devnet: new Devnet({ baseUrl: t.url }),
     close: () => t.close(),
     async newParty(hint, amuletAmount = '1000', options = {}) {
       const created = await request<{ partyId: string; publicKey: string; privateKey: string }>(
