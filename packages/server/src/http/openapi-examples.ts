@@ -715,6 +715,10 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
       'The units redeem for 99.1 and 9.8 now, below the minimums 100 and 10; nothing was burned.',
   },
   nothing_to_withdraw: { detail: 'Those units redeem for nothing.' },
+  insufficient_funds: {
+    detail: 'alice::1220… holds 12.5 unlocked Amulet, needs 50',
+    extensions: { ledgerError: 'insufficient_holdings' },
+  },
   api_key_limit_reached: {
     detail:
       'You have 25 working API keys (rotated keys count until their grace period ends), the most a developer may hold; revoke one (DELETE /api/sdk/keys/{keyId}) to free a place, or rotate an existing key.',
