@@ -425,6 +425,7 @@ const API_KEY_ENTRY_EXAMPLE = {
   lastUsedAt: '2026-11-22T14:02:11.318Z',
   revokedAt: null,
   requestCount: 412,
+  working: true,
 };
 
 export const API_KEY_CREATED_EXAMPLE = {
@@ -439,6 +440,7 @@ export const API_KEY_LIST_EXAMPLE = { keys: [API_KEY_ENTRY_EXAMPLE] };
 export const API_KEY_REVOKED_EXAMPLE = {
   ...API_KEY_ENTRY_EXAMPLE,
   revokedAt: '2026-11-22T15:00:00.000Z',
+  working: false,
 };
 
 const DEVELOPER = party('developer');
@@ -487,6 +489,7 @@ export const USAGE_EXAMPLE = {
       requestCount: 42,
       lastUsedAt: '2026-11-22T14:02:11.318Z',
       revokedAt: null,
+      working: true,
     },
   ],
 };

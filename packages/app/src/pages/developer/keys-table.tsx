@@ -17,15 +17,18 @@ interface KeyActions {
   onRevoke(key: ApiKeyListEntry): void;
 }
 
-function keyStatus(key: ApiKeyListEntry, now: number): string {
+/**
+ * A key's status as the service judged it (`working`, on its clock): the browser's clock is not
+ * compared with the key's end, since it can be hours off the service's (a devnet whose ledger
+ * clock was moved forward), which showed a key revoked a moment ago as still working.
+ */
+export function keyStatus(key: Pick<ApiKeyListEntry, 'revokedAt' | 'working'>): string {
   if (key.revokedAt === null) return 'Active';
-  const ends = Date.parse(key.revokedAt);
-  return ends > now ? `Rotated: works until ${formatTime(key.revokedAt)}` : 'Revoked';
+  return key.working ? `Rotated: works until ${formatTime(key.revokedAt)}` : 'Revoked';
 }
 
 export function KeysTable(props: KeyActions & { keys: readonly ApiKeyListEntry[] }) {
   const { keys, ...actions } = props;
-  const now = Date.now();
   return (
     <ScrollBox label="Your API keys">
       <table class="stack-on-phone" data-testid="keys">
@@ -58,7 +61,7 @@ export function KeysTable(props: KeyActions & { keys: readonly ApiKeyListEntry[]
                 {key.requestCount}
               </td>
               <td data-label="Status" data-testid="key-status">
-                {keyStatus(key, now)}
+                {keyStatus(key)}
               </td>
               <td class="key-actions">
                 <KeyButtons apiKey={key} actions={actions} />
