@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { formatTime } from '../src/format.js';
-import { keyStatus } from '../src/pages/developer/keys-table.js';
+import { keyStatus } from '../src/pages/developer/key-status.js';
 
 /** Hours past the browser's clock: a devnet whose ledger clock was moved forward. */
 const AHEAD = new Date(Date.now() + 3 * 60 * 60 * 1000).toISOString();

@@ -5,6 +5,7 @@
 import type { ApiKeyListEntry } from '@poolparty/sdk';
 import { useEffect, useRef } from 'preact/hooks';
 import { formatTime } from '../../format.js';
+import { keyStatus } from './key-status.js';
 import { ScrollBox } from './scroll-box.js';
 
 interface KeyActions {
@@ -15,16 +16,6 @@ interface KeyActions {
   onConfirm(keyId: string | null): void;
   onRotate(key: ApiKeyListEntry): void;
   onRevoke(key: ApiKeyListEntry): void;
-}
-
-/**
- * A key's status as the service judged it (`working`, on its clock): the browser's clock is not
- * compared with the key's end, since it can be hours off the service's (a devnet whose ledger
- * clock was moved forward), which showed a key revoked a moment ago as still working.
- */
-export function keyStatus(key: Pick<ApiKeyListEntry, 'revokedAt' | 'working'>): string {
-  if (key.revokedAt === null) return 'Active';
-  return key.working ? `Rotated: works until ${formatTime(key.revokedAt)}` : 'Revoked';
 }
 
 export function KeysTable(props: KeyActions & { keys: readonly ApiKeyListEntry[] }) {
