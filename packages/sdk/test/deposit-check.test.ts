@@ -72,7 +72,7 @@ describe('swap.canDeposit()', () => {
       shortfall: '2.0199999999',
     });
     expect(check.ok === false && check.message).toContain(
-      "under the intent's minimum of 12.54 by 2.0199999999",
+      'under the minimum of 12.54 by 2.0199999999',
     );
   });
 

@@ -109,29 +109,20 @@ export const QUOTE_REFUSAL_CODES: readonly string[] = [
 export function refusalForStatus(
   status: Pick<SwapStatus, 'intentId' | 'status'>,
 ): DepositRefusal | null {
-  if (status.status === 'pending') return null;
-  return {
-    ok: false,
-    reason: 'not_pending',
-    intentId: status.intentId,
-    status: status.status,
-    message: `Intent ${status.intentId} is ${status.status}: it takes no deposit any more.`,
-  };
+  const { intentId, status: state } = status;
+  if (state === 'pending') return null;
+  const message = `Intent ${intentId} is ${state}: it takes no deposit`;
+  return { ok: false, reason: 'not_pending', intentId, status: state, message };
 }
 
 /** The refusal for a quote the service would not give. */
 export function refusalForQuoteError(
-  terms: DepositCheckTerms,
+  intentId: string,
   code: string,
   detail: string,
 ): DepositRefusal {
-  return {
-    ok: false,
-    reason: 'quote_refused',
-    intentId: terms.intentId,
-    code,
-    message: `The deposit of intent ${terms.intentId} cannot be priced now (${code}): ${detail}`,
-  };
+  const message = `The deposit cannot be priced now (${code}): ${detail}`;
+  return { ok: false, reason: 'quote_refused', intentId, code, message };
 }
 
 /** Judges a fresh quote of the intent's exact deposit against the intent's terms. */
@@ -139,35 +130,22 @@ export function judgeDeposit(
   terms: DepositCheckTerms,
   quote: Pick<Quote, 'outputAmount' | 'priceImpact' | 'maxPriceImpact' | 'settlementSafety'>,
 ): DepositCheck {
-  const figures: DepositFigures = {
-    intentId: terms.intentId,
-    freshOutput: quote.outputAmount,
-    minOutput: terms.minOutput,
-    expectedAmount: terms.expectedAmount,
-  };
-  const pair = `${terms.expectedAmount} ${terms.inputToken} would pay ${quote.outputAmount} ${terms.outputToken}`;
-  if (quote.settlementSafety !== null) {
-    const { settlementSafety } = quote;
-    const message = `Now ${pair}, but the payout would be blocked: ${settlementSafety.message}`;
-    return { ...figures, ok: false, reason: 'settlement_safety', settlementSafety, message };
+  const { intentId, minOutput, expectedAmount } = terms;
+  const { outputAmount: freshOutput, priceImpact, maxPriceImpact, settlementSafety } = quote;
+  const figures = { ok: false, intentId, freshOutput, minOutput, expectedAmount } as const;
+  const now = `now ${expectedAmount} ${terms.inputToken} would pay ${freshOutput} ${terms.outputToken}`;
+  if (settlementSafety !== null) {
+    const message = `The payout would be blocked (${now}): ${settlementSafety.message}`;
+    return { ...figures, reason: 'settlement_safety', settlementSafety, message };
   }
-  if (Number(quote.priceImpact) > quote.maxPriceImpact) {
-    const message = `Now ${pair} at a price impact of ${quote.priceImpact}, above the cap of ${quote.maxPriceImpact}.`;
-    return {
-      ...figures,
-      ok: false,
-      reason: 'price_impact',
-      priceImpact: quote.priceImpact,
-      maxPriceImpact: quote.maxPriceImpact,
-      message,
-    };
+  if (Number(priceImpact) > maxPriceImpact) {
+    const message = `The price impact ${priceImpact} is above the cap ${maxPriceImpact} (${now})`;
+    return { ...figures, reason: 'price_impact', priceImpact, maxPriceImpact, message };
   }
-  const shortfall = subtractAmounts(terms.minOutput, quote.outputAmount);
-  if (shortfall !== null) {
-    const message = `The price moved: now ${pair}, under the intent's minimum of ${terms.minOutput} by ${shortfall}; a deposit would be refunded less the network fee.`;
-    return { ...figures, ok: false, reason: 'price_moved', shortfall, message };
-  }
-  return { ...figures, ok: true, reason: 'ok' };
+  const shortfall = subtractAmounts(minOutput, freshOutput);
+  if (shortfall === null) return { ...figures, ok: true, reason: 'ok' };
+  const message = `The price moved: ${now}, under the minimum of ${minOutput} by ${shortfall}; a deposit would be refunded less the network fee`;
+  return { ...figures, reason: 'price_moved', shortfall, message };
 }
 
 const SCALE = 10n ** BigInt(AMOUNT_DECIMALS);
@@ -182,10 +160,8 @@ export function amountUnits(amount: string): bigint {
 export function subtractAmounts(a: string, b: string): string | null {
   const difference = amountUnits(a) - amountUnits(b);
   if (difference <= 0n) return null;
-  const whole = difference / SCALE;
-  const fraction = (difference % SCALE)
-    .toString()
-    .padStart(AMOUNT_DECIMALS, '0')
-    .replace(/0+$/, '');
-  return fraction === '' ? whole.toString() : `${whole}.${fraction}`;
+  const text = difference.toString().padStart(AMOUNT_DECIMALS + 1, '0');
+  const fraction = text.slice(-AMOUNT_DECIMALS).replace(/0+$/, '');
+  const whole = text.slice(0, -AMOUNT_DECIMALS);
+  return fraction === '' ? whole : `${whole}.${fraction}`;
 }

@@ -127,7 +127,7 @@ export class SwapHandle {
    */
   constructor(intent: DepositCheckTerms, services: SwapServices, resume?: SwapResume) {
     this.#intentId = intent.intentId;
-    this.#terms = termsForCheck(intent);
+    this.#terms = intent;
     this.#services = services;
     this.#watcher = new StatusWatcher(
       intent.intentId,
@@ -276,7 +276,11 @@ export class SwapHandle {
       return judgeDeposit(terms, quote);
     } catch (error) {
       if (error instanceof PoolPartyError && QUOTE_REFUSAL_CODES.includes(error.code)) {
-        return refusalForQuoteError(terms, error.code, error.details ?? error.shortMessage);
+        return refusalForQuoteError(
+          terms.intentId,
+          error.code,
+          error.details ?? error.shortMessage,
+        );
       }
       throw error;
     }
@@ -358,13 +362,6 @@ function settled(status: SwapStatus): Promise<SwapResult> {
   if (status.status !== 'completed') return Promise.reject(outcomeErrorFor(status));
   const actualOutput = status.actualOutput ?? status.payout?.amount ?? '0';
   return Promise.resolve({ ...status, status: 'completed', actualOutput });
-}
-
-/** Only the terms, not the rest of the object it was given (a created intent's every field). */
-function termsForCheck(intent: DepositCheckTerms): DepositCheckTerms {
-  const { intentId, poolId, inputToken, outputToken, expectedAmount, minOutput, outputAddress } =
-    intent;
-  return { intentId, poolId, inputToken, outputToken, expectedAmount, minOutput, outputAddress };
 }
 
 const EVENT_NAMES: readonly string[] = [...SWAP_EVENT_NAMES, ...LEG_EVENT_NAMES, 'error'];
