@@ -1,5 +1,5 @@
 /**
- * Whether an API key still works (docs/spec/portal.md#keys): a key works until the moment it
+ * Whether an API key still works (docs/spec/auth.md#developer-keys): a key works until the moment it
  * ends — its revocation, or the end of a rotation's grace period — judged on the service's clock.
  *
  * The portal lists each key with this verdict rather than leaving the page to compare the key's
