@@ -6,9 +6,19 @@
  *
  * The user is the first seeded party of `.poolparty/devnet.json`; its hex private key signs the
  * wallet challenge and the deposit, standing in for the user's Canton wallet.
+ *
+ * A deposit that is not sent (refused because the price moved under the intent's minimum, or
+ * failed: too little Amulet, the network) leaves the intent pending, and a pending intent refuses
+ * the party's next swap with `active_intent_exists` until it expires: the example cancels it.
  */
-import { ConflictError, PoolParty, SwapOutcomeError } from '@poolparty/sdk';
-import { Devnet } from '@poolparty/sdk/devnet';
+import {
+  ConflictError,
+  DepositRefusedError,
+  PoolParty,
+  type Swap,
+  SwapOutcomeError,
+} from '@poolparty/sdk';
+import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
 import { exampleEnv, runExample } from './env.js';
 
 const POOL_ID = 'amulet-usdcx';
@@ -68,8 +78,9 @@ runExample('quickstart', async () => {
   swap.on('sending_output', () => console.log('sending the output'));
   console.log(`intent ${swap.intentId}: send ${swap.expectedAmount} Amulet`);
 
-  // 4. The wallet sends exactly expectedAmount to depositAddress, with depositReference as reason.
-  await wallet.deposit(swap);
+  // 4. The wallet sends exactly expectedAmount to depositAddress, with depositReference as reason,
+  //    after swap.canDeposit() (which wallet.deposit asks) found the price still good enough.
+  await depositOrCancel(wallet, swap);
 
   // 5. Wait for the outcome.
   try {
@@ -78,12 +89,39 @@ runExample('quickstart', async () => {
   } catch (error) {
     if (error instanceof SwapOutcomeError) {
       throw new Error(
-        `the swap ended ${error.state}; refund: ${JSON.stringify(error.swapStatus.refund)}`,
+        `the swap ended ${error.swapStatus.status}; refund: ${JSON.stringify(error.swapStatus.refund)}`,
       );
     }
     throw error;
   }
 });
+
+/**
+ * Sends the deposit; when it is not sent, cancels the intent and throws why. A cancel refused as
+ * `intent_not_cancellable` means the deposit arrived after all (its answer was lost): the swap
+ * goes on, and the example waits for it.
+ */
+async function depositOrCancel(wallet: DevnetWallet, swap: Swap): Promise<void> {
+  try {
+    await wallet.deposit(swap);
+  } catch (error) {
+    try {
+      await swap.cancel();
+    } catch (cancelError) {
+      if (cancelError instanceof ConflictError && cancelError.code === 'intent_not_cancellable') {
+        console.log(`the deposit arrived after all: ${swap.intentId} goes on`);
+        return;
+      }
+      throw cancelError;
+    }
+    const why = error instanceof DepositRefusedError ? error.check.message : describe(error);
+    throw new Error(`no deposit sent, intent ${swap.intentId} cancelled: ${why}`);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
 function pendingIntentOf(error: unknown): string | null {
   if (!(error instanceof ConflictError) || error.code !== 'active_intent_exists') return null;

@@ -1,4 +1,5 @@
 import { defaultClientConditions, defineConfig } from 'vite';
+import { guidePlugin } from './scripts/guide-html.js';
 
 /**
  * The app is served by the PoolParty service from `dist/` (packages/server/src/http/web-app.ts):
@@ -11,6 +12,8 @@ export default defineConfig({
   // whether or not the SDK's own `dist` exists yet when npm runs the workspaces' `prepare`.
   resolve: { conditions: ['source', ...defaultClientConditions] },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  // The SDK guide page's HTML, rendered from the SDK's README at build time.
+  plugins: [guidePlugin()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

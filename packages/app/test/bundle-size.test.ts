@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'vite';
@@ -41,6 +41,12 @@ describe('npm run size:app', () => {
     const { code, output } = runSize(dist);
     expect(output).toMatch(/first load: [\d.]+ kB gzipped/);
     expect(output).toMatch(/on demand canton-wallet-[\w-]+\.js/);
+    // The SDK guide ships as HTML rendered at build time: no Markdown, no Markdown library.
+    const assets = join(dist, 'assets');
+    const guide = readdirSync(assets).find((name) => /^sdk-guide-[\w-]+\.js$/.test(name));
+    const chunk = readFileSync(join(assets, guide ?? 'missing'), 'utf8');
+    expect(chunk).toMatch(/<h2 id=\\?"a-complete-swap\\?">A complete swap<\/h2>/);
+    expect(chunk).not.toContain('## A complete swap');
     expect(code).toBe(0);
   });
 

@@ -117,7 +117,11 @@ describe('the web app in a browser', () => {
     expect(await seriousAxeViolations(page)).toEqual([]);
     await page.getByRole('link', { name: 'SDK guide' }).click();
     await page.getByRole('heading', { name: 'SDK guide' }).waitFor();
-    expect(await page.locator('pre').textContent()).toContain('# @poolparty/sdk');
+    // The README as a page: headings, code blocks and tables, no Markdown left.
+    await page.getByRole('heading', { name: 'A complete swap' }).waitFor();
+    expect(await page.locator('.guide-text pre code').count()).toBeGreaterThan(3);
+    expect(await page.locator('.guide-text table').count()).toBeGreaterThan(3);
+    expect(await page.locator('.guide-text').textContent()).not.toContain('## ');
     expect(await seriousAxeViolations(page)).toEqual([]);
     expect(csp).toEqual([]);
   });

@@ -45,6 +45,8 @@ export const SDK_ERROR_CLASSES = [
   'RefundFailedError',
   'ExpiredError',
   'CancelledError',
+  'DepositRefusedError',
+  'WaitTimeoutError',
 ] as const;
 
 export type SdkErrorClass = (typeof SDK_ERROR_CLASSES)[number];
@@ -86,6 +88,8 @@ export const SDK_ERROR_PARENT: Readonly<Record<SdkErrorClass, SdkErrorClass | nu
     RefundFailedError: 'SwapOutcomeError',
     ExpiredError: 'SwapOutcomeError',
     CancelledError: 'SwapOutcomeError',
+    DepositRefusedError: 'ConflictError',
+    WaitTimeoutError: 'TimeoutError',
   });
 
 /** The error `swap.wait()` rejects with at each terminal state but `completed`. */
@@ -284,6 +288,14 @@ const catalogue = {
   nothing_to_withdraw: {
     status: 409,
     title: 'The units redeem for nothing',
+    sdkClass: 'ConflictError',
+  },
+  // Devnet transfers (docs/spec/ledger.md#devnet-endpoints): the sender's holdings of the token
+  // do not cover the amount. The request is sound; the party's balance forbids it, as
+  // `insufficient_units` does for a withdrawal.
+  insufficient_funds: {
+    status: 409,
+    title: 'The party holds too little of the token',
     sdkClass: 'ConflictError',
   },
   // Developer portal: a developer holds a bounded number of working API keys.

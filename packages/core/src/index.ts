@@ -1,4 +1,5 @@
 export * from './amount.js';
+export * from './api-key-standing.js';
 export * from './app-config.js';
 export * from './attribution.js';
 export * from './base-error.js';

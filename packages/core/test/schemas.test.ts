@@ -729,6 +729,7 @@ describe('wallet authentication and the portal', () => {
       lastUsedAt: null,
       revokedAt: null,
       requestCount: 0,
+      working: true,
     };
     expectValid(ApiKeyListSchema, { keys: [listed] });
     expectValid(ApiKeyCreatedSchema, { ...listed, key: 'pp_test_AbCdEfGhIjKlMnOp' });

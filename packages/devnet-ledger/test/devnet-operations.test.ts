@@ -25,7 +25,7 @@ describe('ledger refusals as problems', () => {
   const expected: Record<LedgerErrorCode, [number, string]> = {
     unknown_party: [404, 'not_found'],
     unknown_instrument: [404, 'token_not_found'],
-    insufficient_holdings: [400, 'validation_error'],
+    insufficient_holdings: [409, 'insufficient_funds'],
     invalid_inputs: [400, 'validation_error'],
     invalid_amount: [400, 'validation_error'],
     metadata_limit_exceeded: [400, 'validation_error'],

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 /** The sizes the bundles should stay under, minified and gzipped. */
-export const BROWSER_BUNDLE_GZIP_BYTES_MAX = 10 * 1024;
+export const BROWSER_BUNDLE_GZIP_BYTES_MAX = 11 * 1024;
 /** The liquidity entry's bundle, loaded beside the main one by apps that provide liquidity. */
 export const LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX = 5 * 1024;
 

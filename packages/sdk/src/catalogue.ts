@@ -103,6 +103,8 @@ export const SDK_ERROR_CLASSES = [
   'RefundFailedError',
   'ExpiredError',
   'CancelledError',
+  'DepositRefusedError',
+  'WaitTimeoutError',
 ] as const;
 
 /** The error class a client raises for each error code the service answers. */
@@ -147,6 +149,7 @@ export const ERROR_CLASS_BY_CODE = {
   insufficient_units: 'ConflictError',
   withdrawal_minimum_not_met: 'ConflictError',
   nothing_to_withdraw: 'ConflictError',
+  insufficient_funds: 'ConflictError',
   api_key_limit_reached: 'ConflictError',
   idempotency_key_in_use: 'ConflictError',
   gone: 'NotFoundError',

@@ -97,7 +97,7 @@ export class PoolParty {
       sleep: wait,
       now: () => Date.now(),
     };
-    this.swaps = new Swaps(this.#sender, follow);
+    this.swaps = new Swaps(this.#sender, follow, this.quotes);
     // For `withLiquidity(pp)` of `@poolparty/sdk/liquidity`, which adds `pp.liquidity`.
     recordParts(this, { sender: this.#sender, follow });
   }

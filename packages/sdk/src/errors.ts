@@ -9,6 +9,7 @@
  * for their class and each ancestor, not from the prototype chain of one copy.
  */
 import type { SDK_ERROR_CLASSES } from './catalogue.js';
+import type { DepositRefusal } from './swap/deposit-check.js';
 import type { AmbiguousCandidate, SettlementSafety, SwapStatus, TerminalState } from './types.js';
 
 /** The name of one of the SDK's error classes. */
@@ -217,6 +218,56 @@ export class TimeoutError extends PoolPartyError {
 }
 
 /**
+ * `swap.wait()` ran out of time (`code: 'wait_timeout'`) before the swap ended. The swap goes
+ * on: wait again, or read its status with `refresh()`.
+ */
+export class WaitTimeoutError extends TimeoutError {
+  static override readonly errorName: SdkErrorClassName = 'WaitTimeoutError';
+  /** The swap that was waited for. */
+  readonly intentId: string;
+  /** How long `wait()` waited, in milliseconds. */
+  readonly timeoutMs: number;
+  /** The swap's status as last observed; null when none was read yet. */
+  readonly latestStatus: SwapStatus | null;
+
+  /**
+   * @param intentId - The swap waited for.
+   * @param timeoutMs - How long it was waited for.
+   * @param latestStatus - Its status as last observed.
+   */
+  constructor(intentId: string, timeoutMs: number, latestStatus: SwapStatus | null) {
+    const state = latestStatus === null ? '' : ` (last seen ${latestStatus.status})`;
+    super(`Swap ${intentId} did not end within ${timeoutMs} ms${state}`, {
+      code: 'wait_timeout',
+      details: 'The swap goes on; call wait() again or read its status with refresh().',
+    });
+    this.intentId = intentId;
+    this.timeoutMs = timeoutMs;
+    this.latestStatus = latestStatus;
+  }
+}
+
+/**
+ * A deposit was not sent (`code: 'deposit_refused'`): sent now, it could not complete the swap —
+ * the price moved under the intent's `minOutput`, the intent no longer takes deposits, … .
+ * `check` is `swap.canDeposit()`'s answer, with the figures. Nothing left the wallet.
+ */
+export class DepositRefusedError extends ConflictError {
+  static override readonly errorName: SdkErrorClassName = 'DepositRefusedError';
+  /** Why, with the fresh output and the minimum where a quote was made. */
+  readonly check: DepositRefusal;
+
+  /** @param check - The refusal `swap.canDeposit()` answered. */
+  constructor(check: DepositRefusal) {
+    super(`Deposit for swap ${check.intentId} not sent: ${check.reason}`, {
+      code: 'deposit_refused',
+      details: check.message,
+    });
+    this.check = check;
+  }
+}
+
+/**
  * A swap ended in a terminal state other than `completed`. `swapStatus` is the final
  * status: its `refund` says what was returned, its `failureReason` why.
  */
@@ -239,7 +290,12 @@ export class SwapOutcomeError extends PoolPartyError {
     return this.swapStatus.intentId;
   }
 
-  /** The terminal state the swap ended in. */
+  /**
+   * The terminal state the swap ended in.
+   *
+   * @deprecated Read `swapStatus.status`, the field every swap status names it by (`code` holds
+   * it too). Kept for code written against earlier versions.
+   */
   get state(): TerminalState {
     return this.swapStatus.status as TerminalState;
   }

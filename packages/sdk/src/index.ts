@@ -55,15 +55,23 @@ export {
   SWAP_STATES,
   TERMINAL_STATES,
 } from './states.js';
-export type { ProgressEvent as SwapEvent, SwapObjectEventName } from './swap/progress.js';
 export type {
-  Swap,
-  SwapErrorHandler,
-  SwapEventHandler,
-  SwapHandle,
-  SwapResult,
-  SwapResume,
-  WaitOptions,
+  DepositAllowed,
+  DepositCheck,
+  DepositFigures,
+  DepositRefusal,
+  DepositRefusalReason,
+} from './swap/deposit-check.js';
+export type { ProgressEvent as SwapEvent, SwapObjectEventName } from './swap/progress.js';
+export {
+  DEFAULT_WAIT_TIMEOUT_MS,
+  type Swap,
+  type SwapErrorHandler,
+  type SwapEventHandler,
+  type SwapHandle,
+  type SwapResult,
+  type SwapResume,
+  type WaitOptions,
 } from './swap/swap.js';
 export type * from './types.js';
 export {

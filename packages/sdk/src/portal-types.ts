@@ -30,6 +30,11 @@ export interface ApiKeyListEntry {
   readonly revokedAt: string | null;
   /** Requests made with the key. */
   readonly requestCount: number;
+  /**
+   * Whether the key authenticates now, on the service's clock: active, or rotated and still in
+   * its grace period. Read this rather than comparing `revokedAt` with the local clock.
+   */
+  readonly working: boolean;
 }
 
 /** A new API key, with its secret. */
@@ -41,6 +46,7 @@ export interface ApiKeyCreated {
   lastUsedAt: string | null;
   revokedAt: string | null;
   requestCount: number;
+  working: boolean;
   /** The full key, shown this once: send as `X-API-Key`. */
   key: string;
 }
@@ -116,6 +122,8 @@ export interface KeyUsage {
   requestCount: number;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** Whether the key authenticates now, on the service's clock. */
+  working: boolean;
 }
 
 /** Answer of `portal.usage()`. */

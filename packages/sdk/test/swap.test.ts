@@ -4,7 +4,7 @@
  * terminal state; timeouts, aborts and failures.
  */
 import { OUTCOME_ERROR_CLASS } from '@poolparty/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SwapState, SwapStatus, TerminalState } from '../src/index.js';
 import * as sdk from '../src/index.js';
 import {
@@ -253,6 +253,48 @@ describe('wait()', () => {
     expect(opened[0]?.signal?.aborted).toBe(true);
     for (const answer of answers) answer();
     await expect(again).resolves.toMatchObject({ status: 'completed' });
+  });
+
+  it('waits five minutes by default, then rejects with WaitTimeoutError naming the swap', async () => {
+    vi.useFakeTimers();
+    try {
+      // The stream stays silent and polls answer pending; waits run on the faked timers.
+      const fake = fakeFetch((request) => {
+        const path = new URL(request.url).pathname;
+        if (path === '/v1/swaps') return json(intentFixture(), 201);
+        if (path.endsWith('/events')) return new Promise<Response>(() => {});
+        return json(statusAfter([]));
+      });
+      const pp = new sdk.PoolParty({
+        apiKey: 'pp_test_key',
+        baseUrl: BASE,
+        walletToken: 'wallet-token',
+        fetch: fake.fetch,
+      });
+      const swap = await pp.swaps.create(CREATE);
+      await swap.refresh();
+      const waiting = swap.wait().catch((e: unknown) => e);
+      await vi.advanceTimersByTimeAsync(sdk.DEFAULT_WAIT_TIMEOUT_MS - 1);
+      let settled = false;
+      void waiting.then(() => {
+        settled = true;
+      });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      const error = await waiting;
+      expect(sdk.DEFAULT_WAIT_TIMEOUT_MS).toBe(5 * 60_000);
+      expect(error).toBeInstanceOf(sdk.WaitTimeoutError);
+      expect(error).toBeInstanceOf(sdk.TimeoutError);
+      expect(error).toMatchObject({
+        code: 'wait_timeout',
+        intentId: 'int_1',
+        timeoutMs: 5 * 60_000,
+        latestStatus: { status: 'pending' },
+      });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('rejects with the abort reason when the signal fires, and stops following', async () => {

@@ -319,7 +319,9 @@ describe('POST /devnet/transfers', () => {
       transferBody(sender, receiver, '1000', 'too-much'),
       sender,
     );
-    expectProblem(answer, 400, 'validation_error');
+    expectProblem(answer, 409, 'insufficient_funds');
+    expect(answer.body.ledgerError).toBe('insufficient_holdings');
+    expect(await balance(sender, AMULET)).toEqual({ amount: '29', locked: '0' });
   });
 
   it('refuses a missing, malformed, wrong-key or tampered signature with 401', async () => {

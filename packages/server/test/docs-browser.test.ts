@@ -1,6 +1,7 @@
 /**
  * The `/docs` pages under their content security policy, in Chromium: swagger-ui loads, fetches
- * the OpenAPI document and renders the operations, and the browser reports no policy violation.
+ * the OpenAPI document and renders the operations, and the browser reports no policy violation;
+ * the page is PoolParty's, titled so, with a header whose links lead back to the web pages.
  */
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,5 +51,23 @@ describe('/docs in a browser', () => {
       'rgba(0, 0, 0, 0)',
     );
     expect(violations).toEqual([]);
+  });
+
+  it("is titled PoolParty's, and its header links back to the app, the portal and the SDK guide", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${t.url}/docs/`);
+    await page.locator('.opblock').first().waitFor();
+    expect(await page.title()).toBe('PoolParty API reference');
+    const header = page.getByRole('navigation', { name: 'PoolParty' });
+    const links = await header
+      .getByRole('link')
+      .evaluateAll((anchors) =>
+        anchors.map((a) => [a.textContent, (a as HTMLAnchorElement).getAttribute('href')]),
+      );
+    expect(links).toEqual([
+      ['← PoolParty', '/'],
+      ['Developer portal', '/developer'],
+      ['SDK guide', '/developer/sdk'],
+    ]);
   });
 });

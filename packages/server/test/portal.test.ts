@@ -27,6 +27,7 @@ interface KeyEntry {
   lastUsedAt: string | null;
   revokedAt: string | null;
   requestCount: number;
+  working: boolean;
 }
 
 interface CreatedKey extends KeyEntry {
@@ -377,6 +378,49 @@ describe('developer portal', () => {
   });
 
   // Last: it moves the clock past every session.
+  it("says whether a key works on the service's clock, not the page's", async () => {
+    // The devnet clock ahead of real time: a key's end is hours past the caller's clock.
+    const advanced = await request(t.url, 'POST', '/devnet/clock', {
+      body: { advanceMs: 2 * HOUR_MS },
+    });
+    expect(advanced.status).toBe(200);
+    const headers = asDeveloper(aliceLogin.body);
+    const created = await request<CreatedKey>(t.url, 'POST', '/api/sdk/keys', {
+      headers,
+      body: { name: 'short-lived' },
+    });
+    expect(created.body.working).toBe(true);
+    const rotated = await request<CreatedKey>(t.url, 'POST', '/api/sdk/keys', {
+      headers,
+      body: { rotate: created.body.keyId },
+    });
+    const revoked = await request<KeyEntry>(
+      t.url,
+      'DELETE',
+      `/api/sdk/keys/${rotated.body.keyId}`,
+      {
+        headers,
+      },
+    );
+    expect(revoked.body.working).toBe(false);
+    expect(Date.parse(revoked.body.revokedAt ?? '')).toBeGreaterThan(Date.now() + HOUR_MS);
+
+    const listed = await request<{ keys: KeyEntry[] }>(t.url, 'GET', '/api/sdk/keys', { headers });
+    const byId = new Map(listed.body.keys.map((key) => [key.keyId, key]));
+    expect(byId.get(rotated.body.keyId)).toMatchObject({ working: false });
+    // The rotated key is in its grace period: it still works, until a revokedAt to come.
+    expect(byId.get(created.body.keyId)).toMatchObject({ working: true });
+    expect(byId.get(created.body.keyId)?.revokedAt).not.toBeNull();
+    expect(byId.get(aliceKey.keyId)).toMatchObject({ revokedAt: null, working: true });
+    const usage = await request<{ keys: { keyId: string; working: boolean }[] }>(
+      t.url,
+      'GET',
+      '/api/sdk/usage',
+      { headers },
+    );
+    expect(usage.body.keys.find((key) => key.keyId === rotated.body.keyId)?.working).toBe(false);
+  });
+
   it('ends a session after 12 hours', async () => {
     const advanced = await request(t.url, 'POST', '/devnet/clock', {
       body: { advanceMs: 12 * HOUR_MS + 1000 },

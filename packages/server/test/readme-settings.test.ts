@@ -1,9 +1,10 @@
 /**
  * The README and the code agree on the settings: its tables list every setting `serve` and
- * `devnet-ledger` read, no other, each with the default the code uses; and its sentence on what
- * `migrate` and `admin` read names exactly the flags their help lists.
+ * `devnet-ledger` read, no other, each with the default the code uses; its sentence on what
+ * `migrate` and `admin` read names exactly the flags their help lists; and its layout names
+ * every package of the workspace, no other.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEVNET_LEDGER_SETTINGS } from '@poolparty/devnet-ledger/settings';
 import { describe, expect, it } from 'vitest';
@@ -131,5 +132,16 @@ describe('a flag’s help', () => {
     expect(port && settingHelp(port)).toBe('TCP port to listen on [PORT; default: 8787]');
     const ledgerPort = DEVNET_LEDGER_SETTINGS[0];
     expect(settingHelp(ledgerPort)).toMatch(/\[POOLPARTY_DEVNET_LEDGER_PORT; default: 2975\]$/);
+  });
+});
+
+describe('the README layout', () => {
+  it('names every package of the workspace, and no other', () => {
+    const layout = /## Layout\n\n```\npackages\/\n([\s\S]*?)\n(?=\S)/.exec(README)?.[1] ?? '';
+    const listed = [...layout.matchAll(/^ {2}([a-z-]+)\/ /gm)].map(([, name]) => name);
+    const packages = readdirSync(join(REPOSITORY, 'packages'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    expect(listed.sort()).toEqual(packages.sort());
   });
 });

@@ -33,7 +33,7 @@ function Hero() {
         <a class="button primary" href="/swap">
           Start a swap
         </a>
-        <a class="button" href="/developer">
+        <a class="button" href="/developer/sdk">
           Build with the SDK
         </a>
       </p>

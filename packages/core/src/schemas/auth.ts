@@ -150,6 +150,10 @@ const keyListing = {
     description: 'When the key stops (or stopped) working; in the future during a rotation.',
   }),
   requestCount: Type.Integer({ minimum: 0, description: 'Requests made with the key.' }),
+  working: Type.Boolean({
+    description:
+      "Whether the key authenticates now, on the service's clock: active, or rotated and still in its grace period.",
+  }),
 } as const;
 
 export const ApiKeyListEntrySchema = Type.Object(keyListing, {

@@ -131,6 +131,9 @@ const KeyUsageSchema = Type.Object(
     requestCount: Type.Integer({ minimum: 0, description: 'Requests made with the key, ever.' }),
     lastUsedAt: nullable(TimestampSchema, { description: 'Last authenticated request.' }),
     revokedAt: nullable(TimestampSchema, { description: 'When the key stops (or stopped).' }),
+    working: Type.Boolean({
+      description: "Whether the key authenticates now, on the service's clock.",
+    }),
   },
   { $id: 'KeyUsage', description: 'Requests made with one of your keys.' },
 );

@@ -67,12 +67,14 @@ import {
  * What each ledger refusal means to a client. `not_authorized` is a well-signed request the
  * ledger does not allow (a transfer to oneself, accepting someone else's offer): the catalogue has
  * no 403 for that, and the signature itself is fine, so it is a 400. An expired offer, and a
- * settlement past its deadline, are `gone`.
+ * settlement past its deadline, are `gone`. Holdings that do not cover the amount are
+ * `insufficient_funds`, a code of their own: a wallet tells its user to fund the party, not to
+ * fix the request.
  */
 const LEDGER_ERROR_PROBLEMS: Readonly<Record<LedgerErrorCode, ErrorCode>> = Object.freeze({
   unknown_party: 'not_found',
   unknown_instrument: 'token_not_found',
-  insufficient_holdings: 'validation_error',
+  insufficient_holdings: 'insufficient_funds',
   invalid_inputs: 'validation_error',
   invalid_amount: 'validation_error',
   metadata_limit_exceeded: 'validation_error',

@@ -84,22 +84,15 @@ export class Devnet {
 
   /** @param options - The service's origin (or the options). */
   constructor(options: DevnetOptions | string) {
-    const { baseUrl, fetch, signatureValidityMs } =
-      typeof options === 'string' ? ({ baseUrl: options } as DevnetOptions) : options;
-    const validityMs = signatureValidityMs ?? DEFAULT_SIGNATURE_VALIDITY_MS;
-    if (
-      !Number.isInteger(validityMs) ||
-      validityMs <= 0 ||
-      validityMs > MAX_SIGNATURE_VALIDITY_MS
-    ) {
-      throw new ValidationError('Invalid signatureValidityMs', {
-        code: 'validation_error',
-        details: `signatureValidityMs must be a whole number of milliseconds from 1 to ${MAX_SIGNATURE_VALIDITY_MS} (1 hour); got ${String(signatureValidityMs)}.`,
-      });
+    const settled = typeof options === 'string' ? { baseUrl: options } : options;
+    const problem = devnetOptionsProblem(settled);
+    if (problem !== null) {
+      throw new ValidationError(`Invalid devnet options: ${problem}`, { code: 'validation_error' });
     }
+    const { baseUrl, fetch, signatureValidityMs } = settled;
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.#fetch = fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.#validityMs = validityMs;
+    this.#validityMs = signatureValidityMs ?? DEFAULT_SIGNATURE_VALIDITY_MS;
   }
 
   /** The ledger clock, which signed requests' `validUntil` is judged by. */
@@ -227,4 +220,27 @@ export class Devnet {
     }
     return parsed as T;
   }
+}
+
+/**
+ * What is wrong with the options, for the message, or null: the checks `PoolParty` makes of its
+ * own, so a missing origin is named rather than failing later as a `TypeError`.
+ */
+function devnetOptionsProblem(options: DevnetOptions | null | undefined): string | null {
+  if (typeof options !== 'object' || options === null) {
+    return `expected the service's origin or { baseUrl }, got ${options === null ? 'null' : typeof options}`;
+  }
+  const { baseUrl, fetch, signatureValidityMs } = options;
+  if (typeof baseUrl !== 'string' || baseUrl.length === 0) {
+    return "baseUrl is required: the service's origin, e.g. http://127.0.0.1:8787";
+  }
+  if (fetch !== undefined && typeof fetch !== 'function') return 'fetch must be a function';
+  if (typeof globalThis.fetch !== 'function' && fetch === undefined) {
+    return 'no fetch: pass the `fetch` option on platforms without one';
+  }
+  const validityMs = signatureValidityMs ?? DEFAULT_SIGNATURE_VALIDITY_MS;
+  if (!Number.isInteger(validityMs) || validityMs <= 0 || validityMs > MAX_SIGNATURE_VALIDITY_MS) {
+    return `signatureValidityMs must be a whole number of milliseconds from 1 to ${MAX_SIGNATURE_VALIDITY_MS} (1 hour); got ${String(signatureValidityMs)}`;
+  }
+  return null;
 }

@@ -2,8 +2,10 @@
  * A devnet party with its key: what a Canton wallet does for its user, on the local devnet —
  * sign the PoolParty challenge, send a swap's deposit, accept or reject offers.
  */
+import { DepositRefusedError } from '../errors.js';
 import type { CallOptions } from '../http/request-sender.js';
 import type { VerifyChallengeParams } from '../resources/wallet-auth.js';
+import type { DepositCheck } from '../swap/deposit-check.js';
 import type { Challenge, LiquidityIntent, SwapIntent, WalletToken } from '../types.js';
 import type { Devnet, SignedCallOptions, TransferParams } from './devnet.js';
 import type { SignedMessage, Signer } from './signer.js';
@@ -23,11 +25,16 @@ export interface WalletAuthClient {
   };
 }
 
-/** What a swap's deposit needs from the intent (`swaps.create` returns all of it). */
+/**
+ * What a swap's deposit needs from the intent (`swaps.create` returns all of it). A swap object
+ * also brings its `canDeposit()`, which the deposit asks first.
+ */
 export type DepositTerms = Pick<
   SwapIntent,
   'depositAddress' | 'inputToken' | 'inputTokenAdmin' | 'expectedAmount' | 'depositReference'
->;
+> & {
+  readonly canDeposit?: (options?: CallOptions) => Promise<DepositCheck>;
+};
 
 /** A devnet party and the key that signs for it. */
 export class DevnetWallet {
@@ -92,9 +99,16 @@ export class DevnetWallet {
 
   /**
    * Sends a swap's deposit: exactly `expectedAmount` of the input token to `depositAddress`, with
-   * `depositReference` as the transfer reason.
+   * `depositReference` as the transfer reason. Given a swap object (`swaps.create`, `swaps.get`),
+   * it first asks `swap.canDeposit()` and, when a deposit sent now could not complete the swap
+   * (the price moved under `minOutput`, the intent is no longer pending, …), sends nothing and
+   * throws `DepositRefusedError` with the figures. Plain terms are sent as they are.
    */
-  deposit(intent: DepositTerms): Promise<DevnetTransferResult> {
+  async deposit(intent: DepositTerms, options?: CallOptions): Promise<DevnetTransferResult> {
+    if (typeof intent.canDeposit === 'function') {
+      const check = await intent.canDeposit(options);
+      if (!check.ok) throw new DepositRefusedError(check);
+    }
     return this.transfer({
       receiver: intent.depositAddress,
       token: intent.inputToken,

@@ -11,6 +11,7 @@ import {
   checkText,
 } from '../validation.js';
 import { segment } from './path.js';
+import type { Quotes } from './quotes.js';
 
 /** Parameters of `swaps.create`. */
 export interface CreateSwapParams {
@@ -65,11 +66,13 @@ export class Swaps {
   /**
    * @param sender - The client's request sender.
    * @param follow - Polling interval, sleep and clock for swap objects.
+   * @param quotes - The client's quotes, which `swap.canDeposit()` re-quotes with.
    */
-  constructor(sender: RequestSender, follow: SwapFollowSettings) {
+  constructor(sender: RequestSender, follow: SwapFollowSettings, quotes: Quotes) {
     this.#sender = sender;
     this.#services = {
       ...follow,
+      quote: (params, options) => quotes.get(params, options),
       openStream: (intentId, headers, signal) =>
         sender.openStream(`/v1/swaps/${segment('intentId', intentId)}/events`, headers, signal),
       getStatus: (intentId, signal) => this.getStatus(intentId, { signal }),

@@ -16,10 +16,27 @@
  * stored id and the rebuild then do not fire; `wait()` still settles as it would have).
  */
 import { outcomeErrorFor } from '../error-mapping.js';
-import { TimeoutError, ValidationError } from '../errors.js';
+import { PoolPartyError, ValidationError, WaitTimeoutError } from '../errors.js';
 import type { CallOptions, WriteOptions } from '../http/request-sender.js';
+import type { QuoteParams } from '../resources/quotes.js';
 import { isTerminal, LEG_EVENT_NAMES, SWAP_EVENT_NAMES } from '../states.js';
-import type { CancelResult, Leg, RefundLeg, SwapIntent, SwapStatus, SwapTerms } from '../types.js';
+import type {
+  CancelResult,
+  Leg,
+  Quote,
+  RefundLeg,
+  SwapIntent,
+  SwapStatus,
+  SwapTerms,
+} from '../types.js';
+import {
+  type DepositCheck,
+  type DepositCheckTerms,
+  judgeDeposit,
+  QUOTE_REFUSAL_CODES,
+  refusalForQuoteError,
+  refusalForStatus,
+} from './deposit-check.js';
 import {
   advance,
   INITIAL_PROGRESS,
@@ -44,8 +61,8 @@ export interface WaitOptions {
   /** Stops waiting; `wait()` then rejects with the signal's reason. The swap itself goes on. */
   readonly signal?: AbortSignal;
   /**
-   * Milliseconds to wait before rejecting with `TimeoutError`. Default: until the intent's
-   * `expiresAt`, plus a grace period for a deposit that arrived just in time.
+   * Milliseconds to wait before rejecting with `WaitTimeoutError` (a `TimeoutError`, code
+   * `wait_timeout`). Default `DEFAULT_WAIT_TIMEOUT_MS`, 5 minutes.
    */
   readonly timeout?: number;
 }
@@ -63,11 +80,17 @@ export type SwapResult = SwapStatus & {
 export interface SwapServices extends StatusSource {
   cancel(intentId: string, options?: WriteOptions): Promise<CancelResult>;
   getStatusOnce(intentId: string, options?: CallOptions): Promise<SwapStatus>;
+  quote(params: QuoteParams, options?: CallOptions): Promise<Quote>;
   now(): number;
 }
 
-/** How long `wait()` keeps going past `expiresAt` by default: execution after a late deposit. */
-export const WAIT_GRACE_MS = 10 * 60_000;
+/**
+ * How long `wait()` waits by default: a deposit is seen and settled within seconds, so five
+ * minutes is ample for a swap whose deposit was sent, and short enough that an app which forgot
+ * to send it hears so. A swap still waiting for its deposit can be waited for longer with
+ * `timeout`; the intent itself lasts until `expiresAt` either way.
+ */
+export const DEFAULT_WAIT_TIMEOUT_MS = 5 * 60_000;
 /** `setTimeout` cannot wait longer than this (about 24.8 days). */
 const TIMER_MS_MAX = 2 ** 31 - 1;
 
@@ -87,7 +110,7 @@ interface Waiter {
 /** The methods of a swap object; its data are the SwapIntent fields. */
 export class SwapHandle {
   readonly #intentId: string;
-  readonly #expiresAt: string;
+  readonly #terms: DepositCheckTerms;
   readonly #services: SwapServices;
   readonly #watcher: StatusWatcher;
   readonly #handlers = new Map<string, Set<SwapEventHandler | SwapErrorHandler>>();
@@ -102,13 +125,9 @@ export class SwapHandle {
    * @param services - How to read, follow and cancel it.
    * @param resume - For an object rebuilt from an intent id: where it picks up.
    */
-  constructor(
-    intent: Pick<SwapTerms, 'intentId' | 'expiresAt'>,
-    services: SwapServices,
-    resume?: SwapResume,
-  ) {
+  constructor(intent: DepositCheckTerms, services: SwapServices, resume?: SwapResume) {
     this.#intentId = intent.intentId;
-    this.#expiresAt = intent.expiresAt;
+    this.#terms = intent;
     this.#services = services;
     this.#watcher = new StatusWatcher(
       intent.intentId,
@@ -191,7 +210,7 @@ export class SwapHandle {
       return settled(this.#latest);
     }
     return new Promise<SwapResult>((resolve, reject) => {
-      const timeoutMs = Math.min(options.timeout ?? this.#defaultWaitMs(), TIMER_MS_MAX);
+      const timeoutMs = Math.min(options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS, TIMER_MS_MAX);
       const done = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
@@ -210,7 +229,7 @@ export class SwapHandle {
       };
       const onAbort = () => waiter.fail(signal?.reason);
       const timer = setTimeout(
-        () => waiter.fail(waitTimeout(this.#intentId, timeoutMs)),
+        () => waiter.fail(new WaitTimeoutError(this.#intentId, timeoutMs, this.latestStatus)),
         Math.max(0, timeoutMs),
       );
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -231,10 +250,40 @@ export class SwapHandle {
     return status;
   }
 
-  #defaultWaitMs(): number {
-    const expiresAt = Date.parse(this.#expiresAt);
-    const untilExpiry = Number.isNaN(expiresAt) ? 0 : expiresAt - this.#services.now();
-    return Math.max(0, untilExpiry) + WAIT_GRACE_MS;
+  /**
+   * Whether a deposit sent now could complete the swap: re-reads the intent (it must be
+   * `pending`) and re-quotes its exact deposit, then compares the fresh output with `minOutput`.
+   * Call it right before the wallet sends the deposit; `DevnetWallet.deposit` does. A refusal
+   * (`ok: false`) says why, with the figures; a failed read or quote rejects as that call does.
+   */
+  async canDeposit(options?: CallOptions): Promise<DepositCheck> {
+    const status = await this.#services.getStatusOnce(this.#intentId, options);
+    this.#observe(status, 'poll');
+    const notPending = refusalForStatus(status);
+    if (notPending !== null) return notPending;
+    const terms = this.#terms;
+    try {
+      const quote = await this.#services.quote(
+        {
+          from: terms.inputToken,
+          to: terms.outputToken,
+          amount: terms.expectedAmount,
+          poolId: terms.poolId,
+          receiverParty: terms.outputAddress,
+        },
+        options,
+      );
+      return judgeDeposit(terms, quote);
+    } catch (error) {
+      if (error instanceof PoolPartyError && QUOTE_REFUSAL_CODES.includes(error.code)) {
+        return refusalForQuoteError(
+          terms.intentId,
+          error.code,
+          error.details ?? error.shortMessage,
+        );
+      }
+      throw error;
+    }
   }
 
   #follow(): void {
@@ -313,13 +362,6 @@ function settled(status: SwapStatus): Promise<SwapResult> {
   if (status.status !== 'completed') return Promise.reject(outcomeErrorFor(status));
   const actualOutput = status.actualOutput ?? status.payout?.amount ?? '0';
   return Promise.resolve({ ...status, status: 'completed', actualOutput });
-}
-
-function waitTimeout(intentId: string, timeoutMs: number): TimeoutError {
-  return new TimeoutError(`Swap ${intentId} did not end within ${timeoutMs} ms`, {
-    code: 'wait_timeout',
-    details: 'The swap goes on; call wait() again or read its status with refresh().',
-  });
 }
 
 const EVENT_NAMES: readonly string[] = [...SWAP_EVENT_NAMES, ...LEG_EVENT_NAMES, 'error'];

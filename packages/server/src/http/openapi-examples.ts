@@ -452,6 +452,7 @@ const API_KEY_ENTRY_EXAMPLE = {
   lastUsedAt: '2026-11-22T14:02:11.318Z',
   revokedAt: null,
   requestCount: 412,
+  working: true,
 };
 
 export const API_KEY_CREATED_EXAMPLE = {
@@ -466,6 +467,7 @@ export const API_KEY_LIST_EXAMPLE = { keys: [API_KEY_ENTRY_EXAMPLE] };
 export const API_KEY_REVOKED_EXAMPLE = {
   ...API_KEY_ENTRY_EXAMPLE,
   revokedAt: '2026-11-22T15:00:00.000Z',
+  working: false,
 };
 
 const DEVELOPER = party('developer');
@@ -514,6 +516,7 @@ export const USAGE_EXAMPLE = {
       requestCount: 42,
       lastUsedAt: '2026-11-22T14:02:11.318Z',
       revokedAt: null,
+      working: true,
     },
   ],
 };
@@ -742,6 +745,10 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
       'The units redeem for 99.1 and 9.8 now, below the minimums 100 and 10; nothing was burned.',
   },
   nothing_to_withdraw: { detail: 'Those units redeem for nothing.' },
+  insufficient_funds: {
+    detail: 'alice::1220… holds 12.5 unlocked Amulet, needs 50',
+    extensions: { ledgerError: 'insufficient_holdings' },
+  },
   api_key_limit_reached: {
     detail:
       'You have 25 working API keys (rotated keys count until their grace period ends), the most a developer may hold; revoke one (DELETE /api/sdk/keys/{keyId}) to free a place, or rotate an existing key.',

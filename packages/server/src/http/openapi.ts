@@ -12,6 +12,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { ProblemSchema } from '@poolparty/core';
 import type { FastifySchema } from 'fastify';
+import { DOCS_UI_BRANDING } from './docs-theme.js';
 import type { App } from './fastify.js';
 import {
   PROBLEM_SCHEMA_ID,
@@ -109,6 +110,8 @@ export async function registerOpenApi(app: App): Promise<void> {
     staticCSP: DOCS_CONTENT_SECURITY_POLICY,
     // No badge from the public validator: the page talks to this origin only.
     uiConfig: { validatorUrl: null },
+    // PoolParty's title, colours and logo, and a header linking back to the web pages.
+    ...DOCS_UI_BRANDING,
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

@@ -1,10 +1,11 @@
 /**
  * The devnet entry against a real service: a wallet made here (its key never leaves) is funded,
  * authenticates, swaps and deposits; a seeded party signs with the hex key of devnet.json; offers
- * to a party without pre-approval are listed, accepted and rejected; a wrong key is refused.
+ * to a party without pre-approval are listed, accepted and rejected; a wrong key is refused; a
+ * transfer the holdings do not cover is refused.
  */
 
-import { AuthenticationError, NotFoundError, ValidationError } from '@poolparty/sdk';
+import { AuthenticationError, ConflictError, NotFoundError, ValidationError } from '@poolparty/sdk';
 import { Devnet, type DevnetWallet, generatePrivateKey } from '@poolparty/sdk/devnet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from './support/amounts.js';
@@ -159,6 +160,33 @@ describe('the devnet wallet', () => {
         ValidationError,
       );
     }
+  });
+
+  it('refuses options that are not an origin, as PoolParty does, with ValidationError', () => {
+    for (const options of [
+      undefined,
+      null,
+      '',
+      {},
+      { baseUrl: 42 },
+      { baseUrl: live.t.url, fetch: 1 },
+    ]) {
+      expect(() => new Devnet(options as never), JSON.stringify(options)).toThrow(ValidationError);
+    }
+    expect(() => new Devnet(undefined as never)).toThrow(/Invalid devnet options: expected/);
+  });
+
+  it('answers a transfer the holdings do not cover with insufficient_funds, and moves nothing', async () => {
+    const poor = await live.devnet.createWallet({ partyHint: hint('poor') });
+    await poor.fund('Amulet', '5');
+    const receiver = await live.devnet.createWallet({ partyHint: hint('payee') });
+    const error = await poor
+      .transfer({ receiver: receiver.partyId, token: 'Amulet', amount: '50' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error).toMatchObject({ code: 'insufficient_funds', status: 409 });
+    expect(await poor.balance('Amulet')).toBe('5');
+    expect(await receiver.balance('Amulet')).toBe('0');
   });
 
   it('answers a party that does not exist with NotFoundError', async () => {

@@ -163,9 +163,10 @@ function KeyRequests(props: { usage: Usage }) {
               <td>{key.requestCount}</td>
               <td>{key.lastUsedAt === null ? 'never' : formatTime(key.lastUsedAt)}</td>
               <td>
+                {/* The service's verdict: the browser's clock may be far off the service's. */}
                 {key.revokedAt === null
                   ? 'Active'
-                  : Date.parse(key.revokedAt) > Date.now()
+                  : key.working
                     ? `Until ${formatTime(key.revokedAt)}`
                     : 'Revoked'}
               </td>

@@ -5,6 +5,7 @@
 import type { ApiKeyListEntry } from '@poolparty/sdk';
 import { useEffect, useRef } from 'preact/hooks';
 import { formatTime } from '../../format.js';
+import { keyStatus } from './key-status.js';
 import { ScrollBox } from './scroll-box.js';
 
 interface KeyActions {
@@ -17,15 +18,8 @@ interface KeyActions {
   onRevoke(key: ApiKeyListEntry): void;
 }
 
-function keyStatus(key: ApiKeyListEntry, now: number): string {
-  if (key.revokedAt === null) return 'Active';
-  const ends = Date.parse(key.revokedAt);
-  return ends > now ? `Rotated: works until ${formatTime(key.revokedAt)}` : 'Revoked';
-}
-
 export function KeysTable(props: KeyActions & { keys: readonly ApiKeyListEntry[] }) {
   const { keys, ...actions } = props;
-  const now = Date.now();
   return (
     <ScrollBox label="Your API keys">
       <table class="stack-on-phone" data-testid="keys">
@@ -58,7 +52,7 @@ export function KeysTable(props: KeyActions & { keys: readonly ApiKeyListEntry[]
                 {key.requestCount}
               </td>
               <td data-label="Status" data-testid="key-status">
-                {keyStatus(key, now)}
+                {keyStatus(key)}
               </td>
               <td class="key-actions">
                 <KeyButtons apiKey={key} actions={actions} />

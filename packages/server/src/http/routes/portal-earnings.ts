@@ -14,6 +14,7 @@
  */
 import {
   Amount,
+  apiKeyWorks,
   type Collection,
   CollectionCreateSchema,
   CollectionIdSchema,
@@ -378,14 +379,18 @@ async function usageReport(
     })),
     keys: keys
       .filter((key) => scope.keyId === null || key.keyId === scope.keyId)
-      .map((key) => ({
-        keyId: key.keyId,
-        name: key.name === '' ? null : key.name,
-        prefix: key.prefix,
-        requestCount: key.requestCount,
-        lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
-        revokedAt: apiKeyEndsAt(key)?.toISOString() ?? null,
-      })),
+      .map((key) => {
+        const endsAt = apiKeyEndsAt(key);
+        return {
+          keyId: key.keyId,
+          name: key.name === '' ? null : key.name,
+          prefix: key.prefix,
+          requestCount: key.requestCount,
+          lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+          revokedAt: endsAt?.toISOString() ?? null,
+          working: apiKeyWorks(endsAt, to),
+        };
+      }),
   };
 }
 

@@ -35,6 +35,7 @@ import {
   type ApiKeyListEntry,
   ApiKeyListEntrySchema,
   ApiKeyListSchema,
+  apiKeyWorks,
   type ChallengePurpose,
   type DeveloperSession,
   inline,
@@ -195,7 +196,8 @@ const listApiKeysRoute = keyRoute({
     // Counts still buffered in this process would otherwise show up only seconds later.
     await apiKeys.flushUsage();
     const keys = await listApiKeys(ctx.db, developerOf(request));
-    return { keys: keys.map(listingOf) };
+    const now = ctx.clock.now();
+    return { keys: keys.map((key) => listingOf(key, now)) };
   },
 });
 
@@ -265,7 +267,7 @@ const revokeApiKeyRoute = keyRoute({
   handler: async ({ ctx, apiKeys, developerOf }, request) => {
     const revoked = await revokeKey(ctx, developerOf(request), request.params.keyId);
     apiKeys.invalidate();
-    return listingOf(revoked);
+    return listingOf(revoked, ctx.clock.now());
   },
 });
 
@@ -456,7 +458,7 @@ async function createKey(
         { limit: WORKING_API_KEYS_MAX },
       );
     }
-    return { ...listingOf(created), key };
+    return { ...listingOf(created, now), key };
   }
   const old = await ownKey(ctx, developer, request.rotate);
   const rotated = await rotateApiKeyWithinCap(
@@ -467,7 +469,7 @@ async function createKey(
   if (rotated === null) {
     throw new ApiError('not_found', `Key ${old.keyId} is revoked or was already rotated.`);
   }
-  return { ...listingOf(rotated), key };
+  return { ...listingOf(rotated, now), key };
 }
 
 async function revokeKey(
@@ -495,14 +497,17 @@ async function ownKey(ctx: PortalContext, developer: string, keyId: string): Pro
   return key;
 }
 
-function listingOf(key: ApiKeyRecord): ApiKeyListEntry {
+/** A key as listed, with whether it works at `now`, the service's clock (the page has none). */
+function listingOf(key: ApiKeyRecord, now: Date): ApiKeyListEntry {
+  const endsAt = apiKeyEndsAt(key);
   return {
     keyId: key.keyId,
     name: key.name === '' ? null : key.name,
     prefix: key.prefix,
     createdAt: key.createdAt.toISOString(),
     lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
-    revokedAt: apiKeyEndsAt(key)?.toISOString() ?? null,
+    revokedAt: endsAt?.toISOString() ?? null,
     requestCount: key.requestCount,
+    working: apiKeyWorks(endsAt, now),
   };
 }

@@ -1,0 +1,79 @@
+/**
+ * The complete swap example (`examples/quickstart.ts`) when its deposit fails: run as an
+ * integrator runs it, for a party with no Amulet, it cancels the intent it made and says so, so
+ * the party's next swap is not refused with `active_intent_exists`.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Live, startLive } from './support/live.js';
+
+const REPOSITORY = join(import.meta.dirname, '../../../..');
+/** One example process: tsx compiles it and the SDK's sources, then a handful of requests. */
+const EXAMPLE_TIMEOUT_MS = 90_000;
+
+let live: Live;
+/** An empty data folder: no devnet.json, the keys come from the environment. */
+let dataDir: string;
+
+beforeAll(async () => {
+  live = await startLive();
+  dataDir = mkdtempSync(join(tmpdir(), 'poolparty-quickstart-'));
+});
+
+afterAll(async () => {
+  await live?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('the quickstart example, when the deposit fails', () => {
+  it(
+    'cancels its intent and says why, so the next swap of the party is taken',
+    async () => {
+      const broke = await live.newParty('broke', '0');
+      const run = await promisify(execFile)(
+        process.execPath,
+        // The SDK's sources, as the repository's tests run them, not the last build of them.
+        ['--conditions=source', '--import', 'tsx', 'examples/quickstart.ts'],
+        {
+          cwd: REPOSITORY,
+          timeout: EXAMPLE_TIMEOUT_MS,
+          env: {
+            ...process.env,
+            POOLPARTY_URL: live.t.url,
+            POOLPARTY_DATA_DIR: dataDir,
+            POOLPARTY_API_KEY: live.t.apiKey,
+            POOLPARTY_PARTY_ID: broke.partyId,
+            POOLPARTY_PRIVATE_KEY: broke.privateKey,
+          },
+        },
+      ).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code?: number; stderr?: string }) => ({
+          code: error.code ?? -1,
+          stderr: error.stderr ?? '',
+        }),
+      );
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr.trim()).toMatch(
+        /^quickstart: failed — no deposit sent, intent \S+ cancelled: .*holds 0 unlocked Amulet, needs 100/,
+      );
+      const intentId = /intent (\S+) cancelled/.exec(run.stderr)?.[1];
+
+      const pp = live.client({ walletToken: await live.walletToken(broke) });
+      const status = await pp.swaps.getStatus(intentId ?? '');
+      expect(status.status).toBe('cancelled');
+      const next = await pp.swaps.create({
+        fromToken: 'Amulet',
+        toToken: 'USDCx',
+        amount: '100',
+        poolId: live.canonical.poolId,
+      });
+      expect(next.status).toBe('pending');
+    },
+    EXAMPLE_TIMEOUT_MS,
+  );
+});
