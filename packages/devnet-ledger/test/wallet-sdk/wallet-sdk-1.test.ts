@@ -109,11 +109,10 @@ async function faucet(partyId: string, amount: string, token = 'Amulet'): Promis
 
 beforeAll(async () => {
   world = await openWalletSdkWorld({
-    populate: async (local, instrument) => {
+    populate: async (local, dso) => {
       usdcx = { admin: (await local.createParty({ hint: 'USDCxIssuer' })).partyId, id: 'USDCx' };
       await local.createInstrument(usdcx);
-      const preapprovals = [instrument, usdcx];
-      pool = (await local.createParty({ hint: 'pool', preapprovals })).partyId;
+      pool = (await local.createParty({ hint: 'pool', preapprovals: [dso, usdcx] })).partyId;
     },
     uncheckedPrefixes: ['/devnet/', '/api/validator/v0/validator-user'],
   });
@@ -121,9 +120,7 @@ beforeAll(async () => {
   sdk = await createSdk();
 });
 
-afterAll(async () => {
-  await world?.close();
-});
+afterAll(() => world?.close());
 
 describe('the official wallet SDK 1.4.0 against the devnet ledger', () => {
   let alice: Wallet;
