@@ -52,7 +52,8 @@ describe('the traders’ pages in a browser', () => {
   }
 
   function swapButton(page: Page) {
-    return page.getByRole('button', { name: 'Swap', exact: true });
+    // Its label is "Swap" when it can be pressed, else the blocking reason.
+    return page.getByTestId('swap-button');
   }
 
   function statusCard(page: Page, state: string) {
