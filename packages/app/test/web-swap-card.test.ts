@@ -10,14 +10,15 @@ import { Devnet } from '@poolparty/sdk/devnet';
 import { startTestService, type TestService } from '@poolparty/server/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, launchChromium, screenshot } from './support/browser.js';
+import { buildApp, launchChromium, SCREENSHOT_DIR, screenshot } from './support/browser.js';
 import { checkPage, horizontalOverflow, newWatchedPage } from './support/page-checks.js';
 
 const SETTLE_MS = 45_000;
 /** A common phone's first screen. */
 const PHONE = { width: 390, height: 844 } as const;
 const DESKTOP = { width: 1280, height: 844 } as const;
-const POOL = 'amulet-usdcx';
+/** The pool of the page's default pair (Amulet → CBTC), which the keyboard swaps go through. */
+const SWAPPED_POOL = 'amulet-cbtc';
 
 describe('the swap card in a browser', () => {
   let t: TestService;
@@ -164,27 +165,50 @@ describe('the swap card in a browser', () => {
     expect(await page.getByTestId('pool-fee').isVisible()).toBe(true);
   });
 
-  it('shows the pool page readable at phone width, light and dark', async () => {
-    for (const scheme of ['light', 'dark'] as const) {
-      for (const size of [PHONE, DESKTOP]) {
-        const { page, errors } = await newPage(size, scheme);
-        await page.goto(`${t.url}/pools/${POOL}`);
-        await page.getByTestId('trades').waitFor();
-        expect(await horizontalOverflow(page)).toEqual({ by: 0, widest: [] });
-        // Every cell of the recent swaps lies within the screen, none cut off.
-        const beyond = await page.getByTestId('trades').evaluate((table) => {
-          const limit = document.documentElement.clientWidth;
-          return Array.from(table.querySelectorAll('td'))
-            .filter((cell) => cell.getBoundingClientRect().right > limit)
-            .map((cell) => cell.textContent);
-        });
-        expect(beyond).toEqual([]);
+  it('shows a pool page and a position readable at both widths, light and dark', async () => {
+    for (const size of [PHONE, DESKTOP]) {
+      const { page, errors } = await newPage(size);
+      // The pool the keyboard swaps above went through: its recent swaps are listed.
+      await page.goto(`${t.url}/pools/${SWAPPED_POOL}`);
+      await page.getByTestId('trades').waitFor();
+      expect(await horizontalOverflow(page)).toEqual({ by: 0, widest: [] });
+      // Every cell of the recent swaps lies within the screen, none cut off.
+      const beyond = await page.getByTestId('trades').evaluate((table) => {
+        const limit = document.documentElement.clientWidth;
+        return Array.from(table.querySelectorAll('td'))
+          .filter((cell) => cell.getBoundingClientRect().right > limit)
+          .map((cell) => cell.textContent);
+      });
+      expect(beyond).toEqual([]);
+
+      // A position of this party, added from the page.
+      await createPartyByKeyboard(page, `lp${size.width}`);
+      await page.getByRole('button', { name: 'Get 1000 Amulet' }).click();
+      await expect.poll(() => page.getByTestId('balance-Amulet').textContent()).toBe('1,000');
+      await page.getByRole('button', { name: 'Get 1000 CBTC' }).click();
+      await expect.poll(() => page.getByTestId('balance-CBTC').textContent()).toBe('1,000');
+      await page.getByLabel('Amulet', { exact: true }).fill('100');
+      await page.getByRole('button', { name: 'Add liquidity', exact: true }).click();
+      await page.getByTestId('position-units').waitFor({ timeout: SETTLE_MS });
+      const position = page.getByTestId(`position-${SWAPPED_POOL}`);
+      expect(await position.textContent()).toContain('Value vs holding');
+      expect(await position.textContent()).not.toContain('Fees earned');
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
         await screenshot(page, `pool-${scheme}-${size.width}`);
-        await page.goto(`${t.url}/swap`);
-        await page.getByTestId('output-amount').waitFor();
-        await screenshot(page, `swap-card-${scheme}-${size.width}`);
-        expect(errors).toEqual([]);
+        await position.screenshot({
+          path: `${SCREENSHOT_DIR}/position-${scheme}-${size.width}.png`,
+        });
       }
+      await checkPage(page, size.width);
+      await page.goto(`${t.url}/swap`);
+      await amountField(page).fill('100');
+      await page.getByTestId('output-amount').waitFor();
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await screenshot(page, `swap-card-${scheme}-${size.width}`);
+      }
+      expect(errors).toEqual([]);
     }
   });
 });

@@ -26,6 +26,8 @@ export function PairPickers(props: {
   output: ComponentChildren;
   /** Flip: the pair turns and the received amount becomes the sent one. */
   onFlip: () => void;
+  /** Max: the whole balance of the sent token as the amount; absent without a wallet. */
+  onMax?: ((balance: string) => void) | undefined;
 }) {
   const { tokens, targets, from, to, setFromKey, setToKey } = props.pair;
   return (
@@ -37,6 +39,7 @@ export function PairPickers(props: {
         value={from}
         onChange={setFromKey}
         balance={spendableOf(props.spendable, from)}
+        onMax={props.onMax}
       >
         {props.amount}
       </TokenPicker>
@@ -75,7 +78,10 @@ function TokenPicker(props: {
   balance: string | null;
   /** The amount (or output) shown beside the token. */
   children: ComponentChildren;
+  /** Max on the balance line: the whole balance as the amount (the sending side only). */
+  onMax?: ((balance: string) => void) | undefined;
 }) {
+  const { balance, onMax } = props;
   const id = useId();
   const balanceId = useId();
   return (
@@ -98,9 +104,22 @@ function TokenPicker(props: {
           </select>
         </div>
       </div>
-      {props.balance !== null && props.value !== null && (
-        <p class="hint" id={balanceId} data-testid={`balance-${props.label}`}>
-          Balance: {formatAmount(props.balance)} {props.value.name}
+      {balance !== null && props.value !== null && (
+        <p class="hint balance-line">
+          <span id={balanceId} data-testid={`balance-${props.label}`}>
+            Balance: {formatAmount(balance)} {props.value.name}
+          </span>
+          {onMax && (
+            <button
+              type="button"
+              class="max"
+              onClick={() => onMax(balance)}
+              disabled={balance === '0'}
+              aria-label={`Max: the whole balance, ${formatAmount(balance)} ${props.value.name}`}
+            >
+              Max
+            </button>
+          )}
         </p>
       )}
     </div>
@@ -156,39 +175,23 @@ export function AmountField(props: {
   token: string | null;
   value: string;
   valid: boolean;
-  /** What the party can spend of the token, for Max; null while unknown. */
-  spendable: string | null;
   onInput: (amount: string) => void;
 }) {
   const id = useId();
-  const { spendable } = props;
   return (
     <div class="amount-field">
       <label for={id} class="amount-label">
         Amount {props.token ? `(${props.token})` : ''}
       </label>
-      <div class="input-with-action">
-        <input
-          id={id}
-          class="amount-big"
-          inputMode="decimal"
-          autoComplete="off"
-          value={props.value}
-          aria-invalid={!props.valid}
-          onInput={(event) => props.onInput(event.currentTarget.value.trim())}
-        />
-        {spendable !== null && (
-          <button
-            type="button"
-            class="max"
-            onClick={() => props.onInput(spendable)}
-            disabled={spendable === '0'}
-            aria-label={`Max: the whole balance, ${formatAmount(spendable)} ${props.token ?? ''}`}
-          >
-            Max
-          </button>
-        )}
-      </div>
+      <input
+        id={id}
+        class="amount-big"
+        inputMode="decimal"
+        autoComplete="off"
+        value={props.value}
+        aria-invalid={!props.valid}
+        onInput={(event) => props.onInput(event.currentTarget.value.trim())}
+      />
       {!props.valid && (
         <p class="error" role="alert">
           Enter an amount above 0 with at most 10 decimals.

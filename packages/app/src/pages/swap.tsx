@@ -131,12 +131,12 @@ function SwapForm(props: SwapFormProps) {
               pair={pair}
               spendable={spendable}
               onFlip={onFlip}
+              onMax={wallet === null ? undefined : setAmount}
               amount={
                 <AmountField
                   token={pair.from?.name ?? null}
                   value={amount}
                   valid={amountValid}
-                  spendable={wallet === null ? null : fromSpendable}
                   onInput={setAmount}
                 />
               }
