@@ -10,6 +10,7 @@ import type { Quote } from '@poolparty/sdk';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hasEnoughHistory } from '../src/charts/chart-history.js';
+import { depositRefusal } from '../src/deposit-check.js';
 import { amountAfterFlip } from '../src/flip-amount.js';
 import { formatUsd } from '../src/format.js';
 import { NETWORK_FEE_SHARE_NOTICE_BPS, networkFeeWeight } from '../src/network-fee.js';
@@ -154,5 +155,28 @@ describe('a chart’s history', () => {
     expect(hasEnoughHistory([1.5])).toBe(false);
     expect(hasEnoughHistory([null, 1.5, null])).toBe(false);
     expect(hasEnoughHistory([1.5, null, 1.6])).toBe(true);
+  });
+});
+
+describe('the deposit of a swap that waited', () => {
+  const terms = {
+    expectedAmount: '100',
+    inputToken: 'Amulet',
+    outputToken: 'USDCx',
+    minOutput: '14.2',
+  };
+
+  it('is refused with the numbers when the output now is under the minimum', () => {
+    expect(depositRefusal(terms, '13.9')).toBe(
+      "Nothing was sent: 100 Amulet now gives about 13.9 USDCx, under this swap's minimum of " +
+        '14.2 USDCx, so the deposit would come back as a refund. Cancel this swap and swap ' +
+        'again at the new price, or send it once the price is back.',
+    );
+  });
+
+  it('goes ahead at the minimum or above, exactly', () => {
+    expect(depositRefusal(terms, '14.2')).toBeNull();
+    expect(depositRefusal(terms, '14.2000000001')).toBeNull();
+    expect(depositRefusal(terms, '14.1999999999')).not.toBeNull();
   });
 });
