@@ -1,6 +1,7 @@
 /**
  * The swap card a trader uses, in Chromium against a running service (embedded store, devnet
- * ledger): a swap from an empty wallet to `completed` with the keyboard alone, the Swap button
+ * ledger): a swap from an empty wallet to `completed` with the keyboard alone and its progress
+ * link copied and opened without the wallet, the Swap button
  * within a phone's first screen with the amount entered, the button's label for each blocking
  * reason (balance, price impact above the cap, the guard), Flip carrying the amount with its
  * token, the recent swaps of a pool readable at phone width, and the position's "value vs
@@ -98,7 +99,22 @@ describe('the swap card in a browser', () => {
       await page
         .locator('[data-testid="swap-status"][data-state="completed"]')
         .waitFor({ timeout: SETTLE_MS });
+
+      // The progress link, copied, shows the same swap to someone without its wallet.
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+      await page.getByRole('button', { name: 'Copy link' }).focus();
+      await page.keyboard.press('Enter');
+      await page.getByTestId('copy-link-status').waitFor();
+      const link = await page.evaluate(() => navigator.clipboard.readText());
+      expect(link).toBe(page.url());
+      const other = await newPage(size);
+      await other.page.goto(link);
+      await other.page
+        .locator('[data-testid="swap-status"][data-state="completed"]')
+        .waitFor({ timeout: SETTLE_MS });
+      expect(await other.page.getByTestId('read-only-note').textContent()).toContain('read-only');
       expect(errors).toEqual([]);
+      expect(other.errors).toEqual([]);
       expect(csp).toEqual([]);
     }
   });
