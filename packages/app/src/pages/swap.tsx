@@ -75,7 +75,8 @@ interface SwapFormProps {
   onRefused(): void;
 }
 
-function SwapForm(props: SwapFormProps) {
+/** The card's state: the pair, amount, slippage, live quote, what blocks the swap, Flip. */
+function useSwapCard(props: SwapFormProps) {
   const { pp, wallet } = useServices();
   const { query } = useLocation();
   const pair = usePair();
@@ -103,7 +104,17 @@ function SwapForm(props: SwapFormProps) {
     setAmount(amountAfterFlip(amount, quote, pair.from, pair.to));
     pair.flip();
   };
+  return {
+    ...{ pair, spendable, amount, setAmount, amountValid, slippageText, setSlippageText },
+    ...{ slippage, quote, quoteError, phase, swapError, startSwap, blocker, onFlip },
+  };
+}
 
+function SwapForm(props: SwapFormProps) {
+  const { wallet } = useServices();
+  const card = useSwapCard(props);
+  const { pair, spendable, amount, setAmount, amountValid, slippageText, setSlippageText } = card;
+  const { slippage, quote, quoteError, phase, swapError, startSwap, blocker, onFlip } = card;
   return (
     <>
       {pair.loadError && (
