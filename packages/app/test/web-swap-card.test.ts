@@ -119,6 +119,42 @@ describe('the swap card in a browser', () => {
     }
   });
 
+  it('toasts a swap that ends while the user is on another page, with a link to it', async () => {
+    for (const size of [PHONE, DESKTOP]) {
+      const { page, errors } = await newPage(size);
+      await page.goto(`${t.url}/swap`);
+      await createPartyByKeyboard(page, `toast${size.width}`);
+      await page.getByRole('button', { name: 'Get 1000 Amulet' }).click();
+      await expect.poll(() => page.getByTestId('balance-Amulet').textContent()).toBe('1,000');
+      // The deposit is held until the user has gone to another page, so the swap ends there.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await page.route('**/devnet/transfers', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await amountField(page).fill('100');
+      await expect.poll(() => button(page).textContent()).toBe('Swap');
+      await button(page).click();
+      await page.waitForURL(/\/swaps\/[^/]+$/, { timeout: SETTLE_MS });
+      const swapPath = new URL(page.url()).pathname;
+      await page.getByRole('link', { name: 'Pools', exact: true }).click();
+      await page.waitForURL(`${t.url}/pools`);
+      release();
+      const toast = page.locator('[data-testid="swap-toast"][data-state="completed"]');
+      await toast.waitFor({ timeout: SETTLE_MS });
+      expect(await toast.textContent()).toMatch(/^Swap completed: 100 Amulet → CBTC/);
+      await checkPage(page, size.width, 'swap-toast');
+      await toast.getByRole('link').click();
+      await page.waitForURL(`${t.url}${swapPath}`);
+      await page.getByRole('button', { name: 'Dismiss' }).click();
+      expect(await page.getByTestId('swap-toast').count()).toBe(0);
+      expect(errors).toEqual([]);
+    }
+  });
+
   it('names what blocks the swap on the button: balance, price impact, the guard', async () => {
     for (const size of [PHONE, DESKTOP]) {
       const { page, errors } = await newPage(size);
