@@ -11,6 +11,7 @@ import { LandingPage } from './pages/landing.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { SwapPage } from './pages/swap.js';
 import { ServicesProvider } from './services.js';
+import { SwapEndToasts } from './swap-end-toasts.js';
 
 const SdkGuidePage = lazy(() => import('./pages/sdk-guide.js'));
 // A swap's progress page is opened after the swap starts (or from a link): a chunk of its own.
@@ -66,6 +67,7 @@ export function App(props: { config: AppConfig }) {
           </span>
         </header>
         <FocusOnNavigation />
+        <SwapEndToasts />
         <main id="main" tabIndex={-1}>
           <ErrorBoundary>
             <Router>

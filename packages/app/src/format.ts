@@ -35,9 +35,17 @@ export function formatPercent(fraction: string | number, digits = 2): string {
   return `${(value * 100).toFixed(digits)} %`;
 }
 
-/** A USD figure (decimal string), e.g. `$1,234.56`. */
+/**
+ * A USD figure (decimal string) with exactly two decimals, cut not rounded like every amount:
+ * `5.8` → `$5.80`, `1234.567` → `$1,234.56`, `-0.5` → `-$0.50`.
+ */
 export function formatUsd(amount: string): string {
-  return `$${formatAmount(amount, 2)}`;
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(amount.trim());
+  if (!match) return amount;
+  const [, sign = '', whole = '0', fraction = ''] = match;
+  const cents = fraction.padEnd(2, '0').slice(0, 2);
+  const negative = sign === '-' && /[1-9]/.test(`${whole}${cents}`);
+  return `${negative ? '-' : ''}$${formatAmount(whole)}.${cents}`;
 }
 
 /** Basis points of a charge as the discount a user gets, e.g. 7000 → `30 % off`. */

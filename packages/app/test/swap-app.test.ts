@@ -71,6 +71,7 @@ describe('the web app in a browser', () => {
     await page.getByLabel('You receive').selectOption(usdcxCircle);
     await page.getByLabel(/^Amount/).fill(amount);
     if (slippagePercent !== undefined) {
+      await page.getByTestId('slippage-toggle').click();
       await page.getByLabel('Slippage limit (%)').fill(slippagePercent);
     }
     await page.getByTestId('output-amount').waitFor();
@@ -189,18 +190,18 @@ describe('the web app in a browser', () => {
     const guard = page.getByTestId('settlement-safety');
     await guard.waitFor();
     expect(await guard.textContent()).toContain("more than 10% of the pool's output reserve");
-    expect(await page.getByRole('button', { name: 'Swap', exact: true }).isDisabled()).toBe(true);
+    expect(await page.getByTestId('swap-button').isDisabled()).toBe(true);
     await page.getByLabel(/^Amount/).fill('1000');
     await guard.waitFor({ state: 'detached' });
-    await expect
-      .poll(() => page.getByRole('button', { name: 'Swap', exact: true }).isDisabled())
-      .toBe(false);
+    await expect.poll(() => page.getByTestId('swap-button').isDisabled()).toBe(false);
     expect(await guard.count()).toBe(0);
+    await page.getByTestId('slippage-toggle').click();
     await page.getByLabel('Slippage limit (%)').fill('7');
     expect(
       await page.getByRole('alert').filter({ hasText: 'Slippage must be' }).textContent(),
     ).toBe('Slippage must be between 0.1 % and 5 %.');
-    expect(await page.getByRole('button', { name: 'Swap', exact: true }).isDisabled()).toBe(true);
+    expect(await page.getByTestId('swap-button').textContent()).toBe('Fix the slippage limit');
+    expect(await page.getByTestId('swap-button').isDisabled()).toBe(true);
   });
 
   it('shows fee discounts in the quote: what each fee would be and what is charged', async () => {

@@ -5,6 +5,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { hasEnoughHistory } from './chart-history.js';
 import type { ChartSpec, DrawnChart } from './uplot-chart.js';
 
 export interface TimeChartProps extends ChartSpec {
@@ -19,12 +20,17 @@ export interface TimeChartProps extends ChartSpec {
 export function TimeChart(props: TimeChartProps) {
   const captionId = useId();
   const { box, failed } = useDrawnChart(props);
+  const enough = hasEnoughHistory(props.values);
   return (
     <figure class="chart" aria-labelledby={captionId} data-testid={props.testId}>
       <figcaption id={captionId}>{props.title}</figcaption>
       <p class="visually-hidden">{props.summary}</p>
       {props.times.length === 0 ? (
         <p class="chart-empty muted">No figures in this period yet.</p>
+      ) : !enough ? (
+        <p class="chart-empty muted" data-testid="chart-not-enough">
+          Not enough history yet to draw a chart: the figures so far are below.
+        </p>
       ) : (
         <div class="chart-canvas" ref={box} aria-hidden="true" />
       )}

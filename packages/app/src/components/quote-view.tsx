@@ -4,51 +4,108 @@
  * they may get under their slippage setting, the price impact, and the settlement-safety verdict.
  */
 import type { Quote } from '@poolparty/sdk';
-import { minOutputOf } from '../decimal.js';
+import { minOutputOf, parseAmount } from '../decimal.js';
 import { discountOf, formatAmount, formatPercent } from '../format.js';
+import {
+  NETWORK_FEE_SHARE_NOTICE_BPS,
+  type NetworkFeeWeight,
+  networkFeeWeight,
+} from '../network-fee.js';
 
-/** Above this price impact the page warns, well before the service's own cap refuses. */
-const PRICE_IMPACT_WARNING = 0.01;
+/** Above this price impact the page warns (warning colour), well before the service's cap. */
+export const PRICE_IMPACT_WARNING = 0.01;
 
+/**
+ * One line a trader reads at a glance (rate, total fee, price impact, least received) that opens
+ * into the full breakdown, every field of the quote, one click away.
+ */
 export function QuoteView(props: { quote: Quote; slippageBps: number | null }) {
   const { quote, slippageBps } = props;
   const minOutput = slippageBps === null ? null : minOutputOf(quote.outputAmount, slippageBps);
   const impact = Number(quote.priceImpact);
   const platformPolicy = quote.platformFeePolicy;
+  const weight = networkFeeWeight(quote);
   return (
-    <section aria-labelledby="quote-heading" data-testid="quote">
-      <h3 id="quote-heading">Quote</h3>
+    <section aria-label="Quote" data-testid="quote">
       {quote.settlementSafety && (
         <p role="alert" class="warning" data-testid="settlement-safety">
           This swap cannot be made now: {quote.settlementSafety.message}
         </p>
       )}
-      <dl class="breakdown">
-        <dt>You send</dt>
-        <dd class="total">
-          {formatAmount(quote.totalInputAmount, 10)} {quote.inputToken}
-        </dd>
-        <FeeLines quote={quote} />
-        <OutputLines quote={quote} minOutput={minOutput} />
-      </dl>
       {impact > PRICE_IMPACT_WARNING && (
-        <p class="warning">
+        <p class="warning" data-testid="impact-warning">
           This swap moves the pool's price by {formatPercent(quote.priceImpact)} (the service
           refuses above {formatPercent(quote.maxPriceImpact)}). A smaller amount gets a better rate.
         </p>
       )}
-      {platformPolicy && (
-        <p class="hint">
-          Platform fee rate {formatPercent(platformPolicy.chargedPlatformFeeRate, 3)} instead of{' '}
-          {formatPercent(platformPolicy.fullPlatformFeeRate, 3)}.
+      {weight?.heavy && (
+        <p class="warning" data-testid="network-fee-notice">
+          The network fee is {formatPercent(weight.share, 1)} of this swap (above{' '}
+          {formatPercent(Number(NETWORK_FEE_SHARE_NOTICE_BPS) / 10_000, 0)}): it is about the same
+          whatever the amount, so from about {formatAmount(weight.sensibleMinimum)}{' '}
+          {quote.inputToken} it weighs less.
         </p>
       )}
+      <details class="quote-details">
+        <summary data-testid="quote-summary">
+          <QuoteSummary
+            quote={quote}
+            minOutput={minOutput}
+            impactHigh={impact > PRICE_IMPACT_WARNING}
+          />
+        </summary>
+        <dl class="breakdown">
+          <dt>You send</dt>
+          <dd class="total">
+            {formatAmount(quote.totalInputAmount, 10)} {quote.inputToken}
+          </dd>
+          <FeeLines quote={quote} weight={weight} />
+          <OutputLines quote={quote} minOutput={minOutput} />
+        </dl>
+        {platformPolicy && (
+          <p class="hint">
+            Platform fee rate {formatPercent(platformPolicy.chargedPlatformFeeRate, 3)} instead of{' '}
+            {formatPercent(platformPolicy.fullPlatformFeeRate, 3)}.
+          </p>
+        )}
+      </details>
     </section>
   );
 }
 
+/** The closed line: 1 A = r B · fee f A · impact p · at least m B. */
+function QuoteSummary(props: { quote: Quote; minOutput: string | null; impactHigh: boolean }) {
+  const { quote, minOutput } = props;
+  const fees = totalFee(quote);
+  return (
+    <span class="quote-summary">
+      <span>
+        1 {quote.inputToken} = {formatAmount(quote.effectiveRate, 8)} {quote.outputToken}
+      </span>
+      <span>
+        Fees {fees === null ? '—' : formatAmount(fees)} {quote.inputToken}
+      </span>
+      <span class={props.impactHigh ? 'impact-high' : undefined} data-testid="summary-impact">
+        Impact {formatPercent(quote.priceImpact)}
+      </span>
+      {minOutput !== null && (
+        <span>
+          Min {formatAmount(minOutput)} {quote.outputToken}
+        </span>
+      )}
+    </span>
+  );
+}
+
+/** Network fee + pool fee, exactly: everything the input pays before it is swapped. */
+function totalFee(quote: Quote): string | null {
+  const network = parseAmount(quote.networkFeeAmount);
+  const pool = parseAmount(quote.poolFeeAmount);
+  return network === null || pool === null ? null : network.add(pool).toString();
+}
+
 /** Every fee taken from the input, each discount shown against the full fee. */
-function FeeLines(props: { quote: Quote }) {
+function FeeLines(props: { quote: Quote; weight: NetworkFeeWeight | null }) {
   const { quote } = props;
   const input = quote.inputToken;
   const networkPolicy = quote.networkFeePolicy;
@@ -56,10 +113,10 @@ function FeeLines(props: { quote: Quote }) {
   return (
     <>
       <dt>
-        Network fee (payout transfer)
+        Network fee{props.weight && ` (${formatPercent(props.weight.share, 1)})`} · payout transfer
         {networkPolicy && <span class="badge">{discountOf(networkPolicy.chargeBps)}</span>}
       </dt>
-      <dd data-testid="network-fee">
+      <dd data-testid="network-fee" class={props.weight?.heavy ? 'fee-heavy' : undefined}>
         {networkPolicy && networkPolicy.estimatedNetworkFeeAmount !== quote.networkFeeAmount && (
           <s>
             <span class="visually-hidden">before the discount: </span>
@@ -99,7 +156,7 @@ function OutputLines(props: { quote: Quote; minOutput: string | null }) {
         {formatAmount(quote.inputAmountAfterPoolFee, 10)} {input}
       </dd>
       <dt>You receive (at this price)</dt>
-      <dd class="total" data-testid="output-amount">
+      <dd class="total" data-testid="breakdown-output">
         {formatAmount(quote.outputAmount, 10)} {output}
       </dd>
       {minOutput !== null && (

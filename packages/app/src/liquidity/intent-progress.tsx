@@ -1,18 +1,20 @@
 /**
- * A liquidity intent followed to its end: read every few seconds (the service offers no event
- * stream for intents here), each step drawn as reached or not, the deposits sent by the
+ * A liquidity intent followed to its end through its event stream (polling only when the stream
+ * is unavailable), each step drawn as reached or not, the deposits sent by the
  * connected wallet (at once for an intent just created on this page, else on "Send the
  * deposits"), Cancel while nothing has arrived, and the outcome in words.
  */
+import {
+  LIQUIDITY_STATES,
+  type LiquidityEventName,
+  type LiquidityIntentObject,
+} from '@poolparty/sdk/liquidity';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatAmount } from '../format.js';
 import { useServices } from '../services.js';
 import { depositOf, isEnded, isGood, missingSides, stepsOf } from './intent-progress-model.js';
 import { describeLiquidityError } from './liquidity-errors.js';
 import type { Liquidity, LiquidityIntent } from './party-liquidity.js';
-
-/** How often an open intent is read again. */
-const REFRESH_MS = 1_500;
 
 export function IntentProgress(props: {
   client: Liquidity;
@@ -124,7 +126,11 @@ function IntentActions(props: {
   );
 }
 
-/** The intent as last read, read again every few seconds until it ends. */
+/**
+ * The intent as last seen, followed until it ends through the SDK's intent object: its event
+ * stream (`GET /v1/liquidity/intents/{id}/events`), reconnecting with `Last-Event-ID` when it
+ * drops, and reading the intent every few seconds only when the stream is unavailable.
+ */
 function useFollowedIntent(
   client: Liquidity,
   first: LiquidityIntent,
@@ -133,25 +139,41 @@ function useFollowedIntent(
   const [current, setCurrent] = useState(first);
   const [error, setError] = useState<string | null>(null);
   const ended = isEnded(current.status);
+  const id = current.liquidityIntentId;
   useEffect(() => {
     if (ended) {
       onEnded(current);
       return;
     }
-    const timer = setTimeout(() => {
-      client.get(current.liquidityIntentId).then(
-        (next) => {
-          setCurrent(next);
-          setError(null);
-        },
-        (caught: unknown) =>
-          setError(`Could not read the intent: ${describeLiquidityError(caught)}`),
-      );
-    }, REFRESH_MS);
-    return () => clearTimeout(timer);
-  }, [client, current, ended]);
+    let live = true;
+    let followed: LiquidityIntentObject | null = null;
+    const seen = (next: LiquidityIntent) => {
+      if (!live) return;
+      setCurrent(next);
+      setError(null);
+    };
+    const failed = (caught: unknown) =>
+      live && setError(`Could not follow the intent: ${describeLiquidityError(caught)}`);
+    client.get(id).then((object) => {
+      if (!live) return;
+      followed = object;
+      seen(object);
+      for (const event of FOLLOWED_EVENTS) object.on(event, seen);
+      object.on('error', failed);
+    }, failed);
+    return () => {
+      live = false;
+      for (const event of FOLLOWED_EVENTS) followed?.off(event, seen);
+      followed?.off('error', failed);
+    };
+  }, [client, id, ended]);
   return { current, error, replace: setCurrent };
 }
+
+/** Every state an intent moves to after `pending`: each one is drawn as it arrives. */
+const FOLLOWED_EVENTS = LIQUIDITY_STATES.filter(
+  (state): state is LiquidityEventName => state !== 'pending',
+);
 
 /** Sending the missing deposits through the connected wallet, and cancelling. */
 function useDeposits(

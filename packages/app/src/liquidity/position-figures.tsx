@@ -1,7 +1,7 @@
 /**
  * A liquidity position in figures (docs/spec/liquidity.md#positions): what it is worth now, its
- * share of the pool, what went in, what it earned against simply holding that (the LP fees, less
- * any loss from the price moving), and the units. Values are in the pool's token B, as the
+ * share of the pool, what went in, its value against simply holding that ("value vs holding": the
+ * LP fees, less any loss from the price moving — not the fees alone), and the units. Values are in the pool's token B, as the
  * service gives them.
  */
 import { formatAmount, formatPercent } from '../format.js';
@@ -14,8 +14,9 @@ export function PositionFigures(props: { position: Position }) {
     <>
       <PositionList position={p} earned={earned} />
       <p class="hint">
-        Fees earned: the value now less simply holding what went in, both at today's price — the
-        fees, less any loss from the price moving (rounding favours the pool by a hair).
+        Value vs holding: the value now less simply holding what went in, both at today's price —
+        the fees earned, less any loss from the price moving (rounding favours the pool by a hair).
+        It is not the fees alone: the service does not report those per position.
       </p>
     </>
   );
@@ -43,7 +44,7 @@ function PositionList(props: { position: Position; earned: 'good' | 'bad' }) {
       <dd>
         {formatAmount(p.depositedInB)} {p.tokenB}
       </dd>
-      <dt>Fees earned</dt>
+      <dt>Value vs holding</dt>
       <dd data-testid="position-earned" data-sign={earned} data-value={p.earnedInB}>
         {formatAmount(p.earnedInB)} {p.tokenB}
       </dd>

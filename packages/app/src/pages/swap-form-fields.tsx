@@ -3,16 +3,33 @@
  * slippage fields, the quote as it arrives, and the Swap button with what it is doing.
  */
 import type { Quote } from '@poolparty/sdk';
+import type { ComponentChildren } from 'preact';
 import { useId } from 'preact/hooks';
 import { QuoteView } from '../components/quote-view.js';
 import { SLIPPAGE_PERCENT_MAX, SLIPPAGE_PERCENT_MIN } from '../decimal.js';
 import { formatAmount, formatPercent } from '../format.js';
+import type { SwapBlock } from '../swap-blocker.js';
 import { choiceKey, choiceLabel, pairLabel, type TokenChoice } from '../token-choice.js';
 import type { Spendable } from '../wallets/wallet.js';
 import { type Pair, type Slippage, spendableOf } from './swap-form-state.js';
 
-export function PairPickers(props: { pair: Pair; spendable: readonly Spendable[] | null }) {
-  const { tokens, targets, from, to, setFromKey, setToKey, flip } = props.pair;
+/**
+ * The two sides of the card: what is sent (the amount field, the token beside it, the balance and
+ * Max) and what comes back (the live output, the token beside it), with Flip between them.
+ */
+export function PairPickers(props: {
+  pair: Pair;
+  spendable: readonly Spendable[] | null;
+  /** The amount field of the sending side. */
+  amount: ComponentChildren;
+  /** The live output of the receiving side. */
+  output: ComponentChildren;
+  /** Flip: the pair turns and the received amount becomes the sent one. */
+  onFlip: () => void;
+  /** Max: the whole balance of the sent token as the amount; absent without a wallet. */
+  onMax?: ((balance: string) => void) | undefined;
+}) {
+  const { tokens, targets, from, to, setFromKey, setToKey } = props.pair;
   return (
     <div class="pair">
       <TokenPicker
@@ -22,11 +39,14 @@ export function PairPickers(props: { pair: Pair; spendable: readonly Spendable[]
         value={from}
         onChange={setFromKey}
         balance={spendableOf(props.spendable, from)}
-      />
+        onMax={props.onMax}
+      >
+        {props.amount}
+      </TokenPicker>
       <button
         type="button"
         class="flip"
-        onClick={flip}
+        onClick={props.onFlip}
         disabled={from === null || to === null}
         aria-label="Flip: send what you would receive"
         title="Flip the pair"
@@ -40,7 +60,9 @@ export function PairPickers(props: { pair: Pair; spendable: readonly Spendable[]
         value={to}
         onChange={setToKey}
         balance={spendableOf(props.spendable, to)}
-      />
+      >
+        {props.output}
+      </TokenPicker>
     </div>
   );
 }
@@ -54,29 +76,69 @@ function TokenPicker(props: {
   onChange: (key: string) => void;
   /** What the party can spend of the chosen token; null while unknown or not connected. */
   balance: string | null;
+  /** The amount (or output) shown beside the token. */
+  children: ComponentChildren;
+  /** Max on the balance line: the whole balance as the amount (the sending side only). */
+  onMax?: ((balance: string) => void) | undefined;
 }) {
+  const { balance, onMax } = props;
   const id = useId();
   const balanceId = useId();
   return (
     <div class="token-side">
-      <label for={id}>{props.label}</label>
-      <select
-        id={id}
-        value={props.value ? choiceKey(props.value) : ''}
-        aria-describedby={props.balance === null ? undefined : balanceId}
-        onChange={(event) => props.onChange(event.currentTarget.value)}
-      >
-        {props.choices.map((token) => (
-          <option key={choiceKey(token)} value={choiceKey(token)}>
-            {choiceLabel(token, props.tokens)}
-          </option>
-        ))}
-      </select>
-      {props.balance !== null && props.value !== null && (
-        <p class="hint" id={balanceId} data-testid={`balance-${props.label}`}>
-          Balance: {formatAmount(props.balance)} {props.value.name}
+      <div class="token-side-row">
+        {props.children}
+        <div class="token-choice">
+          <label for={id}>{props.label}</label>
+          <select
+            id={id}
+            value={props.value ? choiceKey(props.value) : ''}
+            aria-describedby={props.balance === null ? undefined : balanceId}
+            onChange={(event) => props.onChange(event.currentTarget.value)}
+          >
+            {props.choices.map((token) => (
+              <option key={choiceKey(token)} value={choiceKey(token)}>
+                {choiceLabel(token, props.tokens)}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {balance !== null && props.value !== null && (
+        <p class="hint balance-line">
+          <span id={balanceId} data-testid={`balance-${props.label}`}>
+            Balance: {formatAmount(balance)} {props.value.name}
+          </span>
+          {onMax && (
+            <button
+              type="button"
+              class="max"
+              onClick={() => onMax(balance)}
+              disabled={balance === '0'}
+              aria-label={`Max: the whole balance, ${formatAmount(balance)} ${props.value.name}`}
+            >
+              Max
+            </button>
+          )}
         </p>
       )}
+    </div>
+  );
+}
+
+/** The receiving side's figure: the quote's output as it arrives, or a dash. */
+export function OutputFigure(props: { quote: Quote | null; waiting: boolean }) {
+  const { quote } = props;
+  return (
+    <div class="amount-field">
+      <span class="amount-label">Output</span>
+      <output
+        class="amount-big"
+        aria-live="polite"
+        data-testid={quote ? 'output-amount' : 'output-pending'}
+      >
+        {quote ? formatAmount(quote.outputAmount) : props.waiting ? '…' : '—'}
+      </output>
     </div>
   );
 }
@@ -113,40 +175,56 @@ export function AmountField(props: {
   token: string | null;
   value: string;
   valid: boolean;
-  /** What the party can spend of the token, for Max; null while unknown. */
-  spendable: string | null;
   onInput: (amount: string) => void;
 }) {
   const id = useId();
-  const { spendable } = props;
   return (
-    <div>
-      <label for={id}>Amount {props.token ? `(${props.token})` : ''}</label>
-      <div class="input-with-action">
-        <input
-          id={id}
-          inputMode="decimal"
-          value={props.value}
-          aria-invalid={!props.valid}
-          onInput={(event) => props.onInput(event.currentTarget.value.trim())}
-        />
-        {spendable !== null && (
-          <button
-            type="button"
-            onClick={() => props.onInput(spendable)}
-            disabled={spendable === '0'}
-            aria-label={`Max: the whole balance, ${formatAmount(spendable)} ${props.token ?? ''}`}
-          >
-            Max
-          </button>
-        )}
-      </div>
+    <div class="amount-field">
+      <label for={id} class="amount-label">
+        Amount {props.token ? `(${props.token})` : ''}
+      </label>
+      <input
+        id={id}
+        class="amount-big"
+        inputMode="decimal"
+        autoComplete="off"
+        value={props.value}
+        aria-invalid={!props.valid}
+        onInput={(event) => props.onInput(event.currentTarget.value.trim())}
+      />
       {!props.valid && (
         <p class="error" role="alert">
           Enter an amount above 0 with at most 10 decimals.
         </p>
       )}
     </div>
+  );
+}
+
+/**
+ * The slippage limit behind a settings control, as traders expect it: closed, it says the
+ * current limit (or that it is invalid, which the button then says too); Escape closes it and
+ * gives the focus back to its toggle.
+ */
+export function SlippageSettings(props: {
+  value: string;
+  slippage: Slippage;
+  onInput: (text: string) => void;
+}) {
+  const shown = props.slippage.ok ? `${props.value} %` : 'invalid';
+  return (
+    <details
+      class="settings"
+      onKeyDown={(event) => {
+        if (event.key !== 'Escape') return;
+        const details = event.currentTarget;
+        details.open = false;
+        details.querySelector('summary')?.focus();
+      }}
+    >
+      <summary data-testid="slippage-toggle">Slippage {shown}</summary>
+      <SlippageField {...props} />
+    </details>
   );
 }
 
@@ -207,25 +285,27 @@ export function QuoteArea(props: {
 
 export function SwapButton(props: {
   /** Why the swap cannot start now; null when it can. */
-  blocker: string | null;
+  blocker: SwapBlock | null;
   phase: string | null;
   swapError: string | null;
 }) {
   const reasonId = useId();
-  const disabled = props.blocker !== null || props.phase !== null;
+  const { blocker } = props;
+  const disabled = blocker !== null || props.phase !== null;
   return (
     <>
       <button
         type="submit"
-        class="primary"
+        class="primary swap-button"
+        data-testid="swap-button"
         disabled={disabled}
-        aria-describedby={props.blocker === null ? undefined : reasonId}
+        aria-describedby={blocker === null ? undefined : reasonId}
       >
-        Swap
+        {props.phase !== null ? 'Swapping…' : (blocker?.label ?? 'Swap')}
       </button>
-      {props.blocker !== null && props.phase === null && (
+      {blocker !== null && props.phase === null && (
         <p class="hint" id={reasonId} data-testid="swap-blocker">
-          {props.blocker}
+          {blocker.detail}
         </p>
       )}
       {props.phase && (

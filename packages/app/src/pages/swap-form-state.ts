@@ -9,6 +9,7 @@ import type { parseSlippagePercent } from '../decimal.js';
 import { requestDeposit } from '../deposit-request.js';
 import { describeError, errorCode } from '../describe-error.js';
 import { useServices } from '../services.js';
+import { followSwapEnd } from '../swap-end-toasts.js';
 import {
   choiceFromKey,
   choiceKey,
@@ -241,6 +242,7 @@ export function useSwapStart(
       });
       // The progress page sends the deposit, so the user watches the swap from its first state.
       requestDeposit(swap.intentId);
+      followSwapEnd(swap.intentId);
       route(`/swaps/${encodeURIComponent(swap.intentId)}`);
     } catch (caught) {
       setSwapError(describeError(caught));

@@ -41,7 +41,7 @@ export function SwapProgressPage(props: { intentId?: string; params?: { intentId
       <h1>Swap progress</h1>
       <p class="hint">
         Swap <span class="party">{intentId}</span>. This page can be reloaded, bookmarked or shared:
-        it picks up where the swap is.
+        it picks up where the swap is. <CopyLink />
       </p>
       {error && (
         <p role="alert" class="error">
@@ -72,6 +72,28 @@ export function SwapProgressPage(props: { intentId?: string; params?: { intentId
       </div>
       {wallet?.partyId && status && (
         <SwapHistory partyId={wallet.partyId} refreshKey={`${status.status}`} />
+      )}
+    </>
+  );
+}
+
+/** Copies this page's address: anyone with it sees the swap's progress read-only. */
+function CopyLink() {
+  const [said, setSaid] = useState<string | null>(null);
+  const copy = () =>
+    navigator.clipboard.writeText(window.location.href).then(
+      () => setSaid('Link copied.'),
+      () => setSaid('Could not copy: copy the address bar instead.'),
+    );
+  return (
+    <>
+      <button type="button" class="copy-link" onClick={() => void copy()}>
+        Copy link
+      </button>{' '}
+      {said && (
+        <span role="status" data-testid="copy-link-status">
+          {said}
+        </span>
       )}
     </>
   );

@@ -7,6 +7,7 @@
 import type { SwapProgress } from '@poolparty/core';
 import type { SwapStatus } from '@poolparty/sdk';
 import { useEffect, useState } from 'preact/hooks';
+import { depositRefusal } from '../deposit-check.js';
 import { takeDepositRequest } from '../deposit-request.js';
 import { describeError } from '../describe-error.js';
 import { formatAmount, formatTime } from '../format.js';
@@ -66,7 +67,12 @@ function StatusActions(props: Extract<StatusViewProps, { readOnly?: false }>) {
         <DepositDue
           status={status}
           disabled={disabled}
-          onSend={() => act('Sending your deposit…', async () => wallet?.sendDeposit(status))}
+          onSend={() =>
+            act('Checking the price, then sending your deposit…', async () => {
+              await refuseBelowMinimum(pp, status);
+              await wallet?.sendDeposit(status);
+            })
+          }
           onCancel={() =>
             act('Cancelling the swap…', async () => {
               await pp?.swaps.cancel(status.intentId);
@@ -97,6 +103,27 @@ function StatusActions(props: Extract<StatusViewProps, { readOnly?: false }>) {
       )}
     </>
   );
+}
+
+/**
+ * Quotes the waiting swap again and throws, sending nothing, when its output now would be under
+ * the intent's minimum (deposit-check.ts). A quote that cannot be had does not block: the
+ * service's own slippage check still refunds such a deposit.
+ */
+async function refuseBelowMinimum(pp: ReturnType<typeof useServices>['pp'], status: ShownStatus) {
+  if (pp === null) return;
+  const quote = await pp.quotes
+    .get({
+      from: status.inputToken,
+      to: status.outputToken,
+      amount: status.expectedAmount,
+      poolId: status.poolId,
+      fromAdmin: status.inputTokenAdmin,
+      toAdmin: status.outputTokenAdmin,
+    })
+    .catch(() => null);
+  const refusal = quote === null ? null : depositRefusal(status, quote.outputAmount);
+  if (refusal !== null) throw new Error(refusal);
 }
 
 /**

@@ -12,15 +12,17 @@ import { SwapHistory } from '../components/swap-history.js';
 import { useWaitingSwaps, WaitingSwaps } from '../components/waiting-swaps.js';
 import { WalletPanel } from '../components/wallet-panel.js';
 import { parseAmount, parseSlippagePercent } from '../decimal.js';
+import { amountAfterFlip } from '../flip-amount.js';
 import { usePageTitle } from '../page-title.js';
 import { useServices } from '../services.js';
-import { swapBlocker } from '../swap-blocker.js';
+import { swapBlock } from '../swap-blocker.js';
 import {
   AmountField,
+  OutputFigure,
   PairPickers,
   PoolPicker,
   QuoteArea,
-  SlippageField,
+  SlippageSettings,
   SwapButton,
 } from './swap-form-fields.js';
 import {
@@ -73,7 +75,8 @@ interface SwapFormProps {
   onRefused(): void;
 }
 
-function SwapForm(props: SwapFormProps) {
+/** The card's state: the pair, amount, slippage, live quote, what blocks the swap, Flip. */
+function useSwapCard(props: SwapFormProps) {
   const { pp, wallet } = useServices();
   const { query } = useLocation();
   const pair = usePair();
@@ -85,7 +88,7 @@ function SwapForm(props: SwapFormProps) {
   const { quote, quoteError } = useLiveQuote(pair, amount, amountValid);
   const { phase, swapError, startSwap } = useSwapStart(pair, amount, slippage, props.onRefused);
   const fromSpendable = spendableOf(spendable, pair.from);
-  const blocker = swapBlocker({
+  const blocker = swapBlock({
     canQuote: pp !== null,
     walletConnected: wallet !== null,
     token: pair.from?.name ?? null,
@@ -97,6 +100,21 @@ function SwapForm(props: SwapFormProps) {
     waitingSwap: isWaiting(props.waiting, pair),
   });
 
+  const onFlip = () => {
+    setAmount(amountAfterFlip(amount, quote, pair.from, pair.to));
+    pair.flip();
+  };
+  return {
+    ...{ pair, spendable, amount, setAmount, amountValid, slippageText, setSlippageText },
+    ...{ slippage, quote, quoteError, phase, swapError, startSwap, blocker, onFlip },
+  };
+}
+
+function SwapForm(props: SwapFormProps) {
+  const { wallet } = useServices();
+  const card = useSwapCard(props);
+  const { pair, spendable, amount, setAmount, amountValid, slippageText, setSlippageText } = card;
+  const { slippage, quote, quoteError, phase, swapError, startSwap, blocker, onFlip } = card;
   return (
     <>
       {pair.loadError && (
@@ -105,33 +123,44 @@ function SwapForm(props: SwapFormProps) {
         </p>
       )}
       <div class="grid">
-        <section class="card" aria-labelledby="swap-heading">
-          <h2 id="swap-heading">Your swap</h2>
+        <section class="card swap-card" aria-labelledby="swap-heading">
           <form
             onSubmit={(event) => {
               event.preventDefault();
               if (blocker === null && phase === null) void startSwap();
             }}
           >
-            <PairPickers pair={pair} spendable={spendable} />
-            <PoolPicker pair={pair} />
-            <div class="row">
-              <AmountField
-                token={pair.from?.name ?? null}
-                value={amount}
-                valid={amountValid}
-                spendable={wallet === null ? null : fromSpendable}
-                onInput={setAmount}
+            <div class="swap-card-head">
+              <h2 id="swap-heading">Your swap</h2>
+              <SlippageSettings
+                value={slippageText}
+                slippage={slippage}
+                onInput={setSlippageText}
               />
-              <SlippageField value={slippageText} slippage={slippage} onInput={setSlippageText} />
             </div>
+            <PairPickers
+              pair={pair}
+              spendable={spendable}
+              onFlip={onFlip}
+              onMax={wallet === null ? undefined : setAmount}
+              amount={
+                <AmountField
+                  token={pair.from?.name ?? null}
+                  value={amount}
+                  valid={amountValid}
+                  onInput={setAmount}
+                />
+              }
+              output={<OutputFigure quote={quote} waiting={amountValid && pair.pool !== null} />}
+            />
+            <PoolPicker pair={pair} />
+            <SwapButton blocker={blocker} phase={phase} swapError={swapError} />
             <QuoteArea
               quote={quote}
               quoteError={quoteError}
               slippage={slippage}
               waiting={amountValid && pair.pool !== null}
             />
-            <SwapButton blocker={blocker} phase={phase} swapError={swapError} />
           </form>
         </section>
         <WalletPanel balancesVersion={props.version} onBalancesChanged={props.onRefused} />

@@ -1,4 +1,7 @@
-/** A pool's latest executed swaps, newest first, without the parties (none are published). */
+/**
+ * A pool's latest executed swaps, newest first, without the parties (none are published). On a
+ * phone each swap is a card of labelled lines, so no column is cut off (styles.css).
+ */
 import type { PoolTrade } from '@poolparty/core';
 import { formatAmount, formatTime, formatUsd } from '../format.js';
 import { ScrollBox } from '../pages/developer/scroll-box.js';
@@ -29,14 +32,16 @@ export function PoolTrades(props: { trades: readonly PoolTrade[] | null; error: 
             <tbody>
               {trades.map((trade, index) => (
                 <tr key={`${trade.at}-${index}`}>
-                  <td>{formatTime(trade.at)}</td>
-                  <td>
+                  <td data-label="When">{formatTime(trade.at)}</td>
+                  <td data-label="Sent">
                     {formatAmount(trade.inputAmount)} {trade.inputToken}
                   </td>
-                  <td>
+                  <td data-label="Received">
                     {formatAmount(trade.outputAmount)} {trade.outputToken}
                   </td>
-                  <td>{trade.volume === null ? '—' : formatUsd(trade.volume)}</td>
+                  <td data-label="Value">
+                    {trade.volume === null ? '—' : formatUsd(trade.volume)}
+                  </td>
                 </tr>
               ))}
             </tbody>

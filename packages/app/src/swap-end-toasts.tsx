@@ -1,0 +1,97 @@
+/**
+ * A toast when a swap started in this tab ends while the user is on another page of the app:
+ * the swap page registers each swap it creates (`followSwapEnd`), the shell follows it through
+ * the SDK's swap object (its event stream) and, at its end, shows the outcome with a link to its
+ * progress page unless that page is the one open. Toasts stay until dismissed.
+ */
+import { type Swap, type SwapStatus, type SwapTerms, TERMINAL_STATES } from '@poolparty/sdk';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { formatAmount } from './format.js';
+import { useServices } from './services.js';
+import { stateText } from './swap-progress-model.js';
+
+/** Toasts shown at once; older ones give way. */
+const TOASTS_MAX = 3;
+/** Swaps followed at once for their end; the oldest is let go first. */
+const FOLLOWED_MAX = 5;
+
+let started: ((intentId: string) => void) | null = null;
+
+/** Called by the swap page with each swap it created. */
+export function followSwapEnd(intentId: string): void {
+  started?.(intentId);
+}
+
+interface Toast {
+  readonly intentId: string;
+  readonly state: string;
+  readonly text: string;
+}
+
+/** The toast's words: the outcome and what was swapped. Pure. */
+export function toastOf(status: SwapStatus): Toast {
+  const amounts = `${formatAmount(status.expectedAmount)} ${status.inputToken} → ${status.outputToken}`;
+  return {
+    intentId: status.intentId,
+    state: status.status,
+    text: `Swap ${stateText(status.status).title.toLowerCase()}: ${amounts}`,
+  };
+}
+
+export function SwapEndToasts() {
+  const toasts = useSwapEnds();
+  if (toasts.list.length === 0) return null;
+  return (
+    <section class="toasts" aria-label="Swaps that ended">
+      {toasts.list.map((toast) => (
+        <p key={toast.intentId} class="toast" data-testid="swap-toast" data-state={toast.state}>
+          <a href={`/swaps/${encodeURIComponent(toast.intentId)}`}>{toast.text}</a>
+          <button type="button" aria-label="Dismiss" onClick={() => toasts.dismiss(toast.intentId)}>
+            ×
+          </button>
+        </p>
+      ))}
+    </section>
+  );
+}
+
+function useSwapEnds() {
+  const { pp } = useServices();
+  const { path } = useLocation();
+  const here = useRef(path);
+  here.current = path;
+  const [list, setList] = useState<readonly Toast[]>([]);
+  useEffect(() => {
+    if (pp === null) return;
+    const followed: Swap<SwapTerms>[] = [];
+    const ended = (status: SwapStatus) => {
+      if (here.current === `/swaps/${encodeURIComponent(status.intentId)}`) return;
+      const toast = toastOf(status);
+      setList((shown) =>
+        [toast, ...shown.filter((t) => t.intentId !== toast.intentId)].slice(0, TOASTS_MAX),
+      );
+    };
+    started = (intentId) => {
+      pp.swaps.get(intentId).then(
+        (swap) => {
+          followed.push(swap);
+          if (followed.length > FOLLOWED_MAX) stop(followed.shift());
+          for (const state of TERMINAL_STATES) swap.on(state, ended);
+        },
+        // A swap that cannot be read is not toasted; its progress page still says where it is.
+        () => undefined,
+      );
+    };
+    const stop = (swap: Swap<SwapTerms> | undefined) => {
+      for (const state of TERMINAL_STATES) swap?.off(state, ended);
+    };
+    return () => {
+      started = null;
+      for (const swap of followed) stop(swap);
+    };
+  }, [pp]);
+  const dismiss = (intentId: string) =>
+    setList((shown) => shown.filter((t) => t.intentId !== intentId));
+  return { list, dismiss };
+}

@@ -1,0 +1,182 @@
+/**
+ * The pure decisions behind the swap card and its honest figures: the button's label for each
+ * blocking reason (balance, price impact above the cap, the guard), the amount Flip carries to
+ * the other side, the network fee's share and the smallest sensible amount, USD with fixed
+ * decimals, and when a chart has enough history to be drawn.
+ */
+
+import { Amount } from '@poolparty/core/amount';
+import type { Quote } from '@poolparty/sdk';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { hasEnoughHistory } from '../src/charts/chart-history.js';
+import { depositRefusal } from '../src/deposit-check.js';
+import { amountAfterFlip } from '../src/flip-amount.js';
+import { formatUsd } from '../src/format.js';
+import { NETWORK_FEE_SHARE_NOTICE_BPS, networkFeeWeight } from '../src/network-fee.js';
+import { type SwapReadiness, swapBlock } from '../src/swap-blocker.js';
+
+const quoteOf = (fields: Partial<Quote>): Quote =>
+  ({ settlementSafety: null, priceImpact: '0.001', maxPriceImpact: 0.15, ...fields }) as Quote;
+
+describe('the Swap button’s label', () => {
+  const ready: SwapReadiness = {
+    canQuote: true,
+    walletConnected: true,
+    token: 'Amulet',
+    amount: '100',
+    spendable: '1000',
+    slippageOk: true,
+    quote: quoteOf({}),
+    quoteError: null,
+    waitingSwap: false,
+  };
+
+  it('says Swap only when nothing blocks, and names the blocking reason otherwise', () => {
+    expect(swapBlock(ready)).toBeNull();
+    expect(swapBlock({ ...ready, walletConnected: false })?.label).toBe('Connect a wallet');
+    expect(swapBlock({ ...ready, amount: '100000', spendable: '900' })).toEqual({
+      label: 'Insufficient Amulet balance',
+      detail: 'Your party can spend 900 Amulet: lower the amount or get more Amulet.',
+    });
+    expect(swapBlock({ ...ready, quote: null })?.label).toBe('Getting a quote…');
+  });
+
+  it('refuses an impact above the service’s cap before any request, not one at the cap', () => {
+    const beyond = swapBlock({ ...ready, quote: quoteOf({ priceImpact: '0.9984' }) });
+    expect(beyond?.label).toBe('Price impact too high');
+    expect(beyond?.detail).toContain('99.84 %');
+    expect(beyond?.detail).toContain('15.00 %');
+    expect(swapBlock({ ...ready, quote: quoteOf({ priceImpact: '0.15' }) })).toBeNull();
+  });
+
+  it('names the guard’s rule on the button', () => {
+    const guarded = (code: string) =>
+      swapBlock({
+        ...ready,
+        quote: quoteOf({
+          settlementSafety: { code, reason: 'x', message: 'm' } as Quote['settlementSafety'],
+        }),
+      })?.label;
+    expect(guarded('reserve_price_deviation_exceeded')).toBe('Pool paused: price moved');
+    expect(guarded('output_reserve_share_exceeded')).toBe('Pool paused: swap too large');
+    expect(guarded('settlement_safety_guard_unavailable')).toBe('Pool paused');
+  });
+});
+
+describe('Flip', () => {
+  const amulet = { name: 'Amulet', admin: 'dso::1' };
+  const cbtc = { name: 'CBTC', admin: 'bitsafe::2' };
+  const quote = {
+    inputToken: 'Amulet',
+    inputTokenAdmin: 'dso::1',
+    outputToken: 'CBTC',
+    outputTokenAdmin: 'bitsafe::2',
+    totalInputAmount: '900',
+    outputAmount: '0.0012345678',
+  };
+
+  it('moves the amount with its token: the received amount becomes the sent one', () => {
+    expect(amountAfterFlip('900', quote, amulet, cbtc)).toBe('0.0012345678');
+  });
+
+  it('keeps the number when the quote is of another amount or pair, or there is none', () => {
+    expect(amountAfterFlip('901', quote, amulet, cbtc)).toBe('901');
+    expect(amountAfterFlip('900', quote, cbtc, amulet)).toBe('900');
+    expect(amountAfterFlip('900', quote, amulet, { ...cbtc, admin: 'other::3' })).toBe('900');
+    expect(amountAfterFlip('900', null, amulet, cbtc)).toBe('900');
+  });
+});
+
+describe('the network fee’s weight', () => {
+  it('highlights 8.28 Amulet of 100 (8.3 %) and names about 414 Amulet as the sensible minimum', () => {
+    const weight = networkFeeWeight({ networkFeeAmount: '8.28', totalInputAmount: '100' });
+    expect(weight).toEqual({ share: 0.0828, heavy: true, sensibleMinimum: '414' });
+  });
+
+  it('does not highlight a fee within the share, and prefers the service’s share when given', () => {
+    expect(networkFeeWeight({ networkFeeAmount: '2', totalInputAmount: '100' })?.heavy).toBe(false);
+    const given = networkFeeWeight({
+      networkFeeAmount: '8.28',
+      totalInputAmount: '100',
+      networkFeeShare: '0.083',
+    });
+    expect(given?.share).toBe(0.083);
+    expect(networkFeeWeight({ networkFeeAmount: 'x', totalInputAmount: '100' })).toBeNull();
+    expect(networkFeeWeight({ networkFeeAmount: '1', totalInputAmount: '0' })).toBeNull();
+  });
+
+  const units = fc.bigInt({ min: 1n, max: 10n ** 22n });
+  it('is heavy exactly when fee × 10 000 > input × notice, and the minimum is the least such input', () => {
+    fc.assert(
+      fc.property(units, units, (feeUnits, inputUnits) => {
+        const fee = Amount.fromUnits(feeUnits);
+        const input = Amount.fromUnits(inputUnits);
+        const weight = networkFeeWeight({
+          networkFeeAmount: fee.toString(),
+          totalInputAmount: input.toString(),
+        });
+        expect(weight?.heavy).toBe(feeUnits * 10_000n > inputUnits * NETWORK_FEE_SHARE_NOTICE_BPS);
+        // At the sensible minimum the fee is within the share; one unit less, it is not.
+        const minimum = Amount.parse(weight?.sensibleMinimum ?? '');
+        const at = networkFeeWeight({
+          networkFeeAmount: fee.toString(),
+          totalInputAmount: minimum.toString(),
+        });
+        expect(at?.heavy).toBe(false);
+        const below = Amount.fromUnits(minimum.units - 1n);
+        if (below.isPositive()) {
+          const under = networkFeeWeight({
+            networkFeeAmount: fee.toString(),
+            totalInputAmount: below.toString(),
+          });
+          expect(under?.heavy).toBe(true);
+        }
+      }),
+    );
+  });
+});
+
+describe('formatUsd', () => {
+  it('writes two decimals always, cut like every amount', () => {
+    expect(formatUsd('5.8')).toBe('$5.80');
+    expect(formatUsd('5')).toBe('$5.00');
+    expect(formatUsd('1234.567')).toBe('$1,234.56');
+    expect(formatUsd('0.004')).toBe('$0.00');
+    expect(formatUsd('-0.5')).toBe('-$0.50');
+    expect(formatUsd('-0.001')).toBe('$0.00');
+    expect(formatUsd('n/a')).toBe('n/a');
+  });
+});
+
+describe('a chart’s history', () => {
+  it('is drawn from two figures on, never from a lone one or empty hours', () => {
+    expect(hasEnoughHistory([])).toBe(false);
+    expect(hasEnoughHistory([1.5])).toBe(false);
+    expect(hasEnoughHistory([null, 1.5, null])).toBe(false);
+    expect(hasEnoughHistory([1.5, null, 1.6])).toBe(true);
+  });
+});
+
+describe('the deposit of a swap that waited', () => {
+  const terms = {
+    expectedAmount: '100',
+    inputToken: 'Amulet',
+    outputToken: 'USDCx',
+    minOutput: '14.2',
+  };
+
+  it('is refused with the numbers when the output now is under the minimum', () => {
+    expect(depositRefusal(terms, '13.9')).toBe(
+      "Nothing was sent: 100 Amulet now gives about 13.9 USDCx, under this swap's minimum of " +
+        '14.2 USDCx, so the deposit would come back as a refund. Cancel this swap and swap ' +
+        'again at the new price, or send it once the price is back.',
+    );
+  });
+
+  it('goes ahead at the minimum or above, exactly', () => {
+    expect(depositRefusal(terms, '14.2')).toBeNull();
+    expect(depositRefusal(terms, '14.2000000001')).toBeNull();
+    expect(depositRefusal(terms, '14.1999999999')).not.toBeNull();
+  });
+});

@@ -1,0 +1,266 @@
+/**
+ * The swap card a trader uses, in Chromium against a running service (embedded store, devnet
+ * ledger): a swap from an empty wallet to `completed` with the keyboard alone and its progress
+ * link copied and opened without the wallet, the Swap button
+ * within a phone's first screen with the amount entered, the button's label for each blocking
+ * reason (balance, price impact above the cap, the guard), Flip carrying the amount with its
+ * token, the recent swaps of a pool readable at phone width, and the position's "value vs
+ * holding". At 1280 and 390 px, light and dark; screenshots go to `test-output/`.
+ */
+import { Devnet } from '@poolparty/sdk/devnet';
+import { startTestService, type TestService } from '@poolparty/server/testing';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, launchChromium, SCREENSHOT_DIR, screenshot } from './support/browser.js';
+import { checkPage, horizontalOverflow, newWatchedPage } from './support/page-checks.js';
+
+const SETTLE_MS = 45_000;
+/** A common phone's first screen. */
+const PHONE = { width: 390, height: 844 } as const;
+const DESKTOP = { width: 1280, height: 844 } as const;
+/** The pool of the page's default pair (Amulet → CBTC), which the keyboard swaps go through. */
+const SWAPPED_POOL = 'amulet-cbtc';
+
+describe('the swap card in a browser', () => {
+  let t: TestService;
+  let browser: Browser;
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    app = await buildApp();
+    [t, browser] = await Promise.all([
+      startTestService({}, { webAppDist: app.dist }),
+      launchChromium(),
+    ]);
+  });
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await t?.close();
+    app?.remove();
+  });
+
+  async function newPage(size: { width: number; height: number }, scheme?: 'light' | 'dark') {
+    const watched = await newWatchedPage(browser, contexts, size.width, scheme);
+    await watched.page.setViewportSize(size);
+    return watched;
+  }
+
+  const button = (page: Page) => page.getByTestId('swap-button');
+  const amountField = (page: Page) => page.getByLabel(/^Amount/);
+
+  /** Types into the focused field as a user does: select what is there, type over it. */
+  async function typeOver(page: Page, text: string): Promise<void> {
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type(text);
+  }
+
+  /** A devnet party created from the wallet panel with the keyboard; its party id. */
+  async function createPartyByKeyboard(page: Page, name: string): Promise<string> {
+    await page.getByLabel('Party name').focus();
+    await page.keyboard.type(name);
+    await page.keyboard.press('Enter');
+    const party = page.getByTestId('party-id');
+    await party.waitFor();
+    return (await party.textContent()) ?? '';
+  }
+
+  it('swaps from an empty wallet to completed with the keyboard alone; Swap stays on the first screen', async () => {
+    for (const size of [PHONE, DESKTOP]) {
+      const { page, errors, csp } = await newPage(size);
+      await page.goto(`${t.url}/swap`);
+      await expect.poll(() => button(page).textContent()).toBe('Connect a wallet');
+      await createPartyByKeyboard(page, `keys${size.width}`);
+      await expect.poll(() => button(page).textContent()).toBe('Insufficient Amulet balance');
+      await page.getByRole('button', { name: 'Get 1000 Amulet' }).focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByTestId('balance-Amulet').textContent()).toBe('1,000');
+
+      await amountField(page).focus();
+      await typeOver(page, '100');
+      await page.getByTestId('output-amount').waitFor();
+      await expect.poll(() => button(page).textContent()).toBe('Swap');
+      // The button is on the first screen, the amount entered, with the page at its top.
+      const bottom = await button(page).evaluate((element) => {
+        window.scrollTo(0, 0);
+        return element.getBoundingClientRect().bottom;
+      });
+      expect(bottom).toBeGreaterThan(0);
+      expect(bottom).toBeLessThanOrEqual(size.height);
+      // The one-line summary names rate, fees, impact and the least received.
+      const summary = (await page.getByTestId('quote-summary').textContent()) ?? '';
+      expect(summary).toMatch(/^1 Amulet = [\d.]+ \w+Fees [\d.]+ AmuletImpact [\d.]+ %Min /);
+      await checkPage(page, size.width, 'swap-card');
+
+      await amountField(page).focus();
+      await page.keyboard.press('Enter');
+      await page.waitForURL(/\/swaps\/[^/]+$/, { timeout: SETTLE_MS });
+      await page
+        .locator('[data-testid="swap-status"][data-state="completed"]')
+        .waitFor({ timeout: SETTLE_MS });
+
+      // The progress link, copied, shows the same swap to someone without its wallet.
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+      await page.getByRole('button', { name: 'Copy link' }).focus();
+      await page.keyboard.press('Enter');
+      await page.getByTestId('copy-link-status').waitFor();
+      const link = await page.evaluate(() => navigator.clipboard.readText());
+      expect(link).toBe(page.url());
+      const other = await newPage(size);
+      await other.page.goto(link);
+      await other.page
+        .locator('[data-testid="swap-status"][data-state="completed"]')
+        .waitFor({ timeout: SETTLE_MS });
+      expect(await other.page.getByTestId('read-only-note').textContent()).toContain('read-only');
+      expect(errors).toEqual([]);
+      expect(other.errors).toEqual([]);
+      expect(csp).toEqual([]);
+    }
+  });
+
+  it('toasts a swap that ends while the user is on another page, with a link to it', async () => {
+    for (const size of [PHONE, DESKTOP]) {
+      const { page, errors } = await newPage(size);
+      await page.goto(`${t.url}/swap`);
+      await createPartyByKeyboard(page, `toast${size.width}`);
+      await page.getByRole('button', { name: 'Get 1000 Amulet' }).click();
+      await expect.poll(() => page.getByTestId('balance-Amulet').textContent()).toBe('1,000');
+      // The deposit is held until the user has gone to another page, so the swap ends there.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await page.route('**/devnet/transfers', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await amountField(page).fill('100');
+      await expect.poll(() => button(page).textContent()).toBe('Swap');
+      await button(page).click();
+      await page.waitForURL(/\/swaps\/[^/]+$/, { timeout: SETTLE_MS });
+      const swapPath = new URL(page.url()).pathname;
+      await page.getByRole('link', { name: 'Pools', exact: true }).click();
+      await page.waitForURL(`${t.url}/pools`);
+      release();
+      const toast = page.locator('[data-testid="swap-toast"][data-state="completed"]');
+      await toast.waitFor({ timeout: SETTLE_MS });
+      expect(await toast.textContent()).toMatch(/^Swap completed: 100 Amulet → CBTC/);
+      await checkPage(page, size.width, 'swap-toast');
+      await toast.getByRole('link').click();
+      await page.waitForURL(`${t.url}${swapPath}`);
+      await page.getByRole('button', { name: 'Dismiss' }).click();
+      expect(await page.getByTestId('swap-toast').count()).toBe(0);
+      expect(errors).toEqual([]);
+    }
+  });
+
+  it('names what blocks the swap on the button: balance, price impact, the guard', async () => {
+    for (const size of [PHONE, DESKTOP]) {
+      const { page, errors } = await newPage(size);
+      await page.goto(`${t.url}/swap`);
+      const partyId = await createPartyByKeyboard(page, `whale${size.width}`);
+      await amountField(page).fill('100000');
+      await expect.poll(() => button(page).textContent()).toBe('Insufficient Amulet balance');
+      expect(await button(page).isDisabled()).toBe(true);
+
+      // Enough Amulet for a swap whose impact is above the service's cap.
+      await new Devnet(t.url).faucet({ partyId, token: 'Amulet', amount: '499000' });
+      await page.getByRole('button', { name: 'Get 1000 Amulet' }).click();
+      await expect.poll(() => page.getByTestId('balance-Amulet').textContent()).toBe('500,000');
+      await amountField(page).fill('400000');
+      await expect.poll(() => button(page).textContent()).toBe('Price impact too high');
+      expect(await button(page).isDisabled()).toBe(true);
+      expect(await page.getByTestId('swap-blocker').textContent()).toContain('refuses above');
+      await checkPage(page, size.width, 'swap-card-impact');
+
+      await page.getByLabel('You receive').selectOption({ label: 'CBTC' });
+      await amountField(page).fill('150000');
+      await page.getByTestId('settlement-safety').waitFor();
+      await expect.poll(() => button(page).textContent()).toMatch(/^Pool paused/);
+      expect(await button(page).isDisabled()).toBe(true);
+      expect(errors).toEqual([]);
+    }
+  });
+
+  it('flips the amount with its token: what would be received is sent', async () => {
+    const { page } = await newPage(PHONE);
+    await page.goto(`${t.url}/swap`);
+    await page.getByLabel('You receive').selectOption({ label: 'CBTC' });
+    await amountField(page).fill('900');
+    const output = page.getByTestId('output-amount');
+    await output.waitFor();
+    const received = await page.getByTestId('breakdown-output').textContent();
+    await page.getByRole('button', { name: /^Flip/ }).click();
+    expect(await page.getByLabel('You send').inputValue()).toMatch(/^CBTC\|/);
+    const sent = await amountField(page).inputValue();
+    expect(Number(sent)).toBeGreaterThan(0);
+    expect(Number(sent)).toBeLessThan(900);
+    expect(received?.startsWith(sent.replace(/0+$/, ''))).toBe(true);
+  });
+
+  it('keeps the settings behind a toggle Escape closes, and the breakdown one click away', async () => {
+    const { page } = await newPage(DESKTOP);
+    await page.goto(`${t.url}/swap`);
+    await page.getByTestId('output-amount').waitFor();
+    expect(await page.getByLabel('Slippage limit (%)').isVisible()).toBe(false);
+    await page.getByTestId('slippage-toggle').focus();
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Slippage limit (%)').focus();
+    await page.keyboard.press('Escape');
+    expect(await page.getByLabel('Slippage limit (%)').isVisible()).toBe(false);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Slippage 1 %');
+
+    expect(await page.getByTestId('network-fee').isVisible()).toBe(false);
+    await page.getByTestId('quote-summary').click();
+    expect(await page.getByTestId('network-fee').isVisible()).toBe(true);
+    expect(await page.getByTestId('pool-fee').isVisible()).toBe(true);
+  });
+
+  it('shows a pool page and a position readable at both widths, light and dark', async () => {
+    for (const size of [PHONE, DESKTOP]) {
+      const { page, errors } = await newPage(size);
+      // The pool the keyboard swaps above went through: its recent swaps are listed.
+      await page.goto(`${t.url}/pools/${SWAPPED_POOL}`);
+      await page.getByTestId('trades').waitFor();
+      expect(await horizontalOverflow(page)).toEqual({ by: 0, widest: [] });
+      // Every cell of the recent swaps lies within the screen, none cut off.
+      const beyond = await page.getByTestId('trades').evaluate((table) => {
+        const limit = document.documentElement.clientWidth;
+        return Array.from(table.querySelectorAll('td'))
+          .filter((cell) => cell.getBoundingClientRect().right > limit)
+          .map((cell) => cell.textContent);
+      });
+      expect(beyond).toEqual([]);
+
+      // A position of this party, added from the page.
+      await createPartyByKeyboard(page, `lp${size.width}`);
+      await page.getByRole('button', { name: 'Get 1000 Amulet' }).click();
+      await expect.poll(() => page.getByTestId('balance-Amulet').textContent()).toBe('1,000');
+      await page.getByRole('button', { name: 'Get 1000 CBTC' }).click();
+      await expect.poll(() => page.getByTestId('balance-CBTC').textContent()).toBe('1,000');
+      await page.getByLabel('Amulet', { exact: true }).fill('100');
+      await page.getByRole('button', { name: 'Add liquidity', exact: true }).click();
+      await page.getByTestId('position-units').waitFor({ timeout: SETTLE_MS });
+      const position = page.getByTestId(`position-${SWAPPED_POOL}`);
+      expect(await position.textContent()).toContain('Value vs holding');
+      expect(await position.textContent()).not.toContain('Fees earned');
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await screenshot(page, `pool-${scheme}-${size.width}`);
+        await position.screenshot({
+          path: `${SCREENSHOT_DIR}/position-${scheme}-${size.width}.png`,
+        });
+      }
+      await checkPage(page, size.width);
+      await page.goto(`${t.url}/swap`);
+      await amountField(page).fill('100');
+      await page.getByTestId('output-amount').waitFor();
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await screenshot(page, `swap-card-${scheme}-${size.width}`);
+      }
+      expect(errors).toEqual([]);
+    }
+  });
+});
