@@ -5,6 +5,7 @@ import {
   addressAllowed,
   checkEventPatterns,
   checkWebhookUrl,
+  type DestinationPolicy,
   classifyAddress,
   endpointHealthAfter,
   endpointWants,
@@ -283,9 +284,9 @@ describe('address classification', () => {
 });
 
 describe('the URL policy', () => {
-  const devnet = { mode: 'devnet', allowPrivate: false } as const;
-  const mainnet = { mode: 'mainnet', allowPrivate: false } as const;
-  const codeOf = (url: string, policy: typeof devnet | typeof mainnet) => {
+  const devnet: DestinationPolicy = { mode: 'devnet', allowPrivate: false };
+  const mainnet: DestinationPolicy = { mode: 'mainnet', allowPrivate: false };
+  const codeOf = (url: string, policy: DestinationPolicy) => {
     const checked = checkWebhookUrl(url, policy);
     return checked.ok ? 'ok' : checked.code;
   };

@@ -603,6 +603,24 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
     },
   },
   malformed_request: { detail: "'/v1/pools/%E0%A4%A' is not a valid url component" },
+  webhook_url_invalid: {
+    detail: 'The webhook URL https://user:pw@hooks.example.com/ is refused: a user name or password in the URL.',
+  },
+  webhook_url_not_allowed: {
+    detail: 'The webhook URL https://10.0.0.5/hook is refused: 10.0.0.5 is a private address.',
+  },
+  webhook_event_unknown: {
+    detail: 'swap.done is no webhook event type or kind; see GET /docs for the event types.',
+    extensions: { pattern: 'swap.done' },
+  },
+  webhook_api_key_unknown: {
+    detail: 'key_1a2b3c4d5e6f7a8b9c0d1e2f is not one of your API keys.',
+    extensions: { apiKeyId: 'key_1a2b3c4d5e6f7a8b9c0d1e2f' },
+  },
+  webhook_endpoint_limit: {
+    detail: 'You have 16 webhook endpoints, the most a developer may hold; delete one first.',
+    extensions: { limit: 16 },
+  },
   amount_below_minimum: {
     detail:
       'The amount must be larger than the network fee of 8.275862069 Amulet; send at least 8.2758620691.',

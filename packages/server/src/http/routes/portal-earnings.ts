@@ -53,6 +53,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ApiKeyDirectory } from '../../auth/api-key-directory.js';
 import type { ServiceContext } from '../../context.js';
+import { collectionOf } from '../../views/portal.js';
 import { DEVELOPER_IDEMPOTENCY } from '../idempotent-routes.js';
 import {
   COLLECTION_COLLECTED_EXAMPLE,
@@ -389,20 +390,3 @@ async function usageReport(
   };
 }
 
-function collectionOf(record: CollectionRecord): Collection {
-  return {
-    collectionId: record.collectionId,
-    poolId: record.poolId,
-    token: record.instrument.id,
-    tokenAdmin: record.instrument.admin,
-    amount: record.amount.toString(),
-    status: record.status,
-    receiverParty: record.developerParty,
-    updateId: record.updateId,
-    offerId: record.offerId,
-    offerExpiresAt: record.offerExpiresAt?.toISOString() ?? null,
-    createdAt: record.createdAt.toISOString(),
-    settledAt: record.settledAt?.toISOString() ?? null,
-    error: record.error,
-  };
-}

@@ -65,6 +65,7 @@ import {
   SESSION_TTL_MS,
   startDeveloperSession,
 } from '../../auth/sessions.js';
+import { listingOf } from '../../views/portal.js';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
 import type { HttpDeps } from '../deps.js';
 import type { App } from '../fastify.js';
@@ -495,14 +496,3 @@ async function ownKey(ctx: PortalContext, developer: string, keyId: string): Pro
   return key;
 }
 
-function listingOf(key: ApiKeyRecord): ApiKeyListEntry {
-  return {
-    keyId: key.keyId,
-    name: key.name === '' ? null : key.name,
-    prefix: key.prefix,
-    createdAt: key.createdAt.toISOString(),
-    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
-    revokedAt: apiKeyEndsAt(key)?.toISOString() ?? null,
-    requestCount: key.requestCount,
-  };
-}
