@@ -109,3 +109,25 @@ export function endpointHealthAfter(
     disable: failedInRow >= WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES,
   };
 }
+
+/** Whether an answer delivered the event: any 2xx. A 3xx is not followed, so it fails. */
+export function webhookDelivered(statusCode: number | null): boolean {
+  return statusCode !== null && statusCode >= 200 && statusCode < 300;
+}
+
+export type DeliveryAfterAttempt =
+  | { readonly state: 'delivered'; readonly outcome: 'delivered' }
+  | { readonly state: 'retrying'; readonly outcome: 'attempt_failed'; readonly at: Date }
+  | { readonly state: 'failed'; readonly outcome: 'given_up' };
+
+/** A delivery's state after an attempt answered `statusCode` (null: no answer). */
+export function deliveryAfterAttempt(
+  statusCode: number | null,
+  failed: FailedAttempt,
+): DeliveryAfterAttempt {
+  if (webhookDelivered(statusCode)) return { state: 'delivered', outcome: 'delivered' };
+  const next = nextWebhookAttempt(failed);
+  return next.retry
+    ? { state: 'retrying', outcome: 'attempt_failed', at: next.at }
+    : { state: 'failed', outcome: 'given_up' };
+}
