@@ -615,7 +615,8 @@ const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
     key: 'webhookTimeoutMs',
     env: 'POOLPARTY_WEBHOOK_TIMEOUT_MS',
     flag: 'webhook-timeout-ms',
-    description: 'ms a webhook request may take, connecting to reading the answer; slower: a failed attempt',
+    description:
+      'ms a webhook request may take, connecting to reading the answer; slower: a failed attempt',
     defaultValue: 10_000,
     parse: wholeNumber(WEBHOOK_TIMEOUT_MS_MIN, WEBHOOK_TIMEOUT_MS_MAX),
   },

@@ -389,4 +389,3 @@ async function usageReport(
       })),
   };
 }
-

@@ -102,6 +102,7 @@ import {
   type PortalDeps,
   sessionOnly,
 } from './portal-earnings.js';
+import { WEBHOOK_ROUTES } from './webhooks.js';
 
 const PURPOSE: ChallengePurpose = 'developer portal login';
 const KEY_ID_BYTES = 12;
@@ -329,6 +330,7 @@ const PORTAL_ROUTES = [
   revokeApiKeyRoute,
   developerSignOut,
   ...EARNINGS_ROUTES,
+  ...WEBHOOK_ROUTES,
 ];
 
 /** What the portal plugin is registered with: its context, the API keys and the login buckets. */
@@ -495,4 +497,3 @@ async function ownKey(ctx: PortalContext, developer: string, keyId: string): Pro
   }
   return key;
 }
-
