@@ -16,6 +16,7 @@ import {
   insertFeeEvent,
   listIntentEvents,
   listLiquidityEvents,
+  setApiKeyRateLimits,
   transitionIntent,
 } from '@poolparty/store';
 import {
@@ -131,6 +132,8 @@ describe.each([pglite(), postgres()])('webhooks on $name', (backend) => {
     expect(key.status).toBe(201);
     developerKey = key.body.key;
     developerKeyId = key.body.keyId;
+    // As an operator raises a busy integrator's limits (`poolparty admin keys limits`).
+    await setApiKeyRateLimits(db, developerKeyId, { readsPerMin: 100_000, swapsPerMin: 100_000 });
   }, SERVICE_START_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -240,4 +243,308 @@ describe.each([pglite(), postgres()])('webhooks on $name', (backend) => {
       await portal('DELETE', `/webhooks/${id}`);
     });
   });
+
+  describe.skipIf(backend.skipReason !== null)('delivery', () => {
+    it(
+      `delivers every event of ${SWAPS} swaps and ${LIQUIDITY_INTENTS} liquidity intents, signed, in order per intent`,
+      async () => {
+        const hooks = await receiver();
+        const { endpoint, secret } = await register(hooks.url, {
+          events: ['swap.*', 'liquidity_intent.*'],
+        });
+        const swapper = await wallet('swapper');
+        const swaps: string[] = [];
+        for (let n = 0; n < SWAPS; n += 1) swaps.push(await settledByHand(swapper.token));
+        const provider = await wallet('provider');
+        await fundDevnetParty(t, provider.party, 'Amulet', '1000');
+        const intents: string[] = [];
+        for (let n = 0; n < LIQUIDITY_INTENTS; n += 1)
+          intents.push(await cancelledLiquidity(provider.token));
+
+        const expected = await expectedEvents(swaps, intents);
+        const received = await waitFor(
+          async () => {
+            const ids = new Set(hooks.received.map((r) => r.json.id));
+            return [...expected.keys()].every((id) => ids.has(id)) ? hooks.received : null;
+          },
+          'every event at the receiver',
+          DELIVERY_WAIT_MS,
+        );
+        // None missing, none made up; a repeat is the same event: same id, same bytes.
+        const firstOf = new Map<string, ReceivedWebhook>();
+        for (const got of received) {
+          const seen = firstOf.get(got.json.id);
+          if (seen === undefined) firstOf.set(got.json.id, got);
+          else expect(got.body).toBe(seen.body);
+        }
+        expect(new Set(firstOf.keys())).toEqual(new Set(expected.keys()));
+        for (const got of received) {
+          expect(signedWith(got, secret), got.json.id).toBe(true);
+          const want = expected.get(got.json.id);
+          expect(got.json.type).toBe(want?.type);
+          expect(got.headers['poolparty-event-id']).toBe(got.json.id);
+          expect(got.headers['poolparty-event-type']).toBe(got.json.type);
+          expect(got.headers['user-agent']).toBe('PoolParty-Webhooks/1');
+          expect(got.headers['content-type']).toBe('application/json');
+          expect(got.json.mode).toBe('devnet');
+          const object = got.json.data.object;
+          expect(object.intentId ?? object.liquidityIntentId).toBe(want?.subject);
+          expect(object.status).toBe(got.json.type.split('.')[1]);
+        }
+        // In order per intent: each intent's first arrivals follow its outbox.
+        const arrivals = new Map<string, number[]>();
+        for (const got of firstOf.values()) {
+          const want = expected.get(got.json.id);
+          if (want === undefined) continue;
+          arrivals.set(want.subject, [...(arrivals.get(want.subject) ?? []), want.seq]);
+        }
+        for (const [subject, seqs] of arrivals) {
+          expect(seqs, subject).toEqual([...seqs].sort((a, b) => a - b));
+        }
+        const log = await deliveries(endpoint.id);
+        expect(log.every((d) => d.state === 'delivered' && d.attempts.length >= 1)).toBe(true);
+      },
+      DELIVERY_WAIT_MS + 120_000,
+    );
+
+    it('retries a failing receiver on the schedule, delivers once it recovers, and swaps still complete', async () => {
+      const hooks = await receiver();
+      const { endpoint, secret } = await register(hooks.url, { events: ['api_key.*'] });
+      let answer: 'fail' | 'throttle' | 'close' | 'hang' | 'ok' = 'fail';
+      hooks.answerWith(() => {
+        switch (answer) {
+          case 'fail':
+            return { status: 500, body: 'down for maintenance' };
+          case 'throttle':
+            return { status: 429, headers: { 'retry-after': '600' } };
+          case 'close':
+            return { close: true };
+          case 'hang':
+            return { hang: true };
+          default:
+            return { status: 200, body: 'ok' };
+        }
+      });
+      const sent = await portal('POST', `/webhooks/${endpoint.id}/test`);
+      expect(sent.status).toBe(202);
+      const deliveryId = sent.body.delivery.id;
+      const afterAttempt = (n: number) =>
+        waitFor(
+          async () => {
+            const found = (await deliveries(endpoint.id)).find((d) => d.id === deliveryId);
+            return found !== undefined && found.attempts.length >= n ? found : null;
+          },
+          `attempt ${n}`,
+          ATTEMPT_WAIT_MS,
+        );
+      const waitOf = (d: Body) => Date.parse(d.nextAttemptAt) - Date.parse(d.attempts.at(-1).at);
+
+      const first = await afterAttempt(1);
+      expect(first).toMatchObject({ state: 'retrying' });
+      expect(first.attempts[0]).toMatchObject({
+        statusCode: 500,
+        responseExcerpt: 'down for maintenance',
+      });
+      // A minute, ±20 %.
+      expect(waitOf(first)).toBeGreaterThanOrEqual(0.8 * MINUTE_MS - 1000);
+      expect(waitOf(first)).toBeLessThanOrEqual(1.2 * MINUTE_MS + 1000);
+      expect(
+        (await portal('GET', '/webhooks')).body.endpoints.find((e: Body) => e.id === endpoint.id)
+          .failingSince,
+      ).not.toBeNull();
+
+      // Meanwhile a swap settles, its deposit and payout through the ledger.
+      const completed = await realSwap();
+      expect(completed).toBe('completed');
+      expect(hooks.received).toHaveLength(1);
+
+      answer = 'throttle';
+      await advanceClock(2 * MINUTE_MS);
+      const second = await afterAttempt(2);
+      expect(second.attempts[1].statusCode).toBe(429);
+      // Retry-After 600 s asks for longer than the backoff (2 min ± 20 %): it is honoured.
+      expect(waitOf(second)).toBeGreaterThanOrEqual(600_000);
+
+      answer = 'close';
+      await advanceClock(11 * MINUTE_MS);
+      const third = await afterAttempt(3);
+      expect(third.attempts[2]).toMatchObject({ statusCode: null });
+      expect(third.attempts[2].error).toMatch(/ECONNRESET|socket hang up/);
+      expect(waitOf(third)).toBeGreaterThanOrEqual(0.8 * 4 * MINUTE_MS - 1000);
+
+      answer = 'hang';
+      await advanceClock(5 * MINUTE_MS);
+      const fourth = await afterAttempt(4);
+      expect(fourth.attempts[3]).toMatchObject({
+        statusCode: null,
+        error: `no complete answer within ${TIMEOUT_MS} ms`,
+      });
+
+      answer = 'ok';
+      await advanceClock(10 * MINUTE_MS);
+      const fifth = await afterAttempt(5);
+      expect(fifth).toMatchObject({ state: 'delivered', nextAttemptAt: null });
+      expect(hooks.received.map((r) => r.json.id)).toEqual(
+        Array(5).fill(sent.body.delivery.eventId),
+      );
+      expect(hooks.received.map((r) => r.headers['poolparty-delivery-attempt'])).toEqual([
+        '1',
+        '2',
+        '3',
+        '4',
+        '5',
+      ]);
+      expect(hooks.received.every((r) => signedWith(r, secret))).toBe(true);
+      expect(
+        (await portal('GET', '/webhooks')).body.endpoints.find((e: Body) => e.id === endpoint.id)
+          .failingSince,
+      ).toBeNull();
+    }, 180_000);
+
+    it('never follows a redirect: a 3xx is a failed attempt naming its Location', async () => {
+      const hooks = await receiver();
+      const elsewhere = await receiver();
+      hooks.answerWith(() => ({ status: 302, headers: { location: elsewhere.url } }));
+      const { endpoint } = await register(hooks.url, { events: ['api_key.*'] });
+      const sent = await portal('POST', `/webhooks/${endpoint.id}/test`);
+      const failed = await waitFor(
+        async () =>
+          (await deliveries(endpoint.id)).find(
+            (d) => d.id === sent.body.delivery.id && d.attempts.length > 0,
+          ) ?? null,
+        'the redirected attempt',
+        ATTEMPT_WAIT_MS,
+      );
+      expect(failed.state).toBe('retrying');
+      expect(failed.attempts[0]).toMatchObject({
+        statusCode: 302,
+        error: `redirect not followed: 302 to ${elsewhere.url}`,
+      });
+      expect(elsewhere.received).toEqual([]);
+
+      // A resend is the same event again, with a delivery of its own.
+      hooks.answerWith(() => ({ status: 204 }));
+      const resent = await portal(
+        'POST',
+        `/webhooks/${endpoint.id}/deliveries/${sent.body.delivery.id}/resend`,
+      );
+      expect(resent.status).toBe(202);
+      expect(resent.body.delivery).toMatchObject({
+        eventId: sent.body.delivery.eventId,
+        state: 'pending',
+      });
+      expect(resent.body.delivery.id).not.toBe(sent.body.delivery.id);
+    }, 60_000);
+  });
+
+  /** A swap created over HTTP and moved through the successful path in the store. */
+  async function settledByHand(token: string): Promise<string> {
+    const created = await request<Body>(t.url, 'POST', '/v1/swaps', {
+      apiKey: developerKey,
+      walletToken: token,
+      body: { fromToken: 'Amulet', toToken: 'USDCx', amount: '10', poolId: 'amulet-usdcx' },
+    });
+    expect(created.status).toBe(201);
+    const intent = created.body;
+    const now = t.service.ctx.clock.now();
+    const steps = [
+      { from: 'pending', to: 'matched', at: now },
+      {
+        from: 'matched',
+        to: 'deposit_received',
+        at: now,
+        deposit: {
+          amount: intent.expectedAmount,
+          updateId: `upd-d-${intent.intentId}`,
+          receivedAt: now,
+        },
+      },
+      { from: 'deposit_received', to: 'forwarded', at: now },
+      { from: 'forwarded', to: 'processing', at: now },
+      { from: 'processing', to: 'sending_output', at: now, actualOutput: intent.expectedOutput },
+      {
+        from: 'sending_output',
+        to: 'completed',
+        at: now,
+        payoutUpdateId: `upd-p-${intent.intentId}`,
+      },
+    ] as const;
+    for (const step of steps) {
+      if (step.to === 'completed') {
+        const record = await getIntent(db, intent.intentId);
+        if (record !== null) await insertFeeEvent(db, testFeeEvent(record, step.at));
+      }
+      expect(await transitionIntent(db, { intentId: intent.intentId, ...step })).not.toBeNull();
+    }
+    return intent.intentId;
+  }
+
+  async function cancelledLiquidity(token: string): Promise<string> {
+    const created = await request<Body>(t.url, 'POST', '/v1/liquidity/intents', {
+      apiKey: developerKey,
+      walletToken: token,
+      body: { poolId: 'amulet-usdcx', amountA: '10' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.liquidityIntentId;
+    const cancelled = await request(t.url, 'POST', `/v1/liquidity/intents/${id}/cancel`, {
+      apiKey: developerKey,
+      walletToken: token,
+    });
+    expect(cancelled.status).toBe(200);
+    return id;
+  }
+
+  /** Every state change of these intents, by the event id the service derives from its row. */
+  async function expectedEvents(swaps: readonly string[], intents: readonly string[]) {
+    const expected = new Map<string, { type: string; subject: string; seq: number }>();
+    for (const id of swaps) {
+      for (const event of await listIntentEvents(db, id)) {
+        if (event.legEvent != null) continue;
+        expected.set(`evt_swap_${event.seq}`, {
+          type: `swap.${event.status}`,
+          subject: id,
+          seq: event.seq,
+        });
+      }
+    }
+    for (const id of intents) {
+      for (const event of await listLiquidityEvents(db, id)) {
+        expected.set(`evt_liquidity_${event.seq}`, {
+          type: `liquidity_intent.${event.status}`,
+          subject: id,
+          seq: event.seq,
+        });
+      }
+    }
+    expect(expected.size).toBeGreaterThanOrEqual(7 * SWAPS + 2 * LIQUIDITY_INTENTS);
+    return expected;
+  }
+
+  /** A swap deposited through the ledger and settled by the engine; its final state. */
+  async function realSwap(): Promise<string> {
+    const swapper = await wallet('real');
+    await fundDevnetParty(t, swapper.party, 'Amulet', '100');
+    const created = await request<Body>(t.url, 'POST', '/v1/swaps', {
+      apiKey: developerKey,
+      walletToken: swapper.token,
+      body: { fromToken: 'Amulet', toToken: 'USDCx', amount: '10', poolId: 'amulet-usdcx' },
+    });
+    expect(created.status).toBe(201);
+    await depositFor(t, swapper.party as DevnetParty, created.body);
+    const settled = await waitFor(
+      async () => {
+        const status = await request<Body>(t.url, 'GET', `/v1/swaps/${created.body.intentId}`, {
+          apiKey: developerKey,
+          walletToken: swapper.token,
+        });
+        return ['completed', 'failed', 'refund_failed'].includes(status.body.status)
+          ? (status as JsonResponse<Body>)
+          : null;
+      },
+      'the swap to settle',
+      ATTEMPT_WAIT_MS,
+    );
+    return settled.body.status;
+  }
 });
