@@ -55,8 +55,8 @@ import { probeListen } from './preflight.js';
 import { registerTreasuryMetrics } from './treasury/metrics.js';
 import { TreasurySweeper } from './treasury/sweeper.js';
 import { LIQUIDITY_OUTBOX } from './views/liquidity-outbox.js';
-import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { SWAP_OUTBOX } from './views/swap-outbox.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 export interface StartOptions {
   /** PostgreSQL schema to work in (tests isolate themselves this way). */

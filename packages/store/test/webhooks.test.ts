@@ -23,8 +23,8 @@ import {
   revokeApiKey,
   rotateWebhookSecret,
   signingSecrets,
-  upsertDeveloper,
   updateWebhookEndpoint,
+  upsertDeveloper,
   WEBHOOK_DELIVERY_RETENTION_MS,
   type WebhookEndpointRecord,
 } from '../src/index.js';
@@ -35,6 +35,12 @@ const T0 = new Date('2026-03-01T12:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 const uid = () => randomBytes(8).toString('hex');
 const LEASE_MS = 30_000;
+
+/** The value, which the test's set-up made: failing here names what was missing. */
+function must<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw new Error(`no ${what}`);
+  return value;
+}
 
 interface Backend {
   readonly name: string;
@@ -149,19 +155,22 @@ describe.each([pglite(), postgres()])('webhook store on $name', (backend) => {
     'queues a revoked key only while the developer has an enabled endpoint',
     async () => {
       const { party, endpoint } = await developerWithEndpoint();
-      const key = (await insertApiKeyWithinCap(
-        db,
-        {
-          keyId: `key_${uid()}`,
-          developerParty: party,
-          name: '',
-          keyHash: randomBytes(32).toString('hex'),
-          prefix: 'pp_test_abcd',
-          environment: 'devnet',
-          createdAt: T0,
-        },
-        25,
-      ))!;
+      const key = must(
+        await insertApiKeyWithinCap(
+          db,
+          {
+            keyId: `key_${uid()}`,
+            developerParty: party,
+            name: '',
+            keyHash: randomBytes(32).toString('hex'),
+            prefix: 'pp_test_abcd',
+            environment: 'devnet',
+            createdAt: T0,
+          },
+          25,
+        ),
+        'key',
+      );
       await revokeApiKey(db, { keyId: key.keyId, developerParty: party, now: at(1) });
       await updateWebhookEndpoint(db, {
         endpointId: endpoint.endpointId,
@@ -169,19 +178,22 @@ describe.each([pglite(), postgres()])('webhook store on $name', (backend) => {
         changes: { enabled: false },
         now: at(2),
       });
-      const other = (await insertApiKeyWithinCap(
-        db,
-        {
-          keyId: `key_${uid()}`,
-          developerParty: party,
-          name: '',
-          keyHash: randomBytes(32).toString('hex'),
-          prefix: 'pp_test_abcd',
-          environment: 'devnet',
-          createdAt: T0,
-        },
-        25,
-      ))!;
+      const other = must(
+        await insertApiKeyWithinCap(
+          db,
+          {
+            keyId: `key_${uid()}`,
+            developerParty: party,
+            name: '',
+            keyHash: randomBytes(32).toString('hex'),
+            prefix: 'pp_test_abcd',
+            environment: 'devnet',
+            createdAt: T0,
+          },
+          25,
+        ),
+        'key',
+      );
       await revokeApiKey(db, { keyId: other.keyId, developerParty: party, now: at(3) });
       const queued = await db.transaction(async (tx) => {
         const events = (await lockQueuedWebhookEvents(tx, 1000)).filter(
@@ -230,14 +242,14 @@ describe.each([pglite(), postgres()])('webhook store on $name', (backend) => {
       expect(
         await recordWebhookAttempt(db, {
           ...done,
-          deliveryId: first!.deliveryId,
+          deliveryId: must(first, 'delivery').deliveryId,
           owner: 'worker-1',
         }),
       ).toBe(false);
       expect(
         await recordWebhookAttempt(db, {
           ...done,
-          deliveryId: first!.deliveryId,
+          deliveryId: must(first, 'delivery').deliveryId,
           owner: 'worker-2',
         }),
       ).toBe(true);
@@ -251,13 +263,16 @@ describe.each([pglite(), postgres()])('webhook store on $name', (backend) => {
     'signs with the previous secret during the overlap only',
     async () => {
       const { party, endpoint } = await developerWithEndpoint();
-      const rotated = (await rotateWebhookSecret(db, {
-        endpointId: endpoint.endpointId,
-        developerParty: party,
-        secret: 'whsec_two',
-        previousExpiresAt: at(1000),
-        now: T0,
-      }))!;
+      const rotated = must(
+        await rotateWebhookSecret(db, {
+          endpointId: endpoint.endpointId,
+          developerParty: party,
+          secret: 'whsec_two',
+          previousExpiresAt: at(1000),
+          now: T0,
+        }),
+        'rotation',
+      );
       expect(signingSecrets(rotated, at(999))).toEqual(['whsec_two', 'whsec_one']);
       expect(signingSecrets(rotated, at(1000))).toEqual(['whsec_two']);
       expect(
@@ -286,7 +301,7 @@ describe.each([pglite(), postgres()])('webhook store on $name', (backend) => {
         responseExcerpt: null,
       };
       await recordWebhookAttempt(db, {
-        deliveryId: made!.deliveryId,
+        deliveryId: must(made, 'delivery').deliveryId,
         owner: 'worker-1',
         attempt,
         state: 'failed',

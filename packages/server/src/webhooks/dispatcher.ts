@@ -10,8 +10,9 @@
  * which may turn it off. A worker killed mid-request leaves its leases to run out; the next claim
  * after that, by any worker, sends again: at least once.
  */
-import { hostname } from 'node:os';
+
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import {
   type DeliveryAfterAttempt,
   type DestinationPolicy,

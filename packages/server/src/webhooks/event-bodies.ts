@@ -13,8 +13,8 @@ import {
   type Queryable,
   type QueuedWebhookEvent,
 } from '@poolparty/store';
-import { LIQUIDITY_OUTBOX } from '../views/liquidity-outbox.js';
 import { withdrawalView } from '../views/liquidity.js';
+import { LIQUIDITY_OUTBOX } from '../views/liquidity-outbox.js';
 import type { OutboxEvent, OutboxKind } from '../views/outbox.js';
 import { collectionOf, listingOf } from '../views/portal.js';
 import { SWAP_OUTBOX } from '../views/swap-outbox.js';

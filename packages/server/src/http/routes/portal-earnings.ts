@@ -14,7 +14,6 @@
  */
 import {
   Amount,
-  type Collection,
   CollectionCreateSchema,
   CollectionIdSchema,
   CollectionListSchema,
@@ -34,7 +33,6 @@ import { recordCollection } from '@poolparty/settlement';
 import type { PoolSide } from '@poolparty/store';
 import {
   apiKeyEndsAt,
-  type CollectionRecord,
   collectableEarnings,
   collectedSince,
   type EarningsScope,

@@ -45,7 +45,6 @@ import {
 } from '@poolparty/core';
 import {
   type ApiKeyRecord,
-  apiKeyEndsAt,
   deleteSession,
   getApiKey,
   insertApiKeyWithinCap,
