@@ -9,6 +9,8 @@
  * mainnet, at registration and after DNS resolution.
  */
 import { randomUUID } from 'node:crypto';
+import { Amount, type Instrument } from '@poolparty/core';
+import { REASON_META_KEY } from '@poolparty/ledger';
 import { waitFor } from '@poolparty/settlement/testing';
 import {
   type Database,
@@ -437,6 +439,61 @@ describe.each([pglite(), postgres()])('webhooks on $name', (backend) => {
     }, 60_000);
   });
 
+  describe.skipIf(backend.skipReason !== null)("the developer's own events", () => {
+    it('sends a withdrawal paying then completed, a collection paid and a revoked key', async () => {
+      const hooks = await receiver();
+      const { secret } = await register(hooks.url, {
+        events: ['liquidity_withdrawal.*', 'collection.*', 'api_key.*'],
+      });
+      const withdrawalId = await withdrawnLiquidity();
+      expect(await realSwap()).toBe('completed');
+      const collectionId = await collectedEarnings();
+      const spare = await portal('POST', '/keys', { name: 'spare' });
+      expect((await portal('DELETE', `/keys/${spare.body.keyId}`)).status).toBe(200);
+
+      const wanted = [
+        `evt_withdrawal_${withdrawalId}_paying`,
+        `evt_withdrawal_${withdrawalId}_completed`,
+        `evt_collection_${collectionId}`,
+        `evt_api_key_${spare.body.keyId}_revoked`,
+      ];
+      const received = await waitFor(
+        async () => {
+          const ids = new Set(hooks.received.map((r) => r.json.id));
+          return wanted.every((id) => ids.has(id)) ? hooks.received : null;
+        },
+        "the developer's events",
+        ATTEMPT_WAIT_MS * 2,
+      );
+      const byId = new Map(received.map((r) => [r.json.id, r]));
+      expect(received.every((r) => signedWith(r, secret))).toBe(true);
+      expect(received.map((r) => r.json.type).every((type) => !type.startsWith('swap.'))).toBe(
+        true,
+      );
+      const [paying, completed, paid, revoked] = wanted.map((id) => byId.get(id)?.json);
+      expect(paying).toMatchObject({
+        type: 'liquidity_withdrawal.paying',
+        data: { object: { withdrawalId } },
+      });
+      expect(completed).toMatchObject({
+        type: 'liquidity_withdrawal.completed',
+        data: { object: { withdrawalId, status: 'completed' } },
+      });
+      expect(paid).toMatchObject({
+        type: 'collection.paid',
+        data: { object: { collectionId, status: 'collected' } },
+      });
+      expect(revoked).toMatchObject({
+        type: 'api_key.revoked',
+        data: { object: { keyId: spare.body.keyId } },
+      });
+      expect(revoked?.data.object.revokedAt).not.toBeNull();
+      // A withdrawal's events arrive in the order they happened.
+      const order = received.map((r) => r.json.id).filter((id) => id.startsWith('evt_withdrawal_'));
+      expect([...new Set(order)]).toEqual(wanted.slice(0, 2));
+    }, 120_000);
+  });
+
   /** A swap created over HTTP and moved through the successful path in the store. */
   async function settledByHand(token: string): Promise<string> {
     const created = await request<Body>(t.url, 'POST', '/v1/swaps', {
@@ -546,5 +603,91 @@ describe.each([pglite(), postgres()])('webhooks on $name', (backend) => {
       ATTEMPT_WAIT_MS,
     );
     return settled.body.status;
+  }
+
+  /** Liquidity deposited on both sides and half of it withdrawn; the withdrawal's id once paid. */
+  async function withdrawnLiquidity(): Promise<string> {
+    const ledger = t.service.ctx.devnetLedger;
+    const pool = t.service.devnet?.pools.find((p) => p.poolId === 'amulet-usdcx');
+    if (ledger === null || pool === undefined) throw new Error('a devnet service with its pools');
+    const lp = await wallet('lp');
+    for (const [instrument, amount] of [
+      [pool.tokenA, '10000'],
+      [pool.tokenB, '2000'],
+    ] as const) {
+      await ledger.mint({
+        owner: lp.party.partyId,
+        instrument: instrument as Instrument,
+        amount: Amount.parse(amount),
+      });
+    }
+    const call = (method: string, path: string, body?: unknown) =>
+      request<Body>(t.url, method, path, {
+        apiKey: developerKey,
+        walletToken: lp.token,
+        ...(body !== undefined && { body }),
+      });
+    const until = (path: string, done: (body: Body) => boolean) =>
+      waitFor(
+        async () => {
+          const { body } = await call('GET', path);
+          return done(body) ? body : null;
+        },
+        path,
+        ATTEMPT_WAIT_MS,
+      );
+    const { body: intent } = await call('POST', '/v1/liquidity/intents', {
+      poolId: pool.poolId,
+      amountA: '1000',
+    });
+    for (const [instrument, amount] of [
+      [pool.tokenA, intent.expected.a],
+      [pool.tokenB, intent.expected.b],
+    ] as const) {
+      await ledger.submitTransfer({
+        commandId: `wallet-${randomUUID()}`,
+        sender: lp.party.partyId,
+        receiver: pool.lpParty,
+        instrument: instrument as Instrument,
+        amount: Amount.parse(amount),
+        meta: { [REASON_META_KEY]: intent.depositReference },
+      });
+    }
+    await until(
+      `/v1/liquidity/intents/${intent.liquidityIntentId}`,
+      (b) => b.status === 'completed',
+    );
+    const created = await call('POST', '/v1/liquidity/withdrawals', {
+      poolId: pool.poolId,
+      shareBps: 5000,
+      minimumA: '0',
+      minimumB: '0',
+    });
+    expect(created.status).toBe(201);
+    await until(
+      `/v1/liquidity/withdrawals/${created.body.withdrawalId}`,
+      (b) => b.status === 'completed',
+    );
+    return created.body.withdrawalId;
+  }
+
+  /** The developer's accrued Amulet earnings of the pool collected; the collection's id once paid. */
+  async function collectedEarnings(): Promise<string> {
+    const pool = t.service.devnet?.pools.find((p) => p.poolId === 'amulet-usdcx');
+    if (pool === undefined) throw new Error('no amulet-usdcx pool');
+    const made = await portal('POST', '/collections', {
+      poolId: pool.poolId,
+      token: pool.tokenA.id,
+      tokenAdmin: pool.tokenA.admin,
+    });
+    expect(made.status).toBe(201);
+    const id = made.body.collectionId;
+    await waitFor(
+      async () =>
+        (await portal('GET', `/collections/${id}`)).body.status === 'collected' ? true : null,
+      'the collection to arrive',
+      ATTEMPT_WAIT_MS,
+    );
+    return id;
   }
 });
