@@ -1,12 +1,12 @@
 /**
  * Webhooks (docs/spec/webhooks.md) against the real seeded service, on PGlite and on PostgreSQL:
  * the routes as a developer calls them (secrets shown once, bad input refused with stable codes,
- * another developer's endpoints not found); every event of many swaps and liquidity intents
- * delivered to a receiver on loopback, each signature verified with node:crypto, in order per
- * intent, none missing, repeats only with the same event id; a receiver that fails (500, 429 with
- * `Retry-After`, a closed connection, a timeout) retried on the schedule as the service clock
- * moves, while swaps still complete; a redirect never followed; and private addresses refused on
- * mainnet, at registration and after DNS resolution.
+ * another developer's endpoints not found); every event of 100 swaps settled by the engine and
+ * of 10 liquidity intents delivered to a receiver on loopback, each signature verified with
+ * node:crypto, in order per intent, none missing, repeats only with the same event id; a
+ * receiver that fails (500, 429 with `Retry-After`, a closed connection, a timeout) retried on
+ * the schedule as the service clock moves, while a swap still completes; a redirect never
+ * followed; and the developer's own events (a withdrawal, a collection, a revoked key).
  */
 import { randomUUID } from 'node:crypto';
 import { Amount, type Instrument } from '@poolparty/core';
@@ -14,20 +14,11 @@ import { REASON_META_KEY } from '@poolparty/ledger';
 import { waitFor } from '@poolparty/settlement/testing';
 import {
   type Database,
-  getIntent,
-  insertFeeEvent,
   listIntentEvents,
   listLiquidityEvents,
   setApiKeyRateLimits,
-  transitionIntent,
 } from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  postgresSkipReason,
-  schemaUrl,
-  testFeeEvent,
-} from '@poolparty/store/testing';
+import { createSchema, dropSchema, postgresSkipReason, schemaUrl } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
 import {
@@ -35,7 +26,6 @@ import {
   depositFor,
   expectProblem,
   fundDevnetParty,
-  type JsonResponse,
   newDevnetParty,
   portalLogin,
   request,
@@ -58,6 +48,10 @@ const LIQUIDITY_INTENTS = 10;
 const DELIVERY_WAIT_MS = 180_000;
 const ATTEMPT_WAIT_MS = 30_000;
 const MINUTE_MS = 60_000;
+/** Parties swapping at once in the delivery test, each one swap at a time. */
+const SWAPPERS = 10;
+const SETTLE_WAIT_MS = 60_000;
+const TERMINAL = ['completed', 'failed', 'refund_failed', 'expired', 'cancelled'];
 /** The service's webhook timeout in these tests: a hanging receiver fails an attempt in a second. */
 const TIMEOUT_MS = 1_000;
 
@@ -107,7 +101,7 @@ describe.each([pglite(), postgres()])('webhooks on $name', (backend) => {
   };
   const register = async (url: string, extra: Record<string, unknown> = {}) => {
     const created = await portal('POST', '/webhooks', { url, ...extra });
-    expect(created.status).toBe(201);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
     return created.body as { endpoint: Body; secret: string };
   };
   const deliveries = async (endpointId: string) =>
@@ -254,9 +248,7 @@ describe.each([pglite(), postgres()])('webhooks on $name', (backend) => {
         const { endpoint, secret } = await register(hooks.url, {
           events: ['swap.*', 'liquidity_intent.*'],
         });
-        const swapper = await wallet('swapper');
-        const swaps: string[] = [];
-        for (let n = 0; n < SWAPS; n += 1) swaps.push(await settledByHand(swapper.token));
+        const swaps = await settledSwaps(SWAPS);
         const provider = await wallet('provider');
         await fundDevnetParty(t, provider.party, 'Amulet', '1000');
         const intents: string[] = [];
@@ -494,46 +486,40 @@ describe.each([pglite(), postgres()])('webhooks on $name', (backend) => {
     }, 120_000);
   });
 
-  /** A swap created over HTTP and moved through the successful path in the store. */
-  async function settledByHand(token: string): Promise<string> {
-    const created = await request<Body>(t.url, 'POST', '/v1/swaps', {
-      apiKey: developerKey,
-      walletToken: token,
-      body: { fromToken: 'Amulet', toToken: 'USDCx', amount: '10', poolId: 'amulet-usdcx' },
+  /**
+   * `count` swaps deposited through the ledger and settled by the engine, by parties swapping in
+   * turn (one open swap each: the active-intent guard); their ids once all completed.
+   */
+  async function settledSwaps(count: number): Promise<string[]> {
+    const swappers = await Promise.all(
+      Array.from({ length: SWAPPERS }, async (_, n) => {
+        const swapper = await wallet(`swapper-${n}`);
+        await mintAmulet(swapper.party.partyId, '10000');
+        return swapper;
+      }),
+    );
+    const ids: string[] = [];
+    await Promise.all(
+      swappers.map(async (swapper, n) => {
+        for (let i = n; i < count; i += SWAPPERS) {
+          const settled = await swapSettled(swapper);
+          expect(settled.status).toBe('completed');
+          ids.push(settled.intentId);
+        }
+      }),
+    );
+    return ids;
+  }
+
+  async function mintAmulet(partyId: string, amount: string): Promise<void> {
+    const ledger = t.service.ctx.devnetLedger;
+    const pool = t.service.devnet?.pools.find((p) => p.poolId === 'amulet-usdcx');
+    if (ledger === null || pool === undefined) throw new Error('a devnet service with its pools');
+    await ledger.mint({
+      owner: partyId,
+      instrument: pool.tokenA as Instrument,
+      amount: Amount.parse(amount),
     });
-    expect(created.status).toBe(201);
-    const intent = created.body;
-    const now = t.service.ctx.clock.now();
-    const steps = [
-      { from: 'pending', to: 'matched', at: now },
-      {
-        from: 'matched',
-        to: 'deposit_received',
-        at: now,
-        deposit: {
-          amount: intent.expectedAmount,
-          updateId: `upd-d-${intent.intentId}`,
-          receivedAt: now,
-        },
-      },
-      { from: 'deposit_received', to: 'forwarded', at: now },
-      { from: 'forwarded', to: 'processing', at: now },
-      { from: 'processing', to: 'sending_output', at: now, actualOutput: intent.expectedOutput },
-      {
-        from: 'sending_output',
-        to: 'completed',
-        at: now,
-        payoutUpdateId: `upd-p-${intent.intentId}`,
-      },
-    ] as const;
-    for (const step of steps) {
-      if (step.to === 'completed') {
-        const record = await getIntent(db, intent.intentId);
-        if (record !== null) await insertFeeEvent(db, testFeeEvent(record, step.at));
-      }
-      expect(await transitionIntent(db, { intentId: intent.intentId, ...step })).not.toBeNull();
-    }
-    return intent.intentId;
   }
 
   async function cancelledLiquidity(token: string): Promise<string> {
@@ -581,28 +567,31 @@ describe.each([pglite(), postgres()])('webhooks on $name', (backend) => {
   /** A swap deposited through the ledger and settled by the engine; its final state. */
   async function realSwap(): Promise<string> {
     const swapper = await wallet('real');
-    await fundDevnetParty(t, swapper.party, 'Amulet', '100');
+    await mintAmulet(swapper.party.partyId, '100');
+    return (await swapSettled(swapper)).status;
+  }
+
+  /** One swap of `swapper`, deposited and settled; its id and final state. */
+  async function swapSettled(swapper: { party: DevnetParty; token: string }) {
     const created = await request<Body>(t.url, 'POST', '/v1/swaps', {
       apiKey: developerKey,
       walletToken: swapper.token,
       body: { fromToken: 'Amulet', toToken: 'USDCx', amount: '10', poolId: 'amulet-usdcx' },
     });
-    expect(created.status).toBe(201);
-    await depositFor(t, swapper.party as DevnetParty, created.body);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await depositFor(t, swapper.party, created.body);
     const settled = await waitFor(
       async () => {
         const status = await request<Body>(t.url, 'GET', `/v1/swaps/${created.body.intentId}`, {
           apiKey: developerKey,
           walletToken: swapper.token,
         });
-        return ['completed', 'failed', 'refund_failed'].includes(status.body.status)
-          ? (status as JsonResponse<Body>)
-          : null;
+        return TERMINAL.includes(status.body.status) ? status : null;
       },
       'the swap to settle',
-      ATTEMPT_WAIT_MS,
+      SETTLE_WAIT_MS,
     );
-    return settled.body.status;
+    return { intentId: created.body.intentId as string, status: settled.body.status as string };
   }
 
   /** Liquidity deposited on both sides and half of it withdrawn; the withdrawal's id once paid. */
