@@ -46,7 +46,6 @@ import {
 } from '@poolparty/core';
 import {
   type ApiKeyRecord,
-  apiKeyEndsAt,
   deleteSession,
   getApiKey,
   insertApiKeyWithinCap,
@@ -66,6 +65,7 @@ import {
   SESSION_TTL_MS,
   startDeveloperSession,
 } from '../../auth/sessions.js';
+import { listingOf } from '../../views/portal.js';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
 import type { HttpDeps } from '../deps.js';
 import type { App } from '../fastify.js';
@@ -102,6 +102,7 @@ import {
   type PortalDeps,
   sessionOnly,
 } from './portal-earnings.js';
+import { WEBHOOK_ROUTES } from './webhooks.js';
 
 const PURPOSE: ChallengePurpose = 'developer portal login';
 const KEY_ID_BYTES = 12;
@@ -330,6 +331,7 @@ const PORTAL_ROUTES = [
   revokeApiKeyRoute,
   developerSignOut,
   ...EARNINGS_ROUTES,
+  ...WEBHOOK_ROUTES,
 ];
 
 /** What the portal plugin is registered with: its context, the API keys and the login buckets. */
@@ -495,19 +497,4 @@ async function ownKey(ctx: PortalContext, developer: string, keyId: string): Pro
     throw new ApiError('not_found', `No API key ${keyId}.`);
   }
   return key;
-}
-
-/** A key as listed, with whether it works at `now`, the service's clock (the page has none). */
-function listingOf(key: ApiKeyRecord, now: Date): ApiKeyListEntry {
-  const endsAt = apiKeyEndsAt(key);
-  return {
-    keyId: key.keyId,
-    name: key.name === '' ? null : key.name,
-    prefix: key.prefix,
-    createdAt: key.createdAt.toISOString(),
-    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
-    revokedAt: endsAt?.toISOString() ?? null,
-    requestCount: key.requestCount,
-    working: apiKeyWorks(endsAt, now),
-  };
 }
