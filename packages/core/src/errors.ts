@@ -45,6 +45,7 @@ export const SDK_ERROR_CLASSES = [
   'RefundFailedError',
   'ExpiredError',
   'CancelledError',
+  'WebhookSignatureError',
 ] as const;
 
 export type SdkErrorClass = (typeof SDK_ERROR_CLASSES)[number];
@@ -86,6 +87,7 @@ export const SDK_ERROR_PARENT: Readonly<Record<SdkErrorClass, SdkErrorClass | nu
     RefundFailedError: 'SwapOutcomeError',
     ExpiredError: 'SwapOutcomeError',
     CancelledError: 'SwapOutcomeError',
+    WebhookSignatureError: 'PoolPartyError',
   });
 
 /** The error `swap.wait()` rejects with at each terminal state but `completed`. */

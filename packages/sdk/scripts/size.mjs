@@ -1,5 +1,5 @@
 /**
- * Prints the size of each browser bundle as shipped (the main one and the liquidity entry's):
+ * Prints the size of each browser bundle as shipped (the main one, the liquidity entry's and the webhooks entry's):
  * minified, and minified + gzipped; fails when one is above its budget.
  * Run after the build (`npm run size` at the repository root does both).
  */
@@ -12,10 +12,13 @@ import { gzipSync } from 'node:zlib';
 export const BROWSER_BUNDLE_GZIP_BYTES_MAX = 10 * 1024;
 /** The liquidity entry's bundle, loaded beside the main one by apps that provide liquidity. */
 export const LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX = 5 * 1024;
+/** The webhooks entry's bundle: verifying and signing, what a receiver (often an edge function) loads. */
+export const WEBHOOKS_BROWSER_BUNDLE_GZIP_BYTES_MAX = 3 * 1024;
 
 const BUDGETS = {
   'poolparty.browser.js': BROWSER_BUNDLE_GZIP_BYTES_MAX,
   'poolparty-liquidity.browser.js': LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX,
+  'poolparty-webhooks.browser.js': WEBHOOKS_BROWSER_BUNDLE_GZIP_BYTES_MAX,
 };
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '../dist');

@@ -103,6 +103,7 @@ export const SDK_ERROR_CLASSES = [
   'RefundFailedError',
   'ExpiredError',
   'CancelledError',
+  'WebhookSignatureError',
 ] as const;
 
 /** The error class a client raises for each error code the service answers. */
