@@ -15,9 +15,9 @@ import { typecheckConsumer } from './support/consumer.js';
 
 const PACKAGE = join(import.meta.dirname, '..');
 const DIST = join(PACKAGE, 'dist');
-const BROWSER_BUNDLE_GZIP_BYTES_MAX = 10 * 1024;
+const BROWSER_BUNDLE_GZIP_BYTES_MAX = 10.25 * 1024;
 const LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX = 5 * 1024;
-const WEBHOOKS_BROWSER_BUNDLE_GZIP_BYTES_MAX = 3 * 1024;
+const WEBHOOKS_BROWSER_BUNDLE_GZIP_BYTES_MAX = 4 * 1024;
 const require = createRequire(import.meta.url);
 /** `import … from 'x'`, `export … from 'x'`, `import('x')`, `require('x')`. */
 const MODULE_SPECIFIER =
@@ -146,7 +146,7 @@ describe('the build', () => {
     );
   });
 
-  it('verifies a signed webhook with every build of the webhooks entry, each refusal a PoolPartyError of the main build', async () => {
+  it('verifies a signed webhook with every build of the webhooks entry, each refusal a PoolPartyError of the main build, and gives its portals webhooks', async () => {
     const esm = await import(pathToFileURL(join(DIST, 'index.js')).href);
     const builds = [
       await import(pathToFileURL(join(DIST, 'webhooks.js')).href),
@@ -169,6 +169,9 @@ describe('the build', () => {
       const refused = entry.webhooks.verify(body, header, 'whsec_other', { now });
       await expect(refused).rejects.toBeInstanceOf(esm.PoolPartyError);
       await expect(refused).rejects.toMatchObject({ code: 'webhook_signature_mismatch' });
+      // withWebhooks reaches a portal made by another copy of the SDK.
+      const portal = entry.withWebhooks(new esm.DeveloperPortal({ environment: 'devnet' }));
+      expect(typeof portal.webhooks.rotateSecret).toBe('function');
     }
   });
 
