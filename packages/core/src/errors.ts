@@ -120,6 +120,28 @@ const catalogue = {
     title: 'Malformed HTTP request',
     sdkClass: 'ValidationError',
   },
+  // Webhook endpoints (docs/spec/webhooks.md): what a registration or a change is refused for.
+  webhook_url_invalid: { status: 400, title: 'Invalid webhook URL', sdkClass: 'ValidationError' },
+  webhook_url_not_allowed: {
+    status: 400,
+    title: 'Webhook URL not allowed',
+    sdkClass: 'ValidationError',
+  },
+  webhook_event_unknown: {
+    status: 400,
+    title: 'Unknown webhook event type',
+    sdkClass: 'ValidationError',
+  },
+  webhook_api_key_unknown: {
+    status: 400,
+    title: 'Not one of your API keys',
+    sdkClass: 'ValidationError',
+  },
+  webhook_endpoint_limit: {
+    status: 400,
+    title: 'Webhook endpoint limit reached',
+    sdkClass: 'ValidationError',
+  },
   amount_below_minimum: {
     status: 400,
     title: 'Amount does not cover the network fee',

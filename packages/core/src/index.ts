@@ -38,3 +38,7 @@ export * from './signing.js';
 export * from './swap-state.js';
 export * from './token-amount.js';
 export * from './treasury.js';
+export * from './webhook-destinations.js';
+export * from './webhook-events.js';
+export * from './webhook-retries.js';
+export * from './webhook-signing.js';

@@ -110,6 +110,11 @@ export const SDK_ERROR_CLASSES = [
 export const ERROR_CLASS_BY_CODE = {
   validation_error: 'ValidationError',
   malformed_request: 'ValidationError',
+  webhook_url_invalid: 'ValidationError',
+  webhook_url_not_allowed: 'ValidationError',
+  webhook_event_unknown: 'ValidationError',
+  webhook_api_key_unknown: 'ValidationError',
+  webhook_endpoint_limit: 'ValidationError',
   amount_below_minimum: 'ValidationError',
   price_impact_exceeded: 'ValidationError',
   amount_out_of_range: 'ValidationError',

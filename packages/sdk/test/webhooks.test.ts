@@ -5,6 +5,7 @@
  * test, so a bug shared by `sign` and `verify` cannot pass unnoticed.
  */
 import { createHmac } from 'node:crypto';
+import { parseWebhookSignatureHeader, webhookSignatureHeader } from '@poolparty/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PoolPartyError, ValidationError } from '../src/index.js';
@@ -430,5 +431,22 @@ describe('refusals', () => {
     for (const call of calls) {
       await expect(call()).rejects.toBeInstanceOf(ValidationError);
     }
+  });
+});
+
+describe("the service's signer", () => {
+  it('makes the header webhooks.sign makes, and each side reads the other’s', async () => {
+    await fc.assert(
+      fc.asyncProperty(eventBody, twoSecrets, timestamp, async (body, secrets, t) => {
+        const service = webhookSignatureHeader(secrets, t, body);
+        expect(await webhooks.sign(body, secrets, { timestamp: t })).toBe(service);
+        expect(parseWebhookSignatureHeader(service)).toEqual(parseSignatureHeader(service));
+        for (const key of secrets) {
+          expect(await outcome(webhooks.verify(body, service, key, { now: t * 1000 }))).toMatch(
+            /^ok:/,
+          );
+        }
+      }),
+    );
   });
 });

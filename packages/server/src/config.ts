@@ -86,6 +86,17 @@ export interface Settings extends CantonSettings {
   readonly treasuryNetworkReserve: AmountsByInstrument;
   /** Pools one round of the schedule looks at, least recently swept first. */
   readonly treasurySweepPoolsMax: number;
+  /**
+   * Webhooks may go to addresses that are not public (private, loopback, link-local, …) on
+   * mainnet: for a service whose developers' receivers are on its own network.
+   */
+  readonly webhookAllowPrivate: boolean;
+  /** A webhook request, connection to the end of the answer's excerpt, is given up after this. */
+  readonly webhookTimeoutMs: number;
+  /** Webhook requests one worker has in flight at most, over every endpoint. */
+  readonly webhookConcurrency: number;
+  /** Webhook requests one worker has in flight to one endpoint at most. */
+  readonly webhookPerEndpoint: number;
 }
 
 export interface SettingDefinition<K extends keyof Settings> {
@@ -108,6 +119,9 @@ const oneOf =
     (choices as readonly string[]).includes(text)
       ? (text as T)
       : new SettingProblem(`must be one of ${choices.join(', ')}`);
+
+const trueOrFalse = (text: string): boolean | SettingProblem =>
+  text === 'true' ? true : text === 'false' ? false : new SettingProblem('must be true or false');
 
 const nonEmpty = (text: string): string | SettingProblem =>
   text.trim().length > 0 ? text : new SettingProblem('must not be empty');
@@ -207,6 +221,10 @@ const TIMEOUT_MS_MAX = 600_000;
 const SWEEP_INTERVAL_MS_MIN = 60_000;
 const SWEEP_INTERVAL_MS_MAX = 30 * 86_400_000;
 const SWEEP_POOLS_MAX_BOUND = 10_000;
+/** A receiver gets at least a second, and a stuck one holds a slot a minute at most. */
+const WEBHOOK_TIMEOUT_MS_MIN = 1_000;
+const WEBHOOK_TIMEOUT_MS_MAX = 60_000;
+const WEBHOOK_CONCURRENCY_BOUND = 1_000;
 /** Far above any file-descriptor limit a process gets; a bound only to refuse nonsense. */
 const CONNECTIONS_MAX_BOUND = 1_000_000;
 
@@ -583,6 +601,40 @@ const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
     description: 'pools one round of automatic sweeps looks at, least recently swept first',
     defaultValue: 100,
     parse: wholeNumber(1, SWEEP_POOLS_MAX_BOUND),
+  },
+  webhookAllowPrivate: {
+    key: 'webhookAllowPrivate',
+    env: 'POOLPARTY_WEBHOOK_ALLOW_PRIVATE',
+    flag: 'webhook-allow-private',
+    description:
+      'true: on mainnet, webhooks may go to private, loopback, link-local, CGNAT and unique-local addresses',
+    defaultValue: false,
+    parse: trueOrFalse,
+  },
+  webhookTimeoutMs: {
+    key: 'webhookTimeoutMs',
+    env: 'POOLPARTY_WEBHOOK_TIMEOUT_MS',
+    flag: 'webhook-timeout-ms',
+    description:
+      'ms a webhook request may take, connecting to reading the answer; slower: a failed attempt',
+    defaultValue: 10_000,
+    parse: wholeNumber(WEBHOOK_TIMEOUT_MS_MIN, WEBHOOK_TIMEOUT_MS_MAX),
+  },
+  webhookConcurrency: {
+    key: 'webhookConcurrency',
+    env: 'POOLPARTY_WEBHOOK_CONCURRENCY',
+    flag: 'webhook-concurrency',
+    description: 'webhook requests a worker has in flight at most, over every endpoint',
+    defaultValue: 32,
+    parse: wholeNumber(1, WEBHOOK_CONCURRENCY_BOUND),
+  },
+  webhookPerEndpoint: {
+    key: 'webhookPerEndpoint',
+    env: 'POOLPARTY_WEBHOOK_PER_ENDPOINT',
+    flag: 'webhook-per-endpoint',
+    description: 'webhook requests a worker has in flight to one endpoint at most',
+    defaultValue: 4,
+    parse: wholeNumber(1, WEBHOOK_CONCURRENCY_BOUND),
   },
 };
 

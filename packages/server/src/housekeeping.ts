@@ -1,7 +1,8 @@
 /**
  * Removing what has served its purpose, so that no table grows without bound: wallet-challenge
  * nonces and portal sessions past their expiry, revocations of wallet tokens that have expired
- * anyway, and idempotency records past their retention. A worker does it (the `api` role only
+ * anyway, idempotency records past their retention, and webhook deliveries ended longer than
+ * their retention ago. A worker does it (the `api` role only
  * serves), every `HOUSEKEEPING_INTERVAL_MS`, in batches of `PURGE_BATCH_ROWS` and at most
  * `PURGE_BATCHES_PER_RUN` batches per table per run, so that a backlog (a store that ran a year
  * without this) is worked off over several runs instead of in one statement that holds locks and
@@ -19,6 +20,7 @@ import {
   purgeExpiredRevocations,
   purgeExpiredSessions,
   purgeIdempotencyRecords,
+  purgeWebhookDeliveries,
 } from '@poolparty/store';
 import { PeriodicJob } from './periodic-job.js';
 
@@ -37,6 +39,8 @@ export const PURGES: Readonly<Record<string, Purge>> = {
   sessions: purgeExpiredSessions,
   wallet_token_revocations: purgeExpiredRevocations,
   idempotency_records: purgeIdempotencyRecords,
+  // Ended deliveries and their attempts, 30 days after they ended (WEBHOOK_DELIVERY_RETENTION_MS).
+  webhook_deliveries: purgeWebhookDeliveries,
 };
 
 export interface PurgeLimits {

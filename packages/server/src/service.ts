@@ -56,6 +56,7 @@ import { registerTreasuryMetrics } from './treasury/metrics.js';
 import { TreasurySweeper } from './treasury/sweeper.js';
 import { LIQUIDITY_OUTBOX } from './views/liquidity-outbox.js';
 import { SWAP_OUTBOX } from './views/swap-outbox.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 export interface StartOptions {
   /** PostgreSQL schema to work in (tests isolate themselves this way). */
@@ -344,12 +345,36 @@ async function startWorkerJobs(
   });
   housekeeping.start();
   const sweeper = startTreasurySweeps(ctx, app, engine, treasuryParty);
+  const webhooks = startWebhookDelivery(ctx, app);
   return [
     { what: 'the settlement engine', close: () => engine.stop() },
     { what: "the engine's admin change subscription", close: async () => unsubscribe() },
     { what: 'housekeeping', close: () => housekeeping.stop() },
     { what: 'the treasury sweeps', close: async () => sweeper?.stop() },
+    { what: 'the webhook deliveries', close: () => webhooks.stop() },
   ];
+}
+
+/** The worker's webhook delivery loop (webhooks/dispatcher.ts), beside and apart from settlement. */
+function startWebhookDelivery(ctx: ServiceContext, app: App): WebhookDispatcher {
+  const { settings } = ctx;
+  const dispatcher = new WebhookDispatcher({
+    db: ctx.db,
+    clock: ctx.clock,
+    settings: {
+      mode: settings.environment,
+      allowPrivate: settings.webhookAllowPrivate,
+      timeoutMs: settings.webhookTimeoutMs,
+      concurrency: settings.webhookConcurrency,
+      perEndpoint: settings.webhookPerEndpoint,
+    },
+    log: {
+      warn: (details, message) => app.log.warn(details, message),
+      info: (details, message) => app.log.debug(details, message),
+    },
+  });
+  dispatcher.start();
+  return dispatcher;
 }
 
 /**

@@ -1,23 +1,29 @@
 /**
- * Housekeeping: expired nonces, sessions, wallet-token revocations and idempotency records past
- * retention are removed in bounded batches; what is still live stays; a run stops at its batch
+ * Housekeeping: expired nonces, sessions, wallet-token revocations, idempotency records past
+ * retention and webhook deliveries ended longer than their retention ago are removed in bounded batches; what is still live stays; a run stops at its batch
  * budget and the next run goes on from there; a failing run is reported and the job goes on.
  */
 import { createHash } from 'node:crypto';
 import { openTestDatabase, waitFor } from '@poolparty/settlement/testing';
 import {
   claimIdempotencyKey,
+  claimWebhookDeliveries,
   completeIdempotencyClaim,
   type Database,
   findNonce,
   findValidSession,
   getIdempotencyRecord,
+  getWebhookDelivery,
   insertNonce,
   insertSession,
+  insertWebhookDeliveries,
+  insertWebhookEndpointWithinCap,
   isWalletTokenRevoked,
   migrate,
+  recordWebhookAttempt,
   revokeWalletToken,
   upsertDeveloper,
+  WEBHOOK_DELIVERY_RETENTION_MS,
 } from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Housekeeping, PURGES, purgeExpired } from '../src/housekeeping.js';
@@ -28,6 +34,7 @@ const DAY_MS = 24 * 60 * MINUTE_MS;
 const at = (ms: number) => new Date(T0.getTime() + ms);
 const DEVELOPER = 'developer::1220aa';
 const IDEMPOTENCY_SCOPE = 'api_key:key_housekeeping';
+const ENDPOINT = 'we_housekeeping_0001';
 /** Rows of each kind made expired, and made live, per test. */
 const EXPIRED = 7;
 const LIVE = 3;
@@ -72,9 +79,42 @@ async function rows(db: Database, count: number, expiry: Date): Promise<string[]
     await claimIdempotencyKey(db, claim);
     // Retention is a day from when the response was stored.
     await completeIdempotencyClaim(db, claim, { status: 201, body: { id } }, created);
+    await endedDelivery(db, id, new Date(expiry.getTime() - WEBHOOK_DELIVERY_RETENTION_MS));
     ids.push(id);
   }
   return ids;
+}
+
+/** A webhook delivery of `id` that ended (was delivered) at `ended`. */
+async function endedDelivery(db: Database, id: string, ended: Date): Promise<void> {
+  const [delivery] = await insertWebhookDeliveries(db, [
+    {
+      deliveryId: `wd_${id}`,
+      endpointId: ENDPOINT,
+      eventId: `evt_${id}`,
+      eventType: 'webhook.test',
+      subjectId: id,
+      body: '{}',
+      createdAt: ended,
+    },
+  ]);
+  const lease = { owner: 'housekeeping', now: ended, leaseUntil: ended, limit: 1 };
+  await claimWebhookDeliveries(db, { ...lease, perEndpoint: 1, busy: {}, scanMax: 10 });
+  const attempt = {
+    at: ended.toISOString(),
+    statusCode: 200,
+    latencyMs: 1,
+    error: null,
+    responseExcerpt: null,
+  };
+  await recordWebhookAttempt(db, {
+    deliveryId: delivery?.deliveryId ?? '',
+    owner: 'housekeeping',
+    attempt,
+    state: 'delivered',
+    nextAttemptAt: null,
+    now: ended,
+  });
 }
 
 /** Whether each kind of row made for `id` is still stored. */
@@ -85,6 +125,7 @@ async function present(db: Database, id: string): Promise<Record<string, boolean
     wallet_token_revocations: await isWalletTokenRevoked(db, id),
     idempotency_records:
       (await getIdempotencyRecord(db, IDEMPOTENCY_SCOPE, id, at(-DAY_MS))) !== null,
+    webhook_deliveries: (await getWebhookDelivery(db, ENDPOINT, `wd_${id}`)) !== null,
   };
 }
 
@@ -95,6 +136,17 @@ describe('housekeeping', () => {
     db = await openTestDatabase();
     await migrate(db);
     await upsertDeveloper(db, DEVELOPER, T0);
+    const endpoint = {
+      endpointId: ENDPOINT,
+      developerParty: DEVELOPER,
+      url: 'http://127.0.0.1:9/hook',
+      events: [],
+      apiKeyIds: null,
+      description: '',
+      secret: 'whsec_housekeeping',
+      createdAt: T0,
+    };
+    await insertWebhookEndpointWithinCap(db, endpoint, 1);
   });
 
   afterAll(async () => {
@@ -109,15 +161,15 @@ describe('housekeeping', () => {
       Object.fromEntries(Object.keys(PURGES).map((table) => [table, EXPIRED])),
     );
     for (const id of expired) {
-      expect(Object.values(await present(db, id))).toEqual([false, false, false, false]);
+      expect(Object.values(await present(db, id))).toEqual([false, false, false, false, false]);
     }
     for (const id of live) {
-      expect(Object.values(await present(db, id))).toEqual([true, true, true, true]);
+      expect(Object.values(await present(db, id))).toEqual([true, true, true, true, true]);
     }
     // The live ones go once they expire too.
     await purgeExpired(db, at(11 * MINUTE_MS));
     for (const id of live) {
-      expect(Object.values(await present(db, id))).toEqual([false, false, false, false]);
+      expect(Object.values(await present(db, id))).toEqual([false, false, false, false, false]);
     }
   });
 
@@ -125,11 +177,11 @@ describe('housekeeping', () => {
     await rows(db, EXPIRED, at(20 * MINUTE_MS));
     const limits = { batchRows: 2, batchesPerRun: 2 };
     const first = await purgeExpired(db, at(30 * MINUTE_MS), limits);
-    expect(Object.values(first)).toEqual([4, 4, 4, 4]);
+    expect(Object.values(first)).toEqual([4, 4, 4, 4, 4]);
     const second = await purgeExpired(db, at(30 * MINUTE_MS), limits);
-    expect(Object.values(second)).toEqual([3, 3, 3, 3]);
+    expect(Object.values(second)).toEqual([3, 3, 3, 3, 3]);
     const third = await purgeExpired(db, at(30 * MINUTE_MS), limits);
-    expect(Object.values(third)).toEqual([0, 0, 0, 0]);
+    expect(Object.values(third)).toEqual([0, 0, 0, 0, 0]);
   });
 
   it('runs on its own, reports a failed run and goes on', async () => {
@@ -164,6 +216,12 @@ describe('housekeeping', () => {
     } finally {
       await job.stop();
     }
-    expect(Object.values(await present(db, ids[0] ?? ''))).toEqual([false, false, false, false]);
+    expect(Object.values(await present(db, ids[0] ?? ''))).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -41,6 +41,14 @@ const DOCUMENTED_ENDPOINTS = [
   ['post', '/api/sdk/wallet-login'],
   ['get', '/api/sdk/keys'],
   ['post', '/api/sdk/keys'],
+  ['post', '/api/sdk/webhooks'],
+  ['get', '/api/sdk/webhooks'],
+  ['patch', '/api/sdk/webhooks/{endpointId}'],
+  ['delete', '/api/sdk/webhooks/{endpointId}'],
+  ['post', '/api/sdk/webhooks/{endpointId}/rotate-secret'],
+  ['get', '/api/sdk/webhooks/{endpointId}/deliveries'],
+  ['post', '/api/sdk/webhooks/{endpointId}/deliveries/{deliveryId}/resend'],
+  ['post', '/api/sdk/webhooks/{endpointId}/test'],
 ] as const;
 
 describe('HTTP surface', () => {

@@ -45,6 +45,7 @@ export * from './sessions.js';
 export * from './sql.js';
 export * from './store-environment.js';
 export * from './treasury-sweeps.js';
+export * from './webhooks.js';
 
 export interface StoreSettings {
   /** `postgres://…`; absent: PGlite at `<dataDir>/db`. */

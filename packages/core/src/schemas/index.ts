@@ -12,6 +12,7 @@ import { PORTAL_SCHEMAS } from './portal.js';
 import { PROBLEM_SCHEMAS } from './problem.js';
 import { QUOTE_SCHEMAS } from './quote.js';
 import { SWAP_SCHEMAS } from './swap.js';
+import { WEBHOOK_SCHEMAS } from './webhooks.js';
 
 export * from './auth.js';
 export * from './common.js';
@@ -22,6 +23,7 @@ export * from './portal.js';
 export * from './problem.js';
 export * from './quote.js';
 export * from './swap.js';
+export * from './webhooks.js';
 
 /** A named wire schema: what an OpenAPI `components.schemas` entry is made from. */
 export type WireSchema = TSchema & { readonly $id: string; readonly description: string };
@@ -35,6 +37,7 @@ export const WIRE_SCHEMAS: readonly WireSchema[] = [
   ...LIQUIDITY_SCHEMAS,
   ...AUTH_SCHEMAS,
   ...PORTAL_SCHEMAS,
+  ...WEBHOOK_SCHEMAS,
   ...PROBLEM_SCHEMAS,
   ...DEVNET_SCHEMAS,
 ] as readonly WireSchema[];

@@ -14,6 +14,7 @@ import type {
   SwapStatus,
   Withdrawal,
 } from '../types.js';
+import type { WebhookEndpoint } from './wire-types.js';
 
 /** The part of every event beside its type and object. */
 interface WebhookEventOf<Type extends string, Subject> {
@@ -43,8 +44,8 @@ export type LiquidityWithdrawalWebhookEvent = WebhookEventOf<
 export type CollectionWebhookEvent = WebhookEventOf<'collection.paid', Collection>;
 /** One of your API keys was revoked (or its rotation's grace period ended). */
 export type ApiKeyWebhookEvent = WebhookEventOf<'api_key.revoked', ApiKeyListEntry>;
-/** The event you asked for to try an endpoint (`portal.webhooks.test`). */
-export type TestWebhookEvent = WebhookEventOf<'webhook.test', Readonly<Record<string, unknown>>>;
+/** The event you asked for to try an endpoint (`portal.webhooks.test`); it carries the endpoint. */
+export type TestWebhookEvent = WebhookEventOf<'webhook.test', WebhookEndpoint>;
 
 /** Any event a PoolParty webhook carries; `type` tells them apart. */
 export type WebhookEvent =

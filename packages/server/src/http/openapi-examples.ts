@@ -603,6 +603,25 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
     },
   },
   malformed_request: { detail: "'/v1/pools/%E0%A4%A' is not a valid url component" },
+  webhook_url_invalid: {
+    detail:
+      'The webhook URL https://user:pw@hooks.example.com/ is refused: a user name or password in the URL.',
+  },
+  webhook_url_not_allowed: {
+    detail: 'The webhook URL https://10.0.0.5/hook is refused: 10.0.0.5 is a private address.',
+  },
+  webhook_event_unknown: {
+    detail: 'swap.done is no webhook event type or kind; see GET /docs for the event types.',
+    extensions: { pattern: 'swap.done' },
+  },
+  webhook_api_key_unknown: {
+    detail: 'key_1a2b3c4d5e6f7a8b9c0d1e2f is not one of your API keys.',
+    extensions: { apiKeyId: 'key_1a2b3c4d5e6f7a8b9c0d1e2f' },
+  },
+  webhook_endpoint_limit: {
+    detail: 'You have 16 webhook endpoints, the most a developer may hold; delete one first.',
+    extensions: { limit: 16 },
+  },
   amount_below_minimum: {
     detail:
       'The amount must be larger than the network fee of 8.275862069 Amulet; send at least 8.2758620691.',
@@ -760,3 +779,55 @@ export function problemExample(code: ErrorCode): object {
   const { detail, extensions } = PROBLEM_CASES[code];
   return { ...problemOf(code, detail, extensions), requestId: REQUEST_ID };
 }
+
+// --- webhooks -----------------------------------------------------------------------------------
+
+export const WEBHOOK_ENDPOINT_CREATE_EXAMPLE = {
+  url: 'https://hooks.example.com/poolparty',
+  events: ['swap.*', 'collection.paid'],
+  apiKeyIds: null,
+  description: 'Production receiver',
+};
+
+export const WEBHOOK_ENDPOINT_EXAMPLE = {
+  id: 'we_3kT9vQx2LmN8pR4sW6yZ1a',
+  url: 'https://hooks.example.com/poolparty',
+  events: ['collection.paid', 'swap.*'],
+  apiKeyIds: null,
+  description: 'Production receiver',
+  enabled: true,
+  disabledReason: null,
+  disabledAt: null,
+  createdAt: '2026-01-15T10:00:00.000Z',
+  updatedAt: '2026-01-15T10:00:00.000Z',
+  secretRotatedAt: null,
+  failingSince: null,
+};
+
+export const WEBHOOK_ENDPOINT_CREATED_EXAMPLE = {
+  endpoint: WEBHOOK_ENDPOINT_EXAMPLE,
+  secret: 'whsec_Zk3pQ9vT2mL8xR4sW6yN1aB5cD7eF0gH',
+};
+
+export const WEBHOOK_SECRET_ROTATED_EXAMPLE = {
+  secret: 'whsec_Mn4bV8cX2zL6kJ0hG5fD9sA3pO7iU1yT',
+  previousSecretExpiresAt: '2026-01-16T10:00:00.000Z',
+};
+
+export const WEBHOOK_DELIVERY_EXAMPLE = {
+  id: 'wd_9fJ2kL5mN8pQ1rS4tU7vW0x',
+  eventId: 'evt_swap_1042',
+  eventType: 'swap.completed',
+  state: 'delivered',
+  attempts: [
+    {
+      at: '2026-01-15T10:05:00.000Z',
+      statusCode: 200,
+      latencyMs: 84,
+      error: null,
+      responseExcerpt: 'ok',
+    },
+  ],
+  nextAttemptAt: null,
+  createdAt: '2026-01-15T10:05:00.000Z',
+};

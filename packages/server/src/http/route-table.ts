@@ -51,7 +51,7 @@ export type RouteHooks = Pick<
 
 /** One route of a module whose routes share `Deps`. */
 export interface Route<Deps, S extends FastifySchema = FastifySchema> {
-  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   readonly url: string;
   readonly schema: S;
   /** The route's hooks, made once when it is registered. */

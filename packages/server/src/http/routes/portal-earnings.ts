@@ -14,7 +14,6 @@
  */
 import {
   Amount,
-  type Collection,
   CollectionCreateSchema,
   CollectionIdSchema,
   CollectionListSchema,
@@ -34,7 +33,6 @@ import { recordCollection } from '@poolparty/settlement';
 import type { PoolSide } from '@poolparty/store';
 import {
   apiKeyEndsAt,
-  type CollectionRecord,
   collectableEarnings,
   collectedSince,
   type EarningsScope,
@@ -53,6 +51,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ApiKeyDirectory } from '../../auth/api-key-directory.js';
 import type { ServiceContext } from '../../context.js';
+import { collectionOf } from '../../views/portal.js';
 import { DEVELOPER_IDEMPOTENCY } from '../idempotent-routes.js';
 import {
   COLLECTION_COLLECTED_EXAMPLE,
@@ -386,23 +385,5 @@ async function usageReport(
         lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
         revokedAt: apiKeyEndsAt(key)?.toISOString() ?? null,
       })),
-  };
-}
-
-function collectionOf(record: CollectionRecord): Collection {
-  return {
-    collectionId: record.collectionId,
-    poolId: record.poolId,
-    token: record.instrument.id,
-    tokenAdmin: record.instrument.admin,
-    amount: record.amount.toString(),
-    status: record.status,
-    receiverParty: record.developerParty,
-    updateId: record.updateId,
-    offerId: record.offerId,
-    offerExpiresAt: record.offerExpiresAt?.toISOString() ?? null,
-    createdAt: record.createdAt.toISOString(),
-    settledAt: record.settledAt?.toISOString() ?? null,
-    error: record.error,
   };
 }

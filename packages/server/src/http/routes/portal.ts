@@ -45,7 +45,6 @@ import {
 } from '@poolparty/core';
 import {
   type ApiKeyRecord,
-  apiKeyEndsAt,
   deleteSession,
   getApiKey,
   insertApiKeyWithinCap,
@@ -65,6 +64,7 @@ import {
   SESSION_TTL_MS,
   startDeveloperSession,
 } from '../../auth/sessions.js';
+import { listingOf } from '../../views/portal.js';
 import { clientAddressLimitHook, DEFAULT_RATE_LIMITS } from '../authenticate.js';
 import type { HttpDeps } from '../deps.js';
 import type { App } from '../fastify.js';
@@ -101,6 +101,7 @@ import {
   type PortalDeps,
   sessionOnly,
 } from './portal-earnings.js';
+import { WEBHOOK_ROUTES } from './webhooks.js';
 
 const PURPOSE: ChallengePurpose = 'developer portal login';
 const KEY_ID_BYTES = 12;
@@ -328,6 +329,7 @@ const PORTAL_ROUTES = [
   revokeApiKeyRoute,
   developerSignOut,
   ...EARNINGS_ROUTES,
+  ...WEBHOOK_ROUTES,
 ];
 
 /** What the portal plugin is registered with: its context, the API keys and the login buckets. */
@@ -493,16 +495,4 @@ async function ownKey(ctx: PortalContext, developer: string, keyId: string): Pro
     throw new ApiError('not_found', `No API key ${keyId}.`);
   }
   return key;
-}
-
-function listingOf(key: ApiKeyRecord): ApiKeyListEntry {
-  return {
-    keyId: key.keyId,
-    name: key.name === '' ? null : key.name,
-    prefix: key.prefix,
-    createdAt: key.createdAt.toISOString(),
-    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
-    revokedAt: apiKeyEndsAt(key)?.toISOString() ?? null,
-    requestCount: key.requestCount,
-  };
 }

@@ -1,0 +1,603 @@
+/**
+ * Webhooks (migration 0017, docs/spec/webhooks.md): a developer's endpoints, the queue of events
+ * the triggers fill, and the deliveries with their attempts.
+ *
+ * Delivery is at least once: a worker claims a delivery with a lease (`lease_until`) before it
+ * sends, and records the attempt after; a worker that dies mid-request leaves the lease to run
+ * out, and the next claim after it takes the delivery again. A delivery waits while an earlier
+ * delivery of its subject to the same endpoint is open, so one intent's events arrive in order
+ * and one at a time.
+ */
+import {
+  jsonParam,
+  readDate,
+  readDateOrNull,
+  readSafeInteger,
+  readString,
+  readStringOrNull,
+} from './columns.js';
+import type { Database, Queryable, Row } from './database.js';
+
+/** How long an ended delivery and its attempts are kept, for the delivery log and resends. */
+export const WEBHOOK_DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+export type WebhookDeliveryState = 'pending' | 'delivered' | 'retrying' | 'failed';
+
+export interface WebhookAttemptRecord {
+  readonly at: string;
+  readonly statusCode: number | null;
+  readonly latencyMs: number;
+  readonly error: string | null;
+  readonly responseExcerpt: string | null;
+}
+
+export interface WebhookEndpointRecord {
+  readonly endpointId: string;
+  readonly developerParty: string;
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly apiKeyIds: readonly string[] | null;
+  readonly description: string;
+  readonly secret: string;
+  readonly previousSecret: string | null;
+  readonly previousSecretExpiresAt: Date | null;
+  readonly secretRotatedAt: Date | null;
+  readonly enabled: boolean;
+  readonly disabledReason: string | null;
+  readonly disabledAt: Date | null;
+  readonly failedInRow: number;
+  readonly failingSince: Date | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export interface WebhookDeliveryRecord {
+  readonly deliveryId: string;
+  readonly endpointId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly subjectId: string;
+  readonly body: string;
+  readonly state: WebhookDeliveryState;
+  readonly attempts: readonly WebhookAttemptRecord[];
+  readonly firstAttemptAt: Date | null;
+  readonly nextAttemptAt: Date | null;
+  readonly createdAt: Date;
+}
+
+function textArray(value: unknown): string[] {
+  if (!Array.isArray(value)) throw new TypeError('expected a text array');
+  return value.map(readString);
+}
+
+function endpointFromRow(row: Row): WebhookEndpointRecord {
+  return {
+    endpointId: readString(row.endpoint_id),
+    developerParty: readString(row.developer_party),
+    url: readString(row.url),
+    events: textArray(row.events),
+    apiKeyIds: row.api_key_ids === null ? null : textArray(row.api_key_ids),
+    description: readString(row.description),
+    secret: readString(row.secret),
+    previousSecret: readStringOrNull(row.previous_secret),
+    previousSecretExpiresAt: readDateOrNull(row.previous_secret_expires_at),
+    secretRotatedAt: readDateOrNull(row.secret_rotated_at),
+    enabled: row.enabled === true,
+    disabledReason: readStringOrNull(row.disabled_reason),
+    disabledAt: readDateOrNull(row.disabled_at),
+    failedInRow: readSafeInteger(row.failed_in_row),
+    failingSince: readDateOrNull(row.failing_since),
+    createdAt: readDate(row.created_at),
+    updatedAt: readDate(row.updated_at),
+  };
+}
+
+function deliveryFromRow(row: Row): WebhookDeliveryRecord {
+  const attempts = typeof row.attempts === 'string' ? JSON.parse(row.attempts) : row.attempts;
+  return {
+    deliveryId: readString(row.delivery_id),
+    endpointId: readString(row.endpoint_id),
+    eventId: readString(row.event_id),
+    eventType: readString(row.event_type),
+    subjectId: readString(row.subject_id),
+    body: readString(row.body),
+    state: readString(row.state) as WebhookDeliveryState,
+    attempts: attempts as WebhookAttemptRecord[],
+    firstAttemptAt: readDateOrNull(row.first_attempt_at),
+    nextAttemptAt: readDateOrNull(row.next_attempt_at),
+    createdAt: readDate(row.created_at),
+  };
+}
+
+// --- endpoints ---------------------------------------------------------------------------------
+
+export interface NewWebhookEndpoint {
+  readonly endpointId: string;
+  readonly developerParty: string;
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly apiKeyIds: readonly string[] | null;
+  readonly description: string;
+  readonly secret: string;
+  readonly createdAt: Date;
+}
+
+/**
+ * Creates the endpoint unless its developer already has `max`; null then. The developer's row is
+ * locked first, so concurrent creations are counted one after the other.
+ */
+export async function insertWebhookEndpointWithinCap(
+  db: Database,
+  endpoint: NewWebhookEndpoint,
+  max: number,
+): Promise<WebhookEndpointRecord | null> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT party_id FROM developers WHERE party_id = $1 FOR UPDATE', [
+      endpoint.developerParty,
+    ]);
+    const [counted] = await tx.query(
+      'SELECT count(*)::int AS n FROM webhook_endpoints WHERE developer_party = $1',
+      [endpoint.developerParty],
+    );
+    if (readSafeInteger(counted?.n) >= max) return null;
+    const rows = await tx.query(
+      `INSERT INTO webhook_endpoints (endpoint_id, developer_party, url, events, api_key_ids,
+         description, secret, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING *`,
+      [
+        endpoint.endpointId,
+        endpoint.developerParty,
+        endpoint.url,
+        endpoint.events,
+        endpoint.apiKeyIds,
+        endpoint.description,
+        endpoint.secret,
+        endpoint.createdAt,
+      ],
+    );
+    return endpointFromRow(rows[0] as Row);
+  });
+}
+
+/** The endpoint, whoever's it is; the caller checks the developer. */
+export async function getWebhookEndpoint(
+  q: Queryable,
+  endpointId: string,
+): Promise<WebhookEndpointRecord | null> {
+  const rows = await q.query('SELECT * FROM webhook_endpoints WHERE endpoint_id = $1', [
+    endpointId,
+  ]);
+  return rows[0] ? endpointFromRow(rows[0]) : null;
+}
+
+/** The developer's endpoints, oldest first (a developer holds a bounded number). */
+export async function listWebhookEndpoints(
+  q: Queryable,
+  developerParty: string,
+): Promise<WebhookEndpointRecord[]> {
+  const rows = await q.query(
+    `SELECT * FROM webhook_endpoints WHERE developer_party = $1
+     ORDER BY created_at, endpoint_id`,
+    [developerParty],
+  );
+  return rows.map(endpointFromRow);
+}
+
+export interface WebhookEndpointChanges {
+  readonly url?: string;
+  readonly events?: readonly string[];
+  readonly apiKeyIds?: readonly string[] | null;
+  readonly description?: string;
+  /** True re-enables (and forgets the failures that disabled it); false disables. */
+  readonly enabled?: boolean;
+}
+
+/** Applies the changes given to the developer's endpoint; null when it is not theirs. */
+export async function updateWebhookEndpoint(
+  q: Queryable,
+  input: {
+    readonly endpointId: string;
+    readonly developerParty: string;
+    readonly changes: WebhookEndpointChanges;
+    readonly now: Date;
+  },
+): Promise<WebhookEndpointRecord | null> {
+  const { changes } = input;
+  const rows = await q.query(
+    `UPDATE webhook_endpoints SET
+       url = COALESCE($3, url),
+       events = CASE WHEN $4::boolean THEN $5::text[] ELSE events END,
+       api_key_ids = CASE WHEN $6::boolean THEN $7::text[] ELSE api_key_ids END,
+       description = COALESCE($8, description),
+       enabled = COALESCE($9::boolean, enabled),
+       disabled_reason = CASE WHEN $9::boolean IS NULL THEN disabled_reason
+         WHEN $9::boolean THEN NULL ELSE 'disabled by the developer' END,
+       disabled_at = CASE WHEN $9::boolean IS NULL THEN disabled_at
+         WHEN $9::boolean THEN NULL ELSE COALESCE(disabled_at, $10) END,
+       failed_in_row = CASE WHEN $9::boolean THEN 0 ELSE failed_in_row END,
+       failing_since = CASE WHEN $9::boolean THEN NULL ELSE failing_since END,
+       updated_at = $10
+     WHERE endpoint_id = $1 AND developer_party = $2 RETURNING *`,
+    [
+      input.endpointId,
+      input.developerParty,
+      changes.url ?? null,
+      changes.events !== undefined,
+      changes.events ?? [],
+      changes.apiKeyIds !== undefined,
+      changes.apiKeyIds ?? null,
+      changes.description ?? null,
+      changes.enabled ?? null,
+      input.now,
+    ],
+  );
+  return rows[0] ? endpointFromRow(rows[0]) : null;
+}
+
+/** Deletes the developer's endpoint and its deliveries; false when it is not theirs. */
+export async function deleteWebhookEndpoint(
+  q: Queryable,
+  endpointId: string,
+  developerParty: string,
+): Promise<boolean> {
+  const rows = await q.query(
+    `DELETE FROM webhook_endpoints WHERE endpoint_id = $1 AND developer_party = $2
+     RETURNING endpoint_id`,
+    [endpointId, developerParty],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Makes `secret` the endpoint's, the current one signing beside it until `previousExpiresAt`;
+ * a previous secret still in its overlap is dropped. Null when the endpoint is not theirs.
+ */
+export async function rotateWebhookSecret(
+  q: Queryable,
+  input: {
+    readonly endpointId: string;
+    readonly developerParty: string;
+    readonly secret: string;
+    readonly previousExpiresAt: Date;
+    readonly now: Date;
+  },
+): Promise<WebhookEndpointRecord | null> {
+  const rows = await q.query(
+    `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = $4,
+       secret = $3, secret_rotated_at = $5, updated_at = $5
+     WHERE endpoint_id = $1 AND developer_party = $2 RETURNING *`,
+    [input.endpointId, input.developerParty, input.secret, input.previousExpiresAt, input.now],
+  );
+  return rows[0] ? endpointFromRow(rows[0]) : null;
+}
+
+/** The secrets that sign a request sent at `now`: the current one, and the previous in overlap. */
+export function signingSecrets(endpoint: WebhookEndpointRecord, now: Date): string[] {
+  const { previousSecret, previousSecretExpiresAt } = endpoint;
+  const overlapping =
+    previousSecret !== null && previousSecretExpiresAt !== null && now < previousSecretExpiresAt;
+  return overlapping ? [endpoint.secret, previousSecret] : [endpoint.secret];
+}
+
+// --- the queue and the fan-out ------------------------------------------------------------------
+
+export interface QueuedWebhookEvent {
+  readonly queuedSeq: number;
+  readonly eventId: string;
+  readonly developerParty: string;
+  readonly type: string;
+  readonly subjectId: string;
+  readonly apiKeyId: string | null;
+  readonly outboxSeq: number | null;
+  readonly at: Date;
+}
+
+/**
+ * The oldest queued events, at most `limit`, locked for the transaction; events another fan-out
+ * holds are skipped, so two workers fan out different events.
+ */
+export async function lockQueuedWebhookEvents(
+  tx: Queryable,
+  limit: number,
+): Promise<QueuedWebhookEvent[]> {
+  const rows = await tx.query(
+    'SELECT * FROM webhook_events ORDER BY queued_seq LIMIT $1 FOR UPDATE SKIP LOCKED',
+    [limit],
+  );
+  return rows.map((row) => ({
+    queuedSeq: readSafeInteger(row.queued_seq),
+    eventId: readString(row.event_id),
+    developerParty: readString(row.developer_party),
+    type: readString(row.type),
+    subjectId: readString(row.subject_id),
+    apiKeyId: readStringOrNull(row.api_key_id),
+    outboxSeq: row.outbox_seq === null ? null : readSafeInteger(row.outbox_seq),
+    at: readDate(row.at),
+  }));
+}
+
+/** The enabled endpoints of these developers. */
+export async function enabledWebhookEndpointsOf(
+  q: Queryable,
+  developerParties: readonly string[],
+): Promise<WebhookEndpointRecord[]> {
+  const rows = await q.query(
+    `SELECT * FROM webhook_endpoints WHERE developer_party = ANY($1::text[]) AND enabled
+     ORDER BY created_at, endpoint_id`,
+    [developerParties],
+  );
+  return rows.map(endpointFromRow);
+}
+
+export interface NewWebhookDelivery {
+  readonly deliveryId: string;
+  readonly endpointId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly subjectId: string;
+  readonly body: string;
+  readonly createdAt: Date;
+  /** The delivery this one sends again; absent for the fan-out's and test events. */
+  readonly resendOf?: string;
+}
+
+/**
+ * Adds the deliveries, due at once, in the order given (their `ord`); a fan-out's delivery of an
+ * event an endpoint already has is skipped.
+ */
+export async function insertWebhookDeliveries(
+  q: Queryable,
+  deliveries: readonly NewWebhookDelivery[],
+): Promise<WebhookDeliveryRecord[]> {
+  if (deliveries.length === 0) return [];
+  const rows = await q.query(
+    `INSERT INTO webhook_deliveries (delivery_id, endpoint_id, event_id, event_type, subject_id,
+       body, state, next_attempt_at, created_at, resend_of)
+     SELECT d.delivery_id, d.endpoint_id, d.event_id, d.event_type, d.subject_id, d.body,
+       'pending', d.created_at, d.created_at, d.resend_of
+     FROM jsonb_to_recordset($1::jsonb) AS d(delivery_id text, endpoint_id text,
+       event_id text, event_type text, subject_id text, body text, created_at timestamptz,
+       resend_of text, n bigint)
+     ORDER BY d.n
+     ON CONFLICT (endpoint_id, event_id) WHERE resend_of IS NULL DO NOTHING
+     RETURNING *`,
+    [
+      jsonParam(
+        deliveries.map((d, n) => ({
+          n,
+          delivery_id: d.deliveryId,
+          endpoint_id: d.endpointId,
+          event_id: d.eventId,
+          event_type: d.eventType,
+          subject_id: d.subjectId,
+          body: d.body,
+          created_at: d.createdAt.toISOString(),
+          resend_of: d.resendOf ?? null,
+        })),
+      ),
+    ],
+  );
+  return rows.map(deliveryFromRow);
+}
+
+/** Takes fanned-out events off the queue (in the fan-out's transaction). */
+export async function dequeueWebhookEvents(
+  tx: Queryable,
+  queuedSeqs: readonly number[],
+): Promise<void> {
+  if (queuedSeqs.length === 0) return;
+  await tx.query('DELETE FROM webhook_events WHERE queued_seq = ANY($1::bigint[])', [
+    queuedSeqs.map(String),
+  ]);
+}
+
+// --- claims and attempts -------------------------------------------------------------------------
+
+export interface WebhookClaim {
+  readonly owner: string;
+  readonly now: Date;
+  readonly leaseUntil: Date;
+  readonly limit: number;
+  /** In flight per endpoint at most, counting `busy`. */
+  readonly perEndpoint: number;
+  /** Deliveries this worker has in flight, by endpoint. */
+  readonly busy: Readonly<Record<string, number>>;
+  /** Due deliveries looked at per claim at most. */
+  readonly scanMax: number;
+}
+
+export interface ClaimedWebhookDelivery extends WebhookDeliveryRecord {
+  readonly endpoint: WebhookEndpointRecord;
+  readonly attemptCount: number;
+}
+
+/**
+ * Leases due deliveries to `owner` until `leaseUntil`: open, due, not leased (or the lease ran
+ * out), of an enabled endpoint, with no earlier open delivery of their subject to their endpoint,
+ * and at most `perEndpoint` in flight per endpoint. Rows another claim holds are skipped.
+ */
+export async function claimWebhookDeliveries(
+  q: Queryable,
+  claim: WebhookClaim,
+): Promise<ClaimedWebhookDelivery[]> {
+  const rows = await q.query(
+    `WITH due AS (
+       SELECT d.delivery_id, d.endpoint_id, d.next_attempt_at, d.ord FROM webhook_deliveries d
+       JOIN webhook_endpoints w ON w.endpoint_id = d.endpoint_id AND w.enabled
+       WHERE d.state IN ('pending', 'retrying') AND d.next_attempt_at <= $2
+         AND (d.lease_until IS NULL OR d.lease_until <= $2)
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+           WHERE e.endpoint_id = d.endpoint_id AND e.subject_id = d.subject_id
+             AND e.state IN ('pending', 'retrying') AND e.ord < d.ord)
+       ORDER BY d.next_attempt_at, d.ord LIMIT $7
+     ), ranked AS (
+       SELECT due.*, row_number() OVER (PARTITION BY due.endpoint_id
+         ORDER BY due.next_attempt_at, due.ord) AS n FROM due
+     ), picked AS (
+       SELECT d.delivery_id FROM webhook_deliveries d JOIN ranked r USING (delivery_id)
+       WHERE r.n <= $5 - COALESCE(($6::jsonb ->> r.endpoint_id)::int, 0)
+       ORDER BY r.next_attempt_at, r.ord LIMIT $4
+       FOR UPDATE OF d SKIP LOCKED
+     ), leased AS (
+       UPDATE webhook_deliveries d SET lease_owner = $1, lease_until = $3
+       FROM picked p WHERE d.delivery_id = p.delivery_id
+         AND (d.lease_until IS NULL OR d.lease_until <= $2) AND d.state IN ('pending', 'retrying')
+       RETURNING d.*
+     )
+     SELECT l.*, to_jsonb(w) AS endpoint FROM leased l
+     JOIN webhook_endpoints w ON w.endpoint_id = l.endpoint_id
+     ORDER BY l.next_attempt_at, l.ord`,
+    [
+      claim.owner,
+      claim.now,
+      claim.leaseUntil,
+      claim.limit,
+      claim.perEndpoint,
+      jsonParam(claim.busy),
+      claim.scanMax,
+    ],
+  );
+  return rows.map((row) => ({
+    ...deliveryFromRow(row),
+    attemptCount: readSafeInteger(row.attempt_count),
+    endpoint: endpointFromJson(row.endpoint),
+  }));
+}
+
+/** An endpoint row as `to_jsonb` gives it: timestamps as text. */
+function endpointFromJson(value: unknown): WebhookEndpointRecord {
+  const row = (typeof value === 'string' ? JSON.parse(value) : value) as Row;
+  const date = (v: unknown) => (v === null || v === undefined ? null : new Date(readString(v)));
+  return endpointFromRow({
+    ...row,
+    previous_secret_expires_at: date(row.previous_secret_expires_at),
+    secret_rotated_at: date(row.secret_rotated_at),
+    disabled_at: date(row.disabled_at),
+    failing_since: date(row.failing_since),
+    created_at: date(row.created_at),
+    updated_at: date(row.updated_at),
+  });
+}
+
+export interface WebhookAttemptResult {
+  readonly deliveryId: string;
+  readonly owner: string;
+  readonly attempt: WebhookAttemptRecord;
+  /** What the delivery is after the attempt: delivered, retrying (at `nextAttemptAt`), failed. */
+  readonly state: 'delivered' | 'retrying' | 'failed';
+  readonly nextAttemptAt: Date | null;
+  readonly now: Date;
+}
+
+/**
+ * Records an attempt and the delivery's state after it, and ends the lease; false when the
+ * delivery is no longer this owner's open lease (its lease ran out and another worker took it, or
+ * it was recorded already): the attempt is then not recorded, and the other worker's counts.
+ */
+export async function recordWebhookAttempt(
+  q: Queryable,
+  result: WebhookAttemptResult,
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE webhook_deliveries SET
+       attempts = attempts || $3::jsonb, attempt_count = attempt_count + 1,
+       first_attempt_at = COALESCE(first_attempt_at, $6), state = $4, next_attempt_at = $5,
+       lease_owner = NULL, lease_until = NULL,
+       ended_at = CASE WHEN $4 IN ('delivered', 'failed') THEN $6::timestamptz END
+     WHERE delivery_id = $1 AND lease_owner = $2 AND state IN ('pending', 'retrying')
+     RETURNING delivery_id`,
+    [
+      result.deliveryId,
+      result.owner,
+      jsonParam([result.attempt]),
+      result.state,
+      result.nextAttemptAt,
+      result.now,
+    ],
+  );
+  return rows.length > 0;
+}
+
+/** The endpoint's failure run, locked for the transaction that updates it. */
+export async function lockWebhookEndpoint(
+  tx: Queryable,
+  endpointId: string,
+): Promise<WebhookEndpointRecord | null> {
+  const rows = await tx.query('SELECT * FROM webhook_endpoints WHERE endpoint_id = $1 FOR UPDATE', [
+    endpointId,
+  ]);
+  return rows[0] ? endpointFromRow(rows[0]) : null;
+}
+
+/** Writes the endpoint's failure run; with `disabledReason`, turns it off at `now`. */
+export async function writeWebhookEndpointHealth(
+  tx: Queryable,
+  input: {
+    readonly endpointId: string;
+    readonly failedInRow: number;
+    readonly failingSince: Date | null;
+    readonly disabledReason: string | null;
+    readonly now: Date;
+  },
+): Promise<void> {
+  await tx.query(
+    `UPDATE webhook_endpoints SET failed_in_row = $2, failing_since = $3,
+       enabled = enabled AND $4::text IS NULL,
+       disabled_reason = COALESCE($4, disabled_reason),
+       disabled_at = CASE WHEN $4::text IS NULL THEN disabled_at ELSE $5 END
+     WHERE endpoint_id = $1`,
+    [input.endpointId, input.failedInRow, input.failingSince, input.disabledReason, input.now],
+  );
+}
+
+// --- the delivery log ----------------------------------------------------------------------------
+
+export async function getWebhookDelivery(
+  q: Queryable,
+  endpointId: string,
+  deliveryId: string,
+): Promise<WebhookDeliveryRecord | null> {
+  const rows = await q.query(
+    'SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 AND delivery_id = $2',
+    [endpointId, deliveryId],
+  );
+  return rows[0] ? deliveryFromRow(rows[0]) : null;
+}
+
+/**
+ * The endpoint's deliveries, newest first, at most `limit`; with `before` (a delivery id of the
+ * endpoint), those listed after it. Null when `before` is not one of the endpoint's.
+ */
+export async function listWebhookDeliveries(
+  q: Queryable,
+  input: { readonly endpointId: string; readonly limit: number; readonly before: string | null },
+): Promise<WebhookDeliveryRecord[] | null> {
+  if (input.before !== null) {
+    const anchor = await getWebhookDelivery(q, input.endpointId, input.before);
+    if (anchor === null) return null;
+  }
+  const rows = await q.query(
+    `SELECT d.* FROM webhook_deliveries d
+     WHERE d.endpoint_id = $1 AND ($2::text IS NULL OR (d.created_at, d.delivery_id) <
+       (SELECT a.created_at, a.delivery_id FROM webhook_deliveries a WHERE a.delivery_id = $2))
+     ORDER BY d.created_at DESC, d.delivery_id DESC LIMIT $3`,
+    [input.endpointId, input.before, input.limit],
+  );
+  return rows.map(deliveryFromRow);
+}
+
+/** Deletes deliveries ended longer than the retention ago, at most `limit`; answers how many. */
+export async function purgeWebhookDeliveries(
+  q: Queryable,
+  now: Date,
+  limit: number,
+): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM webhook_deliveries WHERE delivery_id IN (
+       SELECT delivery_id FROM webhook_deliveries WHERE ended_at <= $1
+       ORDER BY ended_at LIMIT $2
+     ) RETURNING delivery_id`,
+    [new Date(now.getTime() - WEBHOOK_DELIVERY_RETENTION_MS), limit],
+  );
+  return rows.length;
+}

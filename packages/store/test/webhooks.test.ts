@@ -1,0 +1,325 @@
+/**
+ * The webhook tables (migration 0017) on PGlite and PostgreSQL: the cap on a developer's
+ * endpoints, events queued by the triggers only for developers with an enabled endpoint, claims
+ * that keep one subject's deliveries in order and one at a time, a lease that runs out and is
+ * taken over, and the delivery log's retention.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  claimWebhookDeliveries,
+  type Database,
+  dequeueWebhookEvents,
+  IN_MEMORY,
+  insertApiKeyWithinCap,
+  insertWebhookDeliveries,
+  insertWebhookEndpointWithinCap,
+  listWebhookDeliveries,
+  lockQueuedWebhookEvents,
+  migrate,
+  openPglite,
+  purgeWebhookDeliveries,
+  recordWebhookAttempt,
+  revokeApiKey,
+  rotateWebhookSecret,
+  signingSecrets,
+  updateWebhookEndpoint,
+  upsertDeveloper,
+  WEBHOOK_DELIVERY_RETENTION_MS,
+  type WebhookEndpointRecord,
+} from '../src/index.js';
+import { type FreshSchema, openFreshSchema, postgresSkipReason } from '../testing/index.js';
+
+const postgresSkip = await postgresSkipReason('webhook store suite on PostgreSQL');
+const T0 = new Date('2026-03-01T12:00:00.000Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const uid = () => randomBytes(8).toString('hex');
+const LEASE_MS = 30_000;
+
+/** The value, which the test's set-up made: failing here names what was missing. */
+function must<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw new Error(`no ${what}`);
+  return value;
+}
+
+interface Backend {
+  readonly name: string;
+  readonly skipReason: string | null;
+  open(): Promise<Database>;
+  close(): Promise<void>;
+}
+
+function pglite(): Backend {
+  let db: Database | null = null;
+  return {
+    name: 'PGlite',
+    skipReason: null,
+    open: async () => {
+      db = await openPglite(IN_MEMORY);
+      await migrate(db);
+      return db;
+    },
+    close: async () => db?.close(),
+  };
+}
+
+function postgres(): Backend {
+  let store: FreshSchema | null = null;
+  return {
+    name: 'PostgreSQL',
+    skipReason: postgresSkip,
+    open: async () => {
+      store = await openFreshSchema('pp_webhooks');
+      return store.databases[0] as Database;
+    },
+    close: async () => store?.close(),
+  };
+}
+
+describe.each([pglite(), postgres()])('webhook store on $name', (backend) => {
+  let db: Database;
+  beforeAll(async () => {
+    if (backend.skipReason === null) db = await backend.open();
+  });
+  afterAll(() => backend.close());
+
+  async function developerWithEndpoint(): Promise<{
+    party: string;
+    endpoint: WebhookEndpointRecord;
+  }> {
+    const party = `dev-${uid()}::1220${uid()}`;
+    await upsertDeveloper(db, party, T0);
+    const endpoint = await insertWebhookEndpointWithinCap(
+      db,
+      {
+        endpointId: `we_${uid()}`,
+        developerParty: party,
+        url: 'http://127.0.0.1:9/hook',
+        events: [],
+        apiKeyIds: null,
+        description: '',
+        secret: 'whsec_one',
+        createdAt: T0,
+      },
+      2,
+    );
+    if (endpoint === null) throw new Error('refused below the cap');
+    return { party, endpoint };
+  }
+
+  function delivery(endpointId: string, subjectId: string, eventId = `evt_${uid()}`) {
+    return {
+      deliveryId: `wd_${uid()}`,
+      endpointId,
+      eventId,
+      eventType: 'swap.pending',
+      subjectId,
+      body: '{}',
+      createdAt: T0,
+    };
+  }
+
+  const claim = (owner: string, now: Date) =>
+    claimWebhookDeliveries(db, {
+      owner,
+      now,
+      leaseUntil: new Date(now.getTime() + LEASE_MS),
+      limit: 10,
+      perEndpoint: 10,
+      busy: {},
+      scanMax: 100,
+    });
+
+  it.skipIf(backend.skipReason !== null)('refuses an endpoint beyond the cap', async () => {
+    const { party } = await developerWithEndpoint();
+    const more = (n: number) =>
+      insertWebhookEndpointWithinCap(
+        db,
+        {
+          endpointId: `we_${uid()}`,
+          developerParty: party,
+          url: 'https://example.com/',
+          events: [],
+          apiKeyIds: null,
+          description: `${n}`,
+          secret: 's',
+          createdAt: T0,
+        },
+        2,
+      );
+    expect(await more(2)).not.toBeNull();
+    expect(await more(3)).toBeNull();
+  });
+
+  it.skipIf(backend.skipReason !== null)(
+    'queues a revoked key only while the developer has an enabled endpoint',
+    async () => {
+      const { party, endpoint } = await developerWithEndpoint();
+      const key = must(
+        await insertApiKeyWithinCap(
+          db,
+          {
+            keyId: `key_${uid()}`,
+            developerParty: party,
+            name: '',
+            keyHash: randomBytes(32).toString('hex'),
+            prefix: 'pp_test_abcd',
+            environment: 'devnet',
+            createdAt: T0,
+          },
+          25,
+        ),
+        'key',
+      );
+      await revokeApiKey(db, { keyId: key.keyId, developerParty: party, now: at(1) });
+      await updateWebhookEndpoint(db, {
+        endpointId: endpoint.endpointId,
+        developerParty: party,
+        changes: { enabled: false },
+        now: at(2),
+      });
+      const other = must(
+        await insertApiKeyWithinCap(
+          db,
+          {
+            keyId: `key_${uid()}`,
+            developerParty: party,
+            name: '',
+            keyHash: randomBytes(32).toString('hex'),
+            prefix: 'pp_test_abcd',
+            environment: 'devnet',
+            createdAt: T0,
+          },
+          25,
+        ),
+        'key',
+      );
+      await revokeApiKey(db, { keyId: other.keyId, developerParty: party, now: at(3) });
+      const queued = await db.transaction(async (tx) => {
+        const events = (await lockQueuedWebhookEvents(tx, 1000)).filter(
+          (e) => e.developerParty === party,
+        );
+        await dequeueWebhookEvents(
+          tx,
+          events.map((e) => e.queuedSeq),
+        );
+        return events;
+      });
+      expect(queued.map((e) => [e.eventId, e.type, e.subjectId])).toEqual([
+        [`evt_api_key_${key.keyId}_revoked`, 'api_key.revoked', key.keyId],
+      ]);
+    },
+  );
+
+  it.skipIf(backend.skipReason !== null)(
+    'claims one delivery of a subject at a time, in order, and hands over a lapsed lease',
+    async () => {
+      const { endpoint } = await developerWithEndpoint();
+      const id = endpoint.endpointId;
+      const [first, second] = await insertWebhookDeliveries(db, [
+        delivery(id, 'int_a'),
+        delivery(id, 'int_a'),
+      ]);
+      const [other] = await insertWebhookDeliveries(db, [delivery(id, 'int_b')]);
+      const claimed = await claim('worker-1', at(0));
+      expect(claimed.map((d) => d.deliveryId).sort()).toEqual(
+        [first?.deliveryId, other?.deliveryId].sort(),
+      );
+      expect(await claim('worker-2', at(1000))).toEqual([]);
+      // worker-1 dies; its lease runs out and worker-2 takes both over.
+      const taken = await claim('worker-2', at(LEASE_MS));
+      expect(taken.map((d) => d.deliveryId).sort()).toEqual(
+        [first?.deliveryId, other?.deliveryId].sort(),
+      );
+      const attempt = {
+        at: at(LEASE_MS).toISOString(),
+        statusCode: 200,
+        latencyMs: 5,
+        error: null,
+        responseExcerpt: 'ok',
+      };
+      const done = { attempt, state: 'delivered' as const, nextAttemptAt: null, now: at(LEASE_MS) };
+      expect(
+        await recordWebhookAttempt(db, {
+          ...done,
+          deliveryId: must(first, 'delivery').deliveryId,
+          owner: 'worker-1',
+        }),
+      ).toBe(false);
+      expect(
+        await recordWebhookAttempt(db, {
+          ...done,
+          deliveryId: must(first, 'delivery').deliveryId,
+          owner: 'worker-2',
+        }),
+      ).toBe(true);
+      expect((await claim('worker-2', at(LEASE_MS + 1))).map((d) => d.deliveryId)).toEqual([
+        second?.deliveryId,
+      ]);
+    },
+  );
+
+  it.skipIf(backend.skipReason !== null)(
+    'signs with the previous secret during the overlap only',
+    async () => {
+      const { party, endpoint } = await developerWithEndpoint();
+      const rotated = must(
+        await rotateWebhookSecret(db, {
+          endpointId: endpoint.endpointId,
+          developerParty: party,
+          secret: 'whsec_two',
+          previousExpiresAt: at(1000),
+          now: T0,
+        }),
+        'rotation',
+      );
+      expect(signingSecrets(rotated, at(999))).toEqual(['whsec_two', 'whsec_one']);
+      expect(signingSecrets(rotated, at(1000))).toEqual(['whsec_two']);
+      expect(
+        await rotateWebhookSecret(db, {
+          endpointId: endpoint.endpointId,
+          developerParty: 'someone-else',
+          secret: 'x',
+          previousExpiresAt: at(1),
+          now: T0,
+        }),
+      ).toBeNull();
+    },
+  );
+
+  it.skipIf(backend.skipReason !== null)(
+    'keeps an ended delivery for the retention, then purges it',
+    async () => {
+      const { endpoint } = await developerWithEndpoint();
+      const [made] = await insertWebhookDeliveries(db, [delivery(endpoint.endpointId, 'int_c')]);
+      await claim('worker-1', at(0));
+      const attempt = {
+        at: T0.toISOString(),
+        statusCode: 500,
+        latencyMs: 5,
+        error: null,
+        responseExcerpt: null,
+      };
+      await recordWebhookAttempt(db, {
+        deliveryId: must(made, 'delivery').deliveryId,
+        owner: 'worker-1',
+        attempt,
+        state: 'failed',
+        nextAttemptAt: null,
+        now: T0,
+      });
+      const listed = async () =>
+        (
+          await listWebhookDeliveries(db, {
+            endpointId: endpoint.endpointId,
+            limit: 10,
+            before: null,
+          })
+        )?.map((d) => d.deliveryId);
+      await purgeWebhookDeliveries(db, at(WEBHOOK_DELIVERY_RETENTION_MS - 1), 100);
+      expect(await listed()).toEqual([made?.deliveryId]);
+      await purgeWebhookDeliveries(db, at(WEBHOOK_DELIVERY_RETENTION_MS), 100);
+      expect(await listed()).toEqual([]);
+    },
+  );
+});
