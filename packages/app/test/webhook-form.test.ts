@@ -50,18 +50,18 @@ describe("an endpoint's state", () => {
     failingSince: null,
   };
 
-  it('says active, failing, paused by you, or disabled and why', () => {
+  it('says active, failing, or disabled and why', () => {
     expect(endpointState(endpoint)).toBe('Active');
     expect(endpointState({ ...endpoint, failingSince: '2026-12-02T19:01:00.000Z' })).toBe(
       'Active, failing',
     );
-    expect(endpointState({ ...endpoint, enabled: false })).toBe('Paused');
+    expect(endpointState({ ...endpoint, enabled: false })).toBe('Disabled');
     expect(
       endpointState({
         ...endpoint,
         enabled: false,
         disabledReason: '5 deliveries failed in a row',
       }),
-    ).toBe('Disabled: 5 deliveries failed in a row');
+    ).toBe('Disabled (5 deliveries failed in a row)');
   });
 });

@@ -103,7 +103,7 @@ function EndpointButtons(props: {
           type="button"
           class="danger"
           disabled={busy}
-          aria-label={`Delete ${label} now`}
+          aria-label={`Delete now: ${label}`}
           onClick={() => void state.remove(endpoint)}
         >
           Delete now
@@ -135,7 +135,7 @@ function EndpointButtons(props: {
       <button
         type="button"
         disabled={busy}
-        aria-label={`Rotate the secret of ${label}`}
+        aria-label={`Rotate secret of ${label}`}
         onClick={to('rotate')}
       >
         Rotate secret
@@ -143,7 +143,7 @@ function EndpointButtons(props: {
       <button
         type="button"
         disabled={busy}
-        aria-label={`Send a test event to ${label}`}
+        aria-label={`Send test event to ${label}`}
         onClick={() => void state.test(endpoint)}
       >
         Send test event

@@ -29,10 +29,10 @@ export function describeEvents(patterns: readonly string[]): string {
   return patterns.length === 0 ? 'Every event' : patterns.join(', ');
 }
 
-/** An endpoint's state in words: sending, paused by you, turned off after failures, failing. */
+/** An endpoint's state in words: sending, failing, or disabled and why (by you, or after failures). */
 export function endpointState(endpoint: WebhookEndpoint): string {
   if (!endpoint.enabled) {
-    return endpoint.disabledReason === null ? 'Paused' : `Disabled: ${endpoint.disabledReason}`;
+    return endpoint.disabledReason === null ? 'Disabled' : `Disabled (${endpoint.disabledReason})`;
   }
   return endpoint.failingSince === null ? 'Active' : 'Active, failing';
 }
