@@ -450,3 +450,20 @@ describe("the service's signer", () => {
     );
   });
 });
+
+describe('the worked example of the webhook specification', () => {
+  it('verifies, and fails a second later than the tolerance', async () => {
+    const secret = 'whsec_4eC39HqLyjWDarjtT1zdp7dcQ2mVnB8x';
+    const body =
+      '{"id":"evt_swap_1042","type":"swap.completed","createdAt":"2026-01-01T00:00:00.000Z","mode":"devnet","data":{"object":{"intentId":"int_3f9a","status":"completed"}}}';
+    const header =
+      't=1767225600,v1=22b3c7cd76354af8d3e6c456d90247971b9eb66269fd0c10dc329024c6b8dd5f';
+    const now = 1_767_225_600_000;
+    const event = await webhooks.verify(body, header, secret, { now });
+    expect(event).toMatchObject({ id: 'evt_swap_1042', type: 'swap.completed', mode: 'devnet' });
+    expect(await webhooks.sign(body, secret, { timestamp: 1_767_225_600 })).toBe(header);
+    expect(await outcome(webhooks.verify(body, header, secret, { now: now + 301_000 }))).toBe(
+      'webhook_timestamp_out_of_tolerance',
+    );
+  });
+});
