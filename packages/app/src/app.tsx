@@ -26,6 +26,9 @@ const PortalHomePage = lazy(() =>
   import('./pages/developer/portal-home.js').then((m) => m.PortalHomePage),
 );
 const KeysPage = lazy(() => import('./pages/developer/keys.js').then((m) => m.KeysPage));
+const WebhooksPage = lazy(() =>
+  import('./pages/developer/webhooks.js').then((m) => m.WebhooksPage),
+);
 const EarningsPage = lazy(() =>
   import('./pages/developer/earnings.js').then((m) => m.EarningsPage),
 );
@@ -78,6 +81,7 @@ export function App(props: { config: AppConfig }) {
               <Route path="/swaps/:intentId" component={SwapProgressPage} />
               <Route path="/developer/sdk" component={SdkGuidePage} />
               <Route path="/developer/keys" component={KeysPage} />
+              <Route path="/developer/webhooks" component={WebhooksPage} />
               <Route path="/developer/earnings" component={EarningsPage} />
               <Route path="/developer/analytics" component={AnalyticsPage} />
               <Route path="/developer" component={PortalHomePage} />

@@ -47,6 +47,7 @@ export const SDK_ERROR_CLASSES = [
   'CancelledError',
   'DepositRefusedError',
   'WaitTimeoutError',
+  'WebhookSignatureError',
 ] as const;
 
 export type SdkErrorClass = (typeof SDK_ERROR_CLASSES)[number];
@@ -90,6 +91,7 @@ export const SDK_ERROR_PARENT: Readonly<Record<SdkErrorClass, SdkErrorClass | nu
     CancelledError: 'SwapOutcomeError',
     DepositRefusedError: 'ConflictError',
     WaitTimeoutError: 'TimeoutError',
+    WebhookSignatureError: 'PoolPartyError',
   });
 
 /** The error `swap.wait()` rejects with at each terminal state but `completed`. */

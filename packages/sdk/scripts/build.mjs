@@ -5,8 +5,11 @@
  *   the Ed25519 signer), kept out of the main bundles so apps that do not use it do not carry it;
  * - liquidity.js and liquidity.cjs: the optional `@poolparty/sdk/liquidity` entry (`withLiquidity`,
  *   which gives a client `pp.liquidity`), kept out of the main bundles for the same reason;
+ * - webhooks.js and webhooks.cjs: the optional `@poolparty/sdk/webhooks` entry (verifying and
+ *   signing webhook requests), for receivers, which need none of the client;
  * - poolparty.browser.js: one minified ES module for a <script type="module"> or an import map,
- *   and poolparty-liquidity.browser.js, the liquidity entry's;
+ *   poolparty-liquidity.browser.js, the liquidity entry's, and poolparty-webhooks.browser.js, the
+ *   webhooks entry's (for edge runtimes that load one ES module);
  * - declarations: index.d.ts and one per module from `tsc -p tsconfig.build.json`, and a copy
  *   under cjs/ marked CommonJS, so TypeScript reads the right module kind for `require`.
  *
@@ -31,6 +34,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(root, 'src/index.ts');
 const devnetEntry = join(root, 'src/devnet/index.ts');
 const liquidityEntry = join(root, 'src/liquidity/index.ts');
+const webhooksEntry = join(root, 'src/webhooks/index.ts');
 
 /** Browsers with fetch streams, private class fields and WebCrypto; Node ≥ 20. */
 const TARGET = ['es2022', 'chrome105', 'firefox110', 'safari16', 'node20'];
@@ -74,8 +78,10 @@ export async function buildBundles(outdir = join(root, 'dist')) {
     ...moduleBuilds(entry, 'index'),
     ...moduleBuilds(devnetEntry, 'devnet'),
     ...moduleBuilds(liquidityEntry, 'liquidity'),
+    ...moduleBuilds(webhooksEntry, 'webhooks'),
     browserBuild(entry, 'poolparty'),
     browserBuild(liquidityEntry, 'poolparty-liquidity'),
+    browserBuild(webhooksEntry, 'poolparty-webhooks'),
   ]);
 }
 

@@ -1,5 +1,5 @@
 /**
- * Prints the size of each browser bundle as shipped (the main one and the liquidity entry's):
+ * Prints the size of each browser bundle as shipped (the main one, the liquidity entry's and the webhooks entry's):
  * minified, and minified + gzipped; fails when one is above its budget.
  * Run after the build (`npm run size` at the repository root does both).
  */
@@ -8,14 +8,20 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-/** The sizes the bundles should stay under, minified and gzipped. */
+/**
+ * The sizes the bundles should stay under, minified and gzipped. The main one's was 10 kB until
+ * the deposit check (`swap.canDeposit()`) and the portal's hook for the webhooks entry.
+ */
 export const BROWSER_BUNDLE_GZIP_BYTES_MAX = 11 * 1024;
 /** The liquidity entry's bundle, loaded beside the main one by apps that provide liquidity. */
 export const LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX = 5 * 1024;
+/** The webhooks entry's bundle: verifying and signing, what a receiver (often an edge function) loads. */
+export const WEBHOOKS_BROWSER_BUNDLE_GZIP_BYTES_MAX = 4 * 1024;
 
 const BUDGETS = {
   'poolparty.browser.js': BROWSER_BUNDLE_GZIP_BYTES_MAX,
   'poolparty-liquidity.browser.js': LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX,
+  'poolparty-webhooks.browser.js': WEBHOOKS_BROWSER_BUNDLE_GZIP_BYTES_MAX,
 };
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '../dist');

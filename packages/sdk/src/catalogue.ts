@@ -105,6 +105,7 @@ export const SDK_ERROR_CLASSES = [
   'CancelledError',
   'DepositRefusedError',
   'WaitTimeoutError',
+  'WebhookSignatureError',
 ] as const;
 
 /** The error class a client raises for each error code the service answers. */

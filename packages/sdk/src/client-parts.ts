@@ -1,7 +1,7 @@
 /**
- * How an entry beside the main one (`@poolparty/sdk/liquidity`) reaches what a client holds
- * privately: its request sender and its follow settings. The client records them under a
- * registered symbol, not enumerable, so a client made by any copy of the SDK (ES module, CommonJS,
+ * How an entry beside the main one (`@poolparty/sdk/liquidity`, `@poolparty/sdk/webhooks`) reaches
+ * what a client or a developer portal holds privately: its request sender and its follow settings.
+ * The constructor records them under a registered symbol, not enumerable, so a client made by any copy of the SDK (ES module, CommonJS,
  * browser bundle) is reachable from any copy of the entry, as the error brands are.
  */
 import { ValidationError } from './errors.js';
@@ -16,21 +16,44 @@ export interface ClientParts {
 
 const PARTS = Symbol.for('poolparty.client.parts');
 
-/** Called once by the client's constructor. */
-export function recordParts(client: object, parts: ClientParts): void {
-  Object.defineProperty(client, PARTS, { value: parts });
+/**
+ * What a developer portal records under the same symbol: its sender alone. Having no `follow` is
+ * what tells a portal's parts from a client's.
+ */
+export interface PortalParts {
+  readonly sender: RequestSender;
+  readonly follow?: undefined;
+}
+
+/** Called once by the constructor of a client, or of a developer portal. */
+export function recordParts(owner: object, parts: ClientParts | PortalParts): void {
+  Object.defineProperty(owner, PARTS, { value: parts });
+}
+
+function recorded(owner: unknown): ClientParts | PortalParts | undefined {
+  return typeof owner === 'object' && owner !== null
+    ? (owner as { [PARTS]?: ClientParts | PortalParts })[PARTS]
+    : undefined;
 }
 
 /** The parts of a client; `ValidationError` for anything that is not a PoolParty client. */
 export function partsOf(client: unknown): ClientParts {
-  const parts =
-    typeof client === 'object' && client !== null
-      ? (client as { [PARTS]?: ClientParts })[PARTS]
-      : undefined;
-  if (parts === undefined) {
+  const parts = recorded(client);
+  if (parts?.follow === undefined) {
     throw new ValidationError('Expected a PoolParty client (new PoolParty(...))', {
       code: 'validation_error',
     });
   }
-  return parts;
+  return parts as ClientParts;
+}
+
+/** The request sender of a developer portal; `ValidationError` for anything else. */
+export function portalSenderOf(portal: unknown): RequestSender {
+  const parts = recorded(portal);
+  if (parts === undefined || parts.follow !== undefined) {
+    throw new ValidationError('Expected a developer portal (new DeveloperPortal(...))', {
+      code: 'validation_error',
+    });
+  }
+  return parts.sender;
 }

@@ -1,6 +1,6 @@
 /**
  * The developer portal's client: wallet sign-in, API keys, earnings, usage and
- * collections under `/api/sdk`. A session authenticates these calls, not an API key: `signIn`
+ * collections under `/api/sdk` (webhook endpoints are the webhooks entry's `withWebhooks`). A session authenticates these calls, not an API key: `signIn`
  * keeps the session it receives and sends it as a bearer token; in a browser on the service's
  * origin the session cookie the sign-in sets is sent as well.
  *
@@ -12,6 +12,7 @@
  */
 
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './client.js';
+import { recordParts } from './client-parts.js';
 import { DEFAULT_BASE_URLS, type Environment, resolveBaseUrl } from './environments.js';
 import { ValidationError } from './errors.js';
 import type { Sleep } from './http/abort.js';
@@ -228,6 +229,7 @@ export class DeveloperPortal {
     });
     this.keys = new PortalKeys(this.#sender);
     this.collections = new PortalCollections(this.#sender);
+    recordParts(this, { sender: this.#sender });
   }
 
   /** The session token in use; null before `signIn`. */

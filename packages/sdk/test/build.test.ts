@@ -17,6 +17,7 @@ const PACKAGE = join(import.meta.dirname, '..');
 const DIST = join(PACKAGE, 'dist');
 const BROWSER_BUNDLE_GZIP_BYTES_MAX = 11 * 1024;
 const LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX = 5 * 1024;
+const WEBHOOKS_BROWSER_BUNDLE_GZIP_BYTES_MAX = 4 * 1024;
 const require = createRequire(import.meta.url);
 /** `import … from 'x'`, `export … from 'x'`, `import('x')`, `require('x')`. */
 const MODULE_SPECIFIER =
@@ -54,6 +55,11 @@ describe('the build', () => {
       'poolparty-liquidity.browser.js',
       'liquidity/index.d.ts',
       'cjs/liquidity/index.d.ts',
+      'webhooks.js',
+      'webhooks.cjs',
+      'poolparty-webhooks.browser.js',
+      'webhooks/index.d.ts',
+      'cjs/webhooks/index.d.ts',
     ]) {
       expect(files).toContain(join(DIST, name));
     }
@@ -140,6 +146,48 @@ describe('the build', () => {
     );
   });
 
+  it('verifies a signed webhook with every build of the webhooks entry, each refusal a PoolPartyError of the main build, and gives its portals webhooks', async () => {
+    const esm = await import(pathToFileURL(join(DIST, 'index.js')).href);
+    const builds = [
+      await import(pathToFileURL(join(DIST, 'webhooks.js')).href),
+      require(join(DIST, 'webhooks.cjs')),
+      await import(pathToFileURL(join(DIST, 'poolparty-webhooks.browser.js')).href),
+    ];
+    const body = JSON.stringify({
+      id: 'evt_1',
+      type: 'webhook.test',
+      createdAt: '2026-12-02T19:00:00.000Z',
+      mode: 'devnet',
+      data: { object: {} },
+    });
+    for (const entry of builds) {
+      const header = await entry.webhooks.sign(body, 'whsec_build', { timestamp: 1_800_000_000 });
+      const now = 1_800_000_000_000;
+      await expect(
+        entry.webhooks.verify(body, header, 'whsec_build', { now }),
+      ).resolves.toMatchObject({ id: 'evt_1' });
+      const refused = entry.webhooks.verify(body, header, 'whsec_other', { now });
+      await expect(refused).rejects.toBeInstanceOf(esm.PoolPartyError);
+      await expect(refused).rejects.toMatchObject({ code: 'webhook_signature_mismatch' });
+      // withWebhooks reaches a portal made by another copy of the SDK.
+      const portal = entry.withWebhooks(new esm.DeveloperPortal({ environment: 'devnet' }));
+      expect(typeof portal.webhooks.rotateSecret).toBe('function');
+    }
+  });
+
+  it('keeps webhook verification out of the main bundles', () => {
+    for (const name of ['index.js', 'index.cjs', 'poolparty.browser.js']) {
+      expect(readFileSync(join(DIST, name), 'utf8'), name).not.toContain('webhook_signature');
+    }
+  });
+
+  it(`keeps the webhooks bundle under ${WEBHOOKS_BROWSER_BUNDLE_GZIP_BYTES_MAX} bytes gzipped`, () => {
+    const bundle = readFileSync(join(DIST, 'poolparty-webhooks.browser.js'));
+    expect(gzipSync(bundle, { level: 9 }).length).toBeLessThan(
+      WEBHOOKS_BROWSER_BUNDLE_GZIP_BYTES_MAX,
+    );
+  });
+
   it('type-checks an import and a require consumer against the declarations alone', () => {
     const modules = join(consumerDir, 'node_modules/@poolparty');
     mkdirSync(modules, { recursive: true });
@@ -154,11 +202,14 @@ describe('the build', () => {
       "const intent = await lp.liquidity.create({ poolId: 'p', amountA: '1' });",
       "intent.on('partial', (now: LiquidityIntent) => now.deposits);",
       'const units: string | undefined = (await intent.wait()).minted?.units;',
+      "const event: WebhookEvent = await webhooks.verify('{}', 't=1,v1=00', 'whsec_x');",
+      "if (event.type === 'swap.completed') event.data.object.actualOutput;",
       'export { quote, result, units };',
     ].join('\n');
     const imports = [
       "import { PoolParty, type Quote } from '@poolparty/sdk';",
       "import { type LiquidityIntent, type WithLiquidity, withLiquidity } from '@poolparty/sdk/liquidity';",
+      "import { type WebhookEvent, webhooks } from '@poolparty/sdk/webhooks';",
     ].join('\n');
     const result = typecheckConsumer(consumerDir, {
       esm: `${imports}\n${use}\n`,

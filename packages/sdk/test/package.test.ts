@@ -138,6 +138,11 @@ describe('the packed SDK', () => {
       'dist/liquidity/index.d.ts',
       'dist/cjs/liquidity/index.d.ts',
       'dist/poolparty-liquidity.browser.js',
+      'dist/webhooks.js',
+      'dist/webhooks.cjs',
+      'dist/webhooks/index.d.ts',
+      'dist/cjs/webhooks/index.d.ts',
+      'dist/poolparty-webhooks.browser.js',
     ]) {
       expect(files).toContain(file);
     }

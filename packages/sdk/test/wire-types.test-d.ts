@@ -8,6 +8,7 @@ import type { Static } from '@sinclair/typebox';
 import { expectTypeOf } from 'vitest';
 import type * as sdk from '../src/index.js';
 import type * as liquidity from '../src/liquidity/index.js';
+import type * as webhooks from '../src/webhooks/index.js';
 
 expectTypeOf<sdk.Token>().toEqualTypeOf<core.Token>();
 expectTypeOf<sdk.TokenList>().toEqualTypeOf<core.TokenList>();
@@ -75,3 +76,30 @@ expectTypeOf<liquidity.WithdrawParams>().toEqualTypeOf<Readonly<core.CreateWithd
 expectTypeOf<liquidity.WithLiquidity>().toMatchTypeOf<sdk.PoolParty>();
 expectTypeOf<liquidity.WithLiquidity['liquidity']>().toEqualTypeOf<liquidity.Liquidity>();
 expectTypeOf<sdk.PoolParty>().not.toHaveProperty('liquidity');
+
+// Webhooks (`@poolparty/sdk/webhooks`): the endpoint and delivery types, and what the portal sends.
+expectTypeOf<webhooks.WebhookEndpoint>().toEqualTypeOf<core.WebhookEndpoint>();
+expectTypeOf<webhooks.WebhookDelivery>().toEqualTypeOf<core.WebhookDelivery>();
+expectTypeOf<webhooks.WebhookEndpointCreated>().toEqualTypeOf<
+  Static<typeof core.WebhookEndpointCreatedSchema>
+>();
+expectTypeOf<webhooks.WebhookEndpointList>().toEqualTypeOf<
+  Static<typeof core.WebhookEndpointListSchema>
+>();
+expectTypeOf<webhooks.WebhookSecretRotated>().toEqualTypeOf<
+  Static<typeof core.WebhookSecretRotatedSchema>
+>();
+expectTypeOf<webhooks.WebhookDeliveryList>().toEqualTypeOf<
+  Static<typeof core.WebhookDeliveryListSchema>
+>();
+expectTypeOf<webhooks.WebhookDeliveryAccepted>().toEqualTypeOf<
+  Static<typeof core.WebhookDeliveryAcceptedSchema>
+>();
+expectTypeOf<Readonly<Omit<webhooks.CreateWebhookParams, 'events' | 'apiKeyIds'>>>().toExtend<
+  Omit<core.WebhookEndpointCreate, 'events' | 'apiKeyIds'>
+>();
+expectTypeOf<webhooks.RotateWebhookSecretParams>().toEqualTypeOf<
+  Readonly<core.WebhookSecretRotate>
+>();
+// The event a webhook carries has the mode of a service's environment.
+expectTypeOf<webhooks.WebhookEvent['mode']>().toEqualTypeOf<core.Environment>();

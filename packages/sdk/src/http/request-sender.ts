@@ -58,7 +58,7 @@ type QueryValue = string | number | undefined;
 
 /** A request as a resource describes it. */
 export interface ApiRequest {
-  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   readonly path: string;
   readonly query?: Readonly<Record<string, QueryValue>>;
   readonly body?: unknown;

@@ -4,13 +4,13 @@
  * and request count (keys-table.tsx).
  */
 import type { ApiKeyCreated, ApiKeyListEntry, DeveloperPortal } from '@poolparty/sdk';
-import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
-import { describeError } from '../../describe-error.js';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { formatTime } from '../../format.js';
 import { useServices } from '../../services.js';
 import { KeysTable } from './keys-table.js';
+import { usePortalAction } from './portal-action.js';
 import { PortalPage } from './portal-layout.js';
-import { markSignedOut, sessionEnded, usePortal } from './portal-session.js';
+import { usePortal } from './portal-session.js';
 
 /** A key just made: shown in full this once. `replaced` is the key a rotation replaced. */
 interface Revealed {
@@ -73,34 +73,6 @@ function Keys() {
       </section>
     </>
   );
-}
-
-/** A portal call under way (`busy`), and its error; a call refused for want of a session signs out. */
-function usePortalAction(portal: DeveloperPortal) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  const fail = useCallback((caught: unknown) => {
-    if (sessionEnded(caught)) markSignedOut();
-    else setError(describeError(caught));
-  }, []);
-
-  const run = useCallback(
-    async (action: (p: DeveloperPortal) => Promise<void>) => {
-      setBusy(true);
-      setError(null);
-      try {
-        await action(portal);
-      } catch (caught) {
-        fail(caught);
-      } finally {
-        setBusy(false);
-      }
-    },
-    [portal, fail],
-  );
-
-  return { busy, error, fail, run };
 }
 
 /** The keys listed, the one just made, the revocation being confirmed, and the key actions. */

@@ -13,6 +13,7 @@ import './portal.css';
 
 const SECTIONS = [
   { href: '/developer/keys', label: 'API keys' },
+  { href: '/developer/webhooks', label: 'Webhooks' },
   { href: '/developer/earnings', label: 'Earnings' },
   { href: '/developer/analytics', label: 'Analytics' },
 ] as const;
