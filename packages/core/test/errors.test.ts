@@ -159,7 +159,7 @@ describe('SDK classes', () => {
   it('lists the SDK error classes, each once, base first', () => {
     expect(SDK_ERROR_CLASSES[0]).toBe('PoolPartyError');
     expect(new Set(SDK_ERROR_CLASSES).size).toBe(SDK_ERROR_CLASSES.length);
-    expect(SDK_ERROR_CLASSES).toHaveLength(23);
+    expect(SDK_ERROR_CLASSES).toHaveLength(25);
   });
 
   it('descends from PoolPartyError, with AmbiguousPoolPairError a ConflictError', () => {
