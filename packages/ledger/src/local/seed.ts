@@ -116,22 +116,28 @@ export async function seedDevnet(
       'the ledger is already seeded; use the seed data stored at first start (or start from an empty data folder)',
     );
   }
-  const progress = options.onProgress ?? (() => {});
+  const report = options.onProgress ?? (() => {});
+  // Each step reported gives the event loop a turn: the seed's ledger writes may all resolve as
+  // microtasks, and a signal (a stop asked mid-seed) or a request waits for the loop.
+  const progress = async (step: DevnetSeedStep, done: number, total: number) => {
+    report(step, done, total);
+    await new Promise((resolve) => setImmediate(resolve));
+  };
   const instruments = await createInstruments(ledger);
-  progress('instruments', 4, 4);
+  await progress('instruments', 4, 4);
   const pools: DevnetPool[] = [];
   for (const spec of POOLS) {
     pools.push(await createPool(ledger, instruments, spec));
-    progress('pools', pools.length, POOLS.length);
+    await progress('pools', pools.length, POOLS.length);
   }
   const userHints = options.userHints ?? ['alice', 'bob'];
   const partiesTotal = 1 + userHints.length;
   const developer = await createKeyParty(ledger, options.developerHint ?? 'developer');
-  progress('parties', 1, partiesTotal);
+  await progress('parties', 1, partiesTotal);
   const users: DevnetUser[] = [];
   for (const hint of userHints) {
     users.push(await createUser(ledger, instruments, hint));
-    progress('parties', 1 + users.length, partiesTotal);
+    await progress('parties', 1 + users.length, partiesTotal);
   }
   return { instruments, pools, developer, users };
 }
