@@ -4,7 +4,8 @@
  * service's process. Each POST is timed with `Date.now()` when its body has arrived, answered 204
  * at once, and kept as its event's `createdAt` beside that time; the parent asks for them all.
  *
- * Messages: to the parent `{ port }` once listening, `{ receipts }` when asked with `'report'`.
+ * Messages: to the parent `{ port }` once listening, and when asked with `'report'` the
+ * `{ receipts }` since the last report (each run of the bench reads its own).
  */
 import { createServer } from 'node:http';
 
@@ -38,6 +39,6 @@ server.listen(0, '127.0.0.1', () => {
   process.send?.({ port: address.port });
 });
 process.on('message', (message) => {
-  if (message === 'report') process.send?.({ receipts });
+  if (message === 'report') process.send?.({ receipts: receipts.splice(0) });
 });
 process.on('disconnect', () => server.close());
