@@ -13,6 +13,8 @@ import { createServer } from 'node:http';
 const RECEIPTS_MAX = 2_000_000;
 
 export interface Receipt {
+  /** The endpoint's path: which run of the bench it belongs to. */
+  readonly path: string;
   /** The event's `createdAt` (service clock), epoch ms. */
   readonly createdMs: number;
   /** `Date.now()` when the request's body had arrived. */
@@ -27,7 +29,7 @@ const server = createServer((request, response) => {
     const receivedMs = Date.now();
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { createdAt: string };
     if (receipts.length < RECEIPTS_MAX) {
-      receipts.push({ createdMs: Date.parse(body.createdAt), receivedMs });
+      receipts.push({ path: request.url ?? '', createdMs: Date.parse(body.createdAt), receivedMs });
     }
     response.writeHead(204).end();
   });
