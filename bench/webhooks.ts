@@ -190,18 +190,19 @@ async function depositPaced(
 
 /** Whether every swap ended, the queue is empty and no delivery is left open. */
 async function allDelivered(db: Database, intentIds: readonly string[]): Promise<boolean> {
-  const [row] = await db.query<{ open: number; queued: number; delivered: number }>(
+  const [row] = await db.query<{ swaps: number; queued: number; deliveries: number }>(
     `SELECT
        (SELECT count(*)::int FROM intents WHERE intent_id = ANY($1)
-          AND status NOT IN ('completed', 'failed', 'refund_failed', 'expired', 'cancelled')) AS open,
+          AND status NOT IN ('completed', 'failed', 'refund_failed', 'expired', 'cancelled')) AS swaps,
        (SELECT count(*)::int FROM webhook_events) AS queued,
-       (SELECT count(*)::int FROM webhook_deliveries WHERE state IN ('pending', 'retrying')) AS delivered`,
+       (SELECT count(*)::int FROM webhook_deliveries
+          WHERE state IN ('pending', 'retrying')) AS deliveries`,
     [intentIds],
   );
-  return row !== undefined && row.open === 0 && row.queued === 0 && row.delivered === 0;
+  return row !== undefined && row.swaps === 0 && row.queued === 0 && row.deliveries === 0;
 }
 
-/** Deliveries owed: each state change of each swap (no leg events), once per endpoint of its developer. */
+/** Deliveries owed: each state change of each swap (no leg events), per endpoint of its developer. */
 async function deliveriesOwed(
   db: Database,
   intentIds: readonly string[],
