@@ -3,7 +3,7 @@
  * each other), then the cost curves as tables and SVG plots, then one table with each target of
  * the performance work beside its figure and "met" / "NOT met".
  *
- *   npm run bench                      full run (about ten minutes on two cores)
+ *   npm run bench                      full run (about sixteen minutes on two cores)
  *   npm run bench -- --quick           smaller sizes, shorter loads and fewer rounds: a fast pass
  *   npm run bench -- --out <folder>    where the plots go (default bench/results/)
  */
@@ -86,6 +86,15 @@ import {
 } from './sse.js';
 import { lineChart } from './svg.js';
 import { type TargetRow, targetTable, verdictOf } from './targets.js';
+import {
+  benchWebhooks,
+  meetsWebhookTarget,
+  printWebhookBench,
+  WEBHOOK_ENDPOINTS,
+  WEBHOOK_LAG_TARGET_MS,
+  WEBHOOK_RATE_PER_S,
+  webhookFigures,
+} from './webhooks.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CURVE_WORKERS = [1, 2, 4];
@@ -220,6 +229,9 @@ else {
   );
 }
 console.log();
+const webhooks = await benchWebhooks(quick);
+printWebhookBench(webhooks);
+console.log();
 const drain = pgAnswers
   ? await benchDrain({ swaps: quick ? QUICK_DRAIN_SWAPS : DRAIN_SWAPS })
   : null;
@@ -305,6 +317,11 @@ const rows: TargetRow[] = [
     verdict: verdictOf(meetsWithdrawalTarget(liquidity)),
   },
   ...cantonRows(),
+  {
+    target: `webhook delivery lag p99 ≤ ${WEBHOOK_LAG_TARGET_MS} ms, ${WEBHOOK_ENDPOINTS} endpoints, swaps at ${WEBHOOK_RATE_PER_S}/s`,
+    measured: `${webhookFigures(webhooks)} (${webhooks.store})`,
+    verdict: verdictOf(meetsWebhookTarget(webhooks)),
+  },
   {
     target: `SSE p99 ≤ ${SSE_TARGET_P99_MS} ms at ${SSE_TARGET_STREAMS} streams`,
     measured: atTargetStreams ? `p99 ${ms(atTargetStreams.p99Ms)}` : 'not measured',

@@ -12,3 +12,4 @@ export {
 } from './config.js';
 export type { DevnetParty, DevnetWelcome } from './devnet-bootstrap.js';
 export { type RunningService, type StartOptions, StartupError, startService } from './service.js';
+export { WEBHOOK_ENDPOINTS_MAX } from './webhooks/endpoints.js';
