@@ -43,14 +43,18 @@ export function selectInputHoldings(
   sender: string,
   instrument: Instrument,
 ): { readonly holdingIds: readonly string[]; readonly total: Amount } {
-  const spendable = holdings
+  const spendable = spendableOf(holdings, sender, instrument).slice(0, INPUT_HOLDINGS_MAX);
+  const total = spendable.reduce((sum, h) => sum.add(h.amount), Amount.ZERO);
+  return { holdingIds: spendable.map((h) => h.holdingId), total };
+}
+
+/** The sender's unlocked holdings of the instrument, largest first. */
+function spendableOf(holdings: readonly Holding[], sender: string, instrument: Instrument) {
+  return holdings
     .filter(
       (h) => h.owner === sender && h.lock === null && sameInstrument(h.instrument, instrument),
     )
-    .sort((a, b) => b.amount.compare(a.amount))
-    .slice(0, INPUT_HOLDINGS_MAX);
-  const total = spendable.reduce((sum, h) => sum.add(h.amount), Amount.ZERO);
-  return { holdingIds: spendable.map((h) => h.holdingId), total };
+    .sort((a, b) => b.amount.compare(a.amount));
 }
 
 /**
@@ -73,17 +77,8 @@ export function selectTransferInputs(
   taken: (holdingId: string) => boolean,
 ): { readonly holdingIds: readonly string[]; readonly total: Amount } {
   const { sender, instrument, amount } = transfer;
-  let cover = Amount.ZERO;
-  for (let times = 0; times < INPUT_COVER_FACTOR; times += 1) cover = cover.add(amount);
-  const free = holdings
-    .filter(
-      (h) =>
-        h.owner === sender &&
-        h.lock === null &&
-        sameInstrument(h.instrument, instrument) &&
-        !taken(h.holdingId),
-    )
-    .sort((a, b) => b.amount.compare(a.amount));
+  const cover = amount.mulDiv(BigInt(INPUT_COVER_FACTOR), 1n, 'down');
+  const free = spendableOf(holdings, sender, instrument).filter((h) => !taken(h.holdingId));
   const chosen: Holding[] = [];
   let total = Amount.ZERO;
   for (const holding of free.slice(0, INPUT_HOLDINGS_MAX)) {
