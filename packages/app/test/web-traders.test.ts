@@ -15,6 +15,8 @@ import { buildApp, launchChromium } from './support/browser.js';
 import { checkPage, newWatchedPage } from './support/page-checks.js';
 
 const SETTLE_MS = 45_000;
+/** Longer than the wallet panel's wait for a Canton wallet to answer. */
+const CANTON_CONNECT_WAIT_MS = 21_000;
 const WIDTHS = [1280, 390] as const;
 const POOL = 'amulet-usdcx';
 
@@ -318,6 +320,8 @@ describe('the traders’ pages in a browser', () => {
 
   it('gives up on a Canton wallet that never answers, and never locks the devnet controls', async () => {
     const { page, errors } = await newPage(1280);
+    // The page's clock is the test's: the wait for a wallet is run forward, not sat through.
+    await page.clock.install();
     await page.goto(`${t.url}/swap`);
     await page.getByRole('button', { name: 'Connect a Canton wallet' }).click();
     await page.getByRole('button', { name: 'Cancel connecting' }).waitFor();
@@ -328,7 +332,9 @@ describe('the traders’ pages in a browser', () => {
     await page.getByRole('button', { name: 'Connect a Canton wallet' }).waitFor();
     // Left waiting, it stops with "no wallet answered".
     await page.getByRole('button', { name: 'Connect a Canton wallet' }).click();
-    await page.getByTestId('canton-error').waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Cancel connecting' }).waitFor();
+    await page.clock.runFor(CANTON_CONNECT_WAIT_MS);
+    await page.getByTestId('canton-error').waitFor();
     expect(await page.getByTestId('canton-error').textContent()).toContain('No wallet answered');
     await page.getByLabel('Party name').fill('after-canton');
     await page.getByRole('button', { name: 'Create a devnet party' }).click();
