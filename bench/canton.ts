@@ -45,17 +45,24 @@ export const FULL_SIZES: CantonSizes = { loneSwaps: 40, rateSeconds: 10, drainSw
 export const QUICK_SIZES: CantonSizes = { loneSwaps: 10, rateSeconds: 3, drainSwaps: 120 };
 
 /**
- * Amulet a swap of the lone and 50/s phases puts in: large enough that the network fee is a
- * small part of it, small enough that the phases' 640 one-way swaps leave the pools within the
- * drain's reference-price tolerance (at 100, 118 of the 600 drained swaps failed the guard).
+ * What a swap of the lone and 50/s phases puts in, as a share of its pool's Amulet reserve (50
+ * Amulet in a pool of 1 000 000, 20 in one of 400 000). Every swap of the bench goes one way, and
+ * a quote is refused once a trade would end the pool's price beyond its band around the slowly
+ * following reference (5 %): over a full run (40 lone, 600 at the rate and 600 drained swaps, a
+ * third to each pool) these shares move each pool's price about 3.4 %. A fixed 80 Amulet moved
+ * the 400 000 pool past the band in the 50/s phase.
  */
-const SWAP_AMULET = '80';
+const SWAP_RESERVE_SHARE = { numerator: 1n, denominator: 20_000n };
 /**
- * Amulet a drained swap puts in. Every intent of the drain is priced before any settles and all
- * go one way, so the last ones must still clear their 5 % tolerance: 600 of these move the
- * smallest seeded pool's price about 3 %.
+ * What a drained swap puts in, as a share of its pool's Amulet reserve (30 Amulet in a pool of
+ * 1 000 000): every intent of the drain is priced before any settles, all one way.
  */
-const DRAIN_SWAP_AMULET = '30';
+const DRAIN_RESERVE_SHARE = { numerator: 3n, denominator: 100_000n };
+
+/** The Amulet a swap on `pool` puts in: `share` of the pool's seeded Amulet reserve. */
+function swapAmuletOf(pool: DevnetPoolInfo, share: typeof SWAP_RESERVE_SHARE): string {
+  return Amount.parse(pool.reserveA).mulDiv(share.numerator, share.denominator, 'down').toString();
+}
 /** Amulet each wallet is given: its swaps' inputs and their fees, with room. */
 const WALLET_FUNDING = '8000';
 /** Wallets of the rate phase: with three pools each, 36 swaps can be under way at once. Each
@@ -187,7 +194,7 @@ function createSwap(trader: Trader, pool: DevnetPoolInfo) {
     fromAdmin: pool.tokenA.admin,
     toToken: pool.tokenB.id,
     toAdmin: pool.tokenB.admin,
-    amount: SWAP_AMULET,
+    amount: swapAmuletOf(pool, SWAP_RESERVE_SHARE),
     poolId: pool.poolId,
   });
 }
@@ -327,7 +334,7 @@ async function drainIntents(stage: Stage, count: number) {
       poolId: plan.pool.poolId,
       party: plan.wallet.partyId,
       input: plan.pool.tokenA,
-      amount: DRAIN_SWAP_AMULET,
+      amount: swapAmuletOf(plan.pool, DRAIN_RESERVE_SHARE),
       developerParty: cluster.welcome.developer.partyId,
       now: new Date(),
     }),
