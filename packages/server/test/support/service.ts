@@ -166,13 +166,33 @@ export async function portalLogin<T = { token: string }>(
   return { started, login };
 }
 
-/** A wallet token through the `/v1/wallet-auth` challenge, as a wallet gets one. */
+/**
+ * How many times a sign-in step waits out a 429 before the test fails: a suite signing in more
+ * wallets a minute than one client address may (30) waits for the bucket, as a wallet would.
+ */
+const RATE_LIMITED_RETRIES = 5;
+
+async function admittedRequest<T>(send: () => Promise<JsonResponse<T>>): Promise<JsonResponse<T>> {
+  for (let attempt = 0; ; attempt += 1) {
+    const answer = await send();
+    if (answer.status !== 429 || attempt === RATE_LIMITED_RETRIES) return answer;
+    const seconds = Number(answer.headers.get('retry-after') ?? '1');
+    await new Promise((resolve) => setTimeout(resolve, Math.max(1, seconds) * 1000));
+  }
+}
+
+/**
+ * A wallet token through the `/v1/wallet-auth` challenge, as a wallet gets one, waiting out the
+ * per-address sign-in limit when a suite signs in many wallets at once.
+ */
 export async function walletTokenFor(
   server: { readonly url: string; readonly apiKey: string },
   party: DevnetParty,
 ): Promise<string> {
   const call = <T>(path: string, body: unknown) =>
-    request<T>(server.url, 'POST', `/v1/wallet-auth/${path}`, { apiKey: server.apiKey, body });
+    admittedRequest(() =>
+      request<T>(server.url, 'POST', `/v1/wallet-auth/${path}`, { apiKey: server.apiKey, body }),
+    );
   const challenge = await call<Challenge>('challenge', { partyId: party.partyId });
   if (challenge.status !== 200) throw new Error(`wallet challenge answered ${challenge.status}`);
   const verified = await call<{ token: string }>('verify', {
