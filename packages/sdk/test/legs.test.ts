@@ -15,24 +15,9 @@ import {
   seenBefore,
   seenThrough,
 } from '../src/swap/progress.js';
-import {
-  fakeFetch,
-  json,
-  problem,
-  type RecordedRequest,
-  recordingSleep,
-} from './support/fake-fetch.js';
+import { fakeFetch, json, problem, type RecordedRequest } from './support/fake-fetch.js';
 import { at, intentFixture, statusAfter } from './support/statuses.js';
-
-const BASE = 'https://api.test.example';
-const CREATE = { fromToken: 'Amulet', toToken: 'USDCx', amount: '100', poolId: 'amulet-usdcx' };
-const TO_SENDING: SwapState[] = [
-  'matched',
-  'deposit_received',
-  'forwarded',
-  'processing',
-  'sending_output',
-];
+import { CREATE, TO_SENDING, testClient } from './support/test-client.js';
 
 function offer(state: Leg['state'], offerId: string | null = 'offer-1'): Leg {
   return {
@@ -85,16 +70,7 @@ function service(routes: { events?: Route; status?: Route }) {
     if (path.endsWith('/events')) return routes.events?.(request) ?? problem('not_found', 501);
     return routes.status?.(request) ?? problem('not_found', 404);
   });
-  const client = () =>
-    new sdk.PoolParty({
-      apiKey: 'pp_test_key',
-      baseUrl: BASE,
-      walletToken: 'wallet-token',
-      fetch: fake.fetch,
-      sleep: recordingSleep().sleep,
-      random: () => 0.5,
-    });
-  return { client, requests: fake.requests };
+  return { client: () => testClient(fake.fetch), requests: fake.requests };
 }
 
 function recordAll(swap: sdk.SwapHandle): string[] {

@@ -7,25 +7,9 @@ import { OUTCOME_ERROR_CLASS } from '@poolparty/core';
 import { describe, expect, it, vi } from 'vitest';
 import type { SwapState, SwapStatus, TerminalState } from '../src/index.js';
 import * as sdk from '../src/index.js';
-import {
-  fakeFetch,
-  json,
-  problem,
-  type RecordedRequest,
-  recordingSleep,
-} from './support/fake-fetch.js';
+import { fakeFetch, json, problem, type RecordedRequest } from './support/fake-fetch.js';
 import { intentFixture, statusAfter } from './support/statuses.js';
-
-const BASE = 'https://api.test.example';
-const CREATE = { fromToken: 'Amulet', toToken: 'USDCx', amount: '100', poolId: 'amulet-usdcx' };
-const LIFECYCLE: SwapState[] = [
-  'matched',
-  'deposit_received',
-  'forwarded',
-  'processing',
-  'sending_output',
-  'completed',
-];
+import { BASE, CREATE, TO_COMPLETED as LIFECYCLE, testClient } from './support/test-client.js';
 
 type Route = (request: RecordedRequest) => Response | Error | Promise<Response | Error>;
 
@@ -39,15 +23,7 @@ function service(routes: { events?: Route; status?: Route; cancel?: Route }) {
     if (path.endsWith('/cancel')) return routes.cancel?.(request) ?? problem('not_found', 404);
     return routes.status?.(request) ?? problem('not_found', 404);
   });
-  const pp = new sdk.PoolParty({
-    apiKey: 'pp_test_key',
-    baseUrl: BASE,
-    walletToken: 'wallet-token',
-    fetch: fake.fetch,
-    sleep: recordingSleep().sleep,
-    random: () => 0.5,
-  });
-  return { pp, requests: fake.requests };
+  return { pp: testClient(fake.fetch), requests: fake.requests };
 }
 
 function sseFrame(status: SwapStatus, id: number): string {
