@@ -15,7 +15,13 @@ import {
   seenBefore,
   seenThrough,
 } from '../src/swap/progress.js';
-import { fakeFetch, json, problem, type RecordedRequest } from './support/fake-fetch.js';
+import {
+  eventStream,
+  fakeFetch,
+  json,
+  problem,
+  type RecordedRequest,
+} from './support/fake-fetch.js';
 import { at, intentFixture, statusAfter } from './support/statuses.js';
 import { CREATE, TO_SENDING, testClient } from './support/test-client.js';
 
@@ -48,17 +54,6 @@ const EXPECTED = [...TO_SENDING, 'payout_offered', 'payout_accepted', 'completed
 
 function frame([name, status]: [string, SwapStatus], id: number): string {
   return `event: ${name}\nid: ${id}\ndata: ${JSON.stringify(status)}\n\n`;
-}
-
-function eventStream(chunks: string[]): Response {
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
-      controller.close();
-    },
-  });
-  return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
 }
 
 type Route = (request: RecordedRequest) => Response | Error | Promise<Response | Error>;

@@ -7,7 +7,13 @@ import { OUTCOME_ERROR_CLASS } from '@poolparty/core';
 import { describe, expect, it, vi } from 'vitest';
 import type { SwapState, SwapStatus, TerminalState } from '../src/index.js';
 import * as sdk from '../src/index.js';
-import { fakeFetch, json, problem, type RecordedRequest } from './support/fake-fetch.js';
+import {
+  eventStream,
+  fakeFetch,
+  json,
+  problem,
+  type RecordedRequest,
+} from './support/fake-fetch.js';
 import { intentFixture, statusAfter } from './support/statuses.js';
 import { BASE, CREATE, TO_COMPLETED as LIFECYCLE, testClient } from './support/test-client.js';
 
@@ -28,18 +34,6 @@ function service(routes: { events?: Route; status?: Route; cancel?: Route }) {
 
 function sseFrame(status: SwapStatus, id: number): string {
   return `event: ${status.status}\nid: ${id}\ndata: ${JSON.stringify(status)}\n\n`;
-}
-
-/** An event-stream response delivering `chunks` one by one. */
-function eventStream(chunks: string[]): Response {
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
-      controller.close();
-    },
-  });
-  return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
 }
 
 /** Frames for a swap walking through `path`, one per state. */
