@@ -16,7 +16,7 @@ import {
   submission,
   transferCommand,
 } from './support/commands.js';
-import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
 
 const SUBMIT = '/v2/commands/submit-and-wait-for-transaction';
 const HOLDING_FILTER = {
@@ -58,9 +58,7 @@ describe('command submission', () => {
   afterAll(() => world.close());
 
   it('transfers directly to a receiver that pre-approves, answering the transaction', async () => {
-    const answer = await call(
-      world.server.url,
-      'POST',
+    const answer = await world.post(
       SUBMIT,
       submission(
         'direct-1',
@@ -96,7 +94,7 @@ describe('command submission', () => {
         amount: '2',
       }),
     );
-    const answer = await call(world.server.url, 'POST', SUBMIT, { commands });
+    const answer = await world.post(SUBMIT, { commands });
     expect(answer.status).toBe(200);
     expectSchema('ledger', 'JsSubmitAndWaitForTransactionResponse', answer.body);
     const kinds = answer.body.transaction.events.map((event: object) => Object.keys(event)[0]);
@@ -112,9 +110,7 @@ describe('command submission', () => {
   });
 
   it('makes an offer to a receiver without pre-approval, which the receiver accepts', async () => {
-    const offered = await call(
-      world.server.url,
-      'POST',
+    const offered = await world.post(
       SUBMIT,
       submission(
         'offer-1',
@@ -132,9 +128,7 @@ describe('command submission', () => {
     expect(offerId).toBeDefined();
     const pending = await world.ledger.getPendingOffers(world.pool);
     expect(pending.map((o) => o.offerId)).toEqual([offerId]);
-    const accepted = await call(
-      world.server.url,
-      'POST',
+    const accepted = await world.post(
       SUBMIT,
       submission('accept-1', [world.pool], instructionCommand('Accept', offerId as string)),
     );
@@ -148,9 +142,7 @@ describe('command submission', () => {
 
   it('rejects and withdraws offers for the receiver and the sender', async () => {
     const offer = async (commandId: string) => {
-      const answer = await call(
-        world.server.url,
-        'POST',
+      const answer = await world.post(
         SUBMIT,
         submission(
           commandId,
@@ -171,9 +163,7 @@ describe('command submission', () => {
       for (const o of await world.ledger.getPendingOffers(world.pool)) offers.set(o.offerId, o);
       return offerId;
     };
-    const rejected = await call(
-      world.server.url,
-      'POST',
+    const rejected = await world.post(
       SUBMIT,
       submission(
         'reject-1',
@@ -184,9 +174,7 @@ describe('command submission', () => {
     expect(decodeTransaction(rejected.body.transaction, { offerOf }).events).toMatchObject([
       { kind: 'offer_rejected' },
     ]);
-    const withdrawn = await call(
-      world.server.url,
-      'POST',
+    const withdrawn = await world.post(
       SUBMIT,
       submission(
         'withdraw-1',
@@ -210,10 +198,10 @@ describe('command submission', () => {
         amount: '1',
       }),
     );
-    const first = await call(world.server.url, 'POST', SUBMIT, body);
+    const first = await world.post(SUBMIT, body);
     expect(first.status).toBe(200);
     const endBefore = await world.ledger.ledgerEnd();
-    const again = await call(world.server.url, 'POST', SUBMIT, body);
+    const again = await world.post(SUBMIT, body);
     expectCantonError(again, 409, 'DUPLICATE_COMMAND');
     expect(again.body.context.completion_offset).toBe(String(first.body.transaction.offset));
     expect(await world.ledger.ledgerEnd()).toBe(endBefore);
@@ -230,7 +218,7 @@ describe('command submission', () => {
         amount: '1',
       }),
     );
-    const answer = await call(world.server.url, 'POST', SUBMIT, {
+    const answer = await world.post(SUBMIT, {
       ...body,
       transactionFormat: {
         ...body.transactionFormat,
@@ -242,9 +230,7 @@ describe('command submission', () => {
   });
 
   it('refuses acting as an external party, or as a party the submission does not transfer from', async () => {
-    const external = await call(
-      world.server.url,
-      'POST',
+    const external = await world.post(
       SUBMIT,
       submission(
         'ext-1',
@@ -258,9 +244,7 @@ describe('command submission', () => {
       ),
     );
     expectCantonError(external, 403, 'PERMISSION_DENIED');
-    const notSender = await call(
-      world.server.url,
-      'POST',
+    const notSender = await world.post(
       SUBMIT,
       submission(
         'not-sender',
@@ -277,9 +261,7 @@ describe('command submission', () => {
   });
 
   it('answers the ledger’s refusals with Canton codes', async () => {
-    const tooMuch = await call(
-      world.server.url,
-      'POST',
+    const tooMuch = await world.post(
       SUBMIT,
       submission(
         'too-much',
@@ -294,16 +276,12 @@ describe('command submission', () => {
     );
     expectCantonError(tooMuch, 400, 'DAML_FAILURE');
     expect(tooMuch.body.context.error_id).toBe('insufficient_holdings');
-    const noOffer = await call(
-      world.server.url,
-      'POST',
+    const noOffer = await world.post(
       SUBMIT,
       submission('no-offer', [world.pool], instructionCommand('Accept', 'no-such-offer')),
     );
     expectCantonError(noOffer, 404, 'CONTRACT_NOT_FOUND');
-    const wrongFactory = await call(
-      world.server.url,
-      'POST',
+    const wrongFactory = await world.post(
       SUBMIT,
       submission(
         'bad-factory',
@@ -318,16 +296,14 @@ describe('command submission', () => {
       ),
     );
     expectCantonError(wrongFactory, 404, 'CONTRACT_NOT_FOUND');
-    const malformed = await call(world.server.url, 'POST', SUBMIT, {
+    const malformed = await world.post(SUBMIT, {
       commands: { commandId: 'x', actAs: [world.treasury], commands: [] },
     });
     expectCantonError(malformed, 400, 'INVALID_ARGUMENT');
   });
 
   it('refuses accepting an expired offer, which stays pending', async () => {
-    const offered = await call(
-      world.server.url,
-      'POST',
+    const offered = await world.post(
       SUBMIT,
       submission(
         'offer-exp',
@@ -343,9 +319,7 @@ describe('command submission', () => {
     );
     const offerId = pendingInstructionOf(offered.body.transaction) as string;
     await world.ledger.advanceClock(120_000);
-    const late = await call(
-      world.server.url,
-      'POST',
+    const late = await world.post(
       SUBMIT,
       submission('accept-late', [world.pool], instructionCommand('Accept', offerId)),
     );
@@ -357,7 +331,7 @@ describe('command submission', () => {
   });
 
   it('reports completions of the parties’ commands', async () => {
-    const answer = await call(world.server.url, 'POST', '/v2/commands/completions', {
+    const answer = await world.post('/v2/commands/completions', {
       userId: 'poolparty',
       parties: [world.pool],
       beginExclusive: 0,
@@ -392,7 +366,7 @@ describe('active contracts and the HTTP update stream', () => {
 
   it('lists a party’s holdings and pending instructions with their interface views', async () => {
     const end = await world.ledger.ledgerEnd();
-    const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
+    const answer = await world.post('/v2/state/active-contracts', {
       activeAtOffset: end,
       eventFormat: {
         filtersByParty: {
@@ -419,7 +393,7 @@ describe('active contracts and the HTTP update stream', () => {
 
   it('shows only what the interface filter asks for, and nothing of other parties', async () => {
     const end = await world.ledger.ledgerEnd();
-    const holdingsOnly = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
+    const holdingsOnly = await world.post('/v2/state/active-contracts', {
       activeAtOffset: end,
       eventFormat: { filtersByParty: { [world.wallet.partyId]: HOLDING_FILTER } },
     });
@@ -448,7 +422,7 @@ describe('active contracts and the HTTP update stream', () => {
       ],
     };
     const events = async (filters: unknown) => {
-      const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
+      const answer = await world.post('/v2/state/active-contracts', {
         activeAtOffset: end,
         eventFormat: { filtersByParty: { [world.wallet.partyId]: filters } },
       });
@@ -465,7 +439,7 @@ describe('active contracts and the HTTP update stream', () => {
   });
 
   it('answers the contracts as they were at an earlier offset', async () => {
-    const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
+    const answer = await world.post('/v2/state/active-contracts', {
       activeAtOffset: 0,
       eventFormat: { filtersByParty: { [world.treasury]: HOLDING_FILTER } },
     });
@@ -474,7 +448,7 @@ describe('active contracts and the HTTP update stream', () => {
 
   it('finds an instruction by contract id, with its archive once it ended', async () => {
     const eventFormat = { filtersByParty: { [world.pool]: INSTRUCTION_FILTER } };
-    const pending = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+    const pending = await world.post('/v2/events/events-by-contract-id', {
       contractId: offerId,
       eventFormat,
     });
@@ -494,18 +468,18 @@ describe('active contracts and the HTTP update stream', () => {
       offerId: ended,
       actor: world.pool,
     });
-    const archived = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+    const archived = await world.post('/v2/events/events-by-contract-id', {
       contractId: ended,
       eventFormat,
     });
     expectSchema('ledger', 'JsGetEventsByContractIdResponse', archived.body);
     expect(archived.body.archived.archivedEvent.contractId).toBe(ended);
-    const missing = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+    const missing = await world.post('/v2/events/events-by-contract-id', {
       contractId: 'no-such-contract',
       eventFormat,
     });
     expectCantonError(missing, 404, 'CONTRACT_EVENTS_NOT_FOUND');
-    const foreign = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
+    const foreign = await world.post('/v2/events/events-by-contract-id', {
       contractId: offerId,
       eventFormat: { filtersByParty: { [world.wallet.partyId]: INSTRUCTION_FILTER } },
     });
@@ -514,7 +488,7 @@ describe('active contracts and the HTTP update stream', () => {
 
   it('reads every party’s transactions with filtersForAnyParty', async () => {
     const end = await world.ledger.ledgerEnd();
-    const answer = await call(world.server.url, 'POST', '/v2/updates', {
+    const answer = await world.post('/v2/updates', {
       beginExclusive: 0,
       endInclusive: end,
       updateFormat: {
@@ -536,7 +510,7 @@ describe('active contracts and the HTTP update stream', () => {
 
   it('refuses an offset after the ledger end', async () => {
     const end = await world.ledger.ledgerEnd();
-    const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
+    const answer = await world.post('/v2/state/active-contracts', {
       activeAtOffset: end + 5,
       eventFormat: { filtersByParty: { [world.treasury]: HOLDING_FILTER } },
     });
@@ -545,7 +519,7 @@ describe('active contracts and the HTTP update stream', () => {
 
   it('streams a party’s transactions over HTTP with gaps, then a checkpoint at the end', async () => {
     const end = await world.ledger.ledgerEnd();
-    const answer = await call(world.server.url, 'POST', '/v2/updates', {
+    const answer = await world.post('/v2/updates', {
       beginExclusive: 0,
       endInclusive: end,
       updateFormat: {
@@ -590,26 +564,24 @@ describe('ledger faults as Canton reports them', () => {
   it('a refused submission is a retryable PARTICIPANT_BACKPRESSURE that changed nothing', async () => {
     world.ledger.setFaults({ rejectRate: 1, seed: 1 });
     const end = await world.ledger.ledgerEnd();
-    const answer = await call(world.server.url, 'POST', SUBMIT, transfer('fault-reject'));
+    const answer = await world.post(SUBMIT, transfer('fault-reject'));
     world.ledger.setFaults({});
     expectCantonError(answer, 409, 'PARTICIPANT_BACKPRESSURE');
     expect(answer.body.errorCategory).toBe(2);
     expect(answer.body.retryInfo).toBeDefined();
     expect(await world.ledger.ledgerEnd()).toBe(end);
-    expect((await call(world.server.url, 'POST', SUBMIT, transfer('fault-reject'))).status).toBe(
-      200,
-    );
+    expect((await world.post(SUBMIT, transfer('fault-reject'))).status).toBe(200);
   });
 
   it('a timeout after commit is REQUEST_TIME_OUT without a definite answer; the retry finds the commit', async () => {
     world.ledger.setFaults({ timeoutAfterCommitRate: 1, seed: 2 });
-    const answer = await call(world.server.url, 'POST', SUBMIT, transfer('fault-timeout'));
+    const answer = await world.post(SUBMIT, transfer('fault-timeout'));
     world.ledger.setFaults({});
     expectCantonError(answer, 504, 'REQUEST_TIME_OUT');
     expect(answer.body).toMatchObject({ errorCategory: 3, definiteAnswer: false });
     const committed = await world.ledger.lookupCommand('fault-timeout');
     expect(committed).not.toBeNull();
-    const retry = await call(world.server.url, 'POST', SUBMIT, transfer('fault-timeout'));
+    const retry = await world.post(SUBMIT, transfer('fault-timeout'));
     expectCantonError(retry, 409, 'DUPLICATE_COMMAND');
     expect(retry.body.context.completion_offset).toBe(String(committed?.offset));
   });

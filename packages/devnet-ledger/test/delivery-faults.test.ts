@@ -8,7 +8,7 @@ import { decodeUpdatesItem } from '@poolparty/ledger/canton/wire';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { holdingUpdatesRequest } from './support/commands.js';
-import { call, expectCantonError, startWorld, type World } from './support/server.js';
+import { expectCantonError, startWorld, type World } from './support/server.js';
 
 const request = holdingUpdatesRequest;
 
@@ -37,7 +37,7 @@ describe('delivery faults on the devnet ledger server', () => {
   let minted: number[] = [];
 
   const setFaults = async (faults: object) => {
-    const answer = await call(world.server.url, 'POST', '/devnet/faults', faults);
+    const answer = await world.post('/devnet/faults', faults);
     expect(answer.status).toBe(200);
   };
 
@@ -59,7 +59,7 @@ describe('delivery faults on the devnet ledger server', () => {
   it('delivers each transaction twice over HTTP and WebSocket when every delivery duplicates', async () => {
     const end = minted.at(-1) ?? 0;
     await setFaults({ duplicateDeliveryRate: 1, seed: 7 });
-    const listed = await call(world.server.url, 'POST', '/v2/updates', request(world.pool, 0));
+    const listed = await world.post('/v2/updates', request(world.pool, 0));
     expect(listed.status).toBe(200);
     expect(transactionOffsets(listed.body)).toEqual(minted.flatMap((o) => [o, o]));
     const streamed = await readStream(world.server.url, request(world.pool, 0, end));
@@ -72,7 +72,7 @@ describe('delivery faults on the devnet ledger server', () => {
   it('breaks the stream after a delivery when every delivery drops, with a transient error', async () => {
     const end = minted.at(-1) ?? 0;
     await setFaults({ dropStreamRate: 1, seed: 7 });
-    const listed = await call(world.server.url, 'POST', '/v2/updates', request(world.pool, 0));
+    const listed = await world.post('/v2/updates', request(world.pool, 0));
     expectCantonError(listed, 503, 'SERVICE_NOT_RUNNING');
     const streamed = await readStream(world.server.url, request(world.pool, 0, end));
     expect(streamed.code).toBe(1011);
@@ -86,7 +86,7 @@ describe('delivery faults on the devnet ledger server', () => {
   it('streams every transaction once when the faults are off again', async () => {
     const end = minted.at(-1) ?? 0;
     await setFaults({ duplicateDeliveryRate: 0, dropStreamRate: 0 });
-    const listed = await call(world.server.url, 'POST', '/v2/updates', request(world.pool, 0));
+    const listed = await world.post('/v2/updates', request(world.pool, 0));
     expect(transactionOffsets(listed.body)).toEqual(minted);
     const streamed = await readStream(world.server.url, request(world.pool, 0, end));
     expect(streamed.code).toBe(1000);

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVNET_ENDPOINTS } from '../src/devnet/endpoints.js';
-import { call, startWorld, type World } from './support/server.js';
+import { startWorld, type World } from './support/server.js';
 
 describe('devnet conveniences on the devnet ledger server', () => {
   let world: World;
@@ -15,29 +15,23 @@ describe('devnet conveniences on the devnet ledger server', () => {
   afterAll(() => world.close());
 
   it('mints through the faucet, and the mint is the next update on the ledger API', async () => {
-    const before = (await call(world.server.url, 'GET', '/v2/state/ledger-end')).body.offset;
-    const minted = await call(world.server.url, 'POST', '/devnet/faucet', {
+    const before = (await world.get('/v2/state/ledger-end')).body.offset;
+    const minted = await world.post('/devnet/faucet', {
       partyId: world.pool,
       token: 'USDCx',
       amount: '12.5',
     });
     expect(minted.status).toBe(200);
     expect(minted.body.amount).toBe('12.5');
-    expect((await call(world.server.url, 'GET', '/v2/state/ledger-end')).body.offset).toBe(
-      before + 1,
-    );
-    const balances = await call(
-      world.server.url,
-      'GET',
-      `/devnet/parties/${encodeURIComponent(world.pool)}/holdings`,
-    );
+    expect((await world.get('/v2/state/ledger-end')).body.offset).toBe(before + 1);
+    const balances = await world.get(`/devnet/parties/${encodeURIComponent(world.pool)}/holdings`);
     expect(balances.body.holdings).toContainEqual(
       expect.objectContaining({ token: 'USDCx', amount: '12.5' }),
     );
   });
 
   it('answers its refusals as problems, not as Canton errors', async () => {
-    const answer = await call(world.server.url, 'POST', '/devnet/faucet', {
+    const answer = await world.post('/devnet/faucet', {
       partyId: world.pool,
       token: 'NOPE',
       amount: '1',

@@ -9,7 +9,7 @@ import { Amount, encodeBase64, fingerprint, generateKeyPair, sign } from '@poolp
 import { decodeTransaction } from '@poolparty/ledger/canton/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerEffects, submission, transferCommand } from './support/commands.js';
-import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
 
@@ -27,7 +27,7 @@ describe('interactive submission', () => {
       instrument: world.amulet,
       amount,
     });
-    const answer = await call(world.server.url, 'POST', PREPARE, {
+    const answer = await world.post(PREPARE, {
       userId: 'poolparty',
       commandId,
       commands: [command],
@@ -75,9 +75,7 @@ describe('interactive submission', () => {
     const prepared = await prepare('ext-transfer-1');
     const body = executeBody(prepared, world.wallet, 'sub-1');
     expectSchema('ledger', 'JsExecuteSubmissionAndWaitForTransactionRequest', body);
-    const answer = await call(
-      world.server.url,
-      'POST',
+    const answer = await world.post(
       '/v2/interactive-submission/executeAndWaitForTransaction',
       body,
     );
@@ -93,17 +91,13 @@ describe('interactive submission', () => {
 
   it('answers executeAndWait with the update id and offset, and refuses the same command again', async () => {
     const prepared = await prepare('ext-transfer-2');
-    const answer = await call(
-      world.server.url,
-      'POST',
+    const answer = await world.post(
       '/v2/interactive-submission/executeAndWait',
       executeBody(prepared, world.wallet, 'sub-2'),
     );
     expectSchema('ledger', 'ExecuteSubmissionAndWaitResponse', answer.body);
     expect(answer.body.completionOffset).toBe(await world.ledger.ledgerEnd());
-    const again = await call(
-      world.server.url,
-      'POST',
+    const again = await world.post(
       '/v2/interactive-submission/execute',
       executeBody(prepared, world.wallet, 'sub-3'),
     );
@@ -113,7 +107,7 @@ describe('interactive submission', () => {
 
   it('reports the completion with its submission id to the submitting user only', async () => {
     const completions = (userId: string) =>
-      call(world.server.url, 'POST', '/v2/commands/completions', {
+      world.post('/v2/commands/completions', {
         userId,
         parties: [world.wallet.partyId],
         beginExclusive: 0,
@@ -138,9 +132,7 @@ describe('interactive submission', () => {
   it('refuses a signature by another key and submits nothing', async () => {
     const prepared = await prepare('ext-wrong-key');
     const end = await world.ledger.ledgerEnd();
-    const answer = await call(
-      world.server.url,
-      'POST',
+    const answer = await world.post(
       '/v2/interactive-submission/execute',
       executeBody(prepared, generateKeyPair(), 'sub-4'),
     );
@@ -170,7 +162,7 @@ describe('interactive submission', () => {
     const at = bytes.indexOf('1.25');
     expect(at).toBeGreaterThan(0);
     bytes[at] = '9'.charCodeAt(0);
-    const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/execute', {
+    const answer = await world.post('/v2/interactive-submission/execute', {
       ...signedBody,
       preparedTransaction: bytes.toString('base64'),
     });
@@ -188,9 +180,7 @@ describe('interactive submission', () => {
       amount: Amount.of(500),
     });
     const end = await world.ledger.ledgerEnd();
-    const answer = await call(
-      world.server.url,
-      'POST',
+    const answer = await world.post(
       '/v2/interactive-submission/execute',
       executeBody(prepared, world.wallet, 'sub-stale'),
     );
@@ -198,9 +188,7 @@ describe('interactive submission', () => {
     expect(answer.body.cause).toContain('prepare it again');
     expect(await world.ledger.ledgerEnd()).toBe(end);
     const again = await prepare('ext-stale-again', '1');
-    const retried = await call(
-      world.server.url,
-      'POST',
+    const retried = await world.post(
       '/v2/interactive-submission/execute',
       executeBody(again, world.wallet, 'sub-stale-again'),
     );
@@ -208,7 +196,7 @@ describe('interactive submission', () => {
   });
 
   it('refuses a prepared transaction it did not prepare', async () => {
-    const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/execute', {
+    const answer = await world.post('/v2/interactive-submission/execute', {
       ...executeBody(
         { preparedTransaction: 'bm90IG91cnM=', preparedTransactionHash: 'AAAA' },
         world.wallet,
@@ -219,9 +207,7 @@ describe('interactive submission', () => {
   });
 
   it('still refuses the external party on the plain submission path', async () => {
-    const answer = await call(
-      world.server.url,
-      'POST',
+    const answer = await world.post(
       '/v2/commands/submit-and-wait-for-transaction',
       submission(
         'ext-direct',

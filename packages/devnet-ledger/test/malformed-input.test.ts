@@ -3,7 +3,7 @@
  * stable code, never a server failure; registry paths answer their `{ error }` body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, call, expectSchema, startWorld, type World } from './support/server.js';
+import { type Answer, expectSchema, startWorld, type World } from './support/server.js';
 
 const PARTICIPANT_POSTS = [
   '/v2/updates',
@@ -127,7 +127,7 @@ describe('malformed requests', () => {
   it('are refused with a 4xx JsCantonError on every participant path', async () => {
     for (const path of PARTICIPANT_POSTS) {
       for (const body of MALFORMED) {
-        const answer = await call(world.server.url, 'POST', path, body);
+        const answer = await world.post(path, body);
         if (answer.status === 200) continue; // e.g. `{}` grants no rights: a valid request
         expectClientCantonError(answer, `${path} ${JSON.stringify(body)}`);
       }
@@ -137,9 +137,7 @@ describe('malformed requests', () => {
   it('are refused with a 400 `{ error }` on the registry paths', async () => {
     const base = new URL(world.server.registryUrl).pathname;
     for (const body of MALFORMED) {
-      const answer = await call(
-        world.server.url,
-        'POST',
+      const answer = await world.post(
         `${base}/registry/transfer-instruction/v1/transfer-factory`,
         body,
       );

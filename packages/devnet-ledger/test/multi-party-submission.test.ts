@@ -17,7 +17,7 @@ import {
 } from '@poolparty/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instructionCommand, transferCommand } from './support/commands.js';
-import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
 import { shownLegs } from './support/visualizer.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
@@ -101,7 +101,7 @@ describe('a DvP prepared for two external parties', () => {
       ],
     };
     expectSchema('ledger', 'JsPrepareSubmissionRequest', request);
-    const answer = await call(world.server.url, 'POST', PREPARE, request);
+    const answer = await world.post(PREPARE, request);
     expect(answer.status).toBe(200);
     expectSchema('ledger', 'JsPrepareSubmissionResponse', answer.body);
     return answer.body as Prepared;
@@ -171,12 +171,7 @@ describe('a DvP prepared for two external parties', () => {
     bytes[at] = '4'.charCodeAt(0);
     const before = await balances();
     const tampered = { ...prepared, preparedTransaction: bytes.toString('base64') };
-    const answer = await call(
-      world.server.url,
-      'POST',
-      EXECUTE,
-      executeBody(tampered, signatures, 's-1'),
-    );
+    const answer = await world.post(EXECUTE, executeBody(tampered, signatures, 's-1'));
     expectCantonError(answer, 400, 'INVALID_ARGUMENT');
     expect(answer.body.cause).toContain('no valid signature of the prepared transaction hash');
     expect(await balances()).toEqual(before);
@@ -186,12 +181,7 @@ describe('a DvP prepared for two external parties', () => {
     const prepared = await prepareDvp('dvp-missing');
     const before = await balances();
     const [sellerOnly] = sign2(prepared);
-    const answer = await call(
-      world.server.url,
-      'POST',
-      EXECUTE,
-      executeBody(prepared, [sellerOnly], 's-2'),
-    );
+    const answer = await world.post(EXECUTE, executeBody(prepared, [sellerOnly], 's-2'));
     expectCantonError(answer, 400, 'INVALID_ARGUMENT');
     expect(answer.body.cause).toContain(`no signature by ${buyer.partyId}`);
     expect(await balances()).toEqual(before);
@@ -207,12 +197,7 @@ describe('a DvP prepared for two external parties', () => {
       prepared.preparedTransactionHash,
       generateKeyPair(),
     );
-    const answer = await call(
-      world.server.url,
-      'POST',
-      EXECUTE,
-      executeBody(prepared, [seller, foreign], 's-3'),
-    );
+    const answer = await world.post(EXECUTE, executeBody(prepared, [seller, foreign], 's-3'));
     expectCantonError(answer, 400, 'INVALID_ARGUMENT');
     expect(answer.body.context.parties).toBe(buyer.partyId);
     const sellersKey = signatureEntry(
@@ -220,12 +205,7 @@ describe('a DvP prepared for two external parties', () => {
       prepared.preparedTransactionHash,
       world.wallet,
     );
-    const again = await call(
-      world.server.url,
-      'POST',
-      EXECUTE,
-      executeBody(prepared, [seller, sellersKey], 's-4'),
-    );
+    const again = await world.post(EXECUTE, executeBody(prepared, [seller, sellersKey], 's-4'));
     expectCantonError(again, 400, 'INVALID_ARGUMENT');
     expect(await balances()).toEqual(before);
   });
@@ -235,7 +215,7 @@ describe('a DvP prepared for two external parties', () => {
     const before = await balances();
     const body = executeBody(prepared, sign2(prepared), 's-5');
     expectSchema('ledger', 'JsExecuteSubmissionAndWaitRequest', body);
-    const answer = await call(world.server.url, 'POST', EXECUTE, body);
+    const answer = await world.post(EXECUTE, body);
     expect(answer.status).toBe(200);
     expectSchema('ledger', 'ExecuteSubmissionAndWaitResponse', answer.body);
     const after = await balances();
@@ -258,12 +238,7 @@ describe('a DvP prepared for two external parties', () => {
   it('refuses every leg when one cannot commit, with nothing moved', async () => {
     const prepared = await prepareDvp('dvp-short', '1000');
     const before = await balances();
-    const answer = await call(
-      world.server.url,
-      'POST',
-      EXECUTE,
-      executeBody(prepared, sign2(prepared), 's-6'),
-    );
+    const answer = await world.post(EXECUTE, executeBody(prepared, sign2(prepared), 's-6'));
     expectCantonError(answer, 400, 'DAML_FAILURE');
     expect(answer.body.context.error_id).toBe('insufficient_holdings');
     expect(await balances()).toEqual(before);
@@ -281,12 +256,7 @@ describe('a DvP prepared for two external parties', () => {
     world.ledger.setFaults({ latencyMs: 50 });
     const answers = await Promise.all(
       [first, second].map((prepared, i) =>
-        call(
-          world.server.url,
-          'POST',
-          EXECUTE,
-          executeBody(prepared, sign2(prepared), `race-${i}`),
-        ),
+        world.post(EXECUTE, executeBody(prepared, sign2(prepared), `race-${i}`)),
       ),
     ).finally(() => world.ledger.setFaults({}));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
@@ -300,7 +270,7 @@ describe('a DvP prepared for two external parties', () => {
   });
 
   it('refuses to prepare a leg whose acting party is not submitting', async () => {
-    const answer = await call(world.server.url, 'POST', PREPARE, {
+    const answer = await world.post(PREPARE, {
       commandId: 'dvp-unsubmitted',
       actAs: [world.wallet.partyId],
       commands: [
@@ -317,7 +287,7 @@ describe('a DvP prepared for two external parties', () => {
 
   it('refuses to prepare more legs than a prepared transaction holds', async () => {
     const leg = instructionCommand('Accept', 'offer-none');
-    const answer = await call(world.server.url, 'POST', PREPARE, {
+    const answer = await world.post(PREPARE, {
       commandId: 'dvp-many',
       actAs: [world.wallet.partyId],
       commands: Array.from({ length: 17 }, () => leg),
@@ -350,7 +320,7 @@ describe('a DvP of two TransferInstruction_Accept legs, one by each external rec
     return outcome.offerId;
   };
   const acceptBoth = async (commandId: string) => {
-    const answer = await call(world.server.url, 'POST', PREPARE, {
+    const answer = await world.post(PREPARE, {
       commandId,
       actAs: [buyer.partyId, seller.partyId],
       commands: [
@@ -428,12 +398,7 @@ describe('a DvP of two TransferInstruction_Accept legs, one by each external rec
       actor: buyer.partyId,
     });
     const before = [await held(seller), await held(buyer)];
-    const answer = await call(
-      world.server.url,
-      'POST',
-      EXECUTE,
-      executeBody(prepared, signBoth(prepared), 'a-1'),
-    );
+    const answer = await world.post(EXECUTE, executeBody(prepared, signBoth(prepared), 'a-1'));
     expectCantonError(answer, 404, 'CONTRACT_NOT_FOUND');
     expect([await held(seller), await held(buyer)]).toEqual(before);
     expect((await world.ledger.getPendingOffers(buyer.partyId)).map((o) => o.offerId)).toContain(
@@ -444,12 +409,7 @@ describe('a DvP of two TransferInstruction_Accept legs, one by each external rec
 
   it('executes with both receivers’ signatures: both instructions settle', async () => {
     const prepared = await acceptBoth('accepts-signed');
-    const answer = await call(
-      world.server.url,
-      'POST',
-      EXECUTE,
-      executeBody(prepared, signBoth(prepared), 'a-2'),
-    );
+    const answer = await world.post(EXECUTE, executeBody(prepared, signBoth(prepared), 'a-2'));
     expect(answer.status).toBe(200);
     expect(await held(seller)).toEqual(['USDCx 3']);
     expect(await held(buyer)).toEqual(['Amulet 3']);

@@ -21,7 +21,7 @@ import {
 } from '@poolparty/ledger/canton/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settlementInfoOf } from './support/commands.js';
-import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
 import { shownLegs } from './support/visualizer.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
@@ -58,7 +58,7 @@ beforeAll(async () => {
 
 afterAll(() => world?.close());
 
-const post = (path: string, body: unknown) => call(world.server.url, 'POST', path, body);
+const post = (path: string, body: unknown) => world.post(path, body);
 
 function registryOf(instrument: Instrument): string {
   const url =

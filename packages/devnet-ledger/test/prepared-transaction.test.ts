@@ -9,7 +9,7 @@ import { Amount } from '@poolparty/core';
 import { transferFactoryContractId } from '@poolparty/ledger/canton/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transferCommand } from './support/commands.js';
-import { call, startWorld, type World } from './support/server.js';
+import { startWorld, type World } from './support/server.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
 
@@ -47,7 +47,7 @@ describe('a prepared Token Standard transfer', () => {
       amount: '4.5',
       meta: { reason: 'rent' },
     });
-    const response = await call(world.server.url, 'POST', PREPARE, {
+    const response = await world.post(PREPARE, {
       userId: 'poolparty',
       commandId: 'typed-1',
       commands: [command],
@@ -153,7 +153,7 @@ describe('a prepared Token Standard transfer', () => {
       amount: '1',
     });
     const exercise = command.ExerciseCommand;
-    const response = await call(world.server.url, 'POST', PREPARE, {
+    const response = await world.post(PREPARE, {
       commandId: 'typed-extra',
       commands: [
         {
@@ -193,7 +193,7 @@ describe('a prepared transfer that names its input holdings', () => {
       amount: '5',
       inputHoldingCids: [small.holdingId],
     });
-    const response = await call(world.server.url, 'POST', PREPARE, {
+    const response = await world.post(PREPARE, {
       userId: 'poolparty',
       commandId: 'named-1',
       commands: [command],

@@ -7,7 +7,7 @@ import { Amount, type Instrument } from '@poolparty/core';
 import { decodeTransaction } from '@poolparty/ledger/canton/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdingUpdatesRequest, submission, transferCommand } from './support/commands.js';
-import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
 
 const SUBMIT = '/v2/commands/submit-and-wait-for-transaction';
 
@@ -46,9 +46,7 @@ describe('transfers naming their inputs, and to oneself', () => {
   afterAll(() => world.close());
 
   const transfer = (commandId: string, receiver: string, amount: string, inputs: string[]) =>
-    call(
-      world.server.url,
-      'POST',
+    world.post(
       SUBMIT,
       submission(
         commandId,
@@ -129,9 +127,7 @@ describe('transfers naming their inputs, and to oneself', () => {
     );
     expect(after.map((h) => h.amount.toString())).toEqual([total.toString()]);
     // The owner's update stream has it too: a wallet's cached holdings follow the stream.
-    const stream = await call(
-      world.server.url,
-      'POST',
+    const stream = await world.post(
       '/v2/updates',
       holdingUpdatesRequest(world.treasury, answer.body.transaction.offset - 1),
     );

@@ -10,7 +10,7 @@ import {
 import { transferFactoryContractId } from '@poolparty/ledger/canton/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transferCommand } from './support/commands.js';
-import { call, startWorld, type World } from './support/server.js';
+import { startWorld, type World } from './support/server.js';
 import { shownLegs } from './support/visualizer.js';
 
 describe('core-tx-visualizer on a prepared Token Standard transfer', () => {
@@ -18,7 +18,7 @@ describe('core-tx-visualizer on a prepared Token Standard transfer', () => {
   let prepared: { preparedTransaction: string; preparedTransactionHash: string };
   beforeAll(async () => {
     world = await startWorld();
-    const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/prepare', {
+    const answer = await world.post('/v2/interactive-submission/prepare', {
       commandId: 'shown-1',
       commands: [
         transferCommand({

@@ -27,6 +27,9 @@ export interface World {
   };
   /** A bearer token of the default user (when the server requires auth). */
   readonly token: string;
+  /** `call` to this world's server: what nearly every test asks it. */
+  get(path: string, token?: string): Promise<Answer>;
+  post(path: string, body: unknown, token?: string): Promise<Answer>;
   close(): Promise<void>;
 }
 
@@ -73,6 +76,8 @@ export async function startWorld(options: { auth?: boolean } = {}): Promise<Worl
     treasury,
     wallet,
     token: await tokenFor('poolparty'),
+    get: (path, token) => call(server.url, 'GET', path, undefined, token),
+    post: (path, body, token) => call(server.url, 'POST', path, body, token),
     close: async () => {
       await server.close();
       await ledger.close();
