@@ -15,6 +15,7 @@ import {
   pendingInstructionOf,
   submission,
   transferCommand,
+  transferSubmission,
 } from './support/commands.js';
 import { expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
 
@@ -60,16 +61,7 @@ describe('command submission', () => {
   it('transfers directly to a receiver that pre-approves, answering the transaction', async () => {
     const answer = await world.post(
       SUBMIT,
-      submission(
-        'direct-1',
-        [world.treasury],
-        transferCommand({
-          sender: world.treasury,
-          receiver: world.pool,
-          instrument: world.amulet,
-          amount: '25.0000000000',
-        }),
-      ),
+      transferSubmission(world, 'direct-1', { amount: '25.0000000000' }),
     );
     expect(answer.status).toBe(200);
     expectSchema('ledger', 'JsSubmitAndWaitForTransactionResponse', answer.body);
@@ -84,16 +76,7 @@ describe('command submission', () => {
   });
 
   it('answers the ACS delta the submitters see when the request names no format', async () => {
-    const { commands } = submission(
-      'direct-delta',
-      [world.treasury],
-      transferCommand({
-        sender: world.treasury,
-        receiver: world.pool,
-        instrument: world.amulet,
-        amount: '2',
-      }),
-    );
+    const { commands } = transferSubmission(world, 'direct-delta', { amount: '2' });
     const answer = await world.post(SUBMIT, { commands });
     expect(answer.status).toBe(200);
     expectSchema('ledger', 'JsSubmitAndWaitForTransactionResponse', answer.body);
@@ -112,16 +95,7 @@ describe('command submission', () => {
   it('makes an offer to a receiver without pre-approval, which the receiver accepts', async () => {
     const offered = await world.post(
       SUBMIT,
-      submission(
-        'offer-1',
-        [world.treasury],
-        transferCommand({
-          sender: world.treasury,
-          receiver: world.pool,
-          instrument: world.usdcx,
-          amount: '7.5',
-        }),
-      ),
+      transferSubmission(world, 'offer-1', { instrument: world.usdcx, amount: '7.5' }),
     );
     expect(offered.status).toBe(200);
     const offerId = pendingInstructionOf(offered.body.transaction);
@@ -144,16 +118,7 @@ describe('command submission', () => {
     const offer = async (commandId: string) => {
       const answer = await world.post(
         SUBMIT,
-        submission(
-          commandId,
-          [world.treasury],
-          transferCommand({
-            sender: world.treasury,
-            receiver: world.pool,
-            instrument: world.usdcx,
-            amount: '1',
-          }),
-        ),
+        transferSubmission(world, commandId, { instrument: world.usdcx }),
       );
       return pendingInstructionOf(answer.body.transaction) as string;
     };
@@ -188,16 +153,7 @@ describe('command submission', () => {
   });
 
   it('refuses a resubmitted command id as DUPLICATE_COMMAND with the completion offset', async () => {
-    const body = submission(
-      'dedup-1',
-      [world.treasury],
-      transferCommand({
-        sender: world.treasury,
-        receiver: world.pool,
-        instrument: world.amulet,
-        amount: '1',
-      }),
-    );
+    const body = transferSubmission(world, 'dedup-1');
     const first = await world.post(SUBMIT, body);
     expect(first.status).toBe(200);
     const endBefore = await world.ledger.ledgerEnd();
@@ -208,16 +164,7 @@ describe('command submission', () => {
   });
 
   it('refuses a malformed transaction format before submitting anything', async () => {
-    const body = submission(
-      'bad-format',
-      [world.treasury],
-      transferCommand({
-        sender: world.treasury,
-        receiver: world.pool,
-        instrument: world.amulet,
-        amount: '1',
-      }),
-    );
+    const body = transferSubmission(world, 'bad-format');
     const answer = await world.post(SUBMIT, {
       ...body,
       transactionFormat: {
@@ -232,16 +179,7 @@ describe('command submission', () => {
   it('refuses acting as an external party, or as a party the submission does not transfer from', async () => {
     const external = await world.post(
       SUBMIT,
-      submission(
-        'ext-1',
-        [world.wallet.partyId],
-        transferCommand({
-          sender: world.wallet.partyId,
-          receiver: world.pool,
-          instrument: world.amulet,
-          amount: '1',
-        }),
-      ),
+      transferSubmission(world, 'ext-1', { sender: world.wallet.partyId }),
     );
     expectCantonError(external, 403, 'PERMISSION_DENIED');
     const notSender = await world.post(
@@ -263,16 +201,7 @@ describe('command submission', () => {
   it('answers the ledger’s refusals with Canton codes', async () => {
     const tooMuch = await world.post(
       SUBMIT,
-      submission(
-        'too-much',
-        [world.treasury],
-        transferCommand({
-          sender: world.treasury,
-          receiver: world.pool,
-          instrument: world.amulet,
-          amount: '1000000',
-        }),
-      ),
+      transferSubmission(world, 'too-much', { amount: '1000000' }),
     );
     expectCantonError(tooMuch, 400, 'DAML_FAILURE');
     expect(tooMuch.body.context.error_id).toBe('insufficient_holdings');
@@ -283,17 +212,7 @@ describe('command submission', () => {
     expectCantonError(noOffer, 404, 'CONTRACT_NOT_FOUND');
     const wrongFactory = await world.post(
       SUBMIT,
-      submission(
-        'bad-factory',
-        [world.treasury],
-        transferCommand({
-          sender: world.treasury,
-          receiver: world.pool,
-          instrument: world.amulet,
-          amount: '1',
-          factoryId: 'not-a-factory',
-        }),
-      ),
+      transferSubmission(world, 'bad-factory', { factoryId: 'not-a-factory' }),
     );
     expectCantonError(wrongFactory, 404, 'CONTRACT_NOT_FOUND');
     const malformed = await world.post(SUBMIT, {
@@ -305,17 +224,11 @@ describe('command submission', () => {
   it('refuses accepting an expired offer, which stays pending', async () => {
     const offered = await world.post(
       SUBMIT,
-      submission(
-        'offer-exp',
-        [world.treasury],
-        transferCommand({
-          sender: world.treasury,
-          receiver: world.pool,
-          instrument: world.usdcx,
-          amount: '2',
-          executeBefore: new Date((await world.ledger.now()).getTime() + 60_000),
-        }),
-      ),
+      transferSubmission(world, 'offer-exp', {
+        instrument: world.usdcx,
+        amount: '2',
+        executeBefore: new Date((await world.ledger.now()).getTime() + 60_000),
+      }),
     );
     const offerId = pendingInstructionOf(offered.body.transaction) as string;
     await world.ledger.advanceClock(120_000);
@@ -549,17 +462,7 @@ describe('ledger faults as Canton reports them', () => {
   });
   afterAll(() => world.close());
 
-  const transfer = (commandId: string) =>
-    submission(
-      commandId,
-      [world.treasury],
-      transferCommand({
-        sender: world.treasury,
-        receiver: world.pool,
-        instrument: world.amulet,
-        amount: '1',
-      }),
-    );
+  const transfer = (commandId: string) => transferSubmission(world, commandId);
 
   it('a refused submission is a retryable PARTICIPANT_BACKPRESSURE that changed nothing', async () => {
     world.ledger.setFaults({ rejectRate: 1, seed: 1 });

@@ -8,7 +8,7 @@ import { decodePreparedTransaction, TopologyController } from '@canton-network/w
 import { Amount, encodeBase64, fingerprint, generateKeyPair, sign } from '@poolparty/core';
 import { decodeTransaction } from '@poolparty/ledger/canton/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerEffects, submission, transferCommand } from './support/commands.js';
+import { ledgerEffects, transferCommand, transferSubmission } from './support/commands.js';
 import { expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
@@ -209,16 +209,7 @@ describe('interactive submission', () => {
   it('still refuses the external party on the plain submission path', async () => {
     const answer = await world.post(
       '/v2/commands/submit-and-wait-for-transaction',
-      submission(
-        'ext-direct',
-        [world.wallet.partyId],
-        transferCommand({
-          sender: world.wallet.partyId,
-          receiver: world.pool,
-          instrument: world.amulet,
-          amount: '1',
-        }),
-      ),
+      transferSubmission(world, 'ext-direct', { sender: world.wallet.partyId }),
     );
     expectCantonError(answer, 403, 'PERMISSION_DENIED');
   });

@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { submission, transferCommand } from './support/commands.js';
+import { transferSubmission } from './support/commands.js';
 import {
   expectCantonError,
   expectSchema,
@@ -224,16 +224,7 @@ describe('devnet ledger server with auth', () => {
   });
 
   it('refuses a submission naming another user than the token’s', async () => {
-    const body = submission(
-      'other-user',
-      [world.treasury],
-      transferCommand({
-        sender: world.treasury,
-        receiver: world.pool,
-        instrument: world.amulet,
-        amount: '1',
-      }),
-    );
+    const body = transferSubmission(world, 'other-user');
     const answer = await world.post(
       '/v2/commands/submit-and-wait-for-transaction',
       {
@@ -265,16 +256,7 @@ describe('devnet ledger server with auth', () => {
 
     const appToken = await tokenFor('wallet-app');
     const body = (commandId: string) => {
-      const { commands } = submission(
-        commandId,
-        [world.treasury],
-        transferCommand({
-          sender: world.treasury,
-          receiver: world.pool,
-          instrument: world.amulet,
-          amount: '1',
-        }),
-      );
+      const { commands } = transferSubmission(world, commandId);
       return { commands: { ...commands, userId: 'wallet-app' } };
     };
     const SUBMIT = '/v2/commands/submit-and-wait-for-transaction';

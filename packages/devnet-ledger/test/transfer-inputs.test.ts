@@ -3,10 +3,10 @@
  * (`inputHoldingCids`), which are then exactly the holdings archived, or to its own sender (the
  * wallet SDK's merge), which Splice runs as a self-transfer.
  */
-import { Amount, type Instrument } from '@poolparty/core';
+import { Amount } from '@poolparty/core';
 import { decodeTransaction } from '@poolparty/ledger/canton/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { holdingUpdatesRequest, submission, transferCommand } from './support/commands.js';
+import { holdingUpdatesRequest, transferSubmission } from './support/commands.js';
 import { expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
 
 const SUBMIT = '/v2/commands/submit-and-wait-for-transaction';
@@ -48,17 +48,12 @@ describe('transfers naming their inputs, and to oneself', () => {
   const transfer = (commandId: string, receiver: string, amount: string, inputs: string[]) =>
     world.post(
       SUBMIT,
-      submission(
-        commandId,
-        [world.treasury],
-        transferCommand({
-          sender: world.treasury,
-          receiver,
-          instrument: world.usdcx as Instrument,
-          amount,
-          inputHoldingCids: inputs,
-        }),
-      ),
+      transferSubmission(world, commandId, {
+        receiver,
+        instrument: world.usdcx,
+        amount,
+        inputHoldingCids: inputs,
+      }),
     );
 
   it('archives exactly the named holding, not the largest the ledger would pick', async () => {
