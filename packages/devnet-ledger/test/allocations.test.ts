@@ -18,18 +18,17 @@ import {
   type WireProxy,
 } from './canton/support/wire-proxy.js';
 import { settlementInfoOf } from './support/commands.js';
-import { call, startWorld, type World } from './support/server.js';
+import { call, sharedWorld } from './support/server.js';
 
 const HOUR_MS = 60 * 60_000;
 
-let world: World;
+const world = sharedWorld();
 let proxy: WireProxy;
 let alice: string;
 let bob: string;
 let venue: string;
 
 beforeAll(async () => {
-  world = await startWorld();
   const party = async (hint: string) => (await world.ledger.createParty({ hint })).partyId;
   [alice, bob, venue] = [await party('alice'), await party('bob'), await party('venue')];
   await world.ledger.mint({ owner: alice, instrument: world.amulet, amount: Amount.of(100) });
@@ -37,10 +36,7 @@ beforeAll(async () => {
   proxy = await startWireProxy({ target: world.server.url, uncheckedPrefixes: ['/devnet/'] });
 });
 
-afterAll(async () => {
-  await proxy?.close();
-  await world?.close();
-});
+afterAll(() => proxy?.close());
 
 const post = (path: string, body: unknown) => call(proxy.url, 'POST', path, body);
 

@@ -9,7 +9,7 @@ import {
   decodeTransaction,
   decodeTransferInstruction,
 } from '@poolparty/ledger/canton/wire';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   instructionCommand,
   pendingInstructionOf,
@@ -17,7 +17,7 @@ import {
   transferCommand,
   transferSubmission,
 } from './support/commands.js';
-import { expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
 
 const SUBMIT = '/v2/commands/submit-and-wait-for-transaction';
 const HOLDING_FILTER = {
@@ -52,11 +52,15 @@ const INSTRUCTION_FILTER = {
 };
 
 describe('command submission', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
+
+  /** `actor` exercises `choice` on the transfer instruction `offerId`. */
+  const instruct = (
+    commandId: string,
+    actor: string,
+    choice: 'Accept' | 'Reject' | 'Withdraw',
+    offerId: string,
+  ) => world.post(SUBMIT, submission(commandId, [actor], instructionCommand(choice, offerId)));
 
   it('transfers directly to a receiver that pre-approves, answering the transaction', async () => {
     const answer = await world.post(
@@ -102,10 +106,7 @@ describe('command submission', () => {
     expect(offerId).toBeDefined();
     const pending = await world.ledger.getPendingOffers(world.pool);
     expect(pending.map((o) => o.offerId)).toEqual([offerId]);
-    const accepted = await world.post(
-      SUBMIT,
-      submission('accept-1', [world.pool], instructionCommand('Accept', offerId as string)),
-    );
+    const accepted = await instruct('accept-1', world.pool, 'Accept', offerId as string);
     expect(accepted.status).toBe(200);
     const offerOf = (id: string) => pending.find((o) => o.offerId === id);
     expect(decodeTransaction(accepted.body.transaction, { offerOf }).events).toMatchObject([
@@ -128,24 +129,20 @@ describe('command submission', () => {
       for (const o of await world.ledger.getPendingOffers(world.pool)) offers.set(o.offerId, o);
       return offerId;
     };
-    const rejected = await world.post(
-      SUBMIT,
-      submission(
-        'reject-1',
-        [world.pool],
-        instructionCommand('Reject', await remember(await offer('offer-r'))),
-      ),
+    const rejected = await instruct(
+      'reject-1',
+      world.pool,
+      'Reject',
+      await remember(await offer('offer-r')),
     );
     expect(decodeTransaction(rejected.body.transaction, { offerOf }).events).toMatchObject([
       { kind: 'offer_rejected' },
     ]);
-    const withdrawn = await world.post(
-      SUBMIT,
-      submission(
-        'withdraw-1',
-        [world.treasury],
-        instructionCommand('Withdraw', await remember(await offer('offer-w'))),
-      ),
+    const withdrawn = await instruct(
+      'withdraw-1',
+      world.treasury,
+      'Withdraw',
+      await remember(await offer('offer-w')),
     );
     expect(decodeTransaction(withdrawn.body.transaction, { offerOf }).events).toMatchObject([
       { kind: 'offer_withdrawn' },
@@ -205,10 +202,7 @@ describe('command submission', () => {
     );
     expectCantonError(tooMuch, 400, 'DAML_FAILURE');
     expect(tooMuch.body.context.error_id).toBe('insufficient_holdings');
-    const noOffer = await world.post(
-      SUBMIT,
-      submission('no-offer', [world.pool], instructionCommand('Accept', 'no-such-offer')),
-    );
+    const noOffer = await instruct('no-offer', world.pool, 'Accept', 'no-such-offer');
     expectCantonError(noOffer, 404, 'CONTRACT_NOT_FOUND');
     const wrongFactory = await world.post(
       SUBMIT,
@@ -232,10 +226,7 @@ describe('command submission', () => {
     );
     const offerId = pendingInstructionOf(offered.body.transaction) as string;
     await world.ledger.advanceClock(120_000);
-    const late = await world.post(
-      SUBMIT,
-      submission('accept-late', [world.pool], instructionCommand('Accept', offerId)),
-    );
+    const late = await instruct('accept-late', world.pool, 'Accept', offerId);
     expectCantonError(late, 400, 'DAML_FAILURE');
     expect(late.body.context.error_id).toBe('offer_expired');
     expect((await world.ledger.getPendingOffers(world.pool)).map((o) => o.offerId)).toContain(
@@ -262,10 +253,9 @@ describe('command submission', () => {
 });
 
 describe('active contracts and the HTTP update stream', () => {
-  let world: World;
+  const world = sharedWorld();
   let offerId: string;
   beforeAll(async () => {
-    world = await startWorld();
     const outcome = await world.ledger.submitTransfer({
       commandId: 'acs-offer',
       sender: world.treasury,
@@ -275,19 +265,27 @@ describe('active contracts and the HTTP update stream', () => {
     });
     offerId = (outcome as { offerId: string }).offerId;
   });
-  afterAll(() => world.close());
+
+  /** The active contracts `party` sees through `filter` as of `offset`. */
+  const activeContracts = (offset: number, party: string, filter: unknown) =>
+    world.post('/v2/state/active-contracts', {
+      activeAtOffset: offset,
+      eventFormat: { filtersByParty: { [party]: filter } },
+    });
+  /** Every transaction up to `end`, with ledger effects, as `eventFormat` selects its events. */
+  const updatesTo = (end: number, eventFormat: unknown) =>
+    world.post('/v2/updates', {
+      beginExclusive: 0,
+      endInclusive: end,
+      updateFormat: {
+        includeTransactions: { eventFormat, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' },
+      },
+    });
 
   it('lists a party’s holdings and pending instructions with their interface views', async () => {
     const end = await world.ledger.ledgerEnd();
-    const answer = await world.post('/v2/state/active-contracts', {
-      activeAtOffset: end,
-      eventFormat: {
-        filtersByParty: {
-          [world.treasury]: {
-            cumulative: [...HOLDING_FILTER.cumulative, ...INSTRUCTION_FILTER.cumulative],
-          },
-        },
-      },
+    const answer = await activeContracts(end, world.treasury, {
+      cumulative: [...HOLDING_FILTER.cumulative, ...INSTRUCTION_FILTER.cumulative],
     });
     expect(answer.status).toBe(200);
     for (const item of answer.body) expectSchema('ledger', 'JsGetActiveContractsResponse', item);
@@ -306,10 +304,7 @@ describe('active contracts and the HTTP update stream', () => {
 
   it('shows only what the interface filter asks for, and nothing of other parties', async () => {
     const end = await world.ledger.ledgerEnd();
-    const holdingsOnly = await world.post('/v2/state/active-contracts', {
-      activeAtOffset: end,
-      eventFormat: { filtersByParty: { [world.wallet.partyId]: HOLDING_FILTER } },
-    });
+    const holdingsOnly = await activeContracts(end, world.wallet.partyId, HOLDING_FILTER);
     const owners = holdingsOnly.body.map(
       (i: { contractEntry: { JsActiveContract: { createdEvent: never } } }) =>
         decodeHolding(i.contractEntry.JsActiveContract.createdEvent)?.owner,
@@ -335,10 +330,7 @@ describe('active contracts and the HTTP update stream', () => {
       ],
     };
     const events = async (filters: unknown) => {
-      const answer = await world.post('/v2/state/active-contracts', {
-        activeAtOffset: end,
-        eventFormat: { filtersByParty: { [world.wallet.partyId]: filters } },
-      });
+      const answer = await activeContracts(end, world.wallet.partyId, filters);
       return answer.body.map(
         (i: {
           contractEntry: { JsActiveContract: { createdEvent: { createdEventBlob?: string } } };
@@ -352,19 +344,17 @@ describe('active contracts and the HTTP update stream', () => {
   });
 
   it('answers the contracts as they were at an earlier offset', async () => {
-    const answer = await world.post('/v2/state/active-contracts', {
-      activeAtOffset: 0,
-      eventFormat: { filtersByParty: { [world.treasury]: HOLDING_FILTER } },
-    });
+    const answer = await activeContracts(0, world.treasury, HOLDING_FILTER);
     expect(answer.body).toEqual([]);
   });
 
   it('finds an instruction by contract id, with its archive once it ended', async () => {
-    const eventFormat = { filtersByParty: { [world.pool]: INSTRUCTION_FILTER } };
-    const pending = await world.post('/v2/events/events-by-contract-id', {
-      contractId: offerId,
-      eventFormat,
-    });
+    const eventsOf = (contractId: string, party = world.pool) =>
+      world.post('/v2/events/events-by-contract-id', {
+        contractId,
+        eventFormat: { filtersByParty: { [party]: INSTRUCTION_FILTER } },
+      });
+    const pending = await eventsOf(offerId);
     expect(pending.status).toBe(200);
     expectSchema('ledger', 'JsGetEventsByContractIdResponse', pending.body);
     expect(decodeTransferInstruction(pending.body.created.createdEvent)?.offerId).toBe(offerId);
@@ -381,36 +371,18 @@ describe('active contracts and the HTTP update stream', () => {
       offerId: ended,
       actor: world.pool,
     });
-    const archived = await world.post('/v2/events/events-by-contract-id', {
-      contractId: ended,
-      eventFormat,
-    });
+    const archived = await eventsOf(ended);
     expectSchema('ledger', 'JsGetEventsByContractIdResponse', archived.body);
     expect(archived.body.archived.archivedEvent.contractId).toBe(ended);
-    const missing = await world.post('/v2/events/events-by-contract-id', {
-      contractId: 'no-such-contract',
-      eventFormat,
-    });
+    const missing = await eventsOf('no-such-contract');
     expectCantonError(missing, 404, 'CONTRACT_EVENTS_NOT_FOUND');
-    const foreign = await world.post('/v2/events/events-by-contract-id', {
-      contractId: offerId,
-      eventFormat: { filtersByParty: { [world.wallet.partyId]: INSTRUCTION_FILTER } },
-    });
+    const foreign = await eventsOf(offerId, world.wallet.partyId);
     expectCantonError(foreign, 404, 'CONTRACT_EVENTS_NOT_FOUND');
   });
 
   it('reads every party’s transactions with filtersForAnyParty', async () => {
     const end = await world.ledger.ledgerEnd();
-    const answer = await world.post('/v2/updates', {
-      beginExclusive: 0,
-      endInclusive: end,
-      updateFormat: {
-        includeTransactions: {
-          eventFormat: { filtersForAnyParty: HOLDING_FILTER },
-          transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
-        },
-      },
-    });
+    const answer = await updatesTo(end, { filtersForAnyParty: HOLDING_FILTER });
     expect(answer.status).toBe(200);
     const offsets = answer.body
       .filter((i: { update: { Transaction?: unknown } }) => i.update.Transaction)
@@ -423,24 +395,14 @@ describe('active contracts and the HTTP update stream', () => {
 
   it('refuses an offset after the ledger end', async () => {
     const end = await world.ledger.ledgerEnd();
-    const answer = await world.post('/v2/state/active-contracts', {
-      activeAtOffset: end + 5,
-      eventFormat: { filtersByParty: { [world.treasury]: HOLDING_FILTER } },
-    });
+    const answer = await activeContracts(end + 5, world.treasury, HOLDING_FILTER);
     expectCantonError(answer, 400, 'OFFSET_AFTER_LEDGER_END');
   });
 
   it('streams a party’s transactions over HTTP with gaps, then a checkpoint at the end', async () => {
     const end = await world.ledger.ledgerEnd();
-    const answer = await world.post('/v2/updates', {
-      beginExclusive: 0,
-      endInclusive: end,
-      updateFormat: {
-        includeTransactions: {
-          eventFormat: { filtersByParty: { [world.wallet.partyId]: HOLDING_FILTER } },
-          transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
-        },
-      },
+    const answer = await updatesTo(end, {
+      filtersByParty: { [world.wallet.partyId]: HOLDING_FILTER },
     });
     expect(answer.status).toBe(200);
     for (const item of answer.body) expectSchema('ledger', 'JsGetUpdatesResponse', item);
@@ -456,11 +418,7 @@ describe('active contracts and the HTTP update stream', () => {
 });
 
 describe('ledger faults as Canton reports them', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   const transfer = (commandId: string) => transferSubmission(world, commandId);
 

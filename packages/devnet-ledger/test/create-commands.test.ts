@@ -3,8 +3,8 @@
  * the devnet's validator accepts at once (the receiver then pre-approves Amulet), and the
  * refusal, in Canton's shapes, of every template the devnet has no package of.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
 
 const SUBMIT = '/v2/commands/submit-and-wait';
 const PROPOSAL = '#splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal';
@@ -25,13 +25,11 @@ function createSubmission(
 }
 
 describe('create commands', () => {
-  let world: World;
+  const world = sharedWorld();
   let operator: string;
   beforeAll(async () => {
-    world = await startWorld();
     operator = (await world.get('/api/validator/v0/validator-user')).body.party_id;
   });
-  afterAll(() => world.close());
 
   const propose = (commandId: string, receiver: string, extra: object = {}, actAs = [receiver]) =>
     world.post(

@@ -5,10 +5,10 @@
  */
 import { Amount } from '@poolparty/core';
 import { decodeUpdatesItem } from '@poolparty/ledger/canton/wire';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { holdingUpdatesRequest } from './support/commands.js';
-import { expectCantonError, startWorld, type World } from './support/server.js';
+import { expectCantonError, sharedWorld } from './support/server.js';
 
 const request = holdingUpdatesRequest;
 
@@ -33,7 +33,7 @@ function readStream(url: string, body: unknown): Promise<{ items: unknown[]; cod
 }
 
 describe('delivery faults on the devnet ledger server', () => {
-  let world: World;
+  const world = sharedWorld();
   let minted: number[] = [];
 
   const setFaults = async (faults: object) => {
@@ -42,7 +42,6 @@ describe('delivery faults on the devnet ledger server', () => {
   };
 
   beforeAll(async () => {
-    world = await startWorld();
     minted = [];
     for (const amount of [1, 2, 3]) {
       const { offset } = await world.ledger.mint({
@@ -54,7 +53,6 @@ describe('delivery faults on the devnet ledger server', () => {
     }
   });
   afterEach(() => setFaults({ duplicateDeliveryRate: 0, dropStreamRate: 0 }));
-  afterAll(() => world.close());
 
   it('delivers each transaction twice over HTTP and WebSocket when every delivery duplicates', async () => {
     const end = minted.at(-1) ?? 0;

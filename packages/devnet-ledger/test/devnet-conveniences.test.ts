@@ -3,16 +3,12 @@
  * routes as the service's, answering problems in their own format, and what they change shows on
  * the Canton paths.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEVNET_ENDPOINTS } from '../src/devnet/endpoints.js';
-import { startWorld, type World } from './support/server.js';
+import { sharedWorld } from './support/server.js';
 
 describe('devnet conveniences on the devnet ledger server', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   it('mints through the faucet, and the mint is the next update on the ledger API', async () => {
     const before = (await world.get('/v2/state/ledger-end')).body.offset;

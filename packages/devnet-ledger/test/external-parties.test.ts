@@ -4,16 +4,12 @@
  */
 import { TopologyController } from '@canton-network/wallet-sdk';
 import { encodeBase64, fingerprint, generateKeyPair, sign } from '@poolparty/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SYNCHRONIZER_ID } from '../src/identity.js';
-import { expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
 
 describe('external-party onboarding', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   const generate = async (hint: string, publicKey: Uint8Array) => {
     const answer = await world.post('/v2/parties/external/generate-topology', {

@@ -5,8 +5,8 @@
  */
 import { Amount } from '@poolparty/core';
 import { decodeUpdatesItem, HOLDING_INTERFACE_ID } from '@poolparty/ledger/canton/wire';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectCantonError, startWorld, type World } from './support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectCantonError, sharedWorld } from './support/server.js';
 
 const HOLDINGS = {
   cumulative: [
@@ -21,15 +21,13 @@ const HOLDINGS = {
 };
 
 describe('HTTP list bounds', () => {
-  let world: World;
+  const world = sharedWorld();
   const MINTS = 210;
   beforeAll(async () => {
-    world = await startWorld();
     for (let n = 0; n < MINTS; n += 1) {
       await world.ledger.mint({ owner: world.pool, instrument: world.usdcx, amount: Amount.of(1) });
     }
   });
-  afterAll(() => world.close());
 
   const updates = (beginExclusive: number, query = '') =>
     world.post(`/v2/updates${query}`, {

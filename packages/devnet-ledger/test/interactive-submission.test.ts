@@ -7,18 +7,14 @@
 import { decodePreparedTransaction, TopologyController } from '@canton-network/wallet-sdk';
 import { Amount, encodeBase64, fingerprint, generateKeyPair, sign } from '@poolparty/core';
 import { decodeTransaction } from '@poolparty/ledger/canton/wire';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ledgerEffects, transferCommand, transferSubmission } from './support/commands.js';
-import { expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
 
 describe('interactive submission', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   const prepare = async (commandId: string, amount = '4') => {
     const command = transferCommand({

@@ -2,8 +2,8 @@
  * Malformed requests on every participant path that takes a body: a 4xx JsCantonError with a
  * stable code, never a server failure; registry paths answer their `{ error }` body.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, expectSchema, startWorld, type World } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { type Answer, expectSchema, sharedWorld } from './support/server.js';
 
 const PARTICIPANT_POSTS = [
   '/v2/updates',
@@ -118,11 +118,7 @@ function expectClientCantonError(answer: Answer, context: string): void {
 }
 
 describe('malformed requests', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   it('are refused with a 4xx JsCantonError on every participant path', async () => {
     for (const path of PARTICIPANT_POSTS) {

@@ -15,9 +15,9 @@ import {
   type Instrument,
   sign,
 } from '@poolparty/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { instructionCommand, transferCommand } from './support/commands.js';
-import { expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
 import { shownLegs } from './support/visualizer.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
@@ -58,7 +58,7 @@ function executeBody(prepared: Prepared, entries: unknown[], submissionId: strin
 }
 
 describe('a DvP prepared for two external parties', () => {
-  let world: World;
+  const world = sharedWorld();
   let buyer: Signer;
   const sign2 = (prepared: Prepared) => [
     signatureEntry(world.wallet.partyId, prepared.preparedTransactionHash, world.wallet),
@@ -108,7 +108,6 @@ describe('a DvP prepared for two external parties', () => {
   };
 
   beforeAll(async () => {
-    world = await startWorld();
     const keys = generateKeyPair();
     const created = await world.ledger.createParty({ hint: 'buyer', publicKey: keys.publicKey });
     buyer = { partyId: created.partyId, ...keys };
@@ -121,7 +120,6 @@ describe('a DvP prepared for two external parties', () => {
     await world.ledger.setPreapproval(buyer.partyId, world.amulet, true);
     await world.ledger.setPreapproval(world.wallet.partyId, world.usdcx, true);
   });
-  afterAll(() => world.close());
 
   it('shows both legs with their parties, instruments and amounts in the visualizer', async () => {
     const prepared = await prepareDvp('dvp-shown');
@@ -298,7 +296,7 @@ describe('a DvP prepared for two external parties', () => {
 });
 
 describe('a DvP of two TransferInstruction_Accept legs, one by each external receiver', () => {
-  let world: World;
+  const world = sharedWorld();
   let seller: Signer;
   let buyer: Signer;
   let offers: { amulet: string; usdcx: string };
@@ -341,7 +339,6 @@ describe('a DvP of two TransferInstruction_Accept legs, one by each external rec
       .sort();
 
   beforeAll(async () => {
-    world = await startWorld();
     seller = await external('seller');
     buyer = await external('buyer');
     await world.ledger.mint({
@@ -359,7 +356,6 @@ describe('a DvP of two TransferInstruction_Accept legs, one by each external rec
       usdcx: await offer('offer-usdcx', buyer, seller, world.usdcx),
     };
   });
-  afterAll(() => world.close());
 
   it('shows each leg’s instruction, its acting receiver and the holding it creates', async () => {
     const prepared = await acceptBoth('accepts-shown');

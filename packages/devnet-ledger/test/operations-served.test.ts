@@ -3,17 +3,13 @@
  * submissions a wallet or an exchange integration uses answer in the API's shapes, and every other
  * operation of the API answers a JsCantonError saying it is not served, never a bare 404.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UNSERVED_OPERATIONS } from '../src/unserved-operations.js';
 import { submission, transferCommand } from './support/commands.js';
-import { expectSchema, startWorld, type World } from './support/server.js';
+import { expectSchema, sharedWorld } from './support/server.js';
 
 describe('operations the devnet participant serves', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   it('answers every operation it does not serve with UNSUPPORTED_OPERATION saying why', async () => {
     for (const { method, url } of UNSERVED_OPERATIONS) {
@@ -88,11 +84,7 @@ describe('operations the devnet participant serves', () => {
 });
 
 describe('operations the devnet validator’s scan proxy serves', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   const scanProxy = (path: string) => `/api/validator/v0/scan-proxy${path}`;
 

@@ -3,22 +3,12 @@
  * and rights, and bearer authentication when a secret is set.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { transferSubmission } from './support/commands.js';
-import {
-  expectCantonError,
-  expectSchema,
-  startWorld,
-  tokenFor,
-  type World,
-} from './support/server.js';
+import { expectCantonError, expectSchema, sharedWorld, tokenFor } from './support/server.js';
 
 describe('devnet ledger server without auth', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   it('reports its version and features', async () => {
     const answer = await world.get('/v2/version');
@@ -173,11 +163,7 @@ describe('devnet ledger server without auth', () => {
 });
 
 describe('devnet ledger server with auth', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld({ auth: true });
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld({ auth: true });
 
   it('refuses a request without a token as UNAUTHENTICATED', async () => {
     expectCantonError(await world.get('/v2/state/ledger-end'), 401, 'UNAUTHENTICATED');

@@ -19,9 +19,9 @@ import {
   ALLOCATION_FACTORY_INTERFACE_ID,
   ALLOCATION_INTERFACE_ID,
 } from '@poolparty/ledger/canton/wire';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { settlementInfoOf } from './support/commands.js';
-import { expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
 import { shownLegs } from './support/visualizer.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
@@ -39,13 +39,12 @@ interface Prepared {
   readonly preparedTransactionHash: string;
 }
 
-let world: World;
+const world = sharedWorld();
 let seller: Trader;
 let buyer: Trader;
 let venue: string;
 
 beforeAll(async () => {
-  world = await startWorld();
   seller = world.wallet;
   const keys = generateKeyPair();
   buyer = {
@@ -55,8 +54,6 @@ beforeAll(async () => {
   venue = (await world.ledger.createParty({ hint: 'venue' })).partyId;
   await world.ledger.mint({ owner: buyer.partyId, instrument: world.usdcx, amount: Amount.of(20) });
 });
-
-afterAll(() => world?.close());
 
 const post = (path: string, body: unknown) => world.post(path, body);
 

@@ -7,9 +7,9 @@ import type { PreparedTransaction, Value } from '@canton-network/core-ledger-pro
 import { decodePreparedTransaction, TopologyController } from '@canton-network/wallet-sdk';
 import { Amount } from '@poolparty/core';
 import { transferFactoryContractId } from '@poolparty/ledger/canton/wire';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { transferCommand } from './support/commands.js';
-import { startWorld, type World } from './support/server.js';
+import { sharedWorld } from './support/server.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
 
@@ -35,11 +35,10 @@ function createsOf(prepared: PreparedTransaction) {
 }
 
 describe('a prepared Token Standard transfer', () => {
-  let world: World;
+  const world = sharedWorld();
   let prepared: PreparedTransaction;
   let answer: { preparedTransaction: string; preparedTransactionHash: string };
   beforeAll(async () => {
-    world = await startWorld();
     const command = transferCommand({
       sender: world.wallet.partyId,
       receiver: world.pool,
@@ -57,7 +56,6 @@ describe('a prepared Token Standard transfer', () => {
     answer = response.body;
     prepared = decodePreparedTransaction(answer.preparedTransaction) as PreparedTransaction;
   });
-  afterAll(() => world.close());
 
   it('carries the choice argument in its Daml kinds', () => {
     const exercise = exerciseAt(prepared, '0');
@@ -171,11 +169,7 @@ describe('a prepared Token Standard transfer', () => {
 });
 
 describe('a prepared transfer that names its input holdings', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   it('lists and archives exactly the holdings it names, not the ledger’s own choice', async () => {
     await world.ledger.mint({

@@ -3,17 +3,13 @@
  * pre-approvals, instrument metadata, the transfer factory and the instructions' choice contexts.
  */
 import { Amount } from '@poolparty/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectSchema, startWorld, type World } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { expectSchema, sharedWorld, type World } from './support/server.js';
 
 const SCAN = '/api/validator/v0/scan-proxy';
 
 describe('scan proxy', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   it('reports the open mining round with the Amulet price', async () => {
     const answer = await world.get(`${SCAN}/open-and-issuing-mining-rounds`);
@@ -69,11 +65,7 @@ describe('scan proxy', () => {
 });
 
 describe('registries', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   const factoryRequest = (w: World, receiver: string, instrument = w.amulet) => ({
     choiceArguments: {

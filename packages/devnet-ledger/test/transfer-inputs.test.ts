@@ -5,9 +5,9 @@
  */
 import { Amount } from '@poolparty/core';
 import { decodeTransaction } from '@poolparty/ledger/canton/wire';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { holdingUpdatesRequest, transferSubmission } from './support/commands.js';
-import { expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
 
 const SUBMIT = '/v2/commands/submit-and-wait-for-transaction';
 
@@ -27,11 +27,10 @@ function exercisedOf(transaction: { events: object[] }): Exercised[] {
 }
 
 describe('transfers naming their inputs, and to oneself', () => {
-  let world: World;
+  const world = sharedWorld();
   /** The treasury's USDCx holdings: 500 (seeded), 40 and 10. */
   let held: { readonly holdingId: string; readonly amount: Amount }[];
   beforeAll(async () => {
-    world = await startWorld();
     for (const amount of [40, 10]) {
       await world.ledger.mint({
         owner: world.treasury,
@@ -43,7 +42,6 @@ describe('transfers naming their inputs, and to oneself', () => {
       (h) => h.instrument.id === 'USDCx',
     );
   });
-  afterAll(() => world.close());
 
   const transfer = (commandId: string, receiver: string, amount: string, inputs: string[]) =>
     world.post(
