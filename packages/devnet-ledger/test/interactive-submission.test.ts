@@ -5,11 +5,12 @@
  * wallet SDK recomputes the hash it is given.
  */
 import { decodePreparedTransaction, TopologyController } from '@canton-network/wallet-sdk';
-import { Amount, encodeBase64, fingerprint, generateKeyPair, sign } from '@poolparty/core';
+import { Amount, generateKeyPair } from '@poolparty/core';
 import { decodeTransaction } from '@poolparty/ledger/canton/wire';
 import { describe, expect, it } from 'vitest';
 import { ledgerEffects, transferCommand, transferSubmission } from './support/commands.js';
 import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
+import { executeRequest, type Prepared, partySignature } from './support/signing.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
 
@@ -38,33 +39,19 @@ describe('interactive submission', () => {
     };
   };
 
+  /** An execute request of the wallet party's transfer, its hash signed by `signer`'s key. */
   const executeBody = (
-    prepared: { preparedTransaction: string; preparedTransactionHash: string },
+    prepared: Prepared,
     signer: { publicKey: Uint8Array; privateKey: Uint8Array },
     submissionId: string,
   ) => ({
-    preparedTransaction: prepared.preparedTransaction,
-    hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
-    submissionId,
+    ...executeRequest(
+      prepared,
+      [partySignature(world.wallet.partyId, prepared.preparedTransactionHash, signer)],
+      submissionId,
+    ),
     userId: 'poolparty',
     transactionFormat: ledgerEffects([world.wallet.partyId]),
-    partySignatures: {
-      signatures: [
-        {
-          party: world.wallet.partyId,
-          signatures: [
-            {
-              format: 'SIGNATURE_FORMAT_CONCAT',
-              signature: encodeBase64(
-                sign(Buffer.from(prepared.preparedTransactionHash, 'base64'), signer.privateKey),
-              ),
-              signedBy: fingerprint(signer.publicKey),
-              signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_ED25519',
-            },
-          ],
-        },
-      ],
-    },
   });
 
   it('executes a transfer signed by the party’s key and answers the transaction', async () => {
