@@ -20,7 +20,8 @@ import {
 import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
 
 const SUBMIT = '/v2/commands/submit-and-wait-for-transaction';
-const HOLDING_FILTER = {
+/** The Holding interface with its view, and with each contract's created-event blob if asked. */
+const holdingFilter = (includeCreatedEventBlob: boolean) => ({
   cumulative: [
     {
       identifierFilter: {
@@ -28,13 +29,14 @@ const HOLDING_FILTER = {
           value: {
             interfaceId: '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding',
             includeInterfaceView: true,
-            includeCreatedEventBlob: false,
+            includeCreatedEventBlob,
           },
         },
       },
     },
   ],
-};
+});
+const HOLDING_FILTER = holdingFilter(false);
 const INSTRUCTION_FILTER = {
   cumulative: [
     {
@@ -129,24 +131,34 @@ describe('command submission', () => {
       for (const o of await world.ledger.getPendingOffers(world.pool)) offers.set(o.offerId, o);
       return offerId;
     };
-    const rejected = await instruct(
-      'reject-1',
-      world.pool,
-      'Reject',
-      await remember(await offer('offer-r')),
-    );
-    expect(decodeTransaction(rejected.body.transaction, { offerOf }).events).toMatchObject([
-      { kind: 'offer_rejected' },
-    ]);
-    const withdrawn = await instruct(
-      'withdraw-1',
-      world.treasury,
-      'Withdraw',
-      await remember(await offer('offer-w')),
-    );
-    expect(decodeTransaction(withdrawn.body.transaction, { offerOf }).events).toMatchObject([
-      { kind: 'offer_withdrawn' },
-    ]);
+    // The receiver rejects one offer, the sender withdraws another.
+    const ends = [
+      {
+        id: 'reject-1',
+        actor: world.pool,
+        choice: 'Reject',
+        offer: 'offer-r',
+        kind: 'offer_rejected',
+      },
+      {
+        id: 'withdraw-1',
+        actor: world.treasury,
+        choice: 'Withdraw',
+        offer: 'offer-w',
+        kind: 'offer_withdrawn',
+      },
+    ] as const;
+    for (const end of ends) {
+      const ended = await instruct(
+        end.id,
+        end.actor,
+        end.choice,
+        await remember(await offer(end.offer)),
+      );
+      expect(decodeTransaction(ended.body.transaction, { offerOf }).events).toMatchObject([
+        { kind: end.kind },
+      ]);
+    }
   });
 
   it('refuses a resubmitted command id as DUPLICATE_COMMAND with the completion offset', async () => {
@@ -314,21 +326,6 @@ describe('active contracts and the HTTP update stream', () => {
 
   it('includes created-event blobs only when a filter asks for them', async () => {
     const end = await world.ledger.ledgerEnd();
-    const withBlobs = {
-      cumulative: [
-        {
-          identifierFilter: {
-            InterfaceFilter: {
-              value: {
-                interfaceId: '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding',
-                includeInterfaceView: true,
-                includeCreatedEventBlob: true,
-              },
-            },
-          },
-        },
-      ],
-    };
     const events = async (filters: unknown) => {
       const answer = await activeContracts(end, world.wallet.partyId, filters);
       return answer.body.map(
@@ -337,7 +334,7 @@ describe('active contracts and the HTTP update stream', () => {
         }) => i.contractEntry.JsActiveContract.createdEvent,
       );
     };
-    for (const event of await events(withBlobs))
+    for (const event of await events(holdingFilter(true)))
       expect(event.createdEventBlob).toMatch(/^[A-Za-z0-9+/]+=*$/);
     for (const event of await events(HOLDING_FILTER))
       expect(event.createdEventBlob).toBeUndefined();

@@ -9,14 +9,12 @@ import { sharedWorld } from './support/server.js';
 
 describe('devnet conveniences on the devnet ledger server', () => {
   const world = sharedWorld();
+  const faucet = (token: string, amount: string) =>
+    world.post('/devnet/faucet', { partyId: world.pool, token, amount });
 
   it('mints through the faucet, and the mint is the next update on the ledger API', async () => {
     const before = (await world.get('/v2/state/ledger-end')).body.offset;
-    const minted = await world.post('/devnet/faucet', {
-      partyId: world.pool,
-      token: 'USDCx',
-      amount: '12.5',
-    });
+    const minted = await faucet('USDCx', '12.5');
     expect(minted.status).toBe(200);
     expect(minted.body.amount).toBe('12.5');
     expect((await world.get('/v2/state/ledger-end')).body.offset).toBe(before + 1);
@@ -27,11 +25,7 @@ describe('devnet conveniences on the devnet ledger server', () => {
   });
 
   it('answers its refusals as problems, not as Canton errors', async () => {
-    const answer = await world.post('/devnet/faucet', {
-      partyId: world.pool,
-      token: 'NOPE',
-      amount: '1',
-    });
+    const answer = await faucet('NOPE', '1');
     expect(answer.status).toBe(404);
     expect(answer.body.code).toBe('token_not_found');
   });

@@ -8,7 +8,7 @@ import { decodePreparedTransaction, TopologyController } from '@canton-network/w
 import { Amount, generateKeyPair } from '@poolparty/core';
 import { decodeTransaction } from '@poolparty/ledger/canton/wire';
 import { describe, expect, it } from 'vitest';
-import { ledgerEffects, transferCommand, transferSubmission } from './support/commands.js';
+import { ledgerEffects, transferSubmission, walletTransferPrepare } from './support/commands.js';
 import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
 import { executeRequest, type Prepared, partySignature } from './support/signing.js';
 
@@ -18,18 +18,7 @@ describe('interactive submission', () => {
   const world = sharedWorld();
 
   const prepare = async (commandId: string, amount = '4') => {
-    const command = transferCommand({
-      sender: world.wallet.partyId,
-      receiver: world.pool,
-      instrument: world.amulet,
-      amount,
-    });
-    const answer = await world.post(PREPARE, {
-      userId: 'poolparty',
-      commandId,
-      commands: [command],
-      actAs: [world.wallet.partyId],
-    });
+    const answer = await world.post(PREPARE, walletTransferPrepare(world, commandId, { amount }));
     expect(answer.status).toBe(200);
     expectSchema('ledger', 'JsPrepareSubmissionResponse', answer.body);
     return answer.body as {

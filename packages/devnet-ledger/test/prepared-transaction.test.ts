@@ -8,7 +8,7 @@ import { decodePreparedTransaction, TopologyController } from '@canton-network/w
 import { Amount } from '@poolparty/core';
 import { transferFactoryContractId } from '@poolparty/ledger/canton/wire';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { transferCommand } from './support/commands.js';
+import { transferCommand, walletTransferPrepare } from './support/commands.js';
 import { sharedWorld } from './support/server.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
@@ -39,19 +39,10 @@ describe('a prepared Token Standard transfer', () => {
   let prepared: PreparedTransaction;
   let answer: { preparedTransaction: string; preparedTransactionHash: string };
   beforeAll(async () => {
-    const command = transferCommand({
-      sender: world.wallet.partyId,
-      receiver: world.pool,
-      instrument: world.amulet,
-      amount: '4.5',
-      meta: { reason: 'rent' },
-    });
-    const response = await world.post(PREPARE, {
-      userId: 'poolparty',
-      commandId: 'typed-1',
-      commands: [command],
-      actAs: [world.wallet.partyId],
-    });
+    const response = await world.post(
+      PREPARE,
+      walletTransferPrepare(world, 'typed-1', { amount: '4.5', meta: { reason: 'rent' } }),
+    );
     expect(response.status).toBe(200);
     answer = response.body;
     prepared = decodePreparedTransaction(answer.preparedTransaction) as PreparedTransaction;
@@ -180,19 +171,10 @@ describe('a prepared transfer that names its input holdings', () => {
     const holdings = await world.ledger.getHoldings(world.wallet.partyId);
     const small = holdings.find((h) => h.amount.eq(Amount.of(7)));
     if (small === undefined) throw new Error('no small holding');
-    const command = transferCommand({
-      sender: world.wallet.partyId,
-      receiver: world.pool,
-      instrument: world.amulet,
-      amount: '5',
-      inputHoldingCids: [small.holdingId],
-    });
-    const response = await world.post(PREPARE, {
-      userId: 'poolparty',
-      commandId: 'named-1',
-      commands: [command],
-      actAs: [world.wallet.partyId],
-    });
+    const response = await world.post(
+      PREPARE,
+      walletTransferPrepare(world, 'named-1', { amount: '5', inputHoldingCids: [small.holdingId] }),
+    );
     expect(response.status).toBe(200);
     const prepared = decodePreparedTransaction(
       response.body.preparedTransaction,

@@ -137,6 +137,32 @@ export function transferSubmission(
   );
 }
 
+/**
+ * A prepare request of the world's external wallet party: its transfer, to the pool of 1 Amulet
+ * unless `transfer` names otherwise, as the service's user.
+ */
+export function walletTransferPrepare(
+  world: World,
+  commandId: string,
+  transfer: Partial<Omit<Transfer, 'sender'>> = {},
+) {
+  const sender = world.wallet.partyId;
+  return {
+    userId: 'poolparty',
+    commandId,
+    commands: [
+      transferCommand({
+        sender,
+        receiver: world.pool,
+        instrument: world.amulet,
+        amount: '1',
+        ...transfer,
+      }),
+    ],
+    actAs: [sender],
+  };
+}
+
 /** The offer id a `TransferFactory_Transfer` exercise result names when it made an offer. */
 export function pendingInstructionOf(transaction: { events: unknown[] }): string | undefined {
   for (const event of transaction.events as {
