@@ -15,6 +15,7 @@ import {
 import { applyAdvanceClock, applySetAmuletPrice, applySettle } from './schedule.js';
 import { createLedgerState, type LedgerState, type StoredResult } from './state.js';
 import { applyBurn, applyMint, applyOfferAction, applyTransfer } from './transfers.js';
+import { applyTransfers } from './transfer-batch.js';
 
 /** Applies one change; returns the command's result for commands, undefined otherwise. */
 export function applyEntry(state: LedgerState, entry: ChangeEntry): StoredResult | undefined {
@@ -44,6 +45,8 @@ export function applyEntry(state: LedgerState, entry: ChangeEntry): StoredResult
       return undefined;
     case 'transfer':
       return applyTransfer(state, entry);
+    case 'transfers':
+      return applyTransfers(state, entry);
     case 'acceptOffer':
     case 'rejectOffer':
     case 'withdrawOffer':

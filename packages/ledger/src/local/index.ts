@@ -12,10 +12,12 @@ export type {
   LocalTransferCommand,
   PreapprovalCommand,
   SelfTransfer,
+  TransferBatchCommand,
   UpdateHoldingChanges,
 } from './control.js';
 export { seededRandom } from './faults.js';
 export { INPUT_HOLDINGS_MAX } from './input-holdings.js';
+export { BATCH_LEGS_MAX } from './transfer-batch.js';
 export {
   DEFAULT_AMULET_PRICE_USD,
   DEFAULT_DEDUPLICATION_PERIOD_MS,
