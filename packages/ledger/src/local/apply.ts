@@ -14,8 +14,8 @@ import {
 } from './parties.js';
 import { applyAdvanceClock, applySetAmuletPrice, applySettle } from './schedule.js';
 import { createLedgerState, type LedgerState, type StoredResult } from './state.js';
-import { applyBurn, applyMint, applyOfferAction, applyTransfer } from './transfers.js';
 import { applyTransfers } from './transfer-batch.js';
+import { applyBurn, applyMint, applyOfferAction, applyTransfer } from './transfers.js';
 
 /** Applies one change; returns the command's result for commands, undefined otherwise. */
 export function applyEntry(state: LedgerState, entry: ChangeEntry): StoredResult | undefined {

@@ -17,7 +17,6 @@ export type {
 } from './control.js';
 export { seededRandom } from './faults.js';
 export { INPUT_HOLDINGS_MAX } from './input-holdings.js';
-export { BATCH_LEGS_MAX } from './transfer-batch.js';
 export {
   DEFAULT_AMULET_PRICE_USD,
   DEFAULT_DEDUPLICATION_PERIOD_MS,
@@ -40,3 +39,4 @@ export {
   isDevnetSeeded,
   seedDevnet,
 } from './seed.js';
+export { BATCH_LEGS_MAX } from './transfer-batch.js';
