@@ -276,5 +276,14 @@ describe('an atomic swap through the canton adapter', () => {
       'deadline_passed',
     );
     await expectRefused(prepare({ pool: trader.partyId }), 'not_authorized');
+    // A receiver without a pre-approval would get an offer, not its side of the swap.
+    await expectRefused(
+      prepare({
+        pool: w.alice,
+        input: { instrument: w.usd, amount: Amount.of(1) },
+        output: { instrument: w.eur, amount: Amount.of(1) },
+      }),
+      'not_authorized',
+    );
   });
 });

@@ -9,6 +9,8 @@
  * - Both legs carry `expiresAt` as their `executeBefore`, inside the signed transaction: from then
  *   on the registry's factory refuses them, so no late execution can commit whatever the service
  *   does, and a command that has not committed by then never will.
+ * - Each leg settles in the transaction: its receiver takes it by its transfer pre-approval. A
+ *   leg the registry would make an offer (no pre-approval) is refused at prepare, `not_authorized`.
  * - Each leg names its inputs (`inputHoldingCids`): the caller's (a reservation of the pool's
  *   holdings), or the sender's largest unlocked holdings covering twice the amount.
  * - What can be refused before anything is sent is refused here, so it provably changed nothing:
@@ -138,6 +140,14 @@ export class CantonAtomicSwaps {
           inputHoldingIds: leg.holdingIds,
         });
         const factory = await this.deps.registry.transferFactory(leg.instrument.admin, argument);
+        if (factory.transferKind !== 'direct') {
+          // An offer leg would leave the amount locked in an instruction the receiver may never
+          // accept: the swap would not settle in its own transaction.
+          throw new LedgerError(
+            'not_authorized',
+            `${leg.receiver} does not pre-approve ${leg.instrument.id}: the leg would be an offer, not part of the swap`,
+          );
+        }
         return {
           command: transferCommand(
             factory.factoryId,
