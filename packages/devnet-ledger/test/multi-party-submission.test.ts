@@ -193,8 +193,13 @@ describe('a DvP prepared for two external parties', () => {
     expect(Amount.parse(after.buyerUsdcx)).toEqual(
       Amount.parse(before.buyerUsdcx).sub(Amount.of(5)),
     );
-    expect(await world.ledger.lookupCommand('dvp-signed')).not.toBeNull();
-    expect(await world.ledger.lookupCommand('dvp-signed/1')).not.toBeNull();
+    // One transaction, one update: both legs' transfers commit together, as on a participant.
+    const committed = await world.ledger.lookupCommand('dvp-signed');
+    expect(committed?.updateId).toBe(answer.body.updateId);
+    expect(await world.ledger.lookupCommand('dvp-signed/1')).toBeNull();
+    const update = world.ledger.updateAt(committed?.offset ?? 0);
+    expect(update?.events.map((event) => event.kind)).toEqual(['transfer', 'transfer']);
+    expect(after.end).toBe(before.end + 1);
   });
 
   it('refuses every leg when one cannot commit, with nothing moved', async () => {

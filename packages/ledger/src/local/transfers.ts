@@ -53,7 +53,7 @@ export function positiveAmount(text: string): Amount {
 }
 
 /** Archives the inputs and returns the change; the caller creates what the amount becomes. */
-function spend(
+export function spend(
   state: LedgerState,
   owner: string,
   instrument: Instrument,
@@ -148,7 +148,7 @@ function lockContext(offer: TransferOffer): string {
   return `transfer offer to ${offer.receiver}`;
 }
 
-function complete<T extends CommandResult>(
+export function complete<T extends CommandResult>(
   state: LedgerState,
   commandId: string | null,
   result: T,
