@@ -5,7 +5,12 @@
  * `ATOMIC_SWAP_LIFECYCLE`, a compare-and-set on the current state), and the database releases a
  * swap's reservations the moment it ends (migration 0019).
  */
-import { type Amount, type AtomicSwapState, BaseError } from '@poolparty/core';
+import {
+  type Amount,
+  type AtomicSwapState,
+  BaseError,
+  OUTPUT_HOLDINGS_PER_SWAP_MAX,
+} from '@poolparty/core';
 import {
   amountParam,
   amountParamOrNull,
@@ -23,12 +28,26 @@ import { intentRow, type OutboxReader, outboxReader, writeIntentStates } from '.
 
 /** The most swaps one expiry round or one restart's recovery reads. */
 export const ATOMIC_SWAP_BATCH_MAX = 200;
-/** The most holdings one swap's output leg may reserve. */
-export const ATOMIC_SWAP_RESERVED_HOLDINGS_MAX = 20;
 /** The most reserved holdings of one pool read at once (the live swaps times their holdings). */
 export const POOL_RESERVATIONS_READ_MAX = 10_000;
 
 export const LIVE_ATOMIC_SWAP_STATES = ['prepared', 'executing'] as const;
+
+/** First key of the advisory lock that serialises a pool's reservations: "PPAR" in ASCII. */
+const RESERVATION_LOCK_SPACE = 0x50504152;
+
+/**
+ * Holds the pool's reservations until the transaction ends: prepares of one pool pick their
+ * holdings one after the other, so two never pick the same free holding and the second never
+ * prepares a transaction only to have its reservation refused. It is not the pool's accounting
+ * lock: a prepare moves no books and never waits for an execution.
+ */
+export async function lockPoolReservations(tx: Queryable, poolId: string): Promise<void> {
+  await tx.query(
+    `SELECT pg_advisory_xact_lock($1, hashtext(current_schema() || ':' || $2::text))`,
+    [RESERVATION_LOCK_SPACE, poolId],
+  );
+}
 
 /** The prepared transaction a swap currently waits on (a re-prepare replaces it). */
 export interface AtomicSwapPreparation {
@@ -195,9 +214,9 @@ function isReservationConflict(error: unknown): boolean {
 }
 
 function checkHoldingCount(ids: readonly string[]): void {
-  if (ids.length > ATOMIC_SWAP_RESERVED_HOLDINGS_MAX) {
+  if (ids.length > OUTPUT_HOLDINGS_PER_SWAP_MAX) {
     throw new RangeError(
-      `an output leg names at most ${ATOMIC_SWAP_RESERVED_HOLDINGS_MAX} holdings, not ${ids.length}`,
+      `an output leg names at most ${OUTPUT_HOLDINGS_PER_SWAP_MAX} holdings, not ${ids.length}`,
     );
   }
 }
@@ -292,6 +311,8 @@ export interface AtomicSwapTransition {
   readonly atomicSwapId: string;
   readonly from: readonly AtomicSwapState[];
   readonly to: AtomicSwapState;
+  /** A state passed on the way in the same write (`executing`, for a refusal under the lock). */
+  readonly via?: AtomicSwapState;
   readonly at: Date;
   readonly failure?: { readonly code: string; readonly message: string };
   /** Written with the move to `executing`. */
@@ -324,7 +345,15 @@ export async function transitionAtomicSwap(
   const [row] = await writeIntentStates(
     q,
     'atomic_swap',
-    [{ id: move.atomicSwapId, from: move.from, through: [move.to], facts, payloads: [payload] }],
+    [
+      {
+        id: move.atomicSwapId,
+        from: move.from,
+        through: move.via === undefined ? [move.to] : [move.via, move.to],
+        facts,
+        payloads: move.via === undefined ? [payload] : [{}, payload],
+      },
+    ],
     move.at,
   );
   return row ? atomicSwapFromRow(row) : null;
@@ -424,3 +453,28 @@ export const listAtomicSwapEvents: OutboxReader<AtomicSwapEventRecord> = outboxR
   'atomic_swap',
   atomicSwapEventFromRow,
 );
+
+/**
+ * Of `commandIds`, those of an atomic swap's prepared transactions (any preparation of it):
+ * their updates are the swaps' own, recorded by their execution, never deposits to take.
+ */
+export async function atomicSwapCommands(
+  q: Queryable,
+  commandIds: readonly string[],
+): Promise<Set<string>> {
+  const named = new Map<string, string>();
+  for (const commandId of commandIds) {
+    const match = ATOMIC_COMMAND_ID.exec(commandId);
+    if (match?.[1] !== undefined) named.set(commandId, match[1]);
+  }
+  if (named.size === 0) return new Set();
+  const rows = await q.query(
+    'SELECT atomic_swap_id FROM atomic_swaps WHERE atomic_swap_id = ANY($1::text[])',
+    [[...new Set(named.values())]],
+  );
+  const known = new Set(rows.map((row) => readString(row.atomic_swap_id)));
+  return new Set([...named].filter(([, id]) => known.has(id)).map(([commandId]) => commandId));
+}
+
+/** `atomic-<atomic swap id>-<preparation>`, as settlement names an atomic swap's command. */
+const ATOMIC_COMMAND_ID = /^atomic-(atm_[0-9A-Z]+)-\d+$/;

@@ -752,6 +752,9 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
     detail:
       'The atomic swap expired at 2026-11-22T13:41:00.000Z before its signature arrived; nothing moved. Prepare it again.',
   },
+  pool_holdings_busy: {
+    detail: `Every USDCx holding of pool ${POOL_ID} is reserved by a prepared swap; try again when one ends (within 60 s).`,
+  },
   nothing_to_collect: {
     detail: `No earnings of Amulet in pool ${POOL_ID} are left to collect.`,
   },
@@ -811,6 +814,10 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
   ledger_unavailable: {
     detail:
       'The Amulet price and traffic parameters could not be read from the ledger yet; retry shortly.',
+  },
+  atomic_swaps_unavailable: {
+    detail:
+      'This service runs on the embedded ledger, which prepares no transaction for a wallet to sign; use POST /v1/swaps (the deposit flow).',
   },
   store_unavailable: {
     detail: 'The service lost its connection to its store and is reconnecting. Retry shortly.',
