@@ -10,6 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Amount, fingerprint, generateKeyPair, sign } from '@poolparty/core';
+import { PoolParty } from '@poolparty/sdk';
+import { withAtomicSwaps } from '@poolparty/sdk/atomic';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../src/config.js';
 import { type RunningService, startService } from '../src/service.js';
@@ -115,6 +117,35 @@ describe('atomic swaps on a service with LEDGER=canton', () => {
     expect(again.body).toMatchObject({ status: 'completed', updateId: done.body.updateId });
     expect((await call('GET', path)).body).toMatchObject({ status: 'completed' });
     expectProblem(await call('POST', `${path}/cancel`), 409, 'intent_not_cancellable');
+  });
+
+  it('is what the SDK prepares, verifies from the real prepared transaction, and signs', async () => {
+    const pp = withAtomicSwaps(
+      new PoolParty({ apiKey, baseUrl: service.url ?? '', walletToken: token }),
+    );
+    const publicKey = fromHex(trader.publicKey);
+    const swap = await pp.atomicSwaps.create({
+      fromToken: 'Amulet',
+      toToken: 'USDCx',
+      amount: '25',
+      poolId: 'amulet-usdcx',
+      keyFingerprint: fingerprint(publicKey),
+    });
+    const legs = await swap.verify();
+    expect(legs.input).toMatchObject({
+      sender: trader.partyId,
+      receiver: swap.data.input.receiver,
+    });
+    expect(Amount.parse(legs.input.amount).eq(Amount.parse('25'))).toBe(true);
+    expect(Amount.parse(legs.output.amount).eq(Amount.parse(swap.data.output.amount))).toBe(true);
+    const done = await swap.execute({
+      partyId: trader.partyId,
+      fingerprint: fingerprint(publicKey),
+      publicKey,
+      signHash: (hash) => sign(hash, fromHex(trader.privateKey)),
+    });
+    expect(done).toMatchObject({ status: 'completed' });
+    expect((await pp.atomicSwaps.get(swap.atomicSwapId)).status).toBe('completed');
   });
 
   it('refuses another key’s signature with 401, and the swap still waits for the trader’s', async () => {
