@@ -30,6 +30,10 @@ import {
   walletTokenFor,
 } from './support/service.js';
 
+/** How often the test looks for the engine's checkpoint to pass an update, and how long apart. */
+const STREAM_ROUNDS_MAX = 200;
+const STREAM_ROUND_MS = 50;
+
 const fromHex = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
@@ -117,7 +121,38 @@ describe('atomic swaps on a service with LEDGER=canton', () => {
     expect(again.body).toMatchObject({ status: 'completed', updateId: done.body.updateId });
     expect((await call('GET', path)).body).toMatchObject({ status: 'completed' });
     expectProblem(await call('POST', `${path}/cancel`), 409, 'intent_not_cancellable');
+    await expectNotTakenAsDeposit(swap.atomicSwapId);
   });
+
+  /**
+   * Once the engine's update stream has passed the swap's update, that update left no deposit:
+   * both its legs were the swap's own, recorded by its execution, never an input to refund.
+   */
+  async function expectNotTakenAsDeposit(atomicSwapId: string) {
+    const { db, ledger } = service.ctx;
+    const [row] = await db.query<{ command_id: string }>(
+      'SELECT command_id FROM atomic_swaps WHERE atomic_swap_id = $1',
+      [atomicSwapId],
+    );
+    const committed = await ledger.lookupCommand(row?.command_id ?? '');
+    expect(committed).not.toBeNull();
+    // Each read is a round of the engine's; a named number of them, never a wall-clock wait.
+    for (let round = 0; round < STREAM_ROUNDS_MAX; round++) {
+      const [checkpoint] = await db.query<{ last_offset: string }>(
+        "SELECT last_offset FROM ledger_offsets WHERE stream = 'ledger'",
+      );
+      if (Number(checkpoint?.last_offset ?? -1) >= (committed?.offset ?? 0)) break;
+      await new Promise((resolve) => setTimeout(resolve, STREAM_ROUND_MS));
+    }
+    const [checkpoint] = await db.query<{ last_offset: string }>(
+      "SELECT last_offset FROM ledger_offsets WHERE stream = 'ledger'",
+    );
+    expect(Number(checkpoint?.last_offset)).toBeGreaterThanOrEqual(committed?.offset ?? 0);
+    const deposits = await db.query('SELECT deposit_id FROM deposits WHERE update_id = $1', [
+      committed?.updateId ?? '',
+    ]);
+    expect(deposits).toEqual([]);
+  }
 
   it('is what the SDK prepares, verifies from the real prepared transaction, and signs', async () => {
     const pp = withAtomicSwaps(
