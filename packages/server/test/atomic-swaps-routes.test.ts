@@ -29,6 +29,7 @@ import {
   type TestService,
   walletTokenFor,
 } from './support/service.js';
+import { openSse } from './support/sse.js';
 
 /** How often the test looks for the engine's checkpoint to pass an update, and how long apart. */
 const STREAM_ROUNDS_MAX = 200;
@@ -195,6 +196,29 @@ describe('atomic swaps on a service with LEDGER=canton', () => {
     expect((await call('GET', path)).body).toMatchObject({ status: 'prepared' });
     const cancelled = await call('POST', `${path}/cancel`);
     expect(cancelled.body).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('streams the swap’s states as Server-Sent Events, from its current one to its end', async () => {
+    const swap = await prepared();
+    const path = `/v1/atomic-swaps/${swap.atomicSwapId}`;
+    const stream = await openSse(service.url ?? '', `${path}/events`, {
+      apiKey,
+      walletToken: token,
+    });
+    const [first] = await stream.events(1);
+    expect(first).toMatchObject({
+      event: 'prepared',
+      data: { status: 'prepared', updateId: null },
+    });
+    expect((await call('POST', `${path}/execute`, signatureOf(swap))).body.status).toBe(
+      'completed',
+    );
+    const rest = await stream.rest();
+    expect(rest.map((event) => event.event)).toEqual(['executing', 'completed']);
+    expect(rest.at(-1)?.data).toMatchObject({
+      status: 'completed',
+      atomicSwapId: swap.atomicSwapId,
+    });
   });
 
   it('replays a prepare retried under its idempotency key, preparing once', async () => {
