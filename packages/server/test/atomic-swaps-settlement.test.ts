@@ -17,7 +17,9 @@ import {
 } from '@poolparty/core';
 import { type DevnetLedgerServer, startDevnetLedgerServer } from '@poolparty/devnet-ledger';
 import {
+  type AtomicSwapPort,
   type CantonLedger,
+  LedgerError,
   type LocalLedger,
   openCantonLedger,
   openLocalLedger,
@@ -25,8 +27,10 @@ import {
 import {
   type AtomicExecutionDeps,
   cancelAtomicSwap,
+  EXECUTION_GRACE_MS,
   executeAtomicSwap,
   prepareAtomicSwap,
+  resolveExecutingSwaps,
 } from '@poolparty/settlement';
 import {
   type AtomicSwapRecord,
@@ -407,5 +411,69 @@ describe('an atomic swap through settlement on the canton path', () => {
     expect((await execute(again)).status).toBe('completed');
     const after = await world();
     expect(after.booksEur).toBe(after.poolEur);
+  });
+
+  describe('an execution whose answer was lost', () => {
+    /** The port as a service killed mid-call sees it: the ledger's answer never arrives. */
+    function losing(commits: boolean): AtomicSwapPort {
+      return {
+        prepareAtomicSwap: (command) => canton.prepareAtomicSwap(command),
+        executeAtomicSwap: async (command) => {
+          if (commits) await canton.executeAtomicSwap(command);
+          throw new LedgerError('timeout', 'no answer in time');
+        },
+      };
+    }
+    const later = (ms: number) => ({ now: () => new Date(Date.now() + ms) });
+
+    it.each([
+      ['after the ledger committed it', true],
+      ['before the ledger took it', false],
+    ])(
+      'is found out %s: one execution, completed, books equal holdings',
+      async (_when, commits) => {
+        const swap = await prepared();
+        const before = await world();
+        const open = await executeAtomicSwap(
+          { ...deps, atomicSwaps: losing(commits) },
+          { atomicSwapId: swap.atomicSwapId, trader: trader.partyId, signed: signatureOf(swap) },
+        );
+        expect(open.status).toBe('executing');
+        // Left to the request that signed it for a while, then looked up.
+        expect(await resolveExecutingSwaps(deps)).toBe(0);
+        const resolved = await resolveExecutingSwaps({
+          ...deps,
+          clock: later(EXECUTION_GRACE_MS + 1),
+        });
+        expect(resolved).toBe(1);
+        const done = await getAtomicSwap(db, swap.atomicSwapId);
+        expect(done).toMatchObject({ status: 'completed' });
+        const after = await world();
+        const moved = (a: string, b: string) => Amount.parse(a).sub(Amount.parse(b)).toString();
+        expect(moved(before.traderUsd, after.traderUsd)).toBe(swap.inputAmount.toString());
+        expect(moved(after.traderEur, before.traderEur)).toBe(swap.outputAmount.toString());
+        expect(after.booksUsd).toBe(after.poolUsd);
+        expect(after.booksEur).toBe(after.poolEur);
+        expect(await canton.lookupCommand(swap.preparation.commandId)).toMatchObject({
+          updateId: done?.execution?.updateId,
+        });
+      },
+    );
+
+    it('ends expired, nothing moved, once the ledger can no longer commit it', async () => {
+      const swap = await prepared();
+      await expectNothingMoved(async () => {
+        await executeAtomicSwap(
+          { ...deps, atomicSwaps: losing(false) },
+          { atomicSwapId: swap.atomicSwapId, trader: trader.partyId, signed: signatureOf(swap) },
+        );
+        const pastDeadline = swap.preparation.expiresAt.getTime() - Date.now() + 61_000;
+        expect(await resolveExecutingSwaps({ ...deps, clock: later(pastDeadline) })).toBe(1);
+      });
+      expect(await getAtomicSwap(db, swap.atomicSwapId)).toMatchObject({
+        status: 'expired',
+        failureCode: 'atomic_swap_expired',
+      });
+    });
   });
 });
