@@ -53,6 +53,10 @@ const POOL_ID = 'pool-usd-eur';
 const EUR_HOLDINGS = 6;
 const EUR_EACH = 50;
 const USD_RESERVE = 3_000;
+/** Swaps prepared at once on the pool: more than its free holdings of the output, at times. */
+const CONCURRENT_SWAPS = 8;
+/** Times a swap prepared again is signed again in the concurrency test, at most. */
+const SIGNING_ROUNDS_MAX = 5;
 
 let local: LocalLedger;
 let server: DevnetLedgerServer;
@@ -410,6 +414,51 @@ describe('an atomic swap through settlement on the canton path', () => {
     });
     expect((await execute(again)).status).toBe('completed');
     const after = await world();
+    expect(after.booksEur).toBe(after.poolEur);
+  });
+
+  it('settles swaps prepared at once and signed in any order at their signed amounts or not at all', async () => {
+    const before = await world();
+    const attempts = await Promise.allSettled(
+      Array.from({ length: CONCURRENT_SWAPS }, () => prepared(Amount.of(5), 0.01)),
+    );
+    const swaps = attempts.flatMap((a) => (a.status === 'fulfilled' ? [a.value] : []));
+    // A pool with fewer free holdings than swaps asked for says so; it never names one twice.
+    for (const attempt of attempts) {
+      if (attempt.status === 'rejected')
+        expect(attempt.reason).toMatchObject({ code: 'pool_holdings_busy' });
+    }
+    expect(swaps.length).toBeGreaterThan(1);
+    const named = swaps.flatMap((swap) => swap.preparation.outputHoldingIds);
+    expect(new Set(named).size).toBe(named.length);
+    const shuffled = [...swaps].sort(() => Math.random() - 0.5);
+    const first = await Promise.all(shuffled.map((swap) => execute(swap)));
+    // The trader's own input holding, named by several of its swaps at once, is spent by the
+    // first to execute: the others are prepared again (nothing moved) and signed again.
+    const ended: AtomicSwapRecord[] = [];
+    for (let swap of first) {
+      for (let round = 0; swap.status === 'prepared' && round < SIGNING_ROUNDS_MAX; round++) {
+        expect(swap.preparations).toBeGreaterThan(1);
+        swap = await execute(swap);
+      }
+      ended.push(swap);
+    }
+    for (const swap of ended) {
+      expect(['completed', 'price_moved']).toContain(swap.status);
+      // The pool never pays more than its curve at the moment it executes.
+      if (swap.status === 'completed') {
+        expect(swap.execution?.curveOutput.gte(swap.outputAmount)).toBe(true);
+      }
+    }
+    const completed = ended.filter((swap) => swap.status === 'completed');
+    const after = await world();
+    const sum = (amounts: Amount[]) => Amount.sum(amounts).toString();
+    const moved = (a: string, b: string) => Amount.parse(a).sub(Amount.parse(b)).toString();
+    expect(moved(before.traderUsd, after.traderUsd)).toBe(sum(completed.map((s) => s.inputAmount)));
+    expect(moved(after.traderEur, before.traderEur)).toBe(
+      sum(completed.map((s) => s.outputAmount)),
+    );
+    expect(after.booksUsd).toBe(after.poolUsd);
     expect(after.booksEur).toBe(after.poolEur);
   });
 
