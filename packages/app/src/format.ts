@@ -48,6 +48,15 @@ export function formatUsd(amount: string): string {
   return `${negative ? '-' : ''}$${formatAmount(whole)}.${cents}`;
 }
 
+/**
+ * The USD shown beside an amount: `formatUsd`, except that a value above zero but under a cent
+ * reads `< $0.01` rather than a `$0.00` that would say the amount is worth nothing.
+ */
+export function formatUsdBeside(usd: string): string {
+  const shown = formatUsd(usd);
+  return shown === '$0.00' && /[1-9]/.test(usd) && !usd.trim().startsWith('-') ? '< $0.01' : shown;
+}
+
 /** Basis points of a charge as the discount a user gets, e.g. 7000 → `30 % off`. */
 export function discountOf(chargeBps: number): string {
   return `${((10_000 - chargeBps) / 100).toFixed(2).replace(/\.?0+$/, '')} % off`;

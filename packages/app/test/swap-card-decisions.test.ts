@@ -12,9 +12,14 @@ import { describe, expect, it } from 'vitest';
 import { hasEnoughHistory } from '../src/charts/chart-history.js';
 import { depositRefusal } from '../src/deposit-check.js';
 import { amountAfterFlip } from '../src/flip-amount.js';
-import { formatUsd } from '../src/format.js';
+import { formatUsd, formatUsdBeside } from '../src/format.js';
 import { NETWORK_FEE_SHARE_NOTICE_BPS, networkFeeWeight } from '../src/network-fee.js';
 import { type SwapReadiness, swapBlock } from '../src/swap-blocker.js';
+import { quoteUsdFigures, usdAt } from '../src/usd-values.js';
+
+function parseAmountOrThrow(text: string | null): Amount {
+  return Amount.parse(text ?? 'null');
+}
 
 const quoteOf = (fields: Partial<Quote>): Quote =>
   ({ settlementSafety: null, priceImpact: '0.001', maxPriceImpact: 0.15, ...fields }) as Quote;
@@ -146,6 +151,74 @@ describe('formatUsd', () => {
     expect(formatUsd('-0.5')).toBe('-$0.50');
     expect(formatUsd('-0.001')).toBe('$0.00');
     expect(formatUsd('n/a')).toBe('n/a');
+  });
+
+  it('says a value under a cent is under a cent beside an amount, not worth nothing', () => {
+    expect(formatUsdBeside('1.2')).toBe('$1.20');
+    expect(formatUsdBeside('0.0043')).toBe('< $0.01');
+    expect(formatUsdBeside('0.01')).toBe('$0.01');
+    expect(formatUsdBeside('0')).toBe('$0.00');
+  });
+});
+
+describe('USD beside each amount of the card', () => {
+  // 100 Amulet at 0.145 USD: the quote's own USD figures (cut to 10 decimals).
+  const quote = {
+    totalInputAmount: '100',
+    outputAmount: '0.0001325888',
+    lpFeeAmount: '0.2069465517',
+    platformFeeAmount: '0.0689821839',
+    inputAmountAfterPoolFee: '91.4482092953',
+    usd: {
+      totalInputAmount: '14.5',
+      outputAmount: '14.2195',
+      networkFeeAmount: '1.2',
+      poolFeeAmount: '0.0400090289',
+      totalFeeAmount: '1.2400090289',
+    },
+  };
+
+  it('takes the quote’s own figures and values the other amounts at the same prices', () => {
+    const usd = quoteUsdFigures(quote, '0.0001312629');
+    expect(usd.input).toBe('14.5');
+    expect(usd.output).toBe('14.2195');
+    expect(usd.networkFee).toBe('1.2');
+    expect(usd.totalFee).toBe('1.2400090289');
+    expect(formatUsd(usd.lpFee ?? '')).toBe('$0.03');
+    expect(formatUsd(usd.platformFee ?? '')).toBe('$0.01');
+    expect(formatUsd(usd.swappedInput ?? '')).toBe('$13.25');
+    expect(formatUsd(usd.minOutput ?? '')).toBe('$14.07');
+  });
+
+  it('shows no USD where a side has no price, or the service gives none', () => {
+    const unpriced = quoteUsdFigures({ ...quote, usd: { ...quote.usd, outputAmount: null } }, '1');
+    expect(unpriced.output).toBeNull();
+    expect(unpriced.minOutput).toBeNull();
+    expect(unpriced.input).toBe('14.5');
+    const none = quoteUsdFigures({ ...quote, usd: undefined }, '1');
+    expect(Object.values(none).every((value) => value === null)).toBe(true);
+    expect(usdAt('5', { amount: '0', usd: '0' })).toBeNull();
+  });
+
+  it('values a part of an amount at no more than that part of its USD, to 10 decimals', () => {
+    const units = fc.bigInt({ min: 1n, max: 10n ** 20n });
+    fc.assert(
+      fc.property(units, units, units, (whole, part, usdUnits) => {
+        const of = Amount.fromUnits(whole);
+        const amount = Amount.fromUnits(part % whole);
+        const usd = Amount.fromUnits(usdUnits);
+        const value = parseAmountOrThrow(
+          usdAt(amount.toString(), { amount: of.toString(), usd: usd.toString() }),
+        );
+        // value ≤ usd × amount / of < value + 10⁻¹⁰: cut down, in one step.
+        expect(value.units * whole <= usd.units * amount.units).toBe(true);
+        expect((value.units + 1n) * whole > usd.units * amount.units).toBe(true);
+        // The whole reference is worth exactly its USD.
+        expect(usdAt(of.toString(), { amount: of.toString(), usd: usd.toString() })).toBe(
+          usd.toString(),
+        );
+      }),
+    );
   });
 });
 

@@ -13,6 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, launchChromium, SCREENSHOT_DIR, screenshot } from './support/browser.js';
 import { checkPage, horizontalOverflow, newWatchedPage } from './support/page-checks.js';
+import { chooseToken, chosenToken } from './support/token-picker.js';
 
 const SETTLE_MS = 45_000;
 /** A common phone's first screen. */
@@ -90,7 +91,10 @@ describe('the swap card in a browser', () => {
       expect(bottom).toBeLessThanOrEqual(size.height);
       // The one-line summary names rate, fees, impact and the least received.
       const summary = (await page.getByTestId('quote-summary').textContent()) ?? '';
-      expect(summary).toMatch(/^1 Amulet = [\d.]+ \w+Fees [\d.]+ AmuletImpact [\d.]+ %Min /);
+      // Every amount with its USD, two decimals always.
+      expect(summary).toMatch(
+        /^1 Amulet = [\d.]+ \w+Fees [\d.]+ Amulet \(\$\d+\.\d\d\)Impact [\d.]+ %Min [\d.]+ CBTC \(\$\d+\.\d\d\)$/,
+      );
       await checkPage(page, size.width, 'swap-card');
 
       await amountField(page).focus();
@@ -174,7 +178,7 @@ describe('the swap card in a browser', () => {
       expect(await page.getByTestId('swap-blocker').textContent()).toContain('refuses above');
       await checkPage(page, size.width, 'swap-card-impact');
 
-      await page.getByLabel('You receive').selectOption({ label: 'CBTC' });
+      await chooseToken(page, 'You receive', 'CBTC');
       await amountField(page).fill('150000');
       await page.getByTestId('settlement-safety').waitFor();
       await expect.poll(() => button(page).textContent()).toMatch(/^Pool paused/);
@@ -186,13 +190,13 @@ describe('the swap card in a browser', () => {
   it('flips the amount with its token: what would be received is sent', async () => {
     const { page } = await newPage(PHONE);
     await page.goto(`${t.url}/swap`);
-    await page.getByLabel('You receive').selectOption({ label: 'CBTC' });
+    await chooseToken(page, 'You receive', 'CBTC');
     await amountField(page).fill('900');
     const output = page.getByTestId('output-amount');
     await output.waitFor();
     const received = await page.getByTestId('breakdown-output').textContent();
     await page.getByRole('button', { name: /^Flip/ }).click();
-    expect(await page.getByLabel('You send').inputValue()).toMatch(/^CBTC\|/);
+    expect(await chosenToken(page, 'You send')).toMatch(/^CBTC\|/);
     const sent = await amountField(page).inputValue();
     expect(Number(sent)).toBeGreaterThan(0);
     expect(Number(sent)).toBeLessThan(900);

@@ -16,6 +16,7 @@ import { amountAfterFlip } from '../flip-amount.js';
 import { usePageTitle } from '../page-title.js';
 import { useServices } from '../services.js';
 import { swapBlock } from '../swap-blocker.js';
+import { quoteUsdFigures } from '../usd-values.js';
 import {
   AmountField,
   OutputFigure,
@@ -143,6 +144,7 @@ function SwapForm(props: SwapFormProps) {
               spendable={spendable}
               onFlip={onFlip}
               onMax={wallet === null ? undefined : setAmount}
+              usd={quote === null ? null : quoteUsdFigures(quote, null)}
               amount={
                 <AmountField
                   token={pair.from?.name ?? null}
