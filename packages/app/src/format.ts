@@ -73,12 +73,23 @@ export function formatTime(iso: string): string {
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
 }
 
-const AXIS_NUMBER = new Intl.NumberFormat(undefined, {
-  notation: 'compact',
-  maximumSignificantDigits: 3,
-});
+/** Significant digits a chart's tick keeps unless its neighbours need more to differ. */
+const AXIS_DIGITS = 3;
+const axisFormats = new Map<number, Intl.NumberFormat>();
 
-/** A chart axis' tick: short (1.2K, 0.000132), for reading the scale, not the exact figure. */
-export function formatAxisNumber(value: number): string {
-  return AXIS_NUMBER.format(value);
+/**
+ * A chart axis' tick: short (1.2K, 0.000132), for reading the scale, not the exact figure;
+ * `digits` significant digits (1 to 21, as Intl allows).
+ */
+export function formatAxisNumber(value: number, digits = AXIS_DIGITS): string {
+  const kept = Math.min(21, Math.max(1, Math.round(digits)));
+  let format = axisFormats.get(kept);
+  if (format === undefined) {
+    format = new Intl.NumberFormat(undefined, {
+      notation: 'compact',
+      maximumSignificantDigits: kept,
+    });
+    axisFormats.set(kept, format);
+  }
+  return format.format(value);
 }

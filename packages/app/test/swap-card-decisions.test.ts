@@ -9,12 +9,14 @@ import { Amount } from '@poolparty/core/amount';
 import type { Quote } from '@poolparty/sdk';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { axisWidth, tickLabels } from '../src/charts/axis-ticks.js';
 import { hasEnoughHistory } from '../src/charts/chart-history.js';
 import { depositRefusal } from '../src/deposit-check.js';
 import { amountAfterFlip } from '../src/flip-amount.js';
-import { formatUsd, formatUsdBeside } from '../src/format.js';
+import { formatAxisNumber, formatUsd, formatUsdBeside } from '../src/format.js';
 import { NETWORK_FEE_SHARE_NOTICE_BPS, networkFeeWeight } from '../src/network-fee.js';
 import { type SwapReadiness, swapBlock } from '../src/swap-blocker.js';
+import { optionAfterKey, searchTokens, TOKEN_OPTIONS_MAX } from '../src/token-choice.js';
 import { quoteUsdFigures, usdAt } from '../src/usd-values.js';
 
 function parseAmountOrThrow(text: string | null): Amount {
@@ -229,6 +231,20 @@ describe('a chart’s history', () => {
     expect(hasEnoughHistory([null, 1.5, null])).toBe(false);
     expect(hasEnoughHistory([1.5, null, 1.6])).toBe(true);
   });
+
+  it('labels each tick of a price that moves little apart, with the fewest digits from three', () => {
+    const ticks = [0.000001315, 0.00000132, 0.000001325, 0.00000133];
+    const labels = tickLabels(ticks, formatAxisNumber);
+    expect(new Set(labels).size).toBe(4);
+    expect(labels).toEqual(['0.000001315', '0.00000132', '0.000001325', '0.00000133']);
+    expect(tickLabels([0, 500, 1000, 1500], formatAxisNumber)).toEqual(['0', '500', '1K', '1.5K']);
+  });
+
+  it('is as wide as its longest label, so no label is cut at the edge', () => {
+    expect(axisWidth(['0.000001315', '1'])).toBeGreaterThan(axisWidth(['1.5K']));
+    expect(axisWidth(['0.000001315'])).toBeGreaterThanOrEqual(11 * 7);
+    expect(axisWidth(null)).toBe(axisWidth([]));
+  });
 });
 
 describe('the deposit of a swap that waited', () => {
@@ -251,5 +267,49 @@ describe('the deposit of a swap that waited', () => {
     expect(depositRefusal(terms, '14.2')).toBeNull();
     expect(depositRefusal(terms, '14.2000000001')).toBeNull();
     expect(depositRefusal(terms, '14.1999999999')).not.toBeNull();
+  });
+});
+
+describe('the token picker’s search', () => {
+  const tokens = [
+    { name: 'Amulet', admin: 'dso::1220aa' },
+    { name: 'CBTC', admin: 'bitsafe::1220bb' },
+    { name: 'USDCx', admin: 'circle::1220cc' },
+    { name: 'USDCx', admin: 'usdx-bridge::1220dd' },
+    { name: 'xUSD', admin: 'other::1220ee' },
+  ];
+  const names = (query: string) =>
+    searchTokens(tokens, query).map((token) => `${token.name}@${token.admin.split('::')[0]}`);
+
+  it('finds by symbol, any case, exact first, then starting with it, then holding it', () => {
+    expect(names('usd')).toEqual(['USDCx@circle', 'USDCx@usdx-bridge', 'xUSD@other']);
+    expect(names(' cbtc ')).toEqual(['CBTC@bitsafe']);
+    expect(names('xusd')).toEqual(['xUSD@other']);
+  });
+
+  it('finds by issuer and by the whole admin id', () => {
+    expect(names('bridge')).toEqual(['USDCx@usdx-bridge']);
+    expect(names('circle::1220cc')).toEqual(['USDCx@circle']);
+    expect(names('1220')).toHaveLength(5);
+    expect(names('nothing')).toEqual([]);
+  });
+
+  it('lists everything for an empty search, never more than its limit', () => {
+    expect(names('')).toHaveLength(5);
+    const many = Array.from({ length: TOKEN_OPTIONS_MAX + 5 }, (_, i) => ({
+      name: `T${i}`,
+      admin: `a::${i}`,
+    }));
+    expect(searchTokens(many, '')).toHaveLength(TOKEN_OPTIONS_MAX);
+    expect(searchTokens(many, 't')).toHaveLength(TOKEN_OPTIONS_MAX);
+  });
+
+  it('moves through the options with the arrows, wrapping round, and leaves other keys alone', () => {
+    expect(optionAfterKey('ArrowDown', 0, 3)).toBe(1);
+    expect(optionAfterKey('ArrowDown', 2, 3)).toBe(0);
+    expect(optionAfterKey('ArrowUp', 0, 3)).toBe(2);
+    expect(optionAfterKey('Home', 2, 3)).toBeNull();
+    expect(optionAfterKey('a', 0, 3)).toBeNull();
+    expect(optionAfterKey('ArrowDown', 0, 0)).toBeNull();
   });
 });
