@@ -28,6 +28,17 @@ const PHONE = { width: 390, height: 844 } as const;
 const DESKTOP = { width: 1280, height: 844 } as const;
 /** The pool of the page's default pair (Amulet → CBTC), which the keyboard swaps go through. */
 const SWAPPED_POOL = 'amulet-cbtc';
+const SCHEMES = ['light', 'dark'] as const;
+
+/** The page in the system's light or dark scheme, as a visitor with that setting sees it. */
+async function showScheme(page: Page, scheme: (typeof SCHEMES)[number]): Promise<void> {
+  await page.emulateMedia({ colorScheme: scheme });
+  const background = await page.evaluate(
+    () => getComputedStyle(document.documentElement).backgroundColor,
+  );
+  // The light background is the design tokens' --bg, #f7f7fb, set on the root.
+  expect(background === 'rgb(247, 247, 251)', `${scheme} background`).toBe(scheme === 'light');
+}
 
 describe('the swap card in a browser', () => {
   let t: TestService;
@@ -369,7 +380,7 @@ describe('the swap card in a browser', () => {
     expect(await page.getByTestId('pool-fee').isVisible()).toBe(true);
   });
 
-  it('shows a pool page and a position readable at both widths, light and dark', async () => {
+  it('shows the card, a pool page and the positions readable at both widths, light and dark', async () => {
     for (const size of [PHONE, DESKTOP]) {
       const { page, errors } = await newPage(size);
       // The pool the keyboard swaps above went through: its recent swaps are listed.
@@ -397,21 +408,42 @@ describe('the swap card in a browser', () => {
       const position = page.getByTestId(`position-${SWAPPED_POOL}`);
       expect(await position.textContent()).toContain('Value vs holding');
       expect(await position.textContent()).not.toContain('Fees earned');
-      for (const scheme of ['light', 'dark'] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
+      for (const scheme of SCHEMES) {
+        await showScheme(page, scheme);
+        expect(await seriousAxeViolations(page), `pool page, ${scheme}`).toEqual([]);
         await screenshot(page, `pool-${scheme}-${size.width}`);
         await position.screenshot({
           path: `${SCREENSHOT_DIR}/position-${scheme}-${size.width}.png`,
         });
       }
       await checkPage(page, size.width);
+
+      // The party's positions on the pools page.
+      await page.goto(`${t.url}/pools`);
+      await page.getByTestId(`position-${SWAPPED_POOL}`).waitFor();
+      for (const scheme of SCHEMES) {
+        await showScheme(page, scheme);
+        expect(await seriousAxeViolations(page), `positions, ${scheme}`).toEqual([]);
+        await screenshot(page, `positions-${scheme}-${size.width}`);
+      }
+
+      // The card with a quote, its breakdown open, the pool's chart beside it.
       await page.goto(`${t.url}/swap`);
       await amountField(page).fill('100');
       await page.getByTestId('output-amount').waitFor();
-      for (const scheme of ['light', 'dark'] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
+      await page.getByTestId('quote-summary').click();
+      await page.getByTestId('swap-pool-chart').getByTestId('price-chart').waitFor();
+      for (const scheme of SCHEMES) {
+        await showScheme(page, scheme);
+        expect(await seriousAxeViolations(page), `swap card, ${scheme}`).toEqual([]);
+        expect(await horizontalOverflow(page)).toEqual({ by: 0, widest: [] });
         await screenshot(page, `swap-card-${scheme}-${size.width}`);
       }
+      // The token dialog, dark.
+      await tokenButton(page, 'You receive').click();
+      await page.getByRole('dialog').getByRole('option').first().waitFor();
+      expect(await seriousAxeViolations(page), 'token dialog, dark').toEqual([]);
+      await screenshot(page, `token-picker-dark-${size.width}`);
       expect(errors).toEqual([]);
     }
   });

@@ -354,7 +354,9 @@ describe('the traders’ pages in a browser', () => {
       const { page, errors } = await newPage(width, 'dark');
       await page.goto(`${t.url}/pools/${POOL}`);
       await chartShown(page, 'price-chart');
-      const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const background = await page.evaluate(
+        () => getComputedStyle(document.documentElement).backgroundColor,
+      );
       expect(background).not.toBe('rgb(247, 247, 251)');
       await checkPage(page, width, 'pool-dark');
       await page.goto(`${t.url}/swap`);
