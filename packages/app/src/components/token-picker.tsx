@@ -12,6 +12,11 @@ import type { Spendable } from '../wallets/wallet.js';
 
 const TokenDialog = lazy(() => import('./token-dialog.js').then((m) => m.TokenDialog));
 
+/** Fetches the dialog ahead of the click; a failed fetch is left for opening it to meet. */
+function preloadDialog(): void {
+  TokenDialog.preload().catch(() => undefined);
+}
+
 export interface TokenPickerProps {
   /** The side, e.g. "You send": the button's label and the dialog's title. */
   readonly label: string;
@@ -54,8 +59,8 @@ export function TokenPicker(props: TokenPickerProps) {
         aria-describedby={props.describedBy}
         data-token={value ? choiceKey(value) : ''}
         disabled={props.choices.length === 0}
-        onFocus={() => void TokenDialog.preload()}
-        onPointerEnter={() => void TokenDialog.preload()}
+        onFocus={preloadDialog}
+        onPointerEnter={preloadDialog}
         onClick={() => setOpen((shown) => shown ?? { query: '' })}
         onKeyDown={(event) => {
           // Typing on the button starts the search with what was typed (kept while the dialog
