@@ -58,6 +58,16 @@ export const DEFAULT_GUARD_THRESHOLDS: GuardThresholds = {
   referencePriceAgeMaxMs: 30 * 60 * 1000,
 };
 
+/**
+ * The band's half-width of the reserve-price check, `reservePriceDeviationMax`, as a fraction; a
+ * value that cannot be read gives the default, for the pool's guard state and its reference's
+ * "limited since" (the guard itself fails closed on it).
+ */
+export function reservePriceLimitOf(thresholds: Partial<GuardThresholds>): Ratio {
+  const fallback = ratioFromNumber(DEFAULT_GUARD_THRESHOLDS.reservePriceDeviationMax);
+  return readLimit(thresholds.reservePriceDeviationMax ?? Number.NaN) ?? fallback;
+}
+
 /** How old the USD reference is: given directly, or as an observation time and the current time. */
 export type ReferencePriceAge =
   | { readonly ageMs: number }
