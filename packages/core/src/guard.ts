@@ -105,8 +105,9 @@ export interface GuardSnapshot {
   readonly outputReserveAtWindowStart: Amount | null;
   /**
    * The pool's reference price, output per unit of input: the exponential moving average of its
-   * spot price (price-reference.ts); null when there is none (a new pool has nothing to deviate
-   * from, and execution keeps none), which skips that check.
+   * spot price (price-reference.ts), the quoting process's or the one execution keeps; null when
+   * there is none (a pool that never had a price has nothing to deviate from), which skips that
+   * check.
    */
   readonly timeWeightedPrice: Ratio | null;
   /** The USD reference; null when the pool has no USD reference on both sides (check skipped). */
