@@ -6,42 +6,23 @@
  */
 import { IN_PROGRESS_STATES, PoolParty } from '@poolparty/sdk';
 import { Devnet } from '@poolparty/sdk/devnet';
-import { addDiscount, startTestService, type TestService } from '@poolparty/server/testing';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildApp,
-  launchChromium,
-  screenshot,
-  seriousAxeViolations,
-  watchCspViolations,
-} from './support/browser.js';
+import { addDiscount } from '@poolparty/server/testing';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appSuite } from './support/app-suite.js';
+import { screenshot, seriousAxeViolations, watchCspViolations } from './support/browser.js';
 import { chooseToken } from './support/token-picker.js';
 
 const SETTLE_MS = 45_000;
 
 describe('the web app in a browser', () => {
-  let t: TestService;
-  let browser: Browser;
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  const { t, browser, contexts } = appSuite();
   let usdcxCircle: string;
-  const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    app = await buildApp();
-    [t, browser] = await Promise.all([
-      startTestService({}, { webAppDist: app.dist }),
-      launchChromium(),
-    ]);
     const pp = new PoolParty({ apiKey: t.apiKey, environment: 'devnet', baseUrl: t.url });
     const pool = await pp.pools.get('amulet-usdcx');
     usdcxCircle = `${pool.tokenB.name}|${pool.tokenB.admin}`;
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await t?.close();
-    app?.remove();
   });
 
   /** A fresh browser profile (its own localStorage: a newcomer) at a given width. */

@@ -10,10 +10,9 @@
  */
 import { PoolParty } from '@poolparty/sdk';
 import { Devnet, generatePrivateKey } from '@poolparty/sdk/devnet';
-import { startTestService, type TestService } from '@poolparty/server/testing';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, launchChromium } from './support/browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { appSuite } from './support/app-suite.js';
 import { checkPage, newWatchedPage } from './support/page-checks.js';
 
 const SETTLE_MS = 45_000;
@@ -36,24 +35,7 @@ const CASES = [
 ] as const;
 
 describe('a newcomer’s liquidity path in a browser', () => {
-  let t: TestService;
-  let browser: Browser;
-  let app: Awaited<ReturnType<typeof buildApp>>;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    app = await buildApp();
-    [t, browser] = await Promise.all([
-      startTestService({}, { webAppDist: app.dist }),
-      launchChromium(),
-    ]);
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await t?.close();
-    app?.remove();
-  });
+  const { t, browser, contexts } = appSuite();
 
   const newPage = (width: number) => newWatchedPage(browser, contexts, width);
 

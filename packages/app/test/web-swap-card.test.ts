@@ -9,16 +9,10 @@
  */
 import { PoolParty } from '@poolparty/sdk';
 import { Devnet } from '@poolparty/sdk/devnet';
-import { startTestService, type TestService } from '@poolparty/server/testing';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildApp,
-  launchChromium,
-  SCREENSHOT_DIR,
-  screenshot,
-  seriousAxeViolations,
-} from './support/browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { appSuite } from './support/app-suite.js';
+import { SCREENSHOT_DIR, screenshot, seriousAxeViolations } from './support/browser.js';
 import { checkPage, horizontalOverflow, newWatchedPage } from './support/page-checks.js';
 import { chooseToken, chosenToken, tokenButton } from './support/token-picker.js';
 
@@ -41,24 +35,7 @@ async function showScheme(page: Page, scheme: (typeof SCHEMES)[number]): Promise
 }
 
 describe('the swap card in a browser', () => {
-  let t: TestService;
-  let browser: Browser;
-  let app: Awaited<ReturnType<typeof buildApp>>;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    app = await buildApp();
-    [t, browser] = await Promise.all([
-      startTestService({}, { webAppDist: app.dist }),
-      launchChromium(),
-    ]);
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await t?.close();
-    app?.remove();
-  });
+  const { t, browser, contexts } = appSuite();
 
   async function newPage(size: { width: number; height: number }, scheme?: 'light' | 'dark') {
     const watched = await newWatchedPage(browser, contexts, size.width, scheme);

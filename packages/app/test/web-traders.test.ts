@@ -8,10 +8,9 @@
  */
 import { PoolParty } from '@poolparty/sdk';
 import { Devnet, generatePrivateKey } from '@poolparty/sdk/devnet';
-import { startTestService, type TestService } from '@poolparty/server/testing';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, launchChromium } from './support/browser.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appSuite } from './support/app-suite.js';
 import { checkPage, newWatchedPage } from './support/page-checks.js';
 import { chooseToken, chosenToken } from './support/token-picker.js';
 
@@ -22,28 +21,14 @@ const WIDTHS = [1280, 390] as const;
 const POOL = 'amulet-usdcx';
 
 describe('the traders’ pages in a browser', () => {
-  let t: TestService;
-  let browser: Browser;
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  const { t, browser, contexts } = appSuite();
   let usdcxCircle: string;
   let completedSwap = '';
-  const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    app = await buildApp();
-    [t, browser] = await Promise.all([
-      startTestService({}, { webAppDist: app.dist }),
-      launchChromium(),
-    ]);
     const pp = new PoolParty({ apiKey: t.apiKey, environment: 'devnet', baseUrl: t.url });
     const pool = await pp.pools.get(POOL);
     usdcxCircle = `${pool.tokenB.name}|${pool.tokenB.admin}`;
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await t?.close();
-    app?.remove();
   });
 
   const newPage = (width: number, colorScheme: 'light' | 'dark' = 'light') =>

@@ -6,10 +6,9 @@
  * with the stream cut, the page reads the withdrawal instead, says so, and the offers still appear
  * and are paid. Without that fallback the second case never shows an offer.
  */
-import { startTestService, type TestService } from '@poolparty/server/testing';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, launchChromium } from './support/browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { appSuite } from './support/app-suite.js';
 import { newWatchedPage } from './support/page-checks.js';
 
 const SETTLE_MS = 45_000;
@@ -18,24 +17,7 @@ const STREAM = /\/v1\/liquidity\/withdrawals\/[^/?]+\/events/;
 const READ = /\/v1\/liquidity\/withdrawals\/[^/?]+$/;
 
 describe('a withdrawal followed in a browser', () => {
-  let t: TestService;
-  let browser: Browser;
-  let app: Awaited<ReturnType<typeof buildApp>>;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    app = await buildApp();
-    [t, browser] = await Promise.all([
-      startTestService({}, { webAppDist: app.dist }),
-      launchChromium(),
-    ]);
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await t?.close();
-    app?.remove();
-  });
+  const { t, browser, contexts } = appSuite();
 
   /** The requests the page makes for withdrawals: stream openings and plain reads. */
   function countRequests(page: Page) {
