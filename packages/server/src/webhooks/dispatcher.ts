@@ -73,10 +73,17 @@ export interface WebhookDispatcherSettings {
   readonly perEndpoint: number;
 }
 
+/** The timer's periods; the defaults are `WEBHOOK_POLL_MS` and `WEBHOOK_SWEEP_MS`. */
+export interface WebhookDispatcherTiming {
+  readonly pollMs: number;
+  readonly sweepMs: number;
+}
+
 export interface WebhookDispatcherDeps {
   readonly db: Database;
   readonly clock: ServiceClock;
   readonly settings: WebhookDispatcherSettings;
+  readonly timing?: WebhookDispatcherTiming;
   readonly log: {
     readonly warn: (details: Record<string, unknown>, message: string) => void;
     readonly info: (details: Record<string, unknown>, message: string) => void;
@@ -105,15 +112,20 @@ export class WebhookDispatcher {
   private listening = false;
   private opening: Promise<void> | null = null;
   private lastRoundAt = Number.NEGATIVE_INFINITY;
+  private lastOpenAt = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | null = null;
   private round: Promise<void> | null = null;
   private again = false;
   private stopped = false;
 
-  constructor(private readonly deps: WebhookDispatcherDeps) {}
+  private readonly timing: WebhookDispatcherTiming;
+
+  constructor(private readonly deps: WebhookDispatcherDeps) {
+    this.timing = deps.timing ?? { pollMs: WEBHOOK_POLL_MS, sweepMs: WEBHOOK_SWEEP_MS };
+  }
 
   start(): void {
-    this.timer = setInterval(() => this.tick(), WEBHOOK_POLL_MS);
+    this.timer = setInterval(() => this.tick(), this.timing.pollMs);
     this.timer.unref();
     this.opening = this.openListener();
     this.poke();
@@ -161,10 +173,13 @@ export class WebhookDispatcher {
 
   private tick(): void {
     if (!this.listening) {
-      this.opening ??= this.openListener();
+      // A listener that never opened is tried again now and then; a broken one relistens itself.
+      if (performance.now() - this.lastOpenAt >= this.timing.sweepMs) {
+        this.opening ??= this.openListener();
+      }
       this.fanOutDue = true;
       this.poke();
-    } else if (performance.now() - this.lastRoundAt >= WEBHOOK_SWEEP_MS) {
+    } else if (performance.now() - this.lastRoundAt >= this.timing.sweepMs) {
       this.fanOutDue = true;
       this.poke();
     }
@@ -176,6 +191,7 @@ export class WebhookDispatcher {
       this.fanOutDue = true;
       this.poke();
     };
+    this.lastOpenAt = performance.now();
     try {
       if (this.listener === null && !this.stopped) {
         this.listener = await ResilientListener.open(
@@ -188,7 +204,8 @@ export class WebhookDispatcher {
         else caughtUp();
       }
     } catch (error) {
-      this.listenerDown(error instanceof Error ? error : new Error(String(error)), WEBHOOK_POLL_MS);
+      const problem = error instanceof Error ? error : new Error(String(error));
+      this.listenerDown(problem, this.timing.pollMs);
     } finally {
       this.opening = null;
     }
@@ -198,7 +215,7 @@ export class WebhookDispatcher {
     this.listening = false;
     this.deps.log.warn(
       { err: error, retryInMs },
-      `listening for webhook work failed; polling every ${WEBHOOK_POLL_MS} ms meanwhile`,
+      `listening for webhook work failed; polling every ${this.timing.pollMs} ms meanwhile`,
     );
   }
 
