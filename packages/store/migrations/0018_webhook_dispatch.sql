@@ -46,6 +46,40 @@ BEGIN
   RETURN released;
 END $$;
 
+-- Records finished attempts (`[{delivery_id, owner, attempt, state, next_attempt_at, now}]`) and
+-- releases the chains of those that ended, in one statement, so one round trip records a batch
+-- and the release commits with the ends. A delivery no longer its owner's open lease is left
+-- out; the rows answered are those recorded.
+CREATE FUNCTION record_webhook_attempts(results JSONB)
+RETURNS TABLE (delivery_id TEXT, endpoint_id TEXT, subject_id TEXT, state TEXT)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  ids TEXT[];
+  endpoints TEXT[];
+  subjects TEXT[];
+  states TEXT[];
+BEGIN
+  WITH recorded AS (
+    UPDATE webhook_deliveries d SET
+      attempts = d.attempts || r.attempt, attempt_count = d.attempt_count + 1,
+      first_attempt_at = COALESCE(d.first_attempt_at, r.now), state = r.state,
+      next_attempt_at = r.next_attempt_at, lease_owner = NULL, lease_until = NULL,
+      ended_at = CASE WHEN r.state IN ('delivered', 'failed') THEN r.now END
+    FROM jsonb_to_recordset(results) AS r(delivery_id TEXT, owner TEXT, attempt JSONB,
+      state TEXT, next_attempt_at TIMESTAMPTZ, now TIMESTAMPTZ)
+    WHERE d.delivery_id = r.delivery_id AND d.lease_owner = r.owner
+      AND d.state IN ('pending', 'retrying')
+    RETURNING d.delivery_id, d.endpoint_id, d.subject_id, d.state
+  )
+  SELECT array_agg(x.delivery_id), array_agg(x.endpoint_id), array_agg(x.subject_id),
+    array_agg(x.state)
+  INTO ids, endpoints, subjects, states FROM recorded x;
+  PERFORM release_webhook_chains(
+    ARRAY(SELECT e FROM unnest(endpoints, states) AS u(e, s) WHERE s IN ('delivered', 'failed')),
+    ARRAY(SELECT b FROM unnest(subjects, states) AS u(b, s) WHERE s IN ('delivered', 'failed')));
+  RETURN QUERY SELECT * FROM unnest(ids, endpoints, subjects, states);
+END $$;
+
 -- Wakes the workers listening on `webhook_work` at commit: `events` when events were queued (a
 -- fan-out is due), `deliveries` when deliveries were added or an endpoint was enabled again (a
 -- claim is due). One notification per statement that added rows (a queueing statement of a

@@ -625,24 +625,20 @@ export interface RecordedWebhookAttempt {
 /**
  * Records attempts and each delivery's state after it, and ends the leases, at most
  * `WEBHOOK_ROWS_PER_STATEMENT` a statement; the deliveries held behind those that ended are
- * released, in the same transaction `tx` (an end committed without its release would leave the
- * next delivery held with nothing before it). Answers those recorded: a delivery no longer its owner's open lease (its lease ran
- * out and another worker took it, or it was recorded already) is left out, its attempt not
- * recorded, and the other worker's counts.
+ * released in the same statement (`record_webhook_attempts`, migration 0018), so an end never
+ * commits without its release. Answers those recorded: a delivery no longer its owner's open
+ * lease (its lease ran out and another worker took it, or it was recorded already) is left out,
+ * its attempt not recorded, and the other worker's counts.
  */
 export async function recordWebhookAttempts(
-  tx: Queryable,
+  q: Queryable,
   results: readonly WebhookAttemptResult[],
 ): Promise<RecordedWebhookAttempt[]> {
   const recorded: RecordedWebhookAttempt[] = [];
   for (let from = 0; from < results.length; from += WEBHOOK_ROWS_PER_STATEMENT) {
     const batch = results.slice(from, from + WEBHOOK_ROWS_PER_STATEMENT);
-    recorded.push(...(await recordBatch(tx, batch)));
+    recorded.push(...(await recordBatch(q, batch)));
   }
-  await releaseWebhookChains(
-    tx,
-    recorded.filter((r) => r.state !== 'retrying'),
-  );
   return recorded;
 }
 
@@ -650,30 +646,18 @@ async function recordBatch(
   q: Queryable,
   results: readonly WebhookAttemptResult[],
 ): Promise<RecordedWebhookAttempt[]> {
-  const rows = await q.query(
-    `UPDATE webhook_deliveries d SET
-       attempts = d.attempts || r.attempt, attempt_count = d.attempt_count + 1,
-       first_attempt_at = COALESCE(d.first_attempt_at, r.now), state = r.state,
-       next_attempt_at = r.next_attempt_at, lease_owner = NULL, lease_until = NULL,
-       ended_at = CASE WHEN r.state IN ('delivered', 'failed') THEN r.now END
-     FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id text, owner text, attempt jsonb,
-       state text, next_attempt_at timestamptz, now timestamptz)
-     WHERE d.delivery_id = r.delivery_id AND d.lease_owner = r.owner
-       AND d.state IN ('pending', 'retrying')
-     RETURNING d.delivery_id, d.endpoint_id, d.subject_id, d.state`,
-    [
-      jsonParam(
-        results.map((result) => ({
-          delivery_id: result.deliveryId,
-          owner: result.owner,
-          attempt: [result.attempt],
-          state: result.state,
-          next_attempt_at: result.nextAttemptAt?.toISOString() ?? null,
-          now: result.now.toISOString(),
-        })),
-      ),
-    ],
-  );
+  const rows = await q.query('SELECT * FROM record_webhook_attempts($1::jsonb)', [
+    jsonParam(
+      results.map((result) => ({
+        delivery_id: result.deliveryId,
+        owner: result.owner,
+        attempt: [result.attempt],
+        state: result.state,
+        next_attempt_at: result.nextAttemptAt?.toISOString() ?? null,
+        now: result.now.toISOString(),
+      })),
+    ),
+  ]);
   return rows.map((row) => ({
     deliveryId: readString(row.delivery_id),
     endpointId: readString(row.endpoint_id),
@@ -684,11 +668,10 @@ async function recordBatch(
 
 /** One attempt, as `recordWebhookAttempts` records them; false when it was not recorded. */
 export async function recordWebhookAttempt(
-  db: Database,
+  q: Queryable,
   result: WebhookAttemptResult,
 ): Promise<boolean> {
-  const recorded = await db.transaction((tx) => recordWebhookAttempts(tx, [result]));
-  return recorded.length > 0;
+  return (await recordWebhookAttempts(q, [result])).length > 0;
 }
 
 /** The endpoint's failure run, locked for the transaction that updates it. */

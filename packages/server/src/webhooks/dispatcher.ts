@@ -3,12 +3,13 @@
  * it has its own timer, its own store transactions and its own bounds, so a slow or dead endpoint
  * holds only its own slots — never the engine, the event streams, or another endpoint's slots.
  *
- * A round records the attempts that finished since the last (one transaction, in batches), fans
- * queued events out into deliveries when some were announced, then claims due deliveries up to
- * the free slots (`webhookConcurrency` in all, `webhookPerEndpoint` per endpoint) in one
- * statement, each with a lease that outlasts the request. Rounds run when the store announces
- * work (`LISTEN webhook_work`), when an attempt finishes, and on a timer for what nothing
- * announces (retries falling due, leases running out), faster while the listener is down. An
+ * Two loops, each one run at a time. The fan-out turns queued events into deliveries. A claim
+ * round records the attempts that finished since the last (one transaction, in batches), then
+ * claims due deliveries up to the free slots (`webhookConcurrency` in all, `webhookPerEndpoint`
+ * per endpoint) in one statement, each with a lease that outlasts the request. They run when
+ * the store announces work (`LISTEN webhook_work`: events queued, deliveries added), a claim
+ * round when an attempt finishes, and both on a timer for what nothing announces (retries
+ * falling due, leases running out), faster while the listener is down. An
  * attempt's outcome is core's decision (delivered, retried at the schedule's time, or given up),
  * and so is the endpoint's failure run (`endpointHealthAfterAll`), which may turn it off. A
  * worker killed mid-request leaves its leases to run out; the next claim after that, by any
@@ -46,6 +47,7 @@ import {
   type WebhookWork,
   writeWebhookEndpointHealth,
 } from '@poolparty/store';
+import { CoalescedRun } from './coalesced-run.js';
 import { FAN_OUT_BATCH, fanOutWebhookEvents } from './fan-out.js';
 import { sendWebhook, type WebhookResponse } from './sender.js';
 
@@ -57,7 +59,7 @@ export const WEBHOOK_POLL_MS = 500;
  * late is little.
  */
 export const WEBHOOK_SWEEP_MS = 1_000;
-/** Fan-outs one round runs at most before it claims: a backlog is worked off over rounds. */
+/** Fan-outs one run takes at most before it lets others be asked for: a backlog over runs. */
 const FAN_OUTS_PER_ROUND = 10;
 /** A lease outlasts the request by this: recording the attempt after the answer takes time too. */
 const LEASE_MARGIN_MS = 30_000;
@@ -106,22 +108,28 @@ export class WebhookDispatcher {
   private readonly requests = new Set<Promise<void>>();
   /** Bounded by the slots: each holds its slot until a round records it. */
   private finished: FinishedAttempt[] = [];
-  /** Queued events were announced (or may have been missed): the next round fans out. */
-  private fanOutDue = true;
   private listener: ResilientListener | null = null;
   private listening = false;
   private opening: Promise<void> | null = null;
-  private lastRoundAt = Number.NEGATIVE_INFINITY;
   private lastOpenAt = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | null = null;
-  private round: Promise<void> | null = null;
-  private again = false;
   private stopped = false;
-
   private readonly timing: WebhookDispatcherTiming;
+  /** Records finished attempts and claims for the free slots. */
+  private readonly claims: CoalescedRun;
+  /**
+   * Turns queued events into deliveries; a loop of its own, so a fan-out's reads never hold up
+   * the claims and records of deliveries already made.
+   */
+  private readonly fanOuts: CoalescedRun;
 
   constructor(private readonly deps: WebhookDispatcherDeps) {
     this.timing = deps.timing ?? { pollMs: WEBHOOK_POLL_MS, sweepMs: WEBHOOK_SWEEP_MS };
+    const failed = (what: string) => (error: unknown) =>
+      deps.log.warn({ err: error }, `a webhook ${what} failed; trying again at the next`);
+    const now = () => performance.now();
+    this.claims = new CoalescedRun(() => this.claimRound(), failed('claim round'), now);
+    this.fanOuts = new CoalescedRun(() => this.fanOut(), failed('fan-out'), now);
   }
 
   start(): void {
@@ -131,25 +139,10 @@ export class WebhookDispatcher {
     this.poke();
   }
 
-  /** Runs a round now, or right after the one running. */
+  /** Fans out and claims now, or right after the rounds running. */
   poke(): void {
-    if (this.stopped) return;
-    if (this.round !== null) {
-      this.again = true;
-      return;
-    }
-    this.lastRoundAt = performance.now();
-    this.round = this.runRound()
-      .catch((error: unknown) =>
-        this.deps.log.warn({ err: error }, 'a webhook round failed; trying again at the next'),
-      )
-      .finally(() => {
-        this.round = null;
-        if (this.again) {
-          this.again = false;
-          this.poke();
-        }
-      });
+    this.fanOuts.ask();
+    this.claims.ask();
   }
 
   /** Stops claiming, waits for the requests in flight (each ends within the timeout), records. */
@@ -159,7 +152,7 @@ export class WebhookDispatcher {
     this.timer = null;
     await this.opening;
     await this.listener?.close();
-    await this.round;
+    await Promise.all([this.fanOuts.stop(), this.claims.stop()]);
     await Promise.allSettled([...this.requests]);
     await this.recordFinished().catch((error: unknown) =>
       this.deps.log.warn({ err: error }, 'recording the last webhook attempts failed'),
@@ -172,23 +165,20 @@ export class WebhookDispatcher {
   }
 
   private tick(): void {
+    const now = performance.now();
     if (!this.listening) {
       // A listener that never opened is tried again now and then; a broken one relistens itself.
-      if (performance.now() - this.lastOpenAt >= this.timing.sweepMs) {
-        this.opening ??= this.openListener();
-      }
-      this.fanOutDue = true;
+      if (now - this.lastOpenAt >= this.timing.sweepMs) this.opening ??= this.openListener();
       this.poke();
-    } else if (performance.now() - this.lastRoundAt >= this.timing.sweepMs) {
-      this.fanOutDue = true;
-      this.poke();
+      return;
     }
+    if (now - this.claims.startedAt >= this.timing.sweepMs) this.claims.ask();
+    if (now - this.fanOuts.startedAt >= this.timing.sweepMs) this.fanOuts.ask();
   }
 
   private async openListener(): Promise<void> {
     const caughtUp = () => {
       this.listening = true;
-      this.fanOutDue = true;
       this.poke();
     };
     this.lastOpenAt = performance.now();
@@ -220,8 +210,8 @@ export class WebhookDispatcher {
   }
 
   private announced(payload: string): void {
-    if ((payload as WebhookWork) === 'events') this.fanOutDue = true;
-    this.poke();
+    if ((payload as WebhookWork) === 'events') this.fanOuts.ask();
+    else this.claims.ask();
   }
 
   private get busy(): number {
@@ -230,10 +220,9 @@ export class WebhookDispatcher {
     return total;
   }
 
-  private async runRound(): Promise<void> {
+  private async claimRound(): Promise<void> {
     const { db, clock, settings } = this.deps;
     await this.recordFinished();
-    if (this.fanOutDue && !this.stopped) await this.fanOut();
     const free = settings.concurrency - this.busy;
     if (free <= 0 || this.stopped) return;
     const now = clock.now();
@@ -249,21 +238,15 @@ export class WebhookDispatcher {
     for (const delivery of claimed) this.launch(delivery);
   }
 
-  /** Fans out queued events, a backlog over rounds; due again when a batch came full. */
+  /** Fans out queued events, a backlog over rounds (another after a full one); then claims. */
   private async fanOut(): Promise<void> {
     const { db, clock, settings } = this.deps;
-    this.fanOutDue = false;
-    try {
-      for (let n = 0; n < FAN_OUTS_PER_ROUND; n += 1) {
-        const moved = await fanOutWebhookEvents(db, { now: clock.now(), mode: settings.mode });
-        if (moved < FAN_OUT_BATCH) return;
-      }
-      this.fanOutDue = true;
-      this.again = true;
-    } catch (error) {
-      this.fanOutDue = true;
-      throw error;
+    for (let n = 0; n < FAN_OUTS_PER_ROUND && !this.stopped; n += 1) {
+      const moved = await fanOutWebhookEvents(db, { now: clock.now(), mode: settings.mode });
+      if (moved > 0) this.claims.ask();
+      if (moved < FAN_OUT_BATCH) return;
     }
+    this.fanOuts.ask();
   }
 
   private launch(delivery: ClaimedWebhookDelivery): void {
@@ -284,7 +267,7 @@ export class WebhookDispatcher {
       )
       .finally(() => {
         this.requests.delete(request);
-        this.poke();
+        this.claims.ask();
       });
     this.requests.add(request);
   }
@@ -357,8 +340,19 @@ export class WebhookDispatcher {
     if (this.finished.length === 0) return;
     const batch = this.finished;
     this.finished = [];
+    const { db, clock } = this.deps;
     try {
-      await this.deps.db.transaction((tx) => this.record(tx, batch));
+      // Deliveries to endpoints with no failures change no failure run: one statement, no lock.
+      const all = outcomesByEndpoint(batch, null);
+      const healthChanges = [...all.values()].some(
+        ({ seen, outcomes }) => endpointHealthAfterAll(seen, outcomes, clock.now()) !== null,
+      );
+      if (healthChanges) await db.transaction((tx) => this.record(tx, batch));
+      else
+        await recordWebhookAttempts(
+          db,
+          batch.map((finished) => finished.result),
+        );
     } catch (error) {
       this.finished = batch.concat(this.finished);
       throw error;
@@ -386,7 +380,6 @@ export class WebhookDispatcher {
     );
     const now = this.deps.clock.now();
     for (const [endpointId, { seen, outcomes }] of outcomesByEndpoint(batch, recorded)) {
-      // Deliveries to an endpoint with no failures change nothing: no write, no lock.
       if (endpointHealthAfterAll(seen, outcomes, now) === null) continue;
       const endpoint = await lockWebhookEndpoint(tx, endpointId);
       if (endpoint === null) continue;
@@ -407,17 +400,18 @@ export class WebhookDispatcher {
 
 /**
  * The outcomes of the recorded attempts by endpoint, in the order they finished, with the
- * endpoint's failure run as its first claimed delivery saw it. An attempt not recorded (another
- * worker took the delivery over after our lease ran out) counts not: the other's does.
+ * endpoint's failure run as its first claimed delivery saw it. An attempt not `recorded` (another
+ * worker took the delivery over after our lease ran out) counts not: the other's does. Null:
+ * every attempt of the batch.
  */
 function outcomesByEndpoint(
   batch: readonly FinishedAttempt[],
-  recorded: readonly RecordedWebhookAttempt[],
+  recorded: readonly RecordedWebhookAttempt[] | null,
 ): Map<string, { seen: EndpointHealth; outcomes: DeliveryOutcome[] }> {
-  const counted = new Set(recorded.map((r) => r.deliveryId));
+  const counted = recorded === null ? null : new Set(recorded.map((r) => r.deliveryId));
   const byEndpoint = new Map<string, { seen: EndpointHealth; outcomes: DeliveryOutcome[] }>();
   for (const { delivery, after } of batch) {
-    if (!counted.has(delivery.deliveryId)) continue;
+    if (counted !== null && !counted.has(delivery.deliveryId)) continue;
     const entry = byEndpoint.get(delivery.endpointId) ?? {
       seen: delivery.endpoint,
       outcomes: [],

@@ -15,7 +15,7 @@ import {
   type QueuedWebhookEvent,
   type WebhookEndpointRecord,
 } from '@poolparty/store';
-import { objectOfEvent, webhookBody } from './event-bodies.js';
+import { type OutboxReads, objectOfEvent, webhookBody } from './event-bodies.js';
 
 /** Events one fan-out takes off the queue at most: one short transaction. */
 export const FAN_OUT_BATCH = 200;
@@ -39,10 +39,11 @@ export async function fanOutWebhookEvents(
     const parties = [...new Set(queued.map((event) => event.developerParty))];
     const endpoints = await enabledWebhookEndpointsOf(tx, parties);
     const events: FannedOutWebhookEvent[] = [];
+    const reads: OutboxReads = new Map();
     for (const event of queued) {
       const recipients = recipientsOf(event, endpoints);
       if (recipients.length === 0) continue;
-      const object = await objectOfEvent(tx, event);
+      const object = await objectOfEvent(tx, event, reads);
       if (object === null) continue;
       events.push({
         eventId: event.eventId,
