@@ -17,6 +17,7 @@ import {
   seriousAxeViolations,
   watchCspViolations,
 } from './support/browser.js';
+import { chooseToken } from './support/token-picker.js';
 
 const REGISTRY = 'http://registry.test:7575';
 const FACTORY_CONTEXT = { values: { 'amulet-rules': { tag: 'AV_ContractId', value: 'rules-1' } } };
@@ -237,7 +238,7 @@ describe('a Canton wallet through the dApp API', () => {
       environment: 'devnet',
       baseUrl: t.url,
     }).pools.get('amulet-usdcx');
-    await page.getByLabel('You receive').selectOption(`USDCx|${pool.tokenB.admin}`);
+    await chooseToken(page, 'You receive', `USDCx|${pool.tokenB.admin}`);
     await page.getByLabel(/^Amount/).fill('100');
     await page.getByTestId('output-amount').waitFor();
     expect(await seriousAxeViolations(page)).toEqual([]);
@@ -348,7 +349,7 @@ describe('a Canton wallet through the dApp API', () => {
       environment: 'devnet',
       baseUrl: t.url,
     }).pools.get('amulet-usdcx');
-    await page.getByLabel('You receive').selectOption(`USDCx|${pool.tokenB.admin}`);
+    await chooseToken(page, 'You receive', `USDCx|${pool.tokenB.admin}`);
     await page.getByLabel(/^Amount/).fill('40');
     await page.getByTestId('output-amount').waitFor();
     await page.getByRole('button', { name: 'Swap', exact: true }).click();

@@ -16,6 +16,7 @@ import {
   seriousAxeViolations,
   watchCspViolations,
 } from './support/browser.js';
+import { chooseToken } from './support/token-picker.js';
 
 const SETTLE_MS = 45_000;
 
@@ -68,7 +69,7 @@ describe('the web app in a browser', () => {
   }
 
   async function fillSwap(page: Page, amount: string, slippagePercent?: string): Promise<void> {
-    await page.getByLabel('You receive').selectOption(usdcxCircle);
+    await chooseToken(page, 'You receive', usdcxCircle);
     await page.getByLabel(/^Amount/).fill(amount);
     if (slippagePercent !== undefined) {
       await page.getByTestId('slippage-toggle').click();
@@ -185,7 +186,7 @@ describe('the web app in a browser', () => {
     const { page } = await newPage();
     await createParty(page, 'whale-to-be');
     await fundAmulet(page);
-    await page.getByLabel('You receive').selectOption({ label: 'CBTC' });
+    await chooseToken(page, 'You receive', 'CBTC');
     await page.getByLabel(/^Amount/).fill('150000');
     const guard = page.getByTestId('settlement-safety');
     await guard.waitFor();
@@ -217,7 +218,7 @@ describe('the web app in a browser', () => {
     );
     const { page } = await newPage();
     await createParty(page, 'discounted');
-    await page.getByLabel('You receive').selectOption({ label: 'CBTC' });
+    await chooseToken(page, 'You receive', 'CBTC');
     await page.getByLabel(/^Amount/).fill('1000');
     const quote = page.getByTestId('quote');
     // The running service hears of the new policy through the admin change feed.

@@ -229,6 +229,13 @@ const catalogue = {
     title: 'Party signature expired',
     sdkClass: 'AuthenticationError',
   },
+  // Atomic swaps (docs/spec/atomic-swaps.md#codes): a signature that does not sign the prepared
+  // transaction's hash with the trader's key. Nothing was submitted; the swap stays prepared.
+  invalid_transaction_signature: {
+    status: 401,
+    title: 'Signature does not sign the prepared transaction',
+    sdkClass: 'AuthenticationError',
+  },
   origin_not_allowed: {
     status: 403,
     title: 'Origin not allowed for this endpoint',
@@ -271,6 +278,18 @@ const catalogue = {
     sdkClass: 'ConflictError',
   },
   pool_paused: { status: 409, title: 'Pool is paused', sdkClass: 'ConflictError' },
+  // Atomic swaps (docs/spec/atomic-swaps.md#codes): the request is sound, the swap's moment has
+  // passed. Nothing moved in either case; a new prepare (a new quote, a new signature) may pass.
+  price_moved: {
+    status: 409,
+    title: "The pool's price moved past the signed output",
+    sdkClass: 'ConflictError',
+  },
+  atomic_swap_expired: {
+    status: 409,
+    title: 'Atomic swap expired before it was signed',
+    sdkClass: 'ConflictError',
+  },
   // Developer collections (portal): nothing left, or the pool's set-aside fees cannot pay it now.
   nothing_to_collect: {
     status: 409,

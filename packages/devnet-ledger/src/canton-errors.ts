@@ -121,6 +121,7 @@ const LEDGER_ERRORS: Readonly<
   deadline_passed: { code: 'DAML_FAILURE', category: 'InvalidGivenCurrentSystemStateOther' },
   invalid_settlement: { code: 'DAML_FAILURE', category: 'InvalidIndependentOfSystemState' },
   not_authorized: { code: 'DAML_AUTHORIZATION_ERROR', category: 'InvalidIndependentOfSystemState' },
+  signature_invalid: { code: 'INVALID_ARGUMENT', category: 'InvalidIndependentOfSystemState' },
   rejected: { code: 'PARTICIPANT_BACKPRESSURE', category: 'ContentionOnSharedResources' },
   timeout: { code: 'REQUEST_TIME_OUT', category: 'DeadlineExceededRequestStateUnknown' },
   stream_dropped: { code: 'SERVICE_NOT_RUNNING', category: 'TransientServerFailure' },

@@ -1,9 +1,12 @@
 /**
  * Executing a prepared transaction of one or more legs, all or nothing.
  *
- * The local ledger commits one command at a time, so a transaction of several legs commits as
- * one ledger command per leg, in order (the first under the transaction's command id, the others
- * under `<command id>/<leg>`). Before the first commits, every leg is checked against the
+ * A transaction whose legs are all transfers their receivers take by pre-approval commits as one
+ * update, as on a participant (the local ledger's `submitTransfers`: an atomic swap's two legs).
+ * Any other transaction of several legs (instruction choices, offers) commits as one ledger
+ * command per leg, in order (the first under the transaction's command id, the others under
+ * `<command id>/<leg>`), since each instruction is named by its update. Before anything commits,
+ * every leg is checked against the
  * ledger's state together (`legsRefusal`: each sender's unlocked holdings cover all its legs, each
  * instruction is still pending, acceptable and exercised by the party entitled to it, no
  * instruction twice), so a leg that would fail refuses the whole transaction with nothing moved.
@@ -19,7 +22,7 @@ import { CantonApiError, invalidArgument } from './canton-errors.js';
 import type { ServerContext } from './context.js';
 import { planLeg } from './prepared-legs.js';
 import type { Json } from './request-body.js';
-import type { Deduplication, LedgerCommand } from './token-standard-commands.js';
+import type { Deduplication, LedgerCommand, TransferCommand } from './token-standard-commands.js';
 
 /** A leg as execution runs it: its command (as sent and as run) and the party exercising it. */
 export interface ExecutedLeg {
@@ -147,12 +150,42 @@ async function refuseStaleInputs(ctx: ServerContext, submission: LegsSubmission)
   );
 }
 
-/** Checks every leg, then commits them in order; answers the last leg's result. */
+/**
+ * The legs' transfers when every leg is a transfer its receiver takes by pre-approval (between two
+ * parties): those commit as one update, as the participant commits the whole transaction. Null
+ * when a leg is an instruction choice or would create an offer (an instruction, whose id is its
+ * update's), which commit one ledger command each.
+ */
+async function directTransfers(
+  ctx: ServerContext,
+  legs: readonly ExecutedLeg[],
+): Promise<TransferCommand[] | null> {
+  const transfers: TransferCommand[] = [];
+  for (const { command } of legs) {
+    if (command.kind !== 'transfer' || command.sender === command.receiver) return null;
+    if (!(await ctx.ledger.preapproves(command.receiver, command.instrument))) return null;
+    transfers.push(command);
+  }
+  return transfers.length > 1 ? transfers : null;
+}
+
+/** Checks every leg, then commits them: as one update, or in order; answers the last result. */
 async function checkAndCommit(ctx: ServerContext, submission: LegsSubmission) {
   await ctx.commands.refuseDuplicate(submission);
   const refusal = legsRefusal(submission.legs, await legsState(ctx, submission.legs));
   if (refusal !== null) throw refusal;
   await refuseStaleInputs(ctx, submission);
+  const transfers = await directTransfers(ctx, submission.legs);
+  if (transfers !== null) {
+    return ctx.commands.submitTransfers({
+      commandId: submission.commandId,
+      actAs: [...new Set(submission.legs.map((leg) => leg.actor))],
+      transfers,
+      deduplication: submission.deduplication,
+      userId: submission.userId,
+      submissionId: submission.submissionId,
+    });
+  }
   let result: CommandResult | undefined;
   for (const [index, leg] of submission.legs.entries()) {
     result = await ctx.commands.submit({

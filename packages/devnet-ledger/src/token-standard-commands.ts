@@ -77,6 +77,9 @@ export type LedgerCommand =
     }
   | { readonly kind: 'accept' | 'reject' | 'withdraw'; readonly offerId: string };
 
+/** A `TransferFactory_Transfer` as the ledger command it stands for. */
+export type TransferCommand = Extract<LedgerCommand, { kind: 'transfer' }>;
+
 /** What a submission (not a prepared one) may run: the Token Standard's exercises, and creates. */
 export type SubmittedCommand = LedgerCommand | PreapprovalProposal;
 
@@ -285,7 +288,43 @@ export class CommandRunner {
     return this.origins.get(commandId);
   }
 
-  async submit(submission: Submission): Promise<CommandResult> {
+  submit(submission: Submission): Promise<CommandResult> {
+    return this.once(submission, () => this.run(submission));
+  }
+
+  /**
+   * Transfers committed together as one update (a prepared transaction of several transfer legs):
+   * deduplicated and reported as one command, under the transaction's command id.
+   */
+  submitTransfers(
+    submission: Omit<Submission, 'command'> & { readonly transfers: readonly TransferCommand[] },
+  ): Promise<CommandResult> {
+    const { commandId, transfers } = submission;
+    const command = transfers[0];
+    if (command === undefined)
+      throw invalidArgument('a transaction of transfers holds one or more');
+    for (const transfer of transfers) checkActors(transfer, submission.actAs);
+    return this.once({ ...submission, command }, () =>
+      this.ledger.submitTransfers({
+        commandId,
+        transfers: transfers.map((transfer) => ({
+          sender: transfer.sender,
+          receiver: transfer.receiver,
+          instrument: transfer.instrument,
+          amount: transfer.amount,
+          meta: transfer.meta,
+          executeBefore: transfer.executeBefore,
+          inputHoldingIds: transfer.inputHoldingIds,
+        })),
+      }),
+    );
+  }
+
+  /** Runs a submission's command id once at a time, refusing one that already committed. */
+  private async once(
+    submission: Submission,
+    run: () => Promise<CommandResult>,
+  ): Promise<CommandResult> {
     const { commandId } = submission;
     if (this.inFlight.has(commandId)) {
       throw new CantonApiError(
@@ -298,7 +337,7 @@ export class CommandRunner {
     this.inFlight.add(commandId);
     try {
       await this.refuseDuplicate(submission);
-      const result = await this.run(submission).catch((error: unknown) => {
+      const result = await run().catch((error: unknown) => {
         // A timeout may hide a commit: its completion still belongs to this submission.
         if (error instanceof LedgerError && error.code === 'timeout') this.remember(submission);
         throw error;

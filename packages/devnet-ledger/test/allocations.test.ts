@@ -6,30 +6,33 @@
  * and the deadlines.
  */
 import { Amount, type Instrument } from '@poolparty/core';
-import {
-  ALLOCATION_FACTORY_INTERFACE_ID,
-  ALLOCATION_INTERFACE_ID,
-  HOLDING_INTERFACE_ID,
-} from '@poolparty/ledger/canton/wire';
+import { ALLOCATION_INTERFACE_ID, HOLDING_INTERFACE_ID } from '@poolparty/ledger/canton/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertNoWireMismatches,
   startWireProxy,
   type WireProxy,
 } from './canton/support/wire-proxy.js';
+import {
+  type AllocationAction,
+  allocateCommand,
+  allocationCommand,
+  choiceContextOf,
+  type Leg,
+  type Settlement,
+} from './support/allocations.js';
 import { settlementInfoOf } from './support/commands.js';
-import { call, startWorld, type World } from './support/server.js';
+import { call, sharedWorld } from './support/server.js';
 
 const HOUR_MS = 60 * 60_000;
 
-let world: World;
+const world = sharedWorld();
 let proxy: WireProxy;
 let alice: string;
 let bob: string;
 let venue: string;
 
 beforeAll(async () => {
-  world = await startWorld();
   const party = async (hint: string) => (await world.ledger.createParty({ hint })).partyId;
   [alice, bob, venue] = [await party('alice'), await party('bob'), await party('venue')];
   await world.ledger.mint({ owner: alice, instrument: world.amulet, amount: Amount.of(100) });
@@ -37,30 +40,16 @@ beforeAll(async () => {
   proxy = await startWireProxy({ target: world.server.url, uncheckedPrefixes: ['/devnet/'] });
 });
 
-afterAll(async () => {
-  await proxy?.close();
-  await world?.close();
-});
+afterAll(() => proxy?.close());
 
 const post = (path: string, body: unknown) => call(proxy.url, 'POST', path, body);
-
-/** The registry base of an instrument: the scan proxy's for Amulet, the admin's own for others. */
-function registryOf(instrument: Instrument): string {
-  const url =
-    instrument === world.amulet
-      ? world.server.registryUrl
-      : world.server.registryUrlOf(instrument.admin);
-  return new URL(url).pathname;
-}
 
 async function settlementInfo(ref: string, allocateInMs = HOUR_MS, settleInMs = 2 * HOUR_MS) {
   return settlementInfoOf(venue, await world.ledger.now(), ref, { allocateInMs, settleInMs });
 }
 
-type Settlement = Awaited<ReturnType<typeof settlementInfo>>;
-
-function legOf(sender: string, receiver: string, instrument: Instrument, amount: string) {
-  return { sender, receiver, amount, instrumentId: instrument, meta: { values: {} } };
+function legOf(sender: string, receiver: string, instrument: Instrument, amount: string): Leg {
+  return { sender, receiver, instrument, amount };
 }
 
 const ALLOCATION_FILTER = {
@@ -84,39 +73,13 @@ async function submit(actAs: string[], commands: unknown[], commandId: string) {
 }
 
 /** Allocates one leg through the registry's factory; answers the submission's answer. */
-async function allocation(settlement: Settlement, legId: string, leg: ReturnType<typeof legOf>) {
-  const instrument = leg.instrumentId;
-  const choiceArguments = {
-    expectedAdmin: instrument.admin,
-    allocation: { settlement, transferLegId: legId, transferLeg: leg },
-    requestedAt: settlement.requestedAt,
-    inputHoldingCids: [],
-    extraArgs: { context: { values: {} }, meta: { values: {} } },
-  };
-  const factory = await post(
-    `${registryOf(instrument)}/registry/allocation-instruction/v1/allocation-factory`,
-    { choiceArguments, excludeDebugFields: true },
-  );
-  expect(factory.status).toBe(200);
-  const command = {
-    ExerciseCommand: {
-      templateId: ALLOCATION_FACTORY_INTERFACE_ID,
-      contractId: factory.body.factoryId,
-      choice: 'AllocationFactory_Allocate',
-      choiceArgument: {
-        ...choiceArguments,
-        extraArgs: {
-          context: factory.body.choiceContext.choiceContextData,
-          meta: { values: {} },
-        },
-      },
-    },
-  };
+async function allocation(settlement: Settlement, legId: string, leg: Leg) {
+  const command = await allocateCommand(world, post, settlement, legId, leg);
   return submit([leg.sender], [command], `allocate-${settlement.settlementRef.id}-${legId}`);
 }
 
 /** Allocates one leg; answers the allocation's contract id. */
-async function allocate(settlement: Settlement, legId: string, leg: ReturnType<typeof legOf>) {
+async function allocate(settlement: Settlement, legId: string, leg: Leg) {
   const answer = await allocation(settlement, legId, leg);
   expect(answer.status).toBe(200);
   const exercised = answer.body.transaction.events.find(
@@ -126,22 +89,8 @@ async function allocate(settlement: Settlement, legId: string, leg: ReturnType<t
   return exercised.ExercisedEvent.exerciseResult.output.value.allocationCid as string;
 }
 
-type Action = 'execute-transfer' | 'withdraw' | 'cancel';
-
-async function contextOf(allocationId: string, instrument: Instrument, action: Action) {
-  const path = `${registryOf(instrument)}/registry/allocations/v1/${encodeURIComponent(allocationId)}/choice-contexts/${action}`;
-  return post(path, { excludeDebugFields: true });
-}
-
-function allocationCommand(allocationId: string, choice: string, context: unknown) {
-  return {
-    ExerciseCommand: {
-      templateId: ALLOCATION_INTERFACE_ID,
-      contractId: allocationId,
-      choice,
-      choiceArgument: { extraArgs: { context, meta: { values: {} } } },
-    },
-  };
+function contextOf(allocationId: string, instrument: Instrument, action: AllocationAction) {
+  return choiceContextOf(world, post, { allocationId, instrument }, action);
 }
 
 async function balance(party: string, instrument: Instrument, locked = false): Promise<string> {

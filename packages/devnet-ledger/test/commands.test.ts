@@ -9,17 +9,19 @@ import {
   decodeTransaction,
   decodeTransferInstruction,
 } from '@poolparty/ledger/canton/wire';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   instructionCommand,
   pendingInstructionOf,
   submission,
   transferCommand,
+  transferSubmission,
 } from './support/commands.js';
-import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
 
 const SUBMIT = '/v2/commands/submit-and-wait-for-transaction';
-const HOLDING_FILTER = {
+/** The Holding interface with its view, and with each contract's created-event blob if asked. */
+const holdingFilter = (includeCreatedEventBlob: boolean) => ({
   cumulative: [
     {
       identifierFilter: {
@@ -27,13 +29,14 @@ const HOLDING_FILTER = {
           value: {
             interfaceId: '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding',
             includeInterfaceView: true,
-            includeCreatedEventBlob: false,
+            includeCreatedEventBlob,
           },
         },
       },
     },
   ],
-};
+});
+const HOLDING_FILTER = holdingFilter(false);
 const INSTRUCTION_FILTER = {
   cumulative: [
     {
@@ -51,27 +54,20 @@ const INSTRUCTION_FILTER = {
 };
 
 describe('command submission', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
+
+  /** `actor` exercises `choice` on the transfer instruction `offerId`. */
+  const instruct = (
+    commandId: string,
+    actor: string,
+    choice: 'Accept' | 'Reject' | 'Withdraw',
+    offerId: string,
+  ) => world.post(SUBMIT, submission(commandId, [actor], instructionCommand(choice, offerId)));
 
   it('transfers directly to a receiver that pre-approves, answering the transaction', async () => {
-    const answer = await call(
-      world.server.url,
-      'POST',
+    const answer = await world.post(
       SUBMIT,
-      submission(
-        'direct-1',
-        [world.treasury],
-        transferCommand({
-          sender: world.treasury,
-          receiver: world.pool,
-          instrument: world.amulet,
-          amount: '25.0000000000',
-        }),
-      ),
+      transferSubmission(world, 'direct-1', { amount: '25.0000000000' }),
     );
     expect(answer.status).toBe(200);
     expectSchema('ledger', 'JsSubmitAndWaitForTransactionResponse', answer.body);
@@ -86,17 +82,8 @@ describe('command submission', () => {
   });
 
   it('answers the ACS delta the submitters see when the request names no format', async () => {
-    const { commands } = submission(
-      'direct-delta',
-      [world.treasury],
-      transferCommand({
-        sender: world.treasury,
-        receiver: world.pool,
-        instrument: world.amulet,
-        amount: '2',
-      }),
-    );
-    const answer = await call(world.server.url, 'POST', SUBMIT, { commands });
+    const { commands } = transferSubmission(world, 'direct-delta', { amount: '2' });
+    const answer = await world.post(SUBMIT, { commands });
     expect(answer.status).toBe(200);
     expectSchema('ledger', 'JsSubmitAndWaitForTransactionResponse', answer.body);
     const kinds = answer.body.transaction.events.map((event: object) => Object.keys(event)[0]);
@@ -112,32 +99,16 @@ describe('command submission', () => {
   });
 
   it('makes an offer to a receiver without pre-approval, which the receiver accepts', async () => {
-    const offered = await call(
-      world.server.url,
-      'POST',
+    const offered = await world.post(
       SUBMIT,
-      submission(
-        'offer-1',
-        [world.treasury],
-        transferCommand({
-          sender: world.treasury,
-          receiver: world.pool,
-          instrument: world.usdcx,
-          amount: '7.5',
-        }),
-      ),
+      transferSubmission(world, 'offer-1', { instrument: world.usdcx, amount: '7.5' }),
     );
     expect(offered.status).toBe(200);
     const offerId = pendingInstructionOf(offered.body.transaction);
     expect(offerId).toBeDefined();
     const pending = await world.ledger.getPendingOffers(world.pool);
     expect(pending.map((o) => o.offerId)).toEqual([offerId]);
-    const accepted = await call(
-      world.server.url,
-      'POST',
-      SUBMIT,
-      submission('accept-1', [world.pool], instructionCommand('Accept', offerId as string)),
-    );
+    const accepted = await instruct('accept-1', world.pool, 'Accept', offerId as string);
     expect(accepted.status).toBe(200);
     const offerOf = (id: string) => pending.find((o) => o.offerId === id);
     expect(decodeTransaction(accepted.body.transaction, { offerOf }).events).toMatchObject([
@@ -148,20 +119,9 @@ describe('command submission', () => {
 
   it('rejects and withdraws offers for the receiver and the sender', async () => {
     const offer = async (commandId: string) => {
-      const answer = await call(
-        world.server.url,
-        'POST',
+      const answer = await world.post(
         SUBMIT,
-        submission(
-          commandId,
-          [world.treasury],
-          transferCommand({
-            sender: world.treasury,
-            receiver: world.pool,
-            instrument: world.usdcx,
-            amount: '1',
-          }),
-        ),
+        transferSubmission(world, commandId, { instrument: world.usdcx }),
       );
       return pendingInstructionOf(answer.body.transaction) as string;
     };
@@ -171,66 +131,50 @@ describe('command submission', () => {
       for (const o of await world.ledger.getPendingOffers(world.pool)) offers.set(o.offerId, o);
       return offerId;
     };
-    const rejected = await call(
-      world.server.url,
-      'POST',
-      SUBMIT,
-      submission(
-        'reject-1',
-        [world.pool],
-        instructionCommand('Reject', await remember(await offer('offer-r'))),
-      ),
-    );
-    expect(decodeTransaction(rejected.body.transaction, { offerOf }).events).toMatchObject([
-      { kind: 'offer_rejected' },
-    ]);
-    const withdrawn = await call(
-      world.server.url,
-      'POST',
-      SUBMIT,
-      submission(
-        'withdraw-1',
-        [world.treasury],
-        instructionCommand('Withdraw', await remember(await offer('offer-w'))),
-      ),
-    );
-    expect(decodeTransaction(withdrawn.body.transaction, { offerOf }).events).toMatchObject([
-      { kind: 'offer_withdrawn' },
-    ]);
+    // The receiver rejects one offer, the sender withdraws another.
+    const ends = [
+      {
+        id: 'reject-1',
+        actor: world.pool,
+        choice: 'Reject',
+        offer: 'offer-r',
+        kind: 'offer_rejected',
+      },
+      {
+        id: 'withdraw-1',
+        actor: world.treasury,
+        choice: 'Withdraw',
+        offer: 'offer-w',
+        kind: 'offer_withdrawn',
+      },
+    ] as const;
+    for (const end of ends) {
+      const ended = await instruct(
+        end.id,
+        end.actor,
+        end.choice,
+        await remember(await offer(end.offer)),
+      );
+      expect(decodeTransaction(ended.body.transaction, { offerOf }).events).toMatchObject([
+        { kind: end.kind },
+      ]);
+    }
   });
 
   it('refuses a resubmitted command id as DUPLICATE_COMMAND with the completion offset', async () => {
-    const body = submission(
-      'dedup-1',
-      [world.treasury],
-      transferCommand({
-        sender: world.treasury,
-        receiver: world.pool,
-        instrument: world.amulet,
-        amount: '1',
-      }),
-    );
-    const first = await call(world.server.url, 'POST', SUBMIT, body);
+    const body = transferSubmission(world, 'dedup-1');
+    const first = await world.post(SUBMIT, body);
     expect(first.status).toBe(200);
     const endBefore = await world.ledger.ledgerEnd();
-    const again = await call(world.server.url, 'POST', SUBMIT, body);
+    const again = await world.post(SUBMIT, body);
     expectCantonError(again, 409, 'DUPLICATE_COMMAND');
     expect(again.body.context.completion_offset).toBe(String(first.body.transaction.offset));
     expect(await world.ledger.ledgerEnd()).toBe(endBefore);
   });
 
   it('refuses a malformed transaction format before submitting anything', async () => {
-    const body = submission(
-      'bad-format',
-      [world.treasury],
-      transferCommand({
-        sender: world.treasury,
-        receiver: world.pool,
-        instrument: world.amulet,
-        amount: '1',
-      }),
-    );
-    const answer = await call(world.server.url, 'POST', SUBMIT, {
+    const body = transferSubmission(world, 'bad-format');
+    const answer = await world.post(SUBMIT, {
       ...body,
       transactionFormat: {
         ...body.transactionFormat,
@@ -242,25 +186,12 @@ describe('command submission', () => {
   });
 
   it('refuses acting as an external party, or as a party the submission does not transfer from', async () => {
-    const external = await call(
-      world.server.url,
-      'POST',
+    const external = await world.post(
       SUBMIT,
-      submission(
-        'ext-1',
-        [world.wallet.partyId],
-        transferCommand({
-          sender: world.wallet.partyId,
-          receiver: world.pool,
-          instrument: world.amulet,
-          amount: '1',
-        }),
-      ),
+      transferSubmission(world, 'ext-1', { sender: world.wallet.partyId }),
     );
     expectCantonError(external, 403, 'PERMISSION_DENIED');
-    const notSender = await call(
-      world.server.url,
-      'POST',
+    const notSender = await world.post(
       SUBMIT,
       submission(
         'not-sender',
@@ -277,78 +208,37 @@ describe('command submission', () => {
   });
 
   it('answers the ledger’s refusals with Canton codes', async () => {
-    const tooMuch = await call(
-      world.server.url,
-      'POST',
+    const tooMuch = await world.post(
       SUBMIT,
-      submission(
-        'too-much',
-        [world.treasury],
-        transferCommand({
-          sender: world.treasury,
-          receiver: world.pool,
-          instrument: world.amulet,
-          amount: '1000000',
-        }),
-      ),
+      transferSubmission(world, 'too-much', { amount: '1000000' }),
     );
     expectCantonError(tooMuch, 400, 'DAML_FAILURE');
     expect(tooMuch.body.context.error_id).toBe('insufficient_holdings');
-    const noOffer = await call(
-      world.server.url,
-      'POST',
-      SUBMIT,
-      submission('no-offer', [world.pool], instructionCommand('Accept', 'no-such-offer')),
-    );
+    const noOffer = await instruct('no-offer', world.pool, 'Accept', 'no-such-offer');
     expectCantonError(noOffer, 404, 'CONTRACT_NOT_FOUND');
-    const wrongFactory = await call(
-      world.server.url,
-      'POST',
+    const wrongFactory = await world.post(
       SUBMIT,
-      submission(
-        'bad-factory',
-        [world.treasury],
-        transferCommand({
-          sender: world.treasury,
-          receiver: world.pool,
-          instrument: world.amulet,
-          amount: '1',
-          factoryId: 'not-a-factory',
-        }),
-      ),
+      transferSubmission(world, 'bad-factory', { factoryId: 'not-a-factory' }),
     );
     expectCantonError(wrongFactory, 404, 'CONTRACT_NOT_FOUND');
-    const malformed = await call(world.server.url, 'POST', SUBMIT, {
+    const malformed = await world.post(SUBMIT, {
       commands: { commandId: 'x', actAs: [world.treasury], commands: [] },
     });
     expectCantonError(malformed, 400, 'INVALID_ARGUMENT');
   });
 
   it('refuses accepting an expired offer, which stays pending', async () => {
-    const offered = await call(
-      world.server.url,
-      'POST',
+    const offered = await world.post(
       SUBMIT,
-      submission(
-        'offer-exp',
-        [world.treasury],
-        transferCommand({
-          sender: world.treasury,
-          receiver: world.pool,
-          instrument: world.usdcx,
-          amount: '2',
-          executeBefore: new Date((await world.ledger.now()).getTime() + 60_000),
-        }),
-      ),
+      transferSubmission(world, 'offer-exp', {
+        instrument: world.usdcx,
+        amount: '2',
+        executeBefore: new Date((await world.ledger.now()).getTime() + 60_000),
+      }),
     );
     const offerId = pendingInstructionOf(offered.body.transaction) as string;
     await world.ledger.advanceClock(120_000);
-    const late = await call(
-      world.server.url,
-      'POST',
-      SUBMIT,
-      submission('accept-late', [world.pool], instructionCommand('Accept', offerId)),
-    );
+    const late = await instruct('accept-late', world.pool, 'Accept', offerId);
     expectCantonError(late, 400, 'DAML_FAILURE');
     expect(late.body.context.error_id).toBe('offer_expired');
     expect((await world.ledger.getPendingOffers(world.pool)).map((o) => o.offerId)).toContain(
@@ -357,7 +247,7 @@ describe('command submission', () => {
   });
 
   it('reports completions of the parties’ commands', async () => {
-    const answer = await call(world.server.url, 'POST', '/v2/commands/completions', {
+    const answer = await world.post('/v2/commands/completions', {
       userId: 'poolparty',
       parties: [world.pool],
       beginExclusive: 0,
@@ -375,10 +265,9 @@ describe('command submission', () => {
 });
 
 describe('active contracts and the HTTP update stream', () => {
-  let world: World;
+  const world = sharedWorld();
   let offerId: string;
   beforeAll(async () => {
-    world = await startWorld();
     const outcome = await world.ledger.submitTransfer({
       commandId: 'acs-offer',
       sender: world.treasury,
@@ -388,19 +277,27 @@ describe('active contracts and the HTTP update stream', () => {
     });
     offerId = (outcome as { offerId: string }).offerId;
   });
-  afterAll(() => world.close());
+
+  /** The active contracts `party` sees through `filter` as of `offset`. */
+  const activeContracts = (offset: number, party: string, filter: unknown) =>
+    world.post('/v2/state/active-contracts', {
+      activeAtOffset: offset,
+      eventFormat: { filtersByParty: { [party]: filter } },
+    });
+  /** Every transaction up to `end`, with ledger effects, as `eventFormat` selects its events. */
+  const updatesTo = (end: number, eventFormat: unknown) =>
+    world.post('/v2/updates', {
+      beginExclusive: 0,
+      endInclusive: end,
+      updateFormat: {
+        includeTransactions: { eventFormat, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' },
+      },
+    });
 
   it('lists a party’s holdings and pending instructions with their interface views', async () => {
     const end = await world.ledger.ledgerEnd();
-    const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
-      activeAtOffset: end,
-      eventFormat: {
-        filtersByParty: {
-          [world.treasury]: {
-            cumulative: [...HOLDING_FILTER.cumulative, ...INSTRUCTION_FILTER.cumulative],
-          },
-        },
-      },
+    const answer = await activeContracts(end, world.treasury, {
+      cumulative: [...HOLDING_FILTER.cumulative, ...INSTRUCTION_FILTER.cumulative],
     });
     expect(answer.status).toBe(200);
     for (const item of answer.body) expectSchema('ledger', 'JsGetActiveContractsResponse', item);
@@ -419,10 +316,7 @@ describe('active contracts and the HTTP update stream', () => {
 
   it('shows only what the interface filter asks for, and nothing of other parties', async () => {
     const end = await world.ledger.ledgerEnd();
-    const holdingsOnly = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
-      activeAtOffset: end,
-      eventFormat: { filtersByParty: { [world.wallet.partyId]: HOLDING_FILTER } },
-    });
+    const holdingsOnly = await activeContracts(end, world.wallet.partyId, HOLDING_FILTER);
     const owners = holdingsOnly.body.map(
       (i: { contractEntry: { JsActiveContract: { createdEvent: never } } }) =>
         decodeHolding(i.contractEntry.JsActiveContract.createdEvent)?.owner,
@@ -432,52 +326,32 @@ describe('active contracts and the HTTP update stream', () => {
 
   it('includes created-event blobs only when a filter asks for them', async () => {
     const end = await world.ledger.ledgerEnd();
-    const withBlobs = {
-      cumulative: [
-        {
-          identifierFilter: {
-            InterfaceFilter: {
-              value: {
-                interfaceId: '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding',
-                includeInterfaceView: true,
-                includeCreatedEventBlob: true,
-              },
-            },
-          },
-        },
-      ],
-    };
     const events = async (filters: unknown) => {
-      const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
-        activeAtOffset: end,
-        eventFormat: { filtersByParty: { [world.wallet.partyId]: filters } },
-      });
+      const answer = await activeContracts(end, world.wallet.partyId, filters);
       return answer.body.map(
         (i: {
           contractEntry: { JsActiveContract: { createdEvent: { createdEventBlob?: string } } };
         }) => i.contractEntry.JsActiveContract.createdEvent,
       );
     };
-    for (const event of await events(withBlobs))
+    for (const event of await events(holdingFilter(true)))
       expect(event.createdEventBlob).toMatch(/^[A-Za-z0-9+/]+=*$/);
     for (const event of await events(HOLDING_FILTER))
       expect(event.createdEventBlob).toBeUndefined();
   });
 
   it('answers the contracts as they were at an earlier offset', async () => {
-    const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
-      activeAtOffset: 0,
-      eventFormat: { filtersByParty: { [world.treasury]: HOLDING_FILTER } },
-    });
+    const answer = await activeContracts(0, world.treasury, HOLDING_FILTER);
     expect(answer.body).toEqual([]);
   });
 
   it('finds an instruction by contract id, with its archive once it ended', async () => {
-    const eventFormat = { filtersByParty: { [world.pool]: INSTRUCTION_FILTER } };
-    const pending = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
-      contractId: offerId,
-      eventFormat,
-    });
+    const eventsOf = (contractId: string, party = world.pool) =>
+      world.post('/v2/events/events-by-contract-id', {
+        contractId,
+        eventFormat: { filtersByParty: { [party]: INSTRUCTION_FILTER } },
+      });
+    const pending = await eventsOf(offerId);
     expect(pending.status).toBe(200);
     expectSchema('ledger', 'JsGetEventsByContractIdResponse', pending.body);
     expect(decodeTransferInstruction(pending.body.created.createdEvent)?.offerId).toBe(offerId);
@@ -494,36 +368,18 @@ describe('active contracts and the HTTP update stream', () => {
       offerId: ended,
       actor: world.pool,
     });
-    const archived = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
-      contractId: ended,
-      eventFormat,
-    });
+    const archived = await eventsOf(ended);
     expectSchema('ledger', 'JsGetEventsByContractIdResponse', archived.body);
     expect(archived.body.archived.archivedEvent.contractId).toBe(ended);
-    const missing = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
-      contractId: 'no-such-contract',
-      eventFormat,
-    });
+    const missing = await eventsOf('no-such-contract');
     expectCantonError(missing, 404, 'CONTRACT_EVENTS_NOT_FOUND');
-    const foreign = await call(world.server.url, 'POST', '/v2/events/events-by-contract-id', {
-      contractId: offerId,
-      eventFormat: { filtersByParty: { [world.wallet.partyId]: INSTRUCTION_FILTER } },
-    });
+    const foreign = await eventsOf(offerId, world.wallet.partyId);
     expectCantonError(foreign, 404, 'CONTRACT_EVENTS_NOT_FOUND');
   });
 
   it('reads every party’s transactions with filtersForAnyParty', async () => {
     const end = await world.ledger.ledgerEnd();
-    const answer = await call(world.server.url, 'POST', '/v2/updates', {
-      beginExclusive: 0,
-      endInclusive: end,
-      updateFormat: {
-        includeTransactions: {
-          eventFormat: { filtersForAnyParty: HOLDING_FILTER },
-          transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
-        },
-      },
-    });
+    const answer = await updatesTo(end, { filtersForAnyParty: HOLDING_FILTER });
     expect(answer.status).toBe(200);
     const offsets = answer.body
       .filter((i: { update: { Transaction?: unknown } }) => i.update.Transaction)
@@ -536,24 +392,14 @@ describe('active contracts and the HTTP update stream', () => {
 
   it('refuses an offset after the ledger end', async () => {
     const end = await world.ledger.ledgerEnd();
-    const answer = await call(world.server.url, 'POST', '/v2/state/active-contracts', {
-      activeAtOffset: end + 5,
-      eventFormat: { filtersByParty: { [world.treasury]: HOLDING_FILTER } },
-    });
+    const answer = await activeContracts(end + 5, world.treasury, HOLDING_FILTER);
     expectCantonError(answer, 400, 'OFFSET_AFTER_LEDGER_END');
   });
 
   it('streams a party’s transactions over HTTP with gaps, then a checkpoint at the end', async () => {
     const end = await world.ledger.ledgerEnd();
-    const answer = await call(world.server.url, 'POST', '/v2/updates', {
-      beginExclusive: 0,
-      endInclusive: end,
-      updateFormat: {
-        includeTransactions: {
-          eventFormat: { filtersByParty: { [world.wallet.partyId]: HOLDING_FILTER } },
-          transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
-        },
-      },
+    const answer = await updatesTo(end, {
+      filtersByParty: { [world.wallet.partyId]: HOLDING_FILTER },
     });
     expect(answer.status).toBe(200);
     for (const item of answer.body) expectSchema('ledger', 'JsGetUpdatesResponse', item);
@@ -569,47 +415,31 @@ describe('active contracts and the HTTP update stream', () => {
 });
 
 describe('ledger faults as Canton reports them', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
-  const transfer = (commandId: string) =>
-    submission(
-      commandId,
-      [world.treasury],
-      transferCommand({
-        sender: world.treasury,
-        receiver: world.pool,
-        instrument: world.amulet,
-        amount: '1',
-      }),
-    );
+  const transfer = (commandId: string) => transferSubmission(world, commandId);
 
   it('a refused submission is a retryable PARTICIPANT_BACKPRESSURE that changed nothing', async () => {
     world.ledger.setFaults({ rejectRate: 1, seed: 1 });
     const end = await world.ledger.ledgerEnd();
-    const answer = await call(world.server.url, 'POST', SUBMIT, transfer('fault-reject'));
+    const answer = await world.post(SUBMIT, transfer('fault-reject'));
     world.ledger.setFaults({});
     expectCantonError(answer, 409, 'PARTICIPANT_BACKPRESSURE');
     expect(answer.body.errorCategory).toBe(2);
     expect(answer.body.retryInfo).toBeDefined();
     expect(await world.ledger.ledgerEnd()).toBe(end);
-    expect((await call(world.server.url, 'POST', SUBMIT, transfer('fault-reject'))).status).toBe(
-      200,
-    );
+    expect((await world.post(SUBMIT, transfer('fault-reject'))).status).toBe(200);
   });
 
   it('a timeout after commit is REQUEST_TIME_OUT without a definite answer; the retry finds the commit', async () => {
     world.ledger.setFaults({ timeoutAfterCommitRate: 1, seed: 2 });
-    const answer = await call(world.server.url, 'POST', SUBMIT, transfer('fault-timeout'));
+    const answer = await world.post(SUBMIT, transfer('fault-timeout'));
     world.ledger.setFaults({});
     expectCantonError(answer, 504, 'REQUEST_TIME_OUT');
     expect(answer.body).toMatchObject({ errorCategory: 3, definiteAnswer: false });
     const committed = await world.ledger.lookupCommand('fault-timeout');
     expect(committed).not.toBeNull();
-    const retry = await call(world.server.url, 'POST', SUBMIT, transfer('fault-timeout'));
+    const retry = await world.post(SUBMIT, transfer('fault-timeout'));
     expectCantonError(retry, 409, 'DUPLICATE_COMMAND');
     expect(retry.body.context.completion_offset).toBe(String(committed?.offset));
   });

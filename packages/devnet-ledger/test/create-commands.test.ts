@@ -3,8 +3,8 @@
  * the devnet's validator accepts at once (the receiver then pre-approves Amulet), and the
  * refusal, in Canton's shapes, of every template the devnet has no package of.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
 
 const SUBMIT = '/v2/commands/submit-and-wait';
 const PROPOSAL = '#splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal';
@@ -25,19 +25,14 @@ function createSubmission(
 }
 
 describe('create commands', () => {
-  let world: World;
+  const world = sharedWorld();
   let operator: string;
   beforeAll(async () => {
-    world = await startWorld();
-    operator = (await call(world.server.url, 'GET', '/api/validator/v0/validator-user')).body
-      .party_id;
+    operator = (await world.get('/api/validator/v0/validator-user')).body.party_id;
   });
-  afterAll(() => world.close());
 
   const propose = (commandId: string, receiver: string, extra: object = {}, actAs = [receiver]) =>
-    call(
-      world.server.url,
-      'POST',
+    world.post(
       SUBMIT,
       createSubmission(commandId, actAs, PROPOSAL, {
         provider: operator,
@@ -48,9 +43,7 @@ describe('create commands', () => {
     );
 
   it('names splice-wallet as a package, in a version whose proposal names the DSO', async () => {
-    const answer = await call(
-      world.server.url,
-      'GET',
+    const answer = await world.get(
       '/v2/interactive-submission/preferred-package-version?package-name=splice-wallet',
     );
     expectSchema('ledger', 'GetPreferredPackageVersionResponse', answer.body);
@@ -59,15 +52,15 @@ describe('create commands', () => {
 
   it('pre-approves Amulet for the receiver of a proposal, which the scan proxy then finds', async () => {
     const lookup = `/api/validator/v0/scan-proxy/transfer-preapprovals/by-party/${encodeURIComponent(world.treasury)}`;
-    expect((await call(world.server.url, 'GET', lookup)).status).toBe(404);
+    expect((await world.get(lookup)).status).toBe(404);
     const answer = await propose('preapprove-treasury', world.treasury);
     expect(answer.status).toBe(200);
     expectSchema('ledger', 'SubmitAndWaitResponse', answer.body);
     expect(answer.body.completionOffset).toBe(await world.ledger.ledgerEnd());
     expect(await world.ledger.preapproves(world.treasury, world.amulet)).toBe(true);
-    const found = await call(world.server.url, 'GET', lookup);
+    const found = await world.get(lookup);
     expectSchema('scan', 'LookupTransferPreapprovalByPartyResponse', found.body);
-    const completions = await call(world.server.url, 'POST', '/v2/commands/completions', {
+    const completions = await world.post('/v2/commands/completions', {
       userId: 'poolparty',
       parties: [world.treasury],
       beginExclusive: 0,
@@ -87,12 +80,9 @@ describe('create commands', () => {
       provider: operator,
       receiver: world.pool,
     });
-    const answer = await call(
-      world.server.url,
-      'POST',
-      '/v2/commands/submit-and-wait-for-transaction',
-      { commands: { commands, ...rest } },
-    );
+    const answer = await world.post('/v2/commands/submit-and-wait-for-transaction', {
+      commands: { commands, ...rest },
+    });
     expect(answer.status).toBe(200);
     expectSchema('ledger', 'JsSubmitAndWaitForTransactionResponse', answer.body);
     expect(answer.body.transaction.commandId).toBe('preapprove-pool');
@@ -110,9 +100,7 @@ describe('create commands', () => {
   });
 
   it('refuses templates it has no package of as a participant does, Canton’s ping included', async () => {
-    const ping = await call(
-      world.server.url,
-      'POST',
+    const ping = await world.post(
       SUBMIT,
       createSubmission('ping', [world.treasury], PING, {
         id: 'ping-1',
@@ -122,9 +110,7 @@ describe('create commands', () => {
     );
     expectCantonError(ping, 404, 'PACKAGE_NAMES_NOT_FOUND');
     expect(ping.body.cause).toContain('canton-builtin-admin-workflow-ping');
-    const unknown = await call(
-      world.server.url,
-      'POST',
+    const unknown = await world.post(
       SUBMIT,
       createSubmission(
         'unknown',
@@ -137,7 +123,7 @@ describe('create commands', () => {
   });
 
   it('says why it does not prepare a creation for external signing', async () => {
-    const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/prepare', {
+    const answer = await world.post('/v2/interactive-submission/prepare', {
       userId: 'poolparty',
       commandId: 'prepare-create',
       commands: [

@@ -5,10 +5,10 @@
  */
 import { Amount } from '@poolparty/core';
 import { decodeUpdatesItem } from '@poolparty/ledger/canton/wire';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { holdingUpdatesRequest } from './support/commands.js';
-import { call, expectCantonError, startWorld, type World } from './support/server.js';
+import { expectCantonError, sharedWorld } from './support/server.js';
 
 const request = holdingUpdatesRequest;
 
@@ -33,16 +33,15 @@ function readStream(url: string, body: unknown): Promise<{ items: unknown[]; cod
 }
 
 describe('delivery faults on the devnet ledger server', () => {
-  let world: World;
+  const world = sharedWorld();
   let minted: number[] = [];
 
   const setFaults = async (faults: object) => {
-    const answer = await call(world.server.url, 'POST', '/devnet/faults', faults);
+    const answer = await world.post('/devnet/faults', faults);
     expect(answer.status).toBe(200);
   };
 
   beforeAll(async () => {
-    world = await startWorld();
     minted = [];
     for (const amount of [1, 2, 3]) {
       const { offset } = await world.ledger.mint({
@@ -54,12 +53,11 @@ describe('delivery faults on the devnet ledger server', () => {
     }
   });
   afterEach(() => setFaults({ duplicateDeliveryRate: 0, dropStreamRate: 0 }));
-  afterAll(() => world.close());
 
   it('delivers each transaction twice over HTTP and WebSocket when every delivery duplicates', async () => {
     const end = minted.at(-1) ?? 0;
     await setFaults({ duplicateDeliveryRate: 1, seed: 7 });
-    const listed = await call(world.server.url, 'POST', '/v2/updates', request(world.pool, 0));
+    const listed = await world.post('/v2/updates', request(world.pool, 0));
     expect(listed.status).toBe(200);
     expect(transactionOffsets(listed.body)).toEqual(minted.flatMap((o) => [o, o]));
     const streamed = await readStream(world.server.url, request(world.pool, 0, end));
@@ -72,7 +70,7 @@ describe('delivery faults on the devnet ledger server', () => {
   it('breaks the stream after a delivery when every delivery drops, with a transient error', async () => {
     const end = minted.at(-1) ?? 0;
     await setFaults({ dropStreamRate: 1, seed: 7 });
-    const listed = await call(world.server.url, 'POST', '/v2/updates', request(world.pool, 0));
+    const listed = await world.post('/v2/updates', request(world.pool, 0));
     expectCantonError(listed, 503, 'SERVICE_NOT_RUNNING');
     const streamed = await readStream(world.server.url, request(world.pool, 0, end));
     expect(streamed.code).toBe(1011);
@@ -86,7 +84,7 @@ describe('delivery faults on the devnet ledger server', () => {
   it('streams every transaction once when the faults are off again', async () => {
     const end = minted.at(-1) ?? 0;
     await setFaults({ duplicateDeliveryRate: 0, dropStreamRate: 0 });
-    const listed = await call(world.server.url, 'POST', '/v2/updates', request(world.pool, 0));
+    const listed = await world.post('/v2/updates', request(world.pool, 0));
     expect(transactionOffsets(listed.body)).toEqual(minted);
     const streamed = await readStream(world.server.url, request(world.pool, 0, end));
     expect(streamed.code).toBe(1000);

@@ -3,45 +3,29 @@
  * routes as the service's, answering problems in their own format, and what they change shows on
  * the Canton paths.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEVNET_ENDPOINTS } from '../src/devnet/endpoints.js';
-import { call, startWorld, type World } from './support/server.js';
+import { sharedWorld } from './support/server.js';
 
 describe('devnet conveniences on the devnet ledger server', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
+  const faucet = (token: string, amount: string) =>
+    world.post('/devnet/faucet', { partyId: world.pool, token, amount });
 
   it('mints through the faucet, and the mint is the next update on the ledger API', async () => {
-    const before = (await call(world.server.url, 'GET', '/v2/state/ledger-end')).body.offset;
-    const minted = await call(world.server.url, 'POST', '/devnet/faucet', {
-      partyId: world.pool,
-      token: 'USDCx',
-      amount: '12.5',
-    });
+    const before = (await world.get('/v2/state/ledger-end')).body.offset;
+    const minted = await faucet('USDCx', '12.5');
     expect(minted.status).toBe(200);
     expect(minted.body.amount).toBe('12.5');
-    expect((await call(world.server.url, 'GET', '/v2/state/ledger-end')).body.offset).toBe(
-      before + 1,
-    );
-    const balances = await call(
-      world.server.url,
-      'GET',
-      `/devnet/parties/${encodeURIComponent(world.pool)}/holdings`,
-    );
+    expect((await world.get('/v2/state/ledger-end')).body.offset).toBe(before + 1);
+    const balances = await world.get(`/devnet/parties/${encodeURIComponent(world.pool)}/holdings`);
     expect(balances.body.holdings).toContainEqual(
       expect.objectContaining({ token: 'USDCx', amount: '12.5' }),
     );
   });
 
   it('answers its refusals as problems, not as Canton errors', async () => {
-    const answer = await call(world.server.url, 'POST', '/devnet/faucet', {
-      partyId: world.pool,
-      token: 'NOPE',
-      amount: '1',
-    });
+    const answer = await faucet('NOPE', '1');
     expect(answer.status).toBe(404);
     expect(answer.body.code).toBe('token_not_found');
   });

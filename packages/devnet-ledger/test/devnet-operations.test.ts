@@ -35,6 +35,7 @@ describe('ledger refusals as problems', () => {
     deadline_passed: [410, 'gone'],
     invalid_settlement: [400, 'validation_error'],
     not_authorized: [400, 'validation_error'],
+    signature_invalid: [401, 'invalid_transaction_signature'],
     rejected: [503, 'ledger_unavailable'],
     timeout: [503, 'ledger_unavailable'],
     stream_dropped: [503, 'ledger_unavailable'],

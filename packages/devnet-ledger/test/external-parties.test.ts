@@ -4,19 +4,15 @@
  */
 import { TopologyController } from '@canton-network/wallet-sdk';
 import { encodeBase64, fingerprint, generateKeyPair, sign } from '@poolparty/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SYNCHRONIZER_ID } from '../src/identity.js';
-import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
 
 describe('external-party onboarding', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   const generate = async (hint: string, publicKey: Uint8Array) => {
-    const answer = await call(world.server.url, 'POST', '/v2/parties/external/generate-topology', {
+    const answer = await world.post('/v2/parties/external/generate-topology', {
       synchronizer: SYNCHRONIZER_ID,
       partyHint: hint,
       publicKey: {
@@ -39,7 +35,7 @@ describe('external-party onboarding', () => {
     topology: { topologyTransactions: string[]; multiHash: string },
     keys: { publicKey: Uint8Array; privateKey: Uint8Array },
   ) =>
-    call(world.server.url, 'POST', '/v2/parties/external/allocate', {
+    world.post('/v2/parties/external/allocate', {
       synchronizer: SYNCHRONIZER_ID,
       onboardingTransactions: topology.topologyTransactions.map((transaction) => ({ transaction })),
       multiHashSignatures: [
@@ -79,7 +75,7 @@ describe('external-party onboarding', () => {
   });
 
   it('refuses hosting elsewhere than on the devnet participant', async () => {
-    const answer = await call(world.server.url, 'POST', '/v2/parties/external/generate-topology', {
+    const answer = await world.post('/v2/parties/external/generate-topology', {
       synchronizer: SYNCHRONIZER_ID,
       partyHint: 'erin',
       publicKey: {

@@ -5,8 +5,8 @@
  */
 import { Amount } from '@poolparty/core';
 import { decodeUpdatesItem, HOLDING_INTERFACE_ID } from '@poolparty/ledger/canton/wire';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectCantonError, startWorld, type World } from './support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectCantonError, sharedWorld } from './support/server.js';
 
 const HOLDINGS = {
   cumulative: [
@@ -21,18 +21,16 @@ const HOLDINGS = {
 };
 
 describe('HTTP list bounds', () => {
-  let world: World;
+  const world = sharedWorld();
   const MINTS = 210;
   beforeAll(async () => {
-    world = await startWorld();
     for (let n = 0; n < MINTS; n += 1) {
       await world.ledger.mint({ owner: world.pool, instrument: world.usdcx, amount: Amount.of(1) });
     }
   });
-  afterAll(() => world.close());
 
   const updates = (beginExclusive: number, query = '') =>
-    call(world.server.url, 'POST', `/v2/updates${query}`, {
+    world.post(`/v2/updates${query}`, {
       beginExclusive,
       updateFormat: {
         includeTransactions: {
@@ -74,14 +72,9 @@ describe('HTTP list bounds', () => {
       activeAtOffset: end,
       eventFormat: { filtersByParty: { [world.pool]: HOLDINGS } },
     };
-    const unbounded = await call(world.server.url, 'POST', '/v2/state/active-contracts', request);
+    const unbounded = await world.post('/v2/state/active-contracts', request);
     expectCantonError(unbounded, 413, 'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED');
-    const limited = await call(
-      world.server.url,
-      'POST',
-      '/v2/state/active-contracts?limit=200',
-      request,
-    );
+    const limited = await world.post('/v2/state/active-contracts?limit=200', request);
     expect(limited.status).toBe(200);
     expect(limited.body).toHaveLength(200);
   });

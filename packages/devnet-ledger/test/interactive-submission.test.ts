@@ -5,34 +5,20 @@
  * wallet SDK recomputes the hash it is given.
  */
 import { decodePreparedTransaction, TopologyController } from '@canton-network/wallet-sdk';
-import { Amount, encodeBase64, fingerprint, generateKeyPair, sign } from '@poolparty/core';
+import { Amount, generateKeyPair } from '@poolparty/core';
 import { decodeTransaction } from '@poolparty/ledger/canton/wire';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerEffects, submission, transferCommand } from './support/commands.js';
-import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ledgerEffects, transferSubmission, walletTransferPrepare } from './support/commands.js';
+import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
+import { executeRequest, type Prepared, partySignature } from './support/signing.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
 
 describe('interactive submission', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   const prepare = async (commandId: string, amount = '4') => {
-    const command = transferCommand({
-      sender: world.wallet.partyId,
-      receiver: world.pool,
-      instrument: world.amulet,
-      amount,
-    });
-    const answer = await call(world.server.url, 'POST', PREPARE, {
-      userId: 'poolparty',
-      commandId,
-      commands: [command],
-      actAs: [world.wallet.partyId],
-    });
+    const answer = await world.post(PREPARE, walletTransferPrepare(world, commandId, { amount }));
     expect(answer.status).toBe(200);
     expectSchema('ledger', 'JsPrepareSubmissionResponse', answer.body);
     return answer.body as {
@@ -42,42 +28,26 @@ describe('interactive submission', () => {
     };
   };
 
+  /** An execute request of the wallet party's transfer, its hash signed by `signer`'s key. */
   const executeBody = (
-    prepared: { preparedTransaction: string; preparedTransactionHash: string },
+    prepared: Prepared,
     signer: { publicKey: Uint8Array; privateKey: Uint8Array },
     submissionId: string,
   ) => ({
-    preparedTransaction: prepared.preparedTransaction,
-    hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
-    submissionId,
+    ...executeRequest(
+      prepared,
+      [partySignature(world.wallet.partyId, prepared.preparedTransactionHash, signer)],
+      submissionId,
+    ),
     userId: 'poolparty',
     transactionFormat: ledgerEffects([world.wallet.partyId]),
-    partySignatures: {
-      signatures: [
-        {
-          party: world.wallet.partyId,
-          signatures: [
-            {
-              format: 'SIGNATURE_FORMAT_CONCAT',
-              signature: encodeBase64(
-                sign(Buffer.from(prepared.preparedTransactionHash, 'base64'), signer.privateKey),
-              ),
-              signedBy: fingerprint(signer.publicKey),
-              signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_ED25519',
-            },
-          ],
-        },
-      ],
-    },
   });
 
   it('executes a transfer signed by the party’s key and answers the transaction', async () => {
     const prepared = await prepare('ext-transfer-1');
     const body = executeBody(prepared, world.wallet, 'sub-1');
     expectSchema('ledger', 'JsExecuteSubmissionAndWaitForTransactionRequest', body);
-    const answer = await call(
-      world.server.url,
-      'POST',
+    const answer = await world.post(
       '/v2/interactive-submission/executeAndWaitForTransaction',
       body,
     );
@@ -93,17 +63,13 @@ describe('interactive submission', () => {
 
   it('answers executeAndWait with the update id and offset, and refuses the same command again', async () => {
     const prepared = await prepare('ext-transfer-2');
-    const answer = await call(
-      world.server.url,
-      'POST',
+    const answer = await world.post(
       '/v2/interactive-submission/executeAndWait',
       executeBody(prepared, world.wallet, 'sub-2'),
     );
     expectSchema('ledger', 'ExecuteSubmissionAndWaitResponse', answer.body);
     expect(answer.body.completionOffset).toBe(await world.ledger.ledgerEnd());
-    const again = await call(
-      world.server.url,
-      'POST',
+    const again = await world.post(
       '/v2/interactive-submission/execute',
       executeBody(prepared, world.wallet, 'sub-3'),
     );
@@ -113,7 +79,7 @@ describe('interactive submission', () => {
 
   it('reports the completion with its submission id to the submitting user only', async () => {
     const completions = (userId: string) =>
-      call(world.server.url, 'POST', '/v2/commands/completions', {
+      world.post('/v2/commands/completions', {
         userId,
         parties: [world.wallet.partyId],
         beginExclusive: 0,
@@ -138,9 +104,7 @@ describe('interactive submission', () => {
   it('refuses a signature by another key and submits nothing', async () => {
     const prepared = await prepare('ext-wrong-key');
     const end = await world.ledger.ledgerEnd();
-    const answer = await call(
-      world.server.url,
-      'POST',
+    const answer = await world.post(
       '/v2/interactive-submission/execute',
       executeBody(prepared, generateKeyPair(), 'sub-4'),
     );
@@ -170,7 +134,7 @@ describe('interactive submission', () => {
     const at = bytes.indexOf('1.25');
     expect(at).toBeGreaterThan(0);
     bytes[at] = '9'.charCodeAt(0);
-    const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/execute', {
+    const answer = await world.post('/v2/interactive-submission/execute', {
       ...signedBody,
       preparedTransaction: bytes.toString('base64'),
     });
@@ -188,9 +152,7 @@ describe('interactive submission', () => {
       amount: Amount.of(500),
     });
     const end = await world.ledger.ledgerEnd();
-    const answer = await call(
-      world.server.url,
-      'POST',
+    const answer = await world.post(
       '/v2/interactive-submission/execute',
       executeBody(prepared, world.wallet, 'sub-stale'),
     );
@@ -198,9 +160,7 @@ describe('interactive submission', () => {
     expect(answer.body.cause).toContain('prepare it again');
     expect(await world.ledger.ledgerEnd()).toBe(end);
     const again = await prepare('ext-stale-again', '1');
-    const retried = await call(
-      world.server.url,
-      'POST',
+    const retried = await world.post(
       '/v2/interactive-submission/execute',
       executeBody(again, world.wallet, 'sub-stale-again'),
     );
@@ -208,7 +168,7 @@ describe('interactive submission', () => {
   });
 
   it('refuses a prepared transaction it did not prepare', async () => {
-    const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/execute', {
+    const answer = await world.post('/v2/interactive-submission/execute', {
       ...executeBody(
         { preparedTransaction: 'bm90IG91cnM=', preparedTransactionHash: 'AAAA' },
         world.wallet,
@@ -219,20 +179,9 @@ describe('interactive submission', () => {
   });
 
   it('still refuses the external party on the plain submission path', async () => {
-    const answer = await call(
-      world.server.url,
-      'POST',
+    const answer = await world.post(
       '/v2/commands/submit-and-wait-for-transaction',
-      submission(
-        'ext-direct',
-        [world.wallet.partyId],
-        transferCommand({
-          sender: world.wallet.partyId,
-          receiver: world.pool,
-          instrument: world.amulet,
-          amount: '1',
-        }),
-      ),
+      transferSubmission(world, 'ext-direct', { sender: world.wallet.partyId }),
     );
     expectCantonError(answer, 403, 'PERMISSION_DENIED');
   });

@@ -2,8 +2,8 @@
  * Malformed requests on every participant path that takes a body: a 4xx JsCantonError with a
  * stable code, never a server failure; registry paths answer their `{ error }` body.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, call, expectSchema, startWorld, type World } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { type Answer, expectSchema, sharedWorld } from './support/server.js';
 
 const PARTICIPANT_POSTS = [
   '/v2/updates',
@@ -118,16 +118,12 @@ function expectClientCantonError(answer: Answer, context: string): void {
 }
 
 describe('malformed requests', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   it('are refused with a 4xx JsCantonError on every participant path', async () => {
     for (const path of PARTICIPANT_POSTS) {
       for (const body of MALFORMED) {
-        const answer = await call(world.server.url, 'POST', path, body);
+        const answer = await world.post(path, body);
         if (answer.status === 200) continue; // e.g. `{}` grants no rights: a valid request
         expectClientCantonError(answer, `${path} ${JSON.stringify(body)}`);
       }
@@ -137,9 +133,7 @@ describe('malformed requests', () => {
   it('are refused with a 400 `{ error }` on the registry paths', async () => {
     const base = new URL(world.server.registryUrl).pathname;
     for (const body of MALFORMED) {
-      const answer = await call(
-        world.server.url,
-        'POST',
+      const answer = await world.post(
         `${base}/registry/transfer-instruction/v1/transfer-factory`,
         body,
       );

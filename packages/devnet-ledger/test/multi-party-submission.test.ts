@@ -7,62 +7,28 @@
  */
 import { hashPreparedTransaction } from '@canton-network/core-tx-visualizer';
 import { TopologyController } from '@canton-network/wallet-sdk';
-import {
-  Amount,
-  encodeBase64,
-  fingerprint,
-  generateKeyPair,
-  type Instrument,
-  sign,
-} from '@poolparty/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Amount, generateKeyPair, type Instrument } from '@poolparty/core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { instructionCommand, transferCommand } from './support/commands.js';
-import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
+import {
+  executeRequest,
+  externalParty,
+  type Prepared,
+  partySignature,
+  type Signer,
+} from './support/signing.js';
 import { shownLegs } from './support/visualizer.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
 const EXECUTE = '/v2/interactive-submission/executeAndWait';
 
-interface Signer {
-  readonly partyId: string;
-  readonly publicKey: Uint8Array;
-  readonly privateKey: Uint8Array;
-}
-
-interface Prepared {
-  readonly preparedTransaction: string;
-  readonly preparedTransactionHash: string;
-}
-
-function signatureEntry(party: string, hash: string, key: Omit<Signer, 'partyId'>) {
-  return {
-    party,
-    signatures: [
-      {
-        format: 'SIGNATURE_FORMAT_CONCAT',
-        signature: encodeBase64(sign(Buffer.from(hash, 'base64'), key.privateKey)),
-        signedBy: fingerprint(key.publicKey),
-        signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_ED25519',
-      },
-    ],
-  };
-}
-
-function executeBody(prepared: Prepared, entries: unknown[], submissionId: string) {
-  return {
-    preparedTransaction: prepared.preparedTransaction,
-    hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
-    submissionId,
-    partySignatures: { signatures: entries },
-  };
-}
-
 describe('a DvP prepared for two external parties', () => {
-  let world: World;
+  const world = sharedWorld();
   let buyer: Signer;
   const sign2 = (prepared: Prepared) => [
-    signatureEntry(world.wallet.partyId, prepared.preparedTransactionHash, world.wallet),
-    signatureEntry(buyer.partyId, prepared.preparedTransactionHash, buyer),
+    partySignature(world.wallet.partyId, prepared.preparedTransactionHash, world.wallet),
+    partySignature(buyer.partyId, prepared.preparedTransactionHash, buyer),
   ];
 
   /** Each party's unlocked amount of each instrument, in whole text. */
@@ -101,17 +67,14 @@ describe('a DvP prepared for two external parties', () => {
       ],
     };
     expectSchema('ledger', 'JsPrepareSubmissionRequest', request);
-    const answer = await call(world.server.url, 'POST', PREPARE, request);
+    const answer = await world.post(PREPARE, request);
     expect(answer.status).toBe(200);
     expectSchema('ledger', 'JsPrepareSubmissionResponse', answer.body);
     return answer.body as Prepared;
   };
 
   beforeAll(async () => {
-    world = await startWorld();
-    const keys = generateKeyPair();
-    const created = await world.ledger.createParty({ hint: 'buyer', publicKey: keys.publicKey });
-    buyer = { partyId: created.partyId, ...keys };
+    buyer = await externalParty(world.ledger, 'buyer');
     await world.ledger.mint({
       owner: buyer.partyId,
       instrument: world.usdcx,
@@ -121,7 +84,6 @@ describe('a DvP prepared for two external parties', () => {
     await world.ledger.setPreapproval(buyer.partyId, world.amulet, true);
     await world.ledger.setPreapproval(world.wallet.partyId, world.usdcx, true);
   });
-  afterAll(() => world.close());
 
   it('shows both legs with their parties, instruments and amounts in the visualizer', async () => {
     const prepared = await prepareDvp('dvp-shown');
@@ -171,12 +133,7 @@ describe('a DvP prepared for two external parties', () => {
     bytes[at] = '4'.charCodeAt(0);
     const before = await balances();
     const tampered = { ...prepared, preparedTransaction: bytes.toString('base64') };
-    const answer = await call(
-      world.server.url,
-      'POST',
-      EXECUTE,
-      executeBody(tampered, signatures, 's-1'),
-    );
+    const answer = await world.post(EXECUTE, executeRequest(tampered, signatures, 's-1'));
     expectCantonError(answer, 400, 'INVALID_ARGUMENT');
     expect(answer.body.cause).toContain('no valid signature of the prepared transaction hash');
     expect(await balances()).toEqual(before);
@@ -186,12 +143,7 @@ describe('a DvP prepared for two external parties', () => {
     const prepared = await prepareDvp('dvp-missing');
     const before = await balances();
     const [sellerOnly] = sign2(prepared);
-    const answer = await call(
-      world.server.url,
-      'POST',
-      EXECUTE,
-      executeBody(prepared, [sellerOnly], 's-2'),
-    );
+    const answer = await world.post(EXECUTE, executeRequest(prepared, [sellerOnly], 's-2'));
     expectCantonError(answer, 400, 'INVALID_ARGUMENT');
     expect(answer.body.cause).toContain(`no signature by ${buyer.partyId}`);
     expect(await balances()).toEqual(before);
@@ -202,30 +154,20 @@ describe('a DvP prepared for two external parties', () => {
     const prepared = await prepareDvp('dvp-foreign');
     const before = await balances();
     const [seller] = sign2(prepared);
-    const foreign = signatureEntry(
+    const foreign = partySignature(
       buyer.partyId,
       prepared.preparedTransactionHash,
       generateKeyPair(),
     );
-    const answer = await call(
-      world.server.url,
-      'POST',
-      EXECUTE,
-      executeBody(prepared, [seller, foreign], 's-3'),
-    );
+    const answer = await world.post(EXECUTE, executeRequest(prepared, [seller, foreign], 's-3'));
     expectCantonError(answer, 400, 'INVALID_ARGUMENT');
     expect(answer.body.context.parties).toBe(buyer.partyId);
-    const sellersKey = signatureEntry(
+    const sellersKey = partySignature(
       buyer.partyId,
       prepared.preparedTransactionHash,
       world.wallet,
     );
-    const again = await call(
-      world.server.url,
-      'POST',
-      EXECUTE,
-      executeBody(prepared, [seller, sellersKey], 's-4'),
-    );
+    const again = await world.post(EXECUTE, executeRequest(prepared, [seller, sellersKey], 's-4'));
     expectCantonError(again, 400, 'INVALID_ARGUMENT');
     expect(await balances()).toEqual(before);
   });
@@ -233,9 +175,9 @@ describe('a DvP prepared for two external parties', () => {
   it('executes with both signatures: both legs move', async () => {
     const prepared = await prepareDvp('dvp-signed');
     const before = await balances();
-    const body = executeBody(prepared, sign2(prepared), 's-5');
+    const body = executeRequest(prepared, sign2(prepared), 's-5');
     expectSchema('ledger', 'JsExecuteSubmissionAndWaitRequest', body);
-    const answer = await call(world.server.url, 'POST', EXECUTE, body);
+    const answer = await world.post(EXECUTE, body);
     expect(answer.status).toBe(200);
     expectSchema('ledger', 'ExecuteSubmissionAndWaitResponse', answer.body);
     const after = await balances();
@@ -251,19 +193,19 @@ describe('a DvP prepared for two external parties', () => {
     expect(Amount.parse(after.buyerUsdcx)).toEqual(
       Amount.parse(before.buyerUsdcx).sub(Amount.of(5)),
     );
-    expect(await world.ledger.lookupCommand('dvp-signed')).not.toBeNull();
-    expect(await world.ledger.lookupCommand('dvp-signed/1')).not.toBeNull();
+    // One transaction, one update: both legs' transfers commit together, as on a participant.
+    const committed = await world.ledger.lookupCommand('dvp-signed');
+    expect(committed?.updateId).toBe(answer.body.updateId);
+    expect(await world.ledger.lookupCommand('dvp-signed/1')).toBeNull();
+    const update = world.ledger.updateAt(committed?.offset ?? 0);
+    expect(update?.events.map((event) => event.kind)).toEqual(['transfer', 'transfer']);
+    expect(after.end).toBe(before.end + 1);
   });
 
   it('refuses every leg when one cannot commit, with nothing moved', async () => {
     const prepared = await prepareDvp('dvp-short', '1000');
     const before = await balances();
-    const answer = await call(
-      world.server.url,
-      'POST',
-      EXECUTE,
-      executeBody(prepared, sign2(prepared), 's-6'),
-    );
+    const answer = await world.post(EXECUTE, executeRequest(prepared, sign2(prepared), 's-6'));
     expectCantonError(answer, 400, 'DAML_FAILURE');
     expect(answer.body.context.error_id).toBe('insufficient_holdings');
     expect(await balances()).toEqual(before);
@@ -281,12 +223,7 @@ describe('a DvP prepared for two external parties', () => {
     world.ledger.setFaults({ latencyMs: 50 });
     const answers = await Promise.all(
       [first, second].map((prepared, i) =>
-        call(
-          world.server.url,
-          'POST',
-          EXECUTE,
-          executeBody(prepared, sign2(prepared), `race-${i}`),
-        ),
+        world.post(EXECUTE, executeRequest(prepared, sign2(prepared), `race-${i}`)),
       ),
     ).finally(() => world.ledger.setFaults({}));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
@@ -300,7 +237,7 @@ describe('a DvP prepared for two external parties', () => {
   });
 
   it('refuses to prepare a leg whose acting party is not submitting', async () => {
-    const answer = await call(world.server.url, 'POST', PREPARE, {
+    const answer = await world.post(PREPARE, {
       commandId: 'dvp-unsubmitted',
       actAs: [world.wallet.partyId],
       commands: [
@@ -317,7 +254,7 @@ describe('a DvP prepared for two external parties', () => {
 
   it('refuses to prepare more legs than a prepared transaction holds', async () => {
     const leg = instructionCommand('Accept', 'offer-none');
-    const answer = await call(world.server.url, 'POST', PREPARE, {
+    const answer = await world.post(PREPARE, {
       commandId: 'dvp-many',
       actAs: [world.wallet.partyId],
       commands: Array.from({ length: 17 }, () => leg),
@@ -328,16 +265,11 @@ describe('a DvP prepared for two external parties', () => {
 });
 
 describe('a DvP of two TransferInstruction_Accept legs, one by each external receiver', () => {
-  let world: World;
+  const world = sharedWorld();
   let seller: Signer;
   let buyer: Signer;
   let offers: { amulet: string; usdcx: string };
 
-  const external = async (hint: string): Promise<Signer> => {
-    const keys = generateKeyPair();
-    const { partyId } = await world.ledger.createParty({ hint, publicKey: keys.publicKey });
-    return { partyId, ...keys };
-  };
   const offer = async (commandId: string, from: Signer, to: Signer, instrument: Instrument) => {
     const outcome = await world.ledger.submitTransfer({
       commandId,
@@ -350,7 +282,7 @@ describe('a DvP of two TransferInstruction_Accept legs, one by each external rec
     return outcome.offerId;
   };
   const acceptBoth = async (commandId: string) => {
-    const answer = await call(world.server.url, 'POST', PREPARE, {
+    const answer = await world.post(PREPARE, {
       commandId,
       actAs: [buyer.partyId, seller.partyId],
       commands: [
@@ -362,8 +294,8 @@ describe('a DvP of two TransferInstruction_Accept legs, one by each external rec
     return answer.body as Prepared;
   };
   const signBoth = (prepared: Prepared) => [
-    signatureEntry(buyer.partyId, prepared.preparedTransactionHash, buyer),
-    signatureEntry(seller.partyId, prepared.preparedTransactionHash, seller),
+    partySignature(buyer.partyId, prepared.preparedTransactionHash, buyer),
+    partySignature(seller.partyId, prepared.preparedTransactionHash, seller),
   ];
   const held = async (party: Signer) =>
     (await world.ledger.getHoldings(party.partyId))
@@ -371,9 +303,8 @@ describe('a DvP of two TransferInstruction_Accept legs, one by each external rec
       .sort();
 
   beforeAll(async () => {
-    world = await startWorld();
-    seller = await external('seller');
-    buyer = await external('buyer');
+    seller = await externalParty(world.ledger, 'seller');
+    buyer = await externalParty(world.ledger, 'buyer');
     await world.ledger.mint({
       owner: seller.partyId,
       instrument: world.amulet,
@@ -389,7 +320,6 @@ describe('a DvP of two TransferInstruction_Accept legs, one by each external rec
       usdcx: await offer('offer-usdcx', buyer, seller, world.usdcx),
     };
   });
-  afterAll(() => world.close());
 
   it('shows each leg’s instruction, its acting receiver and the holding it creates', async () => {
     const prepared = await acceptBoth('accepts-shown');
@@ -428,12 +358,7 @@ describe('a DvP of two TransferInstruction_Accept legs, one by each external rec
       actor: buyer.partyId,
     });
     const before = [await held(seller), await held(buyer)];
-    const answer = await call(
-      world.server.url,
-      'POST',
-      EXECUTE,
-      executeBody(prepared, signBoth(prepared), 'a-1'),
-    );
+    const answer = await world.post(EXECUTE, executeRequest(prepared, signBoth(prepared), 'a-1'));
     expectCantonError(answer, 404, 'CONTRACT_NOT_FOUND');
     expect([await held(seller), await held(buyer)]).toEqual(before);
     expect((await world.ledger.getPendingOffers(buyer.partyId)).map((o) => o.offerId)).toContain(
@@ -444,12 +369,7 @@ describe('a DvP of two TransferInstruction_Accept legs, one by each external rec
 
   it('executes with both receivers’ signatures: both instructions settle', async () => {
     const prepared = await acceptBoth('accepts-signed');
-    const answer = await call(
-      world.server.url,
-      'POST',
-      EXECUTE,
-      executeBody(prepared, signBoth(prepared), 'a-2'),
-    );
+    const answer = await world.post(EXECUTE, executeRequest(prepared, signBoth(prepared), 'a-2'));
     expect(answer.status).toBe(200);
     expect(await held(seller)).toEqual(['USDCx 3']);
     expect(await held(buyer)).toEqual(['Amulet 3']);

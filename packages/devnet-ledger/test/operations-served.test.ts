@@ -3,17 +3,13 @@
  * submissions a wallet or an exchange integration uses answer in the API's shapes, and every other
  * operation of the API answers a JsCantonError saying it is not served, never a bare 404.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UNSERVED_OPERATIONS } from '../src/unserved-operations.js';
 import { submission, transferCommand } from './support/commands.js';
-import { call, expectSchema, startWorld, type World } from './support/server.js';
+import { expectSchema, sharedWorld } from './support/server.js';
 
 describe('operations the devnet participant serves', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   it('answers every operation it does not serve with UNSUPPORTED_OPERATION saying why', async () => {
     for (const { method, url } of UNSERVED_OPERATIONS) {
@@ -35,20 +31,16 @@ describe('operations the devnet participant serves', () => {
   });
 
   it('lists its packages and prefers them by name, and no other', async () => {
-    const packages = await call(world.server.url, 'GET', '/v2/packages');
+    const packages = await world.get('/v2/packages');
     expectSchema('ledger', 'ListPackagesResponse', packages.body);
-    const preferred = await call(
-      world.server.url,
-      'GET',
+    const preferred = await world.get(
       '/v2/interactive-submission/preferred-package-version?package-name=splice-api-token-holding-v1',
     );
     expectSchema('ledger', 'GetPreferredPackageVersionResponse', preferred.body);
     expect(packages.body.packageIds).toContain(
       preferred.body.packagePreference.packageReference.packageId,
     );
-    const unknown = await call(
-      world.server.url,
-      'GET',
+    const unknown = await world.get(
       '/v2/interactive-submission/preferred-package-version?package-name=splice-amulet',
     );
     expect(unknown).toEqual({ status: 200, body: {} });
@@ -61,16 +53,14 @@ describe('operations the devnet participant serves', () => {
       instrument: world.amulet,
       amount: '3',
     });
-    const submitted = await call(
-      world.server.url,
-      'POST',
+    const submitted = await world.post(
       '/v2/commands/async/submit',
       submission('async-1', [world.treasury], command).commands,
     );
     expect(submitted).toEqual({ status: 200, body: {} });
     const done = await world.ledger.lookupCommand('async-1');
     const filtersByParty = { [world.pool]: {} };
-    const update = await call(world.server.url, 'POST', '/v2/updates/update-by-offset', {
+    const update = await world.post('/v2/updates/update-by-offset', {
       offset: done?.offset,
       updateFormat: {
         includeTransactions: {
@@ -84,7 +74,7 @@ describe('operations the devnet participant serves', () => {
       (event: { CreatedEvent?: unknown }) => event.CreatedEvent !== undefined,
     ).CreatedEvent;
     expect(created.witnessParties).toEqual([world.pool]);
-    const contract = await call(world.server.url, 'POST', '/v2/contracts/contract-by-id', {
+    const contract = await world.post('/v2/contracts/contract-by-id', {
       contractId: created.contractId,
       queryingParties: [world.pool],
     });
@@ -94,31 +84,23 @@ describe('operations the devnet participant serves', () => {
 });
 
 describe('operations the devnet validator’s scan proxy serves', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   const scanProxy = (path: string) => `/api/validator/v0/scan-proxy${path}`;
 
   it('answers no featured-app right and no name-service entries, as for a party that has none', async () => {
-    const featured = await call(world.server.url, 'GET', scanProxy(`/featured-apps/${world.pool}`));
+    const featured = await world.get(scanProxy(`/featured-apps/${world.pool}`));
     expect(featured).toEqual({ status: 200, body: {} });
     expectSchema('scan', 'LookupFeaturedAppRightResponse', featured.body);
-    const entries = await call(world.server.url, 'GET', scanProxy('/ans-entries?page_size=10'));
+    const entries = await world.get(scanProxy('/ans-entries?page_size=10'));
     expectSchema('scan', 'ListEntriesResponse', entries.body);
-    const byParty = await call(
-      world.server.url,
-      'GET',
-      scanProxy(`/ans-entries/by-party/${world.pool}`),
-    );
+    const byParty = await world.get(scanProxy(`/ans-entries/by-party/${world.pool}`));
     expect(byParty.status).toBe(404);
     expectSchema('scan', 'ErrorResponse', byParty.body);
   });
 
   it('answers the operations it does not serve with an error saying so', async () => {
-    const answer = await call(world.server.url, 'GET', scanProxy('/dso'));
+    const answer = await world.get(scanProxy('/dso'));
     expect(answer.status).toBe(501);
     expect(answer.body.error).toContain('is not served by the devnet ledger');
     expectSchema('scan', 'ErrorResponse', answer.body);

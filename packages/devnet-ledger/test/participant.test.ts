@@ -3,46 +3,35 @@
  * and rights, and bearer authentication when a secret is set.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { submission, transferCommand } from './support/commands.js';
-import {
-  call,
-  expectCantonError,
-  expectSchema,
-  startWorld,
-  tokenFor,
-  type World,
-} from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { transferSubmission } from './support/commands.js';
+import { expectCantonError, expectSchema, sharedWorld, tokenFor } from './support/server.js';
 
 describe('devnet ledger server without auth', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   it('reports its version and features', async () => {
-    const answer = await call(world.server.url, 'GET', '/v2/version');
+    const answer = await world.get('/v2/version');
     expect(answer.status).toBe(200);
     expect(answer.body.version).toBe('3.4.12');
     expectSchema('ledger', 'GetLedgerApiVersionResponse', answer.body);
   });
 
   it('reports the ledger end as the offset of the latest update', async () => {
-    const answer = await call(world.server.url, 'GET', '/v2/state/ledger-end');
+    const answer = await world.get('/v2/state/ledger-end');
     expect(answer.body).toEqual({ offset: await world.ledger.ledgerEnd() });
     expect(answer.body.offset).toBeGreaterThan(0);
     expectSchema('ledger', 'GetLedgerEndResponse', answer.body);
   });
 
   it('has pruned nothing', async () => {
-    const answer = await call(world.server.url, 'GET', '/v2/state/latest-pruned-offsets');
+    const answer = await world.get('/v2/state/latest-pruned-offsets');
     expectSchema('ledger', 'GetLatestPrunedOffsetsResponse', answer.body);
     expect(answer.body.participantPrunedUpToInclusive).toBe(0);
   });
 
   it('is connected to one synchronizer with submission permission', async () => {
-    const answer = await call(world.server.url, 'GET', '/v2/state/connected-synchronizers');
+    const answer = await world.get('/v2/state/connected-synchronizers');
     expect(answer.body.connectedSynchronizers).toHaveLength(1);
     expect(answer.body.connectedSynchronizers[0].permission).toBe(
       'PARTICIPANT_PERMISSION_SUBMISSION',
@@ -51,7 +40,7 @@ describe('devnet ledger server without auth', () => {
   });
 
   it('lists parties, the external ones it hosts as local as the internal ones', async () => {
-    const answer = await call(world.server.url, 'GET', '/v2/parties');
+    const answer = await world.get('/v2/parties');
     expectSchema('ledger', 'ListKnownPartiesResponse', answer.body);
     const byId = new Map(answer.body.partyDetails.map((p: { party: string }) => [p.party, p]));
     expect(byId.get(world.pool)).toMatchObject({ isLocal: true });
@@ -64,35 +53,27 @@ describe('devnet ledger server without auth', () => {
     const seen: string[] = [];
     let token = '';
     do {
-      const page = await call(
-        world.server.url,
-        'GET',
-        `/v2/parties?pageSize=2${token ? `&pageToken=${token}` : ''}`,
-      );
+      const page = await world.get(`/v2/parties?pageSize=2${token ? `&pageToken=${token}` : ''}`);
       expectSchema('ledger', 'ListKnownPartiesResponse', page.body);
       expect(page.body.partyDetails.length).toBeLessThanOrEqual(2);
       seen.push(...page.body.partyDetails.map((p: { party: string }) => p.party));
       token = page.body.nextPageToken;
     } while (token !== '');
     expect(seen).toEqual(all);
-    const filtered = await call(world.server.url, 'GET', '/v2/parties?filter-party=pool%3A%3A');
+    const filtered = await world.get('/v2/parties?filter-party=pool%3A%3A');
     expect(filtered.body.partyDetails.map((p: { party: string }) => p.party)).toEqual([world.pool]);
   });
 
   it('answers a known party and leaves an unknown one out', async () => {
-    const known = await call(
-      world.server.url,
-      'GET',
-      `/v2/parties/${encodeURIComponent(world.pool)}`,
-    );
+    const known = await world.get(`/v2/parties/${encodeURIComponent(world.pool)}`);
     expect(known.body.partyDetails.map((p: { party: string }) => p.party)).toEqual([world.pool]);
     expectSchema('ledger', 'GetPartiesResponse', known.body);
-    const unknown = await call(world.server.url, 'GET', '/v2/parties/nobody%3A%3A1220ab');
+    const unknown = await world.get('/v2/parties/nobody%3A%3A1220ab');
     expect(unknown.body).toEqual({ partyDetails: [] });
   });
 
   it('allocates an internal party the default user may then act as', async () => {
-    const answer = await call(world.server.url, 'POST', '/v2/parties', {
+    const answer = await world.post('/v2/parties', {
       partyIdHint: 'market-maker',
       identityProviderId: '',
       userId: 'poolparty',
@@ -102,48 +83,35 @@ describe('devnet ledger server without auth', () => {
     const { party, isLocal } = answer.body.partyDetails;
     expect(isLocal).toBe(true);
     expect(await world.ledger.getParty(party)).toEqual({ partyId: party, kind: 'internal' });
-    const rights = await call(world.server.url, 'GET', '/v2/users/poolparty/rights');
+    const rights = await world.get('/v2/users/poolparty/rights');
     expect(rights.body.rights).toContainEqual({ kind: { CanActAs: { value: { party } } } });
-    const bad = await call(world.server.url, 'POST', '/v2/parties', {
+    const bad = await world.post('/v2/parties', {
       partyIdHint: 'no spaces allowed',
     });
     expectCantonError(bad, 400, 'INVALID_ARGUMENT');
   });
 
   it('answers an unknown participant path with a JsCantonError', async () => {
-    expectCantonError(
-      await call(world.server.url, 'GET', '/v2/no-such-endpoint'),
-      404,
-      'NOT_FOUND',
-    );
-    expectCantonError(
-      await call(world.server.url, 'POST', '/v2/state/ledger-end', {}),
-      404,
-      'NOT_FOUND',
-    );
+    expectCantonError(await world.get('/v2/no-such-endpoint'), 404, 'NOT_FOUND');
+    expectCantonError(await world.post('/v2/state/ledger-end', {}), 404, 'NOT_FOUND');
   });
 
   it('names its participant id', async () => {
-    const answer = await call(world.server.url, 'GET', '/v2/parties/participant-id');
+    const answer = await world.get('/v2/parties/participant-id');
     expect(answer.body.participantId).toMatch(/^PAR::devnet::1220[0-9a-f]{64}$/);
     expectSchema('ledger', 'GetParticipantIdResponse', answer.body);
   });
 
   it('allocates local parties in its own namespace, where a client looks for them', async () => {
-    const { participantId } = (await call(world.server.url, 'GET', '/v2/parties/participant-id'))
-      .body;
+    const { participantId } = (await world.get('/v2/parties/participant-id')).body;
     const namespace = participantId.slice(participantId.lastIndexOf('::') + 2);
-    const allocated = await call(world.server.url, 'POST', '/v2/parties', {
+    const allocated = await world.post('/v2/parties', {
       partyIdHint: 'local-one',
       identityProviderId: '',
     });
     expect(allocated.body.partyDetails.party).toBe(`local-one::${namespace}`);
     // A client checks whether a hint is allocated already by asking for it in that namespace.
-    const found = await call(
-      world.server.url,
-      'GET',
-      `/v2/parties/${encodeURIComponent(`local-one::${namespace}`)}`,
-    );
+    const found = await world.get(`/v2/parties/${encodeURIComponent(`local-one::${namespace}`)}`);
     expectSchema('ledger', 'GetPartiesResponse', found.body);
     expect(found.body.partyDetails.map((p: { party: string }) => p.party)).toEqual([
       `local-one::${namespace}`,
@@ -153,10 +121,10 @@ describe('devnet ledger server without auth', () => {
   });
 
   it('acts as the default user, who may act as every internal party and read as any', async () => {
-    const me = await call(world.server.url, 'GET', '/v2/authenticated-user');
+    const me = await world.get('/v2/authenticated-user');
     expect(me.body.user.id).toBe('poolparty');
     expectSchema('ledger', 'GetUserResponse', me.body);
-    const rights = await call(world.server.url, 'GET', '/v2/users/poolparty/rights');
+    const rights = await world.get('/v2/users/poolparty/rights');
     expectSchema('ledger', 'ListUserRightsResponse', rights.body);
     const actAs = rights.body.rights
       .filter((r: { kind: { CanActAs?: unknown } }) => r.kind.CanActAs)
@@ -174,21 +142,17 @@ describe('devnet ledger server without auth', () => {
       userId: 'poolparty',
       rights: [{ kind: { CanReadAs: { value: { party: world.wallet.partyId } } } }],
     };
-    const first = await call(world.server.url, 'POST', '/v2/users/poolparty/rights', grant);
+    const first = await world.post('/v2/users/poolparty/rights', grant);
     expect(first.body.newlyGrantedRights).toEqual(grant.rights);
     expectSchema('ledger', 'GrantUserRightsResponse', first.body);
-    const again = await call(world.server.url, 'POST', '/v2/users/poolparty/rights', grant);
+    const again = await world.post('/v2/users/poolparty/rights', grant);
     expect(again.body.newlyGrantedRights).toEqual([]);
   });
 
   it('refuses unknown users and malformed rights with Canton codes', async () => {
+    expectCantonError(await world.get('/v2/users/nobody'), 404, 'USER_NOT_FOUND');
     expectCantonError(
-      await call(world.server.url, 'GET', '/v2/users/nobody'),
-      404,
-      'USER_NOT_FOUND',
-    );
-    expectCantonError(
-      await call(world.server.url, 'POST', '/v2/users/poolparty/rights', {
+      await world.post('/v2/users/poolparty/rights', {
         userId: 'poolparty',
         rights: [{ kind: { CanActAs: { value: {} } } }],
       }),
@@ -199,39 +163,25 @@ describe('devnet ledger server without auth', () => {
 });
 
 describe('devnet ledger server with auth', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld({ auth: true });
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld({ auth: true });
 
   it('refuses a request without a token as UNAUTHENTICATED', async () => {
-    expectCantonError(
-      await call(world.server.url, 'GET', '/v2/state/ledger-end'),
-      401,
-      'UNAUTHENTICATED',
-    );
+    expectCantonError(await world.get('/v2/state/ledger-end'), 401, 'UNAUTHENTICATED');
   });
 
   it('refuses a token for another audience or signed with another secret', async () => {
     const otherAudience = await tokenFor('poolparty', { audience: 'https://elsewhere.example' });
     const otherSecret = await tokenFor('poolparty', { secret: 'not-the-secret' });
     for (const token of [otherAudience, otherSecret, 'not.a.jwt']) {
-      const answer = await call(world.server.url, 'GET', '/v2/state/ledger-end', undefined, token);
+      const answer = await world.get('/v2/state/ledger-end', token);
       expectCantonError(answer, 401, 'UNAUTHENTICATED');
     }
   });
 
   it('serves a request with a valid token as the token subject', async () => {
-    const end = await call(world.server.url, 'GET', '/v2/state/ledger-end', undefined, world.token);
+    const end = await world.get('/v2/state/ledger-end', world.token);
     expect(end.body.offset).toBe(await world.ledger.ledgerEnd());
-    const me = await call(
-      world.server.url,
-      'GET',
-      '/v2/authenticated-user',
-      undefined,
-      world.token,
-    );
+    const me = await world.get('/v2/authenticated-user', world.token);
     expect(me.body.user.id).toBe('poolparty');
   });
 
@@ -239,18 +189,16 @@ describe('devnet ledger server with auth', () => {
     // Whole seconds: a JWT's expiry has no finer grain.
     const expiresAt = new Date((Math.floor(Date.now() / 1000) + 2) * 1000);
     const token = await tokenFor('poolparty', { expiresAt });
-    const served = await call(world.server.url, 'GET', '/v2/state/ledger-end', undefined, token);
+    const served = await world.get('/v2/state/ledger-end', token);
     expect(served.status).toBe(200);
     await sleep(expiresAt.getTime() - Date.now() + 50);
-    const later = await call(world.server.url, 'GET', '/v2/state/ledger-end', undefined, token);
+    const later = await world.get('/v2/state/ledger-end', token);
     expectCantonError(later, 401, 'UNAUTHENTICATED');
   });
 
   it('gives a user the participant does not know no rights', async () => {
     const stranger = await tokenFor('stranger');
-    const answer = await call(
-      world.server.url,
-      'POST',
+    const answer = await world.post(
       '/v2/state/active-contracts',
       {
         activeAtOffset: 0,
@@ -262,19 +210,8 @@ describe('devnet ledger server with auth', () => {
   });
 
   it('refuses a submission naming another user than the token’s', async () => {
-    const body = submission(
-      'other-user',
-      [world.treasury],
-      transferCommand({
-        sender: world.treasury,
-        receiver: world.pool,
-        instrument: world.amulet,
-        amount: '1',
-      }),
-    );
-    const answer = await call(
-      world.server.url,
-      'POST',
+    const body = transferSubmission(world, 'other-user');
+    const answer = await world.post(
       '/v2/commands/submit-and-wait-for-transaction',
       {
         commands: { ...body.commands, userId: 'someone-else' },
@@ -282,20 +219,12 @@ describe('devnet ledger server with auth', () => {
       world.token,
     );
     expectCantonError(answer, 403, 'PERMISSION_DENIED');
-    const own = await call(
-      world.server.url,
-      'POST',
-      '/v2/commands/submit-and-wait-for-transaction',
-      body,
-      world.token,
-    );
+    const own = await world.post('/v2/commands/submit-and-wait-for-transaction', body, world.token);
     expect(own.status).toBe(200);
   });
 
   it('creates users, who may act only as granted', async () => {
-    const created = await call(
-      world.server.url,
-      'POST',
+    const created = await world.post(
       '/v2/users',
       {
         user: { id: 'wallet-app', primaryParty: '', isDeactivated: false, identityProviderId: '' },
@@ -305,41 +234,20 @@ describe('devnet ledger server with auth', () => {
     );
     expect(created.status).toBe(200);
     expectSchema('ledger', 'CreateUserResponse', created.body);
-    const again = await call(
-      world.server.url,
-      'POST',
-      '/v2/users',
-      { user: { id: 'wallet-app' } },
-      world.token,
-    );
+    const again = await world.post('/v2/users', { user: { id: 'wallet-app' } }, world.token);
     expectCantonError(again, 409, 'USER_ALREADY_EXISTS');
-    const listed = await call(world.server.url, 'GET', '/v2/users', undefined, world.token);
+    const listed = await world.get('/v2/users', world.token);
     expectSchema('ledger', 'ListUsersResponse', listed.body);
     expect(listed.body.users.map((u: { id: string }) => u.id)).toEqual(['poolparty', 'wallet-app']);
 
     const appToken = await tokenFor('wallet-app');
     const body = (commandId: string) => {
-      const { commands } = submission(
-        commandId,
-        [world.treasury],
-        transferCommand({
-          sender: world.treasury,
-          receiver: world.pool,
-          instrument: world.amulet,
-          amount: '1',
-        }),
-      );
+      const { commands } = transferSubmission(world, commandId);
       return { commands: { ...commands, userId: 'wallet-app' } };
     };
     const SUBMIT = '/v2/commands/submit-and-wait-for-transaction';
-    expectCantonError(
-      await call(world.server.url, 'POST', SUBMIT, body('app-1'), appToken),
-      403,
-      'PERMISSION_DENIED',
-    );
-    const grant = await call(
-      world.server.url,
-      'POST',
+    expectCantonError(await world.post(SUBMIT, body('app-1'), appToken), 403, 'PERMISSION_DENIED');
+    const grant = await world.post(
       '/v2/users/wallet-app/rights',
       {
         userId: 'wallet-app',
@@ -351,37 +259,21 @@ describe('devnet ledger server with auth', () => {
       world.token,
     );
     expect(grant.body.newlyGrantedRights).toHaveLength(2);
-    expect((await call(world.server.url, 'POST', SUBMIT, body('app-2'), appToken)).status).toBe(
-      200,
-    );
+    expect((await world.post(SUBMIT, body('app-2'), appToken)).status).toBe(200);
     // Reading for any party needs its own right.
-    const anyParty = await call(
-      world.server.url,
-      'POST',
+    const anyParty = await world.post(
       '/v2/state/active-contracts',
       { activeAtOffset: 0, eventFormat: { filtersForAnyParty: {} } },
       appToken,
     );
     expectCantonError(anyParty, 403, 'PERMISSION_DENIED');
     // A user manages neither other users nor rights.
-    expectCantonError(
-      await call(world.server.url, 'GET', '/v2/users', undefined, appToken),
-      403,
-      'PERMISSION_DENIED',
-    );
-    expectCantonError(
-      await call(world.server.url, 'GET', '/v2/users/poolparty', undefined, appToken),
-      403,
-      'PERMISSION_DENIED',
-    );
+    expectCantonError(await world.get('/v2/users', appToken), 403, 'PERMISSION_DENIED');
+    expectCantonError(await world.get('/v2/users/poolparty', appToken), 403, 'PERMISSION_DENIED');
   });
 
   it('keeps the registry and scan proxy open, as a validator does', async () => {
-    const rounds = await call(
-      world.server.url,
-      'GET',
-      '/api/validator/v0/scan-proxy/open-and-issuing-mining-rounds',
-    );
+    const rounds = await world.get('/api/validator/v0/scan-proxy/open-and-issuing-mining-rounds');
     expect(rounds.status).toBe(200);
   });
 });

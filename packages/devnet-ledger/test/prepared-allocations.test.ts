@@ -7,155 +7,60 @@
  * allocation is gone is refused once it is: the signed inputs are no longer what it reads.
  */
 import { hashPreparedTransaction } from '@canton-network/core-tx-visualizer';
+import { Amount, type Instrument } from '@poolparty/core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  Amount,
-  encodeBase64,
-  fingerprint,
-  generateKeyPair,
-  type Instrument,
-  sign,
-} from '@poolparty/core';
-import {
-  ALLOCATION_FACTORY_INTERFACE_ID,
-  ALLOCATION_INTERFACE_ID,
-} from '@poolparty/ledger/canton/wire';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+  allocateCommand,
+  allocationCommand,
+  choiceContextOf,
+  type Settlement,
+} from './support/allocations.js';
 import { settlementInfoOf } from './support/commands.js';
-import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
+import { externalParty, type Prepared, type Signer, signedBy } from './support/signing.js';
 import { shownLegs } from './support/visualizer.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
 const EXECUTE = '/v2/interactive-submission/executeAndWait';
 const HOUR_MS = 60 * 60_000;
 
-interface Trader {
-  readonly partyId: string;
-  readonly publicKey: Uint8Array;
-  readonly privateKey: Uint8Array;
-}
-
-interface Prepared {
-  readonly preparedTransaction: string;
-  readonly preparedTransactionHash: string;
-}
-
-let world: World;
-let seller: Trader;
-let buyer: Trader;
+const world = sharedWorld();
+let seller: Signer;
+let buyer: Signer;
 let venue: string;
 
 beforeAll(async () => {
-  world = await startWorld();
   seller = world.wallet;
-  const keys = generateKeyPair();
-  buyer = {
-    partyId: (await world.ledger.createParty({ hint: 'buyer', publicKey: keys.publicKey })).partyId,
-    ...keys,
-  };
+  buyer = await externalParty(world.ledger, 'buyer');
   venue = (await world.ledger.createParty({ hint: 'venue' })).partyId;
   await world.ledger.mint({ owner: buyer.partyId, instrument: world.usdcx, amount: Amount.of(20) });
 });
 
-afterAll(() => world?.close());
-
-const post = (path: string, body: unknown) => call(world.server.url, 'POST', path, body);
-
-function registryOf(instrument: Instrument): string {
-  const url =
-    instrument === world.amulet
-      ? world.server.registryUrl
-      : world.server.registryUrlOf(instrument.admin);
-  return new URL(url).pathname;
-}
-
-function signedBy(prepared: Prepared, traders: readonly Trader[], submissionId: string) {
-  const signatures = traders.map((trader) => ({
-    party: trader.partyId,
-    signatures: [
-      {
-        format: 'SIGNATURE_FORMAT_CONCAT',
-        signature: encodeBase64(
-          sign(Buffer.from(prepared.preparedTransactionHash, 'base64'), trader.privateKey),
-        ),
-        signedBy: fingerprint(trader.publicKey),
-        signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_ED25519',
-      },
-    ],
-  }));
-  return {
-    preparedTransaction: prepared.preparedTransaction,
-    hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
-    submissionId,
-    partySignatures: { signatures },
-  };
-}
-
 async function prepare(commandId: string, actAs: string[], commands: unknown[]) {
   const request = { commandId, actAs, commands };
   expectSchema('ledger', 'JsPrepareSubmissionRequest', request);
-  const answer = await post(PREPARE, request);
+  const answer = await world.post(PREPARE, request);
   expect(answer.status).toBe(200);
   return answer.body as Prepared;
 }
 
-/** The allocate command of one leg, its context from the instrument's registry. */
-async function allocateCommand(
-  settlement: ReturnType<typeof settlementInfoOf>,
-  legId: string,
-  leg: { sender: string; receiver: string; instrument: Instrument; amount: string },
-) {
-  const transferLeg = {
-    sender: leg.sender,
-    receiver: leg.receiver,
-    amount: leg.amount,
-    instrumentId: leg.instrument,
-    meta: { values: {} },
-  };
-  const choiceArguments = {
-    expectedAdmin: leg.instrument.admin,
-    allocation: { settlement, transferLegId: legId, transferLeg },
-    requestedAt: settlement.requestedAt,
-    inputHoldingCids: [],
-    extraArgs: { context: { values: {} }, meta: { values: {} } },
-  };
-  const factory = await post(
-    `${registryOf(leg.instrument)}/registry/allocation-instruction/v1/allocation-factory`,
-    { choiceArguments, excludeDebugFields: true },
-  );
-  expect(factory.status).toBe(200);
-  const context = factory.body.choiceContext.choiceContextData;
-  return {
-    ExerciseCommand: {
-      templateId: ALLOCATION_FACTORY_INTERFACE_ID,
-      contractId: factory.body.factoryId,
-      choice: 'AllocationFactory_Allocate',
-      choiceArgument: { ...choiceArguments, extraArgs: { context, meta: { values: {} } } },
-    },
-  };
-}
+const RELEASE_CHOICES = {
+  'execute-transfer': 'Allocation_ExecuteTransfer',
+  withdraw: 'Allocation_Withdraw',
+} as const;
 
-async function releaseCommand(allocationId: string, instrument: Instrument, action: string) {
-  const choice = {
-    'execute-transfer': 'Allocation_ExecuteTransfer',
-    withdraw: 'Allocation_Withdraw',
-  }[action];
-  const path = `${registryOf(instrument)}/registry/allocations/v1/${encodeURIComponent(allocationId)}/choice-contexts/${action}`;
-  const context = await post(path, { excludeDebugFields: true });
+async function releaseCommand(
+  allocationId: string,
+  instrument: Instrument,
+  action: keyof typeof RELEASE_CHOICES,
+) {
+  const context = await choiceContextOf(world, world.post, { allocationId, instrument }, action);
   expect(context.status).toBe(200);
-  return {
-    ExerciseCommand: {
-      templateId: ALLOCATION_INTERFACE_ID,
-      contractId: allocationId,
-      choice,
-      choiceArgument: {
-        extraArgs: { context: context.body.choiceContextData, meta: { values: {} } },
-      },
-    },
-  };
+  return allocationCommand(allocationId, RELEASE_CHOICES[action], context.body.choiceContextData);
 }
 
 /** The venue's settlement `ref`, as every leg of it names it. */
-const settlements = new Map<string, ReturnType<typeof settlementInfoOf>>();
+const settlements = new Map<string, Settlement>();
 async function settlementOf(ref: string) {
   const known = settlements.get(ref);
   if (known !== undefined) return known;
@@ -169,13 +74,16 @@ async function settlementOf(ref: string) {
 async function allocateSigned(
   ref: string,
   legId: string,
-  trader: Trader,
+  trader: Signer,
   leg: { receiver: string; instrument: Instrument; amount: string },
 ) {
   const settlement = await settlementOf(ref);
-  const command = await allocateCommand(settlement, legId, { sender: trader.partyId, ...leg });
+  const command = await allocateCommand(world, world.post, settlement, legId, {
+    sender: trader.partyId,
+    ...leg,
+  });
   const prepared = await prepare(`allocate-${ref}-${legId}`, [trader.partyId], [command]);
-  const answer = await post(EXECUTE, signedBy(prepared, [trader], `s-${ref}-${legId}`));
+  const answer = await world.post(EXECUTE, signedBy(prepared, [trader], `s-${ref}-${legId}`));
   expect(answer.status).toBe(200);
   const mine = await world.ledger.getAllocations(trader.partyId);
   const allocation = mine.find(
@@ -241,7 +149,7 @@ describe('a DvP through allocations, signed by external traders', () => {
 
   it('refuses the execution without the buyer’s signature, with nothing moved', async () => {
     const end = await world.ledger.ledgerEnd();
-    const answer = await post(EXECUTE, signedBy(settlement, [seller], 'settle-seller-only'));
+    const answer = await world.post(EXECUTE, signedBy(settlement, [seller], 'settle-seller-only'));
     expectCantonError(answer, 400, 'INVALID_ARGUMENT');
     expect(answer.body.cause).toContain(`no signature by ${buyer.partyId}`);
     expect(await world.ledger.ledgerEnd()).toBe(end);
@@ -250,7 +158,7 @@ describe('a DvP through allocations, signed by external traders', () => {
 
   it('executes with both traders’ signatures: both legs move in one transaction', async () => {
     const buyerAmulet = await unlocked(buyer.partyId, world.amulet);
-    const answer = await post(EXECUTE, signedBy(settlement, [seller, buyer], 'settle-both'));
+    const answer = await world.post(EXECUTE, signedBy(settlement, [seller, buyer], 'settle-both'));
     expect(answer.status).toBe(200);
     const done = await world.ledger.lookupCommand('settle-dvp');
     expect(done?.offset).toBe(answer.body.completionOffset);
@@ -273,9 +181,9 @@ describe('a DvP through allocations, signed by external traders', () => {
       await prepare('withdraw-late-1', [seller.partyId], [command]),
       await prepare('withdraw-late-2', [seller.partyId], [command]),
     ];
-    expect((await post(EXECUTE, signedBy(first, [seller], 'w-1'))).status).toBe(200);
+    expect((await world.post(EXECUTE, signedBy(first, [seller], 'w-1'))).status).toBe(200);
     const end = await world.ledger.ledgerEnd();
-    const again = await post(EXECUTE, signedBy(second, [seller], 'w-2'));
+    const again = await world.post(EXECUTE, signedBy(second, [seller], 'w-2'));
     expectCantonError(again, 404, 'CONTRACT_NOT_FOUND');
     expect(await world.ledger.ledgerEnd()).toBe(end);
   });

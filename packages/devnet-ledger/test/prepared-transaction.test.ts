@@ -7,9 +7,9 @@ import type { PreparedTransaction, Value } from '@canton-network/core-ledger-pro
 import { decodePreparedTransaction, TopologyController } from '@canton-network/wallet-sdk';
 import { Amount } from '@poolparty/core';
 import { transferFactoryContractId } from '@poolparty/ledger/canton/wire';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transferCommand } from './support/commands.js';
-import { call, startWorld, type World } from './support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { transferCommand, walletTransferPrepare } from './support/commands.js';
+import { sharedWorld } from './support/server.js';
 
 const PREPARE = '/v2/interactive-submission/prepare';
 
@@ -35,29 +35,18 @@ function createsOf(prepared: PreparedTransaction) {
 }
 
 describe('a prepared Token Standard transfer', () => {
-  let world: World;
+  const world = sharedWorld();
   let prepared: PreparedTransaction;
   let answer: { preparedTransaction: string; preparedTransactionHash: string };
   beforeAll(async () => {
-    world = await startWorld();
-    const command = transferCommand({
-      sender: world.wallet.partyId,
-      receiver: world.pool,
-      instrument: world.amulet,
-      amount: '4.5',
-      meta: { reason: 'rent' },
-    });
-    const response = await call(world.server.url, 'POST', PREPARE, {
-      userId: 'poolparty',
-      commandId: 'typed-1',
-      commands: [command],
-      actAs: [world.wallet.partyId],
-    });
+    const response = await world.post(
+      PREPARE,
+      walletTransferPrepare(world, 'typed-1', { amount: '4.5', meta: { reason: 'rent' } }),
+    );
     expect(response.status).toBe(200);
     answer = response.body;
     prepared = decodePreparedTransaction(answer.preparedTransaction) as PreparedTransaction;
   });
-  afterAll(() => world.close());
 
   it('carries the choice argument in its Daml kinds', () => {
     const exercise = exerciseAt(prepared, '0');
@@ -153,7 +142,7 @@ describe('a prepared Token Standard transfer', () => {
       amount: '1',
     });
     const exercise = command.ExerciseCommand;
-    const response = await call(world.server.url, 'POST', PREPARE, {
+    const response = await world.post(PREPARE, {
       commandId: 'typed-extra',
       commands: [
         {
@@ -171,11 +160,7 @@ describe('a prepared Token Standard transfer', () => {
 });
 
 describe('a prepared transfer that names its input holdings', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   it('lists and archives exactly the holdings it names, not the ledger’s own choice', async () => {
     await world.ledger.mint({
@@ -186,19 +171,10 @@ describe('a prepared transfer that names its input holdings', () => {
     const holdings = await world.ledger.getHoldings(world.wallet.partyId);
     const small = holdings.find((h) => h.amount.eq(Amount.of(7)));
     if (small === undefined) throw new Error('no small holding');
-    const command = transferCommand({
-      sender: world.wallet.partyId,
-      receiver: world.pool,
-      instrument: world.amulet,
-      amount: '5',
-      inputHoldingCids: [small.holdingId],
-    });
-    const response = await call(world.server.url, 'POST', PREPARE, {
-      userId: 'poolparty',
-      commandId: 'named-1',
-      commands: [command],
-      actAs: [world.wallet.partyId],
-    });
+    const response = await world.post(
+      PREPARE,
+      walletTransferPrepare(world, 'named-1', { amount: '5', inputHoldingCids: [small.holdingId] }),
+    );
     expect(response.status).toBe(200);
     const prepared = decodePreparedTransaction(
       response.body.preparedTransaction,

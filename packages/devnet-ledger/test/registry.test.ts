@@ -3,20 +3,16 @@
  * pre-approvals, instrument metadata, the transfer factory and the instructions' choice contexts.
  */
 import { Amount } from '@poolparty/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectSchema, startWorld, type World } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { expectSchema, sharedWorld, type World } from './support/server.js';
 
 const SCAN = '/api/validator/v0/scan-proxy';
 
 describe('scan proxy', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   it('reports the open mining round with the Amulet price', async () => {
-    const answer = await call(world.server.url, 'GET', `${SCAN}/open-and-issuing-mining-rounds`);
+    const answer = await world.get(`${SCAN}/open-and-issuing-mining-rounds`);
     expectSchema('scan', 'GetOpenAndIssuingMiningRoundsProxyResponse', answer.body);
     const round = await world.ledger.openMiningRound();
     const payload = answer.body.open_mining_rounds[0].contract.payload;
@@ -26,13 +22,13 @@ describe('scan proxy', () => {
   });
 
   it('names the DSO party: the Amulet admin', async () => {
-    const answer = await call(world.server.url, 'GET', `${SCAN}/dso-party-id`);
+    const answer = await world.get(`${SCAN}/dso-party-id`);
     expectSchema('scan', 'GetDsoPartyIdResponse', answer.body);
     expect(answer.body.dso_party_id).toBe(world.amulet.admin);
   });
 
   it('names the validator operator, without a token, as a validator’s public API does', async () => {
-    const answer = await call(world.server.url, 'GET', '/api/validator/v0/validator-user');
+    const answer = await world.get('/api/validator/v0/validator-user');
     expect(answer.status).toBe(200);
     // Splice's GetValidatorUserInfoResponse (not among the vendored documents): all three required.
     expect(answer.body).toEqual({
@@ -43,7 +39,7 @@ describe('scan proxy', () => {
   });
 
   it('reports the extra traffic price in the Amulet rules', async () => {
-    const answer = await call(world.server.url, 'GET', `${SCAN}/amulet-rules`);
+    const answer = await world.get(`${SCAN}/amulet-rules`);
     expectSchema('scan', 'GetAmuletRulesProxyResponse', answer.body);
     const fees =
       answer.body.amulet_rules.contract.payload.configSchedule.initialValue
@@ -53,16 +49,12 @@ describe('scan proxy', () => {
   });
 
   it('finds the pre-approval of a party that pre-approves Amulet, and 404s otherwise', async () => {
-    const found = await call(
-      world.server.url,
-      'GET',
+    const found = await world.get(
       `${SCAN}/transfer-preapprovals/by-party/${encodeURIComponent(world.pool)}`,
     );
     expectSchema('scan', 'LookupTransferPreapprovalByPartyResponse', found.body);
     expect(found.body.transfer_preapproval.contract.payload.receiver).toBe(world.pool);
-    const missing = await call(
-      world.server.url,
-      'GET',
+    const missing = await world.get(
       `${SCAN}/transfer-preapprovals/by-party/${encodeURIComponent(world.treasury)}`,
     );
     expect(missing.status).toBe(404);
@@ -73,11 +65,7 @@ describe('scan proxy', () => {
 });
 
 describe('registries', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   const factoryRequest = (w: World, receiver: string, instrument = w.amulet) => ({
     choiceArguments: {
@@ -98,18 +86,14 @@ describe('registries', () => {
 
   it('describes the default registry and lists only the Amulet admin’s instruments with their supply', async () => {
     const base = new URL(world.server.registryUrl).pathname;
-    const info = await call(world.server.url, 'GET', `${base}/registry/metadata/v1/info`);
+    const info = await world.get(`${base}/registry/metadata/v1/info`);
     expectSchema('metadata', 'GetRegistryInfoResponse', info.body);
     expect(info.body.adminId).toBe(world.amulet.admin);
-    const list = await call(world.server.url, 'GET', `${base}/registry/metadata/v1/instruments`);
+    const list = await world.get(`${base}/registry/metadata/v1/instruments`);
     expectSchema('metadata', 'ListInstrumentsResponse', list.body);
     // A wallet files what a registry lists under the registry's admin: circle's USDCx is not DSO's.
     expect(list.body.instruments.map((i: { id: string }) => i.id)).toEqual(['Amulet']);
-    const foreign = await call(
-      world.server.url,
-      'GET',
-      `${base}/registry/metadata/v1/instruments/USDCx`,
-    );
+    const foreign = await world.get(`${base}/registry/metadata/v1/instruments/USDCx`);
     expect(foreign.status).toBe(404);
     expectSchema('metadata', 'ErrorResponse', foreign.body);
     const amulet = list.body.instruments[0];
@@ -119,19 +103,11 @@ describe('registries', () => {
 
   it('serves one admin’s instruments at its own registry and 404s the others', async () => {
     const base = new URL(world.server.registryUrlOf(world.usdcx.admin)).pathname;
-    const info = await call(world.server.url, 'GET', `${base}/registry/metadata/v1/info`);
+    const info = await world.get(`${base}/registry/metadata/v1/info`);
     expect(info.body.adminId).toBe(world.usdcx.admin);
-    const one = await call(
-      world.server.url,
-      'GET',
-      `${base}/registry/metadata/v1/instruments/USDCx`,
-    );
+    const one = await world.get(`${base}/registry/metadata/v1/instruments/USDCx`);
     expectSchema('metadata', 'Instrument', one.body);
-    const other = await call(
-      world.server.url,
-      'GET',
-      `${base}/registry/metadata/v1/instruments/Amulet`,
-    );
+    const other = await world.get(`${base}/registry/metadata/v1/instruments/Amulet`);
     expect(other.status).toBe(404);
     expectSchema('metadata', 'ErrorResponse', other.body);
   });
@@ -141,15 +117,9 @@ describe('registries', () => {
     await world.ledger.createInstrument({ admin: issuer, id: 'BondA' });
     await world.ledger.createInstrument({ admin: issuer, id: 'BondB' });
     const base = new URL(world.server.registryUrlOf(issuer)).pathname;
-    const first = await call(
-      world.server.url,
-      'GET',
-      `${base}/registry/metadata/v1/instruments?pageSize=1`,
-    );
+    const first = await world.get(`${base}/registry/metadata/v1/instruments?pageSize=1`);
     expect(first.body.instruments).toHaveLength(1);
-    const second = await call(
-      world.server.url,
-      'GET',
+    const second = await world.get(
       `${base}/registry/metadata/v1/instruments?pageSize=1&pageToken=${first.body.nextPageToken}`,
     );
     expect(second.body.instruments.map((i: { id: string }) => i.id)).toEqual(['BondB']);
@@ -159,7 +129,7 @@ describe('registries', () => {
   it('hands out the factory: direct to a receiver that pre-approves, else an offer', async () => {
     const base = new URL(world.server.registryUrl).pathname;
     const path = `${base}/registry/transfer-instruction/v1/transfer-factory`;
-    const direct = await call(world.server.url, 'POST', path, factoryRequest(world, world.pool));
+    const direct = await world.post(path, factoryRequest(world, world.pool));
     expectSchema('transfer', 'TransferFactoryWithChoiceContext', direct.body);
     expect(direct.body.transferKind).toBe('direct');
     expect(Object.keys(direct.body.choiceContext.choiceContextData.values)).toContain(
@@ -169,23 +139,13 @@ describe('registries', () => {
       (c: { contractId: string }) => c.contractId,
     );
     expect(ids).toContain(direct.body.factoryId);
-    const offer = await call(
-      world.server.url,
-      'POST',
-      path,
-      factoryRequest(world, world.wallet.partyId),
-    );
+    const offer = await world.post(path, factoryRequest(world, world.wallet.partyId));
     expect(offer.body.transferKind).toBe('offer');
     expect(offer.body.factoryId).toBe(direct.body.factoryId);
-    const self = await call(world.server.url, 'POST', path, factoryRequest(world, world.treasury));
+    const self = await world.post(path, factoryRequest(world, world.treasury));
     expect(self.body.transferKind).toBe('self');
     // Canton Coin's registry has no factory for circle's USDCx: circle's own registry has.
-    const foreign = await call(
-      world.server.url,
-      'POST',
-      path,
-      factoryRequest(world, world.pool, world.usdcx),
-    );
+    const foreign = await world.post(path, factoryRequest(world, world.pool, world.usdcx));
     expect(foreign.status).toBe(404);
     expectSchema('transfer', 'ErrorResponse', foreign.body);
   });
@@ -193,10 +153,10 @@ describe('registries', () => {
   it('refuses a malformed factory request (400) and an instrument it does not serve (404)', async () => {
     const base = new URL(world.server.registryUrlOf(world.usdcx.admin)).pathname;
     const path = `${base}/registry/transfer-instruction/v1/transfer-factory`;
-    const malformed = await call(world.server.url, 'POST', path, { choiceArguments: {} });
+    const malformed = await world.post(path, { choiceArguments: {} });
     expect(malformed.status).toBe(400);
     expectSchema('transfer', 'ErrorResponse', malformed.body);
-    const foreign = await call(world.server.url, 'POST', path, factoryRequest(world, world.pool));
+    const foreign = await world.post(path, factoryRequest(world, world.pool));
     expect(foreign.status).toBe(404);
   });
 
@@ -210,17 +170,13 @@ describe('registries', () => {
     })) as { offerId: string };
     const base = new URL(world.server.registryUrlOf(world.usdcx.admin)).pathname;
     const amuletBase = new URL(world.server.registryUrl).pathname;
-    const elsewhere = await call(
-      world.server.url,
-      'POST',
+    const elsewhere = await world.post(
       `${amuletBase}/registry/transfer-instruction/v1/${offerId}/choice-contexts/accept`,
       {},
     );
     expect(elsewhere.status).toBe(404);
     for (const action of ['accept', 'reject', 'withdraw']) {
-      const answer = await call(
-        world.server.url,
-        'POST',
+      const answer = await world.post(
         `${base}/registry/transfer-instruction/v1/${offerId}/choice-contexts/${action}`,
         {},
       );
@@ -232,9 +188,7 @@ describe('registries', () => {
       offerId,
       actor: world.treasury,
     });
-    const gone = await call(
-      world.server.url,
-      'POST',
+    const gone = await world.post(
       `${base}/registry/transfer-instruction/v1/${offerId}/choice-contexts/accept`,
       {},
     );

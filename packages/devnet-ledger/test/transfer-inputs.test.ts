@@ -3,11 +3,11 @@
  * (`inputHoldingCids`), which are then exactly the holdings archived, or to its own sender (the
  * wallet SDK's merge), which Splice runs as a self-transfer.
  */
-import { Amount, type Instrument } from '@poolparty/core';
+import { Amount } from '@poolparty/core';
 import { decodeTransaction } from '@poolparty/ledger/canton/wire';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { holdingUpdatesRequest, submission, transferCommand } from './support/commands.js';
-import { call, expectCantonError, expectSchema, startWorld, type World } from './support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { holdingUpdatesRequest, transferSubmission } from './support/commands.js';
+import { expectCantonError, expectSchema, sharedWorld } from './support/server.js';
 
 const SUBMIT = '/v2/commands/submit-and-wait-for-transaction';
 
@@ -27,11 +27,10 @@ function exercisedOf(transaction: { events: object[] }): Exercised[] {
 }
 
 describe('transfers naming their inputs, and to oneself', () => {
-  let world: World;
+  const world = sharedWorld();
   /** The treasury's USDCx holdings: 500 (seeded), 40 and 10. */
   let held: { readonly holdingId: string; readonly amount: Amount }[];
   beforeAll(async () => {
-    world = await startWorld();
     for (const amount of [40, 10]) {
       await world.ledger.mint({
         owner: world.treasury,
@@ -43,24 +42,16 @@ describe('transfers naming their inputs, and to oneself', () => {
       (h) => h.instrument.id === 'USDCx',
     );
   });
-  afterAll(() => world.close());
 
   const transfer = (commandId: string, receiver: string, amount: string, inputs: string[]) =>
-    call(
-      world.server.url,
-      'POST',
+    world.post(
       SUBMIT,
-      submission(
-        commandId,
-        [world.treasury],
-        transferCommand({
-          sender: world.treasury,
-          receiver,
-          instrument: world.usdcx as Instrument,
-          amount,
-          inputHoldingCids: inputs,
-        }),
-      ),
+      transferSubmission(world, commandId, {
+        receiver,
+        instrument: world.usdcx,
+        amount,
+        inputHoldingCids: inputs,
+      }),
     );
 
   it('archives exactly the named holding, not the largest the ledger would pick', async () => {
@@ -129,9 +120,7 @@ describe('transfers naming their inputs, and to oneself', () => {
     );
     expect(after.map((h) => h.amount.toString())).toEqual([total.toString()]);
     // The owner's update stream has it too: a wallet's cached holdings follow the stream.
-    const stream = await call(
-      world.server.url,
-      'POST',
+    const stream = await world.post(
       '/v2/updates',
       holdingUpdatesRequest(world.treasury, answer.body.transaction.offset - 1),
     );

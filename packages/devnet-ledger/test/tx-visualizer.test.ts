@@ -8,17 +8,16 @@ import {
   parsePreparedTransaction,
 } from '@canton-network/core-tx-visualizer';
 import { transferFactoryContractId } from '@poolparty/ledger/canton/wire';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { transferCommand } from './support/commands.js';
-import { call, startWorld, type World } from './support/server.js';
+import { sharedWorld } from './support/server.js';
 import { shownLegs } from './support/visualizer.js';
 
 describe('core-tx-visualizer on a prepared Token Standard transfer', () => {
-  let world: World;
+  const world = sharedWorld();
   let prepared: { preparedTransaction: string; preparedTransactionHash: string };
   beforeAll(async () => {
-    world = await startWorld();
-    const answer = await call(world.server.url, 'POST', '/v2/interactive-submission/prepare', {
+    const answer = await world.post('/v2/interactive-submission/prepare', {
       commandId: 'shown-1',
       commands: [
         transferCommand({
@@ -33,7 +32,6 @@ describe('core-tx-visualizer on a prepared Token Standard transfer', () => {
     expect(answer.status).toBe(200);
     prepared = answer.body;
   });
-  afterAll(() => world.close());
 
   it('shows the choice and the amount', () => {
     const parsed = parsePreparedTransaction(prepared.preparedTransaction);

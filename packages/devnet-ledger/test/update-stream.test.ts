@@ -5,10 +5,10 @@
  */
 import { Amount } from '@poolparty/core';
 import { decodeUpdatesItem } from '@poolparty/ledger/canton/wire';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { HOLDING_FILTER, holdingUpdatesRequest } from './support/commands.js';
-import { expectSchema, startWorld, type World } from './support/server.js';
+import { expectSchema, sharedWorld, startWorld } from './support/server.js';
 
 interface Stream {
   readonly items: unknown[];
@@ -72,11 +72,7 @@ const isCheckpointAt = (offset: number) => (item: unknown) => {
 };
 
 describe('WebSocket update stream', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   it('delivers the history, a checkpoint at the end, then live transactions as they commit', async () => {
     const end = await world.ledger.ledgerEnd();
@@ -180,11 +176,7 @@ describe('WebSocket update stream when the ledger closes', () => {
 });
 
 describe('WebSocket active contracts and completions', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld();
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld();
 
   it('streams the active contracts, then closes', async () => {
     const end = await world.ledger.ledgerEnd();
@@ -247,11 +239,7 @@ describe('WebSocket active contracts and completions', () => {
 });
 
 describe('WebSocket update stream with auth', () => {
-  let world: World;
-  beforeAll(async () => {
-    world = await startWorld({ auth: true });
-  });
-  afterAll(() => world.close());
+  const world = sharedWorld({ auth: true });
 
   it('refuses the upgrade without a token', async () => {
     await expect(openStream(world.server.url, request(world.treasury, 0))).rejects.toThrow(

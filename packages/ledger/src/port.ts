@@ -335,6 +335,92 @@ export interface AllocationPort {
   getAllocations(partyId: string): Promise<readonly Allocation[]>;
 }
 
+/** One leg of an atomic swap, as prepared: what moves, and the sender's holdings it spends. */
+export interface AtomicSwapLeg {
+  readonly sender: string;
+  readonly receiver: string;
+  readonly instrument: Instrument;
+  readonly amount: Amount;
+  /** The sender's holdings the leg names as its inputs. */
+  readonly holdingIds: readonly string[];
+}
+
+/** What one side of an atomic swap moves; `holdingIds` names its inputs (else the adapter picks). */
+export interface AtomicSwapSide {
+  readonly instrument: Instrument;
+  readonly amount: Amount;
+  readonly holdingIds?: readonly string[];
+}
+
+/**
+ * An atomic swap to prepare (docs/spec/atomic-swaps.md#flow): one transaction of two
+ * `TransferFactory_Transfer` exercises, the trader's input to the pool and the pool's output to
+ * the trader, acting as both; each receiver takes its leg by its transfer pre-approval.
+ */
+export interface PrepareAtomicSwapCommand {
+  readonly commandId: string;
+  /** The external party that signs the transaction's hash with its own key. */
+  readonly trader: string;
+  /** The pool's swap party, which the service acts for (its user's rights or a key it holds). */
+  readonly pool: string;
+  /** Trader → pool, exact. */
+  readonly input: AtomicSwapSide;
+  /** Pool → trader, exact. */
+  readonly output: AtomicSwapSide;
+  /** Both legs' `executeBefore`: from then on the ledger commits neither. */
+  readonly expiresAt: Date;
+  readonly meta?: Meta;
+}
+
+/** A prepared atomic swap: its legs and the transaction whose hash the trader signs. */
+export interface PreparedAtomicSwap {
+  readonly commandId: string;
+  readonly trader: string;
+  readonly pool: string;
+  readonly input: AtomicSwapLeg;
+  readonly output: AtomicSwapLeg;
+  readonly expiresAt: Date;
+  /** The prepared transaction as the participant answered it (protobuf, base64). */
+  readonly preparedTransaction: string;
+  /** Its hash as the participant reported it (base64): what the trader signs. */
+  readonly preparedTransactionHash: string;
+  readonly hashingSchemeVersion: string;
+}
+
+/** The trader's Ed25519 signature of a prepared transaction's hash, with the key that made it. */
+export interface TransactionSignature {
+  /** 64 bytes. */
+  readonly signature: Uint8Array;
+  /** The raw 32-byte public key: a registered signing key of the trader. */
+  readonly publicKey: Uint8Array;
+}
+
+export interface ExecuteAtomicSwapCommand {
+  readonly prepared: PreparedAtomicSwap;
+  readonly traderSignature: TransactionSignature;
+}
+
+/**
+ * Atomic swaps through external signing: an adapter that has them implements this beside
+ * `LedgerPort`. Executing is deduplicated by the prepared transaction's command id: executing the
+ * same swap again moves nothing and answers the first execution's outcome.
+ */
+export interface AtomicSwapPort {
+  /**
+   * Prepares both legs as one transaction; changes nothing on the ledger. Refused with
+   * `deadline_passed` when `expiresAt` is not after the ledger's time, `insufficient_holdings`
+   * or `invalid_inputs` when a side's inputs cannot cover it.
+   */
+  prepareAtomicSwap(command: PrepareAtomicSwapCommand): Promise<PreparedAtomicSwap>;
+  /**
+   * Executes a prepared swap with the trader's signature (and the pool's authority): both legs
+   * move in one update, or nothing moves. Refused with `signature_invalid` (not the trader's key,
+   * not this hash, or a transaction changed after it was prepared), `deadline_passed` (from
+   * `expiresAt` on) or `invalid_inputs` (an input was spent since: prepare again).
+   */
+  executeAtomicSwap(command: ExecuteAtomicSwapCommand): Promise<CommandResult>;
+}
+
 export type LedgerErrorCode =
   | 'unknown_party'
   | 'unknown_instrument'
@@ -346,11 +432,19 @@ export type LedgerErrorCode =
   | 'offer_not_found'
   | 'offer_expired'
   | 'allocation_not_found'
-  /** A settlement's deadline (`allocateBefore` to allocate, `settleBefore` to execute) has passed. */
+  /**
+   * A deadline has passed: a settlement's (`allocateBefore` to allocate, `settleBefore` to
+   * execute) or an atomic swap's `expiresAt`.
+   */
   | 'deadline_passed'
   /** Allocations that do not form one settlement, or a settlement whose deadlines contradict. */
   | 'invalid_settlement'
   | 'not_authorized'
+  /**
+   * A prepared transaction's signatures do not authorize it (another key, another hash, or a
+   * transaction changed after it was prepared); nothing changed, and resubmitting never passes.
+   */
+  | 'signature_invalid'
   /** The ledger refused the submission; nothing changed. Retrying may succeed. */
   | 'rejected'
   /** No answer in time; the command may or may not have committed. */

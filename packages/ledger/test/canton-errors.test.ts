@@ -19,6 +19,11 @@ function canton(
   return { code, cause, errorCategory, context };
 }
 
+/** A failure raised in Daml code: `DAML_FAILURE`, with the failure's id in the context. */
+function damlFailure(errorId: string, errorCategory: number): CantonErrorBody {
+  return canton('DAML_FAILURE', errorCategory, 'x', { error_id: errorId });
+}
+
 describe('a JsCantonError as a port error', () => {
   const cases: [string, CantonErrorBody, RequestKind, LedgerErrorCode][] = [
     ['state unknown', canton('REQUEST_TIME_OUT', 3), 'submit', 'timeout'],
@@ -44,37 +49,27 @@ describe('a JsCantonError as a port error', () => {
     ['failed precondition', canton('SOMETHING_ELSE', 9), 'submit', 'rejected'],
     [
       'daml failure with the port code as id',
-      canton('DAML_FAILURE', 9, 'x', { error_id: 'insufficient_holdings' }),
+      damlFailure('insufficient_holdings', 9),
       'submit',
       'insufficient_holdings',
     ],
-    [
-      'daml failure: expired offer',
-      canton('DAML_FAILURE', 9, 'x', { error_id: 'offer_expired' }),
-      'offer',
-      'offer_expired',
-    ],
+    ['daml failure: expired offer', damlFailure('offer_expired', 9), 'offer', 'offer_expired'],
     [
       'daml failure: metadata',
-      canton('DAML_FAILURE', 8, 'x', { error_id: 'metadata_limit_exceeded' }),
+      damlFailure('metadata_limit_exceeded', 8),
       'submit',
       'metadata_limit_exceeded',
     ],
-    [
-      'daml failure: amount',
-      canton('DAML_FAILURE', 8, 'x', { error_id: 'invalid_amount' }),
-      'submit',
-      'invalid_amount',
-    ],
+    ['daml failure: amount', damlFailure('invalid_amount', 8), 'submit', 'invalid_amount'],
     [
       'daml failure: instrument',
-      canton('DAML_FAILURE', 9, 'x', { error_id: 'unknown_instrument' }),
+      damlFailure('unknown_instrument', 9),
       'submit',
       'unknown_instrument',
     ],
     [
       'daml failure: a retry code is not taken from the id',
-      canton('DAML_FAILURE', 9, 'x', { error_id: 'timeout' }),
+      damlFailure('timeout', 9),
       'submit',
       'rejected',
     ],

@@ -155,19 +155,18 @@ function holding(
 }
 
 describe('transfer commands', () => {
+  /** Alice's free USD (h1 2, h2 5, h6 3), among holdings no USD transfer of hers may spend. */
+  const mixed = () => [
+    holding('h1', 'alice', '2'),
+    holding('h2', 'alice', '5'),
+    holding('h3', 'alice', '9', true),
+    holding('h4', 'alice', '7', false, eur),
+    holding('h5', 'bob', '100'),
+    holding('h6', 'alice', '3'),
+  ];
+
   it('spend every unlocked holding of the instrument, largest first', () => {
-    const inputs = selectInputHoldings(
-      [
-        holding('h1', 'alice', '2'),
-        holding('h2', 'alice', '5'),
-        holding('h3', 'alice', '9', true),
-        holding('h4', 'alice', '7', false, eur),
-        holding('h5', 'bob', '100'),
-        holding('h6', 'alice', '3'),
-      ],
-      'alice',
-      usd,
-    );
+    const inputs = selectInputHoldings(mixed(), 'alice', usd);
     expect(inputs.holdingIds).toEqual(['h2', 'h6', 'h1']);
     expect(inputs.total.toString()).toBe('10');
   });
@@ -182,15 +181,7 @@ describe('transfer commands', () => {
   });
 
   it('name the free holdings, largest first, until they cover twice the amount', () => {
-    const holdings = [
-      holding('h1', 'alice', '2'),
-      holding('h2', 'alice', '5'),
-      holding('h3', 'alice', '9', true),
-      holding('h4', 'alice', '7', false, eur),
-      holding('h5', 'bob', '100'),
-      holding('h6', 'alice', '3'),
-      holding('h7', 'alice', '40'),
-    ];
+    const holdings = [...mixed(), holding('h7', 'alice', '40')];
     const transfer = { sender: 'alice', instrument: usd, amount: amount('4') };
     const none = () => false;
     expect(selectTransferInputs(holdings, transfer, none).holdingIds).toEqual(['h7']);
@@ -352,17 +343,18 @@ describe('transfer commands', () => {
 });
 
 describe('external party submissions', () => {
-  it('carry one signature per external acting party, each of the same hash by its own key', async () => {
-    const keys = [5, 6].map((seed) => new Uint8Array(32).fill(seed));
-    const signers = keys.map((secret, at) => ({
-      party: `ext${at}::1220ab`,
-      signer: {
-        publicKey: ed25519.getPublicKey(secret),
-        sign: async (message: Uint8Array) => ed25519.sign(message, secret),
-      },
-    }));
-    const hash = new Uint8Array(32).fill(9);
-    const request = await executeRequest({
+  /** A party's signer holding the ed25519 key `secret`. */
+  const signerOf = (secret: Uint8Array) => ({
+    publicKey: ed25519.getPublicKey(secret),
+    sign: async (message: Uint8Array) => ed25519.sign(message, secret),
+  });
+  /** The execute request of a transaction prepared with this hash, the service's user submitting. */
+  const executeOf = (
+    hash: Uint8Array,
+    signers: Parameters<typeof executeRequest>[0]['signers'],
+    submissionId?: string,
+  ) =>
+    executeRequest({
       prepared: {
         preparedTransaction: 'cHJlcGFyZWQ=',
         preparedTransactionHash: Buffer.from(hash).toString('base64'),
@@ -371,7 +363,17 @@ describe('external party submissions', () => {
       signers,
       userId: 'poolparty',
       transactionFormat: { eventFormat: {}, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' },
+      ...(submissionId !== undefined && { submissionId }),
     });
+
+  it('carry one signature per external acting party, each of the same hash by its own key', async () => {
+    const keys = [5, 6].map((seed) => new Uint8Array(32).fill(seed));
+    const signers = keys.map((secret, at) => ({
+      party: `ext${at}::1220ab`,
+      signer: signerOf(secret),
+    }));
+    const hash = new Uint8Array(32).fill(9);
+    const request = await executeOf(hash, signers);
     const entries = request.partySignatures.signatures;
     expect(entries.map((e) => e.party)).toEqual(['ext0::1220ab', 'ext1::1220ab']);
     entries.forEach((entry, at) => {
@@ -393,24 +395,10 @@ describe('external party submissions', () => {
   });
 
   it('sign the prepared hash with the party key, named by its fingerprint', async () => {
-    const secret = new Uint8Array(32).fill(7);
-    const publicKey = ed25519.getPublicKey(secret);
-    const signer = {
-      publicKey,
-      sign: async (message: Uint8Array) => ed25519.sign(message, secret),
-    };
+    const signer = signerOf(new Uint8Array(32).fill(7));
+    const { publicKey } = signer;
     const hash = new Uint8Array(32).fill(3);
-    const request = await executeRequest({
-      prepared: {
-        preparedTransaction: 'cHJlcGFyZWQ=',
-        preparedTransactionHash: Buffer.from(hash).toString('base64'),
-        hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
-      },
-      signers: [{ party: 'ext::1220ab', signer }],
-      userId: 'poolparty',
-      transactionFormat: { eventFormat: {}, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' },
-      submissionId: 'sub-1',
-    });
+    const request = await executeOf(hash, [{ party: 'ext::1220ab', signer }], 'sub-1');
     const [partySignatures] = request.partySignatures.signatures;
     expect(partySignatures?.party).toBe('ext::1220ab');
     const [signature] = partySignatures?.signatures ?? [];

@@ -11,6 +11,7 @@ import {
   type JsTransaction,
 } from '../src/canton/wire/index.js';
 import { type Allocation, type LedgerUpdate, openLocalLedger } from '../src/index.js';
+import { settleWithdrawAndCancel } from './support/allocation-updates.js';
 
 /** Each allocation update of a small settlement, with its transaction as the devnet serves it. */
 async function allocationUpdates(): Promise<{ update: LedgerUpdate; tx: JsTransaction }[]> {
@@ -22,31 +23,7 @@ async function allocationUpdates(): Promise<{ update: LedgerUpdate; tx: JsTransa
   const [alice, bob, venue] = [await party('alice'), await party('bob'), await party('venue')];
   await ledger.mint({ owner: alice, instrument, amount: Amount.of(10) });
   await ledger.mint({ owner: bob, instrument, amount: Amount.of(10) });
-  const now = (await ledger.now()).getTime();
-  const settlement = {
-    executor: venue,
-    settlementRef: 'trade',
-    requestedAt: new Date(now),
-    allocateBefore: new Date(now + 60_000),
-    settleBefore: new Date(now + 120_000),
-    meta: { note: 'dvp' },
-  };
-  const allocate = async (legId: string, sender: string, receiver: string, whole: number) =>
-    (
-      await ledger.allocate({
-        commandId: `allocate-${legId}`,
-        settlement,
-        transferLegId: legId,
-        leg: { sender, receiver, instrument, amount: Amount.of(whole), meta: {} },
-      })
-    ).allocationId;
-  const actAs = [venue, alice, bob];
-  const legs = [await allocate('a', alice, bob, 3), await allocate('b', bob, alice, 3)];
-  await ledger.executeSettlement({ commandId: 'settle', allocationIds: legs, actAs });
-  const withdrawn = await allocate('c', alice, bob, 1);
-  await ledger.withdrawAllocation({ commandId: 'w', allocationId: withdrawn, actAs: [alice] });
-  const cancelled = await allocate('d', bob, alice, 2);
-  await ledger.cancelAllocation({ commandId: 'c', allocationId: cancelled, actAs });
+  await settleWithdrawAndCancel(ledger, { alice, bob, venue }, instrument, { note: 'dvp' });
   const rendered: { update: LedgerUpdate; tx: JsTransaction }[] = [];
   // The two mints first: from offset 3 on, every update is an allocation's.
   for (let offset = 3; offset <= (await ledger.ledgerEnd()); offset++) {

@@ -19,8 +19,9 @@ import {
   type JsTransaction,
   projectTransaction,
 } from '../src/canton/wire/index.js';
-import { type LocalLedger, openLocalLedger } from '../src/index.js';
+import { openLocalLedger } from '../src/index.js';
 import type { TransferOffer } from '../src/port.js';
+import { settleWithdrawAndCancel } from './support/allocation-updates.js';
 
 const OPENAPI = '/work/shared/canton/ledger-api-3.4.12/openapi.yaml';
 const EXAMPLES = '/work/shared/canton/examples';
@@ -61,41 +62,6 @@ function problems(name: string, value: unknown): string[] {
   );
 }
 
-/** A settlement of two legs executed, one allocation withdrawn and one cancelled. */
-async function allocations(
-  ledger: LocalLedger,
-  instrument: Instrument,
-  alice: string,
-  bob: string,
-) {
-  const venue = (await ledger.createParty({ hint: 'venue' })).partyId;
-  const now = (await ledger.now()).getTime();
-  const settlement = {
-    executor: venue,
-    settlementRef: 'trade',
-    requestedAt: new Date(now),
-    allocateBefore: new Date(now + 60_000),
-    settleBefore: new Date(now + 120_000),
-    meta: {},
-  };
-  const allocate = async (legId: string, sender: string, receiver: string) =>
-    (
-      await ledger.allocate({
-        commandId: `allocate-${legId}`,
-        settlement,
-        transferLegId: legId,
-        leg: { sender, receiver, instrument, amount: Amount.of(2), meta: {} },
-      })
-    ).allocationId;
-  const actAs = [venue, alice, bob];
-  const legs = [await allocate('a', alice, bob), await allocate('b', bob, alice)];
-  await ledger.executeSettlement({ commandId: 'settle', allocationIds: legs, actAs });
-  const withdrawn = await allocate('c', alice, bob);
-  await ledger.withdrawAllocation({ commandId: 'w', allocationId: withdrawn, actAs: [alice] });
-  const cancelled = await allocate('d', bob, alice);
-  await ledger.cancelAllocation({ commandId: 'c', allocationId: cancelled, actAs });
-}
-
 async function everyKindOfUpdate() {
   const ledger = await openLocalLedger({});
   const admin = (await ledger.createParty({ hint: 'registry' })).partyId;
@@ -132,7 +98,8 @@ async function everyKindOfUpdate() {
   await ledger.rejectOffer({ commandId: 'reject', offerId: rejected, actor: bob });
   await ledger.withdrawOffer({ commandId: 'withdraw', offerId: withdrawn, actor: alice });
   await ledger.burn({ owner: alice, instrument, amount: Amount.of(30), commandId: 'burn' });
-  await allocations(ledger, instrument, alice, bob);
+  const venue = (await ledger.createParty({ hint: 'venue' })).partyId;
+  await settleWithdrawAndCancel(ledger, { alice, bob, venue }, instrument);
 
   const offers = new Map<string, TransferOffer>();
   const rendered: { tx: JsTransaction; kinds: string[] }[] = [];

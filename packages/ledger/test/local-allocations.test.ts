@@ -1,8 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Amount, type Instrument } from '@poolparty/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type AllocateCommand,
   LedgerError,
@@ -13,25 +10,11 @@ import {
   type SettlementInfo,
 } from '../src/index.js';
 import { allocationConformanceSuite } from '../testing/allocation-conformance.js';
+import { localLedgers, START } from './support/local-ledgers.js';
 
-const START = new Date('2030-01-01T00:00:00Z');
 const HOUR_MS = 60 * 60_000;
 
-const ledgers: LocalLedger[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(ledgers.splice(0).map((ledger) => ledger.close()));
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-async function open(dataDir?: string): Promise<LocalLedger> {
-  const ledger = await openLocalLedger({
-    startTime: START,
-    ...(dataDir !== undefined && { dataDir }),
-  });
-  ledgers.push(ledger);
-  return ledger;
-}
+const { open, dataFolder } = localLedgers('poolparty-allocations-');
 
 /** Alice holds 60 USDCx (as 10, 30, 20), Bob 5 CBTC; the venue executes their settlements. */
 async function trading(dataDir?: string) {
@@ -235,22 +218,14 @@ describe('executing a settlement', () => {
     const other = { ...settlement, settlementRef: 'trade-2' };
     const b = await ledger.allocate({ ...bobLeg, settlement: other });
     const actAs = [venue, alice, bob];
-    await refused(
-      ledger.executeSettlement({
-        commandId: 'mixed',
-        allocationIds: [a.allocationId, b.allocationId],
-        actAs,
-      }),
-      'invalid_settlement',
-    );
-    await refused(
-      ledger.executeSettlement({
-        commandId: 'twice',
-        allocationIds: [a.allocationId, a.allocationId],
-        actAs,
-      }),
-      'invalid_settlement',
-    );
+    const named = { mixed: [a, b], twice: [a, a] };
+    for (const [commandId, allocations] of Object.entries(named)) {
+      const allocationIds = allocations.map((allocation) => allocation.allocationId);
+      await refused(
+        ledger.executeSettlement({ commandId, allocationIds, actAs }),
+        'invalid_settlement',
+      );
+    }
   });
 
   it('is refused from settleBefore on with nothing moved; cancelling then releases', async () => {
@@ -303,8 +278,7 @@ describe('withdrawing an allocation', () => {
 
 describe('persistence', () => {
   it('keeps pending allocations and their locks across a restart', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'poolparty-allocations-'));
-    dirs.push(dir);
+    const dir = await dataFolder();
     const { ledger, alice, venue, bob, aliceLeg, bobLeg } = await trading(dir);
     const a = await ledger.allocate(aliceLeg());
     const b = await ledger.allocate(bobLeg);

@@ -1,26 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Amount, type Instrument } from '@poolparty/core';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Holding, type LocalLedger, openLocalLedger } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Holding, LocalLedger } from '../src/index.js';
+import { localLedgers } from './support/local-ledgers.js';
 
-const dirs: string[] = [];
-const ledgers: LocalLedger[] = [];
-
-afterEach(async () => {
-  await Promise.all(ledgers.splice(0).map((ledger) => ledger.close()));
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-async function open(dataDir?: string): Promise<LocalLedger> {
-  const ledger = await openLocalLedger({
-    startTime: new Date('2030-01-01T00:00:00Z'),
-    ...(dataDir === undefined ? {} : { dataDir }),
-  });
-  ledgers.push(ledger);
-  return ledger;
-}
+const { open, dataFolder } = localLedgers('poolparty-holding-changes-');
 
 /** A readable summary: `<owner>:<amount>[ locked]`. */
 function summary(holdings: readonly Holding[], names: ReadonlyMap<string, string>): string[] {
@@ -116,8 +99,7 @@ describe('holdingChangesAt', () => {
   });
 
   it('survives a reopen: the journal replay derives the same changes', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'poolparty-holding-changes-'));
-    dirs.push(dir);
+    const dir = await dataFolder();
     const first = await open(dir);
     await scenario(first);
     const end = await first.ledgerEnd();

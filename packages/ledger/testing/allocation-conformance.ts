@@ -12,6 +12,20 @@ import { amount, balanceOf, expectRefused, publicKeyFor, readToEnd } from './con
 
 export type AllocationHarnessLedger = LedgerPort & AllocationPort & LocalLedgerControl;
 
+/** Asserts `party` holds `total` of `instrument`, none of it locked: every allocation released. */
+async function expectUnlocked(
+  ledger: LedgerPort,
+  party: string,
+  instrument: Instrument,
+  total: string,
+): Promise<void> {
+  expect(await balanceOf(ledger, party, instrument)).toEqual({
+    total,
+    locked: '0',
+    spendable: total,
+  });
+}
+
 export interface AllocationHarness {
   readonly name: string;
   open(): Promise<AllocationHarnessLedger>;
@@ -158,16 +172,8 @@ export function allocationConformanceSuite(harness: AllocationHarness): void {
       expect(update?.events.map((e) => ('allocation' in e ? [e.kind, e.allocation] : e))).toEqual(
         ids.map((id) => ['allocation_executed', pending.find((a) => a.allocationId === id)]),
       );
-      expect(await balanceOf(ledger, bob, usd)).toEqual({
-        total: '25',
-        locked: '0',
-        spendable: '25',
-      });
-      expect(await balanceOf(ledger, alice, eur)).toEqual({
-        total: '2',
-        locked: '0',
-        spendable: '2',
-      });
+      await expectUnlocked(ledger, bob, usd, '25');
+      await expectUnlocked(ledger, alice, eur, '2');
       expect((await balanceOf(ledger, alice, usd)).total).toBe('35');
       expect(await ledger.getAllocations(venue)).toEqual([]);
     });
@@ -189,11 +195,7 @@ export function allocationConformanceSuite(harness: AllocationHarness): void {
         'allocation_not_found',
       );
       expect((await balanceOf(ledger, bob, usd)).total).toBe('0');
-      expect(await balanceOf(ledger, bob, eur)).toEqual({
-        total: '5',
-        locked: '0',
-        spendable: '5',
-      });
+      await expectUnlocked(ledger, bob, eur, '5');
       expect(await ledger.getAllocations(venue)).toHaveLength(1);
     });
 
@@ -216,16 +218,8 @@ export function allocationConformanceSuite(harness: AllocationHarness): void {
         allocationId: b,
         actAs: [venue, alice, bob],
       });
-      expect(await balanceOf(ledger, alice, usd)).toEqual({
-        total: '60',
-        locked: '0',
-        spendable: '60',
-      });
-      expect(await balanceOf(ledger, bob, eur)).toEqual({
-        total: '5',
-        locked: '0',
-        spendable: '5',
-      });
+      await expectUnlocked(ledger, alice, usd, '60');
+      await expectUnlocked(ledger, bob, eur, '5');
       expect(await ledger.getAllocations(venue)).toEqual([]);
     });
 

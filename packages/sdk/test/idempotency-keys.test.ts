@@ -4,12 +4,12 @@
  * for the next call; reads carry none.
  */
 import { describe, expect, it } from 'vitest';
-import { DeveloperPortal, PoolParty, ValidationError, type WriteOptions } from '../src/index.js';
+import { DeveloperPortal, ValidationError, type WriteOptions } from '../src/index.js';
 import { withLiquidity } from '../src/liquidity/index.js';
 import { fakeFetch, json, problem, type Reply, recordingSleep } from './support/fake-fetch.js';
 import { intentFixture } from './support/statuses.js';
+import { BASE, testClient } from './support/test-client.js';
 
-const BASE = 'https://api.test.example';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 const LIQUIDITY_INTENT = { liquidityIntentId: 'liq_1', status: 'pending', poolId: 'amulet-usdcx' };
@@ -17,17 +17,7 @@ const WITHDRAWAL = { withdrawalId: 'wdr_1', status: 'paying', poolId: 'amulet-us
 
 function client(replies: Reply[]) {
   const fake = fakeFetch(...replies);
-  const pp = withLiquidity(
-    new PoolParty({
-      apiKey: 'pp_test_key',
-      baseUrl: BASE,
-      walletToken: 'wallet-token',
-      fetch: fake.fetch,
-      sleep: recordingSleep().sleep,
-      random: () => 0.5,
-    }),
-  );
-  return { pp, requests: fake.requests };
+  return { pp: withLiquidity(testClient(fake.fetch)), requests: fake.requests };
 }
 
 function portal(replies: Reply[]) {

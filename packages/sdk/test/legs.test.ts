@@ -16,23 +16,14 @@ import {
   seenThrough,
 } from '../src/swap/progress.js';
 import {
+  eventStream,
   fakeFetch,
   json,
   problem,
   type RecordedRequest,
-  recordingSleep,
 } from './support/fake-fetch.js';
 import { at, intentFixture, statusAfter } from './support/statuses.js';
-
-const BASE = 'https://api.test.example';
-const CREATE = { fromToken: 'Amulet', toToken: 'USDCx', amount: '100', poolId: 'amulet-usdcx' };
-const TO_SENDING: SwapState[] = [
-  'matched',
-  'deposit_received',
-  'forwarded',
-  'processing',
-  'sending_output',
-];
+import { CREATE, TO_SENDING, testClient } from './support/test-client.js';
 
 function offer(state: Leg['state'], offerId: string | null = 'offer-1'): Leg {
   return {
@@ -65,17 +56,6 @@ function frame([name, status]: [string, SwapStatus], id: number): string {
   return `event: ${name}\nid: ${id}\ndata: ${JSON.stringify(status)}\n\n`;
 }
 
-function eventStream(chunks: string[]): Response {
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
-      controller.close();
-    },
-  });
-  return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
-}
-
 type Route = (request: RecordedRequest) => Response | Error | Promise<Response | Error>;
 
 function service(routes: { events?: Route; status?: Route }) {
@@ -85,16 +65,7 @@ function service(routes: { events?: Route; status?: Route }) {
     if (path.endsWith('/events')) return routes.events?.(request) ?? problem('not_found', 501);
     return routes.status?.(request) ?? problem('not_found', 404);
   });
-  const client = () =>
-    new sdk.PoolParty({
-      apiKey: 'pp_test_key',
-      baseUrl: BASE,
-      walletToken: 'wallet-token',
-      fetch: fake.fetch,
-      sleep: recordingSleep().sleep,
-      random: () => 0.5,
-    });
-  return { client, requests: fake.requests };
+  return { client: () => testClient(fake.fetch), requests: fake.requests };
 }
 
 function recordAll(swap: sdk.SwapHandle): string[] {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { SwapState } from '../src/index.js';
 import { advance, INITIAL_PROGRESS, type Progress } from '../src/swap/progress.js';
 import { statusAfter } from './support/statuses.js';
+import { TO_COMPLETED } from './support/test-client.js';
 
 function run(observations: SwapState[][]): string[] {
   let progress: Progress = INITIAL_PROGRESS;
@@ -15,14 +16,7 @@ function run(observations: SwapState[][]): string[] {
   return fired;
 }
 
-const FULL: SwapState[] = [
-  'matched',
-  'deposit_received',
-  'forwarded',
-  'processing',
-  'sending_output',
-  'completed',
-];
+const FULL = TO_COMPLETED;
 
 describe('advance', () => {
   it('fires each state once as it is observed', () => {

@@ -8,24 +8,14 @@ import { describe, expect, it, vi } from 'vitest';
 import type { SwapState, SwapStatus, TerminalState } from '../src/index.js';
 import * as sdk from '../src/index.js';
 import {
+  eventStream,
   fakeFetch,
   json,
   problem,
   type RecordedRequest,
-  recordingSleep,
 } from './support/fake-fetch.js';
 import { intentFixture, statusAfter } from './support/statuses.js';
-
-const BASE = 'https://api.test.example';
-const CREATE = { fromToken: 'Amulet', toToken: 'USDCx', amount: '100', poolId: 'amulet-usdcx' };
-const LIFECYCLE: SwapState[] = [
-  'matched',
-  'deposit_received',
-  'forwarded',
-  'processing',
-  'sending_output',
-  'completed',
-];
+import { BASE, CREATE, TO_COMPLETED as LIFECYCLE, testClient } from './support/test-client.js';
 
 type Route = (request: RecordedRequest) => Response | Error | Promise<Response | Error>;
 
@@ -39,31 +29,11 @@ function service(routes: { events?: Route; status?: Route; cancel?: Route }) {
     if (path.endsWith('/cancel')) return routes.cancel?.(request) ?? problem('not_found', 404);
     return routes.status?.(request) ?? problem('not_found', 404);
   });
-  const pp = new sdk.PoolParty({
-    apiKey: 'pp_test_key',
-    baseUrl: BASE,
-    walletToken: 'wallet-token',
-    fetch: fake.fetch,
-    sleep: recordingSleep().sleep,
-    random: () => 0.5,
-  });
-  return { pp, requests: fake.requests };
+  return { pp: testClient(fake.fetch), requests: fake.requests };
 }
 
 function sseFrame(status: SwapStatus, id: number): string {
   return `event: ${status.status}\nid: ${id}\ndata: ${JSON.stringify(status)}\n\n`;
-}
-
-/** An event-stream response delivering `chunks` one by one. */
-function eventStream(chunks: string[]): Response {
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
-      controller.close();
-    },
-  });
-  return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
 }
 
 /** Frames for a swap walking through `path`, one per state. */

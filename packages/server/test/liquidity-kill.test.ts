@@ -33,9 +33,8 @@ import {
   type LiquidityIntentRecord,
   unconfirmedCommands,
 } from '@poolparty/store';
-import { postgresSkipReason, schemaUrl } from '@poolparty/store/testing';
+import { postgresSkipReason } from '@poolparty/store/testing';
 import { describe, expect, it } from 'vitest';
-import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 import { openWorkerWorld, useWorkerWorlds, type WorkerWorld } from './support/worker-world.js';
 
 const POOL_ID = 'amulet-usdcx';
@@ -102,13 +101,7 @@ async function booksEqualHoldings(w: World): Promise<void> {
 }
 
 describe.skipIf(skipReason !== null)('liquidity with workers killed', () => {
-  const { running, opened } = useWorkerWorlds<World>();
-
-  function start(w: World): WorkerProcess {
-    const worker = startWorkerProcess(w.dataDir, schemaUrl(w.schema), w.devnet.env);
-    running.push(worker);
-    return worker;
-  }
+  const { opened, start } = useWorkerWorlds<World>();
 
   /** Starts a worker the ledger refuses, waits for `stalled`, SIGKILLs it, lifts the faults. */
   async function killedWhile(w: World, stalled: () => Promise<boolean>): Promise<void> {

@@ -152,6 +152,7 @@ describe.skipIf(skipReason !== null)('a process started in a role, on PostgreSQL
     expect(channels).toContain('admin_changes');
     expect(channels).not.toContain('intent_events');
     expect(channels).not.toContain('liquidity_events');
+    expect(channels).not.toContain('withdrawal_events');
 
     await waitFor(async () => (await ingestLocks(worker.schema)) === 1, 'the ingest lock');
     expect(await count(worker, 'SELECT count(*)::int AS n FROM pool_snapshots')).toBeGreaterThan(0);
@@ -168,7 +169,9 @@ describe.skipIf(skipReason !== null)('a process started in a role, on PostgreSQL
   it('api: serves the client API, and neither ingests nor takes snapshots', async () => {
     const api = await start('api');
     const channels = await listenedChannels(api.schema);
-    expect(channels).toEqual(expect.arrayContaining(['intent_events', 'liquidity_events']));
+    expect(channels).toEqual(
+      expect.arrayContaining(['intent_events', 'liquidity_events', 'withdrawal_events']),
+    );
 
     const pools = await request(api.url, 'GET', '/v1/pools', { apiKey: api.apiKey });
     expect(pools.status).toBe(200);

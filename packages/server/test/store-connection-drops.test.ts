@@ -9,14 +9,8 @@
  * `application_name` of this test's own (set in its `DATABASE_URL`), so that only they are ended
  * and not those of suites running beside it on the same server.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { waitFor } from '@poolparty/settlement/testing';
-import { type Database, openStore } from '@poolparty/store';
 import {
-  createSchema,
-  dropSchema,
   POSTGRES_URL,
   postgresSkipReason,
   schemaUrl,
@@ -24,7 +18,6 @@ import {
 } from '@poolparty/store/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
 import {
   depositedSwaps,
   expectEachPaidOnce,
@@ -33,6 +26,7 @@ import {
   WORKER_STARTUP_WAIT_MS,
   type WorkerProcess,
 } from './support/worker-process.js';
+import { openWorkerWorld, useWorkerWorlds } from './support/worker-world.js';
 
 const SETTLE_WAIT_MS = 60_000;
 const SWAPS = 40;
@@ -82,34 +76,25 @@ class SessionKiller {
 }
 
 describe.skipIf(skipReason !== null)('a worker whose store sessions keep being terminated', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pp-store-drops-'));
-  let schema: string | null = null;
-  let db: Database | null = null;
-  let devnet: ServedDevnet | null = null;
-  let worker: WorkerProcess | null = null;
+  const { running, opened } = useWorkerWorlds();
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
 
   afterAll(async () => {
-    worker?.child.kill('SIGKILL');
     await admin.end().catch(() => {});
-    await db?.close();
-    await devnet?.close();
-    if (schema) await dropSchema(schema);
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('stays up and settles every swap exactly once, the books equal to the holdings', async () => {
-    schema = await createSchema('pp_drops');
-    devnet = await serveSeededDevnet();
+    const { db, devnet, dataDir, schema } = opened(await openWorkerWorld('drops'));
     await admin.connect();
-    db = await openStore({ dataDir, databaseUrl: POSTGRES_URL, schema });
     const swaps = await depositedSwaps(db, devnet, POOL_ID, SWAPS, '60');
 
     const applicationName = `${schema}_worker`;
     const url = new URL(schemaUrl(schema));
     url.searchParams.set('application_name', applicationName);
     const killer = new SessionKiller(admin, applicationName);
-    worker = startWorkerProcess(dataDir, url.toString(), devnet.env);
+    // Not the world's own start: this worker's sessions carry the name the killer looks for.
+    const worker = startWorkerProcess(dataDir, url.toString(), devnet.env);
+    running.push(worker);
 
     // Once during the start: as soon as the worker has sessions open, all of them end.
     expect(await killer.firstSessionsEnded(worker, WORKER_STARTUP_WAIT_MS)).toBeGreaterThan(0);
@@ -128,7 +113,7 @@ describe.skipIf(skipReason !== null)('a worker whose store sessions keep being t
     expect(passesInFlight).toBeGreaterThan(0);
 
     await waitFor(
-      async () => (await settlementProgress(db as Database)).done === SWAPS,
+      async () => (await settlementProgress(db)).done === SWAPS,
       'every swap to settle',
       SETTLE_WAIT_MS,
     );

@@ -19,9 +19,9 @@ import {
   waitFor,
 } from '@poolparty/settlement/testing';
 import { getCommand, getSweep, listSweeps } from '@poolparty/store';
-import { postgresSkipReason, schemaUrl } from '@poolparty/store/testing';
+import { postgresSkipReason } from '@poolparty/store/testing';
 import { describe, expect, it } from 'vitest';
-import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+import type { WorkerProcess } from './support/worker-process.js';
 import { openWorkerWorld, useWorkerWorlds, type WorkerWorld } from './support/worker-world.js';
 
 const POOL_ID = 'amulet-usdcx';
@@ -56,7 +56,7 @@ async function setUp(): Promise<World> {
 }
 
 describe.skipIf(skipReason !== null)('a worker killed mid-sweep', () => {
-  const { running, opened } = useWorkerWorlds<World>();
+  const { opened, start: startIn } = useWorkerWorlds<World>();
 
   /**
    * Records a sweep, starts a worker with the ledger stalling it as `faults` say, kills it once
@@ -77,13 +77,11 @@ describe.skipIf(skipReason !== null)('a worker killed mid-sweep', () => {
     const sweep = sides.flatMap((side) => (side.kind === 'recorded' ? [side.sweep] : []))[0];
     if (sweep === undefined) throw new Error('nothing was swept');
     expect(sweep.amount).toEqual(FEES);
-    const env = { ...w.devnet.env, POOLPARTY_TREASURY_PARTY: w.treasury };
     const start = (withTreasury = true) =>
-      startWorkerProcess(w.dataDir, schemaUrl(w.schema), withTreasury ? env : w.devnet.env);
+      startIn(w, withTreasury ? { POOLPARTY_TREASURY_PARTY: w.treasury } : {});
 
     w.devnet.ledger.setFaults(faults);
     const victim = start();
-    running.push(victim);
     await victim.url;
     await waitFor(() => stalled(w, sweep.commandId), 'the sweep to stall', WAIT_MS).finally(() =>
       victim.child.kill('SIGKILL'),
@@ -93,7 +91,6 @@ describe.skipIf(skipReason !== null)('a worker killed mid-sweep', () => {
     w.devnet.ledger.setFaults({});
 
     const successor = start(successorHasTreasury);
-    running.push(successor);
     await successor.url;
     await waitFor(
       async () => (await getSweep(w.db, sweep.sweepId))?.status === 'swept',

@@ -5,33 +5,21 @@
  * store takes it once the lease ran out (the ledger clock moved past it) and delivers it, with
  * the same event id and body: at least once, never lost.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { waitFor } from '@poolparty/settlement/testing';
 import {
-  type Database,
   insertWebhookDeliveries,
   insertWebhookEndpointWithinCap,
   listWebhookDeliveries,
-  openStore,
   upsertDeveloper,
 } from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-  schemaUrl,
-} from '@poolparty/store/testing';
+import { postgresSkipReason } from '@poolparty/store/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
 import {
   signedWith,
   startWebhookReceiver,
   type WebhookReceiver,
 } from './support/webhook-receiver.js';
-import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+import { openWorkerWorld, useWorkerWorlds } from './support/worker-world.js';
 
 const skipReason = await postgresSkipReason('webhook worker-kill suite');
 const DELIVERY_WAIT_MS = 60_000;
@@ -42,26 +30,16 @@ const SECRET = 'whsec_kill_test_secret_0123456789abcdef';
 const CLOCK_JUMP_MS = 10 * 60_000;
 
 describe.skipIf(skipReason !== null)('a worker killed mid-delivery', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pp-webhook-kill-'));
-  let schema: string | null = null;
-  let db: Database | null = null;
-  let devnet: ServedDevnet | null = null;
+  const { opened, start: startIn } = useWorkerWorlds();
   let receiver: WebhookReceiver | null = null;
-  const running: WorkerProcess[] = [];
 
   afterAll(async () => {
-    for (const worker of running) worker.child.kill('SIGKILL');
     await receiver?.close();
-    await db?.close();
-    await devnet?.close();
-    if (schema) await dropSchema(schema);
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('is replaced by a worker that delivers the event once the lease ran out', async () => {
-    schema = await createSchema('pp_wh_kill');
-    devnet = await serveSeededDevnet();
-    db = await openStore({ dataDir, databaseUrl: POSTGRES_URL, schema });
+    const world = opened(await openWorkerWorld('wh-kill'));
+    const { db, devnet } = world;
     receiver = await startWebhookReceiver();
     receiver.answerWith(() => ({ hang: true }));
     const now = await devnet.ledger.now();
@@ -97,11 +75,9 @@ describe.skipIf(skipReason !== null)('a worker killed mid-delivery', () => {
       },
     ]);
     expect(queued?.state).toBe('pending');
-    const env = { ...devnet.env, POOLPARTY_WEBHOOK_TIMEOUT_MS: '60000' };
-    const start = () => startWorkerProcess(dataDir, schemaUrl(schema ?? ''), env);
+    const start = () => startIn(world, { POOLPARTY_WEBHOOK_TIMEOUT_MS: '60000' });
 
     const victim = start();
-    running.push(victim);
     await waitFor(
       async () => ((receiver?.received.length ?? 0) > 0 ? true : null),
       'the request to reach the receiver',
@@ -109,7 +85,7 @@ describe.skipIf(skipReason !== null)('a worker killed mid-delivery', () => {
     ).finally(() => victim.child.kill('SIGKILL'));
     expect(await victim.exited).toBeNull();
     const log = async () =>
-      (await listWebhookDeliveries(db as Database, {
+      (await listWebhookDeliveries(db, {
         endpointId: ENDPOINT,
         limit: 10,
         before: null,
@@ -120,7 +96,6 @@ describe.skipIf(skipReason !== null)('a worker killed mid-delivery', () => {
     receiver.answerWith(() => ({ status: 200, body: 'ok' }));
     await devnet.ledger.advanceClock(CLOCK_JUMP_MS);
     const successor = start();
-    running.push(successor);
     await successor.url;
     const [delivered] = await waitFor(
       async () => {

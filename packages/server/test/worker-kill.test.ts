@@ -8,27 +8,15 @@
  * first worker starts, so that it finds them all in flight; the final balances are read from the
  * served ledger.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { waitFor } from '@poolparty/settlement/testing';
-import { type Database, openStore } from '@poolparty/store';
-import {
-  createSchema,
-  dropSchema,
-  POSTGRES_URL,
-  postgresSkipReason,
-  schemaUrl,
-} from '@poolparty/store/testing';
-import { afterAll, describe, expect, it } from 'vitest';
-import { type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
+import { postgresSkipReason } from '@poolparty/store/testing';
+import { describe, expect, it } from 'vitest';
 import {
   depositedSwaps,
   expectEachPaidOnce,
   settlementProgress,
-  startWorkerProcess,
-  type WorkerProcess,
 } from './support/worker-process.js';
+import { openWorkerWorld, useWorkerWorlds } from './support/worker-world.js';
 
 const SETTLE_WAIT_MS = 30_000;
 const SWAPS = 40;
@@ -37,36 +25,21 @@ const POOL_ID = 'amulet-usdcx';
 const skipReason = await postgresSkipReason('worker-kill suite');
 
 describe.skipIf(skipReason !== null)('a worker killed mid-settlement', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pp-worker-kill-'));
-  let schema: string | null = null;
-  let db: Database | null = null;
-  let devnet: ServedDevnet | null = null;
-  const running: WorkerProcess[] = [];
-
-  afterAll(async () => {
-    for (const worker of running) worker.child.kill('SIGKILL');
-    await db?.close();
-    await devnet?.close();
-    if (schema) await dropSchema(schema);
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const { opened, start } = useWorkerWorlds();
 
   it('is replaced by a fresh worker that settles every swap once, paid once', async () => {
-    schema = await createSchema('pp_kill');
-    devnet = await serveSeededDevnet();
-    db = await openStore({ dataDir, databaseUrl: POSTGRES_URL, schema });
+    const world = opened(await openWorkerWorld('kill'));
+    const { db, devnet } = world;
     const swaps = await depositedSwaps(db, devnet, POOL_ID, SWAPS, '60');
-    const start = () => startWorkerProcess(dataDir, schemaUrl(schema ?? ''), devnet?.env ?? {});
 
     // A worker answers probes only, and settles.
-    const victim = start();
-    running.push(victim);
+    const victim = start(world);
     const victimUrl = await victim.url;
     expect((await fetch(`${victimUrl}/healthz`)).status).toBe(200);
     expect((await fetch(`${victimUrl}/v1/pools`)).status).toBe(404);
     const atKill = await waitFor(
       async () => {
-        const seen = await settlementProgress(db as Database);
+        const seen = await settlementProgress(db);
         return seen.done >= 1 && seen.done < seen.total ? seen : null;
       },
       'settlement to be under way',
@@ -75,11 +48,10 @@ describe.skipIf(skipReason !== null)('a worker killed mid-settlement', () => {
     expect(await victim.exited).toBeNull();
     expect(atKill.done).toBeLessThan(SWAPS);
 
-    const successor = start();
-    running.push(successor);
+    const successor = start(world);
     await successor.url;
     await waitFor(
-      async () => (await settlementProgress(db as Database)).done === SWAPS,
+      async () => (await settlementProgress(db)).done === SWAPS,
       'the successor to settle every swap',
       SETTLE_WAIT_MS,
     );

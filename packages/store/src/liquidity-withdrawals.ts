@@ -8,6 +8,7 @@ import {
   readAmount,
   readDate,
   readDateOrNull,
+  readSafeInteger,
   readString,
   readStringOrNull,
 } from './columns.js';
@@ -16,6 +17,30 @@ import type { Queryable, Row } from './database.js';
 export type PayoutState = 'pending' | 'offered' | 'paid' | 'flagged' | 'none';
 
 export const WITHDRAWAL_PAGE_SIZE_MAX = 100;
+
+/** A withdrawal's status as its view derives it (migration 0017's `withdrawal_webhook_status`). */
+export type WithdrawalStatus = 'paying' | 'completed' | 'flagged';
+
+/** A payout that moved while the withdrawal's status stood. */
+export type WithdrawalLegEvent =
+  | 'payout_pending'
+  | 'payout_offered'
+  | 'payout_paid'
+  | 'payout_flagged';
+
+/** One row of `withdrawal_events`, the withdrawals' outbox (migration 0018). */
+export interface WithdrawalEventRecord {
+  readonly seq: number;
+  readonly withdrawalId: string;
+  readonly status: WithdrawalStatus;
+  /** Null for a change of status. */
+  readonly legEvent: WithdrawalLegEvent | null;
+  /** The side whose payout moved; null for the burn. */
+  readonly side: Side | null;
+  readonly payoutA: PayoutState;
+  readonly payoutB: PayoutState;
+  readonly at: Date;
+}
 
 export interface NewWithdrawal {
   readonly withdrawalId: string;
@@ -166,4 +191,33 @@ export async function payoutOffersOf(
     [withdrawalId],
   );
   return Object.fromEntries(rows.map((row) => [readString(row.side), readString(row.offer_id)]));
+}
+
+function withdrawalEventFromRow(row: Row): WithdrawalEventRecord {
+  return {
+    seq: readSafeInteger(row.seq),
+    withdrawalId: readString(row.withdrawal_id),
+    status: readString(row.status) as WithdrawalStatus,
+    legEvent: readStringOrNull(row.leg_event) as WithdrawalLegEvent | null,
+    side: readStringOrNull(row.side) as Side | null,
+    payoutA: readString(row.payout_a) as PayoutState,
+    payoutB: readString(row.payout_b) as PayoutState,
+    at: readDate(row.at),
+  };
+}
+
+/**
+ * The withdrawal's events in order, after `afterSeq` when given. Not capped: a withdrawal has an
+ * event per payout move, a handful, and more only as often as an operator sends a payout again.
+ */
+export async function listWithdrawalEvents(
+  q: Queryable,
+  withdrawalId: string,
+  afterSeq = 0,
+): Promise<WithdrawalEventRecord[]> {
+  const rows = await q.query(
+    'SELECT * FROM withdrawal_events WHERE withdrawal_id = $1 AND seq > $2 ORDER BY seq',
+    [withdrawalId, afterSeq],
+  );
+  return rows.map(withdrawalEventFromRow);
 }

@@ -5,7 +5,7 @@
  * Delivery is at least once: a worker claims a delivery with a lease (`lease_until`) before it
  * sends, and records the attempt after; a worker that dies mid-request leaves the lease to run
  * out, and the next claim after it takes the delivery again. A delivery waits (`held`, migration
- * 0018) while an earlier delivery of its subject to the same endpoint is open, so one intent's
+ * 0020) while an earlier delivery of its subject to the same endpoint is open, so one intent's
  * events arrive in order and one at a time; adding deliveries and ending them release the next.
  */
 import {
@@ -357,14 +357,14 @@ function chainArrays(
   return [endpoints, subjects];
 }
 
-/** Workers listen here (migration 0018): queued events and added deliveries wake them at commit. */
+/** Workers listen here (migration 0020): queued events and added deliveries wake them at commit. */
 export const WEBHOOK_WORK_CHANNEL = 'webhook_work';
 
 /** What a notification on `WEBHOOK_WORK_CHANNEL` announces: a fan-out due, or a claim due. */
 export type WebhookWork = 'events' | 'deliveries';
 
 /**
- * Lets the first open delivery of each chain go when it is held (migration 0018): after
+ * Lets the first open delivery of each chain go when it is held (migration 0020): after
  * deliveries were added behind others, or some ended. Locks the chains for the transaction.
  */
 export async function releaseWebhookChains(
@@ -625,7 +625,7 @@ export interface RecordedWebhookAttempt {
 /**
  * Records attempts and each delivery's state after it, and ends the leases, at most
  * `WEBHOOK_ROWS_PER_STATEMENT` a statement; the deliveries held behind those that ended are
- * released in the same statement (`record_webhook_attempts`, migration 0018), so an end never
+ * released in the same statement (`record_webhook_attempts`, migration 0020), so an end never
  * commits without its release. Answers those recorded: a delivery no longer its owner's open
  * lease (its lease ran out and another worker took it, or it was recorded already) is left out,
  * its attempt not recorded, and the other worker's counts.

@@ -10,7 +10,7 @@ import { parseAmount, parseSlippagePercent } from '../decimal.js';
 import { formatAmount } from '../format.js';
 import { describeLiquidityError } from './liquidity-errors.js';
 import { poolLiquidity } from './liquidity-preview.js';
-import type { Liquidity, Position, Withdrawal } from './party-liquidity.js';
+import type { Liquidity, Position, WithdrawalObject } from './party-liquidity.js';
 
 const SHARES = [2_500, 5_000, 7_500, 10_000] as const;
 const DEFAULT_SLIPPAGE = '0.5';
@@ -19,7 +19,7 @@ export function RemoveLiquidityForm(props: {
   pool: Pool;
   position: Position;
   client: Liquidity;
-  onCreated(withdrawal: Withdrawal): void;
+  onCreated(withdrawal: WithdrawalObject): void;
 }) {
   const { pool } = props;
   const form = useRemoveForm(props.pool, props.position);

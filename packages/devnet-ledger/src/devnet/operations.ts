@@ -84,6 +84,7 @@ const LEDGER_ERROR_PROBLEMS: Readonly<Record<LedgerErrorCode, ErrorCode>> = Obje
   deadline_passed: 'gone',
   invalid_settlement: 'validation_error',
   not_authorized: 'validation_error',
+  signature_invalid: 'invalid_transaction_signature',
   rejected: 'ledger_unavailable',
   timeout: 'ledger_unavailable',
   stream_dropped: 'ledger_unavailable',

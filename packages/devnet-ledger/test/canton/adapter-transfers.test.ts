@@ -9,7 +9,14 @@ import {
   webSocketList,
 } from '@poolparty/ledger/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AdapterWorld, amount, balance, startAdapterWorld, tokenOf } from './adapter-world.js';
+import {
+  type AdapterWorld,
+  amount,
+  balance,
+  offerToCarol,
+  startAdapterWorld,
+  tokenOf,
+} from './adapter-world.js';
 
 let w: AdapterWorld;
 let sequence = 0;
@@ -153,14 +160,7 @@ describe('the canton adapter against a devnet ledger server', () => {
   });
 
   it('makes an offer to a receiver without pre-approval; the receiver accepts it', async () => {
-    const outcome = await w.canton.submitTransfer({
-      commandId: cmd('offer'),
-      sender: w.alice,
-      receiver: w.carol,
-      instrument: w.eur,
-      amount: amount('5'),
-    });
-    if (outcome.kind !== 'offer') throw new Error(`expected an offer, got ${outcome.kind}`);
+    const outcome = await offerToCarol(w, cmd('offer'), '5');
     const pending = await w.canton.getPendingOffers(w.carol);
     expect(pending.map((o) => o.offerId)).toContain(outcome.offerId);
     expect((await w.canton.getPendingOffers(w.alice)).map((o) => o.offerId)).toContain(
@@ -185,17 +185,7 @@ describe('the canton adapter against a devnet ledger server', () => {
   });
 
   it('a rejected or withdrawn offer gives the sender its holdings back; only the right party may act', async () => {
-    const offer = async () => {
-      const outcome = await w.canton.submitTransfer({
-        commandId: cmd('offer'),
-        sender: w.alice,
-        receiver: w.carol,
-        instrument: w.eur,
-        amount: amount('2'),
-      });
-      if (outcome.kind !== 'offer') throw new Error('expected an offer');
-      return outcome.offerId;
-    };
+    const offer = async () => (await offerToCarol(w, cmd('offer'), '2')).offerId;
     const before = await balance(w.canton, w.alice, w.eur);
 
     const first = await offer();
@@ -222,15 +212,7 @@ describe('the canton adapter against a devnet ledger server', () => {
   it('an expired offer stays pending, cannot be accepted, and can be withdrawn', async () => {
     const now = await w.canton.now();
     const executeBefore = new Date(now.getTime() + 60 * 60_000);
-    const outcome = await w.canton.submitTransfer({
-      commandId: cmd('short-offer'),
-      sender: w.alice,
-      receiver: w.carol,
-      instrument: w.eur,
-      amount: amount('1'),
-      executeBefore,
-    });
-    if (outcome.kind !== 'offer') throw new Error('expected an offer');
+    const outcome = await offerToCarol(w, cmd('short-offer'), '1', { executeBefore });
     const offered = (await w.canton.getPendingOffers(w.carol)).find(
       (o) => o.offerId === outcome.offerId,
     );

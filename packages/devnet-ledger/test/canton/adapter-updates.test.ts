@@ -9,7 +9,7 @@ import {
   type UpdateSubscription,
 } from '@poolparty/ledger';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type AdapterWorld, amount, startAdapterWorld } from './adapter-world.js';
+import { type AdapterWorld, amount, offerToCarol, startAdapterWorld } from './adapter-world.js';
 
 /** Only keeps a broken subscription from hanging a test; never part of an assertion. */
 const SAFETY_NET_MS = 10_000;
@@ -60,27 +60,13 @@ async function traffic(w: AdapterWorld) {
     amount: amount('1.5'),
     meta: { [REASON_META_KEY]: 'order 1' },
   });
-  const offer = await w.canton.submitTransfer({
-    commandId: cmd('offer'),
-    sender: w.alice,
-    receiver: w.carol,
-    instrument: w.eur,
-    amount: amount('2'),
-  });
-  if (offer.kind !== 'offer') throw new Error('expected an offer');
+  const offer = await offerToCarol(w, cmd('offer'), '2');
   const accepted = await w.canton.acceptOffer({
     commandId: cmd('accept'),
     offerId: offer.offerId,
     actor: w.carol,
   });
-  const second = await w.canton.submitTransfer({
-    commandId: cmd('offer'),
-    sender: w.alice,
-    receiver: w.carol,
-    instrument: w.eur,
-    amount: amount('3'),
-  });
-  if (second.kind !== 'offer') throw new Error('expected an offer');
+  const second = await offerToCarol(w, cmd('offer'), '3');
   const rejected = await w.canton.rejectOffer({
     commandId: cmd('reject'),
     offerId: second.offerId,
@@ -125,7 +111,6 @@ describe.each(['websocket', 'http'] as const)('the update stream over %s', (tran
       meta: { [REASON_META_KEY]: 'order 1' },
       offerId: null,
     });
-    if (t.offer.kind !== 'offer' || t.second.kind !== 'offer') throw new Error('offers expected');
     expect(accepted).toMatchObject({
       kind: 'transfer',
       receiver: w.carol,

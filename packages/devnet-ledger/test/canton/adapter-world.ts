@@ -121,6 +121,28 @@ export function amount(text: string): Amount {
   return Amount.parse(text);
 }
 
+/**
+ * Alice's transfer of EUR to carol, who pre-approves nothing: an offer (anything else fails the
+ * test), its amount locked until carol accepts or rejects it or alice withdraws it.
+ */
+export async function offerToCarol(
+  w: AdapterWorld,
+  commandId: string,
+  eur: string,
+  more: { readonly executeBefore?: Date } = {},
+) {
+  const outcome = await w.canton.submitTransfer({
+    commandId,
+    sender: w.alice,
+    receiver: w.carol,
+    instrument: w.eur,
+    amount: amount(eur),
+    ...more,
+  });
+  if (outcome.kind !== 'offer') throw new Error(`expected an offer, got ${outcome.kind}`);
+  return outcome;
+}
+
 /** Total and locked amounts of what `party` holds of `instrument`, as wire strings. */
 export async function balance(ledger: CantonLedger, party: string, instrument: Instrument) {
   let total = Amount.ZERO;

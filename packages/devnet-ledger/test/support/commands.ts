@@ -7,17 +7,20 @@ import {
   TRANSFER_INSTRUCTION_INTERFACE_ID,
   transferFactoryContractId,
 } from '@poolparty/ledger/canton/wire';
+import type { World } from './server.js';
 
-export function transferCommand(transfer: {
-  sender: string;
-  receiver: string;
-  instrument: Instrument;
-  amount: string;
-  executeBefore?: Date;
-  meta?: Record<string, string>;
-  factoryId?: string;
-  inputHoldingCids?: string[];
-}) {
+export interface Transfer {
+  readonly sender: string;
+  readonly receiver: string;
+  readonly instrument: Instrument;
+  readonly amount: string;
+  readonly executeBefore?: Date;
+  readonly meta?: Record<string, string>;
+  readonly factoryId?: string;
+  readonly inputHoldingCids?: string[];
+}
+
+export function transferCommand(transfer: Transfer) {
   return {
     ExerciseCommand: {
       templateId: TRANSFER_FACTORY_INTERFACE_ID,
@@ -108,6 +111,55 @@ export function submission(commandId: string, actAs: string[], command: unknown)
   return {
     commands: { commands: [command], commandId, actAs, userId: 'poolparty' },
     transactionFormat: ledgerEffects(actAs),
+  };
+}
+
+/**
+ * A submission of one transfer, acting as its sender: unless `transfer` names otherwise, the
+ * world's most common one, 1 Amulet from the treasury to the pool.
+ */
+export function transferSubmission(
+  world: World,
+  commandId: string,
+  transfer: Partial<Transfer> = {},
+) {
+  const sender = transfer.sender ?? world.treasury;
+  return submission(
+    commandId,
+    [sender],
+    transferCommand({
+      sender,
+      receiver: world.pool,
+      instrument: world.amulet,
+      amount: '1',
+      ...transfer,
+    }),
+  );
+}
+
+/**
+ * A prepare request of the world's external wallet party: its transfer, to the pool of 1 Amulet
+ * unless `transfer` names otherwise, as the service's user.
+ */
+export function walletTransferPrepare(
+  world: World,
+  commandId: string,
+  transfer: Partial<Omit<Transfer, 'sender'>> = {},
+) {
+  const sender = world.wallet.partyId;
+  return {
+    userId: 'poolparty',
+    commandId,
+    commands: [
+      transferCommand({
+        sender,
+        receiver: world.pool,
+        instrument: world.amulet,
+        amount: '1',
+        ...transfer,
+      }),
+    ],
+    actAs: [sender],
   };
 }
 

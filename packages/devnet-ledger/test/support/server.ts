@@ -5,7 +5,7 @@
 import { Amount, generateKeyPair, type Instrument } from '@poolparty/core';
 import { type LocalLedger, openLocalLedger } from '@poolparty/ledger';
 import { SignJWT } from 'jose';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { type DevnetLedgerServer, startDevnetLedgerServer } from '../../src/server.js';
 import { type CantonDocument, schemaErrors } from './canton-schemas.js';
 import { AUDIENCE, SECRET } from './localnet.js';
@@ -27,6 +27,9 @@ export interface World {
   };
   /** A bearer token of the default user (when the server requires auth). */
   readonly token: string;
+  /** `call` to this world's server: what nearly every test asks it. */
+  get(path: string, token?: string): Promise<Answer>;
+  post(path: string, body: unknown, token?: string): Promise<Answer>;
   close(): Promise<void>;
 }
 
@@ -73,11 +76,32 @@ export async function startWorld(options: { auth?: boolean } = {}): Promise<Worl
     treasury,
     wallet,
     token: await tokenFor('poolparty'),
+    get: (path, token) => call(server.url, 'GET', path, undefined, token),
+    post: (path, body, token) => call(server.url, 'POST', path, body, token),
     close: async () => {
       await server.close();
       await ledger.close();
     },
   };
+}
+
+/**
+ * The world the tests of a suite (or of a file, called at its top) share: started before the
+ * first of them, closed after the last. Its members are read once it has started, that is in a
+ * hook or a test, never in the suite's body (which runs before any hook).
+ */
+export function sharedWorld(options: { auth?: boolean } = {}): World {
+  let started: World | undefined;
+  beforeAll(async () => {
+    started = await startWorld(options);
+  });
+  afterAll(() => started?.close());
+  return new Proxy({} as World, {
+    get(_, member) {
+      if (started === undefined) throw new Error('the shared world is read before it started');
+      return Reflect.get(started, member);
+    },
+  });
 }
 
 export interface Answer {

@@ -61,6 +61,24 @@ async function onboard(partyHint: string): Promise<Wallet> {
   return { partyId: party.partyId, privateKey: keys.privateKey };
 }
 
+/** `sender`'s transfer as the SDK builds it (Amulet unless named), through its instrument's registry. */
+async function send(
+  sender: Wallet,
+  recipient: string,
+  amount: string,
+  instrumentId: 'Amulet' | 'USDCx' = 'Amulet',
+) {
+  const registryUrl = instrumentId === 'Amulet' ? amuletRegistry() : usdcxRegistry();
+  const transfer = await sdk.token.transfer.create({
+    sender: sender.partyId,
+    recipient,
+    instrumentId,
+    registryUrl,
+    amount,
+  });
+  return submit(sender, transfer);
+}
+
 /** Prepares the commands as the wallet, signs them with its key and executes them. */
 async function submit(wallet: Wallet, [commands, disclosedContracts]: readonly [unknown, unknown]) {
   return sdk.ledger
@@ -165,14 +183,7 @@ describe('the official wallet SDK 1.4.0 against the devnet ledger', () => {
   });
 
   it('sends a one-step transfer to a pre-approving party and reads it back on both sides', async () => {
-    const transfer = await sdk.token.transfer.create({
-      sender: alice.partyId,
-      recipient: pool,
-      instrumentId: 'Amulet',
-      registryUrl: amuletRegistry(),
-      amount: '10',
-    });
-    const done = await submit(alice, transfer);
+    const done = await send(alice, pool, '10');
     oneStep = done.updateId;
     expect(oneStep).toMatch(/^update-/);
     expect(await amounts(alice)).toEqual(['90.0000000000']);
@@ -184,28 +195,14 @@ describe('the official wallet SDK 1.4.0 against the devnet ledger', () => {
   });
 
   it('sends another admin’s token through that admin’s registry', async () => {
-    const transfer = await sdk.token.transfer.create({
-      sender: alice.partyId,
-      recipient: pool,
-      instrumentId: 'USDCx',
-      registryUrl: usdcxRegistry(),
-      amount: '12.5',
-    });
-    const done = await submit(alice, transfer);
+    const done = await send(alice, pool, '12.5', 'USDCx');
     expect(await amounts(alice, 'USDCx')).toEqual(['37.5000000000']);
     expect(await labelsOf(done.updateId, pool)).toContain('TransferIn');
     assertNoWireMismatches(proxy);
   });
 
   it('sends a two-step transfer the receiver finds pending and accepts', async () => {
-    const offer = await sdk.token.transfer.create({
-      sender: alice.partyId,
-      recipient: bob.partyId,
-      instrumentId: 'Amulet',
-      registryUrl: amuletRegistry(),
-      amount: '5',
-    });
-    const offered = await submit(alice, offer);
+    const offered = await send(alice, bob.partyId, '5');
     const [pending, ...more] = await sdk.token.transfer.pending(bob.partyId);
     expect(more).toEqual([]);
     if (pending === undefined) throw new Error('no pending instruction for the receiver');
@@ -223,14 +220,7 @@ describe('the official wallet SDK 1.4.0 against the devnet ledger', () => {
   });
 
   it('withdraws a two-step transfer before the receiver acts, its holding unlocked again', async () => {
-    const offer = await sdk.token.transfer.create({
-      sender: alice.partyId,
-      recipient: bob.partyId,
-      instrumentId: 'Amulet',
-      registryUrl: amuletRegistry(),
-      amount: '7',
-    });
-    await submit(alice, offer);
+    await send(alice, bob.partyId, '7');
     const [pending] = await sdk.token.transfer.pending(alice.partyId);
     if (pending === undefined) throw new Error('no pending instruction for the sender');
     const withdraw = await sdk.token.transfer.withdraw({

@@ -55,9 +55,9 @@ import {
   ALLOCATION_INTERFACE_ID,
   ALLOCATION_RESULT_COMPLETED,
   ALLOCATION_WITHDRAW_CHOICE,
+  allocationSpecification,
   type Command,
   type DisclosedContract,
-  damlDecimal,
   damlTime,
   decodeAllocation,
   type JsTransaction,
@@ -89,27 +89,9 @@ export function allocateChoiceArgument(
   requestedAt: Date,
   inputHoldingIds: readonly string[],
 ): Record<string, unknown> {
-  const { settlement, leg } = command;
   return {
-    expectedAdmin: leg.instrument.admin,
-    allocation: {
-      settlement: {
-        executor: settlement.executor,
-        settlementRef: { id: settlement.settlementRef, cid: null },
-        requestedAt: damlTime(settlement.requestedAt),
-        allocateBefore: damlTime(settlement.allocateBefore),
-        settleBefore: damlTime(settlement.settleBefore),
-        meta: { values: { ...settlement.meta } },
-      },
-      transferLegId: command.transferLegId,
-      transferLeg: {
-        sender: leg.sender,
-        receiver: leg.receiver,
-        amount: damlDecimal(leg.amount),
-        instrumentId: { admin: leg.instrument.admin, id: leg.instrument.id },
-        meta: { values: { ...leg.meta } },
-      },
-    },
+    expectedAdmin: command.leg.instrument.admin,
+    allocation: allocationSpecification(command),
     requestedAt: damlTime(requestedAt),
     inputHoldingCids: [...inputHoldingIds],
     extraArgs: { context: EMPTY_VALUES, meta: EMPTY_VALUES },

@@ -24,6 +24,7 @@ import {
   type AllocationCommand,
   type CommandCompletion,
   type CommandResult,
+  type ExecuteAtomicSwapCommand,
   type Holding,
   LedgerError,
   type LedgerUpdate,
@@ -31,6 +32,8 @@ import {
   type OfferCommand,
   type Offset,
   type PartyInfo,
+  type PrepareAtomicSwapCommand,
+  type PreparedAtomicSwap,
   type SettlementCommand,
   type TrafficParameters,
   type TransferCommand,
@@ -41,6 +44,7 @@ import {
 import { checkMeta } from '../rules.js';
 import { ActiveSets } from './active-sets.js';
 import { CantonAllocations } from './allocations.js';
+import { CantonAtomicSwaps } from './atomic-swaps.js';
 import { tokenSource } from './auth.js';
 import {
   instructionCommand,
@@ -147,6 +151,7 @@ class CantonLedgerImpl implements CantonLedger {
   /** Each party's holdings and instructions, caught up from one read to the next. */
   private readonly activeSets: ActiveSets;
   private readonly allocations: CantonAllocations;
+  private readonly atomicSwaps: CantonAtomicSwaps;
 
   constructor(private readonly options: CantonLedgerOptions) {
     const ledgerApiUrl = checkUrl(options.ledgerApiUrl, 'ledgerApiUrl');
@@ -189,6 +194,19 @@ class CantonLedgerImpl implements CantonLedger {
       ledgerEnd: () => this.ledgerEnd(),
       getHoldings: (partyId) => this.getHoldings(partyId),
       requireParty: (partyId) => this.requireParty(partyId),
+      decode: (commandId, transaction) => this.decodeCommitted(commandId, transaction),
+      firstTransaction: (commandId, party) => this.firstTransaction(commandId, party),
+    });
+    this.atomicSwaps = new CantonAtomicSwaps({
+      participant,
+      registry: this.registry,
+      userId: this.userId,
+      submitTimeoutMs: this.submitTimeoutMs,
+      ...(options.externalSigners !== undefined && { externalSigners: options.externalSigners }),
+      now: () => this.now(),
+      getHoldings: (partyId) => this.getHoldings(partyId),
+      requireParty: (partyId) => this.requireParty(partyId),
+      isSigningKeyOf: (partyId, key) => this.isSigningKeyOf(partyId, key),
       decode: (commandId, transaction) => this.decodeCommitted(commandId, transaction),
       firstTransaction: (commandId, party) => this.firstTransaction(commandId, party),
     });
@@ -494,27 +512,29 @@ class CantonLedgerImpl implements CantonLedger {
   }
 
   allocate(command: AllocateCommand): Promise<AllocateOutcome> {
-    this.assertOpen();
-    checkCommandId(command.commandId);
-    return this.allocations.allocate(command);
+    return this.checked(command.commandId, () => this.allocations.allocate(command));
   }
 
   executeSettlement(command: SettlementCommand): Promise<CommandResult> {
-    this.assertOpen();
-    checkCommandId(command.commandId);
-    return this.allocations.executeSettlement(command);
+    return this.checked(command.commandId, () => this.allocations.executeSettlement(command));
   }
 
   cancelAllocation(command: AllocationCommand): Promise<CommandResult> {
-    this.assertOpen();
-    checkCommandId(command.commandId);
-    return this.allocations.cancelAllocation(command);
+    return this.checked(command.commandId, () => this.allocations.cancelAllocation(command));
   }
 
   withdrawAllocation(command: AllocationCommand): Promise<CommandResult> {
-    this.assertOpen();
-    checkCommandId(command.commandId);
-    return this.allocations.withdrawAllocation(command);
+    return this.checked(command.commandId, () => this.allocations.withdrawAllocation(command));
+  }
+
+  // --- atomic swaps (atomic-swaps.ts) ---------------------------------------------------------
+
+  prepareAtomicSwap(command: PrepareAtomicSwapCommand): Promise<PreparedAtomicSwap> {
+    return this.checked(command.commandId, () => this.atomicSwaps.prepare(command));
+  }
+
+  executeAtomicSwap(command: ExecuteAtomicSwapCommand): Promise<CommandResult> {
+    return this.checked(command.prepared?.commandId, () => this.atomicSwaps.execute(command));
   }
 
   async close(): Promise<void> {
@@ -522,6 +542,13 @@ class CantonLedgerImpl implements CantonLedger {
   }
 
   // --- machinery -----------------------------------------------------------------------------
+
+  /** A command's call, once the adapter is open and the command id is one the ledger takes. */
+  private checked<T>(commandId: string | undefined, call: () => Promise<T>): Promise<T> {
+    this.assertOpen();
+    checkCommandId(commandId);
+    return call();
+  }
 
   private async offerChoice(command: OfferCommand, choice: InstructionChoice) {
     this.assertOpen();

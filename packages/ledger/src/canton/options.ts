@@ -2,7 +2,7 @@
  * How to reach a Canton participant, its token registries and its validator's scan proxy, and
  * as whom. These are the adapter's public options.
  */
-import type { AllocationPort, LedgerPort } from '../port.js';
+import type { AllocationPort, AtomicSwapPort, LedgerPort } from '../port.js';
 
 export type CantonAuth =
   | { readonly kind: 'none' }
@@ -51,7 +51,7 @@ export interface CantonLedgerOptions {
   readonly externalSigners?: (partyId: string) => ExternalSigner | undefined;
 }
 
-export interface CantonLedger extends LedgerPort, AllocationPort {
+export interface CantonLedger extends LedgerPort, AllocationPort, AtomicSwapPort {
   /** Ends every subscription and refuses later calls with `closed`. */
   close(): Promise<void>;
 }

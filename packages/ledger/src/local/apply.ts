@@ -14,6 +14,7 @@ import {
 } from './parties.js';
 import { applyAdvanceClock, applySetAmuletPrice, applySettle } from './schedule.js';
 import { createLedgerState, type LedgerState, type StoredResult } from './state.js';
+import { applyTransfers } from './transfer-batch.js';
 import { applyBurn, applyMint, applyOfferAction, applyTransfer } from './transfers.js';
 
 /** Applies one change; returns the command's result for commands, undefined otherwise. */
@@ -44,6 +45,8 @@ export function applyEntry(state: LedgerState, entry: ChangeEntry): StoredResult
       return undefined;
     case 'transfer':
       return applyTransfer(state, entry);
+    case 'transfers':
+      return applyTransfers(state, entry);
     case 'acceptOffer':
     case 'rejectOffer':
     case 'withdrawOffer':

@@ -126,6 +126,17 @@ export interface UpdateHoldingChanges {
   readonly selfTransfer?: SelfTransfer;
 }
 
+/**
+ * Several transfers committed as one update, all or none: a transaction of several
+ * `TransferFactory_Transfer` exercises. Every receiver must pre-approve its instrument (each leg
+ * settles directly) and no leg is a transfer to its own sender; each leg's inputs are those it
+ * names, or the ledger's pick among the holdings no earlier leg spends.
+ */
+export interface TransferBatchCommand {
+  readonly commandId: string;
+  readonly transfers: readonly Omit<LocalTransferCommand, 'commandId'>[];
+}
+
 /** A submitted pre-approval: the receiver accepts direct transfers of the instrument from then on. */
 export interface PreapprovalCommand {
   readonly commandId: string;
@@ -140,6 +151,8 @@ export interface LocalLedgerControl {
    * the update has no event, its detail is in `holdingChangesAt`).
    */
   submitTransfer(command: LocalTransferCommand): Promise<TransferOutcome>;
+  /** Several transfers as one update, all or none (see `TransferBatchCommand`). */
+  submitTransfers(command: TransferBatchCommand): Promise<CommandResult>;
   /** Creates the party, or finds the one the same request created before (`created: false`). */
   createParty(request: CreatePartyRequest): Promise<CreatedParty>;
   /**

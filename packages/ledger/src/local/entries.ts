@@ -89,6 +89,20 @@ export interface TransferEntry {
   readonly inputHoldingIds?: readonly string[];
 }
 
+/** One transfer of a `transfers` entry: a `TransferEntry` without its own time and command. */
+export type TransferBatchLeg = Omit<TransferEntry, 'op' | 'at' | 'commandId'>;
+
+/**
+ * Several transfers committed as one update, all or none: a transaction of several
+ * `TransferFactory_Transfer` exercises (an atomic swap's input and output legs).
+ */
+export interface TransferBatchEntry {
+  readonly op: 'transfers';
+  readonly at: EpochMs;
+  readonly commandId: string;
+  readonly transfers: readonly TransferBatchLeg[];
+}
+
 export interface OfferActionEntry {
   readonly op: 'acceptOffer' | 'rejectOffer' | 'withdrawOffer';
   readonly at: EpochMs;
@@ -160,6 +174,7 @@ export type LedgerEntry =
   | AdvanceClockEntry
   | SettleEntry
   | TransferEntry
+  | TransferBatchEntry
   | OfferActionEntry
   | SupplyEntry
   | AllocateEntry

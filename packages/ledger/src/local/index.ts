@@ -12,6 +12,7 @@ export type {
   LocalTransferCommand,
   PreapprovalCommand,
   SelfTransfer,
+  TransferBatchCommand,
   UpdateHoldingChanges,
 } from './control.js';
 export { seededRandom } from './faults.js';
@@ -38,3 +39,4 @@ export {
   isDevnetSeeded,
   seedDevnet,
 } from './seed.js';
+export { BATCH_LEGS_MAX } from './transfer-batch.js';

@@ -71,6 +71,7 @@ import type {
   LocalLedgerOptions,
   LocalTransferCommand,
   PreapprovalCommand,
+  TransferBatchCommand,
 } from './control.js';
 import type {
   AllocateEntry,
@@ -81,6 +82,7 @@ import type {
   OfferActionEntry,
   SettlementRecord,
   SupplyEntry,
+  TransferBatchEntry,
   TransferEntry,
   TransferLegRecord,
 } from './entries.js';
@@ -100,6 +102,7 @@ import {
   requireParty,
   type StoredResult,
 } from './state.js';
+import { BATCH_LEGS_MAX } from './transfer-batch.js';
 import { ChangeNotifier, streamUpdates, type UpdateSource } from './update-stream.js';
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -164,6 +167,14 @@ function idList(value: unknown, name: string): string[] {
     throw new TypeError(`${name} must be an array of at most ${COMMAND_IDS_MAX} ids`);
   }
   return value.map((id) => String(id));
+}
+
+/** A batch's transfers: an array of 1 to `BATCH_LEGS_MAX`. */
+function batchLegs<T>(transfers: readonly T[]): readonly T[] {
+  if (!Array.isArray(transfers) || transfers.length === 0 || transfers.length > BATCH_LEGS_MAX) {
+    throw new TypeError(`transfers must be an array of 1 to ${BATCH_LEGS_MAX} transfers`);
+  }
+  return transfers;
 }
 
 function settlementRecord(settlement: SettlementInfo): SettlementRecord {
@@ -357,6 +368,32 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
         }),
       };
     });
+  }
+
+  submitTransfers(command: TransferBatchCommand): Promise<CommandResult> {
+    const { transfers } = command;
+    return this.submit<CommandResult>(
+      command.commandId,
+      (at): TransferBatchEntry => ({
+        op: 'transfers',
+        at,
+        commandId: command.commandId,
+        transfers: batchLegs(transfers).map((transfer) => ({
+          sender: transfer.sender,
+          receiver: transfer.receiver,
+          instrument: checkInstrument(transfer.instrument),
+          amount: amountText(transfer.amount),
+          meta: copyMeta(transfer.meta),
+          executeBefore:
+            transfer.executeBefore === undefined
+              ? at + this.settings.offerLifetimeMs
+              : epochMs(transfer.executeBefore, 'executeBefore'),
+          ...(transfer.inputHoldingIds !== undefined && {
+            inputHoldingIds: holdingIdsOf(transfer.inputHoldingIds),
+          }),
+        })),
+      }),
+    );
   }
 
   acceptOffer(command: OfferCommand): Promise<CommandResult> {

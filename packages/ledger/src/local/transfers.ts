@@ -53,7 +53,7 @@ export function positiveAmount(text: string): Amount {
 }
 
 /** Archives the inputs and returns the change; the caller creates what the amount becomes. */
-function spend(
+export function spend(
   state: LedgerState,
   owner: string,
   instrument: Instrument,
@@ -116,16 +116,7 @@ export function applyTransfer(state: LedgerState, entry: TransferEntry): Transfe
   }
   if (isPreapproved(requireParty(state, receiver), instrument)) {
     createHolding(state, receiver, instrument, amount);
-    const event: LedgerEvent = {
-      kind: 'transfer',
-      sender,
-      receiver,
-      instrument,
-      amount,
-      meta,
-      offerId: null,
-      feesBurned: Amount.ZERO,
-    };
+    const event = transferEvent({ sender, receiver, instrument, amount, meta }, null);
     const result = recordUpdate(state, entry.at, entry.commandId, [event]);
     return complete(state, entry.commandId, { kind: 'direct', ...result });
   }
@@ -157,7 +148,7 @@ function lockContext(offer: TransferOffer): string {
   return `transfer offer to ${offer.receiver}`;
 }
 
-function complete<T extends CommandResult>(
+export function complete<T extends CommandResult>(
   state: LedgerState,
   commandId: string | null,
   result: T,
@@ -190,7 +181,15 @@ function endOffer(
 
 function offerEndEvent(offer: TransferOffer, ending: OfferEnding): LedgerEvent {
   if (ending !== 'accepted') return { kind: `offer_${ending}`, ...offer };
-  const { sender, receiver, instrument, amount, meta, offerId } = offer;
+  return transferEvent(offer, offer.offerId);
+}
+
+/** A transfer event of the local ledger, direct (no offer) or an accepted offer's: it burns no fees. */
+function transferEvent(
+  transfer: Pick<TransferOffer, 'sender' | 'receiver' | 'instrument' | 'amount' | 'meta'>,
+  offerId: string | null,
+): LedgerEvent {
+  const { sender, receiver, instrument, amount, meta } = transfer;
   return {
     kind: 'transfer',
     sender,

@@ -87,6 +87,18 @@ export function hangingReply(request: RecordedRequest): Promise<Error> {
   });
 }
 
+/** An event-stream response delivering `chunks` one by one. */
+export function eventStream(chunks: string[]): Response {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+      controller.close();
+    },
+  });
+  return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+}
+
 /** A sleep that records the waits asked for and returns at once. */
 export function recordingSleep(): {
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;

@@ -382,6 +382,16 @@ export const WITHDRAWAL_COMPLETED_EXAMPLE = {
   completedAt: '2026-11-23T09:12:04.000Z',
 };
 
+const WITHDRAWAL_OFFERED_EXAMPLE = {
+  ...WITHDRAWAL_EXAMPLE,
+  payoutA: { ...WITHDRAWAL_EXAMPLE.payoutA, state: 'offered', offerId: 'offer-000731' },
+};
+
+export const WITHDRAWAL_EVENTS_EXAMPLE =
+  `event: paying\nid: 12\ndata: ${JSON.stringify(WITHDRAWAL_EXAMPLE)}\n\n` +
+  `event: payout_offered\nid: 13\ndata: ${JSON.stringify(WITHDRAWAL_OFFERED_EXAMPLE)}\n\n` +
+  ': heartbeat\n\n';
+
 export const POSITION_LIST_EXAMPLE = {
   items: [
     {
@@ -712,6 +722,10 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
       'The signed request was valid until 2026-11-22T13:40:00.000Z; the ledger clock is at 2026-11-22T13:41:00.000Z. Sign it again with a later validUntil.',
     extensions: { ledgerTime: '2026-11-22T13:41:00.000Z' },
   },
+  invalid_transaction_signature: {
+    detail:
+      'The signature is not an Ed25519 signature of the prepared transaction hash by the key 1220c2f1… of the trader; nothing was submitted, and the swap is still prepared.',
+  },
   origin_not_allowed: {
     detail:
       'POST /devnet/clock does not take requests from the browser origin https://evil.example; list it in POOLPARTY_DEVNET_CONTROL_ORIGINS to allow it.',
@@ -740,6 +754,14 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
     extensions: { intentStatus: 'completed' },
   },
   pool_paused: { detail: `Pool ${POOL_ID} is paused; it takes no new swaps.` },
+  price_moved: {
+    detail:
+      "The pool's curve pays 142.1 USDCx for 1000 Amulet now, below the signed output 142.5; nothing moved. Prepare the swap again for a new price.",
+  },
+  atomic_swap_expired: {
+    detail:
+      'The atomic swap expired at 2026-11-22T13:41:00.000Z before its signature arrived; nothing moved. Prepare it again.',
+  },
   nothing_to_collect: {
     detail: `No earnings of Amulet in pool ${POOL_ID} are left to collect.`,
   },

@@ -9,7 +9,7 @@ import { DepositRefusedError } from '@poolparty/sdk';
 import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from './support/amounts.js';
-import { type Live, startLive } from './support/live.js';
+import { type Live, startLive, swapAmulet, uniqueHint } from './support/live.js';
 
 let live: Live;
 let devnet: Devnet;
@@ -21,21 +21,7 @@ beforeAll(async () => {
 
 afterAll(() => live?.close());
 
-const hint = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}`;
-
-async function swapAmulet(wallet: DevnetWallet, amount: string) {
-  let token: string | undefined;
-  const pp = live.client({ walletToken: () => token, pollInterval: 50 });
-  ({ token } = await wallet.authenticate(pp));
-  const swap = await pp.swaps.create({
-    fromToken: 'Amulet',
-    toToken: 'USDCx',
-    amount,
-    poolId: live.canonical.poolId,
-  });
-  await wallet.deposit(swap);
-  return swap.wait({ timeout: 30_000 });
-}
+const hint = uniqueHint;
 
 describe('a deposit for a swap the price moved past', () => {
   it('is not sent: canDeposit() names the fresh output and the minimum, and the intent can be cancelled', async () => {
@@ -56,7 +42,7 @@ describe('a deposit for a swap the price moved past', () => {
     // A larger swap in the same direction settles first and lowers the USDCx price ~0.6 %.
     const whale = await devnet.createWallet({ partyHint: hint('whale') });
     await whale.fund('Amulet', '5000');
-    await swapAmulet(whale, '3000');
+    await swapAmulet(live, whale, '3000');
 
     const check = await swap.canDeposit();
     if (check.ok || check.reason !== 'price_moved') throw new Error(JSON.stringify(check));

@@ -9,7 +9,7 @@ import { AuthenticationError, ConflictError, NotFoundError, ValidationError } fr
 import { Devnet, type DevnetWallet, generatePrivateKey } from '@poolparty/sdk/devnet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from './support/amounts.js';
-import { type Live, startLive, uniqueHint } from './support/live.js';
+import { type Live, startLive, swapAmulet, uniqueHint } from './support/live.js';
 
 let live: Live;
 
@@ -21,20 +21,6 @@ afterAll(() => live?.close());
 
 const hint = uniqueHint;
 
-async function swapAmulet(wallet: DevnetWallet, amount: string) {
-  let token: string | undefined;
-  const pp = live.client({ walletToken: () => token, pollInterval: 50 });
-  ({ token } = await wallet.authenticate(pp));
-  const swap = await pp.swaps.create({
-    fromToken: 'Amulet',
-    toToken: 'USDCx',
-    amount,
-    poolId: live.canonical.poolId,
-  });
-  await wallet.deposit(swap);
-  return { swap, result: await swap.wait({ timeout: 30_000 }) };
-}
-
 describe('the devnet wallet', () => {
   it('is created from a local key, funded, authenticated, and deposits for a swap that completes', async () => {
     const wallet = await live.devnet.createWallet({ partyHint: hint('maker') });
@@ -42,7 +28,7 @@ describe('the devnet wallet', () => {
     await wallet.fund('Amulet', '1000');
     expect(await wallet.balance('Amulet')).toBe('1000');
 
-    const { swap, result } = await swapAmulet(wallet, '100');
+    const { swap, result } = await swapAmulet(live, wallet, '100');
     expect(result.status).toBe('completed');
     expect(await wallet.balance('Amulet')).toBe('900');
     const usdcx = await wallet.balance('USDCx', live.canonical.tokenB.admin);

@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { Amount, type Instrument } from '@poolparty/core';
+import type { Instrument } from '@poolparty/core';
 import {
   allUpdates,
   balanceOf,
@@ -15,7 +15,6 @@ import {
   createPricedIntent,
   depositFor,
   fundedParties,
-  registerSeed,
   transfersByReason,
 } from '@poolparty/settlement/testing';
 import { type Database, getIntent, type IntentRecord, listIntentEvents } from '@poolparty/store';
@@ -112,7 +111,6 @@ export async function depositedSwaps(
   if (!pool) throw new Error(`no ${poolId} in the seed`);
   const { tokenA: input, tokenB: output } = pool;
   const now = await ledger.now();
-  await registerSeed(db, seed, now);
   const intents: IntentRecord[] = [];
   for (const party of await fundedParties(ledger, swaps, [input, output], input, amount)) {
     const request = { poolId, party, input, amount, developerParty: seed.developer.partyId, now };

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registerSeed } from '@poolparty/settlement/testing';
 import { type Database, openStore } from '@poolparty/store';
-import { createSchema, dropSchema, POSTGRES_URL } from '@poolparty/store/testing';
+import { createSchema, dropSchema, POSTGRES_URL, schemaUrl } from '@poolparty/store/testing';
 import { afterEach } from 'vitest';
 import { type ServedDevnet, serveSeededDevnet } from './devnet-ledger.js';
-import type { WorkerProcess } from './worker-process.js';
+import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
 export interface WorkerWorld {
   readonly dataDir: string;
@@ -37,6 +37,8 @@ export async function openWorkerWorld(name: string): Promise<WorkerWorld> {
 export function useWorkerWorlds<W extends WorkerWorld>(): {
   readonly running: WorkerProcess[];
   opened: (world: W) => W;
+  /** A worker on the world's store and ledger, `env` added; killed after the test if still up. */
+  start: (world: W, env?: Readonly<Record<string, string>>) => WorkerProcess;
 } {
   const running: WorkerProcess[] = [];
   let current: W | null = null;
@@ -55,6 +57,14 @@ export function useWorkerWorlds<W extends WorkerWorld>(): {
     opened: (world) => {
       current = world;
       return world;
+    },
+    start: (world, env = {}) => {
+      const worker = startWorkerProcess(world.dataDir, schemaUrl(world.schema), {
+        ...world.devnet.env,
+        ...env,
+      });
+      running.push(worker);
+      return worker;
     },
   };
 }

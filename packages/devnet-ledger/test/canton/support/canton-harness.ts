@@ -175,6 +175,7 @@ export async function openCantonHarnessLedger(
     setPreapproval: (receiver, instrument, enabled) =>
       local.setPreapproval(receiver, instrument, enabled),
     submitPreapproval: (command) => local.submitPreapproval(command),
+    submitTransfers: (command) => local.submitTransfers(command),
     operatorNamespace: () => local.operatorNamespace(),
     mint: (request) => local.mint(request),
     burn: (request) => local.burn(request),

@@ -52,8 +52,13 @@ type AllocationEvent = Extract<
   }
 >;
 
-/** The allocation's `AllocationSpecification`, in the Daml JSON encoding. */
-export function allocationSpecification(allocation: Allocation) {
+/**
+ * The allocation's `AllocationSpecification`, in the Daml JSON encoding: what its contract holds,
+ * and what `AllocationFactory_Allocate` is asked for.
+ */
+export function allocationSpecification(
+  allocation: Pick<Allocation, 'settlement' | 'transferLegId' | 'leg'>,
+) {
   const { settlement, leg } = allocation;
   return {
     settlement: {

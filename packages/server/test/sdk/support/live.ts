@@ -4,8 +4,14 @@
  * deposits sent the way a wallet sends them, through the devnet ledger's signed transfers.
  */
 import { randomUUID } from 'node:crypto';
-import { PoolParty, type PoolPartyOptions, type SwapIntent } from '@poolparty/sdk';
-import { Devnet } from '@poolparty/sdk/devnet';
+import {
+  PoolParty,
+  type PoolPartyOptions,
+  type Swap,
+  type SwapIntent,
+  type SwapResult,
+} from '@poolparty/sdk';
+import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
 import type { DevnetParty, DevnetPoolInfo } from '../../../src/devnet-bootstrap.js';
 import {
   answerDevnetOffer,
@@ -41,6 +47,31 @@ export interface Live {
   /** Sends the intent's deposit from `party`, as its wallet would. */
   deposit(party: DevnetParty, intent: SwapIntent): Promise<void>;
   close(): Promise<void>;
+}
+
+/** How long a test waits for a swap of the canonical pool to end. */
+const SWAP_WAIT_MS = 30_000;
+
+/**
+ * `amount` Amulet swapped to USDCx in the canonical pool by a devnet wallet through the SDK, as
+ * an app does it: authenticate, create, deposit from the wallet, wait for the end.
+ */
+export async function swapAmulet(
+  live: Live,
+  wallet: DevnetWallet,
+  amount: string,
+): Promise<{ readonly swap: Swap; readonly result: SwapResult }> {
+  let token: string | undefined;
+  const pp = live.client({ walletToken: () => token, pollInterval: 50 });
+  ({ token } = await wallet.authenticate(pp));
+  const swap = await pp.swaps.create({
+    fromToken: 'Amulet',
+    toToken: 'USDCx',
+    amount,
+    poolId: live.canonical.poolId,
+  });
+  await wallet.deposit(swap);
+  return { swap, result: await swap.wait({ timeout: SWAP_WAIT_MS }) };
 }
 
 /** A party hint of its own for this run, so a test's parties are not an earlier run's. */
