@@ -5,12 +5,12 @@
  * findings, and screenshots of `/` and a swap in progress at desktop and phone widths.
  */
 import { IN_PROGRESS_STATES, PoolParty } from '@poolparty/sdk';
-import { Devnet } from '@poolparty/sdk/devnet';
 import { addDiscount } from '@poolparty/server/testing';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appSuite } from './support/app-suite.js';
 import { screenshot, seriousAxeViolations, watchCspViolations } from './support/browser.js';
+import { signedInWallet } from './support/signed-in-wallet.js';
 import { chooseToken } from './support/token-picker.js';
 
 const SETTLE_MS = 45_000;
@@ -218,16 +218,8 @@ describe('the web app in a browser', () => {
     await fundAmulet(page);
     await fillSwap(page, '100', '0.1');
     // Between the intent and its deposit, another party's large swap moves the price.
-    const whale = await new Devnet(t.url).createWallet({ partyHint: 'whale' });
+    const { wallet: whale, pp } = await signedInWallet(t, 'whale');
     await whale.fund('Amulet', '20000');
-    let token = '';
-    const pp = new PoolParty({
-      apiKey: t.apiKey,
-      environment: 'devnet',
-      baseUrl: t.url,
-      walletToken: () => token,
-    });
-    ({ token } = await whale.authenticate(pp));
     await page.route('**/devnet/transfers', async (route) => {
       const big = await pp.swaps.create({
         fromToken: 'Amulet',

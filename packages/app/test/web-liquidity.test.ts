@@ -8,12 +8,11 @@
  * control reachable by keyboard. An intent left waiting for its deposits is found again and
  * cancelled. Screenshots go to `test-output/`.
  */
-import { PoolParty } from '@poolparty/sdk';
-import { Devnet, generatePrivateKey } from '@poolparty/sdk/devnet';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from './support/app-suite.js';
 import { checkPage, newWatchedPage } from './support/page-checks.js';
+import { signedInWallet } from './support/signed-in-wallet.js';
 
 const SETTLE_MS = 45_000;
 /** Each width has a pool of its own: both are seeded at 1 Amulet = 0.145 USDCx. */
@@ -41,19 +40,8 @@ describe('a newcomer’s liquidity path in a browser', () => {
 
   /** Three swaps of another app's user in the pool, back and forth: fees for its providers. */
   async function threeSwapsElsewhere(hint: string, poolId: string): Promise<void> {
-    const wallet = await new Devnet(t.url).createWallet({
-      partyHint: hint,
-      key: generatePrivateKey(),
-    });
+    const { wallet, pp } = await signedInWallet(t, hint);
     await wallet.fund('Amulet', '1000');
-    let token = '';
-    const pp = new PoolParty({
-      apiKey: t.apiKey,
-      environment: 'devnet',
-      baseUrl: t.url,
-      walletToken: () => token,
-    });
-    ({ token } = await wallet.authenticate(pp));
     for (const [fromToken, toToken, amount] of [
       ['Amulet', 'USDCx', '300'],
       ['Amulet', 'USDCx', '300'],
@@ -156,19 +144,7 @@ describe('a newcomer’s liquidity path in a browser', () => {
     for (const width of [1280, 390]) {
       const { page, errors } = await newPage(width);
       // Created elsewhere for a party whose deposits never left: the page finds it again.
-      const privateKey = generatePrivateKey();
-      const wallet = await new Devnet(t.url).createWallet({
-        partyHint: `waiting${width}`,
-        key: privateKey,
-      });
-      let token = '';
-      const pp = new PoolParty({
-        apiKey: t.apiKey,
-        environment: 'devnet',
-        baseUrl: t.url,
-        walletToken: () => token,
-      });
-      ({ token } = await wallet.authenticate(pp));
+      const { wallet, privateKey, token } = await signedInWallet(t, `waiting${width}`);
       const created = await fetch(`${t.url}/v1/liquidity/intents`, {
         method: 'POST',
         headers: {

@@ -9,9 +9,10 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from './support/app-suite.js';
+import { countFollowRequests } from './support/followed-requests.js';
 import { newWatchedPage } from './support/page-checks.js';
+import { addLiquidityOnPoolPage, LIQUIDITY_SETTLE_MS as SETTLE_MS } from './support/pool-page.js';
 
-const SETTLE_MS = 45_000;
 const POOL = 'amulet-usdcx';
 const STREAM = /\/v1\/liquidity\/withdrawals\/[^/?]+\/events/;
 const READ = /\/v1\/liquidity\/withdrawals\/[^/?]+$/;
@@ -20,31 +21,11 @@ describe('a withdrawal followed in a browser', () => {
   const { t, browser, contexts } = appSuite();
 
   /** The requests the page makes for withdrawals: stream openings and plain reads. */
-  function countRequests(page: Page) {
-    const seen = { streams: 0, reads: 0 };
-    page.on('request', (request) => {
-      const path = new URL(request.url()).pathname;
-      if (STREAM.test(path)) seen.streams += 1;
-      else if (READ.test(path) && request.method() === 'GET') seen.reads += 1;
-    });
-    return seen;
-  }
+  const countRequests = (page: Page) => countFollowRequests(page, STREAM, READ);
 
   /** A party without a pre-approval adds liquidity, then removes half: two payouts as offers. */
   async function removeHalf(page: Page, name: string): Promise<void> {
-    await page.goto(`${t.url}/pools/${POOL}`);
-    await page.getByLabel('Party name').fill(name);
-    await page.getByRole('checkbox', { name: /pre-approval/ }).uncheck();
-    await page.getByRole('button', { name: 'Create a devnet party' }).click();
-    await page.getByTestId('party-id').waitFor();
-    await page.getByRole('button', { name: 'Get 1000 Amulet' }).click();
-    await expect.poll(() => page.getByTestId('balance-Amulet').textContent()).toBe('1,000');
-    await page.getByRole('button', { name: 'Get 1000 USDCx (circle)' }).click();
-    await page.getByLabel('Amulet', { exact: true }).fill('100');
-    await page.getByRole('button', { name: 'Add liquidity', exact: true }).click();
-    await page
-      .locator('[data-testid="liquidity-intent"][data-state="completed"]')
-      .waitFor({ timeout: SETTLE_MS });
+    await addLiquidityOnPoolPage(page, `${t.url}/pools/${POOL}`, name, { preapproval: false });
     await page.getByTestId('burn-preview').waitFor();
     await page.getByRole('button', { name: 'Remove', exact: true }).click();
     for (const side of ['a', 'b']) {
