@@ -40,7 +40,8 @@ function judge(
   input: Side,
   pricedInput: Amount,
   reference: Ratio,
-  perUnitOf: (reference: Ratio, input: Side) => Ratio = (r, side) => (side === 'a' ? r : invert(r)),
+  perUnitOf: (reference: Ratio, input: Side) => Ratio | null = (r, side) =>
+    side === 'a' ? r : invert(r),
 ) {
   const [inputReserve, outputReserve] = input === 'a' ? [pool.a, pool.b] : [pool.b, pool.a];
   const output = constantProductOutput({ input: inputReserve, output: outputReserve }, pricedInput);
