@@ -157,7 +157,16 @@ export async function getWebhookEndpoint(
   q: Queryable,
   endpointId: string,
 ): Promise<WebhookEndpointRecord | null> {
-  const rows = await q.query('SELECT * FROM webhook_endpoints WHERE endpoint_id = $1', [
+  return endpointById(q, endpointId, '');
+}
+
+/** One read serves both: the lock is the only difference between a look and a locked read. */
+async function endpointById(
+  q: Queryable,
+  endpointId: string,
+  lock: '' | 'FOR UPDATE',
+): Promise<WebhookEndpointRecord | null> {
+  const rows = await q.query(`SELECT * FROM webhook_endpoints WHERE endpoint_id = $1 ${lock}`, [
     endpointId,
   ]);
   return rows[0] ? endpointFromRow(rows[0]) : null;
@@ -672,10 +681,7 @@ export async function lockWebhookEndpoint(
   tx: Queryable,
   endpointId: string,
 ): Promise<WebhookEndpointRecord | null> {
-  const rows = await tx.query('SELECT * FROM webhook_endpoints WHERE endpoint_id = $1 FOR UPDATE', [
-    endpointId,
-  ]);
-  return rows[0] ? endpointFromRow(rows[0]) : null;
+  return endpointById(tx, endpointId, 'FOR UPDATE');
 }
 
 /** Writes the endpoint's failure run; with `disabledReason`, turns it off at `now`. */

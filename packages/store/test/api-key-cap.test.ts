@@ -11,21 +11,21 @@ import {
   type ApiKeyRecord,
   type Database,
   graceKeysOverCap,
-  IN_MEMORY,
   insertApiKeyWithinCap,
   isApiKeyUsable,
   listApiKeys,
   listWorkingApiKeys,
-  migrate,
   type NewApiKey,
-  openPglite,
   revokeApiKey,
   rotateApiKeyWithinCap,
   upsertDeveloper,
 } from '../src/index.js';
-import { type FreshSchema, openFreshSchema, postgresSkipReason } from '../testing/index.js';
+import { storeBackends } from '../testing/index.js';
 
-const postgresSkip = await postgresSkipReason('API key cap suite on PostgreSQL');
+const BACKENDS = await storeBackends('API key cap suite', {
+  schemaPrefix: 'pp_key_cap',
+  processes: 2,
+});
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 const HOUR_MS = 60 * 60 * 1000;
@@ -119,42 +119,7 @@ async function listenFor(db: Database, keyIds: readonly string[]): Promise<Liste
   };
 }
 
-interface Backend {
-  readonly name: string;
-  readonly skipReason: string | null;
-  /** Two handles on one store: two processes' pools on PostgreSQL, the one connection on PGlite. */
-  open(): Promise<readonly [Database, Database]>;
-  close(): Promise<void>;
-}
-
-function pgliteBackend(): Backend {
-  let db: Database | null = null;
-  return {
-    name: 'PGlite',
-    skipReason: null,
-    open: async () => {
-      db = await openPglite(IN_MEMORY);
-      await migrate(db);
-      return [db, db];
-    },
-    close: async () => db?.close(),
-  };
-}
-
-function postgresBackend(): Backend {
-  let store: FreshSchema | null = null;
-  return {
-    name: 'PostgreSQL',
-    skipReason: postgresSkip,
-    open: async () => {
-      store = await openFreshSchema('pp_key_cap', { processes: 2 });
-      return store.databases as [Database, Database];
-    },
-    close: async () => store?.close(),
-  };
-}
-
-describe.each([pgliteBackend(), postgresBackend()])('working keys on $name', (backend) => {
+describe.each(BACKENDS)('working keys on $name', (backend) => {
   let db: Database;
   let other: Database;
 
