@@ -75,4 +75,3 @@ export const read = {
   safeInteger: readSafeInteger,
   integerOrNull: readIntegerOrNull,
 } as const;
-
