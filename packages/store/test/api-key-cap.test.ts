@@ -141,6 +141,18 @@ describe.each(BACKENDS)('working keys on $name', (backend) => {
     return keys;
   }
 
+  /**
+   * A developer at the cap with one key in its grace: of `CAP - 1` keys, `first` was rotated an
+   * hour in, so `first` (in its grace), its `successor` and `second` all count.
+   */
+  async function atTheCapWithOneInItsGrace() {
+    const [first, second] = await developerWithKeys(CAP - 1);
+    if (!first || !second) throw new Error('no keys');
+    const successor = await rotateApiKeyWithinCap(db, rotation(first, at(HOUR_MS)), CAP);
+    if (successor === null) throw new Error('rotation refused');
+    return { first, second, party: first.developerParty, successor };
+  }
+
   const workingIds = async (party: string, now: Date) =>
     (await listWorkingApiKeys(db, party, now)).map((key) => key.keyId).sort();
 
@@ -161,11 +173,7 @@ describe.each(BACKENDS)('working keys on $name', (backend) => {
   it.skipIf(backend.skipReason !== null)(
     'end, at the cap, the grace that would stop soonest, and announce it',
     async () => {
-      const [first, second] = await developerWithKeys(CAP - 1);
-      if (!first || !second) throw new Error('no keys');
-      const party = first.developerParty;
-      const successor = await rotateApiKeyWithinCap(db, rotation(first, at(HOUR_MS)), CAP);
-      if (successor === null) throw new Error('rotation refused');
+      const { first, second, party, successor } = await atTheCapWithOneInItsGrace();
       const listening = await listenFor(db, [first.keyId]);
       const now = at(2 * HOUR_MS);
       // Rotating second passes the cap: first's grace ends, second keeps its own.
@@ -211,11 +219,7 @@ describe.each(BACKENDS)('working keys on $name', (backend) => {
   it.skipIf(backend.skipReason !== null)(
     'never pass the cap under concurrent rotations and creations from two processes',
     async () => {
-      const [first, second] = await developerWithKeys(CAP - 1);
-      if (!first || !second) throw new Error('no keys');
-      const party = first.developerParty;
-      const successor = await rotateApiKeyWithinCap(db, rotation(first, at(HOUR_MS)), CAP);
-      if (successor === null) throw new Error('rotation refused');
+      const { first, second, party, successor } = await atTheCapWithOneInItsGrace();
       const now = at(2 * HOUR_MS);
       // Both rotations would end first's grace if they counted side by side.
       const [rotatedA, rotatedB, createdA, createdB] = await Promise.all([
