@@ -48,6 +48,15 @@ export function formatUsd(amount: string): string {
   return `${negative ? '-' : ''}$${formatAmount(whole)}.${cents}`;
 }
 
+/**
+ * The USD shown beside an amount: `formatUsd`, except that a value above zero but under a cent
+ * reads `< $0.01` rather than a `$0.00` that would say the amount is worth nothing.
+ */
+export function formatUsdBeside(usd: string): string {
+  const shown = formatUsd(usd);
+  return shown === '$0.00' && /[1-9]/.test(usd) && !usd.trim().startsWith('-') ? '< $0.01' : shown;
+}
+
 /** Basis points of a charge as the discount a user gets, e.g. 7000 → `30 % off`. */
 export function discountOf(chargeBps: number): string {
   return `${((10_000 - chargeBps) / 100).toFixed(2).replace(/\.?0+$/, '')} % off`;
@@ -64,12 +73,23 @@ export function formatTime(iso: string): string {
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
 }
 
-const AXIS_NUMBER = new Intl.NumberFormat(undefined, {
-  notation: 'compact',
-  maximumSignificantDigits: 3,
-});
+/** Significant digits a chart's tick keeps unless its neighbours need more to differ. */
+const AXIS_DIGITS = 3;
+const axisFormats = new Map<number, Intl.NumberFormat>();
 
-/** A chart axis' tick: short (1.2K, 0.000132), for reading the scale, not the exact figure. */
-export function formatAxisNumber(value: number): string {
-  return AXIS_NUMBER.format(value);
+/**
+ * A chart axis' tick: short (1.2K, 0.000132), for reading the scale, not the exact figure;
+ * `digits` significant digits (1 to 21, as Intl allows).
+ */
+export function formatAxisNumber(value: number, digits = AXIS_DIGITS): string {
+  const kept = Math.min(21, Math.max(1, Math.round(digits)));
+  let format = axisFormats.get(kept);
+  if (format === undefined) {
+    format = new Intl.NumberFormat(undefined, {
+      notation: 'compact',
+      maximumSignificantDigits: kept,
+    });
+    axisFormats.set(kept, format);
+  }
+  return format.format(value);
 }

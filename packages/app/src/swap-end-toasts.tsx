@@ -9,7 +9,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { formatAmount } from './format.js';
 import { useServices } from './services.js';
-import { stateText } from './swap-progress-model.js';
+import { stateTitle } from './swap-state-titles.js';
 
 /** Toasts shown at once; older ones give way. */
 const TOASTS_MAX = 3;
@@ -35,7 +35,7 @@ export function toastOf(status: SwapStatus): Toast {
   return {
     intentId: status.intentId,
     state: status.status,
-    text: `Swap ${stateText(status.status).title.toLowerCase()}: ${amounts}`,
+    text: `Swap ${stateTitle(status.status).toLowerCase()}: ${amounts}`,
   };
 }
 

@@ -6,6 +6,7 @@
  * (`packages/core/src/lifecycle.ts`).
  */
 import { IN_PROGRESS_STATES, type SwapState, type SwapStatus } from '@poolparty/sdk';
+import { stateTitle } from './swap-state-titles.js';
 
 export type Tone = 'good' | 'bad' | 'neutral';
 
@@ -15,101 +16,84 @@ export interface StateText {
   readonly tone: Tone;
 }
 
-const TEXTS: Readonly<Record<SwapState, StateText>> = {
+const DETAILS: Readonly<Record<SwapState, Omit<StateText, 'title'>>> = {
   pending: {
-    title: 'Waiting for your deposit',
     detail: 'Send exactly the deposit amount from your party before the intent expires.',
     tone: 'neutral',
   },
   matched: {
-    title: 'Deposit matched',
     detail: 'Your transfer was seen on the ledger and matched to this swap.',
     tone: 'neutral',
   },
   deposit_received: {
-    title: 'Deposit received',
     detail: 'The deposit is in the pool swap party and counts for this swap.',
     tone: 'neutral',
   },
   forwarded: {
-    title: 'Forwarded to the pool',
     detail: 'The deposit moved into the pool to be priced.',
     tone: 'neutral',
   },
   processing: {
-    title: 'Pricing the swap',
     detail: 'The pool prices the swap at the current reserves and checks your minimum output.',
     tone: 'neutral',
   },
   sending_output: {
-    title: 'Sending your output',
     detail: 'The output is on its way to your party.',
     tone: 'neutral',
   },
   completed: {
-    title: 'Completed',
     detail: 'The output arrived in your party.',
     tone: 'good',
   },
   slippage_failed: {
-    title: 'Refunded: the price moved',
     detail:
       'The output at execution time was below your minimum (your slippage limit), so the swap did not run and your deposit was refunded.',
     tone: 'bad',
   },
   price_impact_exceeded: {
-    title: 'Refunded: price impact too large',
     detail:
       "The swap would have moved the pool's price more than the service allows; your deposit was refunded.",
     tone: 'bad',
   },
   insufficient_amount: {
-    title: 'Refunded: deposit too small',
     detail: 'The deposit did not cover the fees and the smallest swap; it was refunded.',
     tone: 'bad',
   },
   insufficient_liquidity: {
-    title: 'Refunded: not enough liquidity',
     detail: 'The pool could not pay this output; your deposit was refunded.',
     tone: 'bad',
   },
   output_failed: {
-    title: 'Refunded: the payout did not go through',
     detail:
       'The output could not be delivered (or its offer was rejected or expired), so the trade was reversed and your deposit refunded.',
     tone: 'bad',
   },
   no_output_holdings: {
-    title: 'Refunded: the pool had no output holdings',
     detail: 'The pool held nothing to pay out with; your deposit was refunded.',
     tone: 'bad',
   },
   failed: {
-    title: 'Failed',
     detail: 'The swap failed; the reason is below. A deposit that arrived is refunded.',
     tone: 'bad',
   },
   refund_failed: {
-    title: 'Refund failed',
     detail:
       "The refund could not be delivered (or its offer was rejected or expired). The operator returns the funds; keep this swap's id.",
     tone: 'bad',
   },
   expired: {
-    title: 'Expired',
     detail:
       'No deposit arrived before the intent expired. Nothing was taken; a late deposit is refunded.',
     tone: 'bad',
   },
   cancelled: {
-    title: 'Cancelled',
     detail: 'The swap was cancelled before any deposit.',
     tone: 'neutral',
   },
 };
 
 export function stateText(state: SwapState): StateText {
-  return TEXTS[state];
+  return { title: stateTitle(state), ...DETAILS[state] };
 }
 
 export interface TimelineStep {
@@ -131,14 +115,14 @@ export function timelineOf(status: Pick<SwapStatus, 'status' | 'history'>): Time
     if (!entered.has(entry.status)) entered.set(entry.status, entry.at);
   const steps: TimelineStep[] = IN_PROGRESS_STATES.map((state) => ({
     state,
-    text: TEXTS[state],
+    text: stateText(state),
     at: entered.get(state) ?? null,
     current: status.status === state,
   }));
   if (!(IN_PROGRESS_STATES as readonly string[]).includes(status.status)) {
     steps.push({
       state: status.status,
-      text: TEXTS[status.status],
+      text: stateText(status.status),
       at: entered.get(status.status) ?? null,
       current: true,
     });

@@ -93,3 +93,49 @@ export function issuerLabel(token: TokenChoice, all: readonly TokenChoice[]): st
 function hintOf(party: string): string {
   return party.split('::')[0] ?? party;
 }
+
+/** The most tokens the picker lists at once; a search narrows a longer list. */
+export const TOKEN_OPTIONS_MAX = 50;
+
+/**
+ * The tokens a picker's search finds, best first: `query` (case and spaces around it ignored)
+ * matched against the symbol, the issuer's readable hint and the whole admin id. An exact symbol
+ * comes first, then symbols starting with the query, then any symbol holding it, then tokens
+ * found by their issuer or admin; ties keep the list's own order. An empty query finds all.
+ */
+export function searchTokens(tokens: readonly TokenChoice[], query: string): TokenChoice[] {
+  const wanted = query.trim().toLowerCase();
+  if (wanted === '') return tokens.slice(0, TOKEN_OPTIONS_MAX);
+  const ranked: { token: TokenChoice; rank: number; at: number }[] = [];
+  for (const [at, token] of tokens.entries()) {
+    const rank = matchRank(token, wanted);
+    if (rank !== null) ranked.push({ token, rank, at });
+  }
+  ranked.sort((a, b) => a.rank - b.rank || a.at - b.at);
+  return ranked.slice(0, TOKEN_OPTIONS_MAX).map((entry) => entry.token);
+}
+
+/** 0 exact symbol, 1 symbol prefix, 2 in the symbol, 3 in the issuer's hint or admin id. */
+function matchRank(token: TokenChoice, wanted: string): number | null {
+  const symbol = token.name.toLowerCase();
+  if (symbol === wanted) return 0;
+  if (symbol.startsWith(wanted)) return 1;
+  if (symbol.includes(wanted)) return 2;
+  return token.admin.toLowerCase().includes(wanted) ? 3 : null;
+}
+
+/**
+ * The option an arrow key moves to, from `active` among `count` options, wrapping round; null for
+ * any other key, which stays the search field's (Home and End move its caret).
+ */
+export function optionAfterKey(key: string, active: number, count: number): number | null {
+  if (count === 0) return null;
+  switch (key) {
+    case 'ArrowDown':
+      return (active + 1) % count;
+    case 'ArrowUp':
+      return (active - 1 + count) % count;
+    default:
+      return null;
+  }
+}

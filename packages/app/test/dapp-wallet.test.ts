@@ -8,15 +8,11 @@
  */
 import { PoolParty } from '@poolparty/sdk';
 import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
-import { startTestService, type TestService } from '@poolparty/server/testing';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildApp,
-  launchChromium,
-  seriousAxeViolations,
-  watchCspViolations,
-} from './support/browser.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appSuite } from './support/app-suite.js';
+import { seriousAxeViolations, watchCspViolations } from './support/browser.js';
+import { chooseToken } from './support/token-picker.js';
 
 const REGISTRY = 'http://registry.test:7575';
 const FACTORY_CONTEXT = { values: { 'amulet-rules': { tag: 'AV_ContractId', value: 'rules-1' } } };
@@ -36,27 +32,15 @@ interface WalletCall {
 }
 
 describe('a Canton wallet through the dApp API', () => {
-  let t: TestService;
-  let browser: Browser;
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  const { t, browser } = appSuite({ CANTON_REGISTRY_URL: REGISTRY });
   let wallet: DevnetWallet;
   let amuletAdmin: string;
 
   beforeAll(async () => {
-    app = await buildApp();
-    [t, browser] = await Promise.all([
-      startTestService({ CANTON_REGISTRY_URL: REGISTRY }, { webAppDist: app.dist }),
-      launchChromium(),
-    ]);
     wallet = await new Devnet(t.url).createWallet({ partyHint: 'dapp-user' });
     await wallet.fund('Amulet', '1000');
     const pp = new PoolParty({ apiKey: t.apiKey, environment: 'devnet', baseUrl: t.url });
     amuletAdmin = (await pp.pools.get('amulet-usdcx')).tokenA.admin;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    app?.remove();
   });
 
   /** The scripted wallet: answers each dApp API request as a wallet holding `holder`'s party would. */
@@ -237,7 +221,7 @@ describe('a Canton wallet through the dApp API', () => {
       environment: 'devnet',
       baseUrl: t.url,
     }).pools.get('amulet-usdcx');
-    await page.getByLabel('You receive').selectOption(`USDCx|${pool.tokenB.admin}`);
+    await chooseToken(page, 'You receive', `USDCx|${pool.tokenB.admin}`);
     await page.getByLabel(/^Amount/).fill('100');
     await page.getByTestId('output-amount').waitFor();
     expect(await seriousAxeViolations(page)).toEqual([]);
@@ -348,7 +332,7 @@ describe('a Canton wallet through the dApp API', () => {
       environment: 'devnet',
       baseUrl: t.url,
     }).pools.get('amulet-usdcx');
-    await page.getByLabel('You receive').selectOption(`USDCx|${pool.tokenB.admin}`);
+    await chooseToken(page, 'You receive', `USDCx|${pool.tokenB.admin}`);
     await page.getByLabel(/^Amount/).fill('40');
     await page.getByTestId('output-amount').waitFor();
     await page.getByRole('button', { name: 'Swap', exact: true }).click();

@@ -8,16 +8,10 @@
  */
 import { AuthenticationError, PoolParty } from '@poolparty/sdk';
 import { Devnet } from '@poolparty/sdk/devnet';
-import { startTestService, type TestService } from '@poolparty/server/testing';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildApp,
-  launchChromium,
-  screenshot,
-  seriousAxeViolations,
-  watchCspViolations,
-} from './support/browser.js';
+import { appSuite } from './support/app-suite.js';
+import { screenshot, seriousAxeViolations, watchCspViolations } from './support/browser.js';
 
 const SETTLE_MS = 45_000;
 const POOL = 'amulet-usdcx';
@@ -55,9 +49,7 @@ function wideElements(page: Page, width: number): Promise<string[]> {
 }
 
 describe('the developer portal in a browser', () => {
-  let t: TestService;
-  let app: Awaited<ReturnType<typeof buildApp>>;
-  let browser: Browser;
+  const { t, browser } = appSuite();
   let context: BrowserContext;
   let page: Page;
   let csp: string[];
@@ -67,12 +59,6 @@ describe('the developer portal in a browser', () => {
   let platformFee = '';
 
   beforeAll(async () => {
-    // The pages as built from the sources now, not whatever `npm install` built earlier.
-    app = await buildApp();
-    [t, browser] = await Promise.all([
-      startTestService({}, { webAppDist: app.dist }),
-      launchChromium(),
-    ]);
     devnet = new Devnet(t.url);
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
@@ -81,9 +67,6 @@ describe('the developer portal in a browser', () => {
   });
   afterAll(async () => {
     await context?.close();
-    await browser?.close();
-    await t?.close();
-    app?.remove();
   });
 
   async function amuletHeld(party: string): Promise<bigint> {

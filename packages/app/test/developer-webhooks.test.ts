@@ -2,7 +2,7 @@
  * The webhooks page in Chromium against a running service (embedded store, devnet ledger, port
  * 0) and a receiver of the developer's on loopback: a developer adds an endpoint (its secret shown
  * once and copied), sends it a test event that the receiver verifies with the secret through
- * `webhooks.verify`, resends it (same event id), rotates the secret with an overlap (the next
+ * `webhooks.verify` and whose outcome the log shows without a reload, resends it (same event id), rotates the secret with an overlap (the next
  * request verifies under either secret), edits its events, pauses and enables it, and deletes it
  * after a confirmation — from the keyboard where a developer would use it, under the page's CSP,
  * without serious axe findings or controls the keyboard cannot reach, at desktop and phone widths.
@@ -135,6 +135,13 @@ describe('the webhooks page in a browser', () => {
     const log = page.getByTestId('deliveries');
     await log.locator('tbody tr').first().waitFor();
     expect(await log.textContent()).toContain('webhook.test');
+    // The log reads itself again while the delivery is pending: its outcome shows, no reload.
+    await expect
+      .poll(() => log.getByTestId('delivery-state').first().textContent(), {
+        timeout: DELIVERY_WAIT_MS,
+      })
+      .toBe('delivered');
+    expect(await log.textContent()).toContain('HTTP 200');
     await checkBothWidths();
   });
 

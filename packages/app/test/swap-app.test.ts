@@ -5,42 +5,24 @@
  * findings, and screenshots of `/` and a swap in progress at desktop and phone widths.
  */
 import { IN_PROGRESS_STATES, PoolParty } from '@poolparty/sdk';
-import { Devnet } from '@poolparty/sdk/devnet';
-import { addDiscount, startTestService, type TestService } from '@poolparty/server/testing';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildApp,
-  launchChromium,
-  screenshot,
-  seriousAxeViolations,
-  watchCspViolations,
-} from './support/browser.js';
+import { addDiscount } from '@poolparty/server/testing';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appSuite } from './support/app-suite.js';
+import { screenshot, seriousAxeViolations, watchCspViolations } from './support/browser.js';
+import { signedInWallet } from './support/signed-in-wallet.js';
+import { chooseToken } from './support/token-picker.js';
 
 const SETTLE_MS = 45_000;
 
 describe('the web app in a browser', () => {
-  let t: TestService;
-  let browser: Browser;
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  const { t, browser, contexts } = appSuite();
   let usdcxCircle: string;
-  const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    app = await buildApp();
-    [t, browser] = await Promise.all([
-      startTestService({}, { webAppDist: app.dist }),
-      launchChromium(),
-    ]);
     const pp = new PoolParty({ apiKey: t.apiKey, environment: 'devnet', baseUrl: t.url });
     const pool = await pp.pools.get('amulet-usdcx');
     usdcxCircle = `${pool.tokenB.name}|${pool.tokenB.admin}`;
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await t?.close();
-    app?.remove();
   });
 
   /** A fresh browser profile (its own localStorage: a newcomer) at a given width. */
@@ -68,7 +50,7 @@ describe('the web app in a browser', () => {
   }
 
   async function fillSwap(page: Page, amount: string, slippagePercent?: string): Promise<void> {
-    await page.getByLabel('You receive').selectOption(usdcxCircle);
+    await chooseToken(page, 'You receive', usdcxCircle);
     await page.getByLabel(/^Amount/).fill(amount);
     if (slippagePercent !== undefined) {
       await page.getByTestId('slippage-toggle').click();
@@ -185,7 +167,7 @@ describe('the web app in a browser', () => {
     const { page } = await newPage();
     await createParty(page, 'whale-to-be');
     await fundAmulet(page);
-    await page.getByLabel('You receive').selectOption({ label: 'CBTC' });
+    await chooseToken(page, 'You receive', 'CBTC');
     await page.getByLabel(/^Amount/).fill('150000');
     const guard = page.getByTestId('settlement-safety');
     await guard.waitFor();
@@ -217,7 +199,7 @@ describe('the web app in a browser', () => {
     );
     const { page } = await newPage();
     await createParty(page, 'discounted');
-    await page.getByLabel('You receive').selectOption({ label: 'CBTC' });
+    await chooseToken(page, 'You receive', 'CBTC');
     await page.getByLabel(/^Amount/).fill('1000');
     const quote = page.getByTestId('quote');
     // The running service hears of the new policy through the admin change feed.
@@ -236,16 +218,8 @@ describe('the web app in a browser', () => {
     await fundAmulet(page);
     await fillSwap(page, '100', '0.1');
     // Between the intent and its deposit, another party's large swap moves the price.
-    const whale = await new Devnet(t.url).createWallet({ partyHint: 'whale' });
+    const { wallet: whale, pp } = await signedInWallet(t, 'whale');
     await whale.fund('Amulet', '20000');
-    let token = '';
-    const pp = new PoolParty({
-      apiKey: t.apiKey,
-      environment: 'devnet',
-      baseUrl: t.url,
-      walletToken: () => token,
-    });
-    ({ token } = await whale.authenticate(pp));
     await page.route('**/devnet/transfers', async (route) => {
       const big = await pp.swaps.create({
         fromToken: 'Amulet',

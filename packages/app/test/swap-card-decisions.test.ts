@@ -9,12 +9,19 @@ import { Amount } from '@poolparty/core/amount';
 import type { Quote } from '@poolparty/sdk';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { axisWidth, tickLabels } from '../src/charts/axis-ticks.js';
 import { hasEnoughHistory } from '../src/charts/chart-history.js';
 import { depositRefusal } from '../src/deposit-check.js';
 import { amountAfterFlip } from '../src/flip-amount.js';
-import { formatUsd } from '../src/format.js';
+import { formatAxisNumber, formatUsd, formatUsdBeside } from '../src/format.js';
 import { NETWORK_FEE_SHARE_NOTICE_BPS, networkFeeWeight } from '../src/network-fee.js';
 import { type SwapReadiness, swapBlock } from '../src/swap-blocker.js';
+import { optionAfterKey, searchTokens, TOKEN_OPTIONS_MAX } from '../src/token-choice.js';
+import { quoteUsdFigures, usdAt } from '../src/usd-values.js';
+
+function parseAmountOrThrow(text: string | null): Amount {
+  return Amount.parse(text ?? 'null');
+}
 
 const quoteOf = (fields: Partial<Quote>): Quote =>
   ({ settlementSafety: null, priceImpact: '0.001', maxPriceImpact: 0.15, ...fields }) as Quote;
@@ -147,6 +154,74 @@ describe('formatUsd', () => {
     expect(formatUsd('-0.001')).toBe('$0.00');
     expect(formatUsd('n/a')).toBe('n/a');
   });
+
+  it('says a value under a cent is under a cent beside an amount, not worth nothing', () => {
+    expect(formatUsdBeside('1.2')).toBe('$1.20');
+    expect(formatUsdBeside('0.0043')).toBe('< $0.01');
+    expect(formatUsdBeside('0.01')).toBe('$0.01');
+    expect(formatUsdBeside('0')).toBe('$0.00');
+  });
+});
+
+describe('USD beside each amount of the card', () => {
+  // 100 Amulet at 0.145 USD: the quote's own USD figures (cut to 10 decimals).
+  const quote = {
+    totalInputAmount: '100',
+    outputAmount: '0.0001325888',
+    lpFeeAmount: '0.2069465517',
+    platformFeeAmount: '0.0689821839',
+    inputAmountAfterPoolFee: '91.4482092953',
+    usd: {
+      totalInputAmount: '14.5',
+      outputAmount: '14.2195',
+      networkFeeAmount: '1.2',
+      poolFeeAmount: '0.0400090289',
+      totalFeeAmount: '1.2400090289',
+    },
+  };
+
+  it('takes the quote’s own figures and values the other amounts at the same prices', () => {
+    const usd = quoteUsdFigures(quote, '0.0001312629');
+    expect(usd.input).toBe('14.5');
+    expect(usd.output).toBe('14.2195');
+    expect(usd.networkFee).toBe('1.2');
+    expect(usd.totalFee).toBe('1.2400090289');
+    expect(formatUsd(usd.lpFee ?? '')).toBe('$0.03');
+    expect(formatUsd(usd.platformFee ?? '')).toBe('$0.01');
+    expect(formatUsd(usd.swappedInput ?? '')).toBe('$13.25');
+    expect(formatUsd(usd.minOutput ?? '')).toBe('$14.07');
+  });
+
+  it('shows no USD where a side has no price, or the service gives none', () => {
+    const unpriced = quoteUsdFigures({ ...quote, usd: { ...quote.usd, outputAmount: null } }, '1');
+    expect(unpriced.output).toBeNull();
+    expect(unpriced.minOutput).toBeNull();
+    expect(unpriced.input).toBe('14.5');
+    const none = quoteUsdFigures({ ...quote, usd: undefined }, '1');
+    expect(Object.values(none).every((value) => value === null)).toBe(true);
+    expect(usdAt('5', { amount: '0', usd: '0' })).toBeNull();
+  });
+
+  it('values a part of an amount at no more than that part of its USD, to 10 decimals', () => {
+    const units = fc.bigInt({ min: 1n, max: 10n ** 20n });
+    fc.assert(
+      fc.property(units, units, units, (whole, part, usdUnits) => {
+        const of = Amount.fromUnits(whole);
+        const amount = Amount.fromUnits(part % whole);
+        const usd = Amount.fromUnits(usdUnits);
+        const value = parseAmountOrThrow(
+          usdAt(amount.toString(), { amount: of.toString(), usd: usd.toString() }),
+        );
+        // value ≤ usd × amount / of < value + 10⁻¹⁰: cut down, in one step.
+        expect(value.units * whole <= usd.units * amount.units).toBe(true);
+        expect((value.units + 1n) * whole > usd.units * amount.units).toBe(true);
+        // The whole reference is worth exactly its USD.
+        expect(usdAt(of.toString(), { amount: of.toString(), usd: usd.toString() })).toBe(
+          usd.toString(),
+        );
+      }),
+    );
+  });
 });
 
 describe('a chart’s history', () => {
@@ -155,6 +230,20 @@ describe('a chart’s history', () => {
     expect(hasEnoughHistory([1.5])).toBe(false);
     expect(hasEnoughHistory([null, 1.5, null])).toBe(false);
     expect(hasEnoughHistory([1.5, null, 1.6])).toBe(true);
+  });
+
+  it('labels each tick of a price that moves little apart, with the fewest digits from three', () => {
+    const ticks = [0.000001315, 0.00000132, 0.000001325, 0.00000133];
+    const labels = tickLabels(ticks, formatAxisNumber);
+    expect(new Set(labels).size).toBe(4);
+    expect(labels).toEqual(['0.000001315', '0.00000132', '0.000001325', '0.00000133']);
+    expect(tickLabels([0, 500, 1000, 1500], formatAxisNumber)).toEqual(['0', '500', '1K', '1.5K']);
+  });
+
+  it('is as wide as its longest label, so no label is cut at the edge', () => {
+    expect(axisWidth(['0.000001315', '1'])).toBeGreaterThan(axisWidth(['1.5K']));
+    expect(axisWidth(['0.000001315'])).toBeGreaterThanOrEqual(11 * 7);
+    expect(axisWidth(null)).toBe(axisWidth([]));
   });
 });
 
@@ -178,5 +267,49 @@ describe('the deposit of a swap that waited', () => {
     expect(depositRefusal(terms, '14.2')).toBeNull();
     expect(depositRefusal(terms, '14.2000000001')).toBeNull();
     expect(depositRefusal(terms, '14.1999999999')).not.toBeNull();
+  });
+});
+
+describe('the token picker’s search', () => {
+  const tokens = [
+    { name: 'Amulet', admin: 'dso::1220aa' },
+    { name: 'CBTC', admin: 'bitsafe::1220bb' },
+    { name: 'USDCx', admin: 'circle::1220cc' },
+    { name: 'USDCx', admin: 'usdx-bridge::1220dd' },
+    { name: 'xUSD', admin: 'other::1220ee' },
+  ];
+  const names = (query: string) =>
+    searchTokens(tokens, query).map((token) => `${token.name}@${token.admin.split('::')[0]}`);
+
+  it('finds by symbol, any case, exact first, then starting with it, then holding it', () => {
+    expect(names('usd')).toEqual(['USDCx@circle', 'USDCx@usdx-bridge', 'xUSD@other']);
+    expect(names(' cbtc ')).toEqual(['CBTC@bitsafe']);
+    expect(names('xusd')).toEqual(['xUSD@other']);
+  });
+
+  it('finds by issuer and by the whole admin id', () => {
+    expect(names('bridge')).toEqual(['USDCx@usdx-bridge']);
+    expect(names('circle::1220cc')).toEqual(['USDCx@circle']);
+    expect(names('1220')).toHaveLength(5);
+    expect(names('nothing')).toEqual([]);
+  });
+
+  it('lists everything for an empty search, never more than its limit', () => {
+    expect(names('')).toHaveLength(5);
+    const many = Array.from({ length: TOKEN_OPTIONS_MAX + 5 }, (_, i) => ({
+      name: `T${i}`,
+      admin: `a::${i}`,
+    }));
+    expect(searchTokens(many, '')).toHaveLength(TOKEN_OPTIONS_MAX);
+    expect(searchTokens(many, 't')).toHaveLength(TOKEN_OPTIONS_MAX);
+  });
+
+  it('moves through the options with the arrows, wrapping round, and leaves other keys alone', () => {
+    expect(optionAfterKey('ArrowDown', 0, 3)).toBe(1);
+    expect(optionAfterKey('ArrowDown', 2, 3)).toBe(0);
+    expect(optionAfterKey('ArrowUp', 0, 3)).toBe(2);
+    expect(optionAfterKey('Home', 2, 3)).toBeNull();
+    expect(optionAfterKey('a', 0, 3)).toBeNull();
+    expect(optionAfterKey('ArrowDown', 0, 0)).toBeNull();
   });
 });

@@ -4,62 +4,25 @@
  * opened and the intent reaches `completed`; with the stream cut, the page falls back to reading
  * the intent and still reaches `completed`. Without that fallback the second case never ends.
  */
-import { startTestService, type TestService } from '@poolparty/server/testing';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, launchChromium } from './support/browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { appSuite } from './support/app-suite.js';
+import { countFollowRequests } from './support/followed-requests.js';
 import { newWatchedPage } from './support/page-checks.js';
+import { addLiquidityOnPoolPage } from './support/pool-page.js';
 
-const SETTLE_MS = 45_000;
 const POOL = 'amulet-usdcx';
 const STREAM = /\/v1\/liquidity\/intents\/[^/?]+\/events/;
 const READ = /\/v1\/liquidity\/intents\/[^/?]+$/;
 
 describe('a liquidity intent followed in a browser', () => {
-  let t: TestService;
-  let browser: Browser;
-  let app: Awaited<ReturnType<typeof buildApp>>;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    app = await buildApp();
-    [t, browser] = await Promise.all([
-      startTestService({}, { webAppDist: app.dist }),
-      launchChromium(),
-    ]);
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await t?.close();
-    app?.remove();
-  });
+  const { t, browser, contexts } = appSuite();
 
   /** The requests the page makes for intents: stream openings and plain reads. */
-  function countRequests(page: Page) {
-    const seen = { streams: 0, reads: 0 };
-    page.on('request', (request) => {
-      const path = new URL(request.url()).pathname;
-      if (STREAM.test(path)) seen.streams += 1;
-      else if (READ.test(path) && request.method() === 'GET') seen.reads += 1;
-    });
-    return seen;
-  }
+  const countRequests = (page: Page) => countFollowRequests(page, STREAM, READ);
 
-  async function addLiquidity(page: Page, name: string): Promise<void> {
-    await page.goto(`${t.url}/pools/${POOL}`);
-    await page.getByLabel('Party name').fill(name);
-    await page.getByRole('button', { name: 'Create a devnet party' }).click();
-    await page.getByTestId('party-id').waitFor();
-    await page.getByRole('button', { name: 'Get 1000 Amulet' }).click();
-    await expect.poll(() => page.getByTestId('balance-Amulet').textContent()).toBe('1,000');
-    await page.getByRole('button', { name: 'Get 1000 USDCx (circle)' }).click();
-    await page.getByLabel('Amulet', { exact: true }).fill('100');
-    await page.getByRole('button', { name: 'Add liquidity', exact: true }).click();
-    await page
-      .locator('[data-testid="liquidity-intent"][data-state="completed"]')
-      .waitFor({ timeout: SETTLE_MS });
-  }
+  const addLiquidity = (page: Page, name: string) =>
+    addLiquidityOnPoolPage(page, `${t.url}/pools/${POOL}`, name);
 
   it('follows the intent through its event stream', async () => {
     const { page, errors } = await newWatchedPage(browser, contexts, 1280);

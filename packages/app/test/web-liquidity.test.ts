@@ -8,13 +8,11 @@
  * control reachable by keyboard. An intent left waiting for its deposits is found again and
  * cancelled. Screenshots go to `test-output/`.
  */
-import { PoolParty } from '@poolparty/sdk';
-import { Devnet, generatePrivateKey } from '@poolparty/sdk/devnet';
-import { startTestService, type TestService } from '@poolparty/server/testing';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, launchChromium } from './support/browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { appSuite } from './support/app-suite.js';
 import { checkPage, newWatchedPage } from './support/page-checks.js';
+import { signedInWallet } from './support/signed-in-wallet.js';
 
 const SETTLE_MS = 45_000;
 /** Each width has a pool of its own: both are seeded at 1 Amulet = 0.145 USDCx. */
@@ -36,42 +34,14 @@ const CASES = [
 ] as const;
 
 describe('a newcomer’s liquidity path in a browser', () => {
-  let t: TestService;
-  let browser: Browser;
-  let app: Awaited<ReturnType<typeof buildApp>>;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    app = await buildApp();
-    [t, browser] = await Promise.all([
-      startTestService({}, { webAppDist: app.dist }),
-      launchChromium(),
-    ]);
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await t?.close();
-    app?.remove();
-  });
+  const { t, browser, contexts } = appSuite();
 
   const newPage = (width: number) => newWatchedPage(browser, contexts, width);
 
   /** Three swaps of another app's user in the pool, back and forth: fees for its providers. */
   async function threeSwapsElsewhere(hint: string, poolId: string): Promise<void> {
-    const wallet = await new Devnet(t.url).createWallet({
-      partyHint: hint,
-      key: generatePrivateKey(),
-    });
+    const { wallet, pp } = await signedInWallet(t, hint);
     await wallet.fund('Amulet', '1000');
-    let token = '';
-    const pp = new PoolParty({
-      apiKey: t.apiKey,
-      environment: 'devnet',
-      baseUrl: t.url,
-      walletToken: () => token,
-    });
-    ({ token } = await wallet.authenticate(pp));
     for (const [fromToken, toToken, amount] of [
       ['Amulet', 'USDCx', '300'],
       ['Amulet', 'USDCx', '300'],
@@ -174,19 +144,7 @@ describe('a newcomer’s liquidity path in a browser', () => {
     for (const width of [1280, 390]) {
       const { page, errors } = await newPage(width);
       // Created elsewhere for a party whose deposits never left: the page finds it again.
-      const privateKey = generatePrivateKey();
-      const wallet = await new Devnet(t.url).createWallet({
-        partyHint: `waiting${width}`,
-        key: privateKey,
-      });
-      let token = '';
-      const pp = new PoolParty({
-        apiKey: t.apiKey,
-        environment: 'devnet',
-        baseUrl: t.url,
-        walletToken: () => token,
-      });
-      ({ token } = await wallet.authenticate(pp));
+      const { wallet, privateKey, token } = await signedInWallet(t, `waiting${width}`);
       const created = await fetch(`${t.url}/v1/liquidity/intents`, {
         method: 'POST',
         headers: {

@@ -8,11 +8,11 @@
  */
 import { PoolParty } from '@poolparty/sdk';
 import { Devnet, generatePrivateKey } from '@poolparty/sdk/devnet';
-import { startTestService, type TestService } from '@poolparty/server/testing';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, launchChromium } from './support/browser.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appSuite } from './support/app-suite.js';
 import { checkPage, newWatchedPage } from './support/page-checks.js';
+import { chooseToken, chosenToken } from './support/token-picker.js';
 
 const SETTLE_MS = 45_000;
 /** Longer than the wallet panel's wait for a Canton wallet to answer. */
@@ -21,28 +21,14 @@ const WIDTHS = [1280, 390] as const;
 const POOL = 'amulet-usdcx';
 
 describe('the traders’ pages in a browser', () => {
-  let t: TestService;
-  let browser: Browser;
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  const { t, browser, contexts } = appSuite();
   let usdcxCircle: string;
   let completedSwap = '';
-  const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    app = await buildApp();
-    [t, browser] = await Promise.all([
-      startTestService({}, { webAppDist: app.dist }),
-      launchChromium(),
-    ]);
     const pp = new PoolParty({ apiKey: t.apiKey, environment: 'devnet', baseUrl: t.url });
     const pool = await pp.pools.get(POOL);
     usdcxCircle = `${pool.tokenB.name}|${pool.tokenB.admin}`;
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await t?.close();
-    app?.remove();
   });
 
   const newPage = (width: number, colorScheme: 'light' | 'dark' = 'light') =>
@@ -90,7 +76,7 @@ describe('the traders’ pages in a browser', () => {
       await page.getByLabel('Party name').fill(`empty${width}`);
       await page.getByRole('button', { name: 'Create a devnet party' }).click();
       await page.getByTestId('party-id').waitFor();
-      await page.getByLabel('You receive').selectOption(usdcxCircle);
+      await chooseToken(page, 'You receive', usdcxCircle);
       await expect
         .poll(() => page.getByTestId('swap-blocker').textContent())
         .toBe('Your party holds no Amulet it can spend. Get some Amulet first.');
@@ -109,7 +95,7 @@ describe('the traders’ pages in a browser', () => {
       await expect.poll(() => swapButton(page).isDisabled()).toBe(false);
       // Flip: what was received is now sent.
       await page.getByRole('button', { name: /^Flip/ }).click();
-      expect(await page.getByLabel('You send').inputValue()).toBe(usdcxCircle);
+      expect(await chosenToken(page, 'You send')).toBe(usdcxCircle);
       await expect
         .poll(() => page.getByTestId('swap-blocker').textContent())
         .toContain('holds no USDCx');
@@ -122,7 +108,7 @@ describe('the traders’ pages in a browser', () => {
     for (const width of WIDTHS) {
       const { page, errors } = await newPage(width);
       await page.goto(`${t.url}/swap`);
-      await page.getByLabel('You receive').selectOption(usdcxCircle);
+      await chooseToken(page, 'You receive', usdcxCircle);
       const picker = page.getByLabel('Pool', { exact: true });
       await picker.waitFor();
       const options = await picker.locator('option').allTextContents();
@@ -132,7 +118,7 @@ describe('the traders’ pages in a browser', () => {
       ]);
       // Choosing the pool chooses the output's issuer, and the quote is the pool's.
       await picker.selectOption('amulet-usdcx-bridge');
-      expect(await page.getByLabel('You receive').inputValue()).toMatch(/^USDCx\|usdx-bridge::/);
+      expect(await chosenToken(page, 'You receive')).toMatch(/^USDCx\|usdx-bridge::/);
       await page.getByTestId('output-amount').waitFor();
       await checkPage(page, width);
       expect(errors).toEqual([]);
@@ -153,7 +139,7 @@ describe('the traders’ pages in a browser', () => {
       // On the swap page: the waiting swap, and Swap held back with the reason.
       const waiting = page.getByTestId('waiting-swaps');
       await waiting.waitFor();
-      await page.getByLabel('You receive').selectOption(usdcxCircle);
+      await chooseToken(page, 'You receive', usdcxCircle);
       await page.getByLabel(/^Amount/).fill('50');
       await expect
         .poll(() => page.getByTestId('swap-blocker').textContent())
@@ -353,7 +339,9 @@ describe('the traders’ pages in a browser', () => {
       const { page, errors } = await newPage(width, 'dark');
       await page.goto(`${t.url}/pools/${POOL}`);
       await chartShown(page, 'price-chart');
-      const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const background = await page.evaluate(
+        () => getComputedStyle(document.documentElement).backgroundColor,
+      );
       expect(background).not.toBe('rgb(247, 247, 251)');
       await checkPage(page, width, 'pool-dark');
       await page.goto(`${t.url}/swap`);

@@ -58,6 +58,16 @@ export const DEFAULT_GUARD_THRESHOLDS: GuardThresholds = {
   referencePriceAgeMaxMs: 30 * 60 * 1000,
 };
 
+/**
+ * The band's half-width of the reserve-price check, `reservePriceDeviationMax`, as a fraction; a
+ * value that cannot be read gives the default, for the pool's guard state and its reference's
+ * "limited since" (the guard itself fails closed on it).
+ */
+export function reservePriceLimitOf(thresholds: Partial<GuardThresholds>): Ratio {
+  const fallback = ratioFromNumber(DEFAULT_GUARD_THRESHOLDS.reservePriceDeviationMax);
+  return readLimit(thresholds.reservePriceDeviationMax ?? Number.NaN) ?? fallback;
+}
+
 /** How old the USD reference is: given directly, or as an observation time and the current time. */
 export type ReferencePriceAge =
   | { readonly ageMs: number }
@@ -95,8 +105,9 @@ export interface GuardSnapshot {
   readonly outputReserveAtWindowStart: Amount | null;
   /**
    * The pool's reference price, output per unit of input: the exponential moving average of its
-   * spot price (price-reference.ts); null when there is none (a new pool has nothing to deviate
-   * from, and execution keeps none), which skips that check.
+   * spot price (price-reference.ts), the quoting process's or the one execution keeps; null when
+   * there is none (a pool that never had a price has nothing to deviate from), which skips that
+   * check.
    */
   readonly timeWeightedPrice: Ratio | null;
   /** The USD reference; null when the pool has no USD reference on both sides (check skipped). */

@@ -13,7 +13,7 @@
  *   in either direction, so a pool's state does not depend on which way a caller trades.
  * - A clock that steps back (the devnet clock can be set) moves nothing: `dt` below zero is zero.
  */
-import { divide } from './amount.js';
+import { type Amount, divide } from './amount.js';
 import { compareRatio, formatRatio, type Ratio, ratio, ratioToNumber } from './ratio.js';
 
 /** Half the distance to the spot price is covered in this time: 15 minutes. */
@@ -73,6 +73,61 @@ export function referencePriceAt(reference: PoolPriceReference, nowMs: number): 
     spot.numerator * price.denominator * (WEIGHT_SCALE - keep) +
     price.numerator * spot.denominator * keep;
   return compact(ratio(numerator, spot.denominator * price.denominator * WEIGHT_SCALE));
+}
+
+/**
+ * The pool's reference as an execution at `nowMs` reads it, the pool's spot being `spot` then: the
+ * reference it was last left at (`known`, its spot held since), followed to now; for a pool
+ * without one, a start from `seed` (the mean of its recent snapshots) or the spot, as a process
+ * that quotes starts. The same rule as every quoting process's, so the two differ only in where
+ * they started.
+ */
+export function referenceAtExecution(
+  known: PoolPriceReference | null,
+  spot: Ratio,
+  seed: Ratio | null,
+  nowMs: number,
+  limit: Ratio,
+): PoolPriceReference {
+  return known === null
+    ? startReference(spot, seed, nowMs, limit)
+    : observeSpot(known, spot, nowMs, limit);
+}
+
+/**
+ * A price in tokenB per tokenA as output per unit of input, the way the guard reads its
+ * reference: the same for an input of tokenA, its inverse for tokenB (null for a zero price).
+ */
+export function perUnitOfInput(price: Ratio, inputIsTokenA: boolean): Ratio | null {
+  if (inputIsTokenA) return price;
+  return price.numerator === 0n ? null : ratio(price.denominator, price.numerator);
+}
+
+/** The pool's spot, tokenB per tokenA; null while either reserve is empty (no price). */
+export function spotOfReserves(reserveA: Amount, reserveB: Amount): Ratio | null {
+  if (!reserveA.isPositive() || !reserveB.isPositive()) return null;
+  return ratio(reserveB.units, reserveA.units);
+}
+
+/** The mean spot (tokenB per tokenA) of readings of a pool's reserves; null when none can price. */
+export function meanSpotPrice(
+  readings: readonly { readonly reserveA: Amount; readonly reserveB: Amount }[],
+): Ratio | null {
+  let sum: Ratio | null = null;
+  let count = 0n;
+  for (const reading of readings) {
+    const spot = spotOfReserves(reading.reserveA, reading.reserveB);
+    if (spot === null) continue;
+    sum =
+      sum === null
+        ? spot
+        : ratio(
+            sum.numerator * spot.denominator + spot.numerator * sum.denominator,
+            sum.denominator * spot.denominator,
+          );
+    count += 1n;
+  }
+  return sum === null ? null : ratio(sum.numerator, sum.denominator * count);
 }
 
 /** `max(p, r) / min(p, r) − 1`; both must be positive. */

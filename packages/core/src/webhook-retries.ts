@@ -110,6 +110,29 @@ export function endpointHealthAfter(
   };
 }
 
+/**
+ * The endpoint's health after several outcomes in the order they came (a worker records its
+ * finished attempts together), and whether one of them turned it off; null when none changes
+ * it, so a batch of deliveries to an endpoint that answers needs no write.
+ */
+export function endpointHealthAfterAll(
+  health: EndpointHealth,
+  outcomes: readonly DeliveryOutcome[],
+  now: Date,
+): (EndpointHealth & { readonly disable: boolean }) | null {
+  let current: EndpointHealth = health;
+  let disable = false;
+  for (const outcome of outcomes) {
+    const next = endpointHealthAfter(current, outcome, now);
+    disable ||= next.disable;
+    current = next;
+  }
+  const same =
+    current.failedInRow === health.failedInRow &&
+    current.failingSince?.getTime() === health.failingSince?.getTime();
+  return same && !disable ? null : { ...current, disable };
+}
+
 /** Whether an answer delivered the event: any 2xx. A 3xx is not followed, so it fails. */
 export function webhookDelivered(statusCode: number | null): boolean {
   return statusCode !== null && statusCode >= 200 && statusCode < 300;

@@ -1,14 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Amount } from '../src/amount.js';
-import { evaluateSettlementSafety, type GuardSnapshot } from '../src/guard.js';
+import { evaluateSettlementSafety, type GuardSnapshot, reservePriceLimitOf } from '../src/guard.js';
 import {
+  meanSpotPrice,
   observeSpot,
   type PoolPriceReference,
+  perUnitOfInput,
   poolGuardStateOf,
   priceDeviation,
   REFERENCE_HALF_LIFE_MS,
+  referenceAtExecution,
   referencePriceAt,
+  spotOfReserves,
   startReference,
 } from '../src/price-reference.js';
 import { constantProductOutput } from '../src/pricing.js';
@@ -27,8 +31,18 @@ type Side = 'a' | 'b';
 const spotOf = (pool: Pool): Ratio => ratio(pool.b.units, pool.a.units);
 const invert = (value: Ratio): Ratio => ratio(value.denominator, value.numerator);
 
-/** The guard's verdict on `pricedInput` of side `input` against the pool's reference (tokenB per tokenA). */
-function judge(pool: Pool, input: Side, pricedInput: Amount, reference: Ratio) {
+/**
+ * The guard's verdict on `pricedInput` of side `input` against the pool's reference (tokenB per
+ * tokenA), read per unit of the input by `perUnitOf` (the test's own inversion unless given).
+ */
+function judge(
+  pool: Pool,
+  input: Side,
+  pricedInput: Amount,
+  reference: Ratio,
+  perUnitOf: (reference: Ratio, input: Side) => Ratio | null = (r, side) =>
+    side === 'a' ? r : invert(r),
+) {
   const [inputReserve, outputReserve] = input === 'a' ? [pool.a, pool.b] : [pool.b, pool.a];
   const output = constantProductOutput({ input: inputReserve, output: outputReserve }, pricedInput);
   const snapshot: GuardSnapshot = {
@@ -36,7 +50,7 @@ function judge(pool: Pool, input: Side, pricedInput: Amount, reference: Ratio) {
     outputReserve,
     trailingHourOutputs: Amount.ZERO,
     outputReserveAtWindowStart: outputReserve,
-    timeWeightedPrice: input === 'a' ? reference : invert(reference),
+    timeWeightedPrice: perUnitOf(reference, input),
     reference: null,
     accounting: { incompleteCompletedSwaps: 0, lastReconciliationMismatch: false },
   };
@@ -187,3 +201,107 @@ function expectWayBack(pool: Pool, reference: Ratio): void {
   const toward: Side = compareRatio(spotOf(pool), reference) >= 0 ? 'a' : 'b';
   expect(judge(pool, toward, Amount.of(1), reference).verdict).toBeNull();
 }
+
+describe('the reference at execution', () => {
+  /** The guard's verdict at execution: the reference read per unit of the input, as settlement does. */
+  const atExecution = (pool: Pool, input: Side, pricedInput: Amount, reference: Ratio) =>
+    judge(pool, input, pricedInput, reference, (r, side) => perUnitOfInput(r, side === 'a'));
+
+  const anExecution = fc.record({
+    input: fc.constantFrom<Side>('a', 'b'),
+    tokens: fc.integer({ min: 1, max: 120_000 }),
+    minutes: fc.integer({ min: 0, max: 90 }),
+  });
+
+  it('never lets an execution move the pool beyond its band away from the reference', () => {
+    fc.assert(
+      fc.property(fc.array(anExecution, { minLength: 1, maxLength: 40 }), (executions) => {
+        let pool: Pool = { a: Amount.of(1_000_000), b: Amount.of(145_000) };
+        let nowMs = 0;
+        let stored: PoolPriceReference | null = null;
+        for (const step of executions) {
+          nowMs += step.minutes * 60_000;
+          const reference = referenceAtExecution(stored, spotOf(pool), null, nowMs, LIMIT);
+          const base = referencePriceAt(reference, nowMs);
+          const { verdict, after } = atExecution(pool, step.input, Amount.of(step.tokens), base);
+          const before = priceDeviation(spotOf(pool), base);
+          const ending = priceDeviation(spotOf(after), base);
+          const allowed = compareRatio(ending, LIMIT) <= 0 || compareRatio(ending, before) < 0;
+          // Refused exactly when the trade ends outside the band and no nearer the reference.
+          expect(verdict === null).toBe(allowed);
+          if (verdict !== null) expect(verdict.code).toBe('reserve_price_deviation_exceeded');
+          else pool = after;
+          stored = observeSpot(reference, spotOf(pool), nowMs, LIMIT);
+          expectWayBack(pool, referencePriceAt(stored, nowMs));
+        }
+      }),
+    );
+  });
+
+  it('reads the same reference as a process observing the pool every minute', () => {
+    fc.assert(
+      fc.property(fc.array(anExecution, { minLength: 1, maxLength: 20 }), (executions) => {
+        let pool: Pool = { a: Amount.of(1_000_000), b: Amount.of(145_000) };
+        let nowMs = 0;
+        let stored: PoolPriceReference | null = null;
+        let quoting = startReference(spotOf(pool), null, 0, LIMIT);
+        for (const step of executions) {
+          for (let minute = 1; minute <= step.minutes; minute += 1) {
+            quoting = observeSpot(quoting, spotOf(pool), nowMs + minute * 60_000, LIMIT);
+          }
+          nowMs += step.minutes * 60_000;
+          const reference = referenceAtExecution(stored, spotOf(pool), null, nowMs, LIMIT);
+          const executed = ratioToNumber(referencePriceAt(reference, nowMs));
+          expect(executed).toBeCloseTo(ratioToNumber(referencePriceAt(quoting, nowMs)), 9);
+          const { verdict, after } = atExecution(
+            pool,
+            step.input,
+            Amount.of(step.tokens),
+            referencePriceAt(reference, nowMs),
+          );
+          if (verdict === null) pool = after;
+          stored = observeSpot(reference, spotOf(pool), nowMs, LIMIT);
+          quoting = observeSpot(quoting, spotOf(pool), nowMs, LIMIT);
+        }
+      }),
+    );
+  });
+
+  it("starts a pool's first execution at its snapshots' mean, or at the spot without one", () => {
+    const spot = ratio(150n, 1000n);
+    const seed = meanSpotPrice([
+      { reserveA: Amount.of(1_000_000), reserveB: Amount.of(140_000) },
+      { reserveA: Amount.of(1_000_000), reserveB: Amount.of(160_000) },
+      { reserveA: Amount.ZERO, reserveB: Amount.of(1) },
+    ]);
+    expect(seed).not.toBeNull();
+    expect(ratioToNumber(seed as Ratio)).toBeCloseTo(0.15, 12);
+    expect(referenceAtExecution(null, spot, seed, 5, LIMIT)).toMatchObject({
+      price: seed,
+      atMs: 5,
+    });
+    expect(referenceAtExecution(null, spot, null, 5, LIMIT).price).toEqual(spot);
+    expect(meanSpotPrice([])).toBeNull();
+    // A stored reference is followed to now with its spot, then takes the spot under the lock.
+    const stored = startReference(ratio(1n, 10n), ratio(2n, 10n), 0, LIMIT);
+    const followed = referenceAtExecution(stored, spot, seed, REFERENCE_HALF_LIFE_MS, LIMIT);
+    expect(ratioToNumber(followed.price)).toBeCloseTo(0.15, 9);
+    expect(followed.spot).toEqual(spot);
+  });
+
+  it('reads a tokenB-per-tokenA price per unit of either input', () => {
+    const price = ratio(145n, 1000n);
+    expect(perUnitOfInput(price, true)).toEqual(price);
+    expect(perUnitOfInput(price, false)).toEqual(ratio(1000n, 145n));
+    expect(perUnitOfInput(ratio(0n, 1n), false)).toBeNull();
+    expect(spotOfReserves(Amount.of(10), Amount.ZERO)).toBeNull();
+  });
+
+  it("takes the band's limit from the pool's thresholds, the default for one it cannot read", () => {
+    expect(reservePriceLimitOf({ reservePriceDeviationMax: 0.02 })).toEqual(ratioFromNumber(0.02));
+    expect(reservePriceLimitOf({})).toEqual(ratioFromNumber(0.05));
+    expect(reservePriceLimitOf({ reservePriceDeviationMax: Number.NaN })).toEqual(
+      ratioFromNumber(0.05),
+    );
+  });
+});

@@ -8,6 +8,7 @@ import {
   classifyAddress,
   type DestinationPolicy,
   endpointHealthAfter,
+  endpointHealthAfterAll,
   endpointWants,
   eventMatches,
   nextWebhookAttempt,
@@ -173,6 +174,46 @@ describe('turning a failing endpoint off', () => {
     expect(endpointHealthAfter(health, 'delivered', now)).toEqual({
       failedInRow: 0,
       failingSince: null,
+      disable: false,
+    });
+  });
+});
+
+describe("an endpoint's health after a batch of outcomes", () => {
+  const now = new Date('2026-01-01T00:00:00Z');
+  const outcomes = fc.array(fc.constantFrom('delivered', 'attempt_failed', 'given_up' as const), {
+    maxLength: 12,
+  });
+  const healths = fc.record({
+    failedInRow: fc.nat({ max: WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES - 1 }),
+    failingSince: fc.option(fc.date({ noInvalidDate: true }), { nil: null }),
+  });
+
+  it('is the outcomes one after the other, turned off when any of them turned it off', () => {
+    fc.assert(
+      fc.property(healths, outcomes, (health, batch) => {
+        let current = { ...health, disable: false };
+        let disabled = false;
+        for (const outcome of batch) {
+          current = endpointHealthAfter(current, outcome, now);
+          disabled ||= current.disable;
+        }
+        const after = endpointHealthAfterAll(health, batch, now);
+        const unchanged =
+          current.failedInRow === health.failedInRow &&
+          current.failingSince?.getTime() === health.failingSince?.getTime() &&
+          !disabled;
+        expect(after).toEqual(unchanged ? null : { ...current, disable: disabled });
+      }),
+    );
+  });
+
+  it('needs no write when an answering endpoint delivers', () => {
+    const healthy = { failedInRow: 0, failingSince: null };
+    expect(endpointHealthAfterAll(healthy, ['delivered', 'delivered'], now)).toBeNull();
+    expect(endpointHealthAfterAll(healthy, ['delivered', 'attempt_failed'], now)).toEqual({
+      failedInRow: 0,
+      failingSince: now,
       disable: false,
     });
   });

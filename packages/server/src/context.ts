@@ -32,6 +32,8 @@ export interface ServiceContext {
    * so the process's bound on open streams covers both.
    */
   readonly liquidityEvents: EventHub;
+  /** "Withdrawal X has new events", likewise, on the same subscriber budget. */
+  readonly withdrawalEvents: EventHub;
   /** "Atomic swap X has new events", likewise, on the same subscriber budget. */
   readonly atomicSwapEvents: EventHub;
   /** "An operator changed discounts, key limits or a pool", from `poolparty admin` anywhere. */

@@ -58,6 +58,7 @@ import { TreasurySweeper } from './treasury/sweeper.js';
 import { ATOMIC_SWAP_OUTBOX } from './views/atomic-swap-outbox.js';
 import { LIQUIDITY_OUTBOX } from './views/liquidity-outbox.js';
 import { SWAP_OUTBOX } from './views/swap-outbox.js';
+import { WITHDRAWAL_OUTBOX } from './views/withdrawal-outbox.js';
 import { developerKeyWorks, type WebAppKey, webAppKeyOf } from './web-app-key.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
@@ -284,7 +285,7 @@ async function openServices(
     closers.push({ what: 'the pool snapshots', close: () => snapshots.stop() });
   }
   // The event hubs feed the API's event streams. A worker serves none, so its hubs listen to
-  // nothing: two connections fewer per worker, and PostgreSQL signals two backends fewer at
+  // nothing: three connections fewer per worker, and PostgreSQL signals three backends fewer at
   // every notification (about a tenth of its CPU went to listening backends at 50 swaps/s).
   const events = settings.role === 'worker' ? SILENT_SOURCE : db;
   const intentEvents = await EventHub.listen(events, SWAP_OUTBOX.channel, {
@@ -296,6 +297,11 @@ async function openServices(
     onListenerProblem: log.listenerLost('liquidity event'),
   });
   closers.push({ what: 'the liquidity event hub', close: () => liquidityEvents.close() });
+  const withdrawalEvents = await EventHub.listen(events, WITHDRAWAL_OUTBOX.channel, {
+    budget: intentEvents.budget,
+    onListenerProblem: log.listenerLost('withdrawal event'),
+  });
+  closers.push({ what: 'the withdrawal event hub', close: () => withdrawalEvents.close() });
   const atomicSwapEvents = await EventHub.listen(events, ATOMIC_SWAP_OUTBOX.channel, {
     budget: intentEvents.budget,
     onListenerProblem: log.listenerLost('atomic swap event'),
@@ -318,6 +324,7 @@ async function openServices(
     quoter,
     intentEvents,
     liquidityEvents,
+    withdrawalEvents,
     atomicSwapEvents,
     adminChanges,
   };

@@ -2,7 +2,9 @@
  * The delivery loop against a receiver that never recovers, with a clock the test moves: each
  * delivery is retried until its next attempt would fall past the three-day window, then given up
  * (`failed`); five deliveries given up in a row turn the endpoint off with its reason, and
- * re-enabling it forgets the run.
+ * re-enabling it forgets the run. And how it wakes: on the store's announcement with no timer
+ * to find the work, on its poll when it cannot listen; and many endpoints × intents, claimed and
+ * recorded in batches, each intent's events arriving at each endpoint in order.
  */
 
 import { WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES, WEBHOOK_RETRY_WINDOW_MS } from '@poolparty/core';
@@ -15,12 +17,13 @@ import {
   insertWebhookEndpointWithinCap,
   listWebhookDeliveries,
   migrate,
+  type NewWebhookDelivery,
   openPglite,
   updateWebhookEndpoint,
   upsertDeveloper,
 } from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebhookDispatcher } from '../src/webhooks/dispatcher.js';
+import { WebhookDispatcher, type WebhookDispatcherTiming } from '../src/webhooks/dispatcher.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const WAIT_MS = 20_000;
@@ -133,5 +136,169 @@ describe('a receiver that never recovers', () => {
       failingSince: null,
       disabledReason: null,
     });
+  });
+});
+
+/** A timer that never comes round within a test: only an announcement can wake the loop. */
+const HOUR_MS = 3_600_000;
+const FAST_POLL_MS = 20;
+
+interface Harness {
+  readonly db: Database;
+  readonly receiver: WebhookReceiver;
+  readonly dispatcher: WebhookDispatcher;
+  readonly endpoints: string[];
+  close(): Promise<void>;
+}
+
+/** A store, a receiver, `endpoints` endpoints on it and a dispatcher started with `timing`. */
+async function harness(
+  endpointCount: number,
+  timing: WebhookDispatcherTiming,
+  options: { readonly listenFails?: boolean; readonly perEndpoint?: number } = {},
+): Promise<Harness> {
+  const store = await openPglite(IN_MEMORY);
+  await migrate(store);
+  const receiver = await startWebhookReceiver();
+  await upsertDeveloper(store, DEVELOPER, T0);
+  const endpoints: string[] = [];
+  for (let n = 0; n < endpointCount; n += 1) {
+    const endpointId = `we_wakeup_endpoint_${String(n).padStart(4, '0')}`;
+    await insertWebhookEndpointWithinCap(
+      store,
+      {
+        endpointId,
+        developerParty: DEVELOPER,
+        url: `${receiver.url}/${n}`,
+        events: [],
+        apiKeyIds: null,
+        description: '',
+        secret: 'whsec_wakeup_0123456789abcdefghijkl',
+        createdAt: T0,
+      },
+      endpointCount,
+    );
+    endpoints.push(endpointId);
+  }
+  const db: Database = options.listenFails
+    ? Object.assign(Object.create(store) as Database, {
+        listen: () => Promise.reject(new Error('no listening connection')),
+      })
+    : store;
+  const dispatcher = new WebhookDispatcher({
+    db,
+    clock: { now: () => T0 },
+    settings: {
+      mode: 'devnet',
+      allowPrivate: false,
+      timeoutMs: 5_000,
+      concurrency: 8,
+      perEndpoint: options.perEndpoint ?? 2,
+    },
+    timing,
+    log: { warn: () => {}, info: () => {} },
+  });
+  dispatcher.start();
+  return {
+    db: store,
+    receiver,
+    dispatcher,
+    endpoints,
+    close: async () => {
+      await dispatcher.stop();
+      await receiver.close();
+      await store.close();
+    },
+  };
+}
+
+function testDelivery(endpointId: string, subjectId: string, n: number): NewWebhookDelivery {
+  return {
+    deliveryId: `wd_${endpointId.slice(-4)}_${subjectId}_${n}`,
+    endpointId,
+    eventId: `evt_test_${endpointId.slice(-4)}_${subjectId}_${n}`,
+    eventType: 'webhook.test',
+    subjectId,
+    body: JSON.stringify({ endpointId, subjectId, n }),
+    createdAt: T0,
+  };
+}
+
+describe('waking the delivery loop', () => {
+  it('sends a delivery added after it went idle, on the announcement alone', async () => {
+    const h = await harness(1, { pollMs: HOUR_MS, sweepMs: HOUR_MS });
+    try {
+      await waitFor(async () => h.dispatcher.isListening || null, 'the listener', WAIT_MS);
+      const endpointId = h.endpoints[0] as string;
+      await insertWebhookDeliveries(h.db, [testDelivery(endpointId, 'int_wake', 0)]);
+      await waitFor(
+        async () => (h.receiver.received.length > 0 ? true : null),
+        'the delivery at the receiver',
+        WAIT_MS,
+      );
+      expect(h.receiver.received.map((r) => r.json)).toEqual([
+        { endpointId, subjectId: 'int_wake', n: 0 },
+      ]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('finds the work on its poll while it cannot listen', async () => {
+    const h = await harness(1, { pollMs: FAST_POLL_MS, sweepMs: HOUR_MS }, { listenFails: true });
+    try {
+      const endpointId = h.endpoints[0] as string;
+      await insertWebhookDeliveries(h.db, [testDelivery(endpointId, 'int_poll', 0)]);
+      await waitFor(
+        async () => (h.receiver.received.length > 0 ? true : null),
+        'the delivery at the receiver',
+        WAIT_MS,
+      );
+      expect(h.dispatcher.isListening).toBe(false);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('many endpoints and intents at once', () => {
+  const ENDPOINTS = 12;
+  const SUBJECTS = 8;
+  const EVENTS = 6;
+
+  it("delivers each intent's events to each endpoint once and in order", async () => {
+    const h = await harness(ENDPOINTS, { pollMs: HOUR_MS, sweepMs: HOUR_MS }, { perEndpoint: 3 });
+    try {
+      await waitFor(async () => h.dispatcher.isListening || null, 'the listener', WAIT_MS);
+      const subjects = Array.from({ length: SUBJECTS }, (_, n) => `int_${n}`);
+      // One fan-out's worth at a time, as successive events of every intent come in.
+      for (let n = 0; n < EVENTS; n += 1) {
+        await insertWebhookDeliveries(
+          h.db,
+          h.endpoints.flatMap((e) => subjects.map((s) => testDelivery(e, s, n))),
+        );
+      }
+      const total = ENDPOINTS * SUBJECTS * EVENTS;
+      await waitFor(
+        async () => (h.receiver.received.length >= total ? true : null),
+        'every delivery at the receiver',
+        WAIT_MS,
+      );
+      const order = new Map<string, number[]>();
+      for (const { json } of h.receiver.received) {
+        const { endpointId, subjectId, n } = json as unknown as {
+          endpointId: string;
+          subjectId: string;
+          n: number;
+        };
+        const chain = `${endpointId} ${subjectId}`;
+        order.set(chain, [...(order.get(chain) ?? []), n]);
+      }
+      expect(order.size).toBe(ENDPOINTS * SUBJECTS);
+      const inOrder = Array.from({ length: EVENTS }, (_, n) => n);
+      for (const [chain, ns] of order) expect(ns, chain).toEqual(inOrder);
+    } finally {
+      await h.close();
+    }
   });
 });

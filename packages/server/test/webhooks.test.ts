@@ -295,8 +295,16 @@ describe.each([pglite(), postgres()])('webhooks on $name', (backend) => {
         for (const [subject, seqs] of arrivals) {
           expect(seqs, subject).toEqual([...seqs].sort((a, b) => a - b));
         }
-        const log = await deliveries(endpoint.id);
-        expect(log.every((d) => d.state === 'delivered' && d.attempts.length >= 1)).toBe(true);
+        // An attempt is recorded after its answer, with the others that finished by then.
+        const log = await waitFor(
+          async () => {
+            const listed = await deliveries(endpoint.id);
+            return listed.every((d) => d.state === 'delivered') ? listed : null;
+          },
+          'every delivery recorded as delivered',
+          ATTEMPT_WAIT_MS,
+        );
+        expect(log.every((d) => d.attempts.length >= 1)).toBe(true);
       },
       DELIVERY_WAIT_MS + 120_000,
     );

@@ -7,8 +7,11 @@
  * - The output reserve at the start of the velocity window is the reserve now with the window's
  *   swaps undone (their outputs added back, what they added to that side taken off); when that
  *   cannot be positive the current reserve stands in.
- * - The 1-hour time-weighted price is not kept by the store yet: it is reported as unknown, which
- *   the guard treats as a pool without history (the check is skipped).
+ * - The pool's reference price is the one its executions keep in the store
+ *   (`pool_price_references`), followed to now with the spot under the lock
+ *   (`referenceAtExecution`), and within a batch carried past each swap that moved the spot, so
+ *   each swap is judged as it would have been alone; a pool's first execution starts it from the
+ *   mean spot of its hourly snapshots of this and the previous hour, as a quoting process does.
  * - The USD reference applies to pools whose sides are Amulet and USDCx.
  *
  * A batch of swaps reads the pool's figures once (`readGuardFigures`) and carries them forward
@@ -20,6 +23,7 @@ import {
   type GuardSnapshot,
   type GuardThresholds,
   type Instrument,
+  type Ratio,
   type Reserves,
 } from '@poolparty/core';
 import type { Queryable } from '@poolparty/store';
@@ -34,6 +38,8 @@ export interface GuardScope {
   readonly input: Instrument;
   readonly output: Instrument;
   readonly prices: PriceBook;
+  /** The pool's reference price now, output per unit of input. */
+  readonly poolReference: Ratio | null;
   readonly now: Date;
 }
 
@@ -110,7 +116,7 @@ export function guardSnapshotFrom(figures: GuardFigures, scope: GuardScope): Gua
     trailingHourOutputs: paid,
     outputReserveAtWindowStart:
       startUnits > 0n ? Amount.fromUnits(startUnits) : scope.reserves.output,
-    timeWeightedPrice: null,
+    timeWeightedPrice: scope.poolReference,
     reference:
       price === null
         ? null

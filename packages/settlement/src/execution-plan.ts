@@ -9,6 +9,8 @@
  * - A refund moves: inflight −= deposit; outgoing += refund; fees += what is kept.
  * - The payout of an earlier trade in the batch has not left the swap party yet, but will: it is
  *   taken off the usable holdings a later swap of the batch is checked against.
+ * - The pool's reference price (docs/spec/guard.md#reference) judges each swap at the spot the
+ *   swaps before it left; a trade moves the spot from then on, a refund does not.
  */
 import {
   Amount,
@@ -20,8 +22,16 @@ import {
   type Instrument,
   instrumentKey,
   intentFeesOf,
+  observeSpot,
+  type PoolPriceReference,
+  perUnitOfInput,
   priceImpactCapRatio,
+  type Ratio,
+  referenceAtExecution,
+  referencePriceAt,
+  reservePriceLimitOf,
   sideOf,
+  spotOfReserves,
 } from '@poolparty/core';
 import type { Holding } from '@poolparty/ledger';
 import type { IntentRecord, PoolBalances, PoolRecord } from '@poolparty/store';
@@ -46,6 +56,8 @@ export interface PoolBatchPlan {
   readonly swaps: readonly SwapPlan[];
   /** The books once every swap of the batch moved them. */
   readonly balances: PoolBalances;
+  /** The pool's reference once every swap of the batch moved the spot; null without a price. */
+  readonly reference: PoolPriceReference | null;
 }
 
 export interface PoolBatchInput {
@@ -58,6 +70,10 @@ export interface PoolBatchInput {
   /** The swap party's holdings as the ledger reported them before the batch. */
   readonly holdings: readonly Holding[];
   readonly guard: GuardFigures;
+  /** The pool's reference as its latest execution left it; null before the first. */
+  readonly reference: PoolPriceReference | null;
+  /** Where a pool without a reference starts it: its recent snapshots' mean spot, if any. */
+  readonly referenceSeed: Ratio | null;
   readonly now: Date;
   readonly maxPriceImpact: number;
   readonly guardThresholds: Partial<GuardThresholds>;
@@ -92,11 +108,35 @@ function usableByInstrument(holdings: readonly Holding[]): Map<string, Amount> {
 
 const RESERVE: Record<Side, keyof PoolBalances> = { a: 'reserveA', b: 'reserveB' };
 
+/** The pool's reference when the batch starts: the stored one followed to the spot under the lock. */
+function referenceAtStart(input: PoolBatchInput, limit: Ratio): PoolPriceReference | null {
+  const spot = spotOfReserves(input.balances.reserveA, input.balances.reserveB);
+  if (spot === null) return input.reference;
+  const nowMs = input.now.getTime();
+  return referenceAtExecution(input.reference, spot, input.referenceSeed, nowMs, limit);
+}
+
+/** The reference once a trade left the books at `balances`: the spot moved, the price did not. */
+function referenceAfterTrade(
+  reference: PoolPriceReference | null,
+  balances: PoolBalances,
+  nowMs: number,
+  limit: Ratio,
+): PoolPriceReference | null {
+  const spot = spotOfReserves(balances.reserveA, balances.reserveB);
+  return reference === null || spot === null
+    ? reference
+    : observeSpot(reference, spot, nowMs, limit);
+}
+
 /** Decides every swap of the batch in order; throws (AccountingError) when the books cannot hold. */
 export function planPoolBatch(input: PoolBatchInput): PoolBatchPlan {
   const { pool, prices, now } = input;
+  const thresholds = poolThresholds(input.guardThresholds, pool.guard);
+  const limit = reservePriceLimitOf(thresholds);
   let balances = input.balances;
   let guard = input.guard;
+  let reference = referenceAtStart(input, limit);
   /** Output already promised to earlier payouts of the batch, per instrument. */
   const promised = new Map<string, Amount>();
   const usable = usableByInstrument(input.holdings);
@@ -114,12 +154,17 @@ export function planPoolBatch(input: PoolBatchInput): PoolBatchPlan {
     const held = usable.get(outputKey) ?? Amount.ZERO;
     const promisedNow = promised.get(outputKey) ?? Amount.ZERO;
     const outputHoldings = held.gt(promisedNow) ? held.sub(promisedNow) : Amount.ZERO;
+    const poolReference =
+      reference === null
+        ? null
+        : perUnitOfInput(referencePriceAt(reference, now.getTime()), inputSide === 'a');
     const snapshot = guardSnapshotFrom(guard, {
       outputSide,
       reserves,
       input: inputInstrument,
       output,
       prices,
+      poolReference,
       now,
     });
     const feeNow = prices.networkFee(inputInstrument, networkChargeBps(intent.networkFeePolicy));
@@ -133,7 +178,7 @@ export function planPoolBatch(input: PoolBatchInput): PoolBatchPlan {
       maxPriceImpact: priceImpactCapRatio(pool.priceImpactCap ?? input.maxPriceImpact),
       outputHoldings,
       poolActive: pool.status === 'active',
-      guard: { snapshot, thresholds: poolThresholds(input.guardThresholds, pool.guard) },
+      guard: { snapshot, thresholds },
     });
     const swap: SwapPlan = { intent, inputSide, outputSide, deposit, decision };
     balances = applyMovements(balances, executionMovements(swap));
@@ -144,8 +189,9 @@ export function planPoolBatch(input: PoolBatchInput): PoolBatchPlan {
         reserveAdded: deposit.sub(fees.networkFeeAmount).sub(fees.platformFeeAmount),
         output: decision.output,
       });
+      reference = referenceAfterTrade(reference, balances, now.getTime(), limit);
     }
     swaps.push(swap);
   }
-  return { swaps, balances };
+  return { swaps, balances, reference };
 }

@@ -31,6 +31,8 @@ import {
   FailedAttempts,
   intentFeesOf,
   judgeItemFailure,
+  meanSpotPrice,
+  type Ratio,
   SWAP_LIFECYCLE,
   type SwapState,
 } from '@poolparty/core';
@@ -42,15 +44,19 @@ import {
   commandIdOf,
   depositIdsOfIntents,
   getIntentsInStatus,
+  getPoolPriceReference,
+  hourOf,
   type IntentPath,
   type IntentRecord,
   insertFeeEvents,
+  listPoolSnapshots,
   listPools,
   listQueuedIntents,
   moveIntentsAlong,
   type NewFeeEvent,
   type NewLedgerCommand,
   type PoolRecord,
+  putPoolPriceReference,
   QUEUED_STATES,
   recordLedgerCommands,
   updatePoolAccounting,
@@ -198,6 +204,7 @@ async function executePoolBatch(
     const ordered = ids.flatMap((id) => current.get(id) ?? []);
     const now = ctx.clock.now();
     const since = new Date(now.getTime() - ctx.settings.velocityWindowMs);
+    const reference = await getPoolPriceReference(tx, pool.poolId);
     const plan = planPoolBatch({
       pool,
       balances: accounting,
@@ -205,14 +212,19 @@ async function executePoolBatch(
       prices,
       holdings,
       guard: await readGuardFigures(tx, pool.poolId, since),
+      reference,
+      referenceSeed: reference === null ? await referenceSeedOf(tx, pool.poolId, now) : null,
       now,
       maxPriceImpact: ctx.settings.maxPriceImpact,
       guardThresholds: ctx.settings.guardThresholds,
     });
     await writePlan(tx, { pool, plan, prices, now, version: accounting.version });
-    if (plan.swaps.some((swap) => swap.decision.kind === 'execute')) {
-      effects.poolsRepriced.add(pool.poolId);
+    // Kept when the spot moved, or for a pool's first execution: a batch of refunds moves nothing.
+    const traded = plan.swaps.some((swap) => swap.decision.kind === 'execute');
+    if (plan.reference !== null && (traded || reference === null)) {
+      await putPoolPriceReference(tx, pool.poolId, plan.reference);
     }
+    if (traded) effects.poolsRepriced.add(pool.poolId);
     return 'executed';
   });
   if (outcome !== 'executed') return outcome;
@@ -220,6 +232,19 @@ async function executePoolBatch(
   ctx.step('execution_committed');
   return outcome;
 }
+
+/**
+ * Where a pool's first execution starts its reference: the mean spot of its hourly snapshots of
+ * this and the previous hour, as a quoting process starts (docs/spec/guard.md#reference).
+ */
+async function referenceSeedOf(tx: Queryable, poolId: string, now: Date): Promise<Ratio | null> {
+  const thisHour = hourOf(now);
+  const from = new Date(thisHour.getTime() - HOUR_MS);
+  const to = new Date(thisHour.getTime() + HOUR_MS);
+  return meanSpotPrice(await listPoolSnapshots(tx, poolId, from, to));
+}
+
+const HOUR_MS = 60 * 60 * 1000;
 
 /** Swap parties whose holdings are read at once: a round may span many pools. */
 export const HOLDINGS_READS_AT_ONCE = 8;

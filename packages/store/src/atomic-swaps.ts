@@ -3,7 +3,7 @@
  * (docs/spec/atomic-swaps.md). A swap, its first event and its reservations are written by one
  * statement; every state change goes through `intent-states.ts` (checked against core's
  * `ATOMIC_SWAP_LIFECYCLE`, a compare-and-set on the current state), and the database releases a
- * swap's reservations the moment it ends (migration 0019).
+ * swap's reservations the moment it ends (migration 0021).
  */
 import {
   type Amount,

@@ -35,6 +35,7 @@ export * from './nonces.js';
 export * from './offsets.js';
 export * from './operator-flags.js';
 export * from './pglite-template.js';
+export * from './pool-price-references.js';
 export * from './pool-snapshots.js';
 export * from './pools.js';
 export * from './presence.js';

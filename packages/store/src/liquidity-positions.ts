@@ -4,7 +4,7 @@
  * equals the positions' units plus the units locked by the first deposit.
  */
 import type { Amount } from '@poolparty/core';
-import { amountParam, readAmount, readDate, readString } from './columns.js';
+import { amountParam, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
 export interface PositionRecord {
@@ -20,13 +20,13 @@ export interface PositionRecord {
 
 function positionFromRow(row: Row): PositionRecord {
   return {
-    poolId: readString(row.pool_id),
-    providerParty: readString(row.provider_party),
-    units: readAmount(row.units),
-    basisA: readAmount(row.basis_a),
-    basisB: readAmount(row.basis_b),
-    createdAt: readDate(row.created_at),
-    updatedAt: readDate(row.updated_at),
+    poolId: read.string(row.pool_id),
+    providerParty: read.string(row.provider_party),
+    units: read.amount(row.units),
+    basisA: read.amount(row.basis_a),
+    basisB: read.amount(row.basis_b),
+    createdAt: read.date(row.created_at),
+    updatedAt: read.date(row.updated_at),
   };
 }
 
@@ -151,5 +151,5 @@ export async function debitPosition(
 /** The pool's unit supply, read under the caller's lock. */
 export async function getLpSupply(q: Queryable, poolId: string): Promise<Amount | null> {
   const rows = await q.query('SELECT lp_supply FROM pools WHERE pool_id = $1', [poolId]);
-  return rows[0] ? readAmount(rows[0].lp_supply) : null;
+  return rows[0] ? read.amount(rows[0].lp_supply) : null;
 }

@@ -3,19 +3,36 @@
  * payout has its own state, moved by compare-and-set, so a confirmation delivered twice pays once.
  */
 import type { Amount, Side } from '@poolparty/core';
-import {
-  amountParam,
-  readAmount,
-  readDate,
-  readDateOrNull,
-  readString,
-  readStringOrNull,
-} from './columns.js';
+import { amountParam, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
 export type PayoutState = 'pending' | 'offered' | 'paid' | 'flagged' | 'none';
 
 export const WITHDRAWAL_PAGE_SIZE_MAX = 100;
+
+/** A withdrawal's status as its view derives it (migration 0017's `withdrawal_webhook_status`). */
+export type WithdrawalStatus = 'paying' | 'completed' | 'flagged';
+
+/** A payout that moved while the withdrawal's status stood. */
+export type WithdrawalLegEvent =
+  | 'payout_pending'
+  | 'payout_offered'
+  | 'payout_paid'
+  | 'payout_flagged';
+
+/** One row of `withdrawal_events`, the withdrawals' outbox (migration 0018). */
+export interface WithdrawalEventRecord {
+  readonly seq: number;
+  readonly withdrawalId: string;
+  readonly status: WithdrawalStatus;
+  /** Null for a change of status. */
+  readonly legEvent: WithdrawalLegEvent | null;
+  /** The side whose payout moved; null for the burn. */
+  readonly side: Side | null;
+  readonly payoutA: PayoutState;
+  readonly payoutB: PayoutState;
+  readonly at: Date;
+}
 
 export interface NewWithdrawal {
   readonly withdrawalId: string;
@@ -41,22 +58,22 @@ export interface WithdrawalRecord extends NewWithdrawal {
 
 function withdrawalFromRow(row: Row): WithdrawalRecord {
   return {
-    withdrawalId: readString(row.withdrawal_id),
-    poolId: readString(row.pool_id),
-    providerParty: readString(row.provider_party),
-    apiKeyId: readString(row.api_key_id),
-    units: readAmount(row.units),
-    amountA: readAmount(row.amount_a),
-    amountB: readAmount(row.amount_b),
-    minimumA: readAmount(row.minimum_a),
-    minimumB: readAmount(row.minimum_b),
-    payoutA: readString(row.payout_a) as PayoutState,
-    payoutB: readString(row.payout_b) as PayoutState,
-    updateA: readStringOrNull(row.update_a),
-    updateB: readStringOrNull(row.update_b),
-    createdAt: readDate(row.created_at),
-    completedAt: readDateOrNull(row.completed_at),
-    updatedAt: readDate(row.updated_at),
+    withdrawalId: read.string(row.withdrawal_id),
+    poolId: read.string(row.pool_id),
+    providerParty: read.string(row.provider_party),
+    apiKeyId: read.string(row.api_key_id),
+    units: read.amount(row.units),
+    amountA: read.amount(row.amount_a),
+    amountB: read.amount(row.amount_b),
+    minimumA: read.amount(row.minimum_a),
+    minimumB: read.amount(row.minimum_b),
+    payoutA: read.string(row.payout_a) as PayoutState,
+    payoutB: read.string(row.payout_b) as PayoutState,
+    updateA: read.stringOrNull(row.update_a),
+    updateB: read.stringOrNull(row.update_b),
+    createdAt: read.date(row.created_at),
+    completedAt: read.dateOrNull(row.completed_at),
+    updatedAt: read.date(row.updated_at),
   };
 }
 
@@ -165,5 +182,34 @@ export async function payoutOffersOf(
      ORDER BY attempt`,
     [withdrawalId],
   );
-  return Object.fromEntries(rows.map((row) => [readString(row.side), readString(row.offer_id)]));
+  return Object.fromEntries(rows.map((row) => [read.string(row.side), read.string(row.offer_id)]));
+}
+
+function withdrawalEventFromRow(row: Row): WithdrawalEventRecord {
+  return {
+    seq: read.safeInteger(row.seq),
+    withdrawalId: read.string(row.withdrawal_id),
+    status: read.string(row.status) as WithdrawalStatus,
+    legEvent: read.stringOrNull(row.leg_event) as WithdrawalLegEvent | null,
+    side: read.stringOrNull(row.side) as Side | null,
+    payoutA: read.string(row.payout_a) as PayoutState,
+    payoutB: read.string(row.payout_b) as PayoutState,
+    at: read.date(row.at),
+  };
+}
+
+/**
+ * The withdrawal's events in order, after `afterSeq` when given. Not capped: a withdrawal has an
+ * event per payout move, a handful, and more only as often as an operator sends a payout again.
+ */
+export async function listWithdrawalEvents(
+  q: Queryable,
+  withdrawalId: string,
+  afterSeq = 0,
+): Promise<WithdrawalEventRecord[]> {
+  const rows = await q.query(
+    'SELECT * FROM withdrawal_events WHERE withdrawal_id = $1 AND seq > $2 ORDER BY seq',
+    [withdrawalId, afterSeq],
+  );
+  return rows.map(withdrawalEventFromRow);
 }

@@ -4,18 +4,11 @@
  *
  * Delivery is at least once: a worker claims a delivery with a lease (`lease_until`) before it
  * sends, and records the attempt after; a worker that dies mid-request leaves the lease to run
- * out, and the next claim after it takes the delivery again. A delivery waits while an earlier
- * delivery of its subject to the same endpoint is open, so one intent's events arrive in order
- * and one at a time.
+ * out, and the next claim after it takes the delivery again. A delivery waits (`held`, migration
+ * 0020) while an earlier delivery of its subject to the same endpoint is open, so one intent's
+ * events arrive in order and one at a time; adding deliveries and ending them release the next.
  */
-import {
-  jsonParam,
-  readDate,
-  readDateOrNull,
-  readSafeInteger,
-  readString,
-  readStringOrNull,
-} from './columns.js';
+import { jsonParam, read } from './columns.js';
 import type { Database, Queryable, Row } from './database.js';
 
 /** How long an ended delivery and its attempts are kept, for the delivery log and resends. */
@@ -67,45 +60,45 @@ export interface WebhookDeliveryRecord {
 
 function textArray(value: unknown): string[] {
   if (!Array.isArray(value)) throw new TypeError('expected a text array');
-  return value.map(readString);
+  return value.map(read.string);
 }
 
 function endpointFromRow(row: Row): WebhookEndpointRecord {
   return {
-    endpointId: readString(row.endpoint_id),
-    developerParty: readString(row.developer_party),
-    url: readString(row.url),
+    endpointId: read.string(row.endpoint_id),
+    developerParty: read.string(row.developer_party),
+    url: read.string(row.url),
     events: textArray(row.events),
     apiKeyIds: row.api_key_ids === null ? null : textArray(row.api_key_ids),
-    description: readString(row.description),
-    secret: readString(row.secret),
-    previousSecret: readStringOrNull(row.previous_secret),
-    previousSecretExpiresAt: readDateOrNull(row.previous_secret_expires_at),
-    secretRotatedAt: readDateOrNull(row.secret_rotated_at),
+    description: read.string(row.description),
+    secret: read.string(row.secret),
+    previousSecret: read.stringOrNull(row.previous_secret),
+    previousSecretExpiresAt: read.dateOrNull(row.previous_secret_expires_at),
+    secretRotatedAt: read.dateOrNull(row.secret_rotated_at),
     enabled: row.enabled === true,
-    disabledReason: readStringOrNull(row.disabled_reason),
-    disabledAt: readDateOrNull(row.disabled_at),
-    failedInRow: readSafeInteger(row.failed_in_row),
-    failingSince: readDateOrNull(row.failing_since),
-    createdAt: readDate(row.created_at),
-    updatedAt: readDate(row.updated_at),
+    disabledReason: read.stringOrNull(row.disabled_reason),
+    disabledAt: read.dateOrNull(row.disabled_at),
+    failedInRow: read.safeInteger(row.failed_in_row),
+    failingSince: read.dateOrNull(row.failing_since),
+    createdAt: read.date(row.created_at),
+    updatedAt: read.date(row.updated_at),
   };
 }
 
 function deliveryFromRow(row: Row): WebhookDeliveryRecord {
   const attempts = typeof row.attempts === 'string' ? JSON.parse(row.attempts) : row.attempts;
   return {
-    deliveryId: readString(row.delivery_id),
-    endpointId: readString(row.endpoint_id),
-    eventId: readString(row.event_id),
-    eventType: readString(row.event_type),
-    subjectId: readString(row.subject_id),
-    body: readString(row.body),
-    state: readString(row.state) as WebhookDeliveryState,
+    deliveryId: read.string(row.delivery_id),
+    endpointId: read.string(row.endpoint_id),
+    eventId: read.string(row.event_id),
+    eventType: read.string(row.event_type),
+    subjectId: read.string(row.subject_id),
+    body: read.string(row.body),
+    state: read.string(row.state) as WebhookDeliveryState,
     attempts: attempts as WebhookAttemptRecord[],
-    firstAttemptAt: readDateOrNull(row.first_attempt_at),
-    nextAttemptAt: readDateOrNull(row.next_attempt_at),
-    createdAt: readDate(row.created_at),
+    firstAttemptAt: read.dateOrNull(row.first_attempt_at),
+    nextAttemptAt: read.dateOrNull(row.next_attempt_at),
+    createdAt: read.date(row.created_at),
   };
 }
 
@@ -139,7 +132,7 @@ export async function insertWebhookEndpointWithinCap(
       'SELECT count(*)::int AS n FROM webhook_endpoints WHERE developer_party = $1',
       [endpoint.developerParty],
     );
-    if (readSafeInteger(counted?.n) >= max) return null;
+    if (read.safeInteger(counted?.n) >= max) return null;
     const rows = await tx.query(
       `INSERT INTO webhook_endpoints (endpoint_id, developer_party, url, events, api_key_ids,
          description, secret, created_at, updated_at)
@@ -164,7 +157,16 @@ export async function getWebhookEndpoint(
   q: Queryable,
   endpointId: string,
 ): Promise<WebhookEndpointRecord | null> {
-  const rows = await q.query('SELECT * FROM webhook_endpoints WHERE endpoint_id = $1', [
+  return endpointById(q, endpointId, '');
+}
+
+/** One read serves both: the lock is the only difference between a look and a locked read. */
+async function endpointById(
+  q: Queryable,
+  endpointId: string,
+  lock: '' | 'FOR UPDATE',
+): Promise<WebhookEndpointRecord | null> {
+  const rows = await q.query(`SELECT * FROM webhook_endpoints WHERE endpoint_id = $1 ${lock}`, [
     endpointId,
   ]);
   return rows[0] ? endpointFromRow(rows[0]) : null;
@@ -305,14 +307,14 @@ export async function lockQueuedWebhookEvents(
     [limit],
   );
   return rows.map((row) => ({
-    queuedSeq: readSafeInteger(row.queued_seq),
-    eventId: readString(row.event_id),
-    developerParty: readString(row.developer_party),
-    type: readString(row.type),
-    subjectId: readString(row.subject_id),
-    apiKeyId: readStringOrNull(row.api_key_id),
-    outboxSeq: row.outbox_seq === null ? null : readSafeInteger(row.outbox_seq),
-    at: readDate(row.at),
+    queuedSeq: read.safeInteger(row.queued_seq),
+    eventId: read.string(row.event_id),
+    developerParty: read.string(row.developer_party),
+    type: read.string(row.type),
+    subjectId: read.string(row.subject_id),
+    apiKeyId: read.stringOrNull(row.api_key_id),
+    outboxSeq: row.outbox_seq === null ? null : read.safeInteger(row.outbox_seq),
+    at: read.date(row.at),
   }));
 }
 
@@ -341,20 +343,76 @@ export interface NewWebhookDelivery {
   readonly resendOf?: string;
 }
 
+/** Deliveries one statement adds or records at most: one bounded parameter and plan. */
+export const WEBHOOK_ROWS_PER_STATEMENT = 500;
+
+/** The chains (endpoint, subject) named, as the two arrays `release_webhook_chains` takes. */
+function chainArrays(
+  chains: Iterable<{ readonly endpointId: string; readonly subjectId: string }>,
+): [string[], string[]] {
+  const endpoints: string[] = [];
+  const subjects: string[] = [];
+  for (const chain of chains) {
+    endpoints.push(chain.endpointId);
+    subjects.push(chain.subjectId);
+  }
+  return [endpoints, subjects];
+}
+
+/** Workers listen here (migration 0020): queued events and added deliveries wake them at commit. */
+export const WEBHOOK_WORK_CHANNEL = 'webhook_work';
+
+/** What a notification on `WEBHOOK_WORK_CHANNEL` announces: a fan-out due, or a claim due. */
+export type WebhookWork = 'events' | 'deliveries';
+
+/**
+ * Lets the first open delivery of each chain go when it is held (migration 0020): after
+ * deliveries were added behind others, or some ended. Locks the chains for the transaction.
+ */
+export async function releaseWebhookChains(
+  q: Queryable,
+  chains: Iterable<{ readonly endpointId: string; readonly subjectId: string }>,
+): Promise<void> {
+  const [endpoints, subjects] = chainArrays(chains);
+  if (endpoints.length === 0) return;
+  await q.query('SELECT release_webhook_chains($1::text[], $2::text[])', [endpoints, subjects]);
+}
+
+/**
+ * Held, when adding a delivery: an open one of its chain is there already, or an earlier one of
+ * the same statement. The chains' release after the insert corrects a guess a concurrent end
+ * made wrong.
+ */
+const HELD_ON_INSERT = `EXISTS (SELECT 1 FROM webhook_deliveries e
+         WHERE e.endpoint_id = d.endpoint_id AND e.subject_id = d.subject_id
+           AND e.state IN ('pending', 'retrying'))
+       OR row_number() OVER (PARTITION BY d.endpoint_id, d.subject_id ORDER BY d.n) > 1`;
+
 /**
  * Adds the deliveries, due at once, in the order given (their `ord`); a fan-out's delivery of an
- * event an endpoint already has is skipped.
+ * event an endpoint already has is skipped. Each waits behind the open deliveries of its subject
+ * to its endpoint. One transaction, so the chains' release commits with the deliveries.
  */
 export async function insertWebhookDeliveries(
-  q: Queryable,
+  db: Database,
   deliveries: readonly NewWebhookDelivery[],
 ): Promise<WebhookDeliveryRecord[]> {
   if (deliveries.length === 0) return [];
+  return db.transaction((tx) => insertDeliveries(tx, deliveries));
+}
+
+async function insertDeliveries(
+  q: Queryable,
+  deliveries: readonly NewWebhookDelivery[],
+): Promise<WebhookDeliveryRecord[]> {
+  if (deliveries.length > WEBHOOK_ROWS_PER_STATEMENT) {
+    throw new RangeError(`at most ${WEBHOOK_ROWS_PER_STATEMENT} deliveries per statement`);
+  }
   const rows = await q.query(
     `INSERT INTO webhook_deliveries (delivery_id, endpoint_id, event_id, event_type, subject_id,
-       body, state, next_attempt_at, created_at, resend_of)
+       body, state, next_attempt_at, created_at, resend_of, held)
      SELECT d.delivery_id, d.endpoint_id, d.event_id, d.event_type, d.subject_id, d.body,
-       'pending', d.created_at, d.created_at, d.resend_of
+       'pending', d.created_at, d.created_at, d.resend_of, ${HELD_ON_INSERT}
      FROM jsonb_to_recordset($1::jsonb) AS d(delivery_id text, endpoint_id text,
        event_id text, event_type text, subject_id text, body text, created_at timestamptz,
        resend_of text, n bigint)
@@ -377,7 +435,76 @@ export async function insertWebhookDeliveries(
       ),
     ],
   );
-  return rows.map(deliveryFromRow);
+  const added = rows.map(deliveryFromRow);
+  await releaseWebhookChains(q, added);
+  return added;
+}
+
+/** An event fanned out: its body, and the endpoints it goes to with each delivery's id. */
+export interface FannedOutWebhookEvent {
+  readonly eventId: string;
+  readonly type: string;
+  readonly subjectId: string;
+  readonly body: string;
+  readonly recipients: readonly { readonly endpointId: string; readonly deliveryId: string }[];
+}
+
+/**
+ * The fan-out's write (in its transaction): every event's deliveries, one per recipient, due at
+ * `now`, in the order given (events, then recipients), and the queued rows `dequeue` off the
+ * queue, in one statement; then the chains' release. An endpoint that has the event already is
+ * skipped. Answers how many deliveries were added.
+ */
+export async function insertFannedOutWebhookEvents(
+  tx: Queryable,
+  input: {
+    readonly events: readonly FannedOutWebhookEvent[];
+    readonly dequeue: readonly number[];
+    readonly now: Date;
+  },
+): Promise<number> {
+  const rows = await tx.query(
+    `WITH dequeued AS (
+       DELETE FROM webhook_events WHERE queued_seq = ANY($2::bigint[])
+     ), d AS (
+       SELECT r.delivery_id, r.endpoint_id, e.event_id, e.type, e.subject_id, e.body,
+         row_number() OVER (ORDER BY e.n, r.k) AS n
+       FROM jsonb_to_recordset($1::jsonb) AS e(n bigint, event_id text, type text,
+         subject_id text, body text, endpoint_ids text[], delivery_ids text[])
+       CROSS JOIN LATERAL unnest(e.endpoint_ids, e.delivery_ids) WITH ORDINALITY
+         AS r(endpoint_id, delivery_id, k)
+     )
+     INSERT INTO webhook_deliveries (delivery_id, endpoint_id, event_id, event_type, subject_id,
+       body, state, next_attempt_at, created_at, held)
+     SELECT d.delivery_id, d.endpoint_id, d.event_id, d.type, d.subject_id, d.body,
+       'pending', $3, $3, ${HELD_ON_INSERT}
+     FROM d ORDER BY d.n
+     ON CONFLICT (endpoint_id, event_id) WHERE resend_of IS NULL DO NOTHING
+     RETURNING endpoint_id, subject_id`,
+    [
+      jsonParam(
+        input.events.map((event, n) => ({
+          n,
+          event_id: event.eventId,
+          type: event.type,
+          subject_id: event.subjectId,
+          body: event.body,
+          endpoint_ids: event.recipients.map((r) => r.endpointId),
+          delivery_ids: event.recipients.map((r) => r.deliveryId),
+        })),
+      ),
+      input.dequeue.map(String),
+      input.now,
+    ],
+  );
+  await releaseWebhookChains(
+    tx,
+    rows.map((row) => ({
+      endpointId: read.string(row.endpoint_id),
+      subjectId: read.string(row.subject_id),
+    })),
+  );
+  return rows.length;
 }
 
 /** Takes fanned-out events off the queue (in the fan-out's transaction). */
@@ -413,8 +540,10 @@ export interface ClaimedWebhookDelivery extends WebhookDeliveryRecord {
 
 /**
  * Leases due deliveries to `owner` until `leaseUntil`: open, due, not leased (or the lease ran
- * out), of an enabled endpoint, with no earlier open delivery of their subject to their endpoint,
- * and at most `perEndpoint` in flight per endpoint. Rows another claim holds are skipped.
+ * out), of an enabled endpoint, not held behind an earlier open delivery of their subject to
+ * their endpoint, and at most `perEndpoint` in flight per endpoint, oldest due first. Rows
+ * another claim holds are skipped. One statement, however many it takes: the walk follows the
+ * index of claimable deliveries in the claim's order and stops after `scanMax`.
  */
 export async function claimWebhookDeliveries(
   q: Queryable,
@@ -423,12 +552,10 @@ export async function claimWebhookDeliveries(
   const rows = await q.query(
     `WITH due AS (
        SELECT d.delivery_id, d.endpoint_id, d.next_attempt_at, d.ord FROM webhook_deliveries d
-       JOIN webhook_endpoints w ON w.endpoint_id = d.endpoint_id AND w.enabled
-       WHERE d.state IN ('pending', 'retrying') AND d.next_attempt_at <= $2
+       WHERE d.state IN ('pending', 'retrying') AND NOT d.held AND d.next_attempt_at <= $2
          AND (d.lease_until IS NULL OR d.lease_until <= $2)
-         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
-           WHERE e.endpoint_id = d.endpoint_id AND e.subject_id = d.subject_id
-             AND e.state IN ('pending', 'retrying') AND e.ord < d.ord)
+         AND EXISTS (SELECT 1 FROM webhook_endpoints w
+           WHERE w.endpoint_id = d.endpoint_id AND w.enabled)
        ORDER BY d.next_attempt_at, d.ord LIMIT $7
      ), ranked AS (
        SELECT due.*, row_number() OVER (PARTITION BY due.endpoint_id
@@ -459,7 +586,7 @@ export async function claimWebhookDeliveries(
   );
   return rows.map((row) => ({
     ...deliveryFromRow(row),
-    attemptCount: readSafeInteger(row.attempt_count),
+    attemptCount: read.safeInteger(row.attempt_count),
     endpoint: endpointFromJson(row.endpoint),
   }));
 }
@@ -467,7 +594,7 @@ export async function claimWebhookDeliveries(
 /** An endpoint row as `to_jsonb` gives it: timestamps as text. */
 function endpointFromJson(value: unknown): WebhookEndpointRecord {
   const row = (typeof value === 'string' ? JSON.parse(value) : value) as Row;
-  const date = (v: unknown) => (v === null || v === undefined ? null : new Date(readString(v)));
+  const date = (v: unknown) => (v === null || v === undefined ? null : new Date(read.string(v)));
   return endpointFromRow({
     ...row,
     previous_secret_expires_at: date(row.previous_secret_expires_at),
@@ -489,33 +616,64 @@ export interface WebhookAttemptResult {
   readonly now: Date;
 }
 
+/** What a batch of attempts recorded: the deliveries whose lease was still the owner's. */
+export interface RecordedWebhookAttempt {
+  readonly deliveryId: string;
+  readonly endpointId: string;
+  readonly subjectId: string;
+  readonly state: 'delivered' | 'retrying' | 'failed';
+}
+
 /**
- * Records an attempt and the delivery's state after it, and ends the lease; false when the
- * delivery is no longer this owner's open lease (its lease ran out and another worker took it, or
- * it was recorded already): the attempt is then not recorded, and the other worker's counts.
+ * Records attempts and each delivery's state after it, and ends the leases, at most
+ * `WEBHOOK_ROWS_PER_STATEMENT` a statement; the deliveries held behind those that ended are
+ * released in the same statement (`record_webhook_attempts`, migration 0020), so an end never
+ * commits without its release. Answers those recorded: a delivery no longer its owner's open
+ * lease (its lease ran out and another worker took it, or it was recorded already) is left out,
+ * its attempt not recorded, and the other worker's counts.
  */
+export async function recordWebhookAttempts(
+  q: Queryable,
+  results: readonly WebhookAttemptResult[],
+): Promise<RecordedWebhookAttempt[]> {
+  const recorded: RecordedWebhookAttempt[] = [];
+  for (let from = 0; from < results.length; from += WEBHOOK_ROWS_PER_STATEMENT) {
+    const batch = results.slice(from, from + WEBHOOK_ROWS_PER_STATEMENT);
+    recorded.push(...(await recordBatch(q, batch)));
+  }
+  return recorded;
+}
+
+async function recordBatch(
+  q: Queryable,
+  results: readonly WebhookAttemptResult[],
+): Promise<RecordedWebhookAttempt[]> {
+  const rows = await q.query('SELECT * FROM record_webhook_attempts($1::jsonb)', [
+    jsonParam(
+      results.map((result) => ({
+        delivery_id: result.deliveryId,
+        owner: result.owner,
+        attempt: [result.attempt],
+        state: result.state,
+        next_attempt_at: result.nextAttemptAt?.toISOString() ?? null,
+        now: result.now.toISOString(),
+      })),
+    ),
+  ]);
+  return rows.map((row) => ({
+    deliveryId: read.string(row.delivery_id),
+    endpointId: read.string(row.endpoint_id),
+    subjectId: read.string(row.subject_id),
+    state: read.string(row.state) as RecordedWebhookAttempt['state'],
+  }));
+}
+
+/** One attempt, as `recordWebhookAttempts` records them; false when it was not recorded. */
 export async function recordWebhookAttempt(
   q: Queryable,
   result: WebhookAttemptResult,
 ): Promise<boolean> {
-  const rows = await q.query(
-    `UPDATE webhook_deliveries SET
-       attempts = attempts || $3::jsonb, attempt_count = attempt_count + 1,
-       first_attempt_at = COALESCE(first_attempt_at, $6), state = $4, next_attempt_at = $5,
-       lease_owner = NULL, lease_until = NULL,
-       ended_at = CASE WHEN $4 IN ('delivered', 'failed') THEN $6::timestamptz END
-     WHERE delivery_id = $1 AND lease_owner = $2 AND state IN ('pending', 'retrying')
-     RETURNING delivery_id`,
-    [
-      result.deliveryId,
-      result.owner,
-      jsonParam([result.attempt]),
-      result.state,
-      result.nextAttemptAt,
-      result.now,
-    ],
-  );
-  return rows.length > 0;
+  return (await recordWebhookAttempts(q, [result])).length > 0;
 }
 
 /** The endpoint's failure run, locked for the transaction that updates it. */
@@ -523,10 +681,7 @@ export async function lockWebhookEndpoint(
   tx: Queryable,
   endpointId: string,
 ): Promise<WebhookEndpointRecord | null> {
-  const rows = await tx.query('SELECT * FROM webhook_endpoints WHERE endpoint_id = $1 FOR UPDATE', [
-    endpointId,
-  ]);
-  return rows[0] ? endpointFromRow(rows[0]) : null;
+  return endpointById(tx, endpointId, 'FOR UPDATE');
 }
 
 /** Writes the endpoint's failure run; with `disabledReason`, turns it off at `now`. */

@@ -1,7 +1,8 @@
 /**
  * The webhook tables (migration 0017) on PGlite and PostgreSQL: the cap on a developer's
  * endpoints, events queued by the triggers only for developers with an enabled endpoint, claims
- * that keep one subject's deliveries in order and one at a time, a lease that runs out and is
+ * that keep one subject's deliveries in order and one at a time (also with attempts recorded in
+ * batches, and with a delivery added while the one before it ends), a lease that runs out and is
  * taken over, and the delivery log's retention.
  */
 import { randomBytes } from 'node:crypto';
@@ -10,16 +11,15 @@ import {
   claimWebhookDeliveries,
   type Database,
   dequeueWebhookEvents,
-  IN_MEMORY,
   insertApiKeyWithinCap,
+  insertFannedOutWebhookEvents,
   insertWebhookDeliveries,
   insertWebhookEndpointWithinCap,
   listWebhookDeliveries,
   lockQueuedWebhookEvents,
-  migrate,
-  openPglite,
   purgeWebhookDeliveries,
   recordWebhookAttempt,
+  recordWebhookAttempts,
   revokeApiKey,
   rotateWebhookSecret,
   signingSecrets,
@@ -28,13 +28,18 @@ import {
   WEBHOOK_DELIVERY_RETENTION_MS,
   type WebhookEndpointRecord,
 } from '../src/index.js';
-import { type FreshSchema, openFreshSchema, postgresSkipReason } from '../testing/index.js';
+import { storeBackends } from '../testing/index.js';
 
-const postgresSkip = await postgresSkipReason('webhook store suite on PostgreSQL');
+const BACKENDS = await storeBackends('webhook store suite', { schemaPrefix: 'pp_webhooks' });
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 const uid = () => randomBytes(8).toString('hex');
 const LEASE_MS = 30_000;
+/** The cap on a developer's working API keys the key inserts are given. */
+const API_KEY_CAP = 25;
+/** How often, and how many times, the race test looks for the fan-out waiting on the lock. */
+const LOCK_WAIT_LOOK_MS = 25;
+const LOCK_WAIT_LOOKS = 400;
 
 /** The value, which the test's set-up made: failing here names what was missing. */
 function must<T>(value: T | null | undefined, what: string): T {
@@ -42,44 +47,10 @@ function must<T>(value: T | null | undefined, what: string): T {
   return value;
 }
 
-interface Backend {
-  readonly name: string;
-  readonly skipReason: string | null;
-  open(): Promise<Database>;
-  close(): Promise<void>;
-}
-
-function pglite(): Backend {
-  let db: Database | null = null;
-  return {
-    name: 'PGlite',
-    skipReason: null,
-    open: async () => {
-      db = await openPglite(IN_MEMORY);
-      await migrate(db);
-      return db;
-    },
-    close: async () => db?.close(),
-  };
-}
-
-function postgres(): Backend {
-  let store: FreshSchema | null = null;
-  return {
-    name: 'PostgreSQL',
-    skipReason: postgresSkip,
-    open: async () => {
-      store = await openFreshSchema('pp_webhooks');
-      return store.databases[0] as Database;
-    },
-    close: async () => store?.close(),
-  };
-}
-
-describe.each([pglite(), postgres()])('webhook store on $name', (backend) => {
+describe.each(BACKENDS)('webhook store on $name', (backend) => {
   let db: Database;
   beforeAll(async () => {
-    if (backend.skipReason === null) db = await backend.open();
+    if (backend.skipReason === null) [db] = await backend.open();
   });
   afterAll(() => backend.close());
 
@@ -105,6 +76,24 @@ describe.each([pglite(), postgres()])('webhook store on $name', (backend) => {
     );
     if (endpoint === null) throw new Error('refused below the cap');
     return { party, endpoint };
+  }
+
+  /** A new API key of the developer's, well below the cap on working keys. */
+  async function apiKeyOf(party: string) {
+    const key = await insertApiKeyWithinCap(
+      db,
+      {
+        keyId: `key_${uid()}`,
+        developerParty: party,
+        name: '',
+        keyHash: randomBytes(32).toString('hex'),
+        prefix: 'pp_test_abcd',
+        environment: 'devnet',
+        createdAt: T0,
+      },
+      API_KEY_CAP,
+    );
+    return must(key, 'key');
   }
 
   function delivery(endpointId: string, subjectId: string, eventId = `evt_${uid()}`) {
@@ -155,22 +144,7 @@ describe.each([pglite(), postgres()])('webhook store on $name', (backend) => {
     'queues a revoked key only while the developer has an enabled endpoint',
     async () => {
       const { party, endpoint } = await developerWithEndpoint();
-      const key = must(
-        await insertApiKeyWithinCap(
-          db,
-          {
-            keyId: `key_${uid()}`,
-            developerParty: party,
-            name: '',
-            keyHash: randomBytes(32).toString('hex'),
-            prefix: 'pp_test_abcd',
-            environment: 'devnet',
-            createdAt: T0,
-          },
-          25,
-        ),
-        'key',
-      );
+      const key = await apiKeyOf(party);
       await revokeApiKey(db, { keyId: key.keyId, developerParty: party, now: at(1) });
       await updateWebhookEndpoint(db, {
         endpointId: endpoint.endpointId,
@@ -178,22 +152,7 @@ describe.each([pglite(), postgres()])('webhook store on $name', (backend) => {
         changes: { enabled: false },
         now: at(2),
       });
-      const other = must(
-        await insertApiKeyWithinCap(
-          db,
-          {
-            keyId: `key_${uid()}`,
-            developerParty: party,
-            name: '',
-            keyHash: randomBytes(32).toString('hex'),
-            prefix: 'pp_test_abcd',
-            environment: 'devnet',
-            createdAt: T0,
-          },
-          25,
-        ),
-        'key',
-      );
+      const other = await apiKeyOf(party);
       await revokeApiKey(db, { keyId: other.keyId, developerParty: party, now: at(3) });
       const queued = await db.transaction(async (tx) => {
         const events = (await lockQueuedWebhookEvents(tx, 1000)).filter(
@@ -256,6 +215,153 @@ describe.each([pglite(), postgres()])('webhook store on $name', (backend) => {
       expect((await claim('worker-2', at(LEASE_MS + 1))).map((d) => d.deliveryId)).toEqual([
         second?.deliveryId,
       ]);
+    },
+  );
+
+  const delivered = (deliveryId: string, owner: string, now: Date) => ({
+    deliveryId,
+    owner,
+    attempt: {
+      at: now.toISOString(),
+      statusCode: 204,
+      latencyMs: 1,
+      error: null,
+      responseExcerpt: null,
+    },
+    state: 'delivered' as const,
+    nextAttemptAt: null,
+    now,
+  });
+
+  it.skipIf(backend.skipReason !== null)(
+    'delivers many endpoints × subjects in order with attempts recorded in batches',
+    async () => {
+      const endpoints = [
+        (await developerWithEndpoint()).endpoint.endpointId,
+        (await developerWithEndpoint()).endpoint.endpointId,
+        (await developerWithEndpoint()).endpoint.endpointId,
+      ];
+      const subjects = ['int_p', 'int_q', 'int_r', 'int_s'];
+      const EVENTS = 5;
+      const made = new Map<string, string[]>();
+      // Added in several statements, chains interleaved, as fan-outs of successive events are.
+      for (let n = 0; n < EVENTS; n += 1) {
+        const batch = endpoints.flatMap((e) =>
+          subjects.map((s) => delivery(e, s, `evt_${n}_${uid()}`)),
+        );
+        for (const added of await insertWebhookDeliveries(db, batch)) {
+          const chain = `${added.endpointId} ${added.subjectId}`;
+          made.set(chain, [...(made.get(chain) ?? []), added.deliveryId]);
+        }
+      }
+      const sent = new Map<string, string[]>();
+      const bigClaim = (now: Date) =>
+        claimWebhookDeliveries(db, {
+          owner: 'batcher',
+          now,
+          leaseUntil: new Date(now.getTime() + LEASE_MS),
+          limit: 100,
+          perEndpoint: 100,
+          busy: {},
+          scanMax: 1_000,
+        });
+      for (let round = 0; round < EVENTS; round += 1) {
+        const claimed = (await bigClaim(at(round))).filter((d) => endpoints.includes(d.endpointId));
+        // One a chain at a time: the first open one of each.
+        expect(claimed).toHaveLength(endpoints.length * subjects.length);
+        for (const d of claimed) {
+          const chain = `${d.endpointId} ${d.subjectId}`;
+          sent.set(chain, [...(sent.get(chain) ?? []), d.deliveryId]);
+        }
+        const recorded = await db.transaction((tx) =>
+          recordWebhookAttempts(
+            tx,
+            claimed.map((d) => delivered(d.deliveryId, 'batcher', at(round))),
+          ),
+        );
+        expect(recorded).toHaveLength(claimed.length);
+      }
+      expect(sent).toEqual(made);
+      expect((await bigClaim(at(EVENTS))).filter((d) => endpoints.includes(d.endpointId))).toEqual(
+        [],
+      );
+    },
+  );
+
+  it.skipIf(backend.skipReason !== null)(
+    'lets a delivery given up release the next of its subject',
+    async () => {
+      const { endpoint } = await developerWithEndpoint();
+      const id = endpoint.endpointId;
+      const [first, second] = await insertWebhookDeliveries(db, [
+        delivery(id, 'int_g'),
+        delivery(id, 'int_g'),
+      ]);
+      expect((await claim('w', at(0))).map((d) => d.deliveryId)).toEqual([first?.deliveryId]);
+      await db.transaction((tx) =>
+        recordWebhookAttempts(tx, [
+          { ...delivered(must(first, 'delivery').deliveryId, 'w', at(1)), state: 'failed' },
+        ]),
+      );
+      expect((await claim('w', at(2))).map((d) => d.deliveryId)).toEqual([second?.deliveryId]);
+    },
+  );
+
+  it.skipIf(backend.skipReason !== null || backend.name !== 'PostgreSQL')(
+    'releases a delivery added while the one before it is being recorded as delivered',
+    async () => {
+      const { endpoint } = await developerWithEndpoint();
+      const id = endpoint.endpointId;
+      const [head] = await insertWebhookDeliveries(db, [delivery(id, 'int_race')]);
+      expect((await claim('w', at(0))).map((d) => d.deliveryId)).toEqual([head?.deliveryId]);
+      let open = () => {};
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      // The worker records the head and, before it commits, a fan-out adds the next event.
+      let recordedHead = () => {};
+      const headRecorded = new Promise<void>((resolve) => {
+        recordedHead = resolve;
+      });
+      const recording = db.transaction(async (tx) => {
+        await recordWebhookAttempts(tx, [delivered(must(head, 'delivery').deliveryId, 'w', at(1))]);
+        recordedHead();
+        await gate;
+      });
+      await headRecorded;
+      const next = `wd_${uid()}`;
+      let fannedOut = false;
+      const fanOut = db
+        .transaction((tx) =>
+          insertFannedOutWebhookEvents(tx, {
+            events: [
+              {
+                eventId: `evt_${uid()}`,
+                type: 'swap.completed',
+                subjectId: 'int_race',
+                body: '{}',
+                recipients: [{ endpointId: id, deliveryId: next }],
+              },
+            ],
+            dequeue: [],
+            now: at(1),
+          }),
+        )
+        .then(() => {
+          fannedOut = true;
+        });
+      // The fan-out reaches the chain's lock, or (without one) commits, before the worker does.
+      for (let n = 0; n < LOCK_WAIT_LOOKS && !fannedOut; n += 1) {
+        const [waiting] = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+        );
+        if ((waiting?.n ?? 0) > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_LOOK_MS));
+      }
+      open();
+      await Promise.all([recording, fanOut]);
+      expect((await claim('w', at(2))).map((d) => d.deliveryId)).toEqual([next]);
     },
   );
 

@@ -43,10 +43,30 @@ export function TimeChart(props: TimeChartProps) {
   );
 }
 
-/** Draws the chart into `box` once uPlot has loaded, and again at each new width or data. */
+/**
+ * Which colour scheme the system asks for, followed while the page is open: the chart's colours
+ * are read from the design tokens when it is drawn, so a change of scheme draws it again.
+ */
+function useColourScheme(): 'light' | 'dark' {
+  const query = '(prefers-color-scheme: dark)';
+  const [dark, setDark] = useState(() => matchMedia(query).matches);
+  useEffect(() => {
+    const media = matchMedia(query);
+    const follow = () => setDark(media.matches);
+    media.addEventListener('change', follow);
+    return () => media.removeEventListener('change', follow);
+  }, []);
+  return dark ? 'dark' : 'light';
+}
+
+/**
+ * Draws the chart into `box` once uPlot has loaded, and again at each new width, data or colour
+ * scheme.
+ */
 function useDrawnChart(spec: ChartSpec) {
   const box = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState(false);
+  const scheme = useColourScheme();
   useEffect(() => {
     const target = box.current;
     if (target === null || spec.times.length === 0) return;
@@ -66,6 +86,6 @@ function useDrawnChart(spec: ChartSpec) {
       observer.disconnect();
       drawn?.destroy();
     };
-  }, [spec.times, spec.values, spec.kind, spec.label, spec.window?.[0], spec.window?.[1]]);
+  }, [spec.times, spec.values, spec.kind, spec.label, spec.window?.[0], spec.window?.[1], scheme]);
   return { box, failed };
 }

@@ -6,6 +6,7 @@
  */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { axisWidth, tickLabels } from './axis-ticks.js';
 
 export interface ChartSpec {
   /** Seconds since the epoch, ascending. */
@@ -19,8 +20,8 @@ export interface ChartSpec {
   readonly window?: readonly [number, number];
   /** Whether the value axis starts at zero (amounts, counts) or fits the data (prices). */
   readonly fromZero: boolean;
-  /** A value as the axis and legend show it. */
-  format(value: number): string;
+  /** A value as the axis and legend show it; `digits` significant digits where the axis asks. */
+  format(value: number, digits?: number): string;
 }
 
 export interface DrawnChart {
@@ -35,7 +36,7 @@ function token(name: string, fallback: string): string {
   return value === '' ? fallback : value;
 }
 
-function axisStyle(format?: (value: number) => string): uPlot.Axis {
+function axisStyle(format?: (value: number, digits?: number) => string): uPlot.Axis {
   const ink = token('--muted', '#545a70');
   return {
     stroke: ink,
@@ -43,8 +44,8 @@ function axisStyle(format?: (value: number) => string): uPlot.Axis {
     ticks: { stroke: token('--line', '#d5d8e4'), width: 1 },
     font: '12px system-ui, sans-serif',
     ...(format && {
-      size: 64,
-      values: (_chart: uPlot, ticks: number[]) => ticks.map((tick) => format(tick)),
+      size: (_chart: uPlot, labels: string[]) => axisWidth(labels),
+      values: (_chart: uPlot, ticks: number[]) => tickLabels(ticks, format),
     }),
   };
 }

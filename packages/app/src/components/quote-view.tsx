@@ -5,12 +5,13 @@
  */
 import type { Quote } from '@poolparty/sdk';
 import { minOutputOf, parseAmount } from '../decimal.js';
-import { discountOf, formatAmount, formatPercent } from '../format.js';
+import { discountOf, formatAmount, formatPercent, formatUsdBeside } from '../format.js';
 import {
   NETWORK_FEE_SHARE_NOTICE_BPS,
   type NetworkFeeWeight,
   networkFeeWeight,
 } from '../network-fee.js';
+import { type QuoteUsdFigures, quoteUsdFigures, usdAt } from '../usd-values.js';
 
 /** Above this price impact the page warns (warning colour), well before the service's cap. */
 export const PRICE_IMPACT_WARNING = 0.01;
@@ -25,6 +26,7 @@ export function QuoteView(props: { quote: Quote; slippageBps: number | null }) {
   const impact = Number(quote.priceImpact);
   const platformPolicy = quote.platformFeePolicy;
   const weight = networkFeeWeight(quote);
+  const usd = quoteUsdFigures(quote, minOutput);
   return (
     <section aria-label="Quote" data-testid="quote">
       {quote.settlementSafety && (
@@ -38,19 +40,13 @@ export function QuoteView(props: { quote: Quote; slippageBps: number | null }) {
           refuses above {formatPercent(quote.maxPriceImpact)}). A smaller amount gets a better rate.
         </p>
       )}
-      {weight?.heavy && (
-        <p class="warning" data-testid="network-fee-notice">
-          The network fee is {formatPercent(weight.share, 1)} of this swap (above{' '}
-          {formatPercent(Number(NETWORK_FEE_SHARE_NOTICE_BPS) / 10_000, 0)}): it is about the same
-          whatever the amount, so from about {formatAmount(weight.sensibleMinimum)}{' '}
-          {quote.inputToken} it weighs less.
-        </p>
-      )}
+      {weight?.heavy && <NetworkFeeNotice quote={quote} weight={weight} usd={usd} />}
       <details class="quote-details">
         <summary data-testid="quote-summary">
           <QuoteSummary
             quote={quote}
             minOutput={minOutput}
+            usd={usd}
             impactHigh={impact > PRICE_IMPACT_WARNING}
           />
         </summary>
@@ -58,9 +54,10 @@ export function QuoteView(props: { quote: Quote; slippageBps: number | null }) {
           <dt>You send</dt>
           <dd class="total">
             {formatAmount(quote.totalInputAmount, 10)} {quote.inputToken}
+            <Usd value={usd.input} />
           </dd>
-          <FeeLines quote={quote} weight={weight} />
-          <OutputLines quote={quote} minOutput={minOutput} />
+          <FeeLines quote={quote} weight={weight} usd={usd} />
+          <OutputLines quote={quote} minOutput={minOutput} usd={usd} />
         </dl>
         {platformPolicy && (
           <p class="hint">
@@ -73,9 +70,43 @@ export function QuoteView(props: { quote: Quote; slippageBps: number | null }) {
   );
 }
 
+/**
+ * The network fee told as a cost: its share of the input above the notice, its amount and USD,
+ * and the least amount (with its USD) from which it weighs no more than the notice's share.
+ */
+function NetworkFeeNotice(props: { quote: Quote; weight: NetworkFeeWeight; usd: QuoteUsdFigures }) {
+  const { quote, weight, usd } = props;
+  const minimumUsd = usdAt(weight.sensibleMinimum, {
+    amount: quote.totalInputAmount,
+    usd: usd.input,
+  });
+  return (
+    <p class="warning" data-testid="network-fee-notice">
+      The network fee, {formatAmount(quote.networkFeeAmount)} {quote.inputToken}
+      {usd.networkFee !== null && ` (${formatUsdBeside(usd.networkFee)})`}, is{' '}
+      {formatPercent(weight.share, 1)} of this swap (above{' '}
+      {formatPercent(Number(NETWORK_FEE_SHARE_NOTICE_BPS) / 10_000, 0)}): it is about the same
+      whatever the amount, so from about {formatAmount(weight.sensibleMinimum)} {quote.inputToken}
+      {minimumUsd !== null && ` (${formatUsdBeside(minimumUsd)})`} it weighs less.
+    </p>
+  );
+}
+
+/** An amount's USD beside it (in brackets within a sentence); nothing where there is no price. */
+function Usd(props: { value: string | null; brackets?: boolean }) {
+  if (props.value === null) return null;
+  const shown = formatUsdBeside(props.value);
+  return <span class="usd"> {props.brackets ? `(${shown})` : shown}</span>;
+}
+
 /** The closed line: 1 A = r B · fee f A · impact p · at least m B. */
-function QuoteSummary(props: { quote: Quote; minOutput: string | null; impactHigh: boolean }) {
-  const { quote, minOutput } = props;
+function QuoteSummary(props: {
+  quote: Quote;
+  minOutput: string | null;
+  usd: QuoteUsdFigures;
+  impactHigh: boolean;
+}) {
+  const { quote, minOutput, usd } = props;
   const fees = totalFee(quote);
   return (
     <span class="quote-summary">
@@ -84,6 +115,7 @@ function QuoteSummary(props: { quote: Quote; minOutput: string | null; impactHig
       </span>
       <span>
         Fees {fees === null ? '—' : formatAmount(fees)} {quote.inputToken}
+        <Usd value={usd.totalFee} brackets />
       </span>
       <span class={props.impactHigh ? 'impact-high' : undefined} data-testid="summary-impact">
         Impact {formatPercent(quote.priceImpact)}
@@ -91,6 +123,7 @@ function QuoteSummary(props: { quote: Quote; minOutput: string | null; impactHig
       {minOutput !== null && (
         <span>
           Min {formatAmount(minOutput)} {quote.outputToken}
+          <Usd value={usd.minOutput} brackets />
         </span>
       )}
     </span>
@@ -105,8 +138,8 @@ function totalFee(quote: Quote): string | null {
 }
 
 /** Every fee taken from the input, each discount shown against the full fee. */
-function FeeLines(props: { quote: Quote; weight: NetworkFeeWeight | null }) {
-  const { quote } = props;
+function FeeLines(props: { quote: Quote; weight: NetworkFeeWeight | null; usd: QuoteUsdFigures }) {
+  const { quote, usd } = props;
   const input = quote.inputToken;
   const networkPolicy = quote.networkFeePolicy;
   const platformPolicy = quote.platformFeePolicy;
@@ -124,14 +157,17 @@ function FeeLines(props: { quote: Quote; weight: NetworkFeeWeight | null }) {
           </s>
         )}{' '}
         {formatAmount(quote.networkFeeAmount, 10)} {input}
+        <Usd value={usd.networkFee} />
       </dd>
       <dt>Pool fee ({formatPercent(quote.fee)})</dt>
       <dd data-testid="pool-fee">
         {formatAmount(quote.poolFeeAmount, 10)} {input}
+        <Usd value={usd.poolFee} />
       </dd>
       <dt class="sub">· to liquidity providers</dt>
       <dd data-testid="lp-fee">
         {formatAmount(quote.lpFeeAmount, 10)} {input}
+        <Usd value={usd.lpFee} />
       </dd>
       <dt class="sub">
         · to the platform
@@ -139,14 +175,15 @@ function FeeLines(props: { quote: Quote; weight: NetworkFeeWeight | null }) {
       </dt>
       <dd data-testid="platform-fee">
         {formatAmount(quote.platformFeeAmount, 10)} {input}
+        <Usd value={usd.platformFee} />
       </dd>
     </>
   );
 }
 
 /** What is swapped and what comes out: at this price, at least, the rate and the impact. */
-function OutputLines(props: { quote: Quote; minOutput: string | null }) {
-  const { quote, minOutput } = props;
+function OutputLines(props: { quote: Quote; minOutput: string | null; usd: QuoteUsdFigures }) {
+  const { quote, minOutput, usd } = props;
   const input = quote.inputToken;
   const output = quote.outputToken;
   return (
@@ -154,16 +191,19 @@ function OutputLines(props: { quote: Quote; minOutput: string | null }) {
       <dt>Swapped in the pool</dt>
       <dd>
         {formatAmount(quote.inputAmountAfterPoolFee, 10)} {input}
+        <Usd value={usd.swappedInput} />
       </dd>
       <dt>You receive (at this price)</dt>
       <dd class="total" data-testid="breakdown-output">
         {formatAmount(quote.outputAmount, 10)} {output}
+        <Usd value={usd.output} />
       </dd>
       {minOutput !== null && (
         <>
           <dt>At least (after slippage)</dt>
           <dd data-testid="min-output">
             {formatAmount(minOutput, 10)} {output}
+            <Usd value={usd.minOutput} />
           </dd>
         </>
       )}

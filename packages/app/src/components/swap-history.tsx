@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { describeError } from '../describe-error.js';
 import { formatAmount, formatTime } from '../format.js';
 import { useServices } from '../services.js';
-import { stateText } from '../swap-progress-model.js';
+import { stateTitle } from '../swap-state-titles.js';
 
 const HISTORY_PAGE = 10;
 
@@ -46,7 +46,7 @@ export function SwapHistory(props: { partyId: string; refreshKey?: string }) {
               <a href={`/swaps/${encodeURIComponent(swap.intentId)}`}>
                 {formatAmount(swap.expectedAmount)} {swap.inputToken} → {swap.outputToken}
               </a>{' '}
-              <span data-state={swap.status}>{stateText(swap.status).title}</span>
+              <span data-state={swap.status}>{stateTitle(swap.status)}</span>
               {swap.status === 'completed' && swap.actualOutput !== null && (
                 <span>
                   {' '}

@@ -7,7 +7,13 @@
 import { type Liquidity, withLiquidity } from '@poolparty/sdk/liquidity';
 import { useServices } from '../services.js';
 
-export type { Liquidity, LiquidityIntent, Position, Withdrawal } from '@poolparty/sdk/liquidity';
+export type {
+  Liquidity,
+  LiquidityIntent,
+  Position,
+  Withdrawal,
+  WithdrawalObject,
+} from '@poolparty/sdk/liquidity';
 
 /**
  * The connected party's liquidity; null without a wallet or without the pages' key. It is the

@@ -5,7 +5,7 @@
 import type { Pool } from '@poolparty/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { useServices } from '../services.js';
-import type { Liquidity, Position, Withdrawal } from './party-liquidity.js';
+import type { Liquidity, Position, WithdrawalObject } from './party-liquidity.js';
 import { RemoveLiquidityForm } from './remove-liquidity-form.js';
 import { keptWithdrawal, WithdrawalProgress } from './withdrawal-progress.js';
 
@@ -19,7 +19,7 @@ export function PositionRemoval(props: {
 }) {
   const { pool, client, onChanged, onFollowing } = props;
   const partyId = useServices().wallet?.partyId ?? '';
-  const [withdrawal, setWithdrawal] = useState<Withdrawal | null>(null);
+  const [withdrawal, setWithdrawal] = useState<WithdrawalObject | null>(null);
   useEffect(() => onFollowing(withdrawal !== null), [withdrawal]);
   useEffect(() => {
     const kept = keptWithdrawal.get(partyId, pool.poolId);
@@ -33,7 +33,6 @@ export function PositionRemoval(props: {
     return (
       <WithdrawalProgress
         key={withdrawal.withdrawalId}
-        client={client}
         pool={pool}
         withdrawal={withdrawal}
         onEnded={() => {

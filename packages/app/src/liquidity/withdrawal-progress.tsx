@@ -1,19 +1,18 @@
 /**
- * A withdrawal followed until both payouts are paid: read every few seconds, each payout's state
- * in words, and Accept for a payout that arrived as an offer (a party without a pre-approval).
- * The service does not list withdrawals nor name a payout's offer, so the withdrawal's id is kept
- * in this browser until it ends (a reload finds it again), and the devnet wallet finds the offer
- * among its own by the payout's reason.
+ * A withdrawal followed until both payouts are paid, through its event stream (reading it every
+ * few seconds only when the stream is unavailable, and saying so), each payout's state in words,
+ * and Accept for a payout that arrived as an offer (a party without a pre-approval). The
+ * withdrawal's id is kept in this browser until it ends (a reload finds it again), and the devnet
+ * wallet finds the offer among its own by the payout's reason.
  */
 import type { Pool } from '@poolparty/sdk';
+import { WITHDRAWAL_EVENTS } from '@poolparty/sdk/liquidity';
 import { useEffect, useState } from 'preact/hooks';
 import { formatAmount } from '../format.js';
 import { useServices } from '../services.js';
 import { BrowserDevnetWallet } from '../wallets/devnet-wallet.js';
 import { describeLiquidityError } from './liquidity-errors.js';
-import type { Liquidity, Withdrawal } from './party-liquidity.js';
-
-const REFRESH_MS = 1_500;
+import type { Withdrawal, WithdrawalObject } from './party-liquidity.js';
 
 type Payout = Withdrawal['payoutA'];
 
@@ -26,14 +25,14 @@ const PAYOUT_TEXT: Readonly<Record<Payout['state'], string>> = {
 };
 
 export function WithdrawalProgress(props: {
-  client: Liquidity;
   pool: Pool;
-  withdrawal: Withdrawal;
+  /** The SDK's object of the withdrawal, as the burn or a read of it answered. */
+  withdrawal: WithdrawalObject;
   onEnded(): void;
   onDismiss(): void;
 }) {
   const { pool } = props;
-  const { current, error, reload } = useFollowedWithdrawal(props.client, props.withdrawal);
+  const { current, error, polling, reload } = useFollowedWithdrawal(props.withdrawal);
   const ended = current.status !== 'paying';
   useEffect(() => {
     if (ended) props.onEnded();
@@ -57,6 +56,11 @@ export function WithdrawalProgress(props: {
           </li>
         ))}
       </ul>
+      {polling && !ended && (
+        <p role="status" class="hint" data-testid="withdrawal-polling">
+          Live updates are unavailable: checking the withdrawal every few seconds.
+        </p>
+      )}
       {error && (
         <p role="alert" class="error">
           {error}
@@ -131,26 +135,46 @@ async function acceptPayoutOffer(
   await wallet.acceptOffer(offer.offerId, token.admin);
 }
 
-function useFollowedWithdrawal(client: Liquidity, first: Withdrawal) {
-  const [current, setCurrent] = useState(first);
+/**
+ * The withdrawal as last seen, followed until it ends through the SDK's withdrawal object: its
+ * event stream (`GET /v1/liquidity/withdrawals/{id}/events`), reconnecting with `Last-Event-ID`
+ * when it drops, and reading the withdrawal every few seconds only when the stream is unavailable
+ * (`polling` then). `reload` reads it at once (after an offer was accepted here).
+ */
+function useFollowedWithdrawal(followed: WithdrawalObject) {
+  const [current, setCurrent] = useState<Withdrawal>(followed.latest);
   const [error, setError] = useState<string | null>(null);
-  const [tick, setTick] = useState(0);
+  const [polling, setPolling] = useState(false);
   const ended = current.status !== 'paying';
   useEffect(() => {
     if (ended) return;
-    const timer = setTimeout(() => {
-      client.withdrawal(current.withdrawalId).then(
-        (next) => {
-          setCurrent(next);
-          setError(null);
-        },
-        (caught: unknown) =>
-          setError(`Could not read the withdrawal: ${describeLiquidityError(caught)}`),
+    let live = true;
+    const seen = (next: Withdrawal) => {
+      if (!live) return;
+      setCurrent(next);
+      setError(null);
+      setPolling(followed.followedBy === 'poll');
+    };
+    const failed = (caught: unknown) =>
+      live && setError(`Could not follow the withdrawal: ${describeLiquidityError(caught)}`);
+    for (const event of WITHDRAWAL_EVENTS) followed.on(event, seen);
+    followed.on('error', failed);
+    // An end reached before the listeners (a payout paid meanwhile) is in `latest` already.
+    seen(followed.latest);
+    return () => {
+      live = false;
+      for (const event of WITHDRAWAL_EVENTS) followed.off(event, seen);
+      followed.off('error', failed);
+    };
+  }, [followed, ended]);
+  const reload = () => {
+    followed
+      .get()
+      .then(setCurrent, (caught: unknown) =>
+        setError(`Could not read the withdrawal: ${describeLiquidityError(caught)}`),
       );
-    }, REFRESH_MS);
-    return () => clearTimeout(timer);
-  }, [client, current, ended, tick]);
-  return { current, error, reload: () => setTick((t) => t + 1) };
+  };
+  return { current, error, polling, reload };
 }
 
 const KEPT = 'poolparty.withdrawal.';

@@ -4,13 +4,13 @@
  * swaps, a link to swap in it, and its liquidity: the connected party's position with Remove,
  * and adding liquidity (liquidity/pool-liquidity.tsx).
  */
-import type { PoolHistory, PoolHistoryPeriod, PoolTrade } from '@poolparty/core';
+import type { PoolHistoryPeriod, PoolTrade } from '@poolparty/core';
 import type { Pool, PoolGuard, PoolStats, Ticker } from '@poolparty/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError } from '../describe-error.js';
 import { PoolLiquidity } from '../liquidity/pool-liquidity.js';
 import { usePageTitle } from '../page-title.js';
-import { HistoryPeriodPicker, PoolCharts } from '../pools/pool-charts.js';
+import { HistoryPeriodPicker, PoolCharts, usePoolHistory } from '../pools/pool-charts.js';
 import { PoolFigures, PoolReserves } from '../pools/pool-facts.js';
 import { PoolTrades } from '../pools/pool-trades.js';
 import { useServices } from '../services.js';
@@ -136,21 +136,8 @@ function usePool(poolId: string, version: number) {
 }
 
 function PoolHistorySection(props: { pool: Pool }) {
-  const { reads } = useServices();
   const [period, setPeriod] = useState<PoolHistoryPeriod>('7d');
-  const [history, setHistory] = useState<PoolHistory | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    if (reads === null) return;
-    let live = true;
-    reads.poolHistory(props.pool.poolId, period).then(
-      (answer) => live && setHistory(answer),
-      (caught: unknown) => live && setError(describeError(caught)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [reads, props.pool.poolId, period]);
+  const { history, error } = usePoolHistory(props.pool.poolId, period);
   return (
     <section aria-labelledby="history-heading">
       <h2 id="history-heading">History</h2>

@@ -6,10 +6,12 @@ import type { Quote } from '@poolparty/sdk';
 import type { ComponentChildren } from 'preact';
 import { useId } from 'preact/hooks';
 import { QuoteView } from '../components/quote-view.js';
+import { TokenPicker } from '../components/token-picker.js';
 import { SLIPPAGE_PERCENT_MAX, SLIPPAGE_PERCENT_MIN } from '../decimal.js';
-import { formatAmount, formatPercent } from '../format.js';
+import { formatAmount, formatPercent, formatUsdBeside } from '../format.js';
 import type { SwapBlock } from '../swap-blocker.js';
-import { choiceKey, choiceLabel, pairLabel, type TokenChoice } from '../token-choice.js';
+import { pairLabel, type TokenChoice } from '../token-choice.js';
+import type { QuoteUsdFigures } from '../usd-values.js';
 import type { Spendable } from '../wallets/wallet.js';
 import { type Pair, type Slippage, spendableOf } from './swap-form-state.js';
 
@@ -28,21 +30,24 @@ export function PairPickers(props: {
   onFlip: () => void;
   /** Max: the whole balance of the sent token as the amount; absent without a wallet. */
   onMax?: ((balance: string) => void) | undefined;
+  /** Each side's amount in USD, from the quote; null without one. */
+  usd: QuoteUsdFigures | null;
 }) {
   const { tokens, targets, from, to, setFromKey, setToKey } = props.pair;
   return (
     <div class="pair">
-      <TokenPicker
+      <TokenSide
         label="You send"
         choices={tokens}
         tokens={tokens}
         value={from}
         onChange={setFromKey}
-        balance={spendableOf(props.spendable, from)}
+        spendable={props.spendable}
+        usd={props.usd?.input ?? null}
         onMax={props.onMax}
       >
         {props.amount}
-      </TokenPicker>
+      </TokenSide>
       <button
         type="button"
         class="flip"
@@ -53,75 +58,77 @@ export function PairPickers(props: {
       >
         ⇅
       </button>
-      <TokenPicker
+      <TokenSide
         label="You receive"
         choices={targets}
         tokens={tokens}
         value={to}
         onChange={setToKey}
-        balance={spendableOf(props.spendable, to)}
+        spendable={props.spendable}
+        usd={props.usd?.output ?? null}
       >
         {props.output}
-      </TokenPicker>
+      </TokenSide>
     </div>
   );
 }
 
-function TokenPicker(props: {
+function TokenSide(props: {
   label: string;
   choices: readonly TokenChoice[];
   /** Every token listed, to tell apart the symbols several admins issue. */
   tokens: readonly TokenChoice[];
   value: TokenChoice | null;
   onChange: (key: string) => void;
-  /** What the party can spend of the chosen token; null while unknown or not connected. */
-  balance: string | null;
+  spendable: readonly Spendable[] | null;
   /** The amount (or output) shown beside the token. */
   children: ComponentChildren;
+  /** The side's amount in USD, under it; null without a quote or a price. */
+  usd: string | null;
   /** Max on the balance line: the whole balance as the amount (the sending side only). */
   onMax?: ((balance: string) => void) | undefined;
 }) {
-  const { balance, onMax } = props;
-  const id = useId();
+  const { onMax, usd, value } = props;
+  const balance = spendableOf(props.spendable, value);
   const balanceId = useId();
+  const known = balance !== null && value !== null;
   return (
     <div class="token-side">
       <div class="token-side-row">
         {props.children}
-        <div class="token-choice">
-          <label for={id}>{props.label}</label>
-          <select
-            id={id}
-            value={props.value ? choiceKey(props.value) : ''}
-            aria-describedby={props.balance === null ? undefined : balanceId}
-            onChange={(event) => props.onChange(event.currentTarget.value)}
-          >
-            {props.choices.map((token) => (
-              <option key={choiceKey(token)} value={choiceKey(token)}>
-                {choiceLabel(token, props.tokens)}
-              </option>
-            ))}
-          </select>
-        </div>
+        <TokenPicker
+          label={props.label}
+          choices={props.choices}
+          tokens={props.tokens}
+          value={value}
+          onChange={props.onChange}
+          spendable={props.spendable}
+          describedBy={known ? balanceId : undefined}
+        />
       </div>
-      {balance !== null && props.value !== null && (
-        <p class="hint balance-line">
-          <span id={balanceId} data-testid={`balance-${props.label}`}>
-            Balance: {formatAmount(balance)} {props.value.name}
+      <p class="hint token-side-foot">
+        <span class="usd" data-testid={`usd-${props.label}`}>
+          {usd === null ? '' : formatUsdBeside(usd)}
+        </span>
+        {known && (
+          <span class="balance-line">
+            <span id={balanceId} data-testid={`balance-${props.label}`}>
+              Balance: {formatAmount(balance)} {value.name}
+            </span>
+            {onMax && (
+              <button
+                type="button"
+                class="max"
+                onClick={() => onMax(balance)}
+                disabled={balance === '0'}
+                aria-label={`Max: the whole balance, ${formatAmount(balance)} ${value.name}`}
+              >
+                Max
+              </button>
+            )}
           </span>
-          {onMax && (
-            <button
-              type="button"
-              class="max"
-              onClick={() => onMax(balance)}
-              disabled={balance === '0'}
-              aria-label={`Max: the whole balance, ${formatAmount(balance)} ${props.value.name}`}
-            >
-              Max
-            </button>
-          )}
-        </p>
-      )}
+        )}
+      </p>
     </div>
   );
 }

@@ -3,11 +3,12 @@
  * beside it, read the live quote, set the slippage limit, and swap: the wallet signs the
  * service's challenge, the intent is created, the wallet sends the deposit, and the progress page
  * takes over. The Swap button says why it cannot be pressed when it cannot; a swap still waiting
- * for its deposit can be cancelled here. Below, the party's earlier swaps. The form's state is in
+ * for its deposit can be cancelled here. Beside the card (under it on a phone), the chosen pool's
+ * price chart and the wallet; below, the party's earlier swaps. The form's state is in
  * swap-form-state.ts, its parts in swap-form-fields.tsx.
  */
 import { useState } from 'preact/hooks';
-import { useLocation } from 'preact-iso';
+import { ErrorBoundary, lazy, useLocation } from 'preact-iso';
 import { SwapHistory } from '../components/swap-history.js';
 import { useWaitingSwaps, WaitingSwaps } from '../components/waiting-swaps.js';
 import { WalletPanel } from '../components/wallet-panel.js';
@@ -16,6 +17,7 @@ import { amountAfterFlip } from '../flip-amount.js';
 import { usePageTitle } from '../page-title.js';
 import { useServices } from '../services.js';
 import { swapBlock } from '../swap-blocker.js';
+import { quoteUsdFigures } from '../usd-values.js';
 import {
   AmountField,
   OutputFigure,
@@ -32,6 +34,11 @@ import {
   useSpendable,
   useSwapStart,
 } from './swap-form-state.js';
+
+// The pool's price chart comes with the charts' chunk, after the card is drawn.
+const SwapPoolChart = lazy(() =>
+  import('../components/swap-pool-chart.js').then((m) => m.SwapPoolChart),
+);
 
 const DEFAULT_SLIPPAGE = '1';
 const DEFAULT_AMOUNT = '100';
@@ -122,7 +129,7 @@ function SwapForm(props: SwapFormProps) {
           Could not load the pools: {pair.loadError}
         </p>
       )}
-      <div class="grid">
+      <div class="swap-layout">
         <section class="card swap-card" aria-labelledby="swap-heading">
           <form
             onSubmit={(event) => {
@@ -143,6 +150,7 @@ function SwapForm(props: SwapFormProps) {
               spendable={spendable}
               onFlip={onFlip}
               onMax={wallet === null ? undefined : setAmount}
+              usd={quote === null ? null : quoteUsdFigures(quote, null)}
               amount={
                 <AmountField
                   token={pair.from?.name ?? null}
@@ -163,7 +171,14 @@ function SwapForm(props: SwapFormProps) {
             />
           </form>
         </section>
-        <WalletPanel balancesVersion={props.version} onBalancesChanged={props.onRefused} />
+        <div class="swap-aside">
+          {pair.pool && (
+            <ErrorBoundary>
+              <SwapPoolChart pool={pair.pool} pools={pair.allPools} />
+            </ErrorBoundary>
+          )}
+          <WalletPanel balancesVersion={props.version} onBalancesChanged={props.onRefused} />
+        </div>
       </div>
     </>
   );

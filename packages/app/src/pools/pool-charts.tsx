@@ -5,11 +5,13 @@
  */
 import type { PoolHistory, PoolHistoryPeriod, PoolHistoryPoint } from '@poolparty/core';
 import type { Pool } from '@poolparty/sdk';
-import { useMemo } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { TimeChart } from '../charts/time-chart.js';
+import { describeError } from '../describe-error.js';
 import { formatAmount, formatAxisNumber, formatTime, formatUsd } from '../format.js';
 import { WindowPicker } from '../pages/developer/period-picker.js';
 import { ScrollBox } from '../pages/developer/scroll-box.js';
+import { useServices } from '../services.js';
 
 const HISTORY_PERIODS: Readonly<Record<PoolHistoryPeriod, string>> = {
   '24h': 'Last 24 hours',
@@ -63,8 +65,30 @@ function columnsOf(pool: Pool): Column[] {
   ];
 }
 
-export function PoolCharts(props: { pool: Pool; history: PoolHistory }) {
-  const { pool, history } = props;
+/** A pool's hourly history over `period`, read again when the pool or the period changes. */
+export function usePoolHistory(poolId: string, period: PoolHistoryPeriod) {
+  const { reads } = useServices();
+  const [history, setHistory] = useState<PoolHistory | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (reads === null) return;
+    let live = true;
+    setError(null);
+    reads.poolHistory(poolId, period).then(
+      (answer) => live && setHistory(answer),
+      (caught: unknown) => live && setError(describeError(caught)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [reads, poolId, period]);
+  // A history of another pool or period is not shown while the new one is read.
+  const current = history?.poolId === poolId && history.period === period ? history : null;
+  return { history: current, error };
+}
+
+/** The hours of a history as the chart's times, and its window, in seconds since the epoch. */
+function useHistoryAxes(history: PoolHistory) {
   const times = useMemo(
     () => history.points.map((point) => Date.parse(point.hour) / 1000),
     [history],
@@ -73,6 +97,20 @@ export function PoolCharts(props: { pool: Pool; history: PoolHistory }) {
     () => [Date.parse(history.from) / 1000, Date.parse(history.to) / 1000] as const,
     [history],
   );
+  return { times, window };
+}
+
+/** The pool's price alone (tokenB per tokenA), as the swap card shows it beside itself. */
+export function PoolPriceChart(props: { pool: Pool; history: PoolHistory }) {
+  const { times, window } = useHistoryAxes(props.history);
+  const [price] = columnsOf(props.pool);
+  if (price === undefined) return null;
+  return <HistoryChart column={price} history={props.history} times={times} window={window} />;
+}
+
+export function PoolCharts(props: { pool: Pool; history: PoolHistory }) {
+  const { pool, history } = props;
+  const { times, window } = useHistoryAxes(history);
   return (
     <div class="charts">
       {columnsOf(pool).map((column) => (

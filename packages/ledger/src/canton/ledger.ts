@@ -512,41 +512,29 @@ class CantonLedgerImpl implements CantonLedger {
   }
 
   allocate(command: AllocateCommand): Promise<AllocateOutcome> {
-    this.assertOpen();
-    checkCommandId(command.commandId);
-    return this.allocations.allocate(command);
+    return this.checked(command.commandId, () => this.allocations.allocate(command));
   }
 
   executeSettlement(command: SettlementCommand): Promise<CommandResult> {
-    this.assertOpen();
-    checkCommandId(command.commandId);
-    return this.allocations.executeSettlement(command);
+    return this.checked(command.commandId, () => this.allocations.executeSettlement(command));
   }
 
   cancelAllocation(command: AllocationCommand): Promise<CommandResult> {
-    this.assertOpen();
-    checkCommandId(command.commandId);
-    return this.allocations.cancelAllocation(command);
+    return this.checked(command.commandId, () => this.allocations.cancelAllocation(command));
   }
 
   withdrawAllocation(command: AllocationCommand): Promise<CommandResult> {
-    this.assertOpen();
-    checkCommandId(command.commandId);
-    return this.allocations.withdrawAllocation(command);
+    return this.checked(command.commandId, () => this.allocations.withdrawAllocation(command));
   }
 
   // --- atomic swaps (atomic-swaps.ts) ---------------------------------------------------------
 
   prepareAtomicSwap(command: PrepareAtomicSwapCommand): Promise<PreparedAtomicSwap> {
-    this.assertOpen();
-    checkCommandId(command.commandId);
-    return this.atomicSwaps.prepare(command);
+    return this.checked(command.commandId, () => this.atomicSwaps.prepare(command));
   }
 
   executeAtomicSwap(command: ExecuteAtomicSwapCommand): Promise<CommandResult> {
-    this.assertOpen();
-    checkCommandId(command.prepared?.commandId);
-    return this.atomicSwaps.execute(command);
+    return this.checked(command.prepared?.commandId, () => this.atomicSwaps.execute(command));
   }
 
   async close(): Promise<void> {
@@ -554,6 +542,13 @@ class CantonLedgerImpl implements CantonLedger {
   }
 
   // --- machinery -----------------------------------------------------------------------------
+
+  /** A command's call, once the adapter is open and the command id is one the ledger takes. */
+  private checked<T>(commandId: string | undefined, call: () => Promise<T>): Promise<T> {
+    this.assertOpen();
+    checkCommandId(commandId);
+    return call();
+  }
 
   private async offerChoice(command: OfferCommand, choice: InstructionChoice) {
     this.assertOpen();

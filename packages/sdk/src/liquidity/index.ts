@@ -34,7 +34,14 @@ export type {
   LiquidityListener,
   LiquidityWaitOptions,
 } from './intent.js';
-export type { WithdrawalHandle, WithdrawalObject } from './withdrawal.js';
+export type {
+  WithdrawalErrorListener,
+  WithdrawalEventName,
+  WithdrawalHandle,
+  WithdrawalListener,
+  WithdrawalObject,
+} from './withdrawal.js';
+export { WITHDRAWAL_EVENTS } from './withdrawal.js';
 
 /** A client with `liquidity`: what `withLiquidity` returns. */
 export type WithLiquidity<Client extends PoolParty = PoolParty> = Client & {

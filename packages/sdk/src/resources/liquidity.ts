@@ -161,13 +161,21 @@ export class Liquidity {
   }
 
   #withdrawal(withdrawal: Withdrawal, options?: CallOptions): WithdrawalObject {
+    const token = options?.walletToken;
+    const read = (id: string, call?: CallOptions) =>
+      this.#send<Withdrawal>('GET', path('/withdrawals/', id), { walletToken: token, ...call });
     const services: WithdrawalServices = {
       ...this.#follow,
-      read: (id, call) =>
-        this.#send('GET', path('/withdrawals/', id), {
-          walletToken: options?.walletToken,
-          ...call,
-        }),
+      isStatus: (value) => typeof value.withdrawalId === 'string',
+      openStream: (id, headers, signal) =>
+        this.#sender.openStream(
+          `${BASE}${path('/withdrawals/', id)}/events`,
+          headers,
+          signal,
+          token,
+        ),
+      getStatus: (id, signal) => read(id, { signal }),
+      read,
     };
     return createWithdrawalObject(withdrawal, services);
   }

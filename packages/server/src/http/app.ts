@@ -26,6 +26,7 @@ import { portalRoutes } from './routes/portal.js';
 import { retiredRoutes } from './routes/retired.js';
 import { swapRoutes } from './routes/swaps.js';
 import { walletAuthRoutes } from './routes/wallet-auth.js';
+import { withdrawalRoutes } from './routes/withdrawals.js';
 import { StreamCaps } from './stream-caps.js';
 import { BucketStore } from './token-bucket.js';
 import { type WebAppConfig, webAppRoutes } from './web-app.js';
@@ -176,6 +177,11 @@ async function clientApi(v1: App, ctx: ServiceContext, deps: HttpDeps): Promise<
   await v1.register(liquidityRoutes, {
     ctx: narrowed(ctx, 'db', 'clock', 'walletTokens'),
     events: ctx.liquidityEvents,
+    streamCaps,
+  });
+  await v1.register(withdrawalRoutes, {
+    ctx: narrowed(ctx, 'db', 'clock', 'walletTokens'),
+    events: ctx.withdrawalEvents,
     streamCaps,
   });
 }

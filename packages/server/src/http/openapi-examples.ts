@@ -454,6 +454,16 @@ export const WITHDRAWAL_COMPLETED_EXAMPLE = {
   completedAt: '2026-11-23T09:12:04.000Z',
 };
 
+const WITHDRAWAL_OFFERED_EXAMPLE = {
+  ...WITHDRAWAL_EXAMPLE,
+  payoutA: { ...WITHDRAWAL_EXAMPLE.payoutA, state: 'offered', offerId: 'offer-000731' },
+};
+
+export const WITHDRAWAL_EVENTS_EXAMPLE =
+  `event: paying\nid: 12\ndata: ${JSON.stringify(WITHDRAWAL_EXAMPLE)}\n\n` +
+  `event: payout_offered\nid: 13\ndata: ${JSON.stringify(WITHDRAWAL_OFFERED_EXAMPLE)}\n\n` +
+  ': heartbeat\n\n';
+
 export const POSITION_LIST_EXAMPLE = {
   items: [
     {

@@ -16,7 +16,6 @@
  *   quote carries it, and within a second it moves by less than its printed digits show.
  */
 import {
-  DEFAULT_GUARD_THRESHOLDS,
   type GuardThresholds,
   observeSpot,
   type PoolGuardState,
@@ -25,8 +24,8 @@ import {
   poolGuardToWire,
   type Ratio,
   ratio,
-  ratioFromNumber,
   referencePriceAt,
+  reservePriceLimitOf,
   startReference,
   type WirePoolGuard,
 } from '@poolparty/core';
@@ -117,10 +116,5 @@ function spotOf(pool: ObservedPool): Ratio | null {
 }
 
 function limitOf(thresholds: Partial<GuardThresholds>): Ratio {
-  const value = thresholds.reservePriceDeviationMax;
-  try {
-    return ratioFromNumber(value ?? DEFAULT_GUARD_THRESHOLDS.reservePriceDeviationMax);
-  } catch {
-    return ratioFromNumber(DEFAULT_GUARD_THRESHOLDS.reservePriceDeviationMax);
-  }
+  return reservePriceLimitOf(thresholds);
 }

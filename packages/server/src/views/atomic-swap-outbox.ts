@@ -53,7 +53,7 @@ function atomicSwapAtEvent(
   };
 }
 
-/** Its notifications name the swap as `atomicSwapId` (migration 0019's trigger). */
+/** Its notifications name the swap as `atomicSwapId` (migration 0021's trigger). */
 export const ATOMIC_SWAP_OUTBOX: OutboxKind<AtomicSwapEventRecord, AtomicSwapFacts> = {
   channel: { name: 'atomic_swap_events', subjectField: 'atomicSwapId' },
   read: async (db, atomicSwapId) => {

@@ -3,22 +3,30 @@
  * it has its own timer, its own store transactions and its own bounds, so a slow or dead endpoint
  * holds only its own slots — never the engine, the event streams, or another endpoint's slots.
  *
- * A round fans queued events out into deliveries, then claims due deliveries up to the free
- * slots (`webhookConcurrency` in all, `webhookPerEndpoint` per endpoint), each with a lease that
- * outlasts the request. An attempt's outcome is recorded with core's decision (delivered, retried
- * at the schedule's time, or given up) and the endpoint's failure run (`endpointHealthAfter`),
- * which may turn it off. A worker killed mid-request leaves its leases to run out; the next claim
- * after that, by any worker, sends again: at least once.
+ * Two loops, each one run at a time. The fan-out turns queued events into deliveries. A claim
+ * round records the attempts that finished since the last (one transaction, in batches), then
+ * claims due deliveries up to the free slots (`webhookConcurrency` in all, `webhookPerEndpoint`
+ * per endpoint) in one statement, each with a lease that outlasts the request. They run when
+ * the store announces work (`LISTEN webhook_work`: events queued, deliveries added), a claim
+ * round when an attempt finishes, and both on a timer for what nothing announces (retries
+ * falling due, leases running out), faster while the listener is down. An
+ * attempt's outcome is core's decision (delivered, retried at the schedule's time, or given up),
+ * and so is the endpoint's failure run (`endpointHealthAfterAll`), which may turn it off. A
+ * worker killed mid-request leaves its leases to run out; the next claim after that, by any
+ * worker, sends again: at least once.
  */
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import {
   type DeliveryAfterAttempt,
+  type DeliveryOutcome,
   type DestinationPolicy,
   deliveryAfterAttempt,
+  type EndpointHealth,
   type Environment,
-  endpointHealthAfter,
+  endpointHealthAfterAll,
   retryAfterMs,
   WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES,
   webhookSignatureHeader,
@@ -30,16 +38,28 @@ import {
   type Database,
   lockWebhookEndpoint,
   type Queryable,
-  recordWebhookAttempt,
+  type RecordedWebhookAttempt,
+  ResilientListener,
+  recordWebhookAttempts,
   signingSecrets,
+  WEBHOOK_WORK_CHANNEL,
+  type WebhookAttemptResult,
+  type WebhookWork,
   writeWebhookEndpointHealth,
 } from '@poolparty/store';
+import { CoalescedRun } from './coalesced-run.js';
 import { FAN_OUT_BATCH, fanOutWebhookEvents } from './fan-out.js';
 import { sendWebhook, type WebhookResponse } from './sender.js';
 
-/** How often a worker looks for queued events and due deliveries when nothing wakes it. */
+/** How often a worker looks for queued events and due deliveries while its listener is down. */
 export const WEBHOOK_POLL_MS = 500;
-/** Fan-outs one round runs at most before it claims: a backlog is worked off over rounds. */
+/**
+ * While listening, how often a worker looks anyway, for what no notification announces: a retry
+ * falling due, a dead worker's lease running out. Retries wait a minute at least, so a second
+ * late is little.
+ */
+export const WEBHOOK_SWEEP_MS = 1_000;
+/** Fan-outs one run takes at most before it lets others be asked for: a backlog over runs. */
 const FAN_OUTS_PER_ROUND = 10;
 /** A lease outlasts the request by this: recording the attempt after the answer takes time too. */
 const LEASE_MARGIN_MS = 30_000;
@@ -55,61 +75,143 @@ export interface WebhookDispatcherSettings {
   readonly perEndpoint: number;
 }
 
+/** The timer's periods; the defaults are `WEBHOOK_POLL_MS` and `WEBHOOK_SWEEP_MS`. */
+export interface WebhookDispatcherTiming {
+  readonly pollMs: number;
+  readonly sweepMs: number;
+}
+
 export interface WebhookDispatcherDeps {
   readonly db: Database;
   readonly clock: ServiceClock;
   readonly settings: WebhookDispatcherSettings;
+  readonly timing?: WebhookDispatcherTiming;
   readonly log: {
     readonly warn: (details: Record<string, unknown>, message: string) => void;
     readonly info: (details: Record<string, unknown>, message: string) => void;
   };
 }
 
+/** An attempt answered (or not) and decided, waiting for the next round to record it. */
+interface FinishedAttempt {
+  readonly delivery: ClaimedWebhookDelivery;
+  readonly result: WebhookAttemptResult;
+  readonly after: DeliveryAfterAttempt;
+  readonly statusCode: number | null;
+}
+
 export class WebhookDispatcher {
   /** Names this process's leases; unique per start, so a restarted worker's are not its own. */
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  /** Per endpoint, attempts sent and not yet recorded: a slot is free once its attempt is. */
   private readonly inFlight = new Map<string, number>();
-  private readonly attempts = new Set<Promise<void>>();
+  private readonly requests = new Set<Promise<void>>();
+  /** Bounded by the slots: each holds its slot until a round records it. */
+  private finished: FinishedAttempt[] = [];
+  private listener: ResilientListener | null = null;
+  private listening = false;
+  private opening: Promise<void> | null = null;
+  private lastOpenAt = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | null = null;
-  private round: Promise<void> | null = null;
-  private again = false;
   private stopped = false;
+  private readonly timing: WebhookDispatcherTiming;
+  /** Records finished attempts and claims for the free slots. */
+  private readonly claims: CoalescedRun;
+  /**
+   * Turns queued events into deliveries; a loop of its own, so a fan-out's reads never hold up
+   * the claims and records of deliveries already made.
+   */
+  private readonly fanOuts: CoalescedRun;
 
-  constructor(private readonly deps: WebhookDispatcherDeps) {}
+  constructor(private readonly deps: WebhookDispatcherDeps) {
+    this.timing = deps.timing ?? { pollMs: WEBHOOK_POLL_MS, sweepMs: WEBHOOK_SWEEP_MS };
+    const failed = (what: string) => (error: unknown) =>
+      deps.log.warn({ err: error }, `a webhook ${what} failed; trying again at the next`);
+    const now = () => performance.now();
+    this.claims = new CoalescedRun(() => this.claimRound(), failed('claim round'), now);
+    this.fanOuts = new CoalescedRun(() => this.fanOut(), failed('fan-out'), now);
+  }
 
   start(): void {
-    this.timer = setInterval(() => this.poke(), WEBHOOK_POLL_MS);
+    this.timer = setInterval(() => this.tick(), this.timing.pollMs);
     this.timer.unref();
+    this.opening = this.openListener();
     this.poke();
   }
 
-  /** Runs a round now, or right after the one running. */
+  /** Fans out and claims now, or right after the rounds running. */
   poke(): void {
-    if (this.stopped) return;
-    if (this.round !== null) {
-      this.again = true;
-      return;
-    }
-    this.round = this.runRound()
-      .catch((error: unknown) =>
-        this.deps.log.warn({ err: error }, 'a webhook round failed; trying again at the next'),
-      )
-      .finally(() => {
-        this.round = null;
-        if (this.again) {
-          this.again = false;
-          this.poke();
-        }
-      });
+    this.fanOuts.ask();
+    this.claims.ask();
   }
 
-  /** Stops claiming, and waits for the requests in flight (each ends within the timeout). */
+  /** Stops claiming, waits for the requests in flight (each ends within the timeout), records. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
-    await this.round;
-    await Promise.allSettled([...this.attempts]);
+    await this.opening;
+    await this.listener?.close();
+    await Promise.all([this.fanOuts.stop(), this.claims.stop()]);
+    await Promise.allSettled([...this.requests]);
+    await this.recordFinished().catch((error: unknown) =>
+      this.deps.log.warn({ err: error }, 'recording the last webhook attempts failed'),
+    );
+  }
+
+  /** Whether the store's announcements arrive: the timer only sweeps then. */
+  get isListening(): boolean {
+    return this.listening;
+  }
+
+  private tick(): void {
+    const now = performance.now();
+    if (!this.listening) {
+      // A listener that never opened is tried again now and then; a broken one relistens itself.
+      if (now - this.lastOpenAt >= this.timing.sweepMs) this.opening ??= this.openListener();
+      this.poke();
+      return;
+    }
+    if (now - this.claims.startedAt >= this.timing.sweepMs) this.claims.ask();
+    if (now - this.fanOuts.startedAt >= this.timing.sweepMs) this.fanOuts.ask();
+  }
+
+  private async openListener(): Promise<void> {
+    const caughtUp = () => {
+      this.listening = true;
+      this.poke();
+    };
+    this.lastOpenAt = performance.now();
+    try {
+      if (this.listener === null && !this.stopped) {
+        this.listener = await ResilientListener.open(
+          this.deps.db,
+          WEBHOOK_WORK_CHANNEL,
+          { onNotification: (payload) => this.announced(payload), onListeningAgain: caughtUp },
+          { onListenerProblem: (error, retryInMs) => this.listenerDown(error, retryInMs) },
+        );
+        if (this.stopped) await this.listener.close();
+        else caughtUp();
+      }
+    } catch (error) {
+      const problem = error instanceof Error ? error : new Error(String(error));
+      this.listenerDown(problem, this.timing.pollMs);
+    } finally {
+      this.opening = null;
+    }
+  }
+
+  private listenerDown(error: Error, retryInMs: number): void {
+    this.listening = false;
+    this.deps.log.warn(
+      { err: error, retryInMs },
+      `listening for webhook work failed; polling every ${this.timing.pollMs} ms meanwhile`,
+    );
+  }
+
+  private announced(payload: string): void {
+    if ((payload as WebhookWork) === 'events') this.fanOuts.ask();
+    else this.claims.ask();
   }
 
   private get busy(): number {
@@ -118,12 +220,9 @@ export class WebhookDispatcher {
     return total;
   }
 
-  private async runRound(): Promise<void> {
+  private async claimRound(): Promise<void> {
     const { db, clock, settings } = this.deps;
-    for (let n = 0; n < FAN_OUTS_PER_ROUND; n += 1) {
-      const moved = await fanOutWebhookEvents(db, { now: clock.now(), mode: settings.mode });
-      if (moved < FAN_OUT_BATCH) break;
-    }
+    await this.recordFinished();
     const free = settings.concurrency - this.busy;
     if (free <= 0 || this.stopped) return;
     const now = clock.now();
@@ -139,27 +238,48 @@ export class WebhookDispatcher {
     for (const delivery of claimed) this.launch(delivery);
   }
 
+  /** Fans out queued events, a backlog over rounds (another after a full one); then claims. */
+  private async fanOut(): Promise<void> {
+    const { db, clock, settings } = this.deps;
+    for (let n = 0; n < FAN_OUTS_PER_ROUND && !this.stopped; n += 1) {
+      const moved = await fanOutWebhookEvents(db, { now: clock.now(), mode: settings.mode });
+      if (moved > 0) this.claims.ask();
+      if (moved < FAN_OUT_BATCH) return;
+    }
+    this.fanOuts.ask();
+  }
+
   private launch(delivery: ClaimedWebhookDelivery): void {
     const { endpointId } = delivery;
     this.inFlight.set(endpointId, (this.inFlight.get(endpointId) ?? 0) + 1);
-    const attempt = this.attempt(delivery)
-      .catch((error: unknown) =>
-        this.deps.log.warn(
-          { err: error, deliveryId: delivery.deliveryId, endpointId },
-          'recording a webhook attempt failed; the delivery is tried again when its lease ends',
-        ),
+    const request = this.attempt(delivery)
+      .then(
+        (finished) => {
+          this.finished.push(finished);
+        },
+        (error: unknown) => {
+          this.freeSlot(endpointId);
+          this.deps.log.warn(
+            { err: error, deliveryId: delivery.deliveryId, endpointId },
+            'a webhook attempt failed before an answer; the delivery is tried again when its lease ends',
+          );
+        },
       )
       .finally(() => {
-        const left = (this.inFlight.get(endpointId) ?? 1) - 1;
-        if (left === 0) this.inFlight.delete(endpointId);
-        else this.inFlight.set(endpointId, left);
-        this.attempts.delete(attempt);
-        this.poke();
+        this.requests.delete(request);
+        this.claims.ask();
       });
-    this.attempts.add(attempt);
+    this.requests.add(request);
   }
 
-  private async attempt(delivery: ClaimedWebhookDelivery): Promise<void> {
+  private freeSlot(endpointId: string): void {
+    const left = (this.inFlight.get(endpointId) ?? 1) - 1;
+    if (left === 0) this.inFlight.delete(endpointId);
+    else this.inFlight.set(endpointId, left);
+  }
+
+  /** Sends one attempt and decides what the delivery is after it; never throws. */
+  private async attempt(delivery: ClaimedWebhookDelivery): Promise<FinishedAttempt> {
     const { clock, settings } = this.deps;
     const sentAt = clock.now();
     const response = await sendWebhook(requestOf(delivery, sentAt), {
@@ -174,32 +294,22 @@ export class WebhookDispatcher {
       retryAfterMs: retryAfterMs(response.retryAfter, now),
       random: Math.random(),
     });
-    await this.deps.db.transaction((tx) => this.record(tx, delivery, sentAt, response, after));
-    this.deps.log.info(
-      {
-        deliveryId: delivery.deliveryId,
-        endpointId: delivery.endpointId,
-        eventId: delivery.eventId,
-        statusCode: response.statusCode,
-        state: after.state,
-      },
-      'webhook attempt',
-    );
+    return {
+      delivery,
+      after,
+      statusCode: response.statusCode,
+      result: this.resultOf(delivery, sentAt, response, after, now),
+    };
   }
 
-  private get policy(): DestinationPolicy {
-    return { mode: this.deps.settings.mode, allowPrivate: this.deps.settings.allowPrivate };
-  }
-
-  private async record(
-    tx: Queryable,
+  private resultOf(
     delivery: ClaimedWebhookDelivery,
     sentAt: Date,
     response: WebhookResponse,
     after: DeliveryAfterAttempt,
-  ): Promise<void> {
-    const now = this.deps.clock.now();
-    const recorded = await recordWebhookAttempt(tx, {
+    now: Date,
+  ): WebhookAttemptResult {
+    return {
       deliveryId: delivery.deliveryId,
       owner: this.owner,
       attempt: {
@@ -214,27 +324,102 @@ export class WebhookDispatcher {
       state: after.state,
       nextAttemptAt: after.state === 'retrying' ? after.at : null,
       now,
-    });
-    // Another worker took the delivery over after our lease ran out: its attempt counts.
-    if (!recorded) return;
-    // A delivery to an endpoint with no failures changes nothing: no write, no lock.
-    const { endpoint: seen } = delivery;
-    if (after.outcome === 'delivered' && seen.failedInRow === 0 && seen.failingSince === null) {
-      return;
-    }
-    const endpoint = await lockWebhookEndpoint(tx, delivery.endpointId);
-    if (endpoint === null) return;
-    const health = endpointHealthAfter(endpoint, after.outcome, now);
-    await writeWebhookEndpointHealth(tx, {
-      endpointId: endpoint.endpointId,
-      failedInRow: health.failedInRow,
-      failingSince: health.failingSince,
-      disabledReason: health.disable
-        ? `${WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES} deliveries in a row failed after every retry`
-        : null,
-      now,
-    });
+    };
   }
+
+  private get policy(): DestinationPolicy {
+    return { mode: this.deps.settings.mode, allowPrivate: this.deps.settings.allowPrivate };
+  }
+
+  /**
+   * Records every finished attempt in one transaction, with the endpoints' failure runs they
+   * change, and frees their slots. When it fails they stay, slots held, for the next round; a
+   * lease that runs out meanwhile lets another worker send again (its attempt then counts).
+   */
+  private async recordFinished(): Promise<void> {
+    if (this.finished.length === 0) return;
+    const batch = this.finished;
+    this.finished = [];
+    const { db, clock } = this.deps;
+    try {
+      // Deliveries to endpoints with no failures change no failure run: one statement, no lock.
+      const all = outcomesByEndpoint(batch, null);
+      const healthChanges = [...all.values()].some(
+        ({ seen, outcomes }) => endpointHealthAfterAll(seen, outcomes, clock.now()) !== null,
+      );
+      if (healthChanges) await db.transaction((tx) => this.record(tx, batch));
+      else
+        await recordWebhookAttempts(
+          db,
+          batch.map((finished) => finished.result),
+        );
+    } catch (error) {
+      this.finished = batch.concat(this.finished);
+      throw error;
+    }
+    for (const { delivery, statusCode, after } of batch) {
+      const { endpointId } = delivery;
+      this.freeSlot(endpointId);
+      this.deps.log.info(
+        {
+          deliveryId: delivery.deliveryId,
+          endpointId,
+          eventId: delivery.eventId,
+          statusCode,
+          state: after.state,
+        },
+        'webhook attempt',
+      );
+    }
+  }
+
+  private async record(tx: Queryable, batch: readonly FinishedAttempt[]): Promise<void> {
+    const recorded = await recordWebhookAttempts(
+      tx,
+      batch.map((finished) => finished.result),
+    );
+    const now = this.deps.clock.now();
+    for (const [endpointId, { seen, outcomes }] of outcomesByEndpoint(batch, recorded)) {
+      if (endpointHealthAfterAll(seen, outcomes, now) === null) continue;
+      const endpoint = await lockWebhookEndpoint(tx, endpointId);
+      if (endpoint === null) continue;
+      const health = endpointHealthAfterAll(endpoint, outcomes, now);
+      if (health === null) continue;
+      await writeWebhookEndpointHealth(tx, {
+        endpointId,
+        failedInRow: health.failedInRow,
+        failingSince: health.failingSince,
+        disabledReason: health.disable
+          ? `${WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES} deliveries in a row failed after every retry`
+          : null,
+        now,
+      });
+    }
+  }
+}
+
+/**
+ * The outcomes of the recorded attempts by endpoint, in the order they finished, with the
+ * endpoint's failure run as its first claimed delivery saw it. An attempt not `recorded` (another
+ * worker took the delivery over after our lease ran out) counts not: the other's does. Null:
+ * every attempt of the batch.
+ */
+function outcomesByEndpoint(
+  batch: readonly FinishedAttempt[],
+  recorded: readonly RecordedWebhookAttempt[] | null,
+): Map<string, { seen: EndpointHealth; outcomes: DeliveryOutcome[] }> {
+  const counted = recorded === null ? null : new Set(recorded.map((r) => r.deliveryId));
+  const byEndpoint = new Map<string, { seen: EndpointHealth; outcomes: DeliveryOutcome[] }>();
+  for (const { delivery, after } of batch) {
+    if (counted !== null && !counted.has(delivery.deliveryId)) continue;
+    const entry = byEndpoint.get(delivery.endpointId) ?? {
+      seen: delivery.endpoint,
+      outcomes: [],
+    };
+    entry.outcomes.push(after.outcome);
+    byEndpoint.set(delivery.endpointId, entry);
+  }
+  return byEndpoint;
 }
 
 /** The signed request of one attempt: signed when sent, with every secret valid then. */

@@ -15,7 +15,7 @@ import {
 } from '@poolparty/store';
 import { withdrawalView } from '../views/liquidity.js';
 import { LIQUIDITY_OUTBOX } from '../views/liquidity-outbox.js';
-import type { OutboxEvent, OutboxKind } from '../views/outbox.js';
+import type { OutboxEvent, OutboxKind, OutboxRead } from '../views/outbox.js';
 import { collectionOf, listingOf } from '../views/portal.js';
 import { SWAP_OUTBOX } from '../views/swap-outbox.js';
 
@@ -36,26 +36,45 @@ export function webhookBody(event: WebhookEventHead, mode: Environment, object: 
   });
 }
 
+/**
+ * An intent's outbox as read once for a fan-out, by kind and subject: a batch holding several
+ * events of one intent reads its events and its row once, not once per event.
+ */
+export type OutboxReads = Map<string, Promise<OutboxRead<OutboxEvent, unknown>>>;
+
 /** The subject as of an outbox row: the SSE stream's data of that event; null when gone. */
 async function outboxViewAt<E extends OutboxEvent, T>(
   kind: OutboxKind<E, T>,
   db: Queryable,
-  subjectId: string,
-  seq: number | null,
+  event: QueuedWebhookEvent,
+  reads: OutboxReads,
 ): Promise<unknown> {
-  const { events, subject } = await kind.read(db, subjectId);
-  const event = events.find((candidate) => candidate.seq === seq);
-  return subject === null || event === undefined ? null : kind.viewAt(subject, events, event);
+  const key = `${kind.channel.name}:${event.subjectId}`;
+  let read = reads.get(key) as Promise<OutboxRead<E, T>> | undefined;
+  if (read === undefined) {
+    read = kind.read(db, event.subjectId);
+    reads.set(key, read as Promise<OutboxRead<OutboxEvent, unknown>>);
+  }
+  const { events, subject } = await read;
+  const at = events.find((candidate) => candidate.seq === event.outboxSeq);
+  return subject === null || at === undefined ? null : kind.viewAt(subject, events, at);
 }
 
-/** The object a queued event carries; null when its subject is gone (nothing is sent then). */
-export async function objectOfEvent(db: Queryable, event: QueuedWebhookEvent): Promise<unknown> {
+/**
+ * The object a queued event carries; null when its subject is gone (nothing is sent then).
+ * `reads` is shared by the events of one fan-out.
+ */
+export async function objectOfEvent(
+  db: Queryable,
+  event: QueuedWebhookEvent,
+  reads: OutboxReads = new Map(),
+): Promise<unknown> {
   const kind = event.type.slice(0, event.type.indexOf('.'));
   switch (kind) {
     case 'swap':
-      return outboxViewAt(SWAP_OUTBOX, db, event.subjectId, event.outboxSeq);
+      return outboxViewAt(SWAP_OUTBOX, db, event, reads);
     case 'liquidity_intent':
-      return outboxViewAt(LIQUIDITY_OUTBOX, db, event.subjectId, event.outboxSeq);
+      return outboxViewAt(LIQUIDITY_OUTBOX, db, event, reads);
     case 'liquidity_withdrawal': {
       const withdrawal = await getWithdrawal(db, event.subjectId);
       if (withdrawal === null) return null;

@@ -8,15 +8,14 @@ import { randomBytes } from 'node:crypto';
 import { type Environment, endpointWants } from '@poolparty/core';
 import {
   type Database,
-  dequeueWebhookEvents,
   enabledWebhookEndpointsOf,
-  insertWebhookDeliveries,
+  type FannedOutWebhookEvent,
+  insertFannedOutWebhookEvents,
   lockQueuedWebhookEvents,
-  type NewWebhookDelivery,
   type QueuedWebhookEvent,
   type WebhookEndpointRecord,
 } from '@poolparty/store';
-import { objectOfEvent, webhookBody } from './event-bodies.js';
+import { type OutboxReads, objectOfEvent, webhookBody } from './event-bodies.js';
 
 /** Events one fan-out takes off the queue at most: one short transaction. */
 export const FAN_OUT_BATCH = 200;
@@ -27,7 +26,8 @@ export function newDeliveryId(): string {
 
 /**
  * One fan-out of at most `FAN_OUT_BATCH` queued events, oldest first; answers how many left the
- * queue (fewer than the batch: the queue is empty for now).
+ * queue (fewer than the batch: the queue is empty for now). The deliveries (at most the batch
+ * times a developer's `WEBHOOK_ENDPOINTS_MAX` endpoints) and the dequeue are one statement.
  */
 export async function fanOutWebhookEvents(
   db: Database,
@@ -38,30 +38,29 @@ export async function fanOutWebhookEvents(
     if (queued.length === 0) return 0;
     const parties = [...new Set(queued.map((event) => event.developerParty))];
     const endpoints = await enabledWebhookEndpointsOf(tx, parties);
-    const deliveries: NewWebhookDelivery[] = [];
+    const events: FannedOutWebhookEvent[] = [];
+    const reads: OutboxReads = new Map();
     for (const event of queued) {
       const recipients = recipientsOf(event, endpoints);
       if (recipients.length === 0) continue;
-      const object = await objectOfEvent(tx, event);
+      const object = await objectOfEvent(tx, event, reads);
       if (object === null) continue;
-      const body = webhookBody(event, input.mode, object);
-      for (const endpoint of recipients) {
-        deliveries.push({
-          deliveryId: newDeliveryId(),
+      events.push({
+        eventId: event.eventId,
+        type: event.type,
+        subjectId: event.subjectId,
+        body: webhookBody(event, input.mode, object),
+        recipients: recipients.map((endpoint) => ({
           endpointId: endpoint.endpointId,
-          eventId: event.eventId,
-          eventType: event.type,
-          subjectId: event.subjectId,
-          body,
-          createdAt: input.now,
-        });
-      }
+          deliveryId: newDeliveryId(),
+        })),
+      });
     }
-    await insertWebhookDeliveries(tx, deliveries);
-    await dequeueWebhookEvents(
-      tx,
-      queued.map((event) => event.queuedSeq),
-    );
+    await insertFannedOutWebhookEvents(tx, {
+      events,
+      dequeue: queued.map((event) => event.queuedSeq),
+      now: input.now,
+    });
     return queued.length;
   });
 }

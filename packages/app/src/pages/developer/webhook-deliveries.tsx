@@ -1,17 +1,25 @@
 /**
  * An endpoint's delivery log (webhooks.tsx): each event sent to it, newest first, with its state,
  * its attempts (answer, time taken, error) and when it is tried next; a delivery can be sent again.
- * Pages of 20, "Show older" for the next, at most `DELIVERY_PAGES_MAX` pages held.
+ * Pages of 20, "Show older" for the next, at most `DELIVERY_PAGES_MAX` pages held. While a
+ * delivery shown is pending, the log reads itself again every second, so a test event's outcome
+ * shows without a reload.
  */
 import type { WebhookDelivery, WithWebhooks } from '@poolparty/sdk/webhooks';
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ColumnHeads } from '../../components/column-heads.js';
 import { formatTime } from '../../format.js';
+import { ActionOutcome } from './action-outcome.js';
 import { usePortalAction } from './portal-action.js';
 import { ScrollBox } from './scroll-box.js';
 
 const DELIVERY_PAGE = 20;
 /** Pages the log holds: older deliveries than that are not worth a page's memory. */
 const DELIVERY_PAGES_MAX = 10;
+/** While a delivery shown is pending, the log is read again this often… */
+const PENDING_REREAD_MS = 1_000;
+/** …at most this many times after a load: a receiver that never answers is not asked about forever. */
+const PENDING_REREADS_MAX = 30;
 
 export function DeliveriesLog(props: {
   portal: WithWebhooks;
@@ -23,18 +31,34 @@ export function DeliveriesLog(props: {
   const [deliveries, setDeliveries] = useState<WebhookDelivery[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  /** Re-reads since the last load asked for: a load (a test event, a resend) starts again. */
+  const [rereads, setRereads] = useState(0);
 
-  const load = useCallback(async () => {
+  const read = useCallback(async () => {
     const page = await portal.webhooks.deliveries(endpointId, { limit: DELIVERY_PAGE });
     setDeliveries(page.deliveries);
     setNext(page.next);
   }, [portal, endpointId]);
+  const load = useCallback(async () => {
+    setRereads(0);
+    await read();
+  }, [read]);
 
   // `refresh` counts the test events sent: the log is read again after each.
   const { refresh } = props;
   useEffect(() => {
     if (refresh >= 0) load().catch(fail);
   }, [load, fail, refresh]);
+
+  const pending = deliveries?.some((delivery) => delivery.state === 'pending') ?? false;
+  useEffect(() => {
+    if (!pending || rereads >= PENDING_REREADS_MAX) return;
+    const timer = setTimeout(() => {
+      setRereads((n) => n + 1);
+      read().catch(fail);
+    }, PENDING_REREAD_MS);
+    return () => clearTimeout(timer);
+  }, [pending, rereads, read, fail]);
 
   const older = () =>
     run(async (p) => {
@@ -67,16 +91,7 @@ export function DeliveriesLog(props: {
           Show older deliveries
         </button>
       )}
-      {notice !== null && (
-        <p class="success" role="status">
-          {notice}
-        </p>
-      )}
-      {error !== null && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ActionOutcome notice={notice} error={error} />
     </section>
   );
 }
@@ -90,18 +105,10 @@ function DeliveriesTable(props: {
     <ScrollBox label="Deliveries of this endpoint">
       <table class="stack-on-phone">
         <caption class="visually-hidden">Deliveries, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Queued</th>
-            <th scope="col">Event</th>
-            <th scope="col">State</th>
-            <th scope="col">Last attempt</th>
-            <th scope="col">Next attempt</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <ColumnHeads
+          names={['Queued', 'Event', 'State', 'Last attempt', 'Next attempt']}
+          actions="Actions"
+        />
         <tbody>
           {props.deliveries.map((delivery) => (
             <tr key={delivery.id} data-delivery={delivery.id}>

@@ -1,13 +1,9 @@
 /**
- * Liquidity (docs/spec/liquidity.md): intents, withdrawals and positions of the wallet token's
- * party, under the API key like swaps. Another party's intent or withdrawal answers 404.
+ * Liquidity (docs/spec/liquidity.md): intents and positions of the wallet token's party, under the
+ * API key like swaps (withdrawals are withdrawals.ts). Another party's intent answers 404.
  */
 import {
-  Amount,
-  type BurnRequest,
-  burnRequestOf,
   CreateLiquidityIntentBodySchema,
-  CreateWithdrawalBodySchema,
   DomainError,
   LIQUIDITY_LIST_LIMIT_DEFAULT,
   LIQUIDITY_STATES,
@@ -16,40 +12,31 @@ import {
   LiquidityIntentSchema,
   LiquidityListQuerySchema,
   PositionListSchema,
-  WithdrawalIdParamsSchema,
-  WithdrawalListSchema,
-  WithdrawalSchema,
 } from '@poolparty/core';
-import { cancelLiquidityIntent, recordWithdrawal } from '@poolparty/settlement';
+import { cancelLiquidityIntent } from '@poolparty/settlement';
 import {
   depositsOfLiquidityIntent,
   getLiquidityIntentForParty,
   getPool,
-  getWithdrawalForParty,
   type LiquidityIntentRecord,
   listLiquidityIntentsForParty,
   listPositionsOfProvider,
-  listWithdrawalsForParty,
-  payoutOffersOf,
 } from '@poolparty/store';
 import type { ServiceContext } from '../../context.js';
 import { createLiquidityIntent } from '../../liquidity/create-intent.js';
-import { liquidityIntentView, positionView, withdrawalView } from '../../views/liquidity.js';
+import { liquidityIntentView, positionView } from '../../views/liquidity.js';
 import { LIQUIDITY_OUTBOX } from '../../views/liquidity-outbox.js';
 import { apiKeyOf, walletPartyOf } from '../authenticate.js';
 import { WALLET_IDEMPOTENCY } from '../idempotent-routes.js';
 import { intentRoutesOf, strictBody, walletTokenOnly } from '../intent-routes.js';
 import {
   CREATE_LIQUIDITY_INTENT_EXAMPLE,
-  CREATE_WITHDRAWAL_EXAMPLE,
   LIQUIDITY_EVENTS_EXAMPLE,
   LIQUIDITY_INTENT_CANCELLED_EXAMPLE,
   LIQUIDITY_INTENT_COMPLETED_EXAMPLE,
   LIQUIDITY_INTENT_EXAMPLE,
   LIQUIDITY_INTENT_LIST_EXAMPLE,
   POSITION_LIST_EXAMPLE,
-  WITHDRAWAL_COMPLETED_EXAMPLE,
-  WITHDRAWAL_EXAMPLE,
 } from '../openapi-examples.js';
 import {
   BODY_PROBLEMS,
@@ -229,116 +216,6 @@ const listIntents = liquidityRoute({
   },
 });
 
-function burnOf(body: { readonly units?: string; readonly shareBps?: number }): BurnRequest {
-  const decision = burnRequestOf({
-    ...(body.units !== undefined && { units: Amount.parse(body.units) }),
-    ...(body.shareBps !== undefined && { shareBps: body.shareBps }),
-  });
-  if (decision.kind === 'burn') return decision.request;
-  throw new DomainError('validation_error', decision.message, {
-    errors: [{ path: `/body${decision.path}`, message: decision.message }],
-  });
-}
-
-const createWithdrawal = liquidityRoute({
-  method: 'POST',
-  url: '/liquidity/withdrawals',
-  hooks: strictBody,
-  idempotency: WALLET_IDEMPOTENCY,
-  schema: {
-    operationId: 'createWithdrawal',
-    summary: 'Withdraw liquidity',
-    description:
-      'Burns units of the wallet party’s position for both tokens at the reserves now, each ' +
-      'rounded down, and pays them to the party; below either minimum nothing is burned.',
-    tags: TAGS,
-    security: SECURITY,
-    body: withExamples(CreateWithdrawalBodySchema, CREATE_WITHDRAWAL_EXAMPLE),
-    response: { 201: withExamples(WithdrawalSchema, WITHDRAWAL_EXAMPLE) },
-    problems: errorResponses(
-      [
-        ...WALLET_AUTH_PROBLEMS,
-        ...BODY_PROBLEMS,
-        'pool_not_found',
-        'position_not_found',
-        'insufficient_units',
-        'withdrawal_minimum_not_met',
-        'nothing_to_withdraw',
-      ],
-      {
-        validation_error:
-          'the body is invalid: neither or both of `units` and `shareBps`, or `units` of zero',
-        pool_not_found: 'no such pool; nothing was locked or burned',
-        withdrawal_minimum_not_met:
-          'the units redeem for less than a minimum now; nothing was burned',
-      },
-    ),
-  },
-  handler: async ({ ctx }, request, reply) => {
-    const { body } = request;
-    const withdrawal = await recordWithdrawal(ctx.db, {
-      poolId: body.poolId,
-      providerParty: walletPartyOf(request),
-      apiKeyId: apiKeyOf(request).keyId,
-      burn: burnOf(body),
-      minimum: { a: Amount.parse(body.minimumA), b: Amount.parse(body.minimumB) },
-      now: ctx.clock.now(),
-    });
-    reply.code(201);
-    return withdrawalView(withdrawal);
-  },
-});
-
-const getWithdrawal = liquidityRoute({
-  method: 'GET',
-  url: '/liquidity/withdrawals/:withdrawalId',
-  hooks: walletTokenOnly,
-  schema: {
-    operationId: 'getWithdrawal',
-    summary: 'Get a withdrawal',
-    description: 'Its two payouts: pending, offered (accept it in your wallet), paid or flagged.',
-    tags: TAGS,
-    security: SECURITY,
-    params: WithdrawalIdParamsSchema,
-    response: { 200: withExamples(WithdrawalSchema, WITHDRAWAL_COMPLETED_EXAMPLE) },
-    problems: errorResponses(INTENT_PROBLEMS, {
-      not_found: "no such withdrawal of the wallet token's party",
-    }),
-  },
-  handler: async ({ ctx }, request) => {
-    const { withdrawalId } = request.params;
-    const found = await getWithdrawalForParty(ctx.db, withdrawalId, walletPartyOf(request));
-    if (found === null)
-      throw new DomainError('not_found', `No withdrawal ${withdrawalId} of this wallet party.`);
-    return withdrawalView(found, await payoutOffersOf(ctx.db, withdrawalId));
-  },
-});
-
-const listWithdrawals = liquidityRoute({
-  method: 'GET',
-  url: '/liquidity/withdrawals',
-  hooks: walletTokenOnly,
-  schema: {
-    operationId: 'listWithdrawals',
-    summary: "List the wallet party's withdrawals",
-    description: 'Newest first, each with its two payouts (and the offers to accept, if any).',
-    tags: TAGS,
-    security: SECURITY,
-    querystring: LiquidityListQuerySchema,
-    response: { 200: WithdrawalListSchema },
-    problems: errorResponses([...WALLET_AUTH_PROBLEMS, 'validation_error']),
-  },
-  handler: async ({ ctx }, request) => {
-    const limit = request.query.limit ?? LIQUIDITY_LIST_LIMIT_DEFAULT;
-    const found = await listWithdrawalsForParty(ctx.db, walletPartyOf(request), limit);
-    const items = [];
-    for (const w of found) {
-      items.push(withdrawalView(w, await payoutOffersOf(ctx.db, w.withdrawalId)));
-    }
-    return { items };
-  },
-});
-
 const listPositions = liquidityRoute({
   method: 'GET',
   url: '/liquidity/positions',
@@ -372,8 +249,5 @@ export const liquidityRoutes = LIQUIDITY_INTENTS.plugin([
   getIntent,
   cancelIntent,
   streamIntentEvents,
-  createWithdrawal,
-  listWithdrawals,
-  getWithdrawal,
   listPositions,
 ]);
