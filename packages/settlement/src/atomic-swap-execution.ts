@@ -28,8 +28,11 @@ import {
   decodeBase64,
   isAtomicSwapTerminal,
   ledgerRefusalOutcome,
+  type PoolPriceReference,
   pickOutputHoldings,
   priceImpactCapRatio,
+  type Ratio,
+  reservePriceLimitOf,
   sideOf,
   signatureProblem,
   signatureTiming,
@@ -59,6 +62,11 @@ import { lockPool, moveBalances } from './accounting.js';
 import { type AtomicSwapDeps, atomicSwapCommandId, usableHoldings } from './atomic-swap-prepare.js';
 import type { QuoteInvalidator } from './context.js';
 import { guardSnapshotFrom, poolThresholds, readGuardFigures } from './execution-guard-inputs.js';
+import {
+  guardReferenceOf,
+  keepReferenceAfterTrade,
+  referenceBeforeTrade,
+} from './pool-reference.js';
 import { type PriceBook, readPriceBook } from './prices.js';
 import type { EngineLog, EngineSettings } from './settings.js';
 
@@ -231,8 +239,10 @@ async function finishExecution(
       if (known !== null)
         return recordCommitted(tx, { pool, accounting, swap: current, now }, known.updateId);
     }
+    const limit = reservePriceLimitOf(poolThresholds(deps.settings.guardThresholds, pool.guard));
+    const reference = await referenceBeforeTrade(tx, pool.poolId, accounting, now, limit);
     const plan = executionPlan(
-      { pool, accounting, swap: current, prices, now },
+      { pool, accounting, swap: current, prices, now, reference },
       deps,
       await guardOf(tx, pool, deps, now),
     );
@@ -244,7 +254,9 @@ async function finishExecution(
         prepared: preparedOf(current, pool),
         traderSignature: signatureOf(current),
       });
-      return recordCommitted(tx, { pool, accounting, swap: current, now }, result.updateId);
+      const kept = reference === null ? undefined : { reference, limit };
+      const scope = { pool, accounting, swap: current, now, kept };
+      return recordCommitted(tx, scope, result.updateId);
     } catch (error) {
       if (!(error instanceof LedgerError)) throw error;
       return afterRefusal(tx, deps, { pool, swap: current, now }, error);
@@ -259,6 +271,8 @@ interface Scope {
   readonly accounting: PoolAccounting;
   readonly swap: AtomicSwapRecord;
   readonly now: Date;
+  /** The pool's reference the execution was judged against, kept again once it traded. */
+  readonly kept?: { readonly reference: PoolPriceReference; readonly limit: Ratio };
 }
 
 function guardOf(tx: Queryable, pool: PoolRecord, deps: AtomicExecutionDeps, now: Date) {
@@ -298,7 +312,7 @@ function feesOf(swap: AtomicSwapRecord) {
 
 /** Core's decision over the books now, the pool's cap and its guard. */
 function executionPlan(
-  scope: Scope & { readonly prices: PriceBook },
+  scope: Scope & { readonly prices: PriceBook; readonly reference: PoolPriceReference | null },
   deps: AtomicExecutionDeps,
   figures: Awaited<ReturnType<typeof readGuardFigures>>,
 ) {
@@ -311,6 +325,7 @@ function executionPlan(
     input: sides.input,
     output: sides.output,
     prices,
+    poolReference: guardReferenceOf(scope.reference, now, sides.inputSide === 'a'),
     now,
   });
   return decideAtomicExecution({
@@ -341,7 +356,7 @@ async function recordCommitted(
   const excess = curveOutput.gt(swap.outputAmount)
     ? curveOutput.sub(swap.outputAmount)
     : Amount.ZERO;
-  await moveBalances(
+  const after = await moveBalances(
     tx,
     pool.poolId,
     atomicSwapMovements({
@@ -352,6 +367,10 @@ async function recordCommitted(
     }),
     now,
   );
+  if (scope.kept !== undefined) {
+    const { reference, limit } = scope.kept;
+    await keepReferenceAfterTrade(tx, pool.poolId, reference, after, now, limit);
+  }
   const done = await transitionAtomicSwap(tx, {
     atomicSwapId: swap.atomicSwapId,
     from: ['executing'],
