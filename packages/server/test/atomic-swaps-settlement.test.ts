@@ -13,6 +13,7 @@ import {
   fingerprint,
   generateKeyPair,
   type Instrument,
+  ratio,
   sign,
 } from '@poolparty/core';
 import { type DevnetLedgerServer, startDevnetLedgerServer } from '@poolparty/devnet-ledger';
@@ -42,6 +43,7 @@ import {
   insertPool,
   migrate,
   openPglite,
+  putPoolPriceReference,
   reservationsOf,
   upsertDeveloper,
 } from '@poolparty/store';
@@ -356,6 +358,29 @@ describe('an atomic swap through settlement on the canton path', () => {
       expect(refused).toMatchObject({ status: 'price_moved', failureCode: 'price_moved' });
     });
     expect(await reservationsOf(db, second.atomicSwapId)).toEqual([]);
+  });
+
+  it('refuses a swap that takes the pool further from its own reference, moving nothing', async () => {
+    const books = await getPoolAccounting(db, POOL_ID);
+    if (books === null) throw new Error('no books');
+    // EUR per USD now, and a reference of twice that: selling USD takes the spot further below.
+    const spot = ratio(books.reserveB.units, books.reserveA.units);
+    const reference = { spot, atMs: Date.now(), limitedSinceMs: null };
+    await putPoolPriceReference(db, POOL_ID, {
+      ...reference,
+      price: ratio(spot.numerator * 2n, spot.denominator),
+    });
+    const swap = await prepared();
+    await expectNothingMoved(async () => {
+      const refused = await execute(swap);
+      expect(refused).toMatchObject({
+        status: 'rejected',
+        failureCode: 'reserve_price_deviation_exceeded',
+      });
+    });
+    expect(await reservationsOf(db, swap.atomicSwapId)).toEqual([]);
+    // The reference back at the spot, where the suites after this one find it.
+    await putPoolPriceReference(db, POOL_ID, { ...reference, price: spot });
   });
 
   it('cancels before signing, after which a signature moves nothing', async () => {
