@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { devnetSigningMessage, encodeBase64, sign } from '@poolparty/core';
 import { createSchema, dropSchema, POSTGRES_URL } from '@poolparty/store/testing';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { readSettings, type Settings } from '../../src/config.js';
 import type { DevnetParty } from '../../src/devnet-bootstrap.js';
 import { type RunningService, type StartOptions, startService } from '../../src/service.js';
@@ -54,6 +54,36 @@ export async function startTestService(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The service the tests of a file (or of a suite, called in its body) share: started before the
+ * first of them, closed after the last. It is read once it has started, in a hook or a test,
+ * never in the suite's body, which runs before any hook; a suite's own `beforeAll` after this
+ * call runs once it has started.
+ */
+export function sharedTestService(
+  env: Readonly<Record<string, string>> = {},
+  options: Pick<StartOptions, 'webAppDist' | 'schema'> = {},
+): TestService {
+  let started: TestService | undefined;
+  beforeAll(async () => {
+    started = await startTestService(env, options);
+  }, SERVICE_START_TIMEOUT_MS);
+  afterAll(() => started?.close());
+  return new Proxy({} as TestService, {
+    get(_, member) {
+      if (started === undefined) throw new Error('the shared service is read before it started');
+      return Reflect.get(started, member);
+    },
+  });
+}
+
+/** The seed's user at `index` (alice, bob, …); a seed with fewer users fails the suite. */
+export function seededUser(t: TestService, index: number): DevnetParty {
+  const user = t.users[index];
+  if (user === undefined) throw new Error(`the devnet seed has no user ${index}`);
+  return user;
 }
 
 /** A test service on a fresh schema of the PostgreSQL test server, dropped when it closes. */
