@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devnetSigningMessage, encodeBase64, sign } from '@poolparty/core';
+import { Amount, devnetSigningMessage, encodeBase64, sign } from '@poolparty/core';
 import { createSchema, dropSchema, POSTGRES_URL } from '@poolparty/store/testing';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { readSettings, type Settings } from '../../src/config.js';
@@ -84,6 +84,25 @@ export function seededUser(t: TestService, index: number): DevnetParty {
   const user = t.users[index];
   if (user === undefined) throw new Error(`the devnet seed has no user ${index}`);
   return user;
+}
+
+/**
+ * What `party` holds of one instrument (`token` of `admin`) as the devnet's holdings route shows
+ * it, zero when it holds none: the balance a swap's tests read before and after it settles.
+ */
+export async function devnetHolding(
+  server: { readonly url: string },
+  party: string,
+  token: string,
+  admin: string,
+): Promise<Amount> {
+  const answer = await request<{ holdings: { token: string; admin: string; amount: string }[] }>(
+    server.url,
+    'GET',
+    `/devnet/parties/${encodeURIComponent(party)}/holdings`,
+  );
+  const found = answer.body.holdings.find((h) => h.token === token && h.admin === admin);
+  return Amount.parse(found?.amount ?? '0');
 }
 
 /** A test service on a fresh schema of the PostgreSQL test server, dropped when it closes. */
