@@ -12,7 +12,7 @@ import {
   request,
   seededUser,
   sharedTestService,
-  signedDevnetPost,
+  signedDeposit,
   walletTokenFor,
 } from './support/service.js';
 
@@ -29,15 +29,7 @@ describe('a swap through the running service', () => {
   });
 
   async function deposit(intent: Intent, commandId: string): Promise<void> {
-    const signed = await signedDevnetPost(t, alice, '/devnet/transfers', {
-      sender: alice.partyId,
-      receiver: intent.depositAddress,
-      token: intent.inputToken,
-      admin: intent.inputTokenAdmin,
-      amount: intent.expectedAmount,
-      reason: intent.depositReference,
-      commandId,
-    });
+    const signed = await signedDeposit(t, alice, intent, commandId);
     const answer = await request(t.url, 'POST', '/devnet/transfers', signed);
     expect(answer.status).toBe(200);
   }

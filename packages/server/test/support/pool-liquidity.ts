@@ -82,8 +82,30 @@ export async function fundedProvider(
 
 /**
  * The wallet's deposits of both amounts the liquidity intent expects, to the pool's LP party
- * under the intent's reference, and the intent read until it completed.
+ * under the intent's reference, as the wallet sends them (one transfer per token).
  */
+export async function depositBothSides(
+  ledger: LocalLedger,
+  pool: DevnetPoolInfo,
+  walletParty: string,
+  intent: Body,
+): Promise<void> {
+  for (const [instrument, amount] of [
+    [pool.tokenA, intent.expected.a],
+    [pool.tokenB, intent.expected.b],
+  ] as const) {
+    await ledger.submitTransfer({
+      commandId: `wallet-${randomUUID()}`,
+      sender: walletParty,
+      receiver: pool.lpParty,
+      instrument,
+      amount: Amount.parse(amount),
+      meta: { [REASON_META_KEY]: intent.depositReference },
+    });
+  }
+}
+
+/** The wallet's deposits of both amounts (`depositBothSides`), and the intent read until it completed. */
 export async function completeLiquidityIntent(
   t: TestService,
   ledger: LocalLedger,
@@ -91,19 +113,7 @@ export async function completeLiquidityIntent(
   wallet: { readonly partyId: string; readonly token: string },
   intent: Body,
 ): Promise<Body> {
-  for (const [instrument, amount] of [
-    [pool.tokenA, intent.expected.a],
-    [pool.tokenB, intent.expected.b],
-  ] as const) {
-    await ledger.submitTransfer({
-      commandId: `wallet-${randomUUID()}`,
-      sender: wallet.partyId,
-      receiver: pool.lpParty,
-      instrument,
-      amount: Amount.parse(amount),
-      meta: { [REASON_META_KEY]: intent.depositReference },
-    });
-  }
+  await depositBothSides(ledger, pool, wallet.partyId, intent);
   return untilAnswer(
     t,
     `/v1/liquidity/intents/${intent.liquidityIntentId}`,

@@ -325,28 +325,43 @@ export async function fundDevnetParty(
   if (funded.status !== 200) throw new Error(`faucet answered ${funded.status}`);
 }
 
-/** Sends the intent's deposit from `party`, as its wallet would, through `POST /devnet/transfers`. */
-export async function depositFor(
+/** What a swap intent tells its wallet to send, as `POST /v1/swaps` answers it. */
+export interface DepositAsked {
+  readonly depositAddress: string;
+  readonly inputToken: string;
+  readonly inputTokenAdmin: string;
+  readonly expectedAmount: string;
+  readonly depositReference: string;
+}
+
+/**
+ * The request body of the devnet transfer that funds `intent`, signed by `party` as its wallet
+ * would sign it, under `commandId` (a retry under the same id is the same transfer).
+ */
+export function signedDeposit(
   server: { readonly url: string },
   party: DevnetParty,
-  intent: {
-    readonly intentId: string;
-    readonly depositAddress: string;
-    readonly inputToken: string;
-    readonly inputTokenAdmin: string;
-    readonly expectedAmount: string;
-    readonly depositReference: string;
-  },
-): Promise<void> {
-  const signed = await signedDevnetPost(server, party, '/devnet/transfers', {
+  intent: DepositAsked,
+  commandId: string,
+) {
+  return signedDevnetPost(server, party, '/devnet/transfers', {
     sender: party.partyId,
     receiver: intent.depositAddress,
     token: intent.inputToken,
     admin: intent.inputTokenAdmin,
     amount: intent.expectedAmount,
     reason: intent.depositReference,
-    commandId: `deposit-${intent.intentId}`,
+    commandId,
   });
+}
+
+/** Sends the intent's deposit from `party`, as its wallet would, through `POST /devnet/transfers`. */
+export async function depositFor(
+  server: { readonly url: string },
+  party: DevnetParty,
+  intent: DepositAsked & { readonly intentId: string },
+): Promise<void> {
+  const signed = await signedDeposit(server, party, intent, `deposit-${intent.intentId}`);
   const answer = await request(server.url, 'POST', '/devnet/transfers', signed);
   if (answer.status !== 200) throw new Error(`deposit answered ${answer.status}`);
 }
