@@ -10,12 +10,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LocalLedger } from '@poolparty/ledger';
-import { type Engine, startEngine } from '@poolparty/settlement';
 import { type Database, openPglite } from '@poolparty/store';
 import { inFreshSchema, postgresSkipReason } from '@poolparty/store/testing';
 import { isMain, percentile, table } from './report.js';
-import { deposit, engineDeps, openWorld, POOL_ID, pricedIntents } from './settlement.js';
+import { deposit, engineDeps, inWorld, POOL_ID, pricedIntents } from './settlement.js';
 
 export const IDLE_SWAP_TARGET_MS = 100;
 const SWAPS = 40;
@@ -49,12 +47,8 @@ async function completedAtOf(db: Database, intentId: string): Promise<number | n
 }
 
 async function oneAtATime(label: string, db: Database, swaps: number): Promise<IdleSwapRun> {
-  let engine: Engine | null = null;
-  let ledger: LocalLedger | null = null;
-  try {
-    const world = await openWorld([db]);
-    ledger = world.ledger;
-    engine = await startEngine({ ...engineDeps(world), db });
+  return inWorld([db], async (world, start) => {
+    await start({ ...engineDeps(world), db });
     const intents = await pricedIntents(world, swaps, [POOL_ID]);
     // The engine takes in the seed and the set-up first: the swaps then meet an idle engine.
     await sleep(500);
@@ -78,10 +72,7 @@ async function oneAtATime(label: string, db: Database, swaps: number): Promise<I
       p99Ms: percentile(latencies, 99),
       maxMs: Math.max(...latencies),
     };
-  } finally {
-    await engine?.stop();
-    await ledger?.close();
-  }
+  });
 }
 
 export async function benchIdleSwap(quick = false): Promise<IdleSwapBench> {

@@ -23,19 +23,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Amount, type Instrument } from '@poolparty/core';
-import { type LocalLedger, REASON_META_KEY } from '@poolparty/ledger';
+import { REASON_META_KEY } from '@poolparty/ledger';
 import {
   DEFAULT_ENGINE_SETTINGS,
   type Engine,
   openLiquidityIntent,
   recordWithdrawal,
-  startEngine,
 } from '@poolparty/settlement';
-import { CountingDatabase, SCALE_OUT_API_KEY_ID } from '@poolparty/settlement/testing';
+import {
+  CountingDatabase,
+  SCALE_OUT_API_KEY_ID,
+  type StoreCounts,
+} from '@poolparty/settlement/testing';
 import { type Database, type LiquidityIntentRecord, openPglite } from '@poolparty/store';
 import { inFreshSchema, postgresSkipReason } from '@poolparty/store/testing';
 import { isMain, percentile, table } from './report.js';
-import { engineDeps, openWorld, POOL_ID, type World } from './settlement.js';
+import { engineDeps, inWorld, POOL_ID, type World } from './settlement.js';
 
 export const LIQUIDITY_INTENT_TARGET_MS = 100;
 export const WITHDRAWAL_TARGET_MS = 200;
@@ -248,45 +251,65 @@ async function oneIntent(bed: Bed, second: 'a' | 'b'): Promise<Sample | null> {
   await depositSide(bed, intent, second === 'a' ? 'b' : 'a');
   if ((await waitUntil(() => eventAt(bed.db, id, 'partial'))) === null) return null;
   if ((await waitUntil(() => firstSideForwarded(bed.db, id))) === null) return null;
-  const before = { ...bed.counting.counts };
-  const [from, startMs] = [bed.trace.length, performance.now()];
-  const submittedMs = bed.world.clock.now().getTime();
+  const start = sampleStart(bed);
   await depositSide(bed, intent, second);
   const doneMs = await waitUntil(() => eventAt(bed.db, id, 'completed'));
-  if (doneMs === null) return null;
-  const after = { ...bed.counting.counts };
-  return {
-    latencyMs: doneMs - submittedMs,
-    steps: stepsSince(bed, from, startMs),
-    statements: after.statements - before.statements,
-    transactions: after.transactions - before.transactions,
-    legs: await legsSince(bed, 'liquidity_intent_id', id, submittedMs),
-  };
+  return doneMs === null ? null : sampleEnd(bed, start, doneMs, 'liquidity_intent_id', id);
 }
 
 /** One withdrawal of a share of the position, timed to both payouts paid. */
 async function oneWithdrawal(bed: Bed, poke: boolean): Promise<Sample | null> {
-  const before = { ...bed.counting.counts };
-  const [from, startMs] = [bed.trace.length, performance.now()];
-  const submittedMs = bed.world.clock.now().getTime();
+  const start = sampleStart(bed);
   const withdrawal = await recordWithdrawal(bed.db, {
     poolId: POOL_ID,
     providerParty: bed.provider,
     apiKeyId: SCALE_OUT_API_KEY_ID,
     burn: { shareBps: WITHDRAWAL_SHARE_BPS },
     minimum: { a: Amount.ZERO, b: Amount.ZERO },
-    now: new Date(submittedMs),
+    now: new Date(start.submittedMs),
   });
   if (poke) bed.engine.poke();
-  const doneMs = await waitUntil(() => withdrawalDoneAt(bed.db, withdrawal.withdrawalId));
-  if (doneMs === null) return null;
+  const id = withdrawal.withdrawalId;
+  const doneMs = await waitUntil(() => withdrawalDoneAt(bed.db, id));
+  return doneMs === null ? null : sampleEnd(bed, start, doneMs, 'withdrawal_id', id);
+}
+
+/** Where a sample starts: the engine's counts, its step trace and the ledger's time then. */
+interface SampleStart {
+  readonly counts: StoreCounts;
+  readonly traceFrom: number;
+  readonly startMs: number;
+  readonly submittedMs: number;
+}
+
+/** Marks a sample's start just before its submission, so only its own work is counted. */
+function sampleStart(bed: Bed): SampleStart {
+  return {
+    counts: { ...bed.counting.counts },
+    traceFrom: bed.trace.length,
+    startMs: performance.now(),
+    submittedMs: bed.world.clock.now().getTime(),
+  };
+}
+
+/**
+ * An intent's or a withdrawal's sample once it ended at `doneMs`: the same figures for both, its
+ * legs read by the column that names it (`liquidity_intent_id` or `withdrawal_id`).
+ */
+async function sampleEnd(
+  bed: Bed,
+  start: SampleStart,
+  doneMs: number,
+  column: 'liquidity_intent_id' | 'withdrawal_id',
+  id: string,
+): Promise<Sample> {
   const after = { ...bed.counting.counts };
   return {
-    latencyMs: doneMs - submittedMs,
-    steps: stepsSince(bed, from, startMs),
-    statements: after.statements - before.statements,
-    transactions: after.transactions - before.transactions,
-    legs: await legsSince(bed, 'withdrawal_id', withdrawal.withdrawalId, submittedMs),
+    latencyMs: doneMs - start.submittedMs,
+    steps: stepsSince(bed, start.traceFrom, start.startMs),
+    statements: after.statements - start.counts.statements,
+    transactions: after.transactions - start.counts.transactions,
+    legs: await legsSince(bed, column, id, start.submittedMs),
   };
 }
 
@@ -402,11 +425,7 @@ interface Sizes {
 }
 
 async function measureStore(store: string, db: Database, sizes: Sizes): Promise<LiquidityRun[]> {
-  let engine: Engine | null = null;
-  let ledger: LocalLedger | null = null;
-  try {
-    const world = await openWorld([db]);
-    ledger = world.ledger;
+  return inWorld([db], async (world, start) => {
     // The engine's statements are counted; the bench's own reads go around the counter.
     const counting = new CountingDatabase(db);
     // The engine calls this hook at every step boundary so a test can crash it there; one that
@@ -415,7 +434,7 @@ async function measureStore(store: string, db: Database, sizes: Sizes): Promise<
     const crashAt = (step: string) => {
       trace.push({ step, atMs: performance.now() });
     };
-    engine = await startEngine({ ...engineDeps(world), db: counting, faults: { crashAt } });
+    const engine = await start({ ...engineDeps(world), db: counting, faults: { crashAt } });
     const provider = await newProvider(world);
     await sleep(SETTLE_MS);
     const bed: Bed = { world, db, counting, engine, provider, trace };
@@ -423,10 +442,7 @@ async function measureStore(store: string, db: Database, sizes: Sizes): Promise<
       ...(await intentRuns(bed, store, sizes.intentsPerOrder)),
       ...(await withdrawalRuns(bed, store, sizes.withdrawals)),
     ];
-  } finally {
-    await engine?.stop();
-    await ledger?.close();
-  }
+  });
 }
 
 export async function benchLiquidity(quick = false): Promise<LiquidityBench> {

@@ -19,12 +19,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LocalLedger } from '@poolparty/ledger';
-import { type Engine, startEngine } from '@poolparty/settlement';
 import { CountingDatabase, type StoreCounts } from '@poolparty/settlement/testing';
 import { type Database, openPglite } from '@poolparty/store';
 import { isMain, table } from './report.js';
-import { DEPOSIT, deposit, engineDeps, openWorld, POOL_ID, pricedIntents } from './settlement.js';
+import {
+  DEPOSIT,
+  deposit,
+  engineDeps,
+  inWorld,
+  POOL_ID,
+  pricedIntents,
+  type StartEngine,
+  type World,
+} from './settlement.js';
 
 const DEFAULT_SWAPS = 200;
 const POLL_INTERVAL_MS = 5;
@@ -56,37 +63,42 @@ async function waitForCompleted(db: Database, count: number, deadlineMs: number)
 async function run(load: 'one at a time' | 'burst', swaps: number): Promise<QueriesRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'poolparty-queries-'));
   const db = await openPglite(dataDir);
-  let engine: Engine | null = null;
-  let ledger: LocalLedger | null = null;
   try {
-    const world = await openWorld([db]);
-    ledger = world.ledger;
-    const counting = new CountingDatabase(db);
-    engine = await startEngine({ ...engineDeps(world), db: counting });
-    const intents = await pricedIntents(world, swaps, [POOL_ID]);
-    // Let the engine take in the seed and the set-up before counting starts.
-    await sleep(500);
-    counting.counts.statements = 0;
-    counting.counts.transactions = 0;
-    const startedMs = Date.now();
-    if (load === 'burst') {
-      await Promise.all(intents.map((intent) => deposit(world, intent)));
-      await waitForCompleted(db, intents.length, Date.now() + SETTLE_WAIT_MS);
-    } else {
-      for (const [i, intent] of intents.entries()) {
-        await deposit(world, intent);
-        await waitForCompleted(db, i + 1, Date.now() + SETTLE_WAIT_MS);
-      }
-    }
-    const counts = { ...counting.counts };
-    const elapsedMs = Date.now() - startedMs;
-    return { load, swaps, completed: await completedCount(db), counts, elapsedMs };
+    return await inWorld([db], (world, start) => measure(world, start, db, load, swaps));
   } finally {
-    await engine?.stop();
-    await ledger?.close();
     await db.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** One run's swaps on a started world: the engine's statements counted from the first deposit. */
+async function measure(
+  world: World,
+  start: StartEngine,
+  db: Database,
+  load: 'one at a time' | 'burst',
+  swaps: number,
+): Promise<QueriesRun> {
+  const counting = new CountingDatabase(db);
+  await start({ ...engineDeps(world), db: counting });
+  const intents = await pricedIntents(world, swaps, [POOL_ID]);
+  // Let the engine take in the seed and the set-up before counting starts.
+  await sleep(500);
+  counting.counts.statements = 0;
+  counting.counts.transactions = 0;
+  const startedMs = Date.now();
+  if (load === 'burst') {
+    await Promise.all(intents.map((intent) => deposit(world, intent)));
+    await waitForCompleted(db, intents.length, Date.now() + SETTLE_WAIT_MS);
+  } else {
+    for (const [i, intent] of intents.entries()) {
+      await deposit(world, intent);
+      await waitForCompleted(db, i + 1, Date.now() + SETTLE_WAIT_MS);
+    }
+  }
+  const counts = { ...counting.counts };
+  const elapsedMs = Date.now() - startedMs;
+  return { load, swaps, completed: await completedCount(db), counts, elapsedMs };
 }
 
 export async function benchQueriesPerSwap(swaps = DEFAULT_SWAPS): Promise<QueriesRun[]> {

@@ -93,6 +93,34 @@ export async function openWorld(stores: readonly Database[]): Promise<World> {
   return { stores, ledger, clock, seed };
 }
 
+/** Starts an engine that `inWorld` stops at the end of its run. */
+export type StartEngine = (deps: Parameters<typeof startEngine>[0]) => Promise<Engine>;
+
+/**
+ * Runs `measure` on a new world over `stores`, then stops every engine it started through
+ * `start` and closes the ledger, whether it returned or threw: the set-up and tear-down every
+ * in-process benchmark shares, so none leaves an engine polling a closed ledger.
+ */
+export async function inWorld<T>(
+  stores: readonly Database[],
+  measure: (world: World, start: StartEngine) => Promise<T>,
+): Promise<T> {
+  const engines: Engine[] = [];
+  let ledger: LocalLedger | null = null;
+  try {
+    const world = await openWorld(stores);
+    ledger = world.ledger;
+    return await measure(world, async (deps) => {
+      const engine = await startEngine(deps);
+      engines.push(engine);
+      return engine;
+    });
+  } finally {
+    await Promise.all(engines.map((engine) => engine.stop()));
+    await ledger?.close();
+  }
+}
+
 /** The seeded pools, in the order a curve adds them; each takes Amulet in. */
 export const SEEDED_POOL_IDS = ['amulet-usdcx', 'amulet-usdcx-bridge', 'amulet-cbtc'] as const;
 
@@ -228,16 +256,12 @@ export function summarise(
 async function runOnPglite(): Promise<SettlementRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'poolparty-bench-'));
   const db = await openPglite(dataDir);
-  let engine: Engine | null = null;
-  let ledger: LocalLedger | null = null;
   try {
-    const world = await openWorld([db]);
-    ledger = world.ledger;
-    engine = await startEngine({ ...engineDeps(world), db });
-    return await settle('PGlite, 1 engine', world, [engine], DEFAULT_SETTLEMENT_LOAD);
+    return await inWorld([db], async (world, start) => {
+      const engine = await start({ ...engineDeps(world), db });
+      return settle('PGlite, 1 engine', world, [engine], DEFAULT_SETTLEMENT_LOAD);
+    });
   } finally {
-    await engine?.stop();
-    await ledger?.close();
     await db.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -249,28 +273,22 @@ async function runOnPostgres(
 ): Promise<SettlementRun> {
   // One pool per worker, as separate processes open it; openWorld migrates the schema.
   const fresh = { processes: workers, migrated: false };
-  return inFreshSchema('pp_bench', fresh, async ({ schema, databases: stores }) => {
-    const engines: Engine[] = [];
-    let ledger: LocalLedger | null = null;
-    try {
-      const world = await openWorld(stores);
-      ledger = world.ledger;
+  return inFreshSchema('pp_bench', fresh, async ({ schema, databases: stores }) =>
+    inWorld(stores, async (world, start) => {
+      const engines: Engine[] = [];
       for (const db of stores) {
         const leadership = advisoryLockLeadership({
           url: POSTGRES_URL,
           schema,
           reconnectDelayMs: LOCK_RECONNECT_DELAY_MS,
         });
-        engines.push(await startEngine({ ...engineDeps(world), db, leadership }));
+        engines.push(await start({ ...engineDeps(world), db, leadership }));
       }
       const pools = load.poolIds.length === 1 ? '' : `, ${load.poolIds.length} pools`;
       const offered = `, ${load.swaps} at ${load.offeredPerS}/s`;
-      return await settle(`PostgreSQL, ${workers} engines${pools}${offered}`, world, engines, load);
-    } finally {
-      await Promise.all(engines.map((engine) => engine.stop()));
-      await ledger?.close();
-    }
-  });
+      return settle(`PostgreSQL, ${workers} engines${pools}${offered}`, world, engines, load);
+    }),
+  );
 }
 
 /** What an engine needs of the world besides its store; the bench has no quoter to refresh. */

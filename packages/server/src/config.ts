@@ -144,19 +144,28 @@ const nullableUrl =
 const optionalText = (text: string): string | null => (text === '' ? null : text);
 
 /**
+ * The `key=value` entries of a comma-separated setting, blanks dropped and both sides trimmed;
+ * an entry with no `=`, or nothing before it, has both sides ''. The maps read from one line of
+ * settings (registries, amounts by instrument) split it alike, so each judges only its values.
+ */
+const keyValueEntries = (text: string) =>
+  text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0)
+    .map((entry) => {
+      const split = entry.indexOf('=');
+      if (split <= 0) return { entry, key: '', value: '' };
+      return { entry, key: entry.slice(0, split).trim(), value: entry.slice(split + 1).trim() };
+    });
+
+/**
  * `admin=url,admin=url`: the registry of each instrument admin that runs its own. A party id
  * holds neither `=` nor `,`, so both can separate.
  */
 const registryMap = (text: string): Readonly<Record<string, string>> | SettingProblem => {
   const registries: Record<string, string> = {};
-  const entries = text
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry.length > 0);
-  for (const entry of entries) {
-    const split = entry.indexOf('=');
-    const admin = split > 0 ? entry.slice(0, split).trim() : '';
-    const url = split > 0 ? entry.slice(split + 1).trim() : '';
+  for (const { entry, key: admin, value: url } of keyValueEntries(text)) {
     if (admin === '' || url === '') {
       return new SettingProblem(
         `has ${JSON.stringify(entry)}, which is not admin=url (e.g. DSO::1220…=https://registry.example)`,
@@ -178,14 +187,8 @@ const registryMap = (text: string): Readonly<Record<string, string>> | SettingPr
 /** `Amulet=100,USDCx=10,*=0`: an amount per instrument id, `*` for the instruments not named. */
 const amountsByInstrument = (text: string): AmountsByInstrument | SettingProblem => {
   const amounts: Record<string, Amount> = {};
-  const entries = text
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry.length > 0);
-  for (const entry of entries) {
-    const split = entry.indexOf('=');
-    const id = split > 0 ? entry.slice(0, split).trim() : '';
-    const amount = Amount.tryParse(split > 0 ? entry.slice(split + 1).trim() : '');
+  for (const { entry, key: id, value } of keyValueEntries(text)) {
+    const amount = Amount.tryParse(value);
     if (id === '' || amount instanceof AmountParseError) {
       return new SettingProblem(
         `has ${JSON.stringify(entry)}, which is not instrument=amount (e.g. Amulet=100 or *=0)`,

@@ -1,5 +1,5 @@
 import { API_KEY_CHANGES_CHANNEL, revokeApiKey, rotateApiKeyWithinCap } from '@poolparty/store';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-keys.js';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
 import { within } from './support/raw-http.js';
@@ -7,9 +7,8 @@ import {
   expectProblem,
   portalLogin,
   request,
-  STARTUP_TIMEOUT_MS,
-  startTestService,
-  type TestService,
+  seededUser,
+  sharedTestService,
 } from './support/service.js';
 
 interface CreatedKey {
@@ -23,7 +22,7 @@ const GRACE_MS = 24 * 60 * 60 * 1000;
 const ANNOUNCEMENT_WAIT_MS = 5_000;
 
 describe('API key authentication on /v1', () => {
-  let t: TestService;
+  const t = sharedTestService();
   let alice: DevnetParty;
   let session: string;
 
@@ -45,14 +44,10 @@ describe('API key authentication on /v1', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestService();
-    const [first] = t.users;
-    if (!first) throw new Error('the devnet seed has no users');
-    alice = first;
+    alice = seededUser(t, 0);
     const { login } = await portalLogin(t.url, alice);
     session = login.body.token;
-  }, STARTUP_TIMEOUT_MS);
-  afterAll(async () => t?.close());
+  });
 
   it('accepts the seeded devnet key', async () => {
     expect((await probe(t.apiKey)).status).toBe(200);

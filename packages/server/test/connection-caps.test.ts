@@ -4,7 +4,7 @@
  * an answer, and closing a connection makes room for a new one. Each loopback source address
  * (127.0.0.1, .2, .3) plays a client of its own.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   connectTo,
   LOOPBACK_SOURCES,
@@ -12,7 +12,7 @@ import {
   type WatchedSocket,
   within,
 } from './support/raw-http.js';
-import { STARTUP_TIMEOUT_MS, startTestService, type TestService } from './support/service.js';
+import { sharedTestService } from './support/service.js';
 
 const PER_ADDRESS_MAX = 4;
 const CONNECTIONS_MAX = 6;
@@ -70,22 +70,18 @@ async function heldOnceFreed(url: string, source: string): Promise<WatchedSocket
 }
 
 describe('connection caps', () => {
-  let t: TestService;
+  const t = sharedTestService({
+    POOLPARTY_CONNECTIONS_PER_ADDRESS_MAX: String(PER_ADDRESS_MAX),
+    POOLPARTY_CONNECTIONS_MAX: String(CONNECTIONS_MAX),
+    POOLPARTY_HEADERS_TIMEOUT_MS: String(HELD_TIMEOUT_MS),
+    POOLPARTY_REQUEST_TIMEOUT_MS: String(HELD_TIMEOUT_MS),
+    POOLPARTY_KEEP_ALIVE_TIMEOUT_MS: String(HELD_TIMEOUT_MS),
+  });
   const open: WatchedSocket[] = [];
 
-  beforeAll(async () => {
-    t = await startTestService({
-      POOLPARTY_CONNECTIONS_PER_ADDRESS_MAX: String(PER_ADDRESS_MAX),
-      POOLPARTY_CONNECTIONS_MAX: String(CONNECTIONS_MAX),
-      POOLPARTY_HEADERS_TIMEOUT_MS: String(HELD_TIMEOUT_MS),
-      POOLPARTY_REQUEST_TIMEOUT_MS: String(HELD_TIMEOUT_MS),
-      POOLPARTY_KEEP_ALIVE_TIMEOUT_MS: String(HELD_TIMEOUT_MS),
-    });
-  }, STARTUP_TIMEOUT_MS);
-
-  afterAll(async () => {
+  // Runs before the shared service closes (after-hooks run last registered first).
+  afterAll(() => {
     for (const watched of open) watched.socket.destroy();
-    await t?.close();
   });
 
   it('refuses connections beyond the per-address cap while another address still connects', async () => {

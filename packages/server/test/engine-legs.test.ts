@@ -6,6 +6,7 @@
  * once, between the state that sent the leg and the state its outcome leads to.
  */
 import { Amount } from '@poolparty/core';
+import type { TransferOffer as PendingOffer } from '@poolparty/ledger';
 import {
   type EngineHarness,
   type Party,
@@ -50,12 +51,50 @@ function withoutPreapproval(h: EngineHarness, hint: string): Promise<Party> {
   return h.newParty(hint, [], [[h.amulet, '1000']]);
 }
 
+/**
+ * The engine started and carol, who pre-approves nothing, asking to swap her 1000 Amulet: the
+ * start every scenario here shares before it sets the pool up for the outcome it is about.
+ */
+async function carolAsksToSwap(h: EngineHarness, options?: { slippageTolerance: number }) {
+  await h.startEngine();
+  const carol = await withoutPreapproval(h, 'carol');
+  const intent = await h.createIntent(carol, h.amulet, '1000', options);
+  return { carol, intent };
+}
+
+/** The swap's refund as an offer waiting for the party: her deposit less the network fee. */
+function offeredRefund(intent: { networkFeeAmount: Amount }, offer: PendingOffer) {
+  return {
+    amount: Amount.parse('1000').sub(intent.networkFeeAmount).toString(),
+    networkFeeAmount: intent.networkFeeAmount.toString(),
+    state: 'offered',
+    updateId: expect.stringMatching(/^update-/),
+    offerId: offer.offerId,
+    expiresAt: offer.executeBefore.toISOString(),
+  };
+}
+
+/** The party's answer to an offer, sent as its wallet sends it, under the command id given. */
+function answerOffer(
+  h: EngineHarness,
+  party: Party,
+  offer: PendingOffer,
+  answer: 'accept' | 'reject',
+  commandId: string,
+): Promise<unknown> {
+  const command = { commandId, offerId: offer.offerId, actor: party.partyId };
+  return answer === 'accept' ? h.ledger.acceptOffer(command) : h.ledger.rejectOffer(command);
+}
+
+/** Moves the ledger's clock just past the offer's deadline, so the party can no longer take it. */
+function letExpire(h: EngineHarness, offer: PendingOffer): Promise<void> {
+  return h.advanceClock(offer.executeBefore.getTime() - h.clock.now().getTime() + 1);
+}
+
 describe('a payout to a party without a transfer pre-approval', () => {
   it('waits as an offer in sending_output, then completes once the party accepts', async () => {
     const h = await world.harness();
-    await h.startEngine();
-    const carol = await withoutPreapproval(h, 'carol');
-    const intent = await h.createIntent(carol, h.amulet, '1000');
+    const { carol, intent } = await carolAsksToSwap(h);
     await h.deposit(carol, h.amulet, '1000');
     const { offer } = await offerTo(h, carol, 'payout');
 
@@ -70,11 +109,7 @@ describe('a payout to a party without a transfer pre-approval', () => {
     });
     expect(offer.amount).toEqual(intent.expectedOutput);
 
-    await h.ledger.acceptOffer({
-      commandId: 'carol-accepts',
-      offerId: offer.offerId,
-      actor: carol.partyId,
-    });
+    await answerOffer(h, carol, offer, 'accept', 'carol-accepts');
     await h.waitForStatus(intent.intentId, 'completed');
     const done = await statusOf(h, intent.intentId);
     expect(done.payout).toEqual({
@@ -101,36 +136,19 @@ describe('a payout to a party without a transfer pre-approval', () => {
 
   it('ends output_failed when the party rejects it; the refund is itself an offer to accept', async () => {
     const h = await world.harness();
-    await h.startEngine();
-    const carol = await withoutPreapproval(h, 'carol');
-    const intent = await h.createIntent(carol, h.amulet, '1000');
+    const { carol, intent } = await carolAsksToSwap(h);
     await h.deposit(carol, h.amulet, '1000');
     const payout = await offerTo(h, carol, 'payout');
-    await h.ledger.rejectOffer({
-      commandId: 'carol-rejects',
-      offerId: payout.offer.offerId,
-      actor: carol.partyId,
-    });
+    await answerOffer(h, carol, payout.offer, 'reject', 'carol-rejects');
 
     const refund = await offerTo(h, carol, 'refund');
     const waiting = await statusOf(h, intent.intentId);
     expect(waiting.status).toBe('sending_output');
     expect(waiting.payout).toMatchObject({ state: 'rejected', offerId: payout.offer.offerId });
     const owed = Amount.parse('1000').sub(intent.networkFeeAmount).toString();
-    expect(waiting.refund).toEqual({
-      amount: owed,
-      networkFeeAmount: intent.networkFeeAmount.toString(),
-      state: 'offered',
-      updateId: expect.stringMatching(/^update-/),
-      offerId: refund.offer.offerId,
-      expiresAt: refund.offer.executeBefore.toISOString(),
-    });
+    expect(waiting.refund).toEqual(offeredRefund(intent, refund.offer));
 
-    await h.ledger.acceptOffer({
-      commandId: 'carol-takes-refund',
-      offerId: refund.offer.offerId,
-      actor: carol.partyId,
-    });
+    await answerOffer(h, carol, refund.offer, 'accept', 'carol-takes-refund');
     await h.waitForStatus(intent.intentId, 'output_failed');
     const ended = await statusOf(h, intent.intentId);
     expect(ended.failureReason?.code).toBe('output_failed');
@@ -157,15 +175,11 @@ describe('a payout to a party without a transfer pre-approval', () => {
     const intent = await h.createIntent(dave, h.amulet, '1000');
     await h.deposit(dave, h.amulet, '1000');
     const { offer } = await offerTo(h, dave, 'payout');
-    await h.advanceClock(offer.executeBefore.getTime() - h.clock.now().getTime() + 1);
+    await letExpire(h, offer);
     // The ledger leaves an expired offer pending: the receiver can no longer accept it...
-    await expect(
-      h.ledger.acceptOffer({
-        commandId: 'dave-too-late',
-        offerId: offer.offerId,
-        actor: dave.partyId,
-      }),
-    ).rejects.toMatchObject({ code: 'offer_expired' });
+    await expect(answerOffer(h, dave, offer, 'accept', 'dave-too-late')).rejects.toMatchObject({
+      code: 'offer_expired',
+    });
     // ...and the service withdraws it, which ends the leg expired.
     await h.waitForStatus(intent.intentId, 'output_failed');
     const ended = await statusOf(h, intent.intentId);
@@ -197,9 +211,7 @@ describe('a payout to a party without a transfer pre-approval', () => {
 describe('a refund to a party without a transfer pre-approval', () => {
   it('waits as an offer in processing, then ends slippage_failed once the party accepts', async () => {
     const h = await world.harness();
-    await h.startEngine();
-    const carol = await withoutPreapproval(h, 'carol');
-    const intent = await h.createIntent(carol, h.amulet, '1000', { slippageTolerance: 0.001 });
+    const { carol, intent } = await carolAsksToSwap(h, { slippageTolerance: 0.001 });
     // Another swap moves the price past carol's tolerance first.
     const bob = await h.createIntent(h.bob, h.amulet, '5000');
     await h.deposit(h.bob, h.amulet, '5000');
@@ -212,20 +224,9 @@ describe('a refund to a party without a transfer pre-approval', () => {
     expect(waiting.terminal).toBe(false);
     expect(waiting.payout).toBeNull();
     const owed = Amount.parse('1000').sub(intent.networkFeeAmount).toString();
-    expect(waiting.refund).toEqual({
-      amount: owed,
-      networkFeeAmount: intent.networkFeeAmount.toString(),
-      state: 'offered',
-      updateId: expect.stringMatching(/^update-/),
-      offerId: offer.offerId,
-      expiresAt: offer.executeBefore.toISOString(),
-    });
+    expect(waiting.refund).toEqual(offeredRefund(intent, offer));
 
-    await h.ledger.acceptOffer({
-      commandId: 'carol-accepts-refund',
-      offerId: offer.offerId,
-      actor: carol.partyId,
-    });
+    await answerOffer(h, carol, offer, 'accept', 'carol-accepts-refund');
     await h.waitForStatus(intent.intentId, 'slippage_failed');
     const ended = await statusOf(h, intent.intentId);
     expect(ended.refund).toMatchObject({
@@ -243,58 +244,45 @@ describe('a refund to a party without a transfer pre-approval', () => {
     await h.booksMatchLedger();
   });
 
-  it('ends refund_failed, flagged for an operator, when the party rejects the refund offer', async () => {
-    const h = await world.harness();
-    await h.startEngine();
-    const carol = await withoutPreapproval(h, 'carol');
-    const intent = await h.createIntent(carol, h.amulet, '1000');
-    await world.db.query(
-      `UPDATE pools SET price_impact_cap = 0.00001 WHERE pool_id = 'amulet-usdcx'`,
-    );
-    await h.deposit(carol, h.amulet, '1000');
-    const { offer } = await offerTo(h, carol, 'refund');
-    await h.ledger.rejectOffer({
-      commandId: 'carol-rejects-refund',
-      offerId: offer.offerId,
-      actor: carol.partyId,
-    });
-    await h.waitForStatus(intent.intentId, 'refund_failed');
-    const ended = await statusOf(h, intent.intentId);
-    expect(ended.refund).toMatchObject({ state: 'rejected', offerId: offer.offerId });
-    expect((await eventNames(h, intent.intentId)).slice(4)).toEqual([
-      'processing',
-      'refund_offered',
-      'refund_rejected',
-      'refund_failed',
-    ]);
-    const flags = await listOpenOperatorFlags(h.db, 10);
-    expect(flags).toMatchObject([{ intentId: intent.intentId, kind: 'refund_failed' }]);
-  });
-
-  it('ends refund_failed, flagged for an operator, when the refund offer expires unanswered', async () => {
-    const h = await world.harness();
-    await h.startEngine();
-    const carol = await withoutPreapproval(h, 'carol');
-    const intent = await h.createIntent(carol, h.amulet, '1000');
-    await world.db.query(
-      `UPDATE pools SET price_impact_cap = 0.00001 WHERE pool_id = 'amulet-usdcx'`,
-    );
-    await h.deposit(carol, h.amulet, '1000');
-    const { offer } = await offerTo(h, carol, 'refund');
-    await h.advanceClock(offer.executeBefore.getTime() - h.clock.now().getTime() + 1);
-    await h.waitForStatus(intent.intentId, 'refund_failed');
-    const ended = await statusOf(h, intent.intentId);
-    expect(ended.refund).toMatchObject({ state: 'expired', offerId: offer.offerId });
-    expect((await eventNames(h, intent.intentId)).slice(4)).toEqual([
-      'processing',
-      'refund_offered',
-      'refund_expired',
-      'refund_failed',
-    ]);
-    const flags = await listOpenOperatorFlags(h.db, 10);
-    expect(flags).toMatchObject([{ intentId: intent.intentId, kind: 'refund_failed' }]);
-    // The withdrawn amount is back with the swap party, unlocked and parked for the operator.
-    expect(await h.ledger.getPendingOffers(carol.partyId)).toEqual([]);
-    await h.booksMatchLedger();
-  });
+  it.each([
+    {
+      answer: 'rejects the refund offer',
+      state: 'rejected',
+      event: 'refund_rejected',
+      act: (h: EngineHarness, carol: Party, offer: PendingOffer) =>
+        answerOffer(h, carol, offer, 'reject', 'carol-rejects-refund'),
+    },
+    {
+      answer: 'lets the refund offer expire unanswered',
+      state: 'expired',
+      event: 'refund_expired',
+      act: (h: EngineHarness, _carol: Party, offer: PendingOffer) => letExpire(h, offer),
+    },
+  ])(
+    'ends refund_failed, flagged for an operator, when the party $answer',
+    async ({ state, event, act }) => {
+      const h = await world.harness();
+      const { carol, intent } = await carolAsksToSwap(h);
+      await world.db.query(
+        `UPDATE pools SET price_impact_cap = 0.00001 WHERE pool_id = 'amulet-usdcx'`,
+      );
+      await h.deposit(carol, h.amulet, '1000');
+      const { offer } = await offerTo(h, carol, 'refund');
+      await act(h, carol, offer);
+      await h.waitForStatus(intent.intentId, 'refund_failed');
+      const ended = await statusOf(h, intent.intentId);
+      expect(ended.refund).toMatchObject({ state, offerId: offer.offerId });
+      expect((await eventNames(h, intent.intentId)).slice(4)).toEqual([
+        'processing',
+        'refund_offered',
+        event,
+        'refund_failed',
+      ]);
+      const flags = await listOpenOperatorFlags(h.db, 10);
+      expect(flags).toMatchObject([{ intentId: intent.intentId, kind: 'refund_failed' }]);
+      // The amount is back with the swap party, unlocked and parked for the operator.
+      expect(await h.ledger.getPendingOffers(carol.partyId)).toEqual([]);
+      await h.booksMatchLedger();
+    },
+  );
 });

@@ -27,6 +27,7 @@ import {
 } from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Housekeeping, PURGES, purgeExpired } from '../src/housekeeping.js';
+import { endpointFor } from './support/webhook-receiver.js';
 
 const T0 = new Date('2026-11-01T00:00:00Z');
 const MINUTE_MS = 60_000;
@@ -136,16 +137,13 @@ describe('housekeeping', () => {
     db = await openTestDatabase();
     await migrate(db);
     await upsertDeveloper(db, DEVELOPER, T0);
-    const endpoint = {
+    const endpoint = endpointFor({
       endpointId: ENDPOINT,
       developerParty: DEVELOPER,
       url: 'http://127.0.0.1:9/hook',
-      events: [],
-      apiKeyIds: null,
-      description: '',
       secret: 'whsec_housekeeping',
       createdAt: T0,
-    };
+    });
     await insertWebhookEndpointWithinCap(db, endpoint, 1);
   });
 

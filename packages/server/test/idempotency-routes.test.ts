@@ -5,14 +5,13 @@
  * request under the key is 422; a refused request is judged afresh; keys are the principal's own.
  */
 import { Amount } from '@poolparty/core';
-import type { LocalLedger } from '@poolparty/ledger';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DevnetParty, DevnetPoolInfo } from '../src/devnet-bootstrap.js';
+import { describe, expect, it } from 'vitest';
+import type { DevnetParty } from '../src/devnet-bootstrap.js';
 import {
   completeLiquidityIntent,
-  devnetPools,
   FLOW_WAIT_MS,
   fundedProvider,
+  sharedDevnetPools,
 } from './support/pool-liquidity.js';
 import {
   type Body,
@@ -21,14 +20,11 @@ import {
   newDevnetParty,
   portalLogin,
   request,
-  STARTUP_TIMEOUT_MS,
-  startTestService,
   type TestService,
 } from './support/service.js';
 
-let t: TestService;
-let ledger: LocalLedger;
-let pool: DevnetPoolInfo;
+const devnet = sharedDevnetPools('amulet-usdcx');
+const { t } = devnet;
 
 const call: TestService['call'] = (...args) => t.call(...args);
 
@@ -61,9 +57,18 @@ function cancelIntent(token: string, id: string, key?: string) {
 
 /** A party holding units of the pool, and its wallet token. */
 async function liquidityProvider(hint: string) {
-  const { party, token } = await fundedProvider(t, ledger, pool, hint);
-  const { body: intent } = await createIntent(token, { poolId: pool.poolId, amountA: '1000' });
-  await completeLiquidityIntent(t, ledger, pool, { partyId: party.partyId, token }, intent);
+  const { party, token } = await fundedProvider(t, devnet.ledger, devnet.pool, hint);
+  const { body: intent } = await createIntent(token, {
+    poolId: devnet.pool.poolId,
+    amountA: '1000',
+  });
+  await completeLiquidityIntent(
+    t,
+    devnet.ledger,
+    devnet.pool,
+    { partyId: party.partyId, token },
+    intent,
+  );
   return { party, token };
 }
 
@@ -77,34 +82,27 @@ async function withdrawalsOf(token: string): Promise<string[]> {
   return body.items.map((w: Body) => w.withdrawalId);
 }
 
-beforeAll(async () => {
-  t = await startTestService();
-  let pools: readonly DevnetPoolInfo[];
-  ({ ledger, pools } = devnetPools(t, 'amulet-usdcx'));
-  [pool] = pools as [DevnetPoolInfo];
-}, STARTUP_TIMEOUT_MS);
-
-afterAll(async () => {
-  await t?.close();
-});
-
 describe('POST /v1/liquidity/intents with an Idempotency-Key', () => {
   it('answers a retry with the first intent and creates one; another body is 422', async () => {
     const { token } = await newDevnetParty(t, 'idem-lp');
-    const first = await createIntent(token, { poolId: pool.poolId, amountA: '100' }, 'lp-1');
+    const first = await createIntent(token, { poolId: devnet.pool.poolId, amountA: '100' }, 'lp-1');
     expect(first.status).toBe(201);
-    const again = await createIntent(token, { amountA: '100', poolId: pool.poolId }, 'lp-1');
+    const again = await createIntent(token, { amountA: '100', poolId: devnet.pool.poolId }, 'lp-1');
     expectReplay(again, first);
     const { body: listed } = await call('GET', '/v1/liquidity/intents', { walletToken: token });
     expect(listed.items.map((i: Body) => i.liquidityIntentId)).toEqual([
       first.body.liquidityIntentId,
     ]);
-    const changed = await createIntent(token, { poolId: pool.poolId, amountA: '101' }, 'lp-1');
+    const changed = await createIntent(
+      token,
+      { poolId: devnet.pool.poolId, amountA: '101' },
+      'lp-1',
+    );
     expectProblem(changed, 422, 'idempotency_key_reused');
     const other = await newDevnetParty(t, 'idem-lp-other');
     const otherWallet = await createIntent(
       other.token,
-      { poolId: pool.poolId, amountA: '100' },
+      { poolId: devnet.pool.poolId, amountA: '100' },
       'lp-1',
     );
     expectProblem(otherWallet, 422, 'idempotency_key_reused');
@@ -112,8 +110,8 @@ describe('POST /v1/liquidity/intents with an Idempotency-Key', () => {
 
   it('judges a refused create afresh: the same key creates once the open intent is gone', async () => {
     const { token } = await newDevnetParty(t, 'idem-lp-refused');
-    const open = await createIntent(token, { poolId: pool.poolId, amountA: '100' });
-    const body = { poolId: pool.poolId, amountA: '200' };
+    const open = await createIntent(token, { poolId: devnet.pool.poolId, amountA: '100' });
+    const body = { poolId: devnet.pool.poolId, amountA: '200' };
     expectProblem(await createIntent(token, body, 'lp-2'), 409, 'active_liquidity_intent_exists');
     expect((await cancelIntent(token, open.body.liquidityIntentId)).status).toBe(200);
     const created = await createIntent(token, body, 'lp-2');
@@ -126,7 +124,7 @@ describe('POST /v1/liquidity/intents with an Idempotency-Key', () => {
 describe('cancels with an Idempotency-Key', () => {
   it('answer a retried liquidity intent cancel with the cancelled intent, not a refusal', async () => {
     const { token } = await newDevnetParty(t, 'idem-cancel');
-    const created = await createIntent(token, { poolId: pool.poolId, amountA: '100' });
+    const created = await createIntent(token, { poolId: devnet.pool.poolId, amountA: '100' });
     const id = created.body.liquidityIntentId;
     const first = await cancelIntent(token, id, 'cancel-1');
     expect(first.body).toMatchObject({ liquidityIntentId: id, status: 'cancelled' });
@@ -134,7 +132,7 @@ describe('cancels with an Idempotency-Key', () => {
     // Without the key the same cancel is judged as it stands now.
     expectProblem(await cancelIntent(token, id), 409, 'liquidity_intent_not_cancellable');
 
-    const next = await createIntent(token, { poolId: pool.poolId, amountA: '100' });
+    const next = await createIntent(token, { poolId: devnet.pool.poolId, amountA: '100' });
     const otherIntent = await cancelIntent(token, next.body.liquidityIntentId, 'cancel-1');
     expectProblem(otherIntent, 422, 'idempotency_key_reused');
   });
@@ -143,7 +141,7 @@ describe('cancels with an Idempotency-Key', () => {
     const { token } = await newDevnetParty(t, 'idem-swap-cancel');
     const swap = await call('POST', '/v1/swaps', {
       walletToken: token,
-      body: { fromToken: 'Amulet', toToken: 'USDCx', amount: '70', poolId: pool.poolId },
+      body: { fromToken: 'Amulet', toToken: 'USDCx', amount: '70', poolId: devnet.pool.poolId },
     });
     expect(swap.status).toBe(201);
     const cancel = () =>
@@ -158,7 +156,7 @@ describe('cancels with an Idempotency-Key', () => {
 });
 
 describe('POST /v1/liquidity/withdrawals with an Idempotency-Key', () => {
-  const half = () => ({ poolId: pool.poolId, shareBps: 5000, minimumA: '0', minimumB: '0' });
+  const half = () => ({ poolId: devnet.pool.poolId, shareBps: 5000, minimumA: '0', minimumB: '0' });
   const withdraw = (token: string, body: object, key: string) =>
     call('POST', '/v1/liquidity/withdrawals', { walletToken: token, body, headers: keyed(key) });
 
@@ -170,7 +168,12 @@ describe('POST /v1/liquidity/withdrawals with an Idempotency-Key', () => {
       const first = await withdraw(token, half(), 'wd-1');
       expect(first.status).toBe(201);
       // The same request, its members in another order.
-      const reordered = { minimumB: '0', minimumA: '0', shareBps: 5000, poolId: pool.poolId };
+      const reordered = {
+        minimumB: '0',
+        minimumA: '0',
+        shareBps: 5000,
+        poolId: devnet.pool.poolId,
+      };
       const again = await withdraw(token, reordered, 'wd-1');
       expectReplay(again, first);
       expect((await unitsHeld(token)).toString()).toBe(

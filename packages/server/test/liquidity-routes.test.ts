@@ -5,59 +5,45 @@
  * sides and listed.
  */
 import { Amount, type Instrument } from '@poolparty/core';
-import type { LocalLedger } from '@poolparty/ledger';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DevnetPoolInfo } from '../src/devnet-bootstrap.js';
+import { describe, expect, it } from 'vitest';
 import { runAdmin } from './support/admin.js';
 import {
   completeLiquidityIntent,
-  devnetPools,
   fundedProvider,
+  sharedDevnetPools,
   untilAnswer,
 } from './support/pool-liquidity.js';
-import {
-  type Body,
-  expectProblem,
-  SERVICE_START_TIMEOUT_MS,
-  startTestService,
-  type TestService,
-} from './support/service.js';
+import { type Body, expectProblem, type TestService } from './support/service.js';
 
-let t: TestService;
-let ledger: LocalLedger;
-let pool: DevnetPoolInfo;
-/** The devnet's Amulet/CBTC pool: 1 000 000 Amulet to 1.45 CBTC, so one CBTC pairs with ~690 000. */
-let cbtcPool: DevnetPoolInfo;
+/**
+ * The devnet's Amulet/USDCx pool (`devnet.pool`) and its Amulet/CBTC pool (`devnet.pools[1]`):
+ * 1 000 000 Amulet to 1.45 CBTC, so one CBTC pairs with ~690 000.
+ */
+const devnet = sharedDevnetPools('amulet-usdcx', 'amulet-cbtc');
+const { t } = devnet;
 
 const call: TestService['call'] = (...args) => t.call(...args);
 
 /** A party funded with both tokens, and its wallet token. */
-const provider = (hint: string) => fundedProvider(t, ledger, pool, hint);
-
-beforeAll(async () => {
-  t = await startTestService();
-  let pools: readonly DevnetPoolInfo[];
-  ({ ledger, pools } = devnetPools(t, 'amulet-usdcx', 'amulet-cbtc'));
-  [pool, cbtcPool] = pools as [DevnetPoolInfo, DevnetPoolInfo];
-}, SERVICE_START_TIMEOUT_MS);
-
-afterAll(async () => {
-  await t?.close();
-});
+const provider = (hint: string) => fundedProvider(t, devnet.ledger, devnet.pool, hint);
 
 describe('liquidity intents', () => {
   it('refuse a request without a wallet token, a body without amounts and an unknown pool', async () => {
     const { token } = await provider('refused');
     expectProblem(
-      await call('POST', '/v1/liquidity/intents', { body: { poolId: pool.poolId } }),
+      await call('POST', '/v1/liquidity/intents', { body: { poolId: devnet.pool.poolId } }),
       401,
       'missing_wallet_token',
     );
     const create = (body: object) =>
       call('POST', '/v1/liquidity/intents', { walletToken: token, body });
-    expectProblem(await create({ poolId: pool.poolId }), 400, 'validation_error');
+    expectProblem(await create({ poolId: devnet.pool.poolId }), 400, 'validation_error');
     expectProblem(await create({ poolId: 'no-such-pool', amountA: '1' }), 404, 'pool_not_found');
-    expectProblem(await create({ poolId: pool.poolId, amountA: '-1' }), 400, 'validation_error');
+    expectProblem(
+      await create({ poolId: devnet.pool.poolId, amountA: '-1' }),
+      400,
+      'validation_error',
+    );
   });
 
   it('are created from one side, one open per pool, and cancelled only while pending', async () => {
@@ -65,19 +51,19 @@ describe('liquidity intents', () => {
     const other = await provider('other');
     const created = await call('POST', '/v1/liquidity/intents', {
       walletToken: token,
-      body: { poolId: pool.poolId, amountA: '100' },
+      body: { poolId: devnet.pool.poolId, amountA: '100' },
     });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       status: 'pending',
-      depositAddress: pool.lpParty,
+      depositAddress: devnet.pool.lpParty,
       expected: { a: '100' },
       slippageBps: 50,
     });
     expect(Amount.parse(created.body.expected.b).isPositive()).toBe(true);
     const again = await call('POST', '/v1/liquidity/intents', {
       walletToken: token,
-      body: { poolId: pool.poolId, amountB: '1' },
+      body: { poolId: devnet.pool.poolId, amountB: '1' },
     });
     expectProblem(again, 409, 'active_liquidity_intent_exists');
     expect(again.body.liquidityIntentId).toBe(created.body.liquidityIntentId);
@@ -106,17 +92,17 @@ describe('liquidity intents beyond what an amount holds', () => {
     const create = (body: object) =>
       call('POST', '/v1/liquidity/intents', { walletToken: token, body });
     // 23 digits of CBTC pair with about 6.9 × 10^28 Amulet at the pool's ratio.
-    const paired = await create({ poolId: cbtcPool.poolId, amountB: digits(23) });
+    const paired = await create({ poolId: devnet.pools[1].poolId, amountB: digits(23) });
     expectProblem(paired, 400, 'amount_out_of_range');
     expect(paired.body.detail).toMatch(/28|9999999999999999999999999999/);
     // 28 digits of Amulet fit an amount, but the pool's reserve after the deposit would not.
-    for (const poolId of [cbtcPool.poolId, pool.poolId]) {
+    for (const poolId of [devnet.pools[1].poolId, devnet.pool.poolId]) {
       expectProblem(await create({ poolId, amountA: digits(28) }), 400, 'amount_out_of_range');
     }
     const { body: listed } = await call('GET', '/v1/liquidity/intents', { walletToken: token });
     expect(listed.items).toEqual([]);
     // No open intent was left behind: the party may still open one on the same pool.
-    expect((await create({ poolId: cbtcPool.poolId, amountB: '0.01' })).status).toBe(201);
+    expect((await create({ poolId: devnet.pools[1].poolId, amountB: '0.01' })).status).toBe(201);
   });
 });
 
@@ -124,7 +110,7 @@ describe('the first liquidity of an empty pool', () => {
   it('is refused with a code of its own when it mints no more than the locked units', async () => {
     const [swapParty, lpParty] = await Promise.all(
       ['empty-swap', 'empty-lp'].map(async (hint) => {
-        const created = await ledger.createParty({ hint, preapprovals: 'all' });
+        const created = await devnet.ledger.createParty({ hint, preapprovals: 'all' });
         return created.partyId;
       }),
     );
@@ -132,7 +118,7 @@ describe('the first liquidity of an empty pool', () => {
     const { errors } = await runAdmin(
       t.service.ctx.db,
       {
-        openLedger: async () => ({ ledger, close: async () => {} }),
+        openLedger: async () => ({ ledger: devnet.ledger, close: async () => {} }),
         now: () => t.service.ctx.clock.now(),
         actor: () => 'ops',
       },
@@ -144,9 +130,9 @@ describe('the first liquidity of an empty pool', () => {
         '--lp-party',
         lpParty as string,
         '--base',
-        spec(pool.tokenB),
+        spec(devnet.pool.tokenB),
         '--quote',
-        spec(cbtcPool.tokenB),
+        spec(devnet.pools[1].tokenB),
       ],
     );
     expect(errors).toEqual([]);
@@ -169,12 +155,12 @@ describe('positions and withdrawals', () => {
     const { party, token } = await provider('lp');
     const { body: intent } = await call('POST', '/v1/liquidity/intents', {
       walletToken: token,
-      body: { poolId: pool.poolId, amountA: '1000' },
+      body: { poolId: devnet.pool.poolId, amountA: '1000' },
     });
     const done = await completeLiquidityIntent(
       t,
-      ledger,
-      pool,
+      devnet.ledger,
+      devnet.pool,
       { partyId: party.partyId, token },
       intent,
     );
@@ -185,15 +171,15 @@ describe('positions and withdrawals', () => {
     });
     expect(positions.items).toHaveLength(1);
     expect(positions.items[0]).toMatchObject({
-      poolId: pool.poolId,
+      poolId: devnet.pool.poolId,
       units: done.minted.units,
-      tokenAAdmin: pool.tokenA.admin,
-      tokenBAdmin: pool.tokenB.admin,
+      tokenAAdmin: devnet.pool.tokenA.admin,
+      tokenBAdmin: devnet.pool.tokenB.admin,
     });
 
     const withdraw = (body: object) =>
       call('POST', '/v1/liquidity/withdrawals', { walletToken: token, body });
-    const base = { poolId: pool.poolId, minimumA: '0', minimumB: '0' };
+    const base = { poolId: devnet.pool.poolId, minimumA: '0', minimumB: '0' };
     expectProblem(
       await withdraw({ ...base, shareBps: 5000, minimumA: '1000000' }),
       409,
@@ -232,7 +218,7 @@ describe('positions and withdrawals', () => {
     const { token } = await provider('no-units');
     const response = await call('POST', '/v1/liquidity/withdrawals', {
       walletToken: token,
-      body: { poolId: pool.poolId, shareBps: 10_000, minimumA: '0', minimumB: '0' },
+      body: { poolId: devnet.pool.poolId, shareBps: 10_000, minimumA: '0', minimumB: '0' },
     });
     expectProblem(response, 404, 'position_not_found');
   });

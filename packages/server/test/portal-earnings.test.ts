@@ -6,18 +6,18 @@
  */
 import { Amount } from '@poolparty/core';
 import { waitFor } from '@poolparty/settlement/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
 import {
   answerDevnetOffer,
   depositFor,
+  devnetHolding,
   expectProblem,
   newDevnetParty,
   portalLogin,
   request,
-  STARTUP_TIMEOUT_MS,
-  startTestService,
-  type TestService,
+  seededUser,
+  sharedTestService,
   walletTokenFor,
 } from './support/service.js';
 
@@ -75,7 +75,7 @@ interface Developer {
 }
 
 describe('developer earnings, usage and collections', () => {
-  let t: TestService;
+  const t = sharedTestService();
   let swapper: DevnetParty;
   let dev: Developer;
 
@@ -99,16 +99,6 @@ describe('developer earnings, usage and collections', () => {
     });
     expect(created.status).toBe(201);
     return { party, session, key: created.body };
-  }
-
-  async function holding(party: string, token: string, admin: string): Promise<Amount> {
-    const answer = await request<{ holdings: { token: string; admin: string; amount: string }[] }>(
-      t.url,
-      'GET',
-      `/devnet/parties/${encodeURIComponent(party)}/holdings`,
-    );
-    const found = answer.body.holdings.find((h) => h.token === token && h.admin === admin);
-    return Amount.parse(found?.amount ?? '0');
   }
 
   /** The swapper swaps Amulet for USDCx through the developer's key, to completion. */
@@ -157,11 +147,9 @@ describe('developer earnings, usage and collections', () => {
   }
 
   beforeAll(async () => {
-    t = await startTestService();
-    swapper = t.users[1] as DevnetParty;
+    swapper = seededUser(t, 1);
     dev = await signUp('earner');
-  }, STARTUP_TIMEOUT_MS);
-  afterAll(async () => t?.close());
+  });
 
   it('reports nothing before any swap, and refuses to collect it', async () => {
     const earnings = await earningsOf(dev);
@@ -223,7 +211,7 @@ describe('developer earnings, usage and collections', () => {
       expect.objectContaining({ poolId: POOL, token: 'Amulet', earned: half.toString() }),
     ]);
 
-    const before = await holding(dev.party.partyId, 'Amulet', intent.inputTokenAdmin);
+    const before = await devnetHolding(t, dev.party.partyId, 'Amulet', intent.inputTokenAdmin);
     const body = { poolId: POOL, token: 'Amulet', tokenAdmin: intent.inputTokenAdmin };
     const started = await portal<Collection>(dev, 'POST', '/collections', body);
     expect(started.status).toBe(201);
@@ -236,12 +224,12 @@ describe('developer earnings, usage and collections', () => {
     const done = await collectedOnLedger(dev, started.body.collectionId);
     expect(done.status).toBe('collected');
     expect(done.updateId).toMatch(/.+/);
-    expect(await holding(dev.party.partyId, 'Amulet', intent.inputTokenAdmin)).toEqual(
+    expect(await devnetHolding(t, dev.party.partyId, 'Amulet', intent.inputTokenAdmin)).toEqual(
       before.add(half),
     );
 
     expectProblem(await portal(dev, 'POST', '/collections', body), 409, 'nothing_to_collect');
-    expect(await holding(dev.party.partyId, 'Amulet', intent.inputTokenAdmin)).toEqual(
+    expect(await devnetHolding(t, dev.party.partyId, 'Amulet', intent.inputTokenAdmin)).toEqual(
       before.add(half),
     );
     expect(await amuletLine(dev)).toMatchObject({
@@ -322,11 +310,11 @@ describe('developer earnings, usage and collections', () => {
       collecting: half.toString(),
       collectable: '0',
     });
-    const before = await holding(offered.party.partyId, 'Amulet', intent.inputTokenAdmin);
+    const before = await devnetHolding(t, offered.party.partyId, 'Amulet', intent.inputTokenAdmin);
     await answerDevnetOffer(t, offered.party, waiting.offerId ?? '', 'accept');
     const done = await collectedOnLedger(offered, started.body.collectionId);
     expect(done.status).toBe('collected');
-    expect(await holding(offered.party.partyId, 'Amulet', intent.inputTokenAdmin)).toEqual(
+    expect(await devnetHolding(t, offered.party.partyId, 'Amulet', intent.inputTokenAdmin)).toEqual(
       before.add(half),
     );
     expect(await amuletLine(offered)).toMatchObject({

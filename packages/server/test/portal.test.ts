@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
 import { WORKING_API_KEYS_MAX } from '../src/http/routes/portal.js';
@@ -7,10 +7,9 @@ import {
   type JsonResponse,
   portalLogin,
   request,
-  STARTUP_TIMEOUT_MS,
+  seededUser,
+  sharedTestService,
   signChallenge,
-  startTestService,
-  type TestService,
 } from './support/service.js';
 
 interface Session {
@@ -39,7 +38,7 @@ const HOUR_MS = 60 * 60 * 1000;
 const CHAINED_ROTATIONS = 40;
 
 describe('developer portal', () => {
-  let t: TestService;
+  const t = sharedTestService();
   let alice: DevnetParty;
   let bob: DevnetParty;
   let aliceLogin: JsonResponse<Session>;
@@ -75,13 +74,10 @@ describe('developer portal', () => {
     });
 
   beforeAll(async () => {
-    t = await startTestService();
-    const [first, second] = t.users;
-    if (!first || !second) throw new Error('the devnet seed has fewer than two users');
-    [alice, bob] = [first, second];
+    alice = seededUser(t, 0);
+    bob = seededUser(t, 1);
     aliceLogin = await signIn(alice);
-  }, STARTUP_TIMEOUT_MS);
-  afterAll(async () => t?.close());
+  });
 
   it('signs a developer in with a wallet and returns a 12-hour session', async () => {
     expect(aliceLogin.status).toBe(200);

@@ -5,50 +5,31 @@
  */
 import { Amount } from '@poolparty/core';
 import { COMPLETED_SWAP_HISTORY } from '@poolparty/store/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
 import {
+  devnetHolding,
   request,
-  signedDevnetPost,
-  startTestService,
-  type TestService,
+  seededUser,
+  sharedTestService,
+  signedDeposit,
   walletTokenFor,
 } from './support/service.js';
 
 const STATUS_WAIT_MS = 20_000;
 
 describe('a swap through the running service', () => {
-  let t: TestService;
+  const t = sharedTestService();
   let alice: DevnetParty;
   let token: string;
 
   beforeAll(async () => {
-    t = await startTestService();
-    alice = t.users[0] as DevnetParty;
+    alice = seededUser(t, 0);
     token = await walletTokenFor(t, alice);
   });
-  afterAll(async () => t?.close());
-
-  async function holding(party: string, token: string, admin: string): Promise<Amount> {
-    const answer = await request<{ holdings: { token: string; admin: string; amount: string }[] }>(
-      t.url,
-      'GET',
-      `/devnet/parties/${encodeURIComponent(party)}/holdings`,
-    );
-    const found = answer.body.holdings.find((h) => h.token === token && h.admin === admin);
-    return Amount.parse(found?.amount ?? '0');
-  }
 
   async function deposit(intent: Intent, commandId: string): Promise<void> {
-    const signed = await signedDevnetPost(t, alice, '/devnet/transfers', {
-      sender: alice.partyId,
-      receiver: intent.depositAddress,
-      token: intent.inputToken,
-      admin: intent.inputTokenAdmin,
-      amount: intent.expectedAmount,
-      reason: intent.depositReference,
-      commandId,
-    });
+    const signed = await signedDeposit(t, alice, intent, commandId);
     const answer = await request(t.url, 'POST', '/devnet/transfers', signed);
     expect(answer.status).toBe(200);
   }
@@ -75,8 +56,8 @@ describe('a swap through the running service', () => {
     const intent = created.body;
     const pool = t.service.devnet?.pools.find((p) => p.poolId === 'amulet-usdcx');
     if (!pool) throw new Error('seeded pool missing');
-    const amuletBefore = await holding(alice.partyId, 'Amulet', intent.inputTokenAdmin);
-    const usdcxBefore = await holding(alice.partyId, 'USDCx', intent.outputTokenAdmin);
+    const amuletBefore = await devnetHolding(t, alice.partyId, 'Amulet', intent.inputTokenAdmin);
+    const usdcxBefore = await devnetHolding(t, alice.partyId, 'USDCx', intent.outputTokenAdmin);
 
     await deposit(intent, `deposit-${intent.intentId}`);
     const status = await settled(intent.intentId);
@@ -87,17 +68,17 @@ describe('a swap through the running service', () => {
     expect(paid.gte(Amount.parse(intent.minOutput))).toBe(true);
     // Nobody moved the pool in between, so the output is exactly what was quoted.
     expect(paid.toString()).toBe(intent.expectedOutput);
-    expect(await holding(alice.partyId, 'Amulet', intent.inputTokenAdmin)).toEqual(
+    expect(await devnetHolding(t, alice.partyId, 'Amulet', intent.inputTokenAdmin)).toEqual(
       amuletBefore.sub(Amount.parse(intent.expectedAmount)),
     );
-    expect(await holding(alice.partyId, 'USDCx', intent.outputTokenAdmin)).toEqual(
+    expect(await devnetHolding(t, alice.partyId, 'USDCx', intent.outputTokenAdmin)).toEqual(
       usdcxBefore.add(paid),
     );
     // The swap party received the deposit and paid the output.
-    expect(await holding(pool.swapParty, 'USDCx', intent.outputTokenAdmin)).toEqual(
+    expect(await devnetHolding(t, pool.swapParty, 'USDCx', intent.outputTokenAdmin)).toEqual(
       Amount.parse(pool.reserveB).sub(paid),
     );
-    expect(await holding(pool.swapParty, 'Amulet', intent.inputTokenAdmin)).toEqual(
+    expect(await devnetHolding(t, pool.swapParty, 'Amulet', intent.inputTokenAdmin)).toEqual(
       Amount.parse(pool.reserveA).add(Amount.parse(intent.expectedAmount)),
     );
   });
@@ -110,12 +91,12 @@ describe('a swap through the running service', () => {
     });
     expect(created.status).toBe(201);
     const intent = { ...created.body, expectedAmount: '499' };
-    const before = await holding(alice.partyId, 'Amulet', intent.inputTokenAdmin);
+    const before = await devnetHolding(t, alice.partyId, 'Amulet', intent.inputTokenAdmin);
     await deposit(intent, `short-${intent.intentId}`);
     const deadline = Date.now() + STATUS_WAIT_MS;
     let after = before;
     while (Date.now() < deadline) {
-      after = await holding(alice.partyId, 'Amulet', intent.inputTokenAdmin);
+      after = await devnetHolding(t, alice.partyId, 'Amulet', intent.inputTokenAdmin);
       if (after.gt(before.sub(Amount.parse('499')))) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -6,16 +6,10 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setEventHeartbeatMs } from '../src/events/outbox-event-stream.js';
 import { bodyOf, connectTo, statusOf, type WatchedSocket, within } from './support/raw-http.js';
-import {
-  newDevnetParty,
-  request,
-  STARTUP_TIMEOUT_MS,
-  startTestService,
-  type TestService,
-} from './support/service.js';
+import { newDevnetParty, request, sharedTestService } from './support/service.js';
 
 const HEADERS_TIMEOUT_MS = 1_000;
 /** Three times the headers timeout, so which of the two cut a request off is plain to see. */
@@ -89,18 +83,12 @@ function expectEndedByTimeout(held: HeldRequest, closedAt: number, timeoutMs: nu
 }
 
 describe('slow clients', () => {
-  let t: TestService;
-
-  beforeAll(async () => {
-    t = await startTestService({
-      POOLPARTY_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
-      POOLPARTY_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-      POOLPARTY_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
-      POOLPARTY_CONNECTIONS_PER_ADDRESS_MAX: String(PER_ADDRESS_MAX),
-    });
-  }, STARTUP_TIMEOUT_MS);
-
-  afterAll(async () => t?.close());
+  const t = sharedTestService({
+    POOLPARTY_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+    POOLPARTY_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+    POOLPARTY_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
+    POOLPARTY_CONNECTIONS_PER_ADDRESS_MAX: String(PER_ADDRESS_MAX),
+  });
 
   it(`ends ${SLOW_BODIES} unfinished bodies and an endless chunk within the request timeout, /healthz answering throughout`, async () => {
     let released: () => void = () => {};

@@ -9,18 +9,11 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findApiKeyByHash, insertApiKey } from '@poolparty/store';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-keys.js';
 import { buildApp } from '../src/http/app.js';
 import { StreamCaps } from '../src/http/stream-caps.js';
-import {
-  type Body,
-  newDevnetParty,
-  request,
-  STARTUP_TIMEOUT_MS,
-  startTestService,
-  type TestService,
-} from './support/service.js';
+import { type Body, newDevnetParty, request, sharedTestService } from './support/service.js';
 
 const STREAMS_PER_PARTY_MAX = 2;
 const STREAMS_PER_KEY_MAX = 3;
@@ -105,7 +98,10 @@ function expectCapped(stream: OpenedStream, limit: string, max: number): void {
 }
 
 describe('event streams per party and per API key', () => {
-  let t: TestService;
+  const t = sharedTestService({
+    POOLPARTY_STREAMS_PER_PARTY_MAX: String(STREAMS_PER_PARTY_MAX),
+    POOLPARTY_STREAMS_PER_KEY_MAX: String(STREAMS_PER_KEY_MAX),
+  });
   const opened: OpenedStream[] = [];
 
   /** A new key of the seeded developer, so each test counts its own key's streams. */
@@ -149,18 +145,9 @@ describe('event streams per party and per API key', () => {
     return stream;
   }
 
-  beforeAll(async () => {
-    t = await startTestService({
-      POOLPARTY_STREAMS_PER_PARTY_MAX: String(STREAMS_PER_PARTY_MAX),
-      POOLPARTY_STREAMS_PER_KEY_MAX: String(STREAMS_PER_KEY_MAX),
-    });
-  }, STARTUP_TIMEOUT_MS);
-
   afterEach(() => {
     for (const stream of opened.splice(0)) stream.close();
   });
-
-  afterAll(async () => t?.close());
 
   it("refuses a party's stream over its cap, naming the limit, while another party's opens", async () => {
     const apiKey = await newApiKey();

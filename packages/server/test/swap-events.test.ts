@@ -45,8 +45,8 @@ import {
   newDevnetParty,
   request,
   SERVICE_START_TIMEOUT_MS,
+  sharedTestService,
   startPostgresTestService,
-  startTestService,
   type TestService,
 } from './support/service.js';
 import { openSse, type SseEvent, within } from './support/sse.js';
@@ -137,18 +137,13 @@ const historyOf = (event: SseEvent | undefined) =>
 // --- PGlite: one process -----------------------------------------------------------------------
 
 describe('swap event stream', () => {
-  let t: TestService;
+  const t = sharedTestService();
   let client: Client;
   let ctx: ServiceContext;
 
   beforeAll(async () => {
-    t = await startTestService();
     client = clientOf(t.url, t.apiKey);
     ctx = t.service.ctx;
-  }, SERVICE_START_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await t?.close();
   });
 
   it('sends the current state first, as the status endpoint shows it', async () => {

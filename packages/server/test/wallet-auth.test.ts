@@ -1,15 +1,14 @@
 import { encodeBase64, generateKeyPair, sign } from '@poolparty/core';
 import { importJWK, type JWK, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
 import {
   expectProblem,
   type JsonResponse,
   request,
-  STARTUP_TIMEOUT_MS,
+  seededUser,
+  sharedTestService,
   signChallenge,
-  startTestService,
-  type TestService,
 } from './support/service.js';
 
 interface Challenge {
@@ -25,17 +24,14 @@ function jwtPayload(token: string): Record<string, unknown> {
 }
 
 describe('wallet authentication', () => {
-  let t: TestService;
+  const t = sharedTestService();
   let alice: DevnetParty;
   let bob: DevnetParty;
 
   beforeAll(async () => {
-    t = await startTestService();
-    const [first, second] = t.users;
-    if (!first || !second) throw new Error('the devnet seed has fewer than two users');
-    [alice, bob] = [first, second];
-  }, STARTUP_TIMEOUT_MS);
-  afterAll(async () => t?.close());
+    alice = seededUser(t, 0);
+    bob = seededUser(t, 1);
+  });
 
   const challenge = async (partyId: string) => {
     const answer = await request<Challenge>(t.url, 'POST', '/v1/wallet-auth/challenge', {

@@ -24,7 +24,11 @@ import {
 } from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookDispatcher, type WebhookDispatcherTiming } from '../src/webhooks/dispatcher.js';
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
+import {
+  endpointFor,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from './support/webhook-receiver.js';
 
 const WAIT_MS = 20_000;
 const DEVELOPER = 'dev::1220ee';
@@ -44,16 +48,13 @@ describe('a receiver that never recovers', () => {
     receiver = await startWebhookReceiver();
     receiver.answerWith(() => ({ status: 503, body: 'gone fishing' }));
     await upsertDeveloper(db, DEVELOPER, T0);
-    const endpoint = {
+    const endpoint = endpointFor({
       endpointId: ENDPOINT,
       developerParty: DEVELOPER,
       url: receiver.url,
-      events: [],
-      apiKeyIds: null,
-      description: '',
       secret: 'whsec_failing_0123456789abcdefghijkl',
       createdAt: T0,
-    };
+    });
     await insertWebhookEndpointWithinCap(db, endpoint, 1);
     const deliveries = Array.from({ length: WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES }, (_, n) => ({
       deliveryId: `wd_failing_delivery_000${n}`,
@@ -166,16 +167,13 @@ async function harness(
     const endpointId = `we_wakeup_endpoint_${String(n).padStart(4, '0')}`;
     await insertWebhookEndpointWithinCap(
       store,
-      {
+      endpointFor({
         endpointId,
         developerParty: DEVELOPER,
         url: `${receiver.url}/${n}`,
-        events: [],
-        apiKeyIds: null,
-        description: '',
         secret: 'whsec_wakeup_0123456789abcdefghijkl',
         createdAt: T0,
-      },
+      }),
       endpointCount,
     );
     endpoints.push(endpointId);

@@ -21,6 +21,7 @@ import { WebhookDispatcher } from '../src/webhooks/dispatcher.js';
 import { checkedUrl } from '../src/webhooks/endpoints.js';
 import { sendWebhook } from '../src/webhooks/sender.js';
 import {
+  endpointFor,
   signedWith,
   startWebhookReceiver,
   type WebhookReceiver,
@@ -108,16 +109,13 @@ describe("a worker's delivery log lines", () => {
     const now = new Date();
     const secret = 'whsec_never_logged_0123456789abcdefghij';
     await upsertDeveloper(db, 'dev::1220ff', now);
-    const endpoint = {
+    const endpoint = endpointFor({
       endpointId: 'we_logged_endpoint_0001',
       developerParty: 'dev::1220ff',
       url: receiver.url,
-      events: [],
-      apiKeyIds: null,
-      description: '',
       secret,
       createdAt: now,
-    };
+    });
     await insertWebhookEndpointWithinCap(db, endpoint, 1);
     const body = '{"id":"evt_test_log"}';
     await insertWebhookDeliveries(db, [

@@ -15,6 +15,7 @@ import {
 import { postgresSkipReason } from '@poolparty/store/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  endpointFor,
   signedWith,
   startWebhookReceiver,
   type WebhookReceiver,
@@ -46,16 +47,13 @@ describe.skipIf(skipReason !== null)('a worker killed mid-delivery', () => {
     await upsertDeveloper(db, DEVELOPER, now);
     await insertWebhookEndpointWithinCap(
       db,
-      {
+      endpointFor({
         endpointId: ENDPOINT,
         developerParty: DEVELOPER,
         url: receiver.url,
-        events: [],
-        apiKeyIds: null,
-        description: '',
         secret: SECRET,
         createdAt: now,
-      },
+      }),
       1,
     );
     const body = JSON.stringify({

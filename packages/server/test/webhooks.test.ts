@@ -10,7 +10,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Amount, type Instrument } from '@poolparty/core';
-import { REASON_META_KEY } from '@poolparty/ledger';
 import { waitFor } from '@poolparty/settlement/testing';
 import {
   type Database,
@@ -21,6 +20,7 @@ import {
 import { createSchema, dropSchema, postgresSkipReason, schemaUrl } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
+import { depositBothSides } from './support/pool-liquidity.js';
 import {
   type Body,
   depositFor,
@@ -637,19 +637,7 @@ describe.each([pglite(), postgres()])('webhooks on $name', (backend) => {
       poolId: pool.poolId,
       amountA: '1000',
     });
-    for (const [instrument, amount] of [
-      [pool.tokenA, intent.expected.a],
-      [pool.tokenB, intent.expected.b],
-    ] as const) {
-      await ledger.submitTransfer({
-        commandId: `wallet-${randomUUID()}`,
-        sender: lp.party.partyId,
-        receiver: pool.lpParty,
-        instrument: instrument as Instrument,
-        amount: Amount.parse(amount),
-        meta: { [REASON_META_KEY]: intent.depositReference },
-      });
-    }
+    await depositBothSides(ledger, pool, lp.party.partyId, intent);
     await until(
       `/v1/liquidity/intents/${intent.liquidityIntentId}`,
       (b) => b.status === 'completed',

@@ -7,55 +7,39 @@
  * were, and the refusals are the problems of the other streams.
  */
 import { Amount } from '@poolparty/core';
-import type { LocalLedger } from '@poolparty/ledger';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DevnetPoolInfo } from '../src/devnet-bootstrap.js';
-import { completeLiquidityIntent, devnetPools, fundedProvider } from './support/pool-liquidity.js';
+import { describe, expect, it } from 'vitest';
 import {
-  answerDevnetOffer,
-  type Body,
-  expectProblem,
-  newDevnetParty,
-  SERVICE_START_TIMEOUT_MS,
-  startTestService,
-  type TestService,
-} from './support/service.js';
+  completeLiquidityIntent,
+  fundedProvider,
+  sharedDevnetPools,
+} from './support/pool-liquidity.js';
+import { answerDevnetOffer, type Body, expectProblem, newDevnetParty } from './support/service.js';
 import { type SseEvent, type SseStream, sseOfResponse } from './support/sse.js';
 
-let t: TestService;
-let ledger: LocalLedger;
-let pool: DevnetPoolInfo;
-
-beforeAll(async () => {
-  t = await startTestService();
-  let pools: readonly DevnetPoolInfo[];
-  ({ ledger, pools } = devnetPools(t, 'amulet-usdcx'));
-  [pool] = pools as [DevnetPoolInfo];
-}, SERVICE_START_TIMEOUT_MS);
-
-afterAll(() => t?.close());
+const devnet = sharedDevnetPools('amulet-usdcx');
+const { t } = devnet;
 
 /** A provider with units in the pool; without a pre-approval its payouts arrive as offers. */
 async function providerWithUnits(hint: string, preapproval: boolean) {
   const provider = preapproval
-    ? await fundedProvider(t, ledger, pool, hint)
+    ? await fundedProvider(t, devnet.ledger, devnet.pool, hint)
     : await unapprovedProvider(hint);
   const { body: intent } = await t.call('POST', '/v1/liquidity/intents', {
     walletToken: provider.token,
-    body: { poolId: pool.poolId, amountA: '100' },
+    body: { poolId: devnet.pool.poolId, amountA: '100' },
   });
   const wallet = { partyId: provider.party.partyId, token: provider.token };
-  await completeLiquidityIntent(t, ledger, pool, wallet, intent);
+  await completeLiquidityIntent(t, devnet.ledger, devnet.pool, wallet, intent);
   return provider;
 }
 
 async function unapprovedProvider(hint: string) {
   const { party, token } = await newDevnetParty(t, hint, { preapproval: false });
   for (const [instrument, amount] of [
-    [pool.tokenA, '1000'],
-    [pool.tokenB, '200'],
+    [devnet.pool.tokenA, '1000'],
+    [devnet.pool.tokenB, '200'],
   ] as const) {
-    await ledger.mint({ owner: party.partyId, instrument, amount: Amount.parse(amount) });
+    await devnet.ledger.mint({ owner: party.partyId, instrument, amount: Amount.parse(amount) });
   }
   return { party, token };
 }
@@ -63,7 +47,7 @@ async function unapprovedProvider(hint: string) {
 async function withdraw(token: string): Promise<Body> {
   const created = await t.call('POST', '/v1/liquidity/withdrawals', {
     walletToken: token,
-    body: { poolId: pool.poolId, shareBps: 5000, minimumA: '0', minimumB: '0' },
+    body: { poolId: devnet.pool.poolId, shareBps: 5000, minimumA: '0', minimumB: '0' },
   });
   expect(created.status).toBe(201);
   return created.body;

@@ -122,6 +122,12 @@ export const SECURITY = {
   developerSession: [{ developerSessionCookie: [] }, { developerSession: [] }],
 } as const satisfies Record<string, readonly SecurityRequirement[]>;
 
+/**
+ * The group and credential of every portal route behind the developer session: the document
+ * shows each of them under the portal, signed in by the session's cookie or bearer token.
+ */
+export const PORTAL_SESSION = { tags: [TAG.portal], security: SECURITY.developerSession } as const;
+
 // --- problems -----------------------------------------------------------------------------------
 
 /** What a missing, wrong or exhausted API key answers on every `/v1` operation. */
@@ -333,6 +339,31 @@ export function errorResponses(
   notes: ProblemNotes = {},
 ): ProblemResponses {
   return { ...problemResponses(codes, notes), ...unexpectedProblem() };
+}
+
+/**
+ * A portal read's problems: the developer session's, then the route's own. Every session route
+ * answers the same two about the session, so they are named here once.
+ */
+export function sessionResponses(
+  codes: readonly ErrorCode[] = [],
+  notes: ProblemNotes = {},
+): ProblemResponses {
+  return errorResponses([...SESSION_PROBLEMS, ...codes], notes);
+}
+
+/**
+ * A portal write's problems: the session's and its origin check, with what that check means on
+ * a write, then the route's own codes and notes.
+ */
+export function sessionWriteResponses(
+  codes: readonly ErrorCode[] = [],
+  notes: ProblemNotes = {},
+): ProblemResponses {
+  return errorResponses([...SESSION_WRITE_PROBLEMS, ...codes], {
+    ...SESSION_WRITE_NOTES,
+    ...notes,
+  });
 }
 
 // --- examples -----------------------------------------------------------------------------------

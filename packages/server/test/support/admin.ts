@@ -11,6 +11,21 @@ export interface AdminRun {
 }
 
 /** Runs the command with `args` on `db`; `io` adds what the command reads besides the store. */
+/**
+ * `db` for a command that closes the store it is given when it ends: everything but the close
+ * goes through, so the test or service that owns the store keeps it open.
+ */
+export function unclosable(db: Database): Database {
+  return {
+    kind: db.kind,
+    query: (sql, params) => db.query(sql, params),
+    exec: (sql) => db.exec(sql),
+    transaction: (fn) => db.transaction(fn),
+    listen: (channel, onPayload, onLost) => db.listen(channel, onPayload, onLost),
+    close: async () => {},
+  };
+}
+
 export async function runAdmin(
   db: Database,
   io: Omit<AdminIo, 'open' | 'print' | 'fail'>,
@@ -18,15 +33,8 @@ export async function runAdmin(
 ): Promise<AdminRun> {
   const out: string[] = [];
   const errors: string[] = [];
-  const store: Database = {
-    kind: db.kind,
-    query: (sql, params) => db.query(sql, params),
-    exec: (sql) => db.exec(sql),
-    transaction: (fn) => db.transaction(fn),
-    listen: (channel, onPayload, onLost) => db.listen(channel, onPayload, onLost),
-    // The test owns the store; the command must not close it.
-    close: async () => {},
-  };
+  // The test owns the store; the command must not close it.
+  const store = unclosable(db);
   await adminCommand({
     ...io,
     open: async () => store,

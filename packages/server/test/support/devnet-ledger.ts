@@ -16,6 +16,7 @@ import { insertApiKey, type Queryable, upsertDeveloper } from '@poolparty/store'
 import { adminCommand } from '../../src/admin/commands.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../src/auth/api-keys.js';
 import type { RunningService } from '../../src/service.js';
+import { unclosable } from './admin.js';
 
 /** LocalNet's HS256 secret and audience: the services sign their tokens as on LocalNet. */
 export const DEVNET_AUTH_SECRET = 'unsafe';
@@ -101,15 +102,8 @@ export async function importDevnetPools(service: RunningService, devnet: ServedD
   const { db, ledger } = service.ctx;
   const errors: string[] = [];
   await adminCommand({
-    open: async () => ({
-      kind: db.kind,
-      query: (sql, params) => db.query(sql, params),
-      exec: (sql) => db.exec(sql),
-      transaction: (fn) => db.transaction(fn),
-      listen: (channel, onPayload, onLost) => db.listen(channel, onPayload, onLost),
-      // The service owns the store; the command must not close it.
-      close: async () => {},
-    }),
+    // The service owns the store; the command must not close it.
+    open: async () => unclosable(db),
     openLedger: async () => ({ ledger, close: async () => {} }),
     ledgerApiUrl: () => devnet.server.ledgerApiUrl,
     print: () => {},

@@ -6,8 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { Amount } from '@poolparty/core';
 import { type LocalLedger, REASON_META_KEY } from '@poolparty/ledger';
+import { beforeAll } from 'vitest';
 import type { DevnetPoolInfo } from '../../src/devnet-bootstrap.js';
-import { type Body, newDevnetParty, type TestService } from './service.js';
+import { type Body, newDevnetParty, sharedTestService, type TestService } from './service.js';
 
 /** A flow that has not ended by then is a failure, not a wait. */
 export const FLOW_WAIT_MS = 30_000;
@@ -16,15 +17,49 @@ const POLL_MS = 50;
 const PROVIDER_FUNDS = ['10000', '2000'] as const;
 
 /** The devnet ledger a service runs on, and its seeded pools of `poolIds`, in that order. */
-export function devnetPools(
+export function devnetPools<const PoolIds extends readonly string[]>(
   t: TestService,
-  ...poolIds: readonly string[]
-): { readonly ledger: LocalLedger; readonly pools: readonly DevnetPoolInfo[] } {
+  ...poolIds: PoolIds
+): {
+  readonly ledger: LocalLedger;
+  readonly pools: { readonly [K in keyof PoolIds]: DevnetPoolInfo };
+} {
   const ledger = t.service.ctx.devnetLedger;
   const pools = poolIds.map((id) => t.service.devnet?.pools.find((p) => p.poolId === id));
   if (ledger === null || pools.some((pool) => pool === undefined))
     throw new Error('a devnet service with its pools');
-  return { ledger, pools: pools as DevnetPoolInfo[] };
+  return { ledger, pools: pools as { readonly [K in keyof PoolIds]: DevnetPoolInfo } };
+}
+
+/**
+ * The service a liquidity route suite shares, its devnet ledger and its pools `poolIds` (`pool`
+ * the first): started before the first test and closed after the last, read in a hook or a test.
+ */
+export function sharedDevnetPools<const PoolIds extends readonly [string, ...string[]]>(
+  ...poolIds: PoolIds
+) {
+  const t = sharedTestService();
+  let found: ReturnType<typeof devnetPools<PoolIds>> | undefined;
+  beforeAll(() => {
+    found = devnetPools<PoolIds>(t, ...poolIds);
+  });
+  const started = () => {
+    if (found === undefined)
+      throw new Error('the devnet pools are read before the service started');
+    return found;
+  };
+  return {
+    t,
+    get ledger(): LocalLedger {
+      return started().ledger;
+    },
+    get pools() {
+      return started().pools;
+    },
+    get pool(): DevnetPoolInfo {
+      return started().pools[0];
+    },
+  };
 }
 
 /** A new party funded with both of `pool`'s tokens, and its wallet token. */
@@ -47,8 +82,30 @@ export async function fundedProvider(
 
 /**
  * The wallet's deposits of both amounts the liquidity intent expects, to the pool's LP party
- * under the intent's reference, and the intent read until it completed.
+ * under the intent's reference, as the wallet sends them (one transfer per token).
  */
+export async function depositBothSides(
+  ledger: LocalLedger,
+  pool: DevnetPoolInfo,
+  walletParty: string,
+  intent: Body,
+): Promise<void> {
+  for (const [instrument, amount] of [
+    [pool.tokenA, intent.expected.a],
+    [pool.tokenB, intent.expected.b],
+  ] as const) {
+    await ledger.submitTransfer({
+      commandId: `wallet-${randomUUID()}`,
+      sender: walletParty,
+      receiver: pool.lpParty,
+      instrument,
+      amount: Amount.parse(amount),
+      meta: { [REASON_META_KEY]: intent.depositReference },
+    });
+  }
+}
+
+/** The wallet's deposits of both amounts (`depositBothSides`), and the intent read until it completed. */
 export async function completeLiquidityIntent(
   t: TestService,
   ledger: LocalLedger,
@@ -56,19 +113,7 @@ export async function completeLiquidityIntent(
   wallet: { readonly partyId: string; readonly token: string },
   intent: Body,
 ): Promise<Body> {
-  for (const [instrument, amount] of [
-    [pool.tokenA, intent.expected.a],
-    [pool.tokenB, intent.expected.b],
-  ] as const) {
-    await ledger.submitTransfer({
-      commandId: `wallet-${randomUUID()}`,
-      sender: wallet.partyId,
-      receiver: pool.lpParty,
-      instrument,
-      amount: Amount.parse(amount),
-      meta: { [REASON_META_KEY]: intent.depositReference },
-    });
-  }
+  await depositBothSides(ledger, pool, wallet.partyId, intent);
   return untilAnswer(
     t,
     `/v1/liquidity/intents/${intent.liquidityIntentId}`,

@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devnetSigningMessage, encodeBase64, sign } from '@poolparty/core';
+import { Amount, devnetSigningMessage, encodeBase64, sign } from '@poolparty/core';
 import { createSchema, dropSchema, POSTGRES_URL } from '@poolparty/store/testing';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { readSettings, type Settings } from '../../src/config.js';
 import type { DevnetParty } from '../../src/devnet-bootstrap.js';
 import { type RunningService, type StartOptions, startService } from '../../src/service.js';
@@ -54,6 +54,55 @@ export async function startTestService(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The service the tests of a file (or of a suite, called in its body) share: started before the
+ * first of them, closed after the last. It is read once it has started, in a hook or a test,
+ * never in the suite's body, which runs before any hook; a suite's own `beforeAll` after this
+ * call runs once it has started.
+ */
+export function sharedTestService(
+  env: Readonly<Record<string, string>> = {},
+  options: Pick<StartOptions, 'webAppDist' | 'schema'> = {},
+): TestService {
+  let started: TestService | undefined;
+  beforeAll(async () => {
+    started = await startTestService(env, options);
+  }, SERVICE_START_TIMEOUT_MS);
+  afterAll(() => started?.close());
+  return new Proxy({} as TestService, {
+    get(_, member) {
+      if (started === undefined) throw new Error('the shared service is read before it started');
+      return Reflect.get(started, member);
+    },
+  });
+}
+
+/** The seed's user at `index` (alice, bob, …); a seed with fewer users fails the suite. */
+export function seededUser(t: TestService, index: number): DevnetParty {
+  const user = t.users[index];
+  if (user === undefined) throw new Error(`the devnet seed has no user ${index}`);
+  return user;
+}
+
+/**
+ * What `party` holds of one instrument (`token` of `admin`) as the devnet's holdings route shows
+ * it, zero when it holds none: the balance a swap's tests read before and after it settles.
+ */
+export async function devnetHolding(
+  server: { readonly url: string },
+  party: string,
+  token: string,
+  admin: string,
+): Promise<Amount> {
+  const answer = await request<{ holdings: { token: string; admin: string; amount: string }[] }>(
+    server.url,
+    'GET',
+    `/devnet/parties/${encodeURIComponent(party)}/holdings`,
+  );
+  const found = answer.body.holdings.find((h) => h.token === token && h.admin === admin);
+  return Amount.parse(found?.amount ?? '0');
 }
 
 /** A test service on a fresh schema of the PostgreSQL test server, dropped when it closes. */
@@ -276,28 +325,43 @@ export async function fundDevnetParty(
   if (funded.status !== 200) throw new Error(`faucet answered ${funded.status}`);
 }
 
-/** Sends the intent's deposit from `party`, as its wallet would, through `POST /devnet/transfers`. */
-export async function depositFor(
+/** What a swap intent tells its wallet to send, as `POST /v1/swaps` answers it. */
+export interface DepositAsked {
+  readonly depositAddress: string;
+  readonly inputToken: string;
+  readonly inputTokenAdmin: string;
+  readonly expectedAmount: string;
+  readonly depositReference: string;
+}
+
+/**
+ * The request body of the devnet transfer that funds `intent`, signed by `party` as its wallet
+ * would sign it, under `commandId` (a retry under the same id is the same transfer).
+ */
+export function signedDeposit(
   server: { readonly url: string },
   party: DevnetParty,
-  intent: {
-    readonly intentId: string;
-    readonly depositAddress: string;
-    readonly inputToken: string;
-    readonly inputTokenAdmin: string;
-    readonly expectedAmount: string;
-    readonly depositReference: string;
-  },
-): Promise<void> {
-  const signed = await signedDevnetPost(server, party, '/devnet/transfers', {
+  intent: DepositAsked,
+  commandId: string,
+) {
+  return signedDevnetPost(server, party, '/devnet/transfers', {
     sender: party.partyId,
     receiver: intent.depositAddress,
     token: intent.inputToken,
     admin: intent.inputTokenAdmin,
     amount: intent.expectedAmount,
     reason: intent.depositReference,
-    commandId: `deposit-${intent.intentId}`,
+    commandId,
   });
+}
+
+/** Sends the intent's deposit from `party`, as its wallet would, through `POST /devnet/transfers`. */
+export async function depositFor(
+  server: { readonly url: string },
+  party: DevnetParty,
+  intent: DepositAsked & { readonly intentId: string },
+): Promise<void> {
+  const signed = await signedDeposit(server, party, intent, `deposit-${intent.intentId}`);
   const answer = await request(server.url, 'POST', '/devnet/transfers', signed);
   if (answer.status !== 200) throw new Error(`deposit answered ${answer.status}`);
 }

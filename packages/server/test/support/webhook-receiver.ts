@@ -6,6 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { NewWebhookEndpoint } from '@poolparty/store';
 
 export interface ReceivedWebhook {
   readonly headers: IncomingMessage['headers'];
@@ -90,4 +91,17 @@ export function signedWith(request: ReceivedWebhook, secret: string): boolean {
       const given = Buffer.from(hex, 'hex');
       return given.length === expected.length && timingSafeEqual(given, expected);
     });
+}
+
+/**
+ * An endpoint to store for a delivery test: every event of every key of the developer, no
+ * description. A test names only what it is about (where it points, its secret, its owner).
+ */
+export function endpointFor(
+  fields: Pick<
+    NewWebhookEndpoint,
+    'endpointId' | 'developerParty' | 'url' | 'secret' | 'createdAt'
+  >,
+): NewWebhookEndpoint {
+  return { ...fields, events: [], apiKeyIds: null, description: '' };
 }

@@ -66,12 +66,9 @@ import {
 import { ApiError } from '../problem.js';
 import {
   BODY_PROBLEMS,
-  errorResponses,
-  SECURITY,
-  SESSION_PROBLEMS,
-  SESSION_WRITE_NOTES,
-  SESSION_WRITE_PROBLEMS,
-  TAG,
+  PORTAL_SESSION,
+  sessionResponses,
+  sessionWriteResponses,
   withExamples,
 } from '../route-docs.js';
 import { routeOf } from '../route-table.js';
@@ -80,7 +77,6 @@ import { routeOf } from '../route-table.js';
 const COLLECTIONS_LISTED_MAX = 200;
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
-const TAGS = [TAG.portal];
 
 /** What the portal uses: the store, the clock, the wallet challenges' ledger and the settings. */
 export type PortalContext = Pick<ServiceContext, 'db' | 'clock' | 'ledger' | 'settings'>;
@@ -99,6 +95,17 @@ const portalRoute = routeOf<PortalDeps>();
 
 /** The hooks of a route behind the developer session. */
 export const sessionOnly = ({ requireSession }: PortalDeps) => ({ onRequest: requireSession });
+
+/**
+ * The hooks of a session route whose body may be left out: a bare POST is taken as `{}`, so it
+ * asks for the defaults the way an empty object does instead of failing validation.
+ */
+export const sessionOnlyBodyOptional = (deps: PortalDeps) => ({
+  ...sessionOnly(deps),
+  preValidation: async (request: FastifyRequest) => {
+    request.body ??= {};
+  },
+});
 
 const CollectionIdParamsSchema = Type.Object(
   { collectionId: inline(CollectionIdSchema) },
@@ -127,7 +134,7 @@ function periodWindow(period: PortalPeriod, now: Date): PeriodWindow {
   }
 }
 
-const KEY_PROBLEMS = errorResponses([...SESSION_PROBLEMS, 'validation_error', 'not_found'], {
+const KEY_PROBLEMS = sessionResponses(['validation_error', 'not_found'], {
   not_found: 'no key with this `keyId` among yours',
 });
 
@@ -142,8 +149,7 @@ const getDeveloperEarnings = portalRoute({
       'Half of the platform fee each of your swaps was charged, in its input token, per pool ' +
       'and token over the period, with a series for charts; what was collected, what is on ' +
       'its way, and what a collection would take now.',
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     querystring: withExamples(PortalQuerySchema, PORTAL_QUERY_EXAMPLE),
     response: { 200: withExamples(EarningsSchema, EARNINGS_EXAMPLE) },
     problems: KEY_PROBLEMS,
@@ -165,8 +171,7 @@ const getDeveloperUsage = portalRoute({
     description:
       'Swaps executed, failed swaps and USD volume per hour, day or month of the period ' +
       '(every bucket, empty ones as zeros), and the request count of each of your keys.',
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     querystring: withExamples(PortalQuerySchema, PORTAL_QUERY_EXAMPLE),
     response: { 200: withExamples(UsageSchema, USAGE_EXAMPLE) },
     problems: KEY_PROBLEMS,
@@ -188,10 +193,9 @@ const listCollectionsRoute = portalRoute({
     operationId: 'listCollections',
     summary: "List the developer's collections of earnings",
     description: `Newest first, at most ${COLLECTIONS_LISTED_MAX}.`,
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     response: { 200: withExamples(CollectionListSchema, COLLECTION_LIST_EXAMPLE) },
-    problems: errorResponses(SESSION_PROBLEMS),
+    problems: sessionResponses(),
   },
   handler: async ({ ctx, developerOf }, request) => {
     const found = await listCollections(ctx.db, developerOf(request), COLLECTIONS_LISTED_MAX);
@@ -212,13 +216,11 @@ const collectEarnings = portalRoute({
       'transfer from the pool to your party, exactly once: answered `pending` once recorded; ' +
       'it is `collected`, with the ledger update id, once the ledger confirms it. A second ' +
       'request finds nothing left to collect.',
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     body: withExamples(CollectionCreateSchema, COLLECTION_CREATE_EXAMPLE),
     response: { 201: withExamples(CollectionSchema, COLLECTION_PENDING_EXAMPLE) },
-    problems: errorResponses(
+    problems: sessionWriteResponses(
       [
-        ...SESSION_WRITE_PROBLEMS,
         ...BODY_PROBLEMS,
         'pool_not_found',
         'token_not_found',
@@ -226,7 +228,6 @@ const collectEarnings = portalRoute({
         'collection_unavailable',
       ],
       {
-        ...SESSION_WRITE_NOTES,
         token_not_found: 'the pool does not trade this token',
         nothing_to_collect: 'no earnings of this pool and token are left to collect',
         collection_unavailable:
@@ -256,11 +257,10 @@ const getCollectionRoute = portalRoute({
     operationId: 'getCollection',
     summary: 'Follow one collection',
     description: "Another developer's collection answers 404, like one that does not exist.",
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     params: CollectionIdParamsSchema,
     response: { 200: withExamples(CollectionSchema, COLLECTION_COLLECTED_EXAMPLE) },
-    problems: errorResponses([...SESSION_PROBLEMS, 'validation_error', 'not_found'], {
+    problems: sessionResponses(['validation_error', 'not_found'], {
       not_found: 'no collection with this id among yours',
     }),
   },

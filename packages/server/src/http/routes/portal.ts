@@ -88,10 +88,10 @@ import { ApiError, requestTarget } from '../problem.js';
 import {
   BODY_PROBLEMS,
   errorResponses,
+  PORTAL_SESSION,
   SECURITY,
-  SESSION_PROBLEMS,
-  SESSION_WRITE_NOTES,
-  SESSION_WRITE_PROBLEMS,
+  sessionResponses,
+  sessionWriteResponses,
   TAG,
   withExamples,
 } from '../route-docs.js';
@@ -101,6 +101,7 @@ import {
   type PortalContext,
   type PortalDeps,
   sessionOnly,
+  sessionOnlyBodyOptional,
 } from './portal-earnings.js';
 import { WEBHOOK_ROUTES } from './webhooks.js';
 
@@ -186,12 +187,11 @@ const listApiKeysRoute = keyRoute({
     operationId: 'listApiKeys',
     summary: "List the developer's API keys",
     description: 'Every key of the signed-in developer, revoked ones included, with its usage.',
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     response: {
       200: withExamples(ApiKeyListSchema, API_KEY_LIST_EXAMPLE),
     },
-    problems: errorResponses(SESSION_PROBLEMS),
+    problems: sessionResponses(),
   },
   handler: async ({ ctx, apiKeys, developerOf }, request) => {
     // Counts still buffered in this process would otherwise show up only seconds later.
@@ -207,13 +207,8 @@ const createApiKey = keyRoute({
   method: 'POST',
   url: '/keys',
   idempotency: DEVELOPER_IDEMPOTENCY,
-  hooks: (deps) => ({
-    ...sessionOnly(deps),
-    // A bare POST creates an unnamed key, as `{}` does.
-    preValidation: async (request) => {
-      request.body ??= {};
-    },
-  }),
+  // A bare POST creates an unnamed key, as `{}` does.
+  hooks: sessionOnlyBodyOptional,
   schema: {
     operationId: 'createApiKey',
     summary: 'Create an API key, or rotate one',
@@ -223,20 +218,15 @@ const createApiKey = keyRoute({
       '(active, or rotated and in their grace period) per developer. A rotation is always ' +
       'allowed; at the cap it ends at once the grace of the rotated key that would stop soonest ' +
       '(the rotated key itself when no other is in its grace period).',
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     body: withExamples(ApiKeyCreateSchema, API_KEY_CREATE_EXAMPLE),
     response: {
       201: withExamples(ApiKeyCreatedSchema, API_KEY_CREATED_EXAMPLE),
     },
-    problems: errorResponses(
-      [...SESSION_WRITE_PROBLEMS, ...BODY_PROBLEMS, 'not_found', 'api_key_limit_reached'],
-      {
-        ...SESSION_WRITE_NOTES,
-        not_found: 'the key to `rotate` does not exist, is not yours, or is already revoked',
-        api_key_limit_reached: `you have ${WORKING_API_KEYS_MAX} working keys already (rotated ones count until their grace ends); revoke one first (a rotation is always allowed)`,
-      },
-    ),
+    problems: sessionWriteResponses([...BODY_PROBLEMS, 'not_found', 'api_key_limit_reached'], {
+      not_found: 'the key to `rotate` does not exist, is not yours, or is already revoked',
+      api_key_limit_reached: `you have ${WORKING_API_KEYS_MAX} working keys already (rotated ones count until their grace ends); revoke one first (a rotation is always allowed)`,
+    }),
   },
   handler: async ({ ctx, apiKeys, developerOf }, request, reply) => {
     const created = await createKey(ctx, developerOf(request), request.body);
@@ -254,14 +244,12 @@ const revokeApiKeyRoute = keyRoute({
     operationId: 'revokeApiKey',
     summary: 'Revoke an API key at once',
     description: 'Revoking a revoked key answers the key as it stands, so a retry is no error.',
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     params: KeyIdParamsSchema,
     response: {
       200: withExamples(ApiKeyListEntrySchema, API_KEY_REVOKED_EXAMPLE),
     },
-    problems: errorResponses([...SESSION_WRITE_PROBLEMS, 'validation_error', 'not_found'], {
-      ...SESSION_WRITE_NOTES,
+    problems: sessionWriteResponses(['validation_error', 'not_found'], {
       not_found: 'no key with this id among yours',
     }),
   },
@@ -281,10 +269,9 @@ const developerSignOut = keyRoute({
     summary: 'Sign out of the developer portal',
     description:
       'Ends the session presented (cookie or bearer token) and clears the session cookie.',
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     response: { 200: withExamples(SignedOutSchema, SIGNED_OUT_EXAMPLE) },
-    problems: errorResponses(SESSION_WRITE_PROBLEMS, SESSION_WRITE_NOTES),
+    problems: sessionWriteResponses(),
   },
   handler: async ({ ctx, developerOf }, request, reply) => {
     const token = sessionOf(request)?.token;

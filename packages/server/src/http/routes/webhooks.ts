@@ -43,18 +43,14 @@ import {
 } from '../openapi-examples.js';
 import {
   BODY_PROBLEMS,
-  errorResponses,
-  SECURITY,
-  SESSION_PROBLEMS,
-  SESSION_WRITE_NOTES,
-  SESSION_WRITE_PROBLEMS,
-  TAG,
+  PORTAL_SESSION,
+  sessionResponses,
+  sessionWriteResponses,
   withExamples,
 } from '../route-docs.js';
 import { routeOf } from '../route-table.js';
-import { type PortalDeps, sessionOnly } from './portal-earnings.js';
+import { type PortalDeps, sessionOnly, sessionOnlyBodyOptional } from './portal-earnings.js';
 
-const TAGS = [TAG.portal];
 const webhookRoute = routeOf<PortalDeps>();
 
 const EndpointParamsSchema = Type.Object(
@@ -90,20 +86,12 @@ const createWebhookEndpoint = webhookRoute({
     operationId: 'createWebhookEndpoint',
     summary: 'Register a webhook endpoint',
     description: `Events are POSTed to the URL, signed with the secret answered here only (docs/spec/webhooks.md). At most ${WEBHOOK_ENDPOINTS_MAX} endpoints per developer.`,
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     body: withExamples(WebhookEndpointCreateSchema, WEBHOOK_ENDPOINT_CREATE_EXAMPLE),
     response: { 201: withExamples(WebhookEndpointCreatedSchema, WEBHOOK_ENDPOINT_CREATED_EXAMPLE) },
-    problems: errorResponses(
-      [
-        ...SESSION_WRITE_PROBLEMS,
-        ...BODY_PROBLEMS,
-        ...URL_PROBLEMS,
-        ...FILTER_PROBLEMS,
-        'webhook_endpoint_limit',
-      ],
+    problems: sessionWriteResponses(
+      [...BODY_PROBLEMS, ...URL_PROBLEMS, ...FILTER_PROBLEMS, 'webhook_endpoint_limit'],
       {
-        ...SESSION_WRITE_NOTES,
         ...URL_NOTES,
         webhook_endpoint_limit: `you have ${WEBHOOK_ENDPOINTS_MAX} endpoints already`,
       },
@@ -124,12 +112,11 @@ const listWebhookEndpointsRoute = webhookRoute({
     operationId: 'listWebhookEndpoints',
     summary: "List the developer's webhook endpoints",
     description: 'Oldest first, disabled ones included; secrets are never listed.',
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     response: {
       200: withExamples(WebhookEndpointListSchema, { endpoints: [WEBHOOK_ENDPOINT_EXAMPLE] }),
     },
-    problems: errorResponses(SESSION_PROBLEMS),
+    problems: sessionResponses(),
   },
   handler: async ({ ctx, developerOf }, request) => {
     const endpoints = await listWebhookEndpoints(ctx.db, developerOf(request));
@@ -146,20 +133,13 @@ const updateWebhookEndpointRoute = webhookRoute({
     summary: 'Change a webhook endpoint',
     description:
       'Only the members sent change. `enabled: true` re-enables an endpoint turned off after failures, and forgets them.',
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     params: EndpointParamsSchema,
     body: withExamples(WebhookEndpointUpdateSchema, { enabled: true }),
     response: { 200: withExamples(WebhookEndpointSchema, WEBHOOK_ENDPOINT_EXAMPLE) },
-    problems: errorResponses(
-      [
-        ...SESSION_WRITE_PROBLEMS,
-        ...BODY_PROBLEMS,
-        ...URL_PROBLEMS,
-        ...FILTER_PROBLEMS,
-        'not_found',
-      ],
-      { ...SESSION_WRITE_NOTES, ...URL_NOTES, ...NOT_FOUND },
+    problems: sessionWriteResponses(
+      [...BODY_PROBLEMS, ...URL_PROBLEMS, ...FILTER_PROBLEMS, 'not_found'],
+      { ...URL_NOTES, ...NOT_FOUND },
     ),
   },
   handler: async (deps, request) => {
@@ -182,14 +162,10 @@ const deleteWebhookEndpointRoute = webhookRoute({
     operationId: 'deleteWebhookEndpoint',
     summary: 'Delete a webhook endpoint',
     description: 'Nothing more is sent to it; its delivery log goes with it.',
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     params: EndpointParamsSchema,
     response: { 204: Type.Null({ description: 'Deleted.' }) },
-    problems: errorResponses([...SESSION_WRITE_PROBLEMS, 'validation_error', 'not_found'], {
-      ...SESSION_WRITE_NOTES,
-      ...NOT_FOUND,
-    }),
+    problems: sessionWriteResponses(['validation_error', 'not_found'], { ...NOT_FOUND }),
   },
   handler: async ({ ctx, developerOf }, request, reply) => {
     await removeEndpoint(ctx.db, developerOf(request), request.params.endpointId);
@@ -200,26 +176,17 @@ const deleteWebhookEndpointRoute = webhookRoute({
 const rotateWebhookSecretRoute = webhookRoute({
   method: 'POST',
   url: '/webhooks/:endpointId/rotate-secret',
-  hooks: (deps) => ({
-    ...sessionOnly(deps),
-    preValidation: async (request) => {
-      request.body ??= {};
-    },
-  }),
+  hooks: sessionOnlyBodyOptional,
   schema: {
     operationId: 'rotateWebhookSecret',
     summary: "Rotate a webhook endpoint's signing secret",
     description:
       'The new secret signs from now on; the previous one signs beside it (a second `v1=`) for the overlap, a day unless asked.',
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     params: EndpointParamsSchema,
     body: withExamples(WebhookSecretRotateSchema, { overlapSeconds: 3600 }),
     response: { 200: withExamples(WebhookSecretRotatedSchema, WEBHOOK_SECRET_ROTATED_EXAMPLE) },
-    problems: errorResponses([...SESSION_WRITE_PROBLEMS, ...BODY_PROBLEMS, 'not_found'], {
-      ...SESSION_WRITE_NOTES,
-      ...NOT_FOUND,
-    }),
+    problems: sessionWriteResponses([...BODY_PROBLEMS, 'not_found'], { ...NOT_FOUND }),
   },
   handler: async (deps, request) => {
     const { endpointId } = request.params;
@@ -245,8 +212,7 @@ const listWebhookDeliveriesRoute = webhookRoute({
     summary: "List a webhook endpoint's deliveries",
     description:
       'Newest first, with every attempt; kept 30 days after they end. Page with `before`.',
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     params: EndpointParamsSchema,
     querystring: WebhookDeliveryQuerySchema,
     response: {
@@ -255,7 +221,7 @@ const listWebhookDeliveriesRoute = webhookRoute({
         next: null,
       }),
     },
-    problems: errorResponses([...SESSION_PROBLEMS, 'validation_error', 'not_found'], {
+    problems: sessionResponses(['validation_error', 'not_found'], {
       not_found: 'no such endpoint among yours, or `before` is none of its deliveries',
     }),
   },
@@ -279,14 +245,12 @@ const resendWebhookDeliveryRoute = webhookRoute({
     summary: 'Send a delivered or failed event again',
     description:
       'A new delivery of the same event (same event id and body), sent at once and retried on the schedule; after earlier open deliveries of its subject.',
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     params: DeliveryParamsSchema,
     response: {
       202: withExamples(WebhookDeliveryAcceptedSchema, { delivery: WEBHOOK_DELIVERY_EXAMPLE }),
     },
-    problems: errorResponses([...SESSION_WRITE_PROBLEMS, 'validation_error', 'not_found'], {
-      ...SESSION_WRITE_NOTES,
+    problems: sessionWriteResponses(['validation_error', 'not_found'], {
       not_found: 'no such endpoint among yours, or no such delivery of it',
     }),
   },
@@ -307,16 +271,12 @@ const testWebhookEndpointRoute = webhookRoute({
     summary: 'Send a test event to a webhook endpoint',
     description:
       'A `webhook.test` event carrying the endpoint, signed and retried like any other; sent once the endpoint is enabled.',
-    tags: TAGS,
-    security: SECURITY.developerSession,
+    ...PORTAL_SESSION,
     params: EndpointParamsSchema,
     response: {
       202: withExamples(WebhookDeliveryAcceptedSchema, { delivery: WEBHOOK_DELIVERY_EXAMPLE }),
     },
-    problems: errorResponses([...SESSION_WRITE_PROBLEMS, 'validation_error', 'not_found'], {
-      ...SESSION_WRITE_NOTES,
-      ...NOT_FOUND,
-    }),
+    problems: sessionWriteResponses(['validation_error', 'not_found'], { ...NOT_FOUND }),
   },
   handler: async (deps, request, reply) => {
     const made = await sendTestEvent(

@@ -17,7 +17,7 @@ import {
   answerDevnetOffer,
   request,
   signChallenge,
-  signedDevnetPost,
+  signedDeposit,
   startTestService,
   type TestService,
 } from '../../support/service.js';
@@ -145,14 +145,6 @@ export async function startLive(env: Readonly<Record<string, string>> = {}): Pro
 
 /** A devnet transfer funding `intent`, signed by `party` as its wallet would sign it. */
 async function devnetTransfer(t: TestService, party: DevnetParty, intent: SwapIntent) {
-  const signed = await signedDevnetPost(t, party, '/devnet/transfers', {
-    sender: party.partyId,
-    receiver: intent.depositAddress,
-    token: intent.inputToken,
-    admin: intent.inputTokenAdmin,
-    amount: intent.expectedAmount,
-    reason: intent.depositReference,
-    commandId: `deposit-${randomUUID()}`,
-  });
+  const signed = await signedDeposit(t, party, intent, `deposit-${randomUUID()}`);
   return request(t.url, 'POST', '/devnet/transfers', { apiKey: null, ...signed });
 }
