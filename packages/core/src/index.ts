@@ -22,6 +22,7 @@ export * from './legs.js';
 export * from './lifecycle.js';
 export * from './liquidity.js';
 export * from './liquidity-flows.js';
+export * from './position-fees.js';
 export * from './network-fee.js';
 export * from './operator-refunds.js';
 export * from './party-id.js';
