@@ -133,7 +133,7 @@ describe('the fees a position earned', () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 40 }), amount(10n ** 4n), (steps, locked) => {
         // Provider 1 mirrors every change of provider 0's units, right after it.
-        const mirrored = steps.flatMap((s) =>
+        const mirrored = steps.flatMap((s): Step[] =>
           s.kind === 'swap'
             ? [s]
             : [

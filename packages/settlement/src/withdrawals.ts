@@ -29,6 +29,7 @@ import {
 } from '@poolparty/store';
 import { lockPool, moveBalances } from './accounting.js';
 import { fromSwapParty, recordTransfer, transferPayloadOf } from './legs.js';
+import { settledPositionFees } from './lp-fees.js';
 
 const WITHDRAWAL_ID_BYTES = 12;
 
@@ -85,6 +86,8 @@ export async function recordWithdrawal(
       units: plan.units,
       basisA: plan.basis.a,
       basisB: plan.basis.b,
+      // Settled before the burn: what the units earned stays the position's to report.
+      fees: await settledPositionFees(tx, request.poolId, request.providerParty),
       now: request.now,
     });
     assert(burned, `position of ${request.providerParty} changed under its lock`, {
