@@ -1,4 +1,10 @@
-import { Amount, compareRatio, evaluateSettlementSafety, NO_FEE_GROWTH, ratio } from '@poolparty/core';
+import {
+  Amount,
+  compareRatio,
+  evaluateSettlementSafety,
+  NO_FEE_GROWTH,
+  ratio,
+} from '@poolparty/core';
 import type { PoolRecord } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
 import { poolToWire, tokensOf } from '../src/market/pool-view.js';
