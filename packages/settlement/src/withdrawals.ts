@@ -15,6 +15,7 @@ import {
   liquidityOf,
   planWithdrawal,
   type Side,
+  settlePositionFees,
   transferArrived,
 } from '@poolparty/core';
 import type { Database, EngineCommand, Queryable, WithdrawalRecord } from '@poolparty/store';
@@ -29,7 +30,6 @@ import {
 } from '@poolparty/store';
 import { lockPool, moveBalances } from './accounting.js';
 import { fromSwapParty, recordTransfer, transferPayloadOf } from './legs.js';
-import { settledPositionFees } from './lp-fees.js';
 
 const WITHDRAWAL_ID_BYTES = 12;
 
@@ -68,6 +68,7 @@ export async function recordWithdrawal(
       request.minimum,
     );
     if (plan.kind === 'refused') throw refusal(plan.code, plan.message);
+    assert(position !== null, 'a withdrawal planned without a position');
     const withdrawal = await insertWithdrawal(tx, {
       withdrawalId: `wdr_${randomBytes(WITHDRAWAL_ID_BYTES).toString('base64url')}`,
       poolId: request.poolId,
@@ -87,7 +88,7 @@ export async function recordWithdrawal(
       basisA: plan.basis.a,
       basisB: plan.basis.b,
       // Settled before the burn: what the units earned stays the position's to report.
-      fees: await settledPositionFees(tx, request.poolId, request.providerParty),
+      fees: settlePositionFees(position.fees, position.units, pool.lpFeeGrowth),
       now: request.now,
     });
     assert(burned, `position of ${request.providerParty} changed under its lock`, {
