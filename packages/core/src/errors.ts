@@ -290,6 +290,13 @@ const catalogue = {
     title: 'Atomic swap expired before it was signed',
     sdkClass: 'ConflictError',
   },
+  // Every holding of the output instrument is named by a prepared swap already: the pool has no
+  // free holding to reserve until one of them ends (at its `expiresAt` at the latest).
+  pool_holdings_busy: {
+    status: 409,
+    title: "The pool's holdings are all reserved by prepared swaps",
+    sdkClass: 'ConflictError',
+  },
   // Developer collections (portal): nothing left, or the pool's set-aside fees cannot pay it now.
   nothing_to_collect: {
     status: 409,
@@ -379,6 +386,13 @@ const catalogue = {
   },
   internal_error: { status: 500, title: 'Internal error', sdkClass: 'ServerError' },
   not_implemented: { status: 501, title: 'Not implemented', sdkClass: 'ServerError' },
+  // The service's ledger cannot prepare a transaction for the trader to sign (the embedded
+  // ledger has no interactive submission): the deposit flow (`POST /v1/swaps`) still works.
+  atomic_swaps_unavailable: {
+    status: 501,
+    title: 'Atomic swaps are not available on this ledger',
+    sdkClass: 'ServerError',
+  },
   ledger_unavailable: { status: 503, title: 'Ledger unavailable', sdkClass: 'ServerError' },
   // The store's connection was lost (a failover, a restarted pooler): retry after `Retry-After`.
   store_unavailable: { status: 503, title: 'Store unavailable', sdkClass: 'ServerError' },

@@ -2,6 +2,7 @@ export * from './amount.js';
 export * from './api-key-standing.js';
 export * from './app-config.js';
 export * from './atomic-swap.js';
+export * from './atomic-swap-service.js';
 export * from './attribution.js';
 export * from './base-error.js';
 export * from './challenge.js';

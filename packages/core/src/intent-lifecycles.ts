@@ -8,6 +8,7 @@
  * A third kind of intent adds one more `IntentLifecycle` here; the store's state writer, its
  * database check and the test that proves no path writes an unlisted edge serve it unchanged.
  */
+import { ATOMIC_SWAP_LIFECYCLE } from './atomic-swap.js';
 import { BaseError } from './base-error.js';
 import { EDGES } from './lifecycle.js';
 import {
@@ -17,7 +18,7 @@ import {
 } from './schemas/liquidity.js';
 import { SWAP_STATES, type SwapState, TERMINAL_STATES } from './swap-state.js';
 
-export const INTENT_KINDS = ['swap', 'liquidity'] as const;
+export const INTENT_KINDS = ['swap', 'liquidity', 'atomic_swap'] as const;
 export type IntentKind = (typeof INTENT_KINDS)[number];
 
 export interface IntentLifecycle<S extends string = string> {
@@ -62,6 +63,7 @@ export const LIQUIDITY_LIFECYCLE: IntentLifecycle<LiquidityState> = Object.freez
 export const INTENT_LIFECYCLES: Readonly<Record<IntentKind, IntentLifecycle>> = Object.freeze({
   swap: SWAP_LIFECYCLE,
   liquidity: LIQUIDITY_LIFECYCLE,
+  atomic_swap: ATOMIC_SWAP_LIFECYCLE,
 });
 
 /** A step or a path the lifecycle of its kind does not list: a bug, never a state to store. */

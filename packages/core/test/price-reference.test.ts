@@ -31,8 +31,18 @@ type Side = 'a' | 'b';
 const spotOf = (pool: Pool): Ratio => ratio(pool.b.units, pool.a.units);
 const invert = (value: Ratio): Ratio => ratio(value.denominator, value.numerator);
 
-/** The guard's verdict on `pricedInput` of side `input` against the pool's reference (tokenB per tokenA). */
-function judge(pool: Pool, input: Side, pricedInput: Amount, reference: Ratio) {
+/**
+ * The guard's verdict on `pricedInput` of side `input` against the pool's reference (tokenB per
+ * tokenA), read per unit of the input by `perUnitOf` (the test's own inversion unless given).
+ */
+function judge(
+  pool: Pool,
+  input: Side,
+  pricedInput: Amount,
+  reference: Ratio,
+  perUnitOf: (reference: Ratio, input: Side) => Ratio | null = (r, side) =>
+    side === 'a' ? r : invert(r),
+) {
   const [inputReserve, outputReserve] = input === 'a' ? [pool.a, pool.b] : [pool.b, pool.a];
   const output = constantProductOutput({ input: inputReserve, output: outputReserve }, pricedInput);
   const snapshot: GuardSnapshot = {
@@ -40,7 +50,7 @@ function judge(pool: Pool, input: Side, pricedInput: Amount, reference: Ratio) {
     outputReserve,
     trailingHourOutputs: Amount.ZERO,
     outputReserveAtWindowStart: outputReserve,
-    timeWeightedPrice: input === 'a' ? reference : invert(reference),
+    timeWeightedPrice: perUnitOf(reference, input),
     reference: null,
     accounting: { incompleteCompletedSwaps: 0, lastReconciliationMismatch: false },
   };
@@ -194,28 +204,8 @@ function expectWayBack(pool: Pool, reference: Ratio): void {
 
 describe('the reference at execution', () => {
   /** The guard's verdict at execution: the reference read per unit of the input, as settlement does. */
-  function atExecution(pool: Pool, input: Side, pricedInput: Amount, reference: Ratio) {
-    const [inputReserve, outputReserve] = input === 'a' ? [pool.a, pool.b] : [pool.b, pool.a];
-    const output = constantProductOutput(
-      { input: inputReserve, output: outputReserve },
-      pricedInput,
-    );
-    const snapshot: GuardSnapshot = {
-      inputReserve,
-      outputReserve,
-      trailingHourOutputs: Amount.ZERO,
-      outputReserveAtWindowStart: outputReserve,
-      timeWeightedPrice: perUnitOfInput(reference, input === 'a'),
-      reference: null,
-      accounting: { incompleteCompletedSwaps: 0, lastReconciliationMismatch: false },
-    };
-    const verdict = evaluateSettlementSafety(snapshot, { output, pricedInput }, SIZE_LIMITS_OFF);
-    const after: Pool =
-      input === 'a'
-        ? { a: pool.a.add(pricedInput), b: pool.b.sub(output) }
-        : { a: pool.a.sub(output), b: pool.b.add(pricedInput) };
-    return { verdict, after };
-  }
+  const atExecution = (pool: Pool, input: Side, pricedInput: Amount, reference: Ratio) =>
+    judge(pool, input, pricedInput, reference, (r, side) => perUnitOfInput(r, side === 'a'));
 
   const anExecution = fc.record({
     input: fc.constantFrom<Side>('a', 'b'),

@@ -3,6 +3,8 @@
  * - index.js (ESM) and index.cjs (CommonJS) for Node and bundlers;
  * - devnet.js and devnet.cjs: the optional `@poolparty/sdk/devnet` entry (devnet wallet helpers and
  *   the Ed25519 signer), kept out of the main bundles so apps that do not use it do not carry it;
+ * - atomic.js and atomic.cjs: the optional `@poolparty/sdk/atomic` entry (`withAtomicSwaps`, which
+ *   gives a client `pp.atomicSwaps`), and poolparty-atomic.browser.js, kept out of the main bundles;
  * - liquidity.js and liquidity.cjs: the optional `@poolparty/sdk/liquidity` entry (`withLiquidity`,
  *   which gives a client `pp.liquidity`), kept out of the main bundles for the same reason;
  * - webhooks.js and webhooks.cjs: the optional `@poolparty/sdk/webhooks` entry (verifying and
@@ -35,6 +37,7 @@ const entry = join(root, 'src/index.ts');
 const devnetEntry = join(root, 'src/devnet/index.ts');
 const liquidityEntry = join(root, 'src/liquidity/index.ts');
 const webhooksEntry = join(root, 'src/webhooks/index.ts');
+const atomicEntry = join(root, 'src/atomic/index.ts');
 
 /** Browsers with fetch streams, private class fields and WebCrypto; Node ≥ 20. */
 const TARGET = ['es2022', 'chrome105', 'firefox110', 'safari16', 'node20'];
@@ -79,9 +82,11 @@ export async function buildBundles(outdir = join(root, 'dist')) {
     ...moduleBuilds(devnetEntry, 'devnet'),
     ...moduleBuilds(liquidityEntry, 'liquidity'),
     ...moduleBuilds(webhooksEntry, 'webhooks'),
+    ...moduleBuilds(atomicEntry, 'atomic'),
     browserBuild(entry, 'poolparty'),
     browserBuild(liquidityEntry, 'poolparty-liquidity'),
     browserBuild(webhooksEntry, 'poolparty-webhooks'),
+    browserBuild(atomicEntry, 'poolparty-atomic'),
   ]);
 }
 

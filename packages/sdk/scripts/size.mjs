@@ -18,10 +18,14 @@ export const LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX = 5 * 1024;
 /** The webhooks entry's bundle: verifying and signing, what a receiver (often an edge function) loads. */
 export const WEBHOOKS_BROWSER_BUNDLE_GZIP_BYTES_MAX = 4 * 1024;
 
+/** The atomic swaps entry's bundle: the prepared-transaction reader and the atomic-swap object. */
+export const ATOMIC_BROWSER_BUNDLE_GZIP_BYTES_MAX = 4 * 1024;
+
 const BUDGETS = {
   'poolparty.browser.js': BROWSER_BUNDLE_GZIP_BYTES_MAX,
   'poolparty-liquidity.browser.js': LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX,
   'poolparty-webhooks.browser.js': WEBHOOKS_BROWSER_BUNDLE_GZIP_BYTES_MAX,
+  'poolparty-atomic.browser.js': ATOMIC_BROWSER_BUNDLE_GZIP_BYTES_MAX,
 };
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '../dist');

@@ -150,6 +150,7 @@ export const ERROR_CLASS_BY_CODE = {
   pool_paused: 'ConflictError',
   price_moved: 'ConflictError',
   atomic_swap_expired: 'ConflictError',
+  pool_holdings_busy: 'ConflictError',
   nothing_to_collect: 'ConflictError',
   collection_unavailable: 'ConflictError',
   active_liquidity_intent_exists: 'ConflictError',
@@ -172,6 +173,7 @@ export const ERROR_CLASS_BY_CODE = {
   headers_too_large: 'ValidationError',
   internal_error: 'ServerError',
   not_implemented: 'ServerError',
+  atomic_swaps_unavailable: 'ServerError',
   ledger_unavailable: 'ServerError',
   store_unavailable: 'ServerError',
 } as const;

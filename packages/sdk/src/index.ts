@@ -9,8 +9,10 @@
  * // the wallet sends swap.expectedAmount to swap.depositAddress
  * const { actualOutput } = await swap.wait();
  *
- * Liquidity provision (`pp.liquidity`) is the `@poolparty/sdk/liquidity` entry's `withLiquidity`.
+ * Liquidity provision (`pp.liquidity`) is the `@poolparty/sdk/liquidity` entry's `withLiquidity`;
+ * atomic swaps (`pp.atomicSwaps`) are the `@poolparty/sdk/atomic` entry's `withAtomicSwaps`.
  */
+
 export {
   DEFAULT_MAX_RETRIES,
   DEFAULT_POLL_INTERVAL_MS,

@@ -661,3 +661,54 @@ export interface FeesEarned {
   /** The token B fees in USD, cut to 10 decimals; null without a USD price. */
   bUsd: string | null;
 }
+
+/** State of an atomic swapstates)#states). */
+export type AtomicSwapState =
+  | 'prepared'
+  | 'executing'
+  | 'completed'
+  | 'price_moved'
+  | 'rejected'
+  | 'expired'
+  | 'cancelled';
+
+/** One leg of an atomic swap: exactly what it moves. */
+export interface AtomicSwapLeg {
+  sender: string;
+  receiver: string;
+  token: string;
+  tokenAdmin: string;
+  amount: string;
+}
+
+/** An atomic swapstates)): both legs in one transaction the wallet signs. */
+export interface AtomicSwap {
+  atomicSwapId: string;
+  poolId: string;
+  status: AtomicSwapState;
+  traderParty: string;
+  keyFingerprint: string;
+  /** The trader pays the pool exactly this. */
+  input: AtomicSwapLeg;
+  /** The pool pays the trader exactly this: the quote's output less the slippage tolerance. */
+  output: AtomicSwapLeg;
+  quotedOutput: string;
+  fees: {
+    networkFeeAmount: string;
+    poolFeeAmount: string;
+    lpFeeAmount: string;
+    platformFeeAmount: string;
+    inputAmountAfterPoolFee: string;
+  };
+  /** Canton's `PreparedTransaction` (protobuf, base64). */
+  preparedTransaction: string;
+  /** What the wallet signs (base64). */
+  preparedTransactionHash: string;
+  hashingSchemeVersion: string;
+  expiresAt: string;
+  failure: { code: string; message: string } | null;
+  updateId: string | null;
+  excess: string | null;
+  createdAt: string;
+  updatedAt: string;
+}

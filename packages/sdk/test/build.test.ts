@@ -60,6 +60,11 @@ describe('the build', () => {
       'poolparty-webhooks.browser.js',
       'webhooks/index.d.ts',
       'cjs/webhooks/index.d.ts',
+      'atomic.js',
+      'atomic.cjs',
+      'poolparty-atomic.browser.js',
+      'atomic/index.d.ts',
+      'cjs/atomic/index.d.ts',
     ]) {
       expect(files).toContain(join(DIST, name));
     }

@@ -27,6 +27,8 @@ expectTypeOf<sdk.QuoteUsd>().toEqualTypeOf<core.QuoteUsd>();
 expectTypeOf<sdk.Quote>().toEqualTypeOf<core.Quote>();
 expectTypeOf<sdk.SwapInstructions>().toEqualTypeOf<core.SwapInstructions>();
 expectTypeOf<sdk.SwapIntent>().toEqualTypeOf<core.SwapIntent>();
+expectTypeOf<sdk.AtomicSwap>().toEqualTypeOf<core.AtomicSwap>();
+expectTypeOf<sdk.AtomicSwapState>().toEqualTypeOf<core.AtomicSwapState>();
 expectTypeOf<sdk.FailureReason>().toEqualTypeOf<core.FailureReason>();
 expectTypeOf<sdk.DepositFact>().toEqualTypeOf<core.DepositFact>();
 expectTypeOf<sdk.Leg>().toEqualTypeOf<core.Leg>();

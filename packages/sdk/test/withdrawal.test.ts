@@ -6,7 +6,7 @@
  * of the two it followed by, and rejects `wait()` for a flagged payout.
  */
 import { describe, expect, it } from 'vitest';
-import { PoolParty, PoolPartyError, ValidationError } from '../src/index.js';
+import { PoolPartyError, ValidationError } from '../src/index.js';
 import {
   WITHDRAWAL_EVENTS,
   type Withdrawal,
@@ -14,14 +14,14 @@ import {
   withLiquidity,
 } from '../src/liquidity/index.js';
 import {
+  eventStream,
   fakeFetch,
   json,
   problem,
   type RecordedRequest,
-  recordingSleep,
 } from './support/fake-fetch.js';
+import { BASE, testClient } from './support/test-client.js';
 
-const BASE = 'https://api.test.example';
 const ID = 'wdr_Qm3xT8vK1pZr9cWd';
 const WITHDRAW = { poolId: 'amulet-usdcx', shareBps: 5000, minimumA: '0', minimumB: '0' };
 
@@ -53,17 +53,6 @@ function frame(withdrawal: Withdrawal, event: string, id: number): string {
   return `event: ${event}\nid: ${id}\ndata: ${JSON.stringify(withdrawal)}\n\n`;
 }
 
-function eventStream(chunks: readonly string[]): Response {
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
-      controller.close();
-    },
-  });
-  return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
-}
-
 type Route = (request: RecordedRequest) => Response | Error | Promise<Response | Error>;
 
 /** A service double: the burn answers `paying`; the stream and the read as the test says. */
@@ -75,17 +64,7 @@ function service(routes: { events?: Route; read?: Route }) {
     if (path.endsWith('/events')) return routes.events?.(request) ?? problem('not_found', 404);
     return routes.read?.(request) ?? problem('not_found', 404);
   });
-  const pp = withLiquidity(
-    new PoolParty({
-      apiKey: 'pp_test_key',
-      baseUrl: BASE,
-      walletToken: 'wallet-token',
-      fetch: fake.fetch,
-      sleep: recordingSleep().sleep,
-      random: () => 0.5,
-    }),
-  );
-  return { pp, requests: fake.requests };
+  return { pp: withLiquidity(testClient(fake.fetch)), requests: fake.requests };
 }
 
 const OFFERED_A = withdrawalWith('offered', 'pending');

@@ -34,6 +34,8 @@ export interface ServiceContext {
   readonly liquidityEvents: EventHub;
   /** "Withdrawal X has new events", likewise, on the same subscriber budget. */
   readonly withdrawalEvents: EventHub;
+  /** "Atomic swap X has new events", likewise, on the same subscriber budget. */
+  readonly atomicSwapEvents: EventHub;
   /** "An operator changed discounts, key limits or a pool", from `poolparty admin` anywhere. */
   readonly adminChanges: AdminChangeFeed;
 }

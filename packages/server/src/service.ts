@@ -55,6 +55,7 @@ import { PartyKeysFileError } from './party-keys-file.js';
 import { probeListen } from './preflight.js';
 import { registerTreasuryMetrics } from './treasury/metrics.js';
 import { TreasurySweeper } from './treasury/sweeper.js';
+import { ATOMIC_SWAP_OUTBOX } from './views/atomic-swap-outbox.js';
 import { LIQUIDITY_OUTBOX } from './views/liquidity-outbox.js';
 import { SWAP_OUTBOX } from './views/swap-outbox.js';
 import { WITHDRAWAL_OUTBOX } from './views/withdrawal-outbox.js';
@@ -301,6 +302,11 @@ async function openServices(
     onListenerProblem: log.listenerLost('withdrawal event'),
   });
   closers.push({ what: 'the withdrawal event hub', close: () => withdrawalEvents.close() });
+  const atomicSwapEvents = await EventHub.listen(events, ATOMIC_SWAP_OUTBOX.channel, {
+    budget: intentEvents.budget,
+    onListenerProblem: log.listenerLost('atomic swap event'),
+  });
+  closers.push({ what: 'the atomic swap event hub', close: () => atomicSwapEvents.close() });
   const metrics = createMetrics();
   registerFlagMetrics(metrics.registry, db);
   registerTreasuryMetrics(metrics.registry, {
@@ -319,6 +325,7 @@ async function openServices(
     intentEvents,
     liquidityEvents,
     withdrawalEvents,
+    atomicSwapEvents,
     adminChanges,
   };
 }

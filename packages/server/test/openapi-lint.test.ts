@@ -176,6 +176,9 @@ describe('OpenAPI document', () => {
       [
         'POST /v1/swaps',
         'POST /v1/swaps/{intentId}/cancel',
+        'POST /v1/atomic-swaps',
+        'POST /v1/atomic-swaps/{atomicSwapId}/execute',
+        'POST /v1/atomic-swaps/{atomicSwapId}/cancel',
         'POST /v1/liquidity/intents',
         'POST /v1/liquidity/intents/{liquidityIntentId}/cancel',
         'POST /v1/liquidity/withdrawals',

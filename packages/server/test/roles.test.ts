@@ -153,6 +153,7 @@ describe.skipIf(skipReason !== null)('a process started in a role, on PostgreSQL
     expect(channels).not.toContain('intent_events');
     expect(channels).not.toContain('liquidity_events');
     expect(channels).not.toContain('withdrawal_events');
+    expect(channels).not.toContain('atomic_swap_events');
 
     await waitFor(async () => (await ingestLocks(worker.schema)) === 1, 'the ingest lock');
     expect(await count(worker, 'SELECT count(*)::int AS n FROM pool_snapshots')).toBeGreaterThan(0);
@@ -170,7 +171,12 @@ describe.skipIf(skipReason !== null)('a process started in a role, on PostgreSQL
     const api = await start('api');
     const channels = await listenedChannels(api.schema);
     expect(channels).toEqual(
-      expect.arrayContaining(['intent_events', 'liquidity_events', 'withdrawal_events']),
+      expect.arrayContaining([
+        'intent_events',
+        'liquidity_events',
+        'withdrawal_events',
+        'atomic_swap_events',
+      ]),
     );
 
     const pools = await request(api.url, 'GET', '/v1/pools', { apiKey: api.apiKey });

@@ -31,8 +31,6 @@ import {
   FailedAttempts,
   intentFeesOf,
   judgeItemFailure,
-  meanSpotPrice,
-  type Ratio,
   SWAP_LIFECYCLE,
   type SwapState,
 } from '@poolparty/core';
@@ -45,11 +43,9 @@ import {
   depositIdsOfIntents,
   getIntentsInStatus,
   getPoolPriceReference,
-  hourOf,
   type IntentPath,
   type IntentRecord,
   insertFeeEvents,
-  listPoolSnapshots,
   listPools,
   listQueuedIntents,
   moveIntentsAlong,
@@ -72,6 +68,7 @@ import {
 } from './execution-plan.js';
 import type { TransferPayload } from './legs.js';
 import { creditLpFees } from './lp-fees.js';
+import { referenceSeedOf } from './pool-reference.js';
 import { type PriceBook, readPriceBook, usdValue } from './prices.js';
 import { isItemFailure, setSwapAside } from './set-aside.js';
 
@@ -233,19 +230,6 @@ async function executePoolBatch(
   ctx.step('execution_committed');
   return outcome;
 }
-
-/**
- * Where a pool's first execution starts its reference: the mean spot of its hourly snapshots of
- * this and the previous hour, as a quoting process starts (docs/spec/guard.md#reference).
- */
-async function referenceSeedOf(tx: Queryable, poolId: string, now: Date): Promise<Ratio | null> {
-  const thisHour = hourOf(now);
-  const from = new Date(thisHour.getTime() - HOUR_MS);
-  const to = new Date(thisHour.getTime() + HOUR_MS);
-  return meanSpotPrice(await listPoolSnapshots(tx, poolId, from, to));
-}
-
-const HOUR_MS = 60 * 60 * 1000;
 
 /** Swap parties whose holdings are read at once: a round may span many pools. */
 export const HOLDINGS_READS_AT_ONCE = 8;

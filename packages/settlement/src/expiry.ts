@@ -9,6 +9,8 @@
  */
 import { dueLiquidityIntents, expireDueIntents, transitionLiquidityIntent } from '@poolparty/store';
 import { lockPool } from './accounting.js';
+import { expireAtomicSwaps } from './atomic-swap-endings.js';
+import { atomicSwapPortOf, resolveExecutingSwaps } from './atomic-swap-execution.js';
 import { PeriodicLooks } from './clock.js';
 import type { EngineContext } from './context.js';
 import { refundLiquidityIntent } from './liquidity-legs.js';
@@ -27,6 +29,12 @@ export const SWAP_EXPIRY_CHECK_MS = 1_000;
  */
 export const LIQUIDITY_EXPIRY_CHECK_MS = 10_000;
 const swapExpiryLooks = new PeriodicLooks(SWAP_EXPIRY_CHECK_MS, 'at-once');
+/**
+ * Atomic swaps are looked at once per this much service-clock time: a prepared one's reservation
+ * outlives its `expiresAt` by at most this, and an execution left open is looked up as often.
+ */
+export const ATOMIC_SWAP_CHECK_MS = 1_000;
+const atomicSwapLooks = new PeriodicLooks(ATOMIC_SWAP_CHECK_MS, 'at-once');
 // The first look comes one interval after the engine's first round, not in it.
 const liquidityExpiryLooks = new PeriodicLooks(LIQUIDITY_EXPIRY_CHECK_MS, 'after-interval');
 
@@ -66,4 +74,17 @@ export async function expireLiquidityIntents(ctx: EngineContext): Promise<number
     });
   }
   return due.length;
+}
+
+/**
+ * Expires one bounded batch of prepared atomic swaps past `expiresAt` (releasing their
+ * reservations) and, where the ledger takes atomic swaps, resolves those left `executing`.
+ */
+export async function endAtomicSwaps(ctx: EngineContext): Promise<number> {
+  const now = ctx.clock.now();
+  if (!atomicSwapLooks.take(ctx, now)) return 0;
+  const expired = await expireAtomicSwaps(ctx.db, now, ctx.settings.expiryBatchMax);
+  const atomicSwaps = atomicSwapPortOf(ctx.ledger);
+  if (atomicSwaps === null) return expired;
+  return expired + (await resolveExecutingSwaps({ ...ctx, atomicSwaps }));
 }

@@ -20,6 +20,23 @@ import {
   SILENT_LOG,
 } from './settings.js';
 
+export { cancelAtomicSwap, expireAtomicSwaps } from './atomic-swap-endings.js';
+export {
+  type AtomicExecutionDeps,
+  atomicSwapPortOf,
+  EXECUTION_GRACE_MS,
+  executeAtomicSwap,
+  resolveExecutingSwaps,
+  type TraderSignature,
+} from './atomic-swap-execution.js';
+export {
+  ATOMIC_SWAP_ID_PREFIX,
+  type AtomicSwapDeps,
+  type AtomicSwapOrigin,
+  atomicSwapCommandId,
+  newAtomicSwapId,
+  prepareAtomicSwap,
+} from './atomic-swap-prepare.js';
 export { LedgerClock, type LedgerClockOptions, type ServiceClock } from './clock.js';
 export { CollectionRefused, recordCollection } from './collections.js';
 export type { EngineContext, QuoteInvalidator } from './context.js';

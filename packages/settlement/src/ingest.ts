@@ -22,6 +22,7 @@ import type { LedgerEvent, LedgerUpdate } from '@poolparty/ledger';
 import type { PoolRecord, Queryable } from '@poolparty/store';
 import {
   advanceCheckpoint,
+  atomicSwapCommands,
   commandByOffer,
   confirmCommand,
   confirmCommands,
@@ -102,10 +103,13 @@ export async function ingestUpdates(
   const applied = await ctx.db.transaction(async (tx) => {
     const checkpoint = await openCheckpoint(tx, ctx, updates, now);
     const fresh = scoped.filter(({ update }) => update.offset > checkpoint);
-    const commands = await commandsNamed(
-      tx,
-      fresh.flatMap(({ update }) => (update.commandId === null ? [] : [update.commandId])),
+    const commandIds = fresh.flatMap(({ update }) =>
+      update.commandId === null ? [] : [update.commandId],
     );
+    const commands = await commandsNamed(tx, commandIds);
+    // An atomic swap's update is both its legs at once; its execution records it, under the
+    // pool's lock, so it is neither a deposit nor a command of the engine's.
+    const atomic = commandIds.length === 0 ? new Set() : await atomicSwapCommands(tx, commandIds);
     let last = checkpoint;
     let count = 0;
     // Consecutive plain deposits, and consecutive plain payout confirmations, are each applied
@@ -124,6 +128,11 @@ export async function ingestUpdates(
     for (const { update, pools } of scoped) {
       if (update.offset <= last) continue;
       ctx.faults?.applying?.(update);
+      if (update.commandId !== null && atomic.has(update.commandId)) {
+        last = update.offset;
+        count += 1;
+        continue;
+      }
       const payout = plainPayout(update, commands);
       const incoming = prices === null ? null : plainDeposits(update, pools, commands);
       if (payout !== null) {

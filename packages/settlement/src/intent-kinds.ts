@@ -11,7 +11,7 @@
 import type { IntentKind } from '@poolparty/core';
 import type { PoolRecord, Queryable } from '@poolparty/store';
 import type { EngineContext } from './context.js';
-import { expireLiquidityIntents, expireSwapIntents } from './expiry.js';
+import { endAtomicSwaps, expireLiquidityIntents, expireSwapIntents } from './expiry.js';
 import { type IncomingDeposit, takeDeposit } from './intake.js';
 import { takeLiquidityDeposit } from './liquidity-intake.js';
 import type { PriceBook } from './prices.js';
@@ -65,9 +65,13 @@ export function kindReceiving(
   return null;
 }
 
-/** Expires one bounded batch of each kind's due intents; returns how many expired. */
+/**
+ * Expires one bounded batch of each kind's due intents, and of the prepared atomic swaps (which
+ * take no deposits, so they are no engine kind), and finds out what became of atomic swaps left
+ * `executing`; returns how many ended.
+ */
 export async function expireDue(ctx: EngineContext): Promise<number> {
   let expired = 0;
   for (const kind of ENGINE_INTENT_KINDS) expired += await kind.expireDue(ctx);
-  return expired;
+  return expired + (await endAtomicSwaps(ctx));
 }

@@ -421,10 +421,9 @@ export async function finishTransfer(
   const payload = transferPayloadOf(command);
   // Completing the leg changes no balance, so the books read with the lock are still current.
   const books = payload.poolId !== null ? await lockPool(tx, payload.poolId) : null;
+  const leg: ConfirmedLeg = { command, payload, updateId, now };
   const done =
-    command.leg === 'payout'
-      ? await completePayout(tx, command, payload, updateId, now)
-      : await completeRefund(tx, command, payload, updateId, now);
+    command.leg === 'payout' ? await completePayout(tx, leg) : await completeRefund(tx, leg);
   if (done && books !== null && payload.poolId !== null && payload.side !== null) {
     const { poolId, side } = payload;
     const movements = transferArrived(
@@ -495,13 +494,16 @@ export async function finishPayouts(
   }
 }
 
-async function completePayout(
-  tx: Queryable,
-  command: EngineCommand,
-  payload: TransferPayload,
-  updateId: string,
-  now: Date,
-): Promise<boolean> {
+/** A payout or refund the ledger confirmed in `updateId`, as its completion reads it. */
+interface ConfirmedLeg {
+  readonly command: EngineCommand;
+  readonly payload: TransferPayload;
+  readonly updateId: string;
+  readonly now: Date;
+}
+
+async function completePayout(tx: Queryable, leg: ConfirmedLeg): Promise<boolean> {
+  const { command, payload, updateId, now } = leg;
   if (command.intentId === null) return false;
   const completed = await transitionIntent(tx, {
     intentId: command.intentId,
@@ -514,16 +516,11 @@ async function completePayout(
   return completed !== null;
 }
 
-async function completeRefund(
-  tx: Queryable,
-  command: EngineCommand,
-  payload: TransferPayload,
-  updateId: string,
-  now: Date,
-): Promise<boolean> {
+async function completeRefund(tx: Queryable, leg: ConfirmedLeg): Promise<boolean> {
+  const { command, payload, updateId, now } = leg;
   const { settle } = payload;
   if (payload.operatorRetry !== undefined) {
-    await completeOperatorRefund(tx, command, payload, updateId, now);
+    await completeOperatorRefund(tx, leg);
     return true;
   }
   if (command.intentId === null || settle === undefined) {
@@ -557,13 +554,8 @@ async function completeRefund(
  * operator flag is resolved. The amount left the swap party, so the caller takes it out of
  * `outgoing` in any case; the confirmation applies once (`confirmCommand`).
  */
-async function completeOperatorRefund(
-  tx: Queryable,
-  command: EngineCommand,
-  payload: TransferPayload,
-  updateId: string,
-  now: Date,
-): Promise<void> {
+async function completeOperatorRefund(tx: Queryable, leg: ConfirmedLeg): Promise<void> {
+  const { command, payload, updateId, now } = leg;
   if (command.intentId !== null) {
     await recordLateRefund(tx, {
       intentId: command.intentId,

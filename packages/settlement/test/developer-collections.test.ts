@@ -10,8 +10,14 @@ import { postgresSkipReason } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CollectionRefused, recordCollection } from '../src/collections.js';
 import type { EngineStep } from '../src/index.js';
-import { completedSwap, type EngineHarness, useEngineWorld, waitFor } from '../testing/engine.js';
-import { crashOnceAt, refusingTransfers } from '../testing/faults.js';
+import {
+  completedSwap,
+  type EngineHarness,
+  startedWithCompletedSwap,
+  useEngineWorld,
+  waitFor,
+} from '../testing/engine.js';
+import { acrossACrashAt, refusingTransfers } from '../testing/faults.js';
 import { openPostgresHarness, type PostgresHarness } from '../testing/postgres-harness.js';
 
 const world = useEngineWorld();
@@ -70,9 +76,7 @@ describe('developer earnings and collections', () => {
 
   it('a collection pays exactly what accrued to the developer party, and a second pays nothing', async () => {
     const h = await world.harness();
-    await h.startEngine();
-    await h.caughtUp();
-    const intent = await completedSwap(h);
+    const intent = await startedWithCompletedSwap(h);
     const accrued = halfOf(intent.platformFeeAmount.toString());
     const before = await h.balance(h.seed.developer, h.amulet);
 
@@ -115,9 +119,7 @@ describe('developer earnings and collections', () => {
 
   it('collects nothing of another developer', async () => {
     const h = await world.harness();
-    await h.startEngine();
-    await h.caughtUp();
-    await completedSwap(h);
+    await startedWithCompletedSwap(h);
     await h.db.query(`INSERT INTO developers (party_id, created_at) VALUES ($1, $2)`, [
       h.bob.partyId,
       h.clock.now(),
@@ -135,9 +137,7 @@ describe('developer earnings and collections', () => {
 
   it('a collection the ledger keeps refusing returns to what is collectable', async () => {
     const h = await world.harness();
-    await h.startEngine();
-    await h.caughtUp();
-    const intent = await completedSwap(h);
+    const intent = await startedWithCompletedSwap(h);
     await h.stopEngine();
     await h.startEngine({ ledger: refusingTransfers(h.ledger) });
     const before = await h.balance(h.seed.developer, h.amulet);
@@ -236,19 +236,13 @@ describe('a crash between recording a collection and its confirmation: paid once
   for (const step of steps) {
     it(`crash at ${step}, then a restart`, async () => {
       const h = await world.harness();
-      await h.startEngine();
-      await h.caughtUp();
-      const intent = await completedSwap(h);
+      const intent = await startedWithCompletedSwap(h);
       await h.caughtUp();
       await h.stopEngine();
       const accrued = halfOf(intent.platformFeeAmount.toString());
       const before = await h.balance(h.seed.developer, h.amulet);
 
-      const first = await h.startEngine({ faults: crashOnceAt(step) });
-      const collection = await collect(h);
-      await waitFor(async () => first.crashed, `a crash at ${step}`);
-      await h.stopEngine();
-      await h.startEngine();
+      const collection = await acrossACrashAt(h, step, () => collect(h));
 
       const done = await settled(h, collection.collectionId);
       expect(done.status).toBe('collected');
@@ -278,9 +272,7 @@ describe('two collections requested at once on PostgreSQL: one pays', () => {
 
   it('pays the accrued amount once, however the two requests interleave', async (context) => {
     if (skip !== null) context.skip();
-    await h.startEngine();
-    await h.caughtUp();
-    const intent = await completedSwap(h);
+    const intent = await startedWithCompletedSwap(h);
     const accrued = halfOf(intent.platformFeeAmount.toString());
     const before = await h.balance(h.seed.developer, h.amulet);
 

@@ -28,10 +28,11 @@ import {
   completedSwap,
   type EngineHarness,
   type Party,
+  startedWithCompletedSwap,
   useEngineWorld,
   waitFor,
 } from '../testing/engine.js';
-import { crashOnceAt, refusingTransfers } from '../testing/faults.js';
+import { acrossACrashAt, refusingTransfers } from '../testing/faults.js';
 
 const world = useEngineWorld();
 
@@ -85,9 +86,7 @@ async function feesA(h: EngineHarness): Promise<Amount> {
 describe('a treasury sweep', () => {
   it("moves exactly the side's sweepable fees to the treasury, and the books keep the holdings", async () => {
     const h = await world.harness();
-    await h.startEngine();
-    await h.caughtUp();
-    await completedSwap(h);
+    await startedWithCompletedSwap(h);
     await completedSwap(h);
     const target = await treasuryOf(h);
     const before = await sweepable(h, target);
@@ -117,9 +116,7 @@ describe('a treasury sweep', () => {
 
   it("never takes developers' uncollected earnings: they can all be collected after it", async () => {
     const h = await world.harness();
-    await h.startEngine();
-    await h.caughtUp();
-    await completedSwap(h);
+    await startedWithCompletedSwap(h);
     const target = await treasuryOf(h);
     const owed = await developerOwed(h);
     expect(owed.isPositive()).toBe(true);
@@ -145,9 +142,7 @@ describe('a treasury sweep', () => {
 
   it('keeps the network reserve in the fees', async () => {
     const h = await world.harness();
-    await h.startEngine();
-    await h.caughtUp();
-    await completedSwap(h);
+    await startedWithCompletedSwap(h);
     const target = { ...(await treasuryOf(h)), networkReserve: { Amulet: Amount.parse('2') } };
     const sweep = await sweepA(h, target);
     await settled(h, sweep.sweepId);
@@ -156,9 +151,7 @@ describe('a treasury sweep', () => {
 
   it('a second delivery of its confirmation changes nothing', async () => {
     const h = await world.harness();
-    await h.startEngine();
-    await h.caughtUp();
-    await completedSwap(h);
+    await startedWithCompletedSwap(h);
     const target = await treasuryOf(h);
     const sweep = await settled(h, (await sweepA(h, target)).sweepId);
     await h.caughtUp();
@@ -209,9 +202,7 @@ describe('a treasury sweep', () => {
 
 describe('a sweep that does not arrive returns to the fees', () => {
   async function offeredSweep(h: EngineHarness) {
-    await h.startEngine();
-    await h.caughtUp();
-    await completedSwap(h);
+    await startedWithCompletedSwap(h);
     // A treasury that pre-approves nothing: a sweep to it is an offer it must accept.
     const target = await treasuryOf(h, false);
     const fees = await feesA(h);
@@ -269,9 +260,7 @@ describe('a sweep that does not arrive returns to the fees', () => {
 
   it('a sweep the ledger keeps refusing', async () => {
     const h = await world.harness();
-    await h.startEngine();
-    await h.caughtUp();
-    await completedSwap(h);
+    await startedWithCompletedSwap(h);
     await h.stopEngine();
     await h.startEngine({ ledger: refusingTransfers(h.ledger) });
     const target = await treasuryOf(h);
@@ -291,20 +280,17 @@ describe('a crash between recording a sweep and its confirmation: swept once', (
   for (const step of steps) {
     it(`crash at ${step}, then a restart`, async () => {
       const h = await world.harness();
-      await h.startEngine();
-      await h.caughtUp();
-      await completedSwap(h);
+      await startedWithCompletedSwap(h);
       await h.caughtUp();
       await h.stopEngine();
       const target = await treasuryOf(h);
       const expected = (await sweepable(h, target)).a;
 
-      const first = await h.startEngine({ faults: crashOnceAt(step) });
-      const sweep = await sweepA(h, target);
-      first.poke();
-      await waitFor(async () => first.crashed, `a crash at ${step}`);
-      await h.stopEngine();
-      await h.startEngine();
+      const sweep = await acrossACrashAt(h, step, async (crashing) => {
+        const recorded = await sweepA(h, target);
+        crashing.poke();
+        return recorded;
+      });
 
       expect((await settled(h, sweep.sweepId)).status).toBe('swept');
       expect(await h.balance(target.treasuryParty, h.amulet)).toEqual(expected);
@@ -317,9 +303,7 @@ describe('a crash between recording a sweep and its confirmation: swept once', (
 
 describe('the automatic schedule', () => {
   async function withFees(h: EngineHarness): Promise<{ target: TreasuryTarget; treasury: Party }> {
-    await h.startEngine();
-    await h.caughtUp();
-    await completedSwap(h);
+    await startedWithCompletedSwap(h);
     const target = await treasuryOf(h);
     return { target, treasury: { partyId: target.treasuryParty } };
   }

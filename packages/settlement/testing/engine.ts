@@ -334,6 +334,13 @@ export async function completedSwap(h: EngineHarness): Promise<IntentRecord> {
   return intent;
 }
 
+/** The engine started and caught up, then one `completedSwap`: fees for a collection or a sweep. */
+export async function startedWithCompletedSwap(h: EngineHarness): Promise<IntentRecord> {
+  await h.startEngine();
+  await h.caughtUp();
+  return completedSwap(h);
+}
+
 /**
  * Waits until the store's checkpoint has reached the ledger's latest update that names one of
  * `parties` (the pools' swap and LP parties a service follows).

@@ -4,8 +4,8 @@
  */
 import { LedgerError, type LedgerPort, REASON_META_KEY } from '@poolparty/ledger';
 import type { IntentRecord } from '@poolparty/store';
-import type { EngineFaults, EngineStep } from '../src/index.js';
-import type { EngineHarness } from './engine.js';
+import type { Engine, EngineFaults, EngineStep } from '../src/index.js';
+import { type EngineHarness, waitFor } from './engine.js';
 
 /** Crashes the engine the first time it passes `step`, and never again. */
 export function crashOnceAt(step: EngineStep): EngineFaults {
@@ -18,6 +18,23 @@ export function crashOnceAt(step: EngineStep): EngineFaults {
       }
     },
   };
+}
+
+/**
+ * Runs `act` on an engine that crashes the first time it passes `step`, and once it has crashed
+ * starts a sound engine in its place, as a restarted process would; answers what `act` did.
+ */
+export async function acrossACrashAt<T>(
+  h: EngineHarness,
+  step: EngineStep,
+  act: (crashing: Engine) => Promise<T>,
+): Promise<T> {
+  const crashing = await h.startEngine({ faults: crashOnceAt(step) });
+  const done = await act(crashing);
+  await waitFor(async () => crashing.crashed, `a crash at ${step}`);
+  await h.stopEngine();
+  await h.startEngine();
+  return done;
 }
 
 /** `ledger`, with the methods `overrides` names answering in their place. */

@@ -3,7 +3,7 @@
  * who made it, when, and what, in the transaction of the change itself. Inserting a row also
  * notifies `admin_changes` (a trigger), which running processes listen to.
  */
-import { jsonParam, readDate, readSafeInteger, readString } from './columns.js';
+import { jsonParam, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
 export const ADMIN_CHANGES_CHANNEL = 'admin_changes';
@@ -24,11 +24,11 @@ export interface AdminActionRecord extends NewAdminAction {
 
 function actionFromRow(row: Row): AdminActionRecord {
   return {
-    id: readSafeInteger(row.id),
-    at: readDate(row.at),
-    actor: readString(row.actor),
-    action: readString(row.action),
-    subject: readString(row.subject),
+    id: read.safeInteger(row.id),
+    at: read.date(row.at),
+    actor: read.string(row.actor),
+    action: read.string(row.action),
+    subject: read.string(row.subject),
     details: (row.details ?? {}) as Record<string, unknown>,
   };
 }

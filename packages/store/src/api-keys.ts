@@ -9,14 +9,7 @@
  * `API_KEY_CHANGES_CHANNEL`, so that every process forgets its cached look-up at once.
  */
 import type { Environment } from '@poolparty/core';
-import {
-  readDate,
-  readDateOrNull,
-  readIntegerOrNull,
-  readSafeInteger,
-  readString,
-  readStringOrNull,
-} from './columns.js';
+import { read } from './columns.js';
 import type { Database, Queryable, Row } from './database.js';
 import { type DeveloperRecord, developerFromRow } from './developers.js';
 
@@ -66,19 +59,19 @@ const KEY_COLUMNS = `k.key_id, k.developer_party, k.name, k.prefix, k.environmen
 
 function apiKeyFromRow(row: Row): ApiKeyRecord {
   return {
-    keyId: readString(row.key_id),
-    developerParty: readString(row.developer_party),
-    name: readString(row.name),
-    prefix: readString(row.prefix),
-    environment: readString(row.environment) as Environment,
-    createdAt: readDate(row.created_at),
-    lastUsedAt: readDateOrNull(row.last_used_at),
-    revokedAt: readDateOrNull(row.revoked_at),
-    revokesAt: readDateOrNull(row.revokes_at),
-    replacedBy: readStringOrNull(row.replaced_by),
-    requestCount: readSafeInteger(row.request_count),
-    readsPerMin: readIntegerOrNull(row.reads_per_min),
-    swapsPerMin: readIntegerOrNull(row.swaps_per_min),
+    keyId: read.string(row.key_id),
+    developerParty: read.string(row.developer_party),
+    name: read.string(row.name),
+    prefix: read.string(row.prefix),
+    environment: read.string(row.environment) as Environment,
+    createdAt: read.date(row.created_at),
+    lastUsedAt: read.dateOrNull(row.last_used_at),
+    revokedAt: read.dateOrNull(row.revoked_at),
+    revokesAt: read.dateOrNull(row.revokes_at),
+    replacedBy: read.stringOrNull(row.replaced_by),
+    requestCount: read.safeInteger(row.request_count),
+    readsPerMin: read.integerOrNull(row.reads_per_min),
+    swapsPerMin: read.integerOrNull(row.swaps_per_min),
   };
 }
 

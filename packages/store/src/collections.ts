@@ -5,7 +5,7 @@
  * always move together.
  */
 import type { Amount, Instrument } from '@poolparty/core';
-import { amountParam, readAmount, readString } from './columns.js';
+import { amountParam, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import type { PoolSide } from './fee-events.js';
 import {
@@ -36,12 +36,12 @@ export interface CollectionRecord extends NewCollection, FeeTransferProgress<'co
 
 function collectionFromRow(row: Row): CollectionRecord {
   return {
-    collectionId: readString(row.collection_id),
-    developerParty: readString(row.developer_party),
-    poolId: readString(row.pool_id),
-    side: readString(row.side) as PoolSide,
-    instrument: { id: readString(row.instrument_id), admin: readString(row.instrument_admin) },
-    amount: readAmount(row.amount),
+    collectionId: read.string(row.collection_id),
+    developerParty: read.string(row.developer_party),
+    poolId: read.string(row.pool_id),
+    side: read.string(row.side) as PoolSide,
+    instrument: { id: read.string(row.instrument_id), admin: read.string(row.instrument_admin) },
+    amount: read.amount(row.amount),
     ...feeTransferProgressOf<'collected'>(row),
   };
 }

@@ -2,6 +2,11 @@
  * Reading column values into the store's record types, and writing JSON parameters. Amounts cross
  * this boundary as `Amount`, never as text: a column is parsed once here, strictly, whatever its
  * scale (`"100.0000000000"` and `"100"` read alike), and written in the canonical wire form.
+ *
+ * Store modules read columns through one object, `read.string(row.id)`, so one import names every
+ * reader a module needs, where a list of up to eight readers stood again at the top of each. The
+ * four parameter writers stay functions: a module needs at most four of them, which one import line
+ * holds.
  */
 import { Amount, type FeeGrowth, feeGrowthFromDecimal, feeGrowthToDecimal } from '@poolparty/core';
 
@@ -68,3 +73,15 @@ export function jsonParam(value: unknown): string {
 export function jsonParamOrNull(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
 }
+
+/** A column's value as a record's field; each throws on a value of another type. */
+export const read = {
+  amount: readAmount,
+  amountOrNull: readAmountOrNull,
+  date: readDate,
+  dateOrNull: readDateOrNull,
+  string: readString,
+  stringOrNull: readStringOrNull,
+  safeInteger: readSafeInteger,
+  integerOrNull: readIntegerOrNull,
+} as const;

@@ -4,7 +4,7 @@
  * that committed them, and the offers they create withdrawn when they expire.
  */
 
-import { readDateOrNull, readSafeInteger, readStringOrNull } from './columns.js';
+import { read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import type { CommandLeg, LedgerCommandRecord } from './ledger-commands.js';
 import { commandFromRow } from './ledger-commands.js';
@@ -18,9 +18,9 @@ export interface EngineCommand extends LedgerCommandRecord {
 function engineCommandFromRow(row: Row): EngineCommand {
   return {
     ...commandFromRow(row),
-    submissions: readSafeInteger(row.submissions),
-    retryAt: readDateOrNull(row.retry_at),
-    offerId: readStringOrNull(row.offer_id),
+    submissions: read.safeInteger(row.submissions),
+    retryAt: read.dateOrNull(row.retry_at),
+    offerId: read.stringOrNull(row.offer_id),
   };
 }
 
@@ -123,7 +123,7 @@ export async function nextOfferWithdrawalAt(q: Queryable): Promise<Date | null> 
     `SELECT min(offer_withdraw_due_at) AS next FROM ledger_commands
      WHERE offer_withdraw_due_at IS NOT NULL`,
   );
-  return readDateOrNull(rows[0]?.next);
+  return read.dateOrNull(rows[0]?.next);
 }
 
 /** Payouts and refunds whose offer is due to be withdrawn by `ledgerNow`, earliest first. */
@@ -213,7 +213,7 @@ export async function scheduleRetry(
      RETURNING submissions`,
     [input.commandId, input.error, input.retryAt, input.now],
   );
-  return rows[0] ? readSafeInteger(rows[0].submissions) : null;
+  return rows[0] ? read.safeInteger(rows[0].submissions) : null;
 }
 
 /** Found committed on the ledger during recovery: only the stream's confirmation is missing. */
@@ -280,7 +280,7 @@ export async function nextRetryAt(q: Queryable): Promise<Date | null> {
     `SELECT min(retry_at) AS next FROM ledger_commands
      WHERE status = 'recorded' AND retry_at IS NOT NULL`,
   );
-  return readDateOrNull(rows[0]?.next);
+  return read.dateOrNull(rows[0]?.next);
 }
 
 /** Recorded or submitted commands after `afterId` in id order: the recovery work list. */

@@ -5,14 +5,7 @@
  */
 import type { Amount } from '@poolparty/core';
 import { assert, type Instrument } from '@poolparty/core';
-import {
-  amountParam,
-  readAmount,
-  readDate,
-  readSafeInteger,
-  readString,
-  readStringOrNull,
-} from './columns.js';
+import { amountParam, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import { firstRowOf } from './sql.js';
 
@@ -52,22 +45,22 @@ export function depositIdOf(updateId: string, eventIndex: number): string {
 
 function depositFromRow(row: Row): DepositRecord {
   return {
-    depositId: readString(row.deposit_id),
-    updateId: readString(row.update_id),
-    eventIndex: readSafeInteger(row.event_index),
-    ledgerOffset: readSafeInteger(row.ledger_offset),
-    poolId: readString(row.pool_id),
-    sender: readString(row.sender),
-    receiver: readString(row.receiver),
-    instrument: { id: readString(row.instrument_id), admin: readString(row.instrument_admin) },
-    amount: readAmount(row.amount),
-    reference: readStringOrNull(row.reference),
-    offerId: readStringOrNull(row.offer_id),
-    intentId: readStringOrNull(row.intent_id),
-    status: readString(row.status) as DepositStatus,
-    unmatchedReason: readStringOrNull(row.unmatched_reason),
-    receivedAt: readDate(row.received_at),
-    updatedAt: readDate(row.updated_at),
+    depositId: read.string(row.deposit_id),
+    updateId: read.string(row.update_id),
+    eventIndex: read.safeInteger(row.event_index),
+    ledgerOffset: read.safeInteger(row.ledger_offset),
+    poolId: read.string(row.pool_id),
+    sender: read.string(row.sender),
+    receiver: read.string(row.receiver),
+    instrument: { id: read.string(row.instrument_id), admin: read.string(row.instrument_admin) },
+    amount: read.amount(row.amount),
+    reference: read.stringOrNull(row.reference),
+    offerId: read.stringOrNull(row.offer_id),
+    intentId: read.stringOrNull(row.intent_id),
+    status: read.string(row.status) as DepositStatus,
+    unmatchedReason: read.stringOrNull(row.unmatched_reason),
+    receivedAt: read.date(row.received_at),
+    updatedAt: read.date(row.updated_at),
   };
 }
 

@@ -8,7 +8,7 @@
  * amount collected from it could not be taken back.
  */
 import type { Amount } from '@poolparty/core';
-import { readAmount, readDate, readSafeInteger, readString } from './columns.js';
+import { read } from './columns.js';
 import type { Queryable } from './database.js';
 import type { PoolSide } from './fee-events.js';
 
@@ -47,11 +47,11 @@ export async function earningsSince(
     [scope.developerParty, scope.keyId, since],
   );
   return rows.map((row) => ({
-    poolId: readString(row.pool_id),
-    side: readString(row.input_side) as PoolSide,
-    earned: readAmount(row.earned),
-    unsettled: readAmount(row.unsettled),
-    swapCount: readSafeInteger(row.swap_count),
+    poolId: read.string(row.pool_id),
+    side: read.string(row.input_side) as PoolSide,
+    earned: read.amount(row.earned),
+    unsettled: read.amount(row.unsettled),
+    swapCount: read.safeInteger(row.swap_count),
   }));
 }
 
@@ -80,10 +80,10 @@ export async function collectedSince(
     [developerParty, since],
   );
   return rows.map((row) => ({
-    poolId: readString(row.pool_id),
-    side: readString(row.side) as PoolSide,
-    collected: readAmount(row.collected),
-    collecting: readAmount(row.collecting),
+    poolId: read.string(row.pool_id),
+    side: read.string(row.side) as PoolSide,
+    collected: read.amount(row.collected),
+    collecting: read.amount(row.collecting),
   }));
 }
 
@@ -110,7 +110,7 @@ export async function collectableEarnings(
        AS collectable`,
     [developerParty, poolId, side],
   );
-  return readAmount(row?.collectable ?? '0');
+  return read.amount(row?.collectable ?? '0');
 }
 
 /** Earnings per time bucket, pool and instrument (completed swaps), for a chart. */
@@ -139,10 +139,10 @@ export async function earningsSeries(
     [scope.developerParty, scope.keyId, since, bucket],
   );
   return rows.map((row) => ({
-    start: readDate(row.start),
-    poolId: readString(row.pool_id),
-    side: readString(row.input_side) as PoolSide,
-    earned: readAmount(row.earned),
+    start: read.date(row.start),
+    poolId: read.string(row.pool_id),
+    side: read.string(row.input_side) as PoolSide,
+    earned: read.amount(row.earned),
   }));
 }
 
@@ -190,10 +190,10 @@ export async function usageSeries(
     [scope.developerParty, scope.keyId, bucket, from, to],
   );
   return rows.map((row) => ({
-    start: readDate(row.start),
-    swaps: readSafeInteger(row.swaps),
-    failures: readSafeInteger(row.failures),
-    volumeUsd: readAmount(row.volume),
+    start: read.date(row.start),
+    swaps: read.safeInteger(row.swaps),
+    failures: read.safeInteger(row.failures),
+    volumeUsd: read.amount(row.volume),
   }));
 }
 
@@ -203,5 +203,5 @@ export async function firstActivityAt(q: Queryable, developerParty: string): Pro
     'SELECT min(created_at) AS first FROM intents WHERE developer_party = $1',
     [developerParty],
   );
-  return row?.first === null || row?.first === undefined ? null : readDate(row.first);
+  return row?.first === null || row?.first === undefined ? null : read.date(row.first);
 }

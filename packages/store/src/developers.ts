@@ -1,5 +1,5 @@
 /** Developers: Canton parties that signed in to the portal. */
-import { readDate, readString } from './columns.js';
+import { read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
 export interface DeveloperRecord {
@@ -8,7 +8,7 @@ export interface DeveloperRecord {
 }
 
 export function developerFromRow(row: Row): DeveloperRecord {
-  return { partyId: readString(row.party_id), createdAt: readDate(row.created_at) };
+  return { partyId: read.string(row.party_id), createdAt: read.date(row.created_at) };
 }
 
 /** Registers the party on first sign-in; later calls return the existing record unchanged. */

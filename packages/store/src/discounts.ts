@@ -3,13 +3,7 @@
  * that apply to a request at a moment; choosing the most favourable one per fee is core's decision,
  * not the store's.
  */
-import {
-  readDate,
-  readDateOrNull,
-  readIntegerOrNull,
-  readSafeInteger,
-  readString,
-} from './columns.js';
+import { read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
 export type DiscountTargetType = 'api_key' | 'wallet_party' | 'pool';
@@ -44,17 +38,17 @@ const POLICY_COLUMNS = `id, target_type, target_id, network_charge_bps, platform
   valid_from, valid_until, created_at`;
 
 function policyFromRow(row: Row): DiscountPolicyRecord {
-  const network = readIntegerOrNull(row.network_charge_bps);
-  const platform = readIntegerOrNull(row.platform_charge_bps);
+  const network = read.integerOrNull(row.network_charge_bps);
+  const platform = read.integerOrNull(row.platform_charge_bps);
   return {
-    id: readSafeInteger(row.id),
-    targetType: readString(row.target_type) as DiscountTargetType,
-    targetId: readString(row.target_id),
+    id: read.safeInteger(row.id),
+    targetType: read.string(row.target_type) as DiscountTargetType,
+    targetId: read.string(row.target_id),
     ...(network === null ? {} : { networkChargeBps: network }),
     ...(platform === null ? {} : { platformChargeBps: platform }),
-    validFrom: readDateOrNull(row.valid_from),
-    validUntil: readDateOrNull(row.valid_until),
-    createdAt: readDate(row.created_at),
+    validFrom: read.dateOrNull(row.valid_from),
+    validUntil: read.dateOrNull(row.valid_until),
+    createdAt: read.date(row.created_at),
   };
 }
 

@@ -4,16 +4,7 @@
  * execution cannot count twice.
  */
 import type { Amount } from '@poolparty/core';
-import {
-  amountParam,
-  amountParamOrNull,
-  jsonParam,
-  readAmount,
-  readAmountOrNull,
-  readDate,
-  readSafeInteger,
-  readString,
-} from './columns.js';
+import { amountParam, amountParamOrNull, jsonParam, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
 export type PoolSide = 'a' | 'b';
@@ -49,21 +40,21 @@ export interface FeeSummary {
 
 function feeEventFromRow(row: Row): FeeEventRecord {
   return {
-    id: readSafeInteger(row.id),
-    poolId: readString(row.pool_id),
-    intentId: readString(row.intent_id),
-    apiKeyId: readString(row.api_key_id),
-    inputSide: readString(row.input_side) as PoolSide,
-    inputAmount: readAmount(row.input_amount),
-    outputAmount: readAmount(row.output_amount),
-    lpFeeAmount: readAmount(row.lp_fee_amount),
-    platformFeeAmount: readAmount(row.platform_fee_amount),
-    networkFeeAmount: readAmount(row.network_fee_amount),
-    developerEarnings: readAmount(row.developer_earnings),
-    volumeUsd: readAmountOrNull(row.volume_usd),
-    feesUsd: readAmountOrNull(row.fees_usd),
-    lpFeesUsd: readAmountOrNull(row.lp_fees_usd),
-    at: readDate(row.at),
+    id: read.safeInteger(row.id),
+    poolId: read.string(row.pool_id),
+    intentId: read.string(row.intent_id),
+    apiKeyId: read.string(row.api_key_id),
+    inputSide: read.string(row.input_side) as PoolSide,
+    inputAmount: read.amount(row.input_amount),
+    outputAmount: read.amount(row.output_amount),
+    lpFeeAmount: read.amount(row.lp_fee_amount),
+    platformFeeAmount: read.amount(row.platform_fee_amount),
+    networkFeeAmount: read.amount(row.network_fee_amount),
+    developerEarnings: read.amount(row.developer_earnings),
+    volumeUsd: read.amountOrNull(row.volume_usd),
+    feesUsd: read.amountOrNull(row.fees_usd),
+    lpFeesUsd: read.amountOrNull(row.lp_fees_usd),
+    at: read.date(row.at),
   };
 }
 
@@ -144,10 +135,10 @@ export async function summarizeFeeEvents(
   );
   const totals = row as Row;
   return {
-    swapCount: readSafeInteger(totals.swap_count),
-    volumeUsd: readAmount(totals.volume_usd),
-    feesUsd: readAmount(totals.fees_usd),
-    lpFeesUsd: readAmount(totals.lp_fees_usd),
+    swapCount: read.safeInteger(totals.swap_count),
+    volumeUsd: read.amount(totals.volume_usd),
+    feesUsd: read.amount(totals.fees_usd),
+    lpFeesUsd: read.amount(totals.lp_fees_usd),
   };
 }
 
@@ -163,7 +154,7 @@ export async function sumOutputsSince(
      WHERE pool_id = $1 AND input_side <> $2 AND at >= $3`,
     [poolId, outputSide, since],
   );
-  return readAmount((row as Row).total);
+  return read.amount((row as Row).total);
 }
 
 /**
@@ -185,8 +176,8 @@ export async function sumOutputsSinceByPool(
   );
   return new Map(
     rows.map((row) => [
-      readString(row.pool_id),
-      { a: readAmount(row.output_a), b: readAmount(row.output_b) },
+      read.string(row.pool_id),
+      { a: read.amount(row.output_a), b: read.amount(row.output_b) },
     ]),
   );
 }
@@ -234,13 +225,13 @@ export async function guardWindowFigures(
   );
   const row = rows[0] ?? {};
   const amount = (value: unknown) =>
-    value === undefined || value === null ? '0' : readString(value);
+    value === undefined || value === null ? '0' : read.string(value);
   return {
     addedA: amount(row.added_a),
     addedB: amount(row.added_b),
     paidA: amount(row.paid_a),
     paidB: amount(row.paid_b),
-    incompleteCompletedSwaps: readSafeInteger(row.incomplete ?? '0'),
+    incompleteCompletedSwaps: read.safeInteger(row.incomplete ?? '0'),
     lastReconciliationMismatch: row.mismatch === true,
   };
 }
@@ -267,9 +258,9 @@ export async function hourlyVolumes(
     [poolId, from, to],
   );
   return rows.map((row) => ({
-    hour: readDate(row.hour),
-    swapCount: readSafeInteger(row.swap_count),
-    volumeUsd: readAmount(row.volume_usd),
+    hour: read.date(row.hour),
+    swapCount: read.safeInteger(row.swap_count),
+    volumeUsd: read.amount(row.volume_usd),
   }));
 }
 

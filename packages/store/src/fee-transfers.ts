@@ -5,7 +5,7 @@
  * `returned`. Each step is a compare-and-set, so a second delivery of the same outcome changes
  * nothing.
  */
-import { readDate, readDateOrNull, readString, readStringOrNull } from './columns.js';
+import { read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
 /**
@@ -39,14 +39,14 @@ export function feeTransferProgressOf<Arrived extends string>(
   row: Row,
 ): FeeTransferProgress<Arrived> {
   return {
-    status: readString(row.status) as FeeTransferState<Arrived>,
-    commandId: readString(row.command_id),
-    updateId: readStringOrNull(row.update_id),
-    offerId: readStringOrNull(row.offer_id),
-    offerExpiresAt: readDateOrNull(row.offer_expires_at),
-    error: readStringOrNull(row.error),
-    createdAt: readDate(row.created_at),
-    settledAt: readDateOrNull(row.settled_at),
+    status: read.string(row.status) as FeeTransferState<Arrived>,
+    commandId: read.string(row.command_id),
+    updateId: read.stringOrNull(row.update_id),
+    offerId: read.stringOrNull(row.offer_id),
+    offerExpiresAt: read.dateOrNull(row.offer_expires_at),
+    error: read.stringOrNull(row.error),
+    createdAt: read.date(row.created_at),
+    settledAt: read.dateOrNull(row.settled_at),
   };
 }
 

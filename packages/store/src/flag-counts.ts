@@ -1,5 +1,5 @@
 /** Open operator flags counted by kind, for `/metrics`: every process reads the same figures. */
-import { readSafeInteger, readString } from './columns.js';
+import { read } from './columns.js';
 import type { Queryable } from './database.js';
 
 export interface FlagCount {
@@ -17,5 +17,5 @@ export async function countOpenFlagsByKind(q: Queryable): Promise<FlagCount[]> {
      GROUP BY kind ORDER BY open DESC, kind LIMIT $1`,
     [FLAG_KINDS_MAX],
   );
-  return rows.map((row) => ({ kind: readString(row.kind), open: readSafeInteger(row.open) }));
+  return rows.map((row) => ({ kind: read.string(row.kind), open: read.safeInteger(row.open) }));
 }

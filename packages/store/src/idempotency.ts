@@ -10,7 +10,7 @@
  * second time under the key (the service tells such a claim from a running one by its age,
  * `IDEMPOTENCY_CLAIM_RUNNING_MS`).
  */
-import { jsonParam, readDate, readIntegerOrNull, readString, readStringOrNull } from './columns.js';
+import { jsonParam, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import { causedByConnectionLoss } from './unavailable.js';
 
@@ -76,14 +76,14 @@ const RECORD_COLUMNS =
   'scope, key, request_hash, response_status, response_body, claim_token, created_at';
 
 function recordFromRow(row: Row): IdempotencyRecord {
-  const status = readIntegerOrNull(row.response_status);
+  const status = read.integerOrNull(row.response_status);
   return {
-    scope: readString(row.scope),
-    key: readString(row.key),
-    requestHash: readString(row.request_hash),
+    scope: read.string(row.scope),
+    key: read.string(row.key),
+    requestHash: read.string(row.request_hash),
     response: status === null ? null : { status, body: row.response_body },
-    claimToken: readStringOrNull(row.claim_token),
-    createdAt: readDate(row.created_at),
+    claimToken: read.stringOrNull(row.claim_token),
+    createdAt: read.date(row.created_at),
   };
 }
 

@@ -8,6 +8,7 @@ import { pgliteDirOf } from './presence.js';
 
 export * from './admin-audit.js';
 export * from './api-keys.js';
+export * from './atomic-swaps.js';
 export * from './collections.js';
 export * from './columns.js';
 export * from './command-queue.js';

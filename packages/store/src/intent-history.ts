@@ -3,7 +3,7 @@
  * query per page instead of one per intent.
  */
 import type { SwapState } from '@poolparty/core';
-import { readDate, readString } from './columns.js';
+import { read } from './columns.js';
 import type { Queryable } from './database.js';
 
 export interface HistoryStep {
@@ -35,9 +35,9 @@ export async function listIntentHistories(
     [intentIds],
   );
   for (const row of rows) {
-    histories.get(readString(row.intent_id))?.push({
-      status: readString(row.status) as SwapState,
-      at: readDate(row.at),
+    histories.get(read.string(row.intent_id))?.push({
+      status: read.string(row.status) as SwapState,
+      at: read.date(row.at),
     });
   }
   return histories;

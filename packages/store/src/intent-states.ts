@@ -20,7 +20,7 @@ import { jsonParam } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import { firstRowOf } from './sql.js';
 
-type FactType = 'numeric' | 'text' | 'timestamptz';
+type FactType = 'numeric' | 'text' | 'timestamptz' | 'jsonb';
 
 /** Where a kind of intent keeps its rows and its outbox, and which facts a move may set. */
 interface IntentTable {
@@ -76,6 +76,32 @@ const TABLES: Readonly<Record<IntentKind, IntentTable>> = {
       returned_b: 'numeric',
     },
     alsoSet: [],
+  },
+  atomic_swap: {
+    table: 'atomic_swaps',
+    idColumn: 'atomic_swap_id',
+    ownerColumn: 'trader_party',
+    eventsTable: 'atomic_swap_events',
+    facts: {
+      ...FAILURE_FACTS,
+      trader_signature: 'text',
+      trader_public_key: 'text',
+      signed_at: 'timestamptz',
+      update_id: 'text',
+      curve_output: 'numeric',
+      excess: 'numeric',
+      // A preparation again (a spent input): the new transaction replaces the old one.
+      command_id: 'text',
+      prepared_transaction: 'text',
+      prepared_transaction_hash: 'text',
+      hashing_scheme_version: 'text',
+      output_holding_ids: 'jsonb',
+      expires_at: 'timestamptz',
+    },
+    alsoSet: [
+      `preparations = CASE WHEN m.to_status = 'prepared' THEN t.preparations + 1
+         ELSE t.preparations END`,
+    ],
   },
 };
 

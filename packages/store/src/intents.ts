@@ -14,18 +14,7 @@ import {
   SWAP_LIFECYCLE,
   type SwapState,
 } from '@poolparty/core';
-import {
-  amountParam,
-  amountParamOrNull,
-  jsonParamOrNull,
-  readAmount,
-  readAmountOrNull,
-  readDate,
-  readDateOrNull,
-  readSafeInteger,
-  readString,
-  readStringOrNull,
-} from './columns.js';
+import { amountParam, amountParamOrNull, jsonParamOrNull, read } from './columns.js';
 import type { Queryable, Row, SqlParam } from './database.js';
 import {
   checkMove,
@@ -160,96 +149,96 @@ const ACTIVE_INTENT_RACE_RETRIES_MAX = 3;
 
 export function intentFromRow(row: Row): IntentRecord {
   return {
-    intentId: readString(row.intent_id),
-    poolId: readString(row.pool_id),
-    apiKeyId: readString(row.api_key_id),
-    developerParty: readString(row.developer_party),
-    walletParty: readString(row.wallet_party),
-    depositAddress: readString(row.deposit_address),
-    depositReference: readString(row.deposit_reference),
-    inputToken: readString(row.input_token),
-    inputTokenAdmin: readString(row.input_token_admin),
-    outputToken: readString(row.output_token),
-    outputTokenAdmin: readString(row.output_token_admin),
-    expectedAmount: readAmount(row.expected_amount),
-    quotedSwapAmount: readAmount(row.quoted_swap_amount),
-    networkFeeAmount: readAmount(row.network_fee_amount),
-    poolFeeAmount: readAmount(row.pool_fee_amount),
-    lpFeeAmount: readAmount(row.lp_fee_amount),
-    platformFeeAmount: readAmount(row.platform_fee_amount),
-    inputAmountAfterPoolFee: readAmount(row.input_amount_after_pool_fee),
-    expectedOutput: readAmount(row.expected_output),
-    minOutput: readAmount(row.min_output),
-    slippageTolerance: Number(readString(row.slippage_tolerance)),
+    intentId: read.string(row.intent_id),
+    poolId: read.string(row.pool_id),
+    apiKeyId: read.string(row.api_key_id),
+    developerParty: read.string(row.developer_party),
+    walletParty: read.string(row.wallet_party),
+    depositAddress: read.string(row.deposit_address),
+    depositReference: read.string(row.deposit_reference),
+    inputToken: read.string(row.input_token),
+    inputTokenAdmin: read.string(row.input_token_admin),
+    outputToken: read.string(row.output_token),
+    outputTokenAdmin: read.string(row.output_token_admin),
+    expectedAmount: read.amount(row.expected_amount),
+    quotedSwapAmount: read.amount(row.quoted_swap_amount),
+    networkFeeAmount: read.amount(row.network_fee_amount),
+    poolFeeAmount: read.amount(row.pool_fee_amount),
+    lpFeeAmount: read.amount(row.lp_fee_amount),
+    platformFeeAmount: read.amount(row.platform_fee_amount),
+    inputAmountAfterPoolFee: read.amount(row.input_amount_after_pool_fee),
+    expectedOutput: read.amount(row.expected_output),
+    minOutput: read.amount(row.min_output),
+    slippageTolerance: Number(read.string(row.slippage_tolerance)),
     networkFeePolicy: row.network_fee_policy ?? null,
     platformFeePolicy: row.platform_fee_policy ?? null,
-    outputAddress: readString(row.output_address),
-    status: readString(row.status) as SwapState,
+    outputAddress: read.string(row.output_address),
+    status: read.string(row.status) as SwapState,
     failureReason: failureFromRow(row),
     deposit: depositFromRow(row),
-    actualOutput: readAmountOrNull(row.actual_output),
+    actualOutput: read.amountOrNull(row.actual_output),
     payout: payoutFromRow(row),
     refund: refundFromRow(row),
     payoutOffer: offerFromRow(row, 'payout'),
     refundOffer: offerFromRow(row, 'refund'),
-    createdAt: readDate(row.created_at),
-    matchedAt: readDateOrNull(row.matched_at),
-    completedAt: readDateOrNull(row.completed_at),
-    expiresAt: readDate(row.expires_at),
-    updatedAt: readDate(row.updated_at),
+    createdAt: read.date(row.created_at),
+    matchedAt: read.dateOrNull(row.matched_at),
+    completedAt: read.dateOrNull(row.completed_at),
+    expiresAt: read.date(row.expires_at),
+    updatedAt: read.date(row.updated_at),
   };
 }
 
 function failureFromRow(row: Row): FailureReason | null {
-  const code = readStringOrNull(row.failure_code);
-  return code === null ? null : { code, message: readStringOrNull(row.failure_message) ?? '' };
+  const code = read.stringOrNull(row.failure_code);
+  return code === null ? null : { code, message: read.stringOrNull(row.failure_message) ?? '' };
 }
 
 function depositFromRow(row: Row): DepositFacts | null {
   if (row.deposit_amount === null) return null;
   return {
-    amount: readAmount(row.deposit_amount),
-    updateId: readString(row.deposit_update_id),
-    receivedAt: readDate(row.deposit_received_at),
+    amount: read.amount(row.deposit_amount),
+    updateId: read.string(row.deposit_update_id),
+    receivedAt: read.date(row.deposit_received_at),
   };
 }
 
 function payoutFromRow(row: Row): PayoutFacts | null {
   if (row.payout_update_id === null) return null;
-  return { amount: readAmount(row.actual_output), updateId: readString(row.payout_update_id) };
+  return { amount: read.amount(row.actual_output), updateId: read.string(row.payout_update_id) };
 }
 
 function refundFromRow(row: Row): RefundFacts | null {
   if (row.refund_amount === null) return null;
   return {
-    amount: readAmount(row.refund_amount),
-    networkFeeAmount: readAmount(row.refund_network_fee_amount),
-    updateId: readStringOrNull(row.refund_update_id),
+    amount: read.amount(row.refund_amount),
+    networkFeeAmount: read.amount(row.refund_network_fee_amount),
+    updateId: read.stringOrNull(row.refund_update_id),
   };
 }
 
 function offerFromRow(row: Row, leg: 'payout' | 'refund'): LegOffer | null {
-  const offerId = readStringOrNull(row[`${leg}_offer_id`]);
+  const offerId = read.stringOrNull(row[`${leg}_offer_id`]);
   if (offerId === null) return null;
-  const state = readString(row[`${leg}_offer_state`]);
+  const state = read.string(row[`${leg}_offer_state`]);
   if (!(LEG_STATES as readonly string[]).includes(state)) {
     throw new TypeError(`unknown ${leg} offer state ${state}`);
   }
   return {
     offerId,
     state: state as LegState,
-    expiresAt: readDate(row[`${leg}_offer_expires_at`]),
-    updateId: readString(row[`${leg}_offer_update_id`]),
+    expiresAt: read.date(row[`${leg}_offer_expires_at`]),
+    updateId: read.string(row[`${leg}_offer_update_id`]),
   };
 }
 
 function eventFromRow(row: Row): IntentEventRecord {
   return {
-    seq: readSafeInteger(row.seq),
-    intentId: readString(row.intent_id),
-    status: readString(row.status) as SwapState,
-    legEvent: readStringOrNull(row.leg_event) as LegEventName | null,
-    at: readDate(row.at),
+    seq: read.safeInteger(row.seq),
+    intentId: read.string(row.intent_id),
+    status: read.string(row.status) as SwapState,
+    legEvent: read.stringOrNull(row.leg_event) as LegEventName | null,
+    at: read.date(row.at),
     payload: row.payload,
   };
 }
@@ -682,7 +671,7 @@ export async function moveIntentsAlong(
     };
   });
   const rows = await writeIntentStates(q, 'swap', moves, at);
-  return rows.map((row) => readString(row.intent_id));
+  return rows.map((row) => read.string(row.intent_id));
 }
 
 /** Intents among `intentIds` that are in one of `statuses`. */
@@ -795,7 +784,7 @@ export async function countIncompleteCompletedSwaps(q: Queryable, poolId: string
     `SELECT count(*) AS n FROM intents i WHERE i.pool_id = $1 AND ${INCOMPLETE_COMPLETED}`,
     [poolId],
   );
-  return readSafeInteger(rows[0]?.n ?? '0');
+  return read.safeInteger(rows[0]?.n ?? '0');
 }
 
 /** `countIncompleteCompletedSwaps` of each of `poolIds` in one statement; pools with none are absent. */
@@ -809,5 +798,5 @@ export async function countIncompleteCompletedSwapsByPool(
      GROUP BY i.pool_id`,
     [poolIds],
   );
-  return new Map(rows.map((row) => [readString(row.pool_id), readSafeInteger(row.n)]));
+  return new Map(rows.map((row) => [read.string(row.pool_id), read.safeInteger(row.n)]));
 }

@@ -4,7 +4,7 @@
  * offer) so the ledger deduplicates it, and a command found `recorded` or `submitted` after a
  * restart is looked up on the ledger before anything else is decided.
  */
-import { jsonParam, readDate, readSafeInteger, readString, readStringOrNull } from './columns.js';
+import { jsonParam, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
 /**
@@ -71,22 +71,22 @@ export function commandIdOf(subjectId: string, leg: CommandLeg, attempt: number)
 /** The store's reading of a `ledger_commands` row; the engine extends it with its own columns. */
 export function commandFromRow(row: Row): LedgerCommandRecord {
   return {
-    commandId: readString(row.command_id),
-    intentId: readStringOrNull(row.intent_id),
-    depositId: readStringOrNull(row.deposit_id),
-    collectionId: readStringOrNull(row.collection_id),
-    liquidityIntentId: readStringOrNull(row.liquidity_intent_id),
-    liquidityDepositId: readStringOrNull(row.liquidity_deposit_id),
-    withdrawalId: readStringOrNull(row.withdrawal_id),
-    sweepId: readStringOrNull(row.sweep_id),
-    leg: readString(row.leg) as CommandLeg,
-    attempt: readSafeInteger(row.attempt),
+    commandId: read.string(row.command_id),
+    intentId: read.stringOrNull(row.intent_id),
+    depositId: read.stringOrNull(row.deposit_id),
+    collectionId: read.stringOrNull(row.collection_id),
+    liquidityIntentId: read.stringOrNull(row.liquidity_intent_id),
+    liquidityDepositId: read.stringOrNull(row.liquidity_deposit_id),
+    withdrawalId: read.stringOrNull(row.withdrawal_id),
+    sweepId: read.stringOrNull(row.sweep_id),
+    leg: read.string(row.leg) as CommandLeg,
+    attempt: read.safeInteger(row.attempt),
     payload: row.payload,
-    status: readString(row.status) as CommandStatus,
-    updateId: readStringOrNull(row.update_id),
-    error: readStringOrNull(row.error),
-    createdAt: readDate(row.created_at),
-    updatedAt: readDate(row.updated_at),
+    status: read.string(row.status) as CommandStatus,
+    updateId: read.stringOrNull(row.update_id),
+    error: read.stringOrNull(row.error),
+    createdAt: read.date(row.created_at),
+    updatedAt: read.date(row.updated_at),
   };
 }
 

@@ -4,14 +4,7 @@
  * `forwarding`, `returning` or `flagged` there.
  */
 import type { Amount, Side } from '@poolparty/core';
-import {
-  amountParam,
-  readAmount,
-  readDate,
-  readSafeInteger,
-  readString,
-  readStringOrNull,
-} from './columns.js';
+import { amountParam, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import { firstRowOf } from './sql.js';
 
@@ -53,24 +46,24 @@ export interface LiquidityDepositRecord extends NewLiquidityDeposit {
 }
 
 function depositFromRow(row: Row): LiquidityDepositRecord {
-  const side = readStringOrNull(row.side);
+  const side = read.stringOrNull(row.side);
   return {
-    depositId: readString(row.deposit_id),
-    updateId: readString(row.update_id),
-    eventIndex: readSafeInteger(row.event_index),
-    offset: readSafeInteger(row.ledger_offset),
-    poolId: readString(row.pool_id),
-    liquidityIntentId: readStringOrNull(row.liquidity_intent_id),
-    sender: readString(row.sender),
+    depositId: read.string(row.deposit_id),
+    updateId: read.string(row.update_id),
+    eventIndex: read.safeInteger(row.event_index),
+    offset: read.safeInteger(row.ledger_offset),
+    poolId: read.string(row.pool_id),
+    liquidityIntentId: read.stringOrNull(row.liquidity_intent_id),
+    sender: read.string(row.sender),
     side: side === null ? null : (side as Side),
-    instrument: { id: readString(row.instrument_id), admin: readString(row.instrument_admin) },
-    amount: readAmount(row.amount),
-    reference: readStringOrNull(row.reference),
-    offerId: readStringOrNull(row.offer_id),
-    status: readString(row.status) as LiquidityDepositStatus,
-    unmatchedReason: readStringOrNull(row.unmatched_reason),
-    receivedAt: readDate(row.received_at),
-    updatedAt: readDate(row.updated_at),
+    instrument: { id: read.string(row.instrument_id), admin: read.string(row.instrument_admin) },
+    amount: read.amount(row.amount),
+    reference: read.stringOrNull(row.reference),
+    offerId: read.stringOrNull(row.offer_id),
+    status: read.string(row.status) as LiquidityDepositStatus,
+    unmatchedReason: read.stringOrNull(row.unmatched_reason),
+    receivedAt: read.date(row.received_at),
+    updatedAt: read.date(row.updated_at),
   };
 }
 
@@ -181,8 +174,8 @@ export async function heldByLpParty(
     [poolId, HELD_BY_LP_PARTY],
   );
   return rows.map((row) => ({
-    instrumentId: readString(row.instrument_id),
-    instrumentAdmin: readString(row.instrument_admin),
-    amount: readAmount(row.amount),
+    instrumentId: read.string(row.instrument_id),
+    instrumentAdmin: read.string(row.instrument_admin),
+    amount: read.amount(row.amount),
   }));
 }

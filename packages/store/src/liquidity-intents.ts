@@ -4,17 +4,7 @@
  */
 import type { Amount } from '@poolparty/core';
 import { BaseError } from '@poolparty/core';
-import {
-  amountParam,
-  amountParamOrNull,
-  readAmount,
-  readAmountOrNull,
-  readDate,
-  readDateOrNull,
-  readSafeInteger,
-  readString,
-  readStringOrNull,
-} from './columns.js';
+import { amountParam, amountParamOrNull, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import { intentRow, type OutboxReader, outboxReader, writeIntentStates } from './intent-states.js';
 import { firstRowOf } from './sql.js';
@@ -88,39 +78,39 @@ export class ActiveLiquidityIntentExistsError extends BaseError<'active_liquidit
 }
 
 function completionOf(row: Row): LiquidityCompletion | null {
-  const minted = readAmountOrNull(row.minted_units);
+  const minted = read.amountOrNull(row.minted_units);
   if (minted === null) return null;
   return {
     mintedUnits: minted,
-    joinedA: readAmount(row.joined_a),
-    joinedB: readAmount(row.joined_b),
-    returnedA: readAmount(row.returned_a),
-    returnedB: readAmount(row.returned_b),
+    joinedA: read.amount(row.joined_a),
+    joinedB: read.amount(row.joined_b),
+    returnedA: read.amount(row.returned_a),
+    returnedB: read.amount(row.returned_b),
   };
 }
 
 export function liquidityIntentFromRow(row: Row): LiquidityIntentRecord {
   return {
-    liquidityIntentId: readString(row.liquidity_intent_id),
-    poolId: readString(row.pool_id),
-    apiKeyId: readString(row.api_key_id),
-    developerParty: readString(row.developer_party),
-    providerParty: readString(row.provider_party),
-    depositAddress: readString(row.deposit_address),
-    depositReference: readString(row.deposit_reference),
-    expectedA: readAmount(row.expected_a),
-    expectedB: readAmount(row.expected_b),
-    expectedUnits: readAmount(row.expected_units),
-    minimumUnits: readAmount(row.minimum_units),
-    slippageBps: readSafeInteger(row.slippage_bps),
-    status: readString(row.status) as LiquidityStatus,
-    failureCode: readStringOrNull(row.failure_code),
-    failureMessage: readStringOrNull(row.failure_message),
+    liquidityIntentId: read.string(row.liquidity_intent_id),
+    poolId: read.string(row.pool_id),
+    apiKeyId: read.string(row.api_key_id),
+    developerParty: read.string(row.developer_party),
+    providerParty: read.string(row.provider_party),
+    depositAddress: read.string(row.deposit_address),
+    depositReference: read.string(row.deposit_reference),
+    expectedA: read.amount(row.expected_a),
+    expectedB: read.amount(row.expected_b),
+    expectedUnits: read.amount(row.expected_units),
+    minimumUnits: read.amount(row.minimum_units),
+    slippageBps: read.safeInteger(row.slippage_bps),
+    status: read.string(row.status) as LiquidityStatus,
+    failureCode: read.stringOrNull(row.failure_code),
+    failureMessage: read.stringOrNull(row.failure_message),
     completion: completionOf(row),
-    createdAt: readDate(row.created_at),
-    expiresAt: readDate(row.expires_at),
-    completedAt: readDateOrNull(row.completed_at),
-    updatedAt: readDate(row.updated_at),
+    createdAt: read.date(row.created_at),
+    expiresAt: read.date(row.expires_at),
+    completedAt: read.dateOrNull(row.completed_at),
+    updatedAt: read.date(row.updated_at),
   };
 }
 
@@ -295,10 +285,10 @@ export async function dueLiquidityIntents(
 
 function liquidityEventFromRow(row: Row): LiquidityEventRecord {
   return {
-    seq: readSafeInteger(row.seq),
-    liquidityIntentId: readString(row.liquidity_intent_id),
-    status: readString(row.status) as LiquidityStatus,
-    at: readDate(row.at),
+    seq: read.safeInteger(row.seq),
+    liquidityIntentId: read.string(row.liquidity_intent_id),
+    status: read.string(row.status) as LiquidityStatus,
+    at: read.date(row.at),
     payload: (row.payload ?? {}) as Record<string, unknown>,
   };
 }
@@ -319,5 +309,5 @@ export async function countOpenLiquidityCommands(
      WHERE liquidity_intent_id = $1 AND status IN ('recorded', 'submitted')`,
     [liquidityIntentId],
   );
-  return readSafeInteger(rows[0]?.n ?? 0);
+  return read.safeInteger(rows[0]?.n ?? 0);
 }

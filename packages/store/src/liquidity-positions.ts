@@ -4,14 +4,7 @@
  * equals the positions' units plus the units locked by the first deposit.
  */
 import type { Amount, PositionFeeState } from '@poolparty/core';
-import {
-  amountParam,
-  feeGrowthParam,
-  readAmount,
-  readDate,
-  readFeeGrowth,
-  readString,
-} from './columns.js';
+import { amountParam, feeGrowthParam, read, readFeeGrowth } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
 export interface PositionRecord {
@@ -29,18 +22,18 @@ export interface PositionRecord {
 
 function positionFromRow(row: Row): PositionRecord {
   return {
-    poolId: readString(row.pool_id),
-    providerParty: readString(row.provider_party),
-    units: readAmount(row.units),
-    basisA: readAmount(row.basis_a),
-    basisB: readAmount(row.basis_b),
+    poolId: read.string(row.pool_id),
+    providerParty: read.string(row.provider_party),
+    units: read.amount(row.units),
+    basisA: read.amount(row.basis_a),
+    basisB: read.amount(row.basis_b),
     fees: {
       growthLast: readFeeGrowth(row.fee_growth_last_a, row.fee_growth_last_b),
-      accruedA: readAmount(row.fees_accrued_a),
-      accruedB: readAmount(row.fees_accrued_b),
+      accruedA: read.amount(row.fees_accrued_a),
+      accruedB: read.amount(row.fees_accrued_b),
     },
-    createdAt: readDate(row.created_at),
-    updatedAt: readDate(row.updated_at),
+    createdAt: read.date(row.created_at),
+    updatedAt: read.date(row.updated_at),
   };
 }
 
@@ -178,7 +171,7 @@ export async function debitPosition(
 /** The pool's unit supply, read under the caller's lock. */
 export async function getLpSupply(q: Queryable, poolId: string): Promise<Amount | null> {
   const rows = await q.query('SELECT lp_supply FROM pools WHERE pool_id = $1', [poolId]);
-  return rows[0] ? readAmount(rows[0].lp_supply) : null;
+  return rows[0] ? read.amount(rows[0].lp_supply) : null;
 }
 
 /** A fee state's four columns, in the order the statements above number them. */

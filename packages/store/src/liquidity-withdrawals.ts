@@ -3,15 +3,7 @@
  * payout has its own state, moved by compare-and-set, so a confirmation delivered twice pays once.
  */
 import type { Amount, Side } from '@poolparty/core';
-import {
-  amountParam,
-  readAmount,
-  readDate,
-  readDateOrNull,
-  readSafeInteger,
-  readString,
-  readStringOrNull,
-} from './columns.js';
+import { amountParam, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
 export type PayoutState = 'pending' | 'offered' | 'paid' | 'flagged' | 'none';
@@ -66,22 +58,22 @@ export interface WithdrawalRecord extends NewWithdrawal {
 
 function withdrawalFromRow(row: Row): WithdrawalRecord {
   return {
-    withdrawalId: readString(row.withdrawal_id),
-    poolId: readString(row.pool_id),
-    providerParty: readString(row.provider_party),
-    apiKeyId: readString(row.api_key_id),
-    units: readAmount(row.units),
-    amountA: readAmount(row.amount_a),
-    amountB: readAmount(row.amount_b),
-    minimumA: readAmount(row.minimum_a),
-    minimumB: readAmount(row.minimum_b),
-    payoutA: readString(row.payout_a) as PayoutState,
-    payoutB: readString(row.payout_b) as PayoutState,
-    updateA: readStringOrNull(row.update_a),
-    updateB: readStringOrNull(row.update_b),
-    createdAt: readDate(row.created_at),
-    completedAt: readDateOrNull(row.completed_at),
-    updatedAt: readDate(row.updated_at),
+    withdrawalId: read.string(row.withdrawal_id),
+    poolId: read.string(row.pool_id),
+    providerParty: read.string(row.provider_party),
+    apiKeyId: read.string(row.api_key_id),
+    units: read.amount(row.units),
+    amountA: read.amount(row.amount_a),
+    amountB: read.amount(row.amount_b),
+    minimumA: read.amount(row.minimum_a),
+    minimumB: read.amount(row.minimum_b),
+    payoutA: read.string(row.payout_a) as PayoutState,
+    payoutB: read.string(row.payout_b) as PayoutState,
+    updateA: read.stringOrNull(row.update_a),
+    updateB: read.stringOrNull(row.update_b),
+    createdAt: read.date(row.created_at),
+    completedAt: read.dateOrNull(row.completed_at),
+    updatedAt: read.date(row.updated_at),
   };
 }
 
@@ -190,19 +182,19 @@ export async function payoutOffersOf(
      ORDER BY attempt`,
     [withdrawalId],
   );
-  return Object.fromEntries(rows.map((row) => [readString(row.side), readString(row.offer_id)]));
+  return Object.fromEntries(rows.map((row) => [read.string(row.side), read.string(row.offer_id)]));
 }
 
 function withdrawalEventFromRow(row: Row): WithdrawalEventRecord {
   return {
-    seq: readSafeInteger(row.seq),
-    withdrawalId: readString(row.withdrawal_id),
-    status: readString(row.status) as WithdrawalStatus,
-    legEvent: readStringOrNull(row.leg_event) as WithdrawalLegEvent | null,
-    side: readStringOrNull(row.side) as Side | null,
-    payoutA: readString(row.payout_a) as PayoutState,
-    payoutB: readString(row.payout_b) as PayoutState,
-    at: readDate(row.at),
+    seq: read.safeInteger(row.seq),
+    withdrawalId: read.string(row.withdrawal_id),
+    status: read.string(row.status) as WithdrawalStatus,
+    legEvent: read.stringOrNull(row.leg_event) as WithdrawalLegEvent | null,
+    side: read.stringOrNull(row.side) as Side | null,
+    payoutA: read.string(row.payout_a) as PayoutState,
+    payoutB: read.string(row.payout_b) as PayoutState,
+    at: read.date(row.at),
   };
 }
 

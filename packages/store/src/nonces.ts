@@ -2,7 +2,7 @@
  * Challenge nonces (docs/spec/auth.md#wallet-challenge): single-use. Consumption is one conditional
  * UPDATE, so of any number of concurrent verifications of one nonce exactly one gets it back.
  */
-import { readDate, readDateOrNull, readString } from './columns.js';
+import { read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import { deleteExpired } from './expiry.js';
 
@@ -23,13 +23,13 @@ const NONCE_COLUMNS = 'nonce, party_id, purpose, message, created_at, expires_at
 
 function nonceFromRow(row: Row): NonceRecord {
   return {
-    nonce: readString(row.nonce),
-    partyId: readString(row.party_id),
-    purpose: readString(row.purpose),
-    message: readString(row.message),
-    createdAt: readDate(row.created_at),
-    expiresAt: readDate(row.expires_at),
-    usedAt: readDateOrNull(row.used_at),
+    nonce: read.string(row.nonce),
+    partyId: read.string(row.party_id),
+    purpose: read.string(row.purpose),
+    message: read.string(row.message),
+    createdAt: read.date(row.created_at),
+    expiresAt: read.date(row.expires_at),
+    usedAt: read.dateOrNull(row.used_at),
   };
 }
 

@@ -2,13 +2,13 @@
  * Ledger offset checkpoints, one per ingested stream. Written in the same transaction as what
  * was ingested up to that offset, so a restart resumes exactly after the last committed work.
  */
-import { readSafeInteger } from './columns.js';
+import { read } from './columns.js';
 import type { Queryable } from './database.js';
 
 /** The checkpoint of `stream`, or null before its first. */
 export async function getLedgerOffset(q: Queryable, stream: string): Promise<number | null> {
   const rows = await q.query('SELECT last_offset FROM ledger_offsets WHERE stream = $1', [stream]);
-  return rows[0] ? readSafeInteger(rows[0].last_offset) : null;
+  return rows[0] ? read.safeInteger(rows[0].last_offset) : null;
 }
 
 /**
@@ -53,7 +53,7 @@ export async function lockCheckpoint(
      RETURNING last_offset`,
     [stream, initialOffset, now],
   );
-  return readSafeInteger(rows[0]?.last_offset);
+  return read.safeInteger(rows[0]?.last_offset);
 }
 
 /**
@@ -82,5 +82,5 @@ export async function advanceCheckpoint(
      RETURNING prior.last_offset AS prior`,
     [stream, through, now],
   );
-  return rows[0] === undefined ? null : readSafeInteger(rows[0].prior);
+  return rows[0] === undefined ? null : read.safeInteger(rows[0].prior);
 }

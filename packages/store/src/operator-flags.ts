@@ -1,12 +1,5 @@
 /** Situations only an operator can resolve (e.g. `refund_failed`: funds parked). */
-import {
-  jsonParam,
-  readDate,
-  readDateOrNull,
-  readSafeInteger,
-  readString,
-  readStringOrNull,
-} from './columns.js';
+import { jsonParam, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
 export interface NewOperatorFlag {
@@ -26,14 +19,14 @@ export interface OperatorFlag extends NewOperatorFlag {
 /** The store's reading of an `operator_flags` row. */
 export function flagFromRow(row: Row): OperatorFlag {
   return {
-    id: readSafeInteger(row.id),
-    intentId: readStringOrNull(row.intent_id),
-    depositId: readStringOrNull(row.deposit_id),
-    kind: readString(row.kind),
+    id: read.safeInteger(row.id),
+    intentId: read.stringOrNull(row.intent_id),
+    depositId: read.stringOrNull(row.deposit_id),
+    kind: read.string(row.kind),
     details: row.details,
-    createdAt: readDate(row.created_at),
-    resolvedAt: readDateOrNull(row.resolved_at),
-    resolution: readStringOrNull(row.resolution),
+    createdAt: read.date(row.created_at),
+    resolvedAt: read.dateOrNull(row.resolved_at),
+    resolution: read.stringOrNull(row.resolution),
   };
 }
 

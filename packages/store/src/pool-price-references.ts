@@ -3,19 +3,22 @@
  * docs/spec/guard.md#reference): read and written by the executor under the pool's lock.
  */
 import type { PoolPriceReference, Ratio } from '@poolparty/core';
-import { readDate, readDateOrNull, readString } from './columns.js';
+import { read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
 function readRatio(numerator: unknown, denominator: unknown): Ratio {
-  return { numerator: BigInt(readString(numerator)), denominator: BigInt(readString(denominator)) };
+  return {
+    numerator: BigInt(read.string(numerator)),
+    denominator: BigInt(read.string(denominator)),
+  };
 }
 
 function referenceFromRow(row: Row): PoolPriceReference {
   return {
     price: readRatio(row.price_numerator, row.price_denominator),
     spot: readRatio(row.spot_numerator, row.spot_denominator),
-    atMs: readDate(row.observed_at).getTime(),
-    limitedSinceMs: readDateOrNull(row.limited_since)?.getTime() ?? null,
+    atMs: read.date(row.observed_at).getTime(),
+    limitedSinceMs: read.dateOrNull(row.limited_since)?.getTime() ?? null,
   };
 }
 

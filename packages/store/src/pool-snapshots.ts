@@ -3,14 +3,7 @@
  * base token.
  */
 import type { Amount } from '@poolparty/core';
-import {
-  amountParam,
-  amountParamOrNull,
-  readAmount,
-  readAmountOrNull,
-  readDate,
-  readString,
-} from './columns.js';
+import { amountParam, amountParamOrNull, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
 export interface PoolSnapshot {
@@ -30,11 +23,11 @@ export function hourOf(at: Date): Date {
 
 function snapshotFromRow(row: Row): PoolSnapshot {
   return {
-    poolId: readString(row.pool_id),
-    hour: readDate(row.hour),
-    reserveA: readAmount(row.reserve_a),
-    reserveB: readAmount(row.reserve_b),
-    priceUsd: readAmountOrNull(row.price_usd),
+    poolId: read.string(row.pool_id),
+    hour: read.date(row.hour),
+    reserveA: read.amount(row.reserve_a),
+    reserveB: read.amount(row.reserve_b),
+    priceUsd: read.amountOrNull(row.price_usd),
   };
 }
 

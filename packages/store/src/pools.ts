@@ -11,13 +11,8 @@ import {
   amountParamOrNull,
   feeGrowthParam,
   jsonParam,
-  readAmount,
-  readAmountOrNull,
-  readDate,
+  read,
   readFeeGrowth,
-  readIntegerOrNull,
-  readSafeInteger,
-  readString,
 } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import { creditPosition } from './liquidity-positions.js';
@@ -87,35 +82,35 @@ const POOL_SELECT = `SELECT p.pool_id, p.token_a_id, p.token_a_admin, p.token_b_
 
 function accountingFromRow(row: Row): PoolAccounting {
   return {
-    reserveA: readAmount(row.reserve_a),
-    reserveB: readAmount(row.reserve_b),
-    inflightA: readAmount(row.inflight_a),
-    inflightB: readAmount(row.inflight_b),
-    outgoingA: readAmount(row.outgoing_a),
-    outgoingB: readAmount(row.outgoing_b),
-    feesA: readAmount(row.fees_a),
-    feesB: readAmount(row.fees_b),
-    version: readSafeInteger(row.version),
-    updatedAt: readDate(row.accounting_updated_at),
+    reserveA: read.amount(row.reserve_a),
+    reserveB: read.amount(row.reserve_b),
+    inflightA: read.amount(row.inflight_a),
+    inflightB: read.amount(row.inflight_b),
+    outgoingA: read.amount(row.outgoing_a),
+    outgoingB: read.amount(row.outgoing_b),
+    feesA: read.amount(row.fees_a),
+    feesB: read.amount(row.fees_b),
+    version: read.safeInteger(row.version),
+    updatedAt: read.date(row.accounting_updated_at),
   };
 }
 
 function poolFromRow(row: Row): PoolRecord {
   return {
-    poolId: readString(row.pool_id),
-    tokenA: { id: readString(row.token_a_id), admin: readString(row.token_a_admin) },
-    tokenB: { id: readString(row.token_b_id), admin: readString(row.token_b_admin) },
-    swapParty: readString(row.swap_party),
-    lpParty: readString(row.lp_party),
-    feeBps: readSafeInteger(row.fee_bps),
-    lpSupply: readAmount(row.lp_supply),
+    poolId: read.string(row.pool_id),
+    tokenA: { id: read.string(row.token_a_id), admin: read.string(row.token_a_admin) },
+    tokenB: { id: read.string(row.token_b_id), admin: read.string(row.token_b_admin) },
+    swapParty: read.string(row.swap_party),
+    lpParty: read.string(row.lp_party),
+    feeBps: read.safeInteger(row.fee_bps),
+    lpSupply: read.amount(row.lp_supply),
     lpFeeGrowth: readFeeGrowth(row.lp_fee_growth_a, row.lp_fee_growth_b),
-    status: readString(row.status) as PoolStatus,
+    status: read.string(row.status) as PoolStatus,
     guard: (row.guard ?? {}) as Record<string, unknown>,
-    priceImpactCap: readAmountOrNull(row.price_impact_cap),
-    booksFromOffset: readIntegerOrNull(row.books_from_offset),
-    createdAt: readDate(row.created_at),
-    updatedAt: readDate(row.updated_at),
+    priceImpactCap: read.amountOrNull(row.price_impact_cap),
+    booksFromOffset: read.integerOrNull(row.books_from_offset),
+    createdAt: read.date(row.created_at),
+    updatedAt: read.date(row.updated_at),
     accounting: accountingFromRow(row),
   };
 }
@@ -375,7 +370,7 @@ export async function getPoolUnits(
   const row = rows[0];
   if (row === undefined) return null;
   return {
-    lpSupply: readAmount(row.lp_supply),
+    lpSupply: read.amount(row.lp_supply),
     lpFeeGrowth: readFeeGrowth(row.lp_fee_growth_a, row.lp_fee_growth_b),
   };
 }

@@ -1,13 +1,6 @@
 /** Reconciliation runs: the last one per pool decides whether the guard blocks it. */
 import { Amount, type Instrument } from '@poolparty/core';
-import {
-  jsonParam,
-  readAmount,
-  readDate,
-  readIntegerOrNull,
-  readSafeInteger,
-  readString,
-} from './columns.js';
+import { jsonParam, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
 export interface ReconciliationRun {
@@ -20,11 +13,11 @@ export interface ReconciliationRun {
 
 function runFromRow(row: Row): ReconciliationRun {
   return {
-    id: readSafeInteger(row.id),
-    poolId: readString(row.pool_id),
+    id: read.safeInteger(row.id),
+    poolId: read.string(row.pool_id),
     ok: row.ok === true,
     details: row.details,
-    at: readDate(row.at),
+    at: read.date(row.at),
   };
 }
 
@@ -68,7 +61,7 @@ export async function latestReconciliationRunByPool(
      ) r`,
     [poolIds],
   );
-  return new Map(rows.map((row) => [readString(row.pool_id), runFromRow(row)]));
+  return new Map(rows.map((row) => [read.string(row.pool_id), runFromRow(row)]));
 }
 
 /** A pool's books summed per side, as reconciliation compares them with the ledger's holdings. */
@@ -116,28 +109,28 @@ export async function readBooksAtCheckpoint(
   );
   const first = rows[0];
   const checkpoint =
-    first === undefined || first.checkpoint === null ? null : readSafeInteger(first.checkpoint);
+    first === undefined || first.checkpoint === null ? null : read.safeInteger(first.checkpoint);
   return { checkpoint, pools: rows.map(poolBooksFromRow) };
 }
 
 function poolBooksFromRow(row: Row): PoolBooksAtCheckpoint {
   return {
-    poolId: readString(row.pool_id),
-    swapParty: readString(row.swap_party),
-    lpParty: readString(row.lp_party),
-    booksFromOffset: readIntegerOrNull(row.books_from_offset),
+    poolId: read.string(row.pool_id),
+    swapParty: read.string(row.swap_party),
+    lpParty: read.string(row.lp_party),
+    booksFromOffset: read.integerOrNull(row.books_from_offset),
     sides: [
       {
         side: 'a',
-        instrument: { id: readString(row.token_a_id), admin: readString(row.token_a_admin) },
-        books: readAmount(row.books_a).units,
-        lpBooks: readAmount(row.lp_books_a).units,
+        instrument: { id: read.string(row.token_a_id), admin: read.string(row.token_a_admin) },
+        books: read.amount(row.books_a).units,
+        lpBooks: read.amount(row.lp_books_a).units,
       },
       {
         side: 'b',
-        instrument: { id: readString(row.token_b_id), admin: readString(row.token_b_admin) },
-        books: readAmount(row.books_b).units,
-        lpBooks: readAmount(row.lp_books_b).units,
+        instrument: { id: read.string(row.token_b_id), admin: read.string(row.token_b_admin) },
+        books: read.amount(row.books_b).units,
+        lpBooks: read.amount(row.lp_books_b).units,
       },
     ],
   };
@@ -171,8 +164,8 @@ export async function incompleteCompletedSwaps(
     [poolId, sampleMax],
   );
   return {
-    count: rows[0] ? readSafeInteger(rows[0].total) : 0,
-    intentIds: rows.map((row) => readString(row.intent_id)),
+    count: rows[0] ? read.safeInteger(rows[0].total) : 0,
+    intentIds: rows.map((row) => read.string(row.intent_id)),
   };
 }
 
@@ -188,5 +181,5 @@ export async function openFlagIdOfPool(
      ORDER BY id LIMIT 1`,
     [kind, poolId],
   );
-  return rows[0] ? readSafeInteger(rows[0].id) : null;
+  return rows[0] ? read.safeInteger(rows[0].id) : null;
 }

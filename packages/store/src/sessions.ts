@@ -1,5 +1,5 @@
 /** Developer portal sessions: stored by the SHA-256 of the session token only. */
-import { readDate, readString } from './columns.js';
+import { read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import { deleteExpired } from './expiry.js';
 
@@ -12,10 +12,10 @@ export interface SessionRecord {
 
 function sessionFromRow(row: Row): SessionRecord {
   return {
-    tokenHash: readString(row.token_hash),
-    developerParty: readString(row.developer_party),
-    createdAt: readDate(row.created_at),
-    expiresAt: readDate(row.expires_at),
+    tokenHash: read.string(row.token_hash),
+    developerParty: read.string(row.developer_party),
+    createdAt: read.date(row.created_at),
+    expiresAt: read.date(row.expires_at),
   };
 }
 

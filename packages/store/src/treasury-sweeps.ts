@@ -4,7 +4,7 @@
  * only, under the pool's lock, so the amounts they move and the books always move together.
  */
 import type { Amount, Instrument } from '@poolparty/core';
-import { amountParam, readAmount, readDateOrNull, readSafeInteger, readString } from './columns.js';
+import { amountParam, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import type { PoolSide } from './fee-events.js';
 import {
@@ -37,13 +37,13 @@ export interface SweepRecord extends NewSweep, FeeTransferProgress<'swept'> {}
 
 function sweepFromRow(row: Row): SweepRecord {
   return {
-    sweepId: readString(row.sweep_id),
-    poolId: readString(row.pool_id),
-    side: readString(row.side) as PoolSide,
-    instrument: { id: readString(row.instrument_id), admin: readString(row.instrument_admin) },
-    treasuryParty: readString(row.treasury_party),
-    amount: readAmount(row.amount),
-    trigger: readString(row.trigger) as SweepTrigger,
+    sweepId: read.string(row.sweep_id),
+    poolId: read.string(row.pool_id),
+    side: read.string(row.side) as PoolSide,
+    instrument: { id: read.string(row.instrument_id), admin: read.string(row.instrument_admin) },
+    treasuryParty: read.string(row.treasury_party),
+    amount: read.amount(row.amount),
+    trigger: read.string(row.trigger) as SweepTrigger,
     ...feeTransferProgressOf<'swept'>(row),
   };
 }
@@ -106,7 +106,7 @@ export async function lastSweptAt(
     `SELECT max(created_at) AS last FROM treasury_sweeps WHERE pool_id = $1 AND side = $2`,
     [poolId, side],
   );
-  return readDateOrNull(rows[0]?.last);
+  return read.dateOrNull(rows[0]?.last);
 }
 
 /**
@@ -134,8 +134,8 @@ export async function feesHeldBack(
     [poolId, side],
   );
   return {
-    owedToDevelopers: readAmount(row?.owed ?? '0'),
-    releasable: readAmount(row?.releasable ?? '0'),
+    owedToDevelopers: read.amount(row?.owed ?? '0'),
+    releasable: read.amount(row?.releasable ?? '0'),
   };
 }
 
@@ -154,11 +154,11 @@ export async function sweepTotals(q: Queryable): Promise<SweepTotal[]> {
      GROUP BY pool_id, side, status ORDER BY pool_id, side, status`,
   );
   return rows.map((row) => ({
-    poolId: readString(row.pool_id),
-    side: readString(row.side) as PoolSide,
-    status: readString(row.status) as SweepStatus,
-    count: readSafeInteger(row.n),
-    amount: readAmount(row.amount),
+    poolId: read.string(row.pool_id),
+    side: read.string(row.side) as PoolSide,
+    status: read.string(row.status) as SweepStatus,
+    count: read.safeInteger(row.n),
+    amount: read.amount(row.amount),
   }));
 }
 
@@ -174,5 +174,5 @@ export async function poolsLeastRecentlySwept(q: Queryable, limit: number): Prom
      ORDER BY s.last NULLS FIRST, p.created_at, p.pool_id LIMIT $1`,
     [limit],
   );
-  return rows.map((row) => readString(row.pool_id));
+  return rows.map((row) => read.string(row.pool_id));
 }

@@ -8,14 +8,7 @@
  * 0020) while an earlier delivery of its subject to the same endpoint is open, so one intent's
  * events arrive in order and one at a time; adding deliveries and ending them release the next.
  */
-import {
-  jsonParam,
-  readDate,
-  readDateOrNull,
-  readSafeInteger,
-  readString,
-  readStringOrNull,
-} from './columns.js';
+import { jsonParam, read } from './columns.js';
 import type { Database, Queryable, Row } from './database.js';
 
 /** How long an ended delivery and its attempts are kept, for the delivery log and resends. */
@@ -67,45 +60,45 @@ export interface WebhookDeliveryRecord {
 
 function textArray(value: unknown): string[] {
   if (!Array.isArray(value)) throw new TypeError('expected a text array');
-  return value.map(readString);
+  return value.map(read.string);
 }
 
 function endpointFromRow(row: Row): WebhookEndpointRecord {
   return {
-    endpointId: readString(row.endpoint_id),
-    developerParty: readString(row.developer_party),
-    url: readString(row.url),
+    endpointId: read.string(row.endpoint_id),
+    developerParty: read.string(row.developer_party),
+    url: read.string(row.url),
     events: textArray(row.events),
     apiKeyIds: row.api_key_ids === null ? null : textArray(row.api_key_ids),
-    description: readString(row.description),
-    secret: readString(row.secret),
-    previousSecret: readStringOrNull(row.previous_secret),
-    previousSecretExpiresAt: readDateOrNull(row.previous_secret_expires_at),
-    secretRotatedAt: readDateOrNull(row.secret_rotated_at),
+    description: read.string(row.description),
+    secret: read.string(row.secret),
+    previousSecret: read.stringOrNull(row.previous_secret),
+    previousSecretExpiresAt: read.dateOrNull(row.previous_secret_expires_at),
+    secretRotatedAt: read.dateOrNull(row.secret_rotated_at),
     enabled: row.enabled === true,
-    disabledReason: readStringOrNull(row.disabled_reason),
-    disabledAt: readDateOrNull(row.disabled_at),
-    failedInRow: readSafeInteger(row.failed_in_row),
-    failingSince: readDateOrNull(row.failing_since),
-    createdAt: readDate(row.created_at),
-    updatedAt: readDate(row.updated_at),
+    disabledReason: read.stringOrNull(row.disabled_reason),
+    disabledAt: read.dateOrNull(row.disabled_at),
+    failedInRow: read.safeInteger(row.failed_in_row),
+    failingSince: read.dateOrNull(row.failing_since),
+    createdAt: read.date(row.created_at),
+    updatedAt: read.date(row.updated_at),
   };
 }
 
 function deliveryFromRow(row: Row): WebhookDeliveryRecord {
   const attempts = typeof row.attempts === 'string' ? JSON.parse(row.attempts) : row.attempts;
   return {
-    deliveryId: readString(row.delivery_id),
-    endpointId: readString(row.endpoint_id),
-    eventId: readString(row.event_id),
-    eventType: readString(row.event_type),
-    subjectId: readString(row.subject_id),
-    body: readString(row.body),
-    state: readString(row.state) as WebhookDeliveryState,
+    deliveryId: read.string(row.delivery_id),
+    endpointId: read.string(row.endpoint_id),
+    eventId: read.string(row.event_id),
+    eventType: read.string(row.event_type),
+    subjectId: read.string(row.subject_id),
+    body: read.string(row.body),
+    state: read.string(row.state) as WebhookDeliveryState,
     attempts: attempts as WebhookAttemptRecord[],
-    firstAttemptAt: readDateOrNull(row.first_attempt_at),
-    nextAttemptAt: readDateOrNull(row.next_attempt_at),
-    createdAt: readDate(row.created_at),
+    firstAttemptAt: read.dateOrNull(row.first_attempt_at),
+    nextAttemptAt: read.dateOrNull(row.next_attempt_at),
+    createdAt: read.date(row.created_at),
   };
 }
 
@@ -139,7 +132,7 @@ export async function insertWebhookEndpointWithinCap(
       'SELECT count(*)::int AS n FROM webhook_endpoints WHERE developer_party = $1',
       [endpoint.developerParty],
     );
-    if (readSafeInteger(counted?.n) >= max) return null;
+    if (read.safeInteger(counted?.n) >= max) return null;
     const rows = await tx.query(
       `INSERT INTO webhook_endpoints (endpoint_id, developer_party, url, events, api_key_ids,
          description, secret, created_at, updated_at)
@@ -164,7 +157,16 @@ export async function getWebhookEndpoint(
   q: Queryable,
   endpointId: string,
 ): Promise<WebhookEndpointRecord | null> {
-  const rows = await q.query('SELECT * FROM webhook_endpoints WHERE endpoint_id = $1', [
+  return endpointById(q, endpointId, '');
+}
+
+/** One read serves both: the lock is the only difference between a look and a locked read. */
+async function endpointById(
+  q: Queryable,
+  endpointId: string,
+  lock: '' | 'FOR UPDATE',
+): Promise<WebhookEndpointRecord | null> {
+  const rows = await q.query(`SELECT * FROM webhook_endpoints WHERE endpoint_id = $1 ${lock}`, [
     endpointId,
   ]);
   return rows[0] ? endpointFromRow(rows[0]) : null;
@@ -305,14 +307,14 @@ export async function lockQueuedWebhookEvents(
     [limit],
   );
   return rows.map((row) => ({
-    queuedSeq: readSafeInteger(row.queued_seq),
-    eventId: readString(row.event_id),
-    developerParty: readString(row.developer_party),
-    type: readString(row.type),
-    subjectId: readString(row.subject_id),
-    apiKeyId: readStringOrNull(row.api_key_id),
-    outboxSeq: row.outbox_seq === null ? null : readSafeInteger(row.outbox_seq),
-    at: readDate(row.at),
+    queuedSeq: read.safeInteger(row.queued_seq),
+    eventId: read.string(row.event_id),
+    developerParty: read.string(row.developer_party),
+    type: read.string(row.type),
+    subjectId: read.string(row.subject_id),
+    apiKeyId: read.stringOrNull(row.api_key_id),
+    outboxSeq: row.outbox_seq === null ? null : read.safeInteger(row.outbox_seq),
+    at: read.date(row.at),
   }));
 }
 
@@ -498,8 +500,8 @@ export async function insertFannedOutWebhookEvents(
   await releaseWebhookChains(
     tx,
     rows.map((row) => ({
-      endpointId: readString(row.endpoint_id),
-      subjectId: readString(row.subject_id),
+      endpointId: read.string(row.endpoint_id),
+      subjectId: read.string(row.subject_id),
     })),
   );
   return rows.length;
@@ -584,7 +586,7 @@ export async function claimWebhookDeliveries(
   );
   return rows.map((row) => ({
     ...deliveryFromRow(row),
-    attemptCount: readSafeInteger(row.attempt_count),
+    attemptCount: read.safeInteger(row.attempt_count),
     endpoint: endpointFromJson(row.endpoint),
   }));
 }
@@ -592,7 +594,7 @@ export async function claimWebhookDeliveries(
 /** An endpoint row as `to_jsonb` gives it: timestamps as text. */
 function endpointFromJson(value: unknown): WebhookEndpointRecord {
   const row = (typeof value === 'string' ? JSON.parse(value) : value) as Row;
-  const date = (v: unknown) => (v === null || v === undefined ? null : new Date(readString(v)));
+  const date = (v: unknown) => (v === null || v === undefined ? null : new Date(read.string(v)));
   return endpointFromRow({
     ...row,
     previous_secret_expires_at: date(row.previous_secret_expires_at),
@@ -659,10 +661,10 @@ async function recordBatch(
     ),
   ]);
   return rows.map((row) => ({
-    deliveryId: readString(row.delivery_id),
-    endpointId: readString(row.endpoint_id),
-    subjectId: readString(row.subject_id),
-    state: readString(row.state) as RecordedWebhookAttempt['state'],
+    deliveryId: read.string(row.delivery_id),
+    endpointId: read.string(row.endpoint_id),
+    subjectId: read.string(row.subject_id),
+    state: read.string(row.state) as RecordedWebhookAttempt['state'],
   }));
 }
 
@@ -679,10 +681,7 @@ export async function lockWebhookEndpoint(
   tx: Queryable,
   endpointId: string,
 ): Promise<WebhookEndpointRecord | null> {
-  const rows = await tx.query('SELECT * FROM webhook_endpoints WHERE endpoint_id = $1 FOR UPDATE', [
-    endpointId,
-  ]);
-  return rows[0] ? endpointFromRow(rows[0]) : null;
+  return endpointById(tx, endpointId, 'FOR UPDATE');
 }
 
 /** Writes the endpoint's failure run; with `disabledReason`, turns it off at `now`. */

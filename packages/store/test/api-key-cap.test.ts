@@ -11,21 +11,21 @@ import {
   type ApiKeyRecord,
   type Database,
   graceKeysOverCap,
-  IN_MEMORY,
   insertApiKeyWithinCap,
   isApiKeyUsable,
   listApiKeys,
   listWorkingApiKeys,
-  migrate,
   type NewApiKey,
-  openPglite,
   revokeApiKey,
   rotateApiKeyWithinCap,
   upsertDeveloper,
 } from '../src/index.js';
-import { type FreshSchema, openFreshSchema, postgresSkipReason } from '../testing/index.js';
+import { storeBackends } from '../testing/index.js';
 
-const postgresSkip = await postgresSkipReason('API key cap suite on PostgreSQL');
+const BACKENDS = await storeBackends('API key cap suite', {
+  schemaPrefix: 'pp_key_cap',
+  processes: 2,
+});
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 const HOUR_MS = 60 * 60 * 1000;
@@ -119,42 +119,7 @@ async function listenFor(db: Database, keyIds: readonly string[]): Promise<Liste
   };
 }
 
-interface Backend {
-  readonly name: string;
-  readonly skipReason: string | null;
-  /** Two handles on one store: two processes' pools on PostgreSQL, the one connection on PGlite. */
-  open(): Promise<readonly [Database, Database]>;
-  close(): Promise<void>;
-}
-
-function pgliteBackend(): Backend {
-  let db: Database | null = null;
-  return {
-    name: 'PGlite',
-    skipReason: null,
-    open: async () => {
-      db = await openPglite(IN_MEMORY);
-      await migrate(db);
-      return [db, db];
-    },
-    close: async () => db?.close(),
-  };
-}
-
-function postgresBackend(): Backend {
-  let store: FreshSchema | null = null;
-  return {
-    name: 'PostgreSQL',
-    skipReason: postgresSkip,
-    open: async () => {
-      store = await openFreshSchema('pp_key_cap', { processes: 2 });
-      return store.databases as [Database, Database];
-    },
-    close: async () => store?.close(),
-  };
-}
-
-describe.each([pgliteBackend(), postgresBackend()])('working keys on $name', (backend) => {
+describe.each(BACKENDS)('working keys on $name', (backend) => {
   let db: Database;
   let other: Database;
 
@@ -174,6 +139,18 @@ describe.each([pgliteBackend(), postgresBackend()])('working keys on $name', (ba
       keys.push(key);
     }
     return keys;
+  }
+
+  /**
+   * A developer at the cap with one key in its grace: of `CAP - 1` keys, `first` was rotated an
+   * hour in, so `first` (in its grace), its `successor` and `second` all count.
+   */
+  async function atTheCapWithOneInItsGrace() {
+    const [first, second] = await developerWithKeys(CAP - 1);
+    if (!first || !second) throw new Error('no keys');
+    const successor = await rotateApiKeyWithinCap(db, rotation(first, at(HOUR_MS)), CAP);
+    if (successor === null) throw new Error('rotation refused');
+    return { first, second, party: first.developerParty, successor };
   }
 
   const workingIds = async (party: string, now: Date) =>
@@ -196,11 +173,7 @@ describe.each([pgliteBackend(), postgresBackend()])('working keys on $name', (ba
   it.skipIf(backend.skipReason !== null)(
     'end, at the cap, the grace that would stop soonest, and announce it',
     async () => {
-      const [first, second] = await developerWithKeys(CAP - 1);
-      if (!first || !second) throw new Error('no keys');
-      const party = first.developerParty;
-      const successor = await rotateApiKeyWithinCap(db, rotation(first, at(HOUR_MS)), CAP);
-      if (successor === null) throw new Error('rotation refused');
+      const { first, second, party, successor } = await atTheCapWithOneInItsGrace();
       const listening = await listenFor(db, [first.keyId]);
       const now = at(2 * HOUR_MS);
       // Rotating second passes the cap: first's grace ends, second keeps its own.
@@ -246,11 +219,7 @@ describe.each([pgliteBackend(), postgresBackend()])('working keys on $name', (ba
   it.skipIf(backend.skipReason !== null)(
     'never pass the cap under concurrent rotations and creations from two processes',
     async () => {
-      const [first, second] = await developerWithKeys(CAP - 1);
-      if (!first || !second) throw new Error('no keys');
-      const party = first.developerParty;
-      const successor = await rotateApiKeyWithinCap(db, rotation(first, at(HOUR_MS)), CAP);
-      if (successor === null) throw new Error('rotation refused');
+      const { second, party, successor } = await atTheCapWithOneInItsGrace();
       const now = at(2 * HOUR_MS);
       // Both rotations would end first's grace if they counted side by side.
       const [rotatedA, rotatedB, createdA, createdB] = await Promise.all([

@@ -18,6 +18,7 @@ import {
   type Database,
   IN_MEMORY,
   insertApiKey,
+  insertAtomicSwap,
   insertIntent,
   insertLiquidityIntent,
   insertPool,
@@ -27,12 +28,26 @@ import {
   upsertDeveloper,
   writeIntentStates,
 } from '../src/index.js';
-import { TEST_AMULET, TEST_USDCX, testIntent } from '../testing/intents.js';
+import { TEST_AMULET, TEST_USDCX, testAtomicSwap, testIntent } from '../testing/intents.js';
 
 const T0 = new Date('2026-03-01T10:00:00Z');
-const SOURCE: Readonly<Record<IntentKind, { table: string; id: string }>> = {
-  swap: { table: 'intents', id: 'intent_id' },
-  liquidity: { table: 'liquidity_intents', id: 'liquidity_intent_id' },
+/** Each kind's table, its id and owner columns, and its model intent's id. */
+const SOURCE: Readonly<
+  Record<IntentKind, { table: string; id: string; owner: string; model: string }>
+> = {
+  swap: { table: 'intents', id: 'intent_id', owner: 'wallet_party', model: 'swp_model' },
+  liquidity: {
+    table: 'liquidity_intents',
+    id: 'liquidity_intent_id',
+    owner: 'provider_party',
+    model: 'liq_model',
+  },
+  atomic_swap: {
+    table: 'atomic_swaps',
+    id: 'atomic_swap_id',
+    owner: 'trader_party',
+    model: 'atm_model',
+  },
 };
 
 let db: Database;
@@ -90,6 +105,12 @@ beforeAll(async () => {
     createdAt: T0,
     expiresAt: new Date(T0.getTime() + 86_400_000),
   });
+  await insertAtomicSwap(db, testAtomicSwap({ atomicSwapId: 'atm_model', createdAt: T0 }));
+  // The facts the states after signing require, so a copy may be put in any state.
+  await db.query(
+    `UPDATE atomic_swaps SET trader_signature = 'c2ln', update_id = 'upd-1', excess = 0
+     WHERE atomic_swap_id = 'atm_model'`,
+  );
 });
 
 afterAll(() => db?.close());
@@ -99,16 +120,15 @@ let copies = 0;
 /** A copy of the kind's model intent, inserted straight in `status` (inserts are not moves). */
 async function intentIn(kind: IntentKind, status: string): Promise<string> {
   copies += 1;
-  const { table, id } = SOURCE[kind];
+  const { table, id, owner, model } = SOURCE[kind];
   const copyId = `${kind}_copy_${copies}`;
   await db.query(
     `INSERT INTO ${table} SELECT copy.* FROM ${table} m,
        LATERAL jsonb_populate_record(NULL::${table}, to_jsonb(m) || jsonb_build_object(
-         '${id}', $1::text, 'deposit_reference', $1::text, 'status', $2::text,
-         '${kind === 'liquidity' ? 'provider_party' : 'wallet_party'}', $1::text,
-         'minted_units', 1)) copy
+         '${id}', $1::text, 'deposit_reference', $1::text, 'command_id', $1::text,
+         'status', $2::text, '${owner}', $1::text, 'minted_units', 1)) copy
      WHERE m.${id} = $3`,
-    [copyId, status, `${kind === 'swap' ? 'swp' : 'liq'}_model`],
+    [copyId, status, model],
   );
   return copyId;
 }

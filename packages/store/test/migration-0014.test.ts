@@ -3,40 +3,34 @@
  * event was there, so the count of completed swaps with incomplete accounting is the same before
  * and after it.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   countIncompleteCompletedSwaps,
   type Database,
-  IN_MEMORY,
   insertApiKey,
   insertFeeEvent,
   insertIntent,
-  loadMigrations,
   migrate,
-  openPglite,
   upsertDeveloper,
 } from '../src/index.js';
-import { TEST_AMULET, TEST_USDCX, testFeeEvent, testIntent } from '../testing/index.js';
+import {
+  TEST_AMULET,
+  TEST_USDCX,
+  testFeeEvent,
+  testIntent,
+  usePgliteStores,
+} from '../testing/index.js';
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 const AMULET = TEST_AMULET;
 const USDCX = TEST_USDCX;
 const POOL_ID = 'amulet-usdcx';
 const SWAP_PARTY = 'swap::1220cc';
-const open: Database[] = [];
-
-afterEach(async () => {
-  for (const db of open.splice(0)) await db.close();
-});
+const openStore = usePgliteStores();
 
 /** A store at the schema before 0014 with a pool and a developer key. */
 async function storeBefore0014() {
-  const db = await openPglite(IN_MEMORY);
-  open.push(db);
-  await migrate(
-    db,
-    loadMigrations().filter((m) => m.name < '0014'),
-  );
+  const db = await openStore({ before: '0014' });
   await upsertDeveloper(db, 'dev::1220dd', T0);
   const key = await insertApiKey(db, {
     keyId: 'key_1',

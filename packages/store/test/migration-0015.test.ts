@@ -2,32 +2,16 @@
  * Migration 0015: a swap creation's response stored under an API key before keys had scopes is,
  * after it, the response of that API key's scope, still replayed to a retry with its key.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  claimIdempotencyKey,
-  type Database,
-  getIdempotencyRecord,
-  IN_MEMORY,
-  loadMigrations,
-  migrate,
-  openPglite,
-} from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { claimIdempotencyKey, getIdempotencyRecord, migrate } from '../src/index.js';
+import { usePgliteStores } from '../testing/index.js';
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
-const open: Database[] = [];
-
-afterEach(async () => {
-  for (const db of open.splice(0)) await db.close();
-});
+const openStore = usePgliteStores();
 
 describe('migration 0015', () => {
   it('keeps a stored swap response under the scope of its API key', async () => {
-    const db = await openPglite(IN_MEMORY);
-    open.push(db);
-    await migrate(
-      db,
-      loadMigrations().filter((m) => m.name < '0015'),
-    );
+    const db = await openStore({ before: '0015' });
     await db.query(
       `INSERT INTO idempotency_records (api_key_id, key, request_hash, response_status,
          response_body, created_at)

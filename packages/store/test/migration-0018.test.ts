@@ -5,51 +5,30 @@
  * stood as a leg event — and a write that moves nothing writes none.
  */
 import { Amount } from '@poolparty/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type Database,
-  IN_MEMORY,
   insertPool,
   insertWithdrawal,
   listWithdrawalEvents,
-  loadMigrations,
   migrate,
   moveWithdrawalPayout,
-  openPglite,
 } from '../src/index.js';
+import { testPool, usePgliteStores } from '../testing/index.js';
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
-const open: Database[] = [];
-
-afterEach(async () => {
-  for (const db of open.splice(0)) await db.close();
-});
+const openStore = usePgliteStores();
 
 async function storeBefore0018(): Promise<Database> {
-  const db = await openPglite(IN_MEMORY);
-  open.push(db);
-  await migrate(
-    db,
-    loadMigrations().filter((m) => m.name < '0018'),
-  );
+  const db = await openStore({ before: '0018' });
   await db.query('INSERT INTO developers (party_id, created_at) VALUES ($1, $2)', ['dev::1', T0]);
   await db.query(
     `INSERT INTO api_keys (key_id, developer_party, key_hash, prefix, environment, created_at)
      VALUES ('key_1', 'dev::1', $1, 'pp_test', 'devnet', $2)`,
     ['0'.repeat(64), T0],
   );
-  await insertPool(db, {
-    poolId: 'amulet-usdcx',
-    tokenA: { id: 'Amulet', admin: 'dso::1' },
-    tokenB: { id: 'USDCx', admin: 'circle::1' },
-    swapParty: 'swap::1',
-    lpParty: 'lp::1',
-    lpSupply: Amount.parse('100'),
-    reserveA: Amount.parse('1000'),
-    reserveB: Amount.parse('145'),
-    createdAt: T0,
-  });
+  await insertPool(db, testPool(T0));
   return db;
 }
 

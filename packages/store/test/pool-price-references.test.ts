@@ -3,40 +3,21 @@
  * then exactly what was written — fractions of any size, to the last digit — and the latest write
  * replaces the one before.
  */
-import { Amount } from '@poolparty/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type Database,
   getPoolPriceReference,
-  IN_MEMORY,
   insertPool,
-  migrate,
-  openPglite,
   putPoolPriceReference,
 } from '../src/index.js';
+import { testPool, usePgliteStores } from '../testing/index.js';
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
-const open: Database[] = [];
-
-afterEach(async () => {
-  for (const db of open.splice(0)) await db.close();
-});
+const openStore = usePgliteStores();
 
 async function storeWithPool(): Promise<Database> {
-  const db = await openPglite(IN_MEMORY);
-  open.push(db);
-  await migrate(db);
-  await insertPool(db, {
-    poolId: 'amulet-usdcx',
-    tokenA: { id: 'Amulet', admin: 'dso::1' },
-    tokenB: { id: 'USDCx', admin: 'circle::1' },
-    swapParty: 'swap::1',
-    lpParty: 'lp::1',
-    lpSupply: Amount.parse('100'),
-    reserveA: Amount.parse('1000'),
-    reserveB: Amount.parse('145'),
-    createdAt: T0,
-  });
+  const db = await openStore();
+  await insertPool(db, testPool(T0));
   return db;
 }
 

@@ -11,15 +11,12 @@ import {
   claimWebhookDeliveries,
   type Database,
   dequeueWebhookEvents,
-  IN_MEMORY,
   insertApiKeyWithinCap,
   insertFannedOutWebhookEvents,
   insertWebhookDeliveries,
   insertWebhookEndpointWithinCap,
   listWebhookDeliveries,
   lockQueuedWebhookEvents,
-  migrate,
-  openPglite,
   purgeWebhookDeliveries,
   recordWebhookAttempt,
   recordWebhookAttempts,
@@ -31,13 +28,15 @@ import {
   WEBHOOK_DELIVERY_RETENTION_MS,
   type WebhookEndpointRecord,
 } from '../src/index.js';
-import { type FreshSchema, openFreshSchema, postgresSkipReason } from '../testing/index.js';
+import { storeBackends } from '../testing/index.js';
 
-const postgresSkip = await postgresSkipReason('webhook store suite on PostgreSQL');
+const BACKENDS = await storeBackends('webhook store suite', { schemaPrefix: 'pp_webhooks' });
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 const uid = () => randomBytes(8).toString('hex');
 const LEASE_MS = 30_000;
+/** The cap on a developer's working API keys the key inserts are given. */
+const API_KEY_CAP = 25;
 /** How often, and how many times, the race test looks for the fan-out waiting on the lock. */
 const LOCK_WAIT_LOOK_MS = 25;
 const LOCK_WAIT_LOOKS = 400;
@@ -48,44 +47,10 @@ function must<T>(value: T | null | undefined, what: string): T {
   return value;
 }
 
-interface Backend {
-  readonly name: string;
-  readonly skipReason: string | null;
-  open(): Promise<Database>;
-  close(): Promise<void>;
-}
-
-function pglite(): Backend {
-  let db: Database | null = null;
-  return {
-    name: 'PGlite',
-    skipReason: null,
-    open: async () => {
-      db = await openPglite(IN_MEMORY);
-      await migrate(db);
-      return db;
-    },
-    close: async () => db?.close(),
-  };
-}
-
-function postgres(): Backend {
-  let store: FreshSchema | null = null;
-  return {
-    name: 'PostgreSQL',
-    skipReason: postgresSkip,
-    open: async () => {
-      store = await openFreshSchema('pp_webhooks');
-      return store.databases[0] as Database;
-    },
-    close: async () => store?.close(),
-  };
-}
-
-describe.each([pglite(), postgres()])('webhook store on $name', (backend) => {
+describe.each(BACKENDS)('webhook store on $name', (backend) => {
   let db: Database;
   beforeAll(async () => {
-    if (backend.skipReason === null) db = await backend.open();
+    if (backend.skipReason === null) [db] = await backend.open();
   });
   afterAll(() => backend.close());
 
@@ -111,6 +76,24 @@ describe.each([pglite(), postgres()])('webhook store on $name', (backend) => {
     );
     if (endpoint === null) throw new Error('refused below the cap');
     return { party, endpoint };
+  }
+
+  /** A new API key of the developer's, well below the cap on working keys. */
+  async function apiKeyOf(party: string) {
+    const key = await insertApiKeyWithinCap(
+      db,
+      {
+        keyId: `key_${uid()}`,
+        developerParty: party,
+        name: '',
+        keyHash: randomBytes(32).toString('hex'),
+        prefix: 'pp_test_abcd',
+        environment: 'devnet',
+        createdAt: T0,
+      },
+      API_KEY_CAP,
+    );
+    return must(key, 'key');
   }
 
   function delivery(endpointId: string, subjectId: string, eventId = `evt_${uid()}`) {
@@ -161,22 +144,7 @@ describe.each([pglite(), postgres()])('webhook store on $name', (backend) => {
     'queues a revoked key only while the developer has an enabled endpoint',
     async () => {
       const { party, endpoint } = await developerWithEndpoint();
-      const key = must(
-        await insertApiKeyWithinCap(
-          db,
-          {
-            keyId: `key_${uid()}`,
-            developerParty: party,
-            name: '',
-            keyHash: randomBytes(32).toString('hex'),
-            prefix: 'pp_test_abcd',
-            environment: 'devnet',
-            createdAt: T0,
-          },
-          25,
-        ),
-        'key',
-      );
+      const key = await apiKeyOf(party);
       await revokeApiKey(db, { keyId: key.keyId, developerParty: party, now: at(1) });
       await updateWebhookEndpoint(db, {
         endpointId: endpoint.endpointId,
@@ -184,22 +152,7 @@ describe.each([pglite(), postgres()])('webhook store on $name', (backend) => {
         changes: { enabled: false },
         now: at(2),
       });
-      const other = must(
-        await insertApiKeyWithinCap(
-          db,
-          {
-            keyId: `key_${uid()}`,
-            developerParty: party,
-            name: '',
-            keyHash: randomBytes(32).toString('hex'),
-            prefix: 'pp_test_abcd',
-            environment: 'devnet',
-            createdAt: T0,
-          },
-          25,
-        ),
-        'key',
-      );
+      const other = await apiKeyOf(party);
       await revokeApiKey(db, { keyId: other.keyId, developerParty: party, now: at(3) });
       const queued = await db.transaction(async (tx) => {
         const events = (await lockQueuedWebhookEvents(tx, 1000)).filter(

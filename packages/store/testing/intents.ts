@@ -4,7 +4,7 @@
  */
 
 import { Amount } from '@poolparty/core';
-import type { NewFeeEvent, NewIntent } from '../src/index.js';
+import type { NewAtomicSwap, NewFeeEvent, NewIntent } from '../src/index.js';
 
 export const TEST_AMULET = { id: 'Amulet', admin: 'DSO::1220aa' } as const;
 export const TEST_USDCX = { id: 'USDCx', admin: 'circle::1220bb' } as const;
@@ -36,6 +36,58 @@ export function testIntent(fields: TestIntentFields): NewIntent {
     platformFeePolicy: null,
     outputAddress: fields.walletParty,
     expiresAt: new Date(fields.createdAt.getTime() + DAY_MS),
+    ...fields,
+  };
+}
+
+/**
+ * An atomic swap as the store's tests write one: `testIntent`'s amounts and fees, prepared on
+ * `pool-1` by `key_1` for `alice::1220`, its output leg naming `holding-<id>`, signable for a
+ * minute. The id and the creation time are the caller's.
+ */
+export function testAtomicSwap(
+  fields: Pick<NewAtomicSwap, 'atomicSwapId' | 'createdAt'> & Partial<NewAtomicSwap>,
+): NewAtomicSwap {
+  const intent = testIntent({
+    intentId: fields.atomicSwapId,
+    poolId: 'pool-1',
+    apiKeyId: 'key_1',
+    developerParty: 'dev::1220',
+    walletParty: 'alice::1220',
+    depositAddress: 'swap::1220cc',
+    depositReference: fields.atomicSwapId,
+    createdAt: fields.createdAt,
+  });
+  return {
+    poolId: intent.poolId,
+    apiKeyId: intent.apiKeyId,
+    developerParty: intent.developerParty,
+    traderParty: intent.walletParty,
+    keyFingerprint: `1220${'ab'.repeat(32)}`,
+    inputToken: intent.inputToken,
+    inputTokenAdmin: intent.inputTokenAdmin,
+    outputToken: intent.outputToken,
+    outputTokenAdmin: intent.outputTokenAdmin,
+    inputAmount: intent.expectedAmount,
+    outputAmount: intent.minOutput,
+    quotedOutput: intent.expectedOutput,
+    slippageTolerance: intent.slippageTolerance,
+    networkFeeAmount: intent.networkFeeAmount,
+    poolFeeAmount: intent.poolFeeAmount,
+    lpFeeAmount: intent.lpFeeAmount,
+    platformFeeAmount: intent.platformFeeAmount,
+    inputAmountAfterPoolFee: intent.inputAmountAfterPoolFee,
+    networkFeePolicy: null,
+    platformFeePolicy: null,
+    preparation: {
+      commandId: `atomic-${fields.atomicSwapId}-1`,
+      inputHoldingIds: [`trader-holding-${fields.atomicSwapId}`],
+      outputHoldingIds: [`holding-${fields.atomicSwapId}`],
+      preparedTransaction: 'cHJlcGFyZWQ=',
+      preparedTransactionHash: 'aGFzaA==',
+      hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
+      expiresAt: new Date(fields.createdAt.getTime() + 60_000),
+    },
     ...fields,
   };
 }

@@ -6,12 +6,12 @@
  */
 import type { Side } from '@poolparty/core';
 import type { Pool } from '@poolparty/sdk';
-import { useId, useState } from 'preact/hooks';
+import { useId } from 'preact/hooks';
 import { parseAmount } from '../decimal.js';
 import { formatAmount, formatPercent } from '../format.js';
 import { type AddForm, useAddForm } from './add-liquidity-model.js';
-import { describeLiquidityError } from './liquidity-errors.js';
 import { addBlocker, type Balances, useBalances } from './liquidity-funds.js';
+import { useLiquiditySubmission } from './liquidity-submission.js';
 import type { Liquidity, LiquidityIntent } from './party-liquidity.js';
 
 export function AddLiquidityForm(props: {
@@ -26,25 +26,16 @@ export function AddLiquidityForm(props: {
   const { pool } = props;
   const form = useAddForm(pool, parseAmount(props.heldUnits ?? '0') ?? undefined);
   const balances = useBalances(pool, props.balancesVersion);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const blocker = addBlocker(pool, form, balances);
-  const submit = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      props.onCreated(await props.client.create(form.body()));
-    } catch (caught) {
-      setError(describeLiquidityError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useLiquiditySubmission(
+    () => props.client.create(form.body()),
+    props.onCreated,
+  );
   return (
     <form
       onSubmit={(event) => {
         event.preventDefault();
-        if (blocker === null && !busy) void submit();
+        if (blocker === null) submit();
       }}
     >
       {form.empty && (

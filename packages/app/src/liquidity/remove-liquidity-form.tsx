@@ -8,8 +8,8 @@ import type { Pool } from '@poolparty/sdk';
 import { useId, useState } from 'preact/hooks';
 import { parseAmount, parseSlippagePercent } from '../decimal.js';
 import { formatAmount } from '../format.js';
-import { describeLiquidityError } from './liquidity-errors.js';
 import { poolLiquidity } from './liquidity-preview.js';
+import { useLiquiditySubmission } from './liquidity-submission.js';
 import type { Liquidity, Position, WithdrawalObject } from './party-liquidity.js';
 
 const SHARES = [2_500, 5_000, 7_500, 10_000] as const;
@@ -23,25 +23,15 @@ export function RemoveLiquidityForm(props: {
 }) {
   const { pool } = props;
   const form = useRemoveForm(props.pool, props.position);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async () => {
-    if (form.body === null) return;
-    setBusy(true);
-    setError(null);
-    try {
-      props.onCreated(await props.client.withdraw(form.body));
-    } catch (caught) {
-      setError(describeLiquidityError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useLiquiditySubmission(
+    () => (form.body === null ? null : props.client.withdraw(form.body)),
+    props.onCreated,
+  );
   return (
     <form
       onSubmit={(event) => {
         event.preventDefault();
-        if (!busy) void submit();
+        submit();
       }}
     >
       <h4>Remove liquidity</h4>

@@ -2,10 +2,13 @@
  * `/`: what PoolParty is, the live pools (reserves, price, 24 h figures from the market calls)
  * and where to go next.
  */
+
+import { ColumnHeads } from '../components/column-heads.js';
 import { formatAmount, formatPercent, formatUsd } from '../format.js';
 import { usePageTitle } from '../page-title.js';
 import { aprText } from '../pools/figure-terms.js';
 import { type PoolRow, poolPrice, usePoolRows } from '../pools/pool-rows.js';
+import { PoolRowsState } from '../pools/pool-rows-state.js';
 import { pairLabel } from '../token-choice.js';
 
 export function LandingPage() {
@@ -49,15 +52,9 @@ function LivePools() {
       <p>
         <a href="/pools">Every pool</a> with its charts, reserves and latest swaps.
       </p>
-      {pp === null && <p role="status">This service has no API key configured for its pages.</p>}
-      {error && (
-        <p role="alert" class="error">
-          Could not load the pools: {error}
-        </p>
-      )}
-      {rows === null && pp !== null && !error && <p role="status">Loading pools…</p>}
-      {rows !== null && rows.length === 0 && <p>No pools yet.</p>}
-      {rows !== null && rows.length > 0 && <PoolsTable rows={rows} />}
+      <PoolRowsState hasClient={pp !== null} rows={rows} error={error}>
+        {rows !== null && <PoolsTable rows={rows} />}
+      </PoolRowsState>
     </section>
   );
 }
@@ -68,18 +65,18 @@ function PoolsTable(props: { rows: readonly PoolRow[] }) {
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take keyboard focus to be scrolled without a mouse (WCAG 2.1.1) */}
       <section class="table-scroll" aria-labelledby="pools-heading" tabIndex={0}>
         <table class="pools">
-          <thead>
-            <tr>
-              <th scope="col">Pool</th>
-              <th scope="col">Reserves</th>
-              <th scope="col">Price</th>
-              <th scope="col">24 h change</th>
-              <th scope="col">24 h volume</th>
-              <th scope="col">24 h swaps</th>
-              <th scope="col">TVL</th>
-              <th scope="col">APR</th>
-            </tr>
-          </thead>
+          <ColumnHeads
+            names={[
+              'Pool',
+              'Reserves',
+              'Price',
+              '24 h change',
+              '24 h volume',
+              '24 h swaps',
+              'TVL',
+              'APR',
+            ]}
+          />
           <tbody>
             {props.rows.map((row) => (
               <PoolLine key={row.pool.poolId} row={row} rows={props.rows} />

@@ -16,6 +16,7 @@ import {
   VOLUME_MEANING,
 } from '../pools/figure-terms.js';
 import { type PoolRow, usePoolRows } from '../pools/pool-rows.js';
+import { PoolRowsState } from '../pools/pool-rows-state.js';
 import { pairLabel } from '../token-choice.js';
 
 export function PoolsPage() {
@@ -28,15 +29,9 @@ export function PoolsPage() {
         Each pool holds two tokens and prices swaps from its reserves. Figures are in USD and read
         again every 15 seconds.
       </p>
-      {pp === null && <p role="status">This service has no API key configured for its pages.</p>}
-      {error && (
-        <p role="alert" class="error">
-          Could not load the pools: {error}
-        </p>
-      )}
-      {rows === null && pp !== null && !error && <p role="status">Loading pools…</p>}
-      {rows !== null && rows.length === 0 && <p>No pools yet.</p>}
-      {rows !== null && rows.length > 0 && <PoolsList rows={rows} />}
+      <PoolRowsState hasClient={pp !== null} rows={rows} error={error}>
+        {rows !== null && <PoolsList rows={rows} />}
+      </PoolRowsState>
       {rows !== null && <YourPositions pools={rows.map((row) => row.pool)} />}
     </>
   );

@@ -3,6 +3,7 @@
  * phone each swap is a card of labelled lines, so no column is cut off (styles.css).
  */
 import type { PoolTrade } from '@poolparty/core';
+import { ColumnHeads } from '../components/column-heads.js';
 import { formatAmount, formatTime, formatUsd } from '../format.js';
 import { ScrollBox } from '../pages/developer/scroll-box.js';
 
@@ -21,14 +22,7 @@ export function PoolTrades(props: { trades: readonly PoolTrade[] | null; error: 
       {trades !== null && trades.length > 0 && (
         <ScrollBox label="Recent swaps">
           <table class="trades" data-testid="trades">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Sent</th>
-                <th scope="col">Received</th>
-                <th scope="col">Value</th>
-              </tr>
-            </thead>
+            <ColumnHeads names={['When', 'Sent', 'Received', 'Value']} />
             <tbody>
               {trades.map((trade, index) => (
                 <tr key={`${trade.at}-${index}`}>

@@ -3,6 +3,7 @@
  * and the SDK's types. Conventions are described in common.ts.
  */
 import type { TSchema } from '@sinclair/typebox';
+import { ATOMIC_SWAP_SCHEMAS } from './atomic-swap.js';
 import { AUTH_SCHEMAS } from './auth.js';
 import { COMMON_SCHEMAS } from './common.js';
 import { DEVNET_SCHEMAS } from './devnet.js';
@@ -14,6 +15,7 @@ import { QUOTE_SCHEMAS } from './quote.js';
 import { SWAP_SCHEMAS } from './swap.js';
 import { WEBHOOK_SCHEMAS } from './webhooks.js';
 
+export * from './atomic-swap.js';
 export * from './auth.js';
 export * from './common.js';
 export * from './devnet.js';
@@ -34,6 +36,7 @@ export const WIRE_SCHEMAS: readonly WireSchema[] = [
   ...MARKET_SCHEMAS,
   ...QUOTE_SCHEMAS,
   ...SWAP_SCHEMAS,
+  ...ATOMIC_SWAP_SCHEMAS,
   ...LIQUIDITY_SCHEMAS,
   ...AUTH_SCHEMAS,
   ...PORTAL_SCHEMAS,

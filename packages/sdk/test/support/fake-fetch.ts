@@ -88,7 +88,7 @@ export function hangingReply(request: RecordedRequest): Promise<Error> {
 }
 
 /** An event-stream response delivering `chunks` one by one. */
-export function eventStream(chunks: string[]): Response {
+export function eventStream(chunks: readonly string[]): Response {
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     start(controller) {

@@ -17,6 +17,7 @@ import { useIdempotencyKeys } from './idempotent-routes.js';
 import { httpMetricsHook } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { sendProblem } from './problem.js';
+import { atomicSwapRoutes } from './routes/atomic-swaps.js';
 import { devnetRoutes } from './routes/devnet.js';
 import { healthRoutes } from './routes/health.js';
 import { liquidityRoutes } from './routes/liquidity.js';
@@ -166,6 +167,11 @@ async function clientApi(v1: App, ctx: ServiceContext, deps: HttpDeps): Promise<
   await v1.register(swapRoutes, {
     ctx: narrowed(ctx, 'db', 'clock', 'walletTokens', 'quoter'),
     events: ctx.intentEvents,
+    streamCaps,
+  });
+  await v1.register(atomicSwapRoutes, {
+    ctx: narrowed(ctx, 'db', 'clock', 'walletTokens', 'quoter', 'ledger'),
+    events: ctx.atomicSwapEvents,
     streamCaps,
   });
   await v1.register(liquidityRoutes, {

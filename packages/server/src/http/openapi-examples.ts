@@ -272,6 +272,78 @@ export const TRACK_RESULT_EXAMPLE = {
 
 export const SWAP_EVENTS_EXAMPLE = `event: pending\nid: 1\ndata: ${JSON.stringify(SWAP_STATUS_EXAMPLE)}\n\n: heartbeat\n\n`;
 
+// --- atomic swaps ---------------------------------------------------------------------------
+
+const ATOMIC_SWAP_ID = 'atm_7KQ2M9XC4RT0W8N5PJ3HVB6D1F';
+const TRADER_KEY_FINGERPRINT = FINGERPRINT;
+
+export const CREATE_ATOMIC_SWAP_EXAMPLE = {
+  fromToken: 'Amulet',
+  toToken: 'USDCx',
+  amount: '100',
+  slippageTolerance: 0.01,
+  keyFingerprint: TRADER_KEY_FINGERPRINT,
+  poolId: POOL_ID,
+};
+
+export const ATOMIC_SWAP_PREPARED_EXAMPLE = {
+  atomicSwapId: ATOMIC_SWAP_ID,
+  poolId: POOL_ID,
+  status: 'prepared',
+  traderParty: ALICE,
+  keyFingerprint: TRADER_KEY_FINGERPRINT,
+  input: {
+    sender: ALICE,
+    receiver: SWAP_ADDRESS,
+    token: 'Amulet',
+    tokenAdmin: AMULET_ADMIN,
+    amount: '100',
+  },
+  output: {
+    sender: SWAP_ADDRESS,
+    receiver: ALICE,
+    token: 'USDCx',
+    tokenAdmin: USDCX_ADMIN,
+    amount: '14.157',
+  },
+  quotedOutput: '14.3',
+  fees: {
+    networkFeeAmount: '1',
+    poolFeeAmount: '0.297',
+    lpFeeAmount: '0.22275',
+    platformFeeAmount: '0.07425',
+    inputAmountAfterPoolFee: '98.703',
+  },
+  preparedTransaction: 'CgMyLjESATASATQaswoKATDCPqwKGqkKCgMyLjES',
+  preparedTransactionHash: 'MJZf9eA8lfr46qk37NbwsQM203+hIozDjd7c4oNlQNs=',
+  hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
+  expiresAt: '2026-11-22T13:41:00.000Z',
+  failure: null,
+  updateId: null,
+  excess: null,
+  createdAt: CREATED_AT,
+  updatedAt: CREATED_AT,
+};
+
+export const EXECUTE_ATOMIC_SWAP_EXAMPLE = { signature: SIGNATURE, publicKey: PUBLIC_KEY };
+
+export const ATOMIC_SWAP_COMPLETED_EXAMPLE = {
+  ...ATOMIC_SWAP_PREPARED_EXAMPLE,
+  status: 'completed',
+  updateId: '1220f4c0a6e4b5d3c2a19e8f7d6c5b4a39281706f5e4d3c2b1a0998877665544',
+  excess: '0.112',
+  updatedAt: '2026-11-22T13:40:12.000Z',
+};
+
+export const ATOMIC_SWAP_CANCELLED_EXAMPLE = {
+  ...ATOMIC_SWAP_PREPARED_EXAMPLE,
+  status: 'cancelled',
+  failure: { code: 'cancelled', message: 'cancelled by the trader before signing' },
+  updatedAt: '2026-11-22T13:40:20.000Z',
+};
+
+export const ATOMIC_SWAP_EVENTS_EXAMPLE = `event: prepared\nid: 1\ndata: ${JSON.stringify(ATOMIC_SWAP_PREPARED_EXAMPLE)}\n\nevent: executing\nid: 2\ndata: ${JSON.stringify({ ...ATOMIC_SWAP_PREPARED_EXAMPLE, status: 'executing' })}\n\nevent: completed\nid: 3\ndata: ${JSON.stringify(ATOMIC_SWAP_COMPLETED_EXAMPLE)}\n\n`;
+
 // --- liquidity ------------------------------------------------------------------------------
 
 const LIQUIDITY_INTENT_ID = 'liq_01KAQ8ZP3M4VX6D2R7TNB9C5HE';
@@ -768,6 +840,9 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
     detail:
       'The atomic swap expired at 2026-11-22T13:41:00.000Z before its signature arrived; nothing moved. Prepare it again.',
   },
+  pool_holdings_busy: {
+    detail: `Every USDCx holding of pool ${POOL_ID} is reserved by a prepared swap; try again when one ends (within 60 s).`,
+  },
   nothing_to_collect: {
     detail: `No earnings of Amulet in pool ${POOL_ID} are left to collect.`,
   },
@@ -827,6 +902,10 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
   ledger_unavailable: {
     detail:
       'The Amulet price and traffic parameters could not be read from the ledger yet; retry shortly.',
+  },
+  atomic_swaps_unavailable: {
+    detail:
+      'This service runs on the embedded ledger, which prepares no transaction for a wallet to sign; use POST /v1/swaps (the deposit flow).',
   },
   store_unavailable: {
     detail: 'The service lost its connection to its store and is reconnecting. Retry shortly.',

@@ -32,6 +32,7 @@ export const TAG = {
   pools: 'Pools',
   quotes: 'Quotes',
   swaps: 'Swaps',
+  atomicSwaps: 'Atomic swaps',
   liquidity: 'Liquidity',
   portal: 'Developer portal',
   operations: 'Operations',
@@ -50,6 +51,10 @@ export const TAG_DESCRIPTIONS: Readonly<Record<Tag, string>> = {
   Swaps:
     "Swap intents of the wallet token's party: create, follow (status or Server-Sent Events), " +
     "cancel and list. Another party's intent answers 404, so intent ids cannot be probed.",
+  'Atomic swaps':
+    "Swaps in one ledger transaction the wallet signs: the trader's input and the pool's output " +
+    'settle together or not at all, so the pool never holds the input unpaid ' +
+    '(docs/spec/atomic-swaps.md). Prepare, decode and sign, follow, cancel before signing.',
   Liquidity:
     "Liquidity of the wallet token's party, an extension beside the swap interface: intents " +
     'that deposit both tokens of a pool for units, withdrawals that burn units for both tokens, ' +

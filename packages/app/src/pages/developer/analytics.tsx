@@ -4,6 +4,7 @@
  */
 import type { ApiKeyListEntry, DeveloperPortal, PortalPeriod, Usage } from '@poolparty/sdk';
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
+import { ColumnHeads } from '../../components/column-heads.js';
 import { describeError } from '../../describe-error.js';
 import { formatTime, formatUsd } from '../../format.js';
 import { useServices } from '../../services.js';
@@ -146,14 +147,7 @@ function KeyRequests(props: { usage: Usage }) {
   return (
     <ScrollBox label="Requests per key">
       <table data-testid="key-usage">
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Requests</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Status</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['Key', 'Requests', 'Last used', 'Status']} />
         <tbody>
           {props.usage.keys.map((key) => (
             <tr key={key.keyId}>

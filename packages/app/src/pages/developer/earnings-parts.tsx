@@ -4,6 +4,7 @@
  * collections made.
  */
 import type { Collection, Earnings, EarningsLine } from '@poolparty/sdk';
+import { ColumnHeads } from '../../components/column-heads.js';
 import { formatAmount, formatTime, shortParty } from '../../format.js';
 import { BarChart } from './bar-chart.js';
 import { ScrollBox } from './scroll-box.js';
@@ -22,21 +23,19 @@ export function EarningsTable(props: {
     <ScrollBox label="Earnings per pool and token">
       <table class="stack-on-phone" data-testid="earnings">
         <caption class="visually-hidden">Earnings per pool and token</caption>
-        <thead>
-          <tr>
-            <th scope="col">Pool</th>
-            <th scope="col">Token</th>
-            <th scope="col">Earned</th>
-            <th scope="col">Swaps</th>
-            <th scope="col">Not yet settled</th>
-            <th scope="col">Collected</th>
-            <th scope="col">On its way</th>
-            <th scope="col">To collect</th>
-            <th scope="col">
-              <span class="visually-hidden">Collect</span>
-            </th>
-          </tr>
-        </thead>
+        <ColumnHeads
+          names={[
+            'Pool',
+            'Token',
+            'Earned',
+            'Swaps',
+            'Not yet settled',
+            'Collected',
+            'On its way',
+            'To collect',
+          ]}
+          actions="Collect"
+        />
         <tbody>
           {props.lines.map((line) => (
             <EarningsRow
@@ -186,15 +185,7 @@ export function CollectionHistory(props: { collections: Collection[] | null }) {
       <h2 id="collections-heading">Your collections</h2>
       <ScrollBox label="Your collections">
         <table class="stack-on-phone" data-testid="collections">
-          <thead>
-            <tr>
-              <th scope="col">Requested</th>
-              <th scope="col">Pool</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Status</th>
-              <th scope="col">Ledger update</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Requested', 'Pool', 'Amount', 'Status', 'Ledger update']} />
           <tbody>
             {collections.map((collection) => (
               <tr key={collection.collectionId}>

@@ -4,6 +4,7 @@
  */
 import type { ApiKeyListEntry } from '@poolparty/sdk';
 import { useEffect, useRef } from 'preact/hooks';
+import { ColumnHeads } from '../../components/column-heads.js';
 import { formatTime } from '../../format.js';
 import { keyStatus } from './key-status.js';
 import { ScrollBox } from './scroll-box.js';
@@ -24,19 +25,10 @@ export function KeysTable(props: KeyActions & { keys: readonly ApiKeyListEntry[]
     <ScrollBox label="Your API keys">
       <table class="stack-on-phone" data-testid="keys">
         <caption class="visually-hidden">Your API keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Prefix</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Requests</th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <ColumnHeads
+          names={['Name', 'Prefix', 'Created', 'Last used', 'Requests', 'Status']}
+          actions="Actions"
+        />
         <tbody>
           {keys.map((key) => (
             <tr key={key.keyId} data-key={key.keyId}>

@@ -7,6 +7,7 @@ import type { ApiKeyCreated, ApiKeyListEntry, DeveloperPortal } from '@poolparty
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { formatTime } from '../../format.js';
 import { useServices } from '../../services.js';
+import { ActionOutcome } from './action-outcome.js';
 import { KeysTable } from './keys-table.js';
 import { usePortalAction } from './portal-action.js';
 import { PortalPage } from './portal-layout.js';
@@ -45,16 +46,7 @@ function Keys() {
       {keys.revealed !== null && (
         <RevealedKey revealed={keys.revealed} onDone={() => keys.setRevealed(null)} />
       )}
-      {keys.notice !== null && (
-        <p class="success" role="status">
-          {keys.notice}
-        </p>
-      )}
-      {keys.error !== null && (
-        <p class="error" role="alert">
-          {keys.error}
-        </p>
-      )}
+      <ActionOutcome notice={keys.notice} error={keys.error} />
 
       <section aria-labelledby="keys-heading">
         <h2 id="keys-heading">Your keys</h2>

@@ -7,7 +7,9 @@
  */
 import type { WebhookDelivery, WithWebhooks } from '@poolparty/sdk/webhooks';
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ColumnHeads } from '../../components/column-heads.js';
 import { formatTime } from '../../format.js';
+import { ActionOutcome } from './action-outcome.js';
 import { usePortalAction } from './portal-action.js';
 import { ScrollBox } from './scroll-box.js';
 
@@ -89,16 +91,7 @@ export function DeliveriesLog(props: {
           Show older deliveries
         </button>
       )}
-      {notice !== null && (
-        <p class="success" role="status">
-          {notice}
-        </p>
-      )}
-      {error !== null && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ActionOutcome notice={notice} error={error} />
     </section>
   );
 }
@@ -112,18 +105,10 @@ function DeliveriesTable(props: {
     <ScrollBox label="Deliveries of this endpoint">
       <table class="stack-on-phone">
         <caption class="visually-hidden">Deliveries, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Queued</th>
-            <th scope="col">Event</th>
-            <th scope="col">State</th>
-            <th scope="col">Last attempt</th>
-            <th scope="col">Next attempt</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <ColumnHeads
+          names={['Queued', 'Event', 'State', 'Last attempt', 'Next attempt']}
+          actions="Actions"
+        />
         <tbody>
           {props.deliveries.map((delivery) => (
             <tr key={delivery.id} data-delivery={delivery.id}>

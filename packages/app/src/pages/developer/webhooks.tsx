@@ -7,9 +7,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatTime } from '../../format.js';
 import { useServices } from '../../services.js';
+import { ActionOutcome } from './action-outcome.js';
 import { PortalPage } from './portal-layout.js';
 import { usePortal } from './portal-session.js';
-import { type RevealedSecret, useWebhooks, type WebhooksState } from './webhook-actions.js';
+import { type RevealedSecret, useWebhooks } from './webhook-actions.js';
 import { EndpointList } from './webhook-endpoints.js';
 import { EndpointForm } from './webhook-forms.js';
 
@@ -43,7 +44,7 @@ function Webhooks() {
       {state.revealed !== null && (
         <RevealedSecretCard revealed={state.revealed} onDone={() => state.setRevealed(null)} />
       )}
-      <Messages state={state} />
+      <ActionOutcome notice={state.notice} error={state.error} />
       <section aria-labelledby="endpoints-heading">
         <h2 id="endpoints-heading">Your endpoints</h2>
         {state.endpoints === null && <p role="status">Loading your endpoints…</p>}
@@ -54,24 +55,6 @@ function Webhooks() {
           <EndpointList state={state} endpoints={state.endpoints} />
         )}
       </section>
-    </>
-  );
-}
-
-function Messages(props: { state: WebhooksState }) {
-  const { notice, error } = props.state;
-  return (
-    <>
-      {notice !== null && (
-        <p class="success" role="status">
-          {notice}
-        </p>
-      )}
-      {error !== null && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
     </>
   );
 }

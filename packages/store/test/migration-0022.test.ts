@@ -1,5 +1,5 @@
 /**
- * Migration 0021, the fees a position earned: pools and positions that existed before it start
+ * Migration 0022, the fees a position earned: pools and positions that existed before it start
  * counting from it (growth 0, nothing accrued), and a pool's growth of 38 decimals is kept exactly.
  */
 import { Amount, FEE_GROWTH_SCALE, feesEarned, NO_FEE_GROWTH } from '@poolparty/core';
@@ -22,13 +22,13 @@ afterEach(async () => {
   for (const db of open.splice(0)) await db.close();
 });
 
-/** A pool and a position as a store before 0021 holds them, written as its statements did. */
-async function storeBefore0021(): Promise<Database> {
+/** A pool and a position as a store before 0022 holds them, written as its statements did. */
+async function storeBefore0022(): Promise<Database> {
   const db = await openPglite(IN_MEMORY);
   open.push(db);
   await migrate(
     db,
-    loadMigrations().filter((m) => m.name < '0021'),
+    loadMigrations().filter((m) => m.name < '0022'),
   );
   await db.query(
     `INSERT INTO pools (pool_id, token_a_id, token_a_admin, token_b_id, token_b_admin, swap_party,
@@ -51,9 +51,9 @@ async function storeBefore0021(): Promise<Database> {
   return db;
 }
 
-describe('migration 0021', () => {
+describe('migration 0022', () => {
   it('starts the pools and positions that existed before it at growth 0 with nothing accrued', async () => {
-    const db = await storeBefore0021();
+    const db = await storeBefore0022();
     await migrate(db, loadMigrations());
     const pool = await getPool(db, 'amulet-usdcx');
     const position = await getPosition(db, 'amulet-usdcx', 'alice::1');
@@ -71,7 +71,7 @@ describe('migration 0021', () => {
   });
 
   it('keeps a growth of 38 decimals exactly, whatever its size', async () => {
-    const db = await storeBefore0021();
+    const db = await storeBefore0022();
     await migrate(db, loadMigrations());
     const growth = { a: 1n, b: 12_345n * FEE_GROWTH_SCALE * 10n ** 30n + 7n };
     await setLpFeeGrowth(db, 'amulet-usdcx', growth, T0);

@@ -1,0 +1,170 @@
+/**
+ * Atomic swaps on the wire (docs/spec/atomic-swaps.md): the prepare request, the signature the
+ * wallet sends back, and the swap as a client reads it — its legs, the prepared transaction to
+ * decode and whose hash it signs, `expiresAt`, its state and, once executed, the update id and
+ * the excess the pool kept.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import { ATOMIC_SWAP_STATES } from '../atomic-swap.js';
+import {
+  AmountStringSchema,
+  enumOf,
+  inline,
+  nullable,
+  PartyIdSchema,
+  PoolIdSchema,
+  SlippageToleranceSchema,
+  TimestampSchema,
+  TokenSymbolSchema,
+  UpdateIdSchema,
+} from './common.js';
+import { SLIPPAGE_TOLERANCE_DEFAULT } from './swap.js';
+
+const amount = (description: string) => inline(AmountStringSchema, { description });
+const at = (description: string) => inline(TimestampSchema, { description });
+
+/** The longest base64 a prepared transaction may take on the wire (a two-leg one is ~10 kB). */
+const PREPARED_TRANSACTION_LENGTH_MAX = 1_000_000;
+/** The most input holdings a trader may name. */
+const INPUT_HOLDINGS_MAX = 20;
+
+export const AtomicSwapIdSchema = Type.String({
+  $id: 'AtomicSwapId',
+  description: 'Atomic swap identifier, e.g. `atm_7KQ2M9XC4RT0W8N5PJ3HVB6D1F`.',
+  pattern: '^atm_[0-9A-HJKMNP-TV-Z]{26}$',
+});
+
+const FingerprintSchema = Type.String({
+  description: "The fingerprint of the trader's Ed25519 signing key: `1220` and 64 hex digits.",
+  pattern: '^1220[0-9a-f]{64}$',
+});
+
+const Base64Schema = (description: string, maxLength: number) =>
+  Type.String({ description, pattern: '^[A-Za-z0-9+/]*={0,2}$', maxLength });
+
+export const AtomicSwapStateSchema = enumOf(ATOMIC_SWAP_STATES, {
+  $id: 'AtomicSwapState',
+  description: 'State of an atomic swap (docs/spec/atomic-swaps.md#states).',
+});
+
+export const CreateAtomicSwapBodySchema = Type.Object(
+  {
+    fromToken: inline(TokenSymbolSchema, { description: 'Input token symbol.' }),
+    toToken: inline(TokenSymbolSchema, { description: 'Output token symbol.' }),
+    amount: amount('Exact input, fees included: what the input leg moves.'),
+    slippageTolerance: Type.Optional(
+      inline(SlippageToleranceSchema, { default: SLIPPAGE_TOLERANCE_DEFAULT }),
+    ),
+    keyFingerprint: FingerprintSchema,
+    poolId: Type.Optional(inline(PoolIdSchema, { description: 'Picks the pool explicitly.' })),
+    fromAdmin: Type.Optional(inline(PartyIdSchema, { description: 'Admin of the input token.' })),
+    toAdmin: Type.Optional(inline(PartyIdSchema, { description: 'Admin of the output token.' })),
+    inputHoldingIds: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+        maxItems: INPUT_HOLDINGS_MAX,
+        description: "The trader's holdings the input leg spends; the ledger picks when absent.",
+      }),
+    ),
+  },
+  {
+    $id: 'CreateAtomicSwapBody',
+    description: 'Body of `POST /v1/atomic-swaps` (docs/spec/atomic-swaps.md#flow).',
+    additionalProperties: false,
+  },
+);
+export type CreateAtomicSwapBody = Static<typeof CreateAtomicSwapBodySchema>;
+
+export const ExecuteAtomicSwapBodySchema = Type.Object(
+  {
+    signature: Base64Schema(
+      "The Ed25519 signature (64 bytes, base64) of `preparedTransactionHash`'s bytes.",
+      100,
+    ),
+    publicKey: Base64Schema(
+      'The raw 32-byte Ed25519 public key that signed (base64): the key of `keyFingerprint`.',
+      100,
+    ),
+  },
+  {
+    $id: 'ExecuteAtomicSwapBody',
+    description: 'Body of `POST /v1/atomic-swaps/{atomicSwapId}/execute`.',
+    additionalProperties: false,
+  },
+);
+export type ExecuteAtomicSwapBody = Static<typeof ExecuteAtomicSwapBodySchema>;
+
+export const AtomicSwapIdParamsSchema = Type.Object(
+  { atomicSwapId: inline(AtomicSwapIdSchema) },
+  {
+    $id: 'AtomicSwapIdParams',
+    description: 'Path parameters of one atomic swap.',
+    additionalProperties: false,
+  },
+);
+
+const LegSchema = (description: string) =>
+  Type.Object(
+    {
+      sender: inline(PartyIdSchema),
+      receiver: inline(PartyIdSchema),
+      token: inline(TokenSymbolSchema),
+      tokenAdmin: inline(PartyIdSchema),
+      amount: amount('Exactly what the leg moves.'),
+    },
+    { description },
+  );
+
+export const AtomicSwapSchema = Type.Object(
+  {
+    atomicSwapId: inline(AtomicSwapIdSchema),
+    poolId: inline(PoolIdSchema),
+    status: inline(AtomicSwapStateSchema),
+    traderParty: inline(PartyIdSchema),
+    keyFingerprint: FingerprintSchema,
+    input: LegSchema('The input leg: the trader pays the pool the signed input.'),
+    output: LegSchema(
+      "The output leg: the pool pays the trader the signed output, the quote's output less the slippage tolerance.",
+    ),
+    quotedOutput: amount("The quote's output at prepare, before the slippage tolerance."),
+    fees: Type.Object(
+      {
+        networkFeeAmount: amount('Network fee, in the input token.'),
+        poolFeeAmount: amount('Pool fee: LP fee plus platform fee.'),
+        lpFeeAmount: amount("The LPs' part of the pool fee."),
+        platformFeeAmount: amount("The platform's part of the pool fee."),
+        inputAmountAfterPoolFee: amount('What the curve prices.'),
+      },
+      { description: "The quote's fee breakdown; together with the priced input, the input." },
+    ),
+    preparedTransaction: Base64Schema(
+      "Canton's `PreparedTransaction` (protobuf, base64): decode it and check the legs before signing.",
+      PREPARED_TRANSACTION_LENGTH_MAX,
+    ),
+    preparedTransactionHash: Base64Schema('What the trader signs (base64).', 100),
+    hashingSchemeVersion: Type.String({ description: 'e.g. `HASHING_SCHEME_VERSION_V2`.' }),
+    expiresAt: at('The signature must arrive strictly before this; both legs expire then.'),
+    failure: nullable(Type.Object({ code: Type.String(), message: Type.String() }), {
+      description: 'Why it ended with nothing moved; null otherwise.',
+    }),
+    updateId: nullable(UpdateIdSchema, { description: 'The one update both legs committed in.' }),
+    excess: nullable(AmountStringSchema, {
+      description: 'What the curve paid above the signed output at execution: kept by the LPs.',
+    }),
+    createdAt: at('When it was prepared.'),
+    updatedAt: at('Its last change.'),
+  },
+  {
+    $id: 'AtomicSwap',
+    description: 'An atomic swap (docs/spec/atomic-swaps.md).',
+  },
+);
+export type AtomicSwap = Static<typeof AtomicSwapSchema>;
+
+export const ATOMIC_SWAP_SCHEMAS = [
+  AtomicSwapIdSchema,
+  AtomicSwapStateSchema,
+  CreateAtomicSwapBodySchema,
+  ExecuteAtomicSwapBodySchema,
+  AtomicSwapIdParamsSchema,
+  AtomicSwapSchema,
+];

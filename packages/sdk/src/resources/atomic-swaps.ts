@@ -1,0 +1,113 @@
+/** Atomic swaps: prepare, get, execute (sign), cancel. */
+import { AtomicSwapObject, type AtomicSwapServices } from '../atomic/atomic-swap.js';
+import type { CallOptions, RequestSender, WriteOptions } from '../http/request-sender.js';
+import type { AtomicSwap } from '../types.js';
+import {
+  checkAmount,
+  checkOptionalText,
+  checkSlippageTolerance,
+  checkText,
+} from '../validation.js';
+import { segment } from './path.js';
+import type { SwapFollowSettings } from './swaps.js';
+
+/** Parameters of `atomicSwaps.create`. */
+export interface CreateAtomicSwapParams {
+  readonly fromToken: string;
+  readonly toToken: string;
+  /** Exact input, fees included, as a decimal string: what the input leg moves. */
+  readonly amount: string;
+  /** How far the signed output may fall below the quote's; 0.001 to 0.05, default 0.05. */
+  readonly slippageTolerance?: number;
+  /** The fingerprint of the key that will sign (a `WalletSigner`'s `fingerprint`). */
+  readonly keyFingerprint: string;
+  readonly poolId?: string;
+  readonly fromAdmin?: string;
+  readonly toAdmin?: string;
+  /** The trader's holdings the input leg spends (a party hosted elsewhere names them). */
+  readonly inputHoldingIds?: readonly string[];
+  /** Makes retries safe, as on `swaps.create`. */
+  readonly idempotencyKey?: string;
+}
+
+/** `client.atomicSwaps`. */
+export class AtomicSwaps {
+  readonly #sender: RequestSender;
+  readonly #services: AtomicSwapServices;
+
+  constructor(sender: RequestSender, follow: SwapFollowSettings) {
+    this.#sender = sender;
+    this.#services = {
+      pollIntervalMs: follow.pollIntervalMs,
+      sleep: follow.sleep,
+      get: (id) => this.getData(id),
+      execute: (id, body) => this.executeData(id, body),
+      cancel: (id) => this.cancelData(id),
+    };
+  }
+
+  /**
+   * Prepares an atomic swap (API key and wallet token): both legs in one transaction for the
+   * wallet to check (`swap.verify()`) and sign (`swap.execute(signer)`) before `expiresAt`.
+   */
+  async create(params: CreateAtomicSwapParams, options?: WriteOptions): Promise<AtomicSwapObject> {
+    const data = await this.#sender.send<AtomicSwap>({
+      method: 'POST',
+      path: '/v1/atomic-swaps',
+      body: createBody(params),
+      wallet: true,
+      retrySafe: true,
+      options: { ...options, idempotencyKey: params.idempotencyKey ?? options?.idempotencyKey },
+    });
+    return new AtomicSwapObject(data, this.#services);
+  }
+
+  /** A live object for an atomic swap of the wallet party (another party's: `NotFoundError`). */
+  async get(atomicSwapId: string, options?: CallOptions): Promise<AtomicSwapObject> {
+    return new AtomicSwapObject(await this.getData(atomicSwapId, options), this.#services);
+  }
+
+  /** Cancels a prepared swap; a signed or ended one throws `ConflictError`. */
+  async cancel(atomicSwapId: string, options?: WriteOptions): Promise<AtomicSwap> {
+    return this.cancelData(atomicSwapId, options);
+  }
+
+  private getData(atomicSwapId: string, options?: CallOptions): Promise<AtomicSwap> {
+    const path = `/v1/atomic-swaps/${segment('atomicSwapId', atomicSwapId)}`;
+    return this.#sender.send({ method: 'GET', path, wallet: true, retrySafe: true, options });
+  }
+
+  private executeData(
+    atomicSwapId: string,
+    body: { readonly signature: string; readonly publicKey: string },
+  ): Promise<AtomicSwap> {
+    const path = `/v1/atomic-swaps/${segment('atomicSwapId', atomicSwapId)}/execute`;
+    // Safe to send again: the service executes a swap once, and answers it as it is after.
+    return this.#sender.send({ method: 'POST', path, body, wallet: true, retrySafe: true });
+  }
+
+  private cancelData(atomicSwapId: string, options?: WriteOptions): Promise<AtomicSwap> {
+    const path = `/v1/atomic-swaps/${segment('atomicSwapId', atomicSwapId)}/cancel`;
+    return this.#sender.send({ method: 'POST', path, wallet: true, retrySafe: true, options });
+  }
+}
+
+function createBody(params: CreateAtomicSwapParams): Record<string, unknown> {
+  checkText('fromToken', params.fromToken);
+  checkText('toToken', params.toToken);
+  checkAmount('amount', params.amount);
+  checkSlippageTolerance(params.slippageTolerance);
+  checkText('keyFingerprint', params.keyFingerprint);
+  const optional = ['poolId', 'fromAdmin', 'toAdmin'] as const;
+  for (const field of optional) checkOptionalText(field, params[field]);
+  const body: Record<string, unknown> = {
+    fromToken: params.fromToken,
+    toToken: params.toToken,
+    amount: params.amount,
+    keyFingerprint: params.keyFingerprint,
+  };
+  if (params.slippageTolerance !== undefined) body.slippageTolerance = params.slippageTolerance;
+  if (params.inputHoldingIds !== undefined) body.inputHoldingIds = [...params.inputHoldingIds];
+  for (const field of optional) if (params[field] !== undefined) body[field] = params[field];
+  return body;
+}

@@ -1,0 +1,265 @@
+/**
+ * `/v1/atomic-swaps` as an app uses it: on a service with `LEDGER=canton` (the devnet ledger
+ * server), prepare answers both legs, the prepared transaction and its hash; the wallet signs the
+ * hash with its own key and execute answers `completed` with the update id; a signature again
+ * executes nothing twice; another key is 401 and a cancel after signing 409. On the embedded
+ * ledger, which prepares nothing for a wallet to sign, the routes answer
+ * `atomic_swaps_unavailable`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Amount, fingerprint, generateKeyPair, sign } from '@poolparty/core';
+import { PoolParty } from '@poolparty/sdk';
+import { withAtomicSwaps } from '@poolparty/sdk/atomic';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSettings } from '../src/config.js';
+import { type RunningService, startService } from '../src/service.js';
+import {
+  importDevnetPools,
+  issueApiKey,
+  type ServedDevnet,
+  serveSeededDevnet,
+} from './support/devnet-ledger.js';
+import {
+  type Body,
+  expectProblem,
+  request,
+  startTestService,
+  type TestService,
+  walletTokenFor,
+} from './support/service.js';
+import { openSse } from './support/sse.js';
+
+/** How often the test looks for the engine's checkpoint to pass an update, and how long apart. */
+const STREAM_ROUNDS_MAX = 200;
+const STREAM_ROUND_MS = 50;
+
+const fromHex = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
+const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
+
+describe('atomic swaps on a service with LEDGER=canton', () => {
+  let devnet: ServedDevnet;
+  let service: RunningService;
+  let dataDir: string;
+  let apiKey: string;
+  let token: string;
+  let trader: { partyId: string; publicKey: string; privateKey: string };
+  const call = (method: string, path: string, body?: unknown, key?: string) =>
+    request<Body>(service.url ?? '', method, path, {
+      apiKey,
+      headers: { authorization: `Bearer ${token}`, ...(key && { 'idempotency-key': key }) },
+      ...(body !== undefined && { body }),
+    });
+
+  beforeAll(async () => {
+    devnet = await serveSeededDevnet();
+    dataDir = mkdtempSync(join(tmpdir(), 'pp-atomic-routes-'));
+    const settings = readSettings({
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      POOLPARTY_DATA_DIR: join(dataDir, 'service'),
+      ...devnet.env,
+    });
+    if (!settings.ok) throw new Error(settings.errors.join('\n'));
+    service = await startService(settings.settings);
+    await importDevnetPools(service, devnet);
+    apiKey = await issueApiKey(service.ctx.db, devnet.seed.developer.partyId, new Date());
+    const [user] = devnet.seed.users;
+    if (user === undefined) throw new Error('no seeded user');
+    trader = user;
+    token = await walletTokenFor({ url: service.url ?? '', apiKey }, user);
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.close();
+    await devnet?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function prepared(key?: string) {
+    const answer = await call(
+      'POST',
+      '/v1/atomic-swaps',
+      {
+        fromToken: 'Amulet',
+        toToken: 'USDCx',
+        amount: '100',
+        poolId: 'amulet-usdcx',
+        keyFingerprint: fingerprint(fromHex(trader.publicKey)),
+      },
+      key,
+    );
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    return answer.body;
+  }
+
+  function signatureOf(swap: Body, privateKey: Uint8Array = fromHex(trader.privateKey)) {
+    const hash = Buffer.from(swap.preparedTransactionHash, 'base64');
+    return {
+      signature: base64(sign(hash, privateKey)),
+      publicKey: base64(fromHex(trader.publicKey)),
+    };
+  }
+
+  it('prepares both legs, executes with the wallet’s signature, and answers it again unchanged', async () => {
+    const swap = await prepared();
+    expect(swap).toMatchObject({
+      status: 'prepared',
+      traderParty: trader.partyId,
+      input: { sender: trader.partyId, token: 'Amulet', amount: '100' },
+      output: { receiver: trader.partyId, token: 'USDCx' },
+      hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
+      updateId: null,
+    });
+    expect(Amount.parse(swap.output.amount).lt(Amount.parse(swap.quotedOutput))).toBe(true);
+    const path = `/v1/atomic-swaps/${swap.atomicSwapId}`;
+    const done = await call('POST', `${path}/execute`, signatureOf(swap));
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body).toMatchObject({ status: 'completed', failure: null });
+    expect(typeof done.body.updateId).toBe('string');
+    const again = await call('POST', `${path}/execute`, signatureOf(swap));
+    expect(again.body).toMatchObject({ status: 'completed', updateId: done.body.updateId });
+    expect((await call('GET', path)).body).toMatchObject({ status: 'completed' });
+    expectProblem(await call('POST', `${path}/cancel`), 409, 'intent_not_cancellable');
+    await expectNotTakenAsDeposit(swap.atomicSwapId);
+  });
+
+  /**
+   * Once the engine's update stream has passed the swap's update, that update left no deposit:
+   * both its legs were the swap's own, recorded by its execution, never an input to refund.
+   */
+  async function expectNotTakenAsDeposit(atomicSwapId: string) {
+    const { db, ledger } = service.ctx;
+    const [row] = await db.query<{ command_id: string }>(
+      'SELECT command_id FROM atomic_swaps WHERE atomic_swap_id = $1',
+      [atomicSwapId],
+    );
+    const committed = await ledger.lookupCommand(row?.command_id ?? '');
+    expect(committed).not.toBeNull();
+    // Each read is a round of the engine's; a named number of them, never a wall-clock wait.
+    for (let round = 0; round < STREAM_ROUNDS_MAX; round++) {
+      const [checkpoint] = await db.query<{ last_offset: string }>(
+        "SELECT last_offset FROM ledger_offsets WHERE stream = 'ledger'",
+      );
+      if (Number(checkpoint?.last_offset ?? -1) >= (committed?.offset ?? 0)) break;
+      await new Promise((resolve) => setTimeout(resolve, STREAM_ROUND_MS));
+    }
+    const [checkpoint] = await db.query<{ last_offset: string }>(
+      "SELECT last_offset FROM ledger_offsets WHERE stream = 'ledger'",
+    );
+    expect(Number(checkpoint?.last_offset)).toBeGreaterThanOrEqual(committed?.offset ?? 0);
+    const deposits = await db.query('SELECT deposit_id FROM deposits WHERE update_id = $1', [
+      committed?.updateId ?? '',
+    ]);
+    expect(deposits).toEqual([]);
+  }
+
+  it('is what the SDK prepares, verifies from the real prepared transaction, and signs', async () => {
+    const pp = withAtomicSwaps(
+      new PoolParty({ apiKey, baseUrl: service.url ?? '', walletToken: token }),
+    );
+    const publicKey = fromHex(trader.publicKey);
+    const swap = await pp.atomicSwaps.create({
+      fromToken: 'Amulet',
+      toToken: 'USDCx',
+      amount: '25',
+      poolId: 'amulet-usdcx',
+      keyFingerprint: fingerprint(publicKey),
+    });
+    const legs = await swap.verify();
+    expect(legs.input).toMatchObject({
+      sender: trader.partyId,
+      receiver: swap.data.input.receiver,
+    });
+    expect(Amount.parse(legs.input.amount).eq(Amount.parse('25'))).toBe(true);
+    expect(Amount.parse(legs.output.amount).eq(Amount.parse(swap.data.output.amount))).toBe(true);
+    const done = await swap.execute({
+      partyId: trader.partyId,
+      fingerprint: fingerprint(publicKey),
+      publicKey,
+      signHash: (hash) => sign(hash, fromHex(trader.privateKey)),
+    });
+    expect(done).toMatchObject({ status: 'completed' });
+    expect((await pp.atomicSwaps.get(swap.atomicSwapId)).status).toBe('completed');
+  });
+
+  it('refuses another key’s signature with 401, and the swap still waits for the trader’s', async () => {
+    const swap = await prepared();
+    const path = `/v1/atomic-swaps/${swap.atomicSwapId}`;
+    const stranger = signatureOf(swap, generateKeyPair().privateKey);
+    expectProblem(
+      await call('POST', `${path}/execute`, stranger),
+      401,
+      'invalid_transaction_signature',
+    );
+    expect((await call('GET', path)).body).toMatchObject({ status: 'prepared' });
+    const cancelled = await call('POST', `${path}/cancel`);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('streams the swap’s states as Server-Sent Events, from its current one to its end', async () => {
+    const swap = await prepared();
+    const path = `/v1/atomic-swaps/${swap.atomicSwapId}`;
+    const stream = await openSse(service.url ?? '', `${path}/events`, {
+      apiKey,
+      walletToken: token,
+    });
+    const [first] = await stream.events(1);
+    expect(first).toMatchObject({
+      event: 'prepared',
+      data: { status: 'prepared', updateId: null },
+    });
+    expect((await call('POST', `${path}/execute`, signatureOf(swap))).body.status).toBe(
+      'completed',
+    );
+    const rest = await stream.rest();
+    expect(rest.map((event) => event.event)).toEqual(['executing', 'completed']);
+    expect(rest.at(-1)?.data).toMatchObject({
+      status: 'completed',
+      atomicSwapId: swap.atomicSwapId,
+    });
+  });
+
+  it('replays a prepare retried under its idempotency key, preparing once', async () => {
+    const first = await prepared('atomic-retry-1');
+    const second = await prepared('atomic-retry-1');
+    expect(second.atomicSwapId).toBe(first.atomicSwapId);
+  });
+
+  it('answers 404 for a swap of another party, and 400 for a body that is not one', async () => {
+    const unknown = await call('GET', '/v1/atomic-swaps/atm_7KQ2M9XC4RT0W8N5PJ3HVB6D1F');
+    expectProblem(unknown, 404, 'not_found');
+    const bad = await call('POST', '/v1/atomic-swaps', { fromToken: 'Amulet', amount: 100 });
+    expectProblem(bad, 400, 'validation_error');
+  });
+});
+
+describe('atomic swaps on the embedded ledger', () => {
+  let test: TestService;
+
+  beforeAll(async () => {
+    test = await startTestService();
+  }, 120_000);
+
+  afterAll(async () => {
+    await test?.close();
+  });
+
+  it('answers atomic_swaps_unavailable: the deposit flow is the way there', async () => {
+    const [user] = test.users;
+    if (user === undefined) throw new Error('no seeded user');
+    const token = await walletTokenFor(test, user);
+    const keys = generateKeyPair();
+    const answer = await test.call('POST', '/v1/atomic-swaps', {
+      headers: { authorization: `Bearer ${token}` },
+      body: {
+        fromToken: 'Amulet',
+        toToken: 'USDCx',
+        amount: '100',
+        keyFingerprint: fingerprint(keys.publicKey),
+      },
+    });
+    expectProblem(answer, 501, 'atomic_swaps_unavailable');
+  });
+});

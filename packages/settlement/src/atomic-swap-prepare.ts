@@ -1,0 +1,222 @@
+/**
+ * Preparing an atomic swap (docs/spec/atomic-swaps.md#flow), read → plan → write:
+ * - read: the quote (the route's), the pool's swap-party holdings from the ledger;
+ * - plan: the signed amounts (core's `signedAmounts`), the holdings the output leg names (core's
+ *   `pickOutputHoldings`, among those no live swap reserves), `expiresAt` on the ledger's clock;
+ * - write: under the pool's reservation lock, the port prepares the transaction and the swap is
+ *   stored with its reservations — and the answer under the request's idempotency key — in one
+ *   transaction, so a reservation exists exactly when its swap does.
+ *
+ * The reservation lock serialises only the prepares of one pool: a prepare moves no books, so it
+ * never waits for the pool's executions, and they never wait for it.
+ */
+import {
+  type Amount,
+  atomicSwapExpiry,
+  DomainError,
+  instrumentKey,
+  pickOutputHoldings,
+  signedAmounts,
+} from '@poolparty/core';
+import { type AtomicSwapPort, type Holding, LedgerError } from '@poolparty/ledger';
+import {
+  type AtomicSwapRecord,
+  type Database,
+  insertAtomicSwap,
+  lockPoolReservations,
+  type NewAtomicSwap,
+  type Queryable,
+  reservedHoldingIds,
+} from '@poolparty/store';
+import { randomCrockford } from './identifiers.js';
+import type { OpeningAnswer } from './intent-opening.js';
+import { type IntentOrigin, type PricedSwap, refuseUnsafeTrade } from './swap-intents.js';
+
+export const ATOMIC_SWAP_ID_PREFIX = 'atm_';
+/** 26 symbols × 5 bits = 130 bits, as a swap intent's id: ids are never guessed. */
+const ATOMIC_SWAP_ID_SYMBOLS = 26;
+
+export function newAtomicSwapId(): string {
+  return ATOMIC_SWAP_ID_PREFIX + randomCrockford(ATOMIC_SWAP_ID_SYMBOLS);
+}
+
+/**
+ * The command id of a swap's `preparation`-th prepared transaction: deterministic, so every
+ * execution of one prepared transaction (a retry, a restart) is the same command, which the
+ * ledger commits at most once; a new preparation is a new command.
+ */
+export function atomicSwapCommandId(atomicSwapId: string, preparation: number): string {
+  return `atomic-${atomicSwapId}-${preparation}`;
+}
+
+/** What prepares and executes atomic swaps: the store, the ledger's port, the clock. */
+export interface AtomicSwapDeps {
+  readonly db: Database;
+  readonly ledger: { getHoldings(partyId: string): Promise<readonly Holding[]> };
+  readonly atomicSwaps: AtomicSwapPort;
+  readonly clock: { now(): Date };
+}
+
+export interface AtomicSwapOrigin extends IntentOrigin {
+  /** The fingerprint of the trader's key that will sign (a registered key of the trader). */
+  readonly keyFingerprint: string;
+  /** How long the swap waits for its signature; core's default when absent. */
+  readonly signingWindowMs?: number;
+  /** The trader's holdings the input leg spends; the ledger picks when absent. */
+  readonly inputHoldingIds?: readonly string[];
+}
+
+/** What a prepared swap's output leg may spend: the pool's unlocked holdings of the output. */
+export function usableHoldings(
+  holdings: readonly Holding[],
+  owner: string,
+  output: { readonly id: string; readonly admin: string },
+) {
+  const key = instrumentKey(output);
+  return holdings.map((holding) => ({
+    holdingId: holding.holdingId,
+    amount: holding.amount,
+    usable:
+      holding.owner === owner && holding.lock === null && instrumentKey(holding.instrument) === key,
+  }));
+}
+
+/** The port's refusal of a prepare, as the catalogue's error; null for one it does not know. */
+function prepareRefusal(error: unknown): DomainError | null {
+  if (!(error instanceof LedgerError)) return null;
+  switch (error.code) {
+    case 'insufficient_holdings':
+    case 'invalid_inputs':
+      return new DomainError('insufficient_funds', `The trader's holdings: ${error.message}`);
+    case 'not_authorized':
+    case 'unknown_party':
+      return new DomainError('validation_error', `The swap cannot be prepared: ${error.message}`);
+    default:
+      return null;
+  }
+}
+
+/**
+ * Prepares the swap a priced quote becomes and answers `view` of it (stored under the request's
+ * idempotency key with the swap when `answer` is given).
+ */
+export async function prepareAtomicSwap<V>(
+  deps: AtomicSwapDeps,
+  request: { readonly priced: PricedSwap; readonly origin: AtomicSwapOrigin },
+  respond: {
+    readonly view: (swap: AtomicSwapRecord) => V;
+    readonly answer: OpeningAnswer | null;
+  },
+): Promise<V> {
+  const { priced, origin } = request;
+  refuseUnsafeTrade(priced);
+  const { quote, trade, pool } = priced;
+  const amounts = signedAmounts(
+    { input: trade.fees.amount, quotedOutput: trade.outputAmount },
+    origin.slippageTolerance,
+  );
+  if (amounts.kind !== 'signable') {
+    throw new DomainError(
+      'validation_error',
+      `The slippage tolerance leaves no output to sign for the quoted ${amounts.quotedOutput}.`,
+    );
+  }
+  const output = { id: quote.outputToken, admin: quote.outputTokenAdmin };
+  const holdings = usableHoldings(
+    await deps.ledger.getHoldings(pool.swapParty),
+    pool.swapParty,
+    output,
+  );
+  const atomicSwapId = newAtomicSwapId();
+  const expiresAt = atomicSwapExpiry(deps.clock.now(), origin.signingWindowMs);
+  try {
+    return await deps.db.transaction(async (tx) => {
+      await lockPoolReservations(tx, pool.poolId);
+      const pick = pickOutputHoldings(
+        holdings,
+        await reservedHoldingIds(tx, pool.poolId),
+        amounts.output,
+      );
+      if (pick.kind !== 'picked') throw holdingsBusy(pool.poolId, output.id, pick.free);
+      const prepared = await deps.atomicSwaps.prepareAtomicSwap({
+        commandId: atomicSwapCommandId(atomicSwapId, 1),
+        trader: origin.walletParty,
+        pool: pool.swapParty,
+        input: {
+          instrument: { id: quote.inputToken, admin: quote.inputTokenAdmin },
+          amount: amounts.input,
+          ...(origin.inputHoldingIds !== undefined && { holdingIds: origin.inputHoldingIds }),
+        },
+        output: { instrument: output, amount: amounts.output, holdingIds: pick.holdingIds },
+        expiresAt,
+      });
+      const swap = await insertAtomicSwap(tx, {
+        ...newAtomicSwapOf(request, atomicSwapId, amounts),
+        preparation: {
+          commandId: prepared.commandId,
+          inputHoldingIds: prepared.input.holdingIds,
+          outputHoldingIds: prepared.output.holdingIds,
+          preparedTransaction: prepared.preparedTransaction,
+          preparedTransactionHash: prepared.preparedTransactionHash,
+          hashingSchemeVersion: prepared.hashingSchemeVersion,
+          expiresAt,
+        },
+      });
+      return answered(tx, swap, respond);
+    });
+  } catch (error) {
+    throw prepareRefusal(error) ?? error;
+  }
+}
+
+async function answered<V>(
+  tx: Queryable,
+  swap: AtomicSwapRecord,
+  respond: { readonly view: (swap: AtomicSwapRecord) => V; readonly answer: OpeningAnswer | null },
+): Promise<V> {
+  const view = respond.view(swap);
+  if (respond.answer !== null) await respond.answer(tx, { status: 201, body: view });
+  return view;
+}
+
+function holdingsBusy(poolId: string, instrument: string, free: Amount): DomainError {
+  return new DomainError(
+    'pool_holdings_busy',
+    `Pool ${poolId} has ${free} ${instrument} in holdings no prepared swap reserves, too little for this swap; try again when one ends.`,
+  );
+}
+
+/** The swap's row but its preparation: the signed amounts and the quote's fee breakdown. */
+function newAtomicSwapOf(
+  request: { readonly priced: PricedSwap; readonly origin: AtomicSwapOrigin },
+  atomicSwapId: string,
+  amounts: { readonly input: Amount; readonly output: Amount; readonly quotedOutput: Amount },
+): Omit<NewAtomicSwap, 'preparation'> {
+  const { quote, trade, pool } = request.priced;
+  const { origin } = request;
+  const { fees } = trade;
+  return {
+    atomicSwapId,
+    poolId: pool.poolId,
+    apiKeyId: origin.apiKeyId,
+    developerParty: origin.developerParty,
+    traderParty: origin.walletParty,
+    keyFingerprint: origin.keyFingerprint,
+    inputToken: quote.inputToken,
+    inputTokenAdmin: quote.inputTokenAdmin,
+    outputToken: quote.outputToken,
+    outputTokenAdmin: quote.outputTokenAdmin,
+    inputAmount: amounts.input,
+    outputAmount: amounts.output,
+    quotedOutput: amounts.quotedOutput,
+    slippageTolerance: origin.slippageTolerance,
+    networkFeeAmount: fees.networkFeeAmount,
+    poolFeeAmount: fees.poolFeeAmount,
+    lpFeeAmount: fees.lpFeeAmount,
+    platformFeeAmount: fees.platformFeeAmount,
+    inputAmountAfterPoolFee: fees.inputAmountAfterPoolFee,
+    networkFeePolicy: quote.networkFeePolicy,
+    platformFeePolicy: quote.platformFeePolicy,
+    createdAt: origin.now,
+  };
+}

@@ -1,0 +1,270 @@
+/**
+ * Atomic swaps in the store, on PGlite and PostgreSQL: a prepared swap reserves the pool's
+ * holdings its output leg names, no holding is ever reserved by two live swaps, and a swap
+ * that ends — completed, expired, cancelled, refused — releases its reservation whichever
+ * statement ends it. A spent input prepares the swap again under a new command id.
+ */
+import { Amount, IllegalPathError } from '@poolparty/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Database,
+  dueAtomicSwaps,
+  executingAtomicSwaps,
+  getAtomicSwap,
+  getAtomicSwapForParty,
+  HoldingReservedError,
+  IN_MEMORY,
+  insertApiKey,
+  insertAtomicSwap,
+  insertPool,
+  listAtomicSwapEvents,
+  migrate,
+  openPglite,
+  openPostgres,
+  reprepareAtomicSwap,
+  reservationsOf,
+  reservedHoldingIds,
+  transitionAtomicSwap,
+  upsertDeveloper,
+} from '../src/index.js';
+import {
+  createSchema,
+  dropSchema,
+  POSTGRES_URL,
+  postgresSkipReason,
+  TEST_AMULET,
+  TEST_USDCX,
+  testAtomicSwap,
+} from '../testing/index.js';
+
+const T0 = new Date('2026-03-01T10:00:00Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const SIGNATURE = { signature: 'c2lnbmF0dXJl', publicKey: 'a2V5' };
+const postgresSkip = await postgresSkipReason('atomic swaps on PostgreSQL');
+
+interface Backend {
+  readonly name: string;
+  readonly skip: string | null;
+  open(): Promise<{ db: Database; dispose(): Promise<void> }>;
+}
+
+const BACKENDS: readonly Backend[] = [
+  {
+    name: 'PGlite',
+    skip: null,
+    open: async () => {
+      const db = await openPglite(IN_MEMORY);
+      return { db, dispose: () => db.close() };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    skip: postgresSkip,
+    open: async () => {
+      const schema = await createSchema('pp_atomic');
+      const db = openPostgres(POSTGRES_URL, { schema });
+      return {
+        db,
+        dispose: async () => {
+          await db.close();
+          await dropSchema(schema);
+        },
+      };
+    },
+  },
+];
+
+describe.each(BACKENDS)('atomic swaps on $name', (backend) => {
+  if (backend.skip !== null) {
+    it.skip(`skipped: ${backend.skip}`, () => {});
+    return;
+  }
+  let db: Database;
+  let dispose: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ db, dispose } = await backend.open());
+    await migrate(db);
+    await upsertDeveloper(db, 'dev::1220', T0);
+    await insertApiKey(db, {
+      keyId: 'key_1',
+      developerParty: 'dev::1220',
+      name: 'main',
+      keyHash: 'a'.repeat(64),
+      prefix: 'pp_test_abcd',
+      environment: 'devnet',
+      createdAt: T0,
+    });
+    await insertPool(db, {
+      poolId: 'pool-1',
+      tokenA: TEST_AMULET,
+      tokenB: TEST_USDCX,
+      swapParty: 'swap::1220cc',
+      lpParty: 'lp::1220dd',
+      lpSupply: Amount.parse('1000'),
+      reserveA: Amount.parse('1000000'),
+      reserveB: Amount.parse('145000'),
+      createdAt: T0,
+    });
+  });
+
+  afterAll(() => dispose?.());
+
+  function prepared(id: string, outputHoldingIds: readonly string[]) {
+    const swap = testAtomicSwap({ atomicSwapId: id, createdAt: T0 });
+    return insertAtomicSwap(db, {
+      ...swap,
+      preparation: { ...swap.preparation, outputHoldingIds },
+    });
+  }
+
+  it('keeps what was prepared, readable by its trader only, with its first event', async () => {
+    const swap = await prepared('atm_read', ['h-read-1', 'h-read-2']);
+    expect(swap).toMatchObject({
+      status: 'prepared',
+      preparations: 1,
+      inputAmount: Amount.parse('100'),
+      outputAmount: Amount.parse('13.585'),
+      signature: null,
+      execution: null,
+    });
+    expect(await getAtomicSwap(db, 'atm_read')).toEqual(swap);
+    expect(await getAtomicSwapForParty(db, 'atm_read', 'alice::1220')).toEqual(swap);
+    expect(await getAtomicSwapForParty(db, 'atm_read', 'mallory::1220')).toBeNull();
+    expect(await reservationsOf(db, 'atm_read')).toEqual(['h-read-1', 'h-read-2']);
+    const events = await listAtomicSwapEvents(db, 'atm_read');
+    expect(events.map((event) => event.status)).toEqual(['prepared']);
+  });
+
+  it('never lets two live swaps name one holding: the second is refused and not written', async () => {
+    await prepared('atm_first', ['h-shared', 'h-first']);
+    await expect(prepared('atm_second', ['h-second', 'h-shared'])).rejects.toBeInstanceOf(
+      HoldingReservedError,
+    );
+    expect(await getAtomicSwap(db, 'atm_second')).toBeNull();
+    expect(await reservationsOf(db, 'atm_second')).toEqual([]);
+    const reserved = await reservedHoldingIds(db, 'pool-1');
+    expect(reserved.has('h-shared') && reserved.has('h-first')).toBe(true);
+    expect(reserved.has('h-second')).toBe(false);
+  });
+
+  it.each([
+    ['expired', ['prepared']],
+    ['cancelled', ['prepared']],
+    ['completed', ['prepared', 'executing']],
+    ['price_moved', ['prepared', 'executing']],
+    ['rejected', ['prepared', 'executing']],
+  ] as const)('releases the reservation when the swap ends %s', async (end, path) => {
+    const id = `atm_end_${end}`;
+    await prepared(id, [`h-${end}`]);
+    let from: 'prepared' | 'executing' = 'prepared';
+    for (const to of [...path.slice(1), end]) {
+      const moved = await transitionAtomicSwap(db, {
+        atomicSwapId: id,
+        from: [from],
+        to,
+        at: at(1_000),
+        ...(to === 'executing' && { signature: SIGNATURE }),
+        ...(to === 'completed' && {
+          execution: {
+            updateId: 'upd-1',
+            curveOutput: Amount.parse('14'),
+            excess: Amount.parse('0.415'),
+          },
+        }),
+      });
+      expect(moved?.status).toBe(to);
+      if (to === 'executing') expect(await reservationsOf(db, id)).toEqual([`h-${end}`]);
+      from = 'executing';
+    }
+    expect(await reservationsOf(db, id)).toEqual([]);
+    // The holding is free for the next swap.
+    await expect(prepared(`${id}_next`, [`h-${end}`])).resolves.toMatchObject({
+      status: 'prepared',
+    });
+  });
+
+  it('records the signature with executing and the execution with completed', async () => {
+    await prepared('atm_done', ['h-done']);
+    const executing = await transitionAtomicSwap(db, {
+      atomicSwapId: 'atm_done',
+      from: ['prepared'],
+      to: 'executing',
+      at: at(2_000),
+      signature: SIGNATURE,
+    });
+    expect(executing).toMatchObject({ signature: SIGNATURE, signedAt: at(2_000) });
+    expect((await executingAtomicSwaps(db)).map((s) => s.atomicSwapId)).toContain('atm_done');
+    const execution = {
+      updateId: 'upd-done',
+      curveOutput: Amount.parse('14.1'),
+      excess: Amount.parse('0.515'),
+    };
+    const done = await transitionAtomicSwap(db, {
+      atomicSwapId: 'atm_done',
+      from: ['executing'],
+      to: 'completed',
+      at: at(3_000),
+      execution,
+    });
+    expect(done).toMatchObject({ status: 'completed', execution, completedAt: at(3_000) });
+    // A second writer finds it moved already.
+    expect(
+      await transitionAtomicSwap(db, {
+        atomicSwapId: 'atm_done',
+        from: ['executing'],
+        to: 'completed',
+        at: at(4_000),
+        execution,
+      }),
+    ).toBeNull();
+    const events = await listAtomicSwapEvents(db, 'atm_done');
+    expect(events.map((event) => event.status)).toEqual(['prepared', 'executing', 'completed']);
+  });
+
+  it('refuses a move that is not the lifecycle’s before writing anything', async () => {
+    await prepared('atm_illegal', ['h-illegal']);
+    await expect(
+      transitionAtomicSwap(db, {
+        atomicSwapId: 'atm_illegal',
+        from: ['prepared'],
+        to: 'completed',
+        at: at(1_000),
+      }),
+    ).rejects.toBeInstanceOf(IllegalPathError);
+    expect((await getAtomicSwap(db, 'atm_illegal'))?.status).toBe('prepared');
+  });
+
+  it('prepares a swap again under a new command id, its new holdings reserved in place of the old', async () => {
+    await prepared('atm_again', ['h-again-old']);
+    await transitionAtomicSwap(db, {
+      atomicSwapId: 'atm_again',
+      from: ['prepared'],
+      to: 'executing',
+      at: at(1_000),
+      signature: SIGNATURE,
+    });
+    const preparation = {
+      commandId: 'atomic-atm_again-2',
+      inputHoldingIds: ['trader-holding-atm_again'],
+      outputHoldingIds: ['h-again-new'],
+      preparedTransaction: 'bmV3',
+      preparedTransactionHash: 'bmV3aGFzaA==',
+      hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
+      expiresAt: at(61_000),
+    };
+    const again = await reprepareAtomicSwap(db, 'atm_again', preparation, at(1_500));
+    expect(again).toMatchObject({ status: 'prepared', preparations: 2 });
+    expect(again?.preparation).toEqual(preparation);
+    expect(await reservationsOf(db, 'atm_again')).toEqual(['h-again-new']);
+    // Only an executing swap is prepared again.
+    expect(await reprepareAtomicSwap(db, 'atm_again', preparation, at(1_600))).toBeNull();
+  });
+
+  it('answers the prepared swaps due at a time, for the expiry sweep', async () => {
+    await prepared('atm_due', ['h-due']);
+    const due = (await dueAtomicSwaps(db, at(60_000))).map((swap) => swap.atomicSwapId);
+    expect(due).toContain('atm_due');
+    expect(await dueAtomicSwaps(db, at(59_999))).toEqual([]);
+  });
+});
