@@ -95,6 +95,9 @@ describe('a newcomer’s liquidity path in a browser', () => {
       await expect.poll(() => balance(page, 'Amulet')).toBe(900);
       await checkPage(page, width, 'liquidity-added');
       const earnedBefore = await figure(page, 'position-earned');
+      expect(await page.getByTestId('position-fees').textContent()).toBe(
+        '0 Amulet + 0 USDCx ($0.00)',
+      );
 
       // Another party's three swaps: the position earns its share of their fees.
       await threeSwapsElsewhere(`trader${width}`, pool);
@@ -104,6 +107,13 @@ describe('a newcomer’s liquidity path in a browser', () => {
         .poll(() => figure(page, 'position-earned'), { timeout: SETTLE_MS })
         .toBeGreaterThan(earnedBefore);
       expect(await figure(page, 'position-earned')).toBeGreaterThan(0);
+      // The fees earned, beside value vs holding: the swaps paid fees on both sides (Amulet in
+      // twice, USDCx in once), none before them.
+      const fees = page.getByTestId('position-fees');
+      await expect
+        .poll(async () => [await fees.getAttribute('data-a'), await fees.getAttribute('data-b')])
+        .not.toContain('0');
+      expect(await fees.textContent()).toMatch(/^[\d.,]+ Amulet \+ [\d.,]+ USDCx \(.+\)$/);
 
       // Half removed: the minimums shown, the withdrawal followed until both are paid.
       expect(await page.getByLabel('50 %').isChecked()).toBe(true);

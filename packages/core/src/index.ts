@@ -29,6 +29,7 @@ export * from './party-id.js';
 export * from './party-keys.js';
 export * from './pool-books.js';
 export * from './pool-stats.js';
+export * from './position-fees.js';
 export * from './price-reference.js';
 export * from './pricing.js';
 export * from './quote.js';

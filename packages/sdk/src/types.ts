@@ -638,8 +638,28 @@ export interface Position {
   valueInB: string;
   /** What went in, valued in token B. */
   depositedInB: string;
-  /** Value now less simply holding what went in, in token B; may be negative. */
+  /**
+   * Value vs holding: value now less simply holding what went in, in token B (the fees earned,
+   * less any loss from the price moving); may be negative. Not the fees: see `feesEarned`.
+   */
   earnedInB: string;
+  /**
+   * The LP fee share the units earned since they joined, per side. A report, not a separate
+   * balance: the fees joined the reserves, and `redeemable` includes them.
+   */
+  feesEarned: FeesEarned;
+}
+
+/** The LP fees a position earned, per side, in each token and in USD where a price exists. */
+export interface FeesEarned {
+  /** Earned in token A. */
+  a: string;
+  /** Earned in token B. */
+  b: string;
+  /** The token A fees in USD, cut to 10 decimals; null without a USD price. */
+  aUsd: string | null;
+  /** The token B fees in USD, cut to 10 decimals; null without a USD price. */
+  bUsd: string | null;
 }
 
 /** State of an atomic swapstates)#states). */

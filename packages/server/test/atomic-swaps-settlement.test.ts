@@ -38,6 +38,7 @@ import {
   type Database,
   getAtomicSwap,
   getPoolAccounting,
+  getPoolUnits,
   IN_MEMORY,
   insertApiKey,
   insertPool,
@@ -252,9 +253,15 @@ describe('an atomic swap through settlement on the canton path', () => {
       [...swap.preparation.outputHoldingIds].sort(),
     );
     const before = await world();
+    const growthBefore = (await getPoolUnits(db, POOL_ID))?.lpFeeGrowth;
     invalidated = [];
     const done = await execute(swap);
     expect(done.status).toBe('completed');
+    // The LP fee joined the USD reserve, and the positions' fee growth of that side with it.
+    const growthAfter = (await getPoolUnits(db, POOL_ID))?.lpFeeGrowth;
+    expect(swap.lpFeeAmount.isPositive()).toBe(true);
+    expect((growthAfter?.a ?? 0n) > (growthBefore?.a ?? 0n)).toBe(true);
+    expect(growthAfter?.b).toBe(growthBefore?.b);
     expect(done.execution?.excess.gte(Amount.ZERO)).toBe(true);
     expect(done.execution?.curveOutput.eq(done.outputAmount.add(done.execution.excess))).toBe(true);
     const after = await world();

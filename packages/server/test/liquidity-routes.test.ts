@@ -5,6 +5,7 @@
  * sides and listed.
  */
 import { Amount, type Instrument } from '@poolparty/core';
+import { REASON_META_KEY } from '@poolparty/ledger';
 import { describe, expect, it } from 'vitest';
 import { runAdmin } from './support/admin.js';
 import {
@@ -203,6 +204,54 @@ describe('positions and withdrawals', () => {
     expect(paid.payoutB).toMatchObject({ state: 'paid', offerId: null });
     const { body: listed } = await call('GET', '/v1/liquidity/withdrawals', { walletToken: token });
     expect(listed.items.map((w: Body) => w.withdrawalId)).toEqual([created.body.withdrawalId]);
+  });
+
+  it("answer the LP fee share of a swap after the deposit as the position's fees earned", async () => {
+    const { party, token } = await provider('lp-fees');
+    const { body: intent } = await call('POST', '/v1/liquidity/intents', {
+      walletToken: token,
+      body: { poolId: devnet.pool.poolId, amountA: '5000' },
+    });
+    await completeLiquidityIntent(
+      t,
+      devnet.ledger,
+      devnet.pool,
+      { partyId: party.partyId, token },
+      intent,
+    );
+    const positionNow = async () =>
+      (await call('GET', '/v1/liquidity/positions', { walletToken: token })).body.items[0];
+    expect((await positionNow()).feesEarned).toEqual({ a: '0', b: '0', aUsd: '0', bUsd: '0' });
+
+    const { body: swap } = await call('POST', '/v1/swaps', {
+      walletToken: token,
+      body: { fromToken: 'Amulet', toToken: 'USDCx', amount: '1000', poolId: devnet.pool.poolId },
+    });
+    await devnet.ledger.submitTransfer({
+      commandId: `wallet-${swap.intentId}`,
+      sender: party.partyId,
+      receiver: swap.depositAddress,
+      instrument: devnet.pool.tokenA,
+      amount: Amount.parse(swap.expectedAmount),
+      meta: { [REASON_META_KEY]: swap.depositReference },
+    });
+    await untilAnswer(t, `/v1/swaps/${swap.intentId}`, token, (b) => b.status === 'completed');
+
+    const position = await positionNow();
+    const { body: pools } = await call('GET', '/v1/pools');
+    const supply = Amount.parse(
+      pools.pools.find((p: Body) => p.poolId === devnet.pool.poolId).lpSupply,
+    );
+    // lpFee × units / supply, rounded down: the growth per unit and the figure each round down.
+    const share =
+      (Amount.parse(swap.lpFeeAmount).units * Amount.parse(position.units).units) / supply.units;
+    const earnedA = Amount.parse(position.feesEarned.a).units;
+    expect(share - earnedA).toBeGreaterThanOrEqual(0n);
+    expect(share - earnedA).toBeLessThanOrEqual(1n);
+    expect(earnedA).toBeGreaterThan(0n);
+    expect(position.feesEarned).toMatchObject({ b: '0', bUsd: '0' });
+    // Amulet is priced on the devnet: the fees have a USD value.
+    expect(Number(position.feesEarned.aUsd)).toBeGreaterThan(0);
   });
 
   it('refuse a withdrawal from a pool that does not exist as 404, before anything else', async () => {

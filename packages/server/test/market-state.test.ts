@@ -1,4 +1,10 @@
-import { Amount, compareRatio, evaluateSettlementSafety, ratio } from '@poolparty/core';
+import {
+  Amount,
+  compareRatio,
+  evaluateSettlementSafety,
+  NO_FEE_GROWTH,
+  ratio,
+} from '@poolparty/core';
 import type { PoolRecord } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
 import { poolToWire, tokensOf } from '../src/market/pool-view.js';
@@ -171,6 +177,7 @@ describe('pool view', () => {
     lpParty: 'lp::1220ff',
     feeBps: 30,
     lpSupply: Amount.parse('12041.5945787922'),
+    lpFeeGrowth: NO_FEE_GROWTH,
     status: 'paused',
     guard: {},
     priceImpactCap: null,

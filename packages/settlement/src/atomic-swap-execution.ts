@@ -62,6 +62,7 @@ import { lockPool, moveBalances } from './accounting.js';
 import { type AtomicSwapDeps, atomicSwapCommandId, usableHoldings } from './atomic-swap-prepare.js';
 import type { QuoteInvalidator } from './context.js';
 import { guardSnapshotFrom, poolThresholds, readGuardFigures } from './execution-guard-inputs.js';
+import { creditLpFees } from './lp-fees.js';
 import {
   guardReferenceOf,
   keepReferenceAfterTrade,
@@ -367,6 +368,9 @@ async function recordCommitted(
     }),
     now,
   );
+  // The LP fee joined the input reserve with the books: the positions' share of it, likewise.
+  const lpFee = { side: sidesOf(pool, swap).inputSide, lpFee: fees.lpFeeAmount };
+  await creditLpFees(tx, pool.poolId, [lpFee], now);
   if (scope.kept !== undefined) {
     const { reference, limit } = scope.kept;
     await keepReferenceAfterTrade(tx, pool.poolId, reference, after, now, limit);

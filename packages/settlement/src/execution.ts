@@ -67,6 +67,7 @@ import {
   type SwapPlan,
 } from './execution-plan.js';
 import type { TransferPayload } from './legs.js';
+import { creditLpFees } from './lp-fees.js';
 import { referenceSeedOf } from './pool-reference.js';
 import { type PriceBook, readPriceBook, usdValue } from './prices.js';
 import { isItemFailure, setSwapAside } from './set-aside.js';
@@ -268,6 +269,13 @@ async function writePlan(tx: Queryable, writing: Writing): Promise<void> {
   const updated = await updatePoolAccounting(tx, pool.poolId, writing.version, plan.balances, now);
   if (updated === null) throw new AccountingError(`pool ${pool.poolId} changed under its lock`);
   const trades = plan.swaps.filter((swap) => swap.decision.kind === 'execute');
+  // The LP fees joined the reserves in the write above: the positions are credited with them now.
+  await creditLpFees(
+    tx,
+    pool.poolId,
+    trades.map((swap) => ({ side: swap.inputSide, lpFee: intentFeesOf(swap.intent).lpFeeAmount })),
+    now,
+  );
   await insertFeeEvents(
     tx,
     trades.map((swap) => feeEventOf(swap, writing.prices, now)),

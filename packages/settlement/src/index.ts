@@ -58,6 +58,7 @@ export {
   type LiquidityIntentRequest,
   openLiquidityIntent,
 } from './liquidity-intents.js';
+export { creditLpFees, type LpFeeTaken, settledPositionFees } from './lp-fees.js';
 export {
   listRefundCases,
   REFUND_CASES_MAX,

@@ -42,6 +42,7 @@ import {
   recordTransfer,
   transferPayloadOf,
 } from './legs.js';
+import { settledPositionFees } from './lp-fees.js';
 
 /** The legs of liquidity, which this module and withdrawals.ts apply. */
 export const LIQUIDITY_LEGS = ['lp_accept', 'forward', 'lp_return', 'lp_payout'] as const;
@@ -196,6 +197,8 @@ async function completeIfJoined(
     basisA: plan.join.a,
     basisB: plan.join.b,
     supplyAdded: plan.minted.add(plan.locked),
+    // Settled before the units join, so they take no share of the fees before them.
+    fees: await settledPositionFees(tx, intent.poolId, intent.providerParty),
     now,
   });
   await transitionLiquidityIntent(tx, {

@@ -15,6 +15,7 @@ import {
   liquidityOf,
   planWithdrawal,
   type Side,
+  settlePositionFees,
   transferArrived,
 } from '@poolparty/core';
 import type { Database, EngineCommand, Queryable, WithdrawalRecord } from '@poolparty/store';
@@ -67,6 +68,7 @@ export async function recordWithdrawal(
       request.minimum,
     );
     if (plan.kind === 'refused') throw refusal(plan.code, plan.message);
+    assert(position !== null, 'a withdrawal planned without a position');
     const withdrawal = await insertWithdrawal(tx, {
       withdrawalId: `wdr_${randomBytes(WITHDRAWAL_ID_BYTES).toString('base64url')}`,
       poolId: request.poolId,
@@ -85,6 +87,8 @@ export async function recordWithdrawal(
       units: plan.units,
       basisA: plan.basis.a,
       basisB: plan.basis.b,
+      // Settled before the burn: what the units earned stays the position's to report.
+      fees: settlePositionFees(position.fees, position.units, pool.lpFeeGrowth),
       now: request.now,
     });
     assert(burned, `position of ${request.providerParty} changed under its lock`, {

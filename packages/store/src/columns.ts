@@ -8,7 +8,7 @@
  * four parameter writers stay functions: a module needs at most four of them, which one import line
  * holds.
  */
-import { Amount } from '@poolparty/core';
+import { Amount, type FeeGrowth, feeGrowthFromDecimal, feeGrowthToDecimal } from '@poolparty/core';
 
 export function readAmount(value: unknown): Amount {
   return Amount.parse(value);
@@ -21,6 +21,16 @@ export function readAmountOrNull(value: unknown): Amount | null {
 /** An amount as a SQL parameter, in its wire form. */
 export function amountParam(value: Amount): string {
   return value.toString();
+}
+
+/** A pool's or a position's fee growth, per side, from its two columns. */
+export function readFeeGrowth(a: unknown, b: unknown): FeeGrowth {
+  return { a: feeGrowthFromDecimal(readString(a)), b: feeGrowthFromDecimal(readString(b)) };
+}
+
+/** One side of a fee growth as a SQL parameter, exact. */
+export function feeGrowthParam(value: bigint): string {
+  return feeGrowthToDecimal(value);
 }
 
 export function amountParamOrNull(value: Amount | null | undefined): string | null {

@@ -4,9 +4,16 @@
  * executor changes when a swap moves reserves; it carries a version so a writer that read an
  * older state cannot overwrite a newer one.
  */
-import type { BookDeltas, Instrument, PoolBooks } from '@poolparty/core';
-import { AccountingError, Amount } from '@poolparty/core';
-import { amountParam, amountParamOrNull, jsonParam, read } from './columns.js';
+import type { BookDeltas, FeeGrowth, Instrument, PoolBooks } from '@poolparty/core';
+import { AccountingError, Amount, freshPositionFees, NO_FEE_GROWTH } from '@poolparty/core';
+import {
+  amountParam,
+  amountParamOrNull,
+  feeGrowthParam,
+  jsonParam,
+  read,
+  readFeeGrowth,
+} from './columns.js';
 import type { Queryable, Row } from './database.js';
 import { creditPosition } from './liquidity-positions.js';
 
@@ -29,6 +36,8 @@ export interface PoolRecord {
   readonly lpParty: string;
   readonly feeBps: number;
   readonly lpSupply: Amount;
+  /** Per side, the LP fee per unit accrued since the pool opened (core's `FeeGrowth`). */
+  readonly lpFeeGrowth: FeeGrowth;
   readonly status: PoolStatus;
   /** Overrides of the settlement-safety thresholds; empty means the service defaults. */
   readonly guard: Readonly<Record<string, unknown>>;
@@ -66,7 +75,8 @@ const ACCOUNTING_COLUMNS = `a.reserve_a, a.reserve_b, a.inflight_a, a.inflight_b
   a.outgoing_b, a.fees_a, a.fees_b, a.version, a.updated_at AS accounting_updated_at`;
 
 const POOL_SELECT = `SELECT p.pool_id, p.token_a_id, p.token_a_admin, p.token_b_id,
-  p.token_b_admin, p.swap_party, p.lp_party, p.fee_bps, p.lp_supply, p.status, p.guard,
+  p.token_b_admin, p.swap_party, p.lp_party, p.fee_bps, p.lp_supply, p.lp_fee_growth_a,
+  p.lp_fee_growth_b, p.status, p.guard,
   p.price_impact_cap, p.books_from_offset, p.created_at, p.updated_at, ${ACCOUNTING_COLUMNS}
   FROM pools p JOIN pool_accounting a ON a.pool_id = p.pool_id`;
 
@@ -94,6 +104,7 @@ function poolFromRow(row: Row): PoolRecord {
     lpParty: read.string(row.lp_party),
     feeBps: read.safeInteger(row.fee_bps),
     lpSupply: read.amount(row.lp_supply),
+    lpFeeGrowth: readFeeGrowth(row.lp_fee_growth_a, row.lp_fee_growth_b),
     status: read.string(row.status) as PoolStatus,
     guard: (row.guard ?? {}) as Record<string, unknown>,
     priceImpactCap: read.amountOrNull(row.price_impact_cap),
@@ -143,6 +154,8 @@ export async function insertPool(q: Queryable, pool: NewPool): Promise<PoolRecor
       basisA: pool.reserveA,
       basisB: pool.reserveB,
       supplyAdded: Amount.ZERO,
+      // The pool opens now: its growth is zero, and so is what the opening position counted.
+      fees: freshPositionFees(NO_FEE_GROWTH),
       now: pool.createdAt,
     });
   }
@@ -326,4 +339,38 @@ export async function claimPoolExecution(tx: Queryable, poolId: string): Promise
     [EXECUTION_LOCK_SPACE, poolId],
   );
   return rows[0]?.claimed === true;
+}
+
+/**
+ * Sets the pool's LP fee growth, as core's `feeGrowthAfterSwaps` left it. The caller holds the
+ * pool's lock and writes it in the transaction that moves the swaps' LP fees into the reserves.
+ */
+export async function setLpFeeGrowth(
+  q: Queryable,
+  poolId: string,
+  growth: FeeGrowth,
+  now: Date,
+): Promise<void> {
+  await q.query(
+    `UPDATE pools SET lp_fee_growth_a = $2, lp_fee_growth_b = $3, updated_at = $4
+     WHERE pool_id = $1`,
+    [poolId, feeGrowthParam(growth.a), feeGrowthParam(growth.b), now],
+  );
+}
+
+/** The pool's supply and fee growth, read under the caller's lock. */
+export async function getPoolUnits(
+  q: Queryable,
+  poolId: string,
+): Promise<{ readonly lpSupply: Amount; readonly lpFeeGrowth: FeeGrowth } | null> {
+  const rows = await q.query(
+    'SELECT lp_supply, lp_fee_growth_a, lp_fee_growth_b FROM pools WHERE pool_id = $1',
+    [poolId],
+  );
+  const row = rows[0];
+  if (row === undefined) return null;
+  return {
+    lpSupply: read.amount(row.lp_supply),
+    lpFeeGrowth: readFeeGrowth(row.lp_fee_growth_a, row.lp_fee_growth_b),
+  };
 }

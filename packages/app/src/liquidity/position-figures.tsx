@@ -1,11 +1,23 @@
 /**
  * A liquidity position in figures (docs/spec/liquidity.md#positions): what it is worth now, its
- * share of the pool, what went in, its value against simply holding that ("value vs holding": the
- * LP fees, less any loss from the price moving — not the fees alone), and the units. Values are in the pool's token B, as the
- * service gives them.
+ * share of the pool, what went in, the LP fees its units earned (per side, with their USD value
+ * when both sides have one), its value against simply holding what went in ("value vs holding":
+ * the fees, less any loss from the price moving), and the units. Values are in the pool's token
+ * B, as the service gives them.
  */
-import { formatAmount, formatPercent } from '../format.js';
+import { parseAmount } from '../decimal.js';
+import { formatAmount, formatPercent, formatUsdBeside } from '../format.js';
 import type { Position } from './party-liquidity.js';
+
+/**
+ * The fees' USD value, both sides added; null when either side has no USD price, so a total never
+ * leaves a side out.
+ */
+export function feesEarnedUsd(fees: Position['feesEarned']): string | null {
+  if (fees.aUsd === null || fees.bUsd === null) return null;
+  const [a, b] = [parseAmount(fees.aUsd), parseAmount(fees.bUsd)];
+  return a === null || b === null ? null : a.add(b).toString();
+}
 
 export function PositionFigures(props: { position: Position }) {
   const { position: p } = props;
@@ -14,9 +26,11 @@ export function PositionFigures(props: { position: Position }) {
     <>
       <PositionList position={p} earned={earned} />
       <p class="hint">
-        Value vs holding: the value now less simply holding what went in, both at today's price —
-        the fees earned, less any loss from the price moving (rounding favours the pool by a hair).
-        It is not the fees alone: the service does not report those per position.
+        Fees earned: the LP fee share of every swap since the units joined, in the token each was
+        paid in. They are already in the pool's reserves, so removing liquidity pays them with the
+        rest. Value vs holding: the value now less simply holding what went in, both at today's
+        price — the fees earned, less any loss from the price moving (rounding favours the pool by a
+        hair).
       </p>
     </>
   );
@@ -44,6 +58,7 @@ function PositionList(props: { position: Position; earned: 'good' | 'bad' }) {
       <dd>
         {formatAmount(p.depositedInB)} {p.tokenB}
       </dd>
+      <FeesEarned position={p} />
       <dt>Value vs holding</dt>
       <dd data-testid="position-earned" data-sign={earned} data-value={p.earnedInB}>
         {formatAmount(p.earnedInB)} {p.tokenB}
@@ -51,6 +66,21 @@ function PositionList(props: { position: Position; earned: 'good' | 'bad' }) {
       <dt>Units</dt>
       <dd data-testid="position-units">{formatAmount(p.units)}</dd>
     </dl>
+  );
+}
+
+function FeesEarned(props: { position: Position }) {
+  const { position: p } = props;
+  const fees = p.feesEarned;
+  const usd = feesEarnedUsd(fees);
+  return (
+    <>
+      <dt>Fees earned</dt>
+      <dd data-testid="position-fees" data-a={fees.a} data-b={fees.b}>
+        {formatAmount(fees.a)} {p.tokenA} + {formatAmount(fees.b)} {p.tokenB}
+        {usd === null ? '' : ` (${formatUsdBeside(usd)})`}
+      </dd>
+    </>
   );
 }
 

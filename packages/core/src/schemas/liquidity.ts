@@ -5,6 +5,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import {
   AmountStringSchema,
+  DecimalStringSchema,
   enumOf,
   inline,
   nullable,
@@ -214,6 +215,24 @@ export const WithdrawalIdParamsSchema = Type.Object({
   withdrawalId: Type.String({ pattern: '^wdr_[A-Za-z0-9_-]{16}$' }),
 });
 
+const usdOrNull = (description: string) =>
+  nullable(DecimalStringSchema, {
+    description: `${description} in USD at its price now, cut to 10 decimals; null without a USD price.`,
+  });
+
+const FeesEarnedSchema = Type.Object(
+  {
+    a: amount('LP fees earned in token A.'),
+    b: amount('LP fees earned in token B.'),
+    aUsd: usdOrNull('The token A fees'),
+    bUsd: usdOrNull('The token B fees'),
+  },
+  {
+    description:
+      'The LP fee share the units earned since they joined, per side, in the token it was paid in (docs/spec/liquidity.md#fees-earned). A report, not a separate balance: the fees joined the reserves, and `redeemable` includes them.',
+  },
+);
+
 const PositionSchema = Type.Object(
   {
     poolId: inline(PoolIdSchema),
@@ -229,8 +248,9 @@ const PositionSchema = Type.Object(
     depositedInB: amount('What went in, valued in token B at the pool price now.'),
     earnedInB: Type.String({
       description:
-        'Value now less simply holding what went in, in token B (fees earned, less any loss from the price moving); may be negative.',
+        'Value vs holding: value now less simply holding what went in, in token B (the fees earned, less any loss from the price moving); may be negative. Not the fees: see `feesEarned`.',
     }),
+    feesEarned: FeesEarnedSchema,
   },
   {
     $id: 'Position',

@@ -16,6 +16,7 @@ import { Liquidity } from '../resources/liquidity.js';
 export { LIQUIDITY_STATES, LIQUIDITY_TERMINAL_STATES } from '../catalogue.js';
 export type { CreateLiquidityParams, Liquidity, WithdrawParams } from '../resources/liquidity.js';
 export type {
+  FeesEarned,
   LiquidityDeposit,
   LiquidityIntent,
   LiquidityMint,

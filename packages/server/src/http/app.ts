@@ -175,7 +175,7 @@ async function clientApi(v1: App, ctx: ServiceContext, deps: HttpDeps): Promise<
     streamCaps,
   });
   await v1.register(liquidityRoutes, {
-    ctx: narrowed(ctx, 'db', 'clock', 'walletTokens'),
+    ctx: narrowed(ctx, 'db', 'clock', 'walletTokens', 'ledger'),
     events: ctx.liquidityEvents,
     streamCaps,
   });

@@ -479,6 +479,12 @@ export const POSITION_LIST_EXAMPLE = {
       valueInB: '290.0470928204',
       depositedInB: '290.0235561253',
       earnedInB: '0.0235366951',
+      feesEarned: {
+        a: '0.0812337213',
+        b: '0.0117789893',
+        aUsd: '0.0117788895',
+        bUsd: '0.0117789893',
+      },
     },
   ],
 };

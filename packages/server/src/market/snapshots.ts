@@ -153,6 +153,25 @@ async function tickerAmuletPrice(deps: MarketDeps, pools: readonly PoolRecord[])
   return canonicalAmuletPriceOf(pools) ?? oracleAmuletPrice(deps);
 }
 
+/**
+ * Each side's USD price per whole token, as the ticker values the pool (Amulet at the canonical
+ * pool's spot, else the ledger's round); nulls when no price can be read, so a figure beside the
+ * prices still answers.
+ */
+export async function sidePricesUsdOf(
+  deps: MarketDeps,
+  pool: PoolRecord,
+  pools: readonly PoolRecord[],
+): Promise<{ readonly priceA: Ratio | null; readonly priceB: Ratio | null }> {
+  try {
+    const valuation = valuationOf(pool, pools, await tickerAmuletPrice(deps, pools));
+    return { priceA: valuation.priceA, priceB: valuation.priceB };
+  } catch (error) {
+    if (error instanceof DomainError) return { priceA: null, priceB: null };
+    throw error;
+  }
+}
+
 /** The base token's USD price cut to 10 decimals, as stored and shown; null without one. */
 function tickerPriceOf(
   pool: PoolRecord,

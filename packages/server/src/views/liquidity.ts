@@ -3,11 +3,16 @@
  * deposits, a withdrawal with its two payouts, and a position valued at the pool's price now.
  */
 import {
+  AMOUNT_SCALE,
   Amount,
+  feesEarned,
+  formatRatio,
   type LiquidityIntent,
   liquidityOf,
   type Position,
   positionValue,
+  type Ratio,
+  ratio,
   type Withdrawal,
 } from '@poolparty/core';
 import type {
@@ -117,7 +122,28 @@ export function withdrawalView(
   };
 }
 
-export function positionView(position: PositionRecord, pool: PoolRecord): Position {
+/** USD per whole token of each side of a pool, as its stats value them; null without a price. */
+export interface SidePricesUsd {
+  readonly priceA: Ratio | null;
+  readonly priceB: Ratio | null;
+}
+
+export const NO_USD_PRICES: SidePricesUsd = { priceA: null, priceB: null };
+
+/** `amount × price`, cut to 10 decimals so a figure never overstates; null without a price. */
+function usdOf(amount: Amount, price: Ratio | null): string | null {
+  if (price === null) return null;
+  return formatRatio(
+    ratio(amount.units * price.numerator, AMOUNT_SCALE * price.denominator),
+    'down',
+  );
+}
+
+export function positionView(
+  position: PositionRecord,
+  pool: PoolRecord,
+  prices: SidePricesUsd = NO_USD_PRICES,
+): Position {
   const liquidity = liquidityOf(pool.accounting, pool.lpSupply);
   const held = {
     units: position.units,
@@ -142,5 +168,20 @@ export function positionView(position: PositionRecord, pool: PoolRecord): Positi
     valueInB: worth.valueInB.toString(),
     depositedInB: worth.heldInB.toString(),
     earnedInB: `${earned < 0n ? '-' : ''}${Amount.fromUnits(earned < 0n ? -earned : earned)}`,
+    feesEarned: feesEarnedView(position, pool, prices),
+  };
+}
+
+function feesEarnedView(
+  position: PositionRecord,
+  pool: PoolRecord,
+  prices: SidePricesUsd,
+): Position['feesEarned'] {
+  const fees = feesEarned(position.fees, position.units, pool.lpFeeGrowth);
+  return {
+    a: fees.a.toString(),
+    b: fees.b.toString(),
+    aUsd: usdOf(fees.a, prices.priceA),
+    bUsd: usdOf(fees.b, prices.priceB),
   };
 }

@@ -20,10 +20,12 @@ import {
   getPool,
   type LiquidityIntentRecord,
   listLiquidityIntentsForParty,
+  listPools,
   listPositionsOfProvider,
 } from '@poolparty/store';
 import type { ServiceContext } from '../../context.js';
 import { createLiquidityIntent } from '../../liquidity/create-intent.js';
+import { sidePricesUsdOf } from '../../market/snapshots.js';
 import { liquidityIntentView, positionView } from '../../views/liquidity.js';
 import { LIQUIDITY_OUTBOX } from '../../views/liquidity-outbox.js';
 import { apiKeyOf, walletPartyOf } from '../authenticate.js';
@@ -60,7 +62,7 @@ const EVENTS_DESCRIPTION =
   '`rate_limited`; poll `GET /v1/liquidity/intents/{liquidityIntentId}`.';
 
 /** What the liquidity routes use of the service. */
-type LiquidityRouteContext = Pick<ServiceContext, 'db' | 'clock' | 'walletTokens'>;
+type LiquidityRouteContext = Pick<ServiceContext, 'db' | 'clock' | 'walletTokens' | 'ledger'>;
 
 const LIQUIDITY_INTENTS = intentRoutesOf<LiquidityRouteContext>()({
   noun: 'liquidity intent',
@@ -224,8 +226,9 @@ const listPositions = liquidityRoute({
     operationId: 'listPositions',
     summary: "List the wallet party's liquidity positions",
     description:
-      'Per pool: units, share of the supply, what they redeem for now, what went in, and what ' +
-      'the position earned against simply holding what went in.',
+      'Per pool: units, share of the supply, what they redeem for now, what went in, the LP ' +
+      'fees the units earned since they joined (per side, and in USD where a price exists), and ' +
+      'the value against simply holding what went in.',
     tags: TAGS,
     security: SECURITY,
     response: { 200: withExamples(PositionListSchema, POSITION_LIST_EXAMPLE) },
@@ -233,10 +236,15 @@ const listPositions = liquidityRoute({
   },
   handler: async ({ ctx }, request) => {
     const positions = await listPositionsOfProvider(ctx.db, walletPartyOf(request));
+    if (positions.length === 0) return { items: [] };
+    // Every pool once: the USD prices of one pool's sides are read through the others.
+    const pools = await listPools(ctx.db);
     const items = [];
     for (const position of positions) {
-      const pool = await getPool(ctx.db, position.poolId);
-      if (pool !== null) items.push(positionView(position, pool));
+      const pool = pools.find((p) => p.poolId === position.poolId);
+      if (pool === undefined) continue;
+      const prices = await sidePricesUsdOf(ctx, pool, pools);
+      items.push(positionView(position, pool, prices));
     }
     return { items };
   },
