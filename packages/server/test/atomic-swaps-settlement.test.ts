@@ -40,14 +40,13 @@ import {
   getPoolAccounting,
   getPoolUnits,
   IN_MEMORY,
-  insertApiKey,
   insertPool,
   migrate,
   openPglite,
   putPoolPriceReference,
   reservationsOf,
-  upsertDeveloper,
 } from '@poolparty/store';
+import { seedTestDeveloper } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVNET_AUDIENCE, DEVNET_AUTH_SECRET } from './support/devnet-ledger.js';
 
@@ -114,16 +113,7 @@ beforeAll(async () => {
   });
   db = await openPglite(IN_MEMORY);
   await migrate(db);
-  await upsertDeveloper(db, 'dev::1220', T0);
-  await insertApiKey(db, {
-    keyId: 'key_1',
-    developerParty: 'dev::1220',
-    name: 'main',
-    keyHash: 'a'.repeat(64),
-    prefix: 'pp_test_abcd',
-    environment: 'devnet',
-    createdAt: T0,
-  });
+  await seedTestDeveloper(db, T0);
   await insertPool(db, {
     poolId: POOL_ID,
     tokenA: usd,

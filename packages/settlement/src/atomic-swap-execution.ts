@@ -59,7 +59,12 @@ import {
   transitionAtomicSwap,
 } from '@poolparty/store';
 import { lockPool, moveBalances } from './accounting.js';
-import { type AtomicSwapDeps, atomicSwapCommandId, usableHoldings } from './atomic-swap-prepare.js';
+import {
+  type AtomicSwapDeps,
+  atomicSwapCommandId,
+  preparationOf,
+  usableHoldings,
+} from './atomic-swap-prepare.js';
 import type { QuoteInvalidator } from './context.js';
 import { guardSnapshotFrom, poolThresholds, readGuardFigures } from './execution-guard-inputs.js';
 import { creditLpFees } from './lp-fees.js';
@@ -464,15 +469,7 @@ async function prepareAgain(
     const again = await reprepareAtomicSwap(
       tx,
       swap.atomicSwapId,
-      {
-        commandId,
-        inputHoldingIds: prepared.input.holdingIds,
-        outputHoldingIds: prepared.output.holdingIds,
-        preparedTransaction: prepared.preparedTransaction,
-        preparedTransactionHash: prepared.preparedTransactionHash,
-        hashingSchemeVersion: prepared.hashingSchemeVersion,
-        expiresAt,
-      },
+      preparationOf(prepared, commandId, expiresAt),
       now,
     );
     return again ?? swap;

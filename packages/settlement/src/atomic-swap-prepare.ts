@@ -18,8 +18,14 @@ import {
   pickOutputHoldings,
   signedAmounts,
 } from '@poolparty/core';
-import { type AtomicSwapPort, type Holding, LedgerError } from '@poolparty/ledger';
 import {
+  type AtomicSwapPort,
+  type Holding,
+  LedgerError,
+  type PreparedAtomicSwap,
+} from '@poolparty/ledger';
+import {
+  type AtomicSwapPreparation,
   type AtomicSwapRecord,
   type Database,
   insertAtomicSwap,
@@ -152,15 +158,7 @@ export async function prepareAtomicSwap<V>(
       });
       const swap = await insertAtomicSwap(tx, {
         ...newAtomicSwapOf(request, atomicSwapId, amounts),
-        preparation: {
-          commandId: prepared.commandId,
-          inputHoldingIds: prepared.input.holdingIds,
-          outputHoldingIds: prepared.output.holdingIds,
-          preparedTransaction: prepared.preparedTransaction,
-          preparedTransactionHash: prepared.preparedTransactionHash,
-          hashingSchemeVersion: prepared.hashingSchemeVersion,
-          expiresAt,
-        },
+        preparation: preparationOf(prepared, prepared.commandId, expiresAt),
       });
       return answered(tx, swap, respond);
     });
@@ -218,5 +216,22 @@ function newAtomicSwapOf(
     networkFeePolicy: quote.networkFeePolicy,
     platformFeePolicy: quote.platformFeePolicy,
     createdAt: origin.now,
+  };
+}
+
+/** What the store keeps of a transaction the ledger prepared, under the command id it used. */
+export function preparationOf(
+  prepared: PreparedAtomicSwap,
+  commandId: string,
+  expiresAt: Date,
+): AtomicSwapPreparation {
+  return {
+    commandId,
+    inputHoldingIds: prepared.input.holdingIds,
+    outputHoldingIds: prepared.output.holdingIds,
+    preparedTransaction: prepared.preparedTransaction,
+    preparedTransactionHash: prepared.preparedTransactionHash,
+    hashingSchemeVersion: prepared.hashingSchemeVersion,
+    expiresAt,
   };
 }

@@ -14,9 +14,7 @@ import {
   getAtomicSwapForParty,
   HoldingReservedError,
   IN_MEMORY,
-  insertApiKey,
   insertAtomicSwap,
-  insertPool,
   listAtomicSwapEvents,
   migrate,
   openPglite,
@@ -25,15 +23,13 @@ import {
   reservationsOf,
   reservedHoldingIds,
   transitionAtomicSwap,
-  upsertDeveloper,
 } from '../src/index.js';
 import {
   createSchema,
   dropSchema,
   POSTGRES_URL,
   postgresSkipReason,
-  TEST_AMULET,
-  TEST_USDCX,
+  seedIntentWorld,
   testAtomicSwap,
 } from '../testing/index.js';
 
@@ -85,27 +81,7 @@ describe.each(BACKENDS)('atomic swaps on $name', (backend) => {
   beforeAll(async () => {
     ({ db, dispose } = await backend.open());
     await migrate(db);
-    await upsertDeveloper(db, 'dev::1220', T0);
-    await insertApiKey(db, {
-      keyId: 'key_1',
-      developerParty: 'dev::1220',
-      name: 'main',
-      keyHash: 'a'.repeat(64),
-      prefix: 'pp_test_abcd',
-      environment: 'devnet',
-      createdAt: T0,
-    });
-    await insertPool(db, {
-      poolId: 'pool-1',
-      tokenA: TEST_AMULET,
-      tokenB: TEST_USDCX,
-      swapParty: 'swap::1220cc',
-      lpParty: 'lp::1220dd',
-      lpSupply: Amount.parse('1000'),
-      reserveA: Amount.parse('1000000'),
-      reserveB: Amount.parse('145000'),
-      createdAt: T0,
-    });
+    await seedIntentWorld(db, T0);
   });
 
   afterAll(() => dispose?.());

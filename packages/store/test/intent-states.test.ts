@@ -17,18 +17,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Database,
   IN_MEMORY,
-  insertApiKey,
   insertAtomicSwap,
   insertIntent,
   insertLiquidityIntent,
-  insertPool,
   migrate,
   openPglite,
   type Queryable,
-  upsertDeveloper,
   writeIntentStates,
 } from '../src/index.js';
-import { TEST_AMULET, TEST_USDCX, testAtomicSwap, testIntent } from '../testing/intents.js';
+import { testAtomicSwap, testIntent } from '../testing/intents.js';
+import { seedIntentWorld } from '../testing/seed.js';
 
 const T0 = new Date('2026-03-01T10:00:00Z');
 /** Each kind's table, its id and owner columns, and its model intent's id. */
@@ -55,27 +53,7 @@ let db: Database;
 beforeAll(async () => {
   db = await openPglite(IN_MEMORY);
   await migrate(db);
-  await upsertDeveloper(db, 'dev::1220', T0);
-  await insertApiKey(db, {
-    keyId: 'key_1',
-    developerParty: 'dev::1220',
-    name: 'main',
-    keyHash: 'a'.repeat(64),
-    prefix: 'pp_test_abcd',
-    environment: 'devnet',
-    createdAt: T0,
-  });
-  await insertPool(db, {
-    poolId: 'pool-1',
-    tokenA: TEST_AMULET,
-    tokenB: TEST_USDCX,
-    swapParty: 'swap::1220cc',
-    lpParty: 'lp::1220dd',
-    lpSupply: Amount.parse('1000'),
-    reserveA: Amount.parse('1000000'),
-    reserveB: Amount.parse('145000'),
-    createdAt: T0,
-  });
+  await seedIntentWorld(db, T0);
   await insertIntent(
     db,
     testIntent({

@@ -3,3 +3,4 @@ export * from './backends.js';
 export * from './intents.js';
 export * from './pglite.js';
 export * from './postgres.js';
+export * from './seed.js';
