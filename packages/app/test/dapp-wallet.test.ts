@@ -35,12 +35,16 @@ describe('a Canton wallet through the dApp API', () => {
   const { t, browser } = appSuite({ CANTON_REGISTRY_URL: REGISTRY });
   let wallet: DevnetWallet;
   let amuletAdmin: string;
+  /** The receive choice of the canonical pool's USDCx in the token picker. */
+  let usdcxChoice: string;
 
   beforeAll(async () => {
     wallet = await new Devnet(t.url).createWallet({ partyHint: 'dapp-user' });
     await wallet.fund('Amulet', '1000');
     const pp = new PoolParty({ apiKey: t.apiKey, environment: 'devnet', baseUrl: t.url });
-    amuletAdmin = (await pp.pools.get('amulet-usdcx')).tokenA.admin;
+    const pool = await pp.pools.get('amulet-usdcx');
+    amuletAdmin = pool.tokenA.admin;
+    usdcxChoice = `USDCx|${pool.tokenB.admin}`;
   });
 
   /** The scripted wallet: answers each dApp API request as a wallet holding `holder`'s party would. */
@@ -216,12 +220,7 @@ describe('a Canton wallet through the dApp API', () => {
     );
     await page.getByRole('button', { name: 'Connect a Canton wallet' }).click();
     expect(await page.getByTestId('party-id').textContent()).toBe(wallet.partyId);
-    const pool = await new PoolParty({
-      apiKey: t.apiKey,
-      environment: 'devnet',
-      baseUrl: t.url,
-    }).pools.get('amulet-usdcx');
-    await chooseToken(page, 'You receive', `USDCx|${pool.tokenB.admin}`);
+    await chooseToken(page, 'You receive', usdcxChoice);
     await page.getByLabel(/^Amount/).fill('100');
     await page.getByTestId('output-amount').waitFor();
     expect(await seriousAxeViolations(page)).toEqual([]);
@@ -327,12 +326,7 @@ describe('a Canton wallet through the dApp API', () => {
     await page.goto(`${t.url}/swap`);
     await page.getByRole('button', { name: 'Connect a Canton wallet' }).click();
     await page.getByTestId('party-id').waitFor();
-    const pool = await new PoolParty({
-      apiKey: t.apiKey,
-      environment: 'devnet',
-      baseUrl: t.url,
-    }).pools.get('amulet-usdcx');
-    await chooseToken(page, 'You receive', `USDCx|${pool.tokenB.admin}`);
+    await chooseToken(page, 'You receive', usdcxChoice);
     await page.getByLabel(/^Amount/).fill('40');
     await page.getByTestId('output-amount').waitFor();
     await page.getByRole('button', { name: 'Swap', exact: true }).click();

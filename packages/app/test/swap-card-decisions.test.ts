@@ -15,9 +15,10 @@ import { depositRefusal } from '../src/deposit-check.js';
 import { amountAfterFlip } from '../src/flip-amount.js';
 import { formatAxisNumber, formatUsd, formatUsdBeside } from '../src/format.js';
 import { NETWORK_FEE_SHARE_NOTICE_BPS, networkFeeWeight } from '../src/network-fee.js';
-import { type SwapReadiness, swapBlock } from '../src/swap-blocker.js';
+import { swapBlock } from '../src/swap-blocker.js';
 import { optionAfterKey, searchTokens, TOKEN_OPTIONS_MAX } from '../src/token-choice.js';
 import { quoteUsdFigures, usdAt } from '../src/usd-values.js';
+import { readyToSwap } from './support/readiness.js';
 
 function parseAmountOrThrow(text: string | null): Amount {
   return Amount.parse(text ?? 'null');
@@ -27,17 +28,7 @@ const quoteOf = (fields: Partial<Quote>): Quote =>
   ({ settlementSafety: null, priceImpact: '0.001', maxPriceImpact: 0.15, ...fields }) as Quote;
 
 describe('the Swap button’s label', () => {
-  const ready: SwapReadiness = {
-    canQuote: true,
-    walletConnected: true,
-    token: 'Amulet',
-    amount: '100',
-    spendable: '1000',
-    slippageOk: true,
-    quote: quoteOf({}),
-    quoteError: null,
-    waitingSwap: false,
-  };
+  const ready = readyToSwap(quoteOf({}));
 
   it('says Swap only when nothing blocks, and names the blocking reason otherwise', () => {
     expect(swapBlock(ready)).toBeNull();

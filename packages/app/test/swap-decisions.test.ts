@@ -25,6 +25,7 @@ import {
   selectInputHoldings,
   spendableOf,
 } from '../src/wallets/token-standard.js';
+import { readyToSwap } from './support/readiness.js';
 
 describe('parseAmount', () => {
   it('reads the wire form, ignoring the spaces a user types around it', () => {
@@ -311,17 +312,7 @@ describe('describeError', () => {
 });
 
 describe('swapBlocker', () => {
-  const ready: SwapReadiness = {
-    canQuote: true,
-    walletConnected: true,
-    token: 'Amulet',
-    amount: '100',
-    spendable: '1000',
-    slippageOk: true,
-    quote: { settlementSafety: null } as SwapReadiness['quote'],
-    quoteError: null,
-    waitingSwap: false,
-  };
+  const ready = readyToSwap({ settlementSafety: null } as SwapReadiness['quote']);
   it('lets a swap the balance, amount and quote allow go, and says why another cannot', () => {
     expect(swapBlocker(ready)).toBeNull();
     expect(swapBlocker({ ...ready, walletConnected: false })).toBe('Connect a wallet to swap.');

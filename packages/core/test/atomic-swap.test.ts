@@ -171,6 +171,13 @@ const reserveArb = fc
 const slippageArb = fc.integer({ min: 1, max: 50 }).map((thousandths) => thousandths / 1000);
 /** A move of the pool between prepare and execute: input added (+) or taken (−), in thousandths. */
 const driftArb = fc.integer({ min: -200, max: 200 });
+/** A swap quoted at `quotedAt` with its slippage, and how far the pool drifts before execution. */
+const scenarioArb = fc.record({
+  amount: amountArb,
+  quotedAt: fc.record({ input: reserveArb, output: reserveArb }),
+  slippage: slippageArb,
+  drift: driftArb,
+});
 
 function drifted(at: Reserves, drift: number): Reserves {
   // A constant-product move: the input side scaled, the output side inversely, k kept (or grown).
@@ -183,68 +190,52 @@ function drifted(at: Reserves, drift: number): Reserves {
 describe('atomic swap money (properties)', () => {
   it('conserves the input, pays no more than the curve, and keeps a non-negative excess in the pool', () => {
     fc.assert(
-      fc.property(
-        amountArb,
-        reserveArb,
-        reserveArb,
-        slippageArb,
-        driftArb,
-        (amount, x, y, slippage, drift) => {
-          const quotedAt = { input: x, output: y };
-          const fees = feesFor(amount);
-          const quotedOutput = constantProductOutput(quotedAt, fees.inputAmountAfterPoolFee);
-          const signed = signedAmounts({ input: amount, quotedOutput }, slippage);
-          fc.pre(signed.kind === 'signable');
-          if (signed.kind !== 'signable') return;
-          // What is signed: the input exactly, an output never above the quote.
-          expect(signed.input.eq(amount)).toBe(true);
-          expect(signed.output.lte(quotedOutput)).toBe(true);
-          const now = drifted(quotedAt, drift);
-          const decision = decideAtomicExecution(execution(amount, slippage, quotedAt, now));
-          if (decision.kind === 'refuse') {
-            expect(['price_moved', 'rejected']).toContain(decision.state);
-            return;
-          }
-          // Conservation: everything the trader sent is the pool's gain, bucket by bucket.
-          expect(decision.inputReserveAdded.add(decision.feesCollected).eq(amount)).toBe(true);
-          expect(decision.paid.eq(signed.output)).toBe(true);
-          expect(decision.paid.lte(decision.curveOutput)).toBe(true);
-          expect(decision.excess.gte(Amount.ZERO)).toBe(true);
-          expect(decision.paid.add(decision.excess).eq(decision.curveOutput)).toBe(true);
-          // The pool never sells below its curve: x·y does not shrink.
-          const xAfter = now.input.add(decision.inputReserveAdded).units;
-          const yAfter = now.output.sub(decision.paid).units;
-          expect(xAfter * yAfter >= now.input.units * now.output.units).toBe(true);
-        },
-      ),
+      fc.property(scenarioArb, ({ amount, quotedAt, slippage, drift }) => {
+        const fees = feesFor(amount);
+        const quotedOutput = constantProductOutput(quotedAt, fees.inputAmountAfterPoolFee);
+        const signed = signedAmounts({ input: amount, quotedOutput }, slippage);
+        fc.pre(signed.kind === 'signable');
+        if (signed.kind !== 'signable') return;
+        // What is signed: the input exactly, an output never above the quote.
+        expect(signed.input.eq(amount)).toBe(true);
+        expect(signed.output.lte(quotedOutput)).toBe(true);
+        const now = drifted(quotedAt, drift);
+        const decision = decideAtomicExecution(execution(amount, slippage, quotedAt, now));
+        if (decision.kind === 'refuse') {
+          expect(['price_moved', 'rejected']).toContain(decision.state);
+          return;
+        }
+        // Conservation: everything the trader sent is the pool's gain, bucket by bucket.
+        expect(decision.inputReserveAdded.add(decision.feesCollected).eq(amount)).toBe(true);
+        expect(decision.paid.eq(signed.output)).toBe(true);
+        expect(decision.paid.lte(decision.curveOutput)).toBe(true);
+        expect(decision.excess.gte(Amount.ZERO)).toBe(true);
+        expect(decision.paid.add(decision.excess).eq(decision.curveOutput)).toBe(true);
+        // The pool never sells below its curve: x·y does not shrink.
+        const xAfter = now.input.add(decision.inputReserveAdded).units;
+        const yAfter = now.output.sub(decision.paid).units;
+        expect(xAfter * yAfter >= now.input.units * now.output.units).toBe(true);
+      }),
       { numRuns: 300 },
     );
   });
 
   it('refuses with price_moved exactly when the curve now pays less than the signed output', () => {
     fc.assert(
-      fc.property(
-        amountArb,
-        reserveArb,
-        reserveArb,
-        slippageArb,
-        driftArb,
-        (amount, x, y, s, d) => {
-          const quotedAt = { input: x, output: y };
-          const now = drifted(quotedAt, d);
-          const fees = feesFor(amount);
-          const quotedOutput = constantProductOutput(quotedAt, fees.inputAmountAfterPoolFee);
-          const signed = signedAmounts({ input: amount, quotedOutput }, s);
-          fc.pre(signed.kind === 'signable');
-          if (signed.kind !== 'signable') return;
-          const curve = constantProductOutput(now, fees.inputAmountAfterPoolFee);
-          const decision = decideAtomicExecution(
-            execution(amount, s, quotedAt, now, { maxPriceImpact: ratio(1n, 1n) }),
-          );
-          const moved = curve.lt(signed.output) || curve.gte(now.output);
-          expect(decision.kind === 'refuse' && decision.state === 'price_moved').toBe(moved);
-        },
-      ),
+      fc.property(scenarioArb, ({ amount, quotedAt, slippage: s, drift: d }) => {
+        const now = drifted(quotedAt, d);
+        const fees = feesFor(amount);
+        const quotedOutput = constantProductOutput(quotedAt, fees.inputAmountAfterPoolFee);
+        const signed = signedAmounts({ input: amount, quotedOutput }, s);
+        fc.pre(signed.kind === 'signable');
+        if (signed.kind !== 'signable') return;
+        const curve = constantProductOutput(now, fees.inputAmountAfterPoolFee);
+        const decision = decideAtomicExecution(
+          execution(amount, s, quotedAt, now, { maxPriceImpact: ratio(1n, 1n) }),
+        );
+        const moved = curve.lt(signed.output) || curve.gte(now.output);
+        expect(decision.kind === 'refuse' && decision.state === 'price_moved').toBe(moved);
+      }),
       { numRuns: 300 },
     );
   });

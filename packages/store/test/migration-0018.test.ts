@@ -13,7 +13,7 @@ import {
   migrate,
   moveWithdrawalPayout,
 } from '../src/index.js';
-import { usePgliteStores } from '../testing/index.js';
+import { insertEarlyPool, usePgliteStores } from '../testing/index.js';
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
@@ -27,19 +27,7 @@ async function storeBefore0018(): Promise<Database> {
      VALUES ('key_1', 'dev::1', $1, 'pp_test', 'devnet', $2)`,
     ['0'.repeat(64), T0],
   );
-  // As the statements of the time wrote a pool: today's insertPool knows columns of later migrations.
-  await db.query(
-    `INSERT INTO pools (pool_id, token_a_id, token_a_admin, token_b_id, token_b_admin, swap_party,
-       lp_party, fee_bps, lp_supply, guard, created_at, updated_at)
-     VALUES ('amulet-usdcx', 'Amulet', 'dso::1', 'USDCx', 'circle::1', 'swap::1', 'lp::1', 30,
-       100, '{}'::jsonb, $1, $1)`,
-    [T0],
-  );
-  await db.query(
-    `INSERT INTO pool_accounting (pool_id, reserve_a, reserve_b, updated_at)
-     VALUES ('amulet-usdcx', 1000, 145, $1)`,
-    [T0],
-  );
+  await insertEarlyPool(db, T0);
   return db;
 }
 

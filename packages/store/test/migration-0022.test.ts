@@ -14,6 +14,7 @@ import {
   openPglite,
   setLpFeeGrowth,
 } from '../src/index.js';
+import { insertEarlyPool } from '../testing/index.js';
 
 const T0 = new Date('2026-03-01T12:00:00.000Z');
 const open: Database[] = [];
@@ -30,18 +31,7 @@ async function storeBefore0022(): Promise<Database> {
     db,
     loadMigrations().filter((m) => m.name < '0022'),
   );
-  await db.query(
-    `INSERT INTO pools (pool_id, token_a_id, token_a_admin, token_b_id, token_b_admin, swap_party,
-       lp_party, fee_bps, lp_supply, guard, created_at, updated_at)
-     VALUES ('amulet-usdcx', 'Amulet', 'dso::1', 'USDCx', 'circle::1', 'swap::1', 'lp::1', 30,
-       100, '{}'::jsonb, $1, $1)`,
-    [T0],
-  );
-  await db.query(
-    `INSERT INTO pool_accounting (pool_id, reserve_a, reserve_b, updated_at)
-     VALUES ('amulet-usdcx', 1000, 145, $1)`,
-    [T0],
-  );
+  await insertEarlyPool(db, T0);
   await db.query(
     `INSERT INTO liquidity_positions (pool_id, provider_party, units, basis_a, basis_b,
        created_at, updated_at)

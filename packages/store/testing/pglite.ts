@@ -11,6 +11,7 @@ import {
   migrate,
   type NewPool,
   openPglite,
+  type Queryable,
 } from '../src/index.js';
 
 /**
@@ -48,4 +49,23 @@ export function testPool(createdAt: Date): NewPool {
     reserveB: Amount.parse('145'),
     createdAt,
   };
+}
+
+/**
+ * `testPool`'s pool and its books written as the statements of the first migrations did, for a
+ * store migrated only part way: today's `insertPool` writes columns of later migrations.
+ */
+export async function insertEarlyPool(db: Queryable, createdAt: Date): Promise<void> {
+  await db.query(
+    `INSERT INTO pools (pool_id, token_a_id, token_a_admin, token_b_id, token_b_admin, swap_party,
+       lp_party, fee_bps, lp_supply, guard, created_at, updated_at)
+     VALUES ('amulet-usdcx', 'Amulet', 'dso::1', 'USDCx', 'circle::1', 'swap::1', 'lp::1', 30,
+       100, '{}'::jsonb, $1, $1)`,
+    [createdAt],
+  );
+  await db.query(
+    `INSERT INTO pool_accounting (pool_id, reserve_a, reserve_b, updated_at)
+     VALUES ('amulet-usdcx', 1000, 145, $1)`,
+    [createdAt],
+  );
 }
