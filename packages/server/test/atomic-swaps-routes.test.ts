@@ -13,13 +13,13 @@ import { Amount, fingerprint, generateKeyPair, sign } from '@poolparty/core';
 import { PoolParty } from '@poolparty/sdk';
 import { withAtomicSwaps } from '@poolparty/sdk/atomic';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSettings } from '../src/config.js';
 import { type RunningService, startService } from '../src/service.js';
 import {
   importDevnetPools,
   issueApiKey,
   type ServedDevnet,
   serveSeededDevnet,
+  serviceSettingsIn,
 } from './support/devnet-ledger.js';
 import {
   type Body,
@@ -55,14 +55,7 @@ describe('atomic swaps on a service with LEDGER=canton', () => {
   beforeAll(async () => {
     devnet = await serveSeededDevnet();
     dataDir = mkdtempSync(join(tmpdir(), 'pp-atomic-routes-'));
-    const settings = readSettings({
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      POOLPARTY_DATA_DIR: join(dataDir, 'service'),
-      ...devnet.env,
-    });
-    if (!settings.ok) throw new Error(settings.errors.join('\n'));
-    service = await startService(settings.settings);
+    service = await startService(serviceSettingsIn(dataDir, devnet.env));
     await importDevnetPools(service, devnet);
     apiKey = await issueApiKey(service.ctx.db, devnet.seed.developer.partyId, new Date());
     const [user] = devnet.seed.users;

@@ -11,9 +11,13 @@ import { Amount } from '@poolparty/core';
 import { listPools } from '@poolparty/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startupBanner } from '../src/banner.js';
-import { readSettings, type Settings } from '../src/config.js';
+import type { Settings } from '../src/config.js';
 import { type RunningService, StartupError, startService } from '../src/service.js';
-import { type ServedDevnet, serveSeededDevnet } from './support/devnet-ledger.js';
+import {
+  type ServedDevnet,
+  serveSeededDevnet,
+  serviceSettingsIn,
+} from './support/devnet-ledger.js';
 import { request } from './support/service.js';
 
 const DAY_MS = 86_400_000;
@@ -24,14 +28,7 @@ const dataDirs: string[] = [];
 function settingsOn(env: Record<string, string>): Settings {
   const dataDir = mkdtempSync(join(tmpdir(), 'pp-on-canton-'));
   dataDirs.push(dataDir);
-  const result = readSettings({
-    PORT: '0',
-    LOG_LEVEL: 'silent',
-    POOLPARTY_DATA_DIR: join(dataDir, 'service'),
-    ...env,
-  });
-  if (!result.ok) throw new Error(result.errors.join('\n'));
-  return result.settings;
+  return serviceSettingsIn(dataDir, env);
 }
 
 beforeAll(async () => {

@@ -28,13 +28,13 @@ import { PoolParty } from '@poolparty/sdk';
 import { createSigner } from '@poolparty/sdk/devnet';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSettings } from '../../src/config.js';
 import { type RunningService, startService } from '../../src/service.js';
 import {
   importDevnetPools,
   issueApiKey,
   type ServedDevnet,
   serveSeededDevnet,
+  serviceSettingsIn,
 } from '../support/devnet-ledger.js';
 
 const POOL_ID = 'amulet-usdcx';
@@ -80,14 +80,7 @@ function walletSdk(base: string): WalletSDK {
 beforeAll(async () => {
   devnet = await serveSeededDevnet();
   dataDir = mkdtempSync(join(tmpdir(), 'pp-wallet-sdk-'));
-  const settings = readSettings({
-    PORT: '0',
-    LOG_LEVEL: 'silent',
-    POOLPARTY_DATA_DIR: join(dataDir, 'service'),
-    ...devnet.env,
-  });
-  if (!settings.ok) throw new Error(settings.errors.join('\n'));
-  service = await startService(settings.settings);
+  service = await startService(serviceSettingsIn(dataDir, devnet.env));
   proxy = await startWireProxy({ target: devnet.server.url });
   sdk = walletSdk(proxy.url);
 });

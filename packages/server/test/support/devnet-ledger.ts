@@ -4,6 +4,7 @@
  * keeps the `LocalLedger` to set up parties and deposits and to read the final holdings.
  */
 
+import { join } from 'node:path';
 import { type DevnetLedgerServer, startDevnetLedgerServer } from '@poolparty/devnet-ledger';
 import {
   type DevnetSeed,
@@ -15,6 +16,7 @@ import {
 import { insertApiKey, type Queryable, upsertDeveloper } from '@poolparty/store';
 import { adminCommand } from '../../src/admin/commands.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../src/auth/api-keys.js';
+import { readSettings, type Settings } from '../../src/config.js';
 import type { RunningService } from '../../src/service.js';
 import { unclosable } from './admin.js';
 
@@ -112,4 +114,22 @@ export async function importDevnetPools(service: RunningService, devnet: ServedD
     actor: () => 'ops',
   }).parseAsync(['pools', 'import-devnet'], { from: 'user' });
   if (errors.length > 0) throw new Error(`import-devnet failed: ${errors.join('; ')}`);
+}
+
+/**
+ * A quiet service's settings with its data under `dataDir`, the devnet ledger's (or any other)
+ * `env` added; a setting the service would refuse fails the test with the service's own words.
+ */
+export function serviceSettingsIn(
+  dataDir: string,
+  env: Readonly<Record<string, string>>,
+): Settings {
+  const result = readSettings({
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    POOLPARTY_DATA_DIR: join(dataDir, 'service'),
+    ...env,
+  });
+  if (!result.ok) throw new Error(result.errors.join('\n'));
+  return result.settings;
 }
