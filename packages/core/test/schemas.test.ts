@@ -10,10 +10,10 @@ import {
   type AmbiguousCandidate,
   AmountStringSchema,
   ApiKeyCreatedSchema,
-  AtomicSwapProgressSchema,
-  AtomicSwapStatusSchema,
   ApiKeyCreateSchema,
   ApiKeyListSchema,
+  AtomicSwapProgressSchema,
+  AtomicSwapStatusSchema,
   CancelResultSchema,
   ChallengeRequestSchema,
   ChallengeSchema,
@@ -732,9 +732,9 @@ describe('cancel and track', () => {
     expect(Value.Check(TrackQuerySchema, { kind: 'both' })).toBe(false);
     // A status of one kind wearing the other's `kind` is neither.
     const mixed = { ...completedAtomicStatus, kind: 'deposit' };
-    expect(Value.Check(TrackResultSchema, { partyId: ALICE, swaps: [mixed], nextCursor: null })).toBe(
-      false,
-    );
+    expect(
+      Value.Check(TrackResultSchema, { partyId: ALICE, swaps: [mixed], nextCursor: null }),
+    ).toBe(false);
   });
 });
 
@@ -774,9 +774,7 @@ describe('AtomicSwapStatus', () => {
       );
     }
     // The keys both kinds have are the same keys: a list of both reads them alike.
-    const shared = Object.keys(SwapStatusSchema.properties).filter((key) =>
-      specKeys.includes(key),
-    );
+    const shared = Object.keys(SwapStatusSchema.properties).filter((key) => specKeys.includes(key));
     expect(shared.length).toBe(19);
   });
 

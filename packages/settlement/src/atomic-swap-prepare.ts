@@ -11,8 +11,8 @@
  * never waits for the pool's executions, and they never wait for it.
  */
 import {
-  ATOMIC_SWAP_ID_PREFIX,
   type Amount,
+  ATOMIC_SWAP_ID_PREFIX,
   atomicSwapExpiry,
   DomainError,
   instrumentKey,

@@ -310,7 +310,11 @@ describe.each(BACKENDS)('atomic swaps on $name', (backend) => {
       'swp_party2',
       'swp_party0',
     ]);
-    expect(await only({ statuses: ['prepared'] })).toEqual(['atm_party5', 'atm_party3', 'atm_party1']);
+    expect(await only({ statuses: ['prepared'] })).toEqual([
+      'atm_party5',
+      'atm_party3',
+      'atm_party1',
+    ]);
     expect(await only({ developerParty: 'other::1220' })).toEqual([]);
     expect(await only({ walletParty: 'alice::1220', kinds: ['deposit'] })).toEqual([]);
   });

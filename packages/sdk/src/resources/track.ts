@@ -1,12 +1,6 @@
 /** The swaps of a party under the API key: the deposit flow's and the atomic ones. */
 import type { CallOptions, RequestSender } from '../http/request-sender.js';
-import type {
-  AnySwapStatus,
-  AtomicSwapState,
-  SwapKind,
-  SwapState,
-  TrackResult,
-} from '../types.js';
+import type { AnySwapStatus, AtomicSwapState, SwapKind, SwapState, TrackResult } from '../types.js';
 import { segment } from './path.js';
 
 /** Options of `track`. */

@@ -41,8 +41,12 @@ export async function statusesOf(
   q: Queryable,
   page: readonly PartySwap[],
 ): Promise<AnySwapStatus[]> {
-  const intentIds = page.flatMap((entry) => (entry.kind === 'deposit' ? [entry.intent.intentId] : []));
-  const atomicIds = page.flatMap((entry) => (entry.kind === 'atomic' ? [entry.swap.atomicSwapId] : []));
+  const intentIds = page.flatMap((entry) =>
+    entry.kind === 'deposit' ? [entry.intent.intentId] : [],
+  );
+  const atomicIds = page.flatMap((entry) =>
+    entry.kind === 'atomic' ? [entry.swap.atomicSwapId] : [],
+  );
   const intentHistories = await listIntentHistories(q, intentIds);
   const atomicHistories = await listAtomicSwapHistories(q, atomicIds);
   return page.map((entry) =>

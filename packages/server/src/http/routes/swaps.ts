@@ -43,8 +43,8 @@ import {
 import { Type } from '@sinclair/typebox';
 import type { ServiceContext } from '../../context.js';
 import { createSwap, understoodSwap } from '../../swaps/create-swap.js';
-import { SWAP_OUTBOX } from '../../views/swap-outbox.js';
 import { atomicSwapProgressView } from '../../views/atomic-swap.js';
+import { SWAP_OUTBOX } from '../../views/swap-outbox.js';
 import { swapProgressView, swapStatusView } from '../../views/swap-status.js';
 import { atomicSwapStatusOf, statusesOf } from '../../views/swap-statuses.js';
 import { apiKeyOf, walletPartyOf } from '../authenticate.js';
@@ -183,7 +183,8 @@ const getSwapStatus = swapRoute({
     response: {
       200: withExamples(
         Type.Union([SwapStatusSchema, AtomicSwapStatusSchema], {
-          description: 'A SwapStatus, or for an atomic swap an AtomicSwapStatus: `kind` says which.',
+          description:
+            'A SwapStatus, or for an atomic swap an AtomicSwapStatus: `kind` says which.',
         }),
         SWAP_STATUS_PAYOUT_OFFERED_EXAMPLE,
         ATOMIC_SWAP_STATUS_EXAMPLE,
@@ -305,8 +306,8 @@ const listPartySwaps = swapRoute({
     summary: "List the party's swaps",
     description:
       "The swaps of the wallet party created through this API key's developer, newest " +
-      'first: the deposit flow\'s (SwapStatus, `kind: deposit`) and atomic swaps ' +
-      "(AtomicSwapStatus, `kind: atomic`) in one list; `kind` keeps one of them. `partyId` must " +
+      "first: the deposit flow's (SwapStatus, `kind: deposit`) and atomic swaps " +
+      '(AtomicSwapStatus, `kind: atomic`) in one list; `kind` keeps one of them. `partyId` must ' +
       "be the wallet token's party. Pass `nextCursor` as `cursor` for the next page.",
     tags: TAGS,
     security: SECURITY,
