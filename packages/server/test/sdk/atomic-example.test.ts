@@ -5,11 +5,9 @@
  * the signed amounts, the pool's books still its holdings. Against a service on the embedded
  * ledger, which prepares nothing to sign, it exits non-zero with one line saying so.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Amount, type Instrument } from '@poolparty/core';
 import { balanceOf, booksAndHoldings } from '@poolparty/settlement/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,49 +20,11 @@ import {
   serviceSettingsIn,
 } from '../support/devnet-ledger.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { runExampleAs } from './support/example-run.js';
 
-const REPOSITORY = join(import.meta.dirname, '../../../..');
 /** One example process: tsx compiles it and the SDK's sources, then one swap. */
 const EXAMPLE_TIMEOUT_MS = 120_000;
 const POOL_ID = 'amulet-usdcx';
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** The example against `baseUrl` as `party`, keys from the environment and no devnet.json. */
-function runExample(
-  baseUrl: string,
-  apiKey: string,
-  party: { partyId: string; privateKey: string },
-  dataDir: string,
-): Promise<Run> {
-  return promisify(execFile)(
-    process.execPath,
-    ['--conditions=source', '--import', 'tsx', 'examples/atomic.ts'],
-    {
-      cwd: REPOSITORY,
-      timeout: EXAMPLE_TIMEOUT_MS,
-      env: {
-        ...process.env,
-        POOLPARTY_URL: baseUrl,
-        POOLPARTY_DATA_DIR: dataDir,
-        POOLPARTY_API_KEY: apiKey,
-        POOLPARTY_PARTY_ID: party.partyId,
-        POOLPARTY_PRIVATE_KEY: party.privateKey,
-      },
-    },
-  ).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code?: number; stdout?: string; stderr?: string }) => ({
-      code: error.code ?? -1,
-      stdout: error.stdout ?? '',
-      stderr: error.stderr ?? '',
-    }),
-  );
-}
 
 describe('the atomic swap example on a service with LEDGER=canton', () => {
   let devnet: ServedDevnet;
@@ -98,7 +58,13 @@ describe('the atomic swap example on a service with LEDGER=canton', () => {
         amulet: await balanceOf(devnet.ledger, user.partyId, amulet),
         usdcx: await balanceOf(devnet.ledger, user.partyId, usdcx),
       };
-      const run = await runExample(service.url ?? '', apiKey, user, join(dataDir, 'empty'));
+      const run = await runExampleAs('atomic', {
+        url: service.url ?? '',
+        apiKey,
+        party: user,
+        dataDir: join(dataDir, 'empty'),
+        timeoutMs: EXAMPLE_TIMEOUT_MS,
+      });
       const output = `${run.stdout}${run.stderr}`;
       expect(run.code, output).toBe(0);
       const lines = run.stdout.trim().split('\n');
@@ -146,7 +112,13 @@ describe('the atomic swap example on the embedded ledger', () => {
     async () => {
       const [user] = t.users;
       if (user === undefined) throw new Error('no seeded user');
-      const run = await runExample(t.url, t.apiKey, user, dataDir);
+      const run = await runExampleAs('atomic', {
+        url: t.url,
+        apiKey: t.apiKey,
+        party: user,
+        dataDir,
+        timeoutMs: EXAMPLE_TIMEOUT_MS,
+      });
       expect(run.code, `${run.stdout}${run.stderr}`).not.toBe(0);
       const errors = run.stderr.trimEnd().split('\n');
       expect(errors).toEqual([
