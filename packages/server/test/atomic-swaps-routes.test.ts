@@ -8,20 +8,16 @@
  * ledger, which prepares nothing for a wallet to sign, the routes answer
  * `atomic_swaps_unavailable`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Amount, fingerprint, generateKeyPair, sign } from '@poolparty/core';
 import { PoolParty } from '@poolparty/sdk';
 import { withAtomicSwaps } from '@poolparty/sdk/atomic';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningService, startService } from '../src/service.js';
+import type { RunningService } from '../src/service.js';
 import {
-  importDevnetPools,
+  type CantonService,
   issueApiKey,
   type ServedDevnet,
-  serveSeededDevnet,
-  serviceSettingsIn,
+  startCantonService,
 } from './support/devnet-ledger.js';
 import {
   type Body,
@@ -41,9 +37,9 @@ const fromHex = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
 describe('atomic swaps on a service with LEDGER=canton', () => {
+  let canton: CantonService;
   let devnet: ServedDevnet;
   let service: RunningService;
-  let dataDir: string;
   let apiKey: string;
   let token: string;
   let trader: { partyId: string; publicKey: string; privateKey: string };
@@ -60,10 +56,8 @@ describe('atomic swaps on a service with LEDGER=canton', () => {
     });
 
   beforeAll(async () => {
-    devnet = await serveSeededDevnet();
-    dataDir = mkdtempSync(join(tmpdir(), 'pp-atomic-routes-'));
-    service = await startService(serviceSettingsIn(dataDir, devnet.env));
-    await importDevnetPools(service, devnet);
+    canton = await startCantonService();
+    ({ devnet, service } = canton);
     apiKey = await issueApiKey(service.ctx.db, devnet.seed.developer.partyId, new Date());
     const [user] = devnet.seed.users;
     if (user === undefined) throw new Error('no seeded user');
@@ -71,11 +65,7 @@ describe('atomic swaps on a service with LEDGER=canton', () => {
     token = await walletTokenFor({ url: service.url ?? '', apiKey }, user);
   }, 120_000);
 
-  afterAll(async () => {
-    await service?.close();
-    await devnet?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => canton?.close());
 
   async function prepared(key?: string) {
     const answer = await call(

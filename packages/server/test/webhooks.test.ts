@@ -12,9 +12,6 @@
  * its event stream.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Amount, fingerprint, type Instrument, sign } from '@poolparty/core';
 import { waitFor } from '@poolparty/settlement/testing';
 import {
@@ -27,12 +24,11 @@ import {
 import { createSchema, dropSchema, postgresSkipReason, schemaUrl } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
-import { type RunningService, startService } from '../src/service.js';
+import type { RunningService } from '../src/service.js';
 import {
-  importDevnetPools,
+  type CantonService,
   type ServedDevnet,
-  serveSeededDevnet,
-  serviceSettingsIn,
+  startCantonService,
 } from './support/devnet-ledger.js';
 import { depositBothSides } from './support/pool-liquidity.js';
 import {
@@ -694,9 +690,9 @@ describe.each([pglite(), postgres()])('webhooks on $name', (backend) => {
 });
 
 describe('webhooks of atomic swaps, on a service with LEDGER=canton', () => {
+  let canton: CantonService;
   let devnet: ServedDevnet;
   let service: RunningService;
-  let dataDir: string;
   let session: string;
   let apiKey: string;
   let apiKeyId: string;
@@ -723,10 +719,8 @@ describe('webhooks of atomic swaps, on a service with LEDGER=canton', () => {
   };
 
   beforeAll(async () => {
-    devnet = await serveSeededDevnet();
-    dataDir = mkdtempSync(join(tmpdir(), 'pp-atomic-webhooks-'));
-    service = await startService(serviceSettingsIn(dataDir, devnet.env));
-    await importDevnetPools(service, devnet);
+    canton = await startCantonService();
+    ({ devnet, service } = canton);
     const { login } = await portalLogin<{ token: string }>(url(), devnet.seed.developer);
     session = login.body.token;
     const key = await portal('POST', '/keys', { name: 'atomic webhooks' });
@@ -740,9 +734,7 @@ describe('webhooks of atomic swaps, on a service with LEDGER=canton', () => {
 
   afterAll(async () => {
     for (const made of receivers) await made.close();
-    await service?.close();
-    await devnet?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await canton?.close();
   });
 
   async function preparedSwap(): Promise<Body> {

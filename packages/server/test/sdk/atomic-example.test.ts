@@ -11,13 +11,12 @@ import { join } from 'node:path';
 import { Amount, type Instrument } from '@poolparty/core';
 import { balanceOf, booksAndHoldings } from '@poolparty/settlement/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningService, startService } from '../../src/service.js';
+import type { RunningService } from '../../src/service.js';
 import {
-  importDevnetPools,
+  type CantonService,
   issueApiKey,
   type ServedDevnet,
-  serveSeededDevnet,
-  serviceSettingsIn,
+  startCantonService,
 } from '../support/devnet-ledger.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { runExampleAs } from './support/example-run.js';
@@ -27,23 +26,22 @@ const EXAMPLE_TIMEOUT_MS = 120_000;
 const POOL_ID = 'amulet-usdcx';
 
 describe('the atomic swap example on a service with LEDGER=canton', () => {
+  let canton: CantonService;
   let devnet: ServedDevnet;
   let service: RunningService;
-  let dataDir: string;
+  let emptyDir: string;
   let apiKey: string;
 
   beforeAll(async () => {
-    devnet = await serveSeededDevnet();
-    dataDir = mkdtempSync(join(tmpdir(), 'pp-atomic-example-'));
-    service = await startService(serviceSettingsIn(dataDir, devnet.env));
-    await importDevnetPools(service, devnet);
+    canton = await startCantonService();
+    ({ devnet, service } = canton);
     apiKey = await issueApiKey(service.ctx.db, devnet.seed.developer.partyId, new Date());
+    emptyDir = mkdtempSync(join(tmpdir(), 'pp-atomic-example-'));
   }, 120_000);
 
   afterAll(async () => {
-    await service?.close();
-    await devnet?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await canton?.close();
+    if (emptyDir) rmSync(emptyDir, { recursive: true, force: true });
   });
 
   it(
@@ -62,7 +60,7 @@ describe('the atomic swap example on a service with LEDGER=canton', () => {
         url: service.url ?? '',
         apiKey,
         party: user,
-        dataDir: join(dataDir, 'empty'),
+        dataDir: emptyDir,
         timeoutMs: EXAMPLE_TIMEOUT_MS,
       });
       const output = `${run.stdout}${run.stderr}`;
