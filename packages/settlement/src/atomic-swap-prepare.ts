@@ -12,6 +12,7 @@
  */
 import {
   type Amount,
+  ATOMIC_SWAP_ID_PREFIX,
   atomicSwapExpiry,
   DomainError,
   instrumentKey,
@@ -38,7 +39,6 @@ import { randomCrockford } from './identifiers.js';
 import type { OpeningAnswer } from './intent-opening.js';
 import { type IntentOrigin, type PricedSwap, refuseUnsafeTrade } from './swap-intents.js';
 
-export const ATOMIC_SWAP_ID_PREFIX = 'atm_';
 /** 26 symbols × 5 bits = 130 bits, as a swap intent's id: ids are never guessed. */
 const ATOMIC_SWAP_ID_SYMBOLS = 26;
 

@@ -30,7 +30,6 @@ export {
   type TraderSignature,
 } from './atomic-swap-execution.js';
 export {
-  ATOMIC_SWAP_ID_PREFIX,
   type AtomicSwapDeps,
   type AtomicSwapOrigin,
   atomicSwapCommandId,
