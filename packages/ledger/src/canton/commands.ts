@@ -3,7 +3,7 @@
  * inputs, the transfer instruction's accept / reject / withdraw, and the `JsCommands` envelope;
  * and what a committed transaction says about the outcome.
  */
-import { Amount, type Instrument, sameInstrument } from '@poolparty/core';
+import { Amount, chooseFreeHoldings, type Instrument, sameInstrument } from '@poolparty/core';
 import {
   type Holding,
   LedgerError,
@@ -67,9 +67,10 @@ export const INPUT_COVER_FACTOR = 2;
 /**
  * The inputs of a transfer of `amount`: the sender's unlocked holdings of the instrument that no
  * other transfer of this process has named (`taken`), largest first, until they cover
- * `INPUT_COVER_FACTOR` times the amount (or all of them, up to `INPUT_HOLDINGS_MAX`). Fewer
- * inputs than all leave holdings for a concurrent transfer of the same sender: transfers naming
- * disjoint holdings commit side by side. The caller compares `total` with the amount.
+ * `INPUT_COVER_FACTOR` times the amount (or all of them, up to `INPUT_HOLDINGS_MAX`): core's
+ * `chooseFreeHoldings`. Fewer inputs than all leave holdings for a concurrent transfer of the
+ * same sender: transfers naming disjoint holdings commit side by side. The caller compares
+ * `total` with the amount.
  */
 export function selectTransferInputs(
   holdings: readonly Holding[],
@@ -78,15 +79,12 @@ export function selectTransferInputs(
 ): { readonly holdingIds: readonly string[]; readonly total: Amount } {
   const { sender, instrument, amount } = transfer;
   const cover = amount.mulDiv(BigInt(INPUT_COVER_FACTOR), 1n, 'down');
-  const free = spendableOf(holdings, sender, instrument).filter((h) => !taken(h.holdingId));
-  const chosen: Holding[] = [];
-  let total = Amount.ZERO;
-  for (const holding of free.slice(0, INPUT_HOLDINGS_MAX)) {
-    if (total.gte(cover)) break;
-    chosen.push(holding);
-    total = total.add(holding.amount);
-  }
-  return { holdingIds: chosen.map((h) => h.holdingId), total };
+  return chooseFreeHoldings(
+    spendableOf(holdings, sender, instrument),
+    taken,
+    cover,
+    INPUT_HOLDINGS_MAX,
+  );
 }
 
 export interface TransferRequest {
