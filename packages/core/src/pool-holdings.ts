@@ -9,6 +9,7 @@
  *   (sender and receiver the swap party), which move nothing between parties.
  */
 import { Amount } from './amount.js';
+import type { Instrument } from './instrument.js';
 
 /**
  * Holdings a pool side keeps of each instrument unless the setting says otherwise: so many atomic
@@ -32,6 +33,17 @@ export const SPLITS_PER_ROUND_MAX = 16;
 
 /** A split never makes a holding smaller than this: a nearly empty side is left as it is. */
 export const SPLIT_PIECE_MIN = Amount.parse('0.0001');
+
+/**
+ * Holdings a side keeps per instrument id, `*` for every instrument not named (`CBTC=4,*=8`); how
+ * `POOLPARTY_POOL_HOLDINGS_TARGET` is written. 1 keeps a side as it is.
+ */
+export type HoldingTargets = Readonly<Record<string, number>>;
+
+/** The target the table gives `instrument`: its id's entry, else `*`, else the default. */
+export function holdingsTargetFor(targets: HoldingTargets, instrument: Instrument): number {
+  return targets[instrument.id] ?? targets['*'] ?? POOL_HOLDINGS_TARGET_DEFAULT;
+}
 
 /** A holding as the choice of a transfer's inputs sees it. */
 export interface FreeHolding {
