@@ -62,14 +62,25 @@ export function largestFirst(x: FreeHolding, y: FreeHolding): number {
  * flight names (`taken`), the largest first until they cover it, at most `max`. Largest first
  * keeps the inputs few and leaves the smaller holdings to the transfers beside it; a caller whose
  * `total` falls short of what it needs waits, or is refused.
+ *
+ * With `spread` (the transfer's command id), when several free holdings each cover `cover`
+ * alone, the transfer names one of them picked by the key instead of the largest: transfers of
+ * one sender sent by different processes, which cannot see each other's choices, then name the
+ * same holding only by chance, where largest first would have them all name the same one.
  */
 export function chooseFreeHoldings(
   holdings: readonly FreeHolding[],
   taken: (holdingId: string) => boolean,
   cover: Amount,
   max: number,
+  spread?: string,
 ): { readonly holdingIds: readonly string[]; readonly total: Amount } {
   const free = holdings.filter((holding) => !taken(holding.holdingId)).sort(largestFirst);
+  const covering = free.filter((holding) => holding.amount.gte(cover));
+  if (spread !== undefined && covering.length > 1 && max > 0) {
+    const one = covering[keyIndex(spread, covering.length)] ?? free[0];
+    if (one !== undefined) return { holdingIds: [one.holdingId], total: one.amount };
+  }
   const chosen: string[] = [];
   let total = Amount.ZERO;
   for (const holding of free.slice(0, max)) {
@@ -78,6 +89,19 @@ export function chooseFreeHoldings(
     total = total.add(holding.amount);
   }
   return { holdingIds: chosen, total };
+}
+
+/** FNV-1a offset basis and prime (32 bits): a well-spread index from a text, stable everywhere. */
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** An index below `count` that `key` picks, the same for the same key in any process. */
+function keyIndex(key: string, count: number): number {
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < key.length; i++) {
+    hash = Math.imul(hash ^ key.charCodeAt(i), FNV_PRIME) >>> 0;
+  }
+  return hash % count;
 }
 
 /** A holding of a pool side as the split plan sees it. */

@@ -185,6 +185,41 @@ describe('choosing the free holdings a transfer names', () => {
     );
   });
 
+  it('spreads transfers by their key over the free holdings that each cover them alone', () => {
+    fc.assert(
+      fc.property(
+        sideArb,
+        fc.bigInt({ min: 1n, max: 10n ** 19n }),
+        fc.string(),
+        (side, want, key) => {
+          const taken = (id: string) => side.find((h) => h.holdingId === id)?.busy === true;
+          const cover = Amount.fromUnits(want);
+          const pick = chooseFreeHoldings(side, taken, cover, 100, key);
+          const covering = side.filter((h) => !h.busy && h.amount.gte(cover));
+          if (covering.length > 1) {
+            // One holding that covers alone, and the same one whatever order the holdings come in.
+            expect(pick.holdingIds).toHaveLength(1);
+            expect(covering.map((h) => h.holdingId)).toContain(pick.holdingIds[0]);
+            expect(chooseFreeHoldings([...side].reverse(), taken, cover, 100, key)).toEqual(pick);
+          } else {
+            expect(pick).toEqual(chooseFreeHoldings(side, taken, cover, 100));
+          }
+        },
+      ),
+    );
+    const eight = Array.from({ length: 8 }, (_, n) => ({
+      holdingId: `h${n}`,
+      amount: Amount.of(10),
+    }));
+    const named = new Set(
+      Array.from({ length: 64 }, (_, n) =>
+        chooseFreeHoldings(eight, () => false, Amount.of(4), 100, `payout-${n}`).holdingIds.join(),
+      ),
+    );
+    // Keys of 64 transfers fall on most of the eight holdings, not all on the largest.
+    expect(named.size).toBeGreaterThan(4);
+  });
+
   it('gives transfers in flight at once disjoint inputs while free holdings cover them', () => {
     const side = [5, 4, 3, 2, 1].map((n) => ({ holdingId: `h${n}`, amount: Amount.of(n) }));
     const named = new Set<string>();

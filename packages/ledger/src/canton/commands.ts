@@ -68,23 +68,26 @@ export const INPUT_COVER_FACTOR = 2;
  * The inputs of a transfer of `amount`: the sender's unlocked holdings of the instrument that no
  * other transfer of this process has named (`taken`), largest first, until they cover
  * `INPUT_COVER_FACTOR` times the amount (or all of them, up to `INPUT_HOLDINGS_MAX`): core's
- * `chooseFreeHoldings`. Fewer inputs than all leave holdings for a concurrent transfer of the
- * same sender: transfers naming disjoint holdings commit side by side. The caller compares
- * `total` with the amount.
+ * `chooseFreeHoldings`, which with the command id picks one of several holdings that each cover
+ * it alone, so transfers sent by other processes seldom name the same. Fewer inputs than all
+ * leave holdings for a concurrent transfer of the same sender: transfers naming disjoint holdings
+ * commit side by side. The caller compares `total` with the amount.
  */
 export function selectTransferInputs(
   holdings: readonly Holding[],
-  transfer: { readonly sender: string; readonly instrument: Instrument; readonly amount: Amount },
+  transfer: {
+    readonly sender: string;
+    readonly instrument: Instrument;
+    readonly amount: Amount;
+    /** Spreads transfers over the holdings that each cover them alone (its command id). */
+    readonly commandId?: string;
+  },
   taken: (holdingId: string) => boolean,
 ): { readonly holdingIds: readonly string[]; readonly total: Amount } {
   const { sender, instrument, amount } = transfer;
   const cover = amount.mulDiv(BigInt(INPUT_COVER_FACTOR), 1n, 'down');
-  return chooseFreeHoldings(
-    spendableOf(holdings, sender, instrument),
-    taken,
-    cover,
-    INPUT_HOLDINGS_MAX,
-  );
+  const spendable = spendableOf(holdings, sender, instrument);
+  return chooseFreeHoldings(spendable, taken, cover, INPUT_HOLDINGS_MAX, transfer.commandId);
 }
 
 export interface TransferRequest {

@@ -481,7 +481,7 @@ class CantonLedgerImpl implements CantonLedger {
     // The time and the sender's holdings are independent reads: asked together.
     const time = this.now();
     time.catch(() => undefined);
-    const inputs = await this.claimInputs(sender, instrument, amount);
+    const inputs = await this.claimInputs({ sender, instrument, amount, commandId });
     let spent = false;
     try {
       const outcome = await this.transferFrom(command, commandId, meta, await time, inputs);
@@ -497,11 +497,17 @@ class CantonLedgerImpl implements CantonLedger {
    * other transfer of this process named (holding-claims.ts); when they fall short while others
    * of the sender's transfers run, waits for one to end and reads again.
    */
-  private async claimInputs(sender: string, instrument: Instrument, amount: Amount) {
+  private async claimInputs(transfer: {
+    readonly sender: string;
+    readonly instrument: Instrument;
+    readonly amount: Amount;
+    readonly commandId: string;
+  }) {
+    const { sender, amount } = transfer;
     for (let round = 0; ; round += 1) {
       const releasesBefore = this.claims.releases(sender);
       const holdings = await this.getHoldings(sender);
-      const inputs = selectTransferInputs(holdings, { sender, instrument, amount }, (id) =>
+      const inputs = selectTransferInputs(holdings, transfer, (id) =>
         this.claims.taken(sender, id),
       );
       const short = inputs.total.lt(amount) && round < CLAIM_ROUNDS_MAX;
