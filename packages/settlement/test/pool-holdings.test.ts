@@ -6,7 +6,7 @@
  * round; and through all of it the books equal the swap party's holdings.
  */
 import { Amount, type Instrument } from '@poolparty/core';
-import { LedgerError, type LocalLedger, openLocalLedger } from '@poolparty/ledger';
+import { LedgerError, type LedgerPort, type LocalLedger, openLocalLedger } from '@poolparty/ledger';
 import {
   type Database,
   insertAtomicSwap,
@@ -87,7 +87,8 @@ describe.each(backends)('keeping pool holdings on $name', (backend) => {
       .sort();
   }
 
-  const round = (over = ledger) => keepPoolHoldings({ db, ledger: over }, { targets: TARGETS });
+  const round = (over: LedgerPort = ledger) =>
+    keepPoolHoldings({ db, ledger: over }, { targets: TARGETS });
   const done = (sides: readonly SideKept[]) =>
     sides.map((side) => [side.instrument.id, side.target, side.selfTransfers, side.refused]);
 
