@@ -75,6 +75,7 @@ export {
   keepPool,
   keepPoolHoldings,
   type SideKept,
+  sideHoldings,
   splitCommandId,
 } from './pool-holdings.js';
 export {
