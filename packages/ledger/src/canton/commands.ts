@@ -11,7 +11,12 @@ import {
   type Meta,
   type TransferOutcome,
 } from '../port.js';
-import type { ChoiceContext, InstructionChoice } from './registry.js';
+import {
+  type ChoiceContext,
+  disclosedContractsOf,
+  type InstructionChoice,
+  type TransferFactoryWithChoiceContext,
+} from './registry.js';
 import {
   type Command,
   type DisclosedContract,
@@ -131,6 +136,23 @@ export function withChoiceContext(
   return {
     ...choiceArgument,
     extraArgs: { context: context.choiceContextData, meta: EMPTY_VALUES },
+  };
+}
+
+/**
+ * The `TransferFactory_Transfer` exercise on the factory the registry answered, with its choice
+ * context, and the contracts the registry disclosed for it.
+ */
+export function factoryTransfer(
+  factory: TransferFactoryWithChoiceContext,
+  choiceArgument: Readonly<Record<string, unknown>>,
+): { readonly command: Command; readonly disclosedContracts: DisclosedContract[] } {
+  return {
+    command: transferCommand(
+      factory.factoryId,
+      withChoiceContext(choiceArgument, factory.choiceContext),
+    ),
+    disclosedContracts: disclosedContractsOf(factory.choiceContext),
   };
 }
 

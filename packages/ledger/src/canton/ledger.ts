@@ -49,13 +49,12 @@ import { CantonAllocations } from './allocations.js';
 import { CantonAtomicSwaps } from './atomic-swaps.js';
 import { tokenSource } from './auth.js';
 import {
+  factoryTransfer,
   instructionCommand,
   jsCommands,
   selectTransferInputs,
   transferChoiceArgument,
-  transferCommand,
   transferOutcomeOf,
-  withChoiceContext,
 } from './commands.js';
 import { CompletionIndex } from './completions.js';
 import { CantonRequestError, isDuplicateCommand } from './errors.js';
@@ -434,11 +433,7 @@ class CantonLedgerImpl implements CantonLedger {
       const transaction = await this.submitForTransaction({
         commandId,
         party: owner,
-        command: transferCommand(
-          factory.factoryId,
-          withChoiceContext(argument, factory.choiceContext),
-        ),
-        disclosedContracts: disclosedContractsOf(factory.choiceContext),
+        ...factoryTransfer(factory, argument),
         kind: 'submit',
       });
       spent = true;
@@ -566,11 +561,7 @@ class CantonLedgerImpl implements CantonLedger {
     const update = await this.submitCommand({
       commandId,
       party: sender,
-      command: transferCommand(
-        factory.factoryId,
-        withChoiceContext(argument, factory.choiceContext),
-      ),
-      disclosedContracts: disclosedContractsOf(factory.choiceContext),
+      ...factoryTransfer(factory, argument),
       kind: 'submit',
     });
     const transfer = transferOutcomeOf(update);
