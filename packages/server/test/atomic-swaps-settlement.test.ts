@@ -50,7 +50,7 @@ import {
 } from '@poolparty/store';
 import { seedTestDeveloper } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEVNET_AUDIENCE, DEVNET_AUTH_SECRET } from './support/devnet-ledger.js';
+import { DEVNET_AUDIENCE, DEVNET_AUTH_SECRET, mergeHoldings } from './support/devnet-ledger.js';
 
 const T0 = new Date();
 const POOL_ID = 'pool-usd-eur';
@@ -488,18 +488,7 @@ describe('an atomic swap through settlement on the canton path', () => {
 
   it('prepares one swap at a time from a pool holding its output as one, and several once the keeper split it', async () => {
     // The pool's free EUR holdings merged into one, as one provider's deposit would have made it.
-    const reserved = await reservedHoldingIds(db, POOL_ID);
-    const free = (await canton.getHoldings(pool)).filter(
-      (h) => h.instrument.id === eur.id && h.lock === null && !reserved.has(h.holdingId),
-    );
-    await local.submitTransfer({
-      commandId: 'merge-eur',
-      sender: pool,
-      receiver: pool,
-      instrument: eur,
-      amount: Amount.sum(free.map((h) => h.amount)),
-      inputHoldingIds: free.map((h) => h.holdingId),
-    });
+    await mergeHoldings(local, pool, eur, await reservedHoldingIds(db, POOL_ID));
     const cancelAll = async (swaps: readonly AtomicSwapRecord[]) => {
       for (const swap of swaps) {
         await cancelAtomicSwap(db, {

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Amount, instrumentKey, planHoldingSplits } from '@poolparty/core';
+import { Amount, planHoldingSplits } from '@poolparty/core';
 import { LedgerError, type LedgerPort } from '@poolparty/ledger';
 import {
   type Engine,
@@ -41,6 +41,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LedgerConnection, openLedgerConnection } from '../src/ledger-connection.js';
 import {
+  mergeHoldings,
   type ServedDevnet,
   serveSeededDevnet,
   serviceSettingsIn,
@@ -85,7 +86,8 @@ beforeAll(async () => {
   db = await openPglite(IN_MEMORY);
   await migrate(db);
   await registerSeed(db, devnet.seed, clock.now());
-  await mergeUsdcxReserve();
+  const { swapParty, tokenB } = seededPool();
+  await mergeHoldings(devnet.ledger, swapParty, tokenB);
   engine = await startEngine({
     db,
     ledger,
@@ -108,22 +110,6 @@ function seededPool() {
   const pool = devnet.seed.pools.find((p) => p.poolId === POOL_ID);
   if (pool === undefined) throw new Error(`no pool ${POOL_ID}`);
   return pool;
-}
-
-/** The pool's USDCx holdings merged into one by its own self-transfer, as one deposit built it. */
-async function mergeUsdcxReserve(): Promise<void> {
-  const { swapParty, tokenB } = seededPool();
-  const holdings = (await devnet.ledger.getHoldings(swapParty)).filter(
-    (h) => instrumentKey(h.instrument) === instrumentKey(tokenB),
-  );
-  await devnet.ledger.submitTransfer({
-    commandId: 'merge-usdcx-reserve',
-    sender: swapParty,
-    receiver: swapParty,
-    instrument: tokenB,
-    amount: Amount.sum(holdings.map((h) => h.amount)),
-    inputHoldingIds: holdings.map((h) => h.holdingId),
-  });
 }
 
 async function usdcxHoldings() {
