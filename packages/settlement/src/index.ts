@@ -68,6 +68,16 @@ export {
   retryRefund,
 } from './operator-refunds.js';
 export {
+  HOLDINGS_POOLS_PER_ROUND_MAX,
+  type HoldingsKeeping,
+  type HoldingsRound,
+  keepPool,
+  keepPoolHoldings,
+  type SideKept,
+  sideHoldings,
+  splitCommandId,
+} from './pool-holdings.js';
+export {
   judgePool,
   RECONCILIATION_MISMATCH,
   type ReconciliationReport,

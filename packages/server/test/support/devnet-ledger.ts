@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
 import { type DevnetLedgerServer, startDevnetLedgerServer } from '@poolparty/devnet-ledger';
 import {
   type DevnetSeed,
@@ -177,4 +178,30 @@ export async function startCantonService(
       removeData();
     },
   };
+}
+
+/**
+ * The party's unlocked holdings of `instrument`, but those in `except`, merged into one by its
+ * own self-transfer: a reserve as one provider's deposit would have made it.
+ */
+export async function mergeHoldings(
+  ledger: LocalLedger,
+  party: string,
+  instrument: Instrument,
+  except: ReadonlySet<string> = new Set(),
+): Promise<void> {
+  const holdings = (await ledger.getHoldings(party)).filter(
+    (h) =>
+      instrumentKey(h.instrument) === instrumentKey(instrument) &&
+      h.lock === null &&
+      !except.has(h.holdingId),
+  );
+  await ledger.submitTransfer({
+    commandId: `merge-${instrument.id}-${party}`,
+    sender: party,
+    receiver: party,
+    instrument,
+    amount: Amount.sum(holdings.map((h) => h.amount)),
+    inputHoldingIds: holdings.map((h) => h.holdingId),
+  });
 }
