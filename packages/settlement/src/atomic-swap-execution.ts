@@ -55,15 +55,14 @@ import {
   type PoolRecord,
   type Queryable,
   reprepareAtomicSwap,
-  reservedHoldingIds,
   transitionAtomicSwap,
 } from '@poolparty/store';
 import { lockPool, moveBalances } from './accounting.js';
 import {
   type AtomicSwapDeps,
   atomicSwapCommandId,
+  freeHoldingsNow,
   preparationOf,
-  usableHoldings,
 } from './atomic-swap-prepare.js';
 import type { QuoteInvalidator } from './context.js';
 import { guardSnapshotFrom, poolThresholds, readGuardFigures } from './execution-guard-inputs.js';
@@ -445,14 +444,12 @@ async function prepareAgain(
   const sides = sidesOf(pool, swap);
   try {
     await lockPoolReservations(tx, pool.poolId);
-    const reserved = await reservedHoldingIds(tx, pool.poolId);
-    for (const id of swap.preparation.outputHoldingIds) reserved.delete(id);
-    const holdings = usableHoldings(
-      await deps.ledger.getHoldings(pool.swapParty),
-      pool.swapParty,
-      sides.output,
+    const [holdings, reserved] = await freeHoldingsNow(tx, deps, pool, sides.output);
+    // The swap's own holdings are free to it: those not spent may be named again.
+    const others = new Set(
+      [...reserved].filter((id) => !swap.preparation.outputHoldingIds.includes(id)),
     );
-    const pick = pickOutputHoldings(holdings, reserved, swap.outputAmount);
+    const pick = pickOutputHoldings(holdings, others, swap.outputAmount);
     if (pick.kind !== 'picked') throw new LedgerError('insufficient_holdings', 'no free holdings');
     const commandId = atomicSwapCommandId(swap.atomicSwapId, swap.preparations + 1);
     const expiresAt = new Date(

@@ -87,6 +87,24 @@ export function usableHoldings(
   }));
 }
 
+/**
+ * The pool's usable holdings of the output and the ones live swaps reserve, read in that order
+ * under the pool's reservation lock: the reservations first, then the ledger. A swap's execution
+ * spends its holdings on the ledger before its reservations go, so a holding found unreserved was
+ * either never reserved or already spent when the ledger is read, and never picked once spent.
+ * (Read the other way round, a holding an execution spends between the two reads is picked.)
+ */
+export async function freeHoldingsNow(
+  tx: Queryable,
+  deps: Pick<AtomicSwapDeps, 'ledger'>,
+  pool: { readonly poolId: string; readonly swapParty: string },
+  output: { readonly id: string; readonly admin: string },
+) {
+  const reserved = await reservedHoldingIds(tx, pool.poolId);
+  const holdings = await deps.ledger.getHoldings(pool.swapParty);
+  return [usableHoldings(holdings, pool.swapParty, output), reserved] as const;
+}
+
 /** The port's refusal of a prepare, as the catalogue's error; null for one it does not know. */
 function prepareRefusal(error: unknown): DomainError | null {
   if (!(error instanceof LedgerError)) return null;
@@ -128,19 +146,13 @@ export async function prepareAtomicSwap<V>(
     );
   }
   const output = { id: quote.outputToken, admin: quote.outputTokenAdmin };
-  const holdings = usableHoldings(
-    await deps.ledger.getHoldings(pool.swapParty),
-    pool.swapParty,
-    output,
-  );
   const atomicSwapId = newAtomicSwapId();
   const expiresAt = atomicSwapExpiry(deps.clock.now(), origin.signingWindowMs);
   try {
     return await deps.db.transaction(async (tx) => {
       await lockPoolReservations(tx, pool.poolId);
       const pick = pickOutputHoldings(
-        holdings,
-        await reservedHoldingIds(tx, pool.poolId),
+        ...(await freeHoldingsNow(tx, deps, pool, output)),
         amounts.output,
       );
       if (pick.kind !== 'picked') throw holdingsBusy(pool.poolId, output.id, pick.free);
