@@ -243,10 +243,23 @@ describe('an atomic swap through settlement on the canton path', () => {
       [...swap.preparation.outputHoldingIds].sort(),
     );
     const before = await world();
+    const books = await getPoolAccounting(db, POOL_ID);
     const growthBefore = (await getPoolUnits(db, POOL_ID))?.lpFeeGrowth;
     invalidated = [];
     const done = await execute(swap);
     expect(done.status).toBe('completed');
+    // Recorded against the reserves it was judged by: the books just before it, USD in, EUR out.
+    expect(done.execution?.reservesBefore).toEqual({
+      input: books?.reserveA,
+      output: books?.reserveB,
+    });
+    const { input, output } = done.execution?.reservesBefore ?? {};
+    if (input === undefined || output === undefined) throw new Error('no reserves recorded');
+    expect(
+      done.execution?.curveOutput.eq(
+        constantProductOutput({ input, output }, swap.inputAmountAfterPoolFee),
+      ),
+    ).toBe(true);
     // The LP fee joined the USD reserve, and the positions' fee growth of that side with it.
     const growthAfter = (await getPoolUnits(db, POOL_ID))?.lpFeeGrowth;
     expect(swap.lpFeeAmount.isPositive()).toBe(true);

@@ -344,9 +344,11 @@ function executionPlan(
 }
 
 /**
- * The ledger committed the swap: the books move by the signed amounts, the swap is `completed`.
- * The excess is what the curve pays now above the signed output (never below zero: a swap found
- * committed after a restart is recorded as committed whatever the curve says since).
+ * The ledger committed the swap: the books move by the signed amounts, the swap is `completed`
+ * with the reserves it was recorded against (read under the lock, before the move) and the
+ * curve's output from them. The excess is what the curve pays now above the signed output (never
+ * below zero: a swap found committed after a restart is recorded as committed whatever the curve
+ * says since).
  */
 async function recordCommitted(
   tx: Queryable,
@@ -357,7 +359,8 @@ async function recordCommitted(
   const fees = feesOf(swap);
   const inputReserveAdded = fees.inputAmountAfterPoolFee.add(fees.lpFeeAmount);
   const feesCollected = fees.platformFeeAmount.add(fees.networkFeeAmount);
-  const curveOutput = constantProductOutput(reservesOf(scope), fees.inputAmountAfterPoolFee);
+  const reservesBefore = reservesOf(scope);
+  const curveOutput = constantProductOutput(reservesBefore, fees.inputAmountAfterPoolFee);
   const excess = curveOutput.gt(swap.outputAmount)
     ? curveOutput.sub(swap.outputAmount)
     : Amount.ZERO;
@@ -384,7 +387,7 @@ async function recordCommitted(
     from: ['executing'],
     to: 'completed',
     at: now,
-    execution: { updateId, curveOutput, excess },
+    execution: { updateId, curveOutput, excess, reservesBefore },
     payload: { updateId, excess: excess.toString() },
   });
   if (done === null)

@@ -92,6 +92,11 @@ export interface AtomicSwapExecution {
   readonly updateId: string;
   readonly curveOutput: Amount;
   readonly excess: Amount;
+  /**
+   * The pool's reserves of the swap's input and output the curve's output was computed from;
+   * null for a swap completed before they were recorded.
+   */
+  readonly reservesBefore: { readonly input: Amount; readonly output: Amount } | null;
 }
 
 export interface AtomicSwapRecord extends Omit<NewAtomicSwap, 'preparation'> {
@@ -130,10 +135,14 @@ function stringsOf(value: unknown): string[] {
 
 function executionOf(row: Row): AtomicSwapExecution | null {
   if (row.update_id === null || row.update_id === undefined) return null;
+  const reserves = [row.input_reserve_before, row.output_reserve_before];
   return {
     updateId: readString(row.update_id),
     curveOutput: readAmount(row.curve_output),
     excess: readAmount(row.excess),
+    reservesBefore: reserves.some((value) => value === null || value === undefined)
+      ? null
+      : { input: readAmount(reserves[0]), output: readAmount(reserves[1]) },
   };
 }
 
@@ -341,6 +350,8 @@ export async function transitionAtomicSwap(
     update_id: move.execution?.updateId ?? null,
     curve_output: amountParamOrNull(move.execution?.curveOutput),
     excess: amountParamOrNull(move.execution?.excess),
+    input_reserve_before: amountParamOrNull(move.execution?.reservesBefore?.input),
+    output_reserve_before: amountParamOrNull(move.execution?.reservesBefore?.output),
   };
   const [row] = await writeIntentStates(
     q,
