@@ -29,7 +29,6 @@ import {
   isAtomicSwapTerminal,
   ledgerRefusalOutcome,
   type PoolPriceReference,
-  pickOutputHoldings,
   priceImpactCapRatio,
   type Ratio,
   reservePriceLimitOf,
@@ -61,7 +60,8 @@ import { lockPool, moveBalances } from './accounting.js';
 import {
   type AtomicSwapDeps,
   atomicSwapCommandId,
-  freeHoldingsNow,
+  endSetAside,
+  pickFreeHoldings,
   preparationOf,
 } from './atomic-swap-prepare.js';
 import type { QuoteInvalidator } from './context.js';
@@ -136,6 +136,7 @@ export async function executeAtomicSwap(
       at: now,
       failure: { code: 'atomic_swap_expired', message: 'no signature before expiresAt' },
     });
+    endSetAside(deps, swap);
     throw expiredError(swap);
   }
   const problem = signatureProblem({
@@ -268,6 +269,7 @@ async function finishExecution(
     }
   });
   if (after.status === 'completed') deps.quoter.invalidate(pool.poolId);
+  else if (isAtomicSwapTerminal(after.status)) endSetAside(deps, after);
   return after;
 }
 
@@ -447,17 +449,18 @@ async function prepareAgain(
   const sides = sidesOf(pool, swap);
   try {
     await lockPoolReservations(tx, pool.poolId);
-    const [holdings, reserved] = await freeHoldingsNow(tx, deps, pool, sides.output);
-    // The swap's own holdings are free to it: those not spent may be named again.
-    const others = new Set(
-      [...reserved].filter((id) => !swap.preparation.outputHoldingIds.includes(id)),
-    );
-    const pick = pickOutputHoldings(holdings, others, swap.outputAmount);
+    const window = swap.preparation.expiresAt.getTime() - swap.createdAt.getTime();
+    const pick = await pickFreeHoldings(tx, deps, {
+      pool,
+      output: sides.output,
+      amount: swap.outputAmount,
+      forMs: window,
+      // The swap's own holdings are free to it: those not spent may be named again.
+      own: swap.preparation.outputHoldingIds,
+    });
     if (pick.kind !== 'picked') throw new LedgerError('insufficient_holdings', 'no free holdings');
     const commandId = atomicSwapCommandId(swap.atomicSwapId, swap.preparations + 1);
-    const expiresAt = new Date(
-      now.getTime() + (swap.preparation.expiresAt.getTime() - swap.createdAt.getTime()),
-    );
+    const expiresAt = new Date(now.getTime() + window);
     const prepared = await deps.atomicSwaps.prepareAtomicSwap({
       commandId,
       trader: swap.traderParty,
@@ -512,6 +515,7 @@ export async function resolveExecutingSwaps(deps: AtomicExecutionDeps): Promise<
         },
       });
       if (moved !== null) resolved += 1;
+      endSetAside(deps, swap);
       continue;
     }
     const after = await finishExecution(deps, swap, 'recovering');

@@ -11,9 +11,10 @@
  * never waits for the pool's executions, and they never wait for it.
  */
 import {
-  type Amount,
+  Amount,
   atomicSwapExpiry,
   DomainError,
+  type HoldingPick,
   instrumentKey,
   pickOutputHoldings,
   signedAmounts,
@@ -88,21 +89,66 @@ export function usableHoldings(
 }
 
 /**
- * The pool's usable holdings of the output and the ones live swaps reserve, read in that order
- * under the pool's reservation lock: the reservations first, then the ledger. A swap's execution
- * spends its holdings on the ledger before its reservations go, so a holding found unreserved was
- * either never reserved or already spent when the ledger is read, and never picked once spent.
- * (Read the other way round, a holding an execution spends between the two reads is picked.)
+ * The holdings a swap prepared now names for its output leg, under the pool's reservation lock:
+ * core's pick among the pool's usable holdings that no live swap reserves and none this
+ * process's transfers are spending. Read in this order: the reservations, then the ledger — a
+ * swap's execution spends its holdings on the ledger before its reservations go, so a holding
+ * found unreserved was never reserved or is gone from the ledger's answer (read the other way
+ * round, a holding spent between the two reads is picked). Where the port sets holdings aside
+ * (`setAsideForSwap`), the pick and its setting aside are one step, so no transfer of this
+ * process names a picked holding before the swap ends, nor the swap one a transfer is spending.
+ * `own`: holdings the swap itself reserves (a swap prepared again may name them again).
  */
-export async function freeHoldingsNow(
+export async function pickFreeHoldings(
   tx: Queryable,
-  deps: Pick<AtomicSwapDeps, 'ledger'>,
-  pool: { readonly poolId: string; readonly swapParty: string },
-  output: { readonly id: string; readonly admin: string },
-) {
+  deps: Pick<AtomicSwapDeps, 'ledger' | 'atomicSwaps'>,
+  swap: {
+    readonly pool: { readonly poolId: string; readonly swapParty: string };
+    readonly output: { readonly id: string; readonly admin: string };
+    readonly amount: Amount;
+    /** How long the swap can execute: its holdings stay aside that long at most. */
+    readonly forMs: number;
+    readonly own?: readonly string[];
+  },
+): Promise<HoldingPick> {
+  const { pool, output, amount } = swap;
   const reserved = await reservedHoldingIds(tx, pool.poolId);
-  const holdings = await deps.ledger.getHoldings(pool.swapParty);
-  return [usableHoldings(holdings, pool.swapParty, output), reserved] as const;
+  for (const id of swap.own ?? []) reserved.delete(id);
+  const holdings = usableHoldings(
+    await deps.ledger.getHoldings(pool.swapParty),
+    pool.swapParty,
+    output,
+  );
+  const pickWithout = (taken: (holdingId: string) => boolean) =>
+    pickOutputHoldings(
+      holdings,
+      new Set([...reserved, ...holdings.map((h) => h.holdingId).filter(taken)]),
+      amount,
+    );
+  const { atomicSwaps } = deps;
+  if (atomicSwaps.setAsideForSwap === undefined) return pickWithout(() => false);
+  let pick: HoldingPick = { kind: 'no_free_holdings', free: Amount.ZERO };
+  atomicSwaps.setAsideForSwap(
+    pool.swapParty,
+    (taken) => {
+      pick = pickWithout(taken);
+      return pick.kind === 'picked' ? pick.holdingIds : [];
+    },
+    swap.forMs,
+  );
+  return pick;
+}
+
+/**
+ * The swap ended without executing (cancelled, refused before submission, expired): the holdings
+ * set aside for it in this process (`pickFreeHoldings`) are free again at once, not only once its
+ * signing window has passed.
+ */
+export function endSetAside(
+  deps: { readonly atomicSwaps?: Pick<AtomicSwapPort, 'endSetAside'> | null },
+  swap: AtomicSwapRecord,
+): void {
+  deps.atomicSwaps?.endSetAside?.(swap.preparation.outputHoldingIds);
 }
 
 /** The port's refusal of a prepare, as the catalogue's error; null for one it does not know. */
@@ -151,10 +197,12 @@ export async function prepareAtomicSwap<V>(
   try {
     return await deps.db.transaction(async (tx) => {
       await lockPoolReservations(tx, pool.poolId);
-      const pick = pickOutputHoldings(
-        ...(await freeHoldingsNow(tx, deps, pool, output)),
-        amounts.output,
-      );
+      const pick = await pickFreeHoldings(tx, deps, {
+        pool,
+        output,
+        amount: amounts.output,
+        forMs: expiresAt.getTime() - deps.clock.now().getTime(),
+      });
       if (pick.kind !== 'picked') throw holdingsBusy(pool.poolId, output.id, pick.free);
       const prepared = await deps.atomicSwaps.prepareAtomicSwap({
         commandId: atomicSwapCommandId(atomicSwapId, 1),

@@ -290,6 +290,24 @@ export async function reservedHoldingIds(q: Queryable, poolId: string): Promise<
   return new Set(rows.map((row) => readString(row.holding_id)));
 }
 
+/**
+ * The holdings live swaps reserve of the pools whose swap party is `swapParty`: a transfer it
+ * sends must not name them (none for any other party).
+ */
+export async function reservedHoldingIdsOfParty(
+  q: Queryable,
+  swapParty: string,
+): Promise<string[]> {
+  const rows = await q.query(
+    `SELECT r.holding_id FROM atomic_swap_reservations r
+       JOIN pools p ON p.pool_id = r.pool_id
+      WHERE p.swap_party = $1
+      LIMIT $2`,
+    [swapParty, POOL_RESERVATIONS_READ_MAX],
+  );
+  return rows.map((row) => readString(row.holding_id));
+}
+
 /** The holdings the swap reserves now (none once it ended). */
 export async function reservationsOf(q: Queryable, atomicSwapId: string): Promise<string[]> {
   const rows = await q.query(

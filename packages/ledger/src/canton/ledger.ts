@@ -209,6 +209,7 @@ class CantonLedgerImpl implements CantonLedger {
       isSigningKeyOf: (partyId, key) => this.isSigningKeyOf(partyId, key),
       decode: (commandId, transaction) => this.decodeCommitted(commandId, transaction),
       firstTransaction: (commandId, party) => this.firstTransaction(commandId, party),
+      endAside: (holdingIds, spent) => this.claims.endAside(holdingIds, spent),
     });
     this.activeSets = new ActiveSets({
       list: (party, interfaceId, offset) =>
@@ -402,7 +403,7 @@ class CantonLedgerImpl implements CantonLedger {
     // The time and the sender's holdings are independent reads: asked together.
     const time = this.now();
     time.catch(() => undefined);
-    const inputs = await this.claimInputs(sender, instrument, amount);
+    const inputs = await this.claimInputs(sender, instrument, amount, command.avoidHoldingIds);
     let spent = false;
     try {
       const outcome = await this.transferFrom(command, commandId, meta, await time, inputs);
@@ -415,15 +416,24 @@ class CantonLedgerImpl implements CantonLedger {
 
   /**
    * Reads the sender's holdings and claims the inputs of a transfer of `amount` among those no
-   * other transfer of this process named (holding-claims.ts); when they fall short while others
-   * of the sender's transfers run, waits for one to end and reads again.
+   * other transfer of this process named, no swap holds (holding-claims.ts) and the caller does
+   * not avoid; when they fall short while others of the sender's transfers run, waits for one to
+   * end and reads again.
    */
-  private async claimInputs(sender: string, instrument: Instrument, amount: Amount) {
+  private async claimInputs(
+    sender: string,
+    instrument: Instrument,
+    amount: Amount,
+    avoid: readonly string[] = [],
+  ) {
+    const avoided = new Set(avoid);
     for (let round = 0; ; round += 1) {
       const releasesBefore = this.claims.releases(sender);
       const holdings = await this.getHoldings(sender);
-      const inputs = selectTransferInputs(holdings, { sender, instrument, amount }, (id) =>
-        this.claims.taken(sender, id),
+      const inputs = selectTransferInputs(
+        holdings,
+        { sender, instrument, amount },
+        (id) => avoided.has(id) || this.claims.taken(sender, id),
       );
       const short = inputs.total.lt(amount) && round < CLAIM_ROUNDS_MAX;
       // A transfer that ended during the read may have spent what the read still lists and made
@@ -528,6 +538,21 @@ class CantonLedgerImpl implements CantonLedger {
   }
 
   // --- atomic swaps (atomic-swaps.ts) ---------------------------------------------------------
+
+  setAsideForSwap(
+    owner: string,
+    pick: (taken: (holdingId: string) => boolean) => readonly string[],
+    forMs: number,
+  ): void {
+    this.assertOpen();
+    // No await between the pick and setting its holdings aside: no transfer claims one between.
+    const picked = pick((holdingId) => this.claims.taken(owner, holdingId));
+    this.claims.setAside(owner, picked, Date.now() + forMs);
+  }
+
+  endSetAside(holdingIds: readonly string[]): void {
+    this.claims.endAside(holdingIds, false);
+  }
 
   prepareAtomicSwap(command: PrepareAtomicSwapCommand): Promise<PreparedAtomicSwap> {
     return this.checked(command.commandId, () => this.atomicSwaps.prepare(command));
