@@ -6,20 +6,17 @@
  * ledger, which prepares nothing for a wallet to sign, the routes answer
  * `atomic_swaps_unavailable`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Amount, fingerprint, generateKeyPair, sign } from '@poolparty/core';
 import { PoolParty } from '@poolparty/sdk';
 import { withAtomicSwaps } from '@poolparty/sdk/atomic';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningService, startService } from '../src/service.js';
+import type { RunningService } from '../src/service.js';
 import {
-  importDevnetPools,
   issueApiKey,
   type ServedDevnet,
+  type ServiceOnDevnet,
   serveSeededDevnet,
-  serviceSettingsIn,
+  startServiceOn,
 } from './support/devnet-ledger.js';
 import {
   type Body,
@@ -40,8 +37,8 @@ const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
 describe('atomic swaps on a service with LEDGER=canton', () => {
   let devnet: ServedDevnet;
+  let running: ServiceOnDevnet;
   let service: RunningService;
-  let dataDir: string;
   let apiKey: string;
   let token: string;
   let trader: { partyId: string; publicKey: string; privateKey: string };
@@ -54,9 +51,8 @@ describe('atomic swaps on a service with LEDGER=canton', () => {
 
   beforeAll(async () => {
     devnet = await serveSeededDevnet();
-    dataDir = mkdtempSync(join(tmpdir(), 'pp-atomic-routes-'));
-    service = await startService(serviceSettingsIn(dataDir, devnet.env));
-    await importDevnetPools(service, devnet);
+    running = await startServiceOn(devnet, 'pp-atomic-routes-');
+    service = running.service;
     apiKey = await issueApiKey(service.ctx.db, devnet.seed.developer.partyId, new Date());
     const [user] = devnet.seed.users;
     if (user === undefined) throw new Error('no seeded user');
@@ -65,9 +61,8 @@ describe('atomic swaps on a service with LEDGER=canton', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await service?.close();
+    await running?.close();
     await devnet?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   async function prepared(key?: string) {

@@ -11,9 +11,6 @@
  * `core-tx-parser`, the wallet SDK's transaction parser: its input out and its output in, in one
  * update, and its balances moved by exactly the signed amounts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Transaction, TransactionParser } from '@canton-network/core-tx-parser';
 import {
   type AuthTokenProvider,
@@ -40,23 +37,23 @@ import { withAtomicSwaps } from '@poolparty/sdk/atomic';
 import { createSigner } from '@poolparty/sdk/devnet';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningService, startService } from '../../src/service.js';
+import type { RunningService } from '../../src/service.js';
 import {
-  importDevnetPools,
   issueApiKey,
   type ServedDevnet,
+  type ServiceOnDevnet,
   serveSeededDevnet,
-  serviceSettingsIn,
+  startServiceOn,
 } from '../support/devnet-ledger.js';
 
 const POOL_ID = 'amulet-usdcx';
 const SWAP_WAIT_MS = 60_000;
 
 let devnet: ServedDevnet;
+let running: ServiceOnDevnet;
 let service: RunningService;
 let proxy: WireProxy;
 let sdk: WalletSDK;
-let dataDir: string;
 
 /** The SDK's tokens, signed with the devnet ledger's secret as LocalNet's are. */
 function auth(): UnsafeAuthController {
@@ -93,18 +90,16 @@ function walletSdk(base: string): WalletSDK {
 
 beforeAll(async () => {
   devnet = await serveSeededDevnet();
-  dataDir = mkdtempSync(join(tmpdir(), 'pp-wallet-sdk-'));
-  service = await startService(serviceSettingsIn(dataDir, devnet.env));
-  await importDevnetPools(service, devnet);
+  running = await startServiceOn(devnet, 'pp-wallet-sdk-');
+  service = running.service;
   proxy = await startWireProxy({ target: devnet.server.url });
   sdk = walletSdk(proxy.url);
 });
 
 afterAll(async () => {
   await proxy?.close();
-  await service?.close();
+  await running?.close();
   await devnet?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** Points the SDK's transfers at the registry of an instrument's admin. */

@@ -5,9 +5,6 @@
  * traders — parties of keys of their own that pre-approve everything, funded with as many
  * holdings as asked — each sign in with a wallet token and an API key of their own.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Amount, fingerprint, generateKeyPair, type Instrument, sign } from '@poolparty/core';
 import type { DevnetPool } from '@poolparty/ledger';
 import { PoolParty } from '@poolparty/sdk';
@@ -20,13 +17,12 @@ import {
 } from '@poolparty/sdk/atomic';
 import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
 import type { DevnetParty } from '../../src/devnet-bootstrap.js';
-import { type RunningService, startService } from '../../src/service.js';
+import type { RunningService } from '../../src/service.js';
 import {
-  importDevnetPools,
   issueApiKey,
   type ServedDevnet,
   serveSeededDevnet,
-  serviceSettingsIn,
+  startServiceOn,
 } from './devnet-ledger.js';
 import { walletTokenFor } from './service.js';
 
@@ -146,9 +142,8 @@ export async function startAtomicWorld(options: AtomicWorldOptions): Promise<Ato
     await splitReserve(devnet, pool, pool.tokenA, { count, amount: Amount.parse(splits.tokenA) });
     await splitReserve(devnet, pool, pool.tokenB, { count, amount: Amount.parse(splits.tokenB) });
   }
-  const dataDir = mkdtempSync(join(tmpdir(), 'pp-atomic-world-'));
-  const service = await startService(serviceSettingsIn(dataDir, devnet.env));
-  await importDevnetPools(service, devnet);
+  const running = await startServiceOn(devnet, 'pp-atomic-world-');
+  const { service } = running;
   const traders: AtomicTrader[] = [];
   for (let index = 0; index < options.traders; index++) {
     traders.push(await newTrader({ devnet, service, pool }, index, options.traderHoldings));
@@ -168,9 +163,8 @@ export async function startAtomicWorld(options: AtomicWorldOptions): Promise<Ato
       return held.sort((a, b) => b.amount.compare(a.amount)).map((h) => h.holdingId);
     },
     close: async () => {
-      await service.close();
+      await running.close();
       await devnet.close();
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -4,6 +4,8 @@
  * keeps the `LocalLedger` to set up parties and deposits and to read the final holdings.
  */
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DevnetLedgerServer, startDevnetLedgerServer } from '@poolparty/devnet-ledger';
 import {
@@ -17,7 +19,7 @@ import { insertApiKey, type Queryable, upsertDeveloper } from '@poolparty/store'
 import { adminCommand } from '../../src/admin/commands.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../src/auth/api-keys.js';
 import { readSettings, type Settings } from '../../src/config.js';
-import type { RunningService } from '../../src/service.js';
+import { type RunningService, startService } from '../../src/service.js';
 import { unclosable } from './admin.js';
 
 /** LocalNet's HS256 secret and audience: the services sign their tokens as on LocalNet. */
@@ -132,4 +134,30 @@ export function serviceSettingsIn(
   });
   if (!result.ok) throw new Error(result.errors.join('\n'));
   return result.settings;
+}
+
+export interface ServiceOnDevnet {
+  readonly service: RunningService;
+  /** Stops the service and removes its data folder; the devnet ledger is the caller's. */
+  close(): Promise<void>;
+}
+
+/**
+ * A quiet service with `LEDGER=canton` on the served devnet ledger, its data in a fresh
+ * temporary folder (named from `prefix`), the devnet's pools imported as the operator does.
+ */
+export async function startServiceOn(
+  devnet: ServedDevnet,
+  prefix: string,
+): Promise<ServiceOnDevnet> {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  const service = await startService(serviceSettingsIn(dataDir, devnet.env));
+  await importDevnetPools(service, devnet);
+  return {
+    service,
+    close: async () => {
+      await service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
