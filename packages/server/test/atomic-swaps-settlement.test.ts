@@ -202,6 +202,15 @@ function signatureOf(
   return { signature: sign(hash, privateKey), publicKey };
 }
 
+/** The trader cancels, through the port that let go of what it set aside for the swap. */
+function cancel(swap: AtomicSwapRecord) {
+  return cancelAtomicSwap(
+    db,
+    { atomicSwapId: swap.atomicSwapId, trader: trader.partyId, now: new Date() },
+    canton,
+  );
+}
+
 function execute(swap: AtomicSwapRecord, signed = signatureOf(swap)) {
   return executeAtomicSwap(deps, {
     atomicSwapId: swap.atomicSwapId,
@@ -245,10 +254,23 @@ describe('an atomic swap through settlement on the canton path', () => {
       [...swap.preparation.outputHoldingIds].sort(),
     );
     const before = await world();
+    const books = await getPoolAccounting(db, POOL_ID);
     const growthBefore = (await getPoolUnits(db, POOL_ID))?.lpFeeGrowth;
     invalidated = [];
     const done = await execute(swap);
     expect(done.status).toBe('completed');
+    // Recorded against the reserves it was judged by: the books just before it, USD in, EUR out.
+    expect(done.execution?.reservesBefore).toEqual({
+      input: books?.reserveA,
+      output: books?.reserveB,
+    });
+    const { input, output } = done.execution?.reservesBefore ?? {};
+    if (input === undefined || output === undefined) throw new Error('no reserves recorded');
+    expect(
+      done.execution?.curveOutput.eq(
+        constantProductOutput({ input, output }, swap.inputAmountAfterPoolFee),
+      ),
+    ).toBe(true);
     // The LP fee joined the USD reserve, and the positions' fee growth of that side with it.
     const growthAfter = (await getPoolUnits(db, POOL_ID))?.lpFeeGrowth;
     expect(swap.lpFeeAmount.isPositive()).toBe(true);
@@ -384,33 +406,22 @@ describe('an atomic swap through settlement on the canton path', () => {
 
   it('cancels before signing, after which a signature moves nothing', async () => {
     const swap = await prepared();
-    const cancelled = await cancelAtomicSwap(db, {
-      atomicSwapId: swap.atomicSwapId,
-      trader: trader.partyId,
-      now: new Date(),
-    });
+    const cancelled = await cancel(swap);
     expect(cancelled.status).toBe('cancelled');
     expect(await reservationsOf(db, swap.atomicSwapId)).toEqual([]);
     await expectNothingMoved(async () => expect((await execute(swap)).status).toBe('cancelled'));
-    await expect(
-      cancelAtomicSwap(db, {
-        atomicSwapId: swap.atomicSwapId,
-        trader: trader.partyId,
-        now: new Date(),
-      }),
-    ).rejects.toMatchObject({ code: 'intent_not_cancellable' });
+    await expect(cancel(swap)).rejects.toMatchObject({ code: 'intent_not_cancellable' });
+    // Its holdings are free at once: the next swap names them (the largest free) again.
+    const next = await prepared();
+    expect(next.preparation.outputHoldingIds).toEqual(swap.preparation.outputHoldingIds);
+    await cancel(next);
   });
 
   it('never lets two prepared swaps name the same pool holding', async () => {
     const swaps = await Promise.all([prepared(), prepared(), prepared(), prepared()]);
     const named = swaps.flatMap((swap) => swap.preparation.outputHoldingIds);
     expect(new Set(named).size).toBe(named.length);
-    for (const swap of swaps)
-      await cancelAtomicSwap(db, {
-        atomicSwapId: swap.atomicSwapId,
-        trader: trader.partyId,
-        now: new Date(),
-      });
+    for (const swap of swaps) await cancel(swap);
   });
 
   it('prepares again, never resubmits, when a holding the transaction names was spent', async () => {

@@ -70,6 +70,8 @@ export interface AtomicSwapDeps {
   isSigningKeyOf(partyId: string, rawPublicKey: Uint8Array): Promise<boolean>;
   decode(commandId: string, transaction: JsTransaction): Promise<LedgerUpdate>;
   firstTransaction(commandId: string, party: string): Promise<JsTransaction | null>;
+  /** Ends what was set aside for a swap's output leg (`setAsideForSwap`): spent, or free again. */
+  endAside(holdingIds: readonly string[], spent: boolean): void;
 }
 
 function checkSide(side: AtomicSwapSide, name: string): void {
@@ -105,7 +107,17 @@ export class CantonAtomicSwaps {
 
   constructor(private readonly deps: AtomicSwapDeps) {}
 
+  /** Prepares the swap; a refused one lets go at once of the holdings set aside for it. */
   async prepare(command: PrepareAtomicSwapCommand): Promise<PreparedAtomicSwap> {
+    try {
+      return await this.prepareNow(command);
+    } catch (error) {
+      this.deps.endAside(command.output?.holdingIds ?? [], false);
+      throw error;
+    }
+  }
+
+  private async prepareNow(command: PrepareAtomicSwapCommand): Promise<PreparedAtomicSwap> {
     const { commandId, trader, pool } = command;
     checkSide(command.input, 'input');
     checkSide(command.output, 'output');
@@ -194,7 +206,24 @@ export class CantonAtomicSwaps {
     return { sender, receiver, instrument, amount, holdingIds: inputs.holdingIds };
   }
 
+  /**
+   * Executes the swap. Its output leg's holdings set aside are spent once it commits, and free
+   * again once it is refused; an answer that leaves the outcome open keeps them aside.
+   */
   async execute(command: ExecuteAtomicSwapCommand): Promise<CommandResult> {
+    const held = command.prepared?.output?.holdingIds ?? [];
+    try {
+      const result = await this.executeNow(command);
+      this.deps.endAside(held, true);
+      return result;
+    } catch (error) {
+      if (!(error instanceof LedgerError && error.code === 'timeout'))
+        this.deps.endAside(held, false);
+      throw error;
+    }
+  }
+
+  private async executeNow(command: ExecuteAtomicSwapCommand): Promise<CommandResult> {
     const { prepared, traderSignature } = command;
     const { commandId, trader, pool } = prepared;
     const prior = this.outcomes.get(commandId);
