@@ -502,11 +502,11 @@ describe('an atomic swap through settlement on the canton path', () => {
     await mergeHoldings(local, pool, eur, await reservedHoldingIds(db, POOL_ID));
     const cancelAll = async (swaps: readonly AtomicSwapRecord[]) => {
       for (const swap of swaps) {
-        await cancelAtomicSwap(db, {
-          atomicSwapId: swap.atomicSwapId,
-          trader: trader.partyId,
-          now: new Date(),
-        });
+        await cancelAtomicSwap(
+          db,
+          { atomicSwapId: swap.atomicSwapId, trader: trader.partyId, now: new Date() },
+          canton,
+        );
       }
     };
     const preparedAtOnce = async (count: number) => {
