@@ -9,3 +9,4 @@ export * from './canton/index.js';
 export * from './local/index.js';
 export * from './port.js';
 export { TYPICAL_TRANSFER_BYTES } from './rules.js';
+export { withAtomicSwapPort } from './with-atomic-swaps.js';

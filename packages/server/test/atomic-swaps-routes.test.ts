@@ -3,8 +3,7 @@
  * server), prepare answers both legs, the prepared transaction and its hash; the wallet signs the
  * hash with its own key and execute answers `completed` with the update id; a signature again
  * executes nothing twice; another key is 401 and a cancel after signing 409. On the embedded
- * ledger, which prepares nothing for a wallet to sign, the routes answer
- * `atomic_swaps_unavailable`.
+ * ledger the service prepares the same transaction in process.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -239,20 +238,21 @@ describe('atomic swaps on the embedded ledger', () => {
     await test?.close();
   });
 
-  it('answers atomic_swaps_unavailable: the deposit flow is the way there', async () => {
+  it('prepares an atomic swap for the devnet party’s own key', async () => {
     const [user] = test.users;
     if (user === undefined) throw new Error('no seeded user');
     const token = await walletTokenFor(test, user);
-    const keys = generateKeyPair();
     const answer = await test.call('POST', '/v1/atomic-swaps', {
       headers: { authorization: `Bearer ${token}` },
       body: {
         fromToken: 'Amulet',
         toToken: 'USDCx',
         amount: '100',
-        keyFingerprint: fingerprint(keys.publicKey),
+        poolId: 'amulet-usdcx',
+        keyFingerprint: fingerprint(fromHex(user.publicKey)),
       },
     });
-    expectProblem(answer, 501, 'atomic_swaps_unavailable');
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    expect(answer.body).toMatchObject({ status: 'prepared', traderParty: user.partyId });
   });
 });

@@ -91,7 +91,10 @@ export interface AtomicExecutionDeps extends AtomicSwapDeps {
 /** How long after its signature an `executing` swap is left to the request executing it. */
 export const EXECUTION_GRACE_MS = 10_000;
 
-/** The ledger's atomic-swap port, where it has one (the embedded ledger has none). */
+/**
+ * The ledger's atomic-swap port, where it has one: the canton adapter, and the embedded ledger as
+ * the service opens it (`withAtomicSwapPort`).
+ */
 export function atomicSwapPortOf(ledger: object): AtomicSwapPort | null {
   const port = ledger as Partial<AtomicSwapPort>;
   return typeof port.prepareAtomicSwap === 'function' &&
