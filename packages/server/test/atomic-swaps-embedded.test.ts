@@ -180,6 +180,21 @@ describe('atomic swaps on the embedded ledger, through the SDK', () => {
     });
   });
 
+  it('prepares no swap whose input the pool’s swap party does not pre-approve', async () => {
+    // The seed's swap parties pre-approve Amulet only: USDCx into the pool would be an offer.
+    await expectNothingMoved(() =>
+      expect(
+        pp.atomicSwaps.create({
+          fromToken: 'USDCx',
+          toToken: 'Amulet',
+          amount: '10',
+          poolId: POOL_ID,
+          keyFingerprint: walletSignerOf(trader).fingerprint,
+        }),
+      ).rejects.toMatchObject({ code: 'validation_error' }),
+    );
+  });
+
   it('refuses a signature after expiresAt: the swap expires, nothing moved', async () => {
     const swap = await create('10');
     const advanced = await request(test.url, 'POST', '/devnet/clock', {
