@@ -27,7 +27,8 @@
  *   gone since prepare (a spent input) is `invalid_inputs`, to prepare again, never to resubmit;
  *   an expired leg is `deadline_passed`. A duplicate is answered with the first commit.
  */
-import { Amount, decodeBase64, fingerprint, keepRecent, verifyEd25519 } from '@poolparty/core';
+import { Amount, decodeBase64, fingerprint, keepRecent } from '@poolparty/core';
+import { verifyEd25519Signature } from '../ed25519.js';
 import {
   type AtomicSwapLeg,
   type AtomicSwapSide,
@@ -316,7 +317,7 @@ export class InteractiveAtomicSwaps {
       signature.length === ED25519_SIGNATURE_BYTES &&
       publicKey instanceof Uint8Array &&
       publicKey.length === ED25519_KEY_BYTES;
-    if (!shaped || !verifyEd25519(hash, signature, publicKey)) {
+    if (!shaped || !verifyEd25519Signature(hash, signature, publicKey)) {
       throw new LedgerError(
         'signature_invalid',
         `no valid signature of the prepared transaction's hash`,
