@@ -30,9 +30,10 @@ import {
 } from '@poolparty/ledger';
 import { asCantonError, RegistryError } from './canton-errors.js';
 import type { ServerContext } from './context.js';
-import { executePrepared, preparedSubmission } from './interactive-submission.js';
+import { type Executor, executePrepared, preparedSubmission } from './interactive-submission.js';
 import { transferFactoryOf } from './registry.js';
 import { serverContext } from './server.js';
+import { DEFAULT_USER } from './users.js';
 
 /** Runs an in-process request, its refusal as the HTTP client of a participant reports it. */
 async function asParticipant<T>(kind: RequestKind, what: string, run: () => Promise<T>) {
@@ -51,6 +52,12 @@ async function asParticipant<T>(kind: RequestKind, what: string, run: () => Prom
   }
 }
 
+/**
+ * The service executing on the embedded ledger it controls: the ledger's own user, whose rights
+ * (every party's) there is nothing to check — reading them lists every party, at every execution.
+ */
+const LEDGER_ITSELF: Executor = { user: DEFAULT_USER, authorize: async () => {} };
+
 function inProcessParticipant(ctx: ServerContext): SwapParticipant {
   const { ledger } = ctx;
   return {
@@ -65,9 +72,7 @@ function inProcessParticipant(ctx: ServerContext): SwapParticipant {
       asParticipant('read', 'prepare', () => preparedSubmission(ctx, { ...request })),
     execute: (request) =>
       asParticipant('submit', `execute ${request.submissionId}`, async () => {
-        const { updateId, offset } = await executePrepared(ctx, ctx.users.defaultUser, {
-          ...request,
-        });
+        const { updateId, offset } = await executePrepared(ctx, LEDGER_ITSELF, { ...request });
         return { updateId, offset };
       }),
     async committed(commandId) {
@@ -84,7 +89,7 @@ export function embeddedAtomicSwaps(ledger: LocalLedger): AtomicSwapPort {
   const ctx = serverContext({ ledger });
   const swaps = new InteractiveAtomicSwaps({
     participant: inProcessParticipant(ctx),
-    userId: ctx.users.defaultUser,
+    userId: DEFAULT_USER,
     now: () => ledger.now(),
     getHoldings: (partyId) => ledger.getHoldings(partyId),
     requireParty: async (partyId) => {

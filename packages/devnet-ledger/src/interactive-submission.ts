@@ -150,14 +150,20 @@ function executedLegs(legs: readonly PreparedCommand[], actAs: readonly string[]
   });
 }
 
+/** Who executes a prepared transaction: the user, and the check of its rights for the parties. */
+export interface Executor {
+  readonly user: string;
+  authorize(actAs: readonly string[]): Promise<void>;
+}
+
 /**
- * Executes a prepared transaction as `user`: prepared by this participant, its hash recomputed,
- * signed by every external acting party, every leg able to commit; its legs run before the
- * answer. The embedded ledger's atomic swaps call it in process, as the ledger's own user.
+ * Executes a prepared transaction for `executor`: prepared by this participant, its hash
+ * recomputed, signed by every external acting party, every leg able to commit; its legs run
+ * before the answer. The embedded ledger's atomic swaps call it in process.
  */
 export async function executePrepared(
   ctx: ServerContext,
-  user: string,
+  executor: Executor,
   body: Json,
 ): Promise<CommandResult & { actAs: readonly string[] }> {
   const submissionId = stringAt(body.submissionId, 'submissionId');
@@ -167,7 +173,7 @@ export async function executePrepared(
   const received = receivePreparedTransaction(body.preparedTransaction, ctx.preparedHashes);
   const { commandId, actAs, legs } = commandsOfPreparedTransaction(received);
   if (actAs.length === 0) throw invalidArgument('the prepared transaction names no acting party');
-  await ctx.users.requireExecuteAs(user, actAs);
+  await executor.authorize(actAs);
   const keysOf = new Map<string, readonly Uint8Array[]>();
   for (const party of actAs) keysOf.set(party, await ctx.ledger.signingKeysOf(party));
   const signatures = parsePartySignatures(body.partySignatures);
@@ -177,7 +183,7 @@ export async function executePrepared(
     commandId,
     inputContractIds: inputContractIdsOf(received),
     deduplication: parseDeduplication(body.deduplicationPeriod),
-    userId: user,
+    userId: executor.user,
     submissionId,
   };
   const allocation = parseAllocationCommand(legs.map((leg) => leg.command));
@@ -196,11 +202,12 @@ export async function executePrepared(
   return { ...result, actAs };
 }
 
-/** Executes as the user the request authenticated as. */
+/** Executes as the user the request authenticated as, within that user's rights. */
 function execute(ctx: ServerContext, request: FastifyRequest, body: Json) {
+  const user = actingUser(ctx, userOf(request), optionalStringAt(body.userId, 'userId'));
   return executePrepared(
     ctx,
-    actingUser(ctx, userOf(request), optionalStringAt(body.userId, 'userId')),
+    { user, authorize: (actAs) => ctx.users.requireExecuteAs(user, actAs) },
     body,
   );
 }
