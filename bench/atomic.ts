@@ -20,6 +20,7 @@
  *
  *   node --import tsx bench/atomic.ts [--quick]   (--quick: 10 lone swaps, a burst of 50)
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -177,25 +178,39 @@ interface Answer {
   readonly ms: number;
 }
 
+/**
+ * Tries of a request whose connection broke: a kept-alive connection the service closed as the
+ * request went out (its idle timeout, reached while a burst waited) breaks with no answer. Every
+ * request carries an idempotency key, so a try again is the same request, as a wallet retries.
+ */
+const TRIES_MAX = 3;
+
 async function post(
   service: RunningService,
   trader: Trader,
   path: string,
   body: unknown,
 ): Promise<Answer> {
-  const apiKey = service.devnet?.apiKey ?? '';
+  const headers = {
+    'content-type': 'application/json',
+    'x-api-key': service.devnet?.apiKey ?? '',
+    authorization: `Bearer ${trader.token}`,
+    'idempotency-key': randomUUID(),
+  };
   const started = performance.now();
-  const response = await fetch(`${service.url}${path}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-api-key': apiKey,
-      authorization: `Bearer ${trader.token}`,
-    },
-    body: JSON.stringify(body),
-  });
-  const answered = await response.json();
-  return { status: response.status, body: answered, ms: performance.now() - started };
+  for (let tried = 1; ; tried++) {
+    try {
+      const response = await fetch(`${service.url}${path}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+      });
+      const answered = await response.json();
+      return { status: response.status, body: answered, ms: performance.now() - started };
+    } catch (error) {
+      if (tried >= TRIES_MAX || !(error instanceof TypeError)) throw error;
+    }
+  }
 }
 
 function prepare(service: RunningService, trader: Trader, poolId: string, holdingId?: string) {
