@@ -3,7 +3,7 @@
  * each other), then the cost curves as tables and SVG plots, then one table with each target of
  * the performance work beside its figure and "met" / "NOT met".
  *
- *   npm run bench                      full run (about sixteen minutes on two cores)
+ *   npm run bench                      full run (about eighteen minutes on two cores)
  *   npm run bench -- --quick           smaller sizes, shorter loads and fewer rounds: a fast pass
  *   npm run bench -- --out <folder>    where the plots go (default bench/results/)
  */
