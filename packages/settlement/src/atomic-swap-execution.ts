@@ -43,6 +43,7 @@ import {
   LedgerError,
   type LedgerPort,
   type PreparedAtomicSwap,
+  verifyEd25519Signature,
 } from '@poolparty/ledger';
 import {
   type AtomicSwapRecord,
@@ -142,12 +143,15 @@ export async function executeAtomicSwap(
     });
     throw expiredError(swap);
   }
-  const problem = signatureProblem({
-    hash: decodeBase64(swap.preparation.preparedTransactionHash) ?? new Uint8Array(),
-    signature: signed.signature,
-    publicKey: signed.publicKey,
-    keyFingerprint: swap.keyFingerprint,
-  });
+  const problem = signatureProblem(
+    {
+      hash: decodeBase64(swap.preparation.preparedTransactionHash) ?? new Uint8Array(),
+      signature: signed.signature,
+      publicKey: signed.publicKey,
+      keyFingerprint: swap.keyFingerprint,
+    },
+    verifyEd25519Signature,
+  );
   if (problem !== null) {
     throw new DomainError(
       'invalid_transaction_signature',
