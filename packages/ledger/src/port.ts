@@ -438,8 +438,10 @@ export interface ExecuteAtomicSwapCommand {
 
 /**
  * Atomic swaps through external signing: an adapter that has them implements this beside
- * `LedgerPort`. Executing is deduplicated by the prepared transaction's command id: executing the
- * same swap again moves nothing and answers the first execution's outcome.
+ * `LedgerPort` — the canton adapter, and the embedded ledger as the service opens it (the devnet
+ * ledger's interactive submission in process, joined by `withAtomicSwapPort`), with one flow and
+ * the same refusals. Executing is deduplicated by the prepared transaction's command id:
+ * executing the same swap again moves nothing and answers the first execution's outcome.
  */
 export interface AtomicSwapPort {
   /**

@@ -42,6 +42,7 @@ import {
   LedgerError,
   type LedgerPort,
   type PreparedAtomicSwap,
+  verifyEd25519Signature,
 } from '@poolparty/ledger';
 import {
   type AtomicSwapRecord,
@@ -90,7 +91,10 @@ export interface AtomicExecutionDeps extends AtomicSwapDeps {
 /** How long after its signature an `executing` swap is left to the request executing it. */
 export const EXECUTION_GRACE_MS = 10_000;
 
-/** The ledger's atomic-swap port, where it has one (the embedded ledger has none). */
+/**
+ * The ledger's atomic-swap port, where it has one: the canton adapter, and the embedded ledger as
+ * the service opens it (`withAtomicSwapPort`).
+ */
 export function atomicSwapPortOf(ledger: object): AtomicSwapPort | null {
   const port = ledger as Partial<AtomicSwapPort>;
   return typeof port.prepareAtomicSwap === 'function' &&
@@ -139,12 +143,15 @@ export async function executeAtomicSwap(
     endSetAside(deps, swap);
     throw expiredError(swap);
   }
-  const problem = signatureProblem({
-    hash: decodeBase64(swap.preparation.preparedTransactionHash) ?? new Uint8Array(),
-    signature: signed.signature,
-    publicKey: signed.publicKey,
-    keyFingerprint: swap.keyFingerprint,
-  });
+  const problem = signatureProblem(
+    {
+      hash: decodeBase64(swap.preparation.preparedTransactionHash) ?? new Uint8Array(),
+      signature: signed.signature,
+      publicKey: signed.publicKey,
+      keyFingerprint: swap.keyFingerprint,
+    },
+    verifyEd25519Signature,
+  );
   if (problem !== null) {
     throw new DomainError(
       'invalid_transaction_signature',

@@ -46,7 +46,8 @@ import {
 import { checkMeta, checkSplit, splitOutcomeOf } from '../rules.js';
 import { ActiveSets } from './active-sets.js';
 import { CantonAllocations } from './allocations.js';
-import { CantonAtomicSwaps } from './atomic-swaps.js';
+import { cantonSwapParticipant } from './atomic-swap-participant.js';
+import { InteractiveAtomicSwaps } from './atomic-swaps.js';
 import { tokenSource } from './auth.js';
 import {
   factoryTransfer,
@@ -163,7 +164,7 @@ class CantonLedgerImpl implements CantonLedger {
   /** Each party's holdings and instructions, caught up from one read to the next. */
   private readonly activeSets: ActiveSets;
   private readonly allocations: CantonAllocations;
-  private readonly atomicSwaps: CantonAtomicSwaps;
+  private readonly atomicSwaps: InteractiveAtomicSwaps;
 
   constructor(private readonly options: CantonLedgerOptions) {
     const ledgerApiUrl = checkUrl(options.ledgerApiUrl, 'ledgerApiUrl');
@@ -209,18 +210,20 @@ class CantonLedgerImpl implements CantonLedger {
       decode: (commandId, transaction) => this.decodeCommitted(commandId, transaction),
       firstTransaction: (commandId, party) => this.firstTransaction(commandId, party),
     });
-    this.atomicSwaps = new CantonAtomicSwaps({
-      participant,
-      registry: this.registry,
+    this.atomicSwaps = new InteractiveAtomicSwaps({
+      participant: cantonSwapParticipant({
+        participant,
+        registry: this.registry,
+        submitTimeoutMs: this.submitTimeoutMs,
+        decode: (commandId, transaction) => this.decodeCommitted(commandId, transaction),
+        firstTransaction: (commandId, party) => this.firstTransaction(commandId, party),
+      }),
       userId: this.userId,
-      submitTimeoutMs: this.submitTimeoutMs,
       ...(options.externalSigners !== undefined && { externalSigners: options.externalSigners }),
       now: () => this.now(),
       getHoldings: (partyId) => this.getHoldings(partyId),
       requireParty: (partyId) => this.requireParty(partyId),
       isSigningKeyOf: (partyId, key) => this.isSigningKeyOf(partyId, key),
-      decode: (commandId, transaction) => this.decodeCommitted(commandId, transaction),
-      firstTransaction: (commandId, party) => this.firstTransaction(commandId, party),
       endAside: (holdingIds, spent) => this.claims.endAside(holdingIds, spent),
     });
     this.activeSets = new ActiveSets({
