@@ -259,7 +259,7 @@ async function expectNothingMoved(attempt: () => Promise<unknown>) {
 /** Each ledger, one after the other on the same books and holdings. */
 const LEDGERS: readonly {
   readonly name: string;
-  readonly port: () => AtomicExecutionDeps['ledger'] & AtomicSwapPort;
+  readonly port: () => LedgerPort & AtomicSwapPort;
 }[] = [
   { name: 'on the canton path', port: () => canton },
   { name: 'on the embedded ledger', port: () => embedded },
@@ -529,7 +529,7 @@ describe.each(LEDGERS)('an atomic swap through settlement $name', ({ port }) => 
         await cancelAtomicSwap(
           db,
           { atomicSwapId: swap.atomicSwapId, trader: trader.partyId, now: new Date() },
-          canton,
+          port(),
         );
       }
     };
@@ -549,7 +549,7 @@ describe.each(LEDGERS)('an atomic swap through settlement $name', ({ port }) => 
     ]);
     await cancelAll(one.swaps);
     const before = await world();
-    const round = await keepPoolHoldings({ db, ledger: canton }, { targets: { '*': 4 } });
+    const round = await keepPoolHoldings({ db, ledger: port() }, { targets: { '*': 4 } });
     expect(round.sides.find((side) => side.instrument.id === eur.id)?.selfTransfers).toBe(3);
     const after = await world();
     // Self-transfers: nothing moved between the parties, nothing in the books.

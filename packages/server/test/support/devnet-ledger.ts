@@ -205,6 +205,9 @@ export async function startCantonService(
   };
 }
 
+/** Merges so far in this process: each gets a command id of its own. */
+let merges = 0;
+
 /**
  * The party's unlocked holdings of `instrument`, but those in `except`, merged into one by its
  * own self-transfer: a reserve as one provider's deposit would have made it.
@@ -221,8 +224,9 @@ export async function mergeHoldings(
       h.lock === null &&
       !except.has(h.holdingId),
   );
+  merges += 1;
   await ledger.submitTransfer({
-    commandId: `merge-${instrument.id}-${party}`,
+    commandId: `merge-${instrument.id}-${party}-${merges}`,
     sender: party,
     receiver: party,
     instrument,
