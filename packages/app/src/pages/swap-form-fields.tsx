@@ -217,6 +217,8 @@ export function SlippageSettings(props: {
   value: string;
   slippage: Slippage;
   onInput: (text: string) => void;
+  /** The swap is atomic: the limit sets the output signed, not a refund's trigger. */
+  atomic: boolean;
 }) {
   const shown = props.slippage.ok ? `${props.value} %` : 'invalid';
   return (
@@ -239,6 +241,7 @@ export function SlippageField(props: {
   value: string;
   slippage: Slippage;
   onInput: (text: string) => void;
+  atomic?: boolean;
 }) {
   const id = useId();
   const hintId = useId();
@@ -255,8 +258,10 @@ export function SlippageField(props: {
         onInput={(event) => props.onInput(event.currentTarget.value)}
       />
       <p class="hint" id={hintId}>
-        {SLIPPAGE_PERCENT_MIN} to {SLIPPAGE_PERCENT_MAX} %. If the output at execution is lower by
-        more than this, your deposit is refunded.
+        {SLIPPAGE_PERCENT_MIN} to {SLIPPAGE_PERCENT_MAX} %.{' '}
+        {props.atomic
+          ? 'You get the quote less this, or nothing moves.'
+          : 'If the output at execution is lower by more than this, your deposit is refunded.'}
       </p>
       {!slippage.ok && (
         <p class="error" role="alert">

@@ -1,6 +1,8 @@
 /**
  * `/swap`: pick the pair (and the pool, where several trade it), the amount with the balance
- * beside it, read the live quote, set the slippage limit, and swap: the wallet signs the
+ * beside it, read the live quote, set the slippage limit, and swap. With a wallet that signs
+ * hashes the swap is atomic: its review (atomic-swap-review.tsx, loaded then) takes the card's
+ * place until it ends. Otherwise, by deposit, saying so in one line: the wallet signs the
  * service's challenge, the intent is created, the wallet sends the deposit, and the progress page
  * takes over. The Swap button says why it cannot be pressed when it cannot; a swap still waiting
  * for its deposit can be cancelled here. Beside the card (under it on a phone), the chosen pool's
@@ -35,6 +37,10 @@ import {
   useSwapStart,
 } from './swap-form-state.js';
 
+// An atomic swap's review comes with the SDK's atomic entry, when a swap starts.
+const AtomicSwapReview = lazy(() =>
+  import('./atomic-swap-review.js').then((m) => m.AtomicSwapReview),
+);
 // The pool's price chart comes with the charts' chunk, after the card is drawn.
 const SwapPoolChart = lazy(() =>
   import('../components/swap-pool-chart.js').then((m) => m.SwapPoolChart),
@@ -93,7 +99,7 @@ function useSwapCard(props: SwapFormProps) {
   const slippage = parseSlippagePercent(slippageText);
   const amountValid = parseAmount(amount)?.isPositive() === true;
   const { quote, quoteError } = useLiveQuote(pair, amount, amountValid);
-  const { phase, swapError, startSwap } = useSwapStart(pair, amount, slippage, props.onRefused);
+  const start = useSwapStart(pair, amount, slippage, props.onRefused);
   const fromSpendable = spendableOf(spendable, pair.from);
   const blocker = swapBlock({
     canQuote: pp !== null,
@@ -113,7 +119,7 @@ function useSwapCard(props: SwapFormProps) {
   };
   return {
     ...{ pair, spendable, amount, setAmount, amountValid, slippageText, setSlippageText },
-    ...{ slippage, quote, quoteError, phase, swapError, startSwap, blocker, onFlip },
+    ...{ slippage, quote, quoteError, start, blocker, onFlip },
   };
 }
 
@@ -121,7 +127,8 @@ function SwapForm(props: SwapFormProps) {
   const { wallet } = useServices();
   const card = useSwapCard(props);
   const { pair, spendable, amount, setAmount, amountValid, slippageText, setSlippageText } = card;
-  const { slippage, quote, quoteError, phase, swapError, startSwap, blocker, onFlip } = card;
+  const { slippage, quote, quoteError, start, blocker, onFlip } = card;
+  const { phase, path, review } = start;
   return (
     <>
       {pair.loadError && (
@@ -130,11 +137,25 @@ function SwapForm(props: SwapFormProps) {
         </p>
       )}
       <div class="swap-layout">
-        <section class="card swap-card" aria-labelledby="swap-heading">
+        <section
+          class="card swap-card"
+          aria-labelledby={review ? 'atomic-heading' : 'swap-heading'}
+        >
+          {review && (
+            <ErrorBoundary>
+              <AtomicSwapReview
+                request={review}
+                onDepositOnly={start.depositInstead}
+                onClose={start.closeReview}
+                onEnded={props.onRefused}
+              />
+            </ErrorBoundary>
+          )}
           <form
+            hidden={review !== null}
             onSubmit={(event) => {
               event.preventDefault();
-              if (blocker === null && phase === null) void startSwap();
+              if (blocker === null && phase === null) void start.startSwap();
             }}
           >
             <div class="swap-card-head">
@@ -143,6 +164,7 @@ function SwapForm(props: SwapFormProps) {
                 value={slippageText}
                 slippage={slippage}
                 onInput={setSlippageText}
+                atomic={path.kind === 'atomic'}
               />
             </div>
             <PairPickers
@@ -162,7 +184,12 @@ function SwapForm(props: SwapFormProps) {
               output={<OutputFigure quote={quote} waiting={amountValid && pair.pool !== null} />}
             />
             <PoolPicker pair={pair} />
-            <SwapButton blocker={blocker} phase={phase} swapError={swapError} />
+            <SwapButton blocker={blocker} phase={phase} swapError={start.swapError} />
+            {path.kind === 'deposit' && path.note && (
+              <p class="hint" data-testid="swap-path-note">
+                {path.note}
+              </p>
+            )}
             <QuoteArea
               quote={quote}
               quoteError={quoteError}

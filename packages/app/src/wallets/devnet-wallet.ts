@@ -1,9 +1,11 @@
 /**
  * The built-in devnet wallet: a devnet party whose Ed25519 key lives in this browser's
- * localStorage, so a newcomer can swap without installing anything. It signs the wallet challenge
- * and the devnet transfer and offer calls through `@poolparty/sdk/devnet`. The key can be exported
- * (and imported elsewhere): it is the only thing that controls the party.
+ * localStorage, so a newcomer can swap without installing anything. It signs the wallet challenge,
+ * the devnet transfer and offer calls through `@poolparty/sdk/devnet`, and atomic swaps'
+ * transaction hashes. The key can be exported (and imported elsewhere): it is the only thing that
+ * controls the party.
  */
+import type { WalletSigner } from '@poolparty/sdk/atomic';
 import { type Devnet, type DevnetWallet, generatePrivateKey } from '@poolparty/sdk/devnet';
 import type { DepositTerms, SignedChallenge, Spendable, Wallet } from './wallet.js';
 
@@ -119,6 +121,20 @@ export class BrowserDevnetWallet implements Wallet {
 
   signMessage(message: string): Promise<SignedChallenge> {
     return this.#connected().signMessage(message);
+  }
+
+  /**
+   * The party's key signs atomic swaps' hashes here. A devnet party made with a key is named by
+   * that key's fingerprint (`<hint>::<fingerprint>`), which is the fingerprint a swap names.
+   */
+  hashSigner(): WalletSigner {
+    const { partyId, publicKey, signer } = this.#connected();
+    return {
+      partyId,
+      fingerprint: partyId.slice(partyId.indexOf('::') + 2),
+      publicKey: Uint8Array.from(atob(publicKey), (char) => char.charCodeAt(0)),
+      signHash: (hash) => signer.sign(hash),
+    };
   }
 
   async sendDeposit(terms: DepositTerms): Promise<void> {
