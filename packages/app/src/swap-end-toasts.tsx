@@ -9,9 +9,8 @@
 import { type Swap, type SwapStatus, type SwapTerms, TERMINAL_STATES } from '@poolparty/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { formatAmount } from './format.js';
 import { useServices } from './services.js';
-import { stateTitle } from './swap-state-titles.js';
+import { stateTitle, toastText } from './swap-state-titles.js';
 
 /** Toasts shown at once; older ones give way. */
 const TOASTS_MAX = 3;
@@ -38,11 +37,7 @@ export interface Toast {
   readonly text: string;
 }
 
-/** The toast's words: the outcome (its state's title) and what was swapped. Pure. */
-export function toastText(title: string, amount: string, from: string, to: string): string {
-  return `Swap ${title.toLowerCase()}: ${formatAmount(amount)} ${from} → ${to}`;
-}
-
+/** The toast's words: the outcome and what was swapped. Pure. */
 export function toastOf(status: SwapStatus): Toast {
   const { intentId, inputToken, outputToken } = status;
   return {

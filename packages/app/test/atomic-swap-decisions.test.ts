@@ -12,8 +12,8 @@ import {
   signingDeadline,
   timeLeft,
 } from '../src/atomic-swap-model.js';
-import { toastText } from '../src/swap-end-toasts.js';
 import { DEPOSIT_ONLY_SERVICE, swapPath, TRANSFER_ONLY_WALLET } from '../src/swap-path.js';
+import { toastText } from '../src/swap-state-titles.js';
 
 describe('swapPath', () => {
   it('swaps atomically with a wallet that signs hashes on a service that prepares them', () => {

@@ -18,7 +18,8 @@ import {
 import { AtomicSwapOutcome } from '../components/atomic-swap-outcome.js';
 import { describeError, errorCode } from '../describe-error.js';
 import { useServices } from '../services.js';
-import { announceSwapEnd, toastText } from '../swap-end-toasts.js';
+import { announceSwapEnd } from '../swap-end-toasts.js';
+import { toastText } from '../swap-state-titles.js';
 
 /** What the card asks to swap: the pair, its pool, the exact input and the slippage limit. */
 export interface AtomicSwapRequest {
