@@ -15,7 +15,10 @@ export type SwapPath =
 export interface SwapPathFacts {
   /** Whether the connected wallet signs hashes; null without a wallet. */
   readonly walletSignsHashes: boolean | null;
-  /** The service answered `atomic_swaps_unavailable`: its ledger prepares nothing to sign. */
+  /**
+   * The service's ledger prepares nothing to sign: its configuration says so, or it answered
+   * `atomic_swaps_unavailable`.
+   */
   readonly serviceDepositOnly: boolean;
 }
 

@@ -4,8 +4,8 @@
  * signs with Enter and shows the swap completed with its ledger update, the trader's and the
  * pool's holdings and books moved by exactly the signed amounts; a swap the price moved under
  * ends with nothing moved and "Get a new price" prepares it anew; Cancel lets a prepared swap
- * go; and a service that prepares no atomic swaps (501) has the card swap by deposit, saying
- * so. At 1280 and 390 px, with no console error and no serious axe finding.
+ * go; and a service that prepares no atomic swaps (so configured, or answering 501) has the
+ * card swap by deposit, saying so. At 1280 and 390 px, with no console error and no serious axe finding.
  */
 import { Amount } from '@poolparty/core/amount';
 import { PoolParty } from '@poolparty/sdk';
@@ -15,7 +15,11 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { DEPOSIT_ONLY_SERVICE } from '../src/swap-path.js';
 import { appSuite } from './support/app-suite.js';
-import { besidesDepositOnlyAnswer, swapByDeposit } from './support/deposit-only.js';
+import {
+  answerAtomicSwapsUnavailable,
+  besidesUnavailableAnswer,
+  swapByDeposit,
+} from './support/deposit-only.js';
 import { createDevnetParty, fundAmulet } from './support/devnet-party.js';
 import { checkPage, newWatchedPage } from './support/page-checks.js';
 import { signedInWallet } from './support/signed-in-wallet.js';
@@ -159,16 +163,17 @@ describe('atomic swaps on the swap card', () => {
     expect(errors).toEqual([]);
   });
 
-  it('swaps by deposit on a service that prepares no atomic swaps, and says so on the card', async () => {
+  it('swaps by deposit when the service answers that it prepares no atomic swaps, and says so on the card', async () => {
     for (const width of [1280, 390]) {
       const watched = await newWatchedPage(browser, contexts, width);
       const { page, errors } = watched;
-      await swapByDeposit(page);
+      await answerAtomicSwapsUnavailable(page);
       await page.goto(`${t.url}/swap`);
       await createDevnetParty(page, `by-deposit${width}`);
       await fundAmulet(page);
       await page.getByLabel(/^Amount/).fill('100');
       await page.getByTestId('output-amount').waitFor();
+      expect(await page.getByTestId('swap-path-note').count()).toBe(0);
       await page.getByTestId('swap-button').click();
       await page.waitForURL(/\/swaps\/[^/]+$/, { timeout: SETTLE_MS });
       await page
@@ -180,7 +185,16 @@ describe('atomic swaps on the swap card', () => {
         .poll(() => page.getByTestId('swap-path-note').textContent())
         .toBe(DEPOSIT_ONLY_SERVICE);
       await checkPage(page, width, 'swap-by-deposit');
-      expect(besidesDepositOnlyAnswer(errors)).toEqual([]);
+      expect(besidesUnavailableAnswer(errors)).toEqual([]);
     }
+  });
+
+  it('says the swap goes by deposit before the first one where the service has no atomic swaps', async () => {
+    const { page, errors } = await newWatchedPage(browser, contexts, 390);
+    await swapByDeposit(page);
+    await page.goto(`${t.url}/swap`);
+    await createDevnetParty(page, 'told-deposit');
+    expect(await page.getByTestId('swap-path-note').textContent()).toBe(DEPOSIT_ONLY_SERVICE);
+    expect(errors).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import { Devnet, generatePrivateKey } from '@poolparty/sdk/devnet';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appSuite } from './support/app-suite.js';
+import { swapByDeposit } from './support/deposit-only.js';
 import { checkPage, newWatchedPage } from './support/page-checks.js';
 import { chooseToken, chosenToken } from './support/token-picker.js';
 
@@ -31,8 +32,12 @@ describe('the traders’ pages in a browser', () => {
     usdcxCircle = `${pool.tokenB.name}|${pool.tokenB.admin}`;
   });
 
-  const newPage = (width: number, colorScheme: 'light' | 'dark' = 'light') =>
-    newWatchedPage(browser, contexts, width, colorScheme);
+  async function newPage(width: number, colorScheme: 'light' | 'dark' = 'light') {
+    const watched = await newWatchedPage(browser, contexts, width, colorScheme);
+    // The deposit flow's pages: atomic swaps are web-atomic-swap.test.ts's.
+    await swapByDeposit(watched.page);
+    return watched;
+  }
 
   async function fundAmulet(page: Page): Promise<void> {
     await page.getByRole('button', { name: 'Get 1000 Amulet' }).click();

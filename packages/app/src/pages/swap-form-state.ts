@@ -211,10 +211,10 @@ export function useLiveQuote(pair: Pair, amount: string, amountValid: boolean) {
 }
 
 /**
- * Whether the service answered `atomic_swaps_unavailable`: its ledger does not change while the
- * page is open, so the card asks once and swaps by deposit from then on.
+ * Whether the service answered `atomic_swaps_unavailable` though its configuration said its
+ * ledger prepares atomic swaps: the card swaps by deposit from then on, not asking again.
  */
-let serviceDepositOnly = false;
+let unavailableAnswered = false;
 
 /**
  * Starting the swap. Atomically (`path`), the review of the swap prepared takes over the card
@@ -229,7 +229,7 @@ export function useSwapStart(
   slippage: Slippage,
   onRefused: (code: string | null) => void,
 ) {
-  const { pp, session, wallet } = useServices();
+  const { pp, session, wallet, config } = useServices();
   const { route } = useLocation();
   const { from, to, pool } = pair;
   const [phase, setPhase] = useState<string | null>(null);
@@ -237,7 +237,7 @@ export function useSwapStart(
   const [review, setReview] = useState<AtomicSwapRequest | null>(null);
   const path: SwapPath = swapPath({
     walletSignsHashes: wallet === null ? null : wallet.hashSigner !== undefined,
-    serviceDepositOnly,
+    serviceDepositOnly: unavailableAnswered || !config.atomicSwaps,
   });
 
   const startDeposit = async () => {
@@ -280,7 +280,7 @@ export function useSwapStart(
 
   /** The service prepares no atomic swaps: the swap asked for goes by deposit, now and after. */
   const depositInstead = () => {
-    serviceDepositOnly = true;
+    unavailableAnswered = true;
     setReview(null);
     void startDeposit();
   };
