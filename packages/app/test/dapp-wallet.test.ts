@@ -14,6 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { TRANSFER_ONLY_WALLET } from '../src/swap-path.js';
 import { appSuite } from './support/app-suite.js';
 import { seriousAxeViolations, watchCspViolations } from './support/browser.js';
+import { tellAtomicSwaps } from './support/deposit-only.js';
 import { chooseToken } from './support/token-picker.js';
 
 const REGISTRY = 'http://registry.test:7575';
@@ -214,6 +215,8 @@ describe('a Canton wallet through the dApp API', () => {
     const calls: WalletCall[] = [];
     await scriptWallet(page, calls, wallet);
     const registryRequests = await scriptRegistry(page);
+    // Even where the service prepares atomic swaps, this wallet swaps by deposit.
+    await tellAtomicSwaps(page, true);
 
     await page.goto(`${t.url}/swap`);
     // Connecting signs in at once: the party's history needs the wallet token.

@@ -121,15 +121,16 @@ describe('atomic swaps on the swap card', () => {
     const first = await review(page);
     // Another trader's large swap in the same direction commits first.
     const other = await signedInWallet(t, 'atomic-mover');
-    await other.wallet.fund('Amulet', '50000');
+    await other.wallet.fund('Amulet', '20000');
     const theirs = await other.pp.swaps.create({
       fromToken: 'Amulet',
       toToken: 'CBTC',
-      amount: '20000',
+      amount: '10000',
       poolId: POOL,
       slippageTolerance: 0.05,
     });
     await other.wallet.deposit(theirs);
+    // Resolves once it completed (a refund would reject).
     await theirs.wait();
     await page.getByTestId('atomic-sign').focus();
     await page.keyboard.press('Enter');
