@@ -155,7 +155,7 @@ export function AtomicSwapReview(props: AtomicSwapReviewProps) {
   const { stage, prepare, sign, cancel } = useAtomicSwap(props);
   return (
     <section aria-labelledby="atomic-heading" data-testid="atomic-swap" data-stage={stage.kind}>
-      <h2 id="atomic-heading">Check and sign</h2>
+      <h2 id="atomic-heading">{stage.kind === 'ended' ? 'Atomic swap' : 'Check and sign'}</h2>
       {stage.kind === 'working' && (
         <p role="status" data-testid="atomic-working">
           {stage.says}
