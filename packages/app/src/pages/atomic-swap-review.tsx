@@ -6,6 +6,7 @@
  * transaction `verify()` refuses is shown refused and never signed. A chunk of its own, with the
  * SDK's atomic entry: loaded when a wallet that signs hashes swaps.
  */
+import type { PoolParty } from '@poolparty/sdk';
 import { type AtomicSwap, type AtomicSwapObject, withAtomicSwaps } from '@poolparty/sdk/atomic';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
@@ -75,6 +76,26 @@ async function checked(
   }
 }
 
+/** Prepares the swap asked for, naming the key that will sign it. */
+function createSwap(pp: PoolParty, request: AtomicSwapRequest, keyFingerprint: string) {
+  const { slippageBps, ...pair } = request;
+  const slippageTolerance = slippageBps / 10_000;
+  return withAtomicSwaps(pp).atomicSwaps.create({ ...pair, slippageTolerance, keyFingerprint });
+}
+
+/**
+ * Where a swap whose execution threw stands now: ended (the signature came too late, say), still
+ * settling (an answer was lost: followed until it ends), or not signed after all (let go, so its
+ * pool holdings are freed); null when it did not end.
+ */
+async function afterRefusal(swap: AtomicSwapObject): Promise<AtomicSwap | null> {
+  const now = await swap.refresh().catch(() => null);
+  if (now?.status === 'executing') return swap.wait().catch(() => null);
+  if (now !== null && now.status !== 'prepared') return now;
+  void swap.cancel().catch(() => undefined);
+  return null;
+}
+
 function useAtomicSwap(props: AtomicSwapReviewProps) {
   const { pp, session, wallet } = useServices();
   const [stage, setStage] = useState<Stage>({ kind: 'working', says: 'Preparing the swap…' });
@@ -94,16 +115,11 @@ function useAtomicSwap(props: AtomicSwapReviewProps) {
   const prepare = async () => {
     const signer = wallet?.hashSigner?.();
     if (pp === null || signer === undefined) return;
-    const { slippageBps, ...pair } = props.request;
     try {
       show({ kind: 'working', says: 'Confirm in your wallet: signing in…' });
       await session.token();
       show({ kind: 'working', says: 'Preparing the swap…' });
-      const swap = await withAtomicSwaps(pp).atomicSwaps.create({
-        ...pair,
-        slippageTolerance: slippageBps / 10_000,
-        keyFingerprint: signer.fingerprint,
-      });
+      const swap = await createSwap(pp, props.request, signer.fingerprint);
       show(await checked(swap, performance.now(), false));
     } catch (caught) {
       if (errorCode(caught) === 'atomic_swaps_unavailable') props.onDepositOnly();
@@ -120,18 +136,23 @@ function useAtomicSwap(props: AtomicSwapReviewProps) {
       if (answer.status === 'prepared') show(await checked(review.swap, performance.now(), true));
       else ended(answer);
     } catch (caught) {
-      // A refusal of the signature (it came too late, say): the swap as it is now tells why.
-      const now = await review.swap.refresh().catch(() => null);
-      if (now !== null && now.status !== 'prepared' && now.status !== 'executing') ended(now);
+      const now = await afterRefusal(review.swap);
+      if (now !== null) ended(now);
       else show({ kind: 'refused', message: describeError(caught) });
     }
+  };
+
+  /** Back to the card, the focus on its amount field, as the review it replaced is gone. */
+  const close = () => {
+    props.onClose();
+    setTimeout(() => document.querySelector<HTMLElement>('.swap-card input.amount-big')?.focus());
   };
 
   const cancel = async (swap: AtomicSwapObject) => {
     show({ kind: 'working', says: 'Cancelling…' });
     // Unsigned, it moves nothing either way: a cancel that fails leaves it to expire.
     await swap.cancel().catch(() => undefined);
-    props.onClose();
+    close();
   };
 
   useEffect(() => {
@@ -142,7 +163,7 @@ function useAtomicSwap(props: AtomicSwapReviewProps) {
       void unsigned.current?.cancel().catch(() => undefined);
     };
   }, []);
-  return { stage, prepare, sign, cancel };
+  return { stage, prepare, sign, cancel, close };
 }
 
 function toastOf(swap: AtomicSwap) {
@@ -152,7 +173,7 @@ function toastOf(swap: AtomicSwap) {
 }
 
 export function AtomicSwapReview(props: AtomicSwapReviewProps) {
-  const { stage, prepare, sign, cancel } = useAtomicSwap(props);
+  const { stage, prepare, sign, cancel, close } = useAtomicSwap(props);
   return (
     <section aria-labelledby="atomic-heading" data-testid="atomic-swap" data-stage={stage.kind}>
       <h2 id="atomic-heading">{stage.kind === 'ended' ? 'Atomic swap' : 'Check and sign'}</h2>
@@ -168,7 +189,7 @@ export function AtomicSwapReview(props: AtomicSwapReviewProps) {
           onSign={() => void sign(stage)}
           onCancel={() => void cancel(stage.swap)}
           onPrepare={() => void prepare()}
-          onClose={props.onClose}
+          onClose={close}
         />
       )}
       {stage.kind === 'refused' && (
@@ -176,11 +197,11 @@ export function AtomicSwapReview(props: AtomicSwapReviewProps) {
           <p role="alert" class="error" data-testid="atomic-refused">
             {stage.message}
           </p>
-          <EndActions onPrepare={() => void prepare()} label="Try again" onClose={props.onClose} />
+          <EndActions onPrepare={() => void prepare()} label="Try again" onClose={close} />
         </>
       )}
       {stage.kind === 'ended' && (
-        <Ended swap={stage.swap} onPrepare={() => void prepare()} onClose={props.onClose} />
+        <Ended swap={stage.swap} onPrepare={() => void prepare()} onClose={close} />
       )}
     </section>
   );

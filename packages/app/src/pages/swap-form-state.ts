@@ -217,28 +217,22 @@ export function useLiveQuote(pair: Pair, amount: string, amountValid: boolean) {
 let unavailableAnswered = false;
 
 /**
- * Starting the swap. Atomically (`path`), the review of the swap prepared takes over the card
- * (`review`); by deposit, the wallet signs the service's challenge, the intent is created, and
- * the progress page takes over (it sends the deposit). `phase` says what is under way;
+ * Starting the swap by deposit: the wallet signs the service's challenge, the intent is created,
+ * and the progress page takes over (it sends the deposit). `phase` says what is under way;
  * `onRefused` hears the service's code when it refuses, so the page can show the swap that
  * blocks this one.
  */
-export function useSwapStart(
+function useDepositStart(
   pair: Pair,
   amount: string,
   slippage: Slippage,
   onRefused: (code: string | null) => void,
 ) {
-  const { pp, session, wallet, config } = useServices();
+  const { pp, session } = useServices();
   const { route } = useLocation();
   const { from, to, pool } = pair;
   const [phase, setPhase] = useState<string | null>(null);
   const [swapError, setSwapError] = useState<string | null>(null);
-  const [review, setReview] = useState<AtomicSwapRequest | null>(null);
-  const path: SwapPath = swapPath({
-    walletSignsHashes: wallet === null ? null : wallet.hashSigner !== undefined,
-    serviceDepositOnly: unavailableAnswered || !config.atomicSwaps,
-  });
 
   const startDeposit = async () => {
     if (pp === null || from === null || to === null || pool === null || !slippage.ok) return;
@@ -267,6 +261,32 @@ export function useSwapStart(
       setPhase(null);
     }
   };
+  return { phase, swapError, setSwapError, startDeposit };
+}
+
+/**
+ * Starting the swap the way `path` says: atomically, the review of the swap prepared takes over
+ * the card (`review`); by deposit, as `useDepositStart` does.
+ */
+export function useSwapStart(
+  pair: Pair,
+  amount: string,
+  slippage: Slippage,
+  onRefused: (code: string | null) => void,
+) {
+  const { wallet, config } = useServices();
+  const { from, to, pool } = pair;
+  const { phase, swapError, setSwapError, startDeposit } = useDepositStart(
+    pair,
+    amount,
+    slippage,
+    onRefused,
+  );
+  const [review, setReview] = useState<AtomicSwapRequest | null>(null);
+  const path: SwapPath = swapPath({
+    walletSignsHashes: wallet === null ? null : wallet.hashSigner !== undefined,
+    serviceDepositOnly: unavailableAnswered || !config.atomicSwaps,
+  });
 
   const startSwap = async () => {
     if (path.kind === 'deposit') return startDeposit();
@@ -284,14 +304,6 @@ export function useSwapStart(
     setReview(null);
     void startDeposit();
   };
-
-  return {
-    phase,
-    swapError,
-    startSwap,
-    path,
-    review,
-    closeReview: () => setReview(null),
-    depositInstead,
-  };
+  const closeReview = () => setReview(null);
+  return { phase, swapError, startSwap, path, review, closeReview, depositInstead };
 }

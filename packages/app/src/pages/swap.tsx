@@ -123,12 +123,62 @@ function useSwapCard(props: SwapFormProps) {
   };
 }
 
-function SwapForm(props: SwapFormProps) {
+/** The card's form: the pair, the amount, the slippage limit, the quote and Swap. */
+function CardForm(props: { card: ReturnType<typeof useSwapCard>; hidden: boolean }) {
   const { wallet } = useServices();
+  const { pair, spendable, amount, setAmount, amountValid, slippageText, setSlippageText } =
+    props.card;
+  const { slippage, quote, quoteError, start, blocker, onFlip } = props.card;
+  const { phase, path } = start;
+  return (
+    <form
+      hidden={props.hidden}
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (blocker === null && phase === null) void start.startSwap();
+      }}
+    >
+      <div class="swap-card-head">
+        <h2 id="swap-heading">Your swap</h2>
+        <SlippageSettings value={slippageText} slippage={slippage} onInput={setSlippageText} />
+      </div>
+      <PairPickers
+        pair={pair}
+        spendable={spendable}
+        onFlip={onFlip}
+        onMax={wallet === null ? undefined : setAmount}
+        usd={quote === null ? null : quoteUsdFigures(quote, null)}
+        amount={
+          <AmountField
+            token={pair.from?.name ?? null}
+            value={amount}
+            valid={amountValid}
+            onInput={setAmount}
+          />
+        }
+        output={<OutputFigure quote={quote} waiting={amountValid && pair.pool !== null} />}
+      />
+      <PoolPicker pair={pair} />
+      <SwapButton
+        blocker={blocker}
+        phase={phase}
+        swapError={start.swapError}
+        note={path.kind === 'deposit' ? path.note : null}
+      />
+      <QuoteArea
+        quote={quote}
+        quoteError={quoteError}
+        slippage={slippage}
+        waiting={amountValid && pair.pool !== null}
+      />
+    </form>
+  );
+}
+
+function SwapForm(props: SwapFormProps) {
   const card = useSwapCard(props);
-  const { pair, spendable, amount, setAmount, amountValid, slippageText, setSlippageText } = card;
-  const { slippage, quote, quoteError, start, blocker, onFlip } = card;
-  const { phase, path, review } = start;
+  const { pair, start } = card;
+  const { review } = start;
   return (
     <>
       {pair.loadError && (
@@ -151,52 +201,7 @@ function SwapForm(props: SwapFormProps) {
               />
             </ErrorBoundary>
           )}
-          <form
-            hidden={review !== null}
-            onSubmit={(event) => {
-              event.preventDefault();
-              if (blocker === null && phase === null) void start.startSwap();
-            }}
-          >
-            <div class="swap-card-head">
-              <h2 id="swap-heading">Your swap</h2>
-              <SlippageSettings
-                value={slippageText}
-                slippage={slippage}
-                onInput={setSlippageText}
-                atomic={path.kind === 'atomic'}
-              />
-            </div>
-            <PairPickers
-              pair={pair}
-              spendable={spendable}
-              onFlip={onFlip}
-              onMax={wallet === null ? undefined : setAmount}
-              usd={quote === null ? null : quoteUsdFigures(quote, null)}
-              amount={
-                <AmountField
-                  token={pair.from?.name ?? null}
-                  value={amount}
-                  valid={amountValid}
-                  onInput={setAmount}
-                />
-              }
-              output={<OutputFigure quote={quote} waiting={amountValid && pair.pool !== null} />}
-            />
-            <PoolPicker pair={pair} />
-            <SwapButton blocker={blocker} phase={phase} swapError={start.swapError} />
-            {path.kind === 'deposit' && path.note && (
-              <p class="hint" data-testid="swap-path-note">
-                {path.note}
-              </p>
-            )}
-            <QuoteArea
-              quote={quote}
-              quoteError={quoteError}
-              slippage={slippage}
-              waiting={amountValid && pair.pool !== null}
-            />
-          </form>
+          <CardForm card={card} hidden={review !== null} />
         </section>
         <div class="swap-aside">
           {pair.pool && (
