@@ -3,9 +3,11 @@
  * card prepares the swap, shows both legs and the time left to sign before anything is signed,
  * signs with Enter and shows the swap completed with its ledger update, the trader's and the
  * pool's holdings and books moved by exactly the signed amounts; a swap the price moved under
- * ends with nothing moved and "Get a new price" prepares it anew; Cancel lets a prepared swap
+ * ends with nothing moved and "Get a new price" prepares it anew; a swap that ends while the
+ * user is elsewhere is toasted, its link opening the swap's page; Cancel lets a prepared swap
  * go; and a service that prepares no atomic swaps (so configured, or answering 501) has the
- * card swap by deposit, saying so. At 1280 and 390 px, with no console error and no serious axe finding.
+ * card swap by deposit, saying so. At 1280 and 390 px, with no console error and no serious axe
+ * finding.
  */
 import { Amount } from '@poolparty/core/amount';
 import { PoolParty } from '@poolparty/sdk';
@@ -147,6 +149,33 @@ describe('atomic swaps on the swap card', () => {
     await page.locator('[data-testid="atomic-swap"][data-stage="review"]').waitFor();
     expect(second.atomicSwapId).not.toBe(first.atomicSwapId);
     expect(Amount.parse(second.output.amount).lt(Amount.parse(first.output.amount))).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  it('toasts a swap that ends while the user is on another page; its link opens the swap', async () => {
+    const { page, errors } = await readyToSwap(390, 'atomic-toast');
+    const swap = await review(page);
+    // The signature is held until the user has gone to another page, so the swap ends there.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/execute', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.getByTestId('atomic-sign').click();
+    await page.getByRole('link', { name: 'Pools', exact: true }).click();
+    await page.waitForURL(`${t.url}/pools`);
+    release();
+    const toast = page.locator('[data-testid="swap-toast"][data-state="completed"]');
+    await toast.waitFor({ timeout: SETTLE_MS });
+    expect(await toast.textContent()).toMatch(/^Swap completed: 100 Amulet → CBTC/);
+    await toast.getByRole('link').click();
+    await page.waitForURL(`${t.url}/swaps/${swap.atomicSwapId}`);
+    await page.locator('[data-testid="atomic-outcome"][data-state="completed"]').waitFor();
+    expect(await page.getByTestId('atomic-update').textContent()).not.toBe('');
+    await checkPage(page, 390, 'atomic-swap-page');
     expect(errors).toEqual([]);
   });
 
