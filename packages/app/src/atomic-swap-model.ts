@@ -4,9 +4,10 @@
  * service's clock, and each state's words with what the user can do next. The components draw
  * what these functions answer.
  */
-import type { AtomicSwap, AtomicSwapState } from '@poolparty/sdk/atomic';
+import type { AtomicSwap } from '@poolparty/sdk/atomic';
 import { parseAmount } from './decimal.js';
 import { formatAmount } from './format.js';
+import { atomicStateTitle } from './swap-state-titles.js';
 
 /** One side of the transaction as it will move: an amount of a token. */
 export interface LegAmount {
@@ -76,27 +77,13 @@ export interface AtomicOutcome {
   readonly next: NextStep;
 }
 
-const TITLES: Readonly<Record<AtomicSwapState, string>> = {
-  prepared: 'Waiting for your signature',
-  executing: 'Settling on the ledger',
-  completed: 'Completed',
-  price_moved: 'Not made: the price moved',
-  rejected: 'Not made: refused',
-  expired: 'Expired',
-  cancelled: 'Cancelled',
-};
-
-export function atomicStateTitle(state: AtomicSwapState): string {
-  return TITLES[state];
-}
-
 const NOTHING_MOVED = 'nothing was submitted and nothing left your party';
 
 /** Each state's words, and the way on from it. */
 export function atomicOutcome(
   swap: Pick<AtomicSwap, 'status' | 'excess' | 'failure' | 'output'>,
 ): AtomicOutcome {
-  const title = TITLES[swap.status];
+  const title = atomicStateTitle(swap.status);
   const outcome = (
     detail: string,
     tone: AtomicOutcome['tone'],

@@ -1,10 +1,10 @@
 /**
  * Each swap state's title, as the toasts, the party's swaps and the progress page name it
- * (`Completed`, `Refunded: the price moved`), and a toast's line around a title. Apart from the
- * progress page's longer texts (swap-progress-model.ts) so the pages every visitor loads first
- * carry the titles alone. Pure.
+ * (`Completed`, `Refunded: the price moved`), an atomic swap's likewise, and a toast's line
+ * around a title. Apart from the progress page's longer texts (swap-progress-model.ts) so the
+ * pages every visitor loads first carry the titles alone. Pure.
  */
-import type { SwapState } from '@poolparty/sdk';
+import type { AnySwapStatus, AtomicSwapState, SwapState } from '@poolparty/sdk';
 import { formatAmount } from './format.js';
 
 const TITLES: Readonly<Record<SwapState, string>> = {
@@ -27,8 +27,28 @@ const TITLES: Readonly<Record<SwapState, string>> = {
   cancelled: 'Cancelled',
 };
 
+/** An atomic swap's states: the states it shares with the deposit flow keep their titles. */
+const ATOMIC_TITLES: Readonly<Record<AtomicSwapState, string>> = {
+  prepared: 'Waiting for your signature',
+  executing: 'Executing both legs',
+  completed: TITLES.completed,
+  price_moved: 'Not executed: the price moved',
+  rejected: 'Not executed: refused',
+  expired: 'Expired unsigned',
+  cancelled: TITLES.cancelled,
+};
+
 export function stateTitle(state: SwapState): string {
   return TITLES[state];
+}
+
+export function atomicStateTitle(state: AtomicSwapState): string {
+  return ATOMIC_TITLES[state];
+}
+
+/** The title of a listed swap's state, whichever its kind. */
+export function listedStateTitle(swap: AnySwapStatus): string {
+  return swap.kind === 'atomic' ? ATOMIC_TITLES[swap.status] : TITLES[swap.status];
 }
 
 /** A toast's words: the outcome (a state's title, an atomic swap's too) and what was swapped. */

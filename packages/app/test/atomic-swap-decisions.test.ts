@@ -5,15 +5,9 @@
  */
 import type { AtomicSwap } from '@poolparty/sdk/atomic';
 import { describe, expect, it } from 'vitest';
-import {
-  atomicOutcome,
-  atomicStateTitle,
-  legLines,
-  signingDeadline,
-  timeLeft,
-} from '../src/atomic-swap-model.js';
+import { atomicOutcome, legLines, signingDeadline, timeLeft } from '../src/atomic-swap-model.js';
 import { DEPOSIT_ONLY_SERVICE, swapPath, TRANSFER_ONLY_WALLET } from '../src/swap-path.js';
-import { toastText } from '../src/swap-state-titles.js';
+import { atomicStateTitle, toastText } from '../src/swap-state-titles.js';
 
 describe('swapPath', () => {
   it('swaps atomically with a wallet that signs hashes on a service that prepares them', () => {
@@ -145,7 +139,7 @@ describe('atomicOutcome', () => {
 
   it('names every state for the lists and toasts', () => {
     expect(toastText(atomicStateTitle('price_moved'), '100', 'Amulet', 'CBTC')).toBe(
-      'Swap not made: the price moved: 100 Amulet → CBTC',
+      'Swap not executed: the price moved: 100 Amulet → CBTC',
     );
     expect(toastText(atomicStateTitle('completed'), '1000.5', 'Amulet', 'CBTC')).toBe(
       'Swap completed: 1,000.5 Amulet → CBTC',

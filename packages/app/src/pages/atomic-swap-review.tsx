@@ -9,18 +9,12 @@
 import type { PoolParty } from '@poolparty/sdk';
 import { type AtomicSwap, type AtomicSwapObject, withAtomicSwaps } from '@poolparty/sdk/atomic';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import {
-  atomicOutcome,
-  atomicStateTitle,
-  legLines,
-  signingDeadline,
-  timeLeft,
-} from '../atomic-swap-model.js';
+import { atomicOutcome, legLines, signingDeadline, timeLeft } from '../atomic-swap-model.js';
 import { AtomicSwapOutcome } from '../components/atomic-swap-outcome.js';
 import { describeError, errorCode } from '../describe-error.js';
 import { useServices } from '../services.js';
 import { announceSwapEnd } from '../swap-end-toasts.js';
-import { toastText } from '../swap-state-titles.js';
+import { atomicStateTitle, toastText } from '../swap-state-titles.js';
 
 /** What the card asks to swap: the pair, its pool, the exact input and the slippage limit. */
 export interface AtomicSwapRequest {
