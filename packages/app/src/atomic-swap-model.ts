@@ -4,7 +4,8 @@
  * service's clock, and each state's words with what the user can do next. The components draw
  * what these functions answer.
  */
-import type { AtomicSwap } from '@poolparty/sdk/atomic';
+import type { AtomicSwapProgress } from '@poolparty/core';
+import type { AtomicSwap, AtomicSwapState } from '@poolparty/sdk/atomic';
 import { parseAmount } from './decimal.js';
 import { formatAmount } from './format.js';
 import { atomicStateTitle } from './swap-state-titles.js';
@@ -13,6 +14,31 @@ import { atomicStateTitle } from './swap-state-titles.js';
 export interface LegAmount {
   readonly amount: string;
   readonly token: string;
+}
+
+/**
+ * What the result shows of an atomic swap: the swap itself (the card has it) or its progress (the
+ * swap's page reads that, as anyone with the id may).
+ */
+export interface AtomicSwapShown {
+  readonly status: AtomicSwapState;
+  readonly input: LegAmount;
+  readonly output: LegAmount;
+  readonly updateId: string | null;
+  readonly excess: string | null;
+  readonly failure: { readonly message: string } | null;
+}
+
+/** The progress's signed amounts as the legs: the input exactly, the output exactly. */
+export function shownOfProgress(progress: AtomicSwapProgress): AtomicSwapShown {
+  return {
+    status: progress.status,
+    input: { amount: progress.expectedAmount, token: progress.inputToken },
+    output: { amount: progress.minOutput, token: progress.outputToken },
+    updateId: progress.updateId,
+    excess: progress.excess,
+    failure: progress.failureReason,
+  };
 }
 
 export interface LegLines {
@@ -81,7 +107,7 @@ const NOTHING_MOVED = 'nothing was submitted and nothing left your party';
 
 /** Each state's words, and the way on from it. */
 export function atomicOutcome(
-  swap: Pick<AtomicSwap, 'status' | 'excess' | 'failure' | 'output'>,
+  swap: Pick<AtomicSwapShown, 'status' | 'excess' | 'failure' | 'output'>,
 ): AtomicOutcome {
   const title = atomicStateTitle(swap.status);
   const outcome = (
@@ -122,7 +148,7 @@ export function atomicOutcome(
 }
 
 /** The excess the curve paid above the signed output, which the pool keeps for its LPs. */
-function excessLine(swap: Pick<AtomicSwap, 'excess' | 'output'>): string | null {
+function excessLine(swap: Pick<AtomicSwapShown, 'excess' | 'output'>): string | null {
   const excess = swap.excess === null ? null : parseAmount(swap.excess);
   if (excess === null || !excess.isPositive()) return null;
   return `The pool's curve paid ${formatAmount(excess.toString(), 10)} ${swap.output.token} more, which stays with the LPs.`;

@@ -2,12 +2,12 @@
  * The swap card's atomic swaps in Chromium against a running service: with the devnet wallet the
  * card prepares the swap, shows both legs and the time left to sign before anything is signed,
  * signs with Enter and shows the swap completed with its ledger update, the trader's and the
- * pool's holdings and books moved by exactly the signed amounts; a swap the price moved under
- * ends with nothing moved and "Get a new price" prepares it anew; a swap that ends while the
- * user is elsewhere is toasted, its link opening the swap's page; Cancel lets a prepared swap
- * go; and a service that prepares no atomic swaps (so configured, or answering 501) has the
- * card swap by deposit, saying so. At 1280 and 390 px, with no console error and no serious axe
- * finding.
+ * pool's holdings and books moved by exactly the signed amounts, and the party's swaps listing
+ * it; a swap the price moved under ends with nothing moved and "Get a new price" prepares it
+ * anew; a swap that ends while the user is elsewhere is toasted, its link opening the swap's page
+ * (for anyone with it); Cancel lets a prepared swap go; and a service that prepares no atomic
+ * swaps (so configured, or answering 501) has the card swap by deposit, saying so. At 1280 and
+ * 390 px, with no console error and no serious axe finding.
  */
 import { Amount } from '@poolparty/core/amount';
 import { PoolParty } from '@poolparty/sdk';
@@ -92,6 +92,11 @@ describe('atomic swaps on the swap card', () => {
       const outcome = page.locator('[data-testid="atomic-outcome"][data-state="completed"]');
       await outcome.waitFor({ timeout: SETTLE_MS });
       expect(await page.getByTestId('atomic-update').textContent()).not.toBe('');
+      // The party's swaps list it, linking its page.
+      const listed = page.getByTestId('history').locator('li[data-kind="atomic"]');
+      await listed.waitFor();
+      expect(await listed.locator('[data-state="completed"]').count()).toBe(1);
+      expect(await listed.locator('a').getAttribute('href')).toBe(`/swaps/${swap.atomicSwapId}`);
       await checkPage(page, width, 'atomic-completed');
 
       // The trader's holdings moved by exactly the signed legs…
@@ -152,7 +157,7 @@ describe('atomic swaps on the swap card', () => {
     expect(errors).toEqual([]);
   });
 
-  it('toasts a swap that ends while the user is on another page; its link opens the swap', async () => {
+  it('toasts a swap that ends while the user is on another page; its link opens the swap, for anyone', async () => {
     const { page, errors } = await readyToSwap(390, 'atomic-toast');
     const swap = await review(page);
     // The signature is held until the user has gone to another page, so the swap ends there.
@@ -174,9 +179,16 @@ describe('atomic swaps on the swap card', () => {
     await toast.getByRole('link').click();
     await page.waitForURL(`${t.url}/swaps/${swap.atomicSwapId}`);
     await page.locator('[data-testid="atomic-outcome"][data-state="completed"]').waitFor();
-    expect(await page.getByTestId('atomic-update').textContent()).not.toBe('');
+    const update = await page.getByTestId('atomic-update').textContent();
+    expect(update).not.toBe('');
     await checkPage(page, 390, 'atomic-swap-page');
+    // Its link shows the same swap to someone without its wallet.
+    const other = await newWatchedPage(browser, contexts, 390);
+    await other.page.goto(page.url());
+    await other.page.locator('[data-testid="atomic-outcome"][data-state="completed"]').waitFor();
+    expect(await other.page.getByTestId('atomic-update').textContent()).toBe(update);
     expect(errors).toEqual([]);
+    expect(other.errors).toEqual([]);
   });
 
   it('lets a prepared swap go with Cancel, back to the card, and nothing moved', async () => {

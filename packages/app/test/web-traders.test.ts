@@ -256,7 +256,7 @@ describe('the traders’ pages in a browser', () => {
     }
   });
 
-  it("lists the party's atomic swaps among its swaps by their state, with no deposit page to open", async () => {
+  it("lists the party's atomic swaps among its swaps by their state, linking the swap's page", async () => {
     const { page, errors } = await newPage(1280);
     // The embedded ledger prepares no atomic swap: the service's list is given one, as a
     // service on a participant lists it (`kind: atomic`, docs/spec/atomic-swaps.md).
@@ -278,7 +278,9 @@ describe('the traders’ pages in a browser', () => {
     expect(await listed.locator('[data-state="price_moved"]').textContent()).toBe(
       'Not executed: the price moved',
     );
-    expect(await listed.locator('a').count()).toBe(0);
+    expect(await listed.locator('a').getAttribute('href')).toBe(
+      '/swaps/atm_7KQ2M9XC4RT0W8N5PJ3HVB6D1F',
+    );
     // The waiting swaps read the deposit flow's only: an atomic swap has no deposit to cancel.
     expect(await page.getByTestId('waiting-swaps').count()).toBe(0);
     expect(errors).toEqual([]);

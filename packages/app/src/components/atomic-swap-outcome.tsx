@@ -3,11 +3,10 @@
  * (atomic-swap-model.ts words it): its state, what moved — both legs and the ledger update they
  * settled in, and the excess the LPs keep — or that nothing moved, and why.
  */
-import type { AtomicSwap } from '@poolparty/sdk/atomic';
-import { atomicOutcome } from '../atomic-swap-model.js';
+import { type AtomicSwapShown, atomicOutcome } from '../atomic-swap-model.js';
 import { formatAmount } from '../format.js';
 
-export function AtomicSwapOutcome(props: { swap: AtomicSwap }) {
+export function AtomicSwapOutcome(props: { swap: AtomicSwapShown }) {
   const { swap } = props;
   const outcome = atomicOutcome(swap);
   const { input, output } = swap;

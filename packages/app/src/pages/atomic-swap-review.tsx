@@ -107,7 +107,7 @@ function useAtomicSwap(props: AtomicSwapReviewProps) {
   };
 
   const prepare = async () => {
-    const signer = wallet?.hashSigner?.();
+    const signer = await wallet?.hashSigner?.();
     if (pp === null || signer === undefined) return;
     try {
       show({ kind: 'working', says: 'Confirm in your wallet: signing in…' });
@@ -122,7 +122,7 @@ function useAtomicSwap(props: AtomicSwapReviewProps) {
   };
 
   const sign = async (review: Review) => {
-    const signer = wallet?.hashSigner?.();
+    const signer = await wallet?.hashSigner?.();
     if (signer === undefined) return;
     show({ kind: 'working', says: 'Signing, then settling both legs…' });
     try {

@@ -21,13 +21,12 @@ import { useEffect, useState } from 'preact/hooks';
 import { ErrorBoundary, lazy } from 'preact-iso';
 import { SwapHistory } from '../components/swap-history.js';
 import { WalletPanel } from '../components/wallet-panel.js';
-import { describeError, errorCode } from '../describe-error.js';
+import { describeError } from '../describe-error.js';
 import { usePageTitle } from '../page-title.js';
 import { useServices } from '../services.js';
+import { useProgressRead } from './progress-read.js';
 import { SwapStatusView } from './swap-status-view.js';
 
-/** How often a swap followed without its wallet (no event stream) is read again. */
-const PUBLIC_REFRESH_MS = 2_000;
 /** How an atomic swap's id begins (the service's `atm_` ids), told apart from an intent's. */
 const ATOMIC_SWAP_ID_PREFIX = 'atm_';
 
@@ -149,36 +148,7 @@ function ReadOnlyProgress(props: {
 
 /** Any swap's progress by its id, read again every few seconds until it ends. */
 function usePublicProgress(intentId: string, enabled: boolean) {
-  const { reads } = useServices();
-  const [progress, setProgress] = useState<SwapProgress | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    if (!enabled || reads === null) return;
-    let live = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const read = async () => {
-      try {
-        const next = await reads.swapProgress(intentId);
-        if (!live) return;
-        setProgress(next);
-        setError(null);
-        if (!next.terminal) timer = setTimeout(read, PUBLIC_REFRESH_MS);
-      } catch (caught) {
-        if (!live) return;
-        setError(
-          errorCode(caught) === 'not_found'
-            ? 'There is no swap with this id.'
-            : describeError(caught),
-        );
-      }
-    };
-    void read();
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [reads, intentId, enabled]);
-  return { progress, error };
+  return useProgressRead<SwapProgress>(intentId, (reads, id) => reads.swapProgress(id), enabled);
 }
 
 /**

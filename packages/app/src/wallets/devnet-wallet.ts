@@ -123,18 +123,9 @@ export class BrowserDevnetWallet implements Wallet {
     return this.#connected().signMessage(message);
   }
 
-  /**
-   * The party's key signs atomic swaps' hashes here. A devnet party made with a key is named by
-   * that key's fingerprint (`<hint>::<fingerprint>`), which is the fingerprint a swap names.
-   */
-  hashSigner(): WalletSigner {
-    const { partyId, publicKey, signer } = this.#connected();
-    return {
-      partyId,
-      fingerprint: partyId.slice(partyId.indexOf('::') + 2),
-      publicKey: Uint8Array.from(atob(publicKey), (char) => char.charCodeAt(0)),
-      signHash: (hash) => signer.sign(hash),
-    };
+  /** The party's key, here in the browser, signs atomic swaps' transaction hashes. */
+  hashSigner(): Promise<WalletSigner> {
+    return this.#connected().atomicSigner();
   }
 
   async sendDeposit(terms: DepositTerms): Promise<void> {

@@ -50,7 +50,7 @@ export interface Wallet {
    * (docs/spec/atomic-swaps.md); absent for a wallet that can only send transfers, which swaps
    * by deposit instead.
    */
-  hashSigner?(): WalletSigner;
+  hashSigner?(): Promise<WalletSigner>;
   /** Sends a swap's deposit from the party. */
   sendDeposit(terms: DepositTerms): Promise<void>;
   /**
