@@ -320,4 +320,9 @@ describe('atomic swaps on a service with LEDGER=canton', () => {
     const bad = await call('POST', '/v1/atomic-swaps', { fromToken: 'Amulet', amount: 100 });
     expectProblem(bad, 400, 'validation_error');
   });
+
+  it('tells its web pages that it prepares atomic swaps, so the swap card swaps atomically', async () => {
+    const config = await (await fetch(`${service.url}/app-config.json`)).json();
+    expect(config.atomicSwaps).toBe(true);
+  });
 });
