@@ -14,10 +14,12 @@
  * - each provider's holdings are what was minted to it less what joined pools (and what its
  *   transfers burned): every deposit nobody took came back whole;
  * - per instrument, what the run's parties hold (with what transfers burned) is what was minted
- *   to them, and nothing went to a party outside the run.
+ *   to them, and nothing went to a party outside the run;
+ * - every atomic swap ended: `completed` in exactly one update under its command ids, the one it
+ *   recorded, holding its two legs; or in another end with nothing under its command ids.
  */
 import { Amount } from '@poolparty/core';
-import type { Evidence, LiquidityEvidence } from './evidence.js';
+import type { AtomicEvidence, Evidence, LiquidityEvidence } from './evidence.js';
 
 export interface Violation {
   readonly kind:
@@ -33,7 +35,10 @@ export interface Violation {
     | 'set_aside'
     | 'provider_holdings_differ'
     | 'not_conserved'
-    | 'left_the_run';
+    | 'left_the_run'
+    | 'atomic_swap_open'
+    | 'atomic_swap_doubled'
+    | 'atomic_swap_lost';
   readonly detail: string;
 }
 
@@ -47,7 +52,22 @@ export interface Verdict {
   readonly pools: number;
   readonly poolsBalanced: number;
   readonly liquidity: LiquidityVerdict;
+  readonly atomic: AtomicVerdict;
   readonly violations: readonly Violation[];
+}
+
+export interface AtomicVerdict {
+  readonly swaps: number;
+  /** Completed, each in exactly one update holding its two legs. */
+  readonly completed: number;
+  /** Ended otherwise, with nothing under their command ids. */
+  readonly nothingMoved: number;
+  /** Executed more than once on the ledger. */
+  readonly doubled: number;
+  /** Whose books and ledger disagree: completed and not (so) on the ledger, or moved unrecorded. */
+  readonly lost: number;
+  /** Still `prepared` or `executing` once the run settled. */
+  readonly open: number;
 }
 
 export interface LiquidityVerdict {
@@ -69,6 +89,7 @@ export function judge(evidence: Evidence): Verdict {
   const swaps = judgeDeposits(evidence, violations);
   const poolsBalanced = judgePools(evidence, violations);
   const liquidity = judgeLiquidity(evidence.liquidity, violations);
+  const atomic = judgeAtomicSwaps(evidence.atomic, violations);
   return {
     passed: violations.length === 0,
     ...swaps,
@@ -76,8 +97,51 @@ export function judge(evidence: Evidence): Verdict {
     pools: evidence.pools.length,
     poolsBalanced,
     liquidity,
+    atomic,
     violations,
   };
+}
+
+const LIVE_ATOMIC = ['prepared', 'executing'];
+
+/** What one atomic swap's evidence says of it: how it ended, or which violation it is. */
+function atomicOutcome(swap: AtomicEvidence): keyof Omit<AtomicVerdict, 'swaps'> {
+  if (LIVE_ATOMIC.includes(swap.status)) return 'open';
+  if (swap.onLedger.length > 1) return 'doubled';
+  const [only] = swap.onLedger;
+  if (swap.status !== 'completed') return only === undefined ? 'nothingMoved' : 'lost';
+  const recorded = only !== undefined && only.updateId === swap.updateId && only.transfers === 2;
+  return recorded ? 'completed' : 'lost';
+}
+
+/** The violation each atomic outcome but an end is. */
+const ATOMIC_VIOLATIONS = {
+  open: 'atomic_swap_open',
+  doubled: 'atomic_swap_doubled',
+  lost: 'atomic_swap_lost',
+} as const;
+
+/** Each atomic swap against the ledger; answers the counts by outcome. */
+function judgeAtomicSwaps(swaps: readonly AtomicEvidence[], violations: Violation[]) {
+  const counts = {
+    swaps: swaps.length,
+    completed: 0,
+    nothingMoved: 0,
+    doubled: 0,
+    lost: 0,
+    open: 0,
+  };
+  for (const swap of swaps) {
+    const outcome = atomicOutcome(swap);
+    counts[outcome] += 1;
+    if (outcome === 'completed' || outcome === 'nothingMoved') continue;
+    const updates = swap.onLedger.map((u) => `${u.updateId} of ${u.transfers} transfers`);
+    violations.push({
+      kind: ATOMIC_VIOLATIONS[outcome],
+      detail: `atomic swap ${swap.atomicSwapId} is ${swap.status} with recorded update ${swap.updateId ?? 'none'}; on the ledger: ${updates.join(', ') || 'nothing'}`,
+    });
+  }
+  return counts;
 }
 
 /** Swap deposits: one outcome each, none paid twice, none lost. */
