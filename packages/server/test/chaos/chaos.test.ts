@@ -96,11 +96,11 @@ describe.skipIf(skipReason !== null)('chaos at CI size', () => {
     expect(lp.providersBalanced).toBe(lp.providerBalances);
     expect(lp.instrumentsConserved).toBe(lp.instruments);
 
-    // The atomic swaps ran beside them, signed by their wallets: each completed in one update of
-    // its two legs or ended with nothing moved, none executed twice, none left open.
+    // The atomic swaps ran beside them, signed by their wallets: each one prepared completed in
+    // one update of its two legs or ended with nothing moved (a prepare may be refused: the
+    // deposit flow's payouts spend the pool's holdings too), none executed twice, none left open.
     expect(options.atomic).toBe(15);
-    expect(Object.values(report.atomic.bySetup).reduce((sum, n) => sum + n, 0)).toBe(15);
-    expect(verdict.atomic.swaps).toBeGreaterThanOrEqual(15);
+    expect(Object.values(report.atomic.byOutcome).reduce((sum, n) => sum + n, 0)).toBe(15);
     expect(verdict.atomic.completed).toBeGreaterThan(0);
     expect(verdict.atomic.completed + verdict.atomic.nothingMoved).toBe(verdict.atomic.swaps);
     expect([verdict.atomic.doubled, verdict.atomic.lost, verdict.atomic.open]).toEqual([0, 0, 0]);
