@@ -16,7 +16,7 @@
  * - `atomicSwapExpiry` and `signatureTiming`: when a prepared swap expires and whether a
  *   signature arrived in time.
  */
-import type { Amount } from './amount.js';
+import { Amount } from './amount.js';
 import { evaluateSettlementSafety, type GuardSnapshot, type GuardThresholds } from './guard.js';
 import { constantProductOutput, priceImpact, type Reserves } from './pricing.js';
 import { minOutput } from './quote.js';
@@ -134,21 +134,42 @@ export interface AtomicExecutionInput {
   };
 }
 
+/** What a committed atomic swap moves in the pool's books, and what the curve paid beside it. */
+export interface AtomicSwapCommitment {
+  /** What the curve pays at these reserves for the signed input's priced part. */
+  readonly curveOutput: Amount;
+  /** What the output leg pays: the signed output, never more. */
+  readonly paid: Amount;
+  /** `curveOutput − paid`, never below zero: stays in the output reserve, the LPs'. */
+  readonly excess: Amount;
+  /** What joins the input reserve: the priced input plus the LP fee. */
+  readonly inputReserveAdded: Amount;
+  /** What the swap party sets aside as fees: platform fee plus network fee. */
+  readonly feesCollected: Amount;
+}
+
+/**
+ * The books' moves of a swap the ledger committed, at the reserves it is recorded against. The
+ * excess is clamped at zero: a swap found committed after a restart is recorded whatever the
+ * curve says since, and its output is the signed one either way.
+ */
+export function atomicSwapCommitment(
+  signedOutput: Amount,
+  fees: IntentFees,
+  reserves: Reserves,
+): AtomicSwapCommitment {
+  const curveOutput = constantProductOutput(reserves, fees.inputAmountAfterPoolFee);
+  return {
+    curveOutput,
+    paid: signedOutput,
+    excess: curveOutput.gt(signedOutput) ? curveOutput.sub(signedOutput) : Amount.ZERO,
+    inputReserveAdded: fees.inputAmountAfterPoolFee.add(fees.lpFeeAmount),
+    feesCollected: fees.platformFeeAmount.add(fees.networkFeeAmount),
+  };
+}
+
 export type AtomicExecutionDecision =
-  | {
-      readonly kind: 'execute';
-      /** What the curve pays now for the signed input's priced part. */
-      readonly curveOutput: Amount;
-      /** What the output leg pays: the signed output, never more. */
-      readonly paid: Amount;
-      /** `curveOutput − paid`: stays in the output reserve, the LPs'. */
-      readonly excess: Amount;
-      /** What joins the input reserve: the priced input plus the LP fee. */
-      readonly inputReserveAdded: Amount;
-      /** What the swap party sets aside as fees: platform fee plus network fee. */
-      readonly feesCollected: Amount;
-      readonly priceImpact: Ratio;
-    }
+  | ({ readonly kind: 'execute'; readonly priceImpact: Ratio } & AtomicSwapCommitment)
   | {
       readonly kind: 'refuse';
       /** The swap's terminal state: `price_moved` for the curve, `rejected` for the rest. */
@@ -204,11 +225,7 @@ export function decideAtomicExecution(input: AtomicExecutionInput): AtomicExecut
   }
   return {
     kind: 'execute',
-    curveOutput,
-    paid: signed.output,
-    excess: curveOutput.sub(signed.output),
-    inputReserveAdded: pricedInput.add(fees.lpFeeAmount),
-    feesCollected: fees.platformFeeAmount.add(fees.networkFeeAmount),
+    ...atomicSwapCommitment(signed.output, fees, reserves),
     priceImpact: impact,
   };
 }

@@ -19,10 +19,10 @@
  * pool must be decided against books that hold this one.
  */
 import {
-  Amount,
+  type AtomicSwapCommitment,
   type AtomicSwapState,
+  atomicSwapCommitment,
   atomicSwapMovements,
-  constantProductOutput,
   DomainError,
   decideAtomicExecution,
   decodeBase64,
@@ -242,8 +242,15 @@ async function finishExecution(
     const now = deps.clock.now();
     if (attempt === 'recovering') {
       const known = await deps.ledger.lookupCommand(current.preparation.commandId);
-      if (known !== null)
-        return recordCommitted(tx, { pool, accounting, swap: current, now }, known.updateId);
+      if (known !== null) {
+        const scope = { pool, accounting, swap: current, now };
+        const found = atomicSwapCommitment(
+          current.outputAmount,
+          feesOf(current),
+          reservesOf(scope),
+        );
+        return recordCommitted(tx, scope, found, known.updateId);
+      }
     }
     const limit = reservePriceLimitOf(poolThresholds(deps.settings.guardThresholds, pool.guard));
     const reference = await referenceBeforeTrade(tx, pool.poolId, accounting, now, limit);
@@ -262,7 +269,7 @@ async function finishExecution(
       });
       const kept = reference === null ? undefined : { reference, limit };
       const scope = { pool, accounting, swap: current, now, kept };
-      return recordCommitted(tx, scope, result.updateId);
+      return recordCommitted(tx, scope, plan, result.updateId);
     } catch (error) {
       if (!(error instanceof LedgerError)) throw error;
       return afterRefusal(tx, deps, { pool, swap: current, now }, error);
@@ -345,36 +352,27 @@ function executionPlan(
 }
 
 /**
- * The ledger committed the swap: the books move by the signed amounts, the swap is `completed`.
- * The excess is what the curve pays now above the signed output (never below zero: a swap found
- * committed after a restart is recorded as committed whatever the curve says since).
+ * The ledger committed the swap: the books move as core's commitment says (the execution's own
+ * plan, or, for a swap found committed after a restart, the commitment at the books now), the
+ * swap is `completed` with the curve's output and the excess.
  */
 async function recordCommitted(
   tx: Queryable,
   scope: Scope,
+  commitment: AtomicSwapCommitment,
   updateId: string,
 ): Promise<AtomicSwapRecord> {
   const { pool, swap, now } = scope;
-  const fees = feesOf(swap);
-  const inputReserveAdded = fees.inputAmountAfterPoolFee.add(fees.lpFeeAmount);
-  const feesCollected = fees.platformFeeAmount.add(fees.networkFeeAmount);
-  const curveOutput = constantProductOutput(reservesOf(scope), fees.inputAmountAfterPoolFee);
-  const excess = curveOutput.gt(swap.outputAmount)
-    ? curveOutput.sub(swap.outputAmount)
-    : Amount.ZERO;
+  const { curveOutput, excess } = commitment;
+  const inputSide = sidesOf(pool, swap).inputSide;
   const after = await moveBalances(
     tx,
     pool.poolId,
-    atomicSwapMovements({
-      inputSide: sidesOf(pool, swap).inputSide,
-      inputReserveAdded,
-      feesCollected,
-      paid: swap.outputAmount,
-    }),
+    atomicSwapMovements({ inputSide, ...commitment }),
     now,
   );
   // The LP fee joined the input reserve with the books: the positions' share of it, likewise.
-  const lpFee = { side: sidesOf(pool, swap).inputSide, lpFee: fees.lpFeeAmount };
+  const lpFee = { side: inputSide, lpFee: swap.lpFeeAmount };
   await creditLpFees(tx, pool.poolId, [lpFee], now);
   if (scope.kept !== undefined) {
     const { reference, limit } = scope.kept;
