@@ -206,6 +206,8 @@ export interface Evidence {
   readonly pools: readonly PoolBalance[];
   readonly liquidity: LiquidityEvidence;
   readonly atomic: readonly AtomicEvidence[];
+  /** Open reconciliation mismatch flags: pools the service's own check blocked. */
+  readonly mismatches: readonly OpenFlag[];
 }
 
 export interface StoreReading {
@@ -219,6 +221,8 @@ export interface StoreReading {
 
 /** The flags of work the service set aside after it kept failing. */
 export const SET_ASIDE_KINDS: readonly string[] = ['update_set_aside', 'execution_set_aside'];
+/** The flag the service's own reconciliation raises, blocking a pool until an operator acts. */
+export const MISMATCH_KIND = 'reconciliation_mismatch';
 
 const PAYOUT = 'payout:';
 
@@ -262,7 +266,17 @@ export function assembleEvidence(
     .filter((intentId) => !paidIntents.has(intentId));
   const liquidity = liquidityEvidence(store, ledger);
   const atomic = atomicEvidence(store.atomicSwaps, ledger.atomicUpdates);
-  return { deposits, unrecorded, missingOnLedger, payoutsWithoutDeposit, pools, liquidity, atomic };
+  const mismatches = store.openFlags.filter((f) => f.kind === MISMATCH_KIND);
+  return {
+    deposits,
+    unrecorded,
+    missingOnLedger,
+    payoutsWithoutDeposit,
+    pools,
+    liquidity,
+    atomic,
+    mismatches,
+  };
 }
 
 /** Each atomic swap with the updates under its command ids. */

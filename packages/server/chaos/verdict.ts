@@ -7,7 +7,8 @@
  *   a deposit behind it;
  * - no deposit is lost: every deposit the ledger shows reaching a swap party is in the store with
  *   an outcome, and every deposit a trader made is on the ledger;
- * - every pool's books equal its swap party's holdings, to the last unit;
+ * - every pool's books equal its swap party's holdings, to the last unit, and the service's own
+ *   reconciliation left no mismatch flag open (no pool blocked);
  * - every deposit to an LP party ended `returned` or `forwarded`, and no cancelled liquidity
  *   intent took one;
  * - every LP party holds nothing, and no update or swap was set aside for an operator;
@@ -29,6 +30,7 @@ export interface Violation {
     | 'several_outcomes'
     | 'lost_deposit'
     | 'books_differ'
+    | 'reconciliation_mismatch'
     | 'liquidity_deposit_open'
     | 'cancelled_intent_holds_deposit'
     | 'lp_party_holds'
@@ -205,6 +207,12 @@ function judgeDeposits(evidence: Evidence, violations: Violation[]) {
 
 /** Each pool's books against its swap party's holdings; answers how many are equal. */
 function judgePools(evidence: Evidence, violations: Violation[]): number {
+  for (const flag of evidence.mismatches) {
+    violations.push({
+      kind: 'reconciliation_mismatch',
+      detail: `open ${flag.kind} flag ${flag.id}: the service's reconciliation blocked a pool`,
+    });
+  }
   let poolsBalanced = 0;
   for (const pool of evidence.pools) {
     const sides = (['a', 'b'] as const).filter(

@@ -1,7 +1,7 @@
 /**
  * The chaos verdict on hand-made evidence: a clean run passes; a double payout, a lost deposit
- * (unrecorded, without outcome, or never on the ledger), a deposit in two outcomes and books that
- * differ from the holdings each fail it. On the liquidity side: a deposit to an LP party left
+ * (unrecorded, without outcome, or never on the ledger), a deposit in two outcomes, books that
+ * differ from the holdings and a pool the service's own reconciliation blocked each fail it. On the liquidity side: a deposit to an LP party left
  * part-way, one taken by a cancelled intent, an LP party holding anything, an update or swap set
  * aside, a provider short of what it should hold, an instrument not conserved over the run's
  * parties, and a transfer to a party outside the run each fail it. Atomic swaps: one completed
@@ -207,6 +207,17 @@ describe('chaos verdict', () => {
       flags: [{ intentId: null, depositId: 'dep_3', kind: 'refund_failed' }],
     };
     expect(kinds(judged({ ...run, store }))).toEqual(['several_outcomes']);
+  });
+
+  it("fails a pool the service's own reconciliation blocked", () => {
+    const run = cleanRun();
+    const openFlags = [...run.store.openFlags, { id: 8, kind: 'reconciliation_mismatch' }];
+    expect(judged({ ...run, store: { ...run.store, openFlags } }).violations).toEqual([
+      {
+        kind: 'reconciliation_mismatch',
+        detail: "open reconciliation_mismatch flag 8: the service's reconciliation blocked a pool",
+      },
+    ]);
   });
 
   it('fails books that differ from the holdings by one unit', () => {
