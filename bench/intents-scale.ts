@@ -15,7 +15,7 @@ import {
   type Database,
   getIntentWithEventsForParty,
   listIntentHistories,
-  listIntentsForParty,
+  listSwapsForParty,
 } from '@poolparty/store';
 import { type FreshSchema, openFreshSchema, postgresSkipReason } from '@poolparty/store/testing';
 import { isMain, percentile, table } from './report.js';
@@ -156,16 +156,16 @@ async function sample(store: FilledStore, n: number, into: Samples | null): Prom
       if (found === null) throw new Error(`swp_bench${g} not found`);
     });
     const trackMs = await timed(async () => {
-      const page = await listIntentsForParty(db, {
+      const page = await listSwapsForParty(db, {
         walletParty,
         developerParty: store.developerParty,
         limit: TRACK_LIMIT_DEFAULT,
         cursor: null,
       });
-      if (page.intents.length === 0) throw new Error(`${walletParty} has no intents`);
+      if (page.swaps.length === 0) throw new Error(`${walletParty} has no intents`);
       await listIntentHistories(
         db,
-        page.intents.map((intent) => intent.intentId),
+        page.swaps.flatMap((swap) => (swap.kind === 'deposit' ? [swap.intent.intentId] : [])),
       );
     });
     into?.status.push(statusMs);

@@ -1,12 +1,13 @@
 /**
  * A party's swaps under this API key, as an app's "activity" view shows them: the newest page,
- * then every swap across all pages, counted by state.
+ * then every swap across all pages, counted by state. The list holds both kinds of swap, the
+ * deposit flow's and atomic ones (`kind`); `{ kind: 'deposit' }` would keep one.
  *
  *   npm run example:track
  *
  * Tracking needs the party's wallet token: only the party itself may list its swaps.
  */
-import { isTerminal, PoolParty, type SwapState } from '@poolparty/sdk';
+import { PoolParty } from '@poolparty/sdk';
 import { Devnet } from '@poolparty/sdk/devnet';
 import { exampleEnv, runExample } from './env.js';
 
@@ -28,12 +29,12 @@ runExample('track', async () => {
   for (const swap of page.swaps) {
     const output = swap.actualOutput ?? swap.expectedOutput;
     console.log(
-      `  ${swap.createdAt}  ${swap.intentId}  ${swap.expectedAmount} ${swap.inputToken} → ${output} ${swap.outputToken}  ${swap.status}${isTerminal(swap.status) ? '' : ' (in progress)'}`,
+      `  ${swap.createdAt}  ${swap.intentId}  ${swap.expectedAmount} ${swap.inputToken} → ${output} ${swap.outputToken}  ${swap.status}${swap.terminal ? '' : ' (in progress)'}${swap.kind === 'atomic' ? ' (atomic)' : ''}`,
     );
   }
 
   // …and `for await` walks every page.
-  const byState = new Map<SwapState, number>();
+  const byState = new Map<string, number>();
   let total = 0;
   for await (const swap of pp.track(wallet.partyId, { limit: 20 })) {
     byState.set(swap.status, (byState.get(swap.status) ?? 0) + 1);

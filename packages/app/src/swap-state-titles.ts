@@ -1,9 +1,9 @@
 /**
  * Each swap state's title, as the toasts, the party's swaps and the progress page name it
- * (`Completed`, `Refunded: the price moved`). Apart from the progress page's longer texts
+ * (`Completed`, `Refunded: the price moved`), and an atomic swap's, as the party's swaps list it. Apart from the progress page's longer texts
  * (swap-progress-model.ts) so the pages every visitor loads first carry the titles alone. Pure.
  */
-import type { SwapState } from '@poolparty/sdk';
+import type { AnySwapStatus, AtomicSwapState, SwapState } from '@poolparty/sdk';
 
 const TITLES: Readonly<Record<SwapState, string>> = {
   pending: 'Waiting for your deposit',
@@ -25,6 +25,22 @@ const TITLES: Readonly<Record<SwapState, string>> = {
   cancelled: 'Cancelled',
 };
 
+/** An atomic swap's states: the states it shares with the deposit flow keep their titles. */
+const ATOMIC_TITLES: Readonly<Record<AtomicSwapState, string>> = {
+  prepared: 'Waiting for your signature',
+  executing: 'Executing both legs',
+  completed: TITLES.completed,
+  price_moved: 'Not executed: the price moved',
+  rejected: 'Not executed: refused',
+  expired: 'Expired unsigned',
+  cancelled: TITLES.cancelled,
+};
+
 export function stateTitle(state: SwapState): string {
   return TITLES[state];
+}
+
+/** The title of a listed swap's state, whichever its kind. */
+export function listedStateTitle(swap: AnySwapStatus): string {
+  return swap.kind === 'atomic' ? ATOMIC_TITLES[swap.status] : TITLES[swap.status];
 }

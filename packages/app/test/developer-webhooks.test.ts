@@ -181,10 +181,16 @@ describe('the webhooks page in a browser', () => {
   it('edits the events, pauses and enables the endpoint', async () => {
     await page.getByRole('button', { name: `Edit ${receiver.url}` }).click();
     const events = card().getByLabel('Events (optional)');
-    await events.fill('swap.completed, collection.*');
+    // The hint names every kind, atomic swaps' among them, and the service takes each.
+    expect(
+      await card()
+        .getByText(/^Event types or kinds/)
+        .textContent(),
+    ).toContain('atomic_swap.*');
+    await events.fill('swap.completed, atomic_swap.*, collection.*');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText(`${receiver.url} is saved.`).waitFor();
-    expect(await card().textContent()).toContain('collection.*, swap.completed');
+    expect(await card().textContent()).toContain('atomic_swap.*, collection.*, swap.completed');
 
     await page.getByRole('button', { name: `Pause ${receiver.url}` }).click();
     await expect

@@ -126,6 +126,7 @@ describe('token pickers', () => {
 
 function status(partial: Partial<SwapStatus>): SwapStatus {
   return {
+    kind: 'deposit',
     intentId: 'swp_1',
     poolId: 'amulet-usdcx',
     depositAddress: 'amulet-usdcx-swap::1220',

@@ -2,7 +2,8 @@
  * The pages a trader uses, in Chromium against a running service (embedded store, devnet ledger):
  * the pools list and a pool's page with its charts, the swap page that says why it cannot swap,
  * a stuck swap cancelled from the page after which the next swap goes through, a refused deposit
- * said in plain words, a swap followed read-only by its id, a Canton wallet that never answers, the portal signed out and in, and the
+ * said in plain words, a swap followed read-only by its id, an atomic swap among the party's
+ * swaps, a Canton wallet that never answers, the portal signed out and in, and the
  * not-found page. Every page at 1280 and 390 px: no sideways scroll, no console error, no serious
  * axe finding, every control reachable by keyboard. Screenshots go to `test-output/`.
  */
@@ -250,6 +251,34 @@ describe('the traders’ pages in a browser', () => {
     }
   });
 
+  it("lists the party's atomic swaps among its swaps by their state, with no deposit page to open", async () => {
+    const { page, errors } = await newPage(1280);
+    // The embedded ledger prepares no atomic swap: the service's list is given one, as a
+    // service on a participant lists it (`kind: atomic`, docs/spec/atomic-swaps.md).
+    await page.route('**/v1/track/**', async (route) => {
+      const answer = await route.fetch();
+      const listing = await answer.json();
+      if (new URL(route.request().url()).searchParams.has('kind')) {
+        return route.fulfill({ response: answer, json: listing });
+      }
+      const atomic = atomicSwapOf(listing.partyId);
+      return route.fulfill({ response: answer, json: { ...listing, swaps: [atomic] } });
+    });
+    await page.goto(`${t.url}/swap`);
+    await page.getByLabel('Party name').fill('atomic-lister');
+    await page.getByRole('button', { name: 'Create a devnet party' }).click();
+    const listed = page.getByTestId('history').locator('li[data-kind="atomic"]');
+    await listed.waitFor();
+    expect(await listed.textContent()).toContain('100 Amulet → USDCx (atomic)');
+    expect(await listed.locator('[data-state="price_moved"]').textContent()).toBe(
+      'Not executed: the price moved',
+    );
+    expect(await listed.locator('a').count()).toBe(0);
+    // The waiting swaps read the deposit flow's only: an atomic swap has no deposit to cancel.
+    expect(await page.getByTestId('waiting-swaps').count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
   it('lists every pool with its figures and their meanings, and shows a pool with charts', async () => {
     // A swap of another app, so the pool has a recent trade and an hour of volume.
     const { wallet, pp } = await sdkParty('pool-trader');
@@ -418,3 +447,38 @@ describe('the traders’ pages in a browser', () => {
     expect(csp).toEqual([]);
   });
 });
+
+/** An atomic swap of `partyId` that ended with nothing moved, as `track` lists one. */
+function atomicSwapOf(partyId: string) {
+  const id = 'atm_7KQ2M9XC4RT0W8N5PJ3HVB6D1F';
+  const at = new Date().toISOString();
+  return {
+    kind: 'atomic',
+    intentId: id,
+    atomicSwapId: id,
+    poolId: POOL,
+    status: 'price_moved',
+    terminal: true,
+    inputToken: 'Amulet',
+    inputTokenAdmin: `DSO::1220${'0'.repeat(64)}`,
+    outputToken: 'USDCx',
+    outputTokenAdmin: `circle::1220${'f'.repeat(64)}`,
+    expectedAmount: '100',
+    expectedOutput: '14.3',
+    minOutput: '14.157',
+    actualOutput: null,
+    slippageTolerance: 0.01,
+    traderParty: partyId,
+    createdAt: at,
+    completedAt: null,
+    expiresAt: at,
+    failureReason: { code: 'price_moved', message: 'The curve pays less than the signed output.' },
+    updateId: null,
+    excess: null,
+    history: [
+      { status: 'prepared', at },
+      { status: 'executing', at },
+      { status: 'price_moved', at },
+    ],
+  };
+}

@@ -13,6 +13,7 @@
 import { Amount } from './amount.js';
 import { fingerprint } from './fingerprint.js';
 import { credit, debit, type Movement, type Side } from './pool-books.js';
+import { chooseFreeHoldings } from './pool-holdings.js';
 import { verifyEd25519 } from './signing.js';
 
 /** The most holdings one output leg names: a transaction of many inputs is slow to validate. */
@@ -35,35 +36,21 @@ export type HoldingPick =
   | { readonly kind: 'no_free_holdings'; readonly free: Amount };
 
 /**
- * The holdings the output leg names: the largest free ones first, until they cover `amount`, at
- * most `OUTPUT_HOLDINGS_PER_SWAP_MAX`. Largest first leaves the small change for later swaps and
- * keeps the leg's inputs few. Ties go by id, so the pick is the same whatever order was read.
+ * The holdings the output leg names: among the usable ones no live swap reserves, the largest
+ * first until they cover `amount`, at most `OUTPUT_HOLDINGS_PER_SWAP_MAX` (`chooseFreeHoldings`).
+ * Largest first leaves the small change for later swaps and keeps the leg's inputs few.
  */
 export function pickOutputHoldings(
   holdings: readonly PoolHolding[],
   reserved: ReadonlySet<string>,
   amount: Amount,
 ): HoldingPick {
-  const free = holdings
-    .filter((holding) => holding.usable && !reserved.has(holding.holdingId))
-    .sort((x, y) =>
-      x.amount.eq(y.amount)
-        ? x.holdingId.localeCompare(y.holdingId)
-        : x.amount.gt(y.amount)
-          ? -1
-          : 1,
-    );
-  const picked: string[] = [];
-  let total = Amount.ZERO;
-  for (const holding of free.slice(0, OUTPUT_HOLDINGS_PER_SWAP_MAX)) {
-    if (total.gte(amount)) break;
-    picked.push(holding.holdingId);
-    total = total.add(holding.amount);
-  }
-  if (total.lt(amount)) {
+  const free = holdings.filter((holding) => holding.usable && !reserved.has(holding.holdingId));
+  const pick = chooseFreeHoldings(free, () => false, amount, OUTPUT_HOLDINGS_PER_SWAP_MAX);
+  if (pick.total.lt(amount)) {
     return { kind: 'no_free_holdings', free: Amount.sum(free.map((holding) => holding.amount)) };
   }
-  return { kind: 'picked', holdingIds: picked, total };
+  return { kind: 'picked', ...pick };
 }
 
 const ED25519_SIGNATURE_BYTES = 64;

@@ -25,6 +25,14 @@ import { assertIntentConserved, type IntentFees } from './settlement.js';
 
 // --- states -----------------------------------------------------------------------------------
 
+/** The prefix of every atomic swap's id (`atm_…`); a swap intent's id never has it. */
+export const ATOMIC_SWAP_ID_PREFIX = 'atm_';
+
+/** Whether `id` names an atomic swap rather than a swap intent: where both kinds are served. */
+export function isAtomicSwapId(id: string): boolean {
+  return id.startsWith(ATOMIC_SWAP_ID_PREFIX);
+}
+
 export const ATOMIC_SWAP_STATES = [
   'prepared',
   'executing',

@@ -28,6 +28,7 @@ export * from './operator-refunds.js';
 export * from './party-id.js';
 export * from './party-keys.js';
 export * from './pool-books.js';
+export * from './pool-holdings.js';
 export * from './pool-stats.js';
 export * from './position-fees.js';
 export * from './price-reference.js';

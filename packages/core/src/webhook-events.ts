@@ -2,17 +2,20 @@
  * What a webhook endpoint is sent (docs/spec/webhooks.md#event-types): the event types, the
  * patterns an endpoint subscribes with, and whether an endpoint wants an event.
  *
- * An intent's events are its state changes, `<kind>.<state>` with the lifecycle's states; a leg
+ * An intent's events are its state changes, `<kind>.<state>` with the lifecycle's states (an
+ * atomic swap's are `atomic_swap.<state>`, its own lifecycle's); a leg
  * event of the SSE stream (`payout_offered`, …) is no webhook event: its state change around it is,
  * and the status object it carries shows the leg. The developer's own events are a collection
  * paid, a key revoked, and the test event a developer asks for.
  */
+import { ATOMIC_SWAP_STATES } from './atomic-swap.js';
 import { LIQUIDITY_STATES } from './schemas/liquidity.js';
 import { SWAP_STATES } from './swap-state.js';
 
 /** The kinds of webhook event: the part of a type before the dot. */
 export const WEBHOOK_EVENT_KINDS = [
   'swap',
+  'atomic_swap',
   'liquidity_intent',
   'liquidity_withdrawal',
   'collection',
@@ -27,6 +30,7 @@ export const WITHDRAWAL_STATES = ['paying', 'completed', 'flagged'] as const;
 /** Every event type, by kind. */
 export const WEBHOOK_EVENT_TYPES: Readonly<Record<WebhookEventKind, readonly string[]>> = {
   swap: SWAP_STATES.map((state) => `swap.${state}`),
+  atomic_swap: ATOMIC_SWAP_STATES.map((state) => `atomic_swap.${state}`),
   liquidity_intent: LIQUIDITY_STATES.map((state) => `liquidity_intent.${state}`),
   liquidity_withdrawal: WITHDRAWAL_STATES.map((state) => `liquidity_withdrawal.${state}`),
   collection: ['collection.paid'],

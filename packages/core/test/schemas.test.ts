@@ -12,6 +12,8 @@ import {
   ApiKeyCreatedSchema,
   ApiKeyCreateSchema,
   ApiKeyListSchema,
+  AtomicSwapProgressSchema,
+  AtomicSwapStatusSchema,
   CancelResultSchema,
   ChallengeRequestSchema,
   ChallengeSchema,
@@ -189,6 +191,7 @@ const swapIntent = {
 };
 
 const completedStatus = {
+  kind: 'deposit',
   ...swapTerms,
   status: 'completed',
   terminal: true,
@@ -208,6 +211,38 @@ const completedStatus = {
   refund: null,
   history: [
     { status: 'pending', at: NOW },
+    { status: 'completed', at: NOW },
+  ],
+};
+
+const ATOMIC_SWAP_ID = 'atm_7KQ2M9XC4RT0W8N5PJ3HVB6D1F';
+
+const completedAtomicStatus = {
+  kind: 'atomic',
+  intentId: ATOMIC_SWAP_ID,
+  atomicSwapId: ATOMIC_SWAP_ID,
+  poolId: 'amulet-usdcx',
+  status: 'completed',
+  terminal: true,
+  inputToken: 'Amulet',
+  inputTokenAdmin: DSO,
+  outputToken: 'USDCx',
+  outputTokenAdmin: USDC_ADMIN,
+  expectedAmount: '1000',
+  expectedOutput: '143.2295417521',
+  minOutput: '136.0680646644',
+  actualOutput: '136.0680646644',
+  slippageTolerance: 0.05,
+  traderParty: ALICE,
+  createdAt: NOW,
+  completedAt: NOW,
+  expiresAt: LATER,
+  failureReason: null,
+  updateId: '1220abcd',
+  excess: '0.41',
+  history: [
+    { status: 'prepared', at: NOW },
+    { status: 'executing', at: NOW },
     { status: 'completed', at: NOW },
   ],
 };
@@ -571,6 +606,7 @@ describe('swap creation', () => {
 describe('SwapStatus', () => {
   it('has exactly the keys of docs/spec/lifecycle.md#swapstatus, each always present', () => {
     const specKeys = [
+      'kind',
       'intentId',
       'poolId',
       'status',
@@ -683,6 +719,82 @@ describe('cancel and track', () => {
     for (const query of [{ limit: 0 }, { limit: 101 }, { status: 'open' }, { page: 2 }]) {
       expect(Value.Check(TrackQuerySchema, query), JSON.stringify(query)).toBe(false);
     }
+  });
+
+  it('list and filter atomic swaps beside the deposit flow’s, told apart by kind', () => {
+    expectValid(TrackResultSchema, {
+      partyId: ALICE,
+      swaps: [completedAtomicStatus, completedStatus],
+      nextCursor: null,
+    });
+    expectValid(TrackQuerySchema, { status: 'price_moved', kind: 'atomic' });
+    expectValid(TrackQuerySchema, { status: 'pending', kind: 'deposit' });
+    expect(Value.Check(TrackQuerySchema, { kind: 'both' })).toBe(false);
+    // A status of one kind wearing the other's `kind` is neither.
+    const mixed = { ...completedAtomicStatus, kind: 'deposit' };
+    expect(
+      Value.Check(TrackResultSchema, { partyId: ALICE, swaps: [mixed], nextCursor: null }),
+    ).toBe(false);
+  });
+});
+
+describe('AtomicSwapStatus', () => {
+  it('has the keys of docs/spec/atomic-swaps.md#status-and-track, each always present', () => {
+    const specKeys = [
+      'kind',
+      'intentId',
+      'atomicSwapId',
+      'poolId',
+      'status',
+      'terminal',
+      'inputToken',
+      'inputTokenAdmin',
+      'outputToken',
+      'outputTokenAdmin',
+      'expectedAmount',
+      'expectedOutput',
+      'minOutput',
+      'actualOutput',
+      'slippageTolerance',
+      'traderParty',
+      'createdAt',
+      'completedAt',
+      'expiresAt',
+      'failureReason',
+      'updateId',
+      'excess',
+      'history',
+    ];
+    expect([...AtomicSwapStatusSchema.required].sort()).toEqual([...specKeys].sort());
+    expect(Object.keys(AtomicSwapStatusSchema.properties).sort()).toEqual([...specKeys].sort());
+    expectValid(AtomicSwapStatusSchema, completedAtomicStatus);
+    for (const key of specKeys) {
+      expect(Value.Check(AtomicSwapStatusSchema, without(completedAtomicStatus, key)), key).toBe(
+        false,
+      );
+    }
+    // The keys both kinds have are the same keys: a list of both reads them alike.
+    const shared = Object.keys(SwapStatusSchema.properties).filter((key) => specKeys.includes(key));
+    expect(shared.length).toBe(19);
+  });
+
+  it('takes its own states only, and leaves the trader out of the progress', () => {
+    expect(
+      Value.Check(AtomicSwapStatusSchema, { ...completedAtomicStatus, status: 'pending' }),
+    ).toBe(false);
+    expectValid(AtomicSwapStatusSchema, {
+      ...completedAtomicStatus,
+      status: 'price_moved',
+      terminal: true,
+      actualOutput: null,
+      completedAt: null,
+      updateId: null,
+      excess: null,
+      failureReason: { code: 'price_moved', message: 'The curve pays less than signed.' },
+    });
+    const { traderParty, ...progress } = completedAtomicStatus;
+    expectValid(AtomicSwapProgressSchema, progress);
+    expect(Object.keys(AtomicSwapProgressSchema.properties)).not.toContain('traderParty');
   });
 });
 

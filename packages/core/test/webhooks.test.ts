@@ -18,6 +18,7 @@ import {
   WEBHOOK_ATTEMPTS_MAX,
   WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES,
   WEBHOOK_EVENT_TYPES,
+  WEBHOOK_PATTERNS_MAX,
   WEBHOOK_RETRY_AFTER_MAX_MS,
   WEBHOOK_RETRY_BASE_MS,
   WEBHOOK_RETRY_DELAY_MAX_MS,
@@ -223,7 +224,14 @@ describe('event patterns', () => {
   const types = Object.values(WEBHOOK_EVENT_TYPES)
     .flat()
     .filter((t) => t !== 'webhook.test');
-  const kinds = ['swap', 'liquidity_intent', 'liquidity_withdrawal', 'collection', 'api_key'];
+  const kinds = [
+    'swap',
+    'atomic_swap',
+    'liquidity_intent',
+    'liquidity_withdrawal',
+    'collection',
+    'api_key',
+  ];
   const pattern = fc.oneof(
     fc.constantFrom(...types),
     fc.constantFrom(...kinds).map((k) => `${k}.*`),
@@ -259,6 +267,34 @@ describe('event patterns', () => {
       ok: true,
       patterns: ['swap.*', 'swap.completed'],
     });
+  });
+
+  it("takes an atomic swap's states as its own kind, apart from the deposit flow's", () => {
+    expect(WEBHOOK_EVENT_TYPES.atomic_swap).toEqual([
+      'atomic_swap.prepared',
+      'atomic_swap.executing',
+      'atomic_swap.completed',
+      'atomic_swap.price_moved',
+      'atomic_swap.rejected',
+      'atomic_swap.expired',
+      'atomic_swap.cancelled',
+    ]);
+    expect(checkEventPatterns(['atomic_swap.price_moved', 'atomic_swap.*'])).toEqual({
+      ok: true,
+      patterns: ['atomic_swap.*', 'atomic_swap.price_moved'],
+    });
+    for (const bad of ['atomic_swap.pending', 'atomic_swap.sending_output', 'atomic.*']) {
+      expect(checkEventPatterns([bad])).toMatchObject({ ok: false, pattern: bad });
+    }
+    // A kind's star is that kind's only: `swap.*` is not the atomic swaps', nor the reverse.
+    expect(eventMatches(['swap.*'], 'atomic_swap.completed')).toBe(false);
+    expect(eventMatches(['atomic_swap.*'], 'swap.completed')).toBe(false);
+    expect(eventMatches(['atomic_swap.completed'], 'atomic_swap.completed')).toBe(true);
+  });
+
+  it('lets one endpoint name every exact type there is', () => {
+    expect(checkEventPatterns(types)).toMatchObject({ ok: true });
+    expect(types.length).toBeLessThanOrEqual(WEBHOOK_PATTERNS_MAX);
   });
 
   it('narrows intents by key, never the developer’s own events', () => {

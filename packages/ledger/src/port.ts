@@ -94,6 +94,30 @@ export type TransferOutcome =
       readonly offerId: string;
     };
 
+/**
+ * A split of one of the owner's holdings into two: a self-transfer, the Token Standard's
+ * `TransferFactory_Transfer` with the owner as sender and receiver (`transferKind` `self`), naming
+ * the holding as its only input. It archives the holding and creates the owner's holding of
+ * `amount` and one of the rest; it moves nothing between parties, and its update carries no event.
+ * Repeated on the rest, it gives a party as many holdings as it wants.
+ */
+export interface SplitHoldingCommand {
+  readonly commandId: string;
+  readonly owner: string;
+  /** An unlocked holding of the owner. */
+  readonly holdingId: string;
+  /** What the first new holding holds: positive, and less than the holding does. */
+  readonly amount: Amount;
+  readonly meta?: Meta;
+}
+
+export interface SplitOutcome extends CommandResult {
+  /** The new holding of the amount. */
+  readonly holding: Holding;
+  /** The new holding of the rest. */
+  readonly change: Holding;
+}
+
 export interface OfferCommand {
   readonly commandId: string;
   readonly offerId: string;
@@ -296,6 +320,12 @@ export interface LedgerPort {
 
   /** `TransferFactory_Transfer`: direct when the receiver pre-approves the instrument, else an offer. */
   submitTransfer(command: TransferCommand): Promise<TransferOutcome>;
+  /**
+   * Splits a holding by a self-transfer. Refused with `invalid_inputs` (not an active unlocked
+   * holding of the owner, or one another transfer of this process names), `invalid_amount` (not
+   * positive, or not less than the holding), `unknown_party`.
+   */
+  splitHolding(command: SplitHoldingCommand): Promise<SplitOutcome>;
   /** Refused with `offer_expired` once ledger time has reached the offer's `executeBefore`. */
   acceptOffer(command: OfferCommand): Promise<CommandResult>;
   /** The receiver's refusal; also the way to end an expired offer sent to the party. */

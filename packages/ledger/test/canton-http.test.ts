@@ -19,7 +19,7 @@ afterEach(async () => {
   );
 });
 
-type Behaviour = 'drop' | 'json' | 'canton-error' | 'bad-gateway' | 'hang';
+type Behaviour = 'drop' | 'drop-first' | 'json' | 'canton-error' | 'bad-gateway' | 'hang';
 
 /** A server that answers every request the same way, and remembers what it received. */
 async function serve(behaviour: Behaviour) {
@@ -29,13 +29,16 @@ async function serve(behaviour: Behaviour) {
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
       received.push({ authorization: request.headers.authorization, body });
+      const dropped = behaviour === 'drop' || (behaviour === 'drop-first' && received.length === 1);
+      if (dropped) {
+        request.socket.destroy();
+        return;
+      }
       switch (behaviour) {
-        case 'drop':
-          request.socket.destroy();
-          return;
         case 'hang':
           return;
         case 'json':
+        case 'drop-first':
           response.writeHead(200, { 'content-type': 'application/json' });
           response.end('{"offset":7}');
           return;
@@ -86,6 +89,18 @@ describe('the JSON HTTP client over real connections', () => {
     const { url } = await serve('drop');
     expect((await failure(url, 'read')).code).toBe('rejected');
     expect((await failure(url, 'submit')).code).toBe('timeout');
+  });
+
+  it('a read whose connection broke is sent once more, a submission never', async () => {
+    const read = await serve('drop-first');
+    expect(await client.get(read.url, { kind: 'read' })).toEqual({ offset: 7 });
+    expect(read.received).toHaveLength(2);
+    const submission = await serve('drop-first');
+    expect((await failure(submission.url, 'submit')).code).toBe('timeout');
+    expect(submission.received).toHaveLength(1);
+    const everyTime = await serve('drop');
+    expect((await failure(everyTime.url, 'read')).code).toBe('rejected');
+    expect(everyTime.received).toHaveLength(2);
   });
 
   it('no answer within the time limit: a submission timed out', async () => {

@@ -916,6 +916,94 @@ export function ledgerConformanceSuite(harness: LedgerHarness): void {
       });
     });
 
+    describe('splitting a holding', () => {
+      /** Alice's unlocked usdA holdings, by id. */
+      async function aliceHoldings(w: World) {
+        const holdings = await w.ledger.getHoldings(w.alice);
+        return holdings.filter((h) => sameInstrument(h.instrument, w.usdA) && h.lock === null);
+      }
+
+      it('splits a holding into the amount and the rest, moving nothing between parties', async () => {
+        const w = await world();
+        const ledger = w.ledger;
+        await ledger.mint({ owner: w.alice, instrument: w.usdA, amount: amount('100') });
+        const [whole] = await aliceHoldings(w);
+        if (whole === undefined) throw new Error('no holding minted');
+        const before = await ledger.ledgerEnd();
+        const command = {
+          commandId: w.cmd('split'),
+          owner: w.alice,
+          holdingId: whole.holdingId,
+          amount: amount('30.5'),
+        };
+        const outcome = await ledger.splitHolding(command);
+        expect(outcome.holding).toMatchObject({ owner: w.alice, instrument: w.usdA, lock: null });
+        expect(outcome.holding.amount.toString()).toBe('30.5');
+        expect(outcome.change).toMatchObject({ owner: w.alice, instrument: w.usdA, lock: null });
+        expect(outcome.change.amount.toString()).toBe('69.5');
+        const ids = (await aliceHoldings(w)).map((h) => h.holdingId).sort();
+        expect(ids).toEqual([outcome.holding.holdingId, outcome.change.holdingId].sort());
+        expect((await balanceOf(ledger, w.alice, w.usdA)).total).toBe('100');
+        expect(await ledger.lookupCommand(command.commandId)).toMatchObject({
+          updateId: outcome.updateId,
+          offset: outcome.offset,
+        });
+        // Again under the same id: the first outcome, nothing moved.
+        const after = await observable(w);
+        expect(await ledger.splitHolding(command)).toEqual(outcome);
+        expect(await observable(w)).toEqual(after);
+        // The rest split again: three holdings.
+        await ledger.splitHolding({
+          commandId: w.cmd('split-rest'),
+          owner: w.alice,
+          holdingId: outcome.change.holdingId,
+          amount: amount('30.5'),
+        });
+        const amounts = (await aliceHoldings(w)).map((h) => h.amount.toString()).sort();
+        expect(amounts).toEqual(['30.5', '30.5', '39']);
+        // No value moved between parties: up to a payment made after them, the stream shows only
+        // that payment's transfer.
+        const paid = await ledger.submitTransfer({
+          commandId: w.cmd('pay'),
+          sender: w.alice,
+          receiver: w.bob,
+          instrument: w.usdA,
+          amount: amount('1'),
+        });
+        const transfers = eventsOf(await readUpdates(ledger, before, paid.offset), 'transfer');
+        expect(transfers.map((t) => [t.sender, t.receiver])).toEqual([[w.alice, w.bob]]);
+      });
+
+      it('refuses what cannot be split, changing nothing', async () => {
+        const { w, offerId } = await offerToCarol();
+        const ledger = w.ledger;
+        const [free] = await aliceHoldings(w);
+        const locked = (await ledger.getHoldings(w.alice)).find((h) => h.lock !== null);
+        if (free === undefined || locked === undefined) throw new Error('no holdings to split');
+        await ledger.mint({ owner: w.bob, instrument: w.usdA, amount: amount('10') });
+        const [bobs] = await ledger.getHoldings(w.bob);
+        const split = (holdingId: string, text: string, owner = w.alice) => {
+          const commandId = w.cmd('split');
+          return { commandId, owner, holdingId, amount: amount(text) };
+        };
+        const refused = async (command: ReturnType<typeof split>, code: LedgerErrorCode) =>
+          expectRefusedWithoutChange(
+            w,
+            () => ledger.splitHolding(command),
+            code,
+            command.commandId,
+          );
+        // Alice holds 70 free and 30 locked for the offer.
+        await refused(split(free.holdingId, '70'), 'invalid_amount');
+        await refused(split(free.holdingId, '0'), 'invalid_amount');
+        await refused(split(locked.holdingId, '10'), 'invalid_inputs');
+        await refused(split(bobs?.holdingId ?? 'none', '5'), 'invalid_inputs');
+        await refused(split(`${free.holdingId}-gone`, '5'), 'invalid_inputs');
+        await refused(split(free.holdingId, '5', `nobody-${w.hint('x')}::1220aa`), 'unknown_party');
+        expect(await ledger.getPendingOffers(w.carol)).toMatchObject([{ offerId }]);
+      });
+    });
+
     describe('update stream', () => {
       /** Three commits by Alice: a mint, a direct transfer to Bob, an offer to Carol. */
       async function threeCommits(w: World) {

@@ -18,6 +18,7 @@ import { Swaps } from './resources/swaps.js';
 import { Tokens } from './resources/tokens.js';
 import { TrackList, type TrackParams } from './resources/track.js';
 import { WalletAuth } from './resources/wallet-auth.js';
+import type { AtomicSwapStatus, SwapStatus } from './types.js';
 
 /** Options of `new PoolParty(...)`. */
 export interface PoolPartyOptions {
@@ -103,10 +104,23 @@ export class PoolParty {
   }
 
   /**
-   * The swap intents of `partyId` created under this API key, newest first. `partyId` must be
-   * the wallet token's party (else `AuthenticationError`). `await` it for the first page, or
-   * `for await` over it for every swap on every page.
+   * The swaps of `partyId` created under this API key, newest first: the deposit flow's
+   * (`SwapStatus`) and atomic swaps (`AtomicSwapStatus`), `kind` telling them apart; `{ kind }`
+   * keeps one kind, typed as it. `partyId` must be the wallet token's party (else
+   * `AuthenticationError`). `await` it for the first page, or `for await` over it for every swap
+   * on every page.
    */
+  track(
+    partyId: string,
+    params: TrackParams & { readonly kind: 'deposit' },
+    options?: CallOptions,
+  ): TrackList<SwapStatus>;
+  track(
+    partyId: string,
+    params: TrackParams & { readonly kind: 'atomic' },
+    options?: CallOptions,
+  ): TrackList<AtomicSwapStatus>;
+  track(partyId: string, params?: TrackParams, options?: CallOptions): TrackList;
   track(partyId: string, params?: TrackParams, options?: CallOptions): TrackList {
     return new TrackList(this.#sender, partyId, params, options);
   }

@@ -426,6 +426,8 @@ export interface HistoryEntry {
 
 /** The state of a swap with the facts of each stage; keys are always present. */
 export interface SwapStatus extends SwapTerms {
+  /** A swap of the deposit flow; an atomic swap's status is `atomic` (`AtomicSwapStatus`). */
+  kind: 'deposit';
   /** True once the status can no longer change. */
   terminal: boolean;
   /** Output paid; null until then. */
@@ -454,12 +456,18 @@ export interface CancelResult {
   status: 'cancelled';
 }
 
-/** One page of the swaps of a party. */
-export interface TrackResult {
+/** The kinds of swap a party's list holds: the deposit flow's and the atomic ones. */
+export type SwapKind = 'deposit' | 'atomic';
+
+/** A swap's status of either kind, as `track` lists them: `kind` tells which. */
+export type AnySwapStatus = SwapStatus | AtomicSwapStatus;
+
+/** One page of the swaps of a party, of both kinds (or of the one `kind` asked for). */
+export interface TrackResult<T extends AnySwapStatus = AnySwapStatus> {
   /** The wallet party. */
   partyId: string;
-  /** Newest first. */
-  swaps: SwapStatus[];
+  /** Newest first; `kind` tells a `SwapStatus` from an `AtomicSwapStatus`. */
+  swaps: T[];
   /** Pass as `cursor` for the next page; null on the last page. */
   nextCursor: string | null;
 }
@@ -662,7 +670,7 @@ export interface FeesEarned {
   bUsd: string | null;
 }
 
-/** State of an atomic swapstates)#states). */
+/** State of an atomic swap: `prepared` and `executing` until it ends. */
 export type AtomicSwapState =
   | 'prepared'
   | 'executing'
@@ -681,7 +689,7 @@ export interface AtomicSwapLeg {
   amount: string;
 }
 
-/** An atomic swapstates)): both legs in one transaction the wallet signs. */
+/** An atomic swap: both legs in one transaction the wallet signs. */
 export interface AtomicSwap {
   atomicSwapId: string;
   poolId: string;
@@ -711,4 +719,56 @@ export interface AtomicSwap {
   excess: string | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** One state change of an atomic swap. */
+export interface AtomicSwapHistoryEntry {
+  /** The state entered. */
+  status: AtomicSwapState;
+  /** When. */
+  at: string;
+}
+
+/**
+ * An atomic swap as `track` and the status routes answer it, beside `SwapStatus`: the keys both
+ * have mean the same; the deposit's (address, reference, legs) are not here.
+ */
+export interface AtomicSwapStatus {
+  /** An atomic swap; a swap of the deposit flow is `deposit` (`SwapStatus`). */
+  kind: 'atomic';
+  /** The atomic swap id, as `atomicSwapId`: the key a list of both kinds reads. */
+  intentId: string;
+  atomicSwapId: string;
+  poolId: string;
+  status: AtomicSwapState;
+  /** True once the status can no longer change. */
+  terminal: boolean;
+  inputToken: string;
+  inputTokenAdmin: string;
+  outputToken: string;
+  outputTokenAdmin: string;
+  /** The signed input: what the input leg moves, exactly. */
+  expectedAmount: string;
+  /** The quote's output at prepare, before the slippage tolerance. */
+  expectedOutput: string;
+  /** The signed output: what the output leg moves, exactly. */
+  minOutput: string;
+  /** The output paid (the signed output) once `completed`; null until then. */
+  actualOutput: string | null;
+  slippageTolerance: number;
+  /** Who signs, pays and receives. */
+  traderParty: string;
+  createdAt: string;
+  /** When it reached `completed`. */
+  completedAt: string | null;
+  /** The signature must arrive strictly before this. */
+  expiresAt: string;
+  /** Why it ended with nothing moved; null otherwise. */
+  failureReason: FailureReason | null;
+  /** The one update both legs committed in. */
+  updateId: string | null;
+  /** What the curve paid above the signed output at execution: kept by the LPs. */
+  excess: string | null;
+  /** Every state change, oldest first. */
+  history: AtomicSwapHistoryEntry[];
 }

@@ -1,7 +1,8 @@
 /**
  * The devnet entry's signer: every key form people hold signs exactly what core's own Ed25519
  * signs, verifies with the service's verification, and answers a wallet challenge that the
- * service's challenge check accepts for the key's party; a key that is not one is refused.
+ * service's challenge check accepts for the key's party, and signs an atomic swap's hash for the
+ * key core fingerprints; a key that is not one is refused.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, webcrypto } from 'node:crypto';
 import {
@@ -18,8 +19,10 @@ import {
 import { describe, expect, it } from 'vitest';
 import {
   createSigner,
+  Devnet,
   devnetSigningMessage,
   generatePrivateKey,
+  keyFingerprint,
   type SigningKey,
 } from '../src/devnet/index.js';
 import { ValidationError } from '../src/index.js';
@@ -158,6 +161,28 @@ describe('createSigner', () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect(error).toMatchObject({ code: 'invalid_signing_key', shortMessage: expect.any(String) });
     expect((error as ValidationError).shortMessage).toMatch(message);
+  });
+});
+
+describe("an atomic swap's signer", () => {
+  it("prepares for core's fingerprint of the key and signs the hash's bytes as core verifies", async () => {
+    for (let n = 0; n < 5; n++) {
+      const keys = generateKeyPair();
+      expect(await keyFingerprint(keys.publicKey)).toBe(fingerprint(keys.publicKey));
+    }
+    const wallet = await new Devnet('http://127.0.0.1:1').wallet(
+      `alice::${fingerprint(publicKey)}`,
+      hex(seed),
+    );
+    const signer = await wallet.atomicSigner();
+    expect(signer).toMatchObject({
+      partyId: wallet.partyId,
+      fingerprint: fingerprint(publicKey),
+      publicKey,
+    });
+    const hash = new Uint8Array(32).fill(5);
+    expect(verifyEd25519(hash, await signer.signHash(hash), publicKey)).toBe(true);
+    await expect(keyFingerprint(new Uint8Array(31))).rejects.toBeInstanceOf(ValidationError);
   });
 });
 

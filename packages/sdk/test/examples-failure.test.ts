@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const REPOSITORY = join(import.meta.dirname, '../../..');
-const EXAMPLES = ['quickstart', 'two-step', 'track', 'portal-keys'] as const;
+const EXAMPLES = ['quickstart', 'two-step', 'track', 'portal-keys', 'atomic'] as const;
 /** One example process: tsx compiles it, then the first request is refused at once. */
 const EXAMPLE_TIMEOUT_MS = 60_000;
 

@@ -29,6 +29,9 @@ expectTypeOf<sdk.SwapInstructions>().toEqualTypeOf<core.SwapInstructions>();
 expectTypeOf<sdk.SwapIntent>().toEqualTypeOf<core.SwapIntent>();
 expectTypeOf<sdk.AtomicSwap>().toEqualTypeOf<core.AtomicSwap>();
 expectTypeOf<sdk.AtomicSwapState>().toEqualTypeOf<core.AtomicSwapState>();
+expectTypeOf<sdk.AtomicSwapHistoryEntry>().toEqualTypeOf<core.AtomicSwapHistoryEntry>();
+expectTypeOf<sdk.AtomicSwapStatus>().toEqualTypeOf<core.AtomicSwapStatus>();
+expectTypeOf<sdk.SwapKind>().toEqualTypeOf<core.SwapKind>();
 expectTypeOf<sdk.FailureReason>().toEqualTypeOf<core.FailureReason>();
 expectTypeOf<sdk.DepositFact>().toEqualTypeOf<core.DepositFact>();
 expectTypeOf<sdk.Leg>().toEqualTypeOf<core.Leg>();
@@ -105,3 +108,12 @@ expectTypeOf<webhooks.RotateWebhookSecretParams>().toEqualTypeOf<
 >();
 // The event a webhook carries has the mode of a service's environment.
 expectTypeOf<webhooks.WebhookEvent['mode']>().toEqualTypeOf<core.Environment>();
+// Every type an endpoint can be sent is one the union names, and no other.
+expectTypeOf<Exclude<webhooks.WebhookEventType, 'webhook.test'>>().toEqualTypeOf<
+  | `swap.${core.SwapState}`
+  | `atomic_swap.${core.AtomicSwapState}`
+  | `liquidity_intent.${core.LiquidityState}`
+  | `liquidity_withdrawal.${(typeof core.WITHDRAWAL_STATES)[number]}`
+  | 'collection.paid'
+  | 'api_key.revoked'
+>();

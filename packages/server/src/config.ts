@@ -9,6 +9,9 @@ import {
   AmountParseError,
   type AmountsByInstrument,
   type Environment,
+  type HoldingTargets,
+  POOL_HOLDINGS_MAX,
+  POOL_HOLDINGS_TARGET_DEFAULT,
   parsePartyId,
 } from '@poolparty/core';
 import type { StoreLocation } from '@poolparty/store';
@@ -86,6 +89,8 @@ export interface Settings extends CantonSettings {
   readonly treasuryNetworkReserve: AmountsByInstrument;
   /** Pools one round of the schedule looks at, least recently swept first. */
   readonly treasurySweepPoolsMax: number;
+  /** Holdings the worker keeps each pool side in, by instrument (core's `holdingsTargetFor`). */
+  readonly poolHoldingsTarget: HoldingTargets;
   /**
    * Webhooks may go to addresses that are not public (private, loopback, link-local, …) on
    * mainnet: for a service whose developers' receivers are on its own network.
@@ -184,21 +189,33 @@ const registryMap = (text: string): Readonly<Record<string, string>> | SettingPr
   return registries;
 };
 
-/** `Amulet=100,USDCx=10,*=0`: an amount per instrument id, `*` for the instruments not named. */
-const amountsByInstrument = (text: string): AmountsByInstrument | SettingProblem => {
-  const amounts: Record<string, Amount> = {};
-  for (const { entry, key: id, value } of keyValueEntries(text)) {
-    const amount = Amount.tryParse(value);
-    if (id === '' || amount instanceof AmountParseError) {
-      return new SettingProblem(
-        `has ${JSON.stringify(entry)}, which is not instrument=amount (e.g. Amulet=100 or *=0)`,
-      );
+/**
+ * A table by instrument id, `*` for the instruments not named, read from `id=value` entries:
+ * `value` reads one entry's value (null when it is not one), `shape` says what an entry is.
+ */
+const byInstrument =
+  <T>(value: (text: string) => T | null, shape: string) =>
+  (text: string): Readonly<Record<string, T>> | SettingProblem => {
+    const table: Record<string, T> = {};
+    for (const { entry, key: id, value: given } of keyValueEntries(text)) {
+      const read = id === '' ? null : value(given);
+      if (read === null) {
+        return new SettingProblem(`has ${JSON.stringify(entry)}, which is not ${shape}`);
+      }
+      if (table[id] !== undefined) return new SettingProblem(`names ${JSON.stringify(id)} twice`);
+      table[id] = read;
     }
-    if (amounts[id] !== undefined) return new SettingProblem(`names ${JSON.stringify(id)} twice`);
-    amounts[id] = amount;
-  }
-  return amounts;
-};
+    return table;
+  };
+
+/** `Amulet=100,USDCx=10,*=0`: an amount per instrument id, `*` for the instruments not named. */
+const amountsByInstrument: (text: string) => AmountsByInstrument | SettingProblem = byInstrument(
+  (text) => {
+    const amount = Amount.tryParse(text);
+    return amount instanceof AmountParseError ? null : amount;
+  },
+  'instrument=amount (e.g. Amulet=100 or *=0)',
+);
 
 const partyId = (text: string): string | SettingProblem => {
   const parsed = parsePartyId(text);
@@ -240,6 +257,15 @@ const wholeNumber =
       ? value
       : new SettingProblem(`must be a whole number from ${min} to ${max}`);
   };
+
+/**
+ * `CBTC=4,*=8`: how many holdings a pool side keeps of each instrument id, `*` for the rest; each
+ * a whole number from 1 (the side is left as it is) to `POOL_HOLDINGS_MAX`.
+ */
+const holdingTargets: (text: string) => HoldingTargets | SettingProblem = byInstrument((text) => {
+  const count = wholeNumber(1, POOL_HOLDINGS_MAX)(text);
+  return count instanceof SettingProblem ? null : count;
+}, `instrument=count, a count from 1 to ${POOL_HOLDINGS_MAX} (e.g. CBTC=4 or *=8)`);
 
 /** A comma-separated list of origins; `*` only where `allowAny`. */
 const originList =
@@ -613,6 +639,14 @@ const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
     description: 'pools one round of automatic sweeps looks at, least recently swept first',
     defaultValue: 100,
     parse: wholeNumber(1, SWEEP_POOLS_MAX_BOUND),
+  },
+  poolHoldingsTarget: {
+    key: 'poolHoldingsTarget',
+    env: 'POOLPARTY_POOL_HOLDINGS_TARGET',
+    flag: 'pool-holdings-target',
+    description: `holdings the worker keeps each pool side in, for swaps and payouts side by side: instrument=count (1 to ${POOL_HOLDINGS_MAX}), * for the rest`,
+    defaultValue: { '*': POOL_HOLDINGS_TARGET_DEFAULT },
+    parse: holdingTargets,
   },
   webhookAllowPrivate: {
     key: 'webhookAllowPrivate',

@@ -52,6 +52,7 @@ import { createLiveQuoter } from './market/live-quoter.js';
 import { SnapshotJob } from './market/snapshots.js';
 import { createMetrics } from './metrics.js';
 import { PartyKeysFileError } from './party-keys-file.js';
+import { PoolHoldingsKeeper } from './pool-holdings.js';
 import { probeListen } from './preflight.js';
 import { registerTreasuryMetrics } from './treasury/metrics.js';
 import { TreasurySweeper } from './treasury/sweeper.js';
@@ -379,15 +380,47 @@ async function startWorkerJobs(
       app.log.warn({ err: error }, 'purging expired rows failed; trying again at the next run'),
   });
   housekeeping.start();
+  const holdings = startPoolHoldings(ctx, app);
   const sweeper = startTreasurySweeps(ctx, app, engine, treasuryParty);
   const webhooks = startWebhookDelivery(ctx, app);
   return [
     { what: 'the settlement engine', close: () => engine.stop() },
     { what: "the engine's admin change subscription", close: async () => unsubscribe() },
     { what: 'housekeeping', close: () => housekeeping.stop() },
+    { what: 'the pool holdings keeper', close: () => holdings.stop() },
     { what: 'the treasury sweeps', close: async () => sweeper?.stop() },
     { what: 'the webhook deliveries', close: () => webhooks.stop() },
   ];
+}
+
+/** The worker's keeping of each pool side in several holdings (pool-holdings.ts). */
+function startPoolHoldings(ctx: ServiceContext, app: App): PoolHoldingsKeeper {
+  const keeper = new PoolHoldingsKeeper({
+    db: ctx.db,
+    ledger: ctx.ledger,
+    targets: ctx.settings.poolHoldingsTarget,
+    registry: ctx.metrics.registry,
+    onWork: (sides) =>
+      app.log.info(
+        {
+          sides: sides.map((side) => ({
+            pool: side.poolId,
+            instrument: side.instrument.id,
+            target: side.target,
+            selfTransfers: side.selfTransfers,
+            refused: side.refused,
+          })),
+        },
+        'pool holdings split',
+      ),
+    onError: (error) =>
+      app.log.warn(
+        { err: error },
+        'splitting pool holdings failed; trying again at the next round',
+      ),
+  });
+  keeper.start();
+  return keeper;
 }
 
 /** The worker's webhook delivery loop (webhooks/dispatcher.ts), beside and apart from settlement. */

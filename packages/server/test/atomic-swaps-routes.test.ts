@@ -2,24 +2,22 @@
  * `/v1/atomic-swaps` as an app uses it: on a service with `LEDGER=canton` (the devnet ledger
  * server), prepare answers both legs, the prepared transaction and its hash; the wallet signs the
  * hash with its own key and execute answers `completed` with the update id; a signature again
- * executes nothing twice; another key is 401 and a cancel after signing 409. On the embedded
+ * executes nothing twice; another key is 401 and a cancel after signing 409. Its event stream
+ * resumes after `Last-Event-ID`; the status routes and `track` answer it beside the deposit
+ * flow's swaps (`kind: atomic`). On the embedded
  * ledger, which prepares nothing for a wallet to sign, the routes answer
  * `atomic_swaps_unavailable`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Amount, fingerprint, generateKeyPair, sign } from '@poolparty/core';
 import { PoolParty } from '@poolparty/sdk';
 import { withAtomicSwaps } from '@poolparty/sdk/atomic';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningService, startService } from '../src/service.js';
+import type { RunningService } from '../src/service.js';
 import {
-  importDevnetPools,
+  type CantonService,
   issueApiKey,
   type ServedDevnet,
-  serveSeededDevnet,
-  serviceSettingsIn,
+  startCantonService,
 } from './support/devnet-ledger.js';
 import {
   type Body,
@@ -39,12 +37,17 @@ const fromHex = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
 describe('atomic swaps on a service with LEDGER=canton', () => {
+  let canton: CantonService;
   let devnet: ServedDevnet;
   let service: RunningService;
-  let dataDir: string;
   let apiKey: string;
   let token: string;
   let trader: { partyId: string; publicKey: string; privateKey: string };
+  const secondUser = () => {
+    const user = devnet.seed.users[1];
+    if (user === undefined) throw new Error('no second seeded user');
+    return user;
+  };
   const call = (method: string, path: string, body?: unknown, key?: string) =>
     request<Body>(service.url ?? '', method, path, {
       apiKey,
@@ -53,10 +56,8 @@ describe('atomic swaps on a service with LEDGER=canton', () => {
     });
 
   beforeAll(async () => {
-    devnet = await serveSeededDevnet();
-    dataDir = mkdtempSync(join(tmpdir(), 'pp-atomic-routes-'));
-    service = await startService(serviceSettingsIn(dataDir, devnet.env));
-    await importDevnetPools(service, devnet);
+    canton = await startCantonService();
+    ({ devnet, service } = canton);
     apiKey = await issueApiKey(service.ctx.db, devnet.seed.developer.partyId, new Date());
     const [user] = devnet.seed.users;
     if (user === undefined) throw new Error('no seeded user');
@@ -64,11 +65,7 @@ describe('atomic swaps on a service with LEDGER=canton', () => {
     token = await walletTokenFor({ url: service.url ?? '', apiKey }, user);
   }, 120_000);
 
-  afterAll(async () => {
-    await service?.close();
-    await devnet?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => canton?.close());
 
   async function prepared(key?: string) {
     const answer = await call(
@@ -212,6 +209,149 @@ describe('atomic swaps on a service with LEDGER=canton', () => {
       status: 'completed',
       atomicSwapId: swap.atomicSwapId,
     });
+  });
+
+  it('resumes the stream after Last-Event-ID: only later events, none twice, and a foreign id is 400', async () => {
+    const swap = await prepared();
+    const path = `/v1/atomic-swaps/${swap.atomicSwapId}`;
+    const opened = (lastEventId?: string) =>
+      openSse(service.url ?? '', `${path}/events`, {
+        apiKey,
+        walletToken: token,
+        ...(lastEventId !== undefined && { lastEventId }),
+      });
+    const first = await opened();
+    const [prepare] = await first.events(1);
+    first.close();
+    expect(prepare?.event).toBe('prepared');
+    expect((await call('POST', `${path}/execute`, signatureOf(swap))).body.status).toBe(
+      'completed',
+    );
+    const resumed = await (await opened(prepare?.id)).rest();
+    expect(resumed.map((event) => event.event)).toEqual(['executing', 'completed']);
+    expect(resumed.map((event) => Number(event.id))).toEqual(
+      [1, 2].map((n) => Number(prepare?.id) + n),
+    );
+    // The query parameter, for clients that cannot set headers, resumes alike.
+    const byQuery = await openSse(
+      service.url ?? '',
+      `${path}/events?lastEventId=${resumed[0]?.id}`,
+      { apiKey, walletToken: token },
+    );
+    expect((await byQuery.rest()).map((event) => event.event)).toEqual(['completed']);
+    // After the last event of an ended swap, the stream ends at once with nothing.
+    expect(await (await opened(resumed.at(-1)?.id)).rest()).toEqual([]);
+    const other = await prepared();
+    const foreign = await request<Body>(service.url ?? '', 'GET', `${path}/events`, {
+      apiKey,
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'text/event-stream',
+        'last-event-id': String(Number(resumed.at(-1)?.id) + 1),
+      },
+    });
+    expectProblem(foreign, 400, 'validation_error');
+    await call('POST', `/v1/atomic-swaps/${other.atomicSwapId}/cancel`);
+  });
+
+  it('answers its status and progress beside the deposit flow’s, in that family’s words', async () => {
+    const swap = await prepared();
+    const done = await call(
+      'POST',
+      `/v1/atomic-swaps/${swap.atomicSwapId}/execute`,
+      signatureOf(swap),
+    );
+    const status = await call('GET', `/v1/swaps/${swap.atomicSwapId}`);
+    expect(status.status, JSON.stringify(status.body)).toBe(200);
+    expect(status.body).toEqual({
+      kind: 'atomic',
+      intentId: swap.atomicSwapId,
+      atomicSwapId: swap.atomicSwapId,
+      poolId: 'amulet-usdcx',
+      status: 'completed',
+      terminal: true,
+      inputToken: 'Amulet',
+      inputTokenAdmin: swap.input.tokenAdmin,
+      outputToken: 'USDCx',
+      outputTokenAdmin: swap.output.tokenAdmin,
+      expectedAmount: swap.input.amount,
+      expectedOutput: swap.quotedOutput,
+      minOutput: swap.output.amount,
+      actualOutput: swap.output.amount,
+      slippageTolerance: 0.05,
+      traderParty: trader.partyId,
+      createdAt: swap.createdAt,
+      completedAt: done.body.updatedAt,
+      expiresAt: swap.expiresAt,
+      failureReason: null,
+      updateId: done.body.updateId,
+      excess: done.body.excess,
+      history: [
+        { status: 'prepared', at: swap.createdAt },
+        { status: 'executing', at: expect.any(String) },
+        { status: 'completed', at: done.body.updatedAt },
+      ],
+    });
+    // Anyone with the id and an API key sees its progress, without the trader.
+    const progress = await request<Body>(
+      service.url ?? '',
+      'GET',
+      `/v1/swaps/${swap.atomicSwapId}/progress`,
+      { apiKey },
+    );
+    const { traderParty, ...withoutTrader } = status.body;
+    expect(progress.body).toEqual(withoutTrader);
+    // Another party's atomic swap is as unknown as an id never issued.
+    const other = await walletTokenFor({ url: service.url ?? '', apiKey }, secondUser());
+    const theirs = await request<Body>(service.url ?? '', 'GET', `/v1/swaps/${swap.atomicSwapId}`, {
+      apiKey,
+      walletToken: other,
+    });
+    expectProblem(theirs, 404, 'not_found');
+    const unknown = 'atm_0000000000000000000000000A';
+    expectProblem(await call('GET', `/v1/swaps/${unknown}`), 404, 'not_found');
+    expectProblem(
+      await request(service.url ?? '', 'GET', `/v1/swaps/${unknown}/progress`, { apiKey }),
+      404,
+      'not_found',
+    );
+  });
+
+  it('lists its atomic swaps among its swaps, newest first, and keeps one kind when asked', async () => {
+    const intent = await call('POST', '/v1/swaps', {
+      fromToken: 'Amulet',
+      toToken: 'USDCx',
+      amount: '10',
+      poolId: 'amulet-usdcx',
+    });
+    expect(intent.status, JSON.stringify(intent.body)).toBe(201);
+    await call('POST', `/v1/swaps/${intent.body.intentId}/cancel`);
+    const swap = await prepared();
+    const track = (query = '') => call('GET', `/v1/track/${trader.partyId}${query}`);
+    const both = await track('?limit=2');
+    expect(both.status, JSON.stringify(both.body)).toBe(200);
+    expect(both.body.swaps.map((s: Body) => [s.kind, s.intentId])).toEqual([
+      ['atomic', swap.atomicSwapId],
+      ['deposit', intent.body.intentId],
+    ]);
+    expect(both.body.swaps[0]).toEqual((await call('GET', `/v1/swaps/${swap.atomicSwapId}`)).body);
+    const atomic = (await track('?kind=atomic&limit=100')).body.swaps as Body[];
+    expect(atomic.length).toBeGreaterThan(1);
+    expect(atomic.every((s) => s.kind === 'atomic')).toBe(true);
+    const deposit = (await track('?kind=deposit')).body.swaps as Body[];
+    expect(deposit.map((s) => s.intentId)).toEqual([intent.body.intentId]);
+    const waiting = (await track('?status=prepared')).body.swaps as Body[];
+    expect(waiting.map((s) => s.intentId)).toContain(swap.atomicSwapId);
+    expect(waiting.every((s) => s.status === 'prepared')).toBe(true);
+    expectProblem(await track('?kind=both'), 400, 'validation_error');
+    // The SDK lists them alike, typed by kind, and reads one's status from the atomic entry.
+    const pp = withAtomicSwaps(
+      new PoolParty({ apiKey, baseUrl: service.url ?? '', walletToken: token }),
+    );
+    const page = await pp.track(trader.partyId, { kind: 'atomic', status: 'prepared' });
+    expect(page.swaps.map((s) => s.atomicSwapId)).toContain(swap.atomicSwapId);
+    expect(await pp.atomicSwaps.getStatus(swap.atomicSwapId)).toEqual(both.body.swaps[0]);
+    await call('POST', `/v1/atomic-swaps/${swap.atomicSwapId}/cancel`);
   });
 
   it('replays a prepare retried under its idempotency key, preparing once', async () => {

@@ -30,6 +30,7 @@ import {
   cancelAtomicSwap,
   EXECUTION_GRACE_MS,
   executeAtomicSwap,
+  keepPoolHoldings,
   prepareAtomicSwap,
   resolveExecutingSwaps,
 } from '@poolparty/settlement';
@@ -45,10 +46,11 @@ import {
   openPglite,
   putPoolPriceReference,
   reservationsOf,
+  reservedHoldingIds,
 } from '@poolparty/store';
 import { seedTestDeveloper } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEVNET_AUDIENCE, DEVNET_AUTH_SECRET } from './support/devnet-ledger.js';
+import { DEVNET_AUDIENCE, DEVNET_AUTH_SECRET, mergeHoldings } from './support/devnet-ledger.js';
 
 const T0 = new Date();
 const POOL_ID = 'pool-usd-eur';
@@ -482,6 +484,46 @@ describe('an atomic swap through settlement on the canton path', () => {
     );
     expect(after.booksUsd).toBe(after.poolUsd);
     expect(after.booksEur).toBe(after.poolEur);
+  });
+
+  it('prepares one swap at a time from a pool holding its output as one, and several once the keeper split it', async () => {
+    // The pool's free EUR holdings merged into one, as one provider's deposit would have made it.
+    await mergeHoldings(local, pool, eur, await reservedHoldingIds(db, POOL_ID));
+    const cancelAll = async (swaps: readonly AtomicSwapRecord[]) => {
+      for (const swap of swaps) {
+        await cancelAtomicSwap(db, {
+          atomicSwapId: swap.atomicSwapId,
+          trader: trader.partyId,
+          now: new Date(),
+        });
+      }
+    };
+    const preparedAtOnce = async (count: number) => {
+      const attempts = await Promise.allSettled(
+        Array.from({ length: count }, () => prepared(Amount.of(5), 0.01)),
+      );
+      const swaps = attempts.flatMap((a) => (a.status === 'fulfilled' ? [a.value] : []));
+      const refused = attempts.flatMap((a) => (a.status === 'rejected' ? [a.reason] : []));
+      return { swaps, refused };
+    };
+    const one = await preparedAtOnce(3);
+    expect(one.swaps).toHaveLength(1);
+    expect(one.refused).toMatchObject([
+      { code: 'pool_holdings_busy' },
+      { code: 'pool_holdings_busy' },
+    ]);
+    await cancelAll(one.swaps);
+    const before = await world();
+    const round = await keepPoolHoldings({ db, ledger: canton }, { targets: { '*': 4 } });
+    expect(round.sides.find((side) => side.instrument.id === eur.id)?.selfTransfers).toBe(3);
+    const after = await world();
+    // Self-transfers: nothing moved between the parties, nothing in the books.
+    expect({ ...after, end: 0 }).toEqual({ ...before, end: 0 });
+    const four = await preparedAtOnce(4);
+    expect(four.refused).toEqual([]);
+    const named = four.swaps.flatMap((swap) => swap.preparation.outputHoldingIds);
+    expect(new Set(named).size).toBe(4);
+    await cancelAll(four.swaps);
   });
 
   describe('an execution whose answer was lost', () => {

@@ -306,6 +306,33 @@ describe('HTTP timeouts, connection caps and stream caps', () => {
   });
 });
 
+describe('the pool holdings target', () => {
+  it('is 8 holdings per side unless an instrument is given its own', () => {
+    const defaults = readSettings({});
+    expect(defaults.ok && defaults.settings.poolHoldingsTarget).toEqual({ '*': 8 });
+    const given = readSettings({}, { poolHoldingsTarget: 'CBTC=4, *=16' });
+    expect(given.ok && given.settings.poolHoldingsTarget).toEqual({ CBTC: 4, '*': 16 });
+  });
+
+  it('refuses a count out of 1 to 64, a malformed entry and an instrument named twice', () => {
+    const refusal = (text: string) => {
+      const result = readSettings({ POOLPARTY_POOL_HOLDINGS_TARGET: text });
+      return result.ok ? null : result.errors;
+    };
+    const shape = 'which is not instrument=count, a count from 1 to 64 (e.g. CBTC=4 or *=8)';
+    expect(refusal('*=0')).toEqual([
+      `POOLPARTY_POOL_HOLDINGS_TARGET has "*=0", ${shape} (got "*=0")`,
+    ]);
+    expect(refusal('Amulet=65')).toEqual([
+      `POOLPARTY_POOL_HOLDINGS_TARGET has "Amulet=65", ${shape} (got "Amulet=65")`,
+    ]);
+    expect(refusal('8')).toEqual([`POOLPARTY_POOL_HOLDINGS_TARGET has "8", ${shape} (got "8")`]);
+    expect(refusal('CBTC=2,CBTC=3')).toEqual([
+      'POOLPARTY_POOL_HOLDINGS_TARGET names "CBTC" twice (got "CBTC=2,CBTC=3")',
+    ]);
+  });
+});
+
 describe('treasury settings', () => {
   const TREASURY = `treasury::1220${'ab'.repeat(32)}`;
 

@@ -6,13 +6,17 @@
  * node:crypto, in order per intent, none missing, repeats only with the same event id; a
  * receiver that fails (500, 429 with `Retry-After`, a closed connection, a timeout) retried on
  * the schedule as the service clock moves, while a swap still completes; a redirect never
- * followed; and the developer's own events (a withdrawal, a collection, a revoked key).
+ * followed; and the developer's own events (a withdrawal, a collection, a revoked key). On a
+ * service with `LEDGER=canton`, an atomic swap's events reach the endpoints that subscribe to
+ * their kind or type (and the key they were prepared with), with the ids, order and objects of
+ * its event stream.
  */
 import { randomUUID } from 'node:crypto';
-import { Amount, type Instrument } from '@poolparty/core';
+import { Amount, fingerprint, type Instrument, sign } from '@poolparty/core';
 import { waitFor } from '@poolparty/settlement/testing';
 import {
   type Database,
+  listAtomicSwapEvents,
   listIntentEvents,
   listLiquidityEvents,
   setApiKeyRateLimits,
@@ -20,6 +24,12 @@ import {
 import { createSchema, dropSchema, postgresSkipReason, schemaUrl } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
+import type { RunningService } from '../src/service.js';
+import {
+  type CantonService,
+  type ServedDevnet,
+  startCantonService,
+} from './support/devnet-ledger.js';
 import { depositBothSides } from './support/pool-liquidity.js';
 import {
   type Body,
@@ -32,7 +42,9 @@ import {
   SERVICE_START_TIMEOUT_MS,
   startTestService,
   type TestService,
+  walletTokenFor,
 } from './support/service.js';
+import { openSse, type SseEvent } from './support/sse.js';
 import {
   type ReceivedWebhook,
   signedWith,
@@ -675,4 +687,154 @@ describe.each([pglite(), postgres()])('webhooks on $name', (backend) => {
     );
     return id;
   }
+});
+
+describe('webhooks of atomic swaps, on a service with LEDGER=canton', () => {
+  let canton: CantonService;
+  let devnet: ServedDevnet;
+  let service: RunningService;
+  let session: string;
+  let apiKey: string;
+  let apiKeyId: string;
+  let token: string;
+  const receivers: WebhookReceiver[] = [];
+  const url = () => service.url ?? '';
+  const portal = (method: string, path: string, body?: unknown) =>
+    request<Body>(url(), method, `/api/sdk${path}`, {
+      headers: { authorization: `Bearer ${session}` },
+      ...(body !== undefined && { body }),
+    });
+  const v1 = (method: string, path: string, body?: unknown) =>
+    request<Body>(url(), method, path, {
+      apiKey,
+      walletToken: token,
+      ...(body !== undefined && { body }),
+    });
+  const endpoint = async (extra: Record<string, unknown>) => {
+    const hooks = await startWebhookReceiver();
+    receivers.push(hooks);
+    const created = await portal('POST', '/webhooks', { url: hooks.url, ...extra });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return { hooks, id: created.body.endpoint.id as string, secret: created.body.secret as string };
+  };
+
+  beforeAll(async () => {
+    canton = await startCantonService();
+    ({ devnet, service } = canton);
+    const { login } = await portalLogin<{ token: string }>(url(), devnet.seed.developer);
+    session = login.body.token;
+    const key = await portal('POST', '/keys', { name: 'atomic webhooks' });
+    expect(key.status).toBe(201);
+    apiKey = key.body.key;
+    apiKeyId = key.body.keyId;
+    const [user] = devnet.seed.users;
+    if (user === undefined) throw new Error('no seeded user');
+    token = await walletTokenFor({ url: url(), apiKey }, user);
+  }, SERVICE_START_TIMEOUT_MS);
+
+  afterAll(async () => {
+    for (const made of receivers) await made.close();
+    await canton?.close();
+  });
+
+  async function preparedSwap(): Promise<Body> {
+    const [user] = devnet.seed.users;
+    const prepared = await v1('POST', '/v1/atomic-swaps', {
+      fromToken: 'Amulet',
+      toToken: 'USDCx',
+      amount: '50',
+      poolId: 'amulet-usdcx',
+      keyFingerprint: fingerprint(Buffer.from(user?.publicKey ?? '', 'hex')),
+    });
+    expect(prepared.status, JSON.stringify(prepared.body)).toBe(201);
+    return prepared.body;
+  }
+
+  /** The swap signed by its trader and executed, as its event stream told it from prepare on. */
+  async function executedFollowingItsStream(swap: Body): Promise<SseEvent[]> {
+    const path = `/v1/atomic-swaps/${swap.atomicSwapId}`;
+    const stream = await openSse(url(), `${path}/events`, { apiKey, walletToken: token });
+    const first = await stream.events(1);
+    const hash = Buffer.from(swap.preparedTransactionHash, 'base64');
+    const [user] = devnet.seed.users;
+    const done = await v1('POST', `${path}/execute`, {
+      signature: Buffer.from(sign(hash, Buffer.from(user?.privateKey ?? '', 'hex'))).toString(
+        'base64',
+      ),
+      publicKey: Buffer.from(user?.publicKey ?? '', 'hex').toString('base64'),
+    });
+    expect(done.body.status).toBe('completed');
+    return [...first, ...(await stream.rest())];
+  }
+
+  it(
+    'delivers its events by kind and type, with the ids, order and objects of its event stream',
+    async () => {
+      const all = await endpoint({ events: ['atomic_swap.*'] });
+      const completions = await endpoint({ events: ['atomic_swap.completed'] });
+      const swapsOnly = await endpoint({ events: ['swap.*'] });
+      const otherKey = await portal('POST', '/keys', { name: 'another integration' });
+      const ofOtherKey = await endpoint({ apiKeyIds: [otherKey.body.keyId] });
+      const ofThisKey = await endpoint({ apiKeyIds: [apiKeyId] });
+
+      const executed = await preparedSwap();
+      const streamed = await executedFollowingItsStream(executed);
+      expect(streamed.map((event) => event.event)).toEqual(['prepared', 'executing', 'completed']);
+      const cancelled = await preparedSwap();
+      expect(
+        (await v1('POST', `/v1/atomic-swaps/${cancelled.atomicSwapId}/cancel`)).body.status,
+      ).toBe('cancelled');
+      const cancelledEvents = await listAtomicSwapEvents(service.ctx.db, cancelled.atomicSwapId);
+      const wanted = [
+        ...streamed.map((event) => `evt_atomic_swap_${event.id}`),
+        ...cancelledEvents.map((event) => `evt_atomic_swap_${event.seq}`),
+      ];
+      const arrived = (hooks: WebhookReceiver, count: number) =>
+        waitFor(
+          async () => {
+            const ids = new Set(hooks.received.map((r) => r.json.id));
+            return ids.size >= count ? hooks.received : null;
+          },
+          `${count} events at the receiver`,
+          ATTEMPT_WAIT_MS,
+        );
+      const received = await arrived(all.hooks, wanted.length);
+      // Each swap's in its stream's order, each with its id and its data: what the stream sent.
+      const firsts = [...new Map(received.map((r) => [r.json.id, r])).values()];
+      const ofSwap = (swap: Body) =>
+        firsts.filter((r) => r.json.data.object.atomicSwapId === swap.atomicSwapId);
+      expect(ofSwap(executed).map((r) => [r.json.id, r.json.type])).toEqual(
+        streamed.map((event) => [`evt_atomic_swap_${event.id}`, `atomic_swap.${event.event}`]),
+      );
+      expect(ofSwap(executed).map((r) => r.json.data.object)).toEqual(
+        streamed.map((event) => event.data),
+      );
+      expect(ofSwap(cancelled).map((r) => r.json.type)).toEqual([
+        'atomic_swap.prepared',
+        'atomic_swap.cancelled',
+      ]);
+      expect(new Set(firsts.map((r) => r.json.id))).toEqual(new Set(wanted));
+      // The last event's object is the swap as its route answers it.
+      for (const swap of [executed, cancelled]) {
+        expect(ofSwap(swap).at(-1)?.json.data.object).toEqual(
+          (await v1('GET', `/v1/atomic-swaps/${swap.atomicSwapId}`)).body,
+        );
+      }
+      expect(received.every((r) => signedWith(r, all.secret))).toBe(true);
+      expect(received.every((r) => r.headers['poolparty-event-type'] === r.json.type)).toBe(true);
+      // An exact type is that type only; the key filter narrows atomic swaps as it does intents.
+      const [completion] = await arrived(completions.hooks, 1);
+      expect(completion?.json.id).toBe(wanted[2]);
+      expect((await arrived(ofThisKey.hooks, wanted.length)).length).toBeGreaterThanOrEqual(
+        wanted.length,
+      );
+      // Every delivery of these events was made with the first ones: the rest got none.
+      const deliveriesOf = async (id: string) =>
+        (await portal('GET', `/webhooks/${id}/deliveries?limit=100`)).body.deliveries as Body[];
+      expect((await deliveriesOf(completions.id)).map((d) => d.eventId)).toEqual([wanted[2]]);
+      expect(await deliveriesOf(swapsOnly.id)).toEqual([]);
+      expect(await deliveriesOf(ofOtherKey.id)).toEqual([]);
+    },
+    ATTEMPT_WAIT_MS * 3,
+  );
 });

@@ -1,17 +1,20 @@
 /**
  * Preparing an atomic swap (docs/spec/atomic-swaps.md#flow), read → plan → write:
- * - read: the quote (the route's), the pool's swap-party holdings from the ledger;
+ * - read: the quote (the route's); under the pool's reservation lock, the pool's swap-party
+ *   holdings from the ledger;
  * - plan: the signed amounts (core's `signedAmounts`), the holdings the output leg names (core's
  *   `pickOutputHoldings`, among those no live swap reserves), `expiresAt` on the ledger's clock;
- * - write: under the pool's reservation lock, the port prepares the transaction and the swap is
- *   stored with its reservations — and the answer under the request's idempotency key — in one
- *   transaction, so a reservation exists exactly when its swap does.
+ * - write: under the same lock, the port prepares the transaction and the swap is stored with
+ *   its reservations — and the answer under the request's idempotency key — in one transaction,
+ *   so a reservation exists exactly when its swap does.
  *
- * The reservation lock serialises only the prepares of one pool: a prepare moves no books, so it
- * never waits for the pool's executions, and they never wait for it.
+ * The reservation lock serialises only the prepares of one pool and the holdings keeper's splits
+ * of it (pool-holdings.ts): a prepare moves no books, so it never waits for the pool's
+ * executions, and they never wait for it.
  */
 import {
   type Amount,
+  ATOMIC_SWAP_ID_PREFIX,
   atomicSwapExpiry,
   DomainError,
   instrumentKey,
@@ -38,7 +41,6 @@ import { randomCrockford } from './identifiers.js';
 import type { OpeningAnswer } from './intent-opening.js';
 import { type IntentOrigin, type PricedSwap, refuseUnsafeTrade } from './swap-intents.js';
 
-export const ATOMIC_SWAP_ID_PREFIX = 'atm_';
 /** 26 symbols × 5 bits = 130 bits, as a swap intent's id: ids are never guessed. */
 const ATOMIC_SWAP_ID_SYMBOLS = 26;
 
@@ -128,16 +130,18 @@ export async function prepareAtomicSwap<V>(
     );
   }
   const output = { id: quote.outputToken, admin: quote.outputTokenAdmin };
-  const holdings = usableHoldings(
-    await deps.ledger.getHoldings(pool.swapParty),
-    pool.swapParty,
-    output,
-  );
   const atomicSwapId = newAtomicSwapId();
   const expiresAt = atomicSwapExpiry(deps.clock.now(), origin.signingWindowMs);
   try {
     return await deps.db.transaction(async (tx) => {
       await lockPoolReservations(tx, pool.poolId);
+      // Read under the lock: the holdings keeper splits a pool's holdings under it too, so a
+      // read before it could name a holding a split has just spent.
+      const holdings = usableHoldings(
+        await deps.ledger.getHoldings(pool.swapParty),
+        pool.swapParty,
+        output,
+      );
       const pick = pickOutputHoldings(
         holdings,
         await reservedHoldingIds(tx, pool.poolId),

@@ -30,7 +30,6 @@ export {
   type TraderSignature,
 } from './atomic-swap-execution.js';
 export {
-  ATOMIC_SWAP_ID_PREFIX,
   type AtomicSwapDeps,
   type AtomicSwapOrigin,
   atomicSwapCommandId,
@@ -68,6 +67,16 @@ export {
   resolveRefund,
   retryRefund,
 } from './operator-refunds.js';
+export {
+  HOLDINGS_POOLS_PER_ROUND_MAX,
+  type HoldingsKeeping,
+  type HoldingsRound,
+  keepPool,
+  keepPoolHoldings,
+  type SideKept,
+  sideHoldings,
+  splitCommandId,
+} from './pool-holdings.js';
 export {
   judgePool,
   RECONCILIATION_MISMATCH,

@@ -34,6 +34,7 @@ export * from './migrate.js';
 export * from './nonces.js';
 export * from './offsets.js';
 export * from './operator-flags.js';
+export * from './party-swaps.js';
 export * from './pglite-template.js';
 export * from './pool-price-references.js';
 export * from './pool-snapshots.js';

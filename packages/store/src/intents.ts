@@ -480,54 +480,6 @@ export function decodeIntentCursor(text: string): IntentCursor | null {
   }
 }
 
-export interface PartyIntentQuery {
-  readonly walletParty: string;
-  /** Only intents in these states; all when absent. */
-  readonly statuses?: readonly SwapState[];
-  /** Only intents created through this developer's keys; all when absent. */
-  readonly developerParty?: string;
-  readonly limit: number;
-  readonly cursor?: IntentCursor | null;
-}
-
-export interface IntentPage {
-  readonly intents: IntentRecord[];
-  readonly nextCursor: IntentCursor | null;
-}
-
-/** The party's intents, newest first, `limit` at a time. */
-export async function listIntentsForParty(
-  q: Queryable,
-  query: PartyIntentQuery,
-): Promise<IntentPage> {
-  const { limit, cursor } = query;
-  if (!Number.isInteger(limit) || limit < 1 || limit > INTENT_PAGE_SIZE_MAX) {
-    throw new RangeError(`page size must be 1..${INTENT_PAGE_SIZE_MAX}, got ${limit}`);
-  }
-  const rows = await q.query(
-    `SELECT * FROM intents
-     WHERE wallet_party = $1
-       AND ($2::text[] IS NULL OR status = ANY($2::text[]))
-       AND ($3::text IS NULL OR developer_party = $3::text)
-       AND ($4::timestamptz IS NULL OR (created_at, intent_id) < ($4::timestamptz, $5::text))
-     ORDER BY created_at DESC, intent_id DESC
-     LIMIT $6`,
-    [
-      query.walletParty,
-      query.statuses ?? null,
-      query.developerParty ?? null,
-      cursor?.createdAt ?? null,
-      cursor?.intentId ?? null,
-      limit + 1,
-    ],
-  );
-  const intents = rows.slice(0, limit).map(intentFromRow);
-  const last = intents.at(-1);
-  const nextCursor =
-    rows.length > limit && last ? { createdAt: last.createdAt, intentId: last.intentId } : null;
-  return { intents, nextCursor };
-}
-
 /** The states of a swap queued for execution: its deposit is in (migration 0013's index). */
 export const QUEUED_STATES = ['deposit_received', 'forwarded'] as const satisfies SwapState[];
 

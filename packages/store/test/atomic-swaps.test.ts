@@ -2,23 +2,33 @@
  * Atomic swaps in the store, on PGlite and PostgreSQL: a prepared swap reserves the pool's
  * holdings its output leg names, no holding is ever reserved by two live swaps, and a swap
  * that ends — completed, expired, cancelled, refused — releases its reservation whichever
- * statement ends it. A spent input prepares the swap again under a new command id.
+ * statement ends it. A spent input prepares the swap again under a new command id. A trader's
+ * list holds its atomic swaps beside its swap intents, in one order under one cursor.
  */
 import { Amount, IllegalPathError } from '@poolparty/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  cancelIntent,
   type Database,
+  decodeIntentCursor,
   dueAtomicSwaps,
+  encodeIntentCursor,
   executingAtomicSwaps,
   getAtomicSwap,
   getAtomicSwapForParty,
   HoldingReservedError,
   IN_MEMORY,
+  type IntentCursor,
   insertAtomicSwap,
+  insertIntent,
   listAtomicSwapEvents,
+  listSwapsForParty,
   migrate,
   openPglite,
   openPostgres,
+  type PartySwap,
+  type PartySwapPage,
+  type PartySwapQuery,
   reprepareAtomicSwap,
   reservationsOf,
   reservedHoldingIds,
@@ -31,6 +41,7 @@ import {
   postgresSkipReason,
   seedIntentWorld,
   testAtomicSwap,
+  testIntent,
 } from '../testing/index.js';
 
 const T0 = new Date('2026-03-01T10:00:00Z');
@@ -242,5 +253,69 @@ describe.each(BACKENDS)('atomic swaps on $name', (backend) => {
     const due = (await dueAtomicSwaps(db, at(60_000))).map((swap) => swap.atomicSwapId);
     expect(due).toContain('atm_due');
     expect(await dueAtomicSwaps(db, at(59_999))).toEqual([]);
+  });
+
+  it("lists a trader's swaps of both kinds newest first, each once, under one cursor", async () => {
+    const trader = 'carol::1220';
+    const made: { id: string; t: number }[] = [];
+    for (let i = 0; i < 7; i++) {
+      // Pairs share a creation time across the kinds, so the order falls back on the id.
+      const createdAt = at(Math.floor(i / 2) * 1000);
+      if (i % 2 === 0) {
+        const id = `swp_party${i}`;
+        const intent = testIntent({
+          intentId: id,
+          poolId: 'pool-1',
+          apiKeyId: 'key_1',
+          developerParty: 'dev::1220',
+          walletParty: trader,
+          depositAddress: 'swap::1220cc',
+          depositReference: `pp-party${i}`,
+          createdAt,
+        });
+        await insertIntent(db, intent);
+        // One pending intent per party, pool and input: each is cancelled before the next.
+        await cancelIntent(db, { intentId: id, walletParty: trader, now: at(5_000) });
+      } else {
+        const swap = testAtomicSwap({ atomicSwapId: `atm_party${i}`, createdAt });
+        await insertAtomicSwap(db, { ...swap, traderParty: trader });
+      }
+      made.push({ id: i % 2 === 0 ? `swp_party${i}` : `atm_party${i}`, t: createdAt.getTime() });
+    }
+    const idOf = (swap: PartySwap) =>
+      swap.kind === 'deposit' ? swap.intent.intentId : swap.swap.atomicSwapId;
+    const seen: string[] = [];
+    let cursor: IntentCursor | null = null;
+    let pages = 0;
+    do {
+      const page: PartySwapPage = await listSwapsForParty(db, {
+        walletParty: trader,
+        limit: 3,
+        cursor,
+      });
+      seen.push(...page.swaps.map(idOf));
+      cursor = page.nextCursor && decodeIntentCursor(encodeIntentCursor(page.nextCursor));
+      pages += 1;
+    } while (cursor !== null && pages < 10);
+    const newestFirst = [...made].sort((a, b) => b.t - a.t || (a.id < b.id ? 1 : -1));
+    expect(seen).toEqual(newestFirst.map((swap) => swap.id));
+    expect(pages).toBe(3);
+
+    const only = async (query: Partial<PartySwapQuery>) =>
+      (await listSwapsForParty(db, { walletParty: trader, limit: 10, ...query })).swaps.map(idOf);
+    expect(await only({ kinds: ['atomic'] })).toEqual(['atm_party5', 'atm_party3', 'atm_party1']);
+    expect(await only({ kinds: ['deposit'], statuses: ['cancelled'] })).toEqual([
+      'swp_party6',
+      'swp_party4',
+      'swp_party2',
+      'swp_party0',
+    ]);
+    expect(await only({ statuses: ['prepared'] })).toEqual([
+      'atm_party5',
+      'atm_party3',
+      'atm_party1',
+    ]);
+    expect(await only({ developerParty: 'other::1220' })).toEqual([]);
+    expect(await only({ walletParty: 'alice::1220', kinds: ['deposit'] })).toEqual([]);
   });
 });

@@ -50,7 +50,7 @@ import {
   listApiKeys,
   listApplicableDiscounts,
   listIntentEvents,
-  listIntentsForParty,
+  listSwapsForParty,
   listUnconfirmedCommands,
   loadMigrations,
   MigrationChecksumError,
@@ -565,8 +565,8 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
       let cursor: IntentCursor | null = null;
       let pages = 0;
       do {
-        const page = await listIntentsForParty(db, { walletParty, limit: 3, cursor });
-        seen.push(...page.intents.map((i) => i.intentId));
+        const page = await listSwapsForParty(db, { walletParty, limit: 3, cursor });
+        seen.push(...page.swaps.map((s) => (s.kind === 'deposit' ? s.intent.intentId : '')));
         cursor = page.nextCursor && decodeIntentCursor(encodeIntentCursor(page.nextCursor));
         pages += 1;
       } while (cursor !== null && pages < 10);
@@ -577,13 +577,13 @@ describe.each([pgliteBackend(), postgresBackend()])('store on $name', (backend) 
         .map((r) => r.id);
       expect(seen).toEqual(expected);
       expect(pages).toBe(3);
-      const pending = await listIntentsForParty(db, {
+      const pending = await listSwapsForParty(db, {
         walletParty,
         statuses: ['pending'],
         limit: 10,
       });
-      expect(pending.intents.map((i) => i.intentId)).toEqual([ids[6]]);
-      await expect(listIntentsForParty(db, { walletParty, limit: 0 })).rejects.toThrow(RangeError);
+      expect(pending.swaps.map((s) => s.kind === 'deposit' && s.intent.intentId)).toEqual([ids[6]]);
+      await expect(listSwapsForParty(db, { walletParty, limit: 0 })).rejects.toThrow(RangeError);
       expect(decodeIntentCursor('not a cursor')).toBeNull();
     });
   });

@@ -1,6 +1,7 @@
 /**
  * The webhook tables (migration 0017) on PGlite and PostgreSQL: the cap on a developer's
- * endpoints, events queued by the triggers only for developers with an enabled endpoint, claims
+ * endpoints, events queued by the triggers only for developers with an enabled endpoint (an
+ * atomic swap's state changes too, migration 0024), claims
  * that keep one subject's deliveries in order and one at a time (also with attempts recorded in
  * batches, and with a delivery added while the one before it ends), a lease that runs out and is
  * taken over, and the delivery log's retention.
@@ -12,9 +13,12 @@ import {
   type Database,
   dequeueWebhookEvents,
   insertApiKeyWithinCap,
+  insertAtomicSwap,
   insertFannedOutWebhookEvents,
+  insertPool,
   insertWebhookDeliveries,
   insertWebhookEndpointWithinCap,
+  listAtomicSwapEvents,
   listWebhookDeliveries,
   lockQueuedWebhookEvents,
   purgeWebhookDeliveries,
@@ -23,12 +27,13 @@ import {
   revokeApiKey,
   rotateWebhookSecret,
   signingSecrets,
+  transitionAtomicSwap,
   updateWebhookEndpoint,
   upsertDeveloper,
   WEBHOOK_DELIVERY_RETENTION_MS,
   type WebhookEndpointRecord,
 } from '../src/index.js';
-import { storeBackends } from '../testing/index.js';
+import { storeBackends, testAtomicSwap, testIntentPool } from '../testing/index.js';
 
 const BACKENDS = await storeBackends('webhook store suite', { schemaPrefix: 'pp_webhooks' });
 const T0 = new Date('2026-03-01T12:00:00.000Z');
@@ -167,6 +172,60 @@ describe.each(BACKENDS)('webhook store on $name', (backend) => {
       expect(queued.map((e) => [e.eventId, e.type, e.subjectId])).toEqual([
         [`evt_api_key_${key.keyId}_revoked`, 'api_key.revoked', key.keyId],
       ]);
+    },
+  );
+
+  it.skipIf(backend.skipReason !== null)(
+    "queues each state change of an atomic swap, in its outbox's order, with the swap's key",
+    async () => {
+      const { party } = await developerWithEndpoint();
+      const key = await apiKeyOf(party);
+      const pool = await insertPool(db, { ...testIntentPool(T0), poolId: `pool-${uid()}` });
+      const swapOf = (developerParty: string, apiKeyId: string) =>
+        testAtomicSwap({
+          atomicSwapId: `atm_${uid()}`,
+          createdAt: T0,
+          poolId: pool.poolId,
+          developerParty,
+          apiKeyId,
+        });
+      const swap = await insertAtomicSwap(db, swapOf(party, key.keyId));
+      // One statement passing `executing` on the way to `price_moved`: two rows, two events.
+      await transitionAtomicSwap(db, {
+        atomicSwapId: swap.atomicSwapId,
+        from: ['prepared'],
+        via: 'executing',
+        to: 'price_moved',
+        at: at(1),
+        signature: { signature: 'c2ln', publicKey: 'a2V5' },
+        failure: { code: 'price_moved', message: 'the curve pays less' },
+      });
+      // A developer without an endpoint is queued nothing.
+      const quiet = `dev-${uid()}::1220${uid()}`;
+      await upsertDeveloper(db, quiet, T0);
+      await insertAtomicSwap(db, swapOf(quiet, (await apiKeyOf(quiet)).keyId));
+      const queued = await db.transaction(async (tx) => {
+        const events = (await lockQueuedWebhookEvents(tx, 1000)).filter(
+          (e) => e.developerParty === party || e.developerParty === quiet,
+        );
+        await dequeueWebhookEvents(
+          tx,
+          events.map((e) => e.queuedSeq),
+        );
+        return events;
+      });
+      const outbox = await listAtomicSwapEvents(db, swap.atomicSwapId);
+      expect(outbox.map((e) => e.status)).toEqual(['prepared', 'executing', 'price_moved']);
+      expect(queued.map((e) => [e.eventId, e.type, e.subjectId, e.apiKeyId, e.outboxSeq])).toEqual(
+        outbox.map((e) => [
+          `evt_atomic_swap_${e.seq}`,
+          `atomic_swap.${e.status}`,
+          swap.atomicSwapId,
+          key.keyId,
+          e.seq,
+        ]),
+      );
+      expect(queued.map((e) => e.at)).toEqual(outbox.map((e) => e.at));
     },
   );
 

@@ -1,16 +1,19 @@
-/** The connected party's swaps, newest first (`track`), each linking to its progress page. */
-import type { SwapStatus } from '@poolparty/sdk';
+/**
+ * The connected party's swaps, newest first (`track`): a deposit-flow swap links to its progress
+ * page; an atomic swap, which has no such page, shows its state alone.
+ */
+import type { AnySwapStatus } from '@poolparty/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError } from '../describe-error.js';
 import { formatAmount, formatTime } from '../format.js';
 import { useServices } from '../services.js';
-import { stateTitle } from '../swap-state-titles.js';
+import { listedStateTitle } from '../swap-state-titles.js';
 
 const HISTORY_PAGE = 10;
 
 export function SwapHistory(props: { partyId: string; refreshKey?: string }) {
   const { pp } = useServices();
-  const [swaps, setSwaps] = useState<SwapStatus[] | null>(null);
+  const [swaps, setSwaps] = useState<AnySwapStatus[] | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -42,11 +45,18 @@ export function SwapHistory(props: { partyId: string; refreshKey?: string }) {
       {swaps !== null && swaps.length > 0 && (
         <ul class="history" data-testid="history">
           {swaps.map((swap) => (
-            <li key={swap.intentId}>
-              <a href={`/swaps/${encodeURIComponent(swap.intentId)}`}>
-                {formatAmount(swap.expectedAmount)} {swap.inputToken} → {swap.outputToken}
-              </a>{' '}
-              <span data-state={swap.status}>{stateTitle(swap.status)}</span>
+            <li key={swap.intentId} data-kind={swap.kind}>
+              {swap.kind === 'deposit' ? (
+                <a href={`/swaps/${encodeURIComponent(swap.intentId)}`}>
+                  {formatAmount(swap.expectedAmount)} {swap.inputToken} → {swap.outputToken}
+                </a>
+              ) : (
+                <span>
+                  {formatAmount(swap.expectedAmount)} {swap.inputToken} → {swap.outputToken}{' '}
+                  (atomic)
+                </span>
+              )}{' '}
+              <span data-state={swap.status}>{listedStateTitle(swap)}</span>
               {swap.status === 'completed' && swap.actualOutput !== null && (
                 <span>
                   {' '}

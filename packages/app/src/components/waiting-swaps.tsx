@@ -19,7 +19,8 @@ export function useWaitingSwaps(partyId: string | null) {
       return;
     }
     try {
-      setSwaps((await pp.track(partyId, { status: 'pending', limit: 10 })).swaps);
+      const page = await pp.track(partyId, { kind: 'deposit', status: 'pending', limit: 10 });
+      setSwaps(page.swaps);
     } catch {
       // The list is a convenience: the swap form still works without it.
       setSwaps([]);

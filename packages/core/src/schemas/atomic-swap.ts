@@ -18,7 +18,7 @@ import {
   TokenSymbolSchema,
   UpdateIdSchema,
 } from './common.js';
-import { SLIPPAGE_TOLERANCE_DEFAULT } from './swap.js';
+import { FailureReasonSchema, SLIPPAGE_TOLERANCE_DEFAULT } from './swap.js';
 
 const amount = (description: string) => inline(AmountStringSchema, { description });
 const at = (description: string) => inline(TimestampSchema, { description });
@@ -160,6 +160,72 @@ export const AtomicSwapSchema = Type.Object(
 );
 export type AtomicSwap = Static<typeof AtomicSwapSchema>;
 
+const AtomicSwapHistoryEntrySchema = Type.Object(
+  { status: inline(AtomicSwapStateSchema), at: at('When the state was entered.') },
+  { $id: 'AtomicSwapHistoryEntry', description: 'One state change of an atomic swap.' },
+);
+export type AtomicSwapHistoryEntry = Static<typeof AtomicSwapHistoryEntrySchema>;
+
+/**
+ * An atomic swap as the status routes and `track` answer it, beside the deposit flow's
+ * SwapStatus: the keys both kinds have mean the same (`intentId`, the pair, `expectedAmount` what
+ * the trader pays, `minOutput` the least it receives, `history`), `kind` tells them apart, and
+ * the keys of a deposit (its address, reference, legs) are not there.
+ */
+export const AtomicSwapStatusSchema = Type.Object(
+  {
+    kind: Type.Literal('atomic', {
+      description: 'An atomic swap; a swap of the deposit flow is `deposit` (SwapStatus).',
+    }),
+    intentId: inline(AtomicSwapIdSchema, {
+      description: 'The atomic swap id, as `atomicSwapId`: the key a list of both kinds reads.',
+    }),
+    atomicSwapId: inline(AtomicSwapIdSchema),
+    poolId: inline(PoolIdSchema),
+    status: inline(AtomicSwapStateSchema),
+    terminal: Type.Boolean({ description: 'True once the status can no longer change.' }),
+    inputToken: inline(TokenSymbolSchema),
+    inputTokenAdmin: inline(PartyIdSchema),
+    outputToken: inline(TokenSymbolSchema),
+    outputTokenAdmin: inline(PartyIdSchema),
+    expectedAmount: amount('The signed input: what the input leg moves, exactly.'),
+    expectedOutput: amount("The quote's output at prepare, before the slippage tolerance."),
+    minOutput: amount('The signed output: what the output leg moves, exactly.'),
+    actualOutput: nullable(AmountStringSchema, {
+      description: 'The output paid (the signed output) once `completed`; null until then.',
+    }),
+    slippageTolerance: inline(SlippageToleranceSchema),
+    traderParty: inline(PartyIdSchema, { description: 'Who signs, pays and receives.' }),
+    createdAt: at('When it was prepared.'),
+    completedAt: nullable(TimestampSchema, { description: 'When it reached `completed`.' }),
+    expiresAt: at('The signature must arrive strictly before this.'),
+    failureReason: nullable(FailureReasonSchema, {
+      description: 'Why it ended with nothing moved (`failure` of the AtomicSwap); null otherwise.',
+    }),
+    updateId: nullable(UpdateIdSchema, { description: 'The one update both legs committed in.' }),
+    excess: nullable(AmountStringSchema, {
+      description: 'What the curve paid above the signed output at execution: kept by the LPs.',
+    }),
+    history: Type.Array(inline(AtomicSwapHistoryEntrySchema), { description: 'Oldest first.' }),
+  },
+  {
+    $id: 'AtomicSwapStatus',
+    description:
+      'The state of an atomic swap as `GET /v1/swaps/{intentId}` and `track` answer it ' +
+      '(docs/spec/atomic-swaps.md#status-and-track); keys are always present.',
+  },
+);
+export type AtomicSwapStatus = Static<typeof AtomicSwapStatusSchema>;
+
+/** What anyone holding an atomic swap's id may read: its status without the trader. */
+export const AtomicSwapProgressSchema = Type.Omit(AtomicSwapStatusSchema, ['traderParty'], {
+  $id: 'AtomicSwapProgress',
+  description:
+    'The state of an atomic swap as `GET /v1/swaps/{intentId}/progress` shows it to anyone ' +
+    'with its id: an `AtomicSwapStatus` without `traderParty`.',
+});
+export type AtomicSwapProgress = Static<typeof AtomicSwapProgressSchema>;
+
 export const ATOMIC_SWAP_SCHEMAS = [
   AtomicSwapIdSchema,
   AtomicSwapStateSchema,
@@ -167,4 +233,7 @@ export const ATOMIC_SWAP_SCHEMAS = [
   ExecuteAtomicSwapBodySchema,
   AtomicSwapIdParamsSchema,
   AtomicSwapSchema,
+  AtomicSwapHistoryEntrySchema,
+  AtomicSwapStatusSchema,
+  AtomicSwapProgressSchema,
 ];

@@ -13,6 +13,7 @@ import { PORTAL_SCHEMAS } from './portal.js';
 import { PROBLEM_SCHEMAS } from './problem.js';
 import { QUOTE_SCHEMAS } from './quote.js';
 import { SWAP_SCHEMAS } from './swap.js';
+import { TRACK_SCHEMAS } from './track.js';
 import { WEBHOOK_SCHEMAS } from './webhooks.js';
 
 export * from './atomic-swap.js';
@@ -25,6 +26,7 @@ export * from './portal.js';
 export * from './problem.js';
 export * from './quote.js';
 export * from './swap.js';
+export * from './track.js';
 export * from './webhooks.js';
 
 /** A named wire schema: what an OpenAPI `components.schemas` entry is made from. */
@@ -37,6 +39,7 @@ export const WIRE_SCHEMAS: readonly WireSchema[] = [
   ...QUOTE_SCHEMAS,
   ...SWAP_SCHEMAS,
   ...ATOMIC_SWAP_SCHEMAS,
+  ...TRACK_SCHEMAS,
   ...LIQUIDITY_SCHEMAS,
   ...AUTH_SCHEMAS,
   ...PORTAL_SCHEMAS,

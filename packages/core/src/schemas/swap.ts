@@ -9,7 +9,6 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { LEG_STATES } from '../lifecycle.js';
-import { SWAP_STATES } from '../swap-state.js';
 import {
   AmountStringSchema,
   enumOf,
@@ -29,8 +28,6 @@ const amount = (description: string) => inline(AmountStringSchema, { description
 const at = (description: string) => inline(TimestampSchema, { description });
 
 export const SLIPPAGE_TOLERANCE_DEFAULT = 0.05;
-export const TRACK_LIMIT_DEFAULT = 20;
-const TRACK_LIMIT_MAX = 100;
 
 const DepositReferenceSchema = Type.String({
   $id: 'DepositReference',
@@ -151,7 +148,7 @@ export const SwapIntentSchema = Type.Object(
 );
 export type SwapIntent = Static<typeof SwapIntentSchema>;
 
-const FailureReasonSchema = Type.Object(
+export const FailureReasonSchema = Type.Object(
   {
     code: Type.String({
       minLength: 1,
@@ -220,6 +217,11 @@ export type HistoryEntry = Static<typeof HistoryEntrySchema>;
 
 export const SwapStatusSchema = Type.Object(
   {
+    kind: Type.Literal('deposit', {
+      description:
+        'A swap of the deposit flow; an atomic swap is `atomic` (AtomicSwapStatus). Where both ' +
+        'kinds are answered, this tells them apart.',
+    }),
     ...swapTerms,
     status: inline(SwapStateSchema),
     terminal: Type.Boolean({ description: 'True once the status can no longer change.' }),
@@ -264,40 +266,6 @@ export const CancelResultSchema = Type.Object(
 );
 export type CancelResult = Static<typeof CancelResultSchema>;
 
-export const TrackQuerySchema = Type.Object(
-  {
-    status: Type.Optional(enumOf(SWAP_STATES, { description: 'Only swaps in this state.' })),
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: TRACK_LIMIT_MAX,
-        default: TRACK_LIMIT_DEFAULT,
-        description: 'Page size.',
-      }),
-    ),
-    cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 512, description: '`nextCursor` of the last page.' }),
-    ),
-  },
-  {
-    $id: 'TrackQuery',
-    description: 'Query of `GET /v1/track/{partyId}`.',
-    additionalProperties: false,
-  },
-);
-
-export const TrackResultSchema = Type.Object(
-  {
-    partyId: inline(PartyIdSchema),
-    swaps: Type.Array(inline(SwapStatusSchema), { description: 'Newest first.' }),
-    nextCursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Pass as `cursor` for the next page; null on the last page.',
-    }),
-  },
-  { $id: 'TrackResult', description: 'One page of the swaps of a party.' },
-);
-export type TrackResult = Static<typeof TrackResultSchema>;
-
 export const SWAP_SCHEMAS = [
   DepositReferenceSchema,
   IdempotencyKeySchema,
@@ -313,6 +281,4 @@ export const SWAP_SCHEMAS = [
   SwapStatusSchema,
   SwapProgressSchema,
   CancelResultSchema,
-  TrackQuerySchema,
-  TrackResultSchema,
 ] as const;

@@ -41,7 +41,7 @@ const url = Type.String({
 const events = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   maxItems: WEBHOOK_PATTERNS_MAX,
   description:
-    'Event types (`swap.completed`) or kinds (`swap.*`, `liquidity_intent.*`, `liquidity_withdrawal.*`, `collection.*`, `api_key.*`); empty: every event.',
+    'Event types (`swap.completed`) or kinds (`swap.*`, `atomic_swap.*`, `liquidity_intent.*`, `liquidity_withdrawal.*`, `collection.*`, `api_key.*`); empty: every event.',
 });
 const apiKeyIds = Type.Union(
   [Type.Array(inline(ApiKeyIdSchema), { maxItems: WEBHOOK_API_KEYS_MAX }), Type.Null()],

@@ -34,12 +34,7 @@ import {
   type PreparedAtomicSwap,
 } from '../port.js';
 import { checkMeta } from '../rules.js';
-import {
-  selectTransferInputs,
-  transferChoiceArgument,
-  transferCommand,
-  withChoiceContext,
-} from './commands.js';
+import { factoryTransfer, selectTransferInputs, transferChoiceArgument } from './commands.js';
 import { CantonRequestError, isCantonErrorBody, isDuplicateCommand } from './errors.js';
 import { transactionFormat } from './filters.js';
 import { joinUrl } from './http.js';
@@ -51,7 +46,7 @@ import {
 } from './interactive-submission.js';
 import type { ExternalSigner } from './options.js';
 import type { ParticipantClient } from './participant.js';
-import { disclosedContractsOf, type RegistryClient } from './registry.js';
+import type { RegistryClient } from './registry.js';
 import type {
   DisclosedContract,
   JsPrepareSubmissionResponse,
@@ -148,13 +143,8 @@ export class CantonAtomicSwaps {
             `${leg.receiver} does not pre-approve ${leg.instrument.id}: the leg would be an offer, not part of the swap`,
           );
         }
-        return {
-          command: transferCommand(
-            factory.factoryId,
-            withChoiceContext(argument, factory.choiceContext),
-          ),
-          disclosed: disclosedContractsOf(factory.choiceContext),
-        };
+        const { command, disclosedContracts } = factoryTransfer(factory, argument);
+        return { command, disclosed: disclosedContracts };
       }),
     );
     const prepared = await this.deps.participant.http.post<JsPrepareSubmissionResponse>(

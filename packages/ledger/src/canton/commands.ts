@@ -3,7 +3,7 @@
  * inputs, the transfer instruction's accept / reject / withdraw, and the `JsCommands` envelope;
  * and what a committed transaction says about the outcome.
  */
-import { Amount, type Instrument, sameInstrument } from '@poolparty/core';
+import { Amount, chooseFreeHoldings, type Instrument, sameInstrument } from '@poolparty/core';
 import {
   type Holding,
   LedgerError,
@@ -11,7 +11,12 @@ import {
   type Meta,
   type TransferOutcome,
 } from '../port.js';
-import type { ChoiceContext, InstructionChoice } from './registry.js';
+import {
+  type ChoiceContext,
+  disclosedContractsOf,
+  type InstructionChoice,
+  type TransferFactoryWithChoiceContext,
+} from './registry.js';
 import {
   type Command,
   type DisclosedContract,
@@ -67,26 +72,27 @@ export const INPUT_COVER_FACTOR = 2;
 /**
  * The inputs of a transfer of `amount`: the sender's unlocked holdings of the instrument that no
  * other transfer of this process has named (`taken`), largest first, until they cover
- * `INPUT_COVER_FACTOR` times the amount (or all of them, up to `INPUT_HOLDINGS_MAX`). Fewer
- * inputs than all leave holdings for a concurrent transfer of the same sender: transfers naming
- * disjoint holdings commit side by side. The caller compares `total` with the amount.
+ * `INPUT_COVER_FACTOR` times the amount (or all of them, up to `INPUT_HOLDINGS_MAX`): core's
+ * `chooseFreeHoldings`, which with the command id picks one of several holdings that each cover
+ * it alone, so transfers sent by other processes seldom name the same. Fewer inputs than all
+ * leave holdings for a concurrent transfer of the same sender: transfers naming disjoint holdings
+ * commit side by side. The caller compares `total` with the amount.
  */
 export function selectTransferInputs(
   holdings: readonly Holding[],
-  transfer: { readonly sender: string; readonly instrument: Instrument; readonly amount: Amount },
+  transfer: {
+    readonly sender: string;
+    readonly instrument: Instrument;
+    readonly amount: Amount;
+    /** Spreads transfers over the holdings that each cover them alone (its command id). */
+    readonly commandId?: string;
+  },
   taken: (holdingId: string) => boolean,
 ): { readonly holdingIds: readonly string[]; readonly total: Amount } {
   const { sender, instrument, amount } = transfer;
   const cover = amount.mulDiv(BigInt(INPUT_COVER_FACTOR), 1n, 'down');
-  const free = spendableOf(holdings, sender, instrument).filter((h) => !taken(h.holdingId));
-  const chosen: Holding[] = [];
-  let total = Amount.ZERO;
-  for (const holding of free.slice(0, INPUT_HOLDINGS_MAX)) {
-    if (total.gte(cover)) break;
-    chosen.push(holding);
-    total = total.add(holding.amount);
-  }
-  return { holdingIds: chosen.map((h) => h.holdingId), total };
+  const spendable = spendableOf(holdings, sender, instrument);
+  return chooseFreeHoldings(spendable, taken, cover, INPUT_HOLDINGS_MAX, transfer.commandId);
 }
 
 export interface TransferRequest {
@@ -130,6 +136,23 @@ export function withChoiceContext(
   return {
     ...choiceArgument,
     extraArgs: { context: context.choiceContextData, meta: EMPTY_VALUES },
+  };
+}
+
+/**
+ * The `TransferFactory_Transfer` exercise on the factory the registry answered, with its choice
+ * context, and the contracts the registry disclosed for it.
+ */
+export function factoryTransfer(
+  factory: TransferFactoryWithChoiceContext,
+  choiceArgument: Readonly<Record<string, unknown>>,
+): { readonly command: Command; readonly disclosedContracts: DisclosedContract[] } {
+  return {
+    command: transferCommand(
+      factory.factoryId,
+      withChoiceContext(choiceArgument, factory.choiceContext),
+    ),
+    disclosedContracts: disclosedContractsOf(factory.choiceContext),
   };
 }
 

@@ -24,6 +24,29 @@ const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
+/**
+ * Errors of a kept-alive connection the server closed as the request went out on it: under load
+ * the server's idle timer and the client's reuse race. A read is sent again on a new connection.
+ */
+const STALE_CONNECTION_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+/** How many times a read goes out when its connection turns out stale: once more, no further. */
+const READ_ATTEMPTS = 2;
+
+function isStaleConnection(error: unknown): boolean {
+  let cause: unknown = error;
+  for (let depth = 0; depth < 4 && cause instanceof Error; depth += 1) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && STALE_CONNECTION_CODES.has(code)) return true;
+    cause = cause.cause;
+  }
+  return false;
+}
+
 /** How a rejected request failed: before anything was sent, or after. */
 export function classifyFetchError(error: unknown): RequestFailure {
   const detail = error instanceof Error ? error.message : String(error);
@@ -79,34 +102,53 @@ export class JsonHttpClient {
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     const timeout = AbortSignal.timeout(options.timeoutMs ?? READ_TIMEOUT_MS);
     const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
-    let status: number;
-    let text: string;
-    try {
-      const answer = await sendRequest(url, {
-        method,
-        headers,
-        signal,
-        ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
-      });
-      status = answer.statusCode;
-      text = await answer.body.text();
-    } catch (error) {
+    const body = options.body !== undefined ? JSON.stringify(options.body) : undefined;
+    const attempts = options.kind === 'read' ? READ_ATTEMPTS : 1;
+    const { status, text } = await sendWithin(attempts, () =>
+      sendRequest(url, { method, headers, signal, ...(body !== undefined && { body }) }),
+    ).catch((error: unknown) => {
       throw new CantonRequestError(classifyFetchError(error), options.kind, what);
-    }
-    const body = parseJson(text);
-    if (status < 200 || status > 299) {
-      throw new CantonRequestError({ kind: 'status', status, body }, options.kind, what);
-    }
-    if (body === undefined) {
-      throw new CantonRequestError(
-        { kind: 'lost', detail: `the answer is not JSON: ${text.slice(0, 120)}` },
-        // An unreadable 2xx to a submission still means it was accepted or is unknown.
-        options.kind,
-        what,
-      );
-    }
-    return body as T;
+    });
+    return answerOf<T>(status, text, options.kind, what);
   }
+}
+
+/**
+ * Sends a request up to `attempts` times while its connection turns out stale; only reads get
+ * more than one, since a submission may have been taken before its connection broke.
+ */
+async function sendWithin(
+  attempts: number,
+  send: () => ReturnType<typeof sendRequest>,
+): Promise<{ status: number; text: string }> {
+  let stale: unknown;
+  for (let attempt = 1; attempt <= attempts; attempt += 1) {
+    try {
+      const answer = await send();
+      return { status: answer.statusCode, text: await answer.body.text() };
+    } catch (error) {
+      if (!isStaleConnection(error)) throw error;
+      stale = error;
+    }
+  }
+  throw stale;
+}
+
+/** The answer's JSON, or the `CantonRequestError` its status or its unreadable body says. */
+function answerOf<T>(status: number, text: string, kind: RequestKind, what: string): T {
+  const body = parseJson(text);
+  if (status < 200 || status > 299) {
+    throw new CantonRequestError({ kind: 'status', status, body }, kind, what);
+  }
+  if (body === undefined) {
+    throw new CantonRequestError(
+      { kind: 'lost', detail: `the answer is not JSON: ${text.slice(0, 120)}` },
+      // An unreadable 2xx to a submission still means it was accepted or is unknown.
+      kind,
+      what,
+    );
+  }
+  return body as T;
 }
 
 function parseJson(text: string): unknown {

@@ -35,25 +35,26 @@ import {
   type PrepareAtomicSwapCommand,
   type PreparedAtomicSwap,
   type SettlementCommand,
+  type SplitHoldingCommand,
+  type SplitOutcome,
   type TrafficParameters,
   type TransferCommand,
   type TransferOffer,
   type TransferOutcome,
   type UpdateSubscription,
 } from '../port.js';
-import { checkMeta } from '../rules.js';
+import { checkMeta, checkSplit, splitOutcomeOf } from '../rules.js';
 import { ActiveSets } from './active-sets.js';
 import { CantonAllocations } from './allocations.js';
 import { CantonAtomicSwaps } from './atomic-swaps.js';
 import { tokenSource } from './auth.js';
 import {
+  factoryTransfer,
   instructionCommand,
   jsCommands,
   selectTransferInputs,
   transferChoiceArgument,
-  transferCommand,
   transferOutcomeOf,
-  withChoiceContext,
 } from './commands.js';
 import { CompletionIndex } from './completions.js';
 import { CantonRequestError, isDuplicateCommand } from './errors.js';
@@ -76,6 +77,7 @@ import { httpUpdates, type StreamContext, streamError, webSocketUpdates } from '
 import {
   type Command,
   type CreatedEvent,
+  createdHoldings,
   type DisclosedContract,
   decodeHolding,
   HOLDING_INTERFACE_ID,
@@ -89,11 +91,21 @@ const SUBMITTED_KEPT = 100_000;
 /** Lifetime of an offer whose command gives no `executeBefore`. */
 const DEFAULT_OFFER_LIFETIME_MS = 24 * 60 * 60_000;
 
+/** One command to submit for one party. */
+interface CommandSubmission {
+  readonly commandId: string;
+  readonly party: string;
+  readonly command: Command;
+  readonly disclosedContracts: readonly DisclosedContract[];
+  readonly kind: 'submit' | 'offer';
+}
+
 /** A command this process committed, with what the port answered for it. */
 interface Submitted {
   readonly completion: CommandCompletion;
   readonly transfer?: TransferOutcome;
   readonly result?: CommandResult;
+  readonly split?: SplitOutcome;
 }
 
 function checkCommandId(commandId: unknown): string {
@@ -379,6 +391,68 @@ class CantonLedgerImpl implements CantonLedger {
     return this.transferNow(command);
   }
 
+  /**
+   * A self-transfer naming the holding as its only input (the registry's `self` kind). The
+   * holding is claimed as a transfer's inputs are, so no other transfer of the owner in this
+   * process names it meanwhile; one that another transfer names is refused, not waited for.
+   */
+  async splitHolding(command: SplitHoldingCommand): Promise<SplitOutcome> {
+    this.assertOpen();
+    const commandId = checkCommandId(command.commandId);
+    const prior = this.submitted.get(commandId)?.split;
+    if (prior !== undefined) return prior;
+    const { owner, holdingId } = command;
+    await this.requireParty(owner);
+    const time = this.now();
+    time.catch(() => undefined);
+    const found = (await this.getHoldings(owner)).find((h) => h.holdingId === holdingId);
+    if (found === undefined) {
+      // Spent, perhaps by this very command's earlier commit (before a restart).
+      const first = await this.firstTransaction(commandId, owner);
+      if (first !== null) return this.splitCommitted(command, first);
+    }
+    const holding = checkSplit(command, found);
+    if (this.claims.taken(owner, holdingId)) {
+      throw new LedgerError('invalid_inputs', `holding ${holdingId} is named by another transfer`);
+    }
+    this.claims.claim(owner, [holdingId]);
+    let spent = false;
+    try {
+      const requestedAt = await time;
+      const argument = transferChoiceArgument({
+        sender: owner,
+        receiver: owner,
+        instrument: holding.instrument,
+        amount: command.amount,
+        meta: { ...command.meta },
+        requestedAt,
+        executeBefore: new Date(requestedAt.getTime() + DEFAULT_OFFER_LIFETIME_MS),
+        inputHoldingIds: [holdingId],
+      });
+      const factory = await this.registry.transferFactory(holding.instrument.admin, argument);
+      const transaction = await this.submitForTransaction({
+        commandId,
+        party: owner,
+        ...factoryTransfer(factory, argument),
+        kind: 'submit',
+      });
+      spent = true;
+      return await this.splitCommitted(command, transaction);
+    } finally {
+      this.claims.release(owner, [holdingId], spent);
+    }
+  }
+
+  /** The outcome of a split that committed as `transaction`, remembered for a resubmission. */
+  private async splitCommitted(
+    command: SplitHoldingCommand,
+    transaction: JsTransaction,
+  ): Promise<SplitOutcome> {
+    const update = await this.decodeCommitted(command.commandId, transaction);
+    const split = splitOutcomeOf(update, command, createdHoldings(transaction));
+    return this.remember(update, command.commandId, { split }).split;
+  }
+
   private async transferNow(command: TransferCommand): Promise<TransferOutcome> {
     const commandId = checkCommandId(command.commandId);
     const prior = this.submitted.get(commandId)?.transfer;
@@ -402,7 +476,7 @@ class CantonLedgerImpl implements CantonLedger {
     // The time and the sender's holdings are independent reads: asked together.
     const time = this.now();
     time.catch(() => undefined);
-    const inputs = await this.claimInputs(sender, instrument, amount);
+    const inputs = await this.claimInputs({ sender, instrument, amount, commandId });
     let spent = false;
     try {
       const outcome = await this.transferFrom(command, commandId, meta, await time, inputs);
@@ -418,11 +492,17 @@ class CantonLedgerImpl implements CantonLedger {
    * other transfer of this process named (holding-claims.ts); when they fall short while others
    * of the sender's transfers run, waits for one to end and reads again.
    */
-  private async claimInputs(sender: string, instrument: Instrument, amount: Amount) {
+  private async claimInputs(transfer: {
+    readonly sender: string;
+    readonly instrument: Instrument;
+    readonly amount: Amount;
+    readonly commandId: string;
+  }) {
+    const { sender, amount } = transfer;
     for (let round = 0; ; round += 1) {
       const releasesBefore = this.claims.releases(sender);
       const holdings = await this.getHoldings(sender);
-      const inputs = selectTransferInputs(holdings, { sender, instrument, amount }, (id) =>
+      const inputs = selectTransferInputs(holdings, transfer, (id) =>
         this.claims.taken(sender, id),
       );
       const short = inputs.total.lt(amount) && round < CLAIM_ROUNDS_MAX;
@@ -481,11 +561,7 @@ class CantonLedgerImpl implements CantonLedger {
     const update = await this.submitCommand({
       commandId,
       party: sender,
-      command: transferCommand(
-        factory.factoryId,
-        withChoiceContext(argument, factory.choiceContext),
-      ),
-      disclosedContracts: disclosedContractsOf(factory.choiceContext),
+      ...factoryTransfer(factory, argument),
       kind: 'submit',
     });
     const transfer = transferOutcomeOf(update);
@@ -589,13 +665,12 @@ class CantonLedgerImpl implements CantonLedger {
   }
 
   /** Submits one command for `party` and answers its transaction, decoded. */
-  private async submitCommand(input: {
-    readonly commandId: string;
-    readonly party: string;
-    readonly command: Command;
-    readonly disclosedContracts: readonly DisclosedContract[];
-    readonly kind: 'submit' | 'offer';
-  }): Promise<LedgerUpdate> {
+  private async submitCommand(input: CommandSubmission): Promise<LedgerUpdate> {
+    return this.decodeCommitted(input.commandId, await this.submitForTransaction(input));
+  }
+
+  /** Submits one command for `party` and answers its transaction (a duplicate's first one). */
+  private async submitForTransaction(input: CommandSubmission): Promise<JsTransaction> {
     const { commandId, party, kind } = input;
     const commands = jsCommands({
       command: input.command,
@@ -604,9 +679,8 @@ class CantonLedgerImpl implements CantonLedger {
       userId: this.userId,
       disclosedContracts: input.disclosedContracts,
     });
-    let transaction: JsTransaction;
     try {
-      transaction = await this.participant.submitAndWaitForTransaction({
+      return await this.participant.submitAndWaitForTransaction({
         commands,
         transactionFormat: transactionFormat({ kind: 'parties', parties: [party] }),
         kind,
@@ -619,7 +693,6 @@ class CantonLedgerImpl implements CantonLedger {
       }
       throw error;
     }
-    return this.decodeCommitted(commandId, transaction);
   }
 
   /**
@@ -641,8 +714,8 @@ class CantonLedgerImpl implements CantonLedger {
   }
 
   /** The transaction of a command Canton refused as a duplicate: its first commit. */
-  private async firstOutcome(commandId: string, party: string): Promise<LedgerUpdate> {
-    const first = await this.committed(commandId, party);
+  private async firstOutcome(commandId: string, party: string): Promise<JsTransaction> {
+    const first = await this.firstTransaction(commandId, party);
     if (first === null) {
       throw new LedgerError(
         'timeout',
@@ -761,7 +834,7 @@ class CantonLedgerImpl implements CantonLedger {
     }
   }
 
-  private remember<A extends Pick<Submitted, 'transfer' | 'result'>>(
+  private remember<A extends Pick<Submitted, 'transfer' | 'result' | 'split'>>(
     update: LedgerUpdate,
     commandId: string,
     answer: A,

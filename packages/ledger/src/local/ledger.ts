@@ -18,7 +18,8 @@
  *   and, through `deliveryFaults()`, to a server streaming its updates.
  * - A transfer whose `executeBefore` is not in the future is refused with `offer_expired`
  *   (the token standard requires the factory to fail then), for direct transfers too.
- * - A self-transfer is refused with `not_authorized`.
+ * - A self-transfer through the port is a split (`splitHolding`): one named input, the amount and
+ *   the change created for the owner, and no event.
  * - Accepting an offer at or after its `executeBefore` is refused with `offer_expired`; the offer
  *   stays pending and can still be rejected or withdrawn.
  * - Allocations (allocations.ts) trust their `actAs` as the offer actions trust their actor: the
@@ -51,14 +52,15 @@ import {
   type PartyInfo,
   type SettlementCommand,
   type SettlementInfo,
+  type SplitHoldingCommand,
+  type SplitOutcome,
   type TrafficParameters,
-  type TransferCommand,
   type TransferLeg,
   type TransferOffer,
   type TransferOutcome,
   type UpdateSubscription,
 } from '../port.js';
-import { TYPICAL_TRANSFER_BYTES } from '../rules.js';
+import { checkSplit, splitOutcomeOf, TYPICAL_TRANSFER_BYTES } from '../rules.js';
 import { applyEntry, replayEntries } from './apply.js';
 import { ledgerTimeMs } from './clock.js';
 import type {
@@ -368,6 +370,30 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
         }),
       };
     });
+  }
+
+  /** A transfer to oneself naming the holding, which the ledger applies as a wallet's split. */
+  async splitHolding(command: SplitHoldingCommand): Promise<SplitOutcome> {
+    const result = await this.submit<TransferOutcome>(command.commandId, (at): TransferEntry => {
+      const { commandId, owner, holdingId } = command;
+      requireParty(this.state, owner);
+      const holding = checkSplit(command, this.state.holdings.get(holdingId));
+      return {
+        op: 'transfer',
+        at,
+        commandId,
+        sender: owner,
+        receiver: owner,
+        instrument: holding.instrument,
+        amount: amountText(command.amount),
+        meta: copyMeta(command.meta),
+        executeBefore: at + this.settings.offerLifetimeMs,
+        inputHoldingIds: [holdingId],
+      };
+    });
+    return this.run(() =>
+      splitOutcomeOf(result, command, this.state.holdingChanges[result.offset - 1]?.created ?? []),
+    );
   }
 
   submitTransfers(command: TransferBatchCommand): Promise<CommandResult> {

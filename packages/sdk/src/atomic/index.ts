@@ -15,7 +15,13 @@ import { partsOf } from '../client-parts.js';
 import { AtomicSwaps } from '../resources/atomic-swaps.js';
 
 export type { AtomicSwaps, CreateAtomicSwapParams } from '../resources/atomic-swaps.js';
-export type { AtomicSwap, AtomicSwapLeg, AtomicSwapState } from '../types.js';
+export type {
+  AtomicSwap,
+  AtomicSwapHistoryEntry,
+  AtomicSwapLeg,
+  AtomicSwapState,
+  AtomicSwapStatus,
+} from '../types.js';
 export {
   AtomicSwapObject,
   type VerifiedLegs,

@@ -1,7 +1,7 @@
 /**
  * @poolparty/sdk/devnet: a stand-in for a Canton wallet on a PoolParty devnet service (`npm start`)
  * — parties, faucet, holdings, signed deposits, offers — and an Ed25519 signer from the key
- * formats people hold, for the wallet challenge. Web platform only (WebCrypto Ed25519): Node ≥ 20
+ * formats people hold, for the wallet challenge and an atomic swap's transaction. Web platform only (WebCrypto Ed25519): Node ≥ 20
  * and current browsers, no dependencies.
  *
  * @example
@@ -24,6 +24,7 @@ export {
 export {
   createSigner,
   generatePrivateKey,
+  keyFingerprint,
   type SignedMessage,
   type Signer,
   type SigningKey,

@@ -73,6 +73,22 @@ function subtle(): SubtleCrypto {
   return subtle;
 }
 
+/** Canton's hash purpose of a public key's fingerprint, as the 4 bytes it prefixes the key with. */
+const FINGERPRINT_PURPOSE = [0, 0, 0, 12];
+
+/**
+ * The fingerprint Canton gives an Ed25519 public key (raw, 32 bytes): `1220` and the hex SHA-256
+ * of the key after its hash purpose; the namespace of an external party's id, and the
+ * `keyFingerprint` an atomic swap is prepared for.
+ */
+export async function keyFingerprint(rawPublicKey: Uint8Array): Promise<string> {
+  if (rawPublicKey.length !== SEED_BYTES) {
+    throw invalidKey(`an Ed25519 public key has ${SEED_BYTES} bytes, not ${rawPublicKey.length}`);
+  }
+  const input = Uint8Array.from([...FINGERPRINT_PURPOSE, ...rawPublicKey]);
+  return `1220${toHex(new Uint8Array(await subtle().digest('SHA-256', input)))}`;
+}
+
 /** A fresh private key: hex of a random 32-byte seed, the form `.poolparty/devnet.json` keeps. */
 export function generatePrivateKey(): string {
   return toHex(globalThis.crypto.getRandomValues(new Uint8Array(SEED_BYTES)));

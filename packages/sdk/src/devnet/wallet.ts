@@ -1,14 +1,17 @@
 /**
  * A devnet party with its key: what a Canton wallet does for its user, on the local devnet —
- * sign the PoolParty challenge, send a swap's deposit, accept or reject offers.
+ * sign the PoolParty challenge, send a swap's deposit, accept or reject offers, sign an atomic
+ * swap's prepared transaction.
  */
+import type { WalletSigner } from '../atomic/atomic-swap.js';
 import { DepositRefusedError } from '../errors.js';
 import type { CallOptions } from '../http/request-sender.js';
 import type { VerifyChallengeParams } from '../resources/wallet-auth.js';
 import type { DepositCheck } from '../swap/deposit-check.js';
 import type { Challenge, LiquidityIntent, SwapIntent, WalletToken } from '../types.js';
 import type { Devnet, SignedCallOptions, TransferParams } from './devnet.js';
-import type { SignedMessage, Signer } from './signer.js';
+import { fromBase64 } from './encoding.js';
+import { keyFingerprint, type SignedMessage, type Signer } from './signer.js';
 import type {
   DevnetBalance,
   DevnetFaucetResult,
@@ -68,6 +71,21 @@ export class DevnetWallet {
       { partyId: this.partyId, nonce: challenge.nonce, ...signed },
       options,
     );
+  }
+
+  /**
+   * This party as the signer of an atomic swap (`execute(signer)` of `@poolparty/sdk/atomic`):
+   * its key's fingerprint, the `keyFingerprint` to prepare the swap for, and its signature of a
+   * prepared transaction's hash.
+   */
+  async atomicSigner(): Promise<WalletSigner> {
+    const publicKey = fromBase64(this.publicKey) ?? new Uint8Array();
+    return {
+      partyId: this.partyId,
+      fingerprint: await keyFingerprint(publicKey),
+      publicKey,
+      signHash: (hash) => this.signer.sign(hash),
+    };
   }
 
   /** Mints `amount` of `token` to this party. */

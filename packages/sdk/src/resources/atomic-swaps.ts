@@ -1,7 +1,7 @@
-/** Atomic swaps: prepare, get, execute (sign), cancel. */
+/** Atomic swaps: prepare, get, execute (sign), cancel, and the status beside the deposit flow's. */
 import { AtomicSwapObject, type AtomicSwapServices } from '../atomic/atomic-swap.js';
 import type { CallOptions, RequestSender, WriteOptions } from '../http/request-sender.js';
-import type { AtomicSwap } from '../types.js';
+import type { AtomicSwap, AtomicSwapStatus } from '../types.js';
 import {
   checkAmount,
   checkOptionalText,
@@ -65,6 +65,15 @@ export class AtomicSwaps {
   /** A live object for an atomic swap of the wallet party (another party's: `NotFoundError`). */
   async get(atomicSwapId: string, options?: CallOptions): Promise<AtomicSwapObject> {
     return new AtomicSwapObject(await this.getData(atomicSwapId, options), this.#services);
+  }
+
+  /**
+   * The swap as the status routes and `track` answer it (`GET /v1/swaps/{id}`): its
+   * `AtomicSwapStatus`, in the deposit flow's words (`expectedAmount`, `minOutput`, `history`).
+   */
+  getStatus(atomicSwapId: string, options?: CallOptions): Promise<AtomicSwapStatus> {
+    const path = `/v1/swaps/${segment('intentId', atomicSwapId)}`;
+    return this.#sender.send({ method: 'GET', path, wallet: true, retrySafe: true, options });
   }
 
   /** Cancels a prepared swap; a signed or ended one throws `ConflictError`. */

@@ -124,8 +124,17 @@ export class Swaps {
     });
   }
 
-  /** The status of a swap of the wallet party (another party's answers `NotFoundError`). */
+  /**
+   * The status of a swap of the wallet party (another party's answers `NotFoundError`). An
+   * atomic swap's (`atm_…`) is `atomicSwaps.getStatus`'s, typed as it: here its id throws
+   * `ValidationError` before any request.
+   */
   async getStatus(intentId: string, options?: CallOptions): Promise<SwapStatus> {
+    if (intentId.startsWith('atm_')) {
+      throw new ValidationError('An atomic swap: use atomicSwaps.getStatus', {
+        code: 'validation_error',
+      });
+    }
     const path = `/v1/swaps/${segment('intentId', intentId)}`;
     return this.#sender.send({ method: 'GET', path, wallet: true, retrySafe: true, options });
   }

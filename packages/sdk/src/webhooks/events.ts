@@ -1,13 +1,15 @@
 /**
  * What a webhook request carries: `{ id, type, createdAt, mode, data: { object } }`. The object is
- * what the status route answers for the subject: a swap or liquidity intent as of the event (as
- * the event stream's data is), a withdrawal, collection or API key as it stands when the event is
- * sent. Every delivery of one event, retries and resends included, has the same `id`: keep the
+ * what the status route answers for the subject: a swap, atomic swap or liquidity intent as of
+ * the event (as the event stream's data is), a withdrawal, collection or API key as it stands
+ * when the event is sent. Every delivery of one event, retries and resends included, has the same `id`: keep the
  * ids handled, and skip one seen before.
  */
 import type { Environment } from '../environments.js';
 import type { ApiKeyListEntry, Collection } from '../portal-types.js';
 import type {
+  AtomicSwap,
+  AtomicSwapState,
   LiquidityIntent,
   LiquidityState,
   SwapState,
@@ -30,6 +32,11 @@ interface WebhookEventOf<Type extends string, Subject> {
 
 /** A swap reached a state: `swap.completed`, `swap.slippage_failed`, … */
 export type SwapWebhookEvent = WebhookEventOf<`swap.${SwapState}`, SwapStatus>;
+/**
+ * An atomic swap reached a state: `atomic_swap.completed`, `atomic_swap.price_moved`, …; the
+ * object is the swap as `atomicSwaps.get` reads it, as of the event.
+ */
+export type AtomicSwapWebhookEvent = WebhookEventOf<`atomic_swap.${AtomicSwapState}`, AtomicSwap>;
 /** A liquidity intent reached a state: `liquidity_intent.partial`, … */
 export type LiquidityIntentWebhookEvent = WebhookEventOf<
   `liquidity_intent.${LiquidityState}`,
@@ -50,6 +57,7 @@ export type TestWebhookEvent = WebhookEventOf<'webhook.test', WebhookEndpoint>;
 /** Any event a PoolParty webhook carries; `type` tells them apart. */
 export type WebhookEvent =
   | SwapWebhookEvent
+  | AtomicSwapWebhookEvent
   | LiquidityIntentWebhookEvent
   | LiquidityWithdrawalWebhookEvent
   | CollectionWebhookEvent

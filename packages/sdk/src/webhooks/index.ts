@@ -17,6 +17,7 @@ import { sign, verify } from './verify.js';
 export { PoolPartyError, ValidationError } from '../errors.js';
 export type {
   ApiKeyWebhookEvent,
+  AtomicSwapWebhookEvent,
   CollectionWebhookEvent,
   LiquidityIntentWebhookEvent,
   LiquidityWithdrawalWebhookEvent,

@@ -56,6 +56,7 @@ export function statusAfter(path: readonly SwapState[]): SwapStatus {
   const current = states[states.length - 1] ?? 'pending';
   const completed = current === 'completed';
   return {
+    kind: 'deposit',
     intentId: 'int_1',
     poolId: 'amulet-usdcx',
     status: current,

@@ -218,6 +218,7 @@ export const SWAP_INTENT_EXAMPLE = {
 };
 
 const SWAP_STATUS_EXAMPLE = {
+  kind: 'deposit',
   ...intentTerms,
   status: 'pending',
   terminal: false,
@@ -263,12 +264,6 @@ export const SWAP_PROGRESS_EXAMPLE = (() => {
 })();
 
 export const CANCEL_RESULT_EXAMPLE = { intentId: INTENT_ID, status: 'cancelled' };
-
-export const TRACK_RESULT_EXAMPLE = {
-  partyId: ALICE,
-  swaps: [SWAP_STATUS_EXAMPLE],
-  nextCursor: null,
-};
 
 export const SWAP_EVENTS_EXAMPLE = `event: pending\nid: 1\ndata: ${JSON.stringify(SWAP_STATUS_EXAMPLE)}\n\n: heartbeat\n\n`;
 
@@ -333,6 +328,50 @@ export const ATOMIC_SWAP_COMPLETED_EXAMPLE = {
   updateId: '1220f4c0a6e4b5d3c2a19e8f7d6c5b4a39281706f5e4d3c2b1a0998877665544',
   excess: '0.112',
   updatedAt: '2026-11-22T13:40:12.000Z',
+};
+
+/** The completed atomic swap as the status routes and `track` answer it, beside SwapStatus. */
+export const ATOMIC_SWAP_STATUS_EXAMPLE = {
+  kind: 'atomic',
+  intentId: ATOMIC_SWAP_ID,
+  atomicSwapId: ATOMIC_SWAP_ID,
+  poolId: POOL_ID,
+  status: 'completed',
+  terminal: true,
+  inputToken: 'Amulet',
+  inputTokenAdmin: AMULET_ADMIN,
+  outputToken: 'USDCx',
+  outputTokenAdmin: USDCX_ADMIN,
+  expectedAmount: '100',
+  expectedOutput: '14.3',
+  minOutput: '14.157',
+  actualOutput: '14.157',
+  slippageTolerance: 0.01,
+  traderParty: ALICE,
+  createdAt: CREATED_AT,
+  completedAt: ATOMIC_SWAP_COMPLETED_EXAMPLE.updatedAt,
+  expiresAt: ATOMIC_SWAP_PREPARED_EXAMPLE.expiresAt,
+  failureReason: null,
+  updateId: ATOMIC_SWAP_COMPLETED_EXAMPLE.updateId,
+  excess: ATOMIC_SWAP_COMPLETED_EXAMPLE.excess,
+  history: [
+    { status: 'prepared', at: CREATED_AT },
+    { status: 'executing', at: '2026-11-22T13:40:11.000Z' },
+    { status: 'completed', at: ATOMIC_SWAP_COMPLETED_EXAMPLE.updatedAt },
+  ],
+};
+
+/** What anyone with the atomic swap's id reads: its status without the trader. */
+export const ATOMIC_SWAP_PROGRESS_EXAMPLE = (() => {
+  const { traderParty, ...progress } = ATOMIC_SWAP_STATUS_EXAMPLE;
+  return progress;
+})();
+
+/** A party's swaps of both kinds, newest first. */
+export const TRACK_RESULT_EXAMPLE = {
+  partyId: ALICE,
+  swaps: [ATOMIC_SWAP_STATUS_EXAMPLE, SWAP_STATUS_EXAMPLE],
+  nextCursor: null,
 };
 
 export const ATOMIC_SWAP_CANCELLED_EXAMPLE = {

@@ -74,6 +74,7 @@ function refundLegView(intent: IntentRecord): RefundLeg | null {
 export function swapStatusView(intent: IntentRecord, history: readonly StateChange[]): SwapStatus {
   const { deposit } = intent;
   return {
+    kind: 'deposit',
     intentId: intent.intentId,
     poolId: intent.poolId,
     status: intent.status,

@@ -1,7 +1,8 @@
 /**
  * What a webhook carries (docs/spec/webhooks.md#body): `{ id, type, createdAt, mode, data: {
  * object } }`, the object being what the status route answers for the subject — an intent as of
- * the event, as the SSE stream's event data is; a withdrawal, collection or key as it stands.
+ * the event, as the SSE stream's event data is (an atomic swap as `GET /v1/atomic-swaps/{id}`
+ * answers it, its stream's data); a withdrawal, collection or key as it stands.
  * The body is made once, when the event is fanned out, and every attempt sends the same bytes.
  */
 import type { Environment } from '@poolparty/core';
@@ -13,6 +14,7 @@ import {
   type Queryable,
   type QueuedWebhookEvent,
 } from '@poolparty/store';
+import { ATOMIC_SWAP_OUTBOX } from '../views/atomic-swap-outbox.js';
 import { withdrawalView } from '../views/liquidity.js';
 import { LIQUIDITY_OUTBOX } from '../views/liquidity-outbox.js';
 import type { OutboxEvent, OutboxKind, OutboxRead } from '../views/outbox.js';
@@ -73,6 +75,8 @@ export async function objectOfEvent(
   switch (kind) {
     case 'swap':
       return outboxViewAt(SWAP_OUTBOX, db, event, reads);
+    case 'atomic_swap':
+      return outboxViewAt(ATOMIC_SWAP_OUTBOX, db, event, reads);
     case 'liquidity_intent':
       return outboxViewAt(LIQUIDITY_OUTBOX, db, event, reads);
     case 'liquidity_withdrawal': {

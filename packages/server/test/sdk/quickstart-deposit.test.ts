@@ -3,15 +3,13 @@
  * integrator runs it, for a party with no Amulet, it cancels the intent it made and says so, so
  * the party's next swap is not refused with `active_intent_exists`.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runExampleAs } from './support/example-run.js';
 import { type Live, startLive } from './support/live.js';
 
-const REPOSITORY = join(import.meta.dirname, '../../../..');
 /** One example process: tsx compiles it and the SDK's sources, then a handful of requests. */
 const EXAMPLE_TIMEOUT_MS = 90_000;
 
@@ -34,29 +32,13 @@ describe('the quickstart example, when the deposit fails', () => {
     'cancels its intent and says why, so the next swap of the party is taken',
     async () => {
       const broke = await live.newParty('broke', '0');
-      const run = await promisify(execFile)(
-        process.execPath,
-        // The SDK's sources, as the repository's tests run them, not the last build of them.
-        ['--conditions=source', '--import', 'tsx', 'examples/quickstart.ts'],
-        {
-          cwd: REPOSITORY,
-          timeout: EXAMPLE_TIMEOUT_MS,
-          env: {
-            ...process.env,
-            POOLPARTY_URL: live.t.url,
-            POOLPARTY_DATA_DIR: dataDir,
-            POOLPARTY_API_KEY: live.t.apiKey,
-            POOLPARTY_PARTY_ID: broke.partyId,
-            POOLPARTY_PRIVATE_KEY: broke.privateKey,
-          },
-        },
-      ).then(
-        () => ({ code: 0, stderr: '' }),
-        (error: { code?: number; stderr?: string }) => ({
-          code: error.code ?? -1,
-          stderr: error.stderr ?? '',
-        }),
-      );
+      const run = await runExampleAs('quickstart', {
+        url: live.t.url,
+        apiKey: live.t.apiKey,
+        party: broke,
+        dataDir,
+        timeoutMs: EXAMPLE_TIMEOUT_MS,
+      });
       expect(run.code, run.stderr).toBe(1);
       expect(run.stderr.trim()).toMatch(
         /^quickstart: failed — no deposit sent, intent \S+ cancelled: .*holds 0 unlocked Amulet, needs 100/,

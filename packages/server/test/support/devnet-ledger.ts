@@ -4,7 +4,10 @@
  * keeps the `LocalLedger` to set up parties and deposits and to read the final holdings.
  */
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
 import { type DevnetLedgerServer, startDevnetLedgerServer } from '@poolparty/devnet-ledger';
 import {
   type DevnetSeed,
@@ -17,7 +20,7 @@ import { insertApiKey, type Queryable, upsertDeveloper } from '@poolparty/store'
 import { adminCommand } from '../../src/admin/commands.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../src/auth/api-keys.js';
 import { readSettings, type Settings } from '../../src/config.js';
-import type { RunningService } from '../../src/service.js';
+import { type RunningService, startService } from '../../src/service.js';
 import { unclosable } from './admin.js';
 
 /** LocalNet's HS256 secret and audience: the services sign their tokens as on LocalNet. */
@@ -132,4 +135,73 @@ export function serviceSettingsIn(
   });
   if (!result.ok) throw new Error(result.errors.join('\n'));
   return result.settings;
+}
+
+/** A service on the served devnet ledger, as `startCantonService` answers it. */
+export interface CantonService {
+  readonly devnet: ServedDevnet;
+  readonly service: RunningService;
+  readonly url: string;
+  /** Ends the service and the ledger, and removes the service's data folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * A quiet service with `LEDGER=canton` on a seeded devnet ledger served in this process, with
+ * the ledger's seeded pools imported and its data in a folder of its own; `env` is added to its
+ * settings.
+ */
+export async function startCantonService(
+  env: Readonly<Record<string, string>> = {},
+): Promise<CantonService> {
+  const devnet = await serveSeededDevnet();
+  const dataDir = mkdtempSync(join(tmpdir(), 'pp-canton-service-'));
+  const removeData = () => rmSync(dataDir, { recursive: true, force: true });
+  let service: RunningService | undefined;
+  try {
+    service = await startService(serviceSettingsIn(dataDir, { ...devnet.env, ...env }));
+    await importDevnetPools(service, devnet);
+  } catch (error) {
+    await service?.close();
+    await devnet.close();
+    removeData();
+    throw error;
+  }
+  const started = service;
+  return {
+    devnet,
+    service: started,
+    url: started.url ?? '',
+    close: async () => {
+      await started.close();
+      await devnet.close();
+      removeData();
+    },
+  };
+}
+
+/**
+ * The party's unlocked holdings of `instrument`, but those in `except`, merged into one by its
+ * own self-transfer: a reserve as one provider's deposit would have made it.
+ */
+export async function mergeHoldings(
+  ledger: LocalLedger,
+  party: string,
+  instrument: Instrument,
+  except: ReadonlySet<string> = new Set(),
+): Promise<void> {
+  const holdings = (await ledger.getHoldings(party)).filter(
+    (h) =>
+      instrumentKey(h.instrument) === instrumentKey(instrument) &&
+      h.lock === null &&
+      !except.has(h.holdingId),
+  );
+  await ledger.submitTransfer({
+    commandId: `merge-${instrument.id}-${party}`,
+    sender: party,
+    receiver: party,
+    instrument,
+    amount: Amount.sum(holdings.map((h) => h.amount)),
+    inputHoldingIds: holdings.map((h) => h.holdingId),
+  });
 }

@@ -62,8 +62,8 @@ export function EndpointForm(props: {
         onInput={(event) => setEvents(event.currentTarget.value)}
       />
       <p id={ids.hint} class="muted">
-        Event types or kinds (swap.*, liquidity_intent.*, liquidity_withdrawal.*, collection.*,
-        api_key.*), separated by commas. Empty: every event.
+        Event types or kinds (swap.*, atomic_swap.*, liquidity_intent.*, liquidity_withdrawal.*,
+        collection.*, api_key.*), separated by commas. Empty: every event.
       </p>
       <label for={ids.description}>Description (optional)</label>
       <input

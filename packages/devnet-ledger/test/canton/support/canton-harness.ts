@@ -143,6 +143,7 @@ export async function openCantonHarnessLedger(
     getHoldings: (partyId) => canton.getHoldings(partyId),
     getPendingOffers: (partyId) => canton.getPendingOffers(partyId),
     submitTransfer: (command) => canton.submitTransfer(command),
+    splitHolding: (command) => canton.splitHolding(command),
     acceptOffer: (command) => canton.acceptOffer(command),
     rejectOffer: (command) => canton.rejectOffer(command),
     withdrawOffer: (command) => canton.withdrawOffer(command),

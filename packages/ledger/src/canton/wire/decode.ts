@@ -29,6 +29,7 @@
 import { Amount, AmountRangeError, type Instrument, instrumentKey } from '@poolparty/core';
 import type {
   Allocation,
+  Holding,
   LedgerEvent,
   LedgerUpdate,
   Meta,
@@ -464,6 +465,14 @@ function decodeExercise(
     default:
       return null;
   }
+}
+
+/** The holdings a transaction created, as their `Holding` views show them, in node order. */
+export function createdHoldings(tx: JsTransaction): Holding[] {
+  return nodesOf(tx).flatMap((node) => {
+    const holding = node.kind === 'created' ? decodeHolding(node.event) : null;
+    return holding === null ? [] : [holding];
+  });
 }
 
 /** The port's update for a transaction; throws `CantonWireError` on what it cannot read. */

@@ -5,6 +5,7 @@
  */
 export { damlDecimal, damlTime, parseDamlDecimal, parseDamlTime } from './daml.js';
 export {
+  createdHoldings,
   type DecodedUpdatesItem,
   type DecodeOptions,
   decodeTransaction,

@@ -7,15 +7,20 @@
  * - `track` lists the intents created through the calling API key's developer, including keys of
  *   that developer since rotated; status and cancel serve the party's intent whichever integration
  *   created it.
+ * - `track`, the status and the progress serve atomic swaps too (an `atm_` id, `kind: atomic`):
+ *   a party's swaps are one list whichever way each settled.
  * - Cancelling an intent that is no longer pending — including one already cancelled — is 409
  *   `intent_not_cancellable` with its current state in `intentStatus` (the problem's own
  *   `status` is the HTTP status).
  */
 import {
+  AtomicSwapProgressSchema,
+  AtomicSwapStatusSchema,
   CancelResultSchema,
   type CreateSwapBody,
   CreateSwapBodySchema,
   IntentIdParamsSchema,
+  isAtomicSwapId,
   PartyIdParamsSchema,
   SWAP_EVENT_NAMES,
   SwapIntentSchema,
@@ -33,16 +38,21 @@ import {
   getIntentForParty,
   getIntentWithEventsForParty,
   listIntentHistories,
-  listIntentsForParty,
+  listSwapsForParty,
 } from '@poolparty/store';
+import { Type } from '@sinclair/typebox';
 import type { ServiceContext } from '../../context.js';
 import { createSwap, understoodSwap } from '../../swaps/create-swap.js';
+import { atomicSwapProgressView } from '../../views/atomic-swap.js';
 import { SWAP_OUTBOX } from '../../views/swap-outbox.js';
 import { swapProgressView, swapStatusView } from '../../views/swap-status.js';
+import { atomicSwapStatusOf, statusesOf } from '../../views/swap-statuses.js';
 import { apiKeyOf, walletPartyOf } from '../authenticate.js';
 import { WALLET_IDEMPOTENCY } from '../idempotent-routes.js';
 import { intentRoutesOf, strictBody, walletTokenOnly } from '../intent-routes.js';
 import {
+  ATOMIC_SWAP_PROGRESS_EXAMPLE,
+  ATOMIC_SWAP_STATUS_EXAMPLE,
   CANCEL_RESULT_EXAMPLE,
   CREATE_SWAP_EXAMPLE,
   SWAP_EVENTS_EXAMPLE,
@@ -163,12 +173,22 @@ const getSwapStatus = swapRoute({
   schema: {
     operationId: 'getSwapStatus',
     summary: 'Get the status of a swap',
-    description: 'The intent with the facts of each stage and its state history.',
+    description:
+      'The intent with the facts of each stage and its state history. The id of an atomic ' +
+      'swap (`atm_…`) answers its AtomicSwapStatus (`kind: atomic`, its own states), as ' +
+      '`track` lists it.',
     tags: TAGS,
     security: SECURITY,
     params: IntentIdParamsSchema,
     response: {
-      200: withExamples(SwapStatusSchema, SWAP_STATUS_PAYOUT_OFFERED_EXAMPLE),
+      200: withExamples(
+        Type.Union([SwapStatusSchema, AtomicSwapStatusSchema], {
+          description:
+            'A SwapStatus, or for an atomic swap an AtomicSwapStatus: `kind` says which.',
+        }),
+        SWAP_STATUS_PAYOUT_OFFERED_EXAMPLE,
+        ATOMIC_SWAP_STATUS_EXAMPLE,
+      ),
     },
     problems: errorResponses(INTENT_PROBLEMS, {
       not_found: "no intent with this id for the wallet token's party",
@@ -176,6 +196,11 @@ const getSwapStatus = swapRoute({
   },
   handler: async ({ ctx }, request) => {
     const { intentId } = request.params;
+    if (isAtomicSwapId(intentId)) {
+      const atomic = await atomicSwapStatusOf(ctx.db, intentId, walletPartyOf(request));
+      if (atomic === null) throw noSuchIntent(intentId);
+      return atomic;
+    }
     const found = await getIntentWithEventsForParty(ctx.db, intentId, walletPartyOf(request));
     if (found === null) throw noSuchIntent(intentId);
     return swapStatusView(found.intent, found.events);
@@ -191,12 +216,19 @@ const getSwapProgress = swapRoute({
     description:
       'The state of a swap for anyone holding its id, without a wallet token: a share link or ' +
       'a support desk follows a swap with it. It leaves out the parties and the deposit ' +
-      'reference; intent ids carry 130 random bits, so they are not guessed.',
+      'reference; intent ids carry 130 random bits, so they are not guessed. An atomic ' +
+      "swap's id answers its AtomicSwapProgress (without the trader).",
     tags: TAGS,
     security: SECURITY_OF.apiKey,
     params: IntentIdParamsSchema,
     response: {
-      200: withExamples(SwapProgressSchema, SWAP_PROGRESS_EXAMPLE),
+      200: withExamples(
+        Type.Union([SwapProgressSchema, AtomicSwapProgressSchema], {
+          description: 'A SwapProgress, or for an atomic swap an AtomicSwapProgress (`kind`).',
+        }),
+        SWAP_PROGRESS_EXAMPLE,
+        ATOMIC_SWAP_PROGRESS_EXAMPLE,
+      ),
     },
     problems: errorResponses([...API_KEY_PROBLEMS, 'validation_error', 'not_found'], {
       not_found: 'no intent with this id',
@@ -204,6 +236,11 @@ const getSwapProgress = swapRoute({
   },
   handler: async ({ ctx }, request) => {
     const { intentId } = request.params;
+    if (isAtomicSwapId(intentId)) {
+      const atomic = await atomicSwapStatusOf(ctx.db, intentId);
+      if (atomic === null) throw new ApiError('not_found', `No swap ${intentId}.`);
+      return atomicSwapProgressView(atomic);
+    }
     const intent = await getIntent(ctx.db, intentId);
     if (intent === null) throw new ApiError('not_found', `No swap ${intentId}.`);
     const histories = await listIntentHistories(ctx.db, [intentId]);
@@ -269,8 +306,9 @@ const listPartySwaps = swapRoute({
     summary: "List the party's swaps",
     description:
       "The swaps of the wallet party created through this API key's developer, newest " +
-      "first; `partyId` must be the wallet token's party. Pass `nextCursor` as `cursor` " +
-      'for the next page.',
+      "first: the deposit flow's (SwapStatus, `kind: deposit`) and atomic swaps " +
+      '(AtomicSwapStatus, `kind: atomic`) in one list; `kind` keeps one of them. `partyId` must ' +
+      "be the wallet token's party. Pass `nextCursor` as `cursor` for the next page.",
     tags: TAGS,
     security: SECURITY,
     params: PartyIdParamsSchema,
@@ -294,23 +332,18 @@ const listPartySwaps = swapRoute({
         "partyId must be the wallet token's party; a wallet sees its own swaps only.",
       );
     }
-    const { status, limit, cursor } = request.query;
-    const page = await listIntentsForParty(ctx.db, {
+    const { status, kind, limit, cursor } = request.query;
+    const page = await listSwapsForParty(ctx.db, {
       walletParty: partyId,
       developerParty: apiKeyOf(request).developerParty,
       ...(status !== undefined && { statuses: [status] }),
+      ...(kind !== undefined && { kinds: [kind] }),
       limit: limit ?? TRACK_LIMIT_DEFAULT,
       cursor: cursor === undefined ? null : cursorOf(cursor),
     });
-    const histories = await listIntentHistories(
-      ctx.db,
-      page.intents.map((intent) => intent.intentId),
-    );
     return {
       partyId,
-      swaps: page.intents.map((intent) =>
-        swapStatusView(intent, histories.get(intent.intentId) ?? []),
-      ),
+      swaps: await statusesOf(ctx.db, page.swaps),
       nextCursor: page.nextCursor === null ? null : encodeIntentCursor(page.nextCursor),
     };
   },
