@@ -17,8 +17,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Amount, decodeBase64, fingerprint } from '@poolparty/core';
-import { type AtomicSwapObject, type WalletSigner, withAtomicSwaps } from '@poolparty/sdk/atomic';
+import { Amount, decodeBase64 } from '@poolparty/core';
+import { type AtomicSwapObject, withAtomicSwaps } from '@poolparty/sdk/atomic';
 import type { DevnetWallet } from '@poolparty/sdk/devnet';
 import { atomicSwapPortOf } from '@poolparty/settlement';
 import type { RateFigures } from './canton.js';
@@ -76,17 +76,6 @@ export interface AtomicBench {
   readonly rate: AtomicRateFigures | null;
 }
 
-/** The wallet's key as the SDK's atomic swaps ask a wallet to sign. */
-function signerOf(wallet: DevnetWallet): WalletSigner {
-  const publicKey = decodeBase64(wallet.publicKey) ?? new Uint8Array();
-  return {
-    partyId: wallet.partyId,
-    fingerprint: fingerprint(publicKey),
-    publicKey,
-    signHash: (hash) => wallet.signer.sign(hash),
-  };
-}
-
 const codeOf = (error: unknown) => String((error as { code?: unknown }).code ?? 'unknown');
 
 /**
@@ -100,7 +89,7 @@ async function oneAtomicSwap(
   pool: DevnetPoolInfo,
   timing: { readonly ledgerMs: number | null; readonly signedOff?: () => void },
 ): Promise<AtomicOutcome> {
-  const signer = signerOf(trader.wallet);
+  const signer = await trader.wallet.atomicSigner();
   let swap: AtomicSwapObject;
   try {
     swap = await withAtomicSwaps(trader.pp).atomicSwaps.create({

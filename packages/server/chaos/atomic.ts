@@ -10,7 +10,7 @@
  * verdict.ts) judge what the store and the ledger show.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fingerprint, isAtomicSwapTerminal } from '@poolparty/core';
+import { isAtomicSwapTerminal } from '@poolparty/core';
 import { type AtomicSwapObject, type WalletSigner, withAtomicSwaps } from '@poolparty/sdk/atomic';
 import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
 import type { DevnetPoolInfo } from '../src/devnet-bootstrap.js';
@@ -50,18 +50,7 @@ export interface AtomicTradeRecord {
 }
 
 export class AtomicTrader extends WalletUser {
-  private readonly signer: WalletSigner;
-
-  constructor(...args: ConstructorParameters<typeof WalletUser>) {
-    super(...args);
-    const publicKey = Uint8Array.from(Buffer.from(this.wallet.publicKey, 'base64'));
-    this.signer = {
-      partyId: this.wallet.partyId,
-      fingerprint: fingerprint(publicKey),
-      publicKey,
-      signHash: (hash) => this.wallet.signer.sign(hash),
-    };
-  }
+  private signer: WalletSigner | null = null;
 
   /** One planned atomic swap, start to end. Never throws: what went wrong is its outcome. */
   async swap(planned: PlannedAtomicSwap, pool: DevnetPoolInfo): Promise<AtomicTradeRecord> {
@@ -70,6 +59,7 @@ export class AtomicTrader extends WalletUser {
     let swap: AtomicSwapObject;
     try {
       await this.signedIn();
+      this.signer ??= await this.wallet.atomicSigner();
       swap = await withAtomicSwaps(this.pp).atomicSwaps.create({
         fromToken: pool.tokenA.id,
         fromAdmin: pool.tokenA.admin,
@@ -93,7 +83,7 @@ export class AtomicTrader extends WalletUser {
       return { ...record, atomicSwapId, outcome };
     }
     const signedAt = Date.now();
-    const { outcome, signatures } = await this.signedToEnd(swap);
+    const { outcome, signatures } = await this.signedToEnd(swap, this.signer);
     const ended = isAtomicSwapTerminal(swap.status);
     return {
       ...record,
@@ -108,14 +98,14 @@ export class AtomicTrader extends WalletUser {
    * Signs the swap and reads it until it ends: signed again each time it is `prepared` again,
    * read again after an execute whose answer did not come.
    */
-  private async signedToEnd(swap: AtomicSwapObject) {
+  private async signedToEnd(swap: AtomicSwapObject, signer: WalletSigner) {
     const deadline = Date.now() + ATOMIC_WAIT_MS;
     let signatures = 0;
     while (Date.now() < deadline && !isAtomicSwapTerminal(swap.status)) {
       if (swap.status === 'prepared') {
         if (signatures >= SIGNATURES_MAX) break;
         signatures += 1;
-        const answered = await swap.execute(this.signer).then(
+        const answered = await swap.execute(signer).then(
           () => true,
           (error) => {
             this.noteError(error);

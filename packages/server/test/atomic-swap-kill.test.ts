@@ -37,11 +37,18 @@ const skipReason = await postgresSkipReason('atomic-swap kill suite');
 const hexBytes = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'));
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
-/** The updates the swap's command made, and every update moving tokens between its two parties. */
+/**
+ * The updates the swap's command made, and every update moving tokens between its two parties
+ * (a party's self-transfer, such as the pool's holdings being split, moves nothing between them).
+ */
 function executionsOf(updates: readonly LedgerUpdate[], commandId: string, parties: string[]) {
   const between = (update: LedgerUpdate) =>
     update.events.some(
-      (e) => e.kind === 'transfer' && parties.includes(e.sender) && parties.includes(e.receiver),
+      (e) =>
+        e.kind === 'transfer' &&
+        e.sender !== e.receiver &&
+        parties.includes(e.sender) &&
+        parties.includes(e.receiver),
     );
   return {
     byCommand: updates.filter((u) => u.commandId === commandId),
