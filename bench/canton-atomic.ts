@@ -11,9 +11,11 @@
  * - lone: one swap at a time, each on an idle deployment, and just before each the ledger's own
  *   time for such a transaction: the bench prepares a transaction of two pre-approved transfers
  *   between two wallets, signs it, and times its execution (canton-timing.ts);
- * - at 50 swaps/s: signatures paced at that rate (each prepared as it is due), from the deposit
- *   flow's signed-in wallets, one swap per wallet at a time; the CPU of the api, the workers and
- *   their PostgreSQL sessions per swap over it, printed beside the deposit flow's.
+ * - at 50 swaps/s: swaps paced at that rate (each prepared as it is due, then signed), from the
+ *   deposit flow's signed-in wallets, one per wallet and pool at a time, each naming an Amulet
+ *   holding of its wallet that no other swap of the wallet names (a wallet's swaps from one
+ *   holding would all but one be prepared again); the CPU of the api, the workers and their
+ *   PostgreSQL sessions per swap over it, printed beside the deposit flow's.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -32,11 +34,11 @@ import {
   progress,
   RATE_WALLETS,
   RATE_WARM_UP_S,
-  Slots,
   type Stage,
   swapAmuletOf,
   type Trader,
   tradersOf,
+  walletPoolSlots,
 } from './canton-stage.js';
 import {
   type AtomicOutcome,
@@ -60,6 +62,10 @@ const ATOMIC_RESERVE_SHARE = { numerator: 1n, denominator: 40_000n };
 const BARE_AMOUNT = Amount.parse('1');
 /** How long the bench's own like transaction may wait for its execution. */
 const BARE_WINDOW_MS = 60_000;
+/** Amulet holdings each wallet of the 50/s phase is given beside its own, one per pool at most. */
+const RATE_EXTRA_HOLDINGS = 2;
+/** Amulet in each of them: a phase's swaps of the wallet and their fees, with room. */
+const RATE_EXTRA_HOLDING_AMULET = '2000';
 /** A signed swap not ended by then is counted as not completed. */
 const SWAP_WAIT_MS = 15_000;
 /** Pause between lone swaps, so each meets an idle deployment. */
@@ -81,13 +87,17 @@ const codeOf = (error: unknown) => String((error as { code?: unknown }).code ?? 
 /**
  * Prepares the trader's swap, signs and executes it, and answers its moments once it ended (or
  * the wait did); a refused prepare answers its code. `ledgerMs` is the ledger's own time measured
- * for it, if any. `signedOff` is told once the execution answered: the wallet is free again.
+ * for it, if any.
  */
 async function oneAtomicSwap(
   stage: Stage,
   trader: Trader,
   pool: DevnetPoolInfo,
-  timing: { readonly ledgerMs: number | null; readonly signedOff?: () => void },
+  timing: {
+    readonly ledgerMs: number | null;
+    /** The wallet's holdings the input leg spends; the ledger picks when absent. */
+    readonly inputHoldingIds?: readonly string[];
+  },
 ): Promise<AtomicOutcome> {
   const signer = await trader.wallet.atomicSigner();
   let swap: AtomicSwapObject;
@@ -100,6 +110,7 @@ async function oneAtomicSwap(
       amount: swapAmuletOf(pool, ATOMIC_RESERVE_SHARE),
       poolId: pool.poolId,
       keyFingerprint: signer.fingerprint,
+      ...(timing.inputHoldingIds !== undefined && { inputHoldingIds: timing.inputHoldingIds }),
     });
   } catch (error) {
     return { kind: 'refused', code: codeOf(error) };
@@ -107,10 +118,7 @@ async function oneAtomicSwap(
   await swap.verify();
   const signed = Date.now();
   // An execute that fails is seen in how the swap ends, as the store announces it.
-  await swap
-    .execute(signer)
-    .catch(() => undefined)
-    .finally(() => timing.signedOff?.());
+  await swap.execute(signer).catch(() => undefined);
   await stage.observer.completion(swap.atomicSwapId, SWAP_WAIT_MS);
   const moments = stage.observer.atomicMomentsOf(swap.atomicSwapId, signed, timing.ledgerMs);
   return { kind: 'signed', moments };
@@ -162,18 +170,64 @@ export async function atomicLonePhase(stage: Stage, swaps: number): Promise<Atom
   return atomicPhaseFigures(outcomes);
 }
 
+/**
+ * The Amulet holdings of the phase's wallets each swap names, one swap to a holding: a swap takes
+ * the largest its wallet has that no swap under way names, and gives it back when it ended (the
+ * holding is spent then; its change is a new one, found on the next read).
+ */
+class WalletInputs {
+  private readonly named = new Set<string>();
+
+  constructor(private readonly stage: Stage) {}
+
+  async take(wallet: DevnetWallet, amulet: DevnetPoolInfo['tokenA']): Promise<string | null> {
+    const holdings = await this.stage.ledger.getHoldings(wallet.partyId);
+    const free = holdings
+      .filter(
+        (h) => h.lock === null && h.instrument.id === amulet.id && !this.named.has(h.holdingId),
+      )
+      .sort((a, b) => b.amount.compare(a.amount));
+    const [largest] = free;
+    if (largest === undefined) return null;
+    this.named.add(largest.holdingId);
+    return largest.holdingId;
+  }
+
+  give(holdingId: string | null): void {
+    if (holdingId !== null) this.named.delete(holdingId);
+  }
+}
+
+/** Gives each wallet `RATE_EXTRA_HOLDINGS` more Amulet holdings (a faucet mint is one). */
+async function withExtraHoldings(traders: readonly Trader[], amulet: DevnetPoolInfo['tokenA']) {
+  for (const { wallet } of traders) {
+    for (let n = 0; n < RATE_EXTRA_HOLDINGS; n += 1) {
+      await wallet.fund(amulet.id, RATE_EXTRA_HOLDING_AMULET, amulet.admin);
+    }
+  }
+}
+
 export async function atomicRatePhase(stage: Stage, seconds: number): Promise<AtomicRateFigures> {
   const warmUp = RATE_WARM_UP_S * ATOMIC_RATE_PER_S;
   const count = warmUp + seconds * ATOMIC_RATE_PER_S;
-  const slots = new Slots(await tradersOf(stage, 'rate', RATE_WALLETS));
+  const traders = await tradersOf(stage, 'rate', RATE_WALLETS);
+  const amulet = stage.pools[0]?.tokenA;
+  if (amulet === undefined) throw new Error('no Amulet pool');
+  await withExtraHoldings(traders, amulet);
+  const slots = walletPoolSlots(traders, stage.pools);
+  const inputs = new WalletInputs(stage);
   let cpu: Promise<PhaseCpu> | null = null;
   let measuredFrom = Date.now();
   const { results, lateMs } = await paced(
     { count, warmUp, perS: ATOMIC_RATE_PER_S },
     slots,
-    (trader, i, release) => {
-      const pool = stage.pools[i % stage.pools.length] as DevnetPoolInfo;
-      return oneAtomicSwap(stage, trader, pool, { ledgerMs: null, signedOff: release });
+    async ({ trader, pool }, _, release) => {
+      const holding = await inputs.take(trader.wallet, amulet);
+      const inputHoldingIds = holding === null ? undefined : [holding];
+      return oneAtomicSwap(stage, trader, pool, { ledgerMs: null, inputHoldingIds }).finally(() => {
+        inputs.give(holding);
+        release();
+      });
     },
     () => {
       cpu = PhaseCpu.start(stage.cluster);
