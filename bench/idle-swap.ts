@@ -37,7 +37,8 @@ export interface IdleSwapBench {
   readonly skipped: string | null;
 }
 
-async function completedAtOf(db: Database, intentId: string): Promise<number | null> {
+/** When the intent's `completed` event was recorded (service clock, epoch ms); null before. */
+export async function completedAtOf(db: Database, intentId: string): Promise<number | null> {
   const rows = await db.query<{ at: Date | string }>(
     `SELECT at FROM intent_events WHERE intent_id = $1 AND status = 'completed'`,
     [intentId],

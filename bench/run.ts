@@ -3,7 +3,7 @@
  * each other), then the cost curves as tables and SVG plots, then one table with each target of
  * the performance work beside its figure and "met" / "NOT met".
  *
- *   npm run bench                      full run (about sixteen minutes on two cores)
+ *   npm run bench                      full run (about eighteen minutes on two cores)
  *   npm run bench -- --quick           smaller sizes, shorter loads and fewer rounds: a fast pass
  *   npm run bench -- --out <folder>    where the plots go (default bench/results/)
  */
@@ -12,6 +12,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkpoint, postgresSkipReason } from '@poolparty/store/testing';
+import { atomicVerdicts, benchAtomic, burstsLine, phaseLine, printAtomicBench } from './atomic.js';
+import {
+  ATOMIC_BURST_SWAPS,
+  ATOMIC_BURST_TARGET_MS,
+  ATOMIC_EXECUTE_TARGET_MS,
+  ATOMIC_PREPARE_TARGET_MS,
+} from './atomic-figures.js';
 import {
   benchCanton,
   CANTON_ON_TOP_TARGET_MS,
@@ -160,6 +167,9 @@ printQuoteBench(quotes);
 console.log();
 const idleSwap = await benchIdleSwap(quick);
 printIdleSwapBench(idleSwap);
+console.log();
+const atomic = await benchAtomic(quick);
+printAtomicBench(atomic);
 console.log();
 const liquidity = await benchLiquidity(quick);
 printLiquidityBench(liquidity);
@@ -323,6 +333,7 @@ const rows: TargetRow[] = [
     measured: liquidityFigures(liquidity, 'withdrawal'),
     verdict: verdictOf(meetsWithdrawalTarget(liquidity)),
   },
+  ...atomicRows(),
   ...cantonRows(),
   {
     target: `webhook delivery lag p99 ≤ ${WEBHOOK_LAG_TARGET_MS} ms, ${WEBHOOK_ENDPOINTS} endpoints, swaps at ${WEBHOOK_RATE_PER_S}/s`,
@@ -359,7 +370,7 @@ const rows: TargetRow[] = [
   },
 ];
 /** The atomic swaps' rows on the canton path: not measured without PostgreSQL. */
-function atomicRows(): TargetRow[] {
+function cantonAtomicRows(): TargetRow[] {
   const notMeasured = { measured: 'skipped: no PostgreSQL', verdict: verdictOf(null) };
   const lone = canton?.atomic.lone;
   const rate = canton?.atomic.rate;
@@ -389,6 +400,28 @@ function atomicRows(): TargetRow[] {
   ];
 }
 
+/** The atomic swaps' rows on the embedded ledger, each against the deposit flow's lone swap. */
+function atomicRows(): TargetRow[] {
+  const verdicts = atomicVerdicts(atomic);
+  return [
+    {
+      target: `atomic swap prepared ≤ ${ATOMIC_PREPARE_TARGET_MS} ms (p99, embedded ledger)`,
+      measured: phaseLine(atomic, 'prepare'),
+      verdict: verdictOf(verdicts.prepare),
+    },
+    {
+      target: `atomic swap: signature accepted → completed ≤ ${ATOMIC_EXECUTE_TARGET_MS} ms (p99, embedded ledger)`,
+      measured: phaseLine(atomic, 'execute'),
+      verdict: verdictOf(verdicts.execute),
+    },
+    {
+      target: `${ATOMIC_BURST_SWAPS} atomic swaps signed at once on one pool all completed within ${ATOMIC_BURST_TARGET_MS / 1000} s`,
+      measured: burstsLine(atomic),
+      verdict: verdictOf(verdicts.burst),
+    },
+  ];
+}
+
 /** The rows of the canton path and of the drains: not measured without PostgreSQL. */
 function cantonRows(): TargetRow[] {
   const notMeasured = { measured: 'skipped: no PostgreSQL', verdict: verdictOf(null) };
@@ -414,7 +447,7 @@ function cantonRows(): TargetRow[] {
           }
         : notMeasured),
     },
-    ...atomicRows(),
+    ...cantonAtomicRows(),
     {
       target: `drain on the embedded ledger ≥ ${DRAIN_TARGET_SWAPS_PER_S} swaps/s (${DRAIN_SWAPS} deposits, 2 workers, PostgreSQL)`,
       ...(drain

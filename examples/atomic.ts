@@ -5,9 +5,10 @@
  *
  *   npm run example:atomic
  *
- * It needs a service whose ledger prepares transactions for a wallet to sign: `LEDGER=canton`,
- * against a participant or `poolparty devnet-ledger`. A service on the embedded ledger answers
- * `atomic_swaps_unavailable`; the deposit flow is the way there (`npm run example:quickstart`).
+ * It runs against `npm start` (the embedded ledger) or a service with `LEDGER=canton`, against a
+ * participant or `poolparty devnet-ledger`. A service whose ledger prepares nothing for a wallet
+ * to sign answers `atomic_swaps_unavailable`; the deposit flow is the way there
+ * (`npm run example:quickstart`).
  * The party and its hex private key are the first seeded user's, or POOLPARTY_PARTY_ID and
  * POOLPARTY_PRIVATE_KEY (see env.ts); the key stands in for the user's Canton wallet.
  */
@@ -75,7 +76,7 @@ runExample('atomic', async () => {
 function unavailableOr(error: unknown, baseUrl: string): unknown {
   if (!(error instanceof PoolPartyError) || error.code !== 'atomic_swaps_unavailable') return error;
   return new Error(
-    `the service at ${baseUrl} answers atomic_swaps_unavailable: its ledger prepares no transaction to sign (run it with LEDGER=canton), or use the deposit flow (npm run example:quickstart)`,
+    `the service at ${baseUrl} answers atomic_swaps_unavailable: its ledger prepares no transaction to sign; use the deposit flow (npm run example:quickstart)`,
   );
 }
 

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 /** The first page load, gzipped: the shell, the SDK client, the devnet wallet and every page. */
-export const INITIAL_GZIP_BYTES_MAX = 41 * 1024;
+export const INITIAL_GZIP_BYTES_MAX = 42 * 1024;
 /** Any chunk loaded later, gzipped. */
 export const LAZY_CHUNK_GZIP_BYTES_MAX = 160 * 1024;
 

@@ -1,10 +1,12 @@
 /**
  * The pages' reads of the service that the SDK leaves out: a pool's hourly history and latest
- * trades, any swap's progress by its id, and who is signed in to the developer portal. The SDK
- * is published with a size budget of its own and these serve the pages only, so they are plain
- * `fetch` calls here, with the service's problems turned into the SDK's error class.
+ * trades, any swap's progress by its id (an atomic swap's too), and who is signed in to the
+ * developer portal. The SDK is published with a size budget of its own and these serve the pages
+ * only, so they are plain `fetch` calls here, with the service's problems turned into the SDK's
+ * error class.
  */
 import type {
+  AtomicSwapProgress,
   PoolHistory,
   PoolHistoryPeriod,
   PoolTrades,
@@ -66,6 +68,11 @@ export class ServiceReads {
 
   swapProgress(intentId: string): Promise<SwapProgress> {
     return this.#get(`/v1/swaps/${encodeURIComponent(intentId)}/progress`);
+  }
+
+  /** An atomic swap's progress: the same route, answered for its `atm_…` id. */
+  atomicSwapProgress(atomicSwapId: string): Promise<AtomicSwapProgress> {
+    return this.#get(`/v1/swaps/${encodeURIComponent(atomicSwapId)}/progress`);
   }
 
   #get<T>(path: string): Promise<T> {

@@ -2,14 +2,15 @@
  * A toast when a swap started in this tab ends while the user is on another page of the app:
  * the swap page registers each swap it creates (`followSwapEnd`), the shell follows it through
  * the SDK's swap object (its event stream) and, at its end, shows the outcome with a link to its
- * progress page unless that page is the one open. Toasts stay until dismissed.
+ * progress page unless that page is the one open. An atomic swap ends in its own signing request,
+ * which announces the end itself (`announceSwapEnd`) when the user left the card meanwhile.
+ * Toasts stay until dismissed.
  */
 import { type Swap, type SwapStatus, type SwapTerms, TERMINAL_STATES } from '@poolparty/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { formatAmount } from './format.js';
 import { useServices } from './services.js';
-import { stateTitle } from './swap-state-titles.js';
+import { stateTitle, toastText } from './swap-state-titles.js';
 
 /** Toasts shown at once; older ones give way. */
 const TOASTS_MAX = 3;
@@ -17,25 +18,32 @@ const TOASTS_MAX = 3;
 const FOLLOWED_MAX = 5;
 
 let started: ((intentId: string) => void) | null = null;
+let announced: ((toast: Toast) => void) | null = null;
 
 /** Called by the swap page with each swap it created. */
 export function followSwapEnd(intentId: string): void {
   started?.(intentId);
 }
 
-interface Toast {
-  readonly intentId: string;
+/** Called with a swap's end the page learnt itself (an atomic swap's execution). */
+export function announceSwapEnd(toast: Toast): void {
+  announced?.(toast);
+}
+
+export interface Toast {
+  /** The swap's id: a deposit-flow intent's or an atomic swap's, both shown at `/swaps/{id}`. */
+  readonly swapId: string;
   readonly state: string;
   readonly text: string;
 }
 
 /** The toast's words: the outcome and what was swapped. Pure. */
 export function toastOf(status: SwapStatus): Toast {
-  const amounts = `${formatAmount(status.expectedAmount)} ${status.inputToken} → ${status.outputToken}`;
+  const { intentId, inputToken, outputToken } = status;
   return {
-    intentId: status.intentId,
+    swapId: intentId,
     state: status.status,
-    text: `Swap ${stateTitle(status.status).toLowerCase()}: ${amounts}`,
+    text: toastText(stateTitle(status.status), status.expectedAmount, inputToken, outputToken),
   };
 }
 
@@ -45,9 +53,9 @@ export function SwapEndToasts() {
   return (
     <section class="toasts" aria-label="Swaps that ended">
       {toasts.list.map((toast) => (
-        <p key={toast.intentId} class="toast" data-testid="swap-toast" data-state={toast.state}>
-          <a href={`/swaps/${encodeURIComponent(toast.intentId)}`}>{toast.text}</a>
-          <button type="button" aria-label="Dismiss" onClick={() => toasts.dismiss(toast.intentId)}>
+        <p key={toast.swapId} class="toast" data-testid="swap-toast" data-state={toast.state}>
+          <a href={`/swaps/${encodeURIComponent(toast.swapId)}`}>{toast.text}</a>
+          <button type="button" aria-label="Dismiss" onClick={() => toasts.dismiss(toast.swapId)}>
             ×
           </button>
         </p>
@@ -65,13 +73,14 @@ function useSwapEnds() {
   useEffect(() => {
     if (pp === null) return;
     const followed: Swap<SwapTerms>[] = [];
-    const ended = (status: SwapStatus) => {
-      if (here.current === `/swaps/${encodeURIComponent(status.intentId)}`) return;
-      const toast = toastOf(status);
+    const show = (toast: Toast) => {
+      if (here.current === `/swaps/${encodeURIComponent(toast.swapId)}`) return;
       setList((shown) =>
-        [toast, ...shown.filter((t) => t.intentId !== toast.intentId)].slice(0, TOASTS_MAX),
+        [toast, ...shown.filter((t) => t.swapId !== toast.swapId)].slice(0, TOASTS_MAX),
       );
     };
+    announced = show;
+    const ended = (status: SwapStatus) => show(toastOf(status));
     started = (intentId) => {
       pp.swaps.get(intentId).then(
         (swap) => {
@@ -88,10 +97,10 @@ function useSwapEnds() {
     };
     return () => {
       started = null;
+      announced = null;
       for (const swap of followed) stop(swap);
     };
   }, [pp]);
-  const dismiss = (intentId: string) =>
-    setList((shown) => shown.filter((t) => t.intentId !== intentId));
+  const dismiss = (swapId: string) => setList((shown) => shown.filter((t) => t.swapId !== swapId));
   return { list, dismiss };
 }

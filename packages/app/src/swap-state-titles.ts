@@ -1,9 +1,11 @@
 /**
  * Each swap state's title, as the toasts, the party's swaps and the progress page name it
- * (`Completed`, `Refunded: the price moved`), and an atomic swap's, as the party's swaps list it. Apart from the progress page's longer texts
- * (swap-progress-model.ts) so the pages every visitor loads first carry the titles alone. Pure.
+ * (`Completed`, `Refunded: the price moved`), an atomic swap's likewise, and a toast's line
+ * around a title. Apart from the progress page's longer texts (swap-progress-model.ts) so the
+ * pages every visitor loads first carry the titles alone. Pure.
  */
 import type { AnySwapStatus, AtomicSwapState, SwapState } from '@poolparty/sdk';
+import { formatAmount } from './format.js';
 
 const TITLES: Readonly<Record<SwapState, string>> = {
   pending: 'Waiting for your deposit',
@@ -40,7 +42,16 @@ export function stateTitle(state: SwapState): string {
   return TITLES[state];
 }
 
+export function atomicStateTitle(state: AtomicSwapState): string {
+  return ATOMIC_TITLES[state];
+}
+
 /** The title of a listed swap's state, whichever its kind. */
 export function listedStateTitle(swap: AnySwapStatus): string {
   return swap.kind === 'atomic' ? ATOMIC_TITLES[swap.status] : TITLES[swap.status];
+}
+
+/** A toast's words: the outcome (a state's title, an atomic swap's too) and what was swapped. */
+export function toastText(title: string, amount: string, from: string, to: string): string {
+  return `Swap ${title.toLowerCase()}: ${formatAmount(amount)} ${from} → ${to}`;
 }

@@ -70,7 +70,7 @@ describe('npm run size:app', () => {
     );
     const { code, output } = runSize(dist);
     expect(output).toContain('first load');
-    expect(output).toMatch(/above its 41\.00 kB budget/);
+    expect(output).toMatch(/above its 42\.00 kB budget/);
     expect(code).toBe(1);
   });
 });

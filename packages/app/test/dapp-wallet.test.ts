@@ -5,13 +5,16 @@
  * `TransferFactory_Transfer` exercise built from the registry's factory, the party's holdings and
  * the intent; the wallet then makes that transfer on the devnet ledger and the swap completes.
  * A payout offer is accepted with `TransferInstruction_Accept` and the registry's accept context.
+ * Such a wallet signs no hashes, so the card says the swap goes by deposit.
  */
 import { PoolParty } from '@poolparty/sdk';
 import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { TRANSFER_ONLY_WALLET } from '../src/swap-path.js';
 import { appSuite } from './support/app-suite.js';
 import { seriousAxeViolations, watchCspViolations } from './support/browser.js';
+import { tellAtomicSwaps } from './support/deposit-only.js';
 import { chooseToken } from './support/token-picker.js';
 
 const REGISTRY = 'http://registry.test:7575';
@@ -212,6 +215,8 @@ describe('a Canton wallet through the dApp API', () => {
     const calls: WalletCall[] = [];
     await scriptWallet(page, calls, wallet);
     const registryRequests = await scriptRegistry(page);
+    // Even where the service prepares atomic swaps, this wallet swaps by deposit.
+    await tellAtomicSwaps(page, true);
 
     await page.goto(`${t.url}/swap`);
     // Connecting signs in at once: the party's history needs the wallet token.
@@ -223,6 +228,7 @@ describe('a Canton wallet through the dApp API', () => {
     await chooseToken(page, 'You receive', usdcxChoice);
     await page.getByLabel(/^Amount/).fill('100');
     await page.getByTestId('output-amount').waitFor();
+    expect(await page.getByTestId('swap-path-note').textContent()).toBe(TRANSFER_ONLY_WALLET);
     expect(await seriousAxeViolations(page)).toEqual([]);
 
     const intentAnswer = page.waitForResponse(

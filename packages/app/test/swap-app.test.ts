@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appSuite } from './support/app-suite.js';
 import { screenshot, seriousAxeViolations, watchCspViolations } from './support/browser.js';
+import { swapByDeposit } from './support/deposit-only.js';
 import { signedInWallet } from './support/signed-in-wallet.js';
 import { chooseToken } from './support/token-picker.js';
 
@@ -31,6 +32,8 @@ describe('the web app in a browser', () => {
     contexts.push(context);
     const page = await context.newPage();
     const csp = await watchCspViolations(page);
+    // The deposit flow's pages: atomic swaps are web-atomic-swap.test.ts's.
+    await swapByDeposit(page);
     return { page, csp };
   }
 

@@ -13,6 +13,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { appSuite } from './support/app-suite.js';
 import { SCREENSHOT_DIR, screenshot, seriousAxeViolations } from './support/browser.js';
+import { swapByDeposit } from './support/deposit-only.js';
 import { checkPage, horizontalOverflow, newWatchedPage } from './support/page-checks.js';
 import { chooseToken, chosenToken, tokenButton } from './support/token-picker.js';
 
@@ -40,6 +41,8 @@ describe('the swap card in a browser', () => {
   async function newPage(size: { width: number; height: number }, scheme?: 'light' | 'dark') {
     const watched = await newWatchedPage(browser, contexts, size.width, scheme);
     await watched.page.setViewportSize(size);
+    // The deposit flow's pages: atomic swaps are web-atomic-swap.test.ts's.
+    await swapByDeposit(watched.page);
     return watched;
   }
 

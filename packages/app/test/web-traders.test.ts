@@ -12,6 +12,7 @@ import { Devnet, generatePrivateKey } from '@poolparty/sdk/devnet';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appSuite } from './support/app-suite.js';
+import { swapByDeposit } from './support/deposit-only.js';
 import { checkPage, newWatchedPage } from './support/page-checks.js';
 import { chooseToken, chosenToken } from './support/token-picker.js';
 
@@ -32,8 +33,12 @@ describe('the traders’ pages in a browser', () => {
     usdcxCircle = `${pool.tokenB.name}|${pool.tokenB.admin}`;
   });
 
-  const newPage = (width: number, colorScheme: 'light' | 'dark' = 'light') =>
-    newWatchedPage(browser, contexts, width, colorScheme);
+  async function newPage(width: number, colorScheme: 'light' | 'dark' = 'light') {
+    const watched = await newWatchedPage(browser, contexts, width, colorScheme);
+    // The deposit flow's pages: atomic swaps are web-atomic-swap.test.ts's.
+    await swapByDeposit(watched.page);
+    return watched;
+  }
 
   async function fundAmulet(page: Page): Promise<void> {
     await page.getByRole('button', { name: 'Get 1000 Amulet' }).click();
@@ -251,7 +256,7 @@ describe('the traders’ pages in a browser', () => {
     }
   });
 
-  it("lists the party's atomic swaps among its swaps by their state, with no deposit page to open", async () => {
+  it("lists the party's atomic swaps among its swaps by their state, linking the swap's page", async () => {
     const { page, errors } = await newPage(1280);
     // The embedded ledger prepares no atomic swap: the service's list is given one, as a
     // service on a participant lists it (`kind: atomic`, docs/spec/atomic-swaps.md).
@@ -273,7 +278,9 @@ describe('the traders’ pages in a browser', () => {
     expect(await listed.locator('[data-state="price_moved"]').textContent()).toBe(
       'Not executed: the price moved',
     );
-    expect(await listed.locator('a').count()).toBe(0);
+    expect(await listed.locator('a').getAttribute('href')).toBe(
+      '/swaps/atm_7KQ2M9XC4RT0W8N5PJ3HVB6D1F',
+    );
     // The waiting swaps read the deposit flow's only: an atomic swap has no deposit to cancel.
     expect(await page.getByTestId('waiting-swaps').count()).toBe(0);
     expect(errors).toEqual([]);

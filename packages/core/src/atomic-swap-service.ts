@@ -60,14 +60,22 @@ const ED25519_KEY_BYTES = 32;
  * Why a signature does not authorise the swap, or null when it does: it must be 64 bytes by a
  * 32-byte key whose fingerprint is the one the swap was prepared for, and verify over the
  * prepared transaction's hash. Checked before anything is sent, so a bad one moves nothing and
- * leaves the swap waiting for a good one.
+ * leaves the swap waiting for a good one. `verify` is the Ed25519 check, core's portable one unless
+ * a caller on Node gives its own (strict RFC 8032 as this one, and a fraction of its cost).
  */
-export function signatureProblem(input: {
-  readonly hash: Uint8Array;
-  readonly signature: Uint8Array;
-  readonly publicKey: Uint8Array;
-  readonly keyFingerprint: string;
-}): string | null {
+export function signatureProblem(
+  input: {
+    readonly hash: Uint8Array;
+    readonly signature: Uint8Array;
+    readonly publicKey: Uint8Array;
+    readonly keyFingerprint: string;
+  },
+  verify: (
+    message: Uint8Array,
+    signature: Uint8Array,
+    publicKey: Uint8Array,
+  ) => boolean = verifyEd25519,
+): string | null {
   const { hash, signature, publicKey } = input;
   if (signature.length !== ED25519_SIGNATURE_BYTES) {
     return `an Ed25519 signature has ${ED25519_SIGNATURE_BYTES} bytes, not ${signature.length}`;
@@ -78,7 +86,7 @@ export function signatureProblem(input: {
   if (fingerprint(publicKey) !== input.keyFingerprint) {
     return `the signing key is not the key ${input.keyFingerprint} the swap was prepared for`;
   }
-  if (!verifyEd25519(hash, signature, publicKey)) {
+  if (!verify(hash, signature, publicKey)) {
     return "the signature is not one of the prepared transaction's hash by that key";
   }
   return null;

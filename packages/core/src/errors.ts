@@ -386,8 +386,9 @@ const catalogue = {
   },
   internal_error: { status: 500, title: 'Internal error', sdkClass: 'ServerError' },
   not_implemented: { status: 501, title: 'Not implemented', sdkClass: 'ServerError' },
-  // The service's ledger cannot prepare a transaction for the trader to sign (the embedded
-  // ledger has no interactive submission): the deposit flow (`POST /v1/swaps`) still works.
+  // The service's ledger cannot prepare a transaction for the trader to sign (a ledger without
+  // interactive submission; the canton adapter and the embedded ledger both have it): the
+  // deposit flow (`POST /v1/swaps`) still works.
   atomic_swaps_unavailable: {
     status: 501,
     title: 'Atomic swaps are not available on this ledger',

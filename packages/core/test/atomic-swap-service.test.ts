@@ -116,6 +116,17 @@ describe('the signature a swap takes', () => {
       /64 bytes/,
     );
   });
+
+  it('is decided by the Ed25519 check its caller gives, over the hash, signature and key', () => {
+    const good = { hash, signature: sign(hash, trader.privateKey), publicKey: trader.publicKey };
+    const asked: Uint8Array[][] = [];
+    const refusing = (...args: Uint8Array[]) => {
+      asked.push(args);
+      return false;
+    };
+    expect(signatureProblem({ ...good, keyFingerprint }, refusing)).toMatch(/not one of/);
+    expect(asked).toEqual([[hash, good.signature, good.publicKey]]);
+  });
 });
 
 describe("an executed swap in the pool's books", () => {

@@ -17,10 +17,10 @@ import {
   type TopologyTransaction,
 } from '@canton-network/core-ledger-proto';
 import { decodeBase64, fingerprint } from '@poolparty/core';
+import { verifyEd25519Signature } from '@poolparty/ledger';
 import type { FastifyInstance } from 'fastify';
 import { invalidArgument, permissionDenied } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
-import { verifyEd25519Signature } from './ed25519.js';
 import { registerRoutes, routeOf } from './http/route-table.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import { arrayAt, type Json, objectAt, stringAt } from './request-body.js';

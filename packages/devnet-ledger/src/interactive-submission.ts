@@ -45,7 +45,7 @@ import {
 } from './token-standard-commands.js';
 import { preparedTransactionHash } from './transaction-hash.js';
 
-const HASHING_SCHEME_VERSION = 'HASHING_SCHEME_VERSION_V2';
+const HASHING_SCHEME_VERSION = 'HASHING_SCHEME_VERSION_V2' as const;
 
 const submissionRoute = routeOf<ServerContext>();
 
@@ -109,6 +109,24 @@ async function preparationOf(ctx: ServerContext, body: Json): Promise<Preparatio
   return { commandId, actAs, legs, preparedAt: await ctx.ledger.now() };
 }
 
+/**
+ * The answer to a prepare request: the prepared transaction, its hash and hashing scheme. The
+ * caller has checked the user's rights; the embedded ledger's atomic swaps call it in process.
+ */
+export async function preparedSubmission(ctx: ServerContext, body: Json) {
+  const prepared = prepareTransaction(await preparationOf(ctx, body));
+  const preparedTransaction = Buffer.from(PreparedTransaction.toBinary(prepared)).toString(
+    'base64',
+  );
+  const hash = preparedTransactionHash(prepared);
+  ctx.preparedHashes.remember(preparedTransaction, hash);
+  return {
+    preparedTransaction,
+    preparedTransactionHash: Buffer.from(hash).toString('base64'),
+    hashingSchemeVersion: HASHING_SCHEME_VERSION,
+  };
+}
+
 const prepareSubmission = submissionRoute({
   method: 'POST',
   url: '/v2/interactive-submission/prepare',
@@ -116,17 +134,7 @@ const prepareSubmission = submissionRoute({
     const body = objectAt(request.body, 'body');
     const user = actingUser(ctx, userOf(request), optionalStringAt(body.userId, 'userId'));
     await ctx.users.requireReadAs(user, actAsOf(body.actAs));
-    const prepared = prepareTransaction(await preparationOf(ctx, body));
-    const preparedTransaction = Buffer.from(PreparedTransaction.toBinary(prepared)).toString(
-      'base64',
-    );
-    const hash = preparedTransactionHash(prepared);
-    ctx.preparedHashes.remember(preparedTransaction, hash);
-    return {
-      preparedTransaction,
-      preparedTransactionHash: Buffer.from(hash).toString('base64'),
-      hashingSchemeVersion: HASHING_SCHEME_VERSION,
-    };
+    return preparedSubmission(ctx, body);
   },
 });
 
@@ -142,13 +150,20 @@ function executedLegs(legs: readonly PreparedCommand[], actAs: readonly string[]
   });
 }
 
+/** Who executes a prepared transaction: the user, and the check of its rights for the parties. */
+export interface Executor {
+  readonly user: string;
+  authorize(actAs: readonly string[]): Promise<void>;
+}
+
 /**
- * Executes a prepared transaction: prepared by this participant, its hash recomputed, signed by
- * every external acting party, every leg able to commit; its legs run before the answer.
+ * Executes a prepared transaction for `executor`: prepared by this participant, its hash
+ * recomputed, signed by every external acting party, every leg able to commit; its legs run
+ * before the answer. The embedded ledger's atomic swaps call it in process.
  */
-async function execute(
+export async function executePrepared(
   ctx: ServerContext,
-  request: FastifyRequest,
+  executor: Executor,
   body: Json,
 ): Promise<CommandResult & { actAs: readonly string[] }> {
   const submissionId = stringAt(body.submissionId, 'submissionId');
@@ -158,8 +173,7 @@ async function execute(
   const received = receivePreparedTransaction(body.preparedTransaction, ctx.preparedHashes);
   const { commandId, actAs, legs } = commandsOfPreparedTransaction(received);
   if (actAs.length === 0) throw invalidArgument('the prepared transaction names no acting party');
-  const user = actingUser(ctx, userOf(request), optionalStringAt(body.userId, 'userId'));
-  await ctx.users.requireExecuteAs(user, actAs);
+  await executor.authorize(actAs);
   const keysOf = new Map<string, readonly Uint8Array[]>();
   for (const party of actAs) keysOf.set(party, await ctx.ledger.signingKeysOf(party));
   const signatures = parsePartySignatures(body.partySignatures);
@@ -169,7 +183,7 @@ async function execute(
     commandId,
     inputContractIds: inputContractIdsOf(received),
     deduplication: parseDeduplication(body.deduplicationPeriod),
-    userId: user,
+    userId: executor.user,
     submissionId,
   };
   const allocation = parseAllocationCommand(legs.map((leg) => leg.command));
@@ -186,6 +200,16 @@ async function execute(
   }
   const result = await commitLegs(ctx, { ...common, legs: executedLegs(legs, actAs) });
   return { ...result, actAs };
+}
+
+/** Executes as the user the request authenticated as, within that user's rights. */
+function execute(ctx: ServerContext, request: FastifyRequest, body: Json) {
+  const user = actingUser(ctx, userOf(request), optionalStringAt(body.userId, 'userId'));
+  return executePrepared(
+    ctx,
+    { user, authorize: (actAs) => ctx.users.requireExecuteAs(user, actAs) },
+    body,
+  );
 }
 
 const executeSubmission = submissionRoute({

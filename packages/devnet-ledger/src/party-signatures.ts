@@ -11,8 +11,8 @@
  * hash and the signatures: it reads no state, so every case is a plain test.
  */
 import { decodeBase64, fingerprint } from '@poolparty/core';
+import { verifyEd25519Signature } from '@poolparty/ledger';
 import { invalidArgument } from './canton-errors.js';
-import { verifyEd25519Signature } from './ed25519.js';
 import { arrayAt, objectAt, stringAt } from './request-body.js';
 
 const ED25519_SPEC = 'SIGNING_ALGORITHM_SPEC_ED25519';

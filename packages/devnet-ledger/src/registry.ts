@@ -222,8 +222,8 @@ const getInstrument = registryRoute<{ Params: { instrumentId: string } }>({
 
 /** The instrument a transfer-factory request names, checked against what the registry serves. */
 async function factoryInstrument(
-  { ledger, adminOf }: RegistryRouteDeps,
-  request: FastifyRequest,
+  ledger: LocalLedger,
+  admin: string | null,
   args: Json,
   transfer: Json,
 ): Promise<Instrument> {
@@ -235,7 +235,7 @@ async function factoryInstrument(
   if (args.expectedAdmin !== undefined && args.expectedAdmin !== wanted.admin) {
     throw new RegistryError(400, `expectedAdmin differs from the instrument's admin`);
   }
-  const served = await instrumentsOf(ledger, adminOf(request));
+  const served = await instrumentsOf(ledger, admin);
   const instrument = served.find((i) => instrumentKey(i) === instrumentKey(wanted));
   if (instrument === undefined) {
     throw new RegistryError(404, `this registry has no instrument ${wanted.id} of ${wanted.admin}`);
@@ -243,46 +243,52 @@ async function factoryInstrument(
   return instrument;
 }
 
+/**
+ * The transfer factory a transfer-factory request's body asks the registry of `admin` (null: the
+ * default registry) for, with its kind and choice context. The embedded ledger's atomic swaps ask
+ * it in process, as the canton adapter asks the route.
+ */
+export async function transferFactoryOf(ledger: LocalLedger, admin: string | null, body: unknown) {
+  const request = objectOrError(body, 'the request body');
+  const args = objectOrError(request.choiceArguments, 'choiceArguments');
+  const transfer = objectOrError(args.transfer, 'choiceArguments.transfer');
+  const sender = stringOrError(transfer.sender, 'transfer.sender');
+  const receiver = stringOrError(transfer.receiver, 'transfer.receiver');
+  const instrument = await factoryInstrument(ledger, admin, args, transfer);
+  const created = await genesisTime(ledger);
+  const factory = transferFactoryContract(instrument.admin, created);
+  const preapproved = sender !== receiver && (await ledger.preapproves(receiver, instrument));
+  const entries: (readonly [string, DevnetContract])[] = [
+    ...(await amuletContext(ledger, instrument)),
+  ];
+  if (preapproved) {
+    const preapproval = transferPreapprovalContract(
+      instrument.admin,
+      receiver,
+      instrument,
+      created,
+    );
+    entries.push(['transfer-preapproval', preapproval]);
+  }
+  const context = choiceContext(entries, !excludeDebug(request));
+  return {
+    factoryId: factory.contractId,
+    transferKind: sender === receiver ? 'self' : preapproved ? 'direct' : 'offer',
+    choiceContext: {
+      ...context,
+      // The factory itself is disclosed too: the caller exercises it without seeing it.
+      disclosedContracts: [
+        disclosedContract(factory, SYNCHRONIZER_ID, excludeDebug(request)),
+        ...context.disclosedContracts,
+      ],
+    },
+  } as const;
+}
+
 const getTransferFactory = registryRoute({
   method: 'POST',
   url: '/registry/transfer-instruction/v1/transfer-factory',
-  handler: async (deps, request) => {
-    const { ledger } = deps;
-    const body = objectOrError(request.body, 'the request body');
-    const args = objectOrError(body.choiceArguments, 'choiceArguments');
-    const transfer = objectOrError(args.transfer, 'choiceArguments.transfer');
-    const sender = stringOrError(transfer.sender, 'transfer.sender');
-    const receiver = stringOrError(transfer.receiver, 'transfer.receiver');
-    const instrument = await factoryInstrument(deps, request, args, transfer);
-    const created = await genesisTime(ledger);
-    const factory = transferFactoryContract(instrument.admin, created);
-    const preapproved = sender !== receiver && (await ledger.preapproves(receiver, instrument));
-    const entries: (readonly [string, DevnetContract])[] = [
-      ...(await amuletContext(ledger, instrument)),
-    ];
-    if (preapproved) {
-      const preapproval = transferPreapprovalContract(
-        instrument.admin,
-        receiver,
-        instrument,
-        created,
-      );
-      entries.push(['transfer-preapproval', preapproval]);
-    }
-    const context = choiceContext(entries, !excludeDebug(body));
-    return {
-      factoryId: factory.contractId,
-      transferKind: sender === receiver ? 'self' : preapproved ? 'direct' : 'offer',
-      choiceContext: {
-        ...context,
-        // The factory itself is disclosed too: the caller exercises it without seeing it.
-        disclosedContracts: [
-          disclosedContract(factory, SYNCHRONIZER_ID, excludeDebug(body)),
-          ...context.disclosedContracts,
-        ],
-      },
-    };
-  },
+  handler: (deps, request) => transferFactoryOf(deps.ledger, deps.adminOf(request), request.body),
 });
 
 /** The choice context of accepting, rejecting or withdrawing a pending transfer instruction. */

@@ -79,8 +79,13 @@ function logLevelOf(logger: boolean | object | undefined): string {
   return 'silent';
 }
 
-/** What every participant route shares: the ledger, its users, auth, history and commands. */
-function serverContext(options: DevnetLedgerServerOptions): ServerContext {
+/**
+ * What every participant route shares: the ledger, its users, auth, history and commands. The
+ * embedded ledger's atomic swaps keep one of their own, served by no route.
+ */
+export function serverContext(
+  options: Pick<DevnetLedgerServerOptions, 'ledger' | 'authSecret' | 'audience'>,
+): ServerContext {
   const { ledger } = options;
   return {
     ledger,

@@ -82,6 +82,12 @@ export interface TransferCommand {
    * rejects it. Defaults to the adapter's offer lifetime.
    */
   readonly executeBefore?: Date;
+  /**
+   * Holdings of the sender the transfer must not name as its inputs: those live atomic swaps
+   * reserve for their output legs (docs/spec/atomic-swaps.md#reservations). An adapter without
+   * atomic swaps ignores it (nothing is reserved there).
+   */
+  readonly avoidHoldingIds?: readonly string[];
 }
 
 /** How `TransferFactory_Transfer` settled: directly (receiver pre-approval) or as an offer. */
@@ -432,8 +438,10 @@ export interface ExecuteAtomicSwapCommand {
 
 /**
  * Atomic swaps through external signing: an adapter that has them implements this beside
- * `LedgerPort`. Executing is deduplicated by the prepared transaction's command id: executing the
- * same swap again moves nothing and answers the first execution's outcome.
+ * `LedgerPort` — the canton adapter, and the embedded ledger as the service opens it (the devnet
+ * ledger's interactive submission in process, joined by `withAtomicSwapPort`), with one flow and
+ * the same refusals. Executing is deduplicated by the prepared transaction's command id:
+ * executing the same swap again moves nothing and answers the first execution's outcome.
  */
 export interface AtomicSwapPort {
   /**
@@ -442,6 +450,24 @@ export interface AtomicSwapPort {
    * or `invalid_inputs` when a side's inputs cannot cover it.
    */
   prepareAtomicSwap(command: PrepareAtomicSwapCommand): Promise<PreparedAtomicSwap>;
+  /**
+   * Picks and sets aside, in one step, holdings of `owner` that a swap about to be prepared will
+   * name: `pick` is told which holdings this process's transfers are spending (or spent, or other
+   * swaps hold) and answers the ones the swap names; no transfer of this process names those
+   * until the swap's execution ends or `forMs` has passed (its signing window: a swap not
+   * executed by then never commits). Optional: an adapter without it runs no transfers of its
+   * own beside its swaps.
+   */
+  setAsideForSwap?(
+    owner: string,
+    pick: (taken: (holdingId: string) => boolean) => readonly string[],
+    forMs: number,
+  ): void;
+  /**
+   * A swap ended without executing (cancelled, refused before submission, expired): the
+   * holdings set aside for it (`setAsideForSwap`) are free again at once.
+   */
+  endSetAside?(holdingIds: readonly string[]): void;
   /**
    * Executes a prepared swap with the trader's signature (and the pool's authority): both legs
    * move in one update, or nothing moves. Refused with `signature_invalid` (not the trader's key,

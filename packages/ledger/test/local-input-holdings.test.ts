@@ -78,6 +78,23 @@ describe('a transfer that names its input holdings', () => {
     expect(amounts(left)).toEqual(['25', '4', '40']);
   });
 
+  it('passes over the holdings it is told to avoid when the ledger picks', async () => {
+    const w = await world();
+    const forty = w.held[0] as Holding;
+    const result = await w.ledger.submitTransfer({
+      commandId: 'avoiding',
+      sender: w.alice,
+      receiver: w.bob,
+      instrument: w.usdcx,
+      amount: Amount.of(6),
+      avoidHoldingIds: [forty.holdingId],
+    });
+    // The largest other, the 25, paid it; the 40 a swap reserves is untouched.
+    const left = (await w.ledger.getHoldings(w.alice)).filter((h) => h.instrument.id === 'USDCx');
+    expect(amounts(left)).toEqual(['10', '19', '40']);
+    expect(w.ledger.holdingChangesAt(result.offset)?.archived).toHaveLength(1);
+  });
+
   it('refuses inputs that are not the sender’s unlocked holdings of the instrument, once each', async () => {
     const w = await world();
     const [forty, ten] = w.held as [Holding, Holding];

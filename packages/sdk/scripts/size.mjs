@@ -18,8 +18,12 @@ export const LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX = 5 * 1024;
 /** The webhooks entry's bundle: verifying and signing, what a receiver (often an edge function) loads. */
 export const WEBHOOKS_BROWSER_BUNDLE_GZIP_BYTES_MAX = 4 * 1024;
 
-/** The atomic swaps entry's bundle: the prepared-transaction reader and the atomic-swap object. */
-export const ATOMIC_BROWSER_BUNDLE_GZIP_BYTES_MAX = 4 * 1024;
+/**
+ * The atomic swaps entry's bundle: the prepared-transaction reader and the atomic-swap object,
+ * which follows its swap by the event stream as the liquidity entry's objects do (the stream
+ * watcher took it from 3.1 to 4.9 kB): the liquidity entry's budget.
+ */
+export const ATOMIC_BROWSER_BUNDLE_GZIP_BYTES_MAX = 5 * 1024;
 
 const BUDGETS = {
   'poolparty.browser.js': BROWSER_BUNDLE_GZIP_BYTES_MAX,

@@ -2,13 +2,14 @@
  * `pp.atomicSwaps` over a scripted fetch: prepare sends the wallet's key fingerprint under an
  * idempotency key; `verify()` reads the legs the prepared transaction really holds and refuses
  * one that debits anything but the stated input or credits less than the stated output;
- * `execute(signer)` signs the hash only after that, and sends the signature; `wait()` reads the
- * swap until it ends; `cancel()` before signing.
+ * `execute(signer)` signs the hash only after that, and sends the signature; `on()` and `wait()`
+ * follow the swap by its event stream, reading it only when the stream is refused; `cancel()`
+ * before signing.
  */
 import { describe, expect, it } from 'vitest';
 import { type AtomicSwap, type WalletSigner, withAtomicSwaps } from '../src/atomic/index.js';
 import { ValidationError } from '../src/index.js';
-import { fakeFetch, json, problem } from './support/fake-fetch.js';
+import { eventStream, fakeFetch, json, problem } from './support/fake-fetch.js';
 import { preparedTransactionOf, type TestTransfer } from './support/prepared-transaction.js';
 import { BASE, testClient } from './support/test-client.js';
 
@@ -192,17 +193,41 @@ describe('pp.atomicSwaps', () => {
     expect(signed).toEqual([]);
   });
 
-  it('waits until the swap ends, and cancels one before signing', async () => {
+  it('follows the swap by its event stream: each state reached told once, wait() at its end', async () => {
     const executing = { ...GOOD, status: 'executing' } as const;
-    const fake = fakeFetch(json(executing), json(executing), json(COMPLETED));
+    const frame = (swap: AtomicSwap, id: number) =>
+      `event: ${swap.status}\nid: ${id}\ndata: ${JSON.stringify(swap)}\n\n`;
+    const frames = [frame(GOOD, 1), frame(executing, 2), frame(COMPLETED, 3)];
+    const fake = fakeFetch((request) =>
+      request.url.endsWith('/events') ? eventStream(frames) : json(GOOD),
+    );
+    const followed = await client(fake.fetch).atomicSwaps.get(ID);
+    const told: string[] = [];
+    followed
+      .on('executing', (swap) => told.push(swap.status))
+      .on('completed', (swap) => told.push(swap.status));
+    expect((await followed.wait()).status).toBe('completed');
+    expect(told).toEqual(['executing', 'completed']);
+    expect(followed.followedBy).toBe('stream');
+    expect(fake.requests.at(-1)?.url).toBe(`${BASE}/v1/atomic-swaps/${ID}/events`);
+  });
+
+  it('reads the swap when its stream is refused, and cancels one before signing', async () => {
+    const executing = { ...GOOD, status: 'executing' } as const;
+    const fake = fakeFetch((request) => {
+      if (request.url.endsWith('/events')) return problem('not_found', 404);
+      return reads.shift() ?? json(COMPLETED);
+    });
+    const reads = [json(GOOD), json(executing)];
     const swap = await client(fake.fetch).atomicSwaps.get(ID);
     expect((await swap.wait()).status).toBe('completed');
-    expect(fake.requests.map((r) => r.url)).toEqual(Array(3).fill(`${BASE}/v1/atomic-swaps/${ID}`));
+    expect(swap.followedBy).toBe('poll');
     const cancelled = { ...GOOD, status: 'cancelled' } as const;
     const again = fakeFetch(json(GOOD), json(cancelled));
     const prepared = await client(again.fetch).atomicSwaps.get(ID);
     expect((await prepared.cancel()).status).toBe('cancelled');
     expect(again.requests[1]?.url).toBe(`${BASE}/v1/atomic-swaps/${ID}/cancel`);
+    expect(() => prepared.on('deposited' as never, () => {})).toThrow(ValidationError);
   });
 
   it('raises the service’s refusal of a signature as its error', async () => {

@@ -1,16 +1,20 @@
 /**
  * The ledger a process works against, as `LEDGER` says: the embedded devnet ledger in the data
  * folder (`local`), or a participant's JSON Ledger API with its registries and validator
- * (`canton`) — the same on a real Canton network and on `poolparty devnet-ledger`.
+ * (`canton`) — the same on a real Canton network and on `poolparty devnet-ledger`. The embedded
+ * ledger comes with its atomic swaps (the devnet ledger's interactive submission, in process), as
+ * a participant has them.
  */
 import { join } from 'node:path';
 import { BaseError } from '@poolparty/core';
 import {
+  type AtomicSwapPort,
   LedgerError,
   type LedgerPort,
   type LocalLedger,
   openCantonLedger,
   openLocalLedger,
+  withAtomicSwapPort,
 } from '@poolparty/ledger';
 import { cantonLedgerOptionsOf } from './canton-options.js';
 import type { LedgerLocation, Settings } from './config.js';
@@ -52,5 +56,22 @@ export async function openLedgerConnection(settings: LedgerSettings): Promise<Le
     }
   }
   const local = await openLocalLedger({ dataDir: join(settings.dataDir, 'ledger') });
-  return { ledger: local, local, close: () => local.close() };
+  const ledger = withAtomicSwapPort(local, embeddedAtomicSwapsOf(local));
+  return { ledger, local, close: () => local.close() };
+}
+
+/**
+ * The embedded ledger's atomic swaps, loaded at the first swap: the devnet ledger's interactive
+ * submission (its protobuf and its server's modules) is no part of a start.
+ */
+function embeddedAtomicSwapsOf(local: LocalLedger): AtomicSwapPort {
+  let port: Promise<AtomicSwapPort> | null = null;
+  const loaded = () => {
+    port ??= import('@poolparty/devnet-ledger').then((m) => m.embeddedAtomicSwaps(local));
+    return port;
+  };
+  return {
+    prepareAtomicSwap: async (command) => (await loaded()).prepareAtomicSwap(command),
+    executeAtomicSwap: async (command) => (await loaded()).executeAtomicSwap(command),
+  };
 }

@@ -4,34 +4,23 @@
  * hash with its own key and execute answers `completed` with the update id; a signature again
  * executes nothing twice; another key is 401 and a cancel after signing 409. Its event stream
  * resumes after `Last-Event-ID`; the status routes and `track` answer it beside the deposit
- * flow's swaps (`kind: atomic`). On the embedded
- * ledger, which prepares nothing for a wallet to sign, the routes answer
- * `atomic_swaps_unavailable`.
+ * flow's swaps (`kind: atomic`). The same flow on the embedded ledger:
+ * atomic-swaps-embedded.test.ts.
  */
 import { Amount, fingerprint, generateKeyPair, sign } from '@poolparty/core';
 import { PoolParty } from '@poolparty/sdk';
 import { withAtomicSwaps } from '@poolparty/sdk/atomic';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../src/service.js';
+import { expectNotTakenAsDeposit, walletSignerOf } from './support/atomic-swaps.js';
 import {
   type CantonService,
   issueApiKey,
   type ServedDevnet,
   startCantonService,
 } from './support/devnet-ledger.js';
-import {
-  type Body,
-  expectProblem,
-  request,
-  startTestService,
-  type TestService,
-  walletTokenFor,
-} from './support/service.js';
+import { type Body, expectProblem, request, walletTokenFor } from './support/service.js';
 import { openSse } from './support/sse.js';
-
-/** How often the test looks for the engine's checkpoint to pass an update, and how long apart. */
-const STREAM_ROUNDS_MAX = 200;
-const STREAM_ROUND_MS = 50;
 
 const fromHex = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
@@ -112,50 +101,20 @@ describe('atomic swaps on a service with LEDGER=canton', () => {
     expect(again.body).toMatchObject({ status: 'completed', updateId: done.body.updateId });
     expect((await call('GET', path)).body).toMatchObject({ status: 'completed' });
     expectProblem(await call('POST', `${path}/cancel`), 409, 'intent_not_cancellable');
-    await expectNotTakenAsDeposit(swap.atomicSwapId);
+    await expectNotTakenAsDeposit(service.ctx, swap.atomicSwapId);
   });
-
-  /**
-   * Once the engine's update stream has passed the swap's update, that update left no deposit:
-   * both its legs were the swap's own, recorded by its execution, never an input to refund.
-   */
-  async function expectNotTakenAsDeposit(atomicSwapId: string) {
-    const { db, ledger } = service.ctx;
-    const [row] = await db.query<{ command_id: string }>(
-      'SELECT command_id FROM atomic_swaps WHERE atomic_swap_id = $1',
-      [atomicSwapId],
-    );
-    const committed = await ledger.lookupCommand(row?.command_id ?? '');
-    expect(committed).not.toBeNull();
-    // Each read is a round of the engine's; a named number of them, never a wall-clock wait.
-    for (let round = 0; round < STREAM_ROUNDS_MAX; round++) {
-      const [checkpoint] = await db.query<{ last_offset: string }>(
-        "SELECT last_offset FROM ledger_offsets WHERE stream = 'ledger'",
-      );
-      if (Number(checkpoint?.last_offset ?? -1) >= (committed?.offset ?? 0)) break;
-      await new Promise((resolve) => setTimeout(resolve, STREAM_ROUND_MS));
-    }
-    const [checkpoint] = await db.query<{ last_offset: string }>(
-      "SELECT last_offset FROM ledger_offsets WHERE stream = 'ledger'",
-    );
-    expect(Number(checkpoint?.last_offset)).toBeGreaterThanOrEqual(committed?.offset ?? 0);
-    const deposits = await db.query('SELECT deposit_id FROM deposits WHERE update_id = $1', [
-      committed?.updateId ?? '',
-    ]);
-    expect(deposits).toEqual([]);
-  }
 
   it('is what the SDK prepares, verifies from the real prepared transaction, and signs', async () => {
     const pp = withAtomicSwaps(
       new PoolParty({ apiKey, baseUrl: service.url ?? '', walletToken: token }),
     );
-    const publicKey = fromHex(trader.publicKey);
+    const signer = walletSignerOf(trader);
     const swap = await pp.atomicSwaps.create({
       fromToken: 'Amulet',
       toToken: 'USDCx',
       amount: '25',
       poolId: 'amulet-usdcx',
-      keyFingerprint: fingerprint(publicKey),
+      keyFingerprint: signer.fingerprint,
     });
     const legs = await swap.verify();
     expect(legs.input).toMatchObject({
@@ -164,12 +123,7 @@ describe('atomic swaps on a service with LEDGER=canton', () => {
     });
     expect(Amount.parse(legs.input.amount).eq(Amount.parse('25'))).toBe(true);
     expect(Amount.parse(legs.output.amount).eq(Amount.parse(swap.data.output.amount))).toBe(true);
-    const done = await swap.execute({
-      partyId: trader.partyId,
-      fingerprint: fingerprint(publicKey),
-      publicKey,
-      signHash: (hash) => sign(hash, fromHex(trader.privateKey)),
-    });
+    const done = await swap.execute(signer);
     expect(done).toMatchObject({ status: 'completed' });
     expect((await pp.atomicSwaps.get(swap.atomicSwapId)).status).toBe('completed');
   });
@@ -366,33 +320,9 @@ describe('atomic swaps on a service with LEDGER=canton', () => {
     const bad = await call('POST', '/v1/atomic-swaps', { fromToken: 'Amulet', amount: 100 });
     expectProblem(bad, 400, 'validation_error');
   });
-});
 
-describe('atomic swaps on the embedded ledger', () => {
-  let test: TestService;
-
-  beforeAll(async () => {
-    test = await startTestService();
-  }, 120_000);
-
-  afterAll(async () => {
-    await test?.close();
-  });
-
-  it('answers atomic_swaps_unavailable: the deposit flow is the way there', async () => {
-    const [user] = test.users;
-    if (user === undefined) throw new Error('no seeded user');
-    const token = await walletTokenFor(test, user);
-    const keys = generateKeyPair();
-    const answer = await test.call('POST', '/v1/atomic-swaps', {
-      headers: { authorization: `Bearer ${token}` },
-      body: {
-        fromToken: 'Amulet',
-        toToken: 'USDCx',
-        amount: '100',
-        keyFingerprint: fingerprint(keys.publicKey),
-      },
-    });
-    expectProblem(answer, 501, 'atomic_swaps_unavailable');
+  it('tells its web pages that it prepares atomic swaps, so the swap card swaps atomically', async () => {
+    const config = await (await fetch(`${service.url}/app-config.json`)).json();
+    expect(config.atomicSwaps).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Atomic swaps through settlement, on the devnet ledger server via the canton adapter (as an
- * operator runs it): a swap prepared from a quote reserves pool holdings no other live swap
+ * operator runs it) and on the embedded ledger (as `poolparty start` runs it): a swap prepared from a quote reserves pool holdings no other live swap
  * names, and executes with the trader's signature in one update, moving exactly the signed
  * amounts on the ledger and in the pool's books. Every refusal — another key, a changed
  * transaction, a late signature, a moved price, a cancel before signing — moves nothing; a second
@@ -16,14 +16,20 @@ import {
   ratio,
   sign,
 } from '@poolparty/core';
-import { type DevnetLedgerServer, startDevnetLedgerServer } from '@poolparty/devnet-ledger';
+import {
+  type DevnetLedgerServer,
+  embeddedAtomicSwaps,
+  startDevnetLedgerServer,
+} from '@poolparty/devnet-ledger';
 import {
   type AtomicSwapPort,
   type CantonLedger,
   LedgerError,
+  type LedgerPort,
   type LocalLedger,
   openCantonLedger,
   openLocalLedger,
+  withAtomicSwapPort,
 } from '@poolparty/ledger';
 import {
   type AtomicExecutionDeps,
@@ -50,6 +56,7 @@ import {
 } from '@poolparty/store';
 import { seedTestDeveloper } from '@poolparty/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withOutputChanged } from './support/atomic-swaps.js';
 import { DEVNET_AUDIENCE, DEVNET_AUTH_SECRET, mergeHoldings } from './support/devnet-ledger.js';
 
 const T0 = new Date();
@@ -65,6 +72,8 @@ const SIGNING_ROUNDS_MAX = 5;
 let local: LocalLedger;
 let server: DevnetLedgerServer;
 let canton: CantonLedger;
+/** The same ledger as the service opens it on `LEDGER=local`, with its atomic swaps. */
+let embedded: LedgerPort & AtomicSwapPort;
 let db: Database;
 let usd: Instrument;
 let eur: Instrument;
@@ -113,6 +122,7 @@ beforeAll(async () => {
     },
     scanProxyUrl: server.scanProxyUrl,
   });
+  embedded = withAtomicSwapPort(local, embeddedAtomicSwaps(local));
   db = await openPglite(IN_MEMORY);
   await migrate(db);
   await seedTestDeveloper(db, T0);
@@ -202,6 +212,15 @@ function signatureOf(
   return { signature: sign(hash, privateKey), publicKey };
 }
 
+/** The trader cancels, through the port that let go of what it set aside for the swap. */
+function cancel(swap: AtomicSwapRecord) {
+  return cancelAtomicSwap(
+    db,
+    { atomicSwapId: swap.atomicSwapId, trader: trader.partyId, now: new Date() },
+    canton,
+  );
+}
+
 function execute(swap: AtomicSwapRecord, signed = signatureOf(swap)) {
   return executeAtomicSwap(deps, {
     atomicSwapId: swap.atomicSwapId,
@@ -211,7 +230,7 @@ function execute(swap: AtomicSwapRecord, signed = signatureOf(swap)) {
 }
 
 async function held(party: string, instrument: Instrument): Promise<Amount> {
-  const holdings = (await canton.getHoldings(party)).filter(
+  const holdings = (await local.getHoldings(party)).filter(
     (h) => h.instrument.id === instrument.id && h.instrument.admin === instrument.admin,
   );
   return Amount.sum(holdings.map((h) => h.amount));
@@ -227,7 +246,7 @@ async function world() {
     poolEur: (await held(pool, eur)).toString(),
     booksUsd: books?.reserveA.add(books.feesA).toString(),
     booksEur: books?.reserveB.add(books.feesB).toString(),
-    end: await canton.ledgerEnd(),
+    end: await local.ledgerEnd(),
   };
 }
 
@@ -237,7 +256,30 @@ async function expectNothingMoved(attempt: () => Promise<unknown>) {
   expect(await world()).toEqual(before);
 }
 
-describe('an atomic swap through settlement on the canton path', () => {
+/** Each ledger, one after the other on the same books and holdings. */
+const LEDGERS: readonly {
+  readonly name: string;
+  readonly port: () => LedgerPort & AtomicSwapPort;
+}[] = [
+  { name: 'on the canton path', port: () => canton },
+  { name: 'on the embedded ledger', port: () => embedded },
+];
+
+/** The pool's reference at its spot now (EUR per USD), and that spot. */
+async function referenceAtSpot() {
+  const books = await getPoolAccounting(db, POOL_ID);
+  if (books === null) throw new Error('no books');
+  const spot = ratio(books.reserveB.units, books.reserveA.units);
+  return { spot, reference: { spot, price: spot, atMs: Date.now(), limitedSinceMs: null } };
+}
+
+describe.each(LEDGERS)('an atomic swap through settlement $name', ({ port }) => {
+  beforeAll(async () => {
+    deps = { ...deps, ledger: port(), atomicSwaps: port() };
+    // Every swap of a suite sells USD: the next suite starts from a reference at the spot.
+    await putPoolPriceReference(db, POOL_ID, (await referenceAtSpot()).reference);
+  });
+
   it('moves exactly the signed amounts in one update, and the books equal the holdings', async () => {
     const swap = await prepared();
     expect(swap.status).toBe('prepared');
@@ -245,10 +287,23 @@ describe('an atomic swap through settlement on the canton path', () => {
       [...swap.preparation.outputHoldingIds].sort(),
     );
     const before = await world();
+    const books = await getPoolAccounting(db, POOL_ID);
     const growthBefore = (await getPoolUnits(db, POOL_ID))?.lpFeeGrowth;
     invalidated = [];
     const done = await execute(swap);
     expect(done.status).toBe('completed');
+    // Recorded against the reserves it was judged by: the books just before it, USD in, EUR out.
+    expect(done.execution?.reservesBefore).toEqual({
+      input: books?.reserveA,
+      output: books?.reserveB,
+    });
+    const { input, output } = done.execution?.reservesBefore ?? {};
+    if (input === undefined || output === undefined) throw new Error('no reserves recorded');
+    expect(
+      done.execution?.curveOutput.eq(
+        constantProductOutput({ input, output }, swap.inputAmountAfterPoolFee),
+      ),
+    ).toBe(true);
     // The LP fee joined the USD reserve, and the positions' fee growth of that side with it.
     const growthAfter = (await getPoolUnits(db, POOL_ID))?.lpFeeGrowth;
     expect(swap.lpFeeAmount.isPositive()).toBe(true);
@@ -263,7 +318,7 @@ describe('an atomic swap through settlement on the canton path', () => {
     expect(moved(after.poolUsd, before.poolUsd)).toBe(swap.inputAmount.toString());
     expect(after.booksUsd).toBe(after.poolUsd);
     expect(after.booksEur).toBe(after.poolEur);
-    expect(await canton.lookupCommand(swap.preparation.commandId)).toMatchObject({
+    expect(await local.lookupCommand(swap.preparation.commandId)).toMatchObject({
       updateId: done.execution?.updateId,
     });
     expect(await reservationsOf(db, swap.atomicSwapId)).toEqual([]);
@@ -307,16 +362,10 @@ describe('an atomic swap through settlement on the canton path', () => {
 
   it('refuses a transaction changed after it was prepared, moving nothing', async () => {
     const swap = await prepared();
-    const bytes = Buffer.from(swap.preparation.preparedTransaction, 'base64');
-    // The wire shows a Numeric 10 with all its decimals.
-    const [whole, fraction = ''] = swap.outputAmount.toString().split('.');
-    const at = bytes.indexOf(`${whole}.${fraction.padEnd(10, '0')}`);
-    expect(at).toBeGreaterThan(0);
-    bytes[at] = bytes[at] === '9'.charCodeAt(0) ? '8'.charCodeAt(0) : '9'.charCodeAt(0);
     // What the service would submit is not what the trader signed.
     await db.query('UPDATE atomic_swaps SET prepared_transaction = $2 WHERE atomic_swap_id = $1', [
       swap.atomicSwapId,
-      bytes.toString('base64'),
+      withOutputChanged(swap.preparation.preparedTransaction, swap.outputAmount),
     ]);
     await expectNothingMoved(async () => {
       const refused = await execute(swap);
@@ -360,11 +409,8 @@ describe('an atomic swap through settlement on the canton path', () => {
   });
 
   it('refuses a swap that takes the pool further from its own reference, moving nothing', async () => {
-    const books = await getPoolAccounting(db, POOL_ID);
-    if (books === null) throw new Error('no books');
     // EUR per USD now, and a reference of twice that: selling USD takes the spot further below.
-    const spot = ratio(books.reserveB.units, books.reserveA.units);
-    const reference = { spot, atMs: Date.now(), limitedSinceMs: null };
+    const { spot, reference } = await referenceAtSpot();
     await putPoolPriceReference(db, POOL_ID, {
       ...reference,
       price: ratio(spot.numerator * 2n, spot.denominator),
@@ -379,38 +425,27 @@ describe('an atomic swap through settlement on the canton path', () => {
     });
     expect(await reservationsOf(db, swap.atomicSwapId)).toEqual([]);
     // The reference back at the spot, where the suites after this one find it.
-    await putPoolPriceReference(db, POOL_ID, { ...reference, price: spot });
+    await putPoolPriceReference(db, POOL_ID, reference);
   });
 
   it('cancels before signing, after which a signature moves nothing', async () => {
     const swap = await prepared();
-    const cancelled = await cancelAtomicSwap(db, {
-      atomicSwapId: swap.atomicSwapId,
-      trader: trader.partyId,
-      now: new Date(),
-    });
+    const cancelled = await cancel(swap);
     expect(cancelled.status).toBe('cancelled');
     expect(await reservationsOf(db, swap.atomicSwapId)).toEqual([]);
     await expectNothingMoved(async () => expect((await execute(swap)).status).toBe('cancelled'));
-    await expect(
-      cancelAtomicSwap(db, {
-        atomicSwapId: swap.atomicSwapId,
-        trader: trader.partyId,
-        now: new Date(),
-      }),
-    ).rejects.toMatchObject({ code: 'intent_not_cancellable' });
+    await expect(cancel(swap)).rejects.toMatchObject({ code: 'intent_not_cancellable' });
+    // Its holdings are free at once: the next swap names them (the largest free) again.
+    const next = await prepared();
+    expect(next.preparation.outputHoldingIds).toEqual(swap.preparation.outputHoldingIds);
+    await cancel(next);
   });
 
   it('never lets two prepared swaps name the same pool holding', async () => {
     const swaps = await Promise.all([prepared(), prepared(), prepared(), prepared()]);
     const named = swaps.flatMap((swap) => swap.preparation.outputHoldingIds);
     expect(new Set(named).size).toBe(named.length);
-    for (const swap of swaps)
-      await cancelAtomicSwap(db, {
-        atomicSwapId: swap.atomicSwapId,
-        trader: trader.partyId,
-        now: new Date(),
-      });
+    for (const swap of swaps) await cancel(swap);
   });
 
   it('prepares again, never resubmits, when a holding the transaction names was spent', async () => {
@@ -431,7 +466,7 @@ describe('an atomic swap through settlement on the canton path', () => {
     expect(again.preparation.preparedTransactionHash).not.toBe(
       swap.preparation.preparedTransactionHash,
     );
-    expect(await canton.lookupCommand(swap.preparation.commandId)).toBeNull();
+    expect(await local.lookupCommand(swap.preparation.commandId)).toBeNull();
     // The old signature authorises nothing; a signature of the new hash executes it.
     await expect(execute(again, signatureOf(swap))).rejects.toMatchObject({
       code: 'invalid_transaction_signature',
@@ -491,11 +526,11 @@ describe('an atomic swap through settlement on the canton path', () => {
     await mergeHoldings(local, pool, eur, await reservedHoldingIds(db, POOL_ID));
     const cancelAll = async (swaps: readonly AtomicSwapRecord[]) => {
       for (const swap of swaps) {
-        await cancelAtomicSwap(db, {
-          atomicSwapId: swap.atomicSwapId,
-          trader: trader.partyId,
-          now: new Date(),
-        });
+        await cancelAtomicSwap(
+          db,
+          { atomicSwapId: swap.atomicSwapId, trader: trader.partyId, now: new Date() },
+          port(),
+        );
       }
     };
     const preparedAtOnce = async (count: number) => {
@@ -514,7 +549,7 @@ describe('an atomic swap through settlement on the canton path', () => {
     ]);
     await cancelAll(one.swaps);
     const before = await world();
-    const round = await keepPoolHoldings({ db, ledger: canton }, { targets: { '*': 4 } });
+    const round = await keepPoolHoldings({ db, ledger: port() }, { targets: { '*': 4 } });
     expect(round.sides.find((side) => side.instrument.id === eur.id)?.selfTransfers).toBe(3);
     const after = await world();
     // Self-transfers: nothing moved between the parties, nothing in the books.
@@ -529,10 +564,11 @@ describe('an atomic swap through settlement on the canton path', () => {
   describe('an execution whose answer was lost', () => {
     /** The port as a service killed mid-call sees it: the ledger's answer never arrives. */
     function losing(commits: boolean): AtomicSwapPort {
+      const real = port();
       return {
-        prepareAtomicSwap: (command) => canton.prepareAtomicSwap(command),
+        prepareAtomicSwap: (command) => real.prepareAtomicSwap(command),
         executeAtomicSwap: async (command) => {
-          if (commits) await canton.executeAtomicSwap(command);
+          if (commits) await real.executeAtomicSwap(command);
           throw new LedgerError('timeout', 'no answer in time');
         },
       };
@@ -567,7 +603,7 @@ describe('an atomic swap through settlement on the canton path', () => {
         expect(moved(after.traderEur, before.traderEur)).toBe(swap.outputAmount.toString());
         expect(after.booksUsd).toBe(after.poolUsd);
         expect(after.booksEur).toBe(after.poolEur);
-        expect(await canton.lookupCommand(swap.preparation.commandId)).toMatchObject({
+        expect(await local.lookupCommand(swap.preparation.commandId)).toMatchObject({
           updateId: done?.execution?.updateId,
         });
       },

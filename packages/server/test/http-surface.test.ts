@@ -8,6 +8,7 @@ import { validate } from '@readme/openapi-parser';
 import type { FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-keys.js';
+import { DEFAULT_RATE_LIMITS } from '../src/auth/rate-limits.js';
 import { devnetCorsDelegator } from '../src/http/devnet-cors.js';
 import {
   expectProblem,
@@ -237,6 +238,12 @@ describe('HTTP surface', () => {
     expect(refused.headers.get('ratelimit-reset')).toBe(refused.headers.get('retry-after'));
     // Another key is not affected.
     expect((await request(t.url, 'GET', '/v1/tokens', { apiKey: t.apiKey })).status).toBe(200);
+    // Preparing an atomic swap is a swap's creation: the key's swaps budget, not its reads'.
+    const prepare = await request(t.url, 'POST', '/v1/atomic-swaps', {
+      apiKey: t.apiKey,
+      body: {},
+    });
+    expect(prepare.headers.get('ratelimit-limit')).toBe(String(DEFAULT_RATE_LIMITS.swapsPerMin));
   });
 });
 

@@ -2,17 +2,24 @@
  * How the service serves its web pages (src/http/web-app.ts): index.html at the app's own paths
  * only, revalidated on every visit; hashed assets cached for ever, gzipped when the browser takes
  * it; the pages' own content security policy; `/app-config.json` with the key the pages use
- * (their own on devnet); and every API path unchanged.
+ * (their own on devnet) and whether the ledger prepares atomic swaps; and every API path
+ * unchanged.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { fingerprint } from '@poolparty/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startupBanner } from '../src/banner.js';
 import { createFastify } from '../src/http/fastify.js';
 import { webAppContentSecurityPolicy, webAppRoutes } from '../src/http/web-app.js';
-import { startTestService, type TestService } from './support/service.js';
+import {
+  seededUser,
+  startTestService,
+  type TestService,
+  walletTokenFor,
+} from './support/service.js';
 
 const INDEX =
   '<!doctype html><title>PoolParty</title><script type="module" src="/assets/index-Ab12.js"></script>';
@@ -33,6 +40,7 @@ describe('the web pages', () => {
     environment: 'devnet' as const,
     apiKey: 'pp_test_abcdefghijklmnopqrstuvwxyz',
     devnet: true,
+    atomicSwaps: false,
     cantonRegistries: {
       defaultUrl: 'https://registry.example:8443/api/validator/v0/scan-proxy',
       byAdmin: {
@@ -159,10 +167,27 @@ describe('the web pages in the running service', () => {
       environment: 'devnet',
       apiKey: expect.stringMatching(/^pp_test_/),
       devnet: true,
+      atomicSwaps: expect.any(Boolean),
       cantonRegistries: { defaultUrl: null, byAdmin: {} },
     });
     expect(config.apiKey).not.toBe(t.apiKey);
     expect(startupBanner(t.service)).toContain(`web app:   ${t.url}/`);
+  });
+
+  it('tells the pages that the ledger prepares atomic swaps exactly when a prepare is not 501', async () => {
+    const { atomicSwaps } = await (await fetch(`${t.url}/app-config.json`)).json();
+    const user = seededUser(t, 0);
+    const prepare = await t.call('POST', '/v1/atomic-swaps', {
+      headers: { authorization: `Bearer ${await walletTokenFor(t, user)}` },
+      body: {
+        fromToken: 'Amulet',
+        toToken: 'USDCx',
+        amount: '10',
+        poolId: 'amulet-usdcx',
+        keyFingerprint: fingerprint(Buffer.from(user.publicKey, 'hex')),
+      },
+    });
+    expect(prepare.status === 501, JSON.stringify(prepare.body)).toBe(!atomicSwaps);
   });
 
   it('leaves API paths as they were', async () => {

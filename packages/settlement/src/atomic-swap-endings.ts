@@ -1,9 +1,11 @@
 /**
  * The ways an atomic swap ends before it is signed (docs/spec/atomic-swaps.md#states): the
  * trader cancels it, or nobody signs it by `expiresAt`. Either releases the reservation of the
- * pool's holdings (the database does, as the swap leaves `prepared`).
+ * pool's holdings (the database does, as the swap leaves `prepared`); a cancel also lets go at
+ * once of what the port set aside for it (the expiry comes when that lapses anyway).
  */
 import { DomainError } from '@poolparty/core';
+import type { AtomicSwapPort } from '@poolparty/ledger';
 import {
   type AtomicSwapRecord,
   type Database,
@@ -11,6 +13,7 @@ import {
   getAtomicSwapForParty,
   transitionAtomicSwap,
 } from '@poolparty/store';
+import { endSetAside } from './atomic-swap-prepare.js';
 
 /**
  * Cancels the trader's prepared swap; a swap signed already is the ledger's, and one that ended is
@@ -19,6 +22,8 @@ import {
 export async function cancelAtomicSwap(
   db: Database,
   request: { readonly atomicSwapId: string; readonly trader: string; readonly now: Date },
+  /** The ledger's port, which lets go of the holdings it set aside for the swap. */
+  atomicSwaps: Pick<AtomicSwapPort, 'endSetAside'> | null = null,
 ): Promise<AtomicSwapRecord> {
   const { atomicSwapId, trader, now } = request;
   const swap = await getAtomicSwapForParty(db, atomicSwapId, trader);
@@ -31,7 +36,10 @@ export async function cancelAtomicSwap(
     at: now,
     failure: { code: 'cancelled', message: 'cancelled by the trader before signing' },
   });
-  if (moved !== null) return moved;
+  if (moved !== null) {
+    endSetAside({ atomicSwaps }, moved);
+    return moved;
+  }
   const current = (await getAtomicSwapForParty(db, atomicSwapId, trader)) ?? swap;
   throw new DomainError(
     'intent_not_cancellable',

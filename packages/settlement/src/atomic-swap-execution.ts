@@ -29,7 +29,6 @@ import {
   isAtomicSwapTerminal,
   ledgerRefusalOutcome,
   type PoolPriceReference,
-  pickOutputHoldings,
   priceImpactCapRatio,
   type Ratio,
   reservePriceLimitOf,
@@ -43,6 +42,7 @@ import {
   LedgerError,
   type LedgerPort,
   type PreparedAtomicSwap,
+  verifyEd25519Signature,
 } from '@poolparty/ledger';
 import {
   type AtomicSwapRecord,
@@ -55,15 +55,15 @@ import {
   type PoolRecord,
   type Queryable,
   reprepareAtomicSwap,
-  reservedHoldingIds,
   transitionAtomicSwap,
 } from '@poolparty/store';
 import { lockPool, moveBalances } from './accounting.js';
 import {
   type AtomicSwapDeps,
   atomicSwapCommandId,
+  endSetAside,
+  pickFreeHoldings,
   preparationOf,
-  usableHoldings,
 } from './atomic-swap-prepare.js';
 import type { QuoteInvalidator } from './context.js';
 import { guardSnapshotFrom, poolThresholds, readGuardFigures } from './execution-guard-inputs.js';
@@ -91,7 +91,10 @@ export interface AtomicExecutionDeps extends AtomicSwapDeps {
 /** How long after its signature an `executing` swap is left to the request executing it. */
 export const EXECUTION_GRACE_MS = 10_000;
 
-/** The ledger's atomic-swap port, where it has one (the embedded ledger has none). */
+/**
+ * The ledger's atomic-swap port, where it has one: the canton adapter, and the embedded ledger as
+ * the service opens it (`withAtomicSwapPort`).
+ */
 export function atomicSwapPortOf(ledger: object): AtomicSwapPort | null {
   const port = ledger as Partial<AtomicSwapPort>;
   return typeof port.prepareAtomicSwap === 'function' &&
@@ -137,14 +140,18 @@ export async function executeAtomicSwap(
       at: now,
       failure: { code: 'atomic_swap_expired', message: 'no signature before expiresAt' },
     });
+    endSetAside(deps, swap);
     throw expiredError(swap);
   }
-  const problem = signatureProblem({
-    hash: decodeBase64(swap.preparation.preparedTransactionHash) ?? new Uint8Array(),
-    signature: signed.signature,
-    publicKey: signed.publicKey,
-    keyFingerprint: swap.keyFingerprint,
-  });
+  const problem = signatureProblem(
+    {
+      hash: decodeBase64(swap.preparation.preparedTransactionHash) ?? new Uint8Array(),
+      signature: signed.signature,
+      publicKey: signed.publicKey,
+      keyFingerprint: swap.keyFingerprint,
+    },
+    verifyEd25519Signature,
+  );
   if (problem !== null) {
     throw new DomainError(
       'invalid_transaction_signature',
@@ -276,6 +283,7 @@ async function finishExecution(
     }
   });
   if (after.status === 'completed') deps.quoter.invalidate(pool.poolId);
+  else if (isAtomicSwapTerminal(after.status)) endSetAside(deps, after);
   return after;
 }
 
@@ -354,7 +362,8 @@ function executionPlan(
 /**
  * The ledger committed the swap: the books move as core's commitment says (the execution's own
  * plan, or, for a swap found committed after a restart, the commitment at the books now), the
- * swap is `completed` with the curve's output and the excess.
+ * swap is `completed` with the reserves it was recorded against (read under the lock, before the
+ * move), the curve's output from them and the excess.
  */
 async function recordCommitted(
   tx: Queryable,
@@ -365,6 +374,7 @@ async function recordCommitted(
   const { pool, swap, now } = scope;
   const { curveOutput, excess } = commitment;
   const inputSide = sidesOf(pool, swap).inputSide;
+  const reservesBefore = reservesOf(scope);
   const after = await moveBalances(
     tx,
     pool.poolId,
@@ -383,7 +393,7 @@ async function recordCommitted(
     from: ['executing'],
     to: 'completed',
     at: now,
-    execution: { updateId, curveOutput, excess },
+    execution: { updateId, curveOutput, excess, reservesBefore },
     payload: { updateId, excess: excess.toString() },
   });
   if (done === null)
@@ -443,19 +453,18 @@ async function prepareAgain(
   const sides = sidesOf(pool, swap);
   try {
     await lockPoolReservations(tx, pool.poolId);
-    const reserved = await reservedHoldingIds(tx, pool.poolId);
-    for (const id of swap.preparation.outputHoldingIds) reserved.delete(id);
-    const holdings = usableHoldings(
-      await deps.ledger.getHoldings(pool.swapParty),
-      pool.swapParty,
-      sides.output,
-    );
-    const pick = pickOutputHoldings(holdings, reserved, swap.outputAmount);
+    const window = swap.preparation.expiresAt.getTime() - swap.createdAt.getTime();
+    const pick = await pickFreeHoldings(tx, deps, {
+      pool,
+      output: sides.output,
+      amount: swap.outputAmount,
+      forMs: window,
+      // The swap's own holdings are free to it: those not spent may be named again.
+      own: swap.preparation.outputHoldingIds,
+    });
     if (pick.kind !== 'picked') throw new LedgerError('insufficient_holdings', 'no free holdings');
     const commandId = atomicSwapCommandId(swap.atomicSwapId, swap.preparations + 1);
-    const expiresAt = new Date(
-      now.getTime() + (swap.preparation.expiresAt.getTime() - swap.createdAt.getTime()),
-    );
+    const expiresAt = new Date(now.getTime() + window);
     const prepared = await deps.atomicSwaps.prepareAtomicSwap({
       commandId,
       trader: swap.traderParty,
@@ -510,6 +519,7 @@ export async function resolveExecutingSwaps(deps: AtomicExecutionDeps): Promise<
         },
       });
       if (moved !== null) resolved += 1;
+      endSetAside(deps, swap);
       continue;
     }
     const after = await finishExecution(deps, swap, 'recovering');

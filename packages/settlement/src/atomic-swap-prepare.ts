@@ -13,10 +13,11 @@
  * executions, and they never wait for it.
  */
 import {
-  type Amount,
+  Amount,
   ATOMIC_SWAP_ID_PREFIX,
   atomicSwapExpiry,
   DomainError,
+  type HoldingPick,
   instrumentKey,
   pickOutputHoldings,
   signedAmounts,
@@ -89,6 +90,69 @@ export function usableHoldings(
   }));
 }
 
+/**
+ * The holdings a swap prepared now names for its output leg, under the pool's reservation lock:
+ * core's pick among the pool's usable holdings that no live swap reserves and none this
+ * process's transfers are spending. Read in this order: the reservations, then the ledger — a
+ * swap's execution spends its holdings on the ledger before its reservations go, so a holding
+ * found unreserved was never reserved or is gone from the ledger's answer (read the other way
+ * round, a holding spent between the two reads is picked). Where the port sets holdings aside
+ * (`setAsideForSwap`), the pick and its setting aside are one step, so no transfer of this
+ * process names a picked holding before the swap ends, nor the swap one a transfer is spending.
+ * `own`: holdings the swap itself reserves (a swap prepared again may name them again).
+ */
+export async function pickFreeHoldings(
+  tx: Queryable,
+  deps: Pick<AtomicSwapDeps, 'ledger' | 'atomicSwaps'>,
+  swap: {
+    readonly pool: { readonly poolId: string; readonly swapParty: string };
+    readonly output: { readonly id: string; readonly admin: string };
+    readonly amount: Amount;
+    /** How long the swap can execute: its holdings stay aside that long at most. */
+    readonly forMs: number;
+    readonly own?: readonly string[];
+  },
+): Promise<HoldingPick> {
+  const { pool, output, amount } = swap;
+  const reserved = await reservedHoldingIds(tx, pool.poolId);
+  for (const id of swap.own ?? []) reserved.delete(id);
+  const holdings = usableHoldings(
+    await deps.ledger.getHoldings(pool.swapParty),
+    pool.swapParty,
+    output,
+  );
+  const pickWithout = (taken: (holdingId: string) => boolean) =>
+    pickOutputHoldings(
+      holdings,
+      new Set([...reserved, ...holdings.map((h) => h.holdingId).filter(taken)]),
+      amount,
+    );
+  const { atomicSwaps } = deps;
+  if (atomicSwaps.setAsideForSwap === undefined) return pickWithout(() => false);
+  let pick: HoldingPick = { kind: 'no_free_holdings', free: Amount.ZERO };
+  atomicSwaps.setAsideForSwap(
+    pool.swapParty,
+    (taken) => {
+      pick = pickWithout(taken);
+      return pick.kind === 'picked' ? pick.holdingIds : [];
+    },
+    swap.forMs,
+  );
+  return pick;
+}
+
+/**
+ * The swap ended without executing (cancelled, refused before submission, expired): the holdings
+ * set aside for it in this process (`pickFreeHoldings`) are free again at once, not only once its
+ * signing window has passed.
+ */
+export function endSetAside(
+  deps: { readonly atomicSwaps?: Pick<AtomicSwapPort, 'endSetAside'> | null },
+  swap: AtomicSwapRecord,
+): void {
+  deps.atomicSwaps?.endSetAside?.(swap.preparation.outputHoldingIds);
+}
+
 /** The port's refusal of a prepare, as the catalogue's error; null for one it does not know. */
 function prepareRefusal(error: unknown): DomainError | null {
   if (!(error instanceof LedgerError)) return null;
@@ -135,18 +199,13 @@ export async function prepareAtomicSwap<V>(
   try {
     return await deps.db.transaction(async (tx) => {
       await lockPoolReservations(tx, pool.poolId);
-      // Read under the lock: the holdings keeper splits a pool's holdings under it too, so a
-      // read before it could name a holding a split has just spent.
-      const holdings = usableHoldings(
-        await deps.ledger.getHoldings(pool.swapParty),
-        pool.swapParty,
+      // Under the lock: the holdings keeper splits a pool's holdings under it too.
+      const pick = await pickFreeHoldings(tx, deps, {
+        pool,
         output,
-      );
-      const pick = pickOutputHoldings(
-        holdings,
-        await reservedHoldingIds(tx, pool.poolId),
-        amounts.output,
-      );
+        amount: amounts.output,
+        forMs: expiresAt.getTime() - deps.clock.now().getTime(),
+      });
       if (pick.kind !== 'picked') throw holdingsBusy(pool.poolId, output.id, pick.free);
       const prepared = await deps.atomicSwaps.prepareAtomicSwap({
         commandId: atomicSwapCommandId(atomicSwapId, 1),

@@ -28,9 +28,11 @@ import {
   markAllSubmitted,
   markKnownCommitted,
   markSubmitted,
+  reservedHoldingIdsOfParty,
   scheduleRetry,
   unconfirmedCommands,
 } from '@poolparty/store';
+import { atomicSwapPortOf } from './atomic-swap-execution.js';
 import { returnCollection } from './collections.js';
 import { Effects, type EngineContext, EngineCrash } from './context.js';
 import {
@@ -171,6 +173,11 @@ async function send(ctx: EngineContext, command: EngineCommand): Promise<void> {
   const payload = payloadOf(command);
   const { commandId } = command;
   if (payload.kind === 'transfer') {
+    // A ledger that takes atomic swaps: the holdings live ones reserve are theirs to spend.
+    const reserved =
+      atomicSwapPortOf(ctx.ledger) === null
+        ? []
+        : await reservedHoldingIdsOfParty(ctx.db, payload.sender);
     await ctx.ledger.submitTransfer({
       commandId,
       sender: payload.sender,
@@ -178,6 +185,7 @@ async function send(ctx: EngineContext, command: EngineCommand): Promise<void> {
       instrument: payload.instrument,
       amount: Amount.parse(payload.amount),
       meta: transferMeta(payload),
+      ...(reserved.length > 0 && { avoidHoldingIds: reserved }),
     });
     return;
   }

@@ -93,6 +93,11 @@ export interface AtomicSwapExecution {
   readonly updateId: string;
   readonly curveOutput: Amount;
   readonly excess: Amount;
+  /**
+   * The pool's reserves of the swap's input and output the curve's output was computed from;
+   * null for a swap completed before they were recorded.
+   */
+  readonly reservesBefore: { readonly input: Amount; readonly output: Amount } | null;
 }
 
 export interface AtomicSwapRecord extends Omit<NewAtomicSwap, 'preparation'> {
@@ -127,10 +132,14 @@ export class HoldingReservedError extends BaseError<'holding_reserved'> {
 
 function executionOf(row: Row): AtomicSwapExecution | null {
   if (row.update_id === null || row.update_id === undefined) return null;
+  const reserves = [row.input_reserve_before, row.output_reserve_before];
   return {
     updateId: readString(row.update_id),
     curveOutput: readAmount(row.curve_output),
     excess: readAmount(row.excess),
+    reservesBefore: reserves.some((value) => value === null || value === undefined)
+      ? null
+      : { input: readAmount(reserves[0]), output: readAmount(reserves[1]) },
   };
 }
 
@@ -278,6 +287,24 @@ export async function reservedHoldingIds(q: Queryable, poolId: string): Promise<
   return new Set(rows.map((row) => readString(row.holding_id)));
 }
 
+/**
+ * The holdings live swaps reserve of the pools whose swap party is `swapParty`: a transfer it
+ * sends must not name them (none for any other party).
+ */
+export async function reservedHoldingIdsOfParty(
+  q: Queryable,
+  swapParty: string,
+): Promise<string[]> {
+  const rows = await q.query(
+    `SELECT r.holding_id FROM atomic_swap_reservations r
+       JOIN pools p ON p.pool_id = r.pool_id
+      WHERE p.swap_party = $1
+      LIMIT $2`,
+    [swapParty, POOL_RESERVATIONS_READ_MAX],
+  );
+  return rows.map((row) => readString(row.holding_id));
+}
+
 /** The holdings the swap reserves now (none once it ended). */
 export async function reservationsOf(q: Queryable, atomicSwapId: string): Promise<string[]> {
   const rows = await q.query(
@@ -338,6 +365,8 @@ export async function transitionAtomicSwap(
     update_id: move.execution?.updateId ?? null,
     curve_output: amountParamOrNull(move.execution?.curveOutput),
     excess: amountParamOrNull(move.execution?.excess),
+    input_reserve_before: amountParamOrNull(move.execution?.reservesBefore?.input),
+    output_reserve_before: amountParamOrNull(move.execution?.reservesBefore?.output),
   };
   const [row] = await writeIntentStates(
     q,

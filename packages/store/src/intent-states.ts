@@ -90,6 +90,8 @@ const TABLES: Readonly<Record<IntentKind, IntentTable>> = {
       update_id: 'text',
       curve_output: 'numeric',
       excess: 'numeric',
+      input_reserve_before: 'numeric',
+      output_reserve_before: 'numeric',
       // A preparation again (a spent input): the new transaction replaces the old one.
       command_id: 'text',
       prepared_transaction: 'text',

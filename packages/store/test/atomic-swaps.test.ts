@@ -157,6 +157,7 @@ describe.each(BACKENDS)('atomic swaps on $name', (backend) => {
             updateId: 'upd-1',
             curveOutput: Amount.parse('14'),
             excess: Amount.parse('0.415'),
+            reservesBefore: null,
           },
         }),
       });
@@ -186,6 +187,8 @@ describe.each(BACKENDS)('atomic swaps on $name', (backend) => {
       updateId: 'upd-done',
       curveOutput: Amount.parse('14.1'),
       excess: Amount.parse('0.515'),
+      // The reserves the curve's output was computed from, kept with it.
+      reservesBefore: { input: Amount.parse('1000'), output: Amount.parse('150') },
     };
     const done = await transitionAtomicSwap(db, {
       atomicSwapId: 'atm_done',

@@ -1,6 +1,6 @@
 /**
- * The connected party's swaps, newest first (`track`): a deposit-flow swap links to its progress
- * page; an atomic swap, which has no such page, shows its state alone.
+ * The connected party's swaps, newest first (`track`), each linking to its page: a deposit-flow
+ * swap's progress, or an atomic swap's (`/swaps/atm_…`, the same path).
  */
 import type { AnySwapStatus } from '@poolparty/sdk';
 import { useEffect, useState } from 'preact/hooks';
@@ -46,16 +46,10 @@ export function SwapHistory(props: { partyId: string; refreshKey?: string }) {
         <ul class="history" data-testid="history">
           {swaps.map((swap) => (
             <li key={swap.intentId} data-kind={swap.kind}>
-              {swap.kind === 'deposit' ? (
-                <a href={`/swaps/${encodeURIComponent(swap.intentId)}`}>
-                  {formatAmount(swap.expectedAmount)} {swap.inputToken} → {swap.outputToken}
-                </a>
-              ) : (
-                <span>
-                  {formatAmount(swap.expectedAmount)} {swap.inputToken} → {swap.outputToken}{' '}
-                  (atomic)
-                </span>
-              )}{' '}
+              <a href={`/swaps/${encodeURIComponent(swap.intentId)}`}>
+                {formatAmount(swap.expectedAmount)} {swap.inputToken} → {swap.outputToken}
+                {swap.kind === 'atomic' && ' (atomic)'}
+              </a>{' '}
               <span data-state={swap.status}>{listedStateTitle(swap)}</span>
               {swap.status === 'completed' && swap.actualOutput !== null && (
                 <span>

@@ -255,8 +255,8 @@ export function SlippageField(props: {
         onInput={(event) => props.onInput(event.currentTarget.value)}
       />
       <p class="hint" id={hintId}>
-        {SLIPPAGE_PERCENT_MIN} to {SLIPPAGE_PERCENT_MAX} %. If the output at execution is lower by
-        more than this, your deposit is refunded.
+        {SLIPPAGE_PERCENT_MIN} to {SLIPPAGE_PERCENT_MAX} %. If the output at execution would be
+        lower by more than this, the swap does not run (a deposit is refunded).
       </p>
       {!slippage.ok && (
         <p class="error" role="alert">
@@ -295,6 +295,8 @@ export function SwapButton(props: {
   blocker: SwapBlock | null;
   phase: string | null;
   swapError: string | null;
+  /** The one line on why the swap goes by deposit (swap-path.ts); null when atomic or unsaid. */
+  note: string | null;
 }) {
   const reasonId = useId();
   const { blocker } = props;
@@ -313,6 +315,11 @@ export function SwapButton(props: {
       {blocker !== null && props.phase === null && (
         <p class="hint" id={reasonId} data-testid="swap-blocker">
           {blocker.detail}
+        </p>
+      )}
+      {props.note && (
+        <p class="hint" data-testid="swap-path-note">
+          {props.note}
         </p>
       )}
       {props.phase && (

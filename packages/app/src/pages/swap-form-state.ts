@@ -1,6 +1,7 @@
 /**
  * The swap form's state (`/swap`, swap.tsx draws it): the pools and the pair chosen from their
- * tokens, the live quote for the amount, and starting the swap once the user confirms.
+ * tokens, the live quote for the amount, and starting the swap once the user confirms — atomically
+ * where the wallet signs hashes (the review takes over the card), else by deposit.
  */
 import type { Pool, Quote } from '@poolparty/sdk';
 import { useEffect, useMemo, useState } from 'preact/hooks';
@@ -10,6 +11,7 @@ import { requestDeposit } from '../deposit-request.js';
 import { describeError, errorCode } from '../describe-error.js';
 import { useServices } from '../services.js';
 import { followSwapEnd } from '../swap-end-toasts.js';
+import { type SwapPath, swapPath } from '../swap-path.js';
 import {
   choiceFromKey,
   choiceKey,
@@ -19,6 +21,7 @@ import {
   tradableTokens,
 } from '../token-choice.js';
 import type { Spendable } from '../wallets/wallet.js';
+import type { AtomicSwapRequest } from './atomic-swap-review.js';
 
 /** Wait this long after the last keystroke before asking for a quote. */
 const QUOTE_DEBOUNCE_MS = 350;
@@ -208,11 +211,18 @@ export function useLiveQuote(pair: Pair, amount: string, amountValid: boolean) {
 }
 
 /**
- * Starting the swap: the wallet signs the service's challenge, the intent is created, and the
- * progress page takes over (it sends the deposit). `phase` says what is under way; `onRefused`
- * hears the service's code when it refuses, so the page can show the swap that blocks this one.
+ * Whether the service answered `atomic_swaps_unavailable` though its configuration said its
+ * ledger prepares atomic swaps: the card swaps by deposit from then on, not asking again.
  */
-export function useSwapStart(
+let unavailableAnswered = false;
+
+/**
+ * Starting the swap by deposit: the wallet signs the service's challenge, the intent is created,
+ * and the progress page takes over (it sends the deposit). `phase` says what is under way;
+ * `onRefused` hears the service's code when it refuses, so the page can show the swap that
+ * blocks this one.
+ */
+function useDepositStart(
   pair: Pair,
   amount: string,
   slippage: Slippage,
@@ -224,7 +234,7 @@ export function useSwapStart(
   const [phase, setPhase] = useState<string | null>(null);
   const [swapError, setSwapError] = useState<string | null>(null);
 
-  const startSwap = async () => {
+  const startDeposit = async () => {
     if (pp === null || from === null || to === null || pool === null || !slippage.ok) return;
     setSwapError(null);
     try {
@@ -251,6 +261,49 @@ export function useSwapStart(
       setPhase(null);
     }
   };
+  return { phase, swapError, setSwapError, startDeposit };
+}
 
-  return { phase, swapError, startSwap };
+/**
+ * Starting the swap the way `path` says: atomically, the review of the swap prepared takes over
+ * the card (`review`); by deposit, as `useDepositStart` does.
+ */
+export function useSwapStart(
+  pair: Pair,
+  amount: string,
+  slippage: Slippage,
+  onRefused: (code: string | null) => void,
+) {
+  const { wallet, config } = useServices();
+  const { from, to, pool } = pair;
+  const { phase, swapError, setSwapError, startDeposit } = useDepositStart(
+    pair,
+    amount,
+    slippage,
+    onRefused,
+  );
+  const [review, setReview] = useState<AtomicSwapRequest | null>(null);
+  const path: SwapPath = swapPath({
+    walletSignsHashes: wallet === null ? null : wallet.hashSigner !== undefined,
+    serviceDepositOnly: unavailableAnswered || !config.atomicSwaps,
+  });
+
+  const startSwap = async () => {
+    if (path.kind === 'deposit') return startDeposit();
+    if (from === null || to === null || pool === null || !slippage.ok) return;
+    setSwapError(null);
+    setReview({
+      ...{ fromToken: from.name, fromAdmin: from.admin, toToken: to.name, toAdmin: to.admin },
+      ...{ poolId: pool.poolId, amount, slippageBps: slippage.bps },
+    });
+  };
+
+  /** The service prepares no atomic swaps: the swap asked for goes by deposit, now and after. */
+  const depositInstead = () => {
+    unavailableAnswered = true;
+    setReview(null);
+    void startDeposit();
+  };
+  const closeReview = () => setReview(null);
+  return { phase, swapError, startSwap, path, review, closeReview, depositInstead };
 }

@@ -4,7 +4,8 @@
  * with what it means; an offer the user must accept has its Accept button, a swap waiting for
  * its deposit its Cancel; a refund or failure says why and what came back (swap-status-view.tsx
  * draws the status). Without the swap's own wallet the page shows the same status read-only,
- * from the id alone (`GET /v1/swaps/{intentId}/progress`, read every few seconds).
+ * from the id alone (`GET /v1/swaps/{intentId}/progress`, read every few seconds). An atomic
+ * swap's id (`atm_…`) opens its own view (atomic-swap-progress.tsx, loaded then).
  */
 
 import type { SwapProgress } from '@poolparty/core';
@@ -17,19 +18,42 @@ import {
   type SwapTerms,
 } from '@poolparty/sdk';
 import { useEffect, useState } from 'preact/hooks';
+import { ErrorBoundary, lazy } from 'preact-iso';
 import { SwapHistory } from '../components/swap-history.js';
 import { WalletPanel } from '../components/wallet-panel.js';
-import { describeError, errorCode } from '../describe-error.js';
+import { describeError } from '../describe-error.js';
 import { usePageTitle } from '../page-title.js';
 import { useServices } from '../services.js';
+import { useProgressRead } from './progress-read.js';
 import { SwapStatusView } from './swap-status-view.js';
 
-/** How often a swap followed without its wallet (no event stream) is read again. */
-const PUBLIC_REFRESH_MS = 2_000;
+/** How an atomic swap's id begins (the service's `atm_` ids), told apart from an intent's. */
+const ATOMIC_SWAP_ID_PREFIX = 'atm_';
+
+const AtomicSwapProgress = lazy(() =>
+  import('./atomic-swap-progress.js').then((m) => m.AtomicSwapProgress),
+);
 
 export function SwapProgressPage(props: { intentId?: string; params?: { intentId?: string } }) {
-  const intentId = props.params?.intentId ?? props.intentId ?? '';
-  usePageTitle(`Swap ${intentId.slice(0, 12)}`);
+  const id = props.params?.intentId ?? props.intentId ?? '';
+  usePageTitle(`Swap ${id.slice(0, 12)}`);
+  return id.startsWith(ATOMIC_SWAP_ID_PREFIX) ? (
+    <>
+      <h1>Swap progress</h1>
+      <div class="grid">
+        <ErrorBoundary>
+          <AtomicSwapProgress atomicSwapId={id} />
+        </ErrorBoundary>
+        <WalletPanel balancesVersion={0} />
+      </div>
+    </>
+  ) : (
+    <IntentProgress intentId={id} />
+  );
+}
+
+function IntentProgress(props: { intentId: string }) {
+  const { intentId } = props;
   const { wallet, walletRestoring } = useServices();
   const { swap, status, setStatus, error, notOwn, followError, balancesVersion } =
     useFollowedSwap(intentId);
@@ -124,36 +148,7 @@ function ReadOnlyProgress(props: {
 
 /** Any swap's progress by its id, read again every few seconds until it ends. */
 function usePublicProgress(intentId: string, enabled: boolean) {
-  const { reads } = useServices();
-  const [progress, setProgress] = useState<SwapProgress | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    if (!enabled || reads === null) return;
-    let live = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const read = async () => {
-      try {
-        const next = await reads.swapProgress(intentId);
-        if (!live) return;
-        setProgress(next);
-        setError(null);
-        if (!next.terminal) timer = setTimeout(read, PUBLIC_REFRESH_MS);
-      } catch (caught) {
-        if (!live) return;
-        setError(
-          errorCode(caught) === 'not_found'
-            ? 'There is no swap with this id.'
-            : describeError(caught),
-        );
-      }
-    };
-    void read();
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [reads, intentId, enabled]);
-  return { progress, error };
+  return useProgressRead<SwapProgress>(intentId, (reads, id) => reads.swapProgress(id), enabled);
 }
 
 /**

@@ -163,7 +163,13 @@ function useStatusActions(props: Extract<StatusViewProps, { readOnly?: false }>)
 }
 
 /** At the end, the same swap again: the swap page opens with its pair (so its pool) and amount. */
-function SwapAgain(props: { status: ShownStatus }) {
+/** "Swap again": the swap page with the same pair and amount (an atomic swap's too). */
+export function SwapAgain(props: {
+  status: Pick<
+    ShownStatus,
+    'inputToken' | 'inputTokenAdmin' | 'outputToken' | 'outputTokenAdmin' | 'expectedAmount'
+  >;
+}) {
   const { status } = props;
   const query = new URLSearchParams({
     from: `${status.inputToken}|${status.inputTokenAdmin}`,

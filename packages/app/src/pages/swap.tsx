@@ -1,6 +1,8 @@
 /**
  * `/swap`: pick the pair (and the pool, where several trade it), the amount with the balance
- * beside it, read the live quote, set the slippage limit, and swap: the wallet signs the
+ * beside it, read the live quote, set the slippage limit, and swap. With a wallet that signs
+ * hashes the swap is atomic: its review (atomic-swap-review.tsx, loaded then) takes the card's
+ * place until it ends. Otherwise, by deposit, saying so in one line: the wallet signs the
  * service's challenge, the intent is created, the wallet sends the deposit, and the progress page
  * takes over. The Swap button says why it cannot be pressed when it cannot; a swap still waiting
  * for its deposit can be cancelled here. Beside the card (under it on a phone), the chosen pool's
@@ -35,6 +37,10 @@ import {
   useSwapStart,
 } from './swap-form-state.js';
 
+// An atomic swap's review comes with the SDK's atomic entry, when a swap starts.
+const AtomicSwapReview = lazy(() =>
+  import('./atomic-swap-review.js').then((m) => m.AtomicSwapReview),
+);
 // The pool's price chart comes with the charts' chunk, after the card is drawn.
 const SwapPoolChart = lazy(() =>
   import('../components/swap-pool-chart.js').then((m) => m.SwapPoolChart),
@@ -93,7 +99,7 @@ function useSwapCard(props: SwapFormProps) {
   const slippage = parseSlippagePercent(slippageText);
   const amountValid = parseAmount(amount)?.isPositive() === true;
   const { quote, quoteError } = useLiveQuote(pair, amount, amountValid);
-  const { phase, swapError, startSwap } = useSwapStart(pair, amount, slippage, props.onRefused);
+  const start = useSwapStart(pair, amount, slippage, props.onRefused);
   const fromSpendable = spendableOf(spendable, pair.from);
   const blocker = swapBlock({
     canQuote: pp !== null,
@@ -113,15 +119,66 @@ function useSwapCard(props: SwapFormProps) {
   };
   return {
     ...{ pair, spendable, amount, setAmount, amountValid, slippageText, setSlippageText },
-    ...{ slippage, quote, quoteError, phase, swapError, startSwap, blocker, onFlip },
+    ...{ slippage, quote, quoteError, start, blocker, onFlip },
   };
 }
 
-function SwapForm(props: SwapFormProps) {
+/** The card's form: the pair, the amount, the slippage limit, the quote and Swap. */
+function CardForm(props: { card: ReturnType<typeof useSwapCard>; hidden: boolean }) {
   const { wallet } = useServices();
+  const { pair, spendable, amount, setAmount, amountValid, slippageText, setSlippageText } =
+    props.card;
+  const { slippage, quote, quoteError, start, blocker, onFlip } = props.card;
+  const { phase, path } = start;
+  return (
+    <form
+      hidden={props.hidden}
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (blocker === null && phase === null) void start.startSwap();
+      }}
+    >
+      <div class="swap-card-head">
+        <h2 id="swap-heading">Your swap</h2>
+        <SlippageSettings value={slippageText} slippage={slippage} onInput={setSlippageText} />
+      </div>
+      <PairPickers
+        pair={pair}
+        spendable={spendable}
+        onFlip={onFlip}
+        onMax={wallet === null ? undefined : setAmount}
+        usd={quote === null ? null : quoteUsdFigures(quote, null)}
+        amount={
+          <AmountField
+            token={pair.from?.name ?? null}
+            value={amount}
+            valid={amountValid}
+            onInput={setAmount}
+          />
+        }
+        output={<OutputFigure quote={quote} waiting={amountValid && pair.pool !== null} />}
+      />
+      <PoolPicker pair={pair} />
+      <SwapButton
+        blocker={blocker}
+        phase={phase}
+        swapError={start.swapError}
+        note={path.kind === 'deposit' ? path.note : null}
+      />
+      <QuoteArea
+        quote={quote}
+        quoteError={quoteError}
+        slippage={slippage}
+        waiting={amountValid && pair.pool !== null}
+      />
+    </form>
+  );
+}
+
+function SwapForm(props: SwapFormProps) {
   const card = useSwapCard(props);
-  const { pair, spendable, amount, setAmount, amountValid, slippageText, setSlippageText } = card;
-  const { slippage, quote, quoteError, phase, swapError, startSwap, blocker, onFlip } = card;
+  const { pair, start } = card;
+  const { review } = start;
   return (
     <>
       {pair.loadError && (
@@ -130,46 +187,21 @@ function SwapForm(props: SwapFormProps) {
         </p>
       )}
       <div class="swap-layout">
-        <section class="card swap-card" aria-labelledby="swap-heading">
-          <form
-            onSubmit={(event) => {
-              event.preventDefault();
-              if (blocker === null && phase === null) void startSwap();
-            }}
-          >
-            <div class="swap-card-head">
-              <h2 id="swap-heading">Your swap</h2>
-              <SlippageSettings
-                value={slippageText}
-                slippage={slippage}
-                onInput={setSlippageText}
+        <section
+          class="card swap-card"
+          aria-labelledby={review ? 'atomic-heading' : 'swap-heading'}
+        >
+          {review && (
+            <ErrorBoundary>
+              <AtomicSwapReview
+                request={review}
+                onDepositOnly={start.depositInstead}
+                onClose={start.closeReview}
+                onEnded={props.onRefused}
               />
-            </div>
-            <PairPickers
-              pair={pair}
-              spendable={spendable}
-              onFlip={onFlip}
-              onMax={wallet === null ? undefined : setAmount}
-              usd={quote === null ? null : quoteUsdFigures(quote, null)}
-              amount={
-                <AmountField
-                  token={pair.from?.name ?? null}
-                  value={amount}
-                  valid={amountValid}
-                  onInput={setAmount}
-                />
-              }
-              output={<OutputFigure quote={quote} waiting={amountValid && pair.pool !== null} />}
-            />
-            <PoolPicker pair={pair} />
-            <SwapButton blocker={blocker} phase={phase} swapError={swapError} />
-            <QuoteArea
-              quote={quote}
-              quoteError={quoteError}
-              slippage={slippage}
-              waiting={amountValid && pair.pool !== null}
-            />
-          </form>
+            </ErrorBoundary>
+          )}
+          <CardForm card={card} hidden={review !== null} />
         </section>
         <div class="swap-aside">
           {pair.pool && (

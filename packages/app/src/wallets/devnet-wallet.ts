@@ -1,9 +1,11 @@
 /**
  * The built-in devnet wallet: a devnet party whose Ed25519 key lives in this browser's
- * localStorage, so a newcomer can swap without installing anything. It signs the wallet challenge
- * and the devnet transfer and offer calls through `@poolparty/sdk/devnet`. The key can be exported
- * (and imported elsewhere): it is the only thing that controls the party.
+ * localStorage, so a newcomer can swap without installing anything. It signs the wallet challenge,
+ * the devnet transfer and offer calls through `@poolparty/sdk/devnet`, and atomic swaps'
+ * transaction hashes. The key can be exported (and imported elsewhere): it is the only thing that
+ * controls the party.
  */
+import type { WalletSigner } from '@poolparty/sdk/atomic';
 import { type Devnet, type DevnetWallet, generatePrivateKey } from '@poolparty/sdk/devnet';
 import type { DepositTerms, SignedChallenge, Spendable, Wallet } from './wallet.js';
 
@@ -119,6 +121,11 @@ export class BrowserDevnetWallet implements Wallet {
 
   signMessage(message: string): Promise<SignedChallenge> {
     return this.#connected().signMessage(message);
+  }
+
+  /** The party's key, here in the browser, signs atomic swaps' transaction hashes. */
+  hashSigner(): Promise<WalletSigner> {
+    return this.#connected().atomicSigner();
   }
 
   async sendDeposit(terms: DepositTerms): Promise<void> {

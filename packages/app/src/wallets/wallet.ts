@@ -3,6 +3,7 @@
  * wallet reached through the dApp API (CIP-0103). The pages speak only to this interface.
  */
 import type { SwapTerms } from '@poolparty/sdk';
+import type { WalletSigner } from '@poolparty/sdk/atomic';
 
 /** `signMessage`'s answer, as `walletAuth.verifyChallenge` takes it. */
 export interface SignedChallenge {
@@ -44,6 +45,12 @@ export interface Wallet {
   signMessage(message: string): Promise<SignedChallenge>;
   /** The party's unlocked holdings per token, for the balances beside the swap form. */
   spendable(): Promise<readonly Spendable[]>;
+  /**
+   * Signs an atomic swap's prepared transaction hash with the party's own key
+   * (docs/spec/atomic-swaps.md); absent for a wallet that can only send transfers, which swaps
+   * by deposit instead.
+   */
+  hashSigner?(): Promise<WalletSigner>;
   /** Sends a swap's deposit from the party. */
   sendDeposit(terms: DepositTerms): Promise<void>;
   /**

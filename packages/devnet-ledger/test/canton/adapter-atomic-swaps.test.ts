@@ -1,13 +1,16 @@
 /**
- * Atomic swaps through the canton adapter against the devnet ledger server: one prepared
+ * Atomic swaps through the canton adapter against the devnet ledger server, and through the
+ * embedded ledger's port (the same interactive submission in process), alike: one prepared
  * transaction holds the trader's input leg and the pool's output leg; the trader's own key signs
- * its hash (here, as the wallet would, outside the adapter); the adapter executes it acting for
- * the pool. A good signature moves both legs in one update; a changed transaction, another key,
- * a signature after `expiresAt`, a second execution and a spent input move nothing.
+ * its hash (here, as the wallet would, outside the port); the port executes it acting for the
+ * pool. A good signature moves both legs in one update; a changed transaction, another key, a
+ * signature after `expiresAt`, a second execution and a spent input move nothing.
  */
 import { hashPreparedTransaction } from '@canton-network/core-tx-visualizer';
 import { Amount, fingerprint, generateKeyPair, type Instrument, sign } from '@poolparty/core';
+import { embeddedAtomicSwaps } from '@poolparty/devnet-ledger';
 import type {
+  AtomicSwapPort,
   LedgerErrorCode,
   PrepareAtomicSwapCommand,
   PreparedAtomicSwap,
@@ -36,17 +39,21 @@ beforeAll(async () => {
     preapprovals: [w.eur],
   });
   trader = { partyId: created.partyId, ...keys };
-  await w.local.mint({ owner: trader.partyId, instrument: w.usd, amount: Amount.of(30) });
-  await w.local.mint({ owner: pool, instrument: w.eur, amount: Amount.of(50) });
+  // Enough for both ports' suites.
+  await w.local.mint({ owner: trader.partyId, instrument: w.usd, amount: Amount.of(60) });
+  await w.local.mint({ owner: pool, instrument: w.eur, amount: Amount.of(100) });
 });
 afterAll(async () => {
   await w.close();
 });
 
-async function prepare(overrides: Partial<PrepareAtomicSwapCommand> = {}) {
+async function prepareWith(
+  port: AtomicSwapPort,
+  overrides: Partial<PrepareAtomicSwapCommand> = {},
+) {
   sequence += 1;
   const now = await w.canton.now();
-  return w.canton.prepareAtomicSwap({
+  return port.prepareAtomicSwap({
     commandId: `atomic-${sequence}`,
     trader: trader.partyId,
     pool,
@@ -92,7 +99,28 @@ async function expectNothingMoved(attempt: () => Promise<unknown>, code: LedgerE
   expect(await balances()).toEqual(before);
 }
 
-describe('an atomic swap through the canton adapter', () => {
+/** Each port, and the port a restarted process opens over the same ledger. */
+const PORTS: readonly {
+  readonly name: string;
+  readonly port: () => AtomicSwapPort;
+  readonly reopened: () => Promise<AtomicSwapPort>;
+}[] = [
+  { name: 'through the canton adapter', port: () => w.canton, reopened: () => w.open() },
+  {
+    name: 'on the embedded ledger',
+    port: () => embedded,
+    reopened: async () => embeddedAtomicSwaps(w.local),
+  },
+];
+let embedded: AtomicSwapPort;
+beforeAll(() => {
+  embedded = embeddedAtomicSwaps(w.local);
+});
+
+describe.each(PORTS)('an atomic swap $name', ({ port, reopened }) => {
+  const prepare = (overrides: Partial<PrepareAtomicSwapCommand> = {}) =>
+    prepareWith(port(), overrides);
+
   it('prepares both legs, which the wallet sees with their amounts and can hash itself', async () => {
     const prepared = await prepare();
     expect(prepared.input).toMatchObject({ sender: trader.partyId, receiver: pool });
@@ -119,7 +147,7 @@ describe('an atomic swap through the canton adapter', () => {
   it('executes with the trader’s signature: both legs move exactly, in one update', async () => {
     const prepared = await prepare();
     const before = await balances();
-    const result = await w.canton.executeAtomicSwap(signed(prepared));
+    const result = await port().executeAtomicSwap(signed(prepared));
     const after = await balances();
     expect(after).toEqual({
       traderUsd: Amount.parse(before.traderUsd).sub(Amount.of(10)).toString(),
@@ -141,10 +169,10 @@ describe('an atomic swap through the canton adapter', () => {
 
   it('answers a second execution with the first, moving nothing, also after a restart', async () => {
     const prepared = await prepare();
-    const first = await w.canton.executeAtomicSwap(signed(prepared));
+    const first = await port().executeAtomicSwap(signed(prepared));
     const before = await balances();
-    expect(await w.canton.executeAtomicSwap(signed(prepared))).toEqual(first);
-    const restarted = await w.open();
+    expect(await port().executeAtomicSwap(signed(prepared))).toEqual(first);
+    const restarted = await reopened();
     expect(await restarted.executeAtomicSwap(signed(prepared))).toEqual(first);
     expect(await balances()).toEqual(before);
   });
@@ -159,7 +187,7 @@ describe('an atomic swap through the canton adapter', () => {
     const tampered = signed(prepared);
     await expectNothingMoved(
       () =>
-        w.canton.executeAtomicSwap({
+        port().executeAtomicSwap({
           ...tampered,
           prepared: { ...prepared, preparedTransaction: bytes.toString('base64') },
         }),
@@ -173,7 +201,7 @@ describe('an atomic swap through the canton adapter', () => {
     // Another key, named as itself: it verifies, but it is not the trader's.
     await expectNothingMoved(
       () =>
-        w.canton.executeAtomicSwap({
+        port().executeAtomicSwap({
           prepared,
           traderSignature: {
             signature: sign(
@@ -188,7 +216,7 @@ describe('an atomic swap through the canton adapter', () => {
     // Another key's signature presented with the trader's key: it does not verify.
     await expectNothingMoved(
       () =>
-        w.canton.executeAtomicSwap({
+        port().executeAtomicSwap({
           prepared,
           traderSignature: {
             ...signed(prepared, stranger.privateKey).traderSignature,
@@ -200,7 +228,7 @@ describe('an atomic swap through the canton adapter', () => {
     // The trader's key over something else than this transaction's hash.
     await expectNothingMoved(
       () =>
-        w.canton.executeAtomicSwap({
+        port().executeAtomicSwap({
           prepared,
           traderSignature: {
             signature: sign('another hash', trader.privateKey),
@@ -216,7 +244,7 @@ describe('an atomic swap through the canton adapter', () => {
     const prepared = await prepare();
     const body = signed(prepared);
     await w.local.advanceClock(SIGNING_WINDOW_MS);
-    await expectNothingMoved(() => w.canton.executeAtomicSwap(body), 'deadline_passed');
+    await expectNothingMoved(() => port().executeAtomicSwap(body), 'deadline_passed');
     // Sent to the participant directly, past the adapter: the legs' executeBefore refuses it.
     const before = await balances();
     const answer = await call(
@@ -259,11 +287,11 @@ describe('an atomic swap through the canton adapter', () => {
     const named = { instrument: w.usd, amount: Amount.of(1), holdingIds: [holding.holdingId] };
     const first = await prepare({ input: named });
     const second = await prepare({ input: named });
-    await w.canton.executeAtomicSwap(signed(first));
-    await expectNothingMoved(() => w.canton.executeAtomicSwap(signed(second)), 'invalid_inputs');
+    await port().executeAtomicSwap(signed(first));
+    await expectNothingMoved(() => port().executeAtomicSwap(signed(second)), 'invalid_inputs');
     // Prepared again, from the holdings there are now, it executes.
     const again = await prepare({ input: { instrument: w.usd, amount: Amount.of(1) } });
-    await w.canton.executeAtomicSwap(signed(again));
+    await port().executeAtomicSwap(signed(again));
   });
 
   it('refuses to prepare what cannot be funded or has already expired', async () => {

@@ -159,6 +159,43 @@ describe('the canton adapter against a devnet ledger server', () => {
     expect(await unlockedAmounts(erin)).toEqual(['4']);
   });
 
+  it('names none of the holdings it is told to avoid, nor any set aside for a swap', async () => {
+    const fay = await senderHolding('fay', ['50', '40', '30', '20']);
+    const idsOf = async (size: string) =>
+      (await w.canton.getHoldings(fay))
+        .filter((h) => h.amount.eq(amount(size)))
+        .map((h) => h.holdingId);
+    const [fifty] = await idsOf('50');
+    const [forty] = await idsOf('40');
+    // The swap's pick is told which holdings are taken, and sets aside what it answers.
+    let told: string[] = [];
+    w.canton.setAsideForSwap?.(
+      fay,
+      (taken) => {
+        told = [fifty, forty].filter((id): id is string => id !== undefined && taken(id));
+        return forty === undefined ? [] : [forty];
+      },
+      60_000,
+    );
+    expect(told).toEqual([]);
+    await w.canton.submitTransfer({
+      commandId: cmd('avoiding'),
+      sender: fay,
+      receiver: w.bob,
+      instrument: w.usd,
+      amount: amount('5'),
+      avoidHoldingIds: fifty === undefined ? [] : [fifty],
+    });
+    // Not the 50 (avoided) nor the 40 (set aside): one of the others (the command id picks
+    // which of those covering it alone) paid it, with its change.
+    const after = await unlockedAmounts(fay);
+    expect(after.filter((a) => a === '50' || a === '40')).toEqual(['40', '50']);
+    expect([
+      ['15', '30', '40', '50'],
+      ['20', '25', '40', '50'],
+    ]).toContainEqual(after);
+  });
+
   it('makes an offer to a receiver without pre-approval; the receiver accepts it', async () => {
     const outcome = await offerToCarol(w, cmd('offer'), '5');
     const pending = await w.canton.getPendingOffers(w.carol);

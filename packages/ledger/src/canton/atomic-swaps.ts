@@ -1,9 +1,15 @@
 /**
- * Atomic swaps through a participant's interactive submission (docs/spec/atomic-swaps.md): one
- * prepared transaction of two `TransferFactory_Transfer` exercises — the trader's input to the
- * pool, the pool's output to the trader — acting as both parties. The trader's own key signs the
- * hash; the pool acts by the user's rights (or a key the service holds for it); the participant
- * commits both legs in one transaction or neither.
+ * Atomic swaps through interactive submission (docs/spec/atomic-swaps.md): one prepared
+ * transaction of two `TransferFactory_Transfer` exercises — the trader's input to the pool, the
+ * pool's output to the trader — acting as both parties. The trader's own key signs the hash; the
+ * pool acts by the user's rights (or a key the service holds for it); the participant commits
+ * both legs in one transaction or neither.
+ *
+ * The flow is one, whoever prepares and executes the transaction (`SwapParticipant`): a Canton
+ * participant over its JSON Ledger API (the `canton` adapter, `atomic-swap-participant.ts`), or
+ * the devnet ledger's own interactive submission run in process on the embedded ledger
+ * (`@poolparty/devnet-ledger`'s `embeddedAtomicSwaps`). Both answer the same prepared transaction
+ * and refuse in Canton's terms, so the port's codes are the same on both.
  *
  * Decisions:
  * - Both legs carry `expiresAt` as their `executeBefore`, inside the signed transaction: from then
@@ -21,7 +27,8 @@
  *   gone since prepare (a spent input) is `invalid_inputs`, to prepare again, never to resubmit;
  *   an expired leg is `deadline_passed`. A duplicate is answered with the first commit.
  */
-import { Amount, decodeBase64, fingerprint, verifyEd25519 } from '@poolparty/core';
+import { Amount, decodeBase64, fingerprint, keepRecent } from '@poolparty/core';
+import { verifyEd25519Signature } from '../ed25519.js';
 import {
   type AtomicSwapLeg,
   type AtomicSwapSide,
@@ -29,15 +36,12 @@ import {
   type ExecuteAtomicSwapCommand,
   type Holding,
   LedgerError,
-  type LedgerUpdate,
   type PrepareAtomicSwapCommand,
   type PreparedAtomicSwap,
 } from '../port.js';
 import { checkMeta } from '../rules.js';
 import { factoryTransfer, selectTransferInputs, transferChoiceArgument } from './commands.js';
 import { CantonRequestError, isCantonErrorBody, isDuplicateCommand } from './errors.js';
-import { transactionFormat } from './filters.js';
-import { joinUrl } from './http.js';
 import {
   prepareRequest,
   SIGNATURE_FORMAT,
@@ -45,12 +49,11 @@ import {
   signersOf,
 } from './interactive-submission.js';
 import type { ExternalSigner } from './options.js';
-import type { ParticipantClient } from './participant.js';
-import type { RegistryClient } from './registry.js';
+import type { TransferFactoryWithChoiceContext } from './registry.js';
 import type {
   DisclosedContract,
+  JsPrepareSubmissionRequest,
   JsPrepareSubmissionResponse,
-  JsTransaction,
 } from './wire/index.js';
 
 /** Executions answered from memory; older ones from the participant, as after a restart. */
@@ -58,18 +61,54 @@ const OUTCOMES_KEPT = 10_000;
 const ED25519_SIGNATURE_BYTES = 64;
 const ED25519_KEY_BYTES = 32;
 
-export interface AtomicSwapDeps {
-  readonly participant: ParticipantClient;
-  readonly registry: RegistryClient;
+/** One party's signatures of a prepared transaction's hash, as an execute request carries them. */
+export interface PartySignatureEntry {
+  readonly party: string;
+  readonly signatures: readonly {
+    readonly format: string;
+    readonly signature: string;
+    readonly signedBy: string;
+    readonly signingAlgorithmSpec: string;
+  }[];
+}
+
+/** An execute request of a prepared transaction (`/v2/interactive-submission/execute…`). */
+export interface AtomicSwapExecution {
+  readonly preparedTransaction: string;
+  readonly partySignatures: { readonly signatures: readonly PartySignatureEntry[] };
+  readonly submissionId: string;
   readonly userId: string;
-  readonly submitTimeoutMs: number;
+  readonly hashingSchemeVersion: string;
+}
+
+/**
+ * What prepares and executes an atomic swap's transaction. Its refusals are the participant's
+ * answers as `CantonRequestError`s (their Canton error bodies say why), read here into the port's
+ * codes.
+ */
+export interface SwapParticipant {
+  /** The instrument admin's transfer factory for a transfer (its choice argument), and its context. */
+  transferFactory(
+    admin: string,
+    choiceArgument: Readonly<Record<string, unknown>>,
+  ): Promise<TransferFactoryWithChoiceContext>;
+  prepare(request: JsPrepareSubmissionRequest): Promise<JsPrepareSubmissionResponse>;
+  /** Executes, and answers the commit; `parties` are the acting parties (whose view to read). */
+  execute(request: AtomicSwapExecution, parties: readonly string[]): Promise<CommandResult>;
+  /** The first commit of a command id, as `party` sees it; null when none committed. */
+  committed(commandId: string, party: string): Promise<CommandResult | null>;
+}
+
+export interface InteractiveAtomicSwapDeps {
+  readonly participant: SwapParticipant;
+  readonly userId: string;
   readonly externalSigners?: (partyId: string) => ExternalSigner | undefined;
   now(): Promise<Date>;
   getHoldings(partyId: string): Promise<readonly Holding[]>;
   requireParty(partyId: string): Promise<void>;
   isSigningKeyOf(partyId: string, rawPublicKey: Uint8Array): Promise<boolean>;
-  decode(commandId: string, transaction: JsTransaction): Promise<LedgerUpdate>;
-  firstTransaction(commandId: string, party: string): Promise<JsTransaction | null>;
+  /** Ends what was set aside for a swap's output leg (`setAsideForSwap`): spent, or free again. */
+  endAside(holdingIds: readonly string[], spent: boolean): void;
 }
 
 function checkSide(side: AtomicSwapSide, name: string): void {
@@ -100,12 +139,23 @@ function executeRefusal(error: CantonRequestError): LedgerError | null {
   return null;
 }
 
-export class CantonAtomicSwaps {
+/** The port's atomic swaps over a participant's interactive submission (see the module's note). */
+export class InteractiveAtomicSwaps {
   private readonly outcomes = new Map<string, CommandResult>();
 
-  constructor(private readonly deps: AtomicSwapDeps) {}
+  constructor(private readonly deps: InteractiveAtomicSwapDeps) {}
 
+  /** Prepares the swap; a refused one lets go at once of the holdings set aside for it. */
   async prepare(command: PrepareAtomicSwapCommand): Promise<PreparedAtomicSwap> {
+    try {
+      return await this.prepareNow(command);
+    } catch (error) {
+      this.deps.endAside(command.output?.holdingIds ?? [], false);
+      throw error;
+    }
+  }
+
+  private async prepareNow(command: PrepareAtomicSwapCommand): Promise<PreparedAtomicSwap> {
     const { commandId, trader, pool } = command;
     checkSide(command.input, 'input');
     checkSide(command.output, 'output');
@@ -126,29 +176,11 @@ export class CantonAtomicSwaps {
       this.leg(pool, trader, command.output),
     ]);
     const legs = await Promise.all(
-      [input, output].map(async (leg) => {
-        const argument = transferChoiceArgument({
-          ...leg,
-          meta,
-          requestedAt: now,
-          executeBefore: expiresAt,
-          inputHoldingIds: leg.holdingIds,
-        });
-        const factory = await this.deps.registry.transferFactory(leg.instrument.admin, argument);
-        if (factory.transferKind !== 'direct') {
-          // An offer leg would leave the amount locked in an instruction the receiver may never
-          // accept: the swap would not settle in its own transaction.
-          throw new LedgerError(
-            'not_authorized',
-            `${leg.receiver} does not pre-approve ${leg.instrument.id}: the leg would be an offer, not part of the swap`,
-          );
-        }
-        const { command, disclosedContracts } = factoryTransfer(factory, argument);
-        return { command, disclosed: disclosedContracts };
-      }),
+      [input, output].map((leg) =>
+        this.legCommand(leg, { meta, requestedAt: now, executeBefore: expiresAt }),
+      ),
     );
-    const prepared = await this.deps.participant.http.post<JsPrepareSubmissionResponse>(
-      joinUrl(this.deps.participant.ledgerApiUrl, '/v2/interactive-submission/prepare'),
+    const prepared = await this.deps.participant.prepare(
       prepareRequest({
         userId: this.deps.userId,
         commandId,
@@ -156,8 +188,6 @@ export class CantonAtomicSwaps {
         actAs: [trader, pool],
         disclosedContracts: uniqueDisclosed(legs.flatMap((leg) => leg.disclosed)),
       }),
-      // Preparing changes nothing on the ledger: its failures are refusals (a lost answer too).
-      { kind: 'read', timeoutMs: this.deps.submitTimeoutMs },
     );
     return {
       commandId,
@@ -170,6 +200,25 @@ export class CantonAtomicSwaps {
       preparedTransactionHash: prepared.preparedTransactionHash,
       hashingSchemeVersion: prepared.hashingSchemeVersion,
     };
+  }
+
+  /** A leg's `TransferFactory_Transfer` command, refused when its receiver would get an offer. */
+  private async legCommand(
+    leg: AtomicSwapLeg,
+    terms: { readonly meta: Record<string, string>; requestedAt: Date; executeBefore: Date },
+  ) {
+    const argument = transferChoiceArgument({ ...leg, ...terms, inputHoldingIds: leg.holdingIds });
+    const factory = await this.deps.participant.transferFactory(leg.instrument.admin, argument);
+    if (factory.transferKind !== 'direct') {
+      // An offer leg would leave the amount locked in an instruction the receiver may never
+      // accept: the swap would not settle in its own transaction.
+      throw new LedgerError(
+        'not_authorized',
+        `${leg.receiver} does not pre-approve ${leg.instrument.id}: the leg would be an offer, not part of the swap`,
+      );
+    }
+    const { command, disclosedContracts } = factoryTransfer(factory, argument);
+    return { command, disclosed: disclosedContracts };
   }
 
   /** One leg with its inputs: those named, checked to cover it, or the sender's pick. */
@@ -194,7 +243,24 @@ export class CantonAtomicSwaps {
     return { sender, receiver, instrument, amount, holdingIds: inputs.holdingIds };
   }
 
+  /**
+   * Executes the swap. Its output leg's holdings set aside are spent once it commits, and free
+   * again once it is refused; an answer that leaves the outcome open keeps them aside.
+   */
   async execute(command: ExecuteAtomicSwapCommand): Promise<CommandResult> {
+    const held = command.prepared?.output?.holdingIds ?? [];
+    try {
+      const result = await this.executeNow(command);
+      this.deps.endAside(held, true);
+      return result;
+    } catch (error) {
+      if (!(error instanceof LedgerError && error.code === 'timeout'))
+        this.deps.endAside(held, false);
+      throw error;
+    }
+  }
+
+  private async executeNow(command: ExecuteAtomicSwapCommand): Promise<CommandResult> {
     const { prepared, traderSignature } = command;
     const { commandId, trader, pool } = prepared;
     const prior = this.outcomes.get(commandId);
@@ -204,14 +270,13 @@ export class CantonAtomicSwaps {
     const now = await this.deps.now();
     if (now.getTime() >= checkExpiry(prepared.expiresAt).getTime()) {
       // Expired, unless this very swap committed before (a lost answer, a restart).
-      const first = await this.deps.firstTransaction(commandId, pool);
-      if (first !== null) return this.remember(commandId, await this.deps.decode(commandId, first));
+      const first = await this.deps.participant.committed(commandId, pool);
+      if (first !== null) return this.remember(commandId, first);
       throw new LedgerError(
         'deadline_passed',
         `atomic swap ${commandId} expired at ${prepared.expiresAt.toISOString()}`,
       );
     }
-    const parties = [trader, pool];
     const held = signersOf([pool], this.deps.externalSigners);
     const signatures = [
       { party: trader, signature: traderSignature.signature, publicKey: traderSignature.publicKey },
@@ -223,31 +288,20 @@ export class CantonAtomicSwaps {
         })),
       )),
     ];
-    let transaction: JsTransaction;
+    const request = {
+      preparedTransaction: prepared.preparedTransaction,
+      partySignatures: { signatures: signatures.map(partySignature) },
+      submissionId: commandId,
+      userId: this.deps.userId,
+      hashingSchemeVersion: prepared.hashingSchemeVersion,
+    };
+    let result: CommandResult;
     try {
-      const answer = await this.deps.participant.http.post<{ transaction?: JsTransaction }>(
-        joinUrl(
-          this.deps.participant.ledgerApiUrl,
-          '/v2/interactive-submission/executeAndWaitForTransaction',
-        ),
-        {
-          preparedTransaction: prepared.preparedTransaction,
-          partySignatures: { signatures: signatures.map(partySignature) },
-          submissionId: commandId,
-          userId: this.deps.userId,
-          hashingSchemeVersion: prepared.hashingSchemeVersion,
-          transactionFormat: transactionFormat({ kind: 'parties', parties }),
-        },
-        { kind: 'submit', timeoutMs: this.deps.submitTimeoutMs },
-      );
-      if (answer.transaction === undefined) {
-        throw new LedgerError('timeout', `${commandId} executed without its transaction`);
-      }
-      transaction = answer.transaction;
+      result = await this.deps.participant.execute(request, [trader, pool]);
     } catch (error) {
-      transaction = await this.afterRefusal(commandId, pool, error);
+      result = await this.afterRefusal(commandId, pool, error);
     }
-    return this.remember(commandId, await this.deps.decode(commandId, transaction));
+    return this.remember(commandId, result);
   }
 
   /** A duplicate's first commit, or the refusal the participant's answer stands for. */
@@ -255,10 +309,10 @@ export class CantonAtomicSwaps {
     commandId: string,
     pool: string,
     error: unknown,
-  ): Promise<JsTransaction> {
+  ): Promise<CommandResult> {
     if (!(error instanceof CantonRequestError)) throw error;
     if (isDuplicateCommand(error.failure)) {
-      const first = await this.deps.firstTransaction(commandId, pool);
+      const first = await this.deps.participant.committed(commandId, pool);
       if (first !== null) return first;
       throw new LedgerError(
         'timeout',
@@ -282,7 +336,7 @@ export class CantonAtomicSwaps {
       signature.length === ED25519_SIGNATURE_BYTES &&
       publicKey instanceof Uint8Array &&
       publicKey.length === ED25519_KEY_BYTES;
-    if (!shaped || !verifyEd25519(hash, signature, publicKey)) {
+    if (!shaped || !verifyEd25519Signature(hash, signature, publicKey)) {
       throw new LedgerError(
         'signature_invalid',
         `no valid signature of the prepared transaction's hash`,
@@ -293,14 +347,10 @@ export class CantonAtomicSwaps {
     }
   }
 
-  private remember(commandId: string, update: LedgerUpdate): CommandResult {
-    if (this.outcomes.size >= OUTCOMES_KEPT) {
-      const oldest = this.outcomes.keys().next().value;
-      if (oldest !== undefined) this.outcomes.delete(oldest);
-    }
-    const result = { updateId: update.updateId, offset: update.offset };
-    this.outcomes.set(commandId, result);
-    return result;
+  private remember(commandId: string, result: CommandResult): CommandResult {
+    const kept = { updateId: result.updateId, offset: result.offset };
+    keepRecent(this.outcomes, commandId, kept, OUTCOMES_KEPT);
+    return kept;
   }
 }
 

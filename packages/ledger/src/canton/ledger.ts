@@ -46,7 +46,8 @@ import {
 import { checkMeta, checkSplit, splitOutcomeOf } from '../rules.js';
 import { ActiveSets } from './active-sets.js';
 import { CantonAllocations } from './allocations.js';
-import { CantonAtomicSwaps } from './atomic-swaps.js';
+import { cantonSwapParticipant } from './atomic-swap-participant.js';
+import { InteractiveAtomicSwaps } from './atomic-swaps.js';
 import { tokenSource } from './auth.js';
 import {
   factoryTransfer,
@@ -163,7 +164,7 @@ class CantonLedgerImpl implements CantonLedger {
   /** Each party's holdings and instructions, caught up from one read to the next. */
   private readonly activeSets: ActiveSets;
   private readonly allocations: CantonAllocations;
-  private readonly atomicSwaps: CantonAtomicSwaps;
+  private readonly atomicSwaps: InteractiveAtomicSwaps;
 
   constructor(private readonly options: CantonLedgerOptions) {
     const ledgerApiUrl = checkUrl(options.ledgerApiUrl, 'ledgerApiUrl');
@@ -209,18 +210,21 @@ class CantonLedgerImpl implements CantonLedger {
       decode: (commandId, transaction) => this.decodeCommitted(commandId, transaction),
       firstTransaction: (commandId, party) => this.firstTransaction(commandId, party),
     });
-    this.atomicSwaps = new CantonAtomicSwaps({
-      participant,
-      registry: this.registry,
+    this.atomicSwaps = new InteractiveAtomicSwaps({
+      participant: cantonSwapParticipant({
+        participant,
+        registry: this.registry,
+        submitTimeoutMs: this.submitTimeoutMs,
+        decode: (commandId, transaction) => this.decodeCommitted(commandId, transaction),
+        firstTransaction: (commandId, party) => this.firstTransaction(commandId, party),
+      }),
       userId: this.userId,
-      submitTimeoutMs: this.submitTimeoutMs,
       ...(options.externalSigners !== undefined && { externalSigners: options.externalSigners }),
       now: () => this.now(),
       getHoldings: (partyId) => this.getHoldings(partyId),
       requireParty: (partyId) => this.requireParty(partyId),
       isSigningKeyOf: (partyId, key) => this.isSigningKeyOf(partyId, key),
-      decode: (commandId, transaction) => this.decodeCommitted(commandId, transaction),
-      firstTransaction: (commandId, party) => this.firstTransaction(commandId, party),
+      endAside: (holdingIds, spent) => this.claims.endAside(holdingIds, spent),
     });
     this.activeSets = new ActiveSets({
       list: (party, interfaceId, offset) =>
@@ -476,7 +480,13 @@ class CantonLedgerImpl implements CantonLedger {
     // The time and the sender's holdings are independent reads: asked together.
     const time = this.now();
     time.catch(() => undefined);
-    const inputs = await this.claimInputs({ sender, instrument, amount, commandId });
+    const inputs = await this.claimInputs({
+      sender,
+      instrument,
+      amount,
+      commandId,
+      avoid: command.avoidHoldingIds ?? [],
+    });
     let spent = false;
     try {
       const outcome = await this.transferFrom(command, commandId, meta, await time, inputs);
@@ -489,21 +499,26 @@ class CantonLedgerImpl implements CantonLedger {
 
   /**
    * Reads the sender's holdings and claims the inputs of a transfer of `amount` among those no
-   * other transfer of this process named (holding-claims.ts); when they fall short while others
-   * of the sender's transfers run, waits for one to end and reads again.
+   * other transfer of this process named, no swap holds (holding-claims.ts) and the caller does
+   * not avoid; when they fall short while others of the sender's transfers run, waits for one to
+   * end and reads again.
    */
   private async claimInputs(transfer: {
     readonly sender: string;
     readonly instrument: Instrument;
     readonly amount: Amount;
     readonly commandId: string;
+    readonly avoid: readonly string[];
   }) {
     const { sender, amount } = transfer;
+    const avoided = new Set(transfer.avoid);
     for (let round = 0; ; round += 1) {
       const releasesBefore = this.claims.releases(sender);
       const holdings = await this.getHoldings(sender);
-      const inputs = selectTransferInputs(holdings, transfer, (id) =>
-        this.claims.taken(sender, id),
+      const inputs = selectTransferInputs(
+        holdings,
+        transfer,
+        (id) => avoided.has(id) || this.claims.taken(sender, id),
       );
       const short = inputs.total.lt(amount) && round < CLAIM_ROUNDS_MAX;
       // A transfer that ended during the read may have spent what the read still lists and made
@@ -604,6 +619,21 @@ class CantonLedgerImpl implements CantonLedger {
   }
 
   // --- atomic swaps (atomic-swaps.ts) ---------------------------------------------------------
+
+  setAsideForSwap(
+    owner: string,
+    pick: (taken: (holdingId: string) => boolean) => readonly string[],
+    forMs: number,
+  ): void {
+    this.assertOpen();
+    // No await between the pick and setting its holdings aside: no transfer claims one between.
+    const picked = pick((holdingId) => this.claims.taken(owner, holdingId));
+    this.claims.setAside(owner, picked, Date.now() + forMs);
+  }
+
+  endSetAside(holdingIds: readonly string[]): void {
+    this.claims.endAside(holdingIds, false);
+  }
 
   prepareAtomicSwap(command: PrepareAtomicSwapCommand): Promise<PreparedAtomicSwap> {
     return this.checked(command.commandId, () => this.atomicSwaps.prepare(command));

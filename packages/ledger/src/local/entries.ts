@@ -87,6 +87,8 @@ export interface TransferEntry {
   readonly executeBefore: EpochMs;
   /** The holdings the command names as its inputs; absent (or empty): the ledger picks. */
   readonly inputHoldingIds?: readonly string[];
+  /** Holdings the ledger's own pick passes over (those live atomic swaps reserve). */
+  readonly avoidHoldingIds?: readonly string[];
 }
 
 /** One transfer of a `transfers` entry: a `TransferEntry` without its own time and command. */

@@ -368,6 +368,10 @@ class LocalLedgerImpl implements LocalLedger, UpdateSource {
         ...(command.inputHoldingIds !== undefined && {
           inputHoldingIds: holdingIdsOf(command.inputHoldingIds),
         }),
+        ...(command.avoidHoldingIds !== undefined &&
+          command.avoidHoldingIds.length > 0 && {
+            avoidHoldingIds: holdingIdsOf(command.avoidHoldingIds),
+          }),
       };
     });
   }

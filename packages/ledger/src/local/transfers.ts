@@ -73,12 +73,14 @@ function inputsOf(
   instrument: Instrument,
   amount: Amount,
   named: readonly string[] | undefined,
+  avoided: readonly string[] = [],
 ): InputSelection {
   if (named !== undefined && named.length > 0) {
     return selectNamed(named, (id) => state.holdings.get(id), owner, instrument, amount);
   }
+  const passedOver = new Set(avoided);
   return selectLargestFirst(
-    holdingsOfInstrument(state, owner, instrument),
+    holdingsOfInstrument(state, owner, instrument).filter((h) => !passedOver.has(h.holdingId)),
     owner,
     instrument,
     amount,
@@ -97,7 +99,14 @@ function checkTransfer(
   if (entry.executeBefore <= entry.at) {
     throw new LedgerError('offer_expired', 'executeBefore is not in the future');
   }
-  const selection = inputsOf(state, entry.sender, entry.instrument, amount, entry.inputHoldingIds);
+  const selection = inputsOf(
+    state,
+    entry.sender,
+    entry.instrument,
+    amount,
+    entry.inputHoldingIds,
+    entry.avoidHoldingIds,
+  );
   return { amount, selection };
 }
 

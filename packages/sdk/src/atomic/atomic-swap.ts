@@ -4,8 +4,9 @@
  * least the stated output in —, `execute(signer)`, which verifies, has the wallet sign the hash
  * and sends the signature, `refresh()`, `wait()` and `cancel()` before signing.
  */
-import { TimeoutError, ValidationError } from '../errors.js';
-import type { Sleep } from '../http/abort.js';
+import { ValidationError } from '../errors.js';
+import { type WaitBounds, withinBounds } from '../liquidity/deadline.js';
+import { type StatusOrigin, type StatusSource, StatusWatcher } from '../swap/status-watcher.js';
 import type { AtomicSwap, AtomicSwapState } from '../types.js';
 import { decodeBase64, type PreparedTransfer, transfersOf } from './prepared-transaction.js';
 
@@ -36,17 +37,29 @@ export interface VerifiedLegs {
   readonly hashChecked: boolean;
 }
 
-/** What the object calls on its client. */
-export interface AtomicSwapServices {
+/** What the object calls on its client; the stream and the read it follows the swap by. */
+export interface AtomicSwapServices extends StatusSource<AtomicSwap> {
   get(atomicSwapId: string): Promise<AtomicSwap>;
   execute(
     atomicSwapId: string,
     body: { readonly signature: string; readonly publicKey: string },
   ): Promise<AtomicSwap>;
   cancel(atomicSwapId: string): Promise<AtomicSwap>;
-  readonly pollIntervalMs: number;
-  readonly sleep: Sleep;
 }
+
+/** The states an atomic swap object tells its listeners of, as it reaches each. */
+export const ATOMIC_SWAP_EVENTS = [
+  'prepared',
+  'executing',
+  'completed',
+  'price_moved',
+  'rejected',
+  'expired',
+  'cancelled',
+] as const satisfies readonly AtomicSwapState[];
+export type AtomicSwapEventName = (typeof ATOMIC_SWAP_EVENTS)[number];
+export type AtomicSwapListener = (swap: AtomicSwap) => void;
+export type AtomicSwapErrorListener = (error: unknown) => void;
 
 const TERMINAL: readonly AtomicSwapState[] = [
   'completed',
@@ -55,8 +68,11 @@ const TERMINAL: readonly AtomicSwapState[] = [
   'expired',
   'cancelled',
 ];
-/** How many times `wait()` reads the swap at most: a swap ends within its signing window. */
-const WAIT_READS_MAX = 10_000;
+/**
+ * How long `wait()` follows by default: a swap ends by its `expiresAt` (ten minutes at most
+ * after prepare) plus the ledger-time tolerance in which a signed one may still commit.
+ */
+export const ATOMIC_SWAP_WAIT_MS = 15 * 60_000;
 const DECIMALS = 10;
 
 /** A decimal amount in units of 10^-10, for exact comparison. */
@@ -129,10 +145,32 @@ function base64(bytes: Uint8Array): string {
 export class AtomicSwapObject {
   #data: AtomicSwap;
   readonly #services: AtomicSwapServices;
+  readonly #watcher: StatusWatcher<AtomicSwap>;
+  // biome-ignore lint/suspicious/noExplicitAny: event listeners and error listeners share the map.
+  readonly #listeners = new Map<string, Set<(value: any) => void>>();
+  readonly #waiters = new Set<(swap: AtomicSwap) => void>();
+  #followedBy: StatusOrigin | null = null;
 
   constructor(data: AtomicSwap, services: AtomicSwapServices) {
     this.#data = data;
     this.#services = services;
+    this.#watcher = new StatusWatcher(data.atomicSwapId, services, {
+      onStatus: (observed, origin) => {
+        this.#followedBy = origin;
+        return this.#observe(observed);
+      },
+      onError: (error) => {
+        for (const listener of [...(this.#listeners.get('error') ?? [])]) listener(error);
+      },
+    });
+  }
+
+  /**
+   * How the latest change came while following: `'stream'` from the swap's event stream,
+   * `'poll'` from reading it because the stream is unavailable; null before any.
+   */
+  get followedBy(): StatusOrigin | null {
+    return this.#followedBy;
   }
 
   /** The swap as last read. */
@@ -168,33 +206,94 @@ export class AtomicSwapObject {
     }
     await this.verify(options);
     const signature = await signer.signHash(decodeBase64(swap.preparedTransactionHash));
-    this.#data = await this.#services.execute(swap.atomicSwapId, {
+    const ended = await this.#services.execute(swap.atomicSwapId, {
       signature: base64(signature),
       publicKey: base64(signer.publicKey),
     });
+    this.#observe(ended);
     return this.#data;
   }
 
   async refresh(): Promise<AtomicSwap> {
-    this.#data = await this.#services.get(this.#data.atomicSwapId);
+    this.#observe(await this.#services.get(this.#data.atomicSwapId));
     return this.#data;
   }
 
   /** Cancels the swap before it is signed; a signed or ended swap throws `ConflictError`. */
   async cancel(): Promise<AtomicSwap> {
-    this.#data = await this.#services.cancel(this.#data.atomicSwapId);
+    this.#observe(await this.#services.cancel(this.#data.atomicSwapId));
     return this.#data;
   }
 
-  /** Resolves once the swap has ended (`completed` or nothing moved), reading it every interval. */
-  async wait(): Promise<AtomicSwap> {
-    for (let read = 0; read < WAIT_READS_MAX; read++) {
-      if (TERMINAL.includes(this.#data.status)) return this.#data;
-      await this.#services.sleep(this.#services.pollIntervalMs);
-      await this.refresh();
+  /**
+   * Calls `listener` when the swap reaches the state `event` names (`executing`, `completed`,
+   * `price_moved`, …; `prepared` again after a spent input), or on `error`. The swap is followed
+   * by its event stream (`Last-Event-ID` on reconnect), read only when the stream is unavailable,
+   * until it ends or nobody listens or waits.
+   */
+  on(event: AtomicSwapEventName, listener: AtomicSwapListener): this;
+  on(event: 'error', listener: AtomicSwapErrorListener): this;
+  on(event: string, listener: AtomicSwapListener | AtomicSwapErrorListener): this {
+    if (!(ATOMIC_SWAP_EVENTS as readonly string[]).includes(event) && event !== 'error') {
+      throw new ValidationError(`Unknown atomic swap event "${event}"`, {
+        code: 'validation_error',
+      });
     }
-    throw new TimeoutError(`Atomic swap ${this.#data.atomicSwapId} did not end`, {
-      code: 'timeout',
+    const listeners = this.#listeners.get(event) ?? new Set();
+    this.#listeners.set(event, listeners.add(listener));
+    this.#follow();
+    return this;
+  }
+
+  /** Removes a listener; following stops when nobody listens or waits. */
+  off(event: string, listener: AtomicSwapListener | AtomicSwapErrorListener): this {
+    this.#listeners.get(event)?.delete(listener);
+    this.#idle();
+    return this;
+  }
+
+  /**
+   * Resolves with the swap once it has ended: `completed`, or nothing moved (`price_moved`,
+   * `rejected`, `expired`, `cancelled`). Rejects with `TimeoutError` after `timeoutMs` (default
+   * 15 minutes, past any signing window) or with the signal's reason.
+   */
+  wait(bounds: WaitBounds = {}): Promise<AtomicSwap> {
+    const what = `Atomic swap ${this.#data.atomicSwapId}`;
+    return withinBounds<AtomicSwap>(what, bounds, ATOMIC_SWAP_WAIT_MS, (resolve) => {
+      const check = (swap: AtomicSwap) => {
+        if (TERMINAL.includes(swap.status)) resolve(swap);
+      };
+      this.#waiters.add(check);
+      check(this.#data);
+      this.#follow();
+      return () => {
+        this.#waiters.delete(check);
+        this.#idle();
+      };
     });
+  }
+
+  #follow(): void {
+    if (!TERMINAL.includes(this.#data.status)) this.#watcher.start();
+  }
+
+  #idle(): void {
+    const listening = [...this.#listeners.values()].some((set) => set.size > 0);
+    if (!listening && this.#waiters.size === 0) this.#watcher.stop();
+  }
+
+  /** Takes an observation from any source; true once the swap has ended. */
+  #observe(next: AtomicSwap): boolean {
+    const before = this.#data;
+    // An ended swap stays as it ended: a late observation of an earlier state is dropped.
+    if (TERMINAL.includes(before.status)) return true;
+    this.#data = next;
+    if (next.status !== before.status) {
+      for (const listener of [...(this.#listeners.get(next.status) ?? [])]) listener(next);
+    }
+    for (const waiter of [...this.#waiters]) waiter(next);
+    const ended = TERMINAL.includes(next.status);
+    if (ended) this.#watcher.stop();
+    return ended;
   }
 }

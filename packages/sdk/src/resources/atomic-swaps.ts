@@ -41,6 +41,14 @@ export class AtomicSwaps {
       pollIntervalMs: follow.pollIntervalMs,
       sleep: follow.sleep,
       get: (id) => this.getData(id),
+      openStream: (id, headers, signal) =>
+        sender.openStream(
+          `/v1/atomic-swaps/${segment('atomicSwapId', id)}/events`,
+          headers,
+          signal,
+        ),
+      getStatus: (id, signal) => this.getData(id, { signal }),
+      isStatus: (value) => typeof value.atomicSwapId === 'string',
       execute: (id, body) => this.executeData(id, body),
       cancel: (id) => this.cancelData(id),
     };

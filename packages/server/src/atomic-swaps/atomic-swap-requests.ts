@@ -3,8 +3,9 @@
  * asked. Prepare quotes as `POST /v1/swaps` does and hands the priced quote to settlement's
  * `prepareAtomicSwap` (which stores the swap, its reservations and the idempotent answer in one
  * transaction); execute decodes the signature and hands it to `executeAtomicSwap`. Where the
- * service's ledger prepares no transactions for a wallet to sign (the embedded ledger), both
- * answer `atomic_swaps_unavailable`, and the deposit flow is the way.
+ * service's ledger prepares no transactions for a wallet to sign (one without interactive
+ * submission: the canton adapter and the embedded ledger both have it), both answer
+ * `atomic_swaps_unavailable`, and the deposit flow is the way.
  */
 import {
   type AtomicSwap,

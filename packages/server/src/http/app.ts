@@ -5,6 +5,7 @@
  */
 import cors from '@fastify/cors';
 import type { LocalLedger } from '@poolparty/ledger';
+import { atomicSwapPortOf } from '@poolparty/settlement';
 import type { onRequestHookHandler } from 'fastify';
 import { ApiKeyDirectory } from '../auth/api-key-directory.js';
 import { devnetEnabled } from '../config.js';
@@ -143,6 +144,7 @@ function webAppConfigOf(ctx: ServiceContext, options: BuildAppOptions): WebAppCo
     environment: ctx.settings.environment,
     apiKey: options.webAppApiKey ?? null,
     devnet: devnetEnabled(ctx.settings) && ctx.devnetLedger !== null,
+    atomicSwaps: atomicSwapPortOf(ctx.ledger) !== null,
     cantonRegistries: {
       defaultUrl: ctx.settings.cantonRegistryUrl,
       byAdmin: ctx.settings.cantonRegistryUrls,

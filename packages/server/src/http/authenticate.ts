@@ -38,9 +38,14 @@ export type ClientAddressBucket = 'login' | 'faucet';
 
 export type RateClass = 'reads' | 'swaps';
 
+/** The routes that create a swap: the deposit flow's intent and the atomic swap's prepare. */
+const SWAP_CREATIONS: ReadonlySet<string> = new Set(['/v1/swaps', '/v1/atomic-swaps']);
+
 /** Swap creation has its own, smaller budget; every other `/v1` call counts as a read. */
 function rateClassOf(method: string, routeUrl: string | undefined): RateClass {
-  return method === 'POST' && routeUrl === '/v1/swaps' ? 'swaps' : 'reads';
+  return method === 'POST' && routeUrl !== undefined && SWAP_CREATIONS.has(routeUrl)
+    ? 'swaps'
+    : 'reads';
 }
 
 /** Names in lower case, as the reply keeps them (see security-headers.ts). */

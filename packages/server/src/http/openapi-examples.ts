@@ -944,7 +944,7 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
   },
   atomic_swaps_unavailable: {
     detail:
-      'This service runs on the embedded ledger, which prepares no transaction for a wallet to sign; use POST /v1/swaps (the deposit flow).',
+      'This service’s ledger prepares no transaction for a wallet to sign; use POST /v1/swaps (the deposit flow).',
   },
   store_unavailable: {
     detail: 'The service lost its connection to its store and is reconnecting. Retry shortly.',

@@ -4,14 +4,19 @@
  * its own external party, makes the swap's deposit with the SDK (a Token Standard transfer it
  * prepares, signs and executes), accepts the payout offer through the registry's choice context,
  * and reads the payout back with the SDK. The wallet's traffic passes the validating wire proxy.
+ *
+ * The same wallet swaps atomically too: it asks PoolParty (`@poolparty/sdk/atomic`) for the swap,
+ * reads both legs of the prepared transaction with `core-tx-visualizer` before signing, signs its
+ * hash with the SDK's own signing function, and reads the committed update back with
+ * `core-tx-parser`, the wallet SDK's transaction parser: its input out and its output in, in one
+ * update, and its balances moved by exactly the signed amounts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { type Transaction, TransactionParser } from '@canton-network/core-tx-parser';
 import {
   type AuthTokenProvider,
   createKeyPair,
   LedgerController,
+  signTransactionHash,
   TokenStandardController,
   TopologyController,
   UnsafeAuthController,
@@ -19,43 +24,49 @@ import {
   type WalletSDK,
   WalletSDKImpl,
 } from '@canton-network/wallet-sdk';
+import { Amount, fingerprint } from '@poolparty/core';
 import {
   assertNoWireMismatches,
+  hashPreparedTransaction,
+  shownLegs,
   startWireProxy,
   type WireProxy,
 } from '@poolparty/devnet-ledger/testing';
 import { PoolParty } from '@poolparty/sdk';
+import { withAtomicSwaps } from '@poolparty/sdk/atomic';
 import { createSigner } from '@poolparty/sdk/devnet';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningService, startService } from '../../src/service.js';
+import type { RunningService } from '../../src/service.js';
 import {
-  importDevnetPools,
   issueApiKey,
   type ServedDevnet,
+  type ServiceOnDevnet,
   serveSeededDevnet,
-  serviceSettingsIn,
+  startServiceOn,
 } from '../support/devnet-ledger.js';
 
 const POOL_ID = 'amulet-usdcx';
 const SWAP_WAIT_MS = 60_000;
 
 let devnet: ServedDevnet;
+let running: ServiceOnDevnet;
 let service: RunningService;
 let proxy: WireProxy;
 let sdk: WalletSDK;
-let dataDir: string;
+
+/** The SDK's tokens, signed with the devnet ledger's secret as LocalNet's are. */
+function auth(): UnsafeAuthController {
+  const controller = new UnsafeAuthController(pino({ level: 'silent' }));
+  controller.userId = 'poolparty';
+  controller.adminId = 'poolparty';
+  controller.audience = devnet.env.CANTON_AUTH_AUDIENCE ?? '';
+  controller.unsafeSecret = devnet.env.CANTON_AUTH_SECRET ?? '';
+  return controller;
+}
 
 function walletSdk(base: string): WalletSDK {
   const validator = new URL(`${base}/api/validator`);
-  const auth = () => {
-    const controller = new UnsafeAuthController(pino({ level: 'silent' }));
-    controller.userId = 'poolparty';
-    controller.adminId = 'poolparty';
-    controller.audience = devnet.env.CANTON_AUTH_AUDIENCE ?? '';
-    controller.unsafeSecret = devnet.env.CANTON_AUTH_SECRET ?? '';
-    return controller;
-  };
   return new WalletSDKImpl().configure({
     logger: pino({ level: 'silent' }),
     authFactory: auth,
@@ -79,17 +90,16 @@ function walletSdk(base: string): WalletSDK {
 
 beforeAll(async () => {
   devnet = await serveSeededDevnet();
-  dataDir = mkdtempSync(join(tmpdir(), 'pp-wallet-sdk-'));
-  service = await startService(serviceSettingsIn(dataDir, devnet.env));
+  running = await startServiceOn(devnet, 'pp-wallet-sdk-');
+  service = running.service;
   proxy = await startWireProxy({ target: devnet.server.url });
   sdk = walletSdk(proxy.url);
 });
 
 afterAll(async () => {
   await proxy?.close();
-  await service?.close();
+  await running?.close();
   await devnet?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** Points the SDK's transfers at the registry of an instrument's admin. */
@@ -114,6 +124,8 @@ async function pendingInstruction(deadline: number): Promise<string> {
 
 interface Wallet {
   readonly partyId: string;
+  /** Base64, as the SDK makes its keys. */
+  readonly publicKey: string;
   readonly privateKey: string;
 }
 
@@ -132,7 +144,7 @@ async function fundedWallet(): Promise<Wallet> {
     body: JSON.stringify({ partyId: party.partyId, token: 'Amulet', amount: '100' }),
   });
   expect(faucet.status).toBe(200);
-  return { partyId: party.partyId, privateKey: keys.privateKey };
+  return { partyId: party.partyId, ...keys };
 }
 
 /** A PoolParty client signed in as the wallet's party (the challenge signed with its key). */
@@ -176,7 +188,6 @@ async function execute(
 
 describe('a PoolParty swap by a wallet on the official wallet SDK', () => {
   it('deposits with the SDK and reads the payout with it', async () => {
-    await importDevnetPools(service, devnet);
     const wallet = await fundedWallet();
     const pp = await signedIn(wallet);
     const swap = await pp.swaps.create({
@@ -213,6 +224,150 @@ describe('a PoolParty swap by a wallet on the official wallet SDK', () => {
     expect(received.map((h) => Number(h.interfaceViewValue.amount))).toEqual([
       Number(result.actualOutput),
     ]);
+    assertNoWireMismatches(proxy);
+  });
+});
+
+const HOLDING_INTERFACE = '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding';
+const INSTRUCTION_INTERFACE =
+  '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction';
+
+/** A JSON Ledger API call through the wire proxy; a refusal throws with Canton's error code. */
+async function ledgerApi(resource: string, body: unknown): Promise<Record<string, unknown>> {
+  const { accessToken } = await auth().getUserToken();
+  const answer = await fetch(`${proxy.url}${resource}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await answer.json()) as Record<string, unknown>;
+  if (!answer.ok) throw Object.assign(new Error(String(json.cause)), { code: json.code });
+  return json;
+}
+
+/**
+ * The update as the party's wallet history reads it: fetched by id in the ledger-effects shape
+ * with the Token Standard's views (as the wallet SDK asks), then labelled by `core-tx-parser`,
+ * which reads the contracts it archives back by id.
+ */
+async function parsedUpdate(updateId: string, partyId: string): Promise<Transaction> {
+  const cumulative = [HOLDING_INTERFACE, INSTRUCTION_INTERFACE].map((interfaceId) => ({
+    identifierFilter: {
+      InterfaceFilter: {
+        value: { interfaceId, includeInterfaceView: true, includeCreatedEventBlob: true },
+      },
+    },
+  }));
+  const eventFormat = { filtersByParty: { [partyId]: { cumulative } }, verbose: true };
+  const { update } = await ledgerApi('/v2/updates/update-by-id', {
+    updateId,
+    updateFormat: {
+      includeTransactions: { eventFormat, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' },
+    },
+  });
+  const transaction = (update as { Transaction: { value: unknown } }).Transaction.value;
+  type Provider = ConstructorParameters<typeof TransactionParser>[0];
+  const provider = {
+    request: ({ params }: { params: { resource: string; body?: unknown } }) =>
+      ledgerApi(params.resource, params.body),
+  } as unknown as Provider;
+  type Parsed = ConstructorParameters<typeof TransactionParser>[1];
+  return new TransactionParser(provider, transaction as Parsed, partyId, false).parseTransaction();
+}
+
+/** A leg as the visualizer shows it: its parties and its amount, exact. */
+function shown(leg: ReturnType<typeof shownLegs>[number]) {
+  const amount = Amount.parse((leg.amount ?? '').replace(/^numeric:/, '')).toString();
+  return { sender: leg.sender, receiver: leg.receiver, amount };
+}
+
+/** The SDK's holdings of the wallet's party, summed per token. */
+async function balances(): Promise<Record<string, string>> {
+  const holdings = (await sdk.tokenStandard?.listHoldingUtxos(false)) ?? [];
+  const sums = new Map<string, Amount>();
+  for (const { interfaceViewValue: view } of holdings) {
+    const token = view.instrumentId.id;
+    sums.set(token, (sums.get(token) ?? Amount.ZERO).add(Amount.parse(view.amount)));
+  }
+  return Object.fromEntries([...sums].map(([token, sum]) => [token, sum.toString()]));
+}
+
+describe('an atomic swap by a wallet on the official wallet SDK', () => {
+  it('is shown by the visualizer, signed by the SDK, and read back by core-tx-parser as one update', async () => {
+    const wallet = await fundedWallet();
+    // The wallet takes USDCx by pre-approval, so the pool's leg settles in the same transaction.
+    const usdcx = devnet.seed.instruments.usdcx;
+    await devnet.ledger.setPreapproval(wallet.partyId, usdcx, true);
+    const pp = withAtomicSwaps(await signedIn(wallet));
+    const publicKey = Buffer.from(wallet.publicKey, 'base64');
+    const swap = await pp.atomicSwaps.create({
+      fromToken: 'Amulet',
+      toToken: 'USDCx',
+      amount: '20',
+      poolId: POOL_ID,
+      keyFingerprint: fingerprint(publicKey),
+    });
+    const { input, output } = swap.data;
+    const pool = input.receiver;
+
+    // Before signing: both legs as the visualizer decodes them, with the amounts stated.
+    const amount = (value: string) => Amount.parse(value).toString();
+    expect(shownLegs(swap.data.preparedTransaction).map(shown)).toEqual([
+      { sender: `party:${wallet.partyId}`, receiver: `party:${pool}`, amount: amount('20') },
+      {
+        sender: `party:${pool}`,
+        receiver: `party:${wallet.partyId}`,
+        amount: amount(output.amount),
+      },
+    ]);
+    const before = await balances();
+
+    // The hash, recomputed by the visualizer, signed with the SDK's own signing function.
+    const done = await swap.execute(
+      {
+        partyId: wallet.partyId,
+        fingerprint: fingerprint(publicKey),
+        publicKey,
+        signHash: (hash) =>
+          Buffer.from(
+            signTransactionHash(Buffer.from(hash).toString('base64'), wallet.privateKey),
+            'base64',
+          ),
+      },
+      { hashPreparedTransaction },
+    );
+    expect(done).toMatchObject({ status: 'completed', failure: null });
+    if (done.updateId === null) throw new Error('no update id');
+
+    // The wallet's history: its input out to the pool and its output in, in that one update.
+    const parsed = await parsedUpdate(done.updateId, wallet.partyId);
+    expect(parsed.updateId).toBe(done.updateId);
+    const changes = parsed.events.map((event) => ({
+      type: event.label.type,
+      changes: event.unlockedHoldingsChangeSummaries.map((summary) => ({
+        token: summary.instrumentId.id,
+        change: summary.amountChange,
+      })),
+    }));
+    expect(changes).toEqual([
+      { type: 'TransferOut', changes: [{ token: 'Amulet', change: '-20' }] },
+      { type: 'TransferIn', changes: [{ token: 'USDCx', change: expect.any(String) }] },
+    ]);
+    const [out, into] = parsed.events.map((event) => event.label);
+    expect(out).toMatchObject({ receiverAmounts: [{ receiver: pool, amount: '20' }] });
+    expect(into).toMatchObject({ sender: pool });
+    const received = parsed.events[1]?.unlockedHoldingsChangeSummaries[0]?.amountChange ?? '';
+    expect(amount(received)).toBe(amount(output.amount));
+
+    // The balances moved by exactly the signed amounts.
+    const after = await balances();
+    expect(
+      Amount.parse(before.Amulet ?? '0')
+        .sub(Amount.parse(after.Amulet ?? '0'))
+        .toString(),
+    ).toBe(amount(input.amount));
+    expect(after.USDCx).toBe(amount(output.amount));
+    expect(before.USDCx).toBeUndefined();
     assertNoWireMismatches(proxy);
   });
 });

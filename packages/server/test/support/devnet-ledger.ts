@@ -137,7 +137,13 @@ export function serviceSettingsIn(
   return result.settings;
 }
 
-/** A service on the served devnet ledger, as `startCantonService` answers it. */
+export interface ServiceOnDevnet {
+  readonly service: RunningService;
+  /** Stops the service and removes its data folder; the devnet ledger is the caller's. */
+  close(): Promise<void>;
+}
+
+/** A service on a devnet ledger served for it alone, as `startCantonService` answers it. */
 export interface CantonService {
   readonly devnet: ServedDevnet;
   readonly service: RunningService;
@@ -147,15 +153,16 @@ export interface CantonService {
 }
 
 /**
- * A quiet service with `LEDGER=canton` on a seeded devnet ledger served in this process, with
- * the ledger's seeded pools imported and its data in a folder of its own; `env` is added to its
- * settings.
+ * A quiet service with `LEDGER=canton` on the served devnet ledger, its data in a fresh
+ * temporary folder (named from `prefix`), the devnet's pools imported as the operator does;
+ * `env` is added to its settings.
  */
-export async function startCantonService(
+export async function startServiceOn(
+  devnet: ServedDevnet,
+  prefix: string,
   env: Readonly<Record<string, string>> = {},
-): Promise<CantonService> {
-  const devnet = await serveSeededDevnet();
-  const dataDir = mkdtempSync(join(tmpdir(), 'pp-canton-service-'));
+): Promise<ServiceOnDevnet> {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
   const removeData = () => rmSync(dataDir, { recursive: true, force: true });
   let service: RunningService | undefined;
   try {
@@ -163,22 +170,43 @@ export async function startCantonService(
     await importDevnetPools(service, devnet);
   } catch (error) {
     await service?.close();
-    await devnet.close();
     removeData();
     throw error;
   }
   const started = service;
   return {
-    devnet,
     service: started,
-    url: started.url ?? '',
     close: async () => {
       await started.close();
-      await devnet.close();
       removeData();
     },
   };
 }
+
+/** `startServiceOn` a seeded devnet ledger served for it alone, which it closes with itself. */
+export async function startCantonService(
+  env: Readonly<Record<string, string>> = {},
+): Promise<CantonService> {
+  const devnet = await serveSeededDevnet();
+  const running = await startServiceOn(devnet, 'pp-canton-service-', env).catch(
+    async (error: unknown) => {
+      await devnet.close();
+      throw error;
+    },
+  );
+  return {
+    devnet,
+    service: running.service,
+    url: running.service.url ?? '',
+    close: async () => {
+      await running.close();
+      await devnet.close();
+    },
+  };
+}
+
+/** Merges so far in this process: each gets a command id of its own. */
+let merges = 0;
 
 /**
  * The party's unlocked holdings of `instrument`, but those in `except`, merged into one by its
@@ -196,8 +224,9 @@ export async function mergeHoldings(
       h.lock === null &&
       !except.has(h.holdingId),
   );
+  merges += 1;
   await ledger.submitTransfer({
-    commandId: `merge-${instrument.id}-${party}`,
+    commandId: `merge-${instrument.id}-${party}-${merges}`,
     sender: party,
     receiver: party,
     instrument,

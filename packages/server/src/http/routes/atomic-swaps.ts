@@ -19,7 +19,7 @@ import {
   DomainError,
   ExecuteAtomicSwapBodySchema,
 } from '@poolparty/core';
-import { cancelAtomicSwap } from '@poolparty/settlement';
+import { atomicSwapPortOf, cancelAtomicSwap } from '@poolparty/settlement';
 import { getAtomicSwapForParty } from '@poolparty/store';
 import {
   type AtomicSwapContext,
@@ -207,11 +207,15 @@ const cancelRoute = atomicSwapRoute({
     }),
   },
   handler: async ({ ctx }, request) => {
-    const cancelled = await cancelAtomicSwap(ctx.db, {
-      atomicSwapId: request.params.atomicSwapId,
-      trader: walletPartyOf(request),
-      now: ctx.clock.now(),
-    });
+    const cancelled = await cancelAtomicSwap(
+      ctx.db,
+      {
+        atomicSwapId: request.params.atomicSwapId,
+        trader: walletPartyOf(request),
+        now: ctx.clock.now(),
+      },
+      atomicSwapPortOf(ctx.ledger),
+    );
     return viewOfAtomicSwap(ctx, cancelled);
   },
 });

@@ -5,7 +5,7 @@ import { verifyEd25519Signature } from '../src/ed25519.js';
 
 const message = fc.uint8Array({ minLength: 0, maxLength: 200 });
 
-describe('the ledger server checks Ed25519 signatures as core does', () => {
+describe('the ledger packages check Ed25519 signatures as core does', () => {
   it('accepts the signature of the key, of the message', () => {
     fc.assert(
       fc.property(message, (bytes) => {

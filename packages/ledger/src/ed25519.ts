@@ -1,8 +1,9 @@
 /**
- * Ed25519 signature checks of the ledger server, on Node's own (OpenSSL) implementation: a
- * participant checks every externally signed submission, and core's portable check (written to
- * run in browsers too) costs milliseconds of this single thread per signature, which a ledger
- * taking tens of submissions a second cannot spare. Strict RFC 8032 verification, as core's.
+ * Ed25519 signature checks on Node's own (OpenSSL) implementation, for the ledger packages: the
+ * devnet ledger server checks every externally signed submission, and an atomic swap's execution
+ * checks the trader's signature before anything is sent. Core's portable check (written to run in
+ * browsers too) costs milliseconds of this single thread per signature, which a ledger taking
+ * tens of submissions a second cannot spare. Strict RFC 8032 verification, as core's.
  */
 import { createPublicKey, verify } from 'node:crypto';
 
