@@ -1,15 +1,22 @@
 /**
  * What the canton-path bench sees of its swaps, each moment on its own clock: the deposits and
- * payouts on an update stream of its own (the JSON Ledger API's WebSocket, as the workers read
- * it), and the intents' ends as the store announces them (LISTEN on the intent events' channel).
+ * payouts, and the atomic swaps' executions, on an update stream of its own (the JSON Ledger
+ * API's WebSocket, as the workers read it), and the intents' and atomic swaps' ends as the store
+ * announces them (LISTEN on their events' channels).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type LedgerPort, REASON_META_KEY } from '@poolparty/ledger';
 import pg from 'pg';
-import type { SwapMoments } from './canton-timing.js';
+import type { AtomicMoments, SwapMoments } from './canton-timing.js';
 
 /** The store's NOTIFY channel of intent events (payload: `{ seq, intentId, status }`). */
 const INTENT_EVENTS_CHANNEL = 'intent_events';
+/** The store's NOTIFY channel of atomic swap events (payload: `{ seq, atomicSwapId, status }`). */
+const ATOMIC_EVENTS_CHANNEL = 'atomic_swap_events';
+/** An atomic swap's ledger command id, as settlement gives it: `atomic-<atomicSwapId>-<n>`. */
+const ATOMIC_COMMAND = /^atomic-(.+)-\d+$/;
+/** The states an atomic swap ends in. */
+const ATOMIC_TERMINAL = new Set(['completed', 'price_moved', 'rejected', 'expired', 'cancelled']);
 /** The states an intent ends in: a wait for it is over. */
 const TERMINAL = new Set([
   'completed',
@@ -27,6 +34,8 @@ export class CantonObserver {
   private readonly depositSeen = new Map<string, number>();
   private readonly payoutSeen = new Map<string, number>();
   private readonly ended = new Map<string, { readonly status: string; readonly at: number }>();
+  /** Atomic swaps' executions on the stream, by atomic swap id. */
+  private readonly executionSeen = new Map<string, number>();
   /** Intents the store has moved on from `pending` (their deposit arrived, or they ended). */
   private readonly leftPendingIds = new Set<string>();
   private readonly stopping = new AbortController();
@@ -39,8 +48,13 @@ export class CantonObserver {
     const store = new pg.Client({ connectionString: postgresUrl });
     await store.connect();
     const observer = new CantonObserver(store);
-    store.on('notification', (message) => observer.heard(message.payload));
+    store.on('notification', (message) =>
+      message.channel === ATOMIC_EVENTS_CHANNEL
+        ? observer.heardAtomic(message.payload)
+        : observer.heard(message.payload),
+    );
     await store.query(`LISTEN ${INTENT_EVENTS_CHANNEL}`);
+    await store.query(`LISTEN ${ATOMIC_EVENTS_CHANNEL}`);
     observer.following = observer.follow(ledger, await ledger.ledgerEnd(), parties);
     return observer;
   }
@@ -54,11 +68,24 @@ export class CantonObserver {
     }
   }
 
+  private heardAtomic(payload: string | undefined): void {
+    if (payload === undefined) return;
+    const { atomicSwapId, status } = JSON.parse(payload) as {
+      atomicSwapId: string;
+      status: string;
+    };
+    if (ATOMIC_TERMINAL.has(status) && !this.ended.has(atomicSwapId)) {
+      this.ended.set(atomicSwapId, { status, at: Date.now() });
+    }
+  }
+
   private async follow(ledger: LedgerPort, from: number, parties: readonly string[]) {
     const updates = ledger.updates(from, { parties, signal: this.stopping.signal });
     try {
       for await (const update of updates) {
         const at = Date.now();
+        const atomic = ATOMIC_COMMAND.exec(update.commandId ?? '')?.[1];
+        if (atomic !== undefined) this.executionSeen.set(atomic, at);
         for (const event of update.events) {
           if (event.kind !== 'transfer') continue;
           const reason = event.meta[REASON_META_KEY];
@@ -130,6 +157,17 @@ export class CantonObserver {
       payoutSeen: this.payoutSeen.get(intentId) ?? null,
       completed: this.completedAt(intentId),
       ending: this.ended.get(intentId)?.status ?? 'running',
+    };
+  }
+
+  /** An atomic swap's moments from its signature on; `ledgerMs` as the bench measured it. */
+  atomicMomentsOf(atomicSwapId: string, signed: number, ledgerMs: number | null): AtomicMoments {
+    return {
+      ledgerMs,
+      signed,
+      executionSeen: this.executionSeen.get(atomicSwapId) ?? null,
+      completed: this.completedAt(atomicSwapId),
+      ending: this.ended.get(atomicSwapId)?.status ?? 'running',
     };
   }
 

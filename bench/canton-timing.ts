@@ -121,3 +121,107 @@ export function drainRate(
     elapsedMs,
   };
 }
+
+/**
+ * One atomic swap's moments, in milliseconds of the bench's own clock. An atomic swap crosses the
+ * ledger once: the execution of the transaction the wallet signed, which the service submits and
+ * waits for. The ledger's own time for it is measured beside it (`ledgerMs`): the round trip of
+ * executing a transaction of the same shape — two transfers, pre-approved, between two wallets —
+ * that the bench prepared and signed itself through the same JSON Ledger API, PoolParty not
+ * involved.
+ */
+export interface AtomicMoments {
+  /** The ledger alone, executing a like transaction just before; null where not measured. */
+  readonly ledgerMs: number | null;
+  /** The wallet sent its signature (the execute request). */
+  readonly signed: number;
+  /** The swap's transaction arrived on the bench's own update stream. */
+  readonly executionSeen: number | null;
+  /** The store announced the swap `completed` (its NOTIFY reached the bench). */
+  readonly completed: number | null;
+  /** The state the swap ended in, as announced ("running" when none was by the wait's end). */
+  readonly ending?: string;
+}
+
+export interface AtomicTiming {
+  /** Signature sent → completed. */
+  readonly totalMs: number;
+  /** Signature sent → the swap's transaction on the stream. */
+  readonly seenMs: number;
+  /** On the stream → completed. */
+  readonly finishMs: number;
+  /** Total less the ledger's own execution; null where that was not measured. */
+  readonly onTopMs: number | null;
+}
+
+/** A completed atomic swap's timing; null when a moment is missing (it did not complete). */
+export function atomicTimingOf(moments: AtomicMoments): AtomicTiming | null {
+  const { signed, executionSeen, completed, ledgerMs } = moments;
+  if (executionSeen === null || completed === null) return null;
+  const totalMs = completed - signed;
+  return {
+    totalMs,
+    seenMs: executionSeen - signed,
+    finishMs: completed - executionSeen,
+    onTopMs: ledgerMs === null ? null : totalMs - ledgerMs,
+  };
+}
+
+export interface AtomicPhaseFigures {
+  /** Swaps asked for, prepared or not. */
+  readonly swaps: number;
+  readonly completed: number;
+  /** Prepares the service refused (`pool_holdings_busy`, …), by code: nothing was signed. */
+  readonly refused: Readonly<Record<string, number>>;
+  /** Signed swaps without every moment, by the state they ended in. */
+  readonly incomplete: Readonly<Record<string, number>>;
+  readonly ledger: Spread;
+  readonly total: Spread;
+  readonly seen: Spread;
+  readonly finish: Spread;
+  readonly onTop: Spread;
+}
+
+/** An atomic swap of a phase: signed, with its moments, or refused at prepare with a code. */
+export type AtomicOutcome =
+  | { readonly kind: 'signed'; readonly moments: AtomicMoments }
+  | { readonly kind: 'refused'; readonly code: string };
+
+const tallyInto = (counts: Record<string, number>, key: string) => {
+  counts[key] = (counts[key] ?? 0) + 1;
+};
+
+/** The spreads of a phase's completed atomic swaps, and what was refused or did not complete. */
+export function atomicPhaseFigures(outcomes: readonly AtomicOutcome[]): AtomicPhaseFigures {
+  const refused: Record<string, number> = {};
+  const incomplete: Record<string, number> = {};
+  const timings: AtomicTiming[] = [];
+  const ledger: number[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.kind === 'refused') {
+      tallyInto(refused, outcome.code);
+      continue;
+    }
+    const { moments } = outcome;
+    if (moments.ledgerMs !== null) ledger.push(moments.ledgerMs);
+    const timing = atomicTimingOf(moments);
+    if (timing === null) {
+      tallyInto(incomplete, moments.completed === null ? (moments.ending ?? 'running') : 'unseen');
+    } else {
+      timings.push(timing);
+    }
+  }
+  const of = (pick: (t: AtomicTiming) => number | null) =>
+    spreadOf(timings.flatMap((t) => pick(t) ?? []));
+  return {
+    swaps: outcomes.length,
+    completed: timings.length,
+    refused,
+    incomplete,
+    ledger: spreadOf(ledger),
+    total: of((t) => t.totalMs),
+    seen: of((t) => t.seenMs),
+    finish: of((t) => t.finishMs),
+    onTop: of((t) => t.onTopMs),
+  };
+}

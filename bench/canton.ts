@@ -11,22 +11,50 @@
  * PoolParty's time is what the swap took beyond two such transactions (canton-timing.ts).
  *
  * - lone: one swap at a time, each on an idle deployment;
- * - at 50 swaps/s: deposits paced at that rate, each from a wallet with no other swap running;
+ * - at 50 swaps/s: deposits paced at that rate, each from a wallet with no other swap running,
+ *   with the CPU of the api, the workers and their PostgreSQL sessions per swap;
+ * - atomic lone and atomic at 50 swaps/s: the same for atomic swaps (canton-atomic.ts), the
+ *   figures printed beside the deposit flow's;
  * - drain: N deposits already on the ledger while both workers are down, then both started;
  *   swaps/s until the last one completed, with each process's CPU over the drain.
  *
- *   node --import tsx bench/canton.ts [--quick] [--phase lone|rate|drain]
+ *   node --import tsx bench/canton.ts [--quick] [--phase lone,rate,atomic-lone,atomic-rate,drain]
  */
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Amount } from '@poolparty/core';
-import { type ExternalSigner, type LedgerPort, REASON_META_KEY } from '@poolparty/ledger';
-import { PoolParty } from '@poolparty/sdk';
-import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
-import { type Cluster, startCluster } from '@poolparty/server/testing';
+import { REASON_META_KEY } from '@poolparty/ledger';
+import type { DevnetWallet } from '@poolparty/sdk/devnet';
+import type { Cluster } from '@poolparty/server/testing';
 import { createPricedIntent, registerApiKey } from '@poolparty/settlement/testing';
-import { CantonObserver } from './canton-observer.js';
+import {
+  type AtomicBench,
+  atomicLonePhase,
+  atomicRatePhase,
+  printAtomicBench,
+} from './canton-atomic.js';
+import {
+  type CpuPerSwap,
+  cpuLine,
+  cpuPerSwapLine,
+  type DevnetPoolInfo,
+  deploymentProcesses,
+  inBatches,
+  makeWallets,
+  openStage,
+  PhaseCpu,
+  paced,
+  progress,
+  RATE_WALLETS,
+  RATE_WARM_UP_S,
+  type Stage,
+  SWAP_RESERVE_SHARE,
+  swapAmuletOf,
+  type Trader,
+  tradersOf,
+  walletPoolSlots,
+} from './canton-stage.js';
 import { drainRate, type PhaseFigures, phaseFigures, type SwapMoments } from './canton-timing.js';
 import { cpuOf, sampleCpu } from './process-cpu.js';
 import { isMain, table } from './report.js';
@@ -45,44 +73,17 @@ export const FULL_SIZES: CantonSizes = { loneSwaps: 40, rateSeconds: 10, drainSw
 export const QUICK_SIZES: CantonSizes = { loneSwaps: 10, rateSeconds: 3, drainSwaps: 120 };
 
 /**
- * What a swap of the lone and 50/s phases puts in, as a share of its pool's Amulet reserve (50
- * Amulet in a pool of 1 000 000, 20 in one of 400 000). Every swap of the bench goes one way, and
- * a quote is refused once a trade would end the pool's price beyond its band around the slowly
- * following reference (5 %): over a full run (40 lone, 600 at the rate and 600 drained swaps, a
- * third to each pool) these shares move each pool's price about 3.4 %. A fixed 80 Amulet moved
- * the 400 000 pool past the band in the 50/s phase.
- */
-const SWAP_RESERVE_SHARE = { numerator: 1n, denominator: 20_000n };
-/**
  * What a drained swap puts in, as a share of its pool's Amulet reserve (30 Amulet in a pool of
  * 1 000 000): every intent of the drain is priced before any settles, all one way.
  */
 const DRAIN_RESERVE_SHARE = { numerator: 3n, denominator: 100_000n };
 
-/** The Amulet a swap on `pool` puts in: `share` of the pool's seeded Amulet reserve. */
-function swapAmuletOf(pool: DevnetPoolInfo, share: typeof SWAP_RESERVE_SHARE): string {
-  return Amount.parse(pool.reserveA).mulDiv(share.numerator, share.denominator, 'down').toString();
-}
-/** Amulet each wallet is given: its swaps' inputs and their fees, with room. */
-const WALLET_FUNDING = '8000';
-/** Wallets of the rate phase: with three pools each, 36 swaps can be under way at once. Each
- * sign-in is two requests of the 30 a minute the API allows one address. */
-const RATE_WALLETS = 12;
-/**
- * Seconds of deposits at the rate before the measured ones, not counted. A deployment that has
- * only served lone swaps opens database connections, prepares statements and grows its HTTP
- * connection pools in its first second at 50/s: the swaps of that second took up to 0.3 s longer
- * and, five of five hundred, set the p99 on their own.
- */
-const RATE_WARM_UP_S = 2;
 /** A lone swap not completed by then is counted as not completed. */
 const SWAP_WAIT_MS = 15_000;
 /** A drain not finished by then is reported with what completed. */
 const DRAIN_WAIT_MS = 300_000;
 /** Pause between lone swaps, so each meets an idle deployment. */
 const LONE_GAP_MS = 100;
-/** Wallets set up (or deposits sent) at once. */
-const SETUP_CONCURRENCY = 8;
 const PROGRESS_EVERY_MS = 2_000;
 /** Above this share of all cores together, the machine itself is what limits a run. */
 const MACHINE_BUSY_SHARE = 0.8;
@@ -107,84 +108,9 @@ export interface DrainFigures {
 
 export interface CantonBench {
   readonly lone: PhaseFigures | null;
-  readonly rate: PhaseFigures | null;
+  readonly rate: RateFigures | null;
+  readonly atomic: AtomicBench;
   readonly drain: DrainFigures | null;
-}
-
-type DevnetPoolInfo = Cluster['welcome']['pools'][number];
-
-interface Trader {
-  readonly wallet: DevnetWallet;
-  readonly pp: PoolParty;
-}
-
-/** The deployment and what the bench holds open against it. */
-interface Stage {
-  readonly cluster: Cluster;
-  /** Submits as the wallets, each command signed with its wallet's key. */
-  readonly ledger: LedgerPort;
-  readonly signers: Map<string, ExternalSigner>;
-  readonly devnet: Devnet;
-  readonly observer: CantonObserver;
-  /** The pools an Amulet deposit settles in one step (the swap party pre-approves Amulet). */
-  readonly pools: readonly DevnetPoolInfo[];
-}
-
-function progress(line: string): void {
-  console.log(`  ${line}`);
-}
-
-async function inBatches<T, R>(items: readonly T[], work: (item: T) => Promise<R>) {
-  const results: R[] = [];
-  for (let i = 0; i < items.length; i += SETUP_CONCURRENCY) {
-    results.push(...(await Promise.all(items.slice(i, i + SETUP_CONCURRENCY).map(work))));
-  }
-  return results;
-}
-
-/** `count` new wallets pre-approving every instrument, funded with Amulet, their keys known. */
-async function makeWallets(stage: Stage, count: number, tag: string): Promise<DevnetWallet[]> {
-  const amulet = stage.pools[0]?.tokenA;
-  if (!amulet) throw new Error('no Amulet pool');
-  const started = Date.now();
-  const wallets = await inBatches([...Array(count).keys()], async (index) => {
-    const wallet = await stage.devnet.createWallet({
-      partyHint: `bench-${tag}-${index}`,
-      preapproval: true,
-    });
-    await wallet.fund(amulet.id, WALLET_FUNDING, amulet.admin);
-    stage.signers.set(wallet.partyId, externalSignerOf(wallet));
-    return wallet;
-  });
-  progress(`${count} ${tag} wallets funded (${Date.now() - started} ms)`);
-  return wallets;
-}
-
-/**
- * Wallets signed in to the API, as an app's users are. The service allows
- * `LOGIN_ATTEMPTS_PER_ADDRESS` sign-ins a minute from one address: the phases stay within it.
- */
-async function makeTraders(stage: Stage, count: number, tag: string): Promise<Trader[]> {
-  const { cluster } = stage;
-  return inBatches(await makeWallets(stage, count, tag), async (wallet) => {
-    let token = '';
-    const pp = new PoolParty({
-      apiKey: cluster.apiKey,
-      environment: 'devnet',
-      baseUrl: cluster.api.url,
-      walletToken: () => token,
-    });
-    ({ token } = await wallet.authenticate(pp));
-    return { wallet, pp };
-  });
-}
-
-/** The wallet's key as the ledger adapter signs with it. */
-function externalSignerOf(wallet: DevnetWallet): ExternalSigner {
-  return {
-    publicKey: Buffer.from(wallet.signer.publicKey, 'base64'),
-    sign: (message) => wallet.signer.sign(message),
-  };
 }
 
 /** A new intent of `trader` to swap Amulet on `pool`. */
@@ -244,7 +170,7 @@ async function oneSwap(
 }
 
 async function lonePhase(stage: Stage, swaps: number): Promise<PhaseFigures> {
-  const [trader] = await makeTraders(stage, 1, 'lone');
+  const [trader] = await tradersOf(stage, 'lone', 1);
   if (!trader) throw new Error('no trader');
   const moments: SwapMoments[] = [];
   for (let i = 0; i < swaps; i += 1) {
@@ -256,63 +182,31 @@ async function lonePhase(stage: Stage, swaps: number): Promise<PhaseFigures> {
   return phaseFigures(moments);
 }
 
-/**
- * A wallet may hold one pending intent per pool and input token: the rate phase hands out
- * (wallet, pool) slots, each back once its intent left `pending` (its deposit arrived). Held until
- * the swap ended, 36 slots could not keep 50 deposits a second going once a swap took over 0.7 s,
- * and the deposits went out late and in bunches.
- */
-class Slots {
-  private readonly free: { readonly trader: Trader; readonly pool: DevnetPoolInfo }[] = [];
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(traders: readonly Trader[], pools: readonly DevnetPoolInfo[]) {
-    for (const pool of pools) for (const trader of traders) this.free.push({ trader, pool });
-  }
-
-  async take() {
-    for (;;) {
-      const slot = this.free.shift();
-      if (slot) return slot;
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    }
-  }
-
-  give(slot: { readonly trader: Trader; readonly pool: DevnetPoolInfo }): void {
-    this.free.push(slot);
-    this.waiting.shift()?.();
-  }
+/** A phase at the rate: its figures, and the CPU of PoolParty's processes per swap. */
+export interface RateFigures extends PhaseFigures {
+  readonly cpu: CpuPerSwap;
 }
 
-async function ratePhase(stage: Stage, seconds: number): Promise<PhaseFigures> {
+async function ratePhase(stage: Stage, seconds: number): Promise<RateFigures> {
   const warmUp = RATE_WARM_UP_S * CANTON_RATE_PER_S;
-  const swaps = warmUp + seconds * CANTON_RATE_PER_S;
-  const slots = new Slots(await makeTraders(stage, RATE_WALLETS, 'rate'), stage.pools);
-  const running: Promise<SwapMoments>[] = [];
-  let cpuBefore = sampleCpu(deploymentProcesses(stage.cluster));
-  const startMs = Date.now();
-  let lateMs = 0;
-  for (let i = 0; i < swaps; i += 1) {
-    const dueMs = startMs + (i * 1000) / CANTON_RATE_PER_S;
-    if (dueMs - Date.now() > 1) await sleep(dueMs - Date.now());
-    const slot = await slots.take();
-    if (i === warmUp) cpuBefore = sampleCpu(deploymentProcesses(stage.cluster));
-    if (i >= warmUp) lateMs = Math.max(lateMs, Date.now() - dueMs);
-    let given = false;
-    const give = () => {
-      if (given) return;
-      given = true;
-      slots.give(slot);
-    };
-    running.push(oneSwap(stage, slot.trader, slot.pool, give).finally(give));
-  }
-  progress(
-    `${warmUp} deposits to warm up (not counted), then ${swaps - warmUp} sent at ${CANTON_RATE_PER_S}/s (at most ${lateMs.toFixed(0)} ms late)`,
+  const count = warmUp + seconds * CANTON_RATE_PER_S;
+  const slots = walletPoolSlots(await tradersOf(stage, 'rate', RATE_WALLETS), stage.pools);
+  let cpu: Promise<PhaseCpu> | null = null;
+  const { results, lateMs } = await paced(
+    { count, warmUp, perS: CANTON_RATE_PER_S },
+    slots,
+    (slot, _, release) => oneSwap(stage, slot.trader, slot.pool, release),
+    () => {
+      cpu = PhaseCpu.start(stage.cluster);
+    },
   );
-  const moments = await Promise.all(running);
-  const cpu = cpuOf(cpuBefore, sampleCpu(deploymentProcesses(stage.cluster)));
-  progress(`CPU over the phase (share of one core): ${cpuLine(cpu)}`);
-  return phaseFigures(moments.slice(warmUp));
+  progress(
+    `${warmUp} deposits to warm up (not counted), then ${count - warmUp} sent at ${CANTON_RATE_PER_S}/s (at most ${lateMs.toFixed(0)} ms late)`,
+  );
+  const spent = await (await (cpu ?? PhaseCpu.start(stage.cluster))).end(count - warmUp);
+  progress(`CPU over the phase (share of one core): ${spent.line}`);
+  progress(`CPU per swap: ${cpuPerSwapLine(spent.perSwap)}`);
+  return { ...phaseFigures(results.slice(warmUp)), cpu: spent.perSwap };
 }
 
 /**
@@ -403,52 +297,32 @@ export function drainLimit(cpu: readonly { readonly name: string; readonly coreS
   return `${busiest?.name}, at ${share(busiest?.coreShare ?? 0)} of a core`;
 }
 
-/** The deployment's processes, named for a CPU report. */
-function deploymentProcesses(cluster: Pick<Cluster, 'devnetLedger' | 'api' | 'workers'>) {
-  return [
-    { name: 'devnet-ledger', pid: cluster.devnetLedger.child.pid },
-    { name: 'api', pid: cluster.api.child.pid },
-    ...cluster.workers.map((worker, i) => ({ name: `worker-${i}`, pid: worker.child.pid })),
-  ];
-}
+export type CantonPhase = 'lone' | 'rate' | 'atomic-lone' | 'atomic-rate' | 'drain';
 
-function cpuLine(cpu: readonly { readonly name: string; readonly coreShare: number }[]): string {
-  return cpu.map((p) => `${p.name} ${(100 * p.coreShare).toFixed(0)} %`).join(', ');
-}
-
-async function openStage(): Promise<Stage> {
-  const cluster = await startCluster({
-    workers: 2,
-    schemaPrefix: 'pp_bench_canton',
-    keepSchema: process.env.KEEP === '1',
-  });
-  try {
-    const signers = new Map<string, ExternalSigner>();
-    const ledger = await cluster.openWalletLedger((party) => signers.get(party));
-    const pools = cluster.welcome.pools.filter((pool) => pool.tokenA.id === 'Amulet');
-    const parties = pools.map((pool) => pool.swapParty);
-    const observer = await CantonObserver.open(ledger, parties, cluster.postgresUrl);
-    const devnet = new Devnet(cluster.devnetLedger.url);
-    return { cluster, ledger, signers, devnet, observer, pools };
-  } catch (error) {
-    await cluster.dispose();
-    throw error;
-  }
-}
-
-export type CantonPhase = 'lone' | 'rate' | 'drain';
+export const CANTON_PHASES: readonly CantonPhase[] = [
+  'lone',
+  'rate',
+  'atomic-lone',
+  'atomic-rate',
+  'drain',
+];
 
 export async function benchCanton(
   sizes: CantonSizes = FULL_SIZES,
-  phases: readonly CantonPhase[] = ['lone', 'rate', 'drain'],
+  phases: readonly CantonPhase[] = CANTON_PHASES,
 ): Promise<CantonBench> {
   const stage = await openStage();
+  const has = (phase: CantonPhase) => phases.includes(phase);
   try {
-    const lone = phases.includes('lone') ? await lonePhase(stage, sizes.loneSwaps) : null;
-    const rate = phases.includes('rate') ? await ratePhase(stage, sizes.rateSeconds) : null;
+    const lone = has('lone') ? await lonePhase(stage, sizes.loneSwaps) : null;
+    const rate = has('rate') ? await ratePhase(stage, sizes.rateSeconds) : null;
+    const atomic = {
+      lone: has('atomic-lone') ? await atomicLonePhase(stage, sizes.loneSwaps) : null,
+      rate: has('atomic-rate') ? await atomicRatePhase(stage, sizes.rateSeconds) : null,
+    };
     // Last: it stops and restarts the workers.
-    const drain = phases.includes('drain') ? await drainPhase(stage, sizes.drainSwaps) : null;
-    return { lone, rate, drain };
+    const drain = has('drain') ? await drainPhase(stage, sizes.drainSwaps) : null;
+    return { lone, rate, atomic, drain };
   } finally {
     await stage.observer.close();
     // Stopped as an operator stops them (their profiles, when asked for, are written then).
@@ -509,6 +383,10 @@ export function printCantonBench(result: CantonBench): void {
     const missing = Object.entries(phase?.incomplete ?? {}).map(([why, n]) => `${n} ${why}`);
     if (missing.length > 0) console.log(`  ${name}: not completed in time: ${missing.join(', ')}`);
   }
+  if (result.atomic.lone || result.atomic.rate) {
+    console.log('canton path, atomic swaps (prepared, signed by the wallet, executed):');
+    printAtomicBench(result.atomic, result.rate);
+  }
   if (result.drain) printDrain(result.drain);
 }
 
@@ -530,7 +408,10 @@ function printDrain(drain: DrainFigures): void {
 if (isMain(import.meta.url)) {
   const quick = process.argv.includes('--quick');
   const at = process.argv.indexOf('--phase');
-  const phase = at >= 0 ? (process.argv[at + 1] as CantonPhase) : null;
-  const result = await benchCanton(quick ? QUICK_SIZES : FULL_SIZES, phase ? [phase] : undefined);
-  printCantonBench(result);
+  // One phase or several, comma-separated, run in the bench's own order.
+  const asked = at >= 0 ? (process.argv[at + 1] ?? '').split(',') : null;
+  const unknown = asked?.filter((phase) => !CANTON_PHASES.includes(phase as CantonPhase)) ?? [];
+  if (unknown.length > 0) throw new Error(`--phase takes ${CANTON_PHASES.join(', ')}`);
+  const phases = asked === null ? CANTON_PHASES : CANTON_PHASES.filter((p) => asked.includes(p));
+  printCantonBench(await benchCanton(quick ? QUICK_SIZES : FULL_SIZES, phases));
 }

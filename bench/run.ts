@@ -32,6 +32,13 @@ import {
   QUICK_SIZES,
 } from './canton.js';
 import {
+  ATOMIC_ON_TOP_TARGET_MS,
+  ATOMIC_RATE_PER_S,
+  ATOMIC_RATE_TARGET_MS,
+  meetsAtomicLoneTarget,
+  meetsAtomicRateTarget,
+} from './canton-atomic.js';
+import {
   benchDrain,
   DRAIN_SWAPS,
   DRAIN_TARGET_SWAPS_PER_S,
@@ -362,6 +369,37 @@ const rows: TargetRow[] = [
     verdict: verdictOf(size.withinBudget),
   },
 ];
+/** The atomic swaps' rows on the canton path: not measured without PostgreSQL. */
+function cantonAtomicRows(): TargetRow[] {
+  const notMeasured = { measured: 'skipped: no PostgreSQL', verdict: verdictOf(null) };
+  const lone = canton?.atomic.lone;
+  const rate = canton?.atomic.rate;
+  const refused = (of: Readonly<Record<string, number>>) =>
+    Object.entries(of)
+      .map(([code, n]) => `${n} ${code}`)
+      .join(', ') || 'none';
+  return [
+    {
+      target: `canton path, a lone atomic swap: signature → completed on top of the ledger's ≤ ${ATOMIC_ON_TOP_TARGET_MS} ms (p99)`,
+      ...(lone
+        ? {
+            measured: `p99 ${ms(lone.onTop.p99)} on top (ledger p50 ${ms(lone.ledger.p50)}), ${lone.completed}/${lone.swaps}`,
+            verdict: verdictOf(meetsAtomicLoneTarget(lone)),
+          }
+        : notMeasured),
+    },
+    {
+      target: `canton path, atomic swaps at ${ATOMIC_RATE_PER_S}/s: signature → completed ≤ ${ATOMIC_RATE_TARGET_MS} ms (p99)`,
+      ...(rate
+        ? {
+            measured: `p99 ${ms(rate.total.p99)}, ${rate.completed}/${rate.swaps} (${rate.completedPerS.toFixed(1)}/s; refused ${refused(rate.refused)})`,
+            verdict: verdictOf(meetsAtomicRateTarget(rate)),
+          }
+        : notMeasured),
+    },
+  ];
+}
+
 /** The atomic swaps' rows on the embedded ledger, each against the deposit flow's lone swap. */
 function atomicRows(): TargetRow[] {
   const verdicts = atomicVerdicts(atomic);
@@ -409,6 +447,7 @@ function cantonRows(): TargetRow[] {
           }
         : notMeasured),
     },
+    ...cantonAtomicRows(),
     {
       target: `drain on the embedded ledger ≥ ${DRAIN_TARGET_SWAPS_PER_S} swaps/s (${DRAIN_SWAPS} deposits, 2 workers, PostgreSQL)`,
       ...(drain

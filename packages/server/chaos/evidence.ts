@@ -1,9 +1,10 @@
 /**
  * What the end of a chaos run is judged on, read from both sides independently: the store (the
- * deposits the service recorded, swaps' and liquidity's, the flags it raised, each pool's books,
- * what joined the pools) and the ledger (every transfer and offer that reached or left a swap
- * party, each swap party's holdings, and for every party of the run what was minted to it, what
- * its transfers burned and what it holds).
+ * deposits the service recorded, swaps' and liquidity's, the atomic swaps and how they ended, the
+ * flags it raised, each pool's books, what joined the pools) and the ledger (every transfer and
+ * offer that reached or left a swap party, the updates under the atomic swaps' command ids, each
+ * swap party's holdings, and for every party of the run what was minted to it, what its
+ * transfers burned and what it holds).
  *
  * `assembleEvidence` is pure: it joins the two readings deposit by deposit and party by party.
  * The readers next to it do the I/O.
@@ -15,6 +16,7 @@ import {
   type LedgerUpdate,
   REASON_META_KEY,
 } from '@poolparty/ledger';
+import { atomicSwapCommandId } from '@poolparty/settlement';
 import { balanceOf, booksAndHoldings, type PoolBalance } from '@poolparty/settlement/testing';
 import type { Queryable } from '@poolparty/store';
 
@@ -50,6 +52,33 @@ export interface StoredLiquidityDeposit {
   /** `accepting`, `forwarding`, `forwarded`, `returning`, `returned` or `flagged`. */
   readonly status: string;
   readonly unmatchedReason: string | null;
+}
+
+/** An atomic swap as the store recorded it. */
+export interface StoredAtomicSwap {
+  readonly atomicSwapId: string;
+  readonly status: string;
+  /** The command ids of every preparation it had (`atomic-<id>-1` …). */
+  readonly commandIds: readonly string[];
+  /** The update it completed in; null unless `completed`. */
+  readonly updateId: string | null;
+}
+
+/** An update the ledger committed under an atomic swap's command id. */
+export interface LedgerAtomicUpdate {
+  readonly commandId: string;
+  readonly updateId: string;
+  /** Its transfers: an atomic swap's are its two legs. */
+  readonly transfers: number;
+}
+
+/** One atomic swap against what the ledger committed under its command ids. */
+export interface AtomicEvidence {
+  readonly atomicSwapId: string;
+  readonly status: string;
+  readonly updateId: string | null;
+  /** The updates under its command ids, with their transfers. */
+  readonly onLedger: readonly { readonly updateId: string; readonly transfers: number }[];
 }
 
 /** An operator flag not yet resolved. */
@@ -119,6 +148,8 @@ export interface LedgerReading {
   readonly accounts: readonly LedgerAccount[];
   /** Transfers into or out of the run's parties: none is expected. */
   readonly crossings: readonly CrossingTransfer[];
+  /** Updates under the stored atomic swaps' command ids; their legs are no deposits. */
+  readonly atomicUpdates: readonly LedgerAtomicUpdate[];
 }
 
 /** One deposit and every outcome either side shows for it. */
@@ -174,6 +205,9 @@ export interface Evidence {
   readonly payoutsWithoutDeposit: readonly string[];
   readonly pools: readonly PoolBalance[];
   readonly liquidity: LiquidityEvidence;
+  readonly atomic: readonly AtomicEvidence[];
+  /** Open reconciliation mismatch flags: pools the service's own check blocked. */
+  readonly mismatches: readonly OpenFlag[];
 }
 
 export interface StoreReading {
@@ -182,10 +216,13 @@ export interface StoreReading {
   readonly liquidityDeposits: readonly StoredLiquidityDeposit[];
   readonly openFlags: readonly OpenFlag[];
   readonly joined: readonly Joined[];
+  readonly atomicSwaps: readonly StoredAtomicSwap[];
 }
 
 /** The flags of work the service set aside after it kept failing. */
 export const SET_ASIDE_KINDS: readonly string[] = ['update_set_aside', 'execution_set_aside'];
+/** The flag the service's own reconciliation raises, blocking a pool until an operator acts. */
+export const MISMATCH_KIND = 'reconciliation_mismatch';
 
 const PAYOUT = 'payout:';
 
@@ -228,7 +265,35 @@ export function assembleEvidence(
     .map((reason) => reason.slice(PAYOUT.length))
     .filter((intentId) => !paidIntents.has(intentId));
   const liquidity = liquidityEvidence(store, ledger);
-  return { deposits, unrecorded, missingOnLedger, payoutsWithoutDeposit, pools, liquidity };
+  const atomic = atomicEvidence(store.atomicSwaps, ledger.atomicUpdates);
+  const mismatches = store.openFlags.filter((f) => f.kind === MISMATCH_KIND);
+  return {
+    deposits,
+    unrecorded,
+    missingOnLedger,
+    payoutsWithoutDeposit,
+    pools,
+    liquidity,
+    atomic,
+    mismatches,
+  };
+}
+
+/** Each atomic swap with the updates under its command ids. */
+function atomicEvidence(
+  swaps: readonly StoredAtomicSwap[],
+  updates: readonly LedgerAtomicUpdate[],
+): AtomicEvidence[] {
+  const byCommand = new Map<string, LedgerAtomicUpdate[]>();
+  for (const u of updates) byCommand.set(u.commandId, [...(byCommand.get(u.commandId) ?? []), u]);
+  return swaps.map((swap) => ({
+    atomicSwapId: swap.atomicSwapId,
+    status: swap.status,
+    updateId: swap.updateId,
+    onLedger: swap.commandIds
+      .flatMap((commandId) => byCommand.get(commandId) ?? [])
+      .map(({ updateId, transfers }) => ({ updateId, transfers })),
+  }));
 }
 
 const sumOf = (amounts: readonly string[]) => Amount.sum(amounts.map((a) => Amount.parse(a)));
@@ -294,19 +359,32 @@ interface SwapSide {
 
 /**
  * Reads the ledger's side: every update of the run's parties up to the ledger's end now, and
- * every party's holdings after it.
+ * every party's holdings after it. An update under one of `atomicCommands` (the stored atomic
+ * swaps' command ids) is that swap's execution: its legs are no deposit, and it is read as such.
  */
-export async function readLedger(ledger: LedgerPort, parties: RunParties): Promise<LedgerReading> {
+export async function readLedger(
+  ledger: LedgerPort,
+  parties: RunParties,
+  atomicCommands: ReadonlySet<string> = new Set(),
+): Promise<LedgerReading> {
   const swap: SwapSide = { deposits: [], transfersByReason: {}, rejectedOffers: {} };
   const roles = { swap: new Set(parties.swap), lp: new Set(parties.lp) };
   const book = new AccountBook(parties);
+  const atomicUpdates: LedgerAtomicUpdate[] = [];
   for (const update of await updatesOf(ledger, book.parties)) {
-    for (const [eventIndex, event] of update.events.entries()) {
-      readSwapEvent(swap, roles, update.updateId, eventIndex, event);
-      book.add(update.updateId, event);
+    const { commandId, updateId, events } = update;
+    const atomic = commandId !== null && atomicCommands.has(commandId);
+    if (atomic) {
+      const transfers = events.filter((e) => e.kind === 'transfer').length;
+      atomicUpdates.push({ commandId, updateId, transfers });
+    }
+    for (const [eventIndex, event] of events.entries()) {
+      if (!atomic) readSwapEvent(swap, roles, updateId, eventIndex, event);
+      book.add(updateId, event);
     }
   }
-  return { ...swap, parties, accounts: await book.accounts(ledger), crossings: book.crossings };
+  const accounts = await book.accounts(ledger);
+  return { ...swap, parties, accounts, crossings: book.crossings, atomicUpdates };
 }
 
 /** What one event shows of the swap parties: a deposit, a transfer by reason, a rejected offer. */
@@ -514,7 +592,34 @@ export async function readStore(q: Queryable): Promise<StoreReading> {
     liquidityDeposits: await readLiquidityDeposits(q),
     openFlags: openFlags.map((f) => ({ id: Number(f.id), kind: f.kind })),
     joined: await readJoined(q),
+    atomicSwaps: await readAtomicSwaps(q),
   };
+}
+
+/** Every atomic swap, with the command ids of all its preparations. */
+async function readAtomicSwaps(q: Queryable): Promise<StoredAtomicSwap[]> {
+  const rows = await q.query<{
+    atomic_swap_id: string;
+    status: string;
+    preparations: number;
+    update_id: string | null;
+  }>(
+    `SELECT atomic_swap_id, status, preparations, update_id
+       FROM atomic_swaps ORDER BY created_at, atomic_swap_id`,
+  );
+  return rows.map((r) => ({
+    atomicSwapId: r.atomic_swap_id,
+    status: r.status,
+    commandIds: Array.from({ length: Number(r.preparations) }, (_, n) =>
+      atomicSwapCommandId(r.atomic_swap_id, n + 1),
+    ),
+    updateId: r.update_id,
+  }));
+}
+
+/** The command ids of every preparation of the stored atomic swaps. */
+export function atomicCommandsOf(store: StoreReading): Set<string> {
+  return new Set(store.atomicSwaps.flatMap((swap) => swap.commandIds));
 }
 
 async function readLiquidityDeposits(q: Queryable): Promise<StoredLiquidityDeposit[]> {

@@ -12,6 +12,8 @@ export interface ChaosOptions {
   readonly drops: number;
   /** Liquidity rounds (stray LP deposits and cancel races) beside the swaps; 0: none. */
   readonly liquidity: number;
+  /** Atomic swaps (prepared, signed by the wallet, executed) beside the swaps; 0: none. */
+  readonly atomic: number;
   readonly seed: number;
   readonly workers: number;
   /** Folder for the report; null: not written. */
@@ -29,17 +31,20 @@ const KILLS_PER_SWAP = 25 / 10_000;
 const DROPS_PER_SWAP = 25 / 10_000;
 /** Liquidity rounds per swap when `--liquidity` is not given: one per 20 swaps. */
 export const LIQUIDITY_PER_SWAP = 1 / 20;
+/** Atomic swaps per swap when `--atomic` is not given: one per 10 swaps. */
+export const ATOMIC_PER_SWAP = 1 / 10;
 export class ChaosUsageError extends Error {
   override readonly name = 'ChaosUsageError';
 }
 
 /** What `npm run chaos -- --help` prints: the command line of this file's header, explained. */
-export const CHAOS_USAGE = `usage: npm run chaos -- [--swaps N] [--kills N] [--drops N] [--liquidity N] [--seed N] [--workers N] [--out DIR] [--keep]
+export const CHAOS_USAGE = `usage: npm run chaos -- [--swaps N] [--kills N] [--drops N] [--liquidity N] [--atomic N] [--seed N] [--workers N] [--out DIR] [--keep]
 
 Many swaps against a multi-process deployment (devnet ledger server, one api, workers on
 PostgreSQL) while the ledger misbehaves, workers are SIGKILLed and the store's sessions are
-ended under the service, and liquidity providers send LP parties deposits nobody asked for and
-race cancels against their own deposits; then a check that no money went astray. Exit code 0
+ended under the service, wallets sign atomic swaps, and liquidity providers send LP parties
+deposits nobody asked for and race cancels against their own deposits; then a check that no
+money went astray. Exit code 0
 only when every invariant holds, every planned kill and drop happened and no process exited
 unasked.
 
@@ -49,6 +54,9 @@ unasked.
                 at most half the swaps (default 25 per 10 000 swaps)
   --liquidity N liquidity rounds beside the swaps, each a stray LP deposit or a cancel race,
                 at most half the swaps; 0: none (default 1 per 20 swaps)
+  --atomic N    atomic swaps beside the swaps, Amulet in, each signed by its wallet (some at the
+                tightest slippage, some cancelled unsigned), at most half the swaps; 0: none
+                (default 1 per 10 swaps)
   --seed N      seed of the swap and kill plan, 0 to 2^32 - 1 (default 1)
   --workers N   worker processes, 2 to 8 (default 2)
   --out DIR     folder for the JSON and markdown report (default chaos-report)
@@ -60,6 +68,7 @@ const CHAOS_FLAGS = {
   kills: { type: 'string' },
   drops: { type: 'string' },
   liquidity: { type: 'string' },
+  atomic: { type: 'string' },
   seed: { type: 'string' },
   workers: { type: 'string' },
   out: { type: 'string' },
@@ -83,8 +92,8 @@ function integerFlag(name: string, text: string | undefined, min: number, fallba
 }
 
 /**
- * A count spread over the swaps (kills, drops, liquidity rounds): at least 0, at most half the
- * swaps, `perSwap` of them by default.
+ * A count spread over the swaps (kills, drops, liquidity rounds, atomic swaps): at least 0, at
+ * most half the swaps, `perSwap` of them by default.
  */
 function atMostHalf(name: string, text: string | undefined, swaps: number, perSwap: number) {
   const value = integerFlag(name, text, 0, Math.round(swaps * perSwap));
@@ -112,6 +121,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptions {
   const kills = atMostHalf('kills', text('kills'), swaps, KILLS_PER_SWAP);
   const drops = atMostHalf('drops', text('drops'), swaps, DROPS_PER_SWAP);
   const liquidity = atMostHalf('liquidity', text('liquidity'), swaps, LIQUIDITY_PER_SWAP);
+  const atomic = atMostHalf('atomic', text('atomic'), swaps, ATOMIC_PER_SWAP);
   const seed = integerFlag('seed', text('seed'), 0, 1);
   if (seed > 0xffffffff) throw new ChaosUsageError(`--seed must fit 32 bits, not ${seed}`);
   const workers = integerFlag('workers', text('workers'), 2, 2);
@@ -123,6 +133,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptions {
     kills,
     drops,
     liquidity,
+    atomic,
     seed,
     workers,
     out: out ?? 'chaos-report',

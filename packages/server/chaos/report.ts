@@ -52,6 +52,9 @@ export interface ChaosReport {
     /** Liquidity rounds asked, and the providers that ran them. */
     readonly liquidity: number;
     readonly providers: number;
+    /** Atomic swaps asked, and the wallets that signed them. */
+    readonly atomic: number;
+    readonly atomicTraders: number;
   };
   readonly startedAt: string;
   readonly wallSeconds: number;
@@ -63,6 +66,7 @@ export interface ChaosReport {
   readonly swapsBySetup: Readonly<Record<string, number>>;
   /** Every liquidity round as its provider saw it. */
   readonly liquidityRounds: readonly LiquidityRecord[];
+  readonly atomic: AtomicSwapsSeen;
   readonly kills: readonly KillRecord[];
   /** Moments every store session of the deployment was ended. */
   readonly drops: readonly DropRecord[];
@@ -73,13 +77,39 @@ export interface ChaosReport {
   readonly processFailures: readonly string[];
   readonly faults: FaultsSeen;
   /** Deposit sent to the swap's end, over the swaps that ended. */
-  readonly depositToTerminalMs: {
-    readonly count: number;
-    readonly p50: number | null;
-    readonly p99: number | null;
-    readonly max: number | null;
-  };
+  readonly depositToTerminalMs: Timings;
   readonly verdict: Verdict;
+}
+
+export interface Timings {
+  readonly count: number;
+  readonly p50: number | null;
+  readonly p99: number | null;
+  readonly max: number | null;
+}
+
+/** The atomic swaps as their wallets saw them. */
+export interface AtomicSwapsSeen {
+  /** By the outcome the wallet saw (`completed`, `price_moved`, …, `not_created:<code>`). */
+  readonly byOutcome: Readonly<Record<string, number>>;
+  /** By setup (signed, tight, cancelled). */
+  readonly bySetup: Readonly<Record<string, number>>;
+  /** Swaps prepared again after an input was spent, and signed again. */
+  readonly preparedAgain: number;
+  /** Errors the wallets' calls met, by code. */
+  readonly errors: Readonly<Record<string, number>>;
+  /** First signature to the swap's end, over the signed swaps that ended. */
+  readonly signedToEndMs: Timings;
+}
+
+/** The count, p50, p99 and max of some durations. */
+export function timingsOf(values: readonly number[]): Timings {
+  return {
+    count: values.length,
+    p50: quantile(values, 0.5),
+    p99: quantile(values, 0.99),
+    max: quantile(values, 1),
+  };
 }
 
 /** The `q`-quantile (0..1) of the values by nearest rank; null for none. */
@@ -95,6 +125,9 @@ export function tally(values: readonly string[]): Record<string, number> {
   for (const value of [...values].sort()) counts[value] = (counts[value] ?? 0) + 1;
   return counts;
 }
+
+/** Milliseconds in seconds, for people; a dash for none. */
+const inSeconds = (ms: number | null) => (ms === null ? '–' : `${(ms / 1000).toFixed(2)} s`);
 
 const rows = (counts: Readonly<Record<string, number>>) =>
   Object.entries(counts)
@@ -117,7 +150,7 @@ export function markdownReport(report: ChaosReport): string {
   const { verdict, options } = report;
   return `# Chaos run — ${verdict.passed ? 'PASSED' : 'FAILED'}
 
-${options.swaps} swaps by ${options.parties} parties over every pool, ${options.liquidity} liquidity rounds by ${options.providers} providers, ${options.workers} worker processes, ${report.kills.length} SIGKILLs (asked ${options.kills}), ${report.drops.length} drops of every store session (asked ${options.drops}), seed ${options.seed}; started ${report.startedAt}.
+${options.swaps} swaps by ${options.parties} parties over every pool, ${options.atomic} atomic swaps signed by ${options.atomicTraders} wallets, ${options.liquidity} liquidity rounds by ${options.providers} providers, ${options.workers} worker processes, ${report.kills.length} SIGKILLs (asked ${options.kills}), ${report.drops.length} drops of every store session (asked ${options.drops}), seed ${options.seed}; started ${report.startedAt}.
 
 ${figuresTable(report)}
 
@@ -132,6 +165,8 @@ ${rows(report.swapsByOutcome)}
 | Setup | Swaps |
 | --- | --- |
 ${rows(report.swapsBySetup)}
+
+${atomicSection(report.atomic)}
 
 ## Liquidity rounds by outcome (as the providers saw them)
 
@@ -163,10 +198,26 @@ ${verdict.passed ? 'Every invariant holds.' : `${verdict.violations.length} viol
 `;
 }
 
+/** The atomic swaps by outcome and setup, and how long a signed one took to end. */
+function atomicSection(atomic: AtomicSwapsSeen): string {
+  const t = atomic.signedToEndMs;
+  const none = '| (none: --atomic 0) | 0 |';
+  return `## Atomic swaps by outcome (as the wallets saw them)
+
+| Outcome | Swaps |
+| --- | --- |
+${rows(atomic.byOutcome) || none}
+
+| Setup | Swaps |
+| --- | --- |
+${rows(atomic.bySetup) || none}
+
+Prepared again and signed again: ${atomic.preparedAgain}. Signature → end over ${t.count} swaps: p50 ${inSeconds(t.p50)}, p99 ${inSeconds(t.p99)}, max ${inSeconds(t.max)}. Wallet call errors by code: ${byCode(atomic.errors)}.`;
+}
+
 /** The figures of the run and of its verdict, as one table. */
 function figuresTable(report: ChaosReport): string {
   const { verdict, options, depositToTerminalMs: t } = report;
-  const ms = (value: number | null) => (value === null ? '–' : `${(value / 1000).toFixed(2)} s`);
   const lp = verdict.liquidity;
   return `| Figure | Value |
 | --- | --- |
@@ -185,11 +236,17 @@ function figuresTable(report: ChaosReport): string {
 | LP parties holding nothing | ${lp.lpPartiesEmpty} of ${lp.lpParties} |
 | Provider holdings as minted less joined (per instrument) | ${lp.providersBalanced} of ${lp.providerBalances} |
 | Instruments conserved over the run's parties | ${lp.instrumentsConserved} of ${lp.instruments} |
+| Atomic swaps checked | ${verdict.atomic.swaps} |
+| … completed in one update | ${verdict.atomic.completed} |
+| … ended with nothing moved | ${verdict.atomic.nothingMoved} |
+| Atomic swaps executed twice | ${verdict.atomic.doubled} |
+| Atomic swaps whose books and ledger differ | ${verdict.atomic.lost} |
+| Atomic swaps not ended | ${verdict.atomic.open} |
 | Store sessions ended by drops | ${report.drops.reduce((sum, drop) => sum + drop.sessions, 0)} |
 | Processes that exited unasked or stopped uncleanly | ${report.processFailures.length} |
-| Deposit → end, p50 | ${ms(t.p50)} |
-| Deposit → end, p99 | ${ms(t.p99)} |
-| Deposit → end, max | ${ms(t.max)} |`;
+| Deposit → end, p50 | ${inSeconds(t.p50)} |
+| Deposit → end, p99 | ${inSeconds(t.p99)} |
+| Deposit → end, max | ${inSeconds(t.max)} |`;
 }
 
 const byCode = (errors: Readonly<Record<string, number>>) =>

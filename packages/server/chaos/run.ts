@@ -3,15 +3,17 @@
  * worker processes are SIGKILLed and the store's sessions are ended under the service, then a
  * check that no money went astray and that the service stayed up.
  *
- *   npm run chaos -- [--swaps 10000] [--kills 25] [--drops 25] [--liquidity 500] [--seed 1]
- *                    [--workers 2] [--out chaos-report] [--keep] [--help]
+ *   npm run chaos -- [--swaps 10000] [--kills 25] [--drops 25] [--liquidity 500] [--atomic 1000]
+ *                    [--seed 1] [--workers 2] [--out chaos-report] [--keep] [--help]
  *
  * It starts the cluster (cluster.ts: devnet ledger server, one api, `--workers` workers, a fresh
- * PostgreSQL schema), funds traders (traders.ts) and liquidity providers (liquidity.ts) and turns
- * on random ledger faults through the ledger server's `/devnet/faults`. The traders run the
- * planned swaps (schedule.ts) across every pool, both directions; beside them the providers run
- * the planned liquidity rounds: deposits to LP parties nobody asked for, and cancels raced
- * against their own intents' deposits. After the planned numbers of finished swaps a worker is
+ * PostgreSQL schema), funds traders (traders.ts), atomic traders (atomic.ts) and liquidity
+ * providers (liquidity.ts) and turns on random ledger faults through the ledger server's
+ * `/devnet/faults`. The traders run the planned swaps (schedule.ts) across every pool, both
+ * directions; beside them the atomic traders prepare, sign and execute the planned atomic swaps
+ * (the cluster's ledger is a participant's JSON API, which prepares transactions for wallets to
+ * sign), and the providers run the planned liquidity rounds: deposits to LP parties nobody asked
+ * for, and cancels raced against their own intents' deposits. After the planned numbers of finished swaps a worker is
  * SIGKILLed and started again, or every PostgreSQL session of the api and the workers is ended at
  * once (disruptions.ts). Then the faults go off, the system is left to settle, and the store and
  * the ledger are read (evidence.ts) and judged (verdict.ts). The report (report.ts) is printed and
@@ -20,10 +22,18 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FAULTS_OFF } from '@poolparty/devnet-ledger/devnet';
+import {
+  ATOMIC_TRADERS,
+  type AtomicTradeRecord,
+  type AtomicTrader,
+  makeAtomicTraders,
+  runAtomicSwaps,
+} from './atomic.js';
 import { type Cluster, startCluster } from './cluster.js';
 import { Disruptions } from './disruptions.js';
 import {
   assembleEvidence,
+  atomicCommandsOf,
   booksAndHoldings,
   type RunParties,
   readLedger,
@@ -38,8 +48,8 @@ import {
   SwapMilestones,
 } from './liquidity.js';
 import type { ChaosOptions } from './options.js';
-import { type ChaosReport, quantile, tally } from './report.js';
-import { planDrops, planKills, planLiquidity, planSwaps } from './schedule.js';
+import { type ChaosReport, tally, timingsOf } from './report.js';
+import { planAtomicSwaps, planDrops, planKills, planLiquidity, planSwaps } from './schedule.js';
 import {
   makeTraders,
   SignInQueue,
@@ -81,7 +91,7 @@ async function setFaults(cluster: Cluster, faults: object): Promise<void> {
 
 /**
  * What is still moving in the store: unconfirmed commands, swaps and returns under way, liquidity
- * deposits on their way in or back and intents joining or refunding.
+ * deposits on their way in or back, intents joining or refunding, and atomic swaps not ended.
  */
 async function inFlight(cluster: Cluster) {
   const [row] = await cluster.db.query<{ commands: number; moving: number; deposits: number }>(
@@ -96,6 +106,7 @@ async function inFlight(cluster: Cluster) {
        + (SELECT count(*) FROM liquidity_deposits
            WHERE status IN ('accepting', 'forwarding', 'returning'))::int
        + (SELECT count(*) FROM liquidity_intents WHERE status IN ('joining', 'refunding'))::int
+       + (SELECT count(*) FROM atomic_swaps WHERE status IN ('prepared', 'executing'))::int
          AS moving,
        (SELECT count(*) FROM deposits)::int
        + (SELECT count(*) FROM liquidity_deposits)::int AS deposits`,
@@ -116,11 +127,8 @@ async function settle(cluster: Cluster, deadline: number): Promise<void> {
 }
 
 /** The run's parties: the pools', the providers, and the traders with the seeded ones. */
-function runParties(
-  cluster: Cluster,
-  traders: readonly Trader[],
-  providers: readonly LiquidityProvider[],
-): RunParties {
+function runParties(cluster: Cluster, cast: Cast): RunParties {
+  const { traders, atomicTraders, providers } = cast;
   const { pools, developer, users, treasury } = cluster.welcome;
   return {
     swap: pools.map((p) => p.swapParty),
@@ -128,6 +136,7 @@ function runParties(
     providers: providers.map((p) => p.party),
     others: [
       ...traders.map((t) => t.party),
+      ...atomicTraders.map((t) => t.party),
       developer.partyId,
       ...users.map((u) => u.partyId),
       ...(treasury ? [treasury.partyId] : []),
@@ -143,7 +152,7 @@ async function gatherVerdict(
   const connection = await cluster.openLedger();
   try {
     const store = await readStore(cluster.db);
-    const ledger = await readLedger(connection.ledger, parties);
+    const ledger = await readLedger(connection.ledger, parties, atomicCommandsOf(store));
     const pools = [];
     for (const { poolId } of cluster.welcome.pools) {
       pools.push(await booksAndHoldings(cluster.db, connection.ledger, poolId));
@@ -180,7 +189,8 @@ export async function runChaos(
   try {
     const cast = await castOf(cluster, options);
     log(
-      `chaos: ${options.swaps} swaps by ${cast.traders.length} traders and ` +
+      `chaos: ${options.swaps} swaps by ${cast.traders.length} traders, ` +
+        `${options.atomic} atomic swaps by ${cast.atomicTraders.length} wallets that sign them and ` +
         `${options.liquidity} liquidity rounds by ${cast.providers.length} providers over ` +
         `${cluster.welcome.pools.length} pools, ${options.kills} kills and ${options.drops} ` +
         `store session drops planned, seed ${options.seed}; faults on`,
@@ -189,7 +199,8 @@ export async function runChaos(
     const traded = await trade(cluster, options, cast, seconds, log);
     const tradingSeconds = seconds();
     log(
-      `chaos: ${traded.swaps.length} swaps and ${traded.rounds.length} liquidity rounds done in ` +
+      `chaos: ${traded.swaps.length} swaps, ${traded.atomic.length} atomic swaps and ` +
+        `${traded.rounds.length} liquidity rounds done in ` +
         `${tradingSeconds.toFixed(0)} s; faults off, settling`,
     );
     await setFaults(cluster, FAULTS_OFF);
@@ -229,9 +240,11 @@ export async function runChaos(
 /** The wallets of a run, funded and signed in, and what their calls met of the faults. */
 interface Cast {
   readonly traders: readonly Trader[];
+  readonly atomicTraders: readonly AtomicTrader[];
   readonly providers: readonly LiquidityProvider[];
   readonly traderFaults: TraderFaults;
   readonly providerFaults: TraderFaults;
+  readonly atomicFaults: TraderFaults;
 }
 
 async function castOf(cluster: Cluster, options: ChaosOptions): Promise<Cast> {
@@ -253,6 +266,17 @@ async function castOf(cluster: Cluster, options: ChaosOptions): Promise<Cast> {
     swapsPerParty: Math.ceil(options.swaps / PARTIES),
     faults: traderFaults,
   });
+  const atomicFaults: TraderFaults = { submissionRetries: 0, errors: {} };
+  const [amulet] = pools.map((p) => p.tokenA);
+  const atomicTraders =
+    options.atomic === 0 || amulet === undefined
+      ? []
+      : await makeAtomicTraders({
+          ...common,
+          swapsPerTrader: Math.ceil(options.atomic / ATOMIC_TRADERS),
+          amulet,
+          faults: atomicFaults,
+        });
   const providers =
     options.liquidity === 0
       ? []
@@ -261,18 +285,31 @@ async function castOf(cluster: Cluster, options: ChaosOptions): Promise<Cast> {
           roundsPerProvider: Math.ceil(options.liquidity / PROVIDERS),
           faults: providerFaults,
         });
-  return { traders, providers, traderFaults, providerFaults };
+  return { traders, atomicTraders, providers, traderFaults, providerFaults, atomicFaults };
 }
 
 interface Traded {
   readonly swaps: readonly SwapRecord[];
+  readonly atomic: readonly AtomicTradeRecord[];
   readonly rounds: readonly LiquidityRecord[];
   readonly disruptions: Disruptions;
 }
 
+/** The run's plans, from its options and the number of pools. */
+function plansOf(options: ChaosOptions, pools: number) {
+  const { swaps, seed } = options;
+  return {
+    swaps: planSwaps(swaps, pools, seed),
+    kills: planKills(swaps, options.kills, options.workers, seed),
+    drops: planDrops(swaps, options.drops, seed),
+    liquidity: planLiquidity(swaps, options.liquidity, PROVIDERS, pools, seed),
+    atomic: planAtomicSwaps(swaps, options.atomic, ATOMIC_TRADERS, pools, seed),
+  };
+}
+
 /**
- * The trading phase: the traders' swaps and, beside them, the providers' liquidity rounds, each
- * at its planned number of ended swaps; kills and drops as swaps end.
+ * The trading phase: the traders' swaps and, beside them, the atomic swaps and the providers'
+ * liquidity rounds, each at its planned number of ended swaps; kills and drops as swaps end.
  */
 async function trade(
   cluster: Cluster,
@@ -282,19 +319,12 @@ async function trade(
   log: (line: string) => void,
 ): Promise<Traded> {
   const { pools } = cluster.welcome;
-  const plan = planSwaps(options.swaps, pools.length, options.seed);
-  const killPlan = planKills(options.swaps, options.kills, options.workers, options.seed);
-  const dropPlan = planDrops(options.swaps, options.drops, options.seed);
-  const liquidityPlan = planLiquidity(
-    options.swaps,
-    options.liquidity,
-    PROVIDERS,
-    pools.length,
-    options.seed,
-  );
+  const plans = plansOf(options, pools.length);
+  const killPlan = plans.kills;
   const swaps: SwapRecord[] = [];
+  const atomic: AtomicTradeRecord[] = [];
   const rounds: LiquidityRecord[] = [];
-  const disruptions = new Disruptions(cluster, killPlan, dropPlan, seconds);
+  const disruptions = new Disruptions(cluster, killPlan, plans.drops, seconds);
   const milestones = new SwapMilestones();
   const ended = (record: SwapRecord) => {
     swaps.push(record);
@@ -304,6 +334,7 @@ async function trade(
   const progress = setInterval(() => {
     log(
       `chaos: ${swaps.length}/${options.swaps} swaps done, ` +
+        `${atomic.length}/${options.atomic} atomic swaps, ` +
         `${rounds.length}/${options.liquidity} liquidity rounds, ` +
         `${disruptions.kills.length}/${killPlan.length} kills, ` +
         `${disruptions.drops.length}/${options.drops} drops, ${seconds().toFixed(0)} s`,
@@ -317,23 +348,26 @@ async function trade(
   try {
     const trading = Promise.all(
       cast.traders.map(async (trader, t) => {
-        for (const planned of plan.filter((p) => p.index % cast.traders.length === t)) {
+        for (const planned of plans.swaps.filter((p) => p.index % cast.traders.length === t)) {
           const pool = pools[planned.pool];
           if (!pool) throw new Error(`no pool ${planned.pool}`);
           ended(await trader.swap(planned, pool));
         }
       }),
     ).finally(() => milestones.finish());
-    const providing = runLiquidity(cast.providers, liquidityPlan, scene, milestones, (r) =>
+    const signing = runAtomicSwaps(cast.atomicTraders, plans.atomic, pools, milestones, (r) =>
+      atomic.push(r),
+    );
+    const providing = runLiquidity(cast.providers, plans.liquidity, scene, milestones, (r) =>
       rounds.push(r),
     );
-    await Promise.all([trading, providing]);
+    await Promise.all([trading, signing, providing]);
     await disruptions.done();
   } finally {
     clearInterval(progress);
   }
   await acceptLateOffers(cluster, cast, log);
-  return { swaps, rounds, disruptions };
+  return { swaps, atomic, rounds, disruptions };
 }
 
 /**
@@ -366,7 +400,7 @@ async function settleAndJudge(
 ): Promise<Verdict> {
   const deadline = Date.now() + (options.quiesceMaxMs ?? QUIESCE_MAX_MS);
   const traderDeposits = swaps.flatMap((r) => (r.depositUpdateId ? [r.depositUpdateId] : []));
-  const parties = runParties(cluster, cast.traders, cast.providers);
+  const parties = runParties(cluster, cast);
   let verdict: Verdict;
   do {
     await settle(cluster, deadline);
@@ -397,6 +431,9 @@ function reportOf(inputs: ReportInputs): ChaosReport {
   const timings = traded.swaps.flatMap((r) =>
     r.depositToTerminalMs === null ? [] : [r.depositToTerminalMs],
   );
+  const atomicTimings = traded.atomic.flatMap((r) =>
+    r.signedToEndMs === null ? [] : [r.signedToEndMs],
+  );
   return {
     options: {
       swaps: options.swaps,
@@ -407,6 +444,8 @@ function reportOf(inputs: ReportInputs): ChaosReport {
       parties: cast.traders.length,
       liquidity: options.liquidity,
       providers: cast.providers.length,
+      atomic: options.atomic,
+      atomicTraders: cast.atomicTraders.length,
     },
     startedAt: inputs.startedAt.toISOString(),
     wallSeconds: inputs.wallSeconds,
@@ -414,6 +453,13 @@ function reportOf(inputs: ReportInputs): ChaosReport {
     swapsByOutcome: tally(traded.swaps.map((r) => r.outcome)),
     swapsBySetup: tally(traded.swaps.map((r) => r.setup)),
     liquidityRounds: [...traded.rounds].sort((a, b) => a.index - b.index),
+    atomic: {
+      byOutcome: tally(traded.atomic.map((r) => r.outcome)),
+      bySetup: tally(traded.atomic.map((r) => r.setup)),
+      preparedAgain: traded.atomic.filter((r) => r.signatures > 1).length,
+      errors: cast.atomicFaults.errors,
+      signedToEndMs: timingsOf(atomicTimings),
+    },
     kills: traded.disruptions.kills,
     drops: traded.disruptions.drops,
     processFailures: inputs.processFailures,
@@ -434,12 +480,7 @@ function reportOf(inputs: ReportInputs): ChaosReport {
       commandsResubmitted: inputs.resubmitted.commands,
       extraSubmissions: inputs.resubmitted.extra,
     },
-    depositToTerminalMs: {
-      count: timings.length,
-      p50: quantile(timings, 0.5),
-      p99: quantile(timings, 0.99),
-      max: quantile(timings, 1),
-    },
+    depositToTerminalMs: timingsOf(timings),
     verdict,
   };
 }

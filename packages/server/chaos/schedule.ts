@@ -1,7 +1,7 @@
 /**
  * What a chaos run does and when, decided up front from one seed: which swaps go through which
  * pool in which direction and how each is set up, after how many finished swaps a worker is
- * killed, and which liquidity rounds the providers run beside the swaps. Pure: the same seed and
+ * killed, and which atomic swaps and liquidity rounds run beside the swaps. Pure: the same seed and
  * sizes give the same plan, so a failing run can be repeated.
  */
 import { seededRandom } from '@poolparty/ledger';
@@ -111,6 +111,65 @@ function spreadOver<T extends object>(
     previous = point;
   }
   return plan;
+}
+
+/**
+ * How an atomic swap is set up:
+ * - `signed`: the wallet checks the prepared transaction and signs it at once, with room for
+ *   the usual slippage;
+ * - `tight`: signed likewise at the least slippage tolerance a client may ask (0.1 %), so that a
+ *   pool that moved before it executes ends it `price_moved`, nothing moved;
+ * - `cancelled`: the wallet cancels it instead of signing, which releases the pool's holdings.
+ */
+export type AtomicSetup = 'signed' | 'tight' | 'cancelled';
+
+export interface PlannedAtomicSwap {
+  readonly index: number;
+  /** The swap is prepared once this many deposit-flow swaps have ended. */
+  readonly afterSwaps: number;
+  /** Index into the atomic traders. */
+  readonly trader: number;
+  /** Index into the pools; token A (Amulet) in, the pool's swap party takes it pre-approved. */
+  readonly pool: number;
+  readonly setup: AtomicSetup;
+  /** Multiplies the base amount, so that amounts differ (1 to 2). */
+  readonly size: number;
+}
+
+/** Shares of the atomic setups; the rest are `signed`. */
+export const ATOMIC_TIGHT_SHARE = 0.1;
+export const ATOMIC_CANCELLED_SHARE = 0.1;
+
+/**
+ * `count` atomic swaps spread over a run of `swaps` as kills are, round-robin over the traders
+ * and then the pools (so that a small run still trades every pool), setups drawn by share.
+ */
+export function planAtomicSwaps(
+  swaps: number,
+  count: number,
+  traders: number,
+  pools: number,
+  seed: number,
+): PlannedAtomicSwap[] {
+  const random = seededRandom(seed ^ 0xa70b);
+  return spreadOver(swaps, count, random, () => ({})).map(({ afterSwaps }, index) => {
+    const draw = random();
+    const setup: AtomicSetup =
+      draw < ATOMIC_CANCELLED_SHARE
+        ? 'cancelled'
+        : draw < ATOMIC_CANCELLED_SHARE + ATOMIC_TIGHT_SHARE
+          ? 'tight'
+          : 'signed';
+    return {
+      index,
+      afterSwaps,
+      trader: index % traders,
+      // Each trader in turn, then the next pool: every trader trades every pool.
+      pool: Math.floor(index / traders) % pools,
+      setup,
+      size: 1 + Math.round(random() * 100) / 100,
+    };
+  });
 }
 
 /**

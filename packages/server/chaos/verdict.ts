@@ -7,17 +7,20 @@
  *   a deposit behind it;
  * - no deposit is lost: every deposit the ledger shows reaching a swap party is in the store with
  *   an outcome, and every deposit a trader made is on the ledger;
- * - every pool's books equal its swap party's holdings, to the last unit;
+ * - every pool's books equal its swap party's holdings, to the last unit, and the service's own
+ *   reconciliation left no mismatch flag open (no pool blocked);
  * - every deposit to an LP party ended `returned` or `forwarded`, and no cancelled liquidity
  *   intent took one;
  * - every LP party holds nothing, and no update or swap was set aside for an operator;
  * - each provider's holdings are what was minted to it less what joined pools (and what its
  *   transfers burned): every deposit nobody took came back whole;
  * - per instrument, what the run's parties hold (with what transfers burned) is what was minted
- *   to them, and nothing went to a party outside the run.
+ *   to them, and nothing went to a party outside the run;
+ * - every atomic swap ended: `completed` in exactly one update under its command ids, the one it
+ *   recorded, holding its two legs; or in another end with nothing under its command ids.
  */
 import { Amount } from '@poolparty/core';
-import type { Evidence, LiquidityEvidence } from './evidence.js';
+import type { AtomicEvidence, Evidence, LiquidityEvidence } from './evidence.js';
 
 export interface Violation {
   readonly kind:
@@ -27,13 +30,17 @@ export interface Violation {
     | 'several_outcomes'
     | 'lost_deposit'
     | 'books_differ'
+    | 'reconciliation_mismatch'
     | 'liquidity_deposit_open'
     | 'cancelled_intent_holds_deposit'
     | 'lp_party_holds'
     | 'set_aside'
     | 'provider_holdings_differ'
     | 'not_conserved'
-    | 'left_the_run';
+    | 'left_the_run'
+    | 'atomic_swap_open'
+    | 'atomic_swap_doubled'
+    | 'atomic_swap_lost';
   readonly detail: string;
 }
 
@@ -47,7 +54,22 @@ export interface Verdict {
   readonly pools: number;
   readonly poolsBalanced: number;
   readonly liquidity: LiquidityVerdict;
+  readonly atomic: AtomicVerdict;
   readonly violations: readonly Violation[];
+}
+
+export interface AtomicVerdict {
+  readonly swaps: number;
+  /** Completed, each in exactly one update holding its two legs. */
+  readonly completed: number;
+  /** Ended otherwise, with nothing under their command ids. */
+  readonly nothingMoved: number;
+  /** Executed more than once on the ledger. */
+  readonly doubled: number;
+  /** Whose books and ledger disagree: completed and not (so) on the ledger, or moved unrecorded. */
+  readonly lost: number;
+  /** Still `prepared` or `executing` once the run settled. */
+  readonly open: number;
 }
 
 export interface LiquidityVerdict {
@@ -69,6 +91,7 @@ export function judge(evidence: Evidence): Verdict {
   const swaps = judgeDeposits(evidence, violations);
   const poolsBalanced = judgePools(evidence, violations);
   const liquidity = judgeLiquidity(evidence.liquidity, violations);
+  const atomic = judgeAtomicSwaps(evidence.atomic, violations);
   return {
     passed: violations.length === 0,
     ...swaps,
@@ -76,8 +99,51 @@ export function judge(evidence: Evidence): Verdict {
     pools: evidence.pools.length,
     poolsBalanced,
     liquidity,
+    atomic,
     violations,
   };
+}
+
+const LIVE_ATOMIC = ['prepared', 'executing'];
+
+/** What one atomic swap's evidence says of it: how it ended, or which violation it is. */
+function atomicOutcome(swap: AtomicEvidence): keyof Omit<AtomicVerdict, 'swaps'> {
+  if (LIVE_ATOMIC.includes(swap.status)) return 'open';
+  if (swap.onLedger.length > 1) return 'doubled';
+  const [only] = swap.onLedger;
+  if (swap.status !== 'completed') return only === undefined ? 'nothingMoved' : 'lost';
+  const recorded = only !== undefined && only.updateId === swap.updateId && only.transfers === 2;
+  return recorded ? 'completed' : 'lost';
+}
+
+/** The violation each atomic outcome but an end is. */
+const ATOMIC_VIOLATIONS = {
+  open: 'atomic_swap_open',
+  doubled: 'atomic_swap_doubled',
+  lost: 'atomic_swap_lost',
+} as const;
+
+/** Each atomic swap against the ledger; answers the counts by outcome. */
+function judgeAtomicSwaps(swaps: readonly AtomicEvidence[], violations: Violation[]) {
+  const counts = {
+    swaps: swaps.length,
+    completed: 0,
+    nothingMoved: 0,
+    doubled: 0,
+    lost: 0,
+    open: 0,
+  };
+  for (const swap of swaps) {
+    const outcome = atomicOutcome(swap);
+    counts[outcome] += 1;
+    if (outcome === 'completed' || outcome === 'nothingMoved') continue;
+    const updates = swap.onLedger.map((u) => `${u.updateId} of ${u.transfers} transfers`);
+    violations.push({
+      kind: ATOMIC_VIOLATIONS[outcome],
+      detail: `atomic swap ${swap.atomicSwapId} is ${swap.status} with recorded update ${swap.updateId ?? 'none'}; on the ledger: ${updates.join(', ') || 'nothing'}`,
+    });
+  }
+  return counts;
 }
 
 /** Swap deposits: one outcome each, none paid twice, none lost. */
@@ -141,6 +207,12 @@ function judgeDeposits(evidence: Evidence, violations: Violation[]) {
 
 /** Each pool's books against its swap party's holdings; answers how many are equal. */
 function judgePools(evidence: Evidence, violations: Violation[]): number {
+  for (const flag of evidence.mismatches) {
+    violations.push({
+      kind: 'reconciliation_mismatch',
+      detail: `open ${flag.kind} flag ${flag.id}: the service's reconciliation blocked a pool`,
+    });
+  }
   let poolsBalanced = 0;
   for (const pool of evidence.pools) {
     const sides = (['a', 'b'] as const).filter(

@@ -20,10 +20,20 @@
  * judged once the checkpoint has passed them (the devnet seed funds pools this way before their
  * books exist). A pool added to a running ledger (`admin pools add`) is judged once the
  * checkpoint has passed the offset its reserves were read at. A swap party serves one pool.
+ *
+ * An atomic swap's books move at its execution, in the transaction that records its commit, not
+ * with the checkpoint of its update (the update stream skips it): a swap completed in the books
+ * whose update is after the checkpoint is counted in the holdings at the checkpoint as well (its
+ * update is not undone), and a pool with a swap `executing` — committed on the ledger, perhaps,
+ * and not yet in the books, as after a killed process — is deferred. The completed swaps are
+ * those of the last `ATOMIC_LOOKBACK_MS`, read in the books' snapshot; a window holding an
+ * atomic swap's update older than half of that defers the run, so none completed before the
+ * look-back can be in it.
  */
 import { Amount, type Instrument, instrumentKey } from '@poolparty/core';
 import { type Holding, LedgerError, type LedgerUpdate } from '@poolparty/ledger';
 import {
+  atomicSwapCommands,
   incompleteCompletedSwaps,
   insertReconciliationRun,
   latestReconciliationRun,
@@ -39,6 +49,12 @@ import type { EngineContext } from './context.js';
 export const RECONCILIATION_MISMATCH = 'reconciliation_mismatch';
 /** Completed swaps with broken accounting named in a run's details, at most. */
 const INCOMPLETE_SAMPLE_MAX = 20;
+/**
+ * How far back the books' snapshot lists the atomic swaps completed (see the module's note): far
+ * beyond a checkpoint's lag behind a live ledger, and beyond the clocks' skew and a ledger round
+ * trip between a swap's `completed_at` and its update's record time.
+ */
+export const ATOMIC_LOOKBACK_MS = 10 * 60_000;
 
 export interface ReconciliationReport {
   /** The runs recorded, one per pool that could be compared. */
@@ -81,7 +97,9 @@ export async function reconcile(
   ctx: EngineContext,
   signal?: AbortSignal,
 ): Promise<ReconciliationReport> {
-  const books = await readBooksAtCheckpoint(ctx.db, ctx.settings.stream);
+  const now = ctx.clock.now();
+  const since = new Date(now.getTime() - ATOMIC_LOOKBACK_MS);
+  const books = await readBooksAtCheckpoint(ctx.db, ctx.settings.stream, since);
   const all = (reason: string) => ({
     runs: [],
     deferred: books.pools.map((pool) => ({ poolId: pool.poolId, reason })),
@@ -91,8 +109,16 @@ export async function reconcile(
   const parties = new Set(books.pools.flatMap((pool) => [pool.swapParty, pool.lpParty]));
   const ledger = await readHoldings(ctx, parties);
   if (ledger === null) return all('the ledger kept committing while its holdings were read');
-  const window = await readWindow(ctx, books.checkpoint, ledger.end, parties, signal);
+  const recorded = new Set(books.pools.flatMap((pool) => pool.atomicRecorded));
+  const window = await readWindow(ctx, { from: books.checkpoint, to: ledger.end }, parties, {
+    recorded,
+    oldBefore: new Date(now.getTime() - ATOMIC_LOOKBACK_MS / 2),
+    signal,
+  });
   if ('deferred' in window) return all(window.deferred);
+  if ((await atomicSwapCommands(ctx.db, window.oldCommands)).size > 0) {
+    return all('an atomic swap older than the look-back is after the checkpoint');
+  }
   const runs: ReconciliationRun[] = [];
   const deferred: { poolId: string; reason: string }[] = [];
   for (const pool of books.pools) {
@@ -102,6 +128,10 @@ export async function reconcile(
     }
     if (window.minted.has(pool.swapParty) || window.minted.has(pool.lpParty)) {
       deferred.push({ poolId: pool.poolId, reason: 'a mint or burn after the checkpoint' });
+      continue;
+    }
+    if (pool.atomicExecuting > 0) {
+      deferred.push({ poolId: pool.poolId, reason: 'an atomic swap of it is executing' });
       continue;
     }
     const atCheckpoint = (party: string, instrument: Instrument) =>
@@ -222,17 +252,28 @@ interface Window {
   readonly deltas: Map<string, bigint>;
   /** Swap parties minted to or burnt from after the checkpoint. */
   readonly minted: Set<string>;
+  /** Command ids of the window's updates recorded before `oldBefore` (atomic swaps' or not). */
+  readonly oldCommands: string[];
+}
+
+/** How the window reads the atomic swaps' updates (see the module's note). */
+interface AtomicInWindow {
+  /** Updates of atomic swaps the books hold already: not undone. */
+  readonly recorded: ReadonlySet<string>;
+  /** Updates recorded before this are listed by command id, to look for old atomic swaps. */
+  readonly oldBefore: Date;
+  readonly signal: AbortSignal | undefined;
 }
 
 /** What the updates in (from, to] did to the swap parties' holdings. */
 async function readWindow(
   ctx: EngineContext,
-  from: number,
-  to: number,
+  { from, to }: { readonly from: number; readonly to: number },
   parties: ReadonlySet<string>,
-  signal: AbortSignal | undefined,
+  atomic: AtomicInWindow,
 ): Promise<Window | { readonly deferred: string }> {
-  const window: Window = { deltas: new Map(), minted: new Set() };
+  const { signal } = atomic;
+  const window: Window = { deltas: new Map(), minted: new Set(), oldCommands: [] };
   if (to <= from) return window;
   const controller = new AbortController();
   const stop = () => controller.abort();
@@ -251,7 +292,10 @@ async function readWindow(
           deferred: `more than ${ctx.settings.reconcileWindowUpdatesMax} updates to ingest`,
         };
       }
-      addUpdate(window, update, parties);
+      if (update.commandId !== null && update.recordTime < atomic.oldBefore) {
+        window.oldCommands.push(update.commandId);
+      }
+      if (!atomic.recorded.has(update.updateId)) addUpdate(window, update, parties);
       if (update.offset >= to) break;
     }
   } catch (error) {

@@ -22,6 +22,7 @@ import {
   readSafeInteger,
   readString,
   readStringOrNull,
+  readStrings,
 } from './columns.js';
 import type { Queryable, Row } from './database.js';
 import { intentRow, type OutboxReader, outboxReader, writeIntentStates } from './intent-states.js';
@@ -129,10 +130,6 @@ export class HoldingReservedError extends BaseError<'holding_reserved'> {
   }
 }
 
-function stringsOf(value: unknown): string[] {
-  return Array.isArray(value) ? value.map((item) => readString(item)) : [];
-}
-
 function executionOf(row: Row): AtomicSwapExecution | null {
   if (row.update_id === null || row.update_id === undefined) return null;
   const reserves = [row.input_reserve_before, row.output_reserve_before];
@@ -172,8 +169,8 @@ export function atomicSwapFromRow(row: Row): AtomicSwapRecord {
     platformFeePolicy: row.platform_fee_policy ?? null,
     preparation: {
       commandId: readString(row.command_id),
-      inputHoldingIds: stringsOf(row.input_holding_ids),
-      outputHoldingIds: stringsOf(row.output_holding_ids),
+      inputHoldingIds: readStrings(row.input_holding_ids),
+      outputHoldingIds: readStrings(row.output_holding_ids),
       preparedTransaction: readString(row.prepared_transaction),
       preparedTransactionHash: readString(row.prepared_transaction_hash),
       hashingSchemeVersion: readString(row.hashing_scheme_version),

@@ -74,6 +74,11 @@ export function jsonParamOrNull(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
 }
 
+/** A JSON array of strings (a `jsonb` or `json_agg` column); an absent one is empty. */
+export function readStrings(value: unknown): string[] {
+  return Array.isArray(value) ? value.map((item) => readString(item)) : [];
+}
+
 /** A column's value as a record's field; each throws on a value of another type. */
 export const read = {
   amount: readAmount,
@@ -84,4 +89,5 @@ export const read = {
   stringOrNull: readStringOrNull,
   safeInteger: readSafeInteger,
   integerOrNull: readIntegerOrNull,
+  strings: readStrings,
 } as const;

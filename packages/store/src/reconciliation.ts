@@ -1,5 +1,5 @@
 /** Reconciliation runs: the last one per pool decides whether the guard blocks it. */
-import { Amount, type Instrument } from '@poolparty/core';
+import type { Instrument } from '@poolparty/core';
 import { jsonParam, read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
@@ -71,6 +71,10 @@ export interface PoolBooksAtCheckpoint {
   readonly lpParty: string;
   /** The offset the pool's books begin after (`admin pools add`); null: the ledger's start. */
   readonly booksFromOffset: number | null;
+  /** Its atomic swaps `executing`: their ledger commit may be in the holdings, not in the books. */
+  readonly atomicExecuting: number;
+  /** The updates of its atomic swaps completed since the time asked: in the books already. */
+  readonly atomicRecorded: readonly string[];
   readonly sides: readonly {
     readonly side: 'a' | 'b';
     readonly instrument: Instrument;
@@ -90,9 +94,15 @@ const LP_HELD = (side: 'a' | 'b') => `(SELECT coalesce(sum(d.amount), 0) FROM li
    WHERE d.pool_id = p.pool_id AND d.status IN ('forwarding', 'returning', 'flagged')
      AND d.instrument_id = p.token_${side}_id AND d.instrument_admin = p.token_${side}_admin)`;
 
+/**
+ * Every pool's books and the checkpoint, in one snapshot; with each pool's atomic swaps
+ * `executing`, and the updates of those completed since `atomicRecordedSince` (an atomic swap's
+ * books move at its execution, not with the checkpoint of its update).
+ */
 export async function readBooksAtCheckpoint(
   q: Queryable,
   stream: string,
+  atomicRecordedSince: Date,
 ): Promise<BooksAtCheckpoint> {
   // One statement, one snapshot: the books exactly as of the checkpoint read beside them.
   const rows = await q.query(
@@ -102,10 +112,15 @@ export async function readBooksAtCheckpoint(
        ${LP_HELD('b')} AS lp_books_b,
        a.reserve_a + a.inflight_a + a.outgoing_a + a.fees_a AS books_a,
        a.reserve_b + a.inflight_b + a.outgoing_b + a.fees_b AS books_b,
-       (SELECT o.last_offset FROM ledger_offsets o WHERE o.stream = $1) AS checkpoint
+       (SELECT o.last_offset FROM ledger_offsets o WHERE o.stream = $1) AS checkpoint,
+       (SELECT count(*) FROM atomic_swaps s
+         WHERE s.pool_id = p.pool_id AND s.status = 'executing') AS atomic_executing,
+       (SELECT coalesce(json_agg(s.update_id), '[]'::json) FROM atomic_swaps s
+         WHERE s.pool_id = p.pool_id AND s.status = 'completed' AND s.completed_at >= $2)
+         AS atomic_recorded
      FROM pools p JOIN pool_accounting a ON a.pool_id = p.pool_id
      ORDER BY p.pool_id`,
-    [stream],
+    [stream, atomicRecordedSince],
   );
   const first = rows[0];
   const checkpoint =
@@ -119,6 +134,8 @@ function poolBooksFromRow(row: Row): PoolBooksAtCheckpoint {
     swapParty: read.string(row.swap_party),
     lpParty: read.string(row.lp_party),
     booksFromOffset: read.integerOrNull(row.books_from_offset),
+    atomicExecuting: read.safeInteger(row.atomic_executing),
+    atomicRecorded: read.strings(row.atomic_recorded),
     sides: [
       {
         side: 'a',

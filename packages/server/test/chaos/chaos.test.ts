@@ -1,13 +1,14 @@
 /**
  * `npm run chaos` at CI size: 150 swaps by wallets through the SDK across every pool, both
- * directions, one-step and two-step deposits, some set up to be refunded, and beside them 8
- * liquidity rounds (stray deposits to LP parties of every kind, cancels raced against deposits),
- * against the devnet ledger server, an api and two worker processes on PostgreSQL, with every
+ * directions, one-step and two-step deposits, some set up to be refunded, and beside them 15
+ * atomic swaps signed by their wallets (some at the tightest slippage, some cancelled unsigned)
+ * and 8 liquidity rounds (stray deposits to LP parties of every kind, cancels raced against
+ * deposits), against the devnet ledger server, an api and two worker processes on PostgreSQL, with every
  * kind of ledger fault on, three workers SIGKILLed and restarted and every store session of the
  * deployment ended three times along the way. Once settled, every deposit has exactly one
  * outcome, nothing was paid twice or lost, each pool's books equal its holdings, every LP deposit
  * came back or joined its pool, the LP parties hold nothing, every provider holds what it should,
- * and no process exited unasked.
+ * every atomic swap completed in one update or moved nothing, and no process exited unasked.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -95,6 +96,16 @@ describe.skipIf(skipReason !== null)('chaos at CI size', () => {
     expect(lp.providersBalanced).toBe(lp.providerBalances);
     expect(lp.instrumentsConserved).toBe(lp.instruments);
 
+    // The atomic swaps ran beside them, signed by their wallets: each one prepared completed in
+    // one update of its two legs or ended with nothing moved (a prepare may be refused: the
+    // deposit flow's payouts spend the pool's holdings too), none executed twice, none left open.
+    expect(options.atomic).toBe(15);
+    expect(Object.values(report.atomic.byOutcome).reduce((sum, n) => sum + n, 0)).toBe(15);
+    expect(verdict.atomic.completed).toBeGreaterThan(0);
+    expect(verdict.atomic.completed + verdict.atomic.nothingMoved).toBe(verdict.atomic.swaps);
+    expect([verdict.atomic.doubled, verdict.atomic.lost, verdict.atomic.open]).toEqual([0, 0, 0]);
+    expect(report.atomic.byOutcome.completed).toBe(verdict.atomic.completed);
+
     // The report as the command writes it.
     const written = writeReport(out, report);
     expect(JSON.parse(readFileSync(written.json, 'utf8')).verdict.passed).toBe(true);
@@ -103,12 +114,13 @@ describe.skipIf(skipReason !== null)('chaos at CI size', () => {
 });
 
 describe('chaos options', () => {
-  it('defaults to 10 000 swaps, 25 kills, 25 store session drops and 500 liquidity rounds on two workers', () => {
+  it('defaults to 10 000 swaps, 25 kills, 25 store session drops, 500 liquidity rounds and 1 000 atomic swaps on two workers', () => {
     expect(parseChaosArgs([])).toMatchObject({
       swaps: 10_000,
       kills: 25,
       drops: 25,
       liquidity: 500,
+      atomic: 1_000,
       workers: 2,
       seed: 1,
     });
@@ -119,8 +131,9 @@ describe('chaos options', () => {
       kills: 5,
       drops: 5,
       liquidity: 100,
+      atomic: 200,
     });
-    expect(parseChaosArgs(['--swaps', '150'])).toMatchObject({ liquidity: 8 });
+    expect(parseChaosArgs(['--swaps', '150'])).toMatchObject({ liquidity: 8, atomic: 15 });
   });
 
   it('takes --liquidity, and --liquidity 0 for none', () => {
@@ -128,6 +141,11 @@ describe('chaos options', () => {
       liquidity: 50,
     });
     expect(parseChaosArgs(['--liquidity', '0'])).toMatchObject({ liquidity: 0, kills: 25 });
+  });
+
+  it('takes --atomic, and --atomic 0 for none', () => {
+    expect(parseChaosArgs(['--swaps', '100', '--atomic', '40'])).toMatchObject({ atomic: 40 });
+    expect(parseChaosArgs(['--atomic', '0'])).toMatchObject({ atomic: 0, liquidity: 500 });
   });
 
   it.each([
@@ -141,6 +159,8 @@ describe('chaos options', () => {
     [['--liquidity=-1'], '--liquidity must be a whole number of at least 0, not "-1"'],
     [['--liquidity', 'some'], '--liquidity must be a whole number of at least 0, not "some"'],
     [['--swaps', '10', '--liquidity', '6'], '--liquidity 6 is more than half of --swaps 10'],
+    [['--atomic=-1'], '--atomic must be a whole number of at least 0, not "-1"'],
+    [['--swaps', '10', '--atomic', '6'], '--atomic 6 is more than half of --swaps 10'],
     [['--out', ''], '--out needs a folder'],
     [['--swaps'], "Option '--swaps <value>' argument missing"],
   ])('refuses %j with one clear line', (args, message) => {

@@ -1,7 +1,9 @@
 /**
  * The chaos run's reading of the ledger, on a ledger of hand-made updates: what an LP party
- * forwards to a swap party is no deposit, a second delivery of an update counts once, and each
- * party's mints, fees and holdings, and every transfer leaving the run's parties, are read.
+ * forwards to a swap party is no deposit, an atomic swap's execution (an update under a stored
+ * swap's command id) is read as such and not as a deposit, a second delivery of an update counts
+ * once, and each party's mints, fees and holdings, and every transfer leaving the run's parties,
+ * are read.
  */
 import { Amount, type Instrument } from '@poolparty/core';
 import {
@@ -151,5 +153,25 @@ describe('the chaos reading of the ledger', () => {
         reason: 'payout:swp_9',
       },
     ]);
+  });
+
+  it("reads an atomic swap's execution as such, its input leg no deposit", async () => {
+    const legs = update(
+      8,
+      transfer('trader::1', 'swap::1', '3'),
+      transfer('swap::1', 'trader::1', '2'),
+    );
+    const executed = { ...legs, commandId: 'atomic-atm_1-1' };
+    const trader = holding('trader::1', '8');
+    const reading = await readLedger(
+      ledgerOf([...updates, executed], [...holdings.slice(0, 2), trader]),
+      PARTIES,
+      new Set(['atomic-atm_1-1']),
+    );
+    expect(reading.atomicUpdates).toEqual([
+      { commandId: 'atomic-atm_1-1', updateId: 'u8', transfers: 2 },
+    ]);
+    expect(reading.deposits.map((d) => d.updateId)).toEqual(['u4']);
+    expect(reading.crossings.map((c) => c.updateId)).toEqual(['u6']);
   });
 });

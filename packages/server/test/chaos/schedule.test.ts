@@ -1,11 +1,13 @@
 /**
  * The chaos plan: every pool in both directions with each setup present, kills spread over the
  * run in order, liquidity rounds spread the same way with both kinds for every provider and every
- * stray kind, and the same seed giving the same plan.
+ * stray kind, atomic swaps spread the same way with every trader on every pool and each setup,
+ * and the same seed giving the same plan.
  */
 import { describe, expect, it } from 'vitest';
 import {
   CANCEL_OFFSET_MAX_MS,
+  planAtomicSwaps,
   planDrops,
   planKills,
   planLiquidity,
@@ -132,5 +134,34 @@ describe('liquidity plan', () => {
     expect(planLiquidity(500, 25, 4, 3, 7)).toEqual(planLiquidity(500, 25, 4, 3, 7));
     expect(planLiquidity(500, 25, 4, 3, 7)).not.toEqual(planLiquidity(500, 25, 4, 3, 8));
     expect(planLiquidity(500, 0, 4, 3, 7)).toEqual([]);
+  });
+});
+
+describe('atomic swap plan', () => {
+  it('spreads the swaps over the run, every trader on every pool, each setup', () => {
+    const plan = planAtomicSwaps(10_000, 1_000, 3, 3, 1);
+    expect(plan).toHaveLength(1_000);
+    const points = plan.map((p) => p.afterSwaps);
+    expect(points).toEqual([...points].sort((a, b) => a - b));
+    expect(Math.max(...points)).toBeLessThanOrEqual(9_800);
+    const pairs = new Set(plan.map((p) => `${p.trader}:${p.pool}`));
+    expect(pairs.size).toBe(9);
+    expect(new Set(plan.map((p) => p.setup))).toEqual(new Set(['signed', 'tight', 'cancelled']));
+    for (const swap of plan) {
+      expect(swap.size).toBeGreaterThanOrEqual(1);
+      expect(swap.size).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('trades every pool even in a small run', () => {
+    expect(new Set(planAtomicSwaps(150, 15, 3, 3, 11).map((p) => p.pool))).toEqual(
+      new Set([0, 1, 2]),
+    );
+  });
+
+  it('gives the same plan for the same seed, another for another, none for none', () => {
+    expect(planAtomicSwaps(500, 50, 3, 3, 7)).toEqual(planAtomicSwaps(500, 50, 3, 3, 7));
+    expect(planAtomicSwaps(500, 50, 3, 3, 7)).not.toEqual(planAtomicSwaps(500, 50, 3, 3, 8));
+    expect(planAtomicSwaps(500, 0, 3, 3, 7)).toEqual([]);
   });
 });

@@ -1,10 +1,12 @@
 /**
  * The chaos verdict on hand-made evidence: a clean run passes; a double payout, a lost deposit
- * (unrecorded, without outcome, or never on the ledger), a deposit in two outcomes and books that
- * differ from the holdings each fail it. On the liquidity side: a deposit to an LP party left
+ * (unrecorded, without outcome, or never on the ledger), a deposit in two outcomes, books that
+ * differ from the holdings and a pool the service's own reconciliation blocked each fail it. On the liquidity side: a deposit to an LP party left
  * part-way, one taken by a cancelled intent, an LP party holding anything, an update or swap set
  * aside, a provider short of what it should hold, an instrument not conserved over the run's
- * parties, and a transfer to a party outside the run each fail it.
+ * parties, and a transfer to a party outside the run each fail it. Atomic swaps: one completed
+ * in one update of its two legs and one ended with nothing moved pass; one executed twice, one
+ * whose books and ledger disagree, and one never ended each fail it.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -21,6 +23,8 @@ const USDCX = 'USDCx@usdcx::1';
 
 /**
  * Three swap deposits: one paid out, one whose swap was refunded, one unmatched and returned.
+ * Atomic swaps: atm_1 completed in update ua1 under its second preparation's command id, atm_2
+ * ended price_moved with nothing on the ledger.
  * Liquidity: provider lp::1 sent a stray 2 Amulet that came back, and an intent of 10 Amulet and
  * 5 USDCx that completed; provider lp::2 had a deposit of 1 USDCx returned after its cancel.
  */
@@ -44,6 +48,10 @@ function cleanRun(): { store: StoreReading; ledger: LedgerReading; pools: PoolBa
         { provider: 'lp::1', instrument: AMULET, amount: '10' },
         { provider: 'lp::1', instrument: USDCX, amount: '5' },
       ],
+      atomicSwaps: [
+        atomicSwap('atm_1', 'completed', 2, 'ua1'),
+        atomicSwap('atm_2', 'price_moved', 1, null),
+      ],
     },
     ledger: {
       deposits: [
@@ -63,9 +71,15 @@ function cleanRun(): { store: StoreReading; ledger: LedgerReading; pools: PoolBa
         account('lpp::1', AMULET, { minted: '0', holdings: '0' }),
       ],
       crossings: [],
+      atomicUpdates: [{ commandId: 'atomic-atm_1-2', updateId: 'ua1', transfers: 2 }],
     },
     pools: [{ poolId: 'p', books: { a: '100.5', b: '7' }, holdings: { a: '100.5', b: '7.0' } }],
   };
+}
+
+function atomicSwap(id: string, status: string, preparations: number, updateId: string | null) {
+  const commandIds = Array.from({ length: preparations }, (_, n) => `atomic-${id}-${n + 1}`);
+  return { atomicSwapId: id, status, commandIds, updateId };
 }
 
 function lpDeposit(
@@ -193,6 +207,17 @@ describe('chaos verdict', () => {
       flags: [{ intentId: null, depositId: 'dep_3', kind: 'refund_failed' }],
     };
     expect(kinds(judged({ ...run, store }))).toEqual(['several_outcomes']);
+  });
+
+  it("fails a pool the service's own reconciliation blocked", () => {
+    const run = cleanRun();
+    const openFlags = [...run.store.openFlags, { id: 8, kind: 'reconciliation_mismatch' }];
+    expect(judged({ ...run, store: { ...run.store, openFlags } }).violations).toEqual([
+      {
+        kind: 'reconciliation_mismatch',
+        detail: "open reconciliation_mismatch flag 8: the service's reconciliation blocked a pool",
+      },
+    ]);
   });
 
   it('fails books that differ from the holdings by one unit', () => {
@@ -341,5 +366,69 @@ describe('chaos verdict on liquidity', () => {
         detail: `0.5 ${AMULET} from swap::1 to stranger::1 (payout:swp_9, update u9)`,
       },
     ]);
+  });
+});
+
+describe('chaos verdict on atomic swaps', () => {
+  const withAtomic = (
+    swaps: ReturnType<typeof atomicSwap>[],
+    updates: { commandId: string; updateId: string; transfers: number }[],
+  ) => {
+    const run = cleanRun();
+    return judged({
+      ...run,
+      store: { ...run.store, atomicSwaps: swaps },
+      ledger: { ...run.ledger, atomicUpdates: updates },
+    });
+  };
+
+  it('passes a swap completed in the one update it recorded and one that moved nothing', () => {
+    expect(judged(cleanRun()).atomic).toEqual({
+      swaps: 2,
+      completed: 1,
+      nothingMoved: 1,
+      doubled: 0,
+      lost: 0,
+      open: 0,
+    });
+  });
+
+  it('fails a swap executed under two of its preparations', () => {
+    const verdict = withAtomic(
+      [atomicSwap('atm_1', 'completed', 2, 'ua1')],
+      [
+        { commandId: 'atomic-atm_1-1', updateId: 'ua0', transfers: 2 },
+        { commandId: 'atomic-atm_1-2', updateId: 'ua1', transfers: 2 },
+      ],
+    );
+    expect(verdict.atomic.doubled).toBe(1);
+    expect(verdict.violations).toEqual([
+      {
+        kind: 'atomic_swap_doubled',
+        detail:
+          'atomic swap atm_1 is completed with recorded update ua1; on the ledger: ua0 of 2 transfers, ua1 of 2 transfers',
+      },
+    ]);
+  });
+
+  it.each([
+    ['moved though it ended price_moved', atomicSwap('atm_2', 'price_moved', 1, null), 'ua2', 2],
+    ['completed in another update', atomicSwap('atm_2', 'completed', 1, 'ua1'), 'ua2', 2],
+    ['completed in an update of one leg', atomicSwap('atm_2', 'completed', 1, 'ua2'), 'ua2', 1],
+  ])('fails a swap %s', (_, swap, updateId, transfers) => {
+    const verdict = withAtomic([swap], [{ commandId: 'atomic-atm_2-1', updateId, transfers }]);
+    expect(verdict.atomic.lost).toBe(1);
+    expect(kinds(verdict)).toEqual(['atomic_swap_lost']);
+  });
+
+  it('fails a swap completed with nothing on the ledger', () => {
+    const verdict = withAtomic([atomicSwap('atm_3', 'completed', 1, 'ua3')], []);
+    expect(kinds(verdict)).toEqual(['atomic_swap_lost']);
+  });
+
+  it.each(['prepared', 'executing'])('fails a swap left %s', (status) => {
+    const verdict = withAtomic([atomicSwap('atm_4', status, 1, null)], []);
+    expect(verdict.atomic.open).toBe(1);
+    expect(kinds(verdict)).toEqual(['atomic_swap_open']);
   });
 });

@@ -36,19 +36,23 @@ export interface WorkerProcess {
   readonly output: () => string;
 }
 
+/**
+ * `poolparty serve` as a worker on the store at `databaseUrl`, with `env` (the ledger's settings,
+ * and any other) added last: `POOLPARTY_ROLE: 'api'` there makes it an api process instead.
+ */
 export function startWorkerProcess(
   dataDir: string,
   databaseUrl: string,
-  ledgerEnv: Readonly<Record<string, string>>,
+  env: Readonly<Record<string, string>>,
 ): WorkerProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0'], {
     env: {
       ...process.env,
-      ...ledgerEnv,
       POOLPARTY_DATA_DIR: dataDir,
       POOLPARTY_ROLE: 'worker',
       DATABASE_URL: databaseUrl,
       LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
