@@ -153,13 +153,19 @@ export function endSetAside(
   deps.atomicSwaps?.endSetAside?.(swap.preparation.outputHoldingIds);
 }
 
-/** The port's refusal of a prepare, as the catalogue's error; null for one it does not know. */
-function prepareRefusal(error: unknown): DomainError | null {
+/**
+ * The port's refusal of a prepare, as the catalogue's error; null for one it does not know. A
+ * side's inputs are refused naming their sender: the pool's swap party's are the pool's holdings
+ * (busy: spent since they were picked), any other the trader's funds.
+ */
+function prepareRefusal(error: unknown, poolParty: string): DomainError | null {
   if (!(error instanceof LedgerError)) return null;
   switch (error.code) {
     case 'insufficient_holdings':
     case 'invalid_inputs':
-      return new DomainError('insufficient_funds', `The trader's holdings: ${error.message}`);
+      return error.message.includes(poolParty)
+        ? new DomainError('pool_holdings_busy', `The pool's holdings: ${error.message}; try again.`)
+        : new DomainError('insufficient_funds', `The trader's holdings: ${error.message}`);
     case 'not_authorized':
     case 'unknown_party':
       return new DomainError('validation_error', `The swap cannot be prepared: ${error.message}`);
@@ -226,7 +232,7 @@ export async function prepareAtomicSwap<V>(
       return answered(tx, swap, respond);
     });
   } catch (error) {
-    throw prepareRefusal(error) ?? error;
+    throw prepareRefusal(error, pool.swapParty) ?? error;
   }
 }
 
