@@ -6,6 +6,7 @@
  */
 import { ValidationError } from '../errors.js';
 import { type WaitBounds, withinBounds } from '../liquidity/deadline.js';
+import { Followers } from '../swap/followers.js';
 import { type StatusOrigin, type StatusSource, StatusWatcher } from '../swap/status-watcher.js';
 import type { AtomicSwap, AtomicSwapState } from '../types.js';
 import { decodeBase64, type PreparedTransfer, transfersOf } from './prepared-transaction.js';
@@ -146,9 +147,7 @@ export class AtomicSwapObject {
   #data: AtomicSwap;
   readonly #services: AtomicSwapServices;
   readonly #watcher: StatusWatcher<AtomicSwap>;
-  // biome-ignore lint/suspicious/noExplicitAny: event listeners and error listeners share the map.
-  readonly #listeners = new Map<string, Set<(value: any) => void>>();
-  readonly #waiters = new Set<(swap: AtomicSwap) => void>();
+  readonly #followers = new Followers<AtomicSwap>('atomic swap', ATOMIC_SWAP_EVENTS);
   #followedBy: StatusOrigin | null = null;
 
   constructor(data: AtomicSwap, services: AtomicSwapServices) {
@@ -159,10 +158,9 @@ export class AtomicSwapObject {
         this.#followedBy = origin;
         return this.#observe(observed);
       },
-      onError: (error) => {
-        for (const listener of [...(this.#listeners.get('error') ?? [])]) listener(error);
-      },
+      onError: (error) => this.#followers.tell('error', error),
     });
+    this.#followers.watchWith(this.#watcher);
   }
 
   /**
@@ -234,21 +232,13 @@ export class AtomicSwapObject {
   on(event: AtomicSwapEventName, listener: AtomicSwapListener): this;
   on(event: 'error', listener: AtomicSwapErrorListener): this;
   on(event: string, listener: AtomicSwapListener | AtomicSwapErrorListener): this {
-    if (!(ATOMIC_SWAP_EVENTS as readonly string[]).includes(event) && event !== 'error') {
-      throw new ValidationError(`Unknown atomic swap event "${event}"`, {
-        code: 'validation_error',
-      });
-    }
-    const listeners = this.#listeners.get(event) ?? new Set();
-    this.#listeners.set(event, listeners.add(listener));
-    this.#follow();
+    this.#followers.listen(event, listener, this.#ended);
     return this;
   }
 
   /** Removes a listener; following stops when nobody listens or waits. */
   off(event: string, listener: AtomicSwapListener | AtomicSwapErrorListener): this {
-    this.#listeners.get(event)?.delete(listener);
-    this.#idle();
+    this.#followers.unlisten(event, listener);
     return this;
   }
 
@@ -263,23 +253,13 @@ export class AtomicSwapObject {
       const check = (swap: AtomicSwap) => {
         if (TERMINAL.includes(swap.status)) resolve(swap);
       };
-      this.#waiters.add(check);
       check(this.#data);
-      this.#follow();
-      return () => {
-        this.#waiters.delete(check);
-        this.#idle();
-      };
+      return this.#followers.wait(check, this.#ended);
     });
   }
 
-  #follow(): void {
-    if (!TERMINAL.includes(this.#data.status)) this.#watcher.start();
-  }
-
-  #idle(): void {
-    const listening = [...this.#listeners.values()].some((set) => set.size > 0);
-    if (!listening && this.#waiters.size === 0) this.#watcher.stop();
+  get #ended(): boolean {
+    return TERMINAL.includes(this.#data.status);
   }
 
   /** Takes an observation from any source; true once the swap has ended. */
@@ -288,10 +268,8 @@ export class AtomicSwapObject {
     // An ended swap stays as it ended: a late observation of an earlier state is dropped.
     if (TERMINAL.includes(before.status)) return true;
     this.#data = next;
-    if (next.status !== before.status) {
-      for (const listener of [...(this.#listeners.get(next.status) ?? [])]) listener(next);
-    }
-    for (const waiter of [...this.#waiters]) waiter(next);
+    if (next.status !== before.status) this.#followers.tell(next.status, next);
+    this.#followers.observed(next);
     const ended = TERMINAL.includes(next.status);
     if (ended) this.#watcher.stop();
     return ended;

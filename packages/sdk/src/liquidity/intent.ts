@@ -8,8 +8,9 @@
  * is not invented.
  */
 import { LIQUIDITY_STATES, LIQUIDITY_TERMINAL_STATES } from '../catalogue.js';
-import { PoolPartyError, ValidationError } from '../errors.js';
+import { PoolPartyError } from '../errors.js';
 import type { CallOptions, WriteOptions } from '../http/request-sender.js';
+import { Followers } from '../swap/followers.js';
 import { type StatusSource, StatusWatcher } from '../swap/status-watcher.js';
 import type { LiquidityIntent, LiquidityState } from '../types.js';
 import { type WaitBounds, withinBounds } from './deadline.js';
@@ -56,9 +57,7 @@ export class LiquidityIntentHandle {
   readonly #id: string;
   readonly #services: LiquidityServices;
   readonly #watcher: StatusWatcher<LiquidityIntent>;
-  // biome-ignore lint/suspicious/noExplicitAny: state listeners and error listeners share the map.
-  readonly #listeners = new Map<string, Set<(value: any) => void>>();
-  readonly #waiters = new Set<(intent: LiquidityIntent) => void>();
+  readonly #followers = new Followers<LiquidityIntent>('liquidity', LIQUIDITY_STATES);
   #latest: LiquidityIntent;
 
   constructor(intent: LiquidityIntent, services: LiquidityServices) {
@@ -67,10 +66,9 @@ export class LiquidityIntentHandle {
     this.#latest = intent;
     this.#watcher = new StatusWatcher(this.#id, services, {
       onStatus: (observed) => this.#observe(observed),
-      onError: (error) => {
-        for (const listener of [...(this.#listeners.get('error') ?? [])]) listener(error);
-      },
+      onError: (error) => this.#followers.tell('error', error),
     });
+    this.#followers.watchWith(this.#watcher);
   }
 
   /** The intent as last observed (its data fields are as created). */
@@ -97,19 +95,13 @@ export class LiquidityIntentHandle {
   on(event: LiquidityEventName, listener: LiquidityListener): this;
   on(event: 'error', listener: LiquidityErrorListener): this;
   on(event: string, listener: LiquidityListener | LiquidityErrorListener): this {
-    if (!(LIQUIDITY_STATES as readonly string[]).includes(event) && event !== 'error') {
-      throw new ValidationError(`Unknown liquidity event "${event}"`, { code: 'validation_error' });
-    }
-    const listeners = this.#listeners.get(event) ?? new Set();
-    this.#listeners.set(event, listeners.add(listener));
-    this.#follow();
+    this.#followers.listen(event, listener, this.#ended);
     return this;
   }
 
   /** Removes a listener; following stops when nobody listens or waits. */
   off(event: string, listener: LiquidityListener | LiquidityErrorListener): this {
-    this.#listeners.get(event)?.delete(listener);
-    this.#idle();
+    this.#followers.unlisten(event, listener);
     return this;
   }
 
@@ -129,24 +121,13 @@ export class LiquidityIntentHandle {
         if (status === until || (goal >= 0 && TO_UNITS.indexOf(status) >= goal)) resolve(intent);
         else if (TERMINAL.includes(status)) reject(outcomeError(intent));
       };
-      const waiter = (intent: LiquidityIntent) => check(intent);
-      this.#waiters.add(waiter);
       check(this.#latest);
-      this.#follow();
-      return () => {
-        this.#waiters.delete(waiter);
-        this.#idle();
-      };
+      return this.#followers.wait(check, this.#ended);
     });
   }
 
-  #follow(): void {
-    if (!TERMINAL.includes(this.#latest.status)) this.#watcher.start();
-  }
-
-  #idle(): void {
-    const listening = [...this.#listeners.values()].some((set) => set.size > 0);
-    if (!listening && this.#waiters.size === 0) this.#watcher.stop();
+  get #ended(): boolean {
+    return TERMINAL.includes(this.#latest.status);
   }
 
   #seen(intent: LiquidityIntent): LiquidityIntent {
@@ -159,10 +140,8 @@ export class LiquidityIntentHandle {
     const before = this.#latest.status;
     if (rank(intent.status) < rank(before)) return false;
     this.#latest = intent;
-    if (intent.status !== before) {
-      for (const listener of [...(this.#listeners.get(intent.status) ?? [])]) listener(intent);
-    }
-    for (const waiter of [...this.#waiters]) waiter(intent);
+    if (intent.status !== before) this.#followers.tell(intent.status, intent);
+    this.#followers.observed(intent);
     const ended = TERMINAL.includes(intent.status);
     if (ended) this.#watcher.stop();
     return ended;

@@ -12,8 +12,9 @@
  * when the withdrawal does. An observation older than what was seen (a payout back from `paid`)
  * is dropped; a flagged payout back to `pending` is an operator sending it again.
  */
-import { PoolPartyError, ValidationError } from '../errors.js';
+import { PoolPartyError } from '../errors.js';
 import type { CallOptions } from '../http/request-sender.js';
+import { Followers } from '../swap/followers.js';
 import { type StatusOrigin, type StatusSource, StatusWatcher } from '../swap/status-watcher.js';
 import type { Payout, Withdrawal } from '../types.js';
 import { type WaitBounds, withinBounds } from './deadline.js';
@@ -61,9 +62,7 @@ export class WithdrawalHandle {
   readonly #id: string;
   readonly #services: WithdrawalServices;
   readonly #watcher: StatusWatcher<Withdrawal>;
-  // biome-ignore lint/suspicious/noExplicitAny: event listeners and error listeners share the map.
-  readonly #listeners = new Map<string, Set<(value: any) => void>>();
-  readonly #waiters = new Set<(withdrawal: Withdrawal) => void>();
+  readonly #followers = new Followers<Withdrawal>('withdrawal', WITHDRAWAL_EVENTS);
   #latest: Withdrawal;
   #followedBy: StatusOrigin | null = null;
 
@@ -76,10 +75,9 @@ export class WithdrawalHandle {
         this.#followedBy = origin;
         return this.#observe(observed);
       },
-      onError: (error) => {
-        for (const listener of [...(this.#listeners.get('error') ?? [])]) listener(error);
-      },
+      onError: (error) => this.#followers.tell('error', error),
     });
+    this.#followers.watchWith(this.#watcher);
   }
 
   /** The withdrawal as last observed (its data fields are as created or read). */
@@ -111,21 +109,13 @@ export class WithdrawalHandle {
   on(event: WithdrawalEventName, listener: WithdrawalListener): this;
   on(event: 'error', listener: WithdrawalErrorListener): this;
   on(event: string, listener: WithdrawalListener | WithdrawalErrorListener): this {
-    if (!(WITHDRAWAL_EVENTS as readonly string[]).includes(event) && event !== 'error') {
-      throw new ValidationError(`Unknown withdrawal event "${event}"`, {
-        code: 'validation_error',
-      });
-    }
-    const listeners = this.#listeners.get(event) ?? new Set();
-    this.#listeners.set(event, listeners.add(listener));
-    this.#follow();
+    this.#followers.listen(event, listener, this.#ended);
     return this;
   }
 
   /** Removes a listener; following stops when nobody listens or waits. */
   off(event: string, listener: WithdrawalListener | WithdrawalErrorListener): this {
-    this.#listeners.get(event)?.delete(listener);
-    this.#idle();
+    this.#followers.unlisten(event, listener);
     return this;
   }
 
@@ -144,27 +134,17 @@ export class WithdrawalHandle {
           reject(new PoolPartyError(`${what} is flagged`, { code: 'flagged', body: w }));
         }
       };
-      this.#waiters.add(check);
       check(this.#latest);
-      this.#follow();
-      return () => {
-        this.#waiters.delete(check);
-        this.#idle();
-      };
+      return this.#followers.wait(check, this.#ended);
     });
   }
 
-  #follow(): void {
-    if (!ENDS.includes(this.#latest.status)) this.#watcher.start();
-  }
-
-  #idle(): void {
-    const listening = [...this.#listeners.values()].some((set) => set.size > 0);
-    if (!listening && this.#waiters.size === 0) this.#watcher.stop();
+  get #ended(): boolean {
+    return ENDS.includes(this.#latest.status);
   }
 
   #fire(event: WithdrawalEventName, withdrawal: Withdrawal): void {
-    for (const listener of [...(this.#listeners.get(event) ?? [])]) listener(withdrawal);
+    this.#followers.tell(event, withdrawal);
   }
 
   /** Takes an observation from any source; true once the withdrawal ended for following. */
@@ -186,7 +166,7 @@ export class WithdrawalHandle {
     if (next.status !== before.status && ENDS.includes(next.status)) {
       this.#fire(next.status as WithdrawalEventName, next);
     }
-    for (const waiter of [...this.#waiters]) waiter(next);
+    this.#followers.observed(next);
     const ended = ENDS.includes(next.status);
     if (ended) this.#watcher.stop();
     return ended;
