@@ -57,3 +57,20 @@ export function portalSenderOf(portal: unknown): RequestSender {
   }
   return parts.sender;
 }
+
+/**
+ * Gives `client` the property `name`, made once from the client's parts by `make`, and returns
+ * the same client: what `withLiquidity` and `withAtomicSwaps` do. Calling it again returns the
+ * client unchanged; anything that is not a PoolParty client is a `ValidationError`.
+ */
+export function withEntry<Client extends object, Name extends string, Entry>(
+  client: Client,
+  name: Name,
+  make: (parts: ClientParts) => Entry,
+): Client & { readonly [K in Name]: Entry } {
+  const parts = partsOf(client);
+  if (!Object.hasOwn(client, name)) {
+    Object.defineProperty(client, name, { value: make(parts), enumerable: true });
+  }
+  return client as Client & { readonly [K in Name]: Entry };
+}

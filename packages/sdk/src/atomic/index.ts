@@ -11,7 +11,7 @@
  * const done = await swap.execute(signer); // completed, or ended with nothing moved
  */
 import type { PoolParty } from '../client.js';
-import { partsOf } from '../client-parts.js';
+import { withEntry } from '../client-parts.js';
 import { AtomicSwaps } from '../resources/atomic-swaps.js';
 
 export type { AtomicSwaps, CreateAtomicSwapParams } from '../resources/atomic-swaps.js';
@@ -43,10 +43,5 @@ export type WithAtomicSwaps<Client extends PoolParty = PoolParty> = Client & {
  * returns it unchanged. Throws `ValidationError` for anything that is not a PoolParty client.
  */
 export function withAtomicSwaps<Client extends PoolParty>(client: Client): WithAtomicSwaps<Client> {
-  const { sender, follow } = partsOf(client);
-  if (!Object.hasOwn(client, 'atomicSwaps')) {
-    const atomicSwaps = new AtomicSwaps(sender, follow);
-    Object.defineProperty(client, 'atomicSwaps', { value: atomicSwaps, enumerable: true });
-  }
-  return client as WithAtomicSwaps<Client>;
+  return withEntry(client, 'atomicSwaps', ({ sender, follow }) => new AtomicSwaps(sender, follow));
 }

@@ -10,7 +10,7 @@
  * const { minted } = await intent.wait();
  */
 import type { PoolParty } from '../client.js';
-import { partsOf } from '../client-parts.js';
+import { withEntry } from '../client-parts.js';
 import { Liquidity } from '../resources/liquidity.js';
 
 export { LIQUIDITY_STATES, LIQUIDITY_TERMINAL_STATES } from '../catalogue.js';
@@ -57,10 +57,5 @@ export type WithLiquidity<Client extends PoolParty = PoolParty> = Client & {
  * client.
  */
 export function withLiquidity<Client extends PoolParty>(client: Client): WithLiquidity<Client> {
-  const { sender, follow } = partsOf(client);
-  if (!Object.hasOwn(client, 'liquidity')) {
-    const liquidity = new Liquidity(sender, follow);
-    Object.defineProperty(client, 'liquidity', { value: liquidity, enumerable: true });
-  }
-  return client as WithLiquidity<Client>;
+  return withEntry(client, 'liquidity', ({ sender, follow }) => new Liquidity(sender, follow));
 }
