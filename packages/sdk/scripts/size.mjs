@@ -19,11 +19,11 @@ export const LIQUIDITY_BROWSER_BUNDLE_GZIP_BYTES_MAX = 5 * 1024;
 export const WEBHOOKS_BROWSER_BUNDLE_GZIP_BYTES_MAX = 4 * 1024;
 
 /**
- * The atomic swaps entry's bundle: the prepared-transaction reader and the atomic-swap object,
- * which follows its swap by the event stream as the liquidity entry's objects do (the stream
- * watcher took it from 3.1 to 4.9 kB): the liquidity entry's budget.
+ * The atomic swaps entry's bundle: the prepared-transaction reader (about 2 kB of it) and the
+ * atomic-swap object, which follows its swap by the event stream as the liquidity entry's objects
+ * do (the stream watcher took it from 3.1 to 5.0 kB): the liquidity entry's budget and the reader.
  */
-export const ATOMIC_BROWSER_BUNDLE_GZIP_BYTES_MAX = 5 * 1024;
+export const ATOMIC_BROWSER_BUNDLE_GZIP_BYTES_MAX = 5.5 * 1024;
 
 const BUDGETS = {
   'poolparty.browser.js': BROWSER_BUNDLE_GZIP_BYTES_MAX,
