@@ -55,10 +55,8 @@ import {
   TEMPLATE_IDS,
   TRANSFER_FACTORY_INTERFACE_ID,
   TRANSFER_FACTORY_TRANSFER_CHOICE,
-  TRANSFER_INSTRUCTION_ACCEPT_CHOICE,
+  TRANSFER_INSTRUCTION_CHOICES,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
-  TRANSFER_INSTRUCTION_REJECT_CHOICE,
-  TRANSFER_INSTRUCTION_WITHDRAW_CHOICE,
   transferFactoryContractId,
 } from './wire.js';
 
@@ -83,11 +81,13 @@ export type TransferCommand = Extract<LedgerCommand, { kind: 'transfer' }>;
 /** What a submission (not a prepared one) may run: the Token Standard's exercises, and creates. */
 export type SubmittedCommand = LedgerCommand | PreapprovalProposal;
 
-const INSTRUCTION_CHOICES: Readonly<Record<string, 'accept' | 'reject' | 'withdraw'>> = {
-  [TRANSFER_INSTRUCTION_ACCEPT_CHOICE]: 'accept',
-  [TRANSFER_INSTRUCTION_REJECT_CHOICE]: 'reject',
-  [TRANSFER_INSTRUCTION_WITHDRAW_CHOICE]: 'withdraw',
-};
+/** A transfer offer's choice → what it does: the ledger's choices read backwards. */
+const INSTRUCTION_CHOICES: ReadonlyMap<string, keyof typeof TRANSFER_INSTRUCTION_CHOICES> = new Map(
+  (['accept', 'reject', 'withdraw'] as const).map((action) => [
+    TRANSFER_INSTRUCTION_CHOICES[action],
+    action,
+  ]),
+);
 
 const FACTORY_NAMES = new Set(
   [TRANSFER_FACTORY_INTERFACE_ID, TEMPLATE_IDS.transferFactory].map(qualifiedName),
@@ -162,7 +162,7 @@ export function parseLedgerCommand(commands: unknown): LedgerCommand {
   if (choice === TRANSFER_FACTORY_TRANSFER_CHOICE && FACTORY_NAMES.has(entity)) {
     return transferCommand(contractId, argument);
   }
-  const action = INSTRUCTION_CHOICES[choice];
+  const action = INSTRUCTION_CHOICES.get(choice);
   if (action !== undefined && INSTRUCTION_NAMES.has(entity)) {
     return { kind: action, offerId: contractId };
   }
