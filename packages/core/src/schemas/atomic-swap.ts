@@ -20,7 +20,12 @@ import {
   timestampField,
   UpdateIdSchema,
 } from './common.js';
-import { FailureReasonSchema, SLIPPAGE_TOLERANCE_DEFAULT } from './swap.js';
+import {
+  FailureReasonSchema,
+  historyEntryOf,
+  SLIPPAGE_TOLERANCE_DEFAULT,
+  swapPairFields,
+} from './swap.js';
 
 /** The longest base64 a prepared transaction may take on the wire (a two-leg one is ~10 kB). */
 const PREPARED_TRANSACTION_LENGTH_MAX = 1_000_000;
@@ -161,10 +166,10 @@ export const AtomicSwapSchema = Type.Object(
 );
 export type AtomicSwap = Static<typeof AtomicSwapSchema>;
 
-const AtomicSwapHistoryEntrySchema = Type.Object(
-  { status: inline(AtomicSwapStateSchema), at: timestampField('When the state was entered.') },
-  { $id: 'AtomicSwapHistoryEntry', description: 'One state change of an atomic swap.' },
-);
+const AtomicSwapHistoryEntrySchema = historyEntryOf(AtomicSwapStateSchema, {
+  $id: 'AtomicSwapHistoryEntry',
+  description: 'One state change of an atomic swap.',
+});
 export type AtomicSwapHistoryEntry = Static<typeof AtomicSwapHistoryEntrySchema>;
 
 /**
@@ -185,10 +190,7 @@ export const AtomicSwapStatusSchema = Type.Object(
     poolId: inline(PoolIdSchema),
     status: inline(AtomicSwapStateSchema),
     terminal: Type.Boolean({ description: 'True once the status can no longer change.' }),
-    inputToken: inline(TokenSymbolSchema),
-    inputTokenAdmin: inline(PartyIdSchema),
-    outputToken: inline(TokenSymbolSchema),
-    outputTokenAdmin: inline(PartyIdSchema),
+    ...swapPairFields,
     expectedAmount: amountField('The signed input: what the input leg moves, exactly.'),
     expectedOutput: amountField("The quote's output at prepare, before the slippage tolerance."),
     minOutput: amountField('The signed output: what the output leg moves, exactly.'),

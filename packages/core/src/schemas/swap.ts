@@ -7,7 +7,7 @@
  * carries it is refused like any unknown field rather than half-honoured. The SDK's
  * `idempotencyKey` option maps onto the header.
  */
-import { type Static, Type } from '@sinclair/typebox';
+import { type ObjectOptions, type Static, type TSchema, Type } from '@sinclair/typebox';
 import { LEG_STATES } from '../lifecycle.js';
 import {
   AmountStringSchema,
@@ -107,15 +107,20 @@ const SwapInstructionsSchema = Type.Object(
 );
 export type SwapInstructions = Static<typeof SwapInstructionsSchema>;
 
+/** The pair a swap of either kind trades: each token by symbol and admin. */
+export const swapPairFields = {
+  inputToken: inline(TokenSymbolSchema),
+  inputTokenAdmin: inline(PartyIdSchema),
+  outputToken: inline(TokenSymbolSchema),
+  outputTokenAdmin: inline(PartyIdSchema),
+} as const;
+
 const swapTerms = {
   intentId: inline(IntentIdSchema),
   poolId: inline(PoolIdSchema),
   depositAddress: inline(PartyIdSchema, { description: 'The pool swap party.' }),
   depositReference: inline(DepositReferenceSchema),
-  inputToken: inline(TokenSymbolSchema),
-  inputTokenAdmin: inline(PartyIdSchema),
-  outputToken: inline(TokenSymbolSchema),
-  outputTokenAdmin: inline(PartyIdSchema),
+  ...swapPairFields,
   expectedAmount: amountField('The deposit to send, exactly.'),
   expectedOutput: amountField('Output at the quoted price.'),
   minOutput: amountField('floor(expectedOutput × (1 − slippageTolerance)).'),
@@ -208,10 +213,18 @@ const RefundLegSchema = Type.Object(
 );
 export type RefundLeg = Static<typeof RefundLegSchema>;
 
-const HistoryEntrySchema = Type.Object(
-  { status: inline(SwapStateSchema), at: timestampField('When the state was entered.') },
-  { $id: 'HistoryEntry', description: 'One state change.' },
-);
+/** One entry of a status's `history`, of either kind of swap: the state entered and when. */
+export function historyEntryOf<T extends TSchema>(state: T, options: ObjectOptions) {
+  return Type.Object(
+    { status: inline(state), at: timestampField('When the state was entered.') },
+    options,
+  );
+}
+
+const HistoryEntrySchema = historyEntryOf(SwapStateSchema, {
+  $id: 'HistoryEntry',
+  description: 'One state change.',
+});
 export type HistoryEntry = Static<typeof HistoryEntrySchema>;
 
 export const SwapStatusSchema = Type.Object(
