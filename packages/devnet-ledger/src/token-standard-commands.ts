@@ -20,7 +20,7 @@
  * with SUBMISSION_ALREADY_IN_FLIGHT. (The local ledger itself would return the first outcome
  * again; a participant does not.)
  */
-import type { Amount, Instrument } from '@poolparty/core';
+import type { Amount } from '@poolparty/core';
 import {
   type CommandResult,
   DEFAULT_DEDUPLICATION_PERIOD_MS,
@@ -28,6 +28,7 @@ import {
   LedgerError,
   type LocalLedger,
   type Meta,
+  type TransferOffer,
 } from '@poolparty/ledger';
 import { type AllocationLedgerCommand, runAllocationCommand } from './allocation-commands.js';
 import { CantonApiError, invalidArgument, permissionDenied } from './canton-errors.js';
@@ -61,18 +62,13 @@ import {
 } from './wire.js';
 
 export type LedgerCommand =
-  | {
+  // The transfer's terms are the offer's it makes when the receiver pre-approved nothing.
+  | (Omit<TransferOffer, 'offerId'> & {
       readonly kind: 'transfer';
       readonly factoryId: string;
-      readonly sender: string;
-      readonly receiver: string;
-      readonly instrument: Instrument;
-      readonly amount: Amount;
-      readonly meta: Meta;
-      readonly executeBefore: Date;
       /** `inputHoldingCids`: the holdings to archive; empty, the ledger picks. */
       readonly inputHoldingIds: readonly string[];
-    }
+    })
   | { readonly kind: 'accept' | 'reject' | 'withdraw'; readonly offerId: string };
 
 /** A `TransferFactory_Transfer` as the ledger command it stands for. */
