@@ -190,7 +190,10 @@ describe('the canton adapter against a devnet ledger server', () => {
     // which of those covering it alone) paid it, with its change.
     const after = await unlockedAmounts(fay);
     expect(after.filter((a) => a === '50' || a === '40')).toEqual(['40', '50']);
-    expect([['15', '30', '40', '50'], ['20', '25', '40', '50']]).toContainEqual(after);
+    expect([
+      ['15', '30', '40', '50'],
+      ['20', '25', '40', '50'],
+    ]).toContainEqual(after);
   });
 
   it('makes an offer to a receiver without pre-approval; the receiver accepts it', async () => {
