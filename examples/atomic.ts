@@ -12,10 +12,10 @@
  * The party and its hex private key are the first seeded user's, or POOLPARTY_PARTY_ID and
  * POOLPARTY_PRIVATE_KEY (see env.ts); the key stands in for the user's Canton wallet.
  */
-import { PoolParty, PoolPartyError } from '@poolparty/sdk';
+import { PoolPartyError } from '@poolparty/sdk';
 import { type AtomicSwap, withAtomicSwaps } from '@poolparty/sdk/atomic';
 import { Devnet } from '@poolparty/sdk/devnet';
-import { exampleEnv, runExample } from './env.js';
+import { exampleEnv, runExample, signedInClient } from './env.js';
 
 const POOL_ID = 'amulet-usdcx';
 const AMOUNT = '100';
@@ -23,15 +23,12 @@ const AMOUNT = '100';
 const SIGNING_ROUNDS_MAX = 3;
 
 runExample('atomic', async () => {
-  const { baseUrl, apiKey, user } = exampleEnv();
+  const env = exampleEnv();
+  const { baseUrl, user } = env;
   const wallet = await new Devnet({ baseUrl }).wallet(user.partyId, user.privateKey);
-  let walletToken: string | undefined;
-  const pp = withAtomicSwaps(
-    new PoolParty({ apiKey, environment: 'devnet', baseUrl, walletToken: () => walletToken }),
-  );
 
   // 1. Wallet authentication: the wallet signs the challenge message.
-  ({ token: walletToken } = await wallet.authenticate(pp));
+  const pp = withAtomicSwaps(await signedInClient(env, wallet));
   console.log(`signed in as ${wallet.partyId}`);
 
   // 2. The swap, prepared for the key that will sign it: both legs in one transaction.

@@ -12,6 +12,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { PoolParty } from '@poolparty/sdk';
+import type { DevnetWallet } from '@poolparty/sdk/devnet';
 
 /** A party and its private key, as devnet.json lists them (hex of the raw keys). */
 export interface KeyedParty {
@@ -51,6 +53,46 @@ export function exampleEnv(env: NodeJS.ProcessEnv = process.env): ExampleEnv {
     );
   }
   return { baseUrl, apiKey, user, developer: seed?.developer ?? user };
+}
+
+/** A client of the example's service and the setter of the wallet token it sends from then on. */
+export interface WalletClient {
+  readonly pp: PoolParty;
+  /** Keeps the token a signed wallet challenge got: the party's own routes need it. */
+  readonly useWalletToken: (token: string) => void;
+}
+
+/**
+ * A devnet client with the example's API key that sends the wallet token once there is one: a
+ * party signs in through this same client, so the token can only come after it is made.
+ */
+export function walletClient({
+  baseUrl,
+  apiKey,
+}: Pick<ExampleEnv, 'baseUrl' | 'apiKey'>): WalletClient {
+  let walletToken: string | undefined;
+  const pp = new PoolParty({
+    apiKey,
+    environment: 'devnet',
+    baseUrl,
+    walletToken: () => walletToken,
+  });
+  return {
+    pp,
+    useWalletToken: (token) => {
+      walletToken = token;
+    },
+  };
+}
+
+/** A devnet client signed in as `wallet`'s party: the wallet signed the service's challenge. */
+export async function signedInClient(
+  env: Pick<ExampleEnv, 'baseUrl' | 'apiKey'>,
+  wallet: DevnetWallet,
+): Promise<PoolParty> {
+  const { pp, useWalletToken } = walletClient(env);
+  useWalletToken((await wallet.authenticate(pp)).token);
+  return pp;
 }
 
 function readSeed(file: string): DevnetFile | null {

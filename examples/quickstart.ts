@@ -11,30 +11,18 @@
  * failed: too little Amulet, the network) leaves the intent pending, and a pending intent refuses
  * the party's next swap with `active_intent_exists` until it expires: the example cancels it.
  */
-import {
-  ConflictError,
-  DepositRefusedError,
-  PoolParty,
-  type Swap,
-  SwapOutcomeError,
-} from '@poolparty/sdk';
+import { ConflictError, DepositRefusedError, type Swap, SwapOutcomeError } from '@poolparty/sdk';
 import { Devnet, type DevnetWallet } from '@poolparty/sdk/devnet';
-import { exampleEnv, runExample } from './env.js';
+import { exampleEnv, runExample, walletClient } from './env.js';
 
 const POOL_ID = 'amulet-usdcx';
 const AMOUNT = '100';
 
 runExample('quickstart', async () => {
-  const { baseUrl, apiKey, user } = exampleEnv();
-  const wallet = await new Devnet({ baseUrl }).wallet(user.partyId, user.privateKey);
-
-  let walletToken: string | undefined;
-  const pp = new PoolParty({
-    apiKey,
-    environment: 'devnet',
-    baseUrl,
-    walletToken: () => walletToken,
-  });
+  const env = exampleEnv();
+  const { user } = env;
+  const wallet = await new Devnet({ baseUrl: env.baseUrl }).wallet(user.partyId, user.privateKey);
+  const { pp, useWalletToken } = walletClient(env);
 
   // 1. Quote. A non-null settlementSafety means a swap of this size would be blocked.
   const quote = await pp.quotes.get({
@@ -50,12 +38,13 @@ runExample('quickstart', async () => {
   // 2. Wallet authentication: the wallet signs the challenge message.
   const challenge = await pp.walletAuth.requestChallenge(wallet.partyId);
   const { signature, publicKey } = await wallet.signMessage(challenge.message);
-  ({ token: walletToken } = await pp.walletAuth.verifyChallenge({
+  const { token } = await pp.walletAuth.verifyChallenge({
     partyId: wallet.partyId,
     nonce: challenge.nonce,
     signature,
     publicKey,
-  }));
+  });
+  useWalletToken(token);
   console.log(`signed in as ${wallet.partyId}`);
 
   // 3. The swap intent.

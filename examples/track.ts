@@ -7,21 +7,14 @@
  *
  * Tracking needs the party's wallet token: only the party itself may list its swaps.
  */
-import { PoolParty } from '@poolparty/sdk';
 import { Devnet } from '@poolparty/sdk/devnet';
-import { exampleEnv, runExample } from './env.js';
+import { exampleEnv, runExample, signedInClient } from './env.js';
 
 runExample('track', async () => {
-  const { baseUrl, apiKey, user } = exampleEnv();
-  const wallet = await new Devnet({ baseUrl }).wallet(user.partyId, user.privateKey);
-  let walletToken: string | undefined;
-  const pp = new PoolParty({
-    apiKey,
-    environment: 'devnet',
-    baseUrl,
-    walletToken: () => walletToken,
-  });
-  ({ token: walletToken } = await wallet.authenticate(pp));
+  const env = exampleEnv();
+  const { user } = env;
+  const wallet = await new Devnet({ baseUrl: env.baseUrl }).wallet(user.partyId, user.privateKey);
+  const pp = await signedInClient(env, wallet);
 
   // `await` gives the first page…
   const page = await pp.track(wallet.partyId, { limit: 5 });

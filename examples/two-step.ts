@@ -9,13 +9,12 @@
  * object's `payout_offered` event carries the offer (`status.payout.offerId`); the party's wallet
  * accepts it, `payout_accepted` follows, and `wait()` resolves at `completed`.
  */
-import { PoolParty } from '@poolparty/sdk';
 import { Devnet } from '@poolparty/sdk/devnet';
-import { exampleEnv, runExample } from './env.js';
+import { exampleEnv, runExample, signedInClient } from './env.js';
 
 runExample('two-step', async () => {
-  const { baseUrl, apiKey } = exampleEnv();
-  const devnet = new Devnet({ baseUrl });
+  const env = exampleEnv();
+  const devnet = new Devnet({ baseUrl: env.baseUrl });
   const wallet = await devnet.createWallet({
     partyHint: `two-step-${Date.now().toString(36)}`,
     preapproval: false,
@@ -23,14 +22,7 @@ runExample('two-step', async () => {
   await wallet.fund('Amulet', '100');
   console.log(`new party without pre-approval: ${wallet.partyId}`);
 
-  let walletToken: string | undefined;
-  const pp = new PoolParty({
-    apiKey,
-    environment: 'devnet',
-    baseUrl,
-    walletToken: () => walletToken,
-  });
-  ({ token: walletToken } = await wallet.authenticate(pp));
+  const pp = await signedInClient(env, wallet);
 
   const swap = await pp.swaps.create({
     fromToken: 'Amulet',

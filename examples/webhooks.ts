@@ -10,10 +10,10 @@
  * must be HTTPS.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { DeveloperPortal, PoolParty } from '@poolparty/sdk';
+import { DeveloperPortal } from '@poolparty/sdk';
 import { Devnet } from '@poolparty/sdk/devnet';
 import { type WebhookEvent, webhooks, withWebhooks } from '@poolparty/sdk/webhooks';
-import { exampleEnv, runExample } from './env.js';
+import { type ExampleEnv, exampleEnv, type KeyedParty, runExample, signedInClient } from './env.js';
 
 /** How long to wait for the swap's last event once it completed. */
 const LAST_EVENT_WAIT_MS = 30_000;
@@ -48,7 +48,7 @@ runExample('webhooks', async () => {
   console.log(`registered ${created.endpoint.id} for ${created.endpoint.url}`);
 
   try {
-    const intentId = await swapOnce(baseUrl, apiKey, user);
+    const intentId = await swapOnce({ baseUrl, apiKey }, user);
     await until(() => seen.some((e) => e.type === 'swap.completed' && idOf(e) === intentId));
     const ofSwap = seen.filter((e) => idOf(e) === intentId).map((e) => e.type);
     return `${ofSwap.length} events of ${intentId}, each verified: ${ofSwap.join(' → ')}`;
@@ -59,25 +59,9 @@ runExample('webhooks', async () => {
 });
 
 /** A 100 Amulet swap by the user, with the developer's key; its intent id once it completed. */
-async function swapOnce(
-  baseUrl: string,
-  apiKey: string,
-  user: { partyId: string; privateKey: string },
-) {
-  const wallet = await new Devnet({ baseUrl }).wallet(user.partyId, user.privateKey);
-  let walletToken: string | undefined;
-  const pp = new PoolParty({
-    apiKey,
-    environment: 'devnet',
-    baseUrl,
-    walletToken: () => walletToken,
-  });
-  const challenge = await pp.walletAuth.requestChallenge(wallet.partyId);
-  ({ token: walletToken } = await pp.walletAuth.verifyChallenge({
-    partyId: wallet.partyId,
-    nonce: challenge.nonce,
-    ...(await wallet.signMessage(challenge.message)),
-  }));
+async function swapOnce(env: Pick<ExampleEnv, 'baseUrl' | 'apiKey'>, user: KeyedParty) {
+  const wallet = await new Devnet({ baseUrl: env.baseUrl }).wallet(user.partyId, user.privateKey);
+  const pp = await signedInClient(env, wallet);
   const swap = await pp.swaps.create({
     fromToken: 'Amulet',
     toToken: 'USDCx',

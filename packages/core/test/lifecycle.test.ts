@@ -265,16 +265,9 @@ describe('refundPolicy', () => {
 
 describe('leg events', () => {
   it('names every event <leg>_<outcome>, payout first, each offer before its outcomes', () => {
-    expect(LEG_EVENT_NAMES).toEqual([
-      'payout_offered',
-      'payout_accepted',
-      'payout_rejected',
-      'payout_expired',
-      'refund_offered',
-      'refund_accepted',
-      'refund_rejected',
-      'refund_expired',
-    ]);
+    const outcomes = ['offered', 'accepted', 'rejected', 'expired'];
+    const named = ['payout', 'refund'].flatMap((leg) => outcomes.map((o) => `${leg}_${o}`));
+    expect(LEG_EVENT_NAMES).toEqual(named);
     for (const event of LEG_EVENTS) {
       expect(legEventName(event.leg, event.outcome)).toBe(event.name);
       expect(isLegEventName(event.name)).toBe(true);

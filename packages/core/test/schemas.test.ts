@@ -1,4 +1,4 @@
-import type { Static, TSchema } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import fc from 'fast-check';
@@ -76,6 +76,44 @@ function without(value: Record<string, unknown>, key: string): Record<string, un
   return rest;
 }
 
+/**
+ * The schema has exactly `keys`, each required: the fixture is valid, and missing any one of
+ * them it is not.
+ */
+function expectExactKeys(
+  schema: TObject,
+  fixture: Record<string, unknown>,
+  keys: readonly string[],
+): void {
+  expect([...(schema.required ?? [])].sort()).toEqual([...keys].sort());
+  expect(Object.keys(schema.properties).sort()).toEqual([...keys].sort());
+  expectValid(schema, fixture);
+  for (const key of keys) expect(Value.Check(schema, without(fixture, key)), key).toBe(false);
+}
+
+/** The keys a swap status has of either kind (docs/spec/atomic-swaps.md#status-and-track). */
+const STATUS_KEYS_OF_BOTH_KINDS = [
+  'kind',
+  'intentId',
+  'poolId',
+  'status',
+  'terminal',
+  'inputToken',
+  'inputTokenAdmin',
+  'outputToken',
+  'outputTokenAdmin',
+  'expectedAmount',
+  'expectedOutput',
+  'minOutput',
+  'actualOutput',
+  'slippageTolerance',
+  'createdAt',
+  'completedAt',
+  'expiresAt',
+  'failureReason',
+  'history',
+];
+
 const guardBlock: SettlementSafety = {
   code: 'output_reserve_share_exceeded',
   reason: 'share=0.1432 limit=0.1',
@@ -149,15 +187,20 @@ const limitedGuard = {
   referenceHalfLifeSeconds: 900,
 };
 
+/** The pair both kinds of swap trade in these fixtures. */
+const swapPair = {
+  inputToken: 'Amulet',
+  inputTokenAdmin: DSO,
+  outputToken: 'USDCx',
+  outputTokenAdmin: USDC_ADMIN,
+};
+
 const swapTerms = {
   intentId: 'si_7KQ2M9XC4F',
   poolId: 'amulet-usdcx',
   depositAddress: SWAP_PARTY,
   depositReference: 'pp-7KQ2M9XC',
-  inputToken: 'Amulet',
-  inputTokenAdmin: DSO,
-  outputToken: 'USDCx',
-  outputTokenAdmin: USDC_ADMIN,
+  ...swapPair,
   expectedAmount: '1000',
   expectedOutput: '143.2295417521',
   minOutput: '136.0680646644',
@@ -224,10 +267,7 @@ const completedAtomicStatus = {
   poolId: 'amulet-usdcx',
   status: 'completed',
   terminal: true,
-  inputToken: 'Amulet',
-  inputTokenAdmin: DSO,
-  outputToken: 'USDCx',
-  outputTokenAdmin: USDC_ADMIN,
+  ...swapPair,
   expectedAmount: '1000',
   expectedOutput: '143.2295417521',
   minOutput: '136.0680646644',
@@ -603,44 +643,44 @@ describe('swap creation', () => {
   });
 });
 
-describe('SwapStatus', () => {
-  it('has exactly the keys of docs/spec/lifecycle.md#swapstatus, each always present', () => {
-    const specKeys = [
-      'kind',
-      'intentId',
-      'poolId',
-      'status',
-      'terminal',
-      'inputToken',
-      'inputTokenAdmin',
-      'outputToken',
-      'outputTokenAdmin',
-      'expectedAmount',
-      'expectedOutput',
-      'minOutput',
-      'actualOutput',
-      'slippageTolerance',
-      'depositAddress',
-      'depositReference',
-      'outputAddress',
-      'createdAt',
-      'matchedAt',
-      'completedAt',
-      'expiresAt',
-      'failureReason',
-      'deposit',
-      'payout',
-      'refund',
-      'history',
-    ];
-    expect([...SwapStatusSchema.required].sort()).toEqual([...specKeys].sort());
-    expect(Object.keys(SwapStatusSchema.properties).sort()).toEqual([...specKeys].sort());
-    expectValid(SwapStatusSchema, completedStatus);
-    for (const key of specKeys) {
-      expect(Value.Check(SwapStatusSchema, without(completedStatus, key)), key).toBe(false);
-    }
-  });
+describe('the status of either kind of swap', () => {
+  const kinds = [
+    {
+      schema: SwapStatusSchema,
+      fixture: completedStatus,
+      spec: 'lifecycle.md#swapstatus',
+      own: [
+        'depositAddress',
+        'depositReference',
+        'outputAddress',
+        'matchedAt',
+        'deposit',
+        'payout',
+        'refund',
+      ],
+    },
+    {
+      schema: AtomicSwapStatusSchema,
+      fixture: completedAtomicStatus,
+      spec: 'atomic-swaps.md#status-and-track',
+      own: ['atomicSwapId', 'traderParty', 'updateId', 'excess'],
+    },
+  ];
+  for (const { schema, fixture, spec, own } of kinds) {
+    it(`${schema.$id} has exactly the keys of docs/spec/${spec}, each always present`, () => {
+      expectExactKeys(schema, fixture, [...STATUS_KEYS_OF_BOTH_KINDS, ...own]);
+    });
+  }
 
+  it('has the same keys in both kinds wherever both have one: a list of both reads them alike', () => {
+    const shared = Object.keys(SwapStatusSchema.properties).filter((key) =>
+      Object.hasOwn(AtomicSwapStatusSchema.properties, key),
+    );
+    expect(shared.sort()).toEqual([...STATUS_KEYS_OF_BOTH_KINDS].sort());
+  });
+});
+
+describe('SwapStatus', () => {
   it('describes a refunded failure with nulls where a stage did not happen', () => {
     expectValid(SwapStatusSchema, {
       ...completedStatus,
@@ -739,45 +779,6 @@ describe('cancel and track', () => {
 });
 
 describe('AtomicSwapStatus', () => {
-  it('has the keys of docs/spec/atomic-swaps.md#status-and-track, each always present', () => {
-    const specKeys = [
-      'kind',
-      'intentId',
-      'atomicSwapId',
-      'poolId',
-      'status',
-      'terminal',
-      'inputToken',
-      'inputTokenAdmin',
-      'outputToken',
-      'outputTokenAdmin',
-      'expectedAmount',
-      'expectedOutput',
-      'minOutput',
-      'actualOutput',
-      'slippageTolerance',
-      'traderParty',
-      'createdAt',
-      'completedAt',
-      'expiresAt',
-      'failureReason',
-      'updateId',
-      'excess',
-      'history',
-    ];
-    expect([...AtomicSwapStatusSchema.required].sort()).toEqual([...specKeys].sort());
-    expect(Object.keys(AtomicSwapStatusSchema.properties).sort()).toEqual([...specKeys].sort());
-    expectValid(AtomicSwapStatusSchema, completedAtomicStatus);
-    for (const key of specKeys) {
-      expect(Value.Check(AtomicSwapStatusSchema, without(completedAtomicStatus, key)), key).toBe(
-        false,
-      );
-    }
-    // The keys both kinds have are the same keys: a list of both reads them alike.
-    const shared = Object.keys(SwapStatusSchema.properties).filter((key) => specKeys.includes(key));
-    expect(shared.length).toBe(19);
-  });
-
   it('takes its own states only, and leaves the trader out of the progress', () => {
     expect(
       Value.Check(AtomicSwapStatusSchema, { ...completedAtomicStatus, status: 'pending' }),

@@ -20,7 +20,7 @@
  * with SUBMISSION_ALREADY_IN_FLIGHT. (The local ledger itself would return the first outcome
  * again; a participant does not.)
  */
-import type { Amount, Instrument } from '@poolparty/core';
+import type { Amount } from '@poolparty/core';
 import {
   type CommandResult,
   DEFAULT_DEDUPLICATION_PERIOD_MS,
@@ -28,6 +28,7 @@ import {
   LedgerError,
   type LocalLedger,
   type Meta,
+  type TransferOffer,
 } from '@poolparty/ledger';
 import { type AllocationLedgerCommand, runAllocationCommand } from './allocation-commands.js';
 import { CantonApiError, invalidArgument, permissionDenied } from './canton-errors.js';
@@ -55,26 +56,19 @@ import {
   TEMPLATE_IDS,
   TRANSFER_FACTORY_INTERFACE_ID,
   TRANSFER_FACTORY_TRANSFER_CHOICE,
-  TRANSFER_INSTRUCTION_ACCEPT_CHOICE,
+  TRANSFER_INSTRUCTION_CHOICES,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
-  TRANSFER_INSTRUCTION_REJECT_CHOICE,
-  TRANSFER_INSTRUCTION_WITHDRAW_CHOICE,
   transferFactoryContractId,
 } from './wire.js';
 
 export type LedgerCommand =
-  | {
+  // The transfer's terms are the offer's it makes when the receiver pre-approved nothing.
+  | (Omit<TransferOffer, 'offerId'> & {
       readonly kind: 'transfer';
       readonly factoryId: string;
-      readonly sender: string;
-      readonly receiver: string;
-      readonly instrument: Instrument;
-      readonly amount: Amount;
-      readonly meta: Meta;
-      readonly executeBefore: Date;
       /** `inputHoldingCids`: the holdings to archive; empty, the ledger picks. */
       readonly inputHoldingIds: readonly string[];
-    }
+    })
   | { readonly kind: 'accept' | 'reject' | 'withdraw'; readonly offerId: string };
 
 /** A `TransferFactory_Transfer` as the ledger command it stands for. */
@@ -83,11 +77,13 @@ export type TransferCommand = Extract<LedgerCommand, { kind: 'transfer' }>;
 /** What a submission (not a prepared one) may run: the Token Standard's exercises, and creates. */
 export type SubmittedCommand = LedgerCommand | PreapprovalProposal;
 
-const INSTRUCTION_CHOICES: Readonly<Record<string, 'accept' | 'reject' | 'withdraw'>> = {
-  [TRANSFER_INSTRUCTION_ACCEPT_CHOICE]: 'accept',
-  [TRANSFER_INSTRUCTION_REJECT_CHOICE]: 'reject',
-  [TRANSFER_INSTRUCTION_WITHDRAW_CHOICE]: 'withdraw',
-};
+/** A transfer offer's choice → what it does: the ledger's choices read backwards. */
+const INSTRUCTION_CHOICES: ReadonlyMap<string, keyof typeof TRANSFER_INSTRUCTION_CHOICES> = new Map(
+  (['accept', 'reject', 'withdraw'] as const).map((action) => [
+    TRANSFER_INSTRUCTION_CHOICES[action],
+    action,
+  ]),
+);
 
 const FACTORY_NAMES = new Set(
   [TRANSFER_FACTORY_INTERFACE_ID, TEMPLATE_IDS.transferFactory].map(qualifiedName),
@@ -162,7 +158,7 @@ export function parseLedgerCommand(commands: unknown): LedgerCommand {
   if (choice === TRANSFER_FACTORY_TRANSFER_CHOICE && FACTORY_NAMES.has(entity)) {
     return transferCommand(contractId, argument);
   }
-  const action = INSTRUCTION_CHOICES[choice];
+  const action = INSTRUCTION_CHOICES.get(choice);
   if (action !== undefined && INSTRUCTION_NAMES.has(entity)) {
     return { kind: action, offerId: contractId };
   }

@@ -10,6 +10,7 @@ import {
   INPUT_HOLDINGS_MAX,
   LedgerError,
   type LocalLedger,
+  type LocalTransferCommand,
   openLocalLedger,
 } from '../src/index.js';
 import { selectLargestFirst, selectNamed } from '../src/local/input-holdings.js';
@@ -29,6 +30,24 @@ interface World {
   readonly held: readonly Holding[];
 }
 
+type HoldingChoice = Pick<LocalTransferCommand, 'inputHoldingIds' | 'avoidHoldingIds'>;
+
+/** Alice pays Bob `amount` USDCx from the holdings `inputs` names or lets the ledger pick. */
+function aliceToBob(w: World, commandId: string, amount: number, inputs: HoldingChoice) {
+  return w.ledger.submitTransfer({
+    commandId,
+    sender: w.alice,
+    receiver: w.bob,
+    instrument: w.usdcx,
+    amount: Amount.of(amount),
+    ...inputs,
+  });
+}
+
+async function usdcxOf(ledger: LocalLedger, party: string): Promise<Holding[]> {
+  return (await ledger.getHoldings(party)).filter((h) => h.instrument.id === 'USDCx');
+}
+
 async function world(): Promise<World> {
   const ledger = await openLocalLedger({ startTime: new Date('2030-01-01T00:00:00Z') });
   ledgers.push(ledger);
@@ -44,7 +63,7 @@ async function world(): Promise<World> {
   }
   await ledger.mint({ owner: alice, instrument: other, amount: Amount.of(1) });
   await ledger.mint({ owner: bob, instrument: usdcx, amount: Amount.of(7) });
-  const held = (await ledger.getHoldings(alice)).filter((h) => h.instrument.id === 'USDCx');
+  const held = await usdcxOf(ledger, alice);
   return { ledger, usdcx, other, alice, bob, held };
 }
 
@@ -63,34 +82,20 @@ describe('a transfer that names its input holdings', () => {
   it('archives exactly those, not the ones the ledger would pick, and returns the change', async () => {
     const w = await world();
     const ten = w.held[1] as Holding;
-    const result = await w.ledger.submitTransfer({
-      commandId: 'named',
-      sender: w.alice,
-      receiver: w.bob,
-      instrument: w.usdcx,
-      amount: Amount.of(6),
-      inputHoldingIds: [ten.holdingId],
-    });
+    const result = await aliceToBob(w, 'named', 6, { inputHoldingIds: [ten.holdingId] });
     expect(result.kind).toBe('direct');
     const changes = w.ledger.holdingChangesAt(result.offset);
     expect(changes?.archived.map((h) => h.holdingId)).toEqual([ten.holdingId]);
-    const left = (await w.ledger.getHoldings(w.alice)).filter((h) => h.instrument.id === 'USDCx');
+    const left = await usdcxOf(w.ledger, w.alice);
     expect(amounts(left)).toEqual(['25', '4', '40']);
   });
 
   it('passes over the holdings it is told to avoid when the ledger picks', async () => {
     const w = await world();
     const forty = w.held[0] as Holding;
-    const result = await w.ledger.submitTransfer({
-      commandId: 'avoiding',
-      sender: w.alice,
-      receiver: w.bob,
-      instrument: w.usdcx,
-      amount: Amount.of(6),
-      avoidHoldingIds: [forty.holdingId],
-    });
+    const result = await aliceToBob(w, 'avoiding', 6, { avoidHoldingIds: [forty.holdingId] });
     // The largest other, the 25, paid it; the 40 a swap reserves is untouched.
-    const left = (await w.ledger.getHoldings(w.alice)).filter((h) => h.instrument.id === 'USDCx');
+    const left = await usdcxOf(w.ledger, w.alice);
     expect(amounts(left)).toEqual(['10', '19', '40']);
     expect(w.ledger.holdingChangesAt(result.offset)?.archived).toHaveLength(1);
   });
@@ -101,14 +106,7 @@ describe('a transfer that names its input holdings', () => {
     const bobs = (await w.ledger.getHoldings(w.bob))[0] as Holding;
     const cbtc = (await w.ledger.getHoldings(w.alice)).find((h) => h.instrument.id === 'CBTC');
     const transfer = (inputHoldingIds: string[], amount = 5) =>
-      w.ledger.submitTransfer({
-        commandId: `bad-${inputHoldingIds.join('-')}-${amount}`,
-        sender: w.alice,
-        receiver: w.bob,
-        instrument: w.usdcx,
-        amount: Amount.of(amount),
-        inputHoldingIds,
-      });
+      aliceToBob(w, `bad-${inputHoldingIds.join('-')}-${amount}`, amount, { inputHoldingIds });
     const end = await w.ledger.ledgerEnd();
     expect(await refusal(transfer([ten.holdingId], 11))).toBe('insufficient_holdings');
     expect(await refusal(transfer([bobs.holdingId]))).toBe('invalid_inputs');

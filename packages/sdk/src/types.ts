@@ -314,16 +314,8 @@ export interface SwapInstructions {
   note: string;
 }
 
-/** What an intent and its status both say about a swap: the pair, the deposit and the price. */
-export interface SwapTerms {
-  /** The intent id. */
-  intentId: string;
-  /** The pool that executes the swap. */
-  poolId: string;
-  /** The pool swap party: send the deposit here. Not the user's party. */
-  depositAddress: string;
-  /** Pass as the transfer's reason/reference where the wallet supports it. */
-  depositReference: string;
+/** The pair a swap of either kind trades: each token by symbol and admin. */
+export interface SwapPair {
   /** Input token symbol. */
   inputToken: string;
   /** Admin of the input token. */
@@ -332,6 +324,18 @@ export interface SwapTerms {
   outputToken: string;
   /** Admin of the output token. */
   outputTokenAdmin: string;
+}
+
+/** What an intent and its status both say about a swap: the pair, the deposit and the price. */
+export interface SwapTerms extends SwapPair {
+  /** The intent id. */
+  intentId: string;
+  /** The pool that executes the swap. */
+  poolId: string;
+  /** The pool swap party: send the deposit here. Not the user's party. */
+  depositAddress: string;
+  /** Pass as the transfer's reason/reference where the wallet supports it. */
+  depositReference: string;
   /** The deposit to send, exactly. */
   expectedAmount: string;
   /** Output at the quoted price. */
@@ -733,7 +737,7 @@ export interface AtomicSwapHistoryEntry {
  * An atomic swap as `track` and the status routes answer it, beside `SwapStatus`: the keys both
  * have mean the same; the deposit's (address, reference, legs) are not here.
  */
-export interface AtomicSwapStatus {
+export interface AtomicSwapStatus extends SwapPair {
   /** An atomic swap; a swap of the deposit flow is `deposit` (`SwapStatus`). */
   kind: 'atomic';
   /** The atomic swap id, as `atomicSwapId`: the key a list of both kinds reads. */
@@ -743,10 +747,6 @@ export interface AtomicSwapStatus {
   status: AtomicSwapState;
   /** True once the status can no longer change. */
   terminal: boolean;
-  inputToken: string;
-  inputTokenAdmin: string;
-  outputToken: string;
-  outputTokenAdmin: string;
   /** The signed input: what the input leg moves, exactly. */
   expectedAmount: string;
   /** The quote's output at prepare, before the slippage tolerance. */

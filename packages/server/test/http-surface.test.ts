@@ -52,6 +52,33 @@ const DOCUMENTED_ENDPOINTS = [
   ['post', '/api/sdk/webhooks/{endpointId}/test'],
 ] as const;
 
+interface AskedRequest {
+  readonly method: string;
+  /** The request's headers, comma-separated, as a browser names them. */
+  readonly headers: string;
+}
+
+/** A browser's CORS preflight from `origin` for a request of `asked` method and headers. */
+function preflightOf(url: string, origin: string, asked: AskedRequest) {
+  return fetch(url, {
+    method: 'OPTIONS',
+    headers: {
+      origin,
+      'access-control-request-method': asked.method,
+      'access-control-request-headers': asked.headers,
+    },
+  });
+}
+
+/** The preflight is allowed: 204, `origin` echoed, and each header asked for allowed. */
+async function expectPreflightAllowed(url: string, origin: string, asked: AskedRequest) {
+  const preflight = await preflightOf(url, origin, asked);
+  expect(preflight.status).toBe(204);
+  expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
+  const allowed = preflight.headers.get('access-control-allow-headers')?.toLowerCase() ?? '';
+  for (const header of asked.headers.split(',')) expect(allowed).toContain(header);
+}
+
 describe('HTTP surface', () => {
   let t: TestService;
   beforeAll(async () => {
@@ -77,19 +104,10 @@ describe('HTTP surface', () => {
   });
 
   it('lets the configured browser origin call /v1 and read the request id', async () => {
-    const preflight = await fetch(`${t.url}/v1/pools`, {
-      method: 'OPTIONS',
-      headers: {
-        origin: 'https://app.example',
-        'access-control-request-method': 'GET',
-        'access-control-request-headers': 'x-api-key',
-      },
+    await expectPreflightAllowed(`${t.url}/v1/pools`, 'https://app.example', {
+      method: 'GET',
+      headers: 'x-api-key',
     });
-    expect(preflight.status).toBe(204);
-    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example');
-    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
-      'x-api-key',
-    );
     const pools = await fetch(`${t.url}/v1/pools`, {
       headers: { origin: 'https://app.example', 'x-api-key': t.apiKey },
     });
@@ -98,33 +116,18 @@ describe('HTTP surface', () => {
   });
 
   it('lets the configured browser origin make signed devnet deposits', async () => {
-    const preflight = await fetch(`${t.url}/devnet/transfers`, {
-      method: 'OPTIONS',
-      headers: {
-        origin: 'https://app.example',
-        'access-control-request-method': 'POST',
-        'access-control-request-headers': 'content-type,x-party-signature',
-      },
+    await expectPreflightAllowed(`${t.url}/devnet/transfers`, 'https://app.example', {
+      method: 'POST',
+      headers: 'content-type,x-party-signature',
     });
-    expect(preflight.status).toBe(204);
-    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example');
-    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
-      'x-party-signature',
-    );
   });
 
   it('answers CORS for the devnet controls only to their own origins, never *', async () => {
-    const preflight = (origin: string) =>
-      fetch(`${t.url}/devnet/clock`, {
-        method: 'OPTIONS',
-        headers: {
-          origin,
-          'access-control-request-method': 'POST',
-          'access-control-request-headers': 'content-type',
-        },
-      });
-    const allowOrigin = async (origin: string) =>
-      (await preflight(origin)).headers.get('access-control-allow-origin');
+    const allowOrigin = async (origin: string) => {
+      const asked = { method: 'POST', headers: 'content-type' };
+      const preflight = await preflightOf(`${t.url}/devnet/clock`, origin, asked);
+      return preflight.headers.get('access-control-allow-origin');
+    };
     // The /v1 origin may deposit, but not move the clock.
     expect(await allowOrigin('https://app.example')).toBeNull();
     expect(await allowOrigin('https://evil.example')).toBeNull();

@@ -4,7 +4,7 @@
  * it, and the developer sees half the swap's platform fee, collects it to their party — checked
  * on the ledger to the last unit — and cannot collect it twice.
  */
-import { Amount } from '@poolparty/core';
+import { Amount, type SwapIntent } from '@poolparty/core';
 import { waitFor } from '@poolparty/settlement/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
@@ -22,16 +22,6 @@ import {
 } from './support/service.js';
 
 const POOL = 'amulet-usdcx';
-
-interface Intent {
-  readonly intentId: string;
-  readonly depositAddress: string;
-  readonly depositReference: string;
-  readonly inputToken: string;
-  readonly inputTokenAdmin: string;
-  readonly expectedAmount: string;
-  readonly platformFeeAmount: string;
-}
 
 interface EarningsLine {
   readonly poolId: string;
@@ -102,10 +92,10 @@ describe('developer earnings, usage and collections', () => {
   }
 
   /** The swapper swaps Amulet for USDCx through the developer's key, to completion. */
-  async function swapThrough(developer: Developer, amount: string): Promise<Intent> {
+  async function swapThrough(developer: Developer, amount: string): Promise<SwapIntent> {
     const server = { url: t.url, apiKey: developer.key.key };
     const walletToken = await walletTokenFor(server, swapper);
-    const created = await request<Intent>(t.url, 'POST', '/v1/swaps', {
+    const created = await request<SwapIntent>(t.url, 'POST', '/v1/swaps', {
       apiKey: developer.key.key,
       walletToken,
       body: { fromToken: 'Amulet', toToken: 'USDCx', amount, poolId: POOL },

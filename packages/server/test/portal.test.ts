@@ -1,3 +1,4 @@
+import type { ApiKeyCreated, ApiKeyListEntry } from '@poolparty/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
@@ -18,21 +19,6 @@ interface Session {
   partyId: string;
 }
 
-interface KeyEntry {
-  keyId: string;
-  name: string | null;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  requestCount: number;
-  working: boolean;
-}
-
-interface CreatedKey extends KeyEntry {
-  key: string;
-}
-
 const HOUR_MS = 60 * 60 * 1000;
 /** Rotations chained on one key at the cap: each rotates the key the one before created. */
 const CHAINED_ROTATIONS = 40;
@@ -42,7 +28,7 @@ describe('developer portal', () => {
   let alice: DevnetParty;
   let bob: DevnetParty;
   let aliceLogin: JsonResponse<Session>;
-  let aliceKey: CreatedKey;
+  let aliceKey: ApiKeyCreated;
 
   const signIn = async (party: DevnetParty, signer: DevnetParty = party) => {
     const { started, login } = await portalLogin<Session>(t.url, party, signer);
@@ -126,7 +112,7 @@ describe('developer portal', () => {
   });
 
   it('creates a key that authenticates /v1 requests', async () => {
-    const created = await request<CreatedKey>(t.url, 'POST', '/api/sdk/keys', {
+    const created = await request<ApiKeyCreated>(t.url, 'POST', '/api/sdk/keys', {
       headers: asDeveloper(aliceLogin.body),
       body: { name: 'ci' },
     });
@@ -143,7 +129,7 @@ describe('developer portal', () => {
   });
 
   it('creates an unnamed key from a bare POST', async () => {
-    const created = await request<CreatedKey>(t.url, 'POST', '/api/sdk/keys', {
+    const created = await request<ApiKeyCreated>(t.url, 'POST', '/api/sdk/keys', {
       headers: asDeveloper(aliceLogin.body),
     });
     expect(created.status).toBe(201);
@@ -151,7 +137,7 @@ describe('developer portal', () => {
   });
 
   it('lists keys by prefix and usage, never the key or its hash (cookie session)', async () => {
-    const listed = await request<{ keys: KeyEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
+    const listed = await request<{ keys: ApiKeyListEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
       headers: { cookie: `pp_session=${aliceLogin.body.token}` },
     });
     expect(listed.status).toBe(200);
@@ -210,12 +196,12 @@ describe('developer portal', () => {
     });
     const keyCount = async () =>
       (
-        await request<{ keys: KeyEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
+        await request<{ keys: ApiKeyListEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
           headers: asDeveloper(aliceLogin.body),
         })
       ).body.keys.length;
     const createWith = (headers: Record<string, string>) =>
-      request<CreatedKey>(t.url, 'POST', '/api/sdk/keys', { headers, body: { name: 'origin' } });
+      request<ApiKeyCreated>(t.url, 'POST', '/api/sdk/keys', { headers, body: { name: 'origin' } });
 
     it("accepts a write from the service's own pages, by Origin or else by Referer", async () => {
       expect((await createWith(withCookie({ origin: t.url }))).status).toBe(201);
@@ -240,7 +226,7 @@ describe('developer portal', () => {
         );
       }
       const [key] = (
-        await request<{ keys: KeyEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
+        await request<{ keys: ApiKeyListEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
           headers: asDeveloper(aliceLogin.body),
         })
       ).body.keys;
@@ -268,7 +254,7 @@ describe('developer portal', () => {
     const bobLogin = await signIn(bob);
     expect(bobLogin.status).toBe(200);
     const asBob = asDeveloper(bobLogin.body);
-    const listed = await request<{ keys: KeyEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
+    const listed = await request<{ keys: ApiKeyListEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
       headers: asBob,
     });
     expect(listed.body.keys).toEqual([]);
@@ -293,11 +279,11 @@ describe('developer portal', () => {
     const login = await signIn(carol);
     expect(login.status).toBe(200);
     const create = (body: Record<string, unknown> = {}) =>
-      request<CreatedKey>(t.url, 'POST', '/api/sdk/keys', {
+      request<ApiKeyCreated>(t.url, 'POST', '/api/sdk/keys', {
         headers: asDeveloper(login.body),
         body,
       });
-    const created: CreatedKey[] = [];
+    const created: ApiKeyCreated[] = [];
     for (let i = 0; i < WORKING_API_KEYS_MAX; i++) {
       const answer = await create({ name: `key ${i}` });
       expect(answer.status).toBe(201);
@@ -332,14 +318,14 @@ describe('developer portal', () => {
     const login = await signIn(dave);
     expect(login.status).toBe(200);
     const create = async (body: Record<string, unknown>) => {
-      const answer = await request<CreatedKey>(t.url, 'POST', '/api/sdk/keys', {
+      const answer = await request<ApiKeyCreated>(t.url, 'POST', '/api/sdk/keys', {
         headers: asDeveloper(login.body),
         body,
       });
       expect(answer.status).toBe(201);
       return answer.body;
     };
-    const untouched: CreatedKey[] = [];
+    const untouched: ApiKeyCreated[] = [];
     for (let i = 0; i < WORKING_API_KEYS_MAX; i++) untouched.push(await create({ name: `k${i}` }));
     const first = untouched.shift();
     if (!first) throw new Error('no keys created');
@@ -362,7 +348,7 @@ describe('developer portal', () => {
     expect(working).toEqual([...untouched, newest].map((key) => key.keyId));
     // Every key the chain left behind stopped at once, as a revoked key does.
     for (const retired of chain) expectProblem(await read(retired.key), 401, 'api_key_revoked');
-    const listed = await request<{ keys: KeyEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
+    const listed = await request<{ keys: ApiKeyListEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
       headers: asDeveloper(login.body),
     });
     const now = t.service.ctx.clock.now().getTime();
@@ -381,16 +367,16 @@ describe('developer portal', () => {
     });
     expect(advanced.status).toBe(200);
     const headers = asDeveloper(aliceLogin.body);
-    const created = await request<CreatedKey>(t.url, 'POST', '/api/sdk/keys', {
+    const created = await request<ApiKeyCreated>(t.url, 'POST', '/api/sdk/keys', {
       headers,
       body: { name: 'short-lived' },
     });
     expect(created.body.working).toBe(true);
-    const rotated = await request<CreatedKey>(t.url, 'POST', '/api/sdk/keys', {
+    const rotated = await request<ApiKeyCreated>(t.url, 'POST', '/api/sdk/keys', {
       headers,
       body: { rotate: created.body.keyId },
     });
-    const revoked = await request<KeyEntry>(
+    const revoked = await request<ApiKeyListEntry>(
       t.url,
       'DELETE',
       `/api/sdk/keys/${rotated.body.keyId}`,
@@ -401,7 +387,9 @@ describe('developer portal', () => {
     expect(revoked.body.working).toBe(false);
     expect(Date.parse(revoked.body.revokedAt ?? '')).toBeGreaterThan(Date.now() + HOUR_MS);
 
-    const listed = await request<{ keys: KeyEntry[] }>(t.url, 'GET', '/api/sdk/keys', { headers });
+    const listed = await request<{ keys: ApiKeyListEntry[] }>(t.url, 'GET', '/api/sdk/keys', {
+      headers,
+    });
     const byId = new Map(listed.body.keys.map((key) => [key.keyId, key]));
     expect(byId.get(rotated.body.keyId)).toMatchObject({ working: false });
     // The rotated key is in its grace period: it still works, until a revokedAt to come.

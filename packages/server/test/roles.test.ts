@@ -8,10 +8,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Amount } from '@poolparty/core';
 import { startEngine } from '@poolparty/settlement';
 import {
   type EngineHarness,
+  registerSeedPools,
   TEST_ENGINE_SETTINGS,
   useEngineWorld,
   waitFor,
@@ -19,7 +19,6 @@ import {
 import {
   claimCommand,
   getLedgerCommand,
-  insertPool,
   type LeaderTerm,
   openStore,
   recordLedgerCommand,
@@ -75,20 +74,7 @@ describe.skipIf(skipReason !== null)('a process started in a role, on PostgreSQL
     const now = await devnet.ledger.now();
     let apiKey: string;
     try {
-      for (const pool of devnet.seed.pools) {
-        await insertPool(store, {
-          poolId: pool.poolId,
-          tokenA: pool.tokenA,
-          tokenB: pool.tokenB,
-          swapParty: pool.swapParty,
-          lpParty: pool.lpParty,
-          feeBps: pool.feeBps,
-          lpSupply: Amount.parse('1'),
-          reserveA: pool.reserves.tokenA,
-          reserveB: pool.reserves.tokenB,
-          createdAt: now,
-        });
-      }
+      await registerSeedPools(store, devnet.seed, now);
       apiKey = await issueApiKey(store, devnet.seed.developer.partyId, now);
     } finally {
       await store.close();

@@ -3,7 +3,7 @@
  * wallet login, quote, intent, a signed deposit through the devnet endpoint, and the engine
  * paying out — checked on the ledger to the last unit.
  */
-import { Amount } from '@poolparty/core';
+import { Amount, type SwapIntent } from '@poolparty/core';
 import { COMPLETED_SWAP_HISTORY } from '@poolparty/store/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DevnetParty } from '../src/devnet-bootstrap.js';
@@ -28,7 +28,7 @@ describe('a swap through the running service', () => {
     token = await walletTokenFor(t, alice);
   });
 
-  async function deposit(intent: Intent, commandId: string): Promise<void> {
+  async function deposit(intent: SwapIntent, commandId: string): Promise<void> {
     const signed = await signedDeposit(t, alice, intent, commandId);
     const answer = await request(t.url, 'POST', '/devnet/transfers', signed);
     expect(answer.status).toBe(200);
@@ -47,7 +47,7 @@ describe('a swap through the running service', () => {
   }
 
   it('pays the quoted output for a one-step Amulet deposit', async () => {
-    const created = await request<Intent>(t.url, 'POST', '/v1/swaps', {
+    const created = await request<SwapIntent>(t.url, 'POST', '/v1/swaps', {
       apiKey: t.apiKey,
       walletToken: token,
       body: { fromToken: 'Amulet', toToken: 'USDCx', amount: '1000', poolId: 'amulet-usdcx' },
@@ -84,7 +84,7 @@ describe('a swap through the running service', () => {
   });
 
   it('refunds a deposit of the wrong amount, minus the network fee', async () => {
-    const created = await request<Intent>(t.url, 'POST', '/v1/swaps', {
+    const created = await request<SwapIntent>(t.url, 'POST', '/v1/swaps', {
       apiKey: t.apiKey,
       walletToken: token,
       body: { fromToken: 'Amulet', toToken: 'CBTC', amount: '500' },
@@ -109,19 +109,6 @@ describe('a swap through the running service', () => {
     expect(status.body.status).toBe('pending');
   });
 });
-
-interface Intent {
-  readonly intentId: string;
-  readonly depositAddress: string;
-  readonly depositReference: string;
-  readonly inputToken: string;
-  readonly inputTokenAdmin: string;
-  readonly outputTokenAdmin: string;
-  readonly expectedAmount: string;
-  readonly expectedOutput: string;
-  readonly minOutput: string;
-  readonly networkFeeAmount: string;
-}
 
 interface Status {
   readonly status: string;

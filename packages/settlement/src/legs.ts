@@ -31,7 +31,7 @@ import {
   transferArrived,
 } from '@poolparty/core';
 import { REASON_META_KEY } from '@poolparty/ledger';
-import type { Queryable } from '@poolparty/store';
+import type { LedgerCommandSubject, Queryable } from '@poolparty/store';
 import {
   type CommandLeg,
   commandIdOf,
@@ -95,14 +95,7 @@ export function transferMeta(payload: TransferPayload): Record<string, string> {
 
 // --- recording -------------------------------------------------------------------------------
 
-export interface CommandSubject {
-  readonly intentId: string | null;
-  readonly depositId: string | null;
-  readonly collectionId?: string | null;
-  readonly liquidityIntentId?: string | null;
-  readonly liquidityDepositId?: string | null;
-  readonly withdrawalId?: string | null;
-  readonly sweepId?: string | null;
+export interface CommandSubject extends LedgerCommandSubject {
   /** Told apart in the command's id when one subject sends a leg per side (`<id>.a`, `<id>.b`). */
   readonly part?: string;
 }

@@ -10,7 +10,13 @@ import { LedgerError } from '@poolparty/ledger';
 import { getPool, getPoolAccounting, getPosition, getWithdrawal } from '@poolparty/store';
 import { describe, expect, it } from 'vitest';
 import { recordWithdrawal } from '../src/withdrawals.js';
-import { type EngineHarness, type Party, useEngineWorld, waitFor } from '../testing/engine.js';
+import {
+  type EngineHarness,
+  type Party,
+  SEEDED_POOL_ID,
+  useEngineWorld,
+  waitFor,
+} from '../testing/engine.js';
 import { ledgerWith } from '../testing/faults.js';
 import {
   openHarnessLiquidityIntent,
@@ -20,7 +26,6 @@ import {
 import { SCALE_OUT_API_KEY_ID } from '../testing/scale-out.js';
 
 const world = useEngineWorld();
-const POOL = 'amulet-usdcx';
 
 async function provider(h: EngineHarness, hint: string): Promise<Party> {
   return h.newParty(
@@ -34,8 +39,8 @@ async function provider(h: EngineHarness, hint: string): Promise<Party> {
 }
 
 async function poolLiquidity(h: EngineHarness) {
-  const books = await getPoolAccounting(h.db, POOL);
-  const pool = await getPool(h.db, POOL);
+  const books = await getPoolAccounting(h.db, SEEDED_POOL_ID);
+  const pool = await getPool(h.db, SEEDED_POOL_ID);
   if (books === null || pool === null) throw new Error('no pool');
   return {
     reserveA: books.reserveA,
@@ -46,7 +51,7 @@ async function poolLiquidity(h: EngineHarness) {
 
 /** The pool's LP party holds nothing: every deposit was forwarded or returned. */
 async function lpPartyEmpty(h: EngineHarness): Promise<void> {
-  const lp = h.pool(POOL).lpParty;
+  const lp = h.pool(SEEDED_POOL_ID).lpParty;
   for (const instrument of [h.amulet, h.usdcx] as Instrument[]) {
     expect((await h.balance(lp, instrument)).toString()).toBe('0');
   }
@@ -58,13 +63,13 @@ async function lpPartyEmpty(h: EngineHarness): Promise<void> {
  */
 async function settledBooks(h: EngineHarness): Promise<void> {
   await h.caughtUp();
-  await h.booksMatchLedger(POOL);
+  await h.booksMatchLedger(SEEDED_POOL_ID);
   await lpPartyEmpty(h);
   const report = await h.engine?.reconcileNow();
-  expect(report?.runs.find((run) => run.poolId === POOL)?.ok).toBe(true);
+  expect(report?.runs.find((run) => run.poolId === SEEDED_POOL_ID)?.ok).toBe(true);
   const rows = await h.db.query<{ units: string }>(
     'SELECT coalesce(sum(units), 0)::text AS units FROM liquidity_positions WHERE pool_id = $1',
-    [POOL],
+    [SEEDED_POOL_ID],
   );
   const held = Amount.parse(rows[0]?.units ?? '0');
   expect((await poolLiquidity(h)).supply).toEqual(held.add(MINIMUM_LOCKED_UNITS));
@@ -92,7 +97,7 @@ describe('liquidity', () => {
     const plan = planMint(before, intent.expectedA, intent.expectedB);
     if (plan.kind !== 'mint') throw new Error('refused');
     expect(done.completion?.mintedUnits).toEqual(plan.minted);
-    const position = await getPosition(h.db, POOL, lp.partyId);
+    const position = await getPosition(h.db, SEEDED_POOL_ID, lp.partyId);
     expect(position?.units).toEqual(plan.minted);
     expect((await poolLiquidity(h)).supply).toEqual(before.supply.add(plan.minted));
     await settledBooks(h);
@@ -131,7 +136,7 @@ describe('liquidity', () => {
     await h.depositLiquidity(lp, h.usdcx, lessB.toString(), intent.depositReference);
     const done = await waitForLiquidity(h.db, intent.liquidityIntentId, 'refunded', 'completed');
     expect(done).toMatchObject({ status: 'refunded', failureCode: 'minimum_units_not_met' });
-    expect(await getPosition(h.db, POOL, lp.partyId)).toBeNull();
+    expect(await getPosition(h.db, SEEDED_POOL_ID, lp.partyId)).toBeNull();
     await settledBooks(h);
     expect(await h.balance(lp, h.amulet)).toEqual(startA);
   });
@@ -160,9 +165,9 @@ describe('liquidity', () => {
     await h.depositLiquidity(lp, h.amulet, intent.expectedA.toString(), intent.depositReference);
     await h.depositLiquidity(lp, h.usdcx, intent.expectedB.toString(), intent.depositReference);
     await waitForLiquidity(h.db, intent.liquidityIntentId, 'completed');
-    const held = await getPosition(h.db, POOL, lp.partyId);
+    const held = await getPosition(h.db, SEEDED_POOL_ID, lp.partyId);
     const request = {
-      poolId: POOL,
+      poolId: SEEDED_POOL_ID,
       providerParty: lp.partyId,
       apiKeyId: SCALE_OUT_API_KEY_ID,
       burn: { shareBps: 5_000 },
@@ -172,7 +177,7 @@ describe('liquidity', () => {
     await expect(recordWithdrawal(h.db, { ...request, minimum: greedy })).rejects.toMatchObject({
       code: 'withdrawal_minimum_not_met',
     });
-    expect((await getPosition(h.db, POOL, lp.partyId))?.units).toEqual(held?.units);
+    expect((await getPosition(h.db, SEEDED_POOL_ID, lp.partyId))?.units).toEqual(held?.units);
     const [a0, b0] = [await h.balance(lp, h.amulet), await h.balance(lp, h.usdcx)];
     const minimum = { a: Amount.ZERO, b: Amount.ZERO };
     const withdrawal = await recordWithdrawal(h.db, { ...request, minimum });
@@ -184,7 +189,7 @@ describe('liquidity', () => {
     expect(await h.balance(lp, h.amulet)).toEqual(a0.add(paid.amountA));
     expect(await h.balance(lp, h.usdcx)).toEqual(b0.add(paid.amountB));
     expect((held?.units ?? Amount.ZERO).sub(paid.units)).toEqual(
-      (await getPosition(h.db, POOL, lp.partyId))?.units,
+      (await getPosition(h.db, SEEDED_POOL_ID, lp.partyId))?.units,
     );
     await settledBooks(h);
     expect((await poolLiquidity(h)).supply.gte(MINIMUM_LOCKED_UNITS)).toBe(true);
@@ -206,7 +211,7 @@ describe('liquidity', () => {
     await h.depositLiquidity(lp, h.amulet, intent.expectedA.toString(), intent.depositReference);
     await h.depositLiquidity(lp, h.usdcx, intent.expectedB.toString(), intent.depositReference);
     await waitForLiquidity(h.db, intent.liquidityIntentId, 'completed');
-    const withdrawal = await withdrawWholePosition(h, lp, POOL);
+    const withdrawal = await withdrawWholePosition(h, lp, SEEDED_POOL_ID);
     const offer = await waitFor(async () => {
       const offers = await h.ledger.getPendingOffers(lp.partyId);
       return offers.find((o) => o.receiver === lp.partyId) ?? null;
@@ -228,14 +233,14 @@ describe('liquidity', () => {
     );
     expect(flags.map((f) => f.kind)).toEqual(['withdrawal_payout_failed']);
     // The rejected amount is back with the swap party and still owed: in outgoing, not reserve.
-    const books = await getPoolAccounting(h.db, POOL);
+    const books = await getPoolAccounting(h.db, SEEDED_POOL_ID);
     expect(books?.outgoingB).toEqual(flagged.amountB);
     await settledBooks(h);
   });
 
   it("flags a forward the swap party cannot accept, and returns the intent's other side", async () => {
     const h = await world.harness();
-    const swapParty = h.pool(POOL).swapParty;
+    const swapParty = h.pool(SEEDED_POOL_ID).swapParty;
     // The swap party pre-approves Amulet only: a USDCx forward is an offer it must accept.
     const ledger = ledgerWith(h.ledger, {
       acceptOffer: async (command) => {
@@ -265,6 +270,6 @@ describe('liquidity', () => {
     // The Amulet side is back; the USDCx waits in the forward's offer for an operator.
     await waitFor(async () => (await h.balance(lp, h.amulet)).eq(startA) || null, 'side A back');
     await h.caughtUp();
-    await h.booksMatchLedger(POOL);
+    await h.booksMatchLedger(SEEDED_POOL_ID);
   });
 });

@@ -10,6 +10,7 @@ import {
   completedSwap,
   type EngineHarness,
   type Party,
+  SEEDED_POOL_ID,
   useEngineWorld,
 } from '../testing/engine.js';
 import {
@@ -19,7 +20,6 @@ import {
 } from '../testing/liquidity.js';
 
 const world = useEngineWorld();
-const POOL = 'amulet-usdcx';
 
 async function provide(h: EngineHarness, hint: string, amountA: string): Promise<Party> {
   const lp = await h.newParty(
@@ -38,14 +38,20 @@ async function provide(h: EngineHarness, hint: string, amountA: string): Promise
 }
 
 async function earnedBy(h: EngineHarness, lp: Party): Promise<FeesEarned> {
-  const [pool, position] = [await getPool(h.db, POOL), await getPosition(h.db, POOL, lp.partyId)];
+  const [pool, position] = [
+    await getPool(h.db, SEEDED_POOL_ID),
+    await getPosition(h.db, SEEDED_POOL_ID, lp.partyId),
+  ];
   if (pool === null || position === null) throw new Error('no position');
   return feesEarned(position.fees, position.units, pool.lpFeeGrowth);
 }
 
 /** `lpFee × units / supply` in smallest units, rounded down, at the pool's supply now. */
 async function shareOf(h: EngineHarness, lp: Party, lpFee: Amount): Promise<bigint> {
-  const [pool, position] = [await getPool(h.db, POOL), await getPosition(h.db, POOL, lp.partyId)];
+  const [pool, position] = [
+    await getPool(h.db, SEEDED_POOL_ID),
+    await getPosition(h.db, SEEDED_POOL_ID, lp.partyId),
+  ];
   if (pool === null || position === null) throw new Error('no position');
   return (lpFee.units * position.units.units) / pool.lpSupply.units;
 }
@@ -87,7 +93,7 @@ describe('the fees a position earned', () => {
     const earned = await earnedBy(h, lp);
     expect(earned.a.isPositive()).toBe(true);
     await withdrawWholePosition(h, lp);
-    expect((await getPosition(h.db, POOL, lp.partyId))?.units).toEqual(Amount.ZERO);
+    expect((await getPosition(h.db, SEEDED_POOL_ID, lp.partyId))?.units).toEqual(Amount.ZERO);
     expect(await earnedBy(h, lp)).toEqual(earned);
     // A swap after the withdrawal credits no units.
     await completedSwap(h);

@@ -34,6 +34,9 @@ import type { IncomingDeposit } from '../src/intake.js';
 import { balanceOf, booksAndHoldings } from './holdings.js';
 import { allUpdates, createPricedIntent, registerSeed, transfersByReason } from './scale-out.js';
 
+/** The devnet seed's Amulet/USDCx pool: the one the world's helpers and its tests trade on. */
+export const SEEDED_POOL_ID = 'amulet-usdcx';
+
 export const TEST_ENGINE_SETTINGS: Partial<EngineSettings> = {
   retryBaseDelayMs: 5,
   retryDelayMaxMs: 40,
@@ -154,7 +157,7 @@ export class EngineHarness {
     return this.seed.instruments.usdcx;
   }
 
-  pool(poolId = 'amulet-usdcx'): DevnetPool {
+  pool(poolId = SEEDED_POOL_ID): DevnetPool {
     const pool = this.seed.pools.find((p) => p.poolId === poolId);
     if (!pool) throw new Error(`no pool ${poolId}`);
     return pool;
@@ -264,7 +267,7 @@ export class EngineHarness {
     instrument: Instrument,
     amount: string,
     reference: string | null,
-    poolId = 'amulet-usdcx',
+    poolId = SEEDED_POOL_ID,
   ): Promise<TransferOutcome> {
     return this.ledger.submitTransfer({
       commandId: `wallet-${randomUUID()}`,
@@ -311,7 +314,7 @@ export class EngineHarness {
   }
 
   /** The swap party's holdings per side equal reserve + inflight + outgoing + fees. */
-  async booksMatchLedger(poolId = 'amulet-usdcx'): Promise<void> {
+  async booksMatchLedger(poolId = SEEDED_POOL_ID): Promise<void> {
     const { books, holdings } = await booksAndHoldings(this.db, this.ledger, poolId);
     if (holdings.a !== books.a || holdings.b !== books.b) {
       throw new Error(

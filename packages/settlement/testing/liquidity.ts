@@ -14,7 +14,7 @@ import {
 } from '@poolparty/store';
 import { openLiquidityIntent } from '../src/liquidity-intents.js';
 import { recordWithdrawal } from '../src/withdrawals.js';
-import { type EngineHarness, type Party, waitFor } from './engine.js';
+import { type EngineHarness, type Party, SEEDED_POOL_ID, waitFor } from './engine.js';
 import { SCALE_OUT_API_KEY_ID } from './scale-out.js';
 
 export interface TestLiquidityIntent {
@@ -45,7 +45,7 @@ export function openHarnessLiquidityIntent(
   h: EngineHarness,
   party: Party,
   amounts: Pick<TestLiquidityIntent, 'amountA' | 'amountB' | 'slippageBps'>,
-  poolId = 'amulet-usdcx',
+  poolId = SEEDED_POOL_ID,
 ): Promise<LiquidityIntentRecord> {
   return openTestLiquidityIntent(h.db, {
     ...amounts,
@@ -75,7 +75,7 @@ export function waitForLiquidity(
 export function withdrawWholePosition(
   h: EngineHarness,
   party: Pick<Party, 'partyId'>,
-  poolId = 'amulet-usdcx',
+  poolId = SEEDED_POOL_ID,
 ): Promise<WithdrawalRecord> {
   return recordWithdrawal(h.db, {
     poolId,

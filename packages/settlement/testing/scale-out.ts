@@ -40,6 +40,12 @@ function opening(pool: DevnetSeed['pools'][number]) {
 
 /** Registers the seeded pools, the developer and an API key, as the devnet bootstrap does. */
 export async function registerSeed(q: Queryable, seed: DevnetSeed, now: Date): Promise<void> {
+  await registerSeedPools(q, seed, now);
+  await registerApiKey(q, seed.developer.partyId, now);
+}
+
+/** The seeded pools at their seeded reserves, the developer holding each opening position. */
+export async function registerSeedPools(q: Queryable, seed: DevnetSeed, now: Date): Promise<void> {
   for (const pool of seed.pools) {
     await insertPool(q, {
       poolId: pool.poolId,
@@ -58,7 +64,6 @@ export async function registerSeed(q: Queryable, seed: DevnetSeed, now: Date): P
       },
     });
   }
-  await registerApiKey(q, seed.developer.partyId, now);
 }
 
 /** The developer and the API key the intents of these suites are created under. */

@@ -3,22 +3,14 @@
  * that apply to a request at a moment; choosing the most favourable one per fee is core's decision,
  * not the store's.
  */
+import type { DiscountPolicy, DiscountTargetType } from '@poolparty/core';
 import { read } from './columns.js';
 import type { Queryable, Row } from './database.js';
 
-export type DiscountTargetType = 'api_key' | 'wallet_party' | 'pool';
+export type { DiscountTargetType };
 
-export interface NewDiscountPolicy {
-  readonly targetType: DiscountTargetType;
-  readonly targetId: string;
-  /** Share of the fee still charged, in bps (10000 = full charge); absent = no discount. */
-  readonly networkChargeBps?: number;
-  readonly platformChargeBps?: number;
-  /** Inclusive start; null or absent: since always. */
-  readonly validFrom?: Date | null;
-  /** Exclusive end; null or absent: until further notice. */
-  readonly validUntil?: Date | null;
-}
+/** A policy to record: core's DiscountPolicy, each charge in bps of the fee (absent = no discount). */
+export type NewDiscountPolicy = DiscountPolicy;
 
 export interface DiscountPolicyRecord extends NewDiscountPolicy {
   readonly id: number;

@@ -38,8 +38,8 @@ const EXTRA_SUBJECTS = {
 } as const;
 export type CommandStatus = 'recorded' | 'submitted' | 'committed' | 'failed';
 
-export interface NewLedgerCommand {
-  readonly commandId: string;
+/** What a ledger command serves: the intent, deposit, collection, liquidity leg or sweep. */
+export interface LedgerCommandSubject {
   readonly intentId: string | null;
   readonly depositId: string | null;
   /** The developer collection a `collect` command (or the withdrawal of its offer) serves. */
@@ -50,6 +50,10 @@ export interface NewLedgerCommand {
   readonly withdrawalId?: string | null;
   /** The treasury sweep a `sweep` command (or the withdrawal of its offer) serves. */
   readonly sweepId?: string | null;
+}
+
+export interface NewLedgerCommand extends LedgerCommandSubject {
+  readonly commandId: string;
   readonly leg: CommandLeg;
   readonly attempt: number;
   /** What was (or will be) submitted, so the command can be resubmitted identically. */

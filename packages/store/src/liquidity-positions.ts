@@ -133,13 +133,10 @@ export async function creditPosition(
  */
 export async function debitPosition(
   q: Queryable,
-  debit: {
-    readonly poolId: string;
-    readonly providerParty: string;
-    readonly units: Amount;
-    readonly basisA: Amount;
-    readonly basisB: Amount;
-    readonly fees: PositionFeeState;
+  debit: Pick<
+    PositionRecord,
+    'poolId' | 'providerParty' | 'units' | 'basisA' | 'basisB' | 'fees'
+  > & {
     readonly now: Date;
   },
 ): Promise<boolean> {

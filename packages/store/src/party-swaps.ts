@@ -37,22 +37,26 @@ export interface PartySwapPage {
   readonly nextCursor: IntentCursor | null;
 }
 
+/**
+ * One kind's newest page after the cursor, from its table: `$1` the party, `$2` the statuses,
+ * `$3` the developer, `$4`/`$5` the cursor, `$6` the page size and `include` whether the kind is
+ * asked for at all. Both kinds are read by the same statement, so their keys page alike.
+ */
+function kindPage(kind: SwapKind, table: string, id: string, party: string, include: string) {
+  return `(SELECT '${kind}' AS kind, ${id} AS id, created_at FROM ${table}
+     WHERE ${include}::boolean AND ${party} = $1
+       AND ($2::text[] IS NULL OR status = ANY($2::text[]))
+       AND ($3::text IS NULL OR developer_party = $3::text)
+       AND ($4::timestamptz IS NULL OR (created_at, ${id}) < ($4::timestamptz, $5::text))
+     ORDER BY created_at DESC, ${id} DESC LIMIT $6)`;
+}
+
 /** Each kind's newest page after the cursor, then the newest of both: at most `limit + 1`. */
 const PAGE_KEYS = `
   SELECT kind, id, created_at FROM (
-    (SELECT 'deposit' AS kind, intent_id AS id, created_at FROM intents
-     WHERE $7::boolean AND wallet_party = $1
-       AND ($2::text[] IS NULL OR status = ANY($2::text[]))
-       AND ($3::text IS NULL OR developer_party = $3::text)
-       AND ($4::timestamptz IS NULL OR (created_at, intent_id) < ($4::timestamptz, $5::text))
-     ORDER BY created_at DESC, intent_id DESC LIMIT $6)
+    ${kindPage('deposit', 'intents', 'intent_id', 'wallet_party', '$7')}
     UNION ALL
-    (SELECT 'atomic' AS kind, atomic_swap_id AS id, created_at FROM atomic_swaps
-     WHERE $8::boolean AND trader_party = $1
-       AND ($2::text[] IS NULL OR status = ANY($2::text[]))
-       AND ($3::text IS NULL OR developer_party = $3::text)
-       AND ($4::timestamptz IS NULL OR (created_at, atomic_swap_id) < ($4::timestamptz, $5::text))
-     ORDER BY created_at DESC, atomic_swap_id DESC LIMIT $6)
+    ${kindPage('atomic', 'atomic_swaps', 'atomic_swap_id', 'trader_party', '$8')}
   ) page
   ORDER BY created_at DESC, id DESC
   LIMIT $6`;

@@ -3,7 +3,7 @@
  * devnet pool's fees, due a day after it was made. The ids, parties and times are the caller's.
  */
 
-import { Amount } from '@poolparty/core';
+import { Amount, IN_PROGRESS_STATES } from '@poolparty/core';
 import type { NewAtomicSwap, NewFeeEvent, NewIntent } from '../src/index.js';
 
 export const TEST_AMULET = { id: 'Amulet', admin: 'DSO::1220aa' } as const;
@@ -125,13 +125,7 @@ export function recordedAmount(value: Amount | null | undefined): Amount {
  * The states a swap moves through after `pending` on its way to paying out, in lifecycle order
  * (docs/spec/lifecycle.md#states): what a test expects a settled swap's history to hold.
  */
-export const SETTLING_STATES = [
-  'matched',
-  'deposit_received',
-  'forwarded',
-  'processing',
-  'sending_output',
-] as const;
+export const SETTLING_STATES = IN_PROGRESS_STATES.filter((state) => state !== 'pending');
 
 /** The state history of a swap that settled and completed, from its creation. */
-export const COMPLETED_SWAP_HISTORY = ['pending', ...SETTLING_STATES, 'completed'] as const;
+export const COMPLETED_SWAP_HISTORY = [...IN_PROGRESS_STATES, 'completed'] as const;

@@ -8,6 +8,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { ATOMIC_SWAP_STATES } from '../atomic-swap.js';
 import {
   AmountStringSchema,
+  amountField,
   enumOf,
   inline,
   nullable,
@@ -16,12 +17,15 @@ import {
   SlippageToleranceSchema,
   TimestampSchema,
   TokenSymbolSchema,
+  timestampField,
   UpdateIdSchema,
 } from './common.js';
-import { FailureReasonSchema, SLIPPAGE_TOLERANCE_DEFAULT } from './swap.js';
-
-const amount = (description: string) => inline(AmountStringSchema, { description });
-const at = (description: string) => inline(TimestampSchema, { description });
+import {
+  FailureReasonSchema,
+  historyEntryOf,
+  SLIPPAGE_TOLERANCE_DEFAULT,
+  swapPairFields,
+} from './swap.js';
 
 /** The longest base64 a prepared transaction may take on the wire (a two-leg one is ~10 kB). */
 const PREPARED_TRANSACTION_LENGTH_MAX = 1_000_000;
@@ -51,7 +55,7 @@ export const CreateAtomicSwapBodySchema = Type.Object(
   {
     fromToken: inline(TokenSymbolSchema, { description: 'Input token symbol.' }),
     toToken: inline(TokenSymbolSchema, { description: 'Output token symbol.' }),
-    amount: amount('Exact input, fees included: what the input leg moves.'),
+    amount: amountField('Exact input, fees included: what the input leg moves.'),
     slippageTolerance: Type.Optional(
       inline(SlippageToleranceSchema, { default: SLIPPAGE_TOLERANCE_DEFAULT }),
     ),
@@ -109,7 +113,7 @@ const LegSchema = (description: string) =>
       receiver: inline(PartyIdSchema),
       token: inline(TokenSymbolSchema),
       tokenAdmin: inline(PartyIdSchema),
-      amount: amount('Exactly what the leg moves.'),
+      amount: amountField('Exactly what the leg moves.'),
     },
     { description },
   );
@@ -125,14 +129,14 @@ export const AtomicSwapSchema = Type.Object(
     output: LegSchema(
       "The output leg: the pool pays the trader the signed output, the quote's output less the slippage tolerance.",
     ),
-    quotedOutput: amount("The quote's output at prepare, before the slippage tolerance."),
+    quotedOutput: amountField("The quote's output at prepare, before the slippage tolerance."),
     fees: Type.Object(
       {
-        networkFeeAmount: amount('Network fee, in the input token.'),
-        poolFeeAmount: amount('Pool fee: LP fee plus platform fee.'),
-        lpFeeAmount: amount("The LPs' part of the pool fee."),
-        platformFeeAmount: amount("The platform's part of the pool fee."),
-        inputAmountAfterPoolFee: amount('What the curve prices.'),
+        networkFeeAmount: amountField('Network fee, in the input token.'),
+        poolFeeAmount: amountField('Pool fee: LP fee plus platform fee.'),
+        lpFeeAmount: amountField("The LPs' part of the pool fee."),
+        platformFeeAmount: amountField("The platform's part of the pool fee."),
+        inputAmountAfterPoolFee: amountField('What the curve prices.'),
       },
       { description: "The quote's fee breakdown; together with the priced input, the input." },
     ),
@@ -142,7 +146,9 @@ export const AtomicSwapSchema = Type.Object(
     ),
     preparedTransactionHash: Base64Schema('What the trader signs (base64).', 100),
     hashingSchemeVersion: Type.String({ description: 'e.g. `HASHING_SCHEME_VERSION_V2`.' }),
-    expiresAt: at('The signature must arrive strictly before this; both legs expire then.'),
+    expiresAt: timestampField(
+      'The signature must arrive strictly before this; both legs expire then.',
+    ),
     failure: nullable(Type.Object({ code: Type.String(), message: Type.String() }), {
       description: 'Why it ended with nothing moved; null otherwise.',
     }),
@@ -150,8 +156,8 @@ export const AtomicSwapSchema = Type.Object(
     excess: nullable(AmountStringSchema, {
       description: 'What the curve paid above the signed output at execution: kept by the LPs.',
     }),
-    createdAt: at('When it was prepared.'),
-    updatedAt: at('Its last change.'),
+    createdAt: timestampField('When it was prepared.'),
+    updatedAt: timestampField('Its last change.'),
   },
   {
     $id: 'AtomicSwap',
@@ -160,10 +166,10 @@ export const AtomicSwapSchema = Type.Object(
 );
 export type AtomicSwap = Static<typeof AtomicSwapSchema>;
 
-const AtomicSwapHistoryEntrySchema = Type.Object(
-  { status: inline(AtomicSwapStateSchema), at: at('When the state was entered.') },
-  { $id: 'AtomicSwapHistoryEntry', description: 'One state change of an atomic swap.' },
-);
+const AtomicSwapHistoryEntrySchema = historyEntryOf(AtomicSwapStateSchema, {
+  $id: 'AtomicSwapHistoryEntry',
+  description: 'One state change of an atomic swap.',
+});
 export type AtomicSwapHistoryEntry = Static<typeof AtomicSwapHistoryEntrySchema>;
 
 /**
@@ -184,21 +190,18 @@ export const AtomicSwapStatusSchema = Type.Object(
     poolId: inline(PoolIdSchema),
     status: inline(AtomicSwapStateSchema),
     terminal: Type.Boolean({ description: 'True once the status can no longer change.' }),
-    inputToken: inline(TokenSymbolSchema),
-    inputTokenAdmin: inline(PartyIdSchema),
-    outputToken: inline(TokenSymbolSchema),
-    outputTokenAdmin: inline(PartyIdSchema),
-    expectedAmount: amount('The signed input: what the input leg moves, exactly.'),
-    expectedOutput: amount("The quote's output at prepare, before the slippage tolerance."),
-    minOutput: amount('The signed output: what the output leg moves, exactly.'),
+    ...swapPairFields,
+    expectedAmount: amountField('The signed input: what the input leg moves, exactly.'),
+    expectedOutput: amountField("The quote's output at prepare, before the slippage tolerance."),
+    minOutput: amountField('The signed output: what the output leg moves, exactly.'),
     actualOutput: nullable(AmountStringSchema, {
       description: 'The output paid (the signed output) once `completed`; null until then.',
     }),
     slippageTolerance: inline(SlippageToleranceSchema),
     traderParty: inline(PartyIdSchema, { description: 'Who signs, pays and receives.' }),
-    createdAt: at('When it was prepared.'),
+    createdAt: timestampField('When it was prepared.'),
     completedAt: nullable(TimestampSchema, { description: 'When it reached `completed`.' }),
-    expiresAt: at('The signature must arrive strictly before this.'),
+    expiresAt: timestampField('The signature must arrive strictly before this.'),
     failureReason: nullable(FailureReasonSchema, {
       description: 'Why it ended with nothing moved (`failure` of the AtomicSwap); null otherwise.',
     }),

@@ -2,9 +2,7 @@
  * Wallet authentication and the developer portal's login and keys (docs/spec/auth.md).
  */
 import { type Static, Type } from '@sinclair/typebox';
-import { inline, nullable, PartyIdSchema, TimestampSchema } from './common.js';
-
-const at = (description: string) => inline(TimestampSchema, { description });
+import { inline, nullable, PartyIdSchema, TimestampSchema, timestampField } from './common.js';
 
 const NonceSchema = Type.String({
   $id: 'Nonce',
@@ -39,7 +37,7 @@ export const ChallengeSchema = Type.Object(
     partyId: inline(PartyIdSchema),
     nonce: inline(NonceSchema),
     message: Type.String({ description: 'The text the wallet signs, as UTF-8 bytes.' }),
-    expiresAt: at('The nonce is refused after this time.'),
+    expiresAt: timestampField('The nonce is refused after this time.'),
   },
   {
     $id: 'Challenge',
@@ -66,7 +64,7 @@ export const WalletTokenSchema = Type.Object(
   {
     partyId: inline(PartyIdSchema),
     token: Type.String({ minLength: 1, description: 'Send as `Authorization: Bearer <token>`.' }),
-    expiresAt: at('The token is refused after this time.'),
+    expiresAt: timestampField('The token is refused after this time.'),
   },
   { $id: 'WalletToken', description: 'A short-lived wallet token for one party.' },
 );
@@ -102,7 +100,7 @@ export const DeveloperSessionSchema = Type.Object(
       minLength: 1,
       description: 'Also set as an HttpOnly cookie; send as a bearer token from scripts.',
     }),
-    expiresAt: at('The session ends at this time.'),
+    expiresAt: timestampField('The session ends at this time.'),
     partyId: inline(PartyIdSchema, { description: "The developer's party." }),
   },
   {
@@ -144,7 +142,7 @@ const keyListing = {
   keyId: inline(ApiKeyIdSchema),
   name: Type.Union([Type.String(), Type.Null()], { description: 'The label; null when none.' }),
   prefix: Type.String({ description: 'The first 12 characters of the key, for recognition.' }),
-  createdAt: at('When the key was created.'),
+  createdAt: timestampField('When the key was created.'),
   lastUsedAt: nullable(TimestampSchema, { description: 'Last authenticated request.' }),
   revokedAt: nullable(TimestampSchema, {
     description: 'When the key stops (or stopped) working; in the future during a rotation.',

@@ -57,6 +57,21 @@ export function inline<T extends TSchema>(schema: T, overrides: SchemaOptions = 
   return { ...rest, ...overrides } as T;
 }
 
+/** An amount in a body or answer, described for its place (the one AmountString, inlined). */
+export function amountField(description: string) {
+  return inline(AmountStringSchema, { description });
+}
+
+/** A timestamp in a body or answer, described for its place (the one Timestamp, inlined). */
+export function timestampField(description: string) {
+  return inline(TimestampSchema, { description });
+}
+
+/** A decimal in a body or answer, described for its place (the one DecimalString, inlined). */
+export function decimalField(description: string) {
+  return inline(DecimalStringSchema, { description });
+}
+
 /** `T | null`, the spelling of "known to be absent": such keys are always present. */
 export function nullable<T extends TSchema>(
   schema: T,

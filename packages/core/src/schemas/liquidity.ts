@@ -4,7 +4,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import {
-  AmountStringSchema,
+  amountField,
   DecimalStringSchema,
   enumOf,
   inline,
@@ -13,11 +13,9 @@ import {
   PoolIdSchema,
   TimestampSchema,
   TokenSymbolSchema,
+  timestampField,
   UpdateIdSchema,
 } from './common.js';
-
-const amount = (description: string) => inline(AmountStringSchema, { description });
-const at = (description: string) => inline(TimestampSchema, { description });
 
 export const LIQUIDITY_STATES = [
   'pending',
@@ -61,10 +59,10 @@ export const CreateLiquidityIntentBodySchema = Type.Object(
   {
     poolId: inline(PoolIdSchema),
     amountA: Type.Optional(
-      amount("Token A to deposit. Give one side and the other follows the pool's ratio."),
+      amountField("Token A to deposit. Give one side and the other follows the pool's ratio."),
     ),
     amountB: Type.Optional(
-      amount('Token B to deposit; both sides are needed for a pool with no liquidity.'),
+      amountField('Token B to deposit; both sides are needed for a pool with no liquidity.'),
     ),
     slippageBps: Type.Optional(SlippageBpsSchema),
   },
@@ -77,11 +75,14 @@ export const CreateLiquidityIntentBodySchema = Type.Object(
 export type CreateLiquidityIntentBody = Static<typeof CreateLiquidityIntentBodySchema>;
 
 const sideAmounts = (description: string) =>
-  Type.Object({ a: amount(`${description}: token A.`), b: amount(`${description}: token B.`) });
+  Type.Object({
+    a: amountField(`${description}: token A.`),
+    b: amountField(`${description}: token B.`),
+  });
 
 const LiquidityDepositSchema = Type.Object({
   side: enumOf(['a', 'b'] as const, { description: 'The pool side it funds.' }),
-  amount: amount('Amount received.'),
+  amount: amountField('Amount received.'),
   status: enumOf(
     ['accepting', 'forwarding', 'forwarded', 'returning', 'returned', 'flagged'] as const,
     {
@@ -90,7 +91,7 @@ const LiquidityDepositSchema = Type.Object({
     },
   ),
   updateId: inline(UpdateIdSchema),
-  receivedAt: at('When the deposit was seen on the ledger.'),
+  receivedAt: timestampField('When the deposit was seen on the ledger.'),
 });
 
 export const LiquidityIntentSchema = Type.Object(
@@ -113,13 +114,15 @@ export const LiquidityIntentSchema = Type.Object(
     tokenB: inline(TokenSymbolSchema),
     tokenBAdmin: inline(PartyIdSchema),
     expected: sideAmounts('What to send'),
-    expectedUnits: amount('Units that would mint at the reserves when the intent was created.'),
-    minimumUnits: amount('The fewest units accepted; fewer and both sides are returned.'),
+    expectedUnits: amountField(
+      'Units that would mint at the reserves when the intent was created.',
+    ),
+    minimumUnits: amountField('The fewest units accepted; fewer and both sides are returned.'),
     slippageBps: SlippageBpsSchema,
     deposits: Type.Array(LiquidityDepositSchema, { description: 'What arrived, oldest first.' }),
     minted: nullable(
       Type.Object({
-        units: amount('Units credited to the provider.'),
+        units: amountField('Units credited to the provider.'),
         joined: sideAmounts('What joined the pool'),
         returned: sideAmounts('What was returned as excess'),
       }),
@@ -129,8 +132,8 @@ export const LiquidityIntentSchema = Type.Object(
       description: 'Why it was refunded, expired or failed.',
     }),
     instructions: Type.String({ description: 'What to do next, for people.' }),
-    createdAt: at('When the intent was created.'),
-    expiresAt: at('Deposits after this are returned; one side in by then is refunded.'),
+    createdAt: timestampField('When the intent was created.'),
+    expiresAt: timestampField('Deposits after this are returned; one side in by then is refunded.'),
     completedAt: nullable(inline(TimestampSchema), { description: 'When it ended.' }),
   },
   { $id: 'LiquidityIntent', description: 'A liquidity intent (docs/spec/liquidity.md#intents).' },
@@ -158,7 +161,7 @@ export const LiquidityIntentListSchema = Type.Object(
 export const CreateWithdrawalBodySchema = Type.Object(
   {
     poolId: inline(PoolIdSchema),
-    units: Type.Optional(amount('Units to burn.')),
+    units: Type.Optional(amountField('Units to burn.')),
     shareBps: Type.Optional(
       Type.Integer({
         minimum: 1,
@@ -166,8 +169,8 @@ export const CreateWithdrawalBodySchema = Type.Object(
         description: 'Or a share of the position to burn, in basis points (10 000 = all).',
       }),
     ),
-    minimumA: amount('The least token A accepted; less and nothing is burned.'),
-    minimumB: amount('The least token B accepted; less and nothing is burned.'),
+    minimumA: amountField('The least token A accepted; less and nothing is burned.'),
+    minimumB: amountField('The least token B accepted; less and nothing is burned.'),
   },
   {
     $id: 'CreateWithdrawalBody',
@@ -178,7 +181,7 @@ export const CreateWithdrawalBodySchema = Type.Object(
 export type CreateWithdrawalBody = Static<typeof CreateWithdrawalBodySchema>;
 
 const PayoutSchema = Type.Object({
-  amount: amount('Paid from the pool.'),
+  amount: amountField('Paid from the pool.'),
   state: enumOf(['pending', 'offered', 'paid', 'flagged', 'none'] as const, {
     description:
       '`offered`: accept the transfer offer in your wallet; `flagged`: an operator will pay it; `none`: this side pays nothing.',
@@ -195,13 +198,13 @@ export const WithdrawalSchema = Type.Object(
     withdrawalId: Type.String({ description: 'The withdrawal id, `wdr_…`.' }),
     poolId: inline(PoolIdSchema),
     providerParty: inline(PartyIdSchema),
-    units: amount('Units burned.'),
+    units: amountField('Units burned.'),
     status: enumOf(['paying', 'completed', 'flagged'] as const, {
       description: '`completed` once both payouts arrived; `flagged` when one needs an operator.',
     }),
     payoutA: PayoutSchema,
     payoutB: PayoutSchema,
-    createdAt: at('When the units were burned.'),
+    createdAt: timestampField('When the units were burned.'),
     completedAt: nullable(inline(TimestampSchema), { description: 'When both payouts ended.' }),
   },
   {
@@ -222,8 +225,8 @@ const usdOrNull = (description: string) =>
 
 const FeesEarnedSchema = Type.Object(
   {
-    a: amount('LP fees earned in token A.'),
-    b: amount('LP fees earned in token B.'),
+    a: amountField('LP fees earned in token A.'),
+    b: amountField('LP fees earned in token B.'),
     aUsd: usdOrNull('The token A fees'),
     bUsd: usdOrNull('The token B fees'),
   },
@@ -240,12 +243,12 @@ const PositionSchema = Type.Object(
     tokenAAdmin: inline(PartyIdSchema),
     tokenB: inline(TokenSymbolSchema),
     tokenBAdmin: inline(PartyIdSchema),
-    units: amount('Units held.'),
+    units: amountField('Units held.'),
     shareOfSupply: Type.String({ description: 'Units over the pool supply, a decimal fraction.' }),
     redeemable: sideAmounts('What the units redeem for now'),
     deposited: sideAmounts('What went in for the units held'),
-    valueInB: amount('What they redeem for, valued in token B at the pool price now.'),
-    depositedInB: amount('What went in, valued in token B at the pool price now.'),
+    valueInB: amountField('What they redeem for, valued in token B at the pool price now.'),
+    depositedInB: amountField('What went in, valued in token B at the pool price now.'),
     earnedInB: Type.String({
       description:
         'Value vs holding: value now less simply holding what went in, in token B (the fees earned, less any loss from the price moving); may be negative. Not the fees: see `feesEarned`.',

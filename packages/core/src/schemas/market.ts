@@ -10,6 +10,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import {
   AmountStringSchema,
   DecimalStringSchema,
+  decimalField,
   enumOf,
   inline,
   nullable,
@@ -26,8 +27,6 @@ const feeRate = Type.Number({
   maximum: 1,
   description: 'Nominal pool fee rate, e.g. 0.003.',
 });
-
-const usd = (description: string) => inline(DecimalStringSchema, { description });
 
 export const TokenListSchema = Type.Object(
   { tokens: Type.Array(inline(TokenSchema)) },
@@ -47,8 +46,6 @@ const PoolSideSchema = Type.Object(
 );
 export type PoolSide = Static<typeof PoolSideSchema>;
 
-const decimal = (description: string) => inline(DecimalStringSchema, { description });
-
 /** The type is `WirePoolGuard` of price-reference.ts. */
 export const PoolGuardSchema = Type.Object(
   {
@@ -62,14 +59,17 @@ export const PoolGuardSchema = Type.Object(
     }),
     baseToken: inline(TokenSymbolSchema, { description: 'Prices are of this token (tokenA)…' }),
     quoteToken: inline(TokenSymbolSchema, { description: '…in this one (tokenB).' }),
-    price: decimal("The pool's spot price, tokenB per tokenA."),
-    referencePrice: decimal(
+    price: decimalField("The pool's spot price, tokenB per tokenA."),
+    referencePrice: decimalField(
       'The reference price: an exponential moving average of the spot price (docs/spec/guard.md#reference).',
     ),
-    deviation: decimal('max(price, reference) / min(price, reference) − 1, rounded up.'),
-    limit: decimal('The largest deviation a swap may end at.'),
+    deviation: decimalField('max(price, reference) / min(price, reference) − 1, rounded up.'),
+    limit: decimalField('The largest deviation a swap may end at.'),
     priceBand: Type.Object(
-      { low: decimal('reference / (1 + limit).'), high: decimal('reference × (1 + limit).') },
+      {
+        low: decimalField('reference / (1 + limit).'),
+        high: decimalField('reference × (1 + limit).'),
+      },
       { description: 'Prices a swap may end at, whichever way it goes.' },
     ),
     allowedInputToken: nullable(TokenSymbolSchema, {
@@ -163,10 +163,10 @@ export const PoolStatsSchema = Type.Object(
     apy: nullable(DecimalStringSchema, {
       description: '(1 + apr/365)^365 − 1 as a fraction; null when not supported.',
     }),
-    volume24h: usd('Swap volume of the last 24 hours, USD.'),
-    fees24h: usd('All fees of the last 24 hours, USD.'),
-    lpFees24h: usd('LP fees of the last 24 hours, USD.'),
-    tvl: usd('Value of the effective reserves, USD.'),
+    volume24h: decimalField('Swap volume of the last 24 hours, USD.'),
+    fees24h: decimalField('All fees of the last 24 hours, USD.'),
+    lpFees24h: decimalField('LP fees of the last 24 hours, USD.'),
+    tvl: decimalField('Value of the effective reserves, USD.'),
     swapCount24h: Type.Integer({ minimum: 0, description: 'Swaps executed in 24 hours.' }),
     aprMeta: inline(AprMetaSchema),
   },
@@ -181,11 +181,13 @@ export const TickerSchema = Type.Object(
   {
     poolId: inline(PoolIdSchema),
     pair: Type.String({ description: 'Base and quote symbol, e.g. `Amulet/USDCx`.' }),
-    price: usd('USD price of the base token (tokenA) via the canonical Amulet/USDCx pool.'),
+    price: decimalField(
+      'USD price of the base token (tokenA) via the canonical Amulet/USDCx pool.',
+    ),
     priceChange24h: nullable(DecimalStringSchema, {
       description: 'Change of `price` over 24 hours as a fraction; null until 23 h of history.',
     }),
-    volume24h: usd('Swap volume of the last 24 hours, USD.'),
+    volume24h: decimalField('Swap volume of the last 24 hours, USD.'),
     asOf: inline(TimestampSchema, { description: 'When the figures were taken.' }),
   },
   { $id: 'Ticker', description: 'Price ticker of a pool (docs/spec/stats.md#ticker).' },
@@ -225,7 +227,7 @@ const PoolHistoryPointSchema = Type.Object(
     tvl: nullable(DecimalStringSchema, {
       description: '2 × reserveA × priceUsd: both sides are worth the same at the spot price.',
     }),
-    volume: usd('USD volume of the swaps executed in that hour.'),
+    volume: decimalField('USD volume of the swaps executed in that hour.'),
     swapCount: Type.Integer({ minimum: 0, description: 'Swaps executed in that hour.' }),
   },
   { $id: 'PoolHistoryPoint', description: "One hour of a pool's history." },

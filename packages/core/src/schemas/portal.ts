@@ -8,7 +8,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ApiKeyIdSchema } from './auth.js';
 import {
-  AmountStringSchema,
+  amountField,
   DecimalStringSchema,
   enumOf,
   inline,
@@ -17,6 +17,7 @@ import {
   PoolIdSchema,
   TimestampSchema,
   TokenSymbolSchema,
+  timestampField,
   UpdateIdSchema,
 } from './common.js';
 
@@ -35,8 +36,6 @@ const bucket = enumOf(PORTAL_BUCKETS, {
   description:
     'The length of one point of the series: hours for 24 h, days for 7 and 30 d, months for all time.',
 });
-const at = (description: string) => inline(TimestampSchema, { description });
-const amount = (description: string) => inline(AmountStringSchema, { description });
 const token = {
   poolId: inline(PoolIdSchema),
   token: inline(TokenSymbolSchema, { description: "The fee's token: the swaps' input token." }),
@@ -61,14 +60,14 @@ export type PortalQuery = Static<typeof PortalQuerySchema>;
 const EarningsLineSchema = Type.Object(
   {
     ...token,
-    earned: amount('Earnings of completed swaps in the period.'),
-    unsettled: amount(
+    earned: amountField('Earnings of completed swaps in the period.'),
+    unsettled: amountField(
       'Earnings of swaps in the period still sending their output; they count once completed.',
     ),
     swapCount: Type.Integer({ minimum: 0, description: 'Swaps executed in the period.' }),
-    collected: amount('Collected in the period: arrived at your party.'),
-    collecting: amount('Collections on their way now (recorded or offered, not confirmed).'),
-    collectable: amount(
+    collected: amountField('Collected in the period: arrived at your party.'),
+    collecting: amountField('Collections on their way now (recorded or offered, not confirmed).'),
+    collectable: amountField(
       'What a collection takes now: all earnings of completed swaps less every collection.',
     ),
   },
@@ -81,9 +80,9 @@ export type EarningsLine = Static<typeof EarningsLineSchema>;
 
 const EarningsPointSchema = Type.Object(
   {
-    start: at('Start of the bucket.'),
+    start: timestampField('Start of the bucket.'),
     ...token,
-    earned: amount('Earnings of completed swaps executed in the bucket.'),
+    earned: amountField('Earnings of completed swaps executed in the bucket.'),
   },
   { $id: 'EarningsPoint', description: 'Earnings of one pool and token in one time bucket.' },
 );
@@ -94,7 +93,7 @@ export const EarningsSchema = Type.Object(
     period,
     bucket,
     from: nullable(TimestampSchema, { description: 'Start of the period; null for all time.' }),
-    to: at('End of the period: now.'),
+    to: timestampField('End of the period: now.'),
     receiverParty: inline(PartyIdSchema, { description: 'Where collections are paid: you.' }),
     lines: Type.Array(inline(EarningsLineSchema), {
       description: 'Per pool and token with earnings, collections or something to collect.',
@@ -109,7 +108,7 @@ export type Earnings = Static<typeof EarningsSchema>;
 
 const UsagePointSchema = Type.Object(
   {
-    start: at('Start of the bucket.'),
+    start: timestampField('Start of the bucket.'),
     swaps: Type.Integer({ minimum: 0, description: 'Swaps executed.' }),
     failures: Type.Integer({
       minimum: 0,
@@ -143,8 +142,8 @@ export const UsageSchema = Type.Object(
   {
     period,
     bucket,
-    from: at('Start of the first bucket.'),
-    to: at('End of the period: now.'),
+    from: timestampField('Start of the first bucket.'),
+    to: timestampField('End of the period: now.'),
     series: Type.Array(inline(UsagePointSchema), {
       description: 'Every bucket of the period, oldest first; empty ones as zeros.',
     }),
@@ -180,7 +179,7 @@ export const CollectionSchema = Type.Object(
   {
     collectionId: inline(CollectionIdSchema),
     ...token,
-    amount: amount('The amount collected: everything accrued when it was requested.'),
+    amount: amountField('The amount collected: everything accrued when it was requested.'),
     status: enumOf(COLLECTION_STATUSES, {
       description:
         '`pending`: sent, not yet confirmed by the ledger; `offered`: a transfer offer to accept ' +
@@ -197,7 +196,7 @@ export const CollectionSchema = Type.Object(
     offerExpiresAt: nullable(TimestampSchema, {
       description: 'The offer must be accepted by then.',
     }),
-    createdAt: at('When it was requested.'),
+    createdAt: timestampField('When it was requested.'),
     settledAt: nullable(TimestampSchema, { description: 'When it was collected or returned.' }),
     error: Type.Union([Type.String(), Type.Null()], { description: 'Why it was returned.' }),
   },

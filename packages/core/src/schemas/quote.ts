@@ -9,8 +9,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { DISCOUNT_TARGET_TYPES } from '../discounts.js';
 import {
-  AmountStringSchema,
+  amountField,
   DecimalStringSchema,
+  decimalField,
   enumOf,
   inline,
   nullable,
@@ -21,8 +22,6 @@ import {
 } from './common.js';
 import { PoolGuardSchema } from './market.js';
 
-const amount = (description: string) => inline(AmountStringSchema, { description });
-const decimal = (description: string) => inline(DecimalStringSchema, { description });
 const bps = (description: string) => Type.Integer({ minimum: 0, maximum: 10_000, description });
 const targetType = enumOf(DISCOUNT_TARGET_TYPES, {
   description: 'What the discount policy targets: an API key, a wallet party or a pool.',
@@ -32,7 +31,7 @@ export const QuoteQuerySchema = Type.Object(
   {
     from: inline(TokenSymbolSchema, { description: 'Input token symbol.' }),
     to: inline(TokenSymbolSchema, { description: 'Output token symbol.' }),
-    amount: amount('Exact deposit amount the user plans to send.'),
+    amount: amountField('Exact deposit amount the user plans to send.'),
     receiverParty: Type.Optional(
       inline(PartyIdSchema, { description: 'Receiving party; enables wallet-party discounts.' }),
     ),
@@ -54,8 +53,8 @@ const NetworkFeePolicySchema = Type.Object(
   {
     targetType,
     chargeBps: bps('Charged share of the network fee; 5000 is a 50 % discount.'),
-    estimatedNetworkFeeAmount: amount('Network fee before the discount, in the input token.'),
-    chargedNetworkFeeAmount: amount('Network fee charged, in the input token.'),
+    estimatedNetworkFeeAmount: amountField('Network fee before the discount, in the input token.'),
+    chargedNetworkFeeAmount: amountField('Network fee charged, in the input token.'),
   },
   { $id: 'NetworkFeePolicy', description: 'The network-fee discount that applied.' },
 );
@@ -65,8 +64,8 @@ const PlatformFeePolicySchema = Type.Object(
   {
     targetType,
     chargeBps: bps('Charged share of the platform fee; 7000 is a 30 % discount.'),
-    fullPlatformFeeRate: decimal('Platform fee rate without the discount.'),
-    chargedPlatformFeeRate: decimal('Platform fee rate charged.'),
+    fullPlatformFeeRate: decimalField('Platform fee rate without the discount.'),
+    chargedPlatformFeeRate: decimalField('Platform fee rate charged.'),
     discountBps: bps('10000 − chargeBps.'),
   },
   { $id: 'PlatformFeePolicy', description: 'The platform-fee discount that applied.' },
@@ -76,8 +75,8 @@ export type PlatformFeePolicy = Static<typeof PlatformFeePolicySchema>;
 const EstimatedTrafficCostSchema = Type.Object(
   {
     bytes: Type.Integer({ minimum: 0, description: 'Traffic of the payout transfer.' }),
-    usd: amount('Its cost in USD, rounded up.'),
-    cc: amount('Its cost in Amulet (CC), rounded up.'),
+    usd: amountField('Its cost in USD, rounded up.'),
+    cc: amountField('Its cost in Amulet (CC), rounded up.'),
   },
   {
     $id: 'EstimatedTrafficCost',
@@ -87,17 +86,15 @@ const EstimatedTrafficCostSchema = Type.Object(
 );
 export type EstimatedTrafficCost = Static<typeof EstimatedTrafficCostSchema>;
 
-const usdValue = (description: string) => inline(DecimalStringSchema, { description });
-
 const QuoteUsdSchema = Type.Object(
   {
-    totalInputAmount: usdValue('The deposit in USD.'),
+    totalInputAmount: decimalField('The deposit in USD.'),
     outputAmount: nullable(DecimalStringSchema, {
       description: 'The output in USD; null when the output token has no USD price.',
     }),
-    networkFeeAmount: usdValue('The network fee in USD.'),
-    poolFeeAmount: usdValue('The pool fee in USD.'),
-    totalFeeAmount: usdValue('networkFeeAmount + poolFeeAmount, in USD.'),
+    networkFeeAmount: decimalField('The network fee in USD.'),
+    poolFeeAmount: decimalField('The pool fee in USD.'),
+    totalFeeAmount: decimalField('networkFeeAmount + poolFeeAmount, in USD.'),
   },
   {
     $id: 'QuoteUsd',
@@ -115,17 +112,17 @@ export const QuoteSchema = Type.Object(
     inputTokenAdmin: inline(PartyIdSchema, { description: 'Admin of the input token.' }),
     outputToken: inline(TokenSymbolSchema, { description: 'Output token symbol.' }),
     outputTokenAdmin: inline(PartyIdSchema, { description: 'Admin of the output token.' }),
-    totalInputAmount: amount('The deposit to send; equals the requested amount.'),
-    networkFeeAmount: amount('Estimated payout-leg network fee, in the input token.'),
-    trafficFeeInInput: amount('Compatibility alias of `networkFeeAmount`.'),
-    poolFeeAmount: amount('The pool fee: `lpFeeAmount` + `platformFeeAmount`.'),
-    lpFeeAmount: amount('The part of the pool fee that stays in the pool.'),
-    platformFeeAmount: amount('The part of the pool fee the platform keeps.'),
-    inputAmountAfterPoolFee: amount('The amount priced into the pool.'),
-    outputAmount: amount('Output of the priced swap, rounded down.'),
-    rate: decimal('outputAmount / inputAmountAfterPoolFee.'),
-    effectiveRate: decimal('outputAmount / totalInputAmount: all fees included.'),
-    priceImpact: decimal('1 − rate / spot price, as a fraction; fees excluded.'),
+    totalInputAmount: amountField('The deposit to send; equals the requested amount.'),
+    networkFeeAmount: amountField('Estimated payout-leg network fee, in the input token.'),
+    trafficFeeInInput: amountField('Compatibility alias of `networkFeeAmount`.'),
+    poolFeeAmount: amountField('The pool fee: `lpFeeAmount` + `platformFeeAmount`.'),
+    lpFeeAmount: amountField('The part of the pool fee that stays in the pool.'),
+    platformFeeAmount: amountField('The part of the pool fee the platform keeps.'),
+    inputAmountAfterPoolFee: amountField('The amount priced into the pool.'),
+    outputAmount: amountField('Output of the priced swap, rounded down.'),
+    rate: decimalField('outputAmount / inputAmountAfterPoolFee.'),
+    effectiveRate: decimalField('outputAmount / totalInputAmount: all fees included.'),
+    priceImpact: decimalField('1 − rate / spot price, as a fraction; fees excluded.'),
     maxPriceImpact: Type.Number({
       minimum: 0,
       maximum: 1,
@@ -147,10 +144,10 @@ export const QuoteSchema = Type.Object(
       description: 'Null when clear; otherwise a swap of this size or timing would be blocked.',
     }),
     expiresIn: Type.Integer({ minimum: 0, description: 'Seconds the quote is indicative for.' }),
-    networkFeeShare: decimal(
+    networkFeeShare: decimalField(
       'networkFeeAmount / totalInputAmount, to 4 decimals rounded up: what the network fee costs this swap.',
     ),
-    minimumInputAmount: amount(
+    minimumInputAmount: amountField(
       'The least deposit accepted: the network fee plus 0.0000000001; below it `amount_below_minimum`.',
     ),
     usd: inline(QuoteUsdSchema),

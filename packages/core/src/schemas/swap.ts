@@ -7,10 +7,11 @@
  * carries it is refused like any unknown field rather than half-honoured. The SDK's
  * `idempotencyKey` option maps onto the header.
  */
-import { type Static, Type } from '@sinclair/typebox';
+import { type ObjectOptions, type Static, type TSchema, Type } from '@sinclair/typebox';
 import { LEG_STATES } from '../lifecycle.js';
 import {
   AmountStringSchema,
+  amountField,
   enumOf,
   IntentIdSchema,
   inline,
@@ -21,11 +22,9 @@ import {
   SwapStateSchema,
   TimestampSchema,
   TokenSymbolSchema,
+  timestampField,
   UpdateIdSchema,
 } from './common.js';
-
-const amount = (description: string) => inline(AmountStringSchema, { description });
-const at = (description: string) => inline(TimestampSchema, { description });
 
 export const SLIPPAGE_TOLERANCE_DEFAULT = 0.05;
 
@@ -49,7 +48,7 @@ export const CreateSwapBodySchema = Type.Object(
   {
     fromToken: inline(TokenSymbolSchema, { description: 'Input token symbol.' }),
     toToken: inline(TokenSymbolSchema, { description: 'Output token symbol.' }),
-    amount: amount("Exact deposit amount; becomes the intent's `expectedAmount`."),
+    amount: amountField("Exact deposit amount; becomes the intent's `expectedAmount`."),
     slippageTolerance: Type.Optional(
       inline(SlippageToleranceSchema, { default: SLIPPAGE_TOLERANCE_DEFAULT }),
     ),
@@ -97,32 +96,37 @@ export const IdempotencyHeadersSchema = Type.Object(
 const SwapInstructionsSchema = Type.Object(
   {
     transferTo: inline(PartyIdSchema, { description: 'The pool swap party to send to.' }),
-    amount: amount('Exactly this much.'),
+    amount: amountField('Exactly this much.'),
     token: inline(TokenSymbolSchema, { description: 'Of this token.' }),
     tokenAdmin: inline(PartyIdSchema, { description: 'Under this admin.' }),
     reason: inline(DepositReferenceSchema, { description: 'As transfer reason, if possible.' }),
-    expiresAt: at('Before this time.'),
+    expiresAt: timestampField('Before this time.'),
     note: Type.String({ description: 'The same, for people.' }),
   },
   { $id: 'SwapInstructions', description: 'What the wallet must do to fund the intent.' },
 );
 export type SwapInstructions = Static<typeof SwapInstructionsSchema>;
 
+/** The pair a swap of either kind trades: each token by symbol and admin. */
+export const swapPairFields = {
+  inputToken: inline(TokenSymbolSchema),
+  inputTokenAdmin: inline(PartyIdSchema),
+  outputToken: inline(TokenSymbolSchema),
+  outputTokenAdmin: inline(PartyIdSchema),
+} as const;
+
 const swapTerms = {
   intentId: inline(IntentIdSchema),
   poolId: inline(PoolIdSchema),
   depositAddress: inline(PartyIdSchema, { description: 'The pool swap party.' }),
   depositReference: inline(DepositReferenceSchema),
-  inputToken: inline(TokenSymbolSchema),
-  inputTokenAdmin: inline(PartyIdSchema),
-  outputToken: inline(TokenSymbolSchema),
-  outputTokenAdmin: inline(PartyIdSchema),
-  expectedAmount: amount('The deposit to send, exactly.'),
-  expectedOutput: amount('Output at the quoted price.'),
-  minOutput: amount('floor(expectedOutput × (1 − slippageTolerance)).'),
+  ...swapPairFields,
+  expectedAmount: amountField('The deposit to send, exactly.'),
+  expectedOutput: amountField('Output at the quoted price.'),
+  minOutput: amountField('floor(expectedOutput × (1 − slippageTolerance)).'),
   slippageTolerance: inline(SlippageToleranceSchema),
   outputAddress: inline(PartyIdSchema, { description: 'Where the output goes: the depositor.' }),
-  expiresAt: at('No deposit after this time.'),
+  expiresAt: timestampField('No deposit after this time.'),
 } as const;
 
 export const SwapIntentSchema = Type.Object(
@@ -130,15 +134,15 @@ export const SwapIntentSchema = Type.Object(
     ...swapTerms,
     status: inline(SwapStateSchema, { description: '`pending` when created.' }),
     swapAddress: inline(PartyIdSchema, { description: 'The pool swap party.' }),
-    quotedSwapAmount: amount('The deposit originally requested.'),
-    totalInputAmount: amount('Same as `expectedAmount`.'),
-    poolFeeAmount: amount('The pool fee deducted before pricing.'),
-    lpFeeAmount: amount('The part of the pool fee that stays in the pool.'),
-    platformFeeAmount: amount('The part of the pool fee the platform keeps.'),
-    inputAmountAfterPoolFee: amount('The amount priced into the pool.'),
-    networkFeeAmount: amount('Estimated network fee deducted from the deposit.'),
-    trafficFeeInInput: amount('Compatibility alias of `networkFeeAmount`.'),
-    createdAt: at('When the intent was created.'),
+    quotedSwapAmount: amountField('The deposit originally requested.'),
+    totalInputAmount: amountField('Same as `expectedAmount`.'),
+    poolFeeAmount: amountField('The pool fee deducted before pricing.'),
+    lpFeeAmount: amountField('The part of the pool fee that stays in the pool.'),
+    platformFeeAmount: amountField('The part of the pool fee the platform keeps.'),
+    inputAmountAfterPoolFee: amountField('The amount priced into the pool.'),
+    networkFeeAmount: amountField('Estimated network fee deducted from the deposit.'),
+    trafficFeeInInput: amountField('Compatibility alias of `networkFeeAmount`.'),
+    createdAt: timestampField('When the intent was created.'),
     instructions: inline(SwapInstructionsSchema),
   },
   {
@@ -162,16 +166,16 @@ export type FailureReason = Static<typeof FailureReasonSchema>;
 
 const DepositFactSchema = Type.Object(
   {
-    amount: amount('Amount deposited.'),
+    amount: amountField('Amount deposited.'),
     updateId: inline(UpdateIdSchema),
-    receivedAt: at('When the deposit was seen on the ledger.'),
+    receivedAt: timestampField('When the deposit was seen on the ledger.'),
   },
   { $id: 'DepositFact', description: 'The deposit attributed to the intent.' },
 );
 export type DepositFact = Static<typeof DepositFactSchema>;
 
 const legFields = {
-  amount: amount('Amount sent (or offered).'),
+  amount: amountField('Amount sent (or offered).'),
   state: enumOf(LEG_STATES, {
     description:
       '`offered`: a two-step offer the receiver must accept in their wallet; `committed`: it ' +
@@ -202,17 +206,25 @@ export type Leg = Static<typeof LegSchema>;
 const RefundLegSchema = Type.Object(
   {
     ...legFields,
-    amount: amount('Amount returned: the deposit minus the network fee.'),
-    networkFeeAmount: amount('Network fee kept for the refund transfer.'),
+    amount: amountField('Amount returned: the deposit minus the network fee.'),
+    networkFeeAmount: amountField('Network fee kept for the refund transfer.'),
   },
   { $id: 'RefundLeg', description: 'The refund transfer: a `Leg` with the fee it kept.' },
 );
 export type RefundLeg = Static<typeof RefundLegSchema>;
 
-const HistoryEntrySchema = Type.Object(
-  { status: inline(SwapStateSchema), at: at('When the state was entered.') },
-  { $id: 'HistoryEntry', description: 'One state change.' },
-);
+/** One entry of a status's `history`, of either kind of swap: the state entered and when. */
+export function historyEntryOf<T extends TSchema>(state: T, options: ObjectOptions) {
+  return Type.Object(
+    { status: inline(state), at: timestampField('When the state was entered.') },
+    options,
+  );
+}
+
+const HistoryEntrySchema = historyEntryOf(SwapStateSchema, {
+  $id: 'HistoryEntry',
+  description: 'One state change.',
+});
 export type HistoryEntry = Static<typeof HistoryEntrySchema>;
 
 export const SwapStatusSchema = Type.Object(
@@ -226,7 +238,7 @@ export const SwapStatusSchema = Type.Object(
     status: inline(SwapStateSchema),
     terminal: Type.Boolean({ description: 'True once the status can no longer change.' }),
     actualOutput: nullable(AmountStringSchema, { description: 'Output paid; null until then.' }),
-    createdAt: at('When the intent was created.'),
+    createdAt: timestampField('When the intent was created.'),
     matchedAt: nullable(TimestampSchema, { description: 'When a deposit was attributed.' }),
     completedAt: nullable(TimestampSchema, { description: 'When the swap reached `completed`.' }),
     failureReason: nullable(FailureReasonSchema),

@@ -6,9 +6,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { WEBHOOK_URL_CHARS_MAX } from '../webhook-destinations.js';
 import { WEBHOOK_PATTERNS_MAX } from '../webhook-events.js';
 import { ApiKeyIdSchema } from './auth.js';
-import { enumOf, inline, nullable, TimestampSchema } from './common.js';
-
-const at = (description: string) => inline(TimestampSchema, { description });
+import { enumOf, inline, nullable, TimestampSchema, timestampField } from './common.js';
 
 /** Keys one endpoint may be narrowed to: a developer's working keys at most. */
 export const WEBHOOK_API_KEYS_MAX = 25;
@@ -66,8 +64,8 @@ export const WebhookEndpointSchema = Type.Object(
     enabled: Type.Boolean({ description: 'False: nothing is sent (by you, or after failures).' }),
     disabledReason: nullable(Type.String(), { description: 'Why it is disabled; null if not.' }),
     disabledAt: nullable(TimestampSchema, { description: 'When it was disabled.' }),
-    createdAt: at('When it was registered.'),
-    updatedAt: at('When it last changed.'),
+    createdAt: timestampField('When it was registered.'),
+    updatedAt: timestampField('When it last changed.'),
     secretRotatedAt: nullable(TimestampSchema, { description: 'The last rotation, if any.' }),
     failingSince: nullable(TimestampSchema, {
       description: 'The first failed attempt since the last delivery that arrived; null when well.',
@@ -141,14 +139,14 @@ export type WebhookSecretRotate = Static<typeof WebhookSecretRotateSchema>;
 export const WebhookSecretRotatedSchema = Type.Object(
   {
     secret,
-    previousSecretExpiresAt: at('Until when the previous secret signs too.'),
+    previousSecretExpiresAt: timestampField('Until when the previous secret signs too.'),
   },
   { $id: 'WebhookSecretRotated', description: 'The new signing secret.' },
 );
 
 const WebhookAttemptSchema = Type.Object(
   {
-    at: at('When the request was sent.'),
+    at: timestampField('When the request was sent.'),
     statusCode: nullable(Type.Integer(), { description: 'The answer; null when none came.' }),
     latencyMs: Type.Integer({ minimum: 0, description: 'Sending to the end of the answer.' }),
     error: nullable(Type.String(), { description: 'Why it failed, when it did.' }),
@@ -167,7 +165,7 @@ export const WebhookDeliverySchema = Type.Object(
     }),
     attempts: Type.Array(WebhookAttemptSchema, { description: 'Oldest first.' }),
     nextAttemptAt: nullable(TimestampSchema, { description: 'When it is tried next, if at all.' }),
-    createdAt: at('When the event was queued for the endpoint.'),
+    createdAt: timestampField('When the event was queued for the endpoint.'),
   },
   { $id: 'WebhookDelivery', description: 'An event on its way to one endpoint, and its attempts.' },
 );

@@ -114,6 +114,17 @@ export function submission(commandId: string, actAs: string[], command: unknown)
   };
 }
 
+/** A transfer of `sender`'s to the world's pool: 1 Amulet unless `transfer` names otherwise. */
+function poolTransferCommand(world: World, sender: string, transfer: Partial<Transfer>) {
+  return transferCommand({
+    sender,
+    receiver: world.pool,
+    instrument: world.amulet,
+    amount: '1',
+    ...transfer,
+  });
+}
+
 /**
  * A submission of one transfer, acting as its sender: unless `transfer` names otherwise, the
  * world's most common one, 1 Amulet from the treasury to the pool.
@@ -124,17 +135,7 @@ export function transferSubmission(
   transfer: Partial<Transfer> = {},
 ) {
   const sender = transfer.sender ?? world.treasury;
-  return submission(
-    commandId,
-    [sender],
-    transferCommand({
-      sender,
-      receiver: world.pool,
-      instrument: world.amulet,
-      amount: '1',
-      ...transfer,
-    }),
-  );
+  return submission(commandId, [sender], poolTransferCommand(world, sender, transfer));
 }
 
 /**
@@ -150,15 +151,7 @@ export function walletTransferPrepare(
   return {
     userId: 'poolparty',
     commandId,
-    commands: [
-      transferCommand({
-        sender,
-        receiver: world.pool,
-        instrument: world.amulet,
-        amount: '1',
-        ...transfer,
-      }),
-    ],
+    commands: [poolTransferCommand(world, sender, transfer)],
     actAs: [sender],
   };
 }

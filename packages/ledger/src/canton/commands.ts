@@ -25,10 +25,8 @@ import {
   type JsCommands,
   TRANSFER_FACTORY_INTERFACE_ID,
   TRANSFER_FACTORY_TRANSFER_CHOICE,
-  TRANSFER_INSTRUCTION_ACCEPT_CHOICE,
+  TRANSFER_INSTRUCTION_CHOICES,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
-  TRANSFER_INSTRUCTION_REJECT_CHOICE,
-  TRANSFER_INSTRUCTION_WITHDRAW_CHOICE,
 } from './wire/index.js';
 
 /** Most holdings one transfer spends; a wallet with more merges over several transfers. */
@@ -174,20 +172,19 @@ export function transferCommand(factoryId: string, choiceArgument: unknown): Com
   );
 }
 
-const INSTRUCTION_CHOICES: Readonly<Record<InstructionChoice, string>> = {
-  accept: TRANSFER_INSTRUCTION_ACCEPT_CHOICE,
-  reject: TRANSFER_INSTRUCTION_REJECT_CHOICE,
-  withdraw: TRANSFER_INSTRUCTION_WITHDRAW_CHOICE,
-};
-
 export function instructionCommand(
   offerId: string,
   choice: InstructionChoice,
   context: ChoiceContext,
 ): Command {
-  return exerciseCommand(TRANSFER_INSTRUCTION_INTERFACE_ID, offerId, INSTRUCTION_CHOICES[choice], {
-    extraArgs: { context: context.choiceContextData, meta: EMPTY_VALUES },
-  });
+  return exerciseCommand(
+    TRANSFER_INSTRUCTION_INTERFACE_ID,
+    offerId,
+    TRANSFER_INSTRUCTION_CHOICES[choice],
+    {
+      extraArgs: { context: context.choiceContextData, meta: EMPTY_VALUES },
+    },
+  );
 }
 
 export function jsCommands(input: {

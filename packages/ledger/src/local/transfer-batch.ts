@@ -16,7 +16,7 @@
  * - A leg to its own sender (a merge) is refused: a batch moves value between parties.
  * - At most `BATCH_LEGS_MAX` legs.
  */
-import { Amount } from '@poolparty/core';
+import type { Amount } from '@poolparty/core';
 import { type CommandResult, LedgerError, type LedgerEvent } from '../port.js';
 import { checkMeta } from '../rules.js';
 import type { TransferBatchEntry, TransferBatchLeg } from './entries.js';
@@ -30,7 +30,7 @@ import {
   requireInstrument,
   requireParty,
 } from './state.js';
-import { complete, positiveAmount, spend } from './transfers.js';
+import { complete, positiveAmount, spend, transferEvent } from './transfers.js';
 
 /** The most legs one batch commits: a prepared transaction's limit on commands. */
 export const BATCH_LEGS_MAX = 16;
@@ -103,16 +103,10 @@ export function applyTransfers(state: LedgerState, entry: TransferBatchEntry): C
     const { sender, receiver, instrument } = leg;
     spend(state, sender, instrument, selection);
     createHolding(state, receiver, instrument, amount);
-    return {
-      kind: 'transfer',
-      sender,
-      receiver,
-      instrument,
-      amount,
-      meta: Object.freeze({ ...leg.meta }),
-      offerId: null,
-      feesBurned: Amount.ZERO,
-    };
+    return transferEvent(
+      { sender, receiver, instrument, amount, meta: Object.freeze({ ...leg.meta }) },
+      null,
+    );
   });
   const result = recordUpdate(state, entry.at, entry.commandId, events);
   return complete(state, entry.commandId, result);

@@ -193,8 +193,11 @@ function offerEndEvent(offer: TransferOffer, ending: OfferEnding): LedgerEvent {
   return transferEvent(offer, offer.offerId);
 }
 
-/** A transfer event of the local ledger, direct (no offer) or an accepted offer's: it burns no fees. */
-function transferEvent(
+/**
+ * A transfer event of the local ledger, direct (no offer), a batch's leg or an accepted offer's:
+ * it burns no fees.
+ */
+export function transferEvent(
   transfer: Pick<TransferOffer, 'sender' | 'receiver' | 'instrument' | 'amount' | 'meta'>,
   offerId: string | null,
 ): LedgerEvent {

@@ -5,16 +5,13 @@
  * pools `npm start` seeds for itself. The server lists them at `GET /devnet/pools`.
  */
 import type { Instrument } from '@poolparty/core';
+import type { PoolRecord } from '@poolparty/store';
 import { AdminError } from './admin-error.js';
 
-export interface DevnetPoolEntry {
-  readonly poolId: string;
-  readonly tokenA: Instrument;
-  readonly tokenB: Instrument;
-  readonly swapParty: string;
-  readonly lpParty: string;
-  readonly feeBps: number;
-}
+export type DevnetPoolEntry = Pick<
+  PoolRecord,
+  'poolId' | 'tokenA' | 'tokenB' | 'swapParty' | 'lpParty' | 'feeBps'
+>;
 
 export const DEVNET_POOLS_PATH = '/devnet/pools';
 

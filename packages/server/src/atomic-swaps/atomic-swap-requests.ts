@@ -24,7 +24,7 @@ import {
 } from '@poolparty/settlement';
 import { type ApiKeyRecord, type AtomicSwapRecord, getPool } from '@poolparty/store';
 import type { ServiceContext } from '../context.js';
-import { resolveSlippage } from '../swaps/create-intent.js';
+import { quoteRequestOf, resolveSlippage } from '../swaps/create-intent.js';
 import { atomicSwapView } from '../views/atomic-swap.js';
 
 export type AtomicSwapContext = Pick<
@@ -90,17 +90,10 @@ export async function createAtomicSwap(
   const deps = atomicSwapDeps(ctx);
   const { body, walletParty, apiKey } = request;
   const slippageTolerance = resolveSlippage(body.slippageTolerance);
-  const priced = await ctx.quoter.quote(
-    {
-      from: body.fromToken,
-      to: body.toToken,
-      amount: body.amount,
-      ...(body.poolId !== undefined && { poolId: body.poolId }),
-      ...(body.fromAdmin !== undefined && { fromAdmin: body.fromAdmin }),
-      ...(body.toAdmin !== undefined && { toAdmin: body.toAdmin }),
-    },
-    { apiKeyId: apiKey.keyId, walletParty },
-  );
+  const priced = await ctx.quoter.quote(quoteRequestOf(body), {
+    apiKeyId: apiKey.keyId,
+    walletParty,
+  });
   const pool = await getPool(ctx.db, priced.pool.poolId);
   if (pool === null) throw new DomainError('pool_not_found', `No pool ${priced.pool.poolId}.`);
   const origin = {

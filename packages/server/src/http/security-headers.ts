@@ -35,18 +35,28 @@ const API_DIRECTIVES = {
   'frame-ancestors': ["'none'"],
 };
 
-/** The directives of the swagger-ui pages under `/docs`. */
-const DOCS_DIRECTIVES = {
+/** The directives of a page the service serves: this origin only, no inline code, no framing. */
+export const PAGE_DIRECTIVES = {
   'default-src': ["'self'"],
   'base-uri': ["'self'"],
-  'connect-src': ["'self'"],
-  'font-src': ["'self'", 'data:'],
+  'font-src': ["'self'"],
   'form-action': ["'self'"],
   'frame-ancestors': ["'none'"],
   'img-src': ["'self'", 'data:'],
   'object-src': ["'none'"],
   'script-src': ["'self'"],
   'script-src-attr': ["'none'"],
+  'style-src': ["'self'"],
+};
+
+/**
+ * The directives of the swagger-ui pages under `/docs`: a page's, with the data: fonts and the
+ * inline styles swagger-ui brings, and calls to this origin's API.
+ */
+const DOCS_DIRECTIVES = {
+  ...PAGE_DIRECTIVES,
+  'connect-src': ["'self'"],
+  'font-src': ["'self'", 'data:'],
   'style-src': ["'self'", "'unsafe-inline'"],
 };
 

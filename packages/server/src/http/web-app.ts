@@ -26,6 +26,7 @@ import helmet from 'helmet';
 import { serverPackagePath } from '../package-dir.js';
 import type { App } from './fastify.js';
 import { ApiError, answerUnknownPathsWith, requestPath } from './problem.js';
+import { PAGE_DIRECTIVES } from './security-headers.js';
 
 /** Where `npm install` builds the app. */
 const WEB_APP_DIST = serverPackagePath('..', 'app', 'dist');
@@ -78,20 +79,6 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const REVALIDATE = 'no-cache';
 
-/** The pages' policy: this origin only, no inline code, no framing. */
-const WEB_APP_DIRECTIVES = {
-  'default-src': ["'self'"],
-  'base-uri': ["'self'"],
-  'font-src': ["'self'"],
-  'form-action': ["'self'"],
-  'frame-ancestors': ["'none'"],
-  'img-src': ["'self'", 'data:'],
-  'object-src': ["'none'"],
-  'script-src': ["'self'"],
-  'script-src-attr': ["'none'"],
-  'style-src': ["'self'"],
-};
-
 /** The pages' content security policy, for a service whose pages may call `connectTo` too. */
 export function webAppContentSecurityPolicy(connectTo: readonly string[] = []): string {
   let policy = '';
@@ -101,7 +88,7 @@ export function webAppContentSecurityPolicy(connectTo: readonly string[] = []): 
     },
     removeHeader() {},
   };
-  const directives = { ...WEB_APP_DIRECTIVES, 'connect-src': ["'self'", ...connectTo] };
+  const directives = { ...PAGE_DIRECTIVES, 'connect-src': ["'self'", ...connectTo] };
   helmet({ contentSecurityPolicy: { useDefaults: false, directives } })(
     {} as never,
     sink as never,

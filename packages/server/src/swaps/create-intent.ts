@@ -6,7 +6,12 @@
  * The deprecated `outputAddress` is accepted and ignored; the output always goes to the wallet
  * party.
  */
-import { type CreateSwapBody, DomainError, validateSlippage } from '@poolparty/core';
+import {
+  type CreateAtomicSwapBody,
+  type CreateSwapBody,
+  DomainError,
+  validateSlippage,
+} from '@poolparty/core';
 import type { QuoteRequest } from '../market/quoter.js';
 
 /** The slippage tolerance to use, or a 400: absent means the default (0.05). */
@@ -30,8 +35,11 @@ export function requireOwnWallet(walletAddress: string | undefined, walletParty:
   );
 }
 
-/** What the quoter is asked: the body's pair and amount, unparsed, and its disambiguators. */
-export function quoteRequestOf(body: CreateSwapBody): QuoteRequest {
+/**
+ * What the quoter is asked: the body's pair and amount, unparsed, and its disambiguators; the
+ * bodies of a swap intent and of an atomic swap name them alike.
+ */
+export function quoteRequestOf(body: CreateSwapBody | CreateAtomicSwapBody): QuoteRequest {
   return {
     from: body.fromToken,
     to: body.toToken,

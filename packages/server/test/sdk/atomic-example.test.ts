@@ -5,9 +5,6 @@
  * the signed amounts, the pool's books still its holdings. On the embedded ledger, as
  * `npm start` runs it, it completes too.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Amount, type Instrument } from '@poolparty/core';
 import { balanceOf, booksAndHoldings } from '@poolparty/settlement/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,20 +26,15 @@ describe('the atomic swap example on a service with LEDGER=canton', () => {
   let canton: CantonService;
   let devnet: ServedDevnet;
   let service: RunningService;
-  let emptyDir: string;
   let apiKey: string;
 
   beforeAll(async () => {
     canton = await startCantonService();
     ({ devnet, service } = canton);
     apiKey = await issueApiKey(service.ctx.db, devnet.seed.developer.partyId, new Date());
-    emptyDir = mkdtempSync(join(tmpdir(), 'pp-atomic-example-'));
   }, 120_000);
 
-  afterAll(async () => {
-    await canton?.close();
-    if (emptyDir) rmSync(emptyDir, { recursive: true, force: true });
-  });
+  afterAll(() => canton?.close());
 
   it(
     'prints the legs and expiry, verifies, signs, and prints the update with what moved',
@@ -60,7 +52,6 @@ describe('the atomic swap example on a service with LEDGER=canton', () => {
         url: service.url ?? '',
         apiKey,
         party: user,
-        dataDir: emptyDir,
         timeoutMs: EXAMPLE_TIMEOUT_MS,
       });
       const output = `${run.stdout}${run.stderr}`;
@@ -93,17 +84,12 @@ describe('the atomic swap example on a service with LEDGER=canton', () => {
 
 describe('the atomic swap example on the embedded ledger, as npm start runs it', () => {
   let t: TestService;
-  let dataDir: string;
 
   beforeAll(async () => {
     t = await startTestService();
-    dataDir = mkdtempSync(join(tmpdir(), 'pp-atomic-example-'));
   });
 
-  afterAll(async () => {
-    await t?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => t?.close());
 
   it(
     'completes, and the pool’s books are still its holdings',
@@ -114,7 +100,6 @@ describe('the atomic swap example on the embedded ledger, as npm start runs it',
         url: t.url,
         apiKey: t.apiKey,
         party: user,
-        dataDir,
         timeoutMs: EXAMPLE_TIMEOUT_MS,
       });
       expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);

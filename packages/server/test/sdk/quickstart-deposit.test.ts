@@ -3,9 +3,6 @@
  * integrator runs it, for a party with no Amulet, it cancels the intent it made and says so, so
  * the party's next swap is not refused with `active_intent_exists`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExampleAs } from './support/example-run.js';
 import { type Live, startLive } from './support/live.js';
@@ -14,18 +11,12 @@ import { type Live, startLive } from './support/live.js';
 const EXAMPLE_TIMEOUT_MS = 90_000;
 
 let live: Live;
-/** An empty data folder: no devnet.json, the keys come from the environment. */
-let dataDir: string;
 
 beforeAll(async () => {
   live = await startLive();
-  dataDir = mkdtempSync(join(tmpdir(), 'poolparty-quickstart-'));
 });
 
-afterAll(async () => {
-  await live?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => live?.close());
 
 describe('the quickstart example, when the deposit fails', () => {
   it(
@@ -36,7 +27,6 @@ describe('the quickstart example, when the deposit fails', () => {
         url: live.t.url,
         apiKey: live.t.apiKey,
         party: broke,
-        dataDir,
         timeoutMs: EXAMPLE_TIMEOUT_MS,
       });
       expect(run.code, run.stderr).toBe(1);

@@ -23,6 +23,7 @@ import {
   type LocalLedger,
   openCantonLedger,
   openLocalLedger,
+  seededRandom,
 } from '@poolparty/ledger';
 import type { HarnessLedger } from '@poolparty/ledger/testing';
 import { AUDIENCE, SECRET, USER } from '../../support/localnet.js';
@@ -66,18 +67,6 @@ function signerOf(secret: Uint8Array): ExternalSigner {
   return {
     publicKey: ed25519.getPublicKey(secret),
     sign: async (message) => ed25519.sign(message, secret),
-  };
-}
-
-/** A reproducible stream of numbers in [0, 1) (mulberry32), so injected faults repeat. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
@@ -186,7 +175,8 @@ export async function openCantonHarnessLedger(
       const { dropStreamRate = 0, duplicateDeliveryRate = 0, ...participant } = faults;
       local.setFaults(participant);
       proxy.clearStreamFaults();
-      const random = seeded(faults.seed ?? 0);
+      // A reproducible stream of numbers, so injected faults repeat.
+      const random = seededRandom(faults.seed ?? 0);
       if (dropStreamRate > 0) {
         proxy.dropStreamsAfter(
           (message) => carriesTransaction(message) && random() < dropStreamRate,

@@ -53,6 +53,7 @@ import {
   TRANSFER_FACTORY_INTERFACE_ID,
   TRANSFER_FACTORY_TRANSFER_CHOICE,
   TRANSFER_INSTRUCTION_ACCEPT_CHOICE,
+  TRANSFER_INSTRUCTION_CHOICES,
   TRANSFER_INSTRUCTION_INTERFACE_ID,
   TRANSFER_INSTRUCTION_REJECT_CHOICE,
   TRANSFER_INSTRUCTION_WITHDRAW_CHOICE,
@@ -512,11 +513,7 @@ export function decodeTransaction(tx: JsTransaction, options: DecodeOptions = {}
  * what a reader looks up before `decodeTransaction` when it does not know them yet.
  */
 export function exercisedOfferIds(tx: JsTransaction): string[] {
-  const offerChoices = new Set([
-    TRANSFER_INSTRUCTION_ACCEPT_CHOICE,
-    TRANSFER_INSTRUCTION_REJECT_CHOICE,
-    TRANSFER_INSTRUCTION_WITHDRAW_CHOICE,
-  ]);
+  const offerChoices = new Set<string>(Object.values(TRANSFER_INSTRUCTION_CHOICES));
   return nodesOf(tx).flatMap((node) =>
     node.kind === 'exercised' &&
     offerChoices.has(node.event.choice) &&

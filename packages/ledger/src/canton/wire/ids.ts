@@ -55,6 +55,12 @@ export const TRANSFER_INSTRUCTION_ACCEPT_CHOICE = 'TransferInstruction_Accept';
 export const TRANSFER_INSTRUCTION_REJECT_CHOICE = 'TransferInstruction_Reject';
 export const TRANSFER_INSTRUCTION_WITHDRAW_CHOICE = 'TransferInstruction_Withdraw';
 export const TRANSFER_INSTRUCTION_UPDATE_CHOICE = 'TransferInstruction_Update';
+/** The choices that end a transfer offer, by what its receiver or sender does with it. */
+export const TRANSFER_INSTRUCTION_CHOICES = {
+  accept: TRANSFER_INSTRUCTION_ACCEPT_CHOICE,
+  reject: TRANSFER_INSTRUCTION_REJECT_CHOICE,
+  withdraw: TRANSFER_INSTRUCTION_WITHDRAW_CHOICE,
+} as const;
 /** Every template's consuming `Archive` choice: how a spent holding shows in ledger effects. */
 export const ARCHIVE_CHOICE = 'Archive';
 
