@@ -23,6 +23,7 @@ import {
   swapByDeposit,
 } from './support/deposit-only.js';
 import { createDevnetParty, fundAmulet } from './support/devnet-party.js';
+import { holdRequests, toastAfterLeaving } from './support/held-requests.js';
 import { checkPage, newWatchedPage } from './support/page-checks.js';
 import { signedInWallet } from './support/signed-in-wallet.js';
 
@@ -161,20 +162,9 @@ describe('atomic swaps on the swap card', () => {
     const { page, errors } = await readyToSwap(390, 'atomic-toast');
     const swap = await review(page);
     // The signature is held until the user has gone to another page, so the swap ends there.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route('**/execute', async (route) => {
-      await held;
-      await route.continue();
-    });
+    const release = await holdRequests(page, '**/execute');
     await page.getByTestId('atomic-sign').click();
-    await page.getByRole('link', { name: 'Pools', exact: true }).click();
-    await page.waitForURL(`${t.url}/pools`);
-    release();
-    const toast = page.locator('[data-testid="swap-toast"][data-state="completed"]');
-    await toast.waitFor({ timeout: SETTLE_MS });
+    const toast = await toastAfterLeaving(page, t.url, release, SETTLE_MS);
     expect(await toast.textContent()).toMatch(/^Swap completed: 100 Amulet → CBTC/);
     await toast.getByRole('link').click();
     await page.waitForURL(`${t.url}/swaps/${swap.atomicSwapId}`);

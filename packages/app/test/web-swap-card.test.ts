@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { appSuite } from './support/app-suite.js';
 import { SCREENSHOT_DIR, screenshot, seriousAxeViolations } from './support/browser.js';
 import { swapByDeposit } from './support/deposit-only.js';
+import { holdRequests, toastAfterLeaving } from './support/held-requests.js';
 import { checkPage, horizontalOverflow, newWatchedPage } from './support/page-checks.js';
 import { chooseToken, chosenToken, tokenButton } from './support/token-picker.js';
 
@@ -129,24 +130,13 @@ describe('the swap card in a browser', () => {
       await page.getByRole('button', { name: 'Get 1000 Amulet' }).click();
       await expect.poll(() => page.getByTestId('balance-Amulet').textContent()).toBe('1,000');
       // The deposit is held until the user has gone to another page, so the swap ends there.
-      let release = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      await page.route('**/devnet/transfers', async (route) => {
-        await held;
-        await route.continue();
-      });
+      const release = await holdRequests(page, '**/devnet/transfers');
       await amountField(page).fill('100');
       await expect.poll(() => button(page).textContent()).toBe('Swap');
       await button(page).click();
       await page.waitForURL(/\/swaps\/[^/]+$/, { timeout: SETTLE_MS });
       const swapPath = new URL(page.url()).pathname;
-      await page.getByRole('link', { name: 'Pools', exact: true }).click();
-      await page.waitForURL(`${t.url}/pools`);
-      release();
-      const toast = page.locator('[data-testid="swap-toast"][data-state="completed"]');
-      await toast.waitFor({ timeout: SETTLE_MS });
+      const toast = await toastAfterLeaving(page, t.url, release, SETTLE_MS);
       expect(await toast.textContent()).toMatch(/^Swap completed: 100 Amulet → CBTC/);
       await checkPage(page, size.width, 'swap-toast');
       await toast.getByRole('link').click();

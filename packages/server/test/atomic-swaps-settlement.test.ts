@@ -21,6 +21,7 @@ import {
   embeddedAtomicSwaps,
   startDevnetLedgerServer,
 } from '@poolparty/devnet-ledger';
+import { cantonOptionsFor } from '@poolparty/devnet-ledger/testing';
 import {
   type AtomicSwapPort,
   type CantonLedger,
@@ -109,19 +110,8 @@ beforeAll(async () => {
     authSecret: DEVNET_AUTH_SECRET,
     audience: DEVNET_AUDIENCE,
   });
-  canton = await openCantonLedger({
-    ledgerApiUrl: server.ledgerApiUrl,
-    userId: 'poolparty',
-    auth: { kind: 'hs256', secret: DEVNET_AUTH_SECRET, audience: DEVNET_AUDIENCE },
-    registries: {
-      defaultUrl: server.registryUrl,
-      byAdmin: {
-        [usd.admin]: server.registryUrlOf(usd.admin),
-        [eur.admin]: server.registryUrlOf(eur.admin),
-      },
-    },
-    scanProxyUrl: server.scanProxyUrl,
-  });
+  const auth = { secret: DEVNET_AUTH_SECRET, audience: DEVNET_AUDIENCE };
+  canton = await openCantonLedger(cantonOptionsFor(server, auth, [usd.admin, eur.admin]));
   embedded = withAtomicSwapPort(local, embeddedAtomicSwaps(local));
   db = await openPglite(IN_MEMORY);
   await migrate(db);

@@ -18,6 +18,7 @@ import {
   openLocalLedger,
 } from '@poolparty/ledger';
 import { SignJWT } from 'jose';
+import { cantonOptionsFor } from '../support/canton-options.js';
 import { AUDIENCE, SECRET } from '../support/localnet.js';
 
 export interface AdapterWorld {
@@ -66,17 +67,7 @@ export async function startAdapterWorld(
   const server = await startDevnetLedgerServer({ ledger: local, port: 0, authSecret: SECRET });
   const opened: CantonLedger[] = [];
   const options = (more: Partial<CantonLedgerOptions> = {}): CantonLedgerOptions => ({
-    ledgerApiUrl: server.ledgerApiUrl,
-    userId: 'poolparty',
-    auth: { kind: 'hs256', secret: SECRET, audience: AUDIENCE },
-    registries: {
-      defaultUrl: server.registryUrl,
-      byAdmin: {
-        [usd.admin]: server.registryUrlOf(usd.admin),
-        [eur.admin]: server.registryUrlOf(eur.admin),
-      },
-    },
-    scanProxyUrl: server.scanProxyUrl,
+    ...cantonOptionsFor(server, { secret: SECRET, audience: AUDIENCE }, [usd.admin, eur.admin]),
     ...overrides,
     ...more,
   });
