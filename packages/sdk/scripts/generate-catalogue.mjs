@@ -1,6 +1,6 @@
 /**
  * Writes src/catalogue.ts: the few tables the SDK shares with the service (error codes and their
- * classes, swap and liquidity states, leg states and events, outcome errors, amount and slippage limits), copied from
+ * classes, swap, liquidity and atomic swap states, leg states and events, outcome errors, amount and slippage limits), copied from
  * @poolparty/core. The SDK cannot import core at run time (core pulls TypeBox and @noble), so the
  * tables are copied here and `test/catalogue.test.ts` fails when the copy falls behind.
  *
@@ -24,6 +24,7 @@ const safety = await import(join(core, 'settlement-safety.ts'));
 const amount = await import(join(core, 'amount.ts'));
 const discounts = await import(join(core, 'discounts.ts'));
 const liquidity = await import(join(core, 'schemas/liquidity.ts'));
+const atomic = await import(join(core, 'atomic-swap.ts'));
 
 const json = (value) => JSON.stringify(value, null, 2);
 const classByCode = Object.fromEntries(
@@ -61,6 +62,16 @@ export const LIQUIDITY_STATES = ${json(liquidity.LIQUIDITY_STATES)} as const;
 
 /** The states a liquidity intent ends in; \`completed\` is the only one with units. */
 export const LIQUIDITY_TERMINAL_STATES = ${json(liquidity.LIQUIDITY_TERMINAL_STATES)} as const;
+
+/**
+ * The states of an atomic swap: \`prepared\` (waiting for the signature) → \`executing\` →
+ * \`completed\`, or ended with nothing moved: \`price_moved\`, \`rejected\`, \`expired\`,
+ * \`cancelled\`.
+ */
+export const ATOMIC_SWAP_STATES = ${json(atomic.ATOMIC_SWAP_STATES)} as const;
+
+/** The states an atomic swap ends in; in every one but \`completed\` nothing moved. */
+export const ATOMIC_SWAP_TERMINAL_STATES = ${json(atomic.ATOMIC_SWAP_TERMINAL_STATES)} as const;
 
 /** The SDK's error classes, base first. */
 export const SDK_ERROR_CLASSES = ${json(errors.SDK_ERROR_CLASSES)} as const;

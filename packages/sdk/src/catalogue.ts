@@ -79,6 +79,30 @@ export const LIQUIDITY_TERMINAL_STATES = [
   'refund_failed',
 ] as const;
 
+/**
+ * The states of an atomic swap: `prepared` (waiting for the signature) → `executing` →
+ * `completed`, or ended with nothing moved: `price_moved`, `rejected`, `expired`,
+ * `cancelled`.
+ */
+export const ATOMIC_SWAP_STATES = [
+  'prepared',
+  'executing',
+  'completed',
+  'price_moved',
+  'rejected',
+  'expired',
+  'cancelled',
+] as const;
+
+/** The states an atomic swap ends in; in every one but `completed` nothing moved. */
+export const ATOMIC_SWAP_TERMINAL_STATES = [
+  'completed',
+  'price_moved',
+  'rejected',
+  'expired',
+  'cancelled',
+] as const;
+
 /** The SDK's error classes, base first. */
 export const SDK_ERROR_CLASSES = [
   'PoolPartyError',

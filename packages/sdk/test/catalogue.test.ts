@@ -28,6 +28,8 @@ describe('the SDK tables equal core', () => {
     expect(catalogue.OUTCOME_ERROR_CLASS).toEqual(core.OUTCOME_ERROR_CLASS);
     expect(catalogue.LIQUIDITY_STATES).toEqual(core.LIQUIDITY_STATES);
     expect(catalogue.LIQUIDITY_TERMINAL_STATES).toEqual(core.LIQUIDITY_TERMINAL_STATES);
+    expect(catalogue.ATOMIC_SWAP_STATES).toEqual(core.ATOMIC_SWAP_STATES);
+    expect(catalogue.ATOMIC_SWAP_TERMINAL_STATES).toEqual(core.ATOMIC_SWAP_TERMINAL_STATES);
     expect(catalogue.SDK_ERROR_CLASSES).toEqual(core.SDK_ERROR_CLASSES);
     expect(catalogue.SETTLEMENT_SAFETY_CODES).toEqual(core.SETTLEMENT_SAFETY_CODES);
     expect(catalogue.DISCOUNT_TARGET_TYPES).toEqual(core.DISCOUNT_TARGET_TYPES);

@@ -4,6 +4,7 @@
  * least the stated output in —, `execute(signer)`, which verifies, has the wallet sign the hash
  * and sends the signature, `refresh()`, `wait()` and `cancel()` before signing.
  */
+import { ATOMIC_SWAP_STATES, ATOMIC_SWAP_TERMINAL_STATES } from '../catalogue.js';
 import { ValidationError } from '../errors.js';
 import { type WaitBounds, withinBounds } from '../liquidity/deadline.js';
 import { Followers } from '../swap/followers.js';
@@ -48,27 +49,13 @@ export interface AtomicSwapServices extends StatusSource<AtomicSwap> {
   cancel(atomicSwapId: string): Promise<AtomicSwap>;
 }
 
-/** The states an atomic swap object tells its listeners of, as it reaches each. */
-export const ATOMIC_SWAP_EVENTS = [
-  'prepared',
-  'executing',
-  'completed',
-  'price_moved',
-  'rejected',
-  'expired',
-  'cancelled',
-] as const satisfies readonly AtomicSwapState[];
+/** The states an atomic swap object tells its listeners of, as it reaches each: all of them. */
+export const ATOMIC_SWAP_EVENTS = ATOMIC_SWAP_STATES satisfies readonly AtomicSwapState[];
 export type AtomicSwapEventName = (typeof ATOMIC_SWAP_EVENTS)[number];
 export type AtomicSwapListener = (swap: AtomicSwap) => void;
 export type AtomicSwapErrorListener = (error: unknown) => void;
 
-const TERMINAL: readonly AtomicSwapState[] = [
-  'completed',
-  'price_moved',
-  'rejected',
-  'expired',
-  'cancelled',
-];
+const TERMINAL: readonly AtomicSwapState[] = ATOMIC_SWAP_TERMINAL_STATES;
 /**
  * How long `wait()` follows by default: a swap ends by its `expiresAt` (ten minutes at most
  * after prepare) plus the ledger-time tolerance in which a signed one may still commit.
