@@ -42,12 +42,19 @@ export class BaseError<C extends string = string> extends Error {
    * the deepest cause (this error itself when it has none). Null when `pick` accepts none.
    */
   walk(pick?: (error: unknown) => boolean): unknown {
-    if (pick) return findCause(this, pick);
-    let deepest: unknown = this;
-    // One past the bound: the deepest is the cause the last step reached.
-    for (const error of causeChain(this, CAUSE_DEPTH_MAX + 1)) deepest = error;
-    return deepest;
+    return pick ? findCause(this, pick) : deepestCause(this);
   }
+}
+
+/**
+ * The deepest of `error` and the causes it wraps, followed at most `depthMax` steps down: `error`
+ * itself when it wraps none.
+ */
+export function deepestCause(error: unknown, depthMax = CAUSE_DEPTH_MAX): unknown {
+  let deepest: unknown = error;
+  // One past the bound: the deepest is the cause the last step reached.
+  for (const cause of causeChain(error, depthMax + 1)) deepest = cause;
+  return deepest;
 }
 
 /**

@@ -7,7 +7,7 @@
  * `fetch` (the same client behind WHATWG streams and Response objects) cost about 0.5 ms more CPU
  * per request on the 2-core machine the benchmarks run on. Connections are kept alive per origin.
  */
-import { causeChain, findCause } from '@poolparty/core';
+import { deepestCause, findCause } from '@poolparty/core';
 import { request as sendRequest } from 'undici';
 import type { TokenSource } from './auth.js';
 import { CantonRequestError, type RequestFailure, type RequestKind } from './errors.js';
@@ -66,8 +66,7 @@ export function classifyFetchError(error: unknown): RequestFailure {
   if (unreachable !== null) {
     return { kind: 'unreachable', detail: `${codeOf(unreachable)}: ${unreachable.message}` };
   }
-  let deepest: unknown = error;
-  for (const cause of causeChain(error, CAUSE_DEPTH_MAX + 1)) deepest = cause;
+  const deepest = deepestCause(error, CAUSE_DEPTH_MAX);
   const causeDetail = deepest instanceof Error && deepest !== error ? ` (${deepest.message})` : '';
   return { kind: 'lost', detail: `${detail}${causeDetail}` };
 }
