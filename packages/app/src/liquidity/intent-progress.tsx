@@ -51,6 +51,11 @@ export function IntentProgress(props: {
       </ol>
       <IntentOutcome intent={current} />
       <IntentActions intent={current} deposits={deposits} />
+      {intent.polling && !isEnded(current.status) && (
+        <p role="status" class="hint" data-testid="liquidity-polling">
+          Live updates are unavailable: checking the intent every few seconds.
+        </p>
+      )}
       {intent.error && (
         <p role="alert" class="error">
           {intent.error}
@@ -129,7 +134,8 @@ function IntentActions(props: {
 /**
  * The intent as last seen, followed until it ends through the SDK's intent object: its event
  * stream (`GET /v1/liquidity/intents/{id}/events`), reconnecting with `Last-Event-ID` when it
- * drops, and reading the intent every few seconds only when the stream is unavailable.
+ * drops, and reading the intent every few seconds only when the stream is unavailable
+ * (`polling` then, which the page says).
  */
 function useFollowedIntent(
   client: Liquidity,
@@ -138,6 +144,7 @@ function useFollowedIntent(
 ) {
   const [current, setCurrent] = useState(first);
   const [error, setError] = useState<string | null>(null);
+  const [polling, setPolling] = useState(false);
   const ended = isEnded(current.status);
   const id = current.liquidityIntentId;
   useEffect(() => {
@@ -151,6 +158,7 @@ function useFollowedIntent(
       if (!live) return;
       setCurrent(next);
       setError(null);
+      setPolling(followed?.followedBy === 'poll');
     };
     const failed = (caught: unknown) =>
       live && setError(`Could not follow the intent: ${describeLiquidityError(caught)}`);
@@ -167,7 +175,7 @@ function useFollowedIntent(
       followed?.off('error', failed);
     };
   }, [client, id, ended]);
-  return { current, error, replace: setCurrent };
+  return { current, error, polling, replace: setCurrent };
 }
 
 /** Every state an intent moves to after `pending`: each one is drawn as it arrives. */

@@ -11,7 +11,7 @@ import { LIQUIDITY_STATES, LIQUIDITY_TERMINAL_STATES } from '../catalogue.js';
 import { PoolPartyError } from '../errors.js';
 import type { CallOptions, WriteOptions } from '../http/request-sender.js';
 import { Followers } from '../swap/followers.js';
-import { type StatusSource, StatusWatcher } from '../swap/status-watcher.js';
+import { type StatusOrigin, type StatusSource, StatusWatcher } from '../swap/status-watcher.js';
 import type { LiquidityIntent, LiquidityState } from '../types.js';
 import { type WaitBounds, withinBounds } from './deadline.js';
 
@@ -59,13 +59,17 @@ export class LiquidityIntentHandle {
   readonly #watcher: StatusWatcher<LiquidityIntent>;
   readonly #followers = new Followers<LiquidityIntent>('liquidity', LIQUIDITY_STATES);
   #latest: LiquidityIntent;
+  #followedBy: StatusOrigin | null = null;
 
   constructor(intent: LiquidityIntent, services: LiquidityServices) {
     this.#id = intent.liquidityIntentId;
     this.#services = services;
     this.#latest = intent;
     this.#watcher = new StatusWatcher(this.#id, services, {
-      onStatus: (observed) => this.#observe(observed),
+      onStatus: (observed, origin) => {
+        this.#followedBy = origin;
+        return this.#observe(observed);
+      },
       onError: (error) => this.#followers.tell('error', error),
     });
     this.#followers.watchWith(this.#watcher);
@@ -74,6 +78,14 @@ export class LiquidityIntentHandle {
   /** The intent as last observed (its data fields are as created). */
   get latest(): LiquidityIntent {
     return this.#latest;
+  }
+
+  /**
+   * How the latest change came while following: `'stream'` from the event stream, `'poll'` from
+   * reading the intent because the stream is unavailable; null before any.
+   */
+  get followedBy(): StatusOrigin | null {
+    return this.#followedBy;
   }
 
   /** Reads the intent now; a state it reveals fires before it resolves. */

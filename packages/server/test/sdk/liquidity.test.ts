@@ -66,6 +66,7 @@ describe('pp.liquidity', () => {
     expect(done.minted?.units).toBe(intent.expectedUnits);
     expect(fired).toEqual(['partial', 'completed']);
     expect(intent.latest.status).toBe('completed');
+    expect(intent.followedBy).toBe('stream');
     expect((await pp.liquidity.get(intent.liquidityIntentId, { walletToken: token })).status).toBe(
       'completed',
     );
