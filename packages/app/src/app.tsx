@@ -92,8 +92,9 @@ export function App(props: { config: AppConfig }) {
         </main>
         <footer class="site-footer">
           <p>
-            PoolParty: non-custodial token swaps for Canton Network parties. Your tokens leave your
-            party only as the deposit you send, and the output comes back to the same party.
+            PoolParty: non-custodial token swaps for Canton Network parties. A wallet that signs
+            swaps in one transaction, both legs or neither; one that only transfers sends a deposit,
+            and the output comes back to the same party.
           </p>
         </footer>
       </ServicesProvider>

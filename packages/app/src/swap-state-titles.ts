@@ -34,7 +34,8 @@ const ATOMIC_TITLES: Readonly<Record<AtomicSwapState, string>> = {
   completed: TITLES.completed,
   price_moved: 'Not executed: the price moved',
   rejected: 'Not executed: refused',
-  expired: 'Expired unsigned',
+  // Unsigned in time, or signed and never taken by the ledger: either way nothing moved.
+  expired: 'Expired: nothing moved',
   cancelled: TITLES.cancelled,
 };
 
