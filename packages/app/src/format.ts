@@ -6,7 +6,8 @@
 /** Significant digits an amount keeps when shown, whatever its size. */
 const SIGNIFICANT_DIGITS = 6;
 /** The ledger's precision (Numeric 10): never more decimals than this. */
-const DECIMALS_MAX = 10;
+export const LEDGER_DECIMALS = 10;
+const DECIMALS_MAX = LEDGER_DECIMALS;
 
 /**
  * A decimal string with grouping, cut (not rounded) to `digits` fractional digits. Without

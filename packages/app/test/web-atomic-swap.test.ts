@@ -98,6 +98,12 @@ describe('atomic swaps on the swap card', () => {
       await listed.waitFor();
       expect(await listed.locator('[data-state="completed"]').count()).toBe(1);
       expect(await listed.locator('a').getAttribute('href')).toBe(`/swaps/${swap.atomicSwapId}`);
+      // The list and the result say the same received amount, to every decimal.
+      const received = (await page.getByTestId('atomic-moved').textContent())?.match(
+        /received ([\d.,]+) CBTC/,
+      )?.[1];
+      expect(received).toBeDefined();
+      expect(await listed.textContent()).toContain(`received ${received} CBTC`);
       await checkPage(page, width, 'atomic-completed');
 
       // The trader's holdings moved by exactly the signed legs…

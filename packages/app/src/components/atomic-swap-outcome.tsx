@@ -4,7 +4,7 @@
  * settled in, and the excess the LPs keep — or that nothing moved, and why.
  */
 import { type AtomicSwapShown, atomicOutcome } from '../atomic-swap-model.js';
-import { formatAmount } from '../format.js';
+import { formatAmount, LEDGER_DECIMALS } from '../format.js';
 
 export function AtomicSwapOutcome(props: { swap: AtomicSwapShown }) {
   const { swap } = props;
@@ -16,8 +16,8 @@ export function AtomicSwapOutcome(props: { swap: AtomicSwapShown }) {
       <p>{outcome.detail}</p>
       {swap.status === 'completed' && (
         <p data-testid="atomic-moved">
-          You sent exactly {formatAmount(input.amount, 10)} {input.token} and received{' '}
-          {formatAmount(output.amount, 10)} {output.token}.
+          You sent exactly {formatAmount(input.amount, LEDGER_DECIMALS)} {input.token} and received{' '}
+          {formatAmount(output.amount, LEDGER_DECIMALS)} {output.token}.
         </p>
       )}
       {swap.updateId !== null && (

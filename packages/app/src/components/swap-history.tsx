@@ -5,7 +5,7 @@
 import type { AnySwapStatus } from '@poolparty/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError } from '../describe-error.js';
-import { formatAmount, formatTime } from '../format.js';
+import { formatAmount, formatTime, LEDGER_DECIMALS } from '../format.js';
 import { useServices } from '../services.js';
 import { listedStateTitle } from '../swap-state-titles.js';
 
@@ -54,7 +54,8 @@ export function SwapHistory(props: { partyId: string; refreshKey?: string }) {
               {swap.status === 'completed' && swap.actualOutput !== null && (
                 <span>
                   {' '}
-                  · received {formatAmount(swap.actualOutput)} {swap.outputToken}
+                  {/* Every decimal the ledger keeps, as the swap's result says what it received. */}
+                  · received {formatAmount(swap.actualOutput, LEDGER_DECIMALS)} {swap.outputToken}
                 </span>
               )}
               <span class="muted"> · {formatTime(swap.createdAt)}</span>
