@@ -1,7 +1,6 @@
 export * from './amount.js';
 export * from './api-key-standing.js';
 export * from './app-config.js';
-export * from './atomic-execution-batch.js';
 export * from './atomic-swap.js';
 export * from './atomic-swap-service.js';
 export * from './attribution.js';

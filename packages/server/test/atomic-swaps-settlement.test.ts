@@ -175,11 +175,7 @@ async function quoteOf(amount: Amount) {
   } as unknown as Parameters<typeof prepareAtomicSwap>[1]['priced'];
 }
 
-async function prepared(
-  amount = Amount.of(10),
-  slippageTolerance = 0.05,
-  inputHoldingIds?: readonly string[],
-) {
+async function prepared(amount = Amount.of(10), slippageTolerance = 0.05) {
   return prepareAtomicSwap(
     deps,
     {
@@ -191,7 +187,6 @@ async function prepared(
         slippageTolerance,
         now: new Date(),
         keyFingerprint: fingerprint(trader.publicKey),
-        ...(inputHoldingIds !== undefined && { inputHoldingIds }),
       },
     },
     { view: (swap) => swap, answer: null },
@@ -514,106 +509,6 @@ describe.each(LEDGERS)('an atomic swap through settlement $name', ({ port }) => 
     );
     expect(after.booksUsd).toBe(after.poolUsd);
     expect(after.booksEur).toBe(after.poolEur);
-  });
-
-  it('executes the swaps signed while the pool is busy in one batch, sent at once; a spent input is prepared again, the rest complete', async () => {
-    // The trader holds its USD as three holdings: the blocker spends one, two swaps name a second.
-    await mergeHoldings(local, trader.partyId, usd, new Set());
-    await local.mint({ owner: trader.partyId, instrument: usd, amount: Amount.of(50) });
-    await local.mint({ owner: trader.partyId, instrument: usd, amount: Amount.of(50) });
-    const [h1, h2, h3] = (await local.getHoldings(trader.partyId))
-      .filter((h) => h.instrument.id === usd.id && h.lock === null)
-      .map((h) => h.holdingId);
-    if (h1 === undefined || h2 === undefined || h3 === undefined) throw new Error('no holdings');
-    const blocker = await prepared(Amount.of(5), 0.05, [h3]);
-    const twins = [
-      await prepared(Amount.of(5), 0.05, [h1]),
-      await prepared(Amount.of(5), 0.05, [h1]),
-    ];
-    const third = await prepared(Amount.of(5), 0.05, [h2]);
-    const real = port();
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let inFlight = 0;
-    let mostInFlight = 0;
-    const gated: AtomicSwapPort = {
-      prepareAtomicSwap: (command) => real.prepareAtomicSwap(command),
-      executeAtomicSwap: async (command) => {
-        inFlight += 1;
-        mostInFlight = Math.max(mostInFlight, inFlight);
-        try {
-          return await real.executeAtomicSwap(command);
-        } finally {
-          inFlight -= 1;
-        }
-      },
-    };
-    // The blocker's batch waits at its first ledger read, before it takes the pool's lock (an
-    // embedded store's transaction would hold every other request up).
-    const ledger = deps.ledger;
-    const held = new Proxy(ledger, {
-      get(target, key) {
-        const value = Reflect.get(target, key);
-        if (typeof value !== 'function') return value;
-        return async (...args: unknown[]) => {
-          await gate;
-          return value.apply(target, args);
-        };
-      },
-    });
-    const sign = (swap: AtomicSwapRecord, first = false) =>
-      executeAtomicSwap(
-        { ...deps, atomicSwaps: gated, ...(first && { ledger: held }) },
-        { atomicSwapId: swap.atomicSwapId, trader: trader.partyId, signed: signatureOf(swap) },
-      );
-    const before = await world();
-    const booksBefore = await getPoolAccounting(db, POOL_ID);
-    const first = sign(blocker, true);
-    // The others are signed while the blocker holds the pool: they wait for it in the queue.
-    const rest = [...twins, third].map((swap) => sign(swap));
-    for (let tick = 0; tick < 200; tick++) {
-      const states = await Promise.all(
-        [...twins, third].map(async (swap) => (await getAtomicSwap(db, swap.atomicSwapId))?.status),
-      );
-      if (states.every((state) => state === 'executing')) break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    await new Promise((resolve) => setImmediate(resolve));
-    release();
-    const done = [await first, ...(await Promise.all(rest))];
-    // The three waiting went to the ledger together.
-    expect(mostInFlight).toBeGreaterThanOrEqual(2);
-    expect(done[0]?.status).toBe('completed');
-    expect(done[3]?.status).toBe('completed');
-    const twinStates = [done[1]?.status, done[2]?.status].sort();
-    expect(twinStates).toEqual(['completed', 'prepared']);
-    const again = done.find((swap) => swap?.status === 'prepared');
-    expect(again?.preparations).toBe(2);
-    // Each completed swap was recorded against the books the committed ones before it left.
-    // Recorded in order, each after the other: the later one met less EUR in the pool.
-    const outputBefore = (swap: AtomicSwapRecord) =>
-      swap.execution?.reservesBefore?.output.units ?? 0n;
-    const completed = done
-      .filter((swap): swap is AtomicSwapRecord => swap?.status === 'completed')
-      .sort((x, y) => (outputBefore(x) > outputBefore(y) ? -1 : 1));
-    let reserves = { input: booksBefore?.reserveA, output: booksBefore?.reserveB };
-    for (const swap of completed) {
-      expect(swap.execution?.reservesBefore).toEqual(reserves);
-      expect(swap.execution?.curveOutput.gte(swap.outputAmount)).toBe(true);
-      reserves = {
-        input: reserves.input?.add(swap.inputAmountAfterPoolFee).add(swap.lpFeeAmount),
-        output: reserves.output?.sub(swap.outputAmount),
-      };
-    }
-    const after = await world();
-    const sum = (amounts: Amount[]) => Amount.sum(amounts).toString();
-    const moved = (a: string, b: string) => Amount.parse(a).sub(Amount.parse(b)).toString();
-    expect(moved(before.traderUsd, after.traderUsd)).toBe(sum(completed.map((s) => s.inputAmount)));
-    expect(after.booksUsd).toBe(after.poolUsd);
-    expect(after.booksEur).toBe(after.poolEur);
-    if (again !== undefined) await cancel(again);
   });
 
   it('prepares one swap at a time from a pool holding its output as one, and several once the keeper split it', async () => {

@@ -16,16 +16,11 @@
  *    committed is recorded as committed, never checked against a curve that moved since.
  *
  * The ledger's call runs inside the pool's transaction on purpose: the next execution of the
- * pool must be decided against books that hold this one. The signed swaps of one pool waiting in
- * this process for the lock execute in batches of one direction (core's `atomicExecutionBatch`):
- * decided one after the other, their transactions sent at once, so a pool's executions queue one
- * ledger round trip per batch rather than per swap.
+ * pool must be decided against books that hold this one.
  */
 import {
   type AtomicSwapCommitment,
   type AtomicSwapState,
-  applyMovements,
-  atomicExecutionBatch,
   atomicSwapCommitment,
   atomicSwapMovements,
   DomainError,
@@ -71,14 +66,8 @@ import {
   preparationOf,
 } from './atomic-swap-prepare.js';
 import type { QuoteInvalidator } from './context.js';
-import {
-  guardSnapshotFrom,
-  poolThresholds,
-  readGuardFigures,
-  withSwap,
-} from './execution-guard-inputs.js';
+import { guardSnapshotFrom, poolThresholds, readGuardFigures } from './execution-guard-inputs.js';
 import { creditLpFees } from './lp-fees.js';
-import { type BatchOutcome, PoolExecutionQueue } from './pool-execution-queue.js';
 import {
   guardReferenceOf,
   keepReferenceAfterTrade,
@@ -242,209 +231,60 @@ function signatureOf(swap: AtomicSwapRecord): TraderSignature {
 type Attempt = 'first' | 'recovering';
 
 /**
- * The execution of an `executing` swap. A first attempt waits in this process's queue for its
- * pool (`PoolExecutionQueue`), where the request holding the pool's lock executes it in a batch
- * with its own; a recovery runs alone, as it must look its command up first.
+ * The execution of an `executing` swap, under the pool's lock: decided, submitted, recorded. The
+ * ledger's reads that need no lock (the prices, the pool) come first.
  */
-function finishExecution(
+async function finishExecution(
   deps: AtomicExecutionDeps,
   swap: AtomicSwapRecord,
   attempt: Attempt,
 ): Promise<AtomicSwapRecord> {
-  if (attempt === 'recovering') return alone(finishBatch(deps, [swap], 'recovering'));
-  return queueOf(deps).submit(swap.poolId, { deps, swap });
-}
-
-async function alone(outcomes: Promise<readonly BatchOutcome<AtomicSwapRecord>[]>) {
-  const [outcome] = await outcomes;
-  if (outcome === undefined) throw new Error('a batch of one answered nothing');
-  if ('error' in outcome) throw outcome.error;
-  return outcome.ok;
-}
-
-/** A first attempt waiting for its pool, with the dependencies of the request that signed it. */
-interface QueuedExecution {
-  readonly deps: AtomicExecutionDeps;
-  readonly swap: AtomicSwapRecord;
-}
-
-/**
- * Each process's queues, one per atomic-swap port: the requests of one service share its port
- * (and so its store and ledger); a batch runs with its first member's dependencies.
- */
-const queues = new WeakMap<object, PoolExecutionQueue<QueuedExecution, AtomicSwapRecord>>();
-
-function queueOf(deps: AtomicExecutionDeps) {
-  let queue = queues.get(deps.atomicSwaps);
-  if (queue === undefined) {
-    queue = new PoolExecutionQueue(
-      (queued) => atomicExecutionBatch(queued, directionOf),
-      (batch) =>
-        finishBatch(
-          batch[0]?.deps ?? deps,
-          batch.map((queued) => queued.swap),
-          'first',
-        ),
-    );
-    queues.set(deps.atomicSwaps, queue);
-  }
-  return queue;
-}
-
-/** A pool's swaps with the same input token go the same way. */
-const directionOf = (queued: QueuedExecution) =>
-  `${queued.swap.inputTokenAdmin}/${queued.swap.inputToken}`;
-
-/**
- * A batch of one pool's `executing` swaps in one direction, under the pool's lock: each decided
- * against the books as the earlier ones would leave them, the executions sent to the ledger at
- * once, and each recorded against the books its committed predecessors left (`recordBatch`). The
- * ledger's reads that need no lock (the prices, the pool) come first.
- */
-async function finishBatch(
-  deps: AtomicExecutionDeps,
-  queued: readonly AtomicSwapRecord[],
-  attempt: Attempt,
-): Promise<readonly BatchOutcome<AtomicSwapRecord>[]> {
-  const poolId = queued[0]?.poolId ?? '';
-  const pool = await getPool(deps.db, poolId);
-  if (pool === null) return queued.map((swap) => ({ error: noSuchSwap(swap.atomicSwapId) }));
+  const pool = await getPool(deps.db, swap.poolId);
+  if (pool === null) throw noSuchSwap(swap.atomicSwapId);
   const prices = await readPriceBook(deps.ledger, [pool], deps.clock.now());
-  const outcomes = await deps.db.transaction(async (tx) => {
+  const after = await deps.db.transaction(async (tx): Promise<AtomicSwapRecord> => {
     const accounting = await lockPool(tx, pool.poolId);
+    const current = await getAtomicSwap(tx, swap.atomicSwapId, { forUpdate: true });
+    if (current?.status !== 'executing') return current ?? swap;
     const now = deps.clock.now();
-    const current = await readUnderLock(tx, queued);
-    const open = current.filter((swap) => swap.status === 'executing');
-    const found = attempt === 'recovering' ? await committedBefore(deps, open[0]) : null;
-    if (found !== null && open[0] !== undefined) {
-      const scope = { pool, accounting, swap: open[0], now };
-      const commitment = atomicSwapCommitment(
-        open[0].outputAmount,
-        feesOf(open[0]),
-        reservesOf(scope),
-      );
-      return [await recordCommitted(tx, scope, commitment, found.updateId)];
+    if (attempt === 'recovering') {
+      const known = await deps.ledger.lookupCommand(current.preparation.commandId);
+      if (known !== null) {
+        const scope = { pool, accounting, swap: current, now };
+        const found = atomicSwapCommitment(
+          current.outputAmount,
+          feesOf(current),
+          reservesOf(scope),
+        );
+        return recordCommitted(tx, scope, found, known.updateId);
+      }
     }
     const limit = reservePriceLimitOf(poolThresholds(deps.settings.guardThresholds, pool.guard));
     const reference = await referenceBeforeTrade(tx, pool.poolId, accounting, now, limit);
-    const figures = await guardOf(tx, pool, deps, now);
-    const plans = planBatch({ pool, accounting, prices, now, reference }, deps, figures, open);
-    const kept = reference === null ? undefined : { reference, limit };
-    const done = await recordBatch(tx, deps, { pool, accounting, now, kept }, plans);
-    return current.map((swap) => done.get(swap.atomicSwapId) ?? swap);
-  });
-  for (const after of outcomes) {
-    if (after.status === 'completed') deps.quoter.invalidate(pool.poolId);
-    else if (isAtomicSwapTerminal(after.status)) endSetAside(deps, after);
-  }
-  return queued.map((swap) => {
-    const after = outcomes.find((one) => one.atomicSwapId === swap.atomicSwapId);
-    return after === undefined ? { error: noSuchSwap(swap.atomicSwapId) } : { ok: after };
-  });
-}
-
-/** The batch's swaps as they are now, each locked; one another request ended stays as it is. */
-async function readUnderLock(tx: Queryable, queued: readonly AtomicSwapRecord[]) {
-  const current: AtomicSwapRecord[] = [];
-  for (const swap of queued) {
-    current.push((await getAtomicSwap(tx, swap.atomicSwapId, { forUpdate: true })) ?? swap);
-  }
-  return current;
-}
-
-/** For a swap that may have been submitted before: the ledger's commit of its command, if any. */
-async function committedBefore(deps: AtomicExecutionDeps, swap: AtomicSwapRecord | undefined) {
-  return swap === undefined ? null : deps.ledger.lookupCommand(swap.preparation.commandId);
-}
-
-interface PlannedSwap {
-  readonly swap: AtomicSwapRecord;
-  readonly plan: ReturnType<typeof decideAtomicExecution>;
-}
-
-/**
- * Core's decision for each swap in order, against the books, guard figures and reference as the
- * executions planned before it would leave them.
- */
-function planBatch(
-  start: Omit<Scope, 'swap'> & {
-    readonly prices: PriceBook;
-    readonly reference: PoolPriceReference | null;
-  },
-  deps: AtomicExecutionDeps,
-  startFigures: Awaited<ReturnType<typeof readGuardFigures>>,
-  swaps: readonly AtomicSwapRecord[],
-): PlannedSwap[] {
-  let accounting = start.accounting;
-  let figures = startFigures;
-  const plans: PlannedSwap[] = [];
-  for (const swap of swaps) {
-    const plan = executionPlan({ ...start, accounting, swap }, deps, figures);
-    plans.push({ swap, plan });
-    if (plan.kind !== 'execute') continue;
-    const { inputSide } = sidesOf(start.pool, swap);
-    accounting = {
-      ...accounting,
-      ...applyMovements(accounting, atomicSwapMovements({ inputSide, ...plan })),
-    };
-    figures = withSwap(figures, {
-      inputSide,
-      reserveAdded: plan.inputReserveAdded,
-      output: plan.paid,
-    });
-  }
-  return plans;
-}
-
-/**
- * Ends the refused swaps, sends the others' transactions to the ledger at once, and records each
- * committed one in order against the books the committed ones before it left: a member the
- * ledger refused moved nothing, so the next is recorded at the books without it, where the curve
- * pays it at least as much (one direction only: core's `curvePaysEachCommitted`).
- */
-async function recordBatch(
-  tx: Queryable,
-  deps: AtomicExecutionDeps,
-  start: Omit<Scope, 'swap'>,
-  plans: readonly PlannedSwap[],
-): Promise<Map<string, AtomicSwapRecord>> {
-  const { pool, now } = start;
-  const done = new Map<string, AtomicSwapRecord>();
-  const toExecute = plans.filter((planned) => planned.plan.kind === 'execute');
-  const answers = await Promise.allSettled(
-    toExecute.map(({ swap }) =>
-      deps.atomicSwaps.executeAtomicSwap({
-        prepared: preparedOf(swap, pool),
-        traderSignature: signatureOf(swap),
-      }),
-    ),
-  );
-  let accounting = start.accounting;
-  for (const { swap, plan } of plans) {
-    if (plan.kind === 'refuse') {
-      done.set(swap.atomicSwapId, await ended(tx, swap, plan.state, plan, now));
-      continue;
-    }
-    const answer = answers[toExecute.findIndex((planned) => planned.swap === swap)];
-    if (answer?.status !== 'fulfilled') {
-      const error = answer?.reason;
-      if (!(error instanceof LedgerError)) throw error;
-      done.set(swap.atomicSwapId, await afterRefusal(tx, deps, { pool, swap, now }, error));
-      continue;
-    }
-    const scope = { ...start, accounting, swap };
-    const commitment = atomicSwapCommitment(swap.outputAmount, feesOf(swap), reservesOf(scope));
-    done.set(
-      swap.atomicSwapId,
-      await recordCommitted(tx, scope, commitment, answer.value.updateId),
+    const plan = executionPlan(
+      { pool, accounting, swap: current, prices, now, reference },
+      deps,
+      await guardOf(tx, pool, deps, now),
     );
-    const { inputSide } = sidesOf(pool, swap);
-    accounting = {
-      ...accounting,
-      ...applyMovements(accounting, atomicSwapMovements({ inputSide, ...commitment })),
-    };
-  }
-  return done;
+    if (plan.kind === 'refuse') {
+      return ended(tx, current, plan.state, { code: plan.code, message: plan.message }, now);
+    }
+    try {
+      const result = await deps.atomicSwaps.executeAtomicSwap({
+        prepared: preparedOf(current, pool),
+        traderSignature: signatureOf(current),
+      });
+      const kept = reference === null ? undefined : { reference, limit };
+      const scope = { pool, accounting, swap: current, now, kept };
+      return recordCommitted(tx, scope, plan, result.updateId);
+    } catch (error) {
+      if (!(error instanceof LedgerError)) throw error;
+      return afterRefusal(tx, deps, { pool, swap: current, now }, error);
+    }
+  });
+  if (after.status === 'completed') deps.quoter.invalidate(pool.poolId);
+  else if (isAtomicSwapTerminal(after.status)) endSetAside(deps, after);
+  return after;
 }
 
 interface Scope {
