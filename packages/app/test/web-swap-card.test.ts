@@ -216,7 +216,10 @@ describe('the swap card in a browser', () => {
       // Escape closes it, the focus back on the button, the token unchanged.
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
-      expect(await receive.evaluate((button) => button === document.activeElement)).toBe(true);
+      // The focus moves back once the dialog is gone, in the frame after it.
+      await expect
+        .poll(() => receive.evaluate((button) => button === document.activeElement))
+        .toBe(true);
       expect(await chosenToken(page, 'You receive')).toBe(before);
 
       // A key typed on the button starts the search; the arrows move, Enter picks.
@@ -235,7 +238,10 @@ describe('the swap card in a browser', () => {
       await search.focus();
       await page.keyboard.press('Enter');
       await dialog.waitFor({ state: 'detached' });
-      expect(await receive.evaluate((button) => button === document.activeElement)).toBe(true);
+      // The focus moves back once the dialog is gone, in the frame after it.
+      await expect
+        .poll(() => receive.evaluate((button) => button === document.activeElement))
+        .toBe(true);
       expect(await chosenToken(page, 'You receive')).toMatch(/^USDCx\|usdx-bridge::/);
       expect(page.url()).toMatch(/\/swap$/);
       await expect.poll(() => page.getByTestId('quote-summary').textContent()).toMatch(/USDCx/);
