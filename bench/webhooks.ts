@@ -85,6 +85,16 @@ export interface WebhookBench {
   readonly light: WebhookRun;
 }
 
+/** The dispatcher's settings as the environment gives them, so other values can be measured. */
+function dispatcherSettingsFromEnv(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] =>
+        entry[0].startsWith('POOLPARTY_WEBHOOK_') && entry[1] !== undefined,
+    ),
+  );
+}
+
 interface Receiver {
   readonly url: string;
   receipts(): Promise<Receipt[]>;
@@ -283,10 +293,10 @@ export async function benchWebhooks(quick = false): Promise<WebhookBench> {
   const receiver = await startReceiver();
   let service: RunningService | null = null;
   try {
-    service = await startQuietService(
-      dataDir,
-      schema === null ? {} : { DATABASE_URL: schemaUrl(schema) },
-    );
+    service = await startQuietService(dataDir, {
+      ...dispatcherSettingsFromEnv(),
+      ...(schema !== null && { DATABASE_URL: schemaUrl(schema) }),
+    });
     const store = schema === null ? 'PGlite' : 'PostgreSQL';
     const { webhookConcurrency: concurrency, webhookPerEndpoint: perEndpoint } =
       service.ctx.settings;
@@ -327,7 +337,7 @@ export function printWebhookBench(result: WebhookBench): void {
     `webhook delivery lag: event committed → request received, every endpoint on swap.* (${result.store})`,
   );
   console.log(
-    `  dispatcher defaults: POOLPARTY_WEBHOOK_CONCURRENCY ${result.concurrency}, POOLPARTY_WEBHOOK_PER_ENDPOINT ${result.perEndpoint}`,
+    `  dispatcher settings: POOLPARTY_WEBHOOK_CONCURRENCY ${result.concurrency}, POOLPARTY_WEBHOOK_PER_ENDPOINT ${result.perEndpoint}`,
   );
   const ms = (n: number) => n.toFixed(1);
   const us = (n: number | null) => (n === null ? '-' : n.toFixed(0));

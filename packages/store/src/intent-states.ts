@@ -226,6 +226,44 @@ function outboxRows(
   );
 }
 
+/** Intents' outboxes and rows, read together for many intents at once. */
+export interface OutboxesRead<E, T> {
+  readonly events: readonly E[];
+  readonly subject: T | null;
+}
+
+/**
+ * The outboxes and rows of many intents of a kind in two statements (the events first, so the
+ * rows are at least as new as the last event, as one intent's read). Every id named is in the
+ * answer; an intent that does not exist has its events (none) and a null subject.
+ */
+export async function readOutboxesOf<E, T>(
+  q: Queryable,
+  kind: IntentKind,
+  intentIds: readonly string[],
+  map: { readonly event: (row: Row) => E; readonly subject: (row: Row) => T },
+): Promise<Map<string, OutboxesRead<E, T>>> {
+  const t = TABLES[kind];
+  const ids = [...new Set(intentIds)];
+  const events = new Map<string, E[]>(ids.map((id) => [id, []]));
+  const subjects = new Map<string, T>();
+  if (ids.length > 0) {
+    const eventRows = await q.query(
+      `SELECT * FROM ${t.eventsTable} WHERE ${t.idColumn} = ANY($1::text[])
+       ORDER BY ${t.idColumn}, seq`,
+      [ids],
+    );
+    for (const row of eventRows) events.get(String(row[t.idColumn]))?.push(map.event(row));
+    const rows = await q.query(`SELECT * FROM ${t.table} WHERE ${t.idColumn} = ANY($1::text[])`, [
+      ids,
+    ]);
+    for (const row of rows) subjects.set(String(row[t.idColumn]), map.subject(row));
+  }
+  return new Map(
+    ids.map((id) => [id, { events: events.get(id) ?? [], subject: subjects.get(id) ?? null }]),
+  );
+}
+
 /**
  * The intent's row mapped by the kind's mapper, or null; with `owner`, null too for another
  * party's intent, so that ids cannot be probed (404, not 403); with `forUpdate`, locked for the

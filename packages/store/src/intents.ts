@@ -20,7 +20,9 @@ import {
   checkMove,
   intentRow,
   type OutboxReader,
+  type OutboxesRead,
   outboxReader,
+  readOutboxesOf,
   stateChangeSql,
   writeIntentStates,
 } from './intent-states.js';
@@ -688,6 +690,14 @@ export async function expireDueIntents(
  * changes and its leg events (`legEvent` set), in one sequence.
  */
 export const listIntentEvents: OutboxReader<IntentEventRecord> = outboxReader('swap', eventFromRow);
+
+/** Many swaps' outboxes and intents, in two statements (`readOutboxesOf`). */
+export function readIntentOutboxes(
+  q: Queryable,
+  intentIds: readonly string[],
+): Promise<Map<string, OutboxesRead<IntentEventRecord, IntentRecord>>> {
+  return readOutboxesOf(q, 'swap', intentIds, { event: eventFromRow, subject: intentFromRow });
+}
 
 /**
  * Records the facts of a refund that committed after the intent ended `refund_failed` (an

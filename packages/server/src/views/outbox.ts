@@ -33,6 +33,11 @@ export interface OutboxKind<E extends OutboxEvent, T> {
    * stream never shows an event with facts older than it.
    */
   read(db: Queryable, subjectId: string): Promise<OutboxRead<E, T>>;
+  /**
+   * `read` for many subjects at once, in a few statements whatever their number (the webhook
+   * fan-out reads a batch of events of many subjects); absent: `read` one subject at a time.
+   */
+  readMany?(db: Queryable, subjectIds: readonly string[]): Promise<Map<string, OutboxRead<E, T>>>;
   /** Whether a subject in `status` has ended: nothing follows its last event. */
   isTerminal(status: string): boolean;
   /** The `data` of `event`, one of `events`: the subject as of that event. */

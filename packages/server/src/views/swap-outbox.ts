@@ -23,6 +23,7 @@ import {
   type IntentEventRecord,
   type IntentRecord,
   listIntentEvents,
+  readIntentOutboxes,
 } from '@poolparty/store';
 import { latestStateChange, type OutboxKind } from './outbox.js';
 import { swapStatusView } from './swap-status.js';
@@ -114,6 +115,7 @@ export const SWAP_OUTBOX: OutboxKind<IntentEventRecord, IntentRecord> = {
     const events = await listIntentEvents(db, intentId);
     return { events, subject: await getIntent(db, intentId) };
   },
+  readMany: readIntentOutboxes,
   isTerminal,
   viewAt: statusAtEvent,
 };

@@ -3,13 +3,17 @@
  * it has its own timer, its own store transactions and its own bounds, so a slow or dead endpoint
  * holds only its own slots — never the engine, the event streams, or another endpoint's slots.
  *
- * Two loops, each one run at a time. The fan-out turns queued events into deliveries. A claim
- * round records the attempts that finished since the last (one transaction, in batches), then
- * claims due deliveries up to the free slots (`webhookConcurrency` in all, `webhookPerEndpoint`
- * per endpoint) in one statement, each with a lease that outlasts the request. They run when
- * the store announces work (`LISTEN webhook_work`: events queued, deliveries added), a claim
- * round when an attempt finishes, and both on a timer for what nothing announces (retries
- * falling due, leases running out), faster while the listener is down. An
+ * Three loops, each one run at a time. The fan-out turns queued events into deliveries. A claim
+ * round claims due deliveries up to the free slots (`webhookConcurrency` requests in flight in
+ * all, `webhookPerEndpoint` to one endpoint) in one statement, each with a lease that outlasts
+ * the request. A record round records the attempts that finished since the last (one statement
+ * per batch), which releases the next deliveries of their subjects. A slot is free once its
+ * request ends, so the claims of new requests run while the last ones are being recorded; the
+ * attempts waiting to be recorded are bounded too (`webhookConcurrency`: no claim beyond it).
+ * They run when the store announces work (`LISTEN webhook_work`: events queued, deliveries
+ * added), a claim and a record round when an attempt finishes, and the fan-out and claims on a
+ * timer for what nothing announces (retries falling due, leases running out), faster while the
+ * listener is down. An
  * attempt's outcome is core's decision (delivered, retried at the schedule's time, or given up),
  * and so is the endpoint's failure run (`endpointHealthAfterAll`), which may turn it off. A
  * worker killed mid-request leaves its leases to run out; the next claim after that, by any
@@ -103,10 +107,13 @@ interface FinishedAttempt {
 export class WebhookDispatcher {
   /** Names this process's leases; unique per start, so a restarted worker's are not its own. */
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  /** Per endpoint, attempts sent and not yet recorded: a slot is free once its attempt is. */
+  /** Per endpoint, requests sent and not yet answered: a slot is free once its request ends. */
   private readonly inFlight = new Map<string, number>();
   private readonly requests = new Set<Promise<void>>();
-  /** Bounded by the slots: each holds its slot until a round records it. */
+  /**
+   * Answered, waiting for a record round; each keeps its lease until then, so no claim takes its
+   * delivery again. No claim is made while `webhookConcurrency` of them wait: bounded by twice it.
+   */
   private finished: FinishedAttempt[] = [];
   private listener: ResilientListener | null = null;
   private listening = false;
@@ -115,8 +122,10 @@ export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private readonly timing: WebhookDispatcherTiming;
-  /** Records finished attempts and claims for the free slots. */
+  /** Claims due deliveries for the free slots. */
   private readonly claims: CoalescedRun;
+  /** Records the finished attempts, apart from the claims so that the two overlap. */
+  private readonly records: CoalescedRun;
   /**
    * Turns queued events into deliveries; a loop of its own, so a fan-out's reads never hold up
    * the claims and records of deliveries already made.
@@ -129,6 +138,7 @@ export class WebhookDispatcher {
       deps.log.warn({ err: error }, `a webhook ${what} failed; trying again at the next`);
     const now = () => performance.now();
     this.claims = new CoalescedRun(() => this.claimRound(), failed('claim round'), now);
+    this.records = new CoalescedRun(() => this.recordRound(), failed('record round'), now);
     this.fanOuts = new CoalescedRun(() => this.fanOut(), failed('fan-out'), now);
   }
 
@@ -152,7 +162,7 @@ export class WebhookDispatcher {
     this.timer = null;
     await this.opening;
     await this.listener?.close();
-    await Promise.all([this.fanOuts.stop(), this.claims.stop()]);
+    await Promise.all([this.fanOuts.stop(), this.claims.stop(), this.records.stop()]);
     await Promise.allSettled([...this.requests]);
     await this.recordFinished().catch((error: unknown) =>
       this.deps.log.warn({ err: error }, 'recording the last webhook attempts failed'),
@@ -166,6 +176,8 @@ export class WebhookDispatcher {
 
   private tick(): void {
     const now = performance.now();
+    // A record round that failed is tried again here: no answer may come to ask for it.
+    if (this.finished.length > 0) this.records.ask();
     if (!this.listening) {
       // A listener that never opened is tried again now and then; a broken one relistens itself.
       if (now - this.lastOpenAt >= this.timing.sweepMs) this.opening ??= this.openListener();
@@ -220,9 +232,17 @@ export class WebhookDispatcher {
     return total;
   }
 
+  /** Records what finished, then claims: the chains it released may have work at once. */
+  private async recordRound(): Promise<void> {
+    if (this.finished.length === 0) return;
+    await this.recordFinished();
+    this.claims.ask();
+  }
+
   private async claimRound(): Promise<void> {
     const { db, clock, settings } = this.deps;
-    await this.recordFinished();
+    // Too many answers waiting to be recorded: the record round asks again once it has them.
+    if (this.finished.length >= settings.concurrency) return;
     const free = settings.concurrency - this.busy;
     if (free <= 0 || this.stopped) return;
     const now = clock.now();
@@ -256,9 +276,9 @@ export class WebhookDispatcher {
       .then(
         (finished) => {
           this.finished.push(finished);
+          this.records.ask();
         },
         (error: unknown) => {
-          this.freeSlot(endpointId);
           this.deps.log.warn(
             { err: error, deliveryId: delivery.deliveryId, endpointId },
             'a webhook attempt failed before an answer; the delivery is tried again when its lease ends',
@@ -266,6 +286,7 @@ export class WebhookDispatcher {
         },
       )
       .finally(() => {
+        this.freeSlot(endpointId);
         this.requests.delete(request);
         this.claims.ask();
       });
@@ -332,9 +353,9 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Records every finished attempt in one transaction, with the endpoints' failure runs they
-   * change, and frees their slots. When it fails they stay, slots held, for the next round; a
-   * lease that runs out meanwhile lets another worker send again (its attempt then counts).
+   * Records every finished attempt, in one transaction with the endpoints' failure runs they
+   * change when they change one. When it fails they stay for the next round; a lease that runs
+   * out meanwhile lets another worker send again (its attempt then counts).
    */
   private async recordFinished(): Promise<void> {
     if (this.finished.length === 0) return;
@@ -359,7 +380,6 @@ export class WebhookDispatcher {
     }
     for (const { delivery, statusCode, after } of batch) {
       const { endpointId } = delivery;
-      this.freeSlot(endpointId);
       this.deps.log.info(
         {
           deliveryId: delivery.deliveryId,

@@ -44,6 +44,40 @@ export function webhookBody(event: WebhookEventHead, mode: Environment, object: 
  */
 export type OutboxReads = Map<string, Promise<OutboxRead<OutboxEvent, unknown>>>;
 
+/** The outbox of each kind of intent, by the first part of its events' type. */
+const OUTBOX_OF_KIND: Readonly<Record<string, OutboxKind<OutboxEvent, unknown>>> = {
+  swap: SWAP_OUTBOX as unknown as OutboxKind<OutboxEvent, unknown>,
+  atomic_swap: ATOMIC_SWAP_OUTBOX as unknown as OutboxKind<OutboxEvent, unknown>,
+  liquidity_intent: LIQUIDITY_OUTBOX as unknown as OutboxKind<OutboxEvent, unknown>,
+};
+
+/**
+ * Reads, for a batch of events, the outboxes of every kind that reads many subjects at once, in
+ * a few statements for the whole batch rather than some per subject; the rest are read as their
+ * events are reached.
+ */
+export async function readOutboxesOfBatch(
+  db: Queryable,
+  events: readonly QueuedWebhookEvent[],
+  reads: OutboxReads,
+): Promise<void> {
+  for (const [prefix, kind] of Object.entries(OUTBOX_OF_KIND)) {
+    if (kind.readMany === undefined) continue;
+    const ids = [
+      ...new Set(
+        events
+          .filter((event) => event.type.startsWith(`${prefix}.`))
+          .map((event) => event.subjectId)
+          .filter((id) => !reads.has(`${kind.channel.name}:${id}`)),
+      ),
+    ];
+    if (ids.length === 0) continue;
+    for (const [id, read] of await kind.readMany(db, ids)) {
+      reads.set(`${kind.channel.name}:${id}`, Promise.resolve(read));
+    }
+  }
+}
+
 /** The subject as of an outbox row: the SSE stream's data of that event; null when gone. */
 async function outboxViewAt<E extends OutboxEvent, T>(
   kind: OutboxKind<E, T>,

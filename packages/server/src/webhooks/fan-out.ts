@@ -15,7 +15,12 @@ import {
   type QueuedWebhookEvent,
   type WebhookEndpointRecord,
 } from '@poolparty/store';
-import { type OutboxReads, objectOfEvent, webhookBody } from './event-bodies.js';
+import {
+  type OutboxReads,
+  objectOfEvent,
+  readOutboxesOfBatch,
+  webhookBody,
+} from './event-bodies.js';
 
 /** Events one fan-out takes off the queue at most: one short transaction. */
 export const FAN_OUT_BATCH = 200;
@@ -40,6 +45,7 @@ export async function fanOutWebhookEvents(
     const endpoints = await enabledWebhookEndpointsOf(tx, parties);
     const events: FannedOutWebhookEvent[] = [];
     const reads: OutboxReads = new Map();
+    await readOutboxesOfBatch(tx, queued, reads);
     for (const event of queued) {
       const recipients = recipientsOf(event, endpoints);
       if (recipients.length === 0) continue;
