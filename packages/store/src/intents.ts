@@ -19,8 +19,8 @@ import type { Queryable, Row, SqlParam } from './database.js';
 import {
   checkMove,
   intentRow,
-  type OutboxReader,
   type OutboxesRead,
+  type OutboxReader,
   outboxReader,
   readOutboxesOf,
   stateChangeSql,
