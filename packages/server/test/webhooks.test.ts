@@ -380,8 +380,13 @@ describe.each([pglite(), postgres()])('webhooks on $name', (backend) => {
       expect(waitOf(second)).toBeGreaterThanOrEqual(600_000);
 
       answer = 'close';
+      const beforeClose = hooks.received.length;
       await advanceClock(11 * MINUTE_MS);
       const third = await afterAttempt(3);
+      // Written on a kept connection the receiver then closes, the request goes once more on a
+      // new one within the attempt: the receiver may see this attempt twice, never more.
+      const closeReceipts = hooks.received.length - beforeClose;
+      expect([1, 2]).toContain(closeReceipts);
       expect(third.attempts[2]).toMatchObject({ statusCode: null });
       expect(third.attempts[2].error).toMatch(/ECONNRESET|socket hang up/);
       expect(waitOf(third)).toBeGreaterThanOrEqual(0.8 * 4 * MINUTE_MS - 1000);
@@ -399,12 +404,12 @@ describe.each([pglite(), postgres()])('webhooks on $name', (backend) => {
       const fifth = await afterAttempt(5);
       expect(fifth).toMatchObject({ state: 'delivered', nextAttemptAt: null });
       expect(hooks.received.map((r) => r.json.id)).toEqual(
-        Array(5).fill(sent.body.delivery.eventId),
+        Array(4 + closeReceipts).fill(sent.body.delivery.eventId),
       );
       expect(hooks.received.map((r) => r.headers['poolparty-delivery-attempt'])).toEqual([
         '1',
         '2',
-        '3',
+        ...Array(closeReceipts).fill('3'),
         '4',
         '5',
       ]);

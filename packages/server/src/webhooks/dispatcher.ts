@@ -53,6 +53,7 @@ import {
 } from '@poolparty/store';
 import { CoalescedRun } from './coalesced-run.js';
 import { FAN_OUT_BATCH, fanOutWebhookEvents } from './fan-out.js';
+import { WebhookConnections } from './connections.js';
 import { sendWebhook, type WebhookResponse } from './sender.js';
 
 /** How often a worker looks for queued events and due deliveries while its listener is down. */
@@ -122,6 +123,8 @@ export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private readonly timing: WebhookDispatcherTiming;
+  /** Kept-alive connections to the receivers, closed when the dispatcher stops. */
+  private readonly connections: WebhookConnections;
   /** Claims due deliveries for the free slots. */
   private readonly claims: CoalescedRun;
   /** Records the finished attempts, apart from the claims so that the two overlap. */
@@ -134,6 +137,7 @@ export class WebhookDispatcher {
 
   constructor(private readonly deps: WebhookDispatcherDeps) {
     this.timing = deps.timing ?? { pollMs: WEBHOOK_POLL_MS, sweepMs: WEBHOOK_SWEEP_MS };
+    this.connections = new WebhookConnections(deps.settings.concurrency);
     const failed = (what: string) => (error: unknown) =>
       deps.log.warn({ err: error }, `a webhook ${what} failed; trying again at the next`);
     const now = () => performance.now();
@@ -164,6 +168,7 @@ export class WebhookDispatcher {
     await this.listener?.close();
     await Promise.all([this.fanOuts.stop(), this.claims.stop(), this.records.stop()]);
     await Promise.allSettled([...this.requests]);
+    this.connections.close();
     await this.recordFinished().catch((error: unknown) =>
       this.deps.log.warn({ err: error }, 'recording the last webhook attempts failed'),
     );
@@ -306,6 +311,7 @@ export class WebhookDispatcher {
     const response = await sendWebhook(requestOf(delivery, sentAt), {
       timeoutMs: settings.timeoutMs,
       policy: this.policy,
+      connections: this.connections,
     });
     const now = clock.now();
     const after = deliveryAfterAttempt(response.statusCode, {
