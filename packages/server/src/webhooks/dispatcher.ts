@@ -52,8 +52,8 @@ import {
   writeWebhookEndpointHealth,
 } from '@poolparty/store';
 import { CoalescedRun } from './coalesced-run.js';
-import { FAN_OUT_BATCH, fanOutWebhookEvents } from './fan-out.js';
 import { WebhookConnections } from './connections.js';
+import { FAN_OUT_BATCH, fanOutWebhookEvents } from './fan-out.js';
 import { sendWebhook, type WebhookResponse } from './sender.js';
 
 /** How often a worker looks for queued events and due deliveries while its listener is down. */
