@@ -1,7 +1,10 @@
 import { once } from 'node:events';
 import net from 'node:net';
+import { signWebhookPayload } from '@poolparty/core';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookConnections } from '../src/webhooks/connections.js';
+import { signWithNodeCrypto } from '../src/webhooks/dispatcher.js';
 import { sendWebhook } from '../src/webhooks/sender.js';
 
 const DEVNET = { mode: 'devnet', allowPrivate: false } as const;
@@ -94,5 +97,23 @@ describe('kept-alive webhook connections', () => {
       await sendWebhook(request(receiver.url), { timeoutMs: 5_000, policy: DEVNET });
     }
     expect(receiver.counts()).toEqual({ connections: 2, answered: 2 });
+  });
+});
+
+describe("the dispatcher's signer", () => {
+  it("gives core's signature for any secret, time and body", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 80 }),
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        fc.string({ unit: 'binary', maxLength: 2_000 }),
+        (secret, timestamp, body) => {
+          expect(signWithNodeCrypto(secret, timestamp, body)).toBe(
+            signWebhookPayload(secret, timestamp, body),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -20,7 +20,7 @@
  * worker, sends again: at least once.
  */
 
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import {
@@ -448,6 +448,16 @@ function outcomesByEndpoint(
   return byEndpoint;
 }
 
+/**
+ * Core's `signWebhookPayload`, by Node's OpenSSL: the same hex (tested), for a fraction of the
+ * CPU at thousands of requests a second.
+ */
+export function signWithNodeCrypto(secret: string, timestamp: number, body: string): string {
+  return createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(`${timestamp}.${body}`, 'utf8')
+    .digest('hex');
+}
+
 /** The signed request of one attempt: signed when sent, with every secret valid then. */
 function requestOf(delivery: ClaimedWebhookDelivery, sentAt: Date) {
   const timestamp = Math.floor(sentAt.getTime() / 1000);
@@ -464,6 +474,7 @@ function requestOf(delivery: ClaimedWebhookDelivery, sentAt: Date) {
         signingSecrets(delivery.endpoint, sentAt),
         timestamp,
         delivery.body,
+        signWithNodeCrypto,
       ),
     },
   };
