@@ -5,12 +5,38 @@
  * browsers too) costs milliseconds of this single thread per signature, which a ledger taking
  * tens of submissions a second cannot spare. Strict RFC 8032 verification, as core's.
  */
-import { createPublicKey, verify } from 'node:crypto';
+import { createPublicKey, type KeyObject, verify } from 'node:crypto';
 
 /** DER SubjectPublicKeyInfo of an Ed25519 key (RFC 8410), up to the raw 32 bytes. */
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const RAW_KEY_BYTES = 32;
 const SIGNATURE_BYTES = 64;
+/**
+ * Keys kept decoded, the least recently used dropped beyond: decoding a key costs twice the
+ * check itself, and a service checks the same few parties' keys over and over.
+ */
+export const DECODED_KEYS_MAX = 4_096;
+const decodedKeys = new Map<string, KeyObject>();
+
+function keyObjectOf(publicKey: Uint8Array): KeyObject {
+  const id = Buffer.from(publicKey).toString('hex');
+  const kept = decodedKeys.get(id);
+  if (kept !== undefined) {
+    decodedKeys.delete(id);
+    decodedKeys.set(id, kept);
+    return kept;
+  }
+  const key = createPublicKey({
+    key: Buffer.concat([SPKI_PREFIX, publicKey]),
+    format: 'der',
+    type: 'spki',
+  });
+  decodedKeys.set(id, key);
+  if (decodedKeys.size > DECODED_KEYS_MAX) {
+    decodedKeys.delete(decodedKeys.keys().next().value as string);
+  }
+  return key;
+}
 
 /** Whether `signature` is `publicKey`'s (raw 32 bytes) signature of `message`. */
 export function verifyEd25519Signature(
@@ -20,12 +46,7 @@ export function verifyEd25519Signature(
 ): boolean {
   if (publicKey.length !== RAW_KEY_BYTES || signature.length !== SIGNATURE_BYTES) return false;
   try {
-    const key = createPublicKey({
-      key: Buffer.concat([SPKI_PREFIX, publicKey]),
-      format: 'der',
-      type: 'spki',
-    });
-    return verify(null, message, key, signature);
+    return verify(null, message, keyObjectOf(publicKey), signature);
   } catch {
     return false;
   }
