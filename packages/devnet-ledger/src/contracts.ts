@@ -89,6 +89,13 @@ function archiveOf(ctx: ServerContext, contractId: string, offset: number) {
   return undefined;
 }
 
+const hostedHere = (ctx: ServerContext, party: string) => ctx.hosting.isHostedHere(party);
+
+/** Whether this participant stores the contract: not a holding of a party hosted elsewhere. */
+function storedHere(ctx: ServerContext, record: ContractRecord): boolean {
+  return record.kind !== 'holding' || hostedHere(ctx, record.contract.owner);
+}
+
 const contractRoute = routeOf<ServerContext>();
 
 /** A contract's created event (and its archive, once archived) as the event format shows it. */
@@ -101,7 +108,9 @@ const eventsByContractId = contractRoute({
     const filter = requestFilter(body, 'body');
     await requireRead(ctx, userOf(request), filter);
     const found = ctx.history.contractUpTo(contractId, await ctx.ledger.ledgerEnd());
-    if (found === undefined) throw contractEventsNotFound(contractId);
+    if (found === undefined || !storedHere(ctx, found.record)) {
+      throw contractEventsNotFound(contractId);
+    }
     const shaped = shapeCreated(
       filter,
       createdEventOf(ctx, found.record, ctx.history.lockedHoldingsOf(contractId)),
@@ -133,7 +142,7 @@ const contractById = contractRoute({
     if (querying.length === 0) await ctx.users.requireReadAsAnyParty(user);
     else await ctx.users.requireReadAs(user, querying);
     const found = ctx.history.contractUpTo(contractId, await ctx.ledger.ledgerEnd());
-    if (found === undefined) throw contractNotFound(contractId);
+    if (found === undefined || !storedHere(ctx, found.record)) throw contractNotFound(contractId);
     const {
       interfaceViews: _views,
       createdEventBlob: _blob,
@@ -208,7 +217,8 @@ async function activeContracts(
   }
   const events = [
     ...active.holdings
-      .filter((h) => seen(holdingStakeholders(h.contract)))
+      // A holding of a party hosted elsewhere is not stored here (party-hosting.ts).
+      .filter((h) => seen(holdingStakeholders(h.contract)) && hostedHere(ctx, h.contract.owner))
       .map((h) => ({
         at: h.createdAt,
         event: encodeHoldingCreated(
