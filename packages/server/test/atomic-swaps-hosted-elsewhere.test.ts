@@ -10,6 +10,8 @@
  *   `input_holdings_unknown`, and nothing moved.
  * - Disclosed with a blob that is not the holding's (its amount changed): 400
  *   `invalid_input_holdings`, and nothing moved.
+ * - Two swaps disclosing one holding: the first completes, the second, its input spent, ends
+ *   `rejected` with nothing moved rather than prepared again from holdings the service cannot read.
  * - Bodies the schema refuses (too many, not base64, ids that disagree) are 400s with their codes.
  */
 import { Amount, type Instrument } from '@poolparty/core';
@@ -124,6 +126,20 @@ describe('an atomic swap of a trader hosted on another participant', () => {
     // The holding it named is spent: the trader's participant no longer discloses it.
     const left = (await disclosedAmulets()).map((h) => h.contractId);
     expect(left).not.toContain(holding.contractId);
+  });
+
+  it('ends rejected, nothing moved, when its disclosed input was spent by another swap', async () => {
+    const holding = await oneDisclosedAmulet();
+    const [first, second] = [
+      await create({ inputHoldings: [holding] }),
+      await create({ inputHoldings: [holding] }),
+    ];
+    expect((await first.execute(trader.signer)).status).toBe('completed');
+    const before = await balances();
+    // Not prepared again: the pool's participant reads none of the trader's holdings.
+    const ended = await second.execute(trader.signer);
+    expect(ended).toMatchObject({ status: 'rejected', failure: { code: 'ledger_rejected' } });
+    expect(await balances()).toEqual(before);
   });
 
   it('is refused, nothing moved, when its holding is named but not disclosed', async () => {
