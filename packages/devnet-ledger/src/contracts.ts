@@ -3,6 +3,7 @@
  * offset, as the event format shows them: one JSON list over HTTP (bounded as http-lists.ts says),
  * a stream over WebSocket.
  */
+import type { Holding } from '@poolparty/ledger';
 import type { FastifyInstance } from 'fastify';
 import { CantonApiError } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
@@ -191,6 +192,17 @@ export async function contractRoutes(app: FastifyInstance, ctx: ServerContext): 
   );
 }
 
+/** The active holdings locked for each offer, by the offer's id. */
+function lockedHoldingsByOffer(holdings: readonly { readonly contract: Holding }[]) {
+  const lockedByOffer = new Map<string, string[]>();
+  for (const { contract } of holdings) {
+    const offerId = contract.lock?.offerId;
+    if (offerId == null) continue;
+    lockedByOffer.set(offerId, [...(lockedByOffer.get(offerId) ?? []), contract.holdingId]);
+  }
+  return lockedByOffer;
+}
+
 /** The answer to a GetActiveContractsRequest: the contracts the filter shows, by creation. */
 async function activeContracts(
   ctx: ServerContext,
@@ -209,12 +221,7 @@ async function activeContracts(
   const createdAt = (at: number) => ({ createdAt: ctx.ledger.updateAt(at)?.recordTime });
   // Only what the filter's parties see is rendered: the rest of the ledger costs a lookup each.
   const seen = (stakeholders: string[]) => readsAnyOf(filter, stakeholders);
-  const lockedByOffer = new Map<string, string[]>();
-  for (const { contract } of active.holdings) {
-    const offerId = contract.lock?.offerId;
-    if (offerId == null) continue;
-    lockedByOffer.set(offerId, [...(lockedByOffer.get(offerId) ?? []), contract.holdingId]);
-  }
+  const lockedByOffer = lockedHoldingsByOffer(active.holdings);
   const events = [
     ...active.holdings
       // A holding of a party hosted elsewhere is not stored here (party-hosting.ts).

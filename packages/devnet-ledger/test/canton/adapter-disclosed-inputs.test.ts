@@ -8,7 +8,8 @@
  *   prepared naming it, listed among the prepare's `disclosedContracts`, and executes; a
  *   disclosure whose blob is not the holding is refused (`invalid_disclosure`).
  * - A trader the ledger hosts (the embedded ledger's, and the server's other parties): a matching
- *   disclosure of its own holding changes nothing; a changed one is refused the same way.
+ *   disclosure of its own holding changes nothing; a changed one is refused the same way; a
+ *   pool's holding the participant cannot find is the pool's spent input (`invalid_inputs`).
  */
 import { Amount, type DisclosedHolding, generateKeyPair, sign } from '@poolparty/core';
 import { embeddedAtomicSwaps } from '@poolparty/devnet-ledger';
@@ -189,6 +190,25 @@ const HOSTED_HERE: readonly { readonly name: string; readonly port: () => Atomic
 ];
 
 describe.each(HOSTED_HERE)('a trader hosted here, $name', ({ port }) => {
+  it("reads a pool's holding the participant cannot find as the pool's spent input", async () => {
+    sequence += 1;
+    const now = await w.canton.now();
+    const gone = `00${'f'.repeat(64)}`;
+    await expectNothingMoved(
+      home,
+      () =>
+        port().prepareAtomicSwap({
+          commandId: `disclosed-${sequence}`,
+          trader: home.partyId,
+          pool,
+          input: { instrument: w.usd, amount: Amount.of(10) },
+          output: { instrument: w.eur, amount: Amount.parse('4.25'), holdingIds: [gone] },
+          expiresAt: new Date(now.getTime() + SIGNING_WINDOW_MS),
+        }),
+      'invalid_inputs',
+    );
+  });
+
   it('swaps with a disclosure of its own holding that matches it', async () => {
     const holding = await oneDisclosed(home);
     const prepared = await prepareWith(port(), home, {

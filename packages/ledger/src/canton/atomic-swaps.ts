@@ -23,9 +23,10 @@
  *   caller passes them as disclosed contracts, which the leg names and the prepare discloses
  *   beside the registry's (one per contract id). Only the participant can read a disclosed
  *   contract's blob, so a named holding the reads do not show is left for it to check: it
- *   refuses one it cannot find (`unknown_contract`), one archived (`invalid_inputs`), a
- *   disclosure that is not the contract its id names (`invalid_disclosure`), and inputs that do
- *   not cover the amount (`insufficient_holdings`).
+ *   refuses one it cannot find, gone or undisclosed (`unknown_contract`; a pool's holding is
+ *   the pool's `invalid_inputs`, spent since it was read), a disclosure that is not the contract
+ *   its id names (`invalid_disclosure`), and inputs that do not cover the amount
+ *   (`insufficient_holdings`).
  * - What can be refused before anything is sent is refused here, so it provably changed nothing:
  *   a deadline already passed, a key that is not the trader's, a signature that does not verify
  *   against the hash the participant reported at prepare.
