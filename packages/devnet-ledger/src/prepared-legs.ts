@@ -127,12 +127,33 @@ export function createdAtOf(ctx: ServerContext, offset: Offset): Date {
 function preparedNamedHoldings(
   ctx: ServerContext,
   end: Offset,
-  transfer: { sender: string; amount: Amount; inputHoldingIds: readonly string[] },
+  transfer: {
+    sender: string;
+    instrument: Instrument;
+    amount: Amount;
+    inputHoldingIds: readonly string[];
+  },
   disclosures: Disclosures,
 ) {
   const named = [...new Set(transfer.inputHoldingIds)].map((id) =>
     namedInputHolding(ctx, id, disclosures, end),
   );
+  const unfit = named.find(
+    ({ contract }) =>
+      contract.owner !== transfer.sender ||
+      contract.lock !== null ||
+      !sameInstrument(contract.instrument, transfer.instrument),
+  );
+  if (unfit !== undefined) {
+    // The factory's own check, at interpretation: each input is an unlocked holding of the
+    // sender, of the instrument transferred.
+    throw new CantonApiError(
+      'DAML_FAILURE',
+      'InvalidGivenCurrentSystemStateOther',
+      `holding ${unfit.contract.holdingId} is not an unlocked ${transfer.instrument.id} of ${transfer.sender}`,
+      { error_id: 'invalid_inputs' },
+    );
+  }
   const covered = Amount.sum(named.map(({ contract }) => contract.amount));
   if (covered.compare(transfer.amount) < 0) {
     // The factory's own check, at interpretation: the inputs must cover the amount.

@@ -9,7 +9,8 @@
  *   disclosure whose blob is not the holding is refused (`invalid_disclosure`).
  * - A trader the ledger hosts (the embedded ledger's, and the server's other parties): a matching
  *   disclosure of its own holding changes nothing; a changed one is refused the same way; a
- *   pool's holding the participant cannot find is the pool's spent input (`invalid_inputs`).
+ *   named holding of another party is refused (`invalid_inputs`), and a pool's holding the
+ *   participant cannot find is the pool's spent input (`invalid_inputs`).
  */
 import { Amount, type DisclosedHolding, generateKeyPair, sign } from '@poolparty/core';
 import { embeddedAtomicSwaps } from '@poolparty/devnet-ledger';
@@ -190,6 +191,16 @@ const HOSTED_HERE: readonly { readonly name: string; readonly port: () => Atomic
 ];
 
 describe.each(HOSTED_HERE)('a trader hosted here, $name', ({ port }) => {
+  it("is refused a named holding that is another party's, nothing moved", async () => {
+    const [alices] = (await w.local.getHoldings(w.alice)).filter((h) => h.instrument.id === 'USD');
+    if (alices === undefined) throw new Error('alice holds USD');
+    await expectNothingMoved(
+      home,
+      () => prepareWith(port(), home, { holdingIds: [alices.holdingId] }),
+      'invalid_inputs',
+    );
+  });
+
   it("reads a pool's holding the participant cannot find as the pool's spent input", async () => {
     sequence += 1;
     const now = await w.canton.now();
