@@ -4,10 +4,11 @@
  * same synchronizer, such as a trader whose wallet runs its own validator.
  *
  * The smallest model that makes a pool's participant blind to such a party's holdings:
- * - Reads (active contracts, a contract's events, contract by id) show no holding it owns, to
- *   any user: a participant stores only what its own parties are stakeholders of. The devnet
- *   hosts the instrument admins too, which a pool's participant does not (they are on their
- *   registry's), so a holding counts as here by its owner alone.
+ * - Reads (active contracts, a contract's events, contract by id, the updates' ACS delta) show
+ *   no holding it owns, to any user: a participant stores only what its own parties are
+ *   stakeholders of. The ledger-effects shape still shows what a party hosted here witnesses.
+ *   The devnet hosts the instrument admins too, which a pool's participant does not (they are
+ *   on their registry's), so a holding counts as here by its owner alone.
  * - A prepare that names such a holding needs it among `disclosedContracts`, as a participant
  *   needs a contract it does not store (`disclosed-contracts.ts`).
  * - Executing commits on the one ledger as ever: the party's own participant confirming its side

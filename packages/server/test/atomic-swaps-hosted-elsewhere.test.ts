@@ -7,7 +7,8 @@
  * - With its input holding disclosed, the swap is prepared naming that holding, verified, signed
  *   and completed: the trader's balances move by exactly the signed amounts.
  * - Named by id only, the holding is one the pool's participant cannot find: 400
- *   `input_holdings_unknown`, and nothing moved.
+ *   `input_holdings_unknown`, and nothing moved; naming none, it holds nothing the pool's
+ *   participant reads: 409 `insufficient_funds`.
  * - Disclosed with a blob that is not the holding's (its amount changed): 400
  *   `invalid_input_holdings`, and nothing moved.
  * - Two swaps disclosing one holding: the first completes, the second, its input spent, ends
@@ -126,6 +127,8 @@ describe('an atomic swap of a trader hosted on another participant', () => {
     // The holding it named is spent: the trader's participant no longer discloses it.
     const left = (await disclosedAmulets()).map((h) => h.contractId);
     expect(left).not.toContain(holding.contractId);
+    // What the swap created for the trader is not the pool's participant's to read either.
+    expect(await world.service.ctx.ledger.getHoldings(trader.party.partyId)).toEqual([]);
   });
 
   it('ends rejected, nothing moved, when its disclosed input was spent by another swap', async () => {
@@ -149,6 +152,11 @@ describe('an atomic swap of a trader hosted on another participant', () => {
       400,
       'input_holdings_unknown',
     );
+  });
+
+  it('is refused, nothing moved, when it names no holding at all', async () => {
+    // The pool's participant reads none of its holdings, so none covers the input.
+    await expectRefusedUnmoved(() => create({}), 409, 'insufficient_funds');
   });
 
   it('is refused, nothing moved, when the disclosed blob is not the holding', async () => {

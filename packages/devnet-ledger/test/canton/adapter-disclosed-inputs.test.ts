@@ -182,6 +182,9 @@ describe('a trader hosted on another participant, through the canton adapter', (
     const after = await ledgerState(away);
     expect(after.usd).toBe(Amount.parse(before.usd).sub(Amount.of(10)).toString());
     expect((await disclosedOf(away)).map((h) => h.contractId)).not.toContain(holding.contractId);
+    // Nor are the holdings the swap created for it (its change, its EUR), caught up or listed.
+    expect(await w.canton.getHoldings(away.partyId)).toEqual([]);
+    expect(await (await w.open()).getHoldings(away.partyId)).toEqual([]);
   });
 });
 
