@@ -9,8 +9,8 @@
  * - Named by id only, the holding is one the pool's participant cannot find: 400
  *   `input_holdings_unknown`, and nothing moved; naming none, it holds nothing the pool's
  *   participant reads: 409 `insufficient_funds`.
- * - Disclosed with a blob that is not the holding's (its amount changed): 400
- *   `invalid_input_holdings`, and nothing moved.
+ * - Disclosed with a blob that is not the holding's (its amount changed, another holding's, one
+ *   no participant can decode): 400 `invalid_input_holdings`, and nothing moved.
  * - Two swaps disclosing one holding: the first completes, the second, its input spent, ends
  *   `rejected` with nothing moved rather than prepared again from holdings the service cannot read.
  * - Bodies the schema refuses (too many, not base64, ids that disagree) are 400s with their codes.
@@ -167,6 +167,22 @@ describe('an atomic swap of a trader hosted on another participant', () => {
       400,
       'invalid_input_holdings',
     );
+  });
+
+  it('is refused, nothing moved, when a disclosure cannot be what it says it is', async () => {
+    const holding = await oneDisclosedAmulet();
+    // Base64 of no created event the participant can read, and a blob of another contract id.
+    const unreadable = { ...holding, createdEventBlob: 'AAAA' };
+    const [other] = (await disclosedAmulets()).filter((h) => h.contractId !== holding.contractId);
+    if (other === undefined) throw new Error('two Amulet holdings');
+    const renamed = { ...holding, createdEventBlob: other.createdEventBlob };
+    for (const disclosed of [unreadable, renamed]) {
+      await expectRefusedUnmoved(
+        () => create({ inputHoldings: [disclosed] }),
+        400,
+        'invalid_input_holdings',
+      );
+    }
   });
 
   it('refuses bodies that cannot name its input holdings, each with its code', async () => {

@@ -25,8 +25,8 @@
  *   contract's blob, so a named holding the reads do not show is left for it to check: it
  *   refuses one it cannot find, gone or undisclosed (`unknown_contract`; a pool's holding is
  *   the pool's `invalid_inputs`, spent since it was read), a disclosure that is not the contract
- *   its id names (`invalid_disclosure`), and inputs that do not cover the amount
- *   (`insufficient_holdings`).
+ *   its id names, or one it cannot read as the contract it says it is (`invalid_disclosure`), and
+ *   inputs that do not cover the amount (`insufficient_holdings`).
  * - What can be refused before anything is sent is refused here, so it provably changed nothing:
  *   a deadline already passed, a key that is not the trader's, a signature that does not verify
  *   against the hash the participant reported at prepare.
@@ -158,11 +158,17 @@ function prepareRefusal(error: unknown, pool: { party: string; holdingIds: reado
     }
     return new LedgerError('unknown_contract', error.message);
   }
-  if (code === 'DISCLOSED_CONTRACT_INVALID') {
+  // A disclosed contract the participant cannot read as the one it says it is (a blob it cannot
+  // decode, or one of another contract than the id beside it) is refused before interpretation.
+  const unreadable = code === 'INVALID_ARGUMENT' && DISCLOSED_CONTRACT.test(failure.body.cause);
+  if (code === 'DISCLOSED_CONTRACT_INVALID' || unreadable) {
     return new LedgerError('invalid_disclosure', error.message);
   }
   return error;
 }
+
+/** How a participant's refusal names a disclosed contract (`DisclosedContract.…`). */
+const DISCLOSED_CONTRACT = /disclosed ?contracts?/i;
 
 /** A holding disclosed to the participant, as a prepare request carries it. */
 function disclosedOf(holding: DisclosedHolding): DisclosedContract {
