@@ -124,6 +124,23 @@ const catalogue = {
     title: 'Malformed HTTP request',
     sdkClass: 'ValidationError',
   },
+  // Atomic swaps' input holdings (docs/spec/atomic-swaps.md#input-holdings): what the request
+  // names cannot be the trader's input as named. A new request naming them rightly passes.
+  input_holdings_mismatch: {
+    status: 400,
+    title: 'inputHoldingIds and inputHoldings name different holdings',
+    sdkClass: 'ValidationError',
+  },
+  input_holdings_unknown: {
+    status: 400,
+    title: "An input holding is unknown to the pool's participant",
+    sdkClass: 'ValidationError',
+  },
+  invalid_input_holdings: {
+    status: 400,
+    title: 'A disclosed input holding is not the contract its id names',
+    sdkClass: 'ValidationError',
+  },
   // Webhook endpoints (docs/spec/webhooks.md): what a registration or a change is refused for.
   webhook_url_invalid: { status: 400, title: 'Invalid webhook URL', sdkClass: 'ValidationError' },
   webhook_url_not_allowed: {

@@ -15,6 +15,7 @@ export * from './fee-transfers.js';
 export * from './fees.js';
 export * from './fingerprint.js';
 export * from './guard.js';
+export * from './input-holdings.js';
 export * from './instrument.js';
 export * from './intent-lifecycles.js';
 export * from './invariant.js';

@@ -107,6 +107,14 @@ const LEDGER_ERRORS: Readonly<
   unknown_instrument: { code: 'DAML_FAILURE', category: 'InvalidGivenCurrentSystemStateOther' },
   insufficient_holdings: { code: 'DAML_FAILURE', category: 'InvalidGivenCurrentSystemStateOther' },
   invalid_inputs: { code: 'DAML_FAILURE', category: 'InvalidGivenCurrentSystemStateOther' },
+  unknown_contract: {
+    code: 'CONTRACT_NOT_FOUND',
+    category: 'InvalidGivenCurrentSystemStateResourceMissing',
+  },
+  invalid_disclosure: {
+    code: 'DISCLOSED_CONTRACT_INVALID',
+    category: 'InvalidGivenCurrentSystemStateOther',
+  },
   invalid_amount: { code: 'DAML_FAILURE', category: 'InvalidIndependentOfSystemState' },
   metadata_limit_exceeded: { code: 'DAML_FAILURE', category: 'InvalidIndependentOfSystemState' },
   offer_not_found: {

@@ -71,7 +71,7 @@ export function submittedTransaction(
   if (transaction === undefined) throw new Error(`no transaction at offset ${result.offset}`);
   // Without a format Canton answers the ACS delta the submitting parties see.
   const { filter, shape } = view ?? { filter: wildcardFilter(actAs), shape: 'acs-delta' as const };
-  return shapeTransaction(ctx.history, transaction, filter, shape);
+  return shapeTransaction(ctx.history, transaction, filter, shape, ctx.hosting);
 }
 
 /** The party whose command an update's first event records (who exercised the choice). */

@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { type AuthSettings, authenticatedUser, bearerToken, subprotocolToken } from './auth.js';
 import { permissionDenied } from './canton-errors.js';
 import type { ContractHistory } from './contract-history.js';
+import type { PartyHosting } from './party-hosting.js';
 import type { PreparedHashes } from './prepared-transaction.js';
 import type { CommandRunner } from './token-standard-commands.js';
 import type { UserDirectory } from './users.js';
@@ -21,6 +22,8 @@ export interface ServerContext {
   readonly commands: CommandRunner;
   /** The hashes of the prepared transactions handed out, for their execution. */
   readonly preparedHashes: PreparedHashes;
+  /** Which parties this participant hosts: the others' holdings it neither reads nor finds. */
+  readonly hosting: PartyHosting;
   /** How often a live update stream reports an offset checkpoint while nothing commits. */
   readonly checkpointIntervalMs: number;
 }

@@ -3,6 +3,7 @@
  * offset, as the event format shows them: one JSON list over HTTP (bounded as http-lists.ts says),
  * a stream over WebSocket.
  */
+import type { Holding } from '@poolparty/ledger';
 import type { FastifyInstance } from 'fastify';
 import { CantonApiError } from './canton-errors.js';
 import { type ServerContext, userOf } from './context.js';
@@ -89,6 +90,13 @@ function archiveOf(ctx: ServerContext, contractId: string, offset: number) {
   return undefined;
 }
 
+const hostedHere = (ctx: ServerContext, party: string) => ctx.hosting.isHostedHere(party);
+
+/** Whether this participant stores the contract: not a holding of a party hosted elsewhere. */
+function storedHere(ctx: ServerContext, record: ContractRecord): boolean {
+  return record.kind !== 'holding' || hostedHere(ctx, record.contract.owner);
+}
+
 const contractRoute = routeOf<ServerContext>();
 
 /** A contract's created event (and its archive, once archived) as the event format shows it. */
@@ -101,7 +109,9 @@ const eventsByContractId = contractRoute({
     const filter = requestFilter(body, 'body');
     await requireRead(ctx, userOf(request), filter);
     const found = ctx.history.contractUpTo(contractId, await ctx.ledger.ledgerEnd());
-    if (found === undefined) throw contractEventsNotFound(contractId);
+    if (found === undefined || !storedHere(ctx, found.record)) {
+      throw contractEventsNotFound(contractId);
+    }
     const shaped = shapeCreated(
       filter,
       createdEventOf(ctx, found.record, ctx.history.lockedHoldingsOf(contractId)),
@@ -133,7 +143,7 @@ const contractById = contractRoute({
     if (querying.length === 0) await ctx.users.requireReadAsAnyParty(user);
     else await ctx.users.requireReadAs(user, querying);
     const found = ctx.history.contractUpTo(contractId, await ctx.ledger.ledgerEnd());
-    if (found === undefined) throw contractNotFound(contractId);
+    if (found === undefined || !storedHere(ctx, found.record)) throw contractNotFound(contractId);
     const {
       interfaceViews: _views,
       createdEventBlob: _blob,
@@ -182,6 +192,17 @@ export async function contractRoutes(app: FastifyInstance, ctx: ServerContext): 
   );
 }
 
+/** The active holdings locked for each offer, by the offer's id. */
+function lockedHoldingsByOffer(holdings: readonly { readonly contract: Holding }[]) {
+  const lockedByOffer = new Map<string, string[]>();
+  for (const { contract } of holdings) {
+    const offerId = contract.lock?.offerId;
+    if (offerId == null) continue;
+    lockedByOffer.set(offerId, [...(lockedByOffer.get(offerId) ?? []), contract.holdingId]);
+  }
+  return lockedByOffer;
+}
+
 /** The answer to a GetActiveContractsRequest: the contracts the filter shows, by creation. */
 async function activeContracts(
   ctx: ServerContext,
@@ -200,15 +221,11 @@ async function activeContracts(
   const createdAt = (at: number) => ({ createdAt: ctx.ledger.updateAt(at)?.recordTime });
   // Only what the filter's parties see is rendered: the rest of the ledger costs a lookup each.
   const seen = (stakeholders: string[]) => readsAnyOf(filter, stakeholders);
-  const lockedByOffer = new Map<string, string[]>();
-  for (const { contract } of active.holdings) {
-    const offerId = contract.lock?.offerId;
-    if (offerId == null) continue;
-    lockedByOffer.set(offerId, [...(lockedByOffer.get(offerId) ?? []), contract.holdingId]);
-  }
+  const lockedByOffer = lockedHoldingsByOffer(active.holdings);
   const events = [
     ...active.holdings
-      .filter((h) => seen(holdingStakeholders(h.contract)))
+      // A holding of a party hosted elsewhere is not stored here (party-hosting.ts).
+      .filter((h) => seen(holdingStakeholders(h.contract)) && hostedHere(ctx, h.contract.owner))
       .map((h) => ({
         at: h.createdAt,
         event: encodeHoldingCreated(

@@ -163,7 +163,7 @@ export function shapeCreated(filter: EventFilter, event: CreatedEvent): CreatedE
   return {
     ...rest,
     ...(wantsView && interfaceViews !== undefined && { interfaceViews }),
-    ...(wantsBlob && { createdEventBlob: createdEventBlob || blobOf(event) }),
+    ...(wantsBlob && { createdEventBlob: createdEventBlob || createdEventBlobOf(event) }),
   } as CreatedEvent;
 }
 
@@ -187,7 +187,7 @@ export function allocationStakeholders(allocation: Allocation): string[] {
  * An opaque created-event blob for a client to disclose the contract with: what a participant
  * would serialize, here the contract's identity and arguments (the devnet reads nothing back).
  */
-function blobOf(event: CreatedEvent): string {
+export function createdEventBlobOf(event: CreatedEvent): string {
   const { templateId, contractId, createArgument } = event;
   return Buffer.from(JSON.stringify({ templateId, contractId, createArgument })).toString('base64');
 }

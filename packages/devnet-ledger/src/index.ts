@@ -23,6 +23,7 @@ export {
 } from './serve-ledger.js';
 export {
   CHECKPOINT_INTERVAL_MS,
+  type DevnetDisclosedHolding,
   type DevnetLedgerServer,
   type DevnetLedgerServerOptions,
   startDevnetLedgerServer,

@@ -22,6 +22,7 @@ import { CantonApiError, invalidArgument } from './canton-errors.js';
 import { parseTransactionFormat, submittedTransaction } from './command-routes.js';
 import { actingUser, type ServerContext, userOf } from './context.js';
 import { createNotPrepared } from './create-commands.js';
+import { checkDisclosedHoldings, parseDisclosures } from './disclosed-contracts.js';
 import { registerRoutes, routeOf } from './http/route-table.js';
 import { parsePartySignatures, signatureRefusal, signatureVerdict } from './party-signatures.js';
 import { executeAllocationCommand, planAllocationLegs } from './prepared-allocations.js';
@@ -86,6 +87,8 @@ async function preparationOf(ctx: ServerContext, body: Json): Promise<Preparatio
     }
   }
   const exercises = exercisesOf(body.commands);
+  const disclosures = parseDisclosures(body.disclosedContracts);
+  checkDisclosedHoldings(ctx, disclosures, await ctx.ledger.ledgerEnd());
   const allocation = parseAllocationCommand(body.commands);
   if (allocation !== null) {
     const legs = await planAllocationLegs(ctx, exercises, allocation);
@@ -96,7 +99,7 @@ async function preparationOf(ctx: ServerContext, body: Json): Promise<Preparatio
   for (const exercise of exercises) {
     const command = parseLedgerCommand([{ ExerciseCommand: exercise }]);
     checkActors(command, actAs);
-    const leg = await planLeg(ctx, exercise, command);
+    const leg = await planLeg(ctx, exercise, command, disclosures);
     if (!actAs.includes(leg.actor)) {
       throw new CantonApiError(
         'DAML_AUTHORIZATION_ERROR',

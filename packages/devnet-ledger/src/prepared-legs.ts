@@ -20,6 +20,7 @@ import { Amount, type Instrument } from '@poolparty/core';
 import type { Holding, Offset, TransferOffer } from '@poolparty/ledger';
 import { CantonApiError } from './canton-errors.js';
 import type { ServerContext } from './context.js';
+import { type Disclosures, namedInputHolding } from './disclosed-contracts.js';
 import { SYNCHRONIZER_ID } from './identity.js';
 import type { Json } from './request-body.js';
 import { genesisTime } from './scan-proxy.js';
@@ -122,10 +123,60 @@ export function createdAtOf(ctx: ServerContext, offset: Offset): Date {
   return ctx.ledger.updateAt(offset)?.recordTime ?? new Date(0);
 }
 
+/** A transfer's named inputs at preparation: each found (or refused), together covering it. */
+function preparedNamedHoldings(
+  ctx: ServerContext,
+  end: Offset,
+  transfer: {
+    sender: string;
+    instrument: Instrument;
+    amount: Amount;
+    inputHoldingIds: readonly string[];
+  },
+  disclosures: Disclosures,
+) {
+  const named = [...new Set(transfer.inputHoldingIds)].map((id) =>
+    namedInputHolding(ctx, id, disclosures, end),
+  );
+  const unfit = named.find(
+    ({ contract }) =>
+      contract.owner !== transfer.sender ||
+      contract.lock !== null ||
+      !sameInstrument(contract.instrument, transfer.instrument),
+  );
+  if (unfit !== undefined) {
+    // The factory's own check, at interpretation: each input is an unlocked holding of the
+    // sender, of the instrument transferred.
+    throw new CantonApiError(
+      'DAML_FAILURE',
+      'InvalidGivenCurrentSystemStateOther',
+      `holding ${unfit.contract.holdingId} is not an unlocked ${transfer.instrument.id} of ${transfer.sender}`,
+      { error_id: 'invalid_inputs' },
+    );
+  }
+  const covered = Amount.sum(named.map(({ contract }) => contract.amount));
+  if (covered.compare(transfer.amount) < 0) {
+    // The factory's own check, at interpretation: the inputs must cover the amount.
+    throw new CantonApiError(
+      'DAML_FAILURE',
+      'InvalidGivenCurrentSystemStateOther',
+      `insufficient funds: the holdings named hold ${covered}, the transfer moves ${transfer.amount}`,
+      { error_id: 'insufficient_holdings' },
+    );
+  }
+  return {
+    spent: named,
+    change: covered.compare(transfer.amount) > 0 ? covered.sub(transfer.amount) : null,
+  };
+}
+
 /**
  * The sender's holdings a transfer of `amount` spends, as the ledger selects them: exactly those
  * the transfer names (`inputHoldingCids`), or else the largest unlocked ones until they cover it.
- * Named holdings unfit to spend are listed all the same: the ledger refuses them at execution.
+ * At preparation (`disclosures` given) a named holding must be found, disclosed where its owner
+ * is hosted elsewhere, and cover the amount; a party hosted elsewhere has none selected for it.
+ * Otherwise (an execution's check of what it signed) named holdings unfit to spend are listed
+ * all the same: the ledger refuses them at execution.
  */
 function spentHoldings(
   ctx: ServerContext,
@@ -136,9 +187,14 @@ function spentHoldings(
     amount: Amount;
     inputHoldingIds: readonly string[];
   },
+  disclosures?: Disclosures,
 ) {
   const { sender, instrument, amount, inputHoldingIds } = transfer;
-  const active = ctx.history.activeAt(end).holdings;
+  if (inputHoldingIds.length > 0 && disclosures !== undefined) {
+    return preparedNamedHoldings(ctx, end, transfer, disclosures);
+  }
+  const hidden = disclosures !== undefined && !ctx.hosting.isHostedHere(sender);
+  const active = hidden ? [] : ctx.history.activeAt(end).holdings;
   if (inputHoldingIds.length > 0) {
     const named = inputHoldingIds.flatMap((id) => {
       const found = active.find(({ contract }) => contract.holdingId === id);
@@ -179,7 +235,12 @@ export function inputHolding(
 type TransferCommand = Extract<LedgerCommand, { kind: 'transfer' }>;
 
 /** What a transfer reads and creates (see the module's note). */
-async function transferLeg(ctx: ServerContext, command: TransferCommand, end: Offset) {
+async function transferLeg(
+  ctx: ServerContext,
+  command: TransferCommand,
+  end: Offset,
+  disclosures?: Disclosures,
+) {
   const { sender, receiver, instrument, amount, executeBefore, meta } = command;
   const factory: InputContract = {
     kind: 'transferFactory',
@@ -190,7 +251,7 @@ async function transferLeg(ctx: ServerContext, command: TransferCommand, end: Of
     stakeholders: [instrument.admin],
     createdAt: await genesisTime(ctx.ledger),
   };
-  const { spent, change } = spentHoldings(ctx, end, command);
+  const { spent, change } = spentHoldings(ctx, end, command, disclosures);
   const direct = sender !== receiver && (await ctx.ledger.preapproves(receiver, instrument));
   const offer = { offerId: '', sender, receiver, instrument, amount, meta, executeBefore };
   const lock = {
@@ -255,15 +316,19 @@ const instructionNotFound = (offerId: string) =>
     { contract_id: offerId },
   );
 
-/** A command of a prepare request as the leg it prepares, as of the ledger end. */
+/**
+ * A command of a prepare request as the leg it prepares, as of the ledger end; `disclosures`
+ * (the request's, at preparation) decide which named contracts the participant can read.
+ */
 export async function planLeg(
   ctx: ServerContext,
   exercise: Json,
   command: LedgerCommand,
+  disclosures?: Disclosures,
 ): Promise<PreparedLeg> {
   const end = await ctx.ledger.ledgerEnd();
   if (command.kind === 'transfer') {
-    const planned = await transferLeg(ctx, command, end);
+    const planned = await transferLeg(ctx, command, end, disclosures);
     return { exercise, command, actor: command.sender, instruction: null, ...planned };
   }
   const offer = ctx.history.pendingInstruction(command.offerId, end);

@@ -6,7 +6,7 @@
  * `canton` ledger adapter runs against this server exactly as against a real participant.
  */
 import websocket from '@fastify/websocket';
-import type { LocalLedger } from '@poolparty/ledger';
+import type { Holding, LocalLedger } from '@poolparty/ledger';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_AUDIENCE, WS_AUTH_PROTOCOL } from './auth.js';
 import { commandRoutes } from './command-routes.js';
@@ -15,6 +15,7 @@ import { ContractHistory } from './contract-history.js';
 import { contractRoutes } from './contracts.js';
 import type { DevnetPoolListing } from './devnet/pool-manifest.js';
 import { devnetRoutes } from './devnet/routes.js';
+import { disclosedHoldingsOf } from './disclosed-contracts.js';
 import { externalPartyRoutes } from './external-parties.js';
 import {
   answerCantonError,
@@ -27,6 +28,7 @@ import { participantIdOf } from './identity.js';
 import { interactiveSubmissionRoutes } from './interactive-submission.js';
 import { packageRoutes } from './package-routes.js';
 import { participantRoutes } from './participant-routes.js';
+import { PartyHosting } from './party-hosting.js';
 import { PreparedHashes } from './prepared-transaction.js';
 import { PER_ADMIN_REGISTRY_PREFIX, registryRoutes } from './registry.js';
 import { SCAN_PROXY_PREFIX, scanProxyRoutes } from './scan-proxy.js';
@@ -64,7 +66,23 @@ export interface DevnetLedgerServer {
   readonly registryUrl: string;
   /** Per-admin registry base. */
   registryUrlOf(admin: string): string;
+  /**
+   * Makes an external party one hosted on another participant (party-hosting.ts): this one no
+   * longer reads its holdings, and a prepare needs them disclosed.
+   */
+  hostElsewhere(partyId: string): Promise<void>;
+  /** The party's holdings as its own participant discloses them (for a party hosted elsewhere). */
+  disclosedHoldingsOf(partyId: string): Promise<readonly DevnetDisclosedHolding[]>;
   close(): Promise<void>;
+}
+
+/** A holding as a disclosed contract, with the holding it is (for a test or a wallet to pick). */
+export interface DevnetDisclosedHolding {
+  readonly contractId: string;
+  readonly templateId: string;
+  readonly createdEventBlob: string;
+  readonly synchronizerId: string;
+  readonly holding: Holding;
 }
 
 /** How often a live update stream reports a checkpoint with the ledger time while idle. */
@@ -99,6 +117,7 @@ export function serverContext(
     history: new ContractHistory(ledger),
     commands: new CommandRunner(ledger),
     preparedHashes: new PreparedHashes(),
+    hosting: new PartyHosting(ledger),
     checkpointIntervalMs: CHECKPOINT_INTERVAL_MS,
   };
 }
@@ -172,6 +191,8 @@ export async function startDevnetLedgerServer(
     scanProxyUrl: `${url}/api/validator`,
     registryUrl: `${url}${SCAN_PROXY_PREFIX}`,
     registryUrlOf: (admin) => `${url}${PER_ADMIN_REGISTRY_PREFIX}/${encodeURIComponent(admin)}`,
+    hostElsewhere: (partyId) => ctx.hosting.hostElsewhere(partyId),
+    disclosedHoldingsOf: (partyId) => disclosedHoldingsOf(ctx, partyId),
     close: () => app.close(),
   };
 }

@@ -19,6 +19,7 @@ import {
   shapeCreated,
 } from './event-filter.js';
 import { SYNCHRONIZER_ID } from './identity.js';
+import type { PartyHosting } from './party-hosting.js';
 import {
   type ArchivedEvent,
   type Event,
@@ -98,33 +99,45 @@ export function visibleTransactionAt(
   offset: Offset,
   filter: EventFilter,
   shape: TransactionShape,
+  hosting?: PartyHosting,
 ): JsTransaction | null {
   const update = ledger.updateAt(offset);
   if (update === undefined) return null;
   if (!readsAnyOf(filter, partiesOfUpdate(ledger, update))) return null;
   const transaction = transactionAt(ledger, history, offset);
   if (transaction === undefined) return null;
-  const shown = shapeTransaction(history, transaction, filter, shape);
+  const shown = shapeTransaction(history, transaction, filter, shape, hosting);
   return shown.events.length === 0 ? null : shown;
 }
 
 /**
  * The transaction projected to the filter's parties (whole for `filtersForAnyParty`), in `shape`,
- * with created events carrying views and blobs as the filter asks.
+ * with created events carrying views and blobs as the filter asks. The ACS delta holds only the
+ * contracts this participant stores: not the holdings of a party `hosting` says is elsewhere.
  */
 export function shapeTransaction(
   history: ContractHistory,
   transaction: JsTransaction,
   filter: EventFilter,
   shape: TransactionShape,
+  hosting?: PartyHosting,
 ): JsTransaction {
   const readers = filter.anyParty === null ? partiesOf(filter) : null;
   const projected = readers === null ? transaction : projectTransaction(transaction, readers);
   if (projected === null) return { ...transaction, events: [] };
   const stakeholders = (contractId: string) =>
     stakeholdersOf(history, contractId, transaction.offset);
+  const storedHere = (contractId: string) => {
+    const found = hosting && history.contractUpTo(contractId, transaction.offset);
+    return found?.record.kind !== 'holding' || !!hosting?.isHostedHere(found.record.contract.owner);
+  };
   const shaped =
-    shape === 'acs-delta' ? acsDelta(projected.events, readers, stakeholders) : projected.events;
+    shape === 'acs-delta'
+      ? acsDelta(projected.events, readers, stakeholders).filter(
+          (event) =>
+            !('CreatedEvent' in event || 'ArchivedEvent' in event) || storedHere(idOf(event)),
+        )
+      : projected.events;
   const events = shaped.flatMap((event): Event[] => {
     if (!('CreatedEvent' in event)) return [event];
     const shaped = shapeCreated(filter, event.CreatedEvent);
@@ -138,6 +151,12 @@ export function shapeTransaction(
     return [{ CreatedEvent: bare }];
   });
   return { ...projected, events };
+}
+
+function idOf(event: Event): string {
+  if ('CreatedEvent' in event) return event.CreatedEvent.contractId;
+  if ('ArchivedEvent' in event) return event.ArchivedEvent.contractId;
+  return event.ExercisedEvent.contractId;
 }
 
 /** The parties of a contract's create: its signatories and observers. */

@@ -68,7 +68,14 @@ function viewOfTransactionRequest(body: Json): TransactionView {
 
 async function visibleAt(ctx: ServerContext, user: string, offset: Offset, view: TransactionView) {
   await requireRead(ctx, user, view.filter);
-  const shown = visibleTransactionAt(ctx.ledger, ctx.history, offset, view.filter, view.shape);
+  const shown = visibleTransactionAt(
+    ctx.ledger,
+    ctx.history,
+    offset,
+    view.filter,
+    view.shape,
+    ctx.hosting,
+  );
   if (shown === null) throw updateNotFound(`offset ${offset}`, { offset: String(offset) });
   return shown;
 }

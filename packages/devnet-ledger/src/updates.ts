@@ -85,7 +85,14 @@ function parseUpdatesRequest(value: unknown): UpdatesRequest {
 function transactionItem(ctx: ServerContext, offset: Offset, updates: UpdatesRequest) {
   const { filter, shape } = updates;
   if (filter === null) return null;
-  const transaction = visibleTransactionAt(ctx.ledger, ctx.history, offset, filter, shape);
+  const transaction = visibleTransactionAt(
+    ctx.ledger,
+    ctx.history,
+    offset,
+    filter,
+    shape,
+    ctx.hosting,
+  );
   return transaction === null ? null : { update: { Transaction: { value: transaction } } };
 }
 

@@ -27,6 +27,8 @@ describe('ledger refusals as problems', () => {
     unknown_instrument: [404, 'token_not_found'],
     insufficient_holdings: [409, 'insufficient_funds'],
     invalid_inputs: [400, 'validation_error'],
+    unknown_contract: [400, 'input_holdings_unknown'],
+    invalid_disclosure: [400, 'invalid_input_holdings'],
     invalid_amount: [400, 'validation_error'],
     metadata_limit_exceeded: [400, 'validation_error'],
     offer_not_found: [404, 'not_found'],

@@ -17,7 +17,7 @@
  * - A submission can fail with `timeout` even though the command committed; callers resolve that
  *   through `lookupCommand` or the update stream, never by submitting a new command id.
  */
-import { type Amount, BaseError, type Instrument } from '@poolparty/core';
+import { type Amount, BaseError, type DisclosedHolding, type Instrument } from '@poolparty/core';
 
 /** The metadata key of the Canton Token Standard that carries a transfer's reason/reference. */
 export const REASON_META_KEY = 'splice.lfdecentralizedtrust.org/reason';
@@ -386,6 +386,12 @@ export interface AtomicSwapSide {
   readonly instrument: Instrument;
   readonly amount: Amount;
   readonly holdingIds?: readonly string[];
+  /**
+   * The sender's holdings as disclosed contracts, for a sender hosted on another participant,
+   * whose holdings this one cannot read: the leg names them as its inputs (with `holdingIds`, if
+   * any) and the prepare discloses them. The participant checks each is the contract its id names.
+   */
+  readonly disclosedHoldings?: readonly DisclosedHolding[];
 }
 
 /**
@@ -483,6 +489,13 @@ export type LedgerErrorCode =
   | 'insufficient_holdings'
   /** The holdings a transfer names as its inputs cannot be (not the sender's, locked, gone…). */
   | 'invalid_inputs'
+  /**
+   * A contract the command names is unknown to the participant: not there, or of a party hosted
+   * on another participant and not disclosed with the command.
+   */
+  | 'unknown_contract'
+  /** A disclosed contract is not the contract its id names (another payload, a changed blob). */
+  | 'invalid_disclosure'
   | 'invalid_amount'
   | 'metadata_limit_exceeded'
   | 'offer_not_found'

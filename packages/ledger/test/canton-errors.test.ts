@@ -43,6 +43,12 @@ describe('a JsCantonError as a port error', () => {
     ['unknown informees', canton('UNKNOWN_INFORMEES', 9), 'submit', 'unknown_party'],
     ['offer contract gone', canton('CONTRACT_NOT_FOUND', 11), 'offer', 'offer_not_found'],
     ['input holding gone', canton('CONTRACT_NOT_FOUND', 11), 'submit', 'rejected'],
+    [
+      'a disclosed contract that is not the one its id names',
+      canton('DISCLOSED_CONTRACT_INVALID', 9),
+      'read',
+      'invalid_disclosure',
+    ],
     ['internal error on a read', canton('INTERNAL', 4), 'read', 'rejected'],
     ['internal error on a submission', canton('INTERNAL', 4), 'submit', 'timeout'],
     ['invalid argument', canton('INVALID_ARGUMENT', 8), 'submit', 'rejected'],

@@ -136,6 +136,9 @@ export const SDK_ERROR_CLASSES = [
 export const ERROR_CLASS_BY_CODE = {
   validation_error: 'ValidationError',
   malformed_request: 'ValidationError',
+  input_holdings_mismatch: 'ValidationError',
+  input_holdings_unknown: 'ValidationError',
+  invalid_input_holdings: 'ValidationError',
   webhook_url_invalid: 'ValidationError',
   webhook_url_not_allowed: 'ValidationError',
   webhook_event_unknown: 'ValidationError',

@@ -1,6 +1,6 @@
 /**
  * `pp.atomicSwaps` over a scripted fetch: prepare sends the wallet's key fingerprint under an
- * idempotency key; `verify()` reads the legs the prepared transaction really holds and refuses
+ * idempotency key, and the disclosed input holdings as given; `verify()` reads the legs the prepared transaction really holds and refuses
  * one that debits anything but the stated input or credits less than the stated output;
  * `execute(signer)` signs the hash only after that, and sends the signature; `on()` and `wait()`
  * follow the swap by its event stream, reading it only when the stream is refused; `cancel()`
@@ -113,6 +113,24 @@ describe('pp.atomicSwaps', () => {
     expect(sent?.body).toEqual({ ...PARAMS, slippageTolerance: 0.01 });
     expect(sent?.headers.authorization).toBe('Bearer wallet-token');
     expect(sent?.headers['idempotency-key']).toMatch(/\S+/);
+  });
+
+  it('sends the input holdings a trader hosted elsewhere discloses, and refuses a blank one', async () => {
+    const holding = {
+      contractId: '00ab',
+      templateId: '#splice-amulet:Splice.Amulet:Amulet',
+      createdEventBlob: 'CgMyLjE=',
+      synchronizerId: 'global-domain::1220aa',
+    };
+    const fake = fakeFetch(json(GOOD, 201));
+    const pp = client(fake.fetch);
+    // Only the four fields of a disclosed contract go on the wire.
+    await pp.atomicSwaps.create({ ...PARAMS, inputHoldings: [{ ...holding, extra: 1 } as never] });
+    expect(fake.requests[0]?.body).toEqual({ ...PARAMS, inputHoldings: [holding] });
+    await expect(
+      pp.atomicSwaps.create({ ...PARAMS, inputHoldings: [{ ...holding, createdEventBlob: '' }] }),
+    ).rejects.toBeInstanceOf(ValidationError);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('reads the legs of the prepared transaction and finds them as stated', async () => {

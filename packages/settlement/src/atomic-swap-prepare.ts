@@ -16,6 +16,7 @@ import {
   Amount,
   ATOMIC_SWAP_ID_PREFIX,
   atomicSwapExpiry,
+  type DisclosedHolding,
   DomainError,
   type HoldingPick,
   instrumentKey,
@@ -73,6 +74,11 @@ export interface AtomicSwapOrigin extends IntentOrigin {
   readonly signingWindowMs?: number;
   /** The trader's holdings the input leg spends; the ledger picks when absent. */
   readonly inputHoldingIds?: readonly string[];
+  /**
+   * Those holdings as disclosed contracts, for a trader hosted on another participant (whose
+   * holdings the pool's participant cannot read): the prepare discloses them.
+   */
+  readonly inputHoldings?: readonly DisclosedHolding[];
 }
 
 /** What a prepared swap's output leg may spend: the pool's unlocked holdings of the output. */
@@ -166,6 +172,16 @@ function prepareRefusal(error: unknown, poolParty: string): DomainError | null {
       return error.message.includes(poolParty)
         ? new DomainError('pool_holdings_busy', `The pool's holdings: ${error.message}; try again.`)
         : new DomainError('insufficient_funds', `The trader's holdings: ${error.message}`);
+    case 'unknown_contract':
+      return new DomainError(
+        'input_holdings_unknown',
+        `The pool's participant knows no such holding of the trader (${error.message}): it is gone, or the trader is hosted on another participant and passes it in inputHoldings.`,
+      );
+    case 'invalid_disclosure':
+      return new DomainError(
+        'invalid_input_holdings',
+        `A disclosed input holding is not the contract its id names: ${error.message}`,
+      );
     case 'not_authorized':
     case 'unknown_party':
       return new DomainError('validation_error', `The swap cannot be prepared: ${error.message}`);
@@ -221,6 +237,7 @@ export async function prepareAtomicSwap<V>(
           instrument: { id: quote.inputToken, admin: quote.inputTokenAdmin },
           amount: amounts.input,
           ...(origin.inputHoldingIds !== undefined && { holdingIds: origin.inputHoldingIds }),
+          ...(origin.inputHoldings !== undefined && { disclosedHoldings: origin.inputHoldings }),
         },
         output: { instrument: output, amount: amounts.output, holdingIds: pick.holdingIds },
         expiresAt,

@@ -30,7 +30,9 @@ import {
 /** The longest base64 a prepared transaction may take on the wire (a two-leg one is ~10 kB). */
 const PREPARED_TRANSACTION_LENGTH_MAX = 1_000_000;
 /** The most input holdings a trader may name. */
-const INPUT_HOLDINGS_MAX = 20;
+export const INPUT_HOLDINGS_MAX = 20;
+/** The longest created-event blob a disclosed holding may carry (a holding's is well under 10 kB). */
+const CREATED_EVENT_BLOB_LENGTH_MAX = 100_000;
 
 export const AtomicSwapIdSchema = Type.String({
   $id: 'AtomicSwapId',
@@ -51,6 +53,42 @@ export const AtomicSwapStateSchema = enumOf(ATOMIC_SWAP_STATES, {
   description: 'State of an atomic swap (docs/spec/atomic-swaps.md#states).',
 });
 
+/** One of the trader's holdings as its own participant discloses it (Canton's `DisclosedContract`). */
+export const DisclosedHoldingSchema = Type.Object(
+  {
+    contractId: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: "The holding's contract id: the id the input leg names.",
+    }),
+    templateId: Type.String({
+      minLength: 1,
+      maxLength: 512,
+      description: "The holding's template id, as the trader's participant reports it.",
+    }),
+    createdEventBlob: Base64Schema(
+      "The holding's `createdEventBlob` as the trader's participant answers it (read with " +
+        "`includeCreatedEventBlob`): opaque, passed on unchanged to the pool's participant.",
+      CREATED_EVENT_BLOB_LENGTH_MAX,
+    ),
+    synchronizerId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: 'The synchronizer the holding is assigned to.',
+      }),
+    ),
+  },
+  {
+    $id: 'DisclosedHolding',
+    description:
+      "A holding of the trader disclosed to the pool's participant, which cannot read it itself " +
+      '(docs/spec/atomic-swaps.md#input-holdings).',
+    additionalProperties: false,
+  },
+);
+export type DisclosedHoldingBody = Static<typeof DisclosedHoldingSchema>;
+
 export const CreateAtomicSwapBodySchema = Type.Object(
   {
     fromToken: inline(TokenSymbolSchema, { description: 'Input token symbol.' }),
@@ -66,7 +104,18 @@ export const CreateAtomicSwapBodySchema = Type.Object(
     inputHoldingIds: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
         maxItems: INPUT_HOLDINGS_MAX,
-        description: "The trader's holdings the input leg spends; the ledger picks when absent.",
+        description:
+          "The trader's holdings the input leg spends; the ledger picks when absent. With " +
+          '`inputHoldings`, it must name the same holdings (or be left out: they imply it).',
+      }),
+    ),
+    inputHoldings: Type.Optional(
+      Type.Array(inline(DisclosedHoldingSchema), {
+        maxItems: INPUT_HOLDINGS_MAX,
+        description:
+          "The trader's holdings the input leg spends, as disclosed contracts: for a trader " +
+          "hosted on another participant than the pool's, whose holdings the pool's " +
+          'participant cannot read. Implies `inputHoldingIds`.',
       }),
     ),
   },
@@ -232,6 +281,7 @@ export type AtomicSwapProgress = Static<typeof AtomicSwapProgressSchema>;
 export const ATOMIC_SWAP_SCHEMAS = [
   AtomicSwapIdSchema,
   AtomicSwapStateSchema,
+  DisclosedHoldingSchema,
   CreateAtomicSwapBodySchema,
   ExecuteAtomicSwapBodySchema,
   AtomicSwapIdParamsSchema,

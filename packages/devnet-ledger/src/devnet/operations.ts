@@ -76,6 +76,8 @@ const LEDGER_ERROR_PROBLEMS: Readonly<Record<LedgerErrorCode, ErrorCode>> = Obje
   unknown_instrument: 'token_not_found',
   insufficient_holdings: 'insufficient_funds',
   invalid_inputs: 'validation_error',
+  unknown_contract: 'input_holdings_unknown',
+  invalid_disclosure: 'invalid_input_holdings',
   invalid_amount: 'validation_error',
   metadata_limit_exceeded: 'validation_error',
   offer_not_found: 'not_found',

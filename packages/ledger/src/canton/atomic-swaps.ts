@@ -19,6 +19,14 @@
  *   leg the registry would make an offer (no pre-approval) is refused at prepare, `not_authorized`.
  * - Each leg names its inputs (`inputHoldingCids`): the caller's (a reservation of the pool's
  *   holdings), or the sender's largest unlocked holdings covering twice the amount.
+ * - A sender hosted on another participant has holdings this participant cannot read: the
+ *   caller passes them as disclosed contracts, which the leg names and the prepare discloses
+ *   beside the registry's (one per contract id). Only the participant can read a disclosed
+ *   contract's blob, so a named holding the reads do not show is left for it to check: it
+ *   refuses one it cannot find, gone or undisclosed (`unknown_contract`; a pool's holding is
+ *   the pool's `invalid_inputs`, spent since it was read), a disclosure that is not the contract
+ *   its id names, or one it cannot read as the contract it says it is (`invalid_disclosure`), and
+ *   inputs that do not cover the amount (`insufficient_holdings`).
  * - What can be refused before anything is sent is refused here, so it provably changed nothing:
  *   a deadline already passed, a key that is not the trader's, a signature that does not verify
  *   against the hash the participant reported at prepare.
@@ -27,7 +35,13 @@
  *   gone since prepare (a spent input) is `invalid_inputs`, to prepare again, never to resubmit;
  *   an expired leg is `deadline_passed`. A duplicate is answered with the first commit.
  */
-import { Amount, decodeBase64, fingerprint, keepRecent } from '@poolparty/core';
+import {
+  Amount,
+  type DisclosedHolding,
+  decodeBase64,
+  fingerprint,
+  keepRecent,
+} from '@poolparty/core';
 import { verifyEd25519Signature } from '../ed25519.js';
 import {
   type AtomicSwapLeg,
@@ -128,6 +142,44 @@ function checkExpiry(expiresAt: unknown): Date {
   return expiresAt;
 }
 
+/**
+ * The refusal a participant's answer to a prepare stands for (see the module's note). A pool's
+ * holding it cannot find was spent since it was read: `invalid_inputs` of the pool, never the
+ * trader's unknown contract.
+ */
+function prepareRefusal(error: unknown, pool: { party: string; holdingIds: readonly string[] }) {
+  if (!(error instanceof CantonRequestError)) return error;
+  const { failure } = error;
+  if (failure.kind !== 'status' || !isCantonErrorBody(failure.body)) return error;
+  const { code, context } = failure.body;
+  if (code === 'CONTRACT_NOT_FOUND') {
+    if (pool.holdingIds.includes(context?.contract_id ?? '')) {
+      return new LedgerError('invalid_inputs', `${error.message} (a holding of ${pool.party})`);
+    }
+    return new LedgerError('unknown_contract', error.message);
+  }
+  // A disclosed contract the participant cannot read as the one it says it is (a blob it cannot
+  // decode, or one of another contract than the id beside it) is refused before interpretation.
+  const unreadable = code === 'INVALID_ARGUMENT' && DISCLOSED_CONTRACT.test(failure.body.cause);
+  if (code === 'DISCLOSED_CONTRACT_INVALID' || unreadable) {
+    return new LedgerError('invalid_disclosure', error.message);
+  }
+  return error;
+}
+
+/** How a participant's refusal names a disclosed contract (`DisclosedContract.…`). */
+const DISCLOSED_CONTRACT = /disclosed ?contracts?/i;
+
+/** A holding disclosed to the participant, as a prepare request carries it. */
+function disclosedOf(holding: DisclosedHolding): DisclosedContract {
+  return {
+    contractId: holding.contractId,
+    templateId: holding.templateId,
+    createdEventBlob: holding.createdEventBlob,
+    ...(holding.synchronizerId !== undefined && { synchronizerId: holding.synchronizerId }),
+  };
+}
+
 /** The refusal a participant's answer to an execute stands for (see the module's note). */
 function executeRefusal(error: CantonRequestError): LedgerError | null {
   const { failure } = error;
@@ -180,15 +232,23 @@ export class InteractiveAtomicSwaps {
         this.legCommand(leg, { meta, requestedAt: now, executeBefore: expiresAt }),
       ),
     );
-    const prepared = await this.deps.participant.prepare(
-      prepareRequest({
-        userId: this.deps.userId,
-        commandId,
-        commands: legs.map((leg) => leg.command),
-        actAs: [trader, pool],
-        disclosedContracts: uniqueDisclosed(legs.flatMap((leg) => leg.disclosed)),
-      }),
-    );
+    const disclosedHoldings = (command.input.disclosedHoldings ?? []).map(disclosedOf);
+    const prepared = await this.deps.participant
+      .prepare(
+        prepareRequest({
+          userId: this.deps.userId,
+          commandId,
+          commands: legs.map((leg) => leg.command),
+          actAs: [trader, pool],
+          disclosedContracts: uniqueDisclosed([
+            ...disclosedHoldings,
+            ...legs.flatMap((leg) => leg.disclosed),
+          ]),
+        }),
+      )
+      .catch((error: unknown) => {
+        throw prepareRefusal(error, { party: pool, holdingIds: output.holdingIds });
+      });
     return {
       commandId,
       trader,
@@ -221,7 +281,10 @@ export class InteractiveAtomicSwaps {
     return { command, disclosed: disclosedContracts };
   }
 
-  /** One leg with its inputs: those named, checked to cover it, or the sender's pick. */
+  /**
+   * One leg with its inputs: those named (and disclosed), checked to cover it as far as this
+   * participant's reads show them, or the sender's pick.
+   */
   private async leg(
     sender: string,
     receiver: string,
@@ -229,15 +292,20 @@ export class InteractiveAtomicSwaps {
   ): Promise<AtomicSwapLeg> {
     const { instrument, amount } = side;
     const holdings = await this.deps.getHoldings(sender);
-    const named = side.holdingIds;
+    const named = [
+      ...new Set([
+        ...(side.holdingIds ?? []),
+        ...(side.disclosedHoldings ?? []).map((holding) => holding.contractId),
+      ]),
+    ];
     const inputs =
-      named === undefined || named.length === 0
+      named.length === 0
         ? selectTransferInputs(holdings, { sender, instrument, amount }, () => false)
         : namedInputs(holdings, sender, side, named);
-    if (inputs.total.lt(amount)) {
+    if (inputs.total?.lt(amount)) {
       throw new LedgerError(
         'insufficient_holdings',
-        `${sender} holds ${inputs.total} unlocked ${instrument.id}${named?.length ? ' in the holdings named' : ''}, needs ${amount}`,
+        `${sender} holds ${inputs.total} unlocked ${instrument.id}${named.length > 0 ? ' in the holdings named' : ''}, needs ${amount}`,
       );
     }
     return { sender, receiver, instrument, amount, holdingIds: inputs.holdingIds };
@@ -354,19 +422,26 @@ export class InteractiveAtomicSwaps {
   }
 }
 
-/** The named holdings, each the sender's unlocked one of the side's instrument. */
+/**
+ * The named holdings, each the sender's unlocked one of the side's instrument where the reads
+ * show it. One they do not show is the participant's to find (a disclosed one, or one it refuses):
+ * then what the inputs hold is not known here (`total` null).
+ */
 function namedInputs(
   holdings: readonly Holding[],
   sender: string,
   side: AtomicSwapSide,
   named: readonly string[],
-) {
+): { holdingIds: string[]; total: Amount | null } {
   const byId = new Map(holdings.map((h) => [h.holdingId, h]));
-  let total = Amount.ZERO;
+  let total: Amount | null = Amount.ZERO;
   for (const id of new Set(named)) {
     const holding = byId.get(id);
+    if (holding === undefined) {
+      total = null;
+      continue;
+    }
     const fits =
-      holding !== undefined &&
       holding.owner === sender &&
       holding.lock === null &&
       holding.instrument.admin === side.instrument.admin &&
@@ -377,7 +452,7 @@ function namedInputs(
         `holding ${id} is not an unlocked ${side.instrument.id} of ${sender}`,
       );
     }
-    total = total.add(holding.amount);
+    total = total?.add(holding.amount) ?? null;
   }
   return { holdingIds: [...new Set(named)], total };
 }

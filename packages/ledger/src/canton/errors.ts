@@ -65,6 +65,8 @@ const BY_CODE: Readonly<Record<string, LedgerErrorCode>> = {
   UNKNOWN_INFORMEES: 'unknown_party',
   UNKNOWN_SUBMITTERS: 'unknown_party',
   DAML_AUTHORIZATION_ERROR: 'not_authorized',
+  // A disclosed contract that is not the contract its id names: sending it again never passes.
+  DISCLOSED_CONTRACT_INVALID: 'invalid_disclosure',
   // Another submission of the same change id is still being processed: it may yet commit.
   SUBMISSION_ALREADY_IN_FLIGHT: 'timeout',
   REQUEST_TIME_OUT: 'timeout',

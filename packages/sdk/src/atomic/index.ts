@@ -14,7 +14,11 @@ import type { PoolParty } from '../client.js';
 import { withEntry } from '../client-parts.js';
 import { AtomicSwaps } from '../resources/atomic-swaps.js';
 
-export type { AtomicSwaps, CreateAtomicSwapParams } from '../resources/atomic-swaps.js';
+export type {
+  AtomicSwaps,
+  CreateAtomicSwapParams,
+  DisclosedHolding,
+} from '../resources/atomic-swaps.js';
 export type {
   AtomicSwap,
   AtomicSwapHistoryEntry,

@@ -11,6 +11,17 @@ import {
 import { segment } from './path.js';
 import type { SwapFollowSettings } from './swaps.js';
 
+/**
+ * One of the trader's holdings as its own participant discloses it: read from that participant's
+ * active contracts with `includeCreatedEventBlob`, passed on unchanged.
+ */
+export interface DisclosedHolding {
+  readonly contractId: string;
+  readonly templateId: string;
+  readonly createdEventBlob: string;
+  readonly synchronizerId?: string;
+}
+
 /** Parameters of `atomicSwaps.create`. */
 export interface CreateAtomicSwapParams {
   readonly fromToken: string;
@@ -24,8 +35,14 @@ export interface CreateAtomicSwapParams {
   readonly poolId?: string;
   readonly fromAdmin?: string;
   readonly toAdmin?: string;
-  /** The trader's holdings the input leg spends (a party hosted elsewhere names them). */
+  /** The trader's holdings the input leg spends, by id; the ledger picks when absent. */
   readonly inputHoldingIds?: readonly string[];
+  /**
+   * The trader's holdings the input leg spends as disclosed contracts: for a party hosted on
+   * another participant than the pool's, which cannot read them. Implies `inputHoldingIds`
+   * (given too, it must name the same holdings).
+   */
+  readonly inputHoldings?: readonly DisclosedHolding[];
   /** Makes retries safe, as on `swaps.create`. */
   readonly idempotencyKey?: string;
 }
@@ -109,6 +126,21 @@ export class AtomicSwaps {
   }
 }
 
+/** A disclosed holding as the body carries it: its four fields only, each checked as text. */
+function disclosed(holding: DisclosedHolding): DisclosedHolding {
+  checkText('inputHoldings[].contractId', holding?.contractId);
+  checkText('inputHoldings[].templateId', holding?.templateId);
+  checkText('inputHoldings[].createdEventBlob', holding?.createdEventBlob);
+  checkOptionalText('inputHoldings[].synchronizerId', holding.synchronizerId);
+  const { contractId, templateId, createdEventBlob, synchronizerId } = holding;
+  return {
+    contractId,
+    templateId,
+    createdEventBlob,
+    ...(synchronizerId !== undefined && { synchronizerId }),
+  };
+}
+
 function createBody(params: CreateAtomicSwapParams): Record<string, unknown> {
   checkText('fromToken', params.fromToken);
   checkText('toToken', params.toToken);
@@ -125,6 +157,7 @@ function createBody(params: CreateAtomicSwapParams): Record<string, unknown> {
   };
   if (params.slippageTolerance !== undefined) body.slippageTolerance = params.slippageTolerance;
   if (params.inputHoldingIds !== undefined) body.inputHoldingIds = [...params.inputHoldingIds];
+  if (params.inputHoldings !== undefined) body.inputHoldings = params.inputHoldings.map(disclosed);
   for (const field of optional) if (params[field] !== undefined) body[field] = params[field];
   return body;
 }

@@ -13,6 +13,7 @@ import {
   DomainError,
   decodeBase64,
   type ExecuteAtomicSwapBody,
+  inputHoldingsOf,
 } from '@poolparty/core';
 import {
   type AtomicExecutionDeps,
@@ -78,6 +79,21 @@ export async function viewOfAtomicSwap(
   return atomicSwapView(swap, pool);
 }
 
+/**
+ * The trader's input holdings as the request names them (core's `inputHoldingsOf`): refused
+ * before anything is quoted when `inputHoldingIds` and `inputHoldings` disagree.
+ */
+function inputsOf(body: CreateAtomicSwapBody) {
+  const inputs = inputHoldingsOf(body);
+  if (inputs.kind === 'mismatch') {
+    throw new DomainError('input_holdings_mismatch', inputs.message);
+  }
+  return {
+    ...(inputs.holdingIds !== undefined && { inputHoldingIds: inputs.holdingIds }),
+    ...(inputs.disclosed.length > 0 && { inputHoldings: inputs.disclosed }),
+  };
+}
+
 export async function createAtomicSwap(
   ctx: AtomicSwapContext,
   request: {
@@ -89,6 +105,7 @@ export async function createAtomicSwap(
 ): Promise<AtomicSwap> {
   const deps = atomicSwapDeps(ctx);
   const { body, walletParty, apiKey } = request;
+  const inputs = inputsOf(body);
   const slippageTolerance = resolveSlippage(body.slippageTolerance);
   const priced = await ctx.quoter.quote(quoteRequestOf(body), {
     apiKeyId: apiKey.keyId,
@@ -103,7 +120,7 @@ export async function createAtomicSwap(
     slippageTolerance,
     now: ctx.clock.now(),
     keyFingerprint: body.keyFingerprint,
-    ...(body.inputHoldingIds !== undefined && { inputHoldingIds: body.inputHoldingIds }),
+    ...inputs,
   };
   return prepareAtomicSwap(
     deps,

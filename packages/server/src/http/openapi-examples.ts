@@ -281,6 +281,21 @@ export const CREATE_ATOMIC_SWAP_EXAMPLE = {
   poolId: POOL_ID,
 };
 
+/** The same request from a trader hosted on another participant: its input holding disclosed. */
+export const CREATE_ATOMIC_SWAP_DISCLOSED_EXAMPLE = {
+  ...CREATE_ATOMIC_SWAP_EXAMPLE,
+  inputHoldings: [
+    {
+      contractId: '00f2c5b1a97e4d3c8b6a5f4e3d2c1b0a99887766554433221100ffeeddccbbaa99',
+      templateId: '#splice-amulet:Splice.Amulet:Amulet',
+      createdEventBlob:
+        'CgMyLjESwQQKRQDyxbGpfk08i2pfTj0sGwqZiHdmVUQzIhEA/+7dzLuqmc8SDnNwbGljZS1hbXVsZXQ=',
+      synchronizerId:
+        'global-domain::1220be58c29e65de40bf273be1dc2b266d43a9a002ea5b18955aeef7aac881bb471a',
+    },
+  ],
+};
+
 export const ATOMIC_SWAP_PREPARED_EXAMPLE = {
   atomicSwapId: ATOMIC_SWAP_ID,
   poolId: POOL_ID,
@@ -760,6 +775,17 @@ const PROBLEM_CASES: Readonly<Record<ErrorCode, ProblemCase>> = {
     },
   },
   malformed_request: { detail: "'/v1/pools/%E0%A4%A' is not a valid url component" },
+  input_holdings_mismatch: {
+    detail:
+      'inputHoldingIds and inputHoldings name different holdings; give inputHoldings alone (it implies the ids) or both naming the same.',
+  },
+  input_holdings_unknown: {
+    detail:
+      "The pool's participant knows no holding 00a1b2… of the trader: it is gone, or the trader is hosted on another participant and did not disclose it in inputHoldings.",
+  },
+  invalid_input_holdings: {
+    detail: 'The disclosed holding 00a1b2… is not the contract its id names.',
+  },
   webhook_url_invalid: {
     detail:
       'The webhook URL https://user:pw@hooks.example.com/ is refused: a user name or password in the URL.',

@@ -37,6 +37,7 @@ import {
   ATOMIC_SWAP_COMPLETED_EXAMPLE,
   ATOMIC_SWAP_EVENTS_EXAMPLE,
   ATOMIC_SWAP_PREPARED_EXAMPLE,
+  CREATE_ATOMIC_SWAP_DISCLOSED_EXAMPLE,
   CREATE_ATOMIC_SWAP_EXAMPLE,
   EXECUTE_ATOMIC_SWAP_EXAMPLE,
 } from '../openapi-examples.js';
@@ -85,10 +86,16 @@ const prepareRoute = atomicSwapRoute({
       "`output.amount`, the quote's output less the slippage tolerance). Decode " +
       '`preparedTransaction`, check that it moves nothing else, and sign ' +
       '`preparedTransactionHash` with the key of `keyFingerprint` before `expiresAt`. The ' +
-      "pool's holdings the output leg names are reserved for this swap until it ends.",
+      "pool's holdings the output leg names are reserved for this swap until it ends. A trader " +
+      "hosted on another participant than the pool's passes its input holdings as disclosed " +
+      "contracts (`inputHoldings`), which the pool's participant cannot read itself.",
     tags: TAGS,
     security: SECURITY,
-    body: withExamples(CreateAtomicSwapBodySchema, CREATE_ATOMIC_SWAP_EXAMPLE),
+    body: withExamples(
+      CreateAtomicSwapBodySchema,
+      CREATE_ATOMIC_SWAP_EXAMPLE,
+      CREATE_ATOMIC_SWAP_DISCLOSED_EXAMPLE,
+    ),
     response: { 201: withExamples(AtomicSwapSchema, ATOMIC_SWAP_PREPARED_EXAMPLE) },
     problems: errorResponses(
       [
@@ -103,10 +110,17 @@ const prepareRoute = atomicSwapRoute({
         'ambiguous_pool_pair',
         'pool_paused',
         'pool_holdings_busy',
+        'input_holdings_mismatch',
+        'input_holdings_unknown',
+        'invalid_input_holdings',
         'atomic_swaps_unavailable',
         'ledger_unavailable',
       ],
       {
+        input_holdings_mismatch: '`inputHoldingIds` and `inputHoldings` name different holdings',
+        input_holdings_unknown:
+          "an input holding the pool's participant cannot find: gone, or of a trader hosted elsewhere and not in `inputHoldings`",
+        invalid_input_holdings: 'a disclosed input holding is not the contract its id names',
         insufficient_funds: "the trader's unlocked holdings do not cover the input",
         pool_holdings_busy: "every holding of the pool's output is reserved by a prepared swap",
         atomic_swaps_unavailable: "the service's ledger cannot prepare a transaction to sign",
