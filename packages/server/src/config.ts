@@ -53,6 +53,8 @@ export interface Settings extends CantonSettings {
   readonly dataDir: string;
   /** Unset: the embedded PGlite store in `<dataDir>/db`. */
   readonly databaseUrl: string | null;
+  /** PostgreSQL connections the process opens at most (its pool); unused on the embedded store. */
+  readonly databaseConnections: number;
   readonly environment: Environment;
   readonly ledger: LedgerKind;
   readonly role: Role;
@@ -245,6 +247,8 @@ const SWEEP_POOLS_MAX_BOUND = 10_000;
 const WEBHOOK_TIMEOUT_MS_MIN = 1_000;
 const WEBHOOK_TIMEOUT_MS_MAX = 60_000;
 const WEBHOOK_CONCURRENCY_BOUND = 1_000;
+export const DATABASE_CONNECTIONS_DEFAULT = 40;
+const DATABASE_CONNECTIONS_BOUND = 1_000;
 /** Far above any file-descriptor limit a process gets; a bound only to refuse nonsense. */
 const CONNECTIONS_MAX_BOUND = 1_000_000;
 
@@ -381,6 +385,16 @@ const definitions: { readonly [K in keyof Settings]: SettingDefinition<K> } = {
     description: 'PostgreSQL URL; unset: the embedded store in the data folder',
     defaultValue: null,
     parse: nullableUrl('postgres:', 'postgresql:'),
+  },
+  databaseConnections: {
+    key: 'databaseConnections',
+    env: 'POOLPARTY_DATABASE_CONNECTIONS',
+    flag: 'database-connections',
+    description: 'PostgreSQL connections a process opens at most, beside its listening ones',
+    // A swap waiting for its pool's lock holds a connection; at 10, at 50 atomic swaps a second
+    // on three pools, the api's reads queued behind those waits (bench/README.md).
+    defaultValue: DATABASE_CONNECTIONS_DEFAULT,
+    parse: wholeNumber(1, DATABASE_CONNECTIONS_BOUND),
   },
   environment: {
     key: 'environment',

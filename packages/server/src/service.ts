@@ -36,6 +36,7 @@ import { WalletTokenSigner } from './auth/wallet-token.js';
 import { type CloseFailure, type Closer, Closers } from './closers.js';
 import { devnetEnabled, type Settings } from './config.js';
 import type { ServiceContext } from './context.js';
+import { connectionBudgetProblem, serverConnectionLimits } from './database-connections.js';
 import { bootstrapDevnet, type DevnetWelcome } from './devnet-bootstrap.js';
 import { EventHub } from './events/event-hub.js';
 import { registerFlagMetrics } from './flag-metrics.js';
@@ -513,11 +514,19 @@ async function openMigratedStore(
     return migrated(await openEmbeddedStore(settings.dataDir, 'serve'));
   }
   await checkPostgresReachable(settings.databaseUrl);
-  return openStore({
+  const db = await openStore({
     dataDir: settings.dataDir,
     databaseUrl: settings.databaseUrl,
+    connectionsMax: settings.databaseConnections,
     ...(schema !== undefined && { schema }),
   });
+  const problem = connectionBudgetProblem(
+    settings.databaseConnections,
+    await serverConnectionLimits(db),
+  );
+  if (problem === null) return db;
+  await db.close();
+  throw new StartupError(problem);
 }
 
 /** Workers on one PostgreSQL take turns at ingesting through an advisory lock (leadership.ts). */

@@ -56,13 +56,18 @@ export interface StoreSettings {
   readonly dataDir: string;
   /** PostgreSQL schema to use; the server's default search path when absent. */
   readonly schema?: string;
+  /** PostgreSQL connections the store opens at most; `openPostgres`'s default when absent. */
+  readonly connectionsMax?: number;
   /** Apply pending migrations before returning (default true; safe with concurrent starts). */
   readonly migrate?: boolean;
 }
 
 export async function openStore(settings: StoreSettings): Promise<Database> {
   const db = settings.databaseUrl
-    ? openPostgres(settings.databaseUrl, settings.schema ? { schema: settings.schema } : {})
+    ? openPostgres(settings.databaseUrl, {
+        ...(settings.schema ? { schema: settings.schema } : {}),
+        ...(settings.connectionsMax !== undefined && { connectionsMax: settings.connectionsMax }),
+      })
     : await openPglite(pgliteDirOf(settings.dataDir));
   return (settings.migrate ?? true) ? migrated(db) : db;
 }
