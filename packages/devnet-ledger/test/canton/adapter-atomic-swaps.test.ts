@@ -291,3 +291,33 @@ describe.each(PORTS)('an atomic swap $name', ({ port, reopened }) => {
     );
   });
 });
+
+describe('the canton adapter picking the trader’s inputs', () => {
+  it('picks them again from a fresh read when the ones it read were spent before the prepare', async () => {
+    const canton = w.canton;
+    const stale = await canton.getHoldings(trader.partyId);
+    const usd = stale.filter((h) => h.instrument.id === 'USD' && h.lock === null);
+    // The trader's previous swap commits between the adapter's read and its prepare.
+    await w.local.burn({ owner: trader.partyId, instrument: w.usd, amount: Amount.of(1) });
+    const fresh = (await canton.getHoldings(trader.partyId)).map((h) => h.holdingId);
+    const spent = usd.map((h) => h.holdingId).filter((id) => !fresh.includes(id));
+    expect(spent.length).toBeGreaterThan(0);
+    const read = canton.getHoldings.bind(canton);
+    let staleReads = 0;
+    canton.getHoldings = async (partyId: string) => {
+      if (partyId !== trader.partyId || staleReads > 0) return read(partyId);
+      staleReads += 1;
+      return stale;
+    };
+    try {
+      const prepared = await prepareWith(canton, {
+        input: { instrument: w.usd, amount: Amount.of(1) },
+      });
+      expect(staleReads).toBe(1);
+      expect(prepared.input.holdingIds.some((id) => spent.includes(id))).toBe(false);
+      await canton.executeAtomicSwap(signed(prepared));
+    } finally {
+      canton.getHoldings = read;
+    }
+  });
+});

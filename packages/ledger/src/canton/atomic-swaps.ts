@@ -147,15 +147,21 @@ function checkExpiry(expiresAt: unknown): Date {
  * holding it cannot find was spent since it was read: `invalid_inputs` of the pool, never the
  * trader's unknown contract.
  */
-function prepareRefusal(error: unknown, pool: { party: string; holdingIds: readonly string[] }) {
+function prepareRefusal(
+  error: unknown,
+  pool: { party: string; holdingIds: readonly string[] },
+  pickedInputs: readonly string[],
+) {
   if (!(error instanceof CantonRequestError)) return error;
   const { failure } = error;
   if (failure.kind !== 'status' || !isCantonErrorBody(failure.body)) return error;
   const { code, context } = failure.body;
   if (code === 'CONTRACT_NOT_FOUND') {
-    if (pool.holdingIds.includes(context?.contract_id ?? '')) {
+    const missing = context?.contract_id ?? '';
+    if (pool.holdingIds.includes(missing)) {
       return new LedgerError('invalid_inputs', `${error.message} (a holding of ${pool.party})`);
     }
+    if (pickedInputs.includes(missing)) return new PickedInputSpent(error.message);
     return new LedgerError('unknown_contract', error.message);
   }
   // A disclosed contract the participant cannot read as the one it says it is (a blob it cannot
@@ -165,6 +171,18 @@ function prepareRefusal(error: unknown, pool: { party: string; holdingIds: reado
     return new LedgerError('invalid_disclosure', error.message);
   }
   return error;
+}
+
+/** An input this adapter picked for the trader was gone at prepare: spent since it was read. */
+class PickedInputSpent extends LedgerError {
+  constructor(message: string) {
+    super('invalid_inputs', `${message} (the trader's input, spent since it was read)`);
+  }
+}
+
+/** Whether the caller named the side's inputs (by id or disclosed), rather than leaving the pick. */
+function namedBy(side: AtomicSwapSide): boolean {
+  return (side.holdingIds?.length ?? 0) > 0 || (side.disclosedHoldings?.length ?? 0) > 0;
 }
 
 /** How a participant's refusal names a disclosed contract (`DisclosedContract.…`). */
@@ -200,7 +218,14 @@ export class InteractiveAtomicSwaps {
   /** Prepares the swap; a refused one lets go at once of the holdings set aside for it. */
   async prepare(command: PrepareAtomicSwapCommand): Promise<PreparedAtomicSwap> {
     try {
-      return await this.prepareNow(command);
+      try {
+        return await this.prepareNow(command);
+      } catch (error) {
+        // The trader's inputs this adapter picked were spent between its read and the prepare
+        // (the trader's previous swap committing): picked again from a fresh read, once.
+        if (!(error instanceof PickedInputSpent)) throw error;
+        return await this.prepareNow(command);
+      }
     } catch (error) {
       this.deps.endAside(command.output?.holdingIds ?? [], false);
       throw error;
@@ -247,7 +272,8 @@ export class InteractiveAtomicSwaps {
         }),
       )
       .catch((error: unknown) => {
-        throw prepareRefusal(error, { party: pool, holdingIds: output.holdingIds });
+        const picked = namedBy(command.input) ? [] : input.holdingIds;
+        throw prepareRefusal(error, { party: pool, holdingIds: output.holdingIds }, picked);
       });
     return {
       commandId,
