@@ -4,15 +4,10 @@
  * lock) within what the server lets ordinary roles open. Other processes share the same server,
  * which a process cannot see: this catches only a setting no deployment could honour.
  */
-import type { Queryable } from '@poolparty/store';
+import type { ServerConnectionLimits } from '@poolparty/store';
 
 /** Sessions a process opens beside its pool: listening, the ingest lock, a start's checks. */
 export const OWN_SESSIONS = 3;
-
-export interface ServerConnectionLimits {
-  readonly maxConnections: number;
-  readonly superuserReserved: number;
-}
 
 /** The line that stops the start, or null when the pool fits. */
 export function connectionBudgetProblem(
@@ -27,16 +22,4 @@ export function connectionBudgetProblem(
     `${server.superuserReserved} reserved) and a process needs ${OWN_SESSIONS} of its own besides: ` +
     `lower it to ${Math.max(1, open - OWN_SESSIONS)} or less, or raise max_connections`
   );
-}
-
-export async function serverConnectionLimits(db: Queryable): Promise<ServerConnectionLimits> {
-  const rows = await db.query<{ max: string; reserved: string }>(
-    `SELECT current_setting('max_connections') AS max,
-       current_setting('superuser_reserved_connections') AS reserved`,
-  );
-  const row = rows[0];
-  return {
-    maxConnections: Number(row?.max ?? Number.POSITIVE_INFINITY),
-    superuserReserved: Number(row?.reserved ?? 0),
-  };
 }

@@ -28,6 +28,7 @@ import {
   pgliteDirOf,
   requireStoreEnvironment,
   StoreProblem,
+  serverConnectionLimits,
   WrongEnvironmentProblem,
 } from '@poolparty/store';
 import type { JWK } from 'jose';
@@ -36,7 +37,7 @@ import { WalletTokenSigner } from './auth/wallet-token.js';
 import { type CloseFailure, type Closer, Closers } from './closers.js';
 import { devnetEnabled, type Settings } from './config.js';
 import type { ServiceContext } from './context.js';
-import { connectionBudgetProblem, serverConnectionLimits } from './database-connections.js';
+import { connectionBudgetProblem } from './database-connections.js';
 import { bootstrapDevnet, type DevnetWelcome } from './devnet-bootstrap.js';
 import { EventHub } from './events/event-hub.js';
 import { registerFlagMetrics } from './flag-metrics.js';

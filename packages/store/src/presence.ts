@@ -13,7 +13,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { lockDataFolder } from './data-folder-lock.js';
-import { type Database, openPglite, openPostgres } from './database.js';
+import { type Database, openPglite, openPostgres, type Queryable } from './database.js';
 import { maskDatabaseUrl, type StoreLocation } from './location.js';
 import { loadMigrations, migrate } from './migrate.js';
 import { NoStoreProblem, StoreProblem } from './problems.js';
@@ -311,4 +311,22 @@ export async function migrateStoreAt(
   } finally {
     await db.close();
   }
+}
+
+/** What the PostgreSQL server lets clients open in all: its `max_connections`, less reserved. */
+export interface ServerConnectionLimits {
+  readonly maxConnections: number;
+  readonly superuserReserved: number;
+}
+
+export async function serverConnectionLimits(db: Queryable): Promise<ServerConnectionLimits> {
+  const rows = await db.query<{ max: string; reserved: string }>(
+    `SELECT current_setting('max_connections') AS max,
+       current_setting('superuser_reserved_connections') AS reserved`,
+  );
+  const row = rows[0];
+  return {
+    maxConnections: Number(row?.max ?? Number.POSITIVE_INFINITY),
+    superuserReserved: Number(row?.reserved ?? 0),
+  };
 }
