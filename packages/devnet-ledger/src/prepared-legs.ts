@@ -123,16 +123,19 @@ export function createdAtOf(ctx: ServerContext, offset: Offset): Date {
   return ctx.ledger.updateAt(offset)?.recordTime ?? new Date(0);
 }
 
+/** A transfer that names its inputs. */
+interface NamedTransfer {
+  readonly sender: string;
+  readonly instrument: Instrument;
+  readonly amount: Amount;
+  readonly inputHoldingIds: readonly string[];
+}
+
 /** A transfer's named inputs at preparation: each found (or refused), together covering it. */
 function preparedNamedHoldings(
   ctx: ServerContext,
   end: Offset,
-  transfer: {
-    sender: string;
-    instrument: Instrument;
-    amount: Amount;
-    inputHoldingIds: readonly string[];
-  },
+  transfer: NamedTransfer,
   disclosures: Disclosures,
 ) {
   const named = [...new Set(transfer.inputHoldingIds)].map((id) =>
@@ -181,12 +184,7 @@ function preparedNamedHoldings(
 function spentHoldings(
   ctx: ServerContext,
   end: Offset,
-  transfer: {
-    sender: string;
-    instrument: Instrument;
-    amount: Amount;
-    inputHoldingIds: readonly string[];
-  },
+  transfer: NamedTransfer,
   disclosures?: Disclosures,
 ) {
   const { sender, instrument, amount, inputHoldingIds } = transfer;
