@@ -295,13 +295,22 @@ export interface QueuedWebhookEvent {
 }
 
 /**
- * The oldest queued events, at most `limit`, locked for the transaction; events another fan-out
- * holds are skipped, so two workers fan out different events.
+ * Fan-outs take turns, across processes, on this lock (its first key "PPWF"; its second, the
+ * schema's), held to the end of the fan-out's transaction. Two at once would split the queue:
+ * the second taking an intent's later event while the first still holds its earlier one, and
+ * committing first, so the later event's delivery would be added, and sent, first.
+ */
+const FAN_OUT_LOCK = `SELECT pg_advisory_xact_lock(1347442502, hashtext(current_schema()))`;
+
+/**
+ * The oldest queued events, at most `limit`, locked for the transaction, once no other fan-out's
+ * transaction is open (`FAN_OUT_LOCK`), so events are fanned out in the order they were queued.
  */
 export async function lockQueuedWebhookEvents(
   tx: Queryable,
   limit: number,
 ): Promise<QueuedWebhookEvent[]> {
+  await tx.query(FAN_OUT_LOCK);
   const rows = await tx.query(
     'SELECT * FROM webhook_events ORDER BY queued_seq LIMIT $1 FOR UPDATE SKIP LOCKED',
     [limit],

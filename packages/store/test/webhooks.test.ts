@@ -367,6 +367,68 @@ describe.each(BACKENDS)('webhook store on $name', (backend) => {
   );
 
   it.skipIf(backend.skipReason !== null || backend.name !== 'PostgreSQL')(
+    "fans out one batch at a time, so a later event never overtakes an earlier one's batch",
+    async () => {
+      const { party } = await developerWithEndpoint();
+      const [first, second] = [await apiKeyOf(party), await apiKeyOf(party)];
+      const revoke = (keyId: string, ms: number) =>
+        revokeApiKey(db, { keyId, developerParty: party, now: at(ms) });
+      const ours = (events: readonly { developerParty: string; eventId: string }[]) =>
+        events.filter((e) => e.developerParty === party).map((e) => e.eventId);
+      await revoke(must(first, 'key').keyId, 1);
+      let open = () => {};
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      let taken = () => {};
+      const firstTaken = new Promise<void>((resolve) => {
+        taken = resolve;
+      });
+      // A fan-out takes the first event and, before it commits, the second is queued.
+      const fanOutOne = db.transaction(async (tx) => {
+        const events = await lockQueuedWebhookEvents(tx, 1000);
+        taken();
+        await gate;
+        await dequeueWebhookEvents(
+          tx,
+          events.map((e) => e.queuedSeq),
+        );
+        return ours(events);
+      });
+      await firstTaken;
+      await revoke(must(second, 'key').keyId, 2);
+      let secondDone = false;
+      const fanOutTwo = db
+        .transaction(async (tx) => {
+          const events = await lockQueuedWebhookEvents(tx, 1000);
+          await dequeueWebhookEvents(
+            tx,
+            events.map((e) => e.queuedSeq),
+          );
+          return ours(events);
+        })
+        .finally(() => {
+          secondDone = true;
+        });
+      let waited = false;
+      for (let n = 0; n < LOCK_WAIT_LOOKS && !secondDone && !waited; n += 1) {
+        const [waiting] = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'
+             AND query LIKE '%pg_advisory_xact_lock(1347442502,%'`,
+        );
+        waited = (waiting?.n ?? 0) > 0;
+        if (!waited) await new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_LOOK_MS));
+      }
+      // The second fan-out waits for the first rather than take the newer event past it.
+      expect({ waited, secondDone }).toEqual({ waited: true, secondDone: false });
+      open();
+      expect(await fanOutOne).toEqual([`evt_api_key_${must(first, 'key').keyId}_revoked`]);
+      expect(await fanOutTwo).toEqual([`evt_api_key_${must(second, 'key').keyId}_revoked`]);
+    },
+  );
+
+  it.skipIf(backend.skipReason !== null || backend.name !== 'PostgreSQL')(
     'releases a delivery added while the one before it is being recorded as delivered',
     async () => {
       const { endpoint } = await developerWithEndpoint();
