@@ -5,13 +5,14 @@
 
 /**
  * Keeps `value` under `key` as the most recent entry of `map` and, when that takes the map past
- * `max` entries, drops the least recent one.
+ * `max` entries, drops the least recent one, which it answers (for what must be closed with it).
  */
-export function keepRecent<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+export function keepRecent<K, V>(map: Map<K, V>, key: K, value: V, max: number): V | undefined {
   map.delete(key);
   map.set(key, value);
-  if (map.size > max) {
-    const oldest = map.keys().next().value;
-    if (oldest !== undefined) map.delete(oldest);
-  }
+  if (map.size <= max) return undefined;
+  const [oldest] = map.entries();
+  if (oldest === undefined) return undefined;
+  map.delete(oldest[0]);
+  return oldest[1];
 }

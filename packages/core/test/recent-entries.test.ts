@@ -6,8 +6,9 @@ describe('keepRecent', () => {
     const map = new Map<string, number>();
     keepRecent(map, 'a', 1, 2);
     keepRecent(map, 'b', 2, 2);
-    keepRecent(map, 'a', 3, 2); // a is now the most recent
-    keepRecent(map, 'c', 4, 2);
+    expect(keepRecent(map, 'a', 3, 2)).toBeUndefined(); // a is now the most recent
+    // The entry dropped is answered, for what must be closed with it.
+    expect(keepRecent(map, 'c', 4, 2)).toBe(2);
     expect([...map]).toEqual([
       ['a', 3],
       ['c', 4],

@@ -6,6 +6,7 @@
  * tens of submissions a second cannot spare. Strict RFC 8032 verification, as core's.
  */
 import { createPublicKey, type KeyObject, verify } from 'node:crypto';
+import { keepRecent } from '@poolparty/core';
 
 /** DER SubjectPublicKeyInfo of an Ed25519 key (RFC 8410), up to the raw 32 bytes. */
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -20,21 +21,10 @@ const decodedKeys = new Map<string, KeyObject>();
 
 function keyObjectOf(publicKey: Uint8Array): KeyObject {
   const id = Buffer.from(publicKey).toString('hex');
-  const kept = decodedKeys.get(id);
-  if (kept !== undefined) {
-    decodedKeys.delete(id);
-    decodedKeys.set(id, kept);
-    return kept;
-  }
-  const key = createPublicKey({
-    key: Buffer.concat([SPKI_PREFIX, publicKey]),
-    format: 'der',
-    type: 'spki',
-  });
-  decodedKeys.set(id, key);
-  if (decodedKeys.size > DECODED_KEYS_MAX) {
-    decodedKeys.delete(decodedKeys.keys().next().value as string);
-  }
+  const key =
+    decodedKeys.get(id) ??
+    createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
+  keepRecent(decodedKeys, id, key, DECODED_KEYS_MAX);
   return key;
 }
 

@@ -10,6 +10,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { keepRecent } from '@poolparty/core';
 
 /** Origins whose agents are kept at most; the least recently used one is closed beyond it. */
 export const KEPT_ORIGINS_MAX = 1_024;
@@ -27,27 +28,19 @@ export class WebhookConnections {
   constructor(private readonly socketsPerOrigin: number) {}
 
   agentFor(url: URL): http.Agent {
-    const origin = url.origin;
-    const kept = this.agents.get(origin);
-    if (kept !== undefined) {
-      this.agents.delete(origin);
-      this.agents.set(origin, kept);
-      return kept;
-    }
+    const agent = this.agents.get(url.origin) ?? this.newAgent(url);
+    keepRecent(this.agents, url.origin, agent, KEPT_ORIGINS_MAX)?.destroy();
+    return agent;
+  }
+
+  private newAgent(url: URL): http.Agent {
     const options: http.AgentOptions = {
       keepAlive: true,
       maxFreeSockets: this.socketsPerOrigin,
       timeout: IDLE_CONNECTION_MS,
       scheduling: 'lifo',
     };
-    const agent = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
-    this.agents.set(origin, agent);
-    if (this.agents.size > KEPT_ORIGINS_MAX) {
-      const [oldest, dropped] = this.agents.entries().next().value as [string, http.Agent];
-      this.agents.delete(oldest);
-      dropped.destroy();
-    }
-    return agent;
+    return url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
   }
 
   /** Closes every kept connection; requests in flight end with an error. */
