@@ -226,8 +226,8 @@ function outboxRows(
   );
 }
 
-/** Intents' outboxes and rows, read together for many intents at once. */
-export interface OutboxesRead<E, T> {
+/** An intent's outbox, oldest first, and its row as read after it; null once it is gone. */
+export interface SubjectOutbox<E, T> {
   readonly events: readonly E[];
   readonly subject: T | null;
 }
@@ -242,7 +242,7 @@ export async function readOutboxesOf<E, T>(
   kind: IntentKind,
   intentIds: readonly string[],
   map: { readonly event: (row: Row) => E; readonly subject: (row: Row) => T },
-): Promise<Map<string, OutboxesRead<E, T>>> {
+): Promise<Map<string, SubjectOutbox<E, T>>> {
   const t = TABLES[kind];
   const ids = [...new Set(intentIds)];
   const events = new Map<string, E[]>(ids.map((id) => [id, []]));

@@ -19,10 +19,10 @@ import type { Queryable, Row, SqlParam } from './database.js';
 import {
   checkMove,
   intentRow,
-  type OutboxesRead,
   type OutboxReader,
   outboxReader,
   readOutboxesOf,
+  type SubjectOutbox,
   stateChangeSql,
   writeIntentStates,
 } from './intent-states.js';
@@ -695,7 +695,7 @@ export const listIntentEvents: OutboxReader<IntentEventRecord> = outboxReader('s
 export function readIntentOutboxes(
   q: Queryable,
   intentIds: readonly string[],
-): Promise<Map<string, OutboxesRead<IntentEventRecord, IntentRecord>>> {
+): Promise<Map<string, SubjectOutbox<IntentEventRecord, IntentRecord>>> {
   return readOutboxesOf(q, 'swap', intentIds, { event: eventFromRow, subject: intentFromRow });
 }
 

@@ -8,7 +8,7 @@
  * order within a subject. A row is a state change or, for kinds that have them, a leg event
  * (`payout_offered`, …): something that happened to a payout or refund while the state stood.
  */
-import type { Queryable } from '@poolparty/store';
+import type { Queryable, SubjectOutbox } from '@poolparty/store';
 
 /** One row of an outbox, as a stream orders and names it. */
 export interface OutboxEvent {
@@ -20,10 +20,7 @@ export interface OutboxEvent {
 }
 
 /** The subject's events, oldest first, and its facts; null facts once it is gone. */
-export interface OutboxRead<E extends OutboxEvent, T> {
-  readonly events: readonly E[];
-  readonly subject: T | null;
-}
+export type OutboxRead<E extends OutboxEvent, T> = SubjectOutbox<E, T>;
 
 export interface OutboxKind<E extends OutboxEvent, T> {
   /** The outbox's NOTIFY channel and the member of its payload naming the subject (migrations). */

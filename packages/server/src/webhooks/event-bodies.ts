@@ -44,12 +44,17 @@ export function webhookBody(event: WebhookEventHead, mode: Environment, object: 
  */
 export type OutboxReads = Map<string, Promise<OutboxRead<OutboxEvent, unknown>>>;
 
+type AnyOutbox = OutboxKind<OutboxEvent, unknown>;
+
 /** The outbox of each kind of intent, by the first part of its events' type. */
-const OUTBOX_OF_KIND: Readonly<Record<string, OutboxKind<OutboxEvent, unknown>>> = {
-  swap: SWAP_OUTBOX as unknown as OutboxKind<OutboxEvent, unknown>,
-  atomic_swap: ATOMIC_SWAP_OUTBOX as unknown as OutboxKind<OutboxEvent, unknown>,
-  liquidity_intent: LIQUIDITY_OUTBOX as unknown as OutboxKind<OutboxEvent, unknown>,
-};
+const OUTBOX_OF_KIND: ReadonlyMap<string, AnyOutbox> = new Map([
+  ['swap', SWAP_OUTBOX as unknown as AnyOutbox],
+  ['atomic_swap', ATOMIC_SWAP_OUTBOX as unknown as AnyOutbox],
+  ['liquidity_intent', LIQUIDITY_OUTBOX as unknown as AnyOutbox],
+]);
+
+/** Where `reads` keeps a subject's outbox. */
+const readKey = (kind: AnyOutbox, subjectId: string) => `${kind.channel.name}:${subjectId}`;
 
 /**
  * Reads, for a batch of events, the outboxes of every kind that reads many subjects at once, in
@@ -61,35 +66,35 @@ export async function readOutboxesOfBatch(
   events: readonly QueuedWebhookEvent[],
   reads: OutboxReads,
 ): Promise<void> {
-  for (const [prefix, kind] of Object.entries(OUTBOX_OF_KIND)) {
+  for (const [prefix, kind] of OUTBOX_OF_KIND) {
     if (kind.readMany === undefined) continue;
     const ids = [
       ...new Set(
         events
           .filter((event) => event.type.startsWith(`${prefix}.`))
           .map((event) => event.subjectId)
-          .filter((id) => !reads.has(`${kind.channel.name}:${id}`)),
+          .filter((id) => !reads.has(readKey(kind, id))),
       ),
     ];
     if (ids.length === 0) continue;
     for (const [id, read] of await kind.readMany(db, ids)) {
-      reads.set(`${kind.channel.name}:${id}`, Promise.resolve(read));
+      reads.set(readKey(kind, id), Promise.resolve(read));
     }
   }
 }
 
 /** The subject as of an outbox row: the SSE stream's data of that event; null when gone. */
-async function outboxViewAt<E extends OutboxEvent, T>(
-  kind: OutboxKind<E, T>,
+async function outboxViewAt(
+  kind: AnyOutbox,
   db: Queryable,
   event: QueuedWebhookEvent,
   reads: OutboxReads,
 ): Promise<unknown> {
-  const key = `${kind.channel.name}:${event.subjectId}`;
-  let read = reads.get(key) as Promise<OutboxRead<E, T>> | undefined;
+  const key = readKey(kind, event.subjectId);
+  let read = reads.get(key);
   if (read === undefined) {
     read = kind.read(db, event.subjectId);
-    reads.set(key, read as Promise<OutboxRead<OutboxEvent, unknown>>);
+    reads.set(key, read);
   }
   const { events, subject } = await read;
   const at = events.find((candidate) => candidate.seq === event.outboxSeq);
@@ -106,13 +111,9 @@ export async function objectOfEvent(
   reads: OutboxReads = new Map(),
 ): Promise<unknown> {
   const kind = event.type.slice(0, event.type.indexOf('.'));
+  const outbox = OUTBOX_OF_KIND.get(kind);
+  if (outbox !== undefined) return outboxViewAt(outbox, db, event, reads);
   switch (kind) {
-    case 'swap':
-      return outboxViewAt(SWAP_OUTBOX, db, event, reads);
-    case 'atomic_swap':
-      return outboxViewAt(ATOMIC_SWAP_OUTBOX, db, event, reads);
-    case 'liquidity_intent':
-      return outboxViewAt(LIQUIDITY_OUTBOX, db, event, reads);
     case 'liquidity_withdrawal': {
       const withdrawal = await getWithdrawal(db, event.subjectId);
       if (withdrawal === null) return null;
