@@ -46,6 +46,33 @@ const API_KEY_CAP = 25;
 const LOCK_WAIT_LOOK_MS = 25;
 const LOCK_WAIT_LOOKS = 400;
 
+/** A promise and what settles it: a race test holds one side at a point until it is given. */
+function signal(): { readonly reached: Promise<void>; readonly give: () => void } {
+  let give = () => {};
+  const reached = new Promise<void>((resolve) => {
+    give = resolve;
+  });
+  return { reached, give };
+}
+
+/**
+ * Looks, until `over()`, for a session waiting on an advisory lock (in a statement containing
+ * `statement`, when given); whether one was seen.
+ */
+async function sawAdvisoryWait(db: Database, over: () => boolean, statement?: string) {
+  const of = statement === undefined ? '' : ' AND position($1 in query) > 0';
+  for (let n = 0; n < LOCK_WAIT_LOOKS && !over(); n += 1) {
+    const [waiting] = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'${of}`,
+      statement === undefined ? [] : [statement],
+    );
+    if ((waiting?.n ?? 0) > 0) return true;
+    await new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_LOOK_MS));
+  }
+  return false;
+}
+
 /** The value, which the test's set-up made: failing here names what was missing. */
 function must<T>(value: T | null | undefined, what: string): T {
   if (value === null || value === undefined) throw new Error(`no ${what}`);
@@ -376,26 +403,20 @@ describe.each(BACKENDS)('webhook store on $name', (backend) => {
       const ours = (events: readonly { developerParty: string; eventId: string }[]) =>
         events.filter((e) => e.developerParty === party).map((e) => e.eventId);
       await revoke(must(first, 'key').keyId, 1);
-      let open = () => {};
-      const gate = new Promise<void>((resolve) => {
-        open = resolve;
-      });
-      let taken = () => {};
-      const firstTaken = new Promise<void>((resolve) => {
-        taken = resolve;
-      });
+      const gate = signal();
+      const firstTaken = signal();
       // A fan-out takes the first event and, before it commits, the second is queued.
       const fanOutOne = db.transaction(async (tx) => {
         const events = await lockQueuedWebhookEvents(tx, 1000);
-        taken();
-        await gate;
+        firstTaken.give();
+        await gate.reached;
         await dequeueWebhookEvents(
           tx,
           events.map((e) => e.queuedSeq),
         );
         return ours(events);
       });
-      await firstTaken;
+      await firstTaken.reached;
       await revoke(must(second, 'key').keyId, 2);
       let secondDone = false;
       const fanOutTwo = db
@@ -410,19 +431,14 @@ describe.each(BACKENDS)('webhook store on $name', (backend) => {
         .finally(() => {
           secondDone = true;
         });
-      let waited = false;
-      for (let n = 0; n < LOCK_WAIT_LOOKS && !secondDone && !waited; n += 1) {
-        const [waiting] = await db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-           WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'
-             AND query LIKE '%pg_advisory_xact_lock(1347442502,%'`,
-        );
-        waited = (waiting?.n ?? 0) > 0;
-        if (!waited) await new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_LOOK_MS));
-      }
+      const waited = await sawAdvisoryWait(
+        db,
+        () => secondDone,
+        'pg_advisory_xact_lock(1347442502,',
+      );
       // The second fan-out waits for the first rather than take the newer event past it.
       expect({ waited, secondDone }).toEqual({ waited: true, secondDone: false });
-      open();
+      gate.give();
       expect(await fanOutOne).toEqual([`evt_api_key_${must(first, 'key').keyId}_revoked`]);
       expect(await fanOutTwo).toEqual([`evt_api_key_${must(second, 'key').keyId}_revoked`]);
     },
@@ -435,21 +451,15 @@ describe.each(BACKENDS)('webhook store on $name', (backend) => {
       const id = endpoint.endpointId;
       const [head] = await insertWebhookDeliveries(db, [delivery(id, 'int_race')]);
       expect((await claim('w', at(0))).map((d) => d.deliveryId)).toEqual([head?.deliveryId]);
-      let open = () => {};
-      const gate = new Promise<void>((resolve) => {
-        open = resolve;
-      });
+      const gate = signal();
       // The worker records the head and, before it commits, a fan-out adds the next event.
-      let recordedHead = () => {};
-      const headRecorded = new Promise<void>((resolve) => {
-        recordedHead = resolve;
-      });
+      const headRecorded = signal();
       const recording = db.transaction(async (tx) => {
         await recordWebhookAttempts(tx, [delivered(must(head, 'delivery').deliveryId, 'w', at(1))]);
-        recordedHead();
-        await gate;
+        headRecorded.give();
+        await gate.reached;
       });
-      await headRecorded;
+      await headRecorded.reached;
       const next = `wd_${uid()}`;
       let fannedOut = false;
       const fanOut = db
@@ -472,15 +482,8 @@ describe.each(BACKENDS)('webhook store on $name', (backend) => {
           fannedOut = true;
         });
       // The fan-out reaches the chain's lock, or (without one) commits, before the worker does.
-      for (let n = 0; n < LOCK_WAIT_LOOKS && !fannedOut; n += 1) {
-        const [waiting] = await db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-           WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'`,
-        );
-        if ((waiting?.n ?? 0) > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_LOOK_MS));
-      }
-      open();
+      await sawAdvisoryWait(db, () => fannedOut);
+      gate.give();
       await Promise.all([recording, fanOut]);
       expect((await claim('w', at(2))).map((d) => d.deliveryId)).toEqual([next]);
     },
