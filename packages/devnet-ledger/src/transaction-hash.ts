@@ -43,33 +43,58 @@ export class UnhashableTransaction extends BaseError<'transaction_unhashable'> {
   }
 }
 
-/** The encoded fields of one message, in order. */
-class Encoding {
-  private readonly parts: Uint8Array[] = [];
+/** The first size of an encoding's buffer; it doubles as the encoding grows. */
+const ENCODING_START_BYTES = 256;
 
+/**
+ * The encoded fields of one message, in order, written into one buffer that doubles as it fills:
+ * a prepared transaction's hash writes thousands of small fields, and a buffer per field (and a
+ * hash update per buffer) cost more than the hashing itself.
+ */
+class Encoding {
+  private buffer = Buffer.allocUnsafe(ENCODING_START_BYTES);
+  private length = 0;
+
+  /** Room for `bytes` more; answers where they go (read `buffer` after: it may be a new one). */
+  private reserve(bytes: number): number {
+    const at = this.length;
+    if (at + bytes > this.buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * this.buffer.length, at + bytes));
+      this.buffer.copy(grown, 0, 0, at);
+      this.buffer = grown;
+    }
+    this.length = at + bytes;
+    return at;
+  }
   byte(value: number): this {
-    this.parts.push(Uint8Array.of(value));
+    const at = this.reserve(1);
+    this.buffer[at] = value;
     return this;
   }
   raw(bytes: Uint8Array): this {
-    this.parts.push(bytes);
+    const at = this.reserve(bytes.length);
+    this.buffer.set(bytes, at);
     return this;
   }
   int32(value: number): this {
-    const bytes = new Uint8Array(4);
-    new DataView(bytes.buffer).setInt32(0, value, false);
-    return this.raw(bytes);
+    const at = this.reserve(4);
+    this.buffer.writeInt32BE(value, at);
+    return this;
   }
   int64(value: bigint | string | number): this {
-    const bytes = new Uint8Array(8);
-    new DataView(bytes.buffer).setBigInt64(0, BigInt(value), false);
-    return this.raw(bytes);
+    const at = this.reserve(8);
+    this.buffer.writeBigInt64BE(BigInt(value), at);
+    return this;
   }
   bytes(value: Uint8Array): this {
     return this.int32(value.length).raw(value);
   }
   string(value: string): this {
-    return this.bytes(new TextEncoder().encode(value));
+    const size = Buffer.byteLength(value, 'utf8');
+    this.int32(size);
+    const at = this.reserve(size);
+    this.buffer.write(value, at, size, 'utf8');
+    return this;
   }
   /**
    * A contract id as the bytes its hex spells. A participant's ids are hex; the devnet's are
@@ -79,12 +104,15 @@ class Encoding {
    * only contracts the ledger has, so an id changed to another with the same reading is refused.
    */
   contractId(value: string): this {
-    const bytes = new Uint8Array(Math.floor(value.length / 2));
-    for (let at = 0; at < bytes.length; at++) {
-      // Uint8Array stores NaN as 0 and wraps a negative pair reading, as the wallets' reader does.
-      bytes[at] = Number.parseInt(value.slice(2 * at, 2 * at + 2), 16);
+    const size = Math.floor(value.length / 2);
+    this.int32(size);
+    const at = this.reserve(size);
+    for (let n = 0; n < size; n++) {
+      // Stored as a Uint8Array stores it: NaN as 0 and a negative pair reading wrapped, as the
+      // wallets' reader does.
+      this.buffer[at + n] = Number.parseInt(value.slice(2 * n, 2 * n + 2), 16) & 0xff;
     }
-    return this.bytes(bytes);
+    return this;
   }
   strings(values: readonly string[]): this {
     this.int32(values.length);
@@ -98,9 +126,8 @@ class Encoding {
     return this;
   }
   digest(): Uint8Array {
-    const hash = createHash('sha256');
-    for (const part of this.parts) hash.update(part);
-    return new Uint8Array(hash.digest());
+    const hash = createHash('sha256').update(this.buffer.subarray(0, this.length)).digest();
+    return new Uint8Array(hash.buffer, hash.byteOffset, hash.length);
   }
 }
 
