@@ -72,6 +72,12 @@ export interface Engine {
 
 type Ports = Omit<EngineContext, 'step' | 'log' | 'settings' | 'faults'>;
 
+/** What an ingest applied: every update, and those that may have left the engine work. */
+interface Applied {
+  readonly applied: number;
+  readonly forEngine: number;
+}
+
 export class SettlementEngine implements Engine {
   private stopping = false;
   private failure: unknown = null;
@@ -262,9 +268,10 @@ export class SettlementEngine implements Engine {
         if (ended() || signal.aborted) return;
         const applied = await this.ingestBatch(batch, pools);
         onProgress();
-        if (applied === 0) continue;
+        if (applied.applied === 0) continue;
         this.ctx.step('update_ingested');
-        this.poke();
+        // Atomic swaps' updates alone leave no round any work: a round would only read the store.
+        if (applied.forEngine > 0) this.poke();
       }
     } finally {
       following.abort();
@@ -279,10 +286,11 @@ export class SettlementEngine implements Engine {
   private async ingestBatch(
     batch: readonly LedgerUpdate[],
     pools: readonly PoolRecord[],
-  ): Promise<number> {
+  ): Promise<Applied> {
     if (batch.length > 1) {
       try {
-        return (await ingestUpdates(this.ctx, batch, pools)).applied;
+        const { applied, forEngine } = await ingestUpdates(this.ctx, batch, pools);
+        return { applied, forEngine };
       } catch (error) {
         // Without the store, one by one fails as the batch did: the stream waits and resumes.
         if (!isItemFailure(error)) throw error;
@@ -292,8 +300,12 @@ export class SettlementEngine implements Engine {
         });
       }
     }
-    let applied = 0;
-    for (const update of batch) applied += await this.ingestAlone(update, pools);
+    const applied = { applied: 0, forEngine: 0 };
+    for (const update of batch) {
+      const one = await this.ingestAlone(update, pools);
+      applied.applied += one.applied;
+      applied.forEngine += one.forEngine;
+    }
     return applied;
   }
 
@@ -302,11 +314,11 @@ export class SettlementEngine implements Engine {
    * until `itemAttemptsMax` failures, and then it is set aside with an operator flag and the
    * stream goes on past it (docs/operations.md#items-set-aside).
    */
-  private async ingestAlone(update: LedgerUpdate, pools: readonly PoolRecord[]): Promise<number> {
+  private async ingestAlone(update: LedgerUpdate, pools: readonly PoolRecord[]): Promise<Applied> {
     try {
-      const applied = (await ingestUpdates(this.ctx, [update], pools)).applied;
+      const { applied, forEngine } = await ingestUpdates(this.ctx, [update], pools);
       this.failedUpdates.settled(update.offset);
-      return applied;
+      return { applied, forEngine };
     } catch (error) {
       if (!isItemFailure(error)) throw error;
       const attempts = this.failedUpdates.failed(update.offset);
@@ -321,7 +333,9 @@ export class SettlementEngine implements Engine {
           error: String(error),
         });
       }
-      return setAside ? 1 : 0;
+      // An update set aside is the operator's now: the round is poked as for any other.
+      const count = setAside ? 1 : 0;
+      return { applied: count, forEngine: count };
     }
   }
 

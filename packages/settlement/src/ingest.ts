@@ -68,6 +68,11 @@ import { withdrawalOffered, withdrawalPaid, withdrawalPayoutFailed } from './wit
 export interface IngestResult {
   /** How many updates were applied; 0 when all were at or below the checkpoint (duplicates). */
   readonly applied: number;
+  /**
+   * How many of them may have left the engine work (a deposit, a payout's confirmation, anything
+   * but an atomic swap's update, which its execution records and which leaves the engine none).
+   */
+  readonly forEngine: number;
   readonly effects: Effects;
 }
 
@@ -112,6 +117,7 @@ export async function ingestUpdates(
     const atomic = commandIds.length === 0 ? new Set() : await atomicSwapCommands(tx, commandIds);
     let last = checkpoint;
     let count = 0;
+    let atomicCount = 0;
     // Consecutive plain deposits, and consecutive plain payout confirmations, are each applied
     // together (`takeDeposits`, `confirmPayouts`); anything else is applied on its own. A run ends
     // before an update of another kind, so stream order holds between them.
@@ -131,6 +137,7 @@ export async function ingestUpdates(
       if (update.commandId !== null && atomic.has(update.commandId)) {
         last = update.offset;
         count += 1;
+        atomicCount += 1;
         continue;
       }
       const payout = plainPayout(update, commands);
@@ -149,10 +156,10 @@ export async function ingestUpdates(
       count += 1;
     }
     await flush();
-    return count;
+    return { applied: count, forEngine: count - atomicCount };
   });
-  if (applied > 0) effects.apply(ctx);
-  return { applied, effects };
+  if (applied.applied > 0) effects.apply(ctx);
+  return { ...applied, effects };
 }
 
 /**
