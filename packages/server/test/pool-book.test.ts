@@ -221,6 +221,43 @@ describe('pool book', () => {
       await swap(db, quiet, { side: 'b', output: '12', at: minutesAgo(1) });
       await book.invalidate(quiet);
       expect(book.historyOf(quiet)?.value.trailingOutputs.tokenA.toString()).toBe('12');
+
+      // A move of the reserves re-reads what trades change, in two statements, and keeps the
+      // snapshots and the reconciliation of the last full read: a snapshot written since shows
+      // only at the next full read.
+      await swap(db, busy, { side: 'a', output: '1.5', at: minutesAgo(1) });
+      await swap(db, busy, { side: 'a', output: '4', at: minutesAgo(1), recorded: false });
+      await putPoolSnapshot(db, {
+        poolId: busy,
+        hour: hourOf(NOW),
+        reserveA: Amount.parse('2000'),
+        reserveB: Amount.parse('250'),
+        priceUsd: null,
+      });
+      await insertReconciliationRun(db, { poolId: busy, ok: false, details: {}, at: at(1) });
+      const store = counted(db);
+      const reread = await PoolBook.open({
+        db: store.q,
+        now: () => NOW,
+        countIncompleteCompletedSwaps: countIncompleteCompletedSwapsByPool,
+      });
+      try {
+        await insertReconciliationRun(db, { poolId: busy, ok: true, details: {}, at: at(0) });
+        await swap(db, busy, { side: 'b', output: '30', at: minutesAgo(0) });
+        const before = store.count();
+        await reread.invalidate(busy, 'reserves');
+        expect(store.count() - before).toBe(1 + 2);
+        const moved = reread.historyOf(busy)?.value;
+        expect(moved?.trailingOutputs.tokenA.toString()).toBe('430');
+        expect(moved?.trailingOutputs.tokenB.toString()).toBe('11.25');
+        expect(moved?.incompleteCompletedSwaps).toBe(1);
+        expect(moved?.lastReconciliationOk).toBe(false);
+        expect(moved?.snapshots.map((s) => s.reserveA.toString())).toEqual(['1001', '2000']);
+        await reread.invalidate(busy);
+        expect(reread.historyOf(busy)?.value.lastReconciliationOk).toBe(true);
+      } finally {
+        reread.close();
+      }
     } finally {
       book.close();
     }

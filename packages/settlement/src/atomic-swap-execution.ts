@@ -282,7 +282,7 @@ async function finishExecution(
       return afterRefusal(tx, deps, { pool, swap: current, now }, error);
     }
   });
-  if (after.status === 'completed') deps.quoter.invalidate(pool.poolId);
+  if (after.status === 'completed') deps.quoter.invalidate(pool.poolId, 'reserves');
   else if (isAtomicSwapTerminal(after.status)) endSetAside(deps, after);
   return after;
 }

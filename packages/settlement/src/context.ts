@@ -5,9 +5,16 @@ import type { Database } from '@poolparty/store';
 import type { ServiceClock } from './clock.js';
 import type { EngineFaults, EngineLog, EngineSettings, EngineStep } from './settings.js';
 
-/** Told which pool's reserves changed, so that its quotes are computed again. */
+/**
+ * What changed of a pool: `reserves`, its reserves moved (a trade, liquidity), which changes its
+ * row and the history trades make (the trailing hour's outputs, swaps with incomplete
+ * accounting) but not its hourly snapshots or its reconciliation; `any`, anything.
+ */
+export type PoolChange = 'reserves' | 'any';
+
+/** Told which pool changed, so that its quotes are computed again. */
 export interface QuoteInvalidator {
-  invalidate(poolId: string): void;
+  invalidate(poolId: string, change?: PoolChange): void;
 }
 
 export interface EngineContext {
@@ -29,7 +36,7 @@ export class Effects {
   readonly poolsRepriced = new Set<string>();
 
   apply(ctx: Pick<EngineContext, 'quoter'>): void {
-    for (const poolId of this.poolsRepriced) ctx.quoter.invalidate(poolId);
+    for (const poolId of this.poolsRepriced) ctx.quoter.invalidate(poolId, 'reserves');
   }
 }
 

@@ -38,7 +38,7 @@ export {
 } from './atomic-swap-prepare.js';
 export { LedgerClock, type LedgerClockOptions, type ServiceClock } from './clock.js';
 export { CollectionRefused, recordCollection } from './collections.js';
-export type { EngineContext, QuoteInvalidator } from './context.js';
+export type { EngineContext, PoolChange, QuoteInvalidator } from './context.js';
 export type { Engine } from './engine.js';
 export * from './identifiers.js';
 export {

@@ -35,7 +35,7 @@ import {
   type WireQuote,
 } from '@poolparty/core';
 import type { LedgerPort } from '@poolparty/ledger';
-import type { ServiceClock } from '@poolparty/settlement';
+import type { PoolChange, ServiceClock } from '@poolparty/settlement';
 import type { Database, PoolRecord } from '@poolparty/store';
 import { listDiscountPoliciesInForce } from '@poolparty/store';
 import { LedgerPriceCache, type LedgerPrices } from './ledger-prices.js';
@@ -268,8 +268,8 @@ class LiveQuoter implements Quoter {
     return this.book.list().map((booked) => booked.record);
   }
 
-  invalidate(poolId?: string): void {
-    const rereads = [this.book.invalidate(poolId)];
+  invalidate(poolId?: string, change: PoolChange = 'any'): void {
+    const rereads = [this.book.invalidate(poolId, change)];
     if (poolId === undefined) rereads.push(this.policies.refresh(), this.prices.refresh());
     const scope = poolId ?? ALL_POOLS;
     const pending = this.invalidations.get(scope) ?? new Set<Promise<void>>();

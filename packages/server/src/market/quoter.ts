@@ -5,6 +5,7 @@
  */
 
 import type { PricedTrade, SettlementSafety, WirePoolGuard, WireQuote } from '@poolparty/core';
+import type { PoolChange } from '@poolparty/settlement';
 import type { PoolRecord } from '@poolparty/store';
 
 export interface QuoteRequest {
@@ -50,7 +51,7 @@ export interface Quoter {
   poolGuard(poolId: string): WirePoolGuard | null;
   /** The pools as last read (at most a refresh period old), oldest first. */
   pools(): readonly PoolRecord[];
-  /** Forgets cached state of a pool (or all pools) after it changed. */
-  invalidate(poolId?: string): void;
+  /** Forgets cached state of a pool (or all pools) after it changed (`change`: of what). */
+  invalidate(poolId?: string, change?: PoolChange): void;
   close(): Promise<void>;
 }
