@@ -111,8 +111,6 @@ export async function createAtomicSwap(
     apiKeyId: apiKey.keyId,
     walletParty,
   });
-  const pool = await getPool(ctx.db, priced.pool.poolId);
-  if (pool === null) throw new DomainError('pool_not_found', `No pool ${priced.pool.poolId}.`);
   const origin = {
     apiKeyId: apiKey.keyId,
     developerParty: apiKey.developerParty,
@@ -125,7 +123,8 @@ export async function createAtomicSwap(
   return prepareAtomicSwap(
     deps,
     { priced, origin },
-    { view: (swap) => atomicSwapView(swap, pool), answer },
+    // The view names the pool's swap party, which the quote's pool carries: no read of the pool.
+    { view: (swap) => atomicSwapView(swap, priced.pool), answer },
   );
 }
 
