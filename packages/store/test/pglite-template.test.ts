@@ -80,6 +80,8 @@ describe('the empty-cluster template', () => {
     expect(await db.query('SHOW shared_buffers')).toEqual([
       { shared_buffers: PGLITE_SHARED_BUFFERS },
     ]);
+    // New WAL segments are not zero-filled: no stall of the statement that crosses into one.
+    expect(await db.query('SHOW wal_init_zero')).toEqual([{ wal_init_zero: 'off' }]);
     await db.close();
   });
 
