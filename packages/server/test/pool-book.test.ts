@@ -48,6 +48,17 @@ function counted(db: Database): { q: Queryable; count: () => number } {
   };
 }
 
+/** A book over the database with its statements counted. */
+async function countedBook(db: Database) {
+  const store = counted(db);
+  const book = await PoolBook.open({
+    db: store.q,
+    now: () => NOW,
+    countIncompleteCompletedSwaps: countIncompleteCompletedSwapsByPool,
+  });
+  return { store, book };
+}
+
 async function addPools(db: Database, from: number, count: number): Promise<string[]> {
   const ids: string[] = [];
   await db.transaction(async (tx) => {
@@ -235,12 +246,7 @@ describe('pool book', () => {
         priceUsd: null,
       });
       await insertReconciliationRun(db, { poolId: busy, ok: false, details: {}, at: at(1) });
-      const store = counted(db);
-      const reread = await PoolBook.open({
-        db: store.q,
-        now: () => NOW,
-        countIncompleteCompletedSwaps: countIncompleteCompletedSwapsByPool,
-      });
+      const { store, book: reread } = await countedBook(db);
       try {
         await insertReconciliationRun(db, { poolId: busy, ok: true, details: {}, at: at(0) });
         await swap(db, busy, { side: 'b', output: '30', at: minutesAgo(0) });
@@ -265,12 +271,7 @@ describe('pool book', () => {
 
   it('reads the histories of 2 000 pools with a handful of statements', async () => {
     const ids = await addPools(db, 100, 2_000);
-    const store = counted(db);
-    const book = await PoolBook.open({
-      db: store.q,
-      now: () => NOW,
-      countIncompleteCompletedSwaps: countIncompleteCompletedSwapsByPool,
-    });
+    const { store, book } = await countedBook(db);
     try {
       expect(store.count()).toBeLessThanOrEqual(OPENING_STATEMENTS_MAX);
       for (const poolId of ids) expect(book.historyOf(poolId)).not.toBeNull();
