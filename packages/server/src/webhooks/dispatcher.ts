@@ -3,17 +3,19 @@
  * it has its own timer, its own store transactions and its own bounds, so a slow or dead endpoint
  * holds only its own slots — never the engine, the event streams, or another endpoint's slots.
  *
- * Three loops, each one run at a time. The fan-out turns queued events into deliveries. A claim
- * round claims due deliveries up to the free slots (`webhookConcurrency` requests in flight in
- * all, `webhookPerEndpoint` to one endpoint) in one statement, each with a lease that outlasts
- * the request. A record round records the attempts that finished since the last (one statement
- * per batch), which releases the next deliveries of their subjects. A slot is free once its
- * request ends, so the claims of new requests run while the last ones are being recorded; the
- * attempts waiting to be recorded are bounded too (`webhookConcurrency`: no claim beyond it).
- * They run when the store announces work (`LISTEN webhook_work`: events queued, deliveries
- * added), a claim and a record round when an attempt finishes, and the fan-out and claims on a
- * timer for what nothing announces (retries falling due, leases running out), faster while the
- * listener is down. An
+ * Three loops, each one run at a time. The fan-out turns queued events into deliveries and
+ * leases those it can send at once in the same insert. A record round records the attempts that
+ * finished since the last (one statement per batch), which releases the next deliveries of their
+ * subjects and leases those it can send at once. A claim round leases due deliveries nobody
+ * leased (retries falling due, leases run out, what had no free slot when it was made) in one
+ * statement. Every lease is taken within the free slots (`webhookConcurrency` requests in flight
+ * in all, `webhookPerEndpoint` to one endpoint), one leasing statement at a time (slots.ts), and
+ * outlasts the request. A slot is free once its request ends, so new requests start while the
+ * last ones are being recorded; the attempts waiting to be recorded are bounded too
+ * (`webhookConcurrency`: no lease beyond it). The loops run when the store announces work
+ * (`LISTEN webhook_work`: events queued, deliveries added that a claim may take), a record round
+ * when an attempt finishes (a claim round too while some may wait for one), and the fan-out and
+ * claims on a timer for what nothing announces, faster while the listener is down. An
  * attempt's outcome is core's decision (delivered, retried at the schedule's time, or given up),
  * and so is the endpoint's failure run (`endpointHealthAfterAll`), which may turn it off. A
  * worker killed mid-request leaves its leases to run out; the next claim after that, by any
