@@ -252,10 +252,14 @@ export class WebhookDispatcher {
     this.claims.ask();
   }
 
-  /** Records what finished; the chains it released are leased, or left for a claim. */
+  /**
+   * Records what finished; the chains it released are leased, or left for a claim. A claim
+   * round skipped while the answers waiting were at their bound is asked again now.
+   */
   private async recordRound(): Promise<void> {
     if (this.finished.length === 0) return;
     await this.recordFinished();
+    if (this.claimsWanted) this.claims.ask();
   }
 
   private async claimRound(): Promise<void> {
