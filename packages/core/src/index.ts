@@ -50,3 +50,4 @@ export * from './webhook-destinations.js';
 export * from './webhook-events.js';
 export * from './webhook-retries.js';
 export * from './webhook-signing.js';
+export * from './webhook-slots.js';

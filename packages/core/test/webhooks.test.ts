@@ -26,6 +26,7 @@ import {
   WEBHOOK_RETRY_WINDOW_MS,
   webhookBackoffMs,
   webhookSignatureHeader,
+  webhookSlotsFree,
 } from '../src/index.js';
 
 describe('webhook signatures', () => {
@@ -217,6 +218,50 @@ describe("an endpoint's health after a batch of outcomes", () => {
       failingSince: now,
       disable: false,
     });
+  });
+});
+
+describe('the slots a leasing statement is offered', () => {
+  const limits = { concurrency: 5, perEndpoint: 2 };
+
+  it('offers each endpoint named what its bound leaves, within the total', () => {
+    const inFlight = new Map([
+      ['a', 2],
+      ['b', 1],
+    ]);
+    expect(webhookSlotsFree(limits, inFlight, ['a', 'b', 'c', 'c'])).toEqual({
+      total: 2,
+      perEndpoint: { b: 1, c: 2 },
+    });
+  });
+
+  it('offers nothing when the total is reached', () => {
+    const inFlight = new Map([
+      ['a', 2],
+      ['b', 2],
+      ['c', 1],
+    ]);
+    expect(webhookSlotsFree(limits, inFlight, ['d'])).toEqual({ total: 0, perEndpoint: {} });
+  });
+
+  it('never offers more than the bounds leave', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom('a', 'b', 'c'), fc.integer({ min: 0, max: 2 })),
+        fc.array(fc.constantFrom('a', 'b', 'c', 'd')),
+        (counts, named) => {
+          const inFlight = new Map(Object.entries(counts));
+          const busy = [...inFlight.values()].reduce((sum, n) => sum + n, 0);
+          const free = webhookSlotsFree(limits, inFlight, named);
+          expect(free.total).toBe(Math.max(0, limits.concurrency - busy));
+          for (const [endpoint, n] of Object.entries(free.perEndpoint)) {
+            expect(named).toContain(endpoint);
+            expect(n + (inFlight.get(endpoint) ?? 0)).toBeLessThanOrEqual(limits.perEndpoint);
+            expect(n).toBeLessThanOrEqual(free.total);
+          }
+        },
+      ),
+    );
   });
 });
 

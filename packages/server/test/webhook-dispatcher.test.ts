@@ -4,7 +4,8 @@
  * (`failed`); five deliveries given up in a row turn the endpoint off with its reason, and
  * re-enabling it forgets the run. And how it wakes: on the store's announcement with no timer
  * to find the work, on its poll when it cannot listen; and many endpoints × intents, claimed and
- * recorded in batches, each intent's events arriving at each endpoint in order.
+ * recorded in batches, each intent's events arriving at each endpoint in order; and the
+ * deliveries a fan-out leases at once held to the per-endpoint and total bounds.
  */
 
 import { WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES, WEBHOOK_RETRY_WINDOW_MS } from '@poolparty/core';
@@ -13,12 +14,14 @@ import {
   type Database,
   getWebhookEndpoint,
   IN_MEMORY,
+  insertApiKeyWithinCap,
   insertWebhookDeliveries,
   insertWebhookEndpointWithinCap,
   listWebhookDeliveries,
   migrate,
   type NewWebhookDelivery,
   openPglite,
+  revokeApiKey,
   updateWebhookEndpoint,
   upsertDeveloper,
 } from '@poolparty/store';
@@ -156,7 +159,11 @@ interface Harness {
 async function harness(
   endpointCount: number,
   timing: WebhookDispatcherTiming,
-  options: { readonly listenFails?: boolean; readonly perEndpoint?: number } = {},
+  options: {
+    readonly listenFails?: boolean;
+    readonly perEndpoint?: number;
+    readonly concurrency?: number;
+  } = {},
 ): Promise<Harness> {
   const store = await openPglite(IN_MEMORY);
   await migrate(store);
@@ -190,7 +197,7 @@ async function harness(
       mode: 'devnet',
       allowPrivate: false,
       timeoutMs: 5_000,
-      concurrency: 8,
+      concurrency: options.concurrency ?? 8,
       perEndpoint: options.perEndpoint ?? 2,
     },
     timing,
@@ -297,6 +304,63 @@ describe('many endpoints and intents at once', () => {
       for (const [chain, ns] of order) expect(ns, chain).toEqual(inOrder);
     } finally {
       await h.close();
+    }
+  });
+});
+
+describe('the bounds on what a fan-out sends at once', () => {
+  const ENDPOINTS = 3;
+  const KEYS = 5;
+  /** How long the test waits, after the bound is reached, for a request beyond it. */
+  const BEYOND_WAIT_MS = 500;
+
+  it('leases no more than the free slots, per endpoint and in all', async () => {
+    // 3 endpoints × 2 a endpoint = 6, under the 5 slots in all: the total binds, then each one.
+    for (const concurrency of [5, 8]) {
+      const h = await harness(
+        ENDPOINTS,
+        { pollMs: HOUR_MS, sweepMs: HOUR_MS },
+        { perEndpoint: 2, concurrency },
+      );
+      try {
+        await waitFor(async () => h.dispatcher.isListening || null, 'the listener', WAIT_MS);
+        h.receiver.answerWith(() => ({ hang: true }));
+        // Five keys revoked: five events of subjects of their own, to every endpoint (15).
+        for (let n = 0; n < KEYS; n += 1) {
+          const keyId = `key_bound_${concurrency}_${n}`;
+          await insertApiKeyWithinCap(
+            h.db,
+            {
+              keyId,
+              developerParty: DEVELOPER,
+              name: '',
+              keyHash: `${String(n).padStart(64, '0')}`,
+              prefix: 'pp_test_abcd',
+              environment: 'devnet',
+              createdAt: T0,
+            },
+            KEYS,
+          );
+          await revokeApiKey(h.db, { keyId, developerParty: DEVELOPER, now: T0 });
+        }
+        const bound = Math.min(concurrency, ENDPOINTS * 2);
+        await waitFor(
+          async () => (h.receiver.received.length >= bound ? true : null),
+          'the requests up to the bound',
+          WAIT_MS,
+        );
+        await new Promise((resolve) => setTimeout(resolve, BEYOND_WAIT_MS));
+        expect(h.receiver.received).toHaveLength(bound);
+        const byEndpoint = new Map<string, number>();
+        for (const { path } of h.receiver.received) {
+          byEndpoint.set(path, (byEndpoint.get(path) ?? 0) + 1);
+        }
+        expect(Math.max(...byEndpoint.values())).toBeLessThanOrEqual(2);
+      } finally {
+        // The hanging requests end with the receiver, before the dispatcher waits for them.
+        await h.receiver.close();
+        await h.close();
+      }
     }
   });
 });

@@ -381,10 +381,26 @@ export type WebhookWork = 'events' | 'deliveries';
 export async function releaseWebhookChains(
   q: Queryable,
   chains: Iterable<{ readonly endpointId: string; readonly subjectId: string }>,
-): Promise<void> {
+): Promise<number> {
   const [endpoints, subjects] = chainArrays(chains);
-  if (endpoints.length === 0) return;
-  await q.query('SELECT release_webhook_chains($1::text[], $2::text[])', [endpoints, subjects]);
+  if (endpoints.length === 0) return 0;
+  const [row] = await q.query('SELECT release_webhook_chains($1::text[], $2::text[]) AS n', [
+    endpoints,
+    subjects,
+  ]);
+  return read.safeInteger(row?.n);
+}
+
+/**
+ * Releases the chains of deliveries just added and, when that let one go, wakes the workers at
+ * commit: the insert's own notification (migration 0026) counts only deliveries added claimable.
+ */
+async function releaseAddedChains(
+  q: Queryable,
+  chains: Iterable<{ readonly endpointId: string; readonly subjectId: string }>,
+): Promise<void> {
+  if ((await releaseWebhookChains(q, chains)) === 0) return;
+  await q.query('SELECT pg_notify($1, $2)', [WEBHOOK_WORK_CHANNEL, 'deliveries']);
 }
 
 /**
@@ -445,7 +461,7 @@ async function insertDeliveries(
     ],
   );
   const added = rows.map(deliveryFromRow);
-  await releaseWebhookChains(q, added);
+  await releaseAddedChains(q, added);
   return added;
 }
 
@@ -459,10 +475,50 @@ export interface FannedOutWebhookEvent {
 }
 
 /**
+ * The slots a worker offers a statement that adds or releases deliveries: it leases to `owner`
+ * what it can send at once, at most `total` and `perEndpoint[endpoint]` of an endpoint (none of
+ * one not named), oldest first. The worker counts them in flight when the statement answers.
+ */
+export interface WebhookLeaseOffer {
+  readonly owner: string;
+  readonly now: Date;
+  readonly leaseUntil: Date;
+  readonly total: number;
+  readonly perEndpoint: Readonly<Record<string, number>>;
+}
+
+/** A delivery a fan-out added and leased to the offer's owner: the caller has its body. */
+export interface LeasedFannedOutDelivery {
+  readonly deliveryId: string;
+  readonly endpointId: string;
+  readonly eventId: string;
+}
+
+export interface FanOutWritten {
+  /** Deliveries added. */
+  readonly added: number;
+  /** Those added leased to the offer's owner, in the order given. */
+  readonly leased: readonly LeasedFannedOutDelivery[];
+  /** Those added neither leased nor held: a claim's (after the fan-out commits). */
+  readonly claimable: number;
+}
+
+/**
+ * Which added deliveries the offer leases: not held, within the endpoint's and the total free
+ * slots, in the order added. `h` is the deliveries with `held` decided; `$4` the offer as JSON
+ * (`{total, perEndpoint}`), null for none.
+ */
+const LEASED_ON_INSERT = `NOT h.held AND $4::jsonb IS NOT NULL
+       AND h.k <= COALESCE(($4::jsonb -> 'perEndpoint' ->> h.endpoint_id)::int, 0)
+       AND sum(CASE WHEN NOT h.held AND h.k <= COALESCE(($4::jsonb -> 'perEndpoint' ->> h.endpoint_id)::int, 0)
+         THEN 1 ELSE 0 END) OVER (ORDER BY h.n) <= ($4::jsonb ->> 'total')::int`;
+
+/**
  * The fan-out's write (in its transaction): every event's deliveries, one per recipient, due at
  * `now`, in the order given (events, then recipients), and the queued rows `dequeue` off the
  * queue, in one statement; then the chains' release. An endpoint that has the event already is
- * skipped. Answers how many deliveries were added.
+ * skipped. With `lease`, the deliveries it can take are leased in the same statement, so no
+ * claim has to find them: they are the caller's to send once the transaction commits.
  */
 export async function insertFannedOutWebhookEvents(
   tx: Queryable,
@@ -470,8 +526,10 @@ export async function insertFannedOutWebhookEvents(
     readonly events: readonly FannedOutWebhookEvent[];
     readonly dequeue: readonly number[];
     readonly now: Date;
+    readonly lease?: WebhookLeaseOffer | null;
   },
-): Promise<number> {
+): Promise<FanOutWritten> {
+  const { lease } = input;
   const rows = await tx.query(
     `WITH dequeued AS (
        DELETE FROM webhook_events WHERE queued_seq = ANY($2::bigint[])
@@ -482,14 +540,21 @@ export async function insertFannedOutWebhookEvents(
          subject_id text, body text, endpoint_ids text[], delivery_ids text[])
        CROSS JOIN LATERAL unnest(e.endpoint_ids, e.delivery_ids) WITH ORDINALITY
          AS r(endpoint_id, delivery_id, k)
+     ), h AS (
+       SELECT d.*, ${HELD_ON_INSERT} AS held FROM d
+     ), k AS (
+       SELECT h.*, row_number() OVER (PARTITION BY h.endpoint_id, h.held ORDER BY h.n) AS k FROM h
+     ), l AS (
+       SELECT h.*, ${LEASED_ON_INSERT} AS leased FROM k h
      )
      INSERT INTO webhook_deliveries (delivery_id, endpoint_id, event_id, event_type, subject_id,
-       body, state, next_attempt_at, created_at, held)
-     SELECT d.delivery_id, d.endpoint_id, d.event_id, d.type, d.subject_id, d.body,
-       'pending', $3, $3, ${HELD_ON_INSERT}
-     FROM d ORDER BY d.n
+       body, state, next_attempt_at, created_at, held, lease_owner, lease_until)
+     SELECT l.delivery_id, l.endpoint_id, l.event_id, l.type, l.subject_id, l.body,
+       'pending', $3, $3, l.held, CASE WHEN l.leased THEN $5::text END,
+       CASE WHEN l.leased THEN $6::timestamptz END
+     FROM l ORDER BY l.n
      ON CONFLICT (endpoint_id, event_id) WHERE resend_of IS NULL DO NOTHING
-     RETURNING endpoint_id, subject_id`,
+     RETURNING delivery_id, endpoint_id, subject_id, event_id, held, lease_owner IS NOT NULL AS leased`,
     [
       jsonParam(
         input.events.map((event, n) => ({
@@ -504,16 +569,34 @@ export async function insertFannedOutWebhookEvents(
       ),
       input.dequeue.map(String),
       input.now,
+      lease ? jsonParam({ total: lease.total, perEndpoint: lease.perEndpoint }) : null,
+      lease?.owner ?? null,
+      lease?.leaseUntil ?? null,
     ],
   );
-  await releaseWebhookChains(
+  await releaseAddedChains(
     tx,
     rows.map((row) => ({
       endpointId: read.string(row.endpoint_id),
       subjectId: read.string(row.subject_id),
     })),
   );
-  return rows.length;
+  return fanOutWritten(rows);
+}
+
+function fanOutWritten(rows: readonly Row[]): FanOutWritten {
+  const leased: LeasedFannedOutDelivery[] = [];
+  let claimable = 0;
+  for (const row of rows) {
+    if (row.leased === true) {
+      leased.push({
+        deliveryId: read.string(row.delivery_id),
+        endpointId: read.string(row.endpoint_id),
+        eventId: read.string(row.event_id),
+      });
+    } else if (row.held !== true) claimable += 1;
+  }
+  return { added: rows.length, leased, claimable };
 }
 
 /** Takes fanned-out events off the queue (in the fan-out's transaction). */
@@ -593,11 +676,15 @@ export async function claimWebhookDeliveries(
       claim.scanMax,
     ],
   );
-  return rows.map((row) => ({
+  return rows.map(claimedFromRow);
+}
+
+function claimedFromRow(row: Row): ClaimedWebhookDelivery {
+  return {
     ...deliveryFromRow(row),
     attemptCount: read.safeInteger(row.attempt_count),
     endpoint: endpointFromJson(row.endpoint),
-  }));
+  };
 }
 
 /** An endpoint row as `to_jsonb` gives it: timestamps as text. */
@@ -658,23 +745,81 @@ async function recordBatch(
   results: readonly WebhookAttemptResult[],
 ): Promise<RecordedWebhookAttempt[]> {
   const rows = await q.query('SELECT * FROM record_webhook_attempts($1::jsonb)', [
-    jsonParam(
-      results.map((result) => ({
-        delivery_id: result.deliveryId,
-        owner: result.owner,
-        attempt: [result.attempt],
-        state: result.state,
-        next_attempt_at: result.nextAttemptAt?.toISOString() ?? null,
-        now: result.now.toISOString(),
-      })),
-    ),
+    attemptsParam(results),
   ]);
-  return rows.map((row) => ({
+  return rows.map(recordedFromRow);
+}
+
+function attemptsParam(results: readonly WebhookAttemptResult[]): string {
+  return jsonParam(
+    results.map((result) => ({
+      delivery_id: result.deliveryId,
+      owner: result.owner,
+      attempt: [result.attempt],
+      state: result.state,
+      next_attempt_at: result.nextAttemptAt?.toISOString() ?? null,
+      now: result.now.toISOString(),
+    })),
+  );
+}
+
+function recordedFromRow(row: Row): RecordedWebhookAttempt {
+  return {
     deliveryId: read.string(row.delivery_id),
     endpointId: read.string(row.endpoint_id),
     subjectId: read.string(row.subject_id),
     state: read.string(row.state) as RecordedWebhookAttempt['state'],
-  }));
+  };
+}
+
+/** What a record round wrote: the attempts recorded, and the next deliveries their ends let go. */
+export interface RecordedAndLeased {
+  readonly recorded: readonly RecordedWebhookAttempt[];
+  /** Released and leased to the offer's owner: the caller sends them now. */
+  readonly leased: readonly ClaimedWebhookDelivery[];
+  /** Released without a lease (no slot was free for them): a claim's. */
+  readonly claimable: number;
+}
+
+/**
+ * Records attempts as `recordWebhookAttempts` does and leases the deliveries their ends release
+ * within the offer (`record_webhook_attempts_leasing`, migration 0026), in one statement per
+ * `WEBHOOK_ROWS_PER_STATEMENT` attempts, each statement offered what the ones before left.
+ */
+export async function recordWebhookAttemptsLeasing(
+  q: Queryable,
+  results: readonly WebhookAttemptResult[],
+  lease: WebhookLeaseOffer,
+): Promise<RecordedAndLeased> {
+  const recorded: RecordedWebhookAttempt[] = [];
+  const leased: ClaimedWebhookDelivery[] = [];
+  let claimable = 0;
+  const left = { total: lease.total, perEndpoint: { ...lease.perEndpoint } };
+  for (let from = 0; from < results.length; from += WEBHOOK_ROWS_PER_STATEMENT) {
+    const batch = results.slice(from, from + WEBHOOK_ROWS_PER_STATEMENT);
+    const rows = await q.query(
+      'SELECT * FROM record_webhook_attempts_leasing($1::jsonb, $2, $3, $4, $5, $6::jsonb)',
+      [
+        attemptsParam(batch),
+        lease.owner,
+        lease.leaseUntil,
+        lease.now,
+        left.total,
+        jsonParam(left.perEndpoint),
+      ],
+    );
+    for (const row of rows) {
+      if (row.leased === false) recorded.push(recordedFromRow(row));
+      else if (row.leased === null) claimable += read.safeInteger(row.attempt_count);
+      else {
+        const delivery = claimedFromRow(row);
+        leased.push(delivery);
+        left.total -= 1;
+        left.perEndpoint[delivery.endpointId] = (left.perEndpoint[delivery.endpointId] ?? 1) - 1;
+      }
+    }
+  }
+  return { recorded, leased, claimable };
 }
 
 /** One attempt, as `recordWebhookAttempts` records them; false when it was not recorded. */

@@ -4,7 +4,8 @@
  * atomic swap's state changes too, migration 0024), claims
  * that keep one subject's deliveries in order and one at a time (also with attempts recorded in
  * batches, and with a delivery added while the one before it ends), a lease that runs out and is
- * taken over, and the delivery log's retention.
+ * taken over, deliveries leased where they are added or released (within the slots offered),
+ * and the delivery log's retention.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +25,7 @@ import {
   purgeWebhookDeliveries,
   recordWebhookAttempt,
   recordWebhookAttempts,
+  recordWebhookAttemptsLeasing,
   revokeApiKey,
   rotateWebhookSecret,
   signingSecrets,
@@ -390,6 +392,95 @@ describe.each(BACKENDS)('webhook store on $name', (backend) => {
         ]),
       );
       expect((await claim('w', at(2))).map((d) => d.deliveryId)).toEqual([second?.deliveryId]);
+    },
+  );
+
+  /** One event of `subjectId` to each endpoint, as a fan-out passes it. */
+  const fannedOut = (subjectId: string, endpointIds: readonly string[]) => ({
+    eventId: `evt_${uid()}`,
+    type: 'swap.completed',
+    subjectId,
+    body: `{"subject":"${subjectId}"}`,
+    recipients: endpointIds.map((endpointId) => ({ endpointId, deliveryId: `wd_${uid()}` })),
+  });
+  const offer = (owner: string, now: Date, total: number, perEndpoint: Record<string, number>) => ({
+    owner,
+    now,
+    leaseUntil: new Date(now.getTime() + LEASE_MS),
+    total,
+    perEndpoint,
+  });
+
+  it.skipIf(backend.skipReason !== null)(
+    'leases what a fan-out adds within the offer, leaving the held and the rest to claims',
+    async () => {
+      const [a, b] = [
+        (await developerWithEndpoint()).endpoint.endpointId,
+        (await developerWithEndpoint()).endpoint.endpointId,
+      ];
+      // Three subjects to both endpoints, the first twice (its second event held behind it).
+      const events = [
+        fannedOut('int_l1', [a, b]),
+        fannedOut('int_l2', [a, b]),
+        fannedOut('int_l3', [a, b]),
+        fannedOut('int_l1', [a, b]),
+      ];
+      const written = await db.transaction((tx) =>
+        insertFannedOutWebhookEvents(tx, {
+          events,
+          dequeue: [],
+          now: at(0),
+          // Two of a, one of b, and three in all: a's first two and b's first.
+          lease: offer('w', at(0), 3, { [a]: 2, [b]: 5 }),
+        }),
+      );
+      const id = (event: number, endpoint: number) =>
+        must(events[event]?.recipients[endpoint], 'recipient').deliveryId;
+      expect(written.added).toBe(8);
+      expect(written.leased.map((d) => d.deliveryId)).toEqual([id(0, 0), id(0, 1), id(1, 0)]);
+      // Not held and not leased: b's of int_l2, and both of int_l3.
+      expect(written.claimable).toBe(3);
+      const claimed = await claim('other', at(1));
+      expect(claimed.map((d) => d.deliveryId).sort()).toEqual(
+        [id(1, 1), id(2, 0), id(2, 1)].sort(),
+      );
+    },
+  );
+
+  it.skipIf(backend.skipReason !== null)(
+    'leases the next of a chain when its delivery ends, within the offer, or leaves it to a claim',
+    async () => {
+      const { endpoint } = await developerWithEndpoint();
+      const id = endpoint.endpointId;
+      const [one, two, three] = await insertWebhookDeliveries(db, [
+        delivery(id, 'int_n'),
+        delivery(id, 'int_n'),
+        delivery(id, 'int_n'),
+      ]);
+      await claim('w', at(0));
+      const first = await recordWebhookAttemptsLeasing(
+        db,
+        [delivered(must(one, 'delivery').deliveryId, 'w', at(1))],
+        offer('w', at(1), 4, { [id]: 1 }),
+      );
+      expect(first.recorded.map((r) => r.deliveryId)).toEqual([one?.deliveryId]);
+      expect(first.leased.map((d) => [d.deliveryId, d.body, d.endpoint.url])).toEqual([
+        [two?.deliveryId, '{}', endpoint.url],
+      ]);
+      expect(first.claimable).toBe(0);
+      // Leased to w: no claim takes it.
+      expect(await claim('other', at(2))).toEqual([]);
+      // No slot free for the endpoint: the third is released for a claim.
+      const second = await recordWebhookAttemptsLeasing(
+        db,
+        [delivered(must(two, 'delivery').deliveryId, 'w', at(3))],
+        offer('w', at(3), 4, {}),
+      );
+      expect({ leased: second.leased, claimable: second.claimable }).toEqual({
+        leased: [],
+        claimable: 1,
+      });
+      expect((await claim('other', at(4))).map((d) => d.deliveryId)).toEqual([three?.deliveryId]);
     },
   );
 

@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import type { NewWebhookEndpoint } from '@poolparty/store';
 
 export interface ReceivedWebhook {
+  /** The request's path: which endpoint it was sent to when they differ by path. */
+  readonly path: string;
   readonly headers: IncomingMessage['headers'];
   readonly body: string;
   readonly json: {
@@ -44,7 +46,7 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const request = { headers: req.headers, body, json: JSON.parse(body) };
+      const request = { path: req.url ?? '', headers: req.headers, body, json: JSON.parse(body) };
       received.push(request);
       const chosen = answer(request);
       if ('hang' in chosen) {
