@@ -423,7 +423,12 @@ export async function insertWebhookDeliveries(
   deliveries: readonly NewWebhookDelivery[],
 ): Promise<WebhookDeliveryRecord[]> {
   if (deliveries.length === 0) return [];
-  return db.transaction((tx) => insertDeliveries(tx, deliveries));
+  return db.transaction(async (tx) => {
+    // A resend or a test event takes its turn with the fan-outs: added beside an open fan-out's
+    // delivery of the same chain, neither would see the other and both would be sendable.
+    await tx.query(FAN_OUT_LOCK);
+    return insertDeliveries(tx, deliveries);
+  });
 }
 
 async function insertDeliveries(

@@ -580,6 +580,47 @@ describe.each(BACKENDS)('webhook store on $name', (backend) => {
     },
   );
 
+  it.skipIf(backend.skipReason !== null || backend.name !== 'PostgreSQL')(
+    'adds a resend behind a delivery of its chain that an open fan-out adds',
+    async () => {
+      const { endpoint } = await developerWithEndpoint();
+      const id = endpoint.endpointId;
+      const gate = signal();
+      const locked = signal();
+      const fannedOut = `wd_${uid()}`;
+      // A fan-out holds its turn and adds the chain's first delivery, not yet committed.
+      const fanOut = db.transaction(async (tx) => {
+        await lockQueuedWebhookEvents(tx, 1);
+        await insertFannedOutWebhookEvents(tx, {
+          events: [
+            {
+              eventId: `evt_${uid()}`,
+              type: 'swap.completed',
+              subjectId: 'int_resend',
+              body: '{}',
+              recipients: [{ endpointId: id, deliveryId: fannedOut }],
+            },
+          ],
+          dequeue: [],
+          now: at(0),
+        });
+        locked.give();
+        await gate.reached;
+      });
+      await locked.reached;
+      let resent = false;
+      const resend = insertWebhookDeliveries(db, [delivery(id, 'int_resend')]).finally(() => {
+        resent = true;
+      });
+      const waited = await sawAdvisoryWait(db, () => resent, 'pg_advisory_xact_lock(1347442502,');
+      expect({ waited, resent }).toEqual({ waited: true, resent: false });
+      gate.give();
+      await Promise.all([fanOut, resend]);
+      // One of the chain is sendable at a time: the fan-out's, then the resend behind it.
+      expect((await claim('w', at(1))).map((d) => d.deliveryId)).toEqual([fannedOut]);
+    },
+  );
+
   it.skipIf(backend.skipReason !== null)(
     'signs with the previous secret during the overlap only',
     async () => {
