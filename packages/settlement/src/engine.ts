@@ -34,7 +34,7 @@ import {
 } from '@poolparty/store';
 import { type EngineContext, EngineCrash } from './context.js';
 import { executeQueued } from './execution.js';
-import { ingestUpdates } from './ingest.js';
+import { type IngestResult, ingestUpdates } from './ingest.js';
 import { expireDue } from './intent-kinds.js';
 import { withdrawExpiredOffers } from './offer-withdrawal.js';
 import { type ReconciliationReport, reconcile } from './reconciler.js';
@@ -73,10 +73,7 @@ export interface Engine {
 type Ports = Omit<EngineContext, 'step' | 'log' | 'settings' | 'faults'>;
 
 /** What an ingest applied: every update, and those that may have left the engine work. */
-interface Applied {
-  readonly applied: number;
-  readonly forEngine: number;
-}
+type Applied = Pick<IngestResult, 'applied' | 'forEngine'>;
 
 export class SettlementEngine implements Engine {
   private stopping = false;
@@ -289,8 +286,7 @@ export class SettlementEngine implements Engine {
   ): Promise<Applied> {
     if (batch.length > 1) {
       try {
-        const { applied, forEngine } = await ingestUpdates(this.ctx, batch, pools);
-        return { applied, forEngine };
+        return await ingestUpdates(this.ctx, batch, pools);
       } catch (error) {
         // Without the store, one by one fails as the batch did: the stream waits and resumes.
         if (!isItemFailure(error)) throw error;
@@ -316,9 +312,9 @@ export class SettlementEngine implements Engine {
    */
   private async ingestAlone(update: LedgerUpdate, pools: readonly PoolRecord[]): Promise<Applied> {
     try {
-      const { applied, forEngine } = await ingestUpdates(this.ctx, [update], pools);
+      const applied = await ingestUpdates(this.ctx, [update], pools);
       this.failedUpdates.settled(update.offset);
-      return { applied, forEngine };
+      return applied;
     } catch (error) {
       if (!isItemFailure(error)) throw error;
       const attempts = this.failedUpdates.failed(update.offset);
