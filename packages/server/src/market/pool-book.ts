@@ -28,7 +28,7 @@ import {
   type WirePoolGuard,
 } from '@poolparty/core';
 import type { PoolChange } from '@poolparty/settlement';
-import type { Queryable } from '@poolparty/store';
+import type { PoolSide, Queryable } from '@poolparty/store';
 import {
   hourOf,
   latestReconciliationRunByPool,
@@ -173,21 +173,21 @@ export class PoolBook {
       await Promise.all(this.firstReads);
       return;
     }
-    const kept = this.histories.get(poolId);
+    // A pool with no history read yet gets the full read; histories are never forgotten.
     const reread =
-      change === 'reserves' && kept !== undefined
-        ? this.loadTradeHistory(poolId, kept.loaded.value)
+      change === 'reserves' && this.histories.has(poolId)
+        ? this.loadTradeHistory(poolId)
         : this.loadHistories([poolId]);
     await reread.catch((error: unknown) => this.deps.onError?.(error));
   }
 
   /**
-   * Re-reads what a move of the pool's reserves changes of its history (the trailing hour's
-   * outputs, swaps with incomplete accounting) and keeps the rest as `kept` has it: its hourly
+   * Re-reads what a move of the pool's reserves changes of its history read before (the
+   * trailing hour's outputs, swaps with incomplete accounting) and keeps the rest: its hourly
    * snapshots and reconciliation stay as the last full read found them, within
    * `HISTORY_REFRESH_MS`. Two statements instead of four, after every trade.
    */
-  private async loadTradeHistory(poolId: string, kept: PoolHistory): Promise<void> {
+  private async loadTradeHistory(poolId: string): Promise<void> {
     this.reads += 1;
     const readNo = this.reads;
     const { db } = this.deps;
@@ -195,11 +195,10 @@ export class PoolBook {
     const outputs = await sumOutputsSinceByPool(db, [poolId], since);
     const incomplete = (await this.deps.countIncompleteCompletedSwaps?.(db, [poolId])) ?? null;
     const latest = this.histories.get(poolId);
-    if (latest !== undefined && latest.readNo > readNo) return;
-    const output = outputs.get(poolId);
+    if (latest === undefined || latest.readNo > readNo) return;
     const value: PoolHistory = {
-      ...(latest?.loaded.value ?? kept),
-      trailingOutputs: { tokenA: output?.a ?? Amount.ZERO, tokenB: output?.b ?? Amount.ZERO },
+      ...latest.loaded.value,
+      trailingOutputs: trailingOutputsOf(outputs.get(poolId)),
       incompleteCompletedSwaps: incomplete?.get(poolId) ?? 0,
     };
     this.histories.set(poolId, { loaded: { value, loadedAtMs: Date.now() }, readNo });
@@ -254,13 +253,9 @@ export class PoolBook {
     for (const poolId of poolIds) {
       const kept = this.histories.get(poolId);
       if (kept !== undefined && kept.readNo > readNo) continue;
-      const output = outputs.get(poolId);
       const run = runs.get(poolId);
       const value: PoolHistory = {
-        trailingOutputs: {
-          tokenA: output?.a ?? Amount.ZERO,
-          tokenB: output?.b ?? Amount.ZERO,
-        },
+        trailingOutputs: trailingOutputsOf(outputs.get(poolId)),
         snapshots: (snapshots.get(poolId) ?? []).map((s) => ({
           reserveA: s.reserveA,
           reserveB: s.reserveB,
@@ -271,6 +266,11 @@ export class PoolBook {
       this.histories.set(poolId, { loaded: { value, loadedAtMs }, readNo });
     }
   }
+}
+
+/** A pool's outputs of the trailing hour by side, as the store sums them; none: zero. */
+function trailingOutputsOf(output: Readonly<Record<PoolSide, Amount>> | undefined) {
+  return { tokenA: output?.a ?? Amount.ZERO, tokenB: output?.b ?? Amount.ZERO };
 }
 
 function bookPool(record: PoolRecord): BookedPool {
