@@ -28,13 +28,6 @@ export class WebhookSlots {
 
   constructor(private readonly limits: WebhookSlotLimits) {}
 
-  /** Deliveries in flight, in all. */
-  get busy(): number {
-    let total = 0;
-    for (const count of this.inFlight.values()) total += count;
-    return total;
-  }
-
   /** In flight per endpoint, as the claim statement takes it. */
   get byEndpoint(): Record<string, number> {
     return Object.fromEntries(this.inFlight);
