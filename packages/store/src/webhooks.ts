@@ -509,14 +509,16 @@ export interface FanOutWritten {
 }
 
 /**
- * Which added deliveries the offer leases: not held, within the endpoint's and the total free
- * slots, in the order added. `h` is the deliveries with `held` decided; `$4` the offer as JSON
- * (`{total, perEndpoint}`), null for none.
+ * Whether an added delivery fits its endpoint's free slots: not held, and among the first
+ * `perEndpoint[endpoint]` not held of its endpoint in the order added. `h` is the deliveries with
+ * `held` decided; `$4` the offer as JSON (`{total, perEndpoint}`), null for none (nothing fits).
  */
-const LEASED_ON_INSERT = `NOT h.held AND $4::jsonb IS NOT NULL
-       AND h.k <= COALESCE(($4::jsonb -> 'perEndpoint' ->> h.endpoint_id)::int, 0)
-       AND sum(CASE WHEN NOT h.held AND h.k <= COALESCE(($4::jsonb -> 'perEndpoint' ->> h.endpoint_id)::int, 0)
-         THEN 1 ELSE 0 END) OVER (ORDER BY h.n) <= ($4::jsonb ->> 'total')::int`;
+const FITS_ON_INSERT = `NOT h.held AND row_number() OVER (PARTITION BY h.endpoint_id, h.held ORDER BY h.n)
+         <= COALESCE(($4::jsonb -> 'perEndpoint' ->> h.endpoint_id)::int, 0)`;
+
+/** Which added deliveries the offer leases: those that fit, in the order added, up to its total. */
+const LEASED_ON_INSERT = `k.fits
+         AND count(*) FILTER (WHERE k.fits) OVER (ORDER BY k.n) <= ($4::jsonb ->> 'total')::int`;
 
 /**
  * The fan-out's write (in its transaction): every event's deliveries, one per recipient, due at
@@ -548,9 +550,9 @@ export async function insertFannedOutWebhookEvents(
      ), h AS (
        SELECT d.*, ${HELD_ON_INSERT} AS held FROM d
      ), k AS (
-       SELECT h.*, row_number() OVER (PARTITION BY h.endpoint_id, h.held ORDER BY h.n) AS k FROM h
+       SELECT h.*, ${FITS_ON_INSERT} AS fits FROM h
      ), l AS (
-       SELECT h.*, ${LEASED_ON_INSERT} AS leased FROM k h
+       SELECT k.*, ${LEASED_ON_INSERT} AS leased FROM k
      )
      INSERT INTO webhook_deliveries (delivery_id, endpoint_id, event_id, event_type, subject_id,
        body, state, next_attempt_at, created_at, held, lease_owner, lease_until)
